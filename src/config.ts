@@ -1,0 +1,240 @@
+/**
+ * The only reader of process.env. One schema, parsed once at boot; a bad value stops the process
+ * with one line per variable naming it and what it expects.
+ */
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expects true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+
+const url = z
+  .url({ protocol: /^https?$/, error: 'expects an http(s) URL such as https://parley.example.com' })
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** A duration such as 250ms, 5s, 30m, 2h or 5d, in milliseconds. */
+const DURATION = /^(\d+)(ms|s|m|h|d)$|^0$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const parseDuration = (v: string) => {
+  const m = DURATION.exec(v.trim())!;
+  return m[1] === undefined ? 0 : Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+};
+const duration = z
+  .string()
+  .regex(DURATION, { error: 'expects a duration such as 500ms, 30s, 5m, 2h or 5d' })
+  .transform(parseDuration);
+const durationList = z
+  .string()
+  .regex(/^\s*(\d+(ms|s|m|h|d)|0)\s*(,\s*(\d+(ms|s|m|h|d)|0)\s*){0,19}$/, {
+    error: 'expects 1 to 20 comma-separated durations such as 0s,5s,5m,30m,2h',
+  })
+  .transform((v) => v.split(',').map(parseDuration));
+
+const envSchema = z.object({
+  PORT: z.coerce.number({ error: 'expects a port number' }).int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: url.optional(),
+  APP_URL: url.optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: 'expects a postgres:// or postgresql:// connection URL' })
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    error: 'expects one of fatal, error, warn, info, debug, trace, silent',
+  }).default('info'),
+  ROLES: z
+    .string()
+    .default('api,worker')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(
+      z
+        .array(z.enum(['api', 'worker'], { error: 'expects a comma-separated list of api, worker' }))
+        .min(1, { error: 'expects a comma-separated list of api, worker' }),
+    ),
+  BOOTSTRAP_ORGANIZATION_NAME: z.string().min(1).max(200).default('My organization'),
+  BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'expects an email address' }).optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8, { error: 'expects at least 8 characters' }).max(1024).optional(),
+  BOOTSTRAP_API_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_\-]{24,200}$/, { error: 'expects 24 to 200 characters of letters, digits, _ or -' })
+    .optional(),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/_\-]{43}=?$|^[0-9a-fA-F]{64}$/, { error: 'expects 32 bytes as base64 (44 chars) or hex (64 chars)' })
+    .optional(),
+  SESSION_TTL_HOURS: z.coerce.number({ error: 'expects a number of hours' }).int().min(1).max(24 * 365).default(24 * 14),
+  BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(6000),
+  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(20),
+  TRUST_PROXY: bool(false),
+  PROVIDER_SANDBOX: bool(true),
+  SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
+  SANDBOX_OFFICIAL_WEBHOOK_URL: url.optional(),
+  OFFICIAL_API_BASE: url.optional(),
+  OFFICIAL_API_VERSION: z.string().regex(/^v\d+\.\d+$/, { error: 'expects a version such as v21.0' }).default('v21.0'),
+  OFFICIAL_APP_ID: z.string().min(1).optional(),
+  OFFICIAL_APP_SECRET: z.string().min(8, { error: 'expects the app secret (8 characters or more)' }).optional(),
+  OFFICIAL_VERIFY_TOKEN: z.string().min(8, { error: 'expects a verify token of 8 characters or more' }).optional(),
+  ALLOW_PRIVATE_NETWORK_TARGETS: bool(false),
+  MESSAGE_RECONCILE_SECONDS: z.coerce.number({ error: 'expects seconds' }).int().min(1).max(86_400).default(300),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).default(10_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(10_000),
+  WEBHOOK_RETRY_SCHEDULE: durationList.prefault('0s,5s,5m,30m,2h,5h,10h,10h'),
+  WEBHOOK_RETRY_JITTER: z.coerce.number({ error: 'expects a fraction from 0 to 0.5' }).min(0).max(0.5).default(0.2),
+  WEBHOOK_CONCURRENCY: z.coerce.number({ error: 'expects a number of requests' }).int().min(1).max(10_000).default(256),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number({ error: 'expects a number of requests' }).int().min(1).max(1000).default(32),
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(10).max(60_000).default(1000),
+  WEBHOOK_DISABLE_AFTER: duration.prefault('5d'),
+  WEBHOOK_DISABLE_MIN_FAILURES: z.coerce.number({ error: 'expects a number of failed attempts' }).int().min(1).default(10),
+  EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  baseUrl: string;
+  appUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  roles: Array<'api' | 'worker'>;
+  bootstrap: {
+    organizationName: string;
+    adminEmail: string | undefined;
+    adminPassword: string | undefined;
+    apiKey: string | undefined;
+  };
+  encryptionKey: string | undefined;
+  sessionTtlHours: number;
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  loginRateLimitPerMinute: number;
+  trustProxy: boolean;
+  providerSandbox: boolean;
+  sandbox: {
+    statusDelayMs: number;
+    /** Where the sandbox sends the official provider's webhooks. */
+    officialWebhookUrl: string;
+  };
+  official: {
+    /** The business cloud API's base URL; unset means only sandbox-bound official channels work. */
+    apiBase: string | undefined;
+    apiVersion: string;
+    appId: string | undefined;
+    appSecret: string | undefined;
+    verifyToken: string | undefined;
+  };
+  /** Lets media, gateway and webhook URLs point at private or loopback addresses (development). */
+  allowPrivateNetworkTargets: boolean;
+  /** How long an official send whose answer was lost waits for a status naming it before failing. */
+  messageReconcileSeconds: number;
+  shutdownTimeoutMs: number;
+  webhooks: {
+    /** One delivery attempt's limit, response body included. */
+    timeoutMs: number;
+    /** The wait before each attempt: the first is normally 0 (at once); its length is the number of attempts. */
+    retrySchedule: number[];
+    /** Each wait is moved by up to this fraction, either way. */
+    retryJitter: number;
+    /** Attempts in flight at once, per worker process. */
+    concurrency: number;
+    /** Attempts in flight at once to one endpoint, per worker process. */
+    endpointConcurrency: number;
+    /** The delivery engine's polling floor (notifications wake it sooner). */
+    pollIntervalMs: number;
+    /** An endpoint failing this long without a success (and at least disableMinFailures times) is disabled. */
+    disableAfterMs: number;
+    disableMinFailures: number;
+  };
+  /** Events, webhook deliveries and their attempts are kept this many days. */
+  eventRetentionDays: number;
+  /** True when the public address is https, so cookies get the Secure flag. */
+  secureCookies: boolean;
+};
+
+/** Names of variables holding secrets: a problem with one names it but never shows its value. */
+const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY$/;
+
+/** The value as a problem line may show it: secrets hidden, a database URL without its credentials. */
+function shownValue(name: string, value: string | undefined): string {
+  if (SECRET_NAME.test(name)) return 'value hidden';
+  const text = name === 'DATABASE_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
+  return `got ${JSON.stringify(text)}`;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+/** Parses the environment into a Config, or throws ConfigError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Blank means unset: a stray space must not coerce to 0 (PORT 0 is a random port, a rate limit of 0 none).
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? 'environment');
+        return `${name}: ${issue.message} (${shownValue(name, cleaned[name])})`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    appUrl: e.APP_URL ?? `${baseUrl}/app`,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    roles: e.ROLES,
+    bootstrap: {
+      organizationName: e.BOOTSTRAP_ORGANIZATION_NAME,
+      adminEmail: e.BOOTSTRAP_ADMIN_EMAIL,
+      adminPassword: e.BOOTSTRAP_ADMIN_PASSWORD,
+      apiKey: e.BOOTSTRAP_API_KEY,
+    },
+    encryptionKey: e.ENCRYPTION_KEY,
+    sessionTtlHours: e.SESSION_TTL_HOURS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    providerSandbox: e.PROVIDER_SANDBOX,
+    sandbox: {
+      statusDelayMs: e.SANDBOX_STATUS_DELAY_MS,
+      officialWebhookUrl: e.SANDBOX_OFFICIAL_WEBHOOK_URL ?? `${baseUrl}/v1/providers/chatapp_official/webhook`,
+    },
+    official: {
+      apiBase: e.OFFICIAL_API_BASE,
+      apiVersion: e.OFFICIAL_API_VERSION,
+      appId: e.OFFICIAL_APP_ID,
+      appSecret: e.OFFICIAL_APP_SECRET,
+      verifyToken: e.OFFICIAL_VERIFY_TOKEN,
+    },
+    allowPrivateNetworkTargets: e.ALLOW_PRIVATE_NETWORK_TARGETS,
+    messageReconcileSeconds: e.MESSAGE_RECONCILE_SECONDS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      retryJitter: e.WEBHOOK_RETRY_JITTER,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER,
+      disableMinFailures: e.WEBHOOK_DISABLE_MIN_FAILURES,
+    },
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    secureCookies: baseUrl.startsWith('https://'),
+  };
+}

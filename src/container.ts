@@ -1,0 +1,202 @@
+/**
+ * The composition root: builds the database, queue, clock, logger and sealer from the config.
+ * The one place that picks implementations.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createFileAtomically } from './lib/write-once.ts';
+import path from 'node:path';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/client.ts';
+import { MIGRATION_LOCK_KEY, migrate } from './db/migrate.ts';
+import { bootstrap, type BootstrapResult } from './domain/organizations/bootstrap.ts';
+import { startQueue, type JobHandlers, type Queue } from './jobs/queue.ts';
+import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
+import { providerInboundHandler } from './jobs/handlers/provider-inbound.ts';
+import { channelWatchdogHandler } from './jobs/handlers/channel-watchdog.ts';
+import { sandboxCallbackHandler } from './jobs/handlers/sandbox-callback.ts';
+import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+import type { ChannelDeps } from './domain/channels/channels.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { createSealer, parseKey, randomToken, type Sealer } from './lib/crypto.ts';
+import { createLogger, type Logger } from './lib/logger.ts';
+import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
+import { messageDispatchHandler, messageReconcileHandler } from './jobs/handlers/message-dispatch.ts';
+import type { DispatchDeps } from './domain/messages/dispatch.ts';
+import type { MessageDeps, SendPolicy } from './domain/messages/messages.ts';
+import { createPacer, type Pacer } from './domain/messages/pacing.ts';
+import { resolveInboundContact } from './domain/contacts/inbound.ts';
+import { checkSendPolicy } from './domain/contacts/policy.ts';
+import { createMessageSink, type InboundContactResolver } from './domain/messages/provider-sink.ts';
+import type { WebhookDeps } from './domain/webhooks/deps.ts';
+import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
+import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
+
+export type Container = {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  database: Database;
+  queue: Queue;
+  sealer: Sealer;
+  providers: ProviderRegistry;
+  /** The built-in sandbox provider, when PROVIDER_SANDBOX is on. */
+  sandbox: Sandbox | undefined;
+  pacer: Pacer;
+  /** CRM rules on sending (consent, suppression) and on inbound senders (contact resolution). */
+  crm: { sendPolicy?: SendPolicy; resolveInboundContact?: InboundContactResolver };
+  /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
+  webhookEngine: WebhookEngine;
+  bootstrapResult: BootstrapResult;
+  jobHandlers(): JobHandlers;
+  close(): Promise<void>;
+};
+
+export type ContainerOverrides = { logger?: Logger; clock?: Clock; database?: Database };
+
+export async function buildContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const clock = overrides.clock ?? systemClock;
+  const sealer = createSealer(parseKey(config.encryptionKey ?? loadOrCreateKeyFile(config.dataDir)));
+  const database = overrides.database ?? (await openConfiguredDatabase(config, logger));
+  try {
+    const { applied } = await migrate(database);
+    if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
+    const bootstrapResult = await bootstrap(database, config.bootstrap, clock);
+    // pg-boss's own install is not safe for two processes at once on a fresh PostgreSQL database
+    // (its `create schema if not exists` runs after a wait on its advisory lock and can still fail
+    // with a duplicate pg_namespace key), so one process at a time starts it, under the start-up
+    // lock. PGlite serves one process, and its single connection must stay free for pg-boss.
+    const jobQueue =
+      database.kind === 'postgres'
+        ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger))
+        : await startQueue(database, logger);
+    const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
+    const queue = withWebhookEngine(jobQueue, webhookEngine);
+    const providers = createProviderRegistry({ allowPrivateTargets: config.allowPrivateNetworkTargets });
+    const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
+    const pacer = createPacer();
+    const crm: Container['crm'] = { sendPolicy: checkSendPolicy, resolveInboundContact };
+    const container: Container = {
+      config,
+      logger,
+      clock,
+      database,
+      queue,
+      sealer,
+      providers,
+      sandbox,
+      pacer,
+      crm,
+      webhookEngine,
+      bootstrapResult,
+      jobHandlers: () => ({
+        'message.dispatch': messageDispatchHandler(dispatchDeps(container)),
+        'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
+        'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
+        'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
+        'provider.inbound': providerInboundHandler(container, createMessageSink({ resolveContact: crm.resolveInboundContact, now: () => clock.now() })),
+        'channel.watchdog': channelWatchdogHandler(container),
+        'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
+      }),
+      async close() {
+        await queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        await database.close();
+      },
+    };
+    return container;
+  } catch (err) {
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+export function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
+  return config.databaseUrl
+    ? openDatabase({ kind: 'postgres', url: config.databaseUrl, onError: (err) => logger.error({ err }, 'database pool error') })
+    : openDatabase({ kind: 'pglite', dataDir: path.join(config.dataDir, 'db') });
+}
+
+/** The key that seals stored credentials: made once and kept under DATA_DIR (mode 0600). */
+function loadOrCreateKeyFile(dataDir: string): string {
+  const file = path.join(dataDir, 'encryption.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = Buffer.from(randomToken(32), 'base64url').toString('base64');
+  // Two processes starting at once: the first file made wins and both use it.
+  if (!createFileAtomically(file, key + '\n')) return readFileSync(file, 'utf8').trim();
+  return key;
+}
+
+/** What the channel and template domain functions need, from the container. */
+export function channelDeps(container: Container): ChannelDeps {
+  return {
+    db: container.database.db,
+    sealer: container.sealer,
+    clock: container.clock,
+    providers: container.providers,
+    sandbox: container.sandbox,
+    baseUrl: container.config.baseUrl,
+    official: { apiBase: container.config.official.apiBase, apiVersion: container.config.official.apiVersion },
+    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+  };
+}
+
+/** What sending needs, from the container. */
+export function messageDeps(container: Container): MessageDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    queue: container.queue,
+    sendPolicy: container.crm.sendPolicy,
+    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+  };
+}
+
+export function dispatchDeps(container: Container): DispatchDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    queue: container.queue,
+    sealer: container.sealer,
+    providers: container.providers,
+    pacer: container.pacer,
+    logger: container.logger,
+    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+    reconcileAfterSeconds: container.config.messageReconcileSeconds,
+  };
+}
+
+/**
+ * The worker role runs the pg-boss handlers and the webhook delivery engine (which works on its own
+ * table, see domain/webhooks/engine.ts): both start with queue.work and stop with queue.stop.
+ */
+function withWebhookEngine(queue: Queue, engine: WebhookEngine): Queue {
+  return {
+    ...queue,
+    async work(handlers) {
+      await queue.work(handlers);
+      await engine.start();
+    },
+    async stop(options) {
+      await engine.stop(options);
+      await queue.stop(options);
+    },
+  };
+}
+
+function webhookDepsOf(config: Config, database: Database, sealer: Sealer, clock: Clock): WebhookDeps {
+  return {
+    db: database.db,
+    database,
+    sealer,
+    clock,
+    // Plain http and private addresses only where the sandbox or an explicit setting allows them.
+    policy: { allowPrivate: config.allowPrivateNetworkTargets || config.providerSandbox },
+    settings: config.webhooks,
+  };
+}
+
+/** What the webhook domain functions need, from the container. */
+export function webhookDeps(container: Container): WebhookDeps {
+  return webhookDepsOf(container.config, container.database, container.sealer, container.clock);
+}

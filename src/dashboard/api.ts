@@ -1,0 +1,167 @@
+/**
+ * The dashboard's fetch client: same-origin JSON calls authenticated by the session cookie, acting
+ * in the chosen organization (X-Organization-Id). Errors become ApiError carrying the problem
+ * body's `detail`. Nothing here logs request or response bodies: they can hold secrets.
+ */
+import type { Permission, Role } from '../domain/permissions.ts';
+
+export type Organization = { organization_id: string; organization_name: string; role: Role };
+
+export type SessionInfo = {
+  user: { id: string; name: string; email: string; timezone: string; created_at: string };
+  organization_id: string;
+  role: Role;
+  permissions: string[];
+  organizations: Organization[];
+  session: { id: string; created_at: string; expires_at: string };
+};
+
+export type ApiKey = {
+  id: string;
+  name: string;
+  prefix: string;
+  last_four: string;
+  permissions: Permission[];
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+};
+
+export type CreatedApiKey = ApiKey & { secret: string };
+
+export type Channel = {
+  id: string;
+  platform: string;
+  name: string;
+  status: string;
+  status_reason: string | null;
+  display_phone_number: string | null;
+  created_at: string;
+};
+
+export type SessionView = {
+  id: string;
+  current: boolean;
+  user_agent: string | null;
+  ip: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+};
+
+export type Page<T> = { data: T[]; meta: { next_cursor: string | null } };
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string | undefined;
+  constructor(status: number, detail: string, code: string | undefined) {
+    super(detail);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const ORG_STORAGE_KEY = 'parley.organizationId';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+let organizationId: string | undefined = readStoredOrganization();
+let onUnauthenticated: (() => void) | undefined;
+
+function readStoredOrganization(): string | undefined {
+  try {
+    const stored = localStorage.getItem(ORG_STORAGE_KEY);
+    return stored && UUID.test(stored) ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The organization every call acts in; remembered across visits. */
+export function setOrganization(id: string | undefined): void {
+  organizationId = id && UUID.test(id) ? id : undefined;
+  try {
+    if (organizationId) localStorage.setItem(ORG_STORAGE_KEY, organizationId);
+    else localStorage.removeItem(ORG_STORAGE_KEY);
+  } catch {
+    // Storage may be unavailable (private mode); the choice then lasts for this page only.
+  }
+}
+
+export function currentOrganization(): string | undefined {
+  return organizationId;
+}
+
+/** Called when a call answers 401: the session ended (expired, revoked or logged out elsewhere). */
+export function setUnauthenticatedHandler(handler: (() => void) | undefined): void {
+  onUnauthenticated = handler;
+}
+
+type CallOptions = { body?: unknown; query?: Record<string, string | undefined>; organization?: string | null; quiet401?: boolean };
+
+/** One API call. `organization: null` leaves X-Organization-Id out. */
+export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const org = options.organization === null ? undefined : (options.organization ?? organizationId);
+  if (org) headers['X-Organization-Id'] = org;
+  let body: string | undefined;
+  // A JSON content type with an empty body is a 400, so it is only sent with a body.
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let url = path;
+  if (options.query) {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query)) if (v !== undefined) params.set(k, v);
+    const qs = params.toString();
+    if (qs) url += `?${qs}`;
+  }
+  let response: Response;
+  try {
+    response = await fetch(url, { method, headers, body, credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'cannot reach the server; check your connection and try again', 'network');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown };
+    const detail =
+      typeof problem.detail === 'string'
+        ? problem.detail
+        : typeof problem.error === 'string'
+          ? problem.error
+          : `${response.status} ${response.statusText || 'request failed'}`;
+    const error = new ApiError(response.status, detail, typeof problem.code === 'string' ? problem.code : undefined);
+    if (response.status === 401 && !options.quiet401) onUnauthenticated?.();
+    throw error;
+  }
+  return parsed as T;
+}
+
+export const api = {
+  login: (email: string, password: string) =>
+    call<{ data: unknown }>('POST', '/v1/auth/login', { body: { email, password }, organization: null, quiet401: true }),
+  logout: () => call<void>('POST', '/v1/auth/logout', { quiet401: true }),
+  session: (organization?: string | null) =>
+    call<{ data: SessionInfo }>('GET', '/v1/auth/session', { organization, quiet401: true }).then((r) => r.data),
+  sessions: () => call<{ data: SessionView[] }>('GET', '/v1/auth/sessions').then((r) => r.data),
+  revokeSession: (id: string) => call<void>('DELETE', `/v1/auth/sessions/${encodeURIComponent(id)}`),
+  apiKeys: (cursor?: string) => call<Page<ApiKey>>('GET', '/v1/api-keys', { query: { cursor } }),
+  createApiKey: (name: string, permissions: string[]) =>
+    call<{ data: CreatedApiKey }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
+  revokeApiKey: (id: string) => call<void>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`),
+  channels: (cursor?: string) => call<Page<Channel>>('GET', '/v1/channels', { query: { cursor } }),
+};
+
+/** The message to show for anything a call threw. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'something went wrong; reload the page and try again';
+}

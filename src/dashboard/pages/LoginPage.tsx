@@ -1,0 +1,60 @@
+import { useState, type FormEvent } from 'react';
+import { api, errorMessage } from '../api.ts';
+import { ErrorMessage, usePageTitle } from '../ui.tsx';
+
+type Props = { notice?: string; onLoggedIn(): Promise<void> };
+
+export function LoginPage({ notice, onLoggedIn }: Props) {
+  usePageTitle('Sign in');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.login(email.trim(), password);
+      setPassword('');
+      await onLoggedIn();
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="login">
+      <form className="card login-card" onSubmit={submit} aria-labelledby="login-title">
+        <div className="brand brand-dark">
+          <span className="brand-mark" aria-hidden="true">
+            P
+          </span>
+          Parley
+        </div>
+        <h1 id="login-title">Sign in</h1>
+        <p className="muted">Use the email and password of your Parley account.</p>
+        {notice && !error ? (
+          <div className="alert alert-info" role="status">
+            {notice}
+          </div>
+        ) : null}
+        <ErrorMessage message={error} />
+        <label className="field">
+          <span>Email</span>
+          <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>Password</span>
+          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,678 @@
+/**
+ * The relational schema. Every table that holds customer data carries organization_id, and every
+ * query on it is scoped by that column (see domain/*). drizzle-kit generates migrations from this file.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const organizations = pgTable('organizations', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    timezone: text('timezone').notNull().default('UTC'),
+    weekStart: text('week_start').notNull().default('monday'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)],
+);
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.userId] }),
+    index('memberships_user_idx').on(t.userId),
+    check('memberships_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    telemetryId: text('telemetry_id'),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    createdAt: createdAt(),
+    lastSeenAt: at('last_seen_at').notNull().defaultNow(),
+    expiresAt: at('expires_at').notNull(),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_key').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    lastFour: text('last_four').notNull(),
+    secretHash: text('secret_hash').notNull(),
+    permissions: text('permissions').array().notNull(),
+    createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdByKeyId: uuid('created_by_key_id'),
+    createdAt: createdAt(),
+    lastUsedAt: at('last_used_at'),
+    expiresAt: at('expires_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_secret_hash_key').on(t.secretHash),
+    index('api_keys_organization_idx').on(t.organizationId, t.createdAt),
+  ],
+);
+
+export const channels = pgTable(
+  'channels',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    platform: text('platform').notNull(),
+    name: text('name').notNull(),
+    status: text('status').notNull(),
+    statusReason: text('status_reason'),
+    statusChangedAt: at('status_changed_at').notNull().defaultNow(),
+    displayPhoneNumber: text('display_phone_number'),
+    /** The provider's handle that routes inbound events here: phone_number_id, or the gateway session id. */
+    providerRef: text('provider_ref'),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    credentialsEncrypted: text('credentials_encrypted'),
+    sandbox: boolean('sandbox').notNull().default(false),
+    lastErrorCode: text('last_error_code'),
+    lastErrorMessage: text('last_error_message'),
+    lastErrorAt: at('last_error_at'),
+    reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
+    lastCheckedAt: at('last_checked_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('channels_organization_idx').on(t.organizationId, t.createdAt),
+    uniqueIndex('channels_provider_ref_key').on(t.platform, t.providerRef),
+    check('channels_platform_check', sql`${t.platform} in ('chatapp_official', 'chatapp_unofficial')`),
+  ],
+);
+
+export const channelStatusHistory = pgTable(
+  'channel_status_history',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    reason: text('reason'),
+    reasonCode: text('reason_code'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('channel_status_history_channel_idx').on(t.channelId, t.createdAt)],
+);
+
+/** The transactional outbox: every event, written in the transaction of the change that caused it. */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey(),
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    /**
+     * The event's place in commit order, given by the webhook dispatcher (one at a time, under a lock)
+     * once the event's transaction has committed; null until then. GET /v1/events pages on it.
+     */
+    position: bigint('position', { mode: 'number' }),
+  },
+  (t) => [
+    index('events_organization_seq_idx').on(t.organizationId, t.seq),
+    index('events_created_idx').on(t.createdAt),
+    uniqueIndex('events_position_key').on(t.position),
+    index('events_organization_position_idx').on(t.organizationId, t.position),
+    index('events_undispatched_idx').on(t.seq).where(sql`${t.position} is null`),
+  ],
+);
+
+export const templates = pgTable(
+  'templates',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    language: text('language').notNull(),
+    category: text('category').notNull(),
+    components: jsonb('components').$type<unknown[]>().notNull().default([]),
+    status: text('status').notNull(),
+    rejectionReason: text('rejection_reason'),
+    providerTemplateId: text('provider_template_id'),
+    submittedAt: at('submitted_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('templates_channel_name_language_key').on(t.channelId, t.name, t.language),
+    index('templates_organization_idx').on(t.organizationId, t.createdAt),
+    index('templates_provider_idx').on(t.providerTemplateId),
+  ],
+);
+
+/** Verified provider webhook deliveries, stored before they are processed by a job. */
+export const providerEvents = pgTable(
+  'provider_events',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    platform: text('platform').notNull(),
+    /** The provider's own id of the delivery, where it has one (gateway X-Gateway-Event-Id): retries dedupe on it. */
+    externalId: text('external_id'),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    receivedAt: at('received_at').notNull().defaultNow(),
+    processedAt: at('processed_at'),
+    error: text('error'),
+  },
+  (t) => [
+    index('provider_events_channel_idx').on(t.channelId, t.receivedAt),
+    uniqueIndex('provider_events_external_key').on(t.channelId, t.externalId),
+  ],
+);
+
+/*
+ * The sandbox provider's own state: it plays a third party (the business cloud API and a paired
+ * gateway), so these rows belong to no organization. Only the sandbox reads them.
+ */
+export const sandboxAccounts = pgTable(
+  'sandbox_accounts',
+  {
+    /** phone_number_id (official) or session id (gateway). */
+    id: text('id').primaryKey(),
+    protocol: text('protocol').notNull(),
+    wabaId: text('waba_id'),
+    /** The official number's display number, or the phone a gateway session is paired with. */
+    displayPhoneNumber: text('display_phone_number'),
+    /** SHA-256 of the bearer token (official access token, or gateway API key) it accepts. */
+    tokenHash: text('token_hash').notNull(),
+    status: text('status').notNull(),
+    qr: text('qr'),
+    qrExpiresAt: at('qr_expires_at'),
+    callbackUrl: text('callback_url'),
+    callbackSecretSealed: text('callback_secret_sealed'),
+    /** Official: the number went through POST /{phone_number_id}/register (sends need it). */
+    registered: boolean('registered').notNull().default(false),
+    /** Official: the app is subscribed to the business account (webhooks are delivered). */
+    subscribed: boolean('subscribed').notNull().default(false),
+    /** Official: SHA-256 of the embedded-signup code not yet exchanged for a token. */
+    signupCodeHash: text('signup_code_hash'),
+    signupCodeExpiresAt: at('signup_code_expires_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('sandbox_accounts_token_hash_key').on(t.tokenHash),
+    index('sandbox_accounts_waba_idx').on(t.wabaId),
+    uniqueIndex('sandbox_accounts_signup_code_key').on(t.signupCodeHash),
+  ],
+);
+
+export const sandboxMessages = pgTable(
+  'sandbox_messages',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    /** outbound (the business sent it) or inbound (a customer sent it, through POST /sandbox/inbound). */
+    direction: text('direction').notNull().default('outbound'),
+    idempotencyKey: text('idempotency_key'),
+    /** The customer's number: the recipient of an outbound message, the sender of an inbound one. */
+    recipient: text('recipient').notNull(),
+    type: text('type').notNull(),
+    body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+    /** SHA-256 of the send body, to know a retry of a throttled attempt. */
+    bodyHash: text('body_hash'),
+    /** throttled (refused once, 0429), accepted, sent, delivered, read, failed; inbound: received, read. */
+    status: text('status').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('sandbox_messages_idempotency_key').on(t.accountId, t.idempotencyKey),
+    index('sandbox_messages_attempt_idx').on(t.accountId, t.recipient, t.bodyHash),
+  ],
+);
+
+export const sandboxTemplates = pgTable(
+  'sandbox_templates',
+  {
+    id: text('id').primaryKey(),
+    wabaId: text('waba_id').notNull(),
+    name: text('name').notNull(),
+    language: text('language').notNull(),
+    category: text('category').notNull(),
+    components: jsonb('components').$type<unknown[]>().notNull(),
+    status: text('status').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('sandbox_templates_waba_name_language_key').on(t.wabaId, t.name, t.language)],
+);
+
+export const sandboxMedia = pgTable('sandbox_media', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  mimeType: text('mime_type').notNull(),
+  /** base64 of the bytes. */
+  data: text('data').notNull(),
+  createdAt: createdAt(),
+});
+
+/** One thread with one customer number on one channel. */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** No foreign key: a deleted channel's conversations stay as history. */
+    channelId: uuid('channel_id').notNull(),
+    /** The customer's number, international digits without `+`. */
+    peerPhone: text('peer_phone').notNull(),
+    contactId: uuid('contact_id'),
+    status: text('status').notNull().default('open'),
+    assigneeUserId: uuid('assignee_user_id'),
+    lastMessageAt: at('last_message_at'),
+    /** The last customer message: opens the 24-hour customer-service window. */
+    lastInboundAt: at('last_inbound_at'),
+    lastMessagePreview: text('last_message_preview'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('conversations_channel_peer_key').on(t.channelId, t.peerPhone),
+    index('conversations_organization_idx').on(t.organizationId, t.createdAt),
+    index('conversations_contact_idx').on(t.contactId),
+    check('conversations_status_check', sql`${t.status} in ('open', 'closed')`),
+  ],
+);
+
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    channelId: uuid('channel_id').notNull(),
+    conversationId: uuid('conversation_id').notNull(),
+    contactId: uuid('contact_id'),
+    direction: text('direction').notNull(),
+    /** Digits without `+`: the recipient of an outbound message, our number for an inbound one. */
+    toPhone: text('to_phone').notNull(),
+    fromPhone: text('from_phone'),
+    type: text('type').notNull(),
+    content: jsonb('content').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull(),
+    providerMessageId: text('provider_message_id'),
+    errorCode: text('error_code'),
+    errorTitle: text('error_title'),
+    errorMessage: text('error_message'),
+    attempts: integer('attempts').notNull().default(0),
+    lastAttemptAt: at('last_attempt_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('messages_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('messages_conversation_idx').on(t.conversationId, t.createdAt),
+    index('messages_contact_idx').on(t.contactId),
+    uniqueIndex('messages_provider_id_key').on(t.channelId, t.providerMessageId),
+    check('messages_direction_check', sql`${t.direction} in ('inbound', 'outbound')`),
+  ],
+);
+
+export const messageStatusHistory = pgTable(
+  'message_status_history',
+  {
+    id: uuid('id').primaryKey(),
+    messageId: uuid('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    errorCode: text('error_code'),
+    errorTitle: text('error_title'),
+    /** When the provider says it happened (or when we recorded it). */
+    occurredAt: at('occurred_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('message_status_history_message_idx').on(t.messageId, t.occurredAt)],
+);
+
+/** Idempotency-Key of POST /v1/messages: the first answer, kept 24 hours. */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: jsonb('response_body').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/*
+ * Contacts (the CRM). A contact's phone, email and external id are also rows of contact_identities,
+ * which is where every lookup and every uniqueness rule lives: one identity value belongs to at most
+ * one contact of an organization.
+ */
+export const contacts = pgTable(
+  'contacts',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** E.164, with `+`. */
+    phoneNumber: text('phone_number'),
+    name: text('name'),
+    /** As given; matched case-insensitively through its identity row. */
+    email: text('email'),
+    externalSource: text('external_source'),
+    externalId: text('external_id'),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('contacts_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('contacts_organization_updated_idx').on(t.organizationId, t.updatedAt),
+    index('contacts_phone_prefix_idx').on(t.organizationId, t.phoneNumber.op('text_pattern_ops')),
+    index('contacts_name_prefix_idx').on(t.organizationId, sql`lower(${t.name}) text_pattern_ops`),
+    index('contacts_email_prefix_idx').on(t.organizationId, sql`lower(${t.email}) text_pattern_ops`),
+    index('contacts_external_source_idx').on(t.organizationId, t.externalSource, t.createdAt),
+    check('contacts_phone_e164_check', sql`${t.phoneNumber} ~ '^\\+[1-9][0-9]{5,14}$'`),
+    check('contacts_external_pair_check', sql`(${t.externalSource} is null) = (${t.externalId} is null)`),
+    // The API limits custom_fields to 16 KiB of JSON; this is the backstop (jsonb's text form is wider).
+    check('contacts_custom_fields_check', sql`jsonb_typeof(${t.customFields}) = 'object' and octet_length(${t.customFields}::text) <= 65536`),
+  ],
+);
+
+export const contactIdentities = pgTable(
+  'contact_identities',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    /** The external system of an external_id; '' for every other type. */
+    source: text('source').notNull().default(''),
+    /** Normalized: E.164 phone, lower-case email, chat-app ids without `+` or address suffix. */
+    value: text('value').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('contact_identities_value_key').on(t.organizationId, t.type, t.source, t.value),
+    index('contact_identities_contact_idx').on(t.contactId),
+    check(
+      'contact_identities_type_check',
+      sql`${t.type} in ('phone', 'chatapp_id', 'linked_id', 'business_scoped_user_id', 'username', 'email', 'external_id')`,
+    ),
+  ],
+);
+
+export const contactNotes = pgTable(
+  'contact_notes',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    /** user, api_key or system; author_id is the user or key id (null for system). */
+    authorType: text('author_type').notNull(),
+    authorId: uuid('author_id'),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('contact_notes_contact_idx').on(t.contactId, t.createdAt, t.id),
+    check('contact_notes_author_type_check', sql`${t.authorType} in ('user', 'api_key', 'system')`),
+  ],
+);
+
+/** Tag names, organization-wide; matched case-insensitively. */
+export const tags = pgTable(
+  'tags',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('tags_organization_name_key').on(t.organizationId, sql`lower(${t.name})`)],
+);
+
+export const contactTags = pgTable(
+  'contact_tags',
+  {
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    tagId: uuid('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.contactId, t.tagId] }), index('contact_tags_tag_idx').on(t.tagId, t.contactId)],
+);
+
+/** channel: a channel id of the organization, `chatapp` (every chat-app channel) or `all`. */
+export const contactConsents = pgTable(
+  'contact_consents',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    channel: text('channel').notNull(),
+    state: text('state').notNull(),
+    source: text('source'),
+    /** When the consent was given or revoked (stated by the caller, default the time of the request). */
+    recordedAt: at('recorded_at').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('contact_consents_contact_channel_key').on(t.contactId, t.channel),
+    check('contact_consents_state_check', sql`${t.state} in ('granted', 'revoked')`),
+  ],
+);
+
+export const contactSuppressions = pgTable(
+  'contact_suppressions',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    channel: text('channel').notNull(),
+    reason: text('reason').notNull(),
+    /** Null: until lifted. */
+    expiresAt: at('expires_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('contact_suppressions_contact_channel_key').on(t.contactId, t.channel)],
+);
+
+/** Where an organization's events are POSTed (Svix's model: an endpoint, its filter and its signing secret). */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    /** The event types it receives; empty means every type. */
+    eventTypes: text('event_types').array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    disabledAt: at('disabled_at'),
+    /** `whsec_...`, sealed (it must be read back to sign). */
+    secretSealed: text('secret_sealed').notNull(),
+    /** The secret before the last rotation: it keeps signing beside the new one until previous_secret_expires_at. */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: at('previous_secret_expires_at'),
+    /** Failed attempts since the last success. */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /** The first failed attempt since the last success; null while the last attempt succeeded. */
+    failingSince: at('failing_since'),
+    lastSuccessAt: at('last_success_at'),
+    lastFailureAt: at('last_failure_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('webhook_endpoints_organization_idx').on(t.organizationId, t.createdAt)],
+);
+
+/**
+ * One event (or test send) to one endpoint: the unit that is retried. The row is its own job: the
+ * delivery engine claims due rows with a lease (locked_until), so a worker that dies mid-attempt
+ * leaves the row to be claimed again once the lease lapses.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** The webhook-id header: the event's id, or a test send's own id. Stable across attempts. */
+    messageId: uuid('message_id').notNull(),
+    eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
+    eventType: text('event_type').notNull(),
+    /** The body of a test send (an event's body is read from the event). */
+    payload: jsonb('payload').$type<Record<string, unknown>>(),
+    test: boolean('test').notNull().default(false),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    /** When the next attempt is due; set while pending. */
+    nextAttemptAt: at('next_attempt_at'),
+    /** The next attempt was asked for by hand: when it fails the delivery is failed, not rescheduled. */
+    manual: boolean('manual').notNull().default(false),
+    lockedUntil: at('locked_until'),
+    lockedBy: uuid('locked_by'),
+    lastAttemptAt: at('last_attempt_at'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_message_key').on(t.endpointId, t.messageId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_organization_idx').on(t.organizationId, t.createdAt, t.id),
+    index('webhook_deliveries_message_idx').on(t.messageId),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+    index('webhook_deliveries_created_idx').on(t.createdAt),
+    check('webhook_deliveries_status_check', sql`${t.status} in ('pending', 'succeeded', 'failed')`),
+  ],
+);
+
+/** Every attempt of a delivery: when, the answer's status and first 4 KB, how long it took, what went wrong. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id').notNull(),
+    /** scheduled (the retry schedule), manual (the retry route) or test (the test route). */
+    trigger: text('trigger').notNull(),
+    attemptedAt: at('attempted_at').notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    responseBody: text('response_body'),
+    error: text('error'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt), index('webhook_attempts_attempted_idx').on(t.attemptedAt)],
+);

@@ -1,0 +1,155 @@
+/**
+ * API keys. The secret is returned once, at creation; only its SHA-256 is stored, with a display
+ * prefix and the last four characters. Revocation is a column checked on every request.
+ */
+import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { apiKeys } from '../../db/schema.ts';
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Actor } from '../actor.ts';
+import { DomainError, invalid, notFound } from '../errors.ts';
+import { isPermission, type Permission } from '../permissions.ts';
+
+export const API_KEY_PREFIX = 'prl_';
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export type ApiKeyRecord = {
+  id: string;
+  name: string;
+  prefix: string;
+  last_four: string;
+  permissions: Permission[];
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  created_by: { type: 'user' | 'api_key'; id: string } | null;
+};
+
+export function presentApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    last_four: row.lastFour,
+    permissions: row.permissions.filter(isPermission),
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    created_by: row.createdByUserId
+      ? { type: 'user', id: row.createdByUserId }
+      : row.createdByKeyId
+        ? { type: 'api_key', id: row.createdByKeyId }
+        : null,
+  };
+}
+
+export type CreateApiKeyInput = { name: string; permissions: string[]; expiresAt?: Date; secret?: string };
+
+/**
+ * Creates a key in the actor's organization. It never grants a permission the actor lacks.
+ * `secret` is for the bootstrap key only; otherwise a random one is made.
+ */
+export async function createApiKey(
+  db: Executor,
+  actor: Actor,
+  input: CreateApiKeyInput,
+  clock: Clock,
+): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const unknown = input.permissions.filter((p) => !isPermission(p));
+  if (unknown.length > 0) {
+    throw invalid(`unknown permission ${unknown.map((p) => JSON.stringify(p)).join(', ')}`, [
+      { pointer: '/permissions', message: `unknown permission: ${unknown.join(', ')}`, location: 'body' },
+    ]);
+  }
+  const permissions = [...new Set(input.permissions as Permission[])];
+  const missing = permissions.filter((p) => !actor.permissions.has(p));
+  if (missing.length > 0) {
+    throw new DomainError('forbidden', `cannot grant permission ${missing.join(', ')} that the creator does not hold`, {
+      extra: { permissions: missing },
+    });
+  }
+  const now = clock.now();
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+    throw invalid('expires_at must be in the future', [{ pointer: '/expires_at', message: 'must be in the future', location: 'body' }]);
+  }
+  const secret = input.secret ?? API_KEY_PREFIX + randomToken(30);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      id: uuidv7(),
+      organizationId: actor.organizationId,
+      name: input.name,
+      prefix: secret.slice(0, API_KEY_PREFIX.length + 4),
+      lastFour: secret.slice(-4),
+      secretHash: sha256Hex(secret),
+      permissions,
+      createdByUserId: actor.kind === 'user' || actor.kind === 'oauth' ? actor.userId : null,
+      createdByKeyId: actor.kind === 'api_key' ? actor.apiKeyId : null,
+      createdAt: now,
+      expiresAt: input.expiresAt ?? null,
+    })
+    .returning();
+  return { record: presentApiKey(row!), secret };
+}
+
+export async function listApiKeys(db: Executor, actor: Actor, page: Page): Promise<PageResult<ApiKeyRecord>> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.organizationId, actor.organizationId),
+        isNull(apiKeys.revokedAt),
+        afterCursor(apiKeys.createdAt, apiKeys.id, page.cursor),
+      ),
+    )
+    .orderBy(...newestFirst(apiKeys.createdAt, apiKeys.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, presentApiKey);
+}
+
+/** Revokes a key of the actor's organization; takes effect on the next request. */
+export async function revokeApiKey(db: Executor, actor: Actor, keyId: string, clock: Clock): Promise<void> {
+  if (!isUuid(keyId)) throw notFound('API key');
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: clock.now() })
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (rows.length === 0) throw notFound('API key');
+}
+
+/** Resolves a presented secret to an actor; undefined when unknown, revoked or expired. */
+export async function authenticateApiKey(db: Executor, secret: string, clock: Clock): Promise<Actor | undefined> {
+  if (secret.length < 16 || secret.length > 256) return undefined;
+  const now = clock.now();
+  const [row] = await db
+    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, permissions: apiKeys.permissions, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.secretHash, sha256Hex(secret)),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
+      ),
+    )
+    .limit(1);
+  if (!row) return undefined;
+  // last_used_at is kept to the minute, so a busy key does not write on every request.
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
+  }
+  return {
+    kind: 'api_key',
+    organizationId: row.organizationId,
+    apiKeyId: row.id,
+    permissions: new Set(row.permissions.filter(isPermission)),
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * Bulk import: CSV or JSON lines read as a stream, upserted with the contact upsert rule in batches
+ * of IMPORT_BATCH_ROWS, each batch in its own transaction. Bad rows are reported (row, field,
+ * message) and skipped; the others are written. One crm.import.committed event, written with the
+ * last batch, sums it up (imports record no per-contact events).
+ */
+import type { Executor } from '../../db/client.ts';
+import { CsvReader, type CsvRecord } from '../../lib/csv.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import type { Actor } from '../actor.ts';
+import { invalid, type FieldError } from '../errors.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { ContactFieldsSchema, normalizeContactFields, type ContactInput } from './fields.ts';
+import { applyContactWrites, retryOnConflict, type WriteOutcome } from './upsert.ts';
+
+export const IMPORT_MAX_ROWS = 100_000;
+export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
+export const IMPORT_BATCH_ROWS = 1000;
+export const IMPORT_MAX_REPORTED_ERRORS = 1000;
+export const IMPORT_FORMATS = ['csv', 'ndjson'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** CSV columns; `custom_fields.<key>` (or `custom.<key>`) columns fill custom_fields. */
+export const IMPORT_COLUMNS = ['phone_number', 'name', 'email', 'external_source', 'external_id'] as const;
+const COLUMN_ALIASES: Record<string, (typeof IMPORT_COLUMNS)[number]> = { phone: 'phone_number' };
+
+export type ImportRowError = {
+  /** 1-based number of the data row (a CSV header and blank lines are not rows). */
+  row: number;
+  /** The line of the file the row starts on. */
+  line: number;
+  /** The field at fault (`custom_fields.<key>` for a custom field), or null for the row as a whole. */
+  field: string | null;
+  message: string;
+};
+
+export type ImportResult = {
+  import_id: string;
+  format: ImportFormat;
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  errors: ImportRowError[];
+  errors_truncated: boolean;
+  truncated: boolean;
+};
+
+type Pending = { row: number; line: number; input: ContactInput };
+type Column = { field: (typeof IMPORT_COLUMNS)[number] } | { custom: string };
+
+function fieldOf(pointer: string): string | null {
+  const path = pointer.replace(/^\//, '').split('/').filter(Boolean);
+  return path.length === 0 ? null : path.join('.');
+}
+
+function readHeader(cells: string[]): Column[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  const columns = cells.map((cell, index): Column => {
+    const name = cell.trim().toLowerCase();
+    const custom = /^(?:custom_fields|custom)\.(.+)$/.exec(cell.trim());
+    let column: Column | undefined;
+    if (custom) column = { custom: custom[1]! };
+    else if ((IMPORT_COLUMNS as readonly string[]).includes(name)) column = { field: name as (typeof IMPORT_COLUMNS)[number] };
+    else if (COLUMN_ALIASES[name]) column = { field: COLUMN_ALIASES[name] };
+    const key = column ? ('field' in column ? column.field : `custom.${column.custom}`) : '';
+    if (!column) errors.push({ pointer: `/columns/${index}`, location: 'body', message: `unknown column ${JSON.stringify(cell)}` });
+    else if (seen.has(key)) errors.push({ pointer: `/columns/${index}`, location: 'body', message: `column ${JSON.stringify(cell)} appears twice` });
+    seen.add(key);
+    return column ?? { custom: '' };
+  });
+  if (errors.length > 0) {
+    throw invalid(
+      `the CSV header is invalid: ${errors.map((e) => e.message).join('; ')}; the columns are ${IMPORT_COLUMNS.join(', ')} and custom_fields.<key>`,
+      errors,
+    );
+  }
+  return columns;
+}
+
+/**
+ * Imports contacts from a stream of CSV (first line the header) or JSON lines (one object per
+ * line, the fields of POST /v1/contacts). Reading stops after IMPORT_MAX_ROWS rows or
+ * IMPORT_MAX_BYTES bytes (`truncated`, with an error naming the first row not imported).
+ */
+export async function importContacts(
+  db: Executor,
+  actor: Actor,
+  input: { format: ImportFormat; body: AsyncIterable<Uint8Array | string> },
+  clock: Clock,
+): Promise<ImportResult> {
+  const result: ImportResult = {
+    import_id: uuidv7(),
+    format: input.format,
+    rows: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    failed: 0,
+    errors: [],
+    errors_truncated: false,
+    truncated: false,
+  };
+  const organizationId = actor.organizationId;
+  let pending: Pending[] = [];
+  let columns: Column[] | undefined;
+  let lastLine = 0;
+  let stopError: ImportRowError | undefined;
+
+  const fail = (row: number, line: number, field: string | null, message: string) => {
+    result.errors.push({ row, line, field, message });
+    if (result.errors.length > IMPORT_MAX_REPORTED_ERRORS * 2) trimErrors(result);
+  };
+
+  const accept = (line: number, value: unknown) => {
+    const row = ++result.rows;
+    const parsed = ContactFieldsSchema.safeParse(value);
+    if (!parsed.success) {
+      result.failed++;
+      for (const issue of parsed.error.issues) fail(row, line, issue.path.length ? issue.path.map(String).join('.') : null, issue.message);
+      return;
+    }
+    const normalized = normalizeContactFields(parsed.data);
+    if (!normalized.ok) {
+      result.failed++;
+      for (const e of normalized.errors) fail(row, line, fieldOf(e.pointer), e.message);
+      return;
+    }
+    pending.push({ row, line, input: normalized.input });
+  };
+
+  /** One CSV record: the header first, then rows. */
+  const csvRecord = (cells: string[], line: number) => {
+    if (!columns) {
+      columns = readHeader(cells);
+      return;
+    }
+    if (cells.length > columns.length) {
+      result.failed++;
+      fail(++result.rows, line, null, `the row has ${cells.length} cells; the header has ${columns.length}`);
+      return;
+    }
+    const value: Record<string, unknown> = {};
+    const custom: Record<string, string> = {};
+    columns.forEach((column, i) => {
+      const cell = cells[i]?.trim() ?? '';
+      if (cell === '') return;
+      if ('field' in column) value[column.field] = cell;
+      else custom[column.custom] = cell;
+    });
+    if (Object.keys(custom).length > 0) value.custom_fields = custom;
+    accept(line, value);
+  };
+
+  const jsonRecord = (text: string, line: number) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      result.failed++;
+      fail(++result.rows, line, null, 'not valid JSON');
+      return;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      result.failed++;
+      fail(++result.rows, line, null, 'not a JSON object');
+      return;
+    }
+    accept(line, value);
+  };
+
+  const flush = async (final: boolean) => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0 && !final) return;
+    const outcomes = await retryOnConflict(() =>
+      db.transaction(async (tx) => {
+        const done: WriteOutcome[] = batch.length ? await applyContactWrites(tx, organizationId, batch.map((p) => ({ input: p.input })), clock.now()) : [];
+        if (final) {
+          const sum = count(done);
+          await recordEvent(tx, organizationId, 'crm.import.committed', {
+            import_id: result.import_id,
+            created: result.created + sum.created,
+            updated: result.updated + sum.updated,
+            unchanged: result.unchanged + sum.unchanged,
+            failed: result.failed + sum.failed,
+            organization_id: organizationId,
+          });
+        }
+        return done;
+      }),
+    );
+    outcomes.forEach((outcome, i) => {
+      if (outcome.status !== 'failed') {
+        result[outcome.status]++;
+        return;
+      }
+      result.failed++;
+      const p = batch[i]!;
+      const fields = outcome.error.fieldErrors ?? [];
+      if (fields.length === 0) fail(p.row, p.line, null, outcome.error.message);
+      for (const f of fields) fail(p.row, p.line, fieldOf(f.pointer), outcome.error.code === 'conflict' ? `another contact has this ${fieldOf(f.pointer)}` : f.message);
+    });
+  };
+
+  const decoder = new TextDecoder('utf-8');
+  const reader = input.format === 'csv' ? new CsvReader() : new LineReader();
+  /** Feeds text to the reader and its records to the batches; true when the row limit stopped the import. */
+  const take = async (text: string, final: boolean): Promise<boolean> => {
+    const records = final ? [...reader.push(text), ...reader.end()] : reader.push(text);
+    for (const r of records) {
+      lastLine = r.line;
+      if (r.cells.every((c) => c.trim() === '')) continue;
+      const isHeader = input.format === 'csv' && !columns;
+      if (!isHeader && result.rows >= IMPORT_MAX_ROWS) {
+        stopError = { row: IMPORT_MAX_ROWS + 1, line: r.line, field: null, message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported` };
+        return true;
+      }
+      if (input.format === 'csv') csvRecord(r.cells, r.line);
+      else jsonRecord(r.cells[0]!.trim(), r.line);
+      if (pending.length >= IMPORT_BATCH_ROWS) await flush(false);
+    }
+    if (final && reader instanceof CsvReader && reader.unterminated) fail(result.rows, lastLine, null, 'the file ends inside a quoted field');
+    return false;
+  };
+
+  let bytes = 0;
+  let stopped = false;
+  // Read by hand: leaving a for-await loop early would destroy the request stream, and the answer with it.
+  const iterator = input.body[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    const chunk = next.value;
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+    if (bytes > IMPORT_MAX_BYTES) {
+      stopError = { row: result.rows + 1, line: lastLine + 1, field: null, message: `the body is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB: this row and those after it were not imported` };
+      stopped = true;
+      break;
+    }
+    if (await take(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), false)) {
+      stopped = true;
+      break;
+    }
+  }
+  if (!stopped) await take(decoder.decode(), true);
+  if (result.rows === 0 && result.errors.length === 0 && !stopError) {
+    throw invalid(input.format === 'csv' ? 'the CSV has no rows: send a header line and one line per contact' : 'the body has no JSON lines', [
+      { pointer: '/', location: 'body', message: 'no rows' },
+    ]);
+  }
+  await flush(true);
+  trimErrors(result);
+  if (stopError) {
+    // Always reported, however many rows failed before: it says where to resume.
+    result.truncated = true;
+    result.errors.push(stopError);
+  }
+  return result;
+}
+
+/** JSON lines cut out of text as it comes, in the CsvReader's record shape (one cell per line). */
+class LineReader {
+  private carry = '';
+  private line = 0;
+
+  push(text: string): CsvRecord[] {
+    const parts = (this.carry + text).split('\n');
+    this.carry = parts.pop()!;
+    return parts.map((cell) => ({ cells: [cell], line: ++this.line }));
+  }
+
+  end(): CsvRecord[] {
+    const last = this.carry;
+    this.carry = '';
+    return last ? [{ cells: [last], line: ++this.line }] : [];
+  }
+}
+
+function count(outcomes: WriteOutcome[]) {
+  const sum = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const o of outcomes) sum[o.status]++;
+  return sum;
+}
+
+function trimErrors(result: ImportResult) {
+  result.errors.sort((a, b) => a.row - b.row);
+  if (result.errors.length > IMPORT_MAX_REPORTED_ERRORS) {
+    result.errors.length = IMPORT_MAX_REPORTED_ERRORS;
+    result.errors_truncated = true;
+  }
+}

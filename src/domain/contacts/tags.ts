@@ -1,0 +1,89 @@
+/**
+ * Tags: organization-wide names (matched case-insensitively, shown as first written) assigned to
+ * contacts. Assigning records crm.list.entry_added, removing crm.list.entry_removed, with the tag
+ * name as the list.
+ */
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { contactTags, tags } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import type { Actor } from '../actor.ts';
+import { invalid, notFound } from '../errors.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { loadContactRow, OBJECT_KIND } from './record.ts';
+
+export const TAG_NAME_MAX = 100;
+
+export type TagRecord = { name: string; assigned_at: string };
+
+/** A tag name as stored: trimmed, inner runs of spaces made one; invalid without characters or with control characters. */
+export function normalizeTagName(name: string, pointer = '/tag', location: 'body' | 'params' = 'body'): string {
+  const clean = name.trim().replace(/\s+/g, ' ');
+  // eslint-disable-next-line no-control-regex
+  if (clean.length === 0 || clean.length > TAG_NAME_MAX || /[\u0000-\u001f\u007f]/.test(clean)) {
+    throw invalid(`tag must be 1 to ${TAG_NAME_MAX} printable characters`, [{ pointer, location, message: `1 to ${TAG_NAME_MAX} printable characters` }]);
+  }
+  return clean;
+}
+
+export async function listContactTags(db: Executor, actor: Actor, contactId: string): Promise<TagRecord[]> {
+  const contact = await loadContactRow(db, actor.organizationId, contactId);
+  const rows = await db
+    .select({ name: tags.name, assignedAt: contactTags.createdAt })
+    .from(contactTags)
+    .innerJoin(tags, eq(tags.id, contactTags.tagId))
+    .where(eq(contactTags.contactId, contact.id))
+    .orderBy(asc(sql`lower(${tags.name})`));
+  return rows.map((r) => ({ name: r.name, assigned_at: r.assignedAt.toISOString() }));
+}
+
+/** Assigns a tag, making the name when the organization has none like it. `created` is false when it was already assigned. */
+export async function addContactTag(db: Executor, actor: Actor, contactId: string, name: string, clock: Clock): Promise<{ tag: TagRecord; created: boolean }> {
+  const clean = normalizeTagName(name);
+  return db.transaction(async (tx) => {
+    const contact = await loadContactRow(tx, actor.organizationId, contactId);
+    const now = clock.now();
+    await tx.insert(tags).values({ id: uuidv7(), organizationId: actor.organizationId, name: clean, createdAt: now }).onConflictDoNothing();
+    const [tag] = await tx
+      .select()
+      .from(tags)
+      .where(and(eq(tags.organizationId, actor.organizationId), sql`lower(${tags.name}) = lower(${clean})`))
+      .limit(1);
+    const inserted = await tx
+      .insert(contactTags)
+      .values({ contactId: contact.id, tagId: tag!.id, organizationId: actor.organizationId, createdAt: now })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted.length > 0) {
+      await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+      return { tag: { name: tag!.name, assigned_at: inserted[0]!.createdAt.toISOString() }, created: true };
+    }
+    const [existing] = await tx
+      .select()
+      .from(contactTags)
+      .where(and(eq(contactTags.contactId, contact.id), eq(contactTags.tagId, tag!.id)));
+    return { tag: { name: tag!.name, assigned_at: existing!.createdAt.toISOString() }, created: false };
+  });
+}
+
+/** Removes a tag from a contact; not_found when it was not assigned. The name stays in the organization. */
+export async function removeContactTag(db: Executor, actor: Actor, contactId: string, name: string): Promise<void> {
+  const clean = normalizeTagName(name, '/tag', 'params');
+  await db.transaction(async (tx) => {
+    const contact = await loadContactRow(tx, actor.organizationId, contactId);
+    const [tag] = await tx
+      .select()
+      .from(tags)
+      .where(and(eq(tags.organizationId, actor.organizationId), sql`lower(${tags.name}) = lower(${clean})`))
+      .limit(1);
+    const removed = tag
+      ? await tx
+          .delete(contactTags)
+          .where(and(eq(contactTags.contactId, contact.id), eq(contactTags.tagId, tag.id)))
+          .returning()
+      : [];
+    if (removed.length === 0) throw notFound('tag assignment');
+    await recordEvent(tx, actor.organizationId, 'crm.list.entry_removed', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * The transactional outbox. Every event is written with the change that caused it, in the same
+ * transaction; the webhook dispatcher delivers from this table, so a crash loses no event.
+ */
+import { sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { events } from '../../db/schema.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+
+/** Event types and their body fields (a flat object; the type travels beside it, not inside). */
+export type EventBodies = {
+  'message.new': {
+    message_id: string;
+    conversation_id: string;
+    contact_id?: string;
+    channel_id?: string;
+    direction: 'inbound';
+    from_phone: string;
+    msg_type: string;
+  };
+  'message.sent': { conversation_id: string; message_id: string; channel_id: string };
+  'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
+  'conversation.updated': { conversation_id: string; status: string };
+  'contact.updated': { contact_id: string; name: string | null; organization_id: string };
+  'template.status_update': { template_id: string; status: string };
+  'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };
+  'channel.status_update': {
+    channel_id: string;
+    status: string;
+    previous_status: string | null;
+    reason: string | null;
+    reason_code: string | null;
+    organization_id: string;
+  };
+  'crm.record.created': CrmRecordBody;
+  'crm.record.updated': CrmRecordBody;
+  'crm.record.deleted': CrmRecordBody;
+  'crm.comment.created': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+  'crm.comment.deleted': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+  'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
+  'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
+  'crm.import.committed': { import_id: string; created: number; updated: number; unchanged: number; failed: number; organization_id: string };
+};
+
+type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
+
+export type EventType = keyof EventBodies;
+export const EVENT_TYPES = [
+  'message.new',
+  'message.sent',
+  'message.status_update',
+  'conversation.updated',
+  'contact.updated',
+  'template.status_update',
+  'commerce.order.updated',
+  'channel.status_update',
+  'crm.record.created',
+  'crm.record.updated',
+  'crm.record.deleted',
+  'crm.comment.created',
+  'crm.comment.deleted',
+  'crm.list.entry_added',
+  'crm.list.entry_removed',
+  'crm.import.committed',
+] as const satisfies readonly EventType[];
+
+/**
+ * The NOTIFY channel that says "an event was committed": recordEvent notifies inside the event's
+ * transaction, so the signal arrives exactly when the event becomes visible (and never for a
+ * rolled-back one). The webhook dispatcher listens on it; its polling is only the floor.
+ */
+export const EVENTS_CHANNEL = 'parley_events';
+
+/** Records an event; pass the transaction of the change that caused it. */
+export async function recordEvent<T extends EventType>(
+  db: Executor,
+  organizationId: string,
+  type: T,
+  body: EventBodies[T],
+  at?: Date,
+): Promise<string> {
+  const id = uuidv7();
+  // The insert and the NOTIFY in one statement: one round trip per event.
+  await db.execute(sql`
+    with inserted as (
+      insert into ${events} (id, organization_id, type, payload, created_at)
+      values (${id}, ${organizationId}, ${type}, ${JSON.stringify(body)}::jsonb, coalesce(${at ?? null}::timestamptz, now()))
+      returning 1
+    )
+    select pg_notify(${EVENTS_CHANNEL}, '') from inserted`);
+  return id;
+}

@@ -1,0 +1,324 @@
+/**
+ * Message content by type: accepted shapes (with the spec's aliases), validated and normalized into
+ * the one shape adapters translate. Every rejection lists the offending field paths under /content.
+ */
+import { z } from 'zod';
+import type { FieldError } from '../errors.ts';
+import { invalid } from '../errors.ts';
+import type { MessageType } from '../channels/capabilities.ts';
+
+type Json = Record<string, unknown>;
+
+const nonEmpty = (max: number) => z.string().trim().min(1).max(max);
+/** Media must be fetched over https; whether the host is public is checked by the worker (DNS). */
+const mediaUrl = z.url({ protocol: /^https?$/, error: 'must be a URL' }).max(2048);
+const providerMessageId = z.string().trim().min(1).max(256).meta({ description: 'A provider message id (e.g. wamid....)' });
+
+const replyTo = z
+  .object({ id: providerMessageId, participant: z.string().max(128).optional() })
+  .strict()
+  .meta({ description: 'Quote a message: its provider message id, and the participant in some group or multi-device contexts' });
+
+const header = z.union([
+  nonEmpty(60),
+  z.object({ type: z.literal('text'), text: nonEmpty(60) }).strict(),
+  z.object({ type: z.enum(['image', 'video', 'document']), media_url: mediaUrl }).strict(),
+]);
+const footer = nonEmpty(60);
+
+const text = z
+  .object({ body: nonEmpty(4096), preview_url: z.boolean().optional(), reply_to: replyTo.optional() })
+  .strict()
+  .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
+
+const mediaCommon = { media_url: mediaUrl, media_type: z.string().max(100).optional(), reply_to: replyTo.optional() };
+const image = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
+const video = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
+const audio = z.object({ ...mediaCommon }).strict();
+const document = z.object({ ...mediaCommon, caption: z.string().max(1024).optional(), file_name: z.string().max(240).optional() }).strict();
+const sticker = z.object({ ...mediaCommon }).strict();
+
+const location = z
+  .object({
+    name: nonEmpty(1000),
+    address: nonEmpty(1000),
+    latitude: z.number().min(-90).max(90),
+    longitude: z.number().min(-180).max(180),
+    reply_to: replyTo.optional(),
+  })
+  .strict();
+
+const locationRequest = z.object({ body: nonEmpty(1024) }).strict();
+
+const contact = z
+  .object({ full_name: nonEmpty(256), phone: z.string().trim().min(3).max(40), organization: z.string().max(256).optional() })
+  .strict();
+
+const reaction = z
+  .object({
+    message_id: providerMessageId,
+    reaction: z.string().max(16).meta({ description: 'An emoji; an empty string removes the reaction on providers that allow it' }),
+    from_me: z.boolean().default(true),
+    participant: z.string().max(128).optional(),
+  })
+  .strict();
+
+const markAsRead = z.object({ message_id: providerMessageId }).strict();
+
+const templateParameter = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string().min(1).max(1024) }).strict(),
+  z.object({ type: z.literal('image'), image: z.object({ link: z.url({ protocol: /^https$/, error: 'must be a public https URL' }) }).strict() }).strict(),
+  z.object({ type: z.literal('payload'), payload: z.string().min(1).max(256) }).strict(),
+]);
+
+const templateComponent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('header'), parameters: z.array(templateParameter).max(10) }).strict(),
+  z.object({ type: z.literal('body'), parameters: z.array(templateParameter).max(100) }).strict(),
+  z
+    .object({
+      type: z.literal('button'),
+      sub_type: z.enum(['url', 'quick_reply'], { error: 'sub_type is url or quick_reply, matching the template button' }),
+      index: z.string().regex(/^\d{1,2}$/, { error: 'index is a zero-based number sent as a string, e.g. "0"' }),
+      parameters: z.array(templateParameter).max(10),
+    })
+    .strict(),
+]);
+
+const template = z
+  .object({
+    template: z
+      .object({
+        name: z.string().regex(/^[a-z0-9_]{1,512}$/, { error: 'a template name: lower-case letters, digits and underscores' }),
+        language: z.object({ code: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, { error: "the approved template's locale code, e.g. en_US" }) }).strict(),
+        components: z.array(templateComponent).max(10).optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+const buttons = z
+  .object({
+    body: nonEmpty(1024),
+    buttons: z
+      .array(z.object({ id: nonEmpty(256), title: nonEmpty(20) }).strict())
+      .min(1)
+      .max(3, { error: 'at most 3 buttons' }),
+    header: header.optional(),
+    footer: footer.optional(),
+  })
+  .strict();
+
+const list = z
+  .object({
+    body: nonEmpty(4096),
+    button_text: nonEmpty(20),
+    sections: z
+      .array(
+        z
+          .object({
+            title: nonEmpty(24),
+            rows: z
+              .array(z.object({ id: nonEmpty(200), title: nonEmpty(24), description: z.string().max(72).optional() }).strict())
+              .min(1)
+              .max(10),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(10),
+    header: header.optional(),
+    footer: footer.optional(),
+  })
+  .strict()
+  .refine((l) => l.sections.reduce((n, s) => n + s.rows.length, 0) <= 10, { error: 'at most 10 rows across all sections', path: ['sections'] });
+
+const ctaUrl = z
+  .object({ body: nonEmpty(1024), display_text: nonEmpty(20), url: z.url({ protocol: /^https?$/ }).max(2000), header: header.optional(), footer: footer.optional() })
+  .strict();
+
+const carouselButton = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('url'), title: nonEmpty(20), url: z.url({ protocol: /^https?$/ }) }).strict(),
+  z.object({ type: z.literal('quick_reply'), id: nonEmpty(256), title: nonEmpty(20) }).strict(),
+]);
+
+const mediaCarousel = z
+  .object({
+    body: nonEmpty(1024),
+    cards: z
+      .array(
+        z
+          .object({
+            media_type: z.enum(['image', 'video']),
+            media_url: mediaUrl,
+            body: z.string().max(160).optional(),
+            buttons: z.array(carouselButton).min(1).max(2),
+          })
+          .strict(),
+      )
+      .min(2)
+      .max(10),
+  })
+  .strict();
+
+const productCarousel = z
+  .object({
+    body: nonEmpty(1024),
+    catalog_id: nonEmpty(64),
+    products: z.array(z.object({ product_retailer_id: nonEmpty(100) }).strict()).min(2).max(10),
+  })
+  .strict();
+
+const singleProduct = z
+  .object({ catalog_id: nonEmpty(64), product_retailer_id: nonEmpty(100), body: z.string().max(1024).optional(), footer: footer.optional() })
+  .strict();
+
+const multiProduct = z
+  .object({
+    catalog_id: nonEmpty(64),
+    header: nonEmpty(60),
+    body: nonEmpty(1024),
+    footer: footer.optional(),
+    sections: z
+      .array(z.object({ title: nonEmpty(24), product_retailer_ids: z.array(nonEmpty(100)).min(1).max(30) }).strict())
+      .min(1)
+      .max(10),
+  })
+  .strict();
+
+const catalog = z.object({ body: nonEmpty(1024), footer: footer.optional(), thumbnail_product_retailer_id: z.string().max(100).optional() }).strict();
+
+const address = z
+  .object({
+    body: nonEmpty(1024),
+    country: z.string().regex(/^[A-Z]{2}$/, { error: 'an ISO 3166 alpha-2 country code, e.g. IN' }),
+    values: z.record(z.string(), z.string().max(512)).optional().meta({ description: 'Prefilled fields (name, phone_number, in_pin_code, house_number, floor_number, tower_number, building_name, address, landmark_area, city, state)' }),
+  })
+  .strict();
+
+const link = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    body: z.string().max(4096).optional(),
+    title: z.string().max(256).optional(),
+    description: z.string().max(1024).optional(),
+    thumbnail_url: mediaUrl.optional(),
+  })
+  .strict();
+
+const poll = z
+  .object({
+    question: nonEmpty(255),
+    options: z.array(nonEmpty(100)).min(2).max(12),
+    multiple_answers: z.boolean().default(false),
+  })
+  .strict()
+  .refine((p) => new Set(p.options).size === p.options.length, { error: 'options must differ', path: ['options'] });
+
+const presence = z.object({ state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']) }).strict();
+const editMessage = z.object({ message_id: providerMessageId, body: nonEmpty(4096) }).strict();
+const deleteMessage = z.object({ message_id: providerMessageId, for_everyone: z.boolean().default(true) }).strict();
+const statusQuery = z.object({ message_id: providerMessageId }).strict();
+const mediaDownload = z
+  .object({ message_id: providerMessageId.optional(), media_id: z.string().min(1).max(256).optional() })
+  .strict()
+  .refine((m) => m.message_id !== undefined || m.media_id !== undefined, { error: 'message_id or media_id is required', path: ['message_id'] });
+
+/** The normalized content schema of each type (after aliases are resolved). */
+export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
+  text,
+  image,
+  video,
+  audio,
+  document,
+  sticker,
+  location,
+  location_request: locationRequest,
+  contact,
+  reaction,
+  mark_as_read: markAsRead,
+  template,
+  buttons,
+  list,
+  cta_url: ctaUrl,
+  media_carousel: mediaCarousel,
+  product_carousel: productCarousel,
+  single_product: singleProduct,
+  multi_product: multiProduct,
+  catalog,
+  address,
+  link,
+  poll,
+  presence,
+  edit_message: editMessage,
+  delete_message: deleteMessage,
+  message_status_query: statusQuery,
+  message_media_download: mediaDownload,
+} as Record<MessageType, z.ZodType<Json>>;
+
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+
+/** Resolves the spec's aliases so one schema per type can check the result. */
+function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: FieldError[] } {
+  const content: Json = { ...raw };
+  const errors: FieldError[] = [];
+  const take = (target: string, aliases: string[]) => {
+    for (const alias of aliases) {
+      if (content[alias] === undefined) continue;
+      if (content[target] === undefined) content[target] = content[alias];
+      delete content[alias];
+    }
+  };
+  if (type === 'text' || type === 'location_request') {
+    if (content.text !== undefined) {
+      const t = content.text;
+      const body = typeof t === 'object' && t !== null && !Array.isArray(t) ? (t as Json).body : t;
+      if (content.body === undefined) content.body = body;
+      delete content.text;
+    }
+  }
+  if (MEDIA_TYPES.has(type)) {
+    take('media_url', type === 'sticker' ? ['sticker_url', 'media', 'url'] : ['media', 'url']);
+    take('media_type', ['mediaType', 'type', 'mediatype']);
+    take('file_name', ['fileName']);
+    if (typeof content.media_type === 'string' && !content.media_type.toLowerCase().startsWith(type) && !content.media_type.includes('/')) {
+      errors.push({ pointer: '/content/media_type', location: 'body', message: `media_type ${content.media_type} does not match type ${type}` });
+    }
+  }
+  if (type === 'template' && content.template_name !== undefined) {
+    errors.push({
+      pointer: '/content/template_name',
+      location: 'body',
+      message: 'wrong shape: use the nested content.template object ({name, language: {code}, components})',
+    });
+  }
+  return { content, errors };
+}
+
+/** Validates and normalizes `content` for `type`; throws `invalid` listing every bad field. */
+export function parseContent(type: MessageType, raw: unknown): Json {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw invalid('content must be an object', [{ pointer: '/content', location: 'body', message: 'must be an object' }]);
+  }
+  const { content, errors } = resolveAliases(type, raw as Json);
+  if (errors.length > 0) {
+    throw invalid(`content is invalid: ${errors.map((e) => `${e.pointer.slice(9) || 'content'}: ${e.message}`).join('; ')}`, errors);
+  }
+  const parsed = CONTENT_SCHEMAS[type].safeParse(content);
+  if (!parsed.success) {
+    const fieldErrors: FieldError[] = parsed.error.issues.map((issue) => ({
+      pointer: `/content${issue.path.length ? '/' + issue.path.map(String).join('/') : ''}`,
+      location: 'body',
+      message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
+    }));
+    throw invalid(`content of a ${type} message is invalid: ${fieldErrors.map((f) => `${f.pointer.slice(9) || 'content'}: ${f.message}`).join('; ')}`, fieldErrors);
+  }
+  return parsed.data;
+}
+
+/** A short preview of a message for conversation lists. */
+export function previewOf(type: string, content: Json): string {
+  const body = content.body ?? content.caption ?? content.question ?? content.title;
+  if (typeof body === 'string' && body) return body.slice(0, 160);
+  if (type === 'template') return `[template ${(content.template as Json | undefined)?.name ?? ''}]`;
+  return `[${type}]`;
+}

@@ -1,0 +1,68 @@
+/**
+ * Media limits, checked by the worker when it probes the media URL (never on the request path):
+ * image 5 MB JPEG or PNG; audio 16 MB AAC, AMR, MP3, M4A or OGG; video 16 MB MP4 or 3GPP;
+ * document 100 MB; sticker WebP, 100 KB static or 500 KB animated.
+ */
+import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
+
+export type MediaRule = { maxBytes: number; types: readonly string[] | null };
+
+export const MEDIA_RULES: Record<string, MediaRule> = {
+  image: { maxBytes: 5 * 1024 * 1024, types: ['image/jpeg', 'image/png'] },
+  audio: { maxBytes: 16 * 1024 * 1024, types: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/m4a', 'audio/x-m4a', 'audio/ogg'] },
+  video: { maxBytes: 16 * 1024 * 1024, types: ['video/mp4', 'video/3gpp'] },
+  document: { maxBytes: 100 * 1024 * 1024, types: null },
+  sticker: { maxBytes: 500 * 1024, types: ['image/webp'] },
+};
+export const STATIC_STICKER_MAX = 100 * 1024;
+
+export type MediaProblem = { code: string; title: string };
+
+/** WebP with an animation chunk (VP8X header with the animation flag). */
+export function isAnimatedWebp(head: Uint8Array): boolean {
+  const text = Buffer.from(head).toString('latin1');
+  if (text.slice(0, 4) !== 'RIFF' || text.slice(8, 12) !== 'WEBP') return false;
+  if (text.slice(12, 16) !== 'VP8X') return false;
+  return ((head[20] ?? 0) & 0x02) !== 0;
+}
+
+/** Probes a message's media URL; undefined when it is within the limits of its type. */
+export async function checkMedia(type: string, url: string, policy: TargetPolicy): Promise<MediaProblem | undefined> {
+  const rule = MEDIA_RULES[type];
+  if (!rule) return undefined;
+  let response;
+  try {
+    response = await safeFetch(url, { method: 'GET', headers: { range: 'bytes=0-63' }, signal: AbortSignal.timeout(10_000) }, policy);
+  } catch (err) {
+    if (err instanceof UnsafeTargetError) return { code: 'media_url_refused', title: `media URL refused: ${err.message}` };
+    return { code: 'media_unreachable', title: `media URL could not be fetched: ${(err as Error).message}` };
+  }
+  try {
+    if (response.status >= 300) return { code: 'media_unreachable', title: `media URL answered HTTP ${response.status}` };
+    const mime = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const range = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '');
+    const size = range ? Number(range[1]) : Number(response.headers.get('content-length') ?? NaN);
+    const head = new Uint8Array(await response.arrayBuffer()).slice(0, 64);
+    if (rule.types && !rule.types.includes(mime)) {
+      return { code: 'media_type_unsupported', title: `${type} media must be ${rule.types.join(', ')}; the URL serves ${mime || 'no content type'}` };
+    }
+    if (!Number.isFinite(size)) return undefined;
+    let max = rule.maxBytes;
+    if (type === 'sticker' && !isAnimatedWebp(head)) max = STATIC_STICKER_MAX;
+    if (size > max) {
+      return { code: 'media_too_large', title: `${type === 'sticker' ? (max === STATIC_STICKER_MAX ? 'static sticker' : 'animated sticker') : type} media is ${size} bytes; the limit is ${max} bytes` };
+    }
+    return undefined;
+  } finally {
+    await response.body?.cancel().catch(() => undefined);
+  }
+}
+
+/** The media URLs a message's content carries, by the type whose limits apply. */
+export function mediaOf(type: string, content: Record<string, unknown>): Array<{ type: string; url: string }> {
+  if (MEDIA_RULES[type] && typeof content.media_url === 'string') return [{ type, url: content.media_url }];
+  if (type === 'media_carousel' && Array.isArray(content.cards)) {
+    return (content.cards as Array<{ media_type: string; media_url: string }>).map((c) => ({ type: c.media_type, url: c.media_url }));
+  }
+  return [];
+}

@@ -1,0 +1,104 @@
+/**
+ * What provider webhooks do to messages: status callbacks move outbound messages forward, inbound
+ * messages are stored (once), attach to their contact and conversation, open the window and record
+ * message.new.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { messages, messageStatusHistory } from '../../db/schema.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import type { InboundEvent } from '../../providers/provider.ts';
+import type { ChannelRow } from '../channels/channels.ts';
+import type { MessageEventSink } from '../channels/provider-events.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { previewOf } from './content.ts';
+import { ensureConversation, touchInbound } from './conversations.ts';
+import { advanceStatus, findByProviderId } from './messages.ts';
+
+/** A status for a message not (yet) known: the send may not have committed; the caller retries. */
+export class UnknownMessageError extends Error {}
+
+export type InboundContactResolver = (
+  tx: Executor,
+  organizationId: string,
+  input: { phone: string; profileName?: string; identities: Array<{ type: string; value: string }>; at: Date },
+) => Promise<{ contactId: string; created: boolean }>;
+
+export function createMessageSink(deps: { resolveContact?: InboundContactResolver; now: () => Date }): MessageEventSink {
+  return {
+    async applyMessageEvent(tx, channel, event, at) {
+      if (event.kind === 'message.status') return applyStatus(tx, channel, event, deps.now());
+      return applyInbound(tx, channel, event, at, deps);
+    },
+  };
+}
+
+async function applyStatus(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'message.status' }>, now: Date) {
+  const row = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
+  if (!row) throw new UnknownMessageError(`no message ${event.providerMessageId} on channel ${channel.id}`);
+  await advanceStatus(tx, row, event.status, event.timestamp, now, {
+    providerMessageId: event.providerMessageId,
+    ...(event.status === 'failed' ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } } : {}),
+  });
+}
+
+async function applyInbound(
+  tx: Executor,
+  channel: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'message.inbound' }>,
+  at: Date,
+  deps: { resolveContact?: InboundContactResolver; now: () => Date },
+) {
+  const [existing] = await tx
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.channelId, channel.id), eq(messages.providerMessageId, event.providerMessageId)))
+    .limit(1);
+  if (existing) return;
+  const from = event.from.replace(/^\+/, '');
+  const contact = deps.resolveContact
+    ? await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at })
+    : undefined;
+  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, undefined, at, contact?.contactId);
+  const id = uuidv7();
+  const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
+  const inserted = await tx
+    .insert(messages)
+    .values({
+      id,
+      organizationId: channel.organizationId,
+      channelId: channel.id,
+      conversationId: conversation.id,
+      contactId: contact?.contactId ?? conversation.contactId,
+      direction: 'inbound',
+      toPhone: (channel.displayPhoneNumber ?? '').replace(/\D/g, ''),
+      fromPhone: from,
+      type: event.type,
+      content,
+      status: 'received',
+      providerMessageId: event.providerMessageId,
+      // Receipt time, not the provider's: list cursors stay stable while messages arrive.
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoNothing()
+    .returning({ id: messages.id });
+  if (inserted.length === 0) return;
+  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'received', occurredAt: event.timestamp, createdAt: at });
+  await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact?.contactId ?? null, at);
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.new',
+    {
+      message_id: id,
+      conversation_id: conversation.id,
+      ...(contact?.contactId ?? conversation.contactId ? { contact_id: (contact?.contactId ?? conversation.contactId)! } : {}),
+      channel_id: channel.id,
+      direction: 'inbound',
+      from_phone: from,
+      msg_type: event.type,
+    },
+    at,
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Permission names. API key permissions and OAuth scopes are the same strings, so a key and a
+ * token are checked by one rule.
+ */
+export const PERMISSIONS = [
+  'messages:read',
+  'messages:send',
+  'channels:read',
+  'channels:write',
+  'contacts:read',
+  'contacts:write',
+  'templates:read',
+  'templates:write',
+  'webhooks:read',
+  'webhooks:write',
+  'api_keys:read',
+  'api_keys:write',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
+  'messages:read': 'Read messages, their statuses and conversations',
+  'messages:send': 'Send messages and change conversations',
+  'channels:read': 'Read channels, their status and capabilities',
+  'channels:write': 'Create, change, connect and delete channels',
+  'contacts:read': 'Read contacts and their notes, tags, consents and suppressions',
+  'contacts:write': 'Create, change, import and delete contacts and their sub-records',
+  'templates:read': 'Read message templates',
+  'templates:write': 'Sync and submit message templates',
+  'webhooks:read': 'Read webhook endpoints, deliveries and events',
+  'webhooks:write': 'Create, change, test and retry webhook endpoints and deliveries',
+  'api_keys:read': 'List API keys',
+  'api_keys:write': 'Create and revoke API keys',
+};
+
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
+
+export type Role = 'owner' | 'admin' | 'member';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+/** What a dashboard user of each role may do. Owners and admins hold every permission. */
+export function permissionsForRole(role: Role): readonly Permission[] {
+  switch (role) {
+    case 'owner':
+    case 'admin':
+      return PERMISSIONS;
+    case 'member':
+      return PERMISSIONS.filter((p) => p !== 'api_keys:write' && p !== 'webhooks:write' && p !== 'channels:write');
+    default:
+      return role satisfies never;
+  }
+}

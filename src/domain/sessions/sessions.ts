@@ -1,0 +1,140 @@
+/**
+ * Dashboard login sessions, stored server side. The cookie holds a random token; only its hash is
+ * stored. Sessions expire after the configured lifetime and can be revoked one by one.
+ */
+import { and, desc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { sessions } from '../../db/schema.ts';
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Actor } from '../actor.ts';
+import { DomainError, notFound } from '../errors.ts';
+import { permissionsForRole } from '../permissions.ts';
+import { verifyPassword } from '../users/passwords.ts';
+import { findMembership, findUserByEmail, findUserById, listMemberships, type User } from '../users/users.ts';
+
+export const SESSION_TOKEN_PREFIX = 'pls_';
+
+export type LoginInput = { email: string; password: string; telemetryId?: string; userAgent?: string; ip?: string };
+export type SessionSettings = { ttlHours: number; clock: Clock };
+
+export type LoginResult = { user: User; token: string; sessionId: string; expiresAt: Date };
+
+/** Checks the password and opens a session in the user's first organization. */
+export async function login(db: Executor, input: LoginInput, settings: SessionSettings): Promise<LoginResult> {
+  const user = await findUserByEmail(db, input.email);
+  const ok = await verifyPassword(user?.passwordHash, input.password);
+  if (!user || !ok) throw new DomainError('invalid_credentials', 'invalid email or password');
+  const [first] = await listMemberships(db, user.id);
+  if (!first) throw new DomainError('invalid_credentials', 'invalid email or password');
+  const token = SESSION_TOKEN_PREFIX + randomToken(32);
+  const now = settings.clock.now();
+  const expiresAt = new Date(now.getTime() + settings.ttlHours * 3_600_000);
+  const id = uuidv7();
+  await db.insert(sessions).values({
+    id,
+    tokenHash: sha256Hex(token),
+    userId: user.id,
+    organizationId: first.organization_id,
+    telemetryId: input.telemetryId ?? null,
+    userAgent: input.userAgent?.slice(0, 512) ?? null,
+    ip: input.ip ?? null,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt,
+  });
+  return { user, token, sessionId: id, expiresAt };
+}
+
+/**
+ * Resolves a session token to an actor, in the requested organization (or the session's own).
+ * Undefined for unknown, expired or revoked sessions; forbidden for an organization the user is not
+ * a member of.
+ */
+export async function authenticateSession(
+  db: Executor,
+  token: string,
+  requestedOrganizationId: string | undefined,
+  clock: Clock,
+): Promise<Actor | undefined> {
+  if (!token.startsWith(SESSION_TOKEN_PREFIX)) return undefined;
+  const now = clock.now();
+  const [session] = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.tokenHash, sha256Hex(token)), isNull(sessions.revokedAt), gt(sessions.expiresAt, now)))
+    .limit(1);
+  if (!session) return undefined;
+  const organizationId = requestedOrganizationId ?? session.organizationId;
+  const role = await findMembership(db, session.userId, organizationId);
+  if (!role) throw new DomainError('forbidden', `not a member of organization ${organizationId}`);
+  if (now.getTime() - session.lastSeenAt.getTime() > 60_000) {
+    await db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, session.id));
+  }
+  return {
+    kind: 'user',
+    organizationId,
+    userId: session.userId,
+    sessionId: session.id,
+    role,
+    permissions: new Set(permissionsForRole(role)),
+  };
+}
+
+export async function describeSession(db: Executor, actor: Extract<Actor, { kind: 'user' }>) {
+  const user = await findUserById(db, actor.userId);
+  if (!user) throw notFound('user');
+  const [session] = await db.select().from(sessions).where(eq(sessions.id, actor.sessionId)).limit(1);
+  if (!session) throw notFound('session');
+  return { user, session, organizations: await listMemberships(db, user.id) };
+}
+
+export type SessionView = {
+  id: string;
+  current: boolean;
+  user_agent: string | null;
+  ip: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+};
+
+export async function listSessions(db: Executor, actor: Extract<Actor, { kind: 'user' }>, clock: Clock): Promise<SessionView[]> {
+  const rows = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, actor.userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, clock.now())))
+    .orderBy(desc(sessions.createdAt))
+    .limit(200);
+  return rows.map((s) => ({
+    id: s.id,
+    current: s.id === actor.sessionId,
+    user_agent: s.userAgent,
+    ip: s.ip,
+    created_at: s.createdAt.toISOString(),
+    last_seen_at: s.lastSeenAt.toISOString(),
+    expires_at: s.expiresAt.toISOString(),
+  }));
+}
+
+/** Revokes one of the user's own sessions; another user's session id behaves as unknown. */
+export async function revokeSession(db: Executor, userId: string, sessionId: string, clock: Clock): Promise<void> {
+  if (!isUuid(sessionId)) throw notFound('session');
+  const revoked = await db
+    .update(sessions)
+    .set({ revokedAt: clock.now() })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)))
+    .returning({ id: sessions.id });
+  if (revoked.length === 0) throw notFound('session');
+}
+
+/** Deletes sessions that expired or were revoked more than a day ago. */
+export async function purgeSessions(db: Executor, clock: Clock): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - 86_400_000);
+  const rows = await db
+    .delete(sessions)
+    .where(or(lt(sessions.expiresAt, cutoff), lt(sessions.revokedAt, cutoff)))
+    .returning({ id: sessions.id });
+  return rows.length;
+}

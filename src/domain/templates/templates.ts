@@ -1,0 +1,259 @@
+/**
+ * Message templates of official channels. Status values: draft (made here, not submitted), pending,
+ * approved, rejected, paused, disabled. Every change of status records `template.status_update`.
+ */
+import { and, eq, or } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.ts';
+import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { templates } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import type { Platform, ProviderError } from '../../providers/provider.ts';
+import type { Actor } from '../actor.ts';
+import { assertOperation } from '../channels/capabilities.ts';
+import { connectionOf, loadChannel, recordProviderFault, type ChannelRow } from '../channels/channels.ts';
+import { DomainError, conflict, notFound } from '../errors.ts';
+import { recordEvent } from '../events/outbox.ts';
+
+export type TemplateRow = typeof templates.$inferSelect;
+
+export const TEMPLATE_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'paused', 'disabled'] as const;
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+
+export type TemplateDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry };
+
+export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+
+export type TemplateRecord = {
+  id: string;
+  channel_id: string;
+  name: string;
+  language: string;
+  category: string;
+  components: unknown[];
+  status: TemplateStatus;
+  rejection_reason: string | null;
+  provider_template_id: string | null;
+  submitted_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export function presentTemplate(row: TemplateRow): TemplateRecord {
+  return {
+    id: row.id,
+    channel_id: row.channelId,
+    name: row.name,
+    language: row.language,
+    category: row.category,
+    components: row.components,
+    status: row.status as TemplateStatus,
+    rejection_reason: row.rejectionReason,
+    provider_template_id: row.providerTemplateId,
+    submitted_at: row.submittedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function providerFailure(error: ProviderError): DomainError {
+  return new DomainError(error.retryable ? 'unavailable' : 'unsupported', `provider refused: ${error.title} (code ${error.code})`, {
+    extra: { provider_error: { code: error.code, title: error.title } },
+  });
+}
+
+export async function listTemplates(
+  db: Executor,
+  actor: Actor,
+  page: Page & { channelId?: string; status?: string; name?: string },
+): Promise<PageResult<TemplateRecord>> {
+  if (page.channelId !== undefined && !isUuid(page.channelId)) return { items: [], nextCursor: null };
+  const rows = await db
+    .select()
+    .from(templates)
+    .where(
+      and(
+        eq(templates.organizationId, actor.organizationId),
+        page.channelId ? eq(templates.channelId, page.channelId) : undefined,
+        page.status ? eq(templates.status, page.status) : undefined,
+        page.name ? eq(templates.name, page.name) : undefined,
+        afterCursor(templates.createdAt, templates.id, page.cursor),
+      ),
+    )
+    .orderBy(...newestFirst(templates.createdAt, templates.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, presentTemplate);
+}
+
+export async function loadTemplate(db: Executor, actor: Actor, templateId: string): Promise<TemplateRow> {
+  if (!isUuid(templateId)) throw notFound('template');
+  const [row] = await db
+    .select()
+    .from(templates)
+    .where(and(eq(templates.id, templateId), eq(templates.organizationId, actor.organizationId)))
+    .limit(1);
+  if (!row) throw notFound('template');
+  return row;
+}
+
+export type CreateTemplateInput = { channelId: string; name: string; language: string; category: string; components: unknown[] };
+
+/** Makes a draft template on an official channel, to be submitted for approval. */
+export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput): Promise<TemplateRow> {
+  const channel = await loadChannel(deps.db, actor, input.channelId);
+  assertOperation(channel.platform as Platform, 'templates.submit', 'templates');
+  const now = deps.clock.now();
+  const [row] = await deps.db
+    .insert(templates)
+    .values({
+      id: uuidv7(),
+      organizationId: actor.organizationId,
+      channelId: channel.id,
+      name: input.name,
+      language: input.language,
+      category: input.category,
+      components: input.components,
+      status: 'draft',
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw conflict(`template ${input.name} (${input.language}) exists on this channel`);
+  return row;
+}
+
+/** Sends a template to the provider for approval; its decision arrives later as a webhook. */
+export async function submitTemplate(deps: TemplateDeps, actor: Actor, templateId: string): Promise<TemplateRow> {
+  const template = await loadTemplate(deps.db, actor, templateId);
+  const channel = await loadChannel(deps.db, actor, template.channelId);
+  const platform = channel.platform as Platform;
+  assertOperation(platform, 'templates.submit', 'template submit');
+  if (template.status !== 'draft' && template.status !== 'rejected') {
+    throw conflict(`template is ${template.status}; only draft or rejected templates can be submitted`);
+  }
+  const adapter = deps.providers.get(platform);
+  const result = await adapter.submitTemplate!(connectionOf(channel, deps.sealer), {
+    name: template.name,
+    language: template.language,
+    category: template.category,
+    components: template.components,
+  });
+  if (!result.ok) {
+    await recordProviderFault(deps, channel, result.error);
+    throw providerFailure(result.error);
+  }
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(templates)
+      .set({ providerTemplateId: result.value.providerTemplateId, submittedAt: now, updatedAt: now })
+      .where(eq(templates.id, template.id))
+      .returning();
+    return setTemplateStatus(tx, row!, result.value.status, null, now);
+  });
+}
+
+async function setTemplateStatus(tx: Executor, row: TemplateRow, status: string, reason: string | null, at: Date): Promise<TemplateRow> {
+  if (row.status === status && row.rejectionReason === reason) return row;
+  const [updated] = await tx
+    .update(templates)
+    .set({ status, rejectionReason: reason, updatedAt: at })
+    .where(eq(templates.id, row.id))
+    .returning();
+  if (row.status !== status) await recordEvent(tx, row.organizationId, 'template.status_update', { template_id: row.id, status }, at);
+  return updated!;
+}
+
+export type SyncResult = { created: number; updated: number; unchanged: number; templates: TemplateRecord[] };
+
+/** Pulls the channel's templates from the provider and stores them; status changes record events. */
+export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId: string): Promise<SyncResult> {
+  const channel = await loadChannel(deps.db, actor, channelId);
+  const platform = channel.platform as Platform;
+  assertOperation(platform, 'templates.sync', 'template sync');
+  const result = await deps.providers.get(platform).listTemplates!(connectionOf(channel, deps.sealer));
+  if (!result.ok) {
+    await recordProviderFault(deps, channel, result.error);
+    throw providerFailure(result.error);
+  }
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const counts = { created: 0, updated: 0, unchanged: 0 };
+    const out: TemplateRecord[] = [];
+    for (const t of result.value) {
+      const [existing] = await tx
+        .select()
+        .from(templates)
+        .where(
+          and(
+            eq(templates.channelId, channel.id),
+            or(eq(templates.providerTemplateId, t.providerTemplateId), and(eq(templates.name, t.name), eq(templates.language, t.language))),
+          ),
+        )
+        .limit(1);
+      if (!existing) {
+        const [row] = await tx
+          .insert(templates)
+          .values({
+            id: uuidv7(),
+            organizationId: channel.organizationId,
+            channelId: channel.id,
+            name: t.name,
+            language: t.language,
+            category: t.category,
+            components: t.components,
+            status: t.status,
+            rejectionReason: t.reason ?? null,
+            providerTemplateId: t.providerTemplateId,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        await recordEvent(tx, channel.organizationId, 'template.status_update', { template_id: row!.id, status: t.status }, now);
+        counts.created++;
+        out.push(presentTemplate(row!));
+        continue;
+      }
+      const sameContent = JSON.stringify(existing.components) === JSON.stringify(t.components) && existing.category === t.category && existing.providerTemplateId === t.providerTemplateId;
+      let row = existing;
+      if (!sameContent) {
+        [row] = (await tx
+          .update(templates)
+          .set({ components: t.components, category: t.category, providerTemplateId: t.providerTemplateId, updatedAt: now })
+          .where(eq(templates.id, existing.id))
+          .returning()) as [TemplateRow];
+      }
+      const after = await setTemplateStatus(tx, row, t.status, t.reason ?? null, now);
+      if (sameContent && after === row) counts.unchanged++;
+      else counts.updated++;
+      out.push(presentTemplate(after));
+    }
+    return { ...counts, templates: out };
+  });
+}
+
+/** Applies a provider's template decision (from its webhook) to the templates of that channel. */
+export async function applyTemplateDecision(
+  tx: Executor,
+  channel: ChannelRow,
+  decision: { providerTemplateId: string; name?: string; language?: string; status: string; reason?: string },
+  at: Date,
+): Promise<TemplateRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(templates)
+    .where(
+      and(
+        eq(templates.channelId, channel.id),
+        decision.name && decision.language
+          ? or(eq(templates.providerTemplateId, decision.providerTemplateId), and(eq(templates.name, decision.name), eq(templates.language, decision.language)))
+          : eq(templates.providerTemplateId, decision.providerTemplateId),
+      ),
+    )
+    .limit(1);
+  if (!row) return undefined;
+  return setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at);
+}

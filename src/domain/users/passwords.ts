@@ -1,0 +1,23 @@
+/** Password hashing with Argon2id (memory-hard). */
+import { hash, verify } from '@node-rs/argon2';
+
+const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, OPTIONS);
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Verifies a password; with no stored hash it verifies against a dummy one, so a login for an
+ * unknown email costs the same time as one for a known email.
+ */
+export async function verifyPassword(storedHash: string | undefined, password: string): Promise<boolean> {
+  if (storedHash === undefined) {
+    dummyHash ??= hashPassword('parley-dummy-password-for-timing');
+    await verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  return verify(storedHash, password).catch(() => false);
+}

@@ -1,0 +1,98 @@
+/**
+ * The event type catalogue as users see it: what fires each type and an example body. Typed against
+ * the outbox's EventBodies, so a new event type does not compile until it is described here. The
+ * examples are also what a test send carries.
+ */
+import { EVENT_TYPES, type EventBodies, type EventType } from '../events/outbox.ts';
+
+export type EventTypeInfo<T extends EventType = EventType> = { description: string; example: EventBodies[T] };
+
+const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
+const CRM_RECORD = { object_kind: 'company', record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b', display_name: 'Acme GmbH', organization_id: ORG };
+
+export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
+  'message.new': {
+    description: 'A new message in a conversation: an inbound message (or certain outbound echoes). Interactive replies omit their content; read it with GET /v1/messages/{messageID}.',
+    example: {
+      message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      direction: 'inbound',
+      from_phone: '4915112345678',
+      msg_type: 'text',
+    },
+  },
+  'message.sent': {
+    description: 'An outbound message was sent from the workspace (the provider accepted it).',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+    },
+  },
+  'message.status_update': {
+    description: "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's.",
+    example: { message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02', status: 'delivered', conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', organization_id: ORG },
+  },
+  'conversation.updated': {
+    description: 'Conversation metadata changed: assignment, status, preview or tags.',
+    example: { conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', status: 'open' },
+  },
+  'contact.updated': {
+    description: 'A contact profile was updated (also sent on some creates).',
+    example: { contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff', name: 'Ada Lovelace', organization_id: ORG },
+  },
+  'template.status_update': {
+    description: "A message template's approval status changed (on sync or the provider's decision).",
+    example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' },
+  },
+  'commerce.order.updated': {
+    description:
+      "An order's or its payment's state changed. Reserved: no order source emits it yet (Parley has no commerce module); subscribe to it now and test it with a test send.",
+    example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
+  },
+  'channel.status_update': {
+    description: "A channel's status changed (pending, connected, disconnected, error, pairing), with the reason.",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      status: 'connected',
+      previous_status: 'pairing',
+      reason: 'the phone scanned the QR code',
+      reason_code: null,
+      organization_id: ORG,
+    },
+  },
+  'crm.record.created': { description: 'A CRM record was created.', example: CRM_RECORD },
+  'crm.record.updated': { description: 'A CRM record was updated.', example: CRM_RECORD },
+  'crm.record.deleted': { description: 'A CRM record was deleted.', example: CRM_RECORD },
+  'crm.comment.created': {
+    description: 'A comment was added to a CRM record.',
+    example: { comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+  },
+  'crm.comment.deleted': {
+    description: 'A comment was removed from a CRM record.',
+    example: { comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+  },
+  'crm.list.entry_added': {
+    description: 'A record was added to a list.',
+    example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+  },
+  'crm.list.entry_removed': {
+    description: 'A record was removed from a list.',
+    example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+  },
+  'crm.import.committed': {
+    description: 'An import finished and its rows were written.',
+    example: { import_id: '0190a5b8-7fc3-7c11-9d2f-5b6c7d8e9f06', created: 120, updated: 14, unchanged: 3, failed: 2, organization_id: ORG },
+  },
+};
+
+/** The catalogue in EVENT_TYPES order, as the settings route lists it. */
+export function eventTypeCatalog(): Array<{ type: EventType } & EventTypeInfo> {
+  return EVENT_TYPES.map((type) => ({ type, ...(EVENT_CATALOG[type] as EventTypeInfo) }));
+}
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,295 @@
+/**
+ * The delivery log (deliveries with their attempts), manual retries and test sends. Every query is
+ * scoped by actor.organizationId.
+ */
+import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import type { Actor } from '../actor.ts';
+import { notFound } from '../errors.ts';
+import type { EventType } from '../events/outbox.ts';
+import { EVENT_CATALOG, isEventType } from './catalog.ts';
+import { DELIVERIES_CHANNEL, type WebhookDeps } from './deps.ts';
+import { loadEndpoint, signingSecrets } from './endpoints.ts';
+import { sendWebhook } from './send.ts';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export type AttemptRecord = {
+  id: string;
+  trigger: 'scheduled' | 'manual' | 'test';
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+};
+
+export type DeliveryRecord = {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  event_type: string;
+  test: boolean;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  attempts: AttemptRecord[];
+};
+
+/** Attempts shown per delivery, newest first. */
+export const ATTEMPTS_SHOWN = 20;
+
+function presentAttempt(row: AttemptRow): AttemptRecord {
+  return {
+    id: row.id,
+    trigger: row.trigger as AttemptRecord['trigger'],
+    attempted_at: row.attemptedAt.toISOString(),
+    status_code: row.statusCode,
+    duration_ms: row.durationMs,
+    response_body: row.responseBody,
+    error: row.error,
+  };
+}
+
+function presentDelivery(row: DeliveryRow, attempts: AttemptRow[]): DeliveryRecord {
+  return {
+    id: row.id,
+    message_id: row.messageId,
+    endpoint_id: row.endpointId,
+    event_type: row.eventType,
+    test: row.test,
+    status: row.status as DeliveryStatus,
+    attempt_count: row.attempts,
+    next_attempt_at: row.status === 'pending' ? (row.nextAttemptAt?.toISOString() ?? null) : null,
+    last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    attempts: attempts.slice(0, ATTEMPTS_SHOWN).map(presentAttempt),
+  };
+}
+
+export type DeliveryFilter = {
+  endpointId?: string;
+  eventType?: string;
+  status?: DeliveryStatus;
+  messageId?: string;
+  /** Deliveries created at or after this time. */
+  since?: Date;
+  /** Deliveries created before this time. */
+  until?: Date;
+};
+
+/** Deliveries newest first, each with its latest attempts. Ids that are not UUIDs match nothing. */
+export async function listDeliveries(deps: WebhookDeps, actor: Actor, filter: DeliveryFilter & Page): Promise<PageResult<DeliveryRecord>> {
+  if ((filter.endpointId !== undefined && !isUuid(filter.endpointId)) || (filter.messageId !== undefined && !isUuid(filter.messageId))) {
+    return { items: [], nextCursor: null };
+  }
+  const t = webhookDeliveries;
+  const rows = await deps.db
+    .select()
+    .from(t)
+    .where(
+      and(
+        eq(t.organizationId, actor.organizationId),
+        filter.endpointId ? eq(t.endpointId, filter.endpointId) : undefined,
+        filter.eventType ? eq(t.eventType, filter.eventType) : undefined,
+        filter.status ? eq(t.status, filter.status) : undefined,
+        filter.messageId ? eq(t.messageId, filter.messageId) : undefined,
+        filter.since ? gte(t.createdAt, filter.since) : undefined,
+        filter.until ? lt(t.createdAt, filter.until) : undefined,
+        afterCursor(t.createdAt, t.id, filter.cursor),
+      ),
+    )
+    .orderBy(...newestFirst(t.createdAt, t.id))
+    .limit(filter.limit + 1);
+  const page = rows.slice(0, filter.limit);
+  const attempts =
+    page.length === 0
+      ? []
+      : await deps.db
+          .select()
+          .from(webhookAttempts)
+          .where(inArray(webhookAttempts.deliveryId, page.map((r) => r.id)))
+          .orderBy(desc(webhookAttempts.attemptedAt), desc(webhookAttempts.id));
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.deliveryId) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.deliveryId, list);
+  }
+  return toPage(rows, filter.limit, (row) => presentDelivery(row, byDelivery.get(row.id) ?? []));
+}
+
+export type RetryResult = {
+  message_id: string;
+  retried: Array<{ delivery_id: string; endpoint_id: string }>;
+  skipped: Array<{ endpoint_id: string; reason: 'already succeeded' | 'endpoint disabled' | 'attempt in flight' }>;
+};
+
+/**
+ * Sends a message again (an event, by its id: the webhook-id its deliveries carry; or a test send)
+ * to every endpoint where it has not succeeded: failed and pending deliveries get an attempt now, and
+ * for an event, enabled endpoints whose filter matches but that never had it (created later, say)
+ * get a new delivery (with the whole schedule). A failed delivery gets one attempt (trigger
+ * `manual`; a failure leaves it failed); a pending one is due now and keeps the rest of its schedule.
+ * Disabled endpoints and attempts already in flight are skipped, and said so.
+ */
+export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: string, options: { endpointId?: string } = {}): Promise<RetryResult> {
+  if (!isUuid(messageId)) throw notFound('webhook message');
+  if (options.endpointId !== undefined && !isUuid(options.endpointId)) throw notFound('webhook endpoint');
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [event] = await tx
+      .select({ id: events.id, type: events.type })
+      .from(events)
+      .where(and(eq(events.id, messageId), eq(events.organizationId, actor.organizationId)))
+      .limit(1);
+    const deliveries = await tx
+      .select({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId, status: webhookDeliveries.status, lockedUntil: webhookDeliveries.lockedUntil })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.organizationId, actor.organizationId),
+          eq(webhookDeliveries.messageId, messageId),
+          options.endpointId ? eq(webhookDeliveries.endpointId, options.endpointId) : undefined,
+        ),
+      )
+      .for('update');
+    if (!event && deliveries.length === 0) throw notFound('webhook message');
+    const endpoints = await tx
+      .select({ id: webhookEndpoints.id, enabled: webhookEndpoints.enabled, eventTypes: webhookEndpoints.eventTypes })
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.organizationId, actor.organizationId), options.endpointId ? eq(webhookEndpoints.id, options.endpointId) : undefined));
+    if (options.endpointId && endpoints.length === 0) throw notFound('webhook endpoint');
+    const enabled = new Map(endpoints.map((e) => [e.id, e]));
+    const result: RetryResult = { message_id: messageId, retried: [], skipped: [] };
+    const failedAgain: string[] = [];
+    const pendingNow: string[] = [];
+    for (const delivery of deliveries) {
+      if (delivery.status === 'succeeded') result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'already succeeded' });
+      else if (!enabled.get(delivery.endpointId)?.enabled) result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'endpoint disabled' });
+      else if (delivery.lockedUntil && delivery.lockedUntil > now) result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'attempt in flight' });
+      else {
+        (delivery.status === 'failed' ? failedAgain : pendingNow).push(delivery.id);
+        result.retried.push({ delivery_id: delivery.id, endpoint_id: delivery.endpointId });
+      }
+    }
+    // A failed delivery gets one attempt (manual: a failure leaves it failed); a pending one is due now
+    // and keeps the rest of its schedule.
+    if (failedAgain.length > 0) {
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: 'pending', nextAttemptAt: now, manual: true, updatedAt: now })
+        .where(inArray(webhookDeliveries.id, failedAgain));
+    }
+    if (pendingNow.length > 0) {
+      await tx.update(webhookDeliveries).set({ nextAttemptAt: now, updatedAt: now }).where(inArray(webhookDeliveries.id, pendingNow));
+    }
+    if (event) {
+      const had = new Set(deliveries.map((d) => d.endpointId));
+      for (const endpoint of endpoints) {
+        if (had.has(endpoint.id)) continue;
+        if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue;
+        if (!endpoint.enabled) {
+          result.skipped.push({ endpoint_id: endpoint.id, reason: 'endpoint disabled' });
+          continue;
+        }
+        const id = uuidv7();
+        const inserted = await tx
+          .insert(webhookDeliveries)
+          .values({
+            id,
+            organizationId: actor.organizationId,
+            endpointId: endpoint.id,
+            messageId: event.id,
+            eventId: event.id,
+            eventType: event.type,
+            status: 'pending',
+            nextAttemptAt: now,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .onConflictDoNothing()
+          .returning({ id: webhookDeliveries.id });
+        if (inserted.length > 0) result.retried.push({ delivery_id: id, endpoint_id: endpoint.id });
+      }
+    }
+    if (result.retried.length > 0) await tx.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`);
+    return result;
+  });
+}
+
+export type TestSendResult = {
+  delivery_id: string;
+  message_id: string;
+  event_type: EventType;
+  succeeded: boolean;
+  attempt: AttemptRecord;
+};
+
+/**
+ * Sends a signed test message to the endpoint now, even when it is disabled: the catalogue's example
+ * body of the type, with a fresh webhook-id and header `x-parley-webhook-test: true`. The attempt is
+ * made in this request and recorded as a delivery (test: true) of its own; it is not retried
+ * automatically and does not count toward disabling the endpoint.
+ */
+export async function sendTestMessage(deps: WebhookDeps, actor: Actor, endpointId: string, requestedType?: EventType): Promise<TestSendResult> {
+  const endpoint = await loadEndpoint(deps.db, actor, endpointId);
+  // Default: the endpoint's first subscribed type, else message.new.
+  const eventType = requestedType ?? (endpoint.eventTypes.find(isEventType) as EventType | undefined) ?? 'message.new';
+  const messageId = uuidv7();
+  const payload = EVENT_CATALOG[eventType].example as Record<string, unknown>;
+  const secrets = signingSecrets(endpoint, (s) => deps.sealer.open(s), deps.clock.now());
+  const outcome = await sendWebhook(endpoint.url, secrets, { id: messageId, type: eventType, body: JSON.stringify(payload), test: true }, {
+    clock: deps.clock,
+    timeoutMs: deps.settings.timeoutMs,
+    policy: deps.policy,
+  });
+  const deliveryId = uuidv7();
+  const attemptId = uuidv7();
+  const error = outcome.error ?? (outcome.succeeded ? null : `HTTP ${outcome.statusCode}`);
+  const now = deps.clock.now();
+  const attempt: AttemptRow = {
+    id: attemptId,
+    organizationId: actor.organizationId,
+    deliveryId,
+    endpointId: endpoint.id,
+    trigger: 'test',
+    attemptedAt: outcome.attemptedAt,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    responseBody: outcome.responseBody,
+    error,
+  };
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(webhookDeliveries).values({
+      id: deliveryId,
+      organizationId: actor.organizationId,
+      endpointId: endpoint.id,
+      messageId,
+      eventType,
+      payload,
+      test: true,
+      status: outcome.succeeded ? 'succeeded' : 'failed',
+      attempts: 1,
+      lastAttemptAt: outcome.attemptedAt,
+      lastStatusCode: outcome.statusCode,
+      lastError: error,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.insert(webhookAttempts).values(attempt);
+  });
+  return { delivery_id: deliveryId, message_id: messageId, event_type: eventType, succeeded: outcome.succeeded, attempt: presentAttempt(attempt) };
+}

@@ -1,0 +1,232 @@
+/**
+ * Webhook endpoints: where an organization's events go, which types, and the signing secret (sealed
+ * at rest, shown on create, on rotation and by the reveal route). Every query is scoped by
+ * actor.organizationId.
+ */
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import { assertSafeTarget, UnsafeTargetError } from '../../lib/safe-fetch.ts';
+import type { Actor } from '../actor.ts';
+import { conflict, invalid, notFound } from '../errors.ts';
+import type { EventType } from '../events/outbox.ts';
+import { isEventType } from './catalog.ts';
+import { MAX_ENDPOINTS_PER_ORGANIZATION, ROTATION_OVERLAP_MS, type WebhookDeps } from './deps.ts';
+import { generateSecret } from './signing.ts';
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export type EndpointRecord = {
+  id: string;
+  url: string;
+  description: string;
+  event_types: EventType[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  previous_secret_expires_at: string | null;
+  health: {
+    consecutive_failures: number;
+    failing_since: string | null;
+    last_success_at: string | null;
+    last_failure_at: string | null;
+  };
+  created_at: string;
+  updated_at: string;
+};
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function presentEndpoint(row: EndpointRow, now: Date): EndpointRecord {
+  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    event_types: row.eventTypes as EventType[],
+    enabled: row.enabled,
+    disabled_reason: row.enabled ? null : row.disabledReason,
+    disabled_at: row.enabled ? null : iso(row.disabledAt),
+    previous_secret_expires_at: overlapping ? iso(row.previousSecretExpiresAt) : null,
+    health: {
+      consecutive_failures: row.consecutiveFailures,
+      failing_since: iso(row.failingSince),
+      last_success_at: iso(row.lastSuccessAt),
+      last_failure_at: iso(row.lastFailureAt),
+    },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** Loads an endpoint of the actor's organization; another organization's id is simply not found. */
+export async function loadEndpoint(db: Executor, actor: Actor, endpointId: string): Promise<EndpointRow> {
+  if (!isUuid(endpointId)) throw notFound('webhook endpoint');
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.organizationId, actor.organizationId)))
+    .limit(1);
+  if (!row) throw notFound('webhook endpoint');
+  return row;
+}
+
+/** Every endpoint of the organization, oldest first (there are at most MAX_ENDPOINTS_PER_ORGANIZATION). */
+export async function listEndpoints(db: Executor, actor: Actor): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.organizationId, actor.organizationId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+async function assertTarget(deps: WebhookDeps, url: string): Promise<void> {
+  try {
+    await assertSafeTarget(url, deps.policy);
+  } catch (err) {
+    if (err instanceof UnsafeTargetError) throw invalid(`url ${err.message}`, [{ pointer: '/url', location: 'body', message: err.message }]);
+    throw err;
+  }
+}
+
+function checkEventTypes(types: readonly string[]): EventType[] {
+  const unknown = types.filter((t) => !isEventType(t));
+  if (unknown.length > 0) {
+    throw invalid(
+      `unknown event type ${unknown.join(', ')}; the catalogue is in GET /v1/settings/developer/webhooks`,
+      types.flatMap((t, i) => (isEventType(t) ? [] : [{ pointer: `/event_types/${i}`, location: 'body' as const, message: 'unknown event type' }])),
+    );
+  }
+  return [...new Set(types)] as EventType[];
+}
+
+export type CreateEndpointInput = { url: string; description?: string; eventTypes?: string[]; enabled?: boolean };
+
+/** Creates an endpoint with a new secret; the secret is in the result this once (and by the reveal route). */
+export async function createEndpoint(deps: WebhookDeps, actor: Actor, input: CreateEndpointInput): Promise<{ row: EndpointRow; secret: string }> {
+  const eventTypes = checkEventTypes(input.eventTypes ?? []);
+  await assertTarget(deps, input.url);
+  const secret = generateSecret();
+  const now = deps.clock.now();
+  const enabled = input.enabled ?? true;
+  const row = await deps.db.transaction(async (tx) => {
+    // Serializes creates of one organization, so two at once cannot both pass the limit.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${actor.organizationId}`}))`);
+    const [existing] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, actor.organizationId));
+    if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_ORGANIZATION) {
+      throw conflict(`an organization has at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints; delete one first`);
+    }
+    const [created] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id: uuidv7(),
+        organizationId: actor.organizationId,
+        url: input.url,
+        description: input.description ?? '',
+        eventTypes,
+        enabled,
+        disabledReason: enabled ? null : 'disabled when it was created',
+        disabledAt: enabled ? null : now,
+        secretSealed: deps.sealer.seal(secret),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return created!;
+  });
+  return { row, secret };
+}
+
+export type UpdateEndpointInput = { url?: string; description?: string; eventTypes?: string[]; enabled?: boolean };
+
+/**
+ * Changes an endpoint. Disabling it fails its pending deliveries (they can be retried by hand once it
+ * is enabled again); enabling it clears the disabled reason and the failure count.
+ */
+export async function updateEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input: UpdateEndpointInput): Promise<EndpointRow> {
+  const current = await loadEndpoint(deps.db, actor, endpointId);
+  const eventTypes = input.eventTypes ? checkEventTypes(input.eventTypes) : undefined;
+  if (input.url !== undefined && input.url !== current.url) await assertTarget(deps, input.url);
+  const now = deps.clock.now();
+  const disabling = input.enabled === false && current.enabled;
+  const enabling = input.enabled === true && !current.enabled;
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(eventTypes ? { eventTypes } : {}),
+        ...(disabling ? { enabled: false, disabledReason: 'disabled by a user', disabledAt: now } : {}),
+        ...(enabling ? { enabled: true, disabledReason: null, disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
+        updatedAt: now,
+      })
+      .where(and(eq(webhookEndpoints.id, current.id), eq(webhookEndpoints.organizationId, actor.organizationId)))
+      .returning();
+    if (!row) throw notFound('webhook endpoint');
+    if (disabling) await failPendingDeliveries(tx, row.id, 'endpoint disabled by a user', now);
+    return row;
+  });
+}
+
+/** Marks an endpoint's pending deliveries failed (its attempts in flight finish and are recorded). */
+export async function failPendingDeliveries(db: Executor, endpointId: string, reason: string, now: Date): Promise<void> {
+  await db
+    .update(webhookDeliveries)
+    .set({ status: 'failed', nextAttemptAt: null, lastError: reason, updatedAt: now })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')));
+}
+
+/** Deletes an endpoint with its deliveries and their attempts. */
+export async function deleteEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<void> {
+  if (!isUuid(endpointId)) throw notFound('webhook endpoint');
+  const deleted = await deps.db
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.organizationId, actor.organizationId)))
+    .returning({ id: webhookEndpoints.id });
+  if (deleted.length === 0) throw notFound('webhook endpoint');
+}
+
+/**
+ * Replaces the signing secret. The old one keeps signing beside the new one (two signatures) for 24
+ * hours, so receivers can switch without losing a message; a second rotation within that time drops
+ * the oldest at once.
+ */
+export async function rotateSecret(
+  deps: WebhookDeps,
+  actor: Actor,
+  endpointId: string,
+): Promise<{ row: EndpointRow; secret: string; previousSecretExpiresAt: Date }> {
+  const current = await loadEndpoint(deps.db, actor, endpointId);
+  const secret = generateSecret();
+  const now = deps.clock.now();
+  const previousSecretExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+  const [row] = await deps.db
+    .update(webhookEndpoints)
+    .set({ secretSealed: deps.sealer.seal(secret), previousSecretSealed: current.secretSealed, previousSecretExpiresAt, updatedAt: now })
+    .where(and(eq(webhookEndpoints.id, current.id), eq(webhookEndpoints.organizationId, actor.organizationId)))
+    .returning();
+  if (!row) throw notFound('webhook endpoint');
+  return { row, secret, previousSecretExpiresAt };
+}
+
+export type RevealedSecret = { secret: string; previous_secret: string | null; previous_secret_expires_at: string | null };
+
+/** The endpoint's secret, and the one before it while it still signs. */
+export async function revealSecret(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<RevealedSecret> {
+  const row = await loadEndpoint(deps.db, actor, endpointId);
+  const overlapping = row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > deps.clock.now();
+  return {
+    secret: deps.sealer.open(row.secretSealed),
+    previous_secret: overlapping ? deps.sealer.open(row.previousSecretSealed!) : null,
+    previous_secret_expires_at: overlapping ? row.previousSecretExpiresAt!.toISOString() : null,
+  };
+}
+
+/** The secrets that sign now: the current one, and the previous one during its overlap. */
+export function signingSecrets(row: Pick<EndpointRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, open: (sealed: string) => string, now: Date): string[] {
+  const secrets = [open(row.secretSealed)];
+  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now) secrets.push(open(row.previousSecretSealed));
+  return secrets;
+}

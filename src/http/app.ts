@@ -1,0 +1,218 @@
+/**
+ * The HTTP server: framework instance, request ids, authentication, validation, error mapping and
+ * the OpenAPI document, then every route group.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Container } from '../container.ts';
+import type { Actor } from '../domain/actor.ts';
+import { DomainError } from '../domain/errors.ts';
+import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
+import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
+import { registerDashboard } from './dashboard.ts';
+import { registerDocsRoutes } from './v1/docs.ts';
+import { registerHealthRoutes } from './v1/health.ts';
+import { registerAuthRoutes } from './v1/auth.ts';
+import { registerApiKeyRoutes } from './v1/api-keys.ts';
+import { registerChannelRoutes } from './v1/channels.ts';
+import { registerTemplateRoutes } from './v1/templates.ts';
+import { registerBizapiRoutes } from './v1/bizapi.ts';
+import { registerContactRoutes } from './v1/contacts.ts';
+import { registerMessageRoutes } from './v1/messages.ts';
+import { registerConversationRoutes } from './v1/conversations.ts';
+import { registerProviderWebhookRoutes } from './providers/webhooks.ts';
+import { registerWebhookRoutes } from './v1/webhooks.ts';
+import { registerEventRoutes } from './v1/events.ts';
+import { registerSandboxRoutes } from './sandbox/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Defaults to needing any valid credential. */
+    auth?: AuthRequirement;
+    /** Defaults to 'problem'. */
+    errorShape?: ErrorShape;
+  }
+  interface FastifyRequest {
+    actor: Actor | undefined;
+  }
+  interface FastifyInstance {
+    /** Every route registered, for checks that the OpenAPI document lists them all. */
+    routeSummaries: RouteSummary[];
+  }
+}
+
+export type RouteSummary = { method: string; url: string; hidden: boolean; public: boolean };
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export type AppOptions = { bearer?: BearerAuthenticator };
+
+/** The actor of an authenticated route; routes that declare auth can rely on it. */
+export function actorOf(request: { actor: Actor | undefined }): Actor {
+  if (!request.actor) throw new DomainError('unauthenticated', 'invalid or missing API key');
+  return request.actor;
+}
+
+export async function buildApp(container: Container, options: AppOptions = {}): Promise<App> {
+  const { config } = container;
+  const app = Fastify({
+    loggerInstance: container.logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // Bodies are JSON only; anything else is a 415 (the OAuth routes add form bodies in their scope).
+  app.removeContentTypeParser(['text/plain']);
+
+  app.decorateRequest('actor', undefined);
+  const routes: RouteSummary[] = [];
+  app.decorate('routeSummaries', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      routes.push({
+        method,
+        url: route.url,
+        hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide),
+        public: Boolean(route.config && 'auth' in route.config && route.config.auth && 'public' in route.config.auth),
+      });
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  await app.register(cookie);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
+        upgradeInsecureRequests: config.secureCookies ? [] : null,
+      },
+    },
+    hsts: config.secureCookies,
+  });
+  if (config.rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      max: config.rateLimitPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => {
+        const key = request.headers['x-api-key'] ?? request.headers.authorization ?? request.cookies?.parley_session;
+        return typeof key === 'string' ? `cred:${key.slice(-16)}` : `ip:${request.ip}`;
+      },
+      errorResponseBuilder: (_request, context) => {
+        const err = new DomainError('rate_limited', `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
+        return Object.assign(err, { statusCode: 429 });
+      },
+    });
+  }
+
+  const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
+  app.addHook('onRequest', async (request) => {
+    // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
+    if (request.is404) return;
+    request.actor = await authenticate(request, request.routeOptions.config.auth ?? {}, {
+      db: container.database.db,
+      clock: container.clock,
+      trustedOrigins,
+      bearer: options.bearer,
+    });
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const domain = toDomainError(error);
+    const configured = request.routeOptions?.config?.errorShape ?? 'problem';
+    // The contacts routes' code shape is for their own errors: credential and permission failures stay problems, as on every route.
+    const authFailure = domain?.code === 'unauthenticated' || domain?.code === 'forbidden';
+    const shape = configured === 'code' && authFailure ? 'problem' : configured;
+    if (domain) {
+      if (domain.code === 'rate_limited') {
+        const reset = reply.getHeader('x-ratelimit-reset');
+        if (reset !== undefined) void reply.header('retry-after', String(reset));
+      }
+      return sendError(reply, request, domain, shape);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, request, internalError(request), shape);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allow: string[] = METHODS.filter((m) => m !== request.method && app.findRoute({ method: m, url: path }));
+    if (allow.length > 0 && !app.findRoute({ method: request.method as 'GET', url: path })) {
+      if (allow.includes('GET')) allow.push('HEAD');
+      return sendError(reply, request, new DomainError('method_not_allowed', `${request.method} is not allowed on ${path}`, { extra: { allow } }), 'problem');
+    }
+    return sendError(reply, request, new DomainError('not_found', `no route ${request.method} ${path}`), 'problem');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Parley API',
+        version: '1.0.0',
+        description:
+          'Business messaging and CRM. Authenticate with `X-Api-Key`, an OAuth access token (`Authorization: Bearer`), or the dashboard session cookie. ' +
+          'Lists return `{data: [...], meta: {next_cursor}}`; pass `cursor` (and `limit`, default 50, maximum 200) to page. ' +
+          'Errors are RFC 9457 problem bodies, except the contacts routes (`{error, code}`) and the OAuth token endpoints (`{error, error_description}`).',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token.' },
+          session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login.' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+
+  await registerHealthRoutes(app, container);
+  await registerAuthRoutes(app, container);
+  await registerApiKeyRoutes(app, container);
+  await registerChannelRoutes(app, container);
+  await registerTemplateRoutes(app, container);
+  await registerBizapiRoutes(app, container);
+  await registerContactRoutes(app, container);
+  await registerMessageRoutes(app, container);
+  await registerConversationRoutes(app, container);
+  await registerWebhookRoutes(app, container);
+  await registerEventRoutes(app, container);
+  await registerProviderWebhookRoutes(app, container);
+  if (config.providerSandbox) await registerSandboxRoutes(app, container);
+  await registerDocsRoutes(app);
+  await registerDashboard(app, container);
+  return app;
+}

@@ -1,0 +1,31 @@
+/** Serves the built dashboard (src/dashboard, built by Vite into dist/dashboard) under /app. */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { Container } from '../container.ts';
+import type { App } from './app.ts';
+
+export const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/dashboard/', import.meta.url));
+const PREFIX = '/app';
+
+export async function registerDashboard(app: App, _container: Container) {
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/' || route.url.startsWith(PREFIX)) route.config = { ...route.config, auth: { public: true } };
+  });
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${PREFIX}/`));
+  if (!existsSync(DASHBOARD_DIR)) {
+    app.get(`${PREFIX}/*`, { schema: { hide: true } }, async (_request, reply) =>
+      reply.code(503).type('text/plain').send('The dashboard is not built: run `npm run build:dashboard` (npm start does it).'),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, { root: DASHBOARD_DIR, prefix: `${PREFIX}/`, wildcard: false, index: ['index.html'] });
+  // Client-side routes of the single-page app all load its index; a missing built file is a 404,
+  // so a page open on an old build never gets HTML in place of its script.
+  app.get(`${PREFIX}/*`, { schema: { hide: true } }, async (request, reply) => {
+    if (/^\/app\/assets\/|\.[a-z0-9]{1,8}$/i.test(request.url.split('?')[0] ?? '')) {
+      return reply.code(404).type('text/plain').send('not found');
+    }
+    return reply.sendFile('index.html');
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * Domain error codes -> HTTP status and body shape, in one place. Three shapes, as the spec says:
+ * problem bodies (RFC 9457) in general, `{error, code}` on the contacts routes, and
+ * `{error, error_description}` on the OAuth token endpoints.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DomainError, type ErrorCode, type FieldError } from '../domain/errors.ts';
+
+export type ErrorShape = 'problem' | 'code' | 'oauth';
+
+const STATUS: Record<ErrorCode, { status: number; title: string }> = {
+  invalid: { status: 400, title: 'Bad Request' },
+  unauthenticated: { status: 401, title: 'Unauthorized' },
+  invalid_credentials: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not Found' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload Too Large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  unsupported: { status: 422, title: 'Unprocessable Content' },
+  window_closed: { status: 422, title: 'Unprocessable Content' },
+  send_refused: { status: 422, title: 'Unprocessable Content' },
+  rate_limited: { status: 429, title: 'Too Many Requests' },
+  internal: { status: 500, title: 'Internal Server Error' },
+  unavailable: { status: 503, title: 'Service Unavailable' },
+};
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code].status;
+}
+
+const FieldErrorSchema = z.object({
+  pointer: z.string().meta({ description: 'JSON pointer to the offending field, relative to its location', example: '/email' }),
+  location: z.enum(['body', 'query', 'params', 'headers']).optional(),
+  message: z.string(),
+});
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().meta({ example: 'about:blank' }),
+    title: z.string().meta({ example: 'Unauthorized' }),
+    status: z.number().int().meta({ example: 401 }),
+    detail: z.string().meta({ example: 'invalid or missing API key' }),
+    code: z.string().meta({ description: 'Stable machine-readable error code', example: 'unauthenticated' }),
+    request_id: z.string(),
+    errors: z.array(FieldErrorSchema).optional().meta({ description: 'Field errors, on 400 validation failures' }),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details (content type application/problem+json)' });
+
+export const CodeErrorSchema = z
+  .object({
+    error: z.string().meta({ example: 'contact not found' }),
+    code: z.string().meta({ example: 'not_found' }),
+    errors: z.array(FieldErrorSchema).optional(),
+  })
+  .meta({ id: 'CodeError', description: 'Error body of the contacts routes' });
+
+export const OAuthErrorSchema = z
+  .object({ error: z.string().meta({ example: 'invalid_grant' }), error_description: z.string().optional() })
+  .meta({ id: 'OAuthError', description: 'RFC 6749 error body of the OAuth endpoints' });
+
+/** The OpenAPI responses for the given error statuses, in the route's body shape. */
+export function errorResponses(statuses: number[], shape: ErrorShape = 'problem') {
+  const schema = shape === 'problem' ? ProblemSchema : shape === 'code' ? CodeErrorSchema : OAuthErrorSchema;
+  return Object.fromEntries(statuses.map((s) => [s, schema.describe(describeStatus(s))]));
+}
+
+function describeStatus(status: number): string {
+  const entry = Object.values(STATUS).find((s) => s.status === status);
+  return entry?.title ?? 'Error';
+}
+
+// The parser's own message quotes the body, which may hold a secret: it is not echoed.
+const MALFORMED_JSON = 'malformed JSON: the request body is not valid JSON';
+
+/** Turns anything thrown while serving a request into a DomainError, or undefined for a fault. */
+export function toDomainError(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  const err = error as FastifyError & { validationContext?: string };
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = err.validationContext ?? 'body';
+    const location = (context === 'querystring' ? 'query' : context) as FieldError['location'];
+    const fieldErrors: FieldError[] = err.validation.map((v) => ({
+      pointer: v.instancePath || '/',
+      location,
+      message: v.message ?? 'invalid value',
+    }));
+    const summary = fieldErrors.map((f) => `${f.pointer === '/' ? location : f.pointer.slice(1)}: ${f.message}`).join('; ');
+    return new DomainError('invalid', `request ${location} is invalid: ${summary}`, { fieldErrors });
+  }
+  switch (err?.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('invalid', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'request body is empty but Content-Type is application/json' : MALFORMED_JSON);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('payload_too_large', 'request body is larger than the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('unsupported_media_type', 'unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError('invalid', 'Content-Length does not match the body');
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError || (err?.statusCode === 400 && err.name === 'SyntaxError')) {
+    return new DomainError('invalid', MALFORMED_JSON);
+  }
+  if (err?.statusCode === 429) return new DomainError('rate_limited', 'too many requests: slow down and retry after the time in Retry-After');
+  if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    const code = (Object.entries(STATUS).find(([, v]) => v.status === err.statusCode)?.[0] ?? 'invalid') as ErrorCode;
+    return new DomainError(code, err.message);
+  }
+  return undefined;
+}
+
+/** Writes the error in the route's shape. */
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: DomainError, shape: ErrorShape): FastifyReply {
+  const { status, title } = STATUS[error.code];
+  if (error.code === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {
+    void reply.header('Allow', (error.extra.allow as string[]).join(', '));
+  }
+  void reply.code(status);
+  // Bodies go out pre-serialized: an error answer must never fail the route's response schema.
+  if (shape === 'oauth') {
+    return reply.type('application/json').send(JSON.stringify({ error: oauthCode(error), error_description: error.message }));
+  }
+  if (shape === 'code') {
+    return reply
+      .type('application/json')
+      .send(JSON.stringify({ error: error.message, code: error.code, ...(error.fieldErrors ? { errors: error.fieldErrors } : {}) }));
+  }
+  return reply.type('application/problem+json').send(JSON.stringify({
+    type: 'about:blank',
+    title,
+    status,
+    detail: error.message,
+    code: error.code,
+    request_id: request.id,
+    ...(error.fieldErrors ? { errors: error.fieldErrors } : {}),
+    ...(error.extra && error.code !== 'method_not_allowed' ? error.extra : {}),
+  }));
+}
+
+function oauthCode(error: DomainError): string {
+  const explicit = error.extra?.oauth_error;
+  if (typeof explicit === 'string') return explicit;
+  switch (error.code) {
+    case 'invalid':
+    case 'payload_too_large':
+    case 'unsupported_media_type':
+    case 'method_not_allowed':
+      return 'invalid_request';
+    case 'unauthenticated':
+    case 'invalid_credentials':
+      return 'invalid_client';
+    case 'forbidden':
+      return 'access_denied';
+    case 'rate_limited':
+      return 'slow_down';
+    case 'unavailable':
+      return 'temporarily_unavailable';
+    default:
+      return 'server_error';
+  }
+}
+
+export function internalError(request: FastifyRequest): DomainError {
+  return new DomainError('internal', `unexpected error; quote request id ${request.id} when reporting it`);
+}

@@ -1,0 +1,49 @@
+/** The sandbox gateway under /sandbox/gateway (docs/gateway-protocol.md), API-key checked per session. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Executor } from '../../db/client.ts';
+import type { AccountRow } from '../../sandbox/context.ts';
+import type { GatewayResult } from '../../sandbox/errors.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { answerGateway, bearerToken, gatewayFaults, sendGatewayError } from './replies.ts';
+
+type SessionParams = { session: string } & Record<string, string>;
+
+const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
+
+export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: Sandbox, db: Executor) {
+  const api = sandbox.gateway;
+  gatewayFaults(scope);
+  scope.setNotFoundHandler((request, reply) =>
+    sendGatewayError(reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, retryable: false }),
+  );
+
+  /** Checks the API key against the session in the path, then runs `fn` with the session. */
+  const authed =
+    (fn: (account: AccountRow, params: SessionParams, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const params = request.params as SessionParams;
+      const account = await api.authenticate(db, params.session, bearerToken(request));
+      if (!account.ok) return sendGatewayError(reply, account.error);
+      return fn(account.value, params, request, reply);
+    };
+  const answer = (reply: FastifyReply, result: GatewayResult<unknown>) => answerGateway(reply, result);
+
+  scope.post('/scan', ROUTE, async (request, reply) => answer(reply, await api.scan(db, request.body)));
+
+  scope.put('/sessions/:session', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.configure(db, account, request.body))));
+  scope.get('/sessions/:session', ROUTE, authed(async (account, _p, _r, reply) => reply.send(api.describe(account))));
+  scope.post('/sessions/:session/start', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.start(db, account))));
+  scope.get('/sessions/:session/qr', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.qr(db, account))));
+  scope.post('/sessions/:session/logout', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.logout(db, account))));
+  scope.post(
+    '/sessions/:session/messages',
+    ROUTE,
+    authed(async (account, _p, request, reply) => {
+      const result = await api.send(db, account, request.body);
+      if (!result.ok) return sendGatewayError(reply, result.error);
+      return reply.code(result.value.created ? 201 : 200).send({ id: result.value.id });
+    }),
+  );
+  scope.get('/sessions/:session/contacts/:phone', ROUTE, authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))));
+  scope.get('/sessions/:session/media/:mediaId', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.media(db, account, params.mediaId!))));
+}

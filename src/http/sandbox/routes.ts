@@ -1,0 +1,53 @@
+/**
+ * The built-in sandbox provider's HTTP side, under /sandbox: the official provider's API, the
+ * gateway protocol, and the outside world's doors (a customer writing in, media downloads). Public
+ * to Parley's own auth; each protocol checks its own bearer token and answers in its own shapes.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Container } from '../../container.ts';
+import type { App } from '../app.ts';
+import { registerGatewayRoutes } from './gateway.ts';
+import { registerOfficialRoutes } from './official.ts';
+import { answerGateway, gatewayFaults, sendGatewayError } from './replies.ts';
+
+const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
+
+/** JSON bodies as usual, but an empty body (POST .../start, .../subscribed_apps) is no body rather than an error. */
+function lenientJson(scope: FastifyInstance) {
+  const parse = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    return parse(request, body as string, done);
+  });
+}
+
+export async function registerSandboxRoutes(app: App, container: Container) {
+  const sandbox = container.sandbox;
+  if (!sandbox) return;
+  const db = container.database.db;
+
+  await app.register(
+    async (scope: FastifyInstance) => {
+      lenientJson(scope);
+      gatewayFaults(scope);
+      scope.setNotFoundHandler((request, reply) =>
+        sendGatewayError(reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, retryable: false }),
+      );
+
+      scope.post('/inbound', ROUTE, async (request, reply) => answerGateway(reply, await sandbox.inbound.deliver(db, request.body), 202));
+
+      scope.get('/media/:id', ROUTE, async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const query = request.query as Record<string, string | undefined>;
+        const media = await sandbox.downloadMedia(db, id, query.expires, query.signature);
+        if (!media) return sendGatewayError(reply, { status: 404, code: 'not_found', message: 'media not found, or its URL lapsed', retryable: false });
+        return reply.code(200).type(media.mimeType).header('cache-control', 'private, max-age=300').send(media.data);
+      });
+
+      await scope.register(async (official: FastifyInstance) => registerOfficialRoutes(official, sandbox, db), { prefix: '/official' });
+      await scope.register(async (gateway: FastifyInstance) => registerGatewayRoutes(gateway, sandbox, db), { prefix: '/gateway' });
+    },
+    { prefix: '/sandbox' },
+  );
+}

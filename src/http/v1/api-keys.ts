@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import type { Container } from '../../container.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys/api-keys.ts';
+import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
+import { actorOf, type App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+
+const PERMISSION_LIST = PERMISSIONS.map((p) => `\`${p}\`: ${PERMISSION_DESCRIPTIONS[p]}`).join('; ');
+
+const ApiKeySchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    prefix: z.string().meta({ description: 'The first characters of the secret', example: 'prl_Ab3x' }),
+    last_four: z.string().meta({ description: 'The last 4 characters of the secret', example: 'x9Qz' }),
+    permissions: z.array(z.enum(PERMISSIONS)),
+    created_at: z.string().meta({ format: 'date-time' }),
+    last_used_at: z.string().nullable().meta({ description: 'Kept to the minute' }),
+    expires_at: z.string().nullable(),
+    created_by: z.object({ type: z.enum(['user', 'api_key']), id: z.uuid() }).nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+
+const CreatedApiKeySchema = ApiKeySchema.extend({
+  secret: z.string().meta({ description: 'The key itself. Shown this once; only a hash is stored.', example: 'prl_Ab3x...x9Qz' }),
+}).meta({ id: 'CreatedApiKey' });
+
+const CreateApiKeyBodySchema = z
+  .object({
+    name: z.string().trim().min(1).max(100).meta({ example: 'CRM sync' }),
+    permissions: z
+      .array(z.string())
+      .min(1)
+      .max(PERMISSIONS.length)
+      .meta({ description: `Permission names (the same as the OAuth scopes): ${PERMISSION_LIST}`, example: ['messages:send', 'messages:read'] }),
+    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'When the key stops working (optional)' }),
+  })
+  .meta({ id: 'CreateApiKeyRequest' });
+
+export async function registerApiKeyRoutes(app: App, container: Container) {
+  const db = container.database.db;
+  const { clock } = container;
+
+  app.post(
+    '/v1/api-keys',
+    {
+      config: { auth: { permission: 'api_keys:write' } },
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Create an API key',
+        description:
+          'Needs a dashboard session or a credential holding `api_keys:write`. A key never gets a permission its creator lacks (403 naming it). The secret is in this response only.',
+        body: CreateApiKeyBodySchema,
+        response: { 201: dataOf(CreatedApiKeySchema), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    async (request, reply) => {
+      const { record, secret } = await createApiKey(
+        db,
+        actorOf(request),
+        {
+          name: request.body.name,
+          permissions: request.body.permissions,
+          expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : undefined,
+        },
+        clock,
+      );
+      return reply.code(201).send({ data: { ...record, secret } });
+    },
+  );
+
+  app.get(
+    '/v1/api-keys',
+    {
+      config: { auth: { permission: 'api_keys:read' } },
+      schema: {
+        tags: ['api-keys'],
+        summary: 'List API keys',
+        description: 'Active keys of the organization, newest first. Secrets are never shown again: only prefix and last four characters.',
+        querystring: PageQuerySchema,
+        response: { 200: listOf(ApiKeySchema), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    async (request) => {
+      const page = await listApiKeys(db, actorOf(request), request.query);
+      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+    },
+  );
+
+  app.delete(
+    '/v1/api-keys/:keyID',
+    {
+      config: { auth: { permission: 'api_keys:write' } },
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Revoke an API key',
+        description: 'Takes effect on the next request made with the key.',
+        params: z.object({ keyID: PathId }),
+        response: { 204: z.null().describe('Revoked'), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    async (request, reply) => {
+      await revokeApiKey(db, actorOf(request), request.params.keyID, clock);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import type { Container } from '../../container.ts';
+import type { Actor } from '../../domain/actor.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { describeSession, listSessions, login, revokeSession } from '../../domain/sessions/sessions.ts';
+import { presentUser } from '../../domain/users/users.ts';
+import { SESSION_COOKIE } from '../auth/authenticate.ts';
+import { actorOf, type App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { dataOf, PathId } from '../schemas.ts';
+
+export const UserSessionRecordSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    timezone: z.string().meta({ example: 'Europe/Berlin' }),
+    week_start: z.string().meta({ example: 'monday' }),
+    created_at: z.string().meta({ format: 'date-time' }),
+  })
+  .meta({ id: 'UserSessionRecord' });
+
+const LoginBodySchema = z.object({
+  email: z.string().min(1).max(320).meta({ example: 'owner@parley.local' }),
+  password: z.string().min(1).max(1024),
+  telemetry_id: z.string().max(200).optional().meta({ description: 'Optional device fingerprint id' }),
+});
+
+const OrganizationMembershipSchema = z.object({
+  organization_id: z.uuid(),
+  organization_name: z.string(),
+  role: z.enum(['owner', 'admin', 'member']),
+});
+
+const SessionInfoSchema = z
+  .object({
+    user: UserSessionRecordSchema,
+    organization_id: z.uuid().meta({ description: 'The organization this request acts in (choose another with X-Organization-Id)' }),
+    role: z.enum(['owner', 'admin', 'member']),
+    permissions: z.array(z.string()),
+    organizations: z.array(OrganizationMembershipSchema),
+    session: z.object({ id: z.uuid(), created_at: z.string(), expires_at: z.string() }),
+  })
+  .meta({ id: 'SessionInfo' });
+
+const SessionViewSchema = z.object({
+  id: z.uuid(),
+  current: z.boolean(),
+  user_agent: z.string().nullable(),
+  ip: z.string().nullable(),
+  created_at: z.string(),
+  last_seen_at: z.string(),
+  expires_at: z.string(),
+});
+
+function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
+  if (actor.kind !== 'user') throw new DomainError('forbidden', 'this operation needs a dashboard session');
+  return actor;
+}
+
+export async function registerAuthRoutes(app: App, container: Container) {
+  const { config, clock } = container;
+  const db = container.database.db;
+  const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };
+
+  app.post(
+    '/v1/auth/login',
+    {
+      config: {
+        auth: { public: true },
+        ...(config.loginRateLimitPerMinute > 0
+          ? { rateLimit: { max: config.loginRateLimitPerMinute, timeWindow: 60_000, keyGenerator: (r: { ip: string }) => `login:${r.ip}` } }
+          : {}),
+      },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in to the dashboard',
+        description: `Checks the email and password and sets the \`${SESSION_COOKIE}\` session cookie (HttpOnly, SameSite=Lax, Secure on https; lifetime ${config.sessionTtlHours} hours). For dashboard sessions only; integrations use API keys.`,
+        security: [],
+        body: LoginBodySchema,
+        response: { 200: dataOf(UserSessionRecordSchema), ...errorResponses([400, 401, 429]) },
+      },
+    },
+    async (request, reply) => {
+      const result = await login(
+        db,
+        {
+          email: request.body.email,
+          password: request.body.password,
+          telemetryId: request.body.telemetry_id,
+          userAgent: request.headers['user-agent'],
+          ip: request.ip,
+        },
+        { ttlHours: config.sessionTtlHours, clock },
+      );
+      void reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions, expires: result.expiresAt });
+      return { data: presentUser(result.user) };
+    },
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      config: { auth: { sessionOnly: true } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log out',
+        description: 'Revokes the current session and clears its cookie.',
+        security: [{ session: [] }],
+        response: { 204: z.null().describe('Logged out'), ...errorResponses([401, 403]) },
+      },
+    },
+    async (request, reply) => {
+      const actor = userActor(actorOf(request));
+      await revokeSession(db, actor.userId, actor.sessionId, clock);
+      void reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/auth/session',
+    {
+      config: { auth: { sessionOnly: true } },
+      schema: {
+        tags: ['auth'],
+        summary: 'The current session',
+        description: 'The logged-in user, the organization this request acts in, and every organization the user belongs to.',
+        security: [{ session: [] }],
+        response: { 200: dataOf(SessionInfoSchema), ...errorResponses([401, 403]) },
+      },
+    },
+    async (request) => {
+      const actor = userActor(actorOf(request));
+      const { user, session, organizations } = await describeSession(db, actor);
+      return {
+        data: {
+          user: presentUser(user),
+          organization_id: actor.organizationId,
+          role: actor.role,
+          permissions: [...actor.permissions],
+          organizations,
+          session: { id: session.id, created_at: session.createdAt.toISOString(), expires_at: session.expiresAt.toISOString() },
+        },
+      };
+    },
+  );
+
+  app.get(
+    '/v1/auth/sessions',
+    {
+      config: { auth: { sessionOnly: true } },
+      schema: {
+        tags: ['auth'],
+        summary: "The user's active sessions",
+        security: [{ session: [] }],
+        response: { 200: z.object({ data: z.array(SessionViewSchema) }), ...errorResponses([401, 403]) },
+      },
+    },
+    async (request) => ({ data: await listSessions(db, userActor(actorOf(request)), clock) }),
+  );
+
+  app.delete(
+    '/v1/auth/sessions/:sessionID',
+    {
+      config: { auth: { sessionOnly: true } },
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke one of your sessions',
+        description: 'Signs that session out on its next request. Another user\'s session id answers 404.',
+        security: [{ session: [] }],
+        params: z.object({ sessionID: PathId }),
+        response: { 204: z.null().describe('Revoked'), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    async (request, reply) => {
+      const actor = userActor(actorOf(request));
+      await revokeSession(db, actor.userId, request.params.sessionID, clock);
+      return reply.code(204).send(null);
+    },
+  );
+}

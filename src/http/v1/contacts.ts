@@ -1,0 +1,629 @@
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import type { Container } from '../../container.ts';
+import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression } from '../../domain/contacts/consents.ts';
+import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, LOOKUP_TYPES, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
+import { ContactFieldsSchema, normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
+import { IDENTITY_TYPES, listContactIdentities } from '../../domain/contacts/identities.ts';
+import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_REPORTED_ERRORS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
+import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
+import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
+import { DomainError, invalid } from '../../domain/errors.ts';
+import type { Permission } from '../../domain/permissions.ts';
+import { actorOf, type App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+
+const TAG = 'contacts';
+const EXAMPLE_ID = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
+const EXAMPLE_CHANNEL = '0196a0e1-1b2c-7d3e-8f40-5a6b7c8d9e0f';
+
+const UPSERT_RULE =
+  'Create or upsert. The contact to update is the one holding the phone_number (in any format, compared in E.164); ' +
+  'failing that, the one holding external_source + external_id; failing that, the one holding the email (case-insensitive). ' +
+  'No match creates a contact (201); a match is updated with the fields given (200; fields left out keep their values, null or "" clears one, ' +
+  'custom_fields is merged key by key). A new contact needs a phone_number, an email or an external_source + external_id. ' +
+  'Giving the contact an identifier that another contact holds is a 409 naming the field. An impossible phone number is a 400 naming phone_number. ' +
+  'Records crm.record.created, or crm.record.updated and contact.updated (nothing when an update changes nothing).';
+
+const CHANNEL_SCOPE_DOC =
+  'A channel scope: the id of one of the organization\'s channels, `chatapp` (every chat-app channel) or `all` (every channel). ' +
+  'A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, ' +
+  'or when the latest consent among those scopes is `revoked` (templates too).';
+
+const ContactSchema = z
+  .object({
+    id: z.uuid(),
+    phone_number: z.string().nullable().meta({ description: 'E.164 with the leading `+`', example: '+4930123456' }),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    external_source: z.string().nullable(),
+    external_id: z.string().nullable(),
+    custom_fields: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()).meta({ description: 'Names of the tags assigned' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({
+    id: 'Contact',
+    examples: [
+      {
+        id: EXAMPLE_ID,
+        phone_number: '+4930123456',
+        name: 'Ana Souza',
+        email: 'ana@example.com',
+        external_source: 'hubspot',
+        external_id: '81723',
+        custom_fields: { plan: 'pro' },
+        tags: ['vip'],
+        created_at: '2025-05-01T09:30:00.000Z',
+        updated_at: '2025-05-02T10:00:00.000Z',
+      },
+    ],
+  });
+
+const CreateContactBody = ContactFieldsSchema.meta({
+  id: 'CreateContactRequest',
+  description: UPSERT_RULE,
+  examples: [
+    { phone_number: '+49 30 123456', name: 'Ana Souza', email: 'ana@example.com', external_source: 'hubspot', external_id: '81723', custom_fields: { plan: 'pro' } },
+    { email: 'lee@example.com', name: 'Lee' },
+  ],
+});
+
+const UpdateContactBody = ContactFieldsSchema.meta({
+  id: 'UpdateContactRequest',
+  description: 'The fields to change; null or "" clears one; custom_fields is merged key by key (a null value removes its key). The contact must keep a phone_number, an email or an external id. 409 when another contact holds the new value.',
+  examples: [{ name: 'Ana M. Souza', email: 'ana.souza@example.com' }, { custom_fields: { plan: 'enterprise', trial: null } }],
+});
+
+const IdentitySchema = z
+  .object({
+    type: z.enum(IDENTITY_TYPES).meta({
+      description:
+        'phone (E.164), chatapp_id (the chat app\'s user id, usually the number\'s digits), linked_id and business_scoped_user_id (the chat app\'s privacy ids), username, email (lower-case), external_id (with source)',
+    }),
+    value: z.string(),
+    source: z.string().nullable().meta({ description: 'The external system of an external_id' }),
+    created_at: z.string(),
+  })
+  .meta({ id: 'ContactIdentity', examples: [{ type: 'chatapp_id', value: '4930123456', source: null, created_at: '2025-05-01T09:30:00.000Z' }] });
+
+const NoteSchema = z
+  .object({
+    id: z.uuid(),
+    contact_id: z.uuid(),
+    body: z.string(),
+    author: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.uuid().nullable() }).meta({ description: 'The user or API key that wrote it' }),
+    created_at: z.string(),
+  })
+  .meta({
+    id: 'ContactNote',
+    examples: [{ id: EXAMPLE_ID, contact_id: EXAMPLE_ID, body: 'Asked for a callback on Monday.', author: { type: 'user', id: EXAMPLE_CHANNEL }, created_at: '2025-05-02T10:00:00.000Z' }],
+  });
+
+const CreateNoteBody = z
+  .object({ body: z.string().trim().min(1).max(10_000) })
+  .meta({ id: 'CreateContactNoteRequest', description: 'Records crm.comment.created.', examples: [{ body: 'Asked for a callback on Monday.' }] });
+
+const TagSchema = z
+  .object({ name: z.string(), assigned_at: z.string() })
+  .meta({ id: 'ContactTag', examples: [{ name: 'vip', assigned_at: '2025-05-02T10:00:00.000Z' }] });
+
+const AddTagBody = z
+  .object({ tag: z.string().min(1).max(TAG_NAME_MAX).meta({ description: 'A tag name; made in the organization when new (names compare case-insensitively)' }) })
+  .meta({ id: 'AddContactTagRequest', description: 'Records crm.list.entry_added (list: the tag name) when newly assigned.', examples: [{ tag: 'vip' }] });
+
+const ChannelScopeSchema = z.string().min(1).max(64).meta({ description: CHANNEL_SCOPE_DOC, examples: ['all', 'chatapp', EXAMPLE_CHANNEL] });
+
+const ConsentSchema = z
+  .object({
+    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
+    state: z.enum(CONSENT_STATES),
+    source: z.string().nullable().meta({ description: 'Where the consent was given or revoked' }),
+    recorded_at: z.string().meta({ description: 'When it was given or revoked' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({
+    id: 'ContactConsent',
+    examples: [{ channel: 'chatapp', state: 'revoked', source: 'replied STOP', recorded_at: '2025-05-02T10:00:00.000Z', created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-02T10:00:00.000Z' }],
+  });
+
+const PutConsentBody = z
+  .object({
+    state: z.enum(CONSENT_STATES),
+    source: z.string().trim().max(200).nullable().optional().meta({ description: 'Where it was given or revoked: a form, a keyword, an agent' }),
+    at: z.iso.datetime({ offset: true }).optional().meta({ description: 'When it was given or revoked (default now; not in the future)' }),
+  })
+  .meta({
+    id: 'PutContactConsentRequest',
+    examples: [{ state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' }, { state: 'revoked', source: 'replied STOP' }],
+  });
+
+const SuppressionSchema = z
+  .object({
+    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
+    reason: z.string(),
+    expires_at: z.string().nullable().meta({ description: 'When it lapses; null: until lifted' }),
+    active: z.boolean().meta({ description: 'false once expires_at has passed' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({
+    id: 'ContactSuppression',
+    examples: [{ channel: 'all', reason: 'legal hold', expires_at: null, active: true, created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-01T09:30:00.000Z' }],
+  });
+
+const UpsertSuppressionBody = z
+  .object({
+    channel: ChannelScopeSchema,
+    reason: z.string().trim().min(1).max(500),
+    expires_at: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: 'When it lapses (in the future); absent or null: until lifted' }),
+  })
+  .meta({
+    id: 'UpsertContactSuppressionRequest',
+    description: 'Creates the suppression of the channel scope (201) or replaces its reason and expiry (200).',
+    examples: [{ channel: 'all', reason: 'legal hold' }, { channel: EXAMPLE_CHANNEL, reason: 'complained about frequency', expires_at: '2025-06-01T00:00:00Z' }],
+  });
+
+const LookupBody = z
+  .object({
+    identifiers: z
+      .array(
+        z.object({
+          type: z.enum(LOOKUP_TYPES).meta({
+            description:
+              'contact_id; phone (any common format); chatapp (a chat-app number in any format, or an address `<digits>@s.whatsapp.net`, `<digits>@c.us`, `<id>@lid`); ' +
+              'chatapp_id (the chat app\'s id for the person: user id, linked id or business-scoped user id); email (case-insensitive); external_id (with source)',
+          }),
+          value: z.string().max(320),
+          source: z.string().max(100).nullable().optional().meta({ description: 'The external system; required when type is external_id' }),
+        }),
+      )
+      .min(1)
+      .max(20),
+  })
+  .meta({
+    id: 'ContactLookupRequest',
+    description:
+      'Resolves the identifiers to one stored contact: 200 with it; 404 `{error: "contact not found", code: "not_found"}` when none matches; ' +
+      '409 code `conflict` when they match different contacts. Identifiers that match nothing do not stop the others from matching.',
+    examples: [
+      { identifiers: [{ type: 'phone', value: '+49 30 123456' }] },
+      { identifiers: [{ type: 'external_id', value: '81723', source: 'hubspot' }, { type: 'email', value: 'ana@example.com' }] },
+      { identifiers: [{ type: 'chatapp', value: '4930123456@s.whatsapp.net' }] },
+    ],
+  });
+
+const ImportResultSchema = z
+  .object({
+    import_id: z.uuid().meta({ description: 'Also in the crm.import.committed event' }),
+    format: z.enum(['csv', 'ndjson']),
+    rows: z.number().int().meta({ description: 'Data rows read (a CSV header and blank lines are not rows)' }),
+    created: z.number().int(),
+    updated: z.number().int(),
+    unchanged: z.number().int().meta({ description: 'Rows that matched a contact and changed nothing' }),
+    failed: z.number().int(),
+    errors: z
+      .array(
+        z.object({
+          row: z.number().int().meta({ description: '1-based data row number' }),
+          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
+          field: z.string().nullable().meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
+          message: z.string(),
+        }),
+      )
+      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
+    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
+    truncated: z.boolean().meta({ description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read` }),
+  })
+  .meta({
+    id: 'ContactImportResult',
+    examples: [
+      {
+        import_id: EXAMPLE_ID,
+        format: 'csv',
+        rows: 3,
+        created: 1,
+        updated: 1,
+        unchanged: 0,
+        failed: 1,
+        errors: [{ row: 3, line: 4, field: 'phone_number', message: 'not a possible phone number (write it with its country code)' }],
+        errors_truncated: false,
+        truncated: false,
+      },
+    ],
+  });
+
+const CSV_EXAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
+const NDJSON_EXAMPLE = '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
+const IMPORT_TYPES: Record<string, ImportFormat> = {
+  'text/csv': 'csv',
+  'application/csv': 'csv',
+  'application/x-ndjson': 'ndjson',
+  'application/jsonl': 'ndjson',
+  'application/jsonlines': 'ndjson',
+};
+
+const ContactParams = z.object({ contactID: PathId });
+const read: { auth: { permission: Permission }; errorShape: 'code' } = { auth: { permission: 'contacts:read' }, errorShape: 'code' };
+const write: { auth: { permission: Permission }; errorShape: 'code' } = { auth: { permission: 'contacts:write' }, errorShape: 'code' };
+
+/** Error responses: credential and permission failures are problems, the route's own errors the code shape. */
+function errors(statuses: number[]) {
+  return { ...errorResponses([401, 403]), ...errorResponses(statuses, 'code') };
+}
+
+function normalized(fields: ContactFields) {
+  const result = normalizeContactFields(fields);
+  if (!result.ok) throw invalid(`request body is invalid: ${result.errors.map((e) => `${e.pointer.slice(1)}: ${e.message}`).join('; ')}`, result.errors);
+  return result.input;
+}
+
+export async function registerContactRoutes(app: App, container: Container) {
+  const db = container.database.db;
+  const { clock } = container;
+
+  app.post(
+    '/v1/contacts',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Create or upsert a contact',
+        description: UPSERT_RULE,
+        body: CreateContactBody,
+        response: { 201: dataOf(ContactSchema).describe('Created'), 200: dataOf(ContactSchema).describe('An existing contact matched and was updated'), ...errors([400, 409]) },
+      },
+    },
+    async (request, reply) => {
+      const { status, contact } = await upsertContact(db, actorOf(request), normalized(request.body), clock);
+      return reply.code(status === 'created' ? 201 : 200).send({ data: contact });
+    },
+  );
+
+  app.get(
+    '/v1/contacts',
+    {
+      config: read,
+      schema: {
+        tags: [TAG],
+        summary: 'List contacts',
+        description: 'Newest first, by cursor. Filters combine.',
+        querystring: PageQuerySchema.extend({
+          tag: z.string().min(1).max(TAG_NAME_MAX).optional().meta({ description: 'Only contacts with this tag (case-insensitive)' }),
+          search: z
+            .string()
+            .min(1)
+            .max(200)
+            .optional()
+            .meta({ description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")' }),
+          external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
+          updated_after: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only contacts changed after this time' }),
+        }),
+        response: { 200: listOf(ContactSchema), ...errors([400]) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await listContacts(db, actorOf(request), {
+        limit: q.limit,
+        cursor: q.cursor,
+        tag: q.tag,
+        search: q.search,
+        externalSource: q.external_source,
+        updatedAfter: q.updated_after ? new Date(q.updated_after) : undefined,
+      });
+      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+    },
+  );
+
+  app.post(
+    '/v1/contacts/lookup',
+    {
+      config: read,
+      schema: {
+        tags: [TAG],
+        summary: 'Resolve a contact by identifiers',
+        description: LookupBody.description,
+        body: LookupBody,
+        response: { 200: dataOf(ContactSchema), ...errors([400, 404, 409]) },
+      },
+    },
+    async (request) => ({ data: await lookupContact(db, actorOf(request), request.body.identifiers) }),
+  );
+
+  app.get(
+    '/v1/contacts/phone/:phone',
+    {
+      config: read,
+      schema: {
+        tags: [TAG],
+        summary: 'Get a contact by phone number',
+        description: 'The number in any common format, URL-encoded ("+49 30 123456", "0049-30-123456", "4930123456"). 400 when it is not a possible number.',
+        params: z.object({ phone: z.string().min(1).max(80) }),
+        response: { 200: dataOf(ContactSchema), ...errors([400, 404]) },
+      },
+    },
+    async (request) => ({ data: await findContactByPhone(db, actorOf(request), request.params.phone) }),
+  );
+
+  app.get(
+    '/v1/contacts/:contactID',
+    { config: read, schema: { tags: [TAG], summary: 'Get a contact', params: ContactParams, response: { 200: dataOf(ContactSchema), ...errors([404]) } } },
+    async (request) => ({ data: await getContact(db, actorOf(request), request.params.contactID) }),
+  );
+
+  app.patch(
+    '/v1/contacts/:contactID',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Update a contact',
+        description: 'Records crm.record.updated and contact.updated when something changed.',
+        params: ContactParams,
+        body: UpdateContactBody,
+        response: { 200: dataOf(ContactSchema), ...errors([400, 404, 409]) },
+      },
+    },
+    async (request) => ({ data: await updateContact(db, actorOf(request), request.params.contactID, normalized(request.body), clock) }),
+  );
+
+  app.delete(
+    '/v1/contacts/:contactID',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a contact',
+        description:
+          'Deletes its identities, notes, tag assignments, consents and suppressions; its messages and conversations stay, without the link. Its identifiers then find nothing. Records crm.record.deleted.',
+        params: ContactParams,
+        response: { 204: z.null().describe('Deleted'), ...errors([404]) },
+      },
+    },
+    async (request, reply) => {
+      await deleteContact(db, actorOf(request), request.params.contactID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/contacts/:contactID/identities',
+    {
+      config: read,
+      schema: {
+        tags: [TAG],
+        summary: "A contact's identities",
+        description:
+          'Every id the person is known by, oldest first, in one page: the phone, email and external id of the record, and the ids channels reported (chat-app ids, privacy ids, usernames). Inbound messages add them; a merge moves them.',
+        params: ContactParams,
+        response: { 200: listOf(IdentitySchema), ...errors([404]) },
+      },
+    },
+    async (request) => ({ data: await listContactIdentities(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+  );
+
+  app.get(
+    '/v1/contacts/:contactID/notes',
+    {
+      config: read,
+      schema: { tags: [TAG], summary: "A contact's notes", description: 'Newest first, by cursor.', params: ContactParams, querystring: PageQuerySchema, response: { 200: listOf(NoteSchema), ...errors([400, 404]) } },
+    },
+    async (request) => {
+      const page = await listNotes(db, actorOf(request), request.params.contactID, request.query);
+      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+    },
+  );
+
+  app.post(
+    '/v1/contacts/:contactID/notes',
+    {
+      config: write,
+      schema: { tags: [TAG], summary: 'Add a note to a contact', params: ContactParams, body: CreateNoteBody, response: { 201: dataOf(NoteSchema), ...errors([400, 404]) } },
+    },
+    async (request, reply) => reply.code(201).send({ data: await createNote(db, actorOf(request), request.params.contactID, request.body.body, clock) }),
+  );
+
+  app.delete(
+    '/v1/contacts/:contactID/notes/:noteID',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Delete a note',
+        description: 'Records crm.comment.deleted.',
+        params: ContactParams.extend({ noteID: PathId }),
+        response: { 204: z.null().describe('Deleted'), ...errors([404]) },
+      },
+    },
+    async (request, reply) => {
+      await deleteNote(db, actorOf(request), request.params.contactID, request.params.noteID);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/contacts/:contactID/tags',
+    {
+      config: read,
+      schema: { tags: [TAG], summary: "A contact's tags", description: 'All of them, by name, in one page.', params: ContactParams, response: { 200: listOf(TagSchema), ...errors([404]) } },
+    },
+    async (request) => ({ data: await listContactTags(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+  );
+
+  app.post(
+    '/v1/contacts/:contactID/tags',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Tag a contact',
+        params: ContactParams,
+        body: AddTagBody,
+        response: { 201: dataOf(TagSchema).describe('Assigned'), 200: dataOf(TagSchema).describe('Already assigned'), ...errors([400, 404]) },
+      },
+    },
+    async (request, reply) => {
+      const { tag, created } = await addContactTag(db, actorOf(request), request.params.contactID, request.body.tag, clock);
+      return reply.code(created ? 201 : 200).send({ data: tag });
+    },
+  );
+
+  app.delete(
+    '/v1/contacts/:contactID/tags/:tag',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Remove a tag from a contact',
+        description: 'The tag name URL-encoded (case-insensitive). The name stays in the organization. Records crm.list.entry_removed. 404 when it was not assigned.',
+        params: ContactParams.extend({ tag: z.string().min(1).max(300) }),
+        response: { 204: z.null().describe('Removed'), ...errors([400, 404]) },
+      },
+    },
+    async (request, reply) => {
+      await removeContactTag(db, actorOf(request), request.params.contactID, request.params.tag);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/v1/contacts/:contactID/consent/:channel',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: "Set a contact's consent for a channel",
+        description: `${CHANNEL_SCOPE_DOC} One consent per scope: 201 when new, 200 when replaced. 404 for a channel id the organization does not have.`,
+        params: ContactParams.extend({ channel: ChannelScopeSchema }),
+        body: PutConsentBody,
+        response: { 201: dataOf(ConsentSchema).describe('Recorded'), 200: dataOf(ConsentSchema).describe('Replaced'), ...errors([400, 404]) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const { consent, created } = await putConsent(
+        db,
+        actorOf(request),
+        request.params.contactID,
+        request.params.channel,
+        { state: b.state, source: b.source || null, recordedAt: b.at ? new Date(b.at) : undefined },
+        clock,
+      );
+      return reply.code(created ? 201 : 200).send({ data: consent });
+    },
+  );
+
+  app.get(
+    '/v1/contacts/:contactID/consents',
+    {
+      config: read,
+      schema: { tags: [TAG], summary: "A contact's consents", description: 'One per channel scope, in one page.', params: ContactParams, response: { 200: listOf(ConsentSchema), ...errors([404]) } },
+    },
+    async (request) => ({ data: await listConsents(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+  );
+
+  app.get(
+    '/v1/contacts/:contactID/suppressions',
+    {
+      config: read,
+      schema: {
+        tags: [TAG],
+        summary: "A contact's suppressions",
+        description: 'One per channel scope, lapsed ones too (active false), in one page.',
+        params: ContactParams,
+        response: { 200: listOf(SuppressionSchema), ...errors([404]) },
+      },
+    },
+    async (request) => ({ data: await listSuppressions(db, actorOf(request), request.params.contactID, clock), meta: { next_cursor: null } }),
+  );
+
+  app.post(
+    '/v1/contacts/:contactID/suppressions',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Suppress sending to a contact',
+        description: `${CHANNEL_SCOPE_DOC} 400 for a channel id the organization does not have.`,
+        params: ContactParams,
+        body: UpsertSuppressionBody,
+        response: { 201: dataOf(SuppressionSchema).describe('Created'), 200: dataOf(SuppressionSchema).describe('Updated'), ...errors([400, 404]) },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const { suppression, created } = await upsertSuppression(
+        db,
+        actorOf(request),
+        request.params.contactID,
+        { channel: b.channel, reason: b.reason, expiresAt: b.expires_at ? new Date(b.expires_at) : null },
+        clock,
+      );
+      return reply.code(created ? 201 : 200).send({ data: suppression });
+    },
+  );
+
+  app.delete(
+    '/v1/contacts/:contactID/suppressions/:channel',
+    {
+      config: write,
+      schema: {
+        tags: [TAG],
+        summary: 'Lift a suppression',
+        params: ContactParams.extend({ channel: ChannelScopeSchema }),
+        response: { 204: z.null().describe('Lifted'), ...errors([404]) },
+      },
+    },
+    async (request, reply) => {
+      await deleteSuppression(db, actorOf(request), request.params.contactID, request.params.channel);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // The import reads its body as a stream, so it has its own scope: a parser that hands the request
+  // stream over unread, and its own size limit (the global one is for JSON bodies).
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.post(
+      '/v1/contacts/import',
+      {
+        config: write,
+        bodyLimit: IMPORT_MAX_BYTES,
+        // The body is a stream read by the handler; the schema below documents it.
+        validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])),
+        schema: {
+          tags: [TAG],
+          summary: 'Import contacts in bulk',
+          description:
+            `CSV (\`text/csv\`, UTF-8, comma, semicolon or tab separated, first line the header) or JSON lines (\`application/x-ndjson\`, one object per line with the fields of POST /v1/contacts), ` +
+            `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number) and \`custom_fields.<key>\`; ` +
+            'an empty cell leaves a value as it is. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped. ' +
+            `The body is read as it arrives and written in batches of ${IMPORT_BATCH_ROWS}, each batch committed on its own: an import cut off midway keeps the batches written, ` +
+            'and sending the file again is safe. One crm.import.committed event sums it up (no per-contact events). 400 for an unknown CSV column or an empty body, 415 for another content type.',
+          consumes: ['text/csv', 'application/x-ndjson'],
+          body: z.string().meta({ description: `The CSV, or the JSON lines, such as:\n\n${NDJSON_EXAMPLE}`, example: CSV_EXAMPLE }),
+          response: { 200: dataOf(ImportResultSchema), ...errors([400, 413, 415]) },
+        },
+      },
+      async (request) => {
+        const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        const format = IMPORT_TYPES[type];
+        const charset = /charset="?([^";]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+        if (!format || (charset && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii')) {
+          throw new DomainError('unsupported_media_type', 'send the import as text/csv or application/x-ndjson, in UTF-8');
+        }
+        const length = Number(request.headers['content-length'] ?? 0);
+        if (length > IMPORT_MAX_BYTES) throw new DomainError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
+        const body = request.body as unknown as Readable | undefined;
+        if (!body || typeof (body as Readable)[Symbol.asyncIterator] !== 'function') throw invalid('the import body is empty', [{ pointer: '/', location: 'body', message: 'empty' }]);
+        return { data: await importContacts(db, actorOf(request), { format, body }, clock) };
+      },
+    );
+  });
+}

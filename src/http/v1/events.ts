@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { Container } from '../../container.ts';
+import { EVENT_TYPES } from '../../domain/events/outbox.ts';
+import { listEvents } from '../../domain/events/replay.ts';
+import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../lib/cursor.ts';
+import { actorOf, type App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+
+const EventSchema = z
+  .object({
+    id: z.uuid().meta({ description: 'The event id: the webhook-id of its deliveries' }),
+    type: z.enum(EVENT_TYPES),
+    created_at: z.string(),
+    data: z.record(z.string(), z.unknown()).meta({ description: 'The body its webhooks carry (the Events table)' }),
+  })
+  .meta({
+    id: 'Event',
+    examples: [
+      {
+        id: '0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9',
+        type: 'message.status_update',
+        created_at: '2025-06-02T09:14:00.000Z',
+        data: { message_id: '0196b1f2-0a00-7000-8000-000000000001', status: 'delivered', conversation_id: '0196b1f2-0a00-7000-8000-000000000002' },
+      },
+    ],
+  });
+
+export async function registerEventRoutes(app: App, container: Container) {
+  const db = container.database.db;
+  const days = container.config.eventRetentionDays;
+
+  app.get(
+    '/v1/events',
+    {
+      config: { auth: { permission: 'webhooks:read' } },
+      schema: {
+        tags: ['events'],
+        summary: "Replay the organization's events",
+        description:
+          `Events in commit order, oldest first, so a receiver that was down can catch up by reading instead of waiting for retries. ` +
+          `Start without a cursor (the oldest retained event) or with \`since\`, then pass \`meta.next_cursor\` each time: it is always set, also on the last page, ` +
+          `so keeping it and asking again later returns only newer events. A page never gains an event before its cursor later (positions are given at commit, one transaction at a time). ` +
+          `Events are kept ${days} days (EVENT_RETENTION_DAYS, at least 7); older ones, their deliveries and attempts are deleted hourly.`,
+        querystring: z.object({
+          limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT).meta({ description: `Page size, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT})` }),
+          cursor: z.string().max(512).optional().meta({ description: 'meta.next_cursor of the previous page' }),
+          type: z.enum(EVENT_TYPES).optional(),
+          since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only events created at or after this time' }),
+        }),
+        response: {
+          200: z.object({
+            data: z.array(EventSchema),
+            meta: z.object({
+              next_cursor: z.string().meta({ description: 'Where to read on from; always set' }),
+              has_more: z.boolean().meta({ description: 'More events are there now' }),
+            }),
+          }),
+          ...errorResponses([400, 401, 403]),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await listEvents(db, actorOf(request), { limit: q.limit, cursor: q.cursor, type: q.type, since: q.since ? new Date(q.since) : undefined });
+      return { data: page.items as Array<z.infer<typeof EventSchema>>, meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
+    },
+  );
+}

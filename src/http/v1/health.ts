@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { Container } from '../../container.ts';
+import type { App } from '../app.ts';
+
+const ComponentSchema = z.object({
+  status: z.enum(['up', 'down']),
+  latency_ms: z.number().optional(),
+  error: z.string().optional(),
+});
+
+const HealthSchema = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    version: z.string(),
+    uptime_seconds: z.number(),
+    components: z.object({ database: ComponentSchema, queue: ComponentSchema }),
+  })
+  .meta({ id: 'Health' });
+
+async function probe(check: () => Promise<void>): Promise<z.infer<typeof ComponentSchema>> {
+  const started = performance.now();
+  try {
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2 s')), 2000).unref())]);
+    return { status: 'up', latency_ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (err) {
+    return { status: 'down', error: (err as Error).message };
+  }
+}
+
+export async function registerHealthRoutes(app: App, container: Container) {
+  const started = Date.now();
+  app.get(
+    '/v1/health',
+    {
+      config: { auth: { public: true } },
+      schema: {
+        tags: ['health'],
+        summary: 'Service health',
+        description: 'No credential needed. 200 while the database answers, 503 otherwise, with each component\'s state.',
+        security: [],
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_request, reply) => {
+      const [database, queue] = await Promise.all([probe(() => container.database.ping()), probe(() => container.queue.ping())]);
+      const ok = database.status === 'up';
+      return reply.code(ok ? 200 : 503).send({
+        status: ok ? 'ok' : 'unavailable',
+        version: '1',
+        uptime_seconds: Math.round((Date.now() - started) / 1000),
+        components: { database, queue },
+      });
+    },
+  );
+}

@@ -1,0 +1,260 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { messageDeps, type Container } from '../../container.ts';
+import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
+import {
+  acceptMessage,
+  findIdempotentAnswer,
+  IDEMPOTENCY_HOURS,
+  listMessages,
+  loadMessage,
+  MESSAGE_STATUSES,
+  messageStatus,
+  presentMessage,
+} from '../../domain/messages/messages.ts';
+import { actorOf, type App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+
+const ErrorSchema = z.object({ code: z.string(), title: z.string(), message: z.string().nullable() }).nullable();
+
+export const MessageSchema = z
+  .object({
+    id: z.uuid(),
+    channel_id: z.string(),
+    conversation_id: z.uuid(),
+    contact_id: z.string().nullable(),
+    direction: z.enum(['inbound', 'outbound']),
+    to: z.string().meta({ description: 'Recipient, international digits without +' }),
+    to_phone: z.string().meta({ description: 'Same as `to`' }),
+    from_phone: z.string().nullable(),
+    type: z.string(),
+    content: z.record(z.string(), z.unknown()).meta({ description: 'Normalized content (aliases resolved); for inbound interactive replies: {type, id, title}' }),
+    status: z.enum(MESSAGE_STATUSES).meta({ description: 'Outbound: queued -> sent -> delivered -> read, or failed. Inbound: received.' }),
+    provider_message_id: z.string().nullable(),
+    error: ErrorSchema.meta({ description: "When failed: the provider's (or Parley's) code and title" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Message' });
+
+const contentDescription = [
+  'Shape depends on `type`:',
+  ...MESSAGE_TYPES.map((t) => {
+    const schema = CONTENT_SCHEMAS[t] as unknown as { def?: { shape?: Record<string, unknown> } };
+    const shape = (schema as { shape?: Record<string, unknown> }).shape ?? schema.def?.shape;
+    return `- \`${t}\`: ${shape ? Object.keys(shape).join(', ') : 'see examples'}`;
+  }),
+  'Aliases on image, video, audio, document: media_url = media | url; media_type = mediaType | type | mediatype; file_name = fileName. text: `text` may be a string or {body}. sticker: sticker_url.',
+].join('\n');
+
+const SendBody = z
+  .object({
+    channel_id: z.string().min(1).meta({ description: 'A connected channel of the organization' }),
+    to: z.string().min(1).max(40).optional().meta({ description: 'Recipient, international format (digits; + and spaces accepted)' }),
+    to_phone: z.string().min(1).max(40).optional().meta({ description: 'Alias for `to`' }),
+    conversation_id: z.string().optional().meta({ description: 'If omitted, the conversation for `to` on the channel is resolved or created' }),
+    type: z.enum(MESSAGE_TYPES),
+    content: z.record(z.string(), z.unknown()).meta({ description: contentDescription }),
+  })
+  .meta({
+    id: 'SendMessageRequest',
+    examples: [
+      { channel_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10', to: '4915112345678', type: 'text', content: { body: 'Hello from Parley' } },
+      {
+        channel_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10',
+        to: '4915112345678',
+        type: 'template',
+        content: { template: { name: 'order_shipped', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] } },
+      },
+      { channel_id: '…', to: '4915112345678', type: 'image', content: { media_url: 'https://cdn.example.com/receipt.png', caption: 'Your receipt' } },
+      { channel_id: '…', to: '4915112345678', type: 'buttons', content: { body: 'Was this helpful?', buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }] } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'list',
+        content: { body: 'Pick a slot', button_text: 'Slots', sections: [{ title: 'Tomorrow', rows: [{ id: 'am', title: 'Morning', description: '9–12' }] }] },
+      },
+      { channel_id: '…', to: '4915112345678', type: 'location', content: { name: 'Shop', address: 'Main St 1', latitude: 52.52, longitude: 13.405 } },
+      { channel_id: '…', to: '4915112345678', type: 'cta_url', content: { body: 'Track your parcel', display_text: 'Track', url: 'https://example.com/t/1' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'media_carousel',
+        content: {
+          body: 'New arrivals',
+          cards: [
+            { media_type: 'image', media_url: 'https://cdn.example.com/a.jpg', body: 'Blue', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }] },
+            { media_type: 'image', media_url: 'https://cdn.example.com/b.jpg', body: 'Red', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] },
+          ],
+        },
+      },
+      { channel_id: '…', to: '4915112345678', type: 'product_carousel', content: { body: 'Picks', catalog_id: '123', products: [{ product_retailer_id: 'sku-1' }, { product_retailer_id: 'sku-2' }] } },
+      { channel_id: '…', to: '4915112345678', type: 'single_product', content: { catalog_id: '123', product_retailer_id: 'sku-1', body: 'Back in stock' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'multi_product',
+        content: { catalog_id: '123', header: 'Our picks', body: 'For you', sections: [{ title: 'Shoes', product_retailer_ids: ['sku-1', 'sku-2'] }] },
+      },
+      { channel_id: '…', to: '4915112345678', type: 'catalog', content: { body: 'Browse the catalog', thumbnail_product_retailer_id: 'sku-1' } },
+      { channel_id: '…', to: '4915112345678', type: 'address', content: { body: 'Where should we deliver?', country: 'IN', values: { name: 'Ana' } } },
+      { channel_id: '…', to: '4915112345678', type: 'link', content: { url: 'https://example.com/blog', body: 'Read this', title: 'Our blog' } },
+      { channel_id: '…', to: '4915112345678', type: 'poll', content: { question: 'Best day?', options: ['Mon', 'Fri'], multiple_answers: false } },
+      { channel_id: '…', to: '4915112345678', type: 'presence', content: { state: 'typing' } },
+      { channel_id: '…', to: '4915112345678', type: 'edit_message', content: { message_id: '3EB0C767D26A1D', body: 'Corrected text' } },
+      { channel_id: '…', to: '4915112345678', type: 'delete_message', content: { message_id: '3EB0C767D26A1D', for_everyone: true } },
+      { channel_id: '…', to: '4915112345678', type: 'message_status_query', content: { message_id: '3EB0C767D26A1D' } },
+      { channel_id: '…', to: '4915112345678', type: 'message_media_download', content: { message_id: '3EB0C767D26A1D' } },
+      { channel_id: '…', to: '4915112345678', type: 'reaction', content: { message_id: 'wamid.HBgM…', reaction: '👍' } },
+      { channel_id: '…', to: '4915112345678', type: 'mark_as_read', content: { message_id: 'wamid.HBgM…' } },
+    ],
+  });
+
+const ListQuery = PageQuerySchema.extend({
+  channel_id: z.string().optional(),
+  conversation_id: z.string().optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+  direction: z.enum(['inbound', 'outbound']).optional(),
+  to: z.string().max(40).optional(),
+  created_after: z.iso.datetime({ offset: true }).optional(),
+  created_before: z.iso.datetime({ offset: true }).optional(),
+});
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:\-]{1,255}$/;
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+function requestHash(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+}
+
+export async function registerMessageRoutes(app: App, container: Container) {
+  const deps = messageDeps(container);
+
+  app.post(
+    '/v1/messages',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags: ['messages'],
+        summary: 'Send a message',
+        description: [
+          'Validates the message, checks the channel support matrix, the 24-hour customer-service window (official channels: outside it only `template` is allowed) and the contact\'s consent and suppressions, then queues it: 201 with status `queued`. Sending happens in the background; follow it with GET /v1/messages/{messageID}/status or the message.sent / message.status_update webhooks.',
+          `Send \`Idempotency-Key\` to make a retry safe: the same key with the same body within ${IDEMPOTENCY_HOURS} hours returns the first answer without sending again; with another body it is 409.`,
+          'Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `window_closed` or `send_refused` (suppressed or consent revoked).',
+          'Media limits (checked when the worker fetches the media; a violation fails the message with code media_too_large, media_type_unsupported or media_unreachable): image 5 MB JPEG/PNG, audio 16 MB AAC/AMR/MP3/M4A/OGG, video 16 MB MP4/3GPP, document 100 MB, sticker WebP 100 KB static / 500 KB animated. Media URLs must be public https addresses.',
+        ].join('\n\n'),
+        headers: z.object({ 'idempotency-key': z.string().regex(IDEMPOTENCY_KEY).optional() }).passthrough(),
+        body: SendBody,
+        response: { 201: dataOf(MessageSchema), ...errorResponses([400, 401, 403, 409, 422]) },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const b = request.body;
+      const to = b.to ?? b.to_phone;
+      if (!to) throw new DomainError('invalid', 'to is required', { fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }] });
+      const key = request.headers['idempotency-key'] as string | undefined;
+      const hash = key ? requestHash(b) : undefined;
+      if (key) {
+        const previous = await findIdempotentAnswer(deps.db, actor, key, hash!, container.clock);
+        if (previous) return reply.code(previous.status as 201).header('idempotent-replayed', 'true').send(previous.body as never);
+      }
+      try {
+        const row = await acceptMessage(deps, actor, {
+          channelId: b.channel_id,
+          to,
+          conversationId: b.conversation_id,
+          type: b.type,
+          content: b.content,
+          idempotency: key ? { key, requestHash: hash! } : undefined,
+        });
+        return reply.code(201).send({ data: presentMessage(row) });
+      } catch (err) {
+        // Two requests with one key at once: the loser's insert conflicts; answer with the winner's.
+        if (key && isUniqueViolation(err)) {
+          const previous = await findIdempotentAnswer(deps.db, actor, key, hash!, container.clock);
+          if (previous) return reply.code(previous.status as 201).header('idempotent-replayed', 'true').send(previous.body as never);
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/v1/messages',
+    {
+      config: { auth: { permission: 'messages:read' } },
+      schema: {
+        tags: ['messages'],
+        summary: 'List messages',
+        description: 'Newest first. `limit` 1–200 (default 50); `cursor` is `meta.next_cursor` of the previous page and stays valid while new messages arrive.',
+        querystring: ListQuery,
+        response: { 200: listOf(MessageSchema), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const page = await listMessages(deps.db, actorOf(request), { limit: q.limit, cursor: q.cursor }, {
+        channelId: q.channel_id,
+        conversationId: q.conversation_id,
+        status: q.status,
+        direction: q.direction,
+        to: q.to,
+        createdAfter: q.created_after ? new Date(q.created_after) : undefined,
+        createdBefore: q.created_before ? new Date(q.created_before) : undefined,
+      });
+      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+    },
+  );
+
+  app.get(
+    '/v1/messages/:messageID',
+    {
+      config: { auth: { permission: 'messages:read' } },
+      schema: {
+        tags: ['messages'],
+        summary: 'Get a message',
+        description: '404 problem with detail `message not found` for an unknown id, or another organization\'s.',
+        params: z.object({ messageID: PathId }),
+        response: { 200: dataOf(MessageSchema), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    async (request) => ({ data: presentMessage(await loadMessage(deps.db, actorOf(request), request.params.messageID)) }),
+  );
+
+  app.get(
+    '/v1/messages/:messageID/status',
+    {
+      config: { auth: { permission: 'messages:read' } },
+      schema: {
+        tags: ['messages'],
+        summary: 'Poll a message\'s delivery',
+        description: 'The current status, every reported change with its time (late or out-of-order reports are kept in the history but never move the status back), and the error when failed.',
+        params: z.object({ messageID: PathId }),
+        response: {
+          200: dataOf(
+            z
+              .object({
+                message_id: z.uuid(),
+                status: z.enum(MESSAGE_STATUSES),
+                provider_message_id: z.string().nullable(),
+                error: ErrorSchema,
+                history: z.array(z.object({ status: z.string(), at: z.string(), error: z.object({ code: z.string(), title: z.string() }).nullable() })),
+                updated_at: z.string(),
+              })
+              .meta({ id: 'MessageStatus' }),
+          ),
+          ...errorResponses([401, 403, 404]),
+        },
+      },
+    },
+    async (request) => ({ data: await messageStatus(deps.db, actorOf(request), request.params.messageID) }),
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * Every background job, by name: its payload schema and its retry policy. Jobs carry ids, not
+ * data; handlers reload what they need.
+ */
+import { z } from 'zod';
+import type { QueueOptions } from 'pg-boss';
+
+export type JobDefinition<S extends z.ZodType> = {
+  payload: S;
+  queue: QueueOptions;
+  /** Workers per process (default 1). */
+  concurrency?: number;
+  /** A cron schedule (UTC) for periodic jobs. */
+  cron?: string;
+};
+
+function job<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
+  return definition;
+}
+
+export const JOBS = {
+  /** Send one accepted message through its channel's adapter. */
+  'message.dispatch': job({
+    payload: z.object({ message_id: z.uuid() }),
+    queue: { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120, heartbeatSeconds: 10 },
+    concurrency: 8,
+  }),
+  /** Settle a message whose send answer was lost (no idempotency on the provider): fail it unless a status arrived. */
+  'message.reconcile': job({
+    payload: z.object({ message_id: z.uuid() }),
+    queue: { retryLimit: 3, retryDelay: 30, expireInSeconds: 60 },
+  }),
+  /** Process one verified provider webhook delivery (stored in provider_events). */
+  'provider.inbound': job({
+    payload: z.object({ provider_event_id: z.uuid() }),
+    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120 },
+    concurrency: 4,
+  }),
+  /** Check every connected channel's provider still answers; mark silent ones disconnected. */
+  'channel.watchdog': job({
+    payload: z.object({}),
+    queue: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  }),
+  /**
+   * The sandbox provider calling back (status updates, template decisions, inbound messages, pairing):
+   * one job per callback, naming the sandbox row it reports on (and the step, for statuses).
+   */
+  'sandbox.callback': job({
+    payload: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('message.status'), message_id: z.string().min(1), status: z.enum(['sent', 'delivered', 'read', 'failed']) }),
+      z.object({ kind: z.literal('message.inbound'), message_id: z.string().min(1) }),
+      z.object({ kind: z.literal('template.status'), template_id: z.string().min(1) }),
+      z.object({
+        kind: z.literal('session.status'),
+        session_id: z.string().min(1),
+        status: z.enum(['STOPPED', 'STARTING', 'SCAN_QR', 'WORKING', 'FAILED']),
+      }),
+    ]),
+    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60 },
+    concurrency: 4,
+  }),
+  'maintenance.purge-sessions': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
+    cron: '17 * * * *',
+  }),
+  /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
+  'webhooks.cleanup': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
+    cron: '41 * * * *',
+  }),
+} as const;
+
+export type JobName = keyof typeof JOBS;
+export type JobPayload<N extends JobName> = z.infer<(typeof JOBS)[N]['payload']>;
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];

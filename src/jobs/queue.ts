@@ -1,0 +1,85 @@
+/**
+ * The job queue: pg-boss on the service's own database (PGlite included). Jobs are enqueued in the
+ * same transaction as the change that causes them.
+ */
+import { sql } from 'drizzle-orm';
+import { PgBoss, fromDrizzle, type Job } from 'pg-boss';
+import type { Database, Executor } from '../db/client.ts';
+import type { Logger } from '../lib/logger.ts';
+import { JOBS, JOB_NAMES, type JobName, type JobPayload } from './catalog.ts';
+
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job<JobPayload<N>>) => Promise<void>;
+export type JobHandlers = { [N in JobName]: JobHandler<N> };
+
+export type Queue = {
+  /** Enqueues a job; pass the transaction so the job commits (or not) with the change. */
+  enqueue<N extends JobName>(executor: Executor, name: N, payload: JobPayload<N>, options?: { startAfterSeconds?: number; singletonKey?: string }): Promise<void>;
+  /** Starts polling and running handlers (the worker role). */
+  work(handlers: JobHandlers): Promise<void>;
+  /** Wakes this process's workers of a queue now (after a commit that enqueued), instead of at their next poll. */
+  wake(name: JobName): void;
+  ping(): Promise<void>;
+  stop(options: { graceful: boolean; timeoutMs: number }): Promise<void>;
+};
+
+export async function startQueue(database: Database, logger: Logger): Promise<Queue> {
+  const boss = new PgBoss({
+    db: database.bossDb,
+    schema: 'pgboss',
+    backend: database.kind === 'pglite' ? 'pglite' : 'postgres',
+    schedule: true,
+    supervise: true,
+    migrate: true,
+    // Jobs of a worker that died are found (stale heartbeat or expiry) within seconds, not a minute.
+    superviseIntervalSeconds: 10,
+    monitorIntervalSeconds: 10,
+  });
+  boss.on('error', (err: Error) => logger.error({ err }, 'job queue error'));
+  await boss.start();
+  for (const name of JOB_NAMES) {
+    const existing = await boss.getQueue(name);
+    if (existing) await boss.updateQueue(name, JOBS[name].queue);
+    else await boss.createQueue(name, JOBS[name].queue);
+    // Fill pg-boss's queue cache now: on PGlite (one connection) a cache miss inside an open
+    // transaction would wait for that very transaction.
+    await boss.getJobById(name, '00000000-0000-0000-0000-000000000000');
+  }
+  const workers = new Map<JobName, string[]>();
+  return {
+    wake(name) {
+      for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
+    },
+    async enqueue(executor, name, payload, options) {
+      const data = JOBS[name].payload.parse(payload) as object;
+      await boss.send(name, data, {
+        db: fromDrizzle(executor as Parameters<typeof fromDrizzle>[0], sql),
+        startAfter: options?.startAfterSeconds,
+        singletonKey: options?.singletonKey,
+      });
+    },
+    async work(handlers) {
+      for (const name of JOB_NAMES) {
+        const handler = handlers[name] as JobHandler<JobName>;
+        const definition = JOBS[name] as { concurrency?: number };
+        const ids: string[] = [];
+        for (let i = 0; i < (definition.concurrency ?? 1); i++) {
+          ids.push(
+            await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+              if (!job) return;
+              await handler(JOBS[name].payload.parse(job.data) as JobPayload<typeof name>, job as Job<JobPayload<typeof name>>);
+            }),
+          );
+        }
+        workers.set(name, ids);
+        const cron = JOBS[name].cron;
+        if (cron) await boss.schedule(name, cron, {}, { tz: 'UTC' });
+      }
+    },
+    async ping() {
+      await boss.getQueue(JOB_NAMES[0]!);
+    },
+    async stop({ graceful, timeoutMs }) {
+      await boss.stop({ graceful, timeout: timeoutMs, close: false });
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Parley's types to the gateway protocol's. The gateway takes Parley's own message types and
+ * content shapes, so sending passes them through with Parley's message id as the idempotency key.
+ */
+import type { ChannelConnection, ProviderAdapter } from '../provider.ts';
+import { createGatewayClient } from './client.ts';
+
+export type GatewaySettings = { gateway_base: string; session: string };
+
+/** Gateway session status -> Parley channel status. */
+export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' | 'disconnected' | 'error' {
+  switch (sessionStatus) {
+    case 'WORKING':
+      return 'connected';
+    case 'SCAN_QR':
+    case 'STARTING':
+      return 'pairing';
+    case 'FAILED':
+      return 'error';
+    default:
+      return 'disconnected';
+  }
+}
+
+export function createGatewayAdapter(options: { allowPrivateTargets: boolean }): ProviderAdapter {
+  const client = (connection: ChannelConnection) => {
+    const s = connection.settings as unknown as GatewaySettings;
+    return createGatewayClient({
+      base: s.gateway_base,
+      apiKey: connection.credentials.api_key ?? '',
+      policy: { allowPrivate: options.allowPrivateTargets || connection.sandbox },
+    });
+  };
+  const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);
+
+  return {
+    platform: 'chatapp_unofficial',
+
+    async send(connection, message) {
+      const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {
+        to: message.to,
+        type: message.type,
+        content: message.content,
+        idempotency_key: message.id,
+      });
+      if (!result.ok) return result;
+      return { ok: true, value: { providerMessageId: result.value.id } };
+    },
+
+    async fetchMedia(connection, mediaId) {
+      const result = await client(connection).call<{ url: string; mime_type: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
+      if (!result.ok) return result;
+      return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type } };
+    },
+
+    async lookupProfile(connection, phone) {
+      const result = await client(connection).call<{ exists: boolean; id?: string; name?: string }>(
+        'GET',
+        `sessions/${session(connection)}/contacts/${encodeURIComponent(phone)}`,
+      );
+      if (!result.ok) return result;
+      return { ok: true, value: { exists: result.value.exists === true, chatappId: result.value.id, name: result.value.name } };
+    },
+
+    async checkHealth(connection) {
+      const result = await client(connection).call<{ status: string }>('GET', `sessions/${session(connection)}`);
+      if (!result.ok) return result;
+      return { ok: true, status: result.value.status };
+    },
+
+    async startPairing(connection, callback) {
+      const put = await client(connection).call<{ status: string }>('PUT', `sessions/${session(connection)}`, {
+        callback_url: callback.url,
+        callback_secret: callback.secret,
+      });
+      if (!put.ok) return put;
+      const started = await client(connection).call<{ status: string }>('POST', `sessions/${session(connection)}/start`);
+      if (!started.ok) return started;
+      return { ok: true, value: { status: started.value.status } };
+    },
+
+    async getQr(connection) {
+      const result = await client(connection).call<{ qr: string; expires_at: string }>('GET', `sessions/${session(connection)}/qr`);
+      if (!result.ok) return result;
+      return { ok: true, value: { qr: result.value.qr, expiresAt: new Date(result.value.expires_at) } };
+    },
+
+    async logout(connection) {
+      const result = await client(connection).call<{ status: string }>('POST', `sessions/${session(connection)}/logout`);
+      if (!result.ok) return result;
+      return { ok: true, value: { status: result.value.status } };
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Gateway callbacks: verify X-Gateway-Signature over the raw body with the channel's callback
+ * secret first, then normalize into Parley's inbound events (routed by session id).
+ */
+import type { InboundEvent } from '../provider.ts';
+import { verifyBodySignature } from '../signature.ts';
+import { channelStatusOf } from './adapter.ts';
+
+export const SIGNATURE_HEADER = 'x-gateway-signature';
+export const EVENT_ID_HEADER = 'x-gateway-event-id';
+
+export function verifyGatewaySignature(rawBody: Buffer, header: string | undefined, secret: string): boolean {
+  return verifyBodySignature(rawBody, header, [secret]);
+}
+
+type Json = Record<string, any>;
+
+export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
+  const b = body as Json;
+  const ref = String(b?.session ?? '');
+  const p = (b?.payload ?? {}) as Json;
+  const timestamp = b?.timestamp ? new Date(b.timestamp) : new Date();
+  switch (b?.event) {
+    case 'session.status':
+      return [
+        {
+          kind: 'channel.status',
+          ref,
+          status: channelStatusOf(String(p.status)),
+          reason: p.reason ? String(p.reason) : `gateway session ${String(p.status).toLowerCase()}`,
+          reasonCode: String(p.status),
+          phone: p.me?.phone ? String(p.me.phone) : undefined,
+        },
+      ];
+    case 'message.status': {
+      const s = String(p.status);
+      if (s !== 'sent' && s !== 'delivered' && s !== 'read' && s !== 'failed') return [];
+      return [
+        {
+          kind: 'message.status',
+          ref,
+          providerMessageId: String(p.id),
+          status: s,
+          timestamp,
+          ...(p.error ? { error: { code: String(p.error.code), title: String(p.error.message ?? p.error.code) } } : {}),
+        },
+      ];
+    }
+    case 'message':
+      return [
+        {
+          kind: 'message.inbound',
+          ref,
+          providerMessageId: String(p.id),
+          from: String(p.from ?? '').replace(/^\+/, ''),
+          profileName: p.from_name ? String(p.from_name) : undefined,
+          identities: [{ type: 'chatapp_id', value: String(p.from ?? '').replace(/^\+/, '') }],
+          timestamp,
+          type: String(p.type ?? 'text'),
+          content: (p.content ?? {}) as Json,
+          replyTo: p.reply_to ? String(p.reply_to) : undefined,
+        },
+      ];
+    default:
+      return [];
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * Parley's types to the business cloud API's and back. The channel-centric message (type + content)
+ * becomes the provider's native body: one object named after the type, interactive types under
+ * `interactive`, quotes under `context`.
+ */
+import type { TargetPolicy } from '../../lib/safe-fetch.ts';
+import type {
+  ChannelConnection,
+  HealthCheck,
+  OutboundMessage,
+  ProviderAdapter,
+  ProviderTemplate,
+  Result,
+  SignupExchange,
+} from '../provider.ts';
+import { createGraphClient, type GraphClient } from './client.ts';
+
+type Json = Record<string, unknown>;
+
+export type OfficialSettings = { api_base: string; api_version: string; phone_number_id: string; waba_id?: string };
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const text = (body: unknown) => ({ text: String(body ?? '') });
+
+function media(content: Json, withCaption: boolean, withFilename = false): Json {
+  const link = str(content.media_url);
+  const id = str(content.media_id);
+  return {
+    ...(id ? { id } : { link }),
+    ...(withCaption && str(content.caption) ? { caption: content.caption } : {}),
+    ...(withFilename && str(content.file_name) ? { filename: content.file_name } : {}),
+  };
+}
+
+function header(content: Json): Json | undefined {
+  const h = content.header;
+  if (typeof h === 'string') return { type: 'text', text: h };
+  if (h && typeof h === 'object') {
+    const hh = h as Json;
+    const type = str(hh.type) ?? 'text';
+    if (type === 'text') return { type: 'text', text: hh.text };
+    return { type, [type]: { link: hh.media_url ?? hh.link } };
+  }
+  return undefined;
+}
+
+function interactive(type: string, content: Json, action: Json, extra: Json = {}): Json {
+  const h = header(content);
+  return {
+    type: 'interactive',
+    interactive: {
+      type,
+      ...(h ? { header: h } : {}),
+      ...(content.body !== undefined ? { body: text(content.body) } : {}),
+      ...(str(content.footer) ? { footer: text(content.footer) } : {}),
+      action,
+      ...extra,
+    },
+  };
+}
+
+/** The native body for one message (without the common envelope). */
+export function toNativeBody(message: OutboundMessage): Json {
+  const c = message.content;
+  switch (message.type) {
+    case 'text':
+      return { type: 'text', text: { body: c.body, preview_url: c.preview_url === true } };
+    case 'image':
+    case 'video':
+      return { type: message.type, [message.type]: media(c, true) };
+    case 'audio':
+    case 'sticker':
+      return { type: message.type, [message.type]: media(c, false) };
+    case 'document':
+      return { type: 'document', document: media(c, true, true) };
+    case 'location':
+      return { type: 'location', location: { latitude: c.latitude, longitude: c.longitude, name: c.name, address: c.address } };
+    case 'location_request':
+      return interactive('location_request_message', { body: c.body }, { name: 'send_location' });
+    case 'contact':
+      return {
+        type: 'contacts',
+        contacts: [
+          {
+            name: { formatted_name: c.full_name, first_name: String(c.full_name ?? '').split(' ')[0] },
+            phones: [{ phone: c.phone, type: 'CELL' }],
+            ...(str(c.organization) ? { org: { company: c.organization } } : {}),
+          },
+        ],
+      };
+    case 'reaction':
+      return { type: 'reaction', reaction: { message_id: c.message_id, emoji: c.reaction ?? '' } };
+    case 'template':
+      return { type: 'template', template: c.template };
+    case 'buttons':
+      return interactive('button', c, {
+        buttons: (c.buttons as Array<{ id: string; title: string }>).map((b) => ({ type: 'reply', reply: { id: b.id, title: b.title } })),
+      });
+    case 'list':
+      return interactive('list', c, { button: c.button_text, sections: c.sections });
+    case 'cta_url':
+      return interactive('cta_url', c, { name: 'cta_url', parameters: { display_text: c.display_text, url: c.url } });
+    case 'address':
+      return interactive('address_message', c, { name: 'address_message', parameters: { country: c.country, ...(c.values ? { values: c.values } : {}) } });
+    case 'single_product':
+      return interactive('product', c, { catalog_id: c.catalog_id, product_retailer_id: c.product_retailer_id });
+    case 'multi_product':
+      return interactive('product_list', c, { catalog_id: c.catalog_id, sections: c.sections });
+    case 'catalog':
+      return interactive('catalog_message', c, {
+        name: 'catalog_message',
+        ...(str(c.thumbnail_product_retailer_id) ? { parameters: { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } } : {}),
+      });
+    case 'media_carousel':
+      return interactive('carousel', c, {
+        cards: (c.cards as Json[]).map((card, index) => {
+          const kind = String(card.media_type);
+          const buttons = card.buttons as Json[];
+          const first = buttons[0]!;
+          return {
+            card_index: index,
+            type: first.type === 'url' ? 'cta_url' : 'quick_reply',
+            header: { type: kind, [kind]: { link: card.media_url } },
+            ...(card.body ? { body: text(card.body) } : {}),
+            action:
+              first.type === 'url'
+                ? { name: 'cta_url', parameters: { display_text: first.title, url: first.url } }
+                : { buttons: buttons.map((b) => ({ type: 'quick_reply', quick_reply: { id: b.id, title: b.title } })) },
+          };
+        }),
+      });
+    case 'product_carousel':
+      return interactive('carousel', c, {
+        cards: (c.products as Json[]).map((p, index) => ({
+          card_index: index,
+          type: 'product',
+          action: { product_retailer_id: p.product_retailer_id, catalog_id: c.catalog_id },
+        })),
+      });
+    default:
+      throw new Error(`message type ${message.type} has no native form on the official API`);
+  }
+}
+
+/** The full native send request: the common envelope, the typed object, and the quote. */
+export function toNativeRequest(message: OutboundMessage): Json {
+  if (message.type === 'mark_as_read') {
+    return { messaging_product: 'whatsapp', status: 'read', message_id: message.content.message_id };
+  }
+  const replyTo = (message.content.reply_to as { id?: string } | undefined)?.id;
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: message.to,
+    ...toNativeBody(message),
+    ...(replyTo ? { context: { message_id: replyTo } } : {}),
+    // Echoed in status webhooks: lets a send whose answer was lost be matched to its message.
+    biz_opaque_callback_data: message.id,
+  };
+}
+
+function settingsOf(connection: ChannelConnection): OfficialSettings {
+  return connection.settings as unknown as OfficialSettings;
+}
+
+const STATUS_NAMES: Record<string, string> = {
+  APPROVED: 'approved',
+  PENDING: 'pending',
+  REJECTED: 'rejected',
+  PAUSED: 'paused',
+  DISABLED: 'disabled',
+  IN_APPEAL: 'pending',
+  PENDING_DELETION: 'disabled',
+  DELETED: 'disabled',
+  LIMIT_EXCEEDED: 'rejected',
+};
+
+export function templateStatusName(native: string): string {
+  return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
+}
+
+export type OfficialAdapterOptions = { allowPrivateTargets: boolean };
+
+export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
+  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; sandbox: boolean; wabaId?: string }): Promise<Result<SignupExchange>>;
+} {
+  const policyFor = (connection: { sandbox?: boolean }): TargetPolicy => ({
+    allowPrivate: options.allowPrivateTargets || connection.sandbox === true,
+  });
+  const client = (connection: ChannelConnection): GraphClient => {
+    const s = settingsOf(connection);
+    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: policyFor(connection) });
+  };
+  const token = (connection: ChannelConnection) => connection.credentials.access_token;
+
+  return {
+    platform: 'chatapp_official',
+
+    async send(connection, message) {
+      const s = settingsOf(connection);
+      const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>('POST', `${s.phone_number_id}/messages`, {
+        token: token(connection),
+        body: toNativeRequest(message),
+      });
+      if (!result.ok) return result;
+      if (message.type === 'mark_as_read') return { ok: true, value: { providerMessageId: String(message.content.message_id) } };
+      const id = result.value.messages?.[0]?.id;
+      if (!id) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a message id', retryable: true } };
+      return { ok: true, value: { providerMessageId: id } };
+    },
+
+    async fetchMedia(connection, mediaId) {
+      const result = await client(connection).call<{ url?: string; mime_type?: string }>('GET', encodeURIComponent(mediaId), { token: token(connection) });
+      if (!result.ok) return result;
+      if (!result.value.url) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
+      return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type ?? 'application/octet-stream' } };
+    },
+
+    async lookupProfile(connection, phone) {
+      const s = settingsOf(connection);
+      const result = await client(connection).call<{ contacts?: Array<{ input: string; status: string; wa_id?: string; profile?: { name?: string } }> }>(
+        'POST',
+        `${s.phone_number_id}/contacts`,
+        { token: token(connection), body: { blocking: 'wait', contacts: [`+${phone}`], force_check: true } },
+      );
+      if (!result.ok) return result;
+      const contact = result.value.contacts?.[0];
+      return {
+        ok: true,
+        value: { exists: contact?.status === 'valid', chatappId: contact?.wa_id, name: contact?.profile?.name },
+      };
+    },
+
+    async checkHealth(connection): Promise<HealthCheck> {
+      const s = settingsOf(connection);
+      const result = await client(connection).call<{ id?: string; quality_rating?: string }>('GET', s.phone_number_id, {
+        token: token(connection),
+        query: { fields: 'id,display_phone_number,verified_name,quality_rating' },
+      });
+      if (!result.ok) return result;
+      return { ok: true, status: result.value.quality_rating ?? 'ok' };
+    },
+
+    async listTemplates(connection) {
+      const s = settingsOf(connection);
+      if (!s.waba_id) return { ok: false, error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false } };
+      const all: ProviderTemplate[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 50; page++) {
+        const result = await client(connection).call<{
+          data?: Array<{ id: string; name: string; language: string; category?: string; status: string; components?: unknown[]; rejected_reason?: string }>;
+          paging?: { cursors?: { after?: string }; next?: string };
+        }>('GET', `${s.waba_id}/message_templates`, { token: token(connection), query: { limit: '100', ...(after ? { after } : {}) } });
+        if (!result.ok) return result;
+        for (const t of result.value.data ?? []) {
+          all.push({
+            providerTemplateId: t.id,
+            name: t.name,
+            language: t.language,
+            category: (t.category ?? 'UTILITY').toUpperCase(),
+            components: t.components ?? [],
+            status: templateStatusName(t.status),
+            reason: t.rejected_reason && t.rejected_reason !== 'NONE' ? t.rejected_reason : undefined,
+          });
+        }
+        after = result.value.paging?.next ? result.value.paging.cursors?.after : undefined;
+        if (!after) break;
+      }
+      return { ok: true, value: all };
+    },
+
+    async submitTemplate(connection, template) {
+      const s = settingsOf(connection);
+      if (!s.waba_id) return { ok: false, error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false } };
+      const result = await client(connection).call<{ id: string; status?: string }>('POST', `${s.waba_id}/message_templates`, {
+        token: token(connection),
+        body: { name: template.name, language: template.language, category: template.category, components: template.components },
+      });
+      if (!result.ok) return result;
+      return { ok: true, value: { providerTemplateId: result.value.id, status: templateStatusName(result.value.status ?? 'PENDING') } };
+    },
+
+    async registerPhone(connection, pin) {
+      const s = settingsOf(connection);
+      const result = await client(connection).call<{ success?: boolean }>('POST', `${s.phone_number_id}/register`, {
+        token: token(connection),
+        body: { messaging_product: 'whatsapp', pin },
+      });
+      if (!result.ok) return result;
+      if (result.value.success !== true) return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the registration', retryable: false } };
+      return { ok: true, value: { registered: true } };
+    },
+
+    async exchangeCode(input) {
+      const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: policyFor(input) });
+      const exchanged = await graph.call<{ access_token?: string }>('GET', 'oauth/access_token', {
+        query: { client_id: input.appId, client_secret: input.appSecret, code: input.code },
+      });
+      if (!exchanged.ok) return exchanged;
+      const accessToken = exchanged.value.access_token;
+      if (!accessToken) return { ok: false, error: { code: 'bad_response', title: 'provider answered without an access token', retryable: false } };
+      let wabaId = input.wabaId;
+      if (!wabaId) {
+        const debug = await graph.call<{ data?: { granular_scopes?: Array<{ scope: string; target_ids?: string[] }> } }>('GET', 'debug_token', {
+          token: accessToken,
+          query: { input_token: accessToken },
+        });
+        if (!debug.ok) return debug;
+        wabaId = debug.value.data?.granular_scopes?.find((g) => g.scope === 'whatsapp_business_management')?.target_ids?.[0];
+        if (!wabaId) return { ok: false, error: { code: 'no_business_account', title: 'the signup granted no business account', retryable: false } };
+      }
+      const subscribed = await graph.call<{ success?: boolean }>('POST', `${wabaId}/subscribed_apps`, { token: accessToken, body: {} });
+      if (!subscribed.ok) return subscribed;
+      const numbers = await graph.call<{ data?: Array<{ id: string; display_phone_number: string; verified_name?: string }> }>('GET', `${wabaId}/phone_numbers`, {
+        token: accessToken,
+      });
+      if (!numbers.ok) return numbers;
+      return {
+        ok: true,
+        value: {
+          accessToken,
+          wabaId,
+          phoneNumbers: (numbers.value.data ?? []).map((n) => ({ phoneNumberId: n.id, displayPhoneNumber: n.display_phone_number, verifiedName: n.verified_name })),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * Delivering the sandbox's callbacks: the official provider's webhooks (signed X-Hub-Signature-256
+ * with the app secret, to config.sandbox.officialWebhookUrl) and the gateway's callbacks (signed
+ * X-Gateway-Signature with the session's secret, to its callback_url). Each runs as one
+ * 'sandbox.callback' job; a refused or failed POST throws, so the job is retried.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
+import { safeUrl } from '../lib/logger.ts';
+import { digitsOf, type AccountRow, type MessageRow, type SandboxCallback, type SandboxContext } from './context.ts';
+import { mediaSha256 } from './media.ts';
+import { templateDecision } from './rules.ts';
+
+const CALLBACK_TIMEOUT_MS = 5000;
+
+type StatusStep = 'sent' | 'delivered' | 'read' | 'failed';
+
+const NEXT_STEP: Record<StatusStep, StatusStep | undefined> = { sent: 'delivered', delivered: 'read', read: undefined, failed: undefined };
+
+export const UNDELIVERABLE = { code: 131026, title: 'Message undeliverable', details: 'Message Undeliverable.' };
+
+type Delivery = { url: string; body: string; headers: Record<string, string> };
+
+export function createCallbacks(ctx: SandboxContext) {
+  const { logger, clock } = ctx;
+
+  function officialDelivery(payload: unknown): Delivery {
+    const body = JSON.stringify(payload);
+    const signature = createHmac('sha256', ctx.officialAppSecret).update(body).digest('hex');
+    return {
+      url: ctx.config.sandbox.officialWebhookUrl,
+      body,
+      headers: { 'x-hub-signature-256': `sha256=${signature}`, 'user-agent': 'facebookexternalua' },
+    };
+  }
+
+  function gatewayDelivery(account: AccountRow, eventId: string, event: string, payload: Record<string, unknown>): Delivery | undefined {
+    if (!account.callbackUrl || !account.callbackSecretSealed) return undefined;
+    const body = JSON.stringify({ event, session: account.id, timestamp: clock.now().toISOString(), payload });
+    const secret = ctx.sealer.open(account.callbackSecretSealed);
+    return {
+      url: account.callbackUrl,
+      body,
+      headers: {
+        'x-gateway-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+        'x-gateway-event-id': eventId,
+        'user-agent': 'parley-sandbox-gateway',
+      },
+    };
+  }
+
+  async function post(delivery: Delivery): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(delivery.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...delivery.headers },
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+      });
+    } catch (err) {
+      throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`);
+    }
+    await response.arrayBuffer().catch(() => undefined);
+    if (response.status < 200 || response.status > 299) {
+      throw new Error(`sandbox callback to ${safeUrl(delivery.url)} answered ${response.status}`);
+    }
+  }
+
+  /** Official webhooks only reach business accounts the app subscribed to. */
+  function officialTarget(account: AccountRow): boolean {
+    if (account.subscribed) return true;
+    logger.info({ waba_id: account.wabaId }, 'sandbox webhook not sent: the app is not subscribed to this business account');
+    return false;
+  }
+
+  function envelope(account: AccountRow, field: string, value: Record<string, unknown>) {
+    return { object: 'whatsapp_business_account', entry: [{ id: account.wabaId, changes: [{ field, value }] }] };
+  }
+
+  function metadata(account: AccountRow) {
+    return { display_phone_number: digitsOf(account.displayPhoneNumber), phone_number_id: account.id };
+  }
+
+  const unixSeconds = () => String(Math.floor(clock.now().getTime() / 1000));
+
+  async function loadMessage(db: Executor, id: string): Promise<{ message: MessageRow; account: AccountRow } | undefined> {
+    const [row] = await db
+      .select({ message: sandboxMessages, account: sandboxAccounts })
+      .from(sandboxMessages)
+      .innerJoin(sandboxAccounts, eq(sandboxAccounts.id, sandboxMessages.accountId))
+      .where(eq(sandboxMessages.id, id))
+      .limit(1);
+    return row;
+  }
+
+  async function officialStatus(db: Executor, message: MessageRow, account: AccountRow, status: StatusStep) {
+    const status_: Record<string, unknown> = { id: message.id, status, timestamp: unixSeconds(), recipient_id: message.recipient };
+    if (status === 'sent' || status === 'delivered') {
+      const category = await pricingCategory(db, message, account);
+      status_.conversation = {
+        id: createHash('sha256').update(`${account.id}:${message.recipient}`).digest('hex').slice(0, 32),
+        origin: { type: category },
+      };
+      status_.pricing = { billable: category !== 'service', pricing_model: 'CBP', category };
+    }
+    if (status === 'failed') {
+      status_.errors = [{ code: UNDELIVERABLE.code, title: UNDELIVERABLE.title, message: UNDELIVERABLE.title, error_data: { details: UNDELIVERABLE.details } }];
+    }
+    const opaque = message.body.biz_opaque_callback_data;
+    if (typeof opaque === 'string') status_.biz_opaque_callback_data = opaque;
+    return envelope(account, 'messages', { messaging_product: 'whatsapp', metadata: metadata(account), statuses: [status_] });
+  }
+
+  async function pricingCategory(db: Executor, message: MessageRow, account: AccountRow): Promise<string> {
+    if (message.type !== 'template') return 'service';
+    const template = message.body.template as { name?: string; language?: { code?: string } } | undefined;
+    const [row] = await db
+      .select({ category: sandboxTemplates.category })
+      .from(sandboxTemplates)
+      .where(
+        and(
+          eq(sandboxTemplates.wabaId, account.wabaId ?? ''),
+          eq(sandboxTemplates.name, String(template?.name ?? '')),
+          eq(sandboxTemplates.language, String(template?.language?.code ?? '')),
+        ),
+      )
+      .limit(1);
+    return (row?.category ?? 'MARKETING').toLowerCase();
+  }
+
+  async function deliverStatus(db: Executor, payload: Extract<SandboxCallback, { kind: 'message.status' }>, eventId: string) {
+    const found = await loadMessage(db, payload.message_id);
+    if (!found) {
+      logger.warn({ message_id: payload.message_id }, 'sandbox status callback for an unknown message dropped');
+      return;
+    }
+    const { message, account } = found;
+    let delivery: Delivery | undefined;
+    if (account.protocol === 'official') {
+      if (officialTarget(account)) delivery = officialDelivery(await officialStatus(db, message, account, payload.status));
+    } else {
+      delivery = gatewayDelivery(account, eventId, 'message.status', {
+        id: message.id,
+        status: payload.status,
+        ...(payload.status === 'failed' ? { error: { code: 'undeliverable', message: 'message undeliverable' } } : {}),
+      });
+      if (!delivery) logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
+    }
+    if (delivery) await post(delivery);
+    // The next step is enqueued only once this one was delivered, so the steps arrive in order.
+    const next = NEXT_STEP[payload.status];
+    await db.transaction(async (tx) => {
+      await tx.update(sandboxMessages).set({ status: payload.status }).where(eq(sandboxMessages.id, message.id));
+      if (next) await ctx.enqueueCallback(tx, { kind: 'message.status', message_id: message.id, status: next }, 1);
+    });
+  }
+
+  async function deliverInbound(db: Executor, payload: Extract<SandboxCallback, { kind: 'message.inbound' }>, eventId: string) {
+    const found = await loadMessage(db, payload.message_id);
+    if (!found) {
+      logger.warn({ message_id: payload.message_id }, 'sandbox inbound callback for an unknown message dropped');
+      return;
+    }
+    const { message, account } = found;
+    const stored = message.body as InboundBody;
+    let delivery: Delivery | undefined;
+    if (account.protocol === 'official') {
+      if (!officialTarget(account)) return;
+      const entry: Record<string, unknown> = { from: message.recipient, id: message.id, timestamp: stored.timestamp, type: message.type };
+      if (stored.reply_to) entry.context = { from: digitsOf(account.displayPhoneNumber), id: stored.reply_to };
+      const content = stored.content;
+      if (message.type === 'text') entry.text = { body: content.body };
+      else if (message.type === 'interactive') {
+        const kind = content.type as string;
+        entry.interactive = { type: kind, [kind]: { id: content.id, title: content.title } };
+      } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
+      else if (message.type === 'image') {
+        const media = await loadMedia(db, stored.media_id!);
+        entry.image = {
+          ...(content.caption !== undefined ? { caption: content.caption } : {}),
+          mime_type: media?.mimeType ?? 'image/png',
+          sha256: media ? mediaSha256(media.data) : '',
+          id: stored.media_id,
+        };
+      }
+      delivery = officialDelivery(
+        envelope(account, 'messages', {
+          messaging_product: 'whatsapp',
+          metadata: metadata(account),
+          contacts: [{ profile: { name: stored.name }, wa_id: message.recipient }],
+          messages: [entry],
+        }),
+      );
+    } else {
+      let content: Record<string, unknown> = stored.content;
+      if (message.type === 'image') {
+        content = { media_id: stored.media_id, mime_type: 'image/png', ...(stored.content.caption !== undefined ? { caption: stored.content.caption } : {}) };
+      }
+      delivery = gatewayDelivery(account, eventId, 'message', {
+        id: message.id,
+        from: message.recipient,
+        from_name: stored.name,
+        type: message.type,
+        content,
+        ...(stored.reply_to ? { reply_to: stored.reply_to } : {}),
+      });
+      if (!delivery) logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
+    }
+    if (delivery) await post(delivery);
+  }
+
+  async function deliverTemplate(db: Executor, payload: Extract<SandboxCallback, { kind: 'template.status' }>) {
+    const [template] = await db.select().from(sandboxTemplates).where(eq(sandboxTemplates.id, payload.template_id)).limit(1);
+    if (!template) {
+      logger.warn({ template_id: payload.template_id }, 'sandbox template callback for an unknown template dropped');
+      return;
+    }
+    let { status, reason } = template;
+    if (status === 'PENDING') {
+      const decision = templateDecision(template.name);
+      ({ status, reason } = decision);
+      await db.update(sandboxTemplates).set({ status, reason }).where(eq(sandboxTemplates.id, template.id));
+    }
+    const [account] = await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.wabaId, template.wabaId)).limit(1);
+    if (!account || !officialTarget(account)) return;
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: template.wabaId,
+          time: Math.floor(clock.now().getTime() / 1000),
+          changes: [
+            {
+              field: 'message_template_status_update',
+              value: {
+                event: status,
+                message_template_id: Number(template.id),
+                message_template_name: template.name,
+                message_template_language: template.language,
+                reason: reason ?? 'NONE',
+              },
+            },
+          ],
+        },
+      ],
+    };
+    await post(officialDelivery(body));
+  }
+
+  async function deliverSession(db: Executor, payload: Extract<SandboxCallback, { kind: 'session.status' }>, eventId: string) {
+    const [account] = await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.id, payload.session_id)).limit(1);
+    if (!account) {
+      logger.warn({ session: payload.session_id }, 'sandbox session callback for an unknown session dropped');
+      return;
+    }
+    const phone = account.displayPhoneNumber;
+    const delivery = gatewayDelivery(account, eventId, 'session.status', {
+      status: payload.status,
+      ...(payload.status === 'WORKING' && phone ? { me: { id: `${phone}@c.us`, phone } } : {}),
+    });
+    if (!delivery) {
+      logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
+      return;
+    }
+    await post(delivery);
+  }
+
+  async function loadMedia(db: Executor, id: string) {
+    const [media] = await db.select().from(sandboxMedia).where(eq(sandboxMedia.id, id)).limit(1);
+    return media;
+  }
+
+  return {
+    /** Delivers one callback; `eventId` is stable across retries (the job id). Throws to be retried. */
+    async deliver(db: Executor, payload: SandboxCallback, eventId: string): Promise<void> {
+      switch (payload.kind) {
+        case 'message.status':
+          return deliverStatus(db, payload, eventId);
+        case 'message.inbound':
+          return deliverInbound(db, payload, eventId);
+        case 'template.status':
+          return deliverTemplate(db, payload);
+        case 'session.status':
+          return deliverSession(db, payload, eventId);
+        default:
+          payload satisfies never;
+      }
+    },
+  };
+}
+
+/** What an inbound message row keeps in its body (see inbound.ts). */
+export type InboundBody = {
+  name: string;
+  timestamp: string;
+  content: Record<string, unknown>;
+  reply_to?: string;
+  media_id?: string;
+};
+
+function pick(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.filter((k) => source[k] !== undefined).map((k) => [k, source[k]]));
+}

@@ -1,0 +1,100 @@
+/**
+ * The providers' own error vocabularies, as typed results. The HTTP layer writes them in each
+ * protocol's native body shape; nothing here knows about HTTP beyond the status number.
+ */
+
+/** An official (Graph-style) error: `{error: {message, type, code, error_subcode, error_data, fbtrace_id}}`. */
+export type OfficialError = {
+  status: number;
+  code: number;
+  message: string;
+  subcode?: number;
+  /** Goes to error_data.details. */
+  details?: string;
+  type?: string;
+  transient?: boolean;
+};
+
+/** A gateway error: `{error: {code, message, retryable}}`. */
+export type GatewayError = { status: number; code: string; message: string; retryable: boolean };
+
+export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+export type OfficialResult<T> = Result<T, OfficialError>;
+export type GatewayResult<T> = Result<T, GatewayError>;
+
+export function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function fail<E>(error: E): { ok: false; error: E } {
+  return { ok: false, error };
+}
+
+export const official = {
+  /** 400, code 100: a parameter the provider would refuse. */
+  invalidParameter: (details: string): OfficialError => ({ status: 400, code: 100, message: `(#100) ${details}`, details }),
+  /** 401, code 190: the access token is missing, malformed, expired or revoked. */
+  invalidToken: (message = 'Invalid OAuth access token - Cannot parse access token'): OfficialError => ({ status: 401, code: 190, message }),
+  /** 400, code 100 subcode 33: an id the token may not see (or that does not exist). */
+  unknownObject: (method: string, id: string): OfficialError => ({
+    status: 400,
+    code: 100,
+    subcode: 33,
+    message: `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+  }),
+  unknownPath: (path: string): OfficialError => ({ status: 400, code: 2500, message: `Unknown path components: ${path}` }),
+  reengagement: (): OfficialError => ({
+    status: 400,
+    code: 131047,
+    message: '(#131047) Re-engagement message',
+    details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  }),
+  throughput: (): OfficialError => ({
+    status: 429,
+    code: 130429,
+    message: '(#130429) Rate limit hit',
+    details: 'Cloud API message throughput has been reached.',
+    transient: true,
+  }),
+  notRegistered: (): OfficialError => ({
+    status: 400,
+    code: 133010,
+    message: '(#133010) Account not registered',
+    details: 'The phone number is not registered: call POST /{phone_number_id}/register first.',
+  }),
+  templateMissing: (name: string, language: string): OfficialError => ({
+    status: 400,
+    code: 132001,
+    message: '(#132001) Template name does not exist in the translation',
+    details: `template name (${name}) does not exist in ${language}`,
+  }),
+  templateParams: (expected: number, got: number): OfficialError => ({
+    status: 400,
+    code: 132000,
+    message: '(#132000) Number of parameters does not match the expected number of params',
+    details: `body: number of localizable_params (${got}) does not match the expected number of params (${expected})`,
+  }),
+  badClientSecret: (): OfficialError => ({ status: 400, code: 1, message: 'Error validating client secret.' }),
+  badCode: (): OfficialError => ({ status: 400, code: 100, subcode: 36007, message: 'Invalid verification code format.' }),
+  internal: (): OfficialError => ({
+    status: 500,
+    code: 2,
+    message: 'An unexpected error has occurred. Please retry your request later.',
+    transient: true,
+  }),
+};
+
+export const gateway = {
+  unauthorized: (): GatewayError => ({ status: 401, code: 'unauthorized', message: 'invalid or missing API key', retryable: false }),
+  notFound: (what: string): GatewayError => ({ status: 404, code: 'not_found', message: `${what} not found`, retryable: false }),
+  invalid: (message: string): GatewayError => ({ status: 400, code: 'invalid_request', message, retryable: false }),
+  conflict: (code: string, message: string, retryable = false): GatewayError => ({ status: 409, code, message, retryable }),
+  invalidRecipient: (to: string): GatewayError => ({
+    status: 400,
+    code: 'invalid_recipient',
+    message: `${to} is not on the chat app`,
+    retryable: false,
+  }),
+  rateLimited: (): GatewayError => ({ status: 429, code: 'rate_limited', message: 'too many messages; try again shortly', retryable: true }),
+  internal: (): GatewayError => ({ status: 500, code: 'internal', message: 'the gateway failed; try again', retryable: true }),
+};

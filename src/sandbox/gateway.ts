@@ -1,0 +1,317 @@
+/**
+ * The paired-gateway protocol (docs/gateway-protocol.md), gateway side: sessions paired by QR code,
+ * sends with idempotency keys, contacts and media.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { sandboxAccounts, sandboxMedia, sandboxMessages } from '../db/schema.ts';
+import { constantTimeEqual, randomToken, sha256Hex } from '../lib/crypto.ts';
+import { bodyHash, type AccountRow, type GatewayStatus, type SandboxContext } from './context.ts';
+import { fail, gateway, ok, type GatewayResult } from './errors.ts';
+import { gatewayMessageId, qrText, sandboxDisplayNumber, sessionId } from './ids.ts';
+import { normalizePhone, recipientOutcome, statusSteps } from './rules.ts';
+
+type Json = Record<string, unknown>;
+
+/** Parley's message types (docs: interface spec); the gateway takes them as they are. */
+const MESSAGE_TYPES = new Set([
+  'text', 'image', 'video', 'audio', 'document', 'sticker', 'template', 'buttons', 'list', 'location', 'location_request',
+  'contact', 'reaction', 'mark_as_read', 'cta_url', 'media_carousel', 'product_carousel', 'single_product', 'multi_product',
+  'catalog', 'link', 'poll', 'address', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download',
+]);
+
+/** Types that act on the chat rather than deliver a message: no status callbacks follow them. */
+const NO_STATUS_TYPES = new Set(['mark_as_read', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '';
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** The problem with a message's content, or undefined when the gateway can send it. */
+function contentProblem(type: string, content: Json): string | undefined {
+  const text = typeof content.text === 'object' && content.text !== null ? (content.text as Json).body : content.text;
+  switch (type) {
+    case 'text':
+      return nonEmpty(content.body) || nonEmpty(text) ? undefined : 'content.body must be a non-empty string';
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'document':
+    case 'sticker': {
+      const url = content.media_url ?? content.media ?? content.url ?? content.sticker_url;
+      if (nonEmpty(content.media_id)) return undefined;
+      return isHttpUrl(url) ? undefined : 'content.media_url must be an http(s) URL';
+    }
+    case 'location':
+      return typeof content.latitude === 'number' && typeof content.longitude === 'number' ? undefined : 'content.latitude and content.longitude must be numbers';
+    case 'location_request':
+      return nonEmpty(content.body) || nonEmpty(text) ? undefined : 'content.body must be a non-empty string';
+    case 'contact':
+      return nonEmpty(content.full_name) && nonEmpty(content.phone) ? undefined : 'content.full_name and content.phone are required';
+    case 'reaction':
+    case 'mark_as_read':
+      return nonEmpty(content.message_id) ? undefined : 'content.message_id is required';
+    case 'template': {
+      const template = content.template;
+      return isObject(template) && nonEmpty(template.name) && isObject(template.language) && nonEmpty(template.language.code)
+        ? undefined
+        : 'content.template.name and content.template.language.code are required';
+    }
+    case 'buttons': {
+      if (!nonEmpty(content.body)) return 'content.body must be a non-empty string';
+      const buttons = content.buttons;
+      if (!Array.isArray(buttons) || buttons.length < 1 || buttons.length > 3) return 'content.buttons must hold 1 to 3 buttons';
+      return buttons.every((b) => isObject(b) && nonEmpty(b.id) && nonEmpty(b.title)) ? undefined : 'each button needs an id and a title';
+    }
+    case 'list': {
+      if (!nonEmpty(content.body) || !nonEmpty(content.button_text)) return 'content.body and content.button_text are required';
+      const sections = content.sections;
+      if (!Array.isArray(sections) || sections.length === 0) return 'content.sections must be a non-empty array';
+      const rowsOk = sections.every(
+        (s) => isObject(s) && Array.isArray(s.rows) && s.rows.length > 0 && s.rows.every((r) => isObject(r) && nonEmpty(r.id) && nonEmpty(r.title)),
+      );
+      return rowsOk ? undefined : 'each section needs rows with an id and a title';
+    }
+    default:
+      return undefined;
+  }
+}
+
+export function createGatewayApi(ctx: SandboxContext) {
+  const { config, clock } = ctx;
+  const gatewayBase = `${config.baseUrl}/sandbox/gateway`;
+
+  function view(account: AccountRow) {
+    return { session: account.id, status: account.status as GatewayStatus };
+  }
+
+  /** Moves a session to `status` and, when that is a change, enqueues its session.status callback. */
+  async function transition(db: Executor, account: AccountRow, status: GatewayStatus, changes: Partial<AccountRow> = {}) {
+    return db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(sandboxAccounts)
+        .set({ ...changes, status, updatedAt: clock.now() })
+        .where(eq(sandboxAccounts.id, account.id))
+        .returning();
+      if (account.status !== status) await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status }, 0);
+      return updated!;
+    });
+  }
+
+  return {
+    gatewayBase,
+
+    /** Creates a STOPPED session and the API key that drives it. */
+    async provisionSession(db: Executor) {
+      const apiKey = `gwk_${randomToken(32)}`;
+      const now = clock.now();
+      const id = sessionId();
+      await db.insert(sandboxAccounts).values({ id, protocol: 'gateway', tokenHash: sha256Hex(apiKey), status: 'STOPPED', createdAt: now, updatedAt: now });
+      return { gatewayBase, session: id, apiKey };
+    },
+
+    /** The session an API key may drive: 401 for a wrong key, 404 for a session that is not its own. */
+    async authenticate(db: Executor, session: string, apiKey: string | undefined): Promise<GatewayResult<AccountRow>> {
+      if (!apiKey) return fail(gateway.unauthorized());
+      const [account] = await db
+        .select()
+        .from(sandboxAccounts)
+        .where(and(eq(sandboxAccounts.tokenHash, sha256Hex(apiKey)), eq(sandboxAccounts.protocol, 'gateway')))
+        .limit(1);
+      if (!account) return fail(gateway.unauthorized());
+      if (!constantTimeEqual(account.id, session)) return fail(gateway.notFound(`session ${session}`));
+      return ok(account);
+    },
+
+    /** PUT /sessions/{session} {callback_url, callback_secret}. */
+    async configure(db: Executor, account: AccountRow, body: unknown): Promise<GatewayResult<Json>> {
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {callback_url, callback_secret}'));
+      if (!isHttpUrl(body.callback_url)) return fail(gateway.invalid('callback_url must be an http(s) URL'));
+      if (typeof body.callback_secret !== 'string' || body.callback_secret.length < 16) {
+        return fail(gateway.invalid('callback_secret must be a string of at least 16 characters'));
+      }
+      const [updated] = await db
+        .update(sandboxAccounts)
+        .set({ callbackUrl: body.callback_url as string, callbackSecretSealed: ctx.sealer.seal(body.callback_secret), updatedAt: clock.now() })
+        .where(eq(sandboxAccounts.id, account.id))
+        .returning();
+      return ok(view(updated!));
+    },
+
+    /** POST /sessions/{session}/start: SCAN_QR until paired; a paired session stays WORKING. */
+    async start(db: Executor, account: AccountRow): Promise<GatewayResult<Json>> {
+      if (account.status === 'WORKING' || account.status === 'SCAN_QR') return ok(view(account));
+      return ok(view(await transition(db, account, 'SCAN_QR', { qr: null, qrExpiresAt: null })));
+    },
+
+    /** GET /sessions/{session}. */
+    describe(account: AccountRow): Json {
+      const phone = account.displayPhoneNumber;
+      return { ...view(account), me: account.status === 'WORKING' && phone ? { id: `${phone}@c.us`, phone } : null };
+    },
+
+    /** GET /sessions/{session}/qr: the current QR, or a new one once the last one lapsed. */
+    async qr(db: Executor, account: AccountRow): Promise<GatewayResult<Json>> {
+      if (account.status !== 'SCAN_QR') return fail(gateway.conflict('not_scanning', `the session is ${account.status}, not SCAN_QR`));
+      const now = clock.now();
+      if (account.qr && account.qrExpiresAt && account.qrExpiresAt.getTime() > now.getTime()) {
+        return ok({ qr: account.qr, expires_at: account.qrExpiresAt.toISOString() });
+      }
+      const qr = qrText();
+      const expiresAt = new Date(now.getTime() + ctx.qrLifetimeMs);
+      await db.update(sandboxAccounts).set({ qr, qrExpiresAt: expiresAt, updatedAt: now }).where(eq(sandboxAccounts.id, account.id));
+      return ok({ qr, expires_at: expiresAt.toISOString() });
+    },
+
+    /** POST /sessions/{session}/logout: unpairs; STOPPED. */
+    async logout(db: Executor, account: AccountRow): Promise<GatewayResult<Json>> {
+      return ok(view(await transition(db, account, 'STOPPED', { qr: null, qrExpiresAt: null, displayPhoneNumber: null })));
+    },
+
+    /** POST /scan {qr, phone?}: a phone scans a QR the gateway showed; its session goes WORKING. */
+    async scan(db: Executor, body: unknown): Promise<GatewayResult<Json>> {
+      if (!isObject(body) || !nonEmpty(body.qr)) return fail(gateway.invalid('qr is required'));
+      let phone = sandboxDisplayNumber().slice(1);
+      if (body.phone !== undefined) {
+        const digits = normalizePhone(body.phone);
+        if (!digits) return fail(gateway.invalid('phone must be a number in international format'));
+        phone = digits;
+      }
+      const [account] = await db
+        .select()
+        .from(sandboxAccounts)
+        .where(and(eq(sandboxAccounts.protocol, 'gateway'), eq(sandboxAccounts.qr, body.qr)))
+        .limit(1);
+      if (!account || account.status !== 'SCAN_QR') return fail(gateway.notFound('QR code'));
+      if (!account.qrExpiresAt || account.qrExpiresAt.getTime() <= clock.now().getTime()) {
+        return fail({ status: 410, code: 'qr_expired', message: 'the QR code lapsed; read a new one', retryable: false });
+      }
+      const updated = await transition(db, account, 'WORKING', { qr: null, qrExpiresAt: null, displayPhoneNumber: phone });
+      return ok({ ...view(updated), me: { id: `${phone}@c.us`, phone } });
+    },
+
+    /** POST /sessions/{session}/messages: 201 {id}; a known idempotency_key answers 200 with the same id. */
+    async send(db: Executor, account: AccountRow, body: unknown): Promise<GatewayResult<{ created: boolean; id: string }>> {
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {to, type, content, idempotency_key}'));
+      const key = body.idempotency_key;
+      if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) {
+        return fail(gateway.invalid('idempotency_key must be a string of 1 to 200 characters'));
+      }
+      if (key !== undefined) {
+        const [known] = await db
+          .select({ id: sandboxMessages.id, status: sandboxMessages.status })
+          .from(sandboxMessages)
+          .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.idempotencyKey, key)))
+          .limit(1);
+        if (known && known.status !== 'throttled') return ok({ created: false, id: known.id });
+      }
+      if (account.status !== 'WORKING') {
+        return fail(gateway.conflict('session_not_working', `the session is ${account.status}; pair it before sending`));
+      }
+      const to = normalizePhone(body.to);
+      if (!to) return fail(gateway.invalid('to must be international digits without +'));
+      if (typeof body.type !== 'string' || !MESSAGE_TYPES.has(body.type)) {
+        return fail({ status: 400, code: 'unsupported_type', message: `type ${JSON.stringify(body.type)} is not supported`, retryable: false });
+      }
+      const type = body.type;
+      const content = body.content;
+      if (!isObject(content)) return fail(gateway.invalid('content must be an object'));
+      const problem = contentProblem(type, content);
+      if (problem) return fail(gateway.invalid(problem));
+      const outcome = recipientOutcome(to);
+      if (outcome === 'refuse') return fail(gateway.invalidRecipient(to));
+      const hash = bodyHash({ to, type, content });
+      return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
+        // A retry of a throttled attempt: by its idempotency key, or else by the same body.
+        const [throttled] = await tx
+          .update(sandboxMessages)
+          .set({ status: 'accepted' })
+          .where(
+            and(
+              eq(sandboxMessages.accountId, account.id),
+              eq(sandboxMessages.status, 'throttled'),
+              key !== undefined ? eq(sandboxMessages.idempotencyKey, key) : and(eq(sandboxMessages.recipient, to), eq(sandboxMessages.bodyHash, hash)),
+            ),
+          )
+          .returning({ id: sandboxMessages.id });
+        let id: string;
+        if (throttled) {
+          id = throttled.id;
+        } else {
+          id = gatewayMessageId();
+          const first = outcome === 'throttle_once';
+          const inserted = await tx
+            .insert(sandboxMessages)
+            .values({
+              id,
+              accountId: account.id,
+              direction: 'outbound',
+              idempotencyKey: key ?? null,
+              recipient: to,
+              type,
+              body: { to, type, content },
+              bodyHash: hash,
+              status: first ? 'throttled' : 'accepted',
+              createdAt: clock.now(),
+            })
+            .onConflictDoNothing()
+            .returning({ id: sandboxMessages.id });
+          if (inserted.length === 0) {
+            // The same key raced in from another request: answer with the message it made.
+            const [winner] = await tx
+              .select({ id: sandboxMessages.id })
+              .from(sandboxMessages)
+              .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.idempotencyKey, key!)))
+              .limit(1);
+            return ok({ created: false, id: winner!.id });
+          }
+          if (first) return fail(gateway.rateLimited());
+        }
+        if (type === 'mark_as_read') {
+          await tx
+            .update(sandboxMessages)
+            .set({ status: 'read' })
+            .where(and(eq(sandboxMessages.id, String(content.message_id)), eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'inbound')));
+        }
+        if (!NO_STATUS_TYPES.has(type)) {
+          await ctx.enqueueCallback(tx, { kind: 'message.status', message_id: id, status: statusSteps(outcome)[0]! }, 1);
+        }
+        return ok({ created: true, id });
+      });
+    },
+
+    /** GET /sessions/{session}/contacts/{phone}. */
+    lookupContact(phone: string): GatewayResult<Json> {
+      const digits = normalizePhone(phone);
+      if (!digits) return fail(gateway.invalid('phone must be international digits'));
+      const exists = recipientOutcome(digits) !== 'refuse';
+      return ok(exists ? { exists, id: `${digits}@c.us`, name: `Sandbox ${digits.slice(-4)}` } : { exists, id: null, name: null });
+    },
+
+    /** GET /sessions/{session}/media/{media_id}. */
+    async media(db: Executor, account: AccountRow, mediaId: string): Promise<GatewayResult<Json>> {
+      const [media] = await db
+        .select()
+        .from(sandboxMedia)
+        .where(and(eq(sandboxMedia.id, mediaId), eq(sandboxMedia.accountId, account.id)))
+        .limit(1);
+      if (!media) return fail(gateway.notFound(`media ${mediaId}`));
+      return ok({ url: ctx.mediaUrl(media.id), mime_type: media.mimeType });
+    },
+  };
+}
+
+export type GatewayApi = ReturnType<typeof createGatewayApi>;

@@ -1,0 +1,38 @@
+/**
+ * The sandbox's scripted outcomes, chosen by the recipient's last digits (docs/sandbox.md), so tests
+ * and demos can provoke every path of an adapter.
+ */
+
+export type RecipientOutcome =
+  /** Accepted, then sent -> delivered -> read. */
+  | 'deliver'
+  /** Accepted, then a failed status (undeliverable). */
+  | 'undeliverable'
+  /** Refused at send time: re-engagement window (official) / not on the chat app (gateway). */
+  | 'refuse'
+  /** Refused at send time with a throughput limit, on the first attempt of a message only. */
+  | 'throttle_once';
+
+export function recipientOutcome(digits: string): RecipientOutcome {
+  if (digits.endsWith('0001')) return 'undeliverable';
+  if (digits.endsWith('0002')) return 'refuse';
+  if (digits.endsWith('0429')) return 'throttle_once';
+  return 'deliver';
+}
+
+/** International number as digits: 7 to 15 of them, an optional leading + dropped. */
+export function normalizePhone(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const digits = value.trim().replace(/^\+/, '').replace(/[\s\-().]/g, '');
+  return /^[1-9]\d{6,14}$/.test(digits) ? digits : undefined;
+}
+
+/** Statuses that follow an accepted message, in order. */
+export function statusSteps(outcome: RecipientOutcome): Array<'sent' | 'delivered' | 'read' | 'failed'> {
+  return outcome === 'undeliverable' ? ['failed'] : ['sent', 'delivered', 'read'];
+}
+
+/** Templates whose name starts with "reject" are rejected; the rest approved. */
+export function templateDecision(name: string): { status: 'APPROVED' | 'REJECTED'; reason: string | null } {
+  return name.startsWith('reject') ? { status: 'REJECTED', reason: 'INVALID_FORMAT' } : { status: 'APPROVED', reason: null };
+}

@@ -1,0 +1,79 @@
+/**
+ * The built-in sandbox provider (docs/sandbox.md): the provider side of both platforms, kept in the
+ * sandbox_* tables, its callbacks run as jobs. The HTTP routes (src/http/sandbox/) speak the wire
+ * protocols; this module holds the state and the rules.
+ */
+import { eq } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { sandboxMedia } from '../db/schema.ts';
+import type { SandboxGatewaySession, SandboxOfficialNumber, SandboxProvisioning } from './contract.ts';
+import { createCallbacks } from './callbacks.ts';
+import type { SandboxCallback, SandboxContext, SandboxDeps } from './context.ts';
+import { createGatewayApi, type GatewayApi } from './gateway.ts';
+import { createInbound } from './inbound.ts';
+import { createMediaUrls } from './media.ts';
+import { createOfficialApi, type OfficialApi } from './official.ts';
+
+export type { SandboxDeps, SandboxCallback } from './context.ts';
+
+export const DEFAULT_QR_LIFETIME_MS = 60_000;
+
+export type Sandbox = SandboxProvisioning & {
+  official: OfficialApi;
+  gateway: GatewayApi;
+  inbound: ReturnType<typeof createInbound>;
+  /** The bytes behind a signed media URL, or undefined when the URL is wrong or lapsed. */
+  downloadMedia(db: Executor, id: string, expires: string | undefined, signature: string | undefined): Promise<{ mimeType: string; data: Buffer } | undefined>;
+  /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
+  deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
+};
+
+export function createSandbox(deps: SandboxDeps): Sandbox {
+  const { config, sealer, queue, clock } = deps;
+  const officialAppSecret = sealer.derive('sandbox-official-app-secret');
+  const officialVerifyToken = sealer.derive('sandbox-official-verify-token').slice(0, 32);
+  const mediaUrls = createMediaUrls({ baseUrl: config.baseUrl, key: sealer.derive('sandbox-media-url') });
+  const stepSeconds = config.sandbox.statusDelayMs / 1000;
+
+  const ctx: SandboxContext = {
+    config,
+    sealer,
+    clock,
+    logger: deps.logger,
+    officialAppSecret,
+    qrLifetimeMs: deps.qrLifetimeMs ?? DEFAULT_QR_LIFETIME_MS,
+    // pg-boss reads a numeric startAfter as an interval in seconds, fractions included.
+    enqueueCallback: (tx, payload, steps) => queue.enqueue(tx, 'sandbox.callback', payload, { startAfterSeconds: steps * stepSeconds }),
+    mediaUrl: (id) => mediaUrls.url(id, clock.now()),
+  };
+
+  const official = createOfficialApi(ctx);
+  const gateway = createGatewayApi(ctx);
+  const callbacks = createCallbacks(ctx);
+
+  return {
+    officialAppSecret,
+    officialVerifyToken,
+    official,
+    gateway,
+    inbound: createInbound(ctx),
+
+    provisionOfficialNumber(db, input): Promise<SandboxOfficialNumber> {
+      return official.provisionNumber(db, input);
+    },
+
+    provisionGatewaySession(db): Promise<SandboxGatewaySession> {
+      return gateway.provisionSession(db);
+    },
+
+    async downloadMedia(db, id, expires, signature) {
+      if (!mediaUrls.verify(id, expires, signature, clock.now())) return undefined;
+      const [media] = await db.select().from(sandboxMedia).where(eq(sandboxMedia.id, id)).limit(1);
+      return media ? { mimeType: media.mimeType, data: Buffer.from(media.data, 'base64') } : undefined;
+    },
+
+    deliverCallback(db, payload, eventId) {
+      return callbacks.deliver(db, payload, eventId);
+    },
+  };
+}

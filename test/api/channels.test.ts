@@ -1,0 +1,412 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { capabilitiesOf } from '../../src/domain/channels/capabilities.ts';
+import { connectionOf } from '../../src/domain/channels/channels.ts';
+import { channels as channelsTable } from '../../src/db/schema.ts';
+import { signBody } from '../../src/providers/signature.ts';
+import { checkAuthCases } from '../auth-cases.ts';
+import { createOtherOrganization, freePort, request, startTestServer, type TestServer } from '../harness.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20' } });
+});
+after(() => server.close());
+
+const key = () => server.apiKey;
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function eventsOf(type: string) {
+  return queryRows<{ type: string; payload: Record<string, unknown> }>(
+    server.container.database.db,
+    sql`select type, payload from events where organization_id = ${server.organizationId} and type = ${type} order by seq`,
+  );
+}
+
+async function createChannel(body: Record<string, unknown>) {
+  const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data;
+}
+
+describe('channel records', () => {
+  test('an official channel without credentials is bound to the sandbox and connected at once', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Support' });
+    assert.equal(channel.platform, 'chatapp_official');
+    assert.equal(channel.status, 'connected');
+    assert.equal(channel.sandbox, true);
+    assert.match(channel.display_phone_number, /^\+1555\d+$/);
+    assert.match(channel.settings.phone_number_id, /^\d+$/);
+    assert.deepEqual(channel.credentials_set, ['access_token']);
+    assert.equal(JSON.stringify(channel).includes('access_token":"'), false);
+
+    const list = await request(server, 'GET', '/v1/channels', { key: key() });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.data.some((c: { id: string }) => c.id === channel.id));
+    const one = await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() });
+    assert.deepEqual(one.body.data.id, channel.id);
+
+    const status = await request(server, 'GET', `/v1/channels/${channel.id}/status`, { key: key() });
+    assert.equal(status.body.data.history.at(-1).from, null);
+    assert.equal(status.body.data.history.at(-1).to, 'connected');
+    const events = await eventsOf('channel.status_update');
+    assert.ok(events.some((e) => e.payload.channel_id === channel.id && e.payload.status === 'connected' && e.payload.organization_id === server.organizationId));
+  });
+
+  test('PATCH renames and DELETE removes; unknown ids are 404', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Temp' });
+    const patched = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: key(), body: { name: 'Renamed ✓ "quoted"' } });
+    assert.equal(patched.status, 200);
+    assert.equal(patched.body.data.name, 'Renamed ✓ "quoted"');
+    assert.equal((await request(server, 'DELETE', `/v1/channels/${channel.id}`, { key: key() })).status, 204);
+    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() })).status, 404);
+    assert.equal((await request(server, 'GET', '/v1/channels/not-a-uuid', { key: key() })).status, 404);
+  });
+
+  test('bad bodies name the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'x' }, '/platform'],
+      [{ platform: 'chatapp_telegram', name: 'x' }, '/platform'],
+      [{ platform: 'chatapp_official' }, '/name'],
+      [{ platform: 'chatapp_official', name: 'x', settings: { colour: 'red' } }, '/settings'],
+      [{ platform: 'chatapp_unofficial', name: 'x', settings: { gateway_base: 'not a url' } }, '/settings/gateway_base'],
+      [{ platform: 'chatapp_official', name: 'x', credentials: { access_token: 'abc' } }, '/settings/phone_number_id'],
+    ];
+    for (const [body, pointer] of cases) {
+      const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.ok(res.body.errors?.some((e: { pointer: string }) => e.pointer.startsWith(pointer)), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+    }
+  });
+
+  test('a gateway on a private address is refused unless allowed', async () => {
+    const res = await request(server, 'POST', '/v1/channels', {
+      key: key(),
+      body: { platform: 'chatapp_unofficial', name: 'lan', settings: { gateway_base: 'https://10.1.2.3' }, credentials: { api_key: 'k' } },
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.body.detail, /private or loopback/);
+    const http = await request(server, 'POST', '/v1/channels', {
+      key: key(),
+      body: { platform: 'chatapp_unofficial', name: 'plain', settings: { gateway_base: 'http://gateway.example.com' }, credentials: { api_key: 'k' } },
+    });
+    assert.equal(http.status, 400);
+    assert.match(http.body.detail, /https/);
+  });
+});
+
+describe('QR pairing (unofficial)', () => {
+  test('connect -> pairing with a QR; scanning it connects the channel; disconnect logs out', async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Field phone' });
+    assert.equal(channel.status, 'disconnected');
+    assert.deepEqual(channel.credentials_set, ['api_key']);
+    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).status, 409);
+
+    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key() });
+    assert.equal(connect.status, 200, connect.text);
+    assert.equal(connect.body.data.channel.status, 'pairing');
+    const qr = connect.body.data.qr;
+    assert.ok(qr.qr.length > 10);
+    assert.match(qr.qr_image, /^data:image\/png;base64,/);
+    assert.ok(Date.parse(qr.expires_at) > Date.now());
+
+    const again = await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.qr, qr.qr, 'an unexpired QR is kept');
+
+    const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: qr.qr } });
+    assert.ok(scan.status >= 200 && scan.status < 300, scan.text);
+    const connected = await eventually('the channel to connect', async () => {
+      const res = await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() });
+      return res.body.data.status === 'connected' ? res.body.data : undefined;
+    });
+    assert.ok(connected.display_phone_number);
+
+    const history = (await request(server, 'GET', `/v1/channels/${channel.id}/status`, { key: key() })).body.data.history;
+    assert.deepEqual(history.map((h: { to: string }) => h.to).reverse(), ['disconnected', 'pairing', 'connected']);
+    const updates = (await eventsOf('channel.status_update')).filter((e) => e.payload.channel_id === channel.id).map((e) => e.payload.status);
+    assert.deepEqual(updates, ['disconnected', 'pairing', 'connected']);
+
+    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).status, 409);
+    const out = await request(server, 'POST', `/v1/channels/${channel.id}/disconnect`, { key: key() });
+    assert.equal(out.status, 200);
+    assert.equal(out.body.data.status, 'disconnected');
+  });
+});
+
+describe('support matrix', () => {
+  test('operations a platform lacks answer 422 naming the operation and the platform', async () => {
+    const official = await createChannel({ platform: 'chatapp_official', name: 'Matrix official' });
+    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Matrix gateway' });
+    const checks: Array<[string, string, unknown, RegExp]> = [
+      ['POST', `/v1/channels/${official.id}/connect`, undefined, /connect.*chatapp_official/],
+      ['GET', `/v1/channels/${official.id}/qr`, undefined, /qr.*chatapp_official/],
+      ['POST', '/v1/bizapi/register-phone', { channel_id: gateway.id, pin: '123456' }, /register-phone.*chatapp_unofficial/],
+      ['POST', '/v1/templates/sync', { channel_id: gateway.id }, /sync.*chatapp_unofficial/],
+      ['POST', '/v1/templates', { channel_id: gateway.id, name: 'x', language: 'en', category: 'UTILITY', components: [{ type: 'BODY', text: 'hi' }] }, /chatapp_unofficial/],
+    ];
+    for (const [method, path, body, pattern] of checks) {
+      const res = await request(server, method, path, { key: key(), body });
+      assert.equal(res.status, 422, `${method} ${path}: ${res.text}`);
+      assert.match(res.body.detail, pattern);
+    }
+  });
+
+  test('capabilities come from the same table the validator reads', async () => {
+    const official = await createChannel({ platform: 'chatapp_official', name: 'Caps' });
+    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Caps gw' });
+    const a = await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: key() });
+    const b = await request(server, 'GET', `/v1/channels/${gateway.id}/capabilities`, { key: key() });
+    assert.deepEqual(a.body.data, capabilitiesOf('chatapp_official'));
+    assert.deepEqual(b.body.data, capabilitiesOf('chatapp_unofficial'));
+    assert.ok(!a.body.data.message_types.includes('poll'));
+    assert.ok(b.body.data.message_types.includes('poll'));
+    assert.ok(a.body.data.operations.includes('templates.sync'));
+    assert.ok(!b.body.data.operations.includes('templates.sync'));
+    assert.equal(a.body.data.customer_service_window_hours, 24);
+  });
+});
+
+describe('templates (official)', () => {
+  test('a draft is submitted, then approved or rejected by the provider, each change an event', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Templates' });
+    const make = async (name: string) => {
+      const res = await request(server, 'POST', '/v1/templates', {
+        key: key(),
+        body: { channel_id: channel.id, name, language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.status, 'draft');
+      return res.body.data;
+    };
+    const good = await make('order_update');
+    const bad = await make('rejected_promo');
+    assert.equal((await request(server, 'POST', '/v1/templates', { key: key(), body: { channel_id: channel.id, name: 'order_update', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'x' }] } })).status, 409);
+
+    for (const t of [good, bad]) {
+      const submitted = await request(server, 'POST', `/v1/templates/${t.id}/submit`, { key: key() });
+      assert.equal(submitted.status, 200, submitted.text);
+      assert.equal(submitted.body.data.status, 'pending');
+      assert.ok(submitted.body.data.provider_template_id);
+    }
+    const approved = await eventually('approval', async () => {
+      const res = await request(server, 'GET', `/v1/templates/${good.id}`, { key: key() });
+      return res.body.data.status === 'approved' ? res.body.data : undefined;
+    });
+    assert.equal(approved.rejection_reason, null);
+    const rejected = await eventually('rejection', async () => {
+      const res = await request(server, 'GET', `/v1/templates/${bad.id}`, { key: key() });
+      return res.body.data.status === 'rejected' ? res.body.data : undefined;
+    });
+    assert.ok(rejected.rejection_reason);
+    const statuses = (await eventsOf('template.status_update')).filter((e) => e.payload.template_id === good.id).map((e) => e.payload.status);
+    assert.deepEqual(statuses, ['pending', 'approved']);
+
+    // A sync pulls the same templates back without duplicating them.
+    const sync = await request(server, 'POST', '/v1/templates/sync', { key: key(), body: { channel_id: channel.id } });
+    assert.equal(sync.status, 200, sync.text);
+    assert.equal(sync.body.data.created, 0);
+    const listed = await request(server, 'GET', `/v1/templates?channel_id=${channel.id}`, { key: key() });
+    assert.equal(listed.body.data.length, 2);
+    assert.equal((await request(server, 'POST', `/v1/templates/${good.id}/submit`, { key: key() })).status, 409);
+  });
+});
+
+describe('onboarding (official, embedded signup played by the sandbox)', () => {
+  test('exchange-code creates a connected channel; register-phone registers it', async () => {
+    const signup = await request(server, 'POST', '/sandbox/official/signup', { body: {} });
+    assert.ok(signup.status >= 200 && signup.status < 300, signup.text);
+    const exchanged = await request(server, 'POST', '/v1/bizapi/exchange-code', { key: key(), body: { code: signup.body.code, name: 'Signed up' } });
+    assert.equal(exchanged.status, 200, exchanged.text);
+    const channel = exchanged.body.data;
+    assert.equal(channel.status, 'connected');
+    assert.equal(channel.settings.waba_id, signup.body.waba_id);
+    assert.equal(channel.settings.phone_number_id, signup.body.phone_number_id);
+    assert.deepEqual(channel.credentials_set, ['access_token']);
+    const registered = await request(server, 'POST', '/v1/bizapi/register-phone', { key: key(), body: { channel_id: channel.id, pin: '123456' } });
+    assert.equal(registered.status, 200, registered.text);
+    const badPin = await request(server, 'POST', '/v1/bizapi/register-phone', { key: key(), body: { channel_id: channel.id, pin: '12' } });
+    assert.equal(badPin.status, 400);
+    assert.equal(badPin.body.errors[0].pointer, '/pin');
+    const badCode = await request(server, 'POST', '/v1/bizapi/exchange-code', { key: key(), body: { code: 'not-a-code' } });
+    assert.ok(badCode.status === 422 || badCode.status === 503, badCode.text);
+    assert.match(badCode.body.detail, /provider refused/);
+  });
+});
+
+describe('provider lookup', () => {
+  test('POST /v1/channels/{id}/contacts/lookup asks the provider', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup' });
+    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.phone, '+493012345678');
+    assert.equal(typeof res.body.data.exists, 'boolean');
+    const bad = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '12' } });
+    assert.equal(bad.status, 400);
+  });
+});
+
+describe('provider webhook signatures', () => {
+  const secret = () => server.container.sandbox!.officialAppSecret;
+  const body = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+
+  test('valid passes; invalid, missing, or a body changed after signing is 401', async () => {
+    const path = '/v1/providers/chatapp_official/webhook';
+    const ok = await request(server, 'POST', path, { rawBody: body, headers: { 'x-hub-signature-256': signBody(secret(), body) } });
+    assert.equal(ok.status, 200, ok.text);
+    const wrong = await request(server, 'POST', path, { rawBody: body, headers: { 'x-hub-signature-256': signBody('another secret', body) } });
+    assert.equal(wrong.status, 401);
+    const missing = await request(server, 'POST', path, { rawBody: body });
+    assert.equal(missing.status, 401);
+    const changed = body.replace('[]', '[{"id":"1","changes":[]}]');
+    const tampered = await request(server, 'POST', path, { rawBody: changed, headers: { 'x-hub-signature-256': signBody(secret(), body) } });
+    assert.equal(tampered.status, 401);
+    const garbage = await request(server, 'POST', path, { rawBody: 'not json', headers: { 'x-hub-signature-256': signBody(secret(), 'not json') } });
+    assert.equal(garbage.status, 400, 'a signed body that is not JSON is refused after the signature check');
+  });
+
+  test('the verify-token challenge answers only the right token', async () => {
+    const token = server.container.sandbox!.officialVerifyToken;
+    const good = await fetch(`${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=12345`);
+    assert.equal(good.status, 200);
+    assert.equal(await good.text(), '12345');
+    const bad = await fetch(`${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=nope-nope-nope&hub.challenge=12345`);
+    assert.equal(bad.status, 403);
+  });
+
+  test('gateway callbacks need the channel secret', async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Signed gw' });
+    const payload = JSON.stringify({ event: 'session.status', session: channel.settings.session, timestamp: new Date().toISOString(), payload: { status: 'WORKING' } });
+    const res = await request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${channel.id}`, { rawBody: payload, headers: { 'x-gateway-signature': signBody('guess', payload) } });
+    assert.equal(res.status, 401);
+    const still = await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() });
+    assert.equal(still.body.data.status, 'disconnected');
+  });
+});
+
+describe('health and the watchdog', () => {
+  let provider: Server;
+  let answering = true;
+  before(async () => {
+    const port = await freePort();
+    provider = createServer((req, res) => {
+      if (!answering) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Service temporarily unavailable', code: 2 } }));
+        return;
+      }
+      if (req.headers.authorization !== 'Bearer good-token') {
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: '111', display_phone_number: '+1 555 0100', quality_rating: 'GREEN' }));
+    });
+    await new Promise<void>((r) => provider.listen(port, '127.0.0.1', r));
+    (provider as Server & { url: string }).url = `http://127.0.0.1:${port}`;
+  });
+  after(() => new Promise<void>((r) => provider.close(() => r())));
+
+  test('a bad token puts the channel in error with the provider code; a silent provider is marked disconnected', async () => {
+    const allowed = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
+    try {
+      const base = (provider as Server & { url: string }).url;
+      const bad = await request(allowed, 'POST', '/v1/channels', {
+        key: allowed.apiKey,
+        body: { platform: 'chatapp_official', name: 'Own app', settings: { api_base: base, phone_number_id: '111', waba_id: '222' }, credentials: { access_token: 'expired-token' } },
+      });
+      assert.equal(bad.status, 201, bad.text);
+      assert.equal(bad.body.data.status, 'error');
+      assert.equal(bad.body.data.health.last_error_code, '190');
+      assert.match(bad.body.data.status_reason, /Invalid OAuth access token/);
+
+      const good = await request(allowed, 'PATCH', `/v1/channels/${bad.body.data.id}`, { key: allowed.apiKey, body: { credentials: { access_token: 'good-token' } } });
+      assert.equal(good.body.data.status, 'connected');
+      assert.equal(JSON.stringify(good.body).includes('good-token'), false);
+
+      const watchdog = allowed.container.jobHandlers()['channel.watchdog'] as () => Promise<void>;
+      await watchdog();
+      let row = (await request(allowed, 'GET', `/v1/channels/${bad.body.data.id}`, { key: allowed.apiKey })).body.data;
+      assert.equal(row.status, 'connected');
+      assert.equal(row.health.reconnect_attempts, 0);
+      assert.ok(row.health.last_checked_at);
+
+      answering = false;
+      await watchdog();
+      await watchdog();
+      row = (await request(allowed, 'GET', `/v1/channels/${bad.body.data.id}`, { key: allowed.apiKey })).body.data;
+      assert.equal(row.status, 'connected', 'two failed checks are not yet enough');
+      assert.equal(row.health.reconnect_attempts, 2);
+      await watchdog();
+      row = (await request(allowed, 'GET', `/v1/channels/${bad.body.data.id}`, { key: allowed.apiKey })).body.data;
+      assert.equal(row.status, 'disconnected');
+      assert.match(row.status_reason, /not answering/);
+      assert.ok(row.health.last_error_at);
+      answering = true;
+
+      for (const value of ['expired-token', 'good-token']) {
+        assert.equal(allowed.logs.some((l) => l.includes(value)), false, `${value} appears in the logs`);
+      }
+    } finally {
+      answering = true;
+      await allowed.close();
+    }
+  });
+});
+
+describe('secrets', () => {
+  test('no stored credential appears in any log line', async () => {
+    const rows = await server.container.database.db.select().from(channelsTable);
+    assert.ok(rows.length > 3);
+    const values = rows.flatMap((row) => Object.values(connectionOf(row, server.container.sealer).credentials)).filter((v) => v.length >= 8);
+    assert.ok(values.length >= rows.length, 'every channel has a credential');
+    const logs = server.logs.join('\n');
+    for (const value of values) assert.equal(logs.includes(value), false, 'a channel credential is in the logs');
+    const list = await request(server, 'GET', '/v1/channels?limit=200', { key: key() });
+    for (const value of values) assert.equal(list.text.includes(value), false, 'a channel credential is in a response');
+  });
+});
+
+describe('isolation and auth', () => {
+  test("another organization's channels are not found by any route", async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Private' });
+    const other = await createOtherOrganization(server, 'chan');
+    const list = await request(server, 'GET', '/v1/channels', { key: other.apiKey });
+    assert.equal(list.body.data.some((c: { id: string }) => c.id === channel.id), false);
+    for (const [method, path, body] of [
+      ['GET', `/v1/channels/${channel.id}`, undefined],
+      ['PATCH', `/v1/channels/${channel.id}`, { name: 'stolen' }],
+      ['DELETE', `/v1/channels/${channel.id}`, undefined],
+      ['GET', `/v1/channels/${channel.id}/status`, undefined],
+      ['GET', `/v1/channels/${channel.id}/capabilities`, undefined],
+      ['POST', `/v1/channels/${channel.id}/connect`, undefined],
+      ['GET', `/v1/channels/${channel.id}/qr`, undefined],
+      ['POST', `/v1/channels/${channel.id}/contacts/lookup`, { phone: '+4930123456' }],
+      ['POST', '/v1/templates/sync', { channel_id: channel.id }],
+    ] as const) {
+      const res = await request(server, method, path, { key: other.apiKey, body });
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+    }
+    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() })).body.data.name, 'Private');
+  });
+
+  test('auth cases for the channel routes', async () => {
+    await checkAuthCases(server, [
+      { method: 'GET', path: '/v1/channels', permission: 'channels:read' },
+      { method: 'POST', path: '/v1/channels', permission: 'channels:write', body: { platform: 'chatapp_official', name: 'x' } },
+      { method: 'GET', path: '/v1/templates', permission: 'templates:read' },
+      { method: 'POST', path: '/v1/templates/sync', permission: 'templates:write', body: { channel_id: '0196a0e2-0000-7000-8000-000000000000' } },
+      { method: 'POST', path: '/v1/bizapi/exchange-code', permission: 'channels:write', body: { code: 'x' } },
+    ]);
+  });
+});

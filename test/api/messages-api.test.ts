@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { checkAuthCases } from '../auth-cases.ts';
+import { createOtherOrganization, freePort, request, startTestServer, type TestServer } from '../harness.ts';
+import { customerWrites, eventsOf, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+
+let server: TestServer;
+let gateway: { id: string };
+before(async () => {
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
+  gateway = await pairedGatewayChannel(server);
+  // Many sends go through this one channel: a gateway's default pace (5 a second) would queue them up.
+  const paced = await request(server, 'PATCH', `/v1/channels/${gateway.id}`, { key: server.apiKey, body: { settings: { throughput_per_second: 200 } } });
+  assert.equal(paced.status, 200, paced.text);
+});
+after(() => server.close());
+
+describe('Idempotency-Key', () => {
+  test('the same key and body return the first answer and send once; another body is 409', async () => {
+    const body = { channel_id: gateway.id, to: '4915112342222', type: 'text', content: { body: 'only once' } };
+    const first = await send(server, body, server.apiKey, { 'idempotency-key': 'order-42-confirmation' });
+    assert.equal(first.status, 201, first.text);
+    const again = await send(server, body, server.apiKey, { 'idempotency-key': 'order-42-confirmation' });
+    assert.equal(again.status, 201);
+    assert.equal(again.body.data.id, first.body.data.id);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const other = await send(server, { ...body, content: { body: 'different' } }, server.apiKey, { 'idempotency-key': 'order-42-confirmation' });
+    assert.equal(other.status, 409);
+    const [count] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from messages where content->>'body' = 'only once'`);
+    assert.equal(count!.n, 1);
+  });
+
+  test('concurrent requests with one key make one message', async () => {
+    const body = { channel_id: gateway.id, to: '4915112342223', type: 'text', content: { body: 'race' } };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => send(server, body, server.apiKey, { 'idempotency-key': 'race-key' })));
+    assert.ok(answers.every((a) => a.status === 201), answers.map((a) => a.status).join(','));
+    assert.equal(new Set(answers.map((a) => a.body.data.id)).size, 1);
+    const [count] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from messages where content->>'body' = 'race'`);
+    assert.equal(count!.n, 1);
+  });
+
+  test('keys are per organization', async () => {
+    const other = await createOtherOrganization(server, 'idem');
+    const res = await send(server, { channel_id: gateway.id, to: '4915112342224', type: 'text', content: { body: 'x' } }, other.apiKey, { 'idempotency-key': 'order-42-confirmation' });
+    assert.equal(res.status, 400, 'the other organization does not see the first one\'s answer (nor its channel)');
+  });
+});
+
+describe('listing', () => {
+  test('cursor pages stay stable while new messages arrive, and filters apply', async () => {
+    const to = '4915112343333';
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await send(server, { channel_id: gateway.id, to, type: 'text', content: { body: `p${i}` } })).body.data.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    do {
+      const res: { body: { data: Array<{ id: string }>; meta: { next_cursor: string | null } } } = await request(
+        server,
+        'GET',
+        `/v1/messages?to=%2B${to}&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { key: server.apiKey },
+      );
+      seen.push(...res.body.data.map((m) => m.id));
+      cursor = res.body.meta.next_cursor;
+      // New messages arrive between pages; they sort before the cursor and never shift it.
+      await send(server, { channel_id: gateway.id, to, type: 'text', content: { body: `late ${page}` } });
+      page++;
+    } while (cursor && page < 20);
+    assert.deepEqual(seen, [...ids].reverse());
+
+    const outbound = await request(server, 'GET', `/v1/messages?direction=outbound&channel_id=${gateway.id}&limit=200`, { key: server.apiKey });
+    assert.ok(outbound.body.data.every((m: { direction: string; channel_id: string }) => m.direction === 'outbound' && m.channel_id === gateway.id));
+    const future = await request(server, 'GET', `/v1/messages?created_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { key: server.apiKey });
+    assert.deepEqual(future.body.data, []);
+    const bad = await request(server, 'GET', '/v1/messages?created_after=yesterday', { key: server.apiKey });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.errors[0].pointer, '/created_after');
+    assert.equal((await request(server, 'GET', '/v1/messages?limit=500', { key: server.apiKey })).status, 400);
+  });
+});
+
+describe('conversations', () => {
+  test('PATCH changes status and assignee and records conversation.updated', async () => {
+    const to = '4915112344444';
+    const sent = await send(server, { channel_id: gateway.id, to, type: 'text', content: { body: 'hi' } });
+    const id = sent.body.data.conversation_id;
+    const list = await request(server, 'GET', `/v1/conversations?channel_id=${gateway.id}`, { key: server.apiKey });
+    assert.ok(list.body.data.some((c: { id: string }) => c.id === id));
+    const session = await request(server, 'POST', '/v1/auth/login', { body: { email: 'owner@example.com', password: 'correct horse battery staple' } });
+    const closed = await request(server, 'PATCH', `/v1/conversations/${id}`, { key: server.apiKey, body: { status: 'closed', assignee_user_id: session.body.data.id } });
+    assert.equal(closed.status, 200, closed.text);
+    assert.equal(closed.body.data.status, 'closed');
+    assert.equal(closed.body.data.assignee_user_id, session.body.data.id);
+    const badAssignee = await request(server, 'PATCH', `/v1/conversations/${id}`, { key: server.apiKey, body: { assignee_user_id: '00000000-0000-7000-8000-000000000000' } });
+    assert.equal(badAssignee.status, 400);
+    const updates = (await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === id);
+    assert.deepEqual(updates.map((e) => e.payload.status), ['closed']);
+    await customerWrites(server, gateway.id, to);
+    const reopened = await request(server, 'GET', `/v1/conversations/${id}`, { key: server.apiKey });
+    assert.equal(reopened.body.data.status, 'open', 'a customer message reopens it');
+  });
+});
+
+describe('media limits (checked by the worker)', () => {
+  let media: Server;
+  let base: string;
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    media = createServer((req, res) => {
+      const sizes: Record<string, [string, number]> = {
+        '/big.png': ['image/png', 6 * 1024 * 1024],
+        '/small.png': ['image/png', 2048],
+        '/photo.gif': ['image/gif', 2048],
+        '/sticker.webp': ['image/webp', 150 * 1024],
+      };
+      const entry = sizes[req.url ?? ''];
+      if (!entry) return void res.writeHead(404).end();
+      const [type, size] = entry;
+      res.writeHead(206, { 'content-type': type, 'content-range': `bytes 0-63/${size}`, 'content-length': '64' });
+      const head = Buffer.alloc(64);
+      if (type === 'image/webp') head.write('RIFF\0\0\0\0WEBPVP8 ', 'latin1');
+      res.end(head);
+    });
+    await new Promise<void>((r) => media.listen(port, '127.0.0.1', r));
+  });
+  after(() => new Promise<void>((r) => media.close(() => r())));
+
+  test('too large, wrong format, unreachable: the message fails with a clear code; within limits it is sent', async () => {
+    const cases: Array<[string, string, string | null]> = [
+      ['image', '/big.png', 'media_too_large'],
+      ['image', '/photo.gif', 'media_type_unsupported'],
+      ['image', '/missing.png', 'media_unreachable'],
+      ['sticker', '/sticker.webp', 'media_too_large'],
+      ['image', '/small.png', null],
+    ];
+    for (const [type, path, code] of cases) {
+      const res = await send(server, { channel_id: gateway.id, to: '4915112345556', type, content: { media_url: base + path } });
+      assert.equal(res.status, 201, res.text);
+      if (code) {
+        const failed = await waitForStatus(server, res.body.data.id, 'failed');
+        assert.equal(failed.error.code, code, `${path}`);
+        assert.ok(failed.error.title.length > 10);
+      } else {
+        await waitForStatus(server, res.body.data.id, 'read');
+      }
+    }
+  });
+});
+
+describe('isolation and auth', () => {
+  test("another organization's messages and conversations are not found", async () => {
+    const sent = await send(server, { channel_id: gateway.id, to: '4915112347770', type: 'text', content: { body: 'private' } });
+    const other = await createOtherOrganization(server, 'msg');
+    const get = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key: other.apiKey });
+    assert.equal(get.status, 404);
+    assert.equal(get.body.detail, 'message not found');
+    assert.equal((await request(server, 'GET', `/v1/messages/${sent.body.data.id}/status`, { key: other.apiKey })).status, 404);
+    assert.equal((await request(server, 'GET', `/v1/conversations/${sent.body.data.conversation_id}`, { key: other.apiKey })).status, 404);
+    assert.equal((await request(server, 'PATCH', `/v1/conversations/${sent.body.data.conversation_id}`, { key: other.apiKey, body: { status: 'closed' } })).status, 404);
+    const list = await request(server, 'GET', '/v1/messages?limit=200', { key: other.apiKey });
+    assert.deepEqual(list.body.data, []);
+    const sendOnMine = await send(server, { channel_id: gateway.id, to: '4915112347770', type: 'text', content: { body: 'x' } }, other.apiKey);
+    assert.equal(sendOnMine.status, 400);
+    const unknown = await request(server, 'GET', '/v1/messages/00000000-0000-7000-8000-000000000000', { key: server.apiKey });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.detail, 'message not found');
+  });
+
+  test('auth cases for the message and conversation routes', async () => {
+    await checkAuthCases(server, [
+      { method: 'POST', path: '/v1/messages', permission: 'messages:send', body: { channel_id: gateway.id, to: '4915112347771', type: 'text', content: { body: 'x' } } },
+      { method: 'GET', path: '/v1/messages', permission: 'messages:read' },
+      { method: 'GET', path: '/v1/messages/00000000-0000-7000-8000-000000000000', permission: 'messages:read' },
+      { method: 'GET', path: '/v1/conversations', permission: 'messages:read' },
+    ]);
+  });
+});

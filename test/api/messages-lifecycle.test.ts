@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { signBody } from '../../src/providers/signature.ts';
+import { request, startTestServer, type TestServer } from '../harness.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+
+let server: TestServer;
+let channel: { id: string; phone: string };
+let template: { name: string; language: { code: string } };
+before(async () => {
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '30' } });
+  channel = await officialChannel(server);
+  template = await approvedTemplate(server, channel.id, 'order_update');
+});
+after(() => server.close());
+
+test('a template is queued, then sent, delivered and read, each change an event', async () => {
+  const res = await send(server, {
+    channel_id: channel.id,
+    to: '4915112340001'.replace(/0001$/, '7777'),
+    type: 'template',
+    content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] } },
+  });
+  assert.equal(res.status, 201, res.text);
+  const message = res.body.data;
+  assert.equal(message.status, 'queued');
+  assert.match(message.id, /^[0-9a-f-]{36}$/);
+  assert.equal(message.to, '4915112347777');
+  assert.equal(message.to_phone, '4915112347777');
+  assert.equal(message.provider_message_id, null);
+
+  const read = await waitForStatus(server, message.id, 'read');
+  assert.match(read.provider_message_id, /^wamid\./);
+  const statuses = read.history.map((h: { status: string }) => h.status);
+  assert.equal(statuses[0], 'queued');
+  assert.deepEqual([...new Set(statuses)], ['queued', 'sent', 'delivered', 'read']);
+  const got = await request(server, 'GET', `/v1/messages/${message.id}`, { key: server.apiKey });
+  assert.equal(got.body.data.status, 'read');
+  assert.ok(Date.parse(got.body.data.updated_at) >= Date.parse(got.body.data.created_at));
+
+  const sent = (await eventsOf(server, 'message.sent')).filter((e) => e.payload.message_id === message.id);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]!.payload.channel_id, channel.id);
+  const updates = (await eventsOf(server, 'message.status_update')).filter((e) => e.payload.message_id === message.id).map((e) => e.payload.status);
+  assert.deepEqual(updates, ['sent', 'delivered', 'read']);
+});
+
+test('outside the 24-hour window only templates are allowed; a customer message opens it', async () => {
+  const to = '4915112348888';
+  const refused = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'hi' } });
+  assert.equal(refused.status, 422);
+  assert.equal(refused.body.code, 'window_closed');
+  assert.match(refused.body.detail, /24-hour customer service window/);
+  assert.match(refused.body.detail, /template/);
+  await customerWrites(server, channel.id, to, 'text', { body: 'Hi, is my order ready?' });
+  const ok = await send(server, { channel_id: channel.id, to, type: 'text', content: { text: { body: 'Yes, it is!' } } });
+  assert.equal(ok.status, 201, ok.text);
+  assert.equal(ok.body.data.content.body, 'Yes, it is!');
+  await waitForStatus(server, ok.body.data.id, 'read');
+});
+
+test('a permanent provider failure fails the message with the provider code and title', async () => {
+  const to = '4915112340001';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'will fail' } });
+  assert.equal(res.status, 201);
+  const failed = await waitForStatus(server, res.body.data.id, 'failed');
+  assert.equal(failed.error.code, '131026');
+  assert.ok(failed.error.title.length > 0);
+  await customerWrites(server, channel.id, '4915112340002');
+  const rejectedAtSend = await send(server, { channel_id: channel.id, to: '4915112340002', type: 'text', content: { body: 'refused at send' } });
+  const failedAtSend = await waitForStatus(server, rejectedAtSend.body.data.id, 'failed');
+  assert.equal(failedAtSend.error.code, '131047');
+  assert.equal(failedAtSend.provider_message_id, null);
+});
+
+test('a throughput refusal is retried with backoff, and the message goes out once', async () => {
+  const res = await send(server, {
+    channel_id: channel.id,
+    to: '4915112340429',
+    type: 'template',
+    content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] } },
+  });
+  const sent = await waitForStatus(server, res.body.data.id, 'read', 40_000);
+  assert.ok(sent.provider_message_id);
+  const [row] = await queryRows<{ attempts: number }>(server.container.database.db, sql`select attempts from messages where id = ${res.body.data.id}`);
+  assert.equal(row!.attempts, 2);
+  const accepted = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${res.body.data.id}`,
+  );
+  assert.equal(accepted[0]!.n, 1, 'the provider accepted it exactly once');
+});
+
+test('late and out-of-order status callbacks never move a status backwards', async () => {
+  const to = '4915112346666';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'order check' } });
+  const sent = await waitForStatus(server, res.body.data.id, 'read');
+  const providerId = sent.provider_message_id as string;
+  const phoneNumberId = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings.phone_number_id;
+  const late = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: channel.phone, phone_number_id: phoneNumberId },
+              statuses: [
+                { id: providerId, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: to },
+                { id: providerId, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: to },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  const posted = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+    rawBody: late,
+    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, late) },
+  });
+  assert.equal(posted.status, 200);
+  const history = await (async () => {
+    for (let i = 0; i < 100; i++) {
+      const s = await request(server, 'GET', `/v1/messages/${res.body.data.id}/status`, { key: server.apiKey });
+      if (s.body.data.history.length >= 6) return s.body.data;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('late callbacks were not recorded');
+  })();
+  assert.equal(history.status, 'read');
+  const updates = (await eventsOf(server, 'message.status_update')).filter((e) => e.payload.message_id === res.body.data.id).map((e) => e.payload.status);
+  assert.deepEqual(updates, ['sent', 'delivered', 'read'], 'no event for a backwards move');
+});
+
+test('inbound messages are stored, attached to a conversation and announced as message.new', async () => {
+  const from = '4915112345555';
+  const textId = await customerWrites(server, channel.id, from, 'text', { body: 'Do you ship to Austria?' });
+  const buttonId = await customerWrites(server, channel.id, from, 'interactive', { type: 'button_reply', id: 'yes', title: 'Yes please' });
+  const locationId = await customerWrites(server, channel.id, from, 'location', { latitude: 48.2, longitude: 16.37, name: 'Home', address: 'Wien' });
+  const text = (await request(server, 'GET', `/v1/messages/${textId}`, { key: server.apiKey })).body.data;
+  assert.equal(text.direction, 'inbound');
+  assert.equal(text.status, 'received');
+  assert.equal(text.from_phone, from);
+  assert.equal(text.content.body, 'Do you ship to Austria?');
+  const button = (await request(server, 'GET', `/v1/messages/${buttonId}`, { key: server.apiKey })).body.data;
+  assert.equal(button.type, 'interactive');
+  assert.deepEqual({ type: button.content.type, id: button.content.id, title: button.content.title }, { type: 'button_reply', id: 'yes', title: 'Yes please' });
+  const location = (await request(server, 'GET', `/v1/messages/${locationId}`, { key: server.apiKey })).body.data;
+  assert.equal(location.content.latitude, 48.2);
+
+  const news = (await eventsOf(server, 'message.new')).filter((e) => e.payload.from_phone === from);
+  assert.deepEqual(news.map((e) => e.payload.msg_type), ['text', 'interactive', 'location']);
+  const first = news[0]!.payload;
+  assert.equal(first.message_id, textId);
+  assert.equal(first.direction, 'inbound');
+  assert.equal(first.channel_id, channel.id);
+  assert.equal(first.conversation_id, text.conversation_id);
+  assert.equal('content' in first, false, 'message.new carries no reply content');
+  assert.equal(button.conversation_id, text.conversation_id);
+
+  const conversation = (await request(server, 'GET', `/v1/conversations/${text.conversation_id}`, { key: server.apiKey })).body.data;
+  assert.equal(conversation.peer_phone, from);
+  assert.ok(conversation.window_expires_at);
+  const thread = await request(server, 'GET', `/v1/conversations/${text.conversation_id}/messages`, { key: server.apiKey });
+  assert.deepEqual(thread.body.data.map((m: { id: string }) => m.id), [locationId, buttonId, textId]);
+});

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { channels } from '../../src/db/schema.ts';
+import { MESSAGE_TYPES } from '../../src/domain/channels/capabilities.ts';
+import { request, startTestServer, type TestServer } from '../harness.ts';
+import { customerWrites, officialChannel, pairedGatewayChannel, send } from '../messages-helpers.ts';
+
+let server: TestServer;
+let gateway: { id: string };
+let official: { id: string };
+const TO = '4915112341111';
+before(async () => {
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
+  gateway = await pairedGatewayChannel(server);
+  official = await officialChannel(server);
+  await customerWrites(server, official.id, TO);
+});
+after(() => server.close());
+
+const IMG = 'https://cdn.example.com/a.png';
+
+/** One valid content per type; every type is covered (checked below). */
+const VALID: Record<string, Record<string, unknown>> = {
+  text: { body: 'hi', reply_to: { id: 'wamid.X', participant: '4915112340000' } },
+  image: { media_url: IMG, caption: 'c' },
+  video: { url: 'https://cdn.example.com/v.mp4' },
+  audio: { media: 'https://cdn.example.com/a.ogg', mediaType: 'audio' },
+  document: { media_url: 'https://cdn.example.com/d.pdf', fileName: 'Invoice.pdf', caption: 'invoice' },
+  sticker: { sticker_url: 'https://cdn.example.com/s.webp' },
+  location: { name: 'Shop', address: 'Main St 1', latitude: -33.86, longitude: 151.2 },
+  location_request: { text: 'Where are you?' },
+  contact: { full_name: 'Ana Lima', phone: '+55 11 91234 5678', organization: 'Acme' },
+  reaction: { message_id: 'wamid.X', reaction: '' },
+  mark_as_read: { message_id: 'wamid.X' },
+  address: { body: 'Where to?', country: 'IN' },
+  single_product: { catalog_id: 'c1', product_retailer_id: 'sku-1' },
+  multi_product: { catalog_id: 'c1', header: 'Picks', body: 'For you', sections: [{ title: 'S', product_retailer_ids: ['a'] }] },
+  catalog: { body: 'Browse' },
+  template: { template: { name: 'order_update', language: { code: 'en_US' }, components: [{ type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'P' }] }] } },
+  buttons: { body: 'Pick', buttons: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }, { id: 'c', title: 'C' }] },
+  list: { body: 'Pick', button_text: 'Options', sections: [{ title: 'T', rows: [{ id: 'r', title: 'Row', description: 'd' }] }] },
+  cta_url: { body: 'Track', display_text: 'Open', url: 'https://example.com' },
+  media_carousel: {
+    body: 'New',
+    cards: [
+      { media_type: 'image', media_url: IMG, buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }] },
+      { media_type: 'image', media_url: IMG, buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] },
+    ],
+  },
+  product_carousel: { body: 'Picks', catalog_id: 'c1', products: [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }] },
+  link: { url: 'https://example.com/post', title: 'Post' },
+  poll: { question: 'Best?', options: ['A', 'B'] },
+  presence: { state: 'typing' },
+  edit_message: { message_id: '3EB0', body: 'fixed' },
+  delete_message: { message_id: '3EB0' },
+  message_status_query: { message_id: '3EB0' },
+  message_media_download: { media_id: 'm1' },
+};
+
+/** Invalid contents, each with a field path the rejection must name. */
+const INVALID: Array<[string, Record<string, unknown>, string]> = [
+  ['text', {}, '/content/body'],
+  ['text', { body: '' }, '/content/body'],
+  ['text', { body: 'x', reply_to: { participant: 'p' } }, '/content/reply_to/id'],
+  ['text', { body: 'x', colour: 'red' }, '/content'],
+  ['image', { caption: 'no url' }, '/content/media_url'],
+  ['image', { media_url: 'ftp://cdn.example.com/a.png' }, '/content/media_url'],
+  ['image', { media_url: IMG, media_type: 'video' }, '/content/media_type'],
+  ['sticker', {}, '/content/media_url'],
+  ['location', { name: 'x', address: 'y', latitude: 91, longitude: 0 }, '/content/latitude'],
+  ['location', { name: 'x', address: 'y', latitude: 0, longitude: -180.5 }, '/content/longitude'],
+  ['location', { name: 'x', address: 'y', latitude: '1', longitude: 0 }, '/content/latitude'],
+  ['contact', { full_name: 'A' }, '/content/phone'],
+  ['reaction', { reaction: '👍' }, '/content/message_id'],
+  ['mark_as_read', {}, '/content/message_id'],
+  ['template', { template_name: 'order_update' }, '/content/template_name'],
+  ['template', { template: { name: 'order_update' } }, '/content/template/language'],
+  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'footer', parameters: [] }] } }, '/content/template/components/0/type'],
+  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', sub_type: 'url', index: 0, parameters: [] }] } }, '/content/template/components/0/index'],
+  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', index: '0', parameters: [] }] } }, '/content/template/components/0/sub_type'],
+  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'header', parameters: [{ type: 'image', image: { link: 'http://x.example/a.png' } }] }] } }, '/content/template/components/0/parameters/0/image/link'],
+  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'currency' }] }] } }, '/content/template/components/0/parameters/0/type'],
+  ['buttons', { body: 'b', buttons: [1, 2, 3, 4].map((i) => ({ id: `${i}`, title: `${i}` })) }, '/content/buttons'],
+  ['buttons', { body: 'b', buttons: [{ id: 'a' }] }, '/content/buttons/0/title'],
+  ['list', { body: 'b', button_text: 'x', sections: [] }, '/content/sections'],
+  ['list', { body: 'b', button_text: 'x', sections: [{ title: 't', rows: [{ title: 'no id' }] }] }, '/content/sections/0/rows/0/id'],
+  ['cta_url', { body: 'b', display_text: 'x' }, '/content/url'],
+  ['media_carousel', { body: 'b', cards: [] }, '/content/cards'],
+  ['poll', { question: 'q', options: ['only one'] }, '/content/options'],
+  ['poll', { question: 'q', options: ['same', 'same'] }, '/content/options'],
+  ['presence', { state: 'dancing' }, '/content/state'],
+  ['address', { body: 'b', country: 'India' }, '/content/country'],
+];
+
+describe('content by type', () => {
+  test('every type has a valid example that is accepted on a platform that supports it', async () => {
+    assert.deepEqual(Object.keys(VALID).sort(), [...MESSAGE_TYPES].sort());
+    const gatewayCaps = (await request(server, 'GET', `/v1/channels/${gateway.id}/capabilities`, { key: server.apiKey })).body.data;
+    for (const [type, content] of Object.entries(VALID)) {
+      const channel = gatewayCaps.message_types.includes(type) ? gateway.id : official.id;
+      const res = await send(server, { channel_id: channel, to: TO, type, content });
+      assert.equal(res.status, 201, `${type}: ${res.text}`);
+      assert.equal(res.body.data.type, type);
+    }
+  });
+
+  test('aliases are resolved into the stored content', async () => {
+    const audio = await send(server, { channel_id: gateway.id, to: TO, type: 'audio', content: VALID.audio });
+    assert.equal(audio.body.data.content.media_url, 'https://cdn.example.com/a.ogg');
+    assert.equal(audio.body.data.content.media, undefined);
+    const doc = await send(server, { channel_id: gateway.id, to_phone: TO, type: 'document', content: VALID.document });
+    assert.equal(doc.status, 201, doc.text);
+    assert.equal(doc.body.data.content.file_name, 'Invoice.pdf');
+    const sticker = await send(server, { channel_id: gateway.id, to: TO, type: 'sticker', content: VALID.sticker });
+    assert.equal(sticker.body.data.content.media_url, 'https://cdn.example.com/s.webp');
+    const text = await send(server, { channel_id: gateway.id, to: TO, type: 'text', content: { text: 'as a string' } });
+    assert.equal(text.body.data.content.body, 'as a string');
+  });
+
+  test('invalid shapes are 400 problems naming the field path', async () => {
+    for (const [type, content, pointer] of INVALID) {
+      const res = await send(server, { channel_id: gateway.id, to: TO, type, content });
+      assert.equal(res.status, 400, `${type} ${JSON.stringify(content)}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
+      assert.ok(
+        res.body.errors.some((e: { pointer: string }) => e.pointer === pointer || e.pointer.startsWith(`${pointer}/`)),
+        `${type} ${JSON.stringify(content)} should name ${pointer}: ${JSON.stringify(res.body.errors)}`,
+      );
+    }
+    const flat = await send(server, { channel_id: gateway.id, to: TO, type: 'template', content: { template_name: 'x' } });
+    assert.match(flat.body.detail, /content\.template/);
+  });
+
+  test('the request envelope is checked too', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ to: TO, type: 'text', content: { body: 'x' } }, '/channel_id'],
+      [{ channel_id: gateway.id, type: 'text', content: { body: 'x' } }, '/to'],
+      [{ channel_id: gateway.id, to: 'not a number', type: 'text', content: { body: 'x' } }, '/to'],
+      [{ channel_id: gateway.id, to: TO, type: 'fax', content: {} }, '/type'],
+      [{ channel_id: gateway.id, to: TO, type: 'text' }, '/content'],
+      [{ channel_id: '00000000-0000-7000-8000-000000000000', to: TO, type: 'text', content: { body: 'x' } }, '/channel_id'],
+      [{ channel_id: gateway.id, to: TO, conversation_id: '00000000-0000-7000-8000-000000000000', type: 'text', content: { body: 'x' } }, '/conversation_id'],
+    ];
+    for (const [body, pointer] of cases) {
+      const res = await send(server, body);
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+    }
+  });
+});
+
+describe('support matrix', () => {
+  test('gateway-only types are refused on official channels, naming type and platform', async () => {
+    for (const type of ['link', 'poll', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']) {
+      const res = await send(server, { channel_id: official.id, to: TO, type, content: VALID[type] });
+      assert.equal(res.status, 422, `${type}: ${res.text}`);
+      assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));
+    }
+  });
+
+  test('media URLs must be https on channels that are not the sandbox\'s', async () => {
+    const sandboxChannel = await pairedGatewayChannel(server, 'http media');
+    const ok = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: 'http://127.0.0.1:9/a.png' } });
+    assert.equal(ok.status, 201, 'a sandbox channel accepts http media (local development)');
+    // The same channel, as if it were a real gateway: http media is refused before anything is queued.
+    await server.container.database.db.update(channels).set({ sandbox: false }).where(eq(channels.id, sandboxChannel.id));
+    const refused = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: 'http://cdn.example.com/a.png' } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.errors[0].pointer, '/content/media_url');
+    const carousel = await send(server, {
+      channel_id: sandboxChannel.id,
+      to: TO,
+      type: 'media_carousel',
+      content: { ...VALID.media_carousel!, cards: [(VALID.media_carousel!.cards as unknown[])[0], { media_type: 'image', media_url: 'http://cdn.example.com/b.png', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] }] },
+    });
+    assert.equal(carousel.status, 400);
+    assert.equal(carousel.body.errors[0].pointer, '/content/cards/1/media_url');
+    const https = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: IMG } });
+    assert.equal(https.status, 201);
+  });
+
+  test('a channel that is not connected refuses sends with 409', async () => {
+    const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'unpaired' } });
+    const refused = await send(server, { channel_id: res.body.data.id, to: TO, type: 'text', content: { body: 'x' } });
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.detail, /disconnected/);
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * The test harness: a real server on a real port over a real, fresh database. PGlite in memory by
+ * default; with TEST_DATABASE_URL, a new PostgreSQL database made for this server and dropped after.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.ts';
+import { buildContainer, type Container } from '../src/container.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { buildApp, type App } from '../src/http/app.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { startQueue } from '../src/jobs/queue.ts';
+import { randomToken } from '../src/lib/crypto.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import type { Clock } from '../src/lib/clock.ts';
+import { createApiKey } from '../src/domain/api-keys/api-keys.ts';
+import { createOrganization } from '../src/domain/organizations/organizations.ts';
+import { PERMISSIONS, type Permission } from '../src/domain/permissions.ts';
+
+export const OWNER_EMAIL = 'owner@example.com';
+export const OWNER_PASSWORD = 'correct horse battery staple';
+
+export type TestDatabase = { database: Database; url: string | undefined; drop(): Promise<void> };
+
+/** A fresh, empty database: in-memory PGlite, or a new database on TEST_DATABASE_URL's server. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    const database = await openDatabase({ kind: 'pglite', dataDir: null, loadDataDir: await pgliteTemplate() });
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const fresh = await createTestDatabaseUrl(serverUrl);
+  const database = await openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 5 });
+  return {
+    database,
+    url: fresh.url,
+    async drop() {
+      await database.close();
+      await fresh.drop();
+    },
+  };
+}
+
+export type TestDatabaseUrl = { url: string; drop(): Promise<void> };
+
+/**
+ * A new, empty database on the PostgreSQL server of serverUrl (default TEST_DATABASE_URL), not
+ * opened: for handing to a spawned process as DATABASE_URL. drop() removes it, closing whatever
+ * connections are still open on it.
+ */
+export async function createTestDatabaseUrl(serverUrl = process.env.TEST_DATABASE_URL): Promise<TestDatabaseUrl> {
+  if (!serverUrl) throw new Error('createTestDatabaseUrl needs TEST_DATABASE_URL');
+  const name = `parley_test_${Date.now().toString(36)}_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = new pg.Client({ connectionString: serverUrl });
+      await again.connect();
+      try {
+        await again.query(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await again.end();
+      }
+    },
+  };
+}
+
+let template: Promise<Blob> | undefined;
+
+/**
+ * A migrated PGlite data directory (with the job queue's schema), made once and kept in the temp
+ * folder keyed by the migrations' contents: a fresh PGlite takes seconds to initialise, a copy of
+ * this takes a fraction of one.
+ */
+function pgliteTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const migrations = new URL('../src/db/migrations/', import.meta.url);
+    const hash = createHash('sha256');
+    for (const file of readdirSync(migrations, { recursive: true }).map(String).sort()) {
+      if (file.endsWith('.sql') || file.endsWith('.json')) hash.update(file).update(readFileSync(new URL(file, migrations)));
+    }
+    hash.update(JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version);
+    const file = path.join(tmpdir(), `parley-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+    if (existsSync(file)) return new Blob([readFileSync(file)]);
+    const database = await openDatabase({ kind: 'pglite', dataDir: null });
+    await migrate(database);
+    const queue = await startQueue(database, createLogger({ level: 'silent' }));
+    await queue.stop({ graceful: false, timeoutMs: 100 });
+    const dump = await database.dumpDataDir!();
+    await database.close();
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, file);
+    return dump;
+  })();
+  return template;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type TestServer = {
+  baseUrl: string;
+  config: Config;
+  container: Container;
+  app: App;
+  /** The all-permission key of the bootstrapped organization. */
+  apiKey: string;
+  organizationId: string;
+  /** Every log line the server wrote, for checks that secrets never appear. */
+  logs: string[];
+  close(): Promise<void>;
+};
+
+export type TestServerOptions = { env?: Record<string, string>; clock?: Clock; worker?: boolean };
+
+/** Starts the whole service (API, and the worker when asked) on a free port over a fresh database. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-test-'));
+  const apiKey = `prl_test_${randomToken(24)}`;
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    BOOTSTRAP_ADMIN_EMAIL: OWNER_EMAIL,
+    BOOTSTRAP_ADMIN_PASSWORD: OWNER_PASSWORD,
+    BOOTSTRAP_API_KEY: apiKey,
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const testDb = await createTestDatabase();
+  const container = await buildContainer(config, {
+    database: testDb.database,
+    logger: createLogger({ level: config.logLevel, destination }),
+    clock: options.clock,
+  });
+  if (options.worker) await container.queue.work(container.jobHandlers());
+  const app = await buildApp(container);
+  await app.listen({ port, host: '127.0.0.1' });
+  const result = container.bootstrapResult;
+  if (!result.created) throw new Error('test database was not empty');
+  let closed = false;
+  return {
+    baseUrl: config.baseUrl,
+    config,
+    container,
+    app,
+    apiKey,
+    organizationId: result.organizationId,
+    logs,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await container.queue.stop({ graceful: false, timeoutMs: 1000 });
+      await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
+
+export type RequestOptions = {
+  body?: unknown;
+  /** A raw body sent as is (with the given content type, default application/json). */
+  rawBody?: string | Buffer;
+  contentType?: string;
+  key?: string;
+  cookie?: string;
+  bearer?: string;
+  headers?: Record<string, string>;
+};
+
+/** One HTTP request to the server, JSON in and out. */
+export async function request<T = any>(server: { baseUrl: string }, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.key !== undefined) headers['x-api-key'] = options.key;
+  if (options.cookie !== undefined) headers.cookie = options.cookie;
+  if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    headers['content-type'] = options.contentType ?? 'application/json';
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = options.contentType ?? 'application/json';
+  }
+  const response = await fetch(server.baseUrl + path, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
+/** Logs in and returns the Cookie header value of the new session. */
+export async function loginCookie(server: TestServer, email = OWNER_EMAIL, password = OWNER_PASSWORD): Promise<string> {
+  const res = await request(server, 'POST', '/v1/auth/login', { body: { email, password } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const match = /parley_session=([^;]+)/.exec(setCookie);
+  if (!match) throw new Error('no session cookie');
+  return `parley_session=${match[1]}`;
+}
+
+/** A second organization with its own owner and all-permission key, for isolation checks. */
+export async function createOtherOrganization(server: TestServer, label = 'other') {
+  const db = server.container.database.db;
+  const clock = server.container.clock;
+  const email = `${label}-${randomToken(4).toLowerCase()}@example.com`;
+  const { organizationId, userId } = await createOrganization(db, { name: `${label} org`, owner: { email, name: `${label} owner`, password: OWNER_PASSWORD } }, clock);
+  const { secret } = await createApiKey(
+    db,
+    { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) },
+    { name: `${label} key`, permissions: [...PERMISSIONS] },
+    clock,
+  );
+  return { organizationId, userId, email, password: OWNER_PASSWORD, apiKey: secret };
+}
+
+/** An API key of the bootstrapped organization holding only the given permissions. */
+export async function createKeyWith(server: TestServer, permissions: Permission[]): Promise<string> {
+  const { secret } = await createApiKey(
+    server.container.database.db,
+    { kind: 'system', organizationId: server.organizationId, permissions: new Set(PERMISSIONS) },
+    { name: `limited ${permissions.join(' ')}`, permissions },
+    server.container.clock,
+  );
+  return secret;
+}

@@ -1,0 +1,82 @@
+/** Helpers for message tests: channels bound to the sandbox, customers writing in, waiting. */
+import assert from 'node:assert/strict';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { request, type TestServer } from './harness.ts';
+
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function officialChannel(server: TestServer, name = 'Official'): Promise<{ id: string; phone: string }> {
+  const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name } });
+  assert.equal(res.status, 201, res.text);
+  return { id: res.body.data.id, phone: res.body.data.display_phone_number };
+}
+
+/** A gateway channel bound to the sandbox, paired (connected). */
+export async function pairedGatewayChannel(server: TestServer, name = 'Gateway'): Promise<{ id: string }> {
+  const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name } });
+  assert.equal(res.status, 201, res.text);
+  const id = res.body.data.id as string;
+  const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });
+  assert.equal(connect.status, 200, connect.text);
+  const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: connect.body.data.qr.qr } });
+  assert.ok(scan.status < 300, scan.text);
+  await eventually('pairing', async () => {
+    const r = await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey });
+    return r.body.data.status === 'connected' ? true : undefined;
+  });
+  return { id };
+}
+
+/** A customer writes to the channel (through the sandbox and the provider's own webhook); waits until stored. */
+export async function customerWrites(server: TestServer, channelId: string, from: string, type = 'text', content: Record<string, unknown> = { body: 'hello' }) {
+  const res = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: channelId, from, type, content } });
+  assert.ok(res.status < 300, res.text);
+  const providerId = res.body.provider_message_id as string;
+  return eventually('the inbound message', async () => {
+    const rows = await queryRows<{ id: string }>(server.container.database.db, sql`select id from messages where provider_message_id = ${providerId}`);
+    return rows[0]?.id;
+  });
+}
+
+export async function send(server: TestServer, body: Record<string, unknown>, key = server.apiKey, headers: Record<string, string> = {}) {
+  return request(server, 'POST', '/v1/messages', { key, body, headers });
+}
+
+export async function waitForStatus(server: TestServer, messageId: string, status: string, timeoutMs = 40_000) {
+  return eventually(`message ${messageId} to be ${status}`, async () => {
+    const res = await request(server, 'GET', `/v1/messages/${messageId}/status`, { key: server.apiKey });
+    return res.body.data.status === status ? res.body.data : undefined;
+  }, timeoutMs);
+}
+
+export async function eventsOf(server: TestServer, type: string) {
+  return queryRows<{ payload: Record<string, unknown> }>(
+    server.container.database.db,
+    sql`select payload from events where organization_id = ${server.organizationId} and type = ${type} order by seq`,
+  );
+}
+
+/** A template approved by the sandbox provider, ready to send. */
+export async function approvedTemplate(server: TestServer, channelId: string, name: string, language = 'en_US'): Promise<{ name: string; language: { code: string } }> {
+  const made = await request(server, 'POST', '/v1/templates', {
+    key: server.apiKey,
+    body: { channel_id: channelId, name, language, category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+  });
+  assert.equal(made.status, 201, made.text);
+  const submitted = await request(server, 'POST', `/v1/templates/${made.body.data.id}/submit`, { key: server.apiKey });
+  assert.equal(submitted.status, 200, submitted.text);
+  await eventually('template approval', async () => {
+    const r = await request(server, 'GET', `/v1/templates/${made.body.data.id}`, { key: server.apiKey });
+    return r.body.data.status === 'approved' ? true : undefined;
+  });
+  return { name, language: { code: language } };
+}

@@ -1,0 +1,135 @@
+/**
+ * Configuration: a wrong value stops the process before it touches anything, with exit code 1 and
+ * one line per variable naming it and what it expects; and loadConfig's defaults and derivations.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { runService, type Exit, type ServiceProcess } from './service.ts';
+
+/** Runs the service with env on top of valid defaults and returns how it ended; it must end by itself. */
+async function runToExit(env: Record<string, string>, dataDir: string): Promise<{ exit: Exit; service: ServiceProcess }> {
+  const service = await runService({ dataDir, env });
+  try {
+    const exit = await Promise.race([service.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 20_000).unref())]);
+    assert.notEqual(exit, 'late', `the process did not stop\n${service.stdout}\n${service.stderr}`);
+    return { exit: exit as Exit, service };
+  } finally {
+    service.kill();
+  }
+}
+
+const cases: Array<{ env: Record<string, string>; line: RegExp }> = [
+  { env: { PORT: 'abc' }, line: /^ {2}PORT: expects a port number \(got "abc"\)$/m },
+  { env: { LOG_LEVEL: 'loud' }, line: /^ {2}LOG_LEVEL: expects one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/m },
+  { env: { DATABASE_URL: 'mysql://x' }, line: /^ {2}DATABASE_URL: expects a postgres:\/\/ or postgresql:\/\/ connection URL \(got "mysql:\/\/x"\)$/m },
+  { env: { BASE_URL: 'ftp://x' }, line: /^ {2}BASE_URL: expects an http\(s\) URL such as https:\/\/parley\.example\.com \(got "ftp:\/\/x"\)$/m },
+];
+
+test('a wrong value stops the process with exit code 1 and a line naming the variable and what it expects', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'parley-config-'));
+  try {
+    await Promise.all(
+      cases.map(async ({ env, line }, i) => {
+        const dataDir = path.join(root, `data-${i}`);
+        const { exit, service } = await runToExit(env, dataDir);
+        const name = Object.keys(env)[0]!;
+        assert.deepEqual(exit, { code: 1, signal: null }, `${name}: ${service.stderr}`);
+        assert.match(service.stderr, /^parley: invalid configuration\n/);
+        assert.match(service.stderr, line);
+        assert.equal(service.stderr.trim().split('\n').length, 2, service.stderr);
+        // Stopped before anything ran: no log, no data directory.
+        assert.equal(service.stdout, '');
+        assert.equal(existsSync(dataDir), false, `${name}: DATA_DIR was created`);
+      }),
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('several wrong values are all named at once, and secret values are never shown', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'parley-config-'));
+  try {
+    const password = 'tiny7ch';
+    const dbPassword = 'hunter2-db-secret';
+    const { exit, service } = await runToExit(
+      {
+        PORT: 'abc',
+        LOG_LEVEL: 'loud',
+        BOOTSTRAP_ADMIN_PASSWORD: password,
+        BOOTSTRAP_API_KEY: 'short-key',
+        DATABASE_URL: `mysql://parley:${dbPassword}@db.internal/parley`,
+      },
+      path.join(root, 'data'),
+    );
+    assert.deepEqual(exit, { code: 1, signal: null });
+    for (const name of ['PORT', 'LOG_LEVEL', 'BOOTSTRAP_ADMIN_PASSWORD', 'BOOTSTRAP_API_KEY', 'DATABASE_URL']) {
+      assert.match(service.stderr, new RegExp(`^ {2}${name}: expects `, 'm'), `${name} is not named:\n${service.stderr}`);
+    }
+    assert.ok(!service.stderr.includes(password), `the password is shown:\n${service.stderr}`);
+    assert.ok(!service.stderr.includes('short-key'), `the API key is shown:\n${service.stderr}`);
+    assert.ok(!service.stderr.includes(dbPassword), `the database password is shown:\n${service.stderr}`);
+    assert.ok(service.stderr.includes('db.internal'), 'the database URL should still be recognisable');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('loadConfig: defaults', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.baseUrl, 'http://localhost:8080');
+  assert.equal(config.appUrl, 'http://localhost:8080/app');
+  assert.equal(config.dataDir, './data');
+  assert.equal(config.databaseUrl, undefined);
+  assert.equal(config.logLevel, 'info');
+  assert.deepEqual(config.roles, ['api', 'worker']);
+  assert.equal(config.secureCookies, false);
+  assert.equal(config.trustProxy, false);
+  assert.equal(config.shutdownTimeoutMs, 10_000);
+  assert.deepEqual(config.bootstrap, { organizationName: 'My organization', adminEmail: undefined, adminPassword: undefined, apiKey: undefined });
+});
+
+test('loadConfig: APP_URL follows BASE_URL (or PORT), and empty or blank values count as unset', () => {
+  const config = loadConfig({ BASE_URL: 'https://parley.example.com/', PORT: '9000' });
+  assert.equal(config.port, 9000);
+  assert.equal(config.baseUrl, 'https://parley.example.com');
+  assert.equal(config.appUrl, 'https://parley.example.com/app');
+  assert.equal(config.secureCookies, true);
+  assert.equal(loadConfig({ PORT: '9000' }).appUrl, 'http://localhost:9000/app');
+  assert.equal(loadConfig({ BASE_URL: 'https://api.example.com', APP_URL: 'https://app.example.com/' }).appUrl, 'https://app.example.com');
+  // A stray space must not turn into 0: a random port, no rate limit, no shutdown grace.
+  const blank = loadConfig({ PORT: '', LOG_LEVEL: '', RATE_LIMIT_PER_MINUTE: ' ', SHUTDOWN_TIMEOUT_MS: ' ' });
+  assert.equal(blank.port, 8080);
+  assert.equal(blank.logLevel, 'info');
+  assert.equal(loadConfig({ PORT: ' ' }).port, 8080);
+  assert.equal(blank.rateLimitPerMinute, 6000);
+  assert.equal(blank.shutdownTimeoutMs, 10_000);
+  assert.equal(loadConfig({ TRUST_PROXY: 'yes', ROLES: ' worker ' }).trustProxy, true);
+  assert.deepEqual(loadConfig({ ROLES: ' worker ' }).roles, ['worker']);
+});
+
+test('loadConfig: every bad variable is named at once, each with what it expects', () => {
+  const env = { PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', BASE_URL: 'ftp://x', ROLES: 'api,cron', TRUST_PROXY: 'maybe', DATA_DIR: '/tmp/ok' };
+  let error: unknown;
+  try {
+    loadConfig(env);
+  } catch (err) {
+    error = err;
+  }
+  assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+  const named = error.problems.map((p) => p.slice(0, p.indexOf(':'))).sort();
+  assert.deepEqual(named, ['BASE_URL', 'DATABASE_URL', 'LOG_LEVEL', 'PORT', 'ROLES', 'TRUST_PROXY']);
+  for (const problem of error.problems) assert.match(problem, /^[A-Z_]+: expects .+ \((got ".*"|value hidden)\)$/, problem);
+  assert.ok(error.problems.includes('PORT: expects a port number (got "abc")'));
+  assert.ok(error.problems.includes('TRUST_PROXY: expects true or false (got "maybe")'));
+  // Out-of-range and empty-list values say what is expected too, not a generic message.
+  for (const [name, value] of [['PORT', '70000'], ['PORT', '1.5'], ['ROLES', ','], ['BOOTSTRAP_ADMIN_EMAIL', 'nope']] as const) {
+    assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith(`${name}: expects `), `${name}=${value}`);
+  }
+});

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
+import { request, startTestServer, type TestServer } from '../harness.ts';
+import { hmacHex, startReceiver, statusesOf, type Receiver } from './receiver.ts';
+
+let server: TestServer;
+let receiver: Receiver;
+let number: SandboxOfficialNumber;
+
+before(async () => {
+  receiver = await startReceiver();
+  server = await startTestServer({ env: { SANDBOX_OFFICIAL_WEBHOOK_URL: receiver.url, SANDBOX_STATUS_DELAY_MS: '50' }, worker: true });
+  number = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db);
+});
+after(async () => {
+  await server.close();
+  await receiver.close();
+});
+
+const path = (suffix: string) => `/sandbox/official/${number.apiVersion}/${suffix}`;
+const send = (body: unknown, bearer = number.accessToken) => request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer, body });
+const text = (to: string, body = 'hello there') => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { body } });
+
+test('provisioning returns a number, a business account and a token the API accepts', async () => {
+  assert.equal(number.apiBase, `${server.baseUrl}/sandbox/official`);
+  assert.equal(number.apiVersion, server.config.official.apiVersion);
+  assert.match(number.phoneNumberId, /^\d{15}$/);
+  assert.match(number.wabaId, /^\d{15}$/);
+  assert.match(number.displayPhoneNumber, /^\+1555\d{7}$/);
+  const res = await request(server, 'GET', path(number.phoneNumberId), { bearer: number.accessToken });
+  assert.equal(res.status, 200);
+  assert.equal(res.body.id, number.phoneNumberId);
+  assert.equal(res.body.display_phone_number, number.displayPhoneNumber);
+  assert.equal(res.body.quality_rating, 'GREEN');
+  assert.equal(typeof res.body.verified_name, 'string');
+  const numbers = await request(server, 'GET', path(`${number.wabaId}/phone_numbers`), { bearer: number.accessToken });
+  assert.equal(numbers.status, 200);
+  assert.deepEqual(numbers.body.data.map((n: { id: string }) => n.id), [number.phoneNumberId]);
+  const stored = await queryRows<{ token_hash: string }>(server.container.database.db, sql`select token_hash from sandbox_accounts where id = ${number.phoneNumberId}`);
+  assert.notEqual(stored[0]!.token_hash, number.accessToken, 'only a hash of the token is stored');
+  assert.match(stored[0]!.token_hash, /^[0-9a-f]{64}$/);
+  const sandbox = server.container.sandbox!;
+  assert.equal(sandbox.officialVerifyToken, server.container.sealer.derive('sandbox-official-verify-token').slice(0, 32));
+  assert.equal(sandbox.officialVerifyToken.length, 32);
+});
+
+test('the display number can be chosen', async () => {
+  const chosen = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db, { displayPhoneNumber: '+1 555 010 9999' });
+  assert.equal(chosen.displayPhoneNumber, '+15550109999');
+  assert.notEqual(chosen.accessToken, number.accessToken);
+});
+
+test('a missing or wrong bearer token is 401 with code 190, in the provider error shape', async () => {
+  for (const bearer of [undefined, 'EAASnot-a-token']) {
+    const res = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer, body: text('15551234567') });
+    assert.equal(res.status, 401);
+    assert.equal(res.body.error.code, 190);
+    assert.equal(res.body.error.type, 'OAuthException');
+    assert.equal(typeof res.body.error.message, 'string');
+    assert.equal(typeof res.body.error.fbtrace_id, 'string');
+  }
+  const query = await request(server, 'GET', `${path(number.phoneNumberId)}?access_token=${encodeURIComponent(number.accessToken)}`);
+  assert.equal(query.status, 200, 'the token is also accepted as the access_token query parameter');
+});
+
+test("another number's token cannot use this number", async () => {
+  const other = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db);
+  const res = await send(text('15551234567'), other.accessToken);
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 100);
+  assert.equal(res.body.error.error_subcode, 33);
+});
+
+test('a text send answers a wamid, then sent, delivered and read webhooks arrive in order, signed with the app secret', async () => {
+  const res = await send(text('+15551234567'));
+  assert.equal(res.status, 200);
+  assert.equal(res.body.messaging_product, 'whatsapp');
+  assert.deepEqual(res.body.contacts, [{ input: '+15551234567', wa_id: '15551234567' }]);
+  const id = res.body.messages[0].id as string;
+  assert.match(id, /^wamid\./);
+
+  const all = await receiver.waitFor((r) => statusesOf(r, id).length >= 3);
+  const statuses = statusesOf(all, id);
+  assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+  const secret = server.container.sandbox!.officialAppSecret;
+  assert.equal(secret, server.container.sealer.derive('sandbox-official-app-secret'));
+  const deliveries = all.filter((r) => statusesOf([r], id).length > 0);
+  for (const delivery of deliveries) {
+    assert.equal(delivery.method, 'POST');
+    assert.equal(delivery.headers['content-type'], 'application/json');
+    assert.equal(delivery.headers['x-hub-signature-256'], `sha256=${hmacHex(secret, delivery.raw)}`);
+    assert.notEqual(delivery.headers['x-hub-signature-256'], `sha256=${hmacHex('another secret', delivery.raw)}`);
+    const body = delivery.json;
+    assert.equal(body.object, 'whatsapp_business_account');
+    assert.equal(body.entry.length, 1);
+    assert.equal(body.entry[0].id, number.wabaId);
+    assert.equal(body.entry[0].changes[0].field, 'messages');
+    const value = body.entry[0].changes[0].value;
+    assert.equal(value.messaging_product, 'whatsapp');
+    assert.deepEqual(value.metadata, { display_phone_number: number.displayPhoneNumber.slice(1), phone_number_id: number.phoneNumberId });
+    const status = value.statuses[0];
+    assert.equal(status.recipient_id, '15551234567');
+    assert.match(status.timestamp, /^\d{10}$/);
+    assert.equal(status.errors, undefined);
+  }
+  assert.equal(statuses[0]!.pricing.category, 'service');
+  assert.equal(typeof statuses[0]!.conversation.id, 'string');
+});
+
+test('recipient ending 0001 is accepted, then reported failed with 131026', async () => {
+  const res = await send(text('15557770001'));
+  assert.equal(res.status, 200);
+  const id = res.body.messages[0].id as string;
+  const statuses = statusesOf(await receiver.waitFor((r) => statusesOf(r, id).length >= 1), id);
+  assert.equal(statuses[0]!.status, 'failed');
+  assert.equal(statuses[0]!.errors[0].code, 131026);
+  assert.equal(typeof statuses[0]!.errors[0].title, 'string');
+  // Nothing follows a failure.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.deepEqual(statusesOf(receiver.received, id).map((s) => s.status), ['failed']);
+});
+
+test('recipient ending 0002 is refused at send time with 131047', async () => {
+  const res = await send(text('15557770002'));
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 131047);
+  assert.equal(res.body.error.type, 'OAuthException');
+  assert.equal(typeof res.body.error.error_data.details, 'string');
+});
+
+test('recipient ending 0429 is refused with 130429 on the first attempt only; the retry is accepted and delivered', async () => {
+  const body = text('15557770429', 'throttled once');
+  const first = await send(body);
+  assert.equal(first.status, 429);
+  assert.equal(first.body.error.code, 130429);
+  const retry = await send(body);
+  assert.equal(retry.status, 200);
+  const id = retry.body.messages[0].id as string;
+  const another = await send(text('15557770429', 'a different message'));
+  assert.equal(another.status, 429, 'a new message to the same recipient is throttled again');
+  const statuses = statusesOf(await receiver.waitFor((r) => statusesOf(r, id).length >= 3), id);
+  assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+});
+
+test('native bodies the provider would refuse are answered with code 100', async () => {
+  const to = '15551234567';
+  const cases: Array<[string, unknown]> = [
+    ['not an object', ['x']],
+    ['no messaging_product', { to, type: 'text', text: { body: 'x' } }],
+    ['wrong messaging_product', { messaging_product: 'sms', to, type: 'text', text: { body: 'x' } }],
+    ['no recipient', { messaging_product: 'whatsapp', type: 'text', text: { body: 'x' } }],
+    ['recipient not a number', { messaging_product: 'whatsapp', to: 'bob', type: 'text', text: { body: 'x' } }],
+    ['unknown type', { messaging_product: 'whatsapp', to, type: 'fax', fax: {} }],
+    ['type object missing', { messaging_product: 'whatsapp', to, type: 'image', text: { body: 'x' } }],
+    ['empty text body', { messaging_product: 'whatsapp', to, type: 'text', text: { body: '   ' } }],
+    ['text body as a bare string', { messaging_product: 'whatsapp', to, type: 'text', text: 'hello' }],
+    ['media with neither link nor id', { messaging_product: 'whatsapp', to, type: 'image', image: { caption: 'x' } }],
+    ['media link not a URL', { messaging_product: 'whatsapp', to, type: 'document', document: { link: 'not a url' } }],
+    ['location without longitude', { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: 1 } }],
+    ['contact without a formatted name', { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ phones: [{ phone: '1' }] }] }],
+    ['reaction without a message id', { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { emoji: 'x' } }],
+    ['template without a name', { messaging_product: 'whatsapp', to, type: 'template', template: { language: { code: 'en_US' } } }],
+    ['template without a language code', { messaging_product: 'whatsapp', to, type: 'template', template: { name: 'x', language: {} } }],
+    [
+      'four reply buttons',
+      {
+        messaging_product: 'whatsapp',
+        to,
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          body: { text: 'pick' },
+          action: { buttons: [1, 2, 3, 4].map((i) => ({ type: 'reply', reply: { id: `b${i}`, title: `B${i}` } })) },
+        },
+      },
+    ],
+    ['interactive without a body', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'button', action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } } }],
+    ['list without sections', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } } }],
+    ['mark-as-read without message_id', { messaging_product: 'whatsapp', status: 'read' }],
+  ];
+  for (const [name, body] of cases) {
+    const res = await send(body);
+    assert.equal(res.status, 400, `${name}: ${res.text}`);
+    assert.equal(res.body.error.code, 100, name);
+    assert.equal(res.body.error.type, 'OAuthException', name);
+    assert.match(res.body.error.message, /^\(#100\) /, name);
+  }
+  const malformed = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer: number.accessToken, rawBody: '{"messaging_product":' });
+  assert.equal(malformed.status, 400);
+  assert.equal(malformed.body.error.code, 100);
+  const plain = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer: number.accessToken, rawBody: 'hello', contentType: 'text/plain' });
+  assert.equal(plain.status, 415);
+  assert.equal(plain.body.error.type, 'OAuthException');
+  const charset = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), {
+    bearer: number.accessToken,
+    rawBody: JSON.stringify(text(to)),
+    contentType: 'application/json; charset=utf-8',
+  });
+  assert.equal(charset.status, 200, charset.text);
+});
+
+test('well-formed native bodies of every kind are accepted', async () => {
+  const to = '15551234567';
+  const bodies: unknown[] = [
+    { messaging_product: 'whatsapp', to, type: 'image', image: { link: 'https://example.com/a.png', caption: 'look' } },
+    { messaging_product: 'whatsapp', to, type: 'document', document: { id: '123456', filename: 'a.pdf' } },
+    { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: 52.5, longitude: 13.4, name: 'Berlin' } },
+    { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ name: { formatted_name: 'Ada' }, phones: [{ phone: '+15550001111' }] }] },
+    { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { message_id: 'wamid.x', emoji: '' } },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'list',
+        body: { text: 'Choose' },
+        action: { button: 'Open', sections: [{ title: 'S', rows: [{ id: 'r1', title: 'Row 1', description: 'd' }] }] },
+      },
+    },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      context: { message_id: 'wamid.quoted' },
+      interactive: { type: 'button', body: { text: 'pick' }, action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] } },
+    },
+    { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'cta_url', body: { text: 'Go' }, action: { name: 'cta_url', parameters: { display_text: 'Open', url: 'https://example.com' } } } },
+  ];
+  for (const body of bodies) {
+    const res = await send(body);
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.body.messages[0].id, /^wamid\./);
+  }
+});
+
+test('mark-as-read of a message the number never received is code 100', async () => {
+  const res = await send({ messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.unknown' });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 100);
+});
+
+test('unknown paths and versions answer in the provider shape', async () => {
+  const res = await request(server, 'GET', `/sandbox/official/${number.apiVersion}/${number.phoneNumberId}/nothing/here`, { bearer: number.accessToken });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, 2500);
+  const version = await request(server, 'GET', `/sandbox/official/latest/${number.phoneNumberId}`, { bearer: number.accessToken });
+  assert.equal(version.status, 400);
+  assert.equal(version.body.error.code, 2500);
+});
+
+test('the sandbox routes stay out of the OpenAPI document', async () => {
+  const res = await request(server, 'GET', '/v1/openapi.json');
+  assert.equal(res.status, 200);
+  assert.ok(!Object.keys(res.body.paths).some((p) => p.startsWith('/sandbox')));
+});
