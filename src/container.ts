@@ -30,6 +30,7 @@ import { createMessageSink, type InboundContactResolver } from './domain/message
 import type { WebhookDeps } from './domain/webhooks/deps.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
 import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
+import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
 
 export type Container = {
   config: Config;
@@ -42,6 +43,8 @@ export type Container = {
   /** The built-in sandbox provider, when PROVIDER_SANDBOX is on. */
   sandbox: Sandbox | undefined;
   pacer: Pacer;
+  /** API keys, cached in the process and forgotten when any key is withdrawn. */
+  apiKeys: ApiKeyAuthenticator;
   /** CRM rules on sending (consent, suppression) and on inbound senders (contact resolution). */
   crm: { sendPolicy?: SendPolicy; resolveInboundContact?: InboundContactResolver };
   /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
@@ -76,6 +79,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
     const crm: Container['crm'] = { sendPolicy: checkSendPolicy, resolveInboundContact };
+    const apiKeys = createApiKeyAuthenticator(database.db, clock, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    // Stops with the database (database.close()).
+    await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
     const container: Container = {
       config,
       logger,
@@ -86,6 +92,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       providers,
       sandbox,
       pacer,
+      apiKeys,
       crm,
       webhookEngine,
       bootstrapResult,

@@ -184,7 +184,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (closed) return;
       closed = true;
       await app.close();
-      await container.queue.stop({ graceful: false, timeoutMs: 1000 });
+      // Graceful: a handler still running when the database goes away would wait on it forever.
+      await container.queue.stop({ graceful: true, timeoutMs: 5000 });
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -37,10 +37,10 @@ export type Database = {
   withAdvisoryLock<T>(key: number, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * Calls onNotify on every NOTIFY on channel (delivered at the sender's commit), and again after a
-   * lost listening connection is back, since notifications may have been missed meanwhile. Resolves
-   * to the function that stops listening.
+   * lost listening connection is back, since notifications may have been missed meanwhile (then with
+   * no payload). Resolves to the function that stops listening.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
   /** Round-trips to the server; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -57,9 +57,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPostgres(options: { url: string; poolSize?: number; onError?: (err: Error) => void }): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  // A query that waits a minute for a connection fails rather than waiting for ever: pg-pool's
+  // end() never settles the requests still queued for a connection.
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 60_000 });
   pool.on('error', (err) => options.onError?.(err));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const listeners = new Set<() => Promise<void>>();
   return {
     kind: 'postgres',
     db,
@@ -69,16 +72,28 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
         await tx.execute(sql`select pg_advisory_xact_lock(${key})`);
         return fn(tx);
       }),
-    listen: (channel, onNotify) => listenPostgres(options.url, channel, onNotify, options.onError),
+    listen: async (channel, onNotify) => {
+      const stop = await listenPostgres(options.url, channel, onNotify, options.onError);
+      listeners.add(stop);
+      return async () => {
+        listeners.delete(stop);
+        await stop();
+      };
+    },
     ping: async () => {
       await pool.query('select 1');
     },
-    close: () => pool.end(),
+    // Listening connections stop with the database, or their reconnecting would keep the process up.
+    close: async () => {
+      for (const stop of [...listeners]) await stop();
+      listeners.clear();
+      await pool.end();
+    },
   };
 }
 
 /** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
-async function listenPostgres(url: string, channel: string, onNotify: () => void, onError?: (err: Error) => void): Promise<() => Promise<void>> {
+async function listenPostgres(url: string, channel: string, onNotify: (payload?: string) => void, onError?: (err: Error) => void): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -86,7 +101,7 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     next.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload);
     });
     next.on('error', (err) => {
       onError?.(err);
@@ -159,7 +174,7 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
     // PGlite has one connection, so a transaction already excludes every other writer.
     withAdvisoryLock: (_key, fn) => db.transaction(fn),
     listen: async (channel, onNotify) => {
-      const unsubscribe = await client.listen(channel, () => onNotify());
+      const unsubscribe = await client.listen(channel, (payload) => onNotify(payload));
       return async () => {
         if (!closed) await unsubscribe();
       };

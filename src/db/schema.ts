@@ -380,11 +380,17 @@ export const messages = pgTable(
     errorMessage: text('error_message'),
     attempts: integer('attempts').notNull().default(0),
     lastAttemptAt: at('last_attempt_at'),
+    /**
+     * The message row is its own dispatch job: due at this time (null when there is nothing to send).
+     * A worker that claims it pushes it forward by a lease, so a worker that dies leaves it due again.
+     */
+    dispatchAt: at('dispatch_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     index('messages_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('messages_dispatch_due_idx').on(t.dispatchAt).where(sql`${t.dispatchAt} is not null`),
     index('messages_conversation_idx').on(t.conversationId, t.createdAt),
     index('messages_contact_idx').on(t.contactId),
     uniqueIndex('messages_provider_id_key').on(t.channelId, t.providerMessageId),

@@ -142,6 +142,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     request.actor = await authenticate(request, request.routeOptions.config.auth ?? {}, {
       db: container.database.db,
       clock: container.clock,
+      apiKeys: container.apiKeys,
       trustedOrigins,
       bearer: options.bearer,
     });

@@ -44,7 +44,10 @@ function readResponse(socket: net.Socket, timeoutMs = 15_000): Promise<RawRespon
   });
 }
 
-/** Resolves 'refused' when a new TCP connection to the port is refused, 'accepted' when it is accepted. */
+/**
+ * Resolves 'refused' when a new TCP connection to the port is refused (or reset: it sat in the
+ * backlog of a listener that then closed), 'accepted' when it is accepted.
+ */
 function tryConnect(port: number): Promise<'refused' | 'accepted'> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
@@ -52,7 +55,7 @@ function tryConnect(port: number): Promise<'refused' | 'accepted'> {
       socket.destroy();
       resolve('accepted');
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? resolve('refused') : reject(err)));
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' ? resolve('refused') : reject(err)));
   });
 }
 

@@ -123,12 +123,13 @@ export async function revokeApiKey(db: Executor, actor: Actor, keyId: string, cl
   if (rows.length === 0) throw notFound('API key');
 }
 
-/** Resolves a presented secret to an actor; undefined when unknown, revoked or expired. */
-export async function authenticateApiKey(db: Executor, secret: string, clock: Clock): Promise<Actor | undefined> {
+type FoundKey = { actor: Extract<Actor, { kind: 'api_key' }>; expiresAt: Date | null; lastUsedAt: Date | null };
+
+/** The actor of a presented secret; undefined when unknown, revoked or expired. */
+async function findApiKey(db: Executor, secret: string, now: Date): Promise<FoundKey | undefined> {
   if (secret.length < 16 || secret.length > 256) return undefined;
-  const now = clock.now();
   const [row] = await db
-    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, permissions: apiKeys.permissions, lastUsedAt: apiKeys.lastUsedAt })
+    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, permissions: apiKeys.permissions, lastUsedAt: apiKeys.lastUsedAt, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
     .where(
       and(
@@ -139,17 +140,68 @@ export async function authenticateApiKey(db: Executor, secret: string, clock: Cl
     )
     .limit(1);
   if (!row) return undefined;
-  // last_used_at is kept to the minute, so a busy key does not write on every request.
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-    await db
-      .update(apiKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
-  }
   return {
-    kind: 'api_key',
-    organizationId: row.organizationId,
-    apiKeyId: row.id,
-    permissions: new Set(row.permissions.filter(isPermission)),
+    actor: { kind: 'api_key', organizationId: row.organizationId, apiKeyId: row.id, permissions: new Set(row.permissions.filter(isPermission)) },
+    expiresAt: row.expiresAt,
+    lastUsedAt: row.lastUsedAt,
+  };
+}
+
+/** last_used_at is kept to the minute, so a busy key does not write on every request. */
+function lastUseIsStale(lastUsedAt: Date | null, now: Date): boolean {
+  return !lastUsedAt || now.getTime() - lastUsedAt.getTime() > 60_000;
+}
+
+async function touchApiKey(db: Executor, keyId: string, now: Date): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: now })
+    .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
+}
+
+/** The NOTIFY channel on which a change that can withdraw a key is announced (a trigger on api_keys). */
+export const API_KEYS_CHANGED = 'parley_cache';
+
+export type ApiKeyAuthenticator = {
+  authenticate(secret: string): Promise<Actor | undefined>;
+  /** Forgets every cached key (a key was revoked, or a change may have been missed). */
+  forget(): void;
+};
+
+/**
+ * Authenticates API keys with a process cache in front of the database, so a request with a known
+ * key costs no round trip. Every process forgets its cache when a key is revoked, expires early or
+ * loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the revoking process also forgets at once),
+ * and entries live at most ttlMs in any case. Expiry is checked on every use; last_used_at is
+ * written in the background, to the minute.
+ */
+export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: { ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): ApiKeyAuthenticator {
+  const cache = new Map<string, FoundKey & { cachedAt: number }>();
+  const maxEntries = options.maxEntries ?? 10_000;
+  return {
+    async authenticate(secret) {
+      const now = clock.now();
+      const hash = sha256Hex(secret);
+      let entry = cache.get(hash);
+      if (entry && (now.getTime() - entry.cachedAt > options.ttlMs || (entry.expiresAt && entry.expiresAt <= now))) {
+        cache.delete(hash);
+        entry = undefined;
+      }
+      if (!entry) {
+        const found = await findApiKey(db, secret, now);
+        if (!found) return undefined;
+        if (cache.size >= maxEntries) cache.clear();
+        entry = { ...found, cachedAt: now.getTime() };
+        cache.set(hash, entry);
+      }
+      if (lastUseIsStale(entry.lastUsedAt, now)) {
+        entry.lastUsedAt = now;
+        touchApiKey(db, entry.actor.apiKeyId, now).catch((err: unknown) => options.onError?.(err));
+      }
+      return entry.actor;
+    },
+    forget() {
+      cache.clear();
+    },
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../domain/actor.ts';
-import { authenticateApiKey } from '../../domain/api-keys/api-keys.ts';
+import type { ApiKeyAuthenticator } from '../../domain/api-keys/api-keys.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { authenticateSession } from '../../domain/sessions/sessions.ts';
@@ -27,6 +27,7 @@ export type BearerAuthenticator = (token: string, organizationId: string | undef
 export type AuthDeps = {
   db: Db;
   clock: Clock;
+  apiKeys: ApiKeyAuthenticator;
   /** Origins allowed to send cookie-authenticated requests that change state. */
   trustedOrigins: ReadonlySet<string>;
   bearer?: BearerAuthenticator;
@@ -67,7 +68,7 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
 async function resolveActor(request: FastifyRequest, requestedOrg: string | undefined, deps: AuthDeps): Promise<Actor | undefined> {
   const apiKey = headerValue(request, 'x-api-key');
   if (apiKey !== undefined) {
-    const actor = await authenticateApiKey(deps.db, apiKey.trim(), deps.clock);
+    const actor = await deps.apiKeys.authenticate(apiKey.trim());
     // A key belongs to one organization; naming another one is a credential mismatch.
     if (actor && requestedOrg !== undefined && requestedOrg !== actor.organizationId) return undefined;
     return actor;

@@ -102,6 +102,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       await revokeApiKey(db, actorOf(request), request.params.keyID, clock);
+      // Other processes hear of it from the database; this one forgets now.
+      container.apiKeys.forget();
       return reply.code(204).send(null);
     },
   );
