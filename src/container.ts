@@ -20,12 +20,13 @@ import { systemClock, type Clock } from './lib/clock.ts';
 import { createSealer, parseKey, randomToken, type Sealer } from './lib/crypto.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
 import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
-import { messageDispatchHandler, messageReconcileHandler } from './jobs/handlers/message-dispatch.ts';
+import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
+import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
-import type { MessageDeps, SendPolicy } from './domain/messages/messages.ts';
+import { createChannelCache, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/messages.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
-import { checkSendPolicy } from './domain/contacts/policy.ts';
+import { sendPolicy } from './domain/contacts/policy.ts';
 import { createMessageSink, type InboundContactResolver } from './domain/messages/provider-sink.ts';
 import type { WebhookDeps } from './domain/webhooks/deps.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
@@ -49,6 +50,10 @@ export type Container = {
   crm: { sendPolicy?: SendPolicy; resolveInboundContact?: InboundContactResolver };
   /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
   webhookEngine: WebhookEngine;
+  /** Sends accepted messages in the worker role (started by queue.work, stopped by queue.stop). */
+  dispatcher: MessageDispatcher;
+  /** Channels as the accepting path last loaded them (checked by every accept). */
+  channelCache: ChannelCache;
   bootstrapResult: BootstrapResult;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
@@ -74,11 +79,11 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger))
         : await startQueue(database, logger);
     const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
-    const queue = withWebhookEngine(jobQueue, webhookEngine);
+    const queue = jobQueue;
     const providers = createProviderRegistry({ allowPrivateTargets: config.allowPrivateNetworkTargets });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
-    const crm: Container['crm'] = { sendPolicy: checkSendPolicy, resolveInboundContact };
+    const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
     const apiKeys = createApiKeyAuthenticator(database.db, clock, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
@@ -95,9 +100,10 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       apiKeys,
       crm,
       webhookEngine,
+      dispatcher: undefined as unknown as MessageDispatcher,
+      channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
       bootstrapResult,
       jobHandlers: () => ({
-        'message.dispatch': messageDispatchHandler(dispatchDeps(container)),
         'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
         'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
@@ -110,6 +116,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         await database.close();
       },
     };
+    container.dispatcher = createMessageDispatcher(dispatchDeps(container), { database, concurrency: MESSAGE_DISPATCH_CONCURRENCY, pollMs: 1000 });
+    container.queue = withBackgroundLoops(jobQueue, [webhookEngine, container.dispatcher]);
     return container;
   } catch (err) {
     await database.close().catch(() => undefined);
@@ -154,8 +162,12 @@ export function messageDeps(container: Container): MessageDeps {
     db: container.database.db,
     clock: container.clock,
     queue: container.queue,
+    channels: container.channelCache,
     sendPolicy: container.crm.sendPolicy,
     allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+    wakeDispatch: () => container.dispatcher.wake(),
+    // A process without the worker role has no dispatcher of its own to wake.
+    notifyDispatch: !container.config.roles.includes('worker'),
   };
 }
 
@@ -173,19 +185,23 @@ export function dispatchDeps(container: Container): DispatchDeps {
   };
 }
 
+/** Messages sent at once by one worker process. */
+const MESSAGE_DISPATCH_CONCURRENCY = 8;
+
 /**
- * The worker role runs the pg-boss handlers and the webhook delivery engine (which works on its own
- * table, see domain/webhooks/engine.ts): both start with queue.work and stop with queue.stop.
+ * The worker role runs the pg-boss handlers and loops that work on tables of their own (webhook
+ * deliveries, see domain/webhooks/engine.ts; message dispatch, see domain/messages/dispatcher.ts):
+ * all start with queue.work and stop with queue.stop.
  */
-function withWebhookEngine(queue: Queue, engine: WebhookEngine): Queue {
+function withBackgroundLoops(queue: Queue, loops: Array<{ start(): Promise<void>; stop(options: { timeoutMs: number }): Promise<void> }>): Queue {
   return {
     ...queue,
     async work(handlers) {
       await queue.work(handlers);
-      await engine.start();
+      for (const loop of loops) await loop.start();
     },
     async stop(options) {
-      await engine.stop(options);
+      await Promise.all(loops.map((loop) => loop.stop(options)));
       await queue.stop(options);
     },
   };

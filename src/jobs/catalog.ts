@@ -19,12 +19,6 @@ function job<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S
 }
 
 export const JOBS = {
-  /** Send one accepted message through its channel's adapter. */
-  'message.dispatch': job({
-    payload: z.object({ message_id: z.uuid() }),
-    queue: { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 120, heartbeatSeconds: 10 },
-    concurrency: 8,
-  }),
   /** Settle a message whose send answer was lost (no idempotency on the provider): fail it unless a status arrived. */
   'message.reconcile': job({
     payload: z.object({ message_id: z.uuid() }),

@@ -84,3 +84,6 @@ export async function checkSendPolicy(
   const [row] = await queryRows<PolicyRow>(tx, refusalQuery(organizationId, input));
   return row ? explainRefusal(row, input.isTemplate) : { allowed: true };
 }
+
+/** The rules as the messages module takes them (see MessageDeps.sendPolicy). */
+export const sendPolicy = { refusalQuery, explain: explainRefusal };

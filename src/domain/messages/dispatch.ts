@@ -42,18 +42,23 @@ async function loadRow(db: Db, id: string): Promise<MessageRow | undefined> {
   return row;
 }
 
-async function fail(deps: DispatchDeps, row: MessageRow, error: { code: string; title: string; message?: string }) {
+async function fail(deps: DispatchDeps, row: MessageRow, error: { code: string; title: string; message?: string }): Promise<null> {
   const now = deps.clock.now();
   await deps.db.transaction((tx) => advanceStatus(tx, row, 'failed', now, now, { error }));
+  return null;
 }
 
 function backoffSeconds(attempt: number): number {
   return Math.min(600, 2 ** attempt) + Math.random();
 }
 
-export async function dispatchMessage(deps: DispatchDeps, messageId: string): Promise<void> {
-  const row = await loadRow(deps.db, messageId);
-  if (!row || row.status !== 'queued' || row.direction !== 'outbound') return;
+/**
+ * Sends one claimed message. Resolves to the seconds after which it is due again (waiting for its
+ * channel, for room in the channel's pace, or to retry a transient failure), or null when there is
+ * nothing more to send (sent, failed, or left to reconciliation).
+ */
+export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Promise<number | null> {
+  if (row.status !== 'queued' || row.direction !== 'outbound') return null;
   const channel = await reloadChannel(deps.db, row.channelId).catch(() => undefined);
   if (!channel) return fail(deps, row, { code: 'channel_deleted', title: 'the channel was deleted before the message was sent' });
   const platform = channel.platform as Platform;
@@ -63,7 +68,7 @@ export async function dispatchMessage(deps: DispatchDeps, messageId: string): Pr
     if (platform === 'chatapp_official') {
       deps.logger.warn({ message_id: row.id, attempts: row.attempts }, 'a previous send attempt has no answer; reconciling instead of sending again');
       await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: deps.reconcileAfterSeconds, singletonKey: row.id });
-      return;
+      return null;
     }
     // The gateway deduplicates on the idempotency key (our id), so sending again is safe.
   }
@@ -72,16 +77,12 @@ export async function dispatchMessage(deps: DispatchDeps, messageId: string): Pr
     const waited = row.attempts;
     if (waited >= CHANNEL_WAIT_ROUNDS) return fail(deps, row, { code: 'channel_unavailable', title: `channel stayed ${channel.status}` });
     await deps.db.update(messages).set({ attempts: waited + 1, errorCode: 'channel_unavailable', errorTitle: `channel is ${channel.status}` }).where(eq(messages.id, row.id));
-    await deps.queue.enqueue(deps.db, 'message.dispatch', { message_id: row.id }, { startAfterSeconds: CHANNEL_WAIT_SECONDS });
-    return;
+    return CHANNEL_WAIT_SECONDS;
   }
 
   const wait = deps.pacer.reserve(channel.id, Number(channel.settings.throughput_per_second) || (platform === 'chatapp_official' ? 80 : 5), 2000);
-  if (wait > 2000) {
-    // Not taken: come back when the channel has room (the job, not a worker, waits).
-    await deps.queue.enqueue(deps.db, 'message.dispatch', { message_id: row.id }, { startAfterSeconds: Math.ceil(wait / 1000) });
-    return;
-  }
+  // Not taken: come back when the channel has room (the row, not a worker, waits).
+  if (wait > 2000) return wait / 1000;
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
   const policy = { allowPrivate: deps.allowPrivateTargets || channel.sandbox };
@@ -96,7 +97,7 @@ export async function dispatchMessage(deps: DispatchDeps, messageId: string): Pr
     .set({ attempts: row.attempts + 1, lastAttemptAt: deps.clock.now(), errorCode: null, errorTitle: null, errorMessage: null })
     .where(and(eq(messages.id, row.id), eq(messages.status, 'queued'), eq(messages.attempts, row.attempts)))
     .returning({ id: messages.id });
-  if (marked.length === 0) return;
+  if (marked.length === 0) return null;
 
   const result = await deps.providers.get(platform).send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
   const current = (await loadRow(deps.db, row.id))!;
@@ -106,19 +107,19 @@ export async function dispatchMessage(deps: DispatchDeps, messageId: string): Pr
       await tx.update(messages).set({ providerMessageId: result.value.providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
       await advanceStatus(tx, { ...current, providerMessageId: null }, 'sent', now, now, { providerMessageId: result.value.providerMessageId });
     });
-    return;
+    return null;
   }
-  await handleFailure(deps, current, channel, result.error);
+  return handleFailure(deps, current, channel, result.error);
 }
 
-async function handleFailure(deps: DispatchDeps, row: MessageRow, channel: Awaited<ReturnType<typeof reloadChannel>>, error: ProviderError) {
+async function handleFailure(deps: DispatchDeps, row: MessageRow, channel: Awaited<ReturnType<typeof reloadChannel>>, error: ProviderError): Promise<number | null> {
   const platform = channel.platform as Platform;
   const outcomeUnknown = error.code === 'timeout' || error.code === 'network_error';
   if (outcomeUnknown && platform === 'chatapp_official') {
     // The provider may have accepted it: do not send again; wait for a status that names our id.
     deps.logger.warn({ message_id: row.id, error: error.title }, 'send outcome unknown; waiting for a status to reconcile');
     await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: deps.reconcileAfterSeconds, singletonKey: row.id });
-    return;
+    return null;
   }
   if (error.channelFault) await recordProviderFault(deps, channel, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
@@ -127,10 +128,9 @@ async function handleFailure(deps: DispatchDeps, row: MessageRow, channel: Await
       .update(messages)
       .set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null })
       .where(eq(messages.id, row.id));
-    await deps.queue.enqueue(deps.db, 'message.dispatch', { message_id: row.id }, { startAfterSeconds: error.retryAfterSeconds ?? backoffSeconds(row.attempts) });
-    return;
+    return error.retryAfterSeconds ?? backoffSeconds(row.attempts);
   }
-  await fail(deps, row, { code: error.code, title: error.title, message: error.message });
+  return fail(deps, row, { code: error.code, title: error.title, message: error.message });
 }
 
 /** Settles a send whose answer was lost: if no status has named it by now, it failed. */

@@ -3,10 +3,10 @@
  * and the contact's consent), stored with their dispatch job in one transaction, read back, and
  * moved forward through their status lifecycle.
  */
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/client.ts';
+import { and, asc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { queryRows, type Db, type Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
-import { conversations, idempotencyKeys, messages, messageStatusHistory } from '../../db/schema.ts';
+import { idempotencyKeys, messages, messageStatusHistory } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -19,9 +19,16 @@ import { DomainError, invalid, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { parseContent, previewOf } from './content.ts';
 import { mediaOf } from './media.ts';
-import { ensureConversation } from './conversations.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+/** The NOTIFY channel that wakes message dispatchers in other processes when a message is due. */
+export const DISPATCH_CHANNEL = 'parley_dispatch';
 
 /** Outbound: queued -> sent -> delivered -> read, or failed from any non-final state. Inbound: received. */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'received'] as const;
@@ -36,20 +43,29 @@ export function isForward(from: string, to: string): boolean {
   return (RANK[to] ?? -1) > (RANK[from] ?? -1);
 }
 
-export type SendPolicy = (
-  tx: Executor,
-  organizationId: string,
-  input: { phone: string; channelId: string; isTemplate: boolean; at: Date },
-) => Promise<{ allowed: true } | { allowed: false; code: string; reason: string }>;
+/**
+ * The CRM's rules on sending (consent, suppression), as a query the accepting statement embeds:
+ * it yields at most one row, the decisive refusal, which explain() puts in words.
+ */
+export type SendPolicy = {
+  refusalQuery(organizationId: string, input: { phone: string; channelId: string; at: Date }): SQL;
+  explain(row: never, isTemplate: boolean): { code: string; reason: string };
+};
 
 export type MessageDeps = {
   db: Db;
   clock: Clock;
   queue: Queue;
+  /** Channels as the accepting process last saw them; every accept checks the row still says so. */
+  channels: ChannelCache;
   /** Consent and suppression rules of the CRM; absent means no rule refuses. */
   sendPolicy?: SendPolicy;
   /** Plain-http and private media URLs are allowed (development); sandbox channels always allow them. */
   allowPrivateTargets?: boolean;
+  /** Wakes this process's dispatcher (when it runs one) after a message is accepted. */
+  wakeDispatch(): void;
+  /** NOTIFY the dispatchers of other processes in the accepting statement (no dispatcher here). */
+  notifyDispatch: boolean;
 };
 
 export type MessageRecord = {
@@ -102,7 +118,7 @@ export type SendInput = {
 export const IDEMPOTENCY_HOURS = 24;
 
 /** The stored answer for an Idempotency-Key, or undefined; 409 when the key came with another body. */
-export async function findIdempotentAnswer(db: Executor, actor: Actor, key: string, requestHash: string, clock: Clock) {
+async function findIdempotentAnswer(db: Executor, actor: Actor, key: string, requestHash: string, clock: Clock) {
   const [row] = await db
     .select()
     .from(idempotencyKeys)
@@ -119,85 +135,277 @@ export async function findIdempotentAnswer(db: Executor, actor: Actor, key: stri
   return { status: row.responseStatus, body: row.responseBody };
 }
 
+export type AcceptAnswer = { status: number; body: unknown; replayed: boolean };
+
 /**
- * Accepts a message for sending: one transaction writes the message, its first status, its
- * conversation and its dispatch job (and the Idempotency-Key answer). Returns it `queued`.
+ * acceptMessage behind an Idempotency-Key: the key's live answer when there is one (409 for another
+ * body), else the new message, whose answer is stored by the accepting statement itself. When two
+ * requests race with one key, the second statement fails on the key and answers with the first's.
+ */
+export async function acceptMessageOnce(deps: MessageDeps, actor: Actor, input: SendInput): Promise<AcceptAnswer> {
+  const idem = input.idempotency;
+  if (!idem) return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
+  const previous = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
+  if (previous) return { ...previous, replayed: true };
+  for (let round = 0; ; round++) {
+    try {
+      return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
+    } catch (err) {
+      if (!isUniqueViolation(err) || round > 0) throw err;
+      const winner = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
+      if (winner) return { ...winner, replayed: true };
+      // The key's row is older than its 24 hours: it makes way for this request.
+      await deps.db
+        .delete(idempotencyKeys)
+        .where(
+          and(
+            eq(idempotencyKeys.organizationId, actor.organizationId),
+            eq(idempotencyKeys.key, idem.key),
+            lt(idempotencyKeys.createdAt, new Date(deps.clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000)),
+          ),
+        );
+    }
+  }
+}
+
+type ChannelRow = Awaited<ReturnType<typeof loadChannel>>;
+
+/** The channels an accepting process has loaded, by id; a hint that each accept checks. */
+export type ChannelCache = {
+  get(db: Executor, actor: Actor, channelId: string): Promise<ChannelRow>;
+  forget(channelId: string): void;
+};
+
+export function createChannelCache(options: { ttlMs: number; maxEntries?: number; now(): Date }): ChannelCache {
+  const cache = new Map<string, { row: ChannelRow; at: number }>();
+  return {
+    async get(db, actor, channelId) {
+      const hit = cache.get(channelId);
+      if (hit && hit.row.organizationId === actor.organizationId && options.now().getTime() - hit.at < options.ttlMs) return hit.row;
+      const row = await loadChannel(db, actor, channelId);
+      if (cache.size >= (options.maxEntries ?? 10_000)) cache.clear();
+      cache.set(channelId, { row, at: options.now().getTime() });
+      return row;
+    },
+    forget(channelId) {
+      cache.delete(channelId);
+    },
+  };
+}
+
+/** Why the accepting statement wrote nothing. */
+type Refusal = 'channel_changed' | 'conversation_not_found' | 'conversation_mismatch' | 'window_closed' | 'policy';
+
+type StatementAnswer = {
+  refusal: Refusal | null;
+  policy: Record<string, unknown> | null;
+  last_inbound_at: string | null;
+  message_id: string | null;
+  conversation_id: string | null;
+  contact_id: string | null;
+};
+
+/**
+ * Accepts a message for sending. After validation (no database), one statement does the rest: it
+ * checks the channel is as cached, resolves or creates the conversation, checks the 24-hour window
+ * and the CRM's rules, and writes the message (which is its own dispatch job, due now), its first
+ * status and the conversation's last message. A refusal writes nothing. Returns it `queued`.
  */
 export async function acceptMessage(deps: MessageDeps, actor: Actor, input: SendInput): Promise<MessageRow> {
-  const channel = await loadChannel(deps.db, actor, input.channelId).catch((err: unknown) => {
-    if (err instanceof DomainError && err.code === 'not_found') {
-      throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', location: 'body', message: 'channel not found' }]);
-    }
-    throw err;
-  });
-  const platform = channel.platform as Platform;
-  assertMessageType(platform, input.type);
-  const content = parseContent(input.type, input.content);
-  if (!channel.sandbox && !deps.allowPrivateTargets) assertHttpsMedia(input.type, content);
-  const phone = normalizePhone(input.to);
-  if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', location: 'body', message: 'not a valid international phone number' }]);
-  if (channel.status !== 'connected') {
-    throw new DomainError('conflict', `channel ${channel.id} is ${channel.status}; it must be connected to send`, { extra: { channel_status: channel.status } });
-  }
-  const to = phoneDigits(phone);
-  const now = deps.clock.now();
-
-  const row = await deps.db.transaction(async (tx) => {
-    const conversation = await ensureConversation(tx, actor.organizationId, channel.id, to, input.conversationId, now);
-    const windowHours = capabilitiesOf(platform).customer_service_window_hours;
-    if (windowHours !== null && input.type !== 'template' && input.type !== 'mark_as_read') {
-      const since = now.getTime() - windowHours * 3_600_000;
-      if (!conversation.lastInboundAt || conversation.lastInboundAt.getTime() < since) {
-        throw new DomainError(
-          'window_closed',
-          `the ${windowHours}-hour customer service window is closed: no message from ${phone} in the last ${windowHours} hours, so only a template message can be sent (type template)`,
-          { extra: { last_inbound_at: conversation.lastInboundAt?.toISOString() ?? null } },
-        );
+  for (let round = 0; ; round++) {
+    const channel = await deps.channels.get(deps.db, actor, input.channelId).catch((err: unknown) => {
+      if (err instanceof DomainError && err.code === 'not_found') {
+        throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', location: 'body', message: 'channel not found' }]);
       }
+      throw err;
+    });
+    const platform = channel.platform as Platform;
+    assertMessageType(platform, input.type);
+    const content = parseContent(input.type, input.content);
+    if (!channel.sandbox && !deps.allowPrivateTargets) assertHttpsMedia(input.type, content);
+    const phone = normalizePhone(input.to);
+    if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', location: 'body', message: 'not a valid international phone number' }]);
+    if (channel.status !== 'connected') {
+      throw new DomainError('conflict', `channel ${channel.id} is ${channel.status}; it must be connected to send`, { extra: { channel_status: channel.status } });
     }
-    if (deps.sendPolicy && input.type !== 'mark_as_read') {
-      const verdict = await deps.sendPolicy(tx, actor.organizationId, { phone, channelId: channel.id, isTemplate: input.type === 'template', at: now });
-      if (!verdict.allowed) throw new DomainError('send_refused', verdict.reason, { extra: { reason: verdict.code } });
-    }
+    if (input.conversationId !== undefined && !isUuid(input.conversationId)) throw conversationNotFound();
+    const now = deps.clock.now();
+    const to = phoneDigits(phone);
+    const windowHours = capabilitiesOf(platform).customer_service_window_hours;
+    const needsWindow = windowHours !== null && input.type !== 'template' && input.type !== 'mark_as_read';
+    const policy = deps.sendPolicy && input.type !== 'mark_as_read' ? deps.sendPolicy.refusalQuery(actor.organizationId, { phone, channelId: channel.id, at: now }) : sql`select 1 where false`;
     const id = uuidv7();
-    const [created] = await tx
-      .insert(messages)
-      .values({
+    // The message as accepted; the statement fills in its conversation (and that one's contact).
+    const accepted: MessageRow = {
+      id,
+      organizationId: actor.organizationId,
+      channelId: channel.id,
+      conversationId: '',
+      contactId: null,
+      direction: 'outbound',
+      toPhone: to,
+      fromPhone: fromPhoneOf(channel),
+      type: input.type,
+      content,
+      status: 'queued',
+      providerMessageId: null,
+      errorCode: null,
+      errorTitle: null,
+      errorMessage: null,
+      attempts: 0,
+      lastAttemptAt: null,
+      dispatchAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const [answer] = await queryRows<StatementAnswer>(
+      deps.db,
+      acceptStatement({
         id,
+        historyId: uuidv7(),
+        newConversationId: uuidv7(),
         organizationId: actor.organizationId,
-        channelId: channel.id,
-        conversationId: conversation.id,
-        contactId: conversation.contactId,
-        direction: 'outbound',
-        toPhone: to,
-        fromPhone: channel.displayPhoneNumber ? phoneDigits(channel.displayPhoneNumber) : null,
+        channel,
+        to,
+        conversationId: input.conversationId,
         type: input.type,
         content,
-        status: 'queued',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'queued', occurredAt: now, createdAt: now });
-    await tx
-      .update(conversations)
-      .set({ lastMessageAt: now, lastMessagePreview: previewOf(input.type, content), updatedAt: now })
-      .where(eq(conversations.id, conversation.id));
-    await deps.queue.enqueue(tx, 'message.dispatch', { message_id: id });
-    if (input.idempotency) {
-      await tx.insert(idempotencyKeys).values({
-        organizationId: actor.organizationId,
-        key: input.idempotency.key,
-        requestHash: input.idempotency.requestHash,
-        responseStatus: 201,
-        responseBody: { data: presentMessage(created!) },
-        createdAt: now,
-      });
+        preview: previewOf(input.type, content),
+        now,
+        windowSince: needsWindow ? new Date(now.getTime() - windowHours! * 3_600_000) : null,
+        policy,
+        notify: deps.notifyDispatch,
+        idempotency: input.idempotency && { ...input.idempotency, answer: { data: presentMessage(accepted) } },
+      }),
+    );
+    const refusal = answer!.refusal;
+    if (refusal === 'channel_changed' || (refusal === null && answer!.message_id === null)) {
+      // The channel changed since it was cached, or another request made the conversation a moment
+      // ago: look again (a second round is rare, a third rarer still).
+      deps.channels.forget(channel.id);
+      if (round < 3) continue;
+      throw new DomainError('conflict', 'the channel or conversation kept changing while the message was accepted; try again');
     }
-    return created!;
-  });
-  deps.queue.wake('message.dispatch');
-  return row;
+    if (refusal === 'conversation_not_found') throw conversationNotFound();
+    if (refusal === 'conversation_mismatch') {
+      throw invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
+    }
+    if (refusal === 'window_closed') {
+      throw new DomainError(
+        'window_closed',
+        `the ${windowHours}-hour customer service window is closed: no message from ${phone} in the last ${windowHours} hours, so only a template message can be sent (type template)`,
+        { extra: { last_inbound_at: answer!.last_inbound_at ? new Date(answer!.last_inbound_at).toISOString() : null } },
+      );
+    }
+    if (refusal === 'policy') {
+      const verdict = deps.sendPolicy!.explain(answer!.policy as never, input.type === 'template');
+      throw new DomainError('send_refused', verdict.reason, { extra: { reason: verdict.code } });
+    }
+    deps.wakeDispatch();
+    return { ...accepted, conversationId: answer!.conversation_id!, contactId: answer!.contact_id };
+  }
+}
+
+const conversationNotFound = () =>
+  invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
+
+function fromPhoneOf(channel: ChannelRow): string | null {
+  return channel.displayPhoneNumber ? phoneDigits(channel.displayPhoneNumber) : null;
+}
+
+/**
+ * The one statement of acceptMessage. Its parts run as one snapshot: `verdict` decides, and every
+ * write is conditional on it, so a refusal writes nothing. A new conversation is inserted with the
+ * message's preview already (a part cannot see another part's writes); when a concurrent request
+ * inserted it first, nothing is written and the caller runs the statement again.
+ */
+function acceptStatement(a: {
+  id: string;
+  historyId: string;
+  newConversationId: string;
+  organizationId: string;
+  channel: ChannelRow;
+  to: string;
+  conversationId: string | undefined;
+  type: string;
+  content: Record<string, unknown>;
+  preview: string;
+  now: Date;
+  windowSince: Date | null;
+  policy: SQL;
+  notify: boolean;
+  /** The key's answer, with the conversation and contact filled in by the statement. */
+  idempotency?: { key: string; requestHash: string; answer: { data: MessageRecord } };
+}): SQL {
+  const now = sql`${a.now.toISOString()}::timestamptz`;
+  const found =
+    a.conversationId === undefined
+      ? sql`select id, contact_id, last_inbound_at, channel_id, peer_phone from conversations where channel_id = ${a.channel.id} and peer_phone = ${a.to}`
+      : sql`select id, contact_id, last_inbound_at, channel_id, peer_phone from conversations where id = ${a.conversationId} and organization_id = ${a.organizationId}`;
+  return sql`with
+    -- The fields of the channel that acceptMessage used (from its cache) are still so.
+    ch as (
+      select 1 from channels
+       where id = ${a.channel.id} and organization_id = ${a.organizationId}
+         and status = ${a.channel.status} and sandbox = ${a.channel.sandbox} and platform = ${a.channel.platform}
+         and display_phone_number is not distinct from ${a.channel.displayPhoneNumber}
+    ),
+    found as (${found}),
+    policy as (${a.policy}),
+    verdict as (
+      select case
+        when not exists (select 1 from ch) then 'channel_changed'
+        when ${a.conversationId !== undefined} and not exists (select 1 from found) then 'conversation_not_found'
+        when ${a.conversationId !== undefined} and not exists (select 1 from found where channel_id = ${a.channel.id} and peer_phone = ${a.to}) then 'conversation_mismatch'
+        when ${a.windowSince !== null} and coalesce((select last_inbound_at from found), '-infinity'::timestamptz) < ${a.windowSince?.toISOString() ?? null}::timestamptz then 'window_closed'
+        when exists (select 1 from policy) then 'policy'
+      end as refusal
+    ),
+    created as (
+      insert into conversations (id, organization_id, channel_id, peer_phone, status, last_message_at, last_message_preview, created_at, updated_at)
+      select ${a.newConversationId}, ${a.organizationId}, ${a.channel.id}, ${a.to}, 'open', ${now}, ${a.preview}, ${now}, ${now}
+       where not exists (select 1 from found) and (select refusal from verdict) is null
+      on conflict (channel_id, peer_phone) do nothing
+      returning id, contact_id
+    ),
+    conversation as (
+      select id, contact_id from found where (select refusal from verdict) is null
+      union all
+      select id, contact_id from created
+    ),
+    message as (
+      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, created_at, updated_at)
+      select ${a.id}, ${a.organizationId}, ${a.channel.id}, c.id, c.contact_id, 'outbound', ${a.to}, ${fromPhoneOf(a.channel)}, ${a.type}, ${JSON.stringify(a.content)}::jsonb, 'queued', ${now}, ${now}, ${now}
+        from conversation c
+      returning id, conversation_id, contact_id
+    ),
+    history as (
+      insert into message_status_history (id, message_id, status, occurred_at, created_at)
+      select ${a.historyId}, id, 'queued', ${now}, ${now} from message
+    ),
+    touched as (
+      update conversations set last_message_at = ${now}, last_message_preview = ${a.preview}, updated_at = ${now}
+       where id = (select id from found) and exists (select 1 from message)
+    ),
+    woken as (
+      select pg_notify(${DISPATCH_CHANNEL}, '') from message where ${a.notify}
+    ),
+    -- A live row with the same key makes this insert fail, and so the whole statement.
+    remembered as (
+      insert into idempotency_keys (organization_id, key, request_hash, response_status, response_body, created_at)
+      select ${a.organizationId}, ${a.idempotency?.key ?? null}, ${a.idempotency?.requestHash ?? null}, 201,
+             jsonb_set(jsonb_set(${JSON.stringify(a.idempotency?.answer ?? {})}::jsonb,
+               '{data,conversation_id}', to_jsonb(m.conversation_id::text)),
+               '{data,contact_id}', coalesce(to_jsonb(m.contact_id::text), 'null'::jsonb)),
+             ${now}
+        from message m where ${a.idempotency !== undefined}
+    )
+    select (select refusal from verdict) as refusal,
+           (select row_to_json(p) from policy p) as policy,
+           (select last_inbound_at from found) as last_inbound_at,
+           m.id as message_id, m.conversation_id, m.contact_id,
+           (select count(*) from woken) as woken
+      from (select 1) one left join message m on true`;
 }
 
 /** Media must be fetched over https (checked again, with the address, when the worker fetches it). */

@@ -5,8 +5,7 @@ import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
 import {
-  acceptMessage,
-  findIdempotentAnswer,
+  acceptMessageOnce,
   IDEMPOTENCY_HOURS,
   listMessages,
   loadMessage,
@@ -125,11 +124,6 @@ const ListQuery = PageQuerySchema.extend({
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:\-]{1,255}$/;
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
-
 function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('hex');
 }
@@ -161,29 +155,16 @@ export async function registerMessageRoutes(app: App, container: Container) {
       const to = b.to ?? b.to_phone;
       if (!to) throw new DomainError('invalid', 'to is required', { fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }] });
       const key = request.headers['idempotency-key'] as string | undefined;
-      const hash = key ? requestHash(b) : undefined;
-      if (key) {
-        const previous = await findIdempotentAnswer(deps.db, actor, key, hash!, container.clock);
-        if (previous) return reply.code(previous.status as 201).header('idempotent-replayed', 'true').send(previous.body as never);
-      }
-      try {
-        const row = await acceptMessage(deps, actor, {
-          channelId: b.channel_id,
-          to,
-          conversationId: b.conversation_id,
-          type: b.type,
-          content: b.content,
-          idempotency: key ? { key, requestHash: hash! } : undefined,
-        });
-        return reply.code(201).send({ data: presentMessage(row) });
-      } catch (err) {
-        // Two requests with one key at once: the loser's insert conflicts; answer with the winner's.
-        if (key && isUniqueViolation(err)) {
-          const previous = await findIdempotentAnswer(deps.db, actor, key, hash!, container.clock);
-          if (previous) return reply.code(previous.status as 201).header('idempotent-replayed', 'true').send(previous.body as never);
-        }
-        throw err;
-      }
+      const answer = await acceptMessageOnce(deps, actor, {
+        channelId: b.channel_id,
+        to,
+        conversationId: b.conversation_id,
+        type: b.type,
+        content: b.content,
+        idempotency: key ? { key, requestHash: requestHash(b) } : undefined,
+      });
+      if (answer.replayed) return reply.code(answer.status as 201).header('idempotent-replayed', 'true').send(answer.body as never);
+      return reply.code(201).send(answer.body as never);
     },
   );
 
