@@ -23,7 +23,8 @@ import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
-import { createChannelCache, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/messages.ts';
+import { createChannelCache, DISPATCH_CHANNEL, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/messages.ts';
+import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
@@ -54,6 +55,8 @@ export type Container = {
   dispatcher: MessageDispatcher;
   /** Channels as the accepting path last loaded them (checked by every accept). */
   channelCache: ChannelCache;
+  /** After an accept: this process's dispatcher when it runs one, else the others' by NOTIFY. */
+  wakeDispatch(): void;
   bootstrapResult: BootstrapResult;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
@@ -102,6 +105,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
+      wakeDispatch: config.roles.includes('worker')
+        ? () => container.dispatcher.wake()
+        : coalescedNotify(database.db, DISPATCH_CHANNEL, (err) => logger.warn({ err }, 'could not notify the message dispatchers')),
       bootstrapResult,
       jobHandlers: () => ({
         'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
@@ -160,14 +166,13 @@ export function channelDeps(container: Container): ChannelDeps {
 export function messageDeps(container: Container): MessageDeps {
   return {
     db: container.database.db,
+    queryPrepared: container.database.queryPrepared,
     clock: container.clock,
     queue: container.queue,
     channels: container.channelCache,
     sendPolicy: container.crm.sendPolicy,
     allowPrivateTargets: container.config.allowPrivateNetworkTargets,
-    wakeDispatch: () => container.dispatcher.wake(),
-    // A process without the worker role has no dispatcher of its own to wake.
-    notifyDispatch: !container.config.roles.includes('worker'),
+    wakeDispatch: container.wakeDispatch,
   };
 }
 

@@ -82,6 +82,7 @@ async function serve(config: Config) {
   let app: App | undefined;
   let responses: ReturnType<typeof trackResponses> | undefined;
   let stopping = false;
+  let workerStarting: Promise<void> | undefined;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -95,6 +96,8 @@ async function serve(config: Config) {
       const closing = app?.close();
       responses?.closeConnectionsAfterResponse();
       await closing;
+      // A signal during the worker's start: let the start finish, then stop what it started.
+      await workerStarting?.catch(() => undefined);
       await container.close();
       process.exit(0);
     } catch (err) {
@@ -111,8 +114,9 @@ async function serve(config: Config) {
     responses = trackResponses(app);
     await app.listen({ port: config.port, host: config.host });
   }
-  if (config.roles.includes('worker')) {
-    await container.queue.work(container.jobHandlers());
+  if (config.roles.includes('worker') && !stopping) {
+    workerStarting = container.queue.work(container.jobHandlers());
+    await workerStarting;
     container.logger.info('worker started');
   }
 }

@@ -270,7 +270,7 @@ export async function pgbench(databaseUrl: string, script: string, options: { cl
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(
         'pgbench',
-        ['-n', '-M', 'extended', '-c', String(options.clients), '-j', String(options.threads), '-T', String(options.seconds), '-f', file, databaseUrl],
+        ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', String(options.threads), '-T', String(options.seconds), '-f', file, databaseUrl],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let out = '';

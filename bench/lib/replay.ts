@@ -99,16 +99,25 @@ const fixRefs = (b: Binding): Binding =>
   b.k === 'ref' ? { k: 'lit', v: b.v } : b.k === 'subst' ? { ...b, subs: b.subs.map((x) => ({ ...x, by: fixRefs(x.by) })) } : b;
 
 /**
- * The message row and its job: the write every accepted message must make durable. Values the
- * accept read from other rows (the conversation's id) are kept as the traced constants.
+ * The least write that makes an accepted message durable: its row alone (the row is its own
+ * dispatch job), in one statement, for the traced message's organization, channel and
+ * conversation. The accepting statement names the channel and the organization first ($1, $2);
+ * its answer names the conversation.
  */
-export function coreOf(script: Script): Script {
-  const picked = script.statements.filter((st) => /^insert into "?messages"? /i.test(st.text) || /insert into "?pgboss"?\./i.test(st.text));
-  if (picked.length === 0) throw new Error('no message insert found in the trace');
-  const statements = picked.map((st) => ({ ...st, ref: false, params: st.params.map(fixRefs) }));
+export function messageInsertOf(trace: TraceEntry[], channelId: string): Script {
+  const accept = trace.find((e) => e.rows?.[0] && 'conversation_id' in e.rows[0]);
+  if (!accept || accept.values[0] !== channelId || typeof accept.values[1] !== 'string') throw new Error('the accepting statement was not found in the trace');
+  const conversationId = String(accept.rows![0]!.conversation_id);
   return {
-    statements: statements.length > 1 ? [{ text: 'begin', params: [], ref: false }, ...statements, { text: 'commit', params: [], ref: false }] : statements,
-    fresh: script.fresh,
+    statements: [
+      {
+        text: `insert into messages (id, organization_id, channel_id, conversation_id, direction, to_phone, type, content, status, dispatch_at, created_at, updated_at)
+               values ($1, $2, $3, $4, 'outbound', $5, 'text', '{"body": "benchmark"}'::jsonb, 'queued', $6, $6, $6)`,
+        params: [{ k: 'fresh', i: 0 }, { k: 'lit', v: accept.values[1] as string }, { k: 'lit', v: channelId }, { k: 'lit', v: conversationId }, { k: 'phone' }, { k: 'now' }],
+        ref: false,
+      },
+    ],
+    fresh: 1,
   };
 }
 
@@ -150,8 +159,13 @@ function renderPg(b: Binding): string {
   }
 }
 
+/** One line per statement for pgbench: comments dropped (the texts hold no `--` in strings), whitespace folded. */
+function oneLine(text: string): string {
+  return text.replace(/--[^\n]*(\n|$)/g, '\n').replace(/\s+/g, ' ').trim();
+}
+
 function renderStatementPg(st: Statement, s: number): string {
-  const text = st.text.replace(/\$(\d+)/g, (_, n: string) => renderPg(st.params[Number(n) - 1]!));
+  const text = oneLine(st.text).replace(/\$(\d+)/g, (_, n: string) => renderPg(st.params[Number(n) - 1]!));
   return st.ref ? `${text} \\gset s${s}_` : `${text};`;
 }
 
@@ -164,20 +178,6 @@ function header(script: Script, pool: number): string[] {
 /** The script as a pgbench file: one line per statement, each a round trip. */
 export function toPgbench(script: Script, pool: number): string {
   return [...header(script, pool), ...script.statements.map(renderStatementPg)].join('\n') + '\n';
-}
-
-/**
- * The message row and its job in one statement (one round trip, one commit): the least a durable
- * accept can ask of the database. The job insert's own WITH (pg-boss's NOTIFY) is merged in.
- */
-export function toPgbenchSingleStatement(core: Script, pool: number): string {
-  const inserts = core.statements.filter((st) => !isBegin(st.text) && !isCommit(st.text));
-  if (inserts.length === 1) return toPgbench({ statements: inserts, fresh: core.fresh }, pool);
-  const rendered = inserts.map((st) => st.text.replace(/\$(\d+)/g, (_, n: string) => renderPg(st.params[Number(n) - 1]!)));
-  const last = rendered.pop()!;
-  const ctes = rendered.map((text, i) => `w${i} AS (${text})`).join(', ');
-  const statement = /^with\s/i.test(last) ? `WITH ${ctes}, ${last.replace(/^with\s+/i, '')}` : `WITH ${ctes} ${last}`;
-  return [...header(core, pool), `${statement};`].join('\n') + '\n';
 }
 
 // ---------------------------------------------------------------------------------------------

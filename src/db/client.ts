@@ -41,6 +41,11 @@ export type Database = {
    * no payload). Resolves to the function that stops listening.
    */
   listen(channel: string, onNotify: (payload?: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Runs a statement that is sent often under a name, so PostgreSQL plans it once per connection
+   * instead of on every call (the name must always go with the same text). PGlite runs it as is.
+   */
+  queryPrepared<T>(name: string, query: SQL): Promise<T[]>;
   /** Round-trips to the server; throws when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -63,15 +68,34 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
   pool.on('error', (err) => options.onError?.(err));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners = new Set<() => Promise<void>>();
+  const dialect = (db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } } }).dialect;
   return {
     kind: 'postgres',
     db,
-    bossDb: { executeSql: (text: string, values?: unknown[]) => pool.query(text, values) },
+    bossDb: {
+      executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
+      // pg-boss's LISTEN/NOTIFY (queues with `notify`): its own connection, stopped with the database.
+      listen: async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
+        const stop = await listenPostgres(options.url, channel, (payload) => (payload === undefined ? onReconnect() : onNotification(payload)), options.onError);
+        listeners.add(stop);
+        return {
+          close: async () => {
+            listeners.delete(stop);
+            await stop();
+          },
+        };
+      },
+    },
     withAdvisoryLock: (key, fn) =>
       db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${key})`);
         return fn(tx);
       }),
+    queryPrepared: async <T>(name: string, query: SQL) => {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      const result = await pool.query({ name, text, values: params as unknown[] });
+      return result.rows as T[];
+    },
     listen: async (channel, onNotify) => {
       const stop = await listenPostgres(options.url, channel, onNotify, options.onError);
       listeners.add(stop);
@@ -173,6 +197,7 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
     bossDb: fromPglite(client),
     // PGlite has one connection, so a transaction already excludes every other writer.
     withAdvisoryLock: (_key, fn) => db.transaction(fn),
+    queryPrepared: (_name, query) => queryRows(db, query),
     listen: async (channel, onNotify) => {
       const unsubscribe = await client.listen(channel, (payload) => onNotify(payload));
       return async () => {

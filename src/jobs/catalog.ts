@@ -3,7 +3,9 @@
  * data; handlers reload what they need.
  */
 import { z } from 'zod';
-import type { QueueOptions } from 'pg-boss';
+import type { Queue } from 'pg-boss';
+
+type QueueOptions = Omit<Queue, 'name'>;
 
 export type JobDefinition<S extends z.ZodType> = {
   payload: S;
@@ -27,7 +29,7 @@ export const JOBS = {
   /** Process one verified provider webhook delivery (stored in provider_events). */
   'provider.inbound': job({
     payload: z.object({ provider_event_id: z.uuid() }),
-    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120 },
+    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120, notify: true },
     concurrency: 4,
   }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
@@ -51,7 +53,7 @@ export const JOBS = {
         status: z.enum(['STOPPED', 'STARTING', 'SCAN_QR', 'WORKING', 'FAILED']),
       }),
     ]),
-    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60 },
+    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, notify: true },
     concurrency: 4,
   }),
   'maintenance.purge-sessions': job({

@@ -33,6 +33,8 @@ export async function startQueue(database: Database, logger: Logger): Promise<Qu
     // Jobs of a worker that died are found (stale heartbeat or expiry) within seconds, not a minute.
     superviseIntervalSeconds: 10,
     monitorIntervalSeconds: 10,
+    // Queues with `notify` wake their workers when a job commits, instead of at the next poll.
+    useListenNotify: true,
   });
   boss.on('error', (err: Error) => logger.error({ err }, 'job queue error'));
   await boss.start();
@@ -63,12 +65,18 @@ export async function startQueue(database: Database, logger: Logger): Promise<Qu
         const definition = JOBS[name] as { concurrency?: number };
         const ids: string[] = [];
         for (let i = 0; i < (definition.concurrency ?? 1); i++) {
-          ids.push(
-            await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
-              if (!job) return;
+          let self = '';
+          self = await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 }, async ([job]) => {
+            if (!job) return;
+            try {
               await handler(JOBS[name].payload.parse(job.data) as JobPayload<typeof name>, job as Job<JobPayload<typeof name>>);
-            }),
-          );
+            } finally {
+              // There may be more: fetch again at once rather than after the polling interval
+              // (a fetch that finds nothing goes back to polling).
+              boss.notifyWorker(self);
+            }
+          });
+          ids.push(self);
         }
         workers.set(name, ids);
         const cron = JOBS[name].cron;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { apiKeys } from '../../src/db/schema.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { createKeyWith, createOtherOrganization, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 
@@ -61,6 +63,22 @@ test('revocation takes effect on the next request', async () => {
   assert.equal((await request(server, 'DELETE', `/v1/api-keys/${created.body.data.id}`, { key: server.apiKey })).status, 404);
   const list = await request(server, 'GET', '/v1/api-keys', { key: server.apiKey });
   assert.equal(list.body.data.some((k: { id: string }) => k.id === created.body.data.id), false);
+});
+
+test('a key revoked by another process stops working here as soon as the database says so', async () => {
+  const created = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'elsewhere', permissions: ['channels:read'] } });
+  const secret = created.body.data.secret;
+  // Used once, so this process has it cached.
+  assert.equal((await request(server, 'GET', '/v1/channels', { key: secret })).status, 200);
+  // Revoked as another process would: straight in the database, this process not told directly.
+  await server.container.database.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, created.body.data.id));
+  const deadline = Date.now() + 5000;
+  let status = 200;
+  while (status === 200 && Date.now() < deadline) {
+    status = (await request(server, 'GET', '/v1/channels', { key: secret })).status;
+    if (status === 200) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(status, 401, 'the cached key was still accepted 5 s after its revocation');
 });
 
 test('a key with an expiry stops working after it', async () => {

@@ -4,7 +4,7 @@
  * moved forward through their status lifecycle.
  */
 import { and, asc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
-import { queryRows, type Db, type Executor } from '../../db/client.ts';
+import type { Database, Db, Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { idempotencyKeys, messages, messageStatusHistory } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
@@ -54,6 +54,8 @@ export type SendPolicy = {
 
 export type MessageDeps = {
   db: Db;
+  /** Runs the accepting statement under a name (planned once per connection). */
+  queryPrepared: Database['queryPrepared'];
   clock: Clock;
   queue: Queue;
   /** Channels as the accepting process last saw them; every accept checks the row still says so. */
@@ -62,10 +64,11 @@ export type MessageDeps = {
   sendPolicy?: SendPolicy;
   /** Plain-http and private media URLs are allowed (development); sandbox channels always allow them. */
   allowPrivateTargets?: boolean;
-  /** Wakes this process's dispatcher (when it runs one) after a message is accepted. */
+  /**
+   * Called after a message is accepted: wakes this process's dispatcher, or, in a process without
+   * one, the dispatchers of the others (by a NOTIFY that many accepts share, outside their statements).
+   */
   wakeDispatch(): void;
-  /** NOTIFY the dispatchers of other processes in the accepting statement (no dispatcher here). */
-  notifyDispatch: boolean;
 };
 
 export type MessageRecord = {
@@ -258,8 +261,10 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       createdAt: now,
       updatedAt: now,
     };
-    const [answer] = await queryRows<StatementAnswer>(
-      deps.db,
+    // Named by its shape: the parts that differ between calls are parameters.
+    const name = `parley_accept_${input.conversationId === undefined ? 'peer' : 'given'}_${deps.sendPolicy && input.type !== 'mark_as_read' ? 'policy' : 'open'}`;
+    const [answer] = await deps.queryPrepared<StatementAnswer>(
+      name,
       acceptStatement({
         id,
         historyId: uuidv7(),
@@ -274,7 +279,6 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
         now,
         windowSince: needsWindow ? new Date(now.getTime() - windowHours! * 3_600_000) : null,
         policy,
-        notify: deps.notifyDispatch,
         idempotency: input.idempotency && { ...input.idempotency, answer: { data: presentMessage(accepted) } },
       }),
     );
@@ -314,8 +318,10 @@ function fromPhoneOf(channel: ChannelRow): string | null {
 }
 
 /**
- * The one statement of acceptMessage. Its parts run as one snapshot: `verdict` decides, and every
- * write is conditional on it, so a refusal writes nothing. A new conversation is inserted with the
+ * The one statement of acceptMessage. Its parts run as one snapshot: `ch` checks that the channel
+ * fields acceptMessage used (from its cache) are still so; `verdict` decides, and every write is
+ * conditional on it, so a refusal writes nothing. A live Idempotency-Key row with the same key makes
+ * the `remembered` insert fail, and so the whole statement. A new conversation is inserted with the
  * message's preview already (a part cannot see another part's writes); when a concurrent request
  * inserted it first, nothing is written and the caller runs the statement again.
  */
@@ -333,7 +339,6 @@ function acceptStatement(a: {
   now: Date;
   windowSince: Date | null;
   policy: SQL;
-  notify: boolean;
   /** The key's answer, with the conversation and contact filled in by the statement. */
   idempotency?: { key: string; requestHash: string; answer: { data: MessageRecord } };
 }): SQL {
@@ -343,7 +348,6 @@ function acceptStatement(a: {
       ? sql`select id, contact_id, last_inbound_at, channel_id, peer_phone from conversations where channel_id = ${a.channel.id} and peer_phone = ${a.to}`
       : sql`select id, contact_id, last_inbound_at, channel_id, peer_phone from conversations where id = ${a.conversationId} and organization_id = ${a.organizationId}`;
   return sql`with
-    -- The fields of the channel that acceptMessage used (from its cache) are still so.
     ch as (
       select 1 from channels
        where id = ${a.channel.id} and organization_id = ${a.organizationId}
@@ -387,10 +391,6 @@ function acceptStatement(a: {
       update conversations set last_message_at = ${now}, last_message_preview = ${a.preview}, updated_at = ${now}
        where id = (select id from found) and exists (select 1 from message)
     ),
-    woken as (
-      select pg_notify(${DISPATCH_CHANNEL}, '') from message where ${a.notify}
-    ),
-    -- A live row with the same key makes this insert fail, and so the whole statement.
     remembered as (
       insert into idempotency_keys (organization_id, key, request_hash, response_status, response_body, created_at)
       select ${a.organizationId}, ${a.idempotency?.key ?? null}, ${a.idempotency?.requestHash ?? null}, 201,
@@ -403,8 +403,7 @@ function acceptStatement(a: {
     select (select refusal from verdict) as refusal,
            (select row_to_json(p) from policy p) as policy,
            (select last_inbound_at from found) as last_inbound_at,
-           m.id as message_id, m.conversation_id, m.contact_id,
-           (select count(*) from woken) as woken
+           m.id as message_id, m.conversation_id, m.contact_id
       from (select 1) one left join message m on true`;
 }
 
