@@ -79,8 +79,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     // lock. PGlite serves one process, and its single connection must stay free for pg-boss.
     const jobQueue =
       database.kind === 'postgres'
-        ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger))
-        : await startQueue(database, logger);
+        ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger, { maintain: config.roles.includes('worker') }))
+        : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
     const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
     const queue = jobQueue;
     const providers = createProviderRegistry({ allowPrivateTargets: config.allowPrivateNetworkTargets });

@@ -22,13 +22,17 @@ export type Queue = {
   stop(options: { graceful: boolean; timeoutMs: number }): Promise<void>;
 };
 
-export async function startQueue(database: Database, logger: Logger): Promise<Queue> {
+/**
+ * `maintain`: this process runs pg-boss's upkeep (supervision, cron); the worker role does, an
+ * API-only process only enqueues.
+ */
+export async function startQueue(database: Database, logger: Logger, options: { maintain: boolean } = { maintain: true }): Promise<Queue> {
   const boss = new PgBoss({
     db: database.bossDb,
     schema: 'pgboss',
     backend: database.kind === 'pglite' ? 'pglite' : 'postgres',
-    schedule: true,
-    supervise: true,
+    schedule: options.maintain,
+    supervise: options.maintain,
     migrate: true,
     // Jobs of a worker that died are found (stale heartbeat or expiry) within seconds, not a minute.
     superviseIntervalSeconds: 10,
