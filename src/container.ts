@@ -105,7 +105,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
-      wakeDispatch: config.roles.includes('worker')
+      // PGlite serves one process, so its dispatcher is this process's.
+      wakeDispatch: config.roles.includes('worker') || database.kind === 'pglite'
         ? () => container.dispatcher.wake()
         : coalescedNotify(database.db, DISPATCH_CHANNEL, (err) => logger.warn({ err }, 'could not notify the message dispatchers')),
       bootstrapResult,
