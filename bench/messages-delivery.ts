@@ -8,10 +8,8 @@
  *
  * Each run: a fresh database; a paired sandbox gateway channel (pacing raised to 100/s so the
  * channel's default 5/s never queues); 5 messages of warm-up, waited for; then `messages` messages
- * at `rate`, each to one of 100 recipients. The rate is modest on purpose: the sandbox's status
- * callbacks and the provider webhooks each go through a job queue of 4 workers that poll every
- * 0.5 s, one job per poll (about 8 jobs/s, and a message makes 3 of each), so a faster stream
- * measures that backlog rather than a message's way through. The 201's time is taken in this process when
+ * at `rate`, each to one of 100 recipients. The way to `delivered` crosses the dispatcher and two
+ * job queues (sandbox callbacks, provider webhooks), woken by NOTIFY. The 201's time is taken in this process when
  * the response arrives; `sent` and `delivered` are the times Parley recorded them (the status
  * history's created_at: same machine, same clock). Percentiles over every message of the run, then
  * the median of each over the runs.

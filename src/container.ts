@@ -23,7 +23,8 @@ import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
-import { createChannelCache, DISPATCH_CHANNEL, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/messages.ts';
+import { DISPATCH_CHANNEL } from './domain/messages/messages.ts';
+import { createAcceptWriter, createChannelCache, type AcceptWriter, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/accept.ts';
 import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
@@ -55,6 +56,8 @@ export type Container = {
   dispatcher: MessageDispatcher;
   /** Channels as the accepting path last loaded them (checked by every accept). */
   channelCache: ChannelCache;
+  /** Writes accepted messages, concurrent ones together. */
+  acceptWriter: AcceptWriter;
   /** After an accept: this process's dispatcher when it runs one, else the others' by NOTIFY. */
   wakeDispatch(): void;
   bootstrapResult: BootstrapResult;
@@ -105,6 +108,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
+      // PGlite has one connection: one statement at a time, everything else joins the next.
+      acceptWriter: createAcceptWriter(database, { maxInFlight: database.kind === 'pglite' ? 1 : ACCEPT_STATEMENTS_IN_FLIGHT, maxBatch: 64, policy: crm.sendPolicy }),
       // PGlite serves one process, so its dispatcher is this process's.
       wakeDispatch: config.roles.includes('worker') || database.kind === 'pglite'
         ? () => container.dispatcher.wake()
@@ -167,10 +172,10 @@ export function channelDeps(container: Container): ChannelDeps {
 export function messageDeps(container: Container): MessageDeps {
   return {
     db: container.database.db,
-    queryPrepared: container.database.queryPrepared,
     clock: container.clock,
     queue: container.queue,
     channels: container.channelCache,
+    writer: container.acceptWriter,
     sendPolicy: container.crm.sendPolicy,
     allowPrivateTargets: container.config.allowPrivateNetworkTargets,
     wakeDispatch: container.wakeDispatch,
@@ -190,6 +195,9 @@ export function dispatchDeps(container: Container): DispatchDeps {
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
   };
 }
+
+/** Accepting statements in flight at once per process (the rest of the pool serves everything else). */
+const ACCEPT_STATEMENTS_IN_FLIGHT = 2;
 
 /** Messages sent at once by one worker process. */
 const MESSAGE_DISPATCH_CONCURRENCY = 8;

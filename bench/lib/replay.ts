@@ -78,7 +78,10 @@ export function buildScript(trace: TraceEntry[], phone: string, sinceMs: number)
     const inner = [...new Set(text.match(UUID_IN) ?? [])]
       .map((id) => ({ id, by: bind(id) }))
       .filter((x) => x.by.k !== 'lit');
-    if (inner.length > 0) return { k: 'subst', text, subs: inner.map((x) => ({ find: x.id, by: x.by })) };
+    const subs = inner.map((x) => ({ find: x.id, by: x.by }));
+    // The recipient inside a JSON parameter (digits, and E.164 around them) is drawn per message too.
+    if (text.includes(phone)) subs.push({ find: phone, by: { k: 'phone' } });
+    if (subs.length > 0) return { k: 'subst', text, subs };
     return { k: 'lit', v: text };
   };
   trace.forEach((entry, s) => {
@@ -101,19 +104,20 @@ const fixRefs = (b: Binding): Binding =>
 /**
  * The least write that makes an accepted message durable: its row alone (the row is its own
  * dispatch job), in one statement, for the traced message's organization, channel and
- * conversation. The accepting statement names the channel and the organization first ($1, $2);
- * its answer names the conversation.
+ * conversation. The accepting statement takes its messages as JSON ($1); its answer names the
+ * conversation.
  */
 export function messageInsertOf(trace: TraceEntry[], channelId: string): Script {
   const accept = trace.find((e) => e.rows?.[0] && 'conversation_id' in e.rows[0]);
-  if (!accept || accept.values[0] !== channelId || typeof accept.values[1] !== 'string') throw new Error('the accepting statement was not found in the trace');
+  const item = accept && typeof accept.values[0] === 'string' ? (JSON.parse(accept.values[0]) as Array<Record<string, unknown>>)[0] : undefined;
+  if (!accept || !item || item.channel_id !== channelId) throw new Error('the accepting statement was not found in the trace');
   const conversationId = String(accept.rows![0]!.conversation_id);
   return {
     statements: [
       {
         text: `insert into messages (id, organization_id, channel_id, conversation_id, direction, to_phone, type, content, status, dispatch_at, created_at, updated_at)
                values ($1, $2, $3, $4, 'outbound', $5, 'text', '{"body": "benchmark"}'::jsonb, 'queued', $6, $6, $6)`,
-        params: [{ k: 'fresh', i: 0 }, { k: 'lit', v: accept.values[1] as string }, { k: 'lit', v: channelId }, { k: 'lit', v: conversationId }, { k: 'phone' }, { k: 'now' }],
+        params: [{ k: 'fresh', i: 0 }, { k: 'lit', v: String(item.organization_id) }, { k: 'lit', v: channelId }, { k: 'lit', v: conversationId }, { k: 'phone' }, { k: 'now' }],
         ref: false,
       },
     ],

@@ -49,6 +49,66 @@ describe('Idempotency-Key', () => {
   });
 });
 
+describe('group commit', () => {
+  test('concurrent sends share statements, and each gets its own answer: accepted, refused, conversations made once', async () => {
+    const database = server.container.database;
+    const original = database.queryPrepared;
+    let statements = 0;
+    database.queryPrepared = (name, query) => {
+      if (name.startsWith('parley_accept')) statements++;
+      return original(name, query);
+    };
+    try {
+      const suppressedPhone = '+4915112389999';
+      const contact = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { phone_number: suppressedPhone } });
+      assert.equal(contact.status, 201, contact.text);
+      const suppress = await request(server, 'POST', `/v1/contacts/${contact.body.data.id}/suppressions`, { key: server.apiKey, body: { channel: 'all', reason: 'opted out' } });
+      assert.equal(suppress.status, 201, suppress.text);
+      statements = 0;
+      // Eight numbers never written to before (their conversations are made in this burst), four
+      // messages each, and four to the suppressed number, all at once.
+      const numbers = Array.from({ length: 8 }, (_, i) => `49151123880${String(i).padStart(2, '0')}`);
+      const bodies = [
+        ...Array.from({ length: 32 }, (_, i) => ({ to: numbers[i % 8]!, body: `burst ${i}` })),
+        ...Array.from({ length: 4 }, (_, i) => ({ to: suppressedPhone, body: `refused ${i}` })),
+      ];
+      const answers = await Promise.all(bodies.map((b) => send(server, { channel_id: gateway.id, to: b.to, type: 'text', content: { body: b.body } })));
+      const accepted = answers.slice(0, 32);
+      const refused = answers.slice(32);
+      assert.ok(accepted.every((a) => a.status === 201), accepted.map((a) => a.status).join(','));
+      assert.ok(refused.every((a) => a.status === 422 && a.body.reason === 'suppressed'), refused.map((a) => a.text).join('\n'));
+      assert.equal(new Set(accepted.map((a) => a.body.data.id)).size, 32);
+      assert.ok(statements < bodies.length, `${statements} accepting statements for ${bodies.length} sends: none were shared`);
+
+      const rows = await queryRows<{ id: string; conversation_id: string; to_phone: string; body: string }>(
+        database.db,
+        sql`select id, conversation_id, to_phone, content->>'body' as body from messages where content->>'body' like 'burst %' or content->>'body' like 'refused %'`,
+      );
+      assert.equal(rows.length, 32, 'a refused message was written, or an accepted one is missing');
+      const conversations = await queryRows<{ id: string; peer_phone: string; last_message_at: Date; last_message_preview: string }>(
+        database.db,
+        sql`select id, peer_phone, last_message_at, last_message_preview from conversations where channel_id = ${gateway.id} and peer_phone like '49151123880%'`,
+      );
+      assert.equal(conversations.length, 8, 'one conversation per number');
+      for (const answer of accepted) {
+        const row = rows.find((r) => r.id === answer.body.data.id)!;
+        assert.equal(answer.body.data.conversation_id, row.conversation_id);
+        assert.equal(conversations.find((c) => c.id === row.conversation_id)?.peer_phone, row.to_phone);
+      }
+      // Each conversation shows its latest message.
+      for (const conversation of conversations) {
+        const latest = accepted
+          .filter((a) => a.body.data.conversation_id === conversation.id)
+          .sort((a, b) => a.body.data.created_at.localeCompare(b.body.data.created_at))
+          .at(-1)!;
+        assert.equal(new Date(conversation.last_message_at).toISOString(), latest.body.data.created_at);
+      }
+    } finally {
+      database.queryPrepared = original;
+    }
+  });
+});
+
 describe('listing', () => {
   test('cursor pages stay stable while new messages arrive, and filters apply', async () => {
     const to = '4915112343333';

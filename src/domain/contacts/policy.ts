@@ -24,34 +24,36 @@ function scopeLabel(channel: string): string {
   return 'this channel';
 }
 
+/** The inputs of refusalQuery, as SQL: parameters, or columns of an outer query it is joined to. */
+export type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
+
 /**
  * The decisive refusal for sending to a number on a channel, as a query that yields at most one
- * PolicyRow (so it can run alone or inside the statement that accepts a message). It checks the
- * contacts that hold the number (as their phone or chat-app id) against the channel and the scopes
- * that cover it (`chatapp`, `all`): a live suppression comes first; for consent, the latest
- * statement of a contact among those scopes decides (a revocation recorded at the same time as a
- * grant wins).
+ * PolicyRow (so it can run alone, or for each message inside the statement that accepts messages,
+ * joined laterally). It checks the contacts that hold the number (as their phone, `+` and digits,
+ * or chat-app id, digits) against the channel and the scopes that cover it (`chatapp`, `all`): a
+ * live suppression comes first; for consent, the latest statement of a contact among those scopes
+ * decides (a revocation recorded at the same time as a grant wins).
  */
-export function refusalQuery(organizationId: string, input: { phone: string; channelId: string; at: Date }): SQL {
-  const digits = input.phone.replace(/^\+/, '');
+export function refusalQuery(i: RefusalInputs): SQL {
   return sql`with c as (
           select distinct contact_id from contact_identities
-           where organization_id = ${organizationId} and source = ''
-             and ((type = 'phone' and value = ${input.phone}) or (type = 'chatapp_id' and value = ${digits}))
+           where organization_id = ${i.organizationId} and source = ''
+             and ((type = 'phone' and value = ${i.phone}) or (type = 'chatapp_id' and value = ${i.digits}))
         ),
         latest_consent as (
           select distinct on (k.contact_id) k.contact_id, k.channel, k.state, k.source, k.recorded_at
             from contact_consents k
            where k.contact_id in (select contact_id from c)
-             and k.channel in (${input.channelId}, 'chatapp', 'all')
+             and k.channel in (${i.channelId}, 'chatapp', 'all')
            order by k.contact_id, k.recorded_at desc, (k.state = 'revoked') desc
         )
         select kind, contact_id, channel, reason, state, source, at from (
           select 0 as rank, 'suppression' as kind, s.contact_id, s.channel, s.reason, null as state, null as source, s.expires_at as at
             from contact_suppressions s
            where s.contact_id in (select contact_id from c)
-             and s.channel in (${input.channelId}, 'chatapp', 'all')
-             and (s.expires_at is null or s.expires_at > ${input.at.toISOString()}::timestamptz)
+             and s.channel in (${i.channelId}, 'chatapp', 'all')
+             and (s.expires_at is null or s.expires_at > ${i.at})
           union all
           select 1, 'consent', contact_id, channel, null, state, source, recorded_at
             from latest_consent where state = 'revoked'
@@ -81,7 +83,14 @@ export async function checkSendPolicy(
   organizationId: string,
   input: { phone: string; channelId: string; isTemplate: boolean; at: Date },
 ): Promise<SendPolicy> {
-  const [row] = await queryRows<PolicyRow>(tx, refusalQuery(organizationId, input));
+  const inputs: RefusalInputs = {
+    organizationId: sql`${organizationId}::uuid`,
+    phone: sql`${input.phone}`,
+    digits: sql`${input.phone.replace(/^\+/, '')}`,
+    channelId: sql`${input.channelId}`,
+    at: sql`${input.at.toISOString()}::timestamptz`,
+  };
+  const [row] = await queryRows<PolicyRow>(tx, refusalQuery(inputs));
   return row ? explainRefusal(row, input.isTemplate) : { allowed: true };
 }
 

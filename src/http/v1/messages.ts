@@ -4,9 +4,8 @@ import { messageDeps, type Container } from '../../container.ts';
 import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
+import { acceptMessageOnce, IDEMPOTENCY_HOURS } from '../../domain/messages/accept.ts';
 import {
-  acceptMessageOnce,
-  IDEMPOTENCY_HOURS,
   listMessages,
   loadMessage,
   MESSAGE_STATUSES,

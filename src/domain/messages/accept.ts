@@ -1,0 +1,494 @@
+/**
+ * Accepting a message (POST /v1/messages): validated without the database, then written by one
+ * statement that also checks everything the database knows (the channel as cached, the
+ * conversation, the 24-hour window, the CRM's consent and suppressions). Concurrent accepts are
+ * written together: while statements are in flight, new accepts wait and go in the next one, many
+ * messages to one statement and one commit (group commit). A refusal of one message writes nothing
+ * for it and does not touch the others.
+ */
+import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import type { Database, Db, Executor } from '../../db/client.ts';
+import { idempotencyKeys } from '../../db/schema.ts';
+import type { Queue } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
+import type { Platform } from '../../providers/provider.ts';
+import type { Actor } from '../actor.ts';
+import { assertMessageType, capabilitiesOf, type MessageType } from '../channels/capabilities.ts';
+import { loadChannel } from '../channels/channels.ts';
+import { DomainError, invalid } from '../errors.ts';
+import { parseContent, previewOf } from './content.ts';
+import { mediaOf } from './media.ts';
+import { presentMessage, type MessageRecord, type MessageRow } from './messages.ts';
+
+/** The inputs of the CRM's refusal query, as SQL (here: columns of the accepted messages). */
+type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
+
+/**
+ * The CRM's rules on sending (consent, suppression), as a query the accepting statement joins to
+ * each message: it yields at most one row, the decisive refusal, which explain() puts in words.
+ */
+export type SendPolicy = {
+  refusalQuery(inputs: RefusalInputs): SQL;
+  explain(row: never, isTemplate: boolean): { code: string; reason: string };
+};
+
+export type MessageDeps = {
+  db: Db;
+  clock: Clock;
+  queue: Queue;
+  /** Channels as the accepting process last saw them; every accept checks the row still says so. */
+  channels: ChannelCache;
+  /** Writes accepted messages, many to a statement (createAcceptWriter). */
+  writer: AcceptWriter;
+  /** Consent and suppression rules of the CRM; absent means no rule refuses. */
+  sendPolicy?: SendPolicy;
+  /** Plain-http and private media URLs are allowed (development); sandbox channels always allow them. */
+  allowPrivateTargets?: boolean;
+  /**
+   * Called after a message is accepted: wakes this process's dispatcher, or, in a process without
+   * one, the dispatchers of the others (by a NOTIFY that many accepts share, outside their statements).
+   */
+  wakeDispatch(): void;
+};
+
+export type SendInput = {
+  channelId: string;
+  to: string;
+  conversationId?: string;
+  type: MessageType;
+  content: unknown;
+  idempotency?: { key: string; requestHash: string };
+};
+
+export const IDEMPOTENCY_HOURS = 24;
+
+// ---------------------------------------------------------------------------------------------
+// Channels
+
+type ChannelRow = Awaited<ReturnType<typeof loadChannel>>;
+
+/** The channels an accepting process has loaded, by id; a hint that each accept checks. */
+export type ChannelCache = {
+  get(db: Executor, actor: Actor, channelId: string): Promise<ChannelRow>;
+  forget(channelId: string): void;
+};
+
+export function createChannelCache(options: { ttlMs: number; maxEntries?: number; now(): Date }): ChannelCache {
+  const cache = new Map<string, { row: ChannelRow; at: number }>();
+  return {
+    async get(db, actor, channelId) {
+      const hit = cache.get(channelId);
+      if (hit && hit.row.organizationId === actor.organizationId && options.now().getTime() - hit.at < options.ttlMs) return hit.row;
+      const row = await loadChannel(db, actor, channelId);
+      if (cache.size >= (options.maxEntries ?? 10_000)) cache.clear();
+      cache.set(channelId, { row, at: options.now().getTime() });
+      return row;
+    },
+    forget(channelId) {
+      cache.delete(channelId);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The statement
+
+/** One message as the accepting statement takes it (a row of its JSON input). */
+type AcceptItem = {
+  id: string;
+  history_id: string;
+  new_conversation_id: string;
+  organization_id: string;
+  channel_id: string;
+  /** The channel's fields as acceptMessage used them: the statement checks they are still so. */
+  channel_status: string;
+  sandbox: boolean;
+  platform: string;
+  display: string | null;
+  /** The recipient: digits, and E.164 with `+`. */
+  peer: string;
+  phone: string;
+  given_conversation_id: string | null;
+  type: string;
+  content: Record<string, unknown>;
+  preview: string;
+  at: string;
+  /** The start of the customer-service window to check, or null when none applies. */
+  window_since: string | null;
+  check_policy: boolean;
+  from_phone: string | null;
+  idem_key: string | null;
+  idem_hash: string | null;
+  /** The Idempotency-Key's answer; the statement fills in the conversation and its contact. */
+  idem_answer: { data: MessageRecord } | null;
+};
+
+/** Why the statement wrote nothing for a message. */
+type Refusal = 'channel_changed' | 'conversation_not_found' | 'conversation_mismatch' | 'window_closed' | 'policy';
+
+type AcceptResult = {
+  refusal: Refusal | null;
+  policy: Record<string, unknown> | null;
+  last_inbound_at: string | Date | null;
+  message_id: string | null;
+  conversation_id: string | null;
+  contact_id: string | null;
+};
+
+/**
+ * The accepting statement, for any number of messages (`n` numbers them). Its parts run as one
+ * snapshot: `checked` decides for each message, and every write is conditional on it. A
+ * conversation's last message only moves forward in time (two statements may commit out of order). A new
+ * conversation is inserted with its message's preview (a part cannot see another part's writes);
+ * when a concurrent request inserted it first, nothing is written for that message, which the caller
+ * then accepts again. A live Idempotency-Key row with the same key makes the whole statement fail,
+ * so messages with a key are written alone.
+ */
+function acceptStatement(items: Array<AcceptItem & { n: number }>, policy: SendPolicy | undefined): SQL {
+  const refusals = policy
+    ? policy.refusalQuery({
+        organizationId: sql.raw('i.organization_id'),
+        phone: sql.raw('i.phone'),
+        digits: sql.raw('i.peer'),
+        channelId: sql.raw('i.channel_id::text'),
+        at: sql.raw('i.at'),
+      })
+    : sql`select null as kind where false`;
+  return sql`with
+    items as (
+      select * from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(
+        n int, id uuid, history_id uuid, new_conversation_id uuid, organization_id uuid, channel_id uuid,
+        channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
+        given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
+        window_since timestamptz, check_policy boolean, from_phone text,
+        idem_key text, idem_hash text, idem_answer jsonb)
+    ),
+    checked as (
+      select i.*, coalesce(g.id, f.id) as found_id, coalesce(g.contact_id, f.contact_id) as found_contact_id,
+             coalesce(g.last_inbound_at, f.last_inbound_at) as last_inbound_at, to_jsonb(p) as policy,
+        case
+          when not exists (select 1 from channels c
+                            where c.id = i.channel_id and c.organization_id = i.organization_id and c.status = i.channel_status
+                              and c.sandbox = i.sandbox and c.platform = i.platform
+                              and c.display_phone_number is not distinct from i.display) then 'channel_changed'
+          when i.given_conversation_id is not null and g.id is null then 'conversation_not_found'
+          when i.given_conversation_id is not null and (g.channel_id <> i.channel_id or g.peer_phone <> i.peer) then 'conversation_mismatch'
+          when i.window_since is not null
+               and coalesce(g.last_inbound_at, f.last_inbound_at, '-infinity'::timestamptz) < i.window_since then 'window_closed'
+          when i.check_policy and p.kind is not null then 'policy'
+        end as refusal
+        from items i
+        left join conversations f on i.given_conversation_id is null and f.channel_id = i.channel_id and f.peer_phone = i.peer
+        left join conversations g on g.id = i.given_conversation_id and g.organization_id = i.organization_id
+        left join lateral (${refusals}) p on true
+    ),
+    created as (
+      insert into conversations (id, organization_id, channel_id, peer_phone, status, last_message_at, last_message_preview, created_at, updated_at)
+      select distinct on (channel_id, peer) new_conversation_id, organization_id, channel_id, peer, 'open', at, preview, at, at
+        from checked where refusal is null and found_id is null
+       order by channel_id, peer, n desc
+      on conflict (channel_id, peer_phone) do nothing
+      returning id, contact_id, channel_id, peer_phone
+    ),
+    placed as (
+      select c.*, coalesce(c.found_id, cr.id) as conversation_id, coalesce(c.found_contact_id, cr.contact_id) as contact_id
+        from checked c
+        left join created cr on c.found_id is null and cr.channel_id = c.channel_id and cr.peer_phone = c.peer
+       where c.refusal is null
+    ),
+    message as (
+      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, created_at, updated_at)
+      select id, organization_id, channel_id, conversation_id, contact_id, 'outbound', peer, from_phone, type, content, 'queued', at, at, at
+        from placed where conversation_id is not null
+      returning id, conversation_id, contact_id
+    ),
+    history as (
+      insert into message_status_history (id, message_id, status, occurred_at, created_at)
+      select p.history_id, p.id, 'queued', p.at, p.at from placed p join message m on m.id = p.id
+    ),
+    touched as (
+      update conversations
+         set last_message_at = greatest(conversations.last_message_at, t.at),
+             last_message_preview = case when conversations.last_message_at > t.at then conversations.last_message_preview else t.preview end,
+             updated_at = greatest(conversations.updated_at, t.at)
+        from (select distinct on (found_id) found_id, at, preview from placed where found_id is not null order by found_id, at desc, n desc) t
+       where conversations.id = t.found_id
+    ),
+    remembered as (
+      insert into idempotency_keys (organization_id, key, request_hash, response_status, response_body, created_at)
+      select p.organization_id, p.idem_key, p.idem_hash, 201,
+             jsonb_set(jsonb_set(p.idem_answer, '{data,conversation_id}', to_jsonb(m.conversation_id::text)),
+                       '{data,contact_id}', coalesce(to_jsonb(m.contact_id::text), 'null'::jsonb)),
+             p.at
+        from placed p join message m on m.id = p.id
+       where p.idem_key is not null
+    )
+    select c.n, c.refusal, c.policy, c.last_inbound_at, m.id as message_id, m.conversation_id, m.contact_id
+      from checked c left join message m on m.id = c.id
+     order by c.n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group commit
+
+export type AcceptWriter = { write(item: AcceptItem): Promise<AcceptResult> };
+
+/**
+ * Writes accepted messages with at most `maxInFlight` statements at a time: an accept that arrives
+ * while they are busy waits for the next statement, which takes everything waiting (up to
+ * `maxBatch`). At low load every accept goes at once, alone. A message with an Idempotency-Key is
+ * written alone (its key may fail the statement). When a statement of several fails, each of its
+ * messages is written again alone, so one bad message fails only itself.
+ */
+export function createAcceptWriter(
+  database: Pick<Database, 'queryPrepared'>,
+  options: { maxInFlight: number; maxBatch: number; policy: SendPolicy | undefined },
+): AcceptWriter {
+  type Waiting = { item: AcceptItem; resolve(result: AcceptResult): void; reject(err: unknown): void };
+  const waiting: Waiting[] = [];
+  let inFlight = 0;
+  // The statement's text depends only on whether a CRM policy is joined: one name per writer.
+  const name = options.policy ? 'parley_accept_policy' : 'parley_accept_open';
+
+  const run = (batch: Waiting[]) =>
+    database.queryPrepared<AcceptResult & { n: number }>(name, acceptStatement(batch.map((w, n) => ({ ...w.item, n })), options.policy));
+
+  const settle = async (batch: Waiting[]) => {
+    try {
+      const rows = await run(batch);
+      for (const row of rows) batch[row.n]!.resolve(row);
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      await Promise.all(
+        batch.map((w) =>
+          run([w]).then(
+            ([row]) => w.resolve(row!),
+            (e: unknown) => w.reject(e),
+          ),
+        ),
+      );
+    }
+  };
+
+  // A statement starts on the next turn of the event loop, so the requests that arrived meanwhile
+  // (their sockets are read in that turn) join it: on PGlite a statement runs on this very thread,
+  // and nothing else is read while it does.
+  let scheduled = false;
+  const flush = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(startStatements);
+  };
+
+  const startStatements = () => {
+    scheduled = false;
+    while (inFlight < options.maxInFlight && waiting.length > 0) {
+      let size = 1;
+      if (waiting[0]!.item.idem_key === null) {
+        while (size < waiting.length && size < options.maxBatch && waiting[size]!.item.idem_key === null) size++;
+      }
+      const batch = waiting.splice(0, size);
+      inFlight++;
+      void settle(batch).finally(() => {
+        inFlight--;
+        flush();
+      });
+    }
+  };
+
+  return {
+    write(item) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ item, resolve, reject });
+        flush();
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accepting
+
+/**
+ * Accepts a message for sending. After validation (no database), one statement (shared with the
+ * accepts that arrive meanwhile) does the rest: it checks the channel is as cached, resolves or
+ * creates the conversation, checks the 24-hour window and the CRM's rules, and writes the message
+ * (which is its own dispatch job, due now), its first status and the conversation's last message.
+ * A refusal writes nothing. Returns it `queued`.
+ */
+export async function acceptMessage(deps: MessageDeps, actor: Actor, input: SendInput): Promise<MessageRow> {
+  for (let round = 0; ; round++) {
+    const channel = await deps.channels.get(deps.db, actor, input.channelId).catch((err: unknown) => {
+      if (err instanceof DomainError && err.code === 'not_found') {
+        throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', location: 'body', message: 'channel not found' }]);
+      }
+      throw err;
+    });
+    const platform = channel.platform as Platform;
+    assertMessageType(platform, input.type);
+    const content = parseContent(input.type, input.content);
+    if (!channel.sandbox && !deps.allowPrivateTargets) assertHttpsMedia(input.type, content);
+    const phone = normalizePhone(input.to);
+    if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', location: 'body', message: 'not a valid international phone number' }]);
+    if (channel.status !== 'connected') {
+      throw new DomainError('conflict', `channel ${channel.id} is ${channel.status}; it must be connected to send`, { extra: { channel_status: channel.status } });
+    }
+    if (input.conversationId !== undefined && !isUuid(input.conversationId)) throw conversationNotFound();
+    const now = deps.clock.now();
+    const to = phoneDigits(phone);
+    const windowHours = capabilitiesOf(platform).customer_service_window_hours;
+    const needsWindow = windowHours !== null && input.type !== 'template' && input.type !== 'mark_as_read';
+    // The message as accepted; the statement fills in its conversation (and that one's contact).
+    const accepted: MessageRow = {
+      id: uuidv7(),
+      organizationId: actor.organizationId,
+      channelId: channel.id,
+      conversationId: '',
+      contactId: null,
+      direction: 'outbound',
+      toPhone: to,
+      fromPhone: channel.displayPhoneNumber ? phoneDigits(channel.displayPhoneNumber) : null,
+      type: input.type,
+      content,
+      status: 'queued',
+      providerMessageId: null,
+      errorCode: null,
+      errorTitle: null,
+      errorMessage: null,
+      attempts: 0,
+      lastAttemptAt: null,
+      dispatchAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const answer = await deps.writer.write({
+      id: accepted.id,
+      history_id: uuidv7(),
+      new_conversation_id: uuidv7(),
+      organization_id: actor.organizationId,
+      channel_id: channel.id,
+      channel_status: channel.status,
+      sandbox: channel.sandbox,
+      platform: channel.platform,
+      display: channel.displayPhoneNumber,
+      peer: to,
+      phone,
+      given_conversation_id: input.conversationId ?? null,
+      type: input.type,
+      content,
+      preview: previewOf(input.type, content),
+      at: now.toISOString(),
+      window_since: needsWindow ? new Date(now.getTime() - windowHours! * 3_600_000).toISOString() : null,
+      check_policy: deps.sendPolicy !== undefined && input.type !== 'mark_as_read',
+      from_phone: accepted.fromPhone,
+      idem_key: input.idempotency?.key ?? null,
+      idem_hash: input.idempotency?.requestHash ?? null,
+      idem_answer: input.idempotency ? { data: presentMessage(accepted) } : null,
+    });
+    const refusal = answer.refusal;
+    if (refusal === 'channel_changed' || (refusal === null && answer.message_id === null)) {
+      // The channel changed since it was cached, or another request made the conversation a moment
+      // ago: look again (a second round is rare, a third rarer still).
+      deps.channels.forget(channel.id);
+      if (round < 3) continue;
+      throw new DomainError('conflict', 'the channel or conversation kept changing while the message was accepted; try again');
+    }
+    if (refusal === 'conversation_not_found') throw conversationNotFound();
+    if (refusal === 'conversation_mismatch') {
+      throw invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
+    }
+    if (refusal === 'window_closed') {
+      throw new DomainError(
+        'window_closed',
+        `the ${windowHours}-hour customer service window is closed: no message from ${phone} in the last ${windowHours} hours, so only a template message can be sent (type template)`,
+        { extra: { last_inbound_at: answer.last_inbound_at ? new Date(answer.last_inbound_at).toISOString() : null } },
+      );
+    }
+    if (refusal === 'policy') {
+      const verdict = deps.sendPolicy!.explain(answer.policy as never, input.type === 'template');
+      throw new DomainError('send_refused', verdict.reason, { extra: { reason: verdict.code } });
+    }
+    deps.wakeDispatch();
+    return { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id };
+  }
+}
+
+const conversationNotFound = () =>
+  invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
+
+/** Media must be fetched over https (checked again, with the address, when the worker fetches it). */
+function assertHttpsMedia(type: string, content: Record<string, unknown>): void {
+  const bad = mediaOf(type, content)
+    .map((m, i) => ({ ...m, i }))
+    .filter((m) => !m.url.startsWith('https://'));
+  if (bad.length === 0) return;
+  throw invalid(
+    'media URLs must be https',
+    bad.map((m) => ({
+      pointer: type === 'media_carousel' ? `/content/cards/${m.i}/media_url` : '/content/media_url',
+      location: 'body' as const,
+      message: 'must be an https URL',
+    })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency-Key
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  return e?.code === '23505' || e?.cause?.code === '23505';
+}
+
+/** The stored answer for an Idempotency-Key, or undefined; 409 when the key came with another body. */
+async function findIdempotentAnswer(db: Executor, actor: Actor, key: string, requestHash: string, clock: Clock) {
+  const [row] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.organizationId, actor.organizationId),
+        eq(idempotencyKeys.key, key),
+        gte(idempotencyKeys.createdAt, new Date(clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000)),
+      ),
+    )
+    .limit(1);
+  if (!row) return undefined;
+  if (row.requestHash !== requestHash) throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body');
+  return { status: row.responseStatus, body: row.responseBody };
+}
+
+export type AcceptAnswer = { status: number; body: unknown; replayed: boolean };
+
+/**
+ * acceptMessage behind an Idempotency-Key: the key's live answer when there is one (409 for another
+ * body), else the new message, whose answer is stored by the accepting statement itself. When two
+ * requests race with one key, the second statement fails on the key and answers with the first's.
+ */
+export async function acceptMessageOnce(deps: MessageDeps, actor: Actor, input: SendInput): Promise<AcceptAnswer> {
+  const idem = input.idempotency;
+  if (!idem) return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
+  const previous = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
+  if (previous) return { ...previous, replayed: true };
+  for (let round = 0; ; round++) {
+    try {
+      return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
+    } catch (err) {
+      if (!isUniqueViolation(err) || round > 0) throw err;
+      const winner = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
+      if (winner) return { ...winner, replayed: true };
+      // The key's row is older than its 24 hours: it makes way for this request.
+      await deps.db
+        .delete(idempotencyKeys)
+        .where(
+          and(
+            eq(idempotencyKeys.organizationId, actor.organizationId),
+            eq(idempotencyKeys.key, idem.key),
+            lt(idempotencyKeys.createdAt, new Date(deps.clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000)),
+          ),
+        );
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { createLogger, redactSecrets } from './logger.ts';
+
+function capture() {
+  const lines: Array<Record<string, any>> = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      callback();
+    },
+  });
+  return { logger: createLogger({ level: 'info', destination }), lines };
+}
+
+test('secret keys are censored at the top, one and two levels down; the logged object is not changed', () => {
+  const { logger, lines } = capture();
+  const given = {
+    password: 'p1',
+    channel: { id: 'c1', token: 't1', settings: { api_key: 'k1', secret: 's1', label: 'shown' } },
+    headers: { authorization: 'Bearer b1', 'x-api-key': 'k2', cookie: 'c=1', accept: 'application/json' },
+    kept: 'visible',
+  };
+  const before = structuredClone(given);
+  logger.info(given, 'something');
+  assert.deepEqual(given, before, 'the caller\'s object was changed');
+  const line = lines[0]!;
+  assert.equal(line.password, '[redacted]');
+  assert.equal(line.channel.token, '[redacted]');
+  assert.equal(line.channel.settings.api_key, '[redacted]');
+  assert.equal(line.channel.settings.secret, '[redacted]');
+  assert.equal(line.channel.settings.label, 'shown');
+  assert.equal(line.headers.authorization, '[redacted]');
+  assert.equal(line.headers['x-api-key'], '[redacted]');
+  assert.equal(line.headers.cookie, '[redacted]');
+  assert.equal(line.headers.accept, 'application/json');
+  assert.equal(line.kept, 'visible');
+  for (const value of ['p1', 't1', 'k1', 's1', 'b1', 'k2', 'c=1']) assert.ok(!JSON.stringify(line).includes(value), value);
+});
+
+test('an object with no secret is logged as given, without a copy', () => {
+  const plain = { a: 1, nested: { b: 'two' } };
+  assert.equal(redactSecrets(plain), plain);
+  const withSecret = { nested: { token: 'x' } };
+  assert.notEqual(redactSecrets(withSecret), withSecret);
+});
+
+test('request headers as node gives them (no prototype) are censored too', () => {
+  const headers = Object.assign(Object.create(null), { authorization: 'Bearer z', host: 'h' });
+  const out = redactSecrets({ req: { headers } }) as { req: { headers: Record<string, string> } };
+  assert.equal(out.req.headers.authorization, '[redacted]');
+  assert.equal(out.req.headers.host, 'h');
+});
