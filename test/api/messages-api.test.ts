@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { createOtherOrganization, freePort, request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventsOf, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { customerWrites, eventually, eventsOf, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let gateway: { id: string };
@@ -106,6 +106,33 @@ describe('group commit', () => {
     } finally {
       database.queryPrepared = original;
     }
+  });
+});
+
+describe('pacing', () => {
+  test("a burst drains at the channel's pace: every message is sent, none sooner than the pace allows", async () => {
+    const channel = await pairedGatewayChannel(server, 'paced');
+    const paced = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: server.apiKey, body: { settings: { throughput_per_second: 10 } } });
+    assert.equal(paced.status, 200, paced.text);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => send(server, { channel_id: channel.id, to: `4915112377${String(i).padStart(3, '0')}`, type: 'text', content: { body: `paced ${i}` } })),
+    );
+    assert.ok(answers.every((a) => a.status === 201), answers.map((a) => a.status).join(','));
+    const ids = answers.map((a) => a.body.data.id as string);
+    const sentAt = await eventually('all 40 to be sent', async () => {
+      // When each was sent (the sandbox reports `sent` again later: the first report counts).
+      const rows = await queryRows<{ at: Date }>(
+        server.container.database.db,
+        sql`select min(h.created_at) as at from messages m join message_status_history h on h.message_id = m.id and h.status = 'sent'
+             where m.channel_id = ${channel.id} group by m.id`,
+      );
+      return rows.length === ids.length ? rows.map((r) => new Date(r.at).getTime()).sort((a, b) => a - b) : undefined;
+    }, 30_000);
+    // 10 a second with one second's burst: the last of 40 goes out at least 3 s after the first.
+    const span = sentAt.at(-1)! - sentAt[0]!;
+    assert.ok(span >= 2800, `40 messages at 10/s were sent within ${span} ms`);
+    // And at no point faster: any 21 consecutive sends span at least a second (burst of 10, then 10/s).
+    for (let i = 0; i + 20 < sentAt.length; i++) assert.ok(sentAt[i + 20]! - sentAt[i]! >= 950, `sends ${i}..${i + 20} within ${sentAt[i + 20]! - sentAt[i]!} ms`);
   });
 });
 
