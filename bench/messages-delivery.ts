@@ -121,7 +121,7 @@ async function oneRun(): Promise<Run> {
           round(percentile_cont(0.5) within group (order by extract(epoch from started_on - start_after) * 1000)::numeric, 0)::float8 as wait_p50,
           round(percentile_cont(0.9) within group (order by extract(epoch from started_on - start_after) * 1000)::numeric, 0)::float8 as wait_p90,
           round(percentile_cont(0.5) within group (order by extract(epoch from completed_on - started_on) * 1000)::numeric, 0)::float8 as run_p50
-        from pgboss.job where started_on is not null and name in ('message.dispatch', 'sandbox.callback', 'provider.inbound') group by name order by name`,
+        from pgboss.job where started_on is not null and name in ('sandbox.callback', 'provider.inbound') group by name order by name`,
     });
     return {
       queues,

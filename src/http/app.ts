@@ -197,7 +197,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => optionalNullableBodies(jsonSchemaTransformObject(input)),
   });
 
   await registerHealthRoutes(app, container);
@@ -216,4 +216,21 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerDocsRoutes(app);
   await registerDashboard(app, container);
   return app;
+}
+
+/**
+ * A body schema that also accepts null (`.nullish()`: the route works without a body) is an optional
+ * request body in the document; @fastify/swagger marks every body required.
+ */
+function optionalNullableBodies<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: Array<{ type?: string }> } }> } }>> }).paths ?? {};
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      const body = operation?.requestBody;
+      if (!body?.content) continue;
+      const acceptsNull = Object.values(body.content).every((media) => media.schema?.anyOf?.some((s) => s.type === 'null'));
+      if (acceptsNull) body.required = false;
+    }
+  }
+  return document;
 }

@@ -46,3 +46,18 @@ test('the documented request schema is the one that validates requests', async (
   const fits = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'x'.repeat(resolved.properties.name.maxLength), permissions: ['messages:read'] } });
   assert.equal(fits.status, 201);
 });
+
+test('a body the route does without is optional in the document, and the route indeed does without it', async () => {
+  const doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+  const testRoute = doc.paths['/v1/settings/developer/webhooks/endpoints/{endpointID}/test'].post;
+  assert.equal(testRoute.requestBody.required, false);
+  assert.equal(doc.paths['/v1/settings/developer/webhooks/deliveries/{messageID}/retry'].post.requestBody.required, false);
+  assert.equal(doc.paths['/v1/api-keys'].post.requestBody.required, true, 'a body a route needs stays required');
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+    key: server.apiKey,
+    body: { url: 'https://hooks.example.com/parley' },
+  });
+  assert.equal(endpoint.status, 201, endpoint.text);
+  const sent = await request(server, 'POST', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/test`, { key: server.apiKey });
+  assert.notEqual(sent.status, 400, sent.text);
+});
