@@ -187,6 +187,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  if (!e.DATABASE_URL && !e.ROLES.includes('worker')) {
+    // Nothing else can open the embedded database, so nothing else would ever send or deliver.
+    throw new ConfigError([
+      `ROLES: the embedded database serves one process, which must run the worker; set DATABASE_URL to run an api-only process (${shownValue('ROLES', cleaned.ROLES)})`,
+    ]);
+  }
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
   return {
     port: e.PORT,

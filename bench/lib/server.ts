@@ -119,7 +119,9 @@ const config = loadConfig({
   // The per-key rate limit would cap the benchmark itself.
   RATE_LIMIT_PER_MINUTE: '0',
   SANDBOX_STATUS_DELAY_MS: env.SANDBOX_STATUS_DELAY_MS ?? '200',
-  ROLES: env.BENCH_WORKER === '1' ? 'api,worker' : 'api',
+  // The embedded database serves one process, which is configured with both roles (the worker is
+  // still started only when asked).
+  ROLES: env.BENCH_WORKER === '1' || kind !== 'postgres' ? 'api,worker' : 'api',
 });
 // Logs are formatted as in production, then dropped (the parent's terminal is not the bottleneck).
 const logger = createLogger({ level: logLevel, destination: pino.destination({ dest: '/dev/null', sync: false }) });
