@@ -173,7 +173,7 @@ export type ApiKeyAuthenticator = {
  * key costs no round trip. Every process forgets its cache when a key is revoked, expires early or
  * loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the revoking process also forgets at once),
  * and entries live at most ttlMs in any case. Expiry is checked on every use; last_used_at is
- * written in the background, to the minute.
+ * written to the minute: with the lookup when the key is not cached, else in the background.
  */
 export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: { ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): ApiKeyAuthenticator {
   const cache = new Map<string, FoundKey & { cachedAt: number }>();
@@ -193,8 +193,12 @@ export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: {
         if (cache.size >= maxEntries) cache.clear();
         entry = { ...found, cachedAt: now.getTime() };
         cache.set(hash, entry);
-      }
-      if (lastUseIsStale(entry.lastUsedAt, now)) {
+        // Loaded from the database anyway: record the use before answering (a key's first use shows at once).
+        if (lastUseIsStale(entry.lastUsedAt, now)) {
+          entry.lastUsedAt = now;
+          await touchApiKey(db, entry.actor.apiKeyId, now);
+        }
+      } else if (lastUseIsStale(entry.lastUsedAt, now)) {
         entry.lastUsedAt = now;
         touchApiKey(db, entry.actor.apiKeyId, now).catch((err: unknown) => options.onError?.(err));
       }
