@@ -173,7 +173,6 @@ export function messageDeps(container: Container): MessageDeps {
   return {
     db: container.database.db,
     clock: container.clock,
-    queue: container.queue,
     channels: container.channelCache,
     writer: container.acceptWriter,
     sendPolicy: container.crm.sendPolicy,

@@ -9,7 +9,6 @@
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Db, Executor } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema.ts';
-import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
@@ -37,7 +36,6 @@ export type SendPolicy = {
 export type MessageDeps = {
   db: Db;
   clock: Clock;
-  queue: Queue;
   /** Channels as the accepting process last saw them; every accept checks the row still says so. */
   channels: ChannelCache;
   /** Writes accepted messages, many to a statement (createAcceptWriter). */

@@ -47,28 +47,17 @@ export function presentConversation(row: ConversationRow): ConversationRecord {
 }
 
 /**
- * The conversation for (channel, number): the given id (which must be that conversation), or the
- * existing one, or a new one. Concurrent callers get the same row (upsert on the unique key).
+ * The conversation for (channel, number): the existing one, or a new one (an inbound message's).
+ * Concurrent callers get the same row (insert-or-nothing on the unique key, then read).
  */
 export async function ensureConversation(
   tx: Executor,
   organizationId: string,
   channelId: string,
   peerPhone: string,
-  conversationId: string | undefined,
   now: Date,
   contactId?: string,
 ): Promise<ConversationRow> {
-  if (conversationId !== undefined) {
-    const [row] = isUuid(conversationId)
-      ? await tx.select().from(conversations).where(and(eq(conversations.id, conversationId), eq(conversations.organizationId, organizationId))).limit(1)
-      : [];
-    if (!row) throw invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
-    if (row.channelId !== channelId || row.peerPhone !== peerPhone) {
-      throw invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
-    }
-    return row;
-  }
   await tx
     .insert(conversations)
     .values({ id: uuidv7(), organizationId, channelId, peerPhone, contactId: contactId ?? null, createdAt: now, updatedAt: now })

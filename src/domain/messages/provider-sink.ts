@@ -59,7 +59,7 @@ async function applyInbound(
   const contact = deps.resolveContact
     ? await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at })
     : undefined;
-  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, undefined, at, contact?.contactId);
+  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact?.contactId);
   const id = uuidv7();
   const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
   const inserted = await tx
