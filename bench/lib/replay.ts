@@ -98,8 +98,6 @@ export function buildScript(trace: TraceEntry[], phone: string, sinceMs: number)
 const isBegin = (t: string) => /^(begin|start transaction)\b/i.test(t);
 const isCommit = (t: string) => /^(commit|end)\b/i.test(t);
 
-const fixRefs = (b: Binding): Binding =>
-  b.k === 'ref' ? { k: 'lit', v: b.v } : b.k === 'subst' ? { ...b, subs: b.subs.map((x) => ({ ...x, by: fixRefs(x.by) })) } : b;
 
 /**
  * The least write that makes an accepted message durable: its row alone (the row is its own

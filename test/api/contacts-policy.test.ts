@@ -1,6 +1,7 @@
 /**
- * checkSendPolicy, the function the messages module calls before a send, against the database:
- * suppressions and revoked consents refuse, by channel, `chatapp` and `all`, until they lapse.
+ * The CRM's send rules (refusalQuery, which the accepting statement joins to every message; run here
+ * alone through checkSendPolicy) against the database: suppressions and revoked consents refuse, by
+ * channel, `chatapp` and `all`, until they lapse.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

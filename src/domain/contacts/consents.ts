@@ -1,7 +1,7 @@
 /**
  * Consents and suppressions of a contact, each kept per channel scope: a channel id of the
- * organization, `chatapp` (every chat-app channel) or `all` (every channel). checkSendPolicy
- * (policy.ts) is where they take effect.
+ * organization, `chatapp` (every chat-app channel) or `all` (every channel). The send rules
+ * (refusalQuery in policy.ts, joined into the statement that accepts messages) are where they take effect.
  */
 import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';

@@ -5,6 +5,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
+import type { RefusalInputs } from '../messages/accept.ts';
 
 export type SendPolicy = { allowed: true } | { allowed: false; code: 'suppressed' | 'consent_revoked'; reason: string };
 
@@ -24,8 +25,6 @@ function scopeLabel(channel: string): string {
   return 'this channel';
 }
 
-/** The inputs of refusalQuery, as SQL: parameters, or columns of an outer query it is joined to. */
-export type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
 
 /**
  * The decisive refusal for sending to a number on a channel, as a query that yields at most one

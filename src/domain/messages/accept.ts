@@ -21,8 +21,8 @@ import { parseContent, previewOf } from './content.ts';
 import { mediaOf } from './media.ts';
 import { presentMessage, type MessageRecord, type MessageRow } from './messages.ts';
 
-/** The inputs of the CRM's refusal query, as SQL (here: columns of the accepted messages). */
-type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
+/** The inputs of the CRM's refusal query, as SQL: parameters, or columns of an outer query it is joined to. */
+export type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
 
 /**
  * The CRM's rules on sending (consent, suppression), as a query the accepting statement joins to
