@@ -1,0 +1,204 @@
+/**
+ * The database going away under load, with the service as real processes on real PostgreSQL, in
+ * both role layouts: first every connection of the test's own database terminated
+ * (pg_terminate_backend), then the database made unreachable by cutting the TCP proxy the service
+ * reaches it through, then restored. The processes stay up; requests meanwhile answer 503 problems
+ * with Retry-After within the configured wait; health names the database; afterwards everything
+ * resumes by itself, and every message acknowledged reaches the provider exactly once and is sent.
+ * PostgreSQL only (the embedded database cannot go away on its own).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import pg from 'pg';
+import { randomToken } from '../../src/lib/crypto.ts';
+import { freePort, request } from '../harness.ts';
+import { eventually } from '../messages-helpers.ts';
+import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
+import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
+
+/** DATABASE_TIMEOUT_MS for the services: no request may wait for the database longer than this. */
+const WAIT_MS = 2000;
+/** What a request may take on top of that on a busy machine. */
+const SLACK_MS = 1500;
+
+type Outcome = { status: number; ms: number; id?: string; retryAfter: string | null; type: string | null; body: any; phase: string };
+
+for (const layout of ['api,worker', 'api + worker'] as const) {
+  test(`database restarted and unreachable under load (${layout}): no crash, fast 503s, nothing acknowledged lost`, { skip: !usingPostgres && 'PostgreSQL only', timeout: 120_000 }, async () => {
+    const deployment = await createDeployment();
+    const direct = deployment.databaseUrl!;
+    const target = new URL(direct);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const apiKey = `prl_outage_${randomToken(24)}`;
+    const env = {
+      DATABASE_URL: throughProxy(direct, proxy),
+      DATABASE_TIMEOUT_MS: String(WAIT_MS),
+      BOOTSTRAP_ADMIN_EMAIL: 'outage@example.com',
+      BOOTSTRAP_ADMIN_PASSWORD: 'outage test password',
+      BOOTSTRAP_API_KEY: apiKey,
+      SANDBOX_STATUS_DELAY_MS: '20',
+      RATE_LIMIT_PER_MINUTE: '0',
+    };
+    const processes: ServiceProcess[] = [];
+    let stopping = false;
+    /** Fails at once, with the process's output, when one has died. */
+    const alive = (when: string) => {
+      for (const p of processes) assert.equal(p.exit, undefined, `a process died ${when}${describe(p)}`);
+    };
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      const port = await freePort();
+      const api = await startService({ dataDir: deployment.dataDir, port, env: { ...env, ROLES: layout === 'api,worker' ? 'api,worker' : 'api' } });
+      processes.push(api);
+      if (layout === 'api + worker') {
+        const worker = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'worker', PORT: String(await freePort()) } });
+        processes.push(worker);
+        await worker.waitForLog('worker started', 60_000);
+      }
+      const server = { baseUrl: api.baseUrl };
+      const channelId = await gatewayChannel(server, apiKey);
+
+      // Load: four senders at once until told to stop.
+      const outcomes: Outcome[] = [];
+      let phase = 'before';
+      let n = 0;
+      const sender = async () => {
+        while (!stopping) {
+          const started = performance.now();
+          let res: Response;
+          let text: string;
+          try {
+            res = await fetch(`${api.baseUrl}/v1/messages`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+              body: JSON.stringify({ channel_id: channelId, to: '4915112340000', type: 'text', content: { body: `m${n++}` } }),
+            });
+            text = await res.text();
+          } catch (err) {
+            // The API is gone: recorded, and the checks below say so.
+            outcomes.push({ status: 0, ms: performance.now() - started, retryAfter: null, type: null, body: String(err), phase });
+            await new Promise((r) => setTimeout(r, 250));
+            continue;
+          }
+          const body = text ? JSON.parse(text) : undefined;
+          outcomes.push({
+            status: res.status,
+            ms: performance.now() - started,
+            id: res.status < 300 ? body.data.id : undefined,
+            retryAfter: res.headers.get('retry-after'),
+            type: res.headers.get('content-type'),
+            body,
+            phase,
+          });
+          // A refused request is retried a little later, as a client told Retry-After would.
+          if (res.status >= 300) await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      const senders = Array.from({ length: 4 }, sender);
+      const acknowledged = () => outcomes.filter((o) => o.id !== undefined).length;
+      await eventually('messages accepted before the outage', async () => (acknowledged() >= 20 ? true : undefined));
+
+      // Every connection the services hold is terminated, as a restart does.
+      phase = 'terminated';
+      const terminated = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [target.pathname.slice(1)]);
+      assert.ok(terminated.rowCount! > 0, 'the services had connections to terminate');
+      const before = acknowledged();
+      await eventually('messages accepted again after the connections were terminated', async () => (alive('after its connections were terminated'), acknowledged() >= before + 20 ? true : undefined), 20_000);
+      alive('when its connections were terminated');
+
+      // Unreachable: every connection cut, new ones refused.
+      phase = 'cut';
+      proxy.cut();
+      const cutAt = outcomes.length;
+      await eventually('refused sends while the database is unreachable', async () => (alive('while the database was unreachable'), outcomes.slice(cutAt).filter((o) => o.status === 503).length >= 12 ? true : undefined), 20_000);
+      const health = await timed(() => request(server, 'GET', '/v1/health'));
+      assert.equal(health.res.status, 503, health.res.text);
+      assert.equal(health.res.body.components.database.status, 'down', health.res.text);
+      assert.ok(health.ms < WAIT_MS + SLACK_MS, `health took ${health.ms} ms`);
+      const list = await timed(() => request(server, 'GET', '/v1/messages', { key: apiKey }));
+      assert.equal(list.res.status, 503, list.res.text);
+      assertUnavailable(list.res.body, list.res.headers.get('retry-after'), list.res.headers.get('content-type'));
+      alive('while the database was unreachable');
+
+      phase = 'restored';
+      proxy.restore();
+      await eventually('health again', async () => (alive('while the database came back'), (await request(server, 'GET', '/v1/health')).status === 200 ? true : undefined), 30_000);
+      const after = acknowledged();
+      await eventually('messages accepted after the database came back', async () => (alive('after the database came back'), acknowledged() >= after + 20 ? true : undefined), 30_000);
+      stopping = true;
+      await Promise.all(senders);
+
+      // While the database was away: only acknowledgements (accepted before the cut) or fast 503 problems.
+      for (const o of outcomes) {
+        if (o.status === 201 || o.status === 202) continue;
+        assert.equal(o.status, 503, `a send answered ${o.status} in phase ${o.phase}: ${JSON.stringify(o.body)}`);
+        assertUnavailable(o.body, o.retryAfter, o.type);
+      }
+      const slowest = Math.max(...outcomes.filter((o) => o.phase !== 'before').map((o) => o.ms));
+      assert.ok(slowest < WAIT_MS + SLACK_MS, `a send took ${Math.round(slowest)} ms, more than the ${WAIT_MS} ms allowed`);
+
+      // Nothing acknowledged is lost: every one is sent (the workers resumed by themselves) and reached the provider once.
+      const ids = outcomes.filter((o) => o.id !== undefined).map((o) => o.id!);
+      const pending = new Set(ids);
+      await eventually(`${ids.length} acknowledged messages to be sent`, async () => {
+        for (const id of [...pending]) {
+          const res = await request(server, 'GET', `/v1/messages/${id}`, { key: apiKey });
+          assert.equal(res.status, 200, `message ${id} was lost: ${res.text}`);
+          const status = res.body.data.status as string;
+          assert.notEqual(status, 'failed', `message ${id} failed: ${res.text}`);
+          if (['sent', 'delivered', 'read'].includes(status)) pending.delete(id);
+        }
+        return pending.size === 0 ? true : undefined;
+      }, 60_000);
+      const provider = new pg.Client({ connectionString: direct });
+      await provider.connect();
+      try {
+        const rows = (await provider.query<{ key: string; n: number }>(`select idempotency_key as key, count(*)::int as n from sandbox_messages where direction = 'outbound' group by 1`)).rows;
+        const counts = new Map(rows.map((r) => [r.key, r.n]));
+        for (const id of ids) assert.equal(counts.get(id), 1, `message ${id} reached the provider ${counts.get(id) ?? 0} times`);
+      } finally {
+        await provider.end();
+      }
+      alive('during the test');
+    } finally {
+      stopping = true;
+      for (const p of processes) p.kill();
+      await Promise.all(processes.map((p) => p.exited));
+      await proxy.close();
+      await admin.end();
+      await deployment.cleanup();
+    }
+  });
+}
+
+function assertUnavailable(body: any, retryAfter: string | null, type: string | null) {
+  assert.equal(body?.status, 503, JSON.stringify(body));
+  assert.equal(body?.code, 'unavailable', JSON.stringify(body));
+  assert.equal(typeof body?.request_id, 'string');
+  assert.match(type ?? '', /^application\/problem\+json/);
+  assert.match(retryAfter ?? '', /^\d+$/, 'Retry-After names the seconds to wait');
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ res: T; ms: number }> {
+  const started = performance.now();
+  const res = await fn();
+  return { res, ms: performance.now() - started };
+}
+
+function describe(p: ServiceProcess): string {
+  return `\n--- stdout (tail) ---\n${p.stdout.slice(-3000)}\n--- stderr ---\n${p.stderr.slice(-3000)}`;
+}
+
+/** A gateway channel bound to the sandbox, paired: its sends carry our id as the idempotency key, so a retry never sends twice. */
+async function gatewayChannel(server: { baseUrl: string }, apiKey: string): Promise<string> {
+  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'outage' } });
+  assert.equal(res.status, 201, res.text);
+  const id = res.body.data.id as string;
+  const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: apiKey });
+  assert.equal(connect.status, 200, connect.text);
+  const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: connect.body.data.qr.qr } });
+  assert.ok(scan.status < 300, scan.text);
+  await eventually('pairing', async () => ((await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined));
+  return id;
+}
