@@ -41,6 +41,7 @@ const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, { error: 'expects a postgres:// or postgresql:// connection URL' })
     .optional(),
+  DATABASE_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(5000),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     error: 'expects one of fatal, error, warn, info, debug, trace, silent',
@@ -98,6 +99,8 @@ export type Config = {
   baseUrl: string;
   appUrl: string;
   databaseUrl: string | undefined;
+  /** The longest a request waits for the database server before it answers 503 (PostgreSQL only). */
+  databaseTimeoutMs: number;
   dataDir: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   roles: Array<'api' | 'worker'>;
@@ -200,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl,
     appUrl: e.APP_URL ?? `${baseUrl}/app`,
     databaseUrl: e.DATABASE_URL,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     logLevel: e.LOG_LEVEL,
     roles: e.ROLES,

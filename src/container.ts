@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { MIGRATION_LOCK_KEY, migrate } from './db/migrate.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
 import { bootstrap, type BootstrapResult } from './domain/organizations/bootstrap.ts';
 import { startQueue, type JobHandlers, type Queue } from './jobs/queue.ts';
 import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
@@ -139,7 +140,15 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
 
 export function openConfiguredDatabase(config: Config, logger: Logger): Promise<Database> {
   return config.databaseUrl
-    ? openDatabase({ kind: 'postgres', url: config.databaseUrl, onError: (err) => logger.error({ err }, 'database pool error') })
+    ? openDatabase({
+        kind: 'postgres',
+        url: config.databaseUrl,
+        waitMs: config.databaseTimeoutMs,
+        // An outage is logged once each way (onDown, onUp), not once per connection that noticed it.
+        onError: (err) => (isDatabaseUnavailable(err) ? logger.debug({ err }, 'database connection lost') : logger.error({ err }, 'database pool error')),
+        onDown: (reason) => logger.error({ reason }, 'database unreachable; requests answer 503 and workers pause until it is back'),
+        onUp: (downForMs) => logger.warn({ down_for_ms: downForMs }, 'database reachable again; resuming'),
+      })
     : openDatabase({ kind: 'pglite', dataDir: path.join(config.dataDir, 'db') });
 }
 

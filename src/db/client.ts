@@ -15,6 +15,7 @@ import type { Db as IDatabase } from 'pg-boss';
 import { fromPglite } from 'pg-boss';
 import * as schema from './schema.ts';
 import { acquireDirLock, type DirLock } from '../lib/dir-lock.ts';
+import { createAvailability, type Availability } from './availability.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -48,24 +49,88 @@ export type Database = {
   queryPrepared<T>(name: string, query: SQL): Promise<T[]>;
   /** Round-trips to the server; throws when it does not answer. */
   ping(): Promise<void>;
+  /**
+   * Whether the server can be reached, as this process last found out; onAvailable listeners are
+   * called when it comes back after an outage. An embedded database is always up.
+   */
+  availability: Pick<Availability, 'up' | 'reason' | 'onAvailable'>;
   close(): Promise<void>;
   /** PGlite only: the data directory as a tarball (used to copy a migrated database). */
   dumpDataDir?(): Promise<Blob>;
 };
 
+export type PostgresOptions = {
+  kind: 'postgres';
+  url: string;
+  poolSize?: number;
+  /** The longest a query waits for a connection (a new one, or a turn in the pool) before failing. */
+  waitMs?: number;
+  onError?: (err: Error) => void;
+  /** Told when the server stops answering and when it answers again. */
+  onDown?: (reason: string) => void;
+  onUp?: (downForMs: number) => void;
+};
+
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; poolSize?: number; onError?: (err: Error) => void }
+  | PostgresOptions
   | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir, options.loadDataDir);
 }
 
-async function openPostgres(options: { url: string; poolSize?: number; onError?: (err: Error) => void }): Promise<Database> {
-  // A query that waits a minute for a connection fails rather than waiting for ever: pg-pool's
-  // end() never settles the requests still queued for a connection.
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: 60_000 });
-  pool.on('error', (err) => options.onError?.(err));
+async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const waitMs = options.waitMs ?? 5000;
+  // A query waits a few seconds at most for a connection, then fails (a 503 to a request): an
+  // unreachable server must not hold requests, and pg-pool's end() never settles the requests still
+  // queued for a connection. Keep-alive finds a peer that vanished without a word.
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: waitMs, keepAlive: true });
+  const availability = createAvailability({
+    probe: async () => {
+      // A connection of its own: the pool's may all be taken, or refusing while down.
+      const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: waitMs });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        await client.query('select 1');
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+    onDown: options.onDown,
+    onUp: options.onUp,
+  });
+  const reportError = (err: Error) => {
+    availability.report(err);
+    options.onError?.(err);
+  };
+  pool.on('error', reportError);
+  // pg-pool listens for errors only on idle clients: a client checked out (a transaction's) that
+  // loses its connection would emit 'error' to nobody, which kills the process. The query in hand
+  // gets the error too, so noting it is all that is needed here.
+  pool.on('connect', (client) => client.on('error', reportError));
+  // While the server is known to be down, fail at once rather than queue for a connection; any
+  // other failure that says the server is gone starts the probing.
+  const connect = pool.connect.bind(pool);
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  pool.connect = ((...args: unknown[]) => {
+    if (typeof args[0] === 'function') return (connect as (...a: unknown[]) => unknown)(...args);
+    return (async () => {
+      availability.check();
+      return connect().catch((err: unknown) => {
+        availability.report(err);
+        throw err;
+      });
+    })();
+  }) as typeof pool.connect;
+  pool.query = ((...args: unknown[]) => {
+    if (typeof args.at(-1) === 'function') return query(...args);
+    availability.check();
+    return query(...args).catch((err: unknown) => {
+      availability.report(err);
+      throw err;
+    });
+  }) as typeof pool.query;
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners = new Set<() => Promise<void>>();
   const dialect = (db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } } }).dialect;
@@ -76,7 +141,7 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
       // pg-boss's LISTEN/NOTIFY (queues with `notify`): its own connection, stopped with the database.
       listen: async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
-        const stop = await listenPostgres(options.url, channel, (payload) => (payload === undefined ? onReconnect() : onNotification(payload)), options.onError);
+        const stop = await listenPostgres(options.url, channel, (payload) => (payload === undefined ? onReconnect() : onNotification(payload)), reportError, waitMs);
         listeners.add(stop);
         return {
           close: async () => {
@@ -97,7 +162,7 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
       return result.rows as T[];
     },
     listen: async (channel, onNotify) => {
-      const stop = await listenPostgres(options.url, channel, onNotify, options.onError);
+      const stop = await listenPostgres(options.url, channel, onNotify, reportError, waitMs);
       listeners.add(stop);
       return async () => {
         listeners.delete(stop);
@@ -107,8 +172,10 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
     ping: async () => {
       await pool.query('select 1');
     },
+    availability,
     // Listening connections stop with the database, or their reconnecting would keep the process up.
     close: async () => {
+      availability.stop();
       for (const stop of [...listeners]) await stop();
       listeners.clear();
       await pool.end();
@@ -117,18 +184,18 @@ async function openPostgres(options: { url: string; poolSize?: number; onError?:
 }
 
 /** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
-async function listenPostgres(url: string, channel: string, onNotify: (payload?: string) => void, onError?: (err: Error) => void): Promise<() => Promise<void>> {
+async function listenPostgres(url: string, channel: string, onNotify: (payload?: string) => void, onError: (err: Error) => void, waitMs: number): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = 100;
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: waitMs, keepAlive: true });
     next.on('notification', (message) => {
       if (message.channel === channel) onNotify(message.payload);
     });
     next.on('error', (err) => {
-      onError?.(err);
+      onError(err);
       lost(next);
     });
     next.on('end', () => lost(next));
@@ -151,8 +218,9 @@ async function listenPostgres(url: string, channel: string, onNotify: (payload?:
           onNotify();
         },
         (err: Error) => {
-          onError?.(err);
-          delay = Math.min(delay * 2, 10_000);
+          onError(err);
+          // Soon after the server is back: missed notifications are made up for on reconnecting.
+          delay = Math.min(delay * 2, 2000);
           scheduleConnect();
         },
       );
@@ -208,6 +276,7 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
       if (closed) throw new Error('database closed');
       await client.query('select 1');
     },
+    availability: { up: () => true, reason: () => undefined, onAvailable: () => () => undefined },
     dumpDataDir: async () => (await client.dumpDataDir('none')) as Blob,
     close: async () => {
       if (closed) return;

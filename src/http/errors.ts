@@ -7,6 +7,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError, type ErrorCode, type FieldError } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export type ErrorShape = 'problem' | 'code' | 'oauth';
 
@@ -27,6 +28,9 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   internal: { status: 500, title: 'Internal Server Error' },
   unavailable: { status: 503, title: 'Service Unavailable' },
 };
+
+/** What a 503 tells the client to wait: about the time an outage is noticed to be over (the probes back off to 2 s). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export function statusOf(code: ErrorCode): number {
   return STATUS[code].status;
@@ -79,6 +83,8 @@ const MALFORMED_JSON = 'malformed JSON: the request body is not valid JSON';
 /** Turns anything thrown while serving a request into a DomainError, or undefined for a fault. */
 export function toDomainError(error: unknown): DomainError | undefined {
   if (error instanceof DomainError) return error;
+  // An outage, not a fault of the request: the client may try again (nothing was done).
+  if (isDatabaseUnavailable(error)) return new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After');
   const err = error as FastifyError & { validationContext?: string };
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = err.validationContext ?? 'body';
@@ -122,6 +128,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: D
     void reply.header('Allow', (error.extra.allow as string[]).join(', '));
   }
   void reply.code(status);
+  if (error.code === 'unavailable' && !reply.hasHeader('retry-after')) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   // Bodies go out pre-serialized: an error answer must never fail the route's response schema.
   if (shape === 'oauth') {
     return reply.type('application/json').send(JSON.stringify({ error: oauthCode(error), error_description: error.message }));

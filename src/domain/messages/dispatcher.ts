@@ -39,6 +39,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
   let again = false;
   let poll: NodeJS.Timeout | undefined;
   let unlisten: (() => Promise<void>) | undefined;
+  let offAvailable: (() => void) | undefined;
 
   const claim = (limit: number): Promise<MessageRow[]> => {
     const now = deps.clock.now();
@@ -83,7 +84,8 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
   };
 
   const pump = async (): Promise<void> => {
-    if (!running) return;
+    // While the database is away nothing can be claimed: the poll stays idle until it is back.
+    if (!running || !options.database.availability.up()) return;
     if (claiming) {
       again = true;
       return;
@@ -116,6 +118,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       if (running) return;
       running = true;
       unlisten = await options.database.listen(DISPATCH_CHANNEL, () => void pump());
+      offAvailable = options.database.availability.onAvailable(() => void pump());
       poll = setInterval(() => void pump(), options.pollMs);
       poll.unref();
       renewal = setInterval(() => void renew(), (DISPATCH_LEASE_SECONDS * 1000) / 3);
@@ -126,6 +129,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       running = false;
       clearInterval(poll);
       clearInterval(renewal);
+      offAvailable?.();
       await unlisten?.().catch(() => undefined);
       unlisten = undefined;
       let timer: NodeJS.Timeout | undefined;

@@ -104,6 +104,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   let dueTimer: NodeJS.Timeout | undefined;
   let dueAt = Infinity;
   const unlisten: Array<() => Promise<void>> = [];
+  let offAvailable: (() => void) | undefined;
 
   const secretCache = new Map<string, string>();
   const open = (sealed: string) => {
@@ -521,6 +522,8 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   }
 
   function poll() {
+    // While the database is away: no queries; polling resumes when it is back.
+    if (!database.availability.up()) return;
     if (!wantDispatch) dispatchProbe = true;
     wantDispatch = true;
     wantClaim = true;
@@ -545,6 +548,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
       } catch (err) {
         logger.warn({ err }, `webhook engine: LISTEN failed; events are picked up by polling every ${settings.pollIntervalMs} ms`);
       }
+      offAvailable = database.availability.onAvailable(poll);
       pollTimer = setInterval(poll, settings.pollIntervalMs);
       pollTimer.unref();
       poll();
@@ -554,6 +558,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
       running = false;
       clearInterval(pollTimer);
       clearTimeout(dueTimer);
+      offAvailable?.();
       for (const stopListening of unlisten.splice(0)) await stopListening().catch(() => undefined);
       await pumping;
       // Half the shutdown time at most: the job queue stops after this, within the same budget.
