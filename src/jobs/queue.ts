@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { PgBoss, fromDrizzle, type Job } from 'pg-boss';
 import type { Database, Executor } from '../db/client.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { JOBS, JOB_NAMES, type JobName, type JobPayload } from './catalog.ts';
 
@@ -40,7 +41,8 @@ export async function startQueue(database: Database, logger: Logger, options: { 
     // Queues with `notify` wake their workers when a job commits, instead of at the next poll.
     useListenNotify: true,
   });
-  boss.on('error', (err: Error) => logger.error({ err }, 'job queue error'));
+  // While the database is away every poll fails: the outage itself is logged once (db/client.ts).
+  boss.on('error', (err: Error) => (isDatabaseUnavailable(err) ? logger.debug({ err }, 'job queue: database unavailable') : logger.error({ err }, 'job queue error')));
   await boss.start();
   for (const name of JOB_NAMES) {
     const existing = await boss.getQueue(name);
