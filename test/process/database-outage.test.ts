@@ -10,8 +10,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
+import { sql } from 'drizzle-orm';
+import { openDatabase } from '../../src/db/client.ts';
+import { DatabaseUnavailableError } from '../../src/db/errors.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
-import { freePort, request } from '../harness.ts';
+import { createTestDatabaseUrl, freePort, request } from '../harness.ts';
 import { eventually } from '../messages-helpers.ts';
 import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
 import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
@@ -188,6 +191,76 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
     }
   });
 }
+
+test('the database handle: a transaction whose connection is terminated, a cut and a restore; LISTEN is back by itself', { skip: !usingPostgres && 'PostgreSQL only', timeout: 60_000 }, async () => {
+  const fresh = await createTestDatabaseUrl();
+  const target = new URL(fresh.url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const events: string[] = [];
+  const database = await openDatabase({
+    kind: 'postgres',
+    url: throughProxy(fresh.url, proxy),
+    waitMs: WAIT_MS,
+    onDown: () => events.push('down'),
+    onUp: () => events.push('up'),
+  });
+  const admin = new pg.Client({ connectionString: fresh.url });
+  await admin.connect();
+  try {
+    const notified: Array<string | undefined> = [];
+    const stop = await database.listen('outage_test', (payload) => notified.push(payload));
+    let resumed = 0;
+    database.availability.onAvailable(() => resumed++);
+
+    // A client checked out of the pool (a transaction's) whose backend is terminated between statements.
+    let terminated = 0;
+    const failed = await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        terminated = (await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)).rowCount!;
+        await new Promise((r) => setTimeout(r, 200));
+        await tx.execute(sql`select 1`);
+      })
+      .then(() => undefined, (err: unknown) => err);
+    assert.ok(terminated >= 2, 'the transaction and the listener were terminated');
+    assert.ok(failed, 'the transaction failed');
+    // A lone terminated connection is not an outage: the probe answers, and the pool serves again.
+    await database.ping();
+    assert.equal(database.availability.up(), true);
+    await eventually('LISTEN again after its connection was terminated', async () => {
+      await admin.query(`notify outage_test, 'one'`);
+      return notified.includes('one') ? true : undefined;
+    });
+
+    proxy.cut();
+    await eventually('the outage noticed', async () => {
+      await database.ping().catch(() => undefined);
+      return database.availability.up() ? undefined : true;
+    });
+    // Known down: a query fails at once, without waiting for a connection.
+    const started = performance.now();
+    await assert.rejects(database.db.execute(sql`select 1`), (err: unknown) => err instanceof DatabaseUnavailableError || (err as Error).cause instanceof DatabaseUnavailableError);
+    assert.ok(performance.now() - started < 100, 'failed fast');
+    assert.match(database.availability.reason() ?? '', /ECONNRESET|ECONNREFUSED|terminated/);
+
+    proxy.restore();
+    await eventually('the database up again', async () => (database.availability.up() ? true : undefined), 10_000);
+    assert.equal(resumed, 1, 'onAvailable listeners were called once');
+    assert.deepEqual(events, ['down', 'up']);
+    await database.ping();
+    await eventually('LISTEN again after the cut', async () => {
+      await admin.query(`notify outage_test, 'two'`);
+      return notified.includes('two') ? true : undefined;
+    });
+    assert.ok(notified.includes(undefined), 'the listener was told it may have missed notifications');
+    await stop();
+  } finally {
+    await admin.end();
+    await database.close();
+    await proxy.close();
+    await fresh.drop();
+  }
+});
 
 function assertUnavailable(body: any, retryAfter: string | null, type: string | null) {
   assert.equal(body?.status, 503, JSON.stringify(body));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { App } from '../app.ts';
 
 const ComponentSchema = z.object({
@@ -23,7 +24,8 @@ async function probe(check: () => Promise<void>): Promise<z.infer<typeof Compone
     await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2 s')), 2000).unref())]);
     return { status: 'up', latency_ms: Math.round((performance.now() - started) * 10) / 10 };
   } catch (err) {
-    return { status: 'down', error: (err as Error).message };
+    // Public: an outage is named, but not the server's address (the operator's log has it).
+    return { status: 'down', error: isDatabaseUnavailable(err) ? 'the database cannot be reached' : (err as Error).message };
   }
 }
 
