@@ -269,6 +269,12 @@ export async function verifyOfficialCredentials(deps: ChannelDeps, row: ChannelR
   return reloadChannel(deps.db, row.id);
 }
 
+/** The channel, or undefined when there is none; a failing database still throws (it is no answer). */
+export async function findChannel(db: Executor, id: string): Promise<ChannelRow | undefined> {
+  const [row] = await db.select().from(channels).where(eq(channels.id, id)).limit(1);
+  return row;
+}
+
 export async function reloadChannel(db: Executor, id: string): Promise<ChannelRow> {
   const [row] = await db.select().from(channels).where(eq(channels.id, id)).limit(1);
   if (!row) throw notFound('channel');

@@ -13,7 +13,7 @@ import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Platform, ProviderError } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { connectionOf, recordProviderFault, reloadChannel } from '../channels/channels.ts';
+import { connectionOf, findChannel, recordProviderFault, reloadChannel } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { advanceStatus, type MessageRow } from './messages.ts';
 import type { Pacer } from './pacing.ts';
@@ -59,7 +59,8 @@ function backoffSeconds(attempt: number): number {
  */
 export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Promise<number | null> {
   if (row.status !== 'queued' || row.direction !== 'outbound') return null;
-  const channel = await reloadChannel(deps.db, row.channelId).catch(() => undefined);
+  // Only a channel that is gone fails the message: a database error is thrown, and the message tried again.
+  const channel = await findChannel(deps.db, row.channelId);
   if (!channel) return fail(deps, row, { code: 'channel_deleted', title: 'the channel was deleted before the message was sent' });
   const platform = channel.platform as Platform;
 

@@ -10,7 +10,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
-import { connectionOf, findChannelByRef, findChannelsByWaba, reloadChannel, type ChannelRow } from '../../domain/channels/channels.ts';
+import { connectionOf, findChannel, findChannelByRef, findChannelsByWaba, type ChannelRow } from '../../domain/channels/channels.ts';
 import { acceptProviderDelivery } from '../../domain/channels/provider-events.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -46,7 +46,8 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
 
   async function channelFromPath(channelId: string): Promise<ChannelRow> {
     if (!isUuid(channelId)) throw new DomainError('not_found', 'channel not found');
-    const row = await reloadChannel(db, channelId).catch(() => undefined);
+    // A database error is a 503 (the provider retries), never a 404 (it would drop the delivery).
+    const row = await findChannel(db, channelId);
     if (!row) throw new DomainError('not_found', 'channel not found');
     return row;
   }

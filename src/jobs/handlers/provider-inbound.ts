@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import type { Container } from '../../container.ts';
 import { providerEvents } from '../../db/schema.ts';
-import { reloadChannel, type ChannelRow } from '../../domain/channels/channels.ts';
+import { findChannel, type ChannelRow } from '../../domain/channels/channels.ts';
 import { applyProviderEvent, type MessageEventSink } from '../../domain/channels/provider-events.ts';
 import { UnknownMessageError } from '../../domain/messages/provider-sink.ts';
 import { normalizeGatewayCallback } from '../../providers/gateway/inbound.ts';
@@ -27,7 +27,8 @@ export function providerInboundHandler(container: Container, sink: MessageEventS
   return async ({ provider_event_id }: { provider_event_id: string }) => {
     const [stored] = await database.db.select().from(providerEvents).where(eq(providerEvents.id, provider_event_id)).limit(1);
     if (!stored || stored.processedAt) return;
-    const channel = await reloadChannel(database.db, stored.channelId).catch(() => undefined);
+    // A database error throws (the job is retried); only a deleted channel drops the event.
+    const channel = await findChannel(database.db, stored.channelId);
     if (!channel) return;
     const events = eventsForChannel(stored.platform, stored.payload, channel);
     try {
