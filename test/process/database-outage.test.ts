@@ -18,6 +18,7 @@ import { createTestDatabaseUrl, freePort, request } from '../harness.ts';
 import { eventually } from '../messages-helpers.ts';
 import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
 import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
+import { startReceiver } from '../webhook-receiver.ts';
 
 /** DATABASE_TIMEOUT_MS for the services: no request may wait for the database longer than this. */
 const WAIT_MS = 2000;
@@ -41,7 +42,10 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       BOOTSTRAP_API_KEY: apiKey,
       SANDBOX_STATUS_DELAY_MS: '20',
       RATE_LIMIT_PER_MINUTE: '0',
+      // The webhook receiver is on loopback.
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     };
+    const receiver = await startReceiver();
     const processes: ServiceProcess[] = [];
     let stopping = false;
     /** Fails at once, with the process's output, when one has died. */
@@ -61,6 +65,8 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       }
       const server = { baseUrl: api.baseUrl };
       const channelId = await gatewayChannel(server, apiKey);
+      const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: apiKey, body: { url: receiver.url, event_types: ['message.sent'] } });
+      assert.equal(endpoint.status, 201, endpoint.text);
 
       // Load: four senders at once until told to stop.
       const outcomes: Outcome[] = [];
@@ -118,6 +124,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       const health = await timed(() => request(server, 'GET', '/v1/health'));
       assert.equal(health.res.status, 503, health.res.text);
       assert.equal(health.res.body.components.database.status, 'down', health.res.text);
+      assert.ok(!health.res.text.includes('127.0.0.1') && !health.res.text.includes(`:${proxy.port}`), `health does not show where the database is: ${health.res.text}`);
       assert.ok(health.ms < WAIT_MS + SLACK_MS, `health took ${health.ms} ms`);
       const list = await timed(() => request(server, 'GET', '/v1/messages', { key: apiKey }));
       assert.equal(list.res.status, 503, list.res.text);
@@ -171,6 +178,11 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
         const statuses = [...pending].map((id) => `${after.has(id) ? 'after' : 'before'} ${last.get(id)}`);
         throw new Error(`${err.message}: ${pending.size} still ${JSON.stringify(Object.fromEntries([...Map.groupBy(statuses, (s) => s)].map(([k, v]) => [k, v.length])))}${processes.map(describe).join('')}`);
       });
+      // The webhook engine resumed too: every message.sent event reached the endpoint at least once.
+      await eventually('a message.sent webhook for every acknowledged message', async () => {
+        const bodies = receiver.requests.map((r) => r.body).join('\n');
+        return ids.every((id) => bodies.includes(id)) ? true : undefined;
+      }, 30_000);
       const provider = new pg.Client({ connectionString: direct });
       await provider.connect();
       try {
@@ -186,6 +198,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       for (const p of processes) p.kill();
       await Promise.all(processes.map((p) => p.exited));
       await proxy.close();
+      await receiver.close();
       await admin.end();
       await deployment.cleanup();
     }
