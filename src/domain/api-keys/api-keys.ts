@@ -66,7 +66,7 @@ export async function createApiKey(
     ]);
   }
   const permissions = [...new Set(input.permissions as Permission[])];
-  const missing = permissions.filter((p) => !actor.permissions.has(p));
+  const missing = permissionsBeyond(actor, permissions);
   if (missing.length > 0) {
     throw new DomainError('forbidden', `cannot grant permission ${missing.join(', ')} that the creator does not hold`, {
       extra: { permissions: missing },
@@ -112,14 +112,31 @@ export async function listApiKeys(db: Executor, actor: Actor, page: Page): Promi
   return toPage(rows, page.limit, presentApiKey);
 }
 
-/** Revokes a key of the actor's organization; takes effect on the next request. */
+/**
+ * The permissions in `wanted` that the actor may not hand out or take away: those it does not hold.
+ * Owners and admins by dashboard session manage every key of their organization.
+ */
+function permissionsBeyond(actor: Actor, wanted: readonly string[]): Permission[] {
+  if (actor.kind === 'user' && (actor.role === 'owner' || actor.role === 'admin')) return [];
+  return [...new Set(wanted)].filter(isPermission).filter((p) => !actor.permissions.has(p));
+}
+
+/**
+ * Revokes a key of the actor's organization; takes effect on the next request. Nobody revokes a key
+ * holding a permission they lack (a narrow key could otherwise switch off the integrations above it).
+ */
 export async function revokeApiKey(db: Executor, actor: Actor, keyId: string, clock: Clock): Promise<void> {
   if (!isUuid(keyId)) throw notFound('API key');
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: clock.now() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const scope = and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt));
+  const [target] = await db.select({ permissions: apiKeys.permissions }).from(apiKeys).where(scope).limit(1);
+  if (!target) throw notFound('API key');
+  const missing = permissionsBeyond(actor, target.permissions);
+  if (missing.length > 0) {
+    throw new DomainError('forbidden', `cannot revoke a key holding permission ${missing.join(', ')} that the revoker does not hold`, {
+      extra: { permissions: missing },
+    });
+  }
+  const rows = await db.update(apiKeys).set({ revokedAt: clock.now() }).where(scope).returning({ id: apiKeys.id });
   if (rows.length === 0) throw notFound('API key');
 }
 

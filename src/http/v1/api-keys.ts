@@ -95,7 +95,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
       schema: {
         tags: ['api-keys'],
         summary: 'Revoke an API key',
-        description: 'Takes effect on the next request made with the key.',
+        description:
+          'Takes effect on the next request made with the key. A credential may only revoke a key whose permissions it holds all of (403 naming the others); owners and admins by dashboard session revoke any key.',
         params: z.object({ keyID: PathId }),
         response: { 204: z.null().describe('Revoked'), ...errorResponses([401, 403, 404]) },
       },
