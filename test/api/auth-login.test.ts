@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../../src/http/app.ts';
 import { loginCookie, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
+/** Moves this file's server clock forward (the login throttle's delays run on it). */
+let shiftMs = 0;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ clock: { now: () => new Date(Date.now() + shiftMs) } });
 });
 after(() => server.close());
 
@@ -56,6 +59,8 @@ describe('POST /v1/auth/login', () => {
         [known, OWNER_EMAIL],
         [unknown, `ghost${i}@example.com`],
       ] as const) {
+        // Past any throttle delay (and forgiving the attempt): this test times password checks.
+        shiftMs += 20 * 60_000;
         const started = performance.now();
         const res = await request(server, 'POST', '/v1/auth/login', { body: { email, password: 'not the password' } });
         list.push(performance.now() - started);
@@ -89,6 +94,106 @@ describe('POST /v1/auth/login', () => {
       assert.ok(Number(res.headers.get('retry-after')) > 0, 'Retry-After is set');
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('login throttle', () => {
+  let now = Date.now();
+  let throttled: TestServer;
+  before(async () => {
+    // The API rate limit is off (RATE_LIMIT_PER_MINUTE=0): the throttle does not depend on it.
+    throttled = await startTestServer({
+      env: { TRUST_PROXY: 'true', LOGIN_THROTTLE_MAX_DELAY: '8s', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '10' },
+      clock: { now: () => new Date(now) },
+    });
+  });
+  after(() => throttled.close());
+
+  const attempt = (email: string, password: string, address: string) =>
+    request(throttled, 'POST', '/v1/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
+  const addresses = Array.from({ length: 10 }, (_, i) => `10.0.0.${i + 1}`);
+
+  test('many wrong passwords for one account from several addresses throttle the account; the right one waits too, then works', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const res = await attempt(OWNER_EMAIL, `wrong ${i}`, addresses[i % addresses.length]!);
+      statuses.push(res.status);
+      if (res.status === 429) {
+        assert.equal(res.headers.get('retry-after'), '1');
+        assert.match(res.body.detail, /too many failed logins for this account; try again in 1 s \(at \d{4}-\d\d-\d\dT/);
+        assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+      }
+    }
+    // Five free attempts, a sixth that starts the delay, then nothing gets through.
+    assert.deepEqual(statuses, [...Array(6).fill(401), ...Array(44).fill(429)]);
+
+    const refused = await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9');
+    assert.equal(refused.status, 429, 'the right password is refused while the account waits');
+    assert.equal(refused.headers.get('set-cookie'), null);
+
+    // The delays grow: after each one passes, one more wrong attempt doubles the next wait, up to the cap.
+    const waits: number[] = [];
+    let wait = 1;
+    for (let i = 0; i < 6; i++) {
+      now += wait * 1000;
+      assert.equal((await attempt(OWNER_EMAIL, 'still wrong', addresses[i]!)).status, 401);
+      const next = await attempt(OWNER_EMAIL, OWNER_PASSWORD, addresses[i]!);
+      assert.equal(next.status, 429);
+      wait = Number(next.headers.get('retry-after'));
+      waits.push(wait);
+    }
+    assert.deepEqual(waits, [2, 4, 8, 8, 8, 8], 'doubling, capped at LOGIN_THROTTLE_MAX_DELAY');
+
+    now += wait * 1000 - 1;
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 429, 'not a moment early');
+    now += 1;
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 200, 'after the capped wait the right password works');
+
+    // A success forgets the account's failures: the free attempts are back.
+    for (let i = 0; i < 5; i++) assert.equal((await attempt(OWNER_EMAIL, 'typo', '10.9.9.9')).status, 401);
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 200);
+  });
+
+  test('parallel guesses cannot slip in before the failures are counted', async () => {
+    const email = 'parallel@example.com';
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(email, `guess ${i}`, addresses[i % addresses.length]!)));
+    assert.equal(results.filter((r) => r.status === 401).length, 6);
+    assert.equal(results.filter((r) => r.status === 429).length, 14);
+  });
+
+  test('an unknown email is throttled exactly like a known one', async () => {
+    for (const email of ['ghost@example.com']) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await attempt(email, 'x', addresses[i]!)).status);
+      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 429]);
+    }
+  });
+
+  test('one address spraying many accounts is throttled by address; other addresses are not', async () => {
+    now += 3_600_000;
+    const sprayer = '192.0.2.77';
+    const statuses: number[] = [];
+    for (let i = 0; i < 13; i++) statuses.push((await attempt(`spray${i}@example.com`, 'Summer2026!', sprayer)).status);
+    assert.deepEqual(statuses, [...Array(11).fill(401), 429, 429]);
+    const res = await attempt(OWNER_EMAIL, OWNER_PASSWORD, sprayer);
+    assert.equal(res.status, 429);
+    assert.match(res.body.detail, /this address/);
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '192.0.2.78')).status, 200);
+  });
+
+  test('the count is kept in the database: another server over it throttles too', async () => {
+    now += 3_600_000;
+    const email = 'shared@example.com';
+    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', addresses[i]!)).status, 401);
+    const second = await buildApp(throttled.container);
+    try {
+      await second.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = second.server.address() as { port: number };
+      const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'POST', '/v1/auth/login', { body: { email, password: 'x' }, headers: { 'x-forwarded-for': '10.1.1.1' } });
+      assert.equal(res.status, 429);
+    } finally {
+      await second.close();
     }
   });
 });
