@@ -181,19 +181,31 @@ export const API_KEYS_CHANGED = 'parley_cache';
 
 export type ApiKeyAuthenticator = {
   authenticate(secret: string): Promise<Actor | undefined>;
-  /** Forgets every cached key (a key was revoked, or a change may have been missed). */
+  /** Forgets every cached key and every remembered unknown one (a key was created or revoked, or a change may have been missed). */
   forget(): void;
+};
+
+export type ApiKeyCacheOptions = {
+  ttlMs: number;
+  /** How long a secret that matched no usable key is refused without asking the database again. */
+  negativeTtlMs: number;
+  maxEntries?: number;
+  onError?: (err: unknown) => void;
 };
 
 /**
  * Authenticates API keys with a process cache in front of the database, so a request with a known
- * key costs no round trip. Every process forgets its cache when a key is revoked, expires early or
- * loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the revoking process also forgets at once),
- * and entries live at most ttlMs in any case. Expiry is checked on every use; last_used_at is
- * written to the minute: with the lookup when the key is not cached, else in the background.
+ * key costs no round trip. Every process forgets its cache when a key is created, revoked, expires
+ * early or loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the process that made the change
+ * also forgets at once), and entries live at most ttlMs in any case. Secrets that matched nothing
+ * are remembered (by their hash) for negativeTtlMs, so a client repeating a bad key costs one
+ * lookup, not one per request. Expiry is checked on every use; last_used_at is written to the
+ * minute: with the lookup when the key is not cached, else in the background.
  */
-export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: { ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): ApiKeyAuthenticator {
+export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
   const cache = new Map<string, FoundKey & { cachedAt: number }>();
+  /** Hash of an unknown secret -> when it was found unknown; oldest first (Map order). */
+  const unknown = new Map<string, number>();
   const maxEntries = options.maxEntries ?? 10_000;
   return {
     async authenticate(secret) {
@@ -205,8 +217,20 @@ export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: {
         entry = undefined;
       }
       if (!entry) {
+        const refusedAt = unknown.get(hash);
+        if (refusedAt !== undefined) {
+          if (now.getTime() - refusedAt < options.negativeTtlMs) return undefined;
+          unknown.delete(hash);
+        }
         const found = await findApiKey(db, secret, now);
-        if (!found) return undefined;
+        if (!found) {
+          if (options.negativeTtlMs > 0) {
+            // Bounded: random secrets push out the oldest entries, never grow the map.
+            if (unknown.size >= maxEntries) unknown.delete(unknown.keys().next().value!);
+            unknown.set(hash, now.getTime());
+          }
+          return undefined;
+        }
         if (cache.size >= maxEntries) cache.clear();
         entry = { ...found, cachedAt: now.getTime() };
         cache.set(hash, entry);
@@ -223,6 +247,7 @@ export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: {
     },
     forget() {
       cache.clear();
+      unknown.clear();
     },
   };
 }

@@ -66,6 +66,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
         },
         clock,
       );
+      // A secret may have been refused (and remembered as unknown) before: this process forgets now, others by NOTIFY.
+      container.apiKeys.forget();
       return reply.code(201).send({ data: { ...record, secret } });
     },
   );
