@@ -112,7 +112,9 @@ describe('login throttle', () => {
 
   const attempt = (email: string, password: string, address: string) =>
     request(throttled, 'POST', '/v1/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
-  const addresses = Array.from({ length: 10 }, (_, i) => `10.0.0.${i + 1}`);
+  /** Ten addresses of their own for each test, so one test's per-address counts never reach another's. */
+  const block = (b: number) => Array.from({ length: 10 }, (_, i) => `10.${b}.0.${i + 1}`);
+  const addresses = block(0);
 
   test('many wrong passwords for one account from several addresses throttle the account; the right one waits too, then works', async () => {
     const statuses: number[] = [];
@@ -157,7 +159,8 @@ describe('login throttle', () => {
 
   test('parallel guesses cannot slip in before the failures are counted', async () => {
     const email = 'parallel@example.com';
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(email, `guess ${i}`, addresses[i % addresses.length]!)));
+    const from = block(1);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(email, `guess ${i}`, from[i % from.length]!)));
     assert.equal(results.filter((r) => r.status === 401).length, 6);
     assert.equal(results.filter((r) => r.status === 429).length, 14);
   });
@@ -165,9 +168,24 @@ describe('login throttle', () => {
   test('an unknown email is throttled exactly like a known one', async () => {
     for (const email of ['ghost@example.com']) {
       const statuses: number[] = [];
-      for (let i = 0; i < 7; i++) statuses.push((await attempt(email, 'x', addresses[i]!)).status);
+      for (let i = 0; i < 7; i++) statuses.push((await attempt(email, 'x', block(2)[i]!)).status);
       assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 429]);
     }
+  });
+
+  test('quiet time forgives failures: fifteen quiet minutes take one back', async () => {
+    const email = 'forgiven@example.com';
+    const from = block(3);
+    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', from[i]!)).status, 401);
+    const waiting = await attempt(email, 'x', from[6]!);
+    assert.equal(waiting.headers.get('retry-after'), '1');
+    assert.match(waiting.body.detail, /this account/);
+    now += 15 * 60_000;
+    assert.equal((await attempt(email, 'x', from[7]!)).status, 401);
+    // Without forgiveness this would be the 7th failure (a 2 s wait); it counts as the 6th.
+    const again = await attempt(email, 'x', from[8]!);
+    assert.equal(again.headers.get('retry-after'), '1');
+    assert.match(again.body.detail, /this account/);
   });
 
   test('one address spraying many accounts is throttled by address; other addresses are not', async () => {
@@ -185,7 +203,7 @@ describe('login throttle', () => {
   test('the count is kept in the database: another server over it throttles too', async () => {
     now += 3_600_000;
     const email = 'shared@example.com';
-    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', addresses[i]!)).status, 401);
+    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', block(4)[i]!)).status, 401);
     const second = await buildApp(throttled.container);
     try {
       await second.listen({ port: 0, host: '127.0.0.1' });
