@@ -79,6 +79,20 @@ test('missing credentials count too', async () => {
   assert.deepEqual(statuses, [...Array(20).fill(401), 429, 429]);
 });
 
+test('with the API rate limit on as well, the answer is the same 429 with Retry-After', async () => {
+  const both = await startTestServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '1000' } });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(both, 'GET', '/v1/channels', { key: randomKey() })).status);
+    assert.deepEqual(statuses, [401, 401, 401, 429]);
+    const res = await request(both, 'GET', '/v1/channels', { key: both.apiKey });
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) >= 1);
+  } finally {
+    await both.close();
+  }
+});
+
 /** The server's database with every SELECT counted. */
 function countingDb(): { db: Executor; selects(): number } {
   const db = server.container.database.db;
