@@ -170,8 +170,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const shape = configured === 'code' && authFailure ? 'problem' : configured;
     if (domain) {
       if (domain.code === 'rate_limited') {
+        // A throttle that refused the request has set its own Retry-After; the API limit's reset is another clock.
         const reset = reply.getHeader('x-ratelimit-reset');
-        if (reset !== undefined) void reply.header('retry-after', String(reset));
+        if (reset !== undefined && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(reset));
       }
       return sendError(reply, request, domain, shape);
     }

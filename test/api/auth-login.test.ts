@@ -200,6 +200,29 @@ describe('login throttle', () => {
     assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '192.0.2.78')).status, 200);
   });
 
+  test('with the API rate limit on too, Retry-After is the throttle\'s wait', async () => {
+    let at = Date.now();
+    const both = await startTestServer({
+      env: { RATE_LIMIT_PER_MINUTE: '1000', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1', LOGIN_THROTTLE_MAX_DELAY: '30s' },
+      clock: { now: () => new Date(at) },
+    });
+    try {
+      const waits: Array<string | null> = [];
+      // One free attempt; the second starts the waits.
+      assert.equal((await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: 'wrong' } })).status, 401);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: 'wrong' } })).status, 401);
+        const res = await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD } });
+        assert.equal(res.status, 429);
+        waits.push(res.headers.get('retry-after'));
+        at += Number(res.headers.get('retry-after')) * 1000;
+      }
+      assert.deepEqual(waits, ['1', '2', '4']);
+    } finally {
+      await both.close();
+    }
+  });
+
   test('the count is kept in the database: another server over it throttles too', async () => {
     now += 3_600_000;
     const email = 'shared@example.com';
