@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { throttles } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts';
 import { loginCookie, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
@@ -221,6 +223,20 @@ describe('login throttle', () => {
     } finally {
       await both.close();
     }
+  });
+
+  test('rows quiet for a day are purged by the maintenance job', async () => {
+    const db = throttled.container.database.db;
+    now += 3_600_000;
+    assert.equal((await attempt('purge-me@example.com', 'x', block(5)[0]!)).status, 401);
+    const keys = async () => (await db.select({ key: throttles.key }).from(throttles)).map((r) => r.key);
+    assert.ok((await keys()).includes('login:account:purge-me@example.com'));
+    now += 23 * 3_600_000;
+    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    assert.ok((await keys()).includes('login:account:purge-me@example.com'), 'kept within the day');
+    now += 2 * 3_600_000;
+    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    assert.deepEqual(await keys(), []);
   });
 
   test('the count is kept in the database: another server over it throttles too', async () => {
