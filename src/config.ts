@@ -69,6 +69,10 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(6000),
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(20),
+  LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(1000).default(5),
+  LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(100_000).default(30),
+  LOGIN_THROTTLE_MAX_DELAY: duration.prefault('15m'),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(60),
   TRUST_PROXY: bool(false),
   PROVIDER_SANDBOX: bool(true),
   SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
@@ -112,6 +116,10 @@ export type Config = {
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   loginRateLimitPerMinute: number;
+  /** Failed-login throttles in the database: attempts before delays start, and the longest delay. */
+  loginThrottle: { accountFreeAttempts: number; addressFreeAttempts: number; maxDelayMs: number };
+  /** Requests with a missing or bad credential allowed per address and minute before 429 (0: no limit). */
+  authFailureLimitPerMinute: number;
   trustProxy: boolean;
   providerSandbox: boolean;
   sandbox: {
@@ -214,6 +222,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    loginThrottle: {
+      accountFreeAttempts: e.LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS,
+      addressFreeAttempts: e.LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS,
+      maxDelayMs: Math.max(1000, e.LOGIN_THROTTLE_MAX_DELAY),
+    },
+    authFailureLimitPerMinute: e.AUTH_FAILURE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     providerSandbox: e.PROVIDER_SANDBOX,
     sandbox: {

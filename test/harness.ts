@@ -151,6 +151,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     BOOTSTRAP_ADMIN_PASSWORD: OWNER_PASSWORD,
     BOOTSTRAP_API_KEY: apiKey,
     RATE_LIMIT_PER_MINUTE: '0',
+    // Route tests send many bad credentials on purpose (test/auth-cases.ts); the limit's own tests turn it on.
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
     ...options.env,
   });
   const logs: string[] = [];

@@ -111,6 +111,23 @@ export const apiKeys = pgTable(
   ],
 );
 
+/**
+ * Attempt throttles for guessable secrets (login passwords, later invitation and device codes), one
+ * row per key such as `login:account:<email>` or `login:ip:<address>`; shared by every process.
+ */
+export const throttles = pgTable(
+  'throttles',
+  {
+    key: text('key').primaryKey(),
+    /** Attempts charged since the last success or since the row was forgotten. */
+    attempts: integer('attempts').notNull(),
+    lastAttemptAt: at('last_attempt_at').notNull(),
+    /** No attempt is taken before this time. */
+    blockedUntil: at('blocked_until'),
+  },
+  (t) => [index('throttles_last_attempt_idx').on(t.lastAttemptAt)],
+);
+
 export const channels = pgTable(
   'channels',
   {

@@ -20,6 +20,7 @@ import type { Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
+import { createAuthFailureLimiter } from './auth/failure-limit.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
@@ -136,16 +137,29 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   }
 
   const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
-  app.addHook('onRequest', async (request) => {
+  const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock }) : undefined;
+  app.addHook('onRequest', async (request, reply) => {
     // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
     if (request.is404) return;
-    request.actor = await authenticate(request, request.routeOptions.config.auth ?? {}, {
-      db: container.database.db,
-      clock: container.clock,
-      apiKeys: container.apiKeys,
-      trustedOrigins,
-      bearer: options.bearer,
-    });
+    const requirement = request.routeOptions.config.auth ?? {};
+    // Before any lookup: an address sending bad credentials is stopped without costing the database.
+    const wait = 'public' in requirement ? undefined : authFailures?.retryAfter(request.ip);
+    if (wait !== undefined) {
+      void reply.header('retry-after', String(wait));
+      throw new DomainError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
+    }
+    try {
+      request.actor = await authenticate(request, requirement, {
+        db: container.database.db,
+        clock: container.clock,
+        apiKeys: container.apiKeys,
+        trustedOrigins,
+        bearer: options.bearer,
+      });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
+      throw err;
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -156,8 +170,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const shape = configured === 'code' && authFailure ? 'problem' : configured;
     if (domain) {
       if (domain.code === 'rate_limited') {
+        // A throttle that refused the request has set its own Retry-After; the API limit's reset is another clock.
         const reset = reply.getHeader('x-ratelimit-reset');
-        if (reset !== undefined) void reply.header('retry-after', String(reset));
+        if (reset !== undefined && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(reset));
       }
       return sendError(reply, request, domain, shape);
     }

@@ -7,6 +7,7 @@
  * The bare official path trusts the installation's app secret (OFFICIAL_APP_SECRET, and the
  * sandbox's while it is on); the per-channel path trusts that channel's own app_secret credential.
  */
+import { randomBytes } from 'node:crypto';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
@@ -44,12 +45,18 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
   const installationVerifyTokens = (): string[] =>
     [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s));
 
-  async function channelFromPath(channelId: string): Promise<ChannelRow> {
-    if (!isUuid(channelId)) throw new DomainError('not_found', 'channel not found');
-    const row = await reloadChannel(db, channelId).catch(() => undefined);
-    if (!row) throw new DomainError('not_found', 'channel not found');
-    return row;
+  /**
+   * The channel a per-channel path names, or undefined. These routes are public, so an unknown id is
+   * never told apart from a real one: it is checked against a secret nobody holds and refused exactly
+   * as a real channel's bad signature or verify token is.
+   */
+  async function channelFromPath(channelId: string): Promise<ChannelRow | undefined> {
+    if (!isUuid(channelId)) return undefined;
+    return reloadChannel(db, channelId).catch(() => undefined);
   }
+  const unknownChannelSecret = randomBytes(32).toString('base64url');
+  const channelCredential = (channel: ChannelRow | undefined, name: 'verify_token' | 'app_secret' | 'callback_secret'): string =>
+    (channel ? connectionOf(channel, container.sealer).credentials[name] : undefined) || unknownChannelSecret;
 
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
@@ -99,13 +106,13 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request, reply) => {
         const channel = await channelFromPath(request.params.channelID);
-        const token = connectionOf(channel, container.sealer).credentials.verify_token;
-        return reply.type('text/plain').send(await challenge(request.query, token ? [token] : []));
+        return reply.type('text/plain').send(await challenge(request.query, [channelCredential(channel, 'verify_token')]));
       },
     );
 
-    const officialPost = async (raw: unknown, signature: string | undefined, secrets: string[], only?: ChannelRow) => {
-      if (!Buffer.isBuffer(raw) || !verifyOfficialSignature(raw, signature, secrets)) {
+    /** `only`: the channel of a per-channel path (null when that channel is unknown); undefined on the bare path. */
+    const officialPost = async (raw: unknown, signature: string | undefined, secrets: string[], only?: ChannelRow | null) => {
+      if (!Buffer.isBuffer(raw) || !verifyOfficialSignature(raw, signature, secrets) || only === null) {
         throw new DomainError('unauthenticated', 'invalid or missing X-Hub-Signature-256');
       }
       const payload = parseJson(raw);
@@ -157,8 +164,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        const secret = connectionOf(channel, container.sealer).credentials.app_secret;
-        return officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), secret ? [secret] : [], channel);
+        return officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), [channelCredential(channel, 'app_secret')], channel ?? null);
       },
     );
 
@@ -178,9 +184,9 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        const secret = connectionOf(channel, container.sealer).credentials.callback_secret ?? '';
+        const secret = channelCredential(channel, 'callback_secret');
         const raw = request.body;
-        if (!Buffer.isBuffer(raw) || !secret || !verifyGatewaySignature(raw, header(request.headers[GATEWAY_SIGNATURE]), secret)) {
+        if (!channel || !Buffer.isBuffer(raw) || !verifyGatewaySignature(raw, header(request.headers[GATEWAY_SIGNATURE]), secret)) {
           throw new DomainError('unauthenticated', 'invalid or missing X-Gateway-Signature');
         }
         const payload = parseJson(raw);
