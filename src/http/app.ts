@@ -19,6 +19,7 @@ import {
 import type { Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
+import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
@@ -84,7 +85,16 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  // Every body, query and params string is checked before the route's schema: one that PostgreSQL
+  // could not store (NUL, a lone surrogate) or input nested too deep is a 400 naming the field.
+  app.setValidatorCompiler((route) => {
+    const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+    return (data: unknown) => {
+      const bad = findUnstorableInput(data);
+      if (bad) return { error: [{ keyword: 'storable', instancePath: toPointer(bad.path), schemaPath: '#', params: {}, message: bad.message }] };
+      return validate(data);
+    };
+  });
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON only; anything else is a 415 (the OAuth routes add form bodies in their scope).
   app.removeContentTypeParser(['text/plain']);

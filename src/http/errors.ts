@@ -80,10 +80,11 @@ const MALFORMED_JSON = 'malformed JSON: the request body is not valid JSON';
 export function toDomainError(error: unknown): DomainError | undefined {
   if (error instanceof DomainError) return error;
   const err = error as FastifyError & { validationContext?: string };
-  if (hasZodFastifySchemaValidationErrors(err)) {
+  // The route schemas' errors, and the input check's that runs before them (app.ts).
+  if (hasZodFastifySchemaValidationErrors(err) || (err?.code === 'FST_ERR_VALIDATION' && err.validation?.length)) {
     const context = err.validationContext ?? 'body';
     const location = (context === 'querystring' ? 'query' : context) as FieldError['location'];
-    const fieldErrors: FieldError[] = err.validation.map((v) => ({
+    const fieldErrors: FieldError[] = err.validation!.map((v) => ({
       pointer: v.instancePath || '/',
       location,
       message: v.message ?? 'invalid value',

@@ -83,6 +83,8 @@ describe('channel records', () => {
       [{ platform: 'chatapp_official', name: 'x', settings: { colour: 'red' } }, '/settings'],
       [{ platform: 'chatapp_unofficial', name: 'x', settings: { gateway_base: 'not a url' } }, '/settings/gateway_base'],
       [{ platform: 'chatapp_official', name: 'x', credentials: { access_token: 'abc' } }, '/settings/phone_number_id'],
+      [{ platform: 'chatapp_official', name: 'x', display_phone_number: '.(' }, '/display_phone_number'],
+      [{ platform: 'chatapp_unofficial', name: 'x', display_phone_number: 'call me' }, '/display_phone_number'],
     ];
     for (const [body, pointer] of cases) {
       const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
@@ -275,6 +277,31 @@ describe('provider webhook signatures', () => {
     assert.equal(tampered.status, 401);
     const garbage = await request(server, 'POST', path, { rawBody: 'not json', headers: { 'x-hub-signature-256': signBody(secret(), 'not json') } });
     assert.equal(garbage.status, 400, 'a signed body that is not JSON is refused after the signature check');
+  });
+
+  test('a signed delivery holding NUL characters or lone surrogates is stored with U+FFFD in their place, not refused', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Nul inbound' });
+    const payload = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{
+        id: '1',
+        changes: [{
+          field: 'messages',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550100', phone_number_id: channel.settings.phone_number_id },
+            contacts: [{ profile: { name: 'Nul\u0000Name' }, wa_id: '4930555000' }],
+            messages: [{ from: '4930555000', id: 'wamid.nul-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hi\u0000 \uD800 there' } }],
+          },
+        }],
+      }],
+    });
+    const path = '/v1/providers/chatapp_official/webhook';
+    const res = await request(server, 'POST', path, { rawBody: payload, headers: { 'x-hub-signature-256': signBody(secret(), payload) } });
+    assert.equal(res.status, 200, res.text);
+    const [stored] = await queryRows<{ payload: any }>(server.container.database.db, sql`select payload from provider_events where channel_id = ${channel.id}`);
+    const message = stored!.payload.entry[0].changes[0].value.messages[0];
+    assert.equal(message.text.body, 'hi\uFFFD \uFFFD there');
   });
 
   test('the verify-token challenge answers only the right token', async () => {

@@ -9,6 +9,7 @@ import { channels, channelStatusHistory } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import { normalizePhone } from '../../lib/phone.ts';
 import { assertSafeTarget, UnsafeTargetError } from '../../lib/safe-fetch.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ChannelConnection, Platform, ProviderError } from '../../providers/provider.ts';
@@ -152,6 +153,11 @@ function pickKnown(values: Record<string, unknown> | undefined, keys: readonly s
   return { ...(values ?? {}) };
 }
 
+function assertDisplayNumber(value: string | null | undefined): void {
+  if (value === undefined || value === null || normalizePhone(value)) return;
+  throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', location: 'body', message: 'not a phone number' }]);
+}
+
 async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps, sandbox = false): Promise<void> {
   if (url === undefined) return;
   try {
@@ -169,6 +175,7 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Channe
  */
 export async function createChannel(deps: ChannelDeps, actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
   const platform = input.platform;
+  assertDisplayNumber(input.displayPhoneNumber);
   const settings = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
   const credentials = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
   const bindSandbox = Object.keys(credentials).length === 0 && !settings.gateway_base && !settings.phone_number_id;
@@ -310,6 +317,7 @@ export type UpdateChannelInput = {
 export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: string, input: UpdateChannelInput): Promise<ChannelRow> {
   const row = await loadChannel(deps.db, actor, channelId);
   const platform = row.platform as Platform;
+  assertDisplayNumber(input.displayPhoneNumber);
   const settingsPatch = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
   const credentialsPatch = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
   if (row.sandbox && (settingsPatch.api_base || settingsPatch.gateway_base || settingsPatch.phone_number_id || settingsPatch.session)) {
