@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
+import securityHeaders from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import {
@@ -71,6 +72,21 @@ export function actorOf(request: { actor: Actor | undefined }): Actor {
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<App> {
   const { config } = container;
+  const helmetOptions = {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
+        upgradeInsecureRequests: config.secureCookies ? [] : null,
+      },
+    },
+    hsts: config.secureCookies,
+  };
+  // A malformed path never reaches the hooks: its answer gets the request id and security headers here.
+  const setSecurityHeaders = securityHeaders(helmetOptions);
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -83,6 +99,18 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
     return503OnClosing: true,
+    frameworkErrors: (error, request, reply) => {
+      void reply.header('x-request-id', request.id);
+      setSecurityHeaders(request.raw, reply.raw, () => undefined);
+      const domain =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new DomainError('invalid', 'the request path is not valid: it holds a malformed percent-encoding')
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? new DomainError('uri_too_long', 'a path segment is longer than the limit')
+            : undefined;
+      if (!domain) request.log.error({ err: error }, 'unhandled framework error');
+      return sendError(reply, request, domain ?? internalError(request), 'problem');
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every body, query and params string is checked before the route's schema: one that PostgreSQL
@@ -114,22 +142,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // What a credential can read is never kept by a browser or a proxy; a route may still set its own.
+    const auth = request.routeOptions.config?.auth;
+    if (!(auth && 'public' in auth)) void reply.header('cache-control', 'no-store');
   });
 
   await app.register(cookie);
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
-        upgradeInsecureRequests: config.secureCookies ? [] : null,
-      },
-    },
-    hsts: config.secureCookies,
-  });
+  await app.register(helmet, helmetOptions);
   if (config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       max: config.rateLimitPerMinute,
@@ -223,7 +242,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerEventRoutes(app, container);
   await registerProviderWebhookRoutes(app, container);
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
-  await registerDocsRoutes(app);
+  await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
   await registerDashboard(app, container);
   return app;
 }

@@ -180,3 +180,47 @@ test('assigning a conversation to an empty user id is a 400 naming the field', a
   const unassign = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, { key: server.apiKey, body: { assignee_user_id: null } });
   assert.equal(unassign.status, 200, unassign.text);
 });
+
+test('a malformed percent-encoded path gets the one error writer: problem body, request id, security headers', async () => {
+  for (const path of ['/v1/channels/%E0%A4%A', '/v1/contacts/%ZZ', '/%C0']) {
+    const res = await request(server, 'GET', path, { key: server.apiKey, headers: { 'x-request-id': 'bad-url-1' } });
+    assert.equal(res.status, 400, path);
+    isProblem(res, 400);
+    assert.equal(res.body.code, 'invalid');
+    assert.equal(res.body.request_id, 'bad-url-1');
+    assert.equal(res.headers.get('x-request-id'), 'bad-url-1');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+    assert.doesNotMatch(res.text, /FST_ERR/);
+  }
+  const made = await request(server, 'GET', '/v1/channels/%E0%A4%A');
+  assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});
+
+test('the reference page: no upgrade to https on an http deployment, no third-party validator image', async () => {
+  const page = await fetch(`${server.baseUrl}/v1/docs/`);
+  assert.equal(page.status, 200);
+  await page.text();
+  const csp = page.headers.get('content-security-policy') ?? '';
+  assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+  assert.doesNotMatch(csp, /validator\.swagger\.io/);
+  const imgSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('img-src'));
+  assert.equal(imgSrc, "img-src 'self' data:");
+  assert.match(csp, /script-src 'self'/, 'the rest of the policy is kept');
+  const initializer = await fetch(`${server.baseUrl}/v1/docs/static/swagger-initializer.js`);
+  const script = await initializer.text();
+  assert.match(script, /validatorUrl: null/);
+  assert.doesNotMatch(script, /validator\.swagger\.io/);
+});
+
+test('authenticated answers carry Cache-Control: no-store, errors included', async () => {
+  const list = await request(server, 'GET', '/v1/channels', { key: server.apiKey });
+  assert.equal(list.status, 200);
+  assert.equal(list.headers.get('cache-control'), 'no-store');
+  const denied = await request(server, 'GET', '/v1/channels');
+  assert.equal(denied.status, 401);
+  assert.equal(denied.headers.get('cache-control'), 'no-store');
+  const invalid = await request(server, 'GET', '/v1/contacts?limit=0', { key: server.apiKey });
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.headers.get('cache-control'), 'no-store');
+});
