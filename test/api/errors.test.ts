@@ -195,6 +195,11 @@ test('a malformed percent-encoded path gets the one error writer: problem body, 
   }
   const made = await request(server, 'GET', '/v1/channels/%E0%A4%A');
   assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const long = await request(server, 'GET', `/v1/channels/${'a'.repeat(300)}`, { key: server.apiKey, headers: { 'x-request-id': 'long-param-1' } });
+  assert.equal(long.status, 414);
+  isProblem(long, 414);
+  assert.equal(long.headers.get('x-request-id'), 'long-param-1');
+  assert.equal(long.headers.get('x-content-type-options'), 'nosniff');
 });
 
 test('the reference page: no upgrade to https on an http deployment, no third-party validator image', async () => {
