@@ -72,21 +72,6 @@ export function actorOf(request: { actor: Actor | undefined }): Actor {
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<App> {
   const { config } = container;
-  const helmetOptions = {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-        // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
-        upgradeInsecureRequests: config.secureCookies ? [] : null,
-      },
-    },
-    hsts: config.secureCookies,
-  };
-  // A malformed path never reaches the hooks: its answer gets the request id and security headers here.
-  const setSecurityHeaders = securityHeaders(helmetOptions);
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -148,6 +133,21 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
 
   await app.register(cookie);
+  const helmetOptions = {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+        // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
+        upgradeInsecureRequests: config.secureCookies ? [] : null,
+      },
+    },
+    hsts: config.secureCookies,
+  };
+  // A malformed path never reaches the hooks: frameworkErrors (above) sets these headers itself.
+  const setSecurityHeaders = securityHeaders(helmetOptions);
   await app.register(helmet, helmetOptions);
   if (config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
