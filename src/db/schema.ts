@@ -141,8 +141,14 @@ export const channels = pgTable(
     statusReason: text('status_reason'),
     statusChangedAt: at('status_changed_at').notNull().defaultNow(),
     displayPhoneNumber: text('display_phone_number'),
-    /** The provider's handle that routes inbound events here: phone_number_id, or the gateway session id. */
+    /** The provider's handle the channel's settings name: phone_number_id, or the gateway session id. A claim, not exclusive. */
     providerRef: text('provider_ref'),
+    /**
+     * provider_ref once the provider confirmed it belongs to this channel (credentials checked against
+     * the installation's provider, or a number the sandbox provisioned): exclusive, and what routes
+     * inbound events of the shared webhook path here. Null while unverified.
+     */
+    boundRef: text('bound_ref'),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     credentialsEncrypted: text('credentials_encrypted'),
     sandbox: boolean('sandbox').notNull().default(false),
@@ -156,7 +162,7 @@ export const channels = pgTable(
   },
   (t) => [
     index('channels_organization_idx').on(t.organizationId, t.createdAt),
-    uniqueIndex('channels_provider_ref_key').on(t.platform, t.providerRef),
+    uniqueIndex('channels_bound_ref_key').on(t.platform, t.boundRef),
     check('channels_platform_check', sql`${t.platform} in ('chatapp_official', 'chatapp_unofficial')`),
   ],
 );

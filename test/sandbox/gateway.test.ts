@@ -245,3 +245,12 @@ test('logout stops the session (with a callback); it then neither sends nor rece
   const described = await call('GET', '');
   assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null });
 });
+
+test('a body with text that cannot be stored is a 400 in the gateway\'s error shape, not a failure', async () => {
+  for (const body of [{ qr: '\u0000' }, { qr: 'abc\uD800' }, { ['q\u0000r']: 'x' }]) {
+    const res = await request(server, 'POST', '/sandbox/gateway/scan', { body });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.code, 'invalid_request');
+    assert.equal(res.body.error.retryable, false);
+  }
+});

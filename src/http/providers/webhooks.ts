@@ -15,6 +15,7 @@ import { connectionOf, findChannelByRef, findChannelsByWaba, reloadChannel, type
 import { acceptProviderDelivery } from '../../domain/channels/provider-events.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import { EVENT_ID_HEADER, normalizeGatewayCallback, SIGNATURE_HEADER as GATEWAY_SIGNATURE, verifyGatewaySignature } from '../../providers/gateway/inbound.ts';
 import { normalizeOfficialWebhook, SIGNATURE_HEADER as OFFICIAL_SIGNATURE, verifyOfficialSignature } from '../../providers/official/inbound.ts';
@@ -26,14 +27,18 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The delivery as an object; text the database cannot store (NUL, a lone surrogate) becomes U+FFFD, so the delivery is kept. */
 function parseJson(raw: Buffer): Record<string, unknown> {
+  let value: unknown;
   try {
-    const value = JSON.parse(raw.toString('utf8')) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    value = JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
-    // fall through
+    throw new DomainError('invalid', 'webhook body is not a JSON object');
   }
-  throw new DomainError('invalid', 'webhook body is not a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new DomainError('invalid', 'webhook body is not a JSON object');
+  const storable = toStorableJson(value);
+  if (storable === undefined) throw new DomainError('invalid', `webhook body nests deeper than ${MAX_NESTING_DEPTH} levels`);
+  return storable as Record<string, unknown>;
 }
 
 export async function registerProviderWebhookRoutes(app: App, container: Container) {
