@@ -150,11 +150,11 @@ describe('sandbox-bound channels', () => {
     await customerWrites(server, official.id, TO);
     const sentOfficial = await send(server, { channel_id: official.id, to: TO, type: 'text', content: { body: 'hello' } });
     assert.equal(sentOfficial.status, 201, sentOfficial.text);
-    await waitForStatus(server, sentOfficial.body.data.id, 'delivered');
+    await waitForStatus(server, sentOfficial.body.data.id, 'read');
     const gateway = await pairedGatewayChannel(server, 'sandbox gateway');
     const sentGateway = await send(server, { channel_id: gateway.id, to: TO, type: 'text', content: { body: 'hello' } });
     assert.equal(sentGateway.status, 201, sentGateway.text);
-    await waitForStatus(server, sentGateway.body.data.id, 'delivered');
+    await waitForStatus(server, sentGateway.body.data.id, 'read');
   });
 });
 
