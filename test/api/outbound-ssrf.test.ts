@@ -158,6 +158,23 @@ describe('sandbox-bound channels', () => {
   });
 });
 
+describe("the sandbox's callbacks", () => {
+  test('a gateway session whose callback_url is not Parley\'s own is refused like any other target', async () => {
+    const sandbox = server.container.sandbox!;
+    const db = server.container.database.db;
+    const { session, apiKey } = await sandbox.provisionGatewaySession(db);
+    for (const [url, reason] of [
+      [`http://127.0.0.1:${port}/callback`, /must be an https URL/],
+      [`https://[::7f00:1]:${port}/callback`, /private or loopback/],
+      ['https://169.254.169.254/latest/meta-data', /private or loopback/],
+    ] as const) {
+      const put = await request(server, 'PUT', `/sandbox/gateway/sessions/${session}`, { bearer: apiKey, body: { callback_url: url, callback_secret: randomToken(32) } });
+      assert.equal(put.status, 200, put.text);
+      await assert.rejects(sandbox.deliverCallback(db, { kind: 'session.status', session_id: session, status: 'SCAN_QR' }, uuidv7()), reason, url);
+    }
+  });
+});
+
 describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false', () => {
   let off: TestServer;
   before(async () => {
