@@ -104,7 +104,8 @@ function checkSyntax(url: string, policy: TargetPolicy): CheckedTarget {
   }
   if (!policy.allowPrivate) {
     // RFC 6761: localhost names are loopback whatever a resolver says.
-    const loopbackName = host === 'localhost' || host.endsWith('.localhost');
+    const name = host.toLowerCase().replace(/\.$/, '');
+    const loopbackName = name === 'localhost' || name.endsWith('.localhost');
     if (loopbackName || (isIP(host) !== 0 && !isPublicAddress(host))) throw refusedHost(host);
   }
   return { url: parsed, host, own: false };

@@ -63,6 +63,7 @@ test('URLs with a non-public literal host are refused without a lookup, however 
       'https://127.1/',
       'https://localhost/',
       'https://api.localhost/',
+      'https://LOCALHOST./',
       'https://[::1]:8443/',
     ]) {
       await assert.rejects(assertSafeTarget(url, PUBLIC_ONLY), (err: unknown) => err instanceof UnsafeTargetError && /private or loopback/.test(err.message), url);

@@ -8,7 +8,10 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { channels } from '../../src/db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { dispatchDeps } from '../../src/container.ts';
+import { channels, messages } from '../../src/db/schema.ts';
+import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
@@ -176,18 +179,16 @@ describe("the sandbox's callbacks", () => {
 });
 
 describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false', () => {
+  // No worker: the test hands the queued messages to the dispatch step itself.
   let off: TestServer;
+  let channelId: string;
   before(async () => {
-    off = await startTestServer({ worker: true, env: { PROVIDER_SANDBOX: 'false', ALLOW_PRIVATE_NETWORK_TARGETS: 'false' } });
-  });
-  after(() => off.close());
-
-  test("its sandbox flag neither lets its media URLs nor its provider calls reach loopback", async () => {
+    off = await startTestServer({ env: { PROVIDER_SANDBOX: 'false', ALLOW_PRIVATE_NETWORK_TARGETS: 'false' } });
     // As if made under the earlier config: flagged sandbox, its provider on loopback, connected.
-    const id = uuidv7();
+    channelId = uuidv7();
     const session = `s-${randomToken(6)}`;
     await off.container.database.db.insert(channels).values({
-      id,
+      id: channelId,
       organizationId: off.organizationId,
       platform: 'chatapp_unofficial',
       name: 'old sandbox channel',
@@ -197,14 +198,37 @@ describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false'
       credentialsEncrypted: off.container.sealer.seal(JSON.stringify({ api_key: 'k', callback_secret: randomToken(32) })),
       sandbox: true,
     });
+  });
+  after(() => off.close());
+
+  async function dispatch(messageId: string) {
+    const [row] = await off.container.database.db.select().from(messages).where(eq(messages.id, messageId));
+    assert.equal(await dispatchMessage(dispatchDeps(off.container), row!), null);
+    const [after] = await off.container.database.db.select().from(messages).where(eq(messages.id, messageId));
+    return after!;
+  }
+
+  test('its media URLs are refused at accept, and by the media probe for one queued under an earlier config', async () => {
     for (const url of [`http://127.0.0.1:${port}/a.png`, `https://127.0.0.1:${port}/a.png`, `https://[::7f00:1]:${port}/a.png`]) {
-      const media = await send(off, { channel_id: id, to: TO, type: 'image', content: { media_url: url } });
+      const media = await send(off, { channel_id: channelId, to: TO, type: 'image', content: { media_url: url } });
       assert.equal(media.status, 400, `${url}: ${media.text}`);
     }
-    const text = await send(off, { channel_id: id, to: TO, type: 'text', content: { body: 'hello' } });
+    // Accepted with a public address (never contacted: no worker), then as if accepted earlier with a loopback one.
+    const queued = await send(off, { channel_id: channelId, to: TO, type: 'image', content: { media_url: 'https://93.184.216.34/a.png' } });
+    assert.equal(queued.status, 201, queued.text);
+    await off.container.database.db.update(messages).set({ content: { media_url: `https://127.0.0.1:${port}/a.png` } }).where(eq(messages.id, queued.body.data.id));
+    const probed = await dispatch(queued.body.data.id);
+    assert.equal(probed.status, 'failed');
+    assert.equal(probed.errorCode, 'media_url_refused');
+    assert.match(probed.errorTitle!, /private or loopback/);
+  });
+
+  test('its provider calls are refused: the stored flag does not make loopback reachable', async () => {
+    const text = await send(off, { channel_id: channelId, to: TO, type: 'text', content: { body: 'hello' } });
     assert.equal(text.status, 201, text.text);
-    const failed = await waitForStatus(off, text.body.data.id, 'failed');
-    assert.equal(failed.error.code, 'unsafe_target');
-    assert.match(failed.error.title, /^provider address refused: /);
+    const sent = await dispatch(text.body.data.id);
+    assert.equal(sent.status, 'failed');
+    assert.equal(sent.errorCode, 'unsafe_target');
+    assert.match(sent.errorTitle!, /^provider address refused: /);
   });
 });
