@@ -417,7 +417,6 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
 const conversationNotFound = () =>
   invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
 
-/** Media must be fetched over https (checked again, with the address, when the worker fetches it). */
 /**
  * Refuses media URLs that fail the checks needing no DNS (scheme, credentials, an IP literal that is
  * not public); the dispatcher's media probe checks the resolved addresses before it connects.

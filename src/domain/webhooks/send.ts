@@ -11,13 +11,13 @@ import { signatureHeader } from './signing.ts';
 
 /** How much of a receiver's answer is kept (only of a 2xx text or JSON answer). */
 export const RESPONSE_EXCERPT_BYTES = 4096;
+export const USER_AGENT = 'Parley-Webhooks/1.0 (+https://www.standardwebhooks.com)';
 
 /** Content types whose answer is kept: text, JSON. */
 export function isExcerptType(contentType: string | string[] | undefined): boolean {
   const type = String(Array.isArray(contentType) ? contentType[0] : (contentType ?? '')).split(';')[0]!.trim().toLowerCase();
   return type.startsWith('text/') || type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
-export const USER_AGENT = 'Parley-Webhooks/1.0 (+https://www.standardwebhooks.com)';
 
 export type OutgoingMessage = {
   /** The webhook-id: the event id (or a test send's id), the same on every attempt. */
