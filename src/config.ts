@@ -135,7 +135,7 @@ export type Config = {
     appSecret: string | undefined;
     verifyToken: string | undefined;
   };
-  /** Lets media, gateway and webhook URLs point at private or loopback addresses (development). */
+  /** Lets media, gateway and webhook URLs be plain http and private or loopback addresses (development); the sandbox never does. */
   allowPrivateNetworkTargets: boolean;
   /** How long an official send whose answer was lost waits for a status naming it before failing. */
   messageReconcileSeconds: number;

@@ -18,7 +18,7 @@ export type ReceivedRequest = {
 };
 
 /** What to answer: a status (and body), or 'hang' to hold the request open until the receiver closes. */
-export type Answer = { status: number; body?: string; delayMs?: number } | 'hang';
+export type Answer = { status: number; body?: string; delayMs?: number; contentType?: string } | 'hang';
 
 export type Receiver = {
   url: string;
@@ -53,7 +53,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       }
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' });
         res.end(answer.body ?? '');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);

@@ -12,7 +12,7 @@ import { createOtherOrganization, freePort, OWNER_EMAIL, request, startTestServe
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20' } });
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20', ALLOW_PRIVATE_NETWORK_TARGETS: 'false' } });
 });
 after(() => server.close());
 

@@ -10,7 +10,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone } from '../../lib/phone.ts';
-import { assertSafeTarget, UnsafeTargetError } from '../../lib/safe-fetch.ts';
+import { assertSafeTarget, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ChannelConnection, Platform, ProviderError } from '../../providers/provider.ts';
 import type { SandboxProvisioning } from '../../sandbox/contract.ts';
@@ -28,7 +28,8 @@ export type ChannelDeps = {
   sandbox: SandboxProvisioning | undefined;
   baseUrl: string;
   official: { apiBase: string | undefined; apiVersion: string };
-  allowPrivateTargets: boolean;
+  /** Where provider addresses may point (the current config's rule, whatever the channel's history). */
+  targets: TargetPolicy;
 };
 
 /** Settings a user may see and set, per platform. Secrets go in credentials. */
@@ -158,10 +159,10 @@ function assertDisplayNumber(value: string | null | undefined): void {
   throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', location: 'body', message: 'not a phone number' }]);
 }
 
-async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps, sandbox = false): Promise<void> {
+async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps): Promise<void> {
   if (url === undefined) return;
   try {
-    await assertSafeTarget(String(url), { allowPrivate: deps.allowPrivateTargets || sandbox });
+    await assertSafeTarget(String(url), deps.targets);
   } catch (err) {
     if (err instanceof UnsafeTargetError) throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, location: 'body', message: err.message }]);
     throw err;
@@ -191,7 +192,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
       if (!credentials.access_token) missing.push('/credentials/access_token');
       if (!settings.api_base && !deps.official.apiBase) missing.push('/settings/api_base');
       if (missing.length) throw invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
-      await assertProviderAddress(settings.api_base, '/settings/api_base', deps, input.sandbox);
+      await assertProviderAddress(settings.api_base, '/settings/api_base', deps);
     } else {
       const missing: string[] = [];
       if (!settings.gateway_base) missing.push('/settings/gateway_base');

@@ -158,7 +158,6 @@ export async function exchangeSignupCode(
     appId,
     appSecret,
     code: input.code,
-    sandbox: useSandbox,
     wabaId: input.wabaId,
   });
   if (!exchanged.ok) throw providerRefusal(exchanged.error);

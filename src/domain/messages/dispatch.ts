@@ -11,6 +11,7 @@ import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { Platform, ProviderError } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, recordProviderFault, reloadChannel } from '../channels/channels.ts';
@@ -26,7 +27,8 @@ export type DispatchDeps = {
   providers: ProviderRegistry;
   pacer: Pacer;
   logger: Logger;
-  allowPrivateTargets: boolean;
+  /** Where media URLs may point (the current config's rule, whatever the channel's history). */
+  targets: TargetPolicy;
   /** How long an official send whose answer was lost waits for a status webhook before failing. */
   reconcileAfterSeconds: number;
 };
@@ -85,9 +87,8 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
   if (wait > 2000) return wait / 1000;
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
-  const policy = { allowPrivate: deps.allowPrivateTargets || channel.sandbox };
   for (const media of mediaOf(row.type, row.content)) {
-    const problem = await checkMedia(media.type, media.url, policy);
+    const problem = await checkMedia(media.type, media.url, deps.targets);
     if (problem) return fail(deps, row, problem);
   }
 

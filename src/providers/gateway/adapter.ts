@@ -2,6 +2,7 @@
  * Parley's types to the gateway protocol's. The gateway takes Parley's own message types and
  * content shapes, so sending passes them through with Parley's message id as the idempotency key.
  */
+import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, ProviderAdapter } from '../provider.ts';
 import { createGatewayClient } from './client.ts';
 
@@ -22,13 +23,14 @@ export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' 
   }
 }
 
-export function createGatewayAdapter(options: { allowPrivateTargets: boolean }): ProviderAdapter {
+/** options.targets: where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
+export function createGatewayAdapter(options: { targets: TargetPolicy }): ProviderAdapter {
   const client = (connection: ChannelConnection) => {
     const s = connection.settings as unknown as GatewaySettings;
     return createGatewayClient({
       base: s.gateway_base,
       apiKey: connection.credentials.api_key ?? '',
-      policy: { allowPrivate: options.allowPrivateTargets || connection.sandbox },
+      policy: options.targets,
     });
   };
   const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);

@@ -179,17 +179,17 @@ export function templateStatusName(native: string): string {
   return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
 }
 
-export type OfficialAdapterOptions = { allowPrivateTargets: boolean };
+export type OfficialAdapterOptions = {
+  /** Where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
+  targets: TargetPolicy;
+};
 
 export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
-  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; sandbox: boolean; wabaId?: string }): Promise<Result<SignupExchange>>;
+  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; wabaId?: string }): Promise<Result<SignupExchange>>;
 } {
-  const policyFor = (connection: { sandbox?: boolean }): TargetPolicy => ({
-    allowPrivate: options.allowPrivateTargets || connection.sandbox === true,
-  });
   const client = (connection: ChannelConnection): GraphClient => {
     const s = settingsOf(connection);
-    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: policyFor(connection) });
+    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: options.targets });
   };
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
@@ -292,7 +292,7 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
     },
 
     async exchangeCode(input) {
-      const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: policyFor(input) });
+      const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: options.targets });
       const exchanged = await graph.call<{ access_token?: string }>('GET', 'oauth/access_token', {
         query: { client_id: input.appId, client_secret: input.appSecret, code: input.code },
       });
