@@ -9,7 +9,8 @@ export type ProviderRegistry = {
   get(platform: Platform): ProviderAdapter;
 };
 
-export function createProviderRegistry(options: { allowPrivateTargets: boolean }): ProviderRegistry {
+/** timeoutMs: one provider call's limit (PROVIDER_TIMEOUT_MS; 15 s when unset). */
+export function createProviderRegistry(options: { allowPrivateTargets: boolean; timeoutMs?: number }): ProviderRegistry {
   const official = createOfficialAdapter(options);
   const gateway = createGatewayAdapter(options);
   return {

@@ -179,7 +179,7 @@ export function templateStatusName(native: string): string {
   return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
 }
 
-export type OfficialAdapterOptions = { allowPrivateTargets: boolean };
+export type OfficialAdapterOptions = { allowPrivateTargets: boolean; timeoutMs?: number };
 
 export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
   exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; sandbox: boolean; wabaId?: string }): Promise<Result<SignupExchange>>;
@@ -189,12 +189,15 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
   });
   const client = (connection: ChannelConnection): GraphClient => {
     const s = settingsOf(connection);
-    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: policyFor(connection) });
+    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: policyFor(connection), timeoutMs: options.timeoutMs });
   };
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
   return {
     platform: 'chatapp_official',
+    // No idempotency key and no way to look a send up: only a status webhook echoing
+    // biz_opaque_callback_data can settle a send whose answer was lost.
+    sends: { idempotentResend: false },
 
     async send(connection, message) {
       const s = settingsOf(connection);
