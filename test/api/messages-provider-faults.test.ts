@@ -6,8 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { dispatchDeps } from '../../src/container.ts';
 import { queryRows } from '../../src/db/client.ts';
+import { messages } from '../../src/db/schema.ts';
+import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
+import type { MessageRow } from '../../src/domain/messages/messages.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { customerWrites, eventually, officialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
@@ -167,4 +171,46 @@ test('official API as it really is (no lookup): a lost answer is settled by the 
     sql`select body->>'biz_opaque_callback_data' as id, count(*)::int as n from sandbox_messages where account_id = ${number.phoneNumberId} and direction = 'outbound' group by 1`,
   );
   assert.deepEqual(Object.fromEntries(held.map((r) => [r.id, r.n])), { [received!]: 1 }, 'never sent twice, and the lost one never sent again');
+});
+
+test('a provider that can be asked but keeps failing the lookup is asked again, then the message fails as outcome unknown, saying why', { timeout: 60_000 }, async () => {
+  const channel = await officialChannel(server, 'lookup down');
+  const to = '4915112347004';
+  await customerWrites(server, channel.id, to);
+  await server.container.dispatcher.stop({ timeoutMs: 1000 });
+  try {
+    const [id] = await sendAll(channel.id, to, 1);
+    // As a process that died mid-call leaves it: an attempt recorded, no answer. (Past the settle time,
+    // PROVIDER_TIMEOUT_MS + 5 s = 6 s, so the provider is asked.)
+    const lastAttempt = async (secondsAgo: number): Promise<MessageRow> => {
+      const [row] = await db()
+        .update(messages)
+        .set({ attempts: 1, lastAttemptAt: new Date(Date.now() - secondsAgo * 1000), dispatchAt: null })
+        .where(eq(messages.id, id!))
+        .returning();
+      return row!;
+    };
+    let asked = 0;
+    const deps = {
+      ...dispatchDeps(server.container),
+      sandboxSends: async () => {
+        asked++;
+        return { ok: false as const, error: { code: 'http_503', title: 'the provider is down', retryable: true } };
+      },
+    };
+    const again = await dispatchMessage(deps, await lastAttempt(RECONCILE_SECONDS - 1));
+    assert.equal(asked, 1);
+    assert.ok(typeof again === 'number' && again > 0, 'asked again later');
+    assert.equal((await request(server, 'GET', `/v1/messages/${id}`, { key: server.apiKey })).body.data.status, 'queued');
+
+    assert.equal(await dispatchMessage(deps, await lastAttempt(RECONCILE_SECONDS + 1)), null);
+    assert.equal(asked, 2);
+    const failed = await waitForStatus(server, id!, 'failed');
+    assert.equal(failed.error.code, 'outcome_unknown');
+    assert.match(failed.error.title, /could not be asked.*unknown/);
+    const [held] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${id!}`);
+    assert.equal(held!.n, 0, 'never sent while its first attempt was unsettled');
+  } finally {
+    await server.container.dispatcher.start();
+  }
 });

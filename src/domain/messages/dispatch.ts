@@ -165,13 +165,17 @@ async function settleLostAnswer(
   const found = await find(row.id);
   if (found.ok && found.value.found) {
     deps.logger.info({ message_id: row.id }, 'the provider has the send whose answer was lost; recorded as sent');
-    await markSent(deps, row, found.value.providerMessageId);
+    // A status webhook naming it may have moved it on meanwhile.
+    const current = await loadRow(deps.db, row.id);
+    if (current?.status === 'queued') await markSent(deps, current, found.value.providerMessageId);
     return null;
   }
   if (found.ok) {
     deps.logger.info({ message_id: row.id }, 'the provider never got the send whose answer was lost; sending it again');
     return 'send_again';
   }
+  // The provider could not be asked; a repeat it deduplicates is as good as an answer.
+  if (adapter.sends.idempotentResend) return 'send_again';
   if (waited >= deps.reconcileAfterSeconds) {
     return fail(deps, row, {
       code: 'outcome_unknown',
