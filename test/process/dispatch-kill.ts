@@ -1,7 +1,8 @@
 /**
  * SIGKILL in the middle of a dispatch batch, shared by the kill tests of both role layouts: messages
- * on an official and a gateway channel (both bound to the sandbox), the sandbox holding a batch's
- * sends unanswered (some it received, some not) when the process that sent them is killed. After a
+ * on an official and a gateway channel (both bound to the sandbox), the sandbox answering a 500 and a
+ * 429, then holding a batch's sends unanswered (some it received, some not) when the process that
+ * sent them is killed. After a
  * restart, what was lost is counted: every acknowledged message is read, none failed, the provider
  * holds each exactly once, and every message's read status reached the webhook endpoint.
  */
@@ -15,10 +16,18 @@ import { pairedGatewayChannel } from '../messages-helpers.ts';
 import { startReceiver } from '../webhook-receiver.ts';
 import { createDeployment, runService, startService, type ServiceProcess } from './service.ts';
 
-const OFFICIAL_MESSAGES = 30;
-const GATEWAY_MESSAGES = 16;
-/** Per channel: sends the sandbox records but never answers, and sends it neither records nor answers. */
-const HELD_PER_KIND = 2;
+const OFFICIAL_MESSAGES = 24;
+const GATEWAY_MESSAGES = 12;
+/**
+ * Per channel, in this order: a 500 and a 429 (retried), then sends the sandbox records but never
+ * answers and sends it neither records nor answers: those are in flight when the kill comes.
+ */
+const FAULTS = [
+  { fault: 'error', times: 1 },
+  { fault: 'rate_limit', times: 1 },
+  { fault: 'lose_answer', times: 2 },
+  { fault: 'hang', times: 2 },
+];
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -75,10 +84,9 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     await request(service, 'POST', '/sandbox/inbound', { body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } } });
     await poll('the window to open', async () => ((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at ? true : undefined), 20_000, 100);
 
-    const held = HELD_PER_KIND * 2 * 2;
-    const rules = [official.settings.phone_number_id as string, session].flatMap((account) =>
-      ['lose_answer', 'hang'].map((fault) => ({ fault, account, times: HELD_PER_KIND })),
-    );
+    const accounts = [official.settings.phone_number_id as string, session];
+    const rules = accounts.flatMap((account) => FAULTS.map((f) => ({ ...f, account })));
+    const hits = rules.reduce((n, r) => n + r.times, 0);
     assert.equal((await request(service, 'PUT', '/sandbox/faults', { body: { rules } })).status, 200);
 
     const accepted = await Promise.all([
@@ -92,12 +100,12 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const officialIds = ids.slice(0, OFFICIAL_MESSAGES);
     const gatewayIds = ids.slice(OFFICIAL_MESSAGES);
 
-    // The batch in flight: every held send is with the sandbox, unanswered.
+    // The batch in flight: every fault has struck, and the held sends are with the sandbox, unanswered.
     await poll(
       'the held sends',
       async () => {
         const res = await request(service, 'GET', '/sandbox/faults');
-        return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0) === held ? true : undefined;
+        return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0) === hits ? true : undefined;
       },
       30_000,
       20,
