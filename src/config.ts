@@ -83,6 +83,8 @@ const envSchema = z.object({
   OFFICIAL_APP_SECRET: z.string().min(8, { error: 'expects the app secret (8 characters or more)' }).optional(),
   OFFICIAL_VERIFY_TOKEN: z.string().min(8, { error: 'expects a verify token of 8 characters or more' }).optional(),
   ALLOW_PRIVATE_NETWORK_TARGETS: bool(false),
+  PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(120_000).default(15_000),
+  SANDBOX_FAULT_INJECTION: bool(false),
   MESSAGE_RECONCILE_SECONDS: z.coerce.number({ error: 'expects seconds' }).int().min(1).max(86_400).default(300),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(10_000),
@@ -124,6 +126,8 @@ export type Config = {
   providerSandbox: boolean;
   sandbox: {
     statusDelayMs: number;
+    /** Serves PUT/GET/DELETE /sandbox/faults, which make the sandbox's sends fail on purpose (tests). */
+    faultInjection: boolean;
     /** Where the sandbox sends the official provider's webhooks. */
     officialWebhookUrl: string;
   };
@@ -137,8 +141,10 @@ export type Config = {
   };
   /** Lets media, gateway and webhook URLs be plain http and private or loopback addresses (development); the sandbox never does. */
   allowPrivateNetworkTargets: boolean;
-  /** How long an official send whose answer was lost waits for a status naming it before failing. */
+  /** How long a send whose answer was lost may stay unsettled: waiting for a status, or for the provider to answer a lookup. */
   messageReconcileSeconds: number;
+  /** One call to a provider's API (a send, a lookup) gives up after this long. */
+  providerTimeoutMs: number;
   shutdownTimeoutMs: number;
   webhooks: {
     /** One delivery attempt's limit, response body included. */
@@ -232,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providerSandbox: e.PROVIDER_SANDBOX,
     sandbox: {
       statusDelayMs: e.SANDBOX_STATUS_DELAY_MS,
+      faultInjection: e.SANDBOX_FAULT_INJECTION,
       officialWebhookUrl: e.SANDBOX_OFFICIAL_WEBHOOK_URL ?? `${baseUrl}/v1/providers/chatapp_official/webhook`,
     },
     official: {
@@ -243,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     allowPrivateNetworkTargets: e.ALLOW_PRIVATE_NETWORK_TARGETS,
     messageReconcileSeconds: e.MESSAGE_RECONCILE_SECONDS,
+    providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

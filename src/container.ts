@@ -87,7 +87,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
     const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
     const queue = jobQueue;
-    const providers = createProviderRegistry({ targets: providerTargets(config) });
+    const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
@@ -193,6 +193,9 @@ export function dispatchDeps(container: Container): DispatchDeps {
     logger: container.logger,
     targets: providerTargets(container.config),
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
+    // A request cut off on our side has landed on the provider's (or never will) by then.
+    lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
+    sandboxSends: container.sandbox ? (connection, messageId) => container.sandbox!.findSend(container.database.db, connection, messageId) : undefined,
   };
 }
 

@@ -10,7 +10,8 @@ export type ProviderRegistry = {
   get(platform: Platform): ProviderAdapter;
 };
 
-export function createProviderRegistry(options: { targets: TargetPolicy }): ProviderRegistry {
+/** targets: where calls may go; timeoutMs: one provider call's limit (PROVIDER_TIMEOUT_MS; 15 s when unset). */
+export function createProviderRegistry(options: { targets: TargetPolicy; timeoutMs?: number }): ProviderRegistry {
   const official = createOfficialAdapter(options);
   const gateway = createGatewayAdapter(options);
   return {

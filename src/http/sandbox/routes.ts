@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
 import type { App } from '../app.ts';
+import { registerFaultRoutes } from './faults.ts';
 import { registerGatewayRoutes } from './gateway.ts';
 import { registerOfficialRoutes } from './official.ts';
 import { answerGateway, gatewayFaults, sendGatewayError, UNSTORABLE_BODY } from './replies.ts';
@@ -55,6 +56,7 @@ export async function registerSandboxRoutes(app: App, container: Container) {
         return reply.code(200).type(media.mimeType).header('cache-control', 'private, max-age=300').send(media.data);
       });
 
+      if (container.config.sandbox.faultInjection) await registerFaultRoutes(scope, sandbox);
       await scope.register(async (official: FastifyInstance) => registerOfficialRoutes(official, sandbox, db), { prefix: '/official' });
       await scope.register(async (gateway: FastifyInstance) => registerGatewayRoutes(gateway, sandbox, db), { prefix: '/gateway' });
     },

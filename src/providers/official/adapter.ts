@@ -182,6 +182,8 @@ export function templateStatusName(native: string): string {
 export type OfficialAdapterOptions = {
   /** Where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
   targets: TargetPolicy;
+  /** One call's time limit. */
+  timeoutMs?: number;
 };
 
 export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
@@ -189,12 +191,15 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
 } {
   const client = (connection: ChannelConnection): GraphClient => {
     const s = settingsOf(connection);
-    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: options.targets });
+    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: options.targets, timeoutMs: options.timeoutMs });
   };
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
   return {
     platform: 'chatapp_official',
+    // No idempotency key and no way to look a send up: only a status webhook echoing
+    // biz_opaque_callback_data can settle a send whose answer was lost.
+    sends: { idempotentResend: false },
 
     async send(connection, message) {
       const s = settingsOf(connection);
