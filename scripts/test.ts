@@ -20,7 +20,13 @@ const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 
-type FileResult = { file: string; ok: boolean; ms: number; timedOut: boolean };
+type FileResult = { file: string; ok: boolean; ms: number; timedOut: boolean; passed: number; failed: number; skipped: number };
+
+/** The totals node's spec reporter prints at the end of a file (`ℹ pass 12`); absent when the file died first. */
+function counts(output: string): { passed: number; failed: number; skipped: number } {
+  const read = (label: string) => Number(new RegExp(`^ℹ ${label} (\\d+)$`, 'm').exec(output)?.[1] ?? 0);
+  return { passed: read('pass'), failed: read('fail') + read('cancelled'), skipped: read('skipped') + read('todo') };
+}
 
 function runFile(file: string, env: NodeJS.ProcessEnv): Promise<FileResult> {
   const started = Date.now();
@@ -46,9 +52,13 @@ function runFile(file: string, env: NodeJS.ProcessEnv): Promise<FileResult> {
       clearTimeout(timer);
       const ms = Date.now() - started;
       const ok = code === 0 && !timedOut;
+      const output = Buffer.concat(chunks).toString();
+      const tally = counts(output);
+      // A file that failed without a failing test to show for it (killed, crashed at load) counts as one failure.
+      if (!ok && tally.failed === 0) tally.failed = 1;
       const head = `\n--- ${file}: ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s ---\n`;
-      process.stdout.write(head + Buffer.concat(chunks).toString());
-      resolve({ file, ok, ms, timedOut });
+      process.stdout.write(head + output);
+      resolve({ file, ok, ms, timedOut, ...tally });
     });
   });
 }
@@ -83,6 +93,8 @@ const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 process.stdout.write(`\n== ${results.length} file runs in ${((Date.now() - started) / 1000).toFixed(0)} s; slowest: ${slowest.map((r) => `${r.file} (${r.pass}) ${(r.ms / 1000).toFixed(0)} s`).join(', ')} ==\n`);
 if (failed.length > 0) {
   process.stdout.write(`FAILED ${failed.length}:\n${failed.map((r) => `  ${r.pass}: ${r.file}${r.timedOut ? ' (killed: did not finish)' : ''}`).join('\n')}\n`);
-  process.exit(1);
 }
-process.stdout.write('all passed\n');
+const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[key], 0);
+// The one closing line of totals over every file run.
+process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed${sum('skipped') > 0 ? `, ${sum('skipped')} skipped` : ''}\n`);
+process.exit(failed.length > 0 ? 1 : 0);

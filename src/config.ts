@@ -70,6 +70,10 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(6000),
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(20),
+  LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(1000).default(5),
+  LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(100_000).default(30),
+  LOGIN_THROTTLE_MAX_DELAY: duration.prefault('15m'),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(60),
   TRUST_PROXY: bool(false),
   PROVIDER_SANDBOX: bool(true),
   SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
@@ -80,6 +84,8 @@ const envSchema = z.object({
   OFFICIAL_APP_SECRET: z.string().min(8, { error: 'expects the app secret (8 characters or more)' }).optional(),
   OFFICIAL_VERIFY_TOKEN: z.string().min(8, { error: 'expects a verify token of 8 characters or more' }).optional(),
   ALLOW_PRIVATE_NETWORK_TARGETS: bool(false),
+  PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(120_000).default(15_000),
+  SANDBOX_FAULT_INJECTION: bool(false),
   MESSAGE_RECONCILE_SECONDS: z.coerce.number({ error: 'expects seconds' }).int().min(1).max(86_400).default(300),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(10_000),
@@ -115,10 +121,16 @@ export type Config = {
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   loginRateLimitPerMinute: number;
+  /** Failed-login throttles in the database: attempts before delays start, and the longest delay. */
+  loginThrottle: { accountFreeAttempts: number; addressFreeAttempts: number; maxDelayMs: number };
+  /** Requests with a missing or bad credential allowed per address and minute before 429 (0: no limit). */
+  authFailureLimitPerMinute: number;
   trustProxy: boolean;
   providerSandbox: boolean;
   sandbox: {
     statusDelayMs: number;
+    /** Serves PUT/GET/DELETE /sandbox/faults, which make the sandbox's sends fail on purpose (tests). */
+    faultInjection: boolean;
     /** Where the sandbox sends the official provider's webhooks. */
     officialWebhookUrl: string;
   };
@@ -130,10 +142,12 @@ export type Config = {
     appSecret: string | undefined;
     verifyToken: string | undefined;
   };
-  /** Lets media, gateway and webhook URLs point at private or loopback addresses (development). */
+  /** Lets media, gateway and webhook URLs be plain http and private or loopback addresses (development); the sandbox never does. */
   allowPrivateNetworkTargets: boolean;
-  /** How long an official send whose answer was lost waits for a status naming it before failing. */
+  /** How long a send whose answer was lost may stay unsettled: waiting for a status, or for the provider to answer a lookup. */
   messageReconcileSeconds: number;
+  /** One call to a provider's API (a send, a lookup) gives up after this long. */
+  providerTimeoutMs: number;
   shutdownTimeoutMs: number;
   webhooks: {
     /** One delivery attempt's limit, response body included. */
@@ -218,10 +232,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    loginThrottle: {
+      accountFreeAttempts: e.LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS,
+      addressFreeAttempts: e.LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS,
+      maxDelayMs: Math.max(1000, e.LOGIN_THROTTLE_MAX_DELAY),
+    },
+    authFailureLimitPerMinute: e.AUTH_FAILURE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     providerSandbox: e.PROVIDER_SANDBOX,
     sandbox: {
       statusDelayMs: e.SANDBOX_STATUS_DELAY_MS,
+      faultInjection: e.SANDBOX_FAULT_INJECTION,
       officialWebhookUrl: e.SANDBOX_OFFICIAL_WEBHOOK_URL ?? `${baseUrl}/v1/providers/chatapp_official/webhook`,
     },
     official: {
@@ -233,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     allowPrivateNetworkTargets: e.ALLOW_PRIVATE_NETWORK_TARGETS,
     messageReconcileSeconds: e.MESSAGE_RECONCILE_SECONDS,
+    providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

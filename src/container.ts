@@ -32,6 +32,7 @@ import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { createMessageSink, type InboundContactResolver } from './domain/messages/provider-sink.ts';
 import type { WebhookDeps } from './domain/webhooks/deps.ts';
+import type { TargetPolicy } from './lib/safe-fetch.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
 import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
 import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
@@ -87,11 +88,11 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
     const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
     const queue = jobQueue;
-    const providers = createProviderRegistry({ allowPrivateTargets: config.allowPrivateNetworkTargets });
+    const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
-    const apiKeys = createApiKeyAuthenticator(database.db, clock, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    const apiKeys = createApiKeyAuthenticator(database.db, clock, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
     const container: Container = {
@@ -173,7 +174,7 @@ export function channelDeps(container: Container): ChannelDeps {
     sandbox: container.sandbox,
     baseUrl: container.config.baseUrl,
     official: { apiBase: container.config.official.apiBase, apiVersion: container.config.official.apiVersion },
-    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+    targets: providerTargets(container.config),
   };
 }
 
@@ -185,7 +186,7 @@ export function messageDeps(container: Container): MessageDeps {
     channels: container.channelCache,
     writer: container.acceptWriter,
     sendPolicy: container.crm.sendPolicy,
-    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+    targets: providerTargets(container.config),
     wakeDispatch: container.wakeDispatch,
   };
 }
@@ -199,8 +200,11 @@ export function dispatchDeps(container: Container): DispatchDeps {
     providers: container.providers,
     pacer: container.pacer,
     logger: container.logger,
-    allowPrivateTargets: container.config.allowPrivateNetworkTargets,
+    targets: providerTargets(container.config),
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
+    // A request cut off on our side has landed on the provider's (or never will) by then.
+    lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
+    sandboxSends: container.sandbox ? (connection, messageId) => container.sandbox!.findSend(container.database.db, connection, messageId) : undefined,
   };
 }
 
@@ -235,10 +239,20 @@ function webhookDepsOf(config: Config, database: Database, sealer: Sealer, clock
     database,
     sealer,
     clock,
-    // Plain http and private addresses only where the sandbox or an explicit setting allows them.
-    policy: { allowPrivate: config.allowPrivateNetworkTargets || config.providerSandbox },
+    // Plain http and private addresses only where the explicit setting allows them; never the sandbox.
+    policy: { allowPrivate: config.allowPrivateNetworkTargets },
     settings: config.webhooks,
   };
+}
+
+/**
+ * Where provider calls (gateway bases, official API bases) and media probes may go: public https
+ * addresses; private ones and plain http only with ALLOW_PRIVATE_NETWORK_TARGETS; and, while the
+ * sandbox is on, this service's own sandbox routes (the sandbox-bound channels' addresses), matched
+ * on origin and path. The current config decides, never a flag stored on a channel.
+ */
+export function providerTargets(config: Config): TargetPolicy {
+  return { allowPrivate: config.allowPrivateNetworkTargets, ownPrefixes: config.providerSandbox ? [`${config.baseUrl}/sandbox/`] : [] };
 }
 
 /** What the webhook domain functions need, from the container. */

@@ -151,6 +151,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     BOOTSTRAP_ADMIN_PASSWORD: OWNER_PASSWORD,
     BOOTSTRAP_API_KEY: apiKey,
     RATE_LIMIT_PER_MINUTE: '0',
+    // Route tests send many bad credentials on purpose (test/auth-cases.ts); the limit's own tests turn it on.
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
+    // Test receivers, gateways and media servers listen on loopback; the SSRF tests set it false.
+    ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     ...options.env,
   });
   const logs: string[] = [];

@@ -17,8 +17,11 @@ export type ReceivedRequest = {
   closedAt?: number;
 };
 
-/** What to answer: a status (and body), or 'hang' to hold the request open until the receiver closes. */
-export type Answer = { status: number; body?: string; delayMs?: number } | 'hang';
+/**
+ * What to answer: a status (and body, after delayMs), 'hang' to hold the request open until the
+ * receiver closes, or 'reset' to cut the connection without answering.
+ */
+export type Answer = { status: number; body?: string; delayMs?: number; contentType?: string } | 'hang' | 'reset';
 
 export type Receiver = {
   url: string;
@@ -46,6 +49,10 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       const index = requests.push(received) - 1;
       res.on('close', () => (received.closedAt = performance.timeOrigin + performance.now()));
       const answer = respond(received, index);
+      if (answer === 'reset') {
+        req.socket.destroy();
+        return;
+      }
       if (answer === 'hang') {
         hanging.add(res);
         res.on('close', () => hanging.delete(res));
@@ -53,7 +60,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       }
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(answer.status, { 'content-type': 'text/plain' });
+        res.writeHead(answer.status, { 'content-type': answer.contentType ?? 'text/plain' });
         res.end(answer.body ?? '');
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);

@@ -111,6 +111,23 @@ export const apiKeys = pgTable(
   ],
 );
 
+/**
+ * Attempt throttles for guessable secrets (login passwords, later invitation and device codes), one
+ * row per key such as `login:account:<email>` or `login:ip:<address>`; shared by every process.
+ */
+export const throttles = pgTable(
+  'throttles',
+  {
+    key: text('key').primaryKey(),
+    /** Attempts charged since the last success or since the row was forgotten. */
+    attempts: integer('attempts').notNull(),
+    lastAttemptAt: at('last_attempt_at').notNull(),
+    /** No attempt is taken before this time. */
+    blockedUntil: at('blocked_until'),
+  },
+  (t) => [index('throttles_last_attempt_idx').on(t.lastAttemptAt)],
+);
+
 export const channels = pgTable(
   'channels',
   {
@@ -124,8 +141,14 @@ export const channels = pgTable(
     statusReason: text('status_reason'),
     statusChangedAt: at('status_changed_at').notNull().defaultNow(),
     displayPhoneNumber: text('display_phone_number'),
-    /** The provider's handle that routes inbound events here: phone_number_id, or the gateway session id. */
+    /** The provider's handle the channel's settings name: phone_number_id, or the gateway session id. A claim, not exclusive. */
     providerRef: text('provider_ref'),
+    /**
+     * provider_ref once the provider confirmed it belongs to this channel (credentials checked against
+     * the installation's provider, or a number the sandbox provisioned): exclusive, and what routes
+     * inbound events of the shared webhook path here. Null while unverified.
+     */
+    boundRef: text('bound_ref'),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     credentialsEncrypted: text('credentials_encrypted'),
     sandbox: boolean('sandbox').notNull().default(false),
@@ -139,7 +162,7 @@ export const channels = pgTable(
   },
   (t) => [
     index('channels_organization_idx').on(t.organizationId, t.createdAt),
-    uniqueIndex('channels_provider_ref_key').on(t.platform, t.providerRef),
+    uniqueIndex('channels_bound_ref_key').on(t.platform, t.boundRef),
     check('channels_platform_check', sql`${t.platform} in ('chatapp_official', 'chatapp_unofficial')`),
   ],
 );

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   'conflict',
   'method_not_allowed',
   'payload_too_large',
+  'uri_too_long',
   'unsupported_media_type',
   'rate_limited',
   'unsupported',

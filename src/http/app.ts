@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
+import securityHeaders from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import {
@@ -19,7 +20,9 @@ import {
 import type { Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
+import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
+import { createAuthFailureLimiter } from './auth/failure-limit.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
@@ -82,9 +85,30 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
     return503OnClosing: true,
+    frameworkErrors: (error, request, reply) => {
+      void reply.header('x-request-id', request.id);
+      setSecurityHeaders(request.raw, reply.raw, () => undefined);
+      const domain =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new DomainError('invalid', 'the request path is not valid: it holds a malformed percent-encoding')
+          : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+            ? new DomainError('uri_too_long', 'a path segment is longer than the limit')
+            : undefined;
+      if (!domain) request.log.error({ err: error }, 'unhandled framework error');
+      return sendError(reply, request, domain ?? internalError(request), 'problem');
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  // Every body, query and params string is checked before the route's schema: one that PostgreSQL
+  // could not store (NUL, a lone surrogate) or input nested too deep is a 400 naming the field.
+  app.setValidatorCompiler((route) => {
+    const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+    return (data: unknown) => {
+      const bad = findUnstorableInput(data);
+      if (bad) return { error: [{ keyword: 'storable', instancePath: toPointer(bad.path), schemaPath: '#', params: {}, message: bad.message }] };
+      return validate(data);
+    };
+  });
   app.setSerializerCompiler(serializerCompiler);
   // Bodies are JSON only; anything else is a 415 (the OAuth routes add form bodies in their scope).
   app.removeContentTypeParser(['text/plain']);
@@ -104,10 +128,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // What a credential can read is never kept by a browser or a proxy; a route may still set its own.
+    const auth = request.routeOptions.config?.auth;
+    if (!(auth && 'public' in auth)) void reply.header('cache-control', 'no-store');
   });
 
   await app.register(cookie);
-  await app.register(helmet, {
+  const helmetOptions = {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -119,7 +146,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       },
     },
     hsts: config.secureCookies,
-  });
+  };
+  // A malformed path never reaches the hooks: frameworkErrors (above) sets these headers itself.
+  const setSecurityHeaders = securityHeaders(helmetOptions);
+  await app.register(helmet, helmetOptions);
   if (config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       max: config.rateLimitPerMinute,
@@ -136,16 +166,29 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   }
 
   const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
-  app.addHook('onRequest', async (request) => {
+  const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock }) : undefined;
+  app.addHook('onRequest', async (request, reply) => {
     // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
     if (request.is404) return;
-    request.actor = await authenticate(request, request.routeOptions.config.auth ?? {}, {
-      db: container.database.db,
-      clock: container.clock,
-      apiKeys: container.apiKeys,
-      trustedOrigins,
-      bearer: options.bearer,
-    });
+    const requirement = request.routeOptions.config.auth ?? {};
+    // Before any lookup: an address sending bad credentials is stopped without costing the database.
+    const wait = 'public' in requirement ? undefined : authFailures?.retryAfter(request.ip);
+    if (wait !== undefined) {
+      void reply.header('retry-after', String(wait));
+      throw new DomainError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
+    }
+    try {
+      request.actor = await authenticate(request, requirement, {
+        db: container.database.db,
+        clock: container.clock,
+        apiKeys: container.apiKeys,
+        trustedOrigins,
+        bearer: options.bearer,
+      });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
+      throw err;
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -156,8 +199,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const shape = configured === 'code' && authFailure ? 'problem' : configured;
     if (domain) {
       if (domain.code === 'rate_limited') {
+        // A throttle that refused the request has set its own Retry-After; the API limit's reset is another clock.
         const reset = reply.getHeader('x-ratelimit-reset');
-        if (reset !== undefined) void reply.header('retry-after', String(reset));
+        if (reset !== undefined && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(reset));
       }
       return sendError(reply, request, domain, shape);
     }
@@ -213,7 +257,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerEventRoutes(app, container);
   await registerProviderWebhookRoutes(app, container);
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
-  await registerDocsRoutes(app);
+  await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
   await registerDashboard(app, container);
   return app;
 }

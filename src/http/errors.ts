@@ -20,6 +20,7 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload Too Large' },
+  uri_too_long: { status: 414, title: 'URI Too Long' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   unsupported: { status: 422, title: 'Unprocessable Content' },
   window_closed: { status: 422, title: 'Unprocessable Content' },
@@ -86,10 +87,11 @@ export function toDomainError(error: unknown): DomainError | undefined {
   // An outage, not a fault of the request: the client may try again (nothing was done).
   if (isDatabaseUnavailable(error)) return new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After');
   const err = error as FastifyError & { validationContext?: string };
-  if (hasZodFastifySchemaValidationErrors(err)) {
+  // The route schemas' errors, and the input check's that runs before them (app.ts).
+  if (hasZodFastifySchemaValidationErrors(err) || (err?.code === 'FST_ERR_VALIDATION' && err.validation?.length)) {
     const context = err.validationContext ?? 'body';
     const location = (context === 'querystring' ? 'query' : context) as FieldError['location'];
-    const fieldErrors: FieldError[] = err.validation.map((v) => ({
+    const fieldErrors: FieldError[] = err.validation!.map((v) => ({
       pointer: v.instancePath || '/',
       location,
       message: v.message ?? 'invalid value',
@@ -156,6 +158,7 @@ function oauthCode(error: DomainError): string {
   switch (error.code) {
     case 'invalid':
     case 'payload_too_large':
+    case 'uri_too_long':
     case 'unsupported_media_type':
     case 'method_not_allowed':
       return 'invalid_request';

@@ -21,7 +21,7 @@ function job<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S
 }
 
 export const JOBS = {
-  /** Settle a message whose send answer was lost (no idempotency on the provider): fail it unless a status arrived. */
+  /** End the wait for a status naming a send whose answer was lost (a provider that cannot be asked): fail it unless one arrived. */
   'message.reconcile': job({
     payload: z.object({ message_id: z.uuid() }),
     queue: { retryLimit: 3, retryDelay: 30, expireInSeconds: 60 },

@@ -2,9 +2,15 @@
  * An incremental CSV reader (RFC 4180, leniently): text goes in chunk by chunk and whole records come
  * out, so a large file never sits in memory. Quoted fields may hold delimiters, doubled quotes and
  * line breaks; records end at LF, CRLF or CR. Unless given, the delimiter (comma, semicolon or tab)
- * is the one the first line uses most.
+ * is the one the first line uses most. A record longer than the limit given is not kept: it comes out
+ * marked `tooLong`, so one huge record cannot fill the memory.
  */
-export type CsvRecord = { cells: string[]; line: number };
+export type CsvRecord = {
+  cells: string[];
+  line: number;
+  /** The record was longer than the reader's limit: its text was dropped (cells empty) and the reading went on. */
+  tooLong?: true;
+};
 
 const CANDIDATES = [',', ';', '\t'];
 
@@ -20,9 +26,13 @@ export class CsvReader {
   private recordLine = 1;
   private afterCR = false;
   private quotedCR = false;
+  private readonly maxRecordChars: number;
+  private recordChars = 0;
+  private tooLong = false;
 
-  constructor(delimiter?: string) {
+  constructor(delimiter?: string, maxRecordChars = Number.POSITIVE_INFINITY) {
     this.delimiter = delimiter;
+    this.maxRecordChars = maxRecordChars;
   }
 
   /** Feeds text; returns the records it completed. */
@@ -58,11 +68,28 @@ export class CsvReader {
 
   private finishRecord(): CsvRecord {
     this.cells.push(this.field);
-    const record = { cells: this.cells, line: this.recordLine };
+    const record: CsvRecord = this.tooLong ? { cells: [], line: this.recordLine, tooLong: true } : { cells: this.cells, line: this.recordLine };
     this.cells = [];
     this.field = '';
     this.state = 'field-start';
+    this.recordChars = 0;
+    this.tooLong = false;
     return record;
+  }
+
+  /** Adds text to the field being read, unless the record is over the limit (then nothing of it is kept). */
+  private append(text: string) {
+    this.grow(text.length);
+    if (!this.tooLong) this.field += text;
+  }
+
+  private grow(chars: number) {
+    this.recordChars += chars;
+    if (this.recordChars > this.maxRecordChars) {
+      this.tooLong = true;
+      this.cells = [];
+      this.field = '';
+    }
   }
 
   private scan(text: string): CsvRecord[] {
@@ -84,7 +111,7 @@ export class CsvReader {
           const q = text.indexOf('"', i);
           const stop = q < 0 ? n : q;
           this.countLines(text, i, stop);
-          this.field += text.slice(i, stop);
+          this.append(text.slice(i, stop));
           if (q < 0) i = n;
           else {
             this.state = 'quote-in-quoted';
@@ -95,7 +122,7 @@ export class CsvReader {
         case 'quote-in-quoted':
           if (ch === '"') {
             // A doubled quote is a quote character.
-            this.field += '"';
+            this.append('"');
             this.state = 'quoted';
             i++;
             continue;
@@ -106,7 +133,8 @@ export class CsvReader {
           break;
       }
       if (ch === d) {
-        this.cells.push(this.field);
+        this.grow(1);
+        if (!this.tooLong) this.cells.push(this.field);
         this.field = '';
         this.state = 'field-start';
         i++;
@@ -128,7 +156,7 @@ export class CsvReader {
           if (c === d || c === '\n' || c === '\r') break;
           j++;
         }
-        this.field += text.slice(i, j);
+        this.append(text.slice(i, j));
         if (this.state === 'field-start') this.state = 'plain';
         i = j;
       }

@@ -5,18 +5,18 @@ export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
+// Exactly what encodeCursor writes (Date#toISOString of a row's time, a row's UUID): anything else,
+// such as a forged id that is no UUID, would reach the database as a bad parameter.
+const CURSOR_TIME = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const CURSOR_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Returns undefined for anything that is not a cursor this service made. */
 export function decodeCursor(cursor: string): CursorKey | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (
-      value &&
-      typeof value === 'object' &&
-      typeof (value as CursorKey).t === 'string' &&
-      typeof (value as CursorKey).id === 'string' &&
-      !Number.isNaN(Date.parse((value as CursorKey).t))
-    ) {
-      return value as CursorKey;
+    if (value && typeof value === 'object') {
+      const { t, id } = value as Partial<CursorKey>;
+      if (typeof t === 'string' && CURSOR_TIME.test(t) && !Number.isNaN(Date.parse(t)) && typeof id === 'string' && CURSOR_ID.test(id)) return { t, id };
     }
   } catch {
     // fall through

@@ -55,13 +55,49 @@ export function safeUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[redacted]');
 }
 
+/**
+ * Keys of database errors that carry a statement's values (names, emails, phones): drizzle's and
+ * PGlite's bound `params` (and PGlite's `queryOptions`), and PostgreSQL's `detail` ("Key (email)=(…)").
+ */
+const STATEMENT_VALUE_KEYS = ['params', 'queryOptions', 'detail'] as const;
+const PARAMS_LINE = /\nparams: (?!\[redacted\]).*/g;
+// PostgreSQL quotes the value it could not read: invalid input syntax for type uuid: "…".
+const QUOTED_INPUT = /(invalid input [^:\n]*: )"(?:[^"]|"")*"/g;
+
+/**
+ * pino's error serializer, minus the values bound to a failed statement: the SQL text stays (it
+ * says what failed), its parameters never reach a log line, wherever they sit in the cause chain.
+ */
+export function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  if (!out || typeof out !== 'object' || out === err) return out;
+  const bound: string[] = [];
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    const params = (e as { params?: unknown }).params;
+    if (params !== undefined) bound.push(`\nparams: ${String(params)}`);
+  }
+  const scrub = (text: unknown) => {
+    if (typeof text !== 'string') return text;
+    let clean = text;
+    for (const literal of bound) if (literal.length > '\nparams: '.length) clean = clean.replaceAll(literal, '\nparams: [redacted]');
+    return clean.replace(PARAMS_LINE, '\nparams: [redacted]').replace(QUOTED_INPUT, '$1"[redacted]"');
+  };
+  const clean: Record<string, unknown> = {};
+  for (const key in out) {
+    if ((STATEMENT_VALUE_KEYS as readonly string[]).includes(key)) continue;
+    const value = out[key];
+    clean[key] = key === 'message' || key === 'stack' ? scrub(value) : value;
+  }
+  return clean;
+}
+
 type LoggedRequest = { method?: string; url?: string; ip?: string; socket?: { remoteAddress?: string } };
 
 export function createLogger(options: { level: string; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
       serializers: {
-        err: pino.stdSerializers.err,
+        err: serializeError,
         req: (req: LoggedRequest) => ({ method: req.method, url: safeUrl(req.url ?? ''), remote_address: req.ip ?? req.socket?.remoteAddress }),
         res: (res: { statusCode?: number }) => ({ status_code: res.statusCode }),
       },

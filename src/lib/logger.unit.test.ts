@@ -52,3 +52,26 @@ test('request headers as node gives them (no prototype) are censored too', () =>
   assert.equal(out.req.headers.authorization, '[redacted]');
   assert.equal(out.req.headers.host, 'h');
 });
+
+test('a failed statement is logged with its SQL, never with its bound parameters or the values PostgreSQL quotes', async () => {
+  const { DrizzleQueryError } = await import('drizzle-orm/errors');
+  const { logger, lines } = capture();
+  const cause = Object.assign(new Error('duplicate key value violates unique constraint "contacts_email_key"'), {
+    code: '23505',
+    detail: 'Key (email)=(ada@example.com) already exists.',
+    query: 'insert into contacts (name, email, phone) values ($1, $2, $3)',
+    params: ['Ada Lovelace', 'ada@example.com', '+4930555000111'],
+    queryOptions: { rowMode: 'array' },
+  });
+  const err = new DrizzleQueryError('insert into contacts (name, email, phone) values ($1, $2, $3)', ['Ada Lovelace', 'ada@example.com', '+4930555000111'], cause);
+  logger.error({ err }, 'unhandled error');
+  logger.error({ err: new Error('invalid input syntax for type uuid: "ada@example.com"') }, 'unhandled error');
+  const text = JSON.stringify(lines);
+  for (const value of ['Ada Lovelace', 'ada@example.com', '+4930555000111']) assert.ok(!text.includes(value), `${value} was logged: ${text}`);
+  assert.equal(lines[0]!.err.type, 'DrizzleQueryError');
+  assert.equal(lines[0]!.err.query, 'insert into contacts (name, email, phone) values ($1, $2, $3)');
+  assert.match(lines[0]!.err.message, /^Failed query: insert into contacts .*\nparams: \[redacted\]: duplicate key value violates unique constraint "contacts_email_key"$/s);
+  assert.match(lines[0]!.err.stack, /params: \[redacted\]/);
+  assert.equal(lines[0]!.err.code, undefined, 'the cause is described by its message, as pino does');
+  assert.equal(lines[1]!.err.message, 'invalid input syntax for type uuid: "[redacted]"');
+});

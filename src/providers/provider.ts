@@ -65,9 +65,30 @@ export type SignupExchange = {
   phoneNumbers: Array<{ phoneNumberId: string; displayPhoneNumber: string; verifiedName?: string }>;
 };
 
+/** What a provider holds for a send made with Parley's message id as its idempotency key. */
+export type SendRecord = { found: true; providerMessageId: string } | { found: false };
+
+/** Asks a provider whether it holds a send made with this message id (see ProviderAdapter.findSend). */
+export type SendFinder = (connection: ChannelConnection, messageId: string) => Promise<Result<SendRecord>>;
+
+/**
+ * How a send whose answer was lost (the process died mid-call, the call timed out) can be settled
+ * with this provider, as far as its API allows (docs/messages.md, "Never twice").
+ */
+export type SendGuarantees = {
+  /** A send repeated with the same idempotency key is answered with the first one's result and sends nothing. */
+  idempotentResend: boolean;
+};
+
 export interface ProviderAdapter {
   readonly platform: Platform;
+  readonly sends: SendGuarantees;
   send(connection: ChannelConnection, message: OutboundMessage): Promise<Result<{ providerMessageId: string }>>;
+  /**
+   * Whether the provider holds a send made with this message id, where its API can be asked; absent
+   * where it cannot (then only a status webhook naming the message can settle a lost answer).
+   */
+  findSend?: SendFinder;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
   lookupProfile(connection: ChannelConnection, phone: string): Promise<Result<ProviderProfile>>;
   checkHealth(connection: ChannelConnection): Promise<HealthCheck>;

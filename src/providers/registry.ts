@@ -1,6 +1,7 @@
 /** The adapters, by platform: the one place that maps a platform to its implementation. */
 import { createGatewayAdapter } from './gateway/adapter.ts';
 import { createOfficialAdapter } from './official/adapter.ts';
+import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { Platform, ProviderAdapter } from './provider.ts';
 
 export type ProviderRegistry = {
@@ -9,7 +10,8 @@ export type ProviderRegistry = {
   get(platform: Platform): ProviderAdapter;
 };
 
-export function createProviderRegistry(options: { allowPrivateTargets: boolean }): ProviderRegistry {
+/** targets: where calls may go; timeoutMs: one provider call's limit (PROVIDER_TIMEOUT_MS; 15 s when unset). */
+export function createProviderRegistry(options: { targets: TargetPolicy; timeoutMs?: number }): ProviderRegistry {
   const official = createOfficialAdapter(options);
   const gateway = createGatewayAdapter(options);
   return {

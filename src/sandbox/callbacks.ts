@@ -9,6 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
 import { safeUrl } from '../lib/logger.ts';
+import { safeFetch, type SafeResponse, type TargetPolicy } from '../lib/safe-fetch.ts';
 import { digitsOf, type AccountRow, type MessageRow, type SandboxCallback, type SandboxContext } from './context.ts';
 import { mediaSha256 } from './media.ts';
 import { templateDecision } from './rules.ts';
@@ -51,16 +52,23 @@ export function createCallbacks(ctx: SandboxContext) {
     };
   }
 
+  // The sandbox runs inside this service, so its callbacks are this service's requests: under the
+  // same guard as any other, with Parley's own provider webhooks (where bound channels point them)
+  // and the configured official webhook URL as the exceptions.
+  const targets: TargetPolicy = {
+    allowPrivate: ctx.config.allowPrivateNetworkTargets,
+    ownPrefixes: [`${ctx.config.baseUrl}/v1/providers/`, ctx.config.sandbox.officialWebhookUrl],
+  };
+
   async function post(delivery: Delivery): Promise<void> {
-    let response: Response;
+    let response: SafeResponse;
     try {
-      response = await fetch(delivery.url, {
+      response = await safeFetch(delivery.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...delivery.headers },
         body: delivery.body,
-        redirect: 'manual',
         signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
-      });
+      }, targets);
     } catch (err) {
       throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`);
     }

@@ -293,6 +293,20 @@ export function createGatewayApi(ctx: SandboxContext) {
       });
     },
 
+    /**
+     * GET /sessions/{session}/idempotency-keys/{key}: the send this key made, or 404 when the gateway
+     * never accepted one (a send refused with 429 made none). Answers whatever the session's state.
+     */
+    async findByKey(db: Executor, account: AccountRow, key: string): Promise<GatewayResult<Json>> {
+      const [known] = await db
+        .select({ id: sandboxMessages.id, status: sandboxMessages.status, createdAt: sandboxMessages.createdAt })
+        .from(sandboxMessages)
+        .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.idempotencyKey, key)))
+        .limit(1);
+      if (!known || known.status === 'throttled') return fail(gateway.notFound(`a send with idempotency_key ${key}`));
+      return ok({ idempotency_key: key, id: known.id, status: known.status, created_at: known.createdAt.toISOString() });
+    },
+
     /** GET /sessions/{session}/contacts/{phone}. */
     lookupContact(phone: string): GatewayResult<Json> {
       const digits = normalizePhone(phone);

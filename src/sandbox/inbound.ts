@@ -68,17 +68,17 @@ export function createInbound(ctx: SandboxContext) {
       if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512)) return fail(gateway.invalid('reply_to must be a provider message id'));
 
       const [channel] = await db.select().from(channels).where(eq(channels.id, body.channel_id)).limit(1);
-      if (!channel) return fail(gateway.notFound('channel'));
-      const protocol = channel.platform === 'chatapp_official' ? 'official' : 'gateway';
+      const protocol = channel?.platform === 'chatapp_official' ? 'official' : 'gateway';
       const [account] =
-        channel.sandbox && channel.providerRef
+        channel?.sandbox && channel.providerRef
           ? await db
               .select()
               .from(sandboxAccounts)
               .where(and(eq(sandboxAccounts.id, channel.providerRef), eq(sandboxAccounts.protocol, protocol)))
               .limit(1)
           : [];
-      if (!account) return fail(gateway.conflict('not_sandbox_channel', 'the channel is not bound to the sandbox provider'));
+      // This door is public: an unknown id and a channel that is not the sandbox's answer alike.
+      if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
       if (protocol === 'gateway' && account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
       }

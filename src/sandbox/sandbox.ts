@@ -3,12 +3,13 @@
  * sandbox_* tables, its callbacks run as jobs. The HTTP routes (src/http/sandbox/) speak the wire
  * protocols; this module holds the state and the rules.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq, ne, or, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { sandboxMedia } from '../db/schema.ts';
-import type { SandboxGatewaySession, SandboxOfficialNumber, SandboxProvisioning } from './contract.ts';
+import { sandboxMedia, sandboxMessages } from '../db/schema.ts';
+import type { SandboxGatewaySession, SandboxOfficialNumber, SandboxProvisioning, SandboxSendRecords } from './contract.ts';
 import { createCallbacks } from './callbacks.ts';
 import type { SandboxCallback, SandboxContext, SandboxDeps } from './context.ts';
+import { createFaultSwitch, type FaultSwitch } from './faults.ts';
 import { createGatewayApi, type GatewayApi } from './gateway.ts';
 import { createInbound } from './inbound.ts';
 import { createMediaUrls } from './media.ts';
@@ -18,10 +19,12 @@ export type { SandboxDeps, SandboxCallback } from './context.ts';
 
 export const DEFAULT_QR_LIFETIME_MS = 60_000;
 
-export type Sandbox = SandboxProvisioning & {
+export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
   official: OfficialApi;
   gateway: GatewayApi;
   inbound: ReturnType<typeof createInbound>;
+  /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
+  faults: FaultSwitch;
   /** The bytes behind a signed media URL, or undefined when the URL is wrong or lapsed. */
   downloadMedia(db: Executor, id: string, expires: string | undefined, signature: string | undefined): Promise<{ mimeType: string; data: Buffer } | undefined>;
   /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
@@ -57,6 +60,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     official,
     gateway,
     inbound: createInbound(ctx),
+    faults: createFaultSwitch(),
 
     provisionOfficialNumber(db, input): Promise<SandboxOfficialNumber> {
       return official.provisionNumber(db, input);
@@ -70,6 +74,25 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
       if (!mediaUrls.verify(id, expires, signature, clock.now())) return undefined;
       const [media] = await db.select().from(sandboxMedia).where(eq(sandboxMedia.id, id)).limit(1);
       return media ? { mimeType: media.mimeType, data: Buffer.from(media.data, 'base64') } : undefined;
+    },
+
+    async findSend(db, connection, messageId) {
+      // The number (official) or the session (gateway) the channel is bound to.
+      const account = String(connection.settings.phone_number_id ?? connection.settings.session ?? '');
+      const [found] = await db
+        .select({ id: sandboxMessages.id })
+        .from(sandboxMessages)
+        .where(
+          and(
+            eq(sandboxMessages.accountId, account),
+            eq(sandboxMessages.direction, 'outbound'),
+            // A send refused with a throughput error was not accepted.
+            ne(sandboxMessages.status, 'throttled'),
+            or(eq(sandboxMessages.idempotencyKey, messageId), sql`${sandboxMessages.body}->>'biz_opaque_callback_data' = ${messageId}`),
+          ),
+        )
+        .limit(1);
+      return { ok: true, value: found ? { found: true, providerMessageId: found.id } : { found: false } };
     },
 
     deliverCallback(db, payload, eventId) {

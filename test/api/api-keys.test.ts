@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { apiKeys } from '../../src/db/schema.ts';
+import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { createKeyWith, createOtherOrganization, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 
@@ -113,6 +114,29 @@ test('creating needs api_keys:write and never grants a permission the creator la
   const ok = await request(server, 'POST', '/v1/api-keys', { key: writer, body: { name: 'child', permissions: ['messages:read'] } });
   assert.equal(ok.status, 201);
   assert.equal(ok.body.data.created_by.type, 'api_key');
+});
+
+test('nobody revokes a key holding a permission they lack; an owner session revokes any key', async () => {
+  const writer = await createKeyWith(server, ['api_keys:write']);
+  const full = await createKeyWith(server, [...PERMISSIONS]);
+  const fullId = (await request(server, 'GET', '/v1/api-keys?limit=200', { key: server.apiKey })).body.data.find(
+    (k: { permissions: string[]; name: string }) => k.name.startsWith('limited ') && k.permissions.length === PERMISSIONS.length,
+  ).id;
+  const denied = await request(server, 'DELETE', `/v1/api-keys/${fullId}`, { key: writer });
+  assert.equal(denied.status, 403);
+  assert.match(denied.body.detail, /messages:send/);
+  assert.doesNotMatch(denied.body.detail, /api_keys:write/);
+  assert.ok(denied.body.permissions.includes('channels:write'));
+  assert.equal((await request(server, 'GET', '/v1/channels', { key: full })).status, 200, 'the stronger key still works');
+
+  // A key within the revoker's own permissions may go.
+  const peer = await request(server, 'POST', '/v1/api-keys', { key: writer, body: { name: 'peer', permissions: ['api_keys:write'] } });
+  assert.equal(peer.status, 201);
+  assert.equal((await request(server, 'DELETE', `/v1/api-keys/${peer.body.data.id}`, { key: writer })).status, 204);
+
+  const bySession = await request(server, 'DELETE', `/v1/api-keys/${fullId}`, { cookie });
+  assert.equal(bySession.status, 204);
+  assert.equal((await request(server, 'GET', '/v1/channels', { key: full })).status, 401);
 });
 
 test('bad bodies are 400 naming the field; names keep unicode and quotes intact', async () => {

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { throttles } from '../../src/db/schema.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts';
 import { loginCookie, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
+/** Moves this file's server clock forward (the login throttle's delays run on it). */
+let shiftMs = 0;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ clock: { now: () => new Date(Date.now() + shiftMs) } });
 });
 after(() => server.close());
 
@@ -56,6 +61,8 @@ describe('POST /v1/auth/login', () => {
         [known, OWNER_EMAIL],
         [unknown, `ghost${i}@example.com`],
       ] as const) {
+        // Past any throttle delay (and forgiving the attempt): this test times password checks.
+        shiftMs += 20 * 60_000;
         const started = performance.now();
         const res = await request(server, 'POST', '/v1/auth/login', { body: { email, password: 'not the password' } });
         list.push(performance.now() - started);
@@ -89,6 +96,161 @@ describe('POST /v1/auth/login', () => {
       assert.ok(Number(res.headers.get('retry-after')) > 0, 'Retry-After is set');
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe('login throttle', () => {
+  let now = Date.now();
+  let throttled: TestServer;
+  before(async () => {
+    // The API rate limit is off (RATE_LIMIT_PER_MINUTE=0): the throttle does not depend on it.
+    throttled = await startTestServer({
+      env: { TRUST_PROXY: 'true', LOGIN_THROTTLE_MAX_DELAY: '8s', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '10' },
+      clock: { now: () => new Date(now) },
+    });
+  });
+  after(() => throttled.close());
+
+  const attempt = (email: string, password: string, address: string) =>
+    request(throttled, 'POST', '/v1/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': address } });
+  /** Ten addresses of their own for each test, so one test's per-address counts never reach another's. */
+  const block = (b: number) => Array.from({ length: 10 }, (_, i) => `10.${b}.0.${i + 1}`);
+  const addresses = block(0);
+
+  test('many wrong passwords for one account from several addresses throttle the account; the right one waits too, then works', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const res = await attempt(OWNER_EMAIL, `wrong ${i}`, addresses[i % addresses.length]!);
+      statuses.push(res.status);
+      if (res.status === 429) {
+        assert.equal(res.headers.get('retry-after'), '1');
+        assert.match(res.body.detail, /too many failed logins for this account; try again in 1 s \(at \d{4}-\d\d-\d\dT/);
+        assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+      }
+    }
+    // Five free attempts, a sixth that starts the delay, then nothing gets through.
+    assert.deepEqual(statuses, [...Array(6).fill(401), ...Array(44).fill(429)]);
+
+    const refused = await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9');
+    assert.equal(refused.status, 429, 'the right password is refused while the account waits');
+    assert.equal(refused.headers.get('set-cookie'), null);
+
+    // The delays grow: after each one passes, one more wrong attempt doubles the next wait, up to the cap.
+    const waits: number[] = [];
+    let wait = 1;
+    for (let i = 0; i < 6; i++) {
+      now += wait * 1000;
+      assert.equal((await attempt(OWNER_EMAIL, 'still wrong', addresses[i]!)).status, 401);
+      const next = await attempt(OWNER_EMAIL, OWNER_PASSWORD, addresses[i]!);
+      assert.equal(next.status, 429);
+      wait = Number(next.headers.get('retry-after'));
+      waits.push(wait);
+    }
+    assert.deepEqual(waits, [2, 4, 8, 8, 8, 8], 'doubling, capped at LOGIN_THROTTLE_MAX_DELAY');
+
+    now += wait * 1000 - 1;
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 429, 'not a moment early');
+    now += 1;
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 200, 'after the capped wait the right password works');
+
+    // A success forgets the account's failures: the free attempts are back.
+    for (let i = 0; i < 5; i++) assert.equal((await attempt(OWNER_EMAIL, 'typo', '10.9.9.9')).status, 401);
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '10.9.9.9')).status, 200);
+  });
+
+  test('parallel guesses cannot slip in before the failures are counted', async () => {
+    const email = 'parallel@example.com';
+    const from = block(1);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(email, `guess ${i}`, from[i % from.length]!)));
+    assert.equal(results.filter((r) => r.status === 401).length, 6);
+    assert.equal(results.filter((r) => r.status === 429).length, 14);
+  });
+
+  test('an unknown email is throttled exactly like a known one', async () => {
+    for (const email of ['ghost@example.com']) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) statuses.push((await attempt(email, 'x', block(2)[i]!)).status);
+      assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 429]);
+    }
+  });
+
+  test('quiet time forgives failures: fifteen quiet minutes take one back', async () => {
+    const email = 'forgiven@example.com';
+    const from = block(3);
+    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', from[i]!)).status, 401);
+    const waiting = await attempt(email, 'x', from[6]!);
+    assert.equal(waiting.headers.get('retry-after'), '1');
+    assert.match(waiting.body.detail, /this account/);
+    now += 15 * 60_000;
+    assert.equal((await attempt(email, 'x', from[7]!)).status, 401);
+    // Without forgiveness this would be the 7th failure (a 2 s wait); it counts as the 6th.
+    const again = await attempt(email, 'x', from[8]!);
+    assert.equal(again.headers.get('retry-after'), '1');
+    assert.match(again.body.detail, /this account/);
+  });
+
+  test('one address spraying many accounts is throttled by address; other addresses are not', async () => {
+    now += 3_600_000;
+    const sprayer = '192.0.2.77';
+    const statuses: number[] = [];
+    for (let i = 0; i < 13; i++) statuses.push((await attempt(`spray${i}@example.com`, 'Summer2026!', sprayer)).status);
+    assert.deepEqual(statuses, [...Array(11).fill(401), 429, 429]);
+    const res = await attempt(OWNER_EMAIL, OWNER_PASSWORD, sprayer);
+    assert.equal(res.status, 429);
+    assert.match(res.body.detail, /this address/);
+    assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '192.0.2.78')).status, 200);
+  });
+
+  test('with the API rate limit on too, Retry-After is the throttle\'s wait', async () => {
+    let at = Date.now();
+    const both = await startTestServer({
+      env: { RATE_LIMIT_PER_MINUTE: '1000', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1', LOGIN_THROTTLE_MAX_DELAY: '30s' },
+      clock: { now: () => new Date(at) },
+    });
+    try {
+      const waits: Array<string | null> = [];
+      // One free attempt; the second starts the waits.
+      assert.equal((await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: 'wrong' } })).status, 401);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: 'wrong' } })).status, 401);
+        const res = await request(both, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD } });
+        assert.equal(res.status, 429);
+        waits.push(res.headers.get('retry-after'));
+        at += Number(res.headers.get('retry-after')) * 1000;
+      }
+      assert.deepEqual(waits, ['1', '2', '4']);
+    } finally {
+      await both.close();
+    }
+  });
+
+  test('rows quiet for a day are purged by the maintenance job', async () => {
+    const db = throttled.container.database.db;
+    now += 3_600_000;
+    assert.equal((await attempt('purge-me@example.com', 'x', block(5)[0]!)).status, 401);
+    const keys = async () => (await db.select({ key: throttles.key }).from(throttles)).map((r) => r.key);
+    assert.ok((await keys()).includes('login:account:purge-me@example.com'));
+    now += 23 * 3_600_000;
+    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    assert.ok((await keys()).includes('login:account:purge-me@example.com'), 'kept within the day');
+    now += 2 * 3_600_000;
+    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    assert.deepEqual(await keys(), []);
+  });
+
+  test('the count is kept in the database: another server over it throttles too', async () => {
+    now += 3_600_000;
+    const email = 'shared@example.com';
+    for (let i = 0; i < 6; i++) assert.equal((await attempt(email, 'x', block(4)[i]!)).status, 401);
+    const second = await buildApp(throttled.container);
+    try {
+      await second.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = second.server.address() as { port: number };
+      const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'POST', '/v1/auth/login', { body: { email, password: 'x' }, headers: { 'x-forwarded-for': '10.1.1.1' } });
+      assert.equal(res.status, 429);
+    } finally {
+      await second.close();
     }
   });
 });

@@ -8,11 +8,11 @@ import { connectionOf } from '../../src/domain/channels/channels.ts';
 import { channels as channelsTable } from '../../src/db/schema.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { checkAuthCases } from '../auth-cases.ts';
-import { createOtherOrganization, freePort, request, startTestServer, type TestServer } from '../harness.ts';
+import { createOtherOrganization, freePort, OWNER_EMAIL, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20' } });
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20', ALLOW_PRIVATE_NETWORK_TARGETS: 'false' } });
 });
 after(() => server.close());
 
@@ -83,6 +83,8 @@ describe('channel records', () => {
       [{ platform: 'chatapp_official', name: 'x', settings: { colour: 'red' } }, '/settings'],
       [{ platform: 'chatapp_unofficial', name: 'x', settings: { gateway_base: 'not a url' } }, '/settings/gateway_base'],
       [{ platform: 'chatapp_official', name: 'x', credentials: { access_token: 'abc' } }, '/settings/phone_number_id'],
+      [{ platform: 'chatapp_official', name: 'x', display_phone_number: '.(' }, '/display_phone_number'],
+      [{ platform: 'chatapp_unofficial', name: 'x', display_phone_number: 'call me' }, '/display_phone_number'],
     ];
     for (const [body, pointer] of cases) {
       const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
@@ -104,6 +106,86 @@ describe('channel records', () => {
     });
     assert.equal(http.status, 400);
     assert.match(http.body.detail, /https/);
+  });
+});
+
+describe('number binding', () => {
+  // Channels here point at the sandbox's loopback address by hand, as an account holder elsewhere would at the provider.
+  let srv: TestServer;
+  let fakeProvider: Server;
+  let fakeBase: string;
+  before(async () => {
+    srv = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
+    const port = await freePort();
+    // A provider of the squatter's own making: it vouches for any token and any number.
+    fakeProvider = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'any', quality_rating: 'GREEN' })));
+    await new Promise<void>((r) => fakeProvider.listen(port, '127.0.0.1', r));
+    fakeBase = `http://127.0.0.1:${port}`;
+  });
+  after(async () => {
+    await srv.close();
+    await new Promise<void>((r) => fakeProvider.close(() => r()));
+  });
+
+  test('a number is bound only once its provider vouches for the credentials; a bogus claim blocks nobody, and the conflict names no one', async () => {
+    const server = srv;
+    const key = () => srv.apiKey;
+    const number = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db);
+    const settings = { phone_number_id: number.phoneNumberId, api_base: number.apiBase, waba_id: number.wabaId };
+    const create = (apiKey: string, name: string, accessToken: string) =>
+      request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name, settings, credentials: { access_token: accessToken } } });
+
+    // Another organization claims the number first, with credentials the provider refuses.
+    const squatter = await createOtherOrganization(server, 'squatter');
+    const squat = await create(squatter.apiKey, 'Squatted', 'not-the-real-token-0123456789');
+    assert.equal(squat.status, 201, squat.text);
+    assert.equal(squat.body.data.status, 'error');
+    // And once more through a provider of its own, which says yes to anything: connected, but the number is not its.
+    const faked = await request(server, 'POST', '/v1/channels', {
+      key: squatter.apiKey,
+      body: { platform: 'chatapp_official', name: 'Faked', settings: { ...settings, api_base: fakeBase }, credentials: { access_token: 'anything-at-all-0123' } },
+    });
+    assert.equal(faked.status, 201, faked.text);
+    assert.equal(faked.body.data.status, 'connected');
+
+    // The real owner is not blocked.
+    const owned = await create(key(), 'Owned number', number.accessToken);
+    assert.equal(owned.status, 201, owned.text);
+    assert.equal(owned.body.data.status, 'connected');
+
+    // Deliveries for the number reach the owner's channel only.
+    const payload = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: number.wabaId, changes: [{ field: 'messages', value: {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: number.displayPhoneNumber.slice(1), phone_number_id: number.phoneNumberId },
+        contacts: [{ profile: { name: 'Binding Check' }, wa_id: '4930555111' }],
+        messages: [{ from: '4930555111', id: 'wamid.binding-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'whose number?' } }],
+      } }] }],
+    });
+    const delivered = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+      rawBody: payload,
+      headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, payload) },
+    });
+    assert.equal(delivered.status, 200, delivered.text);
+    const stored = await queryRows<{ channel_id: string }>(server.container.database.db, sql`select channel_id from provider_events where payload::text like '%wamid.binding-1%'`);
+    assert.deepEqual(stored.map((r) => r.channel_id), [owned.body.data.id]);
+
+    // A second organization holding working credentials too: its channel is created, in error, told nothing about the owner.
+    const second = await createOtherOrganization(server, 'second-holder');
+    const again = await create(second.apiKey, 'Second claim', number.accessToken);
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.body.data.status, 'error');
+    assert.equal(again.body.data.health.last_error_code, 'number_in_use');
+    assert.match(again.body.data.status_reason, /already connected to another channel/);
+    for (const secret of [server.organizationId, owned.body.data.id, 'Owned number', 'bootstrap', OWNER_EMAIL]) {
+      assert.ok(!again.text.includes(secret), `the answer reveals ${secret}`);
+    }
+    // Once the owner lets the number go, the other holder can connect it.
+    assert.equal((await request(server, 'DELETE', `/v1/channels/${owned.body.data.id}`, { key: key() })).status, 204);
+    const retried = await request(server, 'PATCH', `/v1/channels/${again.body.data.id}`, { key: second.apiKey, body: { credentials: { access_token: number.accessToken } } });
+    assert.equal(retried.status, 200, retried.text);
+    assert.equal(retried.body.data.status, 'connected');
   });
 });
 
@@ -275,6 +357,31 @@ describe('provider webhook signatures', () => {
     assert.equal(tampered.status, 401);
     const garbage = await request(server, 'POST', path, { rawBody: 'not json', headers: { 'x-hub-signature-256': signBody(secret(), 'not json') } });
     assert.equal(garbage.status, 400, 'a signed body that is not JSON is refused after the signature check');
+  });
+
+  test('a signed delivery holding NUL characters or lone surrogates is stored with U+FFFD in their place, not refused', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Nul inbound' });
+    const payload = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{
+        id: '1',
+        changes: [{
+          field: 'messages',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550100', phone_number_id: channel.settings.phone_number_id },
+            contacts: [{ profile: { name: 'Nul\u0000Name' }, wa_id: '4930555000' }],
+            messages: [{ from: '4930555000', id: 'wamid.nul-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hi\u0000 \uD800 there' } }],
+          },
+        }],
+      }],
+    });
+    const path = '/v1/providers/chatapp_official/webhook';
+    const res = await request(server, 'POST', path, { rawBody: payload, headers: { 'x-hub-signature-256': signBody(secret(), payload) } });
+    assert.equal(res.status, 200, res.text);
+    const [stored] = await queryRows<{ payload: any }>(server.container.database.db, sql`select payload from provider_events where channel_id = ${channel.id}`);
+    const message = stored!.payload.entry[0].changes[0].value.messages[0];
+    assert.equal(message.text.body, 'hi\uFFFD \uFFFD there');
   });
 
   test('the verify-token challenge answers only the right token', async () => {

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { IMPORT_MAX_ROWS } from '../../src/domain/contacts/import.ts';
+import { IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, importContacts } from '../../src/domain/contacts/import.ts';
 import { CsvReader } from '../../src/lib/csv.ts';
 import { assertCodeError, eventsSince, outboxMark, postContact } from '../contacts-fixtures.ts';
 import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
@@ -235,6 +235,72 @@ test(`reading stops after ${IMPORT_MAX_ROWS} rows, naming the first row left out
     message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported`,
   });
   assert.equal(await contactCount(other.organizationId), 0);
+});
+
+test('a row longer than the limit is reported as invalid and the rows after it are imported (JSON lines and CSV)', async () => {
+  const long = JSON.stringify({ name: 'L'.repeat(IMPORT_MAX_ROW_CHARS), phone_number: '+1 707 555 0100' });
+  const lines = [JSON.stringify({ phone_number: '+1 707 555 0101', name: 'Before' }), long, JSON.stringify({ phone_number: '+1 707 555 0102', name: 'After' })].join('\n');
+  const res = await importBody(lines, 'application/x-ndjson');
+  assert.equal(res.status, 200, res.text.slice(0, 500));
+  const d = res.body.data;
+  assert.deepEqual([d.rows, d.created, d.failed], [3, 2, 1]);
+  assert.deepEqual(d.errors.map((e: { row: number; line: number; field: string | null }) => [e.row, e.line, e.field]), [[2, 2, null]]);
+  assert.match(d.errors[0].message, new RegExp(`longer than ${IMPORT_MAX_ROW_CHARS} characters`));
+  const after = await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+17075550102')}`, { key: server.apiKey });
+  assert.equal(after.body.data.name, 'After');
+
+  const csv = `phone_number,name\n+1 707 555 0103,"${'q'.repeat(IMPORT_MAX_ROW_CHARS)}"\n+1 707 555 0104,Csv After\n`;
+  const csvRes = await importBody(csv);
+  assert.equal(csvRes.status, 200, csvRes.text.slice(0, 500));
+  assert.deepEqual([csvRes.body.data.rows, csvRes.body.data.created, csvRes.body.data.failed], [2, 1, 1]);
+  assert.deepEqual(csvRes.body.data.errors.map((e: { row: number; line: number }) => [e.row, e.line]), [[1, 2]]);
+});
+
+test('a row holding a NUL character or a lone surrogate is reported as invalid, in any batch, and the import goes on', async () => {
+  const other = await createOtherOrganization(server, 'nul-rows');
+  // Row 1001 sits in the second batch: the first one is committed before it is read.
+  const rows = Array.from({ length: 1200 }, (_, i) => `+1 808 555 ${String(1000 + i).padStart(4, '0')},Person ${i}`);
+  rows[1000] = '+1 808 555 9990,Nul\u0000Name';
+  const csv = `phone_number,name\n${rows.join('\n')}\n`;
+  const res = await importBody(csv, 'text/csv', other.apiKey);
+  assert.equal(res.status, 200, res.text.slice(0, 500));
+  const d = res.body.data;
+  assert.deepEqual([d.rows, d.created, d.failed], [1200, 1199, 1]);
+  assert.deepEqual(d.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]), [[1001, 'name']]);
+  assert.match(d.errors[0].message, /NUL/);
+
+  const lines = [
+    JSON.stringify({ phone_number: '+1 808 555 9992', name: 'nul\u0000' }),
+    JSON.stringify({ phone_number: '+1 808 555 9991', name: 'lone \uD800 surrogate' }),
+    JSON.stringify({ phone_number: '+1 808 555 9993', custom_fields: { ['k\u0000']: 'v' } }),
+    `{"phone_number": "+1 808 555 9994", "custom_fields": {"deep": ${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+    JSON.stringify({ phone_number: '+1 808 555 9995', name: 'fine' }),
+  ].join('\n');
+  const json = await importBody(lines, 'application/x-ndjson', other.apiKey);
+  assert.equal(json.status, 200, json.text.slice(0, 500));
+  assert.deepEqual([json.body.data.rows, json.body.data.created, json.body.data.failed], [5, 1, 4]);
+  assert.deepEqual(json.body.data.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]), [[1, 'name'], [2, 'name'], [3, 'custom_fields.k\u0000'], [4, 'custom_fields.deep.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0']]);
+  assert.equal(await contactCount(other.organizationId), 1200);
+});
+
+test('an import yields to the event loop while it reads, even when no row reaches the database', async () => {
+  // 20,000 invalid rows in one chunk: no batch is written (no database wait), so only the import's own yields let other work run.
+  let turns = 0;
+  let running = true;
+  const spin = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(spin);
+  };
+  setImmediate(spin);
+  const actor = { kind: 'system' as const, organizationId: server.organizationId, permissions: new Set<never>() };
+  const body = (async function* () {
+    yield `${'[]\n'.repeat(20_000)}`;
+  })();
+  const result = await importContacts(server.container.database.db, actor, { format: 'ndjson', body }, server.container.clock);
+  running = false;
+  assert.equal(result.failed, 20_000);
+  assert.ok(turns >= 20, `other work ran ${turns} times during the import`);
 });
 
 test('the CSV reader gives the same records however the text is cut into chunks', () => {

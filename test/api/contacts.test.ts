@@ -403,3 +403,12 @@ test('auth cases for the contacts routes', async () => {
   assert.equal(denied.status, 403);
   assert.match(denied.body.detail, /contacts:write/);
 });
+
+test('custom_fields nested 10,000 deep is a 400 naming where, not a crash', async () => {
+  const raw = `{"email": "deep@example.com", "custom_fields": {"x": ${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`;
+  const contacts = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: raw });
+  assert.equal(contacts.status, 400, contacts.text.slice(0, 300));
+  assert.equal(contacts.body.errors[0].location, 'body');
+  assert.match(contacts.body.errors[0].pointer, /^\/custom_fields\/x(\/a)+$/);
+  assert.match(contacts.body.errors[0].message, /nests deeper than \d+ levels/);
+});

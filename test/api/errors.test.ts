@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
+import { insertChannel, insertMessage, postContact } from '../contacts-fixtures.ts';
 import { freePort, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
@@ -106,4 +107,125 @@ test('GET /v1/openapi.json and the reference page need no credential', async () 
   const page = await fetch(`${server.baseUrl}/v1/docs/`);
   assert.equal(page.status, 200);
   assert.match(await page.text(), /swagger/i);
+});
+
+/** The field errors of a 400, in either error body shape: [location, pointer]. */
+const fieldErrorsOf = (res: { body: { errors?: Array<{ location: string; pointer: string }> } }) => (res.body.errors ?? []).map((e) => [e.location, e.pointer]);
+
+test('a NUL character or a lone surrogate in any body, query or path string is a 400 naming the field, on every route', async () => {
+  const contact = await postContact(server, { name: 'Nul Target', email: 'nul-target@example.com' });
+  const channelId = await insertChannel(server, server.organizationId, 'Nul channel');
+  const cases: Array<[string, string, unknown, string, string]> = [
+    ['POST', '/v1/contacts', { name: 'Ana\u0000', email: 'ana-nul@example.com' }, 'body', '/name'],
+    ['POST', '/v1/contacts', { email: 'cf-nul@example.com', custom_fields: { ['plan\u0000']: 'pro' } }, 'body', '/custom_fields/plan\u0000'],
+    ['POST', '/v1/contacts', { email: 'cf-deep@example.com', custom_fields: { notes: ['ok', 'lone \uD800 surrogate'] } }, 'body', '/custom_fields/notes/1'],
+    ['PATCH', `/v1/contacts/${contact.id}`, { name: '\uDC00' }, 'body', '/name'],
+    ['POST', `/v1/contacts/${contact.id}/notes`, { body: 'call back\u0000' }, 'body', '/body'],
+    ['PUT', `/v1/contacts/${contact.id}/consent/chatapp`, { state: 'granted', source: 'web\u0000form' }, 'body', '/source'],
+    ['POST', `/v1/contacts/${contact.id}/suppressions`, { channel: 'all', reason: 'legal\u0000' }, 'body', '/reason'],
+    ['POST', '/v1/channels', { platform: 'chatapp_official', name: 'Sales\u0000' }, 'body', '/name'],
+    ['PATCH', `/v1/channels/${channelId}`, { name: 'Sales\uD83D' }, 'body', '/name'],
+    ['POST', '/v1/settings/developer/webhooks/endpoints', { url: 'https://hooks.example.com/x', description: 'CRM\u0000' }, 'body', '/description'],
+    ['POST', '/v1/messages', { channel_id: channelId, to: '+4930123456', type: 'text', content: { body: 'hi\u0000' } }, 'body', '/content/body'],
+    ['GET', '/v1/contacts?search=%00', undefined, 'query', '/search'],
+    ['GET', '/v1/messages?to=%2B49%00', undefined, 'query', '/to'],
+    ['GET', `/v1/contacts/phone/${encodeURIComponent('+4930\u0000')}`, undefined, 'params', '/phone'],
+  ];
+  for (const [method, path, body, location, pointer] of cases) {
+    const res = await request(server, method, path, { key: server.apiKey, ...(body === undefined ? {} : { body }) });
+    assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
+    assert.deepEqual(fieldErrorsOf(res), [[location, pointer]], `${method} ${path}`);
+    assert.match(res.text, /NUL character or unpaired UTF-16 surrogates/);
+  }
+});
+
+test('a forged cursor is a 400 on every list route that takes one', async () => {
+  const contact = await postContact(server, { name: 'Cursor', email: 'cursor@example.com' });
+  const channelId = await insertChannel(server, server.organizationId, 'Cursor channel');
+  const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
+  const ids: Record<string, string> = { contactID: contact.id, conversationID: conversationId, channelID: channelId };
+  const forged = [
+    Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
+    Buffer.from(JSON.stringify({ t: '2020-01-01T00:00:00.000Z', id: "x' or 1=1 --" })).toString('base64url'),
+    Buffer.from(JSON.stringify({ t: '-001000-01-01T00:00:00.000Z', id: '0196a0e2-0000-7000-8000-000000000000' })).toString('base64url'),
+    Buffer.from(JSON.stringify({ t: 'Tue, 01 Jan 2020 00:00:00 GMT', id: '0196a0e2-0000-7000-8000-000000000000' })).toString('base64url'),
+  ];
+  const doc = (await request(server, 'GET', '/v1/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
+  const routes = Object.entries(doc.paths)
+    .filter(([, ops]) => ops.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
+    .map(([path]) => path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? `{unknown path parameter ${name}}`));
+  assert.ok(routes.length >= 10, `list routes with a cursor: ${routes.join(', ')}`);
+  for (const path of routes) {
+    assert.doesNotMatch(path, /unknown path parameter/, 'give the test an id for this route');
+    const valid = await request(server, 'GET', path, { key: server.apiKey });
+    assert.equal(valid.status, 200, `${path}: ${valid.text}`);
+    for (const cursor of forged) {
+      const res = await request(server, 'GET', `${path}?cursor=${cursor}`, { key: server.apiKey });
+      assert.equal(res.status, 400, `${path} with ${Buffer.from(cursor, 'base64url').toString()}: ${res.text}`);
+      assert.deepEqual(fieldErrorsOf(res), [['query', '/cursor']], path);
+    }
+  }
+});
+
+test('assigning a conversation to an empty user id is a 400 naming the field', async () => {
+  const contact = await postContact(server, { name: 'Assignee', email: 'assignee@example.com' });
+  const channelId = await insertChannel(server, server.organizationId, 'Assignee channel');
+  const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
+  for (const assignee of ['', 'not-a-uuid']) {
+    const res = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, { key: server.apiKey, body: { assignee_user_id: assignee } });
+    assert.equal(res.status, 400, res.text);
+    isProblem(res, 400);
+    assert.deepEqual(fieldErrorsOf(res), [['body', '/assignee_user_id']]);
+  }
+  const unassign = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, { key: server.apiKey, body: { assignee_user_id: null } });
+  assert.equal(unassign.status, 200, unassign.text);
+});
+
+test('a malformed percent-encoded path gets the one error writer: problem body, request id, security headers', async () => {
+  for (const path of ['/v1/channels/%E0%A4%A', '/v1/contacts/%ZZ', '/%C0']) {
+    const res = await request(server, 'GET', path, { key: server.apiKey, headers: { 'x-request-id': 'bad-url-1' } });
+    assert.equal(res.status, 400, path);
+    isProblem(res, 400);
+    assert.equal(res.body.code, 'invalid');
+    assert.equal(res.body.request_id, 'bad-url-1');
+    assert.equal(res.headers.get('x-request-id'), 'bad-url-1');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'self'/);
+    assert.doesNotMatch(res.text, /FST_ERR/);
+  }
+  const made = await request(server, 'GET', '/v1/channels/%E0%A4%A');
+  assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  const long = await request(server, 'GET', `/v1/channels/${'a'.repeat(300)}`, { key: server.apiKey, headers: { 'x-request-id': 'long-param-1' } });
+  assert.equal(long.status, 414);
+  isProblem(long, 414);
+  assert.equal(long.headers.get('x-request-id'), 'long-param-1');
+  assert.equal(long.headers.get('x-content-type-options'), 'nosniff');
+});
+
+test('the reference page: no upgrade to https on an http deployment, no third-party validator image', async () => {
+  const page = await fetch(`${server.baseUrl}/v1/docs/`);
+  assert.equal(page.status, 200);
+  await page.text();
+  const csp = page.headers.get('content-security-policy') ?? '';
+  assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+  assert.doesNotMatch(csp, /validator\.swagger\.io/);
+  const imgSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('img-src'));
+  assert.equal(imgSrc, "img-src 'self' data:");
+  assert.match(csp, /script-src 'self'/, 'the rest of the policy is kept');
+  const initializer = await fetch(`${server.baseUrl}/v1/docs/static/swagger-initializer.js`);
+  const script = await initializer.text();
+  assert.match(script, /validatorUrl: null/);
+  assert.doesNotMatch(script, /validator\.swagger\.io/);
+});
+
+test('authenticated answers carry Cache-Control: no-store, errors included', async () => {
+  const list = await request(server, 'GET', '/v1/channels', { key: server.apiKey });
+  assert.equal(list.status, 200);
+  assert.equal(list.headers.get('cache-control'), 'no-store');
+  const denied = await request(server, 'GET', '/v1/channels');
+  assert.equal(denied.status, 401);
+  assert.equal(denied.headers.get('cache-control'), 'no-store');
+  const invalid = await request(server, 'GET', '/v1/contacts?limit=0', { key: server.apiKey });
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.headers.get('cache-control'), 'no-store');
 });

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eq } from 'drizzle-orm';
-import { channels } from '../../src/db/schema.ts';
 import { MESSAGE_TYPES } from '../../src/domain/channels/capabilities.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel, send } from '../messages-helpers.ts';
@@ -157,27 +155,6 @@ describe('support matrix', () => {
       assert.equal(res.status, 422, `${type}: ${res.text}`);
       assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));
     }
-  });
-
-  test('media URLs must be https on channels that are not the sandbox\'s', async () => {
-    const sandboxChannel = await pairedGatewayChannel(server, 'http media');
-    const ok = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: 'http://127.0.0.1:9/a.png' } });
-    assert.equal(ok.status, 201, 'a sandbox channel accepts http media (local development)');
-    // The same channel, as if it were a real gateway: http media is refused before anything is queued.
-    await server.container.database.db.update(channels).set({ sandbox: false }).where(eq(channels.id, sandboxChannel.id));
-    const refused = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: 'http://cdn.example.com/a.png' } });
-    assert.equal(refused.status, 400, refused.text);
-    assert.equal(refused.body.errors[0].pointer, '/content/media_url');
-    const carousel = await send(server, {
-      channel_id: sandboxChannel.id,
-      to: TO,
-      type: 'media_carousel',
-      content: { ...VALID.media_carousel!, cards: [(VALID.media_carousel!.cards as unknown[])[0], { media_type: 'image', media_url: 'http://cdn.example.com/b.png', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] }] },
-    });
-    assert.equal(carousel.status, 400);
-    assert.equal(carousel.body.errors[0].pointer, '/content/cards/1/media_url');
-    const https = await send(server, { channel_id: sandboxChannel.id, to: TO, type: 'image', content: { media_url: IMG } });
-    assert.equal(https.status, 201);
   });
 
   test('a channel that is not connected refuses sends with 409', async () => {

@@ -154,7 +154,7 @@ describe('test sends', () => {
     assert.equal(failed.body.data.succeeded, false);
     assert.equal(failed.body.data.attempt.status_code, 500);
     assert.equal(failed.body.data.attempt.error, 'HTTP 500');
-    assert.equal(failed.body.data.attempt.response_body.length, 4096, 'the first 4 KB of the answer');
+    assert.equal(failed.body.data.attempt.response_body, null, 'the answer of a failure is not kept');
 
     receiver.answer(() => 'hang');
     const hung = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, { key: key(), body: { event_type: 'message.new' } });
@@ -174,6 +174,30 @@ describe('test sends', () => {
     assert.deepEqual(log.body.data.map((d: { status: string }) => d.status), ['failed', 'failed', 'succeeded']);
     const settings = await request(server, 'GET', BASE, { key: key() });
     assert.equal(settings.body.data.endpoints.find((e: { id: string }) => e.id === created.id).health.consecutive_failures, 0);
+  });
+
+  test('only the first 4 KB of a 2xx text or JSON answer is kept', async () => {
+    const created = (await create({ url: receiver.url })).body.data;
+    const cases: Array<[{ status: number; body: string; contentType: string }, string | null]> = [
+      [{ status: 200, body: 'y'.repeat(10_000), contentType: 'text/plain; charset=utf-8' }, 'y'.repeat(4096)],
+      [{ status: 201, body: '{"ok":true}', contentType: 'application/json' }, '{"ok":true}'],
+      [{ status: 200, body: '{"ok":true}', contentType: 'application/vnd.api+json' }, '{"ok":true}'],
+      [{ status: 200, body: 'binary-ish', contentType: 'application/octet-stream' }, null],
+      [{ status: 200, body: '<svg/>', contentType: 'image/svg+xml' }, null],
+      [{ status: 404, body: 'no such page', contentType: 'text/plain' }, null],
+      [{ status: 500, body: '{"secret":"internal"}', contentType: 'application/json' }, null],
+      [{ status: 302, body: 'moved', contentType: 'text/html' }, null],
+    ];
+    for (const [answer, kept] of cases) {
+      receiver.answer(() => answer);
+      const res = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, { key: key(), body: {} });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.attempt.status_code, answer.status);
+      assert.equal(res.body.data.attempt.response_body, kept, `${answer.status} ${answer.contentType}`);
+    }
+    receiver.answer(() => ({ status: 200 }));
+    const log = await request(server, 'GET', `${BASE}/deliveries?endpoint_id=${created.id}`, { key: key() });
+    assert.equal(JSON.stringify(log.body).includes('internal'), false, 'the delivery log keeps no failed answer');
   });
 });
 

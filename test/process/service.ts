@@ -80,6 +80,8 @@ export async function runService(options: RunOptions): Promise<ServiceProcess> {
     HOST: '127.0.0.1',
     DATA_DIR: options.dataDir,
     LOG_LEVEL: 'info',
+    // Test receivers and gateways listen on loopback.
+    ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     ...options.env,
   };
   const child = spawn(process.execPath, [MAIN, ...(options.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -148,6 +148,25 @@ test('a refused callback is retried with the same event id', async () => {
   assert.equal(sent!.headers['x-gateway-event-id'], refused!.headers['x-gateway-event-id']);
 });
 
+test('a send can be looked up by its idempotency key: the accepted one is found, a throttled or unknown key is 404', async () => {
+  const sent = await sendMessage({ to: '15551239876', type: 'text', content: { body: 'look me up' }, idempotency_key: 'parley-lookup-1' });
+  assert.equal(sent.status, 201, sent.text);
+  const found = await call('GET', '/idempotency-keys/parley-lookup-1');
+  assert.equal(found.status, 200, found.text);
+  assert.equal(found.body.id, sent.body.id);
+  assert.equal(found.body.idempotency_key, 'parley-lookup-1');
+  assert.ok(!Number.isNaN(Date.parse(found.body.created_at)));
+  const unknown = await call('GET', '/idempotency-keys/parley-never-sent');
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body.error.code, 'not_found');
+  const throttled = await sendMessage({ to: '15557770429', type: 'text', content: { body: 'x' }, idempotency_key: 'parley-lookup-throttled' });
+  assert.equal(throttled.status, 429);
+  assert.equal((await call('GET', '/idempotency-keys/parley-lookup-throttled')).status, 404, 'a refused send was not accepted');
+  const other = await server.container.sandbox!.provisionGatewaySession(server.container.database.db);
+  assert.equal((await call('GET', '/idempotency-keys/parley-lookup-1', undefined, other)).status, 404, "another session's keys are not its own");
+  assert.equal((await request(server, 'GET', session('/idempotency-keys/parley-lookup-1'), { bearer: 'gwk_wrong' })).status, 401);
+});
+
 test('recipient patterns: 0001 fails after acceptance, 0002 is refused, 0429 is rate limited once per idempotency key', async () => {
   const undeliverable = await sendMessage({ to: '15557770001', type: 'text', content: { body: 'x' }, idempotency_key: 'k-0001' });
   assert.equal(undeliverable.status, 201);
@@ -244,4 +263,13 @@ test('logout stops the session (with a callback); it then neither sends nor rece
   assert.equal(inbound.status, 409);
   const described = await call('GET', '');
   assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null });
+});
+
+test('a body with text that cannot be stored is a 400 in the gateway\'s error shape, not a failure', async () => {
+  for (const body of [{ qr: '\u0000' }, { qr: 'abc\uD800' }, { ['q\u0000r']: 'x' }]) {
+    const res = await request(server, 'POST', '/sandbox/gateway/scan', { body });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.code, 'invalid_request');
+    assert.equal(res.body.error.retryable, false);
+  }
 });

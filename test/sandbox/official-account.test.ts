@@ -198,15 +198,16 @@ test('inbound interactive replies, locations and images have the native shapes; 
   assert.equal(denied.body.error.code, 100);
 });
 
-test('/sandbox/inbound refuses channels not bound to the sandbox, and bad content', async () => {
+test('/sandbox/inbound refuses channels not bound to the sandbox exactly like unknown ids, and bad content', async () => {
   const unbound = await insertSandboxChannel(server, { platform: 'chatapp_official', providerRef: '999999999999999', sandbox: false });
   const refused = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: unbound, from: '15551230000', type: 'text', content: { body: 'x' } } });
-  assert.equal(refused.status, 409);
-  assert.equal(refused.body.error.code, 'not_sandbox_channel');
+  assert.equal(refused.status, 404);
+  assert.equal(refused.body.error.code, 'not_found');
   const unknown = await request(server, 'POST', '/sandbox/inbound', {
     body: { channel_id: '0195b3c0-0000-7000-8000-000000000000', from: '15551230000', type: 'text', content: { body: 'x' } },
   });
   assert.equal(unknown.status, 404);
+  assert.equal(unknown.text, refused.text, 'a public door does not tell a real channel from an unknown one');
   for (const body of [
     { channel_id: channelId, from: 'someone', type: 'text', content: { body: 'x' } },
     { channel_id: channelId, from: '15551230000', type: 'text', content: { body: '' } },

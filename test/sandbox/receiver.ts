@@ -96,6 +96,8 @@ export async function insertSandboxChannel(
     name: `sandbox ${input.platform}`,
     status: 'connected',
     providerRef: input.providerRef,
+    // A sandbox number is the channel's alone, as creation binds it; another claim is unverified.
+    boundRef: (input.sandbox ?? true) ? input.providerRef : null,
     sandbox: input.sandbox ?? true,
   });
   return id;

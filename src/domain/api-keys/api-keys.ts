@@ -66,7 +66,7 @@ export async function createApiKey(
     ]);
   }
   const permissions = [...new Set(input.permissions as Permission[])];
-  const missing = permissions.filter((p) => !actor.permissions.has(p));
+  const missing = permissionsBeyond(actor, permissions);
   if (missing.length > 0) {
     throw new DomainError('forbidden', `cannot grant permission ${missing.join(', ')} that the creator does not hold`, {
       extra: { permissions: missing },
@@ -112,14 +112,31 @@ export async function listApiKeys(db: Executor, actor: Actor, page: Page): Promi
   return toPage(rows, page.limit, presentApiKey);
 }
 
-/** Revokes a key of the actor's organization; takes effect on the next request. */
+/**
+ * The permissions in `wanted` that the actor may not hand out or take away: those it does not hold.
+ * Owners and admins by dashboard session manage every key of their organization.
+ */
+function permissionsBeyond(actor: Actor, wanted: readonly string[]): Permission[] {
+  if (actor.kind === 'user' && (actor.role === 'owner' || actor.role === 'admin')) return [];
+  return [...new Set(wanted)].filter(isPermission).filter((p) => !actor.permissions.has(p));
+}
+
+/**
+ * Revokes a key of the actor's organization; takes effect on the next request. Nobody revokes a key
+ * holding a permission they lack (a narrow key could otherwise switch off the integrations above it).
+ */
 export async function revokeApiKey(db: Executor, actor: Actor, keyId: string, clock: Clock): Promise<void> {
   if (!isUuid(keyId)) throw notFound('API key');
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: clock.now() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
+  const scope = and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt));
+  const [target] = await db.select({ permissions: apiKeys.permissions }).from(apiKeys).where(scope).limit(1);
+  if (!target) throw notFound('API key');
+  const missing = permissionsBeyond(actor, target.permissions);
+  if (missing.length > 0) {
+    throw new DomainError('forbidden', `cannot revoke a key holding permission ${missing.join(', ')} that the revoker does not hold`, {
+      extra: { permissions: missing },
+    });
+  }
+  const rows = await db.update(apiKeys).set({ revokedAt: clock.now() }).where(scope).returning({ id: apiKeys.id });
   if (rows.length === 0) throw notFound('API key');
 }
 
@@ -164,19 +181,31 @@ export const API_KEYS_CHANGED = 'parley_cache';
 
 export type ApiKeyAuthenticator = {
   authenticate(secret: string): Promise<Actor | undefined>;
-  /** Forgets every cached key (a key was revoked, or a change may have been missed). */
+  /** Forgets every cached key and every remembered unknown one (a key was created or revoked, or a change may have been missed). */
   forget(): void;
+};
+
+export type ApiKeyCacheOptions = {
+  ttlMs: number;
+  /** How long a secret that matched no usable key is refused without asking the database again. */
+  negativeTtlMs: number;
+  maxEntries?: number;
+  onError?: (err: unknown) => void;
 };
 
 /**
  * Authenticates API keys with a process cache in front of the database, so a request with a known
- * key costs no round trip. Every process forgets its cache when a key is revoked, expires early or
- * loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the revoking process also forgets at once),
- * and entries live at most ttlMs in any case. Expiry is checked on every use; last_used_at is
- * written to the minute: with the lookup when the key is not cached, else in the background.
+ * key costs no round trip. Every process forgets its cache when a key is created, revoked, expires
+ * early or loses permissions (a trigger NOTIFYs API_KEYS_CHANGED; the process that made the change
+ * also forgets at once), and entries live at most ttlMs in any case. Secrets that matched nothing
+ * are remembered (by their hash) for negativeTtlMs, so a client repeating a bad key costs one
+ * lookup, not one per request. Expiry is checked on every use; last_used_at is written to the
+ * minute: with the lookup when the key is not cached, else in the background.
  */
-export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: { ttlMs: number; maxEntries?: number; onError?: (err: unknown) => void }): ApiKeyAuthenticator {
+export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
   const cache = new Map<string, FoundKey & { cachedAt: number }>();
+  /** Hash of an unknown secret -> when it was found unknown; oldest first (Map order). */
+  const unknown = new Map<string, number>();
   const maxEntries = options.maxEntries ?? 10_000;
   return {
     async authenticate(secret) {
@@ -188,8 +217,20 @@ export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: {
         entry = undefined;
       }
       if (!entry) {
+        const refusedAt = unknown.get(hash);
+        if (refusedAt !== undefined) {
+          if (now.getTime() - refusedAt < options.negativeTtlMs) return undefined;
+          unknown.delete(hash);
+        }
         const found = await findApiKey(db, secret, now);
-        if (!found) return undefined;
+        if (!found) {
+          if (options.negativeTtlMs > 0) {
+            // Bounded: random secrets push out the oldest entries, never grow the map.
+            if (unknown.size >= maxEntries) unknown.delete(unknown.keys().next().value!);
+            unknown.set(hash, now.getTime());
+          }
+          return undefined;
+        }
         if (cache.size >= maxEntries) cache.clear();
         entry = { ...found, cachedAt: now.getTime() };
         cache.set(hash, entry);
@@ -206,6 +247,7 @@ export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: {
     },
     forget() {
       cache.clear();
+      unknown.clear();
     },
   };
 }

@@ -2,14 +2,15 @@
  * Channels: one connected chat-app number of one organization. Credentials are sealed at rest and
  * never leave this module in a record; adapters get them through connectionOf().
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { channels, channelStatusHistory } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
-import { assertSafeTarget, UnsafeTargetError } from '../../lib/safe-fetch.ts';
+import { normalizePhone } from '../../lib/phone.ts';
+import { assertSafeTarget, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ChannelConnection, Platform, ProviderError } from '../../providers/provider.ts';
 import type { SandboxProvisioning } from '../../sandbox/contract.ts';
@@ -27,7 +28,8 @@ export type ChannelDeps = {
   sandbox: SandboxProvisioning | undefined;
   baseUrl: string;
   official: { apiBase: string | undefined; apiVersion: string };
-  allowPrivateTargets: boolean;
+  /** Where provider addresses may point (the current config's rule, whatever the channel's history). */
+  targets: TargetPolicy;
 };
 
 /** Settings a user may see and set, per platform. Secrets go in credentials. */
@@ -152,10 +154,15 @@ function pickKnown(values: Record<string, unknown> | undefined, keys: readonly s
   return { ...(values ?? {}) };
 }
 
-async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps, sandbox = false): Promise<void> {
+function assertDisplayNumber(value: string | null | undefined): void {
+  if (value === undefined || value === null || normalizePhone(value)) return;
+  throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', location: 'body', message: 'not a phone number' }]);
+}
+
+async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps): Promise<void> {
   if (url === undefined) return;
   try {
-    await assertSafeTarget(String(url), { allowPrivate: deps.allowPrivateTargets || sandbox });
+    await assertSafeTarget(String(url), deps.targets);
   } catch (err) {
     if (err instanceof UnsafeTargetError) throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, location: 'body', message: err.message }]);
     throw err;
@@ -169,6 +176,7 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Channe
  */
 export async function createChannel(deps: ChannelDeps, actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
   const platform = input.platform;
+  assertDisplayNumber(input.displayPhoneNumber);
   const settings = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
   const credentials = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
   const bindSandbox = Object.keys(credentials).length === 0 && !settings.gateway_base && !settings.phone_number_id;
@@ -184,7 +192,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
       if (!credentials.access_token) missing.push('/credentials/access_token');
       if (!settings.api_base && !deps.official.apiBase) missing.push('/settings/api_base');
       if (missing.length) throw invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
-      await assertProviderAddress(settings.api_base, '/settings/api_base', deps, input.sandbox);
+      await assertProviderAddress(settings.api_base, '/settings/api_base', deps);
     } else {
       const missing: string[] = [];
       if (!settings.gateway_base) missing.push('/settings/gateway_base');
@@ -223,14 +231,6 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
     }
     if (platform === 'chatapp_unofficial') credentials.callback_secret ??= randomToken(32);
     providerRef = String(platform === 'chatapp_official' ? settings.phone_number_id : settings.session);
-    const conflictRow = await tx
-      .select({ id: channels.id })
-      .from(channels)
-      .where(and(eq(channels.platform, platform), eq(channels.providerRef, providerRef)))
-      .limit(1);
-    if (conflictRow.length > 0) {
-      throw new DomainError('conflict', `another channel already uses this ${platform === 'chatapp_official' ? 'phone_number_id' : 'gateway session'}`);
-    }
     const [created] = await tx
       .insert(channels)
       .values({
@@ -243,6 +243,8 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
         statusChangedAt: now,
         displayPhoneNumber,
         providerRef,
+        // A number or session the sandbox just provisioned is this channel's alone; any other claim is bound once verified.
+        boundRef: bindSandbox ? providerRef : null,
         settings,
         credentialsEncrypted: deps.sealer.seal(JSON.stringify(credentials)),
         sandbox: bindSandbox || input.sandbox === true,
@@ -257,16 +259,80 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
   return row;
 }
 
-/** Checks an official channel's credentials against its provider and moves it to connected or error. */
+/** Why a verified channel is not connected: its number is bound to another channel (of any organization; the message says no more). */
+export const NUMBER_IN_USE: ProviderError = {
+  code: 'number_in_use',
+  title: 'this phone number is already connected to another channel; remove that channel, then connect this one again',
+  retryable: false,
+  channelFault: true,
+};
+
+/**
+ * Checks an official channel's credentials against its provider and moves it to connected or error.
+ * When the provider is one the installation trusts (OFFICIAL_API_BASE, or the sandbox for a sandbox
+ * channel), a successful check also binds the number to the channel exclusively; a number bound
+ * to another channel leaves this one in `error` (number_in_use). A channel pointed at any other
+ * api_base answers for itself only: it connects, but never holds its number exclusively.
+ */
 export async function verifyOfficialCredentials(deps: ChannelDeps, row: ChannelRow): Promise<ChannelRow> {
   const adapter = deps.providers.get('chatapp_official');
   const health = await adapter.checkHealth(connectionOf(row, deps.sealer));
-  if (health.ok) {
-    await applyStatus(deps, row, 'connected', 'credentials verified with the provider', null);
-  } else {
-    await recordProviderFault(deps, row, health.error);
-  }
+  if (health.ok) await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
+  else await recordProviderFault(deps, row, health.error);
   return reloadChannel(deps.db, row.id);
+}
+
+/** Connects an official channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */
+export async function connectVerifiedChannel(deps: ChannelDeps, row: ChannelRow, reason: string): Promise<'connected' | 'in_use'> {
+  if ((await bindNumber(deps, row)) === 'in_use') {
+    await recordProviderFault(deps, row, NUMBER_IN_USE);
+    return 'in_use';
+  }
+  await applyStatus(deps, row, 'connected', reason, null);
+  return 'connected';
+}
+
+/** True when the channel's provider is one whose word on a number's owner the installation trusts: OFFICIAL_API_BASE or the built-in sandbox. */
+function trustedProvider(deps: Pick<ChannelDeps, 'official' | 'sandbox' | 'baseUrl'>, row: ChannelRow): boolean {
+  if (row.sandbox) return true;
+  const base = row.settings.api_base;
+  if (typeof base !== 'string') return false;
+  if (deps.official.apiBase !== undefined && sameBase(base, deps.official.apiBase)) return true;
+  // The built-in sandbox checks a token against the number like the real provider does.
+  return deps.sandbox !== undefined && sameBase(base, `${deps.baseUrl}/sandbox/official`);
+}
+
+function sameBase(a: string, b: string): boolean {
+  return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+}
+
+/** Binds a verified channel's number to it, unless another channel holds it. */
+async function bindNumber(deps: ChannelDeps, row: ChannelRow): Promise<'bound' | 'in_use' | 'unverifiable'> {
+  if (!row.providerRef || !trustedProvider(deps, row)) return 'unverifiable';
+  if (row.boundRef === row.providerRef) return 'bound';
+  try {
+    const claimed = await deps.db
+      .update(channels)
+      .set({ boundRef: row.providerRef, updatedAt: deps.clock.now() })
+      .where(
+        and(
+          eq(channels.id, row.id),
+          eq(channels.providerRef, row.providerRef),
+          sql`not exists (select 1 from ${channels} other where other.platform = ${row.platform} and other.bound_ref = ${row.providerRef} and other.id <> ${row.id})`,
+        ),
+      )
+      .returning({ id: channels.id });
+    return claimed.length > 0 ? 'bound' : 'in_use';
+  } catch (err) {
+    // Two channels verified at the same moment: the unique index lets one bind.
+    if (isUniqueViolation(err)) return 'in_use';
+    throw err;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } } | undefined;
+  return e?.code === '23505' || e?.cause?.code === '23505';
 }
 
 /** The channel, or undefined when there is none; a failing database still throws (it is no answer). */
@@ -316,6 +382,7 @@ export type UpdateChannelInput = {
 export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: string, input: UpdateChannelInput): Promise<ChannelRow> {
   const row = await loadChannel(deps.db, actor, channelId);
   const platform = row.platform as Platform;
+  assertDisplayNumber(input.displayPhoneNumber);
   const settingsPatch = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
   const credentialsPatch = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
   if (row.sandbox && (settingsPatch.api_base || settingsPatch.gateway_base || settingsPatch.phone_number_id || settingsPatch.session)) {
@@ -325,6 +392,7 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: 
   await assertProviderAddress(settingsPatch.gateway_base, '/settings/gateway_base', deps);
   const credentials = { ...openCredentials(row, deps.sealer), ...credentialsPatch };
   const settings = { ...row.settings, ...settingsPatch };
+  const providerRef = String(platform === 'chatapp_official' ? settings.phone_number_id : settings.session);
   const now = deps.clock.now();
   const [updated] = await deps.db
     .update(channels)
@@ -332,7 +400,9 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: 
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.displayPhoneNumber !== undefined ? { displayPhoneNumber: input.displayPhoneNumber } : {}),
       settings,
-      providerRef: String(platform === 'chatapp_official' ? settings.phone_number_id : settings.session),
+      providerRef,
+      // Another number, or another provider to vouch for it, is a new claim: bound again once verified.
+      ...(providerRef !== row.boundRef || settingsPatch.api_base !== undefined ? { boundRef: null } : {}),
       credentialsEncrypted: deps.sealer.seal(JSON.stringify(credentials)),
       updatedAt: now,
     })
@@ -364,22 +434,22 @@ export async function channelStatusHistoryOf(db: Executor, actor: Actor, channel
   return rows.map((h) => ({ from: h.fromStatus, to: h.toStatus, reason: h.reason, reason_code: h.reasonCode, at: h.createdAt.toISOString() }));
 }
 
-/** The channel a provider event belongs to, found by the provider's handle. */
+/** The channel a provider event belongs to: the one its number is bound to (a claim never verified receives nothing). */
 export async function findChannelByRef(db: Executor, platform: Platform, ref: string): Promise<ChannelRow | undefined> {
   const [row] = await db
     .select()
     .from(channels)
-    .where(and(eq(channels.platform, platform), eq(channels.providerRef, ref)))
+    .where(and(eq(channels.platform, platform), eq(channels.boundRef, ref)))
     .limit(1);
   return row;
 }
 
-/** Official channels of one business account (template decisions are routed by it). */
+/** Bound official channels of one business account (template decisions are routed by it; a claim never verified receives none). */
 export async function findChannelsByWaba(db: Executor, wabaId: string): Promise<ChannelRow[]> {
   return db
     .select()
     .from(channels)
-    .where(and(eq(channels.platform, 'chatapp_official'), sql`${channels.settings}->>'waba_id' = ${wabaId}`));
+    .where(and(eq(channels.platform, 'chatapp_official'), isNotNull(channels.boundRef), sql`${channels.settings}->>'waba_id' = ${wabaId}`));
 }
 
 /** Points an official channel at new provider settings and credentials (embedded signup again). */
@@ -394,6 +464,7 @@ export async function rebindOfficialChannel(
     .set({
       settings: { ...row.settings, ...input.settings },
       providerRef: String(input.settings.phone_number_id),
+      boundRef: String(input.settings.phone_number_id) === row.boundRef && input.sandbox === row.sandbox ? row.boundRef : null,
       credentialsEncrypted: deps.sealer.seal(JSON.stringify({ ...openCredentials(row, deps.sealer), ...input.credentials })),
       displayPhoneNumber: input.displayPhoneNumber,
       sandbox: input.sandbox,

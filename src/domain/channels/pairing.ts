@@ -13,6 +13,7 @@ import { assertOperation } from './capabilities.ts';
 import {
   applyStatus,
   connectionOf,
+  connectVerifiedChannel,
   createChannel,
   loadChannel,
   recordProviderFault,
@@ -118,7 +119,7 @@ export async function registerPhone(deps: ChannelDeps, actor: Actor, channelId: 
     throw providerRefusal(result.error);
   }
   await deps.db.update(channels).set({ settings: { ...row.settings, registered: true } }).where(eq(channels.id, row.id));
-  await applyStatus(deps, await reloadChannel(deps.db, row.id), 'connected', 'phone number registered', null);
+  await connectVerifiedChannel(deps, await reloadChannel(deps.db, row.id), 'phone number registered');
   return reloadChannel(deps.db, row.id);
 }
 
@@ -157,7 +158,6 @@ export async function exchangeSignupCode(
     appId,
     appSecret,
     code: input.code,
-    sandbox: useSandbox,
     wabaId: input.wabaId,
   });
   if (!exchanged.ok) throw providerRefusal(exchanged.error);
@@ -187,7 +187,7 @@ export async function exchangeSignupCode(
         sandbox: useSandbox,
       });
   const fresh = await reloadChannel(deps.db, channel.id);
-  if (fresh.status !== 'connected' && fresh.status !== 'error') await applyStatus(deps, fresh, 'connected', 'embedded signup completed', null);
+  if (fresh.status !== 'connected' && fresh.status !== 'error') await connectVerifiedChannel(deps, fresh, 'embedded signup completed');
   if (input.pin) return registerPhone(deps, actor, channel.id, input.pin);
   return reloadChannel(deps.db, channel.id);
 }

@@ -5,9 +5,12 @@
  * last batch, sums it up (imports record no per-contact events).
  */
 import type { Executor } from '../../db/client.ts';
-import { CsvReader, type CsvRecord } from '../../lib/csv.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CsvReader } from '../../lib/csv.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { LineReader } from '../../lib/lines.ts';
+import { findUnstorableInput } from '../../lib/text.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, type FieldError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -18,6 +21,10 @@ export const IMPORT_MAX_ROWS = 100_000;
 export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 export const IMPORT_BATCH_ROWS = 1000;
 export const IMPORT_MAX_REPORTED_ERRORS = 1000;
+/** The longest row (a CSV record or a JSON line), in characters; a longer one is reported and skipped. */
+export const IMPORT_MAX_ROW_CHARS = 64 * 1024;
+/** Rows read between yields to the event loop, so an import never holds up other requests. */
+const IMPORT_YIELD_ROWS = 500;
 export const IMPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -117,6 +124,13 @@ export async function importContacts(
 
   const accept = (line: number, value: unknown) => {
     const row = ++result.rows;
+    // Text the database cannot store (NUL, a lone surrogate) would fail the whole batch's statement.
+    const unstorable = findUnstorableInput(value);
+    if (unstorable) {
+      result.failed++;
+      fail(row, line, unstorable.path.length ? unstorable.path.map(String).join('.') : null, unstorable.message);
+      return;
+    }
     const parsed = ContactFieldsSchema.safeParse(value);
     if (!parsed.success) {
       result.failed++;
@@ -207,21 +221,30 @@ export async function importContacts(
   };
 
   const decoder = new TextDecoder('utf-8');
-  const reader = input.format === 'csv' ? new CsvReader() : new LineReader();
+  const reader = input.format === 'csv' ? new CsvReader(undefined, IMPORT_MAX_ROW_CHARS) : new LineReader(IMPORT_MAX_ROW_CHARS);
+  let sinceYield = 0;
   /** Feeds text to the reader and its records to the batches; true when the row limit stopped the import. */
   const take = async (text: string, final: boolean): Promise<boolean> => {
     const records = final ? [...reader.push(text), ...reader.end()] : reader.push(text);
     for (const r of records) {
       lastLine = r.line;
-      if (r.cells.every((c) => c.trim() === '')) continue;
+      if (!r.tooLong && r.cells.every((c) => c.trim() === '')) continue;
       const isHeader = input.format === 'csv' && !columns;
+      if (isHeader && r.tooLong) throw invalid(`the CSV header is longer than ${IMPORT_MAX_ROW_CHARS} characters`, [{ pointer: '/columns', location: 'body', message: 'too long' }]);
       if (!isHeader && result.rows >= IMPORT_MAX_ROWS) {
         stopError = { row: IMPORT_MAX_ROWS + 1, line: r.line, field: null, message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported` };
         return true;
       }
-      if (input.format === 'csv') csvRecord(r.cells, r.line);
+      if (r.tooLong) {
+        result.failed++;
+        fail(++result.rows, r.line, null, `the row is longer than ${IMPORT_MAX_ROW_CHARS} characters: it was not imported`);
+      } else if (input.format === 'csv') csvRecord(r.cells, r.line);
       else jsonRecord(r.cells[0]!.trim(), r.line);
       if (pending.length >= IMPORT_BATCH_ROWS) await flush(false);
+      else if (++sinceYield >= IMPORT_YIELD_ROWS) {
+        sinceYield = 0;
+        await nextTurn();
+      }
     }
     if (final && reader instanceof CsvReader && reader.unterminated) fail(result.rows, lastLine, null, 'the file ends inside a quoted field');
     return false;
@@ -260,24 +283,6 @@ export async function importContacts(
     result.errors.push(stopError);
   }
   return result;
-}
-
-/** JSON lines cut out of text as it comes, in the CsvReader's record shape (one cell per line). */
-class LineReader {
-  private carry = '';
-  private line = 0;
-
-  push(text: string): CsvRecord[] {
-    const parts = (this.carry + text).split('\n');
-    this.carry = parts.pop()!;
-    return parts.map((cell) => ({ cells: [cell], line: ++this.line }));
-  }
-
-  end(): CsvRecord[] {
-    const last = this.carry;
-    this.carry = '';
-    return last ? [{ cells: [last], line: ++this.line }] : [];
-  }
 }
 
 function count(outcomes: WriteOutcome[]) {

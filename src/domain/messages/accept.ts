@@ -11,6 +11,7 @@ import type { Database, Db, Executor } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
+import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Platform } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
@@ -42,8 +43,8 @@ export type MessageDeps = {
   writer: AcceptWriter;
   /** Consent and suppression rules of the CRM; absent means no rule refuses. */
   sendPolicy?: SendPolicy;
-  /** Plain-http and private media URLs are allowed (development); sandbox channels always allow them. */
-  allowPrivateTargets?: boolean;
+  /** Where media URLs may point (the current config's rule; absent: public https only). */
+  targets?: TargetPolicy;
   /**
    * Called after a message is accepted: wakes this process's dispatcher, or, in a process without
    * one, the dispatchers of the others (by a NOTIFY that many accepts share, outside their statements).
@@ -327,7 +328,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const platform = channel.platform as Platform;
     assertMessageType(platform, input.type);
     const content = parseContent(input.type, input.content);
-    if (!channel.sandbox && !deps.allowPrivateTargets) assertHttpsMedia(input.type, content);
+    assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
     const phone = normalizePhone(input.to);
     if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', location: 'body', message: 'not a valid international phone number' }]);
     if (channel.status !== 'connected') {
@@ -416,18 +417,27 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
 const conversationNotFound = () =>
   invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
 
-/** Media must be fetched over https (checked again, with the address, when the worker fetches it). */
-function assertHttpsMedia(type: string, content: Record<string, unknown>): void {
-  const bad = mediaOf(type, content)
-    .map((m, i) => ({ ...m, i }))
-    .filter((m) => !m.url.startsWith('https://'));
+/**
+ * Refuses media URLs that fail the checks needing no DNS (scheme, credentials, an IP literal that is
+ * not public); the dispatcher's media probe checks the resolved addresses before it connects.
+ */
+function assertMediaTargets(type: string, content: Record<string, unknown>, targets: TargetPolicy): void {
+  const bad = mediaOf(type, content).flatMap((m, i) => {
+    try {
+      assertSafeTargetSyntax(m.url, targets);
+      return [];
+    } catch (err) {
+      if (err instanceof UnsafeTargetError) return [{ i, message: err.message }];
+      throw err;
+    }
+  });
   if (bad.length === 0) return;
   throw invalid(
-    'media URLs must be https',
+    `media URL refused: ${bad[0]!.message}`,
     bad.map((m) => ({
       pointer: type === 'media_carousel' ? `/content/cards/${m.i}/media_url` : '/content/media_url',
       location: 'body' as const,
-      message: 'must be an https URL',
+      message: m.message,
     })),
   );
 }

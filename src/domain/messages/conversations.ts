@@ -109,7 +109,7 @@ export async function updateConversation(
   now: Date,
 ): Promise<ConversationRow> {
   const row = await loadConversation(db, actor, id);
-  if (patch.assigneeUserId) {
+  if (typeof patch.assigneeUserId === 'string') {
     const [member] = isUuid(patch.assigneeUserId)
       ? await db
           .select({ userId: memberships.userId })

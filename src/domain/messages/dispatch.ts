@@ -1,8 +1,9 @@
 /**
  * Sending an accepted message: pace the channel, probe media, record the attempt before calling
- * the provider, then store the outcome. A retry after a crash never sends twice: the gateway
- * deduplicates on our message id; the official API has no idempotency key, so an attempt whose
- * answer was lost is settled by reconciliation (a status webhook that echoes our id) instead.
+ * the provider, then store the outcome. A send whose answer was lost (the process died mid-call, the
+ * call timed out or was cut) is never simply sent again: the provider is asked, where it can be, and
+ * only what it never got is sent again; where it cannot be asked (the official API), a status
+ * webhook echoing our id settles it, and a message no status names in time fails as outcome unknown.
  */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
@@ -11,7 +12,8 @@ import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { Platform, ProviderError } from '../../providers/provider.ts';
+import type { TargetPolicy } from '../../lib/safe-fetch.ts';
+import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, recordProviderFault, reloadChannel } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
@@ -26,9 +28,20 @@ export type DispatchDeps = {
   providers: ProviderRegistry;
   pacer: Pacer;
   logger: Logger;
-  allowPrivateTargets: boolean;
-  /** How long an official send whose answer was lost waits for a status webhook before failing. */
+  /** Where media URLs may point (the current config's rule, whatever the channel's history). */
+  targets: TargetPolicy;
+  /**
+   * How long a send whose answer was lost may stay unsettled: waiting for a status webhook (a provider
+   * that cannot be asked), or for the provider to answer a lookup; then it fails as outcome unknown.
+   */
   reconcileAfterSeconds: number;
+  /**
+   * How long after an attempt a provider that does not deduplicate is asked about it: a request cut
+   * off on our side may still be landing on theirs, and a lookup before it lands would send it twice.
+   */
+  lookupSettleSeconds: number;
+  /** The sandbox's own records, for channels bound to it (it can always be asked); undefined when it is off. */
+  sandboxSends?: SendFinder;
 };
 
 /** Provider retries before a transient failure becomes final. */
@@ -64,14 +77,16 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
   if (!channel) return fail(deps, row, { code: 'channel_deleted', title: 'the channel was deleted before the message was sent' });
   const platform = channel.platform as Platform;
 
-  // An attempt whose answer never came back (the process died, or the call timed out).
-  if (row.attempts > 0 && !row.errorCode) {
-    if (platform === 'chatapp_official') {
-      deps.logger.warn({ message_id: row.id, attempts: row.attempts }, 'a previous send attempt has no answer; reconciling instead of sending again');
-      await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: deps.reconcileAfterSeconds, singletonKey: row.id });
-      return null;
+  const adapter = deps.providers.get(platform);
+
+  // An attempt whose answer never came back (the process died mid-call, or the call timed out or was cut).
+  if (row.attempts > 0 && (!row.errorCode || LOST_ANSWER.has(row.errorCode))) {
+    const settled = await settleLostAnswer(deps, row, adapter, connectionOf(channel, deps.sealer));
+    if (settled !== 'send_again') return settled;
+    // The provider certainly does not have it: a definite failure once the attempts are spent.
+    if (row.attempts >= MAX_SEND_ATTEMPTS) {
+      return fail(deps, row, { code: row.errorCode ?? 'no_answer', title: row.errorTitle ?? 'no send attempt was answered, and the provider never received the message' });
     }
-    // The gateway deduplicates on the idempotency key (our id), so sending again is safe.
   }
 
   if (channel.status !== 'connected') {
@@ -86,9 +101,8 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
   if (wait > 2000) return wait / 1000;
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
-  const policy = { allowPrivate: deps.allowPrivateTargets || channel.sandbox };
   for (const media of mediaOf(row.type, row.content)) {
-    const problem = await checkMedia(media.type, media.url, policy);
+    const problem = await checkMedia(media.type, media.url, deps.targets);
     if (problem) return fail(deps, row, problem);
   }
 
@@ -100,27 +114,97 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
     .returning({ id: messages.id });
   if (marked.length === 0) return null;
 
-  const result = await deps.providers.get(platform).send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
+  const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
   const current = (await loadRow(deps.db, row.id))!;
   if (result.ok) {
-    const now = deps.clock.now();
-    await deps.db.transaction(async (tx) => {
-      await tx.update(messages).set({ providerMessageId: result.value.providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
-      await advanceStatus(tx, { ...current, providerMessageId: null }, 'sent', now, now, { providerMessageId: result.value.providerMessageId });
-    });
+    await markSent(deps, current, result.value.providerMessageId);
     return null;
   }
-  return handleFailure(deps, current, channel, result.error);
+  return handleFailure(deps, current, channel, adapter, result.error);
 }
 
-async function handleFailure(deps: DispatchDeps, row: MessageRow, channel: Awaited<ReturnType<typeof reloadChannel>>, error: ProviderError): Promise<number | null> {
-  const platform = channel.platform as Platform;
-  const outcomeUnknown = error.code === 'timeout' || error.code === 'network_error';
-  if (outcomeUnknown && platform === 'chatapp_official') {
-    // The provider may have accepted it: do not send again; wait for a status that names our id.
-    deps.logger.warn({ message_id: row.id, error: error.title }, 'send outcome unknown; waiting for a status to reconcile');
-    await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: deps.reconcileAfterSeconds, singletonKey: row.id });
+/** Provider faults after which the provider may or may not have the send (bytes went out, no answer came). */
+const LOST_ANSWER = new Set(['timeout', 'network_error']);
+
+async function markSent(deps: DispatchDeps, row: MessageRow, providerMessageId: string): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
+    await advanceStatus(tx, { ...row, providerMessageId: null }, 'sent', now, now, { providerMessageId });
+  });
+}
+
+/** Who can say whether the provider got a send: the provider itself where its API allows, else the sandbox for channels bound to it. */
+function finderFor(deps: DispatchDeps, adapter: ProviderAdapter, connection: ChannelConnection): ((messageId: string) => ReturnType<SendFinder>) | undefined {
+  if (adapter.findSend) return (id) => adapter.findSend!(connection, id);
+  if (connection.sandbox && deps.sandboxSends) return (id) => deps.sandboxSends!(connection, id);
+  return undefined;
+}
+
+const secondsSince = (deps: DispatchDeps, at: Date | null) => (at ? (deps.clock.now().getTime() - at.getTime()) / 1000 : Infinity);
+
+/**
+ * Settles a message whose last attempt has no answer. Resolves to 'send_again' when the provider
+ * certainly does not have it (or deduplicates a repeat), else like dispatchMessage: when to look
+ * again, or null when settled (sent, failed, or left to a status webhook and message.reconcile).
+ */
+async function settleLostAnswer(
+  deps: DispatchDeps,
+  row: MessageRow,
+  adapter: ProviderAdapter,
+  connection: ChannelConnection,
+): Promise<number | null | 'send_again'> {
+  const find = finderFor(deps, adapter, connection);
+  const waited = secondsSince(deps, row.lastAttemptAt);
+  if (!find) {
+    // A repeat with the same idempotency key sends nothing new.
+    if (adapter.sends.idempotentResend) return 'send_again';
+    deps.logger.warn({ message_id: row.id, attempts: row.attempts }, 'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it');
+    await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id });
     return null;
+  }
+  if (!adapter.sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
+  const found = await find(row.id);
+  if (found.ok && found.value.found) {
+    deps.logger.info({ message_id: row.id }, 'the provider has the send whose answer was lost; recorded as sent');
+    // A status webhook naming it may have moved it on meanwhile.
+    const current = await loadRow(deps.db, row.id);
+    if (current?.status === 'queued') await markSent(deps, current, found.value.providerMessageId);
+    return null;
+  }
+  if (found.ok) {
+    deps.logger.info({ message_id: row.id }, 'the provider never got the send whose answer was lost; sending it again');
+    return 'send_again';
+  }
+  // The provider could not be asked; a repeat it deduplicates is as good as an answer.
+  if (adapter.sends.idempotentResend) return 'send_again';
+  if (waited >= deps.reconcileAfterSeconds) {
+    return fail(deps, row, {
+      code: 'outcome_unknown',
+      title: `the answer to the send was lost and the provider could not be asked about it for ${deps.reconcileAfterSeconds} s; whether it received the message is unknown`,
+      message: found.error.title,
+    });
+  }
+  deps.logger.warn({ message_id: row.id, error: found.error.title }, 'could not ask the provider about a send whose answer was lost; asking again later');
+  return Math.min(backoffSeconds(row.attempts), deps.reconcileAfterSeconds - waited + 1);
+}
+
+async function handleFailure(
+  deps: DispatchDeps,
+  row: MessageRow,
+  channel: Awaited<ReturnType<typeof reloadChannel>>,
+  adapter: ProviderAdapter,
+  error: ProviderError,
+): Promise<number | null> {
+  if (LOST_ANSWER.has(error.code)) {
+    // The provider may have it: keep the fault on the row (the next round settles it, see
+    // settleLostAnswer) and come back when a repeat is safe or the provider can be asked.
+    deps.logger.warn({ message_id: row.id, error: error.title }, 'send outcome unknown; settling it before any new attempt');
+    await deps.db.update(messages).set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null }).where(eq(messages.id, row.id));
+    const settled = await settleLostAnswer(deps, { ...row, errorCode: error.code }, adapter, connectionOf(channel, deps.sealer));
+    if (settled !== 'send_again') return settled;
+    if (row.attempts >= MAX_SEND_ATTEMPTS) return fail(deps, row, { code: error.code, title: error.title, message: error.message });
+    return backoffSeconds(row.attempts);
   }
   if (error.channelFault) await recordProviderFault(deps, channel, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
@@ -134,12 +218,16 @@ async function handleFailure(deps: DispatchDeps, row: MessageRow, channel: Await
   return fail(deps, row, { code: error.code, title: error.title, message: error.message });
 }
 
-/** Settles a send whose answer was lost: if no status has named it by now, it failed. */
+/**
+ * The end of the wait for a status naming a send whose answer was lost, where the provider cannot be
+ * asked: if none has named it by now, whether the provider got it is unknown, and the message fails
+ * saying so rather than risk sending it twice.
+ */
 export async function reconcileMessage(deps: DispatchDeps, messageId: string): Promise<void> {
   const row = await loadRow(deps.db, messageId);
-  if (!row || row.status !== 'queued') return;
+  if (!row || row.status !== 'queued' || row.dispatchAt !== null) return;
   await fail(deps, row, {
     code: 'outcome_unknown',
-    title: "the provider's answer to the send was lost and no status arrived; the message may not have been sent",
+    title: `the answer to the send was lost and no status named the message within ${deps.reconcileAfterSeconds} s; the provider cannot be asked, so whether it received the message is unknown`,
   });
 }

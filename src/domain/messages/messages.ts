@@ -149,9 +149,22 @@ export async function messageStatus(db: Executor, actor: Actor, messageId: strin
   };
 }
 
+/** The outbound steps in order; a report may skip some (a lost callback, a provider that reports only the last). */
+const STEPS = ['queued', 'sent', 'delivered', 'read'] as const;
+
+/** The steps a forward move from `from` to `to` passes over (queued -> read: sent, delivered). */
+export function skippedSteps(from: string, to: string): Array<'sent' | 'delivered'> {
+  const start = STEPS.indexOf(from as (typeof STEPS)[number]);
+  const end = STEPS.indexOf(to as (typeof STEPS)[number]);
+  if (start < 0 || end <= start + 1) return [];
+  return STEPS.slice(start + 1, end) as Array<'sent' | 'delivered'>;
+}
+
 /**
  * Moves a message's status forward (never back), keeping every reported change in its history,
- * and records message.status_update (and message.sent on acceptance) in the same transaction.
+ * and records message.status_update (and message.sent on acceptance) in the same transaction. A
+ * report that skips steps (read on a message still `sent`) records the skipped ones first, in
+ * order, with their events: subscribers waiting for `delivered` get it, and the history reads forward.
  */
 export async function advanceStatus(
   tx: Executor,
@@ -161,16 +174,20 @@ export async function advanceStatus(
   now: Date,
   extra: { providerMessageId?: string; error?: { code: string; title: string; message?: string } } = {},
 ): Promise<boolean> {
-  await tx.insert(messageStatusHistory).values({
-    id: uuidv7(),
-    messageId: row.id,
-    status: to,
-    errorCode: extra.error?.code ?? null,
-    errorTitle: extra.error?.title ?? null,
-    occurredAt,
-    createdAt: now,
-  });
-  if (!isForward(row.status, to)) return false;
+  const history = (status: string, error?: { code: string; title: string }) =>
+    tx.insert(messageStatusHistory).values({
+      id: uuidv7(),
+      messageId: row.id,
+      status,
+      errorCode: error?.code ?? null,
+      errorTitle: error?.title ?? null,
+      occurredAt,
+      createdAt: now,
+    });
+  if (!isForward(row.status, to)) {
+    await history(to, extra.error);
+    return false;
+  }
   // Compare-and-set on the old status: two callbacks racing cannot both move it.
   const updated = await tx
     .update(messages)
@@ -182,17 +199,24 @@ export async function advanceStatus(
     })
     .where(and(eq(messages.id, row.id), eq(messages.status, row.status)))
     .returning({ id: messages.id });
-  if (updated.length === 0) return false;
+  if (updated.length === 0) {
+    await history(to, extra.error);
+    return false;
+  }
+  const steps = [...skippedSteps(row.status, to), to];
+  for (const step of steps) await history(step, step === to ? extra.error : undefined);
   if (row.status === 'queued' && to !== 'failed') {
     await recordEvent(tx, row.organizationId, 'message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId }, now);
   }
-  await recordEvent(
-    tx,
-    row.organizationId,
-    'message.status_update',
-    { message_id: row.id, status: to, conversation_id: row.conversationId, organization_id: row.organizationId },
-    now,
-  );
+  for (const step of steps) {
+    await recordEvent(
+      tx,
+      row.organizationId,
+      'message.status_update',
+      { message_id: row.id, status: step, conversation_id: row.conversationId, organization_id: row.organizationId },
+      now,
+    );
+  }
   return true;
 }
 

@@ -11,23 +11,43 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { permissionsForRole } from '../permissions.ts';
+import { settleAttempt, takeAttempt, type ThrottlePolicy } from '../throttle/throttle.ts';
+import { throttleKeys } from '../throttle/keys.ts';
 import { verifyPassword } from '../users/passwords.ts';
 import { findMembership, findUserByEmail, findUserById, listMemberships, type User } from '../users/users.ts';
 
 export const SESSION_TOKEN_PREFIX = 'pls_';
 
-export type LoginInput = { email: string; password: string; telemetryId?: string; userAgent?: string; ip?: string };
-export type SessionSettings = { ttlHours: number; clock: Clock };
+export type LoginInput = { email: string; password: string; telemetryId?: string; userAgent?: string; ip: string };
+/** Failed-login throttles: per account (the email, known or not) and per address. */
+export type LoginThrottle = { account: ThrottlePolicy; address: ThrottlePolicy };
+export type SessionSettings = { ttlHours: number; clock: Clock; throttle: LoginThrottle };
 
 export type LoginResult = { user: User; token: string; sessionId: string; expiresAt: Date };
+/** Too many recent failures for the address or the account: nothing was checked. */
+export type LoginThrottled = { throttled: 'account' | 'address'; retryAt: Date; retryAfterSeconds: number };
 
-/** Checks the password and opens a session in the user's first organization. */
-export async function login(db: Executor, input: LoginInput, settings: SessionSettings): Promise<LoginResult> {
+/**
+ * Checks the password and opens a session in the user's first organization. The attempt is charged
+ * to the address and the account first; while either waits out a delay the password is not even
+ * looked at (a right one included), and an unknown email is throttled exactly like a known one.
+ */
+export async function login(db: Executor, input: LoginInput, settings: SessionSettings): Promise<LoginResult | LoginThrottled> {
+  const addressKey = throttleKeys.loginAddress(input.ip);
+  const accountKey = throttleKeys.loginAccount(input.email);
+  const decision = await takeAttempt({ db, clock: settings.clock }, [
+    { key: addressKey, policy: settings.throttle.address },
+    { key: accountKey, policy: settings.throttle.account },
+  ]);
+  if (!decision.allowed) {
+    return { throttled: decision.key === addressKey ? 'address' : 'account', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
+  }
   const user = await findUserByEmail(db, input.email);
   const ok = await verifyPassword(user?.passwordHash, input.password);
   if (!user || !ok) throw new DomainError('invalid_credentials', 'invalid email or password');
   const [first] = await listMemberships(db, user.id);
   if (!first) throw new DomainError('invalid_credentials', 'invalid email or password');
+  await settleAttempt({ db }, { forget: [accountKey], refund: [addressKey] });
   const token = SESSION_TOKEN_PREFIX + randomToken(32);
   const now = settings.clock.now();
   const expiresAt = new Date(now.getTime() + settings.ttlHours * 3_600_000);

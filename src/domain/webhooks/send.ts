@@ -1,16 +1,23 @@
 /**
  * One delivery attempt: sign the body, POST it through the SSRF guard with a time limit, and report
- * what happened (status, duration, the first 4 KB of the answer, the error). Never throws for
- * anything the receiver or the network does.
+ * what happened (status, duration, the error, and the first 4 KB of a 2xx text or JSON answer: what
+ * other answers say is not kept, so a delivery record never becomes a way to read what a URL serves).
+ * Never throws for anything the receiver or the network does.
  */
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../lib/clock.ts';
 import { safeRequest, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import { signatureHeader } from './signing.ts';
 
-/** How much of a receiver's answer is kept. */
+/** How much of a receiver's answer is kept (only of a 2xx text or JSON answer). */
 export const RESPONSE_EXCERPT_BYTES = 4096;
 export const USER_AGENT = 'Parley-Webhooks/1.0 (+https://www.standardwebhooks.com)';
+
+/** Content types whose answer is kept: text, JSON. */
+export function isExcerptType(contentType: string | string[] | undefined): boolean {
+  const type = String(Array.isArray(contentType) ? contentType[0] : (contentType ?? '')).split(';')[0]!.trim().toLowerCase();
+  return type.startsWith('text/') || type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
 
 export type OutgoingMessage = {
   /** The webhook-id: the event id (or a test send's id), the same on every attempt. */
@@ -77,9 +84,11 @@ export async function sendWebhook(url: string, secrets: readonly string[], messa
     return done({ statusCode: null, responseBody: null, error: describeError(err, timeout, options) });
   }
   // The status decides; reading the answer is best effort within the same time limit.
+  const keep = response.statusCode >= 200 && response.statusCode < 300 && isExcerptType(response.headers['content-type']);
   let excerpt: string | null = null;
   try {
-    excerpt = await readExcerpt(response.body);
+    if (keep) excerpt = await readExcerpt(response.body);
+    else await response.body.dump({ limit: RESPONSE_EXCERPT_BYTES });
   } catch {
     excerpt = null;
   }

@@ -7,6 +7,7 @@
  * The bare official path trusts the installation's app secret (OFFICIAL_APP_SECRET, and the
  * sandbox's while it is on); the per-channel path trusts that channel's own app_secret credential.
  */
+import { randomBytes } from 'node:crypto';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
@@ -14,6 +15,7 @@ import { connectionOf, findChannel, findChannelByRef, findChannelsByWaba, type C
 import { acceptProviderDelivery } from '../../domain/channels/provider-events.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import { EVENT_ID_HEADER, normalizeGatewayCallback, SIGNATURE_HEADER as GATEWAY_SIGNATURE, verifyGatewaySignature } from '../../providers/gateway/inbound.ts';
 import { normalizeOfficialWebhook, SIGNATURE_HEADER as OFFICIAL_SIGNATURE, verifyOfficialSignature } from '../../providers/official/inbound.ts';
@@ -25,14 +27,18 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The delivery as an object; text the database cannot store (NUL, a lone surrogate) becomes U+FFFD, so the delivery is kept. */
 function parseJson(raw: Buffer): Record<string, unknown> {
+  let value: unknown;
   try {
-    const value = JSON.parse(raw.toString('utf8')) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    value = JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
-    // fall through
+    throw new DomainError('invalid', 'webhook body is not a JSON object');
   }
-  throw new DomainError('invalid', 'webhook body is not a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new DomainError('invalid', 'webhook body is not a JSON object');
+  const storable = toStorableJson(value);
+  if (storable === undefined) throw new DomainError('invalid', `webhook body nests deeper than ${MAX_NESTING_DEPTH} levels`);
+  return storable as Record<string, unknown>;
 }
 
 export async function registerProviderWebhookRoutes(app: App, container: Container) {
@@ -44,13 +50,19 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
   const installationVerifyTokens = (): string[] =>
     [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s));
 
-  async function channelFromPath(channelId: string): Promise<ChannelRow> {
-    if (!isUuid(channelId)) throw new DomainError('not_found', 'channel not found');
-    // A database error is a 503 (the provider retries), never a 404 (it would drop the delivery).
-    const row = await findChannel(db, channelId);
-    if (!row) throw new DomainError('not_found', 'channel not found');
-    return row;
+  /**
+   * The channel a per-channel path names, or undefined. These routes are public, so an unknown id is
+   * never told apart from a real one: it is checked against a secret nobody holds and refused exactly
+   * as a real channel's bad signature or verify token is. A database error throws (503: the provider
+   * retries), never passes for an unknown channel (the delivery would be refused and dropped).
+   */
+  async function channelFromPath(channelId: string): Promise<ChannelRow | undefined> {
+    if (!isUuid(channelId)) return undefined;
+    return findChannel(db, channelId);
   }
+  const unknownChannelSecret = randomBytes(32).toString('base64url');
+  const channelCredential = (channel: ChannelRow | undefined, name: 'verify_token' | 'app_secret' | 'callback_secret'): string =>
+    (channel ? connectionOf(channel, container.sealer).credentials[name] : undefined) || unknownChannelSecret;
 
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
@@ -100,13 +112,13 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request, reply) => {
         const channel = await channelFromPath(request.params.channelID);
-        const token = connectionOf(channel, container.sealer).credentials.verify_token;
-        return reply.type('text/plain').send(await challenge(request.query, token ? [token] : []));
+        return reply.type('text/plain').send(await challenge(request.query, [channelCredential(channel, 'verify_token')]));
       },
     );
 
-    const officialPost = async (raw: unknown, signature: string | undefined, secrets: string[], only?: ChannelRow) => {
-      if (!Buffer.isBuffer(raw) || !verifyOfficialSignature(raw, signature, secrets)) {
+    /** `only`: the channel of a per-channel path (null when that channel is unknown); undefined on the bare path. */
+    const officialPost = async (raw: unknown, signature: string | undefined, secrets: string[], only?: ChannelRow | null) => {
+      if (!Buffer.isBuffer(raw) || !verifyOfficialSignature(raw, signature, secrets) || only === null) {
         throw new DomainError('unauthenticated', 'invalid or missing X-Hub-Signature-256');
       }
       const payload = parseJson(raw);
@@ -158,8 +170,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        const secret = connectionOf(channel, container.sealer).credentials.app_secret;
-        return officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), secret ? [secret] : [], channel);
+        return officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), [channelCredential(channel, 'app_secret')], channel ?? null);
       },
     );
 
@@ -179,9 +190,9 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        const secret = connectionOf(channel, container.sealer).credentials.callback_secret ?? '';
+        const secret = channelCredential(channel, 'callback_secret');
         const raw = request.body;
-        if (!Buffer.isBuffer(raw) || !secret || !verifyGatewaySignature(raw, header(request.headers[GATEWAY_SIGNATURE]), secret)) {
+        if (!channel || !Buffer.isBuffer(raw) || !verifyGatewaySignature(raw, header(request.headers[GATEWAY_SIGNATURE]), secret)) {
           throw new DomainError('unauthenticated', 'invalid or missing X-Gateway-Signature');
         }
         const payload = parseJson(raw);

@@ -4,6 +4,8 @@ import type { Executor } from '../../db/client.ts';
 import type { AccountRow } from '../../sandbox/context.ts';
 import type { GatewayResult } from '../../sandbox/errors.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { gateway } from '../../sandbox/errors.ts';
+import { sendWithFaults } from './faults.ts';
 import { answerGateway, bearerToken, gatewayFaults, sendGatewayError } from './replies.ts';
 
 type SessionParams = { session: string } & Record<string, string>;
@@ -38,12 +40,15 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   scope.post(
     '/sessions/:session/messages',
     ROUTE,
-    authed(async (account, _p, request, reply) => {
-      const result = await api.send(db, account, request.body);
-      if (!result.ok) return sendGatewayError(reply, result.error);
-      return reply.code(result.value.created ? 201 : 200).send({ id: result.value.id });
-    }),
+    authed(async (account, _p, request, reply) =>
+      sendWithFaults(sandbox, account.id, request, reply, {
+        refuse: (fault) => sendGatewayError(reply, fault === 'error' ? gateway.internal() : gateway.rateLimited()),
+        process: () => api.send(db, account, request.body),
+        answer: (result) => (result.ok ? reply.code(result.value.created ? 201 : 200).send({ id: result.value.id }) : sendGatewayError(reply, result.error)),
+      }),
+    ),
   );
+  scope.get('/sessions/:session/idempotency-keys/:key', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.findByKey(db, account, params.key!))));
   scope.get('/sessions/:session/contacts/:phone', ROUTE, authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))));
   scope.get('/sessions/:session/media/:mediaId', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.media(db, account, params.mediaId!))));
 }

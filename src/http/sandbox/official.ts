@@ -7,6 +7,7 @@ import type { Executor } from '../../db/client.ts';
 import { official, type OfficialResult } from '../../sandbox/errors.ts';
 import type { AccountRow } from '../../sandbox/context.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { sendWithFaults } from './faults.ts';
 import { answerOfficial, bearerToken, officialFaults, sendOfficialError } from './replies.ts';
 
 type Json = Record<string, unknown>;
@@ -46,7 +47,17 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
   });
 
   scope.get('/:version/:id', ROUTE, authed((account, { id }) => api.getObject(db, account, id)));
-  scope.post('/:version/:id/messages', ROUTE, authed((account, { id }, request) => api.send(db, account, id, request.body)));
+  scope.post('/:version/:id/messages', ROUTE, async (request, reply) => {
+    const params = request.params as IdParams;
+    if (!VERSION.test(params.version)) return sendOfficialError(reply, official.unknownPath(`/${params.version}`));
+    const account = await api.authenticate(db, bearerToken(request, true));
+    if (!account.ok) return sendOfficialError(reply, account.error);
+    return sendWithFaults(sandbox, params.id, request, reply, {
+      refuse: (fault) => sendOfficialError(reply, fault === 'error' ? official.internal() : official.throughput()),
+      process: () => api.send(db, account.value, params.id, request.body),
+      answer: (result) => answerOfficial(reply, result),
+    });
+  });
   scope.post('/:version/:id/register', ROUTE, authed((account, { id }, request) => api.register(db, account, id, request.body)));
   scope.post('/:version/:id/contacts', ROUTE, authed((account, { id }, request) => api.lookupContacts(account, id, request.body)));
   scope.get('/:version/:id/message_templates', ROUTE, authed((account, { id }, request) => api.listTemplates(db, account, id, request.query as Json)));

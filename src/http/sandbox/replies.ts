@@ -50,9 +50,13 @@ export function answerGateway(reply: FastifyReply, result: Result<unknown, Gatew
   return result.ok ? reply.code(status).send(result.value) : sendGatewayError(reply, result.error);
 }
 
+/** The code of the body parser's refusal of text the database cannot store (routes.ts); its message names only the field. */
+export const UNSTORABLE_BODY = 'SANDBOX_UNSTORABLE_BODY';
+
 /** Body-parser and framework faults, worded without echoing what was sent. */
 function describeFault(error: FastifyError): { status: number; message: string } {
   const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
+  if (error.code === UNSTORABLE_BODY) return { status: 400, message: `The request body is invalid: ${error.message}.` };
   if (status === 413) return { status, message: 'The request body is too large.' };
   if (status === 415) return { status, message: 'Unsupported content type: send application/json.' };
   if (status === 429) return { status, message: 'Too many requests.' };

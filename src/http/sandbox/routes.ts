@@ -6,19 +6,30 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
 import type { App } from '../app.ts';
+import { registerFaultRoutes } from './faults.ts';
 import { registerGatewayRoutes } from './gateway.ts';
 import { registerOfficialRoutes } from './official.ts';
-import { answerGateway, gatewayFaults, sendGatewayError } from './replies.ts';
+import { answerGateway, gatewayFaults, sendGatewayError, UNSTORABLE_BODY } from './replies.ts';
+import { findUnstorableInput, toPointer } from '../../lib/text.ts';
 
 const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
 
-/** JSON bodies as usual, but an empty body (POST .../start, .../subscribed_apps) is no body rather than an error. */
+/**
+ * JSON bodies as usual, but an empty body (POST .../start, .../subscribed_apps) is no body rather
+ * than an error, and a body with text the database cannot store (NUL, a lone surrogate) or nested
+ * too deep is a 400, as on Parley's own routes.
+ */
 function lenientJson(scope: FastifyInstance) {
   const parse = scope.getDefaultJsonParser('error', 'error');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    return parse(request, body as string, done);
+    return parse(request, body as string, (err, value) => {
+      if (err) return done(err, undefined);
+      const bad = findUnstorableInput(value);
+      if (bad) return done(Object.assign(new Error(`${toPointer(bad.path)} ${bad.message}`), { statusCode: 400, code: UNSTORABLE_BODY }), undefined);
+      return done(null, value);
+    });
   });
 }
 
@@ -45,6 +56,7 @@ export async function registerSandboxRoutes(app: App, container: Container) {
         return reply.code(200).type(media.mimeType).header('cache-control', 'private, max-age=300').send(media.data);
       });
 
+      if (container.config.sandbox.faultInjection) await registerFaultRoutes(scope, sandbox);
       await scope.register(async (official: FastifyInstance) => registerOfficialRoutes(official, sandbox, db), { prefix: '/official' });
       await scope.register(async (gateway: FastifyInstance) => registerGatewayRoutes(gateway, sandbox, db), { prefix: '/gateway' });
     },

@@ -66,6 +66,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
         },
         clock,
       );
+      // A secret may have been refused (and remembered as unknown) before: this process forgets now, others by NOTIFY.
+      container.apiKeys.forget();
       return reply.code(201).send({ data: { ...record, secret } });
     },
   );
@@ -95,7 +97,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
       schema: {
         tags: ['api-keys'],
         summary: 'Revoke an API key',
-        description: 'Takes effect on the next request made with the key.',
+        description:
+          'Takes effect on the next request made with the key. A credential may only revoke a key whose permissions it holds all of (403 naming the others); owners and admins by dashboard session revoke any key.',
         params: z.object({ keyID: PathId }),
         response: { 204: z.null().describe('Revoked'), ...errorResponses([401, 403, 404]) },
       },

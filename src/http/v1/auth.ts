@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Container } from '../../container.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { describeSession, listSessions, login, revokeSession } from '../../domain/sessions/sessions.ts';
+import { describeSession, listSessions, login, revokeSession, type LoginThrottle } from '../../domain/sessions/sessions.ts';
 import { presentUser } from '../../domain/users/users.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
@@ -63,6 +63,12 @@ export async function registerAuthRoutes(app: App, container: Container) {
   const { config, clock } = container;
   const db = container.database.db;
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };
+  const throttle: LoginThrottle = {
+    // One attempt forgiven per 15 minutes of quiet: an attacker at the cap stays at the cap.
+    account: { freeAttempts: config.loginThrottle.accountFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 15 * 60_000 },
+    // An address may be shared (an office): a failure a minute never adds up.
+    address: { freeAttempts: config.loginThrottle.addressFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 60_000 },
+  };
 
   app.post(
     '/v1/auth/login',
@@ -76,7 +82,7 @@ export async function registerAuthRoutes(app: App, container: Container) {
       schema: {
         tags: ['auth'],
         summary: 'Log in to the dashboard',
-        description: `Checks the email and password and sets the \`${SESSION_COOKIE}\` session cookie (HttpOnly, SameSite=Lax, Secure on https; lifetime ${config.sessionTtlHours} hours). For dashboard sessions only; integrations use API keys.`,
+        description: `Checks the email and password and sets the \`${SESSION_COOKIE}\` session cookie (HttpOnly, SameSite=Lax, Secure on https; lifetime ${config.sessionTtlHours} hours). For dashboard sessions only; integrations use API keys. After ${config.loginThrottle.accountFreeAttempts} failed attempts for one email (or ${config.loginThrottle.addressFreeAttempts} from one address) each further attempt must wait twice as long as the last, up to ${Math.round(config.loginThrottle.maxDelayMs / 1000)} s: until then every attempt, a right password included, answers 429 with \`Retry-After\`. A successful login clears the account's count.`,
         security: [],
         body: LoginBodySchema,
         response: { 200: dataOf(UserSessionRecordSchema), ...errorResponses([400, 401, 429]) },
@@ -92,8 +98,16 @@ export async function registerAuthRoutes(app: App, container: Container) {
           userAgent: request.headers['user-agent'],
           ip: request.ip,
         },
-        { ttlHours: config.sessionTtlHours, clock },
+        { ttlHours: config.sessionTtlHours, clock, throttle },
       );
+      if ('throttled' in result) {
+        void reply.header('retry-after', String(result.retryAfterSeconds));
+        const whose = result.throttled === 'account' ? 'this account' : 'this address';
+        throw new DomainError(
+          'rate_limited',
+          `too many failed logins for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
+        );
+      }
       void reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions, expires: result.expiresAt });
       return { data: presentUser(result.user) };
     },

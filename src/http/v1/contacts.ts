@@ -6,7 +6,7 @@ import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putC
 import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, LOOKUP_TYPES, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
 import { ContactFieldsSchema, normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
 import { IDENTITY_TYPES, listContactIdentities } from '../../domain/contacts/identities.ts';
-import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_REPORTED_ERRORS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
+import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_REPORTED_ERRORS, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
 import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
 import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
@@ -603,7 +603,8 @@ export async function registerContactRoutes(app: App, container: Container) {
           description:
             `CSV (\`text/csv\`, UTF-8, comma, semicolon or tab separated, first line the header) or JSON lines (\`application/x-ndjson\`, one object per line with the fields of POST /v1/contacts), ` +
             `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number) and \`custom_fields.<key>\`; ` +
-            'an empty cell leaves a value as it is. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped. ' +
+            'an empty cell leaves a value as it is. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped, ' +
+            `among them a row longer than ${IMPORT_MAX_ROW_CHARS.toLocaleString('en')} characters and one holding a NUL character or an unpaired surrogate. ` +
             `The body is read as it arrives and written in batches of ${IMPORT_BATCH_ROWS}, each batch committed on its own: an import cut off midway keeps the batches written, ` +
             'and sending the file again is safe. One crm.import.committed event sums it up (no per-contact events). 400 for an unknown CSV column or an empty body, 415 for another content type.',
           consumes: ['text/csv', 'application/x-ndjson'],

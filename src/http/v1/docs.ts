@@ -3,8 +3,21 @@ import type { App } from '../app.ts';
 
 const DOCS_PREFIX = '/v1/docs';
 
+/**
+ * The reference page's CSP: swagger-ui's own, minus the third-party validator badge (img-src is
+ * self and data: only) and, on plain http, minus `upgrade-insecure-requests` (it would break the page).
+ */
+export function docsCsp(header: string, upgradeInsecureRequests: boolean): string {
+  const directives = header
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d !== '' && (upgradeInsecureRequests || d !== 'upgrade-insecure-requests'))
+    .map((d) => (d.startsWith('img-src ') ? "img-src 'self' data:" : d));
+  return `${directives.join('; ')};`;
+}
+
 /** The OpenAPI 3.1 document (generated from the route schemas) and a reference page for people. */
-export async function registerDocsRoutes(app: App) {
+export async function registerDocsRoutes(app: App, options: { upgradeInsecureRequests: boolean }) {
   app.get(
     '/v1/openapi.json',
     {
@@ -20,6 +33,9 @@ export async function registerDocsRoutes(app: App) {
   await app.register(swaggerUi, {
     routePrefix: DOCS_PREFIX,
     staticCSP: true,
-    uiConfig: { url: '/v1/openapi.json', deepLinking: true },
+    transformStaticCSP: (header) => docsCsp(header, options.upgradeInsecureRequests),
+    // No validator badge: it would send the document's address to a third party.
+    validatorUrl: false,
+    uiConfig: { url: '/v1/openapi.json', deepLinking: true, validatorUrl: null },
   });
 }

@@ -129,7 +129,7 @@ const AttemptSchema = z
     attempted_at: z.string(),
     status_code: z.number().int().nullable().meta({ description: "The receiver's status; null when no answer came (see error)" }),
     duration_ms: z.number().int(),
-    response_body: z.string().nullable().meta({ description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of the answer (UTF-8); null when it had none` }),
+    response_body: z.string().nullable().meta({ description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of a 2xx text or JSON answer (UTF-8); null for any other answer, or none` }),
     error: z.string().nullable().meta({ description: 'What went wrong: `HTTP 503`, `timed out after 10000 ms`, `connection refused`, `refused: ...` (SSRF guard)' }),
   })
   .meta({ id: 'WebhookAttempt' });
@@ -169,7 +169,7 @@ const DeliverySchema = z
         created_at: '2025-06-02T09:14:00.004Z',
         updated_at: '2025-06-02T09:14:00.031Z',
         attempts: [
-          { id: '0196b1f2-2d1a-7c00-8000-000000000001', trigger: 'scheduled', attempted_at: '2025-06-02T09:14:00.012Z', status_code: 503, duration_ms: 18, response_body: 'busy', error: 'HTTP 503' },
+          { id: '0196b1f2-2d1a-7c00-8000-000000000001', trigger: 'scheduled', attempted_at: '2025-06-02T09:14:00.012Z', status_code: 503, duration_ms: 18, response_body: null, error: 'HTTP 503' },
         ],
       },
     ],

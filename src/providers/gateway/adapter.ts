@@ -2,6 +2,7 @@
  * Parley's types to the gateway protocol's. The gateway takes Parley's own message types and
  * content shapes, so sending passes them through with Parley's message id as the idempotency key.
  */
+import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, ProviderAdapter } from '../provider.ts';
 import { createGatewayClient } from './client.ts';
 
@@ -22,19 +23,23 @@ export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' 
   }
 }
 
-export function createGatewayAdapter(options: { allowPrivateTargets: boolean }): ProviderAdapter {
+/** options.targets: where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
+export function createGatewayAdapter(options: { targets: TargetPolicy; timeoutMs?: number }): ProviderAdapter {
   const client = (connection: ChannelConnection) => {
     const s = connection.settings as unknown as GatewaySettings;
     return createGatewayClient({
       base: s.gateway_base,
       apiKey: connection.credentials.api_key ?? '',
-      policy: { allowPrivate: options.allowPrivateTargets || connection.sandbox },
+      policy: options.targets,
+      timeoutMs: options.timeoutMs,
     });
   };
   const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);
 
   return {
     platform: 'chatapp_unofficial',
+    // The protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md).
+    sends: { idempotentResend: true },
 
     async send(connection, message) {
       const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {
@@ -45,6 +50,14 @@ export function createGatewayAdapter(options: { allowPrivateTargets: boolean }):
       });
       if (!result.ok) return result;
       return { ok: true, value: { providerMessageId: result.value.id } };
+    },
+
+    async findSend(connection, messageId) {
+      const result = await client(connection).call<{ id: string }>('GET', `sessions/${session(connection)}/idempotency-keys/${encodeURIComponent(messageId)}`);
+      if (result.ok) return { ok: true, value: { found: true, providerMessageId: result.value.id } };
+      // The session answered, and it never accepted a send with this key.
+      if (result.status === 404 && result.error.code === 'not_found') return { ok: true, value: { found: false } };
+      return result;
     },
 
     async fetchMedia(connection, mediaId) {

@@ -179,22 +179,27 @@ export function templateStatusName(native: string): string {
   return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
 }
 
-export type OfficialAdapterOptions = { allowPrivateTargets: boolean };
+export type OfficialAdapterOptions = {
+  /** Where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
+  targets: TargetPolicy;
+  /** One call's time limit. */
+  timeoutMs?: number;
+};
 
 export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
-  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; sandbox: boolean; wabaId?: string }): Promise<Result<SignupExchange>>;
+  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; wabaId?: string }): Promise<Result<SignupExchange>>;
 } {
-  const policyFor = (connection: { sandbox?: boolean }): TargetPolicy => ({
-    allowPrivate: options.allowPrivateTargets || connection.sandbox === true,
-  });
   const client = (connection: ChannelConnection): GraphClient => {
     const s = settingsOf(connection);
-    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: policyFor(connection) });
+    return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: options.targets, timeoutMs: options.timeoutMs });
   };
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
   return {
     platform: 'chatapp_official',
+    // No idempotency key and no way to look a send up: only a status webhook echoing
+    // biz_opaque_callback_data can settle a send whose answer was lost.
+    sends: { idempotentResend: false },
 
     async send(connection, message) {
       const s = settingsOf(connection);
@@ -292,7 +297,7 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
     },
 
     async exchangeCode(input) {
-      const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: policyFor(input) });
+      const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: options.targets });
       const exchanged = await graph.call<{ access_token?: string }>('GET', 'oauth/access_token', {
         query: { client_id: input.appId, client_secret: input.appSecret, code: input.code },
       });

@@ -1,0 +1,20 @@
+/**
+ * Throttle keys: `<purpose>:<subject kind>:<subject>`. Addresses are keyed by what one party
+ * controls: an IPv4 address, or an IPv6 /64 (one customer's usual allocation, so hopping within it
+ * gains nothing).
+ */
+import ipaddr from 'ipaddr.js';
+
+/** The part of an address one party controls, as text. */
+export function addressSubject(address: string): string {
+  if (!ipaddr.isValid(address)) return address.slice(0, 100);
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+export const throttleKeys = {
+  loginAccount: (email: string) => `login:account:${email.trim().toLowerCase()}`,
+  loginAddress: (address: string) => `login:ip:${addressSubject(address)}`,
+};

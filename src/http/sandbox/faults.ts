@@ -1,0 +1,72 @@
+/**
+ * Injected send faults (src/sandbox/faults.ts) on the wire: the control routes under /sandbox/faults,
+ * and how a faulty send is answered (an error, no answer, a cut connection).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseFaultRules, type SendFault } from '../../sandbox/faults.ts';
+import type { Sandbox } from '../../sandbox/sandbox.ts';
+import { sendGatewayError } from './replies.ts';
+
+const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
+/** A held request is cut after this long at most, whatever the caller's timeout. */
+const HOLD_MS = 120_000;
+
+export async function registerFaultRoutes(scope: FastifyInstance, sandbox: Sandbox) {
+  scope.put('/faults', ROUTE, async (request, reply) => {
+    const parsed = parseFaultRules(request.body);
+    if (!parsed.ok) return sendGatewayError(reply, { status: 400, code: 'invalid_request', message: parsed.message, retryable: false });
+    sandbox.faults.set(parsed.rules);
+    return reply.send({ rules: sandbox.faults.list() });
+  });
+  scope.get('/faults', ROUTE, async (_request, reply) => reply.send({ rules: sandbox.faults.list() }));
+  scope.delete('/faults', ROUTE, async (_request, reply) => {
+    sandbox.faults.set([]);
+    return reply.code(204).send();
+  });
+}
+
+/** Takes the request from the framework and holds it unanswered until the caller gives up, then cuts it. */
+async function holdOpen(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.hijack();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, HOLD_MS);
+    timer.unref();
+    reply.raw.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  request.raw.socket?.destroy();
+}
+
+/**
+ * Runs one send under the fault the switch has for its account: `refuse` answers error and
+ * rate_limit in the protocol's shape; `process` does the send; `answer` writes its result.
+ */
+export async function sendWithFaults<T>(
+  sandbox: Sandbox,
+  account: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  io: { refuse(fault: 'error' | 'rate_limit'): unknown; process(): Promise<T>; answer(result: T): unknown },
+): Promise<unknown> {
+  const fault: SendFault | undefined = sandbox.faults.take(account);
+  switch (fault) {
+    case undefined:
+      return io.answer(await io.process());
+    case 'error':
+    case 'rate_limit':
+      return io.refuse(fault);
+    case 'reset':
+      reply.hijack();
+      request.raw.socket?.destroy();
+      return;
+    case 'hang':
+      return holdOpen(request, reply);
+    case 'lose_answer':
+      await io.process();
+      return holdOpen(request, reply);
+    default:
+      return fault satisfies never;
+  }
+}

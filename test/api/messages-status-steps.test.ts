@@ -1,0 +1,92 @@
+/**
+ * A status report that skips steps (a callback lost while the service was down, or a provider that
+ * only reports the last) still gives subscribers every step: the skipped statuses are recorded and
+ * announced first, in order, and the history reads forward.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { signBody } from '../../src/providers/signature.ts';
+import { request, startTestServer, type TestServer } from '../harness.ts';
+import { customerWrites, eventsOf, eventually, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+
+let server: TestServer;
+let channel: { id: string; phone: string };
+let phoneNumberId: string;
+before(async () => {
+  // The sandbox's own status callbacks come ten minutes later: only the reports this test posts arrive.
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '600000' } });
+  channel = await officialChannel(server);
+  phoneNumberId = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings.phone_number_id;
+});
+after(() => server.close());
+
+/** Posts one status report through the provider's signed webhook, as the provider would. */
+async function report(status: Record<string, unknown>) {
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: channel.phone, phone_number_id: phoneNumberId },
+              statuses: [{ timestamp: String(Math.floor(Date.now() / 1000)), ...status }],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  const posted = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+    rawBody: body,
+    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, body) },
+  });
+  assert.equal(posted.status, 200, posted.text);
+}
+
+const updatesOf = async (id: string) =>
+  (await eventsOf(server, 'message.status_update')).filter((e) => e.payload.message_id === id).map((e) => e.payload.status);
+
+test('read on a sent message records and announces delivered first', async () => {
+  const to = '4915112343131';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'skip me' } });
+  assert.equal(res.status, 201, res.text);
+  const sent = await waitForStatus(server, res.body.data.id, 'sent');
+  await report({ id: sent.provider_message_id, status: 'read', recipient_id: to });
+  const read = await waitForStatus(server, res.body.data.id, 'read');
+  assert.deepEqual(read.history.map((h: { status: string }) => h.status), ['queued', 'sent', 'delivered', 'read']);
+  assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered', 'read']);
+
+  // The late delivered report is kept in the history but moves nothing and announces nothing again.
+  await report({ id: sent.provider_message_id, status: 'delivered', recipient_id: to });
+  await eventually('the late report in the history', async () => {
+    const s = await request(server, 'GET', `/v1/messages/${res.body.data.id}/status`, { key: server.apiKey });
+    return s.body.data.history.length === 5 ? true : undefined;
+  });
+  assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered', 'read']);
+});
+
+test('delivered on a message still queued records and announces sent first, with message.sent', async () => {
+  const to = '4915112343232';
+  await customerWrites(server, channel.id, to);
+  // No dispatcher: the message stays queued (as when the send's answer was lost), and the provider's
+  // report names it by the id Parley sent as biz_opaque_callback_data.
+  await server.container.dispatcher.stop({ timeoutMs: 1000 });
+  try {
+    const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'answer lost' } });
+    assert.equal(res.status, 201, res.text);
+    await report({ id: 'wamid.skipped-steps-1', status: 'delivered', recipient_id: to, biz_opaque_callback_data: res.body.data.id });
+    const delivered = await waitForStatus(server, res.body.data.id, 'delivered');
+    assert.equal(delivered.provider_message_id, 'wamid.skipped-steps-1');
+    assert.deepEqual(delivered.history.map((h: { status: string }) => h.status), ['queued', 'sent', 'delivered']);
+    assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered']);
+    const announced = (await eventsOf(server, 'message.sent')).filter((e) => e.payload.message_id === res.body.data.id);
+    assert.equal(announced.length, 1);
+  } finally {
+    await server.container.dispatcher.start();
+  }
+});
