@@ -52,7 +52,7 @@ export function createAvailability(options: AvailabilityOptions): Availability {
         const downFor = Date.now() - down.since;
         down = undefined;
         options.onUp?.(downFor);
-        for (const listener of [...listeners]) listener();
+        for (const listener of listeners) listener();
       },
       (err: unknown) => {
         probing = false;
