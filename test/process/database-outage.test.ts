@@ -34,7 +34,10 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
     const target = new URL(direct);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const apiKey = `prl_outage_${randomToken(24)}`;
+    const port = await freePort();
     const env = {
+      // The worker's sandbox calls back to the API's address, not its own.
+      BASE_URL: `http://127.0.0.1:${port}`,
       DATABASE_URL: throughProxy(direct, proxy),
       DATABASE_TIMEOUT_MS: String(WAIT_MS),
       BOOTSTRAP_ADMIN_EMAIL: 'outage@example.com',
@@ -55,7 +58,6 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
     try {
-      const port = await freePort();
       const api = await startService({ dataDir: deployment.dataDir, port, env: { ...env, ROLES: layout === 'api,worker' ? 'api,worker' : 'api' } });
       processes.push(api);
       if (layout === 'api + worker') {
@@ -64,7 +66,10 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
         await worker.waitForLog('worker started', 60_000);
       }
       const server = { baseUrl: api.baseUrl };
-      const channelId = await gatewayChannel(server, apiKey);
+      // Both kinds of provider: the gateway takes an idempotency key, the official API does not (a
+      // send whose answer was lost is settled by asking it).
+      const gateway = await gatewayChannel(server, apiKey);
+      const official = await officialChannel(server, apiKey, CUSTOMER);
       const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: apiKey, body: { url: receiver.url, event_types: ['message.sent'] } });
       assert.equal(endpoint.status, 201, endpoint.text);
 
@@ -81,7 +86,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
             res = await fetch(`${api.baseUrl}/v1/messages`, {
               method: 'POST',
               headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-              body: JSON.stringify({ channel_id: channelId, to: '4915112340000', type: 'text', content: { body: `m${n++}` } }),
+              body: JSON.stringify({ channel_id: n % 2 === 0 ? gateway : official, to: CUSTOMER, type: 'text', content: { body: `m${n++}` } }),
             });
             text = await res.text();
           } catch (err) {
@@ -165,7 +170,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       const pending = new Set(ids);
       const last = new Map<string, string>();
       await eventually(`${ids.length} acknowledged messages to be sent`, async () => {
-        for (const id of [...pending]) {
+        for (const id of pending) {
           const res = await request(server, 'GET', `/v1/messages/${id}`, { key: apiKey });
           assert.equal(res.status, 200, `message ${id} was lost: ${res.text}`);
           const status = res.body.data.status as string;
@@ -186,7 +191,12 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       const provider = new pg.Client({ connectionString: direct });
       await provider.connect();
       try {
-        const rows = (await provider.query<{ key: string; n: number }>(`select idempotency_key as key, count(*)::int as n from sandbox_messages where direction = 'outbound' group by 1`)).rows;
+        // Our id travels as the gateway's idempotency key and as the official API's callback data.
+        const rows = (
+          await provider.query<{ key: string; n: number }>(
+            `select coalesce(idempotency_key, body->>'biz_opaque_callback_data') as key, count(*)::int as n from sandbox_messages where direction = 'outbound' group by 1`,
+          )
+        ).rows;
         const counts = new Map(rows.map((r) => [r.key, r.n]));
         for (const id of ids) assert.equal(counts.get(id), 1, `message ${id} reached the provider ${counts.get(id) ?? 0} times`);
       } finally {
@@ -291,6 +301,19 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ res: T; ms: number }> {
 
 function describe(p: ServiceProcess): string {
   return `\n--- stdout (tail) ---\n${p.stdout.slice(-3000)}\n--- stderr ---\n${p.stderr.slice(-3000)}`;
+}
+
+const CUSTOMER = '4915112340000';
+
+/** An official channel bound to the sandbox, with the customer's window open (they wrote first). */
+async function officialChannel(server: { baseUrl: string }, apiKey: string, customer: string): Promise<string> {
+  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name: 'outage official' } });
+  assert.equal(res.status, 201, res.text);
+  const id = res.body.data.id as string;
+  const inbound = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: id, from: customer, type: 'text', content: { body: 'hi' } } });
+  assert.ok(inbound.status < 300, inbound.text);
+  await eventually('the customer window', async () => ((await request(server, 'GET', `/v1/conversations?channel_id=${id}`, { key: apiKey })).body.data[0]?.last_inbound_at ? true : undefined));
+  return id;
 }
 
 /** A gateway channel bound to the sandbox, paired: its sends carry our id as the idempotency key, so a retry never sends twice. */
