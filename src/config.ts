@@ -60,11 +60,11 @@ const envSchema = z.object({
   BOOTSTRAP_ADMIN_PASSWORD: z.string().min(8, { error: 'expects at least 8 characters' }).max(1024).optional(),
   BOOTSTRAP_API_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9_\-]{24,200}$/, { error: 'expects 24 to 200 characters of letters, digits, _ or -' })
+    .regex(/^[A-Za-z0-9_-]{24,200}$/, { error: 'expects 24 to 200 characters of letters, digits, _ or -' })
     .optional(),
   ENCRYPTION_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9+/_\-]{43}=?$|^[0-9a-fA-F]{64}$/, { error: 'expects 32 bytes as base64 (44 chars) or hex (64 chars)' })
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, { error: 'expects 32 bytes as base64 (44 chars) or hex (64 chars)' })
     .optional(),
   SESSION_TTL_HOURS: z.coerce.number({ error: 'expects a number of hours' }).int().min(1).max(24 * 365).default(24 * 14),
   BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),

@@ -60,7 +60,7 @@ export type RouteSummary = { method: string; url: string; hidden: boolean; publi
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
 
-const REQUEST_ID = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export type AppOptions = { bearer?: BearerAuthenticator };

@@ -70,7 +70,7 @@ export function createCallbacks(ctx: SandboxContext) {
         signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
       }, targets);
     } catch (err) {
-      throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`);
+      throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`, { cause: err });
     }
     await response.arrayBuffer().catch(() => undefined);
     if (response.status < 200 || response.status > 299) {

@@ -12,7 +12,7 @@ import { bootstrap } from '../../src/domain/organizations/bootstrap.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { sql } from 'drizzle-orm';
 import { createTestDatabaseUrl, request } from '../harness.ts';
-import { createDeployment, lockFile, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
+import { createDeployment, lockFile, runService, usingPostgres, type ServiceProcess } from './service.ts';
 
 const journal = JSON.parse(readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: Array<{ tag: string }> };
 const TAGS = journal.entries.map((e) => e.tag);

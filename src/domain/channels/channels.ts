@@ -15,7 +15,7 @@ import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { ChannelConnection, Platform, ProviderError } from '../../providers/provider.ts';
 import type { SandboxProvisioning } from '../../sandbox/contract.ts';
 import type { Actor } from '../actor.ts';
-import { DomainError, invalid, notFound } from '../errors.ts';
+import { invalid, notFound } from '../errors.ts';
 import { INITIAL_STATUS, recordInitialStatus, transitionChannel, type ChannelStatus } from './status.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
@@ -151,7 +151,7 @@ function pickKnown(values: Record<string, unknown> | undefined, keys: readonly s
   if (unknown.length > 0) {
     throw invalid(`unknown ${what} ${unknown.join(', ')}; expected ${keys.join(', ')}`, unknown.map((k) => ({ pointer: `${pointer}/${k}`, location: 'body' as const, message: `unknown ${what}` })));
   }
-  return { ...(values ?? {}) };
+  return { ...values };
 }
 
 function assertDisplayNumber(value: string | null | undefined): void {

@@ -121,7 +121,7 @@ const ListQuery = PageQuerySchema.extend({
   created_before: z.iso.datetime({ offset: true }).optional(),
 });
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:\-]{1,255}$/;
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,255}$/;
 
 function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('hex');
