@@ -22,6 +22,7 @@ import { DomainError } from '../domain/errors.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
+import { withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
 import { registerAuthRoutes } from './v1/auth.ts';
@@ -196,7 +197,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       },
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: withErrorResponses(jsonSchemaTransform),
     transformObject: (input) => optionalNullableBodies(jsonSchemaTransformObject(input)),
   });
 
