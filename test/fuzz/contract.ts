@@ -120,7 +120,19 @@ export function validatorFor(doc: Doc): OpenAPIValidator {
     return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, inline(v, depth + 1)]));
   };
   copy.paths = inline(copy.paths) as Doc['paths'];
-  return new OpenAPIValidator({ definition: copy as never, lazyCompileValidators: true, ajvOpts: { strict: false } });
+  return new OpenAPIValidator({
+    definition: copy as never,
+    lazyCompileValidators: true,
+    ajvOpts: { strict: false },
+    // The formats the document uses, so they are checked rather than skipped.
+    customizeAjv: (ajv) => {
+      ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
+      ajv.addFormat('date-time', (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)));
+      ajv.addFormat('uri', (s: string) => URL.canParse(s));
+      ajv.addFormat('csv', () => true);
+      return ajv;
+    },
+  });
 }
 
 // ---------------------------------------------------------------- values
