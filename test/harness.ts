@@ -148,7 +148,7 @@ const AUDIT_MIN_LENGTH = 6;
 export function auditLogs(logs: readonly string[], sensitive: ReadonlyMap<string, string>): string[] {
   const findings: string[] = [];
   for (const [value, what] of sensitive) {
-    const forms = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)];
+    const forms = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value.toWellFormed())];
     const line = logs.find((l) => forms.some((f) => l.includes(f)));
     if (line !== undefined) findings.push(`${what} appears in a log line: ${line.slice(0, 300)}`);
   }
