@@ -13,6 +13,7 @@ import { OpenAPIValidator } from 'openapi-backend';
 import { Agent, request as undiciRequest } from 'undici';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import type { TestServer } from '../harness.ts';
 
 type Schema = Record<string, any>;
@@ -39,6 +40,8 @@ export type Failure = { kind: string; operation: string; status: number; detail:
 export type FuzzReport = {
   sent: number;
   byStatus: Record<string, number>;
+  /** Statuses per operation: which ones the fuzzer gets past validation and the 404. */
+  byOperation: Record<string, Record<string, number>>;
   failures: Failure[];
   slowestMs: number;
   heapGrowthMb: number;
@@ -232,9 +235,48 @@ function urlValues(ctx: ValueContext): fc.Arbitrary<string> {
   );
 }
 
-/** A schema-valid value (as far as a generator can tell: patterns are not honoured). */
+const PHONES = ['+4915112345678', '+14155550123', '+442071838750', '4915112345001', '+55 11 91234-5678', '+4915112345002'];
+const EVENT_TYPES = ['message.new', 'message.sent', 'message.status_update', 'conversation.updated', 'contact.updated', 'channel.status_update', 'crm.record.created', 'crm.comment.created'];
+
+/** Message types with content of their shape: a random `content` object is refused before anything runs. */
+function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content: Record<string, unknown> }> {
+  const text = fc.string({ minLength: 1, maxLength: 60 });
+  const messageId = fc.constantFrom('wamid.unknown', ...(ctx.ids.message ?? []));
+  return fc.oneof(
+    { weight: 4, arbitrary: text.map((body) => ({ type: 'text', content: { body } })) },
+    fc.record({ media_url: urlValues(ctx), caption: text }).map((content) => ({ type: 'image', content })),
+    fc.record({ media_url: urlValues(ctx), file_name: text }).map((content) => ({ type: 'document', content })),
+    fc.record({ latitude: fc.double({ min: -90, max: 90, noNaN: true }), longitude: fc.double({ min: -180, max: 180, noNaN: true }), name: text }).map((content) => ({ type: 'location', content })),
+    fc.record({ message_id: messageId, reaction: fc.constantFrom('👍', '❤️', '') }).map((content) => ({ type: 'reaction', content })),
+    fc.record({ question: text, options: fc.array(text, { minLength: 2, maxLength: 3 }) }).map((content) => ({ type: 'poll', content })),
+    fc.record({ state: fc.constantFrom('typing', 'paused', 'recording') }).map((content) => ({ type: 'presence', content })),
+    fc.record({ message_id: messageId }).map((content) => ({ type: 'mark_as_read', content })),
+    fc.record({ template: fc.record({ name: fc.constantFrom('fuzz_template', 'unknown'), language: fc.record({ code: fc.constantFrom('en_US') }) }) }).map((content) => ({ type: 'template', content })),
+  );
+}
+
+/**
+ * Values the document cannot say (its strings have no enums for these) that let a request past
+ * validation into the handler: permission names, event types, phones, message content by type.
+ */
+function hinted(doc: Doc, schema: Schema, ctx: ValueContext, name: string, depth: number): fc.Arbitrary<unknown> | undefined {
+  const props = (schema.properties ?? {}) as Record<string, Schema>;
+  if (props.type && props.content && props.channel_id) {
+    const rest = { ...schema, properties: Object.fromEntries(Object.entries(props).filter(([k]) => k !== 'type' && k !== 'content')), required: (schema.required ?? []).filter((k: string) => k !== 'type' && k !== 'content') };
+    return fc.tuple(validValue(doc, rest, ctx, name, depth + 1) as fc.Arbitrary<Record<string, unknown>>, messageContent(ctx)).map(([base, tc]) => ({ ...base, ...tc }));
+  }
+  if (name === 'permissions') return fc.subarray([...PERMISSIONS], { minLength: 1 });
+  if (name === 'event_types') return fc.subarray(EVENT_TYPES);
+  if (name === 'settings' || name === 'credentials') return fc.constant({});
+  if (/^(to|to_phone|phone|phone_number|from)$/.test(name)) return fc.constantFrom(...PHONES, ...(ctx.ids.phone ?? []));
+  return undefined;
+}
+
+/** A schema-valid value, as far as a generator can tell. */
 export function validValue(doc: Doc, raw: Schema | undefined, ctx: ValueContext, name = '', depth = 0): fc.Arbitrary<unknown> {
   const schema = deref(doc, raw);
+  const hint = depth < 6 ? hinted(doc, schema, ctx, name, depth) : undefined;
+  if (hint) return fc.oneof({ weight: 4, arbitrary: hint }, { weight: 1, arbitrary: validValue(doc, schema, ctx, `${name}\u0000`, depth + 6) });
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   const union = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
@@ -271,8 +313,12 @@ export function validValue(doc: Doc, raw: Schema | undefined, ctx: ValueContext,
       }
       const required = new Set<string>(schema.required ?? []);
       const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [key, sub] of Object.entries(props)) model[key] = validValue(doc, sub, ctx, key, depth + 1);
-      return fc.record(model, { requiredKeys: [...required] });
+      // Optional fields mostly left out: each one present is one more chance of a refusal that hides the rest.
+      for (const [key, sub] of Object.entries(props)) {
+        const value = validValue(doc, sub, ctx, key, depth + 1);
+        model[key] = required.has(key) ? value : fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
+      }
+      return fc.record(model);
     }
     default:
       return fc.jsonValue({ maxDepth: 1 });
@@ -285,6 +331,13 @@ function stringValue(schema: Schema, ctx: ValueContext, name: string): fc.Arbitr
   const maxLength = schema.maxLength ?? 64;
   const byName = idsFor(ctx, name);
   const choices: Array<fc.Arbitrary<string>> = [];
+  if (typeof schema.pattern === 'string') {
+    try {
+      choices.push(fc.stringMatching(new RegExp(schema.pattern)).filter((v) => v.length >= minLength && v.length <= maxLength));
+    } catch {
+      // A pattern fast-check cannot generate from: plain strings, refused or not.
+    }
+  }
   if (schema.format === 'uuid') choices.push(fc.uuid());
   else if (schema.format === 'email' || /email/i.test(name)) choices.push(fc.emailAddress().filter((e) => e.length <= maxLength));
   else if (schema.format === 'date-time' || /(_at|_after|_before|since|until)$/.test(name)) {
@@ -295,7 +348,7 @@ function stringValue(schema: Schema, ctx: ValueContext, name: string): fc.Arbitr
     // The boundary itself.
     if (maxLength <= 100_000) choices.push(fc.constant('b'.repeat(maxLength)));
   }
-  if (byName.length > 0) choices.push(fc.constantFrom(...byName));
+  if (byName.length > 0) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...byName) }, { weight: 1, arbitrary: fc.oneof(...choices) });
   return fc.oneof(...choices);
 }
 
@@ -369,10 +422,14 @@ function encodeAny(value: string): string {
   }
 }
 
-function pathValue(ctx: ValueContext, param: string, method: string, schema: Schema): fc.Arbitrary<string> {
-  const real: string[] = Array.isArray(schema.enum) ? schema.enum : idsFor(ctx, param);
-  // Deletions use real ids rarely: the fixtures are what lets the other routes run past the 404.
-  const realWeight = real.length === 0 ? 0 : method === 'DELETE' ? 1 : 12;
+/**
+ * A path value: often a real id. The target of a deletion (or a disconnect) comes from resources
+ * made to be destroyed: the fixtures are what lets the other routes run past the 404.
+ */
+function pathValue(ctx: ValueContext, param: string, destructive: boolean, schema: Schema): fc.Arbitrary<string> {
+  const kind = param.replace(/_?id$/i, '').toLowerCase();
+  const real: string[] = Array.isArray(schema.enum) ? schema.enum : destructive ? (ctx.ids[`deletable:${kind}`] ?? []) : idsFor(ctx, param);
+  const realWeight = real.length === 0 ? 0 : 12;
   const fake = fc.oneof(
     fc.uuid(),
     fc.constantFrom(...NASTY_STRINGS.filter((s) => s.length > 0 && s.length <= 100)),
@@ -401,7 +458,8 @@ export function requestFor(doc: Doc, ctx: ValueContext, fixtures: Fixtures, op: 
     { weight: fixtures.cookie ? 3 : 0, arbitrary: fc.constant<Credential>('cookie') },
     { weight: 1, arbitrary: fc.constantFrom<Credential>('none', 'wrong-key', 'bad-org', 'throwaway-cookie') },
   );
-  const params = fc.tuple(...op.pathParams.map((p, i) => pathValue(ctx, p, op.method, op.pathSchemas[i]!)));
+  const destroys = op.method === 'DELETE' || op.path.endsWith('/disconnect');
+  const params = fc.tuple(...op.pathParams.map((p, i) => pathValue(ctx, p, destroys && i === op.pathParams.length - 1, op.pathSchemas[i]!)));
   const query = fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q)));
   const headerValues = fc.tuple(...op.headers.map((h) => fc.option(validValue(doc, h.schema, ctx, h.name).map(String), { nil: undefined })));
   const body: fc.Arbitrary<{ text?: string; type?: string }> = op.body ? bodyFor(doc, ctx, op.body) : fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constant({ text: '{"a":1}', type: 'application/json' }) });
@@ -582,7 +640,7 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
     ...ops.map((op) => ({ kind: 'doc' as const, arb: requestFor(doc, ctx, fixtures, op) })),
     ...sandboxRoutes.map((r) => ({ kind: 'raw' as const, arb: sandboxRequestFor(ctx, r) })),
   ];
-  const report: FuzzReport = { sent: 0, byStatus: {}, failures: [], slowestMs: 0, heapGrowthMb: 0, rssGrowthMb: 0 };
+  const report: FuzzReport = { sent: 0, byStatus: {}, byOperation: {}, failures: [], slowestMs: 0, heapGrowthMb: 0, rssGrowthMb: 0 };
   const dispatcher = new Agent({ connections: concurrency * 2, pipelining: 0 });
   const batch = 16;
   let next = 0;
@@ -620,6 +678,8 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
           const req = value as FuzzRequest;
           const answer = await sendOne(dispatcher, server.baseUrl, req.op.method, req.url, req.headers, req.body, timeLimitMs * 4);
           report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+          const perOp = (report.byOperation[req.op.id] ??= {});
+          perOp[answer.status] = (perOp[answer.status] ?? 0) + 1;
           report.slowestMs = Math.max(report.slowestMs, answer.ms);
           report.failures.push(...checkAnswer(validator, req, answer.status, answer.contentType, answer.text, answer.ms, timeLimitMs));
         } else {
@@ -649,17 +709,30 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
   return report;
 }
 
-/** Failures grouped by (kind, operation, status), each with a count and one example. */
+/** The cause of a failure, as far as its answer tells: the error code it carries, else the start of its detail. */
+function causeOf(f: Failure): string {
+  const code = /"code":"([^"]+)"/.exec(f.detail)?.[1];
+  if (code) return `code ${code}`;
+  return f.detail.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>').replace(/\d+/g, 'N').slice(0, 80);
+}
+
+/** Failures grouped by cause (kind, status, error code), each with a count, the operations and one example. */
 export function summarize(failures: Failure[]): string {
-  const groups = new Map<string, { count: number; example: Failure }>();
+  const groups = new Map<string, { count: number; operations: Set<string>; example: Failure }>();
   for (const f of failures) {
-    const key = `${f.kind} | ${f.operation} | ${f.status}`;
+    // Server faults are told apart by operation too: one cause each is the likely story.
+    const key = `${f.kind} | ${f.status} | ${causeOf(f)}${f.kind === '5xx' ? ` | ${f.operation}` : ''}`;
     const g = groups.get(key);
-    if (g) g.count++;
-    else groups.set(key, { count: 1, example: f });
+    if (g) {
+      g.count++;
+      g.operations.add(f.operation);
+    } else groups.set(key, { count: 1, operations: new Set([f.operation]), example: f });
   }
   return [...groups.entries()]
     .sort((a, b) => b[1].count - a[1].count)
-    .map(([key, g]) => `${key} x${g.count}\n    ${g.example.request}\n    -> ${g.example.detail}`)
+    .map(([key, g]) => {
+      const ops = [...g.operations];
+      return `${key} x${g.count} on ${ops.length} operation(s): ${ops.slice(0, 6).join(', ')}${ops.length > 6 ? ', …' : ''}\n    e.g. ${g.example.request}\n    -> ${g.example.detail}`;
+    })
     .join('\n');
 }

@@ -54,6 +54,22 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     return res.body?.data?.length > 0 ? (res.body.data as Array<{ id?: string; message_id?: string }>) : undefined;
   });
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
+  // Resources made to be deleted (or disconnected) by the fuzzer.
+  const deletable: Record<string, string[]> = { 'deletable:channel': [], 'deletable:contact': [], 'deletable:endpoint': [], 'deletable:note': [], 'deletable:tag': ['vip'], 'deletable:channel_scope': [] };
+  for (let i = 0; i < 3; i++) {
+    const channel = await request(server, 'POST', '/v1/channels', { key, body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}` } });
+    ok(channel, 'doomed channel');
+    deletable['deletable:channel']!.push(channel.body.data.id);
+    const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: `+49151123450${10 + i}`, name: `Doomed ${i}` } });
+    ok(contact, 'doomed contact');
+    deletable['deletable:contact']!.push(contact.body.data.id);
+    const hook = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/doomed${i}` } });
+    ok(hook, 'doomed endpoint');
+    deletable['deletable:endpoint']!.push(hook.body.data.id);
+    const doomedNote = await request(server, 'POST', `/v1/contacts/${contacts[0]}/notes`, { key, body: { body: `doomed ${i}` } });
+    ok(doomedNote, 'doomed note');
+    deletable['deletable:note']!.push(doomedNote.body.data.id);
+  }
   // A key and sessions the fuzzer may revoke: never its own.
   await createKeyWith(server, ['messages:read']);
   const keys = await request(server, 'GET', '/v1/api-keys', { key });
@@ -66,6 +82,7 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     cookie,
     throwawayCookies: throwaway,
     ids: {
+      ...deletable,
       channel: [gateway.id, official.id],
       contact: contacts,
       note: [note.body.data.id],
