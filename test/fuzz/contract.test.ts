@@ -25,10 +25,21 @@ after(async () => {
   guard?.restore();
 });
 
-test(`${REQUESTS} fuzzed requests: documented statuses and bodies, no 5xx, none slow, memory bounded, nothing leaves the machine`, async () => {
+// Within the runner's per-test limit, so a stall fails here with the progress so far on stderr.
+test(`${REQUESTS} fuzzed requests: documented statuses and bodies, no 5xx, none slow, memory bounded, nothing leaves the machine`, { timeout: 170_000 }, async () => {
   const fixtures = await createFixtures(server, closedPort);
   const started = Date.now();
-  const report = await runContractFuzz({ server, fixtures, requests: REQUESTS, seed: SEED, concurrency: 4, closedPort, timeLimitMs: 5000 });
+  process.stderr.write(`fixtures ready; fuzzing with seed ${SEED}\n`);
+  const report = await runContractFuzz({
+    server,
+    fixtures,
+    requests: REQUESTS,
+    seed: SEED,
+    concurrency: 4,
+    closedPort,
+    timeLimitMs: 5000,
+    progress: (sent) => process.stderr.write(`${sent} requests in ${((Date.now() - started) / 1000).toFixed(0)} s\n`),
+  });
   const seconds = (Date.now() - started) / 1000;
   console.log(
     `sent ${report.sent} in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(report.byStatus)}; slowest ${Math.round(report.slowestMs)} ms; ` +

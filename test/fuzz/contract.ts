@@ -440,8 +440,14 @@ function pathValue(ctx: ValueContext, param: string, destructive: boolean, schem
   return realWeight ? fc.oneof({ weight: realWeight, arbitrary: fc.constantFrom(...real) }, { weight: 8, arbitrary: fake }) : fake;
 }
 
-function queryValue(doc: Doc, ctx: ValueContext, param: { name: string; schema: Schema }): fc.Arbitrary<string | undefined> {
-  if (param.name === 'cursor') return fc.oneof(fc.constant(undefined), fc.constantFrom(...FORGED_CURSORS));
+function queryValue(doc: Doc, ctx: ValueContext, param: { name: string; schema: Schema }, validOnly: boolean): fc.Arbitrary<string | undefined> {
+  if (param.name === 'cursor') return validOnly ? fc.constant(undefined) : fc.oneof(fc.constant(undefined), fc.constantFrom(...FORGED_CURSORS));
+  if (validOnly) {
+    return fc.oneof(
+      { weight: 2, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: validValue(doc, param.schema, ctx, param.name).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) },
+    );
+  }
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant(undefined) },
     { weight: 4, arbitrary: validValue(doc, param.schema, ctx, param.name).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))) },
@@ -460,7 +466,8 @@ export function requestFor(doc: Doc, ctx: ValueContext, fixtures: Fixtures, op: 
   );
   const destroys = op.method === 'DELETE' || op.path.endsWith('/disconnect');
   const params = fc.tuple(...op.pathParams.map((p, i) => pathValue(ctx, p, destroys && i === op.pathParams.length - 1, op.pathSchemas[i]!)));
-  const query = fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q)));
+  // Half the queries hold only valid values: one bad parameter among many would hide what the others reach.
+  const query = fc.oneof(fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, true))), fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, false))));
   const headerValues = fc.tuple(...op.headers.map((h) => fc.option(validValue(doc, h.schema, ctx, h.name).map(String), { nil: undefined })));
   const body: fc.Arbitrary<{ text?: string; type?: string }> = op.body ? bodyFor(doc, ctx, op.body) : fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constant({ text: '{"a":1}', type: 'application/json' }) });
   return fc.tuple(credential, params, query, headerValues, body).map(([cred, ps, qs, hs, b]) => {
@@ -610,7 +617,7 @@ type Sent = { status: number; contentType: string | null; text: string; ms: numb
 
 async function sendOne(dispatcher: Agent, baseUrl: string, method: string, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Sent> {
   const started = performance.now();
-  const res = await undiciRequest(baseUrl + url, { method: method as 'GET', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const res = await undiciRequest(baseUrl + url, { method: method as 'GET', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
   const text = await res.body.text();
   const ct = res.headers['content-type'];
   return { status: res.statusCode, contentType: Array.isArray(ct) ? ct[0]! : (ct ?? null), text, ms: performance.now() - started };
@@ -699,7 +706,7 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  await dispatcher.close();
+  await dispatcher.destroy();
   forceGc();
   const end = process.memoryUsage();
   if (baseline) {
