@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKeyWith, request, startTestServer, type TestServer } from '../harness.ts';
+import { createKeyWith, freePort, request, startTestServer, type TestServer } from '../harness.ts';
 import { validatorFor } from '../fuzz/contract.ts';
 
 let server: TestServer;
+let closedPort: number;
 before(async () => {
-  server = await startTestServer();
+  closedPort = await freePort();
+  // The webhook test below must not leave the machine: its endpoint is a closed loopback port.
+  server = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
 });
 after(() => server.close());
 
@@ -56,7 +59,7 @@ test('a body the route does without is optional in the document, and the route i
   assert.equal(doc.paths['/v1/api-keys'].post.requestBody.required, true, 'a body a route needs stays required');
   const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
     key: server.apiKey,
-    body: { url: 'https://hooks.example.com/parley' },
+    body: { url: `http://127.0.0.1:${closedPort}/parley` },
   });
   assert.equal(endpoint.status, 201, endpoint.text);
   const sent = await request(server, 'POST', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/test`, { key: server.apiKey });
