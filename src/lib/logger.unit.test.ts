@@ -59,5 +59,6 @@ test('URLs in log lines lose the personal values they carry: phones in paths, se
   assert.equal(safeUrl('/v1/contacts?search=Ana%20Lima&limit=5'), '/v1/contacts?search=[redacted]&limit=5');
   assert.equal(safeUrl('/v1/messages?to=4915112345678&channel_id=c1'), '/v1/messages?to=[redacted]&channel_id=c1');
   assert.equal(safeUrl('/v1/channels?access_token=abc'), '/v1/channels?access_token=[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/contacts/15551234567'), '/sandbox/gateway/sessions/sbx_1/contacts/[redacted]');
   assert.equal(safeUrl('/v1/contacts/c1/notes?limit=2'), '/v1/contacts/c1/notes?limit=2');
 });
