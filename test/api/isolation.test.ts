@@ -311,6 +311,26 @@ for (const [operation, row] of Object.entries(ROWS)) {
   });
 }
 
+test('sandbox provider routes answer a real session or phone number id as an unknown one, to a caller without its credentials', async () => {
+  const channel = async (id: string) => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.settings as Record<string, string>;
+  const gateway = await channel(ids.channel);
+  const official = await channel(ids.official);
+  const real: Record<string, string> = { session: gateway.session!, id: official.phone_number_id!, version: 'v21.0', mediaId: 'media-x', phone: '4915112340003' };
+  const fake: Record<string, string> = { ...real, session: `sbx_${'0'.repeat(24)}`, id: '999999999999999' };
+  const routes = server.app.routeSummaries.filter((r) => r.url.startsWith('/sandbox/') && /:(session|id)\b/.test(r.url) && r.method !== 'HEAD' && !r.url.startsWith('/sandbox/media/'));
+  assert.ok(routes.length >= 10, `${routes.length} sandbox routes with ids`);
+  const differences: string[] = [];
+  for (const route of routes) {
+    const url = (values: Record<string, string>) => route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
+    const body = route.method === 'GET' ? undefined : {};
+    const a = await request(server, route.method, url(real), { body, bearer: 'not-the-token-of-this-account' });
+    const b = await request(server, route.method, url(fake), { body, bearer: 'not-the-token-of-this-account' });
+    const norm = (res: ApiResponse, values: Record<string, string>) => ({ status: res.status, body: res.text.replaceAll(values.session!, '<s>').replaceAll(values.id!, '<id>').replace(/"(request_id|fbtrace_id)":"[^"]*"/g, '') });
+    if (JSON.stringify(norm(a, real)) !== JSON.stringify(norm(b, fake))) differences.push(`${route.method} ${route.url}: ${a.status} ${a.text.slice(0, 120)} vs ${b.status} ${b.text.slice(0, 120)}`);
+  }
+  assert.deepEqual(differences, [], 'sandbox routes that tell a real id from an unknown one');
+});
+
 test('public sandbox routes answer a real channel id as an unknown one', async () => {
   const body = (channel: string) => ({ channel_id: channel, from: '+4915112340002', type: 'text', content: { body: 'hi' } });
   const real = await request(server, 'POST', '/sandbox/inbound', { body: body(ids.official) });
