@@ -632,6 +632,44 @@ function forceGc(): void {
   gc();
 }
 
+/**
+ * Requests that once broke the server (issue 9, item 10), sent first on every run whatever the seed:
+ * forged cursors on every list, NUL and lone surrogates, 10,000-deep custom fields, an empty assignee,
+ * an unparsable display number, a NUL in a QR code.
+ */
+export function regressionRequests(ops: Operation[], fixtures: Fixtures): Array<FuzzRequest | RawRequest> {
+  const out: Array<FuzzRequest | RawRequest> = [];
+  const headers = { accept: 'application/json', 'x-api-key': fixtures.apiKey };
+  const json = { ...headers, 'content-type': 'application/json' };
+  const op = (id: string) => ops.find((o) => o.id === id);
+  const add = (id: string, url: string, body?: string) => {
+    const found = op(id);
+    if (found) out.push({ op: found, url, headers: body === undefined ? headers : json, body });
+  };
+  const forged = FORGED_CURSORS[0]!;
+  for (const list of ops.filter((o) => o.method === 'GET' && o.query.some((q) => q.name === 'cursor'))) {
+    const path = list.pathParams.reduce((p, name) => p.replace(`{${name}}`, encodeURIComponent(idsForParam(fixtures, name)[0] ?? 'x')), list.path);
+    add(list.id, `${path}?cursor=${forged}`);
+  }
+  const contact = fixtures.ids.contact?.[0] ?? 'x';
+  const conversation = fixtures.ids.conversation?.[0] ?? 'x';
+  add('POST /v1/contacts', '/v1/contacts', `{"phone_number":"+4915112345099","custom_fields":{"a":${RAW_VALUES['\u0001deep-object\u0001']}}}`);
+  add('POST /v1/contacts', '/v1/contacts', JSON.stringify({ phone_number: '+4915112345098', name: 'a\u0000b' }));
+  add('PATCH /v1/contacts/{contactID}', `/v1/contacts/${contact}`, JSON.stringify({ name: 'x\udfffy' }));
+  add('GET /v1/contacts', '/v1/contacts?search=%00');
+  add('POST /v1/contacts/{contactID}/notes', `/v1/contacts/${contact}/notes`, JSON.stringify({ body: 'a\u0000b' }));
+  add('PATCH /v1/conversations/{conversationID}', `/v1/conversations/${conversation}`, JSON.stringify({ assignee_user_id: '' }));
+  add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'x', display_phone_number: '.(' }));
+  add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'a\u0000b' }));
+  add('POST /v1/settings/developer/webhooks/endpoints', '/v1/settings/developer/webhooks/endpoints', JSON.stringify({ url: 'http://127.0.0.1:1/x', description: 'a\u0000b' }));
+  out.push({ method: 'POST', url: '/sandbox/gateway/scan', headers: { 'content-type': 'application/json' }, body: '{"qr":"\\u0000"}', label: 'POST /sandbox/gateway/scan' });
+  return out;
+}
+
+function idsForParam(fixtures: Fixtures, name: string): string[] {
+  return fixtures.ids[name.replace(/_?id$/i, '').toLowerCase()] ?? [];
+}
+
 /** Runs the fuzzer: operations in round-robin order (so each gets its share), a small pool at a time. */
 export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const { server, fixtures, requests, seed, concurrency, closedPort } = options;
@@ -668,10 +706,25 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
     return value;
   };
 
+  const regressions = regressionRequests(ops, fixtures);
   const worker = async () => {
     for (;;) {
       const i = next++;
       if (i >= requests) return;
+      if (i < regressions.length) {
+        const req = regressions[i]!;
+        const isDoc = 'op' in req;
+        try {
+          const answer = await sendOne(dispatcher, server.baseUrl, isDoc ? req.op.method : req.method, req.url, req.headers, req.body, timeLimitMs * 4);
+          report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+          if (isDoc) report.failures.push(...checkAnswer(validator, req, answer.status, answer.contentType, answer.text, answer.ms, timeLimitMs));
+          else if (answer.status >= 500) report.failures.push({ kind: '5xx', operation: req.label, status: answer.status, detail: answer.text.slice(0, 300), request: `${req.method} ${req.url} body=${req.body}` });
+        } catch (error) {
+          report.failures.push({ kind: 'no answer', operation: isDoc ? req.op.id : req.label, status: 0, detail: String(error), request: req.url });
+        }
+        report.sent++;
+        continue;
+      }
       if (i === warmup) {
         forceGc();
         baseline = process.memoryUsage();
