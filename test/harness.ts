@@ -131,8 +131,29 @@ export type TestServer = {
   organizationId: string;
   /** Every log line the server wrote, for checks that secrets never appear. */
   logs: string[];
+  /** Values that must never appear in this server's logs (value -> what it is); close() fails when one does. */
+  sensitive: Map<string, string>;
+  /** Adds values the log audit looks for; request() adds the credentials, secrets and personal values it sees. */
+  registerSensitive(what: string, ...values: Array<string | undefined>): void;
   close(): Promise<void>;
 };
+
+/** Running servers by base URL, so request() can register what it sends and receives. */
+const running = new Map<string, TestServer>();
+
+/** Values shorter than this are too common to mean anything when found in a log. */
+const AUDIT_MIN_LENGTH = 6;
+
+/** The log lines' findings: which registered values appear, by what they are (the values themselves are not repeated). */
+export function auditLogs(logs: readonly string[], sensitive: ReadonlyMap<string, string>): string[] {
+  const findings: string[] = [];
+  for (const [value, what] of sensitive) {
+    const forms = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value.toWellFormed())];
+    const line = logs.find((l) => forms.some((f) => l.includes(f)));
+    if (line !== undefined) findings.push(`${what} appears in a log line: ${line.slice(0, 300)}`);
+  }
+  return findings;
+}
 
 export type TestServerOptions = { env?: Record<string, string>; clock?: Clock; worker?: boolean };
 
@@ -176,7 +197,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const result = container.bootstrapResult;
   if (!result.created) throw new Error('test database was not empty');
   let closed = false;
-  return {
+  const sensitive = new Map<string, string>();
+  const registerSensitive = (what: string, ...values: Array<string | undefined>) => {
+    for (const value of values) if (value && value.length >= AUDIT_MIN_LENGTH && !sensitive.has(value)) sensitive.set(value, what);
+  };
+  registerSensitive('the bootstrap API key', apiKey);
+  registerSensitive('the owner password', OWNER_PASSWORD);
+  registerSensitive('the encryption key', config.encryptionKey);
+  const server: TestServer = {
     baseUrl: config.baseUrl,
     config,
     container,
@@ -184,16 +212,57 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     apiKey,
     organizationId: result.organizationId,
     logs,
+    sensitive,
+    registerSensitive,
     async close() {
       if (closed) return;
       closed = true;
+      running.delete(config.baseUrl);
       await app.close();
       // Graceful: a handler still running when the database goes away would wait on it forever.
       await container.queue.stop({ graceful: true, timeoutMs: 5000 });
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      // The log audit: every test file's server logs are searched for what its tests sent and got. It
+      // fails the file through the exit code rather than by throwing, so the caller's cleanup still runs.
+      const findings = auditLogs(logs, sensitive);
+      if (findings.length > 0) {
+        process.stderr.write(`log audit failed (test/harness.ts):\n${findings.join('\n')}\n`);
+        process.exitCode = 1;
+      }
     },
   };
+  running.set(config.baseUrl, server);
+  return server;
+}
+
+const SECRET_FIELD = /password|secret|token|api_key|apikey|pin|^code$|credential/i;
+const PERSONAL_FIELD = /^(email|phone|phone_number|to|from|to_phone|full_name|external_id|body|caption|reason|source)$/i;
+
+/** Registers the credentials, secrets and personal values a request carries or its answer shows. */
+function registerExchange(server: TestServer, path: string, headers: Record<string, string>, sent: unknown, received: unknown): void {
+  server.registerSensitive('an X-Api-Key', headers['x-api-key']);
+  server.registerSensitive('a bearer token', headers.authorization?.replace(/^Bearer\s+/i, ''));
+  for (const part of (headers.cookie ?? '').split(';')) server.registerSensitive('a session cookie', part.split('=')[1]?.trim());
+  const contacts = path.startsWith('/v1/contacts');
+  const walk = (value: unknown, key: string, depth: number, secretScope: boolean) => {
+    if (depth > 6 || value === null || value === undefined) return;
+    if (typeof value === 'string') {
+      if (secretScope || SECRET_FIELD.test(key)) server.registerSensitive(`a secret (${key})`, value);
+      else if (PERSONAL_FIELD.test(key) || (contacts && key === 'name')) server.registerSensitive(`a personal value (${key})`, value);
+      return;
+    }
+    if (Array.isArray(value)) for (const item of value) walk(item, key, depth + 1, secretScope);
+    else if (typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) walk(v, k, depth + 1, secretScope || /^credentials$/i.test(k));
+    }
+  };
+  walk(sent, '', 0, false);
+  // What the server hands out once: key secrets, webhook secrets, tokens.
+  const data = (received as { data?: Record<string, unknown> } | undefined)?.data;
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    for (const [k, v] of Object.entries(data)) if (typeof v === 'string' && SECRET_FIELD.test(k)) server.registerSensitive(`a secret the server returned (${k})`, v);
+  }
 }
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T; text: string };
@@ -230,6 +299,12 @@ export async function request<T = any>(server: { baseUrl: string }, method: stri
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
+  }
+  const known = running.get(server.baseUrl);
+  if (known) {
+    registerExchange(known, path, headers, options.body, parsed);
+    const session = /parley_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '');
+    known.registerSensitive('a session cookie', session?.[1]);
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }

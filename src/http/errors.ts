@@ -52,8 +52,19 @@ export const ProblemSchema = z
     code: z.string().meta({ description: 'Stable machine-readable error code', example: 'unauthenticated' }),
     request_id: z.string(),
     errors: z.array(FieldErrorSchema).optional().meta({ description: 'Field errors, on 400 validation failures' }),
+    permission: z.string().optional().meta({ description: 'The permission the credential lacks, on 403' }),
+    permissions: z.array(z.string()).optional().meta({ description: 'Permissions the caller cannot grant, on 403' }),
+    reason: z.string().optional().meta({ description: 'Why a send was refused (send_refused)' }),
+    last_inbound_at: z.string().nullable().optional().meta({ description: 'Last message from the contact, on window_closed' }),
+    channel_status: z.string().optional(),
+    operation: z.string().optional(),
+    platform: z.string().optional(),
+    message_type: z.string().optional(),
+    provider_error: z.object({ code: z.union([z.string(), z.number()]), title: z.string() }).loose().optional(),
   })
-  .meta({ id: 'Problem', description: 'RFC 9457 problem details (content type application/problem+json)' });
+  // RFC 9457 lets problems carry extension members; the ones above are those the API sends today.
+  .loose()
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details (content type application/problem+json), with extension members' });
 
 export const CodeErrorSchema = z
   .object({

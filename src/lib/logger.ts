@@ -50,9 +50,13 @@ export function redactSecrets(value: Record<string, unknown>, depth = 1): Record
 
 const SECRET_QUERY = /([?&](?:[^=&]*(?:token|secret|key|password|code|challenge|signature)[^=&]*)=)[^&]*/gi;
 
-/** A URL fit for a log line: query values that may carry secrets are replaced. */
+// Personal values travel in some URLs too: a phone in the path, search terms and recipients in the query.
+const PERSONAL_QUERY = /([?&](?:search|q|to|from|phone|phone_number|email|name|external_id)=)[^&]*/gi;
+const PERSONAL_PATH = /(\/contacts\/phone\/|\/sessions\/[^/?]+\/contacts\/)[^/?]+/g;
+
+/** A URL fit for a log line: query values that may carry secrets or personal values, and phones in paths, are replaced. */
 export function safeUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
+  return url.replace(SECRET_QUERY, '$1[redacted]').replace(PERSONAL_QUERY, '$1[redacted]').replace(PERSONAL_PATH, '$1[redacted]');
 }
 
 /**

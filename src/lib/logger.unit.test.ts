@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { createLogger, redactSecrets } from './logger.ts';
+import { createLogger, redactSecrets, safeUrl } from './logger.ts';
 
 function capture() {
   const lines: Array<Record<string, any>> = [];
@@ -74,4 +74,14 @@ test('a failed statement is logged with its SQL, never with its bound parameters
   assert.match(lines[0]!.err.stack, /params: \[redacted\]/);
   assert.equal(lines[0]!.err.code, undefined, 'the cause is described by its message, as pino does');
   assert.equal(lines[1]!.err.message, 'invalid input syntax for type uuid: "[redacted]"');
+});
+
+test('URLs in log lines lose the personal values they carry: phones in paths, search terms and recipients in queries', () => {
+  assert.equal(safeUrl('/v1/contacts/phone/%2B4915112345678'), '/v1/contacts/phone/[redacted]');
+  assert.equal(safeUrl('/v1/contacts/phone/+4915112345678?x=1'), '/v1/contacts/phone/[redacted]?x=1');
+  assert.equal(safeUrl('/v1/contacts?search=Ana%20Lima&limit=5'), '/v1/contacts?search=[redacted]&limit=5');
+  assert.equal(safeUrl('/v1/messages?to=4915112345678&channel_id=c1'), '/v1/messages?to=[redacted]&channel_id=c1');
+  assert.equal(safeUrl('/v1/channels?access_token=abc'), '/v1/channels?access_token=[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/contacts/15551234567'), '/sandbox/gateway/sessions/sbx_1/contacts/[redacted]');
+  assert.equal(safeUrl('/v1/contacts/c1/notes?limit=2'), '/v1/contacts/c1/notes?limit=2');
 });

@@ -20,6 +20,7 @@ import { constantTimeEqual } from '../../lib/crypto.ts';
 import { EVENT_ID_HEADER, normalizeGatewayCallback, SIGNATURE_HEADER as GATEWAY_SIGNATURE, verifyGatewaySignature } from '../../providers/gateway/inbound.ts';
 import { normalizeOfficialWebhook, SIGNATURE_HEADER as OFFICIAL_SIGNATURE, verifyOfficialSignature } from '../../providers/official/inbound.ts';
 import type { App } from '../app.ts';
+import { errorResponses } from '../errors.ts';
 
 const ACK = z.object({ received: z.boolean() });
 
@@ -92,6 +93,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           description: 'Answers `hub.challenge` as plain text when `hub.verify_token` matches OFFICIAL_VERIFY_TOKEN (or the sandbox\'s); 403 otherwise.',
           security: [],
           querystring: ChallengeQuery,
+          response: { 200: { description: 'hub.challenge', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses([403]) },
         },
       },
       async (request, reply) => reply.type('text/plain').send(await challenge(request.query, installationVerifyTokens())),
@@ -108,6 +110,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           security: [],
           params: z.object({ channelID: z.string() }),
           querystring: ChallengeQuery,
+          response: { 200: { description: 'hub.challenge', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses([403, 404]) },
         },
       },
       async (request, reply) => {
@@ -149,7 +152,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           description:
             'The provider POSTs message, status and template events here. `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is checked before the body is parsed; 401 when it does not match. Answers 200 once the delivery is stored.',
           security: [],
-          response: { 200: ACK },
+          response: { 200: ACK, ...errorResponses([400, 401]) },
         },
       },
       async (request) => officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), installationSecrets()),
@@ -165,7 +168,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           description: "For a channel on its own provider app: checked with the channel's `app_secret` credential.",
           security: [],
           params: z.object({ channelID: z.string() }),
-          response: { 200: ACK },
+          response: { 200: ACK, ...errorResponses([400, 401, 404]) },
         },
       },
       async (request) => {
@@ -185,7 +188,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
             "The paired gateway POSTs session, message and status events here (docs/gateway-protocol.md). `X-Gateway-Signature` (HMAC-SHA256 of the raw body with the channel's callback secret) is checked before the body is parsed; retries with the same `X-Gateway-Event-Id` are stored once.",
           security: [],
           params: z.object({ channelID: z.string() }),
-          response: { 200: ACK },
+          response: { 200: ACK, ...errorResponses([400, 401, 404]) },
         },
       },
       async (request) => {

@@ -4,7 +4,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys/a
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const PERMISSION_LIST = PERMISSIONS.map((p) => `\`${p}\`: ${PERMISSION_DESCRIPTIONS[p]}`).join('; ');
 
@@ -34,7 +34,7 @@ const CreateApiKeyBodySchema = z
       .min(1)
       .max(PERMISSIONS.length)
       .meta({ description: `Permission names (the same as the OAuth scopes): ${PERMISSION_LIST}`, example: ['messages:send', 'messages:read'] }),
-    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'When the key stops working (optional)' }),
+    expires_at: IsoTimestamp.optional().meta({ description: 'When the key stops working (optional)' }),
   })
   .meta({ id: 'CreateApiKeyRequest' });
 

@@ -13,7 +13,7 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const TAG = 'contacts';
 const EXAMPLE_ID = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
@@ -135,7 +135,7 @@ const PutConsentBody = z
   .object({
     state: z.enum(CONSENT_STATES),
     source: z.string().trim().max(200).nullable().optional().meta({ description: 'Where it was given or revoked: a form, a keyword, an agent' }),
-    at: z.iso.datetime({ offset: true }).optional().meta({ description: 'When it was given or revoked (default now; not in the future)' }),
+    at: IsoTimestamp.optional().meta({ description: 'When it was given or revoked (default now; not in the future)' }),
   })
   .meta({
     id: 'PutContactConsentRequest',
@@ -160,7 +160,7 @@ const UpsertSuppressionBody = z
   .object({
     channel: ChannelScopeSchema,
     reason: z.string().trim().min(1).max(500),
-    expires_at: z.iso.datetime({ offset: true }).nullable().optional().meta({ description: 'When it lapses (in the future); absent or null: until lifted' }),
+    expires_at: IsoTimestamp.nullable().optional().meta({ description: 'When it lapses (in the future); absent or null: until lifted' }),
   })
   .meta({
     id: 'UpsertContactSuppressionRequest',
@@ -301,7 +301,7 @@ export async function registerContactRoutes(app: App, container: Container) {
             .optional()
             .meta({ description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")' }),
           external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
-          updated_after: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only contacts changed after this time' }),
+          updated_after: IsoTimestamp.optional().meta({ description: 'Only contacts changed after this time' }),
         }),
         response: { 200: listOf(ContactSchema), ...errors([400]) },
       },

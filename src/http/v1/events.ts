@@ -5,6 +5,7 @@ import { listEvents } from '../../domain/events/replay.ts';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../lib/cursor.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { IsoTimestamp } from '../schemas.ts';
 
 const EventSchema = z
   .object({
@@ -45,7 +46,7 @@ export async function registerEventRoutes(app: App, container: Container) {
           limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT).meta({ description: `Page size, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT})` }),
           cursor: z.string().max(512).optional().meta({ description: 'meta.next_cursor of the previous page' }),
           type: z.enum(EVENT_TYPES).optional(),
-          since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only events created at or after this time' }),
+          since: IsoTimestamp.optional().meta({ description: 'Only events created at or after this time' }),
         }),
         response: {
           200: z.object({

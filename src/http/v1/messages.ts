@@ -14,7 +14,7 @@ import {
 } from '../../domain/messages/messages.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const ErrorSchema = z.object({ code: z.string(), title: z.string(), message: z.string().nullable() }).nullable();
 
@@ -117,8 +117,8 @@ const ListQuery = PageQuerySchema.extend({
   status: z.enum(MESSAGE_STATUSES).optional(),
   direction: z.enum(['inbound', 'outbound']).optional(),
   to: z.string().max(40).optional(),
-  created_after: z.iso.datetime({ offset: true }).optional(),
-  created_before: z.iso.datetime({ offset: true }).optional(),
+  created_after: IsoTimestamp.optional(),
+  created_before: IsoTimestamp.optional(),
 });
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,255}$/;

@@ -17,7 +17,7 @@ import { describeSchedule, formatDuration } from '../../domain/webhooks/schedule
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 const EventTypeSchema = z.enum(EVENT_TYPES);
@@ -408,8 +408,8 @@ export async function registerWebhookRoutes(app: App, container: Container) {
           event_type: EventTypeSchema.optional(),
           status: z.enum(['pending', 'succeeded', 'failed']).optional(),
           message_id: z.string().max(64).optional().meta({ description: 'The webhook-id (= the event id)' }),
-          since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created at or after' }),
-          until: z.iso.datetime({ offset: true }).optional().meta({ description: 'Created before' }),
+          since: IsoTimestamp.optional().meta({ description: 'Created at or after' }),
+          until: IsoTimestamp.optional().meta({ description: 'Created before' }),
         }),
         response: { 200: listOf(DeliverySchema), ...errorResponses([400, 401, 403]) },
       },

@@ -1,0 +1,339 @@
+/**
+ * Tenant isolation, table-driven over every operation of the OpenAPI document: organization A owns
+ * one of everything; organization B, with its API key and with its dashboard session, asks for A's
+ * resources by id (in the path, in the body, in list filters). Each answer must be exactly the
+ * answer for an unknown id, A's resource must not change, and no list B reads may show A's rows.
+ * Public per-channel routes must answer a real channel id as they answer an unknown one. A new
+ * operation without a row here fails the test.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createOtherOrganization, freePort, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
+import { customerWrites, eventually, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+
+type Ids = {
+  channel: string;
+  official: string;
+  contact: string;
+  note: string;
+  tag: string;
+  template: string;
+  message: string;
+  conversation: string;
+  endpoint: string;
+  delivery: string;
+  key: string;
+  session: string;
+  phone: string;
+};
+type IdName = keyof Ids;
+
+/**
+ * path: each path parameter's id (or a literal value, as `=value`); body and query may name ids as
+ * `{{name}}`. probe: A's GETs that show the resource, compared before and after.
+ */
+type Row =
+  | { kind: 'id'; path?: Record<string, IdName | `=${string}`>; body?: unknown; query?: Record<string, string>; probe: string[] }
+  | { kind: 'list'; query?: Record<string, string> }
+  | { kind: 'public-id'; path?: Record<string, IdName>; body?: unknown }
+  | { kind: 'no tenant data'; why: string };
+
+const ROWS: Record<string, Row> = {
+  'GET /v1/health': { kind: 'no tenant data', why: 'liveness' },
+  'POST /v1/auth/login': { kind: 'no tenant data', why: 'credentials in, a session of the caller out' },
+  'POST /v1/auth/logout': { kind: 'no tenant data', why: "ends the caller's own session" },
+  'GET /v1/auth/session': { kind: 'list' },
+  'GET /v1/auth/sessions': { kind: 'list' },
+  'DELETE /v1/auth/sessions/{sessionID}': { kind: 'id', path: { sessionID: 'session' }, probe: ['GET /v1/auth/sessions'] },
+  'POST /v1/api-keys': { kind: 'no tenant data', why: 'creates a key in the caller’s organization' },
+  'GET /v1/api-keys': { kind: 'list' },
+  'DELETE /v1/api-keys/{keyID}': { kind: 'id', path: { keyID: 'key' }, probe: ['GET /v1/api-keys'] },
+  'GET /v1/channels': { kind: 'list' },
+  'POST /v1/channels': { kind: 'no tenant data', why: 'creates a channel in the caller’s organization' },
+  'GET /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'PATCH /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, body: { name: 'taken over' }, probe: ['GET /v1/channels/{channel}'] },
+  'DELETE /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'GET /v1/channels/{channelID}/status': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'GET /v1/channels/{channelID}/capabilities': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'POST /v1/channels/{channelID}/connect': { kind: 'id', path: { channelID: 'official' }, probe: ['GET /v1/channels/{official}'] },
+  'GET /v1/channels/{channelID}/qr': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'POST /v1/channels/{channelID}/disconnect': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
+  'POST /v1/channels/{channelID}/contacts/lookup': { kind: 'id', path: { channelID: 'channel' }, body: { phone: '+4915112340001' }, probe: ['GET /v1/channels/{channel}'] },
+  'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
+  'POST /v1/templates': {
+    kind: 'id',
+    body: { channel_id: '{{official}}', name: 'stolen', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi' }] },
+    probe: ['GET /v1/templates?channel_id={official}'],
+  },
+  'GET /v1/templates/{templateID}': { kind: 'id', path: { templateID: 'template' }, probe: ['GET /v1/templates/{template}'] },
+  'POST /v1/templates/{templateID}/submit': { kind: 'id', path: { templateID: 'template' }, probe: ['GET /v1/templates/{template}'] },
+  'POST /v1/templates/sync': { kind: 'id', body: { channel_id: '{{official}}' }, probe: ['GET /v1/templates?channel_id={official}'] },
+  'POST /v1/bizapi/exchange-code': { kind: 'id', body: { code: 'a-code', channel_id: '{{official}}' }, probe: ['GET /v1/channels/{official}'] },
+  'POST /v1/bizapi/register-phone': { kind: 'id', body: { channel_id: '{{official}}', pin: '123456' }, probe: ['GET /v1/channels/{official}'] },
+  'POST /v1/contacts': { kind: 'no tenant data', why: 'creates or updates a contact of the caller’s organization (its phone matches nothing of A’s: checked by the list row)' },
+  'GET /v1/contacts': { kind: 'list', query: { search: 'Isolated' } },
+  'POST /v1/contacts/lookup': { kind: 'id', body: { identifiers: [{ type: 'contact_id', value: '{{contact}}' }] }, probe: ['GET /v1/contacts/{contact}'] },
+  'GET /v1/contacts/phone/{phone}': { kind: 'id', path: { phone: 'phone' }, probe: ['GET /v1/contacts/{contact}'] },
+  'GET /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}'] },
+  'PATCH /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, body: { name: 'taken over' }, probe: ['GET /v1/contacts/{contact}'] },
+  'DELETE /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}'] },
+  'GET /v1/contacts/{contactID}/identities': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/identities'] },
+  'GET /v1/contacts/{contactID}/notes': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/notes'] },
+  'POST /v1/contacts/{contactID}/notes': { kind: 'id', path: { contactID: 'contact' }, body: { body: 'planted' }, probe: ['GET /v1/contacts/{contact}/notes'] },
+  'DELETE /v1/contacts/{contactID}/notes/{noteID}': { kind: 'id', path: { contactID: 'contact', noteID: 'note' }, probe: ['GET /v1/contacts/{contact}/notes'] },
+  'GET /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/tags'] },
+  'POST /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, body: { tag: 'planted' }, probe: ['GET /v1/contacts/{contact}/tags'] },
+  'DELETE /v1/contacts/{contactID}/tags/{tag}': { kind: 'id', path: { contactID: 'contact', tag: 'tag' }, probe: ['GET /v1/contacts/{contact}/tags'] },
+  'PUT /v1/contacts/{contactID}/consent/{channel}': { kind: 'id', path: { contactID: 'contact', channel: '=all' }, body: { state: 'revoked' }, probe: ['GET /v1/contacts/{contact}/consents'] },
+  'GET /v1/contacts/{contactID}/consents': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/consents'] },
+  'GET /v1/contacts/{contactID}/suppressions': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
+  'POST /v1/contacts/{contactID}/suppressions': { kind: 'id', path: { contactID: 'contact' }, body: { channel: 'all', reason: 'planted' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
+  'DELETE /v1/contacts/{contactID}/suppressions/{channel}': { kind: 'id', path: { contactID: 'contact', channel: '=all' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
+  'POST /v1/contacts/import': { kind: 'no tenant data', why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)' },
+  'POST /v1/messages': { kind: 'id', body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } }, probe: ['GET /v1/messages?channel_id={channel}'] },
+  'GET /v1/messages': { kind: 'list', query: { channel_id: '{{channel}}' } },
+  'GET /v1/messages/{messageID}': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
+  'GET /v1/messages/{messageID}/status': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
+  'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
+  'GET /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
+  'PATCH /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, body: { status: 'closed' }, probe: ['GET /v1/conversations/{conversation}'] },
+  'GET /v1/conversations/{conversationID}/messages': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}/messages'] },
+  'GET /v1/settings/developer/webhooks': { kind: 'list' },
+  'POST /v1/settings/developer/webhooks/endpoints': { kind: 'no tenant data', why: 'creates an endpoint of the caller’s organization' },
+  'PATCH /v1/settings/developer/webhooks/endpoints/{endpointID}': {
+    kind: 'id',
+    path: { endpointID: 'endpoint' },
+    body: { description: 'taken over' },
+    probe: ['GET /v1/settings/developer/webhooks', 'GET /v1/settings/developer/webhooks/endpoints/{endpoint}/secret'],
+  },
+  'DELETE /v1/settings/developer/webhooks/endpoints/{endpointID}': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks'] },
+  'POST /v1/settings/developer/webhooks/endpoints/{endpointID}/rotate-secret': {
+    kind: 'id',
+    path: { endpointID: 'endpoint' },
+    probe: ['GET /v1/settings/developer/webhooks/endpoints/{endpoint}/secret'],
+  },
+  'GET /v1/settings/developer/webhooks/endpoints/{endpointID}/secret': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks'] },
+  'POST /v1/settings/developer/webhooks/endpoints/{endpointID}/test': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
+  'GET /v1/settings/developer/webhooks/deliveries': { kind: 'list', query: { endpoint_id: '{{endpoint}}' } },
+  'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': { kind: 'id', path: { messageID: 'delivery' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
+  'GET /v1/events': { kind: 'list' },
+  'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
+  'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
+  'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
+  'POST /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' }, body: { object: 'whatsapp_business_account', entry: [] } },
+  'POST /v1/providers/chatapp_unofficial/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'channel' }, body: { event: 'message', payload: {} } },
+};
+
+let server: TestServer;
+let ids: Ids;
+let unknown: Ids;
+let other: Awaited<ReturnType<typeof createOtherOrganization>>;
+let otherCookie: string;
+let doc: { paths: Record<string, Record<string, unknown>> };
+/** Every id of A's, which no answer to B may contain. */
+let secretsOfA: string[];
+
+let closedPort: number;
+let guard: LoopbackGuard;
+before(async () => {
+  closedPort = await freePort();
+  guard = guardLoopback(closedPort);
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}` } });
+  const key = server.apiKey;
+  const gateway = await pairedGatewayChannel(server, 'Isolated gateway');
+  const official = await officialChannel(server, 'Isolated official');
+  const phone = '+4915112349876';
+  const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: phone, name: 'Isolated Person', email: 'isolated@example.com' } });
+  assert.equal(contact.status, 201, contact.text);
+  const contactId = contact.body.data.id as string;
+  const note = await request(server, 'POST', `/v1/contacts/${contactId}/notes`, { key, body: { body: 'private note' } });
+  assert.equal(note.status, 201, note.text);
+  assert.ok((await request(server, 'POST', `/v1/contacts/${contactId}/tags`, { key, body: { tag: 'isolated' } })).status < 300);
+  assert.ok((await request(server, 'PUT', `/v1/contacts/${contactId}/consent/all`, { key, body: { state: 'granted' } })).status < 300);
+  const template = await request(server, 'POST', '/v1/templates', {
+    key,
+    body: { channel_id: official.id, name: 'isolated_template', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+  });
+  assert.equal(template.status, 201, template.text);
+  await customerWrites(server, gateway.id, phone);
+  const sent = await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: phone, type: 'text', content: { body: 'hello' } } });
+  assert.equal(sent.status, 201, sent.text);
+  // After the send: a suppression refuses sends to the contact.
+  assert.ok((await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, { key, body: { channel: 'all', reason: 'isolated reason' } })).status < 300);
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/isolated` } });
+  assert.equal(endpoint.status, 201, endpoint.text);
+  const delivery = await eventually('a webhook delivery', async () => {
+    const res = await request(server, 'GET', '/v1/settings/developer/webhooks/deliveries', { key });
+    return (res.body.data as Array<{ message_id: string }>)[0]?.message_id;
+  });
+  const keys = await request(server, 'GET', '/v1/api-keys', { key });
+  const cookieA = await loginCookie(server);
+  const session = await request(server, 'GET', '/v1/auth/session', { cookie: cookieA });
+  const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
+  ids = {
+    channel: gateway.id,
+    official: official.id,
+    contact: contactId,
+    note: note.body.data.id,
+    tag: 'isolated',
+    template: template.body.data.id,
+    message: sent.body.data.id,
+    conversation: message.body.data.conversation_id,
+    endpoint: endpoint.body.data.id,
+    delivery,
+    key: (keys.body.data as Array<{ id: string }>)[0]!.id,
+    session: session.body.data.session.id,
+    phone,
+  };
+  unknown = Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : randomUUID()])) as Ids;
+  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876']);
+  other = await createOtherOrganization(server, 'intruder');
+  otherCookie = await loginCookie(server, other.email, other.password);
+  doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+});
+after(async () => {
+  await server?.close();
+  guard?.restore();
+  assert.deepEqual(guard?.violations ?? [], [], 'every connection stayed on loopback');
+});
+
+function fill(template: string, values: Ids, braces: 'single' | 'double'): string {
+  const pattern = braces === 'double' ? /\{\{(\w+)\}\}/g : /\{(\w+)\}/g;
+  return template.replace(pattern, (_, name: string) => encodeURIComponent(values[name as IdName] ?? _));
+}
+
+function fillValue(value: unknown, values: Ids): unknown {
+  if (typeof value === 'string') return fill(value, values, 'double');
+  if (Array.isArray(value)) return value.map((v) => fillValue(v, values));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillValue(v, values)]));
+  return value;
+}
+
+function urlOf(operation: string, row: { path?: Record<string, string>; query?: Record<string, string> }, values: Ids): string {
+  let path = operation.split(' ')[1]!;
+  for (const [param, id] of Object.entries(row.path ?? {})) {
+    path = path.replace(`{${param}}`, encodeURIComponent(id.startsWith('=') ? id.slice(1) : values[id as IdName]));
+  }
+  const query = Object.entries(row.query ?? {}).map(([k, v]) => `${k}=${fill(v, values, 'double')}`);
+  return query.length ? `${path}?${query.join('&')}` : path;
+}
+
+type As = { key?: string; cookie?: string };
+
+async function call(operation: string, url: string, as: As, body: unknown): Promise<ApiResponse> {
+  return request(server, operation.split(' ')[0]!, url, { ...as, body: body === undefined ? undefined : body });
+}
+
+/** An answer with the ids and request ids taken out, for comparing two answers. */
+function normalized(res: ApiResponse, values: Ids): { status: number; body: string } {
+  let text = res.text;
+  for (const v of Object.values(values)) text = text.replaceAll(v, '<id>').replaceAll(encodeURIComponent(v), '<id>');
+  text = text.replace(/"request_id":"[^"]*"/g, '"request_id":"<rid>"').replace(/quote request id [0-9a-f-]+/g, 'quote request id <rid>');
+  return { status: res.status, body: text };
+}
+
+async function snapshot(probes: string[]): Promise<string[]> {
+  return Promise.all(
+    probes.map(async (probe) => {
+      const [method, path] = probe.split(' ') as [string, string];
+      const res = await request(server, method, fill(path, ids, 'single'), probe.includes('/auth/') ? { cookie: await ownCookie() } : { key: server.apiKey });
+      return `${res.status} ${JSON.stringify(stable(res.body, path))}`;
+    }),
+  );
+}
+
+/** What the worker changes by itself (health checks, key and session use, delivery attempts, message statuses) is left out. */
+const VOLATILE = new Set(['health', 'last_used_at', 'last_seen_at', 'last_checked_at']);
+const MESSAGE_PROGRESS = new Set(['status', 'updated_at', 'sent_at', 'delivered_at', 'read_at', 'failed_at', 'status_history', 'error']);
+const DELIVERY_IDENTITY = new Set(['id', 'message_id', 'endpoint_id', 'event_type', 'test', 'created_at']);
+
+function stable(value: unknown, path: string): unknown {
+  const drop = (key: string) =>
+    VOLATILE.has(key) || (path.startsWith('/v1/messages') && MESSAGE_PROGRESS.has(key)) || (path.includes('/deliveries') && !DELIVERY_IDENTITY.has(key) && key !== 'data' && key !== 'meta');
+  const walk = (v: unknown, depth: number): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).filter(([k]) => !(depth > 0 && drop(k))).map(([k, x]) => [k, walk(x, depth + 1)]));
+  };
+  return walk(value, 0);
+}
+
+let cookieOfA: string | undefined;
+async function ownCookie(): Promise<string> {
+  cookieOfA ??= await loginCookie(server);
+  return cookieOfA;
+}
+
+test('the table has exactly one row per operation of the OpenAPI document', () => {
+  const documented = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
+  const missing = [...documented].filter((op) => !(op in ROWS));
+  const stale = Object.keys(ROWS).filter((op) => !documented.has(op));
+  assert.deepEqual(missing, [], 'operations without an isolation row: add one to ROWS');
+  assert.deepEqual(stale, [], 'rows for operations the document no longer has');
+});
+
+for (const [operation, row] of Object.entries(ROWS)) {
+  if (row.kind === 'no tenant data') continue;
+  test(`${operation}: ${row.kind === 'public-id' ? 'a real channel id answers as an unknown one' : row.kind === 'list' ? "B never sees A's rows" : "B's key and session get A's id answered as unknown, and A's resource is unchanged"}`, async () => {
+    if (row.kind === 'list') {
+      for (const [label, as] of [['key', { key: other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+        const res = await call(operation, urlOf(operation, row, ids), as, undefined);
+        assert.ok(res.status < 500, `${label}: ${res.status} ${res.text}`);
+        for (const secret of secretsOfA) assert.equal(res.text.includes(secret), false, `${label}: the answer shows A's ${secret}: ${res.text}`);
+      }
+      return;
+    }
+    if (row.kind === 'public-id') {
+      const body = row.body === undefined ? undefined : JSON.stringify(row.body);
+      const real = await request(server, operation.split(' ')[0]!, urlOf(operation, row, ids), { rawBody: body });
+      const fake = await request(server, operation.split(' ')[0]!, urlOf(operation, row, unknown), { rawBody: body });
+      assert.deepEqual(normalized(real, ids), normalized(fake, unknown), 'a real channel id is told from an unknown one');
+      return;
+    }
+    const before = await snapshot(row.probe);
+    const statuses = new Set<number>();
+    for (const [label, as] of [['key', { key: other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+      const real = await call(operation, urlOf(operation, row, ids), as, fillValue(row.body, ids));
+      const fake = await call(operation, urlOf(operation, row, unknown), as, fillValue(row.body, unknown));
+      assert.ok(real.status < 500, `${label}: ${real.status} ${real.text}`);
+      // With the id in the path, a 400 would mean the request never reached the lookup: the row is wrong, not the route.
+      if (row.path) assert.notEqual(real.status, 400, `${label}: the row's request is invalid: ${real.text}`);
+      statuses.add(real.status);
+      assert.deepEqual(normalized(real, ids), normalized(fake, unknown), `${label}: A's id is answered differently from an unknown id`);
+      for (const secret of secretsOfA) assert.equal(real.text.includes(secret), false, `${label}: the answer shows A's ${secret}`);
+    }
+    assert.deepEqual(await snapshot(row.probe), before, "A's resource changed");
+    // The session row is the one answered 403 to keys (sessions only); every other reaches the lookup.
+    if (row.path && !operation.includes('/auth/sessions/')) assert.ok(statuses.has(404) || statuses.has(422) || statuses.has(200), `answered ${[...statuses]}`);
+  });
+}
+
+test('sandbox provider routes answer a real session or phone number id as an unknown one, to a caller without its credentials', async () => {
+  const channel = async (id: string) => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.settings as Record<string, string>;
+  const gateway = await channel(ids.channel);
+  const official = await channel(ids.official);
+  const real: Record<string, string> = { session: gateway.session!, id: official.phone_number_id!, version: 'v21.0', mediaId: 'media-x', phone: '4915112340003' };
+  const fake: Record<string, string> = { ...real, session: `sbx_${'0'.repeat(24)}`, id: '999999999999999' };
+  const routes = server.app.routeSummaries.filter((r) => r.url.startsWith('/sandbox/') && /:(session|id)\b/.test(r.url) && r.method !== 'HEAD' && !r.url.startsWith('/sandbox/media/'));
+  assert.ok(routes.length >= 10, `${routes.length} sandbox routes with ids`);
+  const differences: string[] = [];
+  for (const route of routes) {
+    const url = (values: Record<string, string>) => route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
+    const body = route.method === 'GET' ? undefined : {};
+    const a = await request(server, route.method, url(real), { body, bearer: 'not-the-token-of-this-account' });
+    const b = await request(server, route.method, url(fake), { body, bearer: 'not-the-token-of-this-account' });
+    const norm = (res: ApiResponse, values: Record<string, string>) => ({ status: res.status, body: res.text.replaceAll(values.session!, '<s>').replaceAll(values.id!, '<id>').replace(/"(request_id|fbtrace_id)":"[^"]*"/g, '') });
+    if (JSON.stringify(norm(a, real)) !== JSON.stringify(norm(b, fake))) differences.push(`${route.method} ${route.url}: ${a.status} ${a.text.slice(0, 120)} vs ${b.status} ${b.text.slice(0, 120)}`);
+  }
+  assert.deepEqual(differences, [], 'sandbox routes that tell a real id from an unknown one');
+});
+
+test('public sandbox routes answer a real channel id as an unknown one', async () => {
+  const body = (channel: string) => ({ channel_id: channel, from: '+4915112340002', type: 'text', content: { body: 'hi' } });
+  const real = await request(server, 'POST', '/sandbox/inbound', { body: body(ids.official) });
+  const fake = await request(server, 'POST', '/sandbox/inbound', { body: body(unknown.official) });
+  assert.deepEqual(normalized(real, ids), normalized(fake, unknown));
+});

@@ -1,0 +1,99 @@
+/**
+ * Real resources for the fuzzer's path ids, and the server it runs against: the worker on (pairing,
+ * sends), private targets allowed (its URLs all point at a closed loopback port), the official API
+ * pointed there too so no request can leave for the provider's real host.
+ */
+import assert from 'node:assert/strict';
+import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
+import { officialChannel, pairedGatewayChannel, eventually } from '../messages-helpers.ts';
+import type { Fixtures } from './contract.ts';
+
+export async function startFuzzServer(closedPort: number, env: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer({
+    worker: true,
+    env: {
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}`,
+      WEBHOOK_TIMEOUT_MS: '1000',
+      SANDBOX_STATUS_DELAY_MS: '0',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
+}
+
+/** A loopback port that was free a moment ago and that nothing listens on. */
+export const closedLoopbackPort = freePort;
+
+export async function createFixtures(server: TestServer, closedPort: number): Promise<Fixtures> {
+  const key = server.apiKey;
+  const ok = (res: { status: number; text: string }, what: string) => assert.ok(res.status < 300, `${what}: ${res.status} ${res.text}`);
+  const gateway = await pairedGatewayChannel(server, 'Fuzz gateway');
+  const official = await officialChannel(server, 'Fuzz official');
+  const contacts: string[] = [];
+  const phones = ['+4915112345001', '+4915112345002'];
+  for (const [i, phone] of phones.entries()) {
+    const res = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: phone, name: `Fuzz contact ${i}`, email: `fuzz${i}@example.com` } });
+    ok(res, 'contact');
+    contacts.push(res.body.data.id);
+  }
+  const note = await request(server, 'POST', `/v1/contacts/${contacts[0]}/notes`, { key, body: { body: 'a note' } });
+  ok(note, 'note');
+  ok(await request(server, 'POST', `/v1/contacts/${contacts[0]}/tags`, { key, body: { tag: 'vip' } }), 'tag');
+  const template = await request(server, 'POST', '/v1/templates', {
+    key,
+    body: { channel_id: official.id, name: 'fuzz_template', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+  });
+  ok(template, 'template');
+  const sent = await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: phones[0], type: 'text', content: { body: 'hello' } } });
+  ok(sent, 'message');
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/hook` } });
+  ok(endpoint, 'webhook endpoint');
+  const deliveries = await eventually('a webhook delivery', async () => {
+    const res = await request(server, 'GET', '/v1/settings/developer/webhooks/deliveries', { key });
+    return res.body?.data?.length > 0 ? (res.body.data as Array<{ id?: string; message_id?: string }>) : undefined;
+  });
+  const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
+  // Resources made to be deleted (or disconnected) by the fuzzer.
+  const deletable: Record<string, string[]> = { 'deletable:channel': [], 'deletable:contact': [], 'deletable:endpoint': [], 'deletable:note': [], 'deletable:tag': ['vip'], 'deletable:channel_scope': [] };
+  for (let i = 0; i < 3; i++) {
+    const channel = await request(server, 'POST', '/v1/channels', { key, body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}` } });
+    ok(channel, 'doomed channel');
+    deletable['deletable:channel']!.push(channel.body.data.id);
+    const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: `+49151123450${10 + i}`, name: `Doomed ${i}` } });
+    ok(contact, 'doomed contact');
+    deletable['deletable:contact']!.push(contact.body.data.id);
+    const hook = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/doomed${i}` } });
+    ok(hook, 'doomed endpoint');
+    deletable['deletable:endpoint']!.push(hook.body.data.id);
+    const doomedNote = await request(server, 'POST', `/v1/contacts/${contacts[0]}/notes`, { key, body: { body: `doomed ${i}` } });
+    ok(doomedNote, 'doomed note');
+    deletable['deletable:note']!.push(doomedNote.body.data.id);
+  }
+  // A key and sessions the fuzzer may revoke: never its own.
+  await createKeyWith(server, ['messages:read']);
+  const keys = await request(server, 'GET', '/v1/api-keys', { key });
+  const cookie = await loginCookie(server);
+  const throwaway = [await loginCookie(server), await loginCookie(server)];
+  const sessions = await request(server, 'GET', '/v1/auth/sessions', { cookie: throwaway[0] });
+  const own = await request(server, 'GET', '/v1/auth/session', { cookie });
+  return {
+    apiKey: key,
+    cookie,
+    throwawayCookies: throwaway,
+    ids: {
+      ...deletable,
+      channel: [gateway.id, official.id],
+      contact: contacts,
+      note: [note.body.data.id],
+      tag: ['vip'],
+      phone: phones,
+      template: [template.body.data.id],
+      message: [sent.body.data.id, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
+      conversation: [message.body.data.conversation_id].filter(Boolean),
+      endpoint: [endpoint.body.data.id],
+      key: (keys.body.data as Array<{ id: string; name: string }>).filter((k) => k.name.startsWith('limited')).map((k) => k.id),
+      session: (sessions.body.data as Array<{ id: string }>).map((s) => s.id).filter((id) => id !== own.body.data.session.id),
+    },
+  };
+}
