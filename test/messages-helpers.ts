@@ -38,7 +38,7 @@ export async function pairedGatewayChannel(server: TestServer, name = 'Gateway')
 
 /** A customer writes to the channel (through the sandbox and the provider's own webhook); waits until stored. */
 export async function customerWrites(server: TestServer, channelId: string, from: string, type = 'text', content: Record<string, unknown> = { body: 'hello' }) {
-  const res = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: channelId, from, type, content } });
+  const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from, type, content } });
   assert.ok(res.status < 300, res.text);
   const providerId = res.body.provider_message_id as string;
   return eventually('the inbound message', async () => {

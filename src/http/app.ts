@@ -96,7 +96,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
             ? new DomainError('uri_too_long', 'a path segment is longer than the limit')
             : undefined;
       if (!domain) request.log.error({ err: error }, 'unhandled framework error');
-      return sendError(reply, request, domain ?? internalError(request), 'problem');
+      return sendError(reply, request, domain ?? internalError(request), frameworkErrorShape(request.url));
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -117,7 +117,16 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app.decorateRequest('actor', undefined);
   const routes: RouteSummary[] = [];
   app.decorate('routeSummaries', routes);
+  // The framework answers a malformed path before any route is known: the path's route group still
+  // decides the body shape (the contacts routes answer {error, code}).
+  const codeShapePrefixes = new Set<string>();
+  const frameworkErrorShape = (url: string): ErrorShape => {
+    const path = url.split('?')[0]!;
+    for (const prefix of codeShapePrefixes) if (path === prefix || path.startsWith(`${prefix}/`)) return 'code';
+    return 'problem';
+  };
   app.addHook('onRoute', (route) => {
+    if ((route.config as { errorShape?: ErrorShape } | undefined)?.errorShape === 'code') codeShapePrefixes.add(route.url.split('/:')[0]!.replace(/\/$/, ''));
     for (const method of [route.method].flat()) {
       routes.push({
         method,

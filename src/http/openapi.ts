@@ -42,10 +42,12 @@ function errorBody(status: number, shape: ErrorShape): { media: string; schema: 
 }
 
 /** The error statuses a route answers before (or whatever) its handler runs. */
-export function commonErrorStatuses(method: string, isPublic: boolean): number[] {
+export function commonErrorStatuses(method: string, isPublic: boolean, takesInput = false): number[] {
   const statuses = [414, 429, 500, 503];
   // A credential is looked at (and X-Organization-Id checked) on every route that is not public.
   if (!isPublic) statuses.push(400, 401, 403);
+  // Path parameters and queries are validated (and a malformed path refused) on public routes too.
+  if (takesInput) statuses.push(400);
   if (method !== 'GET' && method !== 'HEAD') statuses.push(400, 413, 415);
   return [...new Set(statuses)].sort();
 }
@@ -79,7 +81,8 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
       if (Number(status) < 400 || !name || !(name in SHAPES)) continue;
       response[status] = errorResponse(Number(status), SHAPES[name]!, typeof declared.description === 'string' ? declared.description : undefined);
     }
-    for (const status of commonErrorStatuses(method, isPublic)) {
+    const takesInput = Boolean(input.schema?.params || input.schema?.querystring || /\/:/.test(input.url));
+    for (const status of commonErrorStatuses(method, isPublic, takesInput)) {
       response[String(status)] ??= errorResponse(status, shape);
     }
     // Node answers an oversized header block itself, before any route is known: no body to speak of.

@@ -1,6 +1,7 @@
 /**
- * POST /sandbox/inbound: a customer writes to a sandbox-bound channel. The message is stored and
- * delivered through the provider's own callback (an official webhook or a gateway `message` event).
+ * POST /sandbox/inbound: a customer writes to a sandbox-bound channel of the caller's organization.
+ * The message is stored and delivered through the provider's own callback (an official webhook or a
+ * gateway `message` event).
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -56,7 +57,7 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
 export function createInbound(ctx: SandboxContext) {
   const { clock } = ctx;
   return {
-    async deliver(db: Executor, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
+    async deliver(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, from, type, content}'));
       if (typeof body.channel_id !== 'string' || !isUuid(body.channel_id)) return fail(gateway.invalid('channel_id must be a channel id'));
       const from = normalizePhone(body.from);
@@ -67,7 +68,7 @@ export function createInbound(ctx: SandboxContext) {
       if (body.name !== undefined && !nonEmpty(body.name, 256)) return fail(gateway.invalid('name must be a non-empty string'));
       if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512)) return fail(gateway.invalid('reply_to must be a provider message id'));
 
-      const [channel] = await db.select().from(channels).where(eq(channels.id, body.channel_id)).limit(1);
+      const [channel] = await db.select().from(channels).where(and(eq(channels.id, body.channel_id), eq(channels.organizationId, organizationId))).limit(1);
       const protocol = channel?.platform === 'chatapp_official' ? 'official' : 'gateway';
       const [account] =
         channel?.sandbox && channel.providerRef
@@ -77,7 +78,7 @@ export function createInbound(ctx: SandboxContext) {
               .where(and(eq(sandboxAccounts.id, channel.providerRef), eq(sandboxAccounts.protocol, protocol)))
               .limit(1)
           : [];
-      // This door is public: an unknown id and a channel that is not the sandbox's answer alike.
+      // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
       if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
       if (protocol === 'gateway' && account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));

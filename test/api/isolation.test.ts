@@ -331,9 +331,16 @@ test('sandbox provider routes answer a real session or phone number id as an unk
   assert.deepEqual(differences, [], 'sandbox routes that tell a real id from an unknown one');
 });
 
-test('public sandbox routes answer a real channel id as an unknown one', async () => {
+test("/sandbox/inbound answers A's channel to B's key and session as an unknown one, and delivers nothing", async () => {
   const body = (channel: string) => ({ channel_id: channel, from: '+4915112340002', type: 'text', content: { body: 'hi' } });
-  const real = await request(server, 'POST', '/sandbox/inbound', { body: body(ids.official) });
-  const fake = await request(server, 'POST', '/sandbox/inbound', { body: body(unknown.official) });
-  assert.deepEqual(normalized(real, ids), normalized(fake, unknown));
+  const before = (await request(server, 'GET', `/v1/conversations?channel_id=${ids.official}`, { key: server.apiKey })).text;
+  for (const as of [{ key: other.apiKey }, { cookie: otherCookie }]) {
+    const real = await request(server, 'POST', '/sandbox/inbound', { ...as, body: body(ids.official) });
+    const fake = await request(server, 'POST', '/sandbox/inbound', { ...as, body: body(unknown.official) });
+    assert.equal(real.status, 404, real.text);
+    assert.deepEqual(normalized(real, ids), normalized(fake, unknown));
+  }
+  const anonymous = await request(server, 'POST', '/sandbox/inbound', { body: body(ids.official) });
+  assert.equal(anonymous.status, 401, 'playing a customer needs a credential');
+  assert.equal((await request(server, 'GET', `/v1/conversations?channel_id=${ids.official}`, { key: server.apiKey })).text, before, "A's channel got nothing");
 });

@@ -65,7 +65,7 @@ test('gateway callback: a bad signature on a real channel and an unknown channel
 
 test('/sandbox/inbound: a real channel not bound to the sandbox and an unknown id answer alike', async () => {
   const unbound = await insertSandboxChannel(server, { platform: 'chatapp_official', providerRef: '999999999999998', sandbox: false });
-  const inbound = (id: string) => request(server, 'POST', '/sandbox/inbound', { body: { channel_id: id, from: '15551230000', type: 'text', content: { body: 'x' } } });
+  const inbound = (id: string) => request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: id, from: '15551230000', type: 'text', content: { body: 'x' } } });
   const real = await inbound(unbound);
   assert.equal(real.status, 404);
   assert.deepEqual(answer(await inbound(UNKNOWN)), answer(real));

@@ -310,7 +310,7 @@ async function officialChannel(server: { baseUrl: string }, apiKey: string, cust
   const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name: 'outage official' } });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
-  const inbound = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: id, from: customer, type: 'text', content: { body: 'hi' } } });
+  const inbound = await request(server, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: id, from: customer, type: 'text', content: { body: 'hi' } } });
   assert.ok(inbound.status < 300, inbound.text);
   await eventually('the customer window', async () => ((await request(server, 'GET', `/v1/conversations?channel_id=${id}`, { key: apiKey })).body.data[0]?.last_inbound_at ? true : undefined));
   return id;

@@ -81,7 +81,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const gateway = await pairedGatewayChannel({ ...service, apiKey } as never, 'kill gateway');
     const session = (await call('GET', `/v1/channels/${gateway.id}`)).body.data.settings.session as string;
     const to = '4915112349999';
-    await request(service, 'POST', '/sandbox/inbound', { body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } } });
+    await request(service, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } } });
     await poll('the window to open', async () => ((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at ? true : undefined), 20_000, 100);
 
     const accounts = [official.settings.phone_number_id as string, session];

@@ -225,10 +225,11 @@ test('contacts lookup tells who is on the chat app', async () => {
 test('/sandbox/inbound delivers text and images as signed message callbacks; the image is fetchable', async () => {
   const channelId = await insertSandboxChannel(server, { platform: 'chatapp_unofficial', providerRef: gw.session });
   const text = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
     body: { channel_id: channelId, from: '15551230099', type: 'text', content: { body: 'hi gateway' }, name: 'Grace', reply_to: 'ABC' },
   });
   assert.equal(text.status, 202, text.text);
-  const image = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: channelId, from: '15551230099', type: 'image', content: { caption: 'pic' } } });
+  const image = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: '15551230099', type: 'image', content: { caption: 'pic' } } });
   assert.equal(image.status, 202);
   const ids = [text.body.provider_message_id, image.body.provider_message_id];
   const all = await receiver.waitFor((r) => ids.every((id) => events(r, 'message', (p) => p.id === id).length === 1));
@@ -259,7 +260,7 @@ test('logout stops the session (with a callback); it then neither sends nor rece
   const known = await sendMessage({ to: '15551234567', type: 'text', content: { body: 'hello from the gateway' }, idempotency_key: 'parley-msg-1' });
   assert.equal(known.status, 200, 'an already-sent key still answers its id');
   const [channel] = await queryRows<{ id: string }>(server.container.database.db, sql`select id from channels where provider_ref = ${gw.session}`);
-  const inbound = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: channel!.id, from: '15551230099', type: 'text', content: { body: 'x' } } });
+  const inbound = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channel!.id, from: '15551230099', type: 'text', content: { body: 'x' } } });
   assert.equal(inbound.status, 409);
   const described = await call('GET', '');
   assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null });

@@ -126,6 +126,7 @@ test('template sends: an approved template with the right parameters is accepted
 
 test('a customer message through /sandbox/inbound arrives as a signed native webhook, and can be marked read', async () => {
   const res = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
     body: { channel_id: channelId, from: '15551239876', type: 'text', content: { body: 'Hi, is my order ready?' }, name: 'Ada' },
   });
   assert.equal(res.status, 202, res.text);
@@ -155,7 +156,7 @@ test('a customer message through /sandbox/inbound arrives as a signed native web
 
 test('inbound interactive replies, locations and images have the native shapes; the image is fetchable', async () => {
   const post = (type: string, content: unknown, extra: Record<string, unknown> = {}) =>
-    request(server, 'POST', '/sandbox/inbound', { body: { channel_id: channelId, from: '15551230055', type, content, ...extra } });
+    request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: '15551230055', type, content, ...extra } });
   const button = await post('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' }, { reply_to: 'wamid.buttons' });
   const list = await post('interactive', { type: 'list_reply', id: 'row-2', title: 'Second' });
   const location = await post('location', { latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Main St 1' });
@@ -200,10 +201,11 @@ test('inbound interactive replies, locations and images have the native shapes; 
 
 test('/sandbox/inbound refuses channels not bound to the sandbox exactly like unknown ids, and bad content', async () => {
   const unbound = await insertSandboxChannel(server, { platform: 'chatapp_official', providerRef: '999999999999999', sandbox: false });
-  const refused = await request(server, 'POST', '/sandbox/inbound', { body: { channel_id: unbound, from: '15551230000', type: 'text', content: { body: 'x' } } });
+  const refused = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: unbound, from: '15551230000', type: 'text', content: { body: 'x' } } });
   assert.equal(refused.status, 404);
   assert.equal(refused.body.error.code, 'not_found');
   const unknown = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
     body: { channel_id: '0195b3c0-0000-7000-8000-000000000000', from: '15551230000', type: 'text', content: { body: 'x' } },
   });
   assert.equal(unknown.status, 404);
@@ -215,7 +217,7 @@ test('/sandbox/inbound refuses channels not bound to the sandbox exactly like un
     { channel_id: channelId, from: '15551230000', type: 'interactive', content: { type: 'button_reply', id: 'x' } },
     { channel_id: channelId, from: '15551230000', type: 'location', content: { latitude: 100, longitude: 0 } },
   ]) {
-    const res = await request(server, 'POST', '/sandbox/inbound', { body });
+    const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body });
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(res.body.error.code, 'invalid_request');
   }

@@ -1,4 +1,5 @@
 /** The providers' native answers: official Graph-style errors and gateway errors, and bearer tokens. */
+import { DomainError } from '../../domain/errors.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError, OfficialError, Result } from '../../sandbox/errors.ts';
 import { fbtraceId } from '../../sandbox/ids.ts';
@@ -80,6 +81,8 @@ export function officialFaults(scope: FastifyInstance) {
 /** Makes a scope answer faults in the gateway's error shape. */
 export function gatewayFaults(scope: FastifyInstance) {
   scope.setErrorHandler((error: FastifyError, request, reply) => {
+    // Parley's own refusals (a credential on /sandbox/inbound) are Parley's problem bodies, not the gateway's.
+    if (error instanceof DomainError) throw error;
     const fault = describeFault(error);
     if (fault.status >= 500) {
       request.log.error({ err: error }, 'sandbox gateway route failed');

@@ -1,11 +1,12 @@
 /**
  * The built-in sandbox provider's HTTP side, under /sandbox: the official provider's API, the
  * gateway protocol, and the outside world's doors (a customer writing in, media downloads). Public
- * to Parley's own auth; each protocol checks its own bearer token and answers in its own shapes.
+ * to Parley's own auth (each protocol checks its own bearer token and answers in its own shapes),
+ * except /inbound, which acts on a channel of the caller's organization.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
-import type { App } from '../app.ts';
+import { actorOf, type App } from '../app.ts';
 import { registerFaultRoutes } from './faults.ts';
 import { registerGatewayRoutes } from './gateway.ts';
 import { registerOfficialRoutes } from './official.ts';
@@ -13,6 +14,7 @@ import { answerGateway, gatewayFaults, sendGatewayError, UNSTORABLE_BODY } from 
 import { findUnstorableInput, toPointer } from '../../lib/text.ts';
 
 const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
+const INBOUND_ROUTE = { config: { auth: { permission: 'messages:send' as const } }, schema: { hide: true } };
 
 /**
  * JSON bodies as usual, but an empty body (POST .../start, .../subscribed_apps) is no body rather
@@ -46,7 +48,11 @@ export async function registerSandboxRoutes(app: App, container: Container) {
         sendGatewayError(reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, retryable: false }),
       );
 
-      scope.post('/inbound', ROUTE, async (request, reply) => answerGateway(reply, await sandbox.inbound.deliver(db, request.body), 202));
+      // Playing a customer needs a credential of the channel's organization: a channel of another one
+      // answers as an unknown id, so the door tells nobody which channels exist.
+      scope.post('/inbound', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.inbound.deliver(db, actorOf(request).organizationId, request.body), 202),
+      );
 
       scope.get('/media/:id', ROUTE, async (request, reply) => {
         const { id } = request.params as { id: string };
