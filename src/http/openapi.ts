@@ -75,7 +75,7 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     const auth = config?.auth;
     const isPublic = Boolean(auth && typeof auth === 'object' && 'public' in auth);
     const method = [input.route?.method ?? 'GET'].flat()[0]!.toUpperCase();
-    const response: Record<string, JsonSchema> = { ...(schema.response ?? {}) };
+    const response: Record<string, JsonSchema> = { ...schema.response };
     for (const [status, declared] of Object.entries(response)) {
       const name = typeof declared.$ref === 'string' ? declared.$ref.split('/').pop() : undefined;
       if (Number(status) < 400 || !name || !(name in SHAPES)) continue;

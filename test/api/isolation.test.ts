@@ -187,7 +187,7 @@ before(async () => {
     session: session.body.data.session.id,
     phone,
   };
-  unknown = Object.fromEntries(Object.entries(ids).map(([k, v]) => [k, k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : randomUUID()])) as Ids;
+  unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : randomUUID()])) as Ids;
   secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876']);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);
