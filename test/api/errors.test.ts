@@ -182,7 +182,15 @@ test('assigning a conversation to an empty user id is a 400 naming the field', a
 });
 
 test('a malformed percent-encoded path gets the one error writer: problem body, request id, security headers', async () => {
-  for (const path of ['/v1/channels/%E0%A4%A', '/v1/contacts/%ZZ', '/%C0']) {
+  // On the contacts routes the same writer answers in their {error, code} shape.
+  const contacts = await request(server, 'GET', '/v1/contacts/%ZZ', { key: server.apiKey, headers: { 'x-request-id': 'bad-url-0' } });
+  assert.equal(contacts.status, 400);
+  assert.match(contacts.headers.get('content-type') ?? '', /^application\/json/);
+  assert.equal(contacts.body.code, 'invalid');
+  assert.equal(typeof contacts.body.error, 'string');
+  assert.equal(contacts.headers.get('x-request-id'), 'bad-url-0');
+  assert.equal(contacts.headers.get('x-content-type-options'), 'nosniff');
+  for (const path of ['/v1/channels/%E0%A4%A', '/%C0']) {
     const res = await request(server, 'GET', path, { key: server.apiKey, headers: { 'x-request-id': 'bad-url-1' } });
     assert.equal(res.status, 400, path);
     isProblem(res, 400);
