@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { buildContainer, openConfiguredDatabase, type Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
+import { isDatabaseUnavailable } from './db/errors.ts';
 import { buildApp, type App } from './http/app.ts';
 import { createLogger } from './lib/logger.ts';
 
@@ -74,8 +75,25 @@ function trackResponses(app: App) {
   };
 }
 
+/**
+ * A database server that is not up yet (restarting, or starting beside us) is waited for, with a
+ * capped backoff, rather than ending the process; any other failure still stops the start.
+ */
+async function buildContainerWhenReachable(config: Config): Promise<Container> {
+  const logger = createLogger({ level: config.logLevel });
+  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+    try {
+      return await buildContainer(config, { logger });
+    } catch (err) {
+      if (!config.databaseUrl || !isDatabaseUnavailable(err)) throw err;
+      logger.warn({ reason: (err as Error).message, retryInMs: delay }, 'the database cannot be reached; waiting for it');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
 async function serve(config: Config) {
-  const container = await buildContainer(config);
+  const container = await buildContainerWhenReachable(config);
   // Right away: the generated secrets are committed now, and a start that fails later (the port
   // taken, say) must not lose them, since no later start shows them again.
   printWelcome(container);

@@ -285,6 +285,29 @@ test('the database handle: a transaction whose connection is terminated, a cut a
   }
 });
 
+test('a service started while the database cannot be reached waits for it, and starts by itself when it is back', { skip: !usingPostgres && 'PostgreSQL only', timeout: 90_000 }, async () => {
+  const deployment = await createDeployment();
+  const direct = new URL(deployment.databaseUrl!);
+  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  proxy.cut();
+  let service: ServiceProcess | undefined;
+  try {
+    service = await runService({ dataDir: deployment.dataDir, env: { DATABASE_URL: throughProxy(deployment.databaseUrl!, proxy), BOOTSTRAP_ADMIN_EMAIL: 'late@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'late start password' } });
+    // Twice: it keeps waiting rather than giving up after one try.
+    await service.waitFor((stdout) => (stdout.match(/the database cannot be reached; waiting for it/g) ?? []).length >= 2, 'two waits for the database', 30_000);
+    assert.equal(service.exit, undefined, `the service gave up${describe(service)}`);
+    proxy.restore();
+    await service.waitReady(60_000);
+    const health = await request(service, 'GET', '/v1/health');
+    assert.equal(health.status, 200, health.text);
+  } finally {
+    service?.kill();
+    await service?.exited;
+    await proxy.close();
+    await deployment.cleanup();
+  }
+});
+
 function assertUnavailable(body: any, retryAfter: string | null, type: string | null) {
   assert.equal(body?.status, 503, JSON.stringify(body));
   assert.equal(body?.code, 'unavailable', JSON.stringify(body));
