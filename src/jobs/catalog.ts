@@ -16,6 +16,13 @@ export type JobDefinition<S extends z.ZodType> = {
   cron?: string;
 };
 
+/**
+ * Jobs that carry the message flow send a heartbeat this often: one held by a worker that died
+ * (SIGKILL, a lost machine) is retried after a missed heartbeat (pg-boss's monitor runs every 10 s),
+ * not after its expiry a minute or two later.
+ */
+const HEARTBEAT_SECONDS = 10;
+
 function job<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
   return definition;
 }
@@ -29,7 +36,7 @@ export const JOBS = {
   /** Process one verified provider webhook delivery (stored in provider_events). */
   'provider.inbound': job({
     payload: z.object({ provider_event_id: z.uuid() }),
-    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120, notify: true },
+    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     concurrency: 4,
   }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
@@ -53,7 +60,7 @@ export const JOBS = {
         status: z.enum(['STOPPED', 'STARTING', 'SCAN_QR', 'WORKING', 'FAILED']),
       }),
     ]),
-    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, notify: true },
+    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     concurrency: 4,
   }),
   'maintenance.purge-sessions': job({

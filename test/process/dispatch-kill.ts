@@ -118,6 +118,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const after = api;
 
     const final = new Map<string, { status: string; code?: string }>();
+    const last = new Map<string, string>();
     await poll(
       'every message to reach a final status',
       async () => {
@@ -126,13 +127,19 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
           const res = await request(after, 'GET', `/v1/messages/${id}`, { key: apiKey });
           assert.equal(res.status, 200, `message ${id} was lost`);
           const status = res.body.data.status as string;
+          last.set(id, status);
           if (status === 'read' || status === 'failed') final.set(id, { status, code: res.body.data.error?.code });
         }
         return final.size === ids.length ? true : undefined;
       },
-      75_000,
+      // A dead worker's rows wait out their lease (30 s), its answers a lookup 10 s after their attempt,
+      // its callback jobs a missed heartbeat: on a busy machine, after a restart, that adds up.
+      120_000,
       500,
-    );
+    ).catch((err: Error) => {
+      const open = [...last].filter(([id]) => !final.has(id)).map(([id, status]) => `${id.slice(-6)} ${status}`);
+      throw new Error(`${err.message}; still open: ${open.join(', ')}\nworker log tail: ${(worker ?? api)!.stdout.split('\n').slice(-15).join('\n')}`);
+    });
     const failed = [...final].filter(([, o]) => o.status !== 'read');
     assert.deepEqual(failed, [], 'every message was read: none failed, none ended outcome unknown');
 
