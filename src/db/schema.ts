@@ -140,6 +140,8 @@ export const channels = pgTable(
     status: text('status').notNull(),
     statusReason: text('status_reason'),
     statusChangedAt: at('status_changed_at').notNull().defaultNow(),
+    /** The provider's time of the last status it reported that was applied: an older report arriving late changes nothing. */
+    statusReportedAt: at('status_reported_at'),
     displayPhoneNumber: text('display_phone_number'),
     /** The provider's handle the channel's settings name: phone_number_id, or the gateway session id. A claim, not exclusive. */
     providerRef: text('provider_ref'),

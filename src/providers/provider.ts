@@ -139,4 +139,13 @@ export type InboundEvent =
       status: string;
       reason?: string;
     }
-  | { kind: 'channel.status'; ref: string; status: 'connected' | 'disconnected' | 'pairing' | 'error'; reason?: string; reasonCode?: string; phone?: string };
+  | {
+      kind: 'channel.status';
+      ref: string;
+      status: 'connected' | 'disconnected' | 'pairing' | 'error';
+      reason?: string;
+      reasonCode?: string;
+      phone?: string;
+      /** When the provider says the change happened, where it says so: reports can arrive out of order. */
+      timestamp?: Date;
+    };

@@ -56,8 +56,11 @@ export async function applyProviderEvent(
 ): Promise<ChannelRow> {
   switch (event.kind) {
     case 'channel.status': {
+      // A report older than the last one applied (callbacks overtake each other) is history, not news.
+      if (event.timestamp && channel.statusReportedAt && event.timestamp.getTime() < channel.statusReportedAt.getTime()) return channel;
       const ref = { id: channel.id, organizationId: channel.organizationId, platform: channel.platform as Platform, status: channel.status };
       await transitionChannel(tx, ref, event.status, event.reason ?? `provider reported ${event.status}`, event.reasonCode ?? null, at);
+      if (event.timestamp) await tx.update(channels).set({ statusReportedAt: event.timestamp }).where(eq(channels.id, channel.id));
       if (event.status === 'connected') {
         await tx
           .update(channels)

@@ -30,6 +30,7 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           reason: p.reason ? String(p.reason) : `gateway session ${String(p.status).toLowerCase()}`,
           reasonCode: String(p.status),
           phone: p.me?.phone ? String(p.me.phone) : undefined,
+          ...(b?.timestamp && !Number.isNaN(timestamp.getTime()) ? { timestamp } : {}),
         },
       ];
     case 'message.status': {

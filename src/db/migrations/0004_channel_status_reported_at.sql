@@ -1,0 +1,1 @@
+ALTER TABLE "channels" ADD COLUMN "status_reported_at" timestamp with time zone;
