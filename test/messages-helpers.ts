@@ -1,4 +1,5 @@
 /** Helpers for message tests: channels bound to the sandbox, customers writing in, waiting. */
+import { signBody } from '../src/providers/signature.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
@@ -79,4 +80,31 @@ export async function approvedTemplate(server: TestServer, channelId: string, na
     return r.body.data.status === 'approved' ? true : undefined;
   });
   return { name, language: { code: language } };
+}
+
+/** Posts statuses to the official provider webhook, signed with the sandbox's app secret, as the provider would. */
+export async function postOfficialStatuses(server: TestServer, metadata: { phone: string; phoneNumberId: string }, statuses: Array<Record<string, unknown>>) {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '1',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: metadata.phone, phone_number_id: metadata.phoneNumberId },
+              statuses: statuses.map((status) => ({ timestamp, ...status })),
+            },
+          },
+        ],
+      },
+    ],
+  });
+  return request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+    rawBody: body,
+    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, body) },
+  });
 }

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, customerWrites, eventsOf, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let channel: { id: string; phone: string };
@@ -101,31 +100,10 @@ test('late and out-of-order status callbacks never move a status backwards', asy
   const sent = await waitForStatus(server, res.body.data.id, 'read');
   const providerId = sent.provider_message_id as string;
   const phoneNumberId = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings.phone_number_id;
-  const late = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '1',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: channel.phone, phone_number_id: phoneNumberId },
-              statuses: [
-                { id: providerId, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: to },
-                { id: providerId, status: 'sent', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: to },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  });
-  const posted = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
-    rawBody: late,
-    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, late) },
-  });
+  const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId }, [
+    { id: providerId, status: 'delivered', recipient_id: to },
+    { id: providerId, status: 'sent', recipient_id: to },
+  ]);
   assert.equal(posted.status, 200);
   const history = await (async () => {
     for (let i = 0; i < 100; i++) {

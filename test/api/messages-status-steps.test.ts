@@ -5,9 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventsOf, eventually, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { customerWrites, eventsOf, eventually, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let channel: { id: string; phone: string };
@@ -22,28 +21,7 @@ after(() => server.close());
 
 /** Posts one status report through the provider's signed webhook, as the provider would. */
 async function report(status: Record<string, unknown>) {
-  const body = JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '1',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: channel.phone, phone_number_id: phoneNumberId },
-              statuses: [{ timestamp: String(Math.floor(Date.now() / 1000)), ...status }],
-            },
-          },
-        ],
-      },
-    ],
-  });
-  const posted = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
-    rawBody: body,
-    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, body) },
-  });
+  const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId }, [status]);
   assert.equal(posted.status, 200, posted.text);
 }
 
