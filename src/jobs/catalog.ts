@@ -33,10 +33,14 @@ export const JOBS = {
     payload: z.object({ message_id: z.uuid() }),
     queue: { retryLimit: 3, retryDelay: 30, expireInSeconds: 60 },
   }),
-  /** Process one verified provider webhook delivery (stored in provider_events). */
+  /**
+   * Process one verified provider webhook delivery (stored in provider_events). A status that names a
+   * message whose provider id is not known yet (its send's answer was lost and is being settled) is
+   * retried at most 10 s apart through the handler's two-minute grace, so it applies soon after.
+   */
   'provider.inbound': job({
     payload: z.object({ provider_event_id: z.uuid() }),
-    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
+    queue: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 10, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     concurrency: 4,
   }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */

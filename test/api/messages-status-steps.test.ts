@@ -5,6 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { messages } from '../../src/db/schema.ts';
+import { advanceStatus } from '../../src/domain/messages/messages.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { customerWrites, eventsOf, eventually, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
 
@@ -67,4 +71,36 @@ test('delivered on a message still queued records and announces sent first, with
   } finally {
     await server.container.dispatcher.start();
   }
+});
+
+test('two reports racing: a later step blocked behind an earlier one still lands once that commits', { skip: !process.env.TEST_DATABASE_URL && 'needs two connections (PostgreSQL)' }, async () => {
+  const to = '4915112343133';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'race' } });
+  const id = res.body.data.id as string;
+  // The sandbox's own reports come much later: the message stays `sent` until this test moves it.
+  await waitForStatus(server, id, 'sent');
+  const db = server.container.database.db;
+  const [row] = await db.select().from(messages).where(eq(messages.id, id));
+  const now = new Date();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let firstMoved = false;
+  // `delivered` takes the row first and holds it; `read`, read from the same `sent` row, waits behind it.
+  const first = db.transaction(async (tx) => {
+    await advanceStatus(tx, row!, 'delivered', now, now);
+    firstMoved = true;
+    await gate;
+  });
+  await eventually('delivered holding the row', async () => (firstMoved ? true : undefined));
+  const second = db.transaction((tx) => advanceStatus(tx, row!, 'read', now, now));
+  await eventually('read waiting for the row', async () => {
+    const waiting = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    return waiting[0]!.n > 0 ? true : undefined;
+  });
+  release();
+  await first;
+  assert.equal(await second, true, 'read moved the message');
+  const [after] = await db.select({ status: messages.status }).from(messages).where(eq(messages.id, id));
+  assert.equal(after!.status, 'read');
 });

@@ -136,8 +136,20 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
       // its callback jobs a missed heartbeat: on a busy machine, after a restart, that adds up.
       120_000,
       500,
-    ).catch((err: Error) => {
+    ).catch(async (err: Error) => {
       const open = [...last].filter(([id]) => !final.has(id)).map(([id, status]) => `${id.slice(-6)} ${status}`);
+      if (deployment.databaseUrl) {
+        const db = await openDatabase({ kind: 'postgres', url: deployment.databaseUrl });
+        const jobs = await queryRows(db.db, sql`select name, state, retry_count, retry_limit, heartbeat_on, heartbeat_seconds, started_on, start_after, output::text from pgboss.job where state not in ('completed') order by created_on`);
+        process.stderr.write(`JOBS ${JSON.stringify(jobs)}\n`);
+        for (const [id] of [...last].filter(([id]) => !final.has(id))) {
+          const rows = await queryRows(db.db, sql`select m.status, m.provider_message_id, m.channel_id, (select json_agg(h order by h.occurred_at) from message_status_history h where h.message_id = m.id) as history from messages m where m.id = ${id}`);
+          const events = await queryRows(db.db, sql`select received_at, processed_at, error, payload::text from provider_events where payload::text like ${'%' + String((rows[0] as { provider_message_id?: string })?.provider_message_id ?? id) + '%'} or payload::text like ${'%' + id + '%'} order by received_at`);
+          const sb = await queryRows(db.db, sql`select id, status, idempotency_key from sandbox_messages where idempotency_key = ${id} or body->>'biz_opaque_callback_data' = ${id}`);
+          process.stderr.write(`STUCK ${id} ${JSON.stringify(rows)}\nEVENTS ${JSON.stringify(events)}\nSANDBOX ${JSON.stringify(sb)}\n`);
+        }
+        await db.close();
+      }
       throw new Error(`${err.message}; still open: ${open.join(', ')}\nworker log tail: ${(worker ?? api)!.stdout.split('\n').slice(-15).join('\n')}`);
     });
     const failed = [...final].filter(([, o]) => o.status !== 'read');

@@ -184,28 +184,33 @@ export async function advanceStatus(
       occurredAt,
       createdAt: now,
     });
-  if (!isForward(row.status, to)) {
-    await history(to, extra.error);
-    return false;
+  // Compare-and-set on the status last read: when another report moved it meanwhile (callbacks run
+  // concurrently), read it again and move on from there if this one is still a step forward, so a
+  // `delivered` committed first never keeps a later `read` out.
+  let from = row;
+  for (;;) {
+    if (!isForward(from.status, to)) {
+      await history(to, extra.error);
+      return false;
+    }
+    const updated = await tx
+      .update(messages)
+      .set({
+        status: to,
+        updatedAt: now,
+        ...(extra.providerMessageId && !from.providerMessageId ? { providerMessageId: extra.providerMessageId } : {}),
+        ...(extra.error ? { errorCode: extra.error.code, errorTitle: extra.error.title, errorMessage: extra.error.message ?? null } : {}),
+      })
+      .where(and(eq(messages.id, row.id), eq(messages.status, from.status)))
+      .returning({ id: messages.id });
+    if (updated.length > 0) break;
+    const [fresh] = await tx.select().from(messages).where(eq(messages.id, row.id)).limit(1);
+    if (!fresh) return false;
+    from = fresh;
   }
-  // Compare-and-set on the old status: two callbacks racing cannot both move it.
-  const updated = await tx
-    .update(messages)
-    .set({
-      status: to,
-      updatedAt: now,
-      ...(extra.providerMessageId && !row.providerMessageId ? { providerMessageId: extra.providerMessageId } : {}),
-      ...(extra.error ? { errorCode: extra.error.code, errorTitle: extra.error.title, errorMessage: extra.error.message ?? null } : {}),
-    })
-    .where(and(eq(messages.id, row.id), eq(messages.status, row.status)))
-    .returning({ id: messages.id });
-  if (updated.length === 0) {
-    await history(to, extra.error);
-    return false;
-  }
-  const steps = [...skippedSteps(row.status, to), to];
+  const steps = [...skippedSteps(from.status, to), to];
   for (const step of steps) await history(step, step === to ? extra.error : undefined);
-  if (row.status === 'queued' && to !== 'failed') {
+  if (from.status === 'queued' && to !== 'failed') {
     await recordEvent(tx, row.organizationId, 'message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId }, now);
   }
   for (const step of steps) {
