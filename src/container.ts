@@ -92,7 +92,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
-    const apiKeys = createApiKeyAuthenticator(database.db, clock, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
     const container: Container = {

@@ -170,7 +170,7 @@ test('the organization switcher acts in the chosen organization and remembers it
   const db = server.container.database.db;
   const owner = await findUserByEmail(db, OWNER_EMAIL);
   assert.ok(owner);
-  await addMembership(db, other.organizationId, owner.id, 'admin', server.container.clock);
+  await addMembership({ db, clock: server.container.clock }, { organizationId: other.organizationId, userId: owner.id, role: 'admin' });
   const now = new Date();
   await db.insert(channels).values({
     id: uuidv7(),

@@ -324,12 +324,11 @@ export async function createOtherOrganization(server: TestServer, label = 'other
   const db = server.container.database.db;
   const clock = server.container.clock;
   const email = `${label}-${randomToken(4).toLowerCase()}@example.com`;
-  const { organizationId, userId } = await createOrganization(db, { name: `${label} org`, owner: { email, name: `${label} owner`, password: OWNER_PASSWORD } }, clock);
+  const { organizationId, userId } = await createOrganization({ db, clock }, { name: `${label} org`, owner: { email, name: `${label} owner`, password: OWNER_PASSWORD } });
   const { secret } = await createApiKey(
-    db,
+    { db, clock },
     { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) },
     { name: `${label} key`, permissions: [...PERMISSIONS] },
-    clock,
   );
   return { organizationId, userId, email, password: OWNER_PASSWORD, apiKey: secret };
 }
@@ -337,10 +336,9 @@ export async function createOtherOrganization(server: TestServer, label = 'other
 /** An API key of the bootstrapped organization holding only the given permissions. */
 export async function createKeyWith(server: TestServer, permissions: Permission[]): Promise<string> {
   const { secret } = await createApiKey(
-    server.container.database.db,
+    { db: server.container.database.db, clock: server.container.clock },
     { kind: 'system', organizationId: server.organizationId, permissions: new Set(PERMISSIONS) },
     { name: `limited ${permissions.join(' ')}`, permissions },
-    server.container.clock,
   );
   return secret;
 }

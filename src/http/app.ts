@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { Container } from '../container.ts';
+import { webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -254,21 +254,21 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     transformObject: (input) => optionalNullableBodies(jsonSchemaTransformObject(input)),
   });
 
-  await registerHealthRoutes(app, container);
-  await registerAuthRoutes(app, container);
-  await registerApiKeyRoutes(app, container);
+  await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });
+  await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
+  await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
   await registerChannelRoutes(app, container);
   await registerTemplateRoutes(app, container);
   await registerBizapiRoutes(app, container);
-  await registerContactRoutes(app, container);
+  await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
   await registerMessageRoutes(app, container);
   await registerConversationRoutes(app, container);
-  await registerWebhookRoutes(app, container);
-  await registerEventRoutes(app, container);
+  await registerWebhookRoutes(app, webhookDeps(container));
+  await registerEventRoutes(app, { db: container.database.db, retentionDays: config.eventRetentionDays });
   await registerProviderWebhookRoutes(app, container);
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
   await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
-  await registerDashboard(app, container);
+  await registerDashboard(app);
   return app;
 }
 

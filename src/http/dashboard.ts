@@ -2,13 +2,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { Container } from '../container.ts';
 import type { App } from './app.ts';
 
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/dashboard/', import.meta.url));
 const PREFIX = '/app';
 
-export async function registerDashboard(app: App, _container: Container) {
+export async function registerDashboard(app: App) {
   app.addHook('onRoute', (route) => {
     if (route.url === '/' || route.url.startsWith(PREFIX)) route.config = { ...route.config, auth: { public: true } };
   });

@@ -115,7 +115,7 @@ function countingDb(): { db: Executor; selects(): number } {
 test('an unknown key is looked up once per negative-cache period; a known one once per cache period', async () => {
   const counted = countingDb();
   let at = Date.now();
-  const authenticator = createApiKeyAuthenticator(counted.db, { now: () => new Date(at) }, { ttlMs: 60_000, negativeTtlMs: 10_000 });
+  const authenticator = createApiKeyAuthenticator({ db: counted.db, clock: { now: () => new Date(at) } }, { ttlMs: 60_000, negativeTtlMs: 10_000 });
   const unknown = randomKey();
   for (let i = 0; i < 50; i++) assert.equal(await authenticator.authenticate(unknown), undefined);
   assert.equal(counted.selects(), 1, '50 tries of one unknown key, one query');
@@ -144,10 +144,9 @@ test('a key created after its secret was refused (and remembered as unknown) wor
   assert.equal((await from('10.0.0.4', secret)).status, 401);
   // Created as another process would: straight in the database, this process not told directly.
   await createApiKey(
-    server.container.database.db,
+    { db: server.container.database.db, clock: server.container.clock },
     { kind: 'system', organizationId: server.organizationId, permissions: new Set(PERMISSIONS) },
     { name: 'made elsewhere', permissions: ['channels:read'], secret },
-    server.container.clock,
   );
   const deadline = Date.now() + 5000;
   let status = 401;

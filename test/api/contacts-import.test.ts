@@ -297,7 +297,7 @@ test('an import yields to the event loop while it reads, even when no row reache
   const body = (async function* () {
     yield `${'[]\n'.repeat(20_000)}`;
   })();
-  const result = await importContacts(server.container.database.db, actor, { format: 'ndjson', body }, server.container.clock);
+  const result = await importContacts({ db: server.container.database.db, clock: server.container.clock }, actor, { format: 'ndjson', body });
   running = false;
   assert.equal(result.failed, 20_000);
   assert.ok(turns >= 20, `other work ran ${turns} times during the import`);

@@ -26,9 +26,10 @@ let database: Database;
 let actor: Actor;
 let otherActor: Actor;
 const clock = systemClock;
+const deps = () => ({ db: database.db, clock });
 
 async function organization(name: string): Promise<Actor> {
-  const { organizationId } = await createOrganization(database.db, { name, owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' } }, clock);
+  const { organizationId } = await createOrganization(deps(), { name, owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' } });
   return { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) };
 }
 
@@ -57,8 +58,8 @@ test('an unknown sender becomes a contact with its identities, recording contact
   const m = await mark();
   const first = await resolve({ phone: '+447700900001', profileName: 'Priya', identities: [{ type: 'chatapp_id', value: '447700900001' }, { type: 'business_scoped_user_id', value: 'GB.priya' }] });
   assert.equal(first.created, true);
-  const record = await getContact(database.db, actor, first.contactId);
-  assert.equal(record.phone_number, '+447700900001');
+  const record = await getContact(deps(), actor, { contactId: first.contactId });
+  assert.equal(record.phoneNumber, '+447700900001');
   assert.equal(record.name, 'Priya');
   const ids = (await identitiesOf(database.db, first.contactId)).map((i) => `${i.type}:${i.value}`).sort();
   assert.deepEqual(ids, ['business_scoped_user_id:GB.priya', 'chatapp_id:447700900001', 'phone:+447700900001']);
@@ -74,9 +75,9 @@ test('an unknown sender becomes a contact with its identities, recording contact
   const byBsuid = await resolve({ phone: '+447700900001', identities: [{ type: 'business_scoped_user_id', value: 'GB.priya' }, { type: 'username', value: '@Priya_P' }] });
   assert.deepEqual(byBsuid, { contactId: first.contactId, created: false });
   assert.deepEqual(await events(m2), [], 'finding a contact and attaching an identity records nothing');
-  assert.equal((await getContact(database.db, actor, first.contactId)).name, 'Priya', 'a name already set is kept');
+  assert.equal((await getContact(deps(), actor, { contactId: first.contactId })).name, 'Priya', 'a name already set is kept');
   assert.ok((await identitiesOf(database.db, first.contactId)).some((i) => i.type === 'username' && i.value === 'priya_p'));
-  assert.equal((await lookupContact(database.db, actor, [{ type: 'chatapp_id', value: 'GB.priya' }])).id, first.contactId);
+  assert.equal((await lookupContact(deps(), actor, { identifiers: [{ type: 'chatapp_id', value: 'GB.priya' }] })).id, first.contactId);
 
   // Unknown identity types and values that are no identity are skipped, not fatal.
   const skipped = await resolve({ phone: '+447700900001', identities: [{ type: 'fax', value: '1' }, { type: 'email', value: 'not-an-email' }, { type: 'external_id', value: 'x' }] });
@@ -89,11 +90,11 @@ test('an unknown sender becomes a contact with its identities, recording contact
 });
 
 test('an inbound message fills an imported contact: it is found by phone and given a name and its chat-app ids', async () => {
-  const imported = await upsertContact(database.db, actor, { phoneNumber: '+447700900002', email: 'sam@example.com' }, clock);
+  const imported = await upsertContact(deps(), actor, { phoneNumber: '+447700900002', email: 'sam@example.com' });
   const m = await mark();
   const found = await resolve({ phone: '+447700900002', profileName: 'Sam', identities: [{ type: 'chatapp_id', value: '447700900002' }] });
   assert.deepEqual(found, { contactId: imported.contact.id, created: false });
-  assert.equal((await getContact(database.db, actor, found.contactId)).name, 'Sam');
+  assert.equal((await getContact(deps(), actor, { contactId: found.contactId })).name, 'Sam');
   assert.deepEqual(
     (await events(m)).map((e) => e.type),
     ['contact.updated', 'crm.record.updated'],
@@ -102,24 +103,24 @@ test('an inbound message fills an imported contact: it is found by phone and giv
 
 test('identities that belong to two contacts merge them into the older; everything moves and lookups find the survivor', async () => {
   const channelId = uuidv7();
-  const older = await upsertContact(database.db, actor, { phoneNumber: '+447700900010', email: 'olu@example.com', customFields: { tier: 'gold', region: 'north' } }, clock);
+  const older = await upsertContact(deps(), actor, { phoneNumber: '+447700900010', email: 'olu@example.com', customFields: { tier: 'gold', region: 'north' } });
   await new Promise((r) => setTimeout(r, 5));
   // A second contact, known only by a privacy id and another number (the provider did not tell us they were one person).
   const younger = await resolve({ phone: '+447700900011', profileName: 'Olu', identities: [{ type: 'business_scoped_user_id', value: 'GB.olu' }, { type: 'linked_id', value: '555000111@lid' }] });
   const olderId = older.contact.id;
   const youngerId = younger.contactId;
-  await upsertContact(database.db, actor, { email: 'x@example.com' }, clock); // unrelated
+  await upsertContact(deps(), actor, { email: 'x@example.com' }); // unrelated
 
-  await createNote(database.db, actor, youngerId, 'from the younger', clock);
-  await createNote(database.db, actor, olderId, 'from the older', clock);
-  await addContactTag(database.db, actor, youngerId, 'lead', clock);
-  await addContactTag(database.db, actor, youngerId, 'shared', clock);
-  await addContactTag(database.db, actor, olderId, 'shared', clock);
-  await putConsent(database.db, actor, olderId, 'all', { state: 'granted', recordedAt: new Date('2025-01-01T00:00:00Z') }, clock);
-  await putConsent(database.db, actor, youngerId, 'all', { state: 'revoked', source: 'STOP', recordedAt: new Date('2025-02-01T00:00:00Z') }, clock);
-  await putConsent(database.db, actor, youngerId, 'chatapp', { state: 'granted', recordedAt: new Date('2025-02-01T00:00:00Z') }, clock);
-  await upsertSuppression(database.db, actor, olderId, { channel: 'chatapp', reason: 'short', expiresAt: new Date(Date.now() + 3_600_000) }, clock);
-  await upsertSuppression(database.db, actor, youngerId, { channel: 'chatapp', reason: 'forever' }, clock);
+  await createNote(deps(), actor, { contactId: youngerId, body: 'from the younger' });
+  await createNote(deps(), actor, { contactId: olderId, body: 'from the older' });
+  await addContactTag(deps(), actor, { contactId: youngerId, tag: 'lead' });
+  await addContactTag(deps(), actor, { contactId: youngerId, tag: 'shared' });
+  await addContactTag(deps(), actor, { contactId: olderId, tag: 'shared' });
+  await putConsent(deps(), actor, { contactId: olderId, channel: 'all', state: 'granted', at: new Date('2025-01-01T00:00:00Z') });
+  await putConsent(deps(), actor, { contactId: youngerId, channel: 'all', state: 'revoked', source: 'STOP', at: new Date('2025-02-01T00:00:00Z') });
+  await putConsent(deps(), actor, { contactId: youngerId, channel: 'chatapp', state: 'granted', at: new Date('2025-02-01T00:00:00Z') });
+  await upsertSuppression(deps(), actor, { contactId: olderId, channel: 'chatapp', reason: 'short', expiresAt: new Date(Date.now() + 3_600_000) });
+  await upsertSuppression(deps(), actor, { contactId: youngerId, channel: 'chatapp', reason: 'forever' });
   await database.db.insert(conversations).values({ id: uuidv7(), organizationId: actor.organizationId, channelId, peerPhone: '447700900011', contactId: youngerId });
   const [conversation] = await database.db.select().from(conversations).where(eq(conversations.contactId, youngerId));
   const messageId = uuidv7();
@@ -142,12 +143,12 @@ test('identities that belong to two contacts merge them into the older; everythi
   const merged = await resolve({ phone: '+447700900010', identities: [{ type: 'business_scoped_user_id', value: 'GB.olu' }, { type: 'chatapp_id', value: '447700900010' }] });
   assert.deepEqual(merged, { contactId: olderId, created: false });
 
-  const survivor = await getContact(database.db, actor, olderId);
-  assert.equal(survivor.phone_number, '+447700900010', "the survivor's own fields stay");
+  const survivor = await getContact(deps(), actor, { contactId: olderId });
+  assert.equal(survivor.phoneNumber, '+447700900010', "the survivor's own fields stay");
   assert.equal(survivor.email, 'olu@example.com');
   assert.equal(survivor.name, 'Olu', 'empty fields are filled from the merged contact');
-  assert.deepEqual(survivor.custom_fields, { tier: 'gold', region: 'north' });
-  await assert.rejects(getContact(database.db, actor, youngerId), /contact not found/);
+  assert.deepEqual(survivor.customFields, { tier: 'gold', region: 'north' });
+  await assert.rejects(getContact(deps(), actor, { contactId: youngerId }), /contact not found/);
 
   const ids = (await identitiesOf(database.db, olderId)).map((i) => `${i.type}:${i.value}`).sort();
   assert.deepEqual(ids, [
@@ -164,14 +165,14 @@ test('identities that belong to two contacts merge them into the older; everythi
     { type: 'chatapp_id', value: 'GB.olu' },
     { type: 'email', value: 'OLU@example.com' },
   ]) {
-    assert.equal((await lookupContact(database.db, actor, [identifier])).id, olderId, JSON.stringify(identifier));
+    assert.equal((await lookupContact(deps(), actor, { identifiers: [identifier] })).id, olderId, JSON.stringify(identifier));
   }
-  assert.deepEqual((await listNotes(database.db, actor, olderId, { limit: 50 })).items.map((n) => n.body).sort(), ['from the older', 'from the younger']);
-  assert.deepEqual((await listContactTags(database.db, actor, olderId)).map((t) => t.name), ['lead', 'shared']);
-  const consents = Object.fromEntries((await listConsents(database.db, actor, olderId)).map((k) => [k.channel, k.state]));
+  assert.deepEqual((await listNotes(deps(), actor, { contactId: olderId, limit: 50 })).items.map((n) => n.body).sort(), ['from the older', 'from the younger']);
+  assert.deepEqual((await listContactTags(deps(), actor, { contactId: olderId })).map((t) => t.name), ['lead', 'shared']);
+  const consents = Object.fromEntries((await listConsents(deps(), actor, { contactId: olderId })).map((k) => [k.channel, k.state]));
   assert.deepEqual(consents, { all: 'revoked', chatapp: 'granted' }, 'per scope, the latest statement wins');
-  const suppressions = await listSuppressions(database.db, actor, olderId, clock);
-  assert.deepEqual(suppressions.map((s) => [s.channel, s.reason, s.expires_at]), [['chatapp', 'forever', null]], 'per scope, the longer suppression wins');
+  const suppressions = await listSuppressions(deps(), actor, { contactId: olderId });
+  assert.deepEqual(suppressions.map((s) => [s.channel, s.reason, s.expiresAt]), [['chatapp', 'forever', null]], 'per scope, the longer suppression wins');
   const [message] = await database.db.select().from(messages).where(eq(messages.id, messageId));
   assert.equal(message!.contactId, olderId, 'messages move to the survivor');
   const [moved] = await database.db.select().from(conversations).where(eq(conversations.id, conversation!.id));
@@ -215,7 +216,7 @@ test('three contacts merge at once into the oldest', async () => {
     ['crm.record.updated', a.contactId],
   ].sort());
   for (const phone of ['+447700900020', '+447700900021', '+447700900022']) {
-    assert.equal((await lookupContact(database.db, actor, [{ type: 'phone', value: phone }])).id, a.contactId);
+    assert.equal((await lookupContact(deps(), actor, { identifiers: [{ type: 'phone', value: phone }] })).id, a.contactId);
   }
 });
 

@@ -26,9 +26,10 @@ let other: Actor;
 let support: string;
 let sales: string;
 const clock = systemClock;
+const deps = () => ({ db: database.db, clock });
 
 async function organization(name: string): Promise<Actor> {
-  const { organizationId } = await createOrganization(database.db, { name, owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' } }, clock);
+  const { organizationId } = await createOrganization(deps(), { name, owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' } });
   return { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) };
 }
 
@@ -55,7 +56,7 @@ const check = (phone: string, channelId: string, options: { isTemplate?: boolean
   );
 
 async function contactWith(phone: string): Promise<string> {
-  return (await upsertContact(database.db, actor, { phoneNumber: phone }, clock)).contact.id;
+  return (await upsertContact(deps(), actor, { phoneNumber: phone })).contact.id;
 }
 
 test('a number with no contact, or a contact with nothing recorded, may be messaged', async () => {
@@ -67,7 +68,7 @@ test('a number with no contact, or a contact with nothing recorded, may be messa
 
 test('a suppression refuses its channel only; `chatapp` and `all` refuse every channel; a lapsed one no longer does', async () => {
   const id = await contactWith('+15550000010');
-  await upsertSuppression(database.db, actor, id, { channel: support, reason: 'asked us to stop on support' }, clock);
+  await upsertSuppression(deps(), actor, { contactId: id, channel: support, reason: 'asked us to stop on support' });
   const refused = await check('+15550000010', support);
   assert.equal(refused.allowed, false);
   assert.equal(refused.allowed === false && refused.code, 'suppressed');
@@ -77,7 +78,7 @@ test('a suppression refuses its channel only; `chatapp` and `all` refuse every c
 
   const until = new Date(Date.now() + 3_600_000);
   const id2 = await contactWith('+15550000011');
-  await upsertSuppression(database.db, actor, id2, { channel: 'chatapp', reason: 'cooling off', expiresAt: until }, clock);
+  await upsertSuppression(deps(), actor, { contactId: id2, channel: 'chatapp', reason: 'cooling off', expiresAt: until });
   for (const ch of [support, sales]) {
     const result = await check('+15550000011', ch);
     assert.equal(result.allowed === false && result.code, 'suppressed');
@@ -86,15 +87,15 @@ test('a suppression refuses its channel only; `chatapp` and `all` refuse every c
   assert.deepEqual(await check('+15550000011', support, { at: new Date(until.getTime() + 1) }), { allowed: true }, 'lapsed');
 
   const id3 = await contactWith('+15550000012');
-  await upsertSuppression(database.db, actor, id3, { channel: 'all', reason: 'legal hold' }, clock);
+  await upsertSuppression(deps(), actor, { contactId: id3, channel: 'all', reason: 'legal hold' });
   assert.equal((await check('+15550000012', sales)).allowed, false);
-  await deleteSuppression(database.db, actor, id3, 'all');
+  await deleteSuppression(deps(), actor, { contactId: id3, channel: 'all' });
   assert.deepEqual(await check('+15550000012', sales), { allowed: true }, 'lifted');
 });
 
 test('a revoked consent refuses its scope, templates included; the latest statement among the scopes decides', async () => {
   const id = await contactWith('+15550000020');
-  await putConsent(database.db, actor, id, support, { state: 'revoked', source: 'replied STOP', recordedAt: new Date('2025-03-01T00:00:00Z') }, clock);
+  await putConsent(deps(), actor, { contactId: id, channel: support, state: 'revoked', source: 'replied STOP', at: new Date('2025-03-01T00:00:00Z') });
   const refused = await check('+15550000020', support, { isTemplate: true });
   assert.deepEqual(refused, {
     allowed: false,
@@ -105,19 +106,19 @@ test('a revoked consent refuses its scope, templates included; the latest statem
   assert.deepEqual(await check('+15550000020', sales), { allowed: true });
 
   // A later grant on `all` overrides the older channel revocation...
-  await putConsent(database.db, actor, id, 'all', { state: 'granted', recordedAt: new Date('2025-04-01T00:00:00Z') }, clock);
+  await putConsent(deps(), actor, { contactId: id, channel: 'all', state: 'granted', at: new Date('2025-04-01T00:00:00Z') });
   assert.deepEqual(await check('+15550000020', support), { allowed: true });
   // ...and a later revocation on `chatapp` covers every channel again.
-  await putConsent(database.db, actor, id, 'chatapp', { state: 'revoked', recordedAt: new Date('2025-05-01T00:00:00Z') }, clock);
+  await putConsent(deps(), actor, { contactId: id, channel: 'chatapp', state: 'revoked', at: new Date('2025-05-01T00:00:00Z') });
   const again = await check('+15550000020', sales);
   assert.equal(again.allowed === false && again.code, 'consent_revoked');
   assert.match(again.allowed === false ? again.reason : '', /every chat-app channel at 2025-05-01/);
-  await putConsent(database.db, actor, id, sales, { state: 'granted', recordedAt: new Date('2025-06-01T00:00:00Z') }, clock);
+  await putConsent(deps(), actor, { contactId: id, channel: sales, state: 'granted', at: new Date('2025-06-01T00:00:00Z') });
   assert.deepEqual(await check('+15550000020', sales), { allowed: true }, 'a newer grant on the channel itself');
   assert.equal((await check('+15550000020', support)).allowed, false);
 
   // A suppression is reported before a revoked consent.
-  await upsertSuppression(database.db, actor, id, { channel: support, reason: 'bounced' }, clock);
+  await upsertSuppression(deps(), actor, { contactId: id, channel: support, reason: 'bounced' });
   const both = await check('+15550000020', support);
   assert.equal(both.allowed === false && both.code, 'suppressed');
 });
@@ -127,16 +128,16 @@ test('the number is matched through any contact holding it, as phone or chat-app
   const viaInbound = await database.db.transaction((tx) =>
     resolveInboundContact(tx, actor.organizationId, { phone: '+15550000030', identities: [{ type: 'chatapp_id', value: '15550000031' }], at: new Date() }),
   );
-  await upsertSuppression(database.db, actor, viaInbound.contactId, { channel: 'all', reason: 'spam complaint' }, clock);
+  await upsertSuppression(deps(), actor, { contactId: viaInbound.contactId, channel: 'all', reason: 'spam complaint' });
   assert.equal((await check('+15550000031', support)).allowed, false, 'matched by chat-app id');
   assert.equal((await check('+15550000030', support)).allowed, false, 'matched by phone');
 
   assert.deepEqual(await check('+15550000030', support, { org: other.organizationId }), { allowed: true }, "another organization's suppression is not ours");
-  const theirs = (await upsertContact(database.db, other, { phoneNumber: '+15550000040' }, clock)).contact.id;
-  await upsertSuppression(database.db, other, theirs, { channel: 'all', reason: 'theirs' }, clock);
+  const theirs = (await upsertContact(deps(), other, { phoneNumber: '+15550000040' })).contact.id;
+  await upsertSuppression(deps(), other, { contactId: theirs, channel: 'all', reason: 'theirs' });
   assert.deepEqual(await check('+15550000040', support), { allowed: true });
 
   // Deleting the contact deletes its suppressions with it.
-  await deleteContact(database.db, actor, viaInbound.contactId);
+  await deleteContact(deps(), actor, { contactId: viaInbound.contactId });
   assert.deepEqual(await check('+15550000030', support), { allowed: true });
 });

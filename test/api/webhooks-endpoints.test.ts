@@ -116,8 +116,8 @@ describe('secrets', () => {
     assert.equal(asOwner.body.data.secret, created.secret);
 
     const db = server.container.database.db;
-    await addMember(db, server.organizationId, { email: 'admin2@example.com', name: 'Admin', password: OWNER_PASSWORD, role: 'admin' }, server.container.clock);
-    await addMember(db, server.organizationId, { email: 'member@example.com', name: 'Member', password: OWNER_PASSWORD, role: 'member' }, server.container.clock);
+    await addMember({ db, clock: server.container.clock }, { organizationId: server.organizationId, email: 'admin2@example.com', name: 'Admin', password: OWNER_PASSWORD, role: 'admin' });
+    await addMember({ db, clock: server.container.clock }, { organizationId: server.organizationId, email: 'member@example.com', name: 'Member', password: OWNER_PASSWORD, role: 'member' });
     const admin = await loginCookie(server, 'admin2@example.com', OWNER_PASSWORD);
     assert.equal((await request(server, 'GET', `${BASE}/endpoints/${created.id}/secret`, { cookie: admin })).status, 200);
     const member = await loginCookie(server, 'member@example.com', OWNER_PASSWORD);

@@ -15,37 +15,10 @@ import { isPermission, type Permission } from '../permissions.ts';
 
 export const API_KEY_PREFIX = 'prl_';
 
-type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export type ApiKeyRecord = {
-  id: string;
-  name: string;
-  prefix: string;
-  last_four: string;
-  permissions: Permission[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  created_by: { type: 'user' | 'api_key'; id: string } | null;
-};
-
-export function presentApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    last_four: row.lastFour,
-    permissions: row.permissions.filter(isPermission),
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    created_by: row.createdByUserId
-      ? { type: 'user', id: row.createdByUserId }
-      : row.createdByKeyId
-        ? { type: 'api_key', id: row.createdByKeyId }
-        : null,
-  };
-}
+/** What the API key functions take. */
+export type ApiKeyDeps = { db: Executor; clock: Clock };
 
 export type CreateApiKeyInput = { name: string; permissions: string[]; expiresAt?: Date; secret?: string };
 
@@ -53,16 +26,11 @@ export type CreateApiKeyInput = { name: string; permissions: string[]; expiresAt
  * Creates a key in the actor's organization. It never grants a permission the actor lacks.
  * `secret` is for the bootstrap key only; otherwise a random one is made.
  */
-export async function createApiKey(
-  db: Executor,
-  actor: Actor,
-  input: CreateApiKeyInput,
-  clock: Clock,
-): Promise<{ record: ApiKeyRecord; secret: string }> {
+export async function createApiKey({ db, clock }: ApiKeyDeps, actor: Actor, input: CreateApiKeyInput): Promise<{ row: ApiKeyRow; secret: string }> {
   const unknown = input.permissions.filter((p) => !isPermission(p));
   if (unknown.length > 0) {
     throw invalid(`unknown permission ${unknown.map((p) => JSON.stringify(p)).join(', ')}`, [
-      { pointer: '/permissions', message: `unknown permission: ${unknown.join(', ')}`, location: 'body' },
+      { pointer: '/permissions', message: `unknown permission: ${unknown.join(', ')}` },
     ]);
   }
   const permissions = [...new Set(input.permissions as Permission[])];
@@ -74,7 +42,7 @@ export async function createApiKey(
   }
   const now = clock.now();
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-    throw invalid('expires_at must be in the future', [{ pointer: '/expires_at', message: 'must be in the future', location: 'body' }]);
+    throw invalid('expires_at must be in the future', [{ pointer: '/expires_at', message: 'must be in the future' }]);
   }
   const secret = input.secret ?? API_KEY_PREFIX + randomToken(30);
   const [row] = await db
@@ -93,10 +61,10 @@ export async function createApiKey(
       expiresAt: input.expiresAt ?? null,
     })
     .returning();
-  return { record: presentApiKey(row!), secret };
+  return { row: row!, secret };
 }
 
-export async function listApiKeys(db: Executor, actor: Actor, page: Page): Promise<PageResult<ApiKeyRecord>> {
+export async function listApiKeys({ db }: Pick<ApiKeyDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<ApiKeyRow>> {
   const rows = await db
     .select()
     .from(apiKeys)
@@ -109,7 +77,7 @@ export async function listApiKeys(db: Executor, actor: Actor, page: Page): Promi
     )
     .orderBy(...newestFirst(apiKeys.createdAt, apiKeys.id))
     .limit(page.limit + 1);
-  return toPage(rows, page.limit, presentApiKey);
+  return toPage(rows, page.limit, (row) => row);
 }
 
 /**
@@ -125,7 +93,7 @@ function permissionsBeyond(actor: Actor, wanted: readonly string[]): Permission[
  * Revokes a key of the actor's organization; takes effect on the next request. Nobody revokes a key
  * holding a permission they lack (a narrow key could otherwise switch off the integrations above it).
  */
-export async function revokeApiKey(db: Executor, actor: Actor, keyId: string, clock: Clock): Promise<void> {
+export async function revokeApiKey({ db, clock }: ApiKeyDeps, actor: Actor, { keyId }: { keyId: string }): Promise<void> {
   if (!isUuid(keyId)) throw notFound('API key');
   const scope = and(eq(apiKeys.id, keyId), eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt));
   const [target] = await db.select({ permissions: apiKeys.permissions }).from(apiKeys).where(scope).limit(1);
@@ -202,7 +170,7 @@ export type ApiKeyCacheOptions = {
  * lookup, not one per request. Expiry is checked on every use; last_used_at is written to the
  * minute: with the lookup when the key is not cached, else in the background.
  */
-export function createApiKeyAuthenticator(db: Executor, clock: Clock, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
+export function createApiKeyAuthenticator({ db, clock }: ApiKeyDeps, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
   const cache = new Map<string, FoundKey & { cachedAt: number }>();
   /** Hash of an unknown secret -> when it was found unknown; oldest first (Map order). */
   const unknown = new Map<string, number>();

@@ -3,10 +3,8 @@
  * scoped by the actor's organization; another organization's contact is simply not found.
  */
 import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { contacts, conversations, messages } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError, invalid, type FieldError } from '../errors.ts';
@@ -14,22 +12,23 @@ import type { ContactInput } from './fields.ts';
 import { identityHoldersQuery, identityKey, normalizeIdentity, type IdentityRef } from './identities.ts';
 import {
   contactNotFound,
-  contactRecordById,
-  contactRecordsByIdentity,
   loadContactRow,
-  presentContact,
-  presentContacts,
   recordContactEvents,
-  selectContactRecords,
-  type ContactRecord,
+  selectTaggedContacts,
+  taggedContactById,
+  taggedContactsByIdentity,
+  withTags,
+  type ContactDeps,
+  type ContactClockDeps,
+  type TaggedContact,
 } from './record.ts';
 import { applyContactWrites, retryOnConflict } from './upsert.ts';
 
-export async function getContact(db: Executor, actor: Actor, contactId: string): Promise<ContactRecord> {
+export async function getContact({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<TaggedContact> {
   if (!isUuid(contactId)) throw contactNotFound();
-  const record = await contactRecordById(db, actor.organizationId, contactId.toLowerCase());
-  if (!record) throw contactNotFound();
-  return record;
+  const contact = await taggedContactById(db, actor.organizationId, contactId.toLowerCase());
+  if (!contact) throw contactNotFound();
+  return contact;
 }
 
 /**
@@ -38,30 +37,31 @@ export async function getContact(db: Executor, actor: Actor, contactId: string):
  * nothing when an update changes nothing.
  */
 export async function upsertContact(
-  db: Executor,
+  { db, clock }: ContactClockDeps,
   actor: Actor,
   input: ContactInput,
-  clock: Clock,
-): Promise<{ status: 'created' | 'updated' | 'unchanged'; contact: ContactRecord }> {
+): Promise<{ status: 'created' | 'updated' | 'unchanged'; contact: TaggedContact }> {
   return retryOnConflict(() =>
     db.transaction(async (tx) => {
       const [outcome] = await applyContactWrites(tx, actor.organizationId, [{ input }], clock.now());
       if (!outcome || outcome.status === 'failed') throw outcome?.error ?? new Error('no outcome');
       if (outcome.status !== 'unchanged') await recordContactEvents(tx, outcome.row, outcome.status);
-      return { status: outcome.status, contact: await presentContact(tx, outcome.row) };
+      const [contact] = await withTags(tx, [outcome.row]);
+      return { status: outcome.status, contact: contact! };
     }),
   );
 }
 
 /** Changes the fields given (null clears one). Records crm.record.updated and contact.updated when something changed. */
-export async function updateContact(db: Executor, actor: Actor, contactId: string, input: ContactInput, clock: Clock): Promise<ContactRecord> {
+export async function updateContact({ db, clock }: ContactClockDeps, actor: Actor, { contactId, fields: input }: { contactId: string; fields: ContactInput }): Promise<TaggedContact> {
   if (!isUuid(contactId)) throw contactNotFound();
   return retryOnConflict(() =>
     db.transaction(async (tx) => {
       const [outcome] = await applyContactWrites(tx, actor.organizationId, [{ input, targetId: contactId }], clock.now());
       if (!outcome || outcome.status === 'failed') throw outcome?.error ?? new Error('no outcome');
       if (outcome.status === 'updated') await recordContactEvents(tx, outcome.row, 'updated');
-      return presentContact(tx, outcome.row);
+      const [contact] = await withTags(tx, [outcome.row]);
+      return contact!;
     }),
   );
 }
@@ -70,7 +70,7 @@ export async function updateContact(db: Executor, actor: Actor, contactId: strin
  * Deletes a contact with its identities, notes, tags, consents and suppressions. Messages and
  * conversations stay as history and lose the link. Records crm.record.deleted.
  */
-export async function deleteContact(db: Executor, actor: Actor, contactId: string): Promise<void> {
+export async function deleteContact({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<void> {
   await db.transaction(async (tx) => {
     const row = await loadContactRow(tx, actor.organizationId, contactId);
     await tx
@@ -95,7 +95,7 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  * Newest first. `search` is a case-insensitive prefix of the name or email, or a prefix of the phone
  * number in any format ("+49 30", "004930", "4930").
  */
-export async function listContacts(db: Executor, actor: Actor, query: ContactListQuery): Promise<PageResult<ContactRecord>> {
+export async function listContacts({ db }: ContactDeps, actor: Actor, query: ContactListQuery): Promise<PageResult<TaggedContact>> {
   const org = actor.organizationId;
   const search = query.search?.trim();
   let searchCondition;
@@ -128,16 +128,16 @@ export async function listContacts(db: Executor, actor: Actor, query: ContactLis
     .orderBy(...newestFirst(contacts.createdAt, contacts.id))
     .limit(query.limit + 1);
   const page = toPage(rows, query.limit, (r) => r);
-  return { items: await presentContacts(db, page.items), nextCursor: page.nextCursor };
+  return { items: await withTags(db, page.items), nextCursor: page.nextCursor };
 }
 
-/** The contact holding a phone number written in any common format; 400 when it is no phone number. */
-export async function findContactByPhone(db: Executor, actor: Actor, phone: string): Promise<ContactRecord> {
+/** The contact holding a phone number written in any common format; invalid when it is no phone number. */
+export async function findContactByPhone({ db }: ContactDeps, actor: Actor, { phone }: { phone: string }): Promise<TaggedContact> {
   const ref = normalizeIdentity('phone', phone);
-  if (!ref) throw invalid('phone is not a possible phone number', [{ pointer: '/phone', location: 'params', message: 'not a possible phone number (write it with its country code)' }]);
-  const [record] = await contactRecordsByIdentity(db, actor.organizationId, ref);
-  if (!record) throw contactNotFound();
-  return record;
+  if (!ref) throw invalid('phone is not a possible phone number', [{ pointer: '/phone', message: 'not a possible phone number (write it with its country code)' }]);
+  const [contact] = await taggedContactsByIdentity(db, actor.organizationId, ref);
+  if (!contact) throw contactNotFound();
+  return contact;
 }
 
 export const LOOKUP_TYPES = ['contact_id', 'phone', 'chatapp', 'chatapp_id', 'email', 'external_id'] as const;
@@ -151,7 +151,7 @@ export type LookupIdentifier = { type: string; value: string; source?: string | 
 function refsOf(identifier: LookupIdentifier, index: number): IdentityRef[] {
   const value = identifier.value;
   const bad = (message: string, field = 'value'): never => {
-    throw invalid(`identifiers[${index}].${field}: ${message}`, [{ pointer: `/identifiers/${index}/${field}`, location: 'body', message }]);
+    throw invalid(`identifiers[${index}].${field}: ${message}`, [{ pointer: `/identifiers/${index}/${field}`, message }]);
   };
   switch (identifier.type) {
     case 'phone':
@@ -179,14 +179,14 @@ function refsOf(identifier: LookupIdentifier, index: number): IdentityRef[] {
  * Resolves identifiers to one contact: not_found when none matches, conflict when they match
  * different contacts. Identifiers that match nothing do not stop the others from matching.
  */
-export async function lookupContact(db: Executor, actor: Actor, identifiers: LookupIdentifier[]): Promise<ContactRecord> {
+export async function lookupContact({ db }: ContactDeps, actor: Actor, { identifiers }: { identifiers: LookupIdentifier[] }): Promise<TaggedContact> {
   const refs: IdentityRef[] = [];
   const ids: string[] = [];
   const errors: FieldError[] = [];
   identifiers.forEach((identifier, index) => {
     try {
       if (identifier.type === 'contact_id') {
-        if (!identifier.value.trim()) throw invalid('empty', [{ pointer: `/identifiers/${index}/value`, location: 'body', message: 'must not be empty' }]);
+        if (!identifier.value.trim()) throw invalid('empty', [{ pointer: `/identifiers/${index}/value`, message: 'must not be empty' }]);
         if (isUuid(identifier.value.trim())) ids.push(identifier.value.trim().toLowerCase());
       } else refs.push(...refsOf(identifier, index));
     } catch (err) {
@@ -201,8 +201,8 @@ export async function lookupContact(db: Executor, actor: Actor, identifiers: Loo
   // One query: the contacts any identifier names, with their tags (prepared for the common single identifier).
   const matches =
     ids.length === 0 && unique.length === 1
-      ? await contactRecordsByIdentity(db, actor.organizationId, unique[0]!)
-      : await selectContactRecords(
+      ? await taggedContactsByIdentity(db, actor.organizationId, unique[0]!)
+      : await selectTaggedContacts(
           db,
           actor.organizationId,
           or(

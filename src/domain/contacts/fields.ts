@@ -52,7 +52,7 @@ export type ContactInput = {
 export type Normalized = { ok: true; input: ContactInput } | { ok: false; errors: FieldError[] };
 
 /** Checks what the schema cannot: a possible phone number, and external_source with external_id. */
-export function normalizeContactFields(fields: ContactFields, location: FieldError['location'] = 'body'): Normalized {
+export function normalizeContactFields(fields: ContactFields): Normalized {
   const errors: FieldError[] = [];
   const input: ContactInput = {};
   fields = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v === '' ? null : v])) as ContactFields;
@@ -61,7 +61,7 @@ export function normalizeContactFields(fields: ContactFields, location: FieldErr
     else {
       const e164 = normalizePhone(fields.phone_number);
       if (e164) input.phoneNumber = e164;
-      else errors.push({ pointer: '/phone_number', location, message: 'not a possible phone number (write it with its country code)' });
+      else errors.push({ pointer: '/phone_number', message: 'not a possible phone number (write it with its country code)' });
     }
   }
   if (fields.name !== undefined) input.name = fields.name;
@@ -73,12 +73,12 @@ export function normalizeContactFields(fields: ContactFields, location: FieldErr
     else if (source && id) input.external = { source, id };
     else {
       const missing = source ? 'external_id' : 'external_source';
-      errors.push({ pointer: `/${missing}`, location, message: 'external_source and external_id go together' });
+      errors.push({ pointer: `/${missing}`, message: 'external_source and external_id go together' });
     }
   }
   if (fields.custom_fields !== undefined) {
     if (Object.keys(fields.custom_fields).length > CUSTOM_FIELDS_MAX_KEYS) {
-      errors.push({ pointer: '/custom_fields', location, message: `at most ${CUSTOM_FIELDS_MAX_KEYS} keys` });
+      errors.push({ pointer: '/custom_fields', message: `at most ${CUSTOM_FIELDS_MAX_KEYS} keys` });
     } else input.customFields = fields.custom_fields;
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, input };

@@ -9,7 +9,7 @@ import { contactIdentities } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
-import { loadContactRow } from './record.ts';
+import { loadContactRow, type ContactDeps } from './record.ts';
 
 export const IDENTITY_TYPES = ['phone', 'chatapp_id', 'linked_id', 'business_scoped_user_id', 'username', 'email', 'external_id'] as const;
 export type IdentityType = (typeof IDENTITY_TYPES)[number];
@@ -122,19 +122,20 @@ export async function attachIdentities(db: Executor, organizationId: string, con
   return rows.map((r) => ({ type: r.type as IdentityType, source: r.source, value: r.value }));
 }
 
-export type IdentityRecord = { type: IdentityType; value: string; source: string | null; created_at: string };
+/** An identity as stored: source '' for every type but external_id. */
+export type IdentityRow = typeof contactIdentities.$inferSelect & { type: IdentityType };
 
-export async function identitiesOf(db: Executor, contactId: string): Promise<IdentityRecord[]> {
+export async function identitiesOf(db: Executor, contactId: string): Promise<IdentityRow[]> {
   const rows = await db
     .select()
     .from(contactIdentities)
     .where(eq(contactIdentities.contactId, contactId))
     .orderBy(asc(contactIdentities.createdAt), asc(contactIdentities.id));
-  return rows.map((r) => ({ type: r.type as IdentityType, value: r.value, source: r.source === '' ? null : r.source, created_at: r.createdAt.toISOString() }));
+  return rows as IdentityRow[];
 }
 
 /** Every identity of a contact of the actor's organization, oldest first. */
-export async function listContactIdentities(db: Executor, actor: Actor, contactId: string): Promise<IdentityRecord[]> {
+export async function listContactIdentities({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<IdentityRow[]> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   return identitiesOf(db, contact.id);
 }

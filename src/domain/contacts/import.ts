@@ -4,10 +4,8 @@
  * message) and skipped; the others are written. One crm.import.committed event, written with the
  * last batch, sums it up (imports record no per-contact events).
  */
-import type { Executor } from '../../db/client.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CsvReader } from '../../lib/csv.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { LineReader } from '../../lib/lines.ts';
 import { findUnstorableInput } from '../../lib/text.ts';
@@ -15,6 +13,7 @@ import type { Actor } from '../actor.ts';
 import { invalid, type FieldError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { ContactFieldsSchema, normalizeContactFields, type ContactInput } from './fields.ts';
+import type { ContactClockDeps } from './record.ts';
 import { applyContactWrites, retryOnConflict, type WriteOutcome } from './upsert.ts';
 
 export const IMPORT_MAX_ROWS = 100_000;
@@ -43,7 +42,7 @@ export type ImportRowError = {
 };
 
 export type ImportResult = {
-  import_id: string;
+  importId: string;
   format: ImportFormat;
   rows: number;
   created: number;
@@ -51,7 +50,7 @@ export type ImportResult = {
   unchanged: number;
   failed: number;
   errors: ImportRowError[];
-  errors_truncated: boolean;
+  errorsTruncated: boolean;
   truncated: boolean;
 };
 
@@ -74,8 +73,8 @@ function readHeader(cells: string[]): Column[] {
     else if ((IMPORT_COLUMNS as readonly string[]).includes(name)) column = { field: name as (typeof IMPORT_COLUMNS)[number] };
     else if (COLUMN_ALIASES[name]) column = { field: COLUMN_ALIASES[name] };
     const key = column ? ('field' in column ? column.field : `custom.${column.custom}`) : '';
-    if (!column) errors.push({ pointer: `/columns/${index}`, location: 'body', message: `unknown column ${JSON.stringify(cell)}` });
-    else if (seen.has(key)) errors.push({ pointer: `/columns/${index}`, location: 'body', message: `column ${JSON.stringify(cell)} appears twice` });
+    if (!column) errors.push({ pointer: `/columns/${index}`, message: `unknown column ${JSON.stringify(cell)}` });
+    else if (seen.has(key)) errors.push({ pointer: `/columns/${index}`, message: `column ${JSON.stringify(cell)} appears twice` });
     seen.add(key);
     return column ?? { custom: '' };
   });
@@ -90,17 +89,16 @@ function readHeader(cells: string[]): Column[] {
 
 /**
  * Imports contacts from a stream of CSV (first line the header) or JSON lines (one object per
- * line, the fields of POST /v1/contacts). Reading stops after IMPORT_MAX_ROWS rows or
+ * line, the contact fields). Reading stops after IMPORT_MAX_ROWS rows or
  * IMPORT_MAX_BYTES bytes (`truncated`, with an error naming the first row not imported).
  */
 export async function importContacts(
-  db: Executor,
+  { db, clock }: ContactClockDeps,
   actor: Actor,
   input: { format: ImportFormat; body: AsyncIterable<Uint8Array | string> },
-  clock: Clock,
 ): Promise<ImportResult> {
   const result: ImportResult = {
-    import_id: uuidv7(),
+    importId: uuidv7(),
     format: input.format,
     rows: 0,
     created: 0,
@@ -108,7 +106,7 @@ export async function importContacts(
     unchanged: 0,
     failed: 0,
     errors: [],
-    errors_truncated: false,
+    errorsTruncated: false,
     truncated: false,
   };
   const organizationId = actor.organizationId;
@@ -196,7 +194,7 @@ export async function importContacts(
         if (final) {
           const sum = count(done);
           await recordEvent(tx, organizationId, 'crm.import.committed', {
-            import_id: result.import_id,
+            import_id: result.importId,
             created: result.created + sum.created,
             updated: result.updated + sum.updated,
             unchanged: result.unchanged + sum.unchanged,
@@ -230,7 +228,7 @@ export async function importContacts(
       lastLine = r.line;
       if (!r.tooLong && r.cells.every((c) => c.trim() === '')) continue;
       const isHeader = input.format === 'csv' && !columns;
-      if (isHeader && r.tooLong) throw invalid(`the CSV header is longer than ${IMPORT_MAX_ROW_CHARS} characters`, [{ pointer: '/columns', location: 'body', message: 'too long' }]);
+      if (isHeader && r.tooLong) throw invalid(`the CSV header is longer than ${IMPORT_MAX_ROW_CHARS} characters`, [{ pointer: '/columns', message: 'too long' }]);
       if (!isHeader && result.rows >= IMPORT_MAX_ROWS) {
         stopError = { row: IMPORT_MAX_ROWS + 1, line: r.line, field: null, message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported` };
         return true;
@@ -272,7 +270,7 @@ export async function importContacts(
   if (!stopped) await take(decoder.decode(), true);
   if (result.rows === 0 && result.errors.length === 0 && !stopError) {
     throw invalid(input.format === 'csv' ? 'the CSV has no rows: send a header line and one line per contact' : 'the body has no JSON lines', [
-      { pointer: '/', location: 'body', message: 'no rows' },
+      { pointer: '/', message: 'no rows' },
     ]);
   }
   await flush(true);
@@ -295,6 +293,6 @@ function trimErrors(result: ImportResult) {
   result.errors.sort((a, b) => a.row - b.row);
   if (result.errors.length > IMPORT_MAX_REPORTED_ERRORS) {
     result.errors.length = IMPORT_MAX_REPORTED_ERRORS;
-    result.errors_truncated = true;
+    result.errorsTruncated = true;
   }
 }

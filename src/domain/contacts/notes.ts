@@ -1,29 +1,17 @@
 /** Notes on a contact: free text with its author (a user or an API key) and time. */
 import { and, eq } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { contactNotes } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { loadContactRow, OBJECT_KIND } from './record.ts';
+import { loadContactRow, OBJECT_KIND, type ContactDeps, type ContactClockDeps } from './record.ts';
 
-type NoteRow = typeof contactNotes.$inferSelect;
+export type NoteRow = typeof contactNotes.$inferSelect;
 
-export type NoteAuthor = { type: 'user' | 'api_key' | 'system'; id: string | null };
-export type NoteRecord = { id: string; contact_id: string; body: string; author: NoteAuthor; created_at: string };
-
-function presentNote(row: NoteRow): NoteRecord {
-  return {
-    id: row.id,
-    contact_id: row.contactId,
-    body: row.body,
-    author: { type: row.authorType as NoteAuthor['type'], id: row.authorId },
-    created_at: row.createdAt.toISOString(),
-  };
-}
+export const NOTE_AUTHOR_TYPES = ['user', 'api_key', 'system'] as const;
+export type NoteAuthor = { type: (typeof NOTE_AUTHOR_TYPES)[number]; id: string | null };
 
 function authorOf(actor: Actor): NoteAuthor {
   switch (actor.kind) {
@@ -39,7 +27,7 @@ function authorOf(actor: Actor): NoteAuthor {
   }
 }
 
-export async function listNotes(db: Executor, actor: Actor, contactId: string, page: Page): Promise<PageResult<NoteRecord>> {
+export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, ...page }: { contactId: string } & Page): Promise<PageResult<NoteRow>> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   const rows = await db
     .select()
@@ -47,11 +35,11 @@ export async function listNotes(db: Executor, actor: Actor, contactId: string, p
     .where(and(eq(contactNotes.contactId, contact.id), afterCursor(contactNotes.createdAt, contactNotes.id, page.cursor)))
     .orderBy(...newestFirst(contactNotes.createdAt, contactNotes.id))
     .limit(page.limit + 1);
-  return toPage(rows, page.limit, presentNote);
+  return toPage(rows, page.limit, (row) => row);
 }
 
 /** Adds a note; records crm.comment.created. */
-export async function createNote(db: Executor, actor: Actor, contactId: string, body: string, clock: Clock): Promise<NoteRecord> {
+export async function createNote({ db, clock }: ContactClockDeps, actor: Actor, { contactId, body }: { contactId: string; body: string }): Promise<NoteRow> {
   return db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
     const author = authorOf(actor);
@@ -60,12 +48,12 @@ export async function createNote(db: Executor, actor: Actor, contactId: string, 
       .values({ id: uuidv7(), organizationId: actor.organizationId, contactId: contact.id, authorType: author.type, authorId: author.id, body, createdAt: clock.now() })
       .returning();
     await recordEvent(tx, actor.organizationId, 'crm.comment.created', { comment_id: row!.id, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
-    return presentNote(row!);
+    return row!;
   });
 }
 
 /** Deletes a note; records crm.comment.deleted. */
-export async function deleteNote(db: Executor, actor: Actor, contactId: string, noteId: string): Promise<void> {
+export async function deleteNote({ db }: ContactDeps, actor: Actor, { contactId, noteId }: { contactId: string; noteId: string }): Promise<void> {
   await db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
     if (!isUuid(noteId)) throw notFound('note');

@@ -1,25 +1,20 @@
-/** The contact record as the API shows it, and the events a change of one records. */
+/** A contact row with its tag names (what every contact read returns), and the events a change of one records. */
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { contacts, contactTags, tags } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { notFound } from '../errors.ts';
 
 export type ContactRow = typeof contacts.$inferSelect;
 
-export type ContactRecord = {
-  id: string;
-  phone_number: string | null;
-  name: string | null;
-  email: string | null;
-  external_source: string | null;
-  external_id: string | null;
-  custom_fields: Record<string, unknown>;
-  tags: string[];
-  created_at: string;
-  updated_at: string;
-};
+/** A contact with the names of the tags assigned to it, in name order. */
+export type TaggedContact = ContactRow & { tags: string[] };
+
+/** What the contact functions take: the database, and the clock for those that stamp or compare times. */
+export type ContactDeps = { db: Executor };
+export type ContactClockDeps = { db: Executor; clock: Clock };
 
 export const OBJECT_KIND = 'contact';
 
@@ -37,31 +32,18 @@ export async function loadContactRow(db: Executor, organizationId: string, conta
   return row;
 }
 
-function toRecord(row: ContactRow, tagNames: string[]): ContactRecord {
-  return {
-    id: row.id,
-    phone_number: row.phoneNumber,
-    name: row.name,
-    email: row.email,
-    external_source: row.externalSource,
-    external_id: row.externalId,
-    custom_fields: row.customFields,
-    tags: tagNames,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
+const tagged = (row: ContactRow, tagNames: string[]): TaggedContact => ({ ...row, tags: tagNames });
 
 const TAG_NAMES = sql<string[] | string>`coalesce((select json_agg(t.name order by lower(t.name), t.name) from contact_tags ct join tags t on t.id = ct.tag_id where ct.contact_id = "contacts"."id"), '[]'::json)`;
 
 type SelectedRow = { contact: ContactRow; tags: string[] | string };
-const fromSelected = (rows: SelectedRow[]) => rows.map((r) => toRecord(r.contact, typeof r.tags === 'string' ? (JSON.parse(r.tags) as string[]) : r.tags));
+const fromSelected = (rows: SelectedRow[]) => rows.map((r) => tagged(r.contact, typeof r.tags === 'string' ? (JSON.parse(r.tags) as string[]) : r.tags));
 
 /**
- * The organization's contacts matching a condition, as records with their tag names, in one query:
+ * The organization's contacts matching a condition, with their tag names, in one query:
  * the read path of lookups (a round trip saved is most of their time).
  */
-export async function selectContactRecords(db: Executor, organizationId: string, condition: SQL, limit: number): Promise<ContactRecord[]> {
+export async function selectTaggedContacts(db: Executor, organizationId: string, condition: SQL, limit: number): Promise<TaggedContact[]> {
   const rows = await db
     .select({ contact: contacts, tags: TAG_NAMES })
     .from(contacts)
@@ -105,18 +87,18 @@ function readsOf(db: Executor) {
   return reads;
 }
 
-/** The contact record with this id, or undefined. */
-export async function contactRecordById(db: Executor, organizationId: string, contactId: string): Promise<ContactRecord | undefined> {
+/** The contact with this id, or undefined. */
+export async function taggedContactById(db: Executor, organizationId: string, contactId: string): Promise<TaggedContact | undefined> {
   const reads = readsOf(db);
-  if (!reads) return (await selectContactRecords(db, organizationId, eq(contacts.id, contactId), 1))[0];
+  if (!reads) return (await selectTaggedContacts(db, organizationId, eq(contacts.id, contactId), 1))[0];
   return fromSelected((await reads.byId.execute({ org: organizationId, id: contactId })) as SelectedRow[])[0];
 }
 
-/** The records of the contacts holding one identity: none, one, or (for ids some channels reuse) two. */
-export async function contactRecordsByIdentity(db: Executor, organizationId: string, ref: { type: string; source: string; value: string }): Promise<ContactRecord[]> {
+/** The contacts holding one identity: none, one, or (for ids some channels reuse) two. */
+export async function taggedContactsByIdentity(db: Executor, organizationId: string, ref: { type: string; source: string; value: string }): Promise<TaggedContact[]> {
   const reads = readsOf(db);
   if (!reads) {
-    return selectContactRecords(
+    return selectTaggedContacts(
       db,
       organizationId,
       sql`${contacts.id} in (select i.contact_id from contact_identities i where i.organization_id = ${organizationId} and i.type = ${ref.type} and i.source = ${ref.source} and i.value = ${ref.value})`,
@@ -126,8 +108,8 @@ export async function contactRecordsByIdentity(db: Executor, organizationId: str
   return fromSelected((await reads.byIdentity.execute({ org: organizationId, ...ref })) as SelectedRow[]);
 }
 
-/** The records of the rows, in their order, with their tag names (one query for all). */
-export async function presentContacts(db: Executor, rows: ContactRow[]): Promise<ContactRecord[]> {
+/** The rows, in their order, with their tag names (one query for all). */
+export async function withTags(db: Executor, rows: ContactRow[]): Promise<TaggedContact[]> {
   const byContact = new Map<string, string[]>();
   if (rows.length > 0) {
     const assigned = await db
@@ -138,11 +120,7 @@ export async function presentContacts(db: Executor, rows: ContactRow[]): Promise
       .orderBy(asc(sql`lower(${tags.name})`), asc(tags.name));
     for (const a of assigned) byContact.set(a.contactId, [...(byContact.get(a.contactId) ?? []), a.name]);
   }
-  return rows.map((row) => toRecord(row, byContact.get(row.id) ?? []));
-}
-
-export async function presentContact(db: Executor, row: ContactRow): Promise<ContactRecord> {
-  return (await presentContacts(db, [row]))[0]!;
+  return rows.map((row) => tagged(row, byContact.get(row.id) ?? []));
 }
 
 /** What a person reading a webhook would call the contact. */

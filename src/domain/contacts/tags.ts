@@ -4,30 +4,29 @@
  * name as the list.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
 import { contactTags, tags } from '../../db/schema.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { loadContactRow, OBJECT_KIND } from './record.ts';
+import { loadContactRow, OBJECT_KIND, type ContactDeps, type ContactClockDeps } from './record.ts';
 
 export const TAG_NAME_MAX = 100;
 
-export type TagRecord = { name: string; assigned_at: string };
+/** A tag as assigned to a contact. */
+export type TagAssignment = { name: string; assignedAt: Date };
 
-/** A tag name as stored: trimmed, inner runs of spaces made one; invalid without characters or with control characters. */
-export function normalizeTagName(name: string, pointer = '/tag', location: 'body' | 'params' = 'body'): string {
+/** A tag name as stored: trimmed, inner runs of spaces made one; invalid (at /tag) without characters or with control characters. */
+export function normalizeTagName(name: string): string {
   const clean = name.trim().replace(/\s+/g, ' ');
   // eslint-disable-next-line no-control-regex
   if (clean.length === 0 || clean.length > TAG_NAME_MAX || /[\u0000-\u001f\u007f]/.test(clean)) {
-    throw invalid(`tag must be 1 to ${TAG_NAME_MAX} printable characters`, [{ pointer, location, message: `1 to ${TAG_NAME_MAX} printable characters` }]);
+    throw invalid(`tag must be 1 to ${TAG_NAME_MAX} printable characters`, [{ pointer: '/tag', message: `1 to ${TAG_NAME_MAX} printable characters` }]);
   }
   return clean;
 }
 
-export async function listContactTags(db: Executor, actor: Actor, contactId: string): Promise<TagRecord[]> {
+export async function listContactTags({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<TagAssignment[]> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   const rows = await db
     .select({ name: tags.name, assignedAt: contactTags.createdAt })
@@ -35,11 +34,11 @@ export async function listContactTags(db: Executor, actor: Actor, contactId: str
     .innerJoin(tags, eq(tags.id, contactTags.tagId))
     .where(eq(contactTags.contactId, contact.id))
     .orderBy(asc(sql`lower(${tags.name})`));
-  return rows.map((r) => ({ name: r.name, assigned_at: r.assignedAt.toISOString() }));
+  return rows;
 }
 
 /** Assigns a tag, making the name when the organization has none like it. `created` is false when it was already assigned. */
-export async function addContactTag(db: Executor, actor: Actor, contactId: string, name: string, clock: Clock): Promise<{ tag: TagRecord; created: boolean }> {
+export async function addContactTag({ db, clock }: ContactClockDeps, actor: Actor, { contactId, tag: name }: { contactId: string; tag: string }): Promise<{ tag: TagAssignment; created: boolean }> {
   const clean = normalizeTagName(name);
   return db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
@@ -57,19 +56,19 @@ export async function addContactTag(db: Executor, actor: Actor, contactId: strin
       .returning();
     if (inserted.length > 0) {
       await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
-      return { tag: { name: tag!.name, assigned_at: inserted[0]!.createdAt.toISOString() }, created: true };
+      return { tag: { name: tag!.name, assignedAt: inserted[0]!.createdAt }, created: true };
     }
     const [existing] = await tx
       .select()
       .from(contactTags)
       .where(and(eq(contactTags.contactId, contact.id), eq(contactTags.tagId, tag!.id)));
-    return { tag: { name: tag!.name, assigned_at: existing!.createdAt.toISOString() }, created: false };
+    return { tag: { name: tag!.name, assignedAt: existing!.createdAt }, created: false };
   });
 }
 
 /** Removes a tag from a contact; not_found when it was not assigned. The name stays in the organization. */
-export async function removeContactTag(db: Executor, actor: Actor, contactId: string, name: string): Promise<void> {
-  const clean = normalizeTagName(name, '/tag', 'params');
+export async function removeContactTag({ db }: ContactDeps, actor: Actor, { contactId, tag: name }: { contactId: string; tag: string }): Promise<void> {
+  const clean = normalizeTagName(name);
   await db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
     const [tag] = await tx

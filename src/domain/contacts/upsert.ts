@@ -127,7 +127,7 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     const conflicts: FieldError[] = [];
     for (const ref of after) {
       const holder = owner.get(identityKey(ref));
-      if (holder && holder !== next.id) conflicts.push({ pointer: `/${FIELD_OF[ref.type]}`, location: 'body', message: 'another contact has this value' });
+      if (holder && holder !== next.id) conflicts.push({ pointer: `/${FIELD_OF[ref.type]}`, message: 'another contact has this value' });
     }
     if (conflicts.length > 0) {
       const fields = conflicts.map((c) => c.pointer.slice(1)).join(', ');
@@ -136,10 +136,10 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     }
     const problems: FieldError[] = [];
     if (after.length === 0) {
-      problems.push({ pointer: '/phone_number', location: 'body', message: 'a contact needs a phone_number, an email or an external_source + external_id' });
+      problems.push({ pointer: '/phone_number', message: 'a contact needs a phone_number, an email or an external_source + external_id' });
     }
     const sizeProblem = customFieldsProblem(next.customFields);
-    if (sizeProblem) problems.push({ pointer: '/custom_fields', location: 'body', message: sizeProblem });
+    if (sizeProblem) problems.push({ pointer: '/custom_fields', message: sizeProblem });
     if (problems.length > 0) {
       outcomes.push({ status: 'failed', error: new DomainError('invalid', problems.map((p) => `${p.pointer.slice(1)}: ${p.message}`).join('; '), { fieldErrors: problems }) });
       continue;

@@ -8,30 +8,32 @@ import { and, asc, eq, gt, gte, isNotNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { events } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
-import { invalid } from '../errors.ts';
 
-export type EventRecord = { id: string; type: string; created_at: string; data: Record<string, unknown> };
-export type EventPage = { items: EventRecord[]; nextCursor: string; hasMore: boolean };
+export type EventItem = { id: string; type: string; createdAt: Date; payload: Record<string, unknown> };
+export type EventPage = { ok: true; items: EventItem[]; nextCursor: string; hasMore: boolean };
+/** The cursor is not one this listing handed out. */
+export type BadEventCursor = { ok: false; refusal: 'bad_cursor' };
 
 export function encodeEventCursor(position: number): string {
   return Buffer.from(JSON.stringify({ p: position })).toString('base64url');
 }
 
-function decodeEventCursor(cursor: string): number {
+function decodeEventCursor(cursor: string): number | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown };
     if (typeof value.p === 'number' && Number.isSafeInteger(value.p) && value.p >= 0) return value.p;
   } catch {
     // fall through
   }
-  throw invalid('cursor is not valid', [{ pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' }]);
+  return undefined;
 }
 
 export type EventQuery = { limit: number; cursor?: string; type?: string; since?: Date };
 
 /** A page of events after the cursor (from the oldest retained without one). next_cursor is always set: keep it to read on later. */
-export async function listEvents(db: Executor, actor: Actor, query: EventQuery): Promise<EventPage> {
+export async function listEvents({ db }: { db: Executor }, actor: Actor, query: EventQuery): Promise<EventPage | BadEventCursor> {
   const after = query.cursor === undefined ? 0 : decodeEventCursor(query.cursor);
+  if (after === undefined) return { ok: false, refusal: 'bad_cursor' };
   const rows = await db
     .select({ id: events.id, type: events.type, createdAt: events.createdAt, payload: events.payload, position: events.position })
     .from(events)
@@ -49,7 +51,8 @@ export async function listEvents(db: Executor, actor: Actor, query: EventQuery):
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    items: page.map((r) => ({ id: r.id, type: r.type, created_at: r.createdAt.toISOString(), data: r.payload })),
+    ok: true,
+    items: page.map((r) => ({ id: r.id, type: r.type, createdAt: r.createdAt, payload: r.payload })),
     nextCursor: encodeEventCursor(last ? last.position! : after),
     hasMore: rows.length > query.limit,
   };

@@ -39,15 +39,13 @@ export async function bootstrap(database: Database, settings: BootstrapSettings,
     const email = settings.adminEmail ?? DEFAULT_ADMIN_EMAIL;
     const password = settings.adminPassword ?? randomToken(18);
     const { organizationId } = await createOrganization(
-      tx,
+      { db: tx, clock },
       { name: settings.organizationName, owner: { email, name: 'Owner', password, emailVerified: settings.adminEmail !== undefined } },
-      clock,
     );
     const key = await createApiKey(
-      tx,
+      { db: tx, clock },
       { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) },
       { name: 'Bootstrap key', permissions: [...PERMISSIONS], secret: settings.apiKey },
-      clock,
     );
     return {
       created: true,

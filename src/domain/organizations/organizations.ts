@@ -11,21 +11,20 @@ import { findUserByEmail } from '../users/users.ts';
 
 export type NewMember = { email: string; name: string; password: string; emailVerified?: boolean; role?: Role };
 
+/** What the organization functions take. */
+export type OrganizationDeps = { db: Executor; clock: Clock };
+
 /** Creates an organization and its first member (an owner unless told otherwise). */
-export async function createOrganization(
-  db: Executor,
-  input: { name: string; owner: NewMember },
-  clock: Clock,
-): Promise<{ organizationId: string; userId: string }> {
-  const now = clock.now();
+export async function createOrganization(deps: OrganizationDeps, input: { name: string; owner: NewMember }): Promise<{ organizationId: string; userId: string }> {
+  const now = deps.clock.now();
   const organizationId = uuidv7();
-  await db.insert(organizations).values({ id: organizationId, name: input.name, createdAt: now, updatedAt: now });
-  const userId = await addMember(db, organizationId, { role: 'owner', ...input.owner }, clock);
+  await deps.db.insert(organizations).values({ id: organizationId, name: input.name, createdAt: now, updatedAt: now });
+  const userId = await addMember(deps, { organizationId, role: 'owner', ...input.owner });
   return { organizationId, userId };
 }
 
 /** Adds a new user to an organization; an email already taken (in any case) is a conflict. */
-export async function addMember(db: Executor, organizationId: string, member: NewMember, clock: Clock): Promise<string> {
+export async function addMember({ db, clock }: OrganizationDeps, { organizationId, ...member }: NewMember & { organizationId: string }): Promise<string> {
   if (await findUserByEmail(db, member.email)) throw conflict(`a user with email ${member.email} exists`);
   const now = clock.now();
   const userId = uuidv7();
@@ -43,7 +42,7 @@ export async function addMember(db: Executor, organizationId: string, member: Ne
 }
 
 /** Adds an existing user to another organization. */
-export async function addMembership(db: Executor, organizationId: string, userId: string, role: Role, clock: Clock): Promise<void> {
+export async function addMembership({ db, clock }: OrganizationDeps, { organizationId, userId, role }: { organizationId: string; userId: string; role: Role }): Promise<void> {
   await db.insert(memberships).values({ organizationId, userId, role, createdAt: clock.now() }).onConflictDoNothing();
 }
 

@@ -11,7 +11,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { permissionsForRole } from '../permissions.ts';
-import { settleAttempt, takeAttempt, type ThrottlePolicy } from '../throttle/throttle.ts';
+import { purgeThrottles, settleAttempt, takeAttempt, type ThrottlePolicy } from '../throttle/throttle.ts';
 import { throttleKeys } from '../throttle/keys.ts';
 import { verifyPassword } from '../users/passwords.ts';
 import { findMembership, findUserByEmail, findUserById, listMemberships, type User } from '../users/users.ts';
@@ -21,7 +21,10 @@ export const SESSION_TOKEN_PREFIX = 'pls_';
 export type LoginInput = { email: string; password: string; telemetryId?: string; userAgent?: string; ip: string };
 /** Failed-login throttles: per account (the email, known or not) and per address. */
 export type LoginThrottle = { account: ThrottlePolicy; address: ThrottlePolicy };
-export type SessionSettings = { ttlHours: number; clock: Clock; throttle: LoginThrottle };
+/** What the session functions take; login also the session lifetime and its throttles. */
+export type SessionDeps = { db: Executor; clock: Clock };
+export type LoginDeps = SessionDeps & { ttlHours: number; throttle: LoginThrottle };
+type UserActor = Extract<Actor, { kind: 'user' }>;
 
 export type LoginResult = { user: User; token: string; sessionId: string; expiresAt: Date };
 /** Too many recent failures for the address or the account: nothing was checked. */
@@ -32,7 +35,8 @@ export type LoginThrottled = { throttled: 'account' | 'address'; retryAt: Date; 
  * to the address and the account first; while either waits out a delay the password is not even
  * looked at (a right one included), and an unknown email is throttled exactly like a known one.
  */
-export async function login(db: Executor, input: LoginInput, settings: SessionSettings): Promise<LoginResult | LoginThrottled> {
+export async function login(settings: LoginDeps, input: LoginInput): Promise<LoginResult | LoginThrottled> {
+  const { db } = settings;
   const addressKey = throttleKeys.loginAddress(input.ip);
   const accountKey = throttleKeys.loginAccount(input.email);
   const decision = await takeAttempt({ db, clock: settings.clock }, [
@@ -56,7 +60,7 @@ export async function login(db: Executor, input: LoginInput, settings: SessionSe
     id,
     tokenHash: sha256Hex(token),
     userId: user.id,
-    organizationId: first.organization_id,
+    organizationId: first.organizationId,
     telemetryId: input.telemetryId ?? null,
     userAgent: input.userAgent?.slice(0, 512) ?? null,
     ip: input.ip ?? null,
@@ -73,10 +77,8 @@ export async function login(db: Executor, input: LoginInput, settings: SessionSe
  * a member of.
  */
 export async function authenticateSession(
-  db: Executor,
-  token: string,
-  requestedOrganizationId: string | undefined,
-  clock: Clock,
+  { db, clock }: SessionDeps,
+  { token, organizationId: requestedOrganizationId }: { token: string; organizationId: string | undefined },
 ): Promise<Actor | undefined> {
   if (!token.startsWith(SESSION_TOKEN_PREFIX)) return undefined;
   const now = clock.now();
@@ -102,7 +104,8 @@ export async function authenticateSession(
   };
 }
 
-export async function describeSession(db: Executor, actor: Extract<Actor, { kind: 'user' }>) {
+/** The user, the session and the user's memberships. */
+export async function describeSession({ db }: Pick<SessionDeps, 'db'>, actor: UserActor) {
   const user = await findUserById(db, actor.userId);
   if (!user) throw notFound('user');
   const [session] = await db.select().from(sessions).where(eq(sessions.id, actor.sessionId)).limit(1);
@@ -110,36 +113,22 @@ export async function describeSession(db: Executor, actor: Extract<Actor, { kind
   return { user, session, organizations: await listMemberships(db, user.id) };
 }
 
-export type SessionView = {
-  id: string;
-  current: boolean;
-  user_agent: string | null;
-  ip: string | null;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-};
+export type SessionRow = typeof sessions.$inferSelect;
 
-export async function listSessions(db: Executor, actor: Extract<Actor, { kind: 'user' }>, clock: Clock): Promise<SessionView[]> {
+/** The user's active sessions, newest first; `current` marks the actor's own. */
+export async function listSessions({ db, clock }: SessionDeps, actor: UserActor): Promise<Array<SessionRow & { current: boolean }>> {
   const rows = await db
     .select()
     .from(sessions)
     .where(and(eq(sessions.userId, actor.userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, clock.now())))
     .orderBy(desc(sessions.createdAt))
     .limit(200);
-  return rows.map((s) => ({
-    id: s.id,
-    current: s.id === actor.sessionId,
-    user_agent: s.userAgent,
-    ip: s.ip,
-    created_at: s.createdAt.toISOString(),
-    last_seen_at: s.lastSeenAt.toISOString(),
-    expires_at: s.expiresAt.toISOString(),
-  }));
+  return rows.map((s) => ({ ...s, current: s.id === actor.sessionId }));
 }
 
 /** Revokes one of the user's own sessions; another user's session id behaves as unknown. */
-export async function revokeSession(db: Executor, userId: string, sessionId: string, clock: Clock): Promise<void> {
+export async function revokeSession({ db, clock }: SessionDeps, actor: UserActor, { sessionId }: { sessionId: string }): Promise<void> {
+  const { userId } = actor;
   if (!isUuid(sessionId)) throw notFound('session');
   const revoked = await db
     .update(sessions)
@@ -149,12 +138,15 @@ export async function revokeSession(db: Executor, userId: string, sessionId: str
   if (revoked.length === 0) throw notFound('session');
 }
 
-/** Deletes sessions that expired or were revoked more than a day ago. */
-export async function purgeSessions(db: Executor, clock: Clock): Promise<number> {
-  const cutoff = new Date(clock.now().getTime() - 86_400_000);
-  const rows = await db
+/** A day without attempts forgives every login throttle's count in practice; the row can go. */
+const THROTTLE_QUIET_MS = 86_400_000;
+
+/** Deletes sessions that expired or were revoked more than a day ago, and login throttle rows quiet for a day. */
+export async function purgeSessions(deps: SessionDeps): Promise<{ sessions: number; throttles: number }> {
+  const cutoff = new Date(deps.clock.now().getTime() - 86_400_000);
+  const rows = await deps.db
     .delete(sessions)
     .where(or(lt(sessions.expiresAt, cutoff), lt(sessions.revokedAt, cutoff)))
     .returning({ id: sessions.id });
-  return rows.length;
+  return { sessions: rows.length, throttles: await purgeThrottles(deps, THROTTLE_QUIET_MS) };
 }

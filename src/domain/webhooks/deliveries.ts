@@ -15,69 +15,13 @@ import { loadEndpoint, signingSecrets } from './endpoints.ts';
 import { sendWebhook } from './send.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-type AttemptRow = typeof webhookAttempts.$inferSelect;
-
-export type AttemptRecord = {
-  id: string;
-  trigger: 'scheduled' | 'manual' | 'test';
-  attempted_at: string;
-  status_code: number | null;
-  duration_ms: number;
-  response_body: string | null;
-  error: string | null;
-};
-
-export type DeliveryRecord = {
-  id: string;
-  message_id: string;
-  endpoint_id: string;
-  event_type: string;
-  test: boolean;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  attempts: AttemptRecord[];
-};
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+/** A delivery with its latest attempts (at most ATTEMPTS_SHOWN), newest first. */
+export type DeliveryWithAttempts = DeliveryRow & { latestAttempts: AttemptRow[] };
 
 /** Attempts shown per delivery, newest first. */
 export const ATTEMPTS_SHOWN = 20;
-
-function presentAttempt(row: AttemptRow): AttemptRecord {
-  return {
-    id: row.id,
-    trigger: row.trigger as AttemptRecord['trigger'],
-    attempted_at: row.attemptedAt.toISOString(),
-    status_code: row.statusCode,
-    duration_ms: row.durationMs,
-    response_body: row.responseBody,
-    error: row.error,
-  };
-}
-
-function presentDelivery(row: DeliveryRow, attempts: AttemptRow[]): DeliveryRecord {
-  return {
-    id: row.id,
-    message_id: row.messageId,
-    endpoint_id: row.endpointId,
-    event_type: row.eventType,
-    test: row.test,
-    status: row.status as DeliveryStatus,
-    attempt_count: row.attempts,
-    next_attempt_at: row.status === 'pending' ? (row.nextAttemptAt?.toISOString() ?? null) : null,
-    last_attempt_at: row.lastAttemptAt?.toISOString() ?? null,
-    last_status_code: row.lastStatusCode,
-    last_error: row.lastError,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    attempts: attempts.slice(0, ATTEMPTS_SHOWN).map(presentAttempt),
-  };
-}
 
 export type DeliveryFilter = {
   endpointId?: string;
@@ -91,7 +35,7 @@ export type DeliveryFilter = {
 };
 
 /** Deliveries newest first, each with its latest attempts. Ids that are not UUIDs match nothing. */
-export async function listDeliveries(deps: WebhookDeps, actor: Actor, filter: DeliveryFilter & Page): Promise<PageResult<DeliveryRecord>> {
+export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor, filter: DeliveryFilter & Page): Promise<PageResult<DeliveryWithAttempts>> {
   if ((filter.endpointId !== undefined && !isUuid(filter.endpointId)) || (filter.messageId !== undefined && !isUuid(filter.messageId))) {
     return { items: [], nextCursor: null };
   }
@@ -128,13 +72,15 @@ export async function listDeliveries(deps: WebhookDeps, actor: Actor, filter: De
     list.push(attempt);
     byDelivery.set(attempt.deliveryId, list);
   }
-  return toPage(rows, filter.limit, (row) => presentDelivery(row, byDelivery.get(row.id) ?? []));
+  return toPage(rows, filter.limit, (row) => ({ ...row, latestAttempts: (byDelivery.get(row.id) ?? []).slice(0, ATTEMPTS_SHOWN) }));
 }
 
+export const RETRY_SKIP_REASONS = ['already succeeded', 'endpoint disabled', 'attempt in flight'] as const;
+
 export type RetryResult = {
-  message_id: string;
-  retried: Array<{ delivery_id: string; endpoint_id: string }>;
-  skipped: Array<{ endpoint_id: string; reason: 'already succeeded' | 'endpoint disabled' | 'attempt in flight' }>;
+  messageId: string;
+  retried: Array<{ deliveryId: string; endpointId: string }>;
+  skipped: Array<{ endpointId: string; reason: (typeof RETRY_SKIP_REASONS)[number] }>;
 };
 
 /**
@@ -145,7 +91,8 @@ export type RetryResult = {
  * `manual`; a failure leaves it failed); a pending one is due now and keeps the rest of its schedule.
  * Disabled endpoints and attempts already in flight are skipped, and said so.
  */
-export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: string, options: { endpointId?: string } = {}): Promise<RetryResult> {
+export async function retryMessage(deps: Pick<WebhookDeps, 'db' | 'clock'>, actor: Actor, options: { messageId: string; endpointId?: string }): Promise<RetryResult> {
+  const { messageId } = options;
   if (!isUuid(messageId)) throw notFound('webhook message');
   if (options.endpointId !== undefined && !isUuid(options.endpointId)) throw notFound('webhook endpoint');
   const now = deps.clock.now();
@@ -173,16 +120,16 @@ export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: s
       .where(and(eq(webhookEndpoints.organizationId, actor.organizationId), options.endpointId ? eq(webhookEndpoints.id, options.endpointId) : undefined));
     if (options.endpointId && endpoints.length === 0) throw notFound('webhook endpoint');
     const enabled = new Map(endpoints.map((e) => [e.id, e]));
-    const result: RetryResult = { message_id: messageId, retried: [], skipped: [] };
+    const result: RetryResult = { messageId, retried: [], skipped: [] };
     const failedAgain: string[] = [];
     const pendingNow: string[] = [];
     for (const delivery of deliveries) {
-      if (delivery.status === 'succeeded') result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'already succeeded' });
-      else if (!enabled.get(delivery.endpointId)?.enabled) result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'endpoint disabled' });
-      else if (delivery.lockedUntil && delivery.lockedUntil > now) result.skipped.push({ endpoint_id: delivery.endpointId, reason: 'attempt in flight' });
+      if (delivery.status === 'succeeded') result.skipped.push({ endpointId: delivery.endpointId, reason: 'already succeeded' });
+      else if (!enabled.get(delivery.endpointId)?.enabled) result.skipped.push({ endpointId: delivery.endpointId, reason: 'endpoint disabled' });
+      else if (delivery.lockedUntil && delivery.lockedUntil > now) result.skipped.push({ endpointId: delivery.endpointId, reason: 'attempt in flight' });
       else {
         (delivery.status === 'failed' ? failedAgain : pendingNow).push(delivery.id);
-        result.retried.push({ delivery_id: delivery.id, endpoint_id: delivery.endpointId });
+        result.retried.push({ deliveryId: delivery.id, endpointId: delivery.endpointId });
       }
     }
     // A failed delivery gets one attempt (manual: a failure leaves it failed); a pending one is due now
@@ -202,7 +149,7 @@ export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: s
         if (had.has(endpoint.id)) continue;
         if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) continue;
         if (!endpoint.enabled) {
-          result.skipped.push({ endpoint_id: endpoint.id, reason: 'endpoint disabled' });
+          result.skipped.push({ endpointId: endpoint.id, reason: 'endpoint disabled' });
           continue;
         }
         const id = uuidv7();
@@ -222,7 +169,7 @@ export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: s
           })
           .onConflictDoNothing()
           .returning({ id: webhookDeliveries.id });
-        if (inserted.length > 0) result.retried.push({ delivery_id: id, endpoint_id: endpoint.id });
+        if (inserted.length > 0) result.retried.push({ deliveryId: id, endpointId: endpoint.id });
       }
     }
     if (result.retried.length > 0) await tx.execute(sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`);
@@ -231,11 +178,11 @@ export async function retryMessage(deps: WebhookDeps, actor: Actor, messageId: s
 }
 
 export type TestSendResult = {
-  delivery_id: string;
-  message_id: string;
-  event_type: EventType;
+  deliveryId: string;
+  messageId: string;
+  eventType: EventType;
   succeeded: boolean;
-  attempt: AttemptRecord;
+  attempt: AttemptRow;
 };
 
 /**
@@ -244,7 +191,11 @@ export type TestSendResult = {
  * made in this request and recorded as a delivery (test: true) of its own; it is not retried
  * automatically and does not count toward disabling the endpoint.
  */
-export async function sendTestMessage(deps: WebhookDeps, actor: Actor, endpointId: string, requestedType?: EventType): Promise<TestSendResult> {
+export async function sendTestMessage(
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer' | 'policy' | 'settings'>,
+  actor: Actor,
+  { endpointId, eventType: requestedType }: { endpointId: string; eventType?: EventType },
+): Promise<TestSendResult> {
   const endpoint = await loadEndpoint(deps.db, actor, endpointId);
   // Default: the endpoint's first subscribed type, else message.new.
   const eventType = requestedType ?? (endpoint.eventTypes.find(isEventType) as EventType | undefined) ?? 'message.new';
@@ -291,5 +242,5 @@ export async function sendTestMessage(deps: WebhookDeps, actor: Actor, endpointI
     });
     await tx.insert(webhookAttempts).values(attempt);
   });
-  return { delivery_id: deliveryId, message_id: messageId, event_type: eventType, succeeded: outcome.succeeded, attempt: presentAttempt(attempt) };
+  return { deliveryId, messageId, eventType, succeeded: outcome.succeeded, attempt };
 }

@@ -17,49 +17,6 @@ import { generateSecret } from './signing.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
-export type EndpointRecord = {
-  id: string;
-  url: string;
-  description: string;
-  event_types: EventType[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  previous_secret_expires_at: string | null;
-  health: {
-    consecutive_failures: number;
-    failing_since: string | null;
-    last_success_at: string | null;
-    last_failure_at: string | null;
-  };
-  created_at: string;
-  updated_at: string;
-};
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-export function presentEndpoint(row: EndpointRow, now: Date): EndpointRecord {
-  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    event_types: row.eventTypes as EventType[],
-    enabled: row.enabled,
-    disabled_reason: row.enabled ? null : row.disabledReason,
-    disabled_at: row.enabled ? null : iso(row.disabledAt),
-    previous_secret_expires_at: overlapping ? iso(row.previousSecretExpiresAt) : null,
-    health: {
-      consecutive_failures: row.consecutiveFailures,
-      failing_since: iso(row.failingSince),
-      last_success_at: iso(row.lastSuccessAt),
-      last_failure_at: iso(row.lastFailureAt),
-    },
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
 /** Loads an endpoint of the actor's organization; another organization's id is simply not found. */
 export async function loadEndpoint(db: Executor, actor: Actor, endpointId: string): Promise<EndpointRow> {
   if (!isUuid(endpointId)) throw notFound('webhook endpoint');
@@ -73,7 +30,7 @@ export async function loadEndpoint(db: Executor, actor: Actor, endpointId: strin
 }
 
 /** Every endpoint of the organization, oldest first (there are at most MAX_ENDPOINTS_PER_ORGANIZATION). */
-export async function listEndpoints(db: Executor, actor: Actor): Promise<EndpointRow[]> {
+export async function listEndpoints({ db }: Pick<WebhookDeps, 'db'>, actor: Actor): Promise<EndpointRow[]> {
   return db
     .select()
     .from(webhookEndpoints)
@@ -81,31 +38,36 @@ export async function listEndpoints(db: Executor, actor: Actor): Promise<Endpoin
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-async function assertTarget(deps: WebhookDeps, url: string): Promise<void> {
+/** An unsafe URL is invalid at /url. */
+async function assertTarget(deps: Pick<WebhookDeps, 'policy'>, url: string): Promise<void> {
   try {
     await assertSafeTarget(url, deps.policy);
   } catch (err) {
-    if (err instanceof UnsafeTargetError) throw invalid(`url ${err.message}`, [{ pointer: '/url', location: 'body', message: err.message }]);
+    if (err instanceof UnsafeTargetError) throw invalid(`url ${err.message}`, [{ pointer: '/url', message: err.message }]);
     throw err;
   }
 }
 
-function checkEventTypes(types: readonly string[]): EventType[] {
-  const unknown = types.filter((t) => !isEventType(t));
-  if (unknown.length > 0) {
-    throw invalid(
-      `unknown event type ${unknown.join(', ')}; the catalogue is in GET /v1/settings/developer/webhooks`,
-      types.flatMap((t, i) => (isEventType(t) ? [] : [{ pointer: `/event_types/${i}`, location: 'body' as const, message: 'unknown event type' }])),
-    );
-  }
-  return [...new Set(types)] as EventType[];
+/** Event types not in the catalogue, with their index in the input's eventTypes. */
+export type UnknownEventTypes = { ok: false; refusal: 'unknown_event_types'; unknown: Array<{ index: number; type: string }> };
+
+function checkEventTypes(types: readonly string[]): { ok: true; eventTypes: EventType[] } | UnknownEventTypes {
+  const unknown = types.flatMap((type, index) => (isEventType(type) ? [] : [{ index, type }]));
+  if (unknown.length > 0) return { ok: false, refusal: 'unknown_event_types', unknown };
+  return { ok: true, eventTypes: [...new Set(types)] as EventType[] };
 }
 
 export type CreateEndpointInput = { url: string; description?: string; eventTypes?: string[]; enabled?: boolean };
 
-/** Creates an endpoint with a new secret; the secret is in the result this once (and by the reveal route). */
-export async function createEndpoint(deps: WebhookDeps, actor: Actor, input: CreateEndpointInput): Promise<{ row: EndpointRow; secret: string }> {
-  const eventTypes = checkEventTypes(input.eventTypes ?? []);
+/** Creates an endpoint with a new secret; the secret is in the result this once (and by revealSecret). */
+export async function createEndpoint(
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer' | 'policy'>,
+  actor: Actor,
+  input: CreateEndpointInput,
+): Promise<{ ok: true; row: EndpointRow; secret: string } | UnknownEventTypes> {
+  const checked = checkEventTypes(input.eventTypes ?? []);
+  if (!checked.ok) return checked;
+  const { eventTypes } = checked;
   await assertTarget(deps, input.url);
   const secret = generateSecret();
   const now = deps.clock.now();
@@ -135,18 +97,24 @@ export async function createEndpoint(deps: WebhookDeps, actor: Actor, input: Cre
       .returning();
     return created!;
   });
-  return { row, secret };
+  return { ok: true, row, secret };
 }
 
-export type UpdateEndpointInput = { url?: string; description?: string; eventTypes?: string[]; enabled?: boolean };
+export type UpdateEndpointInput = { endpointId: string; url?: string; description?: string; eventTypes?: string[]; enabled?: boolean };
 
 /**
  * Changes an endpoint. Disabling it fails its pending deliveries (they can be retried by hand once it
  * is enabled again); enabling it clears the disabled reason and the failure count.
  */
-export async function updateEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string, input: UpdateEndpointInput): Promise<EndpointRow> {
-  const current = await loadEndpoint(deps.db, actor, endpointId);
-  const eventTypes = input.eventTypes ? checkEventTypes(input.eventTypes) : undefined;
+export async function updateEndpoint(
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'policy'>,
+  actor: Actor,
+  input: UpdateEndpointInput,
+): Promise<{ ok: true; row: EndpointRow } | UnknownEventTypes> {
+  const current = await loadEndpoint(deps.db, actor, input.endpointId);
+  const checked = input.eventTypes ? checkEventTypes(input.eventTypes) : undefined;
+  if (checked && !checked.ok) return checked;
+  const eventTypes = checked?.eventTypes;
   if (input.url !== undefined && input.url !== current.url) await assertTarget(deps, input.url);
   const now = deps.clock.now();
   const disabling = input.enabled === false && current.enabled;
@@ -166,7 +134,7 @@ export async function updateEndpoint(deps: WebhookDeps, actor: Actor, endpointId
       .returning();
     if (!row) throw notFound('webhook endpoint');
     if (disabling) await failPendingDeliveries(tx, row.id, 'endpoint disabled by a user', now);
-    return row;
+    return { ok: true as const, row };
   });
 }
 
@@ -179,7 +147,7 @@ export async function failPendingDeliveries(db: Executor, endpointId: string, re
 }
 
 /** Deletes an endpoint with its deliveries and their attempts. */
-export async function deleteEndpoint(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<void> {
+export async function deleteEndpoint(deps: Pick<WebhookDeps, 'db'>, actor: Actor, { endpointId }: { endpointId: string }): Promise<void> {
   if (!isUuid(endpointId)) throw notFound('webhook endpoint');
   const deleted = await deps.db
     .delete(webhookEndpoints)
@@ -194,9 +162,9 @@ export async function deleteEndpoint(deps: WebhookDeps, actor: Actor, endpointId
  * the oldest at once.
  */
 export async function rotateSecret(
-  deps: WebhookDeps,
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer'>,
   actor: Actor,
-  endpointId: string,
+  { endpointId }: { endpointId: string },
 ): Promise<{ row: EndpointRow; secret: string; previousSecretExpiresAt: Date }> {
   const current = await loadEndpoint(deps.db, actor, endpointId);
   const secret = generateSecret();
@@ -211,16 +179,16 @@ export async function rotateSecret(
   return { row, secret, previousSecretExpiresAt };
 }
 
-export type RevealedSecret = { secret: string; previous_secret: string | null; previous_secret_expires_at: string | null };
+export type RevealedSecret = { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null };
 
 /** The endpoint's secret, and the one before it while it still signs. */
-export async function revealSecret(deps: WebhookDeps, actor: Actor, endpointId: string): Promise<RevealedSecret> {
+export async function revealSecret(deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer'>, actor: Actor, { endpointId }: { endpointId: string }): Promise<RevealedSecret> {
   const row = await loadEndpoint(deps.db, actor, endpointId);
   const overlapping = row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > deps.clock.now();
   return {
     secret: deps.sealer.open(row.secretSealed),
-    previous_secret: overlapping ? deps.sealer.open(row.previousSecretSealed!) : null,
-    previous_secret_expires_at: overlapping ? row.previousSecretExpiresAt!.toISOString() : null,
+    previousSecret: overlapping ? deps.sealer.open(row.previousSecretSealed!) : null,
+    previousSecretExpiresAt: overlapping ? row.previousSecretExpiresAt! : null,
   };
 }
 

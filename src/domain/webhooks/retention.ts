@@ -11,7 +11,7 @@ const BATCH = 2000;
 
 export type CleanupResult = { events: number; deliveries: number; attempts: number; failedOnDisabled: number };
 
-export async function cleanUpWebhookData(db: Db, clock: Clock, retentionDays: number): Promise<CleanupResult> {
+export async function cleanUpWebhookData({ db, clock, retentionDays }: { db: Db; clock: Clock; retentionDays: number }): Promise<CleanupResult> {
   const now = clock.now();
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   const result: CleanupResult = { events: 0, deliveries: 0, attempts: 0, failedOnDisabled: 0 };

@@ -82,7 +82,7 @@ async function resolveActor(request: FastifyRequest, requestedOrg: string | unde
   const cookie = request.cookies?.[SESSION_COOKIE];
   if (cookie) {
     assertTrustedOrigin(request, deps.trustedOrigins);
-    return authenticateSession(deps.db, cookie, requestedOrg, deps.clock);
+    return authenticateSession(deps, { token: cookie, organizationId: requestedOrg });
   }
   return undefined;
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Container } from '../../container.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/api-keys/api-keys.ts';
-import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyAuthenticator, type ApiKeyDeps, type ApiKeyRow } from '../../domain/api-keys/api-keys.ts';
+import { isPermission, PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const PERMISSION_LIST = PERMISSIONS.map((p) => `\`${p}\`: ${PERMISSION_DESCRIPTIONS[p]}`).join('; ');
@@ -38,9 +38,31 @@ const CreateApiKeyBodySchema = z
   })
   .meta({ id: 'CreateApiKeyRequest' });
 
-export async function registerApiKeyRoutes(app: App, container: Container) {
-  const db = container.database.db;
-  const { clock } = container;
+export type ApiKeyRecord = z.infer<typeof ApiKeySchema>;
+
+export function presentApiKey(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    last_four: row.lastFour,
+    permissions: row.permissions.filter(isPermission),
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    created_by: row.createdByUserId
+      ? { type: 'user', id: row.createdByUserId }
+      : row.createdByKeyId
+        ? { type: 'api_key', id: row.createdByKeyId }
+        : null,
+  };
+}
+
+/** What the API key routes use: the database, the clock, and the key cache to forget on a change. */
+export type ApiKeyServices = ApiKeyDeps & { apiKeys: Pick<ApiKeyAuthenticator, 'forget'> };
+
+export async function registerApiKeyRoutes(app: App, services: ApiKeyServices) {
+  const { apiKeys, ...deps } = services;
 
   app.post(
     '/v1/api-keys',
@@ -56,19 +78,17 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      const { record, secret } = await createApiKey(
-        db,
-        actorOf(request),
-        {
+      const { row, secret } = await inputFrom(
+        'body',
+        createApiKey(deps, actorOf(request), {
           name: request.body.name,
           permissions: request.body.permissions,
           expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : undefined,
-        },
-        clock,
+        }),
       );
       // A secret may have been refused (and remembered as unknown) before: this process forgets now, others by NOTIFY.
-      container.apiKeys.forget();
-      return reply.code(201).send({ data: { ...record, secret } });
+      apiKeys.forget();
+      return reply.code(201).send({ data: { ...presentApiKey(row), secret } });
     },
   );
 
@@ -85,8 +105,8 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
       },
     },
     async (request) => {
-      const page = await listApiKeys(db, actorOf(request), request.query);
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const page = await listApiKeys(deps, actorOf(request), request.query);
+      return { data: page.items.map(presentApiKey), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -104,9 +124,9 @@ export async function registerApiKeyRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await revokeApiKey(db, actorOf(request), request.params.keyID, clock);
+      await revokeApiKey(deps, actorOf(request), { keyId: request.params.keyID });
       // Other processes hear of it from the database; this one forgets now.
-      container.apiKeys.forget();
+      apiKeys.forget();
       return reply.code(204).send(null);
     },
   );

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Container } from '../../container.ts';
+import type { Config } from '../../config.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { describeSession, listSessions, login, revokeSession, type LoginThrottle } from '../../domain/sessions/sessions.ts';
-import { presentUser } from '../../domain/users/users.ts';
+import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type SessionDeps, type SessionRow } from '../../domain/sessions/sessions.ts';
+import type { Membership, User } from '../../domain/users/users.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
@@ -54,14 +54,45 @@ const SessionViewSchema = z.object({
   expires_at: z.string(),
 });
 
+/** The user session record of the spec. */
+export function presentUser(user: User): z.infer<typeof UserSessionRecordSchema> {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    email_verified: user.emailVerified,
+    timezone: user.timezone,
+    week_start: user.weekStart,
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+function presentMembership(m: Membership): z.infer<typeof OrganizationMembershipSchema> {
+  return { organization_id: m.organizationId, organization_name: m.organizationName, role: m.role };
+}
+
+function presentSession(s: SessionRow & { current: boolean }): z.infer<typeof SessionViewSchema> {
+  return {
+    id: s.id,
+    current: s.current,
+    user_agent: s.userAgent,
+    ip: s.ip,
+    created_at: s.createdAt.toISOString(),
+    last_seen_at: s.lastSeenAt.toISOString(),
+    expires_at: s.expiresAt.toISOString(),
+  };
+}
+
 function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
   if (actor.kind !== 'user') throw new DomainError('forbidden', 'this operation needs a dashboard session');
   return actor;
 }
 
-export async function registerAuthRoutes(app: App, container: Container) {
-  const { config, clock } = container;
-  const db = container.database.db;
+/** What the auth routes use: the database, the clock, and the session and login settings. */
+export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
+
+export async function registerAuthRoutes(app: App, services: AuthServices) {
+  const { settings: config, ...deps } = services;
   const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };
   const throttle: LoginThrottle = {
     // One attempt forgiven per 15 minutes of quiet: an attacker at the cap stays at the cap.
@@ -90,7 +121,7 @@ export async function registerAuthRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const result = await login(
-        db,
+        { ...deps, ttlHours: config.sessionTtlHours, throttle },
         {
           email: request.body.email,
           password: request.body.password,
@@ -98,7 +129,6 @@ export async function registerAuthRoutes(app: App, container: Container) {
           userAgent: request.headers['user-agent'],
           ip: request.ip,
         },
-        { ttlHours: config.sessionTtlHours, clock, throttle },
       );
       if ('throttled' in result) {
         void reply.header('retry-after', String(result.retryAfterSeconds));
@@ -127,7 +157,7 @@ export async function registerAuthRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const actor = userActor(actorOf(request));
-      await revokeSession(db, actor.userId, actor.sessionId, clock);
+      await revokeSession(deps, actor, { sessionId: actor.sessionId });
       void reply.clearCookie(SESSION_COOKIE, cookieOptions);
       return reply.code(204).send(null);
     },
@@ -147,14 +177,14 @@ export async function registerAuthRoutes(app: App, container: Container) {
     },
     async (request) => {
       const actor = userActor(actorOf(request));
-      const { user, session, organizations } = await describeSession(db, actor);
+      const { user, session, organizations } = await describeSession(deps, actor);
       return {
         data: {
           user: presentUser(user),
           organization_id: actor.organizationId,
           role: actor.role,
           permissions: [...actor.permissions],
-          organizations,
+          organizations: organizations.map(presentMembership),
           session: { id: session.id, created_at: session.createdAt.toISOString(), expires_at: session.expiresAt.toISOString() },
         },
       };
@@ -172,7 +202,7 @@ export async function registerAuthRoutes(app: App, container: Container) {
         response: { 200: z.object({ data: z.array(SessionViewSchema) }), ...errorResponses([401, 403]) },
       },
     },
-    async (request) => ({ data: await listSessions(db, userActor(actorOf(request)), clock) }),
+    async (request) => ({ data: (await listSessions(deps, userActor(actorOf(request)))).map(presentSession) }),
   );
 
   app.delete(
@@ -190,7 +220,7 @@ export async function registerAuthRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const actor = userActor(actorOf(request));
-      await revokeSession(db, actor.userId, request.params.sessionID, clock);
+      await revokeSession(deps, actor, { sessionId: request.params.sessionID });
       return reply.code(204).send(null);
     },
   );

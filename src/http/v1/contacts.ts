@@ -1,23 +1,39 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import type { Container } from '../../container.ts';
 import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression } from '../../domain/contacts/consents.ts';
 import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, LOOKUP_TYPES, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
 import { ContactFieldsSchema, normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
-import { IDENTITY_TYPES, listContactIdentities } from '../../domain/contacts/identities.ts';
-import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_REPORTED_ERRORS, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
+import { listContactIdentities } from '../../domain/contacts/identities.ts';
+import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
 import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
+import type { ContactClockDeps } from '../../domain/contacts/record.ts';
 import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
-import { DomainError, invalid } from '../../domain/errors.ts';
+import { DomainError, invalid, notFound } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { inputFrom, located } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import {
+  ConsentSchema,
+  ContactSchema,
+  EXAMPLE_CHANNEL,
+  IdentitySchema,
+  ImportResultSchema,
+  NoteSchema,
+  presentConsent,
+  presentContact,
+  presentIdentity,
+  presentImportResult,
+  presentNote,
+  presentSuppression,
+  presentTag,
+  SuppressionSchema,
+  TagSchema,
+} from './contacts.presenters.ts';
 
 const TAG = 'contacts';
-const EXAMPLE_ID = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
-const EXAMPLE_CHANNEL = '0196a0e1-1b2c-7d3e-8f40-5a6b7c8d9e0f';
 
 const UPSERT_RULE =
   'Create or upsert. The contact to update is the one holding the phone_number (in any format, compared in E.164); ' +
@@ -31,37 +47,6 @@ const CHANNEL_SCOPE_DOC =
   'A channel scope: the id of one of the organization\'s channels, `chatapp` (every chat-app channel) or `all` (every channel). ' +
   'A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, ' +
   'or when the latest consent among those scopes is `revoked` (templates too).';
-
-const ContactSchema = z
-  .object({
-    id: z.uuid(),
-    phone_number: z.string().nullable().meta({ description: 'E.164 with the leading `+`', example: '+4930123456' }),
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    external_source: z.string().nullable(),
-    external_id: z.string().nullable(),
-    custom_fields: z.record(z.string(), z.unknown()),
-    tags: z.array(z.string()).meta({ description: 'Names of the tags assigned' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'Contact',
-    examples: [
-      {
-        id: EXAMPLE_ID,
-        phone_number: '+4930123456',
-        name: 'Ana Souza',
-        email: 'ana@example.com',
-        external_source: 'hubspot',
-        external_id: '81723',
-        custom_fields: { plan: 'pro' },
-        tags: ['vip'],
-        created_at: '2025-05-01T09:30:00.000Z',
-        updated_at: '2025-05-02T10:00:00.000Z',
-      },
-    ],
-  });
 
 const CreateContactBody = ContactFieldsSchema.meta({
   id: 'CreateContactRequest',
@@ -78,58 +63,15 @@ const UpdateContactBody = ContactFieldsSchema.meta({
   examples: [{ name: 'Ana M. Souza', email: 'ana.souza@example.com' }, { custom_fields: { plan: 'enterprise', trial: null } }],
 });
 
-const IdentitySchema = z
-  .object({
-    type: z.enum(IDENTITY_TYPES).meta({
-      description:
-        'phone (E.164), chatapp_id (the chat app\'s user id, usually the number\'s digits), linked_id and business_scoped_user_id (the chat app\'s privacy ids), username, email (lower-case), external_id (with source)',
-    }),
-    value: z.string(),
-    source: z.string().nullable().meta({ description: 'The external system of an external_id' }),
-    created_at: z.string(),
-  })
-  .meta({ id: 'ContactIdentity', examples: [{ type: 'chatapp_id', value: '4930123456', source: null, created_at: '2025-05-01T09:30:00.000Z' }] });
-
-const NoteSchema = z
-  .object({
-    id: z.uuid(),
-    contact_id: z.uuid(),
-    body: z.string(),
-    author: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.uuid().nullable() }).meta({ description: 'The user or API key that wrote it' }),
-    created_at: z.string(),
-  })
-  .meta({
-    id: 'ContactNote',
-    examples: [{ id: EXAMPLE_ID, contact_id: EXAMPLE_ID, body: 'Asked for a callback on Monday.', author: { type: 'user', id: EXAMPLE_CHANNEL }, created_at: '2025-05-02T10:00:00.000Z' }],
-  });
-
 const CreateNoteBody = z
   .object({ body: z.string().trim().min(1).max(10_000) })
   .meta({ id: 'CreateContactNoteRequest', description: 'Records crm.comment.created.', examples: [{ body: 'Asked for a callback on Monday.' }] });
-
-const TagSchema = z
-  .object({ name: z.string(), assigned_at: z.string() })
-  .meta({ id: 'ContactTag', examples: [{ name: 'vip', assigned_at: '2025-05-02T10:00:00.000Z' }] });
 
 const AddTagBody = z
   .object({ tag: z.string().min(1).max(TAG_NAME_MAX).meta({ description: 'A tag name; made in the organization when new (names compare case-insensitively)' }) })
   .meta({ id: 'AddContactTagRequest', description: 'Records crm.list.entry_added (list: the tag name) when newly assigned.', examples: [{ tag: 'vip' }] });
 
 const ChannelScopeSchema = z.string().min(1).max(64).meta({ description: CHANNEL_SCOPE_DOC, examples: ['all', 'chatapp', EXAMPLE_CHANNEL] });
-
-const ConsentSchema = z
-  .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
-    state: z.enum(CONSENT_STATES),
-    source: z.string().nullable().meta({ description: 'Where the consent was given or revoked' }),
-    recorded_at: z.string().meta({ description: 'When it was given or revoked' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'ContactConsent',
-    examples: [{ channel: 'chatapp', state: 'revoked', source: 'replied STOP', recorded_at: '2025-05-02T10:00:00.000Z', created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-02T10:00:00.000Z' }],
-  });
 
 const PutConsentBody = z
   .object({
@@ -140,20 +82,6 @@ const PutConsentBody = z
   .meta({
     id: 'PutContactConsentRequest',
     examples: [{ state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' }, { state: 'revoked', source: 'replied STOP' }],
-  });
-
-const SuppressionSchema = z
-  .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
-    reason: z.string(),
-    expires_at: z.string().nullable().meta({ description: 'When it lapses; null: until lifted' }),
-    active: z.boolean().meta({ description: 'false once expires_at has passed' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'ContactSuppression',
-    examples: [{ channel: 'all', reason: 'legal hold', expires_at: null, active: true, created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-01T09:30:00.000Z' }],
   });
 
 const UpsertSuppressionBody = z
@@ -197,46 +125,6 @@ const LookupBody = z
     ],
   });
 
-const ImportResultSchema = z
-  .object({
-    import_id: z.uuid().meta({ description: 'Also in the crm.import.committed event' }),
-    format: z.enum(['csv', 'ndjson']),
-    rows: z.number().int().meta({ description: 'Data rows read (a CSV header and blank lines are not rows)' }),
-    created: z.number().int(),
-    updated: z.number().int(),
-    unchanged: z.number().int().meta({ description: 'Rows that matched a contact and changed nothing' }),
-    failed: z.number().int(),
-    errors: z
-      .array(
-        z.object({
-          row: z.number().int().meta({ description: '1-based data row number' }),
-          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
-          field: z.string().nullable().meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
-          message: z.string(),
-        }),
-      )
-      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
-    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
-    truncated: z.boolean().meta({ description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read` }),
-  })
-  .meta({
-    id: 'ContactImportResult',
-    examples: [
-      {
-        import_id: EXAMPLE_ID,
-        format: 'csv',
-        rows: 3,
-        created: 1,
-        updated: 1,
-        unchanged: 0,
-        failed: 1,
-        errors: [{ row: 3, line: 4, field: 'phone_number', message: 'not a possible phone number (write it with its country code)' }],
-        errors_truncated: false,
-        truncated: false,
-      },
-    ],
-  });
-
 const CSV_EXAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
 const NDJSON_EXAMPLE = '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
 const IMPORT_TYPES: Record<string, ImportFormat> = {
@@ -258,13 +146,21 @@ function errors(statuses: number[]) {
 
 function normalized(fields: ContactFields) {
   const result = normalizeContactFields(fields);
-  if (!result.ok) throw invalid(`request body is invalid: ${result.errors.map((e) => `${e.pointer.slice(1)}: ${e.message}`).join('; ')}`, result.errors);
+  if (!result.ok) throw invalid(`request body is invalid: ${result.errors.map((e) => `${e.pointer.slice(1)}: ${e.message}`).join('; ')}`, located(result.errors, 'body'));
   return result.input;
 }
 
-export async function registerContactRoutes(app: App, container: Container) {
-  const db = container.database.db;
-  const { clock } = container;
+/** A consent or suppression naming a channel the organization does not have: unknown in a path, invalid in a body. */
+const unknownChannelInPath = () => notFound('channel');
+const unknownChannelInBody = () =>
+  invalid('channel is not a channel id of this organization, `chatapp` or `all`', [
+    { pointer: '/channel', location: 'body', message: 'a channel id of this organization, `chatapp` or `all`' },
+  ]);
+
+/** What the contacts routes use: the database and the clock. */
+export type ContactServices = ContactClockDeps;
+
+export async function registerContactRoutes(app: App, deps: ContactServices) {
 
   app.post(
     '/v1/contacts',
@@ -279,8 +175,8 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      const { status, contact } = await upsertContact(db, actorOf(request), normalized(request.body), clock);
-      return reply.code(status === 'created' ? 201 : 200).send({ data: contact });
+      const { status, contact } = await inputFrom('body', upsertContact(deps, actorOf(request), normalized(request.body)));
+      return reply.code(status === 'created' ? 201 : 200).send({ data: presentContact(contact) });
     },
   );
 
@@ -308,7 +204,7 @@ export async function registerContactRoutes(app: App, container: Container) {
     },
     async (request) => {
       const q = request.query;
-      const page = await listContacts(db, actorOf(request), {
+      const page = await listContacts(deps, actorOf(request), {
         limit: q.limit,
         cursor: q.cursor,
         tag: q.tag,
@@ -316,7 +212,7 @@ export async function registerContactRoutes(app: App, container: Container) {
         externalSource: q.external_source,
         updatedAfter: q.updated_after ? new Date(q.updated_after) : undefined,
       });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      return { data: page.items.map(presentContact), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -332,7 +228,7 @@ export async function registerContactRoutes(app: App, container: Container) {
         response: { 200: dataOf(ContactSchema), ...errors([400, 404, 409]) },
       },
     },
-    async (request) => ({ data: await lookupContact(db, actorOf(request), request.body.identifiers) }),
+    async (request) => ({ data: presentContact(await inputFrom('body', lookupContact(deps, actorOf(request), { identifiers: request.body.identifiers }))) }),
   );
 
   app.get(
@@ -347,13 +243,13 @@ export async function registerContactRoutes(app: App, container: Container) {
         response: { 200: dataOf(ContactSchema), ...errors([400, 404]) },
       },
     },
-    async (request) => ({ data: await findContactByPhone(db, actorOf(request), request.params.phone) }),
+    async (request) => ({ data: presentContact(await inputFrom('params', findContactByPhone(deps, actorOf(request), { phone: request.params.phone }))) }),
   );
 
   app.get(
     '/v1/contacts/:contactID',
     { config: read, schema: { tags: [TAG], summary: 'Get a contact', params: ContactParams, response: { 200: dataOf(ContactSchema), ...errors([404]) } } },
-    async (request) => ({ data: await getContact(db, actorOf(request), request.params.contactID) }),
+    async (request) => ({ data: presentContact(await getContact(deps, actorOf(request), { contactId: request.params.contactID })) }),
   );
 
   app.patch(
@@ -369,7 +265,9 @@ export async function registerContactRoutes(app: App, container: Container) {
         response: { 200: dataOf(ContactSchema), ...errors([400, 404, 409]) },
       },
     },
-    async (request) => ({ data: await updateContact(db, actorOf(request), request.params.contactID, normalized(request.body), clock) }),
+    async (request) => ({
+      data: presentContact(await inputFrom('body', updateContact(deps, actorOf(request), { contactId: request.params.contactID, fields: normalized(request.body) }))),
+    }),
   );
 
   app.delete(
@@ -386,7 +284,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await deleteContact(db, actorOf(request), request.params.contactID);
+      await deleteContact(deps, actorOf(request), { contactId: request.params.contactID });
       return reply.code(204).send(null);
     },
   );
@@ -404,7 +302,7 @@ export async function registerContactRoutes(app: App, container: Container) {
         response: { 200: listOf(IdentitySchema), ...errors([404]) },
       },
     },
-    async (request) => ({ data: await listContactIdentities(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+    async (request) => ({ data: (await listContactIdentities(deps, actorOf(request), { contactId: request.params.contactID })).map(presentIdentity), meta: { next_cursor: null } }),
   );
 
   app.get(
@@ -414,8 +312,8 @@ export async function registerContactRoutes(app: App, container: Container) {
       schema: { tags: [TAG], summary: "A contact's notes", description: 'Newest first, by cursor.', params: ContactParams, querystring: PageQuerySchema, response: { 200: listOf(NoteSchema), ...errors([400, 404]) } },
     },
     async (request) => {
-      const page = await listNotes(db, actorOf(request), request.params.contactID, request.query);
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const page = await listNotes(deps, actorOf(request), { contactId: request.params.contactID, ...request.query });
+      return { data: page.items.map(presentNote), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -425,7 +323,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       config: write,
       schema: { tags: [TAG], summary: 'Add a note to a contact', params: ContactParams, body: CreateNoteBody, response: { 201: dataOf(NoteSchema), ...errors([400, 404]) } },
     },
-    async (request, reply) => reply.code(201).send({ data: await createNote(db, actorOf(request), request.params.contactID, request.body.body, clock) }),
+    async (request, reply) => reply.code(201).send({ data: presentNote(await createNote(deps, actorOf(request), { contactId: request.params.contactID, body: request.body.body })) }),
   );
 
   app.delete(
@@ -441,7 +339,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await deleteNote(db, actorOf(request), request.params.contactID, request.params.noteID);
+      await deleteNote(deps, actorOf(request), { contactId: request.params.contactID, noteId: request.params.noteID });
       return reply.code(204).send(null);
     },
   );
@@ -452,7 +350,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       config: read,
       schema: { tags: [TAG], summary: "A contact's tags", description: 'All of them, by name, in one page.', params: ContactParams, response: { 200: listOf(TagSchema), ...errors([404]) } },
     },
-    async (request) => ({ data: await listContactTags(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+    async (request) => ({ data: (await listContactTags(deps, actorOf(request), { contactId: request.params.contactID })).map(presentTag), meta: { next_cursor: null } }),
   );
 
   app.post(
@@ -468,8 +366,8 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      const { tag, created } = await addContactTag(db, actorOf(request), request.params.contactID, request.body.tag, clock);
-      return reply.code(created ? 201 : 200).send({ data: tag });
+      const { tag, created } = await inputFrom('body', addContactTag(deps, actorOf(request), { contactId: request.params.contactID, tag: request.body.tag }));
+      return reply.code(created ? 201 : 200).send({ data: presentTag(tag) });
     },
   );
 
@@ -486,7 +384,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await removeContactTag(db, actorOf(request), request.params.contactID, request.params.tag);
+      await inputFrom('params', removeContactTag(deps, actorOf(request), { contactId: request.params.contactID, tag: request.params.tag }));
       return reply.code(204).send(null);
     },
   );
@@ -506,15 +404,18 @@ export async function registerContactRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const b = request.body;
-      const { consent, created } = await putConsent(
-        db,
-        actorOf(request),
-        request.params.contactID,
-        request.params.channel,
-        { state: b.state, source: b.source || null, recordedAt: b.at ? new Date(b.at) : undefined },
-        clock,
+      const result = await inputFrom(
+        'body',
+        putConsent(deps, actorOf(request), {
+          contactId: request.params.contactID,
+          channel: request.params.channel,
+          state: b.state,
+          source: b.source || null,
+          at: b.at ? new Date(b.at) : undefined,
+        }),
       );
-      return reply.code(created ? 201 : 200).send({ data: consent });
+      if (!result.ok) throw unknownChannelInPath();
+      return reply.code(result.created ? 201 : 200).send({ data: presentConsent(result.consent) });
     },
   );
 
@@ -524,7 +425,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       config: read,
       schema: { tags: [TAG], summary: "A contact's consents", description: 'One per channel scope, in one page.', params: ContactParams, response: { 200: listOf(ConsentSchema), ...errors([404]) } },
     },
-    async (request) => ({ data: await listConsents(db, actorOf(request), request.params.contactID), meta: { next_cursor: null } }),
+    async (request) => ({ data: (await listConsents(deps, actorOf(request), { contactId: request.params.contactID })).map(presentConsent), meta: { next_cursor: null } }),
   );
 
   app.get(
@@ -539,7 +440,7 @@ export async function registerContactRoutes(app: App, container: Container) {
         response: { 200: listOf(SuppressionSchema), ...errors([404]) },
       },
     },
-    async (request) => ({ data: await listSuppressions(db, actorOf(request), request.params.contactID, clock), meta: { next_cursor: null } }),
+    async (request) => ({ data: (await listSuppressions(deps, actorOf(request), { contactId: request.params.contactID })).map(presentSuppression), meta: { next_cursor: null } }),
   );
 
   app.post(
@@ -557,14 +458,12 @@ export async function registerContactRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const b = request.body;
-      const { suppression, created } = await upsertSuppression(
-        db,
-        actorOf(request),
-        request.params.contactID,
-        { channel: b.channel, reason: b.reason, expiresAt: b.expires_at ? new Date(b.expires_at) : null },
-        clock,
+      const result = await inputFrom(
+        'body',
+        upsertSuppression(deps, actorOf(request), { contactId: request.params.contactID, channel: b.channel, reason: b.reason, expiresAt: b.expires_at ? new Date(b.expires_at) : null }),
       );
-      return reply.code(created ? 201 : 200).send({ data: suppression });
+      if (!result.ok) throw unknownChannelInBody();
+      return reply.code(result.created ? 201 : 200).send({ data: presentSuppression(result.suppression) });
     },
   );
 
@@ -580,7 +479,7 @@ export async function registerContactRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await deleteSuppression(db, actorOf(request), request.params.contactID, request.params.channel);
+      await deleteSuppression(deps, actorOf(request), { contactId: request.params.contactID, channel: request.params.channel });
       return reply.code(204).send(null);
     },
   );
@@ -623,7 +522,7 @@ export async function registerContactRoutes(app: App, container: Container) {
         if (length > IMPORT_MAX_BYTES) throw new DomainError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
         const body = request.body as unknown as Readable | undefined;
         if (!body || typeof (body as Readable)[Symbol.asyncIterator] !== 'function') throw invalid('the import body is empty', [{ pointer: '/', location: 'body', message: 'empty' }]);
-        return { data: await importContacts(db, actorOf(request), { format, body }, clock) };
+        return { data: presentImportResult(await inputFrom('body', importContacts(deps, actorOf(request), { format, body }))) };
       },
     );
   });

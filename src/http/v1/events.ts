@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { Container } from '../../container.ts';
-import { EVENT_TYPES } from '../../domain/events/outbox.ts';
-import { listEvents } from '../../domain/events/replay.ts';
+import type { Executor } from '../../db/client.ts';
+import { invalid } from '../../domain/errors.ts';
+import { EVENT_TYPES, type EventType } from '../../domain/events/outbox.ts';
+import { listEvents, type EventItem } from '../../domain/events/replay.ts';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../lib/cursor.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
@@ -26,9 +27,16 @@ const EventSchema = z
     ],
   });
 
-export async function registerEventRoutes(app: App, container: Container) {
-  const db = container.database.db;
-  const days = container.config.eventRetentionDays;
+export type EventRecord = z.infer<typeof EventSchema>;
+
+export function presentEvent(event: EventItem): EventRecord {
+  return { id: event.id, type: event.type as EventType, created_at: event.createdAt.toISOString(), data: event.payload };
+}
+
+/** What the events route uses: the database, and the retention it documents. */
+export type EventServices = { db: Executor; retentionDays: number };
+
+export async function registerEventRoutes(app: App, { db, retentionDays: days }: EventServices) {
 
   app.get(
     '/v1/events',
@@ -62,8 +70,9 @@ export async function registerEventRoutes(app: App, container: Container) {
     },
     async (request) => {
       const q = request.query;
-      const page = await listEvents(db, actorOf(request), { limit: q.limit, cursor: q.cursor, type: q.type, since: q.since ? new Date(q.since) : undefined });
-      return { data: page.items as Array<z.infer<typeof EventSchema>>, meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
+      const page = await listEvents({ db }, actorOf(request), { limit: q.limit, cursor: q.cursor, type: q.type, since: q.since ? new Date(q.since) : undefined });
+      if (!page.ok) throw invalid('cursor is not valid', [{ pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' }]);
+      return { data: page.items.map(presentEvent), meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
     },
   );
 }

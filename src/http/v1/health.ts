@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Container } from '../../container.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import type { App } from '../app.ts';
 
@@ -29,7 +28,10 @@ async function probe(check: () => Promise<void>): Promise<z.infer<typeof Compone
   }
 }
 
-export async function registerHealthRoutes(app: App, container: Container) {
+/** What the health route uses: a ping of each component it reports. */
+export type HealthServices = { pingDatabase: () => Promise<void>; pingQueue: () => Promise<void> };
+
+export async function registerHealthRoutes(app: App, { pingDatabase, pingQueue }: HealthServices) {
   const started = Date.now();
   app.get(
     '/v1/health',
@@ -44,7 +46,7 @@ export async function registerHealthRoutes(app: App, container: Container) {
       },
     },
     async (_request, reply) => {
-      const [database, queue] = await Promise.all([probe(() => container.database.ping()), probe(() => container.queue.ping())]);
+      const [database, queue] = await Promise.all([probe(pingDatabase), probe(pingQueue)]);
       const ok = database.status === 'up';
       return reply.code(ok ? 200 : 503).send({
         status: ok ? 'ok' : 'unavailable',

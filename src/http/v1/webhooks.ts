@@ -1,22 +1,36 @@
 import { z } from 'zod';
-import { webhookDeps, type Container } from '../../container.ts';
-import { EVENT_TYPES } from '../../domain/events/outbox.ts';
+import { invalid } from '../../domain/errors.ts';
+import { EVENT_TYPES, type EventType } from '../../domain/events/outbox.ts';
 import { eventTypeCatalog } from '../../domain/webhooks/catalog.ts';
-import { listDeliveries, retryMessage, sendTestMessage, ATTEMPTS_SHOWN } from '../../domain/webhooks/deliveries.ts';
-import { MAX_ENDPOINTS_PER_ORGANIZATION, ROTATION_OVERLAP_MS } from '../../domain/webhooks/deps.ts';
+import {
+  listDeliveries,
+  retryMessage,
+  sendTestMessage,
+  ATTEMPTS_SHOWN,
+  RETRY_SKIP_REASONS,
+  type AttemptRow,
+  type DeliveryStatus,
+  type DeliveryWithAttempts,
+  type RetryResult,
+  type TestSendResult,
+} from '../../domain/webhooks/deliveries.ts';
+import { MAX_ENDPOINTS_PER_ORGANIZATION, ROTATION_OVERLAP_MS, type WebhookDeps } from '../../domain/webhooks/deps.ts';
 import {
   createEndpoint,
   deleteEndpoint,
   listEndpoints,
-  presentEndpoint,
   revealSecret,
   rotateSecret,
   updateEndpoint,
+  type EndpointRow,
+  type RevealedSecret,
+  type UnknownEventTypes,
 } from '../../domain/webhooks/endpoints.ts';
 import { describeSchedule, formatDuration } from '../../domain/webhooks/schedule.ts';
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
@@ -211,7 +225,7 @@ const RetryResultSchema = z
     message_id: z.uuid(),
     retried: z.array(z.object({ delivery_id: z.uuid(), endpoint_id: z.uuid() })).meta({ description: 'Deliveries due now' }),
     skipped: z
-      .array(z.object({ endpoint_id: z.uuid(), reason: z.enum(['already succeeded', 'endpoint disabled', 'attempt in flight']) }))
+      .array(z.object({ endpoint_id: z.uuid(), reason: z.enum(RETRY_SKIP_REASONS) }))
       .meta({ description: 'Endpoints not sent to, and why' }),
   })
   .meta({
@@ -222,10 +236,91 @@ const RetryResultSchema = z
 const EndpointParams = z.object({ endpointID: PathId });
 const endpointErrors = errorResponses([400, 401, 403, 404, 409]);
 
-export async function registerWebhookRoutes(app: App, container: Container) {
-  const deps = webhookDeps(container);
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function presentEndpoint(row: EndpointRow, now: Date): z.infer<typeof EndpointSchema> {
+  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    event_types: row.eventTypes as EventType[],
+    enabled: row.enabled,
+    disabled_reason: row.enabled ? null : row.disabledReason,
+    disabled_at: row.enabled ? null : iso(row.disabledAt),
+    previous_secret_expires_at: overlapping ? iso(row.previousSecretExpiresAt) : null,
+    health: {
+      consecutive_failures: row.consecutiveFailures,
+      failing_since: iso(row.failingSince),
+      last_success_at: iso(row.lastSuccessAt),
+      last_failure_at: iso(row.lastFailureAt),
+    },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function presentSecret(secret: RevealedSecret): z.infer<typeof RevealedSecretSchema> {
+  return { secret: secret.secret, previous_secret: secret.previousSecret, previous_secret_expires_at: iso(secret.previousSecretExpiresAt) };
+}
+
+function presentAttempt(row: AttemptRow): z.infer<typeof AttemptSchema> {
+  return {
+    id: row.id,
+    trigger: row.trigger as z.infer<typeof AttemptSchema>['trigger'],
+    attempted_at: row.attemptedAt.toISOString(),
+    status_code: row.statusCode,
+    duration_ms: row.durationMs,
+    response_body: row.responseBody,
+    error: row.error,
+  };
+}
+
+export function presentDelivery(row: DeliveryWithAttempts): z.infer<typeof DeliverySchema> {
+  return {
+    id: row.id,
+    message_id: row.messageId,
+    endpoint_id: row.endpointId,
+    event_type: row.eventType,
+    test: row.test,
+    status: row.status as DeliveryStatus,
+    attempt_count: row.attempts,
+    next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
+    last_attempt_at: iso(row.lastAttemptAt),
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    attempts: row.latestAttempts.map(presentAttempt),
+  };
+}
+
+function presentTestResult(result: TestSendResult): z.infer<typeof TestResultSchema> {
+  return { delivery_id: result.deliveryId, message_id: result.messageId, event_type: result.eventType, succeeded: result.succeeded, attempt: presentAttempt(result.attempt) };
+}
+
+function presentRetryResult(result: RetryResult): z.infer<typeof RetryResultSchema> {
+  return {
+    message_id: result.messageId,
+    retried: result.retried.map((r) => ({ delivery_id: r.deliveryId, endpoint_id: r.endpointId })),
+    skipped: result.skipped.map((s) => ({ endpoint_id: s.endpointId, reason: s.reason })),
+  };
+}
+
+/** Event types outside the catalogue, named at their place in the body. */
+function unknownEventTypes(refusal: UnknownEventTypes) {
+  return invalid(
+    `unknown event type ${refusal.unknown.map((u) => u.type).join(', ')}; the catalogue is in GET ${BASE}`,
+    refusal.unknown.map((u) => ({ pointer: `/event_types/${u.index}`, location: 'body' as const, message: 'unknown event type' })),
+  );
+}
+
+/** What the webhook routes use: the database, the clock, the sealer, the target policy and the delivery settings. */
+export type WebhookServices = Pick<WebhookDeps, 'db' | 'clock' | 'sealer' | 'policy' | 'settings'>;
+
+export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
   const { settings } = deps;
-  const now = () => container.clock.now();
+  const now = () => deps.clock.now();
 
   const SettingsSchema = z
     .object({
@@ -268,7 +363,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
       },
     },
     async (request) => {
-      const rows = await listEndpoints(deps.db, actorOf(request));
+      const rows = await listEndpoints(deps, actorOf(request));
       return {
         data: {
           endpoints: rows.map((r) => presentEndpoint(r, now())),
@@ -301,8 +396,9 @@ export async function registerWebhookRoutes(app: App, container: Container) {
     },
     async (request, reply) => {
       const b = request.body;
-      const { row, secret } = await createEndpoint(deps, actorOf(request), { url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled });
-      return reply.code(201).send({ data: { ...presentEndpoint(row, now()), secret } });
+      const result = await inputFrom('body', createEndpoint(deps, actorOf(request), { url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled }));
+      if (!result.ok) throw unknownEventTypes(result);
+      return reply.code(201).send({ data: { ...presentEndpoint(result.row, now()), secret: result.secret } });
     },
   );
 
@@ -320,8 +416,12 @@ export async function registerWebhookRoutes(app: App, container: Container) {
     },
     async (request) => {
       const b = request.body;
-      const row = await updateEndpoint(deps, actorOf(request), request.params.endpointID, { url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled });
-      return { data: presentEndpoint(row, now()) };
+      const result = await inputFrom(
+        'body',
+        updateEndpoint(deps, actorOf(request), { endpointId: request.params.endpointID, url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled }),
+      );
+      if (!result.ok) throw unknownEventTypes(result);
+      return { data: presentEndpoint(result.row, now()) };
     },
   );
 
@@ -338,7 +438,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await deleteEndpoint(deps, actorOf(request), request.params.endpointID);
+      await deleteEndpoint(deps, actorOf(request), { endpointId: request.params.endpointID });
       return reply.code(204).send(null);
     },
   );
@@ -357,7 +457,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
       },
     },
     async (request) => {
-      const { row, secret, previousSecretExpiresAt } = await rotateSecret(deps, actorOf(request), request.params.endpointID);
+      const { row, secret, previousSecretExpiresAt } = await rotateSecret(deps, actorOf(request), { endpointId: request.params.endpointID });
       return { data: { secret, previous_secret_expires_at: previousSecretExpiresAt.toISOString(), endpoint: presentEndpoint(row, now()) } };
     },
   );
@@ -375,7 +475,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
         response: { 200: dataOf(RevealedSecretSchema), ...errorResponses([401, 403, 404]) },
       },
     },
-    async (request) => ({ data: await revealSecret(deps, actorOf(request), request.params.endpointID) }),
+    async (request) => ({ data: presentSecret(await revealSecret(deps, actorOf(request), { endpointId: request.params.endpointID })) }),
   );
 
   app.post(
@@ -392,7 +492,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
         response: { 200: dataOf(TestResultSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },
-    async (request) => ({ data: await sendTestMessage(deps, actorOf(request), request.params.endpointID, request.body?.event_type) }),
+    async (request) => ({ data: presentTestResult(await sendTestMessage(deps, actorOf(request), { endpointId: request.params.endpointID, eventType: request.body?.event_type })) }),
   );
 
   app.get(
@@ -426,7 +526,7 @@ export async function registerWebhookRoutes(app: App, container: Container) {
         since: q.since ? new Date(q.since) : undefined,
         until: q.until ? new Date(q.until) : undefined,
       });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      return { data: page.items.map(presentDelivery), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -445,8 +545,8 @@ export async function registerWebhookRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      const result = await retryMessage(deps, actorOf(request), request.params.messageID, { endpointId: request.body?.endpoint_id });
-      return reply.code(202).send({ data: result });
+      const result = await retryMessage(deps, actorOf(request), { messageId: request.params.messageID, endpointId: request.body?.endpoint_id });
+      return reply.code(202).send({ data: presentRetryResult(result) });
     },
   );
 }
