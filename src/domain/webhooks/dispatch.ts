@@ -3,7 +3,7 @@
  * commit, so "seq > the last one seen" would skip an event whose transaction committed late. Instead
  * every event starts with position null, and the dispatcher, one at a time under a lock, takes the
  * committed events that still have none, gives them the next positions (that is the commit order
- * GET /v1/events pages on) and creates one delivery per enabled endpoint whose filter matches, in
+ * event replay (events/replay.ts) pages on) and creates one delivery per enabled endpoint whose filter matches, in
  * the same transaction. Nothing is skipped and nothing is dispatched twice.
  *
  * The delivery engine that dispatches may lease the new deliveries to itself as they are written
