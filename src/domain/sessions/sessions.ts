@@ -35,13 +35,13 @@ export type LoginThrottled = { throttled: 'account' | 'address'; retryAt: Date; 
  * to the address and the account first; while either waits out a delay the password is not even
  * looked at (a right one included), and an unknown email is throttled exactly like a known one.
  */
-export async function login(settings: LoginDeps, input: LoginInput): Promise<LoginResult | LoginThrottled> {
-  const { db } = settings;
+export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginResult | LoginThrottled> {
+  const { db } = deps;
   const addressKey = throttleKeys.loginAddress(input.ip);
   const accountKey = throttleKeys.loginAccount(input.email);
-  const decision = await takeAttempt({ db, clock: settings.clock }, [
-    { key: addressKey, policy: settings.throttle.address },
-    { key: accountKey, policy: settings.throttle.account },
+  const decision = await takeAttempt({ db, clock: deps.clock }, [
+    { key: addressKey, policy: deps.throttle.address },
+    { key: accountKey, policy: deps.throttle.account },
   ]);
   if (!decision.allowed) {
     return { throttled: decision.key === addressKey ? 'address' : 'account', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
@@ -53,8 +53,8 @@ export async function login(settings: LoginDeps, input: LoginInput): Promise<Log
   if (!first) throw new DomainError('invalid_credentials', 'invalid email or password');
   await settleAttempt({ db }, { forget: [accountKey], refund: [addressKey] });
   const token = SESSION_TOKEN_PREFIX + randomToken(32);
-  const now = settings.clock.now();
-  const expiresAt = new Date(now.getTime() + settings.ttlHours * 3_600_000);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.ttlHours * 3_600_000);
   const id = uuidv7();
   await db.insert(sessions).values({
     id,
