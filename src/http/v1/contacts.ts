@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression } from '../../domain/contacts/consents.ts';
+import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression, type UnknownChannelScope } from '../../domain/contacts/consents.ts';
 import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, LOOKUP_TYPES, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
 import { ContactFieldsSchema, normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
 import { listContactIdentities } from '../../domain/contacts/identities.ts';
@@ -150,12 +150,19 @@ function normalized(fields: ContactFields) {
   return result.input;
 }
 
-/** A consent or suppression naming a channel the organization does not have: unknown in a path, invalid in a body. */
-const unknownChannelInPath = () => notFound('channel');
-const unknownChannelInBody = () =>
-  invalid('channel is not a channel id of this organization, `chatapp` or `all`', [
-    { pointer: '/channel', location: 'body', message: 'a channel id of this organization, `chatapp` or `all`' },
-  ]);
+/** A consent or suppression refused for its channel scope: a channel the organization does not have is unknown in a path, invalid in a body. */
+function scopeRefusal(refusal: UnknownChannelScope['refusal'], location: 'params' | 'body'): DomainError {
+  switch (refusal) {
+    case 'unknown_channel':
+      return location === 'params'
+        ? notFound('channel')
+        : invalid('channel is not a channel id of this organization, `chatapp` or `all`', [
+            { pointer: '/channel', location, message: 'a channel id of this organization, `chatapp` or `all`' },
+          ]);
+    default:
+      return refusal satisfies never;
+  }
+}
 
 /** What the contacts routes use: the database and the clock. */
 export type ContactServices = ContactClockDeps;
@@ -414,7 +421,7 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
           at: b.at ? new Date(b.at) : undefined,
         }),
       );
-      if (!result.ok) throw unknownChannelInPath();
+      if (!result.ok) throw scopeRefusal(result.refusal, 'params');
       return reply.code(result.created ? 201 : 200).send({ data: presentConsent(result.consent) });
     },
   );
@@ -462,7 +469,7 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
         'body',
         upsertSuppression(deps, actorOf(request), { contactId: request.params.contactID, channel: b.channel, reason: b.reason, expiresAt: b.expires_at ? new Date(b.expires_at) : null }),
       );
-      if (!result.ok) throw unknownChannelInBody();
+      if (!result.ok) throw scopeRefusal(result.refusal, 'body');
       return reply.code(result.created ? 201 : 200).send({ data: presentSuppression(result.suppression) });
     },
   );
