@@ -11,6 +11,8 @@ test('a domain refusal naming an input pointer gets the request location the rou
   assert.equal(err.message, 'phone is not a possible phone number');
   // The body's key order is the one every route answers with.
   assert.equal(JSON.stringify(err.fieldErrors), '[{"pointer":"/phone","location":"params","message":"not a possible phone number"}]');
+  const last = (await inputFrom('body', Promise.reject(invalid('x', [{ pointer: '/p', message: 'm' }])), 'location-last').catch((e: unknown) => e)) as DomainError;
+  assert.equal(JSON.stringify(last.fieldErrors), '[{"pointer":"/p","message":"m","location":"body"}]', 'the API key routes write the location last');
 });
 
 test('a location the domain set stays, errors without field errors and results pass through untouched', async () => {

@@ -85,6 +85,7 @@ export async function registerApiKeyRoutes(app: App, services: ApiKeyServices) {
           permissions: request.body.permissions,
           expiresAt: request.body.expires_at ? new Date(request.body.expires_at) : undefined,
         }),
+        'location-last',
       );
       // A secret may have been refused (and remembered as unknown) before: this process forgets now, others by NOTIFY.
       apiKeys.forget();
