@@ -208,7 +208,12 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
         body: toNativeRequest(message),
       });
       if (!result.ok) return result;
-      if (message.type === 'mark_as_read') return { ok: true, value: { providerMessageId: String(message.content.message_id) } };
+      // The provider answers a read receipt with {success: true}: it is no message of its own, and
+      // the id it names belongs to the customer's message.
+      if (message.type === 'mark_as_read') {
+        if (result.value.success !== true) return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
+        return { ok: true, value: {} };
+      }
       const id = result.value.messages?.[0]?.id;
       if (!id) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a message id', retryable: true } };
       return { ok: true, value: { providerMessageId: id } };
