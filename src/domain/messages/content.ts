@@ -327,13 +327,8 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
     return errors;
   },
   contact(content) {
-    if (content.phone_type === undefined) return [];
-    const type = String(content.phone_type).toUpperCase();
-    if ((PHONE_TYPES as readonly string[]).includes(type)) {
-      content.phone_type = type;
-      return [];
-    }
-    return [refusal('/content/phone_type', `must be ${PHONE_TYPES.join(' or ')}`)];
+    if (content.phone_type === undefined || (PHONE_TYPES as readonly string[]).includes(String(content.phone_type))) return [];
+    return [refusal('/content/phone_type', `must be ${PHONE_TYPES.join(' or ')}, not ${String(content.phone_type)}`)];
   },
   multi_product(content) {
     const errors: FieldError[] = [];
@@ -371,6 +366,8 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
       errors.push({ pointer: '/content/media_type', location: 'body', message: `media_type ${content.media_type} does not match type ${type}` });
     }
   }
+  // Stored as the provider spells it.
+  if (type === 'contact' && typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',
