@@ -83,7 +83,11 @@ export type SendGuarantees = {
 export interface ProviderAdapter {
   readonly platform: Platform;
   readonly sends: SendGuarantees;
-  send(connection: ChannelConnection, message: OutboundMessage): Promise<Result<{ providerMessageId: string }>>;
+  /**
+   * Sends one message. `providerMessageId` is the provider's id for it; absent when the provider
+   * gives the request no message of its own (the official mark-as-read answers `{success: true}`).
+   */
+  send(connection: ChannelConnection, message: OutboundMessage): Promise<Result<{ providerMessageId?: string }>>;
   /**
    * Whether the provider holds a send made with this message id, where its API can be asked; absent
    * where it cannot (then only a status webhook naming the message can settle a lost answer).

@@ -1,8 +1,11 @@
 /**
- * Checks a native send body the way the official provider does before it answers, so an adapter
- * that writes a wrong body gets the provider's error code 100 from the sandbox, as it would live.
+ * Checks a native send body the way the official provider does before it answers (its published
+ * OpenAPI document, business-messaging-api v23.0, and where that is loose its developer
+ * documentation), so an adapter that writes a wrong body gets the provider's error from the sandbox,
+ * as it would live: code 100 for an unknown field or a value of the wrong kind, 131008 for a missing
+ * required parameter, 131009 for a parameter value the provider does not accept.
  */
-import { official, fail, ok, type OfficialResult } from './errors.ts';
+import { official, fail, ok, type OfficialError, type OfficialResult } from './errors.ts';
 import { normalizePhone } from './rules.ts';
 
 type Json = Record<string, unknown>;
@@ -17,40 +20,26 @@ export type OfficialSend =
       template?: { name: string; language: string; bodyParameters: number };
     };
 
-export const OFFICIAL_MESSAGE_TYPES = [
-  'text',
-  'image',
-  'video',
-  'audio',
-  'document',
-  'sticker',
-  'location',
-  'contacts',
-  'reaction',
-  'template',
-  'interactive',
-] as const;
+export const OFFICIAL_MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts', 'reaction', 'template', 'interactive'] as const;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
-const INTERACTIVE_TYPES = new Set([
-  'button',
-  'address_message',
-  'list',
-  'cta_url',
-  'location_request_message',
-  'product',
-  'product_list',
-  'catalog_message',
-  'carousel',
-  'flow',
-]);
+const ENVELOPE = ['messaging_product', 'recipient_type', 'to', 'type', 'context', 'biz_opaque_callback_data'];
+/** Phone, email, address and URL types on a contact card (the provider's enum). */
+const CONTACT_TYPES = ['HOME', 'WORK'];
+/** Countries address messages are offered in. */
+const ADDRESS_COUNTRIES = ['IN'];
+const ADDRESS_FIELDS = ['name', 'phone_number', 'in_pin_code', 'house_number', 'floor_number', 'tower_number', 'building_name', 'address', 'landmark_area', 'city', 'state'];
+
+class Refusal extends Error {
+  readonly error: OfficialError;
+  constructor(error: OfficialError) {
+    super(error.message);
+    this.error = error;
+  }
+}
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function nonEmpty(value: unknown, max?: number): value is string {
-  return typeof value === 'string' && value.trim().length > 0 && (max === undefined || value.length <= max);
 }
 
 function isHttpUrl(value: unknown): value is string {
@@ -68,10 +57,49 @@ function asNumber(value: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 }
 
-class Invalid extends Error {}
-
+/** Code 100: a value of the wrong kind (not an object, not a string, …). */
 function need(condition: unknown, details: string): asserts condition {
-  if (!condition) throw new Invalid(details);
+  if (!condition) throw new Refusal(official.invalidParameter(details));
+}
+
+/** Code 131008: a required parameter is absent. */
+function present(value: unknown, at: string): void {
+  if (value === undefined || value === null) throw new Refusal(official.missingParameter(`The parameter ${at} is required.`));
+}
+
+/** Code 131009: the parameter is there but its value is not one the provider accepts. */
+function valid(condition: unknown, details: string): asserts condition {
+  if (!condition) throw new Refusal(official.invalidValue(details));
+}
+
+/** Code 100: fields the provider does not know are refused, not ignored. */
+function known(object: Json, allowed: readonly string[], at: string): void {
+  const unknown = Object.keys(object).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) throw new Refusal(official.invalidParameter(`Unexpected key "${unknown}" on param "${at}".`));
+}
+
+/** An object parameter: present (131008), an object (100), with only the given keys (100). */
+function object(value: unknown, at: string, allowed: readonly string[]): Json {
+  present(value, at);
+  need(isObject(value), `Param ${at} must be an object.`);
+  known(value, allowed, at);
+  return value;
+}
+
+/** A string parameter: present (131008), a string (100), non-empty and at most `max` long (131009). */
+function string(value: unknown, at: string, max: number): string {
+  present(value, at);
+  need(typeof value === 'string', `Param ${at} must be a string.`);
+  valid(value.trim().length > 0 && value.length <= max, `Param ${at} must be a non-empty string of at most ${max} characters.`);
+  return value;
+}
+
+/** An array parameter: present (131008), an array (100), `min` to `max` elements (131009). */
+function array(value: unknown, at: string, min: number, max: number): unknown[] {
+  present(value, at);
+  need(Array.isArray(value), `Param ${at} must be an array.`);
+  valid(value.length >= min && value.length <= max, `Param ${at} must have ${min === max ? min : `${min} to ${max}`} elements.`);
+  return value;
 }
 
 /** Validates a POST /{phone_number_id}/messages body: a message, or a mark-as-read. */
@@ -79,195 +107,348 @@ export function validateOfficialSend(body: unknown): OfficialResult<OfficialSend
   try {
     return ok(check(body));
   } catch (err) {
-    if (err instanceof Invalid) return fail(official.invalidParameter(err.message));
+    if (err instanceof Refusal) return fail(err.error);
     throw err;
   }
 }
 
 function check(body: unknown): OfficialSend {
   need(isObject(body), 'The request body must be a JSON object.');
-  need(body.messaging_product !== undefined, 'The parameter messaging_product is required.');
-  need(body.messaging_product === 'whatsapp', "Param messaging_product must be 'whatsapp'.");
+  present(body.messaging_product, 'messaging_product');
+  valid(body.messaging_product === 'whatsapp', "Param messaging_product must be 'whatsapp'.");
   if (body.status !== undefined) {
-    need(body.status === 'read', "Param status must be 'read'.");
-    need(nonEmpty(body.message_id), 'The parameter message_id is required.');
+    known(body, ['messaging_product', 'status', 'message_id', 'typing_indicator'], 'body');
+    valid(body.status === 'read', "Param status must be 'read'.");
+    const messageId = string(body.message_id, 'message_id', 256);
     if (body.typing_indicator !== undefined) {
-      need(isObject(body.typing_indicator) && body.typing_indicator.type === 'text', "Param typing_indicator['type'] must be 'text'.");
+      const indicator = object(body.typing_indicator, 'typing_indicator', ['type']);
+      valid(indicator.type === 'text', "Param typing_indicator['type'] must be 'text'.");
     }
-    return { kind: 'read', messageId: body.message_id };
+    return { kind: 'read', messageId };
   }
-  need(body.recipient_type === undefined || body.recipient_type === 'individual', "Param recipient_type must be 'individual'.");
-  need(body.to !== undefined, 'The parameter to is required.');
-  const to = normalizePhone(body.to);
-  need(to, 'Param to must be a phone number in international format (digits, country code first).');
   const type = body.type ?? 'text';
-  need(
-    typeof type === 'string' && (OFFICIAL_MESSAGE_TYPES as readonly string[]).includes(type),
-    `Param type must be one of {${OFFICIAL_MESSAGE_TYPES.join(', ')}}.`,
-  );
-  if (body.context !== undefined) {
-    need(isObject(body.context) && nonEmpty(body.context.message_id), "Param context['message_id'] is required when context is given.");
+  need(typeof type === 'string', 'Param type must be a string.');
+  valid((OFFICIAL_MESSAGE_TYPES as readonly string[]).includes(type), `Param type must be one of {${OFFICIAL_MESSAGE_TYPES.join(', ')}}.`);
+  known(body, [...ENVELOPE, type], 'body');
+  valid(body.recipient_type === undefined || body.recipient_type === 'individual', "Param recipient_type must be 'individual'.");
+  present(body.to, 'to');
+  const to = normalizePhone(body.to);
+  valid(to, 'Param to must be a phone number in international format (digits, country code first).');
+  if (body.context !== undefined) string(object(body.context, 'context', ['message_id']).message_id, "context['message_id']", 256);
+  if (body.biz_opaque_callback_data !== undefined) {
+    need(typeof body.biz_opaque_callback_data === 'string', 'Param biz_opaque_callback_data must be a string.');
+    valid(body.biz_opaque_callback_data.length <= 512, 'Param biz_opaque_callback_data must be at most 512 characters.');
   }
-  const object = body[type];
-  need(object !== undefined && object !== null, `The parameter ${type} is required.`);
+  const payload = body[type];
+  present(payload, type);
   let template: { name: string; language: string; bodyParameters: number } | undefined;
-  if (type === 'text') checkText(object);
-  else if (MEDIA_TYPES.has(type)) checkMedia(type, object);
-  else if (type === 'location') checkLocation(object);
-  else if (type === 'contacts') checkContacts(object);
-  else if (type === 'reaction') checkReaction(object);
-  else if (type === 'template') template = checkTemplate(object);
-  else checkInteractive(object);
+  if (type === 'text') checkText(payload);
+  else if (MEDIA_TYPES.has(type)) checkMedia(type, payload);
+  else if (type === 'location') checkLocation(payload);
+  else if (type === 'contacts') checkContacts(payload);
+  else if (type === 'reaction') checkReaction(payload);
+  else if (type === 'template') template = checkTemplate(payload);
+  else checkInteractive(payload);
   return { kind: 'message', to, type, ...(template ? { template } : {}) };
 }
 
-function checkText(text: unknown) {
-  need(isObject(text), "Param text must be an object {body}.");
-  need(text.body !== undefined, "The parameter text['body'] is required.");
-  need(nonEmpty(text.body), "Param text['body'] must be a non-empty string.");
-  need(text.body.length <= 4096, "Param text['body'] must be at most 4096 characters.");
+function checkText(payload: unknown) {
+  const text = object(payload, 'text', ['body', 'preview_url']);
+  string(text.body, "text['body']", 4096);
   need(text.preview_url === undefined || typeof text.preview_url === 'boolean', "Param text['preview_url'] must be a boolean.");
 }
 
-function checkMedia(type: string, media: unknown, at: string = type) {
-  need(isObject(media), `The parameter ${at} is required (an object with a link or an id).`);
+function checkMedia(type: string, payload: unknown, at: string = type) {
+  const extra = type === 'document' ? ['caption', 'filename'] : type === 'image' || type === 'video' ? ['caption'] : [];
+  const media = object(payload, at, ['id', 'link', ...extra]);
   const hasLink = media.link !== undefined;
   const hasId = media.id !== undefined;
-  need(hasLink || hasId, `Param ${at} must have a link or an id.`);
-  need(!(hasLink && hasId), `Param ${at} must have a link or an id, not both.`);
-  if (hasLink) need(isHttpUrl(media.link), `Param ${at}['link'] must be an http(s) URL.`);
-  if (hasId) need(nonEmpty(media.id), `Param ${at}['id'] must be a media id.`);
+  if (!hasLink && !hasId) present(undefined, `${at}['link'] or ${at}['id']`);
+  valid(!(hasLink && hasId), `Param ${at} must have a link or an id, not both.`);
+  if (hasLink) valid(isHttpUrl(media.link), `Param ${at}['link'] must be an http(s) URL.`);
+  if (hasId) string(media.id, `${at}['id']`, 256);
   if (media.caption !== undefined) {
-    need(type !== 'audio' && type !== 'sticker', `Param ${at}['caption'] is not allowed.`);
-    need(typeof media.caption === 'string' && media.caption.length <= 1024, `Param ${at}['caption'] must be a string of at most 1024 characters.`);
+    need(typeof media.caption === 'string', `Param ${at}['caption'] must be a string.`);
+    valid(media.caption.length <= 1024, `Param ${at}['caption'] must be at most 1024 characters.`);
   }
-  if (media.filename !== undefined) {
-    need(type === 'document' && typeof media.filename === 'string', `Param ${at}['filename'] is only allowed on a document.`);
-  }
+  if (media.filename !== undefined) string(media.filename, `${at}['filename']`, 240);
 }
 
-function checkLocation(location: unknown) {
-  need(isObject(location), 'Param location must be an object.');
+function checkLocation(payload: unknown) {
+  const location = object(payload, 'location', ['latitude', 'longitude', 'name', 'address']);
+  present(location.latitude, "location['latitude']");
+  present(location.longitude, "location['longitude']");
   const latitude = asNumber(location.latitude);
   const longitude = asNumber(location.longitude);
-  need(latitude !== undefined && latitude >= -90 && latitude <= 90, "Param location['latitude'] must be a number between -90 and 90.");
-  need(longitude !== undefined && longitude >= -180 && longitude <= 180, "Param location['longitude'] must be a number between -180 and 180.");
+  valid(latitude !== undefined && latitude >= -90 && latitude <= 90, "Param location['latitude'] must be a number between -90 and 90.");
+  valid(longitude !== undefined && longitude >= -180 && longitude <= 180, "Param location['longitude'] must be a number between -180 and 180.");
   for (const field of ['name', 'address']) {
     need(location[field] === undefined || typeof location[field] === 'string', `Param location['${field}'] must be a string.`);
   }
 }
 
-function checkContacts(contacts: unknown) {
-  need(Array.isArray(contacts) && contacts.length > 0, 'Param contacts must be a non-empty array.');
-  contacts.forEach((contact, i) => {
-    need(isObject(contact) && isObject(contact.name), `The parameter contacts[${i}]['name'] is required.`);
-    need(nonEmpty(contact.name.formatted_name), `The parameter contacts[${i}]['name']['formatted_name'] is required.`);
-    if (contact.phones !== undefined) {
-      need(Array.isArray(contact.phones) && contact.phones.every((p) => isObject(p) && typeof p.phone === 'string'), `Param contacts[${i}]['phones'] must be an array of {phone}.`);
+/** A contact's typed sub-record (phone, email, address, URL): its type, when given, is the provider's. */
+function typed(value: Json, at: string) {
+  if (value.type !== undefined) valid(CONTACT_TYPES.includes(String(value.type)), `Param ${at}['type'] must be one of {${CONTACT_TYPES.join(', ')}}.`);
+}
+
+function checkContacts(payload: unknown) {
+  array(payload, 'contacts', 1, 5).forEach((entry, i) => {
+    const at = `contacts[${i}]`;
+    const contact = object(entry, at, ['addresses', 'birthday', 'emails', 'name', 'org', 'phones', 'urls']);
+    const name = object(contact.name, `${at}['name']`, ['formatted_name', 'first_name', 'last_name', 'middle_name', 'prefix', 'suffix']);
+    string(name.formatted_name, `${at}['name']['formatted_name']`, 1024);
+    const records: Array<[string, string[], string]> = [
+      ['phones', ['phone', 'type', 'wa_id'], 'phone'],
+      ['emails', ['email', 'type'], 'email'],
+      ['urls', ['url', 'type'], 'url'],
+      ['addresses', ['street', 'city', 'state', 'zip', 'country', 'country_code', 'type'], ''],
+    ];
+    for (const [field, allowed, requiredKey] of records) {
+      if (contact[field] === undefined) continue;
+      array(contact[field], `${at}['${field}']`, 0, 20).forEach((item, j) => {
+        const rat = `${at}['${field}'][${j}]`;
+        const record = object(item, rat, allowed);
+        if (requiredKey) string(record[requiredKey], `${rat}['${requiredKey}']`, 1024);
+        typed(record, rat);
+      });
     }
+    if (contact.org !== undefined) object(contact.org, `${at}['org']`, ['company', 'department', 'title']);
+    if (contact.birthday !== undefined) valid(typeof contact.birthday === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(contact.birthday), `Param ${at}['birthday'] must be a date (YYYY-MM-DD).`);
   });
 }
 
-function checkReaction(reaction: unknown) {
-  need(isObject(reaction), 'Param reaction must be an object.');
-  need(nonEmpty(reaction.message_id), "The parameter reaction['message_id'] is required.");
+function checkReaction(payload: unknown) {
+  const reaction = object(payload, 'reaction', ['message_id', 'emoji']);
+  string(reaction.message_id, "reaction['message_id']", 256);
+  present(reaction.emoji, "reaction['emoji']");
   need(typeof reaction.emoji === 'string', "Param reaction['emoji'] must be a string (empty removes the reaction).");
 }
 
-const COMPONENT_TYPES = new Set(['header', 'body', 'button', 'footer']);
+const COMPONENT_TYPES = ['header', 'body', 'button'];
+const PARAMETER_TYPES = ['text', 'currency', 'date_time', 'image', 'video', 'document', 'payload', 'action'];
 
-function checkTemplate(template: unknown): { name: string; language: string; bodyParameters: number } {
-  need(isObject(template), 'Param template must be an object.');
-  need(nonEmpty(template.name), "The parameter template['name'] is required.");
-  need(isObject(template.language) && nonEmpty(template.language.code), "The parameter template['language']['code'] is required.");
+function checkTemplate(payload: unknown): { name: string; language: string; bodyParameters: number } {
+  const template = object(payload, 'template', ['name', 'language', 'components']);
+  const name = string(template.name, "template['name']", 512);
+  const language = object(template.language, "template['language']", ['code', 'policy']);
+  const code = string(language.code, "template['language']['code']", 15);
+  if (language.policy !== undefined) valid(language.policy === 'deterministic', "Param template['language']['policy'] must be 'deterministic'.");
   let bodyParameters = 0;
   if (template.components !== undefined) {
-    need(Array.isArray(template.components), "Param template['components'] must be an array.");
-    template.components.forEach((component, i) => {
+    array(template.components, "template['components']", 0, 20).forEach((entry, i) => {
       const at = `template['components'][${i}]`;
-      need(isObject(component) && typeof component.type === 'string', `The parameter ${at}['type'] is required.`);
-      const kind = component.type.toLowerCase();
-      need(COMPONENT_TYPES.has(kind), `Param ${at}['type'] must be one of {header, body, button}.`);
+      const component = object(entry, at, ['type', 'sub_type', 'index', 'parameters']);
+      present(component.type, `${at}['type']`);
+      const kind = String(component.type).toLowerCase();
+      valid(COMPONENT_TYPES.includes(kind), `Param ${at}['type'] must be one of {${COMPONENT_TYPES.join(', ')}}.`);
       if (kind === 'button') {
-        need(nonEmpty(component.sub_type), `The parameter ${at}['sub_type'] is required.`);
-        need(component.index !== undefined && /^\d+$/.test(String(component.index)), `Param ${at}['index'] must be a zero-based index.`);
+        string(component.sub_type, `${at}['sub_type']`, 32);
+        present(component.index, `${at}['index']`);
+        valid(/^\d+$/.test(String(component.index)), `Param ${at}['index'] must be a zero-based index.`);
       }
-      if (component.parameters !== undefined) {
-        need(Array.isArray(component.parameters), `Param ${at}['parameters'] must be an array.`);
-        component.parameters.forEach((parameter, j) => {
-          const pat = `${at}['parameters'][${j}]`;
-          need(isObject(parameter) && nonEmpty(parameter.type), `The parameter ${pat}['type'] is required.`);
-          if (parameter.type === 'text') need(typeof parameter.text === 'string', `The parameter ${pat}['text'] is required.`);
-          if (MEDIA_TYPES.has(parameter.type)) checkMedia(parameter.type, parameter[parameter.type], `${pat}['${parameter.type}']`);
-        });
-        if (kind === 'body') bodyParameters += component.parameters.length;
-      }
+      if (component.parameters === undefined) return;
+      array(component.parameters, `${at}['parameters']`, 0, 100).forEach((p, j) => {
+        const pat = `${at}['parameters'][${j}]`;
+        need(isObject(p), `Param ${pat} must be an object.`);
+        const ptype = string(p.type, `${pat}['type']`, 32);
+        valid(PARAMETER_TYPES.includes(ptype), `Param ${pat}['type'] must be one of {${PARAMETER_TYPES.join(', ')}}.`);
+        known(p, ['type', ptype], pat);
+        present(p[ptype], `${pat}['${ptype}']`);
+        if (ptype === 'text') need(typeof p.text === 'string', `Param ${pat}['text'] must be a string.`);
+        if (MEDIA_TYPES.has(ptype)) checkMedia(ptype, p[ptype], `${pat}['${ptype}']`);
+      });
+      if (kind === 'body') bodyParameters += (component.parameters as unknown[]).length;
     });
   }
-  return { name: template.name, language: (template.language as Json).code as string, bodyParameters };
+  return { name, language: code, bodyParameters };
 }
 
-function checkInteractive(interactive: unknown) {
-  need(isObject(interactive), 'Param interactive must be an object.');
-  const type = interactive.type;
-  need(typeof type === 'string' && INTERACTIVE_TYPES.has(type), `Param interactive['type'] must be one of {${[...INTERACTIVE_TYPES].join(', ')}}.`);
-  need(isObject(interactive.action), "The parameter interactive['action'] is required.");
-  const action = interactive.action;
-  const needsBody = type !== 'product';
-  if (needsBody) {
-    need(isObject(interactive.body) && interactive.body.text !== undefined, "The parameter interactive['body']['text'] is required.");
-    need(nonEmpty(interactive.body.text, 1024), "Param interactive['body']['text'] must be a non-empty string of at most 1024 characters.");
-  }
+/** The parts each interactive type may have: header kinds allowed (none: no header), body limit (0: optional), footer. */
+const INTERACTIVE: Record<string, { headers: readonly string[]; body: number; optionalBody?: boolean; footer: boolean }> = {
+  button: { headers: ['text', 'image', 'video', 'document'], body: 1024, footer: true },
+  list: { headers: ['text'], body: 4096, footer: true },
+  cta_url: { headers: ['text', 'image', 'video', 'document'], body: 1024, footer: true },
+  location_request_message: { headers: [], body: 1024, footer: false },
+  address_message: { headers: ['text', 'image', 'video', 'document'], body: 1024, footer: true },
+  product: { headers: [], body: 1024, optionalBody: true, footer: true },
+  product_list: { headers: ['text'], body: 1024, footer: true },
+  catalog_message: { headers: [], body: 1024, footer: true },
+  carousel: { headers: [], body: 1024, footer: false },
+  flow: { headers: ['text', 'image', 'video', 'document'], body: 1024, footer: true },
+};
+
+function checkHeader(value: unknown, at: string, kinds: readonly string[]) {
+  const header = object(value, at, ['type', 'text', 'sub_text', 'image', 'video', 'document']);
+  present(header.type, `${at}['type']`);
+  valid(kinds.includes(String(header.type)), `Param ${at}['type'] must be one of {${kinds.join(', ')}} here.`);
+  const kind = String(header.type);
+  known(header, kind === 'text' ? ['type', 'text', 'sub_text'] : ['type', kind], at);
+  if (kind === 'text') string(header.text, `${at}['text']`, 60);
+  else checkMedia(kind === 'document' ? 'document' : 'header', header[kind], `${at}['${kind}']`);
+}
+
+function checkInteractive(payload: unknown) {
+  const interactive = object(payload, 'interactive', ['type', 'header', 'body', 'footer', 'action']);
+  present(interactive.type, "interactive['type']");
+  const type = String(interactive.type);
+  const parts = INTERACTIVE[type];
+  valid(parts, `Param interactive['type'] must be one of {${Object.keys(INTERACTIVE).join(', ')}}.`);
+  if (type === 'product_list') present(interactive.header, "interactive['header']");
   if (interactive.header !== undefined) {
-    need(isObject(interactive.header) && ['text', 'image', 'video', 'document'].includes(String(interactive.header.type)), "Param interactive['header']['type'] must be one of {text, image, video, document}.");
+    valid(parts.headers.length > 0, `Param interactive['header'] is not allowed on a ${type} message.`);
+    checkHeader(interactive.header, "interactive['header']", parts.headers);
   }
+  if (!parts.optionalBody || interactive.body !== undefined) string(object(interactive.body, "interactive['body']", ['text']).text, "interactive['body']['text']", parts.body);
   if (interactive.footer !== undefined) {
-    need(isObject(interactive.footer) && nonEmpty(interactive.footer.text, 60), "Param interactive['footer']['text'] must be a non-empty string of at most 60 characters.");
+    valid(parts.footer, `Param interactive['footer'] is not allowed on a ${type} message.`);
+    string(object(interactive.footer, "interactive['footer']", ['text']).text, "interactive['footer']['text']", 60);
   }
-  if (type === 'button') {
-    need(Array.isArray(action.buttons) && action.buttons.length >= 1, "The parameter interactive['action']['buttons'] is required.");
-    need(action.buttons.length <= 3, "Param interactive['action']['buttons'] must have at most 3 elements.");
+  const at = "interactive['action']";
+  present(interactive.action, at);
+  need(isObject(interactive.action), `Param ${at} must be an object.`);
+  ACTIONS[type]!(interactive.action, at);
+}
+
+function checkCta(action: Json, at: string) {
+  known(action, ['name', 'parameters'], at);
+  valid(action.name === 'cta_url', `Param ${at}['name'] must be 'cta_url'.`);
+  const parameters = object(action.parameters, `${at}['parameters']`, ['display_text', 'url']);
+  string(parameters.display_text, `${at}['parameters']['display_text']`, 20);
+  present(parameters.url, `${at}['parameters']['url']`);
+  valid(isHttpUrl(parameters.url), `Param ${at}['parameters']['url'] must be an http(s) URL.`);
+}
+
+/** Sections of list rows or products: 1–10, `max` items in all, titled when there are several. */
+function checkSections(value: unknown, at: string, key: string, max: number, item: (entry: unknown, at: string) => void) {
+  const sections = array(value, `${at}['sections']`, 1, 10);
+  let total = 0;
+  sections.forEach((entry, i) => {
+    const sat = `${at}['sections'][${i}]`;
+    const section = object(entry, sat, ['title', key]);
+    if (sections.length > 1) string(section.title, `${sat}['title']`, 24);
+    else if (section.title !== undefined) string(section.title, `${sat}['title']`, 24);
+    const items = array(section[key], `${sat}['${key}']`, 1, max);
+    items.forEach((it, j) => item(it, `${sat}['${key}'][${j}]`));
+    total += items.length;
+  });
+  valid(total <= max, `Param ${at}['sections'] must hold at most ${max} ${key} in all.`);
+}
+
+const ACTIONS: Record<string, (action: Json, at: string) => void> = {
+  button(action, at) {
+    known(action, ['buttons'], at);
+    const buttons = array(action.buttons, `${at}['buttons']`, 1, 3);
     const ids = new Set<string>();
-    action.buttons.forEach((button, i) => {
-      const at = `interactive['action']['buttons'][${i}]`;
-      need(isObject(button) && button.type === 'reply' && isObject(button.reply), `Param ${at} must be {type: 'reply', reply: {id, title}}.`);
-      need(nonEmpty(button.reply.id, 256), `Param ${at}['reply']['id'] must be a non-empty string of at most 256 characters.`);
-      need(nonEmpty(button.reply.title, 20), `Param ${at}['reply']['title'] must be a non-empty string of at most 20 characters.`);
-      need(!ids.has(button.reply.id), `Param ${at}['reply']['id'] must be unique.`);
-      ids.add(button.reply.id);
+    const titles = new Set<string>();
+    buttons.forEach((entry, i) => {
+      const bat = `${at}['buttons'][${i}]`;
+      const button = object(entry, bat, ['type', 'reply']);
+      valid(button.type === 'reply', `Param ${bat}['type'] must be 'reply'.`);
+      const reply = object(button.reply, `${bat}['reply']`, ['id', 'title']);
+      const id = string(reply.id, `${bat}['reply']['id']`, 256);
+      const title = string(reply.title, `${bat}['reply']['title']`, 20);
+      valid(!ids.has(id) && !titles.has(title), `Param ${bat}['reply'] must have a unique id and title.`);
+      ids.add(id);
+      titles.add(title);
     });
-  } else if (type === 'list') {
-    need(nonEmpty(action.button, 20), "Param interactive['action']['button'] must be a non-empty string of at most 20 characters.");
-    const sections = action.sections;
-    need(Array.isArray(sections) && sections.length >= 1 && sections.length <= 10, "Param interactive['action']['sections'] must have 1 to 10 elements.");
-    let rows = 0;
-    sections.forEach((section, i) => {
-      const at = `interactive['action']['sections'][${i}]`;
-      need(isObject(section) && Array.isArray(section.rows) && section.rows.length > 0, `The parameter ${at}['rows'] is required.`);
-      if (sections.length > 1) need(nonEmpty(section.title, 24), `The parameter ${at}['title'] is required when there are several sections.`);
-      section.rows.forEach((row, j) => {
-        need(isObject(row) && nonEmpty(row.id, 200), `The parameter ${at}['rows'][${j}]['id'] is required.`);
-        need(nonEmpty(row.title, 24), `Param ${at}['rows'][${j}]['title'] must be a non-empty string of at most 24 characters.`);
-        need(row.description === undefined || (typeof row.description === 'string' && row.description.length <= 72), `Param ${at}['rows'][${j}]['description'] must be at most 72 characters.`);
-      });
-      rows += section.rows.length;
+  },
+  list(action, at) {
+    known(action, ['button', 'sections'], at);
+    string(action.button, `${at}['button']`, 20);
+    checkSections(action.sections, at, 'rows', 10, (entry, rat) => {
+      const row = object(entry, rat, ['id', 'title', 'description']);
+      string(row.id, `${rat}['id']`, 200);
+      string(row.title, `${rat}['title']`, 24);
+      if (row.description !== undefined) {
+        need(typeof row.description === 'string', `Param ${rat}['description'] must be a string.`);
+        valid(row.description.length <= 72, `Param ${rat}['description'] must be at most 72 characters.`);
+      }
     });
-    need(rows <= 10, "Param interactive['action']['sections'] must hold at most 10 rows in all.");
-  } else if (type === 'cta_url') {
-    need(action.name === 'cta_url', "Param interactive['action']['name'] must be 'cta_url'.");
-    need(isObject(action.parameters) && nonEmpty(action.parameters.display_text, 20), "Param interactive['action']['parameters']['display_text'] must be a non-empty string of at most 20 characters.");
-    need(isHttpUrl(action.parameters.url), "Param interactive['action']['parameters']['url'] must be an http(s) URL.");
-  } else if (type === 'location_request_message') {
-    need(action.name === 'send_location', "Param interactive['action']['name'] must be 'send_location'.");
-  } else if (type === 'address_message') {
-    need(action.name === 'address_message', "Param interactive['action']['name'] must be 'address_message'.");
-  } else if (type === 'catalog_message') {
-    need(action.name === 'catalog_message', "Param interactive['action']['name'] must be 'catalog_message'.");
-  } else if (type === 'product' || type === 'product_list') {
-    need(nonEmpty(action.catalog_id), "The parameter interactive['action']['catalog_id'] is required.");
-    if (type === 'product') need(nonEmpty(action.product_retailer_id), "The parameter interactive['action']['product_retailer_id'] is required.");
-    else need(Array.isArray(action.sections) && action.sections.length > 0, "The parameter interactive['action']['sections'] is required.");
-  } else if (type === 'carousel') {
-    need(Array.isArray(action.cards) && action.cards.length >= 1 && action.cards.length <= 10, "Param interactive['action']['cards'] must have 1 to 10 elements.");
+  },
+  cta_url: checkCta,
+  location_request_message(action, at) {
+    known(action, ['name'], at);
+    valid(action.name === 'send_location', `Param ${at}['name'] must be 'send_location'.`);
+  },
+  address_message(action, at) {
+    known(action, ['name', 'parameters'], at);
+    valid(action.name === 'address_message', `Param ${at}['name'] must be 'address_message'.`);
+    const parameters = object(action.parameters, `${at}['parameters']`, ['country', 'values', 'saved_addresses', 'validation_errors']);
+    present(parameters.country, `${at}['parameters']['country']`);
+    valid(ADDRESS_COUNTRIES.includes(String(parameters.country)), `Param ${at}['parameters']['country'] must be one of {${ADDRESS_COUNTRIES.join(', ')}}: address messages are not offered in ${String(parameters.country)}.`);
+    if (parameters.values !== undefined) {
+      const values = object(parameters.values, `${at}['parameters']['values']`, ADDRESS_FIELDS);
+      for (const [field, value] of Object.entries(values)) string(value, `${at}['parameters']['values']['${field}']`, field === 'in_pin_code' ? 6 : 512);
+    }
+  },
+  product(action, at) {
+    known(action, ['catalog_id', 'product_retailer_id'], at);
+    string(action.catalog_id, `${at}['catalog_id']`, 64);
+    string(action.product_retailer_id, `${at}['product_retailer_id']`, 100);
+  },
+  product_list(action, at) {
+    known(action, ['catalog_id', 'sections'], at);
+    string(action.catalog_id, `${at}['catalog_id']`, 64);
+    checkSections(action.sections, at, 'product_items', 30, (entry, pat) => {
+      string(object(entry, pat, ['product_retailer_id']).product_retailer_id, `${pat}['product_retailer_id']`, 100);
+    });
+  },
+  catalog_message(action, at) {
+    known(action, ['name', 'parameters'], at);
+    valid(action.name === 'catalog_message', `Param ${at}['name'] must be 'catalog_message'.`);
+    const parameters = object(action.parameters, `${at}['parameters']`, ['thumbnail_product_retailer_id']);
+    if (parameters.thumbnail_product_retailer_id !== undefined) string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
+  },
+  carousel(action, at) {
+    known(action, ['cards'], at);
+    const cards = array(action.cards, `${at}['cards']`, 2, 10);
+    let first: string | undefined;
+    cards.forEach((entry, i) => {
+      const cat = `${at}['cards'][${i}]`;
+      const kind = checkCard(entry, cat, i);
+      first ??= kind;
+      valid(kind === first, `Param ${cat} must be like the first card (${first}), not ${kind}: every card has the same kind and number of buttons.`);
+    });
+  },
+  flow(action, at) {
+    known(action, ['name', 'parameters'], at);
+    valid(action.name === 'flow', `Param ${at}['name'] must be 'flow'.`);
+    present(action.parameters, `${at}['parameters']`);
+  },
+};
+
+/** Checks one carousel card; answers its kind ("cta_url", "product", or "quick_reply×N"). */
+function checkCard(entry: unknown, at: string, index: number): string {
+  need(isObject(entry), `Param ${at} must be an object.`);
+  present(entry.card_index, `${at}['card_index']`);
+  valid(entry.card_index === index, `Param ${at}['card_index'] must be ${index}.`);
+  if (entry.type === 'product') {
+    known(entry, ['card_index', 'type', 'action'], at);
+    const action = object(entry.action, `${at}['action']`, ['product_retailer_id', 'catalog_id']);
+    string(action.product_retailer_id, `${at}['action']['product_retailer_id']`, 100);
+    string(action.catalog_id, `${at}['action']['catalog_id']`, 64);
+    return 'product';
   }
+  valid(entry.type === undefined || entry.type === 'cta_url', `Param ${at}['type'] must be 'cta_url' or 'product' (none for quick-reply cards).`);
+  known(entry, ['card_index', 'type', 'header', 'body', 'action'], at);
+  checkHeader(entry.header, `${at}['header']`, ['image', 'video']);
+  if (entry.body !== undefined) string(object(entry.body, `${at}['body']`, ['text']).text, `${at}['body']['text']`, 160);
+  present(entry.action, `${at}['action']`);
+  need(isObject(entry.action), `Param ${at}['action'] must be an object.`);
+  if (entry.type === 'cta_url') {
+    checkCta(entry.action, `${at}['action']`);
+    return 'cta_url';
+  }
+  known(entry.action, ['buttons'], `${at}['action']`);
+  const buttons = array(entry.action.buttons, `${at}['action']['buttons']`, 1, 2);
+  buttons.forEach((b, j) => {
+    const bat = `${at}['action']['buttons'][${j}]`;
+    const button = object(b, bat, ['type', 'quick_reply']);
+    valid(button.type === 'quick_reply', `Param ${bat}['type'] must be 'quick_reply'.`);
+    const reply = object(button.quick_reply, `${bat}['quick_reply']`, ['id', 'title']);
+    string(reply.id, `${bat}['quick_reply']['id']`, 256);
+    string(reply.title, `${bat}['quick_reply']['title']`, 20);
+  });
+  return `quick_reply×${buttons.length}`;
 }

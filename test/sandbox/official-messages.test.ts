@@ -145,25 +145,28 @@ test('recipient ending 0429 is refused with 130429 on the first attempt only; th
   assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
 });
 
-test('native bodies the provider would refuse are answered with code 100', async () => {
+test('native bodies the provider would refuse are answered with its error codes', async () => {
   const to = '15551234567';
-  const cases: Array<[string, unknown]> = [
-    ['not an object', ['x']],
-    ['no messaging_product', { to, type: 'text', text: { body: 'x' } }],
-    ['wrong messaging_product', { messaging_product: 'sms', to, type: 'text', text: { body: 'x' } }],
-    ['no recipient', { messaging_product: 'whatsapp', type: 'text', text: { body: 'x' } }],
-    ['recipient not a number', { messaging_product: 'whatsapp', to: 'bob', type: 'text', text: { body: 'x' } }],
-    ['unknown type', { messaging_product: 'whatsapp', to, type: 'fax', fax: {} }],
-    ['type object missing', { messaging_product: 'whatsapp', to, type: 'image', text: { body: 'x' } }],
-    ['empty text body', { messaging_product: 'whatsapp', to, type: 'text', text: { body: '   ' } }],
-    ['text body as a bare string', { messaging_product: 'whatsapp', to, type: 'text', text: 'hello' }],
-    ['media with neither link nor id', { messaging_product: 'whatsapp', to, type: 'image', image: { caption: 'x' } }],
-    ['media link not a URL', { messaging_product: 'whatsapp', to, type: 'document', document: { link: 'not a url' } }],
-    ['location without longitude', { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: 1 } }],
-    ['contact without a formatted name', { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ phones: [{ phone: '1' }] }] }],
-    ['reaction without a message id', { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { emoji: 'x' } }],
-    ['template without a name', { messaging_product: 'whatsapp', to, type: 'template', template: { language: { code: 'en_US' } } }],
-    ['template without a language code', { messaging_product: 'whatsapp', to, type: 'template', template: { name: 'x', language: {} } }],
+  // 100: not an object, an unknown field or a value of the wrong kind; 131008: a required parameter
+  // is absent; 131009: a parameter's value is not one the provider accepts.
+  const cases: Array<[string, unknown, number]> = [
+    ['not an object', ['x'], 100],
+    ['no messaging_product', { to, type: 'text', text: { body: 'x' } }, 131008],
+    ['wrong messaging_product', { messaging_product: 'sms', to, type: 'text', text: { body: 'x' } }, 131009],
+    ['no recipient', { messaging_product: 'whatsapp', type: 'text', text: { body: 'x' } }, 131008],
+    ['recipient not a number', { messaging_product: 'whatsapp', to: 'bob', type: 'text', text: { body: 'x' } }, 131009],
+    ['unknown type', { messaging_product: 'whatsapp', to, type: 'fax', fax: {} }, 131009],
+    ['type object missing', { messaging_product: 'whatsapp', to, type: 'image' }, 131008],
+    ['another type’s object', { messaging_product: 'whatsapp', to, type: 'image', text: { body: 'x' } }, 100],
+    ['empty text body', { messaging_product: 'whatsapp', to, type: 'text', text: { body: '   ' } }, 131009],
+    ['text body as a bare string', { messaging_product: 'whatsapp', to, type: 'text', text: 'hello' }, 100],
+    ['media with neither link nor id', { messaging_product: 'whatsapp', to, type: 'image', image: { caption: 'x' } }, 131008],
+    ['media link not a URL', { messaging_product: 'whatsapp', to, type: 'document', document: { link: 'not a url' } }, 131009],
+    ['location without longitude', { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: 1 } }, 131008],
+    ['contact without a name', { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ phones: [{ phone: '1' }] }] }, 131008],
+    ['reaction without a message id', { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { emoji: 'x' } }, 131008],
+    ['template without a name', { messaging_product: 'whatsapp', to, type: 'template', template: { language: { code: 'en_US' } } }, 131008],
+    ['template without a language code', { messaging_product: 'whatsapp', to, type: 'template', template: { name: 'x', language: {} } }, 131008],
     [
       'four reply buttons',
       {
@@ -176,17 +179,18 @@ test('native bodies the provider would refuse are answered with code 100', async
           action: { buttons: [1, 2, 3, 4].map((i) => ({ type: 'reply', reply: { id: `b${i}`, title: `B${i}` } })) },
         },
       },
+      131009,
     ],
-    ['interactive without a body', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'button', action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } } }],
-    ['list without sections', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } } }],
-    ['mark-as-read without message_id', { messaging_product: 'whatsapp', status: 'read' }],
+    ['interactive without a body', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'button', action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } } }, 131008],
+    ['list without sections', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } } }, 131008],
+    ['mark-as-read without message_id', { messaging_product: 'whatsapp', status: 'read' }, 131008],
   ];
-  for (const [name, body] of cases) {
+  for (const [name, body, code] of cases) {
     const res = await send(body);
     assert.equal(res.status, 400, `${name}: ${res.text}`);
-    assert.equal(res.body.error.code, 100, name);
+    assert.equal(res.body.error.code, code, `${name}: ${res.text}`);
     assert.equal(res.body.error.type, 'OAuthException', name);
-    assert.match(res.body.error.message, /^\(#100\) /, name);
+    assert.match(res.body.error.message, new RegExp(`^\\(#${code}\\) `), name);
   }
   const malformed = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer: number.accessToken, rawBody: '{"messaging_product":' });
   assert.equal(malformed.status, 400);
@@ -255,4 +259,63 @@ test('the sandbox routes stay out of the OpenAPI document', async () => {
   const res = await request(server, 'GET', '/v1/openapi.json');
   assert.equal(res.status, 200);
   assert.ok(!Object.keys(res.body.paths).some((p) => p.startsWith('/sandbox')));
+});
+
+test('shapes the provider refuses and the sandbox once let through are refused with the provider’s code and error body', async () => {
+  const to = '15551234567';
+  const interactive = (body: Record<string, unknown>) => ({ messaging_product: 'whatsapp', to, type: 'interactive', interactive: body });
+  const img = { type: 'image', image: { link: 'https://example.com/a.png' } };
+  const urlCard = (i: number) => ({ card_index: i, type: 'cta_url', header: img, action: { name: 'cta_url', parameters: { display_text: 'Buy', url: 'https://example.com' } } });
+  const replyCard = (i: number, n = 1) => ({
+    card_index: i,
+    header: img,
+    action: { buttons: Array.from({ length: n }, (_, j) => ({ type: 'quick_reply', quick_reply: { id: `q${i}${j}`, title: `Q${j}` } })) },
+  });
+  const section = { title: 'S', product_items: [{ product_retailer_id: 'a' }] };
+  const cases: Array<[string, unknown, number, RegExp]> = [
+    ['an unknown top-level field', { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x' }, priority: 'high' }, 100, /priority/],
+    ['an unknown field inside the object', { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x', colour: 'red' } }, 100, /colour/],
+    [
+      'multi-product sections with product_retailer_ids',
+      interactive({ type: 'product_list', header: { type: 'text', text: 'h' }, body: { text: 'b' }, action: { catalog_id: 'c', sections: [{ title: 'S', product_retailer_ids: ['a'] }] } }),
+      100,
+      /product_retailer_ids/,
+    ],
+    ['a multi-product message without a header', interactive({ type: 'product_list', body: { text: 'b' }, action: { catalog_id: 'c', sections: [section] } }), 131008, /header/],
+    ['a catalog message without parameters', interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message' } }), 131008, /parameters/],
+    [
+      'a list with an image header',
+      interactive({ type: 'list', header: img, body: { text: 'b' }, action: { button: 'Open', sections: [{ title: 'T', rows: [{ id: 'r', title: 'R' }] }] } }),
+      131009,
+      /header/,
+    ],
+    ['a carousel mixing button kinds across cards', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [urlCard(0), replyCard(1)] } }), 131009, /cards'\]\[1\]/],
+    ['a carousel with different quick-reply counts', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [replyCard(0, 2), replyCard(1, 1)] } }), 131009, /cards'\]\[1\]/],
+    ['a one-card carousel', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [urlCard(0)] } }), 131009, /cards/],
+    ['a carousel card typed quick_reply', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [{ ...replyCard(0), type: 'quick_reply' }, replyCard(1)] } }), 131009, /type/],
+    ['a carousel with a header', interactive({ type: 'carousel', header: { type: 'text', text: 'h' }, body: { text: 'b' }, action: { cards: [urlCard(0), urlCard(1)] } }), 131009, /header/],
+    [
+      'an address message outside India',
+      interactive({ type: 'address_message', body: { text: 'b' }, action: { name: 'address_message', parameters: { country: 'US' } } }),
+      131009,
+      /country/,
+    ],
+    [
+      'a contact phone of type CELL',
+      { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ name: { formatted_name: 'Ana' }, phones: [{ phone: '+15550001111', type: 'CELL' }] }] },
+      131009,
+      /phones'\]\[0\]\['type'\]/,
+    ],
+  ];
+  for (const [name, body, code, names] of cases) {
+    const res = await send(body);
+    assert.equal(res.status, 400, `${name}: ${res.text}`);
+    assert.equal(res.body.error.code, code, `${name}: ${res.text}`);
+    const { error } = res.body;
+    assert.deepEqual(Object.keys(error).sort(), ['code', 'error_data', 'fbtrace_id', 'message', 'type'], name);
+    assert.equal(error.type, 'OAuthException');
+    assert.equal(error.error_data.messaging_product, 'whatsapp');
+    assert.match(error.error_data.details, names, `${name}: the details name the parameter`);
+    assert.match(error.fbtrace_id, /\S/);
+  }
 });

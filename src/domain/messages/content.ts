@@ -4,10 +4,31 @@
  */
 import { z } from 'zod';
 import type { FieldError } from '../errors.ts';
-import { invalid } from '../errors.ts';
+import { DomainError, invalid } from '../errors.ts';
 import type { MessageType } from '../channels/capabilities.ts';
 
 type Json = Record<string, unknown>;
+
+/** The kinds of phone number a shared contact card may name (the provider's enum). */
+const PHONE_TYPES = ['HOME', 'WORK'] as const;
+/** Countries address messages are offered in (the provider's documentation: India only). */
+const ADDRESS_COUNTRIES = ['IN'] as const;
+/** The fields an address message may prefill, with their documented length limits. */
+const ADDRESS_FIELDS: Record<string, number> = {
+  name: 512,
+  phone_number: 512,
+  in_pin_code: 6,
+  house_number: 512,
+  floor_number: 512,
+  tower_number: 512,
+  building_name: 512,
+  address: 512,
+  landmark_area: 512,
+  city: 512,
+  state: 512,
+};
+/** Products a multi-product message may show across all its sections. */
+const MULTI_PRODUCT_MAX = 30;
 
 const nonEmpty = (max: number) => z.string().trim().min(1).max(max);
 /** Media must be fetched over https; whether the host is public is checked by the worker (DNS). */
@@ -51,7 +72,12 @@ const location = z
 const locationRequest = z.object({ body: nonEmpty(1024) }).strict();
 
 const contact = z
-  .object({ full_name: nonEmpty(256), phone: z.string().trim().min(3).max(40), organization: z.string().max(256).optional() })
+  .object({
+    full_name: nonEmpty(256),
+    phone: z.string().trim().min(3).max(40),
+    phone_type: z.string().max(16).optional().meta({ description: `What the number is: ${PHONE_TYPES.join(' or ')} (the kinds the provider knows)` }),
+    organization: z.string().max(256).optional(),
+  })
   .strict();
 
 const reaction = z
@@ -175,7 +201,8 @@ const singleProduct = z
 const multiProduct = z
   .object({
     catalog_id: nonEmpty(64),
-    header: nonEmpty(60),
+    // Required, but checked with the provider's rules below (a 422 that names it).
+    header: nonEmpty(60).optional(),
     body: nonEmpty(1024),
     footer: footer.optional(),
     sections: z
@@ -191,7 +218,7 @@ const address = z
   .object({
     body: nonEmpty(1024),
     country: z.string().regex(/^[A-Z]{2}$/, { error: 'an ISO 3166 alpha-2 country code, e.g. IN' }),
-    values: z.record(z.string(), z.string().max(512)).optional().meta({ description: 'Prefilled fields (name, phone_number, in_pin_code, house_number, floor_number, tower_number, building_name, address, landmark_area, city, state)' }),
+    values: z.record(z.string(), z.string().max(512)).optional().meta({ description: `Prefilled fields (${Object.keys(ADDRESS_FIELDS).join(', ')})` }),
   })
   .strict();
 
@@ -257,6 +284,61 @@ export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
+const refusal = (pointer: string, message: string): FieldError => ({ pointer, location: 'body', message });
+
+/**
+ * Rules the providers hold well-formed content to (the official API's, the strictest): content that
+ * breaks one is refused at accept (422) rather than failing at the provider later.
+ */
+const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[]>> = {
+  list(content) {
+    const header = content.header as Json | string | undefined;
+    if (header && typeof header === 'object' && header.type !== 'text') {
+      return [refusal('/content/header/type', `a list may only have a text header, not ${String(header.type)}`)];
+    }
+    return [];
+  },
+  media_carousel(content) {
+    const cards = content.cards as Array<{ buttons: Array<{ type: string }> }>;
+    const kindOf = (buttons: Array<{ type: string }>) => (buttons.every((b) => b.type === 'url') ? 'url' : buttons.every((b) => b.type === 'quick_reply') ? 'quick_reply' : 'mixed');
+    const errors: FieldError[] = [];
+    const first = cards[0]!.buttons;
+    cards.forEach((card, i) => {
+      const kind = kindOf(card.buttons);
+      const at = `/content/cards/${i}/buttons`;
+      if (kind === 'mixed') errors.push(refusal(at, 'a card has either one url button or quick_reply buttons, not both'));
+      else if (kind === 'url' && card.buttons.length !== 1) errors.push(refusal(at, 'a card has exactly one url button'));
+      else if (i > 0 && (kind !== kindOf(first) || card.buttons.length !== first.length)) {
+        errors.push(refusal(at, `every card must have the same buttons as the first (${first.length} ${kindOf(first)}), here ${card.buttons.length} ${kind}`));
+      }
+    });
+    return errors;
+  },
+  address(content) {
+    const errors: FieldError[] = [];
+    if (!(ADDRESS_COUNTRIES as readonly string[]).includes(String(content.country))) {
+      errors.push(refusal('/content/country', `address messages are offered only in ${ADDRESS_COUNTRIES.join(', ')}, not ${String(content.country)}`));
+    }
+    for (const [field, value] of Object.entries((content.values as Record<string, string> | undefined) ?? {})) {
+      const max = ADDRESS_FIELDS[field];
+      if (max === undefined) errors.push(refusal(`/content/values/${field}`, `not an address field (${Object.keys(ADDRESS_FIELDS).join(', ')})`));
+      else if (value.length > max) errors.push(refusal(`/content/values/${field}`, `at most ${max} characters`));
+    }
+    return errors;
+  },
+  contact(content) {
+    if (content.phone_type === undefined || (PHONE_TYPES as readonly string[]).includes(String(content.phone_type))) return [];
+    return [refusal('/content/phone_type', `must be ${PHONE_TYPES.join(' or ')}, not ${String(content.phone_type)}`)];
+  },
+  multi_product(content) {
+    const errors: FieldError[] = [];
+    if (content.header === undefined) errors.push(refusal('/content/header', 'a multi-product message needs a header (text, up to 60 characters)'));
+    const count = (content.sections as Array<{ product_retailer_ids: string[] }>).reduce((n, s) => n + s.product_retailer_ids.length, 0);
+    if (count > MULTI_PRODUCT_MAX) errors.push(refusal('/content/sections', `at most ${MULTI_PRODUCT_MAX} products across all sections, here ${count}`));
+    return errors;
+  },
+};
+
 /** Resolves the spec's aliases so one schema per type can check the result. */
 function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: FieldError[] } {
   const content: Json = { ...raw };
@@ -284,6 +366,8 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
       errors.push({ pointer: '/content/media_type', location: 'body', message: `media_type ${content.media_type} does not match type ${type}` });
     }
   }
+  // Stored as the provider spells it.
+  if (type === 'contact' && typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',
@@ -294,14 +378,19 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
   return { content, errors };
 }
 
-/** Validates and normalizes `content` for `type`; throws `invalid` listing every bad field. */
+const describe = (errors: FieldError[]) => errors.map((f) => `${f.pointer.slice(9) || 'content'}: ${f.message}`).join('; ');
+
+/**
+ * Validates and normalizes `content` for `type`; throws `invalid` listing every malformed field, or
+ * `unsupported` listing the fields well-formed content breaks the providers' rules with.
+ */
 export function parseContent(type: MessageType, raw: unknown): Json {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw invalid('content must be an object', [{ pointer: '/content', location: 'body', message: 'must be an object' }]);
   }
   const { content, errors } = resolveAliases(type, raw as Json);
   if (errors.length > 0) {
-    throw invalid(`content is invalid: ${errors.map((e) => `${e.pointer.slice(9) || 'content'}: ${e.message}`).join('; ')}`, errors);
+    throw invalid(`content is invalid: ${describe(errors)}`, errors);
   }
   const parsed = CONTENT_SCHEMAS[type].safeParse(content);
   if (!parsed.success) {
@@ -310,7 +399,11 @@ export function parseContent(type: MessageType, raw: unknown): Json {
       location: 'body',
       message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
     }));
-    throw invalid(`content of a ${type} message is invalid: ${fieldErrors.map((f) => `${f.pointer.slice(9) || 'content'}: ${f.message}`).join('; ')}`, fieldErrors);
+    throw invalid(`content of a ${type} message is invalid: ${describe(fieldErrors)}`, fieldErrors);
+  }
+  const refused = PROVIDER_RULES[type]?.(parsed.data) ?? [];
+  if (refused.length > 0) {
+    throw new DomainError('unsupported', `content of a ${type} message cannot be sent: ${describe(refused)}`, { fieldErrors: refused });
   }
   return parsed.data;
 }

@@ -126,10 +126,11 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
 /** Provider faults after which the provider may or may not have the send (bytes went out, no answer came). */
 const LOST_ANSWER = new Set(['timeout', 'network_error']);
 
-async function markSent(deps: DispatchDeps, row: MessageRow, providerMessageId: string): Promise<void> {
+/** Records an accepted send; without a provider id (a read receipt) the row keeps none. */
+async function markSent(deps: DispatchDeps, row: MessageRow, providerMessageId: string | undefined): Promise<void> {
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
-    await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
+    if (providerMessageId) await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
     await advanceStatus(tx, { ...row, providerMessageId: null }, 'sent', now, now, { providerMessageId });
   });
 }

@@ -83,7 +83,8 @@ export function toNativeBody(message: OutboundMessage): Json {
         contacts: [
           {
             name: { formatted_name: c.full_name, first_name: String(c.full_name ?? '').split(' ')[0] },
-            phones: [{ phone: c.phone, type: 'CELL' }],
+            // The provider's phone types are HOME and WORK only; without one given, none is sent.
+            phones: [{ phone: c.phone, ...(str(c.phone_type) ? { type: c.phone_type } : {}) }],
             ...(str(c.organization) ? { org: { company: c.organization } } : {}),
           },
         ],
@@ -105,11 +106,18 @@ export function toNativeBody(message: OutboundMessage): Json {
     case 'single_product':
       return interactive('product', c, { catalog_id: c.catalog_id, product_retailer_id: c.product_retailer_id });
     case 'multi_product':
-      return interactive('product_list', c, { catalog_id: c.catalog_id, sections: c.sections });
+      return interactive('product_list', c, {
+        catalog_id: c.catalog_id,
+        sections: (c.sections as Array<{ title: string; product_retailer_ids: string[] }>).map((s) => ({
+          title: s.title,
+          product_items: s.product_retailer_ids.map((id) => ({ product_retailer_id: id })),
+        })),
+      });
     case 'catalog':
+      // parameters is always sent; without a thumbnail the provider shows the catalog's first product.
       return interactive('catalog_message', c, {
         name: 'catalog_message',
-        ...(str(c.thumbnail_product_retailer_id) ? { parameters: { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } } : {}),
+        parameters: str(c.thumbnail_product_retailer_id) ? { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } : {},
       });
     case 'media_carousel':
       return interactive('carousel', c, {
@@ -119,7 +127,8 @@ export function toNativeBody(message: OutboundMessage): Json {
           const first = buttons[0]!;
           return {
             card_index: index,
-            type: first.type === 'url' ? 'cta_url' : 'quick_reply',
+            // Only a URL-button card names its type; quick-reply cards carry none.
+            ...(first.type === 'url' ? { type: 'cta_url' } : {}),
             header: { type: kind, [kind]: { link: card.media_url } },
             ...(card.body ? { body: text(card.body) } : {}),
             action:
@@ -208,7 +217,12 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
         body: toNativeRequest(message),
       });
       if (!result.ok) return result;
-      if (message.type === 'mark_as_read') return { ok: true, value: { providerMessageId: String(message.content.message_id) } };
+      // The provider answers a read receipt with {success: true}: it is no message of its own, and
+      // the id it names belongs to the customer's message.
+      if (message.type === 'mark_as_read') {
+        if (result.value.success !== true) return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
+        return { ok: true, value: {} };
+      }
       const id = result.value.messages?.[0]?.id;
       if (!id) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a message id', retryable: true } };
       return { ok: true, value: { providerMessageId: id } };
