@@ -55,11 +55,16 @@ async function route(db: Db, platform: Platform, events: InboundEvent[], logger:
   return routed;
 }
 
+/** A per-channel path: the channel's own events; others (another number of the same app) are not its to apply. */
+function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
+  const own = events.filter((e) => isForChannel(e, channel));
+  if (own.length < events.length) logger.warn({ channel_id: channel.id, dropped: events.length - own.length }, 'provider webhook events for another channel on a per-channel path');
+  return new Map([[channel.id, { channel, events: own }]]);
+}
+
 /** Stores the delivery's events for each channel they concern, with their jobs. Returns how many rows were stored (a retried delivery id stores none). */
 export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDelivery): Promise<{ stored: number }> {
-  const routed = input.channel
-    ? new Map([[input.channel.id, { channel: input.channel, events: input.events.filter((e) => isForChannel(e, input.channel!)) }]])
-    : await route(deps.db, input.platform, input.events, deps.logger);
+  const routed = input.channel ? only(input.channel, input.events, deps.logger) : await route(deps.db, input.platform, input.events, deps.logger);
   const deliveries = [...routed.values()].filter((d) => d.events.length > 0);
   if (deliveries.length === 0) return { stored: 0 };
   return deps.db.transaction(async (tx) => {

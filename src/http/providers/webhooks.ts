@@ -13,7 +13,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
 import { connectionOf, findChannel, type ChannelRow } from '../../domain/channels/channels.ts';
-import { acceptInboundDelivery, isForChannel } from '../../domain/inbound/accept.ts';
+import { acceptInboundDelivery } from '../../domain/inbound/accept.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
@@ -132,7 +132,6 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
         throw new DomainError('unauthenticated', `invalid or missing ${inbound.signatureHeader}`);
       }
       const events = inbound.normalize(parseJson(raw));
-      if (only && events.some((e) => !isForChannel(e, only))) throw new DomainError('invalid', 'the delivery reports on another channel');
       const deliveryId = inbound.deliveryIdHeader ? header(request.headers[inbound.deliveryIdHeader]) : undefined;
       await acceptInboundDelivery(acceptDeps, { platform, events, ...(only ? { channel: only } : {}), ...(deliveryId ? { deliveryId } : {}) });
       return { received: true };
@@ -146,7 +145,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           tags: ['provider webhooks'],
           summary: 'Official provider: event webhook',
           description:
-            'The provider POSTs message, status and template events here. `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is checked before the body is parsed; 401 when it does not match. Answers 200 once the delivery is stored.',
+            'The provider POSTs message, status, template, account and number-quality events here. `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is checked before the body is parsed; 401 when it does not match. Answers 200 once the delivery is stored.',
           security: [],
           response: { 200: ACK, ...errorResponses([400, 401]) },
         },
