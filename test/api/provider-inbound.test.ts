@@ -116,6 +116,10 @@ test('a customer who changed number keeps their contact and conversation under t
   const newNumber = '4915112349999';
   const first = await customerSends(oldNumber, { type: 'text', text: { body: 'hi' } });
   const contactId = first.contact_id as string;
+  // The new number was someone's before (numbers are reassigned): that record loses it.
+  const previous = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { phone_number: `+${newNumber}`, name: 'Previous owner' } });
+  assert.ok(previous.status < 300, previous.text);
+  const previousId = (previous.body.data ?? previous.body).id as string;
   await deliver([
     messagesValue([{ from: oldNumber, id: 'wamid.system.1', timestamp: ts(), type: 'system', system: { body: `User Sheena changed from ${oldNumber} to ${newNumber}`, wa_id: newNumber, type: 'user_changed_number' } }], false),
   ]);
@@ -133,6 +137,10 @@ test('a customer who changed number keeps their contact and conversation under t
   const conversation = (await request(server, 'GET', `/v1/conversations/${first.conversation_id}`, { key: server.apiKey })).body.data;
   assert.equal(conversation.peer_phone, newNumber);
   assert.ok((await eventsOf(server, 'contact.updated')).some((e) => e.payload.contact_id === contactId));
+  const before = (await request(server, 'GET', `/v1/contacts/${previousId}`, { key: server.apiKey })).body;
+  assert.equal((before.data ?? before).phone_number, null);
+  const theirs = (await request(server, 'GET', `/v1/contacts/${previousId}/identities`, { key: server.apiKey })).body;
+  assert.deepEqual((theirs.data ?? theirs) as unknown[], []);
 
   const next = await customerSends(newNumber, { type: 'text', text: { body: 'new phone, same me' } });
   assert.equal(next.contact_id, contactId);
