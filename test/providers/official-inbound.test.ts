@@ -105,6 +105,8 @@ test('interactive button, list and flow (nfm) replies and quick-reply buttons ke
   assert.equal(address.content.name, 'address_message');
   const broken = inbound({ type: 'interactive', context, interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: 'not json' } } });
   assert.equal(broken.content.response_json, 'not json', 'a response that is not JSON is kept as sent');
+  const nul = inbound({ type: 'interactive', context, interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: '{"note":"a\\u0000b"}' } } });
+  assert.deepEqual(nul.content.response_json, { note: 'a\uFFFDb' }, 'text the database cannot store is replaced, as in the body');
   const quick = inbound({ type: 'button', context, button: { payload: 'Unsubscribe', text: 'Unsubscribe' } });
   assert.equal(quick.type, 'interactive');
   assert.deepEqual(quick.content, { type: 'button_reply', id: 'Unsubscribe', title: 'Unsubscribe' });

@@ -6,6 +6,7 @@
  * The mapping of account and quality reports to channel health is in docs/channels.md.
  */
 import type { InboundEvent, ProviderInbound } from '../provider.ts';
+import { toStorableJson } from '../../lib/text.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { templateStatusName } from './adapter.ts';
 
@@ -34,13 +35,19 @@ function pick(source: unknown, keys: readonly string[]): Json {
   return Object.fromEntries(keys.filter((k) => source[k] !== undefined && source[k] !== null).map((k) => [k, source[k]]));
 }
 
+/** Deep enough for any form, and well inside what a stored delivery may nest (lib/text.ts). */
+const RESPONSE_DEPTH = 16;
+
 const REFERRAL_FIELDS = ['source_url', 'source_id', 'source_type', 'headline', 'body', 'media_type', 'image_url', 'video_url', 'thumbnail_url', 'ctwa_clid', 'welcome_message'];
 
-/** response_json of a flow or address reply, parsed (kept as the string the provider sent when it is not JSON). */
+/**
+ * response_json of a flow or address reply, parsed (kept as the string the provider sent when it is
+ * not JSON, or nests too deep to store); text the database cannot store becomes U+FFFD, as in the body.
+ */
 function parsedResponse(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
   try {
-    return JSON.parse(raw) as unknown;
+    return toStorableJson(JSON.parse(raw) as unknown, RESPONSE_DEPTH) ?? raw;
   } catch {
     return raw;
   }
