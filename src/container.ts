@@ -30,7 +30,8 @@ import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
-import { createMessageSink, type InboundContactResolver } from './domain/messages/provider-sink.ts';
+import { createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
+import { changeContactNumber } from './domain/contacts/number-change.ts';
 import type { WebhookDeps } from './domain/webhooks/deps.ts';
 import type { TargetPolicy } from './lib/safe-fetch.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
@@ -51,7 +52,7 @@ export type Container = {
   /** API keys, cached in the process and forgotten when any key is withdrawn. */
   apiKeys: ApiKeyAuthenticator;
   /** CRM rules on sending (consent, suppression) and on inbound senders (contact resolution). */
-  crm: { sendPolicy?: SendPolicy; resolveInboundContact?: InboundContactResolver };
+  crm: { sendPolicy?: SendPolicy; resolveInboundContact: InboundContactResolver };
   /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
   webhookEngine: WebhookEngine;
   /** Sends accepted messages in the worker role (started by queue.work, stopped by queue.stop). */
@@ -121,7 +122,14 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
         'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
-        'provider.inbound': providerInboundHandler(container, createMessageSink({ resolveContact: crm.resolveInboundContact, now: () => clock.now() })),
+        'provider.inbound': providerInboundHandler({
+          db: database.db,
+          clock,
+          logger,
+          inbound: (platform) => providers.get(platform).inbound,
+          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact }),
+          changeNumber: changeContactNumber,
+        }),
         'channel.watchdog': channelWatchdogHandler(container),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),

@@ -38,8 +38,15 @@ export async function pairedGatewayChannel(server: TestServer, name = 'Gateway')
 }
 
 /** A customer writes to the channel (through the sandbox and the provider's own webhook); waits until stored. */
-export async function customerWrites(server: TestServer, channelId: string, from: string, type = 'text', content: Record<string, unknown> = { body: 'hello' }) {
-  const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from, type, content } });
+export async function customerWrites(
+  server: TestServer,
+  channelId: string,
+  from: string,
+  type = 'text',
+  content: Record<string, unknown> = { body: 'hello' },
+  extra: { reply_to?: string; name?: string } = {},
+) {
+  const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from, type, content, ...extra } });
   assert.ok(res.status < 300, res.text);
   const providerId = res.body.provider_message_id as string;
   return eventually('the inbound message', async () => {

@@ -80,9 +80,23 @@ export type SendGuarantees = {
   idempotentResend: boolean;
 };
 
+/**
+ * A provider's inbound half (its inbound.ts): checks a delivery's signature over the raw body, then
+ * normalizes it into Parley's events, once, on receipt.
+ */
+export type ProviderInbound = {
+  /** The request header carrying the signature (lower-case). */
+  signatureHeader: string;
+  /** The request header carrying the provider's own delivery id, where it sends one: retries are stored once. */
+  deliveryIdHeader?: string;
+  verify(rawBody: Buffer, signature: string | undefined, secrets: readonly string[]): boolean;
+  normalize(payload: unknown): InboundEvent[];
+};
+
 export interface ProviderAdapter {
   readonly platform: Platform;
   readonly sends: SendGuarantees;
+  readonly inbound: ProviderInbound;
   /**
    * Sends one message. `providerMessageId` is the provider's id for it; absent when the provider
    * gives the request no message of its own (the official mark-as-read answers `{success: true}`).
@@ -109,7 +123,11 @@ export interface ProviderAdapter {
   logout?(connection: ChannelConnection): Promise<Result<{ status: string }>>;
 }
 
-/** Events a provider reports, normalized. `ref` routes them to a channel (phone_number_id or session id). */
+/**
+ * Events a provider reports, normalized. Most name their channel by `ref` (the phone_number_id or the
+ * gateway session); reports about a business account name it by `account`, and one of its numbers by
+ * `phone` (display digits) where they say which.
+ */
 export type InboundEvent =
   | {
       kind: 'message.status';
@@ -135,13 +153,46 @@ export type InboundEvent =
       replyTo?: string;
     }
   | {
-      kind: 'template.status';
+      /** The customer now writes from another number (no chat message: the contact's identity moves). */
+      kind: 'contact.number_changed';
       ref: string;
+      providerMessageId: string;
+      /** The old and the new number: international digits without `+`. */
+      from: string;
+      to: string;
+      timestamp: Date;
+      /** The provider's own words, where it gives them. */
+      description?: string;
+    }
+  | {
+      kind: 'template.status';
+      account: string;
       providerTemplateId: string;
       name?: string;
       language?: string;
       status: string;
       reason?: string;
+      /** Upper-case, as the provider names it (MARKETING, UTILITY, AUTHENTICATION), where the report gives it. */
+      category?: string;
+    }
+  | {
+      kind: 'template.category';
+      account: string;
+      providerTemplateId: string;
+      name?: string;
+      language?: string;
+      /** The template's category now (upper-case). */
+      category: string;
+    }
+  | {
+      /** The provider's quality score of a template (not stored: kept for the log). */
+      kind: 'template.quality';
+      account: string;
+      providerTemplateId: string;
+      name?: string;
+      language?: string;
+      quality: string;
+      previousQuality?: string;
     }
   | {
       kind: 'channel.status';
@@ -151,5 +202,22 @@ export type InboundEvent =
       reasonCode?: string;
       phone?: string;
       /** When the provider says the change happened, where it says so: reports can arrive out of order. */
+      timestamp?: Date;
+    }
+  | {
+      /**
+       * A report on the health of a business account or one of its numbers. `blocked`: the number cannot
+       * send (the channel moves to `error`); `degraded`: it can, and the warning is kept as the channel's
+       * last error; `restored`: a block was lifted (an `error` channel whose last move was one of the
+       * `lifts` codes returns to `connected`).
+       */
+      kind: 'channel.health';
+      account: string;
+      phone?: string;
+      effect: 'blocked' | 'degraded' | 'restored';
+      /** The provider's own name of what happened (e.g. DISABLED_UPDATE/DISABLE, FLAGGED). */
+      code: string;
+      message: string;
+      lifts?: string[];
       timestamp?: Date;
     };

@@ -184,7 +184,7 @@ export function createCallbacks(ctx: SandboxContext) {
       if (message.type === 'text') entry.text = { body: content.body };
       else if (message.type === 'interactive') {
         const kind = content.type as string;
-        entry.interactive = { type: kind, [kind]: { id: content.id, title: content.title } };
+        entry.interactive = { type: kind, [kind]: { id: content.id, title: content.title, ...(content.description !== undefined ? { description: content.description } : {}) } };
       } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
       else if (message.type === 'image') {
         const media = await loadMedia(db, stored.media_id!);
@@ -250,6 +250,7 @@ export function createCallbacks(ctx: SandboxContext) {
                 message_template_name: template.name,
                 message_template_language: template.language,
                 reason: reason ?? 'NONE',
+                message_template_category: template.category,
               },
             },
           ],

@@ -4,7 +4,7 @@
  * gateway `message` event).
  */
 import { randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { channels, sandboxAccounts, sandboxMedia, sandboxMessages } from '../db/schema.ts';
 import { isUuid } from '../lib/ids.ts';
@@ -36,7 +36,10 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
     case 'interactive':
       if (content.type !== 'button_reply' && content.type !== 'list_reply') return 'content.type must be button_reply or list_reply';
       if (!nonEmpty(content.id, 256) || !nonEmpty(content.title, 72)) return 'content.id and content.title are required';
-      return { type: content.type, id: content.id, title: content.title };
+      if (content.description !== undefined && (content.type !== 'list_reply' || !nonEmpty(content.description, 72))) {
+        return 'content.description is a list row description (list_reply only, up to 72 characters)';
+      }
+      return { type: content.type, id: content.id, title: content.title, ...(content.description !== undefined ? { description: content.description } : {}) };
     case 'location': {
       const { latitude, longitude } = content;
       if (typeof latitude !== 'number' || latitude < -90 || latitude > 90) return 'content.latitude must be a number from -90 to 90';
@@ -84,13 +87,27 @@ export function createInbound(ctx: SandboxContext) {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
       }
 
+      // The provider names the message an interactive reply answers (context.id): the one given, else the
+      // last interactive message the business sent this customer.
+      let replyTo = body.reply_to as string | undefined;
+      if (replyTo === undefined && type === 'interactive' && protocol === 'official') {
+        const [answered] = await db
+          .select({ id: sandboxMessages.id })
+          .from(sandboxMessages)
+          .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'outbound'), eq(sandboxMessages.recipient, from), eq(sandboxMessages.type, 'interactive')))
+          .orderBy(desc(sandboxMessages.createdAt))
+          .limit(1);
+        if (!answered) return fail(gateway.invalid('reply_to is required: an interactive reply answers an interactive message, and none was sent to this customer'));
+        replyTo = answered.id;
+      }
+
       const now = clock.now();
       const id = protocol === 'official' ? wamid() : gatewayMessageId();
       const stored: InboundBody = {
         name: (body.name as string | undefined) ?? DEFAULT_PROFILE_NAME,
         timestamp: String(Math.floor(now.getTime() / 1000)),
         content,
-        ...(body.reply_to !== undefined ? { reply_to: body.reply_to as string } : {}),
+        ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
       };
       await db.transaction(async (tx) => {
         if (type === 'image') {

@@ -380,8 +380,10 @@ describe('provider webhook signatures', () => {
     const res = await request(server, 'POST', path, { rawBody: payload, headers: { 'x-hub-signature-256': signBody(secret(), payload) } });
     assert.equal(res.status, 200, res.text);
     const [stored] = await queryRows<{ payload: any }>(server.container.database.db, sql`select payload from provider_events where channel_id = ${channel.id}`);
-    const message = stored!.payload.entry[0].changes[0].value.messages[0];
-    assert.equal(message.text.body, 'hi\uFFFD \uFFFD there');
+    // Stored normalized (the delivery's events for the channel), not as the raw body.
+    const [message] = stored!.payload.events;
+    assert.equal(message.content.body, 'hi\uFFFD \uFFFD there');
+    assert.equal(message.profileName, 'Nul\uFFFDName');
   });
 
   test('the verify-token challenge answers only the right token', async () => {

@@ -121,7 +121,7 @@ test('late and out-of-order status callbacks never move a status backwards', asy
 test('inbound messages are stored, attached to a conversation and announced as message.new', async () => {
   const from = '4915112345555';
   const textId = await customerWrites(server, channel.id, from, 'text', { body: 'Do you ship to Austria?' });
-  const buttonId = await customerWrites(server, channel.id, from, 'interactive', { type: 'button_reply', id: 'yes', title: 'Yes please' });
+  const buttonId = await customerWrites(server, channel.id, from, 'interactive', { type: 'button_reply', id: 'yes', title: 'Yes please' }, { reply_to: 'wamid.asked' });
   const locationId = await customerWrites(server, channel.id, from, 'location', { latitude: 48.2, longitude: 16.37, name: 'Home', address: 'Wien' });
   const text = (await request(server, 'GET', `/v1/messages/${textId}`, { key: server.apiKey })).body.data;
   assert.equal(text.direction, 'inbound');

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
+import { webhookProblems } from '../providers/official-webhooks.schema.ts';
 import { hmacHex, insertSandboxChannel, startReceiver, statusesOf, type Received, type Receiver } from './receiver.ts';
 
 let server: TestServer;
@@ -158,7 +159,7 @@ test('inbound interactive replies, locations and images have the native shapes; 
   const post = (type: string, content: unknown, extra: Record<string, unknown> = {}) =>
     request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: '15551230055', type, content, ...extra } });
   const button = await post('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' }, { reply_to: 'wamid.buttons' });
-  const list = await post('interactive', { type: 'list_reply', id: 'row-2', title: 'Second' });
+  const list = await post('interactive', { type: 'list_reply', id: 'row-2', title: 'Second', description: 'Tomorrow morning' }, { reply_to: 'wamid.list' });
   const location = await post('location', { latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Main St 1' });
   const image = await post('image', { caption: 'the receipt' });
   for (const res of [button, list, location, image]) assert.equal(res.status, 202, res.text);
@@ -170,7 +171,8 @@ test('inbound interactive replies, locations and images have the native shapes; 
   assert.equal(b.type, 'interactive');
   assert.deepEqual(b.interactive, { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } });
   assert.deepEqual(b.context, { from: number.displayPhoneNumber.slice(1), id: 'wamid.buttons' });
-  assert.deepEqual(messageOf(ids[1]!).interactive, { type: 'list_reply', list_reply: { id: 'row-2', title: 'Second' } });
+  assert.deepEqual(messageOf(ids[1]!).interactive, { type: 'list_reply', list_reply: { id: 'row-2', title: 'Second', description: 'Tomorrow morning' } });
+  assert.deepEqual(messageOf(ids[1]!).context, { from: number.displayPhoneNumber.slice(1), id: 'wamid.list' });
   assert.deepEqual(messageOf(ids[2]!).location, { latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Main St 1' });
   const img = messageOf(ids[3]!);
   assert.equal(img.type, 'image');
@@ -197,6 +199,32 @@ test('inbound interactive replies, locations and images have the native shapes; 
   const denied = await call('GET', img.image.id, undefined, foreign.accessToken);
   assert.equal(denied.status, 400);
   assert.equal(denied.body.error.code, 100);
+});
+
+test('an interactive reply without reply_to answers the last interactive message sent to that customer; with none sent it is refused', async () => {
+  const customer = '15551230066';
+  const write = (type: string, content: unknown) => request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: customer, type, content } });
+  const refused = await write('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' });
+  assert.equal(refused.status, 400, refused.text);
+  assert.match(refused.body.error.message, /reply_to is required/);
+  assert.equal((await write('text', { body: 'hi' })).status, 202);
+  const asked = await call('POST', `${number.phoneNumberId}/messages`, {
+    messaging_product: 'whatsapp',
+    to: customer,
+    type: 'interactive',
+    interactive: { type: 'button', body: { text: 'Ship today?' }, action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] } },
+  });
+  assert.equal(asked.status, 200, asked.text);
+  const answer = await write('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' });
+  assert.equal(answer.status, 202, answer.text);
+  const id = answer.body.provider_message_id as string;
+  const [found] = changesOf(
+    await receiver.waitFor((r) => changesOf(r, 'messages').some((c) => c.value.messages?.[0]?.id === id)),
+    'messages',
+  ).filter((c) => c.value.messages?.[0]?.id === id);
+  assert.deepEqual(found!.value.messages[0].context, { from: number.displayPhoneNumber.slice(1), id: asked.body.messages[0].id });
+  const description = await write('interactive', { type: 'button_reply', id: 'yes', title: 'Yes', description: 'only rows have one' });
+  assert.equal(description.status, 400);
 });
 
 test('/sandbox/inbound refuses channels not bound to the sandbox exactly like unknown ids, and bad content', async () => {
@@ -353,4 +381,13 @@ test('with PROVIDER_SANDBOX=false there is no sandbox and no /sandbox route', as
   } finally {
     await off.close();
   }
+});
+
+test("every webhook the sandbox sent has the provider's documented shape", () => {
+  assert.ok(receiver.received.length > 5, 'earlier tests made the sandbox send statuses, inbound messages and template decisions');
+  const fields = new Set(receiver.received.flatMap((d) => (d.json?.entry ?? []).flatMap((e: any) => (e.changes ?? []).map((c: any) => c.field))));
+  assert.deepEqual([...fields].sort(), ['message_template_status_update', 'messages']);
+  for (const delivery of receiver.received) assert.deepEqual(webhookProblems(delivery.json), [], delivery.raw);
+  const decisions = changesOf(receiver.received, 'message_template_status_update');
+  assert.ok(decisions.length > 0 && decisions.every((d) => d.value.message_template_category === 'UTILITY'), 'template decisions name the category');
 });

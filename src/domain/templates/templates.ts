@@ -235,14 +235,17 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
   });
 }
 
-/** Applies a provider's template decision (from its webhook) to the templates of that channel. */
+/**
+ * Applies a provider's report on a template (from its webhook) to the templates of that channel: its
+ * status (and reason) and its category, where the report gives them.
+ */
 export async function applyTemplateDecision(
   tx: Executor,
   channel: ChannelRow,
-  decision: { providerTemplateId: string; name?: string; language?: string; status: string; reason?: string },
+  decision: { providerTemplateId: string; name?: string; language?: string; status?: string; reason?: string; category?: string },
   at: Date,
 ): Promise<TemplateRow | undefined> {
-  const [row] = await tx
+  const [found] = await tx
     .select()
     .from(templates)
     .where(
@@ -254,6 +257,10 @@ export async function applyTemplateDecision(
       ),
     )
     .limit(1);
-  if (!row) return undefined;
-  return setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at);
+  if (!found) return undefined;
+  let row = found;
+  if (decision.category && decision.category !== row.category) {
+    [row] = (await tx.update(templates).set({ category: decision.category, updatedAt: at }).where(eq(templates.id, row.id)).returning()) as [TemplateRow];
+  }
+  return decision.status ? setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at) : row;
 }

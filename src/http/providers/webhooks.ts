@@ -1,6 +1,7 @@
 /**
- * Inbound provider webhooks: verify the signature over the raw body before anything is parsed,
- * store the delivery with its processing job, answer fast. Routes:
+ * Inbound provider webhooks: the platform's inbound half verifies the signature over the raw body
+ * before anything is parsed and normalizes the delivery once; its events are stored for their channels
+ * with their processing jobs (domain/inbound/accept.ts), and the provider is answered at once. Routes:
  *   GET  /v1/providers/chatapp_official/webhook[/{channelID}]   verify-token challenge
  *   POST /v1/providers/chatapp_official/webhook[/{channelID}]   X-Hub-Signature-256
  *   POST /v1/providers/chatapp_unofficial/webhook/{channelID}   X-Gateway-Signature
@@ -11,14 +12,13 @@ import { randomBytes } from 'node:crypto';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Container } from '../../container.ts';
-import { connectionOf, findChannel, findChannelByRef, findChannelsByWaba, type ChannelRow } from '../../domain/channels/channels.ts';
-import { acceptProviderDelivery } from '../../domain/channels/provider-events.ts';
+import { connectionOf, findChannel, type ChannelRow } from '../../domain/channels/channels.ts';
+import { acceptInboundDelivery } from '../../domain/inbound/accept.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
-import { EVENT_ID_HEADER, normalizeGatewayCallback, SIGNATURE_HEADER as GATEWAY_SIGNATURE, verifyGatewaySignature } from '../../providers/gateway/inbound.ts';
-import { normalizeOfficialWebhook, SIGNATURE_HEADER as OFFICIAL_SIGNATURE, verifyOfficialSignature } from '../../providers/official/inbound.ts';
+import type { Platform } from '../../providers/provider.ts';
 import type { App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 
@@ -45,6 +45,7 @@ function parseJson(raw: Buffer): Record<string, unknown> {
 export async function registerProviderWebhookRoutes(app: App, container: Container) {
   const { config, logger } = container;
   const db = container.database.db;
+  const acceptDeps = { db, queue: container.queue, clock: container.clock, logger };
 
   const installationSecrets = (): string[] =>
     [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s));
@@ -119,26 +120,20 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
     );
 
-    /** `only`: the channel of a per-channel path (null when that channel is unknown); undefined on the bare path. */
-    const officialPost = async (raw: unknown, signature: string | undefined, secrets: string[], only?: ChannelRow | null) => {
-      if (!Buffer.isBuffer(raw) || !verifyOfficialSignature(raw, signature, secrets) || only === null) {
-        throw new DomainError('unauthenticated', 'invalid or missing X-Hub-Signature-256');
+    /**
+     * Verifies the delivery with the platform's inbound half (signature over the raw bytes, before
+     * anything is parsed), normalizes it once and stores its events for their channels. `only`: the
+     * channel of a per-channel path (null when that channel is unknown: refused like a bad signature).
+     */
+    const receive = async (platform: Platform, request: { body: unknown; headers: Record<string, string | string[] | undefined> }, secrets: string[], only?: ChannelRow | null) => {
+      const inbound = container.providers.get(platform).inbound;
+      const raw = request.body;
+      if (!Buffer.isBuffer(raw) || !inbound.verify(raw, header(request.headers[inbound.signatureHeader]), secrets) || only === null) {
+        throw new DomainError('unauthenticated', `invalid or missing ${inbound.signatureHeader}`);
       }
-      const payload = parseJson(raw);
-      const targets = new Map<string, ChannelRow>();
-      const seen = new Set<string>();
-      for (const event of normalizeOfficialWebhook(payload)) {
-        if (seen.has(`${event.kind === 'template.status'}:${event.ref}`)) continue;
-        seen.add(`${event.kind === 'template.status'}:${event.ref}`);
-        const found = only
-          ? [only]
-          : event.kind === 'template.status'
-            ? await findChannelsByWaba(db, event.ref)
-            : [await findChannelByRef(db, 'chatapp_official', event.ref)].filter((c): c is ChannelRow => c !== undefined);
-        if (found.length === 0) logger.warn({ ref: event.ref, kind: event.kind }, 'provider webhook for an unknown number');
-        for (const channel of found) targets.set(channel.id, channel);
-      }
-      for (const channel of targets.values()) await acceptProviderDelivery({ db, queue: container.queue, clock: container.clock }, channel, payload, undefined);
+      const events = inbound.normalize(parseJson(raw));
+      const deliveryId = inbound.deliveryIdHeader ? header(request.headers[inbound.deliveryIdHeader]) : undefined;
+      await acceptInboundDelivery(acceptDeps, { platform, events, ...(only ? { channel: only } : {}), ...(deliveryId ? { deliveryId } : {}) });
       return { received: true };
     };
 
@@ -150,12 +145,12 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
           tags: ['provider webhooks'],
           summary: 'Official provider: event webhook',
           description:
-            'The provider POSTs message, status and template events here. `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is checked before the body is parsed; 401 when it does not match. Answers 200 once the delivery is stored.',
+            'The provider POSTs message, status, template, account and number-quality events here. `X-Hub-Signature-256` (HMAC-SHA256 of the raw body with the app secret) is checked before the body is parsed; 401 when it does not match. Answers 200 once the delivery is stored.',
           security: [],
           response: { 200: ACK, ...errorResponses([400, 401]) },
         },
       },
-      async (request) => officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), installationSecrets()),
+      async (request) => receive('chatapp_official', request, installationSecrets()),
     );
 
     scope.post(
@@ -173,7 +168,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        return officialPost(request.body, header(request.headers[OFFICIAL_SIGNATURE]), [channelCredential(channel, 'app_secret')], channel ?? null);
+        return receive('chatapp_official', request, [channelCredential(channel, 'app_secret')], channel ?? null);
       },
     );
 
@@ -193,17 +188,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
       },
       async (request) => {
         const channel = await channelFromPath(request.params.channelID);
-        const secret = channelCredential(channel, 'callback_secret');
-        const raw = request.body;
-        if (!channel || !Buffer.isBuffer(raw) || !verifyGatewaySignature(raw, header(request.headers[GATEWAY_SIGNATURE]), secret)) {
-          throw new DomainError('unauthenticated', 'invalid or missing X-Gateway-Signature');
-        }
-        const payload = parseJson(raw);
-        if (normalizeGatewayCallback(payload).some((e) => e.ref !== channel.providerRef)) {
-          throw new DomainError('invalid', 'callback is for another session');
-        }
-        await acceptProviderDelivery({ db, queue: container.queue, clock: container.clock }, channel, payload, header(request.headers[EVENT_ID_HEADER]));
-        return { received: true };
+        return receive('chatapp_unofficial', request, [channelCredential(channel, 'callback_secret')], channel ?? null);
       },
     );
   });

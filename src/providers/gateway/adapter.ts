@@ -5,6 +5,7 @@
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, ProviderAdapter } from '../provider.ts';
 import { createGatewayClient } from './client.ts';
+import { gatewayInbound } from './inbound.ts';
 
 export type GatewaySettings = { gateway_base: string; session: string };
 
@@ -38,6 +39,7 @@ export function createGatewayAdapter(options: { targets: TargetPolicy; timeoutMs
 
   return {
     platform: 'chatapp_unofficial',
+    inbound: gatewayInbound,
     // The protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md).
     sends: { idempotentResend: true },
 

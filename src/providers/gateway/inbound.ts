@@ -2,7 +2,7 @@
  * Gateway callbacks: verify X-Gateway-Signature over the raw body with the channel's callback
  * secret first, then normalize into Parley's inbound events (routed by session id).
  */
-import type { InboundEvent } from '../provider.ts';
+import type { InboundEvent, ProviderInbound } from '../provider.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { channelStatusOf } from './adapter.ts';
 
@@ -66,3 +66,10 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
       return [];
   }
 }
+
+export const gatewayInbound: ProviderInbound = {
+  signatureHeader: SIGNATURE_HEADER,
+  deliveryIdHeader: EVENT_ID_HEADER,
+  verify: (rawBody, header, secrets) => verifyBodySignature(rawBody, header, secrets),
+  normalize: normalizeGatewayCallback,
+};

@@ -14,6 +14,7 @@ import type {
   SignupExchange,
 } from '../provider.ts';
 import { createGraphClient, type GraphClient } from './client.ts';
+import { officialInbound } from './inbound.ts';
 
 type Json = Record<string, unknown>;
 
@@ -206,6 +207,7 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
 
   return {
     platform: 'chatapp_official',
+    inbound: officialInbound,
     // No idempotency key and no way to look a send up: only a status webhook echoing
     // biz_opaque_callback_data can settle a send whose answer was lost.
     sends: { idempotentResend: false },

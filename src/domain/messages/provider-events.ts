@@ -9,7 +9,6 @@ import { messages, messageStatusHistory } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { InboundEvent } from '../../providers/provider.ts';
 import type { ChannelRow } from '../channels/channels.ts';
-import type { MessageEventSink } from '../channels/provider-events.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound } from './conversations.ts';
@@ -24,12 +23,16 @@ export type InboundContactResolver = (
   input: { phone: string; profileName?: string; identities: Array<{ type: string; value: string }>; at: Date },
 ) => Promise<{ contactId: string; created: boolean }>;
 
-export function createMessageSink(deps: { resolveContact?: InboundContactResolver; now: () => Date }): MessageEventSink {
-  return {
-    async applyMessageEvent(tx, channel, event, at) {
-      if (event.kind === 'message.status') return applyStatus(tx, channel, event, deps.now());
-      return applyInbound(tx, channel, event, at, deps);
-    },
+export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'message.inbound' }>;
+
+/** Applies one message event of a channel, in the caller's transaction, at `at` (now). */
+export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date) => Promise<void>;
+
+/** The message applier; inbound senders become contacts through `resolveContact` (the CRM's rule). */
+export function createMessageApplier(deps: { resolveContact: InboundContactResolver }): MessageApplier {
+  return async (tx, channel, event, at) => {
+    if (event.kind === 'message.status') return applyStatus(tx, channel, event, at);
+    return applyInbound(tx, channel, event, at, deps);
   };
 }
 
@@ -47,7 +50,7 @@ async function applyInbound(
   channel: ChannelRow,
   event: Extract<InboundEvent, { kind: 'message.inbound' }>,
   at: Date,
-  deps: { resolveContact?: InboundContactResolver; now: () => Date },
+  deps: { resolveContact: InboundContactResolver },
 ) {
   const [existing] = await tx
     .select({ id: messages.id })
@@ -56,10 +59,8 @@ async function applyInbound(
     .limit(1);
   if (existing) return;
   const from = event.from.replace(/^\+/, '');
-  const contact = deps.resolveContact
-    ? await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at })
-    : undefined;
-  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact?.contactId);
+  const contact = await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at });
+  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact.contactId);
   const id = uuidv7();
   const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
   const inserted = await tx
@@ -69,7 +70,7 @@ async function applyInbound(
       organizationId: channel.organizationId,
       channelId: channel.id,
       conversationId: conversation.id,
-      contactId: contact?.contactId ?? conversation.contactId,
+      contactId: contact.contactId,
       direction: 'inbound',
       toPhone: (channel.displayPhoneNumber ?? '').replace(/\D/g, ''),
       fromPhone: from,
@@ -85,7 +86,7 @@ async function applyInbound(
     .returning({ id: messages.id });
   if (inserted.length === 0) return;
   await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'received', occurredAt: event.timestamp, createdAt: at });
-  await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact?.contactId ?? null, at);
+  await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   await recordEvent(
     tx,
     channel.organizationId,
@@ -93,7 +94,7 @@ async function applyInbound(
     {
       message_id: id,
       conversation_id: conversation.id,
-      ...(contact?.contactId ?? conversation.contactId ? { contact_id: (contact?.contactId ?? conversation.contactId)! } : {}),
+      contact_id: contact.contactId,
       channel_id: channel.id,
       direction: 'inbound',
       from_phone: from,

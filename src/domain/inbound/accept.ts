@@ -1,0 +1,93 @@
+/**
+ * Accepting a verified provider delivery: its normalized events are routed to their channels and
+ * stored, one row per channel with its `provider.inbound` job, in one transaction, so the provider is
+ * answered at once and nothing acknowledged is lost.
+ */
+import type { Db } from '../../db/client.ts';
+import { providerEvents } from '../../db/schema.ts';
+import type { Queue } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { InboundEvent, Platform } from '../../providers/provider.ts';
+import { findChannelByRef, findChannelsByWaba, type ChannelRow } from '../channels/channels.ts';
+import { storedDelivery } from './stored.ts';
+
+export type AcceptDeps = { db: Db; queue: Queue; clock: Clock; logger: Logger };
+
+export type InboundDelivery = {
+  platform: Platform;
+  events: InboundEvent[];
+  /** The channel a per-channel path names: only its own events are kept. */
+  channel?: ChannelRow;
+  /** The provider's own id of the delivery, where it sends one: a retry is stored once. */
+  deliveryId?: string;
+};
+
+const digits = (value: string | null | undefined) => (value ?? '').replace(/\D/g, '');
+
+/** Whether the event is about this channel: its number (ref), or its business account (and its number, where the event names one). */
+export function isForChannel(event: InboundEvent, channel: ChannelRow): boolean {
+  if ('ref' in event) return event.ref === channel.providerRef;
+  const phone = 'phone' in event ? event.phone : undefined;
+  return String(channel.settings.waba_id ?? '') === event.account && (phone === undefined || digits(phone) === digits(channel.displayPhoneNumber));
+}
+
+/** The channels each event goes to on the shared path: the one bound to its ref, or its account's (narrowed to its number). */
+async function route(db: Db, platform: Platform, events: InboundEvent[], logger: Logger): Promise<Map<string, { channel: ChannelRow; events: InboundEvent[] }>> {
+  const byKey = new Map<string, ChannelRow[]>();
+  const routed = new Map<string, { channel: ChannelRow; events: InboundEvent[] }>();
+  for (const event of events) {
+    const key = 'ref' in event ? `ref:${event.ref}` : `account:${event.account}`;
+    let found = byKey.get(key);
+    if (!found) {
+      found = 'ref' in event ? [await findChannelByRef(db, platform, event.ref)].filter((c): c is ChannelRow => c !== undefined) : await findChannelsByWaba(db, event.account);
+      byKey.set(key, found);
+    }
+    const targets = found.filter((channel) => isForChannel(event, channel));
+    if (targets.length === 0) logger.warn({ kind: event.kind, ...('ref' in event ? { ref: event.ref } : { account: event.account }) }, 'provider webhook for an unknown number');
+    for (const channel of targets) {
+      const entry = routed.get(channel.id) ?? { channel, events: [] };
+      entry.events.push(event);
+      routed.set(channel.id, entry);
+    }
+  }
+  return routed;
+}
+
+/** A per-channel path: the channel's own events; others (another number of the same app) are not its to apply. */
+function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
+  const own = events.filter((e) => isForChannel(e, channel));
+  if (own.length < events.length) logger.warn({ channel_id: channel.id, dropped: events.length - own.length }, 'provider webhook events for another channel on a per-channel path');
+  return new Map([[channel.id, { channel, events: own }]]);
+}
+
+/** Stores the delivery's events for each channel they concern, with their jobs. Returns how many rows were stored (a retried delivery id stores none). */
+export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDelivery): Promise<{ stored: number }> {
+  const routed = input.channel ? only(input.channel, input.events, deps.logger) : await route(deps.db, input.platform, input.events, deps.logger);
+  const deliveries = [...routed.values()].filter((d) => d.events.length > 0);
+  if (deliveries.length === 0) return { stored: 0 };
+  return deps.db.transaction(async (tx) => {
+    let stored = 0;
+    for (const { channel, events } of deliveries) {
+      const id = uuidv7();
+      const inserted = await tx
+        .insert(providerEvents)
+        .values({
+          id,
+          organizationId: channel.organizationId,
+          channelId: channel.id,
+          platform: channel.platform,
+          externalId: input.deliveryId ?? null,
+          payload: storedDelivery(events),
+          receivedAt: deps.clock.now(),
+        })
+        .onConflictDoNothing()
+        .returning({ id: providerEvents.id });
+      if (inserted.length === 0) continue;
+      await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
+      stored++;
+    }
+    return { stored };
+  });
+}

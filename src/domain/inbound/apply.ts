@@ -1,0 +1,175 @@
+/**
+ * Applying one stored provider delivery (the `provider.inbound` job): its normalized events change
+ * channels (status, health), templates (status, category), messages (statuses, inbound messages) and
+ * contacts (a changed number), in one transaction with the delivery marked done.
+ */
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/client.ts';
+import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { InboundEvent, Platform, ProviderInbound } from '../../providers/provider.ts';
+import { findChannel, reloadChannel, type ChannelRow } from '../channels/channels.ts';
+import { transitionChannel } from '../channels/status.ts';
+import type { NumberChanger } from '../contacts/number-change.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { UnknownMessageError, type MessageApplier } from '../messages/provider-events.ts';
+import { applyTemplateDecision } from '../templates/templates.ts';
+import { isForChannel } from './accept.ts';
+import { eventsOfStored } from './stored.ts';
+
+export type InboundApplyDeps = {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Each platform's inbound half: normalizes rows stored raw by versions before stored.ts's. */
+  inbound: (platform: Platform) => ProviderInbound;
+  /** Message statuses and inbound messages (with their contacts). */
+  messages: MessageApplier;
+  /** A customer's number changing (the CRM's rule). */
+  changeNumber: NumberChanger;
+};
+
+/** How long a status for an unknown message is retried (its send may not have committed yet). */
+export const UNKNOWN_MESSAGE_GRACE_MS = 120_000;
+
+/**
+ * Applies a stored delivery once. A status naming a message not known yet throws (the job is retried)
+ * for UNKNOWN_MESSAGE_GRACE_MS after receipt; after that the other events are applied one by one and
+ * those statuses skipped and logged. A database error throws; only a deleted channel drops the delivery.
+ */
+export async function applyProviderDelivery(deps: InboundApplyDeps, input: { deliveryId: string }): Promise<void> {
+  const { db, clock, logger } = deps;
+  const [stored] = await db.select().from(providerEvents).where(eq(providerEvents.id, input.deliveryId)).limit(1);
+  if (!stored || stored.processedAt) return;
+  const channel = await findChannel(db, stored.channelId);
+  if (!channel) return;
+  const events =
+    eventsOfStored(stored.payload) ??
+    deps.inbound(stored.platform as Platform)
+      .normalize(stored.payload)
+      .filter((e) => isForChannel(e, channel));
+  try {
+    await db.transaction(async (tx) => {
+      let current = channel;
+      for (const event of events) current = await applyEvent(deps, tx, current, event, clock.now());
+      await tx.update(providerEvents).set({ processedAt: clock.now() }).where(eq(providerEvents.id, stored.id));
+    });
+  } catch (err) {
+    if (!(err instanceof UnknownMessageError)) throw err;
+    if (clock.now().getTime() - stored.receivedAt.getTime() < UNKNOWN_MESSAGE_GRACE_MS) throw err;
+    // Still unknown after the grace period (a message sent outside Parley): apply the events one
+    // by one and skip those about unknown messages.
+    let current = channel;
+    const skipped: string[] = [];
+    for (const event of events) {
+      try {
+        current = await db.transaction((tx) => applyEvent(deps, tx, current, event, clock.now()));
+      } catch (inner) {
+        if (!(inner instanceof UnknownMessageError)) throw inner;
+        skipped.push(inner.message);
+      }
+    }
+    logger.warn({ provider_event_id: stored.id, skipped }, 'statuses for unknown messages ignored');
+    await db.update(providerEvents).set({ processedAt: clock.now(), error: skipped.join('; ').slice(0, 1000) }).where(eq(providerEvents.id, stored.id));
+  }
+  logger.debug({ provider_event_id: stored.id, channel_id: channel.id, events: events.length }, 'applied provider events');
+}
+
+/** Applies one event to its channel; returns the channel as it now is. */
+async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: ChannelRow, event: InboundEvent, at: Date): Promise<ChannelRow> {
+  switch (event.kind) {
+    case 'channel.status':
+      return applyChannelStatus(tx, channel, event, at);
+    case 'channel.health':
+      return applyChannelHealth(tx, channel, event, at);
+    case 'template.status':
+    case 'template.category':
+      await applyTemplateDecision(tx, channel, event, at);
+      return channel;
+    case 'template.quality':
+      // Templates keep no quality score; the report is kept in the log.
+      deps.logger.info({ channel_id: channel.id, provider_template_id: event.providerTemplateId, quality: event.quality }, 'template quality reported');
+      return channel;
+    case 'message.status':
+    case 'message.inbound':
+      await deps.messages(tx, channel, event, at);
+      return channel;
+    case 'contact.number_changed':
+      await applyNumberChange(deps, tx, channel, event, at);
+      return channel;
+    default:
+      return event satisfies never;
+  }
+}
+
+const refOf = (channel: ChannelRow) => ({ id: channel.id, organizationId: channel.organizationId, platform: channel.platform as Platform, status: channel.status });
+
+/** A report older than the last one applied (callbacks overtake each other) is history, not news. */
+const isStale = (channel: ChannelRow, timestamp: Date | undefined) => Boolean(timestamp && channel.statusReportedAt && timestamp.getTime() < channel.statusReportedAt.getTime());
+
+async function applyChannelStatus(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.status' }>, at: Date): Promise<ChannelRow> {
+  if (isStale(channel, event.timestamp)) return channel;
+  await transitionChannel(tx, refOf(channel), event.status, event.reason ?? `provider reported ${event.status}`, event.reasonCode ?? null, at);
+  if (event.timestamp) await tx.update(channels).set({ statusReportedAt: event.timestamp }).where(eq(channels.id, channel.id));
+  if (event.status === 'connected') {
+    await tx
+      .update(channels)
+      .set({ reconnectAttempts: 0, lastCheckedAt: at, ...(event.phone ? { displayPhoneNumber: `+${event.phone.replace(/^\+/, '')}` } : {}) })
+      .where(eq(channels.id, channel.id));
+  }
+  return reloadChannel(tx, channel.id);
+}
+
+/**
+ * A health report: a block or a warning becomes the channel's last error, and a block moves it to
+ * `error`; a lifted block returns an `error` channel to `connected` when that block put it there.
+ */
+async function applyChannelHealth(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.health' }>, at: Date): Promise<ChannelRow> {
+  if (event.effect !== 'degraded' && isStale(channel, event.timestamp)) return channel;
+  let moved = false;
+  if (event.effect === 'restored') {
+    if (channel.status !== 'error') return channel;
+    const [last] = await tx
+      .select({ reasonCode: channelStatusHistory.reasonCode })
+      .from(channelStatusHistory)
+      .where(eq(channelStatusHistory.channelId, channel.id))
+      .orderBy(desc(channelStatusHistory.createdAt), desc(channelStatusHistory.id))
+      .limit(1);
+    if (!last?.reasonCode || !(event.lifts ?? []).includes(last.reasonCode)) return channel;
+    moved = (await transitionChannel(tx, refOf(channel), 'connected', event.message, event.code, at)).changed;
+  } else {
+    await tx
+      .update(channels)
+      .set({ lastErrorCode: event.code, lastErrorMessage: event.message.slice(0, 1000), lastErrorAt: event.timestamp ?? at, updatedAt: at })
+      .where(eq(channels.id, channel.id));
+    if (event.effect === 'blocked') moved = (await transitionChannel(tx, refOf(channel), 'error', event.message, event.code, at)).changed;
+  }
+  if (moved && event.timestamp) await tx.update(channels).set({ statusReportedAt: event.timestamp }).where(eq(channels.id, channel.id));
+  return reloadChannel(tx, channel.id);
+}
+
+/**
+ * The customer now writes from another number: their contact moves to it (the CRM's rule) and this
+ * channel's conversation with the old number continues under the new one (unless the new number has
+ * its own already). No chat message is stored.
+ */
+async function applyNumberChange(deps: InboundApplyDeps, tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'contact.number_changed' }>, at: Date): Promise<void> {
+  const from = event.from.replace(/^\+/, '');
+  const to = event.to.replace(/^\+/, '');
+  if (from === to) return;
+  const moved = await deps.changeNumber(tx, channel.organizationId, { from, to, at });
+  const peers = await tx
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.channelId, channel.id), inArray(conversations.peerPhone, [from, to])));
+  const old = peers.find((c) => c.peerPhone === from);
+  if (old && !peers.some((c) => c.peerPhone === to)) {
+    await tx
+      .update(conversations)
+      .set({ peerPhone: to, ...(moved && !old.contactId ? { contactId: moved.contactId } : {}), updatedAt: at })
+      .where(eq(conversations.id, old.id));
+    await recordEvent(tx, channel.organizationId, 'conversation.updated', { conversation_id: old.id, status: old.status }, at);
+  }
+  deps.logger.info({ channel_id: channel.id, contact_id: moved?.contactId ?? null }, 'customer changed number');
+}
