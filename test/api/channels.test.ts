@@ -329,14 +329,26 @@ describe('onboarding (official, embedded signup played by the sandbox)', () => {
 });
 
 describe('provider lookup', () => {
-  test('POST /v1/channels/{id}/contacts/lookup asks the provider', async () => {
-    const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup' });
+  test('POST /v1/channels/{id}/contacts/lookup asks a gateway channel\'s provider', async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Lookup' });
     const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.phone, '+493012345678');
-    assert.equal(typeof res.body.data.exists, 'boolean');
+    assert.equal(res.body.data.exists, true);
+    assert.equal(res.body.data.chatapp_id, '493012345678@c.us');
     const bad = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '12' } });
     assert.equal(bad.status, 400);
+  });
+
+  test('on an official channel it is unsupported: the published API has no lookup call', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup official' });
+    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.code, 'unsupported');
+    assert.equal(res.body.operation, 'contacts.lookup');
+    assert.equal(res.body.platform, 'chatapp_official');
+    const capabilities = await request(server, 'GET', `/v1/channels/${channel.id}/capabilities`, { key: key() });
+    assert.equal(capabilities.body.data.operations.includes('contacts.lookup'), false);
   });
 });
 
