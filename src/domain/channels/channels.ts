@@ -281,7 +281,7 @@ export async function connectVerifiedChannel(deps: ChannelDeps, row: ChannelRow,
 /** True when the channel's provider is one whose word on a number's owner the installation trusts: OFFICIAL_API_BASE or the built-in sandbox. */
 function trustedProvider(deps: Pick<ChannelDeps, 'official' | 'sandbox' | 'baseUrl'>, row: ChannelRow): boolean {
   if (row.sandbox) return true;
-  const base = row.settings.api_base;
+  const base = row.settings[providerModule(row.platform).settings.address];
   if (typeof base !== 'string') return false;
   if (deps.official.apiBase !== undefined && sameBase(base, deps.official.apiBase)) return true;
   // The built-in sandbox checks a token against the number like the real provider does.
