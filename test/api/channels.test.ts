@@ -481,6 +481,42 @@ describe('health and the watchdog', () => {
       await allowed.close();
     }
   });
+
+  test("the watchdog maps a gateway session's state to the channel status (the gateway module's mapping)", async () => {
+    let sessionStatus = 'SCAN_QR';
+    const port = await freePort();
+    const gatewayServer = createServer((req, res) => {
+      const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url?.endsWith('/qr')) return json({ qr: 'sandbox-less-qr', expires_at: new Date(Date.now() + 60_000).toISOString() });
+      return json({ status: sessionStatus });
+    });
+    await new Promise<void>((r) => gatewayServer.listen(port, '127.0.0.1', r));
+    const allowed = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
+    try {
+      const created = await request(allowed, 'POST', '/v1/channels', {
+        key: allowed.apiKey,
+        body: { platform: 'chatapp_unofficial', name: 'Own gateway', settings: { gateway_base: `http://127.0.0.1:${port}`, session: 'own' }, credentials: { api_key: 'gw-key' } },
+      });
+      assert.equal(created.status, 201, created.text);
+      const id = created.body.data.id as string;
+      const connect = await request(allowed, 'POST', `/v1/channels/${id}/connect`, { key: allowed.apiKey });
+      assert.equal(connect.body.data.channel.status, 'pairing', connect.text);
+      const watchdog = allowed.container.jobHandlers()['channel.watchdog'] as () => Promise<void>;
+      const statusOf = async () => (await request(allowed, 'GET', `/v1/channels/${id}`, { key: allowed.apiKey })).body.data;
+
+      sessionStatus = 'WORKING';
+      await watchdog();
+      assert.equal((await statusOf()).status, 'connected');
+      sessionStatus = 'FAILED';
+      await watchdog();
+      const failed = await statusOf();
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.status_reason, 'gateway session is FAILED');
+    } finally {
+      await allowed.close();
+      await new Promise<void>((r) => gatewayServer.close(() => r()));
+    }
+  });
 });
 
 describe('secrets', () => {
