@@ -133,7 +133,7 @@ export type OnboardingDeps = ChannelDeps & { app: { appId: string | undefined; a
  * support matrix row offers it.
  */
 export async function exchangeSignupCode(deps: OnboardingDeps, actor: Actor, input: ExchangeCodeInput): Promise<ChannelRow> {
-  const [platform] = platformsWith('bizapi.exchange_code', 'bizapi exchange-code');
+  const [platform] = platformsWith('bizapi.exchange_code');
   const exchangeCode = platform ? deps.providers.get(platform).exchangeCode : undefined;
   if (!platform || !exchangeCode) throw new DomainError('unsupported', 'no platform offers embedded signup');
   const useSandbox = !deps.official.apiBase && deps.sandbox !== undefined;
