@@ -15,4 +15,24 @@ export default tseslint.config(
       'preserve-caught-error': 'off',
     },
   },
+  // Providers own their platform: outside the provider modules (and the database, config, dashboard,
+  // sandbox and tests), code reads a platform's module through providers/registry.ts and never names it.
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/providers/**', 'src/db/**', 'src/config.ts', 'src/dashboard/**', 'src/sandbox/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['chatapp_official', 'chatapp_unofficial'].flatMap((name) =>
+          [`Literal[value='${name}']`, `TemplateLiteral[expressions.length=0] > TemplateElement[value.cooked='${name}']`].map((selector) => ({
+            selector,
+            message: `a platform name outside src/providers/: read the platform's provider module (providers/registry.ts) instead`,
+          })),
+        ),
+      ],
+    },
+  },
+  // The provider webhook paths are the spec's (/v1/providers/{platform}/webhook); the route file only
+  // mounts them and hands each delivery to its platform's inbound half.
+  { files: ['src/http/providers/webhooks.ts'], rules: { 'no-restricted-syntax': 'off' } },
 );

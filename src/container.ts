@@ -15,8 +15,9 @@ import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
 import { providerInboundHandler } from './jobs/handlers/provider-inbound.ts';
 import { channelWatchdogHandler } from './jobs/handlers/channel-watchdog.ts';
 import { sandboxCallbackHandler } from './jobs/handlers/sandbox-callback.ts';
-import { createProviderRegistry, type ProviderRegistry } from './providers/registry.ts';
+import { createProviderRegistry, installationDefaults, type ProviderRegistry } from './providers/registry.ts';
 import type { ChannelDeps } from './domain/channels/channels.ts';
+import type { OnboardingDeps, PairingDeps } from './domain/channels/pairing.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSealer, parseKey, randomToken, type Sealer } from './lib/crypto.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
@@ -130,7 +131,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           messages: createMessageApplier({ resolveContact: crm.resolveInboundContact }),
           changeNumber: changeContactNumber,
         }),
-        'channel.watchdog': channelWatchdogHandler(container),
+        'channel.watchdog': channelWatchdogHandler({ db: database.db, clock, sealer, providers, logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
       async close() {
@@ -182,8 +183,21 @@ export function channelDeps(container: Container): ChannelDeps {
     sandbox: container.sandbox,
     baseUrl: container.config.baseUrl,
     official: { apiBase: container.config.official.apiBase, apiVersion: container.config.official.apiVersion },
+    settingDefaults: installationDefaults(container.config),
     targets: providerTargets(container.config),
   };
+}
+
+/** What the channel routes use: channel records, and the provider calls (pairing: the address the provider calls back). */
+export function channelRouteDeps(container: Container): { channels: ChannelDeps; pairing: PairingDeps } {
+  const channels = channelDeps(container);
+  const base = container.config.baseUrl;
+  return { channels, pairing: { ...channels, callbackUrl: (channel) => `${base}/v1/providers/${channel.platform}/webhook/${channel.id}` } };
+}
+
+/** What the onboarding routes use: channels, and the installation's app credentials for embedded signup. */
+export function onboardingDeps(container: Container): OnboardingDeps {
+  return { ...channelDeps(container), app: { appId: container.config.official.appId, appSecret: container.config.official.appSecret } };
 }
 
 /** What sending needs, from the container. */

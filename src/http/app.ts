@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { webhookDeps, type Container } from '../container.ts';
+import { channelRouteDeps, onboardingDeps, webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -257,9 +257,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });
   await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
-  await registerChannelRoutes(app, container);
+  await registerChannelRoutes(app, channelRouteDeps(container));
   await registerTemplateRoutes(app, container);
-  await registerBizapiRoutes(app, container);
+  await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
   await registerMessageRoutes(app, container);
   await registerConversationRoutes(app, container);

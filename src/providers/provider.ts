@@ -1,10 +1,21 @@
 /**
- * The provider adapter interface: what Parley asks of a chat-app provider, in Parley's own types.
- * Each platform has one implementation (official/, gateway/) that speaks its provider's HTTP wire
- * protocol; callers never test a platform's name, they read its capabilities.
+ * The provider interface: what Parley asks of a chat-app provider, in Parley's own types. Each
+ * platform is one folder (official/, gateway/) exporting one ProviderModule that states everything
+ * platform-specific, with an adapter that speaks its provider's HTTP wire protocol; registry.ts
+ * lists the modules. Callers never test a platform's name, they read its module.
  */
-export type Platform = 'chatapp_official' | 'chatapp_unofficial';
-export const PLATFORMS: readonly Platform[] = ['chatapp_official', 'chatapp_unofficial'];
+import type { z } from 'zod';
+import type { Executor } from '../db/client.ts';
+import type { TargetPolicy } from '../lib/safe-fetch.ts';
+import type { SandboxProvisioning } from '../sandbox/contract.ts';
+import type { CapabilityRow } from './capabilities.ts';
+import type { Platform } from './registry.ts';
+
+/** A platform's name: a key of the registry (channels.platform). */
+export type { Platform };
+
+/** Where a channel stands with its provider (the status machine is in domain/channels/status.ts). */
+export type ChannelStatus = 'pending' | 'connected' | 'disconnected' | 'error' | 'pairing';
 
 /** What an adapter needs of one channel: its non-secret settings and its decrypted credentials. */
 export type ChannelConnection = {
@@ -108,7 +119,8 @@ export interface ProviderAdapter {
    */
   findSend?: SendFinder;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
-  lookupProfile(connection: ChannelConnection, phone: string): Promise<Result<ProviderProfile>>;
+  /** Whether a number is on the chat app, where the provider's API can be asked (capability `contacts.lookup`). */
+  lookupProfile?(connection: ChannelConnection, phone: string): Promise<Result<ProviderProfile>>;
   checkHealth(connection: ChannelConnection): Promise<HealthCheck>;
   /** Official only (see capabilities). */
   listTemplates?(connection: ChannelConnection): Promise<Result<ProviderTemplate[]>>;
@@ -117,11 +129,90 @@ export interface ProviderAdapter {
     template: { name: string; language: string; category: string; components: unknown[] },
   ): Promise<Result<{ providerTemplateId: string; status: string }>>;
   registerPhone?(connection: ChannelConnection, pin: string): Promise<Result<{ registered: true }>>;
+  /** Embedded signup (capability `bizapi.exchange_code`): the signup code for a business token, its account and numbers. */
+  exchangeCode?(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; wabaId?: string }): Promise<Result<SignupExchange>>;
   /** Unofficial only: start pairing and read the current QR. */
   startPairing?(connection: ChannelConnection, callback: { url: string; secret: string }): Promise<Result<{ status: string }>>;
   getQr?(connection: ChannelConnection): Promise<Result<QrCode>>;
   logout?(connection: ChannelConnection): Promise<Result<{ status: string }>>;
 }
+
+/** What an adapter is built with. */
+export type AdapterOptions = {
+  /** Where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
+  targets: TargetPolicy;
+  /** One call's time limit (15 s when unset). */
+  timeoutMs?: number;
+};
+
+/** A new channel bound to the built-in sandbox: what the sandbox provisioned for it. */
+export type SandboxBinding = {
+  settings: Record<string, unknown>;
+  credentials: Record<string, string>;
+  displayPhoneNumber?: string;
+  /** Where the channel starts (default: the module's initial status). */
+  status?: ChannelStatus;
+  reason: string;
+};
+
+/** Installation-wide provider settings from the config, which a module may use as channel defaults. */
+export type ProviderDefaultsConfig = { official: { apiBase: string | undefined; apiVersion: string } };
+
+/**
+ * Everything platform-specific, stated once by the platform's folder. Domain code reads these
+ * (through registry.ts) and never tests a platform's name: a new engine is a new folder and one
+ * registry line.
+ */
+export type ProviderModule = {
+  readonly platform: Platform;
+  /** Its row of the support matrix. */
+  readonly capabilities: CapabilityRow;
+  readonly settings: {
+    /** Non-secret settings a user may see and set (each optional), with their validation. */
+    schema: z.ZodObject;
+    /** Credentials a user may set (write-only, stored sealed), with their validation. */
+    credentials: z.ZodObject;
+    /** Credentials the channel makes for itself (never set by a user, never listed). */
+    generated?: readonly string[];
+    /** Settings and credentials (JSON pointers) a channel on a provider of the user's own must have, in the order they are named. */
+    required: readonly string[];
+    /** The setting holding the provider's base address (checked against the target policy). */
+    address: string;
+    /** The setting naming the channel at its provider: provider events are routed by it (channels.provider_ref). */
+    ref: string;
+    /** A channel created without credentials and without this setting is bound to the sandbox. */
+    ownProvider: string;
+    /** Defaults from the installation's config (e.g. the provider's base address). */
+    installationDefaults?(config: ProviderDefaultsConfig): Record<string, unknown>;
+    /** Defaults of one channel not bound to the sandbox. */
+    channelDefaults?(channelId: string): Record<string, unknown>;
+  };
+  /** Outbound pacing when the channel sets no throughput_per_second. */
+  readonly pacing: { throughputPerSecond: number };
+  /** The idempotency rule: what the provider guarantees about a send repeated with the same key. */
+  readonly sends: SendGuarantees;
+  /**
+   * How a channel gets connected: its credentials are checked with the provider (checkHealth) when
+   * set or changed, or a phone pairs with it (startPairing, QR).
+   */
+  readonly connection: 'credentials' | 'pairing';
+  readonly status: {
+    /** A new channel's status, and why. */
+    initial: ChannelStatus;
+    initialReason: string;
+    /** The platform's status machine: the moves allowed from each status. */
+    transitions: Readonly<Record<string, readonly ChannelStatus[]>>;
+    /** The provider's session state (health check, pairing answer) as a channel status, where its health check reports one. */
+    fromSession?(state: string): ChannelStatus;
+  };
+  /** Binds a new channel to the built-in sandbox's side of this platform; absent where the sandbox has none. */
+  bindSandbox?(sandbox: SandboxProvisioning, db: Executor, input: { displayPhoneNumber?: string }): Promise<SandboxBinding>;
+  /** Its adapter's calls (the registry adds `platform` and `sends` from this module). */
+  createAdapter(options: AdapterOptions): AdapterCalls;
+};
+
+/** An adapter as its platform's folder writes it. */
+export type AdapterCalls = Omit<ProviderAdapter, 'platform' | 'sends'>;
 
 /**
  * Events a provider reports, normalized. Most name their channel by `ref` (the phone_number_id or the

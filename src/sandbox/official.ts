@@ -226,23 +226,6 @@ export function createOfficialApi(ctx: SandboxContext) {
       return ok({ success: true });
     },
 
-    /** POST /{phone_number_id}/contacts {blocking, contacts}: which numbers are on the chat app. */
-    async lookupContacts(account: AccountRow, phoneNumberId: string, body: unknown): Promise<OfficialResult<Json>> {
-      if (account.id !== phoneNumberId) return fail(official.unknownObject('POST', phoneNumberId));
-      if (!isObject(body) || !Array.isArray(body.contacts) || body.contacts.length === 0 || !body.contacts.every((c) => typeof c === 'string')) {
-        return fail(official.invalidParameter('Param contacts must be a non-empty array of phone numbers.'));
-      }
-      if (body.blocking !== undefined && body.blocking !== 'wait' && body.blocking !== 'no_wait') {
-        return fail(official.invalidParameter("Param blocking must be 'wait' or 'no_wait'."));
-      }
-      return ok({
-        contacts: (body.contacts as string[]).map((input) => {
-          const digits = normalizePhone(input);
-          return digits ? { input, status: 'valid', wa_id: digits } : { input, status: 'invalid' };
-        }),
-      });
-    },
-
     /** GET /{waba_id}/message_templates, paged with cursors like the provider's. */
     async listTemplates(db: Executor, account: AccountRow, wabaId: string, query: Json): Promise<OfficialResult<Json>> {
       if (account.wabaId !== wabaId) return fail(official.unknownObject('GET', wabaId));

@@ -329,14 +329,26 @@ describe('onboarding (official, embedded signup played by the sandbox)', () => {
 });
 
 describe('provider lookup', () => {
-  test('POST /v1/channels/{id}/contacts/lookup asks the provider', async () => {
-    const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup' });
+  test('POST /v1/channels/{id}/contacts/lookup asks a gateway channel\'s provider', async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Lookup' });
     const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.phone, '+493012345678');
-    assert.equal(typeof res.body.data.exists, 'boolean');
+    assert.equal(res.body.data.exists, true);
+    assert.equal(res.body.data.chatapp_id, '493012345678@c.us');
     const bad = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '12' } });
     assert.equal(bad.status, 400);
+  });
+
+  test('on an official channel it is unsupported: the published API has no lookup call', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup official' });
+    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.code, 'unsupported');
+    assert.equal(res.body.operation, 'contacts.lookup');
+    assert.equal(res.body.platform, 'chatapp_official');
+    const capabilities = await request(server, 'GET', `/v1/channels/${channel.id}/capabilities`, { key: key() });
+    assert.equal(capabilities.body.data.operations.includes('contacts.lookup'), false);
   });
 });
 
@@ -469,6 +481,42 @@ describe('health and the watchdog', () => {
     } finally {
       answering = true;
       await allowed.close();
+    }
+  });
+
+  test("the watchdog maps a gateway session's state to the channel status (the gateway module's mapping)", async () => {
+    let sessionStatus = 'SCAN_QR';
+    const port = await freePort();
+    const gatewayServer = createServer((req, res) => {
+      const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url?.endsWith('/qr')) return json({ qr: 'sandbox-less-qr', expires_at: new Date(Date.now() + 60_000).toISOString() });
+      return json({ status: sessionStatus });
+    });
+    await new Promise<void>((r) => gatewayServer.listen(port, '127.0.0.1', r));
+    const allowed = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
+    try {
+      const created = await request(allowed, 'POST', '/v1/channels', {
+        key: allowed.apiKey,
+        body: { platform: 'chatapp_unofficial', name: 'Own gateway', settings: { gateway_base: `http://127.0.0.1:${port}`, session: 'own' }, credentials: { api_key: 'gw-key' } },
+      });
+      assert.equal(created.status, 201, created.text);
+      const id = created.body.data.id as string;
+      const connect = await request(allowed, 'POST', `/v1/channels/${id}/connect`, { key: allowed.apiKey });
+      assert.equal(connect.body.data.channel.status, 'pairing', connect.text);
+      const watchdog = allowed.container.jobHandlers()['channel.watchdog'] as () => Promise<void>;
+      const statusOf = async () => (await request(allowed, 'GET', `/v1/channels/${id}`, { key: allowed.apiKey })).body.data;
+
+      sessionStatus = 'WORKING';
+      await watchdog();
+      assert.equal((await statusOf()).status, 'connected');
+      sessionStatus = 'FAILED';
+      await watchdog();
+      const failed = await statusOf();
+      assert.equal(failed.status, 'error');
+      assert.equal(failed.status_reason, 'gateway session is FAILED');
+    } finally {
+      await allowed.close();
+      await new Promise<void>((r) => gatewayServer.close(() => r()));
     }
   });
 });

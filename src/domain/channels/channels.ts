@@ -1,6 +1,7 @@
 /**
- * Channels: one connected chat-app number of one organization. Credentials are sealed at rest and
- * never leave this module in a record; adapters get them through connectionOf().
+ * Channels: one connected chat-app number of one organization. What differs by platform (settings,
+ * credentials, how a channel connects, its status machine) is its provider module's. Credentials
+ * are sealed at rest; adapters get them through connectionOf(), presenters learn only their names.
  */
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
@@ -11,15 +12,19 @@ import { randomToken, type Sealer } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import { assertSafeTarget, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { ChannelConnection, Platform, ProviderError } from '../../providers/provider.ts';
+import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
+import type { ChannelConnection, Platform, ProviderError, ProviderModule } from '../../providers/provider.ts';
 import type { SandboxProvisioning } from '../../sandbox/contract.ts';
 import type { Actor } from '../actor.ts';
-import { invalid, notFound } from '../errors.ts';
-import { INITIAL_STATUS, recordInitialStatus, transitionChannel, type ChannelStatus } from './status.ts';
+import { invalid, notFound, type DomainError, type FieldError } from '../errors.ts';
+import { recordInitialStatus, transitionChannel, type ChannelStatus } from './status.ts';
 
 export type ChannelRow = typeof channels.$inferSelect;
 
+/** What reading channels needs. */
+export type ChannelReadDeps = { db: Executor };
+
+/** What creating and changing channels needs. */
 export type ChannelDeps = {
   db: Db;
   sealer: Sealer;
@@ -28,67 +33,35 @@ export type ChannelDeps = {
   sandbox: SandboxProvisioning | undefined;
   baseUrl: string;
   official: { apiBase: string | undefined; apiVersion: string };
+  /** Each platform's channel defaults from the installation's config (registry.installationDefaults). */
+  settingDefaults: Partial<Record<Platform, Record<string, unknown>>>;
   /** Where provider addresses may point (the current config's rule, whatever the channel's history). */
   targets: TargetPolicy;
 };
 
-/** Settings a user may see and set, per platform. Secrets go in credentials. */
-export const PUBLIC_SETTINGS: Record<Platform, readonly string[]> = {
-  chatapp_official: ['api_base', 'api_version', 'phone_number_id', 'waba_id', 'throughput_per_second'],
-  chatapp_unofficial: ['gateway_base', 'session', 'throughput_per_second'],
-};
-const CREDENTIAL_KEYS: Record<Platform, readonly string[]> = {
-  chatapp_official: ['access_token', 'app_secret'],
-  chatapp_unofficial: ['api_key'],
-};
+/** Settings every platform takes (outbound pacing), beside its module's own. */
+const COMMON_SETTINGS = ['throughput_per_second'] as const;
 
-export type ChannelRecord = {
-  id: string;
-  platform: Platform;
-  name: string;
-  status: ChannelStatus;
-  status_reason: string | null;
-  status_changed_at: string;
-  display_phone_number: string | null;
-  sandbox: boolean;
-  settings: Record<string, unknown>;
-  /** Which credentials are set (never their values). */
-  credentials_set: string[];
-  health: {
-    last_error_code: string | null;
-    last_error_message: string | null;
-    last_error_at: string | null;
-    reconnect_attempts: number;
-    last_checked_at: string | null;
-  };
-  created_at: string;
-  updated_at: string;
-};
+/** Settings a user may see and set on a platform's channels. Secrets go in credentials. */
+export function publicSettingsOf(platform: Platform | string): string[] {
+  return [...Object.keys(providerModule(platform).settings.schema.shape), ...COMMON_SETTINGS];
+}
 
-export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelRecord {
-  const platform = row.platform as Platform;
-  const visible = Object.fromEntries(Object.entries(row.settings).filter(([k]) => PUBLIC_SETTINGS[platform].includes(k)));
-  return {
-    id: row.id,
-    platform,
-    name: row.name,
-    status: row.status as ChannelStatus,
-    status_reason: row.statusReason,
-    status_changed_at: row.statusChangedAt.toISOString(),
-    display_phone_number: row.displayPhoneNumber,
-    sandbox: row.sandbox,
-    settings: visible,
-    credentials_set: Object.keys(openCredentials(row, sealer)).filter((k) => CREDENTIAL_KEYS[platform].includes(k)).sort(),
-    health: {
-      last_error_code: row.lastErrorCode,
-      last_error_message: row.lastErrorMessage,
-      last_error_at: row.lastErrorAt?.toISOString() ?? null,
-      reconnect_attempts: row.reconnectAttempts,
-      last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
-    },
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
+/** Credentials a user may set on a platform's channels (write-only). */
+export function credentialKeysOf(platform: Platform | string): string[] {
+  return Object.keys(providerModule(platform).settings.credentials.shape);
+}
+
+/** A channel's settings a user may see. */
+export function visibleSettings(row: ChannelRow): Record<string, unknown> {
+  const keys = publicSettingsOf(row.platform);
+  return Object.fromEntries(Object.entries(row.settings).filter(([k]) => keys.includes(k)));
+}
+
+/** Which credentials a channel holds that a user may set (never their values), sorted. */
+export function credentialsSet(row: ChannelRow, sealer: Sealer): string[] {
+  const keys = credentialKeysOf(row.platform);
+  return Object.keys(openCredentials(row, sealer)).filter((k) => keys.includes(k)).sort();
 }
 
 function openCredentials(row: ChannelRow, sealer: Sealer): Record<string, string> {
@@ -107,6 +80,11 @@ export function connectionOf(row: ChannelRow, sealer: Sealer): ChannelConnection
   };
 }
 
+/** A channel of the actor's organization. */
+export async function getChannel(deps: ChannelReadDeps, actor: Actor, input: { channelId: string }): Promise<ChannelRow> {
+  return loadChannel(deps.db, actor, input.channelId);
+}
+
 /** Loads a channel of the actor's organization; another organization's id is simply not found. */
 export async function loadChannel(db: Executor, actor: Actor, channelId: string): Promise<ChannelRow> {
   if (!isUuid(channelId)) throw notFound('channel');
@@ -119,8 +97,8 @@ export async function loadChannel(db: Executor, actor: Actor, channelId: string)
   return row;
 }
 
-export async function listChannels(db: Executor, actor: Actor, page: Page & { platform?: Platform; status?: string }): Promise<PageResult<ChannelRow>> {
-  const rows = await db
+export async function listChannels(deps: ChannelReadDeps, actor: Actor, page: Page & { platform?: Platform; status?: string }): Promise<PageResult<ChannelRow>> {
+  const rows = await deps.db
     .select()
     .from(channels)
     .where(
@@ -159,7 +137,36 @@ function assertDisplayNumber(value: string | null | undefined): void {
   throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', location: 'body', message: 'not a phone number' }]);
 }
 
-async function assertProviderAddress(url: unknown, pointer: string, deps: ChannelDeps): Promise<void> {
+/** Values of a platform's settings and credentials, checked with its module's schemas. */
+function assertValues(platform: Platform | string, settings: Record<string, unknown>, credentials: Record<string, string>): void {
+  const module = providerModule(platform);
+  const problems = [
+    ...checked(module.settings.schema, settings, '/settings'),
+    ...checked(module.settings.credentials, credentials, '/credentials'),
+  ];
+  if (problems.length) throw invalid(problems.map((p) => `${p.pointer.slice(1).replaceAll('/', '.')}: ${p.message}`).join('; '), problems);
+}
+
+function checked(schema: ProviderModule['settings']['schema'], values: Record<string, unknown>, pointer: string): FieldError[] {
+  const own = Object.fromEntries(Object.entries(values).filter(([k]) => k in schema.shape));
+  const result = schema.safeParse(own);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({ pointer: `${pointer}/${issue.path.join('/')}`, location: 'body', message: issue.message }));
+}
+
+/** The required settings and credentials (JSON pointers) a channel lacks. */
+function missingOf(module: ProviderModule, values: { settings: Record<string, unknown>; credentials: Record<string, string> }): string[] {
+  return module.settings.required.filter((pointer) => {
+    const [, part, key] = pointer.split('/') as [string, 'settings' | 'credentials', string];
+    return !values[part][key];
+  });
+}
+
+function missingError(missing: string[], suffix = ''): DomainError {
+  return invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}${suffix}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
+}
+
+async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<ChannelDeps, 'targets'>): Promise<void> {
   if (url === undefined) return;
   try {
     await assertSafeTarget(String(url), deps.targets);
@@ -170,67 +177,46 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Channe
 }
 
 /**
- * Creates a channel. Without credentials, and with the sandbox on, it is bound to the sandbox: an
- * official one is `connected` at once, an unofficial one `disconnected` until paired. With
- * credentials, an official channel is checked against its provider and `connected` when they work.
+ * Creates a channel. Without credentials, and with the sandbox on, it is bound to the sandbox (an
+ * official one is `connected` at once, a gateway one `disconnected` until paired). A channel whose
+ * platform connects by credentials is checked against its provider and `connected` when they work.
  */
 export async function createChannel(deps: ChannelDeps, actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
   const platform = input.platform;
+  const module = providerModule(platform);
   assertDisplayNumber(input.displayPhoneNumber);
-  const settings = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
-  const credentials = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
-  const bindSandbox = Object.keys(credentials).length === 0 && !settings.gateway_base && !settings.phone_number_id;
-  if (bindSandbox && !deps.sandbox && platform === 'chatapp_unofficial') {
-    throw invalid('settings.gateway_base and credentials.api_key are required (the sandbox is off)', [
-      { pointer: '/settings/gateway_base', location: 'body', message: 'required' },
-      { pointer: '/credentials/api_key', location: 'body', message: 'required' },
-    ]);
+  const settings = pickKnown(input.settings, publicSettingsOf(platform), 'setting', '/settings');
+  const credentials = pickKnown(input.credentials, credentialKeysOf(platform), 'credential', '/credentials') as Record<string, string>;
+  assertValues(platform, settings, credentials);
+  const bindSandbox = Object.keys(credentials).length === 0 && !settings[module.settings.ownProvider] && module.bindSandbox !== undefined;
+  if (bindSandbox && !deps.sandbox && module.connection === 'pairing') {
+    const missing = module.settings.required;
+    throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
   }
   if (!bindSandbox) {
-    if (platform === 'chatapp_official') {
-      const missing = (['phone_number_id'] as const).filter((k) => !settings[k]).map((k) => `/settings/${k}`);
-      if (!credentials.access_token) missing.push('/credentials/access_token');
-      if (!settings.api_base && !deps.official.apiBase) missing.push('/settings/api_base');
-      if (missing.length) throw invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
-      await assertProviderAddress(settings.api_base, '/settings/api_base', deps);
-    } else {
-      const missing: string[] = [];
-      if (!settings.gateway_base) missing.push('/settings/gateway_base');
-      if (!credentials.api_key) missing.push('/credentials/api_key');
-      if (missing.length) throw invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
-      await assertProviderAddress(settings.gateway_base, '/settings/gateway_base', deps);
-    }
+    const missing = missingOf(module, { settings: { ...deps.settingDefaults[module.platform], ...settings }, credentials });
+    if (missing.length) throw missingError(missing);
+    await assertProviderAddress(settings[module.settings.address], `/settings/${module.settings.address}`, deps);
   }
 
   const id = uuidv7();
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
-    let status: ChannelStatus = INITIAL_STATUS[platform];
-    let reason = platform === 'chatapp_official' ? 'awaiting credential check' : 'not paired yet';
+    let status: ChannelStatus = module.status.initial;
+    let reason = module.status.initialReason;
     let displayPhoneNumber = input.displayPhoneNumber ?? null;
-    let providerRef: string | null = null;
     if (bindSandbox && deps.sandbox) {
-      if (platform === 'chatapp_official') {
-        const number = await deps.sandbox.provisionOfficialNumber(tx, { displayPhoneNumber: input.displayPhoneNumber });
-        Object.assign(settings, { api_base: number.apiBase, api_version: number.apiVersion, phone_number_id: number.phoneNumberId, waba_id: number.wabaId });
-        credentials.access_token = number.accessToken;
-        displayPhoneNumber = number.displayPhoneNumber;
-        status = 'connected';
-        reason = 'bound to the sandbox provider';
-      } else {
-        const session = await deps.sandbox.provisionGatewaySession(tx);
-        Object.assign(settings, { gateway_base: session.gatewayBase, session: session.session });
-        credentials.api_key = session.apiKey;
-        reason = 'bound to the sandbox gateway; not paired yet';
-      }
-    } else if (platform === 'chatapp_official') {
-      settings.api_base ??= deps.official.apiBase;
-      settings.api_version ??= deps.official.apiVersion;
+      const bound = await module.bindSandbox!(deps.sandbox, tx, { displayPhoneNumber: input.displayPhoneNumber });
+      Object.assign(settings, bound.settings);
+      Object.assign(credentials, bound.credentials);
+      displayPhoneNumber = bound.displayPhoneNumber ?? displayPhoneNumber;
+      status = bound.status ?? status;
+      reason = bound.reason;
     } else {
-      settings.session ??= id;
+      for (const [key, value] of Object.entries({ ...deps.settingDefaults[module.platform], ...module.settings.channelDefaults?.(id) })) settings[key] ??= value;
     }
-    if (platform === 'chatapp_unofficial') credentials.callback_secret ??= randomToken(32);
-    providerRef = String(platform === 'chatapp_official' ? settings.phone_number_id : settings.session);
+    for (const key of module.settings.generated ?? []) credentials[key] ??= randomToken(32);
+    const providerRef = String(settings[module.settings.ref]);
     const [created] = await tx
       .insert(channels)
       .values({
@@ -255,7 +241,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
     await recordInitialStatus(tx, { id, organizationId: actor.organizationId, platform, status }, reason, now);
     return created!;
   });
-  if (row.platform === 'chatapp_official' && row.status === 'pending') return verifyOfficialCredentials(deps, row);
+  if (module.connection === 'credentials' && row.status === module.status.initial) return verifyCredentials(deps, row);
   return row;
 }
 
@@ -268,21 +254,21 @@ export const NUMBER_IN_USE: ProviderError = {
 };
 
 /**
- * Checks an official channel's credentials against its provider and moves it to connected or error.
+ * Checks a channel's credentials against its provider and moves it to connected or error.
  * When the provider is one the installation trusts (OFFICIAL_API_BASE, or the sandbox for a sandbox
  * channel), a successful check also binds the number to the channel exclusively; a number bound
  * to another channel leaves this one in `error` (number_in_use). A channel pointed at any other
  * api_base answers for itself only: it connects, but never holds its number exclusively.
  */
-export async function verifyOfficialCredentials(deps: ChannelDeps, row: ChannelRow): Promise<ChannelRow> {
-  const adapter = deps.providers.get('chatapp_official');
+export async function verifyCredentials(deps: ChannelDeps, row: ChannelRow): Promise<ChannelRow> {
+  const adapter = deps.providers.get(row.platform);
   const health = await adapter.checkHealth(connectionOf(row, deps.sealer));
   if (health.ok) await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
   else await recordProviderFault(deps, row, health.error);
   return reloadChannel(deps.db, row.id);
 }
 
-/** Connects an official channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */
+/** Connects a channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */
 export async function connectVerifiedChannel(deps: ChannelDeps, row: ChannelRow, reason: string): Promise<'connected' | 'in_use'> {
   if ((await bindNumber(deps, row)) === 'in_use') {
     await recordProviderFault(deps, row, NUMBER_IN_USE);
@@ -295,7 +281,7 @@ export async function connectVerifiedChannel(deps: ChannelDeps, row: ChannelRow,
 /** True when the channel's provider is one whose word on a number's owner the installation trusts: OFFICIAL_API_BASE or the built-in sandbox. */
 function trustedProvider(deps: Pick<ChannelDeps, 'official' | 'sandbox' | 'baseUrl'>, row: ChannelRow): boolean {
   if (row.sandbox) return true;
-  const base = row.settings.api_base;
+  const base = row.settings[providerModule(row.platform).settings.address];
   if (typeof base !== 'string') return false;
   if (deps.official.apiBase !== undefined && sameBase(base, deps.official.apiBase)) return true;
   // The built-in sandbox checks a token against the number like the real provider does.
@@ -350,7 +336,7 @@ export async function reloadChannel(db: Executor, id: string): Promise<ChannelRo
 /** Applies a status change in its own transaction. */
 export async function applyStatus(deps: { db: Db; clock: Clock }, row: ChannelRow, to: ChannelStatus, reason: string, reasonCode: string | null) {
   return deps.db.transaction((tx) =>
-    transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform as Platform, status: row.status }, to, reason, reasonCode, deps.clock.now()),
+    transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, to, reason, reasonCode, deps.clock.now()),
   );
 }
 
@@ -366,33 +352,35 @@ export async function recordProviderFault(deps: { db: Db; clock: Clock }, row: C
       .set({ lastErrorCode: error.code, lastErrorMessage: error.title.slice(0, 1000), lastErrorAt: now, updatedAt: now })
       .where(eq(channels.id, row.id));
     if (error.channelFault) {
-      await transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform as Platform, status: row.status }, 'error', error.title, error.code, now);
+      await transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, 'error', error.title, error.code, now);
     }
   });
 }
 
 export type UpdateChannelInput = {
+  channelId: string;
   name?: string;
   displayPhoneNumber?: string | null;
   settings?: Record<string, unknown>;
   credentials?: Record<string, string>;
 };
 
-/** Changes name, settings or credentials; new official credentials are checked again. */
-export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: string, input: UpdateChannelInput): Promise<ChannelRow> {
-  const row = await loadChannel(deps.db, actor, channelId);
-  const platform = row.platform as Platform;
+/** Changes name, settings or credentials; new credentials (or another provider address or number) are checked again. */
+export async function updateChannel(deps: ChannelDeps, actor: Actor, input: UpdateChannelInput): Promise<ChannelRow> {
+  const row = await loadChannel(deps.db, actor, input.channelId);
+  const module = providerModule(row.platform);
+  const { address, ref } = module.settings;
   assertDisplayNumber(input.displayPhoneNumber);
-  const settingsPatch = pickKnown(input.settings, PUBLIC_SETTINGS[platform], 'setting', '/settings');
-  const credentialsPatch = pickKnown(input.credentials, CREDENTIAL_KEYS[platform], 'credential', '/credentials') as Record<string, string>;
-  if (row.sandbox && (settingsPatch.api_base || settingsPatch.gateway_base || settingsPatch.phone_number_id || settingsPatch.session)) {
+  const settingsPatch = pickKnown(input.settings, publicSettingsOf(row.platform), 'setting', '/settings');
+  const credentialsPatch = pickKnown(input.credentials, credentialKeysOf(row.platform), 'credential', '/credentials') as Record<string, string>;
+  assertValues(row.platform, settingsPatch, credentialsPatch);
+  if (row.sandbox && (settingsPatch[address] || settingsPatch[ref])) {
     throw invalid('a sandbox-bound channel cannot be pointed at another provider; create a new channel', [{ pointer: '/settings', location: 'body', message: 'provider address of a sandbox channel' }]);
   }
-  await assertProviderAddress(settingsPatch.api_base, '/settings/api_base', deps);
-  await assertProviderAddress(settingsPatch.gateway_base, '/settings/gateway_base', deps);
+  await assertProviderAddress(settingsPatch[address], `/settings/${address}`, deps);
   const credentials = { ...openCredentials(row, deps.sealer), ...credentialsPatch };
   const settings = { ...row.settings, ...settingsPatch };
-  const providerRef = String(platform === 'chatapp_official' ? settings.phone_number_id : settings.session);
+  const providerRef = String(settings[ref]);
   const now = deps.clock.now();
   const [updated] = await deps.db
     .update(channels)
@@ -402,36 +390,41 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, channelId: 
       settings,
       providerRef,
       // Another number, or another provider to vouch for it, is a new claim: bound again once verified.
-      ...(providerRef !== row.boundRef || settingsPatch.api_base !== undefined ? { boundRef: null } : {}),
+      ...(providerRef !== row.boundRef || settingsPatch[address] !== undefined ? { boundRef: null } : {}),
       credentialsEncrypted: deps.sealer.seal(JSON.stringify(credentials)),
       updatedAt: now,
     })
     .where(and(eq(channels.id, row.id), eq(channels.organizationId, actor.organizationId)))
     .returning();
-  const changedAccess = Object.keys(credentialsPatch).length > 0 || settingsPatch.api_base !== undefined || settingsPatch.phone_number_id !== undefined;
-  if (platform === 'chatapp_official' && changedAccess) return verifyOfficialCredentials(deps, updated!);
+  const changedAccess = Object.keys(credentialsPatch).length > 0 || settingsPatch[address] !== undefined || settingsPatch[ref] !== undefined;
+  if (module.connection === 'credentials' && changedAccess) return verifyCredentials(deps, updated!);
   return updated!;
 }
 
-/** Deletes a channel (a gateway session is logged out first, best effort). Its templates go with it. */
-export async function deleteChannel(deps: ChannelDeps, actor: Actor, channelId: string): Promise<void> {
-  const row = await loadChannel(deps.db, actor, channelId);
-  const adapter = deps.providers.get(row.platform as Platform);
+/** Deletes a channel (a paired session is logged out first, best effort). Its templates go with it. */
+export async function deleteChannel(deps: Pick<ChannelDeps, 'db' | 'sealer' | 'providers'>, actor: Actor, input: { channelId: string }): Promise<void> {
+  const row = await loadChannel(deps.db, actor, input.channelId);
+  const adapter = deps.providers.get(row.platform);
   if (adapter.logout && row.status !== 'disconnected') await adapter.logout(connectionOf(row, deps.sealer)).catch(() => undefined);
   await deps.db.delete(channels).where(and(eq(channels.id, row.id), eq(channels.organizationId, actor.organizationId)));
 }
 
-export type StatusHistoryEntry = { from: string | null; to: string; reason: string | null; reason_code: string | null; at: string };
+export type StatusHistoryRow = typeof channelStatusHistory.$inferSelect;
 
-export async function channelStatusHistoryOf(db: Executor, actor: Actor, channelId: string, limit = 50): Promise<StatusHistoryEntry[]> {
-  const row = await loadChannel(db, actor, channelId);
-  const rows = await db
+/** A channel with its status history, newest first. */
+export async function channelStatusOf(
+  deps: ChannelReadDeps,
+  actor: Actor,
+  input: { channelId: string; limit?: number },
+): Promise<{ channel: ChannelRow; history: StatusHistoryRow[] }> {
+  const channel = await loadChannel(deps.db, actor, input.channelId);
+  const history = await deps.db
     .select()
     .from(channelStatusHistory)
-    .where(eq(channelStatusHistory.channelId, row.id))
+    .where(eq(channelStatusHistory.channelId, channel.id))
     .orderBy(sql`${channelStatusHistory.createdAt} desc, ${channelStatusHistory.id} desc`)
-    .limit(limit);
-  return rows.map((h) => ({ from: h.fromStatus, to: h.toStatus, reason: h.reason, reason_code: h.reasonCode, at: h.createdAt.toISOString() }));
+    .limit(input.limit ?? 50);
+  return { channel, history };
 }
 
 /** The channel a provider event belongs to: the one its number is bound to (a claim never verified receives nothing). */
@@ -444,27 +437,28 @@ export async function findChannelByRef(db: Executor, platform: Platform, ref: st
   return row;
 }
 
-/** Bound official channels of one business account (template decisions are routed by it; a claim never verified receives none). */
+/** Bound channels of one business account (only official ones have a waba_id setting; template decisions are routed by it; a claim never verified receives none). */
 export async function findChannelsByWaba(db: Executor, wabaId: string): Promise<ChannelRow[]> {
   return db
     .select()
     .from(channels)
-    .where(and(eq(channels.platform, 'chatapp_official'), isNotNull(channels.boundRef), sql`${channels.settings}->>'waba_id' = ${wabaId}`));
+    .where(and(isNotNull(channels.boundRef), sql`${channels.settings}->>'waba_id' = ${wabaId}`));
 }
 
-/** Points an official channel at new provider settings and credentials (embedded signup again). */
-export async function rebindOfficialChannel(
+/** Points a channel at new provider settings and credentials (embedded signup again). */
+export async function rebindChannel(
   deps: ChannelDeps,
   row: ChannelRow,
   input: { settings: Record<string, unknown>; credentials: Record<string, string>; displayPhoneNumber: string; sandbox: boolean },
 ): Promise<ChannelRow> {
   const now = deps.clock.now();
+  const providerRef = String(input.settings[providerModule(row.platform).settings.ref]);
   const [updated] = await deps.db
     .update(channels)
     .set({
       settings: { ...row.settings, ...input.settings },
-      providerRef: String(input.settings.phone_number_id),
-      boundRef: String(input.settings.phone_number_id) === row.boundRef && input.sandbox === row.sandbox ? row.boundRef : null,
+      providerRef,
+      boundRef: providerRef === row.boundRef && input.sandbox === row.sandbox ? row.boundRef : null,
       credentialsEncrypted: deps.sealer.seal(JSON.stringify({ ...openCredentials(row, deps.sealer), ...input.credentials })),
       displayPhoneNumber: input.displayPhoneNumber,
       sandbox: input.sandbox,
@@ -472,5 +466,5 @@ export async function rebindOfficialChannel(
     })
     .where(eq(channels.id, row.id))
     .returning();
-  return verifyOfficialCredentials(deps, updated!);
+  return verifyCredentials(deps, updated!);
 }

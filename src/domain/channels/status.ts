@@ -1,44 +1,23 @@
 /**
- * The channel status machine. Every change is stored with its time and reason in
- * channel_status_history and recorded as a `channel.status_update` event, in one transaction.
- *
- *   official:    pending -> connected -> disconnected | error   (and back to connected on recovery)
- *   unofficial:  disconnected -> pairing -> connected -> disconnected (logged out or lost)
+ * The channel status machine. Each platform's moves are its provider module's (status.transitions);
+ * every change is stored with its time and reason in channel_status_history and recorded as a
+ * `channel.status_update` event, in one transaction.
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import type { Platform } from '../../providers/provider.ts';
+import type { ChannelStatus, Platform } from '../../providers/provider.ts';
+import { providerModule } from '../../providers/registry.ts';
 import { recordEvent } from '../events/outbox.ts';
 
-export type ChannelStatus = 'pending' | 'connected' | 'disconnected' | 'error' | 'pairing';
+export type { ChannelStatus };
 
-const TRANSITIONS: Record<Platform, Record<string, readonly ChannelStatus[]>> = {
-  chatapp_official: {
-    pending: ['connected', 'error', 'disconnected'],
-    connected: ['disconnected', 'error'],
-    disconnected: ['connected', 'error', 'pending'],
-    error: ['connected', 'disconnected', 'pending'],
-  },
-  chatapp_unofficial: {
-    disconnected: ['pairing', 'connected', 'error'],
-    pairing: ['connected', 'disconnected', 'error'],
-    connected: ['disconnected', 'error'],
-    error: ['disconnected', 'pairing', 'connected'],
-  },
-};
-
-export const INITIAL_STATUS: Record<Platform, ChannelStatus> = {
-  chatapp_official: 'pending',
-  chatapp_unofficial: 'disconnected',
-};
-
-export function canTransition(platform: Platform, from: string, to: ChannelStatus): boolean {
-  return TRANSITIONS[platform][from]?.includes(to) ?? false;
+export function canTransition(platform: Platform | string, from: string, to: ChannelStatus): boolean {
+  return providerModule(platform).status.transitions[from]?.includes(to) ?? false;
 }
 
-export type ChannelRef = { id: string; organizationId: string; platform: Platform; status: string };
+export type ChannelRef = { id: string; organizationId: string; platform: Platform | string; status: string };
 
 export type TransitionResult = { changed: boolean; status: string };
 

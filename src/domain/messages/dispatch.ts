@@ -14,7 +14,7 @@ import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
-import type { ProviderRegistry } from '../../providers/registry.ts';
+import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, recordProviderFault, reloadChannel } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { advanceStatus, type MessageRow } from './messages.ts';
@@ -96,7 +96,7 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
     return CHANNEL_WAIT_SECONDS;
   }
 
-  const wait = deps.pacer.reserve(channel.id, Number(channel.settings.throughput_per_second) || (platform === 'chatapp_official' ? 80 : 5), 2000);
+  const wait = deps.pacer.reserve(channel.id, Number(channel.settings.throughput_per_second) || providerModule(platform).pacing.throughputPerSecond, 2000);
   // Not taken: come back when the channel has room (the row, not a worker, waits).
   if (wait > 2000) return wait / 1000;
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));

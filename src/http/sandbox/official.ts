@@ -59,7 +59,6 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
     });
   });
   scope.post('/:version/:id/register', ROUTE, authed((account, { id }, request) => api.register(db, account, id, request.body)));
-  scope.post('/:version/:id/contacts', ROUTE, authed((account, { id }, request) => api.lookupContacts(account, id, request.body)));
   scope.get('/:version/:id/message_templates', ROUTE, authed((account, { id }, request) => api.listTemplates(db, account, id, request.query as Json)));
   scope.post('/:version/:id/message_templates', ROUTE, authed((account, { id }, request) => api.submitTemplate(db, account, id, request.body)));
   scope.get('/:version/:id/phone_numbers', ROUTE, authed((account, { id }) => api.listPhoneNumbers(db, account, id)));

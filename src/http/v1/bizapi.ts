@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { channelDeps, type Container } from '../../container.ts';
-import { presentChannel } from '../../domain/channels/channels.ts';
-import { exchangeSignupCode, registerPhone } from '../../domain/channels/pairing.ts';
+import { exchangeSignupCode, registerPhone, type OnboardingDeps } from '../../domain/channels/pairing.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { ChannelSchema } from './channels.ts';
+import { ChannelSchema, presentChannel } from './channels.ts';
 import { dataOf } from '../schemas.ts';
 
 /** Onboarding of official numbers, after the provider's embedded-signup flow. */
-export async function registerBizapiRoutes(app: App, container: Container) {
-  const deps = channelDeps(container);
+export async function registerBizapiRoutes(app: App, deps: OnboardingDeps) {
   const errors = errorResponses([400, 401, 403, 404, 409, 422, 503]);
 
   app.post(
@@ -36,7 +33,7 @@ export async function registerBizapiRoutes(app: App, container: Container) {
     },
     async (request) => {
       const b = request.body;
-      const row = await exchangeSignupCode({ ...deps, app: { appId: container.config.official.appId, appSecret: container.config.official.appSecret } }, actorOf(request), {
+      const row = await exchangeSignupCode(deps, actorOf(request), {
         code: b.code,
         wabaId: b.waba_id,
         phoneNumberId: b.phone_number_id,
@@ -44,7 +41,7 @@ export async function registerBizapiRoutes(app: App, container: Container) {
         name: b.name,
         pin: b.pin,
       });
-      return { data: presentChannel(row, container.sealer) };
+      return { data: presentChannel(row, deps.sealer) };
     },
   );
 
@@ -62,6 +59,6 @@ export async function registerBizapiRoutes(app: App, container: Container) {
         response: { 200: dataOf(ChannelSchema), ...errors },
       },
     },
-    async (request) => ({ data: presentChannel(await registerPhone(deps, actorOf(request), request.body.channel_id, request.body.pin), container.sealer) }),
+    async (request) => ({ data: presentChannel(await registerPhone(deps, actorOf(request), { channelId: request.body.channel_id, pin: request.body.pin }), deps.sealer) }),
   );
 }

@@ -1,22 +1,29 @@
+import QRCode from 'qrcode';
 import { z } from 'zod';
-import { channelDeps, type Container } from '../../container.ts';
 import { capabilitiesOf, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
 import {
-  channelStatusHistoryOf,
+  channelStatusOf,
   createChannel,
+  credentialsSet,
   deleteChannel,
+  getChannel,
   listChannels,
-  loadChannel,
-  presentChannel,
   updateChannel,
+  visibleSettings,
+  type ChannelDeps,
+  type ChannelRow,
+  type StatusHistoryRow,
 } from '../../domain/channels/channels.ts';
-import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile } from '../../domain/channels/pairing.ts';
-import { PLATFORMS } from '../../providers/provider.ts';
+import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, type PairingDeps, type ProviderProfileLookup } from '../../domain/channels/pairing.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import type { QrCode } from '../../providers/provider.ts';
+import { PLATFORMS, platformsWith, providerModule, type Platform } from '../../providers/registry.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
-const PlatformSchema = z.enum(PLATFORMS as unknown as ['chatapp_official', 'chatapp_unofficial']);
+/** The platforms the registry lists (channels.platform). */
+const PlatformSchema = z.enum(PLATFORMS);
 const StatusSchema = z.enum(['pending', 'connected', 'disconnected', 'error', 'pairing']);
 
 export const ChannelSchema = z
@@ -48,26 +55,29 @@ export const ChannelSchema = z
   })
   .meta({ id: 'Channel' });
 
+const modules = PLATFORMS.map(providerModule);
+
+/** Every platform's settings (its module's schema); the domain checks which belong to the channel's platform. */
 const Settings = z
   .object({
-    api_base: z.url().optional().meta({ description: "official: the provider API's base URL (default OFFICIAL_API_BASE)" }),
-    api_version: z.string().regex(/^v\d+\.\d+$/).optional().meta({ example: 'v21.0' }),
-    phone_number_id: z.string().regex(/^\d{1,32}$/).optional(),
-    waba_id: z.string().regex(/^\d{1,32}$/).optional().meta({ description: 'official: business account id (templates)' }),
-    gateway_base: z.url().optional().meta({ description: 'unofficial: the gateway base URL (https, public address)' }),
-    session: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional().meta({ description: 'unofficial: the gateway session name (default the channel id)' }),
-    throughput_per_second: z.number().positive().max(1000).optional().meta({ description: 'Outbound pacing (default 80 official, 5 unofficial)' }),
+    ...(Object.assign({}, ...modules.map((m) => m.settings.schema.shape)) as z.ZodRawShape),
+    throughput_per_second: z
+      .number()
+      .positive()
+      .max(1000)
+      .optional()
+      .meta({ description: `Outbound pacing (default ${modules.map((m) => `${m.pacing.throughputPerSecond} ${m.platform}`).join(', ')})` }),
   })
   .strict();
 
+/** Every platform's credentials (its module's schema). */
 const Credentials = z
-  .object({
-    access_token: z.string().min(1).max(4096).optional().meta({ description: 'official: bearer token' }),
-    app_secret: z.string().min(1).max(512).optional().meta({ description: "official: the app secret, for a channel on its own app (webhook path with the channel id)" }),
-    api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),
-  })
+  .object(Object.assign({}, ...modules.map((m) => m.settings.credentials.shape)) as z.ZodRawShape)
   .strict()
   .meta({ description: 'Write-only: stored encrypted, never returned or logged' });
+
+const [credentialsPlatform] = platformsWith('bizapi.exchange_code');
+const [pairingPlatform] = platformsWith('channel.connect');
 
 const CreateChannelBody = z
   .object({
@@ -82,9 +92,9 @@ const CreateChannelBody = z
     description:
       'With the sandbox on, a channel without credentials is bound to it (official: connected at once; unofficial: pair with connect + qr). Official channels with credentials are checked against the provider.',
     examples: [
-      { platform: 'chatapp_official', name: 'Support line' },
-      { platform: 'chatapp_official', name: 'Sales', settings: { phone_number_id: '106540352242922', waba_id: '102290129340398' }, credentials: { access_token: 'EAAG...' } },
-      { platform: 'chatapp_unofficial', name: 'Field team', settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'gw_...' } },
+      { platform: credentialsPlatform, name: 'Support line' },
+      { platform: credentialsPlatform, name: 'Sales', settings: { phone_number_id: '106540352242922', waba_id: '102290129340398' }, credentials: { access_token: 'EAAG...' } },
+      { platform: pairingPlatform, name: 'Field team', settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'gw_...' } },
     ],
   });
 
@@ -105,12 +115,83 @@ const QrSchema = z
   })
   .meta({ id: 'ChannelQr' });
 
+const HistoryEntrySchema = z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() });
+
+const ChannelStatusSchema = z.object({
+  status: StatusSchema,
+  status_reason: z.string().nullable(),
+  status_changed_at: z.string(),
+  health: ChannelSchema.shape.health,
+  history: z.array(HistoryEntrySchema),
+});
+
+const CapabilitiesSchema = z
+  .object({
+    platform: PlatformSchema,
+    message_types: z.array(z.enum(MESSAGE_TYPES)),
+    simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Types the platform renders in a simplified form' }),
+    operations: z.array(z.enum(OPERATIONS)),
+    customer_service_window_hours: z.number().nullable(),
+  })
+  .meta({ id: 'ChannelCapabilities' });
+
+const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
+
+export type ChannelView = z.infer<typeof ChannelSchema>;
+type QrView = z.infer<typeof QrSchema>;
+
+/** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
+export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
+  return {
+    id: row.id,
+    platform: row.platform as Platform,
+    name: row.name,
+    status: row.status as ChannelView['status'],
+    status_reason: row.statusReason,
+    status_changed_at: row.statusChangedAt.toISOString(),
+    display_phone_number: row.displayPhoneNumber,
+    sandbox: row.sandbox,
+    settings: visibleSettings(row),
+    credentials_set: credentialsSet(row, sealer),
+    health: {
+      last_error_code: row.lastErrorCode,
+      last_error_message: row.lastErrorMessage,
+      last_error_at: row.lastErrorAt?.toISOString() ?? null,
+      reconnect_attempts: row.reconnectAttempts,
+      last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
+    },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function presentStatus(channel: ChannelView, history: StatusHistoryRow[]): z.infer<typeof ChannelStatusSchema> {
+  return {
+    status: channel.status,
+    status_reason: channel.status_reason,
+    status_changed_at: channel.status_changed_at,
+    health: channel.health,
+    history: history.map((h) => ({ from: h.fromStatus, to: h.toStatus, reason: h.reason, reason_code: h.reasonCode, at: h.createdAt.toISOString() })),
+  };
+}
+
+/** The QR to scan, with a PNG rendering of it. */
+async function presentQr(qr: QrCode): Promise<QrView> {
+  return { qr: qr.qr, qr_image: await QRCode.toDataURL(qr.qr, { errorCorrectionLevel: 'M', margin: 2, width: 320 }), expires_at: qr.expiresAt.toISOString() };
+}
+
+function presentProfile(profile: ProviderProfileLookup): z.infer<typeof ProfileSchema> {
+  return { phone: profile.phone, exists: profile.exists, chatapp_id: profile.chatappId, name: profile.name };
+}
+
 const ChannelParams = z.object({ channelID: PathId });
 const channelErrors = errorResponses([400, 401, 403, 404, 409, 422, 503]);
 
-export async function registerChannelRoutes(app: App, container: Container) {
-  const deps = channelDeps(container);
-  const present = (row: Parameters<typeof presentChannel>[0]) => presentChannel(row, container.sealer);
+/** What the channel routes use: channel records (create, change, read) and the calls that go through a channel's provider. */
+export type ChannelRouteDeps = { channels: ChannelDeps; pairing: PairingDeps };
+
+export async function registerChannelRoutes(app: App, { channels: deps, pairing }: ChannelRouteDeps) {
+  const present = (row: ChannelRow) => presentChannel(row, deps.sealer);
 
   app.get(
     '/v1/channels',
@@ -124,7 +205,7 @@ export async function registerChannelRoutes(app: App, container: Container) {
       },
     },
     async (request) => {
-      const page = await listChannels(deps.db, actorOf(request), request.query);
+      const page = await listChannels(deps, actorOf(request), request.query);
       return { data: page.items.map(present), meta: { next_cursor: page.nextCursor } };
     },
   );
@@ -159,7 +240,7 @@ export async function registerChannelRoutes(app: App, container: Container) {
       config: { auth: { permission: 'channels:read' } },
       schema: { tags: ['channels'], summary: 'Get a channel', params: ChannelParams, response: { 200: dataOf(ChannelSchema), ...errorResponses([401, 403, 404]) } },
     },
-    async (request) => ({ data: present(await loadChannel(deps.db, actorOf(request), request.params.channelID)) }),
+    async (request) => ({ data: present(await getChannel(deps, actorOf(request), { channelId: request.params.channelID })) }),
   );
 
   app.patch(
@@ -170,7 +251,8 @@ export async function registerChannelRoutes(app: App, container: Container) {
     },
     async (request) => {
       const b = request.body;
-      const row = await updateChannel(deps, actorOf(request), request.params.channelID, {
+      const row = await updateChannel(deps, actorOf(request), {
+        channelId: request.params.channelID,
         name: b.name,
         displayPhoneNumber: b.display_phone_number,
         settings: b.settings,
@@ -193,7 +275,7 @@ export async function registerChannelRoutes(app: App, container: Container) {
       },
     },
     async (request, reply) => {
-      await deleteChannel(deps, actorOf(request), request.params.channelID);
+      await deleteChannel(deps, actorOf(request), { channelId: request.params.channelID });
       return reply.code(204).send(null);
     },
   );
@@ -207,24 +289,14 @@ export async function registerChannelRoutes(app: App, container: Container) {
         summary: "A channel's status, health and status history",
         params: ChannelParams,
         response: {
-          200: dataOf(
-            z.object({
-              status: StatusSchema,
-              status_reason: z.string().nullable(),
-              status_changed_at: z.string(),
-              health: ChannelSchema.shape.health,
-              history: z.array(z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() })),
-            }),
-          ),
+          200: dataOf(ChannelStatusSchema),
           ...errorResponses([401, 403, 404]),
         },
       },
     },
     async (request) => {
-      const actor = actorOf(request);
-      const channel = present(await loadChannel(deps.db, actor, request.params.channelID));
-      const history = await channelStatusHistoryOf(deps.db, actor, channel.id);
-      return { data: { status: channel.status, status_reason: channel.status_reason, status_changed_at: channel.status_changed_at, health: channel.health, history } };
+      const { channel, history } = await channelStatusOf(deps, actorOf(request), { channelId: request.params.channelID });
+      return { data: presentStatus(present(channel), history) };
     },
   );
 
@@ -238,24 +310,14 @@ export async function registerChannelRoutes(app: App, container: Container) {
         description: 'Message types and operations, read from the same support matrix that validation uses.',
         params: ChannelParams,
         response: {
-          200: dataOf(
-            z
-              .object({
-                platform: PlatformSchema,
-                message_types: z.array(z.enum(MESSAGE_TYPES)),
-                simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Types the platform renders in a simplified form' }),
-                operations: z.array(z.enum(OPERATIONS)),
-                customer_service_window_hours: z.number().nullable(),
-              })
-              .meta({ id: 'ChannelCapabilities' }),
-          ),
+          200: dataOf(CapabilitiesSchema),
           ...errorResponses([401, 403, 404]),
         },
       },
     },
     async (request) => {
-      const row = await loadChannel(deps.db, actorOf(request), request.params.channelID);
-      return { data: capabilitiesOf(row.platform as 'chatapp_official') };
+      const row = await getChannel(deps, actorOf(request), { channelId: request.params.channelID });
+      return { data: capabilitiesOf(row.platform) };
     },
   );
 
@@ -272,8 +334,8 @@ export async function registerChannelRoutes(app: App, container: Container) {
       },
     },
     async (request) => {
-      const result = await connectChannel(deps, actorOf(request), request.params.channelID);
-      return { data: { channel: present(result.channel), qr: result.qr } };
+      const result = await connectChannel(pairing, actorOf(request), { channelId: request.params.channelID });
+      return { data: { channel: present(result.channel), qr: result.qr ? await presentQr(result.qr) : null } };
     },
   );
 
@@ -289,7 +351,7 @@ export async function registerChannelRoutes(app: App, container: Container) {
         response: { 200: dataOf(QrSchema), ...channelErrors },
       },
     },
-    async (request) => ({ data: await channelQr(deps, actorOf(request), request.params.channelID) }),
+    async (request) => ({ data: await presentQr(await channelQr(pairing, actorOf(request), { channelId: request.params.channelID })) }),
   );
 
   app.post(
@@ -303,7 +365,7 @@ export async function registerChannelRoutes(app: App, container: Container) {
         response: { 200: dataOf(ChannelSchema), ...channelErrors },
       },
     },
-    async (request) => ({ data: present(await disconnectChannel(deps, actorOf(request), request.params.channelID)) }),
+    async (request) => ({ data: present(await disconnectChannel(pairing, actorOf(request), { channelId: request.params.channelID })) }),
   );
 
   app.post(
@@ -317,11 +379,11 @@ export async function registerChannelRoutes(app: App, container: Container) {
         params: ChannelParams,
         body: z.object({ phone: z.string().min(1).max(40).meta({ example: '+49 30 1234567' }) }).meta({ id: 'ChannelContactLookupRequest' }),
         response: {
-          200: dataOf(z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' })),
+          200: dataOf(ProfileSchema),
           ...channelErrors,
         },
       },
     },
-    async (request) => ({ data: await lookupProviderProfile(deps, actorOf(request), request.params.channelID, request.body.phone) }),
+    async (request) => ({ data: presentProfile(await lookupProviderProfile(pairing, actorOf(request), { channelId: request.params.channelID, phone: request.body.phone })) }),
   );
 }

@@ -2,8 +2,7 @@
  * Parley's types to the gateway protocol's. The gateway takes Parley's own message types and
  * content shapes, so sending passes them through with Parley's message id as the idempotency key.
  */
-import type { TargetPolicy } from '../../lib/safe-fetch.ts';
-import type { ChannelConnection, ProviderAdapter } from '../provider.ts';
+import type { AdapterCalls, AdapterOptions, ChannelConnection } from '../provider.ts';
 import { createGatewayClient } from './client.ts';
 import { gatewayInbound } from './inbound.ts';
 
@@ -24,8 +23,7 @@ export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' 
   }
 }
 
-/** options.targets: where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
-export function createGatewayAdapter(options: { targets: TargetPolicy; timeoutMs?: number }): ProviderAdapter {
+export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const client = (connection: ChannelConnection) => {
     const s = connection.settings as unknown as GatewaySettings;
     return createGatewayClient({
@@ -38,10 +36,7 @@ export function createGatewayAdapter(options: { targets: TargetPolicy; timeoutMs
   const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);
 
   return {
-    platform: 'chatapp_unofficial',
     inbound: gatewayInbound,
-    // The protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md).
-    sends: { idempotentResend: true },
 
     async send(connection, message) {
       const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {

@@ -3,12 +3,12 @@
  * becomes the provider's native body: one object named after the type, interactive types under
  * `interactive`, quotes under `context`.
  */
-import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type {
+  AdapterCalls,
+  AdapterOptions,
   ChannelConnection,
   HealthCheck,
   OutboundMessage,
-  ProviderAdapter,
   ProviderTemplate,
   Result,
   SignupExchange,
@@ -189,16 +189,7 @@ export function templateStatusName(native: string): string {
   return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
 }
 
-export type OfficialAdapterOptions = {
-  /** Where calls may go, decided by the current config and the URL (never by a flag stored on the channel). */
-  targets: TargetPolicy;
-  /** One call's time limit. */
-  timeoutMs?: number;
-};
-
-export function createOfficialAdapter(options: OfficialAdapterOptions): ProviderAdapter & {
-  exchangeCode(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; wabaId?: string }): Promise<Result<SignupExchange>>;
-} {
+export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   const client = (connection: ChannelConnection): GraphClient => {
     const s = settingsOf(connection);
     return createGraphClient({ apiBase: s.api_base, version: s.api_version, policy: options.targets, timeoutMs: options.timeoutMs });
@@ -206,11 +197,7 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
   return {
-    platform: 'chatapp_official',
     inbound: officialInbound,
-    // No idempotency key and no way to look a send up: only a status webhook echoing
-    // biz_opaque_callback_data can settle a send whose answer was lost.
-    sends: { idempotentResend: false },
 
     async send(connection, message) {
       const s = settingsOf(connection);
@@ -235,21 +222,6 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
       if (!result.ok) return result;
       if (!result.value.url) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
       return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type ?? 'application/octet-stream' } };
-    },
-
-    async lookupProfile(connection, phone) {
-      const s = settingsOf(connection);
-      const result = await client(connection).call<{ contacts?: Array<{ input: string; status: string; wa_id?: string; profile?: { name?: string } }> }>(
-        'POST',
-        `${s.phone_number_id}/contacts`,
-        { token: token(connection), body: { blocking: 'wait', contacts: [`+${phone}`], force_check: true } },
-      );
-      if (!result.ok) return result;
-      const contact = result.value.contacts?.[0];
-      return {
-        ok: true,
-        value: { exists: contact?.status === 'valid', chatappId: contact?.wa_id, name: contact?.profile?.name },
-      };
     },
 
     async checkHealth(connection): Promise<HealthCheck> {
@@ -312,7 +284,7 @@ export function createOfficialAdapter(options: OfficialAdapterOptions): Provider
       return { ok: true, value: { registered: true } };
     },
 
-    async exchangeCode(input) {
+    async exchangeCode(input): Promise<Result<SignupExchange>> {
       const graph = createGraphClient({ apiBase: input.apiBase, version: input.version, policy: options.targets });
       const exchanged = await graph.call<{ access_token?: string }>('GET', 'oauth/access_token', {
         query: { client_id: input.appId, client_secret: input.appSecret, code: input.code },

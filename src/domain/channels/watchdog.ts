@@ -1,0 +1,59 @@
+/**
+ * The channel watchdog: asks each connected (or pairing) channel's provider whether it still
+ * answers, so a channel never shows `connected` after its phone logged out or its provider went
+ * silent. A platform whose health check reports a session state has it mapped to a channel status
+ * by its provider module; three failed checks in a row mark the channel `disconnected` with the
+ * last reason.
+ */
+import { asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { channels } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
+import { applyStatus, connectionOf, recordProviderFault, reloadChannel, type ChannelRow } from './channels.ts';
+
+export const WATCHDOG_FAILURE_LIMIT = 3;
+const BATCH = 100;
+
+export type WatchdogDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry; logger: Pick<Logger, 'error'> };
+
+/** Checks the channels checked longest ago (at most a batch); one channel's failure does not stop the others. */
+export async function checkChannelHealth(deps: WatchdogDeps): Promise<void> {
+  const due = await deps.db
+    .select()
+    .from(channels)
+    .where(inArray(channels.status, ['connected', 'pairing']))
+    .orderBy(sql`${channels.lastCheckedAt} asc nulls first`, asc(channels.id))
+    .limit(BATCH);
+  for (const row of due) {
+    try {
+      await checkChannel(deps, row);
+    } catch (err) {
+      deps.logger.error({ err, channel_id: row.id }, 'channel health check failed');
+    }
+  }
+}
+
+async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> {
+  const check = await deps.providers.get(row.platform).checkHealth(connectionOf(row, deps.sealer));
+  const now = deps.clock.now();
+  if (check.ok) {
+    await deps.db.update(channels).set({ lastCheckedAt: now, reconnectAttempts: 0 }).where(eq(channels.id, row.id));
+    const status = providerModule(row.platform).status.fromSession?.(check.status);
+    if (status !== undefined && status !== row.status) {
+      await applyStatus(deps, await reloadChannel(deps.db, row.id), status, `gateway session is ${check.status}`, check.status);
+    }
+    return;
+  }
+  const attempts = row.reconnectAttempts + 1;
+  await deps.db.update(channels).set({ lastCheckedAt: now, reconnectAttempts: attempts }).where(eq(channels.id, row.id));
+  await recordProviderFault(deps, row, check.error);
+  if (!check.error.channelFault && attempts >= WATCHDOG_FAILURE_LIMIT) {
+    const fresh = await reloadChannel(deps.db, row.id);
+    if (fresh.status === 'connected' || fresh.status === 'pairing') {
+      await applyStatus(deps, fresh, 'disconnected', `provider not answering after ${attempts} checks: ${check.error.title}`, check.error.code);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The words a provider module states its support matrix row in (see ProviderModule.capabilities):
+ * every message type and operation Parley knows. Which of them a platform supports is its module's
+ * to say; domain/channels/capabilities.ts answers from those rows.
+ */
+
+/** Message types every chat-app platform so far sends (each module still lists its own). */
+export const COMMON_MESSAGE_TYPES = [
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'location_request',
+  'contact',
+  'reaction',
+  'mark_as_read',
+  'address',
+  'single_product',
+  'multi_product',
+  'catalog',
+  'template',
+  'buttons',
+  'list',
+  'cta_url',
+  'media_carousel',
+  'product_carousel',
+] as const;
+
+/** Message types Parley sends, on some platform or other. */
+export const MESSAGE_TYPES = [
+  ...COMMON_MESSAGE_TYPES,
+  'link',
+  'poll',
+  'presence',
+  'edit_message',
+  'delete_message',
+  'message_status_query',
+  'message_media_download',
+] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+export const OPERATIONS = [
+  'messages.send',
+  'messages.read',
+  'channel.connect',
+  'channel.qr',
+  'channel.logout',
+  'bizapi.register_phone',
+  'bizapi.exchange_code',
+  'templates.submit',
+  'templates.sync',
+  'contacts.lookup',
+  'media.fetch',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** One platform's row of the support matrix. */
+export type CapabilityRow = {
+  message_types: readonly MessageType[];
+  /** Types the platform renders in a simplified form (plain text with numbered options, etc.). */
+  simplified_types: readonly MessageType[];
+  operations: readonly Operation[];
+  /** Business-initiated messages outside this many hours since the customer's last message must be templates; null: no window. */
+  customer_service_window_hours: number | null;
+};
