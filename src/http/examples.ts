@@ -8,6 +8,7 @@
  * below was sent on the channel below to the contact below.
  */
 import { DomainError } from '../domain/errors.ts';
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
 const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
@@ -288,8 +289,8 @@ export type ErrorContext = {
   public: boolean;
   sessionOnly: boolean;
   permission?: string;
-  /** The first required member of the request body, and its JSON type. */
-  bodyField?: { name: string; type: string };
+  /** The first required member of the request body (else its first member, sent with the wrong type), and its JSON type. */
+  bodyField?: { name: string; type: string; required: boolean };
   /** A query parameter with a lower bound (limit). */
   pagedQuery: boolean;
 };
@@ -311,6 +312,14 @@ const RESOURCES: Record<string, string> = {
   phone: 'contact',
 };
 
+/** Not-found answers whose resource is not the one the last path parameter names. */
+const NOT_FOUND: Record<string, string> = {
+  'PUT /v1/contacts/{contactID}/consent/{channel}': 'contact',
+  'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'suppression',
+  'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': 'webhook message',
+  'POST /v1/settings/developer/webhooks/endpoints': 'channel',
+};
+
 /** Conflicts and refusals the route groups answer, by operation. */
 const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
   ['POST /v1/messages', { summary: 'Channel not connected', error: new DomainError('conflict', `channel ${CHANNEL_ID} is disconnected; it must be connected to send`, { extra: { channel_status: 'disconnected' } }) }],
@@ -319,9 +328,13 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
   ['POST /v1/contacts', { summary: 'Identifier taken', error: new DomainError('conflict', 'another contact already has this phone_number', { fieldErrors: [{ pointer: '/phone_number', location: 'body', message: 'already used by another contact' }] }) }],
   ['PATCH /v1/contacts/{contactID}', { summary: 'Identifier taken', error: new DomainError('conflict', 'another contact already has this email', { fieldErrors: [{ pointer: '/email', location: 'body', message: 'already used by another contact' }] }) }],
   ['POST /v1/contacts/lookup', { summary: 'Ambiguous', error: new DomainError('conflict', 'the identifiers match 2 different contacts') }],
-  ['POST /v1/templates', { summary: 'Name taken', error: new DomainError('conflict', 'a template order_shipped (en_US) already exists on this channel') }],
-  ['POST /v1/settings/developer/webhooks/endpoints', { summary: 'Too many endpoints', error: new DomainError('conflict', 'the organization already has 20 webhook endpoints, the maximum') }],
-  ['', { summary: 'Conflict', error: new DomainError('conflict', 'the resource changed meanwhile; read it again and retry') }],
+  ['POST /v1/templates', { summary: 'Template exists', error: new DomainError('conflict', 'template order_shipped (en_US) exists on this channel') }],
+  ['POST /v1/templates/{templateID}/submit', { summary: 'Not a draft', error: new DomainError('conflict', 'template is approved; only draft or rejected templates can be submitted') }],
+  [
+    'POST /v1/settings/developer/webhooks/endpoints',
+    { summary: 'Too many endpoints', error: new DomainError('conflict', `an organization has at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints; delete one first`) },
+  ],
+  ['', { summary: 'Conflict', error: new DomainError('conflict', 'the channel changed while the request was served; read it again and retry') }],
 ];
 
 const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
@@ -354,8 +367,9 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
     case 400: {
       const examples: ErrorExample[] = [];
       if (context.bodyField) {
-        const { name, type } = context.bodyField;
-        examples.push({ summary: `Invalid ${name}`, error: invalidField('body', `/${name}`, `Invalid input: expected ${type}, received undefined`) });
+        const { name, type, required } = context.bodyField;
+        const received = required ? 'undefined' : type === 'number' ? 'string' : 'number';
+        examples.push({ summary: `Invalid ${name}`, error: invalidField('body', `/${name}`, `Invalid input: expected ${type}, received ${received}`) });
       }
       if (context.pagedQuery) examples.push({ summary: 'Invalid query', error: invalidField('query', '/limit', 'Too small: expected number to be >=1') });
       if (!context.public) {
@@ -384,11 +398,14 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
     }
     case 404: {
       const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-      const what = RESOURCES[params.at(-1) ?? ''] ?? 'channel';
+      // Without a path parameter, what is not found is the channel the body names.
+      const what = NOT_FOUND[context.operation] ?? RESOURCES[params.at(-1) ?? ''] ?? 'channel';
       return [{ summary: `${what[0]!.toUpperCase()}${what.slice(1)} not found`, error: new DomainError('not_found', `${what} not found`) }];
     }
     case 409:
-      return [entryFor(CONFLICTS, context.operation)];
+      return context.operation === 'POST /v1/messages'
+        ? [entryFor(CONFLICTS, context.operation), { summary: 'Idempotency-Key reused', error: new DomainError('conflict', 'Idempotency-Key was already used with a different request body') }]
+        : [entryFor(CONFLICTS, context.operation)];
     case 413:
       return [{ summary: 'Body too large', error: new DomainError('payload_too_large', 'request body is larger than the limit') }];
     case 414:

@@ -80,7 +80,7 @@ function errorResponse(status: number, shape: ErrorShape, context: ErrorContext,
   };
 }
 
-/** The first required member of a zod object body (or of the object a nullable body holds), with its JSON type. */
+/** The first required member of a zod object body (or of the object a nullable body holds; else its first member), with its JSON type. */
 function firstRequiredField(body: unknown): ErrorContext['bodyField'] {
   if (!(body instanceof z.ZodType)) return undefined;
   let json: JsonSchema;
@@ -94,11 +94,12 @@ function firstRequiredField(body: unknown): ErrorContext['bodyField'] {
   const resolve = (s: JsonSchema): JsonSchema => (typeof s.$ref === 'string' ? (defs[s.$ref.split('/').pop()!] ?? {}) : s);
   const root = resolve(json);
   const object = (Array.isArray(root.anyOf) ? (root.anyOf as JsonSchema[]).map(resolve).find((s) => s.type === 'object') : root) ?? {};
-  const name = (object.required as string[] | undefined)?.[0];
+  const required = (object.required as string[] | undefined)?.[0];
+  const name = required ?? Object.keys((object.properties as Record<string, JsonSchema> | undefined) ?? {})[0];
   if (!name) return undefined;
-  const member = (object.properties as Record<string, JsonSchema>)[name] ?? {};
-  const type = Array.isArray(member.enum) ? 'string' : typeof member.type === 'string' ? member.type : 'string';
-  return { name, type };
+  const member = resolve((object.properties as Record<string, JsonSchema>)[name] ?? {});
+  const type = [member.type].flat().find((t) => typeof t === 'string' && t !== 'null') ?? 'string';
+  return { name, type: String(type), required: required !== undefined };
 }
 
 /**
