@@ -146,6 +146,16 @@ function refsUnder(value: unknown, into: string[] = []): string[] {
   return into;
 }
 
+let documented: { doc: Doc; validator: ReturnType<typeof validatorFor> } | undefined;
+/** The document and its response validator, made once for the example tests (compiling the validators is the slow part). */
+async function documentAndValidator() {
+  if (!documented) {
+    const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+    documented = { doc, validator: validatorFor(doc) };
+  }
+  return documented;
+}
+
 /** Every response of every operation, with its media types' examples. */
 function* responsesOf(doc: Doc) {
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -196,8 +206,7 @@ test('one component schema per shape: no input twin unless it differs, nothing u
 });
 
 test('every operation has a success example that validates against its response schema, and so has every component example', async () => {
-  const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
-  const validator = validatorFor(doc);
+  const { doc, validator } = await documentAndValidator();
   let checked = 0;
   const withBody = new Set<string>();
   const exemplified = new Set<string>();
@@ -249,8 +258,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 };
 
 test('every error status of every operation has examples of its own status, in the route group body shape', async () => {
-  const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
-  const validator = validatorFor(doc);
+  const { doc, validator } = await documentAndValidator();
   for (const { operation, path, status, response } of responsesOf(doc)) {
     if (status < 400 || !response.content || (operation === 'GET /v1/health' && status === 503)) continue;
     for (const [media, content] of Object.entries(response.content)) {
