@@ -25,7 +25,7 @@ import { authenticate, type AuthRequirement, type BearerAuthenticator } from './
 import { createAuthFailureLimiter } from './auth/failure-limit.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
-import { withErrorResponses } from './openapi.ts';
+import { asReference, withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
 import { registerAuthRoutes } from './v1/auth.ts';
@@ -251,7 +251,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
     },
     transform: withErrorResponses(jsonSchemaTransform),
-    transformObject: (input) => optionalNullableBodies(jsonSchemaTransformObject(input)),
+    transformObject: (input) => asReference(optionalNullableBodies(jsonSchemaTransformObject(input))),
   });
 
   await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });

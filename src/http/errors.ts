@@ -46,10 +46,10 @@ const FieldErrorSchema = z.object({
 export const ProblemSchema = z
   .object({
     type: z.string().meta({ example: 'about:blank' }),
-    title: z.string().meta({ example: 'Unauthorized' }),
-    status: z.number().int().meta({ example: 401 }),
-    detail: z.string().meta({ example: 'invalid or missing API key' }),
-    code: z.string().meta({ description: 'Stable machine-readable error code', example: 'unauthenticated' }),
+    title: z.string().meta({ description: 'The HTTP status text' }),
+    status: z.number().int().meta({ description: 'The HTTP status code' }),
+    detail: z.string(),
+    code: z.string().meta({ description: 'Stable machine-readable error code' }),
     request_id: z.string(),
     errors: z.array(FieldErrorSchema).optional().meta({ description: 'Field errors, on 400 validation failures' }),
     permission: z.string().optional().meta({ description: 'The permission the credential lacks, on 403' }),
@@ -134,33 +134,39 @@ export function toDomainError(error: unknown): DomainError | undefined {
   return undefined;
 }
 
+/** The body of an error in the given shape, with its media type: what sendError writes (and the OpenAPI examples show). */
+export function presentError(error: DomainError, shape: ErrorShape, requestId: string): { media: string; body: Record<string, unknown> } {
+  const { status, title } = STATUS[error.code];
+  if (shape === 'oauth') return { media: 'application/json', body: { error: oauthCode(error), error_description: error.message } };
+  if (shape === 'code') {
+    return { media: 'application/json', body: { error: error.message, code: error.code, ...(error.fieldErrors ? { errors: error.fieldErrors } : {}) } };
+  }
+  return {
+    media: 'application/problem+json',
+    body: {
+      type: 'about:blank',
+      title,
+      status,
+      detail: error.message,
+      code: error.code,
+      request_id: requestId,
+      ...(error.fieldErrors ? { errors: error.fieldErrors } : {}),
+      ...(error.extra && error.code !== 'method_not_allowed' ? error.extra : {}),
+    },
+  };
+}
+
 /** Writes the error in the route's shape. */
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: DomainError, shape: ErrorShape): FastifyReply {
-  const { status, title } = STATUS[error.code];
+  const { status } = STATUS[error.code];
   if (error.code === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {
     void reply.header('Allow', (error.extra.allow as string[]).join(', '));
   }
   void reply.code(status);
   if (error.code === 'unavailable' && !reply.hasHeader('retry-after')) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   // Bodies go out pre-serialized: an error answer must never fail the route's response schema.
-  if (shape === 'oauth') {
-    return reply.type('application/json').send(JSON.stringify({ error: oauthCode(error), error_description: error.message }));
-  }
-  if (shape === 'code') {
-    return reply
-      .type('application/json')
-      .send(JSON.stringify({ error: error.message, code: error.code, ...(error.fieldErrors ? { errors: error.fieldErrors } : {}) }));
-  }
-  return reply.type('application/problem+json').send(JSON.stringify({
-    type: 'about:blank',
-    title,
-    status,
-    detail: error.message,
-    code: error.code,
-    request_id: request.id,
-    ...(error.fieldErrors ? { errors: error.fieldErrors } : {}),
-    ...(error.extra && error.code !== 'method_not_allowed' ? error.extra : {}),
-  }));
+  const { media, body } = presentError(error, shape, request.id);
+  return reply.type(media).send(JSON.stringify(body));
 }
 
 function oauthCode(error: DomainError): string {

@@ -132,3 +132,190 @@ test('the error answers are what the document says, checked by an OpenAPI respon
   assert.equal(unsigned.status, 401);
   check('POST /v1/providers/chatapp_official/webhook', unsigned);
 });
+
+type Doc = { paths: any; components: { schemas: Record<string, any>; examples?: Record<string, { value: unknown }> } };
+
+function refsUnder(value: unknown, into: string[] = []): string[] {
+  if (Array.isArray(value)) for (const v of value) refsUnder(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === '$ref' && typeof v === 'string') into.push(v);
+      else refsUnder(v, into);
+    }
+  }
+  return into;
+}
+
+let documented: { doc: Doc; validator: ReturnType<typeof validatorFor> } | undefined;
+/** The document and its response validator, made once for the example tests (compiling the validators is the slow part). */
+async function documentAndValidator() {
+  if (!documented) {
+    const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+    documented = { doc, validator: validatorFor(doc) };
+  }
+  return documented;
+}
+
+/** Every response of every operation, with its media types' examples. */
+function* responsesOf(doc: Doc) {
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, { content?: Record<string, any>; headers?: Record<string, any> }>)) {
+        yield { operation: `${method.toUpperCase()} ${path}`, path, method, op, status: Number(status), response };
+      }
+    }
+  }
+}
+
+/** The example values of a media type; an example may be a reference to a shared one. */
+const examplesIn = (doc: Doc, media: { example?: unknown; examples?: Record<string, { value?: unknown; $ref?: string }> }) => [
+  ...(media.example !== undefined ? [media.example] : []),
+  ...Object.values(media.examples ?? {}).map((e) => {
+    if (!e.$ref) return e.value;
+    const shared = doc.components.examples?.[e.$ref.replace('#/components/examples/', '')];
+    assert.ok(shared, `${e.$ref} resolves`);
+    return shared.value;
+  }),
+];
+
+test('one component schema per shape: no input twin unless it differs, nothing unused, every $ref resolves', async () => {
+  const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+  const schemas = doc.components.schemas;
+  for (const ref of refsUnder(doc)) {
+    const [, section, name] = /^#\/components\/(schemas|examples)\/([^/]+)$/.exec(ref) ?? [];
+    assert.ok(section && (doc.components as Record<string, Record<string, unknown> | undefined>)[section]?.[name!], `${ref} resolves`);
+  }
+  for (const name of Object.keys(schemas)) {
+    if (!name.endsWith('Input')) continue;
+    const base = name.slice(0, -'Input'.length);
+    assert.ok(schemas[base], `${name} is named after its shape (${base} is not in the document)`);
+    assert.notDeepEqual(schemas[name], schemas[base], `${name} is the same shape as ${base}`);
+  }
+  const reached = new Set<string>();
+  const pending = refsUnder(doc.paths);
+  while (pending.length > 0) {
+    const name = pending.pop()!.split('/').pop()!;
+    if (reached.has(name)) continue;
+    reached.add(name);
+    pending.push(...refsUnder(schemas[name]));
+  }
+  assert.deepEqual(Object.keys(schemas).filter((n) => !reached.has(n)), [], 'every component schema is used by an operation');
+  // The request body of POST /v1/messages and the message it answers are each one named shape.
+  assert.equal(doc.paths['/v1/messages'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/SendMessageRequest');
+  assert.equal(doc.paths['/v1/messages'].post.responses['201'].content['application/json'].schema.properties.data.$ref, '#/components/schemas/Message');
+});
+
+test('every operation has a success example that validates against its response schema, and so has every component example', async () => {
+  const { doc, validator } = await documentAndValidator();
+  let checked = 0;
+  const withBody = new Set<string>();
+  const exemplified = new Set<string>();
+  for (const { operation, status, response } of responsesOf(doc)) {
+    if (status >= 400 && !(operation === 'GET /v1/health' && status === 503)) continue;
+    for (const [media, content] of Object.entries(response.content ?? {})) {
+      withBody.add(operation);
+      const values = examplesIn(doc, content);
+      assert.ok(values.length > 0, `${operation} ${status} ${media} has an example`);
+      for (const value of values) {
+        const result = validator.validateResponse(value, operation, status);
+        assert.ok(result.valid, `${operation} ${status} example: ${JSON.stringify(result.errors)} in ${JSON.stringify(value)}`);
+        assert.doesNotMatch(JSON.stringify(value), /additionalProp\d/, `${operation} ${status} example is a made-up record`);
+        checked++;
+      }
+      exemplified.add(operation);
+    }
+  }
+  assert.deepEqual([...withBody].filter((o) => !exemplified.has(o)), []);
+  assert.ok(checked >= 60, `${checked} success examples checked`);
+  // The send answer is what POST /v1/messages really answers: an outbound message, queued.
+  const sent = examplesIn(doc, doc.paths['/v1/messages'].post.responses['201'].content['application/json'])[0] as { data: Record<string, unknown> };
+  assert.equal(sent.data.direction, 'outbound');
+  assert.equal(sent.data.status, 'queued');
+  assert.equal(sent.data.type, 'text');
+  // Component examples (shown with the schemas) hold to their schemas too.
+  const ajv = validator.getAjv('response' as never);
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    for (const example of (schema.examples ?? []) as unknown[]) {
+      const validate = ajv.compile({ ...schema, components: doc.components });
+      assert.ok(validate(example), `${name} example: ${JSON.stringify(validate.errors)}`);
+    }
+  }
+});
+
+const CODES_BY_STATUS: Record<number, string[]> = {
+  400: ['invalid'],
+  401: ['unauthenticated', 'invalid_credentials'],
+  403: ['forbidden'],
+  404: ['not_found'],
+  409: ['conflict'],
+  413: ['payload_too_large'],
+  414: ['uri_too_long'],
+  415: ['unsupported_media_type'],
+  422: ['unsupported', 'window_closed', 'send_refused'],
+  429: ['rate_limited'],
+  500: ['internal'],
+  503: ['unavailable'],
+};
+
+test('every error status of every operation has examples of its own status, in the route group body shape', async () => {
+  const { doc, validator } = await documentAndValidator();
+  for (const { operation, path, status, response } of responsesOf(doc)) {
+    if (status < 400 || !response.content || (operation === 'GET /v1/health' && status === 503)) continue;
+    for (const [media, content] of Object.entries(response.content)) {
+      const values = examplesIn(doc, content) as Array<Record<string, any>>;
+      assert.ok(values.length > 0, `${operation} ${status} has an example`);
+      for (const value of values) {
+        const where = `${operation} ${status} example ${JSON.stringify(value)}`;
+        const result = validator.validateResponse(value, operation, status);
+        assert.ok(result.valid, `${where}: ${JSON.stringify(result.errors)}`);
+        assert.ok(CODES_BY_STATUS[status]?.includes(value.code), `${where}: code fits the status`);
+        if (media === 'application/problem+json') {
+          assert.equal(value.status, status, `${where}: status member`);
+          assert.ok(value.detail && value.title && value.request_id, where);
+        } else {
+          assert.ok(path.startsWith('/v1/contacts'), `${where}: only the contacts routes answer {error, code}`);
+          assert.deepEqual(Object.keys(value).filter((k) => k !== 'errors'), ['error', 'code'], where);
+        }
+        if (status === 400) assert.ok(value.errors?.[0]?.pointer || /JSON/.test(value.detail), `${where}: names the field`);
+      }
+      if (status === 429 || status === 503) assert.match(String(response.headers?.['retry-after']?.example ?? response.headers?.['retry-after']?.schema?.example), /^\d+$/, `${operation} ${status} Retry-After example`);
+    }
+  }
+  const send = doc.paths['/v1/messages'].post.responses;
+  const forbidden = examplesIn(doc, send['403'].content['application/problem+json'])[0] as Record<string, unknown>;
+  assert.equal(forbidden.permission, 'messages:send', 'the 403 names the permission the route needs');
+  const bad = examplesIn(doc, send['400'].content['application/problem+json'])[0] as { errors: Array<{ pointer: string; location: string }> };
+  assert.deepEqual(bad.errors.map((e) => [e.location, e.pointer]), [['body', '/channel_id']], 'the 400 names a field of the body');
+  const refusals = examplesIn(doc, send['422'].content['application/problem+json']) as Array<{ code: string }>;
+  assert.deepEqual(refusals.map((r) => r.code).sort(), ['send_refused', 'unsupported', 'window_closed']);
+});
+
+test('the declared error media type and example shape are what a real request answers, for each body shape', async () => {
+  const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+  const missing = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
+  const limited = await createKeyWith(server, ['messages:read']);
+  const cases: Array<[operation: string, status: number, send: () => Promise<{ status: number; headers: Headers; body: any; text: string }>]> = [
+    ['POST /v1/messages', 400, () => request(server, 'POST', '/v1/messages', { key: server.apiKey, body: {} })],
+    ['POST /v1/messages', 401, () => request(server, 'POST', '/v1/messages', { body: {} })],
+    ['POST /v1/messages', 403, () => request(server, 'POST', '/v1/messages', { key: limited, body: {} })],
+    ['GET /v1/messages/{messageID}', 404, () => request(server, 'GET', `/v1/messages/${missing}`, { key: server.apiKey })],
+    ['POST /v1/messages', 415, () => request(server, 'POST', '/v1/messages', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' })],
+    ['POST /v1/contacts', 400, () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { email: 'nope' } })],
+    ['GET /v1/contacts/{contactID}', 401, () => request(server, 'GET', `/v1/contacts/${missing}`)],
+    ['GET /v1/contacts/{contactID}', 403, () => request(server, 'GET', `/v1/contacts/${missing}`, { key: limited })],
+    ['GET /v1/contacts/{contactID}', 404, () => request(server, 'GET', `/v1/contacts/${missing}`, { key: server.apiKey })],
+    ['POST /v1/contacts', 415, () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' })],
+    ['POST /v1/providers/chatapp_official/webhook', 401, () => request(server, 'POST', '/v1/providers/chatapp_official/webhook', { rawBody: '{}' })],
+  ];
+  for (const [operation, status, send] of cases) {
+    const res = await send();
+    assert.equal(res.status, status, `${operation}: ${res.text}`);
+    const [method, path] = operation.split(' ') as [string, string];
+    const declared = doc.paths[path][method.toLowerCase()].responses[String(status)];
+    const media = Object.keys(declared.content);
+    assert.deepEqual(media, [res.headers.get('content-type')!.split(';')[0]], `${operation} ${status} declares the media type it sends`);
+    const example = examplesIn(doc, declared.content[media[0]!])[0] as Record<string, unknown>;
+    assert.deepEqual(Object.keys(example).sort(), Object.keys(res.body).sort(), `${operation} ${status}: the example has the members of the real answer`);
+    assert.equal(example.code, res.body.code, `${operation} ${status} code`);
+  }
+});

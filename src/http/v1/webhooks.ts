@@ -31,6 +31,7 @@ import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
+import { WEBHOOK_ENDPOINT_EXAMPLE as ENDPOINT_EXAMPLE } from '../examples.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
@@ -63,20 +64,6 @@ const EndpointSchema = z
     updated_at: z.string(),
   })
   .meta({ id: 'WebhookEndpoint' });
-
-const ENDPOINT_EXAMPLE = {
-  id: ENDPOINT_ID,
-  url: 'https://hooks.example.com/parley',
-  description: 'CRM sync',
-  event_types: ['message.new', 'message.status_update'],
-  enabled: true,
-  disabled_reason: null,
-  disabled_at: null,
-  previous_secret_expires_at: null,
-  health: { consecutive_failures: 0, failing_since: null, last_success_at: '2025-06-02T09:14:00.000Z', last_failure_at: null },
-  created_at: '2025-06-01T08:00:00.000Z',
-  updated_at: '2025-06-01T08:00:00.000Z',
-};
 
 const CreatedEndpointSchema = EndpointSchema.extend({
   secret: z.string().meta({ description: 'The signing secret: `whsec_` + base64 of 24 random bytes. Also shown by the reveal route.', example: SECRET_EXAMPLE }),

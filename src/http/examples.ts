@@ -1,0 +1,424 @@
+/**
+ * The examples of the OpenAPI document, in one place: one record per response shape (keyed by the
+ * component schema's id), a few whole answers of operations whose body is not a named shape, and the
+ * refusals each error status stands for. openapi.ts attaches them to the component schemas and to
+ * every operation's responses (a `{data}` envelope or a page is put together from the shape's
+ * record); test/api/openapi.test.ts validates each against the schema it illustrates, so a shape
+ * that changes without its example fails there. The records share their ids and times: the message
+ * below was sent on the channel below to the contact below.
+ */
+import { DomainError } from '../domain/errors.ts';
+import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
+
+const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
+const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
+const CHANNEL_ID = '0196b1f2-0a00-7000-8000-0000000000c1';
+const CONTACT_ID = '0196b1f2-0a00-7000-8000-0000000000d1';
+const CONVERSATION_ID = '0196b1f2-0a00-7000-8000-0000000000e1';
+const MESSAGE_ID = '0196b1f2-0a00-7000-8000-0000000000f1';
+const TEMPLATE_ID = '0196b1f2-0a00-7000-8000-000000000101';
+const API_KEY_ID = '0196b1f2-0a00-7000-8000-000000000111';
+const ENDPOINT_ID = '0196b1f0-3a2c-7d41-8e5f-6a7b8c9d0e1f';
+const ATTEMPT_ID = '0196b1f2-0a00-7000-8000-000000000131';
+const SESSION_ID = '0196b1f2-0a00-7000-8000-000000000141';
+const PHONE = '4915112345678';
+
+const CREATED = '2025-06-02T09:00:00.000Z';
+const CHANGED = '2025-06-02T09:14:00.000Z';
+const NOW = '2025-06-02T09:15:00.000Z';
+
+/** The request id the error examples quote (any X-Request-Id the client sends is echoed instead). */
+export const EXAMPLE_REQUEST_ID = '0196b1f2-0a00-7000-8000-0000000009ff';
+
+const channel = {
+  id: CHANNEL_ID,
+  platform: 'chatapp_official',
+  name: 'Support',
+  status: 'connected',
+  status_reason: null,
+  status_changed_at: CREATED,
+  display_phone_number: '+49 30 1234567',
+  sandbox: false,
+  settings: { api_version: 'v23.0', phone_number_id: '106540352242922', waba_id: '102290129340398', throughput_per_second: 20 },
+  credentials_set: ['access_token', 'app_secret', 'verify_token'],
+  health: { last_error_code: null, last_error_message: null, last_error_at: null, reconnect_attempts: 0, last_checked_at: NOW },
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+
+const template = {
+  id: TEMPLATE_ID,
+  channel_id: CHANNEL_ID,
+  name: 'order_shipped',
+  language: 'en_US',
+  category: 'UTILITY',
+  components: [{ type: 'BODY', text: 'Hi {{1}}, your order {{2}} is on its way.', example: { body_text: [['Ana', '#1042']] } }],
+  status: 'approved',
+  rejection_reason: null,
+  provider_template_id: '1282713482967193',
+  submitted_at: CREATED,
+  created_at: CREATED,
+  updated_at: CHANGED,
+};
+
+const apiKey = {
+  id: API_KEY_ID,
+  name: 'Shop backend',
+  prefix: 'prl_Ab3x',
+  last_four: 'x9Qz',
+  permissions: ['messages:send', 'messages:read'],
+  created_at: CREATED,
+  last_used_at: CHANGED,
+  expires_at: null,
+  created_by: { type: 'user', id: USER_ID },
+};
+
+const user = {
+  id: USER_ID,
+  name: 'Ana Souza',
+  email: 'ana@example.com',
+  email_verified: true,
+  timezone: 'Europe/Berlin',
+  week_start: 'monday',
+  created_at: CREATED,
+};
+
+const endpointHealth = { consecutive_failures: 0, failing_since: null, last_success_at: CHANGED, last_failure_at: null };
+
+/** Also the base of the webhooks routes' own examples (http/v1/webhooks.ts). */
+export const WEBHOOK_ENDPOINT_EXAMPLE = {
+  id: ENDPOINT_ID,
+  url: 'https://hooks.example.com/parley',
+  description: 'CRM sync',
+  event_types: ['message.new', 'message.status_update'],
+  enabled: true,
+  disabled_reason: null,
+  disabled_at: null,
+  previous_secret_expires_at: null,
+  health: endpointHealth,
+  created_at: '2025-06-01T08:00:00.000Z',
+  updated_at: '2025-06-01T08:00:00.000Z',
+};
+
+const deliveryPolicy = {
+  timeout_ms: 10000,
+  retry_delays_ms: [5000, 300000, 1800000, 7200000, 18000000, 36000000],
+  retry_jitter: 0.2,
+  disable_after_ms: 432000000,
+  disable_min_failures: 10,
+  secret_rotation_overlap_ms: 86400000,
+  max_endpoints: 20,
+};
+
+const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;base64,iVBORw0KGgo…', expires_at: '2025-06-02T09:15:20.000Z' };
+
+/** One record per response shape, keyed by its component schema id. */
+export const SCHEMA_EXAMPLES: Record<string, unknown> = {
+  Channel: channel,
+  ChannelQr: qr,
+  ChannelCapabilities: {
+    platform: 'chatapp_official',
+    message_types: ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contact', 'reaction', 'mark_as_read', 'template', 'buttons', 'list', 'cta_url'],
+    simplified_types: ['buttons', 'list'],
+    operations: ['messages.send', 'messages.read', 'bizapi.register_phone', 'bizapi.exchange_code', 'templates.submit', 'templates.sync', 'media.fetch'],
+    customer_service_window_hours: 24,
+  },
+  ProviderProfile: { phone: PHONE, exists: true, chatapp_id: PHONE, name: 'Ana Souza' },
+  Template: template,
+  // What POST /v1/messages answers: an outbound text message, queued for the dispatcher.
+  Message: {
+    id: MESSAGE_ID,
+    channel_id: CHANNEL_ID,
+    conversation_id: CONVERSATION_ID,
+    contact_id: CONTACT_ID,
+    direction: 'outbound',
+    to: PHONE,
+    to_phone: PHONE,
+    from_phone: '49301234567',
+    type: 'text',
+    content: { body: 'Hello from Parley' },
+    status: 'queued',
+    provider_message_id: null,
+    error: null,
+    created_at: NOW,
+    updated_at: NOW,
+  },
+  MessageStatus: {
+    message_id: MESSAGE_ID,
+    status: 'delivered',
+    provider_message_id: 'wamid.HBgNNDkxNTExMjM0NTY3OBUCABEYEjQ2',
+    error: null,
+    history: [
+      { status: 'queued', at: NOW, error: null },
+      { status: 'sent', at: '2025-06-02T09:15:01.000Z', error: null },
+      { status: 'delivered', at: '2025-06-02T09:15:03.000Z', error: null },
+    ],
+    updated_at: '2025-06-02T09:15:03.000Z',
+  },
+  Conversation: {
+    id: CONVERSATION_ID,
+    channel_id: CHANNEL_ID,
+    contact_id: CONTACT_ID,
+    peer_phone: PHONE,
+    status: 'open',
+    assignee_user_id: USER_ID,
+    last_message_at: NOW,
+    last_inbound_at: CHANGED,
+    window_expires_at: '2025-06-03T09:14:00.000Z',
+    last_message_preview: 'Hello from Parley',
+    created_at: CREATED,
+    updated_at: NOW,
+  },
+  ApiKey: apiKey,
+  CreatedApiKey: { ...apiKey, last_used_at: null, secret: 'prl_Ab3xQ7mK2pW9vT4nR8sL1cY6hJ0dF5gx9Qz' },
+  Health: {
+    status: 'ok',
+    version: '0.1.0',
+    uptime_seconds: 86400,
+    components: { database: { status: 'up', latency_ms: 1.2 }, queue: { status: 'up', latency_ms: 1.7 } },
+  },
+  UserSessionRecord: user,
+  SessionInfo: {
+    user,
+    organization_id: ORG_ID,
+    role: 'owner',
+    permissions: ['messages:send', 'messages:read', 'channels:read', 'channels:write'],
+    organizations: [{ organization_id: ORG_ID, organization_name: 'Acme GmbH', role: 'owner' }],
+    session: { id: SESSION_ID, created_at: CREATED, expires_at: '2025-07-02T09:00:00.000Z' },
+  },
+  WebhookEndpointHealth: endpointHealth,
+  WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
+  WebhookAttempt: {
+    id: ATTEMPT_ID,
+    trigger: 'scheduled',
+    attempted_at: CHANGED,
+    status_code: 200,
+    duration_ms: 84,
+    response_body: 'ok',
+    error: null,
+  },
+  WebhookDeliveryPolicy: deliveryPolicy,
+  WebhookSettings: {
+    endpoints: [WEBHOOK_ENDPOINT_EXAMPLE],
+    event_types: [
+      {
+        type: 'message.status_update',
+        description: 'An outbound message changed status',
+        example: { message_id: MESSAGE_ID, conversation_id: CONVERSATION_ID, status: 'delivered' },
+      },
+    ],
+    delivery: deliveryPolicy,
+  },
+};
+
+/** Whole answers of operations whose success body is not a named shape (or another record of it), keyed by operation and status. */
+export const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
+  'GET /v1/health': {
+    503: {
+      status: 'unavailable',
+      version: '0.1.0',
+      uptime_seconds: 86400,
+      components: { database: { status: 'down', error: 'connection refused' }, queue: { status: 'up', latency_ms: 1.7 } },
+    },
+  },
+  'GET /v1/auth/sessions': {
+    200: {
+      data: [
+        {
+          id: SESSION_ID,
+          current: true,
+          user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/139.0',
+          ip: '203.0.113.7',
+          created_at: CREATED,
+          last_seen_at: NOW,
+          expires_at: '2025-07-02T09:00:00.000Z',
+        },
+      ],
+    },
+  },
+  'GET /v1/channels/{channelID}/status': {
+    200: {
+      data: {
+        status: 'connected',
+        status_reason: null,
+        status_changed_at: CREATED,
+        health: channel.health,
+        history: [
+          { from: null, to: 'pending', reason: 'created', reason_code: null, at: CREATED },
+          { from: 'pending', to: 'connected', reason: 'credentials verified', reason_code: null, at: CREATED },
+        ],
+      },
+    },
+  },
+  'POST /v1/channels/{channelID}/connect': {
+    200: {
+      data: {
+        channel: {
+          ...channel,
+          platform: 'chatapp_unofficial',
+          status: 'pairing',
+          display_phone_number: null,
+          settings: { gateway_base: 'https://gateway.example.com', session: 'support', throughput_per_second: 1 },
+          credentials_set: ['gateway_token'],
+          status_changed_at: NOW,
+          updated_at: NOW,
+        },
+        qr,
+      },
+    },
+  },
+  // An event page always says where to read on (events arrive later at the end).
+  'GET /v1/events': {
+    200: {
+      data: [{ id: '0196b1f2-0a00-7000-8000-000000000151', type: 'message.status_update', created_at: '2025-06-02T09:15:03.000Z', data: { message_id: MESSAGE_ID, conversation_id: CONVERSATION_ID, status: 'delivered' } }],
+      meta: { next_cursor: 'MDE5NmIxZjItMGEwMC03MDAwLTgwMDAtMDAwMDAwMDAwMTUx', has_more: false },
+    },
+  },
+  'POST /v1/templates/sync': { 200: { data: { created: 1, updated: 0, unchanged: 3, templates: [template] } } },
+  'GET /v1/providers/chatapp_official/webhook': { 200: '1158201444' },
+  'GET /v1/providers/chatapp_official/webhook/{channelID}': { 200: '1158201444' },
+  'POST /v1/providers/chatapp_official/webhook': { 200: { received: true } },
+  'POST /v1/providers/chatapp_official/webhook/{channelID}': { 200: { received: true } },
+  'POST /v1/providers/chatapp_unofficial/webhook/{channelID}': { 200: { received: true } },
+};
+
+/** What an operation's error examples need to know of it. */
+export type ErrorContext = {
+  /** `METHOD /path` as in the document. */
+  operation: string;
+  public: boolean;
+  sessionOnly: boolean;
+  permission?: string;
+  /** The first required member of the request body (else its first member, sent with the wrong type), and its JSON type. */
+  bodyField?: { name: string; type: string; required: boolean };
+  /** A query parameter with a lower bound (limit). */
+  pagedQuery: boolean;
+};
+
+export type ErrorExample = { summary: string; error: DomainError; retryAfter?: number };
+
+/** What a path parameter names, as the not-found answers say it. */
+const RESOURCES: Record<string, string> = {
+  keyID: 'API key',
+  channelID: 'channel',
+  contactID: 'contact',
+  conversationID: 'conversation',
+  messageID: 'message',
+  noteID: 'note',
+  sessionID: 'session',
+  templateID: 'template',
+  endpointID: 'webhook endpoint',
+  tag: 'tag assignment',
+  phone: 'contact',
+};
+
+/** Not-found answers whose resource is not the one the last path parameter names. */
+const NOT_FOUND: Record<string, string> = {
+  'PUT /v1/contacts/{contactID}/consent/{channel}': 'contact',
+  'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'suppression',
+  'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': 'webhook message',
+  'POST /v1/settings/developer/webhooks/endpoints': 'channel',
+};
+
+/** Conflicts and refusals the route groups answer, by operation. */
+const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
+  ['POST /v1/messages', { summary: 'Channel not connected', error: new DomainError('conflict', `channel ${CHANNEL_ID} is disconnected; it must be connected to send`, { extra: { channel_status: 'disconnected' } }) }],
+  ['POST /v1/channels/{channelID}/connect', { summary: 'Already connected', error: new DomainError('conflict', 'channel is already connected; disconnect it first to pair another phone') }],
+  ['GET /v1/channels/{channelID}/qr', { summary: 'Not pairing', error: new DomainError('conflict', `channel is disconnected: POST /v1/channels/${CHANNEL_ID}/connect first`) }],
+  ['POST /v1/contacts', { summary: 'Identifier taken', error: new DomainError('conflict', 'another contact already has this phone_number', { fieldErrors: [{ pointer: '/phone_number', location: 'body', message: 'already used by another contact' }] }) }],
+  ['PATCH /v1/contacts/{contactID}', { summary: 'Identifier taken', error: new DomainError('conflict', 'another contact already has this email', { fieldErrors: [{ pointer: '/email', location: 'body', message: 'already used by another contact' }] }) }],
+  ['POST /v1/contacts/lookup', { summary: 'Ambiguous', error: new DomainError('conflict', 'the identifiers match 2 different contacts') }],
+  ['POST /v1/templates', { summary: 'Template exists', error: new DomainError('conflict', 'template order_shipped (en_US) exists on this channel') }],
+  ['POST /v1/templates/{templateID}/submit', { summary: 'Not a draft', error: new DomainError('conflict', 'template is approved; only draft or rejected templates can be submitted') }],
+  [
+    'POST /v1/settings/developer/webhooks/endpoints',
+    { summary: 'Too many endpoints', error: new DomainError('conflict', `an organization has at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints; delete one first`) },
+  ],
+  ['', { summary: 'Conflict', error: new DomainError('conflict', 'the channel changed while the request was served; read it again and retry') }],
+];
+
+const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
+  [
+    'POST /v1/messages',
+    [
+      { summary: 'Type not supported', error: new DomainError('unsupported', 'message type poll is not supported on chatapp_official channels', { extra: { operation: 'messages.send', platform: 'chatapp_official', message_type: 'poll' } }) },
+      {
+        summary: 'Window closed',
+        error: new DomainError('window_closed', `the 24-hour customer service window is closed: no message from ${PHONE} in the last 24 hours, so only a template message can be sent (type template)`, { extra: { last_inbound_at: '2025-05-30T17:02:00.000Z' } }),
+      },
+      { summary: 'Suppressed', error: new DomainError('send_refused', 'the contact is suppressed on all channels: asked to stop', { extra: { reason: 'suppressed' } }) },
+    ],
+  ],
+  ['POST /v1/channels/{channelID}/contacts/lookup', [{ summary: 'Not offered', error: new DomainError('unsupported', 'contact lookup is not supported on chatapp_official channels', { extra: { operation: 'contacts.lookup', platform: 'chatapp_official' } }) }]],
+  ['', [{ summary: 'Provider refused', error: new DomainError('unsupported', 'provider refused: Invalid parameter (code 100)', { extra: { provider_error: { code: 100, title: 'Invalid parameter' } } }) }]],
+];
+
+/** The entry for the operation, or the table's fallback (its '' entry). */
+const entryFor = <T>(table: Array<[string, T]>, operation: string): T => (table.find(([key]) => key === operation) ?? table.find(([key]) => key === ''))![1];
+
+function invalidField(location: 'body' | 'query' | 'params' | 'headers', pointer: string, message: string, detail?: string): DomainError {
+  return new DomainError('invalid', detail ?? `request ${location} is invalid: ${pointer.slice(1)}: ${message}`, { fieldErrors: [{ pointer, location, message }] });
+}
+
+/** The refusals an error status stands for on the given operation, most telling first. */
+export function errorExamples(status: number, context: ErrorContext): ErrorExample[] {
+  const path = context.operation.split(' ')[1]!;
+  switch (status) {
+    case 400: {
+      const examples: ErrorExample[] = [];
+      if (context.bodyField) {
+        const { name, type, required } = context.bodyField;
+        const received = required ? 'undefined' : type === 'number' ? 'string' : 'number';
+        examples.push({ summary: `Invalid ${name}`, error: invalidField('body', `/${name}`, `Invalid input: expected ${type}, received ${received}`) });
+      }
+      if (context.pagedQuery) examples.push({ summary: 'Invalid query', error: invalidField('query', '/limit', 'Too small: expected number to be >=1') });
+      if (!context.public) {
+        examples.push({ summary: 'Invalid X-Organization-Id', error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)') });
+      }
+      if (examples.length === 0) {
+        const param = /\{(\w+)\}/.exec(path)?.[1];
+        examples.push(param
+          ? { summary: 'Invalid path', error: invalidField('params', `/${param}`, 'Too big: expected string to have <=64 characters') }
+          : { summary: 'Malformed JSON', error: new DomainError('invalid', 'malformed JSON: the request body is not valid JSON') });
+      }
+      return examples;
+    }
+    case 401: {
+      const signature = path.startsWith('/v1/providers/chatapp_official') ? 'X-Hub-Signature-256' : path.startsWith('/v1/providers/') ? 'X-Gateway-Signature' : undefined;
+      if (signature) return [{ summary: `Bad ${signature}`, error: new DomainError('unauthenticated', `invalid or missing ${signature}`) }];
+      return [{ summary: 'No credential', error: new DomainError('unauthenticated', 'invalid or missing API key') }];
+    }
+    case 403: {
+      if (context.public) return [{ summary: 'Wrong verify token', error: new DomainError('forbidden', 'verify token does not match') }];
+      if (context.sessionOnly) return [{ summary: 'Not a session', error: new DomainError('forbidden', 'this operation needs a dashboard session') }];
+      if (context.permission) {
+        return [{ summary: `Missing ${context.permission}`, error: new DomainError('forbidden', `missing permission ${context.permission}`, { extra: { permission: context.permission } }) }];
+      }
+      return [{ summary: 'Not a member', error: new DomainError('forbidden', `not a member of organization ${ORG_ID}`) }];
+    }
+    case 404: {
+      const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      // Without a path parameter, what is not found is the channel the body names.
+      const what = NOT_FOUND[context.operation] ?? RESOURCES[params.at(-1) ?? ''] ?? 'channel';
+      return [{ summary: `${what[0]!.toUpperCase()}${what.slice(1)} not found`, error: new DomainError('not_found', `${what} not found`) }];
+    }
+    case 409:
+      return context.operation === 'POST /v1/messages'
+        ? [entryFor(CONFLICTS, context.operation), { summary: 'Idempotency-Key reused', error: new DomainError('conflict', 'Idempotency-Key was already used with a different request body') }]
+        : [entryFor(CONFLICTS, context.operation)];
+    case 413:
+      return [{ summary: 'Body too large', error: new DomainError('payload_too_large', 'request body is larger than the limit') }];
+    case 414:
+      return [{ summary: 'Path segment too long', error: new DomainError('uri_too_long', 'a path segment is longer than the limit') }];
+    case 415:
+      return [{ summary: 'Not JSON', error: new DomainError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
+    case 422:
+      return entryFor(REFUSALS, context.operation);
+    case 429:
+      return [{ summary: 'Rate limited', error: new DomainError('rate_limited', 'rate limit of 600 requests a minute exceeded; retry in 42 s'), retryAfter: 42 }];
+    case 503:
+      return [{ summary: 'Database unavailable', error: new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After'), retryAfter: 5 }];
+    default:
+      return [{ summary: 'Unexpected error', error: new DomainError('internal', `unexpected error; quote request id ${EXAMPLE_REQUEST_ID} when reporting it`) }];
+  }
+}
