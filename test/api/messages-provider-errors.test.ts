@@ -108,7 +108,7 @@ test('the default official API version is the published document\'s, v23.0', asy
 describe('retry advice', () => {
   const retried: Array<[string, string, number, GraphError, number]> = [
     ['an error the provider says is transient is retried, after its Retry-After', '4915112348001', 400, { code: 131000, message: '(#131000) Something went wrong', details: 'Try again later.', is_transient: true }, 3],
-    ['a rate limit is retried after the Retry-After the provider gives, not a guess', '4915112348002', 429, { code: 130429, message: '(#130429) Rate limit hit', details: 'Cloud API message throughput has been reached.', is_transient: true }, 4],
+    ['a rate limit is retried after the Retry-After the provider gives, not a guess', '4915112348002', 429, { code: 130429, message: '(#130429) Rate limit hit', details: 'Cloud API message throughput has been reached.', is_transient: true }, 6],
   ];
   for (const [title, to, status, error, seconds] of retried) {
     test(title, { timeout: 60_000 }, async () => {
