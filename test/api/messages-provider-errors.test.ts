@@ -265,3 +265,20 @@ test('the template sync asks for rejected_reason and stores it', { timeout: 60_0
   });
   assert.equal(synced.rejection_reason, 'INVALID_FORMAT');
 });
+
+test('the fault switch refuses a provider_error rule it cannot answer, naming the field', async () => {
+  const put = (rule: Record<string, unknown>) => request(server, 'PUT', '/sandbox/faults', { body: { rules: [rule] } });
+  for (const [rule, field] of [
+    [{ fault: 'provider_error' }, /rules\[0\]\.answer must be/],
+    [{ fault: 'provider_error', answer: { status: 200, error: {} } }, /rules\[0\]\.answer\.status/],
+    [{ fault: 'provider_error', answer: { status: 400, error: 'x' } }, /rules\[0\]\.answer\.error/],
+    [{ fault: 'provider_error', answer: { status: 400, error: {}, retry_after: 5 } }, /rules\[0\]\.answer\.retry_after/],
+    [{ fault: 'error', answer: { status: 400, error: {} } }, /rules\[0\]\.answer is only for/],
+    [{ fault: 'error', to: '+49 151' }, /rules\[0\]\.to/],
+  ] as const) {
+    const res = await put(rule);
+    assert.equal(res.status, 400, res.text);
+    assert.match(res.body.error.message, field);
+  }
+  assert.equal((await request(server, 'DELETE', '/sandbox/faults')).status, 204);
+});
