@@ -79,7 +79,7 @@ const envSchema = z.object({
   SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
   SANDBOX_OFFICIAL_WEBHOOK_URL: url.optional(),
   OFFICIAL_API_BASE: url.optional(),
-  OFFICIAL_API_VERSION: z.string().regex(/^v\d+\.\d+$/, { error: 'expects a version such as v21.0' }).default('v21.0'),
+  OFFICIAL_API_VERSION: z.string().regex(/^v\d+\.\d+$/, { error: 'expects a version such as v23.0' }).default('v23.0'),
   OFFICIAL_APP_ID: z.string().min(1).optional(),
   OFFICIAL_APP_SECRET: z.string().min(8, { error: 'expects the app secret (8 characters or more)' }).optional(),
   OFFICIAL_VERIFY_TOKEN: z.string().min(8, { error: 'expects a verify token of 8 characters or more' }).optional(),

@@ -21,6 +21,26 @@ export async function officialChannel(server: TestServer, name = 'Official'): Pr
   return { id: res.body.data.id, phone: res.body.data.display_phone_number };
 }
 
+/**
+ * An official channel on a number of the sandbox's, reached like any outside provider (not bound to
+ * the sandbox): Parley learns what the provider holds only through its API and webhooks.
+ */
+export async function outsideOfficialChannel(server: TestServer, name: string) {
+  const number = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db);
+  const created = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: {
+      platform: 'chatapp_official',
+      name,
+      settings: { api_base: number.apiBase, api_version: number.apiVersion, phone_number_id: number.phoneNumberId, waba_id: number.wabaId },
+      credentials: { access_token: number.accessToken },
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  assert.equal(created.body.data.status, 'connected', created.text);
+  return { id: created.body.data.id as string, number };
+}
+
 /** A gateway channel bound to the sandbox, paired (connected). */
 export async function pairedGatewayChannel(server: TestServer, name = 'Gateway'): Promise<{ id: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name } });

@@ -403,6 +403,9 @@ export const messages = pgTable(
     errorCode: text('error_code'),
     errorTitle: text('error_title'),
     errorMessage: text('error_message'),
+    /** The provider's own wording of the error for the end user (official: error_user_title, error_user_msg). */
+    errorUserTitle: text('error_user_title'),
+    errorUserMessage: text('error_user_message'),
     attempts: integer('attempts').notNull().default(0),
     lastAttemptAt: at('last_attempt_at'),
     /**

@@ -2,7 +2,8 @@
 import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../lib/safe-fetch.ts';
 import type { ProviderError } from './provider.ts';
 
-export type HttpAnswer = { status: number; json: unknown };
+/** `retryAfter`: the Retry-After header, where the answer has one. */
+export type HttpAnswer = { status: number; json: unknown; retryAfter?: string };
 
 export type JsonRequest = {
   method: string;
@@ -36,7 +37,8 @@ export async function callJson(req: JsonRequest): Promise<{ ok: true; answer: Ht
     } catch {
       json = { raw: text.slice(0, 500) };
     }
-    return { ok: true, answer: { status: response.status, json } };
+    const retryAfter = response.headers.get('retry-after') ?? undefined;
+    return { ok: true, answer: { status: response.status, json, ...(retryAfter !== undefined ? { retryAfter } : {}) } };
   } catch (err) {
     if (err instanceof UnsafeTargetError) {
       return { ok: false, error: { code: 'unsafe_target', title: `provider address refused: ${err.message}`, retryable: false, channelFault: true } };

@@ -38,16 +38,32 @@ export type OutboundMessage = {
   content: Record<string, unknown>;
 };
 
+/**
+ * Whom a provider error concerns, as the provider module classifies it (callers act on it without
+ * knowing the platform): only this message; sends to this recipient (a per-recipient rate limit);
+ * the whole channel (throughput limits, or an account-level fault when `channelFault`); or the
+ * template the message uses (`templateStatus` says what it became).
+ */
+export type ProviderErrorScope = 'message' | 'recipient' | 'channel' | 'template';
+
 export type ProviderError = {
   /** The provider's error code, as a string (e.g. "131047"). */
   code: string;
   title: string;
   message?: string;
-  /** Worth trying again later (throughput limits, 5xx, network faults). */
+  /** Worth trying again later (throughput limits, 5xx, network faults, errors the provider says are transient). */
   retryable: boolean;
+  /** How long to wait before trying again, where the provider says so (Retry-After) or its limit implies it. */
   retryAfterSeconds?: number;
-  /** The channel itself is broken (e.g. an expired token): mark it `error`. */
+  /** The channel itself is broken (e.g. an expired token, a locked account): mark it `error`. */
   channelFault?: boolean;
+  /** Whom the error concerns; `message` when unset. */
+  scope?: ProviderErrorScope;
+  /** With scope `template`: the status the provider gave the template (it refuses sends of it until it changes). */
+  templateStatus?: 'paused' | 'disabled';
+  /** The provider's own wording for the end user, where it gives one. */
+  userTitle?: string;
+  userMessage?: string;
 };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderError };

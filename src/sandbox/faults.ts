@@ -4,20 +4,28 @@
  * losing a message or sending one twice. Held in the memory of the process that serves /sandbox.
  */
 
-export const SEND_FAULTS = ['error', 'rate_limit', 'hang', 'lose_answer', 'reset'] as const;
+export const SEND_FAULTS = ['error', 'rate_limit', 'hang', 'lose_answer', 'reset', 'provider_error'] as const;
 /**
  * - error: 500, nothing recorded (a provider fault; retryable);
  * - rate_limit: 429 with Retry-After, nothing recorded;
  * - hang: no answer and nothing recorded, until the caller gives up (a timeout before the provider got it);
  * - lose_answer: the send is accepted and recorded, then no answer (a timeout after the provider got it);
- * - reset: the connection is cut before anything is recorded.
+ * - reset: the connection is cut before anything is recorded;
+ * - provider_error: the rule's `answer` (status, the protocol's error object, Retry-After), nothing recorded.
  */
 export type SendFault = (typeof SEND_FAULTS)[number];
+
+/** What a `provider_error` fault answers: the HTTP status, the body's `error` object as the protocol writes it, and a Retry-After header. */
+export type FaultAnswer = { status: number; error: Record<string, unknown>; retry_after?: string };
 
 export type FaultRule = {
   fault: SendFault;
   /** Only sends of this number (phone_number_id) or session; every account when unset. */
   account?: string;
+  /** Only sends to this recipient (the body's `to`); every recipient when unset. */
+  to?: string;
+  /** With `provider_error`: the answer. */
+  answer?: FaultAnswer;
   /** How many sends it hits, then it stays off; unlimited when unset. */
   times?: number;
 };
@@ -25,8 +33,8 @@ export type FaultRule = {
 export type FaultSwitch = {
   set(rules: FaultRule[]): void;
   list(): Array<FaultRule & { hits: number }>;
-  /** The fault for this send of `account`, counting the hit; undefined when none applies. */
-  take(account: string): SendFault | undefined;
+  /** The rule for this send of `account` to `to`, counting the hit; undefined when none applies. */
+  take(account: string, to?: string): FaultRule | undefined;
 };
 
 export function createFaultSwitch(): FaultSwitch {
@@ -36,11 +44,14 @@ export function createFaultSwitch(): FaultSwitch {
       rules = next.map((rule) => ({ ...rule, hits: 0 }));
     },
     list: () => rules.map((rule) => ({ ...rule })),
-    take(account) {
-      const rule = rules.find((r) => (r.account === undefined || r.account === account) && (r.times === undefined || r.hits < r.times));
+    take(account, to) {
+      const rule = rules.find(
+        (r) => (r.account === undefined || r.account === account) && (r.to === undefined || r.to === to) && (r.times === undefined || r.hits < r.times),
+      );
       if (!rule) return undefined;
       rule.hits++;
-      return rule.fault;
+      const { hits: _hits, ...taken } = rule;
+      return taken;
     },
   };
 }
@@ -48,14 +59,43 @@ export function createFaultSwitch(): FaultSwitch {
 /** The rules of a PUT /sandbox/faults body, or the problem with it. */
 export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] } | { ok: false; message: string } {
   const rules = (body as { rules?: unknown } | undefined)?.rules;
-  if (!Array.isArray(rules) || rules.length > 100) return { ok: false, message: 'rules must be an array of at most 100 {fault, account?, times?}' };
+  if (!Array.isArray(rules) || rules.length > 100) return { ok: false, message: 'rules must be an array of at most 100 {fault, account?, to?, times?, answer?}' };
   const parsed: FaultRule[] = [];
   for (const [i, rule] of rules.entries()) {
     const r = rule as Record<string, unknown> | null;
     if (!r || typeof r !== 'object' || !SEND_FAULTS.includes(r.fault as SendFault)) return { ok: false, message: `rules[${i}].fault must be one of ${SEND_FAULTS.join(', ')}` };
     if (r.account !== undefined && (typeof r.account !== 'string' || r.account === '' || r.account.length > 200)) return { ok: false, message: `rules[${i}].account must be a phone_number_id or a session` };
     if (r.times !== undefined && (!Number.isInteger(r.times) || (r.times as number) < 1)) return { ok: false, message: `rules[${i}].times must be a positive integer` };
-    parsed.push({ fault: r.fault as SendFault, ...(r.account !== undefined ? { account: r.account as string } : {}), ...(r.times !== undefined ? { times: r.times as number } : {}) });
+    if (r.to !== undefined && (typeof r.to !== 'string' || !/^\d{1,20}$/.test(r.to))) return { ok: false, message: `rules[${i}].to must be a recipient's digits` };
+    let answer: FaultAnswer | undefined;
+    if (r.fault === 'provider_error') {
+      const parsedAnswer = parseAnswer(r.answer);
+      if (typeof parsedAnswer === 'string') return { ok: false, message: `rules[${i}].answer${parsedAnswer}` };
+      answer = parsedAnswer;
+    } else if (r.answer !== undefined) {
+      return { ok: false, message: `rules[${i}].answer is only for the provider_error fault` };
+    }
+    parsed.push({
+      fault: r.fault as SendFault,
+      ...(r.account !== undefined ? { account: r.account as string } : {}),
+      ...(r.to !== undefined ? { to: r.to as string } : {}),
+      ...(r.times !== undefined ? { times: r.times as number } : {}),
+      ...(answer ? { answer } : {}),
+    });
   }
   return { ok: true, rules: parsed };
+}
+
+const MAX_ANSWER_BYTES = 4096;
+
+/** A provider_error answer, or what is wrong with it (appended to the rule's `answer`). */
+function parseAnswer(value: unknown): FaultAnswer | string {
+  const a = value as Record<string, unknown> | null | undefined;
+  if (!a || typeof a !== 'object' || Array.isArray(a)) return ' must be {status, error, retry_after?}';
+  if (!Number.isInteger(a.status) || (a.status as number) < 400 || (a.status as number) > 599) return '.status must be an HTTP error status (400-599)';
+  if (!a.error || typeof a.error !== 'object' || Array.isArray(a.error)) return ".error must be the protocol's error object";
+  if (JSON.stringify(a.error).length > MAX_ANSWER_BYTES) return `.error must be at most ${MAX_ANSWER_BYTES} bytes of JSON`;
+  const retryAfter = a.retry_after;
+  if (retryAfter !== undefined && !(typeof retryAfter === 'string' && /^[\x20-\x7e]{1,100}$/.test(retryAfter))) return '.retry_after must be a header value (seconds or an HTTP date)';
+  return { status: a.status as number, error: a.error as Record<string, unknown>, ...(retryAfter !== undefined ? { retry_after: retryAfter as string } : {}) };
 }

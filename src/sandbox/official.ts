@@ -20,6 +20,18 @@ export const VERIFIED_NAME = 'Sandbox Business';
 const SIGNUP_CODE_LIFETIME_MS = 10 * 60 * 1000;
 const TEMPLATE_PAGE_DEFAULT = 25;
 const TEMPLATE_PAGE_MAX = 100;
+/** Template fields answered without `fields`, as the provider does: rejected_reason only when asked for. */
+const TEMPLATE_DEFAULT_FIELDS = ['id', 'name', 'language', 'status', 'category', 'components'];
+const TEMPLATE_FIELDS = [...TEMPLATE_DEFAULT_FIELDS, 'rejected_reason'];
+
+/** The template fields a `fields` query asks for, or the provider's refusal of an unknown one. */
+function templateFields(value: unknown): string[] | string {
+  if (value === undefined) return TEMPLATE_DEFAULT_FIELDS;
+  const asked = typeof value === 'string' ? value.split(',').map((f) => f.trim()).filter((f) => f !== '') : [];
+  if (asked.length === 0) return 'Param fields must be a comma-separated list of fields.';
+  const unknown = asked.find((f) => !TEMPLATE_FIELDS.includes(f));
+  return unknown === undefined ? asked : `Tried accessing nonexisting field (${unknown.slice(0, 100)}) on node type (WhatsAppBusinessHSM)`;
+}
 const TEMPLATE_CATEGORIES = new Set(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
 const TEMPLATE_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS']);
 
@@ -234,6 +246,8 @@ export function createOfficialApi(ctx: SandboxContext) {
         limit = Number(query.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > TEMPLATE_PAGE_MAX) return fail(official.invalidParameter(`Param limit must be an integer from 1 to ${TEMPLATE_PAGE_MAX}.`));
       }
+      const fields = templateFields(query.fields);
+      if (typeof fields === 'string') return fail(official.invalidParameter(fields));
       const conditions: Array<SQL | undefined> = [eq(sandboxTemplates.wabaId, wabaId)];
       if (typeof query.name === 'string') conditions.push(eq(sandboxTemplates.name, query.name));
       if (typeof query.status === 'string') conditions.push(eq(sandboxTemplates.status, query.status.toUpperCase()));
@@ -261,15 +275,18 @@ export function createOfficialApi(ctx: SandboxContext) {
         paging.next = next.toString();
       }
       return ok({
-        data: page.map((t) => ({
-          id: t.id,
-          name: t.name,
-          language: t.language,
-          category: t.category,
-          status: t.status,
-          components: t.components,
-          ...(t.status === 'REJECTED' ? { rejected_reason: t.reason ?? 'OTHER' } : {}),
-        })),
+        data: page.map((t) => {
+          const all: Json = {
+            id: t.id,
+            name: t.name,
+            language: t.language,
+            category: t.category,
+            status: t.status,
+            components: t.components,
+            rejected_reason: t.status === 'REJECTED' ? (t.reason ?? 'OTHER') : 'NONE',
+          };
+          return Object.fromEntries(Object.entries(all).filter(([k]) => k === 'id' || fields.includes(k)));
+        }),
         paging,
       });
     },

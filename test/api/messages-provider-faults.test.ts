@@ -14,7 +14,7 @@ import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
 import type { MessageRow } from '../../src/domain/messages/messages.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventually, officialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { customerWrites, eventually, officialChannel, outsideOfficialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const RECONCILE_SECONDS = 8;
@@ -120,19 +120,7 @@ test('gateway (sandbox): every fault, yet each message reaches the gateway exact
 test('official API as it really is (no lookup): a lost answer is settled by the status naming it; a send never received fails as outcome unknown, saying so', { timeout: 90_000 }, async () => {
   // A number of the sandbox's, reached like any outside provider: the channel is not bound to the
   // sandbox, so Parley can only learn what the provider got from its status webhooks.
-  const number = await server.container.sandbox!.provisionOfficialNumber(db());
-  const created = await request(server, 'POST', '/v1/channels', {
-    key: server.apiKey,
-    body: {
-      platform: 'chatapp_official',
-      name: 'outside official',
-      settings: { api_base: number.apiBase, api_version: number.apiVersion, phone_number_id: number.phoneNumberId, waba_id: number.wabaId },
-      credentials: { access_token: number.accessToken },
-    },
-  });
-  assert.equal(created.status, 201, created.text);
-  assert.equal(created.body.data.status, 'connected', created.text);
-  const channelId = created.body.data.id as string;
+  const { id: channelId, number } = await outsideOfficialChannel(server, 'outside official');
   const to = '4915112347003';
   // The customer writes first (through the provider's signed webhook), opening the window.
   const inbound = JSON.stringify({

@@ -86,10 +86,17 @@ test('templates: submit answers PENDING, then APPROVED or REJECTED arrives as a 
   const listed = Object.fromEntries(list.body.data.map((t: any) => [t.name, t]));
   assert.equal(listed.order_update.status, 'APPROVED');
   assert.equal(listed.order_update.id, approved.body.id);
-  assert.equal(listed.order_update.rejected_reason, undefined);
   assert.equal(listed.reject_me.status, 'REJECTED');
-  assert.equal(listed.reject_me.rejected_reason, 'INVALID_FORMAT');
+  assert.equal(listed.reject_me.rejected_reason, undefined, 'like the provider, rejected_reason only when asked for');
   assert.deepEqual(listed.order_update.components, body('x').components);
+  const withReason = await call('GET', `${number.wabaId}/message_templates?fields=name,status,rejected_reason`);
+  assert.equal(withReason.status, 200, withReason.text);
+  const reasons = Object.fromEntries(withReason.body.data.map((t: any) => [t.name, t]));
+  assert.deepEqual(reasons.reject_me, { id: listed.reject_me.id, name: 'reject_me', status: 'REJECTED', rejected_reason: 'INVALID_FORMAT' });
+  assert.equal(reasons.order_update.rejected_reason, 'NONE');
+  const unknownField = await call('GET', `${number.wabaId}/message_templates?fields=name,secret_sauce`);
+  assert.equal(unknownField.status, 400);
+  assert.equal(unknownField.body.error.code, 100);
 
   const firstPage = await call('GET', `${number.wabaId}/message_templates?limit=1`);
   assert.equal(firstPage.body.data.length, 1);

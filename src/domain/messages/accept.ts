@@ -356,6 +356,8 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       errorCode: null,
       errorTitle: null,
       errorMessage: null,
+      errorUserTitle: null,
+      errorUserMessage: null,
       attempts: 0,
       lastAttemptAt: null,
       dispatchAt: now,

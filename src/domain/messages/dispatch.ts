@@ -17,7 +17,8 @@ import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendF
 import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, recordProviderFault, reloadChannel } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
-import { advanceStatus, type MessageRow } from './messages.ts';
+import { holdTemplateAfterSend } from '../templates/templates.ts';
+import { advanceStatus, type MessageError, type MessageRow } from './messages.ts';
 import type { Pacer } from './pacing.ts';
 
 export type DispatchDeps = {
@@ -55,7 +56,7 @@ async function loadRow(db: Db, id: string): Promise<MessageRow | undefined> {
   return row;
 }
 
-async function fail(deps: DispatchDeps, row: MessageRow, error: { code: string; title: string; message?: string }): Promise<null> {
+async function fail(deps: DispatchDeps, row: MessageRow, error: MessageError): Promise<null> {
   const now = deps.clock.now();
   await deps.db.transaction((tx) => advanceStatus(tx, row, 'failed', now, now, { error }));
   return null;
@@ -95,6 +96,10 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
     await deps.db.update(messages).set({ attempts: waited + 1, errorCode: 'channel_unavailable', errorTitle: `channel is ${channel.status}` }).where(eq(messages.id, row.id));
     return CHANNEL_WAIT_SECONDS;
   }
+
+  // The provider holds sends to this recipient (its per-recipient rate limit): this row waits, the channel goes on.
+  const recipientWait = deps.pacer.recipientWait(channel.id, row.toPhone);
+  if (recipientWait > 0) return recipientWait / 1000;
 
   const wait = deps.pacer.reserve(channel.id, Number(channel.settings.throughput_per_second) || providerModule(platform).pacing.throughputPerSecond, 2000);
   // Not taken: come back when the channel has room (the row, not a worker, waits).
@@ -207,16 +212,37 @@ async function handleFailure(
     if (row.attempts >= MAX_SEND_ATTEMPTS) return fail(deps, row, { code: error.code, title: error.title, message: error.message });
     return backoffSeconds(row.attempts);
   }
+  // The provider's classification says whom the error concerns (providers/provider.ts, ProviderErrorScope).
   if (error.channelFault) await recordProviderFault(deps, channel, error);
+  if (error.scope === 'template' && error.templateStatus) await holdTemplate(deps, channel, row, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
-    if (error.retryAfterSeconds) deps.pacer.pause(channel.id, error.retryAfterSeconds * 1000);
+    if (error.retryAfterSeconds) {
+      if (error.scope === 'recipient') deps.pacer.pauseRecipient(channel.id, row.toPhone, error.retryAfterSeconds * 1000);
+      else if (error.scope === 'channel') deps.pacer.pause(channel.id, error.retryAfterSeconds * 1000);
+    }
     await deps.db
       .update(messages)
       .set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null })
       .where(eq(messages.id, row.id));
     return error.retryAfterSeconds ?? backoffSeconds(row.attempts);
   }
-  return fail(deps, row, { code: error.code, title: error.title, message: error.message });
+  return fail(deps, row, messageError(error));
+}
+
+const messageError = (error: ProviderError): MessageError => ({
+  code: error.code,
+  title: error.title,
+  ...(error.message !== undefined ? { message: error.message } : {}),
+  ...(error.userTitle !== undefined ? { userTitle: error.userTitle } : {}),
+  ...(error.userMessage !== undefined ? { userMessage: error.userMessage } : {}),
+});
+
+/** The provider paused or disabled the template the message uses: the stored template says so, and later sends of it are refused. */
+async function holdTemplate(deps: DispatchDeps, channel: { id: string }, row: MessageRow, error: ProviderError): Promise<void> {
+  const template = row.content.template as { name?: unknown; language?: { code?: unknown } } | undefined;
+  if (typeof template?.name !== 'string' || typeof template.language?.code !== 'string') return;
+  const held = await holdTemplateAfterSend(deps, channel, { name: template.name, language: template.language.code }, error.templateStatus!, error.message ?? error.title);
+  deps.logger.warn({ message_id: row.id, template: template.name, status: error.templateStatus, stored: held !== undefined }, 'the provider refused a send of a template it holds back');
 }
 
 /**

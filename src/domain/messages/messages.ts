@@ -43,7 +43,7 @@ export type MessageRecord = {
   content: Record<string, unknown>;
   status: MessageStatus;
   provider_message_id: string | null;
-  error: { code: string; title: string; message: string | null } | null;
+  error: { code: string; title: string; message: string | null; user_title: string | null; user_message: string | null } | null;
   created_at: string;
   updated_at: string;
 };
@@ -62,7 +62,10 @@ export function presentMessage(row: MessageRow): MessageRecord {
     content: row.content,
     status: row.status as MessageStatus,
     provider_message_id: row.providerMessageId,
-    error: row.status === 'failed' && row.errorCode ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage } : null,
+    error:
+      row.status === 'failed' && row.errorCode
+        ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
+        : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -160,6 +163,9 @@ export function skippedSteps(from: string, to: string): Array<'sent' | 'delivere
   return STEPS.slice(start + 1, end) as Array<'sent' | 'delivered'>;
 }
 
+/** Why a message failed: a code and title, with the provider's details and its wording for the end user where it gave them. */
+export type MessageError = { code: string; title: string; message?: string; userTitle?: string; userMessage?: string };
+
 /**
  * Moves a message's status forward (never back), keeping every reported change in its history,
  * and records message.status_update (and message.sent on acceptance) in the same transaction. A
@@ -172,7 +178,7 @@ export async function advanceStatus(
   to: 'sent' | 'delivered' | 'read' | 'failed',
   occurredAt: Date,
   now: Date,
-  extra: { providerMessageId?: string; error?: { code: string; title: string; message?: string } } = {},
+  extra: { providerMessageId?: string; error?: MessageError } = {},
 ): Promise<boolean> {
   const history = (status: string, error?: { code: string; title: string }) =>
     tx.insert(messageStatusHistory).values({
@@ -199,7 +205,15 @@ export async function advanceStatus(
         status: to,
         updatedAt: now,
         ...(extra.providerMessageId && !from.providerMessageId ? { providerMessageId: extra.providerMessageId } : {}),
-        ...(extra.error ? { errorCode: extra.error.code, errorTitle: extra.error.title, errorMessage: extra.error.message ?? null } : {}),
+        ...(extra.error
+          ? {
+              errorCode: extra.error.code,
+              errorTitle: extra.error.title,
+              errorMessage: extra.error.message ?? null,
+              errorUserTitle: extra.error.userTitle ?? null,
+              errorUserMessage: extra.error.userMessage ?? null,
+            }
+          : {}),
       })
       .where(and(eq(messages.id, row.id), eq(messages.status, from.status)))
       .returning({ id: messages.id });

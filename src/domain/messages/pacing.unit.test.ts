@@ -40,3 +40,17 @@ test('a slot beyond the caller\'s patience is not taken', () => {
   assert.ok(far > 100);
   assert.equal(pacer.reserve('d', 5, 100), far, 'the refused slot is still the next one');
 });
+
+test('a recipient pause holds only the sends to that recipient, and ends on time', () => {
+  let now = 0;
+  const pacer = createPacer(() => now);
+  pacer.pauseRecipient('a', '491511', 6000);
+  assert.equal(pacer.recipientWait('a', '491511'), 6000);
+  assert.equal(pacer.recipientWait('a', '491512'), 0, 'another recipient of the channel goes on');
+  assert.equal(pacer.recipientWait('b', '491511'), 0, 'the same recipient on another channel goes on');
+  assert.equal(pacer.reserve('a', 10), 0, 'the channel itself is not held');
+  now += 4000;
+  assert.equal(pacer.recipientWait('a', '491511'), 2000);
+  now += 2000;
+  assert.equal(pacer.recipientWait('a', '491511'), 0);
+});

@@ -264,3 +264,26 @@ export async function applyTemplateDecision(
   }
   return decision.status ? setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at) : row;
 }
+
+/**
+ * Sets the status the provider gave a template in answer to a send of it (paused or disabled), with
+ * its reason, on the channel's stored template of that name and language; later sends of it are then
+ * refused like any template that is not approved. Undefined when the channel stores no such template.
+ */
+export async function holdTemplateAfterSend(
+  deps: { db: Db; clock: Clock },
+  channel: Pick<ChannelRow, 'id'>,
+  template: { name: string; language: string },
+  status: 'paused' | 'disabled',
+  reason: string,
+): Promise<TemplateRow | undefined> {
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(templates)
+      .where(and(eq(templates.channelId, channel.id), eq(templates.name, template.name), eq(templates.language, template.language)))
+      .limit(1);
+    return row ? setTemplateStatus(tx, row, status, reason, now) : undefined;
+  });
+}

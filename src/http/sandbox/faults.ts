@@ -3,7 +3,7 @@
  * and how a faulty send is answered (an error, no answer, a cut connection).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseFaultRules, type SendFault } from '../../sandbox/faults.ts';
+import { parseFaultRules, type FaultAnswer } from '../../sandbox/faults.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sendGatewayError } from './replies.ts';
 
@@ -39,6 +39,12 @@ async function holdOpen(request: FastifyRequest, reply: FastifyReply): Promise<v
   request.raw.socket?.destroy();
 }
 
+/** A provider_error fault's answer, as the test wrote it in the protocol's shape. */
+function answerAs(reply: FastifyReply, answer: FaultAnswer) {
+  if (answer.retry_after !== undefined) void reply.header('retry-after', answer.retry_after);
+  return reply.code(answer.status).send({ error: answer.error });
+}
+
 /**
  * Runs one send under the fault the switch has for its account: `refuse` answers error and
  * rate_limit in the protocol's shape; `process` does the send; `answer` writes its result.
@@ -50,7 +56,9 @@ export async function sendWithFaults<T>(
   reply: FastifyReply,
   io: { refuse(fault: 'error' | 'rate_limit'): unknown; process(): Promise<T>; answer(result: T): unknown },
 ): Promise<unknown> {
-  const fault: SendFault | undefined = sandbox.faults.take(account);
+  const to = (request.body as { to?: unknown } | null | undefined)?.to;
+  const rule = sandbox.faults.take(account, typeof to === 'string' ? to : undefined);
+  const fault = rule?.fault;
   switch (fault) {
     case undefined:
       return io.answer(await io.process());
@@ -66,6 +74,8 @@ export async function sendWithFaults<T>(
     case 'lose_answer':
       await io.process();
       return holdOpen(request, reply);
+    case 'provider_error':
+      return answerAs(reply, rule!.answer!);
     default:
       return fault satisfies never;
   }

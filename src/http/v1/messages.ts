@@ -16,7 +16,15 @@ import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
-const ErrorSchema = z.object({ code: z.string(), title: z.string(), message: z.string().nullable() }).nullable();
+const ErrorSchema = z
+  .object({
+    code: z.string(),
+    title: z.string(),
+    message: z.string().nullable().meta({ description: "The provider's details, where it gave them" }),
+    user_title: z.string().nullable().meta({ description: "The provider's title of the error for the end user, where it gave one" }),
+    user_message: z.string().nullable().meta({ description: "The provider's explanation of the error for the end user, where it gave one" }),
+  })
+  .nullable();
 
 export const MessageSchema = z
   .object({

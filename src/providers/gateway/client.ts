@@ -16,6 +16,8 @@ export function gatewayError(status: number, body: unknown): ProviderError {
     retryable: e?.retryable === true || status >= 500 || status === 429,
     retryAfterSeconds: status === 429 ? 5 : undefined,
     channelFault: status === 401 || status === 403,
+    // Its rate limit is the session's: every send of the channel waits.
+    scope: status === 429 || status === 401 || status === 403 ? 'channel' : 'message',
   };
 }
 

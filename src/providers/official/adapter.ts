@@ -185,6 +185,9 @@ const STATUS_NAMES: Record<string, string> = {
   LIMIT_EXCEEDED: 'rejected',
 };
 
+/** What the template sync asks for: the provider leaves rejected_reason out unless it is named. */
+const TEMPLATE_FIELDS = 'id,name,language,status,category,components,rejected_reason';
+
 export function templateStatusName(native: string): string {
   return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
 }
@@ -243,7 +246,7 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
         const result = await client(connection).call<{
           data?: Array<{ id: string; name: string; language: string; category?: string; status: string; components?: unknown[]; rejected_reason?: string }>;
           paging?: { cursors?: { after?: string }; next?: string };
-        }>('GET', `${s.waba_id}/message_templates`, { token: token(connection), query: { limit: '100', ...(after ? { after } : {}) } });
+        }>('GET', `${s.waba_id}/message_templates`, { token: token(connection), query: { fields: TEMPLATE_FIELDS, limit: '100', ...(after ? { after } : {}) } });
         if (!result.ok) return result;
         for (const t of result.value.data ?? []) {
           all.push({

@@ -19,7 +19,7 @@ export const officialProvider: ProviderModule = {
   settings: {
     schema: z.object({
       api_base: z.url().optional().meta({ description: "official: the provider API's base URL (default OFFICIAL_API_BASE)" }),
-      api_version: z.string().regex(/^v\d+\.\d+$/).optional().meta({ example: 'v21.0' }),
+      api_version: z.string().regex(/^v\d+\.\d+$/).optional().meta({ example: 'v23.0' }),
       phone_number_id: z.string().regex(/^\d{1,32}$/).optional(),
       waba_id: z.string().regex(/^\d{1,32}$/).optional().meta({ description: 'official: business account id (templates)' }),
     }),
