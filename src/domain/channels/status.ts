@@ -12,7 +12,9 @@ import { uuidv7 } from '../../lib/ids.ts';
 import type { Platform } from '../../providers/provider.ts';
 import { recordEvent } from '../events/outbox.ts';
 
-export type ChannelStatus = 'pending' | 'connected' | 'disconnected' | 'error' | 'pairing';
+/** Every state a channel can be in (the dashboard's status colours are checked against this list). */
+export const CHANNEL_STATUSES = ['pending', 'connected', 'disconnected', 'error', 'pairing'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 
 const TRANSITIONS: Record<Platform, Record<string, readonly ChannelStatus[]>> = {
   chatapp_official: {
