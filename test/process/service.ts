@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabaseUrl, freePort } from '../harness.ts';
+import { createTestDatabaseUrl, freePort, usingPostgres } from '../harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = path.join(ROOT, 'src', 'main.ts');
 /** True in the PostgreSQL pass: the services then run on a fresh database of that server. */
-export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export { usingPostgres };
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 export type LogLine = { level: string; msg: string; [key: string]: unknown };
