@@ -160,6 +160,12 @@ export function auditLogs(logs: readonly string[], sensitive: ReadonlyMap<string
   return findings;
 }
 
+/** A clock that runs with real time and is moved forward by hand: expiry tests move it instead of sleeping. */
+export function movableClock(): Clock & { advance(ms: number): void } {
+  let shiftMs = 0;
+  return { now: () => new Date(Date.now() + shiftMs), advance: (ms) => void (shiftMs += ms) };
+}
+
 export type TestServerOptions = { env?: Record<string, string>; clock?: Clock; worker?: boolean };
 
 /** Starts the whole service (API, and the worker when asked) on a free port over a fresh database. */

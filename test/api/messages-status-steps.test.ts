@@ -10,7 +10,8 @@ import { queryRows } from '../../src/db/client.ts';
 import { messages } from '../../src/db/schema.ts';
 import { advanceStatus } from '../../src/domain/messages/messages.ts';
 import { request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
-import { customerWrites, eventsOf, eventually, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { customerWrites, eventsOf, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let channel: { id: string; phone: string };

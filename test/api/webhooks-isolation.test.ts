@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { createOtherOrganization, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
-import { eventually, peakConcurrency, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { peakConcurrency, startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;

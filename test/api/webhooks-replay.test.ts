@@ -9,7 +9,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { createOtherOrganization, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 let server: TestServer;
 let receiver: Receiver;

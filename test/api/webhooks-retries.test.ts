@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;
