@@ -3,6 +3,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// process.env by another name (the domain block repeats these, since a later block's options replace an earlier one's).
+const ENV_IMPORTS = ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: 'Only src/config.ts reads the environment.' }));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/db/migrations/**', 'data/**'] },
   js.configs.recommended,
@@ -35,4 +38,23 @@ export default tseslint.config(
   // The provider webhook paths are the spec's (/v1/providers/{platform}/webhook); the route file only
   // mounts them and hands each delivery to its platform's inbound half. The OpenAPI examples are data.
   { files: ['src/http/providers/webhooks.ts', 'src/http/examples.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  // House rules (docs/ARCHITECTURE.md). Kept in blocks of their own; each block names its files.
+  {
+    // Only src/config.ts reads the environment. Outside src/, the test harness (test/harness.ts, test/process/service.ts:
+    // the database server of the PostgreSQL pass, the child services' PATH and HOME), the fuzzer's two knobs
+    // (test/fuzz/contract.test.ts) and scripts/ and bench/ (command-line tools) read it too.
+    files: ['src/**', 'test/**'],
+    ignores: ['src/config.ts', 'test/harness.ts', 'test/process/service.ts', 'test/fuzz/contract.test.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: take the setting from the config.' }],
+      'no-restricted-imports': ['error', { paths: ENV_IMPORTS }],
+    },
+  },
+  {
+    // The domain speaks no HTTP: nothing under src/domain/ imports from src/http/.
+    files: ['src/domain/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ENV_IMPORTS, patterns: [{ group: ['**/http/**', '**/http'], message: 'The domain never imports from src/http/: return rows or a typed refusal and let the route present them.' }] }],
+    },
+  },
 );

@@ -25,11 +25,16 @@ import { PERMISSIONS, type Permission } from '../src/domain/permissions.ts';
 export const OWNER_EMAIL = 'owner@example.com';
 export const OWNER_PASSWORD = 'correct horse battery staple';
 
+/** The PostgreSQL server of the PostgreSQL pass (each test server makes a database of its own there); undefined on PGlite. */
+export const TEST_DATABASE_SERVER_URL = process.env.TEST_DATABASE_URL;
+/** True in the PostgreSQL pass. */
+export const usingPostgres = Boolean(TEST_DATABASE_SERVER_URL);
+
 export type TestDatabase = { database: Database; url: string | undefined; drop(): Promise<void> };
 
 /** A fresh, empty database: in-memory PGlite, or a new database on TEST_DATABASE_URL's server. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_DATABASE_URL;
+  const serverUrl = TEST_DATABASE_SERVER_URL;
   if (!serverUrl) {
     const database = await openDatabase({ kind: 'pglite', dataDir: null, loadDataDir: await pgliteTemplate() });
     return { database, url: undefined, drop: () => database.close() };
@@ -53,7 +58,7 @@ export type TestDatabaseUrl = { url: string; drop(): Promise<void> };
  * opened: for handing to a spawned process as DATABASE_URL. drop() removes it, closing whatever
  * connections are still open on it.
  */
-export async function createTestDatabaseUrl(serverUrl = process.env.TEST_DATABASE_URL): Promise<TestDatabaseUrl> {
+export async function createTestDatabaseUrl(serverUrl = TEST_DATABASE_SERVER_URL): Promise<TestDatabaseUrl> {
   if (!serverUrl) throw new Error('createTestDatabaseUrl needs TEST_DATABASE_URL');
   const name = `parley_test_${Date.now().toString(36)}_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -153,6 +158,12 @@ export function auditLogs(logs: readonly string[], sensitive: ReadonlyMap<string
     if (line !== undefined) findings.push(`${what} appears in a log line: ${line.slice(0, 300)}`);
   }
   return findings;
+}
+
+/** A clock that runs with real time and is moved forward by hand: expiry tests move it instead of sleeping. */
+export function movableClock(): Clock & { advance(ms: number): void } {
+  let shiftMs = 0;
+  return { now: () => new Date(Date.now() + shiftMs), advance: (ms) => void (shiftMs += ms) };
 }
 
 export type TestServerOptions = { env?: Record<string, string>; clock?: Clock; worker?: boolean };

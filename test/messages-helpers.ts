@@ -3,17 +3,8 @@ import { signBody } from '../src/providers/signature.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
+import { eventually } from './eventually.ts';
 import { request, type TestServer } from './harness.ts';
-
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 export async function officialChannel(server: TestServer, name = 'Official'): Promise<{ id: string; phone: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name } });

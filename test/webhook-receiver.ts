@@ -118,13 +118,3 @@ export function verifyWith(secret: string, request: ReceivedRequest, nowMs = Dat
   }
 }
 
-/** Polls probe until it returns a value (not undefined); fails after timeoutMs. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -1,4 +1,5 @@
 /** Display helpers. */
+import type { ChannelStatus } from '../domain/channels/status.ts';
 
 let timeZone: string | undefined;
 
@@ -45,4 +46,18 @@ export function describeUserAgent(ua: string | null): string {
             : undefined;
   if (browser && os) return `${browser} on ${os}`;
   return browser ?? os ?? (ua.length > 60 ? `${ua.slice(0, 57)}…` : ua);
+}
+
+/** The badge of each channel state: exactly the states of the channel status machine (the type checker refuses others). */
+const CHANNEL_STATUS_BADGES: Record<ChannelStatus, string> = {
+  pending: 'badge',
+  pairing: 'badge',
+  connected: 'badge badge-ok',
+  disconnected: 'badge badge-bad',
+  error: 'badge badge-bad',
+};
+
+/** The badge class of a channel status; a status this build does not know shows plain. */
+export function channelStatusClass(status: string): string {
+  return Object.hasOwn(CHANNEL_STATUS_BADGES, status) ? CHANNEL_STATUS_BADGES[status as ChannelStatus] : 'badge';
 }

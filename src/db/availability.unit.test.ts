@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { eventually } from '../../test/eventually.ts';
 import { createAvailability } from './availability.ts';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors.ts';
 
@@ -48,30 +49,22 @@ test('down after a failed probe, failing fast meanwhile; up again when a probe a
     availability.report(pgError('23505'));
     assert.equal(probes, 0, 'an ordinary error starts no probe');
     availability.report(pgError('57P01'));
-    await waitFor(() => !availability.up());
+    await eventually('the database to be down', () => !availability.up(), { everyMs: 2 });
     assert.throws(() => availability.check(), DatabaseUnavailableError);
     assert.match(availability.reason()!, /ECONNREFUSED/);
-    await waitFor(() => probes >= 3);
+    await eventually('three probes', () => probes >= 3, { everyMs: 2 });
     assert.equal(resumed, 0);
     reachable = true;
-    await waitFor(() => availability.up());
+    await eventually('the database to be up again', () => availability.up(), { everyMs: 2 });
     availability.check();
     assert.equal(resumed, 1);
     assert.deepEqual(events, ['down ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432', 'up']);
     // One terminated connection while the server is fine: a probe answers and nothing goes down.
     availability.report(pgError('57P01'));
-    await waitFor(() => probes >= 5 || events.length > 2);
+    await eventually('two more probes, or a change', () => probes >= 5 || events.length > 2, { everyMs: 2 });
     assert.equal(availability.up(), true);
     assert.equal(events.length, 2);
   } finally {
     availability.stop();
   }
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 2000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}

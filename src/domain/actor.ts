@@ -9,7 +9,3 @@ export type Actor =
   | { kind: 'api_key'; organizationId: string; apiKeyId: string; permissions: ReadonlySet<Permission> }
   | { kind: 'oauth'; organizationId: string; userId: string; clientId: string; tokenId: string; permissions: ReadonlySet<Permission> }
   | { kind: 'system'; organizationId: string; permissions: ReadonlySet<Permission> };
-
-export function can(actor: Actor, permission: Permission): boolean {
-  return actor.permissions.has(permission);
-}

@@ -39,7 +39,6 @@ export function isPermission(value: string): value is Permission {
 }
 
 export type Role = 'owner' | 'admin' | 'member';
-export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 
 /** What a dashboard user of each role may do. Owners and admins hold every permission. */
 export function permissionsForRole(role: Role): readonly Permission[] {

@@ -33,10 +33,6 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
 /** What a 503 tells the client to wait: about the time an outage is noticed to be over (the probes back off to 2 s). */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-export function statusOf(code: ErrorCode): number {
-  return STATUS[code].status;
-}
-
 const FieldErrorSchema = z.object({
   pointer: z.string().meta({ description: 'JSON pointer to the offending field, relative to its location', example: '/email' }),
   location: z.enum(['body', 'query', 'params', 'headers']).optional(),

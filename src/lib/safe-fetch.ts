@@ -160,8 +160,6 @@ function dispatcherFor(target: CheckedTarget, policy: TargetPolicy): Dispatcher 
   return target.own || policy.allowPrivate ? anyAgent : publicOnlyAgent;
 }
 
-export type SafeResponse = UndiciResponse;
-
 /** fetch() under the target policy; the URL is checked before the request and again at connect. */
 export async function safeFetch(url: string, init: UndiciRequestInit, policy: TargetPolicy): Promise<UndiciResponse> {
   const target = await checkTarget(url, policy);

@@ -15,7 +15,9 @@ import type { Platform } from './registry.ts';
 export type { Platform };
 
 /** Where a channel stands with its provider (the status machine is in domain/channels/status.ts). */
-export type ChannelStatus = 'pending' | 'connected' | 'disconnected' | 'error' | 'pairing';
+/** Every state a channel can be in (the dashboard's status colours are checked against this list). */
+export const CHANNEL_STATUSES = ['pending', 'connected', 'disconnected', 'error', 'pairing'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 
 /** What an adapter needs of one channel: its non-secret settings and its decrypted credentials. */
 export type ChannelConnection = {

@@ -9,7 +9,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
 import { safeUrl } from '../lib/logger.ts';
-import { safeFetch, type SafeResponse, type TargetPolicy } from '../lib/safe-fetch.ts';
+import { safeFetch, type TargetPolicy } from '../lib/safe-fetch.ts';
 import { digitsOf, type AccountRow, type MessageRow, type SandboxCallback, type SandboxContext } from './context.ts';
 import { mediaSha256 } from './media.ts';
 import { templateDecision } from './rules.ts';
@@ -61,17 +61,14 @@ export function createCallbacks(ctx: SandboxContext) {
   };
 
   async function post(delivery: Delivery): Promise<void> {
-    let response: SafeResponse;
-    try {
-      response = await safeFetch(delivery.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...delivery.headers },
-        body: delivery.body,
-        signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
-      }, targets);
-    } catch (err) {
+    const response = await safeFetch(delivery.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...delivery.headers },
+      body: delivery.body,
+      signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+    }, targets).catch((err: unknown) => {
       throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`, { cause: err });
-    }
+    });
     await response.arrayBuffer().catch(() => undefined);
     if (response.status < 200 || response.status > 299) {
       throw new Error(`sandbox callback to ${safeUrl(delivery.url)} answered ${response.status}`);

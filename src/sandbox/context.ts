@@ -1,7 +1,7 @@
 /** What every part of the sandbox is built from, and the row types they share. */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
-import type { sandboxAccounts, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
+import type { sandboxAccounts, sandboxMessages } from '../db/schema.ts';
 import type { JobPayload } from '../jobs/catalog.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -36,7 +36,6 @@ export type SandboxContext = {
 
 export type AccountRow = typeof sandboxAccounts.$inferSelect;
 export type MessageRow = typeof sandboxMessages.$inferSelect;
-export type TemplateRow = typeof sandboxTemplates.$inferSelect;
 
 export type GatewayStatus = 'STOPPED' | 'STARTING' | 'SCAN_QR' | 'WORKING' | 'FAILED';
 

@@ -3,13 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import { throttles } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts';
-import { loginCookie, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
+import { loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
-/** Moves this file's server clock forward (the login throttle's delays run on it). */
-let shiftMs = 0;
+/** This file's server clock, moved forward by hand (the login throttle's delays run on it). */
+const clock = movableClock();
 before(async () => {
-  server = await startTestServer({ clock: { now: () => new Date(Date.now() + shiftMs) } });
+  server = await startTestServer({ clock });
 });
 after(() => server.close());
 
@@ -62,7 +62,7 @@ describe('POST /v1/auth/login', () => {
         [unknown, `ghost${i}@example.com`],
       ] as const) {
         // Past any throttle delay (and forgiving the attempt): this test times password checks.
-        shiftMs += 20 * 60_000;
+        clock.advance(20 * 60_000);
         const started = performance.now();
         const res = await request(server, 'POST', '/v1/auth/login', { body: { email, password: 'not the password' } });
         list.push(performance.now() - started);

@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm';
 import { channels } from '../../src/db/schema.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, pairedGatewayChannel } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { pairedGatewayChannel } from '../messages-helpers.ts';
 
 let server: TestServer;
 before(async () => {

@@ -8,6 +8,7 @@ import { connectionOf } from '../../src/domain/channels/channels.ts';
 import { channels as channelsTable } from '../../src/db/schema.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { checkAuthCases } from '../auth-cases.ts';
+import { eventually } from '../eventually.ts';
 import { createOtherOrganization, freePort, OWNER_EMAIL, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
@@ -17,16 +18,6 @@ before(async () => {
 after(() => server.close());
 
 const key = () => server.apiKey;
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function eventsOf(type: string) {
   return queryRows<{ type: string; payload: Record<string, unknown> }>(

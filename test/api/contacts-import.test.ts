@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { eventually } from '../eventually.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, importContacts } from '../../src/domain/contacts/import.ts';
 import { CsvReader } from '../../src/lib/csv.ts';
@@ -183,11 +184,7 @@ test('a large import streams: batches are committed while the body is still arri
       }
       if (!waitedForServer) {
         // Hold the rest back until the server has written rows from what it has: proof it does not wait for the whole body.
-        const deadline = Date.now() + 60_000;
-        while ((await contactCount()) - before < 1000) {
-          if (Date.now() > deadline) throw new Error('the server wrote nothing before the body ended');
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await eventually('the server to write rows before the body ended', async () => (await contactCount()) - before >= 1000, { timeoutMs: 60_000, everyMs: 50 });
         waitedForServer = true;
       }
       if (sent < rows) {

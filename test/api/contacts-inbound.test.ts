@@ -17,15 +17,15 @@ import { createNote, listNotes } from '../../src/domain/contacts/notes.ts';
 import { addContactTag, listContactTags } from '../../src/domain/contacts/tags.ts';
 import { createOrganization } from '../../src/domain/organizations/organizations.ts';
 import { PERMISSIONS } from '../../src/domain/permissions.ts';
-import { systemClock } from '../../src/lib/clock.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
-import { createTestDatabase, type TestDatabase } from '../harness.ts';
+import { createTestDatabase, movableClock, type TestDatabase } from '../harness.ts';
 
 let testDb: TestDatabase;
 let database: Database;
 let actor: Actor;
 let otherActor: Actor;
-const clock = systemClock;
+/** Moved forward by hand where a contact must be older than the next. */
+const clock = movableClock();
 const deps = () => ({ db: database.db, clock });
 
 async function organization(name: string): Promise<Actor> {
@@ -43,7 +43,7 @@ before(async () => {
 after(() => testDb.drop());
 
 const resolve = (input: { phone: string; profileName?: string; identities?: Array<{ type: string; value: string }> }, org = actor.organizationId) =>
-  database.db.transaction((tx) => resolveInboundContact(tx, org, { identities: [], at: new Date(), ...input }));
+  database.db.transaction((tx) => resolveInboundContact(tx, org, { identities: [], at: clock.now(), ...input }));
 
 async function events(mark: number, org = actor.organizationId) {
   const rows = await queryRows<{ type: string; payload: any }>(database.db, sql`select type, payload from events where organization_id = ${org} and seq > ${mark} order by seq`);
@@ -104,7 +104,7 @@ test('an inbound message fills an imported contact: it is found by phone and giv
 test('identities that belong to two contacts merge them into the older; everything moves and lookups find the survivor', async () => {
   const channelId = uuidv7();
   const older = await upsertContact(deps(), actor, { phoneNumber: '+447700900010', email: 'olu@example.com', customFields: { tier: 'gold', region: 'north' } });
-  await new Promise((r) => setTimeout(r, 5));
+  clock.advance(5);
   // A second contact, known only by a privacy id and another number (the provider did not tell us they were one person).
   const younger = await resolve({ phone: '+447700900011', profileName: 'Olu', identities: [{ type: 'business_scoped_user_id', value: 'GB.olu' }, { type: 'linked_id', value: '555000111@lid' }] });
   const olderId = older.contact.id;
@@ -119,7 +119,7 @@ test('identities that belong to two contacts merge them into the older; everythi
   await putConsent(deps(), actor, { contactId: olderId, channel: 'all', state: 'granted', at: new Date('2025-01-01T00:00:00Z') });
   await putConsent(deps(), actor, { contactId: youngerId, channel: 'all', state: 'revoked', source: 'STOP', at: new Date('2025-02-01T00:00:00Z') });
   await putConsent(deps(), actor, { contactId: youngerId, channel: 'chatapp', state: 'granted', at: new Date('2025-02-01T00:00:00Z') });
-  await upsertSuppression(deps(), actor, { contactId: olderId, channel: 'chatapp', reason: 'short', expiresAt: new Date(Date.now() + 3_600_000) });
+  await upsertSuppression(deps(), actor, { contactId: olderId, channel: 'chatapp', reason: 'short', expiresAt: new Date(clock.now().getTime() + 3_600_000) });
   await upsertSuppression(deps(), actor, { contactId: youngerId, channel: 'chatapp', reason: 'forever' });
   await database.db.insert(conversations).values({ id: uuidv7(), organizationId: actor.organizationId, channelId, peerPhone: '447700900011', contactId: youngerId });
   const [conversation] = await database.db.select().from(conversations).where(eq(conversations.contactId, youngerId));
@@ -202,9 +202,9 @@ test('identities that belong to two contacts merge them into the older; everythi
 
 test('three contacts merge at once into the oldest', async () => {
   const a = await resolve({ phone: '+447700900020', identities: [{ type: 'username', value: 'ann' }] });
-  await new Promise((r) => setTimeout(r, 3));
+  clock.advance(3);
   const b = await resolve({ phone: '+447700900021', identities: [{ type: 'linked_id', value: '777' }] });
-  await new Promise((r) => setTimeout(r, 3));
+  clock.advance(3);
   const c = await resolve({ phone: '+447700900022', identities: [{ type: 'business_scoped_user_id', value: 'GB.ann' }] });
   const m = await mark();
   const result = await resolve({ phone: '+447700900022', identities: [{ type: 'username', value: 'ANN' }, { type: 'linked_id', value: '777@lid' }] });

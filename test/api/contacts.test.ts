@@ -5,11 +5,13 @@ import { queryRows } from '../../src/db/client.ts';
 import { messages, conversations } from '../../src/db/schema.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { assertCodeError, eventsSince, insertChannel, insertMessage, outboxMark, postContact } from '../contacts-fixtures.ts';
-import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
+import { createOtherOrganization, movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
+/** The server's clock, moved forward by hand where a change must come after a cut. */
+const clock = movableClock();
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ clock });
 });
 after(() => server.close());
 
@@ -237,8 +239,8 @@ test('the list pages newest first and filters by tag, search, external_source an
   const tagged = await request(server, 'GET', '/v1/contacts?tag=vip', key());
   assert.deepEqual(tagged.body.data.find((c: { id: string }) => c.id === made[1]!.id).tags, ['VIP'], 'records carry their tag names');
 
-  const cut = new Date().toISOString();
-  await new Promise((r) => setTimeout(r, 5));
+  const cut = clock.now().toISOString();
+  clock.advance(5);
   await request(server, 'PATCH', `/v1/contacts/${made[0]!.id}`, { ...key(), body: { name: 'Zelda Q.' } });
   assert.deepEqual(await names(`updated_after=${encodeURIComponent(cut)}`), ['Zelda Q.']);
 

@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createOtherOrganization, freePort, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
-import { customerWrites, eventually, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 
 type Ids = {
   channel: string;

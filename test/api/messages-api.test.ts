@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { createOtherOrganization, freePort, request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventually, eventsOf, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { customerWrites, eventsOf, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let gateway: { id: string };

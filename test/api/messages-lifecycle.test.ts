@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { eventually } from '../eventually.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { approvedTemplate, customerWrites, eventsOf, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
@@ -105,14 +106,14 @@ test('late and out-of-order status callbacks never move a status backwards', asy
     { id: providerId, status: 'sent', recipient_id: to },
   ]);
   assert.equal(posted.status, 200);
-  const history = await (async () => {
-    for (let i = 0; i < 100; i++) {
+  const history = await eventually(
+    'the late callbacks to be recorded',
+    async () => {
       const s = await request(server, 'GET', `/v1/messages/${res.body.data.id}/status`, { key: server.apiKey });
-      if (s.body.data.history.length >= 6) return s.body.data;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('late callbacks were not recorded');
-  })();
+      return s.body.data.history.length >= 6 ? s.body.data : undefined;
+    },
+    { timeoutMs: 10_000, everyMs: 100 },
+  );
   assert.equal(history.status, 'read');
   const updates = (await eventsOf(server, 'message.status_update')).filter((e) => e.payload.message_id === res.body.data.id).map((e) => e.payload.status);
   assert.deepEqual(updates, ['sent', 'delivered', 'read'], 'no event for a backwards move');

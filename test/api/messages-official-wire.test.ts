@@ -9,7 +9,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { toNativeRequest } from '../../src/providers/official/adapter.ts';
 import { freePort, request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, customerWrites, eventually, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
 import { conformanceProblems } from '../providers/official-messages.schema.ts';
 
 let server: TestServer;

@@ -1,13 +1,15 @@
 /** Suppressions and consent take effect on POST /v1/messages; inbound senders become contacts. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, pairedGatewayChannel, send } from '../messages-helpers.ts';
 
 let server: TestServer;
+/** The server's clock, moved forward by hand: suppressions lapse by it. */
+const clock = movableClock();
 let gateway: { id: string };
 before(async () => {
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' }, clock });
   gateway = await pairedGatewayChannel(server);
 });
 after(() => server.close());
@@ -38,10 +40,10 @@ test('a contact suppressed on the channel (or on all) is refused with the reason
   const lapsing = await contactWith('+4915112350003');
   await request(server, 'POST', `/v1/contacts/${lapsing}/suppressions`, {
     key: server.apiKey,
-    body: { channel: 'chatapp', reason: 'cool-off', expires_at: new Date(Date.now() + 1500).toISOString() },
+    body: { channel: 'chatapp', reason: 'cool-off', expires_at: new Date(clock.now().getTime() + 1500).toISOString() },
   });
   assert.equal((await send(server, { ...text, to: '4915112350003' })).status, 422);
-  await new Promise((r) => setTimeout(r, 1600));
+  clock.advance(1600);
   assert.equal((await send(server, { ...text, to: '4915112350003' })).status, 201, 'the suppression lapsed');
 });
 

@@ -10,7 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, customerWrites, eventsOf, eventually, officialChannel, outsideOfficialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel, outsideOfficialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
 
 let server: TestServer;
 before(async () => {

@@ -14,7 +14,8 @@ import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
 import type { MessageRow } from '../../src/domain/messages/messages.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventually, officialChannel, outsideOfficialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { customerWrites, officialChannel, outsideOfficialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const RECONCILE_SECONDS = 8;

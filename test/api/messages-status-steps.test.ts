@@ -9,8 +9,9 @@ import { eq, sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { messages } from '../../src/db/schema.ts';
 import { advanceStatus } from '../../src/domain/messages/messages.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventsOf, eventually, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
+import { request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import { customerWrites, eventsOf, officialChannel, postOfficialStatuses, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let channel: { id: string; phone: string };
@@ -73,7 +74,7 @@ test('delivered on a message still queued records and announces sent first, with
   }
 });
 
-test('two reports racing: a later step blocked behind an earlier one still lands once that commits', { skip: !process.env.TEST_DATABASE_URL && 'needs two connections (PostgreSQL)' }, async () => {
+test('two reports racing: a later step blocked behind an earlier one still lands once that commits', { skip: !usingPostgres && 'needs two connections (PostgreSQL)' }, async () => {
   const to = '4915112343133';
   await customerWrites(server, channel.id, to);
   const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'race' } });

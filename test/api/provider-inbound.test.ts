@@ -11,7 +11,8 @@ import { providerEvents } from '../../src/db/schema.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, customerWrites, eventsOf, eventually, officialChannel } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
 import { webhookProblems } from '../providers/official-webhooks.schema.ts';
 
 let server: TestServer;

@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 const TIMEOUT_MS = 3000;

@@ -9,15 +9,15 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
-import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, peakConcurrency, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { createOtherOrganization, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import { peakConcurrency, startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;
 let receiver: Receiver;
 const ENDPOINT_CONCURRENCY = 8;
 const TIMEOUT_MS = 3000;
-const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 before(async () => {
   server = await startTestServer({
     worker: true,

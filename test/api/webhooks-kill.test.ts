@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { request } from '../harness.ts';
 import { createDeployment, startService, type ServiceProcess } from '../process/service.ts';
-import { eventually, startReceiver, verifyWith } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, verifyWith } from '../webhook-receiver.ts';
 
 test('a delivery cut off by SIGKILL is made again after the restart, with the same webhook-id', async () => {
   const deployment = await createDeployment();

@@ -8,8 +8,9 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
-import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { createOtherOrganization, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -81,7 +82,7 @@ test('pages through the events oldest first with a cursor that is always set; re
 });
 
 test('an event whose transaction commits late comes after the cursor, not before it (PostgreSQL: real concurrent transactions)', async (t) => {
-  if (!process.env.TEST_DATABASE_URL) {
+  if (!usingPostgres) {
     t.skip('PGlite runs one transaction at a time, so there is no late commit to order');
     return;
   }

@@ -7,15 +7,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
+import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;
 let receiver: Receiver;
+/** The server's clock, moved forward by hand: an endpoint is disabled after failing for WEBHOOK_DISABLE_AFTER by it. */
+const clock = movableClock();
 before(async () => {
   server = await startTestServer({
     worker: true,
+    clock,
     env: {
       WEBHOOK_RETRY_SCHEDULE: '0,100ms,200ms,100ms',
       WEBHOOK_RETRY_JITTER: '0',
@@ -178,12 +182,11 @@ test('the delivery log filters by endpoint, event type, status, message id and t
 test('an endpoint that keeps failing is disabled with the reason shown, and its pending deliveries fail', async () => {
   const endpoint = await createEndpoint('dead');
   receiver.answer((r) => (r.path.endsWith('?dead') ? { status: 410, body: 'gone' } : { status: 200 }));
-  const first = Date.now();
-  // Failures keep coming for longer than WEBHOOK_DISABLE_AFTER (1 s), and more than 6 of them.
-  while (Date.now() - first < 1500) {
-    await emit('open');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // More than 6 failures, over longer than WEBHOOK_DISABLE_AFTER (1 s): six, then the clock moves on, then one more.
+  for (let i = 0; i < 6; i++) await emit('open');
+  await eventually('six failed attempts', () => to('dead').length >= 6);
+  clock.advance(1500);
+  await emit('open');
   const disabled = await eventually('the endpoint to be disabled', async () => {
     const settings = await request(server, 'GET', BASE, { key: server.apiKey });
     const e = settings.body.data.endpoints.find((x: { id: string }) => x.id === endpoint.id);

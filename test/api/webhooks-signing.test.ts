@@ -9,7 +9,8 @@ import { WebhookVerificationError } from 'standardwebhooks';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, verifyWith, type Receiver } from '../webhook-receiver.ts';
 
 let offsetMs = 0;
 const clock: Clock = { now: () => new Date(Date.now() + offsetMs) };

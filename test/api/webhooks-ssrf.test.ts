@@ -11,7 +11,8 @@ import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { generateSecret } from '../../src/domain/webhooks/signing.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { eventually, startReceiver, type Receiver } from '../webhook-receiver.ts';
+import { eventually } from '../eventually.ts';
+import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;

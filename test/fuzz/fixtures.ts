@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
-import { officialChannel, pairedGatewayChannel, eventually } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import type { Fixtures } from './contract.ts';
 
 export async function startFuzzServer(closedPort: number, env: Record<string, string> = {}): Promise<TestServer> {

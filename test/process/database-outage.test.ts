@@ -14,8 +14,9 @@ import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/client.ts';
 import { DatabaseUnavailableError } from '../../src/db/errors.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
-import { createTestDatabaseUrl, freePort, request } from '../harness.ts';
-import { eventually } from '../messages-helpers.ts';
+import { createTestDatabaseUrl, freePort, request, TEST_DATABASE_SERVER_URL } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import {  } from '../messages-helpers.ts';
 import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
 import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
 import { startReceiver } from '../webhook-receiver.ts';
@@ -55,7 +56,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
     const alive = (when: string) => {
       for (const p of processes) assert.equal(p.exit, undefined, `a process died ${when}${describe(p)}`);
     };
-    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_SERVER_URL });
     await admin.connect();
     try {
       const api = await startService({ dataDir: deployment.dataDir, port, env: { ...env, ROLES: layout === 'api,worker' ? 'api,worker' : 'api' } });

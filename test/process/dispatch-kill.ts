@@ -11,6 +11,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
+import { eventually } from '../eventually.ts';
 import { freePort, request } from '../harness.ts';
 import { pairedGatewayChannel } from '../messages-helpers.ts';
 import { startReceiver } from '../webhook-receiver.ts';
@@ -28,16 +29,6 @@ const FAULTS = [
   { fault: 'lose_answer', times: 2 },
   { fault: 'hang', times: 2 },
 ];
-
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** 'one': ROLES=api,worker in one process, killed whole. 'split': an API process and a worker process (PostgreSQL only); the worker is killed. */
 export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
@@ -82,7 +73,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const session = (await call('GET', `/v1/channels/${gateway.id}`)).body.data.settings.session as string;
     const to = '4915112349999';
     await request(service, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } } });
-    await poll('the window to open', async () => ((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at ? true : undefined), 20_000, 100);
+    await eventually('the window to open', async () => Boolean((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at), { timeoutMs: 20_000, everyMs: 100 });
 
     const accounts = [official.settings.phone_number_id as string, session];
     const rules = accounts.flatMap((account) => FAULTS.map((f) => ({ ...f, account })));
@@ -101,14 +92,13 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const gatewayIds = ids.slice(OFFICIAL_MESSAGES);
 
     // The batch in flight: every fault has struck, and the held sends are with the sandbox, unanswered.
-    await poll(
+    await eventually(
       'the held sends',
       async () => {
         const res = await request(service, 'GET', '/sandbox/faults');
         return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0) === hits ? true : undefined;
       },
-      30_000,
-      20,
+      { timeoutMs: 30_000, everyMs: 20 },
     );
     const victim = layout === 'split' ? worker! : api;
     victim.kill();
@@ -119,7 +109,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
 
     const final = new Map<string, { status: string; code?: string }>();
     const last = new Map<string, string>();
-    await poll(
+    await eventually(
       'every message to reach a final status',
       async () => {
         for (const id of ids) {
@@ -134,8 +124,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
       },
       // A dead worker's rows wait out their lease (30 s), its answers a lookup 10 s after their attempt,
       // its callback jobs a missed heartbeat: on a busy machine, after a restart, that adds up.
-      120_000,
-      500,
+      { timeoutMs: 120_000, everyMs: 500 },
     ).catch(async (err: Error) => {
       const open = [...last].filter(([id]) => !final.has(id)).map(([id, status]) => `${id.slice(-6)} ${status}`);
       if (deployment.databaseUrl) {
@@ -155,13 +144,13 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const failed = [...final].filter(([, o]) => o.status !== 'read');
     assert.deepEqual(failed, [], 'every message was read: none failed, none ended outcome unknown');
 
-    await poll(
+    await eventually(
       'a read webhook for every message',
       async () => {
         const read = new Set(receiver.requests.map((r) => JSON.parse(r.body)).filter((b) => b.status === 'read').map((b) => b.message_id));
         return ids.every((id) => read.has(id)) ? true : undefined;
       },
-      30_000,
+      { timeoutMs: 30_000, everyMs: 250 },
     );
 
     await after.stop();

@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabaseUrl, freePort } from '../harness.ts';
+import { eventually } from '../eventually.ts';
+import { createTestDatabaseUrl, freePort, usingPostgres } from '../harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = path.join(ROOT, 'src', 'main.ts');
 /** True in the PostgreSQL pass: the services then run on a fresh database of that server. */
-export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export { usingPostgres };
 
 export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 export type LogLine = { level: string; msg: string; [key: string]: unknown };
@@ -158,20 +159,21 @@ export async function runService(options: RunOptions): Promise<ServiceProcess> {
       return logs().find(matches)!;
     },
     async waitReady(timeoutMs = 90_000) {
-      const deadline = Date.now() + timeoutMs;
       await service.waitForLog(/^Server listening at /, timeoutMs);
-      for (;;) {
+      const healthy = async () => {
         try {
           const res = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(2000) });
           await res.arrayBuffer();
-          if (res.status === 200) return;
+          if (res.status === 200) return true;
         } catch {
           // not yet
         }
         if (exit) throw new Error(`process exited (${JSON.stringify(exit)}) before it was healthy${describe()}`);
-        if (Date.now() > deadline) throw new Error(`not healthy after ${timeoutMs} ms${describe()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+        return false;
+      };
+      await eventually('the service to be healthy', healthy, { timeoutMs, everyMs: 100 }).catch((err: Error) => {
+        throw exit ? err : new Error(`${err.message}${describe()}`);
+      });
     },
     async stop(timeoutMs = 15_000) {
       if (exit) return exit;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { test } from 'node:test';
+import { eventually } from '../eventually.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { request } from '../harness.ts';
 import { createDeployment, lockFile, startService, usingPostgres, type ServiceProcess } from './service.ts';
@@ -60,11 +61,7 @@ function tryConnect(port: number): Promise<'refused' | 'accepted'> {
 }
 
 async function waitUntilRefused(service: ServiceProcess, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while ((await tryConnect(service.port)) === 'accepted') {
-    if (Date.now() > deadline) assert.fail(`new connections were still accepted ${timeoutMs} ms after SIGTERM`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually('new connections to be refused after SIGTERM', async () => (await tryConnect(service.port)) === 'refused', { timeoutMs, everyMs: 50 });
 }
 
 test('SIGTERM stops new connections, finishes the request in flight, exits 0 promptly, and a restart keeps the data', async () => {

@@ -3,19 +3,19 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxGatewaySession } from '../../src/sandbox/contract.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { hmacHex, insertSandboxChannel, startReceiver, type Received, type Receiver } from './receiver.ts';
 
 let server: TestServer;
 let receiver: Receiver;
 let gw: SandboxGatewaySession;
-/** Moves the server's clock forward (QR codes lapse by it). */
-let shiftMs = 0;
+/** The server's clock, moved forward by hand (QR codes lapse by it). */
+const clock = movableClock();
 const CALLBACK_SECRET = 'callback-secret-of-at-least-16-chars';
 
 before(async () => {
   receiver = await startReceiver();
-  server = await startTestServer({ env: { SANDBOX_STATUS_DELAY_MS: '50' }, worker: true, clock: { now: () => new Date(Date.now() + shiftMs) } });
+  server = await startTestServer({ env: { SANDBOX_STATUS_DELAY_MS: '50' }, worker: true, clock });
   gw = await server.container.sandbox!.provisionGatewaySession(server.container.database.db);
 });
 after(async () => {
@@ -78,12 +78,12 @@ test('the QR stays until it lapses, then a new one is issued; a lapsed QR cannot
   const first = await call('GET', '/qr');
   assert.equal(first.status, 200);
   assert.equal(typeof first.body.qr, 'string');
-  const lifetime = Date.parse(first.body.expires_at) - (Date.now() + shiftMs);
+  const lifetime = Date.parse(first.body.expires_at) - clock.now().getTime();
   assert.ok(lifetime > 55_000 && lifetime <= 60_000, `QR lives 60 s (got ${lifetime} ms)`);
   const same = await call('GET', '/qr');
   assert.equal(same.body.qr, first.body.qr);
 
-  shiftMs += 61_000;
+  clock.advance(61_000);
   const lapsed = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: first.body.qr } });
   assert.equal(lapsed.status, 410);
   assert.equal(lapsed.body.error.code, 'qr_expired');

@@ -5,6 +5,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '../eventually.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { channels } from '../../src/db/schema.ts';
 import type { TestServer } from '../harness.ts';
@@ -61,12 +62,9 @@ export async function startReceiver(): Promise<Receiver> {
       refusable = match;
     },
     async waitFor(predicate, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(received)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for callbacks; got ${JSON.stringify(received.map((r) => r.json))}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      return received;
+      return eventually('the callbacks asked for', () => predicate(received) && received, timeoutMs).catch((err: Error) => {
+        throw new Error(`${err.message}: ${JSON.stringify(received.map((r) => r.json))}`);
+      });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

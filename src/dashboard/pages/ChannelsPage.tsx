@@ -1,17 +1,11 @@
 import { api, type Channel } from '../api.ts';
-import { formatDate } from '../format.ts';
+import { channelStatusClass, formatDate } from '../format.ts';
 import { EmptyState, ErrorMessage, LoadMore, Loading, PageHeader, usePaged } from '../ui.tsx';
 
 const PLATFORMS: Record<string, string> = {
   chatapp_official: 'ChatApp (official API)',
   chatapp_unofficial: 'ChatApp (linked device)',
 };
-
-function statusClass(status: string): string {
-  if (status === 'connected') return 'badge badge-ok';
-  if (status === 'disconnected' || status === 'failed' || status === 'banned') return 'badge badge-bad';
-  return 'badge';
-}
 
 export function ChannelsPage() {
   const channels = usePaged<Channel>((cursor) => api.channels(cursor));
@@ -44,7 +38,7 @@ export function ChannelsPage() {
                   <td>{PLATFORMS[c.platform] ?? c.platform}</td>
                   <td className="mono">{c.display_phone_number ?? '—'}</td>
                   <td>
-                    <span className={statusClass(c.status)}>{c.status}</span>
+                    <span className={channelStatusClass(c.status)}>{c.status}</span>
                     {c.status_reason ? <div className="muted small">{c.status_reason}</div> : null}
                   </td>
                   <td>{formatDate(c.created_at)}</td>

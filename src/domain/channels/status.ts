@@ -11,7 +11,7 @@ import type { ChannelStatus, Platform } from '../../providers/provider.ts';
 import { providerModule } from '../../providers/registry.ts';
 import { recordEvent } from '../events/outbox.ts';
 
-export type { ChannelStatus };
+export { CHANNEL_STATUSES, type ChannelStatus } from '../../providers/provider.ts';
 
 export function canTransition(platform: Platform | string, from: string, to: ChannelStatus): boolean {
   return providerModule(platform).status.transitions[from]?.includes(to) ?? false;

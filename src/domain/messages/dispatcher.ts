@@ -4,11 +4,13 @@
  * holds) by pushing `dispatch_at` forward by a lease, sends each through dispatchMessage, then sets
  * `dispatch_at` to when the message is due again, or clears it. A worker that dies mid-send leaves
  * its rows due again when the lease runs out; dispatchMessage knows an attempt that never answered.
- * Woken at once by an accept in this process, by NOTIFY from others, and by a poll as a backstop.
+ * Woken at once by an accept in this process, by NOTIFY from others, and by a poll as a backstop
+ * (the shared lease loop, src/lib/lease-loop.ts, which also pauses it while the database is down).
  */
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messages } from '../../db/schema.ts';
+import { createLeaseLoop } from '../../lib/lease-loop.ts';
 import { dispatchMessage, type DispatchDeps } from './dispatch.ts';
 import { DISPATCH_CHANNEL, type MessageRow } from './messages.ts';
 
@@ -31,15 +33,7 @@ export type MessageDispatcher = {
 export type DispatcherOptions = { database: Database; concurrency: number; pollMs: number };
 
 export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherOptions): MessageDispatcher {
-  const inFlight = new Set<Promise<void>>();
   const held = new Set<string>();
-  let renewal: NodeJS.Timeout | undefined;
-  let running = false;
-  let claiming = false;
-  let again = false;
-  let poll: NodeJS.Timeout | undefined;
-  let unlisten: (() => Promise<void>) | undefined;
-  let offAvailable: (() => void) | undefined;
 
   const claim = (limit: number): Promise<MessageRow[]> => {
     const now = deps.clock.now();
@@ -83,61 +77,26 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
     }
   };
 
-  const pump = async (): Promise<void> => {
-    // While the database is away nothing can be claimed: the poll stays idle until it is back.
-    if (!running || !options.database.availability.up()) return;
-    if (claiming) {
-      again = true;
-      return;
-    }
-    claiming = true;
-    try {
-      do {
-        again = false;
-        const room = options.concurrency - inFlight.size;
-        if (room <= 0) break;
-        const rows = await claim(room);
-        for (const row of rows) {
-          const task: Promise<void> = handle(row).finally(() => {
-            inFlight.delete(task);
-            void pump();
-          });
-          inFlight.add(task);
-        }
-        if (rows.length === room) again = true;
-      } while (again && running);
-    } catch (err) {
-      if (running) deps.logger.error({ err }, 'could not claim due messages');
-    } finally {
-      claiming = false;
-    }
-  };
+  const loop = createLeaseLoop({
+    name: 'message dispatcher',
+    database: options.database,
+    channels: [{ channel: DISPATCH_CHANNEL }],
+    pollMs: options.pollMs,
+    logger: deps.logger,
+    every: { ms: (DISPATCH_LEASE_SECONDS * 1000) / 3, run: renew },
+    async pass() {
+      const room = options.concurrency - loop.inFlight();
+      if (room <= 0) return false;
+      const rows = await claim(room);
+      for (const row of rows) loop.run(() => handle(row), loop.wake);
+      // All it could take: more may be due.
+      return rows.length === room;
+    },
+  });
 
   return {
-    async start() {
-      if (running) return;
-      running = true;
-      unlisten = await options.database.listen(DISPATCH_CHANNEL, () => void pump());
-      offAvailable = options.database.availability.onAvailable(() => void pump());
-      poll = setInterval(() => void pump(), options.pollMs);
-      poll.unref();
-      renewal = setInterval(() => void renew(), (DISPATCH_LEASE_SECONDS * 1000) / 3);
-      renewal.unref();
-      void pump();
-    },
-    async stop({ timeoutMs }) {
-      running = false;
-      clearInterval(poll);
-      clearInterval(renewal);
-      offAvailable?.();
-      await unlisten?.().catch(() => undefined);
-      unlisten = undefined;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-      clearTimeout(timer);
-    },
-    wake() {
-      void pump();
-    },
+    start: () => loop.start(),
+    stop: ({ timeoutMs }) => loop.stop({ timeoutMs }),
+    wake: loop.wake,
   };
 }

@@ -1,5 +1,4 @@
 /** Organizations and their members. */
-import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { memberships, organizations, users } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
@@ -44,9 +43,4 @@ export async function addMember({ db, clock }: OrganizationDeps, { organizationI
 /** Adds an existing user to another organization. */
 export async function addMembership({ db, clock }: OrganizationDeps, { organizationId, userId, role }: { organizationId: string; userId: string; role: Role }): Promise<void> {
   await db.insert(memberships).values({ organizationId, userId, role, createdAt: clock.now() }).onConflictDoNothing();
-}
-
-export async function findOrganization(db: Executor, id: string) {
-  const [row] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
-  return row;
 }

@@ -12,12 +12,14 @@
  *
  * Wake-ups: a NOTIFY on the events channel (sent inside each event's transaction, so it arrives at
  * commit) starts a dispatch; a NOTIFY on the deliveries channel (dispatch elsewhere, a manual retry)
- * or a retry falling due starts a claim. Polling every `pollIntervalMs` is the floor.
+ * or a retry falling due starts a claim. Polling every `pollIntervalMs` is the floor. The waking,
+ * pausing while the database is down and stopping are the shared lease loop's (src/lib/lease-loop.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../db/client.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { createLeaseLoop } from '../../lib/lease-loop.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { EVENTS_CHANNEL } from '../events/outbox.ts';
 import { DELIVERIES_CHANNEL, type WebhookDeps } from './deps.ts';
@@ -75,7 +77,6 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   const leaseMs = 2 * settings.timeoutMs + 5000;
   const retry = { schedule: settings.retrySchedule, jitter: settings.retryJitter };
 
-  let running = false;
   let wantDispatch = false;
   /** The dispatch was asked for by a poll, not a NOTIFY: look before opening a transaction. */
   let dispatchProbe = false;
@@ -83,7 +84,6 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   /** The last claim took all it could (more rows may be due), or some endpoint took its whole share. */
   let claimWasFull = false;
   let claimSkippedEndpoints = false;
-  let pumping: Promise<void> | undefined;
   /** Attempts in flight, by delivery. */
   const inflight = new Map<string, AbortController>();
   /**
@@ -93,18 +93,14 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
    */
   const endpoints = new Map<string, { running: number; waiting: ClaimedRow[] }>();
   let waitingTotal = 0;
-  const attempts = new Set<Promise<void>>();
 
   const outcomes: Outcome[] = [];
   const releases: string[] = [];
   let flushing: Promise<void> | undefined;
   let flushAgain = false;
   let flushTimer: NodeJS.Timeout | undefined;
-  let pollTimer: NodeJS.Timeout | undefined;
   let dueTimer: NodeJS.Timeout | undefined;
   let dueAt = Infinity;
-  const unlisten: Array<() => Promise<void>> = [];
-  let offAvailable: (() => void) | undefined;
 
   const secretCache = new Map<string, string>();
   const open = (sealed: string) => {
@@ -120,36 +116,42 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   /** How many more rows a claim may take: up to twice the concurrency held in all. */
   const room = () => 2 * settings.concurrency - inflight.size - waitingTotal;
 
-  function kick() {
-    if (!running || pumping) return;
-    pumping = pump().finally(() => {
-      pumping = undefined;
-      if (running && (wantDispatch || (wantClaim && room() > 0))) kick();
-    });
-  }
-
-  async function pump(): Promise<void> {
-    try {
-      // Dispatch and claim take turns, so a stream of events cannot keep deliveries from starting.
-      while (running && (wantDispatch || (wantClaim && room() > 0))) {
-        // Embedded PGlite answers through microtasks only: without a turn of the event loop between
-        // queries, the attempts' sockets would wait until the loop ends.
-        await yieldToEventLoop();
-        if (wantDispatch) {
-          wantDispatch = false;
-          const probe = dispatchProbe;
-          dispatchProbe = false;
-          await dispatch(probe);
-        }
-        if (running && wantClaim && room() > 0) {
-          wantClaim = false;
-          await claim();
-        }
+  const loop = createLeaseLoop({
+    name: 'webhook engine',
+    database,
+    channels: [
+      { channel: EVENTS_CHANNEL, onNotify: () => (wantDispatch = true) },
+      { channel: DELIVERIES_CHANNEL, onNotify: () => (wantClaim = true) },
+    ],
+    pollMs: settings.pollIntervalMs,
+    onPoll() {
+      if (!wantDispatch) dispatchProbe = true;
+      wantDispatch = true;
+      wantClaim = true;
+    },
+    // Dispatch and claim take turns, so a stream of events cannot keep deliveries from starting.
+    async pass() {
+      if (wantDispatch) {
+        wantDispatch = false;
+        const probe = dispatchProbe;
+        dispatchProbe = false;
+        await dispatch(probe);
       }
-    } catch (err) {
-      logger.error({ err }, 'webhook engine: dispatch or claim failed; trying again at the next poll');
-    }
-  }
+      if (loop.isRunning() && wantClaim && room() > 0) {
+        wantClaim = false;
+        await claim();
+      }
+      return wantDispatch || (wantClaim && room() > 0);
+    },
+    onListenError: (err) => logger.warn({ err }, `webhook engine: LISTEN failed; events are picked up by polling every ${settings.pollIntervalMs} ms`),
+    logger,
+  });
+
+  /** Asks for a claim, now instead of at the next poll. */
+  const claimSoon = () => {
+    wantClaim = true;
+    loop.wake();
+  };
 
   /**
    * Dispatches committed events, leasing the new deliveries to this engine up to each endpoint's
@@ -255,7 +257,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   function drain(endpointId: string) {
     const e = endpoints.get(endpointId);
     // Stopping: what waits is given back by stop().
-    if (!e || !running) return;
+    if (!e || !loop.isRunning()) return;
     while (e.waiting.length > 0 && e.running < settings.endpointConcurrency && inflight.size < settings.concurrency) {
       const row = e.waiting.shift()!;
       waitingTotal--;
@@ -274,17 +276,17 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
   function start(row: ClaimedRow) {
     const controller = new AbortController();
     inflight.set(row.id, controller);
-    const attempt = run(row, controller)
-      .catch((err: unknown) => {
-        // A bug, not the receiver: leave the row to its lease.
-        logger.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly');
-      })
-      .finally(() => {
+    loop.run(
+      () =>
+        run(row, controller).catch((err: unknown) => {
+          // A bug, not the receiver: leave the row to its lease.
+          logger.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly');
+        }),
+      () => {
         inflight.delete(row.id);
-        attempts.delete(attempt);
         const e = endpoints.get(row.endpoint_id);
         if (e) e.running--;
-        if (!running) return;
+        if (!loop.isRunning()) return;
         drain(row.endpoint_id);
         // A process-wide slot came free: another endpoint may be waiting for one.
         if (waitingTotal > 0) for (const endpointId of [...endpoints.keys()]) drain(endpointId);
@@ -292,12 +294,9 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
         // part of the process's room is free again. Not on every completion: each claim is a query.
         const runningShort = claimSkippedEndpoints && (e === undefined || e.waiting.length <= settings.endpointConcurrency / 2);
         const roomAgain = claimWasFull && room() >= Math.min(CLAIM_BATCH, settings.concurrency) / 2;
-        if (runningShort || roomAgain) {
-          wantClaim = true;
-          kick();
-        }
-      });
-    attempts.add(attempt);
+        if (runningShort || roomAgain) claimSoon();
+      },
+    );
   }
 
   async function run(row: ClaimedRow, controller: AbortController): Promise<void> {
@@ -379,8 +378,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
     dueAt = at.getTime();
     dueTimer = setTimeout(() => {
       dueAt = Infinity;
-      wantClaim = true;
-      kick();
+      claimSoon();
     }, Math.max(0, ms));
     dueTimer.unref();
   }
@@ -521,54 +519,18 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
     }
   }
 
-  function poll() {
-    // While the database is away: no queries; polling resumes when it is back.
-    if (!database.availability.up()) return;
-    if (!wantDispatch) dispatchProbe = true;
-    wantDispatch = true;
-    wantClaim = true;
-    kick();
-  }
-
   return {
-    async start() {
-      if (running) return;
-      running = true;
-      try {
-        unlisten.push(
-          await database.listen(EVENTS_CHANNEL, () => {
-            wantDispatch = true;
-            kick();
-          }),
-          await database.listen(DELIVERIES_CHANNEL, () => {
-            wantClaim = true;
-            kick();
-          }),
-        );
-      } catch (err) {
-        logger.warn({ err }, `webhook engine: LISTEN failed; events are picked up by polling every ${settings.pollIntervalMs} ms`);
-      }
-      offAvailable = database.availability.onAvailable(poll);
-      pollTimer = setInterval(poll, settings.pollIntervalMs);
-      pollTimer.unref();
-      poll();
-    },
+    start: () => loop.start(),
     async stop({ graceful, timeoutMs }) {
-      if (!running) return;
-      running = false;
-      clearInterval(pollTimer);
+      if (!loop.isRunning()) return;
       clearTimeout(dueTimer);
-      offAvailable?.();
-      for (const stopListening of unlisten.splice(0)) await stopListening().catch(() => undefined);
-      await pumping;
       // Half the shutdown time at most: the job queue stops after this, within the same budget.
-      if (graceful && attempts.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([Promise.allSettled([...attempts]), new Promise((r) => (timer = setTimeout(r, timeoutMs / 2)))]);
-        clearTimeout(timer);
-      }
-      for (const controller of inflight.values()) controller.abort();
-      await Promise.allSettled([...attempts]);
+      await loop.stop({
+        timeoutMs: graceful ? timeoutMs / 2 : 0,
+        abort: () => {
+          for (const controller of inflight.values()) controller.abort();
+        },
+      });
       // Rows claimed but never started go back at once.
       for (const e of endpoints.values()) releases.push(...e.waiting.map((r) => r.id));
       endpoints.clear();
