@@ -62,6 +62,8 @@ export const JOBS = {
         kind: z.literal('session.status'),
         session_id: z.string().min(1),
         status: z.enum(['STOPPED', 'STARTING', 'SCAN_QR', 'WORKING', 'FAILED']),
+        /** When the session changed (the callback's timestamp, however late it is delivered); absent in jobs from earlier versions. */
+        at: z.iso.datetime().optional(),
       }),
     ]),
     queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },

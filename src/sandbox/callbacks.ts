@@ -37,9 +37,10 @@ export function createCallbacks(ctx: SandboxContext) {
     };
   }
 
-  function gatewayDelivery(account: AccountRow, eventId: string, event: string, payload: Record<string, unknown>): Delivery | undefined {
+  /** `at`: when the event happened (a gateway stamps its events so, and a callback retried late stays in order). */
+  function gatewayDelivery(account: AccountRow, eventId: string, event: string, payload: Record<string, unknown>, at?: string): Delivery | undefined {
     if (!account.callbackUrl || !account.callbackSecretSealed) return undefined;
-    const body = JSON.stringify({ event, session: account.id, timestamp: clock.now().toISOString(), payload });
+    const body = JSON.stringify({ event, session: account.id, timestamp: at ?? clock.now().toISOString(), payload });
     const secret = ctx.sealer.open(account.callbackSecretSealed);
     return {
       url: account.callbackUrl,
@@ -267,7 +268,7 @@ export function createCallbacks(ctx: SandboxContext) {
     const delivery = gatewayDelivery(account, eventId, 'session.status', {
       status: payload.status,
       ...(payload.status === 'WORKING' && phone ? { me: { id: `${phone}@c.us`, phone } } : {}),
-    });
+    }, payload.at);
     if (!delivery) {
       logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
       return;

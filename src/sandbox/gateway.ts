@@ -106,7 +106,7 @@ export function createGatewayApi(ctx: SandboxContext) {
         .set({ ...changes, status, updatedAt: clock.now() })
         .where(eq(sandboxAccounts.id, account.id))
         .returning();
-      if (account.status !== status) await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status }, 0);
+      if (account.status !== status) await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status, at: clock.now().toISOString() }, 0);
       return updated!;
     });
   }

@@ -274,3 +274,21 @@ test('a body with text that cannot be stored is a 400 in the gateway\'s error sh
     assert.equal(res.body.error.retryable, false);
   }
 });
+
+test('a session report delivered late (its first delivery refused) keeps the time the session changed', async () => {
+  const other = await server.container.sandbox!.provisionGatewaySession(server.container.database.db);
+  const put = await call('PUT', '', { callback_url: receiver.url, callback_secret: CALLBACK_SECRET }, other);
+  assert.equal(put.status, 200);
+  const mine = (r: Received) => r.json?.event === 'session.status' && r.json.session === other.session;
+  receiver.refuseNext(1, mine);
+  const started = await call('POST', '/start', undefined, other);
+  assert.equal(started.status, 200);
+  await receiver.waitFor(() => receiver.refused.some(mine));
+  const changedAt = receiver.refused.find(mine)!.json.timestamp as string;
+  // The retry goes out an hour later by the server's clock: a gateway stamps the change, not the delivery.
+  clock.advance(3_600_000);
+  const delivered = (await receiver.waitFor((r) => r.some(mine), 30_000)).filter(mine);
+  assert.equal(delivered[0]!.json.payload.status, 'SCAN_QR');
+  assert.equal(delivered[0]!.json.timestamp, changedAt);
+  assert.ok(Date.parse(changedAt) < clock.now().getTime() - 3_000_000);
+});
