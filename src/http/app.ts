@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { Container } from '../container.ts';
+import { messageDeps, templateDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -258,11 +258,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerAuthRoutes(app, container);
   await registerApiKeyRoutes(app, container);
   await registerChannelRoutes(app, container);
-  await registerTemplateRoutes(app, container);
+  await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, container);
   await registerContactRoutes(app, container);
-  await registerMessageRoutes(app, container);
-  await registerConversationRoutes(app, container);
+  await registerMessageRoutes(app, messageDeps(container));
+  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, container);
   await registerEventRoutes(app, container);
   await registerProviderWebhookRoutes(app, container);
