@@ -19,7 +19,6 @@ export const DISPATCH_CHANNEL = 'parley_dispatch';
 
 /** Outbound: queued -> sent -> delivered -> read, or failed from any non-final state. Inbound: received. */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'received'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 const RANK: Record<string, number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
 const FINAL = new Set(['read', 'failed', 'received']);
 

@@ -24,8 +24,6 @@ export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as
 
 export type TemplateDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry };
 
-export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
-
 function providerFailure(error: ProviderError): DomainError {
   return new DomainError(error.retryable ? 'unavailable' : 'unsupported', `provider refused: ${error.title} (code ${error.code})`, {
     extra: { provider_error: { code: error.code, title: error.title } },
