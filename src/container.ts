@@ -27,6 +27,8 @@ import { createMessageDispatcher, type MessageDispatcher } from './domain/messag
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL } from './domain/messages/messages.ts';
 import { createAcceptWriter, createChannelCache, type AcceptWriter, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/accept.ts';
+import { createTemplateParameterCache, type TemplateParameterCache } from './domain/templates/parameters.ts';
+import type { TemplateDeps } from './domain/templates/templates.ts';
 import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
@@ -60,6 +62,8 @@ export type Container = {
   dispatcher: MessageDispatcher;
   /** Channels as the accepting path last loaded them (checked by every accept). */
   channelCache: ChannelCache;
+  /** Approved templates' parameter counts as the accepting path last loaded them. */
+  templateParameters: TemplateParameterCache;
   /** Writes accepted messages, concurrent ones together. */
   acceptWriter: AcceptWriter;
   /** After an accept: this process's dispatcher when it runs one, else the others' by NOTIFY. */
@@ -112,6 +116,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
+      templateParameters: createTemplateParameterCache({ ttlMs: 30_000, now: () => new Date() }),
       // PGlite has one connection: one statement at a time, everything else joins the next.
       acceptWriter: createAcceptWriter(database, { maxInFlight: database.kind === 'pglite' ? 1 : ACCEPT_STATEMENTS_IN_FLIGHT, maxBatch: 64, policy: crm.sendPolicy }),
       // PGlite serves one process, so its dispatcher is this process's.
@@ -200,6 +205,11 @@ export function onboardingDeps(container: Container): OnboardingDeps {
   return { ...channelDeps(container), app: { appId: container.config.official.appId, appSecret: container.config.official.appSecret } };
 }
 
+/** What the template routes need, from the container. */
+export function templateDeps(container: Container): TemplateDeps {
+  return { db: container.database.db, clock: container.clock, sealer: container.sealer, providers: container.providers };
+}
+
 /** What sending needs, from the container. */
 export function messageDeps(container: Container): MessageDeps {
   return {
@@ -207,6 +217,7 @@ export function messageDeps(container: Container): MessageDeps {
     clock: container.clock,
     channels: container.channelCache,
     writer: container.acceptWriter,
+    templates: container.templateParameters,
     sendPolicy: container.crm.sendPolicy,
     targets: providerTargets(container.config),
     wakeDispatch: container.wakeDispatch,

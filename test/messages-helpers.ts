@@ -85,10 +85,16 @@ export async function eventsOf(server: TestServer, type: string) {
 }
 
 /** A template approved by the sandbox provider, ready to send. */
-export async function approvedTemplate(server: TestServer, channelId: string, name: string, language = 'en_US'): Promise<{ name: string; language: { code: string } }> {
+export async function approvedTemplate(
+  server: TestServer,
+  channelId: string,
+  name: string,
+  language = 'en_US',
+  components: unknown[] = [{ type: 'BODY', text: 'Hi {{1}}' }],
+): Promise<{ name: string; language: { code: string } }> {
   const made = await request(server, 'POST', '/v1/templates', {
     key: server.apiKey,
-    body: { channel_id: channelId, name, language, category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+    body: { channel_id: channelId, name, language, category: 'UTILITY', components },
   });
   assert.equal(made.status, 201, made.text);
   const submitted = await request(server, 'POST', `/v1/templates/${made.body.data.id}/submit`, { key: server.apiKey });

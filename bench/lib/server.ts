@@ -122,6 +122,8 @@ const config = loadConfig({
   // The embedded database serves one process, which is configured with both roles (the worker is
   // still started only when asked).
   ROLES: env.BENCH_WORKER === '1' || kind !== 'postgres' ? 'api,worker' : 'api',
+  // An API-only process needs a server database (the config refuses one on the embedded database).
+  ...(kind === 'postgres' ? { DATABASE_URL: env.DATABASE_URL! } : {}),
 });
 // Logs are formatted as in production, then dropped (the parent's terminal is not the bottleneck).
 const logger = createLogger({ level: logLevel, destination: pino.destination({ dest: '/dev/null', sync: false }) });

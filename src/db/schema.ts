@@ -440,10 +440,11 @@ export const messageStatusHistory = pgTable(
     occurredAt: at('occurred_at').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('message_status_history_message_idx').on(t.messageId, t.occurredAt)],
+  // One row per status a message reached: a repeated or late report of a status adds none.
+  (t) => [uniqueIndex('message_status_history_message_status_key').on(t.messageId, t.status)],
 );
 
-/** Idempotency-Key of POST /v1/messages: the first answer, kept 24 hours. */
+/** Idempotency-Key of a send: the message it made (its first answer is that message as accepted), kept 24 hours. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
@@ -452,8 +453,7 @@ export const idempotencyKeys = pgTable(
       .references(() => organizations.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     requestHash: text('request_hash').notNull(),
-    responseStatus: integer('response_status').notNull(),
-    responseBody: jsonb('response_body').$type<Record<string, unknown>>().notNull(),
+    messageId: uuid('message_id').notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],

@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'unsupported',
   'window_closed',
   'send_refused',
+  'template_mismatch',
   'unavailable',
   'internal',
 ] as const;

@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { channelRouteDeps, onboardingDeps, webhookDeps, type Container } from '../container.ts';
+import { channelRouteDeps, messageDeps, onboardingDeps, templateDeps, webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -258,11 +258,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
   await registerChannelRoutes(app, channelRouteDeps(container));
-  await registerTemplateRoutes(app, container);
+  await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
-  await registerMessageRoutes(app, container);
-  await registerConversationRoutes(app, container);
+  await registerMessageRoutes(app, messageDeps(container));
+  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
   await registerEventRoutes(app, { db: container.database.db, retentionDays: config.eventRetentionDays });
   await registerProviderWebhookRoutes(app, container);

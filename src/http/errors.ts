@@ -25,6 +25,7 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   unsupported: { status: 422, title: 'Unprocessable Content' },
   window_closed: { status: 422, title: 'Unprocessable Content' },
   send_refused: { status: 422, title: 'Unprocessable Content' },
+  template_mismatch: { status: 422, title: 'Unprocessable Content' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },
   unavailable: { status: 503, title: 'Service Unavailable' },

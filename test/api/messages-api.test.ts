@@ -43,6 +43,16 @@ describe('Idempotency-Key', () => {
     assert.equal(count!.n, 1);
   });
 
+  test('the same body with its keys in another order replays instead of conflicting', async () => {
+    const key = { 'idempotency-key': 'key-order' };
+    const first = await send(server, { channel_id: gateway.id, to: '4915112342225', type: 'text', content: { body: 'any order', preview_url: false } }, server.apiKey, key);
+    assert.equal(first.status, 201, first.text);
+    const again = await send(server, { content: { preview_url: false, body: 'any order' }, type: 'text', to: '4915112342225', channel_id: gateway.id }, server.apiKey, key);
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, first.body, 'the first answer again');
+  });
+
   test('keys are per organization', async () => {
     const other = await createOtherOrganization(server, 'idem');
     const res = await send(server, { channel_id: gateway.id, to: '4915112342224', type: 'text', content: { body: 'x' } }, other.apiKey, { 'idempotency-key': 'order-42-confirmation' });
@@ -191,6 +201,28 @@ describe('conversations', () => {
     await customerWrites(server, gateway.id, to);
     const reopened = await request(server, 'GET', `/v1/conversations/${id}`, { key: server.apiKey });
     assert.equal(reopened.body.data.status, 'open', 'a customer message reopens it');
+  });
+
+  test('a change whose event cannot be written is not committed either', async () => {
+    const sent = await send(server, { channel_id: gateway.id, to: '4915112344445', type: 'text', content: { body: 'hi' } });
+    const id = sent.body.data.conversation_id as string;
+    const db = server.container.database.db;
+    // This test's own database: a trigger refuses the conversation's event, as a failing outbox write would.
+    await db.execute(sql.raw(`create function refuse_conversation_event() returns trigger language plpgsql as $$
+      begin
+        if new.type = 'conversation.updated' and new.payload->>'conversation_id' = '${id}' then raise exception 'event refused by the test'; end if;
+        return new;
+      end $$`));
+    await db.execute(sql`create trigger refuse_conversation_event before insert on events for each row execute function refuse_conversation_event()`);
+    try {
+      const closed = await request(server, 'PATCH', `/v1/conversations/${id}`, { key: server.apiKey, body: { status: 'closed' } });
+      assert.equal(closed.status, 500, closed.text);
+      const now = await request(server, 'GET', `/v1/conversations/${id}`, { key: server.apiKey });
+      assert.equal(now.body.data.status, 'open', 'the change went with its event');
+    } finally {
+      await db.execute(sql`drop trigger refuse_conversation_event on events`);
+      await db.execute(sql`drop function refuse_conversation_event()`);
+    }
   });
 });
 

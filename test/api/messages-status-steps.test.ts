@@ -24,11 +24,20 @@ before(async () => {
 });
 after(() => server.close());
 
-/** Posts one status report through the provider's signed webhook, as the provider would. */
-async function report(status: Record<string, unknown>) {
-  const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId }, [status]);
+/** Posts status reports (one webhook, applied in order) through the provider's signed webhook, as the provider would. */
+async function report(...statuses: Array<Record<string, unknown>>) {
+  const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId }, statuses);
   assert.equal(posted.status, 200, posted.text);
 }
+
+/** Waits until every provider webhook received so far has been applied. */
+const applied = () =>
+  eventually('the provider webhooks applied', async () => {
+    const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from provider_events where processed_at is null`);
+    return row!.n === 0 ? true : undefined;
+  });
+
+const statusesOf = (view: { history: Array<{ status: string }> }) => view.history.map((h) => h.status);
 
 const updatesOf = async (id: string) =>
   (await eventsOf(server, 'message.status_update')).filter((e) => e.payload.message_id === id).map((e) => e.payload.status);
@@ -44,13 +53,31 @@ test('read on a sent message records and announces delivered first', async () =>
   assert.deepEqual(read.history.map((h: { status: string }) => h.status), ['queued', 'sent', 'delivered', 'read']);
   assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered', 'read']);
 
-  // The late delivered report is kept in the history but moves nothing and announces nothing again.
+  // The late delivered report moves nothing, adds no second `delivered` and announces nothing again.
   await report({ id: sent.provider_message_id, status: 'delivered', recipient_id: to });
-  await eventually('the late report in the history', async () => {
-    const s = await request(server, 'GET', `/v1/messages/${res.body.data.id}/status`, { key: server.apiKey });
-    return s.body.data.history.length === 5 ? true : undefined;
-  });
+  await applied();
+  const after = await request(server, 'GET', `/v1/messages/${res.body.data.id}/status`, { key: server.apiKey });
+  assert.deepEqual(statusesOf(after.body.data), ['queued', 'sent', 'delivered', 'read']);
   assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered', 'read']);
+});
+
+test("the provider's own sent report after the dispatcher's adds no second sent row", async () => {
+  const to = '4915112343434';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'sent once' } });
+  assert.equal(res.status, 201, res.text);
+  const sent = await waitForStatus(server, res.body.data.id, 'sent');
+  const sentAt = sent.history.find((h: { status: string }) => h.status === 'sent').at as string;
+  // The provider's time has second precision, so its `sent` reads earlier than the dispatcher's.
+  const providerTime = String(Math.floor(Date.parse(sentAt) / 1000) - 1);
+  await report(
+    { id: sent.provider_message_id, status: 'sent', recipient_id: to, timestamp: providerTime },
+    { id: sent.provider_message_id, status: 'delivered', recipient_id: to, timestamp: providerTime },
+  );
+  const delivered = await waitForStatus(server, res.body.data.id, 'delivered');
+  assert.deepEqual(statusesOf(delivered), ['queued', 'sent', 'delivered']);
+  assert.equal(delivered.history[1].at, sentAt, 'the first sent row is kept');
+  assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered']);
 });
 
 test('delivered on a message still queued records and announces sent first, with message.sent', async () => {

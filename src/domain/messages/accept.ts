@@ -1,5 +1,5 @@
 /**
- * Accepting a message (POST /v1/messages): validated without the database, then written by one
+ * Accepting a message for sending: validated without the database, then written by one
  * statement that also checks everything the database knows (the channel as cached, the
  * conversation, the 24-hour window, the CRM's consent and suppressions). Concurrent accepts are
  * written together: while statements are in flight, new accepts wait and go in the next one, many
@@ -8,7 +8,7 @@
  */
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Db, Executor } from '../../db/client.ts';
-import { idempotencyKeys } from '../../db/schema.ts';
+import { idempotencyKeys, messages } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
@@ -18,9 +18,10 @@ import type { Actor } from '../actor.ts';
 import { assertMessageType, capabilitiesOf, type MessageType } from '../channels/capabilities.ts';
 import { loadChannel } from '../channels/channels.ts';
 import { DomainError, invalid } from '../errors.ts';
+import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache } from '../templates/parameters.ts';
 import { parseContent, previewOf } from './content.ts';
 import { mediaOf } from './media.ts';
-import { presentMessage, type MessageRecord, type MessageRow } from './messages.ts';
+import type { MessageRow } from './messages.ts';
 
 /** The inputs of the CRM's refusal query, as SQL: parameters, or columns of an outer query it is joined to. */
 export type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
@@ -41,6 +42,8 @@ export type MessageDeps = {
   channels: ChannelCache;
   /** Writes accepted messages, many to a statement (createAcceptWriter). */
   writer: AcceptWriter;
+  /** Approved templates' parameter counts, which a template message must match. */
+  templates: TemplateParameterCache;
   /** Consent and suppression rules of the CRM; absent means no rule refuses. */
   sendPolicy?: SendPolicy;
   /** Where media URLs may point (the current config's rule; absent: public https only). */
@@ -120,8 +123,6 @@ type AcceptItem = {
   from_phone: string | null;
   idem_key: string | null;
   idem_hash: string | null;
-  /** The Idempotency-Key's answer; the statement fills in the conversation and its contact. */
-  idem_answer: { data: MessageRecord } | null;
 };
 
 /** Why the statement wrote nothing for a message. */
@@ -162,7 +163,7 @@ function acceptStatement(items: Array<AcceptItem & { n: number }>, policy: SendP
         channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
         given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
         window_since timestamptz, check_policy boolean, from_phone text,
-        idem_key text, idem_hash text, idem_answer jsonb)
+        idem_key text, idem_hash text)
     ),
     checked as (
       select i.*, coalesce(g.id, f.id) as found_id, coalesce(g.contact_id, f.contact_id) as found_contact_id,
@@ -216,11 +217,8 @@ function acceptStatement(items: Array<AcceptItem & { n: number }>, policy: SendP
        where conversations.id = t.found_id
     ),
     remembered as (
-      insert into idempotency_keys (organization_id, key, request_hash, response_status, response_body, created_at)
-      select p.organization_id, p.idem_key, p.idem_hash, 201,
-             jsonb_set(jsonb_set(p.idem_answer, '{data,conversation_id}', to_jsonb(m.conversation_id::text)),
-                       '{data,contact_id}', coalesce(to_jsonb(m.contact_id::text), 'null'::jsonb)),
-             p.at
+      insert into idempotency_keys (organization_id, key, request_hash, message_id, created_at)
+      select p.organization_id, p.idem_key, p.idem_hash, m.id, p.at
         from placed p join message m on m.id = p.id
        where p.idem_key is not null
     )
@@ -310,18 +308,47 @@ export function createAcceptWriter(
 // ---------------------------------------------------------------------------------------------
 // Accepting
 
+/** Why a message was not accepted (input errors, with pointers into the input, are thrown as `invalid`). */
+export type SendRefusal =
+  | { refusal: 'channel_not_connected'; channelId: string; status: string }
+  | { refusal: 'conversation_not_found' }
+  | { refusal: 'conversation_mismatch' }
+  | { refusal: 'template_mismatch'; template: { name: string; language: string }; mismatch: ParameterMismatch }
+  | { refusal: 'window_closed'; windowHours: number; phone: string; lastInboundAt: Date | null }
+  | { refusal: 'send_refused'; code: string; reason: string }
+  /** The channel or conversation kept changing while the message was accepted. */
+  | { refusal: 'contention' }
+  /** The Idempotency-Key was used with another request, or the message it made is gone. */
+  | { refusal: 'idempotency_conflict'; cause: 'other_request' | 'message_gone' };
+
+/** The message as accepted (`replayed`: an Idempotency-Key's first answer again), or why not. */
+export type SendOutcome = { refusal: null; message: MessageRow; replayed: boolean } | SendRefusal;
+
+/** A message's fields while it is accepted and nothing has been sent. */
+const NOTHING_SENT = {
+  status: 'queued',
+  providerMessageId: null,
+  errorCode: null,
+  errorTitle: null,
+  errorMessage: null,
+  errorUserTitle: null,
+  errorUserMessage: null,
+  attempts: 0,
+  lastAttemptAt: null,
+} as const satisfies Partial<MessageRow>;
+
 /**
  * Accepts a message for sending. After validation (no database), one statement (shared with the
  * accepts that arrive meanwhile) does the rest: it checks the channel is as cached, resolves or
  * creates the conversation, checks the 24-hour window and the CRM's rules, and writes the message
  * (which is its own dispatch job, due now), its first status and the conversation's last message.
- * A refusal writes nothing. Returns it `queued`.
+ * A refusal writes nothing. Returns the message `queued`.
  */
-export async function acceptMessage(deps: MessageDeps, actor: Actor, input: SendInput): Promise<MessageRow> {
+export async function acceptMessage(deps: MessageDeps, actor: Actor, input: SendInput): Promise<SendOutcome> {
   for (let round = 0; ; round++) {
     const channel = await deps.channels.get(deps.db, actor, input.channelId).catch((err: unknown) => {
       if (err instanceof DomainError && err.code === 'not_found') {
-        throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', location: 'body', message: 'channel not found' }]);
+        throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', message: 'channel not found' }]);
       }
       throw err;
     });
@@ -330,11 +357,13 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const content = parseContent(input.type, input.content);
     assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
     const phone = normalizePhone(input.to);
-    if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', location: 'body', message: 'not a valid international phone number' }]);
-    if (channel.status !== 'connected') {
-      throw new DomainError('conflict', `channel ${channel.id} is ${channel.status}; it must be connected to send`, { extra: { channel_status: channel.status } });
+    if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', message: 'not a valid international phone number' }]);
+    if (channel.status !== 'connected') return { refusal: 'channel_not_connected', channelId: channel.id, status: channel.status };
+    if (input.conversationId !== undefined && !isUuid(input.conversationId)) return { refusal: 'conversation_not_found' };
+    if (input.type === 'template') {
+      const mismatch = await checkTemplate(deps, actor, channel.id, content);
+      if (mismatch) return mismatch;
     }
-    if (input.conversationId !== undefined && !isUuid(input.conversationId)) throw conversationNotFound();
     const now = deps.clock.now();
     const to = phoneDigits(phone);
     const windowHours = capabilitiesOf(platform).customer_service_window_hours;
@@ -351,15 +380,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       fromPhone: channel.displayPhoneNumber ? phoneDigits(channel.displayPhoneNumber) : null,
       type: input.type,
       content,
-      status: 'queued',
-      providerMessageId: null,
-      errorCode: null,
-      errorTitle: null,
-      errorMessage: null,
-      errorUserTitle: null,
-      errorUserMessage: null,
-      attempts: 0,
-      lastAttemptAt: null,
+      ...NOTHING_SENT,
       dispatchAt: now,
       createdAt: now,
       updatedAt: now,
@@ -386,38 +407,45 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       from_phone: accepted.fromPhone,
       idem_key: input.idempotency?.key ?? null,
       idem_hash: input.idempotency?.requestHash ?? null,
-      idem_answer: input.idempotency ? { data: presentMessage(accepted) } : null,
     });
     const refusal = answer.refusal;
-    if (refusal === 'channel_changed' || (refusal === null && answer.message_id === null)) {
-      // The channel changed since it was cached, or another request made the conversation a moment
-      // ago: look again (a second round is rare, a third rarer still).
-      deps.channels.forget(channel.id);
-      if (round < 3) continue;
-      throw new DomainError('conflict', 'the channel or conversation kept changing while the message was accepted; try again');
+    switch (refusal) {
+      case null:
+        if (answer.message_id !== null) {
+          deps.wakeDispatch();
+          return { refusal: null, message: { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id }, replayed: false };
+        }
+        // Nothing refused it, yet nothing was written: another request made its conversation a moment ago.
+        break;
+      case 'channel_changed':
+        break;
+      case 'conversation_not_found':
+      case 'conversation_mismatch':
+        return { refusal };
+      case 'window_closed':
+        return { refusal, windowHours: windowHours!, phone, lastInboundAt: answer.last_inbound_at ? new Date(answer.last_inbound_at) : null };
+      case 'policy': {
+        const verdict = deps.sendPolicy!.explain(answer.policy as never, input.type === 'template');
+        return { refusal: 'send_refused', code: verdict.code, reason: verdict.reason };
+      }
+      default:
+        return refusal satisfies never;
     }
-    if (refusal === 'conversation_not_found') throw conversationNotFound();
-    if (refusal === 'conversation_mismatch') {
-      throw invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
-    }
-    if (refusal === 'window_closed') {
-      throw new DomainError(
-        'window_closed',
-        `the ${windowHours}-hour customer service window is closed: no message from ${phone} in the last ${windowHours} hours, so only a template message can be sent (type template)`,
-        { extra: { last_inbound_at: answer.last_inbound_at ? new Date(answer.last_inbound_at).toISOString() : null } },
-      );
-    }
-    if (refusal === 'policy') {
-      const verdict = deps.sendPolicy!.explain(answer.policy as never, input.type === 'template');
-      throw new DomainError('send_refused', verdict.reason, { extra: { reason: verdict.code } });
-    }
-    deps.wakeDispatch();
-    return { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id };
+    // The channel changed since it was cached, or the conversation was made meanwhile: look again (a
+    // second round is rare, a third rarer still).
+    deps.channels.forget(channel.id);
+    if (round >= 3) return { refusal: 'contention' };
   }
 }
 
-const conversationNotFound = () =>
-  invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
+/** A template message's parameters against its approved template, when one is stored (else the provider checks). */
+async function checkTemplate(deps: MessageDeps, actor: Actor, channelId: string, content: Record<string, unknown>): Promise<SendRefusal | undefined> {
+  const template = content.template as { name: string; language: { code: string }; components?: unknown[] };
+  const ref = { name: template.name, language: template.language.code };
+  const expected = await deps.templates.get(deps.db, actor, { channelId, ...ref });
+  const mismatch = expected && parameterMismatch(expected, template.components);
+  return mismatch ? { refusal: 'template_mismatch', template: ref, mismatch } : undefined;
+}
 
 /**
  * Refuses media URLs that fail the checks needing no DNS (scheme, credentials, an IP literal that is
@@ -436,11 +464,7 @@ function assertMediaTargets(type: string, content: Record<string, unknown>, targ
   if (bad.length === 0) return;
   throw invalid(
     `media URL refused: ${bad[0]!.message}`,
-    bad.map((m) => ({
-      pointer: type === 'media_carousel' ? `/content/cards/${m.i}/media_url` : '/content/media_url',
-      location: 'body' as const,
-      message: m.message,
-    })),
+    bad.map((m) => ({ pointer: type === 'media_carousel' ? `/content/cards/${m.i}/media_url` : '/content/media_url', message: m.message })),
   );
 }
 
@@ -452,43 +476,49 @@ function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.cause?.code === '23505';
 }
 
-/** The stored answer for an Idempotency-Key, or undefined; 409 when the key came with another body. */
-async function findIdempotentAnswer(db: Executor, actor: Actor, key: string, requestHash: string, clock: Clock) {
-  const [row] = await db
-    .select()
+/** The message as it was first answered: accepted, queued, nothing sent yet. */
+function asAccepted(row: MessageRow): MessageRow {
+  return { ...row, ...NOTHING_SENT, dispatchAt: row.createdAt, updatedAt: row.createdAt };
+}
+
+/** An Idempotency-Key's live first answer, a conflict (another request, or its message gone), or undefined. */
+async function findIdempotentAnswer(deps: { db: Executor; clock: Clock }, actor: Actor, key: string, requestHash: string): Promise<SendOutcome | undefined> {
+  const [row] = await deps.db
+    .select({ requestHash: idempotencyKeys.requestHash, message: messages })
     .from(idempotencyKeys)
+    .leftJoin(messages, eq(messages.id, idempotencyKeys.messageId))
     .where(
       and(
         eq(idempotencyKeys.organizationId, actor.organizationId),
         eq(idempotencyKeys.key, key),
-        gte(idempotencyKeys.createdAt, new Date(clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000)),
+        gte(idempotencyKeys.createdAt, new Date(deps.clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000)),
       ),
     )
     .limit(1);
   if (!row) return undefined;
-  if (row.requestHash !== requestHash) throw new DomainError('conflict', 'Idempotency-Key was already used with a different request body');
-  return { status: row.responseStatus, body: row.responseBody };
+  if (row.requestHash !== requestHash) return { refusal: 'idempotency_conflict', cause: 'other_request' };
+  if (!row.message) return { refusal: 'idempotency_conflict', cause: 'message_gone' };
+  return { refusal: null, message: asAccepted(row.message), replayed: true };
 }
 
-export type AcceptAnswer = { status: number; body: unknown; replayed: boolean };
-
 /**
- * acceptMessage behind an Idempotency-Key: the key's live answer when there is one (409 for another
- * body), else the new message, whose answer is stored by the accepting statement itself. When two
- * requests race with one key, the second statement fails on the key and answers with the first's.
+ * acceptMessage behind an Idempotency-Key: the key's live first answer when there is one (a
+ * conflict for another request), else the new message, whose key the accepting statement itself
+ * records. When two requests race with one key, the second statement fails on the key and answers
+ * with the first's.
  */
-export async function acceptMessageOnce(deps: MessageDeps, actor: Actor, input: SendInput): Promise<AcceptAnswer> {
+export async function acceptMessageOnce(deps: MessageDeps, actor: Actor, input: SendInput): Promise<SendOutcome> {
   const idem = input.idempotency;
-  if (!idem) return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
-  const previous = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
-  if (previous) return { ...previous, replayed: true };
+  if (!idem) return acceptMessage(deps, actor, input);
+  const previous = await findIdempotentAnswer(deps, actor, idem.key, idem.requestHash);
+  if (previous) return previous;
   for (let round = 0; ; round++) {
     try {
-      return { status: 201, body: { data: presentMessage(await acceptMessage(deps, actor, input)) }, replayed: false };
+      return await acceptMessage(deps, actor, input);
     } catch (err) {
       if (!isUniqueViolation(err) || round > 0) throw err;
-      const winner = await findIdempotentAnswer(deps.db, actor, idem.key, idem.requestHash, deps.clock);
-      if (winner) return { ...winner, replayed: true };
+      const winner = await findIdempotentAnswer(deps, actor, idem.key, idem.requestHash);
+      if (winner) return winner;
       // The key's row is older than its 24 hours: it makes way for this request.
       await deps.db
         .delete(idempotencyKeys)

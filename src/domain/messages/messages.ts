@@ -19,7 +19,6 @@ export const DISPATCH_CHANNEL = 'parley_dispatch';
 
 /** Outbound: queued -> sent -> delivered -> read, or failed from any non-final state. Inbound: received. */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed', 'received'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 const RANK: Record<string, number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
 const FINAL = new Set(['read', 'failed', 'received']);
 
@@ -30,50 +29,10 @@ export function isForward(from: string, to: string): boolean {
   return (RANK[to] ?? -1) > (RANK[from] ?? -1);
 }
 
-export type MessageRecord = {
-  id: string;
-  channel_id: string;
-  conversation_id: string;
-  contact_id: string | null;
-  direction: 'inbound' | 'outbound';
-  to: string;
-  to_phone: string;
-  from_phone: string | null;
-  type: string;
-  content: Record<string, unknown>;
-  status: MessageStatus;
-  provider_message_id: string | null;
-  error: { code: string; title: string; message: string | null; user_title: string | null; user_message: string | null } | null;
-  created_at: string;
-  updated_at: string;
-};
-
-export function presentMessage(row: MessageRow): MessageRecord {
-  return {
-    id: row.id,
-    channel_id: row.channelId,
-    conversation_id: row.conversationId,
-    contact_id: row.contactId,
-    direction: row.direction as 'inbound' | 'outbound',
-    to: row.toPhone,
-    to_phone: row.toPhone,
-    from_phone: row.fromPhone,
-    type: row.type,
-    content: row.content,
-    status: row.status as MessageStatus,
-    provider_message_id: row.providerMessageId,
-    error:
-      row.status === 'failed' && row.errorCode
-        ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
-        : null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-export async function loadMessage(db: Executor, actor: Actor, messageId: string): Promise<MessageRow> {
+/** A message of the actor's organization; another organization's id is simply not found. */
+export async function loadMessage(deps: { db: Executor }, actor: Actor, messageId: string): Promise<MessageRow> {
   if (!isUuid(messageId)) throw notFound('message');
-  const [row] = await db
+  const [row] = await deps.db
     .select()
     .from(messages)
     .where(and(eq(messages.id, messageId), eq(messages.organizationId, actor.organizationId)))
@@ -93,63 +52,45 @@ export type MessageFilters = {
 };
 
 /** Newest first; the cursor is the (created_at, id) of the last row, so new messages never shift pages. */
-export async function listMessages(db: Executor, actor: Actor, page: Page, filters: MessageFilters): Promise<PageResult<MessageRecord>> {
-  for (const [name, value] of [
-    ['channel_id', filters.channelId],
-    ['conversation_id', filters.conversationId],
-  ] as const) {
-    if (value !== undefined && !isUuid(value)) return { items: [], nextCursor: null };
-    void name;
+export async function listMessages(deps: { db: Executor }, actor: Actor, input: Page & MessageFilters): Promise<PageResult<MessageRow>> {
+  if ((input.channelId !== undefined && !isUuid(input.channelId)) || (input.conversationId !== undefined && !isUuid(input.conversationId))) {
+    return { items: [], nextCursor: null };
   }
-  const to = filters.to ? normalizePhone(filters.to) : undefined;
-  if (filters.to && !to) throw invalid('to is not a valid phone number', [{ pointer: '/to', location: 'query', message: 'not a valid phone number' }]);
-  const rows = await db
+  const to = input.to ? normalizePhone(input.to) : undefined;
+  if (input.to && !to) throw invalid('to is not a valid phone number', [{ pointer: '/to', message: 'not a valid phone number' }]);
+  const rows = await deps.db
     .select()
     .from(messages)
     .where(
       and(
         eq(messages.organizationId, actor.organizationId),
-        filters.channelId ? eq(messages.channelId, filters.channelId) : undefined,
-        filters.conversationId ? eq(messages.conversationId, filters.conversationId) : undefined,
-        filters.status ? eq(messages.status, filters.status) : undefined,
-        filters.direction ? eq(messages.direction, filters.direction) : undefined,
+        input.channelId ? eq(messages.channelId, input.channelId) : undefined,
+        input.conversationId ? eq(messages.conversationId, input.conversationId) : undefined,
+        input.status ? eq(messages.status, input.status) : undefined,
+        input.direction ? eq(messages.direction, input.direction) : undefined,
         to ? eq(messages.toPhone, phoneDigits(to)) : undefined,
-        filters.createdAfter ? gte(messages.createdAt, filters.createdAfter) : undefined,
-        filters.createdBefore ? lte(messages.createdAt, filters.createdBefore) : undefined,
-        afterCursor(messages.createdAt, messages.id, page.cursor),
+        input.createdAfter ? gte(messages.createdAt, input.createdAfter) : undefined,
+        input.createdBefore ? lte(messages.createdAt, input.createdBefore) : undefined,
+        afterCursor(messages.createdAt, messages.id, input.cursor),
       ),
     )
     .orderBy(...newestFirst(messages.createdAt, messages.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, presentMessage);
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, (row) => row);
 }
 
-export type StatusView = {
-  message_id: string;
-  status: MessageStatus;
-  provider_message_id: string | null;
-  error: MessageRecord['error'];
-  history: Array<{ status: string; at: string; error: { code: string; title: string } | null }>;
-  updated_at: string;
-};
+export type StatusHistoryRow = typeof messageStatusHistory.$inferSelect;
 
-export async function messageStatus(db: Executor, actor: Actor, messageId: string): Promise<StatusView> {
-  const row = await loadMessage(db, actor, messageId);
-  const history = await db
+/** A message and its status history, in the order the reports arrived. */
+export async function messageStatus(deps: { db: Executor }, actor: Actor, messageId: string): Promise<{ message: MessageRow; history: StatusHistoryRow[] }> {
+  const message = await loadMessage(deps, actor, messageId);
+  const history = await deps.db
     .select()
     .from(messageStatusHistory)
-    .where(eq(messageStatusHistory.messageId, row.id))
+    .where(eq(messageStatusHistory.messageId, message.id))
     // In the order the reports arrived (provider times have second precision and may arrive out of order).
     .orderBy(asc(messageStatusHistory.createdAt), asc(messageStatusHistory.id));
-  const record = presentMessage(row);
-  return {
-    message_id: row.id,
-    status: record.status,
-    provider_message_id: row.providerMessageId,
-    error: record.error,
-    history: history.map((h) => ({ status: h.status, at: h.occurredAt.toISOString(), error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null })),
-    updated_at: row.updatedAt.toISOString(),
-  };
+  return { message, history };
 }
 
 /** The outbound steps in order; a report may skip some (a lost callback, a provider that reports only the last). */
@@ -167,7 +108,7 @@ export function skippedSteps(from: string, to: string): Array<'sent' | 'delivere
 export type MessageError = { code: string; title: string; message?: string; userTitle?: string; userMessage?: string };
 
 /**
- * Moves a message's status forward (never back), keeping every reported change in its history,
+ * Moves a message's status forward (never back), keeping the first report of each status in its history,
  * and records message.status_update (and message.sent on acceptance) in the same transaction. A
  * report that skips steps (read on a message still `sent`) records the skipped ones first, in
  * order, with their events: subscribers waiting for `delivered` get it, and the history reads forward.
@@ -180,16 +121,21 @@ export async function advanceStatus(
   now: Date,
   extra: { providerMessageId?: string; error?: MessageError } = {},
 ): Promise<boolean> {
+  // One row per status: a status reported again (the provider's own `sent` after the dispatcher
+  // wrote it, a duplicate or late callback) keeps the row of its first report.
   const history = (status: string, error?: { code: string; title: string }) =>
-    tx.insert(messageStatusHistory).values({
-      id: uuidv7(),
-      messageId: row.id,
-      status,
-      errorCode: error?.code ?? null,
-      errorTitle: error?.title ?? null,
-      occurredAt,
-      createdAt: now,
-    });
+    tx
+      .insert(messageStatusHistory)
+      .values({
+        id: uuidv7(),
+        messageId: row.id,
+        status,
+        errorCode: error?.code ?? null,
+        errorTitle: error?.title ?? null,
+        occurredAt,
+        createdAt: now,
+      })
+      .onConflictDoNothing({ target: [messageStatusHistory.messageId, messageStatusHistory.status] });
   // Compare-and-set on the status last read: when another report moved it meanwhile (callbacks run
   // concurrently), read it again and move on from there if this one is still a step forward, so a
   // `delivered` committed first never keeps a later `read` out.

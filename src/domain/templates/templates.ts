@@ -24,40 +24,6 @@ export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as
 
 export type TemplateDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry };
 
-export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
-
-export type TemplateRecord = {
-  id: string;
-  channel_id: string;
-  name: string;
-  language: string;
-  category: string;
-  components: unknown[];
-  status: TemplateStatus;
-  rejection_reason: string | null;
-  provider_template_id: string | null;
-  submitted_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
-
-export function presentTemplate(row: TemplateRow): TemplateRecord {
-  return {
-    id: row.id,
-    channel_id: row.channelId,
-    name: row.name,
-    language: row.language,
-    category: row.category,
-    components: row.components,
-    status: row.status as TemplateStatus,
-    rejection_reason: row.rejectionReason,
-    provider_template_id: row.providerTemplateId,
-    submitted_at: row.submittedAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
 function providerFailure(error: ProviderError): DomainError {
   return new DomainError(error.retryable ? 'unavailable' : 'unsupported', `provider refused: ${error.title} (code ${error.code})`, {
     extra: { provider_error: { code: error.code, title: error.title } },
@@ -65,31 +31,32 @@ function providerFailure(error: ProviderError): DomainError {
 }
 
 export async function listTemplates(
-  db: Executor,
+  deps: { db: Executor },
   actor: Actor,
-  page: Page & { channelId?: string; status?: string; name?: string },
-): Promise<PageResult<TemplateRecord>> {
-  if (page.channelId !== undefined && !isUuid(page.channelId)) return { items: [], nextCursor: null };
-  const rows = await db
+  input: Page & { channelId?: string; status?: string; name?: string },
+): Promise<PageResult<TemplateRow>> {
+  if (input.channelId !== undefined && !isUuid(input.channelId)) return { items: [], nextCursor: null };
+  const rows = await deps.db
     .select()
     .from(templates)
     .where(
       and(
         eq(templates.organizationId, actor.organizationId),
-        page.channelId ? eq(templates.channelId, page.channelId) : undefined,
-        page.status ? eq(templates.status, page.status) : undefined,
-        page.name ? eq(templates.name, page.name) : undefined,
-        afterCursor(templates.createdAt, templates.id, page.cursor),
+        input.channelId ? eq(templates.channelId, input.channelId) : undefined,
+        input.status ? eq(templates.status, input.status) : undefined,
+        input.name ? eq(templates.name, input.name) : undefined,
+        afterCursor(templates.createdAt, templates.id, input.cursor),
       ),
     )
     .orderBy(...newestFirst(templates.createdAt, templates.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, presentTemplate);
+    .limit(input.limit + 1);
+  return toPage(rows, input.limit, (row) => row);
 }
 
-export async function loadTemplate(db: Executor, actor: Actor, templateId: string): Promise<TemplateRow> {
+/** A template of the actor's organization; another organization's id is simply not found. */
+export async function loadTemplate(deps: { db: Executor }, actor: Actor, templateId: string): Promise<TemplateRow> {
   if (!isUuid(templateId)) throw notFound('template');
-  const [row] = await db
+  const [row] = await deps.db
     .select()
     .from(templates)
     .where(and(eq(templates.id, templateId), eq(templates.organizationId, actor.organizationId)))
@@ -101,7 +68,7 @@ export async function loadTemplate(db: Executor, actor: Actor, templateId: strin
 export type CreateTemplateInput = { channelId: string; name: string; language: string; category: string; components: unknown[] };
 
 /** Makes a draft template on an official channel, to be submitted for approval. */
-export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput): Promise<TemplateRow> {
+export async function createTemplate(deps: Pick<TemplateDeps, 'db' | 'clock'>, actor: Actor, input: CreateTemplateInput): Promise<TemplateRow> {
   const channel = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(channel.platform as Platform, 'templates.submit', 'templates');
   const now = deps.clock.now();
@@ -127,7 +94,7 @@ export async function createTemplate(deps: TemplateDeps, actor: Actor, input: Cr
 
 /** Sends a template to the provider for approval; its decision arrives later as a webhook. */
 export async function submitTemplate(deps: TemplateDeps, actor: Actor, templateId: string): Promise<TemplateRow> {
-  const template = await loadTemplate(deps.db, actor, templateId);
+  const template = await loadTemplate(deps, actor, templateId);
   const channel = await loadChannel(deps.db, actor, template.channelId);
   const platform = channel.platform as Platform;
   assertOperation(platform, 'templates.submit', 'template submit');
@@ -167,7 +134,7 @@ async function setTemplateStatus(tx: Executor, row: TemplateRow, status: string,
   return updated!;
 }
 
-export type SyncResult = { created: number; updated: number; unchanged: number; templates: TemplateRecord[] };
+export type SyncResult = { created: number; updated: number; unchanged: number; templates: TemplateRow[] };
 
 /** Pulls the channel's templates from the provider and stores them; status changes record events. */
 export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId: string): Promise<SyncResult> {
@@ -182,7 +149,7 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     const counts = { created: 0, updated: 0, unchanged: 0 };
-    const out: TemplateRecord[] = [];
+    const out: TemplateRow[] = [];
     for (const t of result.value) {
       const [existing] = await tx
         .select()
@@ -214,7 +181,7 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
           .returning();
         await recordEvent(tx, channel.organizationId, 'template.status_update', { template_id: row!.id, status: t.status }, now);
         counts.created++;
-        out.push(presentTemplate(row!));
+        out.push(row!);
         continue;
       }
       const sameContent = JSON.stringify(existing.components) === JSON.stringify(t.components) && existing.category === t.category && existing.providerTemplateId === t.providerTemplateId;
@@ -229,7 +196,7 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
       const after = await setTemplateStatus(tx, row, t.status, t.reason ?? null, now);
       if (sameContent && after === row) counts.unchanged++;
       else counts.updated++;
-      out.push(presentTemplate(after));
+      out.push(after);
     }
     return { ...counts, templates: out };
   });

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { messageDeps, type Container } from '../../container.ts';
-import { listConversations, loadConversation, presentConversation, updateConversation } from '../../domain/messages/conversations.ts';
+import type { Db } from '../../db/client.ts';
+import { listConversations, loadConversation, updateConversation, type ConversationRow } from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { locate } from '../locate.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
-import { MessageSchema } from './messages.ts';
+import { MessageSchema, presentMessage } from './messages.ts';
 
 const ConversationSchema = z
   .object({
@@ -24,10 +26,31 @@ const ConversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
+type ConversationRecord = z.infer<typeof ConversationSchema>;
+
+/** The customer-service window an inbound message opens, in hours. */
+const WINDOW_HOURS = 24;
+
+function presentConversation(row: ConversationRow): ConversationRecord {
+  return {
+    id: row.id,
+    channel_id: row.channelId,
+    contact_id: row.contactId,
+    peer_phone: row.peerPhone,
+    status: row.status as ConversationRecord['status'],
+    assignee_user_id: row.assigneeUserId,
+    last_message_at: row.lastMessageAt?.toISOString() ?? null,
+    last_inbound_at: row.lastInboundAt?.toISOString() ?? null,
+    window_expires_at: row.lastInboundAt ? new Date(row.lastInboundAt.getTime() + WINDOW_HOURS * 3_600_000).toISOString() : null,
+    last_message_preview: row.lastMessagePreview,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
 const Params = z.object({ conversationID: PathId });
 
-export async function registerConversationRoutes(app: App, container: Container) {
-  const deps = messageDeps(container);
+export async function registerConversationRoutes(app: App, deps: { db: Db; clock: Clock }) {
 
   app.get(
     '/v1/conversations',
@@ -42,8 +65,8 @@ export async function registerConversationRoutes(app: App, container: Container)
     },
     async (request) => {
       const q = request.query;
-      const page = await listConversations(deps.db, actorOf(request), { limit: q.limit, cursor: q.cursor, status: q.status, channelId: q.channel_id, contactId: q.contact_id });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const page = await listConversations(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, status: q.status, channelId: q.channel_id, contactId: q.contact_id });
+      return { data: page.items.map(presentConversation), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -53,7 +76,7 @@ export async function registerConversationRoutes(app: App, container: Container)
       config: { auth: { permission: 'messages:read' } },
       schema: { tags: ['conversations'], summary: 'Get a conversation', params: Params, response: { 200: dataOf(ConversationSchema), ...errorResponses([401, 403, 404]) } },
     },
-    async (request) => ({ data: presentConversation(await loadConversation(deps.db, actorOf(request), request.params.conversationID)) }),
+    async (request) => ({ data: presentConversation(await loadConversation(deps, actorOf(request), request.params.conversationID)) }),
   );
 
   app.get(
@@ -71,9 +94,9 @@ export async function registerConversationRoutes(app: App, container: Container)
     },
     async (request) => {
       const actor = actorOf(request);
-      const conversation = await loadConversation(deps.db, actor, request.params.conversationID);
-      const page = await listMessages(deps.db, actor, request.query, { conversationId: conversation.id });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const conversation = await loadConversation(deps, actor, request.params.conversationID);
+      const page = await listMessages(deps, actor, { limit: request.query.limit, cursor: request.query.cursor, conversationId: conversation.id });
+      return { data: page.items.map(presentMessage), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -93,12 +116,9 @@ export async function registerConversationRoutes(app: App, container: Container)
       },
     },
     async (request) => {
-      const row = await updateConversation(
-        deps.db,
-        actorOf(request),
-        request.params.conversationID,
-        { status: request.body.status, assigneeUserId: request.body.assignee_user_id },
-        container.clock.now(),
+      const row = await locate(
+        'body',
+        updateConversation(deps, actorOf(request), { conversationId: request.params.conversationID, status: request.body.status, assigneeUserId: request.body.assignee_user_id }),
       );
       return { data: presentConversation(row) };
     },

@@ -1,19 +1,20 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { messageDeps, type Container } from '../../container.ts';
 import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, invalid } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
-import { acceptMessageOnce, IDEMPOTENCY_HOURS } from '../../domain/messages/accept.ts';
+import { acceptMessageOnce, IDEMPOTENCY_HOURS, type MessageDeps, type SendRefusal } from '../../domain/messages/accept.ts';
 import {
   listMessages,
   loadMessage,
   MESSAGE_STATUSES,
   messageStatus,
-  presentMessage,
+  type MessageRow,
+  type StatusHistoryRow,
 } from '../../domain/messages/messages.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { locate } from '../locate.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const ErrorSchema = z
@@ -45,6 +46,90 @@ export const MessageSchema = z
     updated_at: z.string(),
   })
   .meta({ id: 'Message' });
+
+export type MessageRecord = z.infer<typeof MessageSchema>;
+
+export function presentMessage(row: MessageRow): MessageRecord {
+  return {
+    id: row.id,
+    channel_id: row.channelId,
+    conversation_id: row.conversationId,
+    contact_id: row.contactId,
+    direction: row.direction as MessageRecord['direction'],
+    to: row.toPhone,
+    to_phone: row.toPhone,
+    from_phone: row.fromPhone,
+    type: row.type,
+    content: row.content,
+    status: row.status as MessageRecord['status'],
+    provider_message_id: row.providerMessageId,
+    error: row.status === 'failed' && row.errorCode ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
+        : null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const MessageStatusSchema = z
+  .object({
+    message_id: z.uuid(),
+    status: z.enum(MESSAGE_STATUSES),
+    provider_message_id: z.string().nullable(),
+    error: ErrorSchema,
+    history: z.array(z.object({ status: z.string(), at: z.string(), error: z.object({ code: z.string(), title: z.string() }).nullable() })),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'MessageStatus' });
+
+function presentStatus(view: { message: MessageRow; history: StatusHistoryRow[] }): z.infer<typeof MessageStatusSchema> {
+  const record = presentMessage(view.message);
+  return {
+    message_id: record.id,
+    status: record.status,
+    provider_message_id: record.provider_message_id,
+    error: record.error,
+    history: view.history.map((h) => ({ status: h.status, at: h.occurredAt.toISOString(), error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null })),
+    updated_at: record.updated_at,
+  };
+}
+
+/** Why a send was refused, as the error the API answers. */
+function refusalError(refused: SendRefusal): DomainError {
+  switch (refused.refusal) {
+    case 'channel_not_connected':
+      return new DomainError('conflict', `channel ${refused.channelId} is ${refused.status}; it must be connected to send`, { extra: { channel_status: refused.status } });
+    case 'conversation_not_found':
+      return invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
+    case 'conversation_mismatch':
+      return invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
+    case 'template_mismatch': {
+      const { component, index, expected, given } = refused.mismatch;
+      const name = component === 'button' ? `button ${index}` : component;
+      return new DomainError(
+        'template_mismatch',
+        `the ${name} of template ${refused.template.name} (${refused.template.language}) takes ${expected} parameter${expected === 1 ? '' : 's'}; ${given} given`,
+        { extra: { component, ...(index !== undefined ? { index } : {}), expected, given } },
+      );
+    }
+    case 'window_closed':
+      return new DomainError(
+        'window_closed',
+        `the ${refused.windowHours}-hour customer service window is closed: no message from ${refused.phone} in the last ${refused.windowHours} hours, so only a template message can be sent (type template)`,
+        { extra: { last_inbound_at: refused.lastInboundAt?.toISOString() ?? null } },
+      );
+    case 'send_refused':
+      return new DomainError('send_refused', refused.reason, { extra: { reason: refused.code } });
+    case 'contention':
+      return new DomainError('conflict', 'the channel or conversation kept changing while the message was accepted; try again');
+    case 'idempotency_conflict':
+      return new DomainError(
+        'conflict',
+        refused.cause === 'other_request' ? 'Idempotency-Key was already used with a different request body' : 'the message this Idempotency-Key made no longer exists; use another key',
+      );
+    default:
+      return refused satisfies never;
+  }
+}
 
 const contentDescription = [
   'Shape depends on `type`:',
@@ -131,12 +216,19 @@ const ListQuery = PageQuerySchema.extend({
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,255}$/;
 
-function requestHash(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+/** The body with every object's keys sorted, at every depth: the same body hashes the same in any key order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  const object = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(object).sort().map((k) => [k, canonical(object[k])]));
 }
 
-export async function registerMessageRoutes(app: App, container: Container) {
-  const deps = messageDeps(container);
+function requestHash(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+}
+
+export async function registerMessageRoutes(app: App, deps: MessageDeps) {
 
   app.post(
     '/v1/messages',
@@ -147,8 +239,8 @@ export async function registerMessageRoutes(app: App, container: Container) {
         summary: 'Send a message',
         description: [
           'Validates the message, checks the channel support matrix, the 24-hour customer-service window (official channels: outside it only `template` is allowed) and the contact\'s consent and suppressions, then queues it: 201 with status `queued`. Sending happens in the background; follow it with GET /v1/messages/{messageID}/status or the message.sent / message.status_update webhooks.',
-          `Send \`Idempotency-Key\` to make a retry safe: the same key with the same body within ${IDEMPOTENCY_HOURS} hours returns the first answer without sending again; with another body it is 409.`,
-          'Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `window_closed` or `send_refused` (suppressed or consent revoked).',
+          `Send \`Idempotency-Key\` to make a retry safe: the same key with the same body (in any key order) within ${IDEMPOTENCY_HOURS} hours returns the first answer without sending again, with \`Idempotent-Replayed: true\`; with another body it is 409.`,
+          'Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `template_mismatch` (a component\'s parameter count differs from the approved template\'s: `component`, `index` for buttons, `expected`, `given`), `window_closed` or `send_refused` (suppressed or consent revoked).',
           'Media limits (checked when the worker fetches the media; a violation fails the message with code media_too_large, media_type_unsupported or media_unreachable): image 5 MB JPEG/PNG, audio 16 MB AAC/AMR/MP3/M4A/OGG, video 16 MB MP4/3GPP, document 100 MB, sticker WebP 100 KB static / 500 KB animated. Media URLs must be public https addresses.',
         ].join('\n\n'),
         headers: z.object({ 'idempotency-key': z.string().regex(IDEMPOTENCY_KEY).optional() }).passthrough(),
@@ -162,16 +254,20 @@ export async function registerMessageRoutes(app: App, container: Container) {
       const to = b.to ?? b.to_phone;
       if (!to) throw new DomainError('invalid', 'to is required', { fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }] });
       const key = request.headers['idempotency-key'] as string | undefined;
-      const answer = await acceptMessageOnce(deps, actor, {
-        channelId: b.channel_id,
-        to,
-        conversationId: b.conversation_id,
-        type: b.type,
-        content: b.content,
-        idempotency: key ? { key, requestHash: requestHash(b) } : undefined,
-      });
-      if (answer.replayed) return reply.code(answer.status as 201).header('idempotent-replayed', 'true').send(answer.body as never);
-      return reply.code(201).send(answer.body as never);
+      const outcome = await locate(
+        'body',
+        acceptMessageOnce(deps, actor, {
+          channelId: b.channel_id,
+          to,
+          conversationId: b.conversation_id,
+          type: b.type,
+          content: b.content,
+          idempotency: key ? { key, requestHash: requestHash(b) } : undefined,
+        }),
+      );
+      if (outcome.refusal !== null) throw refusalError(outcome);
+      if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send({ data: presentMessage(outcome.message) });
     },
   );
 
@@ -189,16 +285,21 @@ export async function registerMessageRoutes(app: App, container: Container) {
     },
     async (request) => {
       const q = request.query;
-      const page = await listMessages(deps.db, actorOf(request), { limit: q.limit, cursor: q.cursor }, {
-        channelId: q.channel_id,
-        conversationId: q.conversation_id,
-        status: q.status,
-        direction: q.direction,
-        to: q.to,
-        createdAfter: q.created_after ? new Date(q.created_after) : undefined,
-        createdBefore: q.created_before ? new Date(q.created_before) : undefined,
-      });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const page = await locate(
+        'query',
+        listMessages(deps, actorOf(request), {
+          limit: q.limit,
+          cursor: q.cursor,
+          channelId: q.channel_id,
+          conversationId: q.conversation_id,
+          status: q.status,
+          direction: q.direction,
+          to: q.to,
+          createdAfter: q.created_after ? new Date(q.created_after) : undefined,
+          createdBefore: q.created_before ? new Date(q.created_before) : undefined,
+        }),
+      );
+      return { data: page.items.map(presentMessage), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -214,7 +315,7 @@ export async function registerMessageRoutes(app: App, container: Container) {
         response: { 200: dataOf(MessageSchema), ...errorResponses([401, 403, 404]) },
       },
     },
-    async (request) => ({ data: presentMessage(await loadMessage(deps.db, actorOf(request), request.params.messageID)) }),
+    async (request) => ({ data: presentMessage(await loadMessage(deps, actorOf(request), request.params.messageID)) }),
   );
 
   app.get(
@@ -226,23 +327,9 @@ export async function registerMessageRoutes(app: App, container: Container) {
         summary: 'Poll a message\'s delivery',
         description: 'The current status, every reported change with its time (late or out-of-order reports are kept in the history but never move the status back), and the error when failed.',
         params: z.object({ messageID: PathId }),
-        response: {
-          200: dataOf(
-            z
-              .object({
-                message_id: z.uuid(),
-                status: z.enum(MESSAGE_STATUSES),
-                provider_message_id: z.string().nullable(),
-                error: ErrorSchema,
-                history: z.array(z.object({ status: z.string(), at: z.string(), error: z.object({ code: z.string(), title: z.string() }).nullable() })),
-                updated_at: z.string(),
-              })
-              .meta({ id: 'MessageStatus' }),
-          ),
-          ...errorResponses([401, 403, 404]),
-        },
+        response: { 200: dataOf(MessageStatusSchema), ...errorResponses([401, 403, 404]) },
       },
     },
-    async (request) => ({ data: await messageStatus(deps.db, actorOf(request), request.params.messageID) }),
+    async (request) => ({ data: presentStatus(await messageStatus(deps, actorOf(request), request.params.messageID)) }),
   );
 }

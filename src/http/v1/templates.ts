@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { channelDeps, type Container } from '../../container.ts';
 import {
   createTemplate,
   listTemplates,
   loadTemplate,
-  presentTemplate,
   submitTemplate,
   syncTemplates,
   TEMPLATE_CATEGORIES,
   TEMPLATE_STATUSES,
+  type TemplateDeps,
+  type TemplateRow,
 } from '../../domain/templates/templates.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
@@ -30,6 +30,25 @@ const TemplateSchema = z
     updated_at: z.string(),
   })
   .meta({ id: 'Template' });
+
+type TemplateRecord = z.infer<typeof TemplateSchema>;
+
+function presentTemplate(row: TemplateRow): TemplateRecord {
+  return {
+    id: row.id,
+    channel_id: row.channelId,
+    name: row.name,
+    language: row.language,
+    category: row.category,
+    components: row.components,
+    status: row.status as TemplateRecord['status'],
+    rejection_reason: row.rejectionReason,
+    provider_template_id: row.providerTemplateId,
+    submitted_at: row.submittedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
 
 const CreateTemplateBody = z
   .object({
@@ -56,8 +75,7 @@ const CreateTemplateBody = z
     ],
   });
 
-export async function registerTemplateRoutes(app: App, container: Container) {
-  const deps = channelDeps(container);
+export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
 
   app.get(
     '/v1/templates',
@@ -72,8 +90,8 @@ export async function registerTemplateRoutes(app: App, container: Container) {
     },
     async (request) => {
       const q = request.query;
-      const page = await listTemplates(deps.db, actorOf(request), { limit: q.limit, cursor: q.cursor, channelId: q.channel_id, status: q.status, name: q.name });
-      return { data: page.items, meta: { next_cursor: page.nextCursor } };
+      const page = await listTemplates(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, channelId: q.channel_id, status: q.status, name: q.name });
+      return { data: page.items.map(presentTemplate), meta: { next_cursor: page.nextCursor } };
     },
   );
 
@@ -83,7 +101,7 @@ export async function registerTemplateRoutes(app: App, container: Container) {
       config: { auth: { permission: 'templates:read' } },
       schema: { tags: ['templates'], summary: 'Get a template', params: z.object({ templateID: PathId }), response: { 200: dataOf(TemplateSchema), ...errorResponses([401, 403, 404]) } },
     },
-    async (request) => ({ data: presentTemplate(await loadTemplate(deps.db, actorOf(request), request.params.templateID)) }),
+    async (request) => ({ data: presentTemplate(await loadTemplate(deps, actorOf(request), request.params.templateID)) }),
   );
 
   app.post(
@@ -135,6 +153,9 @@ export async function registerTemplateRoutes(app: App, container: Container) {
         },
       },
     },
-    async (request) => ({ data: await syncTemplates(deps, actorOf(request), request.body.channel_id) }),
+    async (request) => {
+      const result = await syncTemplates(deps, actorOf(request), request.body.channel_id);
+      return { data: { ...result, templates: result.templates.map(presentTemplate) } };
+    },
   );
 }
