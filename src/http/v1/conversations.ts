@@ -5,7 +5,7 @@ import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { locate } from '../locate.ts';
+import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { MessageSchema, presentMessage } from './messages.ts';
 
@@ -116,7 +116,7 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
       },
     },
     async (request) => {
-      const row = await locate(
+      const row = await inputFrom(
         'body',
         updateConversation(deps, actorOf(request), { conversationId: request.params.conversationID, status: request.body.status, assigneeUserId: request.body.assignee_user_id }),
       );

@@ -14,7 +14,7 @@ import {
 } from '../../domain/messages/messages.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { locate } from '../locate.ts';
+import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 const ErrorSchema = z
@@ -254,7 +254,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps) {
       const to = b.to ?? b.to_phone;
       if (!to) throw new DomainError('invalid', 'to is required', { fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }] });
       const key = request.headers['idempotency-key'] as string | undefined;
-      const outcome = await locate(
+      const outcome = await inputFrom(
         'body',
         acceptMessageOnce(deps, actor, {
           channelId: b.channel_id,
@@ -285,7 +285,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps) {
     },
     async (request) => {
       const q = request.query;
-      const page = await locate(
+      const page = await inputFrom(
         'query',
         listMessages(deps, actorOf(request), {
           limit: q.limit,
