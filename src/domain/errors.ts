@@ -24,6 +24,10 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * A bad field, by its JSON pointer into the input the function was given. `location` (where in the
+ * request that input was) is added by the HTTP layer (http/input-location.ts); the domain never sets it.
+ */
 export type FieldError = { pointer: string; message: string; location?: 'body' | 'query' | 'params' | 'headers' };
 
 export class DomainError extends Error {

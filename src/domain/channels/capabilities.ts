@@ -50,7 +50,7 @@ export function assertMessageType(platform: Platform | string, type: MessageType
   if (!supportsType(platform, type)) {
     throw new DomainError('unsupported', `message type ${type} is not supported on ${platform} channels`, {
       extra: { message_type: type, platform },
-      fieldErrors: [{ pointer: '/type', location: 'body', message: `not supported on ${platform}` }],
+      fieldErrors: [{ pointer: '/type', message: `not supported on ${platform}` }],
     });
   }
 }

@@ -127,14 +127,14 @@ export type CreateChannelInput = {
 function pickKnown(values: Record<string, unknown> | undefined, keys: readonly string[], what: string, pointer: string) {
   const unknown = Object.keys(values ?? {}).filter((k) => !keys.includes(k));
   if (unknown.length > 0) {
-    throw invalid(`unknown ${what} ${unknown.join(', ')}; expected ${keys.join(', ')}`, unknown.map((k) => ({ pointer: `${pointer}/${k}`, location: 'body' as const, message: `unknown ${what}` })));
+    throw invalid(`unknown ${what} ${unknown.join(', ')}; expected ${keys.join(', ')}`, unknown.map((k) => ({ pointer: `${pointer}/${k}`, message: `unknown ${what}` })));
   }
   return { ...values };
 }
 
 function assertDisplayNumber(value: string | null | undefined): void {
   if (value === undefined || value === null || normalizePhone(value)) return;
-  throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', location: 'body', message: 'not a phone number' }]);
+  throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', message: 'not a phone number' }]);
 }
 
 /** Values of a platform's settings and credentials, checked with its module's schemas. */
@@ -151,7 +151,7 @@ function checked(schema: ProviderModule['settings']['schema'], values: Record<st
   const own = Object.fromEntries(Object.entries(values).filter(([k]) => k in schema.shape));
   const result = schema.safeParse(own);
   if (result.success) return [];
-  return result.error.issues.map((issue) => ({ pointer: `${pointer}/${issue.path.join('/')}`, location: 'body', message: issue.message }));
+  return result.error.issues.map((issue) => ({ pointer: `${pointer}/${issue.path.join('/')}`, message: issue.message }));
 }
 
 /** The required settings and credentials (JSON pointers) a channel lacks. */
@@ -163,7 +163,7 @@ function missingOf(module: ProviderModule, values: { settings: Record<string, un
 }
 
 function missingError(missing: string[], suffix = ''): DomainError {
-  return invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}${suffix}`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
+  return invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}${suffix}`, missing.map((pointer) => ({ pointer, message: 'required' })));
 }
 
 async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<ChannelDeps, 'targets'>): Promise<void> {
@@ -171,7 +171,7 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<C
   try {
     await assertSafeTarget(String(url), deps.targets);
   } catch (err) {
-    if (err instanceof UnsafeTargetError) throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, location: 'body', message: err.message }]);
+    if (err instanceof UnsafeTargetError) throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, message: err.message }]);
     throw err;
   }
 }
@@ -191,7 +191,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
   const bindSandbox = Object.keys(credentials).length === 0 && !settings[module.settings.ownProvider] && module.bindSandbox !== undefined;
   if (bindSandbox && !deps.sandbox && module.connection === 'pairing') {
     const missing = module.settings.required;
-    throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, location: 'body', message: 'required' })));
+    throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, message: 'required' })));
   }
   if (!bindSandbox) {
     const missing = missingOf(module, { settings: { ...deps.settingDefaults[module.platform], ...settings }, credentials });
@@ -375,7 +375,7 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
   const credentialsPatch = pickKnown(input.credentials, credentialKeysOf(row.platform), 'credential', '/credentials') as Record<string, string>;
   assertValues(row.platform, settingsPatch, credentialsPatch);
   if (row.sandbox && (settingsPatch[address] || settingsPatch[ref])) {
-    throw invalid('a sandbox-bound channel cannot be pointed at another provider; create a new channel', [{ pointer: '/settings', location: 'body', message: 'provider address of a sandbox channel' }]);
+    throw invalid('a sandbox-bound channel cannot be pointed at another provider; create a new channel', [{ pointer: '/settings', message: 'provider address of a sandbox channel' }]);
   }
   await assertProviderAddress(settingsPatch[address], `/settings/${address}`, deps);
   const credentials = { ...openCredentials(row, deps.sealer), ...credentialsPatch };

@@ -97,7 +97,7 @@ export async function lookupProviderProfile(deps: ProviderCallDeps, actor: Actor
   // The support matrix and the adapter are the module's: a row naming contacts.lookup comes with the call.
   if (!lookup) throw new Error(`platform ${row.platform} lists contacts.lookup without an adapter call for it`);
   const normalized = normalizePhone(input.phone);
-  if (!normalized) throw invalid(`phone ${JSON.stringify(input.phone)} is not a valid phone number`, [{ pointer: '/phone', location: 'body', message: 'not a valid phone number' }]);
+  if (!normalized) throw invalid(`phone ${JSON.stringify(input.phone)} is not a valid phone number`, [{ pointer: '/phone', message: 'not a valid phone number' }]);
   const result = await lookup(connectionOf(row, deps.sealer), normalized.slice(1));
   if (!result.ok) return refuse(deps, row, result.error);
   return { phone: normalized, exists: result.value.exists, chatappId: result.value.chatappId ?? null, name: result.value.name ?? null };
@@ -153,7 +153,7 @@ export async function exchangeSignupCode(deps: OnboardingDeps, actor: Actor, inp
   if (!number) {
     throw invalid(
       input.phoneNumberId ? `phone_number_id ${input.phoneNumberId} is not in business account ${wabaId}` : `business account ${wabaId} has no phone numbers`,
-      [{ pointer: '/phone_number_id', location: 'body', message: 'not found in the business account' }],
+      [{ pointer: '/phone_number_id', message: 'not found in the business account' }],
     );
   }
   const settings = { api_base: apiBase, api_version: deps.official.apiVersion, phone_number_id: number.phoneNumberId, waba_id: wabaId };

@@ -284,7 +284,7 @@ export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
-const refusal = (pointer: string, message: string): FieldError => ({ pointer, location: 'body', message });
+const refusal = (pointer: string, message: string): FieldError => ({ pointer, message });
 
 /**
  * Rules the providers hold well-formed content to (the official API's, the strictest): content that
@@ -363,7 +363,7 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
     take('media_type', ['mediaType', 'type', 'mediatype']);
     take('file_name', ['fileName']);
     if (typeof content.media_type === 'string' && !content.media_type.toLowerCase().startsWith(type) && !content.media_type.includes('/')) {
-      errors.push({ pointer: '/content/media_type', location: 'body', message: `media_type ${content.media_type} does not match type ${type}` });
+      errors.push({ pointer: '/content/media_type', message: `media_type ${content.media_type} does not match type ${type}` });
     }
   }
   // Stored as the provider spells it.
@@ -371,8 +371,7 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',
-      location: 'body',
-      message: 'wrong shape: use the nested content.template object ({name, language: {code}, components})',
+            message: 'wrong shape: use the nested content.template object ({name, language: {code}, components})',
     });
   }
   return { content, errors };
@@ -386,7 +385,7 @@ const describe = (errors: FieldError[]) => errors.map((f) => `${f.pointer.slice(
  */
 export function parseContent(type: MessageType, raw: unknown): Json {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw invalid('content must be an object', [{ pointer: '/content', location: 'body', message: 'must be an object' }]);
+    throw invalid('content must be an object', [{ pointer: '/content', message: 'must be an object' }]);
   }
   const { content, errors } = resolveAliases(type, raw as Json);
   if (errors.length > 0) {
@@ -396,8 +395,7 @@ export function parseContent(type: MessageType, raw: unknown): Json {
   if (!parsed.success) {
     const fieldErrors: FieldError[] = parsed.error.issues.map((issue) => ({
       pointer: `/content${issue.path.length ? '/' + issue.path.map(String).join('/') : ''}`,
-      location: 'body',
-      message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
+            message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
     }));
     throw invalid(`content of a ${type} message is invalid: ${describe(fieldErrors)}`, fieldErrors);
   }

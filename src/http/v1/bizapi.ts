@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { exchangeSignupCode, registerPhone, type OnboardingDeps } from '../../domain/channels/pairing.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { inputFrom } from '../input-location.ts';
 import { ChannelSchema, presentChannel } from './channels.ts';
 import { dataOf } from '../schemas.ts';
 
@@ -33,14 +34,14 @@ export async function registerBizapiRoutes(app: App, deps: OnboardingDeps) {
     },
     async (request) => {
       const b = request.body;
-      const row = await exchangeSignupCode(deps, actorOf(request), {
+      const row = await inputFrom('body', exchangeSignupCode(deps, actorOf(request), {
         code: b.code,
         wabaId: b.waba_id,
         phoneNumberId: b.phone_number_id,
         channelId: b.channel_id,
         name: b.name,
         pin: b.pin,
-      });
+      }));
       return { data: presentChannel(row, deps.sealer) };
     },
   );
@@ -59,6 +60,6 @@ export async function registerBizapiRoutes(app: App, deps: OnboardingDeps) {
         response: { 200: dataOf(ChannelSchema), ...errors },
       },
     },
-    async (request) => ({ data: presentChannel(await registerPhone(deps, actorOf(request), { channelId: request.body.channel_id, pin: request.body.pin }), deps.sealer) }),
+    async (request) => ({ data: presentChannel(await inputFrom('body', registerPhone(deps, actorOf(request), { channelId: request.body.channel_id, pin: request.body.pin })), deps.sealer) }),
   );
 }

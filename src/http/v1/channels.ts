@@ -20,6 +20,7 @@ import type { QrCode } from '../../providers/provider.ts';
 import { PLATFORMS, platformsWith, providerModule, type Platform } from '../../providers/registry.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
+import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 /** The platforms the registry lists (channels.platform). */
@@ -223,13 +224,13 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     },
     async (request, reply) => {
       const b = request.body;
-      const row = await createChannel(deps, actorOf(request), {
+      const row = await inputFrom('body', createChannel(deps, actorOf(request), {
         platform: b.platform,
         name: b.name,
         displayPhoneNumber: b.display_phone_number,
         settings: b.settings,
         credentials: b.credentials as Record<string, string> | undefined,
-      });
+      }));
       return reply.code(201).send({ data: present(row) });
     },
   );
@@ -251,13 +252,13 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     },
     async (request) => {
       const b = request.body;
-      const row = await updateChannel(deps, actorOf(request), {
+      const row = await inputFrom('body', updateChannel(deps, actorOf(request), {
         channelId: request.params.channelID,
         name: b.name,
         displayPhoneNumber: b.display_phone_number,
         settings: b.settings,
         credentials: b.credentials as Record<string, string> | undefined,
-      });
+      }));
       return { data: present(row) };
     },
   );
@@ -384,6 +385,6 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         },
       },
     },
-    async (request) => ({ data: presentProfile(await lookupProviderProfile(pairing, actorOf(request), { channelId: request.params.channelID, phone: request.body.phone })) }),
+    async (request) => ({ data: presentProfile(await inputFrom('body', lookupProviderProfile(pairing, actorOf(request), { channelId: request.params.channelID, phone: request.body.phone }))) }),
   );
 }
