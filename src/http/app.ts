@@ -265,7 +265,16 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
   await registerEventRoutes(app, { db: container.database.db, retentionDays: config.eventRetentionDays });
-  await registerProviderWebhookRoutes(app, container);
+  await registerProviderWebhookRoutes(app, {
+    db: container.database.db,
+    queue: container.queue,
+    clock: container.clock,
+    logger: container.logger,
+    sealer: container.sealer,
+    providers: container.providers,
+    installationSecrets: () => [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s)),
+    installationVerifyTokens: () => [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
+  });
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
   await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
   await registerDashboard(app);

@@ -11,7 +11,12 @@
 import { randomBytes } from 'node:crypto';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Container } from '../../container.ts';
+import type { Db } from '../../db/client.ts';
+import type { Queue } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, type ChannelRow } from '../../domain/channels/channels.ts';
 import { acceptInboundDelivery } from '../../domain/inbound/accept.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -42,15 +47,22 @@ function parseJson(raw: Buffer): Record<string, unknown> {
   return storable as Record<string, unknown>;
 }
 
-export async function registerProviderWebhookRoutes(app: App, container: Container) {
-  const { config, logger } = container;
-  const db = container.database.db;
-  const acceptDeps = { db, queue: container.queue, clock: container.clock, logger };
+/** What the provider webhook routes use. */
+export type ProviderWebhookDeps = {
+  db: Db;
+  queue: Queue;
+  clock: Clock;
+  logger: Logger;
+  sealer: Sealer;
+  providers: ProviderRegistry;
+  /** The installation's app secrets and verify tokens (the configured ones, the sandbox's while it is on). */
+  installationSecrets(): string[];
+  installationVerifyTokens(): string[];
+};
 
-  const installationSecrets = (): string[] =>
-    [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s));
-  const installationVerifyTokens = (): string[] =>
-    [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s));
+export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebhookDeps) {
+  const { db, logger, installationSecrets, installationVerifyTokens } = deps;
+  const acceptDeps = { db, queue: deps.queue, clock: deps.clock, logger };
 
   /**
    * The channel a per-channel path names, or undefined. These routes are public, so an unknown id is
@@ -64,7 +76,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
   }
   const unknownChannelSecret = randomBytes(32).toString('base64url');
   const channelCredential = (channel: ChannelRow | undefined, name: 'verify_token' | 'app_secret' | 'callback_secret'): string =>
-    (channel ? connectionOf(channel, container.sealer).credentials[name] : undefined) || unknownChannelSecret;
+    (channel ? connectionOf(channel, deps.sealer).credentials[name] : undefined) || unknownChannelSecret;
 
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
@@ -126,7 +138,7 @@ export async function registerProviderWebhookRoutes(app: App, container: Contain
      * channel of a per-channel path (null when that channel is unknown: refused like a bad signature).
      */
     const receive = async (platform: Platform, request: { body: unknown; headers: Record<string, string | string[] | undefined> }, secrets: string[], only?: ChannelRow | null) => {
-      const inbound = container.providers.get(platform).inbound;
+      const inbound = deps.providers.get(platform).inbound;
       const raw = request.body;
       if (!Buffer.isBuffer(raw) || !inbound.verify(raw, header(request.headers[inbound.signatureHeader]), secrets) || only === null) {
         throw new DomainError('unauthenticated', `invalid or missing ${inbound.signatureHeader}`);
