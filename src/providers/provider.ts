@@ -244,7 +244,12 @@ export type InboundEvent =
       providerMessageId: string;
       status: 'sent' | 'delivered' | 'read' | 'failed';
       timestamp: Date;
-      error?: { code: string; title: string; message?: string };
+      /**
+       * Why it failed; `scope`, `channelFault` and `templateStatus` are the provider module's
+       * classification (as for a refused send): a failure about the channel or a template has
+       * consequences beyond this message.
+       */
+      error?: { code: string; title: string; message?: string } & Pick<ProviderError, 'scope' | 'channelFault' | 'templateStatus'>;
       /** Parley's message id, where the provider echoes it back (official: biz_opaque_callback_data). */
       callbackData?: string;
     }

@@ -346,15 +346,23 @@ export async function applyStatus(deps: { db: Db; clock: Clock }, row: ChannelRo
  */
 export async function recordProviderFault(deps: { db: Db; clock: Clock }, row: ChannelRow, error: ProviderError): Promise<void> {
   const now = deps.clock.now();
-  await deps.db.transaction(async (tx) => {
-    await tx
-      .update(channels)
-      .set({ lastErrorCode: error.code, lastErrorMessage: error.title.slice(0, 1000), lastErrorAt: now, updatedAt: now })
-      .where(eq(channels.id, row.id));
-    if (error.channelFault) {
-      await transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, 'error', error.title, error.code, now);
-    }
-  });
+  await deps.db.transaction((tx) => recordChannelFault(tx, row, error, now));
+}
+
+/** The same, in the caller's transaction: the channel's health keeps the error; a fault of the channel itself moves it to `error`. */
+export async function recordChannelFault(
+  tx: Executor,
+  row: ChannelRow,
+  error: Pick<ProviderError, 'code' | 'title' | 'channelFault'>,
+  at: Date,
+): Promise<void> {
+  await tx
+    .update(channels)
+    .set({ lastErrorCode: error.code, lastErrorMessage: error.title.slice(0, 1000), lastErrorAt: at, updatedAt: at })
+    .where(eq(channels.id, row.id));
+  if (error.channelFault) {
+    await transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, 'error', error.title, error.code, at);
+  }
 }
 
 export type UpdateChannelInput = {

@@ -8,11 +8,12 @@ import type { Executor } from '../../db/client.ts';
 import { messages, messageStatusHistory } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { InboundEvent } from '../../providers/provider.ts';
-import type { ChannelRow } from '../channels/channels.ts';
+import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
+import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound } from './conversations.ts';
-import { advanceStatus, findByProviderId } from './messages.ts';
+import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
 
 /** A status for a message not (yet) known: the send may not have committed; the caller retries. */
 export class UnknownMessageError extends Error {}
@@ -36,13 +37,31 @@ export function createMessageApplier(deps: { resolveContact: InboundContactResol
   };
 }
 
-async function applyStatus(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'message.status' }>, now: Date) {
+type StatusEvent = Extract<InboundEvent, { kind: 'message.status' }>;
+
+async function applyStatus(tx: Executor, channel: ChannelRow, event: StatusEvent, now: Date) {
   const row = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
   if (!row) throw new UnknownMessageError(`no message ${event.providerMessageId} on channel ${channel.id}`);
-  await advanceStatus(tx, row, event.status, event.timestamp, now, {
+  const moved = await advanceStatus(tx, row, event.status, event.timestamp, now, {
     providerMessageId: event.providerMessageId,
     ...(event.status === 'failed' ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } } : {}),
   });
+  if (moved && event.status === 'failed' && event.error) await applyFailureScope(tx, channel, row, event.error, now);
+}
+
+/**
+ * A failure reported later by status, about more than this message, has the consequences a refused send
+ * has (dispatch.ts): the channel's own fault marks it `error` with its health; a template the provider
+ * holds back takes that status. (A recipient hold lasts seconds and lives in the dispatching process.)
+ */
+async function applyFailureScope(tx: Executor, channel: ChannelRow, row: MessageRow, error: NonNullable<StatusEvent['error']>, now: Date) {
+  if (error.scope === 'channel') await recordChannelFault(tx, channel, error, now);
+  if (error.scope === 'template' && error.templateStatus) {
+    const template = row.content.template as { name?: unknown; language?: { code?: unknown } } | undefined;
+    if (typeof template?.name === 'string' && typeof template.language?.code === 'string') {
+      await holdTemplate(tx, channel, { name: template.name, language: template.language.code }, error.templateStatus, error.message ?? error.title, now);
+    }
+  }
 }
 
 async function applyInbound(

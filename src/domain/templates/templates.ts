@@ -245,12 +245,22 @@ export async function holdTemplateAfterSend(
   reason: string,
 ): Promise<TemplateRow | undefined> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(templates)
-      .where(and(eq(templates.channelId, channel.id), eq(templates.name, template.name), eq(templates.language, template.language)))
-      .limit(1);
-    return row ? setTemplateStatus(tx, row, status, reason, now) : undefined;
-  });
+  return deps.db.transaction((tx) => holdTemplate(tx, channel, template, status, reason, now));
+}
+
+/** The same, in the caller's transaction (a failed-status report naming the hold). */
+export async function holdTemplate(
+  tx: Executor,
+  channel: Pick<ChannelRow, 'id'>,
+  template: { name: string; language: string },
+  status: 'paused' | 'disabled',
+  reason: string,
+  at: Date,
+): Promise<TemplateRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(templates)
+    .where(and(eq(templates.channelId, channel.id), eq(templates.name, template.name), eq(templates.language, template.language)))
+    .limit(1);
+  return row ? setTemplateStatus(tx, row, status, reason, at) : undefined;
 }

@@ -5,6 +5,7 @@
  * (entry.id, or waba_info.waba_id where a partner event gives it) and, for quality, the display number.
  * The mapping of account and quality reports to channel health is in docs/channels.md.
  */
+import { classifyGraphError } from './errors.ts';
 import type { InboundEvent, ProviderInbound } from '../provider.ts';
 import { toStorableJson } from '../../lib/text.ts';
 import { verifyBodySignature } from '../signature.ts';
@@ -60,6 +61,19 @@ function interactiveReply(interactive: Json | undefined): Json {
     return { type: kind, ...pick(reply, ['name', 'body']), ...(reply.response_json !== undefined ? { response_json: parsedResponse(reply.response_json) } : {}) };
   }
   return { type: kind, id: reply.id, title: reply.title, ...(reply.description ? { description: reply.description } : {}) };
+}
+
+/** A failed status's error, classified as a refused send's would be (whom it concerns). */
+function statusError(err: Json): NonNullable<Extract<InboundEvent, { kind: 'message.status' }>['error']> {
+  const { scope, channelFault, templateStatus } = classifyGraphError(400, { error: { code: err.code, message: err.message ?? err.title } });
+  return {
+    code: String(err.code),
+    title: String(err.title ?? err.message ?? 'failed'),
+    message: err.error_data?.details ?? err.message,
+    ...(scope && scope !== 'message' ? { scope } : {}),
+    ...(channelFault ? { channelFault } : {}),
+    ...(templateStatus ? { templateStatus } : {}),
+  };
 }
 
 function errorsOf(errors: unknown): Json[] {
@@ -142,7 +156,7 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
       status: s,
       timestamp: seconds(status.timestamp),
       ...(typeof status.biz_opaque_callback_data === 'string' ? { callbackData: status.biz_opaque_callback_data } : {}),
-      ...(err ? { error: { code: String(err.code), title: String(err.title ?? err.message ?? 'failed'), message: err.error_data?.details ?? err.message } } : {}),
+      ...(err ? { error: statusError(err) } : {}),
     });
   }
   for (const message of Array.isArray(value.messages) ? value.messages : []) {
