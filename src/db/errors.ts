@@ -39,3 +39,14 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/** PostgreSQL's error code on an error however the driver wraps it (drizzle puts the driver's error in `cause`). */
+export function sqlStateOf(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/** A unique index refused the row (SQLSTATE 23505). */
+export const isUniqueViolation = (err: unknown): boolean => sqlStateOf(err) === '23505';

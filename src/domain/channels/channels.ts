@@ -3,6 +3,7 @@
  * credentials, how a channel connects, its status machine) is its provider module's. Credentials
  * are sealed at rest; adapters get them through connectionOf(), presenters learn only their names.
  */
+import { isUniqueViolation } from '../../db/errors.ts';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
@@ -316,10 +317,6 @@ async function bindNumber(deps: ChannelDeps, row: ChannelRow): Promise<'bound' |
   }
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } } | undefined;
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
 
 /** The channel, or undefined when there is none; a failing database still throws (it is no answer). */
 export async function findChannel(db: Executor, id: string): Promise<ChannelRow | undefined> {

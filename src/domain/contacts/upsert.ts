@@ -7,6 +7,7 @@
  * case-insensitively), and creates a contact when none does. A write that would give the contact an
  * identifier another contact holds fails with `conflict`, naming the field.
  */
+import { sqlStateOf } from '../../db/errors.ts';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { contacts } from '../../db/schema.ts';
@@ -251,9 +252,9 @@ async function store(tx: Executor, organizationId: string, working: Map<string, 
 
 /** True for PostgreSQL's unique_violation or deadlock_detected (however the driver wraps it), or a stale read. */
 export function isRetryableConflict(err: unknown): boolean {
-  for (let e = err as { code?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === '23505' || e.code === '40P01' || e instanceof StaleContactError) return true;
-  }
+  const state = sqlStateOf(err);
+  if (state === '23505' || state === '40P01') return true;
+  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) if (e instanceof StaleContactError) return true;
   return false;
 }
 

@@ -6,6 +6,7 @@
  * messages to one statement and one commit (group commit). A refusal of one message writes nothing
  * for it and does not touch the others.
  */
+import { isUniqueViolation } from '../../db/errors.ts';
 import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Db, Executor } from '../../db/client.ts';
 import { idempotencyKeys, messages } from '../../db/schema.ts';
@@ -471,10 +472,6 @@ function assertMediaTargets(type: string, content: Record<string, unknown>, targ
 // ---------------------------------------------------------------------------------------------
 // Idempotency-Key
 
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } };
-  return e?.code === '23505' || e?.cause?.code === '23505';
-}
 
 /** The message as it was first answered: accepted, queued, nothing sent yet. */
 function asAccepted(row: MessageRow): MessageRow {
