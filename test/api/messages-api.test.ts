@@ -128,7 +128,11 @@ describe('pacing', () => {
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => send(server, { channel_id: channel.id, to: `4915112377${String(i).padStart(3, '0')}`, type: 'text', content: { body: `paced ${i}` } })),
     );
-    assert.ok(answers.every((a) => a.status === 201), answers.map((a) => `${a.status} ${a.status === 201 ? '' : a.text}`).join(','));
+    if (!answers.every((a) => a.status === 201)) {
+      // A flake seen under load (2 in 5 full runs): the channel went back to pairing after it showed connected. Say how.
+      const history = await request(server, 'GET', `/v1/channels/${channel.id}/status`, { key: server.apiKey });
+      assert.fail(`sends refused: ${answers.find((a) => a.status !== 201)!.text}; channel status history: ${history.text}`);
+    }
     const ids = answers.map((a) => a.body.data.id as string);
     // When each send was let through: its attempt is recorded right after its pacing slot, before the call.
     const sentAt = await eventually('all 40 to be sent', async () => {
