@@ -128,6 +128,213 @@ export const throttles = pgTable(
   (t) => [index('throttles_last_attempt_idx').on(t.lastAttemptAt)],
 );
 
+/**
+ * An invitation to join an organization with a role: a one-time link (only the token's hash is
+ * stored) that expires; accepted once, or revoked by an owner or admin.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedByUserId: uuid('invited_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    acceptedAt: at('accepted_at'),
+    acceptedByUserId: uuid('accepted_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_hash_key').on(t.tokenHash),
+    index('invitations_organization_idx').on(t.organizationId, t.createdAt),
+    check('invitations_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+/**
+ * A one-time password-reset link for a user (only the token's hash is stored). Created by an owner
+ * or admin of one of the user's organizations, or by the operator's command (created_by_user_id null).
+ */
+export const passwordResets = pgTable(
+  'password_resets',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+  },
+  (t) => [uniqueIndex('password_resets_token_hash_key').on(t.tokenHash), index('password_resets_user_idx').on(t.userId)],
+);
+
+/**
+ * OAuth clients, registered by an owner or admin of the organization that owns them. Public clients
+ * hold no secret and must use PKCE; confidential ones have a secret, shown once, stored as a hash.
+ * Any user may authorize a client for the organizations they are a member of.
+ */
+export const oauthClients = pgTable(
+  'oauth_clients',
+  {
+    id: uuid('id').primaryKey(),
+    /** The public client_id clients send. */
+    clientId: text('client_id').notNull(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    type: text('type').notNull(),
+    secretHash: text('secret_hash'),
+    redirectUris: text('redirect_uris').array().notNull(),
+    grantTypes: text('grant_types').array().notNull(),
+    scopes: text('scopes').array().notNull(),
+    createdByUserId: uuid('created_by_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('oauth_clients_client_id_key').on(t.clientId),
+    index('oauth_clients_organization_idx').on(t.organizationId, t.createdAt),
+    check('oauth_clients_type_check', sql`${t.type} in ('public', 'confidential')`),
+  ],
+);
+
+/**
+ * One authorization a user gave a client (one approved code or device authorization): its scopes and
+ * the organizations it reaches. Its tokens are one refresh family; revoking the grant revokes them all.
+ */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: uuid('id').primaryKey(),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    scopes: text('scopes').array().notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: at('last_used_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [index('oauth_grants_user_idx').on(t.userId, t.createdAt), index('oauth_grants_client_idx').on(t.clientId)],
+);
+
+/** The organizations a grant reaches (chosen by the user on approval). */
+export const oauthGrantOrganizations = pgTable(
+  'oauth_grant_organizations',
+  {
+    grantId: uuid('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.grantId, t.organizationId] }), index('oauth_grant_organizations_organization_idx').on(t.organizationId)],
+);
+
+/** Access and refresh tokens: opaque, prefixed, stored only as SHA-256 hashes. */
+export const oauthTokens = pgTable(
+  'oauth_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    grantId: uuid('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    scopes: text('scopes').array().notNull(),
+    /** The refresh token this one was issued from (an access token's refresh token, or the previous refresh token of a rotation). */
+    parentId: uuid('parent_id'),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    /** A refresh token that was exchanged: presenting it again revokes the whole grant. */
+    rotatedAt: at('rotated_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('oauth_tokens_token_hash_key').on(t.tokenHash),
+    index('oauth_tokens_grant_idx').on(t.grantId),
+    check('oauth_tokens_kind_check', sql`${t.kind} in ('access', 'refresh')`),
+  ],
+);
+
+/**
+ * GET /v1/oauth/authorize requests, checked and stored while the user signs in and decides; on
+ * approval the row gets its one-time code (hash), bound to the client, redirect_uri and PKCE
+ * challenge, valid 60 s. A used code's row keeps the grant it produced, so a second use revokes it.
+ */
+export const oauthAuthorizationRequests = pgTable(
+  'oauth_authorization_requests',
+  {
+    id: uuid('id').primaryKey(),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    scopes: text('scopes').array().notNull(),
+    state: text('state'),
+    codeChallenge: text('code_challenge'),
+    codeChallengeMethod: text('code_challenge_method'),
+    /** pending (waiting for the user), approved (code issued), denied, used (code exchanged). */
+    status: text('status').notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    organizationIds: uuid('organization_ids').array(),
+    codeHash: text('code_hash'),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    decidedAt: at('decided_at'),
+    usedAt: at('used_at'),
+    grantId: uuid('grant_id').references(() => oauthGrants.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    uniqueIndex('oauth_authorization_requests_code_hash_key').on(t.codeHash),
+    index('oauth_authorization_requests_expires_idx').on(t.expiresAt),
+    check('oauth_authorization_requests_status_check', sql`${t.status} in ('pending', 'approved', 'denied', 'used')`),
+  ],
+);
+
+/** RFC 8628 device authorizations: the device code (hash) the client polls with, the user code people type. */
+export const oauthDeviceAuthorizations = pgTable(
+  'oauth_device_authorizations',
+  {
+    id: uuid('id').primaryKey(),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    /** Normalized: eight letters of the unambiguous alphabet, no dash. */
+    userCode: text('user_code').notNull(),
+    scopes: text('scopes').array().notNull(),
+    /** pending, approved, denied, used (the token was issued). */
+    status: text('status').notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    organizationIds: uuid('organization_ids').array(),
+    intervalSeconds: integer('interval_seconds').notNull(),
+    lastPolledAt: at('last_polled_at'),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    decidedAt: at('decided_at'),
+    grantId: uuid('grant_id').references(() => oauthGrants.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    uniqueIndex('oauth_device_authorizations_device_code_hash_key').on(t.deviceCodeHash),
+    uniqueIndex('oauth_device_authorizations_user_code_key').on(t.userCode),
+    index('oauth_device_authorizations_expires_idx').on(t.expiresAt),
+    check('oauth_device_authorizations_status_check', sql`${t.status} in ('pending', 'approved', 'denied', 'used')`),
+  ],
+);
+
 export const channels = pgTable(
   'channels',
   {
