@@ -96,6 +96,18 @@ const envSchema = z.object({
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(10).max(60_000).default(1000),
   WEBHOOK_DISABLE_AFTER: duration.prefault('5d'),
   WEBHOOK_DISABLE_MIN_FAILURES: z.coerce.number({ error: 'expects a number of failed attempts' }).int().min(1).default(10),
+  SIGNUP: z.enum(['closed', 'open'], { error: 'expects closed or open' }).default('closed'),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'expects an SMTP URL such as smtp://user:password@mail.example.com:587 or smtps://…:465' })
+    .optional(),
+  SMTP_FROM: z.string().min(3).max(320).default('Parley <no-reply@parley.local>'),
+  INVITATION_TTL: duration.prefault('7d'),
+  PASSWORD_RESET_TTL: duration.prefault('1h'),
+  OAUTH_ACCESS_TOKEN_TTL: duration.prefault('1h'),
+  OAUTH_REFRESH_TOKEN_TTL: duration.prefault('30d'),
+  OAUTH_DEVICE_CODE_TTL: duration.prefault('10m'),
+  OAUTH_DEVICE_POLL_INTERVAL: duration.prefault('5s'),
+  OAUTH_CODE_TTL: duration.prefault('60s'),
   EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
 });
 
@@ -168,6 +180,13 @@ export type Config = {
   };
   /** Events, webhook deliveries and their attempts are kept this many days. */
   eventRetentionDays: number;
+  /** Open sign-up (POST /v1/auth/signup) or only invited people. */
+  signup: 'closed' | 'open';
+  /** Outgoing mail for invitations and reset links; undefined: links are only shown to whoever made them. */
+  mail: { smtpUrl: string | undefined; from: string };
+  invitationTtlMs: number;
+  passwordResetTtlMs: number;
+  oauth: { accessTokenTtlMs: number; refreshTokenTtlMs: number; deviceCodeTtlMs: number; devicePollIntervalMs: number; codeTtlMs: number };
   /** True when the public address is https, so cookies get the Secure flag. */
   secureCookies: boolean;
 };
@@ -178,7 +197,7 @@ const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY$/;
 /** The value as a problem line may show it: secrets hidden, a database URL without its credentials. */
 function shownValue(name: string, value: string | undefined): string {
   if (SECRET_NAME.test(name)) return 'value hidden';
-  const text = name === 'DATABASE_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
+  const text = name === 'DATABASE_URL' || name === 'SMTP_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
   return `got ${JSON.stringify(text)}`;
 }
 
@@ -267,6 +286,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableMinFailures: e.WEBHOOK_DISABLE_MIN_FAILURES,
     },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    signup: e.SIGNUP,
+    mail: { smtpUrl: e.SMTP_URL, from: e.SMTP_FROM },
+    invitationTtlMs: e.INVITATION_TTL,
+    passwordResetTtlMs: e.PASSWORD_RESET_TTL,
+    oauth: {
+      accessTokenTtlMs: e.OAUTH_ACCESS_TOKEN_TTL,
+      refreshTokenTtlMs: e.OAUTH_REFRESH_TOKEN_TTL,
+      deviceCodeTtlMs: e.OAUTH_DEVICE_CODE_TTL,
+      devicePollIntervalMs: e.OAUTH_DEVICE_POLL_INTERVAL,
+      codeTtlMs: e.OAUTH_CODE_TTL,
+    },
     secureCookies: baseUrl.startsWith('https://'),
   };
 }

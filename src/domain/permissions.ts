@@ -15,6 +15,11 @@ export const PERMISSIONS = [
   'webhooks:write',
   'api_keys:read',
   'api_keys:write',
+  'members:read',
+  'members:write',
+  'oauth_clients:read',
+  'oauth_clients:write',
+  'oauth:introspect',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -32,6 +37,11 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   'webhooks:write': 'Create, change, test and retry webhook endpoints and deliveries',
   'api_keys:read': 'List API keys',
   'api_keys:write': 'Create and revoke API keys',
+  'members:read': 'List the organization\'s members and invitations',
+  'members:write': 'Invite members, change their roles, remove them and send them password-reset links',
+  'oauth_clients:read': 'List the organization\'s OAuth clients',
+  'oauth_clients:write': 'Register, change and delete OAuth clients',
+  'oauth:introspect': 'Introspect OAuth tokens that reach the organization',
 };
 
 export function isPermission(value: string): value is Permission {
@@ -40,6 +50,9 @@ export function isPermission(value: string): value is Permission {
 
 export type Role = 'owner' | 'admin' | 'member';
 
+/** What owners and admins may do and members may not. */
+const MEMBER_WITHHELD: ReadonlySet<Permission> = new Set(['api_keys:write', 'webhooks:write', 'channels:write', 'members:write', 'oauth_clients:write']);
+
 /** What a dashboard user of each role may do. Owners and admins hold every permission. */
 export function permissionsForRole(role: Role): readonly Permission[] {
   switch (role) {
@@ -47,7 +60,7 @@ export function permissionsForRole(role: Role): readonly Permission[] {
     case 'admin':
       return PERMISSIONS;
     case 'member':
-      return PERMISSIONS.filter((p) => p !== 'api_keys:write' && p !== 'webhooks:write' && p !== 'channels:write');
+      return PERMISSIONS.filter((p) => !MEMBER_WITHHELD.has(p));
     default:
       return role satisfies never;
   }
