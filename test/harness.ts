@@ -134,6 +134,8 @@ export type TestServer = {
   /** The all-permission key of the bootstrapped organization. */
   apiKey: string;
   organizationId: string;
+  /** The server database's URL (PostgreSQL runs; undefined on PGlite), for tests that need a connection of their own. */
+  databaseUrl: string | undefined;
   /** Every log line the server wrote, for checks that secrets never appear. */
   logs: string[];
   /** Values that must never appear in this server's logs (value -> what it is); close() fails when one does. */
@@ -222,6 +224,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     app,
     apiKey,
     organizationId: result.organizationId,
+    databaseUrl: testDb.url,
     logs,
     sensitive,
     registerSensitive,

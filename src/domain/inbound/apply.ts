@@ -3,7 +3,7 @@
  * channels (status, health), templates (status, category), messages (statuses, inbound messages) and
  * contacts (a changed number), in one transaction with the delivery marked done.
  */
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -108,10 +108,30 @@ const refOf = (channel: ChannelRow) => ({ id: channel.id, organizationId: channe
 /** A report older than the last one applied (callbacks overtake each other) is history, not news. */
 const isStale = (channel: ChannelRow, timestamp: Date | undefined) => Boolean(timestamp && channel.statusReportedAt && timestamp.getTime() < channel.statusReportedAt.getTime());
 
-async function applyChannelStatus(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.status' }>, at: Date): Promise<ChannelRow> {
+/**
+ * The channel as committed now, locked until the transaction ends: a report is judged against the
+ * newest report applied, not against the row as it was when this delivery was picked up (another
+ * delivery of the same channel may have committed since).
+ */
+async function lockChannel(tx: Executor, channelId: string): Promise<ChannelRow> {
+  const [row] = await tx.select().from(channels).where(eq(channels.id, channelId)).for('update');
+  return row!;
+}
+
+/** The time of the newest report applied only moves forward. */
+async function markReported(tx: Executor, channelId: string, timestamp: Date | undefined): Promise<void> {
+  if (!timestamp) return;
+  await tx
+    .update(channels)
+    .set({ statusReportedAt: sql`greatest(${channels.statusReportedAt}, ${timestamp.toISOString()}::timestamptz)` })
+    .where(eq(channels.id, channelId));
+}
+
+async function applyChannelStatus(tx: Executor, picked: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.status' }>, at: Date): Promise<ChannelRow> {
+  const channel = await lockChannel(tx, picked.id);
   if (isStale(channel, event.timestamp)) return channel;
   await transitionChannel(tx, refOf(channel), event.status, event.reason ?? `provider reported ${event.status}`, event.reasonCode ?? null, at);
-  if (event.timestamp) await tx.update(channels).set({ statusReportedAt: event.timestamp }).where(eq(channels.id, channel.id));
+  await markReported(tx, channel.id, event.timestamp);
   if (event.status === 'connected') {
     await tx
       .update(channels)
@@ -125,7 +145,8 @@ async function applyChannelStatus(tx: Executor, channel: ChannelRow, event: Extr
  * A health report: a block or a warning becomes the channel's last error, and a block moves it to
  * `error`; a lifted block returns an `error` channel to `connected` when that block put it there.
  */
-async function applyChannelHealth(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.health' }>, at: Date): Promise<ChannelRow> {
+async function applyChannelHealth(tx: Executor, picked: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.health' }>, at: Date): Promise<ChannelRow> {
+  const channel = await lockChannel(tx, picked.id);
   if (event.effect !== 'degraded' && isStale(channel, event.timestamp)) return channel;
   let moved = false;
   if (event.effect === 'restored') {
@@ -145,7 +166,7 @@ async function applyChannelHealth(tx: Executor, channel: ChannelRow, event: Extr
       .where(eq(channels.id, channel.id));
     if (event.effect === 'blocked') moved = (await transitionChannel(tx, refOf(channel), 'error', event.message, event.code, at)).changed;
   }
-  if (moved && event.timestamp) await tx.update(channels).set({ statusReportedAt: event.timestamp }).where(eq(channels.id, channel.id));
+  if (moved) await markReported(tx, channel.id, event.timestamp);
   return reloadChannel(tx, channel.id);
 }
 
