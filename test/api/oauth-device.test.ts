@@ -93,7 +93,7 @@ test('a device gets a device code and a user code, as JSON or form, and the row 
     assert.equal(JSON.stringify(row).includes(started.device_code), false, 'only the hash is stored');
   }
   // No scope, or an empty one: every scope the client registered.
-  for (const body of [{ client_id: client.clientId }, { client_id: client.clientId, scope: '' }]) {
+  for (const body of [{ client_id: client.clientId }, { client_id: client.clientId, scope: '' }] as Array<Record<string, string>>) {
     const started = await startDevice(body, 'form');
     assert.deepEqual((await rowOfCode(started.device_code))!.scopes, client.scopes);
   }
