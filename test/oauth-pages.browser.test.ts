@@ -7,23 +7,19 @@
  * Needs the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import * as oidc from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { oauthAuthorizationRequests, oauthDeviceAuthorizations } from '../src/db/schema.ts';
 import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
-import { DASHBOARD_DIR } from '../src/http/dashboard.ts';
+import { launchBrowser, logIn as fillSignIn, openContext } from './browser.ts';
 import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
 import { createOAuthClient, pkcePair, type ClientFixture } from './oauth-client-fixture.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 let server: TestServer;
 let browser: Browser;
@@ -35,8 +31,6 @@ let client: ClientFixture;
 let second: Awaited<ReturnType<typeof createOtherOrganization>>;
 
 before(async () => {
-  assert.ok(existsSync(path.join(DASHBOARD_DIR, 'index.html')), 'the dashboard is not built: run `npm run build:dashboard` first');
-  assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: apt-get install -y chromium`);
   server = await startTestServer();
   clientSite = createServer((req, res) => {
     const url = new URL(req.url ?? '/', clientOrigin);
@@ -54,11 +48,7 @@ before(async () => {
   second = await createOtherOrganization(server, 'Acme Labs');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
   await addMembership({ db: server.container.database.db, clock: server.container.clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'member' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -68,22 +58,15 @@ after(async () => {
 });
 
 async function openPage() {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const consoleLines: string[] = [];
-  const pageErrors: string[] = [];
-  page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()} [${message.location().url}]`));
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  const { context, page, consoleLines, pageErrors } = await openContext(browser, { width: 1100, height: 900 });
   const problems = () => ({ pageErrors, consoleErrors: consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)/.test(line)) });
   return { context, page, problems };
 }
 
+/** Signs the owner in on the sign-in page, once it shows. */
 async function logIn(page: Page) {
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel('Email').fill(OWNER_EMAIL);
-  await page.getByLabel('Password').fill(OWNER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await fillSignIn(page, OWNER_EMAIL, OWNER_PASSWORD);
 }
 
 test('a signed-out person follows a client to the consent page, signs in, comes back, approves two organizations and lands on the redirect with code and state', async () => {
