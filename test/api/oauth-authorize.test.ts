@@ -301,6 +301,12 @@ test('CSRF: a cross-origin POST and a form-encoded POST to the consent routes ar
   const text = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie, rawBody: 'x', contentType: 'text/plain' });
   assert.equal(text.status, 415);
   assert.equal((await rowOf(id))!.status, 'pending', 'nothing was decided');
+  // The pages themselves refuse to be framed (clickjacking), built or not.
+  for (const page of [`/app/oauth/authorize?request=${id}`, '/app/device?user_code=BCDF-GHJK']) {
+    const res = await request(server, 'GET', page);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY', page);
+    assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, page);
+  }
   // The dashboard's own origin is welcome.
   const own = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, {
     cookie,

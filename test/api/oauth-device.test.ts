@@ -1,7 +1,8 @@
 /**
  * The device flow's front half over real HTTP: POST /v1/oauth/device (JSON and form bodies, a
  * third-party client, OAuth error bodies, nothing stored when refused), and the verification page's
- * JSON routes (lookup, approve with organizations, deny, one decision, throttled guesses, expiry, CSRF).
+ * JSON routes (lookup, approve with organizations, deny, one decision, throttled guesses, expiry, CSRF),
+ * and the purge of expired flows.
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -9,14 +10,15 @@ import { syncBuiltinESMExports } from 'node:module';
 import { after, before, mock, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import * as oidc from 'openid-client';
-import { oauthDeviceAuthorizations } from '../../src/db/schema.ts';
+import { oauthAuthorizationRequests, oauthDeviceAuthorizations } from '../../src/db/schema.ts';
 import { addMembership } from '../../src/domain/organizations/organizations.ts';
 import { USER_CODE_ALPHABET } from '../../src/domain/oauth/vocabulary.ts';
+import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts';
 import { PERMISSION_DESCRIPTIONS } from '../../src/domain/permissions.ts';
 import { findUserByEmail } from '../../src/domain/users/users.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
-import { countRows, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import { authorizeQuery, countRows, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 
 const clock = movableClock();
 let server: TestServer;
@@ -185,6 +187,28 @@ test('the verification page looks the code up (as typed: any case, dash or not) 
   const byKey = await request(server, 'POST', '/v1/oauth/device/lookup', { key: server.apiKey, body: { user_code: started.user_code } });
   assert.equal(byKey.status, 403);
   assert.equal((await request(server, 'POST', '/v1/oauth/device/lookup', { body: { user_code: started.user_code } })).status, 401);
+});
+
+test('the verification routes refuse malformed, missing, oversized and non-JSON bodies, and decide nothing', async () => {
+  const started = await startDevice();
+  for (const path of ['/v1/oauth/device/lookup', '/v1/oauth/device/approve', '/v1/oauth/device/deny']) {
+    const cases: Array<[label: string, options: Parameters<typeof request>[3], status: number]> = [
+      ['no body', { cookie }, 400],
+      ['malformed JSON', { cookie, rawBody: '{"user_code":' }, 400],
+      ['a JSON array', { cookie, rawBody: '[]' }, 400],
+      ['user_code not a string', { cookie, body: { user_code: 12345678, organization_ids: [server.organizationId] } }, 400],
+      ['NUL in user_code', { cookie, body: { user_code: 'BCDF\u0000GHJK', organization_ids: [server.organizationId] } }, 400],
+      ['text/plain', { cookie, rawBody: started.user_code, contentType: 'text/plain' }, 415],
+      ['oversized', { cookie, rawBody: JSON.stringify({ user_code: started.user_code, pad: 'x'.repeat(server.config.bodyLimitBytes) }) }, 413],
+    ];
+    for (const [label, options, status] of cases) {
+      const res = await request(server, 'POST', path, options);
+      assert.equal(res.status, status, `${path} ${label}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, `${path} ${label}`);
+    }
+  }
+  assert.equal((await rowOfCode(started.device_code))!.status, 'pending');
+  assert.equal((await lookup(started.user_code)).status, 200, 'none of it counted as a wrong code');
 });
 
 test('approval for chosen organizations and denial are stored for the token endpoint; a decided code is the decider\'s alone', async () => {
@@ -357,4 +381,22 @@ test('a code left undecided expires: 410 for lookup, approval and denial', async
   assert.equal((await approve(started.user_code, [server.organizationId])).status, 410);
   assert.equal((await deny(started.user_code)).status, 410);
   assert.equal((await rowOfCode(started.device_code))!.status, 'pending');
+});
+
+test('the hourly maintenance job deletes requests and devices a day past their expiry, but keeps redeemed ones', async () => {
+  const db = server.container.database.db;
+  const expired = await startDevice();
+  const redeemed = await startDevice();
+  await db.update(oauthDeviceAuthorizations).set({ status: 'used' }).where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(redeemed.device_code)));
+  const authorizing = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(client)}`);
+  const requestId = new URL(authorizing.headers.get('location')!).searchParams.get('request')!;
+  const purge = purgeSessionsHandler({ database: server.container.database, clock, logger: server.container.logger });
+  clock.advance(600_000 + 3_600_000);
+  await purge();
+  assert.ok(await rowOfCode(expired.device_code), 'kept within a day of its expiry');
+  clock.advance(86_400_000);
+  await purge();
+  assert.equal(await rowOfCode(expired.device_code), undefined);
+  assert.equal((await rowOfCode(redeemed.device_code))?.status, 'used');
+  assert.equal((await db.select().from(oauthAuthorizationRequests).where(eq(oauthAuthorizationRequests.id, requestId))).length, 0);
 });
