@@ -2,8 +2,6 @@
 import { useEffect, useState, type MouseEvent, type ReactNode } from 'react';
 import { BASE } from './base.ts';
 
-export { BASE };
-
 /** The path below /app, always starting with '/'. */
 function currentRoute(): string {
   const path = window.location.pathname;
