@@ -4,33 +4,25 @@
  * Needs the built dashboard (`npm run build:dashboard`; `npm test` builds it first).
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { DASHBOARD_DIR } from '../src/http/dashboard.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { channels } from '../src/db/schema.ts';
 import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
+import { launchBrowser, logIn, openContext as openBrowserContext } from './browser.ts';
 import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = path.join(tmpdir(), 'parley-dashboard-api-keys.png');
 
 let server: TestServer;
 let browser: Browser;
 
 before(async () => {
-  assert.ok(existsSync(path.join(DASHBOARD_DIR, 'index.html')), 'the dashboard is not built: run `npm run build:dashboard` first');
-  assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: apt-get install -y chromium`);
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -38,23 +30,7 @@ after(async () => {
   await server?.close();
 });
 
-/** A fresh browser profile that records console output and page errors for later checks. */
-async function openContext() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const consoleLines: string[] = [];
-  const pageErrors: string[] = [];
-  page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()} [${message.location().url}]`));
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  return { context, page, consoleLines, pageErrors };
-}
-
-async function logIn(page: Page, email: string, password: string) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const openContext = () => openBrowserContext(browser);
 
 function nav(page: Page) {
   return page.getByRole('navigation', { name: 'Main' });
@@ -187,7 +163,7 @@ test('the organization switcher acts in the chosen organization and remembers it
   try {
     await page.goto(`${server.baseUrl}/app/channels`);
     await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
-    const switcher = page.getByLabel('Organization');
+    const switcher = page.getByRole('combobox', { name: /^Organization/ });
     await switcher.waitFor();
     assert.equal(await switcher.inputValue(), server.organizationId);
     await page.getByRole('heading', { name: 'No channels yet' }).waitFor();
@@ -206,14 +182,14 @@ test('the organization switcher acts in the chosen organization and remembers it
     // The choice survives a reload.
     await page.reload();
     await page.locator('tbody tr', { hasText: 'Acme key' }).waitFor();
-    assert.equal(await page.getByLabel('Organization').inputValue(), other.organizationId);
+    assert.equal(await page.getByRole('combobox', { name: /^Organization/ }).inputValue(), other.organizationId);
     assert.equal(await page.evaluate(() => localStorage.getItem('parley.organizationId')), other.organizationId);
 
     // A remembered organization the user is no longer in falls back to the session's own.
     await page.evaluate(() => localStorage.setItem('parley.organizationId', '00000000-0000-4000-8000-000000000000'));
     await page.reload();
     await page.locator('tbody tr', { hasText: `${server.apiKey.slice(0, 8)}…` }).waitFor();
-    assert.equal(await page.getByLabel('Organization').inputValue(), server.organizationId);
+    assert.equal(await page.getByRole('combobox', { name: /^Organization/ }).inputValue(), server.organizationId);
     assert.deepEqual(pageErrors, []);
   } finally {
     await context.close();

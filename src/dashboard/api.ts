@@ -51,6 +51,18 @@ export type SessionView = {
 
 export type Page<T> = { data: T[]; meta: { next_cursor: string | null } };
 
+/** What a person is asked to approve, in both OAuth flows. */
+export type OAuthConsent = {
+  client: { client_id: string; name: string };
+  scopes: Array<{ name: string; description: string }>;
+  organizations: Organization[];
+  expires_at: string;
+};
+
+export type OAuthAuthorizationRequest = OAuthConsent & { id: string; redirect_uri: string };
+export type DeviceVerification = OAuthConsent & { user_code: string };
+export type DeviceDecision = { user_code: string; status: 'approved' | 'denied'; client: { client_id: string; name: string } };
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
@@ -158,6 +170,16 @@ export const api = {
     call<{ data: CreatedApiKey }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
   revokeApiKey: (id: string) => call<void>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`),
   channels: (cursor?: string) => call<Page<Channel>>('GET', '/v1/channels', { query: { cursor } }),
+  authorizationRequest: (id: string) =>
+    call<{ data: OAuthAuthorizationRequest }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then((r) => r.data),
+  approveAuthorization: (id: string, organizationIds: string[]) =>
+    call<{ data: { redirect_to: string } }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/approve`, { body: { organization_ids: organizationIds } }).then((r) => r.data),
+  denyAuthorization: (id: string) =>
+    call<{ data: { redirect_to: string } }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/deny`).then((r) => r.data),
+  lookupDevice: (userCode: string) => call<{ data: DeviceVerification }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
+  approveDevice: (userCode: string, organizationIds: string[]) =>
+    call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
+  denyDevice: (userCode: string) => call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 
 /** The message to show for anything a call threw. */

@@ -10,8 +10,12 @@ import { Link, navigate, useRoute } from './router.tsx';
 import { ErrorMessage, Loading, PageHeader } from './ui.tsx';
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
 import { ChannelsPage } from './pages/ChannelsPage.tsx';
+import { DevicePage } from './pages/DevicePage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
+import { OAuthAuthorizePage } from './pages/OAuthAuthorizePage.tsx';
 import { SessionsPage } from './pages/SessionsPage.tsx';
+import { loginPathFor, safeReturnTo } from './return-to.ts';
+import { BASE } from './base.ts';
 
 type State =
   | { kind: 'loading' }
@@ -20,6 +24,19 @@ type State =
   | { kind: 'ready'; session: SessionInfo };
 
 const DEFAULT_ROUTE = '/channels';
+const LOGIN_ROUTE = '/login';
+
+/** Pages that stand alone, outside the app's shell: where an application sends a person to approve it. */
+const STANDALONE: Record<string, (props: { session: SessionInfo }) => ReactNode> = {
+  '/oauth/authorize': OAuthAuthorizePage,
+  '/device': DevicePage,
+};
+
+/** Where the sign-in page's ?return_to= points, as a route under /app; undefined when it points nowhere of ours. */
+function returnRoute(): string | undefined {
+  const target = safeReturnTo(new URLSearchParams(window.location.search).get('return_to'), window.location.origin);
+  return target === undefined ? undefined : target.slice(BASE.length) || '/';
+}
 
 /**
  * The session in the remembered organization; when that answers 403 (the user is no longer a member
@@ -43,6 +60,7 @@ async function loadSession(): Promise<SessionInfo | undefined> {
 
 function App() {
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const route = useRoute();
 
   const refresh = useCallback(async (afterLogin = false) => {
     try {
@@ -69,6 +87,13 @@ function App() {
     return () => setUnauthenticatedHandler(undefined);
   }, [refresh]);
 
+  useEffect(() => {
+    // Signed out on a standalone page: sign in, then come back to it.
+    if (state.kind === 'anonymous' && route in STANDALONE) navigate(loginPathFor(window.location.pathname + window.location.search), { replace: true });
+    // Signed in on the sign-in page (just now, or with a session already): on to ?return_to=, a path of this dashboard only.
+    if (state.kind === 'ready' && route === LOGIN_ROUTE) navigate(returnRoute() ?? DEFAULT_ROUTE, { replace: true });
+  }, [state.kind, route]);
+
   switch (state.kind) {
     case 'loading':
       return (
@@ -90,7 +115,16 @@ function App() {
       );
     case 'anonymous':
       return <LoginPage notice={state.notice} onLoggedIn={() => refresh(true)} />;
-    case 'ready':
+    case 'ready': {
+      const Standalone = STANDALONE[route];
+      if (Standalone) return <Standalone session={state.session} />;
+      if (route === LOGIN_ROUTE) {
+        return (
+          <main className="center">
+            <Loading />
+          </main>
+        );
+      }
       return (
         <Shell
           session={state.session}
@@ -98,6 +132,7 @@ function App() {
           onLoggedOut={() => setState({ kind: 'anonymous', notice: 'You have been logged out.' })}
         />
       );
+    }
   }
 }
 

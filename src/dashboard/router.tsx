@@ -1,7 +1,6 @@
 /** A small history router for the routes under /app/ (the server answers index.html for each). */
 import { useEffect, useState, type MouseEvent, type ReactNode } from 'react';
-
-export const BASE = '/app';
+import { BASE } from './base.ts';
 
 /** The path below /app, always starting with '/'. */
 function currentRoute(): string {
@@ -11,9 +10,10 @@ function currentRoute(): string {
   return trimmed === '' ? '/' : trimmed;
 }
 
+/** Goes to a route under /app (it may carry a query). */
 export function navigate(route: string, options: { replace?: boolean } = {}): void {
   const url = BASE + (route === '/' ? '/' : route);
-  if (url === window.location.pathname) return;
+  if (url === window.location.pathname + window.location.search) return;
   if (options.replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   window.dispatchEvent(new PopStateEvent('popstate'));

@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'conflict',
+  'gone',
   'method_not_allowed',
   'payload_too_large',
   'uri_too_long',

@@ -40,6 +40,8 @@ import { registerProviderWebhookRoutes } from './providers/webhooks.ts';
 import { registerWebhookRoutes } from './v1/webhooks.ts';
 import { registerEventRoutes } from './v1/events.ts';
 import { registerSandboxRoutes } from './sandbox/routes.ts';
+import { registerAuthorizeRoutes } from './oauth/authorize.ts';
+import { registerDeviceRoutes } from './oauth/device.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -151,11 +153,14 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         imgSrc: ["'self'", 'data:'],
         styleSrc: ["'self'", "'unsafe-inline'"],
         scriptSrc: ["'self'"],
+        // No page of ours is ever framed (the consent and device pages least of all: clickjacking).
+        frameAncestors: ["'none'"],
         // Only an https deployment may tell browsers to upgrade; on plain http it would break the page.
         upgradeInsecureRequests: config.secureCookies ? [] : null,
       },
     },
     hsts: config.secureCookies,
+    frameguard: { action: 'deny' as const },
   };
   // A malformed path never reaches the hooks: frameworkErrors (above) sets these headers itself.
   const setSecurityHeaders = securityHeaders(helmetOptions);
@@ -256,6 +261,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
 
   await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });
   await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
+  const oauthFlows = { db: container.database.db, clock: container.clock };
+  await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
+  await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
   await registerChannelRoutes(app, channelRouteDeps(container));
   await registerTemplateRoutes(app, templateDeps(container));

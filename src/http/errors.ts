@@ -19,6 +19,7 @@ const STATUS: Record<ErrorCode, { status: number; title: string }> = {
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  gone: { status: 410, title: 'Gone' },
   payload_too_large: { status: 413, title: 'Payload Too Large' },
   uri_too_long: { status: 414, title: 'URI Too Long' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },

@@ -9,6 +9,7 @@
  */
 import { DomainError } from '../domain/errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
+import { authorizationErrorPage } from './oauth/error-page.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
 const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
@@ -21,6 +22,7 @@ const API_KEY_ID = '0196b1f2-0a00-7000-8000-000000000111';
 const ENDPOINT_ID = '0196b1f0-3a2c-7d41-8e5f-6a7b8c9d0e1f';
 const ATTEMPT_ID = '0196b1f2-0a00-7000-8000-000000000131';
 const SESSION_ID = '0196b1f2-0a00-7000-8000-000000000141';
+const AUTHORIZATION_REQUEST_ID = '0196b1f2-0a00-7000-8000-000000000161';
 const PHONE = '4915112345678';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
@@ -110,6 +112,20 @@ const deliveryPolicy = {
   max_endpoints: 20,
 };
 
+const oauthClient = { client_id: 'pcl_8mZk2xQv7LrT', name: 'Parley CLI' };
+const consent = {
+  client: oauthClient,
+  scopes: [
+    { name: 'channels:read', description: 'Read channels, their status and capabilities' },
+    { name: 'messages:send', description: 'Send messages and change conversations' },
+  ],
+  organizations: [
+    { organization_id: ORG_ID, organization_name: 'Acme GmbH', role: 'owner' },
+    { organization_id: '0196b1f2-0a00-7000-8000-0000000000a2', organization_name: 'Acme Labs', role: 'member' },
+  ],
+  expires_at: '2025-06-02T09:25:00.000Z',
+};
+
 const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;base64,iVBORw0KGgo…', expires_at: '2025-06-02T09:15:20.000Z' };
 
 /** One record per response shape, keyed by its component schema id. */
@@ -186,6 +202,18 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     organizations: [{ organization_id: ORG_ID, organization_name: 'Acme GmbH', role: 'owner' }],
     session: { id: SESSION_ID, created_at: CREATED, expires_at: '2025-07-02T09:00:00.000Z' },
   },
+  OAuthAuthorizationRequest: { id: AUTHORIZATION_REQUEST_ID, ...consent, redirect_uri: 'http://127.0.0.1:53682/callback' },
+  OAuthRedirect: { redirect_to: 'http://127.0.0.1:53682/callback?code=plc_Xq3vN8kTz0bW5mR2cY7pL4sJ9hF1dG6aE3uK8oI2nV0&state=af0ifjsldkj&iss=https%3A%2F%2Fparley.example.com' },
+  DeviceAuthorization: {
+    device_code: 'pld_Gm4tQ8vZ1xK7nB3rW9yC2hJ5sL0dF6aP8eU4iO1kT3',
+    user_code: 'BCDF-GHJK',
+    verification_uri: 'https://parley.example.com/app/device',
+    verification_uri_complete: 'https://parley.example.com/app/device?user_code=BCDF-GHJK',
+    expires_in: 600,
+    interval: 5,
+  },
+  DeviceVerification: { user_code: 'BCDF-GHJK', ...consent },
+  DeviceDecision: { user_code: 'BCDF-GHJK', status: 'approved', client: oauthClient },
   WebhookEndpointHealth: endpointHealth,
   WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
   WebhookAttempt: {
@@ -274,6 +302,7 @@ export const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
       meta: { next_cursor: 'MDE5NmIxZjItMGEwMC03MDAwLTgwMDAtMDAwMDAwMDAwMTUx', has_more: false },
     },
   },
+  'GET /v1/oauth/authorize': { 400: authorizationErrorPage('no application is registered with this client_id') },
   'POST /v1/templates/sync': { 200: { data: { created: 1, updated: 0, unchanged: 3, templates: [template] } } },
   'GET /v1/providers/chatapp_official/webhook': { 200: '1158201444' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { 200: '1158201444' },
@@ -308,6 +337,7 @@ const RESOURCES: Record<string, string> = {
   sessionID: 'session',
   templateID: 'template',
   endpointID: 'webhook endpoint',
+  requestID: 'authorization request',
   tag: 'tag assignment',
   phone: 'contact',
 };
@@ -318,6 +348,9 @@ const NOT_FOUND: Record<string, string> = {
   'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'suppression',
   'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': 'webhook message',
   'POST /v1/settings/developer/webhooks/endpoints': 'channel',
+  'POST /v1/oauth/device/lookup': 'device authorization',
+  'POST /v1/oauth/device/approve': 'device authorization',
+  'POST /v1/oauth/device/deny': 'device authorization',
 };
 
 /** Conflicts and refusals the route groups answer, by operation. */
@@ -334,8 +367,56 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
     'POST /v1/settings/developer/webhooks/endpoints',
     { summary: 'Too many endpoints', error: new DomainError('conflict', `an organization has at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints; delete one first`) },
   ],
+  ['GET /v1/oauth/authorization-requests/{requestID}', { summary: 'Already decided', error: new DomainError('conflict', 'this authorization request was already approved') }],
+  ['POST /v1/oauth/authorization-requests/{requestID}/approve', { summary: 'Already decided', error: new DomainError('conflict', 'this authorization request was already approved') }],
+  ['POST /v1/oauth/authorization-requests/{requestID}/deny', { summary: 'Already decided', error: new DomainError('conflict', 'this authorization request was already approved') }],
+  ['POST /v1/oauth/device/lookup', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already denied') }],
+  ['POST /v1/oauth/device/approve', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
+  ['POST /v1/oauth/device/deny', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
   ['', { summary: 'Conflict', error: new DomainError('conflict', 'the channel changed while the request was served; read it again and retry') }],
 ];
+
+const NOT_A_MEMBER: ErrorExample = {
+  summary: 'Not a member',
+  error: new DomainError('forbidden', `not a member of organization ${ORG_ID}: choose organizations you belong to`, {
+    fieldErrors: [{ pointer: '/organization_ids/0', location: 'body', message: 'not an organization you are a member of' }],
+  }),
+};
+const NOT_A_SESSION: ErrorExample = { summary: 'Not a session', error: new DomainError('forbidden', 'this operation needs a dashboard session') };
+const REQUEST_EXPIRED: ErrorExample = { summary: 'Expired', error: new DomainError('gone', 'this authorization request expired: go back to the application and start again') };
+const DEVICE_EXPIRED: ErrorExample = { summary: 'Expired', error: new DomainError('gone', 'this device authorization expired: start again on the device for a new code') };
+const WRONG_CODES: ErrorExample = {
+  summary: 'Too many wrong codes',
+  error: new DomainError('rate_limited', 'too many wrong codes from your account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  retryAfter: 8,
+};
+const BAD_USER_CODE: ErrorExample = {
+  summary: 'Malformed user_code',
+  error: new DomainError('invalid', 'user_code must be the 8 letters the device shows, such as BCDF-GHJK', {
+    fieldErrors: [{ pointer: '/user_code', location: 'body', message: 'must be 8 letters of BCDFGHJKLMNPQRSTVWXZ (a dash or spaces between are fine)' }],
+  }),
+};
+
+/** Operations whose refusals of a status are their own (they replace the ones the status stands for elsewhere). */
+const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'POST /v1/oauth/device': {
+    400: [
+      { summary: 'Missing client_id', error: invalidField('body', '/client_id', 'Invalid input: expected string, received undefined') },
+      { summary: 'Unknown scope', error: new DomainError('invalid', 'unknown scope messages:delete', { extra: { oauth_error: 'invalid_scope' } }) },
+      {
+        summary: 'Not a device client',
+        error: new DomainError('invalid', 'the client is not registered for the device authorization grant (urn:ietf:params:oauth:grant-type:device_code)', { extra: { oauth_error: 'unauthorized_client' } }),
+      },
+    ],
+    401: [{ summary: 'Unknown client', error: new DomainError('unauthenticated', 'unknown client_id: no client is registered with it') }],
+  },
+  'GET /v1/oauth/authorization-requests/{requestID}': { 410: [REQUEST_EXPIRED] },
+  'POST /v1/oauth/authorization-requests/{requestID}/approve': { 403: [NOT_A_MEMBER, NOT_A_SESSION], 410: [REQUEST_EXPIRED] },
+  'POST /v1/oauth/authorization-requests/{requestID}/deny': { 410: [REQUEST_EXPIRED] },
+  'POST /v1/oauth/device/lookup': { 400: [BAD_USER_CODE], 410: [DEVICE_EXPIRED], 429: [WRONG_CODES] },
+  'POST /v1/oauth/device/approve': { 400: [BAD_USER_CODE], 403: [NOT_A_MEMBER, NOT_A_SESSION], 410: [DEVICE_EXPIRED], 429: [WRONG_CODES] },
+  'POST /v1/oauth/device/deny': { 400: [BAD_USER_CODE], 410: [DEVICE_EXPIRED], 429: [WRONG_CODES] },
+};
 
 const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
   [
@@ -362,6 +443,8 @@ function invalidField(location: 'body' | 'query' | 'params' | 'headers', pointer
 
 /** The refusals an error status stands for on the given operation, most telling first. */
 export function errorExamples(status: number, context: ErrorContext): ErrorExample[] {
+  const own = OPERATION_ERRORS[context.operation]?.[status];
+  if (own) return own;
   const path = context.operation.split(' ')[1]!;
   switch (status) {
     case 400: {

@@ -23,6 +23,7 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
@@ -39,11 +40,16 @@ const SHAPES: Record<string, ErrorShape> = { Problem: 'problem', CodeError: 'cod
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The media type and schema of an error body in the given shape; credential failures are problems on every route. */
+/** The shape an error of this status is written in (app.ts's error handler): the contacts routes' credential failures are problems. */
+function bodyShapeOf(status: number, shape: ErrorShape): ErrorShape {
+  return shape === 'code' && (status === 401 || status === 403) ? 'problem' : shape;
+}
+
+/** The media type and schema of an error body in the given shape. */
 function errorBody(status: number, shape: ErrorShape): { media: string; schema: JsonSchema } {
-  const auth = status === 401 || status === 403;
-  if (shape === 'problem' || auth) return { media: 'application/problem+json', schema: ref('Problem') };
-  return { media: 'application/json', schema: ref(shape === 'code' ? 'CodeError' : 'OAuthError') };
+  const written = bodyShapeOf(status, shape);
+  if (written === 'problem') return { media: 'application/problem+json', schema: ref('Problem') };
+  return { media: 'application/json', schema: ref(written === 'code' ? 'CodeError' : 'OAuthError') };
 }
 
 /** The error statuses a route answers before (or whatever) its handler runs. */
@@ -65,8 +71,7 @@ function examplesOf(entries: Array<{ summary?: string; value: unknown }>): JsonS
 function errorResponse(status: number, shape: ErrorShape, context: ErrorContext, description?: string): JsonSchema {
   const { media, schema } = errorBody(status, shape);
   const examples = errorExamples(status, context);
-  // Credential failures are problems on every route (app.ts's error handler).
-  const bodyShape = status === 401 || status === 403 ? 'problem' : shape;
+  const bodyShape = bodyShapeOf(status, shape);
   const retryAfter = examples.find((e) => e.retryAfter !== undefined)?.retryAfter;
   return {
     description: description ?? TITLES[status] ?? 'Error',

@@ -13,6 +13,7 @@ import { createOtherOrganization, freePort, loginCookie, request, startTestServe
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
 import { eventually } from '../eventually.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
 
 type Ids = {
   channel: string;
@@ -28,6 +29,9 @@ type Ids = {
   key: string;
   session: string;
   phone: string;
+  /** An authorization request A's owner approved, and a device code they approved. */
+  authorizationRequest: string;
+  userCode: string;
 };
 type IdName = keyof Ids;
 
@@ -120,6 +124,31 @@ const ROWS: Record<string, Row> = {
   'GET /v1/settings/developer/webhooks/deliveries': { kind: 'list', query: { endpoint_id: '{{endpoint}}' } },
   'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': { kind: 'id', path: { messageID: 'delivery' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
   'GET /v1/events': { kind: 'list' },
+  'GET /v1/oauth/authorize': { kind: 'no tenant data', why: 'public: a client_id is public by design (RFC 6749), and the request it stores is no one’s until a user decides it' },
+  'GET /v1/oauth/authorization-requests/{requestID}': {
+    kind: 'id',
+    path: { requestID: 'authorizationRequest' },
+    probe: ['GET /v1/oauth/authorization-requests/{authorizationRequest}'],
+  },
+  'POST /v1/oauth/authorization-requests/{requestID}/approve': {
+    kind: 'id',
+    path: { requestID: 'authorizationRequest' },
+    body: { organization_ids: ['0196b1f2-0a00-7000-8000-0000000000a1'] },
+    probe: ['GET /v1/oauth/authorization-requests/{authorizationRequest}'],
+  },
+  'POST /v1/oauth/authorization-requests/{requestID}/deny': {
+    kind: 'id',
+    path: { requestID: 'authorizationRequest' },
+    probe: ['GET /v1/oauth/authorization-requests/{authorizationRequest}'],
+  },
+  'POST /v1/oauth/device': { kind: 'no tenant data', why: 'public: a client_id is public by design (RFC 8628), and the codes it stores are no one’s until a user decides them' },
+  'POST /v1/oauth/device/lookup': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'POST /v1/oauth/device/approve': {
+    kind: 'id',
+    body: { user_code: '{{userCode}}', organization_ids: ['0196b1f2-0a00-7000-8000-0000000000a1'] },
+    probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
+  },
+  'POST /v1/oauth/device/deny': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -173,6 +202,15 @@ before(async () => {
   const cookieA = await loginCookie(server);
   const session = await request(server, 'GET', '/v1/auth/session', { cookie: cookieA });
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
+  const oauthClient = await createOAuthClient(server);
+  const authorizing = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(oauthClient)}`);
+  const authorizationRequest = new URL(authorizing.headers.get('location')!).searchParams.get('request')!;
+  const approved = await request(server, 'POST', `/v1/oauth/authorization-requests/${authorizationRequest}/approve`, { cookie: cookieA, body: { organization_ids: [server.organizationId] } });
+  assert.equal(approved.status, 200, approved.text);
+  server.registerSensitive('an authorization code', new URL(approved.body.data.redirect_to).searchParams.get('code') ?? undefined);
+  const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
+  server.registerSensitive('a device code', device.body.device_code);
+  assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: device.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -187,8 +225,11 @@ before(async () => {
     key: (keys.body.data as Array<{ id: string }>)[0]!.id,
     session: session.body.data.session.id,
     phone,
+    authorizationRequest,
+    userCode: device.body.user_code,
   };
-  unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : randomUUID()])) as Ids;
+  const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
+  unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;
   secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876']);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);
@@ -238,8 +279,9 @@ function normalized(res: ApiResponse, values: Ids): { status: number; body: stri
 async function snapshot(probes: string[]): Promise<string[]> {
   return Promise.all(
     probes.map(async (probe) => {
-      const [method, path] = probe.split(' ') as [string, string];
-      const res = await request(server, method, fill(path, ids, 'single'), probe.includes('/auth/') ? { cookie: await ownCookie() } : { key: server.apiKey });
+      const [method, path, body] = probe.split(' ') as [string, string, string | undefined];
+      const as = probe.includes('/auth/') || probe.includes('/oauth/') ? { cookie: await ownCookie() } : { key: server.apiKey };
+      const res = await request(server, method, fill(path, ids, 'single'), { ...as, body: body === undefined ? undefined : JSON.parse(fill(body, ids, 'single')) });
       return `${res.status} ${JSON.stringify(stable(res.body, path))}`;
     }),
   );
@@ -256,7 +298,8 @@ function stable(value: unknown, path: string): unknown {
   const walk = (v: unknown, depth: number): unknown => {
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     if (!v || typeof v !== 'object') return v;
-    return Object.fromEntries(Object.entries(v).filter(([k]) => !(depth > 0 && drop(k))).map(([k, x]) => [k, walk(x, depth + 1)]));
+    // A probe answered with a problem (a decided OAuth request answers 409) differs only by its request id.
+    return Object.fromEntries(Object.entries(v).filter(([k]) => !(k === 'request_id' || (depth > 0 && drop(k)))).map(([k, x]) => [k, walk(x, depth + 1)]));
   };
   return walk(value, 0);
 }

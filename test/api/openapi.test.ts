@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createKeyWith, freePort, request, startTestServer, type TestServer } from '../harness.ts';
+import { createKeyWith, freePort, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 import { validatorFor } from '../fuzz/contract.ts';
 
 let server: TestServer;
@@ -66,6 +66,19 @@ test('a body the route does without is optional in the document, and the route i
   assert.notEqual(sent.status, 400, sent.text);
 });
 
+/** The OAuth endpoints clients call answer RFC 6749 error bodies `{error, error_description}` as application/json. */
+const OAUTH_ENDPOINTS = new Set(['POST /v1/oauth/device']);
+/** Errors a browser is shown as a page. */
+const HTML_ERRORS = new Set(['GET /v1/oauth/authorize 400']);
+
+/** The media type an operation's error of this status is sent in. */
+function errorMediaOf(operation: string, status: string): string {
+  if (HTML_ERRORS.has(`${operation} ${status}`)) return 'text/html';
+  if (OAUTH_ENDPOINTS.has(operation)) return 'application/json';
+  const contacts = operation.split(' ')[1]!.startsWith('/v1/contacts');
+  return contacts && status !== '401' && status !== '403' ? 'application/json' : 'application/problem+json';
+}
+
 test('every operation documents the errors any route can answer, in the media type the route sends', async () => {
   const doc = (await request(server, 'GET', '/v1/openapi.json')).body;
   const media = (response: { content?: Record<string, unknown> } | undefined) => Object.keys(response?.content ?? {});
@@ -73,14 +86,13 @@ test('every operation documents the errors any route can answer, in the media ty
     for (const [method, op] of Object.entries(ops)) {
       const where = `${method.toUpperCase()} ${path}`;
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
-      const contacts = path.startsWith('/v1/contacts');
       const expected = ['414', '429', '431', '500', '503'];
       if (!isPublic) expected.push('400', '401', '403');
       if (method !== 'get') expected.push('400', '413', '415');
       for (const status of expected) assert.ok(op.responses[status], `${where} documents ${status}`);
       for (const [status, response] of Object.entries(op.responses as Record<string, { content?: Record<string, unknown> }>)) {
         if (Number(status) < 400 || status === '431' || (path === '/v1/health' && status === '503')) continue;
-        const want = contacts && status !== '401' && status !== '403' ? 'application/json' : 'application/problem+json';
+        const want = errorMediaOf(where, status);
         assert.deepEqual(media(response), [want], `${where} ${status} is ${want}`);
       }
     }
@@ -248,6 +260,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   403: ['forbidden'],
   404: ['not_found'],
   409: ['conflict'],
+  410: ['gone'],
   413: ['payload_too_large'],
   414: ['uri_too_long'],
   415: ['unsupported_media_type'],
@@ -255,6 +268,18 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   429: ['rate_limited'],
   500: ['internal'],
   503: ['unavailable'],
+};
+
+/** RFC 6749 (and RFC 8628) error codes an OAuth endpoint may answer, by status. */
+const OAUTH_CODES_BY_STATUS: Record<number, string[]> = {
+  400: ['invalid_request', 'invalid_scope', 'unauthorized_client', 'invalid_grant', 'unsupported_grant_type', 'authorization_pending', 'slow_down', 'expired_token', 'access_denied'],
+  401: ['invalid_client'],
+  413: ['invalid_request'],
+  414: ['invalid_request'],
+  415: ['invalid_request'],
+  429: ['slow_down'],
+  500: ['server_error'],
+  503: ['temporarily_unavailable'],
 };
 
 test('every error status of every operation has examples of its own status, in the route group body shape', async () => {
@@ -268,6 +293,17 @@ test('every error status of every operation has examples of its own status, in t
         const where = `${operation} ${status} example ${JSON.stringify(value)}`;
         const result = validator.validateResponse(value, operation, status);
         assert.ok(result.valid, `${where}: ${JSON.stringify(result.errors)}`);
+        assert.equal(media, errorMediaOf(operation, String(status)), where);
+        if (media === 'text/html') {
+          assert.match(String(value), /^<!doctype html>/, where);
+          continue;
+        }
+        if (OAUTH_ENDPOINTS.has(operation)) {
+          assert.ok(OAUTH_CODES_BY_STATUS[status]?.includes(value.error), `${where}: the OAuth error fits the status`);
+          assert.deepEqual(Object.keys(value), ['error', 'error_description'], where);
+          assert.ok(value.error_description, where);
+          continue;
+        }
         assert.ok(CODES_BY_STATUS[status]?.includes(value.code), `${where}: code fits the status`);
         if (media === 'application/problem+json') {
           assert.equal(value.status, status, `${where}: status member`);
@@ -306,7 +342,14 @@ test('the declared error media type and example shape are what a real request an
     ['GET /v1/contacts/{contactID}', 404, () => request(server, 'GET', `/v1/contacts/${missing}`, { key: server.apiKey })],
     ['POST /v1/contacts', 415, () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' })],
     ['POST /v1/providers/chatapp_official/webhook', 401, () => request(server, 'POST', '/v1/providers/chatapp_official/webhook', { rawBody: '{}' })],
+    ['POST /v1/oauth/device', 400, () => request(server, 'POST', '/v1/oauth/device', { rawBody: 'scope=channels%3Aread', contentType: 'application/x-www-form-urlencoded' })],
+    ['POST /v1/oauth/device', 401, () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'pcl_nobody' } })],
+    ['POST /v1/oauth/device', 415, () => request(server, 'POST', '/v1/oauth/device', { rawBody: 'hi', contentType: 'text/plain' })],
+    ['GET /v1/oauth/authorization-requests/{requestID}', 404, async () => request(server, 'GET', `/v1/oauth/authorization-requests/${missing}`, { cookie: await loginCookie(server) })],
   ];
+  const page = await request(server, 'GET', '/v1/oauth/authorize?client_id=pcl_nobody');
+  assert.equal(page.status, 400);
+  assert.deepEqual(Object.keys(doc.paths['/v1/oauth/authorize'].get.responses['400'].content), [page.headers.get('content-type')!.split(';')[0]], 'the error page is the documented media type');
   for (const [operation, status, send] of cases) {
     const res = await send();
     assert.equal(res.status, status, `${operation}: ${res.text}`);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
 import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
 import type { Fixtures } from './contract.ts';
 
 export async function startFuzzServer(closedPort: number, env: Record<string, string> = {}): Promise<TestServer> {
@@ -78,6 +79,20 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   const throwaway = [await loginCookie(server), await loginCookie(server)];
   const sessions = await request(server, 'GET', '/v1/auth/sessions', { cookie: throwaway[0] });
   const own = await request(server, 'GET', '/v1/auth/session', { cookie });
+  // OAuth: a client whose redirect URIs are the fuzzer's loopback URLs, and requests and devices waiting for a decision.
+  const oauthClient = await createOAuthClient(server, { redirectUris: [`http://127.0.0.1:${closedPort}`, `http://127.0.0.1:${closedPort}/hook?x=1`] });
+  const authorizationRequests: string[] = [];
+  const userCodes: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const started = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(oauthClient)}`);
+    const id = new URL(started.headers.get('location') ?? '').searchParams.get('request');
+    assert.ok(id, `authorization request: ${started.status} ${started.text}`);
+    authorizationRequests.push(id);
+    const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
+    ok(device, 'device authorization');
+    server.registerSensitive('a device code', device.body.device_code);
+    userCodes.push(device.body.user_code);
+  }
   return {
     apiKey: key,
     cookie,
@@ -95,6 +110,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       endpoint: [endpoint.body.data.id],
       key: (keys.body.data as Array<{ id: string; name: string }>).filter((k) => k.name.startsWith('limited')).map((k) => k.id),
       session: (sessions.body.data as Array<{ id: string }>).map((s) => s.id).filter((id) => id !== own.body.data.session.id),
+      client: [oauthClient.clientId],
+      request: authorizationRequests,
+      user_code: userCodes,
+      organization_ids: [server.organizationId],
     },
   };
 }

@@ -17,4 +17,7 @@ export function addressSubject(address: string): string {
 export const throttleKeys = {
   loginAccount: (email: string) => `login:account:${email.trim().toLowerCase()}`,
   loginAddress: (address: string) => `login:ip:${addressSubject(address)}`,
+  /** Guesses of device user codes (the device verification page), per signed-in user and per address. */
+  userCodeUser: (userId: string) => `user_code:user:${userId}`,
+  userCodeAddress: (address: string) => `user_code:ip:${addressSubject(address)}`,
 };

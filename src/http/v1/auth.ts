@@ -83,7 +83,8 @@ function presentSession(s: SessionRow & { current: boolean }): z.infer<typeof Se
   };
 }
 
-function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
+/** The actor of a session-only route, as the user it is. */
+export function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
   if (actor.kind !== 'user') throw new DomainError('forbidden', 'this operation needs a dashboard session');
   return actor;
 }

@@ -1,13 +1,19 @@
 import type { Database } from '../../db/client.ts';
+import { purgeExpiredOAuthFlows } from '../../domain/oauth/purge.ts';
 import { purgeSessions } from '../../domain/sessions/sessions.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 
-/** Deletes login sessions that expired or were revoked more than a day ago, and throttle rows quiet for a day. */
+/**
+ * Deletes login sessions that expired or were revoked more than a day ago, throttle rows quiet for a
+ * day, and OAuth authorization requests and device authorizations a day past their expiry.
+ */
 export function purgeSessionsHandler(deps: { database: Pick<Database, 'db'>; clock: Clock; logger: Logger }) {
   return async () => {
     const removed = await purgeSessions({ db: deps.database.db, clock: deps.clock });
     if (removed.sessions > 0) deps.logger.info({ removed: removed.sessions }, 'purged old sessions');
     if (removed.throttles > 0) deps.logger.info({ removed: removed.throttles }, 'purged quiet throttle rows');
+    const flows = await purgeExpiredOAuthFlows({ db: deps.database.db, clock: deps.clock });
+    if (flows.authorizationRequests + flows.deviceAuthorizations > 0) deps.logger.info({ removed: flows }, 'purged expired OAuth authorization requests and device authorizations');
   };
 }

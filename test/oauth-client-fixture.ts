@@ -1,0 +1,84 @@
+/**
+ * OAuth clients for the flow tests, inserted as rows (the registration route is tested on its own):
+ * a public client with a loopback redirect URI and every grant, unless told otherwise.
+ */
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../src/db/client.ts';
+import { oauthClients } from '../src/db/schema.ts';
+import { GRANT_TYPE_VALUES, OAUTH_PREFIXES } from '../src/domain/oauth/vocabulary.ts';
+import type { Permission } from '../src/domain/permissions.ts';
+import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
+import { uuidv7 } from '../src/lib/ids.ts';
+import type { TestServer } from './harness.ts';
+
+export type ClientFixture = {
+  /** The row id (oauth_clients.id). */
+  id: string;
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  scopes: Permission[];
+  /** Confidential clients only: the secret (stored hashed). */
+  secret?: string;
+};
+
+export type ClientOptions = {
+  name?: string;
+  type?: 'public' | 'confidential';
+  redirectUris?: string[];
+  grantTypes?: string[];
+  scopes?: Permission[];
+  organizationId?: string;
+};
+
+export async function createOAuthClient(server: TestServer, options: ClientOptions = {}): Promise<ClientFixture> {
+  const clientId = OAUTH_PREFIXES.clientId + randomToken(12);
+  const secret = options.type === 'confidential' ? OAUTH_PREFIXES.clientSecret + randomToken(32) : undefined;
+  const now = server.container.clock.now();
+  const row = {
+    id: uuidv7(),
+    clientId,
+    organizationId: options.organizationId ?? server.organizationId,
+    name: options.name ?? 'Test CLI',
+    type: options.type ?? 'public',
+    secretHash: secret ? sha256Hex(secret) : null,
+    redirectUris: options.redirectUris ?? ['http://127.0.0.1:53682/callback'],
+    grantTypes: options.grantTypes ?? [...GRANT_TYPE_VALUES],
+    scopes: options.scopes ?? ['channels:read', 'messages:read', 'messages:send'],
+    createdAt: now,
+    updatedAt: now,
+  };
+  await server.container.database.db.insert(oauthClients).values(row);
+  if (secret) server.registerSensitive('a client secret', secret);
+  return { id: row.id, clientId, name: row.name, redirectUris: row.redirectUris, scopes: row.scopes as Permission[], secret };
+}
+
+/** A PKCE pair (RFC 7636): a verifier and its S256 challenge. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomToken(32);
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The query of a valid authorization request for the client (PKCE, state), with any parameter changed or (undefined) left out. */
+export function authorizeQuery(client: ClientFixture, changes: Record<string, string | undefined> = {}): string {
+  const params: Record<string, string | undefined> = {
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: client.redirectUris[0],
+    scope: client.scopes.join(' '),
+    state: `state-${randomToken(6)}`,
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    ...changes,
+  };
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) query.append(name, value);
+  return query.toString();
+}
+
+/** Rows of a table, for checks that a refused request stored nothing. */
+export async function countRows(server: TestServer, table: 'oauth_authorization_requests' | 'oauth_device_authorizations'): Promise<number> {
+  const rows = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from ${sql.identifier(table)}`);
+  return rows[0]!.n;
+}
