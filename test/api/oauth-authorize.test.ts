@@ -349,3 +349,10 @@ test('a request left undecided expires: 410, and it can no longer be approved', 
   assert.equal((await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie })).status, 410);
   assert.equal((await rowOf(id))!.status, 'pending');
 });
+
+test('a HEAD request (a link checker, a prefetch) stores no pending request', async () => {
+  const before = await countRows(server, 'oauth_authorization_requests');
+  const res = await request(server, 'HEAD', `/v1/oauth/authorize?${authorizeQuery(client)}`);
+  assert.ok(res.status >= 400, `HEAD answered ${res.status}`);
+  assert.equal(await countRows(server, 'oauth_authorization_requests'), before);
+});

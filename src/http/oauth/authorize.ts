@@ -67,6 +67,8 @@ export async function registerAuthorizeRoutes(app: App, services: AuthorizeServi
     '/v1/oauth/authorize',
     {
       config: { auth: { public: true } },
+      // A HEAD request (a link checker, a prefetch) must not store a pending request.
+      exposeHeadRoute: false,
       // The handler checks the parameters itself: whether a problem is shown or sent back to the client depends on which.
       attachValidation: true,
       schema: {
