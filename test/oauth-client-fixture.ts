@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
-import { oauthClients } from '../src/db/schema.ts';
+import { oauthClients, oauthGrantOrganizations, oauthGrants, oauthTokens } from '../src/db/schema.ts';
 import { GRANT_TYPE_VALUES, OAUTH_PREFIXES } from '../src/domain/oauth/vocabulary.ts';
 import type { Permission } from '../src/domain/permissions.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
@@ -81,4 +81,32 @@ export function authorizeQuery(client: ClientFixture, changes: Record<string, st
 export async function countRows(server: TestServer, table: 'oauth_authorization_requests' | 'oauth_device_authorizations'): Promise<number> {
   const rows = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from ${sql.identifier(table)}`);
   return rows[0]!.n;
+}
+
+export type GrantFixture = { id: string; accessToken: string; refreshToken: string };
+
+/**
+ * A grant as the token endpoint makes one (another helper's work: rows here until it is merged): the
+ * user's approval of the client for organizations, with an access token (1 h) and a refresh token (30 days).
+ */
+export async function createGrant(
+  server: TestServer,
+  options: { client: Pick<ClientFixture, 'id' | 'scopes'>; userId: string; organizationIds: string[]; scopes?: Permission[]; createdAt?: Date },
+): Promise<GrantFixture> {
+  const db = server.container.database.db;
+  const now = options.createdAt ?? server.container.clock.now();
+  const id = uuidv7();
+  const scopes = options.scopes ?? options.client.scopes;
+  const accessToken = OAUTH_PREFIXES.accessToken + randomToken(32);
+  const refreshToken = OAUTH_PREFIXES.refreshToken + randomToken(32);
+  server.registerSensitive('an access token', accessToken);
+  server.registerSensitive('a refresh token', refreshToken);
+  await db.insert(oauthGrants).values({ id, clientId: options.client.id, userId: options.userId, scopes, createdAt: now });
+  await db.insert(oauthGrantOrganizations).values(options.organizationIds.map((organizationId) => ({ grantId: id, organizationId })));
+  const refreshId = uuidv7();
+  await db.insert(oauthTokens).values([
+    { id: refreshId, grantId: id, kind: 'refresh', tokenHash: sha256Hex(refreshToken), scopes, createdAt: now, expiresAt: new Date(now.getTime() + 30 * 86_400_000) },
+    { id: uuidv7(), grantId: id, kind: 'access', tokenHash: sha256Hex(accessToken), scopes, parentId: refreshId, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000) },
+  ]);
+  return { id, accessToken, refreshToken };
 }

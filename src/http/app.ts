@@ -42,6 +42,8 @@ import { registerEventRoutes } from './v1/events.ts';
 import { registerSandboxRoutes } from './sandbox/routes.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.ts';
 import { registerDeviceRoutes } from './oauth/device.ts';
+import { registerOAuthClientRoutes } from './v1/oauth-clients.ts';
+import { registerAuthorizationRoutes } from './v1/authorizations.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -265,6 +267,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
   await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
+  await registerOAuthClientRoutes(app, oauthFlows);
+  await registerAuthorizationRoutes(app, oauthFlows);
   await registerChannelRoutes(app, channelRouteDeps(container));
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));

@@ -82,9 +82,9 @@ export async function listApiKeys({ db }: Pick<ApiKeyDeps, 'db'>, actor: Actor, 
 
 /**
  * The permissions in `wanted` that the actor may not hand out or take away: those it does not hold.
- * Owners and admins by dashboard session manage every key of their organization.
+ * Owners and admins by dashboard session manage every key (and OAuth client) of their organization.
  */
-function permissionsBeyond(actor: Actor, wanted: readonly string[]): Permission[] {
+export function permissionsBeyond(actor: Actor, wanted: readonly string[]): Permission[] {
   if (actor.kind === 'user' && (actor.role === 'owner' || actor.role === 'admin')) return [];
   return [...new Set(wanted)].filter(isPermission).filter((p) => !actor.permissions.has(p));
 }
