@@ -23,6 +23,7 @@ const ENDPOINT_ID = '0196b1f0-3a2c-7d41-8e5f-6a7b8c9d0e1f';
 const ATTEMPT_ID = '0196b1f2-0a00-7000-8000-000000000131';
 const SESSION_ID = '0196b1f2-0a00-7000-8000-000000000141';
 const AUTHORIZATION_REQUEST_ID = '0196b1f2-0a00-7000-8000-000000000161';
+const GRANT_ID = '0196b1f2-0a00-7000-8000-000000000171';
 const PHONE = '4915112345678';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
@@ -126,6 +127,27 @@ const consent = {
   expires_at: '2025-06-02T09:25:00.000Z',
 };
 
+const registeredClient = {
+  client_id: 'pcl_8mZk2xQv7LrT0aB1cD2eFg',
+  name: 'Parley CLI',
+  type: 'public',
+  redirect_uris: ['http://127.0.0.1:53682/callback'],
+  grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+  scopes: ['channels:read', 'messages:read', 'messages:send'],
+  created_by: { type: 'user', id: USER_ID },
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+const confidentialClient = {
+  ...registeredClient,
+  client_id: 'pcl_Q2wE3rT4yU5iO6pA7sD8fG',
+  name: 'Shop backend',
+  type: 'confidential',
+  redirect_uris: ['https://shop.example.com/parley/callback'],
+  grant_types: ['authorization_code', 'refresh_token'],
+};
+const CLIENT_SECRET = 'pcs_Vb7nM2kL9pQ4wE8rT1yU6iO3aS5dF0gH2jK4lZ7xC9v';
+
 const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;base64,iVBORw0KGgo…', expires_at: '2025-06-02T09:15:20.000Z' };
 
 /** One record per response shape, keyed by its component schema id. */
@@ -214,6 +236,17 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   DeviceVerification: { user_code: 'BCDF-GHJK', ...consent },
   DeviceDecision: { user_code: 'BCDF-GHJK', status: 'approved', client: oauthClient },
+  OAuthClient: registeredClient,
+  CreatedOAuthClient: { ...confidentialClient, client_secret: CLIENT_SECRET },
+  OAuthClientSecret: { client_id: confidentialClient.client_id, client_secret: CLIENT_SECRET },
+  OAuthAuthorization: {
+    id: GRANT_ID,
+    client: { client_id: registeredClient.client_id, name: registeredClient.name },
+    scopes: ['channels:read', 'messages:send'],
+    organizations: [{ id: ORG_ID, name: 'Acme GmbH' }],
+    created_at: CREATED,
+    last_used_at: NOW,
+  },
   WebhookEndpointHealth: endpointHealth,
   WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
   WebhookAttempt: {
@@ -338,6 +371,8 @@ const RESOURCES: Record<string, string> = {
   templateID: 'template',
   endpointID: 'webhook endpoint',
   requestID: 'authorization request',
+  clientID: 'OAuth client',
+  grantID: 'authorization',
   tag: 'tag assignment',
   phone: 'contact',
 };
@@ -373,6 +408,7 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
   ['POST /v1/oauth/device/lookup', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already denied') }],
   ['POST /v1/oauth/device/approve', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
   ['POST /v1/oauth/device/deny', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
+  ['POST /v1/oauth/clients/{clientID}/secret', { summary: 'Public client', error: new DomainError('conflict', 'a public client has no secret: it proves itself with PKCE') }],
   ['', { summary: 'Conflict', error: new DomainError('conflict', 'the channel changed while the request was served; read it again and retry') }],
 ];
 
@@ -409,6 +445,24 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
       },
     ],
     401: [{ summary: 'Unknown client', error: new DomainError('unauthenticated', 'unknown client_id: no client is registered with it') }],
+  },
+  'POST /v1/oauth/clients': {
+    400: [
+      {
+        summary: 'Bad redirect URI',
+        error: new DomainError('invalid', "the client's settings are not valid: redirect_uris/0 http is allowed only on a loopback address (127.0.0.1, [::1] or localhost); use https", {
+          fieldErrors: [{ pointer: '/redirect_uris/0', location: 'body', message: 'http is allowed only on a loopback address (127.0.0.1, [::1] or localhost); use https' }],
+        }),
+      },
+      { summary: 'Invalid name', error: invalidField('body', '/name', 'Invalid input: expected string, received undefined') },
+    ],
+    403: [
+      { summary: 'Missing oauth_clients:write', error: new DomainError('forbidden', 'missing permission oauth_clients:write', { extra: { permission: 'oauth_clients:write' } }) },
+      {
+        summary: 'Scope beyond the creator',
+        error: new DomainError('forbidden', 'cannot give a client scope messages:send that the registering credential does not hold', { extra: { permissions: ['messages:send'] } }),
+      },
+    ],
   },
   'GET /v1/oauth/authorization-requests/{requestID}': { 410: [REQUEST_EXPIRED] },
   'POST /v1/oauth/authorization-requests/{requestID}/approve': { 403: [NOT_A_MEMBER, NOT_A_SESSION], 410: [REQUEST_EXPIRED] },

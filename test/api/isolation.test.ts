@@ -13,7 +13,7 @@ import { createOtherOrganization, freePort, loginCookie, request, startTestServe
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
 import { eventually } from '../eventually.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
-import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
+import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 
 type Ids = {
   channel: string;
@@ -32,6 +32,9 @@ type Ids = {
   /** An authorization request A's owner approved, and a device code they approved. */
   authorizationRequest: string;
   userCode: string;
+  /** A confidential OAuth client of A's (its client_id), and a grant A's owner gave. */
+  oauthClient: string;
+  grant: string;
 };
 type IdName = keyof Ids;
 
@@ -149,6 +152,14 @@ const ROWS: Record<string, Row> = {
     probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
   },
   'POST /v1/oauth/device/deny': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'POST /v1/oauth/clients': { kind: 'no tenant data', why: 'registers a client in the caller’s organization' },
+  'GET /v1/oauth/clients': { kind: 'list' },
+  'GET /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
+  'PATCH /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, body: { name: 'taken over', scopes: ['messages:send'] }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
+  'POST /v1/oauth/clients/{clientID}/secret': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
+  'DELETE /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
+  'GET /v1/auth/authorizations': { kind: 'list' },
+  'DELETE /v1/auth/authorizations/{grantID}': { kind: 'id', path: { grantID: 'grant' }, probe: ['GET /v1/auth/authorizations'] },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -211,6 +222,12 @@ before(async () => {
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
   server.registerSensitive('a device code', device.body.device_code);
   assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: device.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
+  const registered = await request(server, 'POST', '/v1/oauth/clients', {
+    key,
+    body: { name: 'Isolated backend', type: 'confidential', redirect_uris: ['https://isolated.example.com/cb'], grant_types: ['authorization_code'], scopes: ['channels:read'] },
+  });
+  assert.equal(registered.status, 201, registered.text);
+  const grant = await createGrant(server, { client: oauthClient, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -227,6 +244,8 @@ before(async () => {
     phone,
     authorizationRequest,
     userCode: device.body.user_code,
+    oauthClient: registered.body.data.client_id,
+    grant: grant.id,
   };
   const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
 import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
-import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
+import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 import type { Fixtures } from './contract.ts';
 
 export async function startFuzzServer(closedPort: number, env: Record<string, string> = {}): Promise<TestServer> {
@@ -93,6 +93,19 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     server.registerSensitive('a device code', device.body.device_code);
     userCodes.push(device.body.user_code);
   }
+  // Registered clients (a confidential one, whose secret may be rotated), clients and grants the fuzzer may delete.
+  const confidential = await request(server, 'POST', '/v1/oauth/clients', {
+    key,
+    body: { name: 'Fuzz backend', type: 'confidential', redirect_uris: [`http://127.0.0.1:${closedPort}/cb`], grant_types: ['authorization_code', 'refresh_token'], scopes: ['channels:read'] },
+  });
+  ok(confidential, 'confidential OAuth client');
+  const doomedClients: string[] = [];
+  const doomedGrants: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const doomed = await createOAuthClient(server, { name: `Fuzz doomed client ${i}` });
+    doomedClients.push(doomed.clientId);
+    doomedGrants.push((await createGrant(server, { client: oauthClient, userId: own.body.data.user.id, organizationIds: [server.organizationId] })).id);
+  }
   return {
     apiKey: key,
     cookie,
@@ -110,7 +123,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       endpoint: [endpoint.body.data.id],
       key: (keys.body.data as Array<{ id: string; name: string }>).filter((k) => k.name.startsWith('limited')).map((k) => k.id),
       session: (sessions.body.data as Array<{ id: string }>).map((s) => s.id).filter((id) => id !== own.body.data.session.id),
-      client: [oauthClient.clientId],
+      client: [oauthClient.clientId, confidential.body.data.client_id],
+      'deletable:client': doomedClients,
+      grant: doomedGrants,
+      'deletable:grant': doomedGrants,
       request: authorizationRequests,
       user_code: userCodes,
       organization_ids: [server.organizationId],
