@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import * as oidc from 'openid-client';
 import { queryRows } from '../../src/db/client.ts';
 import { oauthClients, oauthTokens } from '../../src/db/schema.ts';
 import { addMembership } from '../../src/domain/organizations/organizations.ts';
@@ -85,6 +86,24 @@ test('a public client: a client_id, no secret, listed and read back as registere
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.client_id, scope: 'channels:read' } });
   assert.equal(device.status, 200, device.text);
   server.registerSensitive('a device code', device.body.device_code);
+});
+
+test('a third-party client library (openid-client) starts the device flow with a client registered through the API', async () => {
+  const client = await register(publicBody({ redirect_uris: [], grant_types: [GRANT_TYPES.deviceCode, GRANT_TYPES.refreshToken], scopes: ['channels:read'] }));
+  const config = new oidc.Configuration(
+    { issuer: server.config.baseUrl, device_authorization_endpoint: `${server.config.baseUrl}/v1/oauth/device` },
+    client.client_id,
+    undefined,
+    oidc.None(),
+  );
+  oidc.allowInsecureRequests(config);
+  const started = await oidc.initiateDeviceAuthorization(config, { scope: 'channels:read' });
+  server.registerSensitive('a device code', started.device_code);
+  assert.equal(started.verification_uri, `${server.config.appUrl}/device`);
+  const lookup = await request(server, 'POST', '/v1/oauth/device/lookup', { cookie, body: { user_code: started.user_code } });
+  assert.equal(lookup.status, 200, lookup.text);
+  assert.deepEqual(lookup.body.data.client, { client_id: client.client_id, name: 'Parley CLI' });
+  await assert.rejects(oidc.initiateDeviceAuthorization(config, { scope: 'messages:read' }), (err: Error & { error?: string }) => err.error === 'invalid_scope');
 });
 
 test('a confidential client: its secret is shown once, stored as SHA-256, never shown again', async () => {
