@@ -32,6 +32,10 @@ type Ids = {
   /** An authorization request A's owner approved, and a device code they approved. */
   authorizationRequest: string;
   userCode: string;
+  /** A's organization, a member of it, and an invitation it has pending. */
+  organization: string;
+  member: string;
+  invitation: string;
 };
 type IdName = keyof Ids;
 
@@ -149,6 +153,33 @@ const ROWS: Record<string, Row> = {
     probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
   },
   'POST /v1/oauth/device/deny': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'POST /v1/organizations': { kind: 'no tenant data', why: 'creates an organization the caller owns' },
+  'GET /v1/organizations': { kind: 'list' },
+  'GET /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}'] },
+  'PATCH /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, body: { name: 'taken over' }, probe: ['GET /v1/organizations/{organization}'] },
+  'POST /v1/organizations/{organizationID}/leave': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'GET /v1/organizations/{organizationID}/members': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'PATCH /v1/organizations/{organizationID}/members/{userID}': {
+    kind: 'id',
+    path: { organizationID: 'organization', userID: 'member' },
+    body: { role: 'admin' },
+    probe: ['GET /v1/organizations/{organization}/members'],
+  },
+  'DELETE /v1/organizations/{organizationID}/members/{userID}': { kind: 'id', path: { organizationID: 'organization', userID: 'member' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'GET /v1/organizations/{organizationID}/invitations': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/invitations'] },
+  'POST /v1/organizations/{organizationID}/invitations': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    body: { email: 'intruder@example.com', role: 'owner' },
+    probe: ['GET /v1/organizations/{organization}/invitations'],
+  },
+  'DELETE /v1/organizations/{organizationID}/invitations/{invitationID}': {
+    kind: 'id',
+    path: { organizationID: 'organization', invitationID: 'invitation' },
+    probe: ['GET /v1/organizations/{organization}/invitations'],
+  },
+  'POST /v1/invitations/lookup': { kind: 'no tenant data', why: 'public: the one-time token is the credential, and an unknown one answers 404 whoever asks' },
+  'POST /v1/invitations/accept': { kind: 'no tenant data', why: 'public: the one-time token is the credential; a signed-in caller joins only with the email invited' },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -211,6 +242,12 @@ before(async () => {
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
   server.registerSensitive('a device code', device.body.device_code);
   assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: device.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
+  const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-member@example.com', role: 'member' } });
+  assert.equal(joining.status, 201, joining.text);
+  const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: joining.body.data.token, name: 'Isolated Member', password: 'isolated member password' } });
+  assert.equal(joined.status, 200, joined.text);
+  const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-pending@example.com', role: 'member' } });
+  assert.equal(pending.status, 201, pending.text);
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -227,10 +264,13 @@ before(async () => {
     phone,
     authorizationRequest,
     userCode: device.body.user_code,
+    organization: server.organizationId,
+    member: joined.body.data.user_id,
+    invitation: pending.body.data.id,
   };
   const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;
-  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876']);
+  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876', 'isolated-member@example.com', 'isolated-pending@example.com']);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);
   doc = (await request(server, 'GET', '/v1/openapi.json')).body;
