@@ -5,12 +5,13 @@
  * new email, a sign-up form; signed out with an existing account, a link to sign in and return;
  * signed in, accept as that user.
  */
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError, errorMessage, type InvitationPreview, type SessionInfo } from '../api.ts';
 import { BASE } from '../base.ts';
 import { loginPathFor } from '../return-to.ts';
 import { Link } from '../router.tsx';
-import { ErrorMessage, Loading, usePageTitle } from '../ui.tsx';
+import { ErrorMessage, Loading } from '../ui.tsx';
+import { OAuthCard } from './OAuthConsent.tsx';
 
 const STORAGE_KEY = 'parley.invitation';
 
@@ -37,24 +38,6 @@ type State =
 function explain(err: unknown): string {
   if (err instanceof ApiError && err.status === 404) return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
   return errorMessage(err);
-}
-
-function Card({ title, children }: { title: string; children: ReactNode }) {
-  usePageTitle(title);
-  return (
-    <main className="login">
-      <section className="card login-card" aria-labelledby="invitation-title">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
-        <h1 id="invitation-title">{title}</h1>
-        {children}
-      </section>
-    </main>
-  );
 }
 
 export function InvitationPage({ session }: Props) {
@@ -105,19 +88,19 @@ export function InvitationPage({ session }: Props) {
       );
     case 'missing':
       return (
-        <Card title="Invitation">
+        <OAuthCard session={session} title="Invitation">
           <ErrorMessage message="This page needs the whole invitation link. Open the link you were sent again." />
-        </Card>
+        </OAuthCard>
       );
     case 'failed':
       return (
-        <Card title="Invitation">
+        <OAuthCard session={session} title="Invitation">
           <ErrorMessage message={state.error} />
-        </Card>
+        </OAuthCard>
       );
     case 'accepted':
       return (
-        <Card title={`Welcome to ${state.invitation.organization_name}`}>
+        <OAuthCard session={session} title={`Welcome to ${state.invitation.organization_name}`}>
           <div className="alert alert-ok" role="status">
             You joined {state.invitation.organization_name} as {state.invitation.role}.
           </div>
@@ -125,7 +108,7 @@ export function InvitationPage({ session }: Props) {
           <a className="button button-primary button-block" href={`${BASE}/`}>
             Open Parley
           </a>
-        </Card>
+        </OAuthCard>
       );
     case 'open': {
       const { invitation } = state;
@@ -139,7 +122,7 @@ export function InvitationPage({ session }: Props) {
       if (session) {
         const same = session.user.email.toLowerCase() === invitation.email.toLowerCase();
         return (
-          <Card title={title}>
+          <OAuthCard session={session} title={title}>
             {intro}
             <ErrorMessage message={error} />
             {same ? (
@@ -149,22 +132,22 @@ export function InvitationPage({ session }: Props) {
             ) : (
               <ErrorMessage message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`} />
             )}
-          </Card>
+          </OAuthCard>
         );
       }
       if (invitation.account_exists) {
         return (
-          <Card title={title}>
+          <OAuthCard session={session} title={title}>
             {intro}
             <p className="muted">{invitation.email} already has a Parley account: sign in, and you come back here to accept.</p>
             <Link to={loginPathFor(`${BASE}/invitations`)} className="button button-primary button-block">
               Sign in to accept
             </Link>
-          </Card>
+          </OAuthCard>
         );
       }
       return (
-        <Card title={title}>
+        <OAuthCard session={session} title={title}>
           {intro}
           <form onSubmit={(e) => signUp(e, invitation)} aria-label="Create your account">
             <p className="muted">Create your account to join.</p>
@@ -185,7 +168,7 @@ export function InvitationPage({ session }: Props) {
               {busy ? 'Creating your account…' : 'Create account and join'}
             </button>
           </form>
-        </Card>
+        </OAuthCard>
       );
     }
   }
