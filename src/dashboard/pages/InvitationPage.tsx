@@ -162,7 +162,7 @@ export function InvitationPage({ session }: Props) {
             </label>
             <label className="field">
               <span>Password</span>
-              <input type="password" name="password" autoComplete="new-password" required minLength={10} maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
+              <input type="password" name="password" autoComplete="new-password" required minLength={8} maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
             </label>
             <button type="submit" className="button button-primary button-block" disabled={busy}>
               {busy ? 'Creating your account…' : 'Create account and join'}

@@ -22,7 +22,7 @@ export async function verifyPassword(storedHash: string | undefined, password: s
   return verify(storedHash, password).catch(() => false);
 }
 
-export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 1024;
 
 /** What is wrong with a new password, or undefined when it is acceptable. */
