@@ -21,6 +21,7 @@ import type { OnboardingDeps, PairingDeps } from './domain/channels/pairing.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { createSealer, parseKey, randomToken, type Sealer } from './lib/crypto.ts';
 import { createLogger, type Logger } from './lib/logger.ts';
+import { createMailer, sendInBackground, type Mail, type Mailer } from './lib/mail.ts';
 import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
@@ -69,6 +70,8 @@ export type Container = {
   /** After an accept: this process's dispatcher when it runs one, else the others' by NOTIFY. */
   wakeDispatch(): void;
   bootstrapResult: BootstrapResult;
+  /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
+  mailer: Mailer | undefined;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
 };
@@ -113,6 +116,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       pacer,
       apiKeys,
       crm,
+      mailer: createMailer(config.mail),
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
@@ -291,4 +295,11 @@ export function providerTargets(config: Config): TargetPolicy {
 /** What the webhook domain functions need, from the container. */
 export function webhookDeps(container: Container): WebhookDeps {
   return webhookDepsOf(container.config, container.database, container.sealer, container.clock);
+}
+
+/** Sends a mail after the change that caused it committed, never failing or delaying the request; undefined without SMTP. */
+export function mailSender(container: Pick<Container, 'mailer' | 'logger'>, what: string): ((mail: Mail) => void) | undefined {
+  const { mailer, logger } = container;
+  if (!mailer) return undefined;
+  return (mail) => void sendInBackground(mailer, logger, mail, what);
 }

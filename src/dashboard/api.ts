@@ -63,6 +63,15 @@ export type OAuthAuthorizationRequest = OAuthConsent & { id: string; redirect_ur
 export type DeviceVerification = OAuthConsent & { user_code: string };
 export type DeviceDecision = { user_code: string; status: 'approved' | 'denied'; client: { client_id: string; name: string } };
 
+export type InvitationPreview = {
+  organization_name: string;
+  role: Role;
+  email: string;
+  inviter_name: string | null;
+  account_exists: boolean;
+  expires_at: string;
+};
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
@@ -179,6 +188,10 @@ export const api = {
   lookupDevice: (userCode: string) => call<{ data: DeviceVerification }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
   approveDevice: (userCode: string, organizationIds: string[]) =>
     call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
+  lookupInvitation: (token: string) =>
+    call<{ data: InvitationPreview }>('POST', '/v1/invitations/lookup', { body: { token }, organization: null }).then((r) => r.data),
+  acceptInvitation: (token: string, signUp?: { name: string; password: string }) =>
+    call<{ data: { organization_id: string; created: boolean } }>('POST', '/v1/invitations/accept', { body: { token, ...signUp }, organization: null, quiet401: true }).then((r) => r.data),
   denyDevice: (userCode: string) => call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 

@@ -11,6 +11,7 @@ import { ErrorMessage, Loading, PageHeader } from './ui.tsx';
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
 import { ChannelsPage } from './pages/ChannelsPage.tsx';
 import { DevicePage } from './pages/DevicePage.tsx';
+import { InvitationPage } from './pages/InvitationPage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
 import { OAuthAuthorizePage } from './pages/OAuthAuthorizePage.tsx';
 import { SessionsPage } from './pages/SessionsPage.tsx';
@@ -31,6 +32,9 @@ const STANDALONE: Record<string, (props: { session: SessionInfo }) => ReactNode>
   '/oauth/authorize': OAuthAuthorizePage,
   '/device': DevicePage,
 };
+
+/** Pages that stand alone and are open signed in or out: an invitation link signs a new person up. */
+const OPEN = new Set(['/invitations']);
 
 /** Where the sign-in page's ?return_to= points, as a route under /app; undefined when it points nowhere of ours. */
 function returnRoute(): string | undefined {
@@ -114,8 +118,10 @@ function App() {
         </main>
       );
     case 'anonymous':
+      if (OPEN.has(route)) return <InvitationPage session={undefined} />;
       return <LoginPage notice={state.notice} onLoggedIn={() => refresh(true)} />;
     case 'ready': {
+      if (OPEN.has(route)) return <InvitationPage session={state.session} />;
       const Standalone = STANDALONE[route];
       if (Standalone) return <Standalone session={state.session} />;
       if (route === LOGIN_ROUTE) {

@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { channelRouteDeps, messageDeps, onboardingDeps, templateDeps, webhookDeps, type Container } from '../container.ts';
+import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, templateDeps, webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -44,6 +44,8 @@ import { registerAuthorizeRoutes } from './oauth/authorize.ts';
 import { registerDeviceRoutes } from './oauth/device.ts';
 import { registerOAuthClientRoutes } from './v1/oauth-clients.ts';
 import { registerAuthorizationRoutes } from './v1/authorizations.ts';
+import { registerOrganizationRoutes } from './v1/organizations.ts';
+import { registerInvitationRoutes } from './v1/invitations.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -269,6 +271,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
   await registerOAuthClientRoutes(app, oauthFlows);
   await registerAuthorizationRoutes(app, oauthFlows);
+  await registerOrganizationRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
+  await registerInvitationRoutes(app, {
+    db: container.database.db,
+    clock: container.clock,
+    settings: { ttlMs: config.invitationTtlMs, appUrl: config.appUrl, sessionTtlHours: config.sessionTtlHours, secureCookies: config.secureCookies },
+    sendMail: mailSender(container, 'invitation'),
+  });
   await registerChannelRoutes(app, channelRouteDeps(container));
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));

@@ -25,6 +25,8 @@ const SESSION_ID = '0196b1f2-0a00-7000-8000-000000000141';
 const AUTHORIZATION_REQUEST_ID = '0196b1f2-0a00-7000-8000-000000000161';
 const GRANT_ID = '0196b1f2-0a00-7000-8000-000000000171';
 const PHONE = '4915112345678';
+const INVITATION_ID = '0196b1f2-0a00-7000-8000-000000000171';
+const MEMBER_ID = '0196b1f2-0a00-7000-8000-0000000000b2';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
 const CHANGED = '2025-06-02T09:14:00.000Z';
@@ -247,6 +249,22 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     created_at: CREATED,
     last_used_at: NOW,
   },
+  Organization: { id: ORG_ID, name: 'Acme GmbH', role: 'owner', created_at: CREATED, updated_at: CHANGED },
+  Member: { user_id: MEMBER_ID, name: 'Ana Lima', email: 'ana@example.com', role: 'admin', joined_at: CHANGED },
+  Invitation: { id: INVITATION_ID, email: 'ana@example.com', role: 'member', invited_by_user_id: USER_ID, created_at: CREATED, expires_at: '2025-06-09T09:00:00.000Z' },
+  CreatedInvitation: {
+    id: INVITATION_ID,
+    email: 'ana@example.com',
+    role: 'member',
+    invited_by_user_id: USER_ID,
+    created_at: CREATED,
+    expires_at: '2025-06-09T09:00:00.000Z',
+    token: 'pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0',
+    url: 'https://parley.example.com/app/invitations#token=pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0',
+    mailed: false,
+  },
+  InvitationPreview: { organization_name: 'Acme GmbH', role: 'member', email: 'ana@example.com', inviter_name: 'Owner', account_exists: false, expires_at: '2025-06-09T09:00:00.000Z' },
+  AcceptedInvitation: { organization_id: ORG_ID, user_id: MEMBER_ID, role: 'member', created: true },
   WebhookEndpointHealth: endpointHealth,
   WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
   WebhookAttempt: {
@@ -373,6 +391,9 @@ const RESOURCES: Record<string, string> = {
   requestID: 'authorization request',
   clientID: 'OAuth client',
   grantID: 'authorization',
+  organizationID: 'organization',
+  userID: 'member',
+  invitationID: 'invitation',
   tag: 'tag assignment',
   phone: 'contact',
 };
@@ -386,6 +407,8 @@ const NOT_FOUND: Record<string, string> = {
   'POST /v1/oauth/device/lookup': 'device authorization',
   'POST /v1/oauth/device/approve': 'device authorization',
   'POST /v1/oauth/device/deny': 'device authorization',
+  'POST /v1/invitations/lookup': 'invitation',
+  'POST /v1/invitations/accept': 'invitation',
 };
 
 /** Conflicts and refusals the route groups answer, by operation. */
@@ -409,6 +432,14 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
   ['POST /v1/oauth/device/approve', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
   ['POST /v1/oauth/device/deny', { summary: 'Already decided', error: new DomainError('conflict', 'this device authorization was already approved') }],
   ['POST /v1/oauth/clients/{clientID}/secret', { summary: 'Public client', error: new DomainError('conflict', 'a public client has no secret: it proves itself with PKCE') }],
+  ['POST /v1/organizations/{organizationID}/leave', { summary: 'Last owner', error: new DomainError('conflict', 'you are the last owner: organization would have no owner: make another member an owner first') }],
+  ['PATCH /v1/organizations/{organizationID}/members/{userID}', { summary: 'Last owner', error: new DomainError('conflict', 'the organization would have no owner: make another member an owner first') }],
+  ['DELETE /v1/organizations/{organizationID}/members/{userID}', { summary: 'Last owner', error: new DomainError('conflict', 'the organization would have no owner: make another member an owner first') }],
+  [
+    'POST /v1/organizations/{organizationID}/invitations',
+    { summary: 'Already a member', error: new DomainError('conflict', 'ana@example.com is already a member of this organization', { fieldErrors: [{ pointer: '/email', location: 'body', message: 'already a member of this organization' }] }) },
+  ],
+  ['POST /v1/invitations/accept', { summary: 'Sign in first', error: new DomainError('conflict', 'an account with the email ana@example.com exists: sign in, then open the link again to accept') }],
   ['', { summary: 'Conflict', error: new DomainError('conflict', 'the channel changed while the request was served; read it again and retry') }],
 ];
 
@@ -434,7 +465,18 @@ const BAD_USER_CODE: ErrorExample = {
 };
 
 /** Operations whose refusals of a status are their own (they replace the ones the status stands for elsewhere). */
+const INVITATION_USED: ErrorExample = { summary: 'Used or expired', error: new DomainError('gone', 'this invitation was already accepted: sign in instead') };
+const UNKNOWN_LINKS: ErrorExample = {
+  summary: 'Too many unknown links',
+  error: new DomainError('rate_limited', 'too many unknown invitation links from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  retryAfter: 8,
+};
+const NOT_AN_OWNER: ErrorExample = { summary: 'Not an owner', error: new DomainError('forbidden', 'only an owner makes or unmakes owners') };
+
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'POST /v1/invitations/lookup': { 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
+  'POST /v1/invitations/accept': { 403: [{ summary: 'Another email', error: new DomainError('forbidden', 'this invitation is for ana@example.com: sign in as that user to accept it') }], 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
+  'PATCH /v1/organizations/{organizationID}/members/{userID}': { 403: [NOT_AN_OWNER, { summary: 'Missing members:write', error: new DomainError('forbidden', 'missing permission members:write', { extra: { permission: 'members:write' } }) }] },
   'POST /v1/oauth/device': {
     400: [
       { summary: 'Missing client_id', error: invalidField('body', '/client_id', 'Invalid input: expected string, received undefined') },

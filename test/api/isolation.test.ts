@@ -35,6 +35,10 @@ type Ids = {
   /** A confidential OAuth client of A's (its client_id), and a grant A's owner gave. */
   oauthClient: string;
   grant: string;
+  /** A's organization, a member of it, and an invitation it has pending. */
+  organization: string;
+  member: string;
+  invitation: string;
 };
 type IdName = keyof Ids;
 
@@ -160,6 +164,33 @@ const ROWS: Record<string, Row> = {
   'DELETE /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
   'GET /v1/auth/authorizations': { kind: 'list' },
   'DELETE /v1/auth/authorizations/{grantID}': { kind: 'id', path: { grantID: 'grant' }, probe: ['GET /v1/auth/authorizations'] },
+  'POST /v1/organizations': { kind: 'no tenant data', why: 'creates an organization the caller owns' },
+  'GET /v1/organizations': { kind: 'list' },
+  'GET /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}'] },
+  'PATCH /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, body: { name: 'taken over' }, probe: ['GET /v1/organizations/{organization}'] },
+  'POST /v1/organizations/{organizationID}/leave': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'GET /v1/organizations/{organizationID}/members': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'PATCH /v1/organizations/{organizationID}/members/{userID}': {
+    kind: 'id',
+    path: { organizationID: 'organization', userID: 'member' },
+    body: { role: 'admin' },
+    probe: ['GET /v1/organizations/{organization}/members'],
+  },
+  'DELETE /v1/organizations/{organizationID}/members/{userID}': { kind: 'id', path: { organizationID: 'organization', userID: 'member' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'GET /v1/organizations/{organizationID}/invitations': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/invitations'] },
+  'POST /v1/organizations/{organizationID}/invitations': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    body: { email: 'intruder@example.com', role: 'owner' },
+    probe: ['GET /v1/organizations/{organization}/invitations'],
+  },
+  'DELETE /v1/organizations/{organizationID}/invitations/{invitationID}': {
+    kind: 'id',
+    path: { organizationID: 'organization', invitationID: 'invitation' },
+    probe: ['GET /v1/organizations/{organization}/invitations'],
+  },
+  'POST /v1/invitations/lookup': { kind: 'no tenant data', why: 'public: the one-time token is the credential, and an unknown one answers 404 whoever asks' },
+  'POST /v1/invitations/accept': { kind: 'no tenant data', why: 'public: the one-time token is the credential; a signed-in caller joins only with the email invited' },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -228,6 +259,12 @@ before(async () => {
   });
   assert.equal(registered.status, 201, registered.text);
   const grant = await createGrant(server, { client: oauthClient, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
+  const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-member@example.com', role: 'member' } });
+  assert.equal(joining.status, 201, joining.text);
+  const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: joining.body.data.token, name: 'Isolated Member', password: 'isolated member password' } });
+  assert.equal(joined.status, 200, joined.text);
+  const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-pending@example.com', role: 'member' } });
+  assert.equal(pending.status, 201, pending.text);
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -246,10 +283,13 @@ before(async () => {
     userCode: device.body.user_code,
     oauthClient: registered.body.data.client_id,
     grant: grant.id,
+    organization: server.organizationId,
+    member: joined.body.data.user_id,
+    invitation: pending.body.data.id,
   };
   const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;
-  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876']);
+  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876', 'isolated-member@example.com', 'isolated-pending@example.com']);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);
   doc = (await request(server, 'GET', '/v1/openapi.json')).body;

@@ -106,6 +106,19 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     doomedClients.push(doomed.clientId);
     doomedGrants.push((await createGrant(server, { client: oauthClient, userId: own.body.data.user.id, organizationIds: [server.organizationId] })).id);
   }
+  // Organizations: members and invitations the fuzzer may change or remove (never the owner it acts as).
+  const members: string[] = [];
+  const invitations: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: `fuzz-member${i}@example.com`, role: 'member' } });
+    ok(joining, 'invitation');
+    const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: joining.body.data.token, name: `Fuzz member ${i}`, password: 'fuzz member password' } });
+    ok(joined, 'accepted invitation');
+    members.push(joined.body.data.user_id);
+    const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: `fuzz-invitee${i}@example.com`, role: 'member' } });
+    ok(pending, 'pending invitation');
+    invitations.push(pending.body.data.id);
+  }
   return {
     apiKey: key,
     cookie,
@@ -130,6 +143,11 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       request: authorizationRequests,
       user_code: userCodes,
       organization_ids: [server.organizationId],
+      organization: [server.organizationId],
+      user: members,
+      invitation: invitations,
+      'deletable:user': members,
+      'deletable:invitation': invitations,
     },
   };
 }

@@ -7,7 +7,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { OAuthConsent, SessionInfo } from '../api.ts';
 import { usePageTitle } from '../ui.tsx';
 
-export function OAuthCard({ title, session, children }: { title: string; session: SessionInfo; children: ReactNode }) {
+export function OAuthCard({ title, session, children }: { title: string; session: SessionInfo | undefined; children: ReactNode }) {
   usePageTitle(title);
   return (
     <main className="login">
@@ -20,9 +20,11 @@ export function OAuthCard({ title, session, children }: { title: string; session
         </div>
         <h1 id="oauth-title">{title}</h1>
         {children}
-        <p className="muted small oauth-account">
-          Signed in as <span className="strong">{session.user.email}</span>
-        </p>
+        {session ? (
+          <p className="muted small oauth-account">
+            Signed in as <span className="strong">{session.user.email}</span>
+          </p>
+        ) : null}
       </section>
     </main>
   );

@@ -1,12 +1,14 @@
 /** Organizations and their members. */
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { memberships, organizations, users } from '../../db/schema.ts';
+import { memberships, oauthGrantOrganizations, oauthTokens, organizations, users } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { conflict } from '../errors.ts';
+import type { Actor } from '../actor.ts';
+import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Role } from '../permissions.ts';
 import { hashPassword } from '../users/passwords.ts';
-import { findUserByEmail } from '../users/users.ts';
+import { findUserByEmail, listMemberships } from '../users/users.ts';
 
 export type NewMember = { email: string; name: string; password: string; emailVerified?: boolean; role?: Role };
 
@@ -43,4 +45,78 @@ export async function addMember({ db, clock }: OrganizationDeps, { organizationI
 /** Adds an existing user to another organization. */
 export async function addMembership({ db, clock }: OrganizationDeps, { organizationId, userId, role }: { organizationId: string; userId: string; role: Role }): Promise<void> {
   await db.insert(memberships).values({ organizationId, userId, role, createdAt: clock.now() }).onConflictDoNothing();
+}
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+/** An organization as a credential sees it: with the caller's role when the caller is a person in it. */
+export type OrganizationView = OrganizationRow & { role: Role | null };
+
+/** A signed-in user creates an organization and becomes its owner. */
+export async function createOwnOrganization(deps: OrganizationDeps, actor: Actor, input: { name: string }): Promise<OrganizationView> {
+  if (actor.kind !== 'user') throw new DomainError('forbidden', 'this operation needs a dashboard session');
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const [row] = await tx.insert(organizations).values({ id: uuidv7(), name: input.name, createdAt: now, updatedAt: now }).returning();
+    await tx.insert(memberships).values({ organizationId: row!.id, userId: actor.userId, role: 'owner', createdAt: now });
+    return { ...row!, role: 'owner' as const };
+  });
+}
+
+/**
+ * The organizations the credential reaches: a person's every membership (by session), the one an
+ * API key belongs to, the ones an OAuth token's grant covers.
+ */
+export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor): Promise<OrganizationView[]> {
+  if (actor.kind === 'user') {
+    const mine = await listMemberships(db, actor.userId);
+    if (mine.length === 0) return [];
+    const rows = await db.select().from(organizations).where(inArray(organizations.id, mine.map((m) => m.organizationId)));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return mine.flatMap((m) => {
+      const row = byId.get(m.organizationId);
+      return row ? [{ ...row, role: m.role }] : [];
+    });
+  }
+  let ids = [actor.organizationId];
+  if (actor.kind === 'oauth') {
+    const covered = await db
+      .select({ organizationId: oauthGrantOrganizations.organizationId })
+      .from(oauthTokens)
+      .innerJoin(oauthGrantOrganizations, eq(oauthGrantOrganizations.grantId, oauthTokens.grantId))
+      .innerJoin(memberships, and(eq(memberships.organizationId, oauthGrantOrganizations.organizationId), eq(memberships.userId, actor.userId)))
+      .where(and(eq(oauthTokens.id, actor.tokenId), isNull(oauthTokens.revokedAt)));
+    ids = [...new Set([actor.organizationId, ...covered.map((c) => c.organizationId)])];
+  }
+  const rows = await db.select().from(organizations).where(inArray(organizations.id, ids)).orderBy(organizations.createdAt, organizations.id);
+  const roles = actor.kind === 'oauth' ? await listMemberships(db, actor.userId) : [];
+  return rows.map((r) => ({ ...r, role: roles.find((m) => m.organizationId === r.id)?.role ?? null }));
+}
+
+/** The organization the actor acts in. */
+export async function getOrganization({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor): Promise<OrganizationView> {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, actor.organizationId)).limit(1);
+  if (!row) throw notFound('organization');
+  return { ...row, role: await roleOf(db, actor) };
+}
+
+/** Renames the organization the actor acts in. */
+export async function renameOrganization({ db, clock }: OrganizationDeps, actor: Actor, input: { name: string }): Promise<OrganizationView> {
+  const [row] = await db
+    .update(organizations)
+    .set({ name: input.name, updatedAt: clock.now() })
+    .where(eq(organizations.id, actor.organizationId))
+    .returning();
+  if (!row) throw notFound('organization');
+  return { ...row, role: await roleOf(db, actor) };
+}
+
+async function roleOf(db: Executor, actor: Actor): Promise<Role | null> {
+  if (actor.kind === 'user') return actor.role;
+  if (actor.kind !== 'oauth') return null;
+  const [row] = await db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.organizationId, actor.organizationId), eq(memberships.userId, actor.userId)))
+    .limit(1);
+  return (row?.role as Role | undefined) ?? null;
 }

@@ -52,15 +52,25 @@ export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginRe
   const [first] = await listMemberships(db, user.id);
   if (!first) throw new DomainError('invalid_credentials', 'invalid email or password');
   await settleAttempt({ db }, { forget: [accountKey], refund: [addressKey] });
+  return { user, ...(await openSession(deps, { userId: user.id, organizationId: first.organizationId, ...input })) };
+}
+
+export type OpenedSession = { token: string; sessionId: string; expiresAt: Date };
+
+/** Opens a session for a user who proved who they are (a login, an accepted invitation), acting in the given organization. */
+export async function openSession(
+  deps: SessionDeps & { ttlHours: number },
+  input: { userId: string; organizationId: string; telemetryId?: string; userAgent?: string; ip: string },
+): Promise<OpenedSession> {
   const token = SESSION_TOKEN_PREFIX + randomToken(32);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.ttlHours * 3_600_000);
   const id = uuidv7();
-  await db.insert(sessions).values({
+  await deps.db.insert(sessions).values({
     id,
     tokenHash: sha256Hex(token),
-    userId: user.id,
-    organizationId: first.organizationId,
+    userId: input.userId,
+    organizationId: input.organizationId,
     telemetryId: input.telemetryId ?? null,
     userAgent: input.userAgent?.slice(0, 512) ?? null,
     ip: input.ip ?? null,
@@ -68,7 +78,7 @@ export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginRe
     lastSeenAt: now,
     expiresAt,
   });
-  return { user, token, sessionId: id, expiresAt };
+  return { token, sessionId: id, expiresAt };
 }
 
 /**

@@ -20,4 +20,6 @@ export const throttleKeys = {
   /** Guesses of device user codes (the device verification page), per signed-in user and per address. */
   userCodeUser: (userId: string) => `user_code:user:${userId}`,
   userCodeAddress: (address: string) => `user_code:ip:${addressSubject(address)}`,
+  /** Invitation links looked up or accepted, per address (a link is 32 random bytes: this stops floods, not luck). */
+  invitationAddress: (address: string) => `invitation:ip:${addressSubject(address)}`,
 };

@@ -21,3 +21,14 @@ export async function verifyPassword(storedHash: string | undefined, password: s
   }
   return verify(storedHash, password).catch(() => false);
 }
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 1024;
+
+/** What is wrong with a new password, or undefined when it is acceptable. */
+export function passwordProblem(password: string): string | undefined {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
+  if (password.trim().length === 0) return 'must not be only spaces';
+  return undefined;
+}

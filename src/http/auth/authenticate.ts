@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../domain/actor.ts';
 import type { ApiKeyAuthenticator } from '../../domain/api-keys/api-keys.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, notFound } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { authenticateSession } from '../../domain/sessions/sessions.ts';
 import type { Db } from '../../db/client.ts';
@@ -18,8 +18,18 @@ export const ORGANIZATION_HEADER = 'x-organization-id';
 
 /** What a route needs: nothing (public), any credential with a permission, or a dashboard session. */
 export type AuthRequirement =
-  | { public: true }
-  | { permission?: Permission; sessionOnly?: boolean; credentials?: ReadonlyArray<Actor['kind']> };
+  /** optionalSession: a valid session cookie, when sent, gives the route its user (a public route that signed-in users may also call). */
+  | { public: true; optionalSession?: boolean }
+  | {
+      permission?: Permission;
+      sessionOnly?: boolean;
+      credentials?: ReadonlyArray<Actor['kind']>;
+      /**
+       * The path parameter naming the organization the route acts in: it is the requested organization
+       * (as X-Organization-Id is elsewhere), and one the credential does not reach is not found (404).
+       */
+      organizationParam?: string;
+    };
 
 /** Resolves a bearer token to an actor; the OAuth module supplies it. */
 export type BearerAuthenticator = (token: string, organizationId: string | undefined) => Promise<Actor | undefined>;
@@ -44,15 +54,18 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 
 /** Authenticates the request for its route's requirement; throws DomainError on failure. */
 export async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: AuthDeps): Promise<Actor | undefined> {
-  if ('public' in requirement) return undefined;
+  if ('public' in requirement) return requirement.optionalSession ? optionalSession(request, deps) : undefined;
   const requestedOrg = headerValue(request, ORGANIZATION_HEADER);
   if (requestedOrg !== undefined && !isUuid(requestedOrg)) {
     throw new DomainError('invalid', `${ORGANIZATION_HEADER} must be an organization id (UUID)`, {
       fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: 'must be a UUID' }],
     });
   }
-  const actor = await resolveActor(request, requestedOrg, deps);
+  const pathOrg = requirement.organizationParam === undefined ? undefined : organizationInPath(request, requirement.organizationParam, requestedOrg);
+  const actor = await resolveActor(request, { header: requestedOrg, path: pathOrg?.id }, deps);
   if (!actor) throw unauthenticated();
+  // Another organization's id in the path (or one that cannot be an id) answers exactly as an unknown one.
+  if (pathOrg !== undefined && actor.organizationId !== pathOrg.id) throw notFound('organization');
   if (requirement.sessionOnly && actor.kind !== 'user') {
     throw new DomainError('forbidden', 'this operation needs a dashboard session');
   }
@@ -65,12 +78,33 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
   return actor;
 }
 
-async function resolveActor(request: FastifyRequest, requestedOrg: string | undefined, deps: AuthDeps): Promise<Actor | undefined> {
+/** The session's user when a valid session cookie is sent (from the dashboard's origin); otherwise nobody. */
+async function optionalSession(request: FastifyRequest, deps: AuthDeps): Promise<Actor | undefined> {
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  if (!cookie) return undefined;
+  assertTrustedOrigin(request, deps.trustedOrigins);
+  return authenticateSession(deps, { token: cookie, organizationId: undefined });
+}
+
+/** The organization id in the route's path (undefined when it cannot be one); a header naming another is a contradiction. */
+function organizationInPath(request: FastifyRequest, param: string, requestedOrg: string | undefined): { id: string | undefined } {
+  const value = (request.params as Record<string, string | undefined>)[param];
+  if (value === undefined || !isUuid(value)) return { id: undefined };
+  if (requestedOrg !== undefined && requestedOrg.toLowerCase() !== value.toLowerCase()) {
+    throw new DomainError('invalid', `${ORGANIZATION_HEADER} names another organization than the path`, {
+      fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: `must be the path's organization ${value} or absent` }],
+    });
+  }
+  return { id: value.toLowerCase() };
+}
+
+async function resolveActor(request: FastifyRequest, requested: { header: string | undefined; path: string | undefined }, deps: AuthDeps): Promise<Actor | undefined> {
+  const requestedOrg = requested.header ?? requested.path;
   const apiKey = headerValue(request, 'x-api-key');
   if (apiKey !== undefined) {
     const actor = await deps.apiKeys.authenticate(apiKey.trim());
     // A key belongs to one organization; naming another one is a credential mismatch.
-    if (actor && requestedOrg !== undefined && requestedOrg !== actor.organizationId) return undefined;
+    if (actor && requested.header !== undefined && requested.header !== actor.organizationId) return undefined;
     return actor;
   }
   const authorization = headerValue(request, 'authorization');
@@ -82,7 +116,13 @@ async function resolveActor(request: FastifyRequest, requestedOrg: string | unde
   const cookie = request.cookies?.[SESSION_COOKIE];
   if (cookie) {
     assertTrustedOrigin(request, deps.trustedOrigins);
-    return authenticateSession(deps, { token: cookie, organizationId: requestedOrg });
+    try {
+      return await authenticateSession(deps, { token: cookie, organizationId: requestedOrg });
+    } catch (err) {
+      // Not a member of the organization in the path: as unknown as an organization that does not exist.
+      if (requested.path !== undefined && err instanceof DomainError && err.code === 'forbidden') throw notFound('organization');
+      throw err;
+    }
   }
   return undefined;
 }

@@ -89,12 +89,17 @@ export function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
   return actor;
 }
 
+/** The session cookie's attributes (login and an accepted invitation set the same cookie). */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
+}
+
 /** What the auth routes use: the database, the clock, and the session and login settings. */
 export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
 
 export async function registerAuthRoutes(app: App, services: AuthServices) {
   const { settings: config, ...deps } = services;
-  const cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };
+  const cookieOptions = sessionCookieOptions(config.secureCookies);
   const throttle: LoginThrottle = {
     // One attempt forgiven per 15 minutes of quiet: an attacker at the cap stays at the cap.
     account: { freeAttempts: config.loginThrottle.accountFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 15 * 60_000 },
