@@ -42,6 +42,10 @@ import { registerEventRoutes } from './v1/events.ts';
 import { registerSandboxRoutes } from './sandbox/routes.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.ts';
 import { registerDeviceRoutes } from './oauth/device.ts';
+import { registerDiscoveryRoutes } from './oauth/discovery.ts';
+import { registerIntrospectRoutes } from './oauth/introspect.ts';
+import { registerRevokeRoutes } from './oauth/revoke.ts';
+import { registerTokenRoutes } from './oauth/token.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -198,7 +202,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         clock: container.clock,
         apiKeys: container.apiKeys,
         trustedOrigins,
-        bearer: options.bearer,
+        bearer: options.bearer ?? container.bearer.authenticate,
       });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
@@ -251,6 +255,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
           bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token.' },
           session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login.' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client credentials (client_secret_basic): client_id and client_secret, form-encoded, as HTTP Basic.' },
         },
       },
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
@@ -264,6 +269,11 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   const oauthFlows = { db: container.database.db, clock: container.clock };
   await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
   await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
+  const tokenServices = { db: container.database.db, clock: container.clock };
+  await registerTokenRoutes(app, { ...tokenServices, forget: container.bearer.forget, lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs } });
+  await registerIntrospectRoutes(app, tokenServices);
+  await registerRevokeRoutes(app, { ...tokenServices, forget: container.bearer.forget });
+  await registerDiscoveryRoutes(app, { baseUrl: config.baseUrl });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
   await registerChannelRoutes(app, channelRouteDeps(container));
   await registerTemplateRoutes(app, templateDeps(container));

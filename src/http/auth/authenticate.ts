@@ -16,9 +16,14 @@ import { isUuid } from '../../lib/ids.ts';
 export const SESSION_COOKIE = 'parley_session';
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
-/** What a route needs: nothing (public), any credential with a permission, or a dashboard session. */
+/**
+ * What a route needs: nothing (public), any credential with a permission, or a dashboard session.
+ * `optional`: a credential is looked at when one is sent (the route decides what else it accepts,
+ * such as OAuth client credentials), none or an unknown one leaves the actor undefined.
+ */
 export type AuthRequirement =
   | { public: true }
+  | { optional: true }
   | { permission?: Permission; sessionOnly?: boolean; credentials?: ReadonlyArray<Actor['kind']> };
 
 /** Resolves a bearer token to an actor; the OAuth module supplies it. */
@@ -52,6 +57,7 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
     });
   }
   const actor = await resolveActor(request, requestedOrg, deps);
+  if ('optional' in requirement) return actor;
   if (!actor) throw unauthenticated();
   if (requirement.sessionOnly && actor.kind !== 'user') {
     throw new DomainError('forbidden', 'this operation needs a dashboard session');
@@ -60,7 +66,8 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
     throw new DomainError('forbidden', `this operation is not open to ${actor.kind.replace('_', ' ')} credentials`);
   }
   if (requirement.permission && !actor.permissions.has(requirement.permission)) {
-    throw new DomainError('forbidden', `missing permission ${requirement.permission}`, { extra: { permission: requirement.permission } });
+    const what = actor.kind === 'oauth' ? 'the access token lacks scope' : 'missing permission';
+    throw new DomainError('forbidden', `${what} ${requirement.permission}`, { extra: { permission: requirement.permission } });
   }
   return actor;
 }

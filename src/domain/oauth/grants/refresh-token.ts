@@ -1,0 +1,55 @@
+/**
+ * The refresh token grant (RFC 6749 §6) with rotation (OAuth 2.0 Security BCP §4.14): each refresh
+ * token is exchanged once for a new pair, and the new refresh token lives a full refresh lifetime from
+ * now (sliding expiry). A rotated refresh token presented again means it leaked: the whole grant is
+ * revoked. `scope` may narrow the new access token to part of the grant's scopes; the new refresh
+ * token keeps the old one's scopes (RFC 6749 §6). Access tokens issued earlier live until they expire.
+ */
+import { and, eq, isNull } from 'drizzle-orm';
+import { oauthTokens } from '../../../db/schema.ts';
+import { oauthError } from '../errors.ts';
+import { findToken, issueTokens, issuesRefreshTokens, revokeGrant, type IssuedTokens, type TokenDeps } from '../tokens.ts';
+import { OAUTH_PREFIXES, parseScope, type OAuthClient } from '../vocabulary.ts';
+
+export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, input: { refreshToken: string | undefined; scope: string | undefined }): Promise<IssuedTokens> {
+  const { db, clock } = deps;
+  if (input.refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is missing');
+  const unknown = () => oauthError('invalid_grant', 'the refresh token is unknown, expired, revoked, or was issued to another client');
+  if (!input.refreshToken.startsWith(OAUTH_PREFIXES.refreshToken)) throw unknown();
+  const found = await findToken(db, input.refreshToken);
+  if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw unknown();
+  const now = clock.now();
+  if (found.token.revokedAt !== null || found.grant.revokedAt !== null || found.token.expiresAt.getTime() <= now.getTime()) throw unknown();
+  const reused = () => oauthError('invalid_grant', 'the refresh token was already used: the whole grant is revoked, so the user must authorize again');
+  if (found.token.rotatedAt !== null) {
+    await revokeGrant(db, now, found.grant.id);
+    deps.forget?.();
+    throw reused();
+  }
+  let scopes = found.token.scopes;
+  if (input.scope !== undefined && input.scope.trim() !== '') {
+    const parsed = parseScope(input.scope);
+    if (!parsed.ok) throw oauthError('invalid_scope', `unknown scope ${parsed.unknown.slice(0, 5).join(', ').slice(0, 200)}`);
+    const beyond = parsed.scopes.filter((s) => !found.token.scopes.includes(s));
+    if (beyond.length > 0) throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
+    scopes = parsed.scopes;
+  }
+  const issued = await db.transaction(async (tx) => {
+    const [claimed] = await tx
+      .update(oauthTokens)
+      .set({ rotatedAt: now })
+      .where(and(eq(oauthTokens.id, found.token.id), isNull(oauthTokens.rotatedAt), isNull(oauthTokens.revokedAt)))
+      .returning({ id: oauthTokens.id });
+    if (!claimed) return undefined;
+    return issueTokens(tx, now, deps.lifetimes, {
+      grantId: found.grant.id,
+      scopes,
+      refresh: issuesRefreshTokens(client) ? { scopes: found.token.scopes, parentId: found.token.id } : undefined,
+    });
+  });
+  if (issued) return issued;
+  // Exchanged by someone else meanwhile: a replay, as above.
+  await revokeGrant(db, now, found.grant.id);
+  deps.forget?.();
+  throw reused();
+}
