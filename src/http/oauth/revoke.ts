@@ -37,7 +37,7 @@ export async function registerRevokeRoutes(app: App, deps: RevokeDeps): Promise<
             'RFC 7009, JSON `{token, token_type_hint}` or form-encoded. The client the token was issued to revokes it (a public client sends client_id; a confidential one HTTP Basic or client_id and client_secret). ' +
             'An access token is revoked alone; a refresh token takes its whole grant with it (every access and refresh token of that authorization). ' +
             'An unknown, already revoked or another client\'s token also gets 200 (and stays as it is). Errors: 400 invalid_request, 401 invalid_client.',
-          security: [{ clientBasic: [] }, {}],
+          security: [],
           consumes: ['application/json', 'application/x-www-form-urlencoded'],
           body: RevokeRequestSchema,
           response: { 200: z.object({}).meta({ id: 'RevocationResult', description: 'Empty: the token no longer works (or never did)' }), ...errorResponses([400, 401], 'oauth') },
