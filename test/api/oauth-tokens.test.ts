@@ -18,7 +18,7 @@ import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { eventually } from '../eventually.ts';
 import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
-import { createOAuthClient, type ClientFixture, type ClientOptions } from '../oauth-client-fixture.ts';
+import { createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 
 const clock = movableClock();
 let server: TestServer;
