@@ -79,6 +79,41 @@ export async function issueTokens(
   return { accessToken, refreshToken, refreshTokenId, expiresIn: Math.floor(lifetimes.accessTokenTtlMs / 1000), scopes: input.scopes };
 }
 
+/** A text[] parameter, written as an array literal (drizzle's sql would spread a JS array into a list). */
+function textArray(values: readonly string[]) {
+  return sql`${`{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`}::text[]`;
+}
+
+/**
+ * A refresh token exchanged for a new pair in one statement: the old one is marked rotated only if
+ * it was not yet (of two exchanges at once, one gets the pair), and the new rows are inserted only
+ * then. Undefined when it was already rotated or revoked.
+ */
+export async function rotateRefreshToken(
+  db: Executor,
+  now: Date,
+  lifetimes: TokenLifetimes,
+  input: { refreshTokenId: string; scopes: string[]; refreshScopes: string[] },
+): Promise<IssuedTokens | undefined> {
+  const accessToken = newToken('access');
+  const refreshToken = newToken('refresh');
+  const refreshId = uuidv7();
+  const accessExpires = new Date(now.getTime() + lifetimes.accessTokenTtlMs);
+  const refreshExpires = new Date(now.getTime() + lifetimes.refreshTokenTtlMs);
+  const rows = await queryRows<{ id: string }>(db, sql`
+    with claimed as (
+      update oauth_tokens set rotated_at = ${now.toISOString()}::timestamptz
+       where id = ${input.refreshTokenId} and rotated_at is null and revoked_at is null
+      returning grant_id)
+    insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, parent_id, created_at, expires_at)
+    select ${refreshId}::uuid, grant_id, 'refresh', ${hashToken(refreshToken)}::text, ${textArray(input.refreshScopes)}, ${input.refreshTokenId}::uuid, ${now.toISOString()}::timestamptz, ${refreshExpires.toISOString()}::timestamptz from claimed
+    union all
+    select ${uuidv7()}::uuid, grant_id, 'access', ${hashToken(accessToken)}::text, ${textArray(input.scopes)}, ${refreshId}::uuid, ${now.toISOString()}::timestamptz, ${accessExpires.toISOString()}::timestamptz from claimed
+    returning id`);
+  if (rows.length === 0) return undefined;
+  return { accessToken, refreshToken, expiresIn: Math.floor(lifetimes.accessTokenTtlMs / 1000), scopes: input.scopes };
+}
+
 /**
  * A new grant (what the user approved: client, scopes, organizations) and its first tokens. Runs
  * in the caller's transaction, with the statement that marked the code or device code used.

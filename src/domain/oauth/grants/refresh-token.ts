@@ -5,10 +5,8 @@
  * revoked. `scope` may narrow the new access token to part of the grant's scopes; the new refresh
  * token keeps the old one's scopes (RFC 6749 §6). Access tokens issued earlier live until they expire.
  */
-import { and, eq, isNull } from 'drizzle-orm';
-import { oauthTokens } from '../../../db/schema.ts';
 import { oauthError } from '../errors.ts';
-import { findToken, issueTokens, issuesRefreshTokens, revokeGrant, type IssuedTokens, type TokenDeps } from '../tokens.ts';
+import { findToken, revokeGrant, rotateRefreshToken, type IssuedTokens, type TokenDeps } from '../tokens.ts';
 import { OAUTH_PREFIXES, parseScope, type OAuthClient } from '../vocabulary.ts';
 
 export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, input: { refreshToken: string | undefined; scope: string | undefined }): Promise<IssuedTokens> {
@@ -34,19 +32,9 @@ export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, i
     if (beyond.length > 0) throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
     scopes = parsed.scopes;
   }
-  const issued = await db.transaction(async (tx) => {
-    const [claimed] = await tx
-      .update(oauthTokens)
-      .set({ rotatedAt: now })
-      .where(and(eq(oauthTokens.id, found.token.id), isNull(oauthTokens.rotatedAt), isNull(oauthTokens.revokedAt)))
-      .returning({ id: oauthTokens.id });
-    if (!claimed) return undefined;
-    return issueTokens(tx, now, deps.lifetimes, {
-      grantId: found.grant.id,
-      scopes,
-      refresh: issuesRefreshTokens(client) ? { scopes: found.token.scopes, parentId: found.token.id } : undefined,
-    });
-  });
+  // Rotation in one statement: the old token is claimed and the new pair written together.
+  // The client holds the refresh grant (checked with its authentication), so it gets a new refresh token.
+  const issued = await rotateRefreshToken(db, now, deps.lifetimes, { refreshTokenId: found.token.id, scopes, refreshScopes: found.token.scopes });
   if (issued) return issued;
   // Exchanged by someone else meanwhile: a replay, as above.
   await revokeGrant(db, now, found.grant.id);
