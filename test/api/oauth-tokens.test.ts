@@ -459,13 +459,33 @@ test('bad input at the token endpoint: the documented OAuth error, nothing store
   }
   assert.equal(await tokenCount(), before);
 
-  const introspectBad = await request(server, 'POST', '/v1/oauth/introspect', { key: server.apiKey, body: { token: '' } });
-  assert.equal(introspectBad.status, 400);
-  assert.equal(introspectBad.body.error, 'invalid_request');
-  const revokeBad = await request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=a&token=b&client_id=x', contentType: 'application/x-www-form-urlencoded' });
-  assert.equal(revokeBad.status, 400);
-  assert.equal(revokeBad.body.error, 'invalid_request');
+  // Introspection and revocation: JSON or form, each refusal an OAuth body, nothing revoked.
+  const revokedBefore = await revokedCount();
+  const key = server.apiKey;
+  const endpointCases: Array<[string, () => Promise<ApiResponse>, number, RegExp]> = [
+    ['introspect: empty token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: { token: '' } }), 400, /token/],
+    ['introspect: missing token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: {} }), 400, /token/],
+    ['introspect: oversized token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: { token: 'pla_' + 'x'.repeat(600) } }), 400, /token/],
+    ['introspect: malformed JSON', () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: '{"token":', contentType: 'application/json' }), 400, /malformed JSON/],
+    ['introspect: text body', () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: 'token=x', contentType: 'text/plain' }), 415, /Content-Type/],
+    ['revoke: duplicated token', () => request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=a&token=b&client_id=x', contentType: 'application/x-www-form-urlencoded' }), 400, /more than once/],
+    ['revoke: missing token', () => request(server, 'POST', '/v1/oauth/revoke', { body: { client_id: client.clientId } }), 400, /token/],
+    ['revoke: token of the wrong type', () => request(server, 'POST', '/v1/oauth/revoke', { body: { token: 42, client_id: client.clientId } }), 400, /token/],
+    ['revoke: text body', () => request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=x', contentType: 'text/plain' }), 415, /Content-Type/],
+  ];
+  for (const [label, send, status, description] of endpointCases) {
+    const res = await send();
+    assert.equal(res.status, status, `${label}: ${res.text}`);
+    assert.equal(res.body.error, 'invalid_request', `${label}: ${res.text}`);
+    assert.match(res.body.error_description, description, label);
+  }
+  assert.equal(await revokedCount(), revokedBefore);
 });
+
+async function revokedCount(): Promise<number> {
+  const rows = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from oauth_tokens where revoked_at is not null`);
+  return rows[0]!.n;
+}
 
 test('the purge removes tokens a day after expiry and grants a day after revocation', async () => {
   const tokens = await deviceTokens(client, [server.organizationId]);

@@ -8,7 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import type { ClientAuthInput } from '../../domain/oauth/client-auth.ts';
 import { oauthError } from '../../domain/oauth/errors.ts';
 import type { App } from '../app.ts';
-import { parseOAuthForm, registerOAuthFormParser } from './form.ts';
+import { registerOAuthFormParser } from './form.ts';
 
 export const TAG = 'oauth';
 export const FORM_ONLY = 'the body must be application/x-www-form-urlencoded (RFC 6749 §3.2)';
@@ -20,19 +20,9 @@ export const FORM_ONLY = 'the body must be application/x-www-form-urlencoded (RF
 export async function oauthEndpointScope(app: App, options: { formOnly: boolean }, routes: (scope: App) => void | Promise<void>): Promise<void> {
   await app.register(async (plain: FastifyInstance) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>() as unknown as App;
-    if (options.formOnly) {
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-        try {
-          done(null, parseOAuthForm(body as string));
-        } catch (err) {
-          done(err as Error, undefined);
-        }
-      });
-      scope.addContentTypeParser('*', (_request, _payload, done) => done(oauthError('invalid_request', FORM_ONLY), undefined));
-    } else {
-      registerOAuthFormParser(scope);
-    }
+    if (options.formOnly) scope.removeAllContentTypeParsers();
+    registerOAuthFormParser(scope);
+    if (options.formOnly) scope.addContentTypeParser('*', (_request, _payload, done) => done(oauthError('invalid_request', FORM_ONLY), undefined));
     scope.addHook('onRequest', async (_request, reply) => {
       void reply.header('cache-control', 'no-store');
       void reply.header('pragma', 'no-cache');
