@@ -86,32 +86,42 @@ function textArray(values: readonly string[]) {
 
 /**
  * A refresh token exchanged for a new pair in one statement: the old one is marked rotated only if
- * it was not yet (of two exchanges at once, one gets the pair), and the new rows are inserted only
- * then. Undefined when it was already rotated or revoked.
+ * it is still usable (not rotated, revoked or expired, its grant not revoked: of two exchanges at
+ * once, one gets the pair), and the new rows are inserted only then. The token is named by its id,
+ * or by its hash and client (the whole exchange in one round trip), where `scopes`, when given, must
+ * be among its scopes. The new refresh token keeps the old one's scopes; the access token gets
+ * `scopes` (or the same). Undefined when nothing was claimed.
  */
 export async function rotateRefreshToken(
   db: Executor,
   now: Date,
   lifetimes: TokenLifetimes,
-  input: { refreshTokenId: string; scopes: string[]; refreshScopes: string[] },
+  input: ({ refreshTokenId: string } | { tokenHash: string; clientRowId: string }) & { scopes: string[] | undefined },
 ): Promise<IssuedTokens | undefined> {
   const accessToken = newToken('access');
   const refreshToken = newToken('refresh');
   const refreshId = uuidv7();
-  const accessExpires = new Date(now.getTime() + lifetimes.accessTokenTtlMs);
-  const refreshExpires = new Date(now.getTime() + lifetimes.refreshTokenTtlMs);
-  const rows = await queryRows<{ id: string }>(db, sql`
+  const at = (ms: number) => sql`${new Date(now.getTime() + ms).toISOString()}::timestamptz`;
+  const scopes = input.scopes ? textArray(input.scopes) : sql`null::text[]`;
+  const which =
+    'refreshTokenId' in input
+      ? sql`t.id = ${input.refreshTokenId}`
+      : sql`t.token_hash = ${input.tokenHash} and g.client_id = ${input.clientRowId} and (${scopes} is null or t.scopes @> ${scopes})`;
+  const rows = await queryRows<{ kind: string; scopes: string[] }>(db, sql`
     with claimed as (
-      update oauth_tokens set rotated_at = ${now.toISOString()}::timestamptz
-       where id = ${input.refreshTokenId} and rotated_at is null and revoked_at is null
-      returning grant_id)
+      update oauth_tokens t set rotated_at = ${at(0)}
+        from oauth_grants g
+       where g.id = t.grant_id and g.revoked_at is null and t.kind = 'refresh'
+         and t.rotated_at is null and t.revoked_at is null and t.expires_at > ${at(0)} and ${which}
+      returning t.id, t.grant_id, t.scopes)
     insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, parent_id, created_at, expires_at)
-    select ${refreshId}::uuid, grant_id, 'refresh', ${hashToken(refreshToken)}::text, ${textArray(input.refreshScopes)}, ${input.refreshTokenId}::uuid, ${now.toISOString()}::timestamptz, ${refreshExpires.toISOString()}::timestamptz from claimed
+    select ${refreshId}::uuid, grant_id, 'refresh', ${hashToken(refreshToken)}::text, scopes, id, ${at(0)}, ${at(lifetimes.refreshTokenTtlMs)} from claimed
     union all
-    select ${uuidv7()}::uuid, grant_id, 'access', ${hashToken(accessToken)}::text, ${textArray(input.scopes)}, ${refreshId}::uuid, ${now.toISOString()}::timestamptz, ${accessExpires.toISOString()}::timestamptz from claimed
-    returning id`);
-  if (rows.length === 0) return undefined;
-  return { accessToken, refreshToken, expiresIn: Math.floor(lifetimes.accessTokenTtlMs / 1000), scopes: input.scopes };
+    select ${uuidv7()}::uuid, grant_id, 'access', ${hashToken(accessToken)}::text, coalesce(${scopes}, scopes), ${refreshId}::uuid, ${at(0)}, ${at(lifetimes.accessTokenTtlMs)} from claimed
+    returning kind, scopes`);
+  const access = rows.find((r) => r.kind === 'access');
+  if (!access) return undefined;
+  return { accessToken, refreshToken, expiresIn: Math.floor(lifetimes.accessTokenTtlMs / 1000), scopes: access.scopes };
 }
 
 /**

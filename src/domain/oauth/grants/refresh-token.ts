@@ -6,7 +6,7 @@
  * token keeps the old one's scopes (RFC 6749 §6). Access tokens issued earlier live until they expire.
  */
 import { oauthError } from '../errors.ts';
-import { findToken, revokeGrant, rotateRefreshToken, type IssuedTokens, type TokenDeps } from '../tokens.ts';
+import { findToken, hashToken, revokeGrant, rotateRefreshToken, type IssuedTokens, type TokenDeps } from '../tokens.ts';
 import { OAUTH_PREFIXES, parseScope, type OAuthClient } from '../vocabulary.ts';
 
 export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, input: { refreshToken: string | undefined; scope: string | undefined }): Promise<IssuedTokens> {
@@ -14,9 +14,19 @@ export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, i
   if (input.refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is missing');
   const unknown = () => oauthError('invalid_grant', 'the refresh token is unknown, expired, revoked, or was issued to another client');
   if (!input.refreshToken.startsWith(OAUTH_PREFIXES.refreshToken)) throw unknown();
+  let requested: string[] | undefined;
+  if (input.scope !== undefined && input.scope.trim() !== '') {
+    const parsed = parseScope(input.scope);
+    if (!parsed.ok) throw oauthError('invalid_scope', `unknown scope ${parsed.unknown.slice(0, 5).join(', ').slice(0, 200)}`);
+    requested = parsed.scopes;
+  }
+  const now = clock.now();
+  // The usual case in one statement: a usable token of this client, claimed and replaced together.
+  const rotated = await rotateRefreshToken(db, now, deps.lifetimes, { tokenHash: hashToken(input.refreshToken), clientRowId: client.id, scopes: requested });
+  if (rotated) return rotated;
+  // Otherwise: say why, and revoke the grant if the token was already used.
   const found = await findToken(db, input.refreshToken);
   if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw unknown();
-  const now = clock.now();
   if (found.token.revokedAt !== null || found.grant.revokedAt !== null || found.token.expiresAt.getTime() <= now.getTime()) throw unknown();
   const reused = () => oauthError('invalid_grant', 'the refresh token was already used: the whole grant is revoked, so the user must authorize again');
   if (found.token.rotatedAt !== null) {
@@ -24,17 +34,10 @@ export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, i
     deps.forget?.();
     throw reused();
   }
-  let scopes = found.token.scopes;
-  if (input.scope !== undefined && input.scope.trim() !== '') {
-    const parsed = parseScope(input.scope);
-    if (!parsed.ok) throw oauthError('invalid_scope', `unknown scope ${parsed.unknown.slice(0, 5).join(', ').slice(0, 200)}`);
-    const beyond = parsed.scopes.filter((s) => !found.token.scopes.includes(s));
-    if (beyond.length > 0) throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
-    scopes = parsed.scopes;
-  }
-  // Rotation in one statement: the old token is claimed and the new pair written together.
-  // The client holds the refresh grant (checked with its authentication), so it gets a new refresh token.
-  const issued = await rotateRefreshToken(db, now, deps.lifetimes, { refreshTokenId: found.token.id, scopes, refreshScopes: found.token.scopes });
+  const beyond = (requested ?? []).filter((s) => !found.token.scopes.includes(s));
+  if (beyond.length > 0) throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
+  // Usable after all (it changed meanwhile): exchange it by id.
+  const issued = await rotateRefreshToken(db, now, deps.lifetimes, { refreshTokenId: found.token.id, scopes: requested });
   if (issued) return issued;
   // Exchanged by someone else meanwhile: a replay, as above.
   await revokeGrant(db, now, found.grant.id);
