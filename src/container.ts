@@ -41,6 +41,7 @@ import type { TargetPolicy } from './lib/safe-fetch.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
 import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
 import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
+import { createBearerAuthenticator, OAUTH_ACCESS_CHANGED, type BearerAuthenticatorService } from './domain/oauth/bearer.ts';
 
 export type Container = {
   config: Config;
@@ -55,6 +56,8 @@ export type Container = {
   pacer: Pacer;
   /** API keys, cached in the process and forgotten when any key is withdrawn. */
   apiKeys: ApiKeyAuthenticator;
+  /** OAuth access tokens, cached in the process and forgotten when anything that can withdraw one changes. */
+  bearer: BearerAuthenticatorService;
   /** CRM rules on sending (consent, suppression) and on inbound senders (contact resolution). */
   crm: { sendPolicy?: SendPolicy; resolveInboundContact: InboundContactResolver };
   /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
@@ -104,6 +107,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
+    const bearer = createBearerAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an OAuth grant use') });
+    await database.listen(OAUTH_ACCESS_CHANGED, () => bearer.forget());
     const container: Container = {
       config,
       logger,
@@ -115,6 +120,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       sandbox,
       pacer,
       apiKeys,
+      bearer,
       crm,
       mailer: createMailer(config.mail),
       webhookEngine,

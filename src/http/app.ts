@@ -46,6 +46,10 @@ import { registerOAuthClientRoutes } from './v1/oauth-clients.ts';
 import { registerAuthorizationRoutes } from './v1/authorizations.ts';
 import { registerOrganizationRoutes } from './v1/organizations.ts';
 import { registerInvitationRoutes } from './v1/invitations.ts';
+import { registerDiscoveryRoutes } from './oauth/discovery.ts';
+import { registerIntrospectRoutes } from './oauth/introspect.ts';
+import { registerRevokeRoutes } from './oauth/revoke.ts';
+import { registerTokenRoutes } from './oauth/token.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -202,7 +206,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         clock: container.clock,
         apiKeys: container.apiKeys,
         trustedOrigins,
-        bearer: options.bearer,
+        bearer: options.bearer ?? container.bearer.authenticate,
       });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
@@ -255,6 +259,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
           bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token.' },
           session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login.' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client credentials (client_secret_basic): client_id and client_secret, form-encoded, as HTTP Basic.' },
         },
       },
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
@@ -268,10 +273,21 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   const oauthFlows = { db: container.database.db, clock: container.clock };
   await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
   await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
+  const tokenServices = { db: container.database.db, clock: container.clock };
+  await registerTokenRoutes(app, { ...tokenServices, forget: container.bearer.forget, lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs } });
+  await registerIntrospectRoutes(app, tokenServices);
+  await registerRevokeRoutes(app, { ...tokenServices, forget: container.bearer.forget });
+  await registerDiscoveryRoutes(app, { baseUrl: config.baseUrl });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
-  await registerOAuthClientRoutes(app, oauthFlows);
-  await registerAuthorizationRoutes(app, oauthFlows);
-  await registerOrganizationRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
+  await registerOAuthClientRoutes(app, { ...oauthFlows, forget: container.bearer.forget });
+  await registerAuthorizationRoutes(app, { ...oauthFlows, forget: container.bearer.forget });
+  const credentials = {
+    forget: () => {
+      container.apiKeys.forget();
+      container.bearer.forget();
+    },
+  };
+  await registerOrganizationRoutes(app, { db: container.database.db, clock: container.clock, credentials });
   await registerInvitationRoutes(app, {
     db: container.database.db,
     clock: container.clock,

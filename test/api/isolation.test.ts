@@ -39,6 +39,8 @@ type Ids = {
   organization: string;
   member: string;
   invitation: string;
+  /** An access token of A's owner (from the approved device). */
+  accessToken: string;
 };
 type IdName = keyof Ids;
 
@@ -191,6 +193,10 @@ const ROWS: Record<string, Row> = {
   },
   'POST /v1/invitations/lookup': { kind: 'no tenant data', why: 'public: the one-time token is the credential, and an unknown one answers 404 whoever asks' },
   'POST /v1/invitations/accept': { kind: 'no tenant data', why: 'public: the one-time token is the credential; a signed-in caller joins only with the email invited' },
+  'GET /.well-known/oauth-authorization-server': { kind: 'no tenant data', why: 'public RFC 8414 metadata of the installation' },
+  'POST /v1/oauth/token': { kind: 'no tenant data', why: 'public: the code, device code or refresh token is the credential, bound to its client (RFC 6749)' },
+  'POST /v1/oauth/introspect': { kind: 'id', body: { token: '{{accessToken}}' }, probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'] },
+  'POST /v1/oauth/revoke': { kind: 'id', body: { token: '{{accessToken}}' }, probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'] },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -265,6 +271,16 @@ before(async () => {
   assert.equal(joined.status, 200, joined.text);
   const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-pending@example.com', role: 'member' } });
   assert.equal(pending.status, 201, pending.text);
+  const tokenDevice = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
+  server.registerSensitive('a device code', tokenDevice.body.device_code);
+  assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: tokenDevice.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
+  const tokens = await request(server, 'POST', '/v1/oauth/token', {
+    rawBody: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: tokenDevice.body.device_code, client_id: oauthClient.clientId }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  assert.equal(tokens.status, 200, tokens.text);
+  server.registerSensitive('an access token', tokens.body.access_token);
+  server.registerSensitive('a refresh token', tokens.body.refresh_token);
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -286,6 +302,7 @@ before(async () => {
     organization: server.organizationId,
     member: joined.body.data.user_id,
     invitation: pending.body.data.id,
+    accessToken: tokens.body.access_token,
   };
   const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;

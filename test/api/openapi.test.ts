@@ -67,7 +67,7 @@ test('a body the route does without is optional in the document, and the route i
 });
 
 /** The OAuth endpoints clients call answer RFC 6749 error bodies `{error, error_description}` as application/json. */
-const OAUTH_ENDPOINTS = new Set(['POST /v1/oauth/device']);
+const OAUTH_ENDPOINTS = new Set(['POST /v1/oauth/device', 'POST /v1/oauth/token', 'POST /v1/oauth/introspect', 'POST /v1/oauth/revoke']);
 /** Errors a browser is shown as a page. */
 const HTML_ERRORS = new Set(['GET /v1/oauth/authorize 400']);
 
@@ -274,6 +274,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 const OAUTH_CODES_BY_STATUS: Record<number, string[]> = {
   400: ['invalid_request', 'invalid_scope', 'unauthorized_client', 'invalid_grant', 'unsupported_grant_type', 'authorization_pending', 'slow_down', 'expired_token', 'access_denied'],
   401: ['invalid_client'],
+  403: ['insufficient_scope'],
   413: ['invalid_request'],
   414: ['invalid_request'],
   415: ['invalid_request'],

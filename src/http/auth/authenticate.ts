@@ -16,10 +16,15 @@ import { isUuid } from '../../lib/ids.ts';
 export const SESSION_COOKIE = 'parley_session';
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
-/** What a route needs: nothing (public), any credential with a permission, or a dashboard session. */
+/**
+ * What a route needs: nothing (public), any credential with a permission, or a dashboard session.
+ * `optional`: a credential is looked at when one is sent (the route decides what else it accepts,
+ * such as OAuth client credentials), none or an unknown one leaves the actor undefined.
+ */
 export type AuthRequirement =
   /** optionalSession: a valid session cookie, when sent, gives the route its user (a public route that signed-in users may also call). */
   | { public: true; optionalSession?: boolean }
+  | { optional: true }
   | {
       permission?: Permission;
       sessionOnly?: boolean;
@@ -61,8 +66,9 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
       fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: 'must be a UUID' }],
     });
   }
-  const pathOrg = requirement.organizationParam === undefined ? undefined : organizationInPath(request, requirement.organizationParam, requestedOrg);
+  const pathOrg = 'organizationParam' in requirement && requirement.organizationParam !== undefined ? organizationInPath(request, requirement.organizationParam, requestedOrg) : undefined;
   const actor = await resolveActor(request, { header: requestedOrg, path: pathOrg?.id }, deps);
+  if ('optional' in requirement) return actor;
   if (!actor) throw unauthenticated();
   // Another organization's id in the path (or one that cannot be an id) answers exactly as an unknown one.
   if (pathOrg !== undefined && actor.organizationId !== pathOrg.id) throw notFound('organization');
@@ -73,7 +79,8 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
     throw new DomainError('forbidden', `this operation is not open to ${actor.kind.replace('_', ' ')} credentials`);
   }
   if (requirement.permission && !actor.permissions.has(requirement.permission)) {
-    throw new DomainError('forbidden', `missing permission ${requirement.permission}`, { extra: { permission: requirement.permission } });
+    const what = actor.kind === 'oauth' ? 'the access token lacks scope' : 'missing permission';
+    throw new DomainError('forbidden', `${what} ${requirement.permission}`, { extra: { permission: requirement.permission } });
   }
   return actor;
 }
@@ -111,20 +118,26 @@ async function resolveActor(request: FastifyRequest, requested: { header: string
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match || !deps.bearer) return undefined;
-    return deps.bearer(match[1]!, requestedOrg);
+    // A token that does not reach the organization in the path: as unknown as one that does not exist.
+    return pathScoped(requested.path, 'invalid', () => deps.bearer!(match[1]!, requestedOrg));
   }
   const cookie = request.cookies?.[SESSION_COOKIE];
   if (cookie) {
     assertTrustedOrigin(request, deps.trustedOrigins);
-    try {
-      return await authenticateSession(deps, { token: cookie, organizationId: requestedOrg });
-    } catch (err) {
-      // Not a member of the organization in the path: as unknown as an organization that does not exist.
-      if (requested.path !== undefined && err instanceof DomainError && err.code === 'forbidden') throw notFound('organization');
-      throw err;
-    }
+    // Not a member of the organization in the path: as unknown as an organization that does not exist.
+    return pathScoped(requested.path, 'forbidden', () => authenticateSession(deps, { token: cookie, organizationId: requestedOrg }));
   }
   return undefined;
+}
+
+/** Runs a credential check; when the route names an organization in its path, the refusal `code` (the credential does not reach it) becomes 404. */
+async function pathScoped(path: string | undefined, code: DomainError['code'], check: () => Promise<Actor | undefined>): Promise<Actor | undefined> {
+  try {
+    return await check();
+  } catch (err) {
+    if (path !== undefined && err instanceof DomainError && err.code === code) throw notFound('organization');
+    throw err;
+  }
 }
 
 /**

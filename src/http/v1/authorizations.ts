@@ -30,7 +30,8 @@ function presentAuthorization(a: UserAuthorization): z.infer<typeof OAuthAuthori
   };
 }
 
-export async function registerAuthorizationRoutes(app: App, deps: AuthorizationDeps) {
+export async function registerAuthorizationRoutes(app: App, services: AuthorizationDeps & { forget: () => void }) {
+  const { forget, ...deps } = services;
   app.get(
     '/v1/auth/authorizations',
     {
@@ -66,6 +67,8 @@ export async function registerAuthorizationRoutes(app: App, deps: AuthorizationD
     },
     async (request, reply) => {
       await revokeUserAuthorization(deps, userActor(actorOf(request)), { grantId: request.params.grantID });
+      // Other processes hear of it from the database (a trigger NOTIFYs); this one forgets now.
+      forget();
       return reply.code(204).send(null);
     },
   );

@@ -106,7 +106,11 @@ export function presentClient(client: OAuthClient): OAuthClientRecord {
 
 const WHO = 'Needs `oauth_clients:write` (owners and admins by dashboard session)';
 
-export async function registerOAuthClientRoutes(app: App, deps: ClientDeps) {
+/** The client routes' services: the domain's deps, and the process's OAuth access cache to forget after a change (other processes hear of it from the database). */
+export type ClientServices = ClientDeps & { forget: () => void };
+
+export async function registerOAuthClientRoutes(app: App, services: ClientServices) {
+  const { forget, ...deps } = services;
   app.post(
     '/v1/oauth/clients',
     {
@@ -185,6 +189,7 @@ export async function registerOAuthClientRoutes(app: App, deps: ClientDeps) {
         'body',
         updateClient(deps, actorOf(request), { clientId: request.params.clientID, name: body.name, redirectUris: body.redirect_uris, grantTypes: body.grant_types, scopes: body.scopes }),
       );
+      forget();
       return { data: presentClient(client) };
     },
   );
@@ -221,6 +226,7 @@ export async function registerOAuthClientRoutes(app: App, deps: ClientDeps) {
     },
     async (request, reply) => {
       await deleteClient(deps, actorOf(request), { clientId: request.params.clientID });
+      forget();
       return reply.code(204).send(null);
     },
   );

@@ -4,7 +4,6 @@
  * reach answers 404 exactly like an unknown id.
  */
 import { z } from 'zod';
-import type { ApiKeyAuthenticator } from '../../domain/api-keys/api-keys.ts';
 import { changeMemberRole, listMembers, removeMember, type Member, type MemberDeps } from '../../domain/organizations/members.ts';
 import {
   createOwnOrganization,
@@ -62,14 +61,17 @@ function presentMember(m: Member): z.infer<typeof MemberSchema> {
   return { user_id: m.userId, name: m.name, email: m.email, role: m.role, joined_at: m.joinedAt.toISOString() };
 }
 
-/** What the organization routes use: the database, the clock, and the key cache to forget after a removal. */
-export type OrganizationServices = OrganizationDeps & MemberDeps & { apiKeys: Pick<ApiKeyAuthenticator, 'forget'> };
+/**
+ * What the organization routes use: the database, the clock, and the process's credential caches (API keys,
+ * OAuth access) to forget after a role change or a removal; other processes hear of it from the database (triggers NOTIFY).
+ */
+export type OrganizationServices = OrganizationDeps & MemberDeps & { credentials: { forget(): void } };
 
 const ENDS =
   'In one transaction the membership ends, the member\'s sessions in this organization end, the API keys they created in it are revoked and the OAuth access they gave for it is withdrawn (grants reaching nothing else are revoked with their tokens): all of it stops working on the next request.';
 
 export async function registerOrganizationRoutes(app: App, services: OrganizationServices) {
-  const { apiKeys, ...deps } = services;
+  const { credentials, ...deps } = services;
 
   app.post(
     '/v1/organizations',
@@ -150,7 +152,7 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
     async (request, reply) => {
       const actor = userActor(actorOf(request));
       await removeMember(deps, actor, { userId: actor.userId });
-      apiKeys.forget();
+      credentials.forget();
       return reply.code(204).send(null);
     },
   );
@@ -183,7 +185,11 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
         response: { 200: dataOf(MemberSchema), ...errorResponses([400, 401, 403, 404, 409]) },
       },
     },
-    async (request) => ({ data: presentMember(await changeMemberRole(deps, actorOf(request), { userId: request.params.userID, role: request.body.role })) }),
+    async (request) => {
+      const member = await changeMemberRole(deps, actorOf(request), { userId: request.params.userID, role: request.body.role });
+      credentials.forget();
+      return { data: presentMember(member) };
+    },
   );
 
   app.delete(
@@ -200,8 +206,7 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
     },
     async (request, reply) => {
       await removeMember(deps, actorOf(request), { userId: request.params.userID });
-      // Other processes hear of the revoked keys from the database (a trigger NOTIFYs); this one forgets now.
-      apiKeys.forget();
+      credentials.forget();
       return reply.code(204).send(null);
     },
   );
