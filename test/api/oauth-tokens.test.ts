@@ -19,6 +19,7 @@ import { sha256Hex } from '../../src/lib/crypto.ts';
 import { eventually } from '../eventually.ts';
 import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import { inviteNewMember } from '../org-helpers.ts';
 
 const clock = movableClock();
 let server: TestServer;
@@ -500,4 +501,46 @@ test('the purge removes tokens a day after expiry and grants a day after revocat
   const purged = await purgeExpiredOAuthFlows({ db: server.container.database.db, clock });
   assert.ok(purged.grants >= 1);
   assert.equal((await server.container.database.db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId))).length, 0);
+});
+
+test('through the routes: a member\'s token follows their memberships (role change, removal from one organization, then the other) at once', async () => {
+  const invited = await inviteNewMember(server, { cookie }, server.organizationId, 'admin', 'routed');
+  // The same person joins the second organization (the owner is an admin there) with the same account.
+  const again = await request(server, 'POST', `/v1/organizations/${second.organizationId}/invitations`, { cookie, body: { email: invited.email, role: 'admin' } });
+  assert.equal(again.status, 201, again.text);
+  assert.equal((await request(server, 'POST', '/v1/invitations/accept', { cookie: invited.cookie, body: { token: again.body.data.token } })).status, 200);
+
+  const writer = await createOAuthClient(server, { scopes: ['channels:read', 'api_keys:read', 'api_keys:write', 'members:read'] });
+  const tokens = await deviceTokens(writer, [server.organizationId, second.organizationId], { as: invited.cookie });
+  const inFirst = { 'x-organization-id': server.organizationId };
+  const orgs = await request(server, 'GET', '/v1/organizations', { bearer: tokens.access_token, headers: inFirst });
+  assert.equal(orgs.status, 200, orgs.text);
+  assert.deepEqual((orgs.body.data as Array<{ id: string }>).map((o) => o.id).sort(), [server.organizationId, second.organizationId].sort());
+  const newKey = () => request(server, 'POST', '/v1/api-keys', { bearer: tokens.access_token, headers: inFirst, body: { name: 'by token', permissions: ['channels:read'] } });
+  const created = await newKey();
+  assert.equal(created.status, 201, created.text);
+  server.registerSensitive('an API key', created.body.data.secret);
+
+  // Demoted by the owner through the route: the very next request lacks api_keys:write.
+  const demoted = await request(server, 'PATCH', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, { cookie, body: { role: 'member' } });
+  assert.equal(demoted.status, 200, demoted.text);
+  const refused = await newKey();
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.detail, 'the access token lacks scope api_keys:write');
+
+  // Removed from the first organization: the token no longer reaches it, the second still works.
+  assert.equal((await request(server, 'DELETE', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, { cookie })).status, 204);
+  const gone = await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token, headers: inFirst });
+  assert.equal(gone.status, 400);
+  assert.match(gone.body.detail, /does not reach organization/);
+  assert.equal((await request(server, 'GET', `/v1/organizations/${server.organizationId}/members`, { bearer: tokens.access_token })).status, 404);
+  const left = await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token });
+  assert.equal(left.status, 200, 'one organization left: no header needed');
+  assert.equal((await request(server, 'GET', `/v1/organizations/${second.organizationId}/members`, { bearer: tokens.access_token })).status, 200);
+
+  // Removed from the second too: the token and its refresh token are dead.
+  assert.equal((await request(server, 'DELETE', `/v1/organizations/${second.organizationId}/members/${invited.userId}`, { cookie })).status, 204);
+  assert.equal((await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token })).status, 401);
+  const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: writer.clientId });
+  assert.equal(refreshed.body.error, 'invalid_grant');
 });
