@@ -42,6 +42,10 @@ import { registerEventRoutes } from './v1/events.ts';
 import { registerSandboxRoutes } from './sandbox/routes.ts';
 import { registerAuthorizeRoutes } from './oauth/authorize.ts';
 import { registerDeviceRoutes } from './oauth/device.ts';
+import { registerAccountRoutes } from './v1/account.ts';
+import { registerSignupRoutes } from './v1/signup.ts';
+import { registerPasswordResetRoutes } from './v1/password-resets.ts';
+import { loginThrottleOf } from './v1/auth.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -283,6 +287,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     installationSecrets: () => [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s)),
     installationVerifyTokens: () => [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
   });
+  const accounts = { db: container.database.db, clock: container.clock };
+  await registerAccountRoutes(app, { ...accounts, throttle: loginThrottleOf(config) });
+  await registerSignupRoutes(app, { ...accounts, settings: config });
+  await registerPasswordResetRoutes(app, { ...accounts, settings: config });
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
   await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
   await registerDashboard(app);

@@ -20,4 +20,6 @@ export const throttleKeys = {
   /** Guesses of device user codes (the device verification page), per signed-in user and per address. */
   userCodeUser: (userId: string) => `user_code:user:${userId}`,
   userCodeAddress: (address: string) => `user_code:ip:${addressSubject(address)}`,
+  /** Password-reset tokens presented, per address. */
+  passwordResetAddress: (address: string) => `password_reset:ip:${addressSubject(address)}`,
 };
