@@ -28,7 +28,7 @@ import { registerDashboard } from './dashboard.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
-import { registerAuthRoutes } from './v1/auth.ts';
+import { loginThrottleOf, registerAuthRoutes } from './v1/auth.ts';
 import { registerApiKeyRoutes } from './v1/api-keys.ts';
 import { registerChannelRoutes } from './v1/channels.ts';
 import { registerTemplateRoutes } from './v1/templates.ts';
@@ -45,7 +45,6 @@ import { registerDeviceRoutes } from './oauth/device.ts';
 import { registerAccountRoutes } from './v1/account.ts';
 import { registerSignupRoutes } from './v1/signup.ts';
 import { registerPasswordResetRoutes } from './v1/password-resets.ts';
-import { loginThrottleOf } from './v1/auth.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
