@@ -14,6 +14,7 @@ import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
 import { eventually } from '../eventually.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
+import { addPerson } from '../accounts-fixtures.ts';
 
 type Ids = {
   channel: string;
@@ -32,6 +33,9 @@ type Ids = {
   /** An authorization request A's owner approved, and a device code they approved. */
   authorizationRequest: string;
   userCode: string;
+  /** A's organization, and a member of it whose password an owner may reset. */
+  organization: string;
+  member: string;
 };
 type IdName = keyof Ids;
 
@@ -149,6 +153,16 @@ const ROWS: Record<string, Row> = {
     probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
   },
   'POST /v1/oauth/device/deny': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'PATCH /v1/auth/account': { kind: 'no tenant data', why: "changes the caller's own account" },
+  'POST /v1/auth/password': { kind: 'no tenant data', why: "changes the caller's own password" },
+  'GET /v1/auth/signup': { kind: 'no tenant data', why: 'public: whether sign-up is open' },
+  'POST /v1/auth/signup': { kind: 'no tenant data', why: 'public: makes a new user and a new organization of their own' },
+  'POST /v1/auth/password-reset': { kind: 'no tenant data', why: 'public: the token names the one account it resets (an unknown one is 404)' },
+  'POST /v1/organizations/{organizationID}/members/{userID}/password-reset': {
+    kind: 'id',
+    path: { organizationID: 'organization', userID: 'member' },
+    probe: ['GET /v1/auth/sessions'],
+  },
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
@@ -227,6 +241,8 @@ before(async () => {
     phone,
     authorizationRequest,
     userCode: device.body.user_code,
+    organization: server.organizationId,
+    member: (await addPerson(server, 'member')).userId,
   };
   const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;

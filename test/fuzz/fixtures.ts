@@ -9,6 +9,7 @@ import { eventually } from '../eventually.ts';
 import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { authorizeQuery, createOAuthClient } from '../oauth-client-fixture.ts';
 import type { Fixtures } from './contract.ts';
+import { addPerson } from '../accounts-fixtures.ts';
 
 export async function startFuzzServer(closedPort: number, env: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer({
@@ -114,6 +115,9 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       request: authorizationRequests,
       user_code: userCodes,
       organization_ids: [server.organizationId],
+      // Password-reset links: the organization in the path, and a member of it.
+      organization: [server.organizationId],
+      user: [(await addPerson(server, 'member')).userId],
     },
   };
 }
