@@ -20,6 +20,11 @@ import { findMembership, findUserByEmail, findUserById, listMemberships } from '
 
 export const PASSWORD_RESET_TOKEN_PREFIX = 'plr_';
 
+/** The link a token makes: the dashboard's reset page, with the token in the fragment (never sent to a server, so never in its logs). */
+export function passwordResetUrl(appUrl: string, token: string): string {
+  return `${appUrl.replace(/\/+$/, '')}/reset-password#token=${encodeURIComponent(token)}`;
+}
+
 export type PasswordResetDeps = SessionDeps & { ttlMs: number };
 
 export type IssuedReset = { token: string; userId: string; email: string; expiresAt: Date };

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
-import { createPasswordReset, redeemPasswordReset, type PasswordResetDeps } from '../../domain/users/password-resets.ts';
+import { createPasswordReset, passwordResetUrl, redeemPasswordReset, type PasswordResetDeps } from '../../domain/users/password-resets.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
@@ -28,11 +28,6 @@ const RedeemBodySchema = z
     new_password: NewPasswordSchema,
   })
   .meta({ id: 'PasswordReset' });
-
-/** The link a token makes: the dashboard's reset page, with the token in the fragment. */
-export function passwordResetUrl(appUrl: string, token: string): string {
-  return `${appUrl.replace(/\/+$/, '')}/reset-password#token=${encodeURIComponent(token)}`;
-}
 
 export type PasswordResetServices = Omit<PasswordResetDeps, 'ttlMs'> & {
   settings: Pick<Config, 'appUrl' | 'passwordResetTtlMs' | 'loginThrottle' | 'loginRateLimitPerMinute'>;
