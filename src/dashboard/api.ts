@@ -179,6 +179,11 @@ export const api = {
   lookupDevice: (userCode: string) => call<{ data: DeviceVerification }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
   approveDevice: (userCode: string, organizationIds: string[]) =>
     call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
+  signupState: () => call<{ data: { open: boolean } }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
+  signup: (input: { name: string; email: string; password: string; organization_name: string }) =>
+    call<{ data: unknown }>('POST', '/v1/auth/signup', { body: input, organization: null, quiet401: true }),
+  resetPassword: (token: string, newPassword: string) =>
+    call<void>('POST', '/v1/auth/password-reset', { body: { token, new_password: newPassword }, organization: null, quiet401: true }),
   denyDevice: (userCode: string) => call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { users } from '../../src/db/schema.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
-import { addPerson, signIn, type Person } from '../accounts-fixtures.ts';
+import { addPerson, signIn } from '../accounts-fixtures.ts';
 
 let server: TestServer;
 const clock = movableClock();

@@ -7,10 +7,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 import { request } from '../harness.ts';
-import { createDeployment, lockFile, parseWelcome, ROOT, startService, usingPostgres, type Deployment, type ServiceProcess } from './service.ts';
+import { createDeployment, inheritedEnv, lockFile, parseWelcome, ROOT, startService, usingPostgres, type Deployment, type ServiceProcess } from './service.ts';
 
 const CLI = path.join(ROOT, 'src', 'cli', 'reset-password.ts');
 
@@ -19,8 +18,7 @@ type Run = { code: number | null; stdout: string; stderr: string };
 /** Runs the command with the service's environment (nothing of the runner's but PATH and HOME), time-limited. */
 function runCommand(deployment: Deployment, args: string[], port: number): Promise<Run> {
   const env = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? tmpdir(),
+    ...inheritedEnv(),
     PORT: String(port),
     DATA_DIR: deployment.dataDir,
     ...deployment.env,

@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, errorMessage } from '../api.ts';
+import { Link } from '../router.tsx';
 import { ErrorMessage, usePageTitle } from '../ui.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
@@ -10,6 +11,12 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const [signupOpen, setSignupOpen] = useState(false);
+
+  useEffect(() => {
+    // Only a hint: if the server cannot say, no sign-up link shows.
+    api.signupState().then((state) => setSignupOpen(state.open), () => setSignupOpen(false));
+  }, []);
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -54,6 +61,12 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p className="muted">Forgot your password? An owner or admin of your organization can give you a reset link.</p>
+        {signupOpen ? (
+          <p className="muted">
+            No account yet? <Link to="/signup">Create one</Link>
+          </p>
+        ) : null}
       </form>
     </main>
   );
