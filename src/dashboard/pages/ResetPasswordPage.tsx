@@ -78,7 +78,7 @@ export function ResetPasswordPage() {
         ) : token === '' ? (
           <ErrorMessage message="This page needs the whole reset link (it ends with #token=…). Open the link you were given again." />
         ) : (
-          <form onSubmit={submit} aria-label="New password">
+          <form onSubmit={submit} aria-label="Password reset">
             <p className="muted">Choose a password of at least {MIN_PASSWORD_LENGTH} characters. The link works once.</p>
             <ErrorMessage message={error} />
             <label className="field">
