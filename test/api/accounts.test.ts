@@ -82,6 +82,9 @@ describe('PATCH /v1/auth/account', () => {
     const person = await addPerson(server, 'member');
     const other = await addPerson(server, 'member');
     const cookie = await signIn(server, person);
+    // Without the right password nothing is told about the address.
+    const guessed = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: other.email, current_password: 'not my password' } });
+    assert.equal(guessed.status, 403, guessed.text);
     const res = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: other.email.toUpperCase(), current_password: person.password, name: 'Not Stored' } });
     assert.equal(res.status, 409, res.text);
     assert.deepEqual(res.body.errors, [{ pointer: '/email', location: 'body', message: 'already used by another account' }]);

@@ -79,9 +79,10 @@ export async function updateAccount(deps: AccountDeps, actor: UserActor, input: 
     if (input.currentPassword === undefined) {
       throw invalid('current_password is required to change the email', [{ pointer: '/current_password', message: 'required to change the email' }]);
     }
-    await assertEmailFree(deps.db, email, user.id);
+    // The password first: whether an address is taken is told only to someone who proved who they are.
     const throttled = await proveCurrentPassword(deps, user, input.currentPassword, input.ip);
     if (throttled) return throttled;
+    await assertEmailFree(deps.db, email, user.id);
   }
   if (name === undefined && !emailChanges) return user;
   const now = deps.clock.now();
