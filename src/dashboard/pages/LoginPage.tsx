@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api.ts';
+import { api } from '../api.ts';
 import { Link } from '../router.tsx';
-import { ErrorMessage, usePageTitle } from '../ui.tsx';
+import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
 
@@ -9,8 +9,7 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
   usePageTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, send } = useSending();
   const [signupOpen, setSignupOpen] = useState(false);
 
   useEffect(() => {
@@ -18,30 +17,19 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
     api.signupState().then((state) => setSignupOpen(state.open), () => setSignupOpen(false));
   }, []);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void send(async () => {
       await api.login(email.trim(), password);
       setPassword('');
       await onLoggedIn();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="login-title">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
+        <Brand dark />
         <h1 id="login-title">Sign in</h1>
         <p className="muted">Use the email and password of your Parley account.</p>
         {notice && !error ? (

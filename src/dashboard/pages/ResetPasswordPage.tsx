@@ -5,7 +5,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, errorMessage } from '../api.ts';
 import { BASE } from '../base.ts';
-import { ErrorMessage, usePageTitle } from '../ui.tsx';
+import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
 
 export const MIN_PASSWORD_LENGTH = 10;
 
@@ -27,43 +27,25 @@ export function ResetPasswordPage() {
   const [token] = useState(takeToken);
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, send } = useSending(explain);
   const [done, setDone] = useState(false);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setError(undefined);
-    if (password !== again) {
-      setError('The two passwords differ. Type the same new password twice.');
-      return;
-    }
-    if ([...password].length < MIN_PASSWORD_LENGTH) {
-      setError(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
-      return;
-    }
-    setBusy(true);
-    try {
+    if (password !== again) return setError('The two passwords differ. Type the same new password twice.');
+    if ([...password].length < MIN_PASSWORD_LENGTH) return setError(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    void send(async () => {
       await api.resetPassword(token, password);
       setPassword('');
       setAgain('');
       setDone(true);
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <main className="login">
       <div className="card login-card">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
+        <Brand dark />
         <h1>Set a new password</h1>
         {done ? (
           <>

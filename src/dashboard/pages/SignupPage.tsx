@@ -1,8 +1,8 @@
 /** Open sign-up (only reachable when the server runs with SIGNUP=open): an account and an organization of one's own. */
 import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api.ts';
+import { api } from '../api.ts';
 import { Link } from '../router.tsx';
-import { ErrorMessage, usePageTitle } from '../ui.tsx';
+import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
 import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
 
 type Props = { onSignedUp(): Promise<void> };
@@ -13,33 +13,21 @@ export function SignupPage({ onSignedUp }: Props) {
   const [email, setEmail] = useState('');
   const [organization, setOrganization] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, send } = useSending();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void send(async () => {
       await api.signup({ name: name.trim(), email: email.trim(), password, organization_name: organization.trim() });
       setPassword('');
       await onSignedUp();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="signup-title">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
+        <Brand dark />
         <h1 id="signup-title">Create an account</h1>
         <p className="muted">You get an organization of your own; invite your colleagues to it later.</p>
         <ErrorMessage message={error} />
