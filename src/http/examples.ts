@@ -422,7 +422,7 @@ const EMAIL_TAKEN: ErrorExample = {
 };
 const passwordTooShort = (pointer: string): ErrorExample => ({
   summary: 'Password too short',
-  error: invalidField('body', pointer, 'Too small: expected string to have >=10 characters'),
+  error: invalidField('body', pointer, 'Too small: expected string to have >=8 characters'),
 });
 
 /** Operations whose refusals of a status are their own (they replace the ones the status stands for elsewhere). */

@@ -7,7 +7,7 @@ import { api, ApiError, errorMessage } from '../api.ts';
 import { BASE } from '../base.ts';
 import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
 
-export const MIN_PASSWORD_LENGTH = 10;
+export const MIN_PASSWORD_LENGTH = 8;
 
 /** The token of the link, taken out of the address bar (and the history) once read. */
 function takeToken(): string {

@@ -23,24 +23,20 @@ export async function verifyPassword(storedHash: string | undefined, password: s
   return verify(storedHash, password).catch(() => false);
 }
 
-/** What a new password must be: long enough to resist guessing, short enough to hash cheaply. */
-export const PASSWORD_RULES = { minLength: 10, maxLength: 1024 } as const;
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 1024;
 
-/**
- * Why a new password is refused, or undefined when it passes: too short or too long (counted in
- * characters), or the account's own email.
- */
-export function passwordProblem(password: string, context: { email?: string } = {}): string | undefined {
-  const length = [...password].length;
-  if (length < PASSWORD_RULES.minLength) return `must be at least ${PASSWORD_RULES.minLength} characters`;
-  if (length > PASSWORD_RULES.maxLength) return `must be at most ${PASSWORD_RULES.maxLength} characters`;
+/** What is wrong with a new password, or undefined when it is acceptable. */
+export function passwordProblem(password: string): string | undefined {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
   if (password.trim().length === 0) return 'must not be only spaces';
-  if (context.email && password.trim().toLowerCase() === context.email.trim().toLowerCase()) return 'must not be the email address';
   return undefined;
 }
 
-/** Refuses a new password that breaks the rules, naming the field it came in. */
+/** Refuses a new password that breaks the rules (passwordProblem) or is the account's own email, naming the field it came in. */
 export function assertPasswordRules(password: string, pointer: string, context: { email?: string } = {}): void {
-  const problem = passwordProblem(password, context);
+  const sameAsEmail = context.email !== undefined && password.trim().toLowerCase() === context.email.trim().toLowerCase();
+  const problem = passwordProblem(password) ?? (sameAsEmail ? 'must not be the email address' : undefined);
   if (problem) throw invalid(`${pointer.slice(1)} ${problem}`, [{ pointer, message: problem }]);
 }

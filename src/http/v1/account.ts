@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { changePassword, MAX_EMAIL_LENGTH, MAX_NAME_LENGTH, updateAccount, type AccountDeps } from '../../domain/users/accounts.ts';
 import { invalid } from '../../domain/errors.ts';
-import { PASSWORD_RULES } from '../../domain/users/passwords.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/users/passwords.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
@@ -16,11 +16,11 @@ import { presentUser, throttledLogin, UserSessionRecordSchema, userActor } from 
 /** A password as a new one is checked: the rules' lengths (the rest is checked by the domain). */
 export const NewPasswordSchema = z
   .string()
-  .min(PASSWORD_RULES.minLength)
-  .max(PASSWORD_RULES.maxLength)
-  .meta({ description: `At least ${PASSWORD_RULES.minLength} characters, not the email address`, example: 'a long passphrase of yours' });
+  .min(PASSWORD_MIN_LENGTH)
+  .max(PASSWORD_MAX_LENGTH)
+  .meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters, not the email address`, example: 'a long passphrase of yours' });
 
-const CurrentPasswordSchema = z.string().min(1).max(PASSWORD_RULES.maxLength).meta({ description: 'Your password now', example: 'correct horse battery staple' });
+const CurrentPasswordSchema = z.string().min(1).max(PASSWORD_MAX_LENGTH).meta({ description: 'Your password now', example: 'correct horse battery staple' });
 
 const AccountChangeSchema = z
   .object({
@@ -69,7 +69,7 @@ export async function registerAccountRoutes(app: App, deps: AccountDeps) {
       schema: {
         tags: ['auth'],
         summary: 'Change your password',
-        description: `Sets a new password (at least ${PASSWORD_RULES.minLength} characters, not your email) after checking the current one. Your other sessions end (this one stays) and unused password-reset links stop working. ${THROTTLE_NOTE}`,
+        description: `Sets a new password (at least ${PASSWORD_MIN_LENGTH} characters, not your email) after checking the current one. Your other sessions end (this one stays) and unused password-reset links stop working. ${THROTTLE_NOTE}`,
         security: [{ session: [] }],
         body: PasswordChangeSchema,
         response: { 200: dataOf(PasswordChangedSchema), ...errorResponses([400, 401, 403, 429]) },
