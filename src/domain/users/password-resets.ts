@@ -66,7 +66,7 @@ async function actingRole(deps: SessionDeps, actor: Actor): Promise<Role | undef
  */
 export async function createPasswordReset(deps: PasswordResetDeps, actor: Actor, input: { organizationId: string; userId: string }): Promise<IssuedReset> {
   // Until the path decides the organization (organizationParam), another organization's id is unknown.
-  if (input.organizationId !== actor.organizationId || !isUuid(input.userId)) throw notFound('member');
+  if (input.organizationId.toLowerCase() !== actor.organizationId.toLowerCase() || !isUuid(input.userId)) throw notFound('member');
   const role = await findMembership(deps.db, input.userId, actor.organizationId);
   const user = role ? await findUserById(deps.db, input.userId) : undefined;
   if (!role || !user) throw notFound('member');
