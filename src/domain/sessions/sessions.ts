@@ -77,10 +77,13 @@ export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginRe
   return { user, ...(await openSession(deps, { userId: user.id, organizationId: first.organizationId, ...input })) };
 }
 
-export type NewSession = { userId: string; organizationId: string; telemetryId?: string; userAgent?: string; ip: string };
+export type OpenedSession = { token: string; sessionId: string; expiresAt: Date };
 
-/** Opens a session for a user who proved who they are (a login, a sign-up): the token is returned once, its hash stored. */
-export async function openSession(deps: SessionDeps & { ttlHours: number }, input: NewSession): Promise<Omit<LoginResult, 'user'>> {
+/** Opens a session for a user who proved who they are (a login, an accepted invitation), acting in the given organization. */
+export async function openSession(
+  deps: SessionDeps & { ttlHours: number },
+  input: { userId: string; organizationId: string; telemetryId?: string; userAgent?: string; ip: string },
+): Promise<OpenedSession> {
   const token = SESSION_TOKEN_PREFIX + randomToken(32);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.ttlHours * 3_600_000);

@@ -93,9 +93,9 @@ export function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {
 /** What the auth routes use: the database, the clock, and the session and login settings. */
 export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
 
-/** The session cookie's attributes (its lifetime comes with each session). */
-export function sessionCookieOptions(config: Pick<Config, 'secureCookies'>) {
-  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: config.secureCookies };
+/** The session cookie's attributes (login and an accepted invitation set the same cookie). */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
 /** The failed-login throttles of the settings: shared by every route that checks a password. */
@@ -124,7 +124,7 @@ export function loginRateLimit(config: Pick<Config, 'loginRateLimitPerMinute'>, 
 
 export async function registerAuthRoutes(app: App, services: AuthServices) {
   const { settings: config, ...deps } = services;
-  const cookieOptions = sessionCookieOptions(config);
+  const cookieOptions = sessionCookieOptions(config.secureCookies);
   const throttle = loginThrottleOf(config);
 
   app.post(
