@@ -131,6 +131,8 @@ async function serve(config: Config) {
     app = await buildApp(container);
     responses = trackResponses(app);
     await app.listen({ port: config.port, host: config.host });
+    // Every start, once it answers: the address is no secret, and a later start is where it was lost.
+    process.stdout.write(`Dashboard: ${config.appUrl}/\n`);
   }
   if (config.roles.includes('worker') && !stopping) {
     workerStarting = container.queue.work(container.jobHandlers());

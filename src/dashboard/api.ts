@@ -192,6 +192,11 @@ export const api = {
     call<{ data: InvitationPreview }>('POST', '/v1/invitations/lookup', { body: { token }, organization: null }).then((r) => r.data),
   acceptInvitation: (token: string, signUp?: { name: string; password: string }) =>
     call<{ data: { organization_id: string; created: boolean } }>('POST', '/v1/invitations/accept', { body: { token, ...signUp }, organization: null, quiet401: true }).then((r) => r.data),
+  signupState: () => call<{ data: { open: boolean } }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
+  signup: (input: { name: string; email: string; password: string; organization_name: string }) =>
+    call<{ data: unknown }>('POST', '/v1/auth/signup', { body: input, organization: null, quiet401: true }),
+  resetPassword: (token: string, newPassword: string) =>
+    call<void>('POST', '/v1/auth/password-reset', { body: { token, new_password: newPassword }, organization: null, quiet401: true }),
   denyDevice: (userCode: string) => call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 

@@ -15,6 +15,8 @@ import { InvitationPage } from './pages/InvitationPage.tsx';
 import { LoginPage } from './pages/LoginPage.tsx';
 import { OAuthAuthorizePage } from './pages/OAuthAuthorizePage.tsx';
 import { SessionsPage } from './pages/SessionsPage.tsx';
+import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
+import { SignupPage } from './pages/SignupPage.tsx';
 import { loginPathFor, safeReturnTo } from './return-to.ts';
 import { BASE } from './base.ts';
 
@@ -26,6 +28,12 @@ type State =
 
 const DEFAULT_ROUTE = '/channels';
 const LOGIN_ROUTE = '/login';
+const SIGNUP_ROUTE = '/signup';
+
+/** Pages for anyone, signed in or not: a reset link works without a session (and ends them all). */
+const PUBLIC: Record<string, () => ReactNode> = {
+  '/reset-password': ResetPasswordPage,
+};
 
 /** Pages that stand alone, outside the app's shell: where an application sends a person to approve it. */
 const STANDALONE: Record<string, (props: { session: SessionInfo }) => ReactNode> = {
@@ -95,8 +103,11 @@ function App() {
     // Signed out on a standalone page: sign in, then come back to it.
     if (state.kind === 'anonymous' && route in STANDALONE) navigate(loginPathFor(window.location.pathname + window.location.search), { replace: true });
     // Signed in on the sign-in page (just now, or with a session already): on to ?return_to=, a path of this dashboard only.
-    if (state.kind === 'ready' && route === LOGIN_ROUTE) navigate(returnRoute() ?? DEFAULT_ROUTE, { replace: true });
+    if (state.kind === 'ready' && (route === LOGIN_ROUTE || route === SIGNUP_ROUTE)) navigate(returnRoute() ?? DEFAULT_ROUTE, { replace: true });
   }, [state.kind, route]);
+
+  const Public = PUBLIC[route];
+  if (Public) return <Public />;
 
   switch (state.kind) {
     case 'loading':
@@ -119,12 +130,13 @@ function App() {
       );
     case 'anonymous':
       if (OPEN.has(route)) return <InvitationPage session={undefined} />;
+      if (route === SIGNUP_ROUTE) return <SignupPage onSignedUp={() => refresh(true)} />;
       return <LoginPage notice={state.notice} onLoggedIn={() => refresh(true)} />;
     case 'ready': {
       if (OPEN.has(route)) return <InvitationPage session={state.session} />;
       const Standalone = STANDALONE[route];
       if (Standalone) return <Standalone session={state.session} />;
-      if (route === LOGIN_ROUTE) {
+      if (route === LOGIN_ROUTE || route === SIGNUP_ROUTE) {
         return (
           <main className="center">
             <Loading />

@@ -2,10 +2,40 @@
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { errorMessage, type Page } from './api.ts';
 
+/** A form's sending state: busy while its work runs, the failure as a message (explained by `explain`). */
+export function useSending(explain: (err: unknown) => string = errorMessage) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  async function send(work: () => Promise<void>) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+    } catch (err) {
+      setError(explain(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, setError, send };
+}
+
 export function usePageTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Parley`;
   }, [title]);
+}
+
+/** The Parley mark and name; dark on the light cards of the sign-in pages. */
+export function Brand({ dark = false }: { dark?: boolean }) {
+  return (
+    <div className={dark ? 'brand brand-dark' : 'brand'}>
+      <span className="brand-mark" aria-hidden="true">
+        P
+      </span>
+      Parley
+    </div>
+  );
 }
 
 export function PageHeader({ title, description, children }: { title: string; description?: ReactNode; children?: ReactNode }) {

@@ -28,7 +28,7 @@ import { registerDashboard } from './dashboard.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
-import { registerAuthRoutes } from './v1/auth.ts';
+import { loginThrottleOf, registerAuthRoutes } from './v1/auth.ts';
 import { registerApiKeyRoutes } from './v1/api-keys.ts';
 import { registerChannelRoutes } from './v1/channels.ts';
 import { registerTemplateRoutes } from './v1/templates.ts';
@@ -50,6 +50,9 @@ import { registerDiscoveryRoutes } from './oauth/discovery.ts';
 import { registerIntrospectRoutes } from './oauth/introspect.ts';
 import { registerRevokeRoutes } from './oauth/revoke.ts';
 import { registerTokenRoutes } from './oauth/token.ts';
+import { registerAccountRoutes } from './v1/account.ts';
+import { registerSignupRoutes } from './v1/signup.ts';
+import { registerPasswordResetRoutes } from './v1/password-resets.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -312,6 +315,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     installationSecrets: () => [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s)),
     installationVerifyTokens: () => [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
   });
+  const accounts = { db: container.database.db, clock: container.clock };
+  await registerAccountRoutes(app, { ...accounts, throttle: loginThrottleOf(config) });
+  await registerSignupRoutes(app, { ...accounts, settings: config });
+  await registerPasswordResetRoutes(app, { ...accounts, settings: config, sendMail: mailSender(container, 'password-reset') });
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
   await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
   await registerDashboard(app);

@@ -9,6 +9,7 @@
  */
 import { DomainError } from '../domain/errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
+import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
@@ -301,6 +302,16 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     authorization_response_iss_parameter_supported: true,
     service_documentation: 'https://parley.example.com/v1/docs',
   },
+  PasswordChanged: { ended_sessions: 2 },
+  SignupState: { open: true },
+  SignedUp: { user, organization_id: ORG_ID },
+  PasswordResetLink: {
+    user_id: USER_ID,
+    email: user.email,
+    url: 'https://parley.example.com/app/reset-password#token=plr_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbgx9Qz',
+    expires_at: '2025-06-02T10:15:00.000Z',
+    mailed: false,
+  },
   WebhookEndpointHealth: endpointHealth,
   WebhookEndpoint: WEBHOOK_ENDPOINT_EXAMPLE,
   WebhookAttempt: {
@@ -500,6 +511,24 @@ const BAD_USER_CODE: ErrorExample = {
   }),
 };
 
+const WRONG_PASSWORD: ErrorExample = {
+  summary: 'Wrong current password',
+  error: new DomainError('forbidden', 'current_password is not your password', { fieldErrors: [{ pointer: '/current_password', location: 'body', message: 'is not your current password' }] }),
+};
+const PASSWORD_CHECKS_HELD: ErrorExample = {
+  summary: 'Too many failed password checks',
+  error: new DomainError('rate_limited', 'too many failed password checks for this account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  retryAfter: 8,
+};
+const EMAIL_TAKEN: ErrorExample = {
+  summary: 'Email taken',
+  error: new DomainError('conflict', 'another account already uses this email', { fieldErrors: [{ pointer: '/email', location: 'body', message: 'already used by another account' }] }),
+};
+const passwordTooShort = (pointer: string): ErrorExample => ({
+  summary: 'Password too short',
+  error: invalidField('body', pointer, 'Too small: expected string to have >=8 characters'),
+});
+
 /** Operations whose refusals of a status are their own (they replace the ones the status stands for elsewhere). */
 const INVITATION_USED: ErrorExample = { summary: 'Used or expired', error: new DomainError('gone', 'this invitation was already accepted: sign in instead') };
 const UNKNOWN_LINKS: ErrorExample = {
@@ -513,6 +542,46 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
   'POST /v1/invitations/lookup': { 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
   'POST /v1/invitations/accept': { 403: [{ summary: 'Another email', error: new DomainError('forbidden', 'this invitation is for ana@example.com: sign in as that user to accept it') }], 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
   'PATCH /v1/organizations/{organizationID}/members/{userID}': { 403: [NOT_AN_OWNER, { summary: 'Missing members:write', error: new DomainError('forbidden', 'missing permission members:write', { extra: { permission: 'members:write' } }) }] },
+  'PATCH /v1/auth/account': {
+    400: [
+      { summary: 'Current password missing', error: invalidField('body', '/current_password', 'required to change the email', 'current_password is required to change the email') },
+      { summary: 'Invalid email', error: invalidField('body', '/email', 'must be an email address', 'email must be an email address') },
+    ],
+    403: [WRONG_PASSWORD, NOT_A_SESSION],
+    409: [EMAIL_TAKEN],
+    429: [PASSWORD_CHECKS_HELD],
+  },
+  'POST /v1/auth/password': {
+    400: [passwordTooShort('/new_password'), { summary: 'Password is the email', error: invalidField('body', '/new_password', 'must not be the email address', 'new_password must not be the email address') }],
+    403: [WRONG_PASSWORD, NOT_A_SESSION],
+    429: [PASSWORD_CHECKS_HELD],
+  },
+  'POST /v1/auth/signup': {
+    400: [passwordTooShort('/password'), { summary: 'Invalid email', error: invalidField('body', '/email', 'must be an email address', 'email must be an email address') }],
+    403: [{ summary: 'Sign-up closed', error: new DomainError('forbidden', SIGNUP_CLOSED) }],
+    409: [EMAIL_TAKEN],
+    429: [{ summary: 'Too many attempts', error: new DomainError('rate_limited', 'too many attempts for this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
+  },
+  'POST /v1/auth/password-reset': {
+    400: [passwordTooShort('/new_password')],
+    404: [{ summary: 'Unknown link', error: new DomainError('not_found', 'password reset link not found') }],
+    410: [
+      { summary: 'Used', error: new DomainError('gone', 'this password reset link was already used (or a newer password replaced it): ask for a new one') },
+      { summary: 'Expired', error: new DomainError('gone', 'this password reset link expired: ask for a new one') },
+    ],
+    429: [{ summary: 'Too many tokens', error: new DomainError('rate_limited', 'too many reset tokens from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
+  },
+  'POST /v1/organizations/{organizationID}/members/{userID}/password-reset': {
+    403: [
+      { summary: 'Missing members:write', error: new DomainError('forbidden', 'missing permission members:write', { extra: { permission: 'members:write' } }) },
+      { summary: 'An owner', error: new DomainError('forbidden', "only an owner can reset an owner's password") },
+      {
+        summary: 'In another organization',
+        error: new DomainError('forbidden', 'this person also belongs to another organization: they change their password themselves, or the operator runs npm run reset-password'),
+      },
+    ],
+    404: [{ summary: 'Member not found', error: new DomainError('not_found', 'member not found') }],
+  },
   'POST /v1/oauth/device': {
     400: [
       { summary: 'Missing client_id', error: invalidField('body', '/client_id', 'Invalid input: expected string, received undefined') },

@@ -9,6 +9,9 @@ import type { Logger } from './logger.ts';
 
 export type Mail = { to: string; subject: string; text: string };
 
+/** Hands a mail over for sending after the caller's work is stored; it never fails the caller (failures are logged). */
+export type SendMail = (mail: Mail) => void;
+
 export type Mailer = {
   /** Sends one mail; rejects when the server refuses it or cannot be reached. */
   send(mail: Mail): Promise<void>;

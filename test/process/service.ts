@@ -244,3 +244,8 @@ export function occurrences(haystack: string, needle: string): number {
   if (!needle) throw new Error('empty needle');
   return haystack.split(needle).length - 1;
 }
+
+/** What a spawned command inherits of the runner's environment: PATH and HOME, nothing else. */
+export function inheritedEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() };
+}

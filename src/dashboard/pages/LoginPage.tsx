@@ -1,6 +1,7 @@
-import { useState, type FormEvent } from 'react';
-import { api, errorMessage } from '../api.ts';
-import { ErrorMessage, usePageTitle } from '../ui.tsx';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api.ts';
+import { Link } from '../router.tsx';
+import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
 
@@ -8,33 +9,27 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
   usePageTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, send } = useSending();
+  const [signupOpen, setSignupOpen] = useState(false);
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  useEffect(() => {
+    // Only a hint: if the server cannot say, no sign-up link shows.
+    api.signupState().then((state) => setSignupOpen(state.open), () => setSignupOpen(false));
+  }, []);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void send(async () => {
       await api.login(email.trim(), password);
       setPassword('');
       await onLoggedIn();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <main className="login">
       <form className="card login-card" onSubmit={submit} aria-labelledby="login-title">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
+        <Brand dark />
         <h1 id="login-title">Sign in</h1>
         <p className="muted">Use the email and password of your Parley account.</p>
         {notice && !error ? (
@@ -54,6 +49,12 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p className="muted">Forgot your password? An owner or admin of your organization can give you a reset link.</p>
+        {signupOpen ? (
+          <p className="muted">
+            No account yet? <Link to="/signup">Create one</Link>
+          </p>
+        ) : null}
       </form>
     </main>
   );

@@ -11,7 +11,7 @@ import { invitations, memberships, organizations, users } from '../../db/schema.
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Mail } from '../../lib/mail.ts';
+import type { SendMail } from '../../lib/mail.ts';
 import type { Actor } from '../actor.ts';
 import { conflict, DomainError, invalid, notFound } from '../errors.ts';
 import { actsAsOwner } from '../organizations/members.ts';
@@ -31,7 +31,7 @@ export type InvitationRow = typeof invitations.$inferSelect;
 export type InvitationDeps = { db: Executor; clock: Clock };
 export type InvitationSettings = { ttlMs: number; appUrl: string };
 /** Sends a mail after the change committed, without waiting or failing; absent when no SMTP server is configured. */
-export type SendMail = (mail: Mail) => void;
+export type { SendMail };
 
 type UserActor = Extract<Actor, { kind: 'user' }>;
 

@@ -2,7 +2,7 @@
  * Dashboard login sessions, stored server side. The cookie holds a random token; only its hash is
  * stored. Sessions expire after the configured lifetime and can be revoked one by one.
  */
-import { and, desc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { sessions } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -30,28 +30,50 @@ export type LoginResult = { user: User; token: string; sessionId: string; expire
 /** Too many recent failures for the address or the account: nothing was checked. */
 export type LoginThrottled = { throttled: 'account' | 'address'; retryAt: Date; retryAfterSeconds: number };
 
+/** A password attempt's throttles and what it was checked against. */
+export type PasswordAttempt = { email: string; password: string; ip: string };
+
 /**
- * Checks the password and opens a session in the user's first organization. The attempt is charged
- * to the address and the account first; while either waits out a delay the password is not even
- * looked at (a right one included), and an unknown email is throttled exactly like a known one.
+ * Checks a password as a throttled attempt: it is charged to the address and the account (the
+ * email, known or not) first, and while either waits out a delay the password is not even looked
+ * at (a right one included). A right password forgets the account's failures and refunds the
+ * address its attempt. `storedHash` is read only once the attempt is allowed; undefined (an unknown
+ * email) is verified against a dummy hash, so it costs the same time and always fails.
  */
-export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginResult | LoginThrottled> {
-  const { db } = deps;
-  const addressKey = throttleKeys.loginAddress(input.ip);
-  const accountKey = throttleKeys.loginAccount(input.email);
-  const decision = await takeAttempt({ db, clock: deps.clock }, [
+export async function checkPassword(
+  deps: SessionDeps & { throttle: LoginThrottle },
+  attempt: PasswordAttempt,
+  storedHash: () => Promise<string | undefined>,
+): Promise<{ ok: boolean } | LoginThrottled> {
+  const addressKey = throttleKeys.loginAddress(attempt.ip);
+  const accountKey = throttleKeys.loginAccount(attempt.email);
+  const decision = await takeAttempt({ db: deps.db, clock: deps.clock }, [
     { key: addressKey, policy: deps.throttle.address },
     { key: accountKey, policy: deps.throttle.account },
   ]);
   if (!decision.allowed) {
     return { throttled: decision.key === addressKey ? 'address' : 'account', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
   }
-  const user = await findUserByEmail(db, input.email);
-  const ok = await verifyPassword(user?.passwordHash, input.password);
-  if (!user || !ok) throw new DomainError('invalid_credentials', 'invalid email or password');
+  const ok = await verifyPassword(await storedHash(), attempt.password);
+  if (ok) await settleAttempt({ db: deps.db }, { forget: [accountKey], refund: [addressKey] });
+  return { ok };
+}
+
+/**
+ * Checks the password and opens a session in the user's first organization, as a throttled
+ * attempt (checkPassword): an unknown email is throttled exactly like a known one.
+ */
+export async function login(deps: LoginDeps, input: LoginInput): Promise<LoginResult | LoginThrottled> {
+  const { db } = deps;
+  let user: User | undefined;
+  const checked = await checkPassword(deps, input, async () => {
+    user = await findUserByEmail(db, input.email);
+    return user?.passwordHash;
+  });
+  if ('throttled' in checked) return checked;
+  if (!user || !checked.ok) throw new DomainError('invalid_credentials', 'invalid email or password');
   const [first] = await listMemberships(db, user.id);
   if (!first) throw new DomainError('invalid_credentials', 'invalid email or password');
-  await settleAttempt({ db }, { forget: [accountKey], refund: [addressKey] });
   return { user, ...(await openSession(deps, { userId: user.id, organizationId: first.organizationId, ...input })) };
 }
 
@@ -79,6 +101,16 @@ export async function openSession(
     expiresAt,
   });
   return { token, sessionId: id, expiresAt };
+}
+
+/** Ends every open session of the user, but the one named in `except` (the one that asked); the count ended. */
+export async function endUserSessions({ db, clock }: SessionDeps, { userId, except }: { userId: string; except?: string }): Promise<number> {
+  const rows = await db
+    .update(sessions)
+    .set({ revokedAt: clock.now() })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), except === undefined ? undefined : ne(sessions.id, except)))
+    .returning({ id: sessions.id });
+  return rows.length;
 }
 
 /**

@@ -22,4 +22,6 @@ export const throttleKeys = {
   userCodeAddress: (address: string) => `user_code:ip:${addressSubject(address)}`,
   /** Invitation links looked up or accepted, per address (a link is 32 random bytes: this stops floods, not luck). */
   invitationAddress: (address: string) => `invitation:ip:${addressSubject(address)}`,
+  /** Password-reset tokens presented, per address. */
+  passwordResetAddress: (address: string) => `password_reset:ip:${addressSubject(address)}`,
 };

@@ -1,5 +1,6 @@
 /** Password hashing with Argon2id (memory-hard). */
 import { hash, verify } from '@node-rs/argon2';
+import { invalid } from '../errors.ts';
 
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
@@ -31,4 +32,11 @@ export function passwordProblem(password: string): string | undefined {
   if (password.length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters`;
   if (password.trim().length === 0) return 'must not be only spaces';
   return undefined;
+}
+
+/** Refuses a new password that breaks the rules (passwordProblem) or is the account's own email, naming the field it came in. */
+export function assertPasswordRules(password: string, pointer: string, context: { email?: string } = {}): void {
+  const sameAsEmail = context.email !== undefined && password.trim().toLowerCase() === context.email.trim().toLowerCase();
+  const problem = passwordProblem(password) ?? (sameAsEmail ? 'must not be the email address' : undefined);
+  if (problem) throw invalid(`${pointer.slice(1)} ${problem}`, [{ pointer, message: problem }]);
 }

@@ -1,8 +1,9 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type SessionDeps, type SessionRow } from '../../domain/sessions/sessions.ts';
+import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type LoginThrottled, type SessionDeps, type SessionRow } from '../../domain/sessions/sessions.ts';
 import type { Membership, User } from '../../domain/users/users.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
@@ -97,24 +98,41 @@ export function sessionCookieOptions(secure: boolean) {
 /** What the auth routes use: the database, the clock, and the session and login settings. */
 export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
 
-export async function registerAuthRoutes(app: App, services: AuthServices) {
-  const { settings: config, ...deps } = services;
-  const cookieOptions = sessionCookieOptions(config.secureCookies);
-  const throttle: LoginThrottle = {
+/** The failed-login throttles of the settings: shared by every route that checks a password. */
+export function loginThrottleOf(config: Pick<Config, 'loginThrottle'>): LoginThrottle {
+  return {
     // One attempt forgiven per 15 minutes of quiet: an attacker at the cap stays at the cap.
     account: { freeAttempts: config.loginThrottle.accountFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 15 * 60_000 },
     // An address may be shared (an office): a failure a minute never adds up.
     address: { freeAttempts: config.loginThrottle.addressFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 60_000 },
   };
+}
+
+/** A throttled password attempt: a 429 with Retry-After, naming whose attempts ran out. */
+export function throttledLogin(reply: FastifyReply, result: LoginThrottled, what = 'failed logins'): DomainError {
+  void reply.header('retry-after', String(result.retryAfterSeconds));
+  const whose = result.throttled === 'account' ? 'this account' : 'this address';
+  return new DomainError('rate_limited', `too many ${what} for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+}
+
+/** The per-address request limit of the login route, for every route that takes a password from anyone. */
+export function loginRateLimit(config: Pick<Config, 'loginRateLimitPerMinute'>, name: string) {
+  return config.loginRateLimitPerMinute > 0
+    ? { rateLimit: { max: config.loginRateLimitPerMinute, timeWindow: 60_000, keyGenerator: (r: { ip: string }) => `${name}:${r.ip}` } }
+    : {};
+}
+
+export async function registerAuthRoutes(app: App, services: AuthServices) {
+  const { settings: config, ...deps } = services;
+  const cookieOptions = sessionCookieOptions(config.secureCookies);
+  const throttle = loginThrottleOf(config);
 
   app.post(
     '/v1/auth/login',
     {
       config: {
         auth: { public: true },
-        ...(config.loginRateLimitPerMinute > 0
-          ? { rateLimit: { max: config.loginRateLimitPerMinute, timeWindow: 60_000, keyGenerator: (r: { ip: string }) => `login:${r.ip}` } }
-          : {}),
+        ...loginRateLimit(config, 'login'),
       },
       schema: {
         tags: ['auth'],
@@ -136,14 +154,7 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
           ip: request.ip,
         },
       );
-      if ('throttled' in result) {
-        void reply.header('retry-after', String(result.retryAfterSeconds));
-        const whose = result.throttled === 'account' ? 'this account' : 'this address';
-        throw new DomainError(
-          'rate_limited',
-          `too many failed logins for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
-        );
-      }
+      if ('throttled' in result) throw throttledLogin(reply, result);
       void reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions, expires: result.expiresAt });
       return { data: presentUser(result.user) };
     },
