@@ -308,7 +308,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   PasswordResetLink: {
     user_id: USER_ID,
     email: user.email,
-    url: 'https://parley.example.com/app/reset-password#token=plr_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbgx9Qz',
+    url: 'https://parley.example.com/app/reset-password#token=plp_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbgx9Qz',
     expires_at: '2025-06-02T10:15:00.000Z',
     mailed: false,
   },

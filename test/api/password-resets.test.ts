@@ -53,8 +53,8 @@ describe('making a link', () => {
     assert.deepEqual(Object.keys(res.body.data).sort(), ['email', 'expires_at', 'mailed', 'url', 'user_id']);
     assert.equal(res.body.data.user_id, member.userId);
     assert.equal(res.body.data.email, member.email);
-    assert.ok(res.body.data.url.startsWith(`${server.config.appUrl}/reset-password#token=plr_`), res.body.data.url);
-    assert.match(token, /^plr_[A-Za-z0-9_-]{43}$/);
+    assert.ok(res.body.data.url.startsWith(`${server.config.appUrl}/reset-password#token=plp_`), res.body.data.url);
+    assert.match(token, /^plp_[A-Za-z0-9_-]{43}$/);
     const expires = Date.parse(res.body.data.expires_at) - clock.now().getTime();
     assert.ok(expires > 29 * 60_000 && expires <= 30 * 60_000, `expires in ${expires} ms`);
     const rows = await server.container.database.db.select().from(passwordResets).where(eq(passwordResets.userId, member.userId));
@@ -174,7 +174,7 @@ describe('using a link', () => {
   });
 
   test('an unknown token is 404; a bad new password is 400 naming /new_password and leaves the link usable', async () => {
-    assert.equal((await redeem(`plr_${'A'.repeat(43)}`, 'whatever passphrase')).status, 404);
+    assert.equal((await redeem(`plp_${'A'.repeat(43)}`, 'whatever passphrase')).status, 404);
     const member = await addPerson(server, 'member');
     const { token } = await makeLink(member);
     const before = await passwordHashOf(member.userId);
@@ -190,7 +190,7 @@ describe('using a link', () => {
   test('malformed, missing, oversized and non-JSON bodies are refused with the documented errors', async () => {
     const cases: Array<[unknown, string]> = [
       [{ new_password: 'a fine passphrase' }, '/token'],
-      [{ token: 'plr_x' }, '/new_password'],
+      [{ token: 'plp_x' }, '/new_password'],
       [{ token: 'x'.repeat(201), new_password: 'a fine passphrase' }, '/token'],
       [{ token: 5, new_password: 'a fine passphrase' }, '/token'],
     ];
@@ -209,7 +209,7 @@ describe('using a link', () => {
     await redeem(token, 'short');
     await redeem(token, 'a fine passphrase here');
     await redeem(token, 'a fine passphrase here');
-    assert.equal(server.logs.some((line) => line.includes(token) || line.includes('plr_')), false);
+    assert.equal(server.logs.some((line) => line.includes(token) || line.includes('plp_')), false);
   });
 });
 
@@ -223,7 +223,7 @@ describe('guessing tokens', () => {
   test('unknown tokens from one address are throttled: 429 with Retry-After, and a real token waits too', async () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) {
-      statuses.push((await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token: `plr_guess_${i}_${'x'.repeat(30)}`, new_password: 'a fine passphrase' } })).status);
+      statuses.push((await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token: `plp_guess_${i}_${'x'.repeat(30)}`, new_password: 'a fine passphrase' } })).status);
     }
     assert.deepEqual(statuses, [404, 404, 404, 404, 429]);
     const owner = await loginCookie(guessing);

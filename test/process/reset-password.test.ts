@@ -60,7 +60,7 @@ test('prints a one-time link for the account; it sets a new password once; later
     assert.equal(run.code, 0, run.stderr);
     const { url, token } = linkOf(run);
     assert.equal(`${url.origin}${url.pathname}`, `http://localhost:${port}/app/reset-password`);
-    assert.match(token, /^plr_[A-Za-z0-9_-]{43}$/);
+    assert.match(token, /^plp_[A-Za-z0-9_-]{43}$/);
     assert.match(run.stdout, new RegExp(`^Password reset link for ${welcome.email} \\(one use, valid 60 minutes`, 'm'));
 
     if (!usingPostgres) service = await startService({ dataDir: deployment.dataDir, env: deployment.env, port });

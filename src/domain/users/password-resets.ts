@@ -19,7 +19,7 @@ import { storePasswordHash } from './accounts.ts';
 import { assertPasswordRules, hashPassword } from './passwords.ts';
 import { findMembership, findUserByEmail, findUserById, listMemberships } from './users.ts';
 
-export const PASSWORD_RESET_TOKEN_PREFIX = 'plr_';
+export const PASSWORD_RESET_TOKEN_PREFIX = 'plp_';
 
 /** The link a token makes: the dashboard's reset page, with the token in the fragment (never sent to a server, so never in its logs). */
 export function passwordResetUrl(appUrl: string, token: string): string {

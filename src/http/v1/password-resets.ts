@@ -26,7 +26,7 @@ const PasswordResetLinkSchema = z
 
 const RedeemBodySchema = z
   .object({
-    token: z.string().min(1).max(200).meta({ description: 'The token of the link (after `#token=`)', example: 'plr_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbg' }),
+    token: z.string().min(1).max(200).meta({ description: 'The token of the link (after `#token=`)', example: 'plp_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbg' }),
     new_password: NewPasswordSchema,
   })
   .meta({ id: 'PasswordReset' });
