@@ -1,144 +1,15 @@
 /**
- * Boot: load the config, build the container, start the roles (api, worker).
+ * Boot: load the config, then the service (src/serve.ts) and start the roles (api, worker).
  *   node src/main.ts           serve (roles from ROLES, default api,worker)
  *   node src/main.ts migrate   apply database migrations and exit
+ * The configuration is checked before anything else is loaded: a wrong value stops the process in
+ * a moment, whatever the machine is doing.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { buildContainer, openConfiguredDatabase, type Container } from './container.ts';
-import { migrate } from './db/migrate.ts';
-import { isDatabaseUnavailable } from './db/errors.ts';
-import { buildApp, type App } from './http/app.ts';
-import { createLogger } from './lib/logger.ts';
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);
   process.exit(1);
-}
-
-async function runMigrations(config: Config) {
-  const logger = createLogger({ level: config.logLevel });
-  const database = await openConfiguredDatabase(config, logger);
-  try {
-    const { applied } = await migrate(database);
-    logger.info({ applied }, applied.length ? 'applied database migrations' : 'database is up to date');
-  } finally {
-    await database.close();
-  }
-}
-
-/** Shown once, on the first start, when the owner's password or the first key was generated. */
-function printWelcome(container: Container) {
-  const result = container.bootstrapResult;
-  if (!result.created) return;
-  const lines = [
-    '',
-    '  Parley is ready. This is shown once; keep these somewhere safe.',
-    `  Dashboard:  ${container.config.appUrl}/`,
-    `  Email:      ${result.email}`,
-    result.generatedPassword ? `  Password:   ${result.generatedPassword}` : '  Password:   (BOOTSTRAP_ADMIN_PASSWORD)',
-    result.generatedApiKey ? `  API key:    ${result.generatedApiKey}` : '  API key:    (BOOTSTRAP_API_KEY)',
-    `  Try:        curl -H 'X-Api-Key: <API key>' ${container.config.baseUrl}/v1/channels`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
-}
-
-/**
- * Tracks the responses being written so a shutdown can let them finish with `Connection: close`:
- * otherwise a keep-alive client keeps its connection open after its last response and the server
- * (so the exit) waits for the keep-alive timeout, past the shutdown timeout.
- */
-function trackResponses(app: App) {
-  const open = new Set<ServerResponse>();
-  let closing = false;
-  const closeAfter = (response: ServerResponse) => {
-    if (!response.headersSent) {
-      response.setHeader('connection', 'close');
-      return;
-    }
-    // Headers already out (a stream): end the connection once the response is written.
-    const socket = response.socket;
-    if (response.writableFinished) socket?.end();
-    else response.once('finish', () => socket?.end());
-  };
-  app.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
-    if (closing) return closeAfter(response);
-    open.add(response);
-    response.once('close', () => open.delete(response));
-  });
-  return {
-    closeConnectionsAfterResponse() {
-      closing = true;
-      for (const response of open) closeAfter(response);
-    },
-  };
-}
-
-/**
- * A database server that is not up yet (restarting, or starting beside us) is waited for, with a
- * capped backoff, rather than ending the process; any other failure still stops the start.
- */
-async function buildContainerWhenReachable(config: Config): Promise<Container> {
-  const logger = createLogger({ level: config.logLevel });
-  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
-    try {
-      return await buildContainer(config, { logger });
-    } catch (err) {
-      if (!config.databaseUrl || !isDatabaseUnavailable(err)) throw err;
-      logger.warn({ reason: (err as Error).message, retryInMs: delay }, 'the database cannot be reached; waiting for it');
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
-
-async function serve(config: Config) {
-  const container = await buildContainerWhenReachable(config);
-  // Right away: the generated secrets are committed now, and a start that fails later (the port
-  // taken, say) must not lose them, since no later start shows them again.
-  printWelcome(container);
-  let app: App | undefined;
-  let responses: ReturnType<typeof trackResponses> | undefined;
-  let stopping = false;
-  let workerStarting: Promise<void> | undefined;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    container.logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      container.logger.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + 5000);
-    timer.unref();
-    try {
-      const closing = app?.close();
-      responses?.closeConnectionsAfterResponse();
-      await closing;
-      // A signal during the worker's start: let the start finish, then stop what it started.
-      await workerStarting?.catch(() => undefined);
-      await container.close();
-      process.exit(0);
-    } catch (err) {
-      container.logger.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  // The API listens first: jobs left from before a restart may call this very server (the sandbox).
-  if (config.roles.includes('api')) {
-    app = await buildApp(container);
-    responses = trackResponses(app);
-    await app.listen({ port: config.port, host: config.host });
-    // Every start, once it answers: the address is no secret, and a later start is where it was lost.
-    process.stdout.write(`Dashboard: ${config.appUrl}/\n`);
-  }
-  if (config.roles.includes('worker') && !stopping) {
-    workerStarting = container.queue.work(container.jobHandlers());
-    await workerStarting;
-    container.logger.info('worker started');
-  }
 }
 
 async function main() {
@@ -152,9 +23,9 @@ async function main() {
   const command = process.argv[2] ?? 'serve';
   switch (command) {
     case 'serve':
-      return serve(config);
+      return (await import('./serve.ts')).serve(config);
     case 'migrate':
-      return runMigrations(config);
+      return (await import('./serve.ts')).runMigrations(config);
     default:
       fail(`unknown command ${JSON.stringify(command)}: use serve or migrate`);
   }
