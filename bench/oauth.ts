@@ -162,6 +162,8 @@ try {
     'oauth',
     `## OAuth (bench/oauth.ts)
 
+Command: \`TEST_DATABASE_URL=postgres://... node bench/oauth.ts --seconds ${SECONDS} --rounds ${ROUNDS} --connections ${CONNECTIONS} --chains ${CHAINS}\` (${new Date().toISOString().slice(0, 10)})
+
 ${machine({ PostgreSQL: version })}
 - ${ROUNDS} rounds of ${SECONDS} s, autocannon with ${CONNECTIONS} connections; the service is one process (API role, pool of 10) on the same machine.
 - Refresh: ${CHAINS} grants, each a chain presenting the refresh token its last exchange returned.

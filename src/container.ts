@@ -41,6 +41,7 @@ import type { TargetPolicy } from './lib/safe-fetch.ts';
 import { createWebhookEngine, type WebhookEngine } from './domain/webhooks/engine.ts';
 import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
 import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
+import { createClientCache, type ClientCache } from './domain/oauth/client-cache.ts';
 import { createBearerAuthenticator, OAUTH_ACCESS_CHANGED, type BearerAuthenticatorService } from './domain/oauth/bearer.ts';
 
 export type Container = {
@@ -58,6 +59,8 @@ export type Container = {
   apiKeys: ApiKeyAuthenticator;
   /** OAuth access tokens, cached in the process and forgotten when anything that can withdraw one changes. */
   bearer: BearerAuthenticatorService;
+  /** OAuth clients by client_id for the token endpoints, cached in the process and forgotten with the bearer cache. */
+  oauthClients: ClientCache;
   /** CRM rules on sending (consent, suppression) and on inbound senders (contact resolution). */
   crm: { sendPolicy?: SendPolicy; resolveInboundContact: InboundContactResolver };
   /** Delivers webhooks in the worker role (started by queue.work, stopped by queue.stop). */
@@ -108,7 +111,11 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
     const bearer = createBearerAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an OAuth grant use') });
-    await database.listen(OAUTH_ACCESS_CHANGED, () => bearer.forget());
+    const oauthClients = createClientCache(database.db, { ttlMs: 60_000 });
+    await database.listen(OAUTH_ACCESS_CHANGED, () => {
+      bearer.forget();
+      oauthClients.forget();
+    });
     const container: Container = {
       config,
       logger,
@@ -121,6 +128,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       pacer,
       apiKeys,
       bearer,
+      oauthClients,
       crm,
       mailer: createMailer(config.mail),
       webhookEngine,

@@ -276,18 +276,23 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   const oauthFlows = { db: container.database.db, clock: container.clock };
   await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
   await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
-  const tokenServices = { db: container.database.db, clock: container.clock };
-  await registerTokenRoutes(app, { ...tokenServices, forget: container.bearer.forget, lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs } });
+  // A change this process makes to OAuth access (a revocation, a client changed) is forgotten here at once; other processes hear of it from the database.
+  const forgetOAuth = () => {
+    container.bearer.forget();
+    container.oauthClients.forget();
+  };
+  const tokenServices = { db: container.database.db, clock: container.clock, clients: container.oauthClients.find };
+  await registerTokenRoutes(app, { ...tokenServices, forget: forgetOAuth, lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs } });
   await registerIntrospectRoutes(app, tokenServices);
-  await registerRevokeRoutes(app, { ...tokenServices, forget: container.bearer.forget });
+  await registerRevokeRoutes(app, { ...tokenServices, forget: forgetOAuth });
   await registerDiscoveryRoutes(app, { baseUrl: config.baseUrl });
   await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
-  await registerOAuthClientRoutes(app, { ...oauthFlows, forget: container.bearer.forget });
-  await registerAuthorizationRoutes(app, { ...oauthFlows, forget: container.bearer.forget });
+  await registerOAuthClientRoutes(app, { ...oauthFlows, forget: forgetOAuth });
+  await registerAuthorizationRoutes(app, { ...oauthFlows, forget: forgetOAuth });
   const credentials = {
     forget: () => {
       container.apiKeys.forget();
-      container.bearer.forget();
+      forgetOAuth();
     },
   };
   await registerOrganizationRoutes(app, { db: container.database.db, clock: container.clock, credentials });

@@ -544,3 +544,23 @@ test('through the routes: a member\'s token follows their memberships (role chan
   const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: writer.clientId });
   assert.equal(refreshed.body.error, 'invalid_grant');
 });
+
+test('a client changed through the routes takes effect at once at the token endpoints (the process forgets the clients it remembered)', async () => {
+  const confidential = await createOAuthClient(server, { type: 'confidential', name: 'Rotating backend' });
+  const basic = (secret: string) => `Basic ${Buffer.from(`${confidential.clientId}:${secret}`).toString('base64')}`;
+  const introspect = (secret: string) =>
+    request(server, 'POST', '/v1/oauth/introspect', { headers: { authorization: basic(secret) }, body: { token: 'pla_nothing' } });
+  // Remembered now.
+  assert.equal((await introspect(confidential.secret!)).status, 200);
+  const rotated = await request(server, 'POST', `/v1/oauth/clients/${confidential.clientId}/secret`, { key: server.apiKey });
+  assert.equal(rotated.status, 200, rotated.text);
+  server.registerSensitive('a client secret', rotated.body.data.client_secret);
+  const old = await introspect(confidential.secret!);
+  assert.equal(old.status, 401, 'the old secret stops working on the next request');
+  assert.equal(old.body.error, 'invalid_client');
+  assert.equal((await introspect(rotated.body.data.client_secret)).status, 200);
+
+  // Deleted: the next token request of the client is invalid_client.
+  assert.equal((await request(server, 'DELETE', `/v1/oauth/clients/${confidential.clientId}`, { key: server.apiKey })).status, 204);
+  assert.equal((await introspect(rotated.body.data.client_secret)).status, 401);
+});

@@ -5,10 +5,10 @@
  * Every failure of a named client is invalid_client (401), told the same way whether the client is
  * unknown or the secret wrong.
  */
-import type { Executor } from '../../db/client.ts';
 import { constantTimeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { oauthError } from './errors.ts';
-import { findClient, type GrantType, type OAuthClient } from './vocabulary.ts';
+import type { ClientLookup } from './client-cache.ts';
+import type { GrantType, OAuthClient } from './vocabulary.ts';
 
 export type ClientAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 export const CLIENT_AUTH_METHODS: readonly ClientAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
@@ -56,11 +56,11 @@ export function readClientCredentials(input: ClientAuthInput): ClientCredentials
 }
 
 /** The client the credentials prove, or invalid_client. */
-export async function authenticateClient(db: Executor, credentials: ClientCredentials): Promise<OAuthClient> {
+export async function authenticateClient(clients: ClientLookup, credentials: ClientCredentials): Promise<OAuthClient> {
   const basic = credentials.method === 'client_secret_basic';
   const refuse = () => oauthError('invalid_client', 'client authentication failed: unknown client, wrong secret, or a method the client is not registered for', { basic });
   if (credentials.clientId.length > MAX_CREDENTIAL) throw refuse();
-  const client = await findClient(db, credentials.clientId);
+  const client = await clients(credentials.clientId);
   if (!client) throw refuse();
   if (client.type === 'public') {
     // A public client has no secret: one that sends a secret is not who it claims.
@@ -73,10 +73,10 @@ export async function authenticateClient(db: Executor, credentials: ClientCreden
 }
 
 /** The client authenticated from the request, which must be registered for the grant type. */
-export async function authenticateClientFor(db: Executor, input: ClientAuthInput, grantType: GrantType): Promise<OAuthClient> {
+export async function authenticateClientFor(clients: ClientLookup, input: ClientAuthInput, grantType: GrantType): Promise<OAuthClient> {
   const credentials = readClientCredentials(input);
   if (!credentials) throw oauthError('invalid_request', 'client_id is missing: a public client sends client_id, a confidential one its credentials (HTTP Basic or client_id and client_secret)');
-  const client = await authenticateClient(db, credentials);
+  const client = await authenticateClient(clients, credentials);
   if (!client.grantTypes.includes(grantType)) throw oauthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
   return client;
 }

@@ -34,7 +34,7 @@ export async function exchangeToken(deps: TokenDeps, input: TokenRequest): Promi
     throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(input.grantType.slice(0, 100))} is not supported: use ${GRANT_TYPE_VALUES.join(', ')}`);
   }
   const auth: ClientAuthInput = { authorization: input.authorization, clientId: input.clientId, clientSecret: input.clientSecret };
-  const client = await authenticateClientFor(deps.db, auth, input.grantType);
+  const client = await authenticateClientFor(deps.clients, auth, input.grantType);
   switch (input.grantType) {
     case GRANT_TYPES.authorizationCode:
       return redeemAuthorizationCode(deps, client, { code: input.code, redirectUri: input.redirectUri, codeVerifier: input.codeVerifier });

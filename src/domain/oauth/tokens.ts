@@ -4,6 +4,7 @@
  * only their SHA-256 is stored. A grant's tokens form one refresh family: revoking the grant, or
  * replaying a code or a rotated refresh token, ends them all.
  */
+import type { ClientLookup } from './client-cache.ts';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { oauthGrantOrganizations, oauthGrants, oauthTokens } from '../../db/schema.ts';
@@ -19,7 +20,8 @@ export type TokenLifetimes = { accessTokenTtlMs: number; refreshTokenTtlMs: numb
  * What a grant endpoint needs: the database (transactions), the clock and the lifetimes; `forget`
  * drops this process's bearer cache after a replay revoked a grant (other processes hear the NOTIFY).
  */
-export type TokenDeps = { db: Executor; clock: Clock; lifetimes: TokenLifetimes; forget?: () => void };
+/** `clients`: the registered clients by client_id (cached per process, see client-cache.ts). */
+export type TokenDeps = { db: Executor; clock: Clock; clients: ClientLookup; lifetimes: TokenLifetimes; forget?: () => void };
 
 /** The token endpoint's success (RFC 6749 §5.1). */
 export type IssuedTokens = { accessToken: string; refreshToken: string | undefined; expiresIn: number; scopes: string[] };

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { authenticateClient, readClientCredentials } from '../../domain/oauth/client-auth.ts';
+import type { ClientLookup } from '../../domain/oauth/client-cache.ts';
 import { oauthError } from '../../domain/oauth/errors.ts';
 import { INTROSPECT_PERMISSION, introspectToken, type IntrospectionCaller } from '../../domain/oauth/introspection.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -36,7 +37,7 @@ export const IntrospectionSchema = z
   })
   .meta({ id: 'Introspection', description: 'RFC 7662 §2.2. An unknown, expired, revoked or rotated token, or one the caller may not see, is exactly `{active: false}`.' });
 
-export type IntrospectDeps = { db: Db; clock: Clock };
+export type IntrospectDeps = { db: Db; clock: Clock; clients: ClientLookup };
 
 export async function registerIntrospectRoutes(app: App, deps: IntrospectDeps): Promise<void> {
   await oauthEndpointScope(app, { formOnly: false }, (scope) => {
@@ -62,7 +63,7 @@ export async function registerIntrospectRoutes(app: App, deps: IntrospectDeps): 
         let caller: IntrospectionCaller;
         const credentials = readClientCredentials(auth);
         if (credentials && credentials.method !== 'none') {
-          caller = { kind: 'client', client: await authenticateClient(deps.db, credentials) };
+          caller = { kind: 'client', client: await authenticateClient(deps.clients, credentials) };
         } else if (request.actor) {
           caller = { kind: 'actor', actor: request.actor };
         } else {

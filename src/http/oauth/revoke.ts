@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { authenticateClient, readClientCredentials } from '../../domain/oauth/client-auth.ts';
+import type { ClientLookup } from '../../domain/oauth/client-cache.ts';
 import { oauthError } from '../../domain/oauth/errors.ts';
 import { revokeClientToken } from '../../domain/oauth/introspection.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -22,7 +23,7 @@ export const RevokeRequestSchema = z
   .meta({ id: 'RevocationRequest' });
 
 /** `forget`: this process's token cache, forgotten at once (the others hear the database's NOTIFY). */
-export type RevokeDeps = { db: Db; clock: Clock; forget: () => void };
+export type RevokeDeps = { db: Db; clock: Clock; clients: ClientLookup; forget: () => void };
 
 export async function registerRevokeRoutes(app: App, deps: RevokeDeps): Promise<void> {
   await oauthEndpointScope(app, { formOnly: false }, (scope) => {
@@ -46,7 +47,7 @@ export async function registerRevokeRoutes(app: App, deps: RevokeDeps): Promise<
       async (request) => {
         const credentials = readClientCredentials(clientAuthOf(request, request.body));
         if (!credentials) throw oauthError('invalid_request', 'client_id is missing: the client the token was issued to revokes it');
-        const client = await authenticateClient(deps.db, credentials);
+        const client = await authenticateClient(deps.clients, credentials);
         if (await revokeClientToken(deps, client, { token: request.body.token })) deps.forget();
         return {};
       },

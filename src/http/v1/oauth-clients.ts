@@ -208,6 +208,7 @@ export async function registerOAuthClientRoutes(app: App, services: ClientServic
     },
     async (request) => {
       const { client, secret } = await rotateClientSecret(deps, actorOf(request), { clientId: request.params.clientID });
+      forget();
       return { data: { client_id: client.clientId, client_secret: secret } };
     },
   );
