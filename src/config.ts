@@ -201,6 +201,16 @@ function shownValue(name: string, value: string | undefined): string {
   return `got ${JSON.stringify(text)}`;
 }
 
+/** The settings, or the process stops through `fail` with one line per bad variable (for the commands that start from them). */
+export function loadConfigOrFail(fail: (message: string) => never, env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`invalid configuration\n${err.problems.map((p) => `  ${p}`).join('\n')}`);
+    throw err;
+  }
+}
+
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {

@@ -5,7 +5,7 @@
  * The configuration is checked before anything else is loaded: a wrong value stops the process in
  * a moment, whatever the machine is doing.
  */
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { loadConfigOrFail } from './config.ts';
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);
@@ -13,13 +13,7 @@ function fail(message: string): never {
 }
 
 async function main() {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(`invalid configuration\n${err.problems.map((p) => `  ${p}`).join('\n')}`);
-    throw err;
-  }
+  const config = loadConfigOrFail(fail);
   const command = process.argv[2] ?? 'serve';
   switch (command) {
     case 'serve':

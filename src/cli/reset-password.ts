@@ -7,7 +7,7 @@
  * cannot open it and says so (stop the service, run the command, start it again). With
  * DATABASE_URL it works while the service runs.
  */
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { loadConfigOrFail, type Config } from '../config.ts';
 import { openConfiguredDatabase } from '../container.ts';
 import { migrate } from '../db/migrate.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -68,14 +68,7 @@ async function resetPassword(config: Config, email: string): Promise<void> {
 async function main() {
   const args = process.argv.slice(2).filter((a) => a !== '--');
   if (args.length !== 1 || args[0]!.startsWith('-') || args[0]!.trim() === '') fail(USAGE, 2);
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(`invalid configuration\n${err.problems.map((p) => `  ${p}`).join('\n')}`);
-    throw err;
-  }
-  await resetPassword(config, args[0]!);
+  await resetPassword(loadConfigOrFail(fail), args[0]!);
 }
 
 main().then(

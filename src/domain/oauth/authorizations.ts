@@ -14,6 +14,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { notFound } from '../errors.ts';
 import { isPermission, type Permission } from '../permissions.ts';
 import type { UserActor } from './consent.ts';
+import { revokeGrant } from './tokens.ts';
 
 export type AuthorizationDeps = { db: Executor; clock: Clock };
 
@@ -79,15 +80,12 @@ export async function revokeUserAuthorization({ db, clock }: AuthorizationDeps, 
   const now = clock.now();
   await db.transaction(async (tx) => {
     const [grant] = await tx
-      .update(oauthGrants)
-      .set({ revokedAt: now })
+      .select({ id: oauthGrants.id })
+      .from(oauthGrants)
       .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.userId, actor.userId), isNull(oauthGrants.revokedAt)))
-      .returning({ id: oauthGrants.id });
+      .for('update');
     if (!grant) throw notFound('authorization');
-    await tx
-      .update(oauthTokens)
-      .set({ revokedAt: now })
-      .where(and(eq(oauthTokens.grantId, grant.id), isNull(oauthTokens.revokedAt)));
+    await revokeGrant(tx, now, grant.id);
   });
 }
 
