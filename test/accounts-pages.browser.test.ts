@@ -64,7 +64,7 @@ test('a reset link opens the page, which takes the new password twice and sends 
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await logIn(page, member.email, newPassword);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
-    assert.equal(new URL(page.url()).pathname, '/app/channels');
+    assert.equal(new URL(page.url()).pathname, '/app/inbox');
     assert.deepEqual(problems(), { pageErrors: [], consoleErrors: [] });
   } finally {
     await context.close();
@@ -118,9 +118,9 @@ test('with SIGNUP=open the sign-in page links to sign-up, which makes an account
     await page.getByLabel('Organization name').fill('Bea Studio');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
-    await page.getByText('Bea Studio').waitFor();
+    await page.locator('aside.sidebar').getByText('Bea Studio').waitFor();
     await page.getByText('Your role: owner').waitFor();
-    assert.equal(new URL(page.url()).pathname, '/app/channels');
+    assert.equal(new URL(page.url()).pathname, '/app/inbox');
     open.registerSensitive('the signed-up password', 'bea signs up here');
     assert.deepEqual(problems(), { pageErrors: [], consoleErrors: [] });
   } finally {

@@ -62,11 +62,11 @@ test('a newcomer logs in, makes an API key that works, revokes it, and logs out'
     await sidebar.getByText(server.config.bootstrap.organizationName, { exact: true }).waitFor();
     assert.match((await sidebar.textContent()) ?? '', new RegExp(OWNER_EMAIL.replace('.', '\\.')));
     // The root redirects to the default page.
-    await page.waitForURL(`${server.baseUrl}/app/channels`);
+    await page.waitForURL(`${server.baseUrl}/app/inbox`);
 
     // API keys: the bootstrap key is listed masked.
     await nav(page).getByRole('link', { name: 'API keys' }).click();
-    await page.waitForURL(`${server.baseUrl}/app/api-keys`);
+    await page.waitForURL(`${server.baseUrl}/app/developers/api-keys`);
     const bootstrapRow = page.locator('tbody tr', { hasText: `${server.apiKey.slice(0, 8)}…${server.apiKey.slice(-4)}` });
     await bootstrapRow.waitFor();
     assert.equal((await page.content()).includes(server.apiKey), false, 'a listed key never shows its secret');

@@ -13,6 +13,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { buildContainer, type Container } from '../src/container.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { buildApp, type App } from '../src/http/app.ts';
+import { CSRF_HEADER, csrfTokenFor } from '../src/http/auth/authenticate.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { startQueue } from '../src/jobs/queue.ts';
 import { randomToken } from '../src/lib/crypto.ts';
@@ -290,7 +291,16 @@ export type RequestOptions = {
   cookie?: string;
   bearer?: string;
   headers?: Record<string, string>;
+  /** false: a write with a session cookie goes without the X-CSRF-Token header the dashboard sends. */
+  csrf?: boolean;
 };
+
+/** The headers the dashboard sends with a write on a session: the cookie and its CSRF token. */
+export function withCsrf(headers: Record<string, string>, method: string): Record<string, string> {
+  const session = /parley_session=([^;\s]+)/.exec(headers.cookie ?? '');
+  if (!session || method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === CSRF_HEADER)) return headers;
+  return { ...headers, [CSRF_HEADER]: csrfTokenFor(session[1]!) };
+}
 
 /** One HTTP request to the server, JSON in and out. */
 export async function request<T = any>(server: { baseUrl: string }, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -298,6 +308,7 @@ export async function request<T = any>(server: { baseUrl: string }, method: stri
   if (options.key !== undefined) headers['x-api-key'] = options.key;
   if (options.cookie !== undefined) headers.cookie = options.cookie;
   if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
+  if (options.csrf !== false) Object.assign(headers, withCsrf(headers, method));
   let body: string | Buffer | undefined;
   if (options.rawBody !== undefined) {
     body = options.rawBody;

@@ -189,11 +189,11 @@ test('sign-in returns only to the dashboard: return_to elsewhere is ignored', as
       await page.goto(`${server.baseUrl}/app/login?return_to=${encodeURIComponent(target)}`);
       // Signed out the first time; after that the session is there and the page moves on by itself.
       if (i === 0) await logIn(page);
-      await page.waitForURL(`${server.baseUrl}/app/channels`);
+      await page.waitForURL(`${server.baseUrl}/app/inbox`);
     }
     // A path of the dashboard is where it returns.
-    await page.goto(`${server.baseUrl}/app/login?return_to=${encodeURIComponent('/app/sessions')}`);
-    await page.waitForURL(`${server.baseUrl}/app/sessions`);
+    await page.goto(`${server.baseUrl}/app/login?return_to=${encodeURIComponent('/app/settings/sessions')}`);
+    await page.waitForURL(`${server.baseUrl}/app/settings/sessions`);
     assert.equal(callbacks.filter((u) => !u.searchParams.has('code')).length, 0, 'the client site was never visited');
   } finally {
     await context.close();

@@ -72,15 +72,41 @@ export type InvitationPreview = {
   expires_at: string;
 };
 
+/** A field the API refused: `pointer` is a JSON pointer into the body or query (`/email`, `/content/body`). */
+export type FieldProblem = { pointer: string; message: string; location?: string };
+
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
-  constructor(status: number, detail: string, code: string | undefined) {
+  readonly fieldErrors: FieldProblem[];
+  constructor(status: number, detail: string, code: string | undefined, fieldErrors: FieldProblem[] = []) {
     super(detail);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.fieldErrors = fieldErrors;
   }
+
+  /** The API's message for one field (by JSON pointer, or its prefix for nested fields), if it named it. */
+  fieldError(pointer: string): string | undefined {
+    return this.fieldErrors.find((f) => f.pointer === pointer || f.pointer.startsWith(`${pointer}/`))?.message;
+  }
+}
+
+const CSRF_COOKIE = 'parley_csrf';
+
+/** The session's CSRF token (the readable companion of the session cookie); absent when signed out. */
+function csrfToken(): string | undefined {
+  for (const part of document.cookie.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === CSRF_COOKIE) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+/** Whether this browser may hold a session: without the companion cookie there is none to ask about. */
+export function mayHaveSession(): boolean {
+  return csrfToken() !== undefined;
 }
 
 const ORG_STORAGE_KEY = 'parley.organizationId';
@@ -125,6 +151,10 @@ export async function call<T>(method: string, path: string, options: CallOptions
   const headers: Record<string, string> = { Accept: 'application/json' };
   const org = options.organization === null ? undefined : (options.organization ?? organizationId);
   if (org) headers['X-Organization-Id'] = org;
+  if (method !== 'GET') {
+    const token = csrfToken();
+    if (token) headers['X-CSRF-Token'] = token;
+  }
   let body: string | undefined;
   // A JSON content type with an empty body is a 400, so it is only sent with a body.
   if (options.body !== undefined) {
@@ -152,14 +182,15 @@ export async function call<T>(method: string, path: string, options: CallOptions
     parsed = undefined;
   }
   if (!response.ok) {
-    const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown };
+    const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown; errors?: unknown };
     const detail =
       typeof problem.detail === 'string'
         ? problem.detail
         : typeof problem.error === 'string'
           ? problem.error
           : `${response.status} ${response.statusText || 'request failed'}`;
-    const error = new ApiError(response.status, detail, typeof problem.code === 'string' ? problem.code : undefined);
+    const fields = Array.isArray(problem.errors) ? (problem.errors as FieldProblem[]).filter((f) => typeof f?.pointer === 'string') : [];
+    const error = new ApiError(response.status, detail, typeof problem.code === 'string' ? problem.code : undefined, fields);
     if (response.status === 401 && !options.quiet401) onUnauthenticated?.();
     throw error;
   }

@@ -11,6 +11,11 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/** SHA-256 base64url digest: a short derived value that is safe in a cookie or header. */
+export function sha256Base64url(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
 export function constantTimeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { throttles } from '../../src/db/schema.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts';
-import { loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from '../harness.ts';
+import { loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, withCsrf, type TestServer } from '../harness.ts';
 
 let server: TestServer;
 /** This file's server clock, moved forward by hand (the login throttle's delays run on it). */
@@ -331,5 +331,41 @@ describe('sessions', () => {
       body: { name: 'same origin', permissions: ['messages:read'] },
     });
     assert.equal(same.status, 201);
+  });
+
+  test('a write with the session cookie needs the CSRF token of that session; reads, API keys and other sessions do not mix', async () => {
+    const login = await request(server, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD } });
+    const setCookies = login.headers.getSetCookie();
+    const session = setCookies.find((c) => c.startsWith('parley_session='))!;
+    const csrf = setCookies.find((c) => c.startsWith('parley_csrf='));
+    assert.ok(csrf, 'login sets the readable CSRF cookie');
+    assert.doesNotMatch(csrf, /HttpOnly/i, 'the dashboard script reads it');
+    assert.match(csrf, /SameSite=Lax/i);
+    const cookie = session.split(';')[0]!;
+    const token = decodeURIComponent(csrf.split(';')[0]!.slice('parley_csrf='.length));
+    const body = { name: 'csrf', permissions: ['messages:read'] };
+
+    const without = await request(server, 'POST', '/v1/api-keys', { cookie, body, csrf: false });
+    assert.equal(without.status, 403);
+    assert.match(without.body.detail, /x-csrf-token/);
+    const wrong = await request(server, 'POST', '/v1/api-keys', { cookie, body, headers: { 'x-csrf-token': token.slice(1) + 'A' } });
+    assert.equal(wrong.status, 403);
+    // Another session's token does not fit this one.
+    const other = await loginCookie(server);
+    const otherToken = withCsrf({ cookie: other }, 'POST')['x-csrf-token']!;
+    assert.notEqual(otherToken, token);
+    assert.equal((await request(server, 'POST', '/v1/api-keys', { cookie, body, headers: { 'x-csrf-token': otherToken } })).status, 403);
+    // Reads need no token; the right one lets the write through; an API key never needs one.
+    assert.equal((await request(server, 'GET', '/v1/api-keys', { cookie, csrf: false })).status, 200);
+    const right = await request(server, 'POST', '/v1/api-keys', { cookie, body, headers: { 'x-csrf-token': token } });
+    assert.equal(right.status, 201);
+    const byKey = await request(server, 'POST', '/v1/messages', { key: right.body.data.secret, body: {} });
+    assert.match(byKey.body.detail, /missing permission messages:send/, 'a key is never asked for a token');
+
+    // Logging out clears both cookies.
+    const out = await request(server, 'POST', '/v1/auth/logout', { cookie, headers: { 'x-csrf-token': token } });
+    assert.equal(out.status, 204);
+    const cleared = out.headers.getSetCookie();
+    assert.ok(cleared.some((c) => c.startsWith('parley_csrf=;') || /^parley_csrf=.*Expires=Thu, 01 Jan 1970/i.test(c)), cleared.join(' | '));
   });
 });

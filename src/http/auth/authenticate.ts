@@ -11,9 +11,13 @@ import type { Permission } from '../../domain/permissions.ts';
 import { authenticateSession } from '../../domain/sessions/sessions.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { constantTimeEqual, sha256Base64url } from '../../lib/crypto.ts';
 import { isUuid } from '../../lib/ids.ts';
 
 export const SESSION_COOKIE = 'parley_session';
+/** The dashboard's readable companion of the session cookie: its value goes back in CSRF_HEADER on every write. */
+export const CSRF_COOKIE = 'parley_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
 export const ORGANIZATION_HEADER = 'x-organization-id';
 
 /**
@@ -89,7 +93,7 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
 async function optionalSession(request: FastifyRequest, deps: AuthDeps): Promise<Actor | undefined> {
   const cookie = request.cookies?.[SESSION_COOKIE];
   if (!cookie) return undefined;
-  assertTrustedOrigin(request, deps.trustedOrigins);
+  assertSameSiteWrite(request, cookie, deps.trustedOrigins);
   return authenticateSession(deps, { token: cookie, organizationId: undefined });
 }
 
@@ -123,7 +127,7 @@ async function resolveActor(request: FastifyRequest, requested: { header: string
   }
   const cookie = request.cookies?.[SESSION_COOKIE];
   if (cookie) {
-    assertTrustedOrigin(request, deps.trustedOrigins);
+    assertSameSiteWrite(request, cookie, deps.trustedOrigins);
     // Not a member of the organization in the path: as unknown as an organization that does not exist.
     return pathScoped(requested.path, 'forbidden', () => authenticateSession(deps, { token: cookie, organizationId: requestedOrg }));
   }
@@ -140,15 +144,28 @@ async function pathScoped(path: string | undefined, code: DomainError['code'], c
   }
 }
 
+/** The CSRF token of a session: derived from its secret (which scripts never see), so it needs no storage. */
+export function csrfTokenFor(sessionToken: string): string {
+  return sha256Base64url(`parley-csrf:${sessionToken}`);
+}
+
 /**
- * Cookie-authenticated requests that change state must come from the dashboard's own origin
- * (defence in depth next to SameSite=Lax and the JSON-only body parser).
+ * Cookie-authenticated requests that change state must prove they come from the dashboard: the
+ * X-CSRF-Token header carries the readable parley_csrf cookie's value (double submit, bound to the
+ * session), and a browser's Origin, when sent, must be the dashboard's. Defence next to SameSite=Lax
+ * and the JSON-only body parser.
  */
-function assertTrustedOrigin(request: FastifyRequest, trusted: ReadonlySet<string>): void {
+function assertSameSiteWrite(request: FastifyRequest, sessionToken: string, trusted: ReadonlySet<string>): void {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
   const origin = headerValue(request, 'origin');
-  // No Origin header: not a browser's cross-site request (curl, scripts).
+  // No Origin header: not a browser's cross-site request (curl, scripts); the token still decides.
   if (origin !== undefined && !trusted.has(origin)) {
     throw new DomainError('forbidden', `cross-origin request refused: origin ${origin} is not the dashboard's`);
+  }
+  const sent = headerValue(request, CSRF_HEADER);
+  if (sent === undefined || !constantTimeEqual(sent, csrfTokenFor(sessionToken))) {
+    throw new DomainError('forbidden', `a write with the session cookie needs the ${CSRF_HEADER} header holding the ${CSRF_COOKIE} cookie's value`, {
+      extra: { reason: 'csrf' },
+    });
   }
 }

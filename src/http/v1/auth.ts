@@ -5,7 +5,7 @@ import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type LoginThrottled, type SessionDeps, type SessionRow } from '../../domain/sessions/sessions.ts';
 import type { Membership, User } from '../../domain/users/users.ts';
-import { SESSION_COOKIE } from '../auth/authenticate.ts';
+import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, PathId } from '../schemas.ts';
@@ -95,6 +95,22 @@ export function sessionCookieOptions(secure: boolean) {
   return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
 }
 
+/**
+ * Sets the session cookie and its readable CSRF companion (login, sign-up and an accepted invitation).
+ * The companion also tells the dashboard a session may exist, so a signed-out visit makes no doomed probe.
+ */
+export function setSessionCookies(reply: FastifyReply, session: { token: string; expiresAt: Date }, secure: boolean): void {
+  const options = sessionCookieOptions(secure);
+  void reply.setCookie(SESSION_COOKIE, session.token, { ...options, expires: session.expiresAt });
+  void reply.setCookie(CSRF_COOKIE, csrfTokenFor(session.token), { ...options, httpOnly: false, expires: session.expiresAt });
+}
+
+export function clearSessionCookies(reply: FastifyReply, secure: boolean): void {
+  const options = sessionCookieOptions(secure);
+  void reply.clearCookie(SESSION_COOKIE, options);
+  void reply.clearCookie(CSRF_COOKIE, { ...options, httpOnly: false });
+}
+
 /** What the auth routes use: the database, the clock, and the session and login settings. */
 export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
 
@@ -124,7 +140,6 @@ export function loginRateLimit(config: Pick<Config, 'loginRateLimitPerMinute'>, 
 
 export async function registerAuthRoutes(app: App, services: AuthServices) {
   const { settings: config, ...deps } = services;
-  const cookieOptions = sessionCookieOptions(config.secureCookies);
   const throttle = loginThrottleOf(config);
 
   app.post(
@@ -137,7 +152,7 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
       schema: {
         tags: ['auth'],
         summary: 'Log in to the dashboard',
-        description: `Checks the email and password and sets the \`${SESSION_COOKIE}\` session cookie (HttpOnly, SameSite=Lax, Secure on https; lifetime ${config.sessionTtlHours} hours). For dashboard sessions only; integrations use API keys. After ${config.loginThrottle.accountFreeAttempts} failed attempts for one email (or ${config.loginThrottle.addressFreeAttempts} from one address) each further attempt must wait twice as long as the last, up to ${Math.round(config.loginThrottle.maxDelayMs / 1000)} s: until then every attempt, a right password included, answers 429 with \`Retry-After\`. A successful login clears the account's count.`,
+        description: `Checks the email and password and sets the \`${SESSION_COOKIE}\` session cookie (HttpOnly, SameSite=Lax, Secure on https; lifetime ${config.sessionTtlHours} hours). It also sets the readable \`${CSRF_COOKIE}\` cookie: every write made with the session cookie must send its value in the \`X-CSRF-Token\` header (403 otherwise). For dashboard sessions only; integrations use API keys. After ${config.loginThrottle.accountFreeAttempts} failed attempts for one email (or ${config.loginThrottle.addressFreeAttempts} from one address) each further attempt must wait twice as long as the last, up to ${Math.round(config.loginThrottle.maxDelayMs / 1000)} s: until then every attempt, a right password included, answers 429 with \`Retry-After\`. A successful login clears the account's count.`,
         security: [],
         body: LoginBodySchema,
         response: { 200: dataOf(UserSessionRecordSchema), ...errorResponses([400, 401, 429]) },
@@ -155,7 +170,7 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
         },
       );
       if ('throttled' in result) throw throttledLogin(reply, result);
-      void reply.setCookie(SESSION_COOKIE, result.token, { ...cookieOptions, expires: result.expiresAt });
+      setSessionCookies(reply, { token: result.token, expiresAt: result.expiresAt }, config.secureCookies);
       return { data: presentUser(result.user) };
     },
   );
@@ -175,7 +190,7 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
     async (request, reply) => {
       const actor = userActor(actorOf(request));
       await revokeSession(deps, actor, { sessionId: actor.sessionId });
-      void reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      clearSessionCookies(reply, config.secureCookies);
       return reply.code(204).send(null);
     },
   );

@@ -27,7 +27,7 @@ import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, PathId } from '../schemas.ts';
-import { sessionCookieOptions, userActor } from './auth.ts';
+import { setSessionCookies, userActor } from './auth.ts';
 import { inPathOrganization, OrganizationParams, RoleSchema } from './organizations.ts';
 
 const TAG = 'organizations';
@@ -219,7 +219,7 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
           }),
         ),
       );
-      if (accepted.session) void reply.setCookie(SESSION_COOKIE, accepted.session.token, { ...sessionCookieOptions(settings.secureCookies), expires: accepted.session.expiresAt });
+      if (accepted.session) setSessionCookies(reply, accepted.session, settings.secureCookies);
       return { data: { organization_id: accepted.organizationId, user_id: accepted.userId, role: accepted.role, created: accepted.created } };
     },
   );

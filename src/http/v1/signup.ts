@@ -12,7 +12,7 @@ import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';
 import { NewPasswordSchema } from './account.ts';
-import { loginRateLimit, loginThrottleOf, presentUser, sessionCookieOptions, throttledLogin, UserSessionRecordSchema } from './auth.ts';
+import { loginRateLimit, loginThrottleOf, presentUser, setSessionCookies, throttledLogin, UserSessionRecordSchema } from './auth.ts';
 
 const SignupBodySchema = z
   .object({
@@ -74,7 +74,7 @@ export async function registerSignupRoutes(app: App, services: SignupServices) {
       const { name, email, password, organization_name: organizationName } = request.body;
       const result = await inputFrom('body', signUp(deps, { name, email, password, organizationName, ip: request.ip, userAgent: request.headers['user-agent'] }));
       if ('throttled' in result) throw throttledLogin(reply, result, 'attempts');
-      void reply.setCookie(SESSION_COOKIE, result.token, { ...sessionCookieOptions(settings.secureCookies), expires: result.expiresAt });
+      setSessionCookies(reply, { token: result.token, expiresAt: result.expiresAt }, settings.secureCookies);
       return reply.code(201).send({ data: { user: presentUser(result.user), organization_id: result.organizationId } });
     },
   );

@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from '../../domain/permissions.ts';
-import { api, errorMessage, type ApiKey, type CreatedApiKey, type SessionInfo } from '../api.ts';
-import { formatDate } from '../format.ts';
-import { EmptyState, ErrorMessage, LoadMore, Loading, PageHeader, usePaged } from '../ui.tsx';
+import { PERMISSION_DESCRIPTIONS, PERMISSIONS, type Permission } from '../../../domain/permissions.ts';
+import { api, errorMessage, type ApiKey, type CreatedApiKey } from '../../api.ts';
+import { formatDate } from '../../format.ts';
+import { useSession } from '../../session.tsx';
+import { EmptyState, ErrorMessage, LoadMore, Loading, PageHeader, usePaged } from '../../ui.tsx';
 
-export function ApiKeysPage({ session }: { session: SessionInfo }) {
+export function ApiKeysPage() {
+  const session = useSession();
   const canRead = session.permissions.includes('api_keys:read');
   const canWrite = session.permissions.includes('api_keys:write');
   const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);

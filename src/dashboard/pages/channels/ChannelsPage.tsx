@@ -1,6 +1,6 @@
-import { api, type Channel } from '../api.ts';
-import { channelStatusClass, formatDate } from '../format.ts';
-import { EmptyState, ErrorMessage, LoadMore, Loading, PageHeader, usePaged } from '../ui.tsx';
+import { api, type Channel } from '../../api.ts';
+import { channelStatusClass, formatDate } from '../../format.ts';
+import { EmptyState, ErrorMessage, LoadMore, Loading, PageHeader, usePaged } from '../../ui.tsx';
 
 const PLATFORMS: Record<string, string> = {
   chatapp_official: 'ChatApp (official API)',

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { api, errorMessage, type SessionView } from '../api.ts';
-import { describeUserAgent, formatDate } from '../format.ts';
-import { ErrorMessage, Loading, PageHeader } from '../ui.tsx';
+import { api, errorMessage, type SessionView } from '../../api.ts';
+import { describeUserAgent, formatDate } from '../../format.ts';
+import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 
 export function SessionsPage() {
   const [sessions, setSessions] = useState<SessionView[] | undefined>(undefined);

@@ -1,0 +1,167 @@
+/**
+ * The dashboard's form controls: every control has a visible label, a description and an error tied
+ * to it with aria-describedby, and `aria-invalid` when the API refused its value. `useForm` runs one
+ * submission and keeps the API's field errors, so each field shows its own message next to it.
+ */
+import { useId, useState, type ReactNode } from 'react';
+import { ApiError, errorMessage } from './api.ts';
+
+/** A submission's state: busy, the failure's summary, and the API's per-field messages by JSON pointer. */
+export function useForm() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  async function submit(work: () => Promise<void>): Promise<boolean> {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return {
+    busy,
+    /** The summary line for the form's alert (undefined when fine). */
+    message: error === undefined ? undefined : errorMessage(error),
+    /** The API's message for one field (`/name`, `/content/body`). */
+    fieldError: (pointer: string) => (error instanceof ApiError ? error.fieldError(pointer) : undefined),
+    reset: () => setError(undefined),
+    submit,
+  };
+}
+
+type FieldShell = { label: ReactNode; description?: ReactNode; error?: string; className?: string };
+
+function useFieldIds(error: string | undefined, description: ReactNode) {
+  const id = useId();
+  const describedBy = [description ? `${id}-desc` : undefined, error ? `${id}-err` : undefined].filter(Boolean).join(' ') || undefined;
+  return { id, describedBy };
+}
+
+function FieldNotes({ id, description, error }: { id: string; description?: ReactNode; error?: string }) {
+  return (
+    <>
+      {description ? (
+        <span id={`${id}-desc`} className="field-description">
+          {description}
+        </span>
+      ) : null}
+      {error ? (
+        <span id={`${id}-err`} className="field-error">
+          {error}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+type TextFieldProps = FieldShell & {
+  value: string;
+  onChange(value: string): void;
+  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'search' | 'number' | 'datetime-local';
+  required?: boolean;
+  placeholder?: string;
+  autoComplete?: string;
+  maxLength?: number;
+  disabled?: boolean;
+  multiline?: boolean;
+  rows?: number;
+  name?: string;
+};
+
+export function TextField({ label, description, error, className, value, onChange, type = 'text', multiline, rows = 3, ...rest }: TextFieldProps) {
+  const { id, describedBy } = useFieldIds(error, description);
+  const common = { id, value, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy, ...rest };
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      {multiline ? <textarea {...common} rows={rows} onChange={(e) => onChange(e.target.value)} /> : <input {...common} type={type} onChange={(e) => onChange(e.target.value)} />}
+      <FieldNotes id={id} description={description} error={error} />
+    </div>
+  );
+}
+
+type SelectFieldProps = FieldShell & {
+  value: string;
+  onChange(value: string): void;
+  options: ReadonlyArray<{ value: string; label: string; disabled?: boolean }>;
+  disabled?: boolean;
+  required?: boolean;
+};
+
+export function SelectField({ label, description, error, className, value, onChange, options, ...rest }: SelectFieldProps) {
+  const { id, describedBy } = useFieldIds(error, description);
+  return (
+    <div className={`field ${className ?? ''}`}>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} aria-invalid={error ? true : undefined} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value)} {...rest}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value} disabled={o.disabled}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <FieldNotes id={id} description={description} error={error} />
+    </div>
+  );
+}
+
+export function CheckboxField({ label, description, checked, onChange, disabled }: { label: ReactNode; description?: ReactNode; checked: boolean; onChange(checked: boolean): void; disabled?: boolean }) {
+  const id = useId();
+  return (
+    <div className="field field-check">
+      <input id={id} type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={description ? `${id}-desc` : undefined} />
+      <label htmlFor={id}>{label}</label>
+      {description ? (
+        <span id={`${id}-desc`} className="field-description">
+          {description}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** A group of checkboxes picking several values (permissions, event types), with one legend and one error. */
+export function CheckboxGroup({
+  legend,
+  options,
+  value,
+  onChange,
+  error,
+  description,
+}: {
+  legend: string;
+  options: ReadonlyArray<{ value: string; label: ReactNode; description?: ReactNode }>;
+  value: readonly string[];
+  onChange(value: string[]): void;
+  error?: string;
+  description?: ReactNode;
+}) {
+  const id = useId();
+  const chosen = new Set(value);
+  return (
+    <fieldset className="field-group" aria-describedby={[description ? `${id}-desc` : '', error ? `${id}-err` : ''].join(' ').trim() || undefined}>
+      <legend>{legend}</legend>
+      <FieldNotes id={id} description={description} error={error} />
+      <div className="check-grid">
+        {options.map((o) => (
+          <label key={o.value} className="check-option">
+            <input
+              type="checkbox"
+              checked={chosen.has(o.value)}
+              onChange={(e) => onChange(e.target.checked ? [...value, o.value] : value.filter((v) => v !== o.value))}
+            />
+            <span>
+              <span className="check-label">{o.label}</span>
+              {o.description ? <span className="check-description">{o.description}</span> : null}
+            </span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Server state through TanStack Query: one client, query keys that start with the organization
+ * (switching organization never shows another's cached rows), cursor-paged lists, and mutations
+ * whose API errors keep their field errors for the form to show inline.
+ */
+import { QueryClient, useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
+import { ApiError, currentOrganization, type Page } from './api.ts';
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 4xx will not change by asking again; a network blip or a 5xx may.
+      retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+      staleTime: 10_000,
+      refetchOnWindowFocus: false,
+    },
+    mutations: { retry: false },
+  },
+});
+
+/** A query key scoped to the organization the dashboard acts in. */
+export function orgKey(...parts: unknown[]): QueryKey {
+  return ['org', currentOrganization() ?? 'none', ...parts];
+}
+
+export type PagedList<T> = {
+  items: T[] | undefined;
+  error: unknown;
+  isLoading: boolean;
+  hasMore: boolean;
+  loadingMore: boolean;
+  loadMore(): void;
+  refetch(): void;
+};
+
+/** A cursor-paged list: the first page at once, more on "Load more"; refetching keeps the pages loaded. */
+export function usePagedList<T>(key: QueryKey, fetchPage: (cursor: string | undefined) => Promise<Page<T>>, options: { enabled?: boolean } = {}): PagedList<T> {
+  const query = useInfiniteQuery({
+    queryKey: key,
+    queryFn: ({ pageParam }) => fetchPage(pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
+    enabled: options.enabled,
+  });
+  return {
+    items: query.data?.pages.flatMap((p) => p.data),
+    error: query.error,
+    isLoading: query.isPending && options.enabled !== false,
+    hasMore: query.hasNextPage,
+    loadingMore: query.isFetchingNextPage,
+    loadMore: () => void query.fetchNextPage(),
+    refetch: () => void query.refetch(),
+  };
+}
