@@ -3,7 +3,8 @@
  * that records console output and page errors, and the dashboard's sign-in form.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DASHBOARD_DIR } from '../src/http/dashboard.ts';
@@ -38,4 +39,62 @@ export async function logIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Where browser tests leave what a person can look at afterwards (screenshots): test-output/, ignored by git. */
+export const TEST_OUTPUT_DIR = path.resolve(import.meta.dirname, '..', 'test-output');
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's check of the page as it is now (run through the debugging protocol, so the page's CSP
+ * does not stand in the way): fails on any serious or critical violation, naming each.
+ */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)) }));
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, [], `${what}: accessibility violations`);
+}
+
+/** No page wider than the screen: nothing scrolls sideways at this viewport. */
+export async function assertFitsWidth(page: Page, what: string): Promise<void> {
+  const { scroll, width } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: window.innerWidth }));
+  assert.ok(scroll <= width, `${what}: the page is ${scroll} px wide on a ${width} px screen`);
+}
+
+/** Saves a screenshot of the whole page as test-output/screenshots/<name>.png (docs/dashboard.md shows them). */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const file = path.join(TEST_OUTPUT_DIR, 'screenshots', `${name}.png`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** A phone's viewport (the narrowest the dashboard supports is 360 px). */
+export const PHONE = { width: 360, height: 740 };
+
+/**
+ * One look at a page the way the issue asks for: no sideways scroll and no serious accessibility
+ * violation at desktop and phone width, with a screenshot of each (`<name>-desktop`, `<name>-phone`).
+ */
+export async function checkPage(page: Page, name: string): Promise<void> {
+  const desktop = page.viewportSize() ?? { width: 1280, height: 860 };
+  await assertAccessible(page, `${name} (desktop)`);
+  await assertFitsWidth(page, `${name} (desktop)`);
+  await saveScreenshot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE);
+  await assertFitsWidth(page, `${name} (phone)`);
+  await assertAccessible(page, `${name} (phone)`);
+  await saveScreenshot(page, `${name}-phone`);
+  await page.setViewportSize(desktop);
+}
+
+/** Console errors and page errors seen so far (a normal visit has none). */
+export function problemsOf(recorded: { consoleLines: string[]; pageErrors: string[] }) {
+  return { consoleErrors: recorded.consoleLines.filter((l) => l.startsWith('error:')), pageErrors: recorded.pageErrors };
 }
