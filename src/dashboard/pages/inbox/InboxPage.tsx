@@ -167,6 +167,7 @@ function ConversationRow({ conversation: c, current, search }: { conversation: C
         <span className="conversation-meta small">
           {unread ? <span className="badge badge-unread">{c.unread_count} unread</span> : null}
           <StatusBadge status={c.status} />
+          {c.contact?.name?.trim() ? <span className="muted">+{c.peer_phone}</span> : null}
           <span className="muted">{c.channel?.name ?? ''}</span>
           <span className="muted">{c.assignee ? `· ${c.assignee.name}` : '· Unassigned'}</span>
         </span>
