@@ -3,13 +3,14 @@
  * customer-service window is closed (the channel has one and the customer last wrote too long ago) only
  * templates are offered, and it says why. The API's field errors show next to their field.
  */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../ui.tsx';
 import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { inboxApi, type Conversation } from './api.ts';
 import { templateBody, templateComponents, templateSlots } from './template-variables.ts';
+import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
 
 type Mode = 'text' | 'media' | 'template';
 
@@ -20,17 +21,18 @@ const MEDIA_TYPES = [
   { value: 'document', label: 'Document' },
 ];
 
-export const WINDOW_CLOSED_REASON = 'The customer last wrote more than 24 hours ago: only an approved template can start the conversation again.';
-
-/** Whether only templates may be sent now: the channel has a window and it is closed (or never opened). */
-export function windowClosed(conversation: Conversation, windowHours: number | null | undefined, now = Date.now()): boolean {
-  if (windowHours === null || windowHours === undefined) return false;
-  return conversation.window_expires_at === null || Date.parse(conversation.window_expires_at) <= now;
-}
-
 export function Composer({ conversation }: { conversation: Conversation }) {
   const queryClient = useQueryClient();
   const capabilities = useQuery({ queryKey: orgKey('channels', conversation.channel_id, 'capabilities'), queryFn: () => inboxApi.capabilities(conversation.channel_id), staleTime: Infinity });
+  // Render again when the window closes while the thread is open.
+  const [, setExpired] = useState(0);
+  const expires = conversation.window_expires_at;
+  useEffect(() => {
+    const ms = expires ? Date.parse(expires) - Date.now() : 0;
+    if (ms <= 0 || ms > 2 ** 31 - 1) return;
+    const timer = setTimeout(() => setExpired((n) => n + 1), ms + 50);
+    return () => clearTimeout(timer);
+  }, [expires]);
   const closedWindow = windowClosed(conversation, capabilities.data?.customer_service_window_hours);
   const [chosen, setChosen] = useState<Mode>('text');
   const mode: Mode = closedWindow ? 'template' : chosen;

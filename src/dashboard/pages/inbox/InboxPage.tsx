@@ -4,13 +4,12 @@
  * screens (alone, with a back link, on phones). The list refreshes by itself on live events.
  */
 import { useState, type FormEvent } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useParams, useSearchParams } from '../../router.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { SelectField, TextField } from '../../forms.tsx';
-import { conversationTitle, inboxApi, type Conversation, type ConversationFilters } from './api.ts';
+import { conversationTitle, inboxApi, useChannelName, useChannels, type Conversation, type ConversationFilters } from './api.ts';
 import { Thread } from './Thread.tsx';
 
 const FILTER_PARAMS = ['status', 'channel', 'assignee', 'unread', 'q'] as const;
@@ -53,7 +52,7 @@ export function InboxPage() {
 function Filters() {
   const [params, setParams] = useSearchParams();
   const [query, setQuery] = useState(params.get('q') ?? '');
-  const channels = useQuery({ queryKey: orgKey('channels', 'first-page'), queryFn: inboxApi.channels, staleTime: 60_000 });
+  const channels = useChannels();
 
   function set(name: (typeof FILTER_PARAMS)[number], value: string | undefined) {
     const next = new URLSearchParams(params);
@@ -154,6 +153,7 @@ function ConversationList({ selected, search }: { selected: string | undefined; 
 
 function ConversationRow({ conversation: c, current, search }: { conversation: Conversation; current: boolean; search: string }) {
   const unread = c.unread_count > 0;
+  const channelName = useChannelName(c);
   return (
     <li className={`conversation${current ? ' conversation-current' : ''}${unread ? ' conversation-unread' : ''}`}>
       <Link to={`/inbox/${c.id}${search}`} aria-current={current ? 'page' : undefined} className="conversation-link">
@@ -168,7 +168,7 @@ function ConversationRow({ conversation: c, current, search }: { conversation: C
           {unread ? <span className="badge badge-unread">{c.unread_count} unread</span> : null}
           <StatusBadge status={c.status} />
           {c.contact?.name?.trim() ? <span className="muted">+{c.peer_phone}</span> : null}
-          <span className="muted">{c.channel?.name ?? ''}</span>
+          <span className="muted">{channelName ?? ''}</span>
           <span className="muted">{c.assignee ? `· ${c.assignee.name}` : '· Unassigned'}</span>
         </span>
       </Link>

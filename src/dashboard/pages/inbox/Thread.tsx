@@ -11,7 +11,7 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
-import { conversationTitle, inboxApi, type Conversation, type Message } from './api.ts';
+import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message } from './api.ts';
 import { Composer } from './Composer.tsx';
 import { MessageContent } from './MessageContent.tsx';
 
@@ -65,6 +65,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
   const canSend = useCan('messages:send');
   const messages = usePagedList(orgKey('messages', conversation.id), (cursor) => inboxApi.messages(conversation.id, cursor));
   const contactName = conversation.contact?.name?.trim();
+  const channelName = useChannelName(conversation);
   return (
     <>
       <header className="thread-header">
@@ -72,7 +73,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
           <h2 id="thread-title">{conversationTitle(conversation)}</h2>
           <p className="small muted">
             {contactName ? `+${conversation.peer_phone} · ` : ''}
-            {conversation.channel?.name ?? 'Channel'}
+            {channelName ?? 'Channel'}
             {conversation.contact_id ? (
               <>
                 {' · '}

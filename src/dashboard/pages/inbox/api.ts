@@ -1,6 +1,8 @@
 /** The inbox's calls on the public API and their wire types. */
 import type { MessageRecord } from '../../../http/v1/messages.ts';
+import { useQuery } from '@tanstack/react-query';
 import { api, call, type Channel, type Page } from '../../api.ts';
+import { orgKey } from '../../query.ts';
 
 export type Message = MessageRecord;
 
@@ -60,6 +62,17 @@ export const inboxApi = {
   capabilities: (channelId: string) => call<{ data: Capabilities }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
   channels: (): Promise<Channel[]> => api.channels().then((r) => r.data),
 };
+
+/** The organization's channels (first page), for the channel filter and names. */
+export function useChannels() {
+  return useQuery({ queryKey: orgKey('channels', 'first-page'), queryFn: inboxApi.channels, staleTime: 60_000 });
+}
+
+/** The conversation's channel name: embedded in the record, else looked up among the channels. */
+export function useChannelName(c: Conversation): string | undefined {
+  const channels = useChannels();
+  return c.channel?.name ?? channels.data?.find((ch) => ch.id === c.channel_id)?.name;
+}
 
 /** Who the conversation is with: the contact's name, else the number. */
 export function conversationTitle(c: Conversation): string {
