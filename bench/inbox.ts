@@ -4,24 +4,20 @@
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/inbox.ts [--conversations 10000] [--others 50000] [--requests 100] [--rounds 3]
  *
- * The service runs as its own process (`node src/main.ts`, API role, log level warn) on a fresh
- * database made on TEST_DATABASE_URL's server. Rows are generated inside PostgreSQL (INSERT ... SELECT
- * generate_series): the organization's contacts and conversations on two channels, some closed, some
- * assigned, some unread, plus `--others` conversations of another organization beside them. One
+ * The service runs as its own process (`node src/main.ts`, API role, log level warn, started by
+ * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server. Rows are generated
+ * inside PostgreSQL (INSERT ... SELECT generate_series): the organization's contacts and conversations
+ * on two channels, some closed, some assigned, some unread, plus `--others` conversations of another
+ * organization beside them. One
  * request at a time over one keep-alive connection; the time is the client's (request sent to the
  * whole body read, on loopback): the server's time plus a loopback round trip.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { encodeCursor } from '../src/lib/cursor.ts';
-import { randomToken } from '../src/lib/crypto.ts';
 import { machine, median, ms, percentile, writeSection } from './bench-report.ts';
-import { createTestDatabaseUrl, freePort } from '../test/harness.ts';
+import { deployment, startService, type Service } from './lib/webhooks.ts';
 
 const { values } = parseArgs({
   options: {
@@ -42,38 +38,15 @@ if (!process.env.TEST_DATABASE_URL) {
   process.exit(2);
 }
 
-const fresh = await createTestDatabaseUrl();
+const d = await deployment();
 const header = machine();
-const port = await freePort();
-const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-bench-'));
-const apiKey = `prl_bench_${randomToken(24)}`;
-const service = spawn(process.execPath, [path.join(import.meta.dirname, '..', 'src', 'main.ts')], {
-  env: {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    BASE_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    DATABASE_URL: fresh.url,
-    ROLES: 'api',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com',
-    BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple',
-    BOOTSTRAP_API_KEY: apiKey,
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const client = new pg.Client({ connectionString: fresh.url });
+const client = new pg.Client({ connectionString: d.database.url });
+let service: Service | undefined;
 
 try {
-  const baseUrl = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const ok = await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (i > 600) throw new Error('the service did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const env = { ROLES: 'api', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple' };
+  service = await startService(d.database, env, d.shared);
+  const { baseUrl, apiKey } = service;
   await client.connect();
   const http = new Pool(baseUrl, { connections: 1, pipelining: 1 });
   const headers = { 'x-api-key': apiKey, 'content-type': 'application/json', accept: 'application/json' };
@@ -215,8 +188,6 @@ ${rows}
   writeSection('inbox', report);
 } finally {
   await client.end().catch(() => undefined);
-  service.kill('SIGTERM');
-  await new Promise((r) => service.once('exit', r));
-  rmSync(dataDir, { recursive: true, force: true });
-  await fresh.drop();
+  await service?.stop();
+  await d.cleanup();
 }
