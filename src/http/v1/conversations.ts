@@ -90,7 +90,8 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
           channel_id: z.string().optional(),
           contact_id: z.string().optional(),
           assignee: z
-            .union([z.enum(['me', 'none']), z.uuid()], { error: 'must be me, none or a user id' })
+            .string()
+            .regex(/^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be me, none or a user id')
             .optional()
             .meta({ description: '`me` (the signed-in user: not with an API key), `none` (unassigned) or a user id' }),
           unread: z.enum(['true', 'false']).optional().meta({ description: '`true`: only conversations with unread messages; `false`: only those without' }),
