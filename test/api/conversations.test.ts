@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { checkAuthCases } from '../auth-cases.ts';
-import { createKeyWith, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import { createKeyWith, createOtherOrganization, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { customerWrites, eventsOf, officialChannel, pairedGatewayChannel, send } from '../messages-helpers.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
@@ -153,6 +153,32 @@ describe('unread count and read', () => {
     assert.equal(refused.status, 403, refused.text);
     assert.equal((await conversation(c.id)).unread_count, 1, 'the refused read changed nothing');
     await checkAuthCases(server, [{ method: 'POST', path: `/v1/conversations/${c.id}/read`, permission: 'messages:send' }]);
+  });
+});
+
+describe('embedded records', () => {
+  test('a deleted contact or channel leaves null in its place; the conversation stays', async () => {
+    const doomed = await pairedGatewayChannel(server, 'Doomed');
+    const c = await conversationOf(await customerWrites(server, doomed.id, '4915112300005', 'text', { body: 'bye' }, { name: 'Ed Gone' }));
+    assert.equal(c.contact?.name, 'Ed Gone');
+    assert.equal((await request(server, 'DELETE', `/v1/contacts/${c.contact!.id}`, { key: server.apiKey })).status, 204);
+    assert.equal((await conversation(c.id)).contact, null);
+    const deleted = await request(server, 'DELETE', `/v1/channels/${doomed.id}`, { key: server.apiKey });
+    assert.ok(deleted.status < 300, deleted.text);
+    const after = await conversation(c.id);
+    assert.equal(after.channel, null);
+    assert.equal(after.last_message_preview, 'bye');
+    assert.ok((await idsOf('q=bye')).includes(c.id), 'still listed and found');
+  });
+
+  test("another organization's list, filters and search find none of these conversations", async () => {
+    const other = await createOtherOrganization(server, 'inbox');
+    const mine = new Set(await idsOf('q=question'));
+    assert.ok(mine.size > 0);
+    for (const query of ['q=question', `assignee=${ownerId}`, 'unread=true', `channel_id=${gateway.id}`, 'assignee=none']) {
+      const theirs = await idsOf(query, { key: other.apiKey });
+      assert.deepEqual(theirs, [], query);
+    }
   });
 });
 
