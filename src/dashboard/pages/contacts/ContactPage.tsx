@@ -259,7 +259,7 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
       <p className="small muted">A revoked consent stops sends on its channels (templates too).</p>
       <ListState items={consents.data} error={consents.error} empty={<p className="muted">No consent recorded.</p>}>
         {(items) => (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Consents table">
             <table>
               <caption className="visually-hidden">Consents by channel</caption>
               <thead>
@@ -350,7 +350,7 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
       <ErrorMessage message={lift.error ? errorMessage(lift.error) : undefined} onDismiss={() => lift.reset()} />
       <ListState items={suppressions.data} error={suppressions.error} empty={<p className="muted">Not suppressed anywhere.</p>}>
         {(items) => (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Suppressions table">
             <table>
               <caption className="visually-hidden">Suppressions by channel</caption>
               <thead>
@@ -477,12 +477,14 @@ function ConversationsSection({ contactId }: { contactId: string }) {
 
 function DeleteContact({ contact }: { contact: ContactRecord }) {
   const navigate = useNavigate();
-  const refresh = useContactsRefresh();
+  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
     mutationFn: () => contactsApi.remove(contact.id),
-    onSuccess: async () => {
-      await refresh();
+    onSuccess: () => {
+      // The lists are fetched afresh (never shown with the deleted contact); this page's own queries are
+      // left alone, so nothing asks for the contact that is gone while the page closes.
+      queryClient.removeQueries({ queryKey: orgKey('contacts', 'list') });
       navigate('/contacts');
     },
   });

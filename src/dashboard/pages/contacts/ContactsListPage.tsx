@@ -56,7 +56,7 @@ export function ContactsListPage() {
         }
       >
         {(items) => (
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Contact list">
             <table className="contacts-table">
               <caption className="visually-hidden">Contacts{filtered ? ' matching the filters' : ''}</caption>
               <thead>

@@ -122,7 +122,7 @@ function ImportReport({ result }: { result: ImportResultRecord }) {
         <EmptyState title="Every row was imported" />
       ) : (
         <>
-          <div className="table-wrap">
+          <div className="table-wrap" tabIndex={0} role="region" aria-label="Import errors table">
             <table className="import-errors">
               <caption className="visually-hidden">Rows not imported and why</caption>
               <thead>
