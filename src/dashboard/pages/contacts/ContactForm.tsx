@@ -87,13 +87,13 @@ export function ContactForm({ contact, onSaved, onCancel }: { contact?: ContactR
 export function NewContactPage() {
   const navigate = useNavigate();
   return (
-    <>
+    <div className="contacts-area">
       <PageHeader title="New contact">
         <Link className="button" to="/contacts">
           Back to contacts
         </Link>
       </PageHeader>
       <ContactForm onSaved={(c) => navigate(`/contacts/${c.id}`)} onCancel={() => navigate('/contacts')} />
-    </>
+    </div>
   );
 }

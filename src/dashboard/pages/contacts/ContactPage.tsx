@@ -21,14 +21,14 @@ export function ContactPage() {
   const contact = useQuery({ queryKey: orgKey('contacts', contactId), queryFn: () => contactsApi.get(contactId) });
   if (contact.error && !contact.data) {
     return (
-      <>
+      <div className="contacts-area">
         <PageHeader title="Contact">
           <Link className="button" to="/contacts">
             Back to contacts
           </Link>
         </PageHeader>
         <ErrorMessage message={errorMessage(contact.error)} />
-      </>
+      </div>
     );
   }
   if (!contact.data) return <Loading />;
@@ -39,7 +39,7 @@ function ContactView({ contact }: { contact: ContactRecord }) {
   const canWrite = useCan('contacts:write');
   const [editing, setEditing] = useState(false);
   return (
-    <>
+    <div className="contacts-area">
       <PageHeader title={contactLabel(contact)} description={`Contact since ${formatDate(contact.created_at)}`}>
         <Link className="button" to="/contacts">
           Back to contacts
@@ -61,13 +61,13 @@ function ContactView({ contact }: { contact: ContactRecord }) {
       <div className="contact-grid">
         <TagsSection contact={contact} canWrite={canWrite} />
         <NotesSection contactId={contact.id} canWrite={canWrite} />
+        <ConversationsSection contactId={contact.id} />
+        <IdentitiesSection contactId={contact.id} />
         <ConsentsSection contactId={contact.id} canWrite={canWrite} />
         <SuppressionsSection contactId={contact.id} canWrite={canWrite} />
-        <IdentitiesSection contactId={contact.id} />
-        <ConversationsSection contactId={contact.id} />
       </div>
       {canWrite ? <DeleteContact contact={contact} /> : null}
-    </>
+    </div>
   );
 }
 
@@ -254,7 +254,7 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
   }
 
   return (
-    <section className="section card" aria-labelledby="consents-title">
+    <section className="section card span-all" aria-labelledby="consents-title">
       <h2 id="consents-title">Consents</h2>
       <p className="small muted">A revoked consent stops sends on its channels (templates too).</p>
       <ListState items={consents.data} error={consents.error} empty={<p className="muted">No consent recorded.</p>}>
@@ -344,7 +344,7 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
   }
 
   return (
-    <section className="section card" aria-labelledby="suppressions-title">
+    <section className="section card span-all" aria-labelledby="suppressions-title">
       <h2 id="suppressions-title">Suppressions</h2>
       <p className="small muted">No message is sent on a suppressed channel until the suppression is lifted or expires.</p>
       <ErrorMessage message={lift.error ? errorMessage(lift.error) : undefined} onDismiss={() => lift.reset()} />

@@ -30,7 +30,7 @@ export function ContactsListPage() {
   }
 
   return (
-    <>
+    <div className="contacts-area">
       <PageHeader title="Contacts" description="The people your organization talks to, with their notes, tags, consents and conversations.">
         {canWrite ? (
           <>
@@ -71,12 +71,12 @@ export function ContactsListPage() {
               <tbody>
                 {items.map((c) => (
                   <tr key={c.id} data-contact-id={c.id}>
-                    <td className="strong">
+                    <td className="strong contact-name">
                       <Link to={`/contacts/${c.id}`}>{contactLabel(c)}</Link>
                     </td>
-                    <td className="mono nowrap">{c.phone_number ?? '—'}</td>
-                    <td>{c.email ?? '—'}</td>
-                    <td>
+                    <td className="mono nowrap" data-label="Phone">{c.phone_number ?? '—'}</td>
+                    <td data-label="Email">{c.email ?? '—'}</td>
+                    <td data-label="Tags">
                       {c.tags.length ? (
                         <ul className="chips" aria-label="Tags">
                           {c.tags.map((t) => (
@@ -91,7 +91,7 @@ export function ContactsListPage() {
                         <span className="muted">—</span>
                       )}
                     </td>
-                    <td className="nowrap">{formatDate(c.updated_at)}</td>
+                    <td className="nowrap" data-label="Updated">{formatDate(c.updated_at)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -100,7 +100,7 @@ export function ContactsListPage() {
         )}
       </ListState>
       <Pager list={list} />
-    </>
+    </div>
   );
 }
 

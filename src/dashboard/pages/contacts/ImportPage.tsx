@@ -31,7 +31,7 @@ export function ImportPage() {
   }
 
   return (
-    <>
+    <div className="contacts-area">
       <PageHeader title="Import contacts" description="Add or update many contacts at once from a CSV file.">
         <Link className="button" to="/contacts">
           Back to contacts
@@ -70,7 +70,7 @@ export function ImportPage() {
         <ErrorMessage message={run.error ? errorMessage(run.error) : undefined} />
       </section>
       {run.data ? <ImportReport result={run.data} /> : null}
-    </>
+    </div>
   );
 }
 
