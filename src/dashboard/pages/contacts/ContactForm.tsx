@@ -3,9 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { TextField, useForm } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
-import { Link, useNavigate } from '../../router.tsx';
+import { useNavigate } from '../../router.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
 import { contactsApi, type ContactFields, type ContactRecord } from './api.ts';
+import { BackToContacts } from './parts.tsx';
 
 const EMPTY: ContactFields = { name: '', phone_number: '', email: '', external_source: '', external_id: '' };
 
@@ -89,9 +90,7 @@ export function NewContactPage() {
   return (
     <div className="contacts-area">
       <PageHeader title="New contact">
-        <Link className="button" to="/contacts">
-          Back to contacts
-        </Link>
+        <BackToContacts />
       </PageHeader>
       <ContactForm onSaved={(c) => navigate(`/contacts/${c.id}`)} onCancel={() => navigate('/contacts')} />
     </div>

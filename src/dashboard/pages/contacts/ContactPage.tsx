@@ -14,6 +14,7 @@ import { useCan } from '../../session.tsx';
 import { ErrorMessage, ListState, Loading, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { contactsApi, type ChannelRecord, type ConsentRecord, type ContactRecord } from './api.ts';
 import { ContactForm } from './ContactForm.tsx';
+import { ACTIONS_HEADER, BackToContacts, Table } from './parts.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
 
 export function ContactPage() {
@@ -23,9 +24,7 @@ export function ContactPage() {
     return (
       <div className="contacts-area">
         <PageHeader title="Contact">
-          <Link className="button" to="/contacts">
-            Back to contacts
-          </Link>
+          <BackToContacts />
         </PageHeader>
         <ErrorMessage message={errorMessage(contact.error)} />
       </div>
@@ -41,9 +40,7 @@ function ContactView({ contact }: { contact: ContactRecord }) {
   return (
     <div className="contacts-area">
       <PageHeader title={contactLabel(contact)} description={`Contact since ${formatDate(contact.created_at)}`}>
-        <Link className="button" to="/contacts">
-          Back to contacts
-        </Link>
+        <BackToContacts />
         {canWrite && !editing ? (
           <button type="button" className="button button-primary" onClick={() => setEditing(true)}>
             Edit
@@ -259,31 +256,18 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
       <p className="small muted">A revoked consent stops sends on its channels (templates too).</p>
       <ListState items={consents.data} error={consents.error} empty={<p className="muted">No consent recorded.</p>}>
         {(items) => (
-          <div className="table-wrap" tabIndex={0} role="region" aria-label="Consents table">
-            <table>
-              <caption className="visually-hidden">Consents by channel</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Consent</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Recorded</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((c) => (
-                  <tr key={c.channel}>
-                    <td>{scopeName(c.channel, channels.data)}</td>
-                    <td>
-                      <StatusBadge status={c.state === 'granted' ? 'approved' : 'rejected'} label={c.state} />
-                    </td>
-                    <td>{c.source ?? '—'}</td>
-                    <td className="nowrap">{formatDate(c.recorded_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table region="Consents table" caption="Consents by channel" headers={['Channel', 'Consent', 'Source', 'Recorded']}>
+            {items.map((c) => (
+              <tr key={c.channel}>
+                <td>{scopeName(c.channel, channels.data)}</td>
+                <td>
+                  <StatusBadge status={c.state === 'granted' ? 'approved' : 'rejected'} label={c.state} />
+                </td>
+                <td>{c.source ?? '—'}</td>
+                <td className="nowrap">{formatDate(c.recorded_at)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </ListState>
       {canWrite ? (
@@ -350,47 +334,29 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
       <ErrorMessage message={lift.error ? errorMessage(lift.error) : undefined} onDismiss={() => lift.reset()} />
       <ListState items={suppressions.data} error={suppressions.error} empty={<p className="muted">Not suppressed anywhere.</p>}>
         {(items) => (
-          <div className="table-wrap" tabIndex={0} role="region" aria-label="Suppressions table">
-            <table>
-              <caption className="visually-hidden">Suppressions by channel</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">State</th>
-                  {canWrite ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((s) => (
-                  <tr key={s.channel}>
-                    <td>{scopeName(s.channel, channels.data)}</td>
-                    <td>{s.reason}</td>
-                    <td className="nowrap">{formatDate(s.expires_at, 'Until lifted')}</td>
-                    <td>{s.active ? <StatusBadge status="active" /> : <StatusBadge status="closed" label="lapsed" />}</td>
-                    {canWrite ? (
-                      <td className="actions">
-                        <button
-                          type="button"
-                          className="button button-danger-outline"
-                          disabled={lift.isPending}
-                          onClick={() => lift.mutate(s.channel)}
-                          aria-label={`Lift suppression on ${scopeName(s.channel, channels.data)}`}
-                        >
-                          Lift
-                        </button>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table region="Suppressions table" caption="Suppressions by channel" headers={canWrite ? ['Channel', 'Reason', 'Expires', 'State', ACTIONS_HEADER] : ['Channel', 'Reason', 'Expires', 'State']}>
+            {items.map((s) => (
+              <tr key={s.channel}>
+                <td>{scopeName(s.channel, channels.data)}</td>
+                <td>{s.reason}</td>
+                <td className="nowrap">{formatDate(s.expires_at, 'Until lifted')}</td>
+                <td>{s.active ? <StatusBadge status="active" /> : <StatusBadge status="closed" label="lapsed" />}</td>
+                {canWrite ? (
+                  <td className="actions">
+                    <button
+                      type="button"
+                      className="button button-danger-outline"
+                      disabled={lift.isPending}
+                      onClick={() => lift.mutate(s.channel)}
+                      aria-label={`Lift suppression on ${scopeName(s.channel, channels.data)}`}
+                    >
+                      Lift
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </Table>
         )}
       </ListState>
       {canWrite ? (

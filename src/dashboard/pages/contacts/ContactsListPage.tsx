@@ -7,6 +7,7 @@ import { Link, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ListState, PageHeader, Pager } from '../../ui.tsx';
 import { contactsApi, type ContactRecord } from './api.ts';
+import { Table } from './parts.tsx';
 
 /** What a contact is called on the page: its name, else its number, else its email or external id. */
 export function contactLabel(contact: ContactRecord): string {
@@ -56,47 +57,33 @@ export function ContactsListPage() {
         }
       >
         {(items) => (
-          <div className="table-wrap" tabIndex={0} role="region" aria-label="Contact list">
-            <table className="contacts-table">
-              <caption className="visually-hidden">Contacts{filtered ? ' matching the filters' : ''}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Phone number</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Tags</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((c) => (
-                  <tr key={c.id} data-contact-id={c.id}>
-                    <td className="strong contact-name">
-                      <Link to={`/contacts/${c.id}`}>{contactLabel(c)}</Link>
-                    </td>
-                    <td className="mono nowrap" data-label="Phone">{c.phone_number ?? '—'}</td>
-                    <td data-label="Email">{c.email ?? '—'}</td>
-                    <td data-label="Tags">
-                      {c.tags.length ? (
-                        <ul className="chips" aria-label="Tags">
-                          {c.tags.map((t) => (
-                            <li key={t}>
-                              <button type="button" className="chip chip-button" onClick={() => filterBy({ tag: t })} aria-label={`Show contacts tagged ${t}`}>
-                                {t}
-                              </button>
-                            </li>
-                          ))}
-                        </ul>
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
-                    </td>
-                    <td className="nowrap" data-label="Updated">{formatDate(c.updated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table region="Contact list" caption={`Contacts${filtered ? ' matching the filters' : ''}`} headers={['Name', 'Phone number', 'Email', 'Tags', 'Updated']} className="contacts-table">
+            {items.map((c) => (
+              <tr key={c.id} data-contact-id={c.id}>
+                <td className="strong contact-name">
+                  <Link to={`/contacts/${c.id}`}>{contactLabel(c)}</Link>
+                </td>
+                <td className="mono nowrap" data-label="Phone">{c.phone_number ?? '—'}</td>
+                <td data-label="Email">{c.email ?? '—'}</td>
+                <td data-label="Tags">
+                  {c.tags.length ? (
+                    <ul className="chips" aria-label="Tags">
+                      {c.tags.map((t) => (
+                        <li key={t}>
+                          <button type="button" className="chip chip-button" onClick={() => filterBy({ tag: t })} aria-label={`Show contacts tagged ${t}`}>
+                            {t}
+                          </button>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td className="nowrap" data-label="Updated">{formatDate(c.updated_at)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </ListState>
       <Pager list={list} />

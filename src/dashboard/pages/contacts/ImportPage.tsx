@@ -7,9 +7,9 @@ import { useId, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { orgKey } from '../../query.ts';
-import { Link } from '../../router.tsx';
 import { EmptyState, ErrorMessage, PageHeader } from '../../ui.tsx';
 import { importContacts, type ImportResultRecord, type UploadProgress } from './api.ts';
+import { BackToContacts, Table } from './parts.tsx';
 
 const SAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro';
 
@@ -33,9 +33,7 @@ export function ImportPage() {
   return (
     <div className="contacts-area">
       <PageHeader title="Import contacts" description="Add or update many contacts at once from a CSV file.">
-        <Link className="button" to="/contacts">
-          Back to contacts
-        </Link>
+        <BackToContacts />
       </PageHeader>
       <section className="section card" aria-labelledby="import-file-title">
         <h2 id="import-file-title">Choose a file</h2>
@@ -122,29 +120,16 @@ function ImportReport({ result }: { result: ImportResultRecord }) {
         <EmptyState title="Every row was imported" />
       ) : (
         <>
-          <div className="table-wrap" tabIndex={0} role="region" aria-label="Import errors table">
-            <table className="import-errors">
-              <caption className="visually-hidden">Rows not imported and why</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">Line</th>
-                  <th scope="col">Field</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.errors.map((e) => (
-                  <tr key={`${e.row}:${e.field ?? ''}`}>
-                    <td>{e.row}</td>
-                    <td>{e.line}</td>
-                    <td className="mono">{e.field ?? 'the row'}</td>
-                    <td>{e.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table region="Import errors table" caption="Rows not imported and why" headers={['Row', 'Line', 'Field', 'Error']} className="import-errors">
+            {result.errors.map((e) => (
+              <tr key={`${e.row}:${e.field ?? ''}`}>
+                <td>{e.row}</td>
+                <td>{e.line}</td>
+                <td className="mono">{e.field ?? 'the row'}</td>
+                <td>{e.message}</td>
+              </tr>
+            ))}
+          </Table>
           {result.errors_truncated ? <p className="small muted">More rows failed than are listed here ({result.failed.toLocaleString()} in all).</p> : null}
         </>
       )}
