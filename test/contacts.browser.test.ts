@@ -2,8 +2,8 @@
  * The contacts pages in a real browser (Debian's chromium through playwright-core) against a real
  * server: creating and editing a contact (the API's refusal shown next to its field), notes, tags
  * and the list filtered by them, suppressions with an expiry, consent on a sandbox channel, the
- * conversations of a contact who wrote in, the CSV import's progress and per-row report, and the
- * list's Load more. Needs the built dashboard (`npm run build:dashboard`).
+ * conversations of a contact who wrote in, the CSV import's per-row report and its progress (on an
+ * uplink slowed by Chromium's network emulation), and the list's Load more. Needs the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -289,3 +289,36 @@ async function countContacts(): Promise<number> {
   } while (cursor);
   return count;
 }
+
+test('a large import shows its upload progressing before it finishes', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'parley-contacts-import-'));
+  const file = path.join(dir, 'large.csv');
+  // The same contact on every row (created, then updated by each note), so the file is large but the list is not.
+  const rows = Array.from({ length: 2500 }, (_, i) => `Bulk Person,bulk@example.com,note ${String(i).padStart(40, '.')}`);
+  writeFileSync(file, ['name,email,custom_fields.note', ...rows].join('\n'));
+  const { context, page, problems } = await signedIn();
+  try {
+    await page.goto(`${server.baseUrl}/app/contacts/import`);
+    await page.getByLabel('CSV file').setInputFiles(file);
+    // A slow uplink (Chromium's own network emulation), so the upload takes seconds.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 60 * 1024 });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const status = page.getByRole('status').filter({ hasText: /Uploading…|writing the rows|Import finished/ });
+    const seen = new Set<string>();
+    await eventually('the import finished', async () => {
+      const text = (await status.textContent().catch(() => null)) ?? '';
+      const percent = /Uploading… (\d+)%/.exec(text)?.[1];
+      if (percent !== undefined && Number(percent) > 0 && Number(percent) < 100) seen.add('part');
+      return text.includes('Import finished');
+    }, 60_000);
+    assert.ok(seen.has('part'), 'the upload was seen part-way');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    assert.match((await page.locator('.import-counts').textContent()) ?? '', /Rows read2,500Created1Updated2,499Unchanged0Failed0/);
+    await page.getByRole('heading', { name: 'Every row was imported' }).waitFor();
+    assert.deepEqual(problems(), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
