@@ -201,7 +201,7 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
   }
 });
 
-test("a customer who wrote in has the conversation on their contact page, linked to the inbox", async () => {
+test("a customer who wrote in has the conversation on their contact page, linked to the inbox, and the page follows live events", async () => {
   const channel = await officialChannel(server, 'Sales line');
   await customerWrites(server, channel.id, '4917612345678', 'text', { body: 'Is my order on its way?' });
   const contact = (await api('GET', `/v1/contacts/phone/${encodeURIComponent('+4917612345678')}`)).body.data;
@@ -216,6 +216,13 @@ test("a customer who wrote in has the conversation on their contact page, linked
     assert.equal(await link.getAttribute('href'), `/app/inbox/${conversation.id}`);
     // The ids the person is known by include the chat app's.
     await page.getByRole('list', { name: 'Identities' }).getByText('4917612345678', { exact: true }).waitFor();
+
+    // Live, without a reload: the contact renamed elsewhere (contact.updated), and the customer writing again (message.new).
+    const renamed = await api('PATCH', `/v1/contacts/${contact.id}`, { name: 'Gustav Gruber' });
+    assert.equal(renamed.status, 200, renamed.text);
+    await page.getByRole('heading', { name: 'Gustav Gruber', level: 1 }).waitFor();
+    await customerWrites(server, channel.id, '4917612345678', 'text', { body: 'Never mind, it arrived.' });
+    await list.getByRole('link', { name: /Never mind, it arrived\./ }).waitFor();
     assert.deepEqual(problems(), { consoleErrors: [], pageErrors: [] });
   } finally {
     await context.close();
