@@ -114,6 +114,7 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
     await page.getByRole('button', { name: 'Add note' }).click();
     const notes = page.getByRole('list', { name: 'Notes' });
     await notes.getByText('Called about the invoice.').waitFor();
+    assert.match((await notes.textContent()) ?? '', /by you/);
     assert.equal((await page.getByLabel('New note').inputValue()), '', 'the form is emptied');
     assert.equal((await api('GET', `/v1/contacts/${contactId}/notes`)).body.data.length, 1);
     await notes.getByRole('button', { name: /^Delete note/ }).click();

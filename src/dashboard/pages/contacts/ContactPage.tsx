@@ -10,9 +10,9 @@ import { formatDate } from '../../format.ts';
 import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
-import { useCan } from '../../session.tsx';
+import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, ListState, Loading, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
-import { contactsApi, type ChannelRecord, type ConsentRecord, type ContactRecord } from './api.ts';
+import { contactsApi, type ChannelRecord, type ConsentRecord, type ContactRecord, type NoteRecord } from './api.ts';
 import { ContactForm } from './ContactForm.tsx';
 import { ACTIONS_HEADER, BackToContacts, Table } from './parts.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
@@ -149,6 +149,7 @@ function TagsSection({ contact, canWrite }: { contact: ContactRecord; canWrite: 
 function NotesSection({ contactId, canWrite }: { contactId: string; canWrite: boolean }) {
   const queryClient = useQueryClient();
   const notes = usePagedList(orgKey('contacts', contactId, 'notes'), (cursor) => contactsApi.notes(contactId, cursor));
+  const me = useSession().user.id;
   const [body, setBody] = useState('');
   const form = useForm();
   const refresh = () => queryClient.invalidateQueries({ queryKey: orgKey('contacts', contactId, 'notes') });
@@ -184,7 +185,7 @@ function NotesSection({ contactId, canWrite }: { contactId: string; canWrite: bo
                 <p className="note-body">{n.body}</p>
                 <div className="note-meta small muted">
                   <span>
-                    {formatDate(n.created_at)} · by {n.author.type === 'user' ? 'a user' : 'an API key'}
+                    {formatDate(n.created_at)} · by {authorName(n.author, me)}
                   </span>
                   {canWrite ? (
                     <button type="button" className="link-button" disabled={remove.isPending} onClick={() => remove.mutate(n.id)} aria-label={`Delete note from ${formatDate(n.created_at)}`}>
@@ -200,6 +201,12 @@ function NotesSection({ contactId, canWrite }: { contactId: string; canWrite: bo
       <Pager list={notes} />
     </section>
   );
+}
+
+function authorName(author: NoteRecord['author'], me: string): string {
+  if (author.type === 'api_key') return 'an API key';
+  if (author.type === 'system') return 'Parley';
+  return author.id === me ? 'you' : 'a teammate';
 }
 
 /** Every channel of the organization (few: all pages), for the channel pickers and names. */
