@@ -96,7 +96,7 @@ export class ApiError extends Error {
 const CSRF_COOKIE = 'parley_csrf';
 
 /** The session's CSRF token (the readable companion of the session cookie); absent when signed out. */
-function csrfToken(): string | undefined {
+export function csrfToken(): string | undefined {
   for (const part of document.cookie.split(';')) {
     const [name, ...rest] = part.trim().split('=');
     if (name === CSRF_COOKIE) return decodeURIComponent(rest.join('='));
@@ -182,19 +182,20 @@ export async function call<T>(method: string, path: string, options: CallOptions
     parsed = undefined;
   }
   if (!response.ok) {
-    const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown; errors?: unknown };
-    const detail =
-      typeof problem.detail === 'string'
-        ? problem.detail
-        : typeof problem.error === 'string'
-          ? problem.error
-          : `${response.status} ${response.statusText || 'request failed'}`;
-    const fields = Array.isArray(problem.errors) ? (problem.errors as FieldProblem[]).filter((f) => typeof f?.pointer === 'string') : [];
-    const error = new ApiError(response.status, detail, typeof problem.code === 'string' ? problem.code : undefined, fields);
+    const error = apiErrorOf(response.status, response.statusText, parsed);
     if (response.status === 401 && !options.quiet401) onUnauthenticated?.();
     throw error;
   }
   return parsed as T;
+}
+
+/** The ApiError of a failed answer's parsed body (a problem, or the `{error, code, errors}` shape). */
+export function apiErrorOf(status: number, statusText: string, parsed: unknown): ApiError {
+  const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown; errors?: unknown };
+  const detail =
+    typeof problem.detail === 'string' ? problem.detail : typeof problem.error === 'string' ? problem.error : `${status} ${statusText || 'request failed'}`;
+  const fields = Array.isArray(problem.errors) ? (problem.errors as FieldProblem[]).filter((f) => typeof f?.pointer === 'string') : [];
+  return new ApiError(status, detail, typeof problem.code === 'string' ? problem.code : undefined, fields);
 }
 
 export const api = {

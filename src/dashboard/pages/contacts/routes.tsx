@@ -1,10 +1,13 @@
 /** Contacts: the CRM's people. */
 import type { RouteObject } from 'react-router';
-import { PlannedPage } from '../planned.tsx';
+import { NewContactPage } from './ContactForm.tsx';
+import { ContactPage } from './ContactPage.tsx';
+import { ContactsListPage } from './ContactsListPage.tsx';
+import { ImportPage } from './ImportPage.tsx';
 
 export const contactsRoutes: RouteObject[] = [
-  { path: 'contacts', element: <PlannedPage title="Contacts" /> },
-  { path: 'contacts/new', element: <PlannedPage title="New contact" /> },
-  { path: 'contacts/import', element: <PlannedPage title="Import contacts" /> },
-  { path: 'contacts/:contactId', element: <PlannedPage title="Contact" /> },
+  { path: 'contacts', element: <ContactsListPage /> },
+  { path: 'contacts/new', element: <NewContactPage /> },
+  { path: 'contacts/import', element: <ImportPage /> },
+  { path: 'contacts/:contactId', element: <ContactPage /> },
 ];

@@ -1,0 +1,90 @@
+/** The contacts area's API calls and wire types (the server's record types, imported as types only). */
+import type {
+  ConsentRecord,
+  ContactRecord,
+  IdentityRecord,
+  ImportResultRecord,
+  NoteRecord,
+  SuppressionRecord,
+  TagRecord,
+} from '../../../http/v1/contacts.presenters.ts';
+import type { ChannelView } from '../../../http/v1/channels.ts';
+import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
+
+export type { ConsentRecord, ContactRecord, IdentityRecord, ImportResultRecord, NoteRecord, SuppressionRecord, TagRecord };
+export type ChannelRecord = ChannelView;
+
+/** A conversation as GET /v1/conversations lists it (the fields this area shows). */
+export type ConversationSummary = {
+  id: string;
+  channel_id: string;
+  peer_phone: string;
+  status: 'open' | 'closed';
+  last_message_at: string | null;
+  last_message_preview: string | null;
+};
+
+/** The editable fields of a contact; "" clears one on update. */
+export type ContactFields = { name: string; phone_number: string; email: string; external_source: string; external_id: string };
+
+const path = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
+const data = <T>(r: { data: T }) => r.data;
+
+export const contactsApi = {
+  list: (filter: { search?: string; tag?: string }, cursor?: string) =>
+    call<Page<ContactRecord>>('GET', '/v1/contacts', { query: { search: filter.search || undefined, tag: filter.tag || undefined, cursor } }),
+  get: (id: string) => call<{ data: ContactRecord }>('GET', path(id)).then(data),
+  create: (fields: Partial<ContactFields>) => call<{ data: ContactRecord }>('POST', '/v1/contacts', { body: fields }).then(data),
+  update: (id: string, fields: Partial<ContactFields>) => call<{ data: ContactRecord }>('PATCH', path(id), { body: fields }).then(data),
+  remove: (id: string) => call<void>('DELETE', path(id)),
+  identities: (id: string) => call<Page<IdentityRecord>>('GET', `${path(id)}/identities`).then(data),
+  notes: (id: string, cursor?: string) => call<Page<NoteRecord>>('GET', `${path(id)}/notes`, { query: { cursor } }),
+  addNote: (id: string, body: string) => call<{ data: NoteRecord }>('POST', `${path(id)}/notes`, { body: { body } }).then(data),
+  deleteNote: (id: string, noteId: string) => call<void>('DELETE', `${path(id)}/notes/${encodeURIComponent(noteId)}`),
+  tags: (id: string) => call<Page<TagRecord>>('GET', `${path(id)}/tags`).then(data),
+  addTag: (id: string, tag: string) => call<{ data: TagRecord }>('POST', `${path(id)}/tags`, { body: { tag } }).then(data),
+  removeTag: (id: string, tag: string) => call<void>('DELETE', `${path(id)}/tags/${encodeURIComponent(tag)}`),
+  consents: (id: string) => call<Page<ConsentRecord>>('GET', `${path(id)}/consents`).then(data),
+  putConsent: (id: string, channel: string, body: { state: ConsentRecord['state']; source?: string | null }) =>
+    call<{ data: ConsentRecord }>('PUT', `${path(id)}/consent/${encodeURIComponent(channel)}`, { body }).then(data),
+  suppressions: (id: string) => call<Page<SuppressionRecord>>('GET', `${path(id)}/suppressions`).then(data),
+  suppress: (id: string, body: { channel: string; reason: string; expires_at?: string | null }) =>
+    call<{ data: SuppressionRecord }>('POST', `${path(id)}/suppressions`, { body }).then(data),
+  lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
+  conversations: (id: string, cursor?: string) => call<Page<ConversationSummary>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
+  channels: (cursor?: string) => call<Page<ChannelRecord>>('GET', '/v1/channels', { query: { cursor } }),
+};
+
+/** How far an import upload has come: bytes sent of the file's size. */
+export type UploadProgress = { sent: number; total: number };
+
+/**
+ * POST /v1/contacts/import with the file as the body (text/csv or JSON lines), reporting the upload's
+ * progress. XMLHttpRequest, not fetch: only it reports upload progress. Same headers as `call`.
+ */
+export function importContacts(file: File, onProgress: (progress: UploadProgress) => void): Promise<ImportResultRecord> {
+  const type = /\.(ndjson|jsonl)$/i.test(file.name) ? 'application/x-ndjson' : 'text/csv';
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/v1/contacts/import');
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('Content-Type', `${type}; charset=utf-8`);
+    const org = currentOrganization();
+    if (org) xhr.setRequestHeader('X-Organization-Id', org);
+    const token = csrfToken();
+    if (token) xhr.setRequestHeader('X-CSRF-Token', token);
+    xhr.upload.onprogress = (e) => onProgress({ sent: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    xhr.onerror = () => reject(new ApiError(0, 'cannot reach the server; check your connection and try again', 'network'));
+    xhr.onload = () => {
+      let parsed: unknown;
+      try {
+        parsed = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve((parsed as { data: ImportResultRecord }).data);
+      else reject(apiErrorOf(xhr.status, xhr.statusText, parsed));
+    };
+    xhr.send(file);
+  });
+}
