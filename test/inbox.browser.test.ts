@@ -21,6 +21,8 @@ let channel: { id: string; phone: string };
 const ANA = '4915112340011';
 const BRUNO = '4915112340022';
 const CARLA = '4915112340033';
+/** The sandbox reports messages to numbers ending in 0001 as failed (undeliverable). */
+const DORA = '4915112340001';
 
 before(async () => {
   // Each delivery step a second apart, so the thread can be seen passing through each status.
@@ -227,7 +229,26 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await carla.getByText('Main St 1').waitFor();
     assert.equal(await carla.getByRole('link', { name: /on the map/ }).count(), 1);
 
+    // A reply the provider cannot deliver: failed, with the provider's error under it.
+    await customerWrites(server, channel.id, DORA, 'text', { body: 'Can you hear me?' }, { name: 'Dora Unreachable' });
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await row(page, `+${DORA}`).getByRole('link').click();
+    await page.getByRole('region', { name: /^Messages with / }).getByText('Can you hear me?').waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('We hear you.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const failed = page.locator('li.message-out[data-status="failed"]', { hasText: 'We hear you.' });
+    await failed.waitFor({ timeout: 30_000 });
+    const status = await request(server, 'GET', `/v1/messages/${await failed.getAttribute('data-message-id')}`, { key: server.apiKey });
+    assert.equal(status.body.data.status, 'failed');
+    const error = status.body.data.error as { code: string; title: string };
+    const shown = (await failed.locator('.message-error').textContent()) ?? '';
+    assert.ok(shown.includes(error.title) && shown.includes(`(${error.code})`), `the error under the message: ${shown}`);
+    await failed.getByText('failed', { exact: true }).waitFor();
+
     // Phones: the thread alone, with a way back to the list.
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await row(page, `+${CARLA}`).getByRole('link').click();
+    await page.getByRole('region', { name: /^Messages with / }).getByText('Main St 1').waitFor();
     await page.setViewportSize(PHONE);
     assert.equal(await conversationList(page).isVisible(), false, 'the list is hidden behind the thread on a phone');
     await page.getByRole('link', { name: '← All conversations' }).click();
