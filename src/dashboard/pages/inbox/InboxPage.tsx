@@ -49,22 +49,50 @@ export function InboxPage() {
   );
 }
 
-function Filters() {
+type FilterParam = (typeof FILTER_PARAMS)[number];
+
+/**
+ * The filters as the controls show them: the URL's, or the value just chosen until the URL has it (a
+ * navigation commits a moment later; meanwhile a controlled checkbox or select would snap back).
+ */
+function useFilterParams() {
   const [params, setParams] = useSearchParams();
+  const [pending, setPending] = useState<Partial<Record<FilterParam, string>>>({});
+  const arrived = (Object.keys(pending) as FilterParam[]).filter((name) => (params.get(name) ?? '') === pending[name]);
+  if (arrived.length > 0) {
+    const rest = { ...pending };
+    for (const name of arrived) delete rest[name];
+    setPending(rest);
+  }
+  function set(changes: Partial<Record<FilterParam, string | undefined>>) {
+    setPending((prev) => ({ ...prev, ...Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, v ?? ''])) }));
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        for (const [name, value] of Object.entries(changes)) {
+          if (value) next.set(name, value);
+          else next.delete(name);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+  }
+  return { value: (name: FilterParam) => pending[name] ?? params.get(name) ?? '', set, params };
+}
+
+function Filters() {
+  const filters = useFilterParams();
+  const { params } = filters;
   const [query, setQuery] = useState(params.get('q') ?? '');
   const channels = useChannels();
 
-  function set(name: (typeof FILTER_PARAMS)[number], value: string | undefined) {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  }
+  const set = (name: FilterParam, value: string | undefined) => filters.set({ [name]: value });
   function onSearch(event: FormEvent) {
     event.preventDefault();
     set('q', query.trim() || undefined);
   }
-  const active = FILTER_PARAMS.some((p) => params.get(p));
+  const active = FILTER_PARAMS.some((p) => filters.value(p));
 
   return (
     <div className="inbox-filters">
@@ -77,7 +105,7 @@ function Filters() {
       <div className="inbox-filter-row">
         <SelectField
           label="Status"
-          value={params.get('status') ?? ''}
+          value={filters.value('status')}
           onChange={(v) => set('status', v)}
           options={[
             { value: '', label: 'All' },
@@ -87,13 +115,13 @@ function Filters() {
         />
         <SelectField
           label="Channel"
-          value={params.get('channel') ?? ''}
+          value={filters.value('channel')}
           onChange={(v) => set('channel', v)}
           options={[{ value: '', label: 'All channels' }, ...(channels.data ?? []).map((c) => ({ value: c.id, label: c.name }))]}
         />
         <SelectField
           label="Assigned"
-          value={params.get('assignee') ?? ''}
+          value={filters.value('assignee')}
           onChange={(v) => set('assignee', v)}
           options={[
             { value: '', label: 'Anyone' },
@@ -102,7 +130,7 @@ function Filters() {
           ]}
         />
         <div className="field field-check inbox-unread">
-          <input id="inbox-unread" type="checkbox" checked={params.get('unread') === 'true'} onChange={(e) => set('unread', e.target.checked ? 'true' : undefined)} />
+          <input id="inbox-unread" type="checkbox" checked={filters.value('unread') === 'true'} onChange={(e) => set('unread', e.target.checked ? 'true' : undefined)} />
           <label htmlFor="inbox-unread">Unread only</label>
         </div>
       </div>
@@ -112,7 +140,7 @@ function Filters() {
           className="link-button small"
           onClick={() => {
             setQuery('');
-            setParams(new URLSearchParams(), { replace: true });
+            filters.set(Object.fromEntries(FILTER_PARAMS.map((p) => [p, undefined])));
           }}
         >
           Clear filters
