@@ -43,12 +43,12 @@ export function Thread({ conversationId, backTo }: { conversationId: string; bac
   );
 }
 
-function useMarkRead(conversation: Conversation) {
+function useMarkRead(conversation: Conversation, allowed: boolean) {
   const queryClient = useQueryClient();
   const pending = useRef(false);
   const { id, unread_count: unread } = conversation;
   useEffect(() => {
-    if (!unread || pending.current) return;
+    if (!allowed || !unread || pending.current) return;
     pending.current = true;
     inboxApi
       .markRead(id)
@@ -57,12 +57,13 @@ function useMarkRead(conversation: Conversation) {
         pending.current = false;
         void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
       });
-  }, [id, unread, queryClient]);
+  }, [id, unread, allowed, queryClient]);
 }
 
 function OpenThread({ conversation }: { conversation: Conversation }) {
-  useMarkRead(conversation);
+  // Marking read is a change to the conversation: it needs messages:send, like the API says.
   const canSend = useCan('messages:send');
+  useMarkRead(conversation, canSend);
   const messages = usePagedList(orgKey('messages', conversation.id), (cursor) => inboxApi.messages(conversation.id, cursor));
   const contactName = conversation.contact?.name?.trim();
   const channelName = useChannelName(conversation);
