@@ -1,0 +1,82 @@
+/** The OAuth applications you approved (your grants): what each may do and where, and revoking one. */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { errorMessage } from '../../api.ts';
+import { formatDate } from '../../format.ts';
+import { orgKey, usePagedList } from '../../query.ts';
+import { EmptyState, ErrorMessage, ListState, PageHeader, Pager } from '../../ui.tsx';
+import { settingsApi, type OAuthAuthorizationRecord } from './api.ts';
+import { ConfirmButton } from './parts.tsx';
+
+export function AuthorizedAppsPage() {
+  const client = useQueryClient();
+  const apps = usePagedList<OAuthAuthorizationRecord>(orgKey('authorized-apps'), settingsApi.authorizations);
+  const revoke = useMutation({
+    mutationFn: settingsApi.revokeAuthorization,
+    onSuccess: () => client.invalidateQueries({ queryKey: orgKey('authorized-apps') }),
+  });
+  return (
+    <>
+      <PageHeader title="Authorized apps" description="Applications you let act as you through OAuth. Revoking one ends its access at once, in every organization it reached." />
+      <ErrorMessage message={revoke.error ? errorMessage(revoke.error) : undefined} />
+      <ListState
+        items={apps.items}
+        error={apps.error}
+        empty={<EmptyState title="No authorized apps">When you approve an application (a command-line tool, an integration), it shows here.</EmptyState>}
+      >
+        {(items) => (
+          <>
+            <div className="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Application</th>
+                    <th scope="col">May</th>
+                    <th scope="col">In</th>
+                    <th scope="col">Approved</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((a) => (
+                    <tr key={a.id}>
+                      <td>
+                        <span className="strong">{a.client.name}</span>
+                        <div className="small muted mono">{a.client.client_id}</div>
+                      </td>
+                      <td>
+                        <ul className="chips" aria-label={`Scopes of ${a.client.name}`}>
+                          {a.scopes.map((s) => (
+                            <li key={s} className="chip mono">
+                              {s}
+                            </li>
+                          ))}
+                        </ul>
+                      </td>
+                      <td>{a.organizations.map((o) => o.name).join(', ')}</td>
+                      <td>{formatDate(a.created_at)}</td>
+                      <td>{formatDate(a.last_used_at, 'Never')}</td>
+                      <td className="actions">
+                        <ConfirmButton
+                          label="Revoke"
+                          name={a.client.name}
+                          confirmLabel="Revoke access"
+                          question="Its tokens stop working at once."
+                          busy={revoke.isPending && revoke.variables === a.id}
+                          onConfirm={() => revoke.mutate(a.id)}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager list={apps} />
+          </>
+        )}
+      </ListState>
+    </>
+  );
+}
