@@ -5,7 +5,7 @@ import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager } from '../../ui.tsx';
 import { settingsApi, type OAuthAuthorizationRecord } from './api.ts';
-import { ConfirmButton } from './parts.tsx';
+import { ConfirmButton, TableWrap } from './parts.tsx';
 
 export function AuthorizedAppsPage() {
   const client = useQueryClient();
@@ -25,7 +25,7 @@ export function AuthorizedAppsPage() {
       >
         {(items) => (
           <>
-            <div className="table-wrap">
+            <TableWrap label="Authorized apps">
               <table>
                 <thead>
                   <tr>
@@ -72,7 +72,7 @@ export function AuthorizedAppsPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
             <Pager list={apps} />
           </>
         )}

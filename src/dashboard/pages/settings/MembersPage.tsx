@@ -13,7 +13,7 @@ import { orgKey } from '../../query.ts';
 import { useCan, useRefreshSession, useSession } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, StatusBadge } from '../../ui.tsx';
 import { ROLES, settingsApi, type CreatedInvitationRecord, type MemberRecord, type PasswordResetLinkRecord } from './api.ts';
-import { ConfirmButton, OneTimeLink } from './parts.tsx';
+import { ConfirmButton, OneTimeLink, TableWrap } from './parts.tsx';
 
 /** The roles this person may hand out: only an owner makes owners. */
 function useRoleOptions() {
@@ -113,7 +113,7 @@ function Members({ canWrite }: { canWrite: boolean }) {
       ) : null}
       <ListState items={members.data} error={members.error} empty={<EmptyState title="No members" />}>
         {(items) => (
-          <div className="table-wrap">
+          <TableWrap label="Members">
             <table className="members-table">
               <thead>
                 <tr>
@@ -133,7 +133,7 @@ function Members({ canWrite }: { canWrite: boolean }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </ListState>
     </section>
@@ -194,7 +194,7 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       <ErrorMessage message={cancel.error ? errorMessage(cancel.error) : undefined} />
       <ListState items={invitations.data} error={invitations.error} empty={<p className="muted">No pending invitations.</p>}>
         {(items) => (
-          <div className="table-wrap">
+          <TableWrap label="Pending invitations">
             <table>
               <thead>
                 <tr>
@@ -232,7 +232,7 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </ListState>
     </section>

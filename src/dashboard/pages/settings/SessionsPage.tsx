@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api.ts';
 import { describeUserAgent, formatDate } from '../../format.ts';
 import { orgKey } from '../../query.ts';
+import { TableWrap } from './parts.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader } from '../../ui.tsx';
 
 export function SessionsPage() {
@@ -19,7 +20,7 @@ export function SessionsPage() {
       <ErrorMessage message={revoke.error ? errorMessage(revoke.error) : undefined} />
       <ListState items={sessions.data} error={sessions.error} empty={<EmptyState title="No sessions" />}>
         {(items) => (
-          <div className="table-wrap">
+          <TableWrap label="Sessions">
             <table>
               <thead>
                 <tr>
@@ -62,7 +63,7 @@ export function SessionsPage() {
                 })}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         )}
       </ListState>
     </>

@@ -61,3 +61,12 @@ export function ConfirmButton({
     </div>
   );
 }
+
+/** A table's scroll box: on a phone it scrolls sideways, so it takes the keyboard's focus too (arrow keys scroll it). */
+export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
