@@ -14,7 +14,7 @@ import { loginPathFor } from '../return-to.ts';
 import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from '../ui.tsx';
 import { OAuthCard } from './OAuthConsent.tsx';
-import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
+import { NewPasswordField } from './sign-in-form.tsx';
 
 const STORAGE_KEY = 'parley.invitation';
 
@@ -139,17 +139,7 @@ export function InvitationPage({ session }: Props) {
           <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly />
         </label>
         <TextField label="Your name" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={setName} error={fieldError('/name')} />
-        <TextField
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={setPassword}
-          error={fieldError('/password')}
-          description={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
+        <NewPasswordField value={password} onChange={setPassword} error={fieldError('/password')} />
         <button type="submit" className="button button-primary button-block" disabled={accept.isPending}>
           {accept.isPending ? 'Creating your account…' : 'Create account and join'}
         </button>

@@ -5,7 +5,7 @@ import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
 import { ErrorMessage } from '../ui.tsx';
 import { OAuthCard } from './OAuthConsent.tsx';
-import { useSignInForm } from './sign-in-form.ts';
+import { useSignInForm } from './sign-in-form.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
 

@@ -5,8 +5,7 @@ import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
 import { ErrorMessage } from '../ui.tsx';
 import { OAuthCard } from './OAuthConsent.tsx';
-import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
-import { useSignInForm } from './sign-in-form.ts';
+import { NewPasswordField, useSignInForm } from './sign-in-form.tsx';
 
 type Props = { onSignedUp(): Promise<void> };
 
@@ -29,17 +28,7 @@ export function SignupPage({ onSignedUp }: Props) {
         <ErrorMessage message={form.summary} />
         <TextField label="Your name" name="name" autoFocus autoComplete="name" required maxLength={200} value={name} onChange={setName} error={form.fieldError('/name')} />
         <TextField label="Email" type="email" name="email" autoComplete="username" required maxLength={320} value={email} onChange={setEmail} error={form.fieldError('/email')} />
-        <TextField
-          label="Password"
-          type="password"
-          name="password"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={setPassword}
-          error={form.fieldError('/password')}
-          description={`At least ${MIN_PASSWORD_LENGTH} characters.`}
-        />
+        <NewPasswordField value={password} onChange={setPassword} error={form.fieldError('/password')} />
         <TextField label="Organization name" name="organization_name" autoComplete="organization" required maxLength={200} value={organization} onChange={setOrganization} error={form.fieldError('/organization_name')} />
         <button type="submit" className="button button-primary button-block" disabled={form.busy}>
           {form.busy ? 'Creating…' : 'Create account'}

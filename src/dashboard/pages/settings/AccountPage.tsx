@@ -5,6 +5,7 @@ import { useRefreshSession, useSession } from '../../session.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
 import { MIN_PASSWORD_LENGTH } from '../ResetPasswordPage.tsx';
 import { settingsApi } from './api.ts';
+import { SaveActions } from './parts.tsx';
 
 /** The form's alert only for what no field shows. */
 function summary(form: ReturnType<typeof useForm>, pointers: string[]): string | undefined {
@@ -47,14 +48,7 @@ function ProfileForm() {
         <TextField label="Current password" type="password" value={password} onChange={setPassword} error={form.fieldError('/current_password')} autoComplete="current-password" description="Needed to change the email." />
       ) : null}
       <p className="small muted">Times are shown in {user.timezone}.</p>
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={form.busy || unchanged}>
-          {form.busy ? 'Saving…' : 'Save profile'}
-        </button>
-        <span role="status" className="small muted">
-          {saved ? 'Saved' : ''}
-        </span>
-      </div>
+      <SaveActions label="Save profile" busy={form.busy} saved={saved} disabled={unchanged} />
     </form>
   );
 }

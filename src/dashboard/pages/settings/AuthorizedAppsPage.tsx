@@ -1,19 +1,14 @@
 /** The OAuth applications you approved (your grants): what each may do and where, and revoking one. */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager } from '../../ui.tsx';
 import { settingsApi, type OAuthAuthorizationRecord } from './api.ts';
-import { ConfirmButton, TableWrap } from './parts.tsx';
+import { ConfirmButton, Table, useRowAction } from './parts.tsx';
 
 export function AuthorizedAppsPage() {
-  const client = useQueryClient();
   const apps = usePagedList<OAuthAuthorizationRecord>(orgKey('authorized-apps'), settingsApi.authorizations);
-  const revoke = useMutation({
-    mutationFn: settingsApi.revokeAuthorization,
-    onSuccess: () => client.invalidateQueries({ queryKey: orgKey('authorized-apps') }),
-  });
+  const revoke = useRowAction(orgKey('authorized-apps'), settingsApi.revokeAuthorization);
   return (
     <>
       <PageHeader title="Authorized apps" description="Applications you let act as you through OAuth. Revoking one ends its access at once, in every organization it reached." />
@@ -25,21 +20,7 @@ export function AuthorizedAppsPage() {
       >
         {(items) => (
           <>
-            <TableWrap label="Authorized apps">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Application</th>
-                    <th scope="col">May</th>
-                    <th scope="col">In</th>
-                    <th scope="col">Approved</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
+            <Table label="Authorized apps" columns={['Application', 'May', 'In', 'Approved', 'Last used']} actions={true}>
                   {items.map((a) => (
                     <tr key={a.id}>
                       <td>
@@ -70,9 +51,7 @@ export function AuthorizedAppsPage() {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </TableWrap>
+                </Table>
             <Pager list={apps} />
           </>
         )}

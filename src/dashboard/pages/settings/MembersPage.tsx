@@ -13,7 +13,7 @@ import { orgKey } from '../../query.ts';
 import { useCan, useRefreshSession, useSession } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, StatusBadge } from '../../ui.tsx';
 import { ROLES, settingsApi, type CreatedInvitationRecord, type MemberRecord, type PasswordResetLinkRecord } from './api.ts';
-import { ConfirmButton, OneTimeLink, TableWrap } from './parts.tsx';
+import { ConfirmButton, OneTimeLink, Table, useRowAction } from './parts.tsx';
 
 /** The roles this person may hand out: only an owner makes owners. */
 function useRoleOptions() {
@@ -113,27 +113,11 @@ function Members({ canWrite }: { canWrite: boolean }) {
       ) : null}
       <ListState items={members.data} error={members.error} empty={<EmptyState title="No members" />}>
         {(items) => (
-          <TableWrap label="Members">
-            <table className="members-table">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  {canWrite ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
+          <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table">
                 {items.map((m) => (
                   <MemberRow key={m.user_id} member={m} canWrite={canWrite} onResetLink={setResetLink} />
                 ))}
-              </tbody>
-            </table>
-          </TableWrap>
+              </Table>
         )}
       </ListState>
     </section>
@@ -174,13 +158,9 @@ function InviteForm({ onInvited }: { onInvited(created: CreatedInvitationRecord)
 }
 
 function Invitations({ canWrite }: { canWrite: boolean }) {
-  const client = useQueryClient();
   const invitations = useQuery({ queryKey: orgKey('invitations'), queryFn: settingsApi.invitations });
   const [created, setCreated] = useState<CreatedInvitationRecord | undefined>(undefined);
-  const cancel = useMutation({
-    mutationFn: settingsApi.cancelInvitation,
-    onSuccess: () => client.invalidateQueries({ queryKey: orgKey('invitations') }),
-  });
+  const cancel = useRowAction(orgKey('invitations'), settingsApi.cancelInvitation);
   return (
     <section className="section" aria-labelledby="invitations-title">
       <h2 id="invitations-title">Invitations</h2>
@@ -194,22 +174,7 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       <ErrorMessage message={cancel.error ? errorMessage(cancel.error) : undefined} />
       <ListState items={invitations.data} error={invitations.error} empty={<p className="muted">No pending invitations.</p>}>
         {(items) => (
-          <TableWrap label="Pending invitations">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">Expires</th>
-                  {canWrite ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
+          <Table label="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires']} actions={canWrite}>
                 {items.map((i) => (
                   <tr key={i.id}>
                     <td className="strong">{i.email}</td>
@@ -230,9 +195,7 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
                     ) : null}
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </TableWrap>
+              </Table>
         )}
       </ListState>
     </section>

@@ -9,7 +9,7 @@ import { Link, useNavigate } from '../../router.tsx';
 import { useCan, useRefreshSession, useSession, useSwitchOrganization } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 import { settingsApi } from './api.ts';
-import { ConfirmButton } from './parts.tsx';
+import { ConfirmButton, SaveActions } from './parts.tsx';
 
 export const ORGANIZATION_NAME_MAX = 200;
 
@@ -46,14 +46,7 @@ function RenameForm({ name }: { name: string }) {
         description={`Everyone in the organization sees it; up to ${ORGANIZATION_NAME_MAX} characters.`}
         autoComplete="organization"
       />
-      <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={form.busy}>
-          {form.busy ? 'Saving…' : 'Save name'}
-        </button>
-        <span role="status" className="small muted">
-          {saved ? 'Saved' : ''}
-        </span>
-      </div>
+      <SaveActions label="Save name" busy={form.busy} saved={saved} />
     </form>
   );
 }

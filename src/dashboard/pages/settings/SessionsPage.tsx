@@ -1,18 +1,14 @@
 /** Where you are signed in to the dashboard; revoke any other session. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, errorMessage } from '../../api.ts';
 import { describeUserAgent, formatDate } from '../../format.ts';
 import { orgKey } from '../../query.ts';
-import { TableWrap } from './parts.tsx';
+import { Table, useRowAction } from './parts.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader } from '../../ui.tsx';
 
 export function SessionsPage() {
-  const client = useQueryClient();
   const sessions = useQuery({ queryKey: orgKey('sessions'), queryFn: api.sessions });
-  const revoke = useMutation({
-    mutationFn: api.revokeSession,
-    onSuccess: () => client.invalidateQueries({ queryKey: orgKey('sessions') }),
-  });
+  const revoke = useRowAction(orgKey('sessions'), api.revokeSession);
 
   return (
     <>
@@ -20,21 +16,7 @@ export function SessionsPage() {
       <ErrorMessage message={revoke.error ? errorMessage(revoke.error) : undefined} />
       <ListState items={sessions.data} error={sessions.error} empty={<EmptyState title="No sessions" />}>
         {(items) => (
-          <TableWrap label="Sessions">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">IP address</th>
-                  <th scope="col">Signed in</th>
-                  <th scope="col">Last active</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
+          <Table label="Sessions" columns={['Device', 'IP address', 'Signed in', 'Last active', 'Expires']} actions={true}>
                 {items.map((s) => {
                   const busy = revoke.isPending && revoke.variables === s.id;
                   return (
@@ -61,9 +43,7 @@ export function SessionsPage() {
                     </tr>
                   );
                 })}
-              </tbody>
-            </table>
-          </TableWrap>
+              </Table>
         )}
       </ListState>
     </>

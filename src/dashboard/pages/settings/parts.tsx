@@ -1,5 +1,6 @@
 /** Pieces the settings pages share: a one-time link to copy, and a button that asks before it acts. */
 import { useId, useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { CopyButton } from '../../ui.tsx';
 
 /** A one-time link, shown this once: the address to select or copy, and a button to put it away. */
@@ -62,11 +63,50 @@ export function ConfirmButton({
   );
 }
 
-/** A table's scroll box: on a phone it scrolls sideways, so it takes the keyboard's focus too (arrow keys scroll it). */
-export function TableWrap({ label, children }: { label: string; children: ReactNode }) {
+/**
+ * A table in its scroll box: on a phone the box scrolls sideways, so it takes the keyboard's focus too
+ * (arrow keys scroll it). `actions` adds the last, unnamed-on-screen column of row buttons.
+ */
+export function Table({ label, columns, actions, className, children }: { label: string; columns: string[]; actions: boolean; className?: string; children: ReactNode }) {
   return (
     <div className="table-wrap" role="region" aria-label={label} tabIndex={0}>
-      {children}
+      <table className={className}>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+            {actions ? (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
     </div>
   );
+}
+
+/** A form's submit button and, beside it, "Saved" once it was (said to a screen reader too). */
+export function SaveActions({ label, busy, saved, disabled = false }: { label: string; busy: boolean; saved: boolean; disabled?: boolean }) {
+  return (
+    <div className="form-actions">
+      <button type="submit" className="button button-primary" disabled={busy || disabled}>
+        {busy ? 'Saving…' : label}
+      </button>
+      <span role="status" className="small muted">
+        {saved ? 'Saved' : ''}
+      </span>
+    </div>
+  );
+}
+
+/** A call on one row (revoke, cancel) that refreshes the list under `key` once it succeeded. */
+export function useRowAction<T>(key: QueryKey, action: (id: string) => Promise<T>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: action, onSuccess: () => client.invalidateQueries({ queryKey: key }) });
 }
