@@ -56,8 +56,8 @@ async function ownerBrowser(at: string) {
   return recorded;
 }
 
-async function members(organizationId = server.organizationId): Promise<Array<{ email: string; role: string; user_id: string }>> {
-  const res = await request(server, 'GET', `/v1/organizations/${organizationId}/members`, { key: server.apiKey });
+async function members(): Promise<Array<{ email: string; role: string; user_id: string }>> {
+  const res = await request(server, 'GET', `/v1/organizations/${server.organizationId}/members`, { key: server.apiKey });
   assert.equal(res.status, 200, res.text);
   return res.body.data;
 }
@@ -206,9 +206,15 @@ test('the organization: renamed after a refusal shown at the field; a second org
     // The choice is remembered across a reload.
     await page.reload();
     await page.locator('dl').getByText('Second Co').waitFor();
+    // Its only owner cannot leave it: the API's refusal is shown, and nothing changes.
+    const secondId = await switcher.inputValue();
+    await page.getByRole('button', { name: 'Leave the organization' }).click();
+    await page.getByRole('button', { name: 'Leave now' }).click();
+    await page.getByRole('alert').filter({ hasText: /owner/ }).waitFor();
+    assert.equal(await switcher.locator('option').count(), 2, 'still in both organizations');
     await switcher.selectOption({ label: 'Renamed Co' });
     await page.locator('dl').getByText('Renamed Co').waitFor();
-    assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}`]]), { pageErrors: [], consoleErrors: [] });
+    assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}`], [409, `/v1/organizations/${secondId}/leave`]]), { pageErrors: [], consoleErrors: [] });
   } finally {
     await owner.context.close();
   }
