@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
 import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
@@ -62,13 +62,13 @@ async function members(): Promise<Array<{ email: string; role: string; user_id: 
   return res.body.data;
 }
 
-/** The field's own message (tied to it by aria-describedby) once the API refused its value. */
-async function fieldError(page: Page, label: string): Promise<string> {
-  const field = page.getByLabel(label, { exact: true });
-  await page.waitForFunction((el) => el?.getAttribute('aria-invalid') === 'true', await field.elementHandle());
+/** The field's own message (tied to it by aria-describedby) once the API refused its value; `scope` is the page or one form of it. */
+async function fieldError(scope: Page | Locator, label: string): Promise<string> {
+  const field = scope.getByLabel(label, { exact: true });
+  await field.and(scope.locator('[aria-invalid="true"]')).waitFor();
   const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter((id) => id.endsWith('-err'));
   assert.equal(ids.length, 1, `${label} names its error`);
-  return (await page.locator(`[id="${ids[0]}"]`).textContent()) ?? '';
+  return (await scope.locator(`[id="${ids[0]}"]`).textContent()) ?? '';
 }
 
 test('members: an invitation link shown once and copied, accepted in another browser; the role changed, a password-reset link made, the member removed; an invitation revoked', async () => {
@@ -304,7 +304,7 @@ test('a device approved end to end: a separate process polls the token endpoint 
   }
 });
 
-test('the account: a new name, a wrong current password told at its field, a new password that signs in', async () => {
+test('the account: a new name, a wrong current password told at its field, a new password that signs in, a new email that asks for the password', async () => {
   const owner = await ownerBrowser('/settings/account');
   const { page } = owner;
   try {
@@ -320,7 +320,7 @@ test('the account: a new name, a wrong current password told at its field, a new
     await password.getByLabel('Current password').fill('not the password at all');
     await password.getByLabel('New password').fill('a brand new passphrase');
     await password.getByRole('button', { name: 'Change password' }).click();
-    assert.match(await fieldError(page, 'Current password'), /not your current password/);
+    assert.match(await fieldError(password, 'Current password'), /not your current password/);
     // Too short: the new password's own field says so.
     await password.getByLabel('Current password').fill(OWNER_PASSWORD);
     await password.getByLabel('New password').fill('short');
@@ -332,7 +332,18 @@ test('the account: a new name, a wrong current password told at its field, a new
     await password.getByRole('status').filter({ hasText: 'Your password is changed' }).waitFor();
     const login = await request(server, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: 'a brand new passphrase' } });
     assert.equal(login.status, 200, login.text);
-    assert.deepEqual(problems(owner, [[403, '/v1/auth/password'], [400, '/v1/auth/password']]), { pageErrors: [], consoleErrors: [] });
+
+    // A new email asks for the current password, in a field of its own that says when it is missing.
+    await profile.getByLabel('Email').fill('olivia@example.com');
+    await profile.getByRole('button', { name: 'Save profile' }).click();
+    assert.match(await fieldError(profile, 'Current password'), /required to change the email/);
+    await profile.getByLabel('Current password').fill('a brand new passphrase');
+    await profile.getByRole('button', { name: 'Save profile' }).click();
+    await page.locator('aside.sidebar').getByText('olivia@example.com').waitFor();
+    await profile.getByLabel('Current password').waitFor({ state: 'detached' });
+    const again = await request(server, 'POST', '/v1/auth/login', { body: { email: 'olivia@example.com', password: 'a brand new passphrase' } });
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(problems(owner, [[403, '/v1/auth/password'], [400, '/v1/auth/password'], [400, '/v1/auth/account']]), { pageErrors: [], consoleErrors: [] });
   } finally {
     await owner.context.close();
   }

@@ -29,7 +29,7 @@ function ProfileForm() {
       await settingsApi.updateAccount({
         name: name.trim() === user.name ? undefined : name.trim(),
         email: emailChanged ? email.trim() : undefined,
-        current_password: emailChanged ? password : undefined,
+        current_password: emailChanged && password !== '' ? password : undefined,
       });
       setPassword('');
       setSaved(true);
