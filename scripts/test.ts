@@ -1,15 +1,17 @@
 /**
- * Runs every test with node's test runner: once on embedded PGlite, then, when TEST_DATABASE_URL
- * names a PostgreSQL server, the storage-touching tests again against it (each test server makes
- * and drops its own database there). Browser tests run in the first pass only.
+ * Runs every test with node's test runner: on embedded PGlite and, when TEST_DATABASE_URL names a
+ * PostgreSQL server, the storage-touching tests again against it (each test server makes and drops
+ * its own database there). Browser tests run on PGlite only. Both passes share one queue, the files
+ * the last run (or a guess) found longest first.
  *
- * Each test file runs in a process of its own, two at a time, and is killed when it runs past
+ * Each test file runs in a process of its own, two or three at a time (by cores), and is killed when it runs past
  * FILE_TIMEOUT_MS (a file that never exits fails, instead of holding the whole run). A file's
  * output is printed in one piece when it ends.
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
-import { globSync } from 'node:fs';
+import { globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { availableParallelism } from 'node:os';
 
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 8 * 60_000);
@@ -28,7 +30,7 @@ function counts(output: string): { passed: number; failed: number; skipped: numb
   return { passed: read('pass'), failed: read('fail') + read('cancelled'), skipped: read('skipped') + read('todo') };
 }
 
-function runFile(file: string, env: NodeJS.ProcessEnv): Promise<FileResult> {
+function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', file], {
@@ -56,37 +58,70 @@ function runFile(file: string, env: NodeJS.ProcessEnv): Promise<FileResult> {
       const tally = counts(output);
       // A file that failed without a failing test to show for it (killed, crashed at load) counts as one failure.
       if (!ok && tally.failed === 0) tally.failed = 1;
-      const head = `\n--- ${file}: ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s ---\n`;
+      const head = `\n--- ${file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s ---\n`;
       process.stdout.write(head + output);
       resolve({ file, ok, ms, timedOut, ...tally });
     });
   });
 }
 
-async function run(label: string, files: string[], env: NodeJS.ProcessEnv): Promise<FileResult[]> {
-  if (files.length === 0) return [];
-  process.stdout.write(`\n== ${label}: ${files.length} test files, ${CONCURRENCY} at a time ==\n`);
-  const queue = [...files];
-  const results: FileResult[] = [];
+type Job = { file: string; env: NodeJS.ProcessEnv; pass: 'PGlite' | 'PostgreSQL' };
+
+/** Where the last run's durations are kept, so the next run starts the longest files first. */
+const TIMINGS_FILE = '.test-data/test-timings.json';
+
+function readTimings(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(TIMINGS_FILE, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+/** A guess of a file's length when no earlier run measured it: processes, fuzzing and browsers take longest. */
+function guess(file: string): number {
+  if (file.startsWith('test/process/') || file.startsWith('test/fuzz/')) return 60_000;
+  if (file.includes('.browser.')) return 40_000;
+  if (file.includes('messages-')) return 30_000;
+  return 10_000;
+}
+
+/**
+ * Both passes share one queue, longest files first: the machine stays busy to the end instead of
+ * waiting on one slow file at the end of each pass.
+ */
+async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] }>> {
+  const timings = readTimings();
+  const length = (job: Job) => timings[`${job.pass}:${job.file}`] ?? guess(job.file);
+  const queue = [...jobs].sort((a, b) => length(b) - length(a));
+  process.stdout.write(`\n== ${jobs.length} file runs, ${CONCURRENCY} at a time ==\n`);
+  const results: Array<FileResult & { pass: Job['pass'] }> = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file, env));
+      for (let job = queue.shift(); job; job = queue.shift()) results.push({ ...(await runFile(job.file, job.env, job.pass)), pass: job.pass });
     }),
   );
+  try {
+    mkdirSync(path.dirname(TIMINGS_FILE), { recursive: true });
+    writeFileSync(TIMINGS_FILE, JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [`${r.pass}:${r.file}`, r.ms])) }, null, 1));
+  } catch {
+    // Only a hint for the next run.
+  }
   return results;
 }
 
 const started = Date.now();
 const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;
-const results = (await run('PGlite (embedded)', all, embeddedEnv)).map((r) => ({ ...r, pass: 'PGlite' }));
+const jobs: Job[] = all.map((file) => ({ file, env: embeddedEnv, pass: 'PGlite' }));
 if (serverUrl) {
   const storage = all.filter((f) => !f.includes('.browser.') && !f.includes('.unit.'));
-  const host = new URL(serverUrl).host;
-  results.push(...(await run(`PostgreSQL (${host})`, storage, process.env)).map((r) => ({ ...r, pass: 'PostgreSQL' })));
+  process.stdout.write(`\nPGlite (embedded): ${all.length} files; PostgreSQL (${new URL(serverUrl).host}): the ${storage.length} that touch storage\n`);
+  jobs.push(...storage.map((file) => ({ file, env: process.env, pass: 'PostgreSQL' as const })));
 } else {
   process.stdout.write('\nTEST_DATABASE_URL is not set: the PostgreSQL pass was skipped.\n');
 }
+const results = await run(jobs);
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);

@@ -71,6 +71,8 @@ export async function assertFitsWidth(page: Page, what: string): Promise<void> {
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   const file = path.join(TEST_OUTPUT_DIR, 'screenshots', `${name}.png`);
   mkdirSync(path.dirname(file), { recursive: true });
+  // From the top: a page scrolled by the test would draw the sticky sidebar part-way down.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }

@@ -10,13 +10,18 @@ import { invalid } from '../domain/errors.ts';
 export type Page = { limit: number; cursor?: string };
 export type PageResult<T> = { items: T[]; nextCursor: string | null };
 
+/** The sort key a cursor holds; throws `invalid` for a cursor we did not make. */
+export function readCursor(cursor: string): { t: Date; id: string } {
+  const key = decodeCursor(cursor);
+  if (!key) throw invalid('cursor is not valid', [{ pointer: '/cursor', message: 'not a cursor returned by this API', location: 'query' }]);
+  return { t: new Date(key.t), id: key.id };
+}
+
 /** The condition that selects rows after the cursor; throws `invalid` for a cursor we did not make. */
 export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: string | undefined): SQL | undefined {
   if (cursor === undefined) return undefined;
-  const key = decodeCursor(cursor);
-  if (!key) throw invalid('cursor is not valid', [{ pointer: '/cursor', message: 'not a cursor returned by this API', location: 'query' }]);
-  const t = new Date(key.t);
-  return or(lt(createdAt, t), and(eq(createdAt, t), lt(id, key.id)));
+  const key = readCursor(cursor);
+  return or(lt(createdAt, key.t), and(eq(createdAt, key.t), lt(id, key.id)));
 }
 
 export function newestFirst(createdAt: PgColumn, id: PgColumn) {
@@ -25,10 +30,13 @@ export function newestFirst(createdAt: PgColumn, id: PgColumn) {
 
 /** Cuts the limit+1 rows fetched into a page and the cursor of the next one. */
 export function toPage<R extends { createdAt: Date; id: string }, T>(rows: R[], limit: number, present: (row: R) => T): PageResult<T> {
+  return toPageBy(rows, limit, present, (row) => ({ t: row.createdAt, id: row.id }));
+}
+
+/** toPage for a list ordered by another time than created_at (then id): `key` gives a row's sort key. */
+export function toPageBy<R, T>(rows: R[], limit: number, present: (row: R) => T, key: (row: R) => { t: Date; id: string }): PageResult<T> {
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return {
-    items: items.map(present),
-    nextCursor: rows.length > limit && last ? encodeCursor({ t: last.createdAt.toISOString(), id: last.id }) : null,
-  };
+  const lastKey = rows.length > limit && last !== undefined ? key(last) : undefined;
+  return { items: items.map(present), nextCursor: lastKey ? encodeCursor({ t: lastKey.t.toISOString(), id: lastKey.id }) : null };
 }

@@ -578,12 +578,22 @@ export const conversations = pgTable(
     /** The last customer message: opens the 24-hour customer-service window. */
     lastInboundAt: at('last_inbound_at'),
     lastMessagePreview: text('last_message_preview'),
+    /** Inbound messages since the conversation was last marked read (by anyone of the team): kept on the row, never counted per request. */
+    unreadCount: integer('unread_count').notNull().default(0),
+    lastReadAt: at('last_read_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('conversations_channel_peer_key').on(t.channelId, t.peerPhone),
-    index('conversations_organization_idx').on(t.organizationId, t.createdAt),
+    // The inbox's order (conversationActivity in domain/messages/conversations.ts), alone and by status.
+    index('conversations_organization_activity_idx').on(t.organizationId, sql`coalesce(${t.lastMessageAt}, ${t.createdAt}) desc`, sql`${t.id} desc`),
+    index('conversations_organization_status_activity_idx').on(
+      t.organizationId,
+      t.status,
+      sql`coalesce(${t.lastMessageAt}, ${t.createdAt}) desc`,
+      sql`${t.id} desc`,
+    ),
     index('conversations_contact_idx').on(t.contactId),
     check('conversations_status_check', sql`${t.status} in ('open', 'closed')`),
   ],

@@ -261,7 +261,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
           bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token.' },
-          session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login.' },
+          session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login. Every write (POST, PUT, PATCH, DELETE) made with it must also send the `X-CSRF-Token` header holding the value of the readable `parley_csrf` cookie set beside it; without it the answer is 403. Reads need no token.' },
           clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client credentials (client_secret_basic): client_id and client_secret, form-encoded, as HTTP Basic.' },
         },
       },

@@ -18,13 +18,25 @@ export async function registerDashboard(app: App) {
     );
     return;
   }
-  await app.register(fastifyStatic, { root: DASHBOARD_DIR, prefix: `${PREFIX}/`, wildcard: false, index: ['index.html'] });
+  await app.register(fastifyStatic, {
+    root: DASHBOARD_DIR,
+    prefix: `${PREFIX}/`,
+    wildcard: false,
+    index: ['index.html'],
+    // The build writes .br and .gz beside each file: sent as the browser accepts, never compressed per request.
+    preCompressed: true,
+    // Files under assets/ carry their content's hash in their name: cached for good. The page itself is
+    // asked again each time, so a new build is seen at once.
+    setHeaders: (reply, file) => {
+      void reply.header('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
   // Client-side routes of the single-page app all load its index; a missing built file is a 404,
   // so a page open on an old build never gets HTML in place of its script.
   app.get(`${PREFIX}/*`, { schema: { hide: true } }, async (request, reply) => {
     if (/^\/app\/assets\/|\.[a-z0-9]{1,8}$/i.test(request.url.split('?')[0] ?? '')) {
       return reply.code(404).type('text/plain').send('not found');
     }
-    return reply.sendFile('index.html');
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
   });
 }

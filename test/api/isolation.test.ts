@@ -113,6 +113,8 @@ const ROWS: Record<string, Row> = {
   'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
   'GET /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
   'PATCH /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, body: { status: 'closed' }, probe: ['GET /v1/conversations/{conversation}'] },
+  // A's conversation has a customer message nobody read: B marking it read would show in its unread_count.
+  'POST /v1/conversations/{conversationID}/read': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
   'GET /v1/conversations/{conversationID}/messages': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}/messages'] },
   'GET /v1/settings/developer/webhooks': { kind: 'list' },
   'POST /v1/settings/developer/webhooks/endpoints': { kind: 'no tenant data', why: 'creates an endpoint of the caller’s organization' },

@@ -659,6 +659,8 @@ export function regressionRequests(ops: Operation[], fixtures: Fixtures): Array<
   add('GET /v1/contacts', '/v1/contacts?search=%00');
   add('POST /v1/contacts/{contactID}/notes', `/v1/contacts/${contact}/notes`, JSON.stringify({ body: 'a\u0000b' }));
   add('PATCH /v1/conversations/{conversationID}', `/v1/conversations/${conversation}`, JSON.stringify({ assignee_user_id: '' }));
+  add('GET /v1/conversations', '/v1/conversations?q=%00');
+  add('GET /v1/conversations', '/v1/conversations?q=%25_%5C&assignee=me&unread=true');
   add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'x', display_phone_number: '.(' }));
   add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'a\u0000b' }));
   add('POST /v1/settings/developer/webhooks/endpoints', '/v1/settings/developer/webhooks/endpoints', JSON.stringify({ url: 'http://127.0.0.1:1/x', description: 'a\u0000b' }));

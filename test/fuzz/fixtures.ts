@@ -145,6 +145,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       organization_ids: [server.organizationId],
       organization: [server.organizationId],
       user: members,
+      // GET /v1/conversations?assignee=: a member's id (the schema's enum gives me and none).
+      assignee: members,
       invitation: invitations,
       'deletable:user': members,
       'deletable:invitation': invitations,

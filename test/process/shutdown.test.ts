@@ -30,7 +30,13 @@ function readResponse(socket: net.Socket, timeoutMs = 15_000): Promise<RawRespon
       const end = buffer.indexOf('\r\n\r\n');
       if (end < 0) return;
       const [statusLine, ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
-      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      // A header sent more than once (set-cookie) keeps every value, one per line.
+      const headers: Record<string, string> = {};
+      for (const l of lines) {
+        const name = l.slice(0, l.indexOf(':')).trim().toLowerCase();
+        const value = l.slice(l.indexOf(':') + 1).trim();
+        headers[name] = name in headers ? `${headers[name]}\n${value}` : value;
+      }
       const length = Number(headers['content-length']);
       if (!Number.isInteger(length)) return finish(new Error(`no content-length in ${statusLine}`));
       if (buffer.length - end - 4 < length) return;

@@ -20,7 +20,15 @@ export type EventBodies = {
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
   'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
-  'conversation.updated': { conversation_id: string; status: string };
+  'conversation.updated': {
+    conversation_id: string;
+    status: string;
+    // The inbox's row as it is now (always written by the service; optional for bodies recorded before they existed).
+    assignee_user_id?: string | null;
+    unread_count?: number;
+    last_message_preview?: string | null;
+    last_message_at?: string | null;
+  };
   'contact.updated': { contact_id: string; name: string | null; organization_id: string };
   'template.status_update': { template_id: string; status: string };
   'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };

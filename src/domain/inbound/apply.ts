@@ -14,6 +14,7 @@ import { transitionChannel } from '../channels/status.ts';
 import type { NumberChanger } from '../contacts/number-change.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { UnknownMessageError, type MessageApplier } from '../messages/provider-events.ts';
+import { conversationUpdated } from '../messages/conversations.ts';
 import { applyTemplateDecision } from '../templates/templates.ts';
 import { isForChannel } from './accept.ts';
 import { eventsOfStored } from './stored.ts';
@@ -186,11 +187,12 @@ async function applyNumberChange(deps: InboundApplyDeps, tx: Executor, channel: 
     .where(and(eq(conversations.channelId, channel.id), inArray(conversations.peerPhone, [from, to])));
   const old = peers.find((c) => c.peerPhone === from);
   if (old && !peers.some((c) => c.peerPhone === to)) {
-    await tx
+    const [updated] = await tx
       .update(conversations)
       .set({ peerPhone: to, ...(moved && !old.contactId ? { contactId: moved.contactId } : {}), updatedAt: at })
-      .where(eq(conversations.id, old.id));
-    await recordEvent(tx, channel.organizationId, 'conversation.updated', { conversation_id: old.id, status: old.status }, at);
+      .where(eq(conversations.id, old.id))
+      .returning();
+    await recordEvent(tx, channel.organizationId, 'conversation.updated', conversationUpdated(updated!), at);
   }
   deps.logger.info({ channel_id: channel.id, contact_id: moved?.contactId ?? null }, 'customer changed number');
 }

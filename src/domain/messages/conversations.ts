@@ -1,16 +1,17 @@
 /**
  * Conversations: one per channel and customer number. They hold the customer-service window (the
- * last inbound message), status (open, closed) and assignee; changes record conversation.updated.
+ * last inbound message), status (open, closed), assignee and the unread count (inbound messages since
+ * the team last read it); changes record conversation.updated. The inbox lists them by last activity.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, ilike, isNull, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
-import { conversations, memberships } from '../../db/schema.ts';
+import { readCursor, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { channels, contacts, conversations, memberships, users } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent, type EventBodies } from '../events/outbox.ts';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
@@ -50,36 +51,136 @@ export async function loadConversation(deps: { db: Executor }, actor: Actor, con
   return row;
 }
 
-export async function listConversations(
-  deps: { db: Executor },
-  actor: Actor,
-  input: Page & { status?: string; channelId?: string; contactId?: string },
-): Promise<PageResult<ConversationRow>> {
-  if ((input.channelId && !isUuid(input.channelId)) || (input.contactId && !isUuid(input.contactId))) return { items: [], nextCursor: null };
-  const rows = await deps.db
-    .select()
+/** What an inbox row shows beside the conversation: its contact, channel and assignee (null when there is none, or it was deleted). */
+export type ConversationView = ConversationRow & {
+  contact: { id: string; name: string | null; phone: string | null } | null;
+  channel: { id: string; name: string; platform: string } | null;
+  assignee: { id: string; name: string } | null;
+};
+
+/**
+ * The inbox's order: most recent activity first, the last message's time (a conversation without any
+ * yet counts from its creation), then id. The indexes on conversations hold exactly this expression.
+ */
+const activity = sql`coalesce(${conversations.lastMessageAt}, ${conversations.createdAt})`;
+const activityOf = (row: ConversationRow) => row.lastMessageAt ?? row.createdAt;
+
+/** Conversations with what an inbox row shows, in one statement (left joins: a deleted contact or channel leaves null). */
+function selectViews(db: Executor) {
+  return db
+    .select({
+      conversation: conversations,
+      contact: { id: contacts.id, name: contacts.name, phone: contacts.phoneNumber },
+      channel: { id: channels.id, name: channels.name, platform: channels.platform },
+      assignee: { id: users.id, name: users.name },
+    })
     .from(conversations)
+    .leftJoin(contacts, and(eq(contacts.id, conversations.contactId), eq(contacts.organizationId, conversations.organizationId)))
+    .leftJoin(channels, and(eq(channels.id, conversations.channelId), eq(channels.organizationId, conversations.organizationId)))
+    .leftJoin(users, eq(users.id, conversations.assigneeUserId));
+}
+
+type ViewRow = Awaited<ReturnType<ReturnType<typeof selectViews>['execute']>>[number];
+const toView = (row: ViewRow): ConversationView => ({ ...row.conversation, contact: row.contact, channel: row.channel, assignee: row.assignee });
+
+/** A conversation of the actor's organization with its contact, channel and assignee. */
+export async function loadConversationView(deps: { db: Executor }, actor: Actor, conversationId: string): Promise<ConversationView> {
+  if (!isUuid(conversationId)) throw notFound('conversation');
+  const [row] = await selectViews(deps.db)
+    .where(and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId)))
+    .limit(1);
+  if (!row) throw notFound('conversation');
+  return toView(row);
+}
+
+/** Longest search text: the inbox searches names, numbers and previews, never whole documents. */
+export const CONVERSATION_SEARCH_MAX = 100;
+
+export type ConversationListQuery = Page & {
+  status?: string;
+  channelId?: string;
+  contactId?: string;
+  /** `me` (the acting user), `none` (unassigned) or a user id. */
+  assignee?: string;
+  /** true: only conversations with unread messages; false: only those without. */
+  unread?: boolean;
+  /** Case-insensitive part of the contact's name, the customer's number or the last message's preview. */
+  q?: string;
+};
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** Part of the contact's name or the last preview; a number-like text ("+49 151", "0049151") also matches the customer's number. */
+function searchCondition(q: string): SQL | undefined {
+  const pattern = `%${escapeLike(q)}%`;
+  const alternatives = [ilike(contacts.name, pattern), ilike(conversations.lastMessagePreview, pattern)];
+  if (/^[+(]?[\d\s().-]+$/.test(q) && /\d/.test(q)) {
+    let digits = q.replace(/\D/g, '');
+    if (!q.startsWith('+') && digits.startsWith('00')) digits = digits.slice(2);
+    if (digits) alternatives.push(like(conversations.peerPhone, `%${digits}%`));
+  }
+  return or(...alternatives);
+}
+
+function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | undefined {
+  if (assignee === undefined) return undefined;
+  if (assignee === 'none') return isNull(conversations.assigneeUserId);
+  if (assignee === 'me') {
+    if (actor.kind !== 'user' && actor.kind !== 'oauth') {
+      throw invalid('assignee=me needs a signed-in user', [{ pointer: '/assignee', message: 'me means the signed-in user; an API key is no user: give a user id' }]);
+    }
+    return eq(conversations.assigneeUserId, actor.userId);
+  }
+  return isUuid(assignee) ? eq(conversations.assigneeUserId, assignee) : sql`false`;
+}
+
+/**
+ * The inbox: most recent activity first (then id), each with its contact, channel and assignee.
+ * Filters combine. The cursor holds the last row's activity time and id; a conversation that gets a
+ * message while someone pages moves to the top, where a refreshed first page shows it.
+ */
+export async function listConversations(deps: { db: Executor }, actor: Actor, input: ConversationListQuery): Promise<PageResult<ConversationView>> {
+  const assigned = assigneeCondition(actor, input.assignee);
+  const after = input.cursor === undefined ? undefined : readCursor(input.cursor);
+  if ((input.channelId && !isUuid(input.channelId)) || (input.contactId && !isUuid(input.contactId))) return { items: [], nextCursor: null };
+  const q = input.q?.trim();
+  const rows = await selectViews(deps.db)
     .where(
       and(
         eq(conversations.organizationId, actor.organizationId),
         input.status ? eq(conversations.status, input.status) : undefined,
         input.channelId ? eq(conversations.channelId, input.channelId) : undefined,
         input.contactId ? eq(conversations.contactId, input.contactId) : undefined,
-        afterCursor(conversations.createdAt, conversations.id, input.cursor),
+        assigned,
+        input.unread === undefined ? undefined : input.unread ? gt(conversations.unreadCount, 0) : eq(conversations.unreadCount, 0),
+        q ? searchCondition(q) : undefined,
+        after ? sql`(${activity}, ${conversations.id}) < (${after.t.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
       ),
     )
-    .orderBy(...newestFirst(conversations.createdAt, conversations.id))
+    .orderBy(sql`${activity} desc`, desc(conversations.id))
     .limit(input.limit + 1);
-  return toPage(rows, input.limit, (row) => row);
+  return toPageBy(rows, input.limit, toView, (row) => ({ t: activityOf(row.conversation), id: row.conversation.id }));
 }
 
 export type ConversationPatch = { conversationId: string; status?: 'open' | 'closed'; assigneeUserId?: string | null };
+
+/** The body of conversation.updated: enough for an inbox to update its row without asking. */
+export function conversationUpdated(row: ConversationRow): EventBodies['conversation.updated'] {
+  return {
+    conversation_id: row.id,
+    status: row.status,
+    assignee_user_id: row.assigneeUserId,
+    unread_count: row.unreadCount,
+    last_message_preview: row.lastMessagePreview,
+    last_message_at: row.lastMessageAt?.toISOString() ?? null,
+  };
+}
 
 /**
  * Changes status or assignee (a member of the organization, or null) and records
  * conversation.updated, in one transaction.
  */
-export async function updateConversation(deps: { db: Db; clock: Clock }, actor: Actor, input: ConversationPatch): Promise<ConversationRow> {
+export async function updateConversation(deps: { db: Db; clock: Clock }, actor: Actor, input: ConversationPatch): Promise<ConversationView> {
   return deps.db.transaction(async (tx) => {
     const row = await loadConversation({ db: tx }, actor, input.conversationId);
     if (typeof input.assigneeUserId === 'string') {
@@ -94,36 +195,57 @@ export async function updateConversation(deps: { db: Db; clock: Clock }, actor: 
     }
     const changed =
       (input.status !== undefined && input.status !== row.status) || (input.assigneeUserId !== undefined && input.assigneeUserId !== row.assigneeUserId);
-    if (!changed) return row;
-    const now = deps.clock.now();
-    const [updated] = await tx
-      .update(conversations)
-      .set({
-        ...(input.status !== undefined ? { status: input.status } : {}),
-        ...(input.assigneeUserId !== undefined ? { assigneeUserId: input.assigneeUserId } : {}),
-        updatedAt: now,
-      })
-      .where(eq(conversations.id, row.id))
-      .returning();
-    await recordEvent(tx, actor.organizationId, 'conversation.updated', { conversation_id: row.id, status: updated!.status }, now);
-    return updated!;
+    if (changed) {
+      const now = deps.clock.now();
+      const [updated] = await tx
+        .update(conversations)
+        .set({
+          ...(input.status !== undefined ? { status: input.status } : {}),
+          ...(input.assigneeUserId !== undefined ? { assigneeUserId: input.assigneeUserId } : {}),
+          updatedAt: now,
+        })
+        .where(eq(conversations.id, row.id))
+        .returning();
+      await recordEvent(tx, actor.organizationId, 'conversation.updated', conversationUpdated(updated!), now);
+    }
+    return loadConversationView({ db: tx }, actor, row.id);
   });
 }
 
-/** An inbound message reopens a closed conversation and opens the window. */
+/**
+ * Marks the conversation read up to now, for the whole team: no unread messages left, last_read_at
+ * now. Records conversation.updated when there were unread messages; otherwise changes nothing.
+ */
+export async function markConversationRead(deps: { db: Db; clock: Clock }, actor: Actor, conversationId: string): Promise<ConversationView> {
+  if (!isUuid(conversationId)) throw notFound('conversation');
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const [updated] = await tx
+      .update(conversations)
+      .set({ unreadCount: 0, lastReadAt: now, updatedAt: now })
+      .where(and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId), gt(conversations.unreadCount, 0)))
+      .returning();
+    if (updated) await recordEvent(tx, actor.organizationId, 'conversation.updated', conversationUpdated(updated), now);
+    return loadConversationView({ db: tx }, actor, conversationId);
+  });
+}
+
+/** An inbound message reopens a closed conversation, opens the window and counts as unread. */
 export async function touchInbound(tx: Executor, row: ConversationRow, at: Date, preview: string, contactId: string | null, now: Date): Promise<void> {
-  await tx
+  const [updated] = await tx
     .update(conversations)
     .set({
       lastInboundAt: sql`greatest(${conversations.lastInboundAt}, ${at.toISOString()}::timestamptz)`,
       lastMessageAt: sql`greatest(${conversations.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
       lastMessagePreview: preview,
       status: 'open',
+      unreadCount: sql`${conversations.unreadCount} + 1`,
       ...(contactId && !row.contactId ? { contactId } : {}),
       updatedAt: now,
     })
-    .where(eq(conversations.id, row.id));
+    .where(eq(conversations.id, row.id))
+    .returning();
   if (row.status === 'closed') {
-    await recordEvent(tx, row.organizationId, 'conversation.updated', { conversation_id: row.id, status: 'open' }, now);
+    await recordEvent(tx, row.organizationId, 'conversation.updated', conversationUpdated(updated!), now);
   }
 }

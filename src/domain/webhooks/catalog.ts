@@ -36,8 +36,16 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     example: { message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02', status: 'delivered', conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', organization_id: ORG },
   },
   'conversation.updated': {
-    description: 'Conversation metadata changed: assignment, status, preview or tags.',
-    example: { conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', status: 'open' },
+    description:
+      'Conversation metadata changed: assignment, status, read (the unread count went to 0), a closed conversation reopened by a customer message, or the customer changed number. The body carries the row as it is now: status, assignee, unread count, last preview and its time. A new message records message.new.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      status: 'open',
+      assignee_user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
+      unread_count: 0,
+      last_message_preview: 'Is my order on its way?',
+      last_message_at: '2025-06-02T09:14:00.000Z',
+    },
   },
   'contact.updated': {
     description: 'A contact profile was updated (also sent on some creates).',

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { listConversations, loadConversation, updateConversation, type ConversationRow } from '../../domain/messages/conversations.ts';
+import {
+  CONVERSATION_SEARCH_MAX,
+  listConversations,
+  loadConversation,
+  loadConversationView,
+  markConversationRead,
+  updateConversation,
+  type ConversationView,
+} from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { actorOf, type App } from '../app.ts';
@@ -21,6 +29,17 @@ const ConversationSchema = z
     last_inbound_at: z.string().nullable(),
     window_expires_at: z.string().nullable().meta({ description: 'When the 24-hour customer-service window closes (official channels)' }),
     last_message_preview: z.string().nullable(),
+    unread_count: z.number().int().meta({ description: 'Inbound messages since the conversation was last marked read (POST /v1/conversations/{conversationID}/read); one count for the whole team' }),
+    last_read_at: z.string().nullable().meta({ description: 'When unread messages were last marked read; null if never' }),
+    contact: z
+      .object({ id: z.string(), name: z.string().nullable(), phone: z.string().nullable().meta({ description: 'E.164, with +' }) })
+      .nullable()
+      .meta({ description: "The customer's contact; null when there is none (or it was deleted)" }),
+    channel: z
+      .object({ id: z.string(), name: z.string(), platform: z.string() })
+      .nullable()
+      .meta({ description: 'The channel; null once it was deleted (its conversations stay as history)' }),
+    assignee: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The user of assignee_user_id, or null' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -31,7 +50,7 @@ type ConversationRecord = z.infer<typeof ConversationSchema>;
 /** The customer-service window an inbound message opens, in hours. */
 const WINDOW_HOURS = 24;
 
-function presentConversation(row: ConversationRow): ConversationRecord {
+function presentConversation(row: ConversationView): ConversationRecord {
   return {
     id: row.id,
     channel_id: row.channelId,
@@ -43,6 +62,11 @@ function presentConversation(row: ConversationRow): ConversationRecord {
     last_inbound_at: row.lastInboundAt?.toISOString() ?? null,
     window_expires_at: row.lastInboundAt ? new Date(row.lastInboundAt.getTime() + WINDOW_HOURS * 3_600_000).toISOString() : null,
     last_message_preview: row.lastMessagePreview,
+    unread_count: row.unreadCount,
+    last_read_at: row.lastReadAt?.toISOString() ?? null,
+    contact: row.contact,
+    channel: row.channel,
+    assignee: row.assignee,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -58,14 +82,44 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
       config: { auth: { permission: 'messages:read' } },
       schema: {
         tags: ['conversations'],
-        summary: 'List conversations',
-        querystring: PageQuerySchema.extend({ status: z.enum(['open', 'closed']).optional(), channel_id: z.string().optional(), contact_id: z.string().optional() }),
+        summary: 'List conversations (the inbox)',
+        description:
+          'Most recent activity first (the last message, else the creation time), then id; paged by cursor. Filters combine. A conversation that gets a message while you page moves to the top: reload the first page to see it.',
+        querystring: PageQuerySchema.extend({
+          status: z.enum(['open', 'closed']).optional(),
+          channel_id: z.string().optional(),
+          contact_id: z.string().optional(),
+          assignee: z
+            .string()
+            .regex(/^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be me, none or a user id')
+            .optional()
+            .meta({ description: '`me` (the signed-in user: not with an API key), `none` (unassigned) or a user id' }),
+          unread: z.enum(['true', 'false']).optional().meta({ description: '`true`: only conversations with unread messages; `false`: only those without' }),
+          q: z
+            .string()
+            .trim()
+            .max(CONVERSATION_SEARCH_MAX)
+            .optional()
+            .meta({ description: `Case-insensitive part of the contact's name, the customer's number ("+49 151") or the last message's preview; at most ${CONVERSATION_SEARCH_MAX} characters` }),
+        }),
         response: { 200: listOf(ConversationSchema), ...errorResponses([400, 401, 403]) },
       },
     },
     async (request) => {
       const q = request.query;
-      const page = await listConversations(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, status: q.status, channelId: q.channel_id, contactId: q.contact_id });
+      const page = await inputFrom(
+        'query',
+        listConversations(deps, actorOf(request), {
+          limit: q.limit,
+          cursor: q.cursor,
+          status: q.status,
+          channelId: q.channel_id,
+          contactId: q.contact_id,
+          assignee: q.assignee,
+          unread: q.unread === undefined ? undefined : q.unread === 'true',
+          q: q.q,
+        }),
+      );
       return { data: page.items.map(presentConversation), meta: { next_cursor: page.nextCursor } };
     },
   );
@@ -76,7 +130,23 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
       config: { auth: { permission: 'messages:read' } },
       schema: { tags: ['conversations'], summary: 'Get a conversation', params: Params, response: { 200: dataOf(ConversationSchema), ...errorResponses([401, 403, 404]) } },
     },
-    async (request) => ({ data: presentConversation(await loadConversation(deps, actorOf(request), request.params.conversationID)) }),
+    async (request) => ({ data: presentConversation(await loadConversationView(deps, actorOf(request), request.params.conversationID)) }),
+  );
+
+  app.post(
+    '/v1/conversations/:conversationID/read',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags: ['conversations'],
+        summary: 'Mark read',
+        description:
+          'Marks the conversation read up to now for the whole team: `unread_count` 0, `last_read_at` now. Records `conversation.updated` when there were unread messages; otherwise nothing changes. Needs messages:send, like every change to a conversation.',
+        params: Params,
+        response: { 200: dataOf(ConversationSchema), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    async (request) => ({ data: presentConversation(await markConversationRead(deps, actorOf(request), request.params.conversationID)) }),
   );
 
   app.get(
