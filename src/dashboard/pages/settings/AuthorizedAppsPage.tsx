@@ -20,7 +20,7 @@ export function AuthorizedAppsPage() {
       >
         {(items) => (
           <>
-            <Table label="Authorized apps" columns={['Application', 'May', 'In', 'Approved', 'Last used']} actions={true}>
+            <Table label="Authorized apps" columns={['Application', 'Scopes', 'Organizations', 'Approved', 'Last used']} actions={true}>
                   {items.map((a) => (
                     <tr key={a.id}>
                       <td>
@@ -37,8 +37,8 @@ export function AuthorizedAppsPage() {
                         </ul>
                       </td>
                       <td>{a.organizations.map((o) => o.name).join(', ')}</td>
-                      <td>{formatDate(a.created_at)}</td>
-                      <td>{formatDate(a.last_used_at, 'Never')}</td>
+                      <td className="nowrap">{formatDate(a.created_at)}</td>
+                      <td className="nowrap">{formatDate(a.last_used_at, 'Never')}</td>
                       <td className="actions">
                         <ConfirmButton
                           label="Revoke"
