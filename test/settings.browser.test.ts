@@ -235,7 +235,7 @@ function startDevice(clientId: string, scope: string) {
   return { child, next, exited };
 }
 
-test('a device approved end to end: a separate process polls the token endpoint while the browser approves; its token works on /v1, shows under Authorized apps, and revoking it ends it', async () => {
+test('a device approved end to end: a separate process polls the token endpoint while the browser approves; its token works on /v1, shows under Authorized apps, and revoking it ends it', { timeout: 90_000 }, async () => {
   const client = await createOAuthClient(server, { name: 'Terminal CLI', scopes: ['channels:read', 'messages:read'] });
   const device = startDevice(client.clientId, 'channels:read');
   const recorded = await openContext(browser);

@@ -67,7 +67,7 @@ function MemberRow({ member, canWrite, onResetLink }: { member: MemberRecord; ca
           <StatusBadge status={member.role} />
         )}
       </td>
-      <td>{formatDate(member.joined_at)}</td>
+      <td className="nowrap">{formatDate(member.joined_at)}</td>
       {canWrite ? (
         <td className="actions">
           {!self && !ownerOnly ? (
@@ -179,8 +179,8 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
                   <tr key={i.id}>
                     <td className="strong">{i.email}</td>
                     <td>{i.role}</td>
-                    <td>{formatDate(i.created_at)}</td>
-                    <td>{formatDate(i.expires_at)}</td>
+                    <td className="nowrap">{formatDate(i.created_at)}</td>
+                    <td className="nowrap">{formatDate(i.expires_at)}</td>
                     {canWrite ? (
                       <td className="actions">
                         <ConfirmButton

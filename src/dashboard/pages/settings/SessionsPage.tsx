@@ -28,9 +28,9 @@ export function SessionsPage() {
                         {s.current ? <span className="badge badge-ok badge-inline">This session</span> : null}
                       </td>
                       <td className="mono">{s.ip ?? '—'}</td>
-                      <td>{formatDate(s.created_at)}</td>
-                      <td>{formatDate(s.last_seen_at)}</td>
-                      <td>{formatDate(s.expires_at)}</td>
+                      <td className="nowrap">{formatDate(s.created_at)}</td>
+                      <td className="nowrap">{formatDate(s.last_seen_at)}</td>
+                      <td className="nowrap">{formatDate(s.expires_at)}</td>
                       <td className="actions">
                         {s.current ? (
                           <span className="muted small">Use Log out</span>

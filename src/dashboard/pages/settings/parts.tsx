@@ -7,7 +7,7 @@ import { CopyButton } from '../../ui.tsx';
 export function OneTimeLink({ title, url, children, onDone }: { title: string; url: string; children?: ReactNode; onDone(): void }) {
   const titleId = useId();
   return (
-    <section className="secret-box" role="region" aria-labelledby={titleId}>
+    <section className="secret-box one-time-link" role="region" aria-labelledby={titleId}>
       <h2 id={titleId}>{title}</h2>
       <p className="secret-warning">
         <strong>Copy it now: it is shown only this once.</strong> {children}
