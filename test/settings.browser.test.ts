@@ -45,9 +45,16 @@ function problems(recorded: Parameters<typeof problemsOf>[0], provoked: Array<[s
   return { pageErrors, consoleErrors: consoleErrors.filter((line) => !expected(line)) };
 }
 
+/** A fresh browser profile; a password hash or a page's first load may take a while on a loaded machine. */
+async function freshBrowser() {
+  const recorded = await openContext(browser);
+  recorded.page.setDefaultTimeout(20_000);
+  return recorded;
+}
+
 /** A browser signed in as the owner, on a page of the app. */
 async function ownerBrowser(at: string) {
-  const recorded = await openContext(browser);
+  const recorded = await freshBrowser();
   await recorded.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl });
   await recorded.page.goto(`${server.baseUrl}/app${at}`);
   await recorded.page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -107,7 +114,7 @@ test('members: an invitation link shown once and copied, accepted in another bro
     assert.equal(await page.getByText('pli_').count(), 0);
 
     // The invitee signs up through the link in a browser of their own and lands in the organization.
-    const invitee = await openContext(browser);
+    const invitee = await freshBrowser();
     try {
       await invitee.page.goto(url);
       await invitee.page.getByRole('heading', { name: `Join ${server.config.bootstrap.organizationName}` }).waitFor();
@@ -238,7 +245,7 @@ function startDevice(clientId: string, scope: string) {
 test('a device approved end to end: a separate process polls the token endpoint while the browser approves; its token works on /v1, shows under Authorized apps, and revoking it ends it', { timeout: 90_000 }, async () => {
   const client = await createOAuthClient(server, { name: 'Terminal CLI', scopes: ['channels:read', 'messages:read'] });
   const device = startDevice(client.clientId, 'channels:read');
-  const recorded = await openContext(browser);
+  const recorded = await freshBrowser();
   const { page } = recorded;
   try {
     const shown = await device.next();

@@ -4,7 +4,8 @@ import { useMutation } from '@tanstack/react-query';
 import { api, ApiError, errorMessage, type DeviceDecision, type DeviceVerification, type SessionInfo } from '../api.ts';
 import { TextField } from '../forms.tsx';
 import { ErrorMessage } from '../ui.tsx';
-import { ConsentForm, OAuthCard } from './OAuthConsent.tsx';
+import { ConsentForm } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 
 function explain(err: unknown): string | undefined {
   if (err === null || err === undefined) return undefined;
@@ -38,7 +39,7 @@ export function DevicePage({ session }: { session: SessionInfo }) {
     const decision = decide.data;
     const approved = decision.status === 'approved';
     return (
-      <OAuthCard title={approved ? 'Device connected' : 'Access denied'} session={session}>
+      <StandaloneCard title={approved ? 'Device connected' : 'Access denied'} session={session}>
         <div className={approved ? 'alert alert-ok' : 'alert alert-info'} role="status">
           {approved
             ? `${decision.client.name} can now reach the organizations you chose. Go back to your device: it continues by itself.`
@@ -47,14 +48,14 @@ export function DevicePage({ session }: { session: SessionInfo }) {
         <button type="button" className="button" onClick={startOver}>
           Enter another code
         </button>
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
 
   if (lookup.data) {
     const device = lookup.data;
     return (
-      <OAuthCard title={`Connect ${device.client.name}`} session={session}>
+      <StandaloneCard title={`Connect ${device.client.name}`} session={session}>
         <p>
           Check that your device shows <span className="mono strong">{device.user_code}</span>.
         </p>
@@ -66,12 +67,12 @@ export function DevicePage({ session }: { session: SessionInfo }) {
           onApprove={(organizationIds) => decide.mutate({ device, decision: { approve: true, organizationIds } })}
           onDeny={() => decide.mutate({ device, decision: { approve: false } })}
         />
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
 
   return (
-    <OAuthCard title="Connect a device" session={session}>
+    <StandaloneCard title="Connect a device" session={session}>
       <form onSubmit={submitCode} aria-label="Device code">
         <p className="muted">Enter the code your device shows. If it was filled in for you, check that it matches.</p>
         <ErrorMessage message={explain(lookup.error)} />
@@ -80,6 +81,6 @@ export function DevicePage({ session }: { session: SessionInfo }) {
           {lookup.isPending ? 'Checking…' : 'Continue'}
         </button>
       </form>
-    </OAuthCard>
+    </StandaloneCard>
   );
 }

@@ -13,7 +13,7 @@ import { TextField } from '../forms.tsx';
 import { loginPathFor } from '../return-to.ts';
 import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from '../ui.tsx';
-import { OAuthCard } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 import { NewPasswordField } from './sign-in-form.tsx';
 
 const STORAGE_KEY = 'parley.invitation';
@@ -51,16 +51,16 @@ export function InvitationPage({ session }: Props) {
 
   if (!token) {
     return (
-      <OAuthCard session={session} title="Invitation">
+      <StandaloneCard session={session} title="Invitation">
         <ErrorMessage message="This page needs the whole invitation link. Open the link you were sent again." />
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
   if (lookup.error) {
     return (
-      <OAuthCard session={session} title="Invitation">
+      <StandaloneCard session={session} title="Invitation">
         <ErrorMessage message={explain(lookup.error)} />
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
   if (!lookup.data) {
@@ -73,7 +73,7 @@ export function InvitationPage({ session }: Props) {
   const invitation: InvitationPreview = lookup.data;
   if (accept.isSuccess) {
     return (
-      <OAuthCard session={session} title={`Welcome to ${invitation.organization_name}`}>
+      <StandaloneCard session={session} title={`Welcome to ${invitation.organization_name}`}>
         <div className="alert alert-ok" role="status">
           You joined {invitation.organization_name} as {invitation.role}.
         </div>
@@ -81,7 +81,7 @@ export function InvitationPage({ session }: Props) {
         <a className="button button-primary button-block" href={`${BASE}/`}>
           Open Parley
         </a>
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
 
@@ -98,7 +98,7 @@ export function InvitationPage({ session }: Props) {
   if (session) {
     const same = session.user.email.toLowerCase() === invitation.email.toLowerCase();
     return (
-      <OAuthCard session={session} title={title}>
+      <StandaloneCard session={session} title={title}>
         {intro}
         <ErrorMessage message={summary} />
         {same ? (
@@ -108,18 +108,18 @@ export function InvitationPage({ session }: Props) {
         ) : (
           <ErrorMessage message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`} />
         )}
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
   if (invitation.account_exists) {
     return (
-      <OAuthCard session={session} title={title}>
+      <StandaloneCard session={session} title={title}>
         {intro}
         <p className="muted">{invitation.email} already has a Parley account: sign in, and you come back here to accept.</p>
         <Link to={loginPathFor(`${BASE}/invitations`)} className="button button-primary button-block">
           Sign in to accept
         </Link>
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
 
@@ -129,7 +129,7 @@ export function InvitationPage({ session }: Props) {
   }
 
   return (
-    <OAuthCard session={session} title={title}>
+    <StandaloneCard session={session} title={title}>
       {intro}
       <form onSubmit={signUp} aria-label="Create your account">
         <p className="muted">Create your account to join.</p>
@@ -144,6 +144,6 @@ export function InvitationPage({ session }: Props) {
           {accept.isPending ? 'Creating your account…' : 'Create account and join'}
         </button>
       </form>
-    </OAuthCard>
+    </StandaloneCard>
   );
 }

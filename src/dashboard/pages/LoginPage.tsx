@@ -4,7 +4,7 @@ import { api } from '../api.ts';
 import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
 import { ErrorMessage } from '../ui.tsx';
-import { OAuthCard } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 import { useSignInForm } from './sign-in-form.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
@@ -17,7 +17,7 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
   const form = useSignInForm({ send: () => api.login(email.trim(), password), forget: () => setPassword(''), then: onLoggedIn, fields: ['/email', '/password'] });
 
   return (
-    <OAuthCard title="Sign in" session={undefined}>
+    <StandaloneCard title="Sign in" session={undefined}>
       <form onSubmit={form.onSubmit} aria-label="Sign in">
         <p className="muted">Use the email and password of your Parley account.</p>
         {notice && !form.message ? (
@@ -38,6 +38,6 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
           No account yet? <Link to="/signup">Create one</Link>
         </p>
       ) : null}
-    </OAuthCard>
+    </StandaloneCard>
   );
 }

@@ -3,7 +3,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, ApiError, errorMessage, type SessionInfo } from '../api.ts';
 import { orgKey } from '../query.ts';
 import { ErrorMessage, Loading } from '../ui.tsx';
-import { ConsentForm, OAuthCard } from './OAuthConsent.tsx';
+import { ConsentForm } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 
 /** What a refusal to show the request means to the person looking at it. */
 function explain(err: unknown): string | undefined {
@@ -40,28 +41,28 @@ export function OAuthAuthorizePage({ session }: { session: SessionInfo }) {
 
   if (!requestId) {
     return (
-      <OAuthCard title={TITLE} session={session}>
+      <StandaloneCard title={TITLE} session={session}>
         <ErrorMessage message="This page is opened by an application asking for access. Start again from the application." />
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
   if (decide.data) {
     return (
-      <OAuthCard title={TITLE} session={session}>
+      <StandaloneCard title={TITLE} session={session}>
         <p role="status">Taking you back to {shownTarget(decide.data.redirect_to)}…</p>
-      </OAuthCard>
+      </StandaloneCard>
     );
   }
   if (!request.data) {
-    return <OAuthCard title={TITLE} session={session}>{request.error ? <ErrorMessage message={explain(request.error)} /> : <Loading />}</OAuthCard>;
+    return <StandaloneCard title={TITLE} session={session}>{request.error ? <ErrorMessage message={explain(request.error)} /> : <Loading />}</StandaloneCard>;
   }
   return (
-    <OAuthCard title={`Authorize ${request.data.client.name}`} session={session}>
+    <StandaloneCard title={`Authorize ${request.data.client.name}`} session={session}>
       <ErrorMessage message={explain(decide.error)} />
       <ConsentForm consent={request.data} session={session} busy={decide.isPending} onApprove={(ids) => decide.mutate(ids)} onDeny={() => decide.mutate(undefined)} />
       <p className="muted small">
         Afterwards you go back to <span className="mono">{shownTarget(request.data.redirect_uri)}</span>.
       </p>
-    </OAuthCard>
+    </StandaloneCard>
   );
 }

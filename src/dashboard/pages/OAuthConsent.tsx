@@ -1,31 +1,10 @@
 /**
- * What the standalone pages share (sign-in, sign-up, password reset, invitation, and both OAuth
- * pages: consent and device): a card of their own outside the app's shell, in the dashboard's look;
- * and the OAuth consent itself: the client, the scopes in words, the organizations as a fieldset of
- * checkboxes with a legend, Approve and Deny.
+ * What both OAuth pages (the consent page and the device page) show: the client, the scopes in words,
+ * the organizations as a fieldset of checkboxes with a legend, Approve and Deny.
  */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { OAuthConsent, SessionInfo } from '../api.ts';
 import { CheckboxGroup } from '../forms.tsx';
-import { Brand, usePageTitle } from '../ui.tsx';
-
-export function OAuthCard({ title, session, children }: { title: string; session: SessionInfo | undefined; children: ReactNode }) {
-  usePageTitle(title);
-  return (
-    <main className="login">
-      <section className="card login-card oauth-card" aria-labelledby="oauth-title">
-        <Brand dark />
-        <h1 id="oauth-title">{title}</h1>
-        {children}
-        {session ? (
-          <p className="muted small oauth-account">
-            Signed in as <span className="strong">{session.user.email}</span>
-          </p>
-        ) : null}
-      </section>
-    </main>
-  );
-}
 
 type ConsentFormProps = {
   consent: OAuthConsent;

@@ -7,7 +7,7 @@ import { api, ApiError } from '../api.ts';
 import { BASE } from '../base.ts';
 import { TextField, useForm } from '../forms.tsx';
 import { ErrorMessage } from '../ui.tsx';
-import { OAuthCard } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -51,7 +51,7 @@ export function ResetPasswordPage() {
   }
 
   return (
-    <OAuthCard title="Set a new password" session={undefined}>
+    <StandaloneCard title="Set a new password" session={undefined}>
       {done ? (
         <>
           <div className="alert alert-info" role="status">
@@ -75,6 +75,6 @@ export function ResetPasswordPage() {
           </button>
         </form>
       )}
-    </OAuthCard>
+    </StandaloneCard>
   );
 }

@@ -4,7 +4,7 @@ import { api } from '../api.ts';
 import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
 import { ErrorMessage } from '../ui.tsx';
-import { OAuthCard } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 import { NewPasswordField, useSignInForm } from './sign-in-form.tsx';
 
 type Props = { onSignedUp(): Promise<void> };
@@ -22,7 +22,7 @@ export function SignupPage({ onSignedUp }: Props) {
   });
 
   return (
-    <OAuthCard title="Create an account" session={undefined}>
+    <StandaloneCard title="Create an account" session={undefined}>
       <form onSubmit={form.onSubmit} aria-label="Create an account">
         <p className="muted">You get an organization of your own; invite your colleagues to it later.</p>
         <ErrorMessage message={form.summary} />
@@ -37,6 +37,6 @@ export function SignupPage({ onSignedUp }: Props) {
       <p className="muted">
         Have an account? <Link to="/login">Sign in</Link>
       </p>
-    </OAuthCard>
+    </StandaloneCard>
   );
 }
