@@ -124,6 +124,15 @@ test('members: an invitation link shown once and copied, accepted in another bro
       await invitee.page.getByRole('link', { name: 'Open Parley' }).click();
       await invitee.page.getByRole('navigation', { name: 'Main' }).waitFor();
       await invitee.page.locator('aside.sidebar').getByText('Your role: member').waitFor();
+      // A member sees who is in the organization, but neither invites, changes roles nor renames.
+      await invitee.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
+      await invitee.page.locator('tbody tr', { hasText: OWNER_EMAIL }).waitFor();
+      assert.equal(await invitee.page.getByRole('form', { name: 'Invite someone' }).count(), 0);
+      assert.equal(await invitee.page.getByRole('combobox', { name: /^Role of/ }).count(), 0);
+      assert.equal(await invitee.page.getByRole('button', { name: /^Remove/ }).count(), 0);
+      await invitee.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+      await invitee.page.getByText('Only owners and admins rename the organization.').waitFor();
+      assert.equal(await invitee.page.getByLabel('Organization name').count(), 0);
       assert.deepEqual(problems(invitee), { pageErrors: [], consoleErrors: [] });
     } finally {
       await invitee.context.close();
