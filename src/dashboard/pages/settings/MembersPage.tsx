@@ -13,7 +13,7 @@ import { orgKey } from '../../query.ts';
 import { useCan, useRefreshSession, useSession } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, StatusBadge } from '../../ui.tsx';
 import { ROLES, settingsApi, type CreatedInvitationRecord, type MemberRecord, type PasswordResetLinkRecord } from './api.ts';
-import { ConfirmButton, OneTimeLink, Table, useRowAction } from './parts.tsx';
+import { CellLabel, ConfirmButton, OneTimeLink, Table, useRowAction } from './parts.tsx';
 
 /** The roles this person may hand out: only an owner makes owners. */
 function useRoleOptions() {
@@ -67,7 +67,10 @@ function MemberRow({ member, canWrite, onResetLink }: { member: MemberRecord; ca
           <StatusBadge status={member.role} />
         )}
       </td>
-      <td className="nowrap">{formatDate(member.joined_at)}</td>
+      <td className="nowrap">
+        <CellLabel>Joined</CellLabel>
+        {formatDate(member.joined_at)}
+      </td>
       {canWrite ? (
         <td className="actions">
           {!self && !ownerOnly ? (
@@ -113,7 +116,7 @@ function Members({ canWrite }: { canWrite: boolean }) {
       ) : null}
       <ListState items={members.data} error={members.error} empty={<EmptyState title="No members" />}>
         {(items) => (
-          <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table">
+          <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table stack-on-phone">
                 {items.map((m) => (
                   <MemberRow key={m.user_id} member={m} canWrite={canWrite} onResetLink={setResetLink} />
                 ))}
@@ -174,13 +177,22 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       <ErrorMessage message={cancel.error ? errorMessage(cancel.error) : undefined} />
       <ListState items={invitations.data} error={invitations.error} empty={<p className="muted">No pending invitations.</p>}>
         {(items) => (
-          <Table label="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires']} actions={canWrite}>
+          <Table label="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires']} actions={canWrite} className="stack-on-phone">
                 {items.map((i) => (
                   <tr key={i.id}>
                     <td className="strong">{i.email}</td>
-                    <td>{i.role}</td>
-                    <td className="nowrap">{formatDate(i.created_at)}</td>
-                    <td className="nowrap">{formatDate(i.expires_at)}</td>
+                    <td>
+                      <CellLabel>Role</CellLabel>
+                      {i.role}
+                    </td>
+                    <td className="nowrap">
+                      <CellLabel>Sent</CellLabel>
+                      {formatDate(i.created_at)}
+                    </td>
+                    <td className="nowrap">
+                      <CellLabel>Expires</CellLabel>
+                      {formatDate(i.expires_at)}
+                    </td>
                     {canWrite ? (
                       <td className="actions">
                         <ConfirmButton

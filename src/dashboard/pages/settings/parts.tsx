@@ -91,6 +91,15 @@ export function Table({ label, columns, actions, className, children }: { label:
   );
 }
 
+/** A cell's column name, shown only where the table stacks into cards (a phone), where the header is out of sight. */
+export function CellLabel({ children }: { children: ReactNode }) {
+  return (
+    <span className="cell-label">
+      {children}{' '}
+    </span>
+  );
+}
+
 /** A form's submit button and, beside it, "Saved" once it was (said to a screen reader too). */
 export function SaveActions({ label, busy, saved, disabled = false }: { label: string; busy: boolean; saved: boolean; disabled?: boolean }) {
   return (
