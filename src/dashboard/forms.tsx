@@ -68,6 +68,7 @@ type TextFieldProps = FieldShell & {
   autoComplete?: string;
   maxLength?: number;
   disabled?: boolean;
+  autoFocus?: boolean;
   multiline?: boolean;
   rows?: number;
   name?: string;

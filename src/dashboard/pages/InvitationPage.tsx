@@ -5,13 +5,16 @@
  * new email, a sign-up form; signed out with an existing account, a link to sign in and return;
  * signed in, accept as that user.
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, ApiError, errorMessage, type InvitationPreview, type SessionInfo } from '../api.ts';
 import { BASE } from '../base.ts';
+import { TextField } from '../forms.tsx';
 import { loginPathFor } from '../return-to.ts';
 import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from '../ui.tsx';
-import { OAuthCard } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
+import { NewPasswordField } from './sign-in-form.tsx';
 
 const STORAGE_KEY = 'parley.invitation';
 
@@ -28,13 +31,6 @@ function takeToken(): string | undefined {
 
 type Props = { session: SessionInfo | undefined };
 
-type State =
-  | { kind: 'loading' }
-  | { kind: 'missing' }
-  | { kind: 'failed'; error: string }
-  | { kind: 'open'; invitation: InvitationPreview }
-  | { kind: 'accepted'; invitation: InvitationPreview };
-
 function explain(err: unknown): string {
   if (err instanceof ApiError && err.status === 404) return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
   return errorMessage(err);
@@ -42,134 +38,112 @@ function explain(err: unknown): string {
 
 export function InvitationPage({ session }: Props) {
   const [token] = useState(takeToken);
-  const [state, setState] = useState<State>({ kind: 'loading' });
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-
-  useEffect(() => {
-    if (!token) {
-      setState({ kind: 'missing' });
-      return;
-    }
-    api.lookupInvitation(token).then(
-      (invitation) => setState({ kind: 'open', invitation }),
-      (err: unknown) => setState({ kind: 'failed', error: explain(err) }),
-    );
-  }, [token]);
-
-  async function accept(invitation: InvitationPreview, signUp?: { name: string; password: string }) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api.acceptInvitation(token!, signUp);
+  const lookup = useQuery({ queryKey: ['invitation', token], queryFn: () => api.lookupInvitation(token!), enabled: Boolean(token), retry: false, staleTime: Infinity });
+  const accept = useMutation({
+    mutationFn: (signUp: { name: string; password: string } | undefined) => api.acceptInvitation(token!, signUp),
+    onSuccess: () => {
       sessionStorage.removeItem(STORAGE_KEY);
       setPassword('');
-      setState({ kind: 'accepted', invitation });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    },
+  });
+
+  if (!token) {
+    return (
+      <StandaloneCard session={session} title="Invitation">
+        <ErrorMessage message="This page needs the whole invitation link. Open the link you were sent again." />
+      </StandaloneCard>
+    );
+  }
+  if (lookup.error) {
+    return (
+      <StandaloneCard session={session} title="Invitation">
+        <ErrorMessage message={explain(lookup.error)} />
+      </StandaloneCard>
+    );
+  }
+  if (!lookup.data) {
+    return (
+      <main className="center">
+        <Loading />
+      </main>
+    );
+  }
+  const invitation: InvitationPreview = lookup.data;
+  if (accept.isSuccess) {
+    return (
+      <StandaloneCard session={session} title={`Welcome to ${invitation.organization_name}`}>
+        <div className="alert alert-ok" role="status">
+          You joined {invitation.organization_name} as {invitation.role}.
+        </div>
+        {/* A full load: the dashboard starts again with the session (a new one, after a sign-up). */}
+        <a className="button button-primary button-block" href={`${BASE}/`}>
+          Open Parley
+        </a>
+      </StandaloneCard>
+    );
   }
 
-  function signUp(event: FormEvent<HTMLFormElement>, invitation: InvitationPreview) {
+  const title = `Join ${invitation.organization_name}`;
+  const intro = (
+    <p>
+      {invitation.inviter_name ?? 'An administrator'} invited <span className="strong">{invitation.email}</span> to join{' '}
+      <span className="strong">{invitation.organization_name}</span> as {invitation.role}.
+    </p>
+  );
+  const fieldError = (pointer: string) => (accept.error instanceof ApiError ? accept.error.fieldError(pointer) : undefined);
+  const summary = accept.error && !fieldError('/name') && !fieldError('/password') ? errorMessage(accept.error) : undefined;
+
+  if (session) {
+    const same = session.user.email.toLowerCase() === invitation.email.toLowerCase();
+    return (
+      <StandaloneCard session={session} title={title}>
+        {intro}
+        <ErrorMessage message={summary} />
+        {same ? (
+          <button type="button" className="button button-primary button-block" disabled={accept.isPending} onClick={() => accept.mutate(undefined)}>
+            {accept.isPending ? 'Joining…' : `Accept as ${session.user.email}`}
+          </button>
+        ) : (
+          <ErrorMessage message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`} />
+        )}
+      </StandaloneCard>
+    );
+  }
+  if (invitation.account_exists) {
+    return (
+      <StandaloneCard session={session} title={title}>
+        {intro}
+        <p className="muted">{invitation.email} already has a Parley account: sign in, and you come back here to accept.</p>
+        <Link to={loginPathFor(`${BASE}/invitations`)} className="button button-primary button-block">
+          Sign in to accept
+        </Link>
+      </StandaloneCard>
+    );
+  }
+
+  function signUp(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void accept(invitation, { name: name.trim(), password });
+    accept.mutate({ name: name.trim(), password });
   }
 
-  switch (state.kind) {
-    case 'loading':
-      return (
-        <main className="center">
-          <Loading />
-        </main>
-      );
-    case 'missing':
-      return (
-        <OAuthCard session={session} title="Invitation">
-          <ErrorMessage message="This page needs the whole invitation link. Open the link you were sent again." />
-        </OAuthCard>
-      );
-    case 'failed':
-      return (
-        <OAuthCard session={session} title="Invitation">
-          <ErrorMessage message={state.error} />
-        </OAuthCard>
-      );
-    case 'accepted':
-      return (
-        <OAuthCard session={session} title={`Welcome to ${state.invitation.organization_name}`}>
-          <div className="alert alert-ok" role="status">
-            You joined {state.invitation.organization_name} as {state.invitation.role}.
-          </div>
-          {/* A full load: the dashboard starts again with the session (a new one, after a sign-up). */}
-          <a className="button button-primary button-block" href={`${BASE}/`}>
-            Open Parley
-          </a>
-        </OAuthCard>
-      );
-    case 'open': {
-      const { invitation } = state;
-      const title = `Join ${invitation.organization_name}`;
-      const intro = (
-        <p>
-          {invitation.inviter_name ?? 'An administrator'} invited <span className="strong">{invitation.email}</span> to join{' '}
-          <span className="strong">{invitation.organization_name}</span> as {invitation.role}.
-        </p>
-      );
-      if (session) {
-        const same = session.user.email.toLowerCase() === invitation.email.toLowerCase();
-        return (
-          <OAuthCard session={session} title={title}>
-            {intro}
-            <ErrorMessage message={error} />
-            {same ? (
-              <button type="button" className="button button-primary button-block" disabled={busy} onClick={() => void accept(invitation)}>
-                {busy ? 'Joining…' : `Accept as ${session.user.email}`}
-              </button>
-            ) : (
-              <ErrorMessage message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`} />
-            )}
-          </OAuthCard>
-        );
-      }
-      if (invitation.account_exists) {
-        return (
-          <OAuthCard session={session} title={title}>
-            {intro}
-            <p className="muted">{invitation.email} already has a Parley account: sign in, and you come back here to accept.</p>
-            <Link to={loginPathFor(`${BASE}/invitations`)} className="button button-primary button-block">
-              Sign in to accept
-            </Link>
-          </OAuthCard>
-        );
-      }
-      return (
-        <OAuthCard session={session} title={title}>
-          {intro}
-          <form onSubmit={(e) => signUp(e, invitation)} aria-label="Create your account">
-            <p className="muted">Create your account to join.</p>
-            <ErrorMessage message={error} />
-            <label className="field">
-              <span>Email</span>
-              <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly />
-            </label>
-            <label className="field">
-              <span>Your name</span>
-              <input type="text" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={(e) => setName(e.target.value)} />
-            </label>
-            <label className="field">
-              <span>Password</span>
-              <input type="password" name="password" autoComplete="new-password" required minLength={8} maxLength={1024} value={password} onChange={(e) => setPassword(e.target.value)} />
-            </label>
-            <button type="submit" className="button button-primary button-block" disabled={busy}>
-              {busy ? 'Creating your account…' : 'Create account and join'}
-            </button>
-          </form>
-        </OAuthCard>
-      );
-    }
-  }
+  return (
+    <StandaloneCard session={session} title={title}>
+      {intro}
+      <form onSubmit={signUp} aria-label="Create your account">
+        <p className="muted">Create your account to join.</p>
+        <ErrorMessage message={summary} />
+        <label className="field">
+          <span>Email</span>
+          <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly />
+        </label>
+        <TextField label="Your name" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={setName} error={fieldError('/name')} />
+        <NewPasswordField value={password} onChange={setPassword} error={fieldError('/password')} />
+        <button type="submit" className="button button-primary button-block" disabled={accept.isPending}>
+          {accept.isPending ? 'Creating your account…' : 'Create account and join'}
+        </button>
+      </form>
+    </StandaloneCard>
+  );
 }

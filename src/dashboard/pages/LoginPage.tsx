@@ -1,61 +1,43 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { api } from '../api.ts';
+import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
-import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
+import { ErrorMessage } from '../ui.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
+import { useSignInForm } from './sign-in-form.tsx';
 
 type Props = { notice?: string; onLoggedIn(): Promise<void> };
 
 export function LoginPage({ notice, onLoggedIn }: Props) {
-  usePageTitle('Sign in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, send } = useSending();
-  const [signupOpen, setSignupOpen] = useState(false);
-
-  useEffect(() => {
-    // Only a hint: if the server cannot say, no sign-up link shows.
-    api.signupState().then((state) => setSignupOpen(state.open), () => setSignupOpen(false));
-  }, []);
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void send(async () => {
-      await api.login(email.trim(), password);
-      setPassword('');
-      await onLoggedIn();
-    });
-  }
+  // Only a hint: if the server cannot say, no sign-up link shows.
+  const signup = useQuery({ queryKey: ['signup-state'], queryFn: api.signupState, retry: false, staleTime: Infinity });
+  const form = useSignInForm({ send: () => api.login(email.trim(), password), forget: () => setPassword(''), then: onLoggedIn, fields: ['/email', '/password'] });
 
   return (
-    <main className="login">
-      <form className="card login-card" onSubmit={submit} aria-labelledby="login-title">
-        <Brand dark />
-        <h1 id="login-title">Sign in</h1>
+    <StandaloneCard title="Sign in" session={undefined}>
+      <form onSubmit={form.onSubmit} aria-label="Sign in">
         <p className="muted">Use the email and password of your Parley account.</p>
-        {notice && !error ? (
+        {notice && !form.message ? (
           <div className="alert alert-info" role="status">
             {notice}
           </div>
         ) : null}
-        <ErrorMessage message={error} />
-        <label className="field">
-          <span>Email</span>
-          <input type="email" name="email" autoComplete="username" required autoFocus value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Password</span>
-          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-        </label>
-        <button type="submit" className="button button-primary button-block" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+        <ErrorMessage message={form.summary} />
+        <TextField label="Email" type="email" name="email" autoFocus autoComplete="username" required value={email} onChange={setEmail} error={form.fieldError('/email')} />
+        <TextField label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={setPassword} error={form.fieldError('/password')} />
+        <button type="submit" className="button button-primary button-block" disabled={form.busy}>
+          {form.busy ? 'Signing in…' : 'Sign in'}
         </button>
-        <p className="muted">Forgot your password? An owner or admin of your organization can give you a reset link.</p>
-        {signupOpen ? (
-          <p className="muted">
-            No account yet? <Link to="/signup">Create one</Link>
-          </p>
-        ) : null}
       </form>
-    </main>
+      <p className="muted">Forgot your password? An owner or admin of your organization can give you a reset link.</p>
+      {signup.data?.open ? (
+        <p className="muted">
+          No account yet? <Link to="/signup">Create one</Link>
+        </p>
+      ) : null}
+    </StandaloneCard>
   );
 }

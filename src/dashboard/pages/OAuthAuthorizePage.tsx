@@ -1,17 +1,14 @@
 /** The consent page of the authorization code flow: GET /v1/oauth/authorize sends the browser here with ?request=. */
-import { useEffect, useState } from 'react';
-import { api, ApiError, errorMessage, type OAuthAuthorizationRequest, type SessionInfo } from '../api.ts';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { api, ApiError, errorMessage, type SessionInfo } from '../api.ts';
+import { orgKey } from '../query.ts';
 import { ErrorMessage, Loading } from '../ui.tsx';
-import { ConsentForm, OAuthCard } from './OAuthConsent.tsx';
-
-type State =
-  | { kind: 'loading' }
-  | { kind: 'failed'; message: string }
-  | { kind: 'ready'; request: OAuthAuthorizationRequest }
-  | { kind: 'leaving'; to: string };
+import { ConsentForm } from './OAuthConsent.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 
 /** What a refusal to show the request means to the person looking at it. */
-function explain(err: unknown): string {
+function explain(err: unknown): string | undefined {
+  if (err === null || err === undefined) return undefined;
   if (err instanceof ApiError && err.status === 404) return 'This authorization request does not exist. Go back to the application and start again.';
   return errorMessage(err);
 }
@@ -26,71 +23,46 @@ function shownTarget(uri: string): string {
   }
 }
 
+const TITLE = 'Authorize an application';
+
 export function OAuthAuthorizePage({ session }: { session: SessionInfo }) {
   const requestId = new URLSearchParams(window.location.search).get('request') ?? '';
-  const [state, setState] = useState<State>(requestId ? { kind: 'loading' } : { kind: 'failed', message: 'This page is opened by an application asking for access. Start again from the application.' });
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const request = useQuery({
+    queryKey: orgKey('oauth-authorization-request', requestId),
+    queryFn: () => api.authorizationRequest(requestId),
+    enabled: requestId !== '',
+    retry: false,
+    staleTime: Infinity,
+  });
+  const decide = useMutation({
+    mutationFn: (organizationIds: string[] | undefined) => (organizationIds ? api.approveAuthorization(requestId, organizationIds) : api.denyAuthorization(requestId)),
+    onSuccess: ({ redirect_to }) => window.location.assign(redirect_to),
+  });
 
-  useEffect(() => {
-    if (!requestId) return;
-    let live = true;
-    api
-      .authorizationRequest(requestId)
-      .then((request) => live && setState({ kind: 'ready', request }))
-      .catch((err: unknown) => live && setState({ kind: 'failed', message: explain(err) }));
-    return () => {
-      live = false;
-    };
-  }, [requestId]);
-
-  async function decide(decision: () => Promise<{ redirect_to: string }>) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { redirect_to } = await decision();
-      setState({ kind: 'leaving', to: redirect_to });
-      window.location.assign(redirect_to);
-    } catch (err) {
-      setError(explain(err));
-      setBusy(false);
-    }
+  if (!requestId) {
+    return (
+      <StandaloneCard title={TITLE} session={session}>
+        <ErrorMessage message="This page is opened by an application asking for access. Start again from the application." />
+      </StandaloneCard>
+    );
   }
-
-  switch (state.kind) {
-    case 'loading':
-      return (
-        <OAuthCard title="Authorize an application" session={session}>
-          <Loading />
-        </OAuthCard>
-      );
-    case 'failed':
-      return (
-        <OAuthCard title="Authorize an application" session={session}>
-          <ErrorMessage message={state.message} />
-        </OAuthCard>
-      );
-    case 'leaving':
-      return (
-        <OAuthCard title="Authorize an application" session={session}>
-          <p role="status">Taking you back to {shownTarget(state.to)}…</p>
-        </OAuthCard>
-      );
-    case 'ready':
-      return (
-        <OAuthCard title={`Authorize ${state.request.client.name}`} session={session}>
-          <ErrorMessage message={error} />
-          <ConsentForm
-            consent={state.request}
-            session={session}
-            busy={busy}
-            onApprove={(ids) => void decide(() => api.approveAuthorization(requestId, ids))}
-            onDeny={() => void decide(() => api.denyAuthorization(requestId))}
-          />
-          <p className="muted small">
-            Afterwards you go back to <span className="mono">{shownTarget(state.request.redirect_uri)}</span>.
-          </p>
-        </OAuthCard>
-      );
+  if (decide.data) {
+    return (
+      <StandaloneCard title={TITLE} session={session}>
+        <p role="status">Taking you back to {shownTarget(decide.data.redirect_to)}…</p>
+      </StandaloneCard>
+    );
   }
+  if (!request.data) {
+    return <StandaloneCard title={TITLE} session={session}>{request.error ? <ErrorMessage message={explain(request.error)} /> : <Loading />}</StandaloneCard>;
+  }
+  return (
+    <StandaloneCard title={`Authorize ${request.data.client.name}`} session={session}>
+      <ErrorMessage message={explain(decide.error)} />
+      <ConsentForm consent={request.data} session={session} busy={decide.isPending} onApprove={(ids) => decide.mutate(ids)} onDeny={() => decide.mutate(undefined)} />
+      <p className="muted small">
+        Afterwards you go back to <span className="mono">{shownTarget(request.data.redirect_uri)}</span>.
+      </p>
+    </StandaloneCard>
+  );
 }

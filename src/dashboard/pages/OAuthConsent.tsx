@@ -1,34 +1,10 @@
 /**
- * What both OAuth pages (the consent page and the device page) show: a card of their own outside
- * the app's shell, and the consent itself: the client, the scopes in words, the organizations as
- * checkboxes, Approve and Deny.
+ * What both OAuth pages (the consent page and the device page) show: the client, the scopes in words,
+ * the organizations as a fieldset of checkboxes with a legend, Approve and Deny.
  */
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { OAuthConsent, SessionInfo } from '../api.ts';
-import { usePageTitle } from '../ui.tsx';
-
-export function OAuthCard({ title, session, children }: { title: string; session: SessionInfo | undefined; children: ReactNode }) {
-  usePageTitle(title);
-  return (
-    <main className="login">
-      <section className="card login-card oauth-card" aria-labelledby="oauth-title">
-        <div className="brand brand-dark">
-          <span className="brand-mark" aria-hidden="true">
-            P
-          </span>
-          Parley
-        </div>
-        <h1 id="oauth-title">{title}</h1>
-        {children}
-        {session ? (
-          <p className="muted small oauth-account">
-            Signed in as <span className="strong">{session.user.email}</span>
-          </p>
-        ) : null}
-      </section>
-    </main>
-  );
-}
+import { CheckboxGroup } from '../forms.tsx';
 
 type ConsentFormProps = {
   consent: OAuthConsent;
@@ -39,28 +15,19 @@ type ConsentFormProps = {
 };
 
 /** The organization preselected: the only one, or the one the dashboard acts in. */
-function preselected(consent: OAuthConsent, session: SessionInfo): Set<string> {
+function preselected(consent: OAuthConsent, session: SessionInfo): string[] {
   const ids = consent.organizations.map((o) => o.organization_id);
-  if (ids.length === 1) return new Set(ids);
-  return new Set(ids.filter((id) => id === session.organization_id));
+  if (ids.length === 1) return ids;
+  return ids.filter((id) => id === session.organization_id);
 }
 
 export function ConsentForm({ consent, session, busy, onApprove, onDeny }: ConsentFormProps) {
-  const [chosen, setChosen] = useState<Set<string>>(() => preselected(consent, session));
-
-  function toggle(id: string, on: boolean) {
-    setChosen((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
-  }
+  const [chosen, setChosen] = useState<string[]>(() => preselected(consent, session));
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     // In the order the list shows them.
-    onApprove(consent.organizations.map((o) => o.organization_id).filter((id) => chosen.has(id)));
+    onApprove(consent.organizations.map((o) => o.organization_id).filter((id) => chosen.includes(id)));
   }
 
   return (
@@ -75,23 +42,15 @@ export function ConsentForm({ consent, session, busy, onApprove, onDeny }: Conse
           </li>
         ))}
       </ul>
-      <fieldset className="permissions">
-        <legend>Organizations it may reach</legend>
-        <div className="oauth-organizations">
-          {consent.organizations.map((o) => (
-            <label key={o.organization_id} className="permission">
-              <input type="checkbox" name="organization_ids" value={o.organization_id} checked={chosen.has(o.organization_id)} onChange={(e) => toggle(o.organization_id, e.target.checked)} />
-              <span>
-                <span className="permission-name">{o.organization_name}</span>
-                <span className="permission-description">Your role: {o.role}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      {chosen.size === 0 ? <p className="muted small">Choose at least one organization to approve.</p> : null}
+      <CheckboxGroup
+        legend="Organizations it may reach"
+        options={consent.organizations.map((o) => ({ value: o.organization_id, label: o.organization_name, description: `Your role: ${o.role}` }))}
+        value={chosen}
+        onChange={setChosen}
+        description={chosen.length === 0 ? 'Choose at least one organization to approve.' : undefined}
+      />
       <div className="oauth-buttons">
-        <button type="submit" className="button button-primary" disabled={busy || chosen.size === 0}>
+        <button type="submit" className="button button-primary" disabled={busy || chosen.length === 0}>
           Approve
         </button>
         <button type="button" className="button" disabled={busy} onClick={onDeny}>

@@ -3,9 +3,11 @@
  * fragment, so no server ever logs it. The new password twice, then on to sign in.
  */
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, errorMessage } from '../api.ts';
+import { api, ApiError } from '../api.ts';
 import { BASE } from '../base.ts';
-import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
+import { TextField, useForm } from '../forms.tsx';
+import { ErrorMessage } from '../ui.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -16,26 +18,32 @@ function takeToken(): string {
   return token;
 }
 
-function explain(err: unknown): string {
-  if (err instanceof ApiError && err.status === 404) return 'This reset link is not valid. Check that you opened the whole link, or ask for a new one.';
-  if (err instanceof ApiError && err.status === 410) return `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`;
-  return errorMessage(err);
+/** The link's refusals in words for the person holding it. */
+function explained(err: unknown): unknown {
+  if (!(err instanceof ApiError)) return err;
+  if (err.status === 404) return new ApiError(404, 'This reset link is not valid. Check that you opened the whole link, or ask for a new one.', err.code);
+  if (err.status === 410) return new ApiError(410, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, err.code);
+  return err;
 }
 
 export function ResetPasswordPage() {
-  usePageTitle('Set a new password');
   const [token] = useState(takeToken);
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
-  const { busy, error, setError, send } = useSending(explain);
+  const [mismatch, setMismatch] = useState<string | undefined>(undefined);
+  const form = useForm();
   const [done, setDone] = useState(false);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (password !== again) return setError('The two passwords differ. Type the same new password twice.');
-    if ([...password].length < MIN_PASSWORD_LENGTH) return setError(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
-    void send(async () => {
-      await api.resetPassword(token, password);
+    form.reset();
+    if (password !== again) return setMismatch('The two passwords differ. Type the same new password twice.');
+    if ([...password].length < MIN_PASSWORD_LENGTH) return setMismatch(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    setMismatch(undefined);
+    void form.submit(async () => {
+      await api.resetPassword(token, password).catch((err: unknown) => {
+        throw explained(err);
+      });
       setPassword('');
       setAgain('');
       setDone(true);
@@ -43,40 +51,30 @@ export function ResetPasswordPage() {
   }
 
   return (
-    <main className="login">
-      <div className="card login-card">
-        <Brand dark />
-        <h1>Set a new password</h1>
-        {done ? (
-          <>
-            <div className="alert alert-info" role="status">
-              Your password is set. Every session of your account has ended: sign in with the new password.
-            </div>
-            {/* A full load: whatever session this browser had is gone. */}
-            <a className="button button-primary button-block" href={`${BASE}/login`}>
-              Sign in
-            </a>
-          </>
-        ) : token === '' ? (
-          <ErrorMessage message="This page needs the whole reset link (it ends with #token=…). Open the link you were given again." />
-        ) : (
-          <form onSubmit={submit} aria-label="Password reset">
-            <p className="muted">Choose a password of at least {MIN_PASSWORD_LENGTH} characters. The link works once.</p>
-            <ErrorMessage message={error} />
-            <label className="field">
-              <span>New password</span>
-              <input type="password" name="new_password" autoComplete="new-password" required autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />
-            </label>
-            <label className="field">
-              <span>New password again</span>
-              <input type="password" name="new_password_again" autoComplete="new-password" required value={again} onChange={(e) => setAgain(e.target.value)} />
-            </label>
-            <button type="submit" className="button button-primary button-block" disabled={busy}>
-              {busy ? 'Saving…' : 'Set password'}
-            </button>
-          </form>
-        )}
-      </div>
-    </main>
+    <StandaloneCard title="Set a new password" session={undefined}>
+      {done ? (
+        <>
+          <div className="alert alert-info" role="status">
+            Your password is set. Every session of your account has ended: sign in with the new password.
+          </div>
+          {/* A full load: whatever session this browser had is gone. */}
+          <a className="button button-primary button-block" href={`${BASE}/login`}>
+            Sign in
+          </a>
+        </>
+      ) : token === '' ? (
+        <ErrorMessage message="This page needs the whole reset link (it ends with #token=…). Open the link you were given again." />
+      ) : (
+        <form onSubmit={submit} aria-label="Password reset">
+          <p className="muted">Choose a password of at least {MIN_PASSWORD_LENGTH} characters. The link works once.</p>
+          <ErrorMessage message={mismatch ?? (form.fieldError('/new_password') ? undefined : form.message)} />
+          <TextField label="New password" type="password" name="new_password" autoComplete="new-password" required autoFocus value={password} onChange={setPassword} error={form.fieldError('/new_password')} />
+          <TextField label="New password again" type="password" name="new_password_again" autoComplete="new-password" required value={again} onChange={setAgain} />
+          <button type="submit" className="button button-primary button-block" disabled={form.busy}>
+            {form.busy ? 'Saving…' : 'Set password'}
+          </button>
+        </form>
+      )}
+    </StandaloneCard>
   );
 }

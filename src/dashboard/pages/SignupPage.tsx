@@ -1,59 +1,42 @@
 /** Open sign-up (only reachable when the server runs with SIGNUP=open): an account and an organization of one's own. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api.ts';
+import { TextField } from '../forms.tsx';
 import { Link } from '../router.tsx';
-import { Brand, ErrorMessage, usePageTitle, useSending } from '../ui.tsx';
-import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
+import { ErrorMessage } from '../ui.tsx';
+import { StandaloneCard } from './StandaloneCard.tsx';
+import { NewPasswordField, useSignInForm } from './sign-in-form.tsx';
 
 type Props = { onSignedUp(): Promise<void> };
 
 export function SignupPage({ onSignedUp }: Props) {
-  usePageTitle('Create an account');
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [organization, setOrganization] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, send } = useSending();
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void send(async () => {
-      await api.signup({ name: name.trim(), email: email.trim(), password, organization_name: organization.trim() });
-      setPassword('');
-      await onSignedUp();
-    });
-  }
+  const form = useSignInForm({
+    send: () => api.signup({ name: name.trim(), email: email.trim(), password, organization_name: organization.trim() }),
+    forget: () => setPassword(''),
+    then: onSignedUp,
+    fields: ['/name', '/email', '/password', '/organization_name'],
+  });
 
   return (
-    <main className="login">
-      <form className="card login-card" onSubmit={submit} aria-labelledby="signup-title">
-        <Brand dark />
-        <h1 id="signup-title">Create an account</h1>
+    <StandaloneCard title="Create an account" session={undefined}>
+      <form onSubmit={form.onSubmit} aria-label="Create an account">
         <p className="muted">You get an organization of your own; invite your colleagues to it later.</p>
-        <ErrorMessage message={error} />
-        <label className="field">
-          <span>Your name</span>
-          <input type="text" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Email</span>
-          <input type="email" name="email" autoComplete="username" required maxLength={320} value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Password</span>
-          <input type="password" name="password" autoComplete="new-password" required minLength={MIN_PASSWORD_LENGTH} value={password} onChange={(e) => setPassword(e.target.value)} />
-        </label>
-        <label className="field">
-          <span>Organization name</span>
-          <input type="text" name="organization_name" autoComplete="organization" required maxLength={200} value={organization} onChange={(e) => setOrganization(e.target.value)} />
-        </label>
-        <button type="submit" className="button button-primary button-block" disabled={busy}>
-          {busy ? 'Creating…' : 'Create account'}
+        <ErrorMessage message={form.summary} />
+        <TextField label="Your name" name="name" autoFocus autoComplete="name" required maxLength={200} value={name} onChange={setName} error={form.fieldError('/name')} />
+        <TextField label="Email" type="email" name="email" autoComplete="username" required maxLength={320} value={email} onChange={setEmail} error={form.fieldError('/email')} />
+        <NewPasswordField value={password} onChange={setPassword} error={form.fieldError('/password')} />
+        <TextField label="Organization name" name="organization_name" autoComplete="organization" required maxLength={200} value={organization} onChange={setOrganization} error={form.fieldError('/organization_name')} />
+        <button type="submit" className="button button-primary button-block" disabled={form.busy}>
+          {form.busy ? 'Creating…' : 'Create account'}
         </button>
-        <p className="muted">
-          Have an account? <Link to="/login">Sign in</Link>
-        </p>
       </form>
-    </main>
+      <p className="muted">
+        Have an account? <Link to="/login">Sign in</Link>
+      </p>
+    </StandaloneCard>
   );
 }

@@ -18,6 +18,7 @@ const OAuthAuthorizationSchema = z
     last_used_at: z.string().nullable().meta({ format: 'date-time' }),
   })
   .meta({ id: 'OAuthAuthorization' });
+export type OAuthAuthorizationRecord = z.infer<typeof OAuthAuthorizationSchema>;
 
 function presentAuthorization(a: UserAuthorization): z.infer<typeof OAuthAuthorizationSchema> {
   return {

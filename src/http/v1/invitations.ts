@@ -48,6 +48,8 @@ const CreatedInvitationSchema = InvitationSchema.extend({
   url: z.string().meta({ description: 'The one-time link to hand to the invitee: APP_URL/invitations#token=… (the secret is in the fragment, which no server logs)' }),
   mailed: z.boolean().meta({ description: 'Whether the link is also being mailed (SMTP_URL is set); a failed mail is logged and does not fail the invitation' }),
 }).meta({ id: 'CreatedInvitation' });
+export type InvitationRecord = z.infer<typeof InvitationSchema>;
+export type CreatedInvitationRecord = z.infer<typeof CreatedInvitationSchema>;
 
 const InvitationPreviewSchema = z
   .object({

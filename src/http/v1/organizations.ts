@@ -40,6 +40,8 @@ const MemberSchema = z
     joined_at: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'Member' });
+export type OrganizationRecord = z.infer<typeof OrganizationSchema>;
+export type MemberRecord = z.infer<typeof MemberSchema>;
 
 const OrganizationNameSchema = z.string().trim().min(1).max(200).meta({ example: 'Acme GmbH' });
 const OrganizationBodySchema = z.object({ name: OrganizationNameSchema }).meta({ id: 'OrganizationRequest' });

@@ -23,6 +23,7 @@ const PasswordResetLinkSchema = z
     mailed: z.boolean().meta({ description: "Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request" }),
   })
   .meta({ id: 'PasswordResetLink' });
+export type PasswordResetLinkRecord = z.infer<typeof PasswordResetLinkSchema>;
 
 const RedeemBodySchema = z
   .object({

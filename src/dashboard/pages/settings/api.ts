@@ -1,0 +1,43 @@
+/** The settings area's calls: the organization, its members and invitations, the account, authorized apps. */
+import type { CreatedInvitationRecord, InvitationRecord } from '../../../http/v1/invitations.ts';
+import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organizations.ts';
+import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.ts';
+import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.ts';
+import type { Role } from '../../../domain/permissions.ts';
+import { call, currentOrganization, type Page } from '../../api.ts';
+
+export type { CreatedInvitationRecord, InvitationRecord, MemberRecord, OAuthAuthorizationRecord, OrganizationRecord, PasswordResetLinkRecord };
+
+export const ROLES: ReadonlyArray<{ value: Role; label: string; description: string }> = [
+  { value: 'member', label: 'Member', description: 'Works in the inbox and contacts' },
+  { value: 'admin', label: 'Admin', description: 'Also manages channels, developers and members' },
+  { value: 'owner', label: 'Owner', description: 'Everything, including owners' },
+];
+
+const enc = encodeURIComponent;
+/** The path of the organization the dashboard acts in. */
+const org = () => `/v1/organizations/${enc(currentOrganization() ?? '')}`;
+const data = <T>(r: { data: T }) => r.data;
+
+export const settingsApi = {
+  organization: () => call<{ data: OrganizationRecord }>('GET', org()).then(data),
+  rename: (name: string) => call<{ data: OrganizationRecord }>('PATCH', org(), { body: { name } }).then(data),
+  leave: () => call<void>('POST', `${org()}/leave`),
+  createOrganization: (name: string) => call<{ data: OrganizationRecord }>('POST', '/v1/organizations', { body: { name } }).then(data),
+
+  members: () => call<{ data: MemberRecord[] }>('GET', `${org()}/members`).then(data),
+  changeRole: (userId: string, role: Role) => call<{ data: MemberRecord }>('PATCH', `${org()}/members/${enc(userId)}`, { body: { role } }).then(data),
+  removeMember: (userId: string) => call<void>('DELETE', `${org()}/members/${enc(userId)}`),
+  passwordReset: (userId: string) => call<{ data: PasswordResetLinkRecord }>('POST', `${org()}/members/${enc(userId)}/password-reset`).then(data),
+
+  invitations: () => call<{ data: InvitationRecord[] }>('GET', `${org()}/invitations`).then(data),
+  invite: (email: string, role: Role) => call<{ data: CreatedInvitationRecord }>('POST', `${org()}/invitations`, { body: { email, role } }).then(data),
+  cancelInvitation: (id: string) => call<void>('DELETE', `${org()}/invitations/${enc(id)}`),
+
+  updateAccount: (input: { name?: string; email?: string; current_password?: string }) => call<{ data: unknown }>('PATCH', '/v1/auth/account', { body: input }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    call<{ data: { ended_sessions: number } }>('POST', '/v1/auth/password', { body: { current_password: currentPassword, new_password: newPassword } }).then(data),
+
+  authorizations: (cursor?: string) => call<Page<OAuthAuthorizationRecord>>('GET', '/v1/auth/authorizations', { query: { cursor } }),
+  revokeAuthorization: (id: string) => call<void>('DELETE', `/v1/auth/authorizations/${enc(id)}`),
+};
