@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
-import { checkPage, launchBrowser, logIn, openContext, PHONE, problemsOf } from './browser.ts';
+import { checkPage, launchBrowser, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
 import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send } from './messages-helpers.ts';
@@ -249,6 +249,7 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     const picture = carla.locator('li.message-in', { hasText: 'My receipt' });
     await picture.waitFor();
     assert.match((await picture.textContent()) ?? '', /^image/i);
+    await saveScreenshot(page, 'inbox-thread-types-desktop');
 
     // A reply the provider cannot deliver: failed, with the provider's error under it.
     await customerWrites(server, channel.id, DORA, 'text', { body: 'Can you hear me?' }, { name: 'Dora Unreachable' });
