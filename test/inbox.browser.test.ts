@@ -23,6 +23,7 @@ const BRUNO = '4915112340022';
 const CARLA = '4915112340033';
 /** The sandbox reports messages to numbers ending in 0001 as failed (undeliverable). */
 const DORA = '4915112340001';
+const EVAN = '4915112340055';
 
 before(async () => {
   // Each delivery step a second apart, so the thread can be seen passing through each status.
@@ -266,6 +267,22 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     const shown = (await failed.locator('.message-error').textContent()) ?? '';
     assert.ok(shown.includes(error.title) && shown.includes(`(${error.code})`), `the error under the message: ${shown}`);
     await failed.getByText('failed', { exact: true }).waitFor();
+
+    // A long thread: the newest 50 first, older ones on demand above them.
+    for (let batch = 0; batch < 55; batch += 11) {
+      await Promise.all(Array.from({ length: 11 }, (_, i) => customerWrites(server, channel.id, EVAN, 'text', { body: `Note ${String(batch + i + 1).padStart(2, '0')}` })));
+    }
+    await page.goto(`${server.baseUrl}/app/inbox?q=${EVAN}`);
+    await row(page, `+${EVAN}`).getByRole('link').click();
+    const evan = page.getByRole('region', { name: /^Messages with / });
+    await evan.locator('li.message').nth(49).waitFor();
+    assert.equal(await evan.locator('li.message').count(), 50);
+    await evan.getByRole('button', { name: 'Load older messages' }).click();
+    await evan.locator('li.message').nth(54).waitFor();
+    assert.equal(await evan.getByRole('button', { name: 'Load older messages' }).count(), 0, 'nothing older is left');
+    // Oldest at the top, newest at the bottom (each batch of notes was written after the one before).
+    const noteOf = async (n: number) => Number(/Note (\d+)/.exec((await evan.locator('li.message').nth(n).textContent()) ?? '')?.[1]);
+    assert.ok((await noteOf(0)) <= 11 && (await noteOf(54)) >= 45, `first ${await noteOf(0)}, last ${await noteOf(54)}`);
 
     // Phones: the thread alone, with a way back to the list.
     await page.goto(`${server.baseUrl}/app/inbox`);
