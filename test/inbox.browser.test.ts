@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
+import { uuidv7 } from '../src/lib/ids.ts';
 import { checkPage, launchBrowser, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
 import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
@@ -295,6 +296,11 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     assert.equal(await carla.count(), 0);
 
     assert.deepEqual(problems(recorded, 1), { consoleErrors: [], pageErrors: [] });
+
+    // A deep link to a conversation that is not there says so (after the console check: the 404 is logged).
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${server.baseUrl}/app/inbox/${uuidv7()}`);
+    await page.getByText('This conversation does not exist, or it belongs to another organization.').waitFor();
   } finally {
     await context.close();
   }
