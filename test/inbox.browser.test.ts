@@ -27,8 +27,8 @@ const DORA = '4915112340001';
 const EVAN = '4915112340055';
 
 before(async () => {
-  // Each delivery step a second apart, so the thread can be seen passing through each status.
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1200' } });
+  // Each delivery step 1.5 s apart, so the thread can be seen passing through each status.
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1500' } });
   channel = await officialChannel(server, 'Support line');
   await approvedTemplate(server, channel.id, 'welcome_back', 'en_US', [{ type: 'BODY', text: 'Hi {{1}}, welcome back! Your order {{2}} is ready.' }]);
   browser = await launchBrowser();
@@ -40,6 +40,8 @@ after(async () => {
 });
 
 async function signIn(page: Page, path = '/app/inbox') {
+  // A loaded machine (the whole suite on two cores) can take a while per step.
+  page.setDefaultTimeout(20_000);
   await page.goto(`${server.baseUrl}${path}`);
   await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
   await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
