@@ -5,6 +5,7 @@
  * and reopen, and the filters and search (kept in the URL) narrow the list.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
@@ -12,12 +13,16 @@ import { queryRows } from '../src/db/client.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { checkPage, launchBrowser, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
 import { eventually } from './eventually.ts';
-import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { freePort, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send } from './messages-helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
 let channel: { id: string; phone: string };
+/** Serves a picture on loopback, for a media message sent by URL (the worker checks it before sending). */
+let media: Server;
+let mediaBase: string;
+const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 const ANA = '4915112340011';
 const BRUNO = '4915112340022';
@@ -31,12 +36,20 @@ before(async () => {
   server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1500' } });
   channel = await officialChannel(server, 'Support line');
   await approvedTemplate(server, channel.id, 'welcome_back', 'en_US', [{ type: 'BODY', text: 'Hi {{1}}, welcome back! Your order {{2}} is ready.' }]);
+  media = createServer((req, res) => {
+    if (req.url !== '/receipt.png') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PIXEL.length) }).end(PIXEL);
+  });
+  const port = await freePort();
+  mediaBase = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve) => media.listen(port, '127.0.0.1', resolve));
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await new Promise<void>((resolve) => (media ? media.close(() => resolve()) : resolve()));
 });
 
 async function signIn(page: Page, path = '/app/inbox') {
@@ -135,6 +148,16 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     await page.locator('.field-error', { hasText: 'must be a URL' }).waitFor();
     assert.match(await describedError(page, 'Media URL'), /must be a URL/);
     await checkPage(page, 'inbox-thread');
+
+    // A picture by URL: sent once the URL is right, offered in the thread as its file with the caption.
+    await page.getByLabel('Media URL', { exact: true }).fill(`${mediaBase}/receipt.png`);
+    await page.getByLabel('Caption', { exact: true }).fill('Your receipt');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const picture = thread.locator('li.message-out', { hasText: 'Your receipt' });
+    await picture.waitFor();
+    assert.equal(await picture.getByRole('link', { name: /receipt\.png/ }).getAttribute('href'), `${mediaBase}/receipt.png`);
+    assert.match((await picture.textContent()) ?? '', /^image/i);
+    await thread.locator('li.message-out[data-status="read"]', { hasText: 'Your receipt' }).waitFor({ timeout: 30_000 });
 
     // Assign to me, close, reopen: the header, the list row and the server agree.
     const ownerName = await page.locator('aside.sidebar .account-name').textContent();

@@ -24,25 +24,25 @@ function Kind({ children }: { children: ReactNode }) {
   return <span className="msg-kind">{children}</span>;
 }
 
+/**
+ * Media: its kind, the file (a link that opens it in a new tab) and the caption. The file itself is not
+ * embedded: the dashboard's Content-Security-Policy loads images and media from its own origin only, so
+ * an address elsewhere is offered as a link rather than shown broken (and with a console error).
+ */
 function Media({ type, content }: { type: string; content: Json }) {
   const url = webUrl(content.media_url ?? content.url ?? content.sticker_url);
   const caption = str(content.caption);
   const name = str(content.file_name) ?? (url ? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') : undefined);
-  let preview: ReactNode;
-  if (!url) preview = <span className="muted">{str(content.mime_type) ?? 'media'} received (kept by the provider)</span>;
-  else if (type === 'image' || type === 'sticker') preview = <img className="msg-image" src={url} alt={caption ?? `${type} attachment`} loading="lazy" />;
-  else if (type === 'video') preview = <video className="msg-image" src={url} controls preload="none" aria-label={caption ?? 'video attachment'} />;
-  else if (type === 'audio') preview = <audio src={url} controls preload="none" aria-label="audio attachment" />;
-  else preview = null;
   return (
     <>
       <Kind>{type}</Kind>
-      {preview ? <div className="msg-media">{preview}</div> : null}
       {url ? (
-        <a href={url} target="_blank" rel="noreferrer noopener" className="msg-link">
-          {name || url}
+        <a href={url} target="_blank" rel="noreferrer noopener" className="msg-link msg-file">
+          {name || url} <span className="visually-hidden">(opens in a new tab)</span>↗
         </a>
-      ) : null}
+      ) : (
+        <span className="msg-file muted">{str(content.mime_type) ?? 'media'} received (kept by the provider)</span>
+      )}
       {caption ? <p className="msg-text">{caption}</p> : null}
     </>
   );
