@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -17,7 +18,9 @@ import { recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createKeyWith, createOtherOrganization, freePort, loginCookie, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
+import { checkAuthCases } from '../auth-cases.ts';
 import { eventually } from '../eventually.ts';
+import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 
 const HEARTBEAT_MS = 300;
 
@@ -44,13 +47,14 @@ type Stream = {
   close(): void;
 };
 
-type As = { key?: string; cookie?: string; headers?: Record<string, string> };
+type As = { key?: string; cookie?: string; bearer?: string; headers?: Record<string, string> };
 
 /** Opens a stream and reads it as it comes; a refusal is read whole. */
 async function openStream(target: { baseUrl: string }, url: string, as: As): Promise<Stream> {
   const headers: Record<string, string> = { accept: 'text/event-stream', ...as.headers };
   if (as.key) headers['x-api-key'] = as.key;
   if (as.cookie) headers.cookie = as.cookie;
+  if (as.bearer) headers.authorization = `Bearer ${as.bearer}`;
   server.registerSensitive('an X-Api-Key', as.key);
   server.registerSensitive('a session cookie', as.cookie?.split('=')[1]);
   const controller = new AbortController();
@@ -280,6 +284,32 @@ test('credentials: none or an unknown one is 401, one without webhooks:read is 4
   }
 });
 
+test('the auth cases every route passes (refused before any stream starts)', async () => {
+  await checkAuthCases(server, [{ method: 'GET', path: '/v1/events/stream', permission: 'webhooks:read' }]);
+});
+
+test('an OAuth access token with webhooks:read streams; revoking its grant ends the stream within a heartbeat', async () => {
+  const cookie = await loginCookie(server);
+  const session = await request(server, 'GET', '/v1/auth/session', { cookie });
+  const client = await createOAuthClient(server, { scopes: ['webhooks:read'] });
+  const grant = await createGrant(server, { client, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
+  const stream = await openStream(server, '/v1/events/stream', { bearer: grant.accessToken });
+  try {
+    assert.equal(stream.status, 200);
+    const ids = await emit(server.organizationId, 1);
+    await eventually('the event by bearer', () => stream.messages[0]?.data.id === ids[0] || undefined);
+    const revoked = await request(server, 'DELETE', `/v1/auth/authorizations/${grant.id}`, { cookie });
+    assert.equal(revoked.status, 204, revoked.text);
+    await eventually('the bearer stream to end', () => stream.isEnded() || undefined, { timeoutMs: HEARTBEAT_MS * 10 });
+  } finally {
+    stream.close();
+  }
+  const noScope = await createOAuthClient(server, { scopes: ['messages:read'] });
+  const narrow = await createGrant(server, { client: noScope, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
+  const refused = await openStream(server, '/v1/events/stream', { bearer: narrow.accessToken });
+  assert.equal(refused.status, 403);
+});
+
 test('a session streams its organization, or another it is a member of by organization_id; not one it is not a member of', async () => {
   const cookie = await loginCookie(server);
   const own = await openStream(server, '/v1/events/stream', { cookie });
@@ -330,6 +360,31 @@ test('a stream ends within a heartbeat once its session is revoked or its key de
   }
 });
 
+test('a client that does not read is dropped once 1 MiB waits for it, rather than buffered without end', async () => {
+  const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+  server.registerSensitive('an X-Api-Key', server.apiKey);
+  let received = 0;
+  let ended = false;
+  socket.on('data', (chunk) => {
+    received += chunk.length;
+    // Connected: stop reading (the kernel's buffers fill, then the server's).
+    if (chunk.toString().includes('retry:')) socket.pause();
+  });
+  socket.on('close', () => (ended = true));
+  socket.on('error', () => undefined);
+  socket.write(`GET /v1/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${server.apiKey}\r\n\r\n`);
+  await eventually('the stream to start', () => socket.isPaused() || undefined);
+  // About 24 MiB of events, far past what the socket buffers and the stream's bound hold.
+  const big = 'x'.repeat(64 * 1024);
+  await server.container.database.db.transaction(async (tx) => {
+    for (let i = 0; i < 384; i++) await recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: big, status: `s${i}` });
+  });
+  await eventually('the server to drop the slow client', () => server.logs.some((l) => l.includes('does not keep up')) || undefined);
+  socket.resume();
+  await eventually('the connection to end', () => ended || undefined);
+  assert.ok(received < 384 * big.length, `received ${received} bytes: the stream was cut short`);
+});
+
 test('closing the server ends its open streams at once instead of waiting on them', async () => {
   const own = await startTestServer({ env: { EVENT_STREAM_HEARTBEAT_MS: '60000' } });
   const streams = await Promise.all([1, 2, 3].map(() => openStream(own, '/v1/events/stream', { key: own.apiKey })));
@@ -365,8 +420,11 @@ test('two processes on one PostgreSQL database: an event committed through A rea
     await addNote(server);
     await addNote(server);
     await eventually('the events committed through A, on B', () => stream.messages.length >= 2 || undefined);
-    const all = await listed(server.apiKey);
-    assert.deepEqual(stream.messages.map((m) => m.data), all.slice(-2).map((e) => e.record));
+    assert.deepEqual(stream.messages.map((m) => m.event), ['crm.comment.created', 'crm.comment.created']);
+    // The same records A lists, with the same cursors.
+    const next = await request(server, 'GET', `/v1/events?cursor=${stream.messages[0]!.id}`, { key: server.apiKey });
+    assert.deepEqual(next.body.data, [stream.messages[1]!.data]);
+    assert.equal(next.body.meta.next_cursor, stream.messages[1]!.id);
     stream.close();
   } finally {
     await app.close();
