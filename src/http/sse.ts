@@ -61,7 +61,9 @@ export function startSse(request: FastifyRequest, reply: FastifyReply, settings:
     // Proxies that buffer responses (nginx) pass this one through as it comes.
     'x-accel-buffering': 'no',
   });
-  res.write(`retry: ${settings.retryMs}\n\n`);
+  // A HEAD request gets the headers only, and its connection back.
+  if (request.method === 'HEAD') res.end();
+  else res.write(`retry: ${settings.retryMs}\n\n`);
   const closers: Array<() => void> = [];
   let closed = false;
   const close = () => {

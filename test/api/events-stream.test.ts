@@ -233,6 +233,10 @@ test('types: only the events of those types; an unknown type or a bad cursor is 
   } finally {
     stream.close();
   }
+  const head = await fetch(`${server.baseUrl}/v1/events/stream`, { method: 'HEAD', headers: { 'x-api-key': server.apiKey } });
+  assert.equal(head.status, 200);
+  assert.match(head.headers.get('content-type')!, /^text\/event-stream/);
+  assert.equal(await head.text(), '', 'a HEAD request gets the headers and its answer ends');
   const unknownType = await openStream(server, '/v1/events/stream?types=crm.comment.created,message.nope', { key: server.apiKey });
   assert.equal(unknownType.status, 400);
   assert.equal(unknownType.headers.get('content-type'), 'application/problem+json; charset=utf-8');
@@ -390,7 +394,13 @@ test('closing the server ends its open streams at once instead of waiting on the
   const streams = await Promise.all([1, 2, 3].map(() => openStream(own, '/v1/events/stream', { key: own.apiKey })));
   assert.ok(streams.every((s) => s.status === 200 && !s.isEnded()));
   const started = Date.now();
-  await own.close();
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    own.close().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+  ]);
+  clearTimeout(timer);
+  assert.ok(closed, 'the server is still closing after 10 s: it waits on its open streams');
   const took = Date.now() - started;
   await Promise.all(streams.map((s) => s.ended));
   assert.ok(took < 5000, `closing took ${took} ms`);
