@@ -14,7 +14,9 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { buildContainer } from '../../src/container.ts';
-import { recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { EVENTS_SEQUENCED_CHANNEL, recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createKeyWith, createOtherOrganization, freePort, loginCookie, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
@@ -426,7 +428,14 @@ test('two processes on one PostgreSQL database: an event committed through A rea
   const b = { baseUrl: config.baseUrl };
   try {
     const stream = await openStream(b, '/v1/events/stream', { key: server.apiKey });
+    const more = await Promise.all([1, 2, 3].map(() => openStream(b, '/v1/events/stream?types=crm.comment.created', { key: server.apiKey })));
     assert.equal(stream.status, 200);
+    // One LISTEN connection per process, however many streams it serves: A's (earlier tests opened streams there) and B's.
+    const [listening] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and query = ${`listen "${EVENTS_SEQUENCED_CHANNEL}"`}`,
+    );
+    assert.equal(listening!.n, 2);
     await addNote(server);
     await addNote(server);
     await eventually('the events committed through A, on B', () => stream.messages.length >= 2 || undefined);
@@ -435,7 +444,8 @@ test('two processes on one PostgreSQL database: an event committed through A rea
     const next = await request(server, 'GET', `/v1/events?cursor=${stream.messages[0]!.id}`, { key: server.apiKey });
     assert.deepEqual(next.body.data, [stream.messages[1]!.data]);
     assert.equal(next.body.meta.next_cursor, stream.messages[1]!.id);
-    stream.close();
+    for (const s of more) await eventually('the notes on every stream of B', () => s.messages.length >= 2 || undefined);
+    for (const s of [stream, ...more]) s.close();
   } finally {
     await app.close();
     await container.close();
