@@ -17,6 +17,7 @@ import { buildContainer } from '../../src/container.ts';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { EVENTS_SEQUENCED_CHANNEL, recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
+import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createKeyWith, createOtherOrganization, freePort, loginCookie, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
@@ -385,10 +386,31 @@ test('a client that does not read is dropped once 1 MiB waits for it, rather tha
   await server.container.database.db.transaction(async (tx) => {
     for (let i = 0; i < 384; i++) await recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: big, status: `s${i}` });
   });
-  await eventually('the server to drop the slow client', () => server.logs.some((l) => l.includes('does not keep up')) || undefined);
+  // More events while those still wait for the client.
+  await eventually('the server to drop the slow client', async () => {
+    if (server.logs.some((l) => l.includes('does not keep up'))) return true;
+    await emit(server.organizationId, 1);
+    return false;
+  });
   socket.resume();
   await eventually('the connection to end', () => ended || undefined);
   assert.ok(received < 384 * big.length, `received ${received} bytes: the stream was cut short`);
+});
+
+test('a client that stops reading while its backlog is sent is dropped at the next heartbeat', async () => {
+  // The backlog from the start: the previous test's 24 MiB of events.
+  const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+  let ended = false;
+  socket.on('data', (chunk) => {
+    if (chunk.toString().includes('retry:')) socket.pause();
+  });
+  socket.on('close', () => (ended = true));
+  socket.on('error', () => undefined);
+  const logged = server.logs.length;
+  socket.write(`GET /v1/events/stream?cursor=${encodeEventCursor(0)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${server.apiKey}\r\n\r\n`);
+  await eventually('the server to drop the stalled client', () => server.logs.slice(logged).some((l) => l.includes('does not keep up')) || undefined, { timeoutMs: HEARTBEAT_MS * 20 });
+  socket.resume();
+  await eventually('the connection to end', () => ended || undefined);
 });
 
 test('closing the server ends its open streams at once instead of waiting on them', async () => {
