@@ -109,6 +109,8 @@ const envSchema = z.object({
   OAUTH_DEVICE_POLL_INTERVAL: duration.prefault('5s'),
   OAUTH_CODE_TTL: duration.prefault('60s'),
   EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
+  EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
+  EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
 });
 
 export type Config = {
@@ -180,6 +182,8 @@ export type Config = {
   };
   /** Events, webhook deliveries and their attempts are kept this many days. */
   eventRetentionDays: number;
+  /** GET /v1/events/stream: the keep-alive comment's period (credentials are checked again on each), and the polling floor under the NOTIFY. */
+  eventStream: { heartbeatMs: number; pollMs: number };
   /** Open sign-up (POST /v1/auth/signup) or only invited people. */
   signup: 'closed' | 'open';
   /** Outgoing mail for invitations and reset links; undefined: links are only shown to whoever made them. */
@@ -296,6 +300,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableMinFailures: e.WEBHOOK_DISABLE_MIN_FAILURES,
     },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
+    eventStream: { heartbeatMs: e.EVENT_STREAM_HEARTBEAT_MS, pollMs: e.EVENT_STREAM_POLL_MS },
     signup: e.SIGNUP,
     mail: { smtpUrl: e.SMTP_URL, from: e.SMTP_FROM },
     invitationTtlMs: e.INVITATION_TTL,

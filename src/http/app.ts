@@ -20,6 +20,7 @@ import {
 import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, templateDeps, webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
+import { createEventHub } from '../domain/events/stream.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
 import { createAuthFailureLimiter } from './auth/failure-limit.ts';
@@ -192,6 +193,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   }
 
   const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
+  const authDeps = { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys, trustedOrigins, bearer: options.bearer ?? container.bearer.authenticate };
   const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock }) : undefined;
   app.addHook('onRequest', async (request, reply) => {
     // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
@@ -204,13 +206,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       throw new DomainError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
     }
     try {
-      request.actor = await authenticate(request, requirement, {
-        db: container.database.db,
-        clock: container.clock,
-        apiKeys: container.apiKeys,
-        trustedOrigins,
-        bearer: options.bearer ?? container.bearer.authenticate,
-      });
+      request.actor = await authenticate(request, requirement, authDeps);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
       throw err;
@@ -309,7 +305,17 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerMessageRoutes(app, messageDeps(container));
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
-  await registerEventRoutes(app, { db: container.database.db, retentionDays: config.eventRetentionDays });
+  // One LISTEN for every event stream this process serves; stopped when the server closes.
+  const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });
+  app.addHook('onClose', () => eventHub.close());
+  await registerEventRoutes(app, {
+    database: container.database,
+    retentionDays: config.eventRetentionDays,
+    hub: eventHub,
+    stream: { heartbeatMs: config.eventStream.heartbeatMs },
+    // An open stream's credential, checked again as the request first was (a revoked one ends the stream).
+    reauthenticate: (request) => authenticate(request, request.routeOptions.config.auth ?? {}, authDeps),
+  });
   await registerProviderWebhookRoutes(app, {
     db: container.database.db,
     queue: container.queue,

@@ -339,6 +339,20 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
 
 /** Whole answers of operations whose success body is not a named shape (or another record of it), keyed by operation and status. */
 export const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
+  'GET /v1/events/stream': {
+    200: [
+      'retry: 2000',
+      '',
+      // The cursor of position 1042 (GET /v1/events hands out the same).
+      'id: eyJwIjoxMDQyfQ',
+      'event: message.status_update',
+      `data: ${JSON.stringify({ id: '0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9', type: 'message.status_update', created_at: CREATED, data: { message_id: MESSAGE_ID, conversation_id: CONVERSATION_ID, status: 'delivered' } })}`,
+      '',
+      ': keepalive',
+      '',
+      '',
+    ].join('\n'),
+  },
   'GET /v1/health': {
     503: {
       status: 'unavailable',
@@ -539,6 +553,16 @@ const UNKNOWN_LINKS: ErrorExample = {
 const NOT_AN_OWNER: ErrorExample = { summary: 'Not an owner', error: new DomainError('forbidden', 'only an owner makes or unmakes owners') };
 
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'GET /v1/events/stream': {
+    400: [
+      { summary: 'Not a cursor', error: invalidField('headers', '/last-event-id', 'not an id of this stream or a cursor of GET /v1/events', 'cursor is not valid') },
+      {
+        summary: 'Unknown event type',
+        error: invalidField('query', '/types', 'unknown event type "message.nope"; one of message.new, message.sent, message.status_update, conversation.updated, contact.updated, template.status_update, …'),
+      },
+      { summary: 'Invalid organization_id', error: invalidField('query', '/organization_id', 'must be a UUID', 'organization_id must be an organization id (UUID)') },
+    ],
+  },
   'POST /v1/invitations/lookup': { 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
   'POST /v1/invitations/accept': { 403: [{ summary: 'Another email', error: new DomainError('forbidden', 'this invitation is for ana@example.com: sign in as that user to accept it') }], 410: [INVITATION_USED], 429: [UNKNOWN_LINKS] },
   'PATCH /v1/organizations/{organizationID}/members/{userID}': { 403: [NOT_AN_OWNER, { summary: 'Missing members:write', error: new DomainError('forbidden', 'missing permission members:write', { extra: { permission: 'members:write' } }) }] },

@@ -12,6 +12,8 @@ import { after, before, test } from 'node:test';
 import { createOtherOrganization, freePort, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
 import { eventually } from '../eventually.ts';
+import { recordEvent } from '../../src/domain/events/outbox.ts';
+import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 
@@ -51,6 +53,8 @@ type IdName = keyof Ids;
 type Row =
   | { kind: 'id'; path?: Record<string, IdName | `=${string}`>; body?: unknown; query?: Record<string, string>; probe: string[] }
   | { kind: 'list'; query?: Record<string, string> }
+  /** A live stream: B's, opened from before A's events (cursor 0), never carries them. */
+  | { kind: 'stream' }
   | { kind: 'public-id'; path?: Record<string, IdName>; body?: unknown }
   | { kind: 'no tenant data'; why: string };
 
@@ -133,6 +137,7 @@ const ROWS: Record<string, Row> = {
   'GET /v1/settings/developer/webhooks/deliveries': { kind: 'list', query: { endpoint_id: '{{endpoint}}' } },
   'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': { kind: 'id', path: { messageID: 'delivery' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
   'GET /v1/events': { kind: 'list' },
+  'GET /v1/events/stream': { kind: 'stream' },
   'GET /v1/oauth/authorize': { kind: 'no tenant data', why: 'public: a client_id is public by design (RFC 6749), and the request it stores is no one’s until a user decides it' },
   'GET /v1/oauth/authorization-requests/{requestID}': {
     kind: 'id',
@@ -407,7 +412,30 @@ test('the table has exactly one row per operation of the OpenAPI document', () =
 
 for (const [operation, row] of Object.entries(ROWS)) {
   if (row.kind === 'no tenant data') continue;
-  test(`${operation}: ${row.kind === 'public-id' ? 'a real channel id answers as an unknown one' : row.kind === 'list' ? "B never sees A's rows" : "B's key and session get A's id answered as unknown, and A's resource is unchanged"}`, async () => {
+  test(`${operation}: ${row.kind === 'public-id' ? 'a real channel id answers as an unknown one' : row.kind === 'list' ? "B never sees A's rows" : row.kind === 'stream' ? "B's stream never carries A's events" : "B's key and session get A's id answered as unknown, and A's resource is unchanged"}`, async () => {
+    if (row.kind === 'stream') {
+      for (const [label, as] of [['key', { 'x-api-key': other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+        const controller = new AbortController();
+        // From the very start of the event log: every event B's organization may ever be shown.
+        const res = await fetch(`${server.baseUrl}${operation.split(' ')[1]}?cursor=${encodeEventCursor(0)}`, { headers: { accept: 'text/event-stream', ...as }, signal: controller.signal });
+        assert.equal(res.status, 200, `${label}: ${res.status}`);
+        let text = '';
+        const reading = (async () => {
+          const decoder = new TextDecoder();
+          for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+        })().catch(() => undefined);
+        const emit = (organizationId: string, conversationId: string) =>
+          server.container.database.db.transaction((tx) => recordEvent(tx, organizationId, 'conversation.updated', { conversation_id: conversationId, status: 'open' }));
+        // A's event while B's stream is open, then B's own: once B's arrives, A's (sequenced before it) would have too.
+        const ofA = await emit(ids.organization, ids.conversation);
+        const ofB = await emit(other.organizationId, randomUUID());
+        await eventually(`${label}: B's own event on its stream`, () => text.includes(ofB));
+        controller.abort();
+        await reading;
+        for (const secret of [...secretsOfA, ofA]) assert.equal(text.includes(secret), false, `${label}: the stream shows A's ${secret}`);
+      }
+      return;
+    }
     if (row.kind === 'list') {
       for (const [label, as] of [['key', { key: other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
         const res = await call(operation, urlOf(operation, row, ids), as, undefined);

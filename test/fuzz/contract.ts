@@ -561,6 +561,7 @@ export function checkAnswer(validator: OpenAPIValidator, req: FuzzRequest, statu
     fail('media type', `documented ${documented.media ?? '(no body)'}, sent ${media ?? '(none)'}: ${text.slice(0, 200)}`);
     return failures;
   }
+  if (documented.media === 'text/event-stream' && !/^retry: \d+\n\n/.test(text)) fail('event stream', `does not start with its retry hint: ${text.slice(0, 200)}`);
   if (documented.media !== 'application/json' && documented.media !== 'application/problem+json') return failures;
   let body: unknown = null;
   try {
@@ -618,9 +619,23 @@ type Sent = { status: number; contentType: string | null; text: string; ms: numb
 async function sendOne(dispatcher: Agent, baseUrl: string, method: string, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Sent> {
   const started = performance.now();
   const res = await undiciRequest(baseUrl + url, { method: method as 'GET', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
-  const text = await res.body.text();
   const ct = res.headers['content-type'];
+  const text = String(ct).startsWith('text/event-stream') ? await firstEvents(res.body) : await res.body.text();
   return { status: res.statusCode, contentType: Array.isArray(ct) ? ct[0]! : (ct ?? null), text, ms: performance.now() - started };
+}
+
+/**
+ * A stream (GET /v1/events/stream) stays open: its answer is read up to its first blank line (the
+ * `retry:` hint the server writes at once), then the connection is closed, as a client going away.
+ */
+async function firstEvents(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += chunk.toString('utf8');
+    if (text.includes('\n\n')) break;
+  }
+  body.destroy();
+  return text;
 }
 
 let gc: (() => void) | undefined;

@@ -71,6 +71,13 @@ export const EVENT_TYPES = [
  */
 export const EVENTS_CHANNEL = 'parley_events';
 
+/**
+ * The NOTIFY channel that says "events were given their positions" (sent by the webhook dispatcher,
+ * once per batch, inside the transaction that gives them, so it arrives when GET /v1/events can list
+ * them). The live event streams (events/stream.ts) listen on it.
+ */
+export const EVENTS_SEQUENCED_CHANNEL = 'parley_events_sequenced';
+
 /** Records an event; pass the transaction of the change that caused it. */
 export async function recordEvent<T extends EventType>(
   db: Executor,

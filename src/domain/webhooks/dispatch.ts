@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Database } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { EVENTS_SEQUENCED_CHANNEL } from '../events/outbox.ts';
 import { DELIVERIES_CHANNEL } from './deps.ts';
 
 export const DISPATCH_LOCK_KEY = 7_240_006;
@@ -92,10 +93,13 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
           from batch, base
           where e.id = batch.id
           returning e.id, e.organization_id, e.type, e.payload, e.position
-        )
+        ),
+        -- One NOTIFY per batch that gave positions (delivered at commit): open event streams read on.
+        notified as (select pg_notify(${EVENTS_SEQUENCED_CHANNEL}, '') from (select 1 from dispatched limit 1) one)
         select d.id as event_id, d.organization_id, d.type, d.payload,
           ep.id as endpoint_id, ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
         from dispatched d
+        cross join (select count(*) from notified) sent
         left join webhook_endpoints ep on ep.organization_id = d.organization_id and ep.enabled
           and (cardinality(ep.event_types) = 0 or d.type = any(ep.event_types))
         order by d.position, ep.created_at`,

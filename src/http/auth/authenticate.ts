@@ -38,6 +38,11 @@ export type AuthRequirement =
        * (as X-Organization-Id is elsewhere), and one the credential does not reach is not found (404).
        */
       organizationParam?: string;
+      /**
+       * A query parameter that may name the requested organization instead of X-Organization-Id, for
+       * clients that cannot set headers (a browser's EventSource); the same rules as the header.
+       */
+      organizationQuery?: string;
     };
 
 /** Resolves a bearer token to an actor; the OAuth module supplies it. */
@@ -64,12 +69,7 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 /** Authenticates the request for its route's requirement; throws DomainError on failure. */
 export async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: AuthDeps): Promise<Actor | undefined> {
   if ('public' in requirement) return requirement.optionalSession ? optionalSession(request, deps) : undefined;
-  const requestedOrg = headerValue(request, ORGANIZATION_HEADER);
-  if (requestedOrg !== undefined && !isUuid(requestedOrg)) {
-    throw new DomainError('invalid', `${ORGANIZATION_HEADER} must be an organization id (UUID)`, {
-      fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: 'must be a UUID' }],
-    });
-  }
+  const requestedOrg = requestedOrganization(request, 'organizationQuery' in requirement ? requirement.organizationQuery : undefined);
   const pathOrg = 'organizationParam' in requirement && requirement.organizationParam !== undefined ? organizationInPath(request, requirement.organizationParam, requestedOrg) : undefined;
   const actor = await resolveActor(request, { header: requestedOrg, path: pathOrg?.id }, deps);
   if ('optional' in requirement) return actor;
@@ -87,6 +87,31 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
     throw new DomainError('forbidden', `${what} ${requirement.permission}`, { extra: { permission: requirement.permission } });
   }
   return actor;
+}
+
+/** The organization X-Organization-Id (or the route's organization query parameter, when it has one) names, checked to be an id. */
+function requestedOrganization(request: FastifyRequest, queryParam: string | undefined): string | undefined {
+  const header = headerValue(request, ORGANIZATION_HEADER);
+  if (header !== undefined && !isUuid(header)) {
+    throw new DomainError('invalid', `${ORGANIZATION_HEADER} must be an organization id (UUID)`, {
+      fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: 'must be a UUID' }],
+    });
+  }
+  if (queryParam === undefined) return header;
+  const raw = (request.query as Record<string, unknown> | undefined)?.[queryParam];
+  if (raw === undefined) return header;
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof value !== 'string' || !isUuid(value)) {
+    throw new DomainError('invalid', `${queryParam} must be an organization id (UUID)`, {
+      fieldErrors: [{ pointer: `/${queryParam}`, location: 'query', message: 'must be a UUID' }],
+    });
+  }
+  if (header !== undefined && header.toLowerCase() !== value.toLowerCase()) {
+    throw new DomainError('invalid', `${ORGANIZATION_HEADER} and ${queryParam} name different organizations`, {
+      fieldErrors: [{ pointer: `/${queryParam}`, location: 'query', message: `must be the organization ${ORGANIZATION_HEADER} names, or absent` }],
+    });
+  }
+  return header ?? value.toLowerCase();
 }
 
 /** The session's user when a valid session cookie is sent (from the dashboard's origin); otherwise nobody. */

@@ -1,12 +1,16 @@
 import { z } from 'zod';
-import type { Executor } from '../../db/client.ts';
+import type { FastifyRequest } from 'fastify';
+import type { Database } from '../../db/client.ts';
+import type { Actor } from '../../domain/actor.ts';
 import { invalid } from '../../domain/errors.ts';
 import { EVENT_TYPES, type EventType } from '../../domain/events/outbox.ts';
-import { listEvents, type EventItem } from '../../domain/events/replay.ts';
+import { encodeEventCursor, listEvents, type EventItem } from '../../domain/events/replay.ts';
+import { openEventStream, type EventHub } from '../../domain/events/stream.ts';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../lib/cursor.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { IsoTimestamp } from '../schemas.ts';
+import { createSseRegistry, startSse } from '../sse.ts';
 
 const EventSchema = z
   .object({
@@ -33,10 +37,33 @@ export function presentEvent(event: EventItem): EventRecord {
   return { id: event.id, type: event.type as EventType, created_at: event.createdAt.toISOString(), data: event.payload };
 }
 
-/** What the events route uses: the database, and the retention it documents. */
-export type EventServices = { db: Executor; retentionDays: number };
+/** What the events routes use: the database, the retention they document, the process's stream hub, and the credential check an open stream repeats. */
+export type EventServices = {
+  database: Pick<Database, 'db'>;
+  retentionDays: number;
+  hub: EventHub;
+  stream: { heartbeatMs: number; retryMs?: number; maxBufferBytes?: number };
+  reauthenticate(request: FastifyRequest): Promise<Actor | undefined>;
+};
 
-export async function registerEventRoutes(app: App, { db, retentionDays: days }: EventServices) {
+/** The reconnection delay suggested to EventSource clients, and what may wait for a slow one. */
+const STREAM_RETRY_MS = 2000;
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+
+const EventTypeList = z
+  .string()
+  .max(2000)
+  .superRefine((value, ctx) => {
+    const unknown = value.split(',').filter((t) => !(EVENT_TYPES as readonly string[]).includes(t.trim()));
+    if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; one of ${EVENT_TYPES.join(', ')}` });
+  })
+  .meta({ description: 'Comma-separated event types to receive (default: all)', example: 'message.new,message.status_update' });
+
+export async function registerEventRoutes(app: App, { database, retentionDays: days, hub, stream: settings, reauthenticate }: EventServices) {
+  const db = database.db;
+  const open = createSseRegistry();
+  // Open streams end when the server closes (before it waits for its connections); clients reconnect elsewhere.
+  app.addHook('preClose', async () => open.endAll());
 
   app.get(
     '/v1/events',
@@ -73,6 +100,68 @@ export async function registerEventRoutes(app: App, { db, retentionDays: days }:
       const page = await listEvents({ db }, actorOf(request), { limit: q.limit, cursor: q.cursor, type: q.type, since: q.since ? new Date(q.since) : undefined });
       if (!page.ok) throw invalid('cursor is not valid', [{ pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' }]);
       return { data: page.items.map(presentEvent), meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
+    },
+  );
+
+  app.get(
+    '/v1/events/stream',
+    {
+      config: { auth: { permission: 'webhooks:read', organizationQuery: 'organization_id' } },
+      schema: {
+        tags: ['events'],
+        summary: "Stream the organization's events live (server-sent events)",
+        description:
+          'A `text/event-stream` of the events GET /v1/events lists, in the same commit order, as they happen; the inbox, channel and delivery views of the dashboard use it, and so can integrators. ' +
+          'Each message is `id:` (a cursor, interchangeable with `meta.next_cursor` of GET /v1/events), `event:` (the event type) and `data:` (the event record GET /v1/events lists, as JSON on one line). ' +
+          'Without a cursor the stream starts **now** (at the newest event; nothing older is sent). To resume, send the last id received as `Last-Event-ID` (EventSource does so by itself when it reconnects) ' +
+          'or as `cursor` (for a first connection from a client that cannot set headers): the events after it come first, then live ones, none twice; the header wins over the parameter. ' +
+          `A comment line \`: keepalive\` comes every ${Math.round(settings.heartbeatMs / 1000)} s (EVENT_STREAM_HEARTBEAT_MS), and the credential is checked again each time: a revoked key, token or session ends the stream. ` +
+          'The stream also ends when the server shuts down, or when the client reads too slowly (over 1 MiB waiting); reconnect with Last-Event-ID. ' +
+          'A dashboard session (cookie) may name its organization with `organization_id` (EventSource cannot send X-Organization-Id); the same rules as the header apply. ' +
+          `Events appear once the worker role has sequenced them (within milliseconds of their commit); they are kept ${days} days, so a cursor older than that resumes at the oldest kept.`,
+        querystring: z.object({
+          cursor: z.string().max(512).optional().meta({ description: 'Start after this cursor (an id of this stream, or meta.next_cursor of GET /v1/events); Last-Event-ID takes precedence' }),
+          types: EventTypeList.optional(),
+          organization_id: z.uuid().optional().meta({ description: 'The organization to stream, for a session that cannot send X-Organization-Id (EventSource)' }),
+        }),
+        headers: z.object({ 'last-event-id': z.string().max(512).optional().meta({ description: 'The id of the last message received: the stream resumes after it' }) }).passthrough(),
+        response: {
+          200: {
+            description:
+              'The event stream (it stays open). Messages: `id: <cursor>`, `event: <type>`, `data: <Event as JSON>`, a blank line; first `retry: <ms>`; comments `: keepalive`.',
+            content: { 'text/event-stream': { schema: z.string() } },
+          },
+          ...errorResponses([400, 401, 403]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const header = request.headers['last-event-id'];
+      const resume = typeof header === 'string' && header !== '' ? { cursor: header, pointer: '/last-event-id', location: 'headers' as const } : undefined;
+      const cursor = resume ?? (request.query.cursor === undefined ? undefined : { cursor: request.query.cursor, pointer: '/cursor', location: 'query' as const });
+      const types = request.query.types?.split(',').map((t) => t.trim() as EventType);
+      const opened = await openEventStream({ database, hub }, actor, { cursor: cursor?.cursor, types });
+      if (!opened.ok) throw invalid('cursor is not valid', [{ pointer: cursor!.pointer, location: cursor!.location, message: 'not an id of this stream or a cursor of GET /v1/events' }]);
+      const sse = startSse(request, reply, {
+        heartbeatMs: settings.heartbeatMs,
+        retryMs: settings.retryMs ?? STREAM_RETRY_MS,
+        maxBufferBytes: settings.maxBufferBytes ?? STREAM_BUFFER_BYTES,
+        alive: async () => {
+          const again = await reauthenticate(request).catch(() => undefined);
+          return again?.organizationId === actor.organizationId;
+        },
+      });
+      open.add(sse);
+      const following = opened.follow({
+        write: (events) => sse.send(events.map((e) => ({ id: encodeEventCursor(e.position), event: e.type, data: presentEvent(e) }))),
+        drained: () => sse.drained(),
+        fail: (err) => {
+          request.log.warn({ err }, 'event stream: reading events failed; ending the stream');
+          sse.end();
+        },
+      });
+      sse.onClose(() => following.stop());
     },
   );
 }
