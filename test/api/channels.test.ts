@@ -295,6 +295,22 @@ describe('templates (official)', () => {
     assert.equal(listed.body.data.length, 2);
     assert.equal((await request(server, 'POST', `/v1/templates/${good.id}/submit`, { key: key() })).status, 409);
   });
+
+  test('the list filters by language and category', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Template filters' });
+    for (const [name, language, category] of [['promo_de', 'de', 'MARKETING'], ['notice_de', 'de', 'UTILITY'], ['notice_en', 'en_US', 'UTILITY']] as const) {
+      const res = await request(server, 'POST', '/v1/templates', { key: key(), body: { channel_id: channel.id, name, language, category, components: [{ type: 'BODY', text: 'Hello' }] } });
+      assert.equal(res.status, 201, res.text);
+    }
+    const names = async (query: string) =>
+      (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&${query}`, { key: key() })).body.data.map((t: { name: string }) => t.name).sort();
+    assert.deepEqual(await names('language=de'), ['notice_de', 'promo_de']);
+    assert.deepEqual(await names('category=UTILITY'), ['notice_de', 'notice_en']);
+    assert.deepEqual(await names('language=de&category=UTILITY'), ['notice_de']);
+    const bad = await request(server, 'GET', '/v1/templates?category=SPAM', { key: key() });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /category/);
+  });
 });
 
 describe('onboarding (official, embedded signup played by the sandbox)', () => {
