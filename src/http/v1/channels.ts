@@ -139,7 +139,8 @@ const CapabilitiesSchema = z
 const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
 
 export type ChannelView = z.infer<typeof ChannelSchema>;
-type QrView = z.infer<typeof QrSchema>;
+export type QrView = z.infer<typeof QrSchema>;
+export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
 
 /** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
 export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {

@@ -31,7 +31,7 @@ const TemplateSchema = z
   })
   .meta({ id: 'Template' });
 
-type TemplateRecord = z.infer<typeof TemplateSchema>;
+export type TemplateRecord = z.infer<typeof TemplateSchema>;
 
 function presentTemplate(row: TemplateRow): TemplateRecord {
   return {

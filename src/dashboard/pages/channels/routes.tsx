@@ -1,12 +1,15 @@
 /** Channels (with pairing) and message templates. */
 import type { RouteObject } from 'react-router';
-import { PlannedPage } from '../planned.tsx';
+import { ChannelPage } from './ChannelPage.tsx';
 import { ChannelsPage } from './ChannelsPage.tsx';
+import { NewChannelPage } from './NewChannelPage.tsx';
+import { NewTemplatePage } from './NewTemplatePage.tsx';
+import { TemplatesPage } from './TemplatesPage.tsx';
 
 export const channelsRoutes: RouteObject[] = [
   { path: 'channels', element: <ChannelsPage /> },
-  { path: 'channels/new', element: <PlannedPage title="New channel" /> },
-  { path: 'channels/:channelId', element: <PlannedPage title="Channel" /> },
-  { path: 'templates', element: <PlannedPage title="Templates" /> },
-  { path: 'templates/new', element: <PlannedPage title="New template" /> },
+  { path: 'channels/new', element: <NewChannelPage /> },
+  { path: 'channels/:channelId', element: <ChannelPage /> },
+  { path: 'templates', element: <TemplatesPage /> },
+  { path: 'templates/new', element: <NewTemplatePage /> },
 ];

@@ -1,0 +1,31 @@
+/** A yes/no question before something that cannot be undone (disconnect, delete). */
+import type { ReactNode } from 'react';
+import { errorMessage } from '../../api.ts';
+import { Dialog, ErrorMessage } from '../../ui.tsx';
+
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  confirmLabel: string;
+  danger?: boolean;
+  busy: boolean;
+  error: unknown;
+  onConfirm(): void;
+  onClose(): void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={props.open} title={props.title} onClose={props.onClose}>
+      <p>{props.children}</p>
+      <ErrorMessage message={props.error ? errorMessage(props.error) : undefined} />
+      <div className="form-actions">
+        <button type="button" className={props.danger ? 'button button-danger' : 'button button-primary'} onClick={props.onConfirm} disabled={props.busy}>
+          {props.busy ? 'Working…' : props.confirmLabel}
+        </button>
+        <button type="button" className="button" onClick={props.onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}
