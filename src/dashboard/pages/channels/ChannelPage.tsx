@@ -15,7 +15,7 @@ import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
 import { channelsApi, platformLabel, type Capabilities, type ChannelView } from './api.ts';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
-import { PairingView } from './PairingView.tsx';
+import { PairingView, qrKey } from './PairingView.tsx';
 
 /** How often the page asks again while pairing when the live stream is down (a fallback, not the way it learns). */
 const OFFLINE_REFETCH_MS = 5_000;
@@ -87,7 +87,7 @@ function PairStart({ channel, capabilities }: { channel: ChannelView; capabiliti
   const connect = useMutation({
     mutationFn: () => channelsApi.connect(channel.id),
     onSuccess: (result) => {
-      if (result.qr) queryClient.setQueryData(orgKey('channels', channel.id, 'qr'), result.qr);
+      if (result.qr) queryClient.setQueryData(qrKey(channel.id), result.qr);
       queryClient.setQueryData(orgKey('channels', channel.id), result.channel);
       void queryClient.invalidateQueries({ queryKey: orgKey('channels') });
     },

@@ -42,7 +42,8 @@ export function ChannelsPage() {
 
 function ChannelTable({ channels }: { channels: ChannelView[] }) {
   return (
-    <div className="table-wrap">
+    // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Channels">
       <table className="channels-table">
         <thead>
           <tr>

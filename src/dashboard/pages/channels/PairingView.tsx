@@ -10,11 +10,17 @@ import { orgKey } from '../../query.ts';
 import { ErrorMessage, Loading } from '../../ui.tsx';
 import { channelsApi, type ChannelView } from './api.ts';
 
+/**
+ * The QR's own key, outside 'channels': a channel event must not ask for a QR again (once paired
+ * there is none, and the gateway answers 409); the QR is renewed by its expiry alone.
+ */
+export const qrKey = (channelId: string) => orgKey('channel-qr', channelId);
+
 /** Asked a little after the expiry, so the gateway has surely moved on to a new QR. */
 const AFTER_EXPIRY_MS = 500;
 
 export function PairingView({ channel }: { channel: ChannelView }) {
-  const qr = useQuery({ queryKey: orgKey('channels', channel.id, 'qr'), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
+  const qr = useQuery({ queryKey: qrKey(channel.id), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
   const expiresAt = qr.data?.expires_at;
   const { refetch } = qr;
 

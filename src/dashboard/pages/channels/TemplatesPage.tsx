@@ -34,7 +34,8 @@ export function TemplatesPage() {
   const channels = useTemplateChannels();
   const templates = usePagedList(orgKey('templates', 'list', filters), (cursor) => templatesApi.list(filters, cursor));
   const names = new Map((channels.all ?? []).map((c) => [c.id, c.name]));
-  const filtered = Object.values(filters).some(Boolean);
+  // The channel narrows the list down; the other filters can leave a channel's templates out.
+  const filtered = Boolean(filters.status || filters.language || filters.category);
 
   return (
     <>
@@ -116,7 +117,8 @@ function describeSync(result: SyncResult): string {
 
 function TemplateTable({ templates, channelNames, canWrite }: { templates: TemplateRecord[]; channelNames: Map<string, string>; canWrite: boolean }) {
   return (
-    <div className="table-wrap">
+    // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Templates">
       <table className="templates-table">
         <thead>
           <tr>
