@@ -18,18 +18,22 @@ export const qrKey = (channelId: string) => orgKey('channel-qr', channelId);
 
 /** Asked a little after the expiry, so the gateway has surely moved on to a new QR. */
 const AFTER_EXPIRY_MS = 500;
+/** When the gateway still shows a QR this browser thinks lapsed (clocks differ), ask again this much later. */
+const RETRY_LAPSED_MS = 2_000;
 
 export function PairingView({ channel }: { channel: ChannelView }) {
   const qr = useQuery({ queryKey: qrKey(channel.id), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
   const expiresAt = qr.data?.expires_at;
-  const { refetch } = qr;
+  const { refetch, dataUpdatedAt } = qr;
 
+  // Each answer schedules the next ask: at the expiry, or (when this browser's clock runs ahead of
+  // the server's and the same QR came back) a little later again.
   useEffect(() => {
     if (!expiresAt) return;
-    const delay = Math.max(0, new Date(expiresAt).getTime() - Date.now()) + AFTER_EXPIRY_MS;
-    const timer = setTimeout(() => void refetch(), delay);
+    const left = new Date(expiresAt).getTime() - Date.now();
+    const timer = setTimeout(() => void refetch(), left > 0 ? left + AFTER_EXPIRY_MS : RETRY_LAPSED_MS);
     return () => clearTimeout(timer);
-  }, [expiresAt, refetch]);
+  }, [expiresAt, dataUpdatedAt, refetch]);
 
   return (
     <section className="card pairing" aria-labelledby="pairing-title">
