@@ -193,19 +193,42 @@ test('templates: created and submitted (after an inline validation error), appro
     await stillSamePage(page);
     await checkPage(page, 'templates');
 
-    // Sync pulls the provider's templates back: the one there is already known.
+    // Sync pulls the provider's templates back (the one there is already known) and refreshes the list,
+    // which then shows a draft made through the API meanwhile.
+    const draft = await request(server, 'POST', '/v1/templates', {
+      key: server.apiKey,
+      body: { channel_id: channelId, name: 'reject_promo', language: 'en_US', category: 'MARKETING', components: [{ type: 'BODY', text: 'Big sale!' }] },
+    });
+    assert.equal(draft.status, 201, draft.text);
     await page.getByRole('button', { name: /Sync .*from provider/ }).click();
     await page.getByRole('status').filter({ hasText: 'Synced: 0 new, 0 updated, 1 unchanged.' }).waitFor();
+    const draftRow = page.locator('tbody tr', { hasText: 'reject_promo' });
+    await draftRow.getByText('draft', { exact: true }).waitFor();
+
+    // A draft is submitted from the list; the sandbox rejects it, and the reason shows live.
+    await draftRow.getByRole('button', { name: 'Submit reject_promo for approval' }).click();
+    await draftRow.getByText('pending', { exact: true }).waitFor();
+    await draftRow.getByText('rejected', { exact: true }).waitFor({ timeout: 15_000 });
+    const rejection = (await request(server, 'GET', `/v1/templates/${draft.body.data.id}`, { key: server.apiKey })).body.data.rejection_reason as string;
+    assert.ok(rejection);
+    await draftRow.getByText(rejection).waitFor();
+    await stillSamePage(page);
 
     // Filters live in the URL.
     await page.getByLabel('Category').selectOption('MARKETING');
-    await page.getByRole('heading', { name: 'No templates match' }).waitFor();
+    await row.waitFor({ state: 'detached' });
     assert.match(page.url(), /category=MARKETING/);
     await page.reload();
+    await draftRow.waitFor();
+    assert.equal(await row.count(), 0, 'the filter holds after a reload');
+    await page.getByLabel('Category').selectOption('AUTHENTICATION');
     await page.getByRole('heading', { name: 'No templates match' }).waitFor();
     await page.getByLabel('Category').selectOption('');
+    await page.getByLabel('Language').fill('de');
+    await page.getByRole('heading', { name: 'No templates match' }).waitFor();
     await page.getByLabel('Language').fill('en_US');
     await row.waitFor();
+    await draftRow.waitFor();
 
     const { consoleErrors, pageErrors } = problemsOf(recorded);
     assert.deepEqual(pageErrors, []);

@@ -14,7 +14,7 @@ import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
 import { channelsApi, platformLabel, type Capabilities, type ChannelView } from './api.ts';
 import { HealthSummary } from './ChannelsPage.tsx';
-import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
 
 /** How often the page asks again while pairing when the live stream is down (a fallback, not the way it learns). */

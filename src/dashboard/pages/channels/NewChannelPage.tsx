@@ -9,6 +9,7 @@ import { useForm, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
+import { NotAllowed } from './parts.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
 import { channelsApi, PLATFORM_LABELS, type CreateChannelInput, type Platform } from './api.ts';
 
@@ -70,14 +71,7 @@ export function NewChannelPage() {
     });
   }
 
-  if (!canWrite) {
-    return (
-      <>
-        <PageHeader title="New channel" />
-        <ErrorMessage message="Your role cannot add channels; ask an owner or admin." />
-      </>
-    );
-  }
+  if (!canWrite) return <NotAllowed title="New channel" message="Your role cannot add channels; ask an owner or admin." />;
 
   return (
     <>

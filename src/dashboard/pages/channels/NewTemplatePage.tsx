@@ -8,6 +8,7 @@ import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
+import { NotAllowed } from './parts.tsx';
 import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 import { TEMPLATE_CATEGORY_OPTIONS, templatesApi, type CreateTemplateInput } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
@@ -65,14 +66,7 @@ export function NewTemplatePage() {
     return index < 0 ? undefined : form.fieldError(`/components/${index}`);
   };
 
-  if (!canWrite) {
-    return (
-      <>
-        <PageHeader title="New template" />
-        <ErrorMessage message="Your role cannot create templates; ask an owner or admin." />
-      </>
-    );
-  }
+  if (!canWrite) return <NotAllowed title="New template" message="Your role cannot create templates; ask an owner or admin." />;
   return (
     <>
       <PageHeader title="New template" description={<Link to="/templates">Back to templates</Link>} />

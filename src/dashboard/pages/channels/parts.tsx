@@ -1,7 +1,19 @@
-/** A yes/no question before something that cannot be undone (disconnect, delete). */
+/** Small pieces the area's pages share. */
 import type { ReactNode } from 'react';
 import { errorMessage } from '../../api.ts';
-import { Dialog, ErrorMessage } from '../../ui.tsx';
+import { Dialog, ErrorMessage, PageHeader } from '../../ui.tsx';
+
+/** A page the person's role may not use, said plainly instead of a form that would be refused. */
+export function NotAllowed({ title, message }: { title: string; message: string }) {
+  return (
+    <>
+      <PageHeader title={title} />
+      <ErrorMessage message={message} />
+    </>
+  );
+}
+
+/** A yes/no question before something that cannot be undone (disconnect, delete). */
 
 export function ConfirmDialog(props: {
   open: boolean;
