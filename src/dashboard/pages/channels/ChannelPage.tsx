@@ -211,6 +211,7 @@ const OPERATION_LABELS: Record<Capabilities['operations'][number], string> = {
   'messages.read': 'Mark messages read',
   'channel.connect': 'Pair a phone',
   'channel.qr': 'Pairing QR code',
+  'channel.pairing_code': 'Pairing code',
   'channel.logout': 'Disconnect the phone',
   'bizapi.register_phone': 'Register the number (PIN)',
   'bizapi.exchange_code': 'Embedded signup',
