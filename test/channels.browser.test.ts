@@ -2,7 +2,7 @@
  * Channels and templates in a real browser (Debian's chromium through playwright-core) against a
  * real server with its worker and the sandbox provider: channels made from the UI, a gateway
  * channel paired by QR (the QR renewed when it lapses, the page turning connected by itself when
- * the sandbox's phone scans), capabilities, disconnect and delete; a template created (after an
+ * the sandbox's phone scans) and by pairing code, capabilities, disconnect and delete; a template created (after an
  * inline validation error), submitted and approved live, and a sync.
  * Needs the built dashboard (`npm run build:dashboard`).
  */
@@ -134,6 +134,29 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
     await statusCard(page).getByText('disconnected', { exact: true }).waitFor();
     assert.equal((await request(server, 'GET', `/v1/channels/${gatewayId}`, { key: server.apiKey })).body.data.status, 'disconnected');
 
+    // The pairing-code option (the platform lists channel.pairing_code): a bad number is named inline,
+    // then the code shows and the phone typing it pairs the channel, live again.
+    await page.getByRole('button', { name: 'Pair a phone' }).click();
+    const codeForm = page.getByRole('form', { name: 'Pair with a code' });
+    await codeForm.getByLabel('Phone number').fill('12');
+    await codeForm.getByRole('button', { name: 'Get a pairing code' }).click();
+    await codeForm.locator('.field-error', { hasText: 'not a valid phone number' }).waitFor();
+    assert.equal(await codeForm.getByLabel('Phone number').getAttribute('aria-invalid'), 'true');
+    await codeForm.getByLabel('Phone number').fill('+1 555 010 9999');
+    await codeForm.getByRole('button', { name: 'Get a pairing code' }).click();
+    const codeText = codeForm.locator('.pairing-code-result strong');
+    await codeText.waitFor();
+    const code = (await codeText.textContent())!;
+    assert.match(code, /^[0-9A-F]{4}-[0-9A-F]{4}$/);
+    const linked = await request(server, 'POST', '/sandbox/gateway/link', { body: { code, phone: '+15550109999' } });
+    assert.equal(linked.status, 200, linked.text);
+    await statusCard(page).getByText('connected', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Details' }).getByText('+15550109999').waitFor();
+    await stillSamePage(page);
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    await dialog.getByRole('button', { name: 'Disconnect' }).click();
+    await statusCard(page).getByText('disconnected', { exact: true }).waitFor();
+
     // The list shows both, with status and health.
     await page.getByRole('link', { name: 'Back to channels' }).click();
     const rows = page.locator('tbody tr');
@@ -151,10 +174,10 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
     assert.equal(await rows.filter({ hasText: 'Field team' }).count(), 0);
     assert.equal((await request(server, 'GET', `/v1/channels/${gatewayId}`, { key: server.apiKey })).status, 404);
 
-    // The one expected failure: the create form's 400.
+    // The expected failures: the create form's 400 and the bad phone number's.
     const { consoleErrors, pageErrors } = problemsOf(recorded);
     assert.deepEqual(pageErrors, []);
-    assert.deepEqual(consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/channels\]$/.test(l)), []);
+    assert.deepEqual(consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/channels(\/[0-9a-f-]+\/connect)?\]$/.test(l)), []);
   } finally {
     await context.close();
   }

@@ -135,6 +135,8 @@ const ConnectBody = z
   .strict()
   .meta({ id: 'ConnectChannelRequest', examples: [{}, { phone_number: '+49 30 1234567' }] });
 
+const ConnectSchema = z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() });
+
 const HistoryEntrySchema = z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() });
 
 const ChannelStatusSchema = z.object({
@@ -160,6 +162,7 @@ const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp
 export type ChannelView = z.infer<typeof ChannelSchema>;
 export type QrView = z.infer<typeof QrSchema>;
 export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
+export type ConnectView = z.infer<typeof ConnectSchema>;
 
 /** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
 export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
@@ -354,7 +357,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
           'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels.',
         params: ChannelParams,
         body: ConnectBody.nullish(),
-        response: { 200: dataOf(z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() })), ...channelErrors },
+        response: { 200: dataOf(ConnectSchema), ...channelErrors },
       },
     },
     async (request) => {

@@ -71,7 +71,7 @@ export function ChannelPage() {
           <p className="small muted">Last checked {formatDate(c.health.last_checked_at, 'never')}</p>
           {c.status === 'pairing' ? null : <PairStart channel={c} capabilities={capabilities.data} />}
         </section>
-        {c.status === 'pairing' ? <PairingView channel={c} /> : null}
+        {c.status === 'pairing' ? <PairingView channel={c} capabilities={capabilities.data} /> : null}
         <ChannelDetails channel={c} />
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
         <StatusHistory channelId={c.id} />
@@ -120,7 +120,9 @@ function ChannelActions({ channel, capabilities }: { channel: ChannelView; capab
   const remove = useMutation({
     mutationFn: () => channelsApi.remove(channel.id),
     onSuccess: () => {
+      // Dropped rather than marked stale: the list must not show the deleted channel while it reloads.
       queryClient.removeQueries({ queryKey: orgKey('channels', channel.id) });
+      queryClient.removeQueries({ queryKey: orgKey('channels', 'list') });
       void queryClient.invalidateQueries({ queryKey: orgKey('channels') });
       void queryClient.invalidateQueries({ queryKey: orgKey('templates') });
       void navigate('/channels');

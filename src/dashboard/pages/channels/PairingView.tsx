@@ -3,12 +3,14 @@
  * it does. It learns of the pairing from the live `channel.status_update` event (the channel page
  * listens and refreshes the channel, which then leaves `pairing`).
  */
-import { useEffect, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
+import { formatDate } from '../../format.ts';
+import { TextField, useForm } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { ErrorMessage, Loading } from '../../ui.tsx';
-import { channelsApi, type ChannelView } from './api.ts';
+import { channelsApi, type Capabilities, type ChannelView, type ConnectView } from './api.ts';
 
 /**
  * The QR's own key, outside 'channels': a channel event must not ask for a QR again (once paired
@@ -21,7 +23,7 @@ const AFTER_EXPIRY_MS = 500;
 /** When the gateway still shows a QR this browser thinks lapsed (clocks differ), ask again this much later. */
 const RETRY_LAPSED_MS = 2_000;
 
-export function PairingView({ channel }: { channel: ChannelView }) {
+export function PairingView({ channel, capabilities }: { channel: ChannelView; capabilities: Capabilities | undefined }) {
   const qr = useQuery({ queryKey: qrKey(channel.id), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
   const expiresAt = qr.data?.expires_at;
   const { refetch, dataUpdatedAt } = qr;
@@ -54,10 +56,53 @@ export function PairingView({ channel }: { channel: ChannelView }) {
       ) : qr.error ? null : (
         <Loading label="Getting a QR code…" />
       )}
+      {capabilities?.operations.includes('channel.pairing_code') ? <PairingCodeForm channel={channel} /> : null}
       <p className="small muted" role="status">
         Waiting for the phone… this page turns to connected by itself.
       </p>
     </section>
+  );
+}
+
+/** "Can't scan?": a code for one phone number, typed on that phone (Link with phone number instead). */
+function PairingCodeForm({ channel }: { channel: ChannelView }) {
+  const queryClient = useQueryClient();
+  const form = useForm();
+  const [phone, setPhone] = useState('');
+  const [code, setCode] = useState<NonNullable<ConnectView['pairing_code']> | undefined>(undefined);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    await form.submit(async () => {
+      const result = await channelsApi.connect(channel.id, phone.trim());
+      if (result.qr) queryClient.setQueryData(qrKey(channel.id), result.qr);
+      setCode(result.pairing_code ?? undefined);
+    });
+  }
+
+  return (
+    <form className="pairing-code" aria-label="Pair with a code" onSubmit={(e) => void onSubmit(e)} noValidate>
+      <h3>Can’t scan? Pair with a code</h3>
+      <ErrorMessage message={form.message} />
+      <TextField
+        label="Phone number"
+        type="tel"
+        value={phone}
+        onChange={setPhone}
+        autoComplete="tel"
+        description="The phone that pairs, with its country code; on it: Linked devices → Link with phone number instead."
+        error={form.fieldError('/phone_number')}
+      />
+      <button type="submit" className="button" disabled={form.busy}>
+        {form.busy ? 'Asking…' : 'Get a pairing code'}
+      </button>
+      {code ? (
+        <p role="status" className="pairing-code-result">
+          Type this code on the phone: <strong className="mono">{code.code}</strong>
+          <span className="small muted"> (valid until {formatDate(code.expires_at)}; it lapses with the QR)</span>
+        </p>
+      ) : null}
+    </form>
   );
 }
 

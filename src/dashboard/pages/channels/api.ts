@@ -1,10 +1,10 @@
 /** The channels and templates calls of the dashboard, typed with the server's wire records. */
 import type { Capabilities } from '../../../domain/channels/capabilities.ts';
-import type { ChannelStatusView, ChannelView, QrView } from '../../../http/v1/channels.ts';
+import type { ChannelStatusView, ChannelView, ConnectView, QrView } from '../../../http/v1/channels.ts';
 import type { TemplateRecord } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
-export type { Capabilities, ChannelStatusView, ChannelView, QrView, TemplateRecord };
+export type { Capabilities, ChannelStatusView, ChannelView, ConnectView, QrView, TemplateRecord };
 
 export type Platform = ChannelView['platform'];
 export type TemplateStatus = TemplateRecord['status'];
@@ -39,7 +39,9 @@ export const channelsApi = {
   remove: (id: string) => call<void>('DELETE', path(id)),
   status: (id: string) => call<{ data: ChannelStatusView }>('GET', `${path(id)}/status`).then((r) => r.data),
   capabilities: (id: string) => call<{ data: Capabilities }>('GET', `${path(id)}/capabilities`).then((r) => r.data),
-  connect: (id: string) => call<{ data: { channel: ChannelView; qr: QrView | null } }>('POST', `${path(id)}/connect`).then((r) => r.data),
+  /** Starts pairing; with a phone number the answer also carries the code that phone can type. */
+  connect: (id: string, phoneNumber?: string) =>
+    call<{ data: ConnectView }>('POST', `${path(id)}/connect`, { body: phoneNumber === undefined ? undefined : { phone_number: phoneNumber } }).then((r) => r.data),
   qr: (id: string) => call<{ data: QrView }>('GET', `${path(id)}/qr`).then((r) => r.data),
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
 };
