@@ -9,15 +9,17 @@ import { useForm, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { NotAllowed } from './parts.tsx';
+import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
 import { channelsApi, PLATFORM_LABELS, type CreateChannelInput, type Platform } from './api.ts';
 
 type Connection = 'sandbox' | 'credentials';
 
-/** The provider's fields of each platform when it does not use the sandbox (names from its module's settings schema). */
-const OWN_PROVIDER: Record<Platform, { label: string; fields: Array<{ group: 'settings' | 'credentials'; key: string; label: string; description: string; secret?: boolean; optional?: boolean; type?: 'url' }> }> = {
+/** Each platform in words, and its provider's fields when it does not use the sandbox (names from its module's settings schema). */
+const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label: string; fields: Array<{ group: 'settings' | 'credentials'; key: string; label: string; description: string; secret?: boolean; optional?: boolean; type?: 'url' }> }> = {
   chatapp_official: {
+    about: 'Connects with the provider’s credentials; templates need approval.',
+    numberNote: 'The number as people see it.',
     label: 'Provider credentials',
     fields: [
       { group: 'settings', key: 'phone_number_id', label: 'Phone number ID', description: "The number's id in the provider's business manager (digits)." },
@@ -28,6 +30,8 @@ const OWN_PROVIDER: Record<Platform, { label: string; fields: Array<{ group: 'se
     ],
   },
   chatapp_unofficial: {
+    about: 'Pairs a phone as a linked device by scanning a QR code.',
+    numberNote: 'Filled in by the phone that pairs, if left empty.',
     label: 'My gateway',
     fields: [
       { group: 'settings', key: 'gateway_base', label: 'Gateway URL', description: 'The base address of the gateway (https).', type: 'url' },
@@ -85,7 +89,7 @@ export function NewChannelPage() {
           onChange={(v) => setPlatform(v as Platform)}
           error={form.fieldError('/platform')}
           options={(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))}
-          description={platform === 'chatapp_official' ? 'Connects with the provider’s credentials; templates need approval.' : 'Pairs a phone as a linked device by scanning a QR code.'}
+          description={own.about}
         />
         <SelectField
           label="Connect through"
@@ -116,16 +120,9 @@ export function NewChannelPage() {
           value={displayNumber}
           onChange={setDisplayNumber}
           error={form.fieldError('/display_phone_number')}
-          description={platform === 'chatapp_unofficial' ? 'Filled in by the phone that pairs, if left empty.' : 'The number as people see it.'}
+          description={own.numberNote}
         />
-        <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={form.busy}>
-            {form.busy ? 'Creating…' : 'Create channel'}
-          </button>
-          <Link className="button" to="/channels">
-            Cancel
-          </Link>
-        </div>
+        <FormActions busy={form.busy} label="Create channel" busyLabel="Creating…" cancelTo="/channels" />
       </form>
     </>
   );

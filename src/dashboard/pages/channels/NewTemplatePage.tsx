@@ -8,7 +8,7 @@ import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { NotAllowed } from './parts.tsx';
+import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 import { TEMPLATE_CATEGORY_OPTIONS, templatesApi, type CreateTemplateInput } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
@@ -112,14 +112,7 @@ export function NewTemplatePage() {
             error={componentError('BODY') ?? (order.length === 0 ? undefined : form.fieldError('/components'))}
           />
           <TextField label="Footer (optional)" value={text.FOOTER} onChange={(v) => setText((t) => ({ ...t, FOOTER: v }))} maxLength={60} error={componentError('FOOTER')} />
-          <div className="form-actions">
-            <button type="submit" className="button button-primary" disabled={form.busy}>
-              {form.busy ? 'Submitting…' : 'Create and submit'}
-            </button>
-            <Link className="button" to="/templates">
-              Cancel
-            </Link>
-          </div>
+          <FormActions busy={form.busy} label="Create and submit" busyLabel="Submitting…" cancelTo="/templates" />
         </form>
       )}
     </>

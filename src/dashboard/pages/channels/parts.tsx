@@ -1,6 +1,7 @@
 /** Small pieces the area's pages share. */
 import type { ReactNode } from 'react';
 import { errorMessage } from '../../api.ts';
+import { Link } from '../../router.tsx';
 import { Dialog, ErrorMessage, PageHeader } from '../../ui.tsx';
 
 /** A page the person's role may not use, said plainly instead of a form that would be refused. */
@@ -39,5 +40,19 @@ export function ConfirmDialog(props: {
         </button>
       </div>
     </Dialog>
+  );
+}
+
+/** A form's submit button (saying it is busy) and the way back. */
+export function FormActions({ busy, label, busyLabel, cancelTo }: { busy: boolean; label: string; busyLabel: string; cancelTo: string }) {
+  return (
+    <div className="form-actions">
+      <button type="submit" className="button button-primary" disabled={busy}>
+        {busy ? busyLabel : label}
+      </button>
+      <Link className="button" to={cancelTo}>
+        Cancel
+      </Link>
+    </div>
   );
 }
