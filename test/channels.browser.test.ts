@@ -164,6 +164,13 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
     assert.match((await rows.filter({ hasText: 'Support line' }).textContent()) ?? '', /connected.*No errors/);
     assert.match((await rows.filter({ hasText: 'Field team' }).textContent()) ?? '', /disconnected.*logged out by the user/);
     await checkPage(page, 'channels');
+    // Filters live in the URL.
+    await page.getByLabel('Status').selectOption('connected');
+    await rows.filter({ hasText: 'Field team' }).waitFor({ state: 'detached' });
+    assert.match(page.url(), /\?status=connected$/);
+    assert.equal(await rows.filter({ hasText: 'Support line' }).count(), 1);
+    await page.getByLabel('Status').selectOption('');
+    await rows.filter({ hasText: 'Field team' }).waitFor();
 
     // Delete the gateway channel.
     await rows.filter({ hasText: 'Field team' }).getByRole('link', { name: 'Field team' }).click();

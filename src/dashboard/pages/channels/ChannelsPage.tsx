@@ -1,14 +1,24 @@
 /** The channels of the organization: status, health and last error of each, live. */
+import { SelectField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
-import { Link } from '../../router.tsx';
+import { Link, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
-import { channelsApi, platformLabel, type ChannelView } from './api.ts';
+import { CHANNEL_STATUS_OPTIONS, channelsApi, PLATFORM_LABELS, platformLabel, type ChannelFilters, type ChannelView, type Platform } from './api.ts';
 
 export function ChannelsPage() {
   const canWrite = useCan('channels:write');
-  const channels = usePagedList(orgKey('channels', 'list'), (cursor) => channelsApi.list(cursor));
+  const [params, setParams] = useSearchParams();
+  const filters: ChannelFilters = { status: params.get('status') || undefined, platform: params.get('platform') || undefined };
+  const setFilter = (name: keyof ChannelFilters, value: string) => {
+    const next = new URLSearchParams(params);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    setParams(next, { replace: true });
+  };
+  const filtered = Boolean(filters.status || filters.platform);
+  const channels = usePagedList(orgKey('channels', 'list', filters), (cursor) => channelsApi.list(cursor, filters));
   return (
     <>
       <PageHeader title="Channels" description="The messaging numbers this organization sends and receives on.">
@@ -18,19 +28,34 @@ export function ChannelsPage() {
           </Link>
         ) : null}
       </PageHeader>
+      {filtered || (channels.items?.length ?? 0) > 0 ? (
+        <form className="filters" role="search" aria-label="Filter channels" onSubmit={(e) => e.preventDefault()}>
+          <SelectField label="Status" value={filters.status ?? ''} onChange={(v) => setFilter('status', v)} options={[{ value: '', label: 'Any status' }, ...CHANNEL_STATUS_OPTIONS.map((s) => ({ value: s, label: s }))]} />
+          <SelectField
+            label="Platform"
+            value={filters.platform ?? ''}
+            onChange={(v) => setFilter('platform', v)}
+            options={[{ value: '', label: 'Any platform' }, ...(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))]}
+          />
+        </form>
+      ) : null}
       <ListState
         items={channels.items}
         error={channels.error}
         empty={
-          <EmptyState title="No channels yet">
-            {canWrite ? (
-              <>
-                A channel connects Parley to a messaging number. <Link to="/channels/new">Add the first one</Link>.
-              </>
-            ) : (
-              'A channel connects Parley to a messaging number; an admin adds them.'
-            )}
-          </EmptyState>
+          filtered ? (
+            <EmptyState title="No channels match">Try other filters.</EmptyState>
+          ) : (
+            <EmptyState title="No channels yet">
+              {canWrite ? (
+                <>
+                  A channel connects Parley to a messaging number. <Link to="/channels/new">Add the first one</Link>.
+                </>
+              ) : (
+                'A channel connects Parley to a messaging number; an admin adds them.'
+              )}
+            </EmptyState>
+          )
         }
       >
         {(items) => <ChannelTable channels={items} />}

@@ -20,6 +20,8 @@ export type CreateChannelInput = {
   credentials?: Record<string, string>;
 };
 
+export type ChannelFilters = { status?: string; platform?: string };
+
 export type TemplateFilters = { channel_id?: string; status?: string; language?: string; category?: string };
 
 export type CreateTemplateInput = {
@@ -33,7 +35,7 @@ export type CreateTemplateInput = {
 export type SyncResult = { created: number; updated: number; unchanged: number; templates: TemplateRecord[] };
 
 export const channelsApi = {
-  list: (cursor?: string) => call<Page<ChannelView>>('GET', '/v1/channels', { query: { cursor } }),
+  list: (cursor?: string, filters: ChannelFilters = {}) => call<Page<ChannelView>>('GET', '/v1/channels', { query: { ...filters, cursor } }),
   get: (id: string) => call<{ data: ChannelView }>('GET', path(id)).then((r) => r.data),
   create: (input: CreateChannelInput) => call<{ data: ChannelView }>('POST', '/v1/channels', { body: input }).then((r) => r.data),
   remove: (id: string) => call<void>('DELETE', path(id)),
@@ -62,6 +64,8 @@ export const PLATFORM_LABELS: Record<Platform, string> = {
 export function platformLabel(platform: string): string {
   return Object.hasOwn(PLATFORM_LABELS, platform) ? PLATFORM_LABELS[platform as Platform] : platform;
 }
+
+export const CHANNEL_STATUS_OPTIONS = ['pending', 'pairing', 'connected', 'disconnected', 'error'] as const satisfies readonly ChannelView['status'][];
 
 export const TEMPLATE_STATUS_OPTIONS = ['draft', 'pending', 'approved', 'rejected', 'paused', 'disabled'] as const satisfies readonly TemplateStatus[];
 export const TEMPLATE_CATEGORY_OPTIONS = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
