@@ -2,21 +2,15 @@
 import { SelectField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
-import { Link, useSearchParams } from '../../router.tsx';
+import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { CHANNEL_STATUS_OPTIONS, channelsApi, PLATFORM_LABELS, platformLabel, type ChannelFilters, type ChannelView, type Platform } from './api.ts';
+import { useUrlFilters } from './url-filters.ts';
 
 export function ChannelsPage() {
   const canWrite = useCan('channels:write');
-  const [params, setParams] = useSearchParams();
-  const filters: ChannelFilters = { status: params.get('status') || undefined, platform: params.get('platform') || undefined };
-  const setFilter = (name: keyof ChannelFilters, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  };
+  const { values: filters, set: setFilter } = useUrlFilters<keyof ChannelFilters>(['status', 'platform']);
   const filtered = Boolean(filters.status || filters.platform);
   const channels = usePagedList(orgKey('channels', 'list', filters), (cursor) => channelsApi.list(cursor, filters));
   return (

@@ -8,29 +8,17 @@ import { errorMessage } from '../../api.ts';
 import { SelectField, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
-import { Link, useSearchParams } from '../../router.tsx';
+import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { TEMPLATE_CATEGORY_OPTIONS, TEMPLATE_STATUS_OPTIONS, templatesApi, type ChannelView, type SyncResult, type TemplateFilters, type TemplateRecord } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
-
-type Filter = 'channel' | 'status' | 'language' | 'category';
+import { useUrlFilters } from './url-filters.ts';
 
 export function TemplatesPage() {
   const canWrite = useCan('templates:write');
-  const [params, setParams] = useSearchParams();
-  const filters: TemplateFilters = {
-    channel_id: params.get('channel') || undefined,
-    status: params.get('status') || undefined,
-    language: params.get('language') || undefined,
-    category: params.get('category') || undefined,
-  };
-  const setFilter = (name: Filter, value: string) => {
-    const next = new URLSearchParams(params);
-    if (value) next.set(name, value);
-    else next.delete(name);
-    setParams(next, { replace: true });
-  };
+  const { values, set: setFilter } = useUrlFilters(['channel', 'status', 'language', 'category']);
+  const filters: TemplateFilters = { channel_id: values.channel, status: values.status, language: values.language, category: values.category };
   const channels = useTemplateChannels();
   const templates = usePagedList(orgKey('templates', 'list', filters), (cursor) => templatesApi.list(filters, cursor));
   const names = new Map((channels.all ?? []).map((c) => [c.id, c.name]));
