@@ -16,8 +16,8 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/domain/events/outbox.ts';
-import { machine, median, percentile, writeSection } from './bench-report.ts';
-import { deployment, now, openProducer, option, postgresVersion, serverUrl, startService, type Service } from './lib/webhooks.ts';
+import { median, percentile, writeSection } from './bench-report.ts';
+import { deployment, now, openProducer, option, runOnPostgres, startService, waitFor, type Service } from './lib/webhooks.ts';
 
 const runs = option('runs', 3);
 const eventCount = option('events', 300);
@@ -65,13 +65,6 @@ function latencyOf(values: number[]): Latency {
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN, n: sorted.length };
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function run(): Promise<Run> {
   const d = await deployment();
@@ -120,10 +113,7 @@ async function run(): Promise<Run> {
   }
 }
 
-const pgVersion = await postgresVersion(serverUrl());
-const header = machine({ Database: `${pgVersion} on 127.0.0.1 (same machine), a fresh database per run` });
-const results: Run[] = [];
-for (let i = 0; i < runs; i++) results.push(await run());
+const { header, results } = await runOnPostgres(runs, run);
 const m = (pick: (r: Run) => number) => median(results.map(pick));
 const f = (v: number) => `${v.toFixed(1)} ms`;
 writeSection(

@@ -16,8 +16,8 @@ import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/domain/events/outbox.ts';
-import { machine, median, writeSection } from './bench-report.ts';
-import { createEndpoints, deployment, now, openProducer, option, postgresVersion, serverUrl, startReceiver, startService, stats } from './lib/webhooks.ts';
+import { median, writeSection } from './bench-report.ts';
+import { createEndpoints, deployment, now, openProducer, option, runOnPostgres, startReceiver, startService, stats, waitFor } from './lib/webhooks.ts';
 
 const runs = option('runs', 3);
 const rate = option('rate', 200);
@@ -87,18 +87,8 @@ async function run(): Promise<Run> {
   }
 }
 
-async function waitFor(check: () => boolean | undefined, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
-const pgVersion = await postgresVersion(serverUrl());
-const header = machine({ Database: `${pgVersion} on 127.0.0.1 (same machine), a fresh database per run` });
-const results: Run[] = [];
-for (let i = 0; i < runs; i++) results.push(await run());
+const { header, results } = await runOnPostgres(runs, run);
 const m = (pick: (r: Run) => number) => median(results.map(pick));
 const f = (v: number) => `${v.toFixed(1)} ms`;
 const row = (name: string, pick: (r: Run) => Lag) =>

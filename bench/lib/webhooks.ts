@@ -15,6 +15,7 @@ import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
+import { machine } from '../bench-report.ts';
 import { createTestDatabaseUrl, freePort, type TestDatabaseUrl } from '../../test/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,6 +25,24 @@ const argv = process.argv.slice(2);
 export function option(name: string, fallback: number): number {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 && argv[i + 1] !== undefined ? Number(argv[i + 1]) : fallback;
+}
+
+/** Polls check every 20 ms until it holds; throws past timeoutMs. */
+export async function waitFor(check: () => boolean | undefined, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The runs one after another, with the machine lines (the PostgreSQL server's version included) for the report. */
+export async function runOnPostgres<T>(runs: number, run: () => Promise<T>): Promise<{ header: string; results: T[] }> {
+  const pgVersion = await postgresVersion(serverUrl());
+  const header = machine({ Database: `${pgVersion} on 127.0.0.1 (same machine), a fresh database per run` });
+  const results: T[] = [];
+  for (let i = 0; i < runs; i++) results.push(await run());
+  return { header, results };
 }
 
 export function serverUrl(): string {

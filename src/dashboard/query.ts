@@ -34,13 +34,18 @@ export type PagedList<T> = {
 };
 
 /** A cursor-paged list: the first page at once, more on "Load more"; refetching keeps the pages loaded. */
-export function usePagedList<T>(key: QueryKey, fetchPage: (cursor: string | undefined) => Promise<Page<T>>, options: { enabled?: boolean } = {}): PagedList<T> {
+export function usePagedList<T>(
+  key: QueryKey,
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  options: { enabled?: boolean; /** Ask again every so many ms while this says so (work the server finishes without an event). */ refreshWhile?: (items: T[]) => number | false } = {},
+): PagedList<T> {
   const query = useInfiniteQuery({
     queryKey: key,
     queryFn: ({ pageParam }) => fetchPage(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
     enabled: options.enabled,
+    refetchInterval: options.refreshWhile ? (q) => options.refreshWhile!(q.state.data?.pages.flatMap((p) => p.data) ?? []) : undefined,
   });
   return {
     items: query.data?.pages.flatMap((p) => p.data),

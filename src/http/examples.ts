@@ -409,6 +409,8 @@ export const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
           updated_at: NOW,
         },
         qr,
+        // Asked with {"phone_number": "+49 30 1234567"}; null without one.
+        pairing_code: { code: 'K7QD-2M9X', expires_at: qr.expires_at },
       },
     },
   },

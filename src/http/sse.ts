@@ -12,7 +12,7 @@ export type SseSettings = {
   heartbeatMs: number;
   /** The reconnection delay suggested to the client (`retry:`). */
   retryMs: number;
-  /** Bytes that may wait for a slow client; past it the connection is dropped (the client resumes with Last-Event-ID). */
+  /** Bytes that may wait for a slow client when more comes; past it the connection is dropped (the client resumes with Last-Event-ID). */
   maxBufferBytes: number;
 };
 
@@ -61,7 +61,9 @@ export function startSse(request: FastifyRequest, reply: FastifyReply, settings:
     // Proxies that buffer responses (nginx) pass this one through as it comes.
     'x-accel-buffering': 'no',
   });
-  res.write(`retry: ${settings.retryMs}\n\n`);
+  // A HEAD request gets the headers only, and its connection back.
+  if (request.method === 'HEAD') res.end();
+  else res.write(`retry: ${settings.retryMs}\n\n`);
   const closers: Array<() => void> = [];
   let closed = false;
   const close = () => {
@@ -88,13 +90,15 @@ export function startSse(request: FastifyRequest, reply: FastifyReply, settings:
   }, settings.heartbeatMs);
   const write = (text: string): boolean => {
     if (closed) return false;
-    const flushed = res.write(text);
+    // More than the bound still waiting from before when more comes (events, or the keep-alive, so a
+    // client stuck while catching up goes too): the client does not keep up. A burst on its own may
+    // go past the bound; catching up writes a page and waits for the drain.
     if (res.writableLength > settings.maxBufferBytes) {
       request.log.info({ buffered_bytes: res.writableLength }, 'event stream: the client does not keep up; dropping the connection');
       res.destroy();
       return false;
     }
-    return flushed;
+    return res.write(text);
   };
   const stream: SseStream = {
     send: (messages) => write(messages.map(sseFrame).join('')),

@@ -47,6 +47,7 @@ export const OPERATIONS = [
   'messages.read',
   'channel.connect',
   'channel.qr',
+  'channel.pairing_code',
   'channel.logout',
   'bizapi.register_phone',
   'bizapi.exchange_code',

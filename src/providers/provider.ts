@@ -85,6 +85,9 @@ export type ProviderTemplate = {
 
 export type QrCode = { qr: string; expiresAt: Date };
 
+/** A code the phone types instead of scanning the QR; it lapses with the QR. */
+export type PairingCode = { code: string; expiresAt: Date };
+
 export type HealthCheck = { ok: true; status: string } | { ok: false; error: ProviderError };
 
 /** Onboarding results (official): what the embedded-signup code exchange yields. */
@@ -152,6 +155,8 @@ export interface ProviderAdapter {
   /** Unofficial only: start pairing and read the current QR. */
   startPairing?(connection: ChannelConnection, callback: { url: string; secret: string }): Promise<Result<{ status: string }>>;
   getQr?(connection: ChannelConnection): Promise<Result<QrCode>>;
+  /** A pairing code for the phone (international digits without `+`), while pairing (capability `channel.pairing_code`). */
+  requestPairingCode?(connection: ChannelConnection, phone: string): Promise<Result<PairingCode>>;
   logout?(connection: ChannelConnection): Promise<Result<{ status: string }>>;
 }
 

@@ -9,6 +9,7 @@ const CALL_OF: Partial<Record<Operation, keyof AdapterCalls>> = {
   'contacts.lookup': 'lookupProfile',
   'channel.connect': 'startPairing',
   'channel.qr': 'getQr',
+  'channel.pairing_code': 'requestPairingCode',
   'channel.logout': 'logout',
   'bizapi.register_phone': 'registerPhone',
   'bizapi.exchange_code': 'exchangeCode',

@@ -90,6 +90,12 @@ function contentProblem(type: string, content: Json): string | undefined {
   }
 }
 
+/** The pairing code for a phone while a QR is on show: eight characters, `ABCD-1234`. */
+function pairingCodeOf(qr: string, phone: string): string {
+  const code = sha256Hex(`${qr}:${phone}`).slice(0, 8).toUpperCase();
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
 export function createGatewayApi(ctx: SandboxContext) {
   const { config, clock } = ctx;
   const gatewayBase = `${config.baseUrl}/sandbox/gateway`;
@@ -109,6 +115,16 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (account.status !== status) await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status, at: clock.now().toISOString() }, 0);
       return updated!;
     });
+  }
+
+  /** The QR on show: the stored one while it lasts, else a new one. */
+  async function currentQr(db: Executor, account: AccountRow): Promise<{ qr: string; expiresAt: Date }> {
+    const now = clock.now();
+    if (account.qr && account.qrExpiresAt && account.qrExpiresAt.getTime() > now.getTime()) return { qr: account.qr, expiresAt: account.qrExpiresAt };
+    const qr = qrText();
+    const expiresAt = new Date(now.getTime() + ctx.qrLifetimeMs);
+    await db.update(sandboxAccounts).set({ qr, qrExpiresAt: expiresAt, updatedAt: now }).where(eq(sandboxAccounts.id, account.id));
+    return { qr, expiresAt };
   }
 
   return {
@@ -166,19 +182,42 @@ export function createGatewayApi(ctx: SandboxContext) {
     /** GET /sessions/{session}/qr: the current QR, or a new one once the last one lapsed. */
     async qr(db: Executor, account: AccountRow): Promise<GatewayResult<Json>> {
       if (account.status !== 'SCAN_QR') return fail(gateway.conflict('not_scanning', `the session is ${account.status}, not SCAN_QR`));
-      const now = clock.now();
-      if (account.qr && account.qrExpiresAt && account.qrExpiresAt.getTime() > now.getTime()) {
-        return ok({ qr: account.qr, expires_at: account.qrExpiresAt.toISOString() });
-      }
-      const qr = qrText();
-      const expiresAt = new Date(now.getTime() + ctx.qrLifetimeMs);
-      await db.update(sandboxAccounts).set({ qr, qrExpiresAt: expiresAt, updatedAt: now }).where(eq(sandboxAccounts.id, account.id));
-      return ok({ qr, expires_at: expiresAt.toISOString() });
+      const current = await currentQr(db, account);
+      return ok({ qr: current.qr, expires_at: current.expiresAt.toISOString() });
+    },
+
+    /**
+     * POST /sessions/{session}/pairing-code {phone}: the code the phone types instead of scanning.
+     * It is derived from the current QR and the phone, so it lapses with the QR and needs no storage.
+     */
+    async pairingCode(db: Executor, account: AccountRow, body: unknown): Promise<GatewayResult<Json>> {
+      if (account.status !== 'SCAN_QR') return fail(gateway.conflict('not_scanning', `the session is ${account.status}, not SCAN_QR`));
+      const phone = isObject(body) ? normalizePhone(body.phone) : undefined;
+      if (!phone) return fail(gateway.invalid('phone must be a number in international format'));
+      const current = await currentQr(db, account);
+      return ok({ code: pairingCodeOf(current.qr, phone), expires_at: current.expiresAt.toISOString() });
     },
 
     /** POST /sessions/{session}/logout: unpairs; STOPPED. */
     async logout(db: Executor, account: AccountRow): Promise<GatewayResult<Json>> {
       return ok(view(await transition(db, account, 'STOPPED', { qr: null, qrExpiresAt: null, displayPhoneNumber: null })));
+    },
+
+    /** POST /link {code, phone}: a phone types the pairing code asked for it; its session goes WORKING. */
+    async link(db: Executor, body: unknown): Promise<GatewayResult<Json>> {
+      if (!isObject(body) || !nonEmpty(body.code)) return fail(gateway.invalid('code is required'));
+      const phone = normalizePhone(body.phone);
+      if (!phone) return fail(gateway.invalid('phone must be a number in international format'));
+      const code = String(body.code).toUpperCase().replaceAll('-', '');
+      const now = clock.now();
+      const scanning = await db
+        .select()
+        .from(sandboxAccounts)
+        .where(and(eq(sandboxAccounts.protocol, 'gateway'), eq(sandboxAccounts.status, 'SCAN_QR')));
+      const account = scanning.find((a) => a.qr && a.qrExpiresAt && a.qrExpiresAt.getTime() > now.getTime() && pairingCodeOf(a.qr, phone).replace('-', '') === code);
+      if (!account) return fail(gateway.notFound('pairing code'));
+      const updated = await transition(db, account, 'WORKING', { qr: null, qrExpiresAt: null, displayPhoneNumber: phone });
+      return ok({ ...view(updated), me: { id: `${phone}@c.us`, phone } });
     },
 
     /** POST /scan {qr, phone?}: a phone scans a QR the gateway showed; its session goes WORKING. */

@@ -217,6 +217,40 @@ describe('QR pairing (unofficial)', () => {
     assert.equal(out.status, 200);
     assert.equal(out.body.data.status, 'disconnected');
   });
+
+  test('a phone pairs by code instead of QR: connect with phone_number, the phone types the code', async () => {
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Code phone' });
+    const caps = await request(server, 'GET', `/v1/channels/${channel.id}/capabilities`, { key: key() });
+    assert.ok(caps.body.data.operations.includes('channel.pairing_code'));
+
+    const bad = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '12' } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/phone_number']);
+    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() })).body.data.status, 'disconnected', 'a refused number starts nothing');
+
+    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '+1 555 010 8888' } });
+    assert.equal(connect.status, 200, connect.text);
+    const { qr, pairing_code: code } = connect.body.data;
+    assert.match(code.code, /^[0-9A-F]{4}-[0-9A-F]{4}$/);
+    assert.equal(code.expires_at, qr.expires_at, 'the code lapses with the QR');
+    const plain = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key() });
+    assert.equal(plain.body.data.pairing_code, null, 'no number, no code');
+
+    // Another phone cannot use the code; the phone it was asked for can.
+    assert.equal((await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550109999' } })).status, 404);
+    const linked = await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550108888' } });
+    assert.equal(linked.status, 200, linked.text);
+    const connected = await eventually('the channel to connect', async () => {
+      const res = await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() });
+      return res.body.data.status === 'connected' ? res.body.data : undefined;
+    });
+    assert.equal(connected.display_phone_number, '+15550108888');
+    assert.equal((await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550108888' } })).status, 404, 'a used code is gone');
+
+    const official = await createChannel({ platform: 'chatapp_official', name: 'No codes' });
+    const refused = await request(server, 'POST', `/v1/channels/${official.id}/connect`, { key: key(), body: { phone_number: '+15550108888' } });
+    assert.equal(refused.status, 422);
+  });
 });
 
 describe('support matrix', () => {
@@ -294,6 +328,22 @@ describe('templates (official)', () => {
     const listed = await request(server, 'GET', `/v1/templates?channel_id=${channel.id}`, { key: key() });
     assert.equal(listed.body.data.length, 2);
     assert.equal((await request(server, 'POST', `/v1/templates/${good.id}/submit`, { key: key() })).status, 409);
+  });
+
+  test('the list filters by language and category', async () => {
+    const channel = await createChannel({ platform: 'chatapp_official', name: 'Template filters' });
+    for (const [name, language, category] of [['promo_de', 'de', 'MARKETING'], ['notice_de', 'de', 'UTILITY'], ['notice_en', 'en_US', 'UTILITY']] as const) {
+      const res = await request(server, 'POST', '/v1/templates', { key: key(), body: { channel_id: channel.id, name, language, category, components: [{ type: 'BODY', text: 'Hello' }] } });
+      assert.equal(res.status, 201, res.text);
+    }
+    const names = async (query: string) =>
+      (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&${query}`, { key: key() })).body.data.map((t: { name: string }) => t.name).sort();
+    assert.deepEqual(await names('language=de'), ['notice_de', 'promo_de']);
+    assert.deepEqual(await names('category=UTILITY'), ['notice_de', 'notice_en']);
+    assert.deepEqual(await names('language=de&category=UTILITY'), ['notice_de']);
+    const bad = await request(server, 'GET', '/v1/templates?category=SPAM', { key: key() });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /category/);
   });
 });
 

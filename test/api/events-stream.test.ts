@@ -14,7 +14,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { buildContainer } from '../../src/container.ts';
-import { recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
+import { EVENTS_SEQUENCED_CHANNEL, recordEvent, type EventType } from '../../src/domain/events/outbox.ts';
+import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createKeyWith, createOtherOrganization, freePort, loginCookie, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
@@ -233,6 +236,10 @@ test('types: only the events of those types; an unknown type or a bad cursor is 
   } finally {
     stream.close();
   }
+  const head = await fetch(`${server.baseUrl}/v1/events/stream`, { method: 'HEAD', headers: { 'x-api-key': server.apiKey } });
+  assert.equal(head.status, 200);
+  assert.match(head.headers.get('content-type')!, /^text\/event-stream/);
+  assert.equal(await head.text(), '', 'a HEAD request gets the headers and its answer ends');
   const unknownType = await openStream(server, '/v1/events/stream?types=crm.comment.created,message.nope', { key: server.apiKey });
   assert.equal(unknownType.status, 400);
   assert.equal(unknownType.headers.get('content-type'), 'application/problem+json; charset=utf-8');
@@ -379,10 +386,31 @@ test('a client that does not read is dropped once 1 MiB waits for it, rather tha
   await server.container.database.db.transaction(async (tx) => {
     for (let i = 0; i < 384; i++) await recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: big, status: `s${i}` });
   });
-  await eventually('the server to drop the slow client', () => server.logs.some((l) => l.includes('does not keep up')) || undefined);
+  // More events while those still wait for the client.
+  await eventually('the server to drop the slow client', async () => {
+    if (server.logs.some((l) => l.includes('does not keep up'))) return true;
+    await emit(server.organizationId, 1);
+    return false;
+  });
   socket.resume();
   await eventually('the connection to end', () => ended || undefined);
   assert.ok(received < 384 * big.length, `received ${received} bytes: the stream was cut short`);
+});
+
+test('a client that stops reading while its backlog is sent is dropped at the next heartbeat', async () => {
+  // The backlog from the start: the previous test's 24 MiB of events.
+  const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1');
+  let ended = false;
+  socket.on('data', (chunk) => {
+    if (chunk.toString().includes('retry:')) socket.pause();
+  });
+  socket.on('close', () => (ended = true));
+  socket.on('error', () => undefined);
+  const logged = server.logs.length;
+  socket.write(`GET /v1/events/stream?cursor=${encodeEventCursor(0)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${server.apiKey}\r\n\r\n`);
+  await eventually('the server to drop the stalled client', () => server.logs.slice(logged).some((l) => l.includes('does not keep up')) || undefined, { timeoutMs: HEARTBEAT_MS * 20 });
+  socket.resume();
+  await eventually('the connection to end', () => ended || undefined);
 });
 
 test('closing the server ends its open streams at once instead of waiting on them', async () => {
@@ -390,7 +418,13 @@ test('closing the server ends its open streams at once instead of waiting on the
   const streams = await Promise.all([1, 2, 3].map(() => openStream(own, '/v1/events/stream', { key: own.apiKey })));
   assert.ok(streams.every((s) => s.status === 200 && !s.isEnded()));
   const started = Date.now();
-  await own.close();
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    own.close().then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+  ]);
+  clearTimeout(timer);
+  assert.ok(closed, 'the server is still closing after 10 s: it waits on its open streams');
   const took = Date.now() - started;
   await Promise.all(streams.map((s) => s.ended));
   assert.ok(took < 5000, `closing took ${took} ms`);
@@ -416,7 +450,14 @@ test('two processes on one PostgreSQL database: an event committed through A rea
   const b = { baseUrl: config.baseUrl };
   try {
     const stream = await openStream(b, '/v1/events/stream', { key: server.apiKey });
+    const more = await Promise.all([1, 2, 3].map(() => openStream(b, '/v1/events/stream?types=crm.comment.created', { key: server.apiKey })));
     assert.equal(stream.status, 200);
+    // One LISTEN connection per process, however many streams it serves: A's (earlier tests opened streams there) and B's.
+    const [listening] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and query = ${`listen "${EVENTS_SEQUENCED_CHANNEL}"`}`,
+    );
+    assert.equal(listening!.n, 2);
     await addNote(server);
     await addNote(server);
     await eventually('the events committed through A, on B', () => stream.messages.length >= 2 || undefined);
@@ -425,7 +466,8 @@ test('two processes on one PostgreSQL database: an event committed through A rea
     const next = await request(server, 'GET', `/v1/events?cursor=${stream.messages[0]!.id}`, { key: server.apiKey });
     assert.deepEqual(next.body.data, [stream.messages[1]!.data]);
     assert.equal(next.body.meta.next_cursor, stream.messages[1]!.id);
-    stream.close();
+    for (const s of more) await eventually('the notes on every stream of B', () => s.messages.length >= 2 || undefined);
+    for (const s of [stream, ...more]) s.close();
   } finally {
     await app.close();
     await container.close();

@@ -680,6 +680,7 @@ export function regressionRequests(ops: Operation[], fixtures: Fixtures): Array<
   add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'a\u0000b' }));
   add('POST /v1/settings/developer/webhooks/endpoints', '/v1/settings/developer/webhooks/endpoints', JSON.stringify({ url: 'http://127.0.0.1:1/x', description: 'a\u0000b' }));
   out.push({ method: 'POST', url: '/sandbox/gateway/scan', headers: { 'content-type': 'application/json' }, body: '{"qr":"\\u0000"}', label: 'POST /sandbox/gateway/scan' });
+  out.push({ method: 'POST', url: '/sandbox/gateway/link', headers: { 'content-type': 'application/json' }, body: '{"code":"\\u0000","phone":"+15550100000"}', label: 'POST /sandbox/gateway/link' });
   return out;
 }
 

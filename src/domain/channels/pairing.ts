@@ -9,7 +9,7 @@ import { channels } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { normalizePhone } from '../../lib/phone.ts';
-import type { ProviderError, QrCode } from '../../providers/provider.ts';
+import type { PairingCode, ProviderError, QrCode } from '../../providers/provider.ts';
 import { platformsWith, providerModule, type ProviderRegistry } from '../../providers/registry.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError, invalid } from '../errors.ts';
@@ -46,10 +46,21 @@ async function refuse(deps: ProviderCallDeps, row: ChannelRow, error: ProviderEr
   throw providerRefusal(error);
 }
 
-/** Starts pairing a channel: registers our callback, starts the session, returns the QR to scan (none when already paired). */
-export async function connectChannel(deps: PairingDeps, actor: Actor, input: { channelId: string }): Promise<{ channel: ChannelRow; qr: QrCode | null }> {
+export type ConnectResult = { channel: ChannelRow; qr: QrCode | null; pairingCode: PairingCode | null };
+
+/**
+ * Starts pairing a channel: registers our callback, starts the session, returns the QR to scan (none
+ * when already paired) and, when a phone number is given, the code that phone can type instead.
+ */
+export async function connectChannel(deps: PairingDeps, actor: Actor, input: { channelId: string; phoneNumber?: string }): Promise<ConnectResult> {
   const row = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(row.platform, 'channel.connect', 'channel connect');
+  let phone: string | undefined;
+  if (input.phoneNumber !== undefined) {
+    assertOperation(row.platform, 'channel.pairing_code', 'pairing by code');
+    phone = normalizePhone(input.phoneNumber)?.slice(1);
+    if (!phone) throw invalid(`phone_number ${JSON.stringify(input.phoneNumber)} is not a valid phone number`, [{ pointer: '/phone_number', message: 'not a valid phone number (write it with its country code)' }]);
+  }
   if (row.status === 'connected') throw new DomainError('conflict', 'channel is already connected; disconnect it first to pair another phone');
   const connection = connectionOf(row, deps.sealer);
   const started = await deps.providers.get(row.platform).startPairing!(connection, { url: deps.callbackUrl(row), secret: connection.credentials.callback_secret ?? '' });
@@ -57,8 +68,15 @@ export async function connectChannel(deps: PairingDeps, actor: Actor, input: { c
   const status = providerModule(row.platform).status.fromSession?.(started.value.status) ?? 'pairing';
   await applyStatus(deps, row, status, status === 'connected' ? 'gateway session already paired' : 'pairing started: scan the QR code', started.value.status);
   const channel = await reloadChannel(deps.db, row.id);
-  if (channel.status !== 'pairing') return { channel, qr: null };
-  return { channel, qr: await currentQr(deps, channel) };
+  if (channel.status !== 'pairing') return { channel, qr: null, pairingCode: null };
+  const qr = await currentQr(deps, channel);
+  if (phone === undefined) return { channel, qr, pairingCode: null };
+  const requestCode = deps.providers.get(row.platform).requestPairingCode;
+  // The support matrix and the adapter are the module's: a row naming channel.pairing_code comes with the call.
+  if (!requestCode) throw new Error(`platform ${row.platform} lists channel.pairing_code without an adapter call for it`);
+  const code = await requestCode(connectionOf(channel, deps.sealer), phone);
+  if (!code.ok) return refuse(deps, channel, code.error);
+  return { channel, qr, pairingCode: code.value };
 }
 
 async function currentQr(deps: ProviderCallDeps, row: ChannelRow): Promise<QrCode> {

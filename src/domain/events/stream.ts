@@ -42,7 +42,7 @@ export type EventHub = {
   close(): Promise<void>;
 };
 
-export type EventHubDeps = { database: Database; logger: Logger; pollMs: number };
+export type EventHubDeps = { database: Pick<Database, 'db' | 'listen' | 'availability'>; logger: Logger; pollMs: number };
 
 type Follower = {
   organizationId: string;
@@ -61,6 +61,7 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
   const live = new Map<string, Set<Follower>>();
   let listening: Promise<(() => Promise<void>) | undefined> | undefined;
   let poll: NodeJS.Timeout | undefined;
+  let offAvailable: (() => void) | undefined;
   let reading: Promise<void> | undefined;
   let readAgain = false;
   let closed = false;
@@ -72,14 +73,16 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
       return undefined;
     });
     if (!poll && !closed) {
-      poll = setInterval(() => live.size > 0 && wake(), pollMs);
+      poll = setInterval(wake, pollMs);
       poll.unref();
+      offAvailable = database.availability.onAvailable(wake);
     }
     return listening;
   };
 
   const wake = () => {
-    if (closed || live.size === 0) return;
+    // While the database is down nothing is read; its return wakes the hub (streams resume where they were).
+    if (closed || live.size === 0 || !database.availability.up()) return;
     if (reading) {
       readAgain = true;
       return;
@@ -174,6 +177,7 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
     async close() {
       closed = true;
       clearInterval(poll);
+      offAvailable?.();
       for (const f of [...following]) stop(f);
       await reading;
       const unlisten = await listening;

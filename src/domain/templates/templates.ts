@@ -33,7 +33,7 @@ function providerFailure(error: ProviderError): DomainError {
 export async function listTemplates(
   deps: { db: Executor },
   actor: Actor,
-  input: Page & { channelId?: string; status?: string; name?: string },
+  input: Page & { channelId?: string; status?: string; name?: string; language?: string; category?: string },
 ): Promise<PageResult<TemplateRow>> {
   if (input.channelId !== undefined && !isUuid(input.channelId)) return { items: [], nextCursor: null };
   const rows = await deps.db
@@ -45,6 +45,8 @@ export async function listTemplates(
         input.channelId ? eq(templates.channelId, input.channelId) : undefined,
         input.status ? eq(templates.status, input.status) : undefined,
         input.name ? eq(templates.name, input.name) : undefined,
+        input.language ? eq(templates.language, input.language) : undefined,
+        input.category ? eq(templates.category, input.category) : undefined,
         afterCursor(templates.createdAt, templates.id, input.cursor),
       ),
     )

@@ -31,11 +31,13 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   const answer = (reply: FastifyReply, result: GatewayResult<unknown>) => answerGateway(reply, result);
 
   scope.post('/scan', ROUTE, async (request, reply) => answer(reply, await api.scan(db, request.body)));
+  scope.post('/link', ROUTE, async (request, reply) => answer(reply, await api.link(db, request.body)));
 
   scope.put('/sessions/:session', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.configure(db, account, request.body))));
   scope.get('/sessions/:session', ROUTE, authed(async (account, _p, _r, reply) => reply.send(api.describe(account))));
   scope.post('/sessions/:session/start', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.start(db, account))));
   scope.get('/sessions/:session/qr', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.qr(db, account))));
+  scope.post('/sessions/:session/pairing-code', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.pairingCode(db, account, request.body))));
   scope.post('/sessions/:session/logout', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.logout(db, account))));
   scope.post(
     '/sessions/:session/messages',

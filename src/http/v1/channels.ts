@@ -116,6 +116,27 @@ const QrSchema = z
   })
   .meta({ id: 'ChannelQr' });
 
+const PairingCodeSchema = z
+  .object({
+    code: z.string().meta({ description: 'Typed on the phone (Linked devices → Link with phone number instead)', example: 'K7QD-2M9X' }),
+    expires_at: z.string().meta({ description: 'It lapses with the QR; connect again for a new one' }),
+  })
+  .meta({ id: 'ChannelPairingCode' });
+
+const ConnectBody = z
+  .object({
+    phone_number: z
+      .string()
+      .min(1)
+      .max(40)
+      .optional()
+      .meta({ description: 'The phone to pair by code instead of QR (where the platform lists channel.pairing_code); the answer then carries pairing_code' }),
+  })
+  .strict()
+  .meta({ id: 'ConnectChannelRequest', examples: [{}, { phone_number: '+49 30 1234567' }] });
+
+const ConnectSchema = z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() });
+
 const HistoryEntrySchema = z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() });
 
 const ChannelStatusSchema = z.object({
@@ -139,7 +160,9 @@ const CapabilitiesSchema = z
 const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
 
 export type ChannelView = z.infer<typeof ChannelSchema>;
-type QrView = z.infer<typeof QrSchema>;
+export type QrView = z.infer<typeof QrSchema>;
+export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
+export type ConnectView = z.infer<typeof ConnectSchema>;
 
 /** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
 export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
@@ -329,14 +352,23 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       schema: {
         tags: ['channels'],
         summary: 'Start pairing a gateway channel (unofficial only)',
-        description: 'Registers the callback with the gateway and starts its session; the channel goes to `pairing` and the answer carries the QR to scan. 422 on official channels.',
+        description:
+          'Registers the callback with the gateway and starts its session; the channel goes to `pairing` and the answer carries the QR to scan. ' +
+          'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels.',
         params: ChannelParams,
-        response: { 200: dataOf(z.object({ channel: ChannelSchema, qr: QrSchema.nullable() })), ...channelErrors },
+        body: ConnectBody.nullish(),
+        response: { 200: dataOf(ConnectSchema), ...channelErrors },
       },
     },
     async (request) => {
-      const result = await connectChannel(pairing, actorOf(request), { channelId: request.params.channelID });
-      return { data: { channel: present(result.channel), qr: result.qr ? await presentQr(result.qr) : null } };
+      const result = await inputFrom('body', connectChannel(pairing, actorOf(request), { channelId: request.params.channelID, phoneNumber: request.body?.phone_number }));
+      return {
+        data: {
+          channel: present(result.channel),
+          qr: result.qr ? await presentQr(result.qr) : null,
+          pairing_code: result.pairingCode ? { code: result.pairingCode.code, expires_at: result.pairingCode.expiresAt.toISOString() } : null,
+        },
+      };
     },
   );
 

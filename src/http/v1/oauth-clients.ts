@@ -89,6 +89,8 @@ const UpdateBodySchema = z
 const ClientParams = z.object({ clientID: PathId.meta({ description: 'The client_id (`pcl_…`)' }) });
 
 export type OAuthClientRecord = z.infer<typeof OAuthClientSchema>;
+export type CreatedOAuthClientRecord = z.infer<typeof CreatedOAuthClientSchema>;
+export type OAuthClientSecretRecord = z.infer<typeof ClientSecretSchema>;
 
 export function presentClient(client: OAuthClient): OAuthClientRecord {
   return {

@@ -31,7 +31,7 @@ const TemplateSchema = z
   })
   .meta({ id: 'Template' });
 
-type TemplateRecord = z.infer<typeof TemplateSchema>;
+export type TemplateRecord = z.infer<typeof TemplateSchema>;
 
 function presentTemplate(row: TemplateRow): TemplateRecord {
   return {
@@ -84,13 +84,19 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
       schema: {
         tags: ['templates'],
         summary: 'List templates',
-        querystring: PageQuerySchema.extend({ channel_id: z.string().optional(), status: z.enum(TEMPLATE_STATUSES).optional(), name: z.string().optional() }),
+        querystring: PageQuerySchema.extend({
+          channel_id: z.string().optional(),
+          status: z.enum(TEMPLATE_STATUSES).optional(),
+          name: z.string().optional(),
+          language: z.string().optional().meta({ description: 'Exactly this locale code', example: 'en_US' }),
+          category: z.enum(TEMPLATE_CATEGORIES).optional(),
+        }),
         response: { 200: listOf(TemplateSchema), ...errorResponses([400, 401, 403]) },
       },
     },
     async (request) => {
       const q = request.query;
-      const page = await listTemplates(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, channelId: q.channel_id, status: q.status, name: q.name });
+      const page = await listTemplates(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, channelId: q.channel_id, status: q.status, name: q.name, language: q.language, category: q.category });
       return { data: page.items.map(presentTemplate), meta: { next_cursor: page.nextCursor } };
     },
   );

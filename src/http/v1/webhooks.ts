@@ -220,6 +220,15 @@ const RetryResultSchema = z
     examples: [{ message_id: MESSAGE_ID, retried: [{ delivery_id: '0196b1f2-2d0f-7b12-83c4-d5e6f7a8b9c0', endpoint_id: ENDPOINT_ID }], skipped: [] }],
   });
 
+export type WebhookEndpointRecord = z.infer<typeof EndpointSchema>;
+export type CreatedWebhookEndpointRecord = z.infer<typeof CreatedEndpointSchema>;
+export type WebhookDeliveryRecord = z.infer<typeof DeliverySchema>;
+export type WebhookAttemptRecord = z.infer<typeof AttemptSchema>;
+export type WebhookSecretRecord = z.infer<typeof RevealedSecretSchema>;
+export type WebhookSecretRotationRecord = z.infer<typeof RotatedSecretSchema>;
+export type WebhookTestResultRecord = z.infer<typeof TestResultSchema>;
+export type WebhookRetryResultRecord = z.infer<typeof RetryResultSchema>;
+
 const EndpointParams = z.object({ endpointID: PathId });
 const endpointErrors = errorResponses([400, 401, 403, 404, 409]);
 

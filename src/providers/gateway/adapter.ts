@@ -95,6 +95,12 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       return { ok: true, value: { qr: result.value.qr, expiresAt: new Date(result.value.expires_at) } };
     },
 
+    async requestPairingCode(connection, phone) {
+      const result = await client(connection).call<{ code: string; expires_at: string }>('POST', `sessions/${session(connection)}/pairing-code`, { phone });
+      if (!result.ok) return result;
+      return { ok: true, value: { code: result.value.code, expiresAt: new Date(result.value.expires_at) } };
+    },
+
     async logout(connection) {
       const result = await client(connection).call<{ status: string }>('POST', `sessions/${session(connection)}/logout`);
       if (!result.ok) return result;

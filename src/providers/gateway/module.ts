@@ -12,7 +12,7 @@ export const gatewayProvider: ProviderModule = {
   capabilities: {
     message_types: [...COMMON_MESSAGE_TYPES, 'link', 'poll', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download'],
     simplified_types: ['template', 'buttons', 'list', 'cta_url', 'media_carousel', 'product_carousel'],
-    operations: ['messages.send', 'messages.read', 'channel.connect', 'channel.qr', 'channel.logout', 'contacts.lookup', 'media.fetch'],
+    operations: ['messages.send', 'messages.read', 'channel.connect', 'channel.qr', 'channel.pairing_code', 'channel.logout', 'contacts.lookup', 'media.fetch'],
     customer_service_window_hours: null,
   },
   settings: {

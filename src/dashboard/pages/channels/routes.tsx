@@ -1,12 +1,26 @@
 /** Channels (with pairing) and message templates. */
 import type { RouteObject } from 'react-router';
-import { PlannedPage } from '../planned.tsx';
+import { Outlet } from '../../router.tsx';
+import { ChannelPage } from './ChannelPage.tsx';
 import { ChannelsPage } from './ChannelsPage.tsx';
+import { NewChannelPage } from './NewChannelPage.tsx';
+import { NewTemplatePage } from './NewTemplatePage.tsx';
+import { TemplatesPage } from './TemplatesPage.tsx';
 
 export const channelsRoutes: RouteObject[] = [
-  { path: 'channels', element: <ChannelsPage /> },
-  { path: 'channels/new', element: <PlannedPage title="New channel" /> },
-  { path: 'channels/:channelId', element: <PlannedPage title="Channel" /> },
-  { path: 'templates', element: <PlannedPage title="Templates" /> },
-  { path: 'templates/new', element: <PlannedPage title="New template" /> },
+  {
+    // The area's pages share a wrapper for their styles (styles.css, "Area: channels").
+    element: (
+      <div className="channels-area">
+        <Outlet />
+      </div>
+    ),
+    children: [
+      { path: 'channels', element: <ChannelsPage /> },
+      { path: 'channels/new', element: <NewChannelPage /> },
+      { path: 'channels/:channelId', element: <ChannelPage /> },
+      { path: 'templates', element: <TemplatesPage /> },
+      { path: 'templates/new', element: <NewTemplatePage /> },
+    ],
+  },
 ];

@@ -1,13 +1,17 @@
 /** Developers: webhooks and their delivery log, the event log, API keys, OAuth clients. */
 import type { RouteObject } from 'react-router';
-import { PlannedPage } from '../planned.tsx';
 import { ApiKeysPage } from './ApiKeysPage.tsx';
+import { DeliveriesPage } from './DeliveriesPage.tsx';
+import { EventsPage } from './EventsPage.tsx';
+import { OAuthClientsPage } from './OAuthClientsPage.tsx';
+import { WebhookEndpointPage } from './WebhookEndpointPage.tsx';
+import { WebhooksPage } from './WebhooksPage.tsx';
 
 export const developersRoutes: RouteObject[] = [
-  { path: 'developers/webhooks', element: <PlannedPage title="Webhooks" /> },
-  { path: 'developers/webhooks/:endpointId', element: <PlannedPage title="Webhook endpoint" /> },
-  { path: 'developers/deliveries', element: <PlannedPage title="Delivery log" /> },
-  { path: 'developers/events', element: <PlannedPage title="Events" /> },
+  { path: 'developers/webhooks', element: <WebhooksPage /> },
+  { path: 'developers/webhooks/:endpointId', element: <WebhookEndpointPage /> },
+  { path: 'developers/deliveries', element: <DeliveriesPage /> },
+  { path: 'developers/events', element: <EventsPage /> },
   { path: 'developers/api-keys', element: <ApiKeysPage /> },
-  { path: 'developers/oauth-clients', element: <PlannedPage title="OAuth apps" /> },
+  { path: 'developers/oauth-clients', element: <OAuthClientsPage /> },
 ];
