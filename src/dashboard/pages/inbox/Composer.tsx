@@ -134,7 +134,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
               ...(templates.data ?? []).map((t) => ({ value: t.id, label: `${t.name} (${t.language})` })),
             ]}
           />
-          {template ? <p className="template-preview small">{templateBody(template.components)}</p> : null}
+          {template ? <p className="composer-template-text small">{templateBody(template.components)}</p> : null}
           {slots.map((slot, i) => (
             <TextField
               key={`${template?.id}-${i}`}
