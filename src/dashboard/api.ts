@@ -29,16 +29,6 @@ export type ApiKey = {
 
 export type CreatedApiKey = ApiKey & { secret: string };
 
-export type Channel = {
-  id: string;
-  platform: string;
-  name: string;
-  status: string;
-  status_reason: string | null;
-  display_phone_number: string | null;
-  created_at: string;
-};
-
 export type SessionView = {
   id: string;
   current: boolean;
@@ -210,7 +200,6 @@ export const api = {
   createApiKey: (name: string, permissions: string[]) =>
     call<{ data: CreatedApiKey }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
   revokeApiKey: (id: string) => call<void>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`),
-  channels: (cursor?: string) => call<Page<Channel>>('GET', '/v1/channels', { query: { cursor } }),
   authorizationRequest: (id: string) =>
     call<{ data: OAuthAuthorizationRequest }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then((r) => r.data),
   approveAuthorization: (id: string, organizationIds: string[]) =>

@@ -48,16 +48,36 @@ export function describeUserAgent(ua: string | null): string {
   return browser ?? os ?? (ua.length > 60 ? `${ua.slice(0, 57)}…` : ua);
 }
 
-/** The badge of each channel state: exactly the states of the channel status machine (the type checker refuses others). */
-const CHANNEL_STATUS_BADGES: Record<ChannelStatus, string> = {
-  pending: 'badge',
-  pairing: 'badge',
-  connected: 'badge badge-ok',
-  disconnected: 'badge badge-bad',
-  error: 'badge badge-bad',
+export type Tone = 'ok' | 'bad' | 'warn' | 'neutral';
+
+/**
+ * The colour of a status badge (the word is always shown too). Channel states are typed against the
+ * status machine, so a new state cannot be left out; other words fall back to neutral.
+ */
+const CHANNEL_TONES: Record<ChannelStatus, Tone> = { pending: 'warn', pairing: 'warn', connected: 'ok', disconnected: 'bad', error: 'bad' };
+
+const TONES: Record<string, Tone> = {
+  ...CHANNEL_TONES,
+  active: 'ok',
+  approved: 'ok',
+  delivered: 'ok',
+  read: 'ok',
+  received: 'ok',
+  succeeded: 'ok',
+  open: 'ok',
+  enabled: 'ok',
+  sent: 'neutral',
+  queued: 'neutral',
+  draft: 'neutral',
+  closed: 'neutral',
+  retrying: 'warn',
+  in_review: 'warn',
+  paused: 'warn',
+  failed: 'bad',
+  rejected: 'bad',
+  disabled: 'bad',
 };
 
-/** The badge class of a channel status; a status this build does not know shows plain. */
-export function channelStatusClass(status: string): string {
-  return Object.hasOwn(CHANNEL_STATUS_BADGES, status) ? CHANNEL_STATUS_BADGES[status as ChannelStatus] : 'badge';
+export function statusTone(status: string): Tone {
+  return Object.hasOwn(TONES, status) ? TONES[status]! : 'neutral';
 }

@@ -1,15 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CHANNEL_STATUSES } from '../domain/channels/status.ts';
-import { channelStatusClass } from './format.ts';
+import { statusTone } from './format.ts';
 
-test('channel status badges: every state the channel machine has gets its colour; error and disconnected show as bad', () => {
-  const classes = Object.fromEntries(CHANNEL_STATUSES.map((status) => [status, channelStatusClass(status)]));
-  assert.deepEqual(classes, {
-    pending: 'badge',
-    connected: 'badge badge-ok',
-    disconnected: 'badge badge-bad',
-    error: 'badge badge-bad',
-    pairing: 'badge',
+test('status badges: channel states by the machine (error and disconnected bad, pending and pairing waiting, connected good)', () => {
+  assert.deepEqual(Object.fromEntries(CHANNEL_STATUSES.map((s) => [s, statusTone(s)])), {
+    pending: 'warn',
+    connected: 'ok',
+    disconnected: 'bad',
+    error: 'bad',
+    pairing: 'warn',
   });
+});
+
+test('status badges: a failed or rejected thing is always bad, a delivered, read or approved one good; unknown words are neutral', () => {
+  for (const s of ['failed', 'rejected']) assert.equal(statusTone(s), 'bad', s);
+  for (const s of ['delivered', 'read', 'approved', 'succeeded']) assert.equal(statusTone(s), 'ok', s);
+  assert.equal(statusTone('something new'), 'neutral');
+  assert.equal(statusTone('__proto__'), 'neutral');
 });

@@ -1,24 +1,7 @@
 /** The dashboard's design system, small: page header, alerts, loading and empty states, lists, dialog, copy, badges (forms.tsx has the form controls). */
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { errorMessage, type Page } from './api.ts';
-
-/** A form's sending state: busy while its work runs, the failure as a message (explained by `explain`). */
-export function useSending(explain: (err: unknown) => string = errorMessage) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  async function send(work: () => Promise<void>) {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await work();
-    } catch (err) {
-      setError(explain(err));
-    } finally {
-      setBusy(false);
-    }
-  }
-  return { busy, error, setError, send };
-}
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { errorMessage } from './api.ts';
+import { statusTone } from './format.ts';
 
 export function usePageTitle(title: string): void {
   useEffect(() => {
@@ -78,78 +61,6 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
     <div className="empty-state">
       <h2>{title}</h2>
       {children ? <p>{children}</p> : null}
-    </div>
-  );
-}
-
-export type Paged<T> = {
-  items: T[] | undefined;
-  error: string | undefined;
-  hasMore: boolean;
-  loadingMore: boolean;
-  loadMore(): void;
-  reload(): void;
-  update(fn: (items: T[]) => T[]): void;
-};
-
-/** A cursor-paged list: the first page on mount, more on demand. */
-export function usePaged<T>(fetchPage: (cursor?: string) => Promise<Page<T>>): Paged<T> {
-  const [items, setItems] = useState<T[] | undefined>(undefined);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const generation = useRef(0);
-  const fetchRef = useRef(fetchPage);
-  fetchRef.current = fetchPage;
-
-  const reload = useCallback(() => {
-    const mine = ++generation.current;
-    setError(undefined);
-    fetchRef
-      .current()
-      .then((page) => {
-        if (mine !== generation.current) return;
-        setItems(page.data);
-        setCursor(page.meta.next_cursor);
-      })
-      .catch((err: unknown) => {
-        if (mine === generation.current) setError(errorMessage(err));
-      });
-  }, []);
-
-  useEffect(() => {
-    reload();
-  }, [reload]);
-
-  const loadMore = useCallback(() => {
-    if (!cursor) return;
-    const mine = generation.current;
-    setLoadingMore(true);
-    fetchRef
-      .current(cursor)
-      .then((page) => {
-        if (mine !== generation.current) return;
-        setItems((prev) => [...(prev ?? []), ...page.data]);
-        setCursor(page.meta.next_cursor);
-      })
-      .catch((err: unknown) => {
-        if (mine === generation.current) setError(errorMessage(err));
-      })
-      .finally(() => setLoadingMore(false));
-  }, [cursor]);
-
-  const update = useCallback((fn: (items: T[]) => T[]) => setItems((prev) => (prev ? fn(prev) : prev)), []);
-
-  return { items, error, hasMore: cursor !== null, loadingMore, loadMore, reload, update };
-}
-
-export function LoadMore({ paged }: { paged: Paged<unknown> }) {
-  if (!paged.hasMore) return null;
-  return (
-    <div className="load-more">
-      <button type="button" className="button" onClick={paged.loadMore} disabled={paged.loadingMore}>
-        {paged.loadingMore ? 'Loading…' : 'Load more'}
-      </button>
     </div>
   );
 }
@@ -227,32 +138,8 @@ export function CopyButton({ value, label = 'Copy' }: { value: string; label?: s
   );
 }
 
-const TONES: Record<string, 'ok' | 'bad' | 'warn' | 'neutral'> = {
-  connected: 'ok',
-  active: 'ok',
-  approved: 'ok',
-  delivered: 'ok',
-  read: 'ok',
-  succeeded: 'ok',
-  open: 'ok',
-  enabled: 'ok',
-  sent: 'neutral',
-  queued: 'neutral',
-  pending: 'warn',
-  pairing: 'warn',
-  connecting: 'warn',
-  retrying: 'warn',
-  in_review: 'warn',
-  failed: 'bad',
-  error: 'bad',
-  rejected: 'bad',
-  disconnected: 'bad',
-  disabled: 'bad',
-  closed: 'neutral',
-};
-
 /** A status word as a coloured badge (the word itself carries the meaning, not only the colour). */
 export function StatusBadge({ status, label }: { status: string; label?: string }) {
-  const tone = TONES[status] ?? 'neutral';
+  const tone = statusTone(status);
   return <span className={`badge badge-${tone}`}>{label ?? status.replaceAll('_', ' ')}</span>;
 }
