@@ -1,7 +1,8 @@
 /** The inbox's calls on the public API and their wire types. */
+import type { ChannelView } from '../../../http/v1/channels.ts';
 import type { MessageRecord } from '../../../http/v1/messages.ts';
 import { useQuery } from '@tanstack/react-query';
-import { api, call, type Channel, type Page } from '../../api.ts';
+import { call, type Page } from '../../api.ts';
 import { orgKey } from '../../query.ts';
 
 export type Message = MessageRecord;
@@ -60,7 +61,7 @@ export const inboxApi = {
     call<Page<Template>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100' } }).then((r) => r.data),
   members: (organizationId: string) => call<{ data: Member[] }>('GET', `/v1/organizations/${id(organizationId)}/members`).then((r) => r.data),
   capabilities: (channelId: string) => call<{ data: Capabilities }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
-  channels: (): Promise<Channel[]> => api.channels().then((r) => r.data),
+  channels: () => call<Page<ChannelView>>('GET', '/v1/channels', { query: { limit: '100' } }).then((r) => r.data),
 };
 
 /** The organization's channels (first page), for the channel filter and names. */
