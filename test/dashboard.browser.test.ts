@@ -203,3 +203,34 @@ test('the organization switcher acts in the chosen organization and remembers it
     await context.close();
   }
 });
+
+test('a normal visit logs nothing: signed out, the page asks for no session; signed in, every page of the menu loads without a console error', async () => {
+  const { context, page, consoleLines, pageErrors } = await openContext();
+  try {
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/v1/')) asked.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.equal(asked.includes('/v1/auth/session'), false, 'no session cookie: no probe, so no 401');
+    assert.deepEqual(consoleLines.filter((l) => l.startsWith('error:')), []);
+
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    await page.waitForURL(`${server.baseUrl}/app/inbox`);
+    // Every page the menu offers, reached by the menu, renders its heading.
+    const links = await nav(page).getByRole('link').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, target: a.getAttribute('target') })));
+    const pages = links.filter((l) => l.target !== '_blank').map((l) => l.href);
+    assert.ok(pages.length >= 14, `the menu lists every area's pages (${pages.join(', ')})`);
+    for (const href of pages) {
+      await nav(page).locator(`a[href="${href}"]`).click();
+      await page.waitForURL(`${server.baseUrl}${href}`);
+      await page.locator('main#content h1').first().waitFor();
+      assert.notEqual(await page.locator('main#content h1').first().textContent(), 'Page not found', href);
+    }
+    await page.getByText('Live updates on').waitFor();
+    assert.deepEqual({ consoleErrors: consoleLines.filter((l) => l.startsWith('error:')), pageErrors }, { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
