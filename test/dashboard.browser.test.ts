@@ -12,6 +12,7 @@ import { channels } from '../src/db/schema.ts';
 import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
+import { eventually } from './eventually.ts';
 import { launchBrowser, logIn, openContext as openBrowserContext } from './browser.ts';
 import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
 
@@ -70,6 +71,12 @@ test('a newcomer logs in, makes an API key that works, revokes it, and logs out'
     const bootstrapRow = page.locator('tbody tr', { hasText: `${server.apiKey.slice(0, 8)}…${server.apiKey.slice(-4)}` });
     await bootstrapRow.waitFor();
     assert.equal((await page.content()).includes(server.apiKey), false, 'a listed key never shows its secret');
+
+    // Nothing filled in: the API's refusal is shown at the fields it names.
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const nameField = page.getByLabel('Name', { exact: true });
+    await eventually('the name field marked invalid', async () => (await nameField.getAttribute('aria-invalid')) === 'true');
+    await page.getByRole('group', { name: 'Permissions' }).locator('.field-error').waitFor();
 
     await page.getByLabel('Name', { exact: true }).fill('Newcomer key');
     await page.getByRole('checkbox', { name: /^messages:read/ }).check();
@@ -133,7 +140,8 @@ test('a newcomer logs in, makes an API key that works, revokes it, and logs out'
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
 
     assert.deepEqual(pageErrors, []);
-    const problems = consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)/.test(line));
+    // Only the refusals provoked on purpose: the wrong password (401) and the empty key form (400).
+    const problems = consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)|400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/api-keys\]$/.test(line));
     assert.deepEqual(problems, [], 'no console errors (CSP violations show up here)');
     assert.equal(consoleLines.some((line) => line.includes(secret) || line.includes(OWNER_PASSWORD)), false, 'no secret in the console');
   } finally {
@@ -191,6 +199,37 @@ test('the organization switcher acts in the chosen organization and remembers it
     await page.locator('tbody tr', { hasText: `${server.apiKey.slice(0, 8)}…` }).waitFor();
     assert.equal(await page.getByRole('combobox', { name: /^Organization/ }).inputValue(), server.organizationId);
     assert.deepEqual(pageErrors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a normal visit logs nothing: signed out, the page asks for no session; signed in, every page of the menu loads without a console error', async () => {
+  const { context, page, consoleLines, pageErrors } = await openContext();
+  try {
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/v1/')) asked.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.equal(asked.includes('/v1/auth/session'), false, 'no session cookie: no probe, so no 401');
+    assert.deepEqual(consoleLines.filter((l) => l.startsWith('error:')), []);
+
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    await page.waitForURL(`${server.baseUrl}/app/inbox`);
+    // Every page the menu offers, reached by the menu, renders its heading.
+    const links = await nav(page).getByRole('link').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, target: a.getAttribute('target') })));
+    const pages = links.filter((l) => l.target !== '_blank').map((l) => l.href);
+    assert.ok(pages.length >= 14, `the menu lists every area's pages (${pages.join(', ')})`);
+    for (const href of pages) {
+      await nav(page).locator(`a[href="${href}"]`).click();
+      await page.waitForURL(`${server.baseUrl}${href}`);
+      await page.locator('main#content h1').first().waitFor();
+      assert.notEqual(await page.locator('main#content h1').first().textContent(), 'Page not found', href);
+    }
+    await page.getByText('Live updates on').waitFor();
+    assert.deepEqual({ consoleErrors: consoleLines.filter((l) => l.startsWith('error:')), pageErrors }, { consoleErrors: [], pageErrors: [] });
   } finally {
     await context.close();
   }
