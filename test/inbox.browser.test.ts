@@ -149,7 +149,7 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     assert.match(await describedError(page, 'Media URL'), /must be a URL/);
     await checkPage(page, 'inbox-thread');
 
-    // A picture by URL: sent once the URL is right, offered in the thread as its file with the caption.
+    // A picture by URL: sent once the URL is right, shown in the thread (the picture itself, loaded), with its file and caption.
     await page.getByLabel('Media URL', { exact: true }).fill(`${mediaBase}/receipt.png`);
     await page.getByLabel('Caption', { exact: true }).fill('Your receipt');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -157,6 +157,9 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     await picture.waitFor();
     assert.equal(await picture.getByRole('link', { name: /receipt\.png/ }).getAttribute('href'), `${mediaBase}/receipt.png`);
     assert.match((await picture.textContent()) ?? '', /^image/i);
+    const preview = picture.getByRole('img', { name: 'Your receipt' });
+    await preview.waitFor();
+    assert.equal(await eventuallyLoaded(preview), 1, 'the preview is the picture itself, one pixel wide');
     await thread.locator('li.message-out[data-status="read"]', { hasText: 'Your receipt' }).waitFor({ timeout: 30_000 });
 
     // Assign to me, close, reopen: the header, the list row and the server agree.
@@ -330,3 +333,9 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await context.close();
   }
 });
+
+/** The natural width of an image once the browser has loaded it (0 while it has not, or could not). */
+async function eventuallyLoaded(image: import('playwright-core').Locator): Promise<number> {
+  await image.evaluate((img: HTMLImageElement) => (img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
+  return image.evaluate((img: HTMLImageElement) => img.naturalWidth);
+}

@@ -25,9 +25,9 @@ function Kind({ children }: { children: ReactNode }) {
 }
 
 /**
- * Media: its kind, the file (a link that opens it in a new tab) and the caption. The file itself is not
- * embedded: the dashboard's Content-Security-Policy loads images and media from its own origin only, so
- * an address elsewhere is offered as a link rather than shown broken (and with a console error).
+ * Media: its kind, a preview (a picture or sticker shown, a video or voice note playable, loaded only
+ * when on screen and without a referrer), the file as a link that opens it in a new tab, and the caption.
+ * Inbound media has no address of ours yet: the provider keeps it.
  */
 function Media({ type, content }: { type: string; content: Json }) {
   const url = webUrl(content.media_url ?? content.url ?? content.sticker_url);
@@ -36,6 +36,9 @@ function Media({ type, content }: { type: string; content: Json }) {
   return (
     <>
       <Kind>{type}</Kind>
+      {url && (type === 'image' || type === 'sticker') ? <img className="msg-image" src={url} alt={caption ?? name ?? `${type} sent`} loading="lazy" referrerPolicy="no-referrer" /> : null}
+      {url && type === 'video' ? <video className="msg-video" src={url} controls preload="metadata" /> : null}
+      {url && type === 'audio' ? <audio src={url} controls preload="none" /> : null}
       {url ? (
         <a href={url} target="_blank" rel="noreferrer noopener" className="msg-link msg-file">
           {name || url} <span className="visually-hidden">(opens in a new tab)</span>↗
