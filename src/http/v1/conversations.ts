@@ -45,7 +45,7 @@ const ConversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
-type ConversationRecord = z.infer<typeof ConversationSchema>;
+export type ConversationRecord = z.infer<typeof ConversationSchema>;
 
 /** The customer-service window an inbound message opens, in hours. */
 const WINDOW_HOURS = 24;

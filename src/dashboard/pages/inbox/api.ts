@@ -1,4 +1,5 @@
 /** The inbox's calls on the public API and their wire types. */
+import type { ConversationRecord } from '../../../http/v1/conversations.ts';
 import type { ChannelView } from '../../../http/v1/channels.ts';
 import type { MessageRecord } from '../../../http/v1/messages.ts';
 import { useQuery } from '@tanstack/react-query';
@@ -7,26 +8,8 @@ import { orgKey } from '../../query.ts';
 
 export type Message = MessageRecord;
 
-/** A conversation as GET /v1/conversations presents it (with its contact, channel and assignee embedded). */
-export type Conversation = {
-  id: string;
-  channel_id: string;
-  contact_id: string | null;
-  peer_phone: string;
-  status: 'open' | 'closed';
-  assignee_user_id: string | null;
-  last_message_at: string | null;
-  last_inbound_at: string | null;
-  window_expires_at: string | null;
-  last_message_preview: string | null;
-  unread_count: number;
-  last_read_at: string | null;
-  contact: { id: string; name: string | null; phone: string | null } | null;
-  channel: { id: string; name: string; platform: string } | null;
-  assignee: { id: string; name: string } | null;
-  created_at: string;
-  updated_at: string;
-};
+/** The server's wire record: the list and the thread's header read it as the API sends it. */
+export type Conversation = ConversationRecord;
 
 export type Template = {
   id: string;
