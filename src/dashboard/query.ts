@@ -3,7 +3,7 @@
  * (switching organization never shows another's cached rows), cursor-paged lists, and mutations
  * whose API errors keep their field errors for the form to show inline.
  */
-import { QueryClient, useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
+import { keepPreviousData, QueryClient, useInfiniteQuery, type QueryKey } from '@tanstack/react-query';
 import { ApiError, currentOrganization, type Page } from './api.ts';
 
 export const queryClient = new QueryClient({
@@ -27,6 +27,8 @@ export type PagedList<T> = {
   items: T[] | undefined;
   error: unknown;
   isLoading: boolean;
+  /** The rows shown are the previous filter's, while the new one's load. */
+  isPlaceholder: boolean;
   hasMore: boolean;
   loadingMore: boolean;
   loadMore(): void;
@@ -45,12 +47,15 @@ export function usePagedList<T>(
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
     enabled: options.enabled,
+    // A new filter keeps the rows on screen until its own arrive (no flash of "Loading…").
+    placeholderData: keepPreviousData,
     refetchInterval: options.refreshWhile ? (q) => options.refreshWhile!(q.state.data?.pages.flatMap((p) => p.data) ?? []) : undefined,
   });
   return {
     items: query.data?.pages.flatMap((p) => p.data),
     error: query.error,
     isLoading: query.isPending && options.enabled !== false,
+    isPlaceholder: query.isPlaceholderData,
     hasMore: query.hasNextPage,
     loadingMore: query.isFetchingNextPage,
     loadMore: () => void query.fetchNextPage(),

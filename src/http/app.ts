@@ -177,6 +177,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   // A malformed path never reaches the hooks: frameworkErrors (above) sets these headers itself.
   const setSecurityHeaders = securityHeaders(helmetOptions);
   await app.register(helmet, helmetOptions);
+  // The dashboard's pages may show the images and media messages point at (an outbound picture by URL):
+  // from https addresses, and plain http ones on a plain-http deployment, never scripts or frames.
+  const mediaSources = ["'self'", 'data:', 'https:', ...(config.secureCookies ? [] : ['http:'])];
+  const dashboardCsp = headerOf(
+    securityHeaders.contentSecurityPolicy({ directives: { ...helmetOptions.contentSecurityPolicy.directives, imgSrc: mediaSources, mediaSrc: mediaSources } }),
+    'content-security-policy',
+  );
   if (config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       max: config.rateLimitPerMinute,
@@ -332,7 +339,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerPasswordResetRoutes(app, { ...accounts, settings: config, sendMail: mailSender(container, 'password-reset') });
   if (config.providerSandbox) await registerSandboxRoutes(app, container);
   await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
-  await registerDashboard(app);
+  await registerDashboard(app, { contentSecurityPolicy: dashboardCsp });
   return app;
 }
 
@@ -351,4 +358,12 @@ function optionalNullableBodies<T>(document: T): T {
     }
   }
   return document;
+}
+
+/** The value one of helmet's middlewares sets for a header (computed once, at start). */
+function headerOf(middleware: (req: never, res: never, next: () => void) => void, name: string): string {
+  const headers = new Map<string, string>();
+  const res = { setHeader: (key: string, value: string) => headers.set(key.toLowerCase(), value), removeHeader: () => undefined };
+  middleware({} as never, res as never, () => undefined);
+  return headers.get(name) ?? '';
 }

@@ -7,7 +7,10 @@ import type { App } from './app.ts';
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../dist/dashboard/', import.meta.url));
 const PREFIX = '/app';
 
-export async function registerDashboard(app: App) {
+/** What the dashboard's pages are served with: their content security policy (images and media from the web too). */
+export type DashboardOptions = { contentSecurityPolicy: string };
+
+export async function registerDashboard(app: App, options: DashboardOptions) {
   app.addHook('onRoute', (route) => {
     if (route.url === '/' || route.url.startsWith(PREFIX)) route.config = { ...route.config, auth: { public: true } };
   });
@@ -29,6 +32,7 @@ export async function registerDashboard(app: App) {
     // asked again each time, so a new build is seen at once.
     setHeaders: (reply, file) => {
       void reply.header('cache-control', /[\\/]assets[\\/]/.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      if (file.endsWith('.html')) void reply.header('content-security-policy', options.contentSecurityPolicy);
     },
   });
   // Client-side routes of the single-page app all load its index; a missing built file is a 404,
@@ -37,6 +41,6 @@ export async function registerDashboard(app: App) {
     if (/^\/app\/assets\/|\.[a-z0-9]{1,8}$/i.test(request.url.split('?')[0] ?? '')) {
       return reply.code(404).type('text/plain').send('not found');
     }
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.header('cache-control', 'no-cache').header('content-security-policy', options.contentSecurityPolicy).sendFile('index.html');
   });
 }

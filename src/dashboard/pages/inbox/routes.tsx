@@ -1,8 +1,8 @@
 /** The inbox: conversations and their threads. */
 import type { RouteObject } from 'react-router';
-import { PlannedPage } from '../planned.tsx';
+import { InboxPage } from './InboxPage.tsx';
 
 export const inboxRoutes: RouteObject[] = [
-  { path: 'inbox', element: <PlannedPage title="Inbox" /> },
-  { path: 'inbox/:conversationId', element: <PlannedPage title="Inbox" /> },
+  { path: 'inbox', element: <InboxPage /> },
+  { path: 'inbox/:conversationId', element: <InboxPage /> },
 ];

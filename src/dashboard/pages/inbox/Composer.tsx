@@ -1,0 +1,158 @@
+/**
+ * The reply box: text, media by URL, or an approved template with its variables filled in. When the
+ * customer-service window is closed (the channel has one and the customer last wrote too long ago) only
+ * templates are offered, and it says why. The API's field errors show next to their field.
+ */
+import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { ErrorMessage } from '../../ui.tsx';
+import { SelectField, TextField, useForm } from '../../forms.tsx';
+import { orgKey } from '../../query.ts';
+import { inboxApi, type Conversation } from './api.ts';
+import { templateBody, templateComponents, templateSlots } from './template-variables.ts';
+import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
+
+type Mode = 'text' | 'media' | 'template';
+
+const MEDIA_TYPES = [
+  { value: 'image', label: 'Image' },
+  { value: 'video', label: 'Video' },
+  { value: 'audio', label: 'Audio' },
+  { value: 'document', label: 'Document' },
+];
+
+export function Composer({ conversation }: { conversation: Conversation }) {
+  const queryClient = useQueryClient();
+  const capabilities = useQuery({ queryKey: orgKey('channels', conversation.channel_id, 'capabilities'), queryFn: () => inboxApi.capabilities(conversation.channel_id), staleTime: Infinity });
+  // Render again when the window closes while the thread is open.
+  const [, setExpired] = useState(0);
+  const expires = conversation.window_expires_at;
+  useEffect(() => {
+    const ms = expires ? Date.parse(expires) - Date.now() : 0;
+    if (ms <= 0 || ms > 2 ** 31 - 1) return;
+    const timer = setTimeout(() => setExpired((n) => n + 1), ms + 50);
+    return () => clearTimeout(timer);
+  }, [expires]);
+  const closedWindow = windowClosed(conversation, capabilities.data?.customer_service_window_hours);
+  const [chosen, setChosen] = useState<Mode>('text');
+  const mode: Mode = closedWindow ? 'template' : chosen;
+
+  const [body, setBody] = useState('');
+  const [mediaType, setMediaType] = useState('image');
+  const [mediaUrl, setMediaUrl] = useState('');
+  const [caption, setCaption] = useState('');
+  const [templateId, setTemplateId] = useState('');
+  const [values, setValues] = useState<string[]>([]);
+  const form = useForm();
+
+  const templates = useQuery({
+    queryKey: orgKey('templates', 'approved', conversation.channel_id),
+    queryFn: () => inboxApi.approvedTemplates(conversation.channel_id),
+    enabled: mode === 'template',
+  });
+  const template = templates.data?.find((t) => t.id === templateId);
+  const slots = template ? templateSlots(template.components) : [];
+  const built = templateComponents(slots, values);
+
+  function contentFor(): { type: string; content: Record<string, unknown> } {
+    if (mode === 'text') return { type: 'text', content: { body } };
+    if (mode === 'media') return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
+    if (!template) return { type: 'template', content: { template: { name: '', language: { code: '' } } } };
+    return {
+      type: 'template',
+      content: { template: { name: template.name, language: { code: template.language }, ...(built.components.length ? { components: built.components } : {}) } },
+    };
+  }
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    const ok = await form.submit(async () => {
+      await inboxApi.send({ channel_id: conversation.channel_id, to: conversation.peer_phone, conversation_id: conversation.id, ...contentFor() });
+    });
+    if (ok) {
+      setBody('');
+      setMediaUrl('');
+      setCaption('');
+      setValues([]);
+      setTemplateId('');
+      void queryClient.invalidateQueries({ queryKey: orgKey('messages', conversation.id) });
+      void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
+    }
+  }
+
+  const modes: Array<{ value: Mode; label: string }> = [
+    { value: 'text', label: 'Text' },
+    { value: 'media', label: 'Media' },
+    { value: 'template', label: 'Template' },
+  ];
+
+  return (
+    <form className="composer" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Reply">
+      {closedWindow ? (
+        <p className="alert alert-info composer-window" role="note">
+          {WINDOW_CLOSED_REASON}
+        </p>
+      ) : (
+        <fieldset className="composer-modes">
+          <legend className="visually-hidden">Message kind</legend>
+          {modes.map((m) => (
+            <label key={m.value} className={mode === m.value ? 'mode mode-current' : 'mode'}>
+              <input type="radio" name="composer-mode" value={m.value} checked={mode === m.value} onChange={() => { setChosen(m.value); form.reset(); }} />
+              {m.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+
+      {mode === 'text' ? (
+        <TextField label="Message" multiline rows={3} value={body} onChange={setBody} error={form.fieldError('/content/body')} maxLength={4096} />
+      ) : null}
+
+      {mode === 'media' ? (
+        <div className="form-row">
+          <SelectField label="Media type" value={mediaType} onChange={setMediaType} options={MEDIA_TYPES} error={form.fieldError('/type')} />
+          <TextField label="Media URL" type="url" value={mediaUrl} onChange={setMediaUrl} placeholder="https://…" error={form.fieldError('/content/media_url')} description="A public https address the provider can fetch." />
+          {mediaType !== 'audio' ? <TextField label="Caption" value={caption} onChange={setCaption} error={form.fieldError('/content/caption')} /> : null}
+        </div>
+      ) : null}
+
+      {mode === 'template' ? (
+        <div className="composer-template">
+          {templates.error ? <ErrorMessage message="The templates could not be loaded." /> : null}
+          <SelectField
+            label="Template"
+            value={templateId}
+            onChange={(v) => {
+              setTemplateId(v);
+              setValues([]);
+              form.reset();
+            }}
+            error={form.fieldError('/content/template/name') ?? form.fieldError('/content/template/language')}
+            description={templates.data && templates.data.length === 0 ? 'This channel has no approved template yet (Templates page).' : undefined}
+            options={[
+              { value: '', label: templates.isLoading ? 'Loading templates…' : 'Choose an approved template' },
+              ...(templates.data ?? []).map((t) => ({ value: t.id, label: `${t.name} (${t.language})` })),
+            ]}
+          />
+          {template ? <p className="composer-template-text small">{templateBody(template.components)}</p> : null}
+          {slots.map((slot, i) => (
+            <TextField
+              key={`${template?.id}-${i}`}
+              label={`${slot.component === 'button' ? `Button ${(slot.index ?? 0) + 1}` : slot.component === 'header' ? 'Header' : 'Body'} variable {{${slot.number}}}`}
+              value={values[i] ?? ''}
+              onChange={(v) => setValues((prev) => Object.assign([...prev], { [i]: v }))}
+              error={form.fieldError(built.pointers[i]!)}
+            />
+          ))}
+        </div>
+      ) : null}
+
+      <ErrorMessage message={form.message} />
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={form.busy}>
+          {form.busy ? 'Sending…' : mode === 'template' ? 'Send template' : 'Send'}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * The inbox: conversations (who, channel, last message, unread count, open or closed, assignee) with
+ * filters and search kept in the URL, and the selected conversation's thread beside the list on wide
+ * screens (alone, with a back link, on phones). The list refreshes by itself on live events.
+ */
+import { useState, type FormEvent } from 'react';
+import { formatDate } from '../../format.ts';
+import { orgKey, usePagedList } from '../../query.ts';
+import { Link, useParams, useSearchParams } from '../../router.tsx';
+import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
+import { SelectField, TextField } from '../../forms.tsx';
+import { conversationTitle, inboxApi, useChannelName, useChannels, type Conversation, type ConversationFilters } from './api.ts';
+import { Thread } from './Thread.tsx';
+
+const FILTER_PARAMS = ['status', 'channel', 'assignee', 'unread', 'q'] as const;
+
+function filtersOf(params: URLSearchParams): ConversationFilters {
+  const get = (name: string) => params.get(name) || undefined;
+  return {
+    status: get('status'),
+    channel_id: get('channel'),
+    assignee: get('assignee'),
+    unread: params.get('unread') === 'true' ? 'true' : undefined,
+    q: get('q')?.trim() || undefined,
+  };
+}
+
+export function InboxPage() {
+  const { conversationId } = useParams();
+  const [params] = useSearchParams();
+  const search = params.toString() ? `?${params.toString()}` : '';
+  return (
+    <div className={conversationId ? 'inbox inbox-has-thread' : 'inbox'}>
+      <div className="inbox-list-pane">
+        <PageHeader title="Inbox" />
+        <Filters />
+        <ConversationList selected={conversationId} search={search} />
+      </div>
+      <div className="inbox-thread-pane">
+        {conversationId ? (
+          <Thread key={conversationId} conversationId={conversationId} backTo={`/inbox${search}`} />
+        ) : (
+          <div className="thread-placeholder">
+            <p className="muted">Choose a conversation to read and reply.</p>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+type FilterParam = (typeof FILTER_PARAMS)[number];
+
+/**
+ * The filters as the controls show them: the URL's, or the value just chosen until the URL has it (a
+ * navigation commits a moment later; meanwhile a controlled checkbox or select would snap back).
+ */
+function useFilterParams() {
+  const [params, setParams] = useSearchParams();
+  const [pending, setPending] = useState<Partial<Record<FilterParam, string>>>({});
+  const arrived = (Object.keys(pending) as FilterParam[]).filter((name) => (params.get(name) ?? '') === pending[name]);
+  if (arrived.length > 0) {
+    const rest = { ...pending };
+    for (const name of arrived) delete rest[name];
+    setPending(rest);
+  }
+  function set(changes: Partial<Record<FilterParam, string | undefined>>) {
+    setPending((prev) => ({ ...prev, ...Object.fromEntries(Object.entries(changes).map(([k, v]) => [k, v ?? ''])) }));
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        for (const [name, value] of Object.entries(changes)) {
+          if (value) next.set(name, value);
+          else next.delete(name);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+  }
+  return { value: (name: FilterParam) => pending[name] ?? params.get(name) ?? '', set, params };
+}
+
+function Filters() {
+  const filters = useFilterParams();
+  const { params } = filters;
+  const [query, setQuery] = useState(params.get('q') ?? '');
+  const channels = useChannels();
+
+  const set = (name: FilterParam, value: string | undefined) => filters.set({ [name]: value });
+  function onSearch(event: FormEvent) {
+    event.preventDefault();
+    set('q', query.trim() || undefined);
+  }
+  const active = FILTER_PARAMS.some((p) => filters.value(p));
+
+  return (
+    <div className="inbox-filters">
+      <form role="search" className="inbox-search" onSubmit={onSearch}>
+        <TextField label="Search" type="search" value={query} onChange={setQuery} placeholder="Name, number or message" />
+        <button type="submit" className="button">
+          Search
+        </button>
+      </form>
+      <div className="inbox-filter-row">
+        <SelectField
+          label="Status"
+          value={filters.value('status')}
+          onChange={(v) => set('status', v)}
+          options={[
+            { value: '', label: 'All' },
+            { value: 'open', label: 'Open' },
+            { value: 'closed', label: 'Closed' },
+          ]}
+        />
+        <SelectField
+          label="Channel"
+          value={filters.value('channel')}
+          onChange={(v) => set('channel', v)}
+          options={[{ value: '', label: 'All channels' }, ...(channels.data ?? []).map((c) => ({ value: c.id, label: c.name }))]}
+        />
+        <SelectField
+          label="Assigned"
+          value={filters.value('assignee')}
+          onChange={(v) => set('assignee', v)}
+          options={[
+            { value: '', label: 'Anyone' },
+            { value: 'me', label: 'Assigned to me' },
+            { value: 'none', label: 'Unassigned' },
+          ]}
+        />
+        <div className="field field-check inbox-unread">
+          <input id="inbox-unread" type="checkbox" checked={filters.value('unread') === 'true'} onChange={(e) => set('unread', e.target.checked ? 'true' : undefined)} />
+          <label htmlFor="inbox-unread">Unread only</label>
+        </div>
+      </div>
+      {active ? (
+        <button
+          type="button"
+          className="link-button small"
+          onClick={() => {
+            setQuery('');
+            filters.set(Object.fromEntries(FILTER_PARAMS.map((p) => [p, undefined])));
+          }}
+        >
+          Clear filters
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function ConversationList({ selected, search }: { selected: string | undefined; search: string }) {
+  const [params] = useSearchParams();
+  const filters = filtersOf(params);
+  const list = usePagedList(orgKey('conversations', 'list', filters), (cursor) => inboxApi.conversations(filters, cursor));
+  const filtered = Object.values(filters).some(Boolean);
+  return (
+    <nav aria-label="Conversations" className="conversation-nav">
+      <ListState
+        items={list.items}
+        error={list.error}
+        empty={
+          <EmptyState title={filtered ? 'No conversation matches' : 'No conversations yet'}>
+            {filtered ? 'Change or clear the filters.' : 'When a customer writes to one of your channels, the conversation appears here.'}
+          </EmptyState>
+        }
+      >
+        {(items) => (
+          <ul className="conversations">
+            {items.map((c) => (
+              <ConversationRow key={c.id} conversation={c} current={c.id === selected} search={search} />
+            ))}
+          </ul>
+        )}
+      </ListState>
+      <Pager list={list} />
+    </nav>
+  );
+}
+
+function ConversationRow({ conversation: c, current, search }: { conversation: Conversation; current: boolean; search: string }) {
+  const unread = c.unread_count > 0;
+  const channelName = useChannelName(c);
+  return (
+    <li className={`conversation${current ? ' conversation-current' : ''}${unread ? ' conversation-unread' : ''}`}>
+      <Link to={`/inbox/${c.id}${search}`} aria-current={current ? 'page' : undefined} className="conversation-link">
+        <span className="conversation-top">
+          <span className="conversation-name">{conversationTitle(c)}</span>
+          <time className="small muted" dateTime={c.last_message_at ?? c.created_at}>
+            {formatDate(c.last_message_at ?? c.created_at)}
+          </time>
+        </span>
+        <span className="conversation-preview">{c.last_message_preview ?? 'No messages yet'}</span>
+        <span className="conversation-meta small">
+          {unread ? <span className="badge badge-unread">{c.unread_count} unread</span> : null}
+          <StatusBadge status={c.status} />
+          {c.contact?.name?.trim() ? <span className="muted">+{c.peer_phone}</span> : null}
+          <span className="muted">{channelName ?? ''}</span>
+          <span className="muted">{c.assignee ? `· ${c.assignee.name}` : '· Unassigned'}</span>
+        </span>
+      </Link>
+    </li>
+  );
+}

@@ -1,0 +1,213 @@
+/**
+ * One conversation: its header (who, which channel, open or closed, assignee), every message oldest to
+ * newest with older ones on demand, each outbound message's delivery status as it moves, and the composer.
+ * Opening it marks it read; live events refresh it (live.tsx invalidates the 'messages' and 'conversations' keys).
+ */
+import { useEffect, useLayoutEffect, useRef } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError, errorMessage } from '../../api.ts';
+import { formatDate } from '../../format.ts';
+import { orgKey, usePagedList } from '../../query.ts';
+import { Link } from '../../router.tsx';
+import { useCan, useSession } from '../../session.tsx';
+import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
+import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message } from './api.ts';
+import { Composer } from './Composer.tsx';
+import { MessageContent } from './MessageContent.tsx';
+
+export function Thread({ conversationId, backTo }: { conversationId: string; backTo: string }) {
+  const conversation = useQuery({ queryKey: orgKey('conversations', 'one', conversationId), queryFn: () => inboxApi.conversation(conversationId) });
+  const title = conversation.data ? conversationTitle(conversation.data) : 'Conversation';
+  usePageTitle(`${title} · Inbox`);
+  return (
+    <section className="thread" aria-labelledby="thread-title">
+      <Link to={backTo} className="thread-back">
+        ← All conversations
+      </Link>
+      {conversation.error ? (
+        <>
+          <h2 id="thread-title">Conversation</h2>
+          <ErrorMessage message={conversation.error instanceof ApiError && conversation.error.status === 404 ? 'This conversation does not exist, or it belongs to another organization.' : errorMessage(conversation.error)} />
+        </>
+      ) : !conversation.data ? (
+        <>
+          <h2 id="thread-title" className="visually-hidden">
+            Conversation
+          </h2>
+          <Loading />
+        </>
+      ) : (
+        <OpenThread conversation={conversation.data} />
+      )}
+    </section>
+  );
+}
+
+function useMarkRead(conversation: Conversation, allowed: boolean) {
+  const queryClient = useQueryClient();
+  const pending = useRef(false);
+  const { id, unread_count: unread } = conversation;
+  useEffect(() => {
+    if (!allowed || !unread || pending.current) return;
+    pending.current = true;
+    inboxApi
+      .markRead(id)
+      .catch(() => undefined)
+      .finally(() => {
+        pending.current = false;
+        void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
+      });
+  }, [id, unread, allowed, queryClient]);
+}
+
+function OpenThread({ conversation }: { conversation: Conversation }) {
+  // Marking read is a change to the conversation: it needs messages:send, like the API says.
+  const canSend = useCan('messages:send');
+  useMarkRead(conversation, canSend);
+  const messages = usePagedList(orgKey('messages', conversation.id), (cursor) => inboxApi.messages(conversation.id, cursor));
+  const contactName = conversation.contact?.name?.trim();
+  const channelName = useChannelName(conversation);
+  return (
+    <>
+      <header className="thread-header">
+        <div className="thread-who">
+          <h2 id="thread-title">{conversationTitle(conversation)}</h2>
+          <p className="small muted">
+            {contactName ? `+${conversation.peer_phone} · ` : ''}
+            {channelName ?? 'Channel'}
+            {conversation.contact_id ? (
+              <>
+                {' · '}
+                <Link to={`/contacts/${conversation.contact_id}`}>Contact</Link>
+              </>
+            ) : null}
+          </p>
+        </div>
+        {canSend ? <ConversationControls conversation={conversation} /> : <StatusBadge status={conversation.status} />}
+      </header>
+      <MessageList conversation={conversation} list={messages} />
+      {canSend ? <Composer conversation={conversation} /> : <p className="muted small">Your role can read conversations but not reply.</p>}
+    </>
+  );
+}
+
+/** Open/closed and the assignee, changed with PATCH /v1/conversations/{id}. */
+function ConversationControls({ conversation }: { conversation: Conversation }) {
+  const session = useSession();
+  const queryClient = useQueryClient();
+  const canListMembers = useCan('members:read');
+  const members = useQuery({ queryKey: orgKey('members'), queryFn: () => inboxApi.members(session.organization_id), enabled: canListMembers, staleTime: 60_000 });
+  const update = useMutation({
+    mutationFn: (body: { status?: 'open' | 'closed'; assignee_user_id?: string | null }) => inboxApi.update(conversation.id, body),
+    onSuccess: (updated) => {
+      queryClient.setQueryData(orgKey('conversations', 'one', conversation.id), updated);
+      void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
+    },
+  });
+  const me = session.user.id;
+  const assigneeId = conversation.assignee_user_id ?? '';
+  const people = new Map<string, string>((members.data ?? []).map((m) => [m.user_id, m.name]));
+  people.set(me, `${session.user.name} (me)`);
+  if (conversation.assignee && !people.has(conversation.assignee.id)) people.set(conversation.assignee.id, conversation.assignee.name);
+  const fieldError = update.error instanceof ApiError ? update.error.fieldError('/assignee_user_id') : undefined;
+
+  return (
+    <div className="thread-controls">
+      <StatusBadge status={conversation.status} />
+      <div className="field thread-assignee">
+        <label htmlFor={`assignee-${conversation.id}`}>Assignee</label>
+        <select
+          id={`assignee-${conversation.id}`}
+          value={assigneeId}
+          disabled={update.isPending}
+          aria-invalid={fieldError ? true : undefined}
+          onChange={(e) => update.mutate({ assignee_user_id: e.target.value || null })}
+        >
+          <option value="">Unassigned</option>
+          {[...people].map(([id, name]) => (
+            <option key={id} value={id}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </div>
+      {assigneeId !== me ? (
+        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ assignee_user_id: me })}>
+          Assign to me
+        </button>
+      ) : null}
+      {conversation.status === 'open' ? (
+        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'closed' })}>
+          Close
+        </button>
+      ) : (
+        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'open' })}>
+          Reopen
+        </button>
+      )}
+      {update.error ? <ErrorMessage message={fieldError ?? errorMessage(update.error)} onDismiss={() => update.reset()} /> : null}
+    </div>
+  );
+}
+
+function MessageList({ conversation, list }: { conversation: Conversation; list: ReturnType<typeof usePagedList<Message>> }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const items = list.items ? [...list.items].reverse() : undefined;
+  const newest = list.items?.[0];
+  const seenNewest = useRef<string | undefined>(undefined);
+  // Keep the newest message in view when one arrives (not when older ones are loaded above).
+  useLayoutEffect(() => {
+    if (!newest || newest.id === seenNewest.current) return;
+    seenNewest.current = newest.id;
+    const el = scroller.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [newest]);
+
+  return (
+    <div className="thread-messages" ref={scroller} tabIndex={0} aria-label={`Messages with ${conversationTitle(conversation)}`} role="region">
+      {list.hasMore ? (
+        <div className="load-more">
+          <button type="button" className="button" onClick={list.loadMore} disabled={list.loadingMore}>
+            {list.loadingMore ? 'Loading…' : 'Load older messages'}
+          </button>
+        </div>
+      ) : null}
+      {list.error && !items ? <ErrorMessage message={errorMessage(list.error)} /> : null}
+      {!items && !list.error ? <Loading label="Loading messages…" /> : null}
+      {items && items.length === 0 ? <p className="muted">No messages yet.</p> : null}
+      {items ? (
+        <ol className="messages">
+          {items.map((m) => (
+            <MessageItem key={m.id} message={m} />
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+function MessageItem({ message }: { message: Message }) {
+  const outbound = message.direction === 'outbound';
+  return (
+    <li className={`message ${outbound ? 'message-out' : 'message-in'}`} data-status={message.status} data-message-id={message.id}>
+      <div className="message-bubble">
+        <MessageContent message={message} />
+      </div>
+      <div className="message-meta small muted">
+        <span className="visually-hidden">{outbound ? 'Sent by you' : 'From the customer'}, </span>
+        <time dateTime={message.created_at}>{formatDate(message.created_at)}</time>
+        {outbound ? (
+          <span className="message-status" aria-live="polite">
+            <StatusBadge status={message.status} />
+          </span>
+        ) : null}
+      </div>
+      {message.error ? (
+        <p className="message-error small" role="note">
+          <strong>{message.error.title}</strong> ({message.error.code}){message.error.message ? `: ${message.error.message}` : ''}
+          {message.error.user_message ? ` ${message.error.user_message}` : ''}
+        </p>
+      ) : null}
+    </li>
+  );
+}
