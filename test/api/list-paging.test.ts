@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { invitations, memberships, organizations, users } from '../../src/db/schema.ts';
 import { openSession } from '../../src/domain/sessions/sessions.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { loginCookie, OWNER_EMAIL, request, startTestServer, type RequestOptions, type TestServer } from '../harness.ts';
+import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 
 let server: TestServer;
 let cookie: string;
@@ -84,7 +85,7 @@ test('members page oldest first (joined time, then user id): every member once, 
   await refusesForgedCursor(path, { key: server.apiKey });
 });
 
-test('your organizations page in the order you joined them; an API key sees its own; forged cursors refused', async () => {
+test('your organizations page in the order you joined them; an API key sees its own, an OAuth token its grant\'s oldest first; forged cursors refused', async () => {
   for (let i = 0; i < 5; i++) {
     const id = uuidv7();
     await db().insert(organizations).values({ id, name: `Paging org ${i}`, createdAt: TIE, updatedAt: TIE });
@@ -105,6 +106,17 @@ test('your organizations page in the order you joined them; an API key sees its 
     assert.deepEqual((await walk<{ id: string }>('/v1/organizations', { cookie }, limit)).map((o) => o.id), expected, `limit ${limit}`);
   }
   assert.deepEqual((await walk<{ id: string }>('/v1/organizations', { key: server.apiKey }, 1)).map((o) => o.id), [server.organizationId]);
+
+  // An OAuth token: the organizations its grant reaches, oldest first (then id).
+  const client = await createOAuthClient(server, { scopes: ['members:read'] });
+  const grant = await createGrant(server, { client, userId: ownerId, organizationIds: expected });
+  const reached = await db().select({ id: organizations.id, created: organizations.createdAt }).from(organizations).where(inArray(organizations.id, expected));
+  const byAge = reached
+    .map((o) => ({ id: o.id, t: o.created.toISOString() }))
+    .sort(byTimeThenId((o) => o.t, (o) => o.id))
+    .map((o) => o.id);
+  const asToken = { bearer: grant.accessToken, headers: { 'x-organization-id': server.organizationId } };
+  for (const limit of [1, 3]) assert.deepEqual((await walk<{ id: string }>('/v1/organizations', asToken, limit)).map((o) => o.id), byAge, `token, limit ${limit}`);
   await refusesForgedCursor('/v1/organizations', { cookie });
   await refusesForgedCursor('/v1/organizations', { key: server.apiKey });
 });
