@@ -2,7 +2,7 @@
  * The settings area and the account and OAuth pages in a real browser (Debian's chromium through
  * playwright-core) against a real server: inviting a member (the one-time link shown once and copied)
  * who signs up through it in a second browser, then changing their role, a password-reset link for
- * them and removing them; renaming the organization (the API's refusal shown next to the field
+ * them and removing them; more members than a page showing a Load more that brings the rest; renaming the organization (the API's refusal shown next to the field
  * first); creating a second organization and switching between the two; the account (name, a wrong
  * current password told inline, a new password); and a device approval end to end: a separate process
  * starts the device flow and polls the token endpoint while the browser approves, the process's token
@@ -14,7 +14,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
+import { inArray } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { memberships, users } from '../src/db/schema.ts';
+import { uuidv7 } from '../src/lib/ids.ts';
 import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
 import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
@@ -177,6 +180,38 @@ test('members: an invitation link shown once and copied, accepted in another bro
     assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}/invitations`]]), { pageErrors: [], consoleErrors: [] });
   } finally {
     await owner.context.close();
+  }
+});
+
+test('members page: more members than a page (50) show the first page and a Load more that brings the rest', async () => {
+  // 51 members besides the owner, joined one after another: the last one is on the second page.
+  const { db } = server.container.database;
+  const seeded: string[] = [];
+  const start = Date.now();
+  for (let i = 1; i <= 51; i++) {
+    const id = uuidv7();
+    const at = new Date(start + i * 1000);
+    const n = String(i).padStart(2, '0');
+    await db.insert(users).values({ id, email: `paged-${n}@example.com`, name: `Paged Member ${n}`, passwordHash: 'not a hash', createdAt: at, updatedAt: at });
+    await db.insert(memberships).values({ organizationId: server.organizationId, userId: id, role: 'member', createdAt: at });
+    seeded.push(id);
+  }
+  const owner = await ownerBrowser('/settings/members');
+  try {
+    const { page } = owner;
+    const section = page.locator('section[aria-labelledby="members-title"]');
+    const table = section.locator('table');
+    await table.getByText('Paged Member 49', { exact: true }).waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 50, 'one page of 50: the owner and 49 of the seeded');
+    assert.equal(await table.getByText('Paged Member 50', { exact: true }).count(), 0);
+    await section.getByRole('button', { name: 'Load more' }).click();
+    await table.getByText('Paged Member 51', { exact: true }).waitFor();
+    assert.equal(await table.locator('tbody tr').count(), 52, 'every member once');
+    await section.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+    assert.deepEqual(problems(owner), { pageErrors: [], consoleErrors: [] });
+  } finally {
+    await owner.context.close();
+    await db.delete(users).where(inArray(users.id, seeded));
   }
 });
 

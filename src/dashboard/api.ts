@@ -194,7 +194,7 @@ export const api = {
   logout: () => call<void>('POST', '/v1/auth/logout', { quiet401: true }),
   session: (organization?: string | null) =>
     call<{ data: SessionInfo }>('GET', '/v1/auth/session', { organization, quiet401: true }).then((r) => r.data),
-  sessions: () => call<{ data: SessionView[] }>('GET', '/v1/auth/sessions').then((r) => r.data),
+  sessions: (cursor?: string) => call<Page<SessionView>>('GET', '/v1/auth/sessions', { query: { cursor } }),
   revokeSession: (id: string) => call<void>('DELETE', `/v1/auth/sessions/${encodeURIComponent(id)}`),
   apiKeys: (cursor?: string) => call<Page<ApiKey>>('GET', '/v1/api-keys', { query: { cursor } }),
   createApiKey: (name: string, permissions: string[]) =>

@@ -2,7 +2,7 @@
  * Keyset pagination on (created_at desc, id desc): stable while new rows arrive, since new rows
  * sort before every cursor already handed out.
  */
-import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { decodeCursor, encodeCursor } from '../lib/cursor.ts';
 import { invalid } from '../domain/errors.ts';
@@ -22,6 +22,17 @@ export function afterCursor(createdAt: PgColumn, id: PgColumn, cursor: string | 
   if (cursor === undefined) return undefined;
   const key = readCursor(cursor);
   return or(lt(createdAt, key.t), and(eq(createdAt, key.t), lt(id, key.id)));
+}
+
+/** afterCursor for a list oldest first (time then id ascending). */
+export function afterCursorAscending(time: PgColumn, id: PgColumn, cursor: string | undefined): SQL | undefined {
+  if (cursor === undefined) return undefined;
+  const key = readCursor(cursor);
+  return or(gt(time, key.t), and(eq(time, key.t), gt(id, key.id)));
+}
+
+export function oldestFirst(time: PgColumn, id: PgColumn) {
+  return [asc(time), asc(id)] as const;
 }
 
 export function newestFirst(createdAt: PgColumn, id: PgColumn) {

@@ -379,6 +379,7 @@ export const OPERATION_EXAMPLES: Record<string, Record<string, unknown>> = {
           expires_at: '2025-07-02T09:00:00.000Z',
         },
       ],
+      meta: { next_cursor: null },
     },
   },
   'GET /v1/channels/{channelID}/status': {

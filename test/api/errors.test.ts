@@ -143,7 +143,7 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
   const contact = await postContact(server, { name: 'Cursor', email: 'cursor@example.com' });
   const channelId = await insertChannel(server, server.organizationId, 'Cursor channel');
   const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
-  const ids: Record<string, string> = { contactID: contact.id, conversationID: conversationId, channelID: channelId };
+  const ids: Record<string, string> = { contactID: contact.id, conversationID: conversationId, channelID: channelId, organizationID: server.organizationId };
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
     Buffer.from(JSON.stringify({ t: '2020-01-01T00:00:00.000Z', id: "x' or 1=1 --" })).toString('base64url'),
@@ -165,6 +165,13 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     }));
   assert.ok(routes.length >= 10, `list routes with a cursor: ${routes.map((r) => r.path).join(', ')}`);
   assert.ok(routes.some((r) => r.streams), 'the event stream is among them');
+  const organization = `/v1/organizations/${server.organizationId}`;
+  for (const path of ['/v1/organizations', `${organization}/members`, `${organization}/invitations`, '/v1/auth/sessions']) {
+    assert.ok(
+      routes.some((r) => r.path === path),
+      `${path} takes a cursor`,
+    );
+  }
   for (const { path, as, streams } of routes) {
     assert.doesNotMatch(path, /unknown path parameter/, 'give the test an id for this route');
     if (!streams) {

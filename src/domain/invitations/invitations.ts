@@ -4,8 +4,9 @@
  * up a new user (name and password) or adds the signed-in user whose email it names; it works once and
  * not after its expiry. Looking a link up and accepting one are throttled per address.
  */
-import { and, desc, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { invitations, memberships, organizations, users } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -101,13 +102,22 @@ export async function createInvitation(
 }
 
 /** Pending invitations of the actor's organization (not accepted, cancelled or expired), newest first. */
-export async function listInvitations({ db, clock }: InvitationDeps, actor: Actor): Promise<InvitationRow[]> {
-  return db
+export async function listInvitations({ db, clock }: InvitationDeps, actor: Actor, page: Page): Promise<PageResult<InvitationRow>> {
+  const rows = await db
     .select()
     .from(invitations)
-    .where(and(eq(invitations.organizationId, actor.organizationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, clock.now())))
-    .orderBy(desc(invitations.createdAt), desc(invitations.id))
-    .limit(500);
+    .where(
+      and(
+        eq(invitations.organizationId, actor.organizationId),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        gt(invitations.expiresAt, clock.now()),
+        afterCursor(invitations.createdAt, invitations.id, page.cursor),
+      ),
+    )
+    .orderBy(...newestFirst(invitations.createdAt, invitations.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (row) => row);
 }
 
 /** Cancels a pending invitation: its link stops working at once. */

@@ -6,6 +6,7 @@
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { afterCursorAscending, oldestFirst, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
 import { apiKeys, memberships, sessions, users } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -18,15 +19,16 @@ export type MemberDeps = { db: Executor; clock: Clock };
 
 export type Member = { userId: string; name: string; email: string; role: Role; joinedAt: Date };
 
-/** The organization's members, oldest first. */
-export async function listMembers({ db }: Pick<MemberDeps, 'db'>, actor: Actor): Promise<Member[]> {
+/** The organization's members, oldest first (by joined time, then user id); the cursor holds the last one's. */
+export async function listMembers({ db }: Pick<MemberDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<Member>> {
   const rows = await db
     .select({ userId: users.id, name: users.name, email: users.email, role: memberships.role, joinedAt: memberships.createdAt })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.organizationId, actor.organizationId))
-    .orderBy(asc(memberships.createdAt), asc(memberships.userId));
-  return rows.map((r) => ({ ...r, role: r.role as Role }));
+    .where(and(eq(memberships.organizationId, actor.organizationId), afterCursorAscending(memberships.createdAt, memberships.userId, page.cursor)))
+    .orderBy(...oldestFirst(memberships.createdAt, memberships.userId))
+    .limit(page.limit + 1);
+  return toPageBy(rows, page.limit, (r) => ({ ...r, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.userId }));
 }
 
 /** Whether the actor may make, unmake or remove an owner: only an owner by their own session or token. */

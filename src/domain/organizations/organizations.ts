@@ -1,6 +1,7 @@
 /** Organizations and their members. */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { afterCursorAscending, oldestFirst, toPage, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
 import { memberships, oauthGrantOrganizations, oauthTokens, organizations, users } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -66,16 +67,17 @@ export async function createOwnOrganization(deps: OrganizationDeps, actor: Actor
  * The organizations the credential reaches: a person's every membership (by session), the one an
  * API key belongs to, the ones an OAuth token's grant covers.
  */
-export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor): Promise<OrganizationView[]> {
+export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<OrganizationView>> {
   if (actor.kind === 'user') {
-    const mine = await listMemberships(db, actor.userId);
-    if (mine.length === 0) return [];
-    const rows = await db.select().from(organizations).where(inArray(organizations.id, mine.map((m) => m.organizationId)));
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return mine.flatMap((m) => {
-      const row = byId.get(m.organizationId);
-      return row ? [{ ...row, role: m.role }] : [];
-    });
+    // A person's organizations in the order they joined them (then id), as the session record lists them.
+    const rows = await db
+      .select({ organization: organizations, role: memberships.role, joinedAt: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+      .where(and(eq(memberships.userId, actor.userId), afterCursorAscending(memberships.createdAt, memberships.organizationId, page.cursor)))
+      .orderBy(...oldestFirst(memberships.createdAt, memberships.organizationId))
+      .limit(page.limit + 1);
+    return toPageBy(rows, page.limit, (r) => ({ ...r.organization, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.organization.id }));
   }
   let ids = [actor.organizationId];
   if (actor.kind === 'oauth') {
@@ -87,9 +89,15 @@ export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, ac
       .where(and(eq(oauthTokens.id, actor.tokenId), isNull(oauthTokens.revokedAt)));
     ids = [...new Set([actor.organizationId, ...covered.map((c) => c.organizationId)])];
   }
-  const rows = await db.select().from(organizations).where(inArray(organizations.id, ids)).orderBy(organizations.createdAt, organizations.id);
+  // An API key's or an OAuth token's organizations, oldest first (then id).
+  const rows = await db
+    .select()
+    .from(organizations)
+    .where(and(inArray(organizations.id, ids), afterCursorAscending(organizations.createdAt, organizations.id, page.cursor)))
+    .orderBy(...oldestFirst(organizations.createdAt, organizations.id))
+    .limit(page.limit + 1);
   const roles = actor.kind === 'oauth' ? await listMemberships(db, actor.userId) : [];
-  return rows.map((r) => ({ ...r, role: roles.find((m) => m.organizationId === r.id)?.role ?? null }));
+  return toPage(rows, page.limit, (r) => ({ ...r, role: roles.find((m) => m.organizationId === r.id)?.role ?? null }));
 }
 
 /** The organization the actor acts in. */

@@ -2,8 +2,9 @@
  * Dashboard login sessions, stored server side. The cookie holds a random token; only its hash is
  * stored. Sessions expire after the configured lifetime and can be revoked one by one.
  */
-import { and, desc, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { sessions } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -157,15 +158,22 @@ export async function describeSession({ db }: Pick<SessionDeps, 'db'>, actor: Us
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** The user's active sessions, newest first; `current` marks the actor's own. */
-export async function listSessions({ db, clock }: SessionDeps, actor: UserActor): Promise<Array<SessionRow & { current: boolean }>> {
+/** The user's active sessions, newest first (then id); `current` marks the actor's own. */
+export async function listSessions({ db, clock }: SessionDeps, actor: UserActor, page: Page): Promise<PageResult<SessionRow & { current: boolean }>> {
   const rows = await db
     .select()
     .from(sessions)
-    .where(and(eq(sessions.userId, actor.userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, clock.now())))
-    .orderBy(desc(sessions.createdAt))
-    .limit(200);
-  return rows.map((s) => ({ ...s, current: s.id === actor.sessionId }));
+    .where(
+      and(
+        eq(sessions.userId, actor.userId),
+        isNull(sessions.revokedAt),
+        gt(sessions.expiresAt, clock.now()),
+        afterCursor(sessions.createdAt, sessions.id, page.cursor),
+      ),
+    )
+    .orderBy(...newestFirst(sessions.createdAt, sessions.id))
+    .limit(page.limit + 1);
+  return toPage(rows, page.limit, (s) => ({ ...s, current: s.id === actor.sessionId }));
 }
 
 /** Revokes one of the user's own sessions; another user's session id behaves as unknown. */

@@ -8,7 +8,7 @@ import type { Membership, User } from '../../domain/users/users.ts';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, PathId } from '../schemas.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
 export const UserSessionRecordSchema = z
   .object({
@@ -230,11 +230,16 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
       schema: {
         tags: ['auth'],
         summary: "The user's active sessions",
+        description: 'Sessions not signed out or expired, newest first (then id); `current` marks this one. Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
         security: [{ session: [] }],
-        response: { 200: z.object({ data: z.array(SessionViewSchema) }), ...errorResponses([401, 403]) },
+        querystring: PageQuerySchema,
+        response: { 200: listOf(SessionViewSchema), ...errorResponses([400, 401, 403]) },
       },
     },
-    async (request) => ({ data: (await listSessions(deps, userActor(actorOf(request)))).map(presentSession) }),
+    async (request) => {
+      const page = await listSessions(deps, userActor(actorOf(request)), request.query);
+      return { data: page.items.map(presentSession), meta: { next_cursor: page.nextCursor } };
+    },
   );
 
   app.delete(

@@ -26,7 +26,7 @@ import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
-import { dataOf, PathId } from '../schemas.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { setSessionCookies, userActor } from './auth.ts';
 import { inPathOrganization, OrganizationParams, RoleSchema } from './organizations.ts';
 
@@ -137,12 +137,17 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
       schema: {
         tags: [TAG],
         summary: 'List pending invitations',
-        description: 'Invitations not yet accepted, cancelled or expired, newest first. Links are never shown again.',
+        description:
+          'Invitations not yet accepted, cancelled or expired, newest first (then id). Links are never shown again. Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
         params: OrganizationParams,
-        response: { 200: z.object({ data: z.array(InvitationSchema) }), ...errorResponses([400, 401, 403, 404]) },
+        querystring: PageQuerySchema,
+        response: { 200: listOf(InvitationSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },
-    async (request) => ({ data: (await listInvitations(deps, actorOf(request))).map(presentInvitation) }),
+    async (request) => {
+      const page = await listInvitations(deps, actorOf(request), request.query);
+      return { data: page.items.map(presentInvitation), meta: { next_cursor: page.nextCursor } };
+    },
   );
 
   app.delete(

@@ -15,7 +15,7 @@ import {
 } from '../../domain/organizations/organizations.ts';
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
-import { dataOf, PathId } from '../schemas.ts';
+import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { userActor } from './auth.ts';
 
 const TAG = 'organizations';
@@ -100,11 +100,16 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: 'List your organizations',
-        description: "With a session: every organization the user belongs to, with their role. An API key sees its own organization; an OAuth token the organizations its grant reaches.",
-        response: { 200: z.object({ data: z.array(OrganizationSchema) }), ...errorResponses([400, 401, 403]) },
+        description:
+          'With a session: every organization the user belongs to, with their role, in the order they joined them. An API key sees its own organization; an OAuth token the organizations its grant reaches, oldest first. Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
+        querystring: PageQuerySchema,
+        response: { 200: listOf(OrganizationSchema), ...errorResponses([400, 401, 403]) },
       },
     },
-    async (request) => ({ data: (await listOrganizations(deps, actorOf(request))).map(presentOrganization) }),
+    async (request) => {
+      const page = await listOrganizations(deps, actorOf(request), request.query);
+      return { data: page.items.map(presentOrganization), meta: { next_cursor: page.nextCursor } };
+    },
   );
 
   app.get(
@@ -166,12 +171,16 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: 'List members',
-        description: 'Every member with their role, oldest first.',
+        description: 'Every member with their role, oldest first (by the time they joined, then user id). Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
         params: OrganizationParams,
-        response: { 200: z.object({ data: z.array(MemberSchema) }), ...errorResponses([400, 401, 403, 404]) },
+        querystring: PageQuerySchema,
+        response: { 200: listOf(MemberSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },
-    async (request) => ({ data: (await listMembers(deps, actorOf(request))).map(presentMember) }),
+    async (request) => {
+      const page = await listMembers(deps, actorOf(request), request.query);
+      return { data: page.items.map(presentMember), meta: { next_cursor: page.nextCursor } };
+    },
   );
 
   app.patch(

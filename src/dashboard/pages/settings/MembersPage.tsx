@@ -4,14 +4,14 @@
  * invitations and cancelling one.
  */
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Role } from '../../../domain/permissions.ts';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
 import { SelectField, TextField, useForm } from '../../forms.tsx';
-import { orgKey } from '../../query.ts';
+import { orgKey, usePagedList } from '../../query.ts';
 import { useCan, useRefreshSession, useSession } from '../../session.tsx';
-import { EmptyState, ErrorMessage, ListState, PageHeader, StatusBadge } from '../../ui.tsx';
+import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { ROLES, settingsApi, type CreatedInvitationRecord, type MemberRecord, type PasswordResetLinkRecord } from './api.ts';
 import { CellLabel, ConfirmButton, OneTimeLink, Table, useRowAction } from './parts.tsx';
 
@@ -95,7 +95,7 @@ function MemberRow({ member, canWrite, onResetLink }: { member: MemberRecord; ca
 }
 
 function Members({ canWrite }: { canWrite: boolean }) {
-  const members = useQuery({ queryKey: orgKey('members'), queryFn: settingsApi.members });
+  const members = usePagedList(orgKey('members'), settingsApi.members);
   const [resetLink, setResetLink] = useState<PasswordResetLinkRecord | undefined>(undefined);
   return (
     <section className="section" aria-labelledby="members-title">
@@ -114,13 +114,16 @@ function Members({ canWrite }: { canWrite: boolean }) {
           </OneTimeLink>
         )
       ) : null}
-      <ListState items={members.data} error={members.error} empty={<EmptyState title="No members" />}>
+      <ListState items={members.items} error={members.error} empty={<EmptyState title="No members" />}>
         {(items) => (
-          <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table stack-on-phone">
-                {items.map((m) => (
-                  <MemberRow key={m.user_id} member={m} canWrite={canWrite} onResetLink={setResetLink} />
-                ))}
-              </Table>
+          <>
+            <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table stack-on-phone">
+              {items.map((m) => (
+                <MemberRow key={m.user_id} member={m} canWrite={canWrite} onResetLink={setResetLink} />
+              ))}
+            </Table>
+            <Pager list={members} />
+          </>
         )}
       </ListState>
     </section>
@@ -161,7 +164,7 @@ function InviteForm({ onInvited }: { onInvited(created: CreatedInvitationRecord)
 }
 
 function Invitations({ canWrite }: { canWrite: boolean }) {
-  const invitations = useQuery({ queryKey: orgKey('invitations'), queryFn: settingsApi.invitations });
+  const invitations = usePagedList(orgKey('invitations'), settingsApi.invitations);
   const [created, setCreated] = useState<CreatedInvitationRecord | undefined>(undefined);
   const cancel = useRowAction(orgKey('invitations'), settingsApi.cancelInvitation);
   return (
@@ -175,39 +178,42 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       {canWrite ? <InviteForm onInvited={setCreated} /> : null}
       <h3>Pending invitations</h3>
       <ErrorMessage message={cancel.error ? errorMessage(cancel.error) : undefined} />
-      <ListState items={invitations.data} error={invitations.error} empty={<p className="muted">No pending invitations.</p>}>
+      <ListState items={invitations.items} error={invitations.error} empty={<p className="muted">No pending invitations.</p>}>
         {(items) => (
-          <Table label="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires']} actions={canWrite} className="stack-on-phone">
-                {items.map((i) => (
-                  <tr key={i.id}>
-                    <td className="strong">{i.email}</td>
-                    <td>
-                      <CellLabel>Role</CellLabel>
-                      {i.role}
+          <>
+            <Table label="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires']} actions={canWrite} className="stack-on-phone">
+              {items.map((i) => (
+                <tr key={i.id}>
+                  <td className="strong">{i.email}</td>
+                  <td>
+                    <CellLabel>Role</CellLabel>
+                    {i.role}
+                  </td>
+                  <td className="nowrap">
+                    <CellLabel>Sent</CellLabel>
+                    {formatDate(i.created_at)}
+                  </td>
+                  <td className="nowrap">
+                    <CellLabel>Expires</CellLabel>
+                    {formatDate(i.expires_at)}
+                  </td>
+                  {canWrite ? (
+                    <td className="actions">
+                      <ConfirmButton
+                        label="Revoke"
+                        name={`the invitation for ${i.email}`}
+                        confirmLabel="Revoke invitation"
+                        question="The link stops working at once."
+                        busy={cancel.isPending && cancel.variables === i.id}
+                        onConfirm={() => cancel.mutate(i.id)}
+                      />
                     </td>
-                    <td className="nowrap">
-                      <CellLabel>Sent</CellLabel>
-                      {formatDate(i.created_at)}
-                    </td>
-                    <td className="nowrap">
-                      <CellLabel>Expires</CellLabel>
-                      {formatDate(i.expires_at)}
-                    </td>
-                    {canWrite ? (
-                      <td className="actions">
-                        <ConfirmButton
-                          label="Revoke"
-                          name={`the invitation for ${i.email}`}
-                          confirmLabel="Revoke invitation"
-                          question="The link stops working at once."
-                          busy={cancel.isPending && cancel.variables === i.id}
-                          onConfirm={() => cancel.mutate(i.id)}
-                        />
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </Table>
+                  ) : null}
+                </tr>
+              ))}
+            </Table>
+            <Pager list={invitations} />
+          </>
         )}
       </ListState>
     </section>

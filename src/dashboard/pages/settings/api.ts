@@ -17,6 +17,8 @@ export const ROLES: ReadonlyArray<{ value: Role; label: string; description: str
 const enc = encodeURIComponent;
 /** The path of the organization the dashboard acts in. */
 const org = () => `/v1/organizations/${enc(currentOrganization() ?? '')}`;
+/** Rows per page of the members and invitations lists (test/settings.browser.test.ts seeds one more). */
+export const PAGE_SIZE = 50;
 const data = <T>(r: { data: T }) => r.data;
 
 export const settingsApi = {
@@ -25,12 +27,12 @@ export const settingsApi = {
   leave: () => call<void>('POST', `${org()}/leave`),
   createOrganization: (name: string) => call<{ data: OrganizationRecord }>('POST', '/v1/organizations', { body: { name } }).then(data),
 
-  members: () => call<{ data: MemberRecord[] }>('GET', `${org()}/members`).then(data),
+  members: (cursor?: string) => call<Page<MemberRecord>>('GET', `${org()}/members`, { query: { limit: String(PAGE_SIZE), cursor } }),
   changeRole: (userId: string, role: Role) => call<{ data: MemberRecord }>('PATCH', `${org()}/members/${enc(userId)}`, { body: { role } }).then(data),
   removeMember: (userId: string) => call<void>('DELETE', `${org()}/members/${enc(userId)}`),
   passwordReset: (userId: string) => call<{ data: PasswordResetLinkRecord }>('POST', `${org()}/members/${enc(userId)}/password-reset`).then(data),
 
-  invitations: () => call<{ data: InvitationRecord[] }>('GET', `${org()}/invitations`).then(data),
+  invitations: (cursor?: string) => call<Page<InvitationRecord>>('GET', `${org()}/invitations`, { query: { limit: String(PAGE_SIZE), cursor } }),
   invite: (email: string, role: Role) => call<{ data: CreatedInvitationRecord }>('POST', `${org()}/invitations`, { body: { email, role } }).then(data),
   cancelInvitation: (id: string) => call<void>('DELETE', `${org()}/invitations/${enc(id)}`),
 
