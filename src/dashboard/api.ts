@@ -226,3 +226,16 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.message;
   return 'something went wrong; reload the page and try again';
 }
+
+/** Every row of a cursor-paged list, for pickers that must offer them all (members, channels, approved templates). */
+export async function allPages<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, maxPages = 50): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < maxPages; i++) {
+    const page = await fetchPage(cursor);
+    rows.push(...page.data);
+    if (!page.meta.next_cursor) break;
+    cursor = page.meta.next_cursor;
+  }
+  return rows;
+}

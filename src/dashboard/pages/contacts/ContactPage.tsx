@@ -16,6 +16,7 @@ import { contactsApi, type ChannelRecord, type ConsentRecord, type ContactRecord
 import { ContactForm } from './ContactForm.tsx';
 import { ACTIONS_HEADER, BackToContacts, Table } from './parts.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
+import { useAllChannels } from '../../channels.ts';
 
 export function ContactPage() {
   const { contactId = '' } = useParams();
@@ -209,23 +210,6 @@ function authorName(author: NoteRecord['author'], me: string): string {
   return author.id === me ? 'you' : 'a teammate';
 }
 
-/** Every channel of the organization (few: all pages), for the channel pickers and names. */
-function useChannels() {
-  return useQuery({
-    queryKey: orgKey('channels', 'all'),
-    queryFn: async () => {
-      const all: ChannelRecord[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await contactsApi.channels(cursor);
-        all.push(...page.data);
-        cursor = page.meta.next_cursor ?? undefined;
-      } while (cursor);
-      return all;
-    },
-  });
-}
-
 const SCOPES = [
   { value: 'all', label: 'All channels' },
   { value: 'chatapp', label: 'Every chat-app channel' },
@@ -242,7 +226,7 @@ function scopeName(scope: string, channels: ChannelRecord[] | undefined): string
 function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite: boolean }) {
   const queryClient = useQueryClient();
   const consents = useQuery({ queryKey: orgKey('contacts', contactId, 'consents'), queryFn: () => contactsApi.consents(contactId) });
-  const channels = useChannels();
+  const channels = useAllChannels();
   const [channel, setChannel] = useState('all');
   const [state, setState] = useState<ConsentRecord['state']>('granted');
   const [source, setSource] = useState('');
@@ -315,7 +299,7 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
   const queryClient = useQueryClient();
   const key = orgKey('contacts', contactId, 'suppressions');
   const suppressions = useQuery({ queryKey: key, queryFn: () => contactsApi.suppressions(contactId) });
-  const channels = useChannels();
+  const channels = useAllChannels();
   const [channel, setChannel] = useState('all');
   const [reason, setReason] = useState('');
   const [expires, setExpires] = useState('');
@@ -424,7 +408,7 @@ function IdentitiesSection({ contactId }: { contactId: string }) {
 
 function ConversationsSection({ contactId }: { contactId: string }) {
   const conversations = usePagedList(orgKey('conversations', 'contact', contactId), (cursor) => contactsApi.conversations(contactId, cursor));
-  const channels = useChannels();
+  const channels = useAllChannels();
   return (
     <section className="section card" aria-labelledby="conversations-title">
       <h2 id="conversations-title">Conversations</h2>

@@ -52,7 +52,6 @@ export const contactsApi = {
     call<{ data: SuppressionRecord }>('POST', `${path(id)}/suppressions`, { body }).then(data),
   lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
   conversations: (id: string, cursor?: string) => call<Page<ConversationSummary>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
-  channels: (cursor?: string) => call<Page<ChannelRecord>>('GET', '/v1/channels', { query: { cursor } }),
 };
 
 /** How far an import upload has come: bytes sent of the file's size. */

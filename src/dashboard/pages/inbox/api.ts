@@ -1,10 +1,8 @@
 /** The inbox's calls on the public API and their wire types. */
 import type { ConversationRecord } from '../../../http/v1/conversations.ts';
-import type { ChannelView } from '../../../http/v1/channels.ts';
 import type { MessageRecord } from '../../../http/v1/messages.ts';
-import { useQuery } from '@tanstack/react-query';
-import { call, type Page } from '../../api.ts';
-import { orgKey } from '../../query.ts';
+import { allPages, call, type Page } from '../../api.ts';
+import { useAllChannels } from '../../channels.ts';
 
 export type Message = MessageRecord;
 
@@ -41,16 +39,13 @@ export const inboxApi = {
   messages: (conversationId: string, cursor?: string) => call<Page<Message>>('GET', `/v1/conversations/${id(conversationId)}/messages`, { query: { cursor } }),
   send: (input: SendInput) => call<{ data: Message }>('POST', '/v1/messages', { body: input }).then((r) => r.data),
   approvedTemplates: (channelId: string) =>
-    call<Page<Template>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100' } }).then((r) => r.data),
-  members: (organizationId: string) => call<{ data: Member[] }>('GET', `/v1/organizations/${id(organizationId)}/members`).then((r) => r.data),
+    allPages((cursor) => call<Page<Template>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100', cursor } })),
+  members: (organizationId: string) => allPages((cursor) => call<Page<Member>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } })),
   capabilities: (channelId: string) => call<{ data: Capabilities }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
-  channels: () => call<Page<ChannelView>>('GET', '/v1/channels', { query: { limit: '100' } }).then((r) => r.data),
 };
 
-/** The organization's channels (first page), for the channel filter and names. */
-export function useChannels() {
-  return useQuery({ queryKey: orgKey('channels', 'first-page'), queryFn: inboxApi.channels, staleTime: 60_000 });
-}
+/** The organization's channels, for the channel filter and names. */
+export const useChannels = useAllChannels;
 
 /** The conversation's channel name: embedded in the record, else looked up among the channels. */
 export function useChannelName(c: Conversation): string | undefined {
