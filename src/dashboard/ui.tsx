@@ -143,3 +143,108 @@ export function StatusBadge({ status, label }: { status: string; label?: string 
   const tone = statusTone(status);
   return <span className={`badge badge-${tone}`}>{label ?? status.replaceAll('_', ' ')}</span>;
 }
+
+/** A secret shown once (or on request), to select or copy, and a button to put it away. */
+export function SecretBox({
+  title,
+  label,
+  secret,
+  warning,
+  onDone,
+  doneLabel = 'Done',
+  copyLabel = 'Copy',
+  className,
+}: {
+  title: string;
+  label: string;
+  secret: string;
+  warning: ReactNode;
+  onDone(): void;
+  doneLabel?: string;
+  copyLabel?: string;
+  className?: string;
+}) {
+  const titleId = useId();
+  return (
+    <section className={`secret-box ${className ?? ''}`} role="region" aria-labelledby={titleId}>
+      <h2 id={titleId}>{title}</h2>
+      <p className="secret-warning">{warning}</p>
+      <div className="secret-row">
+        <input className="secret-value mono" aria-label={label} readOnly value={secret} spellCheck={false} autoComplete="off" onFocus={(e) => e.currentTarget.select()} />
+        <CopyButton value={secret} label={copyLabel} />
+      </div>
+      <button type="button" className="button" onClick={onDone}>
+        {doneLabel}
+      </button>
+    </section>
+  );
+}
+
+/** A button that asks once more, in place, before doing something that cannot be undone. */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  question,
+  busy,
+  onConfirm,
+  name,
+}: {
+  label: string;
+  confirmLabel: string;
+  question: string;
+  busy: boolean;
+  onConfirm(): void;
+  /** Who or what it acts on, for the accessible names (a list of rows each with its own button). */
+  name?: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" className="button button-danger-outline" aria-label={name ? `${label} ${name}` : undefined} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div className="confirm" role="group" aria-label={name ? `Confirm: ${label} ${name}` : question}>
+      <span className="small">{question}</span>
+      <div className="confirm-buttons">
+        <button type="button" className="button button-danger" disabled={busy} onClick={onConfirm}>
+          {busy ? 'Working…' : confirmLabel}
+        </button>
+        <button type="button" className="button" disabled={busy} onClick={() => setAsking(false)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A table in a keyboard-reachable scrolling region (it scrolls sideways on a phone, inside itself), with
+ * a caption for screen readers and one column header per entry (`actions`: a last column of row buttons).
+ */
+export function Table({ label, caption, columns, actions = false, className, children }: { label: string; caption?: string; columns: ReactNode[]; actions?: boolean; className?: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
+      <table className={className}>
+        {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+        <thead>
+          <tr>
+            {columns.map((c, i) => (
+              <th key={i} scope="col">
+                {c}
+              </th>
+            ))}
+            {actions ? (
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

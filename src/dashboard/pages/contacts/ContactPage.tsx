@@ -11,10 +11,10 @@ import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
-import { ErrorMessage, ListState, Loading, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
+import { ErrorMessage, ListState, Loading, PageHeader, Pager, StatusBadge, Table } from '../../ui.tsx';
 import { contactsApi, type ChannelRecord, type ConsentRecord, type ContactRecord, type NoteRecord } from './api.ts';
 import { ContactForm } from './ContactForm.tsx';
-import { ACTIONS_HEADER, BackToContacts, Table } from './parts.tsx';
+import { BackToContacts } from './parts.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
 import { useAllChannels } from '../../channels.ts';
 
@@ -247,7 +247,7 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
       <p className="small muted">A revoked consent stops sends on its channels (templates too).</p>
       <ListState items={consents.data} error={consents.error} empty={<p className="muted">No consent recorded.</p>}>
         {(items) => (
-          <Table region="Consents table" caption="Consents by channel" headers={['Channel', 'Consent', 'Source', 'Recorded']}>
+          <Table label="Consents table" caption="Consents by channel" columns={['Channel', 'Consent', 'Source', 'Recorded']}>
             {items.map((c) => (
               <tr key={c.channel}>
                 <td>{scopeName(c.channel, channels.data)}</td>
@@ -325,7 +325,7 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
       <ErrorMessage message={lift.error ? errorMessage(lift.error) : undefined} onDismiss={() => lift.reset()} />
       <ListState items={suppressions.data} error={suppressions.error} empty={<p className="muted">Not suppressed anywhere.</p>}>
         {(items) => (
-          <Table region="Suppressions table" caption="Suppressions by channel" headers={canWrite ? ['Channel', 'Reason', 'Expires', 'State', ACTIONS_HEADER] : ['Channel', 'Reason', 'Expires', 'State']}>
+          <Table label="Suppressions table" caption="Suppressions by channel" columns={['Channel', 'Reason', 'Expires', 'State']} actions={canWrite}>
             {items.map((s) => (
               <tr key={s.channel}>
                 <td>{scopeName(s.channel, channels.data)}</td>

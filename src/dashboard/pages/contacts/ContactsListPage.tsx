@@ -5,9 +5,8 @@ import { TextField } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { EmptyState, ListState, PageHeader, Pager } from '../../ui.tsx';
+import { EmptyState, ListState, PageHeader, Pager, Table } from '../../ui.tsx';
 import { contactsApi, type ContactRecord } from './api.ts';
-import { Table } from './parts.tsx';
 
 /** What a contact is called on the page: its name, else its number, else its email or external id. */
 export function contactLabel(contact: ContactRecord): string {
@@ -57,7 +56,7 @@ export function ContactsListPage() {
         }
       >
         {(items) => (
-          <Table region="Contact list" caption={`Contacts${filtered ? ' matching the filters' : ''}`} headers={['Name', 'Phone number', 'Email', 'Tags', 'Updated']} className="contacts-table">
+          <Table label="Contact list" caption={`Contacts${filtered ? ' matching the filters' : ''}`} columns={['Name', 'Phone number', 'Email', 'Tags', 'Updated']} className="contacts-table">
             {items.map((c) => (
               <tr key={c.id} data-contact-id={c.id}>
                 <td className="strong contact-name">

@@ -7,9 +7,9 @@ import { useId, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { orgKey } from '../../query.ts';
-import { EmptyState, ErrorMessage, PageHeader } from '../../ui.tsx';
+import { EmptyState, ErrorMessage, PageHeader, Table } from '../../ui.tsx';
 import { importContacts, type ImportResultRecord, type UploadProgress } from './api.ts';
-import { BackToContacts, Table } from './parts.tsx';
+import { BackToContacts } from './parts.tsx';
 
 const SAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro';
 
@@ -120,7 +120,7 @@ function ImportReport({ result }: { result: ImportResultRecord }) {
         <EmptyState title="Every row was imported" />
       ) : (
         <>
-          <Table region="Import errors table" caption="Rows not imported and why" headers={['Row', 'Line', 'Field', 'Error']} className="import-errors">
+          <Table label="Import errors table" caption="Rows not imported and why" columns={['Row', 'Line', 'Field', 'Error']} className="import-errors">
             {result.errors.map((e) => (
               <tr key={`${e.row}:${e.field ?? ''}`}>
                 <td>{e.row}</td>

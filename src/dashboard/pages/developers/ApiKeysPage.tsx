@@ -7,8 +7,7 @@ import { CheckboxGroup, TextField, useForm } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useSession } from '../../session.tsx';
-import { EmptyState, ErrorMessage, ListState, PageHeader, Pager } from '../../ui.tsx';
-import { ConfirmButton, SecretOnce } from './parts.tsx';
+import { ConfirmButton, EmptyState, ErrorMessage, ListState, PageHeader, Pager, SecretBox } from '../../ui.tsx';
 
 const keysKey = () => orgKey('api-keys');
 
@@ -29,7 +28,7 @@ export function ApiKeysPage() {
         }
       />
       {created ? (
-        <SecretOnce
+        <SecretBox
           title={`Your new API key “${created.name}”`}
           label="API key secret"
           secret={created.secret}

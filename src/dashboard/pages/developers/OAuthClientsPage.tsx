@@ -10,9 +10,8 @@ import { CheckboxGroup, SelectField, TextField, useForm } from '../../forms.tsx'
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useCan, useSession } from '../../session.tsx';
-import { EmptyState, ErrorMessage, ListState, PageHeader, Pager } from '../../ui.tsx';
+import { ConfirmButton, EmptyState, ErrorMessage, ListState, PageHeader, Pager, SecretBox } from '../../ui.tsx';
 import { oauthClients, type OAuthClientRecord } from './api.ts';
-import { ConfirmButton, SecretOnce } from './parts.tsx';
 
 const GRANTS = [
   { value: 'authorization_code', label: 'Authorization code (with PKCE)', description: 'Web and native apps that send the person to the consent page' },
@@ -38,7 +37,7 @@ export function OAuthClientsPage() {
         }
       />
       {secret ? (
-        <SecretOnce
+        <SecretBox
           title={`Client secret of ${secret.name}`}
           label="Client secret"
           secret={secret.secret}

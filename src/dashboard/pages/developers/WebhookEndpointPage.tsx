@@ -9,10 +9,10 @@ import { SelectField, TextField, useForm } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
+import { ConfirmButton, ErrorMessage, Loading, PageHeader, SecretBox } from '../../ui.tsx';
 import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
 import { DeliveryList } from './DeliveriesPage.tsx';
-import { ConfirmButton, describeMs, SecretOnce } from './parts.tsx';
+import { describeMs } from './parts.tsx';
 import { EndpointState, EventTypePicker, settingsKey, useWebhookSettings } from './WebhooksPage.tsx';
 
 export function WebhookEndpointPage() {
@@ -161,7 +161,7 @@ function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecor
         </p>
       ) : null}
       {shown ? (
-        <SecretOnce
+        <SecretBox
           title={shown.rotated ? 'New signing secret' : 'Signing secret'}
           label="Signing secret"
           secret={shown.secret}

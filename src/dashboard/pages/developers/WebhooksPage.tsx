@@ -6,9 +6,8 @@ import { formatDate } from '../../format.ts';
 import { orgKey } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { EmptyState, ErrorMessage, ListState, PageHeader, StatusBadge } from '../../ui.tsx';
+import { EmptyState, ErrorMessage, ListState, PageHeader, SecretBox, StatusBadge } from '../../ui.tsx';
 import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
-import { SecretOnce } from './parts.tsx';
 
 export const settingsKey = () => orgKey('webhook-endpoints');
 
@@ -31,7 +30,7 @@ export function WebhooksPage() {
         </Link>
       </PageHeader>
       {created ? (
-        <SecretOnce
+        <SecretBox
           title={`Endpoint added: ${created.url}`}
           label="Signing secret"
           secret={created.secret}
