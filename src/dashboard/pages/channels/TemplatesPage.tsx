@@ -10,7 +10,7 @@ import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
-import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
+import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge, Table } from '../../ui.tsx';
 import { TEMPLATE_CATEGORY_OPTIONS, TEMPLATE_STATUS_OPTIONS, templatesApi, type ChannelView, type SyncResult, type TemplateFilters, type TemplateRecord } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
 import { useUrlFilters } from './url-filters.ts';
@@ -105,45 +105,25 @@ function describeSync(result: SyncResult): string {
 
 function TemplateTable({ templates, channelNames, canWrite }: { templates: TemplateRecord[]; channelNames: Map<string, string>; canWrite: boolean }) {
   return (
-    // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
-    <div className="table-wrap" tabIndex={0} role="region" aria-label="Templates">
-      <table className="templates-table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Channel</th>
-            <th scope="col">Language</th>
-            <th scope="col">Category</th>
-            <th scope="col">Status</th>
-            <th scope="col">Updated</th>
-            {canWrite ? (
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {templates.map((t) => (
-            <tr key={t.id} data-template={t.name}>
-              <td className="strong mono">
-                {t.name}
-                <div className="small muted template-preview">{bodyText(t)}</div>
-              </td>
-              <td>{channelNames.get(t.channel_id) ?? '—'}</td>
-              <td className="mono">{t.language}</td>
-              <td>{t.category.toLowerCase()}</td>
-              <td>
-                <StatusBadge status={t.status} />
-                {t.rejection_reason ? <div className="small muted">{t.rejection_reason}</div> : null}
-              </td>
-              <td className="nowrap">{formatDate(t.updated_at)}</td>
-              {canWrite ? <td className="actions">{t.status === 'draft' || t.status === 'rejected' ? <SubmitButton template={t} /> : null}</td> : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table label="Templates" columns={['Name', 'Channel', 'Language', 'Category', 'Status', 'Updated']} actions={canWrite} className="templates-table">
+      {templates.map((t) => (
+        <tr key={t.id} data-template={t.name}>
+          <td className="strong mono">
+            {t.name}
+            <div className="small muted template-preview">{bodyText(t)}</div>
+          </td>
+          <td>{channelNames.get(t.channel_id) ?? '—'}</td>
+          <td className="mono">{t.language}</td>
+          <td>{t.category.toLowerCase()}</td>
+          <td>
+            <StatusBadge status={t.status} />
+            {t.rejection_reason ? <div className="small muted">{t.rejection_reason}</div> : null}
+          </td>
+          <td className="nowrap">{formatDate(t.updated_at)}</td>
+          {canWrite ? <td className="actions">{t.status === 'draft' || t.status === 'rejected' ? <SubmitButton template={t} /> : null}</td> : null}
+        </tr>
+      ))}
+    </Table>
   );
 }
 

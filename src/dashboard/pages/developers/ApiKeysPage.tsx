@@ -7,7 +7,7 @@ import { CheckboxGroup, TextField, useForm } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useSession } from '../../session.tsx';
-import { ConfirmButton, EmptyState, ErrorMessage, ListState, PageHeader, Pager, SecretBox } from '../../ui.tsx';
+import { ConfirmButton, EmptyState, ErrorMessage, ListState, PageHeader, Pager, SecretBox, Table } from '../../ui.tsx';
 
 const keysKey = () => orgKey('api-keys');
 
@@ -54,31 +54,11 @@ function KeyList({ canWrite }: { canWrite: boolean }) {
       <h2 id="keys-title">Active keys</h2>
       <ListState items={keys.items} error={keys.error} empty={<EmptyState title="No API keys yet">Create one below to connect your software to Parley.</EmptyState>}>
         {(items) => (
-          <div className="table-wrap">
-            <table className="keys-table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col" className="col-permissions">
-                    Permissions
-                  </th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  {canWrite ? (
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((key) => (
-                  <KeyRow key={key.id} apiKey={key} canWrite={canWrite} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table label="API keys" columns={['Name', 'Key', 'Permissions', 'Created', 'Last used']} actions={canWrite} className="keys-table">
+            {items.map((key) => (
+              <KeyRow key={key.id} apiKey={key} canWrite={canWrite} />
+            ))}
+          </Table>
         )}
       </ListState>
       <Pager list={keys} />
