@@ -68,6 +68,16 @@ export type ProviderError = {
   userMessage?: string;
 };
 
+/**
+ * Where an inbound message's media can be fetched, as the platform's inbound half saw it. `source`
+ * is the platform's own (opaque to the domain, never shown to users: it may hold decryption keys)
+ * and is handed back to its adapter's downloadMedia.
+ */
+export type InboundMedia = { source: Record<string, unknown>; mimeType?: string; fileName?: string; size?: number };
+
+/** Downloaded media, streamed: the declared type and size are the provider's word, not trusted. */
+export type MediaDownload = { body: AsyncIterable<Uint8Array>; mimeType?: string; size?: number };
+
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 
 export type ProviderProfile = { exists: boolean; chatappId?: string; name?: string };
@@ -140,6 +150,8 @@ export interface ProviderAdapter {
    */
   findSend?: SendFinder;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
+  /** Downloads an inbound message's media from the `source` its inbound half gave (InboundMedia). */
+  downloadMedia?(connection: ChannelConnection, source: Record<string, unknown>): Promise<Result<MediaDownload>>;
   /** Whether a number is on the chat app, where the provider's API can be asked (capability `contacts.lookup`). */
   lookupProfile?(connection: ChannelConnection, phone: string): Promise<Result<ProviderProfile>>;
   checkHealth(connection: ChannelConnection): Promise<HealthCheck>;
@@ -270,6 +282,40 @@ export type InboundEvent =
       type: string;
       content: Record<string, unknown>;
       replyTo?: string;
+      /** The message carries media: where the platform's adapter can download it (downloadMedia), stored when it arrives. */
+      media?: InboundMedia;
+    }
+  | {
+      /**
+       * A message the business sent from another device of its own (the phone itself, a linked
+       * device): kept in the conversation as an outbound message that Parley did not send.
+       */
+      kind: 'message.echo';
+      ref: string;
+      providerMessageId: string;
+      /** The customer it went to: international digits without `+`. */
+      to: string;
+      timestamp: Date;
+      type: string;
+      content: Record<string, unknown>;
+      replyTo?: string;
+      media?: InboundMedia;
+    }
+  | {
+      /** The sender changed the text of an earlier message (ours or theirs). */
+      kind: 'message.edited';
+      ref: string;
+      /** The edited message's provider id. */
+      providerMessageId: string;
+      content: Record<string, unknown>;
+      timestamp: Date;
+    }
+  | {
+      /** The sender deleted an earlier message for everyone. */
+      kind: 'message.deleted';
+      ref: string;
+      providerMessageId: string;
+      timestamp: Date;
     }
   | {
       /** The customer now writes from another number (no chat message: the contact's identity moves). */

@@ -94,6 +94,9 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'message.status':
     case 'message.inbound':
+    case 'message.echo':
+    case 'message.edited':
+    case 'message.deleted':
       await deps.messages(tx, channel, event, at);
       return channel;
     case 'contact.number_changed':

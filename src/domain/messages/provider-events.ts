@@ -24,7 +24,7 @@ export type InboundContactResolver = (
   input: { phone: string; profileName?: string; identities: Array<{ type: string; value: string }>; at: Date },
 ) => Promise<{ contactId: string; created: boolean }>;
 
-export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'message.inbound' }>;
+export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'message.inbound' | 'message.echo' | 'message.edited' | 'message.deleted' }>;
 
 /** Applies one message event of a channel, in the caller's transaction, at `at` (now). */
 export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date) => Promise<void>;
@@ -32,8 +32,19 @@ export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageE
 /** The message applier; inbound senders become contacts through `resolveContact` (the CRM's rule). */
 export function createMessageApplier(deps: { resolveContact: InboundContactResolver }): MessageApplier {
   return async (tx, channel, event, at) => {
-    if (event.kind === 'message.status') return applyStatus(tx, channel, event, at);
-    return applyInbound(tx, channel, event, at, deps);
+    switch (event.kind) {
+      case 'message.status':
+        return applyStatus(tx, channel, event, at);
+      case 'message.inbound':
+        return applyInbound(tx, channel, event, at, deps);
+      case 'message.echo':
+      case 'message.edited':
+      case 'message.deleted':
+        // TODO(embedded engine): applied by the embedded engine's branch (no engine reports these yet).
+        return;
+      default:
+        return event satisfies never;
+    }
   };
 }
 

@@ -1,0 +1,41 @@
+/**
+ * The embedded engine's narrow socket interface: the part of the linked-device library's socket
+ * (baileys 7) the engine uses, events in and calls out. The real factory wraps makeWASocket; tests
+ * drive the engine with a scripted socket that emits the library's own event shapes (built with its
+ * protobuf types) and records the calls. Nothing else in Parley imports the library's socket.
+ */
+import type { AnyMessageContent, AuthenticationState, BaileysEventMap, MiscMessageGenerationOptions, WAMessage, WAMessageKey, WAPresence } from 'baileys';
+
+/** The library's events the engine listens to. */
+export type SocketEvents = Pick<
+  BaileysEventMap,
+  'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update' | 'message-receipt.update' | 'messages.reaction' | 'messages.delete'
+>;
+
+export type EngineSocket = {
+  ev: {
+    on<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
+    off<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
+  };
+  /** The paired account (id is the jid `digits:device@s.whatsapp.net`), once the phone paired. */
+  readonly user: { id: string; name?: string; lid?: string } | undefined;
+  sendMessage(jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions): Promise<WAMessage | undefined>;
+  readMessages(keys: WAMessageKey[]): Promise<void>;
+  sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
+  onWhatsApp(...phoneNumbers: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
+  /** An 8-character code the phone types instead of scanning (digits without `+`). */
+  requestPairingCode(phoneNumber: string): Promise<string>;
+  /** Unlinks this device from the phone (the credentials are dead afterwards). */
+  logout(message?: string): Promise<void>;
+  /** Closes the connection and keeps the credentials. */
+  end(error: Error | undefined): Promise<void> | void;
+};
+
+/** What a socket is made with: the session's auth state (creds and signal keys, kept in PostgreSQL). */
+export type SocketInput = {
+  channelId: string;
+  auth: AuthenticationState;
+};
+
+/** Makes one socket (the real one connects to the service; the scripted one is driven by a test). */
+export type SocketFactory = (input: SocketInput) => EngineSocket;
