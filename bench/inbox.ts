@@ -58,7 +58,7 @@ try {
   };
   const channelIds: string[] = [];
   for (const name of ['Front desk', 'Support line']) {
-    const res = await http.request({ path: '/v1/channels', method: 'POST', headers, body: JSON.stringify({ platform: 'chatapp_unofficial', name }) });
+    const res = await http.request({ path: '/v1/channels', method: 'POST', headers, body: JSON.stringify({ platform: 'chatapp_unofficial', name, sandbox: true }) });
     const text = await res.body.text();
     if (res.statusCode !== 201) throw new Error(`channel: ${res.statusCode} ${text}`);
     channelIds.push((JSON.parse(text) as { data: { id: string } }).data.id);

@@ -59,6 +59,12 @@ async function createChannelInUi(page: Page, name: string, platformLabel: RegExp
   const platform = page.getByLabel('Platform');
   const value = await platform.locator('option', { hasText: platformLabel }).getAttribute('value');
   await platform.selectOption(value!);
+  const connect = page.getByLabel('Connect through');
+  if (/gateway/.test(String(platformLabel))) {
+    // A gateway channel pairs the user's own phone unless another way is picked.
+    assert.equal(await connect.inputValue(), 'embedded', 'a gateway channel runs on the embedded engine by default');
+  }
+  await connect.selectOption('sandbox');
   await page.getByRole('button', { name: 'Create channel' }).click();
   await page.getByRole('heading', { name, level: 1 }).waitFor();
   const id = new URL(page.url()).pathname.split('/').at(-1)!;

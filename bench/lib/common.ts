@@ -191,6 +191,7 @@ export async function pairedGatewayChannel(server: BenchServer, throughput?: num
   const made = await api(server, 'POST', '/v1/channels', {
     platform: 'chatapp_unofficial',
     name: 'Bench gateway',
+    sandbox: true,
     ...(throughput ? { settings: { throughput_per_second: throughput } } : {}),
   });
   if (made.status !== 201) throw new Error(`channel: ${made.status} ${JSON.stringify(made.body)}`);

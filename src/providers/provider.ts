@@ -215,8 +215,15 @@ export type ProviderModule = {
     address: string;
     /** The setting naming the channel at its provider: provider events are routed by it (channels.provider_ref). */
     ref: string;
-    /** A channel created without credentials and without this setting is bound to the sandbox. */
+    /** The setting that points a channel at a provider of the user's own (with credentials, the channel is not the sandbox's). */
     ownProvider: string;
+    /**
+     * What a channel created with neither this setting nor credentials (and no `sandbox` choice) is:
+     * `sandbox` — bound to the built-in sandbox (when it is on); `embedded` — served by the engine Parley
+     * runs itself (nothing to set: a phone pairs with it). `"sandbox": true` in the create body always
+     * asks for the sandbox.
+     */
+    bare: 'sandbox' | 'embedded';
     /** Defaults from the installation's config (e.g. the provider's base address). */
     installationDefaults?(config: ProviderDefaultsConfig): Record<string, unknown>;
     /** Defaults of one channel not bound to the sandbox. */

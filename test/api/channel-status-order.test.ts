@@ -58,7 +58,7 @@ test(
   'a report handled while a newer one commits is judged against the newer one, and the time of the last report never goes back',
   { skip: !usingPostgres && 'needs a second connection to hold the channel row (PostgreSQL)' },
   async () => {
-    const created = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'racing' } });
+    const created = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'racing', sandbox: true } });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id as string;
     const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });

@@ -56,6 +56,36 @@ describe('channel records', () => {
     assert.ok(events.some((e) => e.payload.channel_id === channel.id && e.payload.status === 'connected' && e.payload.organization_id === server.organizationId));
   });
 
+  test('an unofficial channel naming no gateway runs on the embedded engine; "sandbox": true binds either platform to the sandbox', async () => {
+    const own = await createChannel({ platform: 'chatapp_unofficial', name: 'Shop phone' });
+    assert.equal(own.sandbox, false, 'no gateway named: the user\'s own phone, not the sandbox');
+    assert.equal(own.status, 'disconnected');
+    assert.equal(own.settings.gateway_base, undefined);
+    assert.equal(own.settings.session, own.id);
+    assert.deepEqual(own.credentials_set, []);
+
+    const sandboxGateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Try-out', sandbox: true });
+    assert.equal(sandboxGateway.sandbox, true);
+    assert.match(sandboxGateway.settings.gateway_base, /\/sandbox\/gateway$/);
+    const sandboxOfficial = await createChannel({ platform: 'chatapp_official', name: 'Try-out official', sandbox: true });
+    assert.equal(sandboxOfficial.sandbox, true);
+    assert.equal(sandboxOfficial.status, 'connected');
+
+    // Not the sandbox, and nothing of its own: an official channel needs its credentials.
+    const bare = await request(server, 'POST', '/v1/channels', { key: key(), body: { platform: 'chatapp_official', name: 'x', sandbox: false } });
+    assert.equal(bare.status, 400, bare.text);
+    assert.deepEqual(bare.body.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/credentials/access_token', '/settings/api_base', '/settings/phone_number_id']);
+    // The sandbox with a provider of its own is a contradiction, named.
+    for (const body of [
+      { platform: 'chatapp_unofficial', name: 'x', sandbox: true, settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'k' } },
+      { platform: 'chatapp_official', name: 'x', sandbox: true, credentials: { access_token: 't' } },
+    ]) {
+      const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/sandbox']);
+    }
+  });
+
   test('PATCH renames and DELETE removes; unknown ids are 404', async () => {
     const channel = await createChannel({ platform: 'chatapp_official', name: 'Temp' });
     const patched = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: key(), body: { name: 'Renamed ✓ "quoted"' } });
@@ -182,7 +212,7 @@ describe('number binding', () => {
 
 describe('QR pairing (unofficial)', () => {
   test('connect -> pairing with a QR; scanning it connects the channel; disconnect logs out', async () => {
-    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Field phone' });
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Field phone', sandbox: true });
     assert.equal(channel.status, 'disconnected');
     assert.deepEqual(channel.credentials_set, ['api_key']);
     assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).status, 409);
@@ -219,7 +249,7 @@ describe('QR pairing (unofficial)', () => {
   });
 
   test('a phone pairs by code instead of QR: connect with phone_number, the phone types the code', async () => {
-    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Code phone' });
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Code phone', sandbox: true });
     const caps = await request(server, 'GET', `/v1/channels/${channel.id}/capabilities`, { key: key() });
     assert.ok(caps.body.data.operations.includes('channel.pairing_code'));
 
@@ -256,7 +286,7 @@ describe('QR pairing (unofficial)', () => {
 describe('support matrix', () => {
   test('operations a platform lacks answer 422 naming the operation and the platform', async () => {
     const official = await createChannel({ platform: 'chatapp_official', name: 'Matrix official' });
-    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Matrix gateway' });
+    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Matrix gateway', sandbox: true });
     const checks: Array<[string, string, unknown, RegExp]> = [
       ['POST', `/v1/channels/${official.id}/connect`, undefined, /connect.*chatapp_official/],
       ['GET', `/v1/channels/${official.id}/qr`, undefined, /qr.*chatapp_official/],
@@ -273,7 +303,7 @@ describe('support matrix', () => {
 
   test('capabilities come from the same table the validator reads', async () => {
     const official = await createChannel({ platform: 'chatapp_official', name: 'Caps' });
-    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Caps gw' });
+    const gateway = await createChannel({ platform: 'chatapp_unofficial', name: 'Caps gw', sandbox: true });
     const a = await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: key() });
     const b = await request(server, 'GET', `/v1/channels/${gateway.id}/capabilities`, { key: key() });
     assert.deepEqual(a.body.data, capabilitiesOf('chatapp_official'));
@@ -371,7 +401,7 @@ describe('onboarding (official, embedded signup played by the sandbox)', () => {
 
 describe('provider lookup', () => {
   test('POST /v1/channels/{id}/contacts/lookup asks a gateway channel\'s provider', async () => {
-    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Lookup' });
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Lookup', sandbox: true });
     const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.phone, '+493012345678');
@@ -449,7 +479,7 @@ describe('provider webhook signatures', () => {
   });
 
   test('gateway callbacks need the channel secret', async () => {
-    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Signed gw' });
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Signed gw', sandbox: true });
     const payload = JSON.stringify({ event: 'session.status', session: channel.settings.session, timestamp: new Date().toISOString(), payload: { status: 'WORKING' } });
     const res = await request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${channel.id}`, { rawBody: payload, headers: { 'x-gateway-signature': signBody('guess', payload) } });
     assert.equal(res.status, 401);
@@ -577,7 +607,7 @@ describe('secrets', () => {
 
 describe('isolation and auth', () => {
   test("another organization's channels are not found by any route", async () => {
-    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Private' });
+    const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Private', sandbox: true });
     const other = await createOtherOrganization(server, 'chan');
     const list = await request(server, 'GET', '/v1/channels', { key: other.apiKey });
     assert.equal(list.body.data.some((c: { id: string }) => c.id === channel.id), false);

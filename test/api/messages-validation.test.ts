@@ -158,7 +158,7 @@ describe('support matrix', () => {
   });
 
   test('a channel that is not connected refuses sends with 409', async () => {
-    const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'unpaired' } });
+    const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'unpaired', sandbox: true } });
     const refused = await send(server, { channel_id: res.body.data.id, to: TO, type: 'text', content: { body: 'x' } });
     assert.equal(refused.status, 409);
     assert.match(refused.body.detail, /disconnected/);

@@ -208,6 +208,19 @@ describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false'
     return after!;
   }
 
+  test('new channels: "sandbox": true is refused by name; a gateway channel naming no gateway is the embedded engine\'s', async () => {
+    const asked = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_unofficial', name: 'x', sandbox: true } });
+    assert.equal(asked.status, 400, asked.text);
+    assert.deepEqual(asked.body.errors.map((e: { pointer: string }) => e.pointer), ['/sandbox']);
+    assert.match(asked.body.detail, /sandbox is off/);
+    const official = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_official', name: 'x' } });
+    assert.equal(official.status, 400, official.text);
+    assert.match(official.body.detail, /required \(the sandbox is off\)/);
+    const embedded = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_unofficial', name: 'Own phone' } });
+    assert.equal(embedded.status, 201, embedded.text);
+    assert.equal(embedded.body.data.sandbox, false);
+  });
+
   test('its media URLs are refused at accept, and by the media probe for one queued under an earlier config', async () => {
     for (const url of [`http://127.0.0.1:${port}/a.png`, `https://127.0.0.1:${port}/a.png`, `https://[::7f00:1]:${port}/a.png`]) {
       const media = await send(off, { channel_id: channelId, to: TO, type: 'image', content: { media_url: url } });

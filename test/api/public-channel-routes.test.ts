@@ -51,7 +51,7 @@ test('official per-channel webhook: a bad signature on a real channel and any re
 });
 
 test('gateway callback: a bad signature on a real channel and an unknown channel answer alike', async () => {
-  const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Gateway' });
+  const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Gateway', sandbox: true });
   const payload = JSON.stringify({ event: 'session.status', session: channel.settings.session, timestamp: new Date().toISOString(), payload: { status: 'WORKING' } });
   const post = (id: string) =>
     request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${id}`, { rawBody: payload, headers: { 'x-gateway-signature': signBody('guess', payload) } });

@@ -59,7 +59,7 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   // Resources made to be deleted (or disconnected) by the fuzzer.
   const deletable: Record<string, string[]> = { 'deletable:channel': [], 'deletable:contact': [], 'deletable:endpoint': [], 'deletable:note': [], 'deletable:tag': ['vip'], 'deletable:channel_scope': [] };
   for (let i = 0; i < 3; i++) {
-    const channel = await request(server, 'POST', '/v1/channels', { key, body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}` } });
+    const channel = await request(server, 'POST', '/v1/channels', { key, body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}`, sandbox: true } });
     ok(channel, 'doomed channel');
     deletable['deletable:channel']!.push(channel.body.data.id);
     const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: `+49151123450${10 + i}`, name: `Doomed ${i}` } });

@@ -342,7 +342,7 @@ async function officialChannel(server: { baseUrl: string }, apiKey: string, cust
 
 /** A gateway channel bound to the sandbox, paired: its sends carry our id as the idempotency key, so a retry never sends twice. */
 async function gatewayChannel(server: { baseUrl: string }, apiKey: string): Promise<string> {
-  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'outage' } });
+  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'outage', sandbox: true } });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
   const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: apiKey });

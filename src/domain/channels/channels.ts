@@ -121,8 +121,13 @@ export type CreateChannelInput = {
   displayPhoneNumber?: string;
   settings?: Record<string, unknown>;
   credentials?: Record<string, string>;
-  /** Internal: the provider address is the sandbox's (embedded signup played by the sandbox). */
+  /**
+   * Bind the channel to the built-in sandbox (true), or not (false); unset: the platform's `bare`
+   * rule decides for a channel with no provider address and no credentials.
+   */
   sandbox?: boolean;
+  /** Internal: the provider address given is the sandbox's (embedded signup played by the sandbox). */
+  viaSandbox?: boolean;
 };
 
 function pickKnown(values: Record<string, unknown> | undefined, keys: readonly string[], what: string, pointer: string) {
@@ -178,9 +183,11 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<C
 }
 
 /**
- * Creates a channel. Without credentials, and with the sandbox on, it is bound to the sandbox (an
- * official one is `connected` at once, a gateway one `disconnected` until paired). A channel whose
- * platform connects by credentials is checked against its provider and `connected` when they work.
+ * Creates a channel. `sandbox: true` binds it to the built-in sandbox (an official one is `connected`
+ * at once, a gateway one `disconnected` until paired). Without that choice, a channel with no provider
+ * address and no credentials is what its platform's `bare` rule says: the sandbox's (official, when the
+ * sandbox is on) or the embedded engine's (unofficial). A channel whose platform connects by
+ * credentials is checked against its provider and `connected` when they work.
  */
 export async function createChannel(deps: ChannelDeps, actor: Actor, input: CreateChannelInput): Promise<ChannelRow> {
   const platform = input.platform;
@@ -189,12 +196,11 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
   const settings = pickKnown(input.settings, publicSettingsOf(platform), 'setting', '/settings');
   const credentials = pickKnown(input.credentials, credentialKeysOf(platform), 'credential', '/credentials') as Record<string, string>;
   assertValues(platform, settings, credentials);
-  const bindSandbox = Object.keys(credentials).length === 0 && !settings[module.settings.ownProvider] && module.bindSandbox !== undefined;
-  if (bindSandbox && !deps.sandbox && module.connection === 'pairing') {
-    const missing = module.settings.required;
-    throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, message: 'required' })));
-  }
-  if (!bindSandbox) {
+  const bare = Object.keys(credentials).length === 0 && !settings[module.settings.ownProvider];
+  const bindSandbox = input.sandbox ?? (bare && module.settings.bare === 'sandbox');
+  const sandbox = bindSandbox ? sandboxFor(deps, module, { bare, explicit: input.sandbox === true }) : undefined;
+  const embedded = !bindSandbox && bare && module.settings.bare === 'embedded';
+  if (!bindSandbox && !embedded) {
     const missing = missingOf(module, { settings: { ...deps.settingDefaults[module.platform], ...settings }, credentials });
     if (missing.length) throw missingError(missing);
     await assertProviderAddress(settings[module.settings.address], `/settings/${module.settings.address}`, deps);
@@ -206,8 +212,8 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
     let status: ChannelStatus = module.status.initial;
     let reason = module.status.initialReason;
     let displayPhoneNumber = input.displayPhoneNumber ?? null;
-    if (bindSandbox && deps.sandbox) {
-      const bound = await module.bindSandbox!(deps.sandbox, tx, { displayPhoneNumber: input.displayPhoneNumber });
+    if (sandbox) {
+      const bound = await module.bindSandbox!(sandbox, tx, { displayPhoneNumber: input.displayPhoneNumber });
       Object.assign(settings, bound.settings);
       Object.assign(credentials, bound.credentials);
       displayPhoneNumber = bound.displayPhoneNumber ?? displayPhoneNumber;
@@ -234,7 +240,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
         boundRef: bindSandbox ? providerRef : null,
         settings,
         credentialsEncrypted: deps.sealer.seal(JSON.stringify(credentials)),
-        sandbox: bindSandbox || input.sandbox === true,
+        sandbox: bindSandbox || input.viaSandbox === true,
         createdAt: now,
         updatedAt: now,
       })
@@ -267,6 +273,18 @@ export async function verifyCredentials(deps: ChannelDeps, row: ChannelRow): Pro
   if (health.ok) await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
   else await recordProviderFault(deps, row, health.error);
   return reloadChannel(deps.db, row.id);
+}
+
+/** The sandbox a channel is bound to: the platform has one, it is on, and the channel names no provider of its own. */
+function sandboxFor(deps: Pick<ChannelDeps, 'sandbox'>, module: ProviderModule, choice: { bare: boolean; explicit: boolean }): SandboxProvisioning {
+  if (!module.bindSandbox) throw invalid(`${module.platform} has no sandbox`, [{ pointer: '/sandbox', message: 'this platform has no sandbox' }]);
+  if (!choice.bare) {
+    throw invalid('a sandbox channel takes no provider address and no credentials', [{ pointer: '/sandbox', message: 'cannot be combined with a provider address or credentials' }]);
+  }
+  if (deps.sandbox) return deps.sandbox;
+  if (choice.explicit) throw invalid('the sandbox is off on this installation (PROVIDER_SANDBOX=false)', [{ pointer: '/sandbox', message: 'the sandbox is off' }]);
+  const missing = module.settings.required;
+  throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, message: 'required' })));
 }
 
 /** Connects a channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */

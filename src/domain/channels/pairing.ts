@@ -189,7 +189,7 @@ export async function exchangeSignupCode(deps: OnboardingDeps, actor: Actor, inp
         displayPhoneNumber: number.displayPhoneNumber,
         settings,
         credentials,
-        sandbox: useSandbox,
+        viaSandbox: useSandbox,
       });
   const fresh = await reloadChannel(deps.db, channel.id);
   if (fresh.status !== 'connected' && fresh.status !== 'error') await connectVerifiedChannel(deps, fresh, 'embedded signup completed');

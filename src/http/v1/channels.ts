@@ -87,13 +87,19 @@ const CreateChannelBody = z
     display_phone_number: z.string().max(40).optional(),
     settings: Settings.optional(),
     credentials: Credentials.optional(),
+    sandbox: z.boolean().optional().meta({
+      description:
+        'true: bind the channel to the built-in sandbox provider (PROVIDER_SANDBOX on; no provider address or credentials). Unset: an official channel without credentials is the sandbox\'s; an unofficial channel without gateway_base runs on the embedded engine (pair your phone with connect + qr).',
+    }),
   })
   .meta({
     id: 'CreateChannelRequest',
     description:
-      'With the sandbox on, a channel without credentials is bound to it (official: connected at once; unofficial: pair with connect + qr). Official channels with credentials are checked against the provider.',
+      'Official channels with credentials are checked against the provider. Unofficial channels: with settings.gateway_base they use that HTTP gateway; with "sandbox": true the sandbox gateway; otherwise the embedded engine, which pairs your own phone (connect + qr, or a pairing code).',
     examples: [
       { platform: credentialsPlatform, name: 'Support line' },
+      { platform: pairingPlatform, name: 'Shop phone' },
+      { platform: pairingPlatform, name: 'Try-out', sandbox: true },
       { platform: credentialsPlatform, name: 'Sales', settings: { phone_number_id: '106540352242922', waba_id: '102290129340398' }, credentials: { access_token: 'EAAG...' } },
       { platform: pairingPlatform, name: 'Field team', settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'gw_...' } },
     ],
@@ -253,6 +259,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         displayPhoneNumber: b.display_phone_number,
         settings: b.settings,
         credentials: b.credentials as Record<string, string> | undefined,
+        sandbox: b.sandbox,
       }));
       return reply.code(201).send({ data: present(row) });
     },

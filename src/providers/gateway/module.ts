@@ -29,6 +29,8 @@ export const gatewayProvider: ProviderModule = {
     address: 'gateway_base',
     ref: 'session',
     ownProvider: 'gateway_base',
+    // No gateway named: the embedded engine pairs the user's own phone (the sandbox gateway is asked for with "sandbox": true).
+    bare: 'embedded',
     channelDefaults: (channelId) => ({ session: channelId }),
   },
   pacing: { throughputPerSecond: 5 },

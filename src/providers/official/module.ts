@@ -31,6 +31,8 @@ export const officialProvider: ProviderModule = {
     address: 'api_base',
     ref: 'phone_number_id',
     ownProvider: 'phone_number_id',
+    // Without credentials a channel can only be the sandbox's.
+    bare: 'sandbox',
     installationDefaults: (config) => ({
       ...(config.official.apiBase !== undefined ? { api_base: config.official.apiBase } : {}),
       api_version: config.official.apiVersion,

@@ -1,7 +1,8 @@
 /**
  * Adding a channel: the platform, then how it connects. An official channel uses the sandbox or the
- * provider's credentials (checked by the server at once); a gateway channel uses the sandbox gateway
- * or a gateway's address and key, then pairs a phone on its page.
+ * provider's credentials (checked by the server at once); a gateway channel runs on Parley's embedded
+ * engine (the user's own phone), the sandbox gateway, or a gateway's address and key, then pairs a
+ * phone on its page.
  */
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -13,10 +14,10 @@ import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
 import { channelsApi, PLATFORM_LABELS, type CreateChannelInput, type Platform } from './api.ts';
 
-type Connection = 'sandbox' | 'credentials';
+type Connection = 'embedded' | 'sandbox' | 'credentials';
 
 /** Each platform in words, and its provider's fields when it does not use the sandbox (names from its module's settings schema). */
-const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label: string; fields: Array<{ group: 'settings' | 'credentials'; key: string; label: string; description: string; secret?: boolean; optional?: boolean; type?: 'url' }> }> = {
+const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label: string; embedded?: string; fields: Array<{ group: 'settings' | 'credentials'; key: string; label: string; description: string; secret?: boolean; optional?: boolean; type?: 'url' }> }> = {
   chatapp_official: {
     about: 'Connects with the provider’s credentials; templates need approval.',
     numberNote: 'The number as people see it.',
@@ -32,7 +33,8 @@ const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label:
   chatapp_unofficial: {
     about: 'Pairs a phone as a linked device by scanning a QR code.',
     numberNote: 'Filled in by the phone that pairs, if left empty.',
-    label: 'My gateway',
+    label: 'My own HTTP gateway',
+    embedded: 'My phone, paired with Parley itself',
     fields: [
       { group: 'settings', key: 'gateway_base', label: 'Gateway URL', description: 'The base address of the gateway (https).', type: 'url' },
       { group: 'credentials', key: 'api_key', label: 'Gateway API key', description: 'Stored encrypted; never shown again.', secret: true },
@@ -47,17 +49,20 @@ export function NewChannelPage() {
   const queryClient = useQueryClient();
   const form = useForm();
   const [platform, setPlatform] = useState<Platform>('chatapp_official');
-  const [connection, setConnection] = useState<Connection>('sandbox');
+  const [chosen, setConnection] = useState<Connection | null>(null);
   const [name, setName] = useState('');
   const [displayNumber, setDisplayNumber] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const own = OWN_PROVIDER[platform];
+  // The platform's first way to connect until one is picked: a real phone where the platform pairs one.
+  const connection: Connection = chosen === 'embedded' && !own.embedded ? 'sandbox' : (chosen ?? (own.embedded ? 'embedded' : 'sandbox'));
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
     await form.submit(async () => {
       const input: CreateChannelInput = { platform, name };
       if (displayNumber.trim()) input.display_phone_number = displayNumber.trim();
+      if (connection === 'sandbox') input.sandbox = true;
       if (connection === 'credentials') {
         const settings: Record<string, string> = {};
         const credentials: Record<string, string> = {};
@@ -96,6 +101,7 @@ export function NewChannelPage() {
           value={connection}
           onChange={(v) => setConnection(v as Connection)}
           options={[
+            ...(own.embedded ? [{ value: 'embedded', label: own.embedded }] : []),
             { value: 'sandbox', label: 'The built-in sandbox (for trying things out)' },
             { value: 'credentials', label: own.label },
           ]}

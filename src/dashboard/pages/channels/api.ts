@@ -18,6 +18,8 @@ export type CreateChannelInput = {
   display_phone_number?: string;
   settings?: Record<string, string>;
   credentials?: Record<string, string>;
+  /** Bind to the built-in sandbox. */
+  sandbox?: boolean;
 };
 
 export type ChannelFilters = { status?: string; platform?: string };
