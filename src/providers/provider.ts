@@ -368,6 +368,11 @@ export type InboundEvent =
       phone?: string;
       /** When the provider says the change happened, where it says so: reports can arrive out of order. */
       timestamp?: Date;
+      /**
+       * The engine is reconnecting on its own: its attempts so far. The channel's health then shows
+       * them, with the reason (the next try's time) as its last error.
+       */
+      reconnectAttempts?: number;
     }
   | {
       /**
