@@ -17,7 +17,7 @@ import { uuidv7 } from '../../../lib/ids.ts';
 import { createLeaseLoop } from '../../../lib/lease-loop.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { HealthCheck, InboundEvent, PairingCode, ProviderError, ProviderProfile, QrCode, Result } from '../../provider.ts';
-import { LeaseLostError, clearAuthState, usePostgresAuthState, type PostgresAuthState } from './auth-state.ts';
+import { LeaseLostError, clearAuthState, loadCreds, usePostgresAuthState, type PostgresAuthState } from './auth-state.ts';
 import { phoneOfJid } from './ids.ts';
 import { normalizeSocketEvent, type SocketEvent } from './inbound.ts';
 import {
@@ -489,7 +489,18 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     async startPairing(channelId) {
       const row = await wantSession(db, channelId, clock.now());
       if (options.socketFactory) loop.wake();
-      return { ok: true, value: { status: row.state } };
+      if (row.state !== 'STARTING' || !(await loadCreds(db, sealer, channelId))?.me) return { ok: true, value: { status: row.state } };
+      // Paired before (replaced, or stopped): it connects without a QR; answer how it went, as a gateway would.
+      const settled = await waiters.wait(
+        SESSION_CHANGED,
+        channelId,
+        async () => {
+          const now = await readSession(db, channelId);
+          return now && now.state !== 'STARTING' && now.state !== 'STOPPED' ? now.state : undefined;
+        },
+        options.qrWaitMs,
+      );
+      return { ok: true, value: { status: settled ?? 'STARTING' } };
     },
 
     async getQr(channelId) {
