@@ -21,6 +21,8 @@ export type ScriptedSocket = EngineSocket & {
   /** Every call the engine made on it, in order. */
   calls: Call[];
   ended: boolean;
+  /** The next sendMessage records the call, then throws this (the bytes went out, the answer did not come back). */
+  failNextSend?: Error;
   emit<K extends keyof SocketEvents>(event: K, data: SocketEvents[K]): void;
   /** Shows a new QR (connection.update {qr}); returns it. */
   showQr(): string;
@@ -120,6 +122,9 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       async sendMessage(jid: string, content: AnyMessageContent, messageOptions?: MiscMessageGenerationOptions) {
         calls.push({ method: 'sendMessage', args: [jid, content, messageOptions] });
+        const failure = socket.failNextSend;
+        socket.failNextSend = undefined;
+        if (failure) throw failure;
         const id = messageOptions?.messageId ?? '3EB0' + randomBytes(9).toString('hex').toUpperCase();
         return proto.WebMessageInfo.fromObject({
           key: { remoteJid: jid, fromMe: true, id },
