@@ -196,7 +196,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
       async close() {
-        await queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        // The queue with its loops (container.queue): the dispatcher, the webhook engine and the sessions stop with it.
+        await container.queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await database.close();
       },
     };

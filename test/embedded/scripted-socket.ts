@@ -20,6 +20,7 @@ export type ScriptedSocket = EngineSocket & {
   auth: AuthenticationState;
   /** Every call the engine made on it, in order. */
   calls: Call[];
+  /** Closed (by the engine's end, or by the connection closing). */
   ended: boolean;
   /** The next sendMessage records the call, then throws this (the bytes went out, the answer did not come back). */
   failNextSend?: Error;
@@ -105,6 +106,10 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
         emit('connection.update', { connection: 'open', isNewLogin: false });
       },
       close(code, message = 'Connection Closed') {
+        if (!socket.ended) {
+          socket.ended = true;
+          options.record?.({ event: 'end', channelId, at: Date.now() });
+        }
         emit('connection.update', { connection: 'close', lastDisconnect: { error: boomLike(code, message), date: new Date() } });
       },
       receiveText(from, text, id = '3A' + randomBytes(9).toString('hex').toUpperCase()) {
@@ -153,10 +158,7 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       end(error) {
         calls.push({ method: 'end', args: [error] });
-        if (socket.ended) return;
-        socket.ended = true;
-        options.record?.({ event: 'end', channelId, at: Date.now() });
-        socket.close(DisconnectReason.connectionClosed, 'Connection Closed');
+        if (!socket.ended) socket.close(DisconnectReason.connectionClosed, 'Connection Closed');
       },
     };
     sockets.push(socket);
@@ -166,7 +168,10 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       emit('connection.update', { connection: 'connecting' });
       const paired = Boolean(auth.creds.me);
       if (!paired && options.autoPair) {
-        void socket.scan(options.autoPair.phone, options.autoPair.name);
+        const phone = options.autoPair;
+        socket.showQr();
+        // A phone takes a moment to scan (connect reads the QR first).
+        setTimeout(() => void socket.scan(phone.phone, phone.name), 500);
         return;
       }
       if (paired && options.autoOpen !== false) socket.open();
