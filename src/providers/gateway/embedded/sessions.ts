@@ -4,7 +4,7 @@
  * reconnect). Any process reads them; only the holder writes what its socket saw, and only while its
  * lease is live (every such write names the owner and checks the lease: the fence).
  */
-import { and, eq, gt, inArray, isNull, lte, notInArray, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../../db/client.ts';
 import { channels, channelSessions } from '../../../db/schema.ts';
 import { LeaseLostError } from './auth-state.ts';
@@ -155,13 +155,4 @@ export async function stopUnheldSession(tx: Executor, channelId: string, now: Da
     .returning({ id: channelSessions.channelId });
   if (stopped.length > 0) await notify(tx, SESSION_CHANGED, channelId);
   return stopped.length > 0;
-}
-
-/** Channel ids of held sessions other than these (for tests and diagnostics). */
-export async function sessionsHeldBy(db: Executor, owner: string, except: string[] = []): Promise<string[]> {
-  const rows = await db
-    .select({ id: channelSessions.channelId })
-    .from(channelSessions)
-    .where(and(eq(channelSessions.owner, owner), except.length ? notInArray(channelSessions.channelId, except) : undefined));
-  return rows.map((r) => r.id);
 }
