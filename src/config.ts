@@ -111,6 +111,14 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
   EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
+  EMBEDDED_LEASE_TTL: duration.prefault('20s'),
+  EMBEDDED_LEASE_RENEW: duration.prefault('5s'),
+  EMBEDDED_POLL_INTERVAL: duration.prefault('5s'),
+  EMBEDDED_RECONNECT_BASE: duration.prefault('2s'),
+  EMBEDDED_RECONNECT_MAX: duration.prefault('5m'),
+  EMBEDDED_QR_WAIT: duration.prefault('5s'),
+  EMBEDDED_COMMAND_TIMEOUT: duration.prefault('15s'),
+  EMBEDDED_SOCKET_MODULE: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -193,6 +201,23 @@ export type Config = {
   oauth: { accessTokenTtlMs: number; refreshTokenTtlMs: number; deviceCodeTtlMs: number; devicePollIntervalMs: number; codeTtlMs: number };
   /** True when the public address is https, so cookies get the Secure flag. */
   secureCookies: boolean;
+  /** The embedded engine (unofficial channels without a gateway_base): sessions held by one worker under a lease. */
+  embedded: {
+    /** A session's lease; a worker that dies loses its sessions after this long, and another takes them up within the poll interval. */
+    leaseTtlMs: number;
+    leaseRenewMs: number;
+    /** How often a worker looks for sessions to take up (a NOTIFY wakes it sooner). */
+    pollMs: number;
+    /** Reconnects after a lost connection wait base * 2^(attempt-1) (with jitter), at most max. */
+    reconnectBaseMs: number;
+    reconnectMaxMs: number;
+    /** How long reading a QR waits for the session's first one. */
+    qrWaitMs: number;
+    /** How long a call only the session's holder can make (pairing code, lookup, logout) waits for it. */
+    commandTimeoutMs: number;
+    /** A module exporting `socketFactory` (a SocketFactory) used instead of the real library: tests and diagnostics. */
+    socketModule: string | undefined;
+  };
 };
 
 /** Names of variables holding secrets: a problem with one names it but never shows its value. */
@@ -241,6 +266,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Nothing else can open the embedded database, so nothing else would ever send or deliver.
     throw new ConfigError([
       `ROLES: the embedded database serves one process, which must run the worker; set DATABASE_URL to run an api-only process (${shownValue('ROLES', cleaned.ROLES)})`,
+    ]);
+  }
+  if (e.EMBEDDED_LEASE_RENEW * 2 > e.EMBEDDED_LEASE_TTL || e.EMBEDDED_LEASE_RENEW === 0) {
+    throw new ConfigError([
+      `EMBEDDED_LEASE_RENEW: expects a period of at most half of EMBEDDED_LEASE_TTL (${e.EMBEDDED_LEASE_TTL} ms), so a lease is renewed twice before it lapses (${shownValue('EMBEDDED_LEASE_RENEW', cleaned.EMBEDDED_LEASE_RENEW)})`,
     ]);
   }
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
@@ -313,5 +343,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       codeTtlMs: e.OAUTH_CODE_TTL,
     },
     secureCookies: baseUrl.startsWith('https://'),
+    embedded: {
+      leaseTtlMs: e.EMBEDDED_LEASE_TTL,
+      leaseRenewMs: e.EMBEDDED_LEASE_RENEW,
+      pollMs: Math.max(100, e.EMBEDDED_POLL_INTERVAL),
+      reconnectBaseMs: Math.max(100, e.EMBEDDED_RECONNECT_BASE),
+      reconnectMaxMs: Math.max(e.EMBEDDED_RECONNECT_BASE, e.EMBEDDED_RECONNECT_MAX),
+      qrWaitMs: e.EMBEDDED_QR_WAIT,
+      commandTimeoutMs: Math.max(100, e.EMBEDDED_COMMAND_TIMEOUT),
+      socketModule: e.EMBEDDED_SOCKET_MODULE,
+    },
   };
 }

@@ -43,6 +43,13 @@ import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
 import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
 import { createClientCache, type ClientCache } from './domain/oauth/client-cache.ts';
 import { createBearerAuthenticator, OAUTH_ACCESS_CHANGED, type BearerAuthenticatorService } from './domain/oauth/bearer.ts';
+import { pathToFileURL } from 'node:url';
+import { acceptInboundDelivery } from './domain/inbound/accept.ts';
+import { findChannel } from './domain/channels/channels.ts';
+import { uuidv7 } from './lib/ids.ts';
+import type { Platform } from './providers/provider.ts';
+import { createEmbeddedEngine, type EmbeddedEngine } from './providers/gateway/embedded/engine.ts';
+import type { SocketFactory } from './providers/gateway/embedded/socket.ts';
 
 export type Container = {
   config: Config;
@@ -76,13 +83,23 @@ export type Container = {
   /** After an accept: this process's dispatcher when it runs one, else the others' by NOTIFY. */
   wakeDispatch(): void;
   bootstrapResult: BootstrapResult;
+  /** This process's id (made at boot): the owner of the channel sessions it holds. */
+  processId: string;
+  /** Linked-device sessions of unofficial channels without a gateway (its session manager runs in the worker role). */
+  embedded: EmbeddedEngine;
   /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
 };
 
-export type ContainerOverrides = { logger?: Logger; clock?: Clock; database?: Database };
+export type ContainerOverrides = {
+  logger?: Logger;
+  clock?: Clock;
+  database?: Database;
+  /** The embedded engine's sockets (tests: a scripted socket); else EMBEDDED_SOCKET_MODULE's, else the real library's. */
+  socketFactory?: SocketFactory;
+};
 
 export async function buildContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
@@ -103,7 +120,26 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
     const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
     const queue = jobQueue;
-    const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs });
+    const processId = uuidv7();
+    const embedded = createEmbeddedEngine({
+      database,
+      sealer,
+      clock,
+      logger,
+      processId,
+      lease: { ttlMs: config.embedded.leaseTtlMs, renewMs: config.embedded.leaseRenewMs, pollMs: config.embedded.pollMs },
+      reconnect: { baseMs: config.embedded.reconnectBaseMs, maxMs: config.embedded.reconnectMaxMs },
+      qrWaitMs: config.embedded.qrWaitMs,
+      commandTimeoutMs: config.embedded.commandTimeoutMs,
+      // Only the worker role holds sessions; an api-only process asks the holders.
+      socketFactory: config.roles.includes('worker') ? (overrides.socketFactory ?? (await loadSocketFactory(config, logger))) : undefined,
+      async report(channelId, events, deliveryId) {
+        const channel = await findChannel(database.db, channelId);
+        if (!channel) return;
+        await acceptInboundDelivery({ db: database.db, queue, clock, logger }, { platform: channel.platform as Platform, events, channel, deliveryId });
+      },
+    });
+    const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
@@ -130,6 +166,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       bearer,
       oauthClients,
       crm,
+      processId,
+      embedded,
       mailer: createMailer(config.mail),
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
@@ -158,12 +196,14 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
       async close() {
-        await queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        // The queue with its loops (container.queue): the dispatcher, the webhook engine and the sessions stop with it.
+        await container.queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
         await database.close();
       },
     };
-    container.dispatcher = createMessageDispatcher(dispatchDeps(container), { database, concurrency: MESSAGE_DISPATCH_CONCURRENCY, pollMs: 1000 });
-    container.queue = withBackgroundLoops(jobQueue, [webhookEngine, container.dispatcher]);
+    container.dispatcher = createMessageDispatcher(dispatchDeps(container), { database, concurrency: MESSAGE_DISPATCH_CONCURRENCY, pollMs: 1000, processId });
+    // The sessions go last: the sends in flight finish on their sockets before those are handed back.
+    container.queue = withBackgroundLoops(jobQueue, [webhookEngine, container.dispatcher], [embedded]);
     return container;
   } catch (err) {
     await database.close().catch(() => undefined);
@@ -270,18 +310,36 @@ const MESSAGE_DISPATCH_CONCURRENCY = 8;
  * deliveries, see domain/webhooks/engine.ts; message dispatch, see domain/messages/dispatcher.ts):
  * all start with queue.work and stop with queue.stop.
  */
-function withBackgroundLoops(queue: Queue, loops: Array<{ start(): Promise<void>; stop(options: { timeoutMs: number }): Promise<void> }>): Queue {
+type BackgroundLoop = { start(): Promise<void>; stop(options: { timeoutMs: number }): Promise<void> };
+
+function withBackgroundLoops(queue: Queue, loops: BackgroundLoop[], last: BackgroundLoop[] = []): Queue {
   return {
     ...queue,
     async work(handlers) {
       await queue.work(handlers);
-      for (const loop of loops) await loop.start();
+      for (const loop of [...last, ...loops]) await loop.start();
     },
     async stop(options) {
       await Promise.all(loops.map((loop) => loop.stop(options)));
+      await Promise.all(last.map((loop) => loop.stop(options)));
       await queue.stop(options);
     },
   };
+}
+
+/**
+ * The embedded engine's socket factory: EMBEDDED_SOCKET_MODULE's `socketFactory` (tests and
+ * diagnostics), else the real library's (loaded only here, by a worker).
+ */
+async function loadSocketFactory(config: Config, logger: Logger): Promise<SocketFactory> {
+  if (config.embedded.socketModule) {
+    const loaded = (await import(pathToFileURL(path.resolve(config.embedded.socketModule)).href)) as { socketFactory?: SocketFactory };
+    if (typeof loaded.socketFactory !== 'function') throw new Error(`EMBEDDED_SOCKET_MODULE ${config.embedded.socketModule} exports no socketFactory function`);
+    logger.warn({ module: config.embedded.socketModule }, 'embedded engine: sockets come from EMBEDDED_SOCKET_MODULE, not the real service');
+    return loaded.socketFactory;
+  }
+  const { createBaileysSocketFactory } = await import('./providers/gateway/embedded/baileys-socket.ts');
+  return createBaileysSocketFactory({ logger });
 }
 
 function webhookDepsOf(config: Config, database: Database, sealer: Sealer, clock: Clock): WebhookDeps {

@@ -19,6 +19,7 @@ import { startQueue } from '../src/jobs/queue.ts';
 import { randomToken } from '../src/lib/crypto.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import type { Clock } from '../src/lib/clock.ts';
+import type { SocketFactory } from '../src/providers/gateway/embedded/socket.ts';
 import { createApiKey } from '../src/domain/api-keys/api-keys.ts';
 import { createOrganization } from '../src/domain/organizations/organizations.ts';
 import { PERMISSIONS, type Permission } from '../src/domain/permissions.ts';
@@ -169,7 +170,18 @@ export function movableClock(): Clock & { advance(ms: number): void } {
   return { now: () => new Date(Date.now() + shiftMs), advance: (ms) => void (shiftMs += ms) };
 }
 
-export type TestServerOptions = { env?: Record<string, string>; clock?: Clock; worker?: boolean };
+export type TestServerOptions = {
+  env?: Record<string, string>;
+  clock?: Clock;
+  worker?: boolean;
+  /** The embedded engine's sockets (test/embedded/scripted-socket.ts); without it the real library's would be used. */
+  socketFactory?: SocketFactory;
+};
+
+/** Tests never open a real linked-device connection: a test that pairs passes a scripted socket. */
+const refuseSockets: SocketFactory = () => {
+  throw new Error('tests open no real linked-device sockets: pass socketFactory (test/embedded/scripted-socket.ts) to startTestServer');
+};
 
 /** Starts the whole service (API, and the worker when asked) on a free port over a fresh database. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -204,6 +216,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     database: testDb.database,
     logger: createLogger({ level: config.logLevel, destination }),
     clock: options.clock,
+    socketFactory: options.socketFactory ?? refuseSockets,
   });
   if (options.worker) await container.queue.work(container.jobHandlers());
   const app = await buildApp(container);

@@ -474,6 +474,72 @@ export const providerEvents = pgTable(
 );
 
 /*
+ * Channel sessions: a channel whose provider connection lives inside Parley (the embedded engine of
+ * unofficial channels) is held by exactly one worker process at a time, under a lease on its row.
+ * Its auth state (creds and keys) and the commands other processes ask of its holder live beside it.
+ */
+export const channelSessions = pgTable(
+  'channel_sessions',
+  {
+    channelId: uuid('channel_id')
+      .primaryKey()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** Started by connect, stopped by disconnect (and by the phone logging out or another session replacing it). */
+    wanted: boolean('wanted').notNull().default(false),
+    /** The process holding the session (its id, made at boot); null when none does. */
+    owner: text('owner'),
+    leaseUntil: at('lease_until'),
+    /** STARTING, SCAN_QR, WORKING, STOPPED or FAILED. */
+    state: text('state').notNull().default('STOPPED'),
+    /** The current QR string (sealed: it carries the pairing secret) and when it lapses. */
+    qrSealed: text('qr_sealed'),
+    qrExpiresAt: at('qr_expires_at'),
+    /** The paired phone (international digits) and its profile name. */
+    phone: text('phone'),
+    pushName: text('push_name'),
+    disconnectReason: text('disconnect_reason'),
+    disconnectCode: integer('disconnect_code'),
+    reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
+    nextReconnectAt: at('next_reconnect_at'),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('channel_sessions_wanted_idx').on(t.leaseUntil).where(sql`${t.wanted}`)],
+);
+
+/** A session's auth state: its creds (type `creds`) and signal keys by type and id, each value sealed. */
+export const channelSessionKeys = pgTable(
+  'channel_session_keys',
+  {
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    keyId: text('key_id').notNull(),
+    valueSealed: text('value_sealed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.type, t.keyId] })],
+);
+
+/** A call only a session's holder can make (a pairing code, a lookup, a logout), asked by any process. */
+export const channelSessionCommands = pgTable(
+  'channel_session_commands',
+  {
+    id: uuid('id').primaryKey(),
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    /** pending, running, done. */
+    state: text('state').notNull().default('pending'),
+    inputSealed: text('input_sealed').notNull(),
+    resultSealed: text('result_sealed'),
+    createdAt: createdAt(),
+    finishedAt: at('finished_at'),
+  },
+  (t) => [index('channel_session_commands_channel_idx').on(t.channelId, t.state)],
+);
+
+/*
  * The sandbox provider's own state: it plays a third party (the business cloud API and a paired
  * gateway), so these rows belong to no organization. Only the sandbox reads them.
  */

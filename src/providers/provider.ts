@@ -9,6 +9,7 @@ import type { Executor } from '../db/client.ts';
 import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
 import type { CapabilityRow } from './capabilities.ts';
+import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
 import type { Platform } from './registry.ts';
 
 /** A platform's name: a key of the registry (channels.platform). */
@@ -120,6 +121,11 @@ export type SendFinder = (connection: ChannelConnection, messageId: string) => P
 export type SendGuarantees = {
   /** A send repeated with the same idempotency key is answered with the first one's result and sends nothing. */
   idempotentResend: boolean;
+  /**
+   * False where the provider cannot be asked about a send (findSend is then not used, and only a status
+   * naming the message settles a lost answer); true when unset.
+   */
+  askable?: boolean;
 };
 
 /**
@@ -149,6 +155,8 @@ export interface ProviderAdapter {
    * where it cannot (then only a status webhook naming the message can settle a lost answer).
    */
   findSend?: SendFinder;
+  /** The guarantees of one channel's engine, where a platform's engines differ (default: `sends`). */
+  sendsOf?(connection: ChannelConnection): SendGuarantees;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
   /** Downloads an inbound message's media from the `source` its inbound half gave (InboundMedia). */
   downloadMedia?(connection: ChannelConnection, source: Record<string, unknown>): Promise<Result<MediaDownload>>;
@@ -178,6 +186,8 @@ export type AdapterOptions = {
   targets: TargetPolicy;
   /** One call's time limit (15 s when unset). */
   timeoutMs?: number;
+  /** The engine holding linked-device sessions inside Parley (unofficial channels without a gateway_base); built by the container. */
+  embedded?: EmbeddedEngine;
 };
 
 /** A new channel bound to the built-in sandbox: what the sandbox provisioned for it. */
@@ -375,6 +385,11 @@ export type InboundEvent =
       phone?: string;
       /** When the provider says the change happened, where it says so: reports can arrive out of order. */
       timestamp?: Date;
+      /**
+       * The engine is reconnecting on its own: its attempts so far. The channel's health then shows
+       * them, with the reason (the next try's time) as its last error.
+       */
+      reconnectAttempts?: number;
     }
   | {
       /**

@@ -136,6 +136,19 @@ async function applyChannelStatus(tx: Executor, picked: ChannelRow, event: Extra
   if (isStale(channel, event.timestamp)) return channel;
   await transitionChannel(tx, refOf(channel), event.status, event.reason ?? `provider reported ${event.status}`, event.reasonCode ?? null, at);
   await markReported(tx, channel.id, event.timestamp);
+  if (event.reconnectAttempts !== undefined) {
+    // Reconnecting by itself: the health shows the attempts and the next try (the reason says when).
+    await tx
+      .update(channels)
+      .set({
+        reconnectAttempts: event.reconnectAttempts,
+        lastErrorCode: event.reasonCode ?? 'reconnecting',
+        lastErrorMessage: (event.reason ?? 'reconnecting').slice(0, 1000),
+        lastErrorAt: event.timestamp ?? at,
+        updatedAt: at,
+      })
+      .where(eq(channels.id, channel.id));
+  }
   if (event.status === 'connected') {
     await tx
       .update(channels)

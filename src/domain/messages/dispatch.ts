@@ -160,16 +160,17 @@ async function settleLostAnswer(
   adapter: ProviderAdapter,
   connection: ChannelConnection,
 ): Promise<number | null | 'send_again'> {
-  const find = finderFor(deps, adapter, connection);
+  const sends = adapter.sendsOf?.(connection) ?? adapter.sends;
+  const find = sends.askable === false ? undefined : finderFor(deps, adapter, connection);
   const waited = secondsSince(deps, row.lastAttemptAt);
   if (!find) {
     // A repeat with the same idempotency key sends nothing new.
-    if (adapter.sends.idempotentResend) return 'send_again';
+    if (sends.idempotentResend) return 'send_again';
     deps.logger.warn({ message_id: row.id, attempts: row.attempts }, 'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it');
     await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id });
     return null;
   }
-  if (!adapter.sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
+  if (!sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
   const found = await find(row.id);
   if (found.ok && found.value.found) {
     deps.logger.info({ message_id: row.id }, 'the provider has the send whose answer was lost; recorded as sent');
@@ -183,7 +184,7 @@ async function settleLostAnswer(
     return 'send_again';
   }
   // The provider could not be asked; a repeat it deduplicates is as good as an answer.
-  if (adapter.sends.idempotentResend) return 'send_again';
+  if (sends.idempotentResend) return 'send_again';
   if (waited >= deps.reconcileAfterSeconds) {
     return fail(deps, row, {
       code: 'outcome_unknown',

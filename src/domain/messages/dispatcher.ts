@@ -4,6 +4,8 @@
  * holds) by pushing `dispatch_at` forward by a lease, sends each through dispatchMessage, then sets
  * `dispatch_at` to when the message is due again, or clears it. A worker that dies mid-send leaves
  * its rows due again when the lease runs out; dispatchMessage knows an attempt that never answered.
+ * A channel whose connection one process holds (a session row: the embedded engine) is claimed only
+ * by that process while its lease is live, since only it can send.
  * Woken at once by an accept in this process, by NOTIFY from others, and by a poll as a backstop
  * (the shared lease loop, src/lib/lease-loop.ts, which also pauses it while the database is down).
  */
@@ -30,7 +32,13 @@ export type MessageDispatcher = {
   wake(): void;
 };
 
-export type DispatcherOptions = { database: Database; concurrency: number; pollMs: number };
+export type DispatcherOptions = {
+  database: Database;
+  concurrency: number;
+  pollMs: number;
+  /** This process's id: a channel whose connection one process holds (a wanted channel session) is sent from there only. */
+  processId: string;
+};
 
 export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherOptions): MessageDispatcher {
   const held = new Set<string>();
@@ -41,8 +49,13 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       .update(messages)
       .set({ dispatchAt: new Date(now.getTime() + DISPATCH_LEASE_SECONDS * 1000) })
       .where(
+        // A channel whose connection lives in one process (a wanted session row, held under a lease) is
+        // sent from that process only, while its lease is live; every other channel from any process.
         sql`${messages.id} in (select id from messages
                                 where dispatch_at <= ${now.toISOString()}::timestamptz
+                                  and not exists (select 1 from channel_sessions s
+                                                   where s.channel_id = messages.channel_id and s.wanted
+                                                     and not (s.owner = ${options.processId} and s.lease_until > ${now.toISOString()}::timestamptz))
                                 order by dispatch_at limit ${limit}
                                 for update skip locked)`,
       )

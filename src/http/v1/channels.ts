@@ -41,14 +41,17 @@ export const ChannelSchema = z
     display_phone_number: z.string().nullable(),
     sandbox: z.boolean().meta({ description: 'Bound to the built-in sandbox provider' }),
     settings: z.record(z.string(), z.unknown()).meta({
-      description: 'Non-secret provider settings: official api_base, api_version, phone_number_id, waba_id; unofficial gateway_base, session; both throughput_per_second',
+      description: 'Non-secret provider settings: official api_base, api_version, phone_number_id, waba_id; unofficial gateway_base, session, group_messages; both throughput_per_second',
     }),
     credentials_set: z.array(z.string()).meta({ description: 'Names of the credentials stored (their values are never returned)' }),
     health: z.object({
       last_error_code: z.string().nullable().meta({ description: "The provider's code of the last error" }),
       last_error_message: z.string().nullable(),
       last_error_at: z.string().nullable(),
-      reconnect_attempts: z.number().int().meta({ description: 'Failed health checks in a row (3 mark a connected channel disconnected)' }),
+      reconnect_attempts: z
+        .number()
+        .int()
+        .meta({ description: 'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost (last_error_message names the next try)' }),
       last_checked_at: z.string().nullable(),
     }),
     created_at: z.string(),

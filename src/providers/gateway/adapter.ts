@@ -1,12 +1,33 @@
 /**
- * Parley's types to the gateway protocol's. The gateway takes Parley's own message types and
- * content shapes, so sending passes them through with Parley's message id as the idempotency key.
+ * Parley's types to the gateway's, for both engines of unofficial channels. A channel naming a
+ * `gateway_base` speaks the HTTP gateway protocol (docs/gateway-protocol.md): the gateway takes Parley's
+ * own message types and content shapes, so sending passes them through with Parley's message id as the
+ * idempotency key. A channel without one runs on the embedded engine (embedded/engine.ts): a
+ * linked-device session inside Parley, held by one worker process.
  */
-import type { AdapterCalls, AdapterOptions, ChannelConnection } from '../provider.ts';
+import type { AdapterCalls, AdapterOptions, ChannelConnection, ProviderError, SendGuarantees } from '../provider.ts';
 import { createGatewayClient } from './client.ts';
+import { downloadEmbeddedMedia } from './embedded/media.ts';
+import { sendThroughSocket } from './embedded/outbound.ts';
 import { gatewayInbound } from './inbound.ts';
 
 export type GatewaySettings = { gateway_base: string; session: string };
+
+/** Which engine serves a channel: the HTTP protocol when it names a gateway, else the embedded one. */
+export function engineOf(connection: Pick<ChannelConnection, 'settings'>): 'http' | 'embedded' {
+  return connection.settings.gateway_base ? 'http' : 'embedded';
+}
+
+/** The HTTP protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md). */
+export const HTTP_GATEWAY_SENDS: SendGuarantees = { idempotentResend: true };
+
+/**
+ * The embedded engine cannot be asked about a send, and a repeat would be a second message; a lost
+ * answer is settled by the acks, which name Parley's message (embedded/ids.ts).
+ */
+const EMBEDDED_SENDS: SendGuarantees = { idempotentResend: false, askable: false };
+
+const NO_ENGINE: ProviderError = { code: 'engine_unavailable', title: 'the embedded engine does not run in this service', retryable: false };
 
 /** Gateway session status -> Parley channel status. */
 export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' | 'disconnected' | 'error' {
@@ -34,11 +55,23 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     });
   };
   const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);
+  /** The embedded engine for a channel without a gateway_base; undefined for an HTTP one. */
+  const embedded = (connection: ChannelConnection) => (engineOf(connection) === 'embedded' ? (options.embedded ?? null) : undefined);
 
   return {
     inbound: gatewayInbound,
 
+    sendsOf: (connection) => (engineOf(connection) === 'embedded' ? EMBEDDED_SENDS : HTTP_GATEWAY_SENDS),
+
     async send(connection, message) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) {
+        const socket = engine.socketOf(connection.channelId);
+        // Sends run where the socket is (the dispatcher claims a channel's messages only there).
+        if (!socket) return { ok: false, error: { code: 'session_not_running', title: 'this process does not hold the channel\'s session', retryable: true } };
+        return sendThroughSocket(socket, message, { targets: options.targets, self: engine.selfOf(connection.channelId) });
+      }
       const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {
         to: message.to,
         type: message.type,
@@ -50,6 +83,7 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async findSend(connection, messageId) {
+      if (embedded(connection) !== undefined) return { ok: false, error: { code: 'not_askable', title: 'the embedded engine cannot be asked about a send', retryable: false } };
       const result = await client(connection).call<{ id: string }>('GET', `sessions/${session(connection)}/idempotency-keys/${encodeURIComponent(messageId)}`);
       if (result.ok) return { ok: true, value: { found: true, providerMessageId: result.value.id } };
       // The session answered, and it never accepted a send with this key.
@@ -58,12 +92,21 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async fetchMedia(connection, mediaId) {
+      if (embedded(connection) !== undefined) return { ok: false, error: { code: 'unsupported', title: 'embedded channels download media with the message (downloadMedia)', retryable: false } };
       const result = await client(connection).call<{ url: string; mime_type: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
       if (!result.ok) return result;
       return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type } };
     },
 
+    async downloadMedia(connection, source) {
+      if (embedded(connection) === undefined) return { ok: false, error: { code: 'unsupported', title: 'HTTP gateway media is fetched by id (fetchMedia)', retryable: false } };
+      return downloadEmbeddedMedia(source, options.targets);
+    },
+
     async lookupProfile(connection, phone) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.lookupProfile(connection.channelId, phone);
       const result = await client(connection).call<{ exists: boolean; id?: string; name?: string }>(
         'GET',
         `sessions/${session(connection)}/contacts/${encodeURIComponent(phone)}`,
@@ -73,12 +116,18 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async checkHealth(connection) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.checkHealth(connection.channelId);
       const result = await client(connection).call<{ status: string }>('GET', `sessions/${session(connection)}`);
       if (!result.ok) return result;
       return { ok: true, status: result.value.status };
     },
 
     async startPairing(connection, callback) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.startPairing(connection.channelId);
       const put = await client(connection).call<{ status: string }>('PUT', `sessions/${session(connection)}`, {
         callback_url: callback.url,
         callback_secret: callback.secret,
@@ -90,18 +139,27 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async getQr(connection) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.getQr(connection.channelId);
       const result = await client(connection).call<{ qr: string; expires_at: string }>('GET', `sessions/${session(connection)}/qr`);
       if (!result.ok) return result;
       return { ok: true, value: { qr: result.value.qr, expiresAt: new Date(result.value.expires_at) } };
     },
 
     async requestPairingCode(connection, phone) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.requestPairingCode(connection.channelId, phone);
       const result = await client(connection).call<{ code: string; expires_at: string }>('POST', `sessions/${session(connection)}/pairing-code`, { phone });
       if (!result.ok) return result;
       return { ok: true, value: { code: result.value.code, expiresAt: new Date(result.value.expires_at) } };
     },
 
     async logout(connection) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.logout(connection.channelId);
       const result = await client(connection).call<{ status: string }>('POST', `sessions/${session(connection)}/logout`);
       if (!result.ok) return result;
       return { ok: true, value: { status: result.value.status } };

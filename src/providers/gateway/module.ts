@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { COMMON_MESSAGE_TYPES } from '../capabilities.ts';
 import type { ProviderModule } from '../provider.ts';
-import { channelStatusOf, createGatewayAdapter } from './adapter.ts';
+import { channelStatusOf, createGatewayAdapter, HTTP_GATEWAY_SENDS } from './adapter.ts';
 
 export const gatewayProvider: ProviderModule = {
   platform: 'chatapp_unofficial',
@@ -19,6 +19,7 @@ export const gatewayProvider: ProviderModule = {
     schema: z.object({
       gateway_base: z.url().optional().meta({ description: 'unofficial: the gateway base URL (https, public address)' }),
       session: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional().meta({ description: 'unofficial: the gateway session name (default the channel id)' }),
+      group_messages: z.boolean().optional().meta({ description: 'unofficial (embedded engine): store messages of groups the phone is in too (default false)' }),
     }),
     credentials: z.object({
       api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),
@@ -34,8 +35,8 @@ export const gatewayProvider: ProviderModule = {
     channelDefaults: (channelId) => ({ session: channelId }),
   },
   pacing: { throughputPerSecond: 5 },
-  // The protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md).
-  sends: { idempotentResend: true },
+  // The HTTP protocol's rule; the embedded engine's differs (the adapter's sendsOf says which applies).
+  sends: HTTP_GATEWAY_SENDS,
   connection: 'pairing',
   status: {
     initial: 'disconnected',

@@ -1,0 +1,201 @@
+/**
+ * A scripted linked-device socket for the embedded engine's tests: it implements EngineSocket, emits
+ * the library's own event shapes (connection.update with a QR, open and close with a Boom-like error
+ * carrying the library's DisconnectReason code; creds.update merged into the creds the library's way;
+ * messages built with the library's protobuf types) and records every call made on it. Like the real
+ * socket, it shows a QR soon after it is made when its creds are not paired, and opens by itself when
+ * they are. Nothing leaves the process.
+ */
+import { appendFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { DisconnectReason, proto, type AnyMessageContent, type AuthenticationState, type MiscMessageGenerationOptions, type WAMessage } from 'baileys';
+import type { EngineSocket, SocketEvents, SocketFactory } from '../../src/providers/gateway/embedded/socket.ts';
+
+export { DisconnectReason };
+
+export type Call = { method: string; args: unknown[] };
+
+export type ScriptedSocket = EngineSocket & {
+  channelId: string;
+  auth: AuthenticationState;
+  /** Every call the engine made on it, in order. */
+  calls: Call[];
+  /** Closed (by the engine's end, or by the connection closing). */
+  ended: boolean;
+  /** The next sendMessage records the call, then throws this (the bytes went out, the answer did not come back). */
+  failNextSend?: Error;
+  emit<K extends keyof SocketEvents>(event: K, data: SocketEvents[K]): void;
+  /** Shows a new QR (connection.update {qr}); returns it. */
+  showQr(): string;
+  /** The phone scans: the creds become paired (creds.update, a pre-key written) and the library asks for a restart (515). */
+  scan(phone: string, name?: string): Promise<void>;
+  /** Opens the connection as a paired device. */
+  open(): void;
+  /** Closes the connection with the library's DisconnectReason code. */
+  close(code: number, message?: string): void;
+  /** A customer's text arrives (messages.upsert, a proto.WebMessageInfo). */
+  receiveText(from: string, text: string, id?: string): WAMessage;
+  /** Acks of one of our own sends (messages.update with the library's WebMessageInfo.Status). */
+  ack(id: string, to: string, status: proto.WebMessageInfo.Status): void;
+};
+
+export type ScriptedSocketsOptions = {
+  /** Show a QR soon after an unpaired socket is made (default true). */
+  autoQr?: boolean;
+  /** Open soon after a paired socket is made (default true). */
+  autoOpen?: boolean;
+  /** Pair by itself right after it is made (children of the process tests, where no test scans). */
+  autoPair?: { phone: string; name?: string };
+  /** Called with each record of a socket opening or ending (for the process tests' file). */
+  record?: (entry: { event: 'open' | 'end'; channelId: string; at: number }) => void;
+  /** Numbers onWhatsApp answers as not on the service. */
+  notOnNetwork?: Set<string>;
+};
+
+/** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
+export function boomLike(statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { isBoom: true, output: { statusCode, payload: { statusCode, error: message, message } }, data: undefined });
+}
+
+const soon = (fn: () => void) => setImmediate(fn);
+
+export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
+  const sockets: ScriptedSocket[] = [];
+
+  const factory: SocketFactory = ({ channelId, auth }) => {
+    const listeners = new Map<string, Set<(arg: never) => void>>();
+    let user: { id: string; name?: string; lid?: string } | undefined;
+    const calls: Call[] = [];
+    const emit = <K extends keyof SocketEvents>(event: K, data: SocketEvents[K]) => {
+      // The library merges creds updates into its creds before anyone hears of them.
+      if (event === 'creds.update') Object.assign(auth.creds, data);
+      for (const listener of [...(listeners.get(event) ?? [])]) (listener as (arg: SocketEvents[K]) => void)(data);
+    };
+    const socket: ScriptedSocket = {
+      channelId,
+      auth,
+      calls,
+      ended: false,
+      ev: {
+        on(event, listener) {
+          const set = listeners.get(event) ?? new Set();
+          set.add(listener as (arg: never) => void);
+          listeners.set(event, set);
+        },
+        off(event, listener) {
+          listeners.get(event)?.delete(listener as (arg: never) => void);
+        },
+      },
+      get user() {
+        return user;
+      },
+      emit,
+      showQr() {
+        const qr = ['2@' + randomBytes(24).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(',');
+        emit('connection.update', { qr });
+        return qr;
+      },
+      async scan(phone, name) {
+        emit('creds.update', { me: { id: `${phone}:7@s.whatsapp.net`, name }, registered: true, platform: 'android' });
+        await auth.keys.set({ 'pre-key': { '1': { public: randomBytes(32), private: randomBytes(32) } } });
+        socket.close(DisconnectReason.restartRequired, 'Stream Errored (restart required)');
+      },
+      open() {
+        const me = auth.creds.me;
+        user = me ? { id: me.id, name: me.name } : undefined;
+        emit('connection.update', { connection: 'open', isNewLogin: false });
+      },
+      close(code, message = 'Connection Closed') {
+        if (!socket.ended) {
+          socket.ended = true;
+          options.record?.({ event: 'end', channelId, at: Date.now() });
+        }
+        emit('connection.update', { connection: 'close', lastDisconnect: { error: boomLike(code, message), date: new Date() } });
+      },
+      receiveText(from, text, id = '3A' + randomBytes(9).toString('hex').toUpperCase()) {
+        const message = proto.WebMessageInfo.fromObject({
+          key: { remoteJid: `${from}@s.whatsapp.net`, fromMe: false, id },
+          message: { conversation: text },
+          messageTimestamp: Math.floor(Date.now() / 1000),
+          pushName: 'Scripted Customer',
+        }) as WAMessage;
+        emit('messages.upsert', { messages: [message], type: 'notify' });
+        return message;
+      },
+      ack(id, to, status) {
+        emit('messages.update', [{ key: { remoteJid: `${to}@s.whatsapp.net`, fromMe: true, id }, update: { status } }]);
+      },
+      async sendMessage(jid: string, content: AnyMessageContent, messageOptions?: MiscMessageGenerationOptions) {
+        calls.push({ method: 'sendMessage', args: [jid, content, messageOptions] });
+        const failure = socket.failNextSend;
+        socket.failNextSend = undefined;
+        if (failure) throw failure;
+        const id = messageOptions?.messageId ?? '3EB0' + randomBytes(9).toString('hex').toUpperCase();
+        return proto.WebMessageInfo.fromObject({
+          key: { remoteJid: jid, fromMe: true, id },
+          message: 'text' in content ? { extendedTextMessage: { text: content.text } } : {},
+          messageTimestamp: Math.floor(Date.now() / 1000),
+          status: proto.WebMessageInfo.Status.PENDING,
+        }) as WAMessage;
+      },
+      async readMessages(keys) {
+        calls.push({ method: 'readMessages', args: [keys] });
+      },
+      async sendPresenceUpdate(type, toJid) {
+        calls.push({ method: 'sendPresenceUpdate', args: [type, toJid] });
+      },
+      async onWhatsApp(...phones) {
+        calls.push({ method: 'onWhatsApp', args: phones });
+        return phones.map((p) => ({ jid: `${p}@s.whatsapp.net`, exists: !options.notOnNetwork?.has(p) }));
+      },
+      async requestPairingCode(phone) {
+        calls.push({ method: 'requestPairingCode', args: [phone] });
+        return randomBytes(8).toString('hex').toUpperCase().slice(0, 8);
+      },
+      async logout(message) {
+        calls.push({ method: 'logout', args: [message] });
+        socket.close(DisconnectReason.loggedOut, 'Intentional Logout');
+      },
+      end(error) {
+        calls.push({ method: 'end', args: [error] });
+        if (!socket.ended) socket.close(DisconnectReason.connectionClosed, 'Connection Closed');
+      },
+    };
+    sockets.push(socket);
+    options.record?.({ event: 'open', channelId, at: Date.now() });
+    soon(() => {
+      if (socket.ended) return;
+      emit('connection.update', { connection: 'connecting' });
+      const paired = Boolean(auth.creds.me);
+      if (!paired && options.autoPair) {
+        const phone = options.autoPair;
+        socket.showQr();
+        // A phone takes a moment to scan (connect reads the QR first).
+        setTimeout(() => void socket.scan(phone.phone, phone.name), 500);
+        return;
+      }
+      if (paired && options.autoOpen !== false) socket.open();
+      else if (!paired && options.autoQr !== false) socket.showQr();
+    });
+    return socket;
+  };
+
+  return {
+    factory,
+    sockets,
+    /** The options, which a test may change as it goes (say, autoOpen off so a reconnect fails before it opens). */
+    options,
+    /** The sockets made for a channel, oldest first. */
+    of: (channelId: string) => sockets.filter((s) => s.channelId === channelId),
+    /** The newest socket of a channel. */
+    latest: (channelId: string) => sockets.filter((s) => s.channelId === channelId).at(-1),
+  };
+}
+
+/** A factory for a child service (EMBEDDED_SOCKET_MODULE): pairs by itself and appends open/end records to a file. */
+export function recordingSocketFactory(file: string, worker: string, autoPair: { phone: string; name?: string }): SocketFactory {
+  return createScriptedSockets({
+    autoPair,
+    record: (entry) => appendFileSync(file, JSON.stringify({ ...entry, worker, pid: process.pid }) + '\n'),
+  }).factory;
+}
