@@ -1,7 +1,7 @@
 /** Helpers for the embedded engine's tests: a server with scripted sockets, embedded channels, waits. */
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
-import { channels, channelSessions, channelSessionKeys } from '../../src/db/schema.ts';
+import { channelSessions, channelSessionKeys } from '../../src/db/schema.ts';
 import { eventually } from '../eventually.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { createScriptedSockets, type ScriptedSocketsOptions } from './scripted-socket.ts';
@@ -31,9 +31,10 @@ export async function startEmbeddedServer(options: ScriptedSocketsOptions & { en
 export async function embeddedChannel(server: TestServer, name = 'Phone'): Promise<{ id: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name } });
   assert.equal(res.status, 201, res.text);
-  const id = res.body.data.id as string;
-  await server.container.database.db.update(channels).set({ settings: { session: id }, providerRef: id, boundRef: null, sandbox: false }).where(eq(channels.id, id));
-  return { id };
+  // No gateway named and no sandbox asked for: the embedded engine's.
+  assert.equal(res.body.data.sandbox, false);
+  assert.equal(res.body.data.settings.gateway_base, undefined);
+  return { id: res.body.data.id as string };
 }
 
 export const getChannel = async (server: TestServer, id: string) => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/client.ts';
-import { channels, channelSessions } from '../../src/db/schema.ts';
+import { channelSessions } from '../../src/db/schema.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { eventually } from '../eventually.ts';
 import { request } from '../harness.ts';
@@ -63,7 +63,7 @@ test('a SIGKILLed holder loses its session to another worker within the lease; a
     const created = await request(a, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'Takeover' } });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id as string;
-    await database.db.update(channels).set({ settings: { session: id }, providerRef: id, boundRef: null, sandbox: false }).where(eq(channels.id, id));
+    assert.equal(created.body.data.sandbox, false);
     const connect = await request(b, 'POST', `/v1/channels/${id}/connect`, { key: apiKey });
     assert.equal(connect.status, 200, connect.text);
     await eventually('the channel to connect', async () => (await request(a, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected', { timeoutMs: 30_000, everyMs: 100 });
