@@ -14,7 +14,7 @@
  */
 import { decryptPollVote, normalizeMessageContent, proto, type WAMessage, type WAMessageKey } from 'baileys';
 import type { InboundEvent, InboundMedia } from '../../provider.ts';
-import { lidOfJid, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
+import { lidOfJid, parleyIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
 
 export type SocketEvent = { [K in keyof SocketEvents]: { event: K; data: SocketEvents[K] } }[keyof SocketEvents];
@@ -152,6 +152,7 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     if (group) return [];
     const mapped = message.pollUpdateMessage ? undefined : contentOf(message);
     if (!mapped) return [];
+    const own = parleyIdOf(key.id);
     return [
       {
         kind: 'message.echo',
@@ -163,6 +164,8 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
         content: mapped.content,
         ...(mapped.replyTo ? { replyTo: mapped.replyTo } : {}),
         ...(mapped.media ? { media: mapped.media } : {}),
+        // Parley's own send coming back names its message (ids.ts embeddedMessageId).
+        ...(own ? { callbackData: own } : {}),
       },
     ];
   }
