@@ -12,7 +12,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { findChannel } from '../../src/domain/channels/channels.ts';
 import { acceptInboundDelivery } from '../../src/domain/inbound/accept.ts';
-import { embeddedMessageId } from '../../src/providers/gateway/embedded/ids.ts';
+import { libraryMessageId } from '../../src/providers/gateway/embedded/ids.ts';
 import { normalizeSocketEvent } from '../../src/providers/gateway/embedded/inbound.ts';
 import { eventually } from '../eventually.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
@@ -48,7 +48,7 @@ test("the library's echo of a send whose answer is lost settles it as sent, unde
     const [row] = await queryRows<{ attempts: number }>(server.container.database.db, sql`select attempts from messages where id = ${id}`);
     return row!.attempts > 0 ? true : undefined;
   });
-  const libraryId = embeddedMessageId(id);
+  const libraryId = libraryMessageId(id);
   const echo = proto.WebMessageInfo.fromObject({
     key: { remoteJid: `${to}@s.whatsapp.net`, fromMe: true, id: libraryId },
     message: { extendedTextMessage: { text: 'Your table is ready' } },

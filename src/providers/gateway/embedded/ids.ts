@@ -1,14 +1,33 @@
 /**
  * The embedded engine's addresses and ids: chat addresses (jids) from phone digits and back, the
- * message id Parley gives each send (derived from its own message id, so an echo of a send names the
- * Parley message it came from), and the secret a poll's votes are encrypted with.
+ * library message id Parley gives each send (made from Parley's own message id), and the secret a
+ * poll's votes are encrypted with.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
-/** A customer's chat address: `<digits>@s.whatsapp.net`. */
-export function jidOf(phoneDigits: string): string {
-  return `${phoneDigits.replace(/^\+/, '')}@s.whatsapp.net`;
+/**
+ * The library's message id of a message Parley sends, made from Parley's own id: `3EB0` (the prefix
+ * the library's ids carry) and the message's UUID in upper-case hex, 36 characters. It is given to the
+ * library's sendMessage (options.messageId), so it is the provider_message_id, and it reads back: an ack
+ * for a send whose answer was lost (the process died mid-call), or the library's echo of the send, still
+ * names Parley's message.
+ */
+const PREFIX = '3EB0';
+const OURS = /^3EB0([0-9A-F]{32})$/;
+
+export function libraryMessageId(messageId: string): string {
+  return PREFIX + messageId.replaceAll('-', '').toUpperCase();
 }
+
+/** Parley's message id inside a library message id made by libraryMessageId; undefined for any other id. */
+export function parleyMessageIdOf(libraryId: string | null | undefined): string | undefined {
+  const hex = OURS.exec(libraryId ?? '')?.[1]?.toLowerCase();
+  if (!hex) return undefined;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The jid a message to a phone (international digits) goes to: `<digits>@s.whatsapp.net`. */
+export const jidOfPhone = (phone: string) => `${phone.replace(/\D/g, '')}@s.whatsapp.net`;
 
 /** The user part of a jid, without the device (`4915…:12@s.whatsapp.net` -> `4915…`). */
 export function userOf(jid: string | null | undefined): string | undefined {
@@ -25,12 +44,15 @@ export function serverOf(jid: string | null | undefined): string | undefined {
   return at < 0 ? undefined : jid.slice(at + 1);
 }
 
-/** Phone digits of a phone-number jid (`…@s.whatsapp.net`, `…@c.us`, `…@hosted`); undefined for any other kind. */
+/**
+ * The international digits of a phone-number jid (`491701234567:12@s.whatsapp.net` -> `491701234567`;
+ * also `@c.us` and `@hosted`); undefined for any other kind (a privacy id, a group).
+ */
 export function phoneOfJid(jid: string | null | undefined): string | undefined {
   const server = serverOf(jid);
   if (server !== 's.whatsapp.net' && server !== 'c.us' && server !== 'hosted') return undefined;
   const user = userOf(jid);
-  return user && /^\d{5,20}$/.test(user) ? user : undefined;
+  return user && /^\d+$/.test(user) ? user : undefined;
 }
 
 /** The privacy id of a `…@lid` jid (`…@hosted.lid` too). */
@@ -38,27 +60,6 @@ export function lidOfJid(jid: string | null | undefined): string | undefined {
   const server = serverOf(jid);
   if (server !== 'lid' && server !== 'hosted.lid') return undefined;
   return userOf(jid);
-}
-
-const check = (hex: string) => createHash('sha256').update(hex).digest('hex').slice(0, 4).toUpperCase();
-
-/**
- * The library message id of Parley's message `messageId`: `3EB0`, the UUID's 32 hex digits and a
- * 4-digit check (40 characters, the library's classic id shape). The same message always gets the same
- * id, so a send made again after a lost answer is the same message to the recipient's phone, and the
- * echo the library reports of a send names the Parley message it came from.
- */
-export function embeddedMessageId(messageId: string): string {
-  const hex = messageId.replace(/-/g, '').toUpperCase();
-  return `3EB0${hex}${check(hex)}`;
-}
-
-/** Parley's message id inside an id made by embeddedMessageId; undefined for any other id. */
-export function parleyIdOf(providerMessageId: string): string | undefined {
-  const m = /^3EB0([0-9A-F]{32})([0-9A-F]{4})$/.exec(providerMessageId);
-  if (!m || check(m[1]!) !== m[2]) return undefined;
-  const h = m[1]!.toLowerCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**

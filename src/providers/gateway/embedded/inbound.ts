@@ -14,7 +14,7 @@
  */
 import { decryptPollVote, normalizeMessageContent, proto, type WAMessage, type WAMessageKey } from 'baileys';
 import type { InboundEvent, InboundMedia } from '../../provider.ts';
-import { lidOfJid, parleyIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
+import { lidOfJid, parleyMessageIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
 
 export type SocketEvent = { [K in keyof SocketEvents]: { event: K; data: SocketEvents[K] } }[keyof SocketEvents];
@@ -24,6 +24,9 @@ export type InboundContext = {
   /** The engine's poll key (outbound.ts OutboundContext.pollKey): votes on polls Parley sent with it are read. */
   pollKey?: Uint8Array;
 };
+
+/** The name the engine knew this context by. */
+export type NormalizeContext = InboundContext;
 
 type Json = Record<string, unknown>;
 type Message = proto.IMessage;
@@ -40,15 +43,29 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
         if (!key?.fromMe || !key.id || typeof update?.status !== 'number' || !isChat(key.remoteJid, context)) return [];
         const status = statusOf(update.status);
         if (!status) return [];
-        return [{ kind: 'message.status', ref, providerMessageId: key.id, status, timestamp: new Date(), ...(status === 'failed' ? { error: ackError(update.messageStubParameters) } : {}) }];
+        // An ack of Parley's own send names its message (ids.ts): it settles a send whose answer was lost.
+        const own = parleyMessageIdOf(key.id);
+        return [
+          {
+            kind: 'message.status',
+            ref,
+            providerMessageId: key.id,
+            status,
+            timestamp: new Date(),
+            ...(status === 'failed' ? { error: ackError(update.messageStubParameters) } : {}),
+            ...(own ? { callbackData: own } : {}),
+          },
+        ];
       });
     case 'message-receipt.update':
       return input.data.flatMap(({ key, receipt }): InboundEvent[] => {
         if (!key?.fromMe || !key.id || !isChat(key.remoteJid, context)) return [];
         const read = seconds(receipt.readTimestamp) ?? seconds(receipt.playedTimestamp);
         const delivered = seconds(receipt.receiptTimestamp);
-        if (read) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'read', timestamp: read }];
-        if (delivered) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'delivered', timestamp: delivered }];
+        const own = parleyMessageIdOf(key.id);
+        const named = own ? { callbackData: own } : {};
+        if (read) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'read', timestamp: read, ...named }];
+        if (delivered) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'delivered', timestamp: delivered, ...named }];
         return [];
       });
     case 'connection.update':
@@ -152,7 +169,7 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     if (group) return [];
     const mapped = message.pollUpdateMessage ? undefined : contentOf(message);
     if (!mapped) return [];
-    const own = parleyIdOf(key.id);
+    const own = parleyMessageIdOf(key.id);
     return [
       {
         kind: 'message.echo',
@@ -164,7 +181,7 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
         content: mapped.content,
         ...(mapped.replyTo ? { replyTo: mapped.replyTo } : {}),
         ...(mapped.media ? { media: mapped.media } : {}),
-        // Parley's own send coming back names its message (ids.ts embeddedMessageId).
+        // Parley's own send coming back names its message (ids.ts libraryMessageId).
         ...(own ? { callbackData: own } : {}),
       },
     ];

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { aesEncryptGCM, hmacSign, proto, WAMessageStubType, type WAMessage, type WAMessageKey } from 'baileys';
 import type { InboundEvent } from '../../provider.ts';
-import { pollSecret } from './ids.ts';
+import { libraryMessageId, pollSecret } from './ids.ts';
 import { normalizeSocketEvent, parseVcard, type InboundContext, type SocketEvent } from './inbound.ts';
 
 const REF = 'channel-1';
@@ -221,6 +221,11 @@ test("the business's own messages (phone, another linked device) are echoes to t
   assert.deepEqual(ok, [
     { kind: 'message.echo', ref: REF, providerMessageId: '3EB0PHONE', to: CUSTOMER, timestamp: new Date(T * 1000), type: 'text', content: { body: 'We open at 9' }, replyTo: 'MSG1' },
   ]);
+  // Parley's own send, reported back by the library, names the Parley message.
+  const parleyId = '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02';
+  const ours = one(wa(proto.Message.fromObject({ conversation: 'from the API' }), { id: libraryMessageId(parleyId), fromMe: true, remoteJid: `${CUSTOMER}@s.whatsapp.net`, remoteJidAlt: undefined }));
+  assert.equal((ours[0] as Extract<InboundEvent, { kind: 'message.echo' }>).callbackData, parleyId);
+  assert.equal((ok[0] as Extract<InboundEvent, { kind: 'message.echo' }>).callbackData, undefined);
   const media = one(wa(proto.Message.fromObject({ imageMessage: { mimetype: 'image/png', directPath: '/x', mediaKey: randomBytes(32), fileLength: 10 } }), { id: '3EB0IMG', fromMe: true }));
   assert.equal(media[0]!.kind, 'message.echo');
   assert.equal((media[0] as Extract<InboundEvent, { kind: 'message.echo' }>).media?.source.directPath, '/x');
@@ -269,6 +274,10 @@ test('acks: server, delivery, read and played; errors with the reason; acks of r
       ['3EB0OURS', 'read'],
     ],
   );
+  // An ack of Parley's own send names the Parley message (a send whose answer was lost is settled by it).
+  const parleyId = '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02';
+  const own = normalizeSocketEvent(REF, { event: 'messages.update', data: [{ key: { ...key, id: libraryMessageId(parleyId) }, update: { status: S.DELIVERY_ACK } }] }, ctx());
+  assert.deepEqual(own.map((e) => e.kind === 'message.status' && [e.status, e.callbackData]), [['delivered', parleyId]]);
   const failed = normalizeSocketEvent(REF, { event: 'messages.update', data: [update(S.ERROR, { messageStubParameters: ['463', 'restricted'] })] }, ctx());
   assert.deepEqual(failed.map((e) => e.kind === 'message.status' && [e.status, e.error]), [['failed', { code: '463', title: ACK_463, message: 'restricted' }]]);
   const other = normalizeSocketEvent(REF, { event: 'messages.update', data: [{ key: { ...key, fromMe: false }, update: { status: S.READ } }] }, ctx());

@@ -9,7 +9,7 @@ import type { AnyMessageContent, MiscMessageGenerationOptions, WAMessage, WAMess
 import { isAnimatedWebp, MEDIA_RULES, STATIC_STICKER_MAX } from '../../../domain/messages/media.ts';
 import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../../lib/safe-fetch.ts';
 import type { OutboundMessage, ProviderError, Result } from '../../provider.ts';
-import { embeddedMessageId, jidOf, pollSecret } from './ids.ts';
+import { jidOfPhone, libraryMessageId, pollSecret } from './ids.ts';
 import { formatSimplified, SIMPLIFIED_TYPES, type Simplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
 
@@ -27,6 +27,9 @@ export type OutboundContext = {
   /** One socket call's time limit (default 60 s); past it the answer counts as lost (code `timeout`). */
   timeoutMs?: number;
 };
+
+/** The name the engine's adapter knew this context by. */
+export type SendContext = OutboundContext;
 
 type Json = Record<string, unknown>;
 type Ok<T> = { ok: true; value: T };
@@ -49,7 +52,7 @@ type Plan =
 
 /**
  * Sends one message through the socket. The library's message id (`key.id`, which Parley chooses:
- * ids.ts embeddedMessageId) is the provider message id; read receipts, presences and the answers that
+ * ids.ts libraryMessageId) is the provider message id; read receipts, presences and the answers that
  * need no call have none.
  */
 export async function sendThroughSocket(socket: EngineSocket, message: OutboundMessage, context: OutboundContext): Promise<Result<{ providerMessageId?: string }>> {
@@ -86,7 +89,7 @@ export async function sendThroughSocket(socket: EngineSocket, message: OutboundM
         if (!jid.ok) return jid;
         const content = retarget(step.content, jid.value);
         const options = step.options?.quoted ? { ...step.options, quoted: { ...step.options.quoted, key: { ...step.options.quoted.key, remoteJid: jid.value } } } : step.options;
-        const sent = await withTimeout(socket.sendMessage(jid.value, content, { ...options, messageId: embeddedMessageId(message.id) }), timeoutMs);
+        const sent = await withTimeout(socket.sendMessage(jid.value, content, { ...options, messageId: libraryMessageId(message.id) }), timeoutMs);
         const id = sent?.key?.id;
         if (!id) return fail({ code: 'no_message_id', title: 'the library sent nothing for this message (it returned no message)', retryable: false });
         return ok({ providerMessageId: id });
@@ -135,9 +138,10 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
   const now = Date.now();
   let known = cache.get(phone);
   if (!known || known.until <= now) {
-    const answer = await withTimeout(socket.onWhatsApp(jidOf(phone)), timeoutMs);
-    const found = (answer ?? []).find((a) => a.exists && typeof a.jid === 'string' && a.jid.includes('@'));
-    known = found ? { jid: found.jid, until: now + RECIPIENT_TTL_MS } : { until: now + ABSENT_TTL_MS };
+    // The library takes the number's digits (or a jid) and answers with the account's own address.
+    const answer = await withTimeout(socket.onWhatsApp(phone), timeoutMs);
+    const found = (answer ?? []).find((a) => a.exists && typeof a.jid === 'string' && a.jid !== '');
+    known = found ? { jid: found.jid.includes('@') ? found.jid : jidOfPhone(found.jid), until: now + RECIPIENT_TTL_MS } : { until: now + ABSENT_TTL_MS };
     remember(cache, phone, known);
   }
   if (!known.jid) {
@@ -155,7 +159,7 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
 // Parley's content -> the library's.
 
 /** A key naming a message of this chat by its provider id. */
-const keyOf = (to: string, id: string, fromMe: boolean, participant?: string): WAMessageKey => ({ remoteJid: jidOf(to), id, fromMe, ...(participant ? { participant } : {}) });
+const keyOf = (to: string, id: string, fromMe: boolean, participant?: string): WAMessageKey => ({ remoteJid: jidOfPhone(to), id, fromMe, ...(participant ? { participant } : {}) });
 
 /** Whether a provider message id names a message the business sent (by the status Parley holds for it); undefined when Parley does not know it. */
 async function isOurs(context: OutboundContext, providerMessageId: string): Promise<boolean | undefined> {
@@ -212,7 +216,7 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     }
     case 'poll': {
       const options = (c.options as string[]).map(String);
-      const id = embeddedMessageId(message.id);
+      const id = libraryMessageId(message.id);
       return send({
         poll: {
           name: String(c.question),

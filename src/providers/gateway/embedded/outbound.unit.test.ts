@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { generateWAMessage, proto, type AnyMessageContent, type MiscMessageGenerationOptions, type WAMessage, type WAMessageKey, type WAPresence } from 'baileys';
 import { uuidv7 } from '../../../lib/ids.ts';
 import type { OutboundMessage } from '../../provider.ts';
-import { embeddedMessageId, parleyIdOf, pollSecret } from './ids.ts';
+import { libraryMessageId, parleyMessageIdOf, pollSecret } from './ids.ts';
 import { sendThroughSocket, type OutboundContext } from './outbound.ts';
 import type { EngineSocket } from './socket.ts';
 
@@ -37,7 +37,8 @@ function recordingSocket(script: { onWhatsApp?: (n: string) => Array<{ jid: stri
     },
     async onWhatsApp(...numbers) {
       calls.push({ call: 'onWhatsApp', numbers });
-      return numbers.flatMap((n) => (script.onWhatsApp ? script.onWhatsApp(n) : [{ jid: n, exists: true }]));
+      // As the library: the digits asked, the account's address answered.
+      return numbers.flatMap((n) => (script.onWhatsApp ? script.onWhatsApp(n) : [{ jid: `${n}@s.whatsapp.net`, exists: true }]));
     },
     async requestPairingCode() {
       return 'ABCD1234';
@@ -116,9 +117,9 @@ test('text: plain, and a quoted reply with a minimal key; the library never buil
   assert.equal(sent!.jid, JID);
   assert.deepEqual(sent!.content, { text: 'see https://example.invalid/x', linkPreview: null });
   // The id is Parley's own, derived from the message id, and it is the provider message id.
-  assert.equal(sent!.options?.messageId, embeddedMessageId(plain.message.id));
-  assert.deepEqual(plain.result, { ok: true, value: { providerMessageId: embeddedMessageId(plain.message.id) } });
-  assert.equal(parleyIdOf(embeddedMessageId(plain.message.id)), plain.message.id);
+  assert.equal(sent!.options?.messageId, libraryMessageId(plain.message.id));
+  assert.deepEqual(plain.result, { ok: true, value: { providerMessageId: libraryMessageId(plain.message.id) } });
+  assert.equal(parleyMessageIdOf(libraryMessageId(plain.message.id)), plain.message.id);
 
   const toCustomer = await sendOne('text', { body: 'yes', reply_to: { id: 'wamid.CUSTOMER' } });
   assert.deepEqual(toCustomer.sends()[0]!.options?.quoted?.key, { remoteJid: JID, id: 'wamid.CUSTOMER', fromMe: false });
@@ -203,7 +204,7 @@ test('poll: single and multiple answers; with the poll key its secret is derived
   const single = await sendOne('poll', { question: 'Size?', options: ['S', 'M'], multiple_answers: false }, { pollKey: key });
   const poll = (single.sends()[0]!.content as { poll: { name: string; values: string[]; selectableCount: number; messageSecret?: Uint8Array } }).poll;
   assert.deepEqual([poll.name, poll.values, poll.selectableCount], ['Size?', ['S', 'M'], 1]);
-  assert.deepEqual(poll.messageSecret, pollSecret(key, embeddedMessageId(single.message.id)));
+  assert.deepEqual(poll.messageSecret, pollSecret(key, libraryMessageId(single.message.id)));
   const multiple = await sendOne('poll', { question: 'Toppings?', options: ['A', 'B', 'C'], multiple_answers: true });
   const p2 = (multiple.sends()[0]!.content as { poll: { selectableCount: number; messageSecret?: unknown } }).poll;
   assert.equal(p2.selectableCount, 0);
@@ -335,7 +336,7 @@ test('simplified formatting: buttons, lists, links, carousels, products, templat
 });
 
 test('a number not on the service fails for good, asked once; the address the service gives is the one sent to', async () => {
-  const rec = recordingSocket({ onWhatsApp: (n) => [{ jid: n, exists: !n.startsWith('49000') }] });
+  const rec = recordingSocket({ onWhatsApp: (n) => [{ jid: `${n}@s.whatsapp.net`, exists: !n.startsWith('49000') }] });
   const absent = { ...msg('text', { body: 'hi' }), to: '4900012345' };
   for (let i = 0; i < 2; i++) {
     const r = await sendThroughSocket(rec.socket, absent, context());
@@ -343,7 +344,7 @@ test('a number not on the service fails for good, asked once; the address the se
     assert.deepEqual(!r.ok && [r.error.code, r.error.retryable, r.error.scope], ['recipient_not_on_network', false, 'message']);
     assert.match(!r.ok ? r.error.title : '', /\+4900012345 is not on the chat app/);
   }
-  assert.equal(rec.calls.filter((c) => c.call === 'onWhatsApp').length, 1, 'the answer is remembered');
+  assert.deepEqual(rec.calls.filter((c) => c.call === 'onWhatsApp'), [{ call: 'onWhatsApp', numbers: ['4900012345'] }], 'asked by digits, once: the answer is remembered');
   assert.equal(rec.sends().length, 0);
 
   // The service answers with its own address for a number (a country's old and new formats).
@@ -410,7 +411,7 @@ test("every mapped content is one the library builds a message from (its own gen
       upload: async () => ({ mediaUrl: 'https://mmg.whatsapp.net/x', directPath: '/x' }),
       ...sent.options,
     });
-    assert.equal(message.key.id, embeddedMessageId(r.message.id));
+    assert.equal(message.key.id, libraryMessageId(r.message.id));
     built[type] = Object.keys(message.message ?? {}).find((k) => k !== 'messageContextInfo');
   }
   assert.deepEqual(built, {
