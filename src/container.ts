@@ -26,7 +26,7 @@ import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
-import { DISPATCH_CHANNEL } from './domain/messages/messages.ts';
+import { DISPATCH_CHANNEL, messageStatusByProviderId } from './domain/messages/messages.ts';
 import { createAcceptWriter, createChannelCache, type AcceptWriter, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/accept.ts';
 import { createTemplateParameterCache, type TemplateParameterCache } from './domain/templates/parameters.ts';
 import type { TemplateDeps } from './domain/templates/templates.ts';
@@ -138,6 +138,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         if (!channel) return;
         await acceptInboundDelivery({ db: database.db, queue, clock, logger }, { platform: channel.platform as Platform, events, channel, deliveryId });
       },
+      statusOf: (channelId, providerMessageId) => messageStatusByProviderId(database.db, channelId, providerMessageId),
+      pollKey: Buffer.from(sealer.derive('embedded-engine:poll-key'), 'hex'),
     });
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;

@@ -165,6 +165,8 @@ async function start(worker: boolean) {
           status: 'queued' as const,
           provider_message_id: null,
           error: null,
+          edited_at: null,
+          deleted_at: null,
           created_at: now,
           updated_at: now,
         },

@@ -696,6 +696,10 @@ export const messages = pgTable(
      * A worker that claims it pushes it forward by a lease, so a worker that dies leaves it due again.
      */
     dispatchAt: at('dispatch_at'),
+    /** When the sender last changed the text (the provider's time of the edit); null when never edited. */
+    editedAt: at('edited_at'),
+    /** When the sender deleted it for everyone (the row and its content are kept); null when not deleted. */
+    deletedAt: at('deleted_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -181,6 +181,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     status: 'queued',
     provider_message_id: null,
     error: null,
+    edited_at: null,
+    deleted_at: null,
     created_at: NOW,
     updated_at: NOW,
   },

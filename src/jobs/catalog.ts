@@ -57,6 +57,10 @@ export const JOBS = {
     payload: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('message.status'), message_id: z.string().min(1), status: z.enum(['sent', 'delivered', 'read', 'failed']) }),
       z.object({ kind: z.literal('message.inbound'), message_id: z.string().min(1) }),
+      // The business's phone and the senders (sandbox/phone.ts): when it happened, however late it is delivered.
+      z.object({ kind: z.literal('message.echo'), message_id: z.string().min(1), at: z.iso.datetime() }),
+      z.object({ kind: z.literal('message.edited'), message_id: z.string().min(1), body: z.string().min(1), at: z.iso.datetime() }),
+      z.object({ kind: z.literal('message.deleted'), message_id: z.string().min(1), at: z.iso.datetime() }),
       z.object({ kind: z.literal('template.status'), template_id: z.string().min(1) }),
       z.object({
         kind: z.literal('session.status'),

@@ -317,6 +317,11 @@ export type InboundEvent =
       content: Record<string, unknown>;
       replyTo?: string;
       media?: InboundMedia;
+      /**
+       * Parley's message id, where the provider's id shows it (the echo of Parley's own send): the send
+       * is then known sent even if its answer was lost, and nothing new is stored.
+       */
+      callbackData?: string;
     }
   | {
       /** The sender changed the text of an earlier message (ours or theirs). */

@@ -276,6 +276,29 @@ export function createCallbacks(ctx: SandboxContext) {
     await post(delivery);
   }
 
+  /** The business's phone and the senders (phone.ts): an echo, an edit, a deletion, as gateway callbacks. */
+  async function deliverPhone(db: Executor, payload: Extract<SandboxCallback, { kind: 'message.echo' | 'message.edited' | 'message.deleted' }>, eventId: string) {
+    const found = await loadMessage(db, payload.message_id);
+    if (!found) {
+      logger.warn({ message_id: payload.message_id }, `sandbox ${payload.kind} callback for an unknown message dropped`);
+      return;
+    }
+    const { message, account } = found;
+    const body = message.body as { content?: Record<string, unknown>; reply_to?: string };
+    const event =
+      payload.kind === 'message.echo'
+        ? { id: message.id, to: message.recipient, type: message.type, content: body.content ?? {}, ...(body.reply_to ? { reply_to: body.reply_to } : {}) }
+        : payload.kind === 'message.edited'
+          ? { id: message.id, content: { body: payload.body } }
+          : { id: message.id };
+    const delivery = gatewayDelivery(account, eventId, payload.kind, event, payload.at);
+    if (!delivery) {
+      logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
+      return;
+    }
+    await post(delivery);
+  }
+
   async function loadMedia(db: Executor, id: string) {
     const [media] = await db.select().from(sandboxMedia).where(eq(sandboxMedia.id, id)).limit(1);
     return media;
@@ -293,6 +316,10 @@ export function createCallbacks(ctx: SandboxContext) {
           return deliverTemplate(db, payload);
         case 'session.status':
           return deliverSession(db, payload, eventId);
+        case 'message.echo':
+        case 'message.edited':
+        case 'message.deleted':
+          return deliverPhone(db, payload, eventId);
         default:
           payload satisfies never;
       }

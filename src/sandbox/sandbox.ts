@@ -14,6 +14,7 @@ import { createGatewayApi, type GatewayApi } from './gateway.ts';
 import { createInbound } from './inbound.ts';
 import { createMediaUrls } from './media.ts';
 import { createOfficialApi, type OfficialApi } from './official.ts';
+import { createPhone } from './phone.ts';
 
 export type { SandboxDeps, SandboxCallback } from './context.ts';
 
@@ -23,6 +24,8 @@ export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
   official: OfficialApi;
   gateway: GatewayApi;
   inbound: ReturnType<typeof createInbound>;
+  /** The business's phone and the senders: echoes, edits, deletions (gateway channels). */
+  phone: ReturnType<typeof createPhone>;
   /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
   faults: FaultSwitch;
   /** The bytes behind a signed media URL, or undefined when the URL is wrong or lapsed. */
@@ -60,6 +63,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     official,
     gateway,
     inbound: createInbound(ctx),
+    phone: createPhone(ctx),
     faults: createFaultSwitch(),
 
     provisionOfficialNumber(db, input): Promise<SandboxOfficialNumber> {

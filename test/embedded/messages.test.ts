@@ -38,7 +38,7 @@ describe('embedded engine: messages', () => {
     assert.match(libraryId, /^3EB0[0-9A-F]{32}$/);
     const sends = channel.socket.calls.filter((c) => c.method === 'sendMessage');
     assert.equal(sends.length, 1);
-    assert.deepEqual(sends[0]!.args.slice(0, 2), [`${to}@s.whatsapp.net`, { text: 'Your order shipped' }]);
+    assert.deepEqual(sends[0]!.args.slice(0, 2), [`${to}@s.whatsapp.net`, { text: 'Your order shipped', linkPreview: null }], 'no link preview the library would fetch itself');
     assert.deepEqual(sends[0]!.args[2], { messageId: libraryId });
 
     // read overtakes delivered; both come twice.
@@ -63,13 +63,14 @@ describe('embedded engine: messages', () => {
     const { server } = ctx;
     const channel = await pairedChannel(ctx, '4915100000102');
     const to = '4915122220002';
-    channel.socket.failNextSend = new Error('Connection Closed');
+    // The library's own time-out (Boom 408 "Timed Out"): the write may have reached the service.
+    channel.socket.failNextSend = Object.assign(new Error('Timed Out'), { output: { statusCode: 408 } });
     const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'Only once' } });
     const id = res.body.data.id as string;
     // Recorded with its lost answer and left to a status that names it: nothing is due to send again.
     await eventually('the attempt to be left to the acks', async () => {
       const [row] = await server.container.database.db.select().from(messages).where(eq(messages.id, id));
-      return row?.errorCode === 'network_error' && row.attempts === 1 && row.dispatchAt === null ? row : undefined;
+      return row?.errorCode === 'timeout' && row.attempts === 1 && row.dispatchAt === null ? row : undefined;
     });
     // The library did send it: its server ack arrives, naming the library id made from Parley's.
     channel.socket.ack(libraryMessageId(id), to, Status.SERVER_ACK);

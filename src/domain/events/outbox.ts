@@ -14,12 +14,15 @@ export type EventBodies = {
     conversation_id: string;
     contact_id?: string;
     channel_id?: string;
-    direction: 'inbound';
+    /** `outbound` for an echo: a message the business sent from its phone or another linked device. */
+    direction: 'inbound' | 'outbound';
     from_phone: string;
     msg_type: string;
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
   'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
+  'message.edited': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; edited_at: string };
+  'message.deleted': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; deleted_at: string };
   'conversation.updated': {
     conversation_id: string;
     status: string;
@@ -57,6 +60,8 @@ export const EVENT_TYPES = [
   'message.new',
   'message.sent',
   'message.status_update',
+  'message.edited',
+  'message.deleted',
   'conversation.updated',
   'contact.updated',
   'template.status_update',

@@ -336,6 +336,8 @@ const NOTHING_SENT = {
   errorUserMessage: null,
   attempts: 0,
   lastAttemptAt: null,
+  editedAt: null,
+  deletedAt: null,
 } as const satisfies Partial<MessageRow>;
 
 /**

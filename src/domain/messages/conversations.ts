@@ -249,3 +249,19 @@ export async function touchInbound(tx: Executor, row: ConversationRow, at: Date,
     await recordEvent(tx, row.organizationId, 'conversation.updated', conversationUpdated(updated!), now);
   }
 }
+
+/**
+ * A message the business sent outside Parley (an echo from its phone): the conversation's last message
+ * moves forward; nothing is unread and the customer-service window stays as it is.
+ */
+export async function touchOutbound(tx: Executor, row: ConversationRow, at: Date, preview: string, contactId: string | null, now: Date): Promise<void> {
+  await tx
+    .update(conversations)
+    .set({
+      lastMessagePreview: sql`case when ${conversations.lastMessageAt} > ${at.toISOString()}::timestamptz then ${conversations.lastMessagePreview} else ${preview} end`,
+      lastMessageAt: sql`greatest(${conversations.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
+      ...(contactId && !row.contactId ? { contactId } : {}),
+      updatedAt: now,
+    })
+    .where(eq(conversations.id, row.id));
+}

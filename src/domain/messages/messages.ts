@@ -186,6 +186,16 @@ export async function advanceStatus(
 }
 
 /** Finds an outbound message of a channel by the provider's id, or by our own id echoed back. */
+/** The status of one of a channel's messages by its provider id; undefined when Parley holds none. */
+export async function messageStatusByProviderId(db: Executor, channelId: string, providerMessageId: string): Promise<string | undefined> {
+  const [row] = await db
+    .select({ status: messages.status })
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), eq(messages.providerMessageId, providerMessageId)))
+    .limit(1);
+  return row?.status;
+}
+
 export async function findByProviderId(tx: Executor, channelId: string, providerMessageId: string, ownId?: string): Promise<MessageRow | undefined> {
   const [row] = await tx
     .select()

@@ -1,8 +1,10 @@
 /**
  * What provider webhooks do to messages: status callbacks move outbound messages forward, inbound
  * messages are stored (once), attach to their contact and conversation, open the window and record
- * message.new.
+ * message.new; echoes (the business's own messages from its phone) are stored once as sent outbound
+ * messages; edits change a message's text and deletions mark it, each with its event.
  */
+import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { messages, messageStatusHistory } from '../../db/schema.ts';
@@ -12,7 +14,7 @@ import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
-import { ensureConversation, touchInbound } from './conversations.ts';
+import { ensureConversation, touchInbound, touchOutbound } from './conversations.ts';
 import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
 
 /** A status for a message not (yet) known: the send may not have committed; the caller retries. */
@@ -38,10 +40,11 @@ export function createMessageApplier(deps: { resolveContact: InboundContactResol
       case 'message.inbound':
         return applyInbound(tx, channel, event, at, deps);
       case 'message.echo':
+        return applyEcho(tx, channel, event, at, deps);
       case 'message.edited':
+        return applyEdited(tx, channel, event, at);
       case 'message.deleted':
-        // TODO(embedded engine): applied by the embedded engine's branch (no engine reports these yet).
-        return;
+        return applyDeleted(tx, channel, event, at);
       default:
         return event satisfies never;
     }
@@ -92,7 +95,8 @@ async function applyInbound(
   const contact = await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at });
   const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact.contactId);
   const id = uuidv7();
-  const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
+  const given = event.type === 'poll_vote' ? await namePollVote(tx, channel.id, event.content) : event.content;
+  const content = { ...given, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
   const inserted = await tx
     .insert(messages)
     .values({
@@ -130,6 +134,137 @@ async function applyInbound(
       from_phone: from,
       msg_type: event.type,
     },
+    at,
+  );
+}
+
+/**
+ * A poll vote names the options chosen by the SHA-256 of their text (the chat app's way): named here
+ * from the poll as stored (the one Parley sent), and kept as hashes when the poll is not known.
+ */
+async function namePollVote(tx: Executor, channelId: string, content: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const hashes = content.selected_option_hashes;
+  if (typeof content.poll_id !== 'string' || !Array.isArray(hashes)) return content;
+  const [poll] = await tx
+    .select({ id: messages.id, content: messages.content })
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), eq(messages.providerMessageId, content.poll_id), eq(messages.type, 'poll')))
+    .limit(1);
+  const options = Array.isArray(poll?.content.options) ? (poll.content.options as unknown[]).filter((o): o is string => typeof o === 'string') : [];
+  const byHash = new Map(options.map((o) => [createHash('sha256').update(o).digest('hex'), o]));
+  const names = hashes.map((h) => byHash.get(String(h)));
+  if (!poll || names.some((n) => n === undefined)) return content;
+  const { selected_option_hashes: _hashes, ...rest } = content;
+  return { ...rest, poll_message_id: poll.id, selected_options: names };
+}
+
+type EchoEvent = Extract<InboundEvent, { kind: 'message.echo' }>;
+
+/**
+ * The business sent a message from its phone or another linked device: stored once (by the provider's
+ * id) in the customer's conversation as an outbound message that is `sent` and never dispatched, with
+ * message.new (direction outbound), message.sent and message.status_update. Parley's own send coming
+ * back (it names its message) stores nothing new; a send whose answer was lost is settled by it as sent.
+ */
+async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at: Date, deps: { resolveContact: InboundContactResolver }) {
+  const known = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
+  if (known) {
+    if (known.status === 'queued') await advanceStatus(tx, known, 'sent', event.timestamp, at, { providerMessageId: event.providerMessageId });
+    return;
+  }
+  if (event.callbackData) {
+    // Parley's own message, already settled under this id or another: never stored twice.
+    const [own] = await tx.select({ id: messages.id }).from(messages).where(and(eq(messages.channelId, channel.id), eq(messages.id, event.callbackData))).limit(1);
+    if (own) return;
+  }
+  const to = event.to.replace(/^\+/, '');
+  const contact = await deps.resolveContact(tx, channel.organizationId, { phone: `+${to}`, identities: [{ type: 'chatapp_id', value: to }], at });
+  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, to, at, contact.contactId);
+  const id = uuidv7();
+  const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
+  const ours = (channel.displayPhoneNumber ?? '').replace(/\D/g, '');
+  const inserted = await tx
+    .insert(messages)
+    .values({
+      id,
+      organizationId: channel.organizationId,
+      channelId: channel.id,
+      conversationId: conversation.id,
+      contactId: contact.contactId,
+      direction: 'outbound',
+      toPhone: to,
+      fromPhone: ours || null,
+      type: event.type,
+      content,
+      status: 'sent',
+      providerMessageId: event.providerMessageId,
+      dispatchAt: null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .onConflictDoNothing()
+    .returning({ id: messages.id });
+  if (inserted.length === 0) return;
+  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'sent', occurredAt: event.timestamp, createdAt: at });
+  await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
+  const ids = { message_id: id, conversation_id: conversation.id, channel_id: channel.id };
+  await recordEvent(tx, channel.organizationId, 'message.new', { ...ids, contact_id: contact.contactId, direction: 'outbound', from_phone: ours, msg_type: event.type }, at);
+  await recordEvent(tx, channel.organizationId, 'message.sent', ids, at);
+  await recordEvent(tx, channel.organizationId, 'message.status_update', { message_id: id, status: 'sent', conversation_id: conversation.id, organization_id: channel.organizationId }, at);
+}
+
+/** Any message of the channel (ours or theirs) by the provider's id; unknown throws: its own event may not be applied yet (retried, then skipped). */
+async function messageByProviderId(tx: Executor, channel: ChannelRow, providerMessageId: string): Promise<MessageRow> {
+  const [row] = await tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.channelId, channel.id), eq(messages.providerMessageId, providerMessageId)))
+    .for('update')
+    .limit(1);
+  if (!row) throw new UnknownMessageError(`no message ${providerMessageId} on channel ${channel.id}`);
+  return row;
+}
+
+const CAPTIONED = new Set(['image', 'video', 'document']);
+
+/**
+ * The sender changed a message's text: the body (a caption on media) takes the new text, edited_at the
+ * time of the edit, and message.edited is recorded. An older edit arriving after a newer one, and an
+ * edit of a deleted message, change nothing.
+ */
+async function applyEdited(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'message.edited' }>, at: Date) {
+  const row = await messageByProviderId(tx, channel, event.providerMessageId);
+  if (row.deletedAt || (row.editedAt && row.editedAt.getTime() >= event.timestamp.getTime())) return;
+  const given = event.content.body ?? event.content.caption;
+  if (typeof given !== 'string' || (row.type !== 'text' && !CAPTIONED.has(row.type))) return;
+  const field = CAPTIONED.has(row.type) ? 'caption' : 'body';
+  await tx
+    .update(messages)
+    .set({ content: { ...row.content, [field]: given }, editedAt: event.timestamp, updatedAt: at })
+    .where(eq(messages.id, row.id));
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.edited',
+    { message_id: row.id, conversation_id: row.conversationId, channel_id: channel.id, direction: row.direction as 'inbound' | 'outbound', edited_at: event.timestamp.toISOString() },
+    at,
+  );
+}
+
+/**
+ * The sender deleted a message for everyone: the row is kept, content included (the business keeps its
+ * record of what it received or sent; inboxes show "this message was deleted"), deleted_at is set and
+ * message.deleted recorded, once.
+ */
+async function applyDeleted(tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'message.deleted' }>, at: Date) {
+  const row = await messageByProviderId(tx, channel, event.providerMessageId);
+  if (row.deletedAt) return;
+  await tx.update(messages).set({ deletedAt: event.timestamp, updatedAt: at }).where(eq(messages.id, row.id));
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.deleted',
+    { message_id: row.id, conversation_id: row.conversationId, channel_id: channel.id, direction: row.direction as 'inbound' | 'outbound', deleted_at: event.timestamp.toISOString() },
     at,
   );
 }

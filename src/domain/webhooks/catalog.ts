@@ -12,7 +12,8 @@ const CRM_RECORD = { object_kind: 'company', record_id: '0190a5b3-1111-7e4f-8a1b
 
 export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'message.new': {
-    description: 'A new message in a conversation: an inbound message (or certain outbound echoes). Interactive replies omit their content; read it with GET /v1/messages/{messageID}.',
+    description:
+      'A new message in a conversation: an inbound message, or an outbound echo (direction `outbound`: a message the business sent from its phone or another linked device, on unofficial channels). Interactive replies omit their content; read it with GET /v1/messages/{messageID}.',
     example: {
       message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
@@ -34,6 +35,26 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'message.status_update': {
     description: "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's.",
     example: { message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02', status: 'delivered', conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', organization_id: ORG },
+  },
+  'message.edited': {
+    description: "The sender changed an earlier message's text (a customer, or the business on its phone): the message record shows the new text and edited_at.",
+    example: {
+      message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      direction: 'inbound',
+      edited_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
+  'message.deleted': {
+    description: 'The sender deleted an earlier message for everyone: the message record keeps its content and shows deleted_at.',
+    example: {
+      message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      direction: 'inbound',
+      deleted_at: '2025-06-02T09:16:00.000Z',
+    },
   },
   'conversation.updated': {
     description:

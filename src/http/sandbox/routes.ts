@@ -2,7 +2,7 @@
  * The built-in sandbox provider's HTTP side, under /sandbox: the official provider's API, the
  * gateway protocol, and the outside world's doors (a customer writing in, media downloads). Public
  * to Parley's own auth (each protocol checks its own bearer token and answers in its own shapes),
- * except /inbound, which acts on a channel of the caller's organization.
+ * except /inbound, /echo, /edit and /delete, which act on a channel of the caller's organization.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
@@ -53,6 +53,11 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       scope.post('/inbound', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.inbound.deliver(db, actorOf(request).organizationId, request.body), 202),
       );
+
+      // The business's phone and the senders (gateway channels): an echo, an edit, a deletion.
+      scope.post('/echo', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.echo(db, actorOf(request).organizationId, request.body), 202));
+      scope.post('/edit', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.edit(db, actorOf(request).organizationId, request.body), 202));
+      scope.post('/delete', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202));
 
       scope.get('/media/:id', ROUTE, async (request, reply) => {
         const { id } = request.params as { id: string };

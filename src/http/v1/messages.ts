@@ -42,6 +42,11 @@ export const MessageSchema = z
     status: z.enum(MESSAGE_STATUSES).meta({ description: 'Outbound: queued -> sent -> delivered -> read, or failed. Inbound: received.' }),
     provider_message_id: z.string().nullable(),
     error: ErrorSchema.meta({ description: "When failed: the provider's (or Parley's) code and title" }),
+    edited_at: z.string().nullable().meta({ description: 'When the sender last changed its text (content shows the new text); null when never edited' }),
+    deleted_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -65,6 +70,8 @@ export function presentMessage(row: MessageRow): MessageRecord {
     provider_message_id: row.providerMessageId,
     error: row.status === 'failed' && row.errorCode ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
         : null,
+    edited_at: row.editedAt?.toISOString() ?? null,
+    deleted_at: row.deletedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

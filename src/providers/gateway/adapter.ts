@@ -70,7 +70,7 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
         const socket = engine.socketOf(connection.channelId);
         // Sends run where the socket is (the dispatcher claims a channel's messages only there).
         if (!socket) return { ok: false, error: { code: 'session_not_running', title: 'this process does not hold the channel\'s session', retryable: true } };
-        return sendThroughSocket(socket, message, { targets: options.targets, self: engine.selfOf(connection.channelId) });
+        return sendThroughSocket(socket, message, { targets: options.targets, ...engine.sendContextOf(connection.channelId) });
       }
       const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {
         to: message.to,

@@ -62,6 +62,29 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
         },
       ];
+    // The business's own activity on its phone and the senders' edits and deletions (gateway-protocol.md).
+    case 'message.echo': {
+      const to = String(p.to ?? '').replace(/^\+/, '');
+      if (!p.id || !/^\d{5,20}$/.test(to)) return [];
+      return [
+        {
+          kind: 'message.echo',
+          ref,
+          providerMessageId: String(p.id),
+          to,
+          timestamp,
+          type: String(p.type ?? 'text'),
+          content: (p.content && typeof p.content === 'object' ? p.content : {}) as Json,
+          ...(p.reply_to ? { replyTo: String(p.reply_to) } : {}),
+        },
+      ];
+    }
+    case 'message.edited':
+      if (!p.id || !p.content || typeof p.content !== 'object') return [];
+      return [{ kind: 'message.edited', ref, providerMessageId: String(p.id), content: p.content as Json, timestamp }];
+    case 'message.deleted':
+      if (!p.id) return [];
+      return [{ kind: 'message.deleted', ref, providerMessageId: String(p.id), timestamp }];
     default:
       return [];
   }

@@ -191,11 +191,17 @@ function MessageItem({ message }: { message: Message }) {
   return (
     <li className={`message ${outbound ? 'message-out' : 'message-in'}`} data-status={message.status} data-message-id={message.id}>
       <div className="message-bubble">
+        {message.deleted_at ? (
+          <p className="small muted" role="note">
+            <em>{outbound ? 'You deleted this message' : 'The customer deleted this message'} ({formatDate(message.deleted_at)}). It read:</em>
+          </p>
+        ) : null}
         <MessageContent message={message} />
       </div>
       <div className="message-meta small muted">
         <span className="visually-hidden">{outbound ? 'Sent by you' : 'From the customer'}, </span>
         <time dateTime={message.created_at}>{formatDate(message.created_at)}</time>
+        {message.edited_at ? <span title={`Edited ${formatDate(message.edited_at)}`}> · edited</span> : null}
         {outbound ? (
           <span className="message-status" aria-live="polite">
             <StatusBadge status={message.status} />

@@ -66,6 +66,10 @@ export type EmbeddedEngineOptions = {
   socketFactory?: SocketFactory;
   /** Stores events of a channel through the inbound pipeline; a deliveryId stores a redelivered one once. */
   report(channelId: string, events: InboundEvent[], deliveryId?: string): Promise<void>;
+  /** The status Parley holds for one of a channel's messages by its provider id (message_status_query, quotes). */
+  statusOf(channelId: string, providerMessageId: string): Promise<string | undefined>;
+  /** The engine's poll key (32 bytes, the same after a restart): votes on polls Parley sent are read with it. */
+  pollKey: Uint8Array;
 };
 
 export type EmbeddedEngine = {
@@ -77,8 +81,8 @@ export type EmbeddedEngine = {
   checkHealth(channelId: string): Promise<HealthCheck>;
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
-  /** The paired account of a session this process holds. */
-  selfOf(channelId: string): { phone: string } | undefined;
+  /** What sending on a session this process holds needs beside the socket: the paired account, the poll key, message statuses. */
+  sendContextOf(channelId: string): { self?: { phone: string }; pollKey: Uint8Array; statusOf(providerMessageId: string): Promise<string | undefined> };
   /** The session manager (worker role). */
   start(): Promise<void>;
   stop(options: { timeoutMs: number }): Promise<void>;
@@ -317,7 +321,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       for (const event of MESSAGE_EVENTS) {
         socket.ev.on(event, (data: SocketEvents[typeof event]) => {
           if (!live()) return;
-          void enqueue(held, () => report(held, normalizeSocketEvent(held.ref, { event, data } as SocketEvent, { self: { phone: held.phone, lid: held.lid }, groups: held.groups })));
+          void enqueue(held, () => report(held, normalizeSocketEvent(held.ref, { event, data } as SocketEvent, { self: { phone: held.phone, lid: held.lid }, groups: held.groups, pollKey: options.pollKey })));
         });
       }
       logger.info({ channel_id: held.channelId, paired: held.paired }, 'embedded engine: session socket opened');
@@ -544,9 +548,9 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       return held.socket;
     },
 
-    selfOf(channelId) {
+    sendContextOf(channelId) {
       const phone = sessions.get(channelId)?.phone;
-      return phone ? { phone } : undefined;
+      return { ...(phone ? { self: { phone } } : {}), pollKey: options.pollKey, statusOf: (id) => options.statusOf(channelId, id) };
     },
 
     start: () => loop.start(),
