@@ -24,10 +24,7 @@ export async function startEmbeddedServer(options: ScriptedSocketsOptions & { en
   return { server, scripted, clock };
 }
 
-/**
- * An unofficial channel on the embedded engine: no gateway_base, not the sandbox. (Until channel
- * creation makes such channels itself, a sandbox-bound one is re-pointed in the database.)
- */
+/** An unofficial channel on the embedded engine: created with no gateway_base and without the sandbox. */
 export async function embeddedChannel(server: TestServer, name = 'Phone'): Promise<{ id: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name } });
   assert.equal(res.status, 201, res.text);

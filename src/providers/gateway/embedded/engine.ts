@@ -15,6 +15,7 @@ import type { Clock } from '../../../lib/clock.ts';
 import type { Sealer } from '../../../lib/crypto.ts';
 import { uuidv7 } from '../../../lib/ids.ts';
 import { createLeaseLoop } from '../../../lib/lease-loop.ts';
+import { isDatabaseUnavailable } from '../../../db/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { HealthCheck, InboundEvent, PairingCode, ProviderError, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { LeaseLostError, clearAuthState, loadCreds, usePostgresAuthState, type PostgresAuthState } from './auth-state.ts';
@@ -47,6 +48,10 @@ const FIRST_QR_MS = 60_000;
 const NEXT_QR_MS = 20_000;
 /** Sessions one worker process holds at most. */
 const MAX_SESSIONS = 500;
+
+/** Storing a session event while the database is unreachable is tried again after these waits (doubling). */
+const REPORT_RETRY_BASE_MS = 250;
+const REPORT_RETRY_MAX_MS = 5_000;
 
 export type EmbeddedEngineOptions = {
   database: Pick<Database, 'db' | 'listen' | 'availability'>;
@@ -175,15 +180,40 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
 
   // ---- the holder's side ----
 
+  /**
+   * Stores a session's events in order. The library has already acknowledged them to the service, so
+   * while the database is unreachable they are kept and tried again (the session's later events wait
+   * behind them) for as long as this process holds the session; other errors are logged.
+   */
   const report = async (held: Held, events: InboundEvent[]) => {
     for (const event of events) {
-      try {
-        await options.report(held.channelId, [event], deliveryIdOf(event));
-      } catch (err) {
-        logger.error({ err, channel_id: held.channelId, kind: event.kind }, 'embedded engine: could not store a session event');
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await options.report(held.channelId, [event], deliveryIdOf(event));
+          break;
+        } catch (err) {
+          if (!isDatabaseUnavailable(err) || sessions.get(held.channelId) !== held) {
+            logger.error({ err, channel_id: held.channelId, kind: event.kind }, 'embedded engine: could not store a session event');
+            break;
+          }
+          if (attempt === 1) logger.warn({ err, channel_id: held.channelId, kind: event.kind }, 'embedded engine: database unreachable; keeping the session event to store it when it is back');
+          await untilAvailableOr(Math.min(REPORT_RETRY_MAX_MS, REPORT_RETRY_BASE_MS * 2 ** (attempt - 1)));
+        }
       }
     }
   };
+
+  /** Waits until the database is reported back, or at most `ms` (it may be back before anyone notices). */
+  const untilAvailableOr = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const unsubscribe = database.availability.onAvailable(done);
+      function done() {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      }
+    });
 
   /** Closes a session's socket at once and forgets it (its lease is lost, or it is handed back): no more writes. */
   const letGo = (held: Held, why: string) => {
