@@ -2,6 +2,7 @@
  * The only reader of process.env. One schema, parsed once at boot; a bad value stops the process
  * with one line per variable naming it and what it expects.
  */
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const bool = (fallback: boolean) =>
@@ -111,7 +112,24 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
   EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9._~+/=-]{16,512}$/, { error: 'expects 16 to 512 characters of letters, digits and ._~+/=-' })
+    .optional(),
+  METRICS_ALLOW: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((list) => list.length > 0 && list.every(isAddressOrRange), { error: 'expects a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,::1' })
+    .optional(),
 });
+
+/** An IPv4 or IPv6 address, or a CIDR range of either. */
+function isAddressOrRange(value: string): boolean {
+  // Dotted quads only: ipaddr.js would also take shorthands such as 127.1.
+  return value.includes('/')
+    ? ipaddr.IPv4.isValidCIDRFourPartDecimal(value) || ipaddr.IPv6.isValidCIDR(value)
+    : ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value);
+}
 
 export type Config = {
   port: number;
@@ -193,6 +211,11 @@ export type Config = {
   oauth: { accessTokenTtlMs: number; refreshTokenTtlMs: number; deviceCodeTtlMs: number; devicePollIntervalMs: number; codeTtlMs: number };
   /** True when the public address is https, so cookies get the Secure flag. */
   secureCookies: boolean;
+  /**
+   * Who may read GET /metrics: a bearer token, and/or client addresses (CIDR ranges). With neither,
+   * only loopback clients that came through no proxy (docs/operations.md).
+   */
+  metrics: { token: string | undefined; allow: string[] | undefined };
 };
 
 /** Names of variables holding secrets: a problem with one names it but never shows its value. */
@@ -313,5 +336,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       codeTtlMs: e.OAUTH_CODE_TTL,
     },
     secureCookies: baseUrl.startsWith('https://'),
+    metrics: { token: e.METRICS_TOKEN, allow: e.METRICS_ALLOW },
   };
 }
