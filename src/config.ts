@@ -2,6 +2,7 @@
  * The only reader of process.env. One schema, parsed once at boot; a bad value stops the process
  * with one line per variable naming it and what it expects.
  */
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const bool = (fallback: boolean) =>
@@ -119,7 +120,24 @@ const envSchema = z.object({
   EMBEDDED_QR_WAIT: duration.prefault('5s'),
   EMBEDDED_COMMAND_TIMEOUT: duration.prefault('15s'),
   EMBEDDED_SOCKET_MODULE: z.string().min(1).optional(),
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[A-Za-z0-9._~+/=-]{16,512}$/, { error: 'expects 16 to 512 characters of letters, digits and ._~+/=-' })
+    .optional(),
+  METRICS_ALLOW: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((list) => list.length > 0 && list.every(isAddressOrRange), { error: 'expects a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,::1' })
+    .optional(),
 });
+
+/** An IPv4 or IPv6 address, or a CIDR range of either. */
+function isAddressOrRange(value: string): boolean {
+  // Dotted quads only: ipaddr.js would also take shorthands such as 127.1.
+  return value.includes('/')
+    ? ipaddr.IPv4.isValidCIDRFourPartDecimal(value) || ipaddr.IPv6.isValidCIDR(value)
+    : ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value);
+}
 
 export type Config = {
   port: number;
@@ -218,6 +236,11 @@ export type Config = {
     /** A module exporting `socketFactory` (a SocketFactory) used instead of the real library: tests and diagnostics. */
     socketModule: string | undefined;
   };
+  /**
+   * Who may read GET /metrics: a bearer token, and/or client addresses (CIDR ranges). With neither,
+   * only loopback clients that came through no proxy (docs/operations.md).
+   */
+  metrics: { token: string | undefined; allow: string[] | undefined };
 };
 
 /** Names of variables holding secrets: a problem with one names it but never shows its value. */
@@ -353,5 +376,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       commandTimeoutMs: Math.max(100, e.EMBEDDED_COMMAND_TIMEOUT),
       socketModule: e.EMBEDDED_SOCKET_MODULE,
     },
+    metrics: { token: e.METRICS_TOKEN, allow: e.METRICS_ALLOW },
   };
 }

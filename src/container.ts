@@ -50,6 +50,10 @@ import { uuidv7 } from './lib/ids.ts';
 import type { Platform } from './providers/provider.ts';
 import { createEmbeddedEngine, type EmbeddedEngine } from './providers/gateway/embedded/engine.ts';
 import type { SocketFactory } from './providers/gateway/embedded/socket.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { readSnapshot } from './metrics/snapshot.ts';
+import { checkReadiness } from './db/readiness.ts';
+import type { ProbeServices } from './http/probes.ts';
 
 export type Container = {
   config: Config;
@@ -90,6 +94,8 @@ export type Container = {
   /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
   jobHandlers(): JobHandlers;
+  /** This process's Prometheus metrics (GET /metrics). */
+  metrics: Metrics;
   close(): Promise<void>;
 };
 
@@ -118,7 +124,12 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       database.kind === 'postgres'
         ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger, { maintain: config.roles.includes('worker') }))
         : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
-    const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger });
+    const metrics = createMetrics({
+      snapshot: () => readSnapshot(database.db),
+      databaseUp: () => database.availability.up(),
+      pool: database.poolStats,
+    });
+    const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger, recorder: metrics.webhooks });
     const queue = jobQueue;
     const processId = uuidv7();
     const embedded = createEmbeddedEngine({
@@ -182,6 +193,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         ? () => container.dispatcher.wake()
         : coalescedNotify(database.db, DISPATCH_CHANNEL, (err) => logger.warn({ err }, 'could not notify the message dispatchers')),
       bootstrapResult,
+      metrics,
       jobHandlers: () => ({
         'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
         'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
@@ -298,6 +310,7 @@ export function dispatchDeps(container: Container): DispatchDeps {
     // A request cut off on our side has landed on the provider's (or never will) by then.
     lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
     sandboxSends: container.sandbox ? (connection, messageId) => container.sandbox!.findSend(container.database.db, connection, messageId) : undefined,
+    recorder: container.metrics.sends,
   };
 }
 
@@ -364,6 +377,11 @@ function webhookDepsOf(config: Config, database: Database, sealer: Sealer, clock
  */
 export function providerTargets(config: Config): TargetPolicy {
   return { allowPrivate: config.allowPrivateNetworkTargets, ownPrefixes: config.providerSandbox ? [`${config.baseUrl}/sandbox/`] : [] };
+}
+
+/** What the probe and metrics routes use (GET /livez, /readyz, /metrics), in the API and in a worker-only process. */
+export function probeServices(container: Container): ProbeServices {
+  return { readiness: () => checkReadiness(container.database), metrics: container.metrics, access: container.config.metrics };
 }
 
 /** What the webhook domain functions need, from the container. */

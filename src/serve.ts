@@ -5,10 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
-import { buildContainer, openConfiguredDatabase, type Container } from './container.ts';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { buildContainer, openConfiguredDatabase, probeServices, type Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { buildApp, type App } from './http/app.ts';
+import { buildProbeApp } from './http/probes.ts';
 import { createLogger } from './lib/logger.ts';
 
 export async function runMigrations(config: Config) {
@@ -93,6 +95,8 @@ export async function serve(config: Config) {
   // taken, say) must not lose them, since no later start shows them again.
   printWelcome(container);
   let app: App | undefined;
+  /** A worker-only process's HTTP server: the probes and /metrics. */
+  let probes: FastifyInstance | undefined;
   let responses: ReturnType<typeof trackResponses> | undefined;
   let stopping = false;
   let workerStarting: Promise<void> | undefined;
@@ -108,7 +112,7 @@ export async function serve(config: Config) {
     try {
       const closing = app?.close();
       responses?.closeConnectionsAfterResponse();
-      await closing;
+      await Promise.all([closing, probes?.close()]);
       // A signal during the worker's start: let the start finish, then stop what it started.
       await workerStarting?.catch(() => undefined);
       await container.close();
@@ -128,6 +132,10 @@ export async function serve(config: Config) {
     await app.listen({ port: config.port, host: config.host });
     // Every start, once it answers: the address is no secret, and a later start is where it was lost.
     process.stdout.write(`Dashboard: ${config.appUrl}/\n`);
+  } else {
+    // Watched like an API process: /livez, /readyz and /metrics on PORT (docs/operations.md).
+    probes = await buildProbeApp(container.logger as FastifyBaseLogger, probeServices(container), { trustProxy: config.trustProxy });
+    await probes.listen({ port: config.port, host: config.host });
   }
   if (config.roles.includes('worker') && !stopping) {
     workerStarting = container.queue.work(container.jobHandlers());

@@ -54,6 +54,8 @@ export type Database = {
    * called when it comes back after an outage. An embedded database is always up.
    */
   availability: Pick<Availability, 'up' | 'reason' | 'onAvailable'>;
+  /** PostgreSQL only: the pool's connections (open, idle), queries waiting for one, and its size limit. */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
   /** PGlite only: the data directory as a tarball (used to copy a migrated database). */
   dumpDataDir?(): Promise<Blob>;
@@ -84,7 +86,8 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
   // A query waits a few seconds at most for a connection, then fails (a 503 to a request): an
   // unreachable server must not hold requests, and pg-pool's end() never settles the requests still
   // queued for a connection. Keep-alive finds a peer that vanished without a word.
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, connectionTimeoutMillis: waitMs, keepAlive: true });
+  const poolSize = options.poolSize ?? 10;
+  const pool = new pg.Pool({ connectionString: options.url, max: poolSize, connectionTimeoutMillis: waitMs, keepAlive: true });
   const availability = createAvailability({
     probe: async () => {
       // A connection of its own: the pool's may all be taken, or refusing while down.
@@ -173,6 +176,7 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
       await pool.query('select 1');
     },
     availability,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize }),
     // Listening connections stop with the database, or their reconnecting would keep the process up.
     close: async () => {
       availability.stop();

@@ -5,10 +5,31 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from './client.ts';
+import { queryRows, type Database, type Executor } from './client.ts';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 export const MIGRATION_LOCK_KEY = 7_240_001;
+/**
+ * Held (transaction-scoped) only while migrations are being applied, not for the rest of the
+ * start-up that MIGRATION_LOCK_KEY also serializes: what readiness (GET /readyz) looks for in
+ * pg_locks, so every serving process reports not ready while the schema changes under it.
+ */
+export const MIGRATIONS_APPLYING_KEY = 7_240_020;
+
+/** Marks the transaction as applying migrations until it ends (see MIGRATIONS_APPLYING_KEY). */
+export async function markMigrationsApplying(tx: Executor): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATIONS_APPLYING_KEY})`);
+}
+
+/** Whether any session is applying migrations now (holds MIGRATIONS_APPLYING_KEY). */
+export async function migrationsApplying(executor: Executor): Promise<boolean> {
+  // A bigint advisory key shows in pg_locks as its high and low halves (classid, objid), objsubid 1.
+  const [row] = await queryRows<{ applying: boolean }>(
+    executor,
+    sql`select exists(select 1 from pg_locks where locktype = 'advisory' and classid = 0 and objid = ${MIGRATIONS_APPLYING_KEY} and objsubid = 1 and granted) as applying`,
+  );
+  return row?.applying === true;
+}
 
 type Journal = { entries: Array<{ idx: number; tag: string }> };
 
@@ -27,6 +48,7 @@ export async function migrate(database: Database): Promise<MigrationResult> {
     const done = await queryRows<{ tag: string; checksum: string }>(tx, sql`select tag, checksum from parley_migrations`);
     const applied = new Map(done.map((r) => [r.tag, r.checksum]));
     const result: string[] = [];
+    if (entries.some((entry) => !applied.has(entry.tag))) await markMigrationsApplying(tx);
     for (const entry of entries) {
       const text = readFileSync(new URL(`${entry.tag}.sql`, MIGRATIONS_DIR), 'utf8');
       const checksum = createHash('sha256').update(text).digest('hex');

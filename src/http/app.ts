@@ -17,7 +17,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, templateDeps, webhookDeps, type Container } from '../container.ts';
+import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, probeServices, templateDeps, webhookDeps, type Container } from '../container.ts';
 import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { createEventHub } from '../domain/events/stream.ts';
@@ -29,6 +29,7 @@ import { registerDashboard } from './dashboard.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
+import { registerProbeRoutes } from './probes.ts';
 import { loginThrottleOf, registerAuthRoutes } from './v1/auth.ts';
 import { registerApiKeyRoutes } from './v1/api-keys.ts';
 import { registerChannelRoutes } from './v1/channels.ts';
@@ -149,6 +150,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         public: Boolean(route.config && 'auth' in route.config && route.config.auth && 'public' in route.config.auth),
       });
     }
+  });
+  // Every answer, by route pattern (never the raw URL: one series per route, not per id) and status.
+  const { metrics } = container;
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.method, request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
@@ -275,6 +282,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
 
   await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });
+  await registerProbeRoutes(app, probeServices(container));
   await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
   const oauthFlows = { db: container.database.db, clock: container.clock };
   await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });

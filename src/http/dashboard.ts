@@ -17,7 +17,7 @@ export async function registerDashboard(app: App, options: DashboardOptions) {
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${PREFIX}/`));
   if (!existsSync(DASHBOARD_DIR)) {
     app.get(`${PREFIX}/*`, { schema: { hide: true } }, async (_request, reply) =>
-      reply.code(503).type('text/plain').send('The dashboard is not built: run `npm run build:dashboard` (npm start does it).'),
+      reply.code(503).type('text/plain').send('The dashboard is not built: run `npm run build:dashboard` (npm ci and npm install do it).'),
     );
     return;
   }

@@ -43,7 +43,16 @@ export type DispatchDeps = {
   lookupSettleSeconds: number;
   /** The sandbox's own records, for channels bound to it (it can always be asked); undefined when it is off. */
   sandboxSends?: SendFinder;
+  /** Told of every provider send call (the metrics); optional. */
+  recorder?: SendRecorder;
 };
+
+/**
+ * What became of a provider send call: sent; retry (a transient refusal, tried again); failed (a
+ * final refusal); unknown (no answer came: settled before any new attempt).
+ */
+export type SendOutcome = 'sent' | 'retry' | 'failed' | 'unknown';
+export type SendRecorder = { send(platform: string, outcome: SendOutcome, seconds: number): void };
 
 /** Provider retries before a transient failure becomes final. */
 export const MAX_SEND_ATTEMPTS = 8;
@@ -119,13 +128,18 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
     .returning({ id: messages.id });
   if (marked.length === 0) return null;
 
+  const started = performance.now();
   const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
+  const seconds = (performance.now() - started) / 1000;
   const current = (await loadRow(deps.db, row.id))!;
   if (result.ok) {
     await markSent(deps, current, result.value.providerMessageId);
+    deps.recorder?.send(platform, 'sent', seconds);
     return null;
   }
-  return handleFailure(deps, current, channel, adapter, result.error);
+  const due = await handleFailure(deps, current, channel, adapter, result.error);
+  deps.recorder?.send(platform, LOST_ANSWER.has(result.error.code) ? 'unknown' : due === null ? 'failed' : 'retry', seconds);
+  return due;
 }
 
 /** Provider faults after which the provider may or may not have the send (bytes went out, no answer came). */

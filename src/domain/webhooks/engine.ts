@@ -36,7 +36,12 @@ export type WebhookEngine = {
   inFlight(): number;
 };
 
-export type WebhookEngineDeps = WebhookDeps & { logger: Logger };
+/** What became of a delivery after an attempt: succeeded, retry (another attempt is scheduled), failed (final), skipped (none was made). */
+export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped';
+export type AttemptRecorder = { attempt(endpointId: string, outcome: DeliveryOutcome, seconds: number | null): void };
+
+/** `recorder`: told of every attempt's outcome (the metrics); optional. */
+export type WebhookEngineDeps = WebhookDeps & { logger: Logger; recorder?: AttemptRecorder };
 
 /** Deliveries claimed per query at most. */
 const CLAIM_BATCH = 200;
@@ -349,6 +354,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
         scheduleDue(next);
       }
     }
+    deps.recorder?.attempt(row.endpoint_id, !outcome ? 'skipped' : status === 'pending' ? 'retry' : status, outcome ? outcome.durationMs / 1000 : null);
     outcomes.push({
       delivery_id: row.id,
       attempt_id: uuidv7(),
