@@ -50,6 +50,9 @@ import { uuidv7 } from './lib/ids.ts';
 import type { Platform } from './providers/provider.ts';
 import { createEmbeddedEngine, type EmbeddedEngine } from './providers/gateway/embedded/engine.ts';
 import type { SocketFactory } from './providers/gateway/embedded/socket.ts';
+import type { CounterStore } from './lib/counters.ts';
+import { createDatabaseCounterStore } from './db/counters.ts';
+import { createRedisCounterStore } from './lib/redis-counters.ts';
 
 export type Container = {
   config: Config;
@@ -89,6 +92,8 @@ export type Container = {
   embedded: EmbeddedEngine;
   /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
+  /** Where the rate limits count (Redis when REDIS_URL is set, else the database): shared by every process. */
+  counters: CounterStore;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
 };
@@ -154,6 +159,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       bearer.forget();
       oauthClients.forget();
     });
+    const counters = config.redis
+      ? await createRedisCounterStore({ ...config.redis, logger })
+      : createDatabaseCounterStore(database, { onPurgeError: (err) => logger.warn({ err }, 'could not delete ended rate-limit windows') });
     const container: Container = {
       config,
       logger,
@@ -171,6 +179,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       processId,
       embedded,
       mailer: createMailer(config.mail),
+      counters,
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
@@ -200,6 +209,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       async close() {
         // The queue with its loops (container.queue): the dispatcher, the webhook engine and the sessions stop with it.
         await container.queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        await counters.close();
         await database.close();
       },
     };
