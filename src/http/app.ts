@@ -207,6 +207,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       request.actor = await authenticate(request, requirement, authDeps);
     } catch (err) {
       if (err instanceof DomainError && err.code === 'unauthenticated') await authFailures?.recordFailure(request.ip);
+      // A credential refused for this route (permission, organization) still counts against its limit, and over it the answer is 429.
+      else if (request.actor) await requestLimits.check(request, reply);
       throw err;
     }
     await requestLimits.check(request, reply);
