@@ -5,6 +5,10 @@
  * counts; windows end when the injected clock moves; a store that cannot count lets requests through.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
@@ -17,7 +21,9 @@ import { randomToken } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createRedisCounterStore } from '../../src/lib/redis-counters.ts';
 import type { CounterStore } from '../../src/lib/counters.ts';
-import { createKeyWith, freePort, loginCookie, movableClock, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import { createKeyWith, createTestDatabaseUrl, freePort, loginCookie, movableClock, request, startTestServer, usingPostgres, type ApiResponse, type TestServer } from '../harness.ts';
+import { startTcpProxy, throughProxy } from '../process/tcp-proxy.ts';
+import { loadConfig } from '../../src/config.ts';
 import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 import { eventually } from '../eventually.ts';
 
@@ -299,6 +305,60 @@ describe('a store that cannot count', () => {
       await server.close();
     }
   });
+});
+
+test('an unreachable database: the limits let requests through, so a route needing no database still answers and the others answer 503, never 500', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+  const fresh = await createTestDatabaseUrl();
+  const target = new URL(fresh.url);
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const port = await freePort();
+  const apiKey = `prl_test_${randomToken(24)}`;
+  const config = loadConfig({
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: throughProxy(fresh.url, proxy),
+    DATABASE_TIMEOUT_MS: '1000',
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'parley-test-')),
+    BOOTSTRAP_API_KEY: apiKey,
+    RATE_LIMIT_PER_MINUTE: '100',
+    LOG_LEVEL: 'info',
+  });
+  const container = await buildContainer(config, { logger: createLogger({ level: 'info', destination }) });
+  const app = await buildApp(container);
+  await app.listen({ port, host: '127.0.0.1' });
+  const server = { baseUrl: config.baseUrl };
+  try {
+    const before = await request(server, 'GET', '/v1/channels', { key: apiKey });
+    assert.equal(before.status, 200, before.text);
+    assert.equal(before.headers.get('ratelimit-remaining'), '99');
+    proxy.cut();
+    const discovery = await request(server, 'GET', '/.well-known/oauth-authorization-server');
+    assert.equal(discovery.status, 200, 'a public route that needs no database still answers');
+    assert.equal(discovery.headers.get('ratelimit-limit'), null, 'uncounted');
+    // The key is cached in the process: the request gets past authentication, then needs the database.
+    const during = await request(server, 'GET', '/v1/channels', { key: apiKey });
+    assert.equal(during.status, 503, during.text);
+    assert.ok(Number(during.headers.get('retry-after')) >= 1);
+    assert.ok(logs.some((l) => l.includes('rate-limit counters cannot be reached')));
+    proxy.restore();
+    await eventually('the limits counting again', async () => {
+      const res = await request(server, 'GET', '/v1/channels', { key: apiKey });
+      return res.status === 200 && res.headers.get('ratelimit-limit') === '100' ? true : undefined;
+    }, { timeoutMs: 15_000, everyMs: 100 });
+  } finally {
+    await app.close();
+    await container.close();
+    await proxy.close();
+    await fresh.drop();
+    rmSync(config.dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('the counter stores', () => {
