@@ -70,7 +70,17 @@ const envSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number({ error: 'expects a number of hours' }).int().min(1).max(24 * 365).default(24 * 14),
   BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(6000),
-  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(20),
+  // Unset, each limit below defaults to its documented value, or to 0 (off) when RATE_LIMIT_PER_MINUTE is 0.
+  RATE_LIMIT_API_KEY_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
+  RATE_LIMIT_OAUTH_CLIENT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
+  RATE_LIMIT_USER_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
+  RATE_LIMIT_ADDRESS_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
+  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
+  REDIS_URL: z
+    .string()
+    .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), { error: 'expects a redis:// or rediss:// URL' })
+    .optional(),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, { error: 'expects 1 to 64 of A-Za-z0-9:._-' }).default('parley:'),
   LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(1000).default(5),
   LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(100_000).default(30),
   LOGIN_THROTTLE_MAX_DELAY: duration.prefault('15m'),
@@ -159,8 +169,14 @@ export type Config = {
   encryptionKey: string | undefined;
   sessionTtlHours: number;
   bodyLimitBytes: number;
+  /** RATE_LIMIT_PER_MINUTE as given: the default of the per-credential limits (0 turns off every request limit not set on its own). */
   rateLimitPerMinute: number;
+  /** Requests a minute per address on the routes that take a password from anyone (login, sign-up, resets); 0: off. */
   loginRateLimitPerMinute: number;
+  /** Requests a minute per bucket, counted in the shared store (0: that limit is off). */
+  rateLimits: { apiKeyPerMinute: number; oauthClientPerMinute: number; userPerMinute: number; addressPerMinute: number };
+  /** Where the request limits are counted: Redis when set, else the database. */
+  redis: { url: string; keyPrefix: string } | undefined;
   /** Failed-login throttles in the database: attempts before delays start, and the longest delay. */
   loginThrottle: { accountFreeAttempts: number; addressFreeAttempts: number; maxDelayMs: number };
   /** Requests with a missing or bad credential allowed per address and minute before 429 (0: no limit). */
@@ -249,7 +265,7 @@ const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY$/;
 /** The value as a problem line may show it: secrets hidden, a database URL without its credentials. */
 function shownValue(name: string, value: string | undefined): string {
   if (SECRET_NAME.test(name)) return 'value hidden';
-  const text = name === 'DATABASE_URL' || name === 'SMTP_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
+  const text = name === 'DATABASE_URL' || name === 'SMTP_URL' || name === 'REDIS_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
   return `got ${JSON.stringify(text)}`;
 }
 
@@ -262,6 +278,10 @@ export function loadConfigOrFail(fail: (message: string) => never, env: Record<s
     throw err;
   }
 }
+
+/** Unauthenticated requests a minute per address (public routes), and password-taking requests a minute per address. */
+const DEFAULT_ADDRESS_RATE_LIMIT = 600;
+const DEFAULT_LOGIN_RATE_LIMIT = 20;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -317,7 +337,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlHours: e.SESSION_TTL_HOURS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE ?? (e.RATE_LIMIT_PER_MINUTE > 0 ? DEFAULT_LOGIN_RATE_LIMIT : 0),
+    rateLimits: {
+      apiKeyPerMinute: e.RATE_LIMIT_API_KEY_PER_MINUTE ?? e.RATE_LIMIT_PER_MINUTE,
+      oauthClientPerMinute: e.RATE_LIMIT_OAUTH_CLIENT_PER_MINUTE ?? e.RATE_LIMIT_PER_MINUTE,
+      userPerMinute: e.RATE_LIMIT_USER_PER_MINUTE ?? e.RATE_LIMIT_PER_MINUTE,
+      addressPerMinute: e.RATE_LIMIT_ADDRESS_PER_MINUTE ?? (e.RATE_LIMIT_PER_MINUTE > 0 ? DEFAULT_ADDRESS_RATE_LIMIT : 0),
+    },
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, keyPrefix: e.REDIS_KEY_PREFIX } : undefined,
     loginThrottle: {
       accountFreeAttempts: e.LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS,
       addressFreeAttempts: e.LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS,

@@ -54,6 +54,9 @@ import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { readSnapshot } from './metrics/snapshot.ts';
 import { checkReadiness } from './db/readiness.ts';
 import type { ProbeServices } from './http/probes.ts';
+import type { CounterStore } from './lib/counters.ts';
+import { createDatabaseCounterStore } from './db/counters.ts';
+import { createRedisCounterStore } from './lib/redis-counters.ts';
 
 export type Container = {
   config: Config;
@@ -93,6 +96,8 @@ export type Container = {
   embedded: EmbeddedEngine;
   /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
+  /** Where the rate limits count (Redis when REDIS_URL is set, else the database): shared by every process. */
+  counters: CounterStore;
   jobHandlers(): JobHandlers;
   /** This process's Prometheus metrics (GET /metrics). */
   metrics: Metrics;
@@ -165,6 +170,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       bearer.forget();
       oauthClients.forget();
     });
+    const counters = config.redis
+      ? await createRedisCounterStore({ ...config.redis, logger })
+      : createDatabaseCounterStore(database, { onPurgeError: (err) => logger.warn({ err }, 'could not delete ended rate-limit windows') });
     const container: Container = {
       config,
       logger,
@@ -182,6 +190,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       processId,
       embedded,
       mailer: createMailer(config.mail),
+      counters,
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
@@ -212,6 +221,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       async close() {
         // The queue with its loops (container.queue): the dispatcher, the webhook engine and the sessions stop with it.
         await container.queue.stop({ graceful: true, timeoutMs: config.shutdownTimeoutMs });
+        await counters.close();
         await database.close();
       },
     };

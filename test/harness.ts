@@ -249,6 +249,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.close();
       // Graceful: a handler still running when the database goes away would wait on it forever.
       await container.queue.stop({ graceful: true, timeoutMs: 5000 });
+      await container.counters.close();
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
       // The log audit: every test file's server logs are searched for what its tests sent and got. It

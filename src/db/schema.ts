@@ -129,6 +129,22 @@ export const throttles = pgTable(
 );
 
 /**
+ * Request counters of the rate limits (http/rate-limit.ts), one row per bucket such as
+ * `key:<api key id>`: the hits of its current window, which starts at the bucket's first hit after
+ * the last window ended. Shared by every process; rows of long-ended windows are deleted as the
+ * counting goes (db/counters.ts).
+ */
+export const rateLimitCounters = pgTable(
+  'rate_limit_counters',
+  {
+    bucket: text('bucket').primaryKey(),
+    windowStart: at('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [index('rate_limit_counters_window_idx').on(t.windowStart)],
+);
+
+/**
  * An invitation to join an organization with a role: a one-time link (only the token's hash is
  * stored) that expires; accepted once, or revoked by an owner or admin.
  */

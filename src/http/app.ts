@@ -8,7 +8,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import securityHeaders from 'helmet';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import {
   jsonSchemaTransform,
@@ -24,6 +23,8 @@ import { createEventHub } from '../domain/events/stream.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
 import { createAuthFailureLimiter } from './auth/failure-limit.ts';
+import { createRequestLimiter, type RouteRateLimit } from './rate-limit.ts';
+import { failOpen } from '../lib/counters.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
@@ -62,6 +63,8 @@ declare module 'fastify' {
     auth?: AuthRequirement;
     /** Defaults to 'problem'. */
     errorShape?: ErrorShape;
+    /** A per-address limit of the route's own, or false: no request limit (http/rate-limit.ts). */
+    rateLimit?: RouteRateLimit;
   }
   interface FastifyRequest {
     actor: Actor | undefined;
@@ -191,24 +194,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     securityHeaders.contentSecurityPolicy({ directives: { ...helmetOptions.contentSecurityPolicy.directives, imgSrc: mediaSources, mediaSrc: mediaSources } }),
     'content-security-policy',
   );
-  if (config.rateLimitPerMinute > 0) {
-    await app.register(rateLimit, {
-      max: config.rateLimitPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => {
-        const key = request.headers['x-api-key'] ?? request.headers.authorization ?? request.cookies?.parley_session;
-        return typeof key === 'string' ? `cred:${key.slice(-16)}` : `ip:${request.ip}`;
-      },
-      errorResponseBuilder: (_request, context) => {
-        const err = new DomainError('rate_limited', `rate limit of ${context.max} requests a minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
-        return Object.assign(err, { statusCode: 429 });
-      },
-    });
-  }
-
   const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
   const authDeps = { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys, trustedOrigins, bearer: options.bearer ?? container.bearer.authenticate };
-  const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock }) : undefined;
+  // Both count in the shared store (Redis or the database) and let requests through while it cannot count.
+  const count = failOpen(container.counters, container.logger);
+  const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock, count }) : undefined;
+  const requestLimits = createRequestLimiter({ count, clock: container.clock }, config.rateLimits);
   app.addHook('onRequest', async (request, reply) => {
     // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
     if (request.is404) return;
@@ -222,9 +213,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     try {
       request.actor = await authenticate(request, requirement, authDeps);
     } catch (err) {
-      if (err instanceof DomainError && err.code === 'unauthenticated') authFailures?.recordFailure(request.ip);
+      if (err instanceof DomainError && err.code === 'unauthenticated') await authFailures?.recordFailure(request.ip);
+      // A credential refused for this route (permission, organization) still counts against its limit, and over it the answer is 429.
+      else if (request.actor) await requestLimits.check(request, reply);
       throw err;
     }
+    await requestLimits.check(request, reply);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -233,14 +227,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     // The contacts routes' code shape is for their own errors: credential and permission failures stay problems, as on every route.
     const authFailure = domain?.code === 'unauthenticated' || domain?.code === 'forbidden';
     const shape = configured === 'code' && authFailure ? 'problem' : configured;
-    if (domain) {
-      if (domain.code === 'rate_limited') {
-        // A throttle that refused the request has set its own Retry-After; the API limit's reset is another clock.
-        const reset = reply.getHeader('x-ratelimit-reset');
-        if (reset !== undefined && !reply.hasHeader('retry-after')) void reply.header('retry-after', String(reset));
-      }
-      return sendError(reply, request, domain, shape);
-    }
+    if (domain) return sendError(reply, request, domain, shape);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, request, internalError(request), shape);
   });
@@ -264,7 +251,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         description:
           'Business messaging and CRM. Authenticate with `X-Api-Key`, an OAuth access token (`Authorization: Bearer`), or the dashboard session cookie. ' +
           'Lists return `{data: [...], meta: {next_cursor}}`; pass `cursor` (and `limit`, default 50, maximum 200) to page. ' +
-          'Errors are RFC 9457 problem bodies, except the contacts routes (`{error, code}`) and the OAuth token endpoints (`{error, error_description}`).',
+          'Errors are RFC 9457 problem bodies, except the contacts routes (`{error, code}`) and the OAuth token endpoints (`{error, error_description}`). ' +
+          'Requests are rate limited per API key, per OAuth client, per dashboard user, and per address without a credential: counted responses carry `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`; over a limit the answer is 429 with `Retry-After`.',
       },
       servers: [{ url: config.baseUrl }],
       components: {

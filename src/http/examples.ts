@@ -761,7 +761,11 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
     case 422:
       return entryFor(REFUSALS, context.operation);
     case 429:
-      return [{ summary: 'Rate limited', error: new DomainError('rate_limited', 'rate limit of 600 requests a minute exceeded; retry in 42 s'), retryAfter: 42 }];
+      return [
+        context.public
+          ? { summary: 'Rate limited', error: new DomainError('rate_limited', 'too many requests without a credential from this address: the limit is 600 a minute; retry in 42 s'), retryAfter: 42 }
+          : { summary: 'Rate limited', error: new DomainError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'), retryAfter: 42 },
+      ];
     case 503:
       return [{ summary: 'Database unavailable', error: new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After'), retryAfter: 5 }];
     default:

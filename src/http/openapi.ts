@@ -36,6 +36,14 @@ const TITLES: Record<number, string> = {
 
 const RETRY_AFTER = { type: 'string', description: 'Seconds to wait before retrying' };
 
+/** The request limits' fields (draft-ietf-httpapi-ratelimit-headers-06; http/rate-limit.ts), on every counted response. */
+const RATE_LIMIT_HEADERS = {
+  'ratelimit-limit': { description: 'Requests allowed in the window of the limit closest to being reached', schema: { type: 'string', example: '6000' } },
+  'ratelimit-remaining': { description: 'Requests left in that window', schema: { type: 'string', example: '0' } },
+  'ratelimit-reset': { description: 'Seconds until that window ends', schema: { type: 'string', example: '42' } },
+  'ratelimit-policy': { description: 'The limit and its window in seconds', schema: { type: 'string', example: '6000;w=60' } },
+};
+
 const SHAPES: Record<string, ErrorShape> = { Problem: 'problem', CodeError: 'code', OAuthError: 'oauth' };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -81,7 +89,7 @@ function errorResponse(status: number, shape: ErrorShape, context: ErrorContext,
         examples: examplesOf(examples.map((e) => ({ summary: e.summary, value: presentError(e.error, bodyShape, EXAMPLE_REQUEST_ID).body }))),
       },
     },
-    ...(status === 429 || status === 503 ? { headers: { 'retry-after': { ...RETRY_AFTER, example: String(retryAfter ?? 5) } } } : {}),
+    ...(status === 429 || status === 503 ? { headers: { 'retry-after': { ...RETRY_AFTER, example: String(retryAfter ?? 5) }, ...(status === 429 ? RATE_LIMIT_HEADERS : {}) } } : {}),
   };
 }
 

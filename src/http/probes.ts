@@ -28,7 +28,7 @@ const READINESS_RETRY_AFTER_SECONDS = 5;
 
 export async function registerProbeRoutes(app: FastifyInstance, services: ProbeServices) {
   // Probes are called every few seconds by orchestrators: never a log line at info, never rate limited.
-  const options = { logLevel: 'warn' as const, config: { auth: { public: true }, rateLimit: false }, schema: { hide: true } };
+  const options = { logLevel: 'warn' as const, config: { auth: { public: true }, rateLimit: false as const }, schema: { hide: true } };
   const refuse = metricsRefusal(services.access);
 
   app.get('/livez', options, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'alive' }));

@@ -98,6 +98,9 @@ test('every operation documents the errors any route can answer, in the media ty
     }
   }
   assert.ok(doc.paths['/v1/messages'].post.responses['429'].headers['retry-after'], '429 tells about Retry-After');
+  for (const field of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy']) {
+    assert.ok(doc.paths['/v1/messages'].post.responses['429'].headers[field]?.schema, `429 tells about ${field}`);
+  }
 });
 
 test('the error answers are what the document says, checked by an OpenAPI response validator', async () => {

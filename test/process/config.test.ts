@@ -135,3 +135,24 @@ test('loadConfig: every bad variable is named at once, each with what it expects
     assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith(`${name}: expects `), `${name}=${value}`);
   }
 });
+
+test('loadConfig: the request limits default from RATE_LIMIT_PER_MINUTE (0 turns off each one not set on its own); REDIS_URL picks Redis', () => {
+  const defaults = loadConfig({});
+  assert.deepEqual(defaults.rateLimits, { apiKeyPerMinute: 6000, oauthClientPerMinute: 6000, userPerMinute: 6000, addressPerMinute: 600 });
+  assert.equal(defaults.loginRateLimitPerMinute, 20);
+  assert.equal(defaults.redis, undefined);
+  const scaled = loadConfig({ RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_OAUTH_CLIENT_PER_MINUTE: '7' });
+  assert.deepEqual(scaled.rateLimits, { apiKeyPerMinute: 100, oauthClientPerMinute: 7, userPerMinute: 100, addressPerMinute: 600 });
+  const off = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ADDRESS_PER_MINUTE: '50' });
+  assert.deepEqual(off.rateLimits, { apiKeyPerMinute: 0, oauthClientPerMinute: 0, userPerMinute: 0, addressPerMinute: 50 });
+  assert.equal(off.loginRateLimitPerMinute, 0);
+  assert.equal(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', LOGIN_RATE_LIMIT_PER_MINUTE: '5' }).loginRateLimitPerMinute, 5);
+  assert.deepEqual(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redis, { url: 'redis://127.0.0.1:6379/2', keyPrefix: 'parley:' });
+  assert.throws(
+    () => loadConfig({ REDIS_URL: 'http://user:hunter2@127.0.0.1:6379', RATE_LIMIT_API_KEY_PER_MINUTE: '-1' }),
+    (err: Error & { problems?: string[] }) =>
+      err.problems?.length === 2 &&
+      err.problems.some((p) => p.startsWith('REDIS_URL: expects a redis:// or rediss:// URL') && !p.includes('hunter2')) &&
+      err.problems.some((p) => p.startsWith('RATE_LIMIT_API_KEY_PER_MINUTE:')),
+  );
+});

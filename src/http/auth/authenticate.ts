@@ -72,6 +72,8 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
   const requestedOrg = requestedOrganization(request, 'organizationQuery' in requirement ? requirement.organizationQuery : undefined);
   const pathOrg = 'organizationParam' in requirement && requirement.organizationParam !== undefined ? organizationInPath(request, requirement.organizationParam, requestedOrg) : undefined;
   const actor = await resolveActor(request, { header: requestedOrg, path: pathOrg?.id }, deps);
+  // Known to the hooks even when the checks below refuse it: a refused request still counts against its credential's rate limit.
+  request.actor = actor;
   if ('optional' in requirement) return actor;
   if (!actor) throw unauthenticated();
   // Another organization's id in the path (or one that cannot be an id) answers exactly as an unknown one.

@@ -9,6 +9,7 @@ import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.
 import { actorOf, type App } from '../app.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import type { RouteRateLimit } from '../rate-limit.ts';
 
 export const UserSessionRecordSchema = z
   .object({
@@ -132,10 +133,8 @@ export function throttledLogin(reply: FastifyReply, result: LoginThrottled, what
 }
 
 /** The per-address request limit of the login route, for every route that takes a password from anyone. */
-export function loginRateLimit(config: Pick<Config, 'loginRateLimitPerMinute'>, name: string) {
-  return config.loginRateLimitPerMinute > 0
-    ? { rateLimit: { max: config.loginRateLimitPerMinute, timeWindow: 60_000, keyGenerator: (r: { ip: string }) => `${name}:${r.ip}` } }
-    : {};
+export function loginRateLimit(config: Pick<Config, 'loginRateLimitPerMinute'>, name: string): { rateLimit?: RouteRateLimit } {
+  return config.loginRateLimitPerMinute > 0 ? { rateLimit: { name, perMinute: config.loginRateLimitPerMinute } } : {};
 }
 
 export async function registerAuthRoutes(app: App, services: AuthServices) {
