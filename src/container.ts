@@ -43,6 +43,11 @@ import { webhooksCleanupHandler } from './jobs/handlers/webhooks-cleanup.ts';
 import { API_KEYS_CHANGED, createApiKeyAuthenticator, type ApiKeyAuthenticator } from './domain/api-keys/api-keys.ts';
 import { createClientCache, type ClientCache } from './domain/oauth/client-cache.ts';
 import { createBearerAuthenticator, OAUTH_ACCESS_CHANGED, type BearerAuthenticatorService } from './domain/oauth/bearer.ts';
+import { messageMediaHandler } from './jobs/handlers/message-media.ts';
+import type { MediaStoreDeps } from './domain/messages/inbound-media.ts';
+import { createFsMediaStore } from './storage/fs-store.ts';
+import type { MediaStore } from './storage/media-store.ts';
+import { createS3MediaStore } from './storage/s3-store.ts';
 
 export type Container = {
   config: Config;
@@ -78,11 +83,13 @@ export type Container = {
   bootstrapResult: BootstrapResult;
   /** Outgoing mail (invitation and reset links); undefined when SMTP_URL is not set. */
   mailer: Mailer | undefined;
+  /** Where inbound media is kept once downloaded (MEDIA_STORE: the filesystem or an S3-compatible bucket). */
+  mediaStore: MediaStore;
   jobHandlers(): JobHandlers;
   close(): Promise<void>;
 };
 
-export type ContainerOverrides = { logger?: Logger; clock?: Clock; database?: Database };
+export type ContainerOverrides = { logger?: Logger; clock?: Clock; database?: Database; mediaStore?: MediaStore };
 
 export async function buildContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
@@ -106,6 +113,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
+    const mediaStore = overrides.mediaStore ?? createMediaStore(config);
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
     const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
@@ -131,6 +139,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       oauthClients,
       crm,
       mailer: createMailer(config.mail),
+      mediaStore,
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
@@ -151,9 +160,10 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           clock,
           logger,
           inbound: (platform) => providers.get(platform).inbound,
-          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact }),
+          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact, media: { queue: container.queue } }),
           changeNumber: changeContactNumber,
         }),
+        'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ db: database.db, clock, sealer, providers, logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
@@ -183,6 +193,33 @@ export function openConfiguredDatabase(config: Config, logger: Logger): Promise<
         onUp: (downForMs) => logger.warn({ down_for_ms: downForMs }, 'database reachable again; resuming'),
       })
     : openDatabase({ kind: 'pglite', dataDir: path.join(config.dataDir, 'db') });
+}
+
+/** The media store the config names (docs/media.md). */
+export function createMediaStore(config: Config): MediaStore {
+  const media = config.media;
+  if (media.store === 'fs') return createFsMediaStore(media.dir);
+  return createS3MediaStore({
+    bucket: media.bucket,
+    region: media.region,
+    endpoint: media.endpoint,
+    accessKeyId: media.accessKeyId,
+    secretAccessKey: media.secretAccessKey,
+    forcePathStyle: media.forcePathStyle,
+    prefix: media.prefix,
+  });
+}
+
+/** What the inbound media download needs, from the container. */
+export function mediaDeps(container: Container): MediaStoreDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    sealer: container.sealer,
+    providers: container.providers,
+    store: container.mediaStore,
+    logger: container.logger,
+  };
 }
 
 /** The key that seals stored credentials: made once and kept under DATA_DIR (mode 0600). */

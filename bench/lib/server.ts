@@ -165,6 +165,7 @@ async function start(worker: boolean) {
           status: 'queued' as const,
           provider_message_id: null,
           error: null,
+          media: null,
           created_at: now,
           updated_at: now,
         },

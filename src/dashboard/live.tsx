@@ -19,6 +19,7 @@ const STALE_KEYS: Partial<Record<EventType, string[]>> = {
   'message.new': ['conversations', 'messages', 'contacts'],
   'message.sent': ['conversations', 'messages'],
   'message.status_update': ['conversations', 'messages'],
+  'message.media_updated': ['messages'],
   'conversation.updated': ['conversations'],
   'contact.updated': ['contacts', 'conversations'],
   'template.status_update': ['templates'],

@@ -20,6 +20,15 @@ export type EventBodies = {
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
   'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
+  /** An inbound message's media was downloaded and stored, or failed to be (media_status, and error_code when failed). */
+  'message.media_updated': {
+    message_id: string;
+    conversation_id: string;
+    channel_id: string;
+    media_status: 'stored' | 'failed';
+    error_code: string | null;
+    organization_id: string;
+  };
   'conversation.updated': {
     conversation_id: string;
     status: string;
@@ -57,6 +66,7 @@ export const EVENT_TYPES = [
   'message.new',
   'message.sent',
   'message.status_update',
+  'message.media_updated',
   'conversation.updated',
   'contact.updated',
   'template.status_update',

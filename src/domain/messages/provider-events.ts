@@ -1,7 +1,7 @@
 /**
  * What provider webhooks do to messages: status callbacks move outbound messages forward, inbound
  * messages are stored (once), attach to their contact and conversation, open the window and record
- * message.new.
+ * message.new; the media they carry is recorded pending with its download job (inbound-media.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
@@ -13,6 +13,7 @@ import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound } from './conversations.ts';
+import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
 
 /** A status for a message not (yet) known: the send may not have committed; the caller retries. */
@@ -29,8 +30,14 @@ export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'mes
 /** Applies one message event of a channel, in the caller's transaction, at `at` (now). */
 export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date) => Promise<void>;
 
+export type MessageApplierDeps = {
+  resolveContact: InboundContactResolver;
+  /** Where an inbound message's media download is enqueued (inbound-media.ts). */
+  media: MediaRecordDeps;
+};
+
 /** The message applier; inbound senders become contacts through `resolveContact` (the CRM's rule). */
-export function createMessageApplier(deps: { resolveContact: InboundContactResolver }): MessageApplier {
+export function createMessageApplier(deps: MessageApplierDeps): MessageApplier {
   return async (tx, channel, event, at) => {
     switch (event.kind) {
       case 'message.status':
@@ -80,7 +87,7 @@ async function applyInbound(
   channel: ChannelRow,
   event: Extract<InboundEvent, { kind: 'message.inbound' }>,
   at: Date,
-  deps: { resolveContact: InboundContactResolver },
+  deps: MessageApplierDeps,
 ) {
   const [existing] = await tx
     .select({ id: messages.id })
@@ -115,6 +122,7 @@ async function applyInbound(
     .onConflictDoNothing()
     .returning({ id: messages.id });
   if (inserted.length === 0) return;
+  if (event.media) await recordInboundMedia(deps.media, tx, { id, organizationId: channel.organizationId }, event.media, at);
   await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'received', occurredAt: event.timestamp, createdAt: at });
   await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   await recordEvent(
