@@ -417,7 +417,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
             },
             content: { 'application/octet-stream': { schema: BinaryBody } },
           },
-          304: { description: 'Not modified: If-None-Match names the current ETag', type: 'null' },
+          304: z.null().describe('Not modified: If-None-Match names the current ETag (no body)'),
           ...errorResponses([401, 403, 404, 409, 416]),
         },
       },

@@ -3,6 +3,7 @@
  * content shapes, so sending passes them through with Parley's message id as the idempotency key.
  */
 import type { AdapterCalls, AdapterOptions, ChannelConnection } from '../provider.ts';
+import { downloadStream } from '../http.ts';
 import { createGatewayClient } from './client.ts';
 import { gatewayInbound } from './inbound.ts';
 
@@ -61,6 +62,27 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       const result = await client(connection).call<{ url: string; mime_type: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
       if (!result.ok) return result;
       return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type } };
+    },
+
+    /** The protocol's media call for its URL, then that URL (with the API key only when it is the gateway's own). */
+    async downloadMedia(connection, source) {
+      const mediaId = typeof source.media_id === 'string' ? source.media_id : undefined;
+      if (!mediaId) return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
+      const found = await client(connection).call<{ url?: string; mime_type?: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
+      if (!found.ok) return found;
+      if (typeof found.value.url !== 'string') return { ok: false, error: { code: 'bad_response', title: 'the gateway answered without a media URL', retryable: false } };
+      const settings = connection.settings as unknown as GatewaySettings;
+      let url: URL;
+      try {
+        url = new URL(found.value.url, settings.gateway_base);
+      } catch {
+        return { ok: false, error: { code: 'bad_response', title: 'the gateway answered with a media URL that does not parse', retryable: false } };
+      }
+      const own = new URL(settings.gateway_base).origin;
+      const bearer = { authorization: `Bearer ${connection.credentials.api_key ?? ''}` };
+      const download = await downloadStream({ url: url.href, headersFor: (u) => (u.origin === own ? bearer : {}), timeoutMs: options.timeoutMs ?? 15_000, policy: options.targets });
+      if (!download.ok) return download;
+      return { ok: true, value: { ...download.value, mimeType: download.value.mimeType ?? found.value.mime_type } };
     },
 
     async lookupProfile(connection, phone) {

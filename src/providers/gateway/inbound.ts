@@ -15,6 +15,9 @@ export function verifyGatewaySignature(rawBody: Buffer, header: string | undefin
 
 type Json = Record<string, any>;
 
+/** Message types whose content names a media the gateway holds (docs/gateway-protocol.md). */
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+
 export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
   const b = body as Json;
   const ref = String(b?.session ?? '');
@@ -47,7 +50,17 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         },
       ];
     }
-    case 'message':
+    case 'message': {
+      const content = (p.content ?? {}) as Json;
+      const type = String(p.type ?? 'text');
+      const media =
+        MEDIA_TYPES.has(type) && typeof content.media_id === 'string' && content.media_id !== ''
+          ? {
+              source: { media_id: content.media_id },
+              ...(typeof content.mime_type === 'string' ? { mimeType: content.mime_type } : {}),
+              ...(typeof content.file_name === 'string' ? { fileName: content.file_name } : {}),
+            }
+          : undefined;
       return [
         {
           kind: 'message.inbound',
@@ -57,11 +70,13 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           profileName: p.from_name ? String(p.from_name) : undefined,
           identities: [{ type: 'chatapp_id', value: String(p.from ?? '').replace(/^\+/, '') }],
           timestamp,
-          type: String(p.type ?? 'text'),
-          content: (p.content ?? {}) as Json,
+          type,
+          content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
+          ...(media ? { media } : {}),
         },
       ];
+    }
     default:
       return [];
   }
