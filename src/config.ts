@@ -128,7 +128,7 @@ const envSchema = z.object({
     .transform((v) => (v === undefined ? undefined : ['true', '1', 'yes', 'on'].includes(v))),
   S3_PREFIX: z
     .string()
-    .regex(/^([A-Za-z0-9._-]{1,128}\/){1,4}$/, { error: 'expects path segments ending in /, such as parley/media/' })
+    .regex(/^((?!\.{1,2}\/)[A-Za-z0-9._-]{1,128}\/){1,4}$/, { error: 'expects path segments ending in /, such as parley/media/' })
     .optional(),
 });
 

@@ -89,7 +89,7 @@ export type MediaStoreDeps = {
 };
 
 /** The body passed the type's limit; thrown through the store's put, which then keeps nothing. */
-class MediaTooLargeError extends Error {
+export class MediaTooLargeError extends Error {
   readonly limit: number;
   constructor(limit: number, kind: string) {
     super(`${kind} media is larger than the limit of ${limit} bytes`);
@@ -139,7 +139,7 @@ export async function storeInboundMedia(deps: MediaStoreDeps, input: { messageId
   const key = mediaKey(message.organizationId, message.id);
   let outcome: { contentType: string; size: number; sha256: string };
   try {
-    outcome = await streamIntoStore(store, key, download.body, kind, limit);
+    outcome = await copyMediaIntoStore(store, key, download.body, kind, limit);
   } catch (err) {
     // Nothing half-stored: the store's put keeps nothing of a failed body; the delete covers a
     // store that could not tell (and an object a run before this one may have left).
@@ -215,7 +215,7 @@ async function closeBody(body: AsyncIterable<Uint8Array>): Promise<void> {
  * its limit), then streams everything into the store while counting and hashing; passing the limit
  * throws MediaTooLargeError out of the store's put (which keeps nothing).
  */
-async function streamIntoStore(
+export async function copyMediaIntoStore(
   store: MediaStore,
   key: string,
   source: AsyncIterable<Uint8Array>,
