@@ -378,7 +378,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
   app.get(
     '/v1/messages/:messageID/media',
     {
-      config: { auth: { permission: 'messages:read' } },
+      config: { auth: { permission: 'messages:read', organizationQuery: 'organization_id' } },
       schema: {
         tags: ['messages'],
         summary: "Download a message's media",
@@ -387,8 +387,12 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
           '`Content-Type` is the type sniffed from the bytes (`application/octet-stream` when they tell nothing), never the type the provider declared. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304). Documents, and anything a browser should not render, come as `Content-Disposition: attachment` with the sender\'s file name; pictures, audio and video `inline`.',
           'One byte range (`Range: bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) answers 206 with `Content-Range`; a range past the end answers 416 with `Content-Range: bytes */<size>`; several ranges are answered whole (200).',
           "404 for an unknown message, another organization's, or a message without media; 409 while the media is still `pending` or when it `failed` (`media_status`, and `media_error` with its code, e.g. `media_too_large`).",
+          'A dashboard session (cookie) may name its organization with `organization_id` (an `<img>` or `<video>` element cannot send X-Organization-Id); the same rules as the header apply.',
         ].join('\n\n'),
         params: z.object({ messageID: PathId }),
+        querystring: z.object({
+          organization_id: z.uuid().optional().meta({ description: 'The organization, for a session that cannot send X-Organization-Id (a media element)' }),
+        }),
         headers: z
           .object({
             range: z.string().max(200).optional().meta({ description: 'One byte range, e.g. bytes=0-1023' }),
