@@ -1,5 +1,5 @@
 /** The JSON-over-HTTP call both provider clients make: a timeout, the target policy, and typed faults. */
-import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../lib/safe-fetch.ts';
+import { createSafeFetcher, safeFetch, UnsafeTargetError, type TargetPolicy } from '../lib/safe-fetch.ts';
 import type { MediaDownload, ProviderError } from './provider.ts';
 
 /** `retryAfter`: the Retry-After header, where the answer has one. */
@@ -93,14 +93,18 @@ export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; 
   const headersTimer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), req.timeoutMs);
   overall.unref();
   headersTimer.unref();
+  // Connections of its own, closed when the download ends however it ends (a stopped download must
+  // leave no socket behind in a shared pool).
+  const fetcher = createSafeFetcher();
   const stop = () => {
     clearTimeout(overall);
     clearTimeout(headersTimer);
+    fetcher.close();
   };
   try {
     let url = new URL(req.url);
     for (let hop = 0; ; hop++) {
-      const response = await safeFetch(url.href, { method: 'GET', headers: { accept: '*/*', ...req.headersFor(url) }, signal: controller.signal }, req.policy);
+      const response = await fetcher.fetch(url.href, { method: 'GET', headers: { accept: '*/*', ...req.headersFor(url) }, signal: controller.signal }, req.policy);
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined);
@@ -122,8 +126,8 @@ export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; 
       const source = (response.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
       // Ended however the reader stops: at the end, on an error, or early (a limit passed, even before the first read).
       const end = () => {
-        stop();
         controller.abort();
+        stop();
       };
       const body: AsyncIterable<Uint8Array> = {
         [Symbol.asyncIterator]: () => ({
@@ -139,7 +143,6 @@ export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; 
           },
           async return() {
             end();
-            await source.return?.().catch(() => undefined);
             return { done: true as const, value: undefined };
           },
         }),
