@@ -3,6 +3,7 @@
  * with one line per variable naming it and what it expects.
  */
 import ipaddr from 'ipaddr.js';
+import path from 'node:path';
 import { z } from 'zod';
 
 const bool = (fallback: boolean) =>
@@ -139,6 +140,24 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .refine((list) => list.length > 0 && list.every(isAddressOrRange), { error: 'expects a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,::1' })
     .optional(),
+  MEDIA_STORE: z.enum(['fs', 's3'], { error: 'expects fs or s3' }).default('fs'),
+  MEDIA_DIR: z.string().min(1).optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { error: 'expects a bucket name (3 to 63 lower-case letters, digits, dots or hyphens)' })
+    .optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]{1,64}$/, { error: 'expects a region such as us-east-1' }).default('us-east-1'),
+  S3_ENDPOINT: url.optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], { error: 'expects true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? undefined : ['true', '1', 'yes', 'on'].includes(v))),
+  S3_PREFIX: z
+    .string()
+    .regex(/^((?!\.{1,2}\/)[A-Za-z0-9._-]{1,128}\/){1,4}$/, { error: 'expects path segments ending in /, such as parley/media/' })
+    .optional(),
 });
 
 /** An IPv4 or IPv6 address, or a CIDR range of either. */
@@ -257,7 +276,23 @@ export type Config = {
    * only loopback clients that came through no proxy (docs/operations.md).
    */
   metrics: { token: string | undefined; allow: string[] | undefined };
+  /** Where inbound media is stored once downloaded (docs/media.md). */
+  media: MediaStoreConfig;
 };
+
+export type MediaStoreConfig =
+  | { store: 'fs'; dir: string }
+  | {
+      store: 's3';
+      bucket: string;
+      region: string;
+      endpoint: string | undefined;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      /** Path-style addresses (`{endpoint}/{bucket}/{key}`): the default with an endpoint of one's own. */
+      forcePathStyle: boolean;
+      prefix: string;
+    };
 
 /** Names of variables holding secrets: a problem with one names it but never shows its value. */
 const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY$/;
@@ -316,6 +351,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `EMBEDDED_LEASE_RENEW: expects a period of at most half of EMBEDDED_LEASE_TTL (${e.EMBEDDED_LEASE_TTL} ms), so a lease is renewed twice before it lapses (${shownValue('EMBEDDED_LEASE_RENEW', cleaned.EMBEDDED_LEASE_RENEW)})`,
     ]);
   }
+  const mediaProblems = mediaStoreProblems(e);
+  if (mediaProblems.length > 0) throw new ConfigError(mediaProblems);
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
   return {
     port: e.PORT,
@@ -404,5 +441,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       socketModule: e.EMBEDDED_SOCKET_MODULE,
     },
     metrics: { token: e.METRICS_TOKEN, allow: e.METRICS_ALLOW },
+    media:
+      e.MEDIA_STORE === 's3'
+        ? {
+            store: 's3',
+            bucket: e.S3_BUCKET!,
+            region: e.S3_REGION,
+            endpoint: e.S3_ENDPOINT,
+            accessKeyId: e.S3_ACCESS_KEY_ID,
+            secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
+            prefix: e.S3_PREFIX ?? '',
+          }
+        : { store: 'fs', dir: e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media') },
   };
+}
+
+/** The media store's settings that only make sense together. */
+function mediaStoreProblems(e: z.infer<typeof envSchema>): string[] {
+  const problems: string[] = [];
+  if (e.MEDIA_STORE === 's3') {
+    if (!e.S3_BUCKET) problems.push('S3_BUCKET: MEDIA_STORE=s3 needs the bucket to store media in');
+    if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
+      problems.push(`${e.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'}: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all (value hidden)`);
+    }
+    if (e.MEDIA_DIR) problems.push(`MEDIA_DIR: only used with MEDIA_STORE=fs (got ${JSON.stringify(e.MEDIA_DIR)})`);
+  }
+  return problems;
 }

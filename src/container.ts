@@ -57,6 +57,11 @@ import type { ProbeServices } from './http/probes.ts';
 import type { CounterStore } from './lib/counters.ts';
 import { createDatabaseCounterStore } from './db/counters.ts';
 import { createRedisCounterStore } from './lib/redis-counters.ts';
+import { messageMediaHandler } from './jobs/handlers/message-media.ts';
+import type { MediaStoreDeps } from './domain/messages/inbound-media.ts';
+import { createFsMediaStore } from './storage/fs-store.ts';
+import type { MediaStore } from './storage/media-store.ts';
+import { createS3MediaStore } from './storage/s3-store.ts';
 
 export type Container = {
   config: Config;
@@ -98,6 +103,8 @@ export type Container = {
   mailer: Mailer | undefined;
   /** Where the rate limits count (Redis when REDIS_URL is set, else the database): shared by every process. */
   counters: CounterStore;
+  /** Where inbound media is kept once downloaded (MEDIA_STORE: the filesystem or an S3-compatible bucket). */
+  mediaStore: MediaStore;
   jobHandlers(): JobHandlers;
   /** This process's Prometheus metrics (GET /metrics). */
   metrics: Metrics;
@@ -110,6 +117,8 @@ export type ContainerOverrides = {
   database?: Database;
   /** The embedded engine's sockets (tests: a scripted socket); else EMBEDDED_SOCKET_MODULE's, else the real library's. */
   socketFactory?: SocketFactory;
+  /** Where inbound media goes (tests: a store of their own); else MEDIA_STORE's. */
+  mediaStore?: MediaStore;
 };
 
 export async function buildContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
@@ -160,6 +169,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
+    const mediaStore = overrides.mediaStore ?? createMediaStore(config);
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
     const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
@@ -191,6 +201,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       embedded,
       mailer: createMailer(config.mail),
       counters,
+      mediaStore,
       webhookEngine,
       dispatcher: undefined as unknown as MessageDispatcher,
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
@@ -212,9 +223,10 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           clock,
           logger,
           inbound: (platform) => providers.get(platform).inbound,
-          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact }),
+          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact, media: { queue: container.queue } }),
           changeNumber: changeContactNumber,
         }),
+        'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ db: database.db, clock, sealer, providers, logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
@@ -247,6 +259,33 @@ export function openConfiguredDatabase(config: Config, logger: Logger): Promise<
         onUp: (downForMs) => logger.warn({ down_for_ms: downForMs }, 'database reachable again; resuming'),
       })
     : openDatabase({ kind: 'pglite', dataDir: path.join(config.dataDir, 'db') });
+}
+
+/** The media store the config names (docs/media.md). */
+export function createMediaStore(config: Config): MediaStore {
+  const media = config.media;
+  if (media.store === 'fs') return createFsMediaStore(media.dir);
+  return createS3MediaStore({
+    bucket: media.bucket,
+    region: media.region,
+    endpoint: media.endpoint,
+    accessKeyId: media.accessKeyId,
+    secretAccessKey: media.secretAccessKey,
+    forcePathStyle: media.forcePathStyle,
+    prefix: media.prefix,
+  });
+}
+
+/** What the inbound media download needs, from the container. */
+export function mediaDeps(container: Container): MediaStoreDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    sealer: container.sealer,
+    providers: container.providers,
+    store: container.mediaStore,
+    logger: container.logger,
+  };
 }
 
 /** The key that seals stored credentials: made once and kept under DATA_DIR (mode 0600). */

@@ -279,6 +279,11 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     const picture = carla.locator('li.message-in', { hasText: 'My receipt' });
     await picture.waitFor();
     assert.match((await picture.textContent()) ?? '', /^image/i);
+    // The picture is shown from the copy Parley stored when it arrived (the live media event brings it in).
+    const stored = picture.getByRole('img', { name: 'My receipt' });
+    await stored.waitFor();
+    assert.match((await stored.getAttribute('src')) ?? '', /^\/v1\/messages\/[0-9a-f-]{36}\/media\?organization_id=[0-9a-f-]{36}$/);
+    assert.equal(await eventuallyLoaded(stored), 8);
     await saveScreenshot(page, 'inbox-thread-types-desktop');
 
     // A reply the provider cannot deliver: failed, with the provider's error under it.

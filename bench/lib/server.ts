@@ -167,6 +167,7 @@ async function start(worker: boolean) {
           error: null,
           edited_at: null,
           deleted_at: null,
+          media: null,
           created_at: now,
           updated_at: now,
         },

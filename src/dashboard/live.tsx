@@ -21,6 +21,7 @@ const STALE_KEYS: Partial<Record<EventType, string[]>> = {
   'message.status_update': ['conversations', 'messages'],
   'message.edited': ['conversations', 'messages'],
   'message.deleted': ['conversations', 'messages'],
+  'message.media_updated': ['messages'],
   'conversation.updated': ['conversations'],
   'contact.updated': ['contacts', 'conversations'],
   'template.status_update': ['templates'],

@@ -638,6 +638,8 @@ export const sandboxMedia = pgTable('sandbox_media', {
   mimeType: text('mime_type').notNull(),
   /** base64 of the bytes. */
   data: text('data').notNull(),
+  /** Served as `data` followed by zero bytes up to this size (tests' large media); just `data` when null. */
+  paddedSize: integer('padded_size'),
   createdAt: createdAt(),
 });
 
@@ -745,6 +747,45 @@ export const messageStatusHistory = pgTable(
   },
   // One row per status a message reached: a repeated or late report of a status adds none.
   (t) => [uniqueIndex('message_status_history_message_status_key').on(t.messageId, t.status)],
+);
+
+/**
+ * The media an inbound message carried, downloaded from the provider when it arrives (its links
+ * expire) and kept in the media store (src/storage/). One row per message; `source` is the
+ * platform's own handle for the download (it may hold decryption keys) and is never presented.
+ */
+export const messageMedia = pgTable(
+  'message_media',
+  {
+    messageId: uuid('message_id')
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** pending (the download job is due), stored, or failed (error_code says why). */
+    status: text('status').notNull(),
+    /** The object's key in the media store, once stored. */
+    storageKey: text('storage_key'),
+    /** Sniffed from the bytes (application/octet-stream when they tell nothing); the type it is served with. */
+    contentType: text('content_type'),
+    /** What the provider said the type was: recorded, never trusted. */
+    declaredType: text('declared_type'),
+    size: bigint('size', { mode: 'number' }),
+    sha256: text('sha256'),
+    fileName: text('file_name'),
+    source: jsonb('source').$type<Record<string, unknown>>().notNull(),
+    errorCode: text('error_code'),
+    errorTitle: text('error_title'),
+    attempts: integer('attempts').notNull().default(0),
+    storedAt: at('stored_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('message_media_organization_idx').on(t.organizationId),
+    check('message_media_status_check', sql`${t.status} in ('pending', 'stored', 'failed')`),
+  ],
 );
 
 /** Idempotency-Key of a send: the message it made (its first answer is that message as accepted), kept 24 hours. */

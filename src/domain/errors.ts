@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'window_closed',
   'send_refused',
   'template_mismatch',
+  'range_not_satisfiable',
   'unavailable',
   'internal',
 ] as const;

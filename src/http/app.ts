@@ -305,7 +305,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
-  await registerMessageRoutes(app, messageDeps(container));
+  await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.

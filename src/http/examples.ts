@@ -183,8 +183,19 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     error: null,
     edited_at: null,
     deleted_at: null,
+    media: null,
     created_at: NOW,
     updated_at: NOW,
+  },
+  // An inbound image's media, stored when it arrived.
+  MessageMedia: {
+    status: 'stored',
+    url: `/v1/messages/${MESSAGE_ID}/media`,
+    content_type: 'image/jpeg',
+    size: 48213,
+    sha256: '3b4c1e0f5a9d2c7b8e6f1a0d9c8b7a6f5e4d3c2b1a09f8e7d6c5b4a3928170f6',
+    file_name: null,
+    error: null,
   },
   MessageStatus: {
     message_id: MESSAGE_ID,
@@ -563,6 +574,22 @@ const UNKNOWN_LINKS: ErrorExample = {
 const NOT_AN_OWNER: ErrorExample = { summary: 'Not an owner', error: new DomainError('forbidden', 'only an owner makes or unmakes owners') };
 
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'GET /v1/messages/{messageID}/media': {
+    404: [
+      { summary: 'Message not found', error: new DomainError('not_found', 'message not found') },
+      { summary: 'No media', error: new DomainError('not_found', 'the message has no media') },
+    ],
+    409: [
+      { summary: 'Still downloading', error: new DomainError('conflict', "the message's media is still being downloaded; try again shortly", { extra: { media_status: 'pending' } }) },
+      {
+        summary: 'Too large',
+        error: new DomainError('conflict', "the message's media could not be stored: image media is 6291456 bytes; the limit is 5242880 bytes", {
+          extra: { media_status: 'failed', media_error: { code: 'media_too_large', title: 'image media is 6291456 bytes; the limit is 5242880 bytes' } },
+        }),
+      },
+    ],
+    416: [{ summary: 'Range outside the media', error: new DomainError('range_not_satisfiable', 'the range starts past the end of the media (48213 bytes)') }],
+  },
   'GET /v1/events/stream': {
     400: [
       { summary: 'Not a cursor', error: invalidField('headers', '/last-event-id', 'not an id of this stream or a cursor of GET /v1/events', 'cursor is not valid') },

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { Queue } from 'pg-boss';
+import { MEDIA_DOWNLOAD_ATTEMPTS } from '../domain/messages/media.ts';
 
 type QueueOptions = Omit<Queue, 'name'>;
 
@@ -42,6 +43,25 @@ export const JOBS = {
     payload: z.object({ provider_event_id: z.uuid() }),
     queue: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 10, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     concurrency: 4,
+  }),
+  /**
+   * Download an inbound message's media from its provider and keep it in the media store
+   * (domain/messages/inbound-media.ts): a provider fault is retried with backoff, from 5 s to 10
+   * minutes apart, MEDIA_DOWNLOAD_ATTEMPTS times in all; a 100 MB document may take minutes, so a
+   * run may last 15 (a worker that dies mid-download is noticed by its missed heartbeat).
+   */
+  'message.media': job({
+    payload: z.object({ message_id: z.uuid() }),
+    queue: {
+      retryLimit: MEDIA_DOWNLOAD_ATTEMPTS - 1,
+      retryDelay: 5,
+      retryBackoff: true,
+      retryDelayMax: 600,
+      expireInSeconds: 900,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      notify: true,
+    },
+    concurrency: 2,
   }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({

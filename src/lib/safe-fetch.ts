@@ -5,7 +5,7 @@
  * (DNS rebinding) is refused too. Address classes are ipaddr.js's: only its 'unicast' range is public.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch, request as undiciRequest, type Dispatcher, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
 
@@ -138,21 +138,20 @@ export async function assertSafeTarget(url: string, policy: TargetPolicy): Promi
   return (await checkTarget(url, policy)).url;
 }
 
+/** A DNS lookup that refuses non-public addresses at connect time. */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as LookupAddress[];
+    if (list.some((a) => !isPublicAddress(a.address))) return callback(refusedHost(hostname), '', 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    const first = list[0]!;
+    return callback(null, first.address, first.family);
+  });
+};
+
 /** A dispatcher whose connections refuse non-public addresses at connect time. */
-const publicOnlyAgent = new Agent({
-  connect: {
-    lookup(hostname, options, callback) {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-        if (err) return callback(err, '', 0);
-        const list = addresses as LookupAddress[];
-        if (list.some((a) => !isPublicAddress(a.address))) return callback(refusedHost(hostname), '', 0);
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
-        const first = list[0]!;
-        return callback(null, first.address, first.family);
-      });
-    },
-  },
-});
+const publicOnlyAgent = new Agent({ connect: { lookup: publicOnlyLookup } });
 
 const anyAgent = new Agent();
 
@@ -164,6 +163,26 @@ function dispatcherFor(target: CheckedTarget, policy: TargetPolicy): Dispatcher 
 export async function safeFetch(url: string, init: UndiciRequestInit, policy: TargetPolicy): Promise<UndiciResponse> {
   const target = await checkTarget(url, policy);
   return undiciFetch(target.url, { ...init, redirect: 'manual', dispatcher: dispatcherFor(target, policy) });
+}
+
+/**
+ * safeFetch with connections of its own, destroyed by `close()`: for a long download that may be
+ * stopped part way (a size limit passed), so no socket of it outlives the download in a shared pool.
+ */
+export function createSafeFetcher(): { fetch(url: string, init: UndiciRequestInit, policy: TargetPolicy): Promise<UndiciResponse>; close(): void } {
+  let any: Agent | undefined;
+  let publicOnly: Agent | undefined;
+  return {
+    async fetch(url, init, policy) {
+      const target = await checkTarget(url, policy);
+      const dispatcher = target.own || policy.allowPrivate ? (any ??= new Agent()) : (publicOnly ??= new Agent({ connect: { lookup: publicOnlyLookup } }));
+      return undiciFetch(target.url, { ...init, redirect: 'manual', dispatcher });
+    },
+    close() {
+      void any?.destroy().catch(() => undefined);
+      void publicOnly?.destroy().catch(() => undefined);
+    },
+  };
 }
 
 export type SafeRequestOptions = { method: 'POST' | 'GET' | 'PUT'; headers: Record<string, string>; body?: string; signal?: AbortSignal };

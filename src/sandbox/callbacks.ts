@@ -11,7 +11,7 @@ import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from
 import { safeUrl } from '../lib/logger.ts';
 import { safeFetch, type TargetPolicy } from '../lib/safe-fetch.ts';
 import { digitsOf, type AccountRow, type MessageRow, type SandboxCallback, type SandboxContext } from './context.ts';
-import { mediaSha256 } from './media.ts';
+import { heldMediaSha256 } from './media.ts';
 import { templateDecision } from './rules.ts';
 
 const CALLBACK_TIMEOUT_MS = 5000;
@@ -184,13 +184,15 @@ export function createCallbacks(ctx: SandboxContext) {
         const kind = content.type as string;
         entry.interactive = { type: kind, [kind]: { id: content.id, title: content.title, ...(content.description !== undefined ? { description: content.description } : {}) } };
       } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
-      else if (message.type === 'image') {
-        const media = await loadMedia(db, stored.media_id!);
-        entry.image = {
+      else if (stored.media_id) {
+        const media = await loadMedia(db, stored.media_id);
+        entry[message.type] = {
           ...(content.caption !== undefined ? { caption: content.caption } : {}),
+          ...(content.file_name !== undefined ? { filename: content.file_name } : {}),
           mime_type: media?.mimeType ?? 'image/png',
-          sha256: media ? mediaSha256(media.data) : '',
+          sha256: media ? await heldMediaSha256(media) : '',
           id: stored.media_id,
+          ...(message.type === 'sticker' ? { animated: false } : {}),
         };
       }
       delivery = officialDelivery(
@@ -203,8 +205,9 @@ export function createCallbacks(ctx: SandboxContext) {
       );
     } else {
       let content: Record<string, unknown> = stored.content;
-      if (message.type === 'image') {
-        content = { media_id: stored.media_id, mime_type: 'image/png', ...(stored.content.caption !== undefined ? { caption: stored.content.caption } : {}) };
+      if (stored.media_id) {
+        const media = await loadMedia(db, stored.media_id);
+        content = { media_id: stored.media_id, mime_type: media?.mimeType ?? 'image/png', ...stored.content };
       }
       delivery = gatewayDelivery(account, eventId, 'message', {
         id: message.id,

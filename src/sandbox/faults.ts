@@ -18,8 +18,13 @@ export type SendFault = (typeof SEND_FAULTS)[number];
 /** What a `provider_error` fault answers: the HTTP status, the body's `error` object as the protocol writes it, and a Retry-After header. */
 export type FaultAnswer = { status: number; error: Record<string, unknown>; retry_after?: string };
 
+/** What a rule hits: sends (the default), or downloads of media at the sandbox's media URLs. */
+export type FaultTarget = 'send' | 'media';
+
 export type FaultRule = {
   fault: SendFault;
+  /** Sends (default) or media downloads. */
+  on?: FaultTarget;
   /** Only sends of this number (phone_number_id) or session; every account when unset. */
   account?: string;
   /** Only sends to this recipient (the body's `to`); every recipient when unset. */
@@ -33,8 +38,8 @@ export type FaultRule = {
 export type FaultSwitch = {
   set(rules: FaultRule[]): void;
   list(): Array<FaultRule & { hits: number }>;
-  /** The rule for this send of `account` to `to`, counting the hit; undefined when none applies. */
-  take(account: string, to?: string): FaultRule | undefined;
+  /** The rule for this send of `account` to `to` (or this media download of `account`), counting the hit; undefined when none applies. */
+  take(account: string, to?: string, on?: FaultTarget): FaultRule | undefined;
 };
 
 export function createFaultSwitch(): FaultSwitch {
@@ -44,9 +49,13 @@ export function createFaultSwitch(): FaultSwitch {
       rules = next.map((rule) => ({ ...rule, hits: 0 }));
     },
     list: () => rules.map((rule) => ({ ...rule })),
-    take(account, to) {
+    take(account, to, on = 'send') {
       const rule = rules.find(
-        (r) => (r.account === undefined || r.account === account) && (r.to === undefined || r.to === to) && (r.times === undefined || r.hits < r.times),
+        (r) =>
+          (r.on ?? 'send') === on &&
+          (r.account === undefined || r.account === account) &&
+          (r.to === undefined || r.to === to) &&
+          (r.times === undefined || r.hits < r.times),
       );
       if (!rule) return undefined;
       rule.hits++;
@@ -59,7 +68,7 @@ export function createFaultSwitch(): FaultSwitch {
 /** The rules of a PUT /sandbox/faults body, or the problem with it. */
 export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] } | { ok: false; message: string } {
   const rules = (body as { rules?: unknown } | undefined)?.rules;
-  if (!Array.isArray(rules) || rules.length > 100) return { ok: false, message: 'rules must be an array of at most 100 {fault, account?, to?, times?, answer?}' };
+  if (!Array.isArray(rules) || rules.length > 100) return { ok: false, message: 'rules must be an array of at most 100 {fault, on?, account?, to?, times?, answer?}' };
   const parsed: FaultRule[] = [];
   for (const [i, rule] of rules.entries()) {
     const r = rule as Record<string, unknown> | null;
@@ -67,6 +76,8 @@ export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] }
     if (r.account !== undefined && (typeof r.account !== 'string' || r.account === '' || r.account.length > 200)) return { ok: false, message: `rules[${i}].account must be a phone_number_id or a session` };
     if (r.times !== undefined && (!Number.isInteger(r.times) || (r.times as number) < 1)) return { ok: false, message: `rules[${i}].times must be a positive integer` };
     if (r.to !== undefined && (typeof r.to !== 'string' || !/^\d{1,20}$/.test(r.to))) return { ok: false, message: `rules[${i}].to must be a recipient's digits` };
+    if (r.on !== undefined && r.on !== 'send' && r.on !== 'media') return { ok: false, message: `rules[${i}].on must be send or media` };
+    if (r.on === 'media' && r.to !== undefined) return { ok: false, message: `rules[${i}].to is for sends only` };
     let answer: FaultAnswer | undefined;
     if (r.fault === 'provider_error') {
       const parsedAnswer = parseAnswer(r.answer);
@@ -77,6 +88,7 @@ export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] }
     }
     parsed.push({
       fault: r.fault as SendFault,
+      ...(r.on !== undefined ? { on: r.on as FaultTarget } : {}),
       ...(r.account !== undefined ? { account: r.account as string } : {}),
       ...(r.to !== undefined ? { to: r.to as string } : {}),
       ...(r.times !== undefined ? { times: r.times as number } : {}),

@@ -12,7 +12,7 @@ import type { InboundBody } from './callbacks.ts';
 import type { SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
 import { gatewayMessageId, numericId, wamid } from './ids.ts';
-import { SAMPLE_PNG_BASE64 } from './media.ts';
+import { SAMPLE_PDF_BASE64, SAMPLE_PNG_BASE64 } from './media.ts';
 import { normalizePhone } from './rules.ts';
 
 type Json = Record<string, unknown>;
@@ -50,24 +50,66 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
       return Object.fromEntries(['latitude', 'longitude', 'name', 'address'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]));
     }
     case 'image':
-      if (content.caption !== undefined && (typeof content.caption !== 'string' || content.caption.length > 1024)) return 'content.caption must be a string';
-      return content.caption !== undefined ? { caption: content.caption } : {};
+    case 'video':
+    case 'document':
+    case 'audio':
+    case 'sticker': {
+      const captioned = type === 'image' || type === 'video' || type === 'document';
+      if (content.caption !== undefined && (!captioned || typeof content.caption !== 'string' || content.caption.length > 1024)) {
+        return captioned ? 'content.caption must be a string of at most 1024 characters' : `content.caption is not for ${type}`;
+      }
+      if (content.file_name !== undefined && (type !== 'document' || !nonEmpty(content.file_name, 240))) {
+        return type === 'document' ? 'content.file_name must be a non-empty string of at most 240 characters' : 'content.file_name is for documents only';
+      }
+      return Object.fromEntries(['caption', 'file_name'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]));
+    }
     default:
-      return 'type must be one of text, interactive, location, image';
+      return `type must be one of text, interactive, location, ${MEDIA_TYPES.join(', ')}`;
   }
+}
+
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'];
+/** The most bytes a test may give (the rest of a large media is padding). */
+const MAX_DATA_BYTES = 768 * 1024;
+/** The largest media a test may ask for (above every limit, to test them). */
+const MAX_PADDED_BYTES = 128 * 1024 * 1024;
+
+type MediaSpec = { data: string; mimeType: string; paddedSize: number | null };
+
+/** The media of an inbound message of `type`: `media: {data?, mime_type?, size?}`, or the sample's; a string names what is wrong. */
+function normalizeMedia(type: string, media: unknown): MediaSpec | string {
+  if (media !== undefined && !isObject(media)) return 'media must be an object {data?, mime_type?, size?}';
+  const m = (media ?? {}) as Json;
+  let data: string;
+  if (m.data !== undefined) {
+    if (typeof m.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(m.data)) return 'media.data must be base64';
+    if (Buffer.from(m.data, 'base64').length > MAX_DATA_BYTES) return `media.data must decode to at most ${MAX_DATA_BYTES} bytes (use media.size for larger media)`;
+    data = m.data;
+  } else if (type === 'image') data = SAMPLE_PNG_BASE64;
+  else if (type === 'document') data = SAMPLE_PDF_BASE64;
+  else return `media.data (the file's bytes as base64) is required for ${type}`;
+  if (m.mime_type !== undefined && (typeof m.mime_type !== 'string' || !/^[a-z]+\/[A-Za-z0-9.+-]{1,100}$/.test(m.mime_type))) return 'media.mime_type must be a media type such as image/jpeg';
+  const bytes = Buffer.from(data, 'base64').length;
+  if (m.size !== undefined && (!Number.isInteger(m.size) || (m.size as number) < bytes || (m.size as number) > MAX_PADDED_BYTES)) {
+    return `media.size must be a whole number of bytes from the data's length (${bytes}) to ${MAX_PADDED_BYTES}`;
+  }
+  const fallback = { image: 'image/png', document: 'application/pdf', video: 'video/mp4', audio: 'audio/ogg', sticker: 'image/webp' }[type] ?? 'application/octet-stream';
+  return { data, mimeType: (m.mime_type as string | undefined) ?? fallback, paddedSize: (m.size as number | undefined) ?? null };
 }
 
 export function createInbound(ctx: SandboxContext) {
   const { clock } = ctx;
   return {
     async deliver(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
-      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, from, type, content}'));
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, from, type, content, media?}'));
       if (typeof body.channel_id !== 'string' || !isUuid(body.channel_id)) return fail(gateway.invalid('channel_id must be a channel id'));
       const from = normalizePhone(body.from);
       if (!from) return fail(gateway.invalid('from must be international digits without +'));
       const content = normalizeContent(body.type, body.content);
       if (typeof content === 'string') return fail(gateway.invalid(content));
       const type = body.type as string;
+      const media = MEDIA_TYPES.includes(type) ? normalizeMedia(type, body.media) : body.media === undefined ? undefined : 'media is only for image, video, audio, document and sticker';
+      if (typeof media === 'string') return fail(gateway.invalid(media));
       if (body.name !== undefined && !nonEmpty(body.name, 256)) return fail(gateway.invalid('name must be a non-empty string'));
       if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512)) return fail(gateway.invalid('reply_to must be a provider message id'));
 
@@ -110,9 +152,9 @@ export function createInbound(ctx: SandboxContext) {
         ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
       };
       await db.transaction(async (tx) => {
-        if (type === 'image') {
+        if (media) {
           stored.media_id = protocol === 'official' ? numericId() : `media_${randomBytes(10).toString('hex')}`;
-          await tx.insert(sandboxMedia).values({ id: stored.media_id, accountId: account.id, mimeType: 'image/png', data: SAMPLE_PNG_BASE64, createdAt: now });
+          await tx.insert(sandboxMedia).values({ id: stored.media_id, accountId: account.id, mimeType: media.mimeType, data: media.data, paddedSize: media.paddedSize, createdAt: now });
         }
         await tx.insert(sandboxMessages).values({
           id,

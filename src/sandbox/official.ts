@@ -10,7 +10,7 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../lib/crypto.ts';
 import { bodyHash, type AccountRow, type SandboxContext } from './context.ts';
 import { fail, ok, official, type OfficialResult } from './errors.ts';
 import { numericId, sandboxDisplayNumber, wamid } from './ids.ts';
-import { mediaSha256 } from './media.ts';
+import { heldMediaSha256, mediaSize } from './media.ts';
 import { validateOfficialSend } from './official-validation.ts';
 import { normalizePhone, recipientOutcome, statusSteps } from './rules.ts';
 
@@ -220,8 +220,8 @@ export function createOfficialApi(ctx: SandboxContext) {
         messaging_product: 'whatsapp',
         url: ctx.mediaUrl(media.id),
         mime_type: media.mimeType,
-        sha256: mediaSha256(media.data),
-        file_size: Buffer.from(media.data, 'base64').length,
+        sha256: await heldMediaSha256(media),
+        file_size: mediaSize(media),
         id: media.id,
       });
     },

@@ -12,7 +12,7 @@ import type { SandboxCallback, SandboxContext, SandboxDeps } from './context.ts'
 import { createFaultSwitch, type FaultSwitch } from './faults.ts';
 import { createGatewayApi, type GatewayApi } from './gateway.ts';
 import { createInbound } from './inbound.ts';
-import { createMediaUrls } from './media.ts';
+import { createMediaUrls, mediaBytes, mediaSize } from './media.ts';
 import { createOfficialApi, type OfficialApi } from './official.ts';
 import { createPhone } from './phone.ts';
 
@@ -28,8 +28,13 @@ export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
   phone: ReturnType<typeof createPhone>;
   /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
   faults: FaultSwitch;
-  /** The bytes behind a signed media URL, or undefined when the URL is wrong or lapsed. */
-  downloadMedia(db: Executor, id: string, expires: string | undefined, signature: string | undefined): Promise<{ mimeType: string; data: Buffer } | undefined>;
+  /** The bytes behind a signed media URL (streamed), or undefined when the URL is wrong or lapsed; `account` is the number or session holding it. */
+  downloadMedia(
+    db: Executor,
+    id: string,
+    expires: string | undefined,
+    signature: string | undefined,
+  ): Promise<{ mimeType: string; size: number; body: AsyncIterable<Uint8Array>; account: string } | undefined>;
   /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
   deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
 };
@@ -77,7 +82,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     async downloadMedia(db, id, expires, signature) {
       if (!mediaUrls.verify(id, expires, signature, clock.now())) return undefined;
       const [media] = await db.select().from(sandboxMedia).where(eq(sandboxMedia.id, id)).limit(1);
-      return media ? { mimeType: media.mimeType, data: Buffer.from(media.data, 'base64') } : undefined;
+      return media ? { mimeType: media.mimeType, size: mediaSize(media), body: mediaBytes(media), account: media.accountId } : undefined;
     },
 
     async findSend(db, connection, messageId) {

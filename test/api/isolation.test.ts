@@ -15,6 +15,7 @@ import { eventually } from '../eventually.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { settledMedia } from '../media-helpers.ts';
 import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 
 type Ids = {
@@ -25,6 +26,8 @@ type Ids = {
   tag: string;
   template: string;
   message: string;
+  /** An inbound message of A's with its media stored. */
+  mediaMessage: string;
   conversation: string;
   endpoint: string;
   delivery: string;
@@ -114,6 +117,7 @@ const ROWS: Record<string, Row> = {
   'GET /v1/messages': { kind: 'list', query: { channel_id: '{{channel}}' } },
   'GET /v1/messages/{messageID}': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/status': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
+  'GET /v1/messages/{messageID}/media': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
   'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
   'GET /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
   'PATCH /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, body: { status: 'closed' }, probe: ['GET /v1/conversations/{conversation}'] },
@@ -253,6 +257,8 @@ before(async () => {
   });
   assert.equal(template.status, 201, template.text);
   await customerWrites(server, gateway.id, phone);
+  const mediaMessage = await customerWrites(server, gateway.id, phone, 'image', {});
+  assert.equal((await settledMedia(server, mediaMessage)).status, 'stored');
   const sent = await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: phone, type: 'text', content: { body: 'hello' } } });
   assert.equal(sent.status, 201, sent.text);
   // After the send: a suppression refuses sends to the contact.
@@ -306,6 +312,7 @@ before(async () => {
     tag: 'isolated',
     template: template.body.data.id,
     message: sent.body.data.id,
+    mediaMessage,
     conversation: message.body.data.conversation_id,
     endpoint: endpoint.body.data.id,
     delivery,

@@ -267,6 +267,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   413: ['payload_too_large'],
   414: ['uri_too_long'],
   415: ['unsupported_media_type'],
+  416: ['range_not_satisfiable'],
   422: ['unsupported', 'window_closed', 'send_refused'],
   429: ['rate_limited'],
   500: ['internal'],

@@ -27,6 +27,7 @@ const cases: Array<{ env: Record<string, string>; line: RegExp }> = [
   { env: { LOG_LEVEL: 'loud' }, line: /^ {2}LOG_LEVEL: expects one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/m },
   { env: { DATABASE_URL: 'mysql://x' }, line: /^ {2}DATABASE_URL: expects a postgres:\/\/ or postgresql:\/\/ connection URL \(got "mysql:\/\/x"\)$/m },
   { env: { BASE_URL: 'ftp://x' }, line: /^ {2}BASE_URL: expects an http\(s\) URL such as https:\/\/parley\.example\.com \(got "ftp:\/\/x"\)$/m },
+  { env: { MEDIA_STORE: 's3' }, line: /^ {2}S3_BUCKET: MEDIA_STORE=s3 needs the bucket to store media in$/m },
 ];
 
 test('a wrong value stops the process with exit code 1 and a line naming the variable and what it expects', async () => {
@@ -93,6 +94,38 @@ test('loadConfig: defaults', () => {
   assert.equal(config.trustProxy, false);
   assert.equal(config.shutdownTimeoutMs, 10_000);
   assert.deepEqual(config.bootstrap, { organizationName: 'My organization', adminEmail: undefined, adminPassword: undefined, apiKey: undefined });
+});
+
+test('loadConfig: the media store is the filesystem under DATA_DIR by default, or an S3 bucket with its settings checked together', () => {
+  assert.deepEqual(loadConfig({ DATA_DIR: '/var/lib/parley' }).media, { store: 'fs', dir: path.join('/var/lib/parley', 'media') });
+  assert.deepEqual(loadConfig({ MEDIA_DIR: '/srv/media' }).media, { store: 'fs', dir: '/srv/media' });
+  assert.deepEqual(loadConfig({ MEDIA_STORE: 's3', S3_BUCKET: 'parley-media', S3_ENDPOINT: 'http://minio:9000/', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', S3_PREFIX: 'p/' }).media, {
+    store: 's3',
+    bucket: 'parley-media',
+    region: 'us-east-1',
+    endpoint: 'http://minio:9000',
+    accessKeyId: 'id',
+    secretAccessKey: 'secret',
+    forcePathStyle: true,
+    prefix: 'p/',
+  });
+  const aws = loadConfig({ MEDIA_STORE: 's3', S3_BUCKET: 'parley-media', S3_REGION: 'eu-central-1' }).media;
+  assert.deepEqual(aws.store === 's3' && [aws.endpoint, aws.forcePathStyle, aws.region, aws.prefix], [undefined, false, 'eu-central-1', '']);
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (err) {
+      return (err as ConfigError).problems;
+    }
+  };
+  assert.deepEqual(problems({ MEDIA_STORE: 's3' }), ['S3_BUCKET: MEDIA_STORE=s3 needs the bucket to store media in']);
+  assert.deepEqual(problems({ MEDIA_STORE: 's3', S3_BUCKET: 'b-1', S3_ACCESS_KEY_ID: 'id' }), [
+    'S3_SECRET_ACCESS_KEY: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all (value hidden)',
+  ]);
+  assert.match(problems({ MEDIA_STORE: 'disk' })[0]!, /^MEDIA_STORE: expects fs or s3/);
+  assert.match(problems({ MEDIA_STORE: 's3', S3_BUCKET: 'No_Such' })[0]!, /^S3_BUCKET: expects a bucket name/);
+  for (const prefix of ['../x', '../', 'a/./', 'a']) assert.match(problems({ S3_PREFIX: prefix })[0] ?? '', /^S3_PREFIX: expects path segments ending in \//, prefix);
 });
 
 test('loadConfig: APP_URL follows BASE_URL (or PORT), and empty or blank values count as unset', () => {

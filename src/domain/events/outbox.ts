@@ -23,6 +23,15 @@ export type EventBodies = {
   'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
   'message.edited': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; edited_at: string };
   'message.deleted': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; deleted_at: string };
+  /** An inbound message's media was downloaded and stored, or failed to be (media_status, and error_code when failed). */
+  'message.media_updated': {
+    message_id: string;
+    conversation_id: string;
+    channel_id: string;
+    media_status: 'stored' | 'failed';
+    error_code: string | null;
+    organization_id: string;
+  };
   'conversation.updated': {
     conversation_id: string;
     status: string;
@@ -62,6 +71,7 @@ export const EVENT_TYPES = [
   'message.status_update',
   'message.edited',
   'message.deleted',
+  'message.media_updated',
   'conversation.updated',
   'contact.updated',
   'template.status_update',

@@ -1,5 +1,6 @@
 /**
- * Media limits, checked by the worker when it probes the media URL (never on the request path):
+ * Media limits, checked by the worker when it probes an outbound message's media URL (never on the
+ * request path), and when it downloads an inbound message's media (inbound-media.ts):
  * image 5 MB JPEG or PNG; audio 16 MB AAC, AMR, MP3, M4A or OGG; video 16 MB MP4 or 3GPP;
  * document 100 MB; sticker WebP, 100 KB static or 500 KB animated.
  */
@@ -15,6 +16,14 @@ export const MEDIA_RULES: Record<string, MediaRule> = {
   sticker: { maxBytes: 500 * 1024, types: ['image/webp'] },
 };
 export const STATIC_STICKER_MAX = 100 * 1024;
+
+/** How many times an inbound message's media download is tried before it fails (the `message.media` job's retries). */
+export const MEDIA_DOWNLOAD_ATTEMPTS = 8;
+
+/** The most bytes an inbound media of this message type may have (a type with no rule: a document's). */
+export function inboundMediaLimit(type: string): number {
+  return (MEDIA_RULES[type] ?? MEDIA_RULES.document!).maxBytes;
+}
 
 export type MediaProblem = { code: string; title: string };
 

@@ -5,7 +5,7 @@
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
-import { messages, messageStatusHistory } from '../../db/schema.ts';
+import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
@@ -13,6 +13,14 @@ import { invalid, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
+export type MessageMediaRow = typeof messageMedia.$inferSelect;
+
+/** A message as it is read back: the row, and the media it carried (inbound, stored on arrival), if any. */
+export type MessageView = MessageRow & { media: MessageMediaRow | null };
+
+/** The columns a view is read with: the message's, and its media row's. */
+const VIEW = { message: messages, media: messageMedia };
+const toView = (row: { message: MessageRow; media: MessageMediaRow | null }): MessageView => ({ ...row.message, media: row.media });
 
 /** The NOTIFY channel that wakes message dispatchers in other processes when a message is due. */
 export const DISPATCH_CHANNEL = 'parley_dispatch';
@@ -30,15 +38,16 @@ export function isForward(from: string, to: string): boolean {
 }
 
 /** A message of the actor's organization; another organization's id is simply not found. */
-export async function loadMessage(deps: { db: Executor }, actor: Actor, messageId: string): Promise<MessageRow> {
+export async function loadMessage(deps: { db: Executor }, actor: Actor, messageId: string): Promise<MessageView> {
   if (!isUuid(messageId)) throw notFound('message');
   const [row] = await deps.db
-    .select()
+    .select(VIEW)
     .from(messages)
+    .leftJoin(messageMedia, eq(messageMedia.messageId, messages.id))
     .where(and(eq(messages.id, messageId), eq(messages.organizationId, actor.organizationId)))
     .limit(1);
   if (!row) throw notFound('message');
-  return row;
+  return toView(row);
 }
 
 export type MessageFilters = {
@@ -52,15 +61,16 @@ export type MessageFilters = {
 };
 
 /** Newest first; the cursor is the (created_at, id) of the last row, so new messages never shift pages. */
-export async function listMessages(deps: { db: Executor }, actor: Actor, input: Page & MessageFilters): Promise<PageResult<MessageRow>> {
+export async function listMessages(deps: { db: Executor }, actor: Actor, input: Page & MessageFilters): Promise<PageResult<MessageView>> {
   if ((input.channelId !== undefined && !isUuid(input.channelId)) || (input.conversationId !== undefined && !isUuid(input.conversationId))) {
     return { items: [], nextCursor: null };
   }
   const to = input.to ? normalizePhone(input.to) : undefined;
   if (input.to && !to) throw invalid('to is not a valid phone number', [{ pointer: '/to', message: 'not a valid phone number' }]);
   const rows = await deps.db
-    .select()
+    .select(VIEW)
     .from(messages)
+    .leftJoin(messageMedia, eq(messageMedia.messageId, messages.id))
     .where(
       and(
         eq(messages.organizationId, actor.organizationId),
@@ -76,13 +86,13 @@ export async function listMessages(deps: { db: Executor }, actor: Actor, input: 
     )
     .orderBy(...newestFirst(messages.createdAt, messages.id))
     .limit(input.limit + 1);
-  return toPage(rows, input.limit, (row) => row);
+  return toPage(rows.map(toView), input.limit, (row) => row);
 }
 
 export type StatusHistoryRow = typeof messageStatusHistory.$inferSelect;
 
 /** A message and its status history, in the order the reports arrived. */
-export async function messageStatus(deps: { db: Executor }, actor: Actor, messageId: string): Promise<{ message: MessageRow; history: StatusHistoryRow[] }> {
+export async function messageStatus(deps: { db: Executor }, actor: Actor, messageId: string): Promise<{ message: MessageView; history: StatusHistoryRow[] }> {
   const message = await loadMessage(deps, actor, messageId);
   const history = await deps.db
     .select()

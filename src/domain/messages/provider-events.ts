@@ -2,7 +2,8 @@
  * What provider webhooks do to messages: status callbacks move outbound messages forward, inbound
  * messages are stored (once), attach to their contact and conversation, open the window and record
  * message.new; echoes (the business's own messages from its phone) are stored once as sent outbound
- * messages; edits change a message's text and deletions mark it, each with its event.
+ * messages; edits change a message's text and deletions mark it, each with its event. The media
+ * inbound messages and echoes carry is recorded pending with its download job (inbound-media.ts).
  */
 import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -15,6 +16,7 @@ import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound, touchOutbound } from './conversations.ts';
+import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
 
 /** A status for a message not (yet) known: the send may not have committed; the caller retries. */
@@ -31,8 +33,14 @@ export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'mes
 /** Applies one message event of a channel, in the caller's transaction, at `at` (now). */
 export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date) => Promise<void>;
 
+export type MessageApplierDeps = {
+  resolveContact: InboundContactResolver;
+  /** Where an inbound message's media download is enqueued (inbound-media.ts). */
+  media: MediaRecordDeps;
+};
+
 /** The message applier; inbound senders become contacts through `resolveContact` (the CRM's rule). */
-export function createMessageApplier(deps: { resolveContact: InboundContactResolver }): MessageApplier {
+export function createMessageApplier(deps: MessageApplierDeps): MessageApplier {
   return async (tx, channel, event, at) => {
     switch (event.kind) {
       case 'message.status':
@@ -83,7 +91,7 @@ async function applyInbound(
   channel: ChannelRow,
   event: Extract<InboundEvent, { kind: 'message.inbound' }>,
   at: Date,
-  deps: { resolveContact: InboundContactResolver },
+  deps: MessageApplierDeps,
 ) {
   const [existing] = await tx
     .select({ id: messages.id })
@@ -119,6 +127,7 @@ async function applyInbound(
     .onConflictDoNothing()
     .returning({ id: messages.id });
   if (inserted.length === 0) return;
+  if (event.media) await recordInboundMedia(deps.media, tx, { id, organizationId: channel.organizationId }, event.media, at);
   await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'received', occurredAt: event.timestamp, createdAt: at });
   await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   await recordEvent(
@@ -166,7 +175,7 @@ type EchoEvent = Extract<InboundEvent, { kind: 'message.echo' }>;
  * message.new (direction outbound), message.sent and message.status_update. Parley's own send coming
  * back (it names its message) stores nothing new; a send whose answer was lost is settled by it as sent.
  */
-async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at: Date, deps: { resolveContact: InboundContactResolver }) {
+async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at: Date, deps: MessageApplierDeps) {
   const known = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
   if (known) {
     if (known.status === 'queued') await advanceStatus(tx, known, 'sent', event.timestamp, at, { providerMessageId: event.providerMessageId });
@@ -205,6 +214,7 @@ async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at
     .onConflictDoNothing()
     .returning({ id: messages.id });
   if (inserted.length === 0) return;
+  if (event.media) await recordInboundMedia(deps.media, tx, { id, organizationId: channel.organizationId }, event.media, at);
   await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'sent', occurredAt: event.timestamp, createdAt: at });
   await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   const ids = { message_id: id, conversation_id: conversation.id, channel_id: channel.id };

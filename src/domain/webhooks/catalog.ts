@@ -56,6 +56,18 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       deleted_at: '2025-06-02T09:16:00.000Z',
     },
   },
+  'message.media_updated': {
+    description:
+      "An inbound message's media finished downloading: `media_status` `stored` (GET /v1/messages/{messageID}/media serves it now) or `failed` (`error_code` says why, e.g. media_too_large). The message record's `media` shows the same.",
+    example: {
+      message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      media_status: 'stored',
+      error_code: null,
+      organization_id: ORG,
+    },
+  },
   'conversation.updated': {
     description:
       'Conversation metadata changed: assignment, status, read (the unread count went to 0), a closed conversation reopened by a customer message, or the customer changed number. The body carries the row as it is now: status, assignee, unread count, last preview and its time. A new message records message.new.',

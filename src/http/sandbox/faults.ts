@@ -39,6 +39,46 @@ async function holdOpen(request: FastifyRequest, reply: FastifyReply): Promise<v
   request.raw.socket?.destroy();
 }
 
+/**
+ * Serves one media download under the fault the switch has for its account (rules with `on:
+ * "media"`): error 500 and rate_limit 429 in the gateway's error shape, reset, hang, and
+ * provider_error's answer; lose_answer sends the first bytes and then cuts the connection.
+ */
+export async function downloadWithFaults(
+  sandbox: Sandbox,
+  account: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  serve: () => unknown,
+): Promise<unknown> {
+  const rule = sandbox.faults.take(account, undefined, 'media');
+  const fault = rule?.fault;
+  switch (fault) {
+    case undefined:
+      return serve();
+    case 'error':
+      return sendGatewayError(reply, { status: 500, code: 'internal', message: 'the media could not be read; try again', retryable: true });
+    case 'rate_limit':
+      return sendGatewayError(reply, { status: 429, code: 'rate_limited', message: 'too many media downloads', retryable: true });
+    case 'reset':
+      reply.hijack();
+      request.raw.socket?.destroy();
+      return;
+    case 'hang':
+      return holdOpen(request, reply);
+    case 'lose_answer':
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '1048576' });
+      reply.raw.write(Buffer.alloc(1024));
+      request.raw.socket?.destroy();
+      return;
+    case 'provider_error':
+      return answerAs(reply, rule!.answer!);
+    default:
+      return fault satisfies never;
+  }
+}
+
 /** A provider_error fault's answer, as the test wrote it in the protocol's shape. */
 function answerAs(reply: FastifyReply, answer: FaultAnswer) {
   if (answer.retry_after !== undefined) void reply.header('retry-after', answer.retry_after);

@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
 import { actorOf, type App } from '../app.ts';
-import { registerFaultRoutes } from './faults.ts';
+import { Readable } from 'node:stream';
+import { downloadWithFaults, registerFaultRoutes } from './faults.ts';
 import { registerGatewayRoutes } from './gateway.ts';
 import { registerOfficialRoutes } from './official.ts';
 import { answerGateway, gatewayFaults, sendGatewayError, UNSTORABLE_BODY } from './replies.ts';
@@ -64,7 +65,15 @@ export async function registerSandboxRoutes(app: App, container: Container) {
         const query = request.query as Record<string, string | undefined>;
         const media = await sandbox.downloadMedia(db, id, query.expires, query.signature);
         if (!media) return sendGatewayError(reply, { status: 404, code: 'not_found', message: 'media not found, or its URL lapsed', retryable: false });
-        return reply.code(200).type(media.mimeType).header('cache-control', 'private, max-age=300').send(media.data);
+        const serve = () =>
+          reply
+            .code(200)
+            .type(media.mimeType)
+            .header('content-length', String(media.size))
+            .header('cache-control', 'private, max-age=300')
+            .send(Readable.from(media.body, { objectMode: false }));
+        if (!container.config.sandbox.faultInjection) return serve();
+        return downloadWithFaults(sandbox, media.account, request, reply, serve);
       });
 
       if (container.config.sandbox.faultInjection) await registerFaultRoutes(scope, sandbox);

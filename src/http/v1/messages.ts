@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import type { Executor } from '../../db/client.ts';
+import { openMessageMedia } from '../../domain/messages/inbound-media.ts';
+import type { MediaStore } from '../../storage/media-store.ts';
+import { contentDisposition, resolveRange } from '../range.ts';
 import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
@@ -9,6 +14,7 @@ import {
   loadMessage,
   MESSAGE_STATUSES,
   messageStatus,
+  type MessageMediaRow,
   type MessageRow,
   type StatusHistoryRow,
 } from '../../domain/messages/messages.ts';
@@ -26,6 +32,18 @@ const ErrorSchema = z
     user_message: z.string().nullable().meta({ description: "The provider's explanation of the error for the end user, where it gave one" }),
   })
   .nullable();
+
+export const MessageMediaSchema = z
+  .object({
+    status: z.enum(['pending', 'stored', 'failed']).meta({ description: 'pending: being downloaded from the provider; stored: `url` serves it; failed: `error` says why' }),
+    url: z.string().meta({ description: 'Where the stored bytes are served (GET, same credentials as the message)', example: '/v1/messages/0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01/media' }),
+    content_type: z.string().nullable().meta({ description: 'Sniffed from the bytes once stored (application/octet-stream when they tell nothing); null before' }),
+    size: z.number().int().nullable().meta({ description: 'Bytes, once stored' }),
+    sha256: z.string().nullable().meta({ description: 'Hex SHA-256 of the bytes, once stored (also the ETag the media URL answers with)' }),
+    file_name: z.string().nullable().meta({ description: "The file name the sender gave (documents), where one was given" }),
+    error: z.object({ code: z.string(), title: z.string() }).nullable().meta({ description: 'Why it failed (e.g. media_too_large), or the last transient fault while pending' }),
+  })
+  .meta({ id: 'MessageMedia', description: "An inbound message's media, downloaded from the provider when the message arrived" });
 
 export const MessageSchema = z
   .object({
@@ -47,6 +65,7 @@ export const MessageSchema = z
       .string()
       .nullable()
       .meta({ description: 'When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted' }),
+    media: MessageMediaSchema.nullable().meta({ description: 'The media an inbound message carried, stored by Parley; null for messages without' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -54,7 +73,21 @@ export const MessageSchema = z
 
 export type MessageRecord = z.infer<typeof MessageSchema>;
 
-export function presentMessage(row: MessageRow): MessageRecord {
+function presentMedia(messageId: string, media: MessageMediaRow): z.infer<typeof MessageMediaSchema> {
+  const stored = media.status === 'stored';
+  return {
+    status: media.status as 'pending' | 'stored' | 'failed',
+    url: `/v1/messages/${messageId}/media`,
+    content_type: stored ? media.contentType : null,
+    size: stored ? media.size : null,
+    sha256: stored ? media.sha256 : null,
+    file_name: media.fileName,
+    error: media.errorCode ? { code: media.errorCode, title: media.errorTitle ?? media.errorCode } : null,
+  };
+}
+
+/** A message record; `media` is read with the message (MessageView), absent for a message just accepted (outbound ones carry none). */
+export function presentMessage(row: MessageRow & { media?: MessageMediaRow | null }): MessageRecord {
   return {
     id: row.id,
     channel_id: row.channelId,
@@ -72,6 +105,7 @@ export function presentMessage(row: MessageRow): MessageRecord {
         : null,
     edited_at: row.editedAt?.toISOString() ?? null,
     deleted_at: row.deletedAt?.toISOString() ?? null,
+    media: row.media ? presentMedia(row.id, row.media) : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -88,7 +122,7 @@ const MessageStatusSchema = z
   })
   .meta({ id: 'MessageStatus' });
 
-function presentStatus(view: { message: MessageRow; history: StatusHistoryRow[] }): z.infer<typeof MessageStatusSchema> {
+function presentStatus(view: { message: MessageRow & { media?: MessageMediaRow | null }; history: StatusHistoryRow[] }): z.infer<typeof MessageStatusSchema> {
   const record = presentMessage(view.message);
   return {
     message_id: record.id,
@@ -235,7 +269,15 @@ function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
 }
 
-export async function registerMessageRoutes(app: App, deps: MessageDeps) {
+/** Types a browser may show inline from this origin: pictures (not SVG, which runs script), sound and video. */
+function showsInline(contentType: string, messageType: string): boolean {
+  if (messageType === 'document') return false;
+  return (contentType.startsWith('image/') && contentType !== 'image/svg+xml') || contentType.startsWith('audio/') || contentType.startsWith('video/');
+}
+
+const BinaryBody = z.string().meta({ format: 'binary', description: 'The bytes, as stored', example: '<the media bytes>' });
+
+export async function registerMessageRoutes(app: App, deps: MessageDeps, media: { db: Executor; store: MediaStore }) {
 
   app.post(
     '/v1/messages',
@@ -338,5 +380,92 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps) {
       },
     },
     async (request) => ({ data: presentStatus(await messageStatus(deps, actorOf(request), request.params.messageID)) }),
+  );
+
+  app.get(
+    '/v1/messages/:messageID/media',
+    {
+      config: { auth: { permission: 'messages:read', organizationQuery: 'organization_id' } },
+      schema: {
+        tags: ['messages'],
+        summary: "Download a message's media",
+        description: [
+          "The bytes of an inbound message's media, as Parley downloaded and stored them when the message arrived (provider links expire; this one does not). The message record's `media.url` points here.",
+          '`Content-Type` is the type sniffed from the bytes (`application/octet-stream` when they tell nothing), never the type the provider declared. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304). Documents, and anything a browser should not render, come as `Content-Disposition: attachment` with the sender\'s file name; pictures, audio and video `inline`.',
+          'One byte range (`Range: bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) answers 206 with `Content-Range`; a range past the end answers 416 with `Content-Range: bytes */<size>`; several ranges are answered whole (200).',
+          "404 for an unknown message, another organization's, or a message without media; 409 while the media is still `pending` or when it `failed` (`media_status`, and `media_error` with its code, e.g. `media_too_large`).",
+          'A dashboard session (cookie) may name its organization with `organization_id` (an `<img>` or `<video>` element cannot send X-Organization-Id); the same rules as the header apply.',
+        ].join('\n\n'),
+        params: z.object({ messageID: PathId }),
+        querystring: z.object({
+          organization_id: z.uuid().optional().meta({ description: 'The organization, for a session that cannot send X-Organization-Id (a media element)' }),
+        }),
+        headers: z
+          .object({
+            range: z.string().max(200).optional().meta({ description: 'One byte range, e.g. bytes=0-1023' }),
+            'if-range': z.string().max(200).optional().meta({ description: 'The ETag the client holds: the range is served only while it still matches' }),
+            'if-none-match': z.string().max(200).optional().meta({ description: 'The ETag the client holds: 304 while it still matches' }),
+          })
+          .passthrough(),
+        response: {
+          200: {
+            description: 'The whole media',
+            headers: {
+              'content-type': { type: 'string', description: 'Sniffed from the bytes' },
+              'content-length': { type: 'integer' },
+              etag: { type: 'string', description: 'The SHA-256 of the bytes, quoted' },
+              'accept-ranges': { type: 'string', example: 'bytes' },
+              'content-disposition': { type: 'string', example: `attachment; filename="invoice.pdf"; filename*=UTF-8''invoice.pdf` },
+            },
+            content: { 'application/octet-stream': { schema: BinaryBody } },
+          },
+          206: {
+            description: 'The byte range asked for',
+            headers: {
+              'content-range': { type: 'string', example: 'bytes 0-1023/48213' },
+              'content-length': { type: 'integer' },
+              etag: { type: 'string' },
+            },
+            content: { 'application/octet-stream': { schema: BinaryBody } },
+          },
+          304: z.null().describe('Not modified: If-None-Match names the current ETag (no body)'),
+          ...errorResponses([401, 403, 404, 409, 416]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const opened = await openMessageMedia(media, actorOf(request), request.params.messageID);
+      const { contentType, size, sha256, fileName } = opened.media;
+      const etag = `"${sha256}"`;
+      const known = request.headers['if-none-match'];
+      if (known !== undefined && known.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+        return reply.code(304).header('etag', etag).header('cache-control', 'private, max-age=3600').send(null);
+      }
+      const ifRange = request.headers['if-range'];
+      const range = ifRange !== undefined && ifRange.trim() !== etag ? { kind: 'whole' as const } : resolveRange(request.headers.range, size);
+      if (range.kind === 'unsatisfiable') {
+        void reply.header('content-range', `bytes */${size}`);
+        throw new DomainError('range_not_satisfiable', `the range is outside the media (${size} bytes)`);
+      }
+      const inline = showsInline(contentType, opened.messageType);
+      void reply
+        .header('etag', etag)
+        .header('accept-ranges', 'bytes')
+        .header('cache-control', 'private, max-age=3600')
+        .header('x-content-type-options', 'nosniff')
+        // Opened directly, the bytes are an inert document: no script, no plugins, no same-origin access.
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('content-disposition', contentDisposition(inline ? 'inline' : 'attachment', fileName));
+      const partial = range.kind === 'partial' ? { start: range.start, end: range.end } : undefined;
+      const body = await opened.read(partial);
+      void reply.type(contentType);
+      if (partial) {
+        void reply.code(206).header('content-range', `bytes ${partial.start}-${partial.end}/${size}`).header('content-length', String(partial.end - partial.start + 1));
+      } else {
+        void reply.code(200).header('content-length', String(size));
+      }
+      // Streamed as it is read from the store (the schema above describes the bytes for the document).
+      return reply.send(Readable.from(body, { objectMode: false }) as unknown as string);
+    },
   );
 }

@@ -6,6 +6,7 @@
  * linked-device session inside Parley, held by one worker process.
  */
 import type { AdapterCalls, AdapterOptions, ChannelConnection, ProviderError, SendGuarantees } from '../provider.ts';
+import { downloadStream } from '../http.ts';
 import { createGatewayClient } from './client.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
@@ -98,9 +99,31 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type } };
     },
 
+    /**
+     * Embedded: the library's encrypted media, decrypted. HTTP gateway: the protocol's media call for
+     * its URL, then that URL (with the API key only when it is the gateway's own).
+     */
     async downloadMedia(connection, source) {
-      if (embedded(connection) === undefined) return { ok: false, error: { code: 'unsupported', title: 'HTTP gateway media is fetched by id (fetchMedia)', retryable: false } };
-      return downloadEmbeddedMedia(source, options.targets);
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return downloadEmbeddedMedia(source, options.targets);
+      const mediaId = typeof source.media_id === 'string' ? source.media_id : undefined;
+      if (!mediaId) return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
+      const found = await client(connection).call<{ url?: string; mime_type?: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
+      if (!found.ok) return found;
+      if (typeof found.value.url !== 'string') return { ok: false, error: { code: 'bad_response', title: 'the gateway answered without a media URL', retryable: false } };
+      const settings = connection.settings as unknown as GatewaySettings;
+      let url: URL;
+      try {
+        url = new URL(found.value.url, settings.gateway_base);
+      } catch {
+        return { ok: false, error: { code: 'bad_response', title: 'the gateway answered with a media URL that does not parse', retryable: false } };
+      }
+      const own = new URL(settings.gateway_base).origin;
+      const bearer = { authorization: `Bearer ${connection.credentials.api_key ?? ''}` };
+      const download = await downloadStream({ url: url.href, headersFor: (u) => (u.origin === own ? bearer : {}), timeoutMs: options.timeoutMs ?? 15_000, policy: options.targets });
+      if (!download.ok) return download;
+      return { ok: true, value: { ...download.value, mimeType: download.value.mimeType ?? found.value.mime_type } };
     },
 
     async lookupProfile(connection, phone) {

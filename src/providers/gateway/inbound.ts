@@ -2,7 +2,7 @@
  * Gateway callbacks: verify X-Gateway-Signature over the raw body with the channel's callback
  * secret first, then normalize into Parley's inbound events (routed by session id).
  */
-import type { InboundEvent, ProviderInbound } from '../provider.ts';
+import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { channelStatusOf } from './adapter.ts';
 
@@ -14,6 +14,9 @@ export function verifyGatewaySignature(rawBody: Buffer, header: string | undefin
 }
 
 type Json = Record<string, any>;
+
+/** Message types whose content names a media the gateway holds (docs/gateway-protocol.md). */
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
   const b = body as Json;
@@ -47,7 +50,10 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         },
       ];
     }
-    case 'message':
+    case 'message': {
+      const content = (p.content ?? {}) as Json;
+      const type = String(p.type ?? 'text');
+      const media = mediaOf(type, content);
       return [
         {
           kind: 'message.inbound',
@@ -57,15 +63,20 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           profileName: p.from_name ? String(p.from_name) : undefined,
           identities: [{ type: 'chatapp_id', value: String(p.from ?? '').replace(/^\+/, '') }],
           timestamp,
-          type: String(p.type ?? 'text'),
-          content: (p.content ?? {}) as Json,
+          type,
+          content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
+          ...(media ? { media } : {}),
         },
       ];
+    }
     // The business's own activity on its phone and the senders' edits and deletions (gateway-protocol.md).
     case 'message.echo': {
       const to = String(p.to ?? '').replace(/^\+/, '');
       if (!p.id || !/^\d{5,20}$/.test(to)) return [];
+      const type = String(p.type ?? 'text');
+      const content = (p.content && typeof p.content === 'object' ? p.content : {}) as Json;
+      const media = mediaOf(type, content);
       return [
         {
           kind: 'message.echo',
@@ -73,9 +84,10 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           providerMessageId: String(p.id),
           to,
           timestamp,
-          type: String(p.type ?? 'text'),
-          content: (p.content && typeof p.content === 'object' ? p.content : {}) as Json,
+          type,
+          content,
           ...(p.reply_to ? { replyTo: String(p.reply_to) } : {}),
+          ...(media ? { media } : {}),
         },
       ];
     }
@@ -88,6 +100,16 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     default:
       return [];
   }
+}
+
+/** A media message's media, fetched later by its id with the protocol's media call. */
+function mediaOf(type: string, content: Json): InboundMedia | undefined {
+  if (!MEDIA_TYPES.has(type) || typeof content.media_id !== 'string' || content.media_id === '') return undefined;
+  return {
+    source: { media_id: content.media_id },
+    ...(typeof content.mime_type === 'string' ? { mimeType: content.mime_type } : {}),
+    ...(typeof content.file_name === 'string' ? { fileName: content.file_name } : {}),
+  };
 }
 
 export const gatewayInbound: ProviderInbound = {

@@ -13,6 +13,7 @@ import type {
   Result,
   SignupExchange,
 } from '../provider.ts';
+import { downloadStream } from '../http.ts';
 import { createGraphClient, type GraphClient } from './client.ts';
 import { officialInbound } from './inbound.ts';
 
@@ -199,6 +200,13 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   };
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
+  async function fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>> {
+    const result = await client(connection).call<{ url?: string; mime_type?: string }>('GET', encodeURIComponent(mediaId), { token: token(connection) });
+    if (!result.ok) return result;
+    if (!result.value.url) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
+    return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type ?? 'application/octet-stream' } };
+  }
+
   return {
     inbound: officialInbound,
 
@@ -220,11 +228,25 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
       return { ok: true, value: { providerMessageId: id } };
     },
 
-    async fetchMedia(connection, mediaId) {
-      const result = await client(connection).call<{ url?: string; mime_type?: string }>('GET', encodeURIComponent(mediaId), { token: token(connection) });
-      if (!result.ok) return result;
-      if (!result.value.url) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
-      return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type ?? 'application/octet-stream' } };
+    fetchMedia,
+
+    /** The media's URL from GET /{media_id}, then that URL with the token (it expires in minutes: asked again on every attempt). */
+    async downloadMedia(connection, source) {
+      const mediaId = typeof source.media_id === 'string' ? source.media_id : undefined;
+      if (!mediaId) return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
+      const found = await fetchMedia(connection, mediaId);
+      if (!found.ok) return found;
+      let origin: string;
+      try {
+        origin = new URL(found.value.url).origin;
+      } catch {
+        return { ok: false, error: { code: 'bad_response', title: 'provider answered with a media URL that does not parse', retryable: false } };
+      }
+      const bearer = { authorization: `Bearer ${token(connection)}` };
+      // The token goes to the URL the provider gave, never to another origin a redirect names.
+      const download = await downloadStream({ url: found.value.url, headersFor: (url) => (url.origin === origin ? bearer : {}), timeoutMs: options.timeoutMs ?? 15_000, policy: options.targets });
+      if (!download.ok) return download;
+      return { ok: true, value: { ...download.value, mimeType: download.value.mimeType ?? found.value.mimeType } };
     },
 
     async checkHealth(connection): Promise<HealthCheck> {

@@ -6,7 +6,7 @@
  * The mapping of account and quality reports to channel health is in docs/channels.md.
  */
 import { classifyGraphError } from './errors.ts';
-import type { InboundEvent, ProviderInbound } from '../provider.ts';
+import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
 import { toStorableJson } from '../../lib/text.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { templateStatusName } from './adapter.ts';
@@ -83,6 +83,21 @@ function errorsOf(errors: unknown): Json[] {
     ...(e.message !== undefined ? { message: String(e.message) } : {}),
     ...(isObject(e.error_data) && e.error_data.details !== undefined ? { details: String(e.error_data.details) } : {}),
   }));
+}
+
+const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+
+/** Where an inbound message's media is downloaded from (the adapter's downloadMedia), for the media types. */
+function inboundMedia(message: Json): InboundMedia | undefined {
+  const type = String(message.type ?? '');
+  if (!MEDIA_TYPES.has(type) || !isObject(message[type])) return undefined;
+  const m: Json = message[type];
+  if (!str(m.id)) return undefined;
+  return {
+    source: { media_id: String(m.id) },
+    ...(str(m.mime_type) ? { mimeType: String(m.mime_type) } : {}),
+    ...(str(m.filename) ? { fileName: String(m.filename) } : {}),
+  };
 }
 
 /** One inbound message's content in Parley's shape (what GET /v1/messages/{id} shows). */
@@ -180,6 +195,7 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
       continue;
     }
     const { type, content } = inboundContent(message);
+    const media = inboundMedia(message);
     const profile = names.get(from);
     out.push({
       kind: 'message.inbound',
@@ -192,6 +208,7 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
       type,
       content: { ...content, ...originOf(message) },
       replyTo: message.context?.id,
+      ...(media ? { media } : {}),
     });
   }
   return out;

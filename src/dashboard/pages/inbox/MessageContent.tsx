@@ -1,5 +1,6 @@
 /** One message's content, rendered by its type (text, media with a preview, location, replies, reactions, templates…). */
 import type { ReactNode } from 'react';
+import { currentOrganization } from '../../api.ts';
 import type { Message } from './api.ts';
 
 type Json = Record<string, unknown>;
@@ -27,11 +28,14 @@ function Kind({ children }: { children: ReactNode }) {
 /**
  * Media: its kind, a preview (a picture or sticker shown, a video or voice note playable, loaded only
  * when on screen and without a referrer), the file as a link that opens it in a new tab, and the caption.
- * Inbound media has no address of ours yet: the provider keeps it.
+ * Inbound media is shown from the copy Parley stored (same origin: the session cookie reaches it; the
+ * element names the organization, since it cannot send X-Organization-Id), by the type sniffed from
+ * its bytes; while it downloads, or when it could not be stored, that is said instead.
  */
-function Media({ type, content }: { type: string; content: Json }) {
-  const url = webUrl(content.media_url ?? content.url ?? content.sticker_url);
+function Media({ type, content, stored }: { type: string; content: Json; stored: Message['media'] }) {
   const caption = str(content.caption);
+  if (stored) return <StoredMedia type={type} media={stored} caption={caption} name={str(content.file_name)} />;
+  const url = webUrl(content.media_url ?? content.url ?? content.sticker_url);
   const name = str(content.file_name) ?? (url ? decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') : undefined);
   return (
     <>
@@ -44,11 +48,44 @@ function Media({ type, content }: { type: string; content: Json }) {
           {name || url} <span className="visually-hidden">(opens in a new tab)</span>↗
         </a>
       ) : (
-        <span className="msg-file muted">{str(content.mime_type) ?? 'media'} received (kept by the provider)</span>
+        <span className="msg-file muted">{str(content.mime_type) ?? 'media'} received</span>
       )}
       {caption ? <p className="msg-text">{caption}</p> : null}
     </>
   );
+}
+
+function StoredMedia({ type, media, caption, name }: { type: string; media: NonNullable<Message['media']>; caption?: string; name?: string }) {
+  const org = currentOrganization();
+  const url = org ? `${media.url}?organization_id=${encodeURIComponent(org)}` : media.url;
+  const kind = media.content_type ?? '';
+  const label = name ?? media.file_name ?? `${type} received`;
+  let body: ReactNode;
+  if (media.status === 'pending') body = <span className="msg-file muted">{type} received, downloading…</span>;
+  else if (media.status === 'failed') body = <span className="msg-file muted">{type} received but not stored: {media.error?.title ?? 'unknown error'}</span>;
+  else if (type !== 'document' && kind.startsWith('image/')) body = <img className="msg-image" src={url} alt={caption ?? label} loading="lazy" />;
+  else if (type !== 'document' && kind.startsWith('video/')) body = <video className="msg-video" src={url} controls preload="metadata" />;
+  else if (type !== 'document' && kind.startsWith('audio/')) body = <audio src={url} controls preload="none" />;
+  else {
+    body = (
+      <a href={url} className="msg-link msg-file" download={media.file_name ?? undefined}>
+        {label} ({formatBytes(media.size ?? 0)}) <span className="visually-hidden">(download)</span>↓
+      </a>
+    );
+  }
+  return (
+    <>
+      <Kind>{type}</Kind>
+      {body}
+      {caption ? <p className="msg-text">{caption}</p> : null}
+    </>
+  );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function Location({ content }: { content: Json }) {
@@ -119,7 +156,7 @@ export function MessageContent({ message }: { message: Message }) {
     case 'audio':
     case 'document':
     case 'sticker':
-      return <Media type={message.type} content={content} />;
+      return <Media type={message.type} content={content} stored={message.media} />;
     case 'location':
       return <Location content={content} />;
     case 'template':
