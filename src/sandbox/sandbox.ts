@@ -32,6 +32,8 @@ export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
   downloadMedia(db: Executor, id: string, expires: string | undefined, signature: string | undefined): Promise<{ mimeType: string; data: Buffer } | undefined>;
   /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
   deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
+  /** Runs a batch of 'sandbox.callback' jobs (statuses delivered together); resolves to the ids of those that failed. */
+  deliverCallbacks(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>>;
 };
 
 export function createSandbox(deps: SandboxDeps): Sandbox {
@@ -101,6 +103,10 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
 
     deliverCallback(db, payload, eventId) {
       return callbacks.deliver(db, payload, eventId);
+    },
+
+    deliverCallbacks(db, jobs) {
+      return callbacks.deliverBatch(db, jobs);
     },
   };
 }
