@@ -86,7 +86,8 @@ export const JOBS = {
       }),
     ]),
     queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
-    concurrency: 4,
+    // Two workers: while one delivers a batch the next gathers, so batches grow with the load.
+    concurrency: 2,
     batchSize: 100,
   }),
   'maintenance.purge-sessions': job({
