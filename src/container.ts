@@ -367,7 +367,7 @@ export function dispatchDeps(container: Container): DispatchDeps {
 const ACCEPT_STATEMENTS_IN_FLIGHT = 2;
 
 /** Messages sent at once by one worker process. */
-const MESSAGE_DISPATCH_CONCURRENCY = 8;
+const MESSAGE_DISPATCH_CONCURRENCY = 32;
 
 /**
  * The worker role runs the pg-boss handlers and loops that work on tables of their own (webhook

@@ -164,7 +164,7 @@ export function freshPgDatabase(): Promise<TestDatabaseUrl> {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-export async function api<T = any>(server: BenchServer, method: string, url: string, body?: unknown, auth = true): Promise<{ status: number; body: T }> {
+export async function api<T = any>(server: Pick<BenchServer, 'baseUrl' | 'apiKey'>, method: string, url: string, body?: unknown, auth = true): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (auth) headers['x-api-key'] = server.apiKey;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -187,7 +187,7 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined>, 
  * A gateway channel bound to the sandbox and paired (connected): no 24-hour window to open.
  * `throughput` is its pacing (messages per second; the default for gateway channels is 5).
  */
-export async function pairedGatewayChannel(server: BenchServer, throughput?: number): Promise<string> {
+export async function pairedGatewayChannel(server: Pick<BenchServer, 'baseUrl' | 'apiKey'>, throughput?: number): Promise<string> {
   const made = await api(server, 'POST', '/v1/channels', {
     platform: 'chatapp_unofficial',
     name: 'Bench gateway',

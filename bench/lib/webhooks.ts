@@ -65,8 +65,11 @@ export async function postgresVersion(url: string): Promise<string> {
 
 export type Service = { baseUrl: string; apiKey: string; child: ChildProcess; stop(): Promise<void> };
 
-/** Starts `node src/main.ts` on the database and waits for its health check (or, worker only, for its `worker started` line: keep LOG_LEVEL info). */
-export async function startService(database: TestDatabaseUrl, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
+/**
+ * Starts `node src/main.ts` on the database (without one: embedded PGlite in the data directory) and
+ * waits for its health check (or, worker only, for its `worker started` line: keep LOG_LEVEL info).
+ */
+export async function startService(database: TestDatabaseUrl | undefined, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
   const port = await freePort();
   // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
   const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -78,7 +81,7 @@ export async function startService(database: TestDatabaseUrl, env: Record<string
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: shared.dataDir,
-      DATABASE_URL: database.url,
+      ...(database ? { DATABASE_URL: database.url } : {}),
       ENCRYPTION_KEY: shared.key,
       BOOTSTRAP_API_KEY: shared.apiKey,
       ALLOW_PRIVATE_NETWORK_TARGETS: 'true',

@@ -13,6 +13,11 @@ export type JobDefinition<S extends z.ZodType> = {
   queue: QueueOptions;
   /** Workers per process (default 1). */
   concurrency?: number;
+  /**
+   * Jobs each worker fetches at once (default 1), each settled on its own; the handler may take them
+   * together (a BatchJobHandler, jobs/queue.ts) or one after another.
+   */
+  batchSize?: number;
   /** A cron schedule (UTC) for periodic jobs. */
   cron?: string;
 };
@@ -43,6 +48,7 @@ export const JOBS = {
     payload: z.object({ provider_event_id: z.uuid() }),
     queue: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 10, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
     concurrency: 4,
+    batchSize: 10,
   }),
   /**
    * Download an inbound message's media from its provider and keep it in the media store
@@ -71,11 +77,20 @@ export const JOBS = {
   }),
   /**
    * The sandbox provider calling back (status updates, template decisions, inbound messages, pairing):
-   * one job per callback, naming the sandbox row it reports on (and the step, for statuses).
+   * one job per callback, naming the sandbox row it reports on (and the step, for statuses). Status
+   * jobs are taken in batches and delivered as one callback per account carrying many statuses, as
+   * the official webhooks do; the next step of a batch is one job naming its messages (message_ids).
    */
   'sandbox.callback': job({
     payload: z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('message.status'), message_id: z.string().min(1), status: z.enum(['sent', 'delivered', 'read', 'failed']) }),
+      z.object({
+        kind: z.literal('message.status'),
+        /** One message (a send's first step) ... */
+        message_id: z.string().min(1).optional(),
+        /** ... or many (the next step of a batch delivered together). */
+        message_ids: z.array(z.string().min(1)).min(1).max(1000).optional(),
+        status: z.enum(['sent', 'delivered', 'read', 'failed']),
+      }),
       z.object({ kind: z.literal('message.inbound'), message_id: z.string().min(1) }),
       // The business's phone and the senders (sandbox/phone.ts): when it happened, however late it is delivered.
       z.object({ kind: z.literal('message.echo'), message_id: z.string().min(1), at: z.iso.datetime() }),
@@ -91,7 +106,9 @@ export const JOBS = {
       }),
     ]),
     queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
-    concurrency: 4,
+    // Two workers: while one delivers a batch the next gathers, so batches grow with the load.
+    concurrency: 2,
+    batchSize: 100,
   }),
   'maintenance.purge-sessions': job({
     payload: z.object({}),

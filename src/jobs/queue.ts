@@ -10,7 +10,14 @@ import type { Logger } from '../lib/logger.ts';
 import { JOBS, JOB_NAMES, type JobName, type JobPayload } from './catalog.ts';
 
 export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job<JobPayload<N>>) => Promise<void>;
-export type JobHandlers = { [N in JobName]: JobHandler<N> };
+/**
+ * Many jobs of one kind at once (a queue whose catalog entry has a batchSize): resolves to the jobs
+ * that failed, by id, each retried on its own; the others are done.
+ */
+export type BatchJobHandler<N extends JobName> = { batch: (jobs: Array<{ id: string; payload: JobPayload<N> }>) => Promise<Map<string, Error>> };
+/** The jobs whose handler takes a batch (the rest take one job at a time, batched fetches or not). */
+type BatchHandled = 'sandbox.callback';
+export type JobHandlers = { [N in JobName]: N extends BatchHandled ? BatchJobHandler<N> : JobHandler<N> };
 
 export type Queue = {
   /** Enqueues a job; pass the transaction so the job commits (or not) with the change. */
@@ -67,21 +74,38 @@ export async function startQueue(database: Database, logger: Logger, options: { 
     },
     async work(handlers) {
       for (const name of JOB_NAMES) {
-        const handler = handlers[name] as JobHandler<JobName>;
-        const definition = JOBS[name] as { concurrency?: number };
+        const handler = handlers[name] as JobHandler<JobName> | BatchJobHandler<JobName>;
+        const definition = JOBS[name] as { concurrency?: number; batchSize?: number };
+        const batchSize = definition.batchSize ?? 1;
         const ids: string[] = [];
         for (let i = 0; i < (definition.concurrency ?? 1); i++) {
           let self = '';
-          self = await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 }, async ([job]) => {
-            if (!job) return;
-            try {
-              await handler(JOBS[name].payload.parse(job.data) as JobPayload<typeof name>, job as Job<JobPayload<typeof name>>);
-            } finally {
-              // There may be more: fetch again at once rather than after the polling interval
-              // (a fetch that finds nothing goes back to polling).
-              boss.notifyWorker(self);
-            }
-          });
+          const polling = { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 };
+          if (batchSize > 1) {
+            // Each job settled on its own: a failure retries only the jobs it concerns.
+            self = await boss.work(name, { ...polling, batchSize, perJobResults: true }, async (jobs) => {
+              try {
+                const failed = await runBatch(name, handler, jobs as Array<Job<unknown>>);
+                return jobs.map((job) => {
+                  const err = failed.get(job.id);
+                  return err ? { id: job.id, status: 'failed' as const, output: { message: err.message } } : { id: job.id, status: 'completed' as const };
+                });
+              } finally {
+                boss.notifyWorker(self);
+              }
+            });
+          } else {
+            self = await boss.work(name, { ...polling, batchSize: 1 }, async ([job]) => {
+              if (!job) return;
+              try {
+                await (handler as JobHandler<JobName>)(JOBS[name].payload.parse(job.data) as JobPayload<typeof name>, job as Job<JobPayload<typeof name>>);
+              } finally {
+                // There may be more: fetch again at once rather than after the polling interval
+                // (a fetch that finds nothing goes back to polling).
+                boss.notifyWorker(self);
+              }
+            });
+          }
           ids.push(self);
         }
         workers.set(name, ids);
@@ -96,4 +120,30 @@ export async function startQueue(database: Database, logger: Logger, options: { 
       await boss.stop({ graceful, timeout: timeoutMs, close: false });
     },
   };
+}
+
+/**
+ * Runs a fetched batch: a batch handler gets the jobs whose payload parses at once; a one-job
+ * handler runs them one after another (the batch saves the fetches and completions, not the work).
+ */
+async function runBatch(name: JobName, handler: JobHandler<JobName> | BatchJobHandler<JobName>, jobs: Array<Job<unknown>>): Promise<Map<string, Error>> {
+  const failed = new Map<string, Error>();
+  const parsed: Array<{ id: string; payload: JobPayload<JobName>; job: Job<unknown> }> = [];
+  for (const job of jobs) {
+    const result = JOBS[name].payload.safeParse(job.data);
+    if (result.success) parsed.push({ id: job.id, payload: result.data as JobPayload<JobName>, job });
+    else failed.set(job.id, new Error(`${name} job payload is not valid: ${result.error.message}`));
+  }
+  if ('batch' in handler) {
+    for (const [id, err] of await handler.batch(parsed.map(({ id, payload }) => ({ id, payload })))) failed.set(id, err);
+    return failed;
+  }
+  for (const { id, payload, job } of parsed) {
+    try {
+      await handler(payload, job as Job<JobPayload<JobName>>);
+    } catch (err) {
+      failed.set(id, err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+  return failed;
 }

@@ -5,7 +5,7 @@
  * 'sandbox.callback' job; a refused or failed POST throws, so the job is retried.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
 import { safeUrl } from '../lib/logger.ts';
@@ -17,6 +17,7 @@ import { templateDecision } from './rules.ts';
 const CALLBACK_TIMEOUT_MS = 5000;
 
 type StatusStep = 'sent' | 'delivered' | 'read' | 'failed';
+type StatusPayload = Extract<SandboxCallback, { kind: 'message.status' }>;
 
 const NEXT_STEP: Record<StatusStep, StatusStep | undefined> = { sent: 'delivered', delivered: 'read', read: undefined, failed: undefined };
 
@@ -93,6 +94,16 @@ export function createCallbacks(ctx: SandboxContext) {
 
   const unixSeconds = () => String(Math.floor(clock.now().getTime() / 1000));
 
+  async function loadMessages(db: Executor, ids: string[]): Promise<Map<string, { message: MessageRow; account: AccountRow }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .select({ message: sandboxMessages, account: sandboxAccounts })
+      .from(sandboxMessages)
+      .innerJoin(sandboxAccounts, eq(sandboxAccounts.id, sandboxMessages.accountId))
+      .where(inArray(sandboxMessages.id, ids));
+    return new Map(rows.map((r) => [r.message.id, r]));
+  }
+
   async function loadMessage(db: Executor, id: string): Promise<{ message: MessageRow; account: AccountRow } | undefined> {
     const [row] = await db
       .select({ message: sandboxMessages, account: sandboxAccounts })
@@ -118,7 +129,7 @@ export function createCallbacks(ctx: SandboxContext) {
     }
     const opaque = message.body.biz_opaque_callback_data;
     if (typeof opaque === 'string') status_.biz_opaque_callback_data = opaque;
-    return envelope(account, 'messages', { messaging_product: 'whatsapp', metadata: metadata(account), statuses: [status_] });
+    return status_;
   }
 
   async function pricingCategory(db: Executor, message: MessageRow, account: AccountRow): Promise<string> {
@@ -138,30 +149,78 @@ export function createCallbacks(ctx: SandboxContext) {
     return (row?.category ?? 'MARKETING').toLowerCase();
   }
 
-  async function deliverStatus(db: Executor, payload: Extract<SandboxCallback, { kind: 'message.status' }>, eventId: string) {
-    const found = await loadMessage(db, payload.message_id);
-    if (!found) {
-      logger.warn({ message_id: payload.message_id }, 'sandbox status callback for an unknown message dropped');
-      return;
+  /**
+   * Delivers status jobs together: one callback per account and step carrying every status of it
+   * (the official webhooks' `statuses` array; the gateway's `message.statuses` event when there is
+   * more than one), then the next step of those messages as one job. Resolves to the jobs that
+   * failed (their callback was refused or could not be sent), each retried on its own.
+   */
+  async function deliverStatuses(db: Executor, jobs: Array<{ id: string; payload: StatusPayload }>): Promise<Map<string, Error>> {
+    const failed = new Map<string, Error>();
+    const idsOf = (p: StatusPayload) => p.message_ids ?? (p.message_id ? [p.message_id] : []);
+    const found = await loadMessages(db, [...new Set(jobs.flatMap((j) => idsOf(j.payload)))]);
+    type Group = { account: AccountRow; status: StatusStep; messages: MessageRow[]; jobIds: Set<string> };
+    const groups = new Map<string, Group>();
+    for (const job of jobs) {
+      for (const id of idsOf(job.payload)) {
+        const row = found.get(id);
+        if (!row) {
+          logger.warn({ message_id: id }, 'sandbox status callback for an unknown message dropped');
+          continue;
+        }
+        const key = `${row.account.id}\u0000${job.payload.status}`;
+        const group = groups.get(key) ?? { account: row.account, status: job.payload.status, messages: [], jobIds: new Set() };
+        // A message named twice in the batch (a retried job beside its first run's) is reported once.
+        if (!group.messages.some((m) => m.id === id)) group.messages.push(row.message);
+        group.jobIds.add(job.id);
+        groups.set(key, group);
+      }
     }
-    const { message, account } = found;
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        try {
+          await deliverStatusGroup(db, group.account, group.status, group.messages, eventIdOf([...group.jobIds]));
+        } catch (err) {
+          for (const id of group.jobIds) failed.set(id, err instanceof Error ? err : new Error(String(err)));
+        }
+      }),
+    );
+    return failed;
+  }
+
+  /** The callback's event id: the job's own, or one made of the jobs it carries (the same when the same jobs are retried together). */
+  function eventIdOf(jobIds: string[]): string {
+    if (jobIds.length === 1) return jobIds[0]!;
+    const hex = createHash('sha256').update([...jobIds].sort().join(',')).digest('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  }
+
+  async function deliverStatusGroup(db: Executor, account: AccountRow, status: StatusStep, rows: MessageRow[], eventId: string) {
     let delivery: Delivery | undefined;
     if (account.protocol === 'official') {
-      if (officialTarget(account)) delivery = officialDelivery(await officialStatus(db, message, account, payload.status));
+      if (officialTarget(account)) {
+        const statuses = await Promise.all(rows.map((message) => officialStatus(db, message, account, status)));
+        delivery = officialDelivery(envelope(account, 'messages', { messaging_product: 'whatsapp', metadata: metadata(account), statuses }));
+      }
     } else {
-      delivery = gatewayDelivery(account, eventId, 'message.status', {
+      const one = (message: MessageRow) => ({
         id: message.id,
-        status: payload.status,
-        ...(payload.status === 'failed' ? { error: { code: 'undeliverable', message: 'message undeliverable' } } : {}),
+        status,
+        ...(status === 'failed' ? { error: { code: 'undeliverable', message: 'message undeliverable' } } : {}),
       });
+      delivery =
+        rows.length === 1
+          ? gatewayDelivery(account, eventId, 'message.status', one(rows[0]!))
+          : gatewayDelivery(account, eventId, 'message.statuses', { statuses: rows.map(one) });
       if (!delivery) logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
     }
     if (delivery) await post(delivery);
     // The next step is enqueued only once this one was delivered, so the steps arrive in order.
-    const next = NEXT_STEP[payload.status];
+    const next = NEXT_STEP[status];
+    const ids = rows.map((m) => m.id);
     await db.transaction(async (tx) => {
-      await tx.update(sandboxMessages).set({ status: payload.status }).where(eq(sandboxMessages.id, message.id));
-      if (next) await ctx.enqueueCallback(tx, { kind: 'message.status', message_id: message.id, status: next }, 1);
+      await tx.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, ids));
+      if (next) await ctx.enqueueCallback(tx, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next }, 1);
     });
   }
 
@@ -307,25 +366,46 @@ export function createCallbacks(ctx: SandboxContext) {
     return media;
   }
 
+  /** Delivers one callback other than a status. */
+  async function deliverOne(db: Executor, payload: Exclude<SandboxCallback, StatusPayload>, eventId: string): Promise<void> {
+    switch (payload.kind) {
+      case 'message.inbound':
+        return deliverInbound(db, payload, eventId);
+      case 'template.status':
+        return deliverTemplate(db, payload);
+      case 'session.status':
+        return deliverSession(db, payload, eventId);
+      case 'message.echo':
+      case 'message.edited':
+      case 'message.deleted':
+        return deliverPhone(db, payload, eventId);
+      default:
+        payload satisfies never;
+    }
+  }
+
   return {
+    /**
+     * Delivers a batch of callbacks (each job's `id` is stable across its retries): statuses together
+     * (deliverStatuses), the others each on its own. Resolves to the jobs that failed, to be retried.
+     */
+    async deliverBatch(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>> {
+      const statuses = jobs.filter((j): j is { id: string; payload: StatusPayload } => j.payload.kind === 'message.status');
+      const others = jobs.filter((j): j is { id: string; payload: Exclude<SandboxCallback, StatusPayload> } => j.payload.kind !== 'message.status');
+      const failed = statuses.length > 0 ? await deliverStatuses(db, statuses) : new Map<string, Error>();
+      await Promise.all(
+        others.map((job) =>
+          deliverOne(db, job.payload, job.id).catch((err: unknown) => void failed.set(job.id, err instanceof Error ? err : new Error(String(err)))),
+        ),
+      );
+      return failed;
+    },
     /** Delivers one callback; `eventId` is stable across retries (the job id). Throws to be retried. */
     async deliver(db: Executor, payload: SandboxCallback, eventId: string): Promise<void> {
-      switch (payload.kind) {
-        case 'message.status':
-          return deliverStatus(db, payload, eventId);
-        case 'message.inbound':
-          return deliverInbound(db, payload, eventId);
-        case 'template.status':
-          return deliverTemplate(db, payload);
-        case 'session.status':
-          return deliverSession(db, payload, eventId);
-        case 'message.echo':
-        case 'message.edited':
-        case 'message.deleted':
-          return deliverPhone(db, payload, eventId);
-        default:
-          payload satisfies never;
-      }
+      if (payload.kind !== 'message.status') return deliverOne(db, payload, eventId);
+      const failed = await deliverStatuses(db, [{ id: eventId, payload }]);
+      const err = failed.get(eventId);
+      if (err) throw err;
     },
   };
 }

@@ -37,6 +37,8 @@ export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
   ): Promise<{ mimeType: string; size: number; body: AsyncIterable<Uint8Array>; account: string } | undefined>;
   /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
   deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
+  /** Runs a batch of 'sandbox.callback' jobs (statuses delivered together); resolves to the ids of those that failed. */
+  deliverCallbacks(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>>;
 };
 
 export function createSandbox(deps: SandboxDeps): Sandbox {
@@ -106,6 +108,10 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
 
     deliverCallback(db, payload, eventId) {
       return callbacks.deliver(db, payload, eventId);
+    },
+
+    deliverCallbacks(db, jobs) {
+      return callbacks.deliverBatch(db, jobs);
     },
   };
 }

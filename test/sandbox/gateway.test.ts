@@ -27,8 +27,13 @@ const session = (suffix = '', s: SandboxGatewaySession = gw) => `/sandbox/gatewa
 const call = (method: string, suffix: string, body?: unknown, s: SandboxGatewaySession = gw) => request(server, method, session(suffix, s), { bearer: s.apiKey, body });
 const sendMessage = (body: Record<string, unknown>) => call('POST', '/messages', body);
 
+/** A `message.statuses` callback (statuses delivered together) counts as one `message.status` per status it carries. */
+const flatten = (received: Received[]) =>
+  received.flatMap((r) =>
+    r.json?.event === 'message.statuses' ? (r.json.payload.statuses as unknown[]).map((payload) => ({ ...r, json: { ...r.json, event: 'message.status', payload } })) : [r],
+  );
 const events = (received: Received[], event: string, match: (payload: any) => boolean = () => true) =>
-  received.filter((r) => r.json?.event === event && match(r.json.payload));
+  flatten(received).filter((r) => r.json?.event === event && match(r.json.payload));
 
 function assertSigned(delivery: Received) {
   assert.equal(delivery.headers['x-gateway-signature'], `sha256=${hmacHex(CALLBACK_SECRET, delivery.raw)}`);

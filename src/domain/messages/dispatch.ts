@@ -15,7 +15,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
 import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
-import { connectionOf, findChannel, recordProviderFault, reloadChannel } from '../channels/channels.ts';
+import { connectionOf, findChannel, recordProviderFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';
 import { advanceStatus, type MessageError, type MessageRow } from './messages.ts';
@@ -78,12 +78,13 @@ function backoffSeconds(attempt: number): number {
 /**
  * Sends one claimed message. Resolves to the seconds after which it is due again (waiting for its
  * channel, for room in the channel's pace, or to retry a transient failure), or null when there is
- * nothing more to send (sent, failed, or left to reconciliation).
+ * nothing more to send (sent, failed, or left to reconciliation). `channel`: the message's channel as
+ * read with the claim (the dispatcher reads each channel of a claim once); else it is read here.
  */
-export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Promise<number | null> {
+export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loaded?: { channel: ChannelRow | undefined }): Promise<number | null> {
   if (row.status !== 'queued' || row.direction !== 'outbound') return null;
   // Only a channel that is gone fails the message: a database error is thrown, and the message tried again.
-  const channel = await findChannel(deps.db, row.channelId);
+  const channel = loaded ? loaded.channel : await findChannel(deps.db, row.channelId);
   if (!channel) return fail(deps, row, { code: 'channel_deleted', title: 'the channel was deleted before the message was sent' });
   const platform = channel.platform as Platform;
 
@@ -125,13 +126,14 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow): Prom
     .update(messages)
     .set({ attempts: row.attempts + 1, lastAttemptAt: deps.clock.now(), errorCode: null, errorTitle: null, errorMessage: null })
     .where(and(eq(messages.id, row.id), eq(messages.status, 'queued'), eq(messages.attempts, row.attempts)))
-    .returning({ id: messages.id });
+    .returning();
   if (marked.length === 0) return null;
 
   const started = performance.now();
   const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
   const seconds = (performance.now() - started) / 1000;
-  const current = (await loadRow(deps.db, row.id))!;
+  // The row as marked: a status that moved it meanwhile is met by advanceStatus's compare-and-set.
+  const current = marked[0]!;
   if (result.ok) {
     await markSent(deps, current, result.value.providerMessageId);
     deps.recorder?.send(platform, 'sent', seconds);

@@ -11,7 +11,8 @@
  */
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { messages } from '../../db/schema.ts';
+import { channels, messages } from '../../db/schema.ts';
+import type { ChannelRow } from '../channels/channels.ts';
 import { createLeaseLoop } from '../../lib/lease-loop.ts';
 import { dispatchMessage, type DispatchDeps } from './dispatch.ts';
 import { DISPATCH_CHANNEL, type MessageRow } from './messages.ts';
@@ -78,10 +79,10 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       .catch((err: unknown) => deps.logger.warn({ err }, 'could not renew the lease of messages being sent'));
   };
 
-  const handle = async (row: MessageRow) => {
+  const handle = async (row: MessageRow, channel: ChannelRow | undefined) => {
     held.add(row.id);
     try {
-      await settle(row.id, await dispatchMessage(deps, row));
+      await settle(row.id, await dispatchMessage(deps, row, { channel }));
     } catch (err) {
       deps.logger.error({ err, message_id: row.id }, 'message dispatch failed; will try again');
       await settle(row.id, ERROR_RETRY_SECONDS).catch(() => undefined);
@@ -101,7 +102,11 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       const room = options.concurrency - loop.inFlight();
       if (room <= 0) return false;
       const rows = await claim(room);
-      for (const row of rows) loop.run(() => handle(row), loop.wake);
+      if (rows.length === 0) return false;
+      // Each channel of the claim read once, not once per message.
+      const channelIds = [...new Set(rows.map((r) => r.channelId))];
+      const found = new Map((await deps.db.select().from(channels).where(inArray(channels.id, channelIds))).map((c) => [c.id, c]));
+      for (const row of rows) loop.run(() => handle(row, found.get(row.channelId)), loop.wake);
       // All it could take: more may be due.
       return rows.length === room;
     },

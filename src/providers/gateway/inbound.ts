@@ -37,19 +37,15 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         },
       ];
     case 'message.status': {
-      const s = String(p.status);
-      if (s !== 'sent' && s !== 'delivered' && s !== 'read' && s !== 'failed') return [];
-      return [
-        {
-          kind: 'message.status',
-          ref,
-          providerMessageId: String(p.id),
-          status: s,
-          timestamp,
-          ...(p.error ? { error: { code: String(p.error.code), title: String(p.error.message ?? p.error.code) } } : {}),
-        },
-      ];
+      const event = statusEvent(ref, p, timestamp);
+      return event ? [event] : [];
     }
+    // Many statuses in one callback (gateway-protocol.md): `{statuses: [{id, status, error?}, ...]}`.
+    case 'message.statuses':
+      return (Array.isArray(p.statuses) ? (p.statuses as Json[]) : []).flatMap((one) => {
+        const event = one && typeof one === 'object' ? statusEvent(ref, one, timestamp) : undefined;
+        return event ? [event] : [];
+      });
     case 'message': {
       const content = (p.content ?? {}) as Json;
       const type = String(p.type ?? 'text');
@@ -109,6 +105,19 @@ function mediaOf(type: string, content: Json): InboundMedia | undefined {
     source: { media_id: content.media_id },
     ...(typeof content.mime_type === 'string' ? { mimeType: content.mime_type } : {}),
     ...(typeof content.file_name === 'string' ? { fileName: content.file_name } : {}),
+  };
+}
+
+function statusEvent(ref: string, p: Json, timestamp: Date): InboundEvent | undefined {
+  const s = String(p.status);
+  if (s !== 'sent' && s !== 'delivered' && s !== 'read' && s !== 'failed') return undefined;
+  return {
+    kind: 'message.status',
+    ref,
+    providerMessageId: String(p.id),
+    status: s,
+    timestamp,
+    ...(p.error ? { error: { code: String(p.error.code), title: String(p.error.message ?? p.error.code) } } : {}),
   };
 }
 
