@@ -158,7 +158,10 @@ export function auditLogs(logs: readonly string[], sensitive: ReadonlyMap<string
   const findings: string[] = [];
   for (const [value, what] of sensitive) {
     const forms = [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value.toWellFormed())];
-    const line = logs.find((l) => forms.some((f) => l.includes(f)));
+    // A value of digits only (a PIN, a code) counts where it stands alone, not inside a longer number
+    // such as a response time's decimals.
+    const numeric = /^\d+$/.test(value) ? new RegExp(`(?<![\\d.])${value}(?![\\d.])`) : undefined;
+    const line = logs.find((l) => (numeric ? numeric.test(l) : forms.some((f) => l.includes(f))));
     if (line !== undefined) findings.push(`${what} appears in a log line: ${line.slice(0, 300)}`);
   }
   return findings;
