@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { queryRows } from '../../src/db/client.ts';
-import { channels } from '../../src/db/schema.ts';
+import { channels, providerEvents } from '../../src/db/schema.ts';
+import { checkChannelHealth } from '../../src/domain/channels/watchdog.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
@@ -102,3 +103,26 @@ test(
     assert.equal(after!.statusReportedAt?.toISOString(), pairedAt.toISOString(), 'the time of the last applied report went back');
   },
 );
+
+test('a session state the watchdog read counts as a report of when it asked: a callback older than that, arriving later, changes nothing', async () => {
+  const { id } = await pairedGatewayChannel(server, 'watched');
+  const report = await sessionReporter(id);
+  const statusOf = async () => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.status as string;
+  const handled = () =>
+    eventually('the report to be handled', async () => {
+      const rows = await server.container.database.db.select().from(providerEvents).where(eq(providerEvents.channelId, id));
+      return rows.every((r) => r.processedAt) ? true : undefined;
+    });
+  const start = Date.now();
+  // The gateway says the session shows a QR again (the sandbox's session is in fact still paired).
+  await report('SCAN_QR', new Date(start + 10_000));
+  await eventually('the QR step', async () => ((await statusOf()) === 'pairing' ? true : undefined));
+  // A minute on, the watchdog asks the gateway: the session works, and the channel is connected again.
+  const { providers, sealer, logger, database } = server.container;
+  await checkChannelHealth({ db: database.db, clock: { now: () => new Date(start + 60_000) }, sealer, providers, logger });
+  assert.equal(await statusOf(), 'connected');
+  // A QR step stamped before that check is delivered only now: older news than what the check saw.
+  await report('SCAN_QR', new Date(start + 30_000));
+  await handled();
+  assert.equal(await statusOf(), 'connected', 'the older report did not undo what the check saw');
+});

@@ -356,6 +356,35 @@ export async function applyStatus(deps: { db: Db; clock: Clock }, row: ChannelRo
 }
 
 /**
+ * Applies a session state the provider told us of at `reportedAt` (a health check's or a pairing
+ * call's answer, asked at that time) like a report: not when a newer report was applied meanwhile
+ * (the state is older news; `always`: applied anyway, for a state the user's own action just made),
+ * and a report older than it arriving later changes nothing.
+ */
+export async function applyReportedStatus(
+  deps: { db: Db; clock: Clock },
+  row: ChannelRow,
+  to: ChannelStatus,
+  reason: string,
+  reasonCode: string | null,
+  reportedAt: Date,
+  options: { always?: boolean } = {},
+) {
+  await deps.db.transaction(async (tx) => {
+    const [fresh] = await tx.select().from(channels).where(eq(channels.id, row.id)).for('update');
+    if (!fresh) return;
+    if (!options.always && fresh.statusReportedAt && fresh.statusReportedAt.getTime() > reportedAt.getTime()) return;
+    if (fresh.status !== to) {
+      await transitionChannel(tx, { id: fresh.id, organizationId: fresh.organizationId, platform: fresh.platform, status: fresh.status }, to, reason, reasonCode, deps.clock.now());
+    }
+    await tx
+      .update(channels)
+      .set({ statusReportedAt: sql`greatest(${channels.statusReportedAt}, ${reportedAt.toISOString()}::timestamptz)` })
+      .where(eq(channels.id, row.id));
+  });
+}
+
+/**
  * Keeps a provider error as the channel's last error; an error that breaks the channel itself
  * (an invalid token, a refused address) moves it to `error` with the provider's reason.
  */

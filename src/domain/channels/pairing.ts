@@ -15,6 +15,7 @@ import type { Actor } from '../actor.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { assertOperation } from './capabilities.ts';
 import {
+  applyReportedStatus,
   applyStatus,
   connectionOf,
   connectVerifiedChannel,
@@ -63,10 +64,12 @@ export async function connectChannel(deps: PairingDeps, actor: Actor, input: { c
   }
   if (row.status === 'connected') throw new DomainError('conflict', 'channel is already connected; disconnect it first to pair another phone');
   const connection = connectionOf(row, deps.sealer);
+  const asked = deps.clock.now();
   const started = await deps.providers.get(row.platform).startPairing!(connection, { url: deps.callbackUrl(row), secret: connection.credentials.callback_secret ?? '' });
   if (!started.ok) return refuse(deps, row, started.error);
   const status = providerModule(row.platform).status.fromSession?.(started.value.status) ?? 'pairing';
-  await applyStatus(deps, row, status, status === 'connected' ? 'gateway session already paired' : 'pairing started: scan the QR code', started.value.status);
+  // The session's answer counts as a report of when it was asked (a late callback older than it changes nothing).
+  await applyReportedStatus(deps, row, status, status === 'connected' ? 'gateway session already paired' : 'pairing started: scan the QR code', started.value.status, asked, { always: true });
   const channel = await reloadChannel(deps.db, row.id);
   if (channel.status !== 'pairing') return { channel, qr: null, pairingCode: null };
   const qr = await currentQr(deps, channel);

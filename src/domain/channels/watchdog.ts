@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
-import { applyStatus, connectionOf, recordProviderFault, reloadChannel, type ChannelRow } from './channels.ts';
+import { applyReportedStatus, applyStatus, connectionOf, recordProviderFault, reloadChannel, type ChannelRow } from './channels.ts';
 
 export const WATCHDOG_FAILURE_LIMIT = 3;
 const BATCH = 100;
@@ -37,14 +37,14 @@ export async function checkChannelHealth(deps: WatchdogDeps): Promise<void> {
 }
 
 async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> {
+  const asked = deps.clock.now();
   const check = await deps.providers.get(row.platform).checkHealth(connectionOf(row, deps.sealer));
   const now = deps.clock.now();
   if (check.ok) {
     await deps.db.update(channels).set({ lastCheckedAt: now, reconnectAttempts: 0 }).where(eq(channels.id, row.id));
     const status = providerModule(row.platform).status.fromSession?.(check.status);
-    if (status !== undefined && status !== row.status) {
-      await applyStatus(deps, await reloadChannel(deps.db, row.id), status, `gateway session is ${check.status}`, check.status);
-    }
+    // The session's state as of when it was asked: a report newer than that wins; older ones lose to it.
+    if (status !== undefined) await applyReportedStatus(deps, row, status, `gateway session is ${check.status}`, check.status, asked);
     return;
   }
   const attempts = row.reconnectAttempts + 1;
