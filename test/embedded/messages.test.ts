@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { proto } from 'baileys';
+import { randomBytes } from 'node:crypto';
+import { proto, type WAMessage } from 'baileys';
 import { channelSessions, messages, providerEvents } from '../../src/db/schema.ts';
 import { libraryMessageId } from '../../src/providers/gateway/embedded/ids.ts';
 import { eventually } from '../eventually.ts';
@@ -16,12 +17,15 @@ import { send, waitForStatus as waitForMessage } from '../messages-helpers.ts';
 import { pairedChannel, startEmbeddedServer } from './helpers.ts';
 
 const Status = proto.WebMessageInfo.Status;
+/** A sender's privacy id the library's store maps to a phone (and one it knows nothing of). */
+const PRIVATE_LID = '187654321098765';
+const UNKNOWN_LID = '187654321098799';
 
 describe('embedded engine: messages', () => {
   let ctx: Awaited<ReturnType<typeof startEmbeddedServer>>;
   before(async () => {
     // A lost answer is given up on after 30 s unless an ack names it.
-    ctx = await startEmbeddedServer({ env: { MESSAGE_RECONCILE_SECONDS: '30' } });
+    ctx = await startEmbeddedServer({ env: { MESSAGE_RECONCILE_SECONDS: '30' }, lidPhones: new Map([[`${PRIVATE_LID}@lid`, '4915122220004@s.whatsapp.net']]) });
   });
   after(() => ctx.server.close());
 
@@ -100,6 +104,33 @@ describe('embedded engine: messages', () => {
     assert.equal(list.length, 1);
     assert.equal(stored[0].provider_message_id, message.key.id);
     assert.equal(list[0].content.body, 'Is my order ready?');
+  });
+
+  test('a sender named by privacy id only becomes the contact of the phone the library maps it to, the privacy id linked', async () => {
+    const { server } = ctx;
+    const channel = await pairedChannel(ctx, '4915100000104');
+    const arrive = (lid: string, text: string) => {
+      const id = `3A${randomBytes(8).toString('hex').toUpperCase()}`;
+      channel.socket.emit('messages.upsert', {
+        type: 'notify',
+        messages: [proto.WebMessageInfo.fromObject({ key: { remoteJid: `${lid}@lid`, fromMe: false, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: 'Private' }) as WAMessage],
+      });
+      return id;
+    };
+    const unknown = arrive(UNKNOWN_LID, 'from nobody known');
+    const known = arrive(PRIVATE_LID, 'from a privacy id');
+    const [stored] = await eventually('the message from the mapped privacy id', async () => {
+      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data;
+      return list.length > 0 ? list : undefined;
+    });
+    assert.equal(stored.provider_message_id, known);
+    assert.equal(stored.content.body, 'from a privacy id');
+    const identities = (await request(server, 'GET', `/v1/contacts/${stored.contact_id}/identities`, { key: server.apiKey })).body.data as Array<{ type: string; value: string }>;
+    assert.deepEqual(identities.map((i) => `${i.type}:${i.value}`).sort(), ['chatapp_id:4915122220004', `linked_id:${PRIVATE_LID}`, 'phone:+4915122220004'].sort());
+    // The one the store knows no phone for cannot reach a contact: asked about, and not stored.
+    assert.ok(channel.socket.calls.some((c) => c.method === 'phoneJidOfLid' && c.args[0] === `${UNKNOWN_LID}@lid`));
+    const all = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data as Array<{ provider_message_id: string }>;
+    assert.deepEqual(all.map((m) => m.provider_message_id), [known], unknown);
   });
 
   test('messages of a channel another process holds are left to that process; without its socket a send waits', async () => {

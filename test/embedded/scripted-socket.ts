@@ -50,6 +50,8 @@ export type ScriptedSocketsOptions = {
   record?: (entry: { event: 'open' | 'end'; channelId: string; at: number }) => void;
   /** Numbers onWhatsApp answers as not on the service. */
   notOnNetwork?: Set<string>;
+  /** The library store's privacy id → phone jid mapping (`<lid>@lid` → `digits@s.whatsapp.net`). */
+  lidPhones?: Map<string, string>;
 };
 
 /** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
@@ -143,6 +145,10 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       async sendPresenceUpdate(type, toJid) {
         calls.push({ method: 'sendPresenceUpdate', args: [type, toJid] });
+      },
+      async phoneJidOfLid(lidJid) {
+        calls.push({ method: 'phoneJidOfLid', args: [lidJid] });
+        return options.lidPhones?.get(lidJid);
       },
       async onWhatsApp(...phones) {
         calls.push({ method: 'onWhatsApp', args: phones });

@@ -21,6 +21,7 @@ export function createBaileysSocketFactory(options: { logger: Logger }): SocketF
       // Messages are not kept in the library's form, so a recipient's retry request cannot be re-encrypted.
       getMessage: async () => undefined,
     });
-    return socket satisfies EngineSocket;
+    const phoneJidOfLid = async (lidJid: string) => (await socket.signalRepository.lidMapping.getPNForLID(lidJid)) ?? undefined;
+    return Object.assign(socket, { phoneJidOfLid }) satisfies EngineSocket;
   };
 }

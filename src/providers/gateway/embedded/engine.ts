@@ -8,6 +8,7 @@
  * every session back at shutdown. What a socket sees (status changes, messages, acks) is reported
  * through the normal inbound pipeline (`report`, injected by the container).
  */
+import type { WAMessage } from 'baileys';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.ts';
 import { channelSessionCommands } from '../../../db/schema.ts';
@@ -19,7 +20,7 @@ import { isDatabaseUnavailable } from '../../../db/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { HealthCheck, InboundEvent, PairingCode, ProviderError, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { LeaseLostError, clearAuthState, loadCreds, usePostgresAuthState, type PostgresAuthState } from './auth-state.ts';
-import { phoneOfJid } from './ids.ts';
+import { lidOfJid, phoneOfJid } from './ids.ts';
 import { normalizeSocketEvent, type SocketEvent } from './inbound.ts';
 import {
   SESSION_CHANGED,
@@ -52,6 +53,21 @@ const MAX_SESSIONS = 500;
 /** Storing a session event while the database is unreachable is tried again after these waits (doubling). */
 const REPORT_RETRY_BASE_MS = 250;
 const REPORT_RETRY_MAX_MS = 5_000;
+
+/**
+ * Messages that name their sender (or a group participant) by privacy id only get the phone the
+ * library's store maps it to, where it knows one, so the sender becomes a contact by phone with the
+ * privacy id linked (a message with neither cannot be routed to a contact and is skipped).
+ */
+async function withSenderPhones(socket: EngineSocket, messages: WAMessage[]): Promise<void> {
+  if (!socket.phoneJidOfLid) return;
+  for (const m of messages) {
+    const key = m.key;
+    if (!key) continue;
+    if (lidOfJid(key.remoteJid) && !key.remoteJidAlt) key.remoteJidAlt = await socket.phoneJidOfLid(key.remoteJid!).catch(() => undefined);
+    if (lidOfJid(key.participant) && !key.participantAlt) key.participantAlt = await socket.phoneJidOfLid(key.participant!).catch(() => undefined);
+  }
+}
 
 export type EmbeddedEngineOptions = {
   database: Pick<Database, 'db' | 'listen' | 'availability'>;
@@ -351,7 +367,10 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       for (const event of MESSAGE_EVENTS) {
         socket.ev.on(event, (data: SocketEvents[typeof event]) => {
           if (!live()) return;
-          void enqueue(held, () => report(held, normalizeSocketEvent(held.ref, { event, data } as SocketEvent, { self: { phone: held.phone, lid: held.lid }, groups: held.groups, pollKey: options.pollKey })));
+          void enqueue(held, async () => {
+            if (event === 'messages.upsert') await withSenderPhones(socket, (data as SocketEvents['messages.upsert']).messages);
+            await report(held, normalizeSocketEvent(held.ref, { event, data } as SocketEvent, { self: { phone: held.phone, lid: held.lid }, groups: held.groups, pollKey: options.pollKey }));
+          });
         });
       }
       logger.info({ channel_id: held.channelId, paired: held.paired }, 'embedded engine: session socket opened');

@@ -29,6 +29,11 @@ export type EngineSocket = {
   logout(message?: string): Promise<void>;
   /** Closes the connection and keeps the credentials. */
   end(error: Error | undefined): Promise<void> | void;
+  /**
+   * The phone jid (`digits@s.whatsapp.net`) the library's store maps a privacy id (`<lid>@lid`) to, for
+   * a message that names its sender by privacy id only; undefined when it knows none.
+   */
+  phoneJidOfLid?(lidJid: string): Promise<string | undefined>;
 };
 
 /** What a socket is made with: the session's auth state (creds and signal keys, kept in PostgreSQL). */
