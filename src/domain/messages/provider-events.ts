@@ -10,7 +10,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { messages, messageStatusHistory } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import type { InboundEvent } from '../../providers/provider.ts';
+import type { InboundEvent, InboundMedia } from '../../providers/provider.ts';
 import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -18,6 +18,24 @@ import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound, touchOutbound } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
+
+/**
+ * Stores a message a provider reported, once (its provider id is unique per channel), with the media
+ * it carries (pending, with its download job) and its first status; false when it was stored before.
+ */
+async function storeOnce(
+  tx: Executor,
+  values: typeof messages.$inferInsert,
+  event: { timestamp: Date; media?: InboundMedia },
+  deps: MessageApplierDeps,
+  at: Date,
+): Promise<boolean> {
+  const inserted = await tx.insert(messages).values(values).onConflictDoNothing().returning({ id: messages.id });
+  if (inserted.length === 0) return false;
+  if (event.media) await recordInboundMedia(deps.media, tx, { id: values.id, organizationId: values.organizationId }, event.media, at);
+  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: values.id, status: values.status, occurredAt: event.timestamp, createdAt: at });
+  return true;
+}
 
 /** A status for a message not (yet) known: the send may not have committed; the caller retries. */
 export class UnknownMessageError extends Error {}
@@ -105,9 +123,9 @@ async function applyInbound(
   const id = uuidv7();
   const given = event.type === 'poll_vote' ? await namePollVote(tx, channel.id, event.content) : event.content;
   const content = { ...given, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
-  const inserted = await tx
-    .insert(messages)
-    .values({
+  const stored = await storeOnce(
+    tx,
+    {
       id,
       organizationId: channel.organizationId,
       channelId: channel.id,
@@ -123,12 +141,12 @@ async function applyInbound(
       // Receipt time, not the provider's: list cursors stay stable while messages arrive.
       createdAt: at,
       updatedAt: at,
-    })
-    .onConflictDoNothing()
-    .returning({ id: messages.id });
-  if (inserted.length === 0) return;
-  if (event.media) await recordInboundMedia(deps.media, tx, { id, organizationId: channel.organizationId }, event.media, at);
-  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'received', occurredAt: event.timestamp, createdAt: at });
+    },
+    event,
+    deps,
+    at,
+  );
+  if (!stored) return;
   await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   await recordEvent(
     tx,
@@ -192,9 +210,9 @@ async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at
   const id = uuidv7();
   const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
   const ours = (channel.displayPhoneNumber ?? '').replace(/\D/g, '');
-  const inserted = await tx
-    .insert(messages)
-    .values({
+  const stored = await storeOnce(
+    tx,
+    {
       id,
       organizationId: channel.organizationId,
       channelId: channel.id,
@@ -210,12 +228,12 @@ async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at
       dispatchAt: null,
       createdAt: at,
       updatedAt: at,
-    })
-    .onConflictDoNothing()
-    .returning({ id: messages.id });
-  if (inserted.length === 0) return;
-  if (event.media) await recordInboundMedia(deps.media, tx, { id, organizationId: channel.organizationId }, event.media, at);
-  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: id, status: 'sent', occurredAt: event.timestamp, createdAt: at });
+    },
+    event,
+    deps,
+    at,
+  );
+  if (!stored) return;
   await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   const ids = { message_id: id, conversation_id: conversation.id, channel_id: channel.id };
   await recordEvent(tx, channel.organizationId, 'message.new', { ...ids, contact_id: contact.contactId, direction: 'outbound', from_phone: ours, msg_type: event.type }, at);
