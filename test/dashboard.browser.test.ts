@@ -218,7 +218,8 @@ test('a normal visit logs nothing: signed out, the page asks for no session; sig
 
     await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
     await page.waitForURL(`${server.baseUrl}/app/inbox`);
-    // Every page the menu offers, reached by the menu, renders its heading.
+    // Every page the menu offers, reached by the menu, renders its heading (once the menu is drawn).
+    await nav(page).getByRole('link').first().waitFor();
     const links = await nav(page).getByRole('link').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, target: a.getAttribute('target') })));
     const pages = links.filter((l) => l.target !== '_blank').map((l) => l.href);
     assert.ok(pages.length >= 14, `the menu lists every area's pages (${pages.join(', ')})`);
