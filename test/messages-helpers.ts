@@ -33,8 +33,8 @@ export async function outsideOfficialChannel(server: TestServer, name: string) {
 }
 
 /** A gateway channel bound to the sandbox, paired (connected). */
-export async function pairedGatewayChannel(server: TestServer, name = 'Gateway'): Promise<{ id: string }> {
-  const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name, sandbox: true } });
+export async function pairedGatewayChannel(server: TestServer, name = 'Gateway', settings?: Record<string, unknown>): Promise<{ id: string }> {
+  const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name, sandbox: true, ...(settings ? { settings } : {}) } });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
   const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });

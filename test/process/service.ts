@@ -40,6 +40,8 @@ export type ServiceProcess = {
   waitForLog(msg: string | RegExp, timeoutMs?: number): Promise<LogLine>;
   /** Waits for the 'Server listening' log line and then for the health check to answer 200. */
   waitReady(timeoutMs?: number): Promise<void>;
+  /** Waits for the health check to answer 200 (an API process at any log level). */
+  waitHealthy(timeoutMs?: number): Promise<void>;
   /** Sends SIGTERM and waits for the exit; SIGKILL after timeoutMs (and the returned exit shows it). */
   stop(timeoutMs?: number): Promise<Exit>;
   /** SIGKILL if still running. */
@@ -160,6 +162,9 @@ export async function runService(options: RunOptions): Promise<ServiceProcess> {
     },
     async waitReady(timeoutMs = 90_000) {
       await service.waitForLog(/^Server listening at /, timeoutMs);
+      await service.waitHealthy(timeoutMs);
+    },
+    async waitHealthy(timeoutMs = 90_000) {
       const healthy = async () => {
         try {
           const res = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(2000) });
