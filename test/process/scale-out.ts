@@ -300,6 +300,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     ).catch((err: Error) => {
       throw new Error(`${err.message}; ${missing.length} missing, e.g. ${missing.slice(0, 5).join(', ')}`);
     });
+    log(`${events} events at every endpoint`);
     // sent, delivered and read statuses of every message, and the message.sent event.
     assert.ok(events >= count * 4, `${events} events for ${count} messages`);
 
@@ -326,6 +327,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       throw new Error(`${err.message}: ${JSON.stringify(stuck)}`);
     });
 
+    log('nothing stuck');
     drain(endpoints);
     const rate = count / endToEndSeconds;
     return { messages: count, acceptSeconds, endToEndSeconds, rate, webhookRequests: endpoints.reduce((n, e) => n + e.requests, 0), events, retried };
