@@ -120,6 +120,25 @@ describe('group commit', () => {
   });
 });
 
+describe('channel cache', () => {
+  test('a send refused because the channel was not connected is accepted as soon as it is (the refusal is not cached)', async () => {
+    const made = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'Paired later', sandbox: true } });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.data.id as string;
+    const body = { channel_id: id, to: '4915112347777', type: 'text', content: { body: 'once paired' } };
+    const refused = await send(server, body);
+    assert.equal(refused.status, 409, refused.text);
+    // Paired by the worker's jobs (in a scaled-out deployment, another process than the one that refused).
+    const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });
+    assert.equal(connect.status, 200, connect.text);
+    const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: connect.body.data.qr.qr } });
+    assert.ok(scan.status < 300, scan.text);
+    await eventually('pairing', async () => ((await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.status === 'connected' ? true : undefined));
+    const accepted = await send(server, body);
+    assert.equal(accepted.status, 201, `accepted once the channel is connected, not after the cache's 30 s: ${accepted.text}`);
+  });
+});
+
 describe('pacing', () => {
   test("a burst drains at the channel's pace: every message is sent, none sooner than the pace allows", async () => {
     const channel = await pairedGatewayChannel(server, 'paced');

@@ -72,7 +72,12 @@ export const IDEMPOTENCY_HOURS = 24;
 
 type ChannelRow = Awaited<ReturnType<typeof loadChannel>>;
 
-/** The channels an accepting process has loaded, by id; a hint that each accept checks. */
+/**
+ * The channels an accepting process has loaded, by id; a hint that each accept checks. Only
+ * connected channels are kept: the accepting statement re-checks a cached row, but a refusal for a
+ * channel that is not connected is answered before it, and the channel may be connected meanwhile by
+ * another process (pairing ends in a worker), which this one would not hear of.
+ */
 export type ChannelCache = {
   get(db: Executor, actor: Actor, channelId: string): Promise<ChannelRow>;
   forget(channelId: string): void;
@@ -85,6 +90,10 @@ export function createChannelCache(options: { ttlMs: number; maxEntries?: number
       const hit = cache.get(channelId);
       if (hit && hit.row.organizationId === actor.organizationId && options.now().getTime() - hit.at < options.ttlMs) return hit.row;
       const row = await loadChannel(db, actor, channelId);
+      if (row.status !== 'connected') {
+        cache.delete(channelId);
+        return row;
+      }
       if (cache.size >= (options.maxEntries ?? 10_000)) cache.clear();
       cache.set(channelId, { row, at: options.now().getTime() });
       return row;
