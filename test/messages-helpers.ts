@@ -2,7 +2,7 @@
 import { signBody } from '../src/providers/signature.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
-import { queryRows } from '../src/db/client.ts';
+import { queryRows, type Executor } from '../src/db/client.ts';
 import { eventually } from './eventually.ts';
 import { request, type TestServer } from './harness.ts';
 
@@ -131,4 +131,17 @@ export async function postOfficialStatuses(server: TestServer, metadata: { phone
     rawBody: body,
     headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, body) },
   });
+}
+
+/**
+ * How many times the sandbox (the provider) holds each message Parley sent, by message id (the
+ * gateway's idempotency key, the official API's biz_opaque_callback_data); throttled attempts are not sends.
+ */
+export async function providerSendCounts(db: Executor): Promise<Record<string, number>> {
+  const rows = await queryRows<{ id: string; n: number }>(
+    db,
+    sql`select coalesce(idempotency_key, body->>'biz_opaque_callback_data') as id, count(*)::int as n
+        from sandbox_messages where direction = 'outbound' and status <> 'throttled' group by 1`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }

@@ -13,7 +13,7 @@ import { openDatabase, queryRows } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { eventually } from '../eventually.ts';
 import { freePort, request } from '../harness.ts';
-import { pairedGatewayChannel } from '../messages-helpers.ts';
+import { pairedGatewayChannel, providerSendCounts } from '../messages-helpers.ts';
 import { startReceiver } from '../webhook-receiver.ts';
 import { createDeployment, runService, startService, type ServiceProcess } from './service.ts';
 
@@ -161,12 +161,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
       ? await openDatabase({ kind: 'postgres', url: deployment.databaseUrl })
       : await openDatabase({ kind: 'pglite', dataDir: path.join(deployment.dataDir, 'db') });
     try {
-      const counts = await queryRows<{ id: string; n: number }>(
-        database.db,
-        sql`select coalesce(idempotency_key, body->>'biz_opaque_callback_data') as id, count(*)::int as n
-            from sandbox_messages where direction = 'outbound' and status <> 'throttled' group by 1`,
-      );
-      const times = Object.fromEntries(counts.map((r) => [r.id, r.n]));
+      const times = await providerSendCounts(database.db);
       assert.deepEqual(times, Object.fromEntries([...officialIds, ...gatewayIds].map((id) => [id, 1])), 'the provider holds each message exactly once');
     } finally {
       await database.close();
