@@ -92,6 +92,20 @@ test('a template send with the wrong number of parameters is refused at accept, 
   assert.equal(ok.status, 201, ok.text);
 });
 
+test('a template whose components changed elsewhere (a sync in another process) is checked against the new ones at once', async () => {
+  const changing = await approvedTemplate(server, channel.id, 'order_changing');
+  const to = '4915112340778';
+  const sendWith = (parameters: string[]) =>
+    send(server, { channel_id: channel.id, to, type: 'template', content: { template: { ...changing, components: [{ type: 'body', parameters: parameters.map((t) => ({ type: 'text', text: t })) }] } } });
+  assert.equal((await sendWith(['Ana'])).status, 201, 'one parameter, as approved (and now in the cache)');
+  // What a sync that found the template edited at the provider writes, in any process.
+  await server.container.database.db.execute(
+    sql`update templates set components = ${JSON.stringify([{ type: 'BODY', text: 'Hi {{1}}, order {{2}}' }])}::jsonb where channel_id = ${channel.id} and name = 'order_changing'`,
+  );
+  const res = await sendWith(['Ana', 'A-2']);
+  assert.equal(res.status, 201, `two parameters, as the template now has: ${res.text}`);
+});
+
 test('a permanent provider failure fails the message with the provider code and title', async () => {
   const to = '4915112340001';
   await customerWrites(server, channel.id, to);

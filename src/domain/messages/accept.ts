@@ -454,8 +454,12 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
 async function checkTemplate(deps: MessageDeps, actor: Actor, channelId: string, content: Record<string, unknown>): Promise<SendRefusal | undefined> {
   const template = content.template as { name: string; language: { code: string }; components?: unknown[] };
   const ref = { name: template.name, language: template.language.code };
-  const expected = await deps.templates.get(deps.db, actor, { channelId, ...ref });
-  const mismatch = expected && parameterMismatch(expected, template.components);
+  const check = async (fresh: boolean) => {
+    const expected = await deps.templates.get(deps.db, actor, { channelId, ...ref }, { fresh });
+    return expected && parameterMismatch(expected, template.components);
+  };
+  // A refusal is never made on the cache alone: the template may have changed in another process.
+  const mismatch = (await check(false)) && (await check(true));
   return mismatch ? { refusal: 'template_mismatch', template: ref, mismatch } : undefined;
 }
 

@@ -64,22 +64,25 @@ export function parameterMismatch(expected: TemplateParameters, components: unkn
 
 /** Approved templates' parameters as an accepting process last loaded them, by channel, name and language. */
 export type TemplateParameterCache = {
-  get(db: Executor, actor: Actor, ref: { channelId: string; name: string; language: string }): Promise<TemplateParameters | undefined>;
+  /** `fresh`: read the row, not the cache (a mismatch against the cache is checked again so: the row may have changed in another process). */
+  get(db: Executor, actor: Actor, ref: { channelId: string; name: string; language: string }, options?: { fresh?: boolean }): Promise<TemplateParameters | undefined>;
 };
 
 /**
- * Approved templates are kept `ttlMs`: a template's components change only through a new approval,
- * and the provider checks again at send. A template not (yet) approved is looked up every time, so
+ * Approved templates are kept `ttlMs`: a template's components change only through a new approval or
+ * a sync (in any process), so a send that does not match the cached parameters is checked again
+ * against the row before it is refused; the provider checks again at send. A template not (yet) approved is looked up every time, so
  * one approved a moment ago is checked at once.
  */
 export function createTemplateParameterCache(options: { ttlMs: number; maxEntries?: number; now(): Date }): TemplateParameterCache {
   const cache = new Map<string, { organizationId: string; parameters: TemplateParameters; at: number }>();
   return {
-    async get(db, actor, ref) {
+    async get(db, actor, ref, { fresh = false } = {}) {
       const key = `${ref.channelId} ${ref.name} ${ref.language}`;
       const now = options.now().getTime();
       const hit = cache.get(key);
-      if (hit && hit.organizationId === actor.organizationId && now - hit.at < options.ttlMs) return hit.parameters;
+      if (!fresh && hit && hit.organizationId === actor.organizationId && now - hit.at < options.ttlMs) return hit.parameters;
+      cache.delete(key);
       const [row] = await db
         .select({ components: templates.components })
         .from(templates)
