@@ -130,13 +130,12 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   let database: Database | undefined;
   try {
     for (let i = 0; i < ENDPOINTS; i++) endpoints.push({ receiver: await startReceiver(`/hook${i}`), seen: new Set(), requests: 0 });
-    // The first API process migrates and bootstraps alone; the rest start together.
-    apis.push(await startApi(0));
-    const [rest, upWorkers] = await Promise.all([
-      Promise.all(Array.from({ length: options.apis - 1 }, (_, i) => startApi(i + 1))),
+    // All at once on the empty database: migrations, pg-boss's install and the bootstrap take turns under a lock.
+    const [upApis, upWorkers] = await Promise.all([
+      Promise.all(Array.from({ length: options.apis }, (_, i) => startApi(i))),
       Promise.all(Array.from({ length: options.workers }, () => startWorker())),
     ]);
-    apis.push(...rest);
+    apis.push(...upApis);
     workers.push(...upWorkers);
     database = await openDatabase({ kind: 'postgres', url: deployment.databaseUrl, poolSize: 2 });
     const db = database.db;
