@@ -115,12 +115,19 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
   };
   const startApi = async (i: number) => {
     const api = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'api' }, port: ports[i] });
-    await api.waitHealthy(90_000);
+    // Five processes booting at once on two busy cores take a while.
+    await api.waitHealthy(180_000);
     return api;
   };
   const startWorker = async () => {
     const worker = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'worker' } });
-    await eventually('the worker to be ready', async () => ((await fetch(`${worker.baseUrl}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), { timeoutMs: 90_000, everyMs: 100 });
+    const ready = async () => {
+      const res = await fetch(`${worker.baseUrl}/readyz`).catch(() => undefined);
+      await res?.arrayBuffer();
+      if (worker.exit) throw new Error(`a worker exited at start (${JSON.stringify(worker.exit)}):\n${worker.stdout}\n${worker.stderr}`);
+      return res?.status === 200 ? true : undefined;
+    };
+    await eventually('the worker to be ready', ready, { timeoutMs: 180_000, everyMs: 100 });
     return worker;
   };
 
