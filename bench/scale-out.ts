@@ -58,7 +58,9 @@ for (const layout of layouts) {
   for (let n = 1; n <= runs; n++) {
     console.log(`${labelOf(layout)}, run ${n} (load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
     const r = await oneRun(layout);
-    console.log(`  accepted in ${r.acceptSeconds.toFixed(1)} s, read in ${r.endToEndSeconds.toFixed(1)} s: ${round(r.rate)} messages/s end to end; ${r.events} events, ${r.webhookRequests} webhook requests; ${r.retried} POSTs retried through another API`);
+    console.log(
+      `  accepted in ${r.acceptSeconds.toFixed(1)} s, read in ${r.endToEndSeconds.toFixed(1)} s: ${round(r.rate)} messages/s end to end; ${r.events} events, ${r.webhookRequests} webhook requests; ${r.retried} POSTs retried through another API; service CPU ${round(r.cpuSeconds)} s (${round((r.cpuSeconds / r.messages) * 1000)} ms a message)`,
+    );
     results.push(r);
   }
   rows.push({ layout, results });
@@ -66,12 +68,12 @@ for (const layout of layouts) {
 
 const base = median(rows[0]!.results.map((r) => r.rate));
 const table = [
-  '| Processes | Accepted/s | Read/s (end to end) | × the first row | First POST → last read | Events (each at both endpoints) |',
-  '| --- | --- | --- | --- | --- | --- |',
+  '| Processes | Accepted/s | Read/s (end to end) | × the first row | First POST → last read | Service CPU a message | Events (each at both endpoints) |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
   ...rows.map(({ layout, results }) => {
     const rate = median(results.map((r) => r.rate));
     const accepted = median(results.map((r) => r.messages / r.acceptSeconds));
-    return `| ${labelOf(layout)} | ${round(accepted, 0)} | **${round(rate, 0)}** | ${round(rate / base, 2)}× | ${round(median(results.map((r) => r.endToEndSeconds)))} s | ${median(results.map((r) => r.events)).toLocaleString('en-US')} |`;
+    return `| ${labelOf(layout)} | ${round(accepted, 0)} | **${round(rate, 0)}** | ${round(rate / base, 2)}× | ${round(median(results.map((r) => r.endToEndSeconds)))} s | ${round(median(results.map((r) => (r.cpuSeconds / r.messages) * 1000)))} ms | ${median(results.map((r) => r.events)).toLocaleString('en-US')} |`;
   }),
 ].join('\n');
 console.log(`\n${table}`);
@@ -84,7 +86,7 @@ Command: \`node bench/scale-out.ts ${process.argv.slice(2).filter((a) => a !== '
 
 ${header}
 
-Each run: a fresh database; ${APIS} API processes and the worker processes named; 2 official and 2 gateway channels bound to the sandbox (pacing raised to 1,000/s), 2 webhook endpoints (receivers on 127.0.0.1) subscribed to message.new, message.sent and message.status_update; ${count.toLocaleString('en-US')} messages POSTed by ${concurrency} clients through the APIs in turn, each with an Idempotency-Key, every 50th again through the other API (a replay). The run passes only when every message is read, the sandbox holds each exactly once, every event reached both endpoints and nothing is left queued, due, pending or held (the assertions of test/process/scale-out.ts). Read/s: messages over the time from the first POST to the last message's last update. Medians of ${runs} run(s) per row; the machine's other work shows in the load average above.
+Each run: a fresh database; ${APIS} API processes and the worker processes named; 2 official and 2 gateway channels bound to the sandbox (pacing raised to 1,000/s), 2 webhook endpoints (receivers on 127.0.0.1) subscribed to message.new, message.sent and message.status_update; ${count.toLocaleString('en-US')} messages POSTed by ${concurrency} clients through the APIs in turn, each with an Idempotency-Key, every 50th again through the other API (a replay). The run passes only when every message is read, the sandbox holds each exactly once, every event reached both endpoints and nothing is left queued, due, pending or held (the assertions of test/process/scale-out.ts). Read/s: messages over the time from the first POST to the last message's last update. Service CPU: user + system seconds of the API and worker processes (from /proc, start-up included; PostgreSQL's own not counted) over the messages, which the machine's other work does not inflate as it does the rates. Medians of ${runs} run(s) per row; the machine's other work shows in the load average above.
 
 ${table}`,
   );

@@ -17,6 +17,7 @@
  * or running, no channel session lease that has lapsed while held.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows, type Database } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
@@ -58,6 +59,8 @@ export type ScaleOutResult = {
   events: number;
   /** POSTs retried with their key through another API (planned ones and those a killed API cut off). */
   retried: number;
+  /** CPU seconds the API and worker processes used (user + system, from /proc), the killed ones up to their kill. */
+  cpuSeconds: number;
 };
 
 const EVENT_TYPES = ['message.new', 'message.sent', 'message.status_update'];
@@ -74,6 +77,17 @@ const recipient = (i: number) => `49152${String(3_000_000 + i)}5`;
 const officialRecipient = (channel: number, k: number) => `4915340${channel}${String(k).padStart(4, '0')}5`;
 
 type Channel = { id: string; official: boolean; recipients: string[]; template?: { name: string; language: { code: string } } };
+
+/** CPU seconds (user + system) a running process has used so far; 0 where /proc is not there. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
 
 /** One webhook endpoint's receiver, reduced to what is asserted: the event ids it saw. */
 type Endpoint = { receiver: Receiver; seen: Set<string>; requests: number };
@@ -190,6 +204,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     let accepted = 0;
     let lastAcceptedAt = 0;
     let killing: Promise<void> | undefined;
+    let cpuOfKilled = 0;
     // Official channels: a text in every fourth message to a customer who wrote in, else a template to
     // a recipient of its own (as business-initiated traffic is); gateway channels: a text to a recipient of its own.
     const bodyOf = (i: number) => {
@@ -226,6 +241,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     };
     const killHalfway = async () => {
       const victim = workers.shift()!;
+      cpuOfKilled += cpuSecondsOf(victim.pid);
       victim.kill();
       await victim.exited;
       log('a worker was SIGKILLed');
@@ -234,6 +250,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       const index = apis.length - 1;
       down.add(index);
       const api = apis[index]!;
+      cpuOfKilled += cpuSecondsOf(api.pid);
       api.kill();
       await api.exited;
       apis[index] = await startApi(index);
@@ -341,7 +358,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     log('nothing stuck');
     drain(endpoints);
     const rate = count / endToEndSeconds;
-    return { messages: count, acceptSeconds, endToEndSeconds, rate, webhookRequests: endpoints.reduce((n, e) => n + e.requests, 0), events, retried };
+    const cpuSeconds = cpuOfKilled + [...apis, ...workers].reduce((n, p) => n + (p ? cpuSecondsOf(p.pid) : 0), 0);
+    return { messages: count, acceptSeconds, endToEndSeconds, rate, webhookRequests: endpoints.reduce((n, e) => n + e.requests, 0), events, retried, cpuSeconds };
   } finally {
     const running = [...apis, ...workers].filter((p): p is ServiceProcess => p !== undefined);
     await Promise.all(running.map((p) => p.stop()));
