@@ -201,6 +201,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     const ids: string[] = new Array(count);
     const down = new Set<number>();
     let retried = 0;
+    /** Why POSTs were retried, besides the planned replays: 503 or the connection's error code, and how often. */
+    const failures = new Map<string, number>();
     let accepted = 0;
     let lastAcceptedAt = 0;
     let killing: Promise<void> | undefined;
@@ -228,11 +230,15 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
         try {
           const res = await call(api, 'POST', '/v1/messages', bodyOf(i), { 'idempotency-key': `scale-${i}` });
           if (res.status === 201 || res.status === 200) return { id: res.body.data.id as string, replayed: res.headers.get('idempotent-replayed') === 'true' };
-          // A 503 from a process that is stopping; anything else is a failure of the test.
+          // A 503 (a process that is stopping, or no database connection free within DATABASE_TIMEOUT_MS
+          // on an overloaded machine) is retryable; anything else is a failure of the test.
           assert.equal(res.status, 503, `POST of message ${i}: ${res.status} ${res.text}`);
+          failures.set('503', (failures.get('503') ?? 0) + 1);
         } catch (err) {
           if (err instanceof assert.AssertionError) throw err;
           // The connection failed (the process was killed): the same key through another API.
+          const reason = String((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+          failures.set(reason, (failures.get(reason) ?? 0) + 1);
         }
         retried++;
         if (attempt > 10 * apis.length) throw new Error(`POST of message ${i}: no API process took it`);
@@ -280,7 +286,7 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     );
     await killing;
     const acceptSeconds = (lastAcceptedAt - started) / 1000;
-    log(`${count} accepted in ${acceptSeconds.toFixed(1)} s (${retried} retried through another API)`);
+    log(`${count} accepted in ${acceptSeconds.toFixed(1)} s (${retried} retried through another API${failures.size ? `; failed first: ${[...failures].map(([why, n]) => `${why} ${n}`).join(', ')}` : ''})`);
     assert.equal(new Set(ids).size, count, 'every message has an id of its own');
 
     // ---- Every message read
