@@ -15,7 +15,8 @@
  * of requests/s and p99, and the median of the per-round ratios.
  * With --pglite the service runs on embedded PGlite (on disk) and the baseline on a copy of its
  * data directory, one embedded connection (no pool).
- *   BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the service.
+ *   BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the service; --only <text> runs the
+ *   scenarios whose name holds the text.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +26,7 @@ import autocannon from 'autocannon';
 import { randomToken } from '../src/lib/crypto.ts';
 import { freePort, createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, writeSection } from './bench-report.ts';
-import { api, hasFlag, messageBody, numberOption, pairedGatewayChannel, pgServerUrl, round } from './lib/common.ts';
+import { api, hasFlag, messageBody, numberOption, option, pairedGatewayChannel, pgServerUrl, round } from './lib/common.ts';
 import { postgresVersion, startService, type Service } from './lib/webhooks.ts';
 
 const pglite = hasFlag('pglite') || hasFlag('pglite-memory');
@@ -152,6 +153,9 @@ try {
     },
   ];
 
+  // --only <text>: just the scenarios whose name holds it (profiling one route).
+  const only = option('only', '');
+  if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.includes(only)));
   // Warm-up: both servers' code paths compiled, statements prepared, caches filled.
   for (const s of scenarios) {
     await hit(bareUrl, shared.apiKey, s.bare, 1);
