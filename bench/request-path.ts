@@ -19,7 +19,7 @@
  *   scenarios whose name holds the text.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -37,9 +37,16 @@ const write = hasFlag('write');
 
 type Target = { method: 'GET' | 'POST'; path: string; bodies?: string[]; auth: boolean };
 type Scenario = { name: string; service: Target; bare: Target; target: number };
-type Sample = { rate: number; p99: number; non2xx: number; errors: number };
+type Sample = { rate: number; p99: number; non2xx: number; errors: number; cpuUs: number };
 
-async function hit(baseUrl: string, apiKey: string, t: Target, duration: number): Promise<Sample> {
+/** CPU time (user + system) a process has used, in microseconds (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuUsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+async function hit(baseUrl: string, apiKey: string, t: Target, duration: number, pid: number): Promise<Sample> {
+  const cpuBefore = cpuUsOf(pid);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (t.bodies) headers['content-type'] = 'application/json';
   if (t.auth) headers['x-api-key'] = apiKey;
@@ -65,7 +72,8 @@ async function hit(baseUrl: string, apiKey: string, t: Target, duration: number)
       },
     ],
   });
-  return { rate: result['2xx'] / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  const cpuUs = (cpuUsOf(pid) - cpuBefore) / Math.max(1, result['2xx']);
+  return { rate: result['2xx'] / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpuUs };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-reqpath-'));
@@ -122,6 +130,7 @@ try {
     bare!.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
   });
   const bareUrl = `http://127.0.0.1:${barePort}`;
+  const [barePid, servicePid] = [bare.pid!, service.child.pid!];
 
   const lookupBodies = phones.map((p) => JSON.stringify({ identifiers: [{ type: 'phone', value: p }] }));
   const messageBodies = Array.from({ length: 1000 }, (_, i) => messageBody(channelId, i + 1));
@@ -156,21 +165,26 @@ try {
   // --only <text>: just the scenarios whose name holds it (profiling one route).
   const only = option('only', '');
   if (only) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => s.name.includes(only)));
+  // What the service's process spends with no request (the worker's polling, timers), per second.
+  const idleFrom = cpuUsOf(servicePid);
+  await new Promise((r) => setTimeout(r, 3000));
+  const idleCpuMsPerS = (cpuUsOf(servicePid) - idleFrom) / 3000;
+  console.log(`service idle: ${idleCpuMsPerS.toFixed(1)} ms CPU per second`);
   // Warm-up: both servers' code paths compiled, statements prepared, caches filled.
   for (const s of scenarios) {
-    await hit(bareUrl, shared.apiKey, s.bare, 1);
-    await hit(service.baseUrl, shared.apiKey, s.service, 1);
+    await hit(bareUrl, shared.apiKey, s.bare, 1, barePid);
+    await hit(service.baseUrl, shared.apiKey, s.service, 1, servicePid);
   }
   const results = new Map<string, Array<{ bare: Sample; service: Sample }>>();
   for (let r = 0; r < runs; r++) {
     for (const s of scenarios) {
-      const b = await hit(bareUrl, shared.apiKey, s.bare, seconds);
-      const v = await hit(service.baseUrl, shared.apiKey, s.service, seconds);
+      const b = await hit(bareUrl, shared.apiKey, s.bare, seconds, barePid);
+      const v = await hit(service.baseUrl, shared.apiKey, s.service, seconds, servicePid);
       for (const [who, x] of [['bare', b], ['service', v]] as const) {
         if (x.non2xx > 0 || x.errors > 0) throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors`);
       }
       results.set(s.name, [...(results.get(s.name) ?? []), { bare: b, service: v }]);
-      console.log(`round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%)`);
+      console.log(`round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%); CPU per request ${b.cpuUs.toFixed(0)} / ${v.cpuUs.toFixed(0)} µs`);
     }
   }
 
@@ -181,7 +195,8 @@ try {
     return (
       `| ${s.name} | ${fmt(median(rs.map((x) => x.bare.rate)))} | ${round(median(rs.map((x) => x.bare.p99)))} ms | ` +
       `${fmt(median(rs.map((x) => x.service.rate)))} | ${round(median(rs.map((x) => x.service.rate)) > 0 ? median(rs.map((x) => x.service.p99)) : NaN)} ms | ` +
-      `**${(100 * ratio).toFixed(1)}%** | ≥ ${100 * s.target}% | ${ratio >= s.target ? 'met' : 'not met'} |`
+      `**${(100 * ratio).toFixed(1)}%** | ≥ ${100 * s.target}% | ${ratio >= s.target ? 'met' : 'not met'} | ` +
+      `${fmt(median(rs.map((x) => x.bare.cpuUs)))} / ${fmt(median(rs.map((x) => x.service.cpuUs)))} µs |`
     );
   });
   const name = pglite ? 'request-path-pglite' : 'request-path';
@@ -196,9 +211,11 @@ ${header}
 - Load: autocannon in a third process, ${connections} connections, ${seconds} s per measurement; each of ${runs} rounds runs every scenario on the baseline, then on the service
 
 Values are medians over the rounds; the ratio is the median of the per-round ratios (service / baseline requests per second).
+With no request the service's process used ${idleCpuMsPerS.toFixed(1)} ms of CPU per second (the worker's polling and timers), included below.
+CPU per request is the server process's CPU time (user + system, /proc) over the measurement divided by its 2xx answers: unlike the rates, it hardly depends on what else the machine runs${pglite ? '' : ' (PostgreSQL\'s own CPU is not in it)'}.
 
-| Scenario | Baseline req/s | Baseline p99 | Service req/s | Service p99 | Service / baseline | Target | |
-| --- | --- | --- | --- | --- | --- | --- | --- |
+| Scenario | Baseline req/s | Baseline p99 | Service req/s | Service p99 | Service / baseline | Target | | CPU per request: baseline / service |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 `;
   console.log(report);
