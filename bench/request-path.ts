@@ -212,7 +212,7 @@ ${header}
 
 Values are medians over the rounds; the ratio is the median of the per-round ratios (service / baseline requests per second).
 With no request the service's process used ${idleCpuMsPerS.toFixed(1)} ms of CPU per second (the worker's polling and timers), included below.
-CPU per request is the server process's CPU time (user + system, /proc) over the measurement divided by its 2xx answers: unlike the rates, it hardly depends on what else the machine runs${pglite ? '' : ' (PostgreSQL\'s own CPU is not in it)'}.
+CPU per request is the server process's CPU time (user + system, /proc) over the measurement divided by its 2xx answers: it depends less than the rates on what else the machine runs, though a crowded machine raises it too (cache misses, switches)${pglite ? '' : ' (PostgreSQL\'s own CPU is not in it)'}.
 
 | Scenario | Baseline req/s | Baseline p99 | Service req/s | Service p99 | Service / baseline | Target | | CPU per request: baseline / service |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
