@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { sql, type SQL } from 'drizzle-orm';
+import { fillPlaceholders, sql, type SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -45,8 +45,10 @@ export type Database = {
   /**
    * Runs a statement that is sent often under a name, so PostgreSQL plans it once per connection
    * instead of on every call (the name must always go with the same text). PGlite runs it as is.
+   * With `values`, the query is one built once with sql.placeholder() for them: its text is then
+   * made once too (per query object), and each call only fills in the values.
    */
-  queryPrepared<T>(name: string, query: SQL): Promise<T[]>;
+  queryPrepared<T>(name: string, query: SQL, values?: Record<string, unknown>): Promise<T[]>;
   /** Round-trips to the server; throws when it does not answer. */
   ping(): Promise<void>;
   /**
@@ -136,7 +138,7 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
   }) as typeof pool.query;
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners = new Set<() => Promise<void>>();
-  const dialect = (db as unknown as { dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } } }).dialect;
+  const dialect = (db as unknown as { dialect: Dialect }).dialect;
   return {
     kind: 'postgres',
     db,
@@ -159,9 +161,9 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
         await tx.execute(sql`select pg_advisory_xact_lock(${key})`);
         return fn(tx);
       }),
-    queryPrepared: async <T>(name: string, query: SQL) => {
-      const { sql: text, params } = dialect.sqlToQuery(query);
-      const result = await pool.query({ name, text, values: params as unknown[] });
+    queryPrepared: async <T>(name: string, query: SQL, values?: Record<string, unknown>) => {
+      const { sql: text, params } = values ? compiledOnce(dialect, query) : dialect.sqlToQuery(query);
+      const result = await pool.query({ name, text, values: values ? fillPlaceholders(params, values) : params });
       return result.rows as T[];
     },
     listen: async (channel, onNotify) => {
@@ -246,6 +248,18 @@ async function listenPostgres(url: string, channel: string, onNotify: (payload?:
   };
 }
 
+type Dialect = { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+type RawSession = { prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: undefined, arrayMode: false): { execute(values: Record<string, unknown>): Promise<unknown> } };
+const pgliteDialect = (db: Db) => (db as unknown as { dialect: Dialect }).dialect;
+
+/** The text and parameters of a statement built once with placeholders, made on its first use. */
+const compiled = new WeakMap<SQL, { sql: string; params: unknown[] }>();
+function compiledOnce(dialect: Dialect, query: SQL): { sql: string; params: unknown[] } {
+  let made = compiled.get(query);
+  if (!made) compiled.set(query, (made = dialect.sqlToQuery(query)));
+  return made;
+}
+
 async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<Database> {
   let lock: DirLock | undefined;
   let client: PGlite;
@@ -269,7 +283,13 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
     bossDb: fromPglite(client),
     // PGlite has one connection, so a transaction already excludes every other writer.
     withAdvisoryLock: (_key, fn) => db.transaction(fn),
-    queryPrepared: (_name, query) => queryRows(db, query),
+    queryPrepared: async <T>(_name: string, query: SQL, values?: Record<string, unknown>) => {
+      if (!values) return queryRows<T>(db, query);
+      // drizzle's raw execute, with the placeholders filled (the text made once, as on PostgreSQL).
+      const session = (db as unknown as { session: RawSession }).session;
+      const result = (await session.prepareQuery(compiledOnce(pgliteDialect(db), query), undefined, undefined, false).execute(values)) as { rows: T[] };
+      return result.rows;
+    },
     listen: async (channel, onNotify) => {
       const unsubscribe = await client.listen(channel, (payload) => onNotify(payload));
       return async () => {

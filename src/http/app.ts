@@ -3,10 +3,9 @@
  * the OpenAPI document, then every route group.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import securityHeaders from 'helmet';
 import swagger from '@fastify/swagger';
 import {
@@ -27,6 +26,7 @@ import { createRequestLimiter, type RouteRateLimit } from './rate-limit.ts';
 import { failOpen } from '../lib/counters.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
+import { logRequests, requestLogging } from './request-log.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
 import { registerDocsRoutes } from './v1/docs.ts';
 import { registerHealthRoutes } from './v1/health.ts';
@@ -96,7 +96,6 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -104,9 +103,9 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
     return503OnClosing: true,
+    ...requestLogging(),
     frameworkErrors: (error, request, reply) => {
-      void reply.header('x-request-id', request.id);
-      setSecurityHeaders(request.raw, reply.raw, () => undefined);
+      void reply.header('x-request-id', request.id).headers(securityHeaderValues);
       const domain =
         error.code === 'FST_ERR_BAD_URL'
           ? new DomainError('invalid', 'the request path is not valid: it holds a malformed percent-encoding')
@@ -133,6 +132,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   app.removeContentTypeParser(['text/plain']);
 
   app.decorateRequest('actor', undefined);
+  logRequests(app);
   const routes: RouteSummary[] = [];
   app.decorate('routeSummaries', routes);
   // The framework answers a malformed path before any route is known: the path's route group still
@@ -184,9 +184,13 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     hsts: config.secureCookies,
     frameguard: { action: 'deny' as const },
   };
-  // A malformed path never reaches the hooks: frameworkErrors (above) sets these headers itself.
-  const setSecurityHeaders = securityHeaders(helmetOptions);
-  await app.register(helmet, helmetOptions);
+  // Helmet's headers, computed once (its middleware would parse the directives on every request) and
+  // set from the prepared object. A malformed path never reaches the hooks: frameworkErrors (above) sets them itself.
+  const securityHeaderValues = headersOf(securityHeaders(helmetOptions));
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.headers(securityHeaderValues);
+    done();
+  });
   // The dashboard's pages may show the images and media messages point at (an outbound picture by URL):
   // from https addresses, and plain http ones on a plain-http deployment, never scripts or frames.
   const mediaSources = ["'self'", 'data:', 'https:', ...(config.secureCookies ? [] : ['http:'])];
@@ -356,10 +360,17 @@ function optionalNullableBodies<T>(document: T): T {
   return document;
 }
 
-/** The value one of helmet's middlewares sets for a header (computed once, at start). */
-function headerOf(middleware: (req: never, res: never, next: () => void) => void, name: string): string {
-  const headers = new Map<string, string>();
-  const res = { setHeader: (key: string, value: string) => headers.set(key.toLowerCase(), value), removeHeader: () => undefined };
+type Middleware = (req: never, res: never, next: () => void) => void;
+
+/** The headers one of helmet's middlewares sets, by lower-case name (computed once, at start). */
+function headersOf(middleware: Middleware): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const res = { setHeader: (key: string, value: string) => (headers[key.toLowerCase()] = value), removeHeader: () => undefined };
   middleware({} as never, res as never, () => undefined);
-  return headers.get(name) ?? '';
+  return Object.freeze(headers);
+}
+
+/** The value one of helmet's middlewares sets for a header (computed once, at start). */
+function headerOf(middleware: Middleware, name: string): string {
+  return headersOf(middleware)[name] ?? '';
 }

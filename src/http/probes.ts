@@ -2,7 +2,7 @@
  * The operator's routes, outside /v1 and outside the public OpenAPI document (hidden): liveness
  * (GET /livez: the process answers; no database), readiness (GET /readyz: the database answers and
  * no migrations are being applied) and Prometheus metrics (GET /metrics, behind a token and/or an
- * address allow-list). None logs a line at info level. An API process serves them beside the API; a
+ * address allow-list). None logs a successful answer at info level. An API process serves them beside the API; a
  * worker-only process serves only them (buildProbeApp), on PORT. docs/operations.md has the details.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -12,6 +12,7 @@ import type { Readiness } from '../db/readiness.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { internalError, sendError } from './errors.ts';
+import { logRequests, requestLogging } from './request-log.ts';
 
 /** Who may read /metrics (config.metrics). */
 export type MetricsAccessRule = { token: string | undefined; allow: string[] | undefined };
@@ -28,7 +29,7 @@ const READINESS_RETRY_AFTER_SECONDS = 5;
 
 export async function registerProbeRoutes(app: FastifyInstance, services: ProbeServices) {
   // Probes are called every few seconds by orchestrators: never a log line at info, never rate limited.
-  const options = { logLevel: 'warn' as const, config: { auth: { public: true }, rateLimit: false as const }, schema: { hide: true } };
+  const options = { config: { auth: { public: true }, rateLimit: false as const, quietLog: true }, schema: { hide: true } };
   const refuse = metricsRefusal(services.access);
 
   app.get('/livez', options, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'alive' }));
@@ -115,7 +116,8 @@ function parseAddress(address: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | 
  * is watched (and health-checked in a container) like an API process.
  */
 export async function buildProbeApp(logger: FastifyBaseLogger, services: ProbeServices, options: { trustProxy: boolean }) {
-  const app = Fastify({ loggerInstance: logger, trustProxy: options.trustProxy, return503OnClosing: true, forceCloseConnections: false });
+  const app = Fastify({ loggerInstance: logger, trustProxy: options.trustProxy, return503OnClosing: true, forceCloseConnections: false, ...requestLogging() });
+  logRequests(app);
   app.setNotFoundHandler((request, reply) => sendError(reply, request, new DomainError('not_found', `no route ${request.method} ${request.url.split('?')[0]}: a worker process serves /livez, /readyz and /metrics only`), 'problem'));
   app.setErrorHandler((error, request, reply) => {
     request.log.error({ err: error }, 'unhandled error');

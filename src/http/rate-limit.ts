@@ -70,9 +70,12 @@ export function createRequestLimiter(deps: { count: FailOpenCounter; clock: Cloc
     over.set(key, end);
   };
 
+  // With every limit off, only a route's own limit can count a request.
+  const anyLimit = limits.addressPerMinute > 0 || limits.apiKeyPerMinute > 0 || limits.oauthClientPerMinute > 0 || limits.userPerMinute > 0;
   return {
     async check(request, reply) {
       const config = request.routeOptions.config as { rateLimit?: RouteRateLimit } | undefined;
+      if (!anyLimit && !config?.rateLimit) return;
       if (isExemptRoute(request.routeOptions.url, config)) return;
       const buckets = bucketsOf(request.actor, request.ip, limits, config?.rateLimit);
       if (buckets.length === 0) return;

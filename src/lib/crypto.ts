@@ -1,5 +1,5 @@
 /** Framework-free crypto helpers: random secrets, hashes, constant-time compare, sealed credentials. */
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A URL-safe random string carrying `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
@@ -41,7 +41,9 @@ export type Sealer = {
   derive(label: string): string;
 };
 
-export function createSealer(key: Buffer): Sealer {
+export function createSealer(keyBytes: Buffer): Sealer {
+  // A key object made once: handing the raw bytes to every cipher made a key object per call (most of its cost).
+  const key = createSecretKey(keyBytes);
   return {
     derive(label) {
       return createHmac('sha256', key).update(`parley:${label}`).digest('hex');

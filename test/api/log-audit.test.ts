@@ -102,7 +102,7 @@ test('no secret, password, cookie, token or personal value the flows handled app
   await request(server, 'GET', '/v1/health', { headers: { 'x-request-id': canary } });
   assert.ok(auditLogs(server.logs, new Map([[canary, 'canary']])).length === 1, 'the audit finds a value that is in the logs');
   // A PIN of digits is found where it stands alone, not among a response time's decimals.
-  const pinLines = ['{"msg":"request completed","responseTime":12.4567891}', '{"body":{"pin":"456789"}}'];
+  const pinLines = ['{"msg":"request completed","ms":12.4567891}', '{"body":{"pin":"456789"}}'];
   assert.deepEqual(auditLogs(pinLines.slice(0, 1), new Map([['456789', 'a PIN']])), [], 'digits inside a longer number are not the PIN');
   assert.equal(auditLogs(pinLines, new Map([['456789', 'a PIN']])).length, 1, 'the PIN standing alone is found');
   assert.ok(server.logs.length > 50, `trace logging wrote ${server.logs.length} lines`);

@@ -28,7 +28,7 @@ test('log lines are JSON with a request id, and never carry keys, passwords, coo
     assert.equal(typeof entry.level, 'string');
     assert.equal(typeof entry.time, 'string');
   }
-  const requestLines = server.logs.filter((l) => l.includes('"req"'));
+  const requestLines = server.logs.filter((l) => l.includes('"msg":"request completed"'));
   assert.ok(requestLines.length > 0 && requestLines.every((l) => /"request_id":"[^"]+"/.test(l)), 'request lines carry request_id');
   assert.ok(server.logs.some((l) => l.includes('log-check-1')), 'a given X-Request-Id is used in the logs');
 

@@ -65,9 +65,9 @@ describe('group commit', () => {
     const database = server.container.database;
     const original = database.queryPrepared;
     let statements = 0;
-    database.queryPrepared = (name, query) => {
+    database.queryPrepared = (name, query, values) => {
       if (name.startsWith('parley_accept')) statements++;
-      return original(name, query);
+      return original(name, query, values);
     };
     try {
       const suppressedPhone = '+4915112389999';

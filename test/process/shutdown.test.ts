@@ -79,7 +79,8 @@ test('SIGTERM stops new connections, finishes the request in flight, exits 0 pro
   let service: ServiceProcess | undefined;
   const socket = new net.Socket();
   try {
-    service = await startService({ dataDir: deployment.dataDir, env });
+    // At debug a request's arrival is logged (at info only its completion): the test sees the login arrive.
+    service = await startService({ dataDir: deployment.dataDir, env: { ...env, LOG_LEVEL: 'debug' } });
     const running = service;
     // An idle keep-alive connection (left by fetch's pool), as a browser or a proxy keeps one.
     assert.equal((await request(service, 'GET', '/v1/channels', { key: apiKey })).status, 200);
@@ -100,7 +101,7 @@ test('SIGTERM stops new connections, finishes the request in flight, exits 0 pro
       `POST /v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1:${service.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
     socket.write(body.subarray(0, 10));
-    const isLogin = (l: { msg: string; req?: unknown }) => l.msg === 'incoming request' && (l.req as { url?: string } | undefined)?.url === '/v1/auth/login';
+    const isLogin = (l: { msg: string; url?: unknown }) => l.msg === 'request received' && l.url === '/v1/auth/login';
     await service.waitFor(() => running.logs().some(isLogin), 'the login request to be received', 10_000);
 
     service.child.kill('SIGTERM');

@@ -1,6 +1,7 @@
 /** A contact row with its tag names (what every contact read returns), and the events a change of one records. */
 import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
+import { preparedOn } from '../../db/prepared.ts';
 import { contacts, contactTags, tags } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -78,14 +79,7 @@ function prepareReads(db: Db) {
     .prepare('contacts_record_by_identity');
   return { byId, byIdentity };
 }
-const prepared = new WeakMap<Db, ReturnType<typeof prepareReads>>();
-function readsOf(db: Executor) {
-  // A transaction runs its statements unprepared, on its own connection.
-  if ('rollback' in db) return undefined;
-  let reads = prepared.get(db);
-  if (!reads) prepared.set(db, (reads = prepareReads(db)));
-  return reads;
-}
+const readsOf = preparedOn(prepareReads);
 
 /** The contact with this id, or undefined. */
 export async function taggedContactById(db: Executor, organizationId: string, contactId: string): Promise<TaggedContact | undefined> {

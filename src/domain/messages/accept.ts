@@ -156,7 +156,7 @@ type AcceptResult = {
  * then accepts again. A live Idempotency-Key row with the same key makes the whole statement fail,
  * so messages with a key are written alone.
  */
-function acceptStatement(items: Array<AcceptItem & { n: number }>, policy: SendPolicy | undefined): SQL {
+function acceptStatement(policy: SendPolicy | undefined): SQL {
   const refusals = policy
     ? policy.refusalQuery({
         organizationId: sql.raw('i.organization_id'),
@@ -168,7 +168,7 @@ function acceptStatement(items: Array<AcceptItem & { n: number }>, policy: SendP
     : sql`select null as kind where false`;
   return sql`with
     items as (
-      select * from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as i(
+      select * from jsonb_to_recordset(${sql.placeholder('items')}::jsonb) as i(
         n int, id uuid, history_id uuid, new_conversation_id uuid, organization_id uuid, channel_id uuid,
         channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
         given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
@@ -259,8 +259,10 @@ export function createAcceptWriter(
   // The statement's text depends only on whether a CRM policy is joined: one name per writer.
   const name = options.policy ? 'parley_accept_policy' : 'parley_accept_open';
 
+  // Built once; each statement fills in its messages (the items, as one JSON parameter).
+  const statement = acceptStatement(options.policy);
   const run = (batch: Waiting[]) =>
-    database.queryPrepared<AcceptResult & { n: number }>(name, acceptStatement(batch.map((w, n) => ({ ...w.item, n })), options.policy));
+    database.queryPrepared<AcceptResult & { n: number }>(name, statement, { items: JSON.stringify(batch.map((w, n) => ({ ...w.item, n }))) });
 
   const settle = async (batch: Waiting[]) => {
     try {

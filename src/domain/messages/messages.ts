@@ -2,8 +2,9 @@
  * Messages: their record, reading them back, and moving them forward through their status
  * lifecycle. Accepting them is accept.ts; sending them, dispatcher.ts and dispatch.ts.
  */
-import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lte, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
+import { preparedOn } from '../../db/prepared.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -37,15 +38,23 @@ export function isForward(from: string, to: string): boolean {
   return (RANK[to] ?? -1) > (RANK[from] ?? -1);
 }
 
-/** A message of the actor's organization; another organization's id is simply not found. */
-export async function loadMessage(deps: { db: Executor }, actor: Actor, messageId: string): Promise<MessageView> {
-  if (!isUuid(messageId)) throw notFound('message');
-  const [row] = await deps.db
+const selectMessageById = (db: Executor, id: string | SQLWrapper, org: string | SQLWrapper) =>
+  db
     .select(VIEW)
     .from(messages)
     .leftJoin(messageMedia, eq(messageMedia.messageId, messages.id))
-    .where(and(eq(messages.id, messageId), eq(messages.organizationId, actor.organizationId)))
+    .where(and(eq(messages.id, id), eq(messages.organizationId, org)))
     .limit(1);
+/** The read of GET /v1/messages/{id}, prepared (db/prepared.ts). */
+const messageByIdOf = preparedOn((db) => selectMessageById(db, sql.placeholder('id'), sql.placeholder('org')).prepare('messages_by_id'));
+
+/** A message of the actor's organization; another organization's id is simply not found. */
+export async function loadMessage(deps: { db: Executor }, actor: Actor, messageId: string): Promise<MessageView> {
+  if (!isUuid(messageId)) throw notFound('message');
+  const byId = messageByIdOf(deps.db);
+  const [row] = byId
+    ? await byId.execute({ id: messageId, org: actor.organizationId })
+    : await selectMessageById(deps.db, messageId, actor.organizationId);
   if (!row) throw notFound('message');
   return toView(row);
 }

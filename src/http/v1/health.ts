@@ -36,7 +36,8 @@ export async function registerHealthRoutes(app: App, { pingDatabase, pingQueue }
   app.get(
     '/v1/health',
     {
-      config: { auth: { public: true } },
+      // Asked every few seconds: a successful answer is logged at debug only.
+      config: { auth: { public: true }, quietLog: true },
       schema: {
         tags: ['health'],
         summary: 'Service health',
