@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { machine, median, writeSection } from './bench-report.ts';
 import { createOtherOrganization, startTestServer, type TestServer } from '../test/harness.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, rows: { type: 'string', default: '100000' }, pglite: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, rows: { type: 'string', default: '100000' }, pglite: { type: 'boolean', default: false }, write: { type: 'boolean', default: false } } });
 const RUNS = Number(values.runs);
 const ROWS = Number(values.rows);
 if (!values.pglite && !process.env.TEST_DATABASE_URL) {

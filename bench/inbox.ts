@@ -2,7 +2,7 @@
  * The inbox list (GET /v1/conversations) for an organization with 10,000 conversations in PostgreSQL,
  * over HTTP: the first page, a deep cursor page, the filters and the search. Target: 300 ms per page.
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/inbox.ts [--conversations 10000] [--others 50000] [--requests 100] [--rounds 3]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/inbox.ts [--conversations 10000] [--others 50000] [--requests 100] [--rounds 3 (or --runs 3)]
  *
  * The service runs as its own process (`node src/main.ts`, API role, log level warn, started by
  * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server. Rows are generated
@@ -25,12 +25,15 @@ const { values } = parseArgs({
     others: { type: 'string', default: '50000' },
     requests: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
+    // bench/run-all.ts passes every benchmark --runs N --write: a run here is a round (the section is always written).
+    runs: { type: 'string' },
+    write: { type: 'boolean', default: false },
   },
 });
 const CONVERSATIONS = Number(values.conversations);
 const OTHERS = Number(values.others);
 const REQUESTS = Number(values.requests);
-const ROUNDS = Number(values.rounds);
+const ROUNDS = Number(values.runs ?? values.rounds);
 const PAGE = 50;
 const TARGET_MS = 300;
 if (!process.env.TEST_DATABASE_URL) {
