@@ -23,14 +23,14 @@
  * Targets: steady under 300 MB; no growth over the soak (last quarter within 5% of the first).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomToken } from '../src/lib/crypto.ts';
 import { createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, writeSection } from './bench-report.ts';
-import { api, backendOf, hasFlag, numberOption, pairedGatewayChannel, pgServerUrl } from './lib/common.ts';
-import { burst, now, sleep, startReceiver, steady, untilRead, type Receiver } from './lib/message-traffic.ts';
+import { api, backendOf, hasFlag, messageBody, numberOption, pairedGatewayChannel, pgServerUrl } from './lib/common.ts';
+import { burst, now, post, sleep, startReceiver, untilRead, type Receiver } from './lib/message-traffic.ts';
 import { growthOf, type Growth, type Sample } from './lib/series.ts';
 import { startService, type Service } from './lib/webhooks.ts';
 
@@ -56,12 +56,23 @@ function rssMb(pid: number): number {
 function sampler(pid: number, everyMs: number) {
   const t0 = now();
   const samples: Sample[] = [{ minutes: 0, value: rssMb(pid) }];
-  const timer = setInterval(() => samples.push({ minutes: (now() - t0) / 60_000, value: rssMb(pid) }), everyMs);
+  let stopped = false;
+  const timer = setInterval(() => {
+    try {
+      samples.push({ minutes: (now() - t0) / 60_000, value: rssMb(pid) });
+    } catch (err) {
+      // The service is gone: the benchmark fails where it talks to it next.
+      clearInterval(timer);
+      console.error('  ! RSS sampling stopped:', err instanceof Error ? err.message : err);
+    }
+  }, everyMs);
   return {
     samples,
     stop() {
+      if (stopped) return samples;
+      stopped = true;
       clearInterval(timer);
-      samples.push({ minutes: (now() - t0) / 60_000, value: rssMb(pid) });
+      if (existsSync(`/proc/${pid}/status`)) samples.push({ minutes: (now() - t0) / 60_000, value: rssMb(pid) });
       return samples;
     },
   };
@@ -114,22 +125,40 @@ async function deploy(): Promise<Deployed> {
   }
 }
 
-type Traffic = { samples: Sample[]; acceptedPerSecond: number; readPerSecond: number; backlog: number };
+type Traffic = { samples: Sample[]; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number };
 
-/** `perSecond` messages a second for `seconds` (open loop) while sampling the service's RSS every `everyMs`. */
+/**
+ * `perSecond` messages a second for `seconds` (open loop) while sampling the service's RSS every
+ * `everyMs`. A POST that fails is counted, not fatal (the first failure is printed).
+ */
 async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs: number, offset: number): Promise<Traffic> {
-  const pid = d.service.child.pid!;
-  const rss = sampler(pid, everyMs);
+  const rss = sampler(d.service.child.pid!, everyMs);
+  const n = Math.round(perSecond * seconds);
+  const pending: Array<Promise<{ id: string; at: number } | undefined>> = [];
+  let failed = 0;
   const t0 = now();
-  const accepted = await steady(d.service, d.channelId, Math.round(perSecond * seconds), offset, perSecond);
+  try {
+    for (let i = 0; i < n; i++) {
+      const wait = t0 + (i * 1000) / perSecond - now();
+      if (wait > 1) await sleep(wait);
+      pending.push(
+        post(d.service, messageBody(d.channelId, offset + i)).catch((err: unknown) => {
+          if (failed++ === 0) console.error('  ! POST failed:', err instanceof Error ? err.message : err);
+          return undefined;
+        }),
+      );
+    }
+  } finally {
+    rss.stop();
+  }
   const t1 = now();
-  const samples = rss.stop();
-  const lastAccept = Math.max(...accepted.map((a) => a.at));
+  const accepted = (await Promise.all(pending)).filter((a) => a !== undefined);
+  const lastAccept = accepted.reduce((m, a) => Math.max(m, a.at), t1);
   const read = accepted.filter((a) => (d.receiver.seen.get(a.id)?.read ?? Infinity) <= t1).length;
-  return { samples, acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000), readPerSecond: read / ((t1 - t0) / 1000), backlog: accepted.length - read };
+  return { samples: rss.samples, acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000), readPerSecond: read / ((t1 - t0) / 1000), backlog: accepted.length - read, failed };
 }
 
-type Run = { bareMb: number; idleMb: number; rateMedianMb: number; rateMaxMb: number; acceptedPerSecond: number; readPerSecond: number; load: number[] };
+type Run = { bareMb: number; idleMb: number; rateMedianMb: number; rateMaxMb: number; acceptedPerSecond: number; readPerSecond: number; failed: number; load: number[] };
 
 async function oneRun(): Promise<Run> {
   const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
@@ -141,20 +170,20 @@ async function oneRun(): Promise<Run> {
     const idleMb = median(idle.stop().map((s) => s.value));
     const t = await traffic(d, rate, rateSeconds, 1000, WARM_UP);
     const values = t.samples.map((s) => s.value);
-    return { bareMb, idleMb, rateMedianMb: median(values), rateMaxMb: Math.max(...values), acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, load };
+    return { bareMb, idleMb, rateMedianMb: median(values), rateMaxMb: Math.max(...values), acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, failed: t.failed, load };
   } finally {
     await d.close();
   }
 }
 
-type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; samples: number };
+type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; samples: number };
 
 async function soak(): Promise<Soak> {
   const d = await deploy();
   try {
     const idleMb = rssMb(d.service.child.pid!);
     const t = await traffic(d, soakRate, minutes * 60, 10_000, WARM_UP);
-    return { ...growthOf(t.samples), idleMb, acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, backlog: t.backlog, samples: t.samples.length };
+    return { ...growthOf(t.samples), idleMb, acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, backlog: t.backlog, failed: t.failed, samples: t.samples.length };
   } finally {
     await d.close();
   }
@@ -178,7 +207,7 @@ for (let n = 1; n <= runs; n++) {
   const r = await oneRun();
   results.push(r);
   console.log(
-    `run ${n} (load ${r.load.join(' ')}): bare node ${mb(r.bareMb)}, idle ${mb(r.idleMb)}, at ${rate}/s median ${mb(r.rateMedianMb)} max ${mb(r.rateMaxMb)}; held ${r0(r.acceptedPerSecond)} accepted/s, ${r0(r.readPerSecond)} read/s`,
+    `run ${n} (load ${r.load.join(' ')}): bare node ${mb(r.bareMb)}, idle ${mb(r.idleMb)}, at ${rate}/s median ${mb(r.rateMedianMb)} max ${mb(r.rateMaxMb)}; held ${r0(r.acceptedPerSecond)} accepted/s, ${r0(r.readPerSecond)} read/s${r.failed ? `, ${r.failed} POSTs failed` : ''}`,
   );
 }
 const med = (f: (r: Run) => number) => median(results.map(f));
@@ -195,6 +224,7 @@ const table = [
   `| at ${rate}/s offered for ${rateSeconds} s, max | **${mb(rateMax)}** | ${perRun((r) => r.rateMaxMb)} | ${(rateMax / bare).toFixed(2)} |`,
   `| rate held: accepted (201s/s) | ${r0(med((r) => r.acceptedPerSecond))}/s | ${perRun((r) => r.acceptedPerSecond)} | |`,
   `| rate held: read end to end (read webhooks/s within the phase) | ${r0(med((r) => r.readPerSecond))}/s | ${perRun((r) => r.readPerSecond)} | |`,
+  `| POSTs that failed | ${r0(med((r) => r.failed))} | ${perRun((r) => r.failed)} | |`,
 ].join('\n');
 console.log(`\n${table}`);
 
@@ -213,6 +243,7 @@ if (minutes > 0) {
     `| rate held: accepted | ${r0(s.acceptedPerSecond)}/s |`,
     `| rate held: read end to end (within the soak) | ${r0(s.readPerSecond)}/s |`,
     `| not yet read when the soak ended | ${r0(s.backlog)} |`,
+    `| POSTs that failed | ${r0(s.failed)} |`,
   ].join('\n');
   console.log(`\n${soakTable}`);
   soakBody = `## Memory: soak at ${soakRate} messages/s for ${minutes} minutes (bench/memory.ts), ${backendName}
