@@ -13,7 +13,7 @@
  * one webhook endpoint on a receiver on 127.0.0.1 (message.sent, message.status_update); 20 messages
  * of warm-up, waited for until read. Then
  *  - idle: `idle-seconds` without traffic, RSS sampled every second (the median is "after start");
- *  - target rate: `rate` messages/s for `rate-seconds`, open loop, RSS sampled every second (median
+ *  - target rate: `rate` messages/s for `rate-seconds`, open loop (at most 64 POSTs in flight), RSS sampled every second (median
  *    and max). The rate held is reported: 201s per second and `read` webhooks per second within
  *    the phase (the pipeline's end to end rate; below the offered rate the rest waits in the queue).
  * Medians over the runs. Then, with --minutes > 0, once on a fresh service: the soak, `soak-rate`
@@ -44,6 +44,7 @@ const soakRate = numberOption('soak-rate', 100);
 const WARM_UP = 20;
 const TARGET_MB = 300;
 const GROWTH_LIMIT = 0.05;
+const MAX_IN_FLIGHT = 64;
 
 /** VmRSS of a process in MB (2^20 bytes). */
 function rssMb(pid: number): number {
@@ -136,16 +137,26 @@ async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs:
   const n = Math.round(perSecond * seconds);
   const pending: Array<Promise<{ id: string; at: number } | undefined>> = [];
   let failed = 0;
+  let inFlight = 0;
+  let freed: (() => void) | undefined;
   const t0 = now();
   try {
     for (let i = 0; i < n; i++) {
       const wait = t0 + (i * 1000) / perSecond - now();
       if (wait > 1) await sleep(wait);
+      // A client's pool, not an unbounded crowd: past MAX_IN_FLIGHT the offered rate is not held, which the report shows.
+      while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((r) => (freed = r));
+      inFlight++;
       pending.push(
-        post(d.service, messageBody(d.channelId, offset + i)).catch((err: unknown) => {
-          if (failed++ === 0) console.error('  ! POST failed:', err instanceof Error ? err.message : err);
-          return undefined;
-        }),
+        post(d.service, messageBody(d.channelId, offset + i))
+          .catch((err: unknown) => {
+            if (failed++ === 0) console.error('  ! POST failed:', err instanceof Error ? `${err.message} ${String(err.cause ?? '')}` : err);
+            return undefined;
+          })
+          .finally(() => {
+            inFlight--;
+            freed?.();
+          }),
       );
     }
   } finally {
@@ -252,7 +263,7 @@ Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}); the soak is 
 
 ${header}
 
-${soakRate} messages/s, open loop, for ${minutes} minutes on the setup of the memory section; the service's VmRSS sampled every 10 s (${s.samples} samples). Growth: the median of the last quarter of the samples against the first quarter's.
+${soakRate} messages/s, open loop (at most ${MAX_IN_FLIGHT} POSTs in flight), for ${minutes} minutes on the setup of the memory section; the service's VmRSS sampled every 10 s (${s.samples} samples). Growth: the median of the last quarter of the samples against the first quarter's.
 Targets (issue 14): under ${TARGET_MB} MB, ${met(s.max < TARGET_MB)} (max ${mb(s.max)}); no growth (last quarter within ${GROWTH_LIMIT * 100}% of the first), ${met(s.growth <= GROWTH_LIMIT)} (${(s.growth * 100).toFixed(1)}%, ${s.slopePerMinute.toFixed(2)} MB/min).
 
 ${soakTable}`;
@@ -267,7 +278,7 @@ Command: \`${command}\` (${new Date().toISOString().slice(0, 10)})
 
 ${header}
 
-The service's own VmRSS (/proc/<pid>/status), MB = 2^20 bytes. Each run: a fresh database; a paired sandbox gateway channel (pacing 1000/s), one webhook endpoint on a receiver on 127.0.0.1 (message.sent, message.status_update), 20 warm-up messages read; then ${idleSeconds} s idle (sampled every second, "after start" is the median), then ${rate} messages/s offered for ${rateSeconds} s, open loop, sampled every second. Baseline in the same run: a bare \`node\` process with an HTTP server listening. Medians of ${runs} runs.
+The service's own VmRSS (/proc/<pid>/status), MB = 2^20 bytes. Each run: a fresh database; a paired sandbox gateway channel (pacing 1000/s), one webhook endpoint on a receiver on 127.0.0.1 (message.sent, message.status_update), 20 warm-up messages read; then ${idleSeconds} s idle (sampled every second, "after start" is the median), then ${rate} messages/s offered for ${rateSeconds} s, open loop with at most ${MAX_IN_FLIGHT} POSTs in flight, sampled every second. Baseline in the same run: a bare \`node\` process with an HTTP server listening. Medians of ${runs} runs.
 Target (issue 14): under ${TARGET_MB} MB in one process: ${met(rateMax < TARGET_MB)} at ${rate}/s (max ${mb(rateMax)}). ${minutes > 0 ? 'The soak follows in its own section.' : 'No soak in this run (--minutes 0): the soak section, if any, is from an earlier run.'}
 
 ${table}`,

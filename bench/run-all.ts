@@ -88,6 +88,14 @@ if (unknown.length) {
   process.exit(2);
 }
 const pgUrl = backends.includes('postgres') ? pgServerUrl() : '';
+/** The URL as the commands show it: a password never reaches BENCHMARKS.md. */
+const shownPgUrl = pgUrl ? shownUrl(pgUrl) : '';
+
+function shownUrl(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
 
 type Outcome = { command: string; code: number | null; seconds: number; skipped?: string };
 
@@ -97,7 +105,7 @@ function runOne(bench: Benchmark, backend: BackendName, reportFile: string): Pro
   delete env.DATABASE_URL;
   if (backend === 'postgres') env.TEST_DATABASE_URL = pgUrl;
   else delete env.TEST_DATABASE_URL;
-  const command = `${backend === 'postgres' ? `TEST_DATABASE_URL=${pgUrl} ` : ''}node bench/${bench.file} ${args.join(' ')}`;
+  const command = `${backend === 'postgres' ? `TEST_DATABASE_URL=${shownPgUrl} ` : ''}node bench/${bench.file} ${args.join(' ')}`;
   console.log(`\n=== ${command}`);
   const started = Date.now();
   return new Promise((resolve) => {
@@ -109,6 +117,8 @@ function runOne(bench: Benchmark, backend: BackendName, reportFile: string): Pro
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-all-'));
 const reportFile = path.join(scratch, 'sections.md');
 const started = Date.now();
+// The machine as the run starts (its load average then).
+const machineAtStart = machine();
 const outcomes: Outcome[] = [];
 try {
   for (const bench of BENCHMARKS) {
@@ -146,7 +156,7 @@ ${context.soak ? 'The memory soak (30 minutes at 100 messages/s) was part of thi
 
 Machine:
 
-${machine(pg ? { PostgreSQL: `${pg} on 127.0.0.1 (same machine)` } : {})}
+${machineAtStart}${pg ? `\n- PostgreSQL: ${pg} on 127.0.0.1 (same machine)` : ''}
 
 Commands (in order; run from the repository root):
 
