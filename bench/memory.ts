@@ -23,16 +23,12 @@
  * Targets: steady under 300 MB; no growth over the soak (last quarter within 5% of the first).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { randomToken } from '../src/lib/crypto.ts';
-import { createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, writeSection } from './bench-report.ts';
-import { api, backendOf, hasFlag, messageBody, numberOption, pairedGatewayChannel, pgServerUrl } from './lib/common.ts';
-import { burst, now, post, sleep, startReceiver, untilRead, type Receiver } from './lib/message-traffic.ts';
+import { backendOf, hasFlag, messageBody, numberOption, pgServerUrl } from './lib/common.ts';
+import { deployWithTraffic, now, post, sleep, type Deployed } from './lib/message-traffic.ts';
 import { growthOf, type Growth, type Sample } from './lib/series.ts';
-import { startService, type Service } from './lib/webhooks.ts';
 
 const backend = backendOf() === 'postgres' ? 'postgres' : 'pglite';
 const runs = numberOption('runs', 3);
@@ -94,38 +90,6 @@ async function bareNodeRss(): Promise<number> {
   return rss;
 }
 
-type Deployed = { service: Service; receiver: Receiver; channelId: string; close(): Promise<void> };
-
-/** A fresh database, the service on it, the channel and the endpoint, warmed up. */
-async function deploy(): Promise<Deployed> {
-  const database: TestDatabaseUrl | undefined = backend === 'postgres' ? await createTestDatabaseUrl(pgServerUrl()) : undefined;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-memory-'));
-  const shared = { dataDir, apiKey: `prl_bench_${randomToken(24)}`, key: Buffer.from(randomToken(32), 'base64url').toString('base64') };
-  const receiver = await startReceiver();
-  let service: Service | undefined;
-  const close = async () => {
-    await service?.stop();
-    await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    await database?.drop();
-  };
-  try {
-    service = await startService(database, { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0' }, shared);
-    const channelId = await pairedGatewayChannel(service, 1000);
-    const made = await api(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
-      url: `${receiver.url}/hook`,
-      event_types: ['message.sent', 'message.status_update'],
-    });
-    if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
-    const warm = await burst(service, channelId, WARM_UP, 0, 4);
-    if (await untilRead(receiver, warm.map((w) => w.id))) throw new Error('warm-up messages were not read');
-    return { service, receiver, channelId, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
-}
-
 type Traffic = { samples: Sample[]; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number };
 
 /**
@@ -174,7 +138,7 @@ type Run = { bareMb: number; idleMb: number; rateMedianMb: number; rateMaxMb: nu
 async function oneRun(): Promise<Run> {
   const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
   const bareMb = await bareNodeRss();
-  const d = await deploy();
+  const d = await deployWithTraffic(backend, 1000, WARM_UP);
   try {
     const idle = sampler(d.service.child.pid!, 1000);
     await sleep(idleSeconds * 1000);
@@ -190,7 +154,7 @@ async function oneRun(): Promise<Run> {
 type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; samples: number };
 
 async function soak(): Promise<Soak> {
-  const d = await deploy();
+  const d = await deployWithTraffic(backend, 1000, WARM_UP);
   try {
     const idleMb = rssMb(d.service.child.pid!);
     const t = await traffic(d, soakRate, minutes * 60, 10_000, WARM_UP);

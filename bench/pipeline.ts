@@ -23,17 +23,15 @@
  * Baseline in the same run: plain POSTs to the same receiver from a child process (the loopback and
  * HTTP-client floor of a webhook delivery), see bench/lib/webhooks.ts baselineRate.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/client.ts';
-import { randomToken } from '../src/lib/crypto.ts';
-import { createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, percentile, writeSection } from './bench-report.ts';
-import { api, backendOf, hasFlag, numberOption, option, pairedGatewayChannel, pgServerUrl } from './lib/common.ts';
-import { burst, now, sleep, startReceiver, steady, untilRead, type Seen } from './lib/message-traffic.ts';
-import { baselineRate, startService, type Service } from './lib/webhooks.ts';
+import { backendOf, hasFlag, numberOption, option, pgServerUrl } from './lib/common.ts';
+import { burst, deployWithTraffic, now, sleep, steady, untilRead, type Seen } from './lib/message-traffic.ts';
+import { baselineRate } from './lib/webhooks.ts';
 
 const backend = backendOf() === 'postgres' ? 'postgres' : 'pglite';
 const runs = numberOption('runs', 3);
@@ -65,28 +63,9 @@ const stats = (values: number[]): Percentiles => {
 };
 
 async function oneRun(): Promise<Run> {
-  const database: TestDatabaseUrl | undefined = backend === 'postgres' ? await createTestDatabaseUrl(pgServerUrl()) : undefined;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pipeline-'));
-  const shared = { dataDir, apiKey: `prl_bench_${randomToken(24)}`, key: Buffer.from(randomToken(32), 'base64url').toString('base64') };
-  const receiver = await startReceiver();
   const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
-  let service: Service | undefined;
+  const { service, receiver, channelId, database, dataDir, stopService, close } = await deployWithTraffic(backend, pacing, WARM_UP);
   try {
-    service = await startService(
-      database,
-      { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
-      shared,
-    );
-    const channelId = await pairedGatewayChannel(service, pacing);
-    const made = await api(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
-      url: `${receiver.url}/hook`,
-      event_types: ['message.sent', 'message.status_update'],
-    });
-    if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
-
-    const warm = await burst(service, channelId, WARM_UP, 0, 4);
-    if (await untilRead(receiver, warm.map((w) => w.id))) throw new Error('warm-up messages were not read');
-
     // Burst.
     const deliveriesBefore = receiver.deliveries();
     const t0 = now();
@@ -123,8 +102,7 @@ async function oneRun(): Promise<Run> {
     // The floor of a delivery, on the same receiver.
     const baselinePostsPerSecond = await baselineRate(`${receiver.url}/baseline`, 3000, 32, JSON.stringify({ message_id: 'baseline', status: 'read' }));
 
-    await service.stop();
-    service = undefined;
+    await stopService();
     const opened = database
       ? await openDatabase({ kind: 'postgres', url: database.url, poolSize: 2 })
       : await openDatabase({ kind: 'pglite', dataDir: path.join(dataDir, 'db') });
@@ -162,10 +140,7 @@ async function oneRun(): Promise<Run> {
       await opened.close();
     }
   } finally {
-    await service?.stop();
-    await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    await database?.drop();
+    await close();
   }
 }
 

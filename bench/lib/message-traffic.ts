@@ -1,11 +1,18 @@
 /**
  * Message traffic through one running service, as the pipeline and memory benchmarks drive it: a
  * webhook receiver on 127.0.0.1 that times each message's sent/delivered/read webhooks, and
- * POST /v1/messages in bursts (closed loop) or at a steady rate (open loop).
+ * POST /v1/messages in bursts (closed loop) or at a steady rate (open loop); and the deployment both
+ * measure: one default process with a paired sandbox channel and a webhook endpoint on the receiver.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageBody } from './common.ts';
+import os from 'node:os';
+import path from 'node:path';
+import { randomToken } from '../../src/lib/crypto.ts';
+import { createTestDatabaseUrl, type TestDatabaseUrl } from '../../test/harness.ts';
+import { api, messageBody, pairedGatewayChannel, pgServerUrl } from './common.ts';
+import { startService, type Service } from './webhooks.ts';
 
 export const now = () => performance.timeOrigin + performance.now();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -103,5 +110,57 @@ export async function untilRead(receiver: Receiver, ids: string[], deadlineMs = 
     const missing = ids.filter((id) => receiver.seen.get(id)?.read === undefined).length;
     if (missing === 0 || Date.now() > deadline) return missing;
     await sleep(100);
+  }
+}
+
+export type Deployed = {
+  service: Service;
+  receiver: Receiver;
+  channelId: string;
+  /** PostgreSQL's database (undefined on PGlite, which lives in dataDir/db). */
+  database: TestDatabaseUrl | undefined;
+  dataDir: string;
+  /** Stops the service only (its database stays, to be read). */
+  stopService(): Promise<void>;
+  /** Stops everything and removes the database and the data directory. */
+  close(): Promise<void>;
+};
+
+/**
+ * A fresh database; `node src/main.ts` on it (roles api and worker, LOG_LEVEL=warn, rate limit off,
+ * SANDBOX_STATUS_DELAY_MS=0); a paired sandbox gateway channel with pacing `pacing`/s; one webhook
+ * endpoint on a receiver on 127.0.0.1 (message.sent, message.status_update); `warmUp` messages sent
+ * and waited for until read.
+ */
+export async function deployWithTraffic(backend: 'postgres' | 'pglite', pacing: number, warmUp: number): Promise<Deployed> {
+  const database = backend === 'postgres' ? await createTestDatabaseUrl(pgServerUrl()) : undefined;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-traffic-'));
+  const shared = { dataDir, apiKey: `prl_bench_${randomToken(24)}`, key: Buffer.from(randomToken(32), 'base64url').toString('base64') };
+  const receiver = await startReceiver();
+  let service: Service | undefined;
+  const stopService = async () => {
+    await service?.stop();
+    service = undefined;
+  };
+  const close = async () => {
+    await stopService();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
+  };
+  try {
+    service = await startService(database, { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }, shared);
+    const channelId = await pairedGatewayChannel(service, pacing);
+    const made = await api(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+      url: `${receiver.url}/hook`,
+      event_types: ['message.sent', 'message.status_update'],
+    });
+    if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
+    const warm = await burst(service, channelId, warmUp, 0, 4);
+    if (await untilRead(receiver, warm.map((w) => w.id))) throw new Error('warm-up messages were not read');
+    return { service, receiver, channelId, database, dataDir, stopService, close };
+  } catch (err) {
+    await close();
+    throw err;
   }
 }
