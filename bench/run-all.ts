@@ -51,7 +51,7 @@ const SEEDS_FROM_OUTSIDE = 'PostgreSQL only: the benchmark writes rows from its 
 const BENCHMARKS: Benchmark[] = [
   { name: 'messages-accept', file: 'messages-accept.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '1', '--recipients', '100'])] },
   { name: 'messages-delivery', file: 'messages-delivery.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), '--rate', '10', ...quick(c, ['--messages', '30'])] },
-  { name: 'pipeline', file: 'pipeline.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--messages', '300', '--rate', '50', '--seconds', '3'])] },
+  { name: 'pipeline', file: 'pipeline.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--messages', '100', '--rate', '20', '--seconds', '3'])] },
   {
     name: 'memory',
     file: 'memory.ts',
