@@ -192,7 +192,7 @@ if (hasFlag('write')) {
   const lat = (s: { p50: number; p90: number; p99: number }) => `${round(s.p50, 0)} / ${round(s.p90, 0)} / ${round(s.p99, 0)} ms`;
   const perRun = (f: (r: Run) => number) => results.map((r) => `${round(f(r) * 100, 0)}%`).join(', ');
   writeSection(
-    `messages-accept-${backend === 'postgres' ? 'postgres' : backend}`,
+    `messages-accept-${backend === 'pglite-disk' ? 'pglite' : backend}`,
     `## Messages: accept rate (bench/messages-accept.ts), ${name}
 
 Command: \`node bench/messages-accept.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})

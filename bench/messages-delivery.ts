@@ -171,7 +171,7 @@ if (hasFlag('write')) {
   const cells = (s: Stats) => `${round(s.p50, 0)} / ${round(s.p90, 0)} / ${round(s.p99, 0)} / ${round(s.max, 0)} ms`;
   const ratio = (f: (r: Run) => number) => results.map((r) => `${round(f(r), 1)}×`).join(', ');
   writeSection(
-    `messages-delivery-${backend === 'postgres' ? 'postgres' : backend}`,
+    `messages-delivery-${backend === 'pglite-disk' ? 'pglite' : backend}`,
     `## Messages: accept to delivered (bench/messages-delivery.ts), ${name}
 
 Command: \`node bench/messages-delivery.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})

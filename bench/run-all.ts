@@ -123,15 +123,13 @@ const outcomes: Outcome[] = [];
 try {
   for (const bench of BENCHMARKS) {
     if (only.length && !only.includes(bench.name)) continue;
+    if (!existsSync(path.join(ROOT, 'bench', bench.file))) {
+      outcomes.push({ command: `bench/${bench.file}`, code: null, seconds: 0, skipped: 'not in this tree' });
+      continue;
+    }
     for (const backend of backends) {
-      if (!bench.backends.includes(backend)) {
-        outcomes.push({ command: `bench/${bench.file} on ${backend}`, code: null, seconds: 0, skipped: bench.only ?? 'not for this backend' });
-      } else if (!existsSync(path.join(ROOT, 'bench', bench.file))) {
-        outcomes.push({ command: `bench/${bench.file}`, code: null, seconds: 0, skipped: 'not in this tree' });
-        break;
-      } else {
-        outcomes.push(await runOne(bench, backend, reportFile));
-      }
+      if (bench.backends.includes(backend)) outcomes.push(await runOne(bench, backend, reportFile));
+      else outcomes.push({ command: `bench/${bench.file} on ${backend}`, code: null, seconds: 0, skipped: bench.only ?? 'not for this backend' });
     }
   }
   const current = existsSync(reportFile) ? sectionsOf(readFileSync(reportFile, 'utf8')) : [];
