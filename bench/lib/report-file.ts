@@ -42,6 +42,8 @@ export function numbersIn(cell: string): number[] {
   return [...plain.matchAll(NUMBER)].map((m) => Number(m[0].replace(/,/g, '')));
 }
 
+const NOT_MEDIANS = /^(rounds?|runs?)\b|per run|^target/i;
+
 const cellsOf = (line: string) =>
   line
     .trim()
@@ -56,7 +58,8 @@ const clean = (s: string) => s.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '').r
  * The values of a section's tables by key `row label | column`: the first cell of a row is its
  * label. A cell with one number gives one value; a cell with as many numbers as its header has
  * parts separated by "/" (e.g. "p50 / p99" over "7 / 10 ms") gives one per part; other cells (lists
- * of per-run values, prose) are left out. A key seen twice gets " #2", " #3".
+ * of per-run values, prose) are left out, and so are columns of per-run values or of targets (not
+ * medians: "Rounds", "Runs (s)", "p95 per run", "Target"). A key seen twice gets " #2", " #3".
  */
 export function valuesOf(sectionText: string): Map<string, number> {
   const values = new Map<string, number>();
@@ -74,6 +77,7 @@ export function valuesOf(sectionText: string): Map<string, number> {
       const label = clean(cells[0] ?? '');
       for (let c = 1; c < cells.length; c++) {
         const header = clean(headers[c] ?? `column ${c}`);
+        if (NOT_MEDIANS.test(header)) continue;
         const numbers = numbersIn(cells[c]!);
         const parts = header.split('/').map((p) => p.trim());
         if (numbers.length === 1) put(`${label} | ${header}`, numbers[0]!);

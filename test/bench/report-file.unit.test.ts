@@ -48,6 +48,11 @@ test('table values are keyed by row label and column; "a / b" headers split; lis
   });
 });
 
+test('columns of per-run values and of targets are not medians and are left out', () => {
+  const text = `| Measure | Median | Rounds | p95 per run | Runs (s) | Target |\n| --- | --- | --- | --- | --- | --- |\n| rate | 504 | 504 | 3.1 | 2.5 | 1,000 |`;
+  assert.deepEqual(Object.fromEntries(valuesOf(text)), { 'rate | Median': 504 });
+});
+
 test('a key seen twice in a section is numbered, so both are compared', () => {
   const text = `| a | b |\n| --- | --- |\n| x | 1 |\n\n| a | b |\n|---|---|\n| x | 2 |`;
   assert.deepEqual(Object.fromEntries(valuesOf(text)), { 'x | b': 1, 'x | b #2': 2 });
