@@ -62,7 +62,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'scale-out', file: 'scale-out.ts', backends: ['postgres'], only: 'PostgreSQL only: several processes share one database', args: (c) => backendFlag(c) },
   { name: 'contacts-import', file: 'contacts-import.ts', backends: ['pglite', 'postgres'], args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--rows', '2000'])] },
   { name: 'contacts-lookup', file: 'contacts-lookup.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--contacts', '10000', '--requests', '300']) },
-  { name: 'inbox', file: 'inbox.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--conversations', '1000', '--others', '2000', '--requests', '30']) },
+  { name: 'inbox', file: 'inbox.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--others', '5000', '--requests', '30']) },
   { name: 'oauth', file: 'oauth.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--seconds', '1', '--chains', '8']) },
   { name: 'events-stream', file: 'events-stream.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--events', '60', '--rate', '30', '--streams', '3']) },
   { name: 'webhooks-lag', file: 'webhooks-lag.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--rate', '50', '--seconds', '3']) },
