@@ -36,9 +36,12 @@ function cpuPressure(): string {
   }
 }
 
-/** Replaces (or appends) the section between the benchmark's markers in BENCHMARKS.md. */
+/**
+ * Replaces (or appends) the section between the benchmark's markers in BENCHMARKS.md, or in the file
+ * BENCH_REPORT_FILE names (bench/run-all.ts collects the sections of a run there).
+ */
 export function writeSection(name: string, body: string): void {
-  const file = new URL('../BENCHMARKS.md', import.meta.url);
+  const file = process.env.BENCH_REPORT_FILE || new URL('../BENCHMARKS.md', import.meta.url);
   const start = `<!-- bench:${name} -->`;
   const end = `<!-- /bench:${name} -->`;
   const block = `${start}\n${body.trim()}\n${end}`;

@@ -3,7 +3,7 @@
  * against baselines measured in the same run: the bare `select 1` round trip to the same server, and
  * GET /v1/health (no credential, two trivial queries).
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/contacts-lookup.ts [--contacts 1000000] [--requests 3000] [--rounds 5]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/contacts-lookup.ts [--contacts 1000000] [--requests 3000] [--rounds 5 (or --runs 5)]
  *     [--keep]                 keep the seeded database and print its URL
  *     [--database-url <url>]   measure on a database seeded by an earlier --keep run (no seeding)
  *
@@ -28,6 +28,9 @@ const { values } = parseArgs({
     contacts: { type: 'string', default: '1000000' },
     requests: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '5' },
+    // bench/run-all.ts passes every benchmark --runs N --write: a run here is a round (the section is always written).
+    runs: { type: 'string' },
+    write: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '8' },
     keep: { type: 'boolean', default: false },
     'database-url': { type: 'string' },
@@ -35,7 +38,7 @@ const { values } = parseArgs({
 });
 const CONTACTS = Number(values.contacts);
 const REQUESTS = Number(values.requests);
-const ROUNDS = Number(values.rounds);
+const ROUNDS = Number(values.runs ?? values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 if (!process.env.TEST_DATABASE_URL && !values['database-url']) {
   console.error('set TEST_DATABASE_URL to a PostgreSQL server (a fresh database is made on it), or pass --database-url of a kept one');

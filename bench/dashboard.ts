@@ -7,7 +7,7 @@
  *  - baseline in the same run: a bare HTML page with one small script, served over loopback by this
  *    process, loaded the same way (what the browser costs by itself).
  *
- *   node bench/dashboard.ts [--rounds 7]
+ *   node bench/dashboard.ts [--rounds 7 (or --runs 7)]
  *
  * The service runs as its own process (`node src/main.ts`, embedded database, log level warn) with
  * the dashboard built (`npm run build:dashboard`). Each round is a fresh browser profile: no cache.
@@ -24,8 +24,9 @@ import { machine, median, percentile, writeSection } from './bench-report.ts';
 import { CHROMIUM } from '../test/browser.ts';
 import { freePort } from '../test/harness.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
-const ROUNDS = Number(values.rounds);
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, runs: { type: 'string' }, write: { type: 'boolean', default: false } } });
+// --runs (bench/run-all.ts) is --rounds; the section is always written (--write accepted).
+const ROUNDS = Number(values.runs ?? values.rounds);
 if (!existsSync(path.join(DASHBOARD_DIR, 'index.html'))) {
   console.error('build the dashboard first: npm run build:dashboard');
   process.exit(2);

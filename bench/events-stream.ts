@@ -11,9 +11,14 @@
  * transaction's COMMIT returned, both in this process, for every event on every stream. The path:
  * commit -> NOTIFY -> the worker's dispatcher gives it a position -> NOTIFY -> the API's hub reads it
  * -> every stream.
+ *
+ * Baseline in the same run, on the same database: one NOTIFY hop, `events` notifications at `rate` a
+ * second from one connection to a LISTEN on another, both in this process, timed from the NOTIFY
+ * statement's start to its arrival (the floor of each of the path's two NOTIFY hops).
  */
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/domain/events/outbox.ts';
 import { median, percentile, writeSection } from './bench-report.ts';
@@ -58,13 +63,38 @@ async function openStream(service: Service): Promise<Stream> {
 }
 
 type Latency = { p50: number; p95: number; p99: number; max: number; n: number };
-type Run = { latency: Latency; missing: number; load: number[] };
+type Run = { latency: Latency; missing: number; load: number[]; floor: Latency };
 
 function latencyOf(values: number[]): Latency {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN, n: sorted.length };
 }
 
+
+/** One NOTIFY hop on the database, at the same rate: sent from one connection, heard on another. */
+async function notifyFloor(url: string): Promise<Latency> {
+  const listener = new pg.Client({ connectionString: url });
+  const sender = new pg.Client({ connectionString: url });
+  await Promise.all([listener.connect(), sender.connect()]);
+  try {
+    const heard = new Map<string, number>();
+    listener.on('notification', (n) => heard.set(n.payload ?? '', now()));
+    await listener.query('listen bench_floor');
+    const sent = new Map<string, number>();
+    const start = now();
+    for (let i = 0; i < eventCount; i++) {
+      const wait = start + (i * 1000) / rate - now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      // From the statement's start: its notification can arrive before the statement's own answer.
+      sent.set(String(i), now());
+      await sender.query('select pg_notify($1, $2)', ['bench_floor', String(i)]);
+    }
+    await waitFor(() => heard.size >= eventCount, 10_000).catch(() => undefined);
+    return latencyOf([...sent].filter(([id]) => heard.has(id)).map(([id, at]) => heard.get(id)! - at));
+  } finally {
+    await Promise.all([listener.end(), sender.end()]);
+  }
+}
 
 async function run(): Promise<Run> {
   const d = await deployment();
@@ -101,9 +131,10 @@ async function run(): Promise<Run> {
         else latencies.push(got - at);
       }
     }
-    const result = { latency: latencyOf(latencies), missing, load };
+    const floor = await notifyFloor(d.database.url);
+    const result = { latency: latencyOf(latencies), missing, load, floor };
     console.log(
-      `run: p50 ${result.latency.p50.toFixed(1)} ms, p95 ${result.latency.p95.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, max ${result.latency.max.toFixed(1)} ms over ${result.latency.n} arrivals (${missing} missing)`,
+      `run: p50 ${result.latency.p50.toFixed(1)} ms, p95 ${result.latency.p95.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, max ${result.latency.max.toFixed(1)} ms over ${result.latency.n} arrivals (${missing} missing) | one NOTIFY hop p50 ${floor.p50.toFixed(1)} ms, p95 ${floor.p95.toFixed(1)} ms`,
     );
     return result;
   } finally {
@@ -124,12 +155,14 @@ Command: \`TEST_DATABASE_URL=postgres://... node bench/events-stream.ts --runs $
 
 ${header}
 
-The service (\`node src/main.ts\`, api and worker roles, default settings: EVENT_STREAM_POLL_MS 5 s under the NOTIFY) in a child process, ${streamCount} streams open on it (\`GET /v1/events/stream\`, one API key, a connection each) from the benchmark process; ${eventCount} events at ${rate} a second, one per transaction, recorded from the benchmark's own connection pool (the service learns of each only through NOTIFY: dispatcher gives positions, NOTIFY, the API's hub reads once and fans out). Latency = the time the message is read off a stream minus the time COMMIT returned (same process, same clock), over every event on every stream; medians over the runs.
+The service (\`node src/main.ts\`, api and worker roles, default settings: EVENT_STREAM_POLL_MS 5 s under the NOTIFY) in a child process, ${streamCount} streams open on it (\`GET /v1/events/stream\`, one API key, a connection each) from the benchmark process; ${eventCount} events at ${rate} a second, one per transaction, recorded from the benchmark's own connection pool (the service learns of each only through NOTIFY: dispatcher gives positions, NOTIFY, the API's hub reads once and fans out). Latency = the time the message is read off a stream minus the time COMMIT returned (same process, same clock), over every event on every stream; medians over the runs. Baseline in the same run, same database: one NOTIFY hop (\`pg_notify\` from one connection, heard by a LISTEN on another, both in the benchmark's process, same rate and count, timed from the statement's start); the path crosses two such hops.
 Target: p95 under 500 ms.
 
 | | p95 per run | p50 | p95 | p99 | max |
 | --- | --- | --- | --- | --- | --- |
 | commit → message on the stream | ${results.map((r) => r.latency.p95.toFixed(1)).join(' / ')} | ${f(m((r) => r.latency.p50))} | **${f(m((r) => r.latency.p95))}** | ${f(m((r) => r.latency.p99))} | ${f(m((r) => r.latency.max))} |
+| baseline: one NOTIFY hop | ${results.map((r) => r.floor.p95.toFixed(1)).join(' / ')} | ${f(m((r) => r.floor.p50))} | ${f(m((r) => r.floor.p95))} | ${f(m((r) => r.floor.p99))} | ${f(m((r) => r.floor.max))} |
+| stream ÷ baseline (median of per-run ratios) | | ${m((r) => r.latency.p50 / r.floor.p50).toFixed(1)}× | ${m((r) => r.latency.p95 / r.floor.p95).toFixed(1)}× | ${m((r) => r.latency.p99 / r.floor.p99).toFixed(1)}× | |
 
 Arrivals per run: ${results.map((r) => r.latency.n).join(' / ')}; missing at the end: ${results.map((r) => r.missing).join(' / ')}.`,
 );

@@ -6,7 +6,7 @@
  *   node bench/messages-accept.ts --pg            PostgreSQL (TEST_DATABASE_URL, or --pg-url, or
  *                                                 postgresql://postgres@127.0.0.1:5432/test)
  *   options: --runs 3 --duration 5 (seconds per phase) --connections 10 --recipients 1000
- *            --log-level info --json file
+ *            --log-level info --json file --write (rewrite the section messages-accept-<backend> of BENCHMARKS.md)
  *
  * Each run: a fresh database; the service (API role only: the worker is off while measuring, so
  * sending does not compete) in a child process on 127.0.0.1; a sandbox gateway channel, paired;
@@ -22,6 +22,7 @@
  * Results: per run, then medians over the runs.
  */
 import { writeFileSync } from 'node:fs';
+import { machine as machineLines, writeSection } from './bench-report.ts';
 import {
   backendOf,
   freshPgDatabase,
@@ -186,3 +187,31 @@ console.log(
 console.log(`  load average after: ${loadNow().join(' ')}`);
 const json = option('json', '');
 if (json) writeFileSync(json, JSON.stringify(summary, null, 2));
+if (hasFlag('write')) {
+  const name = backend === 'postgres' ? 'PostgreSQL' : backend === 'pglite-disk' ? 'PGlite on disk' : 'PGlite in memory';
+  const lat = (s: { p50: number; p90: number; p99: number }) => `${round(s.p50, 0)} / ${round(s.p90, 0)} / ${round(s.p99, 0)} ms`;
+  const perRun = (f: (r: Run) => number) => results.map((r) => `${round(f(r) * 100, 0)}%`).join(', ');
+  writeSection(
+    `messages-accept-${backend === 'pglite-disk' ? 'pglite' : backend}`,
+    `## Messages: accept rate (bench/messages-accept.ts), ${name}
+
+Command: \`node bench/messages-accept.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+
+${machineLines(info.postgres ? { PostgreSQL: `${info.postgres} on 127.0.0.1 (same machine), ${pgbenchVersion()}` } : {})}
+
+The service (API role, log level ${logLevel}) in a child process, a fresh database per run, a paired sandbox gateway channel, ${pool} recipients warmed up. Closed loop, ${connections} connections, ${seconds} s per phase. Baselines in the same run: \`bare\` (POST /bench/bare: the same schemas, no database), \`single\` (the message row alone in one statement) and \`replay\` (every statement of one traced accept, as sent) on the database without the service (${backend === 'postgres' ? 'pgbench' : 'an in-process loop'}). Ratios per run, then their median. Medians of ${runs} runs.
+
+| Measure | Median | Ratio per run |
+| --- | --- | --- |
+| bare route (baseline) | ${round(summary.bare.rate, 0)}/s | |
+| POST /v1/messages | **${round(summary.accept.rate, 0)}/s** | |
+| accept / bare | ${round(summary.ratios.acceptOverBare * 100, 1)}% | ${perRun((r) => r.accept.rate / r.bare.rate)} |
+| database alone, single (tps) | ${round(summary.db.single, 0)} | |
+| database alone, replay (tps) | ${round(summary.db.replay, 0)} | |
+| accept / replay (the same write) | **${round(summary.ratios.acceptOverReplay * 100, 1)}%** | ${perRun((r) => r.accept.rate / r.db.replay.tps)} |
+| accept / single | ${round(summary.ratios.acceptOverSingle * 100, 1)}% | ${perRun((r) => r.accept.rate / r.db.single.tps)} |
+| statements per accept | ${round(summary.statementsPerAccept, 2)} | |
+| accept latency p50 / p90 / p99 | ${lat(summary.accept)} | |
+| at half rate (${summary.half.target}/s, open loop) p50 / p90 / p99 | ${lat(summary.half)} | |`,
+  );
+}

@@ -5,6 +5,7 @@
  *   node bench/messages-delivery.ts          PGlite on disk (--pglite-memory: in memory)
  *   node bench/messages-delivery.ts --pg     PostgreSQL (TEST_DATABASE_URL, --pg-url, or the local server)
  *   options: --runs 3 --messages 200 --rate 2 (messages per second, open loop) --log-level info --json file
+ *            --write (rewrite the section messages-delivery-<backend> of BENCHMARKS.md)
  *
  * Each run: a fresh database; a paired sandbox gateway channel (pacing raised to 100/s so the
  * channel's default 5/s never queues); 5 messages of warm-up, waited for; then `messages` messages
@@ -15,6 +16,7 @@
  * the median of each over the runs.
  */
 import { writeFileSync } from 'node:fs';
+import { machine as machineLines, writeSection } from './bench-report.ts';
 import {
   api,
   backendOf,
@@ -24,6 +26,7 @@ import {
   median,
   messageBody,
   numberOption,
+  hasFlag,
   option,
   pairedGatewayChannel,
   percentile,
@@ -163,3 +166,25 @@ console.log(`  POST latency      ${fmt(summary.acceptLatency)}`);
 console.log(`  load average after: ${loadNow().join(' ')}`);
 const json = option('json', '');
 if (json) writeFileSync(json, JSON.stringify(summary, null, 2));
+if (hasFlag('write')) {
+  const name = backend === 'postgres' ? 'PostgreSQL' : backend === 'pglite-disk' ? 'PGlite on disk' : 'PGlite in memory';
+  const cells = (s: Stats) => `${round(s.p50, 0)} / ${round(s.p90, 0)} / ${round(s.p99, 0)} / ${round(s.max, 0)} ms`;
+  const ratio = (f: (r: Run) => number) => results.map((r) => `${round(f(r), 1)}×`).join(', ');
+  writeSection(
+    `messages-delivery-${backend === 'pglite-disk' ? 'pglite' : backend}`,
+    `## Messages: accept to delivered (bench/messages-delivery.ts), ${name}
+
+Command: \`node bench/messages-delivery.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+
+${machineLines(info.postgres ? { PostgreSQL: `${info.postgres} on 127.0.0.1 (same machine)` } : {})}
+
+Worker role on, SANDBOX_STATUS_DELAY_MS=0, a paired sandbox gateway channel (pacing 100/s), a fresh database per run, 5 warm-up messages, then ${count} messages at ${rate}/s (open loop) to 100 recipients. The 201 is timed here when the response arrives; \`sent\` and \`delivered\` are the times Parley recorded them (status history, same clock). Baseline in the same run: the POST's own latency (one request through the API and one commit), against which the four hops to \`delivered\` are a ratio. Medians of ${runs} runs.
+Target (issue 14): accept → delivered p50 < 100 ms.
+
+| Measure | p50 / p90 / p99 / max | p50 × POST p50, per run |
+| --- | --- | --- |
+| POST latency (baseline) | ${cells(summary.acceptLatency)} | |
+| 201 → sent | ${cells(summary.sent)} | ${ratio((r) => r.sent.p50 / r.acceptLatency.p50)} |
+| 201 → delivered | **${cells(summary.delivered)}** | ${ratio((r) => r.delivered.p50 / r.acceptLatency.p50)} |`,
+  );
+}

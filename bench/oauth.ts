@@ -5,7 +5,7 @@
  *  - refresh grants per second at POST /v1/oauth/token (each chain presents the refresh token the
  *    previous exchange gave it: rotation as a client does it; target ≥ 1,000/s on 2 cores).
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/oauth.ts [--seconds 5] [--rounds 3] [--connections 16] [--chains 32]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/oauth.ts [--seconds 5] [--rounds 3 (or --runs 3)] [--connections 16] [--chains 32]
  *
  * The service runs as its own process (`node src/main.ts`, API role, log level warn) on a fresh
  * database made on TEST_DATABASE_URL's server. The client, grant and tokens are rows inserted here
@@ -27,12 +27,15 @@ const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
+    // bench/run-all.ts passes every benchmark --runs N --write: a run here is a round (the section is always written).
+    runs: { type: 'string' },
+    write: { type: 'boolean', default: false },
     connections: { type: 'string', default: '16' },
     chains: { type: 'string', default: '32' },
   },
 });
 const SECONDS = Number(values.seconds);
-const ROUNDS = Number(values.rounds);
+const ROUNDS = Number(values.runs ?? values.rounds);
 const CONNECTIONS = Number(values.connections);
 const CHAINS = Number(values.chains);
 if (!process.env.TEST_DATABASE_URL) {

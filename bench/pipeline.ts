@@ -23,18 +23,15 @@
  * Baseline in the same run: plain POSTs to the same receiver from a child process (the loopback and
  * HTTP-client floor of a webhook delivery), see bench/lib/webhooks.ts baselineRate.
  */
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/client.ts';
-import { randomToken } from '../src/lib/crypto.ts';
-import { createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, percentile, writeSection } from './bench-report.ts';
-import { api, backendOf, hasFlag, messageBody, numberOption, option, pairedGatewayChannel, pgServerUrl } from './lib/common.ts';
-import { baselineRate, startService, type Service } from './lib/webhooks.ts';
+import { backendOf, hasFlag, numberOption, option, pgServerUrl } from './lib/common.ts';
+import { burst, deployWithTraffic, now, sleep, steady, untilRead, type Seen } from './lib/message-traffic.ts';
+import { baselineRate } from './lib/webhooks.ts';
 
 const backend = backendOf() === 'postgres' ? 'postgres' : 'pglite';
 const runs = numberOption('runs', 3);
@@ -44,107 +41,6 @@ const seconds = numberOption('seconds', 15);
 const pacing = numberOption('pacing', 1000);
 const concurrency = numberOption('concurrency', 32);
 const WARM_UP = 20;
-const DEADLINE_MS = 300_000;
-
-const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// ---------------------------------------------------------------------------------------------
-// The receiver: one endpoint, every delivery parsed and timed
-
-type Seen = { sent?: number; delivered?: number; read?: number };
-
-type Receiver = { url: string; seen: Map<string, Seen>; deliveries(): number; lastAt(): number; close(): Promise<void> };
-
-async function startReceiver(): Promise<Receiver> {
-  const seen = new Map<string, Seen>();
-  let deliveries = 0;
-  let lastAt = 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const at = now();
-      deliveries++;
-      lastAt = at;
-      const type = String(req.headers['webhook-event-type'] ?? '');
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message_id?: string; status?: string };
-        if (body.message_id) {
-          const entry = seen.get(body.message_id) ?? {};
-          if (type === 'message.sent') entry.sent ??= at;
-          else if (type === 'message.status_update' && (body.status === 'delivered' || body.status === 'read')) entry[body.status] ??= at;
-          seen.set(body.message_id, entry);
-        }
-      } catch {
-        // Not ours to judge here; the count above still holds.
-      }
-      res.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    deliveries: () => deliveries,
-    lastAt: () => lastAt,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load
-
-async function post(service: Service, body: string): Promise<{ id: string; at: number }> {
-  const res = await fetch(`${service.baseUrl}/v1/messages`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
-    body,
-  });
-  const json = (await res.json()) as { data: { id: string } };
-  if (res.status !== 201) throw new Error(`POST /v1/messages answered ${res.status}: ${JSON.stringify(json)}`);
-  return { id: json.data.id, at: now() };
-}
-
-/** `n` messages to recipients from `offset`, `lanes` in flight. */
-async function burst(service: Service, channelId: string, n: number, offset: number, lanes: number) {
-  const accepted: Array<{ id: string; at: number }> = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < n) {
-        const i = next++;
-        accepted.push(await post(service, messageBody(channelId, offset + i)));
-      }
-    }),
-  );
-  return accepted;
-}
-
-/** `perSecond` messages a second for `n` messages, open loop. */
-async function steady(service: Service, channelId: string, n: number, offset: number, perSecond: number) {
-  const start = now();
-  const pending: Array<Promise<{ id: string; at: number }>> = [];
-  for (let i = 0; i < n; i++) {
-    const wait = start + (i * 1000) / perSecond - now();
-    if (wait > 1) await sleep(wait);
-    pending.push(post(service, messageBody(channelId, offset + i)));
-  }
-  return Promise.all(pending);
-}
-
-async function untilRead(receiver: Receiver, ids: string[]): Promise<number> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const missing = ids.filter((id) => receiver.seen.get(id)?.read === undefined).length;
-    if (missing === 0 || Date.now() > deadline) return missing;
-    await sleep(100);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A run
@@ -167,28 +63,9 @@ const stats = (values: number[]): Percentiles => {
 };
 
 async function oneRun(): Promise<Run> {
-  const database: TestDatabaseUrl | undefined = backend === 'postgres' ? await createTestDatabaseUrl(pgServerUrl()) : undefined;
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-pipeline-'));
-  const shared = { dataDir, apiKey: `prl_bench_${randomToken(24)}`, key: Buffer.from(randomToken(32), 'base64url').toString('base64') };
-  const receiver = await startReceiver();
   const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
-  let service: Service | undefined;
+  const { service, receiver, channelId, database, dataDir, stopService, close } = await deployWithTraffic(backend, pacing, WARM_UP);
   try {
-    service = await startService(
-      database,
-      { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
-      shared,
-    );
-    const channelId = await pairedGatewayChannel(service, pacing);
-    const made = await api(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
-      url: `${receiver.url}/hook`,
-      event_types: ['message.sent', 'message.status_update'],
-    });
-    if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
-
-    const warm = await burst(service, channelId, WARM_UP, 0, 4);
-    if (await untilRead(receiver, warm.map((w) => w.id))) throw new Error('warm-up messages were not read');
-
     // Burst.
     const deliveriesBefore = receiver.deliveries();
     const t0 = now();
@@ -225,8 +102,7 @@ async function oneRun(): Promise<Run> {
     // The floor of a delivery, on the same receiver.
     const baselinePostsPerSecond = await baselineRate(`${receiver.url}/baseline`, 3000, 32, JSON.stringify({ message_id: 'baseline', status: 'read' }));
 
-    await service.stop();
-    service = undefined;
+    await stopService();
     const opened = database
       ? await openDatabase({ kind: 'postgres', url: database.url, poolSize: 2 })
       : await openDatabase({ kind: 'pglite', dataDir: path.join(dataDir, 'db') });
@@ -264,10 +140,7 @@ async function oneRun(): Promise<Run> {
       await opened.close();
     }
   } finally {
-    await service?.stop();
-    await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    await database?.drop();
+    await close();
   }
 }
 

@@ -96,7 +96,8 @@ export async function startService(database: TestDatabaseUrl | undefined, env: R
     if (out.length > 100_000) out = out.slice(-50_000);
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // PGlite applies every migration at first start; on a busy 2-core machine that can take a minute.
+  const deadline = Date.now() + 180_000;
   const workerOnly = env.ROLES === 'worker';
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited: ${out}`);

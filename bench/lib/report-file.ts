@@ -1,0 +1,169 @@
+/**
+ * BENCHMARKS.md as data, for bench/run-all.ts: the sections the benchmarks write (between
+ * `<!-- bench:NAME -->` markers), the numbers in their tables, the comparison of two runs, and the
+ * file put back together. Pure functions (tested in test/bench/report-file.unit.test.ts).
+ *
+ * Blocks run-all writes itself are marked `<!-- run-all:NAME -->`, so a later run can tell its own
+ * header from notes written by hand, which it keeps as they are.
+ */
+
+export type Section = { name: string; block: string };
+
+const SECTION = /<!-- bench:([\w.-]+) -->[\s\S]*?<!-- \/bench:\1 -->/g;
+const OWN = /<!-- run-all:([\w.-]+) -->[\s\S]*?<!-- \/run-all:\1 -->/g;
+
+/** Every benchmark section of the file, in order (the block includes its markers). */
+export function sectionsOf(text: string): Section[] {
+  return [...text.matchAll(SECTION)].map((m) => ({ name: m[1]!, block: m[0] }));
+}
+
+/** What is neither a benchmark section, nor a block run-all wrote, nor the title: notes written by hand. */
+export function notesOf(text: string): string {
+  return text
+    .replace(SECTION, '')
+    .replace(OWN, '')
+    .replace(/^# Benchmarks\s*$/m, '')
+    .replace(/^Each section is written by the benchmark it names.*$/m, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** A block run-all owns (dropped and rewritten by the next run). */
+export const ownBlock = (name: string, body: string) => `<!-- run-all:${name} -->\n${body.trim()}\n<!-- /run-all:${name} -->`;
+
+// ---------------------------------------------------------------------------------------------
+// The numbers in a section's tables
+
+const NUMBER = /-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?/g;
+
+/** The numbers a table cell shows, ignoring what is in parentheses (notes such as "(× baseline)") and markdown emphasis. */
+export function numbersIn(cell: string): number[] {
+  const plain = cell.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '');
+  return [...plain.matchAll(NUMBER)].map((m) => Number(m[0].replace(/,/g, '')));
+}
+
+const NOT_MEDIANS = /^(rounds?|runs?)\b|per run|^target/i;
+
+const cellsOf = (line: string) =>
+  line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim());
+
+const clean = (s: string) => s.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '').replace(/\s+/g, ' ').trim();
+
+/**
+ * The values of a section's tables by key `row label | column`: the first cell of a row is its
+ * label. A cell with one number gives one value; a cell with as many numbers as its header has
+ * parts separated by "/" (e.g. "p50 / p99" over "7 / 10 ms") gives one per part; other cells (lists
+ * of per-run values, prose) are left out, and so are columns of per-run values or of targets (not
+ * medians: "Rounds", "Runs (s)", "p95 per run", "Target"). A key seen twice gets " #2", " #3".
+ */
+export function valuesOf(sectionText: string): Map<string, number> {
+  const values = new Map<string, number>();
+  const put = (key: string, value: number) => {
+    let k = key;
+    for (let n = 2; values.has(k); n++) k = `${key} #${n}`;
+    values.set(k, value);
+  };
+  const lines = sectionText.split('\n');
+  for (let i = 0; i + 1 < lines.length; i++) {
+    if (!lines[i]!.trim().startsWith('|') || !/^\s*\|?\s*:?-{3,}/.test(lines[i + 1]!)) continue;
+    const headers = cellsOf(lines[i]!);
+    for (let j = i + 2; j < lines.length && lines[j]!.trim().startsWith('|'); j++) {
+      const cells = cellsOf(lines[j]!);
+      const label = clean(cells[0] ?? '');
+      for (let c = 1; c < cells.length; c++) {
+        const header = clean(headers[c] ?? `column ${c}`);
+        if (NOT_MEDIANS.test(header)) continue;
+        const numbers = numbersIn(cells[c]!);
+        const parts = header.split('/').map((p) => p.trim());
+        if (numbers.length === 1) put(`${label} | ${header}`, numbers[0]!);
+        else if (numbers.length > 1 && numbers.length === parts.length) numbers.forEach((v, n) => put(`${label} | ${header} [${parts[n]}]`, v));
+      }
+    }
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two runs compared
+
+export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean };
+
+/** Relative difference (after - before) / |before|; 0 when both are 0, Infinity when only before is. */
+export function relativeDifference(before: number, after: number): number {
+  if (before === after) return 0;
+  if (before === 0) return Infinity;
+  return (after - before) / Math.abs(before);
+}
+
+/** Every value present in a section of both runs, with its relative difference; flagged past `limit` (0.15: 15%). */
+export function compareRuns(previous: Section[], current: Section[], limit = 0.15): Difference[] {
+  const old = new Map(previous.map((s) => [s.name, valuesOf(s.block)]));
+  const out: Difference[] = [];
+  for (const section of current) {
+    const before = old.get(section.name);
+    if (!before) continue;
+    for (const [key, after] of valuesOf(section.block)) {
+      const was = before.get(key);
+      if (was === undefined) continue;
+      const relative = relativeDifference(was, after);
+      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit });
+    }
+  }
+  return out;
+}
+
+const pct = (r: number) => (Number.isFinite(r) ? `${r >= 0 ? '+' : ''}${(r * 100).toFixed(1)}%` : 'n/a');
+const num = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('en-US') : String(Math.round(v * 100) / 100));
+
+/** The comparison as a markdown table (flagged rows marked). */
+export function differenceTable(diffs: Difference[]): string {
+  return [
+    '| Section | Value | Previous | This run | Difference | |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
+  ].join('\n');
+}
+
+/** The short paragraph BENCHMARKS.md carries about the comparison. */
+export function agreementParagraph(diffs: Difference[], previousLabel: string, limit = 0.15): string {
+  if (diffs.length === 0) return `No value of this run could be compared with ${previousLabel} (no section with the same tables in both).`;
+  const within = diffs.filter((d) => !d.flagged).length;
+  const sections = new Set(diffs.map((d) => d.section)).size;
+  const worst = [...diffs].sort((a, b) => Math.abs(b.relative) - Math.abs(a.relative)).filter((d) => d.flagged).slice(0, 8);
+  const absolute = diffs.map((d) => Math.abs(d.relative)).filter(Number.isFinite).sort((a, b) => a - b);
+  const mid = absolute.length ? absolute[Math.floor(absolute.length / 2)]! : NaN;
+  return [
+    `Compared with ${previousLabel}: ${diffs.length} values in ${sections} sections appear in both; ${within} (${((100 * within) / diffs.length).toFixed(0)}%) agree within ${limit * 100}%, the median absolute difference is ${(mid * 100).toFixed(1)}%.`,
+    worst.length ? `Largest differences: ${worst.map((d) => `${d.section} "${d.key}" ${num(d.before)} → ${num(d.after)} (${pct(d.relative)})`).join('; ')}.` : 'None differs by more than that.',
+  ].join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file put together
+
+/**
+ * The new BENCHMARKS.md: run-all's header, this run's sections, the sections of the previous file
+ * this run did not write (kept, under a heading saying so), and the notes written by hand.
+ */
+export function assemble(parts: { header: string; agreement?: string; current: Section[]; previousText: string }): string {
+  const written = new Set(parts.current.map((s) => s.name));
+  const kept = sectionsOf(parts.previousText).filter((s) => !written.has(s.name));
+  const notes = notesOf(parts.previousText);
+  const out = ['# Benchmarks', ownBlock('header', parts.header)];
+  if (parts.agreement) out.push(ownBlock('agreement', parts.agreement));
+  out.push(...parts.current.map((s) => s.block));
+  if (kept.length) {
+    out.push(ownBlock('kept', '## Sections kept from earlier runs\n\nNot rerun by the command above (another --only selection, a backend left out, or the soak not asked for); each says when and how it was measured.'));
+    out.push(...kept.map((s) => s.block));
+  }
+  if (notes) {
+    out.push(ownBlock('notes', '## Notes kept as written'));
+    out.push(notes);
+  }
+  return `${out.join('\n\n')}\n`;
+}
