@@ -61,7 +61,6 @@ import { messageMediaHandler } from './jobs/handlers/message-media.ts';
 import type { MediaStoreDeps } from './domain/messages/inbound-media.ts';
 import { createFsMediaStore } from './storage/fs-store.ts';
 import type { MediaStore } from './storage/media-store.ts';
-import { createS3MediaStore } from './storage/s3-store.ts';
 
 export type Container = {
   config: Config;
@@ -169,7 +168,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
     const pacer = createPacer();
-    const mediaStore = overrides.mediaStore ?? createMediaStore(config);
+    const mediaStore = overrides.mediaStore ?? (await createMediaStore(config));
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
     const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
     // Stops with the database (database.close()).
@@ -261,10 +260,11 @@ export function openConfiguredDatabase(config: Config, logger: Logger): Promise<
     : openDatabase({ kind: 'pglite', dataDir: path.join(config.dataDir, 'db') });
 }
 
-/** The media store the config names (docs/media.md). */
-export function createMediaStore(config: Config): MediaStore {
+/** The media store the config names (docs/media.md); the S3 client is loaded only when it is named (about 35 MB of RSS). */
+export async function createMediaStore(config: Config): Promise<MediaStore> {
   const media = config.media;
   if (media.store === 'fs') return createFsMediaStore(media.dir);
+  const { createS3MediaStore } = await import('./storage/s3-store.ts');
   return createS3MediaStore({
     bucket: media.bucket,
     region: media.region,
@@ -393,7 +393,7 @@ function withBackgroundLoops(queue: Queue, loops: BackgroundLoop[], last: Backgr
 
 /**
  * The embedded engine's socket factory: EMBEDDED_SOCKET_MODULE's `socketFactory` (tests and
- * diagnostics), else the real library's (loaded only here, by a worker).
+ * diagnostics), else the real library's (loaded by a worker when its first session opens).
  */
 async function loadSocketFactory(config: Config, logger: Logger): Promise<SocketFactory> {
   if (config.embedded.socketModule) {
@@ -402,8 +402,12 @@ async function loadSocketFactory(config: Config, logger: Logger): Promise<Socket
     logger.warn({ module: config.embedded.socketModule }, 'embedded engine: sockets come from EMBEDDED_SOCKET_MODULE, not the real service');
     return loaded.socketFactory;
   }
-  const { createBaileysSocketFactory } = await import('./providers/gateway/embedded/baileys-socket.ts');
-  return createBaileysSocketFactory({ logger });
+  // The library is loaded when the first session opens, not at start (library.ts says why).
+  let real: Promise<SocketFactory> | undefined;
+  return async (input) => {
+    real ??= import('./providers/gateway/embedded/baileys-socket.ts').then(({ createBaileysSocketFactory }) => createBaileysSocketFactory({ logger }));
+    return (await real)(input);
+  };
 }
 
 function webhookDepsOf(config: Config, database: Database, sealer: Sealer, clock: Clock): WebhookDeps {

@@ -14,6 +14,7 @@ import { findChannel } from '../../src/domain/channels/channels.ts';
 import { acceptInboundDelivery } from '../../src/domain/inbound/accept.ts';
 import { libraryMessageId } from '../../src/providers/gateway/embedded/ids.ts';
 import { normalizeSocketEvent } from '../../src/providers/gateway/embedded/inbound.ts';
+import { loadLibrary } from '../../src/providers/gateway/embedded/library.ts';
 import { eventually } from '../eventually.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { eventsOf, pairedGatewayChannel, send } from '../messages-helpers.ts';
@@ -29,6 +30,8 @@ after(() => server.close());
 
 /** Hands socket events to the inbound pipeline as the engine does. */
 async function socketReports(messages: WAMessage[]) {
+  // The engine has loaded the chat library before any socket reports (library.ts).
+  await loadLibrary();
   const channel = (await findChannel(server.container.database.db, channelId))!;
   const events = normalizeSocketEvent(channel.providerRef!, { event: 'messages.upsert', data: { messages, type: 'append' } }, { self: { phone: '15550001111' }, groups: false });
   assert.ok(events.length > 0);

@@ -5,10 +5,11 @@
  * runs in one transaction behind the lease fence, so a process that lost the session writes nothing.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { BufferJSON, initAuthCreds, proto, type AuthenticationCreds, type AuthenticationState, type SignalDataSet, type SignalDataTypeMap } from 'baileys';
+import type { AuthenticationCreds, AuthenticationState, SignalDataSet, SignalDataTypeMap } from 'baileys';
 import type { Db, Executor } from '../../../db/client.ts';
 import { channelSessionKeys } from '../../../db/schema.ts';
 import type { Sealer } from '../../../lib/crypto.ts';
+import { library, loadLibrary } from './library.ts';
 
 /** Checks, inside the write's transaction, that this process still holds the session's lease; throws LeaseLostError when not. */
 export type LeaseFence = (tx: Executor) => Promise<void>;
@@ -33,11 +34,12 @@ export type PostgresAuthState = {
 
 const CREDS = 'creds';
 
-const encode = (sealer: Sealer, value: unknown) => sealer.seal(JSON.stringify(value, BufferJSON.replacer));
-const decode = (sealer: Sealer, sealed: string): unknown => JSON.parse(sealer.open(sealed), BufferJSON.reviver);
+const encode = (sealer: Sealer, value: unknown) => sealer.seal(JSON.stringify(value, library().BufferJSON.replacer));
+const decode = (sealer: Sealer, sealed: string): unknown => JSON.parse(sealer.open(sealed), library().BufferJSON.reviver);
 
 /** The stored creds of a channel's session, or undefined when it has none (never paired, or logged out). */
 export async function loadCreds(db: Executor, sealer: Sealer, channelId: string): Promise<AuthenticationCreds | undefined> {
+  await loadLibrary();
   const [row] = await db
     .select({ value: channelSessionKeys.valueSealed })
     .from(channelSessionKeys)
@@ -54,6 +56,7 @@ export async function clearAuthState(tx: Executor, channelId: string): Promise<v
 /** The auth state of a channel's session, read from and written to PostgreSQL (new creds when it has none). */
 export async function usePostgresAuthState(deps: AuthStateDeps, channelId: string): Promise<PostgresAuthState> {
   const { db, sealer, fence } = deps;
+  const { initAuthCreds, proto } = await loadLibrary();
   const creds = (await loadCreds(db, sealer, channelId)) ?? initAuthCreds();
 
   const upsert = async (tx: Executor, rows: Array<{ type: string; keyId: string; value: unknown }>) => {

@@ -354,7 +354,12 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       };
       const auth = await usePostgresAuthState({ db, sealer, fence }, held.channelId);
       if (sessions.get(held.channelId) !== held) return;
-      const socket = factory({ channelId: held.channelId, auth: auth.state });
+      const socket = await factory({ channelId: held.channelId, auth: auth.state });
+      // Let go of while the library loaded: the socket is closed unused.
+      if (sessions.get(held.channelId) !== held) {
+        void Promise.resolve(socket.end(undefined)).catch(() => undefined);
+        return;
+      }
       const generation = ++held.generation;
       Object.assign(held, { socket, auth, qrs: 0, nextReconnectAt: null, paired: Boolean(auth.state.creds.registered || auth.state.creds.me) });
       const live = () => held.generation === generation && held.socket === socket;

@@ -12,8 +12,9 @@
  * - Senders come as privacy ids (`<lid>@lid`) with the phone beside them (`key.remoteJidAlt`,
  *   `key.participantAlt`), or the other way round; a sender with no phone is skipped (a contact needs one).
  */
-import { decryptPollVote, normalizeMessageContent, proto, type WAMessage, type WAMessageKey } from 'baileys';
+import type { proto, WAMessage, WAMessageKey } from 'baileys';
 import type { InboundEvent, InboundMedia } from '../../provider.ts';
+import { library } from './library.ts';
 import { lidOfJid, parleyMessageIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
 
@@ -31,8 +32,6 @@ export type NormalizeContext = InboundContext;
 type Json = Record<string, unknown>;
 type Message = proto.IMessage;
 
-const Status = proto.WebMessageInfo.Status;
-const ProtocolType = proto.Message.ProtocolMessage.Type;
 
 export function normalizeSocketEvent(ref: string, input: SocketEvent, context: InboundContext): InboundEvent[] {
   switch (input.event) {
@@ -80,6 +79,7 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
 
 /** An ack's status as Parley's; PENDING is no news. */
 function statusOf(status: number): 'sent' | 'delivered' | 'read' | 'failed' | undefined {
+  const Status = library().proto.WebMessageInfo.Status;
   switch (status) {
     case Status.SERVER_ACK:
       return 'sent';
@@ -142,6 +142,8 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   const key = m.key as WAMessageKey | undefined;
   if (!key?.id || !key.remoteJid || m.messageStubType) return [];
   if (!isChat(key.remoteJid, context)) return [];
+  const { normalizeMessageContent, proto: messages } = library();
+  const ProtocolType = messages.Message.ProtocolMessage.Type;
   const message = normalizeMessageContent(m.message);
   if (!message) return [];
   const group = serverOf(key.remoteJid) === 'g.us';
@@ -411,7 +413,7 @@ function voteOf(update: proto.Message.IPollUpdateMessage, key: WAMessageKey, con
   for (const pollCreatorJid of creators) {
     for (const voterJid of new Set(voters)) {
       try {
-        const vote = decryptPollVote(update.vote, { pollCreatorJid, pollMsgId: poll.id, pollEncKey: secret, voterJid });
+        const vote = library().decryptPollVote(update.vote, { pollCreatorJid, pollMsgId: poll.id, pollEncKey: secret, voterJid });
         return { type: 'poll_vote', content: { poll_id: poll.id, selected_option_hashes: (vote.selectedOptions ?? []).map((o) => Buffer.from(o).toString('hex')) } };
       } catch {
         // Not this pair.

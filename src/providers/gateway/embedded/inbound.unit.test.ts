@@ -5,6 +5,10 @@ import { aesEncryptGCM, hmacSign, proto, WAMessageStubType, type WAMessage, type
 import type { InboundEvent } from '../../provider.ts';
 import { libraryMessageId, pollSecret } from './ids.ts';
 import { normalizeSocketEvent, parseVcard, type InboundContext, type SocketEvent } from './inbound.ts';
+import { loadLibrary } from './library.ts';
+
+// normalizeSocketEvent uses the chat library, which the engine loads before it opens a socket.
+await loadLibrary();
 
 const REF = 'channel-1';
 const SELF = { phone: '4930111111', lid: '99887766' };

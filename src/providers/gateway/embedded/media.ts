@@ -5,9 +5,10 @@
  * MAC and the plaintext's SHA-256 checked at the end. `source` is what inbound.ts put in the event.
  */
 import { createDecipheriv, createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { DEFAULT_ORIGIN, getMediaKeys, getUrlFromDirectPath, type MediaType } from 'baileys';
+import type { MediaType } from 'baileys';
 import { MEDIA_RULES } from '../../../domain/messages/media.ts';
 import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../../lib/safe-fetch.ts';
+import { library, loadLibrary } from './library.ts';
 import type { MediaDownload, ProviderError, Result } from '../../provider.ts';
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -24,7 +25,7 @@ const isMediaHost = (url: URL) => url.protocol === 'https:' && (url.hostname ===
  * https URLs on the service's media hosts, unless the target policy allows private addresses (tests).
  */
 export function mediaUrlOf(source: Record<string, unknown>, targets: TargetPolicy): Result<URL> {
-  const raw = typeof source.url === 'string' && source.url !== '' ? source.url : typeof source.directPath === 'string' && source.directPath.startsWith('/') ? getUrlFromDirectPath(source.directPath) : undefined;
+  const raw = typeof source.url === 'string' && source.url !== '' ? source.url : typeof source.directPath === 'string' && source.directPath.startsWith('/') ? library().getUrlFromDirectPath(source.directPath) : undefined;
   if (!raw) return fail({ code: 'media_unavailable', title: 'the message names no media location (url or directPath)', retryable: false });
   let url: URL;
   try {
@@ -46,6 +47,7 @@ export async function downloadEmbeddedMedia(source: Record<string, unknown>, tar
   const max = MEDIA_RULES[type]!.maxBytes;
   const declared = typeof source.fileLength === 'number' ? source.fileLength : undefined;
   if (declared !== undefined && declared > max) return fail({ code: 'media_too_large', title: `${type} media is ${declared} bytes; the limit is ${max} bytes`, retryable: false });
+  const { DEFAULT_ORIGIN, getMediaKeys } = await loadLibrary();
   const url = mediaUrlOf(source, targets);
   if (!url.ok) return url;
 

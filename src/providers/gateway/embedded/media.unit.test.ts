@@ -7,6 +7,10 @@ import { after, before, test } from 'node:test';
 import { encryptedStream } from 'baileys';
 import type { MediaDownload } from '../../provider.ts';
 import { downloadEmbeddedMedia, mediaUrlOf } from './media.ts';
+import { loadLibrary } from './library.ts';
+
+// mediaUrlOf reads a direct path with the chat library, which the download loads first.
+await loadLibrary();
 
 /** Bytes encrypted by the library itself, as the service stores them. */
 async function encrypt(plain: Buffer, type: 'image' | 'document' | 'audio') {

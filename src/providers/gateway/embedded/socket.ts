@@ -42,5 +42,8 @@ export type SocketInput = {
   auth: AuthenticationState;
 };
 
-/** Makes one socket (the real one connects to the service; the scripted one is driven by a test). */
-export type SocketFactory = (input: SocketInput) => EngineSocket;
+/**
+ * Makes one socket (the real one connects to the service; the scripted one is driven by a test). The
+ * real factory loads the chat library on its first call, hence the promise.
+ */
+export type SocketFactory = (input: SocketInput) => EngineSocket | Promise<EngineSocket>;
