@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,10 @@ import { machine } from '../bench-report.ts';
 import { createTestDatabaseUrl, freePort, type TestDatabaseUrl } from '../../test/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Node's own flags in package.json's start script (`node --flag … src/main.ts`). */
+const START_FLAGS = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(' ')
+  .filter((word) => word.startsWith('--'));
 export const now = () => performance.timeOrigin + performance.now();
 
 const argv = process.argv.slice(2);
@@ -71,8 +75,9 @@ export type Service = { baseUrl: string; apiKey: string; child: ChildProcess; st
  */
 export async function startService(database: TestDatabaseUrl | undefined, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
   const port = await freePort();
-  // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
-  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // Node's flags as `npm start` passes them (the service as deployed), then e.g.
+  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
+  const nodeArgs = [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: {
