@@ -220,6 +220,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
+          queue: container.queue,
           clock,
           logger,
           inbound: (platform) => providers.get(platform).inbound,
