@@ -14,7 +14,7 @@ import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
-import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, recordProviderFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';

@@ -160,7 +160,7 @@ export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Da
     // read when the report was picked up (reports of one message run concurrently).
     const ids = [...new Set(pending.map((p) => p.move.row.id))];
     const current = new Map((await tx.select().from(messages).where(inArray(messages.id, ids)).for('update')).map((r) => [r.id, r]));
-    const plan = planMoves(pending, current, now);
+    const plan = planMoves(pending, current);
     for (const [i, moved] of plan.moved) result[i] = moved;
     const conflicted = await writeMoves(tx, plan, now);
     pending = pending.filter((p) => conflicted.has(p.move.row.id));
@@ -177,7 +177,7 @@ type Plan = {
 };
 
 /** The writes the reports make, in order, on the rows as locked (the forward rule, skipped steps, events). */
-function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map<string, MessageRow>, now: Date): Plan {
+function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map<string, MessageRow>): Plan {
   const plan: Plan = { rows: [], history: [], events: [], moved: new Map() };
   const state = new Map<string, Plan['rows'][number]>();
   const historyAt = new Map<string, number>();
