@@ -159,7 +159,8 @@ export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Da
     // The rows as committed now, locked: a report is judged against the newest status, never the one
     // read when the report was picked up (reports of one message run concurrently).
     const ids = [...new Set(pending.map((p) => p.move.row.id))];
-    const current = new Map((await tx.select().from(messages).where(inArray(messages.id, ids)).for('update')).map((r) => [r.id, r]));
+    // In id order: transactions locking overlapping sets wait for each other instead of deadlocking.
+    const current = new Map((await tx.select().from(messages).where(inArray(messages.id, ids)).orderBy(messages.id).for('update')).map((r) => [r.id, r]));
     const plan = planMoves(pending, current);
     for (const [i, moved] of plan.moved) result[i] = moved;
     const conflicted = await writeMoves(tx, plan, now);
