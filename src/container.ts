@@ -167,7 +167,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     });
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });
     const sandbox = config.providerSandbox ? createSandbox({ config, sealer, queue, clock, logger }) : undefined;
-    const pacer = createPacer();
+    const pacer = createPacer({ db: database.db, clock });
     const mediaStore = overrides.mediaStore ?? (await createMediaStore(config));
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
     const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
@@ -219,6 +219,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
+          queue: container.queue,
           clock,
           logger,
           inbound: (platform) => providers.get(platform).inbound,

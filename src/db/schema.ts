@@ -731,6 +731,33 @@ export const messages = pgTable(
   ],
 );
 
+/**
+ * A channel's outbound pace, shared by every worker process (domain/messages/pacing.ts): the time of
+ * its next free send slot. The dispatcher's claim reserves slots here for the messages it takes, in
+ * the same statement; a rate-limit answer about the whole channel pushes it forward. No foreign key:
+ * a claim locks these rows, and a channel's deletion must not wait on them (a deleted channel's row is
+ * inert).
+ */
+export const channelPacing = pgTable('channel_pacing', {
+  channelId: uuid('channel_id').primaryKey(),
+  nextSlotAt: at('next_slot_at').notNull(),
+});
+
+/**
+ * The provider's per-recipient rate limit, shared by every worker process: the channel's sends to
+ * this recipient wait until `until` (the claim leaves them due then). Ended holds are deleted when
+ * the next hold is written.
+ */
+export const recipientHolds = pgTable(
+  'recipient_holds',
+  {
+    channelId: uuid('channel_id').notNull(),
+    recipient: text('recipient').notNull(),
+    until: at('until').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.recipient] }), index('recipient_holds_until_idx').on(t.until)],
+);
+
 export const messageStatusHistory = pgTable(
   'message_status_history',
   {

@@ -249,8 +249,9 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) {
         return fail(gateway.invalid('idempotency_key must be a string of 1 to 200 characters'));
       }
+      let known: { id: string; status: string } | undefined;
       if (key !== undefined) {
-        const [known] = await db
+        [known] = await db
           .select({ id: sandboxMessages.id, status: sandboxMessages.status })
           .from(sandboxMessages)
           .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.idempotencyKey, key)))
@@ -274,8 +275,8 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (outcome === 'refuse') return fail(gateway.invalidRecipient(to));
       const hash = bodyHash({ to, type, content });
       return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
-        // A retry of a throttled attempt: by its idempotency key, or else by the same body.
-        const [throttled] = await tx
+        // A retry of a throttled attempt: by its idempotency key (none to look for when the key is new), or else by the same body.
+        const [throttled] = key !== undefined && !known ? [] : await tx
           .update(sandboxMessages)
           .set({ status: 'accepted' })
           .where(

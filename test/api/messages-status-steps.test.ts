@@ -132,3 +132,20 @@ test('two reports racing: a later step blocked behind an earlier one still lands
   const [after] = await db.select({ status: messages.status }).from(messages).where(eq(messages.id, id));
   assert.equal(after!.status, 'read');
 });
+
+test('a report naming a message not known yet does not hold up the others of its delivery: they apply, it waits on its own', async () => {
+  const to = '4915112343535';
+  await customerWrites(server, channel.id, to);
+  const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'not held up' } });
+  assert.equal(res.status, 201, res.text);
+  const sent = await waitForStatus(server, res.body.data.id, 'sent');
+  // One webhook: a status for a send Parley has not recorded yet (its answer still on its way), and one for a known message.
+  await report({ id: 'wamid.not-known-yet-1', status: 'delivered', recipient_id: to }, { id: sent.provider_message_id, status: 'delivered', recipient_id: to });
+  // Well inside the two minutes the unknown report is looked for again.
+  await waitForStatus(server, res.body.data.id, 'delivered', 15_000);
+  const [waiting] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from provider_events where processed_at is null and payload::text like '%wamid.not-known-yet-1%'`,
+  );
+  assert.equal(waiting!.n, 1, 'the unknown report waits as a delivery of its own');
+});

@@ -7,20 +7,24 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { uuidv7 } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { Queue } from '../../jobs/queue.ts';
 import type { InboundEvent, Platform, ProviderInbound } from '../../providers/provider.ts';
 import { findChannel, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { transitionChannel } from '../channels/status.ts';
 import type { NumberChanger } from '../contacts/number-change.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { UnknownMessageError, type MessageApplier } from '../messages/provider-events.ts';
+import { UnknownMessageError, type MessageApplier, type StatusEvent } from '../messages/provider-events.ts';
 import { conversationUpdated } from '../messages/conversations.ts';
 import { applyTemplateDecision } from '../templates/templates.ts';
 import { isForChannel } from './accept.ts';
-import { eventsOfStored } from './stored.ts';
+import { eventsOfStored, storedDelivery } from './stored.ts';
 
 export type InboundApplyDeps = {
   db: Db;
+  /** Where reports of messages not known yet are enqueued again. */
+  queue: Queue;
   clock: Clock;
   logger: Logger;
   /** Each platform's inbound half: normalizes rows stored raw by versions before stored.ts's. */
@@ -35,9 +39,13 @@ export type InboundApplyDeps = {
 export const UNKNOWN_MESSAGE_GRACE_MS = 120_000;
 
 /**
- * Applies a stored delivery once. A status naming a message not known yet throws (the job is retried)
- * for UNKNOWN_MESSAGE_GRACE_MS after receipt; after that the other events are applied one by one and
- * those statuses skipped and logged. A database error throws; only a deleted channel drops the delivery.
+ * Applies a stored delivery once. Status reports naming messages not known yet (their sends' answers
+ * are still being written, or were lost and are being settled) do not hold up the rest: the others
+ * are applied, and those are stored as a delivery of their own, due again shortly, until
+ * UNKNOWN_MESSAGE_GRACE_MS after the first receipt; then they are skipped and logged. Any other event
+ * naming an unknown message throws (the job is retried) through the same grace, after which the
+ * events are applied one by one and those skipped. A database error throws; only a deleted channel
+ * drops the delivery.
  */
 export async function applyProviderDelivery(deps: InboundApplyDeps, input: { deliveryId: string }): Promise<void> {
   const { db, clock, logger } = deps;
@@ -50,15 +58,29 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
     deps.inbound(stored.platform as Platform)
       .normalize(stored.payload)
       .filter((e) => isForChannel(e, channel));
+  const inGrace = () => clock.now().getTime() - stored.receivedAt.getTime() < UNKNOWN_MESSAGE_GRACE_MS;
   try {
     await db.transaction(async (tx) => {
       let current = channel;
-      for (const event of events) current = await applyEvent(deps, tx, current, event, clock.now());
-      await tx.update(providerEvents).set({ processedAt: clock.now() }).where(eq(providerEvents.id, stored.id));
+      const unknown: StatusEvent[] = [];
+      for (const run of runsOf(events)) {
+        if (Array.isArray(run)) unknown.push(...(await deps.messages.applyStatuses(tx, current, run, clock.now())));
+        else current = await applyEvent(deps, tx, current, run, clock.now());
+      }
+      let skipped: string | null = null;
+      if (unknown.length > 0 && inGrace()) await deferStatuses(deps, tx, stored, unknown);
+      else if (unknown.length > 0) {
+        skipped = unknown.map((e) => `no message ${e.providerMessageId} on channel ${channel.id}`).join('; ');
+        logger.warn({ provider_event_id: stored.id, skipped }, 'statuses for unknown messages ignored');
+      }
+      await tx
+        .update(providerEvents)
+        .set({ processedAt: clock.now(), ...(skipped ? { error: skipped.slice(0, 1000) } : {}) })
+        .where(eq(providerEvents.id, stored.id));
     });
   } catch (err) {
     if (!(err instanceof UnknownMessageError)) throw err;
-    if (clock.now().getTime() - stored.receivedAt.getTime() < UNKNOWN_MESSAGE_GRACE_MS) throw err;
+    if (inGrace()) throw err;
     // Still unknown after the grace period (a message sent outside Parley): apply the events one
     // by one and skip those about unknown messages.
     let current = channel;
@@ -75,6 +97,37 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
     await db.update(providerEvents).set({ processedAt: clock.now(), error: skipped.join('; ').slice(0, 1000) }).where(eq(providerEvents.id, stored.id));
   }
   logger.debug({ provider_event_id: stored.id, channel_id: channel.id, events: events.length }, 'applied provider events');
+}
+
+/** How long reports of messages not known yet wait before they are looked for again. */
+const DEFERRED_STATUS_SECONDS = 1;
+
+/**
+ * Reports of messages not known yet, stored as a delivery of their own (with the first receipt's
+ * time, so the grace still counts from it) and its job, due again shortly.
+ */
+async function deferStatuses(deps: InboundApplyDeps, tx: Executor, stored: typeof providerEvents.$inferSelect, statuses: StatusEvent[]): Promise<void> {
+  const id = uuidv7();
+  await tx.insert(providerEvents).values({
+    id,
+    organizationId: stored.organizationId,
+    channelId: stored.channelId,
+    platform: stored.platform,
+    payload: storedDelivery(statuses),
+    receivedAt: stored.receivedAt,
+  });
+  await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id }, { startAfterSeconds: DEFERRED_STATUS_SECONDS });
+}
+
+/** The events in order, consecutive status reports together (they are applied as a set). */
+function runsOf(events: InboundEvent[]): Array<InboundEvent | StatusEvent[]> {
+  const runs: Array<InboundEvent | StatusEvent[]> = [];
+  for (const event of events) {
+    const last = runs.at(-1);
+    if (event.kind === 'message.status' && Array.isArray(last)) last.push(event);
+    else runs.push(event.kind === 'message.status' ? [event] : event);
+  }
+  return runs;
 }
 
 /** Applies one event to its channel; returns the channel as it now is. */
@@ -97,7 +150,7 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
     case 'message.echo':
     case 'message.edited':
     case 'message.deleted':
-      await deps.messages(tx, channel, event, at);
+      await deps.messages.apply(tx, channel, event, at);
       return channel;
     case 'contact.number_changed':
       await applyNumberChange(deps, tx, channel, event, at);

@@ -1,11 +1,11 @@
 /**
- * Sending an accepted message: pace the channel, probe media, record the attempt before calling
- * the provider, then store the outcome. A send whose answer was lost (the process died mid-call, the
+ * Sending an accepted message: wait for its slot of the channel's pace, probe media, record the
+ * attempt before calling the provider, then store the outcome. A send whose answer was lost (the process died mid-call, the
  * call timed out or was cut) is never simply sent again: the provider is asked, where it can be, and
  * only what it never got is sent again; where it cannot be asked (the official API), a status
  * webhook echoing our id settles it, and a message no status names in time fails as outcome unknown.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { messages } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
@@ -14,11 +14,11 @@ import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
-import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, recordProviderFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';
-import { advanceStatus, type MessageError, type MessageRow } from './messages.ts';
+import { advanceStatus, advanceStatuses, type MessageError, type MessageRow } from './messages.ts';
 import type { Pacer } from './pacing.ts';
 
 export type DispatchDeps = {
@@ -75,14 +75,66 @@ function backoffSeconds(attempt: number): number {
   return Math.min(600, 2 ** attempt) + Math.random();
 }
 
+/** How a send's writes reach the database: one by one, or gathered with the other sends of the moment (the dispatcher's). */
+export type SendWrites = {
+  /** Records an attempt before the provider call; undefined when the row moved on meanwhile (another worker, a status). */
+  attempt(row: MessageRow): Promise<MessageRow | undefined>;
+  /** Records an accepted send (sent, with its history and events). */
+  sent(row: MessageRow, providerMessageId: string | undefined): Promise<void>;
+};
+
+/** The writes of one send, each on its own. */
+export function singleSendWrites(deps: Pick<DispatchDeps, 'db' | 'clock'>): SendWrites {
+  return {
+    attempt: async (row) => (await recordAttempts(deps.db, [row], deps.clock.now()))[0],
+    sent: (row, providerMessageId) => recordSent(deps.db, [{ row, providerMessageId }], deps.clock.now()),
+  };
+}
+
+/**
+ * Records attempts before their provider calls, many rows in one statement; resolves to the rows as
+ * marked, in the order given (undefined for a row no longer queued with the attempts it was read with).
+ */
+export async function recordAttempts(db: Db, rows: MessageRow[], now: Date): Promise<Array<MessageRow | undefined>> {
+  const marked = await db
+    .update(messages)
+    .set({ attempts: sql`${messages.attempts} + 1`, lastAttemptAt: now, errorCode: null, errorTitle: null, errorMessage: null })
+    .where(
+      and(
+        eq(messages.status, 'queued'),
+        sql`(${messages.id}, ${messages.attempts}) in (select r.id, r.attempts from json_to_recordset(${JSON.stringify(rows.map((r) => ({ id: r.id, attempts: r.attempts })))}::json) as r(id uuid, attempts int))`,
+      ),
+    )
+    .returning();
+  const byId = new Map(marked.map((r) => [r.id, r]));
+  return rows.map((r) => byId.get(r.id));
+}
+
+/** Records accepted sends, many in one transaction (advanceStatuses); without a provider id (a read receipt) a row keeps none. */
+export async function recordSent(db: Db, sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>, now: Date): Promise<void> {
+  await db.transaction((tx) =>
+    advanceStatuses(
+      tx,
+      sends.map(({ row, providerMessageId }) => ({ row, to: 'sent' as const, occurredAt: now, ...(providerMessageId ? { providerMessageId } : {}) })),
+      now,
+    ),
+  );
+}
+
+/** A claimed message's channel as read with the claim, and the send slot the claim reserved for it (ms since the epoch). */
+export type Claimed = { channel: ChannelRow | undefined; sendAt?: number | null; writes?: SendWrites };
+
 /**
  * Sends one claimed message. Resolves to the seconds after which it is due again (waiting for its
- * channel, for room in the channel's pace, or to retry a transient failure), or null when there is
- * nothing more to send (sent, failed, or left to reconciliation). `channel`: the message's channel as
- * read with the claim (the dispatcher reads each channel of a claim once); else it is read here.
+ * channel, or to retry a transient failure), or null when there is nothing more to send (sent,
+ * failed, or left to reconciliation). `loaded`: the message's channel as read with the claim (the
+ * dispatcher reads each channel of a claim once; else it is read here), the slot of the channel's
+ * pace the claim reserved for it (the send waits for it; none: it goes at once), and how its writes
+ * are made (the dispatcher gathers those of the sends under way).
  */
-export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loaded?: { channel: ChannelRow | undefined }): Promise<number | null> {
+export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loaded?: Claimed): Promise<number | null> {
   if (row.status !== 'queued' || row.direction !== 'outbound') return null;
+  const writes = loaded?.writes ?? singleSendWrites(deps);
   // Only a channel that is gone fails the message: a database error is thrown, and the message tried again.
   const channel = loaded ? loaded.channel : await findChannel(deps.db, row.channelId);
   if (!channel) return fail(deps, row, { code: 'channel_deleted', title: 'the channel was deleted before the message was sent' });
@@ -92,7 +144,7 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
 
   // An attempt whose answer never came back (the process died mid-call, or the call timed out or was cut).
   if (row.attempts > 0 && (!row.errorCode || LOST_ANSWER.has(row.errorCode))) {
-    const settled = await settleLostAnswer(deps, row, adapter, connectionOf(channel, deps.sealer));
+    const settled = await settleLostAnswer(deps, row, adapter, connectionOf(channel, deps.sealer), writes);
     if (settled !== 'send_again') return settled;
     // The provider certainly does not have it: a definite failure once the attempts are spent.
     if (row.attempts >= MAX_SEND_ATTEMPTS) {
@@ -107,13 +159,8 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
     return CHANNEL_WAIT_SECONDS;
   }
 
-  // The provider holds sends to this recipient (its per-recipient rate limit): this row waits, the channel goes on.
-  const recipientWait = deps.pacer.recipientWait(channel.id, row.toPhone);
-  if (recipientWait > 0) return recipientWait / 1000;
-
-  const wait = deps.pacer.reserve(channel.id, Number(channel.settings.throughput_per_second) || providerModule(platform).pacing.throughputPerSecond, 2000);
-  // Not taken: come back when the channel has room (the row, not a worker, waits).
-  if (wait > 2000) return wait / 1000;
+  // The slot of the channel's pace the claim reserved (pacing.ts): the row waits here for it.
+  const wait = loaded?.sendAt ? loaded.sendAt - deps.clock.now().getTime() : 0;
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
   for (const media of mediaOf(row.type, row.content)) {
@@ -122,39 +169,25 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
   }
 
   // Record the attempt before the call, so a crash during it is known on the retry.
-  const marked = await deps.db
-    .update(messages)
-    .set({ attempts: row.attempts + 1, lastAttemptAt: deps.clock.now(), errorCode: null, errorTitle: null, errorMessage: null })
-    .where(and(eq(messages.id, row.id), eq(messages.status, 'queued'), eq(messages.attempts, row.attempts)))
-    .returning();
-  if (marked.length === 0) return null;
+  const marked = await writes.attempt(row);
+  if (!marked) return null;
 
   const started = performance.now();
   const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
   const seconds = (performance.now() - started) / 1000;
-  // The row as marked: a status that moved it meanwhile is met by advanceStatus's compare-and-set.
-  const current = marked[0]!;
+  // The row as marked: a status that moved it meanwhile is met by advanceStatuses (it reads the row locked).
   if (result.ok) {
-    await markSent(deps, current, result.value.providerMessageId);
+    await writes.sent(marked, result.value.providerMessageId);
     deps.recorder?.send(platform, 'sent', seconds);
     return null;
   }
-  const due = await handleFailure(deps, current, channel, adapter, result.error);
+  const due = await handleFailure(deps, marked, channel, adapter, result.error, writes);
   deps.recorder?.send(platform, LOST_ANSWER.has(result.error.code) ? 'unknown' : due === null ? 'failed' : 'retry', seconds);
   return due;
 }
 
 /** Provider faults after which the provider may or may not have the send (bytes went out, no answer came). */
 const LOST_ANSWER = new Set(['timeout', 'network_error']);
-
-/** Records an accepted send; without a provider id (a read receipt) the row keeps none. */
-async function markSent(deps: DispatchDeps, row: MessageRow, providerMessageId: string | undefined): Promise<void> {
-  const now = deps.clock.now();
-  await deps.db.transaction(async (tx) => {
-    if (providerMessageId) await tx.update(messages).set({ providerMessageId }).where(and(eq(messages.id, row.id), eq(messages.status, 'queued')));
-    await advanceStatus(tx, { ...row, providerMessageId: null }, 'sent', now, now, { providerMessageId });
-  });
-}
 
 /** Who can say whether the provider got a send: the provider itself where its API allows, else the sandbox for channels bound to it. */
 function finderFor(deps: DispatchDeps, adapter: ProviderAdapter, connection: ChannelConnection): ((messageId: string) => ReturnType<SendFinder>) | undefined {
@@ -175,6 +208,7 @@ async function settleLostAnswer(
   row: MessageRow,
   adapter: ProviderAdapter,
   connection: ChannelConnection,
+  writes: SendWrites,
 ): Promise<number | null | 'send_again'> {
   const sends = adapter.sendsOf?.(connection) ?? adapter.sends;
   const find = sends.askable === false ? undefined : finderFor(deps, adapter, connection);
@@ -192,7 +226,7 @@ async function settleLostAnswer(
     deps.logger.info({ message_id: row.id }, 'the provider has the send whose answer was lost; recorded as sent');
     // A status webhook naming it may have moved it on meanwhile.
     const current = await loadRow(deps.db, row.id);
-    if (current?.status === 'queued') await markSent(deps, current, found.value.providerMessageId);
+    if (current?.status === 'queued') await writes.sent(current, found.value.providerMessageId);
     return null;
   }
   if (found.ok) {
@@ -218,13 +252,14 @@ async function handleFailure(
   channel: Awaited<ReturnType<typeof reloadChannel>>,
   adapter: ProviderAdapter,
   error: ProviderError,
+  writes: SendWrites,
 ): Promise<number | null> {
   if (LOST_ANSWER.has(error.code)) {
     // The provider may have it: keep the fault on the row (the next round settles it, see
     // settleLostAnswer) and come back when a repeat is safe or the provider can be asked.
     deps.logger.warn({ message_id: row.id, error: error.title }, 'send outcome unknown; settling it before any new attempt');
     await deps.db.update(messages).set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null }).where(eq(messages.id, row.id));
-    const settled = await settleLostAnswer(deps, { ...row, errorCode: error.code }, adapter, connectionOf(channel, deps.sealer));
+    const settled = await settleLostAnswer(deps, { ...row, errorCode: error.code }, adapter, connectionOf(channel, deps.sealer), writes);
     if (settled !== 'send_again') return settled;
     if (row.attempts >= MAX_SEND_ATTEMPTS) return fail(deps, row, { code: error.code, title: error.title, message: error.message });
     return backoffSeconds(row.attempts);
@@ -234,8 +269,8 @@ async function handleFailure(
   if (error.scope === 'template' && error.templateStatus) await holdTemplate(deps, channel, row, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
     if (error.retryAfterSeconds) {
-      if (error.scope === 'recipient') deps.pacer.pauseRecipient(channel.id, row.toPhone, error.retryAfterSeconds * 1000);
-      else if (error.scope === 'channel') deps.pacer.pause(channel.id, error.retryAfterSeconds * 1000);
+      if (error.scope === 'recipient') await deps.pacer.pauseRecipient(channel.id, row.toPhone, error.retryAfterSeconds * 1000);
+      else if (error.scope === 'channel') await deps.pacer.pause(channel.id, error.retryAfterSeconds * 1000);
     }
     await deps.db
       .update(messages)

@@ -2,8 +2,8 @@
  * Messages: their record, reading them back, and moving them forward through their status
  * lifecycle. Accepting them is accept.ts; sending them, dispatcher.ts and dispatch.ts.
  */
-import { and, asc, eq, gte, lte, sql, type SQLWrapper } from 'drizzle-orm';
-import type { Executor } from '../../db/client.ts';
+import { and, asc, eq, gte, inArray, lte, sql, type SQLWrapper } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
 import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
@@ -11,7 +11,7 @@ import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { EVENTS_CHANNEL, type EventType } from '../events/outbox.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageMediaRow = typeof messageMedia.$inferSelect;
@@ -126,6 +126,15 @@ export function skippedSteps(from: string, to: string): Array<'sent' | 'delivere
 /** Why a message failed: a code and title, with the provider's details and its wording for the end user where it gave them. */
 export type MessageError = { code: string; title: string; message?: string; userTitle?: string; userMessage?: string };
 
+/** One status report for a message: where it moves it, when the provider says it happened, what it adds. */
+export type StatusMove = {
+  row: MessageRow;
+  to: 'sent' | 'delivered' | 'read' | 'failed';
+  occurredAt: Date;
+  providerMessageId?: string;
+  error?: MessageError;
+};
+
 /**
  * Moves a message's status forward (never back), keeping the first report of each status in its history,
  * and records message.status_update (and message.sent on acceptance) in the same transaction. A
@@ -140,68 +149,140 @@ export async function advanceStatus(
   now: Date,
   extra: { providerMessageId?: string; error?: MessageError } = {},
 ): Promise<boolean> {
+  const [moved] = await advanceStatuses(tx, [{ row, to, occurredAt, ...extra }], now);
+  return moved!;
+}
+
+/**
+ * advanceStatus for many reports at once (the statuses of one provider delivery, the sends of a
+ * batch): the messages are read and locked in one statement and every change, history row and event
+ * written in a second, whatever the number of reports. Reports of the same message apply in the
+ * order given. Resolves to whether each report moved its message. Pass a transaction: the lock holds
+ * until it ends (without one, a message another report moved between the two statements is read
+ * again and its report applied anew).
+ */
+export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Date): Promise<boolean[]> {
+  const result: boolean[] = moves.map(() => false);
+  let pending = moves.map((move, i) => ({ move, i }));
+  while (pending.length > 0) {
+    // The rows as committed now, locked: a report is judged against the newest status, never the one
+    // read when the report was picked up (reports of one message run concurrently).
+    const ids = [...new Set(pending.map((p) => p.move.row.id))];
+    // In id order: transactions locking overlapping sets wait for each other instead of deadlocking.
+    const current = new Map((await tx.select().from(messages).where(inArray(messages.id, ids)).orderBy(messages.id).for('update')).map((r) => [r.id, r]));
+    const plan = planMoves(pending, current);
+    for (const [i, moved] of plan.moved) result[i] = moved;
+    const conflicted = await writeMoves(tx, plan, now);
+    pending = pending.filter((p) => conflicted.has(p.move.row.id));
+  }
+  return result;
+}
+
+type Plan = {
+  /** Per message: the status it was read in and the one it ends in, with the columns that change. */
+  rows: Array<{ id: string; from: string; status: string; provider_message_id: string | null; error: MessageError | null }>;
+  history: Array<{ id: string; message_id: string; status: string; error_code: string | null; error_title: string | null; occurred_at: string }>;
+  events: Array<{ n: number; id: string; message_id: string; organization_id: string; type: string; payload: Record<string, unknown> }>;
+  moved: Map<number, boolean>;
+};
+
+/** The writes the reports make, in order, on the rows as locked (the forward rule, skipped steps, events). */
+function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map<string, MessageRow>): Plan {
+  const plan: Plan = { rows: [], history: [], events: [], moved: new Map() };
+  const state = new Map<string, Plan['rows'][number]>();
+  const historyAt = new Map<string, number>();
   // One row per status: a status reported again (the provider's own `sent` after the dispatcher
   // wrote it, a duplicate or late callback) keeps the row of its first report.
-  const history = (status: string, error?: { code: string; title: string }) =>
-    tx
-      .insert(messageStatusHistory)
-      .values({
-        id: uuidv7(),
-        messageId: row.id,
-        status,
-        errorCode: error?.code ?? null,
-        errorTitle: error?.title ?? null,
-        occurredAt,
-        createdAt: now,
-      })
-      .onConflictDoNothing({ target: [messageStatusHistory.messageId, messageStatusHistory.status] });
-  // Compare-and-set on the status last read: when another report moved it meanwhile (callbacks run
-  // concurrently), read it again and move on from there if this one is still a step forward, so a
-  // `delivered` committed first never keeps a later `read` out.
-  let from = row;
-  for (;;) {
-    if (!isForward(from.status, to)) {
-      await history(to, extra.error);
-      return false;
+  const history = (messageId: string, status: string, occurredAt: Date, error?: { code: string; title: string }) => {
+    const key = `${messageId}\u0000${status}`;
+    if (historyAt.has(key)) return;
+    historyAt.set(key, plan.history.length);
+    plan.history.push({ id: uuidv7(), message_id: messageId, status, error_code: error?.code ?? null, error_title: error?.title ?? null, occurred_at: occurredAt.toISOString() });
+  };
+  for (const { move, i } of pending) {
+    const row = current.get(move.row.id);
+    if (!row) {
+      plan.moved.set(i, false);
+      continue;
     }
-    const updated = await tx
-      .update(messages)
-      .set({
-        status: to,
-        updatedAt: now,
-        ...(extra.providerMessageId && !from.providerMessageId ? { providerMessageId: extra.providerMessageId } : {}),
-        ...(extra.error
-          ? {
-              errorCode: extra.error.code,
-              errorTitle: extra.error.title,
-              errorMessage: extra.error.message ?? null,
-              errorUserTitle: extra.error.userTitle ?? null,
-              errorUserMessage: extra.error.userMessage ?? null,
-            }
-          : {}),
-      })
-      .where(and(eq(messages.id, row.id), eq(messages.status, from.status)))
-      .returning({ id: messages.id });
-    if (updated.length > 0) break;
-    const [fresh] = await tx.select().from(messages).where(eq(messages.id, row.id)).limit(1);
-    if (!fresh) return false;
-    from = fresh;
+    let entry = state.get(row.id);
+    if (!entry) {
+      entry = { id: row.id, from: row.status, status: row.status, provider_message_id: row.providerMessageId, error: null };
+      state.set(row.id, entry);
+      plan.rows.push(entry);
+    }
+    if (!isForward(entry.status, move.to)) {
+      history(row.id, move.to, move.occurredAt, move.error);
+      plan.moved.set(i, false);
+      continue;
+    }
+    const from = entry.status;
+    const steps = [...skippedSteps(from, move.to), move.to];
+    for (const step of steps) history(row.id, step, move.occurredAt, step === move.to ? move.error : undefined);
+    entry.status = move.to;
+    if (move.providerMessageId && !entry.provider_message_id) entry.provider_message_id = move.providerMessageId;
+    if (move.error) entry.error = move.error;
+    const event = (type: EventType, payload: Record<string, unknown>) =>
+      plan.events.push({ n: plan.events.length, id: uuidv7(), message_id: row.id, organization_id: row.organizationId, type, payload });
+    if (from === 'queued' && move.to !== 'failed') event('message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId });
+    for (const step of steps) event('message.status_update', { message_id: row.id, status: step, conversation_id: row.conversationId, organization_id: row.organizationId });
+    plan.moved.set(i, true);
   }
-  const steps = [...skippedSteps(from.status, to), to];
-  for (const step of steps) await history(step, step === to ? extra.error : undefined);
-  if (from.status === 'queued' && to !== 'failed') {
-    await recordEvent(tx, row.organizationId, 'message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId }, now);
-  }
-  for (const step of steps) {
-    await recordEvent(
-      tx,
-      row.organizationId,
-      'message.status_update',
-      { message_id: row.id, status: step, conversation_id: row.conversationId, organization_id: row.organizationId },
-      now,
-    );
-  }
-  return true;
+  return plan;
+}
+
+/**
+ * Writes a plan in one statement: the messages that move (each only from the status it was planned
+ * on), their history rows and their events (with the NOTIFY that wakes the webhook engine). A message
+ * that is no longer in the status it was planned on (moved by a report meanwhile: possible only
+ * without the lock) writes nothing; its id is returned, to be planned again.
+ */
+async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<string>> {
+  if (plan.rows.length === 0) return new Set();
+  const [result] = await queryRows<{ conflicted: string[] | null }>(
+    tx,
+    sql`
+      with r as (
+        select * from json_to_recordset(${JSON.stringify(plan.rows)}::json)
+          as r(id uuid, "from" text, status text, provider_message_id text, error json)
+      ),
+      moved as (
+        update messages m set
+          status = r.status,
+          updated_at = ${now.toISOString()}::timestamptz,
+          provider_message_id = r.provider_message_id,
+          error_code = case when r.error is null then m.error_code else r.error->>'code' end,
+          error_title = case when r.error is null then m.error_title else r.error->>'title' end,
+          error_message = case when r.error is null then m.error_message else r.error->>'message' end,
+          error_user_title = case when r.error is null then m.error_user_title else r.error->>'userTitle' end,
+          error_user_message = case when r.error is null then m.error_user_message else r.error->>'userMessage' end
+        from r
+        where m.id = r.id and m.status = r."from" and r.status <> r."from"
+        returning m.id
+      ),
+      kept as (select id from moved union all select id from r where r.status = r."from"),
+      history as (
+        insert into message_status_history (id, message_id, status, error_code, error_title, occurred_at, created_at)
+        select h.id, h.message_id, h.status, h.error_code, h.error_title, h.occurred_at, ${now.toISOString()}::timestamptz
+          from json_to_recordset(${JSON.stringify(plan.history)}::json)
+            as h(id uuid, message_id uuid, status text, error_code text, error_title text, occurred_at timestamptz)
+         where h.message_id in (select id from kept)
+        on conflict (message_id, status) do nothing
+      ),
+      inserted as (
+        insert into events (id, organization_id, type, payload, created_at)
+        select e.id, e.organization_id, e.type, e.payload, ${now.toISOString()}::timestamptz
+          from json_to_recordset(${JSON.stringify(plan.events)}::json)
+            as e(n int, id uuid, message_id uuid, organization_id uuid, type text, payload jsonb)
+         where e.message_id in (select id from moved)
+         order by e.n
+        returning 1
+      ),
+      notified as (select pg_notify(${EVENTS_CHANNEL}, '') from (select 1 from inserted limit 1) one)
+      select (select array_agg(r.id::text) from r where r.status <> r."from" and r.id not in (select id from moved)) as conflicted,
+             (select count(*) from notified) as notified`,
+  );
+  return new Set(result?.conflicted ?? []);
 }
 
 /** Finds an outbound message of a channel by the provider's id, or by our own id echoed back. */

@@ -1,59 +1,64 @@
 /**
- * Outbound pacing per channel: a token bucket at the channel's allowed rate (80 messages a second
- * for an official number by default, 5 for a gateway), and pauses keyed to the provider's
- * rate-limit answers: of the whole channel, or of one recipient (the provider's pair rate limit holds
- * only the sends to that recipient). Per process: with several worker processes, set
- * throughput_per_second to the number's rate divided by the process count.
+ * Outbound pacing per channel, shared by every worker process through the database: a token bucket
+ * at the channel's allowed rate (80 messages a second for an official number by default, 5 for a
+ * gateway), and pauses keyed to the provider's rate-limit answers: of the whole channel, or of one
+ * recipient (the provider's pair rate limit holds only the sends to that recipient).
+ *
+ * The bucket is a time, channel_pacing.next_slot_at: the dispatcher's claim (dispatcher.ts) gives
+ * each message it takes the next slot, one interval apart, and moves the time on, in the claim's own
+ * statement, so N processes together keep one channel's pace and no send costs a round trip more. A
+ * message whose slot is further away than MAX_SLOT_WAIT_MS is not taken; it is left due when its slot
+ * nears. A recipient hold (recipient_holds) leaves that recipient's messages due when it ends.
  */
+import { sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../db/client.ts';
+import { channelPacing, recipientHolds } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { PLATFORMS, providerModule } from '../../providers/registry.ts';
+
+/** An idle channel may start with this much of its rate at once (one second's worth). */
+export const BURST_MS = 1000;
+/** The furthest slot a claim takes: a claimed message waits in its worker at most this long. */
+export const MAX_SLOT_WAIT_MS = 2000;
+/** Holds kept after they ended, before the next hold written deletes them. */
+const HOLD_SWEEP_MS = 60_000;
+
 export type Pacer = {
-  /**
-   * Takes one send slot; returns how many milliseconds to wait before using it. A slot further
-   * away than `maxWaitMs` is not taken (the wait is returned so the caller can come back then).
-   */
-  reserve(channelId: string, ratePerSecond: number, maxWaitMs?: number): number;
-  /** Holds every send of the channel for `ms` (after a rate-limit error). */
-  pause(channelId: string, ms: number): void;
-  /** Holds the channel's sends to one recipient for `ms` (after a per-recipient rate-limit error). */
-  pauseRecipient(channelId: string, recipient: string, ms: number): void;
-  /** How many milliseconds sends of the channel to this recipient are still held (0 when not). */
-  recipientWait(channelId: string, recipient: string): number;
+  /** Holds every send of the channel for `ms` (after a rate-limit error), in every process. */
+  pause(channelId: string, ms: number): Promise<void>;
+  /** Holds the channel's sends to one recipient for `ms` (after a per-recipient rate-limit error), in every process. */
+  pauseRecipient(channelId: string, recipient: string, ms: number): Promise<void>;
 };
 
-/** Recipient pauses kept before the expired ones are swept. */
-const RECIPIENT_SWEEP_AT = 10_000;
-
-export function createPacer(now: () => number = () => performance.now()): Pacer {
-  const next = new Map<string, number>();
-  const held = new Map<string, number>();
-  const recipientKey = (channelId: string, recipient: string) => `${channelId}\u0000${recipient}`;
+export function createPacer(deps: { db: Executor; clock: Clock }): Pacer {
   return {
-    reserve(channelId, ratePerSecond, maxWaitMs = Infinity) {
-      const interval = 1000 / Math.max(0.01, ratePerSecond);
-      const t = now();
-      // A little burst allowance (one second's worth) so an idle channel starts at once.
-      const slot = Math.max(next.get(channelId) ?? 0, t - 1000 + interval);
-      const wait = Math.max(0, slot - t);
-      if (wait > maxWaitMs) return wait;
-      next.set(channelId, slot + interval);
-      return wait;
+    async pause(channelId, ms) {
+      const until = new Date(deps.clock.now().getTime() + ms);
+      await deps.db
+        .insert(channelPacing)
+        .values({ channelId, nextSlotAt: until })
+        .onConflictDoUpdate({ target: channelPacing.channelId, set: { nextSlotAt: sql`greatest(${channelPacing.nextSlotAt}, excluded.next_slot_at)` } });
     },
-    pause(channelId, ms) {
-      next.set(channelId, Math.max(next.get(channelId) ?? 0, now() + ms));
-    },
-    pauseRecipient(channelId, recipient, ms) {
-      const t = now();
-      if (held.size >= RECIPIENT_SWEEP_AT) for (const [key, until] of held) if (until <= t) held.delete(key);
-      const key = recipientKey(channelId, recipient);
-      held.set(key, Math.max(held.get(key) ?? 0, t + ms));
-    },
-    recipientWait(channelId, recipient) {
-      const key = recipientKey(channelId, recipient);
-      const until = held.get(key);
-      if (until === undefined) return 0;
-      const wait = until - now();
-      if (wait > 0) return wait;
-      held.delete(key);
-      return 0;
+    async pauseRecipient(channelId, recipient, ms) {
+      const now = deps.clock.now();
+      const until = new Date(now.getTime() + ms);
+      await deps.db.execute(sql`
+        with swept as (delete from ${recipientHolds} where until < ${new Date(now.getTime() - HOLD_SWEEP_MS).toISOString()}::timestamptz)
+        insert into ${recipientHolds} (channel_id, recipient, until) values (${channelId}, ${recipient}, ${until.toISOString()}::timestamptz)
+        on conflict (channel_id, recipient) do update set until = greatest(recipient_holds.until, excluded.until)`);
     },
   };
+}
+
+/**
+ * A channel's send interval in milliseconds, in SQL over `channels c`: its throughput_per_second
+ * setting when that is a positive number, else its platform's default pace.
+ */
+export function intervalMsOf(): SQL {
+  const defaults = JSON.stringify(Object.fromEntries(PLATFORMS.map((p) => [p, providerModule(p).pacing.throughputPerSecond])));
+  const setting = sql`c.settings->>'throughput_per_second'`;
+  return sql`(1000.0 / greatest(0.01, coalesce(
+      nullif(case when ${setting} ~ '^[0-9]+(\\.[0-9]+)?$' then (${setting})::float8 end, 0),
+      (${defaults}::jsonb->>c.platform)::float8,
+      1)))`;
 }

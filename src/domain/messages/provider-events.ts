@@ -6,10 +6,10 @@
  * inbound messages and echoes carry is recorded pending with its download job (inbound-media.ts).
  */
 import { createHash } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { messages, messageStatusHistory } from '../../db/schema.ts';
-import { uuidv7 } from '../../lib/ids.ts';
+import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { InboundEvent, InboundMedia } from '../../providers/provider.ts';
 import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
@@ -17,7 +17,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, touchInbound, touchOutbound } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
-import { advanceStatus, findByProviderId, type MessageRow } from './messages.ts';
+import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
 
 /**
  * Stores a message a provider reported, once (its provider id is unique per channel), with the media
@@ -48,8 +48,16 @@ export type InboundContactResolver = (
 
 export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'message.inbound' | 'message.echo' | 'message.edited' | 'message.deleted' }>;
 
-/** Applies one message event of a channel, in the caller's transaction, at `at` (now). */
-export type MessageApplier = (tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date) => Promise<void>;
+/** Applies message events of a channel, in the caller's transaction, at `at` (now). */
+export type MessageApplier = {
+  /** One event. */
+  apply(tx: Executor, channel: ChannelRow, event: MessageEvent, at: Date): Promise<void>;
+  /**
+   * Status reports together, in order: the messages found in one statement and moved in one more
+   * (advanceStatuses). Resolves to the reports naming messages not known (yet), which moved nothing.
+   */
+  applyStatuses(tx: Executor, channel: ChannelRow, events: StatusEvent[], at: Date): Promise<StatusEvent[]>;
+};
 
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
@@ -59,10 +67,13 @@ export type MessageApplierDeps = {
 
 /** The message applier; inbound senders become contacts through `resolveContact` (the CRM's rule). */
 export function createMessageApplier(deps: MessageApplierDeps): MessageApplier {
-  return async (tx, channel, event, at) => {
+  const apply: MessageApplier['apply'] = async (tx, channel, event, at) => {
     switch (event.kind) {
-      case 'message.status':
-        return applyStatus(tx, channel, event, at);
+      case 'message.status': {
+        const [unknown] = await applyStatuses(tx, channel, [event], at);
+        if (unknown) throw new UnknownMessageError(`no message ${unknown.providerMessageId} on channel ${channel.id}`);
+        return;
+      }
       case 'message.inbound':
         return applyInbound(tx, channel, event, at, deps);
       case 'message.echo':
@@ -75,18 +86,53 @@ export function createMessageApplier(deps: MessageApplierDeps): MessageApplier {
         return event satisfies never;
     }
   };
+  return { apply, applyStatuses };
 }
 
-type StatusEvent = Extract<InboundEvent, { kind: 'message.status' }>;
+export type StatusEvent = Extract<InboundEvent, { kind: 'message.status' }>;
 
-async function applyStatus(tx: Executor, channel: ChannelRow, event: StatusEvent, now: Date) {
-  const row = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
-  if (!row) throw new UnknownMessageError(`no message ${event.providerMessageId} on channel ${channel.id}`);
-  const moved = await advanceStatus(tx, row, event.status, event.timestamp, now, {
-    providerMessageId: event.providerMessageId,
-    ...(event.status === 'failed' ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } } : {}),
-  });
-  if (moved && event.status === 'failed' && event.error) await applyFailureScope(tx, channel, row, event.error, now);
+/**
+ * Status reports of a channel: each names its message by the provider's id, or by our own id echoed
+ * back (a send whose answer was lost has no provider id yet). One statement finds them all.
+ */
+async function applyStatuses(tx: Executor, channel: ChannelRow, events: StatusEvent[], now: Date): Promise<StatusEvent[]> {
+  const providerIds = [...new Set(events.map((e) => e.providerMessageId))];
+  const ownIds = [...new Set(events.map((e) => e.callbackData).filter((id): id is string => id !== undefined && isUuid(id)))];
+  const rows = await tx
+    .select()
+    .from(messages)
+    .where(
+      and(
+        eq(messages.channelId, channel.id),
+        or(inArray(messages.providerMessageId, providerIds), ownIds.length > 0 ? and(inArray(messages.id, ownIds), isNull(messages.providerMessageId)) : undefined),
+      ),
+    );
+  const byProviderId = new Map(rows.filter((r) => r.providerMessageId !== null).map((r) => [r.providerMessageId!, r]));
+  const byOwnId = new Map(rows.filter((r) => r.providerMessageId === null).map((r) => [r.id, r]));
+  const unknown: StatusEvent[] = [];
+  const known: Array<{ event: StatusEvent; move: StatusMove }> = [];
+  for (const event of events) {
+    const row = byProviderId.get(event.providerMessageId) ?? (event.callbackData ? byOwnId.get(event.callbackData) : undefined);
+    if (!row) {
+      unknown.push(event);
+      continue;
+    }
+    known.push({
+      event,
+      move: {
+        row,
+        to: event.status,
+        occurredAt: event.timestamp,
+        providerMessageId: event.providerMessageId,
+        ...(event.status === 'failed' ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } } : {}),
+      },
+    });
+  }
+  const moved = await advanceStatuses(tx, known.map((k) => k.move), now);
+  for (const [i, { event, move }] of known.entries()) {
+    if (moved[i] && event.status === 'failed' && event.error) await applyFailureScope(tx, channel, move.row, event.error, now);
+  }
+  return unknown;
 }
 
 /**
