@@ -28,8 +28,11 @@ const READINESS_REUSE_MS = 1000;
 const READINESS_RETRY_AFTER_SECONDS = 5;
 
 export async function registerProbeRoutes(app: FastifyInstance, services: ProbeServices) {
-  // Probes are called every few seconds by orchestrators: never a log line at info, never rate limited.
-  const options = { config: { auth: { public: true }, rateLimit: false as const, quietLog: true }, schema: { hide: true } };
+  // Probes are called every few seconds by orchestrators: never rate limited, and no line at info, not
+  // even for a 503 (an outage is logged once each way by the readiness check). A refused /metrics read
+  // (a wrong token) is logged like any refused request.
+  const options = { config: { auth: { public: true }, rateLimit: false as const, quietLog: 'always' as const }, schema: { hide: true } };
+  const metricsOptions = { ...options, config: { ...options.config, quietLog: 'successes' as const } };
   const refuse = metricsRefusal(services.access);
 
   app.get('/livez', options, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'alive' }));
@@ -47,7 +50,7 @@ export async function registerProbeRoutes(app: FastifyInstance, services: ProbeS
     return reply.code(503).header('retry-after', String(READINESS_RETRY_AFTER_SECONDS)).send({ status: 'not_ready', reason: result.reason });
   });
 
-  app.get('/metrics', options, async (request, reply) => {
+  app.get('/metrics', metricsOptions, async (request, reply) => {
     const refusal = refuse(request);
     if (refusal) {
       if (refusal.code === 'unauthenticated') void reply.header('www-authenticate', 'Bearer realm="metrics"');

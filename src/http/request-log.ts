@@ -1,16 +1,18 @@
 /**
  * One log line per request, written when the answer is sent (Fastify's own two lines, on arrival and
  * on completion, are turned off: a log write is a good part of a fast request's cost). A route marked
- * `quietLog` (health checks and probes, asked every few seconds) writes its successful answers at
- * debug only; its failures are logged like any other.
+ * `quietLog` writes its successful answers at debug only ('successes': the health check, whose
+ * failures are logged like any other answer), or every answer ('always': the operator's probes, asked
+ * every few seconds by an orchestrator; an outage is logged once each way by the readiness check, not
+ * once per probe).
  */
 import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { safeUrl, type Logger } from '../lib/logger.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Successful answers are logged at debug, not info (health checks and probes). */
-    quietLog?: boolean;
+    /** Answers logged at debug, not info: the successful ones (health checks) or all (probes). */
+    quietLog?: 'successes' | 'always';
   }
 }
 
@@ -39,7 +41,8 @@ export function logRequests(app: FastifyInstance): void {
 }
 
 function logResponse(request: FastifyRequest, reply: FastifyReply): void {
-  const quiet = reply.statusCode < 400 && request.routeOptions.config?.quietLog === true;
+  const quietLog = request.routeOptions.config?.quietLog;
+  const quiet = quietLog === 'always' || (quietLog === 'successes' && reply.statusCode < 400);
   const level = quiet ? 'debug' : 'info';
   if (!enabled(request.log, level)) return;
   request.log[level](

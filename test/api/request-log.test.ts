@@ -1,6 +1,7 @@
 /**
  * One log line per request at the default level (info), written when the answer is sent; none for a
- * successful health check or probe, one for a failing one.
+ * successful health check or probe (a failing probe is quiet too: test/process/probes.test.ts), one for
+ * a failing health check or a refused metrics read.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -44,7 +45,7 @@ test('a request writes one line at info: method, URL, status, time, route and re
   assert.deepEqual(unknown.map((l) => [l.msg, l.status, l.route]), [['request completed', 404, null]]);
 });
 
-test('a successful health check or probe writes no line at info; a failing one writes one', async () => {
+test('a successful health check or probe writes no line at info; a refused metrics read writes one', async () => {
   for (const [path, id] of [['/v1/health', 'quiet-1'], ['/livez', 'quiet-2'], ['/readyz', 'quiet-3']] as const) {
     assert.equal((await request(server, 'GET', path, { headers: { 'x-request-id': id } })).status, 200, path);
   }

@@ -37,7 +37,7 @@ export async function registerHealthRoutes(app: App, { pingDatabase, pingQueue }
     '/v1/health',
     {
       // Asked every few seconds: a successful answer is logged at debug only.
-      config: { auth: { public: true }, quietLog: true },
+      config: { auth: { public: true }, quietLog: 'successes' as const },
       schema: {
         tags: ['health'],
         summary: 'Service health',
