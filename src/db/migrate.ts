@@ -24,9 +24,12 @@ export async function markMigrationsApplying(tx: Executor): Promise<void> {
 /** Whether any session is applying migrations now (holds MIGRATIONS_APPLYING_KEY). */
 export async function migrationsApplying(executor: Executor): Promise<boolean> {
   // A bigint advisory key shows in pg_locks as its high and low halves (classid, objid), objsubid 1.
+  // pg_locks lists the whole server's locks: only this database's mark counts (another database on the
+  // same server being migrated is no reason to stop serving this one).
   const [row] = await queryRows<{ applying: boolean }>(
     executor,
-    sql`select exists(select 1 from pg_locks where locktype = 'advisory' and classid = 0 and objid = ${MIGRATIONS_APPLYING_KEY} and objsubid = 1 and granted) as applying`,
+    sql`select exists(select 1 from pg_locks where locktype = 'advisory' and classid = 0 and objid = ${MIGRATIONS_APPLYING_KEY} and objsubid = 1 and granted
+                        and database = (select oid from pg_database where datname = current_database())) as applying`,
   );
   return row?.applying === true;
 }

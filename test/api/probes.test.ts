@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.ts';
+import { checkReadiness } from '../../src/db/readiness.ts';
 import { MIGRATION_LOCK_KEY, MIGRATIONS_APPLYING_KEY, markMigrationsApplying, migrate } from '../../src/db/migrate.ts';
 import { eventually } from '../eventually.ts';
 import { createTestDatabaseUrl, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
@@ -72,6 +73,31 @@ test('GET /readyz answers 503 while another process applies migrations, 200 once
   }
 });
 
+test('GET /readyz stays 200 while migrations are applied to another database on the same server', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+  const other = await createTestDatabaseUrl();
+  const migrator = await openDatabase({ kind: 'postgres', url: other.url });
+  try {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const migrating = migrator.withAdvisoryLock(MIGRATION_LOCK_KEY, async (tx) => {
+      await markMigrationsApplying(tx);
+      holding();
+      await released;
+    });
+    await held;
+    // The mark is held (in the other database) while this database's readiness is checked (directly:
+    // the route reuses an answer for a second).
+    assert.deepEqual(await checkReadiness(server.container.database), { ready: true });
+    release();
+    await migrating;
+  } finally {
+    await migrator.close();
+    await other.drop();
+  }
+});
+
 test('migrate() marks the database as being migrated while it applies migrations', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
   const fresh = await createTestDatabaseUrl();
   const database = await openDatabase({ kind: 'postgres', url: fresh.url });
@@ -84,7 +110,7 @@ test('migrate() marks the database as being migrated while it applies migrations
     await watcher.query('create table api_keys (id int)');
     const migrating = migrate(database);
     const marked = async () => {
-      const { rows } = await watcher.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 0 and objid = $1 and objsubid = 1 and granted`, [MIGRATIONS_APPLYING_KEY]);
+      const { rows } = await watcher.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 0 and objid = $1 and objsubid = 1 and granted and database = (select oid from pg_database where datname = current_database())`, [MIGRATIONS_APPLYING_KEY]);
       return rows[0].n > 0;
     };
     await eventually('the migrations to mark the database while they wait on the watcher', marked);
