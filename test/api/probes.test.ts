@@ -45,19 +45,8 @@ test('GET /readyz answers 503 naming the database once it stops answering; /live
 });
 
 test('GET /readyz answers 503 while another process applies migrations, 200 once they are done', { skip: !usingPostgres && 'PostgreSQL only (the embedded database serves one process)' }, async () => {
-  const migrator = await openDatabase({ kind: 'postgres', url: server.databaseUrl! });
+  const migration = await holdMigrationMark(server.databaseUrl!);
   try {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    // What migrate() does around the statements it applies (src/db/migrate.ts).
-    const migrating = migrator.withAdvisoryLock(MIGRATION_LOCK_KEY, async (tx) => {
-      await markMigrationsApplying(tx);
-      holding();
-      await released;
-    });
-    await held;
     const during = await eventually('readiness to fail', async () => {
       const res = await request(server, 'GET', '/readyz');
       return res.status === 503 ? res : undefined;
@@ -65,38 +54,48 @@ test('GET /readyz answers 503 while another process applies migrations, 200 once
     assert.equal(during.body.reason, 'database migrations are being applied');
     // Liveness never looks at the database.
     assert.equal((await request(server, 'GET', '/livez')).status, 200);
-    release();
-    await migrating;
+    await migration.release();
     await eventually('readiness to come back', async () => ((await request(server, 'GET', '/readyz')).status === 200 ? true : undefined));
   } finally {
-    await migrator.close();
+    await migration.release();
   }
 });
 
-test('GET /readyz stays 200 while migrations are applied to another database on the same server', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+test('readiness stays ready while migrations are applied to another database on the same server', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
   const other = await createTestDatabaseUrl();
-  const migrator = await openDatabase({ kind: 'postgres', url: other.url });
+  const migration = await holdMigrationMark(other.url);
   try {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    const migrating = migrator.withAdvisoryLock(MIGRATION_LOCK_KEY, async (tx) => {
-      await markMigrationsApplying(tx);
-      holding();
-      await released;
-    });
-    await held;
     // The mark is held (in the other database) while this database's readiness is checked (directly:
     // the route reuses an answer for a second).
     assert.deepEqual(await checkReadiness(server.container.database), { ready: true });
-    release();
-    await migrating;
   } finally {
-    await migrator.close();
+    await migration.release();
     await other.drop();
   }
 });
+
+/** Holds what migrate() holds around the statements it applies (src/db/migrate.ts) on a database, until released. */
+async function holdMigrationMark(url: string): Promise<{ release(): Promise<void> }> {
+  const migrator = await openDatabase({ kind: 'postgres', url });
+  let letGo!: () => void;
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const migrating = migrator.withAdvisoryLock(MIGRATION_LOCK_KEY, async (tx) => {
+    await markMigrationsApplying(tx);
+    holding();
+    await released;
+  });
+  await Promise.race([held, migrating]);
+  let done: Promise<void> | undefined;
+  return {
+    release: () =>
+      (done ??= (async () => {
+        letGo();
+        await migrating.finally(() => migrator.close());
+      })()),
+  };
+}
 
 test('migrate() marks the database as being migrated while it applies migrations', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
   const fresh = await createTestDatabaseUrl();
