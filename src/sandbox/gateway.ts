@@ -9,7 +9,8 @@ import { constantTimeEqual, randomToken, sha256Hex } from '../lib/crypto.ts';
 import { bodyHash, type AccountRow, type GatewayStatus, type SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
 import { gatewayMessageId, qrText, sandboxDisplayNumber, sessionId } from './ids.ts';
-import { normalizePhone, recipientOutcome, statusSteps } from './rules.ts';
+import { createBatcher } from '../lib/batcher.ts';
+import { normalizePhone, recipientOutcome, statusSteps, type RecipientOutcome } from './rules.ts';
 
 type Json = Record<string, unknown>;
 
@@ -96,9 +97,59 @@ function pairingCodeOf(qr: string, phone: string): string {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
+type ParsedSend = { to: string; type: string; content: Json; hash: string; outcome: RecipientOutcome };
+
+/** A send's body read: the recipient, type and content the gateway takes, or why it refuses them. */
+function parseSend(body: Json): GatewayResult<ParsedSend> {
+  const to = normalizePhone(body.to);
+  if (!to) return fail(gateway.invalid('to must be international digits without +'));
+  if (typeof body.type !== 'string' || !MESSAGE_TYPES.has(body.type)) {
+    return fail({ status: 400, code: 'unsupported_type', message: `type ${JSON.stringify(body.type)} is not supported`, retryable: false });
+  }
+  const type = body.type;
+  const content = body.content;
+  if (!isObject(content)) return fail(gateway.invalid('content must be an object'));
+  const problem = contentProblem(type, content);
+  if (problem) return fail(gateway.invalid(problem));
+  const outcome = recipientOutcome(to);
+  if (outcome === 'refuse') return fail(gateway.invalidRecipient(to));
+  return ok({ to, type, content, hash: bodyHash({ to, type, content }), outcome });
+}
+
 export function createGatewayApi(ctx: SandboxContext) {
   const { config, clock } = ctx;
   const gatewayBase = `${config.baseUrl}/sandbox/gateway`;
+
+  type NewSend = { row: typeof sandboxMessages.$inferInsert & { id: string }; firstStatus: 'sent' | 'delivered' | 'read' | 'failed' | undefined };
+  // New sends gathered (lib/batcher.ts), per database: the rows of the moment in one insert, and one
+  // status callback per first status naming them all, in one transaction. Resolves false for a row
+  // not inserted (its key was taken meanwhile).
+  const batchers = new WeakMap<Executor, (send: NewSend) => Promise<boolean>>();
+  const newSends = (db: Executor) => {
+    let batcher = batchers.get(db);
+    if (!batcher) {
+      batcher = createBatcher(
+        (sends: NewSend[]) =>
+          db.transaction(async (tx) => {
+            const inserted = new Set(
+              (await tx.insert(sandboxMessages).values(sends.map((s) => s.row)).onConflictDoNothing().returning({ id: sandboxMessages.id })).map((r) => r.id),
+            );
+            const byStatus = new Map<NonNullable<NewSend['firstStatus']>, string[]>();
+            for (const { row, firstStatus } of sends) {
+              if (firstStatus && inserted.has(row.id)) byStatus.set(firstStatus, [...(byStatus.get(firstStatus) ?? []), row.id]);
+            }
+            for (const [status, ids] of byStatus) {
+              await ctx.enqueueCallback(tx, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status }, 1);
+            }
+            return sends.map((s) => inserted.has(s.row.id));
+          }),
+        // 200 rows at most: under the 1,000 ids a callback job may name.
+        { maxBatch: 200, maxInFlight: 2 },
+      );
+      batchers.set(db, batcher);
+    }
+    return batcher;
+  };
 
   function view(account: AccountRow) {
     return { session: account.id, status: account.status as GatewayStatus };
@@ -249,6 +300,17 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) {
         return fail(gateway.invalid('idempotency_key must be a string of 1 to 200 characters'));
       }
+      // The common send (a new key, a working session, a message it takes as it is): inserted with
+      // the sends of the moment, no lookup first. A key already held falls through to the lookup.
+      if (key !== undefined && account.status === 'WORKING') {
+        const parsed = parseSend(body);
+        if (parsed.ok && parsed.value.outcome !== 'throttle_once' && parsed.value.type !== 'mark_as_read') {
+          const { to, type, content, hash, outcome } = parsed.value;
+          const id = gatewayMessageId();
+          const row = { id, accountId: account.id, direction: 'outbound', idempotencyKey: key, recipient: to, type, body: { to, type, content }, bodyHash: hash, status: 'accepted', createdAt: clock.now() };
+          if (await newSends(db)({ row, firstStatus: NO_STATUS_TYPES.has(type) ? undefined : statusSteps(outcome)[0]! })) return ok({ created: true, id });
+        }
+      }
       let known: { id: string; status: string } | undefined;
       if (key !== undefined) {
         [known] = await db
@@ -261,19 +323,9 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the session is ${account.status}; pair it before sending`));
       }
-      const to = normalizePhone(body.to);
-      if (!to) return fail(gateway.invalid('to must be international digits without +'));
-      if (typeof body.type !== 'string' || !MESSAGE_TYPES.has(body.type)) {
-        return fail({ status: 400, code: 'unsupported_type', message: `type ${JSON.stringify(body.type)} is not supported`, retryable: false });
-      }
-      const type = body.type;
-      const content = body.content;
-      if (!isObject(content)) return fail(gateway.invalid('content must be an object'));
-      const problem = contentProblem(type, content);
-      if (problem) return fail(gateway.invalid(problem));
-      const outcome = recipientOutcome(to);
-      if (outcome === 'refuse') return fail(gateway.invalidRecipient(to));
-      const hash = bodyHash({ to, type, content });
+      const parsed = parseSend(body);
+      if (!parsed.ok) return parsed;
+      const { to, type, content, hash, outcome } = parsed.value;
       return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
         // A retry of a throttled attempt: by its idempotency key (none to look for when the key is new), or else by the same body.
         const [throttled] = key !== undefined && !known ? [] : await tx

@@ -120,3 +120,36 @@ test('a refused batch fails every job it carried and enqueues no next step; a lo
   assert.deepEqual(one!.json.payload, { id: ids[0], status: 'sent' });
   await settle(jobs);
 });
+
+/** The messages a status job names. */
+const namedIds = (job: QueuedJob): string[] =>
+  job.data.kind === 'message.status' ? (job.data.message_ids ?? (job.data.message_id ? [job.data.message_id] : [])) : [];
+
+test('sends arriving at once with new idempotency keys are written together: their `sent` jobs are shared, each message named once; the same keys again answer 200 with the same ids', async () => {
+  const bodies = Array.from({ length: 12 }, (_, i) => ({
+    to: `155512347${String(i).padStart(2, '0')}`,
+    type: 'text',
+    content: { body: `together ${i}` },
+    idempotency_key: `together-${i}`,
+  }));
+  const answers = await Promise.all(bodies.map((b) => call('POST', '/messages', b)));
+  assert.ok(answers.every((a) => a.status === 201), answers.map((a) => `${a.status} ${a.text}`).join('\n'));
+  const ids = answers.map((a) => a.body.id as string);
+  assert.equal(new Set(ids).size, ids.length);
+
+  const jobs = (await queuedStatuses('sent')).filter((j) => namedIds(j).some((id) => ids.includes(id)));
+  assert.deepEqual(jobs.flatMap(namedIds).sort(), [...ids].sort(), 'each send has its `sent` status once');
+  assert.ok(jobs.length < ids.length, `${jobs.length} status jobs for ${ids.length} sends made at once: none were shared`);
+
+  const again = await Promise.all(bodies.map((b) => call('POST', '/messages', b)));
+  assert.deepEqual(again.map((a) => [a.status, a.body.id]), ids.map((id) => [200, id]));
+  const after = (await queuedStatuses('sent')).filter((j) => namedIds(j).some((id) => ids.includes(id)));
+  assert.equal(after.length, jobs.length, 'a repeated key enqueued a status again');
+
+  // Delivered as they were shared: one signed callback per job, every message's `sent` in them.
+  const before = receiver.received.length;
+  assert.equal((await deliver(jobs)).size, 0);
+  const reported = receiver.received.slice(before).flatMap((c) => (c.json.event === 'message.statuses' ? (c.json.payload as { statuses: Array<{ id: string }> }).statuses.map((s) => s.id) : [(c.json.payload as { id: string }).id]));
+  assert.deepEqual(reported.sort(), [...ids].sort());
+  await settle([...jobs, ...(await queuedStatuses('delivered')).filter((j) => namedIds(j).some((id) => ids.includes(id)))]);
+});
