@@ -2,7 +2,8 @@
  * The message dispatcher of a worker process. A message row is its own dispatch job: it is due
  * while `dispatch_at` is set and past. The dispatcher claims due rows (skipping rows another worker
  * holds) by pushing `dispatch_at` forward by a lease, sends each through dispatchMessage, then sets
- * `dispatch_at` to when the message is due again, or clears it. A worker that dies mid-send leaves
+ * `dispatch_at` to when the message is due again, or clears it (a send's `sent` write clears it
+ * itself: every move out of `queued` does, messages.ts writeMoves). A worker that dies mid-send leaves
  * its rows due again when the lease runs out; dispatchMessage knows an attempt that never answered.
  * A channel whose connection one process holds (a session row: the embedded engine) is claimed only
  * by that process while its lease is live, since only it can send.
@@ -138,20 +139,27 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
     return items.map(() => undefined);
   }, WRITE_BATCH);
 
+  // The messages whose `sent` write is made: it cleared their lease too (a message that leaves
+  // `queued` is never due again, advanceStatuses), so none is released after.
+  const sentWritten = new Set<string>();
+
   // The attempts recorded and the sends written for the sends under way, gathered.
+  const writeSent = createBatcher(async (sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>) => {
+    await recordSent(deps.db, sends, deps.clock.now());
+    return sends.map(() => undefined);
+  }, WRITE_BATCH);
   const writes: SendWrites = {
     attempt: createBatcher((rows: MessageRow[]) => recordAttempts(deps.db, rows, deps.clock.now()), WRITE_BATCH),
-    sent: ((write) => (row: MessageRow, providerMessageId: string | undefined) => write({ row, providerMessageId }))(
-      createBatcher(async (sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>) => {
-        await recordSent(deps.db, sends, deps.clock.now());
-        return sends.map(() => undefined);
-      }, WRITE_BATCH),
-    ),
+    async sent(row, providerMessageId) {
+      await writeSent({ row, providerMessageId });
+      sentWritten.add(row.id);
+    },
   };
 
   const settle = async (id: string, dueInSeconds: number | null) => {
     const dispatchAt = dueInSeconds === null ? null : new Date(deps.clock.now().getTime() + dueInSeconds * 1000);
     held.delete(id);
+    if (dispatchAt === null && sentWritten.delete(id)) return;
     await release({ id, dispatchAt });
   };
 
@@ -174,6 +182,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
       await settle(row.id, ERROR_RETRY_SECONDS).catch(() => undefined);
     } finally {
       held.delete(row.id);
+      sentWritten.delete(row.id);
     }
   };
 

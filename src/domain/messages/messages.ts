@@ -249,6 +249,8 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
       moved as (
         update messages m set
           status = r.status,
+          -- A message that leaves queued is never due again: its dispatch lease (if any) ends here.
+          dispatch_at = null,
           updated_at = ${now.toISOString()}::timestamptz,
           provider_message_id = r.provider_message_id,
           error_code = case when r.error is null then m.error_code else r.error->>'code' end,
