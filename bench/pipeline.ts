@@ -29,7 +29,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../src/db/client.ts';
 import { machine, median, percentile, writeSection } from './bench-report.ts';
-import { backendOf, hasFlag, numberOption, option, pgServerUrl } from './lib/common.ts';
+import { backendOf, cpuUsOf, hasFlag, numberOption, option, pgServerUrl, postgresCpuUs } from './lib/common.ts';
 import { burst, deployWithTraffic, now, sleep, steady, untilRead, type Seen } from './lib/message-traffic.ts';
 import { baselineRate } from './lib/webhooks.ts';
 
@@ -49,7 +49,16 @@ type Percentiles = { p50: number; p99: number; max: number; n: number };
 type QueueWait = { name: string; jobs: number; wait_p50: number; wait_p99: number; wait_max: number };
 type Run = {
   load: number[];
-  burst: { acceptedPerSecond: number; sentPerSecond: number; readPerSecond: number; webhooksPerSecond: number; seconds: number; missing: number };
+  burst: {
+    acceptedPerSecond: number;
+    sentPerSecond: number;
+    readPerSecond: number;
+    webhooksPerSecond: number;
+    seconds: number;
+    missing: number;
+    /** CPU ms per message over the burst, by process: the service, PostgreSQL (NaN on PGlite: it runs in the service), this benchmark. */
+    cpuMsPerMessage: { service: number; postgres: number; bench: number };
+  };
   steady: { acceptToRead: Percentiles; acceptToSent: Percentiles; readPerSecond: number; missing: number };
   queues: QueueWait[];
   webhookLag: Percentiles;
@@ -68,9 +77,19 @@ async function oneRun(): Promise<Run> {
   try {
     // Burst.
     const deliveriesBefore = receiver.deliveries();
+    const pid = service.child.pid!;
+    const cpu0 = { service: cpuUsOf(pid), postgres: postgresCpuUs(), bench: process.cpuUsage() };
     const t0 = now();
     const accepted = await burst(service, channelId, count, WARM_UP, concurrency);
     const burstMissing = await untilRead(receiver, accepted.map((a) => a.id));
+    // CPU per message over the burst: the service, PostgreSQL's processes (on PGlite, inside the
+    // service), and this process (the clients posting and the webhook receiver).
+    const ownUs = process.cpuUsage(cpu0.bench);
+    const cpuMsPerMessage = {
+      service: (cpuUsOf(pid) - cpu0.service) / 1000 / count,
+      postgres: backend === 'postgres' ? (postgresCpuUs() - cpu0.postgres) / 1000 / count : NaN,
+      bench: (ownUs.user + ownUs.system) / 1000 / count,
+    };
     const last = (f: (s: Seen) => number | undefined) => Math.max(...accepted.map((a) => f(receiver.seen.get(a.id) ?? {}) ?? NaN).filter(Number.isFinite));
     const lastAccept = Math.max(...accepted.map((a) => a.at));
     const lastRead = last((s) => s.read);
@@ -84,6 +103,7 @@ async function oneRun(): Promise<Run> {
       webhooksPerSecond: perSecond(burstDeliveries, receiver.lastAt()),
       seconds: (lastRead - t0) / 1000,
       missing: burstMissing,
+      cpuMsPerMessage,
     };
 
     // Steady.
@@ -165,6 +185,7 @@ type Summary = {
   queues: Record<string, { wait_p50: number; wait_p99: number; wait_max: number }>;
   webhookLagP50: number;
   webhookLagP99: number;
+  cpuMsPerMessage: { service: number; postgres: number; bench: number };
   runs: Run[];
 };
 
@@ -191,13 +212,26 @@ function summarize(label: string, results: Run[]): Summary {
     queues,
     webhookLagP50: med((r) => r.webhookLag.p50),
     webhookLagP99: med((r) => r.webhookLag.p99),
+    cpuMsPerMessage: {
+      service: med((r) => r.burst.cpuMsPerMessage.service),
+      postgres: med((r) => r.burst.cpuMsPerMessage.postgres),
+      bench: med((r) => r.burst.cpuMsPerMessage.bench),
+    },
     runs: results,
   };
 }
 
+/** The messages a second the machine's cores allow at this CPU cost per message (every process of the run counted). */
+const ceiling = (c: { service: number; postgres: number; bench: number }) => (os.availableParallelism() * 1000) / (c.service + (Number.isFinite(c.postgres) ? c.postgres : 0) + c.bench);
+
+function cpuCell(c: Summary['cpuMsPerMessage'] | undefined): string {
+  if (!c) return 'n/a';
+  return `${r2(c.service)} / ${backend === 'postgres' ? r2(c.postgres) : '(in service)'} / ${r2(c.bench)} (${r0(ceiling(c))}/s)`;
+}
+
 function row(s: Summary): string {
   const q = (name: string) => (s.queues[name] ? `${r0(s.queues[name].wait_p50)} / ${r0(s.queues[name].wait_p99)} / ${r0(s.queues[name].wait_max)}` : 'n/a');
-  return `| ${s.label} | ${r0(s.acceptedPerSecond)} | ${r0(s.sentPerSecond)} | **${r0(s.readPerSecond)}** | ${r0(s.webhooksPerSecond)} (${r2(s.webhooksPerSecond / s.baselinePostsPerSecond)}× of ${r0(s.baselinePostsPerSecond)}) | ${r0(s.steadyP50)} / **${r0(s.steadyP99)}** ms | ${q('sandbox.callback')} | ${q('provider.inbound')} | ${r0(s.webhookLagP50)} / ${r0(s.webhookLagP99)} | ${r2(s.sentRowsPerMessage)} |`;
+  return `| ${s.label} | ${r0(s.acceptedPerSecond)} | ${r0(s.sentPerSecond)} | **${r0(s.readPerSecond)}** | ${r0(s.webhooksPerSecond)} (${r2(s.webhooksPerSecond / s.baselinePostsPerSecond)}× of ${r0(s.baselinePostsPerSecond)}) | ${r0(s.steadyP50)} / **${r0(s.steadyP99)}** ms | ${q('sandbox.callback')} | ${q('provider.inbound')} | ${r0(s.webhookLagP50)} / ${r0(s.webhookLagP99)} | ${r2(s.sentRowsPerMessage)} | ${cpuCell(s.cpuMsPerMessage)} |`;
 }
 
 const header = machine({
@@ -216,7 +250,7 @@ for (let n = 1; n <= runs; n++) {
       ` | steady ${rate}/s: accept->read p50/p99/max ${r0(r.steady.acceptToRead.p50)}/${r0(r.steady.acceptToRead.p99)}/${r0(r.steady.acceptToRead.max)} ms, accept->sent p50/p99 ${r0(r.steady.acceptToSent.p50)}/${r0(r.steady.acceptToSent.p99)} ms, read ${r0(r.steady.readPerSecond)}/s${r.steady.missing ? `, ${r.steady.missing} not read` : ''}`,
   );
   console.log(
-    `  queue waits p50/p99/max ms: ${r.queues.map((q) => `${q.name} (${q.jobs} jobs) ${r0(q.wait_p50)}/${r0(q.wait_p99)}/${r0(q.wait_max)}`).join('; ')} | event -> first webhook attempt p50/p99 ${r0(r.webhookLag.p50)}/${r0(r.webhookLag.p99)} ms | sent rows per message ${r2(r.sentRowsPerMessage)} | baseline POSTs ${r0(r.baselinePostsPerSecond)}/s`,
+    `  queue waits p50/p99/max ms: ${r.queues.map((q) => `${q.name} (${q.jobs} jobs) ${r0(q.wait_p50)}/${r0(q.wait_p99)}/${r0(q.wait_max)}`).join('; ')} | event -> first webhook attempt p50/p99 ${r0(r.webhookLag.p50)}/${r0(r.webhookLag.p99)} ms | sent rows per message ${r2(r.sentRowsPerMessage)} | baseline POSTs ${r0(r.baselinePostsPerSecond)}/s | burst CPU ms/message ${cpuCell(r.burst.cpuMsPerMessage)}`,
   );
 }
 const summary = summarize(label, results);
@@ -226,8 +260,8 @@ const beforeFile = option('before', '');
 const before = beforeFile ? (JSON.parse(readFileSync(beforeFile, 'utf8')) as Summary) : undefined;
 
 const table = [
-  '| Code | Accepted/s | Sent/s | Read/s (end to end) | Webhook deliveries/s (× baseline POSTs/s) | Steady accept → read p50 / p99 | sandbox.callback wait p50 / p99 / max ms | provider.inbound wait p50 / p99 / max ms | Event → first webhook attempt p50 / p99 ms | `sent` rows per message |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| Code | Accepted/s | Sent/s | Read/s (end to end) | Webhook deliveries/s (× baseline POSTs/s) | Steady accept → read p50 / p99 | sandbox.callback wait p50 / p99 / max ms | provider.inbound wait p50 / p99 / max ms | Event → first webhook attempt p50 / p99 ms | `sent` rows per message | Burst CPU ms per message: service / PostgreSQL / benchmark (messages/s the cores allow at that cost) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ...(before ? [row(before)] : []),
   row(summary),
 ].join('\n');
@@ -241,7 +275,7 @@ Command: \`node bench/pipeline.ts ${process.argv.slice(2).filter((a) => a !== '-
 
 ${header}
 
-Burst: ${count.toLocaleString('en-US')} text messages to as many recipients, POSTed by ${concurrency} clients, on a paired sandbox gateway channel with pacing raised to ${pacing}/s, one webhook endpoint (a receiver on 127.0.0.1) subscribed to message.sent and message.status_update. Rates run from the first POST to the last 201 (accepted), the last message.sent webhook (sent), the last \`read\` status webhook (read: end to end). Steady: ${rate} messages/s for ${seconds} s, open loop; accept → read is the 201 to the arrival of the message's \`read\` webhook. Queue waits: pg-boss's due (start_after) to picked up, over the whole run. Baseline (same run, same receiver): plain unsigned POSTs from a child process, 32 in flight. Medians of ${runs} runs.
+Burst: ${count.toLocaleString('en-US')} text messages to as many recipients, POSTed by ${concurrency} clients, on a paired sandbox gateway channel with pacing raised to ${pacing}/s, one webhook endpoint (a receiver on 127.0.0.1) subscribed to message.sent and message.status_update. Rates run from the first POST to the last 201 (accepted), the last message.sent webhook (sent), the last \`read\` status webhook (read: end to end). Steady: ${rate} messages/s for ${seconds} s, open loop; accept → read is the 201 to the arrival of the message's \`read\` webhook. Queue waits: pg-boss's due (start_after) to picked up, over the whole run. CPU per message: user + system time over the burst (/proc) of the service process, of every PostgreSQL process on the machine, and of this benchmark (its clients and the webhook receiver), divided by the burst's messages; the machine's ${os.availableParallelism()} cores divided by their sum is the rate they allow at that cost. Baseline (same run, same receiver): plain unsigned POSTs from a child process, 32 in flight. Medians of ${runs} runs.
 Targets (issue 14): read/s ≥ 300; steady p99 accept → read < 2,000 ms at 200/s; one \`sent\` row per message.
 
 ${table}`,

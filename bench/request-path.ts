@@ -19,14 +19,14 @@
  *   scenarios whose name holds the text.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { randomToken } from '../src/lib/crypto.ts';
 import { freePort, createTestDatabaseUrl, type TestDatabaseUrl } from '../test/harness.ts';
 import { machine, median, writeSection } from './bench-report.ts';
-import { api, hasFlag, messageBody, numberOption, option, pairedGatewayChannel, pgServerUrl, round } from './lib/common.ts';
+import { api, cpuUsOf, hasFlag, messageBody, numberOption, option, pairedGatewayChannel, pgServerUrl, round } from './lib/common.ts';
 import { postgresVersion, startService, type Service } from './lib/webhooks.ts';
 
 const pglite = hasFlag('pglite') || hasFlag('pglite-memory');
@@ -37,13 +37,7 @@ const write = hasFlag('write');
 
 type Target = { method: 'GET' | 'POST'; path: string; bodies?: string[]; auth: boolean };
 type Scenario = { name: string; service: Target; bare: Target; target: number };
-type Sample = { rate: number; p99: number; non2xx: number; errors: number; cpuUs: number };
-
-/** CPU time (user + system) a process has used, in microseconds (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuUsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
+type Sample = { rate: number; p99: number; non2xx: number; errors: number; cpuUs: number; firstRefusal?: string };
 
 async function hit(baseUrl: string, apiKey: string, t: Target, duration: number, pid: number): Promise<Sample> {
   const cpuBefore = cpuUsOf(pid);
@@ -51,6 +45,7 @@ async function hit(baseUrl: string, apiKey: string, t: Target, duration: number,
   if (t.bodies) headers['content-type'] = 'application/json';
   if (t.auth) headers['x-api-key'] = apiKey;
   let i = 0;
+  let firstRefusal: string | undefined;
   const result = await autocannon({
     url: baseUrl + t.path,
     connections,
@@ -61,6 +56,10 @@ async function hit(baseUrl: string, apiKey: string, t: Target, duration: number,
         method: t.method,
         path: t.path,
         headers,
+        // The first answer that is not a 2xx, to say what went wrong.
+        onResponse: (status: number, body: string) => {
+          if ((status < 200 || status > 299) && firstRefusal === undefined) firstRefusal = `${status} ${body.slice(0, 300)}`;
+        },
         ...(t.bodies
           ? {
               setupRequest: (request) => {
@@ -73,7 +72,7 @@ async function hit(baseUrl: string, apiKey: string, t: Target, duration: number,
     ],
   });
   const cpuUs = (cpuUsOf(pid) - cpuBefore) / Math.max(1, result['2xx']);
-  return { rate: result['2xx'] / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpuUs };
+  return { rate: result['2xx'] / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpuUs, ...(firstRefusal ? { firstRefusal } : {}) };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-reqpath-'));
@@ -181,7 +180,7 @@ try {
       const b = await hit(bareUrl, shared.apiKey, s.bare, seconds, barePid);
       const v = await hit(service.baseUrl, shared.apiKey, s.service, seconds, servicePid);
       for (const [who, x] of [['bare', b], ['service', v]] as const) {
-        if (x.non2xx > 0 || x.errors > 0) throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors`);
+        if (x.non2xx > 0 || x.errors > 0) throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors${x.firstRefusal ? `; the first: ${x.firstRefusal}` : ''}`);
       }
       results.set(s.name, [...(results.get(s.name) ?? []), { bare: b, service: v }]);
       console.log(`round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%); CPU per request ${b.cpuUs.toFixed(0)} / ${v.cpuUs.toFixed(0)} µs`);

@@ -12,7 +12,12 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
-    requests?: Array<RawRequest & { setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest }>;
+    requests?: Array<
+      RawRequest & {
+        setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest;
+        onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+      }
+    >;
   };
   export type Result = {
     duration: number;

@@ -4,7 +4,7 @@
  * pgbench runs, and statistics. Traffic goes to 127.0.0.1 only.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
@@ -45,6 +45,29 @@ export function pgServerUrl(): string {
 
 // ---------------------------------------------------------------------------------------------
 // The machine
+
+/** CPU time (user + system) a process has used, in microseconds (Linux: /proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuUsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
+/**
+ * CPU time used by every PostgreSQL process on this machine (the server and its backends), in
+ * microseconds: the difference over a phase is what the database cost, on a machine otherwise quiet.
+ */
+export function postgresCpuUs(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuUsOf(Number(pid));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
 
 export type Machine = { cpus: number; cpuModel: string; memoryGiB: number; node: string; postgres: string | undefined; load: number[] };
 
@@ -93,14 +116,21 @@ export type BenchServer = {
   close(): Promise<void>;
 };
 
+/**
+ * Node flags for the service process a benchmark starts, from BENCH_SERVICE_NODE_ARGS: e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+ */
+export function serviceNodeArgs(): string[] {
+  return process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+}
+
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const apiKey = `prl_bench_${randomToken(24)}`;
   const child: ChildProcess = fork(new URL('./server.ts', import.meta.url).pathname, [], {
     execPath: process.execPath,
-    // e.g. BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
-    execArgv: process.env.BENCH_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [],
+    execArgv: serviceNodeArgs(),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: {
       ...process.env,

@@ -16,6 +16,7 @@ import { Webhook } from 'standardwebhooks';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { machine } from '../bench-report.ts';
+import { serviceNodeArgs } from './common.ts';
 import { createTestDatabaseUrl, freePort, type TestDatabaseUrl } from '../../test/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,9 +76,8 @@ export type Service = { baseUrl: string; apiKey: string; child: ChildProcess; st
  */
 export async function startService(database: TestDatabaseUrl | undefined, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
   const port = await freePort();
-  // Node's flags as `npm start` passes them (the service as deployed), then e.g.
-  // BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the service.
-  const nodeArgs = [...START_FLAGS, ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  // Node's flags as `npm start` passes them (the service as deployed), then BENCH_SERVICE_NODE_ARGS.
+  const nodeArgs = [...START_FLAGS, ...serviceNodeArgs()];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: {

@@ -122,8 +122,8 @@ export function createGatewayApi(ctx: SandboxContext) {
 
   type NewSend = { row: typeof sandboxMessages.$inferInsert & { id: string }; firstStatus: 'sent' | 'delivered' | 'read' | 'failed' | undefined };
   // New sends gathered (lib/batcher.ts), per database: the rows of the moment in one insert, and one
-  // status callback per first status naming them all, in one transaction. Resolves false for a row
-  // not inserted (its key was taken meanwhile).
+  // status callback per first status naming them all, in one transaction (a failed one is tried again
+  // send by send). Resolves false for a row not inserted (its key was taken meanwhile).
   const batchers = new WeakMap<Executor, (send: NewSend) => Promise<boolean>>();
   const newSends = (db: Executor) => {
     let batcher = batchers.get(db);
@@ -144,7 +144,7 @@ export function createGatewayApi(ctx: SandboxContext) {
             return sends.map((s) => inserted.has(s.row.id));
           }),
         // 200 rows at most: under the 1,000 ids a callback job may name.
-        { maxBatch: 200, maxInFlight: 2 },
+        { maxBatch: 200, maxInFlight: 2, splitOnFailure: true },
       );
       batchers.set(db, batcher);
     }

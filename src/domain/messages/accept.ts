@@ -11,6 +11,7 @@ import { and, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database, Db, Executor } from '../../db/client.ts';
 import { idempotencyKeys, messages } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { createBatcher } from '../../lib/batcher.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
@@ -253,68 +254,20 @@ export function createAcceptWriter(
   database: Pick<Database, 'queryPrepared'>,
   options: { maxInFlight: number; maxBatch: number; policy: SendPolicy | undefined },
 ): AcceptWriter {
-  type Waiting = { item: AcceptItem; resolve(result: AcceptResult): void; reject(err: unknown): void };
-  const waiting: Waiting[] = [];
-  let inFlight = 0;
   // The statement's text depends only on whether a CRM policy is joined: one name per writer.
   const name = options.policy ? 'parley_accept_policy' : 'parley_accept_open';
-
   // Built once; each statement fills in its messages (the items, as one JSON parameter).
   const statement = acceptStatement(options.policy);
-  const run = (batch: Waiting[]) =>
-    database.queryPrepared<AcceptResult & { n: number }>(name, statement, { items: JSON.stringify(batch.map((w, n) => ({ ...w.item, n }))) });
-
-  const settle = async (batch: Waiting[]) => {
-    try {
-      const rows = await run(batch);
-      for (const row of rows) batch[row.n]!.resolve(row);
-    } catch (err) {
-      if (batch.length === 1) return batch[0]!.reject(err);
-      await Promise.all(
-        batch.map((w) =>
-          run([w]).then(
-            ([row]) => w.resolve(row!),
-            (e: unknown) => w.reject(e),
-          ),
-        ),
-      );
-    }
-  };
-
-  // A statement starts on the next turn of the event loop, so the requests that arrived meanwhile
-  // (their sockets are read in that turn) join it: on PGlite a statement runs on this very thread,
-  // and nothing else is read while it does.
-  let scheduled = false;
-  const flush = () => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(startStatements);
-  };
-
-  const startStatements = () => {
-    scheduled = false;
-    while (inFlight < options.maxInFlight && waiting.length > 0) {
-      let size = 1;
-      if (waiting[0]!.item.idem_key === null) {
-        while (size < waiting.length && size < options.maxBatch && waiting[size]!.item.idem_key === null) size++;
-      }
-      const batch = waiting.splice(0, size);
-      inFlight++;
-      void settle(batch).finally(() => {
-        inFlight--;
-        flush();
-      });
-    }
-  };
-
-  return {
-    write(item) {
-      return new Promise((resolve, reject) => {
-        waiting.push({ item, resolve, reject });
-        flush();
-      });
+  const write = createBatcher(
+    async (items: AcceptItem[]) => {
+      const rows = await database.queryPrepared<AcceptResult & { n: number }>(name, statement, { items: JSON.stringify(items.map((item, n) => ({ ...item, n }))) });
+      const results: AcceptResult[] = [];
+      for (const row of rows) results[row.n] = row;
+      return results;
     },
-  };
+    { maxInFlight: options.maxInFlight, maxBatch: options.maxBatch, alone: (item) => item.idem_key !== null, splitOnFailure: true },
+  );
+  return { write };
 }
 
 // ---------------------------------------------------------------------------------------------
