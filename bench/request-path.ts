@@ -180,7 +180,12 @@ try {
       const b = await hit(bareUrl, shared.apiKey, s.bare, seconds, barePid);
       const v = await hit(service.baseUrl, shared.apiKey, s.service, seconds, servicePid);
       for (const [who, x] of [['bare', b], ['service', v]] as const) {
-        if (x.non2xx > 0 || x.errors > 0) throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors${x.firstRefusal ? `; the first: ${x.firstRefusal}` : ''}`);
+        if (x.non2xx > 0 || x.errors > 0) {
+          // The channel sent on, as the service has it now (a refused send often says it changed).
+          const channel = who === 'service' ? await api(server, 'GET', `/v1/channels/${channelId}`) : undefined;
+          const now = channel ? `; the channel now: ${JSON.stringify({ status: channel.body.data?.status, status_reason: channel.body.data?.status_reason })}` : '';
+          throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors${x.firstRefusal ? `; the first: ${x.firstRefusal}` : ''}${now}`);
+        }
       }
       results.set(s.name, [...(results.get(s.name) ?? []), { bare: b, service: v }]);
       console.log(`round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%); CPU per request ${b.cpuUs.toFixed(0)} / ${v.cpuUs.toFixed(0)} µs`);

@@ -73,6 +73,7 @@ export type Service = { baseUrl: string; apiKey: string; child: ChildProcess; st
 /**
  * Starts `node src/main.ts` on the database (without one: embedded PGlite in the data directory) and
  * waits for its health check (or, worker only, for its `worker started` line: keep LOG_LEVEL info).
+ * BENCH_SERVICE_LOG_GREP=<regexp>: the service's log lines that match it are copied to stderr.
  */
 export async function startService(database: TestDatabaseUrl | undefined, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
   const port = await freePort();
@@ -96,7 +97,9 @@ export async function startService(database: TestDatabaseUrl | undefined, env: R
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
+  const grep = process.env.BENCH_SERVICE_LOG_GREP ? new RegExp(process.env.BENCH_SERVICE_LOG_GREP) : undefined;
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    if (grep) for (const line of chunk.split('\n')) if (grep.test(line)) process.stderr.write(`service: ${line}\n`);
     out += chunk;
     if (out.length > 100_000) out = out.slice(-50_000);
   });
