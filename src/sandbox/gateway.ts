@@ -302,8 +302,9 @@ export function createGatewayApi(ctx: SandboxContext) {
       }
       // The common send (a new key, a working session, a message it takes as it is): inserted with
       // the sends of the moment, no lookup first. A key already held falls through to the lookup.
+      // Read once; its refusal is answered only after the key's lookup and the session's state below.
+      const parsed = parseSend(body);
       if (key !== undefined && account.status === 'WORKING') {
-        const parsed = parseSend(body);
         if (parsed.ok && parsed.value.outcome !== 'throttle_once' && parsed.value.type !== 'mark_as_read') {
           const { to, type, content, hash, outcome } = parsed.value;
           const id = gatewayMessageId();
@@ -323,7 +324,6 @@ export function createGatewayApi(ctx: SandboxContext) {
       if (account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the session is ${account.status}; pair it before sending`));
       }
-      const parsed = parseSend(body);
       if (!parsed.ok) return parsed;
       const { to, type, content, hash, outcome } = parsed.value;
       return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
