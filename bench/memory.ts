@@ -41,6 +41,8 @@ const WARM_UP = 20;
 const TARGET_MB = 300;
 const GROWTH_LIMIT = 0.05;
 const MAX_IN_FLIGHT = 64;
+/** The soak's rates are reported per period of this length. */
+const SOAK_PERIOD_MS = 60_000;
 
 /** VmRSS of a process in MB (2^20 bytes). */
 function rssMb(pid: number): number {
@@ -90,20 +92,45 @@ async function bareNodeRss(): Promise<number> {
   return rss;
 }
 
-type Traffic = { samples: Sample[]; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number };
+/** One period of a soak: the rates within it and the RSS at its end. */
+type Period = { minute: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; rssMb: number };
+type Traffic = { samples: Sample[]; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; periods: Period[] };
 
 /**
  * `perSecond` messages a second for `seconds` (open loop) while sampling the service's RSS every
- * `everyMs`. A POST that fails is counted, not fatal (the first failure is printed).
+ * `everyMs`. A POST that fails is counted, not fatal (the first failure is printed). With
+ * `periodMs`, the rates within each period are kept and printed as it ends (a pipeline that slows
+ * down as the tables grow shows here).
  */
-async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs: number, offset: number): Promise<Traffic> {
+async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs: number, offset: number, periodMs = 0): Promise<Traffic> {
   const rss = sampler(d.service.child.pid!, everyMs);
   const n = Math.round(perSecond * seconds);
   const pending: Array<Promise<{ id: string; at: number } | undefined>> = [];
+  const ids: string[] = [];
   let failed = 0;
   let inFlight = 0;
   let freed: (() => void) | undefined;
   const t0 = now();
+  const periods: Period[] = [];
+  let periodStart = t0;
+  let counted = { accepted: 0, read: 0 };
+  const period = () => {
+    const t = now();
+    const read = ids.reduce((c, id) => c + ((d.receiver.seen.get(id)?.read ?? Infinity) <= t ? 1 : 0), 0);
+    const seconds = (t - periodStart) / 1000;
+    const p: Period = {
+      minute: (t - t0) / 60_000,
+      acceptedPerSecond: (ids.length - counted.accepted) / seconds,
+      readPerSecond: (read - counted.read) / seconds,
+      backlog: ids.length - read,
+      rssMb: rssMb(d.service.child.pid!),
+    };
+    periods.push(p);
+    console.log(`  ${p.minute.toFixed(1)} min: accepted ${p.acceptedPerSecond.toFixed(0)}/s, read ${p.readPerSecond.toFixed(0)}/s, not yet read ${p.backlog}, RSS ${p.rssMb.toFixed(0)} MB`);
+    counted = { accepted: ids.length, read };
+    periodStart = t;
+  };
+  const periodic = periodMs > 0 ? setInterval(period, periodMs) : undefined;
   try {
     for (let i = 0; i < n; i++) {
       const wait = t0 + (i * 1000) / perSecond - now();
@@ -113,6 +140,10 @@ async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs:
       inFlight++;
       pending.push(
         post(d.service, messageBody(d.channelId, offset + i))
+          .then((a) => {
+            ids.push(a.id);
+            return a;
+          })
           .catch((err: unknown) => {
             if (failed++ === 0) console.error('  ! POST failed:', err instanceof Error ? `${err.message} ${String(err.cause ?? '')}` : err);
             return undefined;
@@ -125,12 +156,13 @@ async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs:
     }
   } finally {
     rss.stop();
+    clearInterval(periodic);
   }
   const t1 = now();
   const accepted = (await Promise.all(pending)).filter((a) => a !== undefined);
   const lastAccept = accepted.reduce((m, a) => Math.max(m, a.at), t1);
   const read = accepted.filter((a) => (d.receiver.seen.get(a.id)?.read ?? Infinity) <= t1).length;
-  return { samples: rss.samples, acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000), readPerSecond: read / ((t1 - t0) / 1000), backlog: accepted.length - read, failed };
+  return { samples: rss.samples, acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000), readPerSecond: read / ((t1 - t0) / 1000), backlog: accepted.length - read, failed, periods };
 }
 
 type Run = { bareMb: number; idleMb: number; rateMedianMb: number; rateMaxMb: number; acceptedPerSecond: number; readPerSecond: number; failed: number; load: number[] };
@@ -151,14 +183,14 @@ async function oneRun(): Promise<Run> {
   }
 }
 
-type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; samples: number };
+type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; samples: number; periods: Period[] };
 
 async function soak(): Promise<Soak> {
   const d = await deployWithTraffic(backend, 1000, WARM_UP);
   try {
     const idleMb = rssMb(d.service.child.pid!);
-    const t = await traffic(d, soakRate, minutes * 60, 10_000, WARM_UP);
-    return { ...growthOf(t.samples), idleMb, acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, backlog: t.backlog, failed: t.failed, samples: t.samples.length };
+    const t = await traffic(d, soakRate, minutes * 60, 10_000, WARM_UP, SOAK_PERIOD_MS);
+    return { ...growthOf(t.samples), idleMb, acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, backlog: t.backlog, failed: t.failed, samples: t.samples.length, periods: t.periods };
   } finally {
     await d.close();
   }
@@ -220,7 +252,17 @@ if (minutes > 0) {
     `| not yet read when the soak ended | ${r0(s.backlog)} |`,
     `| POSTs that failed | ${r0(s.failed)} |`,
   ].join('\n');
-  console.log(`\n${soakTable}`);
+  // The rates over time, in at most 10 rows (periods averaged in blocks): a pipeline that falls
+  // behind as the tables grow shows as a falling read rate and a growing backlog.
+  const block = Math.max(1, Math.ceil(s.periods.length / 10));
+  const overTime = ['| Minutes | accepted/s | read/s | not yet read at the end | RSS at the end |', '| --- | --- | --- | --- | --- |'];
+  for (let i = 0; i < s.periods.length; i += block) {
+    const ps = s.periods.slice(i, i + block);
+    const last = ps[ps.length - 1]!;
+    const avg = (f: (p: Period) => number) => ps.reduce((a, p) => a + f(p), 0) / ps.length;
+    overTime.push(`| ${(i === 0 ? 0 : s.periods[i - 1]!.minute).toFixed(0)}–${last.minute.toFixed(0)} | ${r0(avg((p) => p.acceptedPerSecond))} | ${r0(avg((p) => p.readPerSecond))} | ${r0(last.backlog)} | ${mb(last.rssMb)} |`);
+  }
+  console.log(`\n${soakTable}\n\n${overTime.join('\n')}`);
   soakBody = `## Memory: soak at ${soakRate} messages/s for ${minutes} minutes (bench/memory.ts), ${backendName}
 
 Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}); the soak is one run on a fresh service after the ${runs} runs of the memory section.
@@ -230,7 +272,11 @@ ${header}
 ${soakRate} messages/s, open loop (at most ${MAX_IN_FLIGHT} POSTs in flight), for ${minutes} minutes on the setup of the memory section; the service's VmRSS sampled every 10 s (${s.samples} samples). Growth: the median of the last quarter of the samples against the first quarter's.
 Targets (issue 14): under ${TARGET_MB} MB, ${met(s.max < TARGET_MB)} (max ${mb(s.max)}); no growth (last quarter within ${GROWTH_LIMIT * 100}% of the first), ${met(s.growth <= GROWTH_LIMIT)} (${(s.growth * 100).toFixed(1)}%, ${s.slopePerMinute.toFixed(2)} MB/min).
 
-${soakTable}`;
+${soakTable}
+
+Over time (each row averages its minutes):
+
+${overTime.join('\n')}`;
 }
 
 if (hasFlag('write')) {

@@ -15,6 +15,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { buildApp, type App } from '../src/http/app.ts';
 import { CSRF_HEADER, csrfTokenFor } from '../src/http/auth/authenticate.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { JOBS } from '../src/jobs/catalog.ts';
 import { startQueue } from '../src/jobs/queue.ts';
 import { randomToken } from '../src/lib/crypto.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -90,7 +91,7 @@ let template: Promise<Blob> | undefined;
 
 /**
  * A migrated PGlite data directory (with the job queue's schema), made once and kept in the temp
- * folder keyed by the migrations' contents: a fresh PGlite takes seconds to initialise, a copy of
+ * folder keyed by the migrations' contents and the queues' options: a fresh PGlite takes seconds to initialise, a copy of
  * this takes a fraction of one.
  */
 function pgliteTemplate(): Promise<Blob> {
@@ -101,6 +102,8 @@ function pgliteTemplate(): Promise<Blob> {
       if (file.endsWith('.sql') || file.endsWith('.json')) hash.update(file).update(readFileSync(new URL(file, migrations)));
     }
     hash.update(JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version);
+    // The queues' options are stored in the template too (pgboss.queue).
+    hash.update(JSON.stringify(Object.entries(JOBS).map(([name, job]) => [name, job.queue])));
     const file = path.join(tmpdir(), `parley-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
     if (existsSync(file)) return new Blob([readFileSync(file)]);
     const database = await openDatabase({ kind: 'pglite', dataDir: null });

@@ -29,8 +29,18 @@ export type JobDefinition<S extends z.ZodType> = {
  */
 const HEARTBEAT_SECONDS = 10;
 
+/**
+ * A finished job (completed, failed or cancelled) is deleted this long after it finished, unless its
+ * kind says otherwise. Jobs carry ids only: what they act on (provider events, messages and their
+ * history, webhook deliveries) is kept by its own table's retention, and a failure is logged when it
+ * happens. pg-boss's default keeps finished jobs 7 days and runs its deletion once a day, so the job
+ * table grew by every job the message flow made (about 1.4 a message) and pg-boss's supervision,
+ * which scans that table every 10 s, slowed with it (DECISIONS 58).
+ */
+export const FINISHED_JOB_SECONDS = 5 * 60;
+
 function job<S extends z.ZodType>(definition: JobDefinition<S>): JobDefinition<S> {
-  return definition;
+  return { ...definition, queue: { deleteAfterSeconds: FINISHED_JOB_SECONDS, ...definition.queue } };
 }
 
 export const JOBS = {

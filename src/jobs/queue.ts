@@ -30,11 +30,18 @@ export type Queue = {
   stop(options: { graceful: boolean; timeoutMs: number }): Promise<void>;
 };
 
+/** How often finished jobs past their queue's deleteAfterSeconds (catalog.ts) are deleted. */
+const FINISHED_JOB_DELETION_INTERVAL_SECONDS = 60;
+
 /**
- * `maintain`: this process runs pg-boss's upkeep (supervision, cron); the worker role does, an
- * API-only process only enqueues.
+ * `maintain`: this process runs pg-boss's upkeep (supervision, cron, deleting finished jobs); the
+ * worker role does, an API-only process only enqueues. `deletionIntervalSeconds` is for tests.
  */
-export async function startQueue(database: Database, logger: Logger, options: { maintain: boolean } = { maintain: true }): Promise<Queue> {
+export async function startQueue(
+  database: Database,
+  logger: Logger,
+  options: { maintain: boolean; deletionIntervalSeconds?: number } = { maintain: true },
+): Promise<Queue> {
   const boss = new PgBoss({
     db: database.bossDb,
     schema: 'pgboss',
@@ -45,6 +52,8 @@ export async function startQueue(database: Database, logger: Logger, options: { 
     // Jobs of a worker that died are found (stale heartbeat or expiry) within seconds, not a minute.
     superviseIntervalSeconds: 10,
     monitorIntervalSeconds: 10,
+    // Finished jobs past their queue's deleteAfterSeconds (catalog.ts) go every minute, not once a day.
+    maintenanceIntervalSeconds: options.deletionIntervalSeconds ?? FINISHED_JOB_DELETION_INTERVAL_SECONDS,
     // Queues with `notify` wake their workers when a job commits, instead of at the next poll.
     useListenNotify: true,
   });

@@ -10,6 +10,7 @@ import { uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
 import { loadContactRow, type ContactDeps } from './record.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export const IDENTITY_TYPES = ['phone', 'chatapp_id', 'linked_id', 'business_scoped_user_id', 'username', 'email', 'external_id'] as const;
 export type IdentityType = (typeof IDENTITY_TYPES)[number];
@@ -79,7 +80,7 @@ export function identityHoldersQuery(organizationId: string, refs: IdentityRef[]
     return sql`select i.contact_id from contact_identities i
                 where i.organization_id = ${organizationId} and i.type = ${r.type} and i.source = ${r.source} and i.value = ${r.value}`;
   }
-  return sql`select i.contact_id from jsonb_to_recordset(${JSON.stringify(refs)}::jsonb) as k(type text, source text, value text)
+  return sql`select i.contact_id from ${batchRows(JSON.stringify(refs), 'k', 'type text, source text, value text', 'jsonb')}
                join contact_identities i on i.organization_id = ${organizationId} and i.type = k.type and i.source = k.source and i.value = k.value`;
 }
 
@@ -103,7 +104,7 @@ export async function findIdentityOwners(db: Executor, organizationId: string, r
       : await queryRows<{ contact_id: string; type: string; source: string; value: string }>(
           db,
           sql`select i.contact_id, i.type, i.source, i.value
-                from jsonb_to_recordset(${JSON.stringify(refs)}::jsonb) as k(type text, source text, value text)
+                from ${batchRows(JSON.stringify(refs), 'k', 'type text, source text, value text', 'jsonb')}
                 join contact_identities i
                   on i.organization_id = ${organizationId} and i.type = k.type and i.source = k.source and i.value = k.value`,
         );

@@ -16,6 +16,7 @@ import { DomainError, type FieldError } from '../errors.ts';
 import { customFieldsProblem, mergeCustomFields, sameCustomFields, type ContactInput } from './fields.ts';
 import { findIdentityOwners, identityKey, primaryIdentities, type IdentityRef } from './identities.ts';
 import type { ContactRow } from './record.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export type ContactWrite = {
   input: ContactInput;
@@ -225,28 +226,28 @@ async function store(tx: Executor, organizationId: string, working: Map<string, 
   if (removed.length > 0) {
     await tx.execute(sql`
       delete from contact_identities i
-       using jsonb_to_recordset(${json(removed)}::jsonb) as k(contact_id uuid, type text, source text, value text)
+       using ${batchRows(json(removed), 'k', 'contact_id uuid, type text, source text, value text', 'jsonb')}
        where i.organization_id = ${organizationId} and i.contact_id = k.contact_id and i.type = k.type and i.source = k.source and i.value = k.value`);
   }
   if (created.length > 0) {
     await tx.execute(sql`
       insert into contacts (id, organization_id, phone_number, name, email, external_source, external_id, custom_fields, created_at, updated_at)
       select v.id, ${organizationId}, v.phone_number, v.name, v.email, v.external_source, v.external_id, v.custom_fields, v.created_at, v.updated_at
-        from jsonb_to_recordset(${contactValues(created)}::jsonb) as v(${contactColumns})`);
+        from ${batchRows(contactValues(created), 'v', contactColumns, 'jsonb')}`);
   }
   if (updated.length > 0) {
     await tx.execute(sql`
       update contacts as c set
         phone_number = v.phone_number, name = v.name, email = v.email, external_source = v.external_source,
         external_id = v.external_id, custom_fields = v.custom_fields, updated_at = v.updated_at
-      from jsonb_to_recordset(${contactValues(updated)}::jsonb) as v(${contactColumns})
+      from ${batchRows(contactValues(updated), 'v', contactColumns, 'jsonb')}
       where c.id = v.id and c.organization_id = ${organizationId}`);
   }
   if (added.length > 0) {
     await tx.execute(sql`
       insert into contact_identities (id, organization_id, contact_id, type, source, value, created_at)
       select k.id, ${organizationId}, k.contact_id, k.type, k.source, k.value, ${now.toISOString()}::timestamptz
-        from jsonb_to_recordset(${json(added)}::jsonb) as k(id uuid, contact_id uuid, type text, source text, value text)`);
+        from ${batchRows(json(added), 'k', 'id uuid, contact_id uuid, type text, source text, value text', 'jsonb')}`);
   }
 }
 

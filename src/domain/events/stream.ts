@@ -17,6 +17,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Actor } from '../actor.ts';
 import { EVENTS_SEQUENCED_CHANNEL, type EventType } from './outbox.ts';
 import { decodeEventCursor, eventsAfter, latestPosition, type BadEventCursor, type EventItem } from './replay.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 /** Events read per query, catching up or live. */
 const PAGE = 500;
@@ -101,7 +102,7 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
           database.db,
           sql`
             select e.id, e.organization_id, e.type, e.created_at, e.payload, e.position
-            from json_to_recordset(${JSON.stringify(from)}::json) as s(organization_id uuid, after bigint)
+            from ${batchRows(JSON.stringify(from), 's', 'organization_id uuid, after bigint')}
             join events e on e.organization_id = s.organization_id and e.position > s.after
             order by e.position
             limit ${PAGE}`,

@@ -24,6 +24,7 @@ import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache 
 import { parseContent, previewOf } from './content.ts';
 import { mediaOf } from './media.ts';
 import type { MessageRow } from './messages.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 /** The inputs of the CRM's refusal query, as SQL: parameters, or columns of an outer query it is joined to. */
 export type RefusalInputs = { organizationId: SQL; phone: SQL; digits: SQL; channelId: SQL; at: SQL };
@@ -169,12 +170,15 @@ function acceptStatement(policy: SendPolicy | undefined): SQL {
     : sql`select null as kind where false`;
   return sql`with
     items as (
-      select * from jsonb_to_recordset(${sql.placeholder('items')}::jsonb) as i(
-        n int, id uuid, history_id uuid, new_conversation_id uuid, organization_id uuid, channel_id uuid,
-        channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
-        given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
-        window_since timestamptz, check_policy boolean, from_phone text,
-        idem_key text, idem_hash text)
+      select * from ${batchRows(
+        sql.placeholder('items'),
+        'i',
+        `n int, id uuid, history_id uuid, new_conversation_id uuid, organization_id uuid, channel_id uuid,
+         channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
+         given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
+         window_since timestamptz, check_policy boolean, from_phone text, idem_key text, idem_hash text`,
+        'jsonb',
+      )}
     ),
     checked as (
       select i.*, coalesce(g.id, f.id) as found_id, coalesce(g.contact_id, f.contact_id) as found_contact_id,

@@ -20,6 +20,7 @@ import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';
 import { advanceStatus, advanceStatuses, type MessageError, type MessageRow } from './messages.ts';
 import type { Pacer } from './pacing.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export type DispatchDeps = {
   db: Db;
@@ -102,7 +103,7 @@ export async function recordAttempts(db: Db, rows: MessageRow[], now: Date): Pro
     .where(
       and(
         eq(messages.status, 'queued'),
-        sql`(${messages.id}, ${messages.attempts}) in (select r.id, r.attempts from json_to_recordset(${JSON.stringify(rows.map((r) => ({ id: r.id, attempts: r.attempts })))}::json) as r(id uuid, attempts int))`,
+        sql`(${messages.id}, ${messages.attempts}) in (select r.id, r.attempts from ${batchRows(JSON.stringify(rows.map((r) => ({ id: r.id, attempts: r.attempts }))), 'r', 'id uuid, attempts int')})`,
       ),
     )
     .returning();

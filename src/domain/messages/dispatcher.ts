@@ -19,6 +19,7 @@ import { createLeaseLoop } from '../../lib/lease-loop.ts';
 import { dispatchMessage, recordAttempts, recordSent, type DispatchDeps, type SendWrites } from './dispatch.ts';
 import { DISPATCH_CHANNEL, type MessageRow } from './messages.ts';
 import { BURST_MS, intervalMsOf, MAX_SLOT_WAIT_MS } from './pacing.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 /**
  * How long a claimed message is held before another worker may take it; the holder renews it every
@@ -134,7 +135,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
   const release = createBatcher(async (items: Array<{ id: string; dispatchAt: Date | null }>) => {
     await deps.db.execute(sql`
       update messages m set dispatch_at = r.dispatch_at
-        from json_to_recordset(${JSON.stringify(items.map((i) => ({ id: i.id, dispatch_at: i.dispatchAt })))}::json) as r(id uuid, dispatch_at timestamptz)
+        from ${batchRows(JSON.stringify(items.map((i) => ({ id: i.id, dispatch_at: i.dispatchAt }))), 'r', 'id uuid, dispatch_at timestamptz')}
        where m.id = r.id`);
     return items.map(() => undefined);
   }, WRITE_BATCH);

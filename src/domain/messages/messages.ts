@@ -12,6 +12,7 @@ import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { EVENTS_CHANNEL, type EventType } from '../events/outbox.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageMediaRow = typeof messageMedia.$inferSelect;
@@ -243,8 +244,7 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
     tx,
     sql`
       with r as (
-        select * from json_to_recordset(${JSON.stringify(plan.rows)}::json)
-          as r(id uuid, "from" text, status text, provider_message_id text, error json)
+        select * from ${batchRows(JSON.stringify(plan.rows), 'r', `id uuid, "from" text, status text, provider_message_id text, error json`)}
       ),
       moved as (
         update messages m set
@@ -266,16 +266,14 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
       history as (
         insert into message_status_history (id, message_id, status, error_code, error_title, occurred_at, created_at)
         select h.id, h.message_id, h.status, h.error_code, h.error_title, h.occurred_at, ${now.toISOString()}::timestamptz
-          from json_to_recordset(${JSON.stringify(plan.history)}::json)
-            as h(id uuid, message_id uuid, status text, error_code text, error_title text, occurred_at timestamptz)
+          from ${batchRows(JSON.stringify(plan.history), 'h', `id uuid, message_id uuid, status text, error_code text, error_title text, occurred_at timestamptz`)}
          where h.message_id in (select id from kept)
         on conflict (message_id, status) do nothing
       ),
       inserted as (
         insert into events (id, organization_id, type, payload, created_at)
         select e.id, e.organization_id, e.type, e.payload, ${now.toISOString()}::timestamptz
-          from json_to_recordset(${JSON.stringify(plan.events)}::json)
-            as e(n int, id uuid, message_id uuid, organization_id uuid, type text, payload jsonb)
+          from ${batchRows(JSON.stringify(plan.events), 'e', `n int, id uuid, message_id uuid, organization_id uuid, type text, payload jsonb`)}
          where e.message_id in (select id from moved)
          order by e.n
         returning 1

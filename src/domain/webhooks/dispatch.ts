@@ -15,6 +15,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { EVENTS_SEQUENCED_CHANNEL } from '../events/outbox.ts';
 import { DELIVERIES_CHANNEL } from './deps.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export const DISPATCH_LOCK_KEY = 7_240_006;
 /** Events taken per dispatch transaction. */
@@ -142,8 +143,7 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
           insert into webhook_deliveries (id, organization_id, endpoint_id, message_id, event_id, event_type, status, next_attempt_at, locked_until, locked_by, created_at, updated_at)
           select r.id, r.organization_id, r.endpoint_id, r.event_id, r.event_id, r.event_type, 'pending', ${due},
             case when r.leased then ${lease?.until ?? null}::timestamptz end, case when r.leased then ${lease?.workerId ?? null}::uuid end, ${now}, ${now}
-          from json_to_recordset(${JSON.stringify(rows.slice(i, i + INSERT_CHUNK))}::json)
-            as r(id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event_type text, leased boolean)
+          from ${batchRows(JSON.stringify(rows.slice(i, i + INSERT_CHUNK)), 'r', `id uuid, organization_id uuid, endpoint_id uuid, event_id uuid, event_type text, leased boolean`)}
           on conflict do nothing
           returning locked_by
         )

@@ -27,6 +27,7 @@ import { DISPATCH_BATCH, dispatchEvents, type LeasedDelivery } from './dispatch.
 import { failPendingDeliveries, signingSecrets } from './endpoints.ts';
 import { nextAttemptDelay } from './schedule.ts';
 import { sendWebhook, type AttemptOutcome } from './send.ts';
+import { batchRows } from '../../db/batch-rows.ts';
 
 export type WebhookEngine = {
   start(): Promise<void>;
@@ -442,10 +443,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
       db,
       sql`
         with r as (
-          select * from json_to_recordset(${JSON.stringify(batch)}::json) as r(
-            delivery_id uuid, attempt_id uuid, organization_id uuid, endpoint_id uuid, trigger text, test boolean, skipped boolean,
-            attempted_at timestamptz, status_code int, duration_ms int, response_body text, error text,
-            status text, attempts int, next_attempt_at timestamptz)
+          select * from ${batchRows(JSON.stringify(batch), 'r', `delivery_id uuid, attempt_id uuid, organization_id uuid, endpoint_id uuid, trigger text, test boolean, skipped boolean, attempted_at timestamptz, status_code int, duration_ms int, response_body text, error text, status text, attempts int, next_attempt_at timestamptz`)}
         ),
         d as (
           update webhook_deliveries d set
@@ -464,8 +462,7 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
           returning id
         ),
         s as (
-          select * from json_to_recordset(${JSON.stringify(stats)}::json) as s(
-            endpoint_id uuid, last_success_at timestamptz, last_failure_at timestamptz, failures int, first_failure_at timestamptz)
+          select * from ${batchRows(JSON.stringify(stats), 's', `endpoint_id uuid, last_success_at timestamptz, last_failure_at timestamptz, failures int, first_failure_at timestamptz`)}
         ),
         e as (
           update webhook_endpoints ep set
