@@ -40,4 +40,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=5s --start-period=120s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # What `npm start` runs, without npm in between (signals reach the service directly).
-CMD ["node", "--max-semi-space-size=16", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "src/main.ts"]

@@ -3,7 +3,7 @@
  *
  *   sql`update messages m set ... from ${batchRows(JSON.stringify(rows), 'r', 'id uuid, status text')} where m.id = r.id`
  *
- * becomes `(select r.* from parley_batch_rows($1::json) as e, json_to_record(e) as r(id uuid, status text)) as r`.
+ * becomes `(select r.* from parley_batch_rows($1::json) as batch_row, json_to_record(batch_row) as r(id uuid, status text)) as r`.
  * json_to_recordset would do the same, but the planner takes it for 100 rows whatever the batch
  * holds, and joined it to tables of some thousands to some tens of thousands of rows by scanning
  * them whole; parley_batch_rows (migration 0015) says 10, so each row is looked up by its index
