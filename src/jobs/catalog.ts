@@ -125,6 +125,15 @@ export const JOBS = {
     queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 300 },
     cron: '17 * * * *',
   }),
+  /**
+   * Analyze the tables that grew, where autovacuum does not (PGlite, or a server with it off): stale
+   * statistics froze cached plans made while the tables were small (db/analyze.ts).
+   */
+  'maintenance.analyze': job({
+    payload: z.object({}),
+    queue: { retryLimit: 0, expireInSeconds: 300 },
+    cron: '* * * * *',
+  }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
   'webhooks.cleanup': job({
     payload: z.object({}),
