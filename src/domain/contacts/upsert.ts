@@ -187,7 +187,7 @@ async function lockUnchanged(tx: Executor, organizationId: string, rows: Working
 }
 
 /**
- * Writes the batch's result. Rows travel as one JSON parameter per statement (jsonb_to_recordset):
+ * Writes the batch's result. Rows travel as one JSON parameter per statement (db/batch-rows.ts):
  * a 1,000-row batch is five statements, and building them costs next to nothing.
  */
 async function store(tx: Executor, organizationId: string, working: Map<string, Working>, stored: Map<string, string>, now: Date) {
