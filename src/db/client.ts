@@ -16,6 +16,7 @@ import { fromPglite } from 'pg-boss';
 import * as schema from './schema.ts';
 import { acquireDirLock, type DirLock } from '../lib/dir-lock.ts';
 import { createAvailability, type Availability } from './availability.ts';
+import { autoPreparingClient, statementNames } from './auto-prepare.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -89,7 +90,8 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
   // unreachable server must not hold requests, and pg-pool's end() never settles the requests still
   // queued for a connection. Keep-alive finds a peer that vanished without a word.
   const poolSize = options.poolSize ?? 10;
-  const pool = new pg.Pool({ connectionString: options.url, max: poolSize, connectionTimeoutMillis: waitMs, keepAlive: true });
+  // Statements sent often go named, planned once per connection (auto-prepare.ts).
+  const pool = new pg.Pool({ connectionString: options.url, max: poolSize, connectionTimeoutMillis: waitMs, keepAlive: true, Client: autoPreparingClient(statementNames()) });
   const availability = createAvailability({
     probe: async () => {
       // A connection of its own: the pool's may all be taken, or refusing while down.
