@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BufferJSON } from 'baileys';
+import pg from 'pg';
 import { eventually } from '../eventually.ts';
-import { request } from '../harness.ts';
+import { request, usingPostgres } from '../harness.ts';
 import { loadCreds } from '../../src/providers/gateway/embedded/auth-state.ts';
 import { DisconnectReason } from './scripted-socket.ts';
 import { embeddedChannel, getChannel, keyRows, pairedChannel, sessionRow, startEmbeddedServer, waitForStatus } from './helpers.ts';
@@ -170,6 +171,38 @@ describe('embedded engine: pairing and the session status machine', () => {
     assert.equal(connect.status, 200, connect.text);
     await waitForStatus(server, channel.id, 'connected');
     assert.equal(scripted.latest(channel.id)!.auth.creds.me?.id, '4915100000003:7@s.whatsapp.net');
+  });
+
+  test('a session replaced elsewhere is not opened again while its end is being written', { skip: !usingPostgres && 'PostgreSQL only (the test holds a row lock from a connection of its own)' }, async () => {
+    const { server, scripted } = ctx;
+    // A second session: a lookup through it runs in a pass of the session manager, so two lookups
+    // prove two passes went by.
+    const other = await pairedChannel(ctx, '4915100000010');
+    const channel = await pairedChannel(ctx, '4915100000009');
+    const blocker = new pg.Client({ connectionString: server.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select 1 from channel_sessions where channel_id = $1 for update', [channel.id]);
+      channel.socket.close(DisconnectReason.connectionReplaced, 'Stream Errored (conflict)');
+      await eventually('the write of the session end to wait on the row', async () => {
+        // pg_stat_activity is read once per transaction unless told to read it again.
+        await blocker.query('select pg_stat_clear_snapshot()');
+        const waiting = await blocker.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'update "channel_sessions"%"state"%'`);
+        return (waiting.rowCount ?? 0) > 0;
+      });
+      for (let i = 0; i < 2; i++) {
+        const found = await request(server, 'POST', `/v1/channels/${other.id}/contacts/lookup`, { key: key(), body: { phone: '+49 151 22223333' } });
+        assert.equal(found.status, 200, found.text);
+      }
+      assert.equal(scripted.of(channel.id).length, 2, 'no socket opened while the end of the session was being written');
+    } finally {
+      await blocker.query('rollback').catch(() => undefined);
+      await blocker.end();
+    }
+    await waitForStatus(server, channel.id, 'disconnected');
+    assert.equal((await sessionRow(server, channel.id))!.wanted, false);
+    assert.equal(scripted.of(channel.id).length, 2);
   });
 
   test('banned (403) moves the channel to error; refused credentials (500) too, and drop them', async () => {

@@ -123,6 +123,11 @@ type Held = {
   /** Bumped with every socket and when the session is let go: events of an older socket are ignored. */
   generation: number;
   opening: boolean;
+  /**
+   * A socket's end is being handled (its close, or a logout): no socket is opened meanwhile, or a
+   * session logged out or replaced elsewhere would be opened again before its end is written.
+   */
+  closing: boolean;
   /** When to open the next socket; null: at once. */
   nextReconnectAt: Date | null;
   reconnectAttempts: number;
@@ -288,7 +293,12 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     }
     if (update.connection === 'close' && held.socket === socket) {
       held.socket = undefined;
-      await onClose(held, update.lastDisconnect?.error);
+      held.closing = true;
+      try {
+        await onClose(held, update.lastDisconnect?.error);
+      } finally {
+        held.closing = false;
+      }
     }
   };
 
@@ -341,7 +351,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
 
   const openSocket = async (held: Held) => {
     const factory = options.socketFactory;
-    if (!factory || held.socket || held.opening) return;
+    if (!factory || held.socket || held.opening || held.closing) return;
     held.opening = true;
     try {
       const fence = async (tx: Parameters<typeof assertHeld>[0]) => {
@@ -440,9 +450,14 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
         // The close the logout causes is this command's, not news.
         held.generation++;
         held.socket = undefined;
-        if (socket) await socket.logout().catch((err: unknown) => logger.warn({ err, channel_id: held.channelId }, 'embedded engine: the logout was not confirmed; dropping the credentials anyway'));
-        await held.auth?.clear();
-        await end(held, { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null }, 'logged out by the user');
+        held.closing = true;
+        try {
+          if (socket) await socket.logout().catch((err: unknown) => logger.warn({ err, channel_id: held.channelId }, 'embedded engine: the logout was not confirmed; dropping the credentials anyway'));
+          await held.auth?.clear();
+          await end(held, { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null }, 'logged out by the user');
+        } finally {
+          held.closing = false;
+        }
       });
       return { ok: true, value: { status: 'STOPPED' } };
     }
@@ -490,6 +505,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
           leaseUntil: row.leaseUntil ?? new Date(now.getTime() + ttlMs),
           generation: 0,
           opening: false,
+          closing: false,
           nextReconnectAt: row.nextReconnectAt && row.nextReconnectAt.getTime() > now.getTime() ? row.nextReconnectAt : null,
           reconnectAttempts: row.reconnectAttempts,
           qrs: 0,
@@ -500,7 +516,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
         logger.info({ channel_id: row.channelId }, 'embedded engine: session claimed');
       }
       for (const held of sessions.values()) {
-        if (held.socket || held.opening) continue;
+        if (held.socket || held.opening || held.closing) continue;
         if (held.nextReconnectAt && held.nextReconnectAt.getTime() > now.getTime()) continue;
         loop.run(() => openSocket(held));
       }
