@@ -59,7 +59,7 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => [...backendFlag(c), '--minutes', c.soak ? (c.quick ? '1' : '30') : '0', ...quick(c, ['--idle-seconds', '3', '--rate-seconds', '5'])],
   },
   { name: 'request-path', file: 'request-path.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '2'])] },
-  { name: 'scale-out', file: 'scale-out.ts', backends: ['postgres'], only: 'PostgreSQL only: several processes share one database', args: (c) => quick(c, ['--messages', '600']) },
+  { name: 'scale-out', file: 'scale-out.ts', backends: ['postgres'], only: 'PostgreSQL only: several processes share one database', args: (c) => [...quick(c, ['--messages', '600']), '--kill-runs', '1'] },
   { name: 'contacts-import', file: 'contacts-import.ts', backends: ['pglite', 'postgres'], args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--rows', '2000'])] },
   { name: 'contacts-lookup', file: 'contacts-lookup.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--contacts', '10000', '--requests', '300']) },
   { name: 'inbox', file: 'inbox.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--others', '5000', '--requests', '30']) },
