@@ -54,6 +54,17 @@ const cellsOf = (line: string) =>
 
 const clean = (s: string) => s.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '').replace(/\s+/g, ' ').trim();
 
+/** For each number numbersIn finds in a cell, whether it is in bold (a headline: the result a benchmark's target or baseline is about). */
+export function emphasisIn(cell: string): boolean[] {
+  return cell
+    .replace(/\([^)]*\)/g, '')
+    .split('**')
+    .flatMap((part, i) => [...part.replace(/[*`_]/g, '').matchAll(NUMBER)].map(() => i % 2 === 1));
+}
+
+/** A value of a section's tables, and whether the table shows it in bold. */
+export type TableValue = { value: number; headline: boolean };
+
 /**
  * The values of a section's tables by key `row label | column`: the first cell of a row is its
  * label. A cell with one number gives one value; a cell with as many numbers as its header has
@@ -61,9 +72,9 @@ const clean = (s: string) => s.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '').r
  * of per-run values, prose) are left out, and so are columns of per-run values or of targets (not
  * medians: "Rounds", "Runs (s)", "p95 per run", "Target"). A key seen twice gets " #2", " #3".
  */
-export function valuesOf(sectionText: string): Map<string, number> {
-  const values = new Map<string, number>();
-  const put = (key: string, value: number) => {
+export function tableValuesOf(sectionText: string): Map<string, TableValue> {
+  const values = new Map<string, TableValue>();
+  const put = (key: string, value: TableValue) => {
     let k = key;
     for (let n = 2; values.has(k); n++) k = `${key} #${n}`;
     values.set(k, value);
@@ -79,19 +90,26 @@ export function valuesOf(sectionText: string): Map<string, number> {
         const header = clean(headers[c] ?? `column ${c}`);
         if (NOT_MEDIANS.test(header)) continue;
         const numbers = numbersIn(cells[c]!);
+        const bold = emphasisIn(cells[c]!);
         const parts = header.split('/').map((p) => p.trim());
-        if (numbers.length === 1) put(`${label} | ${header}`, numbers[0]!);
-        else if (numbers.length > 1 && numbers.length === parts.length) numbers.forEach((v, n) => put(`${label} | ${header} [${parts[n]}]`, v));
+        if (numbers.length === 1) put(`${label} | ${header}`, { value: numbers[0]!, headline: bold[0]! });
+        else if (numbers.length > 1 && numbers.length === parts.length) numbers.forEach((v, n) => put(`${label} | ${header} [${parts[n]}]`, { value: v, headline: bold[n]! }));
       }
     }
   }
   return values;
 }
 
+/** tableValuesOf's values alone. */
+export function valuesOf(sectionText: string): Map<string, number> {
+  return new Map([...tableValuesOf(sectionText)].map(([key, v]) => [key, v.value]));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Two runs compared
 
-export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean };
+/** `headline`: the value is in bold in this run's table (a benchmark's result against its target or baseline). */
+export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean; headline: boolean };
 
 /** Relative difference (after - before) / |before|; 0 when both are 0, Infinity when only before is. */
 export function relativeDifference(before: number, after: number): number {
@@ -107,11 +125,11 @@ export function compareRuns(previous: Section[], current: Section[], limit = 0.1
   for (const section of current) {
     const before = old.get(section.name);
     if (!before) continue;
-    for (const [key, after] of valuesOf(section.block)) {
+    for (const [key, { value: after, headline }] of tableValuesOf(section.block)) {
       const was = before.get(key);
       if (was === undefined) continue;
       const relative = relativeDifference(was, after);
-      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit });
+      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit, headline });
     }
   }
   return out;
@@ -123,23 +141,36 @@ const num = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('e
 /** The comparison as a markdown table (flagged rows marked). */
 export function differenceTable(diffs: Difference[]): string {
   return [
-    '| Section | Value | Previous | This run | Difference | |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
+    '| Section | Value | Headline | Previous | This run | Difference | |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${d.headline ? 'yes' : ''} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
   ].join('\n');
 }
 
-/** The short paragraph BENCHMARKS.md carries about the comparison. */
+const differenceOf = (d: Difference) => `${d.section} "${d.key}" ${num(d.before)} → ${num(d.after)} (${pct(d.relative)})`;
+
+/**
+ * The short paragraph BENCHMARKS.md carries about the comparison: the headline values first (those
+ * in bold: each benchmark's results, the ones its targets and baselines are about), then every value
+ * (tail latencies and queue waits among them, which vary more from run to run).
+ */
 export function agreementParagraph(diffs: Difference[], previousLabel: string, limit = 0.15): string {
   if (diffs.length === 0) return `No value of this run could be compared with ${previousLabel} (no section with the same tables in both).`;
-  const within = diffs.filter((d) => !d.flagged).length;
+  const share = (part: Difference[], of: Difference[]) => `${part.length} (${((100 * part.length) / of.length).toFixed(0)}%)`;
+  const headlines = diffs.filter((d) => d.headline);
+  const headlinesOff = headlines.filter((d) => d.flagged).sort((a, b) => Math.abs(b.relative) - Math.abs(a.relative));
+  const within = diffs.filter((d) => !d.flagged);
   const sections = new Set(diffs.map((d) => d.section)).size;
   const worst = [...diffs].sort((a, b) => Math.abs(b.relative) - Math.abs(a.relative)).filter((d) => d.flagged).slice(0, 8);
   const absolute = diffs.map((d) => Math.abs(d.relative)).filter(Number.isFinite).sort((a, b) => a - b);
   const mid = absolute.length ? absolute[Math.floor(absolute.length / 2)]! : NaN;
   return [
-    `Compared with ${previousLabel}: ${diffs.length} values in ${sections} sections appear in both; ${within} (${((100 * within) / diffs.length).toFixed(0)}%) agree within ${limit * 100}%, the median absolute difference is ${(mid * 100).toFixed(1)}%.`,
-    worst.length ? `Largest differences: ${worst.map((d) => `${d.section} "${d.key}" ${num(d.before)} → ${num(d.after)} (${pct(d.relative)})`).join('; ')}.` : 'None differs by more than that.',
+    `Compared with ${previousLabel}.`,
+    headlines.length
+      ? `Headline values (in bold in the tables: the results the targets and baselines are about): ${headlines.length} in both, ${share(headlines.filter((d) => !d.flagged), headlines)} agree within ${limit * 100}%${headlinesOff.length ? `; the others: ${headlinesOff.slice(0, 12).map(differenceOf).join('; ')}${headlinesOff.length > 12 ? `; and ${headlinesOff.length - 12} more` : ''}` : ''}.`
+      : 'No headline value (in bold) appears in both.',
+    `All values: ${diffs.length} in ${sections} sections appear in both; ${share(within, diffs)} agree within ${limit * 100}%, the median absolute difference is ${(mid * 100).toFixed(1)}%.`,
+    worst.length ? `Largest differences: ${worst.map(differenceOf).join('; ')}.` : 'None differs by more than that.',
   ].join(' ');
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assemble, compareRuns, differenceTable, notesOf, numbersIn, relativeDifference, sectionsOf, valuesOf, agreementParagraph } from '../../bench/lib/report-file.ts';
+import { assemble, compareRuns, differenceTable, emphasisIn, notesOf, numbersIn, relativeDifference, sectionsOf, valuesOf, agreementParagraph } from '../../bench/lib/report-file.ts';
 import { growthOf, slopeOf } from '../../bench/lib/series.ts';
 
 const section = (name: string, body: string) => `<!-- bench:${name} -->\n${body}\n<!-- /bench:${name} -->`;
@@ -35,6 +35,13 @@ test('numbers in a cell: thousands separators, decimals and signs; parentheses a
   assert.deepEqual(numbersIn('7,401 / **10,880** ms'), [7401, 10880]);
   assert.deepEqual(numbersIn('-3.5%'), [-3.5]);
   assert.deepEqual(numbersIn('met'), []);
+});
+
+test('emphasis: which numbers of a cell are in bold, parentheses left out as numbersIn does', () => {
+  assert.deepEqual(emphasisIn('**1,139/s**'), [true]);
+  assert.deepEqual(emphasisIn('7,401 / **10,880** ms'), [false, true]);
+  assert.deepEqual(emphasisIn('**2** (of **3**) / 4'), [true, false]);
+  assert.deepEqual(emphasisIn('347 (0.09× of 3,747)'), [false]);
 });
 
 test('table values are keyed by row label and column; "a / b" headers split; lists and prose cells left out', () => {
@@ -76,11 +83,14 @@ test('two runs compared: only values in a section of both; more than 15% flagged
   assert.equal(byKey['this run | Steady accept → read p50 / p99 [p99]']!.flagged, true);
   assert.equal(byKey['this run | Steady accept → read p50 / p99 [p99]']!.relative, 0.2);
   assert.equal(byKey['this run | Accepted/s']!.relative, 0);
+  // Bold values are the headlines: Read/s and the p99, not the p50 beside it.
+  assert.deepEqual(diffs.filter((d) => d.headline).map((d) => d.key), ['this run | Read/s', 'this run | Steady accept → read p50 / p99 [p99]']);
   const table = differenceTable(diffs);
   assert.equal(table.split('\n').length, 2 + diffs.length);
   assert.equal(table.split('\n').filter((l) => l.includes('**> 15%**')).length, 1);
   const paragraph = agreementParagraph(diffs, 'the previous file');
-  assert.match(paragraph, /5 values in 1 sections appear in both; 4 \(80%\) agree within 15%/);
+  assert.match(paragraph, /All values: 5 in 1 sections appear in both; 4 \(80%\) agree within 15%/);
+  assert.match(paragraph, /Headline values \([^)]*\): 2 in both, 1 \(50%\) agree within 15%; the others: pipeline-postgres "this run \| Steady accept → read p50 \/ p99 \[p99\]" 10,000 → 12,000 \(\+20\.0%\)\./);
   assert.match(paragraph, /p99\]" 10,000 → 12,000 \(\+20\.0%\)/);
   assert.match(agreementParagraph([], 'the previous file'), /No value/);
 });
