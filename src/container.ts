@@ -35,7 +35,7 @@ import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
-import { createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
+import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
 import type { WebhookDeps } from './domain/webhooks/deps.ts';
 import type { TargetPolicy } from './lib/safe-fetch.ts';
@@ -161,7 +161,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       async report(channelId, events, deliveryId) {
         const channel = await findChannel(database.db, channelId);
         if (!channel) return;
-        await acceptInboundDelivery({ db: database.db, queue, clock, logger }, { platform: channel.platform as Platform, events, channel, deliveryId });
+        await acceptInboundDelivery({ db: database.db, queue, clock, logger, statuses: applyStatuses }, { platform: channel.platform as Platform, events, channel, deliveryId });
       },
       statusOf: (channelId, providerMessageId) => messageStatusByProviderId(database.db, channelId, providerMessageId),
       pollKey: Buffer.from(sealer.derive('embedded-engine:poll-key'), 'hex'),

@@ -2,6 +2,13 @@
  * Accepting a verified provider delivery: its normalized events are routed to their channels and
  * stored, one row per channel with its `provider.inbound` job, in one transaction, so the provider is
  * answered at once and nothing acknowledged is lost.
+ *
+ * A channel's events that are all status reports (most deliveries under traffic: the official
+ * webhooks' `statuses`, the gateway's `message.statuses`) are applied in that same transaction and
+ * stored done, with no job: they are one statement's work (provider-events.ts applyStatuses), and a
+ * job would cost more round trips than the work itself (issue 14, BENCHMARKS.md). Reports of
+ * messages not known yet are deferred as the job would defer them (defer.ts). If applying fails the
+ * whole delivery is rolled back and refused, so the provider sends it again.
  */
 import type { Db } from '../../db/client.ts';
 import { providerEvents } from '../../db/schema.ts';
@@ -11,9 +18,20 @@ import { uuidv7 } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { InboundEvent, Platform } from '../../providers/provider.ts';
 import { findChannelByRef, findChannelsByWaba, type ChannelRow } from '../channels/channels.ts';
+import type { MessageApplier, StatusEvent } from '../messages/provider-events.ts';
+import { deferStatuses } from './defer.ts';
 import { storedDelivery } from './stored.ts';
 
-export type AcceptDeps = { db: Db; queue: Queue; clock: Clock; logger: Logger };
+export type AcceptDeps = {
+  db: Db;
+  queue: Queue;
+  clock: Clock;
+  logger: Logger;
+  /** Applies status reports as they are stored; without it every delivery waits for its job. */
+  statuses?: MessageApplier['applyStatuses'];
+};
+
+const onlyStatuses = (events: InboundEvent[]): events is StatusEvent[] => events.every((e) => e.kind === 'message.status');
 
 export type InboundDelivery = {
   platform: Platform;
@@ -62,7 +80,7 @@ function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
   return new Map([[channel.id, { channel, events: own }]]);
 }
 
-/** Stores the delivery's events for each channel they concern, with their jobs. Returns how many rows were stored (a retried delivery id stores none). */
+/** Stores the delivery's events for each channel they concern, with their jobs (or applied: see the header). Returns how many rows were stored (a retried delivery id stores none). */
 export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDelivery): Promise<{ stored: number }> {
   const routed = input.channel ? only(input.channel, input.events, deps.logger) : await route(deps.db, input.platform, input.events, deps.logger);
   const deliveries = [...routed.values()].filter((d) => d.events.length > 0);
@@ -71,6 +89,9 @@ export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDeli
     let stored = 0;
     for (const { channel, events } of deliveries) {
       const id = uuidv7();
+      const receivedAt = deps.clock.now();
+      // Status reports only: applied here, stored done (see the header).
+      const statuses = deps.statuses !== undefined && onlyStatuses(events) ? events : undefined;
       const inserted = await tx
         .insert(providerEvents)
         .values({
@@ -80,13 +101,19 @@ export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDeli
           platform: channel.platform,
           externalId: input.deliveryId ?? null,
           payload: storedDelivery(events),
-          receivedAt: deps.clock.now(),
+          receivedAt,
+          processedAt: statuses ? receivedAt : null,
         })
         .onConflictDoNothing()
         .returning({ id: providerEvents.id });
       if (inserted.length === 0) continue;
-      await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
       stored++;
+      if (!statuses || !deps.statuses) {
+        await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
+        continue;
+      }
+      const unknown = await deps.statuses(tx, channel, statuses, receivedAt);
+      if (unknown.length > 0) await deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown);
     }
     return { stored };
   });

@@ -7,7 +7,6 @@ import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { uuidv7 } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Queue } from '../../jobs/queue.ts';
 import type { InboundEvent, Platform, ProviderInbound } from '../../providers/provider.ts';
@@ -19,7 +18,8 @@ import { UnknownMessageError, type MessageApplier, type StatusEvent } from '../m
 import { conversationUpdated } from '../messages/conversations.ts';
 import { applyTemplateDecision } from '../templates/templates.ts';
 import { isForChannel } from './accept.ts';
-import { eventsOfStored, storedDelivery } from './stored.ts';
+import { deferStatuses } from './defer.ts';
+import { eventsOfStored } from './stored.ts';
 
 export type InboundApplyDeps = {
   db: Db;
@@ -68,7 +68,7 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
         else current = await applyEvent(deps, tx, current, run, clock.now());
       }
       let skipped: string | null = null;
-      if (unknown.length > 0 && inGrace()) await deferStatuses(deps, tx, stored, unknown);
+      if (unknown.length > 0 && inGrace()) await deferStatuses(deps.queue, tx, stored, unknown);
       else if (unknown.length > 0) {
         skipped = unknown.map((e) => `no message ${e.providerMessageId} on channel ${channel.id}`).join('; ');
         logger.warn({ provider_event_id: stored.id, skipped }, 'statuses for unknown messages ignored');
@@ -97,26 +97,6 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
     await db.update(providerEvents).set({ processedAt: clock.now(), error: skipped.join('; ').slice(0, 1000) }).where(eq(providerEvents.id, stored.id));
   }
   logger.debug({ provider_event_id: stored.id, channel_id: channel.id, events: events.length }, 'applied provider events');
-}
-
-/** How long reports of messages not known yet wait before they are looked for again. */
-const DEFERRED_STATUS_SECONDS = 1;
-
-/**
- * Reports of messages not known yet, stored as a delivery of their own (with the first receipt's
- * time, so the grace still counts from it) and its job, due again shortly.
- */
-async function deferStatuses(deps: InboundApplyDeps, tx: Executor, stored: typeof providerEvents.$inferSelect, statuses: StatusEvent[]): Promise<void> {
-  const id = uuidv7();
-  await tx.insert(providerEvents).values({
-    id,
-    organizationId: stored.organizationId,
-    channelId: stored.channelId,
-    platform: stored.platform,
-    payload: storedDelivery(statuses),
-    receivedAt: stored.receivedAt,
-  });
-  await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id }, { startAfterSeconds: DEFERRED_STATUS_SECONDS });
 }
 
 /** The events in order, consecutive status reports together (they are applied as a set). */

@@ -95,7 +95,7 @@ export type StatusEvent = Extract<InboundEvent, { kind: 'message.status' }>;
  * Status reports of a channel: each names its message by the provider's id, or by our own id echoed
  * back (a send whose answer was lost has no provider id yet). One statement finds them all.
  */
-async function applyStatuses(tx: Executor, channel: ChannelRow, events: StatusEvent[], now: Date): Promise<StatusEvent[]> {
+export async function applyStatuses(tx: Executor, channel: ChannelRow, events: StatusEvent[], now: Date): Promise<StatusEvent[]> {
   const providerIds = [...new Set(events.map((e) => e.providerMessageId))];
   const ownIds = [...new Set(events.map((e) => e.callbackData).filter((id): id is string => id !== undefined && isUuid(id)))];
   const rows = await tx

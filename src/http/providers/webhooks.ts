@@ -19,6 +19,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { connectionOf, findChannel, type ChannelRow } from '../../domain/channels/channels.ts';
 import { acceptInboundDelivery } from '../../domain/inbound/accept.ts';
+import { applyStatuses } from '../../domain/messages/provider-events.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { isUuid } from '../../lib/ids.ts';
 import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
@@ -62,7 +63,7 @@ export type ProviderWebhookDeps = {
 
 export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebhookDeps) {
   const { db, logger, installationSecrets, installationVerifyTokens } = deps;
-  const acceptDeps = { db, queue: deps.queue, clock: deps.clock, logger };
+  const acceptDeps = { db, queue: deps.queue, clock: deps.clock, logger, statuses: applyStatuses };
 
   /**
    * The channel a per-channel path names, or undefined. These routes are public, so an unknown id is
