@@ -169,3 +169,21 @@ test('a delivery of status reports only is applied before the provider is answer
   assert.equal(jobs!.n, 0);
   assert.ok((await updatesOf(res.body.data.id)).includes('delivered'), 'message.status_update recorded with it');
 });
+
+test('a report not known when it arrives waits in a delivery of its own whose job is due at once (its send is usually just behind)', async () => {
+  await report({ id: 'wamid.not-known-yet-2', status: 'delivered', recipient_id: '4915112343737' });
+  const db = server.container.database.db;
+  const rows = await queryRows<{ id: string; processed: boolean }>(
+    db,
+    sql`select id, processed_at is not null as processed from provider_events where payload::text like '%wamid.not-known-yet-2%' order by id`,
+  );
+  // The delivery as received is done; the report went on to one of its own (and on from there while it stays unknown).
+  assert.equal(rows[0]!.processed, true);
+  assert.ok(rows.length >= 2, 'the report waits in a delivery of its own');
+  const [job] = await queryRows<{ waited_ms: number }>(
+    db,
+    sql`select extract(epoch from (start_after - created_on)) * 1000 as waited_ms from pgboss.job where name = 'provider.inbound' and data->>'provider_event_id' = ${rows[1]!.id}`,
+  );
+  assert.ok(job, 'its job');
+  assert.ok(Number(job.waited_ms) < 500, `due at once, not after ${job.waited_ms} ms`);
+});

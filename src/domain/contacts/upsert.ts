@@ -16,7 +16,7 @@ import { DomainError, type FieldError } from '../errors.ts';
 import { customFieldsProblem, mergeCustomFields, sameCustomFields, type ContactInput } from './fields.ts';
 import { findIdentityOwners, identityKey, primaryIdentities, type IdentityRef } from './identities.ts';
 import type { ContactRow } from './record.ts';
-import { batchRows } from '../../db/batch-rows.ts';
+import { batchIds, batchRows } from '../../db/batch-rows.ts';
 
 export type ContactWrite = {
   input: ContactInput;
@@ -87,7 +87,7 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     const rows = await tx
       .select({ row: contacts, version: sql<string>`xmin::text` })
       .from(contacts)
-      .where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, [...ids])));
+      .where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, batchIds([...ids]))));
     for (const { row, version } of rows) working.set(row.id, { row, version, isNew: false, dirty: false, original: primaryIdentities(row) });
   }
   const owner = new Map(stored);
@@ -179,7 +179,7 @@ async function lockUnchanged(tx: Executor, organizationId: string, rows: Working
   const locked = await tx
     .select({ id: contacts.id, version: sql<string>`xmin::text` })
     .from(contacts)
-    .where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, rows.map((w) => w.row.id))))
+    .where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, batchIds(rows.map((w) => w.row.id)))))
     .orderBy(asc(contacts.id))
     .for('update');
   const now = new Map(locked.map((l) => [l.id, l.version]));

@@ -7,7 +7,7 @@
  * webhooks' `statuses`, the gateway's `message.statuses`) are applied in that same transaction and
  * stored done, with no job: they are one statement's work (provider-events.ts applyStatuses), and a
  * job would cost more round trips than the work itself (issue 14, BENCHMARKS.md). Reports of
- * messages not known yet are deferred as the job would defer them (defer.ts). If applying fails the
+ * messages not known yet go to a delivery of their own with its job, due at once (defer.ts). If applying fails the
  * whole delivery is rolled back and refused, so the provider sends it again.
  */
 import type { Db } from '../../db/client.ts';
@@ -113,7 +113,8 @@ export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDeli
         continue;
       }
       const unknown = await deps.statuses(tx, channel, statuses, receivedAt);
-      if (unknown.length > 0) await deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown);
+      // Not known yet: the job looks for them at once (their `sent` writes are usually just behind), then defers.
+      if (unknown.length > 0) await deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown, 0);
     }
     return { stored };
   });

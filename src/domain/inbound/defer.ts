@@ -1,8 +1,10 @@
 /**
  * Status reports of messages not known yet (their sends' answers are still being written, or were
- * lost and are being settled), stored as a delivery of their own with its `provider.inbound` job,
- * due again shortly. The delivery keeps the first receipt's time, so the grace (apply.ts
- * UNKNOWN_MESSAGE_GRACE_MS) still counts from it.
+ * lost and are being settled), stored as a delivery of their own with its `provider.inbound` job.
+ * The delivery keeps the first receipt's time, so the grace (apply.ts UNKNOWN_MESSAGE_GRACE_MS)
+ * still counts from it. Reports not found as they arrive (accept.ts) are due at once: most name a
+ * send whose `sent` write is a few milliseconds behind, and the job finds them; those the job does
+ * not find are due again DEFERRED_STATUS_SECONDS later.
  */
 import type { Executor } from '../../db/client.ts';
 import { providerEvents } from '../../db/schema.ts';
@@ -17,7 +19,7 @@ export const DEFERRED_STATUS_SECONDS = 1;
 /** The delivery the reports came in. */
 export type ReceivedDelivery = Pick<typeof providerEvents.$inferSelect, 'organizationId' | 'channelId' | 'platform' | 'receivedAt'>;
 
-export async function deferStatuses(queue: Queue, tx: Executor, received: ReceivedDelivery, statuses: StatusEvent[]): Promise<void> {
+export async function deferStatuses(queue: Queue, tx: Executor, received: ReceivedDelivery, statuses: StatusEvent[], afterSeconds = DEFERRED_STATUS_SECONDS): Promise<void> {
   const id = uuidv7();
   await tx.insert(providerEvents).values({
     id,
@@ -27,5 +29,5 @@ export async function deferStatuses(queue: Queue, tx: Executor, received: Receiv
     payload: storedDelivery(statuses),
     receivedAt: received.receivedAt,
   });
-  await queue.enqueue(tx, 'provider.inbound', { provider_event_id: id }, { startAfterSeconds: DEFERRED_STATUS_SECONDS });
+  await queue.enqueue(tx, 'provider.inbound', { provider_event_id: id }, afterSeconds > 0 ? { startAfterSeconds: afterSeconds } : undefined);
 }
