@@ -10,8 +10,8 @@
  * Woken at once by an accept in this process, by NOTIFY from others, and by a poll as a backstop
  * (the shared lease loop, src/lib/lease-loop.ts, which also pauses it while the database is down).
  */
-import { and, getTableColumns, inArray, isNotNull, sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../../db/client.ts';
+import { getTableColumns, inArray, sql } from 'drizzle-orm';
+import { queryRows, type Database, type Executor } from '../../db/client.ts';
 import { channels, messages } from '../../db/schema.ts';
 import type { ChannelRow } from '../channels/channels.ts';
 import { createBatcher } from '../../lib/batcher.ts';
@@ -19,7 +19,7 @@ import { createLeaseLoop } from '../../lib/lease-loop.ts';
 import { dispatchMessage, recordAttempts, recordSent, type DispatchDeps, type SendWrites } from './dispatch.ts';
 import { DISPATCH_CHANNEL, type MessageRow } from './messages.ts';
 import { BURST_MS, intervalMsOf, MAX_SLOT_WAIT_MS } from './pacing.ts';
-import { batchRows } from '../../db/batch-rows.ts';
+import { batchIds, batchRows } from '../../db/batch-rows.ts';
 
 /**
  * How long a claimed message is held before another worker may take it; the holder renews it every
@@ -44,6 +44,20 @@ export type DispatcherOptions = {
   /** This process's id: a channel whose connection one process holds (a wanted channel session) is sent from there only. */
   processId: string;
 };
+
+/**
+ * Pushes the leases of messages being sent to `until`. A message another transaction holds locked
+ * is skipped, not waited for: that is a status write (a send's `sent`, a provider's report), whose
+ * move out of `queued` ends the lease anyway, and waiting for it here (rows taken in no particular
+ * order) deadlocked with status writes, which take theirs in id order: the loser's send was tried
+ * again 15 s later. A lease skipped once is renewed at the next turn, well inside its 30 s.
+ */
+export async function renewLeases(db: Executor, ids: string[], until: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.execute(sql`
+    update messages set dispatch_at = ${until.toISOString()}::timestamptz
+     where id in (select id from messages where id in ${batchIds(ids)} and dispatch_at is not null order by id for update skip locked)`);
+}
 
 /** A claimed row: the message, and the slot of its channel's pace reserved for it (ms since the epoch; null: none, the channel cannot send now). */
 type ClaimedRow = { row: MessageRow; sendAt: number | null };
@@ -167,11 +181,7 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
   const renew = async () => {
     if (held.size === 0) return;
     const until = new Date(deps.clock.now().getTime() + DISPATCH_LEASE_SECONDS * 1000);
-    await deps.db
-      .update(messages)
-      .set({ dispatchAt: until })
-      .where(and(inArray(messages.id, [...held]), isNotNull(messages.dispatchAt)))
-      .catch((err: unknown) => deps.logger.warn({ err }, 'could not renew the lease of messages being sent'));
+    await renewLeases(deps.db, [...held], until).catch((err: unknown) => deps.logger.warn({ err }, 'could not renew the lease of messages being sent'));
   };
 
   const handle = async ({ row, sendAt }: ClaimedRow, channel: ChannelRow | undefined) => {
