@@ -112,7 +112,9 @@ try {
     // The baseline reads a copy of the service's data directory (PGlite holds it alone).
     await service.stop();
     cpSync(path.join(dataDir, 'db', 'pgdata'), path.join(bareDir, 'pgdata'), { recursive: true });
-    service = await startService(undefined, env, shared);
+    // On the same port: the sandbox gateway's URL in the channel names it (on another port the
+    // watchdog found the gateway gone and disconnected the channel, whose sends were then refused).
+    service = await startService(undefined, env, shared, service);
   }
   const barePort = await freePort();
   bare = spawn(process.execPath, [path.join(import.meta.dirname, 'lib', 'bare-server.ts')], {

@@ -75,8 +75,14 @@ export type Service = { baseUrl: string; apiKey: string; child: ChildProcess; st
  * waits for its health check (or, worker only, for its `worker started` line: keep LOG_LEVEL info).
  * BENCH_SERVICE_LOG_GREP=<regexp>: the service's log lines that match it are copied to stderr.
  */
-export async function startService(database: TestDatabaseUrl | undefined, env: Record<string, string>, shared: { dataDir: string; apiKey: string; key: string }): Promise<Service> {
-  const port = await freePort();
+export async function startService(
+  database: TestDatabaseUrl | undefined,
+  env: Record<string, string>,
+  shared: { dataDir: string; apiKey: string; key: string },
+  /** A restart: the same port, which the service's own URLs (the sandbox's, kept in its channels) name. */
+  samePortAs?: Service,
+): Promise<Service> {
+  const port = samePortAs ? Number(new URL(samePortAs.baseUrl).port) : await freePort();
   // Node's flags as `npm start` passes them (the service as deployed), then BENCH_SERVICE_NODE_ARGS.
   const nodeArgs = [...START_FLAGS, ...serviceNodeArgs()];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'src/main.ts')], {
@@ -103,6 +109,13 @@ export async function startService(database: TestDatabaseUrl | undefined, env: R
     out += chunk;
     if (out.length > 100_000) out = out.slice(-50_000);
   });
+  // A service that goes away mid-benchmark says why (its last log lines), instead of leaving the
+  // benchmark to fail later on a refused connection.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`service (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}; its last log lines:\n${out.split('\n').slice(-30).join('\n')}\n`);
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   // PGlite applies every migration at first start; on a busy 2-core machine that can take a minute.
   const deadline = Date.now() + 180_000;
@@ -116,6 +129,7 @@ export async function startService(database: TestDatabaseUrl | undefined, env: R
       if (ok) break;
     }
     if (Date.now() > deadline) {
+      stopping = true;
       child.kill('SIGKILL');
       throw new Error(`service not ready: ${out}`);
     }
@@ -127,6 +141,7 @@ export async function startService(database: TestDatabaseUrl | undefined, env: R
     child,
     async stop() {
       if (child.exitCode !== null) return;
+      stopping = true;
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     },
