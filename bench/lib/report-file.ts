@@ -108,8 +108,24 @@ export function valuesOf(sectionText: string): Map<string, number> {
 // ---------------------------------------------------------------------------------------------
 // Two runs compared
 
+/**
+ * What a value measures, read from its column: `tail` for a percentile or an extreme of a latency
+ * distribution (p50, p95, p99, max, min: a few slow samples move them, and they vary most from run
+ * to run), `rate` for the rest (rates, ratios against a baseline, sizes, CPU per unit, medians of runs).
+ */
+export type ValueKind = 'rate' | 'tail';
+
+const TAIL = /\b(p\d{2,3}(?:\.\d+)?|max|min)\b/i;
+
+/** The kind of a value keyed `row | column` or `row | column [part]` (the part decides when there is one; the row label never does). */
+export function kindOf(key: string): ValueKind {
+  const column = key.split(' | ').slice(1).join(' | ').replace(/\s+#\d+$/, '');
+  const part = /\[([^\]]+)\]$/.exec(column)?.[1] ?? column;
+  return TAIL.test(part) ? 'tail' : 'rate';
+}
+
 /** `headline`: the value is in bold in this run's table (a benchmark's result against its target or baseline). */
-export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean; headline: boolean };
+export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean; headline: boolean; kind: ValueKind };
 
 /** Relative difference (after - before) / |before|; 0 when both are 0, Infinity when only before is. */
 export function relativeDifference(before: number, after: number): number {
@@ -129,7 +145,7 @@ export function compareRuns(previous: Section[], current: Section[], limit = 0.1
       const was = before.get(key);
       if (was === undefined) continue;
       const relative = relativeDifference(was, after);
-      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit, headline });
+      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit, headline, kind: kindOf(key) });
     }
   }
   return out;
@@ -141,9 +157,9 @@ const num = (v: number) => (Math.abs(v) >= 100 ? Math.round(v).toLocaleString('e
 /** The comparison as a markdown table (flagged rows marked). */
 export function differenceTable(diffs: Difference[]): string {
   return [
-    '| Section | Value | Headline | Previous | This run | Difference | |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${d.headline ? 'yes' : ''} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
+    '| Section | Value | Headline | Kind | Previous | This run | Difference | |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${d.headline ? 'yes' : ''} | ${d.kind} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
   ].join('\n');
 }
 
@@ -151,27 +167,45 @@ const differenceOf = (d: Difference) => `${d.section} "${d.key}" ${num(d.before)
 
 /**
  * The short paragraph BENCHMARKS.md carries about the comparison: the headline values first (those
- * in bold: each benchmark's results, the ones its targets and baselines are about), then every value
- * (tail latencies and queue waits among them, which vary more from run to run).
+ * in bold: each benchmark's results, the ones its targets and baselines are about), rates and ratios
+ * apart from latency tails (p99 of a millisecond-scale distribution moves with a few slow samples;
+ * both are counted, neither is left out), then every value.
  */
 export function agreementParagraph(diffs: Difference[], previousLabel: string, limit = 0.15): string {
   if (diffs.length === 0) return `No value of this run could be compared with ${previousLabel} (no section with the same tables in both).`;
-  const share = (part: Difference[], of: Difference[]) => `${part.length} (${((100 * part.length) / of.length).toFixed(0)}%)`;
+  const share = (part: Difference[], of: Difference[]) => `${part.length} of ${of.length} (${((100 * part.length) / of.length).toFixed(0)}%)`;
+  const byDistance = (a: Difference, b: Difference) => Math.abs(b.relative) - Math.abs(a.relative);
   const headlines = diffs.filter((d) => d.headline);
-  const headlinesOff = headlines.filter((d) => d.flagged).sort((a, b) => Math.abs(b.relative) - Math.abs(a.relative));
+  const headlineLine = (kind: ValueKind, what: string) => {
+    const all = headlines.filter((d) => d.kind === kind);
+    if (!all.length) return '';
+    const off = all.filter((d) => d.flagged).sort(byDistance);
+    const others = off.length ? `; the others: ${off.slice(0, 12).map(differenceOf).join('; ')}${off.length > 12 ? `; and ${off.length - 12} more` : ''}` : '';
+    return ` ${what}: ${share(all.filter((d) => !d.flagged), all)} agree within ${limit * 100}%${others}.`;
+  };
   const within = diffs.filter((d) => !d.flagged);
   const sections = new Set(diffs.map((d) => d.section)).size;
-  const worst = [...diffs].sort((a, b) => Math.abs(b.relative) - Math.abs(a.relative)).filter((d) => d.flagged).slice(0, 8);
+  const worst = [...diffs].sort(byDistance).filter((d) => d.flagged).slice(0, 8);
   const absolute = diffs.map((d) => Math.abs(d.relative)).filter(Number.isFinite).sort((a, b) => a - b);
   const mid = absolute.length ? absolute[Math.floor(absolute.length / 2)]! : NaN;
   return [
     `Compared with ${previousLabel}.`,
     headlines.length
-      ? `Headline values (in bold in the tables: the results the targets and baselines are about): ${headlines.length} in both, ${share(headlines.filter((d) => !d.flagged), headlines)} agree within ${limit * 100}%${headlinesOff.length ? `; the others: ${headlinesOff.slice(0, 12).map(differenceOf).join('; ')}${headlinesOff.length > 12 ? `; and ${headlinesOff.length - 12} more` : ''}` : ''}.`
+      ? `Headline values (in bold in the tables: the results the targets and baselines are about): ${headlines.length} in both, ${share(headlines.filter((d) => !d.flagged), headlines)} agree within ${limit * 100}%.${headlineLine('rate', 'Rates, ratios, sizes and medians among them')}${headlineLine('tail', 'Latency percentiles and maxima among them')}`
       : 'No headline value (in bold) appears in both.',
     `All values: ${diffs.length} in ${sections} sections appear in both; ${share(within, diffs)} agree within ${limit * 100}%, the median absolute difference is ${(mid * 100).toFixed(1)}%.`,
     worst.length ? `Largest differences: ${worst.map(differenceOf).join('; ')}.` : 'None differs by more than that.',
   ].join(' ');
+}
+
+/** `text` (a BENCHMARKS.md) with its agreement block replaced by `body`, or added after the header block when it has none. */
+export function withAgreement(text: string, body: string): string {
+  const block = ownBlock('agreement', body);
+  const existing = /<!-- run-all:agreement -->[\s\S]*?<!-- \/run-all:agreement -->/;
+  if (existing.test(text)) return text.replace(existing, () => block);
+  const header = /<!-- \/run-all:header -->/;
+  if (header.test(text)) return text.replace(header, (end) => `${end}\n\n${block}`);
+  return text.replace(/^# Benchmarks[ \t]*\n+/, () => `# Benchmarks\n\n${block}\n\n`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assemble, compareRuns, differenceTable, emphasisIn, notesOf, numbersIn, relativeDifference, sectionsOf, valuesOf, agreementParagraph } from '../../bench/lib/report-file.ts';
+import { assemble, compareRuns, differenceTable, emphasisIn, kindOf, notesOf, numbersIn, relativeDifference, sectionsOf, valuesOf, agreementParagraph, withAgreement } from '../../bench/lib/report-file.ts';
 import { growthOf, slopeOf } from '../../bench/lib/series.ts';
 
 const section = (name: string, body: string) => `<!-- bench:${name} -->\n${body}\n<!-- /bench:${name} -->`;
@@ -89,10 +89,40 @@ test('two runs compared: only values in a section of both; more than 15% flagged
   assert.equal(table.split('\n').length, 2 + diffs.length);
   assert.equal(table.split('\n').filter((l) => l.includes('**> 15%**')).length, 1);
   const paragraph = agreementParagraph(diffs, 'the previous file');
-  assert.match(paragraph, /All values: 5 in 1 sections appear in both; 4 \(80%\) agree within 15%/);
-  assert.match(paragraph, /Headline values \([^)]*\): 2 in both, 1 \(50%\) agree within 15%; the others: pipeline-postgres "this run \| Steady accept → read p50 \/ p99 \[p99\]" 10,000 → 12,000 \(\+20\.0%\)\./);
-  assert.match(paragraph, /p99\]" 10,000 → 12,000 \(\+20\.0%\)/);
+  assert.match(paragraph, /All values: 5 in 1 sections appear in both; 4 of 5 \(80%\) agree within 15%/);
+  assert.match(paragraph, /Headline values \([^)]*\): 2 in both, 1 of 2 \(50%\) agree within 15%\./);
+  // The headlines split by kind: the rate agrees, the tail (p99) is named with its difference.
+  assert.match(paragraph, /Rates, ratios, sizes and medians among them: 1 of 1 \(100%\) agree within 15%\./);
+  assert.match(paragraph, /Latency percentiles and maxima among them: 0 of 1 \(0%\) agree within 15%; the others: pipeline-postgres "this run \| Steady accept → read p50 \/ p99 \[p99\]" 10,000 → 12,000 \(\+20\.0%\)\./);
   assert.match(agreementParagraph([], 'the previous file'), /No value/);
+});
+
+test('a value is a latency tail when its column (or the part of it) is a percentile or an extreme; the row label does not count', () => {
+  assert.equal(kindOf('this run | Steady accept → read p50 / p99 [p99]'), 'tail');
+  assert.equal(kindOf('this run | Steady accept → read p50 / p99 [p50]'), 'tail');
+  assert.equal(kindOf('201 → delivered | p50 / p90 / p99 / max [max]'), 'tail');
+  assert.equal(kindOf('this run | provider.inbound wait p50 / p99 / max ms [max ms]'), 'tail');
+  assert.equal(kindOf('first page | p95'), 'tail');
+  assert.equal(kindOf('first page | p95 #2'), 'tail');
+  assert.equal(kindOf('this run | Read/s'), 'rate');
+  assert.equal(kindOf('GET /v1/channels | Service / baseline'), 'rate');
+  assert.equal(kindOf('at 300/s offered for 60 s, max | Median'), 'rate');
+  assert.equal(kindOf('RSS max | Value'), 'rate');
+  assert.equal(kindOf('this run | Accepted/s [maximum]'), 'rate');
+});
+
+test('the agreement block: replaced where it is, else put after the header, else after the title', () => {
+  const header = '<!-- run-all:header -->\nheader\n<!-- /run-all:header -->';
+  const old = '<!-- run-all:agreement -->\nold paragraph\n<!-- /run-all:agreement -->';
+  const replaced = withAgreement(`# Benchmarks\n\n${header}\n\n${old}\n\n${section('a', 'x $& y')}\n`, 'new $1 paragraph');
+  assert.doesNotMatch(replaced, /old paragraph/);
+  assert.equal(replaced.match(/run-all:agreement -->/g)?.length, 2);
+  assert.match(replaced, /header\n<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nnew \$1 paragraph\n<!-- \/run-all:agreement -->/);
+  assert.deepEqual(sectionsOf(replaced).map((s) => s.block), [section('a', 'x $& y')]);
+  const added = withAgreement(`# Benchmarks\n\n${header}\n\n${section('a', 'x')}\n`, 'added');
+  assert.match(added, /<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
+  const bare = withAgreement(`# Benchmarks\n\n${section('a', 'x')}\n`, 'added');
+  assert.match(bare, /^# Benchmarks\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
 });
 
 test('the file put together: new sections replace old ones, the rest is kept once, a second assembly repeats nothing', () => {
