@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hasFlag } from './lib/common.ts';
-import { agreementParagraph, compareRuns, differenceTable, sectionsOf, withAgreement } from './lib/report-file.ts';
+import { agreementParagraph, compareRuns, differenceTable, runDateOf, sectionsOf, withAgreement } from './lib/report-file.ts';
 
 const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (files.length < 1 || files.length > 2) {
@@ -30,8 +30,7 @@ const same = new Set(previous.map((s) => s.block));
 const current = sectionsOf(currentText);
 const rerun = current.filter((s) => !same.has(s.block));
 const diffs = compareRuns(previous, rerun);
-const runOf = (text: string) => /Written by `npm run bench`[^\n]*?(\d{4}-\d{2}-\d{2}[ T][\d:]+)/.exec(text)?.[1];
-const previousDate = runOf(previousText);
+const previousDate = runDateOf(previousText);
 const label = previousDate ? `the run of ${previousDate} UTC (${path.basename(previousFile)})` : path.basename(previousFile);
 const body = `## Agreement with the previous run\n\n${agreementParagraph(diffs, label)}`;
 console.log(`${differenceTable(diffs)}\n\n${current.length - rerun.length} sections the same in both (not rerun) left out.\n\n${body}`);

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machine } from './bench-report.ts';
 import { hasFlag, option, pgServerUrl } from './lib/common.ts';
-import { agreementParagraph, assemble, compareRuns, differenceTable, sectionsOf } from './lib/report-file.ts';
+import { agreementParagraph, assemble, compareRuns, differenceTable, runDateOf, sectionsOf } from './lib/report-file.ts';
 import { postgresVersion } from './lib/webhooks.ts';
 
 type BackendName = 'pglite' | 'postgres';
@@ -140,7 +140,7 @@ try {
   if (hasFlag('compare')) {
     const diffs = compareRuns(sectionsOf(previousText), current);
     console.log(`\n${differenceTable(diffs)}`);
-    const previousDate = /Written by `npm run bench`[^\n]*?(\d{4}-\d{2}-\d{2}[ T][\d:]+)/.exec(previousText)?.[1];
+    const previousDate = runDateOf(previousText);
     agreement = `## Agreement with the previous run\n\n${agreementParagraph(diffs, `the previous ${path.basename(previousFile)}${previousDate ? ` (run of ${previousDate} UTC)` : ''}`)}`;
     console.log(`\n${agreement}`);
   }

@@ -198,6 +198,11 @@ export function agreementParagraph(diffs: Difference[], previousLabel: string, l
   ].join(' ');
 }
 
+/** When the run that wrote `text` (a BENCHMARKS.md) started, as its header gives it ("2026-11-27 03:39"), if it has one. */
+export function runDateOf(text: string): string | undefined {
+  return /Written by `npm run bench`[^\n]*?(\d{4}-\d{2}-\d{2}[ T][\d:]+)/.exec(text)?.[1];
+}
+
 /** `text` (a BENCHMARKS.md) with its agreement block replaced by `body`, or added after the header block when it has none. */
 export function withAgreement(text: string, body: string): string {
   const block = ownBlock('agreement', body);

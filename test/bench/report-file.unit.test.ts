@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assemble, compareRuns, differenceTable, emphasisIn, kindOf, notesOf, numbersIn, relativeDifference, sectionsOf, valuesOf, agreementParagraph, withAgreement } from '../../bench/lib/report-file.ts';
+import { assemble, compareRuns, differenceTable, emphasisIn, kindOf, notesOf, numbersIn, relativeDifference, runDateOf, sectionsOf, valuesOf, agreementParagraph, withAgreement } from '../../bench/lib/report-file.ts';
 import { growthOf, slopeOf } from '../../bench/lib/series.ts';
 
 const section = (name: string, body: string) => `<!-- bench:${name} -->\n${body}\n<!-- /bench:${name} -->`;
@@ -121,6 +121,8 @@ test('the agreement block: replaced where it is, else put after the header, else
   assert.deepEqual(sectionsOf(replaced).map((s) => s.block), [section('a', 'x $& y')]);
   const added = withAgreement(`# Benchmarks\n\n${header}\n\n${section('a', 'x')}\n`, 'added');
   assert.match(added, /<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
+  assert.equal(runDateOf(`# Benchmarks\n\n<!-- run-all:header -->\nWritten by \`npm run bench\` (bench/run-all.ts) on 2026-11-27 03:39 UTC, in 56 minutes\n<!-- /run-all:header -->`), '2026-11-27 03:39');
+  assert.equal(runDateOf('# Benchmarks\n'), undefined);
   const bare = withAgreement(`# Benchmarks\n\n${section('a', 'x')}\n`, 'added');
   assert.match(bare, /^# Benchmarks\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
 });
