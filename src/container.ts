@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from './db/errors.ts';
 import { bootstrap, type BootstrapResult } from './domain/organizations/bootstrap.ts';
 import { startQueue, type JobHandlers, type Queue } from './jobs/queue.ts';
 import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
-import { analyzeTablesHandler } from './jobs/handlers/analyze-tables.ts';
+import { analyzeSoon, analyzeTablesHandler } from './jobs/handlers/analyze-tables.ts';
 import { providerInboundHandler } from './jobs/handlers/provider-inbound.ts';
 import { channelWatchdogHandler } from './jobs/handlers/channel-watchdog.ts';
 import { sandboxCallbackHandler } from './jobs/handlers/sandbox-callback.ts';
@@ -217,7 +217,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       jobHandlers: () => ({
         'message.reconcile': messageReconcileHandler(dispatchDeps(container)),
         'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
-        'maintenance.analyze': analyzeTablesHandler({ database, logger }),
+        'maintenance.analyze': analyzeTablesHandler({ database, logger, again: () => analyzeSoon(container.queue, database.db) }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'provider.inbound': providerInboundHandler({
           db: database.db,

@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildContainer, openConfiguredDatabase, probeServices, type Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
+import { analyzeSoon } from './jobs/handlers/analyze-tables.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { buildApp, type App } from './http/app.ts';
 import { buildProbeApp } from './http/probes.ts';
@@ -140,6 +141,8 @@ export async function serve(config: Config) {
   if (config.roles.includes('worker') && !stopping) {
     workerStarting = container.queue.work(container.jobHandlers());
     await workerStarting;
+    // A first look at the tables' growth soon after start, not at the next minute (a fresh database fills fast).
+    await analyzeSoon(container.queue, container.database.db).catch((err: unknown) => container.logger.warn({ err }, 'could not schedule the table analysis'));
     container.logger.info('worker started');
   }
 }

@@ -20,8 +20,11 @@ type BatchHandled = 'sandbox.callback';
 export type JobHandlers = { [N in JobName]: N extends BatchHandled ? BatchJobHandler<N> : JobHandler<N> };
 
 export type Queue = {
-  /** Enqueues a job; pass the transaction so the job commits (or not) with the change. */
-  enqueue<N extends JobName>(executor: Executor, name: N, payload: JobPayload<N>, options?: { startAfterSeconds?: number; singletonKey?: string }): Promise<void>;
+  /**
+   * Enqueues a job; pass the transaction so the job commits (or not) with the change. With
+   * `singletonSeconds`, a second job of the same name and key in the same slot of that many seconds is dropped.
+   */
+  enqueue<N extends JobName>(executor: Executor, name: N, payload: JobPayload<N>, options?: { startAfterSeconds?: number; singletonKey?: string; singletonSeconds?: number }): Promise<void>;
   /** Starts polling and running handlers (the worker role). */
   work(handlers: JobHandlers): Promise<void>;
   /** Wakes this process's workers of a queue now (after a commit that enqueued), instead of at their next poll. */
@@ -79,6 +82,7 @@ export async function startQueue(
         db: fromDrizzle(executor as Parameters<typeof fromDrizzle>[0], sql),
         startAfter: options?.startAfterSeconds,
         singletonKey: options?.singletonKey,
+        singletonSeconds: options?.singletonSeconds,
       });
     },
     async work(handlers) {
