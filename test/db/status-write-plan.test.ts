@@ -1,10 +1,12 @@
 /**
- * A status write (src/domain/messages/messages.ts advanceStatuses) decodes each row of its batches
- * once. The events of a batch went into the insert straight from the JSON parameter, filtered by the
+ * A status write (src/domain/messages/messages.ts advanceStatuses) is one statement, and decodes each
+ * row of its batches once. The events of a batch went into the insert straight from the JSON parameter, filtered by the
  * messages the write moved; the planner took those for one row and put the decoding on the inner side
  * of a nested loop, so every event (its payload converted to jsonb) was decoded again for each message
  * moved: 10 messages, 20 events, 200 decodings, most of the statement's time and the largest single
- * share of PostgreSQL's CPU under the pipeline benchmark (DECISIONS 62).
+ * share of PostgreSQL's CPU under the pipeline benchmark (DECISIONS 62). And the dispatcher's `sent`
+ * writes took four round trips (BEGIN, the rows read locked, the write, COMMIT) where the write alone,
+ * locking its rows itself, does.
  * Counted from the executed plan (auto_explain, sent to this connection as a notice), not timed.
  * PostgreSQL only: the plan is PostgreSQL's.
  */
@@ -16,7 +18,8 @@ import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase, type Db } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema.ts';
-import { advanceStatuses } from '../../src/domain/messages/messages.ts';
+import { recordSent } from '../../src/domain/messages/dispatch.ts';
+import { advanceStatuses, type MessageRow } from '../../src/domain/messages/messages.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { createTestDatabaseUrl, usingPostgres, type TestDatabaseUrl } from '../harness.ts';
 
@@ -62,16 +65,21 @@ function decodedRows(node: PlanNode, into = new Map<string, number>()): Map<stri
   return into;
 }
 
-test('a status write of many messages decodes each history row and event of its batch once', { skip }, async () => {
-  const db = drizzle(client!, { schema }) as unknown as Db;
+/** Queued messages of a new organization, as read. */
+async function queuedMessages(db: Db, count: number): Promise<MessageRow[]> {
   const org = uuidv7();
   await db.execute(sql`insert into organizations (id, name) values (${org}, 'Plans')`);
-  const ids = Array.from({ length: MESSAGES }, () => uuidv7());
+  const ids = Array.from({ length: count }, () => uuidv7());
   for (const id of ids) {
     await db.execute(sql`insert into messages (id, organization_id, channel_id, conversation_id, direction, to_phone, type, content, status, dispatch_at)
                          values (${id}, ${org}, ${uuidv7()}, ${uuidv7()}, 'outbound', '+4915112340000', 'text', '{"body":"x"}', 'queued', now())`);
   }
-  const rows = await db.select().from(schema.messages).where(inArray(schema.messages.id, ids));
+  return db.select().from(schema.messages).where(inArray(schema.messages.id, ids));
+}
+
+test('a status write of many messages decodes each history row and event of its batch once', { skip }, async () => {
+  const db = drizzle(client!, { schema }) as unknown as Db;
+  const rows = await queuedMessages(db, MESSAGES);
   const now = new Date();
 
   plans.length = 0;
@@ -86,6 +94,39 @@ test('a status write of many messages decodes each history row and event of its 
   assert.equal(decoded.get('h'), MESSAGES, `history rows decoded ${decoded.get('h')} times for ${MESSAGES} rows`);
   assert.equal(decoded.get('r'), MESSAGES, `messages decoded ${decoded.get('r')} times for ${MESSAGES} rows`);
 
-  const [events] = (await client!.query(`select count(*)::int as n from events`)).rows as Array<{ n: number }>;
+  const [events] = (await client!.query(`select count(*)::int as n from events where payload->>'message_id' = any($1)`, [rows.map((r) => r.id)])).rows as Array<{ n: number }>;
   assert.equal(events!.n, 2 * MESSAGES);
+});
+
+test("a batch of sends is recorded in one statement; a row moved meanwhile is read again and planned from its newest status", { skip }, async () => {
+  const db = drizzle(client!, { schema }) as unknown as Db;
+  const rows = await queuedMessages(db, 3);
+  const [stale] = rows;
+  // Another report moved the first message on after the dispatcher read it: `delivered`, with its history.
+  await db.execute(sql`update messages set status = 'delivered', dispatch_at = null where id = ${stale!.id}`);
+  await db.execute(sql`insert into message_status_history (id, message_id, status, occurred_at) values (${uuidv7()}, ${stale!.id}, 'sent', now()), (${uuidv7()}, ${stale!.id}, 'delivered', now())`);
+
+  const sent: string[] = [];
+  const query = client!.query.bind(client!) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+    sent.push(text.trim().split(/\s+/)[0]!.toLowerCase());
+    return query(...args);
+  };
+  try {
+    await recordSent(db, rows.slice(1).map((row) => ({ row, providerMessageId: `wamid.${row.id}` })), new Date());
+    assert.deepEqual(sent, ['with'], 'two fresh rows: one statement, no transaction around it');
+    sent.length = 0;
+    // The stale row, planned from `queued`, is refused by the write, read again and found past `sent`: nothing more is written.
+    await recordSent(db, [{ row: stale!, providerMessageId: `wamid.${stale!.id}` }], new Date());
+    assert.deepEqual(sent, ['with', 'select', 'with']);
+  } finally {
+    (client as unknown as { query: unknown }).query = query;
+  }
+  const after = await db.select().from(schema.messages).where(inArray(schema.messages.id, rows.map((r) => r.id)));
+  assert.deepEqual(new Map(after.map((r) => [r.id, r.status])), new Map(rows.map((r, i) => [r.id, i === 0 ? 'delivered' : 'sent'])));
+  const history = (await client!.query(`select message_id::text, status from message_status_history where message_id = any($1) order by message_id, status`, [rows.map((r) => r.id)])).rows as Array<{ message_id: string; status: string }>;
+  assert.equal(history.filter((h) => h.message_id === stale!.id).map((h) => h.status).join(), 'delivered,sent', 'no second `sent` row');
+  const events = (await client!.query(`select payload->>'message_id' as id from events where payload->>'message_id' = $1`, [stale!.id])).rows;
+  assert.equal(events.length, 0, 'the stale report announced nothing');
 });

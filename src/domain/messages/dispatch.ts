@@ -68,7 +68,7 @@ async function loadRow(db: Db, id: string): Promise<MessageRow | undefined> {
 
 async function fail(deps: DispatchDeps, row: MessageRow, error: MessageError): Promise<null> {
   const now = deps.clock.now();
-  await deps.db.transaction((tx) => advanceStatus(tx, row, 'failed', now, now, { error }));
+  await advanceStatus(deps.db, row, 'failed', now, now, { error });
   return null;
 }
 
@@ -111,14 +111,12 @@ export async function recordAttempts(db: Db, rows: MessageRow[], now: Date): Pro
   return rows.map((r) => byId.get(r.id));
 }
 
-/** Records accepted sends, many in one transaction (advanceStatuses); without a provider id (a read receipt) a row keeps none. */
+/** Records accepted sends, many in one statement (advanceStatuses); without a provider id (a read receipt) a row keeps none. */
 export async function recordSent(db: Db, sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>, now: Date): Promise<void> {
-  await db.transaction((tx) =>
-    advanceStatuses(
-      tx,
-      sends.map(({ row, providerMessageId }) => ({ row, to: 'sent' as const, occurredAt: now, ...(providerMessageId ? { providerMessageId } : {}) })),
-      now,
-    ),
+  await advanceStatuses(
+    db,
+    sends.map(({ row, providerMessageId }) => ({ row, to: 'sent' as const, occurredAt: now, ...(providerMessageId ? { providerMessageId } : {}) })),
+    now,
   );
 }
 
@@ -176,7 +174,7 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
   const started = performance.now();
   const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
   const seconds = (performance.now() - started) / 1000;
-  // The row as marked: a status that moved it meanwhile is met by advanceStatuses (it reads the row locked).
+  // The row as marked: a status that moved it meanwhile is met by advanceStatuses (it writes only from the status planned on, and plans again).
   if (result.ok) {
     await writes.sent(marked, result.value.providerMessageId);
     deps.recorder?.send(platform, 'sent', seconds);

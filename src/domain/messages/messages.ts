@@ -156,25 +156,26 @@ export async function advanceStatus(
 
 /**
  * advanceStatus for many reports at once (the statuses of one provider delivery, the sends of a
- * batch): the messages are read and locked in one statement and every change, history row and event
- * written in a second, whatever the number of reports. Reports of the same message apply in the
- * order given. Resolves to whether each report moved its message. Pass a transaction: the lock holds
- * until it ends (without one, a message another report moved between the two statements is read
- * again and its report applied anew).
+ * batch): one statement locks the messages in id order and writes every change, history row and
+ * event, whatever the number of reports. The reports are planned on the rows as the caller read
+ * them; the statement writes a message only if it is still in the status planned from, and the
+ * messages a report moved meanwhile (reports of one message run concurrently) are read again and
+ * planned anew, so a report is always judged against the newest status. Reports of the same message
+ * apply in the order given. Resolves to whether each report moved its message. Atomic on its own; a
+ * transaction passed in holds the locks until it ends.
  */
 export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Date): Promise<boolean[]> {
   const result: boolean[] = moves.map(() => false);
   let pending = moves.map((move, i) => ({ move, i }));
+  // A message's reports are planned from one row: the first the caller gave for it.
+  let current = new Map<string, MessageRow>();
+  for (const { row } of moves) if (!current.has(row.id)) current.set(row.id, row);
   while (pending.length > 0) {
-    // The rows as committed now, locked: a report is judged against the newest status, never the one
-    // read when the report was picked up (reports of one message run concurrently).
-    const ids = [...new Set(pending.map((p) => p.move.row.id))];
-    // In id order: transactions locking overlapping sets wait for each other instead of deadlocking.
-    const current = new Map((await tx.select().from(messages).where(inArray(messages.id, ids)).orderBy(messages.id).for('update')).map((r) => [r.id, r]));
     const plan = planMoves(pending, current);
     for (const [i, moved] of plan.moved) result[i] = moved;
     const conflicted = await writeMoves(tx, plan, now);
     pending = pending.filter((p) => conflicted.has(p.move.row.id));
+    if (pending.length > 0) current = new Map((await tx.select().from(messages).where(inArray(messages.id, [...conflicted]))).map((r) => [r.id, r]));
   }
   return result;
 }
@@ -233,10 +234,11 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
 }
 
 /**
- * Writes a plan in one statement: the messages that move (each only from the status it was planned
- * on), their history rows and their events (with the NOTIFY that wakes the webhook engine). A message
- * that is no longer in the status it was planned on (moved by a report meanwhile: possible only
- * without the lock) writes nothing; its id is returned, to be planned again.
+ * Writes a plan in one statement: locks its messages in id order (transactions writing overlapping
+ * sets wait for each other instead of deadlocking), then writes the messages that move (each only
+ * from the status it was planned on: a locked row is read as last committed), their history rows and
+ * their events (with the NOTIFY that wakes the webhook engine). A message no longer in the status it
+ * was planned on (moved by a report meanwhile) writes nothing; its id is returned, to be planned again.
  */
 async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<string>> {
   if (plan.rows.length === 0) return new Set();
@@ -246,6 +248,7 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
       with r as (
         select * from ${batchRows(JSON.stringify(plan.rows), 'r', `id uuid, "from" text, status text, provider_message_id text, error json`)}
       ),
+      locked as (select id from messages where id in (select id from r) order by id for update),
       moved as (
         update messages m set
           status = r.status,
@@ -259,7 +262,7 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
           error_user_title = case when r.error is null then m.error_user_title else r.error->>'userTitle' end,
           error_user_message = case when r.error is null then m.error_user_message else r.error->>'userMessage' end
         from r
-        where m.id = r.id and m.status = r."from" and r.status <> r."from"
+        where m.id = r.id and m.status = r."from" and r.status <> r."from" and m.id in (select id from locked)
         returning m.id
       ),
       kept as (select id from moved union all select id from r where r.status = r."from"),
