@@ -160,14 +160,6 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     metrics.observeRequest(request.method, request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
-    // What a credential can read is never kept by a browser or a proxy; a route may still set its own.
-    const auth = request.routeOptions.config?.auth;
-    if (!(auth && 'public' in auth)) void reply.header('cache-control', 'no-store');
-  });
-
-  await app.register(cookie);
   const helmetOptions = {
     contentSecurityPolicy: {
       directives: {
@@ -187,10 +179,16 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   // Helmet's headers, computed once (its middleware would parse the directives on every request) and
   // set from the prepared object. A malformed path never reaches the hooks: frameworkErrors (above) sets them itself.
   const securityHeaderValues = headersOf(securityHeaders(helmetOptions));
-  app.addHook('onRequest', (_request, reply, done) => {
+  // The headers every answer carries, in one synchronous hook (an async one costs a promise and a turn per request).
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.headers(securityHeaderValues);
+    void reply.header('x-request-id', request.id);
+    // What a credential can read is never kept by a browser or a proxy; a route may still set its own.
+    const auth = request.routeOptions.config?.auth;
+    if (!(auth && 'public' in auth)) void reply.header('cache-control', 'no-store');
     done();
   });
+  await app.register(cookie);
   // The dashboard's pages may show the images and media messages point at (an outbound picture by URL):
   // from https addresses, and plain http ones on a plain-http deployment, never scripts or frames.
   const mediaSources = ["'self'", 'data:', 'https:', ...(config.secureCookies ? [] : ['http:'])];
