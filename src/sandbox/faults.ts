@@ -38,6 +38,8 @@ export type FaultRule = {
 export type FaultSwitch = {
   set(rules: FaultRule[]): void;
   list(): Array<FaultRule & { hits: number }>;
+  /** No rule is switched on: nothing to take for any send. */
+  idle(): boolean;
   /** The rule for this send of `account` to `to` (or this media download of `account`), counting the hit; undefined when none applies. */
   take(account: string, to?: string, on?: FaultTarget): FaultRule | undefined;
 };
@@ -49,6 +51,7 @@ export function createFaultSwitch(): FaultSwitch {
       rules = next.map((rule) => ({ ...rule, hits: 0 }));
     },
     list: () => rules.map((rule) => ({ ...rule })),
+    idle: () => rules.length === 0,
     take(account, to, on = 'send') {
       const rule = rules.find(
         (r) =>

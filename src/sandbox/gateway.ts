@@ -2,8 +2,9 @@
  * The paired-gateway protocol (docs/gateway-protocol.md), gateway side: sessions paired by QR code,
  * sends with idempotency keys, contacts and media.
  */
-import { and, eq } from 'drizzle-orm';
-import type { Executor } from '../db/client.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../db/client.ts';
+import { batchRows } from '../db/batch-rows.ts';
 import { sandboxAccounts, sandboxMedia, sandboxMessages } from '../db/schema.ts';
 import { constantTimeEqual, randomToken, sha256Hex } from '../lib/crypto.ts';
 import { bodyHash, type AccountRow, type GatewayStatus, type SandboxContext } from './context.ts';
@@ -120,10 +121,17 @@ export function createGatewayApi(ctx: SandboxContext) {
   const { config, clock } = ctx;
   const gatewayBase = `${config.baseUrl}/sandbox/gateway`;
 
-  type NewSend = { row: typeof sandboxMessages.$inferInsert & { id: string }; firstStatus: 'sent' | 'delivered' | 'read' | 'failed' | undefined };
+  type NewSend = {
+    row: { id: string; accountId: string; idempotencyKey: string; recipient: string; type: string; body: Json; bodyHash: string; createdAt: Date };
+    /** SHA-256 of the API key the send came with: the insert takes it only from a working session this key drives. */
+    tokenHash: string;
+    firstStatus: 'sent' | 'delivered' | 'read' | 'failed' | undefined;
+  };
   // New sends gathered (lib/batcher.ts), per database: the rows of the moment in one insert, and one
   // status callback per first status naming them all, in one transaction (a failed one is tried again
-  // send by send). Resolves false for a row not inserted (its key was taken meanwhile).
+  // send by send). The insert checks each send's session and key itself (a send may come here before
+  // any lookup, sendNew). Resolves false for a row not inserted (its key was taken meanwhile, or its
+  // session is not a working one its key drives).
   const batchers = new WeakMap<Executor, (send: NewSend) => Promise<boolean>>();
   const newSends = (db: Executor) => {
     let batcher = batchers.get(db);
@@ -131,8 +139,22 @@ export function createGatewayApi(ctx: SandboxContext) {
       batcher = createBatcher(
         (sends: NewSend[]) =>
           db.transaction(async (tx) => {
+            const rows = sends.map(({ row, tokenHash }) => ({
+              id: row.id, account_id: row.accountId, idempotency_key: row.idempotencyKey, recipient: row.recipient, type: row.type,
+              body: row.body, body_hash: row.bodyHash, created_at: row.createdAt.toISOString(), token_hash: tokenHash,
+            }));
             const inserted = new Set(
-              (await tx.insert(sandboxMessages).values(sends.map((s) => s.row)).onConflictDoNothing().returning({ id: sandboxMessages.id })).map((r) => r.id),
+              (
+                await queryRows<{ id: string }>(
+                  tx,
+                  sql`insert into sandbox_messages (id, account_id, direction, idempotency_key, recipient, type, body, body_hash, status, created_at)
+                      select b.id, b.account_id, 'outbound', b.idempotency_key, b.recipient, b.type, b.body, b.body_hash, 'accepted', b.created_at
+                        from ${batchRows(JSON.stringify(rows), 'b', 'id text, account_id text, idempotency_key text, recipient text, type text, body jsonb, body_hash text, created_at timestamptz, token_hash text')}
+                        join sandbox_accounts a on a.id = b.account_id and a.token_hash = b.token_hash and a.protocol = 'gateway' and a.status = 'WORKING'
+                      on conflict do nothing
+                      returning id`,
+                )
+              ).map((r) => r.id),
             );
             const byStatus = new Map<NonNullable<NewSend['firstStatus']>, string[]>();
             for (const { row, firstStatus } of sends) {
@@ -150,6 +172,21 @@ export function createGatewayApi(ctx: SandboxContext) {
     }
     return batcher;
   };
+
+  /**
+   * The common send as a new row, for `session` driven by the key of hash `tokenHash`: a new idempotency
+   * key and a message the gateway takes as it is (no throttling rule, not a read receipt). Resolves to
+   * its id, or undefined when it is not such a send or was not inserted (the full path answers it).
+   */
+  async function insertNew(db: Executor, session: string, tokenHash: string, key: unknown, parsed: ReturnType<typeof parseSend>): Promise<string | undefined> {
+    if (typeof key !== 'string' || key === '' || key.length > 200) return undefined;
+    if (!parsed.ok || parsed.value.outcome === 'throttle_once' || parsed.value.type === 'mark_as_read') return undefined;
+    const { to, type, content, hash, outcome } = parsed.value;
+    const id = gatewayMessageId();
+    const row = { id, accountId: session, idempotencyKey: key, recipient: to, type, body: { to, type, content }, bodyHash: hash, createdAt: clock.now() };
+    const inserted = await newSends(db)({ row, tokenHash, firstStatus: NO_STATUS_TYPES.has(type) ? undefined : statusSteps(outcome)[0]! });
+    return inserted ? id : undefined;
+  }
 
   function view(account: AccountRow) {
     return { session: account.id, status: account.status as GatewayStatus };
@@ -293,6 +330,16 @@ export function createGatewayApi(ctx: SandboxContext) {
       return ok({ ...view(updated), me: { id: `${phone}@c.us`, phone } });
     },
 
+    /**
+     * POST /sessions/{session}/messages before any lookup: the common send (a new key, a message taken
+     * as it is) inserted with the sends of the moment, its session and API key checked by the insert.
+     * Resolves to its id (201), or undefined: then `send` after `authenticate` answers it.
+     */
+    async sendNew(db: Executor, session: string, apiKey: string, body: unknown): Promise<string | undefined> {
+      if (!isObject(body)) return undefined;
+      return insertNew(db, session, sha256Hex(apiKey), body.idempotency_key, parseSend(body));
+    },
+
     /** POST /sessions/{session}/messages: 201 {id}; a known idempotency_key answers 200 with the same id. */
     async send(db: Executor, account: AccountRow, body: unknown): Promise<GatewayResult<{ created: boolean; id: string }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {to, type, content, idempotency_key}'));
@@ -304,13 +351,9 @@ export function createGatewayApi(ctx: SandboxContext) {
       // the sends of the moment, no lookup first. A key already held falls through to the lookup.
       // Read once; its refusal is answered only after the key's lookup and the session's state below.
       const parsed = parseSend(body);
-      if (key !== undefined && account.status === 'WORKING') {
-        if (parsed.ok && parsed.value.outcome !== 'throttle_once' && parsed.value.type !== 'mark_as_read') {
-          const { to, type, content, hash, outcome } = parsed.value;
-          const id = gatewayMessageId();
-          const row = { id, accountId: account.id, direction: 'outbound', idempotencyKey: key, recipient: to, type, body: { to, type, content }, bodyHash: hash, status: 'accepted', createdAt: clock.now() };
-          if (await newSends(db)({ row, firstStatus: NO_STATUS_TYPES.has(type) ? undefined : statusSteps(outcome)[0]! })) return ok({ created: true, id });
-        }
+      if (account.status === 'WORKING') {
+        const id = await insertNew(db, account.id, account.tokenHash, key, parsed);
+        if (id) return ok({ created: true, id });
       }
       let known: { id: string; status: string } | undefined;
       if (key !== undefined) {
