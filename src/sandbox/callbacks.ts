@@ -6,6 +6,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
+import { batchIds } from '../db/batch-rows.ts';
 import type { Executor } from '../db/client.ts';
 import { sandboxAccounts, sandboxMedia, sandboxMessages, sandboxTemplates } from '../db/schema.ts';
 import { safeUrl } from '../lib/logger.ts';
@@ -100,7 +101,7 @@ export function createCallbacks(ctx: SandboxContext) {
       .select({ message: sandboxMessages, account: sandboxAccounts })
       .from(sandboxMessages)
       .innerJoin(sandboxAccounts, eq(sandboxAccounts.id, sandboxMessages.accountId))
-      .where(inArray(sandboxMessages.id, ids));
+      .where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
     return new Map(rows.map((r) => [r.message.id, r]));
   }
 
@@ -219,7 +220,7 @@ export function createCallbacks(ctx: SandboxContext) {
     const next = NEXT_STEP[status];
     const ids = rows.map((m) => m.id);
     await db.transaction(async (tx) => {
-      await tx.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, ids));
+      await tx.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
       if (next) await ctx.enqueueCallback(tx, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next }, 1);
     });
   }
