@@ -340,8 +340,11 @@ export function createGatewayApi(ctx: SandboxContext) {
       return insertNew(db, session, sha256Hex(apiKey), body.idempotency_key, parseSend(body));
     },
 
-    /** POST /sessions/{session}/messages: 201 {id}; a known idempotency_key answers 200 with the same id. */
-    async send(db: Executor, account: AccountRow, body: unknown): Promise<GatewayResult<{ created: boolean; id: string }>> {
+    /**
+     * POST /sessions/{session}/messages: 201 {id}; a known idempotency_key answers 200 with the same id.
+     * `triedNew`: sendNew already tried this body as a new row (the gathered insert is not tried again).
+     */
+    async send(db: Executor, account: AccountRow, body: unknown, options: { triedNew?: boolean } = {}): Promise<GatewayResult<{ created: boolean; id: string }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {to, type, content, idempotency_key}'));
       const key = body.idempotency_key;
       if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) {
@@ -351,7 +354,7 @@ export function createGatewayApi(ctx: SandboxContext) {
       // the sends of the moment, no lookup first. A key already held falls through to the lookup.
       // Read once; its refusal is answered only after the key's lookup and the session's state below.
       const parsed = parseSend(body);
-      if (account.status === 'WORKING') {
+      if (account.status === 'WORKING' && !options.triedNew) {
         const id = await insertNew(db, account.id, account.tokenHash, key, parsed);
         if (id) return ok({ created: true, id });
       }

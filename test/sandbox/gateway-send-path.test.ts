@@ -62,7 +62,8 @@ test('a send is stored only for a working session driven by the key it came with
   for (const key of ['k-2', 'k-3', 'k-4', 'k-5']) assert.deepEqual(await stored(key), [], `nothing stored for ${key}`);
 });
 
-test('the common send reads no session before its insert', { skip: !usingPostgres && 'counts the statements sent to PostgreSQL' }, async () => {
+/** The statements on the sandbox's tables while `fn` runs (every pg client of this process). */
+async function sandboxStatements(fn: () => Promise<unknown>): Promise<string[]> {
   const texts: string[] = [];
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
@@ -70,14 +71,23 @@ test('the common send reads no session before its insert', { skip: !usingPostgre
     if (text) texts.push(text.replace(/\s+/g, ' ').trim());
     return (query as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof query;
-  let res;
   try {
-    res = await send(working, working.apiKey, 'k-count');
+    await fn();
   } finally {
     pg.Client.prototype.query = query;
   }
-  assert.equal(res.status, 201, res.text);
-  const sandbox = texts.filter((t) => t.includes('sandbox_'));
-  assert.match(sandbox[0] ?? '', /^insert into sandbox_messages/, `the statements on the sandbox's tables: ${sandbox.map((t) => t.slice(0, 60)).join(' | ')}`);
-  assert.equal(sandbox.length, 1);
+  return texts.filter((t) => t.includes('sandbox_'));
+}
+
+test('the common send reads no session before its insert; a repeated key is inserted once, then looked up', { skip: !usingPostgres && 'counts the statements sent to PostgreSQL' }, async () => {
+  let res: Awaited<ReturnType<typeof send>> | undefined;
+  const first = await sandboxStatements(async () => (res = await send(working, working.apiKey, 'k-count')));
+  assert.equal(res!.status, 201, res!.text);
+  assert.match(first[0] ?? '', /^insert into sandbox_messages/, `the statements on the sandbox's tables: ${first.map((t) => t.slice(0, 60)).join(' | ')}`);
+  assert.equal(first.length, 1);
+
+  const again = await sandboxStatements(async () => (res = await send(working, working.apiKey, 'k-count')));
+  assert.equal(res!.status, 200, res!.text);
+  const inserts = again.filter((t) => t.startsWith('insert into sandbox_messages'));
+  assert.equal(inserts.length, 1, `the statements on the sandbox's tables: ${again.map((t) => t.slice(0, 60)).join(' | ')}`);
 });

@@ -39,13 +39,15 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   scope.get('/sessions/:session/qr', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.qr(db, account))));
   scope.post('/sessions/:session/pairing-code', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.pairingCode(db, account, request.body))));
   scope.post('/sessions/:session/logout', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.logout(db, account))));
-  const send = authed(async (account, _p, request, reply) =>
-    sendWithFaults(sandbox, account.id, request, reply, {
-      refuse: (fault) => sendGatewayError(reply, fault === 'error' ? gateway.internal() : gateway.rateLimited()),
-      process: () => api.send(db, account, request.body),
-      answer: (result) => (result.ok ? reply.code(result.value.created ? 201 : 200).send({ id: result.value.id }) : sendGatewayError(reply, result.error)),
-    }),
-  );
+  const send = (triedNew: boolean) =>
+    authed(async (account, _p, request, reply) =>
+      sendWithFaults(sandbox, account.id, request, reply, {
+        refuse: (fault) => sendGatewayError(reply, fault === 'error' ? gateway.internal() : gateway.rateLimited()),
+        process: () => api.send(db, account, request.body, { triedNew }),
+        answer: (result) => (result.ok ? reply.code(result.value.created ? 201 : 200).send({ id: result.value.id }) : sendGatewayError(reply, result.error)),
+      }),
+    );
+  const [sendAfterTry, sendOnly] = [send(true), send(false)];
   scope.post('/sessions/:session/messages', ROUTE, async (request, reply) => {
     // The common send, while no fault is switched on: its insert checks the session and the key (one
     // statement for the sends of the moment, no lookup first); anything else takes the full path.
@@ -53,8 +55,9 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     if (apiKey && sandbox.faults.idle()) {
       const id = await api.sendNew(db, (request.params as SessionParams).session, apiKey, request.body);
       if (id) return reply.code(201).send({ id });
+      return sendAfterTry(request, reply);
     }
-    return send(request, reply);
+    return sendOnly(request, reply);
   });
   scope.get('/sessions/:session/idempotency-keys/:key', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.findByKey(db, account, params.key!))));
   scope.get('/sessions/:session/contacts/:phone', ROUTE, authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))));
