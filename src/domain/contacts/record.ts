@@ -22,13 +22,19 @@ export const OBJECT_KIND = 'contact';
 export const contactNotFound = () => notFound('contact');
 
 /** Loads a contact of the organization; another organization's id is simply not found. */
-export async function loadContactRow(db: Executor, organizationId: string, contactId: string): Promise<ContactRow> {
+/**
+ * A contact of the organization, or not_found. `lock`: held (FOR KEY SHARE, as a foreign key's check
+ * holds it) until the transaction ends, so a deletion under way waits, or has happened and it is not
+ * found: a write that points at the contact never meets a foreign-key violation.
+ */
+export async function loadContactRow(db: Executor, organizationId: string, contactId: string, options: { lock?: boolean } = {}): Promise<ContactRow> {
   if (!isUuid(contactId)) throw contactNotFound();
-  const [row] = await db
+  const query = db
     .select()
     .from(contacts)
     .where(and(eq(contacts.id, contactId), eq(contacts.organizationId, organizationId)))
     .limit(1);
+  const [row] = options.lock ? await query.for('key share') : await query;
   if (!row) throw contactNotFound();
   return row;
 }

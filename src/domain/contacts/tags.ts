@@ -41,7 +41,8 @@ export async function listContactTags({ db }: ContactDeps, actor: Actor, { conta
 export async function addContactTag({ db, clock }: ContactClockDeps, actor: Actor, { contactId, tag: name }: { contactId: string; tag: string }): Promise<{ tag: TagAssignment; created: boolean }> {
   const clean = normalizeTagName(name);
   return db.transaction(async (tx) => {
-    const contact = await loadContactRow(tx, actor.organizationId, contactId);
+    // Held: a deletion of the contact under way waits, or it is not found (never a foreign-key failure).
+    const contact = await loadContactRow(tx, actor.organizationId, contactId, { lock: true });
     const now = clock.now();
     await tx.insert(tags).values({ id: uuidv7(), organizationId: actor.organizationId, name: clean, createdAt: now }).onConflictDoNothing();
     const [tag] = await tx
@@ -49,20 +50,17 @@ export async function addContactTag({ db, clock }: ContactClockDeps, actor: Acto
       .from(tags)
       .where(and(eq(tags.organizationId, actor.organizationId), sql`lower(${tags.name}) = lower(${clean})`))
       .limit(1);
-    const inserted = await tx
+    // The assignment as it is after this statement, new or already there: an upsert returns the row
+    // either way, where a conflict that did nothing left a read after it to miss a row removed meanwhile.
+    const [assigned] = await tx
       .insert(contactTags)
       .values({ contactId: contact.id, tagId: tag!.id, organizationId: actor.organizationId, createdAt: now })
-      .onConflictDoNothing()
-      .returning();
-    if (inserted.length > 0) {
+      .onConflictDoUpdate({ target: [contactTags.contactId, contactTags.tagId], set: { createdAt: sql`${contactTags.createdAt}` } })
+      .returning({ createdAt: contactTags.createdAt, inserted: sql<boolean>`xmax = 0` });
+    if (assigned!.inserted) {
       await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
-      return { tag: { name: tag!.name, assignedAt: inserted[0]!.createdAt }, created: true };
     }
-    const [existing] = await tx
-      .select()
-      .from(contactTags)
-      .where(and(eq(contactTags.contactId, contact.id), eq(contactTags.tagId, tag!.id)));
-    return { tag: { name: tag!.name, assignedAt: existing!.createdAt }, created: false };
+    return { tag: { name: tag!.name, assignedAt: assigned!.createdAt }, created: assigned!.inserted };
   });
 }
 
