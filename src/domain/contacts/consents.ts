@@ -49,7 +49,7 @@ export async function putConsent(
   input: ConsentInput,
 ): Promise<{ ok: true; consent: ConsentRow; created: boolean } | UnknownChannelScope> {
   return db.transaction(async (tx) => {
-    const contact = await loadContactRow(tx, actor.organizationId, input.contactId);
+    const contact = await loadContactRow(tx, actor.organizationId, input.contactId, { lock: true });
     const scope = await resolveChannelScope(tx, actor.organizationId, input.channel);
     if (!scope) return unknownChannelScope;
     const now = clock.now();
@@ -90,7 +90,7 @@ export async function upsertSuppression(
   input: SuppressionInput,
 ): Promise<{ ok: true; suppression: SuppressionState; created: boolean } | UnknownChannelScope> {
   return db.transaction(async (tx) => {
-    const contact = await loadContactRow(tx, actor.organizationId, input.contactId);
+    const contact = await loadContactRow(tx, actor.organizationId, input.contactId, { lock: true });
     const scope = await resolveChannelScope(tx, actor.organizationId, input.channel);
     if (!scope) return unknownChannelScope;
     const now = clock.now();

@@ -41,7 +41,7 @@ export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, 
 /** Adds a note; records crm.comment.created. */
 export async function createNote({ db, clock }: ContactClockDeps, actor: Actor, { contactId, body }: { contactId: string; body: string }): Promise<NoteRow> {
   return db.transaction(async (tx) => {
-    const contact = await loadContactRow(tx, actor.organizationId, contactId);
+    const contact = await loadContactRow(tx, actor.organizationId, contactId, { lock: true });
     const author = authorOf(actor);
     const [row] = await tx
       .insert(contactNotes)
