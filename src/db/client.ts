@@ -35,8 +35,12 @@ export type Database = {
   db: Db;
   /** A pg-boss connection on the same database. */
   bossDb: IDatabase;
-  /** Runs fn inside one transaction holding a transaction-scoped advisory lock. */
-  withAdvisoryLock<T>(key: number, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn inside one transaction holding a transaction-scoped advisory lock. `durableCommit: false`:
+   * the commit does not wait for its WAL flush (synchronous_commit off for this transaction), set in
+   * the lock's own statement (one round trip fewer than a SET LOCAL of its own).
+   */
+  withAdvisoryLock<T>(key: number, fn: (tx: Tx) => Promise<T>, options?: { durableCommit?: boolean }): Promise<T>;
   /**
    * Calls onNotify on every NOTIFY on channel (delivered at the sender's commit), and again after a
    * lost listening connection is back, since notifications may have been missed meanwhile (then with
@@ -158,9 +162,13 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
         };
       },
     },
-    withAdvisoryLock: (key, fn) =>
+    withAdvisoryLock: (key, fn, options) =>
       db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${key})`);
+        await tx.execute(
+          options?.durableCommit === false
+            ? sql`select pg_advisory_xact_lock(${key}), set_config('synchronous_commit', 'off', true)`
+            : sql`select pg_advisory_xact_lock(${key})`,
+        );
         return fn(tx);
       }),
     queryPrepared: async <T>(name: string, query: SQL, values?: Record<string, unknown>) => {
@@ -284,7 +292,11 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
     db,
     bossDb: fromPglite(client),
     // PGlite has one connection, so a transaction already excludes every other writer.
-    withAdvisoryLock: (_key, fn) => db.transaction(fn),
+    withAdvisoryLock: (_key, fn, options) =>
+      db.transaction(async (tx) => {
+        if (options?.durableCommit === false) await tx.execute(sql`select set_config('synchronous_commit', 'off', true)`);
+        return fn(tx);
+      }),
     queryPrepared: async <T>(_name: string, query: SQL, values?: Record<string, unknown>) => {
       if (!values) return queryRows<T>(db, query);
       // drizzle's raw execute, with the placeholders filled (the text made once, as on PostgreSQL).

@@ -216,13 +216,13 @@ export function createCallbacks(ctx: SandboxContext) {
       if (!delivery) logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
     }
     if (delivery) await post(delivery);
-    // The next step is enqueued only once this one was delivered, so the steps arrive in order.
+    // The next step is enqueued only once this one was delivered, so the steps arrive in order. No
+    // transaction around the two writes: this job completes only after both, and one that stops between
+    // them runs again (the status posted again, which a receiver takes as a repeat; the same status set).
     const next = NEXT_STEP[status];
     const ids = rows.map((m) => m.id);
-    await db.transaction(async (tx) => {
-      await tx.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
-      if (next) await ctx.enqueueCallback(tx, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next }, 1);
-    });
+    await db.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
+    if (next) await ctx.enqueueCallback(db, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next }, 1);
   }
 
   async function deliverInbound(db: Executor, payload: Extract<SandboxCallback, { kind: 'message.inbound' }>, eventId: string) {

@@ -153,3 +153,33 @@ test('sends arriving at once with new idempotency keys are written together: the
   assert.deepEqual(reported.sort(), [...ids].sort());
   await settle([...jobs, ...(await queuedStatuses('delivered')).filter((j) => namedIds(j).some((id) => ids.includes(id)))]);
 });
+
+test('a status step writes its status and enqueues the next step without a transaction of its own (two round trips, not four)', async () => {
+  const res = await call('POST', '/messages', { to: '15551234700', type: 'text', content: { body: 'one step' } });
+  assert.equal(res.status, 201, res.text);
+  const id = res.body.id as string;
+  const jobs = (await queuedStatuses('sent')).filter((j) => namedIds(j).includes(id));
+  assert.equal(jobs.length, 1);
+  // The executor handed to the sandbox, with every transaction it opens counted.
+  const { db } = server.container.database;
+  let transactions = 0;
+  const counting = new Proxy(db, {
+    get(target, key, receiver) {
+      if (key === 'transaction') {
+        return (...args: Parameters<typeof db.transaction>) => {
+          transactions++;
+          return target.transaction(...args);
+        };
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  const failed = await server.container.sandbox!.deliverCallbacks(counting, jobs.map((j) => ({ id: j.id, payload: j.data })));
+  assert.equal(failed.size, 0);
+  assert.equal(transactions, 0, 'no BEGIN/COMMIT around the status and the next job');
+  const [row] = await queryRows<{ status: string }>(db, sql`select status from sandbox_messages where id = ${id}`);
+  assert.equal(row!.status, 'sent');
+  const next = (await queuedStatuses('delivered')).filter((j) => namedIds(j).includes(id));
+  assert.equal(next.length, 1, 'the next step enqueued');
+  await settle([...jobs, ...next]);
+});

@@ -73,12 +73,11 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
     const waiting = await queryRows(database.db, sql`select 1 from events where position is null limit 1`);
     if (waiting.length === 0) return none;
   }
+  // The commit does not wait for the WAL flush (durableCommit false): everything here can be derived
+  // again from the events, which their own transactions made durable. Should the database crash in
+  // that moment, the events are dispatched again (a receiver may get a message twice, never zero
+  // times); the first attempts do not wait for a disk flush.
   const result = await database.withAdvisoryLock(DISPATCH_LOCK_KEY, async (tx) => {
-    // The commit does not wait for the WAL flush: everything here can be derived again from the
-    // events, which their own transactions made durable. Should the database crash in that moment,
-    // the events are dispatched again (a receiver may get a message twice, never zero times); the
-    // first attempts do not wait for a disk flush.
-    await tx.execute(sql`set local synchronous_commit = off`);
     // Positions for the batch, and each event with every enabled endpoint whose filter matches it
     // (or one row with no endpoint), in one statement.
     const pairs = await queryRows<Pair>(
@@ -150,6 +149,6 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
         select pg_notify(${DELIVERIES_CHANNEL}, '') from (select 1 from inserted where locked_by is null limit 1) unleased`);
     }
     return { events, deliveries: rows.length, leased };
-  });
+  }, { durableCommit: false });
   return result.events === 0 ? none : result;
 }
