@@ -4,13 +4,21 @@
  * answered at once and nothing acknowledged is lost.
  *
  * A channel's events that are all status reports (most deliveries under traffic: the official
- * webhooks' `statuses`, the gateway's `message.statuses`) are applied in that same transaction and
- * stored done, with no job: they are one statement's work (provider-events.ts applyStatuses), and a
- * job would cost more round trips than the work itself (issue 14, BENCHMARKS.md). Reports of
- * messages not known yet go to a delivery of their own with its job, due at once (defer.ts). If applying fails the
- * whole delivery is rolled back and refused, so the provider sends it again.
+ * webhooks' `statuses`, the gateway's `message.statuses`) are applied as they arrive and stored done,
+ * with no job: they are one statement's work (provider-events.ts applyStatuses), and a job would cost
+ * more round trips than the work itself (issue 14, BENCHMARKS.md). Reports of messages not known yet
+ * go to a delivery of their own with its job, due at once (defer.ts). If applying fails nothing is
+ * stored and the delivery is refused, so the provider sends it again.
+ *
+ * Reports with no failure among them are applied first and stored after, with no transaction around
+ * the two (three round trips where a transaction took five; DECISIONS 62): applying is idempotent (a
+ * status only moves forward, a history row is written once), so a delivery stopped between the two is
+ * refused, sent again by the provider and applied again with no effect but its storing. A failure
+ * report also changes what the failure reaches (applyFailureScope), which is written only when the
+ * status moves: those deliveries are applied and stored in one transaction, as are deliveries with
+ * any other event (stored with their job).
  */
-import type { Db } from '../../db/client.ts';
+import type { Db, Executor } from '../../db/client.ts';
 import { providerEvents } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -84,38 +92,58 @@ function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
 export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDelivery): Promise<{ stored: number }> {
   const routed = input.channel ? only(input.channel, input.events, deps.logger) : await route(deps.db, input.platform, input.events, deps.logger);
   const deliveries = [...routed.values()].filter((d) => d.events.length > 0);
-  if (deliveries.length === 0) return { stored: 0 };
-  return deps.db.transaction(async (tx) => {
-    let stored = 0;
-    for (const { channel, events } of deliveries) {
+  let stored = 0;
+  const inTransaction: typeof deliveries = [];
+  for (const delivery of deliveries) {
+    const { channel, events } = delivery;
+    if (deps.statuses !== undefined && onlyStatuses(events) && events.every((e) => e.status !== 'failed')) {
+      // Applied first, stored after, no transaction (see the header). The row's id is taken on receipt,
+      // so it sorts before a delivery its unknown reports go on to.
+      const receivedAt = deps.clock.now();
       const id = uuidv7();
+      const unknown = await deps.statuses(deps.db, channel, events, receivedAt);
+      if (unknown.length > 0) await deps.db.transaction((tx) => defer(deps, tx, channel, unknown, receivedAt));
+      if (await storeDelivery(deps.db, id, channel, events, input.deliveryId, receivedAt, true)) stored++;
+    } else inTransaction.push(delivery);
+  }
+  if (inTransaction.length === 0) return { stored };
+  return deps.db.transaction(async (tx) => {
+    for (const { channel, events } of inTransaction) {
       const receivedAt = deps.clock.now();
       // Status reports only: applied here, stored done (see the header).
       const statuses = deps.statuses !== undefined && onlyStatuses(events) ? events : undefined;
-      const inserted = await tx
-        .insert(providerEvents)
-        .values({
-          id,
-          organizationId: channel.organizationId,
-          channelId: channel.id,
-          platform: channel.platform,
-          externalId: input.deliveryId ?? null,
-          payload: storedDelivery(events),
-          receivedAt,
-          processedAt: statuses ? receivedAt : null,
-        })
-        .onConflictDoNothing()
-        .returning({ id: providerEvents.id });
-      if (inserted.length === 0) continue;
+      const id = await storeDelivery(tx, uuidv7(), channel, events, input.deliveryId, receivedAt, statuses !== undefined);
+      if (!id) continue;
       stored++;
-      if (!statuses || !deps.statuses) {
-        await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
-        continue;
-      }
-      const unknown = await deps.statuses(tx, channel, statuses, receivedAt);
-      // Not known yet: the job looks for them at once (their `sent` writes are usually just behind), then defers.
-      if (unknown.length > 0) await deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown, 0);
+      if (statuses && deps.statuses) {
+        const unknown = await deps.statuses(tx, channel, statuses, receivedAt);
+        if (unknown.length > 0) await defer(deps, tx, channel, unknown, receivedAt);
+      } else await deps.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
     }
     return { stored };
   });
+}
+
+/** The delivery's row for one channel; undefined when its delivery id was stored before (a retry). */
+async function storeDelivery(db: Executor, id: string, channel: ChannelRow, events: InboundEvent[], deliveryId: string | undefined, receivedAt: Date, applied: boolean): Promise<string | undefined> {
+  const [row] = await db
+    .insert(providerEvents)
+    .values({
+      id,
+      organizationId: channel.organizationId,
+      channelId: channel.id,
+      platform: channel.platform,
+      externalId: deliveryId ?? null,
+      payload: storedDelivery(events),
+      receivedAt,
+      processedAt: applied ? receivedAt : null,
+    })
+    .onConflictDoNothing()
+    .returning({ id: providerEvents.id });
+  return row?.id;
+}
+
+/** Reports naming messages not known yet: a delivery of their own with its job, due at once (their `sent` writes are usually just behind; defer.ts). */
+function defer(deps: AcceptDeps, tx: Executor, channel: ChannelRow, unknown: StatusEvent[], receivedAt: Date): Promise<void> {
+  return deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown, 0);
 }
