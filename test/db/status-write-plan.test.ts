@@ -125,6 +125,23 @@ test("a batch of sends is recorded in one statement; a row moved meanwhile is re
   } finally {
     (client as unknown as { query: unknown }).query = query;
   }
+  // Rows moved meanwhile are read again by one statement text whatever their number (prepared once).
+  const stales = await queuedMessages(db, 2);
+  await db.execute(sql`update messages set status = 'delivered', dispatch_at = null where id in (${stales[0]!.id}, ${stales[1]!.id})`);
+  const rereads: string[] = [];
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+    if (/^select /i.test(text.trim())) rereads.push(text);
+    return query(...args);
+  };
+  try {
+    await recordSent(db, [{ row: stale!, providerMessageId: `wamid.${stale!.id}` }], new Date());
+    await recordSent(db, stales.map((row) => ({ row, providerMessageId: `wamid.${row.id}` })), new Date());
+    assert.equal(rereads.length, 2);
+    assert.equal(rereads[0], rereads[1], 'one row read again and two: the same text');
+  } finally {
+    (client as unknown as { query: unknown }).query = query;
+  }
   const after = await db.select().from(schema.messages).where(inArray(schema.messages.id, rows.map((r) => r.id)));
   assert.deepEqual(new Map(after.map((r) => [r.id, r.status])), new Map(rows.map((r, i) => [r.id, i === 0 ? 'delivered' : 'sent'])));
   const history = (await client!.query(`select message_id::text, status from message_status_history where message_id = any($1) order by message_id, status`, [rows.map((r) => r.id)])).rows as Array<{ message_id: string; status: string }>;

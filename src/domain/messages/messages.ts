@@ -12,7 +12,7 @@ import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { EVENTS_CHANNEL, type EventType } from '../events/outbox.ts';
-import { batchRows } from '../../db/batch-rows.ts';
+import { batchIds, batchRows } from '../../db/batch-rows.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageMediaRow = typeof messageMedia.$inferSelect;
@@ -175,7 +175,7 @@ export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Da
     for (const [i, moved] of plan.moved) result[i] = moved;
     const conflicted = await writeMoves(tx, plan, now);
     pending = pending.filter((p) => conflicted.has(p.move.row.id));
-    if (pending.length > 0) current = new Map((await tx.select().from(messages).where(inArray(messages.id, [...conflicted]))).map((r) => [r.id, r]));
+    if (pending.length > 0) current = new Map((await tx.select().from(messages).where(inArray(messages.id, batchIds([...conflicted])))).map((r) => [r.id, r]));
   }
   return result;
 }
