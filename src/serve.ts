@@ -3,7 +3,6 @@
  * address, draining on SIGTERM) or the migrations. main.ts loads this only after the configuration
  * checked out, so a wrong setting stops the process before the rest of the code is even loaded.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildContainer, openConfiguredDatabase, probeServices, type Container } from './container.ts';
@@ -43,37 +42,6 @@ function printWelcome(container: Container) {
 }
 
 /**
- * Tracks the responses being written so a shutdown can let them finish with `Connection: close`:
- * otherwise a keep-alive client keeps its connection open after its last response and the server
- * (so the exit) waits for the keep-alive timeout, past the shutdown timeout.
- */
-function trackResponses(app: App) {
-  const open = new Set<ServerResponse>();
-  let closing = false;
-  const closeAfter = (response: ServerResponse) => {
-    if (!response.headersSent) {
-      response.setHeader('connection', 'close');
-      return;
-    }
-    // Headers already out (a stream): end the connection once the response is written.
-    const socket = response.socket;
-    if (response.writableFinished) socket?.end();
-    else response.once('finish', () => socket?.end());
-  };
-  app.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
-    if (closing) return closeAfter(response);
-    open.add(response);
-    response.once('close', () => open.delete(response));
-  });
-  return {
-    closeConnectionsAfterResponse() {
-      closing = true;
-      for (const response of open) closeAfter(response);
-    },
-  };
-}
-
-/**
  * A database server that is not up yet (restarting, or starting beside us) is waited for, with a
  * capped backoff, rather than ending the process; any other failure still stops the start.
  */
@@ -98,7 +66,6 @@ export async function serve(config: Config) {
   let app: App | undefined;
   /** A worker-only process's HTTP server: the probes and /metrics. */
   let probes: FastifyInstance | undefined;
-  let responses: ReturnType<typeof trackResponses> | undefined;
   let stopping = false;
   let workerStarting: Promise<void> | undefined;
   const shutdown = async (signal: string) => {
@@ -111,9 +78,7 @@ export async function serve(config: Config) {
     }, config.shutdownTimeoutMs + 5000);
     timer.unref();
     try {
-      const closing = app?.close();
-      responses?.closeConnectionsAfterResponse();
-      await Promise.all([closing, probes?.close()]);
+      await Promise.all([app?.close(), probes?.close()]);
       // A signal during the worker's start: let the start finish, then stop what it started.
       await workerStarting?.catch(() => undefined);
       await container.close();
@@ -129,7 +94,6 @@ export async function serve(config: Config) {
   // The API listens first: jobs left from before a restart may call this very server (the sandbox).
   if (config.roles.includes('api')) {
     app = await buildApp(container);
-    responses = trackResponses(app);
     await app.listen({ port: config.port, host: config.host });
     // Every start, once it answers: the address is no secret, and a later start is where it was lost.
     process.stdout.write(`Dashboard: ${config.appUrl}/\n`);

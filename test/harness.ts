@@ -208,6 +208,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     AUTH_FAILURE_LIMIT_PER_MINUTE: '0',
     // Test receivers, gateways and media servers listen on loopback; the SSRF tests set it false.
     ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+    // A test's server closes when its tests are done: an answer a test left unread is cut soon.
+    SHUTDOWN_TIMEOUT_MS: '200',
     ...options.env,
   });
   const logs: string[] = [];

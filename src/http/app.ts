@@ -22,6 +22,7 @@ import { createEventHub } from '../domain/events/stream.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
 import { createAuthFailureLimiter } from './auth/failure-limit.ts';
+import { trackConnections } from './drain.ts';
 import { createRequestLimiter, type RouteRateLimit } from './rate-limit.ts';
 import { failOpen } from '../lib/counters.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
@@ -101,7 +102,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
-    forceCloseConnections: false,
+    forceCloseConnections: 'idle',
     return503OnClosing: true,
     ...requestLogging(),
     frameworkErrors: (error, request, reply) => {
@@ -128,6 +129,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     };
   });
   app.setSerializerCompiler(serializerCompiler);
+  // A close lets answers in flight finish, then cuts what is left after SHUTDOWN_TIMEOUT_MS.
+  const drain = trackConnections(app.server, config.shutdownTimeoutMs);
+  app.addHook('preClose', async () => drain.begin());
+  app.addHook('onClose', async () => drain.done());
   // Bodies are JSON only; anything else is a 415 (the OAuth routes add form bodies in their scope).
   app.removeContentTypeParser(['text/plain']);
 

@@ -1,7 +1,7 @@
 /**
  * Request limits counted where every process sees them (docs/rate-limits.md): the same suite runs
- * with the counters in the database and in Redis (the machine's, at 127.0.0.1:6379, under a key
- * prefix of this run's own, deleted after). Two servers over one database (or one Redis) share the
+ * with the counters in the database and in Redis (TEST_REDIS_URL, the machine's by default, checked
+ * once: without it the file fails at once; under a key prefix of this run's own, deleted after). Two servers over one database (or one Redis) share the
  * counts; windows end when the injected clock moves; a store that cannot count lets requests through.
  */
 import assert from 'node:assert/strict';
@@ -26,13 +26,18 @@ import { startTcpProxy, throughProxy } from '../process/tcp-proxy.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 import { eventually } from '../eventually.ts';
+import { requireRedis, TEST_REDIS_URL } from '../services.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const runPrefix = `parley-test:${randomToken(9).replace(/[^A-Za-z0-9]/g, 'x')}:`;
+
+// Once, before anything: no Redis fails every test here at once, with what to do.
+before(requireRedis);
 
 after(async () => {
   // Every key this run made in the machine's Redis goes.
-  const redis = new Redis(REDIS_URL, { lazyConnect: true });
+  if (!(await requireRedis().then(() => true, () => false))) return;
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
     const keys = await redis.keys(`${runPrefix}*`);
