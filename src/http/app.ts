@@ -3,8 +3,7 @@
  * the OpenAPI document, then every route group.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import cookie from '@fastify/cookie';
 import securityHeaders from 'helmet';
 import swagger from '@fastify/swagger';
@@ -16,14 +15,13 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, probeServices, templateDeps, webhookDeps, type Container } from '../container.ts';
-import type { Actor } from '../domain/actor.ts';
 import { DomainError } from '../domain/errors.ts';
 import { createEventHub } from '../domain/events/stream.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
-import { authenticate, type AuthRequirement, type BearerAuthenticator } from './auth/authenticate.ts';
+import { authenticate, type BearerAuthenticator } from './auth/authenticate.ts';
 import { createAuthFailureLimiter } from './auth/failure-limit.ts';
 import { trackConnections } from './drain.ts';
-import { createRequestLimiter, type RouteRateLimit } from './rate-limit.ts';
+import { createRequestLimiter } from './rate-limit.ts';
 import { failOpen } from '../lib/counters.ts';
 import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
@@ -58,38 +56,14 @@ import { registerAccountRoutes } from './v1/account.ts';
 import { registerSignupRoutes } from './v1/signup.ts';
 import { registerPasswordResetRoutes } from './v1/password-resets.ts';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Defaults to needing any valid credential. */
-    auth?: AuthRequirement;
-    /** Defaults to 'problem'. */
-    errorShape?: ErrorShape;
-    /** A per-address limit of the route's own, or false: no request limit (http/rate-limit.ts). */
-    rateLimit?: RouteRateLimit;
-  }
-  interface FastifyRequest {
-    actor: Actor | undefined;
-  }
-  interface FastifyInstance {
-    /** Every route registered, for checks that the OpenAPI document lists them all. */
-    routeSummaries: RouteSummary[];
-  }
-}
-
-export type RouteSummary = { method: string; url: string; hidden: boolean; public: boolean };
-
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;
-
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export type AppOptions = { bearer?: BearerAuthenticator };
+import type { App, RouteSummary } from './types.ts';
 
-/** The actor of an authenticated route; routes that declare auth can rely on it. */
-export function actorOf(request: { actor: Actor | undefined }): Actor {
-  if (!request.actor) throw new DomainError('unauthenticated', 'invalid or missing API key');
-  return request.actor;
-}
+export type { App, RouteSummary };
+
+export type AppOptions = { bearer?: BearerAuthenticator };
 
 export async function buildApp(container: Container, options: AppOptions = {}): Promise<App> {
   const { config } = container;

@@ -15,7 +15,8 @@ import {
   type AuthorizationDeps,
   type QueryValue,
 } from '../../domain/oauth/authorization-requests.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, PathId } from '../schemas.ts';

@@ -20,7 +20,8 @@ import {
 import { DomainError } from '../../domain/errors.ts';
 import { AUTHORIZE_LIMITS } from '../../domain/oauth/authorization-requests.ts';
 import { GRANT_TYPES } from '../../domain/oauth/vocabulary.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { CLIENT_AUTH_METHODS } from '../../domain/oauth/client-auth.ts';
 import { GRANT_TYPE_VALUES } from '../../domain/oauth/vocabulary.ts';
 import { PERMISSIONS } from '../../domain/permissions.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { TAG } from './token-endpoints.ts';
 
 export const DISCOVERY_PATH = '/.well-known/oauth-authorization-server';

@@ -11,7 +11,7 @@ import type { ClientLookup } from '../../domain/oauth/client-cache.ts';
 import { oauthError } from '../../domain/oauth/errors.ts';
 import { INTROSPECT_PERMISSION, introspectToken, type IntrospectionCaller } from '../../domain/oauth/introspection.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { clientAuthOf, oauthEndpointScope, TAG } from './token-endpoints.ts';
 

@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { DomainError } from '../../domain/errors.ts';
 import type { ClientAuthInput } from '../../domain/oauth/client-auth.ts';
 import { oauthError } from '../../domain/oauth/errors.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { registerOAuthFormParser } from './form.ts';
 
 export const TAG = 'oauth';

@@ -7,7 +7,7 @@ import { CLIENT_AUTH_METHODS } from '../../domain/oauth/client-auth.ts';
 import { exchangeToken } from '../../domain/oauth/token-request.ts';
 import type { TokenDeps } from '../../domain/oauth/tokens.ts';
 import { GRANT_TYPE_VALUES } from '../../domain/oauth/vocabulary.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { clientAuthOf, FORM_ONLY, oauthEndpointScope, TAG } from './token-endpoints.ts';
 

@@ -25,7 +25,7 @@ import { isUuid } from '../../lib/ids.ts';
 import { MAX_NESTING_DEPTH, toStorableJson } from '../../lib/text.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import type { Platform } from '../../providers/provider.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 
 const ACK = z.object({ received: z.boolean() });

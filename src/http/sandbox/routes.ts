@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { Readable } from 'node:stream';
 import { downloadWithFaults, registerFaultRoutes } from './faults.ts';
 import { registerGatewayRoutes } from './gateway.ts';

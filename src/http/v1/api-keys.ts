@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyAuthenticator, type ApiKeyDeps, type ApiKeyRow } from '../../domain/api-keys/api-keys.ts';
 import { isPermission, PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { listUserAuthorizations, revokeUserAuthorization, type AuthorizationDeps, type UserAuthorization } from '../../domain/oauth/authorizations.ts';
 import { PERMISSIONS } from '../../domain/permissions.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { OAuthClientSummarySchema } from '../oauth/consent.ts';
 import { listOf, PageQuerySchema, PathId } from '../schemas.ts';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exchangeSignupCode, registerPhone, type OnboardingDeps } from '../../domain/channels/pairing.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { ChannelSchema, presentChannel } from './channels.ts';

@@ -18,7 +18,8 @@ import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, ty
 import type { Sealer } from '../../lib/crypto.ts';
 import type { QrCode } from '../../providers/provider.ts';
 import { PLATFORMS, platformsWith, providerModule, type Platform } from '../../providers/registry.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';

@@ -11,7 +11,8 @@ import {
 } from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';

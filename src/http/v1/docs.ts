@@ -1,5 +1,5 @@
 import swaggerUi from '@fastify/swagger-ui';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 
 const DOCS_PREFIX = '/v1/docs';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 
 const ComponentSchema = z.object({
   status: z.enum(['up', 'down']),

@@ -18,7 +18,8 @@ import {
   type MessageRow,
   type StatusHistoryRow,
 } from '../../domain/messages/messages.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';

@@ -16,7 +16,8 @@ import {
 import { GRANT_TYPE_VALUES, GRANT_TYPES, type OAuthClient } from '../../domain/oauth/vocabulary.ts';
 import { isPermission, PERMISSIONS } from '../../domain/permissions.ts';
 import { AUTHORIZE_LIMITS } from '../../domain/oauth/authorization-requests.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';

@@ -13,7 +13,8 @@ import {
   type OrganizationDeps,
   type OrganizationView,
 } from '../../domain/organizations/organizations.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { userActor } from './auth.ts';

@@ -7,7 +7,7 @@ import type { Config } from '../../config.ts';
 import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from '../../domain/users/accounts.ts';
 import { signUp, SIGNUP_CLOSED, type SignupDeps } from '../../domain/users/signup.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
-import type { App } from '../app.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';

@@ -10,7 +10,8 @@ import {
   type TemplateDeps,
   type TemplateRow,
 } from '../../domain/templates/templates.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 

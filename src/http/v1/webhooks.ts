@@ -28,7 +28,8 @@ import {
 } from '../../domain/webhooks/endpoints.ts';
 import { describeSchedule, formatDuration } from '../../domain/webhooks/schedule.ts';
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
-import { actorOf, type App } from '../app.ts';
+import { actorOf } from '../auth/actor.ts';
+import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { WEBHOOK_ENDPOINT_EXAMPLE as ENDPOINT_EXAMPLE } from '../examples.ts';
