@@ -42,9 +42,9 @@ export default tseslint.config(
   {
     // Only src/config.ts reads the environment. Outside src/, the test harness (test/harness.ts, test/process/service.ts:
     // the database server of the PostgreSQL pass, the child services' PATH and HOME), the Redis of the
-    // rate-limit tests (test/services.ts), the fuzzer's two knobs (test/fuzz/contract.test.ts) and scripts/ and bench/ (command-line tools) read it too.
+    // rate-limit tests (test/services.ts), the run's shared browser (test/browser.ts), the fuzzer's two knobs (test/fuzz/contract.test.ts) and scripts/ and bench/ (command-line tools) read it too.
     files: ['src/**', 'test/**'],
-    ignores: ['src/config.ts', 'test/harness.ts', 'test/services.ts', 'test/process/service.ts', 'test/fuzz/contract.test.ts'],
+    ignores: ['src/config.ts', 'test/harness.ts', 'test/services.ts', 'test/browser.ts', 'test/process/service.ts', 'test/fuzz/contract.test.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: take the setting from the config.' }],
       'no-restricted-imports': ['error', { paths: ENV_IMPORTS }],

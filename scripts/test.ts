@@ -1,21 +1,23 @@
 /**
- * Runs every test with node's test runner: on embedded PGlite and, when TEST_DATABASE_URL names a
- * PostgreSQL server, the storage-touching tests again against it (each test server makes and drops
- * its own database there). Browser tests run on PGlite only. Both passes share one queue, the files
- * the last run (or a guess) found longest first.
+ * Runs every test with node's test runner, each file in a process of its own, a few at a time, the
+ * longest first (the last run's durations, or a guess), each killed past FILE_TIMEOUT_MS (a file that
+ * never exits fails instead of holding the run). A file's output is printed in one piece when it ends;
+ * the run ends with its wall time, the slowest files and one line of totals: `N passed, N failed`.
  *
- * Each test file runs in a process of its own, two or three at a time (by cores), and is killed when it runs past
- * FILE_TIMEOUT_MS (a file that never exits fails, instead of holding the whole run). A file's
- * output is printed in one piece when it ends.
+ * Every file runs once on embedded PGlite; the files whose behaviour can differ by store run on the
+ * PostgreSQL server of TEST_DATABASE_URL too (scripts/test-stores.ts, docs/testing.md). The browser
+ * tests share one Chromium, started here and reached through PARLEY_TEST_BROWSER_WS.
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
 import { globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
+import { storesOf, type Store } from './test-stores.ts';
 
-const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 8 * 60_000);
-const CONCURRENCY = Math.max(2, Math.min(3, availableParallelism()));
+const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000);
+/** Files wait on I/O (servers, child processes, timers) much of the time: one more than the cores keeps both busy. */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, availableParallelism() + 1)));
 
 const filters = process.argv.slice(2);
 const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
@@ -65,7 +67,7 @@ function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<Fi
   });
 }
 
-type Job = { file: string; env: NodeJS.ProcessEnv; pass: 'PGlite' | 'PostgreSQL' };
+type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store };
 
 /** Where the last run's durations are kept, so the next run starts the longest files first. */
 const TIMINGS_FILE = '.test-data/test-timings.json';
@@ -86,16 +88,13 @@ function guess(file: string): number {
   return 10_000;
 }
 
-/**
- * Both passes share one queue, longest files first: the machine stays busy to the end instead of
- * waiting on one slow file at the end of each pass.
- */
-async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] }>> {
+/** Both passes share one queue, longest first: the machine stays busy to the end instead of waiting on one slow file. */
+async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Store }>> {
   const timings = readTimings();
   const length = (job: Job) => timings[`${job.pass}:${job.file}`] ?? guess(job.file);
   const queue = [...jobs].sort((a, b) => length(b) - length(a));
   process.stdout.write(`\n== ${jobs.length} file runs, ${CONCURRENCY} at a time ==\n`);
-  const results: Array<FileResult & { pass: Job['pass'] }> = [];
+  const results: Array<FileResult & { pass: Store }> = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) results.push({ ...(await runFile(job.file, job.env, job.pass)), pass: job.pass });
@@ -110,22 +109,49 @@ async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] 
   return results;
 }
 
+/** One Chromium for every browser test file of the run (test/browser.ts connects to it); undefined when none runs. */
+async function startSharedBrowser(): Promise<{ wsEndpoint: string; close(): Promise<void> } | undefined> {
+  const { CHROMIUM, BROWSER_ARGS } = await import('../test/browser-launch.ts');
+  const { chromium } = await import('playwright-core');
+  try {
+    const server = await chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: BROWSER_ARGS });
+    return { wsEndpoint: server.wsEndpoint(), close: () => server.close() };
+  } catch (err) {
+    // Each browser test file then launches its own, and says what is missing if it cannot.
+    process.stdout.write(`\nthe shared browser did not start (${(err as Error).message.split('\n')[0]}): each browser test launches its own\n`);
+    return undefined;
+  }
+}
+
 const started = Date.now();
 const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;
-const jobs: Job[] = all.map((file) => ({ file, env: embeddedEnv, pass: 'PGlite' }));
-if (serverUrl) {
-  const storage = all.filter((f) => !f.includes('.browser.') && !f.includes('.unit.'));
-  process.stdout.write(`\nPGlite (embedded): ${all.length} files; PostgreSQL (${new URL(serverUrl).host}): the ${storage.length} that touch storage\n`);
-  jobs.push(...storage.map((file) => ({ file, env: process.env, pass: 'PostgreSQL' as const })));
-} else {
-  process.stdout.write('\nTEST_DATABASE_URL is not set: the PostgreSQL pass was skipped.\n');
+const jobs: Job[] = [];
+const serverOnly: string[] = [];
+for (const file of all) {
+  const stores = storesOf(file, readFileSync(file, 'utf8'));
+  if (stores.includes('PGlite')) jobs.push({ file, env: embeddedEnv, pass: 'PGlite' });
+  if (stores.includes('PostgreSQL')) {
+    if (serverUrl) jobs.push({ file, env: process.env, pass: 'PostgreSQL' });
+    else if (!stores.includes('PGlite')) serverOnly.push(file);
+  }
 }
+const onServer = jobs.filter((j) => j.pass === 'PostgreSQL').length;
+if (serverUrl) {
+  process.stdout.write(`\nPGlite (embedded): ${jobs.length - onServer} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`);
+} else {
+  process.stdout.write(`\nTEST_DATABASE_URL is not set: the PostgreSQL pass was skipped${serverOnly.length ? `, and with it ${serverOnly.length} files that need a server (${serverOnly.join(', ')})` : ''}.\n`);
+}
+
+const browser = jobs.some((j) => j.file.includes('.browser.')) ? await startSharedBrowser() : undefined;
+if (browser) for (const job of jobs) if (job.file.includes('.browser.')) job.env = { ...job.env, PARLEY_TEST_BROWSER_WS: browser.wsEndpoint };
 const results = await run(jobs);
+await browser?.close();
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
-process.stdout.write(`\n== ${results.length} file runs in ${((Date.now() - started) / 1000).toFixed(0)} s; slowest: ${slowest.map((r) => `${r.file} (${r.pass}) ${(r.ms / 1000).toFixed(0)} s`).join(', ')} ==\n`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+process.stdout.write(`\n== ${results.length} file runs in ${seconds(Date.now() - started)} of wall time; slowest: ${slowest.map((r) => `${r.file} (${r.pass}) ${seconds(r.ms)}`).join(', ')} ==\n`);
 if (failed.length > 0) {
   process.stdout.write(`FAILED ${failed.length}:\n${failed.map((r) => `  ${r.pass}: ${r.file}${r.timedOut ? ' (killed: did not finish)' : ''}`).join('\n')}\n`);
 }

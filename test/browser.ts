@@ -1,6 +1,7 @@
 /**
- * What the browser tests share: Debian's chromium through playwright-core, a fresh profile per test
- * that records console output and page errors, and the dashboard's sign-in form.
+ * What the browser tests share: Debian's chromium through playwright-core (the one the test runner
+ * started for the whole run, when it did: PARLEY_TEST_BROWSER_WS), a fresh profile per test that
+ * records console output and page errors, and the dashboard's sign-in form.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -8,18 +9,20 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DASHBOARD_DIR } from '../src/http/dashboard.ts';
+import { BROWSER_ARGS, CHROMIUM } from './browser-launch.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 
-/** Chromium, headless, once the dashboard is built. */
+/**
+ * Chromium, headless, once the dashboard is built: the run's shared one (scripts/test.ts), or one of
+ * this file's own. Closing what this returns closes only what the file opened in it.
+ */
 export async function launchBrowser(): Promise<Browser> {
   assert.ok(existsSync(path.join(DASHBOARD_DIR, 'index.html')), 'the dashboard is not built: run `npm run build:dashboard` first');
+  const shared = process.env.PARLEY_TEST_BROWSER_WS;
+  if (shared) return chromium.connect(shared);
   assert.ok(existsSync(CHROMIUM), `no browser at ${CHROMIUM}: apt-get install -y chromium`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: BROWSER_ARGS });
 }
 
 /** A fresh browser profile that records console output and page errors for later checks. */

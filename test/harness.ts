@@ -35,14 +35,19 @@ export const usingPostgres = Boolean(TEST_DATABASE_SERVER_URL);
 
 export type TestDatabase = { database: Database; url: string | undefined; drop(): Promise<void> };
 
-/** A fresh, empty database: in-memory PGlite, or a new database on TEST_DATABASE_URL's server. */
+/**
+ * A fresh database with the migrations and the job queue's schema applied (nothing else: no
+ * organization): an in-memory PGlite loaded from a migrated data directory, or on TEST_DATABASE_URL's
+ * server a new database copied from a migrated template database. Both templates are made once per
+ * set of migrations, so no test server applies migrations of its own.
+ */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = TEST_DATABASE_SERVER_URL;
   if (!serverUrl) {
     const database = await openDatabase({ kind: 'pglite', dataDir: null, loadDataDir: await pgliteTemplate() });
     return { database, url: undefined, drop: () => database.close() };
   }
-  const fresh = await createTestDatabaseUrl(serverUrl);
+  const fresh = await createTestDatabaseUrl(serverUrl, { migrated: true });
   const database = await openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 5 });
   return {
     database,
@@ -57,59 +62,106 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export type TestDatabaseUrl = { url: string; drop(): Promise<void> };
 
 /**
- * A new, empty database on the PostgreSQL server of serverUrl (default TEST_DATABASE_URL), not
- * opened: for handing to a spawned process as DATABASE_URL. drop() removes it, closing whatever
- * connections are still open on it.
+ * A new database on the PostgreSQL server of serverUrl (default TEST_DATABASE_URL), not opened: for
+ * handing to a spawned process as DATABASE_URL. Empty (the process applies the migrations, as a
+ * first start does), or with `migrated` a copy of the migrated template. drop() removes it, closing
+ * whatever connections are still open on it.
  */
-export async function createTestDatabaseUrl(serverUrl = TEST_DATABASE_SERVER_URL): Promise<TestDatabaseUrl> {
+export async function createTestDatabaseUrl(serverUrl = TEST_DATABASE_SERVER_URL, options: { migrated?: boolean } = {}): Promise<TestDatabaseUrl> {
   if (!serverUrl) throw new Error('createTestDatabaseUrl needs TEST_DATABASE_URL');
+  const template = options.migrated ? await postgresTemplate(serverUrl) : undefined;
   const name = `parley_test_${Date.now().toString(36)}_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`create database "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    async drop() {
-      const again = new pg.Client({ connectionString: serverUrl });
-      await again.connect();
-      try {
-        await again.query(`drop database if exists "${name}" with (force)`);
-      } finally {
-        await again.end();
-      }
-    },
+    drop: () => withAdmin(serverUrl, (admin) => admin.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
   };
+}
+
+async function withAdmin<T>(serverUrl: string, fn: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** What a migrated template holds depends on: the migrations, pg-boss's version (its schema) and the queues' options (pgboss.queue). */
+function templateKey(): string {
+  const migrations = new URL('../src/db/migrations/', import.meta.url);
+  const hash = createHash('sha256');
+  for (const file of readdirSync(migrations, { recursive: true }).map(String).sort()) {
+    if (file.endsWith('.sql') || file.endsWith('.json')) hash.update(file).update(readFileSync(new URL(file, migrations)));
+  }
+  hash.update(JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version);
+  hash.update(JSON.stringify(Object.entries(JOBS).map(([name, job]) => [name, job.queue])));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Applies the migrations and the job queue's schema to a database, as a first start would. */
+async function migrateWithQueue(database: Database): Promise<void> {
+  await migrate(database);
+  const queue = await startQueue(database, createLogger({ level: 'silent' }));
+  await queue.stop({ graceful: false, timeoutMs: 100 });
+}
+
+let postgresTemplateName: Promise<string> | undefined;
+
+/**
+ * The migrated template database on the server, made by the first test process that needs it (the
+ * others wait on an advisory lock) and kept for later runs: its name carries the template key, and
+ * templates of other keys are dropped when a new one is made. It is never connected to once made,
+ * so any number of CREATE DATABASE … TEMPLATE can copy it at once.
+ */
+function postgresTemplate(serverUrl: string): Promise<string> {
+  postgresTemplateName ??= withAdmin(serverUrl, async (admin) => {
+    const name = `parley_template_${templateKey()}`;
+    // One key for every run on this server: the template is made once.
+    await admin.query('select pg_advisory_lock(7263001)');
+    try {
+      const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+      if (found.rowCount === 0) {
+        const building = `${name}_building`;
+        await admin.query(`drop database if exists "${building}" with (force)`);
+        await admin.query(`create database "${building}"`);
+        const url = new URL(serverUrl);
+        url.pathname = `/${building}`;
+        const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+        try {
+          await migrateWithQueue(database);
+        } finally {
+          await database.close();
+        }
+        await admin.query(`alter database "${building}" rename to "${name}"`);
+        const stale = await admin.query<{ datname: string }>("select datname from pg_database where starts_with(datname, 'parley_template_') and datname <> $1", [name]);
+        // Another checkout's run may be copying one right now: that drop fails and waits for a later run.
+        for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
+      }
+      return name;
+    } finally {
+      await admin.query('select pg_advisory_unlock(7263001)');
+    }
+  });
+  return postgresTemplateName;
 }
 
 let template: Promise<Blob> | undefined;
 
 /**
  * A migrated PGlite data directory (with the job queue's schema), made once and kept in the temp
- * folder keyed by the migrations' contents and the queues' options: a fresh PGlite takes seconds to initialise, a copy of
- * this takes a fraction of one.
+ * folder under the template key: a fresh PGlite takes seconds to initialise, a copy of this takes a
+ * fraction of one.
  */
 function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
-    const migrations = new URL('../src/db/migrations/', import.meta.url);
-    const hash = createHash('sha256');
-    for (const file of readdirSync(migrations, { recursive: true }).map(String).sort()) {
-      if (file.endsWith('.sql') || file.endsWith('.json')) hash.update(file).update(readFileSync(new URL(file, migrations)));
-    }
-    hash.update(JSON.parse(readFileSync(new URL('../node_modules/pg-boss/package.json', import.meta.url), 'utf8')).version);
-    // The queues' options are stored in the template too (pgboss.queue).
-    hash.update(JSON.stringify(Object.entries(JOBS).map(([name, job]) => [name, job.queue])));
-    const file = path.join(tmpdir(), `parley-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+    const file = path.join(tmpdir(), `parley-pglite-template-${templateKey()}.tar`);
     if (existsSync(file)) return new Blob([readFileSync(file)]);
     const database = await openDatabase({ kind: 'pglite', dataDir: null });
-    await migrate(database);
-    const queue = await startQueue(database, createLogger({ level: 'silent' }));
-    await queue.stop({ graceful: false, timeoutMs: 100 });
+    await migrateWithQueue(database);
     const dump = await database.dumpDataDir!();
     await database.close();
     const partial = `${file}.${process.pid}.partial`;
