@@ -123,6 +123,10 @@ async function startSharedBrowser(): Promise<{ wsEndpoint: string; close(): Prom
   }
 }
 
+// Every test process (and the services they spawn) keeps V8's compiled code of the sources here:
+// later processes skip most of the parsing and compiling (node's module compile cache).
+process.env.NODE_COMPILE_CACHE ??= path.resolve('.test-data/compile-cache');
+
 const started = Date.now();
 const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;

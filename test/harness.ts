@@ -3,7 +3,8 @@
  * default; with TEST_DATABASE_URL, a new PostgreSQL database made for this server and dropped after.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -170,6 +171,33 @@ function pgliteTemplate(): Promise<Blob> {
     return dump;
   })();
   return template;
+}
+
+let migratedDirectory: Promise<string> | undefined;
+
+/**
+ * Puts a migrated PGlite data directory at `pgdata` (a copy of one made from the template once per
+ * template key, in the temp folder), for a service process that would otherwise initialise and
+ * migrate an empty one.
+ */
+export async function copyMigratedPglite(pgdata: string): Promise<void> {
+  migratedDirectory ??= (async () => {
+    const dir = path.join(tmpdir(), `parley-pglite-migrated-${templateKey()}`);
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+      const building = `${dir}.${process.pid}.partial`;
+      rmSync(building, { recursive: true, force: true });
+      const database = await PGlite.create(building, { loadDataDir: await pgliteTemplate() });
+      await database.close();
+      try {
+        renameSync(building, dir);
+      } catch {
+        // Another test process made it meanwhile.
+        rmSync(building, { recursive: true, force: true });
+      }
+    }
+    return dir;
+  })();
+  cpSync(await migratedDirectory, pgdata, { recursive: true });
 }
 
 export async function freePort(): Promise<number> {

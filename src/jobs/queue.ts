@@ -33,6 +33,9 @@ export type Queue = {
   stop(options: { graceful: boolean; timeoutMs: number }): Promise<void>;
 };
 
+/** A due job is looked for this long after its time: the database's clock and ours may differ by a few ms. */
+const DUE_WAKE_SLACK_MS = 15;
+
 /** How often finished jobs past their queue's deleteAfterSeconds (catalog.ts) are deleted. */
 const FINISHED_JOB_DELETION_INTERVAL_SECONDS = 60;
 
@@ -72,10 +75,24 @@ export async function startQueue(
     await boss.getJobById(name, '00000000-0000-0000-0000-000000000000');
   }
   const workers = new Map<JobName, string[]>();
+  const wake = (name: JobName) => {
+    for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
+  };
+  // A job due later is not announced when it falls due: without a wake it waits for the next poll
+  // (notifyPollingIntervalSeconds, 2 s), so a sandbox status step due 200 ms later came 2-4 s later.
+  // A process that works the queue wakes its own workers when a job it enqueued is due.
+  const dueTimers = new Set<NodeJS.Timeout>();
+  const wakeWhenDue = (name: JobName, seconds: number) => {
+    if (!workers.has(name)) return;
+    const timer = setTimeout(() => {
+      dueTimers.delete(timer);
+      wake(name);
+    }, Math.ceil(seconds * 1000) + DUE_WAKE_SLACK_MS);
+    timer.unref();
+    dueTimers.add(timer);
+  };
   return {
-    wake(name) {
-      for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
-    },
+    wake,
     async enqueue(executor, name, payload, options) {
       const data = JOBS[name].payload.parse(payload) as object;
       await boss.send(name, data, {
@@ -84,6 +101,7 @@ export async function startQueue(
         singletonKey: options?.singletonKey,
         singletonSeconds: options?.singletonSeconds,
       });
+      if (options?.startAfterSeconds) wakeWhenDue(name, options.startAfterSeconds);
     },
     async work(handlers) {
       for (const name of JOB_NAMES) {
@@ -130,6 +148,8 @@ export async function startQueue(
       await boss.getQueue(JOB_NAMES[0]!);
     },
     async stop({ graceful, timeoutMs }) {
+      for (const timer of dueTimers) clearTimeout(timer);
+      dueTimers.clear();
       await boss.stop({ graceful, timeout: timeoutMs, close: false });
     },
   };

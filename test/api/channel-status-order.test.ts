@@ -2,6 +2,7 @@
  * Gateway session reports can overtake each other (callbacks are retried and run concurrently): a
  * report older than the last one applied must not move the channel back.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';

@@ -1,3 +1,4 @@
+// stores: both
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';

@@ -2,6 +2,7 @@
  * resolveInboundContact, the function the messages module calls for every inbound message, against
  * the database: find, create, attach identities, merge.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';

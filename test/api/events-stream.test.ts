@@ -6,6 +6,7 @@
  * never appear; a second process on the same PostgreSQL database streams what the first commits;
  * closing the server ends open streams at once.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';

@@ -6,6 +6,7 @@
  * time changes nothing but the stored row. A failure report is still applied and stored in one
  * transaction (what the failure reaches is written only when the status moves).
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

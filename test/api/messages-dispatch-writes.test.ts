@@ -4,6 +4,7 @@
  * due again (a provider fault) is still released to its next time. Statements are counted where the
  * service makes them (the database's drizzle executor), not timed.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql, type SQL } from 'drizzle-orm';

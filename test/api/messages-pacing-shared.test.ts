@@ -5,6 +5,7 @@
  * one second's burst plus the slots of the claim horizon (pacing.ts), and nothing more until the
  * clock moves; no timing is measured.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -4,6 +4,7 @@
  * provider's `sent` callback report it) and each event announced once, however the sandbox batched
  * its status callbacks and the dispatcher overlapped the sends.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

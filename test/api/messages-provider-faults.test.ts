@@ -4,6 +4,7 @@
  * is checked, not just what arrived: nothing acknowledged is lost, the provider holds each message
  * exactly once, and every status change is delivered to the organization's webhook endpoint.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';

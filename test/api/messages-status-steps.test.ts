@@ -3,6 +3,7 @@
  * only reports the last) still gives subscribers every step: the skipped statuses are recorded and
  * announced first, in order, and the history reads forward.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';

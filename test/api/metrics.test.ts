@@ -4,6 +4,7 @@
  * requests by route pattern, a message waiting in its queue, a send by platform and outcome, a
  * webhook attempt by endpoint, channel states.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eventually } from '../eventually.ts';

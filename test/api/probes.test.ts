@@ -3,6 +3,7 @@
  * /readyz: 503 while the database does not answer or while migrations are being applied to it).
  * The database cut under running processes is in test/process/probes.test.ts.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';

@@ -4,6 +4,7 @@
  * once: without it the file fails at once; under a key prefix of this run's own, deleted after). Two servers over one database (or one Redis) share the
  * counts; windows end when the injected clock moves; a store that cannot count lets requests through.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

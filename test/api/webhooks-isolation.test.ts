@@ -4,6 +4,7 @@
  * endpoints, one of them dead, reach the two healthy ones on time; filters, disabled endpoints and
  * other organizations' events are respected.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -2,6 +2,7 @@
  * At least once: the service is killed (SIGKILL) while an attempt is in flight; after a restart on the
  * same data the delivery is made again, with the same webhook-id, and succeeds.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomToken } from '../../src/lib/crypto.ts';

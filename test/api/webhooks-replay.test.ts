@@ -3,6 +3,7 @@
  * that is always returned, so a reader can keep it and read on later without missing an event whose
  * transaction committed late; retention deletes old events with their deliveries and attempts.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -3,6 +3,7 @@
  * app-state key's protobuf class), sealed at rest, one key update in one transaction, and no write at
  * all from a process that does not hold the session's lease.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';

@@ -2,6 +2,7 @@
  * The library acknowledges a message to the service before the engine stores it, so an event that
  * meets an unreachable database is kept and stored when the database is back, in order, never dropped.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DatabaseUnavailableError } from '../../src/db/errors.ts';

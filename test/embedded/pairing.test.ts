@@ -3,6 +3,7 @@
  * shapes: pairing by QR and by code, the status machine on the library's disconnect reasons, reconnects
  * with backoff shown in the channel's health, logout, and the credentials kept (sealed) in the database.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BufferJSON } from 'baileys';

@@ -7,6 +7,7 @@
  * resumes by itself, and every message acknowledged reaches the provider exactly once and is sent.
  * PostgreSQL only (the embedded database cannot go away on its own).
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';

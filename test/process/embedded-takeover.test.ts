@@ -6,6 +6,7 @@
  * third starts and the holder is stopped with SIGTERM: the session is handed over at once, not after
  * the lease. PostgreSQL only: the embedded database serves one process.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,7 @@
  * the provider's. A new worker loses nothing and sends nothing twice (see dispatch-kill.ts).
  * PostgreSQL only: the embedded database serves one process.
  */
+// stores: postgres
 import { test } from 'node:test';
 import { killMidBatch } from './dispatch-kill.ts';
 import { usingPostgres } from './service.ts';

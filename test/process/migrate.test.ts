@@ -28,7 +28,7 @@ async function migrationRows(database: Database) {
 }
 
 test('`node src/main.ts migrate` applies the migrations on an empty DATA_DIR and exits 0; a second run has nothing to do', async () => {
-  const deployment = await createDeployment();
+  const deployment = await createDeployment({ fresh: true });
   let service: ServiceProcess | undefined;
   try {
     service = await runService({ dataDir: deployment.dataDir, env: deployment.env, args: ['migrate'] });
@@ -54,7 +54,7 @@ test('`node src/main.ts migrate` applies the migrations on an empty DATA_DIR and
 });
 
 test('an unknown command stops with exit code 1 and says which commands there are', async () => {
-  const deployment = await createDeployment();
+  const deployment = await createDeployment({ fresh: true });
   try {
     const service = await runService({ dataDir: deployment.dataDir, env: deployment.env, args: ['migrat'] });
     assert.deepEqual(await runToExit(service), { code: 1, signal: null });
@@ -96,7 +96,7 @@ test('migrate() run at the same moment applies each migration exactly once, and 
 });
 
 test('two services started at the same moment on one fresh PostgreSQL database both come up, and one organization is bootstrapped', { skip: usingPostgres ? false : 'needs TEST_DATABASE_URL' }, async () => {
-  const deployment = await createDeployment();
+  const deployment = await createDeployment({ fresh: true });
   const services: ServiceProcess[] = [];
   try {
     services.push(

@@ -4,6 +4,7 @@
  * ready; the proxy cut: not ready (503) within the database wait, yet alive; restored: ready again.
  * PostgreSQL only (a worker-only process needs a server database, and the embedded one cannot go away).
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eventually } from '../eventually.ts';

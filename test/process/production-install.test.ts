@@ -6,6 +6,7 @@
  * dependency is installed, and the service answers /readyz and serves the dashboard, then stops on
  * SIGTERM. Run in the PGlite pass only (the install does not depend on the database).
  */
+// stores: pglite
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -6,6 +6,7 @@
  * webhook endpoints, nothing is left stuck (see scale-out.ts). PostgreSQL only: the embedded
  * database serves one process.
  */
+// stores: postgres
 import { test } from 'node:test';
 import { runScaleOut } from './scale-out.ts';
 import { createDeployment, usingPostgres } from './service.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '../eventually.ts';
-import { createTestDatabaseUrl, freePort, usingPostgres } from '../harness.ts';
+import { copyMigratedPglite, createTestDatabaseUrl, freePort, usingPostgres } from '../harness.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const MAIN = path.join(ROOT, 'src', 'main.ts');
@@ -77,8 +77,7 @@ export type RunOptions = {
 export async function runService(options: RunOptions): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? tmpdir(),
+    ...inheritedEnv(),
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: options.dataDir,
@@ -211,14 +210,21 @@ export async function startService(options: RunOptions): Promise<ServiceProcess>
 }
 
 /**
- * Where one test's service keeps its state: a temp DATA_DIR and, in the PostgreSQL pass, a fresh
- * database of its own (in env as DATABASE_URL). cleanup() removes both.
+ * Where one test's service keeps its state: a temp DATA_DIR and, in the PostgreSQL pass, a database
+ * of its own (in env as DATABASE_URL). cleanup() removes both.
  */
 export type Deployment = { dataDir: string; env: Record<string, string>; databaseUrl: string | undefined; cleanup(): Promise<void> };
 
-export async function createDeployment(): Promise<Deployment> {
+/**
+ * A new deployment. Its database has the migrations applied already (a copy of the run's migrated
+ * template, harness.ts), as after an earlier `npm run migrate`: the first start still bootstraps
+ * the organization and prints its credentials, and skips the seconds an empty database costs.
+ * `fresh`: an empty database (an empty DATA_DIR), for the tests of what a start does to one.
+ */
+export async function createDeployment(options: { fresh?: boolean } = {}): Promise<Deployment> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-process-'));
-  const database = usingPostgres ? await createTestDatabaseUrl() : undefined;
+  if (!usingPostgres && !options.fresh) await copyMigratedPglite(path.join(dataDir, 'db', 'pgdata'));
+  const database = usingPostgres ? await createTestDatabaseUrl(undefined, { migrated: !options.fresh }) : undefined;
   return {
     dataDir,
     env: database ? { DATABASE_URL: database.url } : {},
@@ -250,7 +256,8 @@ export function occurrences(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1;
 }
 
-/** What a spawned command inherits of the runner's environment: PATH and HOME, nothing else. */
+/** What a spawned command inherits of the runner's environment: PATH, HOME and the compile cache (scripts/test.ts), nothing else. */
 export function inheritedEnv(): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir() };
+  const cache = process.env.NODE_COMPILE_CACHE;
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), ...(cache ? { NODE_COMPILE_CACHE: cache } : {}) };
 }

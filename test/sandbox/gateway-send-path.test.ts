@@ -5,6 +5,7 @@
  * pipeline benchmark (DECISIONS 62). Whatever the path, a send is stored only for a working session
  * driven by the key it came with.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
