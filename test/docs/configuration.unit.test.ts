@@ -1,10 +1,11 @@
 /**
  * The documentation against the code it describes. docs/configuration.md lists every variable of the
  * configuration schema (src/config.ts) and nothing else, with the schema's defaults; the settings
- * tables of the other docs name only known variables and give their defaults right.
+ * tables of the other docs name only known variables and give their defaults right; and every
+ * relative link in README.md and docs/ points at a file that exists (and, for `#anchor`, a heading).
  */
 import assert from 'node:assert/strict';
-import { globSync, readFileSync } from 'node:fs';
+import { existsSync, globSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
@@ -140,5 +141,66 @@ test('the settings tables of the other docs name known variables with the schema
   const rows = files.flatMap(settingRows);
   const unknown = rows.flatMap((row) => row.names.filter((name) => !(name in shape)).map((name) => `${row.file}:${row.line} ${name}: not in the configuration schema (src/config.ts)`));
   const problems = [...unknown, ...defaultProblems(rows)];
+  assert.equal(problems.length, 0, `\n${problems.join('\n')}`);
+});
+
+/** The text outside fenced code blocks and code spans, lines kept (so line numbers hold). */
+function prose(markdown: string): string[] {
+  let fenced = false;
+  return markdown.split('\n').map((line) => {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : line.replace(/`[^`]*`/g, '');
+  });
+}
+
+/** The anchors GitHub gives a file's headings: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function anchors(markdown: string): Set<string> {
+  const found = new Set<string>();
+  const counts = new Map<string, number>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (!heading) continue;
+    const text = heading[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = counts.get(base) ?? 0;
+    counts.set(base, n + 1);
+    found.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return found;
+}
+
+test('every relative link in README.md and docs/ points at a file that exists, and at a heading that does', () => {
+  const files = ['README.md', ...globSync('docs/**/*.md', { cwd: ROOT })];
+  const problems: string[] = [];
+  let links = 0;
+  for (const file of files) {
+    prose(read(file)).forEach((line, index) => {
+      for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+        const target = match[1]!;
+        // Addresses elsewhere (https:, mailto:) are not this repository's to check.
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        links++;
+        const [pathPart = '', fragment] = target.split('#', 2);
+        const resolved = pathPart === '' ? path.join(ROOT, file) : path.resolve(path.dirname(path.join(ROOT, file)), decodeURIComponent(pathPart));
+        const where = `${file}:${index + 1} ${target}`;
+        if (!existsSync(resolved)) {
+          problems.push(`${where}: no such file`);
+          continue;
+        }
+        if (fragment !== undefined && resolved.endsWith('.md') && !anchors(readFileSync(resolved, 'utf8')).has(fragment.toLowerCase())) {
+          problems.push(`${where}: no heading with that anchor in ${path.relative(ROOT, resolved)}`);
+        }
+      }
+    });
+  }
+  assert.ok(links > 0, 'no relative link found: the link pattern is broken');
   assert.equal(problems.length, 0, `\n${problems.join('\n')}`);
 });
