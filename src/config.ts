@@ -34,7 +34,8 @@ const durationList = z
   })
   .transform((v) => v.split(',').map(parseDuration));
 
-const envSchema = z.object({
+/** The environment's schema: every variable, its rules and its default (docs/configuration.md is checked against it). */
+export const envSchema = z.object({
   PORT: z.coerce.number({ error: 'expects a port number' }).int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   BASE_URL: url.optional(),
