@@ -145,3 +145,19 @@ export async function providerSendCounts(db: Executor): Promise<Record<string, n
   );
   return Object.fromEntries(rows.map((r) => [r.id, r.n]));
 }
+
+/**
+ * Resolves once the sandbox has nothing left to send about a message: no status or other callback
+ * job naming it is waiting, due or running. Every callback it made has then reached its receiver,
+ * so a test can check that nothing more came without waiting a while to see.
+ */
+export async function sandboxQuiet(db: Executor, messageId: string): Promise<void> {
+  await eventually(`the sandbox to have nothing more to send about ${messageId}`, async () => {
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pgboss.job
+          where name = 'sandbox.callback' and state < 'completed' and (data->>'message_id' = ${messageId} or data->'message_ids' ? ${messageId})`,
+    );
+    return row!.n === 0;
+  });
+}

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxGatewaySession } from '../../src/sandbox/contract.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
+import { sandboxQuiet } from '../messages-helpers.ts';
 import { hmacHex, insertSandboxChannel, startReceiver, type Received, type Receiver } from './receiver.ts';
 
 let server: TestServer;
@@ -131,7 +132,7 @@ test('a send with an idempotency key twice answers the same id and sends one mes
   const id = first.body.id as string;
   const mine = (p: any) => p.id === id;
   await receiver.waitFor((r) => events(r, 'message.status', mine).length >= 3);
-  await new Promise((resolve) => setTimeout(resolve, 1200));
+  await sandboxQuiet(server.container.database.db, id);
   const statuses = events(receiver.received, 'message.status', mine);
   assert.deepEqual(statuses.map((s) => s.json.payload.status), ['sent', 'delivered', 'read'], 'one message, so one set of statuses');
   for (const s of statuses) {

@@ -345,8 +345,8 @@ test('callbacks are jobs committed with the send: a worker that starts later del
       idle.container.database.db,
       sql`select state::text as state, data from pgboss.job where name = 'sandbox.callback' and data->>'message_id' = ${id}`,
     );
+    // Still waiting in the queue: nothing is sent without a worker.
     assert.deepEqual(jobs.map((j) => [j.state, j.data.status]), [['created', 'sent']]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(late.received.length, 0, 'nothing is sent without a worker');
     await idle.container.queue.work(idle.container.jobHandlers());
     const statuses = statusesOf(await late.waitFor((r) => statusesOf(r, id).length >= 3), id);

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
+import { sandboxQuiet } from '../messages-helpers.ts';
 import { hmacHex, startReceiver, statusesOf, type Receiver } from './receiver.ts';
 
 let server: TestServer;
@@ -118,8 +119,8 @@ test('recipient ending 0001 is accepted, then reported failed with 131026', asyn
   assert.equal(statuses[0]!.status, 'failed');
   assert.equal(statuses[0]!.errors[0].code, 131026);
   assert.equal(typeof statuses[0]!.errors[0].title, 'string');
-  // Nothing follows a failure.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Nothing follows a failure: once the sandbox has nothing left to send about it, only `failed` came.
+  await sandboxQuiet(server.container.database.db, id);
   assert.deepEqual(statusesOf(receiver.received, id).map((s) => s.status), ['failed']);
 });
 
