@@ -53,8 +53,12 @@ describe('embedded engine: messages', () => {
     const read = await waitForMessage(server, id, 'read');
     // The late delivered is history, not a step back.
     assert.deepEqual(read.history.map((h: { status: string }) => h.status).sort(), ['delivered', 'queued', 'read', 'sent']);
-    const acks = await server.container.database.db.select().from(providerEvents).where(eq(providerEvents.channelId, channel.id));
-    const ackIds = acks.map((a) => a.externalId).filter((x) => x?.startsWith('ack:')).sort();
+    // The message can read `read` before the overtaken `delivered` ack is stored: wait for both to be.
+    const ackIds = await eventually('both acks stored', async () => {
+      const acks = await server.container.database.db.select().from(providerEvents).where(eq(providerEvents.channelId, channel.id));
+      const ids = acks.map((a) => a.externalId).filter((x) => x?.startsWith('ack:')).sort();
+      return ids.length >= 2 ? ids : undefined;
+    });
     assert.deepEqual(ackIds, [`ack:${libraryId}:delivered`, `ack:${libraryId}:read`], 'a repeated ack is stored once');
     await eventually('the acks to be applied', async () => {
       const rows = await server.container.database.db.select().from(providerEvents).where(eq(providerEvents.channelId, channel.id));
