@@ -132,8 +132,11 @@ const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;
 const jobs: Job[] = [];
 const serverOnly: string[] = [];
+// TEST_STORES=all (npm run test:long): every file that touches a store runs on both.
+const everyStore = process.env.TEST_STORES === 'all';
 for (const file of all) {
-  const stores = storesOf(file, readFileSync(file, 'utf8'));
+  const declared = storesOf(file, readFileSync(file, 'utf8'));
+  const stores: Store[] = everyStore && !file.includes('.browser.') && !file.includes('.unit.') ? ['PGlite', 'PostgreSQL'] : declared;
   if (stores.includes('PGlite')) jobs.push({ file, env: embeddedEnv, pass: 'PGlite' });
   if (stores.includes('PostgreSQL')) {
     if (serverUrl) jobs.push({ file, env: process.env, pass: 'PostgreSQL' });

@@ -41,12 +41,13 @@ const FINISHED_JOB_DELETION_INTERVAL_SECONDS = 60;
 
 /**
  * `maintain`: this process runs pg-boss's upkeep (supervision, cron, deleting finished jobs); the
- * worker role does, an API-only process only enqueues. `deletionIntervalSeconds` is for tests.
+ * worker role does, an API-only process only enqueues. `deletionIntervalSeconds` and `pollSeconds`
+ * (how often workers look for jobs nobody announced) are for tests.
  */
 export async function startQueue(
   database: Database,
   logger: Logger,
-  options: { maintain: boolean; deletionIntervalSeconds?: number } = { maintain: true },
+  options: { maintain: boolean; deletionIntervalSeconds?: number; pollSeconds?: number } = { maintain: true },
 ): Promise<Queue> {
   const boss = new PgBoss({
     db: database.bossDb,
@@ -111,7 +112,7 @@ export async function startQueue(
         const ids: string[] = [];
         for (let i = 0; i < (definition.concurrency ?? 1); i++) {
           let self = '';
-          const polling = { pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 2 };
+          const polling = { pollingIntervalSeconds: options.pollSeconds ?? 0.5, notifyPollingIntervalSeconds: options.pollSeconds ?? 2 };
           if (batchSize > 1) {
             // Each job settled on its own: a failure retries only the jobs it concerns.
             self = await boss.work(name, { ...polling, batchSize, perJobResults: true }, async (jobs) => {
