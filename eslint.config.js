@@ -57,4 +57,14 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: ENV_IMPORTS, patterns: [{ group: ['**/http/**', '**/http'], message: 'The domain never imports from src/http/: return rows or a typed refusal and let the route present them.' }] }],
     },
   },
+  {
+    // The database and the helpers sit below the domain: nothing under src/db/ or src/lib/ imports from src/domain/ or src/http/.
+    files: ['src/db/**', 'src/lib/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ENV_IMPORTS, patterns: [{ group: ['**/domain/**', '**/domain', '**/http/**', '**/http'], message: 'src/db/ and src/lib/ sit below the domain and HTTP: return a typed result and let the caller refuse it.' }] },
+      ],
+    },
+  },
 );
