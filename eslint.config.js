@@ -16,6 +16,9 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
       'preserve-caught-error': 'off',
+      // `import { type X } from` stays a run-time import once Node strips the types (`import {} from` still loads
+      // the module); `import type` is erased. test/code/import-cycles.unit.test.ts counts on that.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
     },
   },
   // Providers own their platform: outside the provider modules (and the database, config, dashboard,
