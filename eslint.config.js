@@ -16,6 +16,9 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
       'preserve-caught-error': 'off',
+      // `import { type X } from` stays a run-time import once Node strips the types (`import {} from` still loads
+      // the module); `import type` is erased. test/code/import-cycles.unit.test.ts counts on that.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
     },
   },
   // Providers own their platform: outside the provider modules (and the database, config, dashboard,
@@ -55,6 +58,16 @@ export default tseslint.config(
     files: ['src/domain/**'],
     rules: {
       'no-restricted-imports': ['error', { paths: ENV_IMPORTS, patterns: [{ group: ['**/http/**', '**/http'], message: 'The domain never imports from src/http/: return rows or a typed refusal and let the route present them.' }] }],
+    },
+  },
+  {
+    // The database and the helpers sit below the domain: nothing under src/db/ or src/lib/ imports from src/domain/ or src/http/.
+    files: ['src/db/**', 'src/lib/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ENV_IMPORTS, patterns: [{ group: ['**/domain/**', '**/domain', '**/http/**', '**/http'], message: 'src/db/ and src/lib/ sit below the domain and HTTP: return a typed result and let the caller refuse it.' }] },
+      ],
     },
   },
 );

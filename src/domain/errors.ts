@@ -1,6 +1,8 @@
 /**
- * The closed set of domain error codes. Expected failures travel as DomainError (or typed results)
- * and are mapped to HTTP status and body shape in one place: http/errors.ts.
+ * The closed set of domain error codes: the domain's refusals. Expected failures travel as DomainError
+ * (or typed results) and are mapped to HTTP status and body shape in one place: http/errors.ts, which
+ * also holds the codes only HTTP answers with (method, URI, body size and media type, byte ranges,
+ * rate limits, the fault answer).
  */
 export const ERROR_CODES = [
   'invalid',
@@ -10,18 +12,11 @@ export const ERROR_CODES = [
   'not_found',
   'conflict',
   'gone',
-  'method_not_allowed',
-  'payload_too_large',
-  'uri_too_long',
-  'unsupported_media_type',
-  'rate_limited',
   'unsupported',
   'window_closed',
   'send_refused',
   'template_mismatch',
-  'range_not_satisfiable',
   'unavailable',
-  'internal',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

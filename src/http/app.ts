@@ -23,7 +23,7 @@ import { createAuthFailureLimiter } from './auth/failure-limit.ts';
 import { trackConnections } from './drain.ts';
 import { createRequestLimiter } from './rate-limit.ts';
 import { failOpen } from '../lib/counters.ts';
-import { internalError, sendError, toDomainError, type ErrorShape } from './errors.ts';
+import { HttpError, internalError, sendError, toApiError, type ErrorShape } from './errors.ts';
 import { registerDashboard } from './dashboard.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 import { asReference, withErrorResponses } from './openapi.ts';
@@ -81,14 +81,14 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     ...requestLogging(),
     frameworkErrors: (error, request, reply) => {
       void reply.header('x-request-id', request.id).headers(securityHeaderValues);
-      const domain =
+      const refusal =
         error.code === 'FST_ERR_BAD_URL'
           ? new DomainError('invalid', 'the request path is not valid: it holds a malformed percent-encoding')
           : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-            ? new DomainError('uri_too_long', 'a path segment is longer than the limit')
+            ? new HttpError('uri_too_long', 'a path segment is longer than the limit')
             : undefined;
-      if (!domain) request.log.error({ err: error }, 'unhandled framework error');
-      return sendError(reply, request, domain ?? internalError(request), frameworkErrorShape(request.url));
+      if (!refusal) request.log.error({ err: error }, 'unhandled framework error');
+      return sendError(reply, request, refusal ?? internalError(request), frameworkErrorShape(request.url));
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -189,7 +189,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const wait = 'public' in requirement ? undefined : authFailures?.retryAfter(request.ip);
     if (wait !== undefined) {
       void reply.header('retry-after', String(wait));
-      throw new DomainError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
+      throw new HttpError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
     }
     try {
       request.actor = await authenticate(request, requirement, authDeps);
@@ -203,12 +203,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const domain = toDomainError(error);
+    const refusal = toApiError(error);
     const configured = request.routeOptions?.config?.errorShape ?? 'problem';
     // The contacts routes' code shape is for their own errors: credential and permission failures stay problems, as on every route.
-    const authFailure = domain?.code === 'unauthenticated' || domain?.code === 'forbidden';
+    const authFailure = refusal?.code === 'unauthenticated' || refusal?.code === 'forbidden';
     const shape = configured === 'code' && authFailure ? 'problem' : configured;
-    if (domain) return sendError(reply, request, domain, shape);
+    if (refusal) return sendError(reply, request, refusal, shape);
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, request, internalError(request), shape);
   });
@@ -218,7 +218,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const allow: string[] = METHODS.filter((m) => m !== request.method && app.findRoute({ method: m, url: path }));
     if (allow.length > 0 && !app.findRoute({ method: request.method as 'GET', url: path })) {
       if (allow.includes('GET')) allow.push('HEAD');
-      return sendError(reply, request, new DomainError('method_not_allowed', `${request.method} is not allowed on ${path}`, { extra: { allow } }), 'problem');
+      return sendError(reply, request, new HttpError('method_not_allowed', `${request.method} is not allowed on ${path}`, { extra: { allow } }), 'problem');
     }
     return sendError(reply, request, new DomainError('not_found', `no route ${request.method} ${path}`), 'problem');
   });

@@ -1,7 +1,9 @@
 /**
- * Domain error codes -> HTTP status and body shape, in one place. Three shapes, as the spec says:
- * problem bodies (RFC 9457) in general, `{error, code}` on the contacts routes, and
- * `{error, error_description}` on the OAuth token endpoints.
+ * Error codes -> HTTP status and body shape, in one place: the domain's refusals (DomainError) and the
+ * ones only HTTP makes (HttpError: the request's method, URI, body size or media type, a byte range, a
+ * rate limit, and the answer to an unexpected fault). Three shapes, as the spec says: problem bodies
+ * (RFC 9457) in general, `{error, code}` on the contacts routes, and `{error, error_description}` on
+ * the OAuth token endpoints.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -11,7 +13,30 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 
 export type ErrorShape = 'problem' | 'code' | 'oauth';
 
-const STATUS: Record<ErrorCode, { status: number; title: string }> = {
+/** The codes only the HTTP layer answers with; the domain never refuses with one of them. */
+export const HTTP_ERROR_CODES = ['method_not_allowed', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'range_not_satisfiable', 'rate_limited', 'internal'] as const;
+
+export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
+
+/** A refusal (or the fault answer) that only HTTP makes: written like a DomainError, from the same table. */
+export class HttpError extends Error {
+  readonly code: HttpErrorCode;
+  readonly extra: Record<string, unknown> | undefined;
+  constructor(code: HttpErrorCode, message: string, options?: { extra?: Record<string, unknown> }) {
+    super(message);
+    this.code = code;
+    this.extra = options?.extra;
+  }
+}
+
+/** What an error answer is made from: a domain refusal or an HTTP one. */
+export type ApiError = DomainError | HttpError;
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof DomainError || error instanceof HttpError;
+}
+
+const STATUS: Record<ErrorCode | HttpErrorCode, { status: number; title: string }> = {
   invalid: { status: 400, title: 'Bad Request' },
   unauthenticated: { status: 401, title: 'Unauthorized' },
   invalid_credentials: { status: 401, title: 'Unauthorized' },
@@ -93,9 +118,9 @@ function describeStatus(status: number): string {
 // The parser's own message quotes the body, which may hold a secret: it is not echoed.
 const MALFORMED_JSON = 'malformed JSON: the request body is not valid JSON';
 
-/** Turns anything thrown while serving a request into a DomainError, or undefined for a fault. */
-export function toDomainError(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
+/** Turns anything thrown while serving a request into a DomainError or HttpError, or undefined for a fault. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (isApiError(error)) return error;
   // An outage, not a fault of the request: the client may try again (nothing was done).
   if (isDatabaseUnavailable(error)) return new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After');
   const err = error as FastifyError & { validationContext?: string };
@@ -116,9 +141,9 @@ export function toDomainError(error: unknown): DomainError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new DomainError('invalid', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'request body is empty but Content-Type is application/json' : MALFORMED_JSON);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError('payload_too_large', 'request body is larger than the limit');
+      return new HttpError('payload_too_large', 'request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DomainError('unsupported_media_type', 'unsupported Content-Type: send application/json');
+      return new HttpError('unsupported_media_type', 'unsupported Content-Type: send application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('invalid', 'Content-Length does not match the body');
     default:
@@ -127,20 +152,25 @@ export function toDomainError(error: unknown): DomainError | undefined {
   if (err instanceof SyntaxError || (err?.statusCode === 400 && err.name === 'SyntaxError')) {
     return new DomainError('invalid', MALFORMED_JSON);
   }
-  if (err?.statusCode === 429) return new DomainError('rate_limited', 'too many requests: slow down and retry after the time in Retry-After');
+  if (err?.statusCode === 429) return new HttpError('rate_limited', 'too many requests: slow down and retry after the time in Retry-After');
   if (typeof err?.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    const code = (Object.entries(STATUS).find(([, v]) => v.status === err.statusCode)?.[0] ?? 'invalid') as ErrorCode;
-    return new DomainError(code, err.message);
+    const code = (Object.entries(STATUS).find(([, v]) => v.status === err.statusCode)?.[0] ?? 'invalid') as ErrorCode | HttpErrorCode;
+    return isHttpCode(code) ? new HttpError(code, err.message) : new DomainError(code, err.message);
   }
   return undefined;
 }
 
+function isHttpCode(code: string): code is HttpErrorCode {
+  return (HTTP_ERROR_CODES as readonly string[]).includes(code);
+}
+
 /** The body of an error in the given shape, with its media type: what sendError writes (and the OpenAPI examples show). */
-export function presentError(error: DomainError, shape: ErrorShape, requestId: string): { media: string; body: Record<string, unknown> } {
+export function presentError(error: ApiError, shape: ErrorShape, requestId: string): { media: string; body: Record<string, unknown> } {
   const { status, title } = STATUS[error.code];
+  const fieldErrors = error instanceof DomainError ? error.fieldErrors : undefined;
   if (shape === 'oauth') return { media: 'application/json', body: { error: oauthCode(error), error_description: error.message } };
   if (shape === 'code') {
-    return { media: 'application/json', body: { error: error.message, code: error.code, ...(error.fieldErrors ? { errors: error.fieldErrors } : {}) } };
+    return { media: 'application/json', body: { error: error.message, code: error.code, ...(fieldErrors ? { errors: fieldErrors } : {}) } };
   }
   return {
     media: 'application/problem+json',
@@ -151,14 +181,14 @@ export function presentError(error: DomainError, shape: ErrorShape, requestId: s
       detail: error.message,
       code: error.code,
       request_id: requestId,
-      ...(error.fieldErrors ? { errors: error.fieldErrors } : {}),
+      ...(fieldErrors ? { errors: fieldErrors } : {}),
       ...(error.extra && error.code !== 'method_not_allowed' ? error.extra : {}),
     },
   };
 }
 
 /** Writes the error in the route's shape. */
-export function sendError(reply: FastifyReply, request: FastifyRequest, error: DomainError, shape: ErrorShape): FastifyReply {
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError, shape: ErrorShape): FastifyReply {
   const { status } = STATUS[error.code];
   if (error.code === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {
     void reply.header('Allow', (error.extra.allow as string[]).join(', '));
@@ -170,7 +200,7 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: D
   return reply.type(media).send(JSON.stringify(body));
 }
 
-function oauthCode(error: DomainError): string {
+function oauthCode(error: ApiError): string {
   const explicit = error.extra?.oauth_error;
   if (typeof explicit === 'string') return explicit;
   switch (error.code) {
@@ -194,6 +224,6 @@ function oauthCode(error: DomainError): string {
   }
 }
 
-export function internalError(request: FastifyRequest): DomainError {
-  return new DomainError('internal', `unexpected error; quote request id ${request.id} when reporting it`);
+export function internalError(request: FastifyRequest): HttpError {
+  return new HttpError('internal', `unexpected error; quote request id ${request.id} when reporting it`);
 }

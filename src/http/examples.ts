@@ -8,6 +8,7 @@
  * below was sent on the channel below to the contact below.
  */
 import { DomainError } from '../domain/errors.ts';
+import { HttpError, type ApiError } from './errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
@@ -457,7 +458,7 @@ export type ErrorContext = {
   pagedQuery: boolean;
 };
 
-export type ErrorExample = { summary: string; error: DomainError; retryAfter?: number };
+export type ErrorExample = { summary: string; error: ApiError; retryAfter?: number };
 
 /** What a path parameter names, as the not-found answers say it. */
 const RESOURCES: Record<string, string> = {
@@ -536,7 +537,7 @@ const REQUEST_EXPIRED: ErrorExample = { summary: 'Expired', error: new DomainErr
 const DEVICE_EXPIRED: ErrorExample = { summary: 'Expired', error: new DomainError('gone', 'this device authorization expired: start again on the device for a new code') };
 const WRONG_CODES: ErrorExample = {
   summary: 'Too many wrong codes',
-  error: new DomainError('rate_limited', 'too many wrong codes from your account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  error: new HttpError('rate_limited', 'too many wrong codes from your account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
   retryAfter: 8,
 };
 const BAD_USER_CODE: ErrorExample = {
@@ -552,7 +553,7 @@ const WRONG_PASSWORD: ErrorExample = {
 };
 const PASSWORD_CHECKS_HELD: ErrorExample = {
   summary: 'Too many failed password checks',
-  error: new DomainError('rate_limited', 'too many failed password checks for this account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  error: new HttpError('rate_limited', 'too many failed password checks for this account; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
   retryAfter: 8,
 };
 const EMAIL_TAKEN: ErrorExample = {
@@ -568,7 +569,7 @@ const passwordTooShort = (pointer: string): ErrorExample => ({
 const INVITATION_USED: ErrorExample = { summary: 'Used or expired', error: new DomainError('gone', 'this invitation was already accepted: sign in instead') };
 const UNKNOWN_LINKS: ErrorExample = {
   summary: 'Too many unknown links',
-  error: new DomainError('rate_limited', 'too many unknown invitation links from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
+  error: new HttpError('rate_limited', 'too many unknown invitation links from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'),
   retryAfter: 8,
 };
 const NOT_AN_OWNER: ErrorExample = { summary: 'Not an owner', error: new DomainError('forbidden', 'only an owner makes or unmakes owners') };
@@ -588,7 +589,7 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
         }),
       },
     ],
-    416: [{ summary: 'Range outside the media', error: new DomainError('range_not_satisfiable', 'the range starts past the end of the media (48213 bytes)') }],
+    416: [{ summary: 'Range outside the media', error: new HttpError('range_not_satisfiable', 'the range starts past the end of the media (48213 bytes)') }],
   },
   'GET /v1/events/stream': {
     400: [
@@ -621,7 +622,7 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     400: [passwordTooShort('/password'), { summary: 'Invalid email', error: invalidField('body', '/email', 'must be an email address', 'email must be an email address') }],
     403: [{ summary: 'Sign-up closed', error: new DomainError('forbidden', SIGNUP_CLOSED) }],
     409: [EMAIL_TAKEN],
-    429: [{ summary: 'Too many attempts', error: new DomainError('rate_limited', 'too many attempts for this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
+    429: [{ summary: 'Too many attempts', error: new HttpError('rate_limited', 'too many attempts for this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
   },
   'POST /v1/auth/password-reset': {
     400: [passwordTooShort('/new_password')],
@@ -630,7 +631,7 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
       { summary: 'Used', error: new DomainError('gone', 'this password reset link was already used (or a newer password replaced it): ask for a new one') },
       { summary: 'Expired', error: new DomainError('gone', 'this password reset link expired: ask for a new one') },
     ],
-    429: [{ summary: 'Too many tokens', error: new DomainError('rate_limited', 'too many reset tokens from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
+    429: [{ summary: 'Too many tokens', error: new HttpError('rate_limited', 'too many reset tokens from this address; try again in 8 s (at 2025-06-02T09:15:08.000Z)'), retryAfter: 8 }],
   },
   'POST /v1/organizations/{organizationID}/members/{userID}/password-reset': {
     403: [
@@ -780,22 +781,22 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
         ? [entryFor(CONFLICTS, context.operation), { summary: 'Idempotency-Key reused', error: new DomainError('conflict', 'Idempotency-Key was already used with a different request body') }]
         : [entryFor(CONFLICTS, context.operation)];
     case 413:
-      return [{ summary: 'Body too large', error: new DomainError('payload_too_large', 'request body is larger than the limit') }];
+      return [{ summary: 'Body too large', error: new HttpError('payload_too_large', 'request body is larger than the limit') }];
     case 414:
-      return [{ summary: 'Path segment too long', error: new DomainError('uri_too_long', 'a path segment is longer than the limit') }];
+      return [{ summary: 'Path segment too long', error: new HttpError('uri_too_long', 'a path segment is longer than the limit') }];
     case 415:
-      return [{ summary: 'Not JSON', error: new DomainError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
+      return [{ summary: 'Not JSON', error: new HttpError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
     case 422:
       return entryFor(REFUSALS, context.operation);
     case 429:
       return [
         context.public
-          ? { summary: 'Rate limited', error: new DomainError('rate_limited', 'too many requests without a credential from this address: the limit is 600 a minute; retry in 42 s'), retryAfter: 42 }
-          : { summary: 'Rate limited', error: new DomainError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'), retryAfter: 42 },
+          ? { summary: 'Rate limited', error: new HttpError('rate_limited', 'too many requests without a credential from this address: the limit is 600 a minute; retry in 42 s'), retryAfter: 42 }
+          : { summary: 'Rate limited', error: new HttpError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'), retryAfter: 42 },
       ];
     case 503:
       return [{ summary: 'Database unavailable', error: new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After'), retryAfter: 5 }];
     default:
-      return [{ summary: 'Unexpected error', error: new DomainError('internal', `unexpected error; quote request id ${EXAMPLE_REQUEST_ID} when reporting it`) }];
+      return [{ summary: 'Unexpected error', error: new HttpError('internal', `unexpected error; quote request id ${EXAMPLE_REQUEST_ID} when reporting it`) }];
   }
 }

@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Actor } from '../domain/actor.ts';
-import { DomainError } from '../domain/errors.ts';
+import { HttpError } from './errors.ts';
 import { addressSubject } from '../domain/throttle/keys.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { FailOpenCounter } from '../lib/counters.ts';
@@ -103,7 +103,7 @@ export function createRequestLimiter(deps: { count: FailOpenCounter; clock: Cloc
       void reply.header('ratelimit-policy', `${shown.limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`);
       if (!exceeded) return;
       void reply.header('retry-after', String(resetSeconds));
-      throw new DomainError('rate_limited', `too many ${exceeded.what}: the limit is ${exceeded.limit} a minute; retry in ${resetSeconds} s`);
+      throw new HttpError('rate_limited', `too many ${exceeded.what}: the limit is ${exceeded.limit} a minute; retry in ${resetSeconds} s`);
     },
   };
 }

@@ -259,12 +259,14 @@ export type ProviderModule = {
   };
   /** Binds a new channel to the built-in sandbox's side of this platform; absent where the sandbox has none. */
   bindSandbox?(sandbox: SandboxProvisioning, db: Executor, input: { displayPhoneNumber?: string }): Promise<SandboxBinding>;
-  /** Its adapter's calls (the registry adds `platform` and `sends` from this module). */
+  /** Its adapter's calls (the registry adds `platform`, `sends` and `inbound` from this module). */
   createAdapter(options: AdapterOptions): AdapterCalls;
+  /** Its inbound half (inbound.ts): verify a delivery, then normalize it. */
+  readonly inbound: ProviderInbound;
 };
 
-/** An adapter as its platform's folder writes it. */
-export type AdapterCalls = Omit<ProviderAdapter, 'platform' | 'sends'>;
+/** An adapter as its platform's folder writes it (adapter.ts). */
+export type AdapterCalls = Omit<ProviderAdapter, 'platform' | 'sends' | 'inbound'>;
 
 /**
  * Events a provider reports, normalized. Most name their channel by `ref` (the phone_number_id or the

@@ -42,7 +42,7 @@ export type ProviderRegistry = {
 /** targets: where calls may go; timeoutMs: one provider call's limit (PROVIDER_TIMEOUT_MS; 15 s when unset). */
 export function createProviderRegistry(options: AdapterOptions): ProviderRegistry {
   const adapters = new Map<string, ProviderAdapter>(
-    PLATFORMS.map((p) => [p, { ...MODULES[p].createAdapter(options), platform: p, sends: MODULES[p].sends }]),
+    PLATFORMS.map((p) => [p, { ...MODULES[p].createAdapter(options), platform: p, sends: MODULES[p].sends, inbound: MODULES[p].inbound }]),
   );
   return {
     get(platform) {

@@ -5,6 +5,7 @@
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { apiKeys } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -72,7 +73,7 @@ export async function listApiKeys({ db }: Pick<ApiKeyDeps, 'db'>, actor: Actor, 
       and(
         eq(apiKeys.organizationId, actor.organizationId),
         isNull(apiKeys.revokedAt),
-        afterCursor(apiKeys.createdAt, apiKeys.id, page.cursor),
+        afterCursor(apiKeys.createdAt, apiKeys.id, cursorKey(page.cursor)),
       ),
     )
     .orderBy(...newestFirst(apiKeys.createdAt, apiKeys.id))

@@ -8,6 +8,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { channels, channelStatusHistory } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { randomToken, type Sealer } from '../../lib/crypto.ts';
@@ -139,7 +140,7 @@ export async function listChannels(deps: ChannelReadDeps, actor: Actor, page: Pa
         eq(channels.organizationId, actor.organizationId),
         page.platform ? eq(channels.platform, page.platform) : undefined,
         page.status ? eq(channels.status, page.status) : undefined,
-        afterCursor(channels.createdAt, channels.id, page.cursor),
+        afterCursor(channels.createdAt, channels.id, cursorKey(page.cursor)),
       ),
     )
     .orderBy(...newestFirst(channels.createdAt, channels.id))

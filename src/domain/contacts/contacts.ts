@@ -4,6 +4,7 @@
  */
 import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { contacts, conversations, messages } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
@@ -122,7 +123,7 @@ export async function listContacts({ db }: ContactDeps, actor: Actor, query: Con
         searchCondition,
         query.externalSource ? eq(contacts.externalSource, query.externalSource) : undefined,
         query.updatedAfter ? gt(contacts.updatedAt, query.updatedAfter) : undefined,
-        afterCursor(contacts.createdAt, contacts.id, query.cursor),
+        afterCursor(contacts.createdAt, contacts.id, cursorKey(query.cursor)),
       ),
     )
     .orderBy(...newestFirst(contacts.createdAt, contacts.id))

@@ -1,6 +1,7 @@
 /** Notes on a contact: free text with its author (a user or an API key) and time. */
 import { and, eq } from 'drizzle-orm';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { contactNotes } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
@@ -32,7 +33,7 @@ export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, 
   const rows = await db
     .select()
     .from(contactNotes)
-    .where(and(eq(contactNotes.contactId, contact.id), afterCursor(contactNotes.createdAt, contactNotes.id, page.cursor)))
+    .where(and(eq(contactNotes.contactId, contact.id), afterCursor(contactNotes.createdAt, contactNotes.id, cursorKey(page.cursor))))
     .orderBy(...newestFirst(contactNotes.createdAt, contactNotes.id))
     .limit(page.limit + 1);
   return toPage(rows, page.limit, (row) => row);

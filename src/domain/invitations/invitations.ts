@@ -7,6 +7,7 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { invitations, memberships, organizations, users } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -112,7 +113,7 @@ export async function listInvitations({ db, clock }: InvitationDeps, actor: Acto
         isNull(invitations.acceptedAt),
         isNull(invitations.revokedAt),
         gt(invitations.expiresAt, clock.now()),
-        afterCursor(invitations.createdAt, invitations.id, page.cursor),
+        afterCursor(invitations.createdAt, invitations.id, cursorKey(page.cursor)),
       ),
     )
     .orderBy(...newestFirst(invitations.createdAt, invitations.id))

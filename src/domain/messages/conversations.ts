@@ -6,7 +6,8 @@
 import { and, desc, eq, gt, ilike, isNull, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { readCursor, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { channels, contacts, conversations, memberships, users } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
@@ -141,7 +142,7 @@ function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | un
  */
 export async function listConversations(deps: { db: Executor }, actor: Actor, input: ConversationListQuery): Promise<PageResult<ConversationView>> {
   const assigned = assigneeCondition(actor, input.assignee);
-  const after = input.cursor === undefined ? undefined : readCursor(input.cursor);
+  const after = cursorKey(input.cursor);
   if ((input.channelId && !isUuid(input.channelId)) || (input.contactId && !isUuid(input.contactId))) return { items: [], nextCursor: null };
   const q = input.q?.trim();
   const rows = await selectViews(deps.db)

@@ -6,6 +6,7 @@ import { and, asc, eq, gte, inArray, lte, sql, type SQLWrapper } from 'drizzle-o
 import { queryRows, type Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
@@ -91,7 +92,7 @@ export async function listMessages(deps: { db: Executor }, actor: Actor, input: 
         to ? eq(messages.toPhone, phoneDigits(to)) : undefined,
         input.createdAfter ? gte(messages.createdAt, input.createdAfter) : undefined,
         input.createdBefore ? lte(messages.createdAt, input.createdBefore) : undefined,
-        afterCursor(messages.createdAt, messages.id, input.cursor),
+        afterCursor(messages.createdAt, messages.id, cursorKey(input.cursor)),
       ),
     )
     .orderBy(...newestFirst(messages.createdAt, messages.id))

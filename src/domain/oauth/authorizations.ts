@@ -8,6 +8,7 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { oauthClients, oauthGrantOrganizations, oauthGrants, oauthTokens, organizations } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -46,7 +47,7 @@ export async function listUserAuthorizations({ db, clock }: AuthorizationDeps, a
         eq(oauthGrants.userId, actor.userId),
         isNull(oauthGrants.revokedAt),
         sql`exists (select 1 from ${oauthTokens} t where t.grant_id = ${oauthGrants.id} and t.revoked_at is null and t.expires_at > ${now})`,
-        afterCursor(oauthGrants.createdAt, oauthGrants.id, page.cursor),
+        afterCursor(oauthGrants.createdAt, oauthGrants.id, cursorKey(page.cursor)),
       ),
     )
     .orderBy(...newestFirst(oauthGrants.createdAt, oauthGrants.id))

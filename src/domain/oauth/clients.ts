@@ -12,6 +12,7 @@ import { and, eq } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { oauthClients } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -146,7 +147,7 @@ export async function listClients({ db }: Pick<ClientDeps, 'db'>, actor: Actor, 
   const rows = await db
     .select()
     .from(oauthClients)
-    .where(and(eq(oauthClients.organizationId, actor.organizationId), afterCursor(oauthClients.createdAt, oauthClients.id, page.cursor)))
+    .where(and(eq(oauthClients.organizationId, actor.organizationId), afterCursor(oauthClients.createdAt, oauthClients.id, cursorKey(page.cursor))))
     .orderBy(...newestFirst(oauthClients.createdAt, oauthClients.id))
     .limit(page.limit + 1);
   return toPage(rows, page.limit, (row) => row);

@@ -7,6 +7,7 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursorAscending, oldestFirst, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { apiKeys, memberships, sessions, users } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -25,7 +26,7 @@ export async function listMembers({ db }: Pick<MemberDeps, 'db'>, actor: Actor, 
     .select({ userId: users.id, name: users.name, email: users.email, role: memberships.role, joinedAt: memberships.createdAt })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, actor.organizationId), afterCursorAscending(memberships.createdAt, memberships.userId, page.cursor)))
+    .where(and(eq(memberships.organizationId, actor.organizationId), afterCursorAscending(memberships.createdAt, memberships.userId, cursorKey(page.cursor))))
     .orderBy(...oldestFirst(memberships.createdAt, memberships.userId))
     .limit(page.limit + 1);
   return toPageBy(rows, page.limit, (r) => ({ ...r, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.userId }));

@@ -2,6 +2,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursorAscending, oldestFirst, toPage, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { memberships, oauthGrantOrganizations, oauthTokens, organizations, users } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -74,7 +75,7 @@ export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, ac
       .select({ organization: organizations, role: memberships.role, joinedAt: memberships.createdAt })
       .from(memberships)
       .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-      .where(and(eq(memberships.userId, actor.userId), afterCursorAscending(memberships.createdAt, memberships.organizationId, page.cursor)))
+      .where(and(eq(memberships.userId, actor.userId), afterCursorAscending(memberships.createdAt, memberships.organizationId, cursorKey(page.cursor))))
       .orderBy(...oldestFirst(memberships.createdAt, memberships.organizationId))
       .limit(page.limit + 1);
     return toPageBy(rows, page.limit, (r) => ({ ...r.organization, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.organization.id }));
@@ -93,7 +94,7 @@ export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, ac
   const rows = await db
     .select()
     .from(organizations)
-    .where(and(inArray(organizations.id, ids), afterCursorAscending(organizations.createdAt, organizations.id, page.cursor)))
+    .where(and(inArray(organizations.id, ids), afterCursorAscending(organizations.createdAt, organizations.id, cursorKey(page.cursor))))
     .orderBy(...oldestFirst(organizations.createdAt, organizations.id))
     .limit(page.limit + 1);
   const roles = actor.kind === 'oauth' ? await listMemberships(db, actor.userId) : [];

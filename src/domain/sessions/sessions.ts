@@ -5,6 +5,7 @@
 import { and, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { sessions } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -168,7 +169,7 @@ export async function listSessions({ db, clock }: SessionDeps, actor: UserActor,
         eq(sessions.userId, actor.userId),
         isNull(sessions.revokedAt),
         gt(sessions.expiresAt, clock.now()),
-        afterCursor(sessions.createdAt, sessions.id, page.cursor),
+        afterCursor(sessions.createdAt, sessions.id, cursorKey(page.cursor)),
       ),
     )
     .orderBy(...newestFirst(sessions.createdAt, sessions.id))

@@ -5,6 +5,7 @@
 import { and, eq, or } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { templates } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -47,7 +48,7 @@ export async function listTemplates(
         input.name ? eq(templates.name, input.name) : undefined,
         input.language ? eq(templates.language, input.language) : undefined,
         input.category ? eq(templates.category, input.category) : undefined,
-        afterCursor(templates.createdAt, templates.id, input.cursor),
+        afterCursor(templates.createdAt, templates.id, cursorKey(input.cursor)),
       ),
     )
     .orderBy(...newestFirst(templates.createdAt, templates.id))

@@ -4,6 +4,7 @@
  */
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { cursorKey } from '../paging.ts';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
@@ -52,7 +53,7 @@ export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor
         filter.messageId ? eq(t.messageId, filter.messageId) : undefined,
         filter.since ? gte(t.createdAt, filter.since) : undefined,
         filter.until ? lt(t.createdAt, filter.until) : undefined,
-        afterCursor(t.createdAt, t.id, filter.cursor),
+        afterCursor(t.createdAt, t.id, cursorKey(filter.cursor)),
       ),
     )
     .orderBy(...newestFirst(t.createdAt, t.id))

@@ -17,12 +17,11 @@ import {
   type DeviceFlowSettings,
   type UserCodeThrottled,
 } from '../../domain/oauth/device-authorizations.ts';
-import { DomainError } from '../../domain/errors.ts';
 import { AUTHORIZE_LIMITS } from '../../domain/oauth/authorization-requests.ts';
 import { GRANT_TYPES } from '../../domain/oauth/vocabulary.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';
 import { userActor } from '../v1/auth.ts';
@@ -71,7 +70,7 @@ function unlessThrottled<T extends object>(reply: FastifyReply, result: T | User
   if (!('throttled' in result)) return result;
   void reply.header('retry-after', String(result.retryAfterSeconds));
   const whose = result.throttled === 'user' ? 'your account' : 'this address';
-  throw new DomainError('rate_limited', `too many wrong codes from ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  throw new HttpError('rate_limited', `too many wrong codes from ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
 }
 
 /** What the device routes use: the database, the clock, and the verification address and code lifetimes from the settings. */

@@ -1,8 +1,8 @@
 /** The providers' native answers: official Graph-style errors and gateway errors, and bearer tokens. */
-import { DomainError } from '../../domain/errors.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError, OfficialError, Result } from '../../sandbox/errors.ts';
 import { fbtraceId } from '../../sandbox/ids.ts';
+import { isApiError } from '../errors.ts';
 
 /** The bearer token of a request: `Authorization: Bearer|OAuth <token>`, or the Graph-style `access_token` query. */
 export function bearerToken(request: FastifyRequest, allowQuery = false): string | undefined {
@@ -81,8 +81,8 @@ export function officialFaults(scope: FastifyInstance) {
 /** Makes a scope answer faults in the gateway's error shape. */
 export function gatewayFaults(scope: FastifyInstance) {
   scope.setErrorHandler((error: FastifyError, request, reply) => {
-    // Parley's own refusals (a credential on /sandbox/inbound) are Parley's problem bodies, not the gateway's.
-    if (error instanceof DomainError) throw error;
+    // Parley's own refusals (a credential on /sandbox/inbound, a rate limit) are Parley's problem bodies, not the gateway's.
+    if (isApiError(error)) throw error;
     const fault = describeFault(error);
     if (fault.status >= 500) {
       request.log.error({ err: error }, 'sandbox gateway route failed');

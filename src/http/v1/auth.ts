@@ -8,7 +8,7 @@ import type { Membership, User } from '../../domain/users/users.ts';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { RouteRateLimit } from '../rate-limit.ts';
 
@@ -127,10 +127,10 @@ export function loginThrottleOf(config: Pick<Config, 'loginThrottle'>): LoginThr
 }
 
 /** A throttled password attempt: a 429 with Retry-After, naming whose attempts ran out. */
-export function throttledLogin(reply: FastifyReply, result: LoginThrottled, what = 'failed logins'): DomainError {
+export function throttledLogin(reply: FastifyReply, result: LoginThrottled, what = 'failed logins'): HttpError {
   void reply.header('retry-after', String(result.retryAfterSeconds));
   const whose = result.throttled === 'account' ? 'this account' : 'this address';
-  return new DomainError('rate_limited', `too many ${what} for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  return new HttpError('rate_limited', `too many ${what} for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
 }
 
 /** The per-address request limit of the login route, for every route that takes a password from anyone. */

@@ -13,7 +13,7 @@ import { DomainError, invalid, notFound } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom, located } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import {
@@ -646,10 +646,10 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
         const format = IMPORT_TYPES[type];
         const charset = /charset="?([^";]+)/i.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
         if (!format || (charset && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii')) {
-          throw new DomainError('unsupported_media_type', 'send the import as text/csv or application/x-ndjson, in UTF-8');
+          throw new HttpError('unsupported_media_type', 'send the import as text/csv or application/x-ndjson, in UTF-8');
         }
         const length = Number(request.headers['content-length'] ?? 0);
-        if (length > IMPORT_MAX_BYTES) throw new DomainError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
+        if (length > IMPORT_MAX_BYTES) throw new HttpError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
         const body = request.body as unknown as Readable | undefined;
         if (!body || typeof (body as Readable)[Symbol.asyncIterator] !== 'function') throw invalid('the import body is empty', [{ pointer: '/', location: 'body', message: 'empty' }]);
         return { data: presentImportResult(await inputFrom('body', importContacts(deps, actorOf(request), { format, body }))) };

@@ -19,13 +19,12 @@ import {
   type InvitationThrottled,
   type SendMail,
 } from '../../domain/invitations/invitations.ts';
-import { DomainError } from '../../domain/errors.ts';
 import type { Role } from '../../domain/permissions.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/users/passwords.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { setSessionCookies, userActor } from './auth.ts';
@@ -99,7 +98,7 @@ function presentInvitation(row: InvitationRow): z.infer<typeof InvitationSchema>
 function unlessThrottled<T extends object>(reply: FastifyReply, result: T | InvitationThrottled): T {
   if (!('throttled' in result)) return result;
   void reply.header('retry-after', String(result.retryAfterSeconds));
-  throw new DomainError('rate_limited', `too many unknown invitation links from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  throw new HttpError('rate_limited', `too many unknown invitation links from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
 }
 
 /** What the invitation routes use: the database, the clock, the link's lifetime and address, the mail sender when SMTP is set, and the session settings. */

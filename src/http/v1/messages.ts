@@ -20,7 +20,7 @@ import {
 } from '../../domain/messages/messages.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 
@@ -446,7 +446,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       const range = ifRange !== undefined && ifRange.trim() !== etag ? { kind: 'whole' as const } : resolveRange(request.headers.range, size);
       if (range.kind === 'unsatisfiable') {
         void reply.header('content-range', `bytes */${size}`);
-        throw new DomainError('range_not_satisfiable', `the range is outside the media (${size} bytes)`);
+        throw new HttpError('range_not_satisfiable', `the range is outside the media (${size} bytes)`);
       }
       const inline = showsInline(contentType, opened.messageType);
       void reply

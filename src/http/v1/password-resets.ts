@@ -6,10 +6,9 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { SendMail } from '../../lib/mail.ts';
 import { createPasswordReset, redeemPasswordReset, type PasswordResetDeps } from '../../domain/users/password-resets.ts';
-import { DomainError } from '../../domain/errors.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
-import { errorResponses } from '../errors.ts';
+import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, PathId } from '../schemas.ts';
 import { NewPasswordSchema } from './account.ts';
@@ -89,7 +88,7 @@ export async function registerPasswordResetRoutes(app: App, services: PasswordRe
       const result = await inputFrom('body', redeemPasswordReset({ ...deps, throttle: guesses }, { token: request.body.token, newPassword: request.body.new_password, ip: request.ip }));
       if ('throttled' in result) {
         void reply.header('retry-after', String(result.retryAfterSeconds));
-        throw new DomainError('rate_limited', `too many reset tokens from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+        throw new HttpError('rate_limited', `too many reset tokens from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
       }
       return reply.code(204).send(null);
     },

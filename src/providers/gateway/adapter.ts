@@ -10,7 +10,6 @@ import { downloadStream } from '../http.ts';
 import { createGatewayClient } from './client.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
-import { gatewayInbound } from './inbound.ts';
 
 export type GatewaySettings = { gateway_base: string; session: string };
 
@@ -30,21 +29,6 @@ const EMBEDDED_SENDS: SendGuarantees = { idempotentResend: false, askable: false
 
 const NO_ENGINE: ProviderError = { code: 'engine_unavailable', title: 'the embedded engine does not run in this service', retryable: false };
 
-/** Gateway session status -> Parley channel status. */
-export function channelStatusOf(sessionStatus: string): 'connected' | 'pairing' | 'disconnected' | 'error' {
-  switch (sessionStatus) {
-    case 'WORKING':
-      return 'connected';
-    case 'SCAN_QR':
-    case 'STARTING':
-      return 'pairing';
-    case 'FAILED':
-      return 'error';
-    default:
-      return 'disconnected';
-  }
-}
-
 export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const client = (connection: ChannelConnection) => {
     const s = connection.settings as unknown as GatewaySettings;
@@ -60,8 +44,6 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const embedded = (connection: ChannelConnection) => (engineOf(connection) === 'embedded' ? (options.embedded ?? null) : undefined);
 
   return {
-    inbound: gatewayInbound,
-
     sendsOf: (connection) => (engineOf(connection) === 'embedded' ? EMBEDDED_SENDS : HTTP_GATEWAY_SENDS),
 
     async send(connection, message) {

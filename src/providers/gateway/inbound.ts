@@ -4,7 +4,7 @@
  */
 import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
 import { verifyBodySignature } from '../signature.ts';
-import { channelStatusOf } from './adapter.ts';
+import { channelStatusOf } from './mapping.ts';
 
 export const SIGNATURE_HEADER = 'x-gateway-signature';
 export const EVENT_ID_HEADER = 'x-gateway-event-id';

@@ -5,7 +5,9 @@
 import { z } from 'zod';
 import { COMMON_MESSAGE_TYPES } from '../capabilities.ts';
 import type { ProviderModule } from '../provider.ts';
-import { channelStatusOf, createGatewayAdapter, HTTP_GATEWAY_SENDS } from './adapter.ts';
+import { createGatewayAdapter, HTTP_GATEWAY_SENDS } from './adapter.ts';
+import { gatewayInbound } from './inbound.ts';
+import { channelStatusOf } from './mapping.ts';
 
 export const gatewayProvider: ProviderModule = {
   platform: 'chatapp_unofficial',
@@ -58,4 +60,5 @@ export const gatewayProvider: ProviderModule = {
     };
   },
   createAdapter: createGatewayAdapter,
+  inbound: gatewayInbound,
 };

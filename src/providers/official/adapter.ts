@@ -15,7 +15,7 @@ import type {
 } from '../provider.ts';
 import { downloadStream } from '../http.ts';
 import { createGraphClient, type GraphClient } from './client.ts';
-import { officialInbound } from './inbound.ts';
+import { templateStatusName } from './mapping.ts';
 
 type Json = Record<string, unknown>;
 
@@ -174,24 +174,8 @@ function settingsOf(connection: ChannelConnection): OfficialSettings {
   return connection.settings as unknown as OfficialSettings;
 }
 
-const STATUS_NAMES: Record<string, string> = {
-  APPROVED: 'approved',
-  PENDING: 'pending',
-  REJECTED: 'rejected',
-  PAUSED: 'paused',
-  DISABLED: 'disabled',
-  IN_APPEAL: 'pending',
-  PENDING_DELETION: 'disabled',
-  DELETED: 'disabled',
-  LIMIT_EXCEEDED: 'rejected',
-};
-
 /** What the template sync asks for: the provider leaves rejected_reason out unless it is named. */
 const TEMPLATE_FIELDS = 'id,name,language,status,category,components,rejected_reason';
-
-export function templateStatusName(native: string): string {
-  return STATUS_NAMES[native.toUpperCase()] ?? native.toLowerCase();
-}
 
 export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   const client = (connection: ChannelConnection): GraphClient => {
@@ -208,8 +192,6 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   }
 
   return {
-    inbound: officialInbound,
-
     async send(connection, message) {
       const s = settingsOf(connection);
       const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>('POST', `${s.phone_number_id}/messages`, {

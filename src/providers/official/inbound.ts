@@ -9,7 +9,7 @@ import { classifyGraphError } from './errors.ts';
 import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
 import { toStorableJson } from '../../lib/text.ts';
 import { verifyBodySignature } from '../signature.ts';
-import { templateStatusName } from './adapter.ts';
+import { templateStatusName } from './mapping.ts';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 

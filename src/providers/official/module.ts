@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { COMMON_MESSAGE_TYPES } from '../capabilities.ts';
 import type { ProviderModule } from '../provider.ts';
 import { createOfficialAdapter } from './adapter.ts';
+import { officialInbound } from './inbound.ts';
 
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
@@ -64,4 +65,5 @@ export const officialProvider: ProviderModule = {
     };
   },
   createAdapter: createOfficialAdapter,
+  inbound: officialInbound,
 };

@@ -9,7 +9,7 @@ import type { Db, Executor } from '../../../db/client.ts';
 import { channels, channelSessions } from '../../../db/schema.ts';
 import { LeaseLostError } from './auth-state.ts';
 
-/** The session states (the HTTP gateway's names, so one mapping serves both engines: adapter.ts channelStatusOf). */
+/** The session states (the HTTP gateway's names, so one mapping serves both engines: mapping.ts channelStatusOf). */
 export type SessionState = 'STARTING' | 'SCAN_QR' | 'WORKING' | 'STOPPED' | 'FAILED';
 
 export type SessionRow = typeof channelSessions.$inferSelect;
