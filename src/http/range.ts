@@ -1,37 +1,38 @@
 /**
- * Byte ranges of a GET (RFC 9110 §14): one range of `Range: bytes=…` is served as a 206; several
- * (allowed to be answered whole) and anything that does not parse are ignored and the whole body is
- * served; a range that starts past the end is unsatisfiable (416).
+ * Byte ranges of a GET (RFC 9110 §14), parsed by range-parser: one range of `Range: bytes=…` (or
+ * several that overlap or touch, combined) is served as a 206; several apart (allowed to be answered
+ * whole), another unit and anything invalid are ignored and the whole body is served; a range-set
+ * with nothing satisfiable is a 416. Content-Disposition values are made by content-disposition.
  */
+import { create as formatContentDisposition } from 'content-disposition';
+import { combineRanges, parse as parseRange } from 'range-parser';
 
 export type RangeAnswer = { kind: 'whole' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
 
-const SINGLE = /^bytes[ \t]*=[ \t]*(\d{0,15})[ \t]*-[ \t]*(\d{0,15})[ \t]*$/i;
+const INVALID = 1;
+const UNSATISFIABLE = 2;
 
 /** What to serve of a body of `size` bytes for this Range header. */
 export function resolveRange(header: string | undefined, size: number): RangeAnswer {
   if (header === undefined) return { kind: 'whole' };
-  const match = SINGLE.exec(header);
-  // Several ranges, another unit, or no valid range at all: served whole, as the RFC allows.
-  if (!match) return { kind: 'whole' };
-  const [, first, last] = match;
-  if (first === '' && last === '') return { kind: 'whole' };
-  if (first === '') {
-    // The last n bytes.
-    const suffix = Number(last);
-    if (suffix === 0 || size === 0) return { kind: 'unsatisfiable' };
-    return { kind: 'partial', start: Math.max(0, size - suffix), end: size - 1 };
+  const parsed = parseRange(size, header);
+  // Another unit, or an invalid ranges-specifier: ignored, as RFC 9110 §14.2 allows.
+  if (parsed.type !== 'bytes' || parsed.code & INVALID) return { kind: 'whole' };
+  if (parsed.ranges.length === 0) {
+    // None satisfiable; or only suffixes of an empty body, which are satisfiable (§14.1.1) by the whole of it.
+    return parsed.code & UNSATISFIABLE ? { kind: 'unsatisfiable' } : { kind: 'whole' };
   }
-  const start = Number(first);
-  if (last !== '' && Number(last) < start) return { kind: 'whole' };
-  if (start >= size) return { kind: 'unsatisfiable' };
-  return { kind: 'partial', start, end: last === '' ? size - 1 : Math.min(Number(last), size - 1) };
+  const ranges = combineRanges(parsed.ranges);
+  if (ranges.length > 1) return { kind: 'whole' };
+  return { kind: 'partial', start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
-/** A Content-Disposition value (RFC 6266): the ASCII fallback with anything risky replaced, and the exact name as `filename*`. */
+/**
+ * A Content-Disposition value (RFC 6266). A name that is plain ASCII without quotes, backslashes, `%`
+ * or `;` is sent as `filename` alone; any other is sent exactly as `filename*` beside an ASCII
+ * fallback with those characters replaced (user agents without RFC 8187 read it).
+ */
 export function contentDisposition(kind: 'inline' | 'attachment', fileName: string | null): string {
   if (!fileName) return kind;
-  const fallback = fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+  return formatContentDisposition(fileName, { type: kind, fallback: fileName.replace(/[^\x20-\x7e]|["\\%;]/g, '_') });
 }

@@ -1,11 +1,12 @@
 /**
- * Standard Webhooks signing (https://www.standardwebhooks.com): the secret is `whsec_` + base64 of
- * random bytes; a signature is `v1,` + base64(HMAC-SHA256(key, `${id}.${timestamp}.${body}`)) with
- * the decoded key; several signatures go space-separated in one header.
+ * Standard Webhooks signing (https://www.standardwebhooks.com) by the scheme's own library: the
+ * secret is `whsec_` + base64 of random bytes; a signature is `v1,` + base64(HMAC-SHA256(key,
+ * `${id}.${timestamp}.${body}`)) with the decoded key; several signatures go space-separated in one header.
  */
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = 24;
 
 /** A new signing secret: `whsec_` + base64 of 24 random bytes. */
@@ -13,25 +14,21 @@ export function generateSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }
 
-const keys = new Map<string, KeyObject>();
+const signers = new Map<string, Webhook>();
 
-/** The HMAC key of a secret (the base64 after `whsec_`, decoded), kept for the secrets in use. */
-function keyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    if (keys.size > 1000) keys.clear();
-    key = createSecretKey(Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'));
-    keys.set(secret, key);
+/** The signer of a secret (its key decoded once), kept for the secrets in use. */
+function signerOf(secret: string): Webhook {
+  let signer = signers.get(secret);
+  if (!signer) {
+    if (signers.size > 1000) signers.clear();
+    signer = new Webhook(secret);
+    signers.set(secret, signer);
   }
-  return key;
+  return signer;
 }
 
-/** One `v1,<base64>` signature of the message. */
-export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  return `v1,${createHmac('sha256', keyOf(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
-}
-
-/** The webhook-signature header value: one signature per secret, space-separated. */
+/** The webhook-signature header value: one `v1,<base64>` signature per secret, space-separated. */
 export function signatureHeader(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): string {
-  return secrets.map((secret) => sign(secret, messageId, timestampSeconds, body)).join(' ');
+  const timestamp = new Date(timestampSeconds * 1000);
+  return secrets.map((secret) => signerOf(secret).sign(messageId, timestamp, body)).join(' ');
 }

@@ -84,7 +84,7 @@ export async function registerDeviceRoutes(app: App, services: DeviceServices) {
   // The device endpoint takes forms too, in a scope of its own: the session routes below stay JSON only.
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
-    registerOAuthFormParser(scope);
+    await registerOAuthFormParser(scope);
     scope.post(
       '/v1/oauth/device',
       {

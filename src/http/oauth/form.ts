@@ -1,9 +1,11 @@
 /**
  * Form bodies for the OAuth endpoints. RFC 6749, 7009, 7662 and 8628 clients send
- * application/x-www-form-urlencoded; everywhere else bodies are JSON only (app.ts). The parser is
- * registered in the OAuth endpoints' own plugin scope, so no other route accepts a form (a
- * cross-site HTML form can send one without a CORS preflight).
+ * application/x-www-form-urlencoded; everywhere else bodies are JSON only (app.ts). @fastify/formbody
+ * registers the parser in the OAuth endpoints' own plugin scope, so no other route accepts a form (a
+ * cross-site HTML form can send one without a CORS preflight); the parameters are read by our
+ * parser, which holds them to RFC 6749's rules (its default one makes a repeated parameter an array).
  */
+import formBody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 
@@ -26,13 +28,10 @@ export function parseOAuthForm(text: string): Record<string, string> {
   return Object.fromEntries(values);
 }
 
-/** Lets the routes of this plugin scope take form bodies as well as JSON (and nothing else). */
-export function registerOAuthFormParser(scope: Pick<FastifyInstance, 'addContentTypeParser'>): void {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseOAuthForm(body as string));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+/**
+ * Lets the routes of this plugin scope take form bodies as well as JSON (and nothing else), within the
+ * server's body limit like any body.
+ */
+export async function registerOAuthFormParser(scope: Pick<FastifyInstance, 'register'>): Promise<void> {
+  await scope.register(formBody, { parser: parseOAuthForm });
 }

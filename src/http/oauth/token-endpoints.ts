@@ -21,7 +21,7 @@ export async function oauthEndpointScope(app: App, options: { formOnly: boolean 
   await app.register(async (plain: FastifyInstance) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>() as unknown as App;
     if (options.formOnly) scope.removeAllContentTypeParsers();
-    registerOAuthFormParser(scope);
+    await registerOAuthFormParser(scope);
     if (options.formOnly) scope.addContentTypeParser('*', (_request, _payload, done) => done(oauthError('invalid_request', FORM_ONLY), undefined));
     scope.addHook('onRequest', async (_request, reply) => {
       void reply.header('cache-control', 'no-store');

@@ -393,7 +393,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
         description: [
           "The bytes of an inbound message's media, as Parley downloaded and stored them when the message arrived (provider links expire; this one does not). The message record's `media.url` points here.",
           '`Content-Type` is the type sniffed from the bytes (`application/octet-stream` when they tell nothing), never the type the provider declared. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304). Documents, and anything a browser should not render, come as `Content-Disposition: attachment` with the sender\'s file name; pictures, audio and video `inline`.',
-          'One byte range (`Range: bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) answers 206 with `Content-Range`; a range past the end answers 416 with `Content-Range: bytes */<size>`; several ranges are answered whole (200).',
+          'One byte range (`Range: bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) answers 206 with `Content-Range`; a range past the end answers 416 with `Content-Range: bytes */<size>`; several ranges are answered whole (200), unless they overlap or touch (one range then).',
           "404 for an unknown message, another organization's, or a message without media; 409 while the media is still `pending` or when it `failed` (`media_status`, and `media_error` with its code, e.g. `media_too_large`).",
           'A dashboard session (cookie) may name its organization with `organization_id` (an `<img>` or `<video>` element cannot send X-Organization-Id); the same rules as the header apply.',
         ].join('\n\n'),
@@ -416,7 +416,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
               'content-length': { type: 'integer' },
               etag: { type: 'string', description: 'The SHA-256 of the bytes, quoted' },
               'accept-ranges': { type: 'string', example: 'bytes' },
-              'content-disposition': { type: 'string', example: `attachment; filename="invoice.pdf"; filename*=UTF-8''invoice.pdf` },
+              'content-disposition': { type: 'string', example: `attachment; filename="Relat_rio.pdf"; filename*=UTF-8''Relat%C3%B3rio.pdf` },
             },
             content: { 'application/octet-stream': { schema: BinaryBody } },
           },
