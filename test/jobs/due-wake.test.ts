@@ -31,6 +31,6 @@ after(async () => {
 
 test('a job due in 300 ms runs then, with the next poll two minutes away', async () => {
   await queue.enqueue(testDb.database.db, 'maintenance.analyze', {}, { startAfterSeconds: 0.3 });
-  assert.deepEqual(ran, [], 'not before it is due');
+  assert.equal(ran.length, 0, 'not before it is due');
   await eventually('the delayed job to run', () => ran.includes('maintenance.analyze'), 10_000);
 });
