@@ -104,8 +104,9 @@ test('a hanging receiver times out (recorded) and never delays a healthy endpoin
   const committed = await emitMany(server.organizationId, 20, 1);
   await eventually('the fast endpoint to get all 20', () => (at('fast').length >= 20 ? true : undefined), 10_000);
   const lags = at('fast').map((r) => r.receivedAt - committed.get(String(r.headers['webhook-id']))!);
-  // Held up by the hanging one, it would wait a timeout (3 s) at least.
-  assert.ok(Math.max(...lags) < TIMEOUT_MS / 2, `the fast endpoint waited for nobody (max lag ${Math.round(Math.max(...lags))} ms)`);
+  // Held up by the hanging one, it would wait a timeout (3 s) at least: any lag below that cannot be
+  // a wait for it, however loaded the machine (half the timeout failed under load, at 2 s).
+  assert.ok(Math.max(...lags) < TIMEOUT_MS, `the fast endpoint waited for nobody (max lag ${Math.round(Math.max(...lags))} ms)`);
 
   const timedOut = await eventually('a timed-out attempt in the log', async () => {
     const res = await request(server, 'GET', `${BASE}/deliveries?endpoint_id=${slow.id}`, { key: server.apiKey });
