@@ -3,11 +3,11 @@
  * known by and its conversations. Each part has its own query under orgKey('contacts', id), so a
  * contact.updated event refreshes them all.
  */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
-import { SelectField, TextField, useForm } from '../../forms.tsx';
+import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
@@ -102,17 +102,15 @@ function useContactsRefresh() {
 function TagsSection({ contact, canWrite }: { contact: ContactRecord; canWrite: boolean }) {
   const refresh = useContactsRefresh();
   const [tag, setTag] = useState('');
-  const form = useForm();
-  const remove = useMutation({ mutationFn: (name: string) => contactsApi.removeTag(contact.id, name), onSuccess: refresh });
-
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    const ok = await form.submit(async () => {
-      await contactsApi.addTag(contact.id, tag.trim());
+  const add = useMutation({
+    mutationFn: (name: string) => contactsApi.addTag(contact.id, name),
+    onSuccess: async () => {
       await refresh();
-    });
-    if (ok) setTag('');
-  }
+      setTag('');
+    },
+  });
+  const errors = formErrors(add.error);
+  const remove = useMutation({ mutationFn: (name: string) => contactsApi.removeTag(contact.id, name), onSuccess: refresh });
 
   return (
     <section className="section card" aria-labelledby="tags-title">
@@ -135,10 +133,17 @@ function TagsSection({ contact, canWrite }: { contact: ContactRecord; canWrite: 
         </ul>
       )}
       {canWrite ? (
-        <form className="inline-form" onSubmit={(e) => void add(e)} noValidate>
-          <ErrorMessage message={form.fieldError('/tag') ? undefined : form.message} />
-          <TextField label="New tag" value={tag} onChange={setTag} error={form.fieldError('/tag')} maxLength={100} />
-          <button type="submit" className="button" disabled={form.busy || !tag.trim()}>
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            add.mutate(tag.trim());
+          }}
+          noValidate
+        >
+          <ErrorMessage message={errors.summary('/tag')} />
+          <TextField label="New tag" value={tag} onChange={setTag} error={errors.field('/tag')} maxLength={100} />
+          <button type="submit" className="button" disabled={add.isPending || !tag.trim()}>
             Add tag
           </button>
         </form>
@@ -152,28 +157,32 @@ function NotesSection({ contactId, canWrite }: { contactId: string; canWrite: bo
   const notes = usePagedList(orgKey('contacts', contactId, 'notes'), (cursor) => contactsApi.notes(contactId, cursor));
   const me = useSession().user.id;
   const [body, setBody] = useState('');
-  const form = useForm();
   const refresh = () => queryClient.invalidateQueries({ queryKey: orgKey('contacts', contactId, 'notes') });
-  const remove = useMutation({ mutationFn: (noteId: string) => contactsApi.deleteNote(contactId, noteId), onSuccess: refresh });
-
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    const ok = await form.submit(async () => {
-      await contactsApi.addNote(contactId, body);
+  const add = useMutation({
+    mutationFn: (text: string) => contactsApi.addNote(contactId, text),
+    onSuccess: async () => {
       await refresh();
-    });
-    if (ok) setBody('');
-  }
+      setBody('');
+    },
+  });
+  const errors = formErrors(add.error);
+  const remove = useMutation({ mutationFn: (noteId: string) => contactsApi.deleteNote(contactId, noteId), onSuccess: refresh });
 
   return (
     <section className="section card" aria-labelledby="notes-title">
       <h2 id="notes-title">Notes</h2>
       {canWrite ? (
-        <form onSubmit={(e) => void add(e)} noValidate>
-          <ErrorMessage message={form.fieldError('/body') ? undefined : form.message} />
-          <TextField label="New note" multiline rows={3} value={body} onChange={setBody} error={form.fieldError('/body')} maxLength={10_000} />
-          <button type="submit" className="button" disabled={form.busy || !body.trim()}>
-            {form.busy ? 'Adding…' : 'Add note'}
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            add.mutate(body);
+          }}
+          noValidate
+        >
+          <ErrorMessage message={errors.summary('/body')} />
+          <TextField label="New note" multiline rows={3} value={body} onChange={setBody} error={errors.field('/body')} maxLength={10_000} />
+          <button type="submit" className="button" disabled={add.isPending || !body.trim()}>
+            {add.isPending ? 'Adding…' : 'Add note'}
           </button>
         </form>
       ) : null}
@@ -230,16 +239,14 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
   const [channel, setChannel] = useState('all');
   const [state, setState] = useState<ConsentRecord['state']>('granted');
   const [source, setSource] = useState('');
-  const form = useForm();
-
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    const ok = await form.submit(async () => {
-      await contactsApi.putConsent(contactId, channel, { state, source: source.trim() || null });
+  const save = useMutation({
+    mutationFn: () => contactsApi.putConsent(contactId, channel, { state, source: source.trim() || null }),
+    onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: orgKey('contacts', contactId, 'consents') });
-    });
-    if (ok) setSource('');
-  }
+      setSource('');
+    },
+  });
+  const errors = formErrors(save.error);
 
   return (
     <section className="section card span-all" aria-labelledby="consents-title">
@@ -262,11 +269,19 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
         )}
       </ListState>
       {canWrite ? (
-        <form className="stack-form" onSubmit={(e) => void save(e)} noValidate aria-label="Record consent">
+        <form
+          className="stack-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate();
+          }}
+          noValidate
+          aria-label="Record consent"
+        >
           <h3>Record consent</h3>
-          <ErrorMessage message={form.message} />
+          <ErrorMessage message={errors.message} />
           <div className="form-grid">
-            <SelectField label="Consent channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={form.fieldError('/channel')} />
+            <SelectField label="Consent channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={errors.field('/channel')} />
             <SelectField
               label="Consent"
               value={state}
@@ -275,11 +290,11 @@ function ConsentsSection({ contactId, canWrite }: { contactId: string; canWrite:
                 { value: 'granted', label: 'Granted' },
                 { value: 'revoked', label: 'Revoked' },
               ]}
-              error={form.fieldError('/state')}
+              error={errors.field('/state')}
             />
-            <TextField label="Source" value={source} onChange={setSource} error={form.fieldError('/source')} placeholder="e.g. signup form" maxLength={200} />
+            <TextField label="Source" value={source} onChange={setSource} error={errors.field('/source')} placeholder="e.g. signup form" maxLength={200} />
           </div>
-          <button type="submit" className="button" disabled={form.busy}>
+          <button type="submit" className="button" disabled={save.isPending}>
             Save consent
           </button>
         </form>
@@ -303,20 +318,16 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
   const [channel, setChannel] = useState('all');
   const [reason, setReason] = useState('');
   const [expires, setExpires] = useState('');
-  const form = useForm();
-  const lift = useMutation({ mutationFn: (scope: string) => contactsApi.lift(contactId, scope), onSuccess: () => queryClient.invalidateQueries({ queryKey: key }) });
-
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    const ok = await form.submit(async () => {
-      await contactsApi.suppress(contactId, { channel, reason: reason.trim(), expires_at: isoFromLocal(expires) });
+  const save = useMutation({
+    mutationFn: () => contactsApi.suppress(contactId, { channel, reason: reason.trim(), expires_at: isoFromLocal(expires) }),
+    onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: key });
-    });
-    if (ok) {
       setReason('');
       setExpires('');
-    }
-  }
+    },
+  });
+  const errors = formErrors(save.error);
+  const lift = useMutation({ mutationFn: (scope: string) => contactsApi.lift(contactId, scope), onSuccess: () => queryClient.invalidateQueries({ queryKey: key }) });
 
   return (
     <section className="section card span-all" aria-labelledby="suppressions-title">
@@ -351,22 +362,30 @@ function SuppressionsSection({ contactId, canWrite }: { contactId: string; canWr
         )}
       </ListState>
       {canWrite ? (
-        <form className="stack-form" onSubmit={(e) => void save(e)} noValidate aria-label="Suppress">
+        <form
+          className="stack-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            save.mutate();
+          }}
+          noValidate
+          aria-label="Suppress"
+        >
           <h3>Suppress sending</h3>
-          <ErrorMessage message={form.message} />
+          <ErrorMessage message={errors.message} />
           <div className="form-grid">
-            <SelectField label="Suppression channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={form.fieldError('/channel')} />
-            <TextField label="Reason" value={reason} onChange={setReason} error={form.fieldError('/reason')} placeholder="e.g. asked for a pause" maxLength={500} />
+            <SelectField label="Suppression channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={errors.field('/channel')} />
+            <TextField label="Reason" value={reason} onChange={setReason} error={errors.field('/reason')} placeholder="e.g. asked for a pause" maxLength={500} />
             <TextField
               label="Expires"
               type="datetime-local"
               value={expires}
               onChange={setExpires}
-              error={form.fieldError('/expires_at')}
+              error={errors.field('/expires_at')}
               description="Leave empty to keep it until lifted"
             />
           </div>
-          <button type="submit" className="button" disabled={form.busy}>
+          <button type="submit" className="button" disabled={save.isPending}>
             Suppress
           </button>
         </form>
