@@ -7,7 +7,7 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { api, ApiError, errorMessage, type InvitationPreview, type SessionInfo } from '../api.ts';
+import { api, ApiError, errorMessage, type InvitationPreviewRecord, type SessionInfoRecord } from '../api.ts';
 import { BASE } from '../base.ts';
 import { formErrors, TextField } from '../forms.tsx';
 import { loginPathFor } from '../return-to.ts';
@@ -29,7 +29,7 @@ function takeToken(): string | undefined {
   return sessionStorage.getItem(STORAGE_KEY) ?? undefined;
 }
 
-type Props = { session: SessionInfo | undefined };
+type Props = { session: SessionInfoRecord | undefined };
 
 function explain(err: unknown): string {
   if (err instanceof ApiError && err.status === 404) return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
@@ -70,7 +70,7 @@ export function InvitationPage({ session }: Props) {
       </main>
     );
   }
-  const invitation: InvitationPreview = lookup.data;
+  const invitation: InvitationPreviewRecord = lookup.data;
   if (accept.isSuccess) {
     return (
       <StandaloneCard session={session} title={`Welcome to ${invitation.organization_name}`}>

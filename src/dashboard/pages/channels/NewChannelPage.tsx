@@ -12,7 +12,7 @@ import { Link, useNavigate } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
-import { channelsApi, PLATFORM_LABELS, type CreateChannelInput, type Platform } from './api.ts';
+import { channelsApi, PLATFORM_LABELS, type CreateChannelRequest, type Platform } from './api.ts';
 
 type Connection = 'embedded' | 'sandbox' | 'credentials';
 
@@ -67,7 +67,7 @@ export function NewChannelPage() {
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    const input: CreateChannelInput = { platform, name };
+    const input: CreateChannelRequest = { platform, name };
     if (displayNumber.trim()) input.display_phone_number = displayNumber.trim();
     if (connection === 'sandbox') input.sandbox = true;
     if (connection === 'credentials') {

@@ -10,7 +10,7 @@ import { Link, useNavigate, useSearchParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
-import { TEMPLATE_CATEGORY_OPTIONS, templatesApi, type CreateTemplateInput } from './api.ts';
+import { TEMPLATE_CATEGORY_OPTIONS, templatesApi, type CreateTemplateRequest } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
 
 /** Which form field shows the API's message on each component (by its index in the list sent). */
@@ -25,7 +25,7 @@ export function NewTemplatePage() {
   const [channelId, setChannelId] = useState<string | undefined>(params.get('channel') ?? undefined);
   const [name, setName] = useState('');
   const [language, setLanguage] = useState('en_US');
-  const [category, setCategory] = useState<string>('UTILITY');
+  const [category, setCategory] = useState<CreateTemplateRequest['category']>('UTILITY');
   const [text, setText] = useState<Record<Part, string>>({ HEADER: '', BODY: '', FOOTER: '' });
   const [order, setOrder] = useState<Part[]>([]);
   const [submitProblem, setSubmitProblem] = useState<string | undefined>(undefined);
@@ -35,7 +35,7 @@ export function NewTemplatePage() {
 
   const create = useMutation({
     /** Creates the draft, then submits it; a refused submission keeps the draft and says why. */
-    mutationFn: async (input: CreateTemplateInput): Promise<{ submitProblem?: string }> => {
+    mutationFn: async (input: CreateTemplateRequest): Promise<{ submitProblem?: string }> => {
       const created = await templatesApi.create(input);
       await queryClient.invalidateQueries({ queryKey: orgKey('templates') });
       try {
@@ -62,7 +62,7 @@ export function NewTemplatePage() {
     setSubmitProblem(undefined);
     const parts = (['HEADER', 'BODY', 'FOOTER'] as const).filter((p) => p === 'BODY' || text[p].trim());
     setOrder(parts);
-    const input: CreateTemplateInput = {
+    const input: CreateTemplateRequest = {
       channel_id: chosen,
       name: name.trim(),
       language: language.trim(),
@@ -106,7 +106,7 @@ export function NewTemplatePage() {
             <SelectField
               label="Category"
               value={category}
-              onChange={setCategory}
+              onChange={(v) => setCategory(v as CreateTemplateRequest['category'])}
               options={TEMPLATE_CATEGORY_OPTIONS.map((c) => ({ value: c, label: c.toLowerCase() }))}
               error={errors.field('/category')}
             />

@@ -10,7 +10,7 @@ import { formatDate } from '../../format.ts';
 import { formErrors, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { ErrorMessage, Loading } from '../../ui.tsx';
-import { channelsApi, type Capabilities, type ChannelView, type ConnectView } from './api.ts';
+import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView, type ConnectView } from './api.ts';
 
 /**
  * The QR's own key, outside 'channels': a channel event must not ask for a QR again (once paired
@@ -23,7 +23,7 @@ const AFTER_EXPIRY_MS = 500;
 /** When the gateway still shows a QR this browser thinks lapsed (clocks differ), ask again this much later. */
 const RETRY_LAPSED_MS = 2_000;
 
-export function PairingView({ channel, capabilities }: { channel: ChannelView; capabilities: Capabilities | undefined }) {
+export function PairingView({ channel, capabilities }: { channel: ChannelView; capabilities: ChannelCapabilitiesRecord | undefined }) {
   const qr = useQuery({ queryKey: qrKey(channel.id), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
   const expiresAt = qr.data?.expires_at;
   const { refetch, dataUpdatedAt } = qr;

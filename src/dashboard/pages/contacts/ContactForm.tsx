@@ -5,8 +5,11 @@ import { formErrors, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { useNavigate } from '../../router.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
-import { contactsApi, type ContactFields, type ContactRecord } from './api.ts';
+import { contactsApi, type ContactRecord } from './api.ts';
 import { BackToContacts } from './parts.tsx';
+
+/** The form's fields; "" clears one on update. */
+type ContactFields = { name: string; phone_number: string; email: string; external_source: string; external_id: string };
 
 const EMPTY: ContactFields = { name: '', phone_number: '', email: '', external_source: '', external_id: '' };
 

@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../../domain/permissions.ts';
-import { api, errorMessage, type ApiKey, type CreatedApiKey } from '../../api.ts';
+import { api, errorMessage, type ApiKeyRecord, type CreatedApiKeyRecord } from '../../api.ts';
 import { CheckboxGroup, formErrors, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
@@ -15,7 +15,7 @@ export function ApiKeysPage() {
   const session = useSession();
   const canRead = session.permissions.includes('api_keys:read');
   const canWrite = session.permissions.includes('api_keys:write');
-  const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);
+  const [created, setCreated] = useState<CreatedApiKeyRecord | undefined>(undefined);
 
   return (
     <>
@@ -66,7 +66,7 @@ function KeyList({ canWrite }: { canWrite: boolean }) {
   );
 }
 
-function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKey; canWrite: boolean }) {
+function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKeyRecord; canWrite: boolean }) {
   const client = useQueryClient();
   const revoke = useMutation({ mutationFn: () => api.revokeApiKey(key.id), onSuccess: () => client.invalidateQueries({ queryKey: keysKey() }) });
   return (
@@ -96,7 +96,7 @@ function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKey; canWrite: boolean }
   );
 }
 
-function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(key: CreatedApiKey): void }) {
+function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(key: CreatedApiKeyRecord): void }) {
   const client = useQueryClient();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);

@@ -10,7 +10,7 @@ import { formatDate } from '../../format.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ConfirmButton, ErrorMessage, Loading, PageHeader, SecretBox } from '../../ui.tsx';
-import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
+import { webhooks, type WebhookEndpointRecord, type WebhookSettingsRecord } from './api.ts';
 import { DeliveryList } from './DeliveriesPage.tsx';
 import { describeMs } from './parts.tsx';
 import { EndpointState, EventTypePicker, settingsKey, useWebhookSettings } from './WebhooksPage.tsx';
@@ -34,7 +34,7 @@ export function WebhookEndpointPage() {
   return <EndpointDetails endpoint={endpoint} settings={settings.data} />;
 }
 
-function EndpointDetails({ endpoint, settings }: { endpoint: WebhookEndpointRecord; settings: WebhookSettings }) {
+function EndpointDetails({ endpoint, settings }: { endpoint: WebhookEndpointRecord; settings: WebhookSettingsRecord }) {
   const canWrite = useCan('webhooks:write');
   return (
     <>
@@ -94,7 +94,7 @@ function EnableToggle({ endpoint }: { endpoint: WebhookEndpointRecord }) {
   );
 }
 
-function EditForm({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettings['event_types'] }) {
+function EditForm({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettingsRecord['event_types'] }) {
   const refresh = useRefreshSettings();
   const [url, setUrl] = useState(endpoint.url);
   const [description, setDescription] = useState(endpoint.description);
@@ -193,7 +193,7 @@ function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecor
   );
 }
 
-function TestSection({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettings['event_types'] }) {
+function TestSection({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettingsRecord['event_types'] }) {
   const client = useQueryClient();
   const [type, setType] = useState<string>(endpoint.event_types[0] ?? 'message.new');
   const send = useMutation({

@@ -7,7 +7,7 @@ import { orgKey } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, SecretBox, StatusBadge } from '../../ui.tsx';
-import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
+import { webhooks, type WebhookEndpointRecord, type WebhookSettingsRecord } from './api.ts';
 
 export const settingsKey = () => orgKey('webhook-endpoints');
 
@@ -99,7 +99,7 @@ export function EndpointState({ endpoint }: { endpoint: WebhookEndpointRecord })
 }
 
 /** The catalogue as checkboxes: none picked means every event, which the form says. */
-export function EventTypePicker({ catalogue, value, onChange, error }: { catalogue: WebhookSettings['event_types']; value: string[]; onChange(value: string[]): void; error?: string }) {
+export function EventTypePicker({ catalogue, value, onChange, error }: { catalogue: WebhookSettingsRecord['event_types']; value: string[]; onChange(value: string[]): void; error?: string }) {
   return (
     <CheckboxGroup
       legend="Events to send"
@@ -112,7 +112,7 @@ export function EventTypePicker({ catalogue, value, onChange, error }: { catalog
   );
 }
 
-function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettings['event_types']; onCreated(created: { id: string; secret: string; url: string }): void }) {
+function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettingsRecord['event_types']; onCreated(created: { id: string; secret: string; url: string }): void }) {
   const client = useQueryClient();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');

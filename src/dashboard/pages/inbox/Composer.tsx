@@ -8,13 +8,15 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../ui.tsx';
 import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
-import { inboxApi, type Conversation, type SendInput } from './api.ts';
+import { inboxApi, type Conversation, type SendMessageRequest } from './api.ts';
 import { templateBody, templateComponents, templateSlots } from './template-variables.ts';
 import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
 
 type Mode = 'text' | 'media' | 'template';
 
-const MEDIA_TYPES = [
+type MediaType = Extract<SendMessageRequest['type'], 'image' | 'video' | 'audio' | 'document'>;
+
+const MEDIA_TYPES: Array<{ value: MediaType; label: string }> = [
   { value: 'image', label: 'Image' },
   { value: 'video', label: 'Video' },
   { value: 'audio', label: 'Audio' },
@@ -38,13 +40,13 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   const mode: Mode = closedWindow ? 'template' : chosen;
 
   const [body, setBody] = useState('');
-  const [mediaType, setMediaType] = useState('image');
+  const [mediaType, setMediaType] = useState<MediaType>('image');
   const [mediaUrl, setMediaUrl] = useState('');
   const [caption, setCaption] = useState('');
   const [templateId, setTemplateId] = useState('');
   const [values, setValues] = useState<string[]>([]);
   const send = useMutation({
-    mutationFn: (input: SendInput) => inboxApi.send(input),
+    mutationFn: (input: SendMessageRequest) => inboxApi.send(input),
     onSuccess: () => {
       setBody('');
       setMediaUrl('');
@@ -66,7 +68,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   const slots = template ? templateSlots(template.components) : [];
   const built = templateComponents(slots, values);
 
-  function contentFor(): { type: string; content: Record<string, unknown> } {
+  function contentFor(): Pick<SendMessageRequest, 'type' | 'content'> {
     if (mode === 'text') return { type: 'text', content: { body } };
     if (mode === 'media') return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
     if (!template) return { type: 'template', content: { template: { name: '', language: { code: '' } } } };
@@ -111,7 +113,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
 
       {mode === 'media' ? (
         <div className="form-row">
-          <SelectField label="Media type" value={mediaType} onChange={setMediaType} options={MEDIA_TYPES} error={errors.field('/type')} />
+          <SelectField label="Media type" value={mediaType} onChange={(v) => setMediaType(v as MediaType)} options={MEDIA_TYPES} error={errors.field('/type')} />
           <TextField label="Media URL" type="url" value={mediaUrl} onChange={setMediaUrl} placeholder="https://…" error={errors.field('/content/media_url')} description="A public https address the provider can fetch." />
           {mediaType !== 'audio' ? <TextField label="Caption" value={caption} onChange={setCaption} error={errors.field('/content/caption')} /> : null}
         </div>
