@@ -54,6 +54,21 @@ export default tseslint.config(
     },
   },
   {
+    // The dashboard takes its wire types from the server's response and request schemas in src/http/, as
+    // types only (erased by the build): a value import would put server code in the browser bundle.
+    files: ['src/dashboard/**'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ENV_IMPORTS,
+          patterns: [{ group: ['**/http/**', '**/http'], allowTypeImports: true, message: 'The dashboard imports only types from src/http/ (import type): a value would bundle server code.' }],
+        },
+      ],
+    },
+  },
+  {
     // The domain speaks no HTTP: nothing under src/domain/ imports from src/http/.
     files: ['src/domain/**'],
     rules: {

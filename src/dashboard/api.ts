@@ -3,63 +3,34 @@
  * in the chosen organization (X-Organization-Id). Errors become ApiError carrying the problem
  * body's `detail`. Nothing here logs request or response bodies: they can hold secrets.
  */
-import type { Permission, Role } from '../domain/permissions.ts';
+import type { AcceptedInvitationRecord, InvitationPreviewRecord } from '../http/v1/invitations.ts';
+import type { ApiKeyRecord, CreatedApiKeyRecord } from '../http/v1/api-keys.ts';
+import type { OrganizationMembershipRecord, SessionInfoRecord, SessionViewRecord, UserSessionRecord } from '../http/v1/auth.ts';
+import type { SignedUpRecord, SignupStateRecord } from '../http/v1/signup.ts';
+import type { DeviceDecisionRecord, DeviceVerificationRecord } from '../http/oauth/device.ts';
+import type { OAuthAuthorizationRequestRecord, OAuthRedirectRecord } from '../http/oauth/authorize.ts';
+import type { OAuthConsentRecord } from '../http/oauth/consent.ts';
+import type { Page } from '../http/schemas.ts';
 
-export type Organization = { organization_id: string; organization_name: string; role: Role };
-
-export type SessionInfo = {
-  user: { id: string; name: string; email: string; timezone: string; created_at: string };
-  organization_id: string;
-  role: Role;
-  permissions: string[];
-  organizations: Organization[];
-  session: { id: string; created_at: string; expires_at: string };
-};
-
-export type ApiKey = {
-  id: string;
-  name: string;
-  prefix: string;
-  last_four: string;
-  permissions: Permission[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-};
-
-export type CreatedApiKey = ApiKey & { secret: string };
-
-export type SessionView = {
-  id: string;
-  current: boolean;
-  user_agent: string | null;
-  ip: string | null;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-};
-
-export type Page<T> = { data: T[]; meta: { next_cursor: string | null } };
-
-/** What a person is asked to approve, in both OAuth flows. */
-export type OAuthConsent = {
-  client: { client_id: string; name: string };
-  scopes: Array<{ name: string; description: string }>;
-  organizations: Organization[];
-  expires_at: string;
-};
-
-export type OAuthAuthorizationRequest = OAuthConsent & { id: string; redirect_uri: string };
-export type DeviceVerification = OAuthConsent & { user_code: string };
-export type DeviceDecision = { user_code: string; status: 'approved' | 'denied'; client: { client_id: string; name: string } };
-
-export type InvitationPreview = {
-  organization_name: string;
-  role: Role;
-  email: string;
-  inviter_name: string | null;
-  account_exists: boolean;
-  expires_at: string;
+// The wire records are the server's, inferred from the response schemas in src/http (type-only
+// imports, erased by the build: no server code reaches the bundle). The areas' api.ts do the same.
+export type {
+  AcceptedInvitationRecord,
+  ApiKeyRecord,
+  CreatedApiKeyRecord,
+  DeviceDecisionRecord,
+  DeviceVerificationRecord,
+  InvitationPreviewRecord,
+  OAuthAuthorizationRequestRecord,
+  OAuthConsentRecord,
+  OAuthRedirectRecord,
+  OrganizationMembershipRecord,
+  Page,
+  SessionInfoRecord,
+  SessionViewRecord,
+  SignedUpRecord,
+  SignupStateRecord,
+  UserSessionRecord,
 };
 
 /** A field the API refused: `pointer` is a JSON pointer into the body or query (`/email`, `/content/body`). */
@@ -190,35 +161,35 @@ export function apiErrorOf(status: number, statusText: string, parsed: unknown):
 
 export const api = {
   login: (email: string, password: string) =>
-    call<{ data: unknown }>('POST', '/v1/auth/login', { body: { email, password }, organization: null, quiet401: true }),
+    call<{ data: UserSessionRecord }>('POST', '/v1/auth/login', { body: { email, password }, organization: null, quiet401: true }),
   logout: () => call<void>('POST', '/v1/auth/logout', { quiet401: true }),
   session: (organization?: string | null) =>
-    call<{ data: SessionInfo }>('GET', '/v1/auth/session', { organization, quiet401: true }).then((r) => r.data),
-  sessions: (cursor?: string) => call<Page<SessionView>>('GET', '/v1/auth/sessions', { query: { cursor } }),
+    call<{ data: SessionInfoRecord }>('GET', '/v1/auth/session', { organization, quiet401: true }).then((r) => r.data),
+  sessions: (cursor?: string) => call<Page<SessionViewRecord>>('GET', '/v1/auth/sessions', { query: { cursor } }),
   revokeSession: (id: string) => call<void>('DELETE', `/v1/auth/sessions/${encodeURIComponent(id)}`),
-  apiKeys: (cursor?: string) => call<Page<ApiKey>>('GET', '/v1/api-keys', { query: { cursor } }),
+  apiKeys: (cursor?: string) => call<Page<ApiKeyRecord>>('GET', '/v1/api-keys', { query: { cursor } }),
   createApiKey: (name: string, permissions: string[]) =>
-    call<{ data: CreatedApiKey }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
+    call<{ data: CreatedApiKeyRecord }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
   revokeApiKey: (id: string) => call<void>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`),
   authorizationRequest: (id: string) =>
-    call<{ data: OAuthAuthorizationRequest }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then((r) => r.data),
+    call<{ data: OAuthAuthorizationRequestRecord }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then((r) => r.data),
   approveAuthorization: (id: string, organizationIds: string[]) =>
-    call<{ data: { redirect_to: string } }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/approve`, { body: { organization_ids: organizationIds } }).then((r) => r.data),
+    call<{ data: OAuthRedirectRecord }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/approve`, { body: { organization_ids: organizationIds } }).then((r) => r.data),
   denyAuthorization: (id: string) =>
-    call<{ data: { redirect_to: string } }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/deny`).then((r) => r.data),
-  lookupDevice: (userCode: string) => call<{ data: DeviceVerification }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
+    call<{ data: OAuthRedirectRecord }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/deny`).then((r) => r.data),
+  lookupDevice: (userCode: string) => call<{ data: DeviceVerificationRecord }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
   approveDevice: (userCode: string, organizationIds: string[]) =>
-    call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
+    call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
   lookupInvitation: (token: string) =>
-    call<{ data: InvitationPreview }>('POST', '/v1/invitations/lookup', { body: { token }, organization: null }).then((r) => r.data),
+    call<{ data: InvitationPreviewRecord }>('POST', '/v1/invitations/lookup', { body: { token }, organization: null }).then((r) => r.data),
   acceptInvitation: (token: string, signUp?: { name: string; password: string }) =>
-    call<{ data: { organization_id: string; created: boolean } }>('POST', '/v1/invitations/accept', { body: { token, ...signUp }, organization: null, quiet401: true }).then((r) => r.data),
-  signupState: () => call<{ data: { open: boolean } }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
+    call<{ data: AcceptedInvitationRecord }>('POST', '/v1/invitations/accept', { body: { token, ...signUp }, organization: null, quiet401: true }).then((r) => r.data),
+  signupState: () => call<{ data: SignupStateRecord }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
   signup: (input: { name: string; email: string; password: string; organization_name: string }) =>
-    call<{ data: unknown }>('POST', '/v1/auth/signup', { body: input, organization: null, quiet401: true }),
+    call<{ data: SignedUpRecord }>('POST', '/v1/auth/signup', { body: input, organization: null, quiet401: true }),
   resetPassword: (token: string, newPassword: string) =>
     call<void>('POST', '/v1/auth/password-reset', { body: { token, new_password: newPassword }, organization: null, quiet401: true }),
-  denyDevice: (userCode: string) => call<{ data: DeviceDecision }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
+  denyDevice: (userCode: string) => call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 
 /** The message to show for anything a call threw. */

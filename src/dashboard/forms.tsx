@@ -1,37 +1,26 @@
 /**
  * The dashboard's form controls: every control has a visible label, a description and an error tied
- * to it with aria-describedby, and `aria-invalid` when the API refused its value. `useForm` runs one
- * submission and keeps the API's field errors, so each field shows its own message next to it.
+ * to it with aria-describedby, and `aria-invalid` when the API refused its value. Every write is a
+ * TanStack Query `useMutation` (pending state, cache invalidation in its `onSuccess`); `formErrors`
+ * reads its failure for the form: the alert's line and each field's own message next to it.
  */
-import { useId, useState, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { ApiError, errorMessage } from './api.ts';
 
-/** A submission's state: busy, the failure's summary, and the API's per-field messages by JSON pointer. */
-export function useForm() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(undefined);
-  async function submit(work: () => Promise<void>): Promise<boolean> {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await work();
-      return true;
-    } catch (err) {
-      setError(err);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }
-  return {
-    busy,
-    /** The summary line for the form's alert (undefined when fine). */
-    message: error === undefined ? undefined : errorMessage(error),
-    /** The API's message for one field (`/name`, `/content/body`). */
-    fieldError: (pointer: string) => (error instanceof ApiError ? error.fieldError(pointer) : undefined),
-    reset: () => setError(undefined),
-    submit,
-  };
+export type FormErrors = {
+  /** The failure's line for the form's alert (undefined when none). */
+  message: string | undefined;
+  /** The API's message for one field (`/name`, `/content/body`). */
+  field(pointer: string): string | undefined;
+  /** The alert's line, left out when one of these fields already shows the message beside itself. */
+  summary(...pointers: string[]): string | undefined;
+};
+
+/** What a form shows of a mutation's `error`: the summary, and the API's per-field messages by JSON pointer. */
+export function formErrors(error: unknown): FormErrors {
+  const message = error === null || error === undefined ? undefined : errorMessage(error);
+  const field = (pointer: string) => (error instanceof ApiError ? error.fieldError(pointer) : undefined);
+  return { message, field, summary: (...pointers) => (pointers.some((p) => field(p) !== undefined) ? undefined : message) };
 }
 
 type FieldShell = { label: ReactNode; description?: ReactNode; error?: string; className?: string };

@@ -7,9 +7,10 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { EventType } from '../domain/events/outbox.ts';
+import type { EventRecord } from '../http/v1/events.ts';
 
 /** An event as GET /v1/events lists it and the stream sends it. */
-export type LiveEvent = { id: string; type: EventType; created_at: string; data: Record<string, unknown> };
+export type LiveEvent = EventRecord;
 
 type Listener = (event: LiveEvent) => void;
 export type LiveState = 'connecting' | 'live' | 'reconnecting';

@@ -6,7 +6,7 @@ import { StrictMode, useEffect, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider, useQueryClient } from '@tanstack/react-query';
 import { createBrowserRouter, RouterProvider, type RouteObject } from 'react-router';
-import { errorMessage, setUnauthenticatedHandler, type SessionInfo } from './api.ts';
+import { errorMessage, setUnauthenticatedHandler, type SessionInfoRecord } from './api.ts';
 import { BASE } from './base.ts';
 import { LiveEventsProvider } from './live.tsx';
 import { queryClient } from './query.ts';
@@ -34,7 +34,7 @@ function Centered({ children }: { children: ReactNode }) {
 }
 
 /** The session as the pages see it: loading, failed (with a retry), or known (null when signed out). */
-function useKnownSession(): { session: SessionInfo | null | undefined; view?: ReactNode } {
+function useKnownSession(): { session: SessionInfoRecord | null | undefined; view?: ReactNode } {
   const query = useSessionQuery();
   const refresh = useRefreshSession();
   if (query.isPending) return { session: undefined, view: <Centered><Loading /></Centered> };
@@ -88,13 +88,13 @@ function SignedOutOnly({ page }: { page: 'login' | 'signup' }) {
 }
 
 /** Open signed in or out (an invitation link may sign a new person up). */
-function WithOptionalSession({ render }: { render(session: SessionInfo | undefined): ReactNode }) {
+function WithOptionalSession({ render }: { render(session: SessionInfoRecord | undefined): ReactNode }) {
   const { session, view } = useKnownSession();
   if (view) return view;
   return <>{render(session ?? undefined)}</>;
 }
 
-function StandalonePage({ render }: { render(session: SessionInfo): ReactNode }) {
+function StandalonePage({ render }: { render(session: SessionInfoRecord): ReactNode }) {
   const { session } = useKnownSession();
   return <RequireSession>{session ? render(session) : null}</RequireSession>;
 }

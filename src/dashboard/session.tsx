@@ -5,15 +5,15 @@
  */
 import { createContext, useContext, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, currentOrganization, mayHaveSession, setOrganization, type SessionInfo } from './api.ts';
+import { api, ApiError, currentOrganization, mayHaveSession, setOrganization, type SessionInfoRecord } from './api.ts';
 import { setTimeZone } from './format.ts';
 
 export const SESSION_KEY = ['session'] as const;
 
-async function loadSession(): Promise<SessionInfo | null> {
+async function loadSession(): Promise<SessionInfoRecord | null> {
   if (!mayHaveSession()) return null;
   const remembered = currentOrganization();
-  let session: SessionInfo | undefined;
+  let session: SessionInfoRecord | undefined;
   try {
     session = await api.session();
   } catch (err) {
@@ -61,14 +61,14 @@ export function useSwitchOrganization() {
   };
 }
 
-const SessionContext = createContext<SessionInfo | undefined>(undefined);
+const SessionContext = createContext<SessionInfoRecord | undefined>(undefined);
 
-export function SessionProvider({ session, children }: { session: SessionInfo; children: ReactNode }) {
+export function SessionProvider({ session, children }: { session: SessionInfoRecord; children: ReactNode }) {
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
 }
 
 /** The signed-in session; only inside the app's shell and the standalone signed-in pages. */
-export function useSession(): SessionInfo {
+export function useSession(): SessionInfoRecord {
   const session = useContext(SessionContext);
   if (!session) throw new Error('useSession outside a signed-in page');
   return session;

@@ -3,7 +3,7 @@
  * page. Below 800 px the sidebar folds away behind a menu button and opens over the page.
  */
 import { useEffect, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
 import { useLiveState } from './live.tsx';
 import { NavLink, Outlet, useLocation, useNavigate } from './router.tsx';
@@ -53,41 +53,30 @@ export function Shell() {
   const location = useLocation();
   const live = useLiveState();
   const [menuOpen, setMenuOpen] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [switching, setSwitching] = useState(false);
 
   // A page change on a phone closes the menu.
   useEffect(() => setMenuOpen(false), [location.pathname]);
 
   const organization = session.organizations.find((o) => o.organization_id === session.organization_id);
 
-  async function onSwitch(id: string) {
-    setSwitching(true);
-    setError(undefined);
-    try {
-      await switchOrganization(id);
-    } catch (err) {
-      setError(`Could not switch organization: ${errorMessage(err)}`);
-    } finally {
-      setSwitching(false);
-    }
-  }
-
-  async function logout() {
-    setError(undefined);
-    try {
-      await api.logout();
-    } catch (err) {
-      // 401: the session had already ended, which is what logging out wants.
-      if (!(err instanceof ApiError) || err.status !== 401) {
-        setError(`Could not log out: ${errorMessage(err)}`);
-        return;
-      }
-    }
-    queryClient.clear();
-    queryClient.setQueryData(SESSION_KEY, null);
-    navigate('/login', { replace: true, state: { notice: 'You have been logged out.' } });
-  }
+  const switcher = useMutation({ mutationFn: switchOrganization });
+  const logout = useMutation({
+    mutationFn: () =>
+      api.logout().catch((err: unknown) => {
+        // 401: the session had already ended, which is what logging out wants.
+        if (!(err instanceof ApiError) || err.status !== 401) throw err;
+      }),
+    onSuccess: () => {
+      queryClient.clear();
+      queryClient.setQueryData(SESSION_KEY, null);
+      navigate('/login', { replace: true, state: { notice: 'You have been logged out.' } });
+    },
+  });
+  const error = switcher.error
+    ? `Could not switch organization: ${errorMessage(switcher.error)}`
+    : logout.error
+      ? `Could not log out: ${errorMessage(logout.error)}`
+      : undefined;
 
   const allowed = (item: NavItem) => !item.permission || session.permissions.includes(item.permission);
 
@@ -106,7 +95,14 @@ export function Shell() {
           {session.organizations.length > 1 ? (
             <label className="org-switcher">
               <span className="sidebar-label">Organization</span>
-              <select value={session.organization_id} disabled={switching} onChange={(e) => void onSwitch(e.target.value)}>
+              <select
+                value={session.organization_id}
+                disabled={switcher.isPending}
+                onChange={(e) => {
+                  logout.reset();
+                  switcher.mutate(e.target.value);
+                }}
+              >
                 {session.organizations.map((o) => (
                   <option key={o.organization_id} value={o.organization_id}>
                     {o.organization_name}
@@ -156,13 +152,26 @@ export function Shell() {
           <div className={`live-state live-${live}`} role="status">
             {live === 'live' ? 'Live updates on' : live === 'connecting' ? 'Connecting live updates…' : 'Live updates reconnecting…'}
           </div>
-          <button type="button" className="button button-sidebar" onClick={() => void logout()}>
+          <button
+            type="button"
+            className="button button-sidebar"
+            onClick={() => {
+              switcher.reset();
+              logout.mutate();
+            }}
+          >
             Log out
           </button>
         </div>
       </aside>
       <main className="content" id="content">
-        <ErrorMessage message={error} onDismiss={() => setError(undefined)} />
+        <ErrorMessage
+          message={error}
+          onDismiss={() => {
+            switcher.reset();
+            logout.reset();
+          }}
+        />
         {/* A new organization starts its pages afresh. */}
         <div key={session.organization_id}>
           <Outlet />

@@ -17,6 +17,9 @@ export const PageMetaSchema = z.object({
   next_cursor: z.string().nullable().meta({ description: 'Cursor of the next page; null on the last page' }),
 });
 
+/** The body of a list answer (listOf): the records and the next page's cursor. */
+export type Page<T> = { data: T[]; meta: z.infer<typeof PageMetaSchema> };
+
 export function dataOf<T extends z.ZodType>(schema: T) {
   return z.object({ data: schema });
 }

@@ -1,7 +1,7 @@
 /** The device verification page (RFC 8628): the code the device shows, then the consent, then the outcome. */
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { api, ApiError, errorMessage, type DeviceDecision, type DeviceVerification, type SessionInfo } from '../api.ts';
+import { api, ApiError, errorMessage, type DeviceDecisionRecord, type DeviceVerificationRecord, type SessionInfoRecord } from '../api.ts';
 import { TextField } from '../forms.tsx';
 import { ErrorMessage } from '../ui.tsx';
 import { ConsentForm } from './OAuthConsent.tsx';
@@ -15,11 +15,11 @@ function explain(err: unknown): string | undefined {
 
 type Decision = { approve: true; organizationIds: string[] } | { approve: false };
 
-export function DevicePage({ session }: { session: SessionInfo }) {
+export function DevicePage({ session }: { session: SessionInfoRecord }) {
   const [code, setCode] = useState(() => new URLSearchParams(window.location.search).get('user_code') ?? '');
   const lookup = useMutation({ mutationFn: (userCode: string) => api.lookupDevice(userCode) });
   const decide = useMutation({
-    mutationFn: ({ device, decision }: { device: DeviceVerification; decision: Decision }): Promise<DeviceDecision> =>
+    mutationFn: ({ device, decision }: { device: DeviceVerificationRecord; decision: Decision }): Promise<DeviceDecisionRecord> =>
       decision.approve ? api.approveDevice(device.user_code, decision.organizationIds) : api.denyDevice(device.user_code),
   });
 

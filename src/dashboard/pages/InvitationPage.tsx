@@ -7,9 +7,9 @@
  */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { api, ApiError, errorMessage, type InvitationPreview, type SessionInfo } from '../api.ts';
+import { api, ApiError, errorMessage, type InvitationPreviewRecord, type SessionInfoRecord } from '../api.ts';
 import { BASE } from '../base.ts';
-import { TextField } from '../forms.tsx';
+import { formErrors, TextField } from '../forms.tsx';
 import { loginPathFor } from '../return-to.ts';
 import { Link } from '../router.tsx';
 import { ErrorMessage, Loading } from '../ui.tsx';
@@ -29,7 +29,7 @@ function takeToken(): string | undefined {
   return sessionStorage.getItem(STORAGE_KEY) ?? undefined;
 }
 
-type Props = { session: SessionInfo | undefined };
+type Props = { session: SessionInfoRecord | undefined };
 
 function explain(err: unknown): string {
   if (err instanceof ApiError && err.status === 404) return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
@@ -70,7 +70,7 @@ export function InvitationPage({ session }: Props) {
       </main>
     );
   }
-  const invitation: InvitationPreview = lookup.data;
+  const invitation: InvitationPreviewRecord = lookup.data;
   if (accept.isSuccess) {
     return (
       <StandaloneCard session={session} title={`Welcome to ${invitation.organization_name}`}>
@@ -92,8 +92,8 @@ export function InvitationPage({ session }: Props) {
       <span className="strong">{invitation.organization_name}</span> as {invitation.role}.
     </p>
   );
-  const fieldError = (pointer: string) => (accept.error instanceof ApiError ? accept.error.fieldError(pointer) : undefined);
-  const summary = accept.error && !fieldError('/name') && !fieldError('/password') ? errorMessage(accept.error) : undefined;
+  const errors = formErrors(accept.error);
+  const summary = errors.summary('/name', '/password');
 
   if (session) {
     const same = session.user.email.toLowerCase() === invitation.email.toLowerCase();
@@ -138,8 +138,8 @@ export function InvitationPage({ session }: Props) {
           <span>Email</span>
           <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly />
         </label>
-        <TextField label="Your name" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={setName} error={fieldError('/name')} />
-        <NewPasswordField value={password} onChange={setPassword} error={fieldError('/password')} />
+        <TextField label="Your name" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={setName} error={errors.field('/name')} />
+        <NewPasswordField value={password} onChange={setPassword} error={errors.field('/password')} />
         <button type="submit" className="button button-primary button-block" disabled={accept.isPending}>
           {accept.isPending ? 'Creating your account…' : 'Create account and join'}
         </button>

@@ -20,14 +20,14 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
     <StandaloneCard title="Sign in" session={undefined}>
       <form onSubmit={form.onSubmit} aria-label="Sign in">
         <p className="muted">Use the email and password of your Parley account.</p>
-        {notice && !form.message ? (
+        {notice && !form.errors.message ? (
           <div className="alert alert-info" role="status">
             {notice}
           </div>
         ) : null}
         <ErrorMessage message={form.summary} />
-        <TextField label="Email" type="email" name="email" autoFocus autoComplete="username" required value={email} onChange={setEmail} error={form.fieldError('/email')} />
-        <TextField label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={setPassword} error={form.fieldError('/password')} />
+        <TextField label="Email" type="email" name="email" autoFocus autoComplete="username" required value={email} onChange={setEmail} error={form.errors.field('/email')} />
+        <TextField label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={setPassword} error={form.errors.field('/password')} />
         <button type="submit" className="button button-primary button-block" disabled={form.busy}>
           {form.busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -1,6 +1,6 @@
 /** The consent page of the authorization code flow: GET /v1/oauth/authorize sends the browser here with ?request=. */
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { api, ApiError, errorMessage, type SessionInfo } from '../api.ts';
+import { api, ApiError, errorMessage, type SessionInfoRecord } from '../api.ts';
 import { orgKey } from '../query.ts';
 import { ErrorMessage, Loading } from '../ui.tsx';
 import { ConsentForm } from './OAuthConsent.tsx';
@@ -25,7 +25,7 @@ function shownTarget(uri: string): string {
 
 const TITLE = 'Authorize an application';
 
-export function OAuthAuthorizePage({ session }: { session: SessionInfo }) {
+export function OAuthAuthorizePage({ session }: { session: SessionInfoRecord }) {
   const requestId = new URLSearchParams(window.location.search).get('request') ?? '';
   const request = useQuery({
     queryKey: orgKey('oauth-authorization-request', requestId),

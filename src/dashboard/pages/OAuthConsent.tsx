@@ -3,19 +3,19 @@
  * the organizations as a fieldset of checkboxes with a legend, Approve and Deny.
  */
 import { useState, type FormEvent } from 'react';
-import type { OAuthConsent, SessionInfo } from '../api.ts';
+import type { OAuthConsentRecord, SessionInfoRecord } from '../api.ts';
 import { CheckboxGroup } from '../forms.tsx';
 
 type ConsentFormProps = {
-  consent: OAuthConsent;
-  session: SessionInfo;
+  consent: OAuthConsentRecord;
+  session: SessionInfoRecord;
   busy: boolean;
   onApprove(organizationIds: string[]): void;
   onDeny(): void;
 };
 
 /** The organization preselected: the only one, or the one the dashboard acts in. */
-function preselected(consent: OAuthConsent, session: SessionInfo): string[] {
+function preselected(consent: OAuthConsentRecord, session: SessionInfoRecord): string[] {
   const ids = consent.organizations.map((o) => o.organization_id);
   if (ids.length === 1) return ids;
   return ids.filter((id) => id === session.organization_id);

@@ -3,9 +3,10 @@
  * fragment, so no server ever logs it. The new password twice, then on to sign in.
  */
 import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { api, ApiError } from '../api.ts';
 import { BASE } from '../base.ts';
-import { TextField, useForm } from '../forms.tsx';
+import { formErrors, TextField } from '../forms.tsx';
 import { ErrorMessage } from '../ui.tsx';
 import { StandaloneCard } from './StandaloneCard.tsx';
 
@@ -31,23 +32,27 @@ export function ResetPasswordPage() {
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
   const [mismatch, setMismatch] = useState<string | undefined>(undefined);
-  const form = useForm();
   const [done, setDone] = useState(false);
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    form.reset();
-    if (password !== again) return setMismatch('The two passwords differ. Type the same new password twice.');
-    if ([...password].length < MIN_PASSWORD_LENGTH) return setMismatch(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
-    setMismatch(undefined);
-    void form.submit(async () => {
-      await api.resetPassword(token, password).catch((err: unknown) => {
+  const save = useMutation({
+    mutationFn: (newPassword: string) =>
+      api.resetPassword(token, newPassword).catch((err: unknown) => {
         throw explained(err);
-      });
+      }),
+    onSuccess: () => {
       setPassword('');
       setAgain('');
       setDone(true);
-    });
+    },
+  });
+  const errors = formErrors(save.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    save.reset();
+    if (password !== again) return setMismatch('The two passwords differ. Type the same new password twice.');
+    if ([...password].length < MIN_PASSWORD_LENGTH) return setMismatch(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    setMismatch(undefined);
+    save.mutate(password);
   }
 
   return (
@@ -67,11 +72,11 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={submit} aria-label="Password reset">
           <p className="muted">Choose a password of at least {MIN_PASSWORD_LENGTH} characters. The link works once.</p>
-          <ErrorMessage message={mismatch ?? (form.fieldError('/new_password') ? undefined : form.message)} />
-          <TextField label="New password" type="password" name="new_password" autoComplete="new-password" required autoFocus value={password} onChange={setPassword} error={form.fieldError('/new_password')} />
+          <ErrorMessage message={mismatch ?? errors.summary('/new_password')} />
+          <TextField label="New password" type="password" name="new_password" autoComplete="new-password" required autoFocus value={password} onChange={setPassword} error={errors.field('/new_password')} />
           <TextField label="New password again" type="password" name="new_password_again" autoComplete="new-password" required value={again} onChange={setAgain} />
-          <button type="submit" className="button button-primary button-block" disabled={form.busy}>
-            {form.busy ? 'Saving…' : 'Set password'}
+          <button type="submit" className="button button-primary button-block" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Set password'}
           </button>
         </form>
       )}

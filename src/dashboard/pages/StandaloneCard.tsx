@@ -3,10 +3,10 @@
  * the OAuth consent and device pages): the Parley mark, the title, and who is signed in, if anyone.
  */
 import type { ReactNode } from 'react';
-import type { SessionInfo } from '../api.ts';
+import type { SessionInfoRecord } from '../api.ts';
 import { Brand, usePageTitle } from '../ui.tsx';
 
-export function StandaloneCard({ title, session, children }: { title: string; session: SessionInfo | undefined; children: ReactNode }) {
+export function StandaloneCard({ title, session, children }: { title: string; session: SessionInfoRecord | undefined; children: ReactNode }) {
   usePageTitle(title);
   return (
     <main className="login">

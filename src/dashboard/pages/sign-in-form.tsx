@@ -1,6 +1,7 @@
 /** What the sign-in and sign-up forms share: send the credentials, forget the password, then go on signed in; the new-password field. */
 import type { FormEvent } from 'react';
-import { TextField, useForm } from '../forms.tsx';
+import { useMutation } from '@tanstack/react-query';
+import { formErrors, TextField } from '../forms.tsx';
 import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
 
 /**
@@ -9,17 +10,19 @@ import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
  * left out when a field shows the message itself.
  */
 export function useSignInForm({ send, forget, then, fields }: { send(): Promise<unknown>; forget(): void; then(): Promise<void>; fields: string[] }) {
-  const form = useForm();
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void form.submit(async () => {
-      await send();
+  const mutation = useMutation({
+    mutationFn: send,
+    onSuccess: async () => {
       forget();
       await then();
-    });
+    },
+  });
+  const errors = formErrors(mutation.error);
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    mutation.mutate();
   }
-  const summary = fields.some((pointer) => form.fieldError(pointer)) ? undefined : form.message;
-  return { ...form, onSubmit, summary };
+  return { busy: mutation.isPending, errors, onSubmit, summary: errors.summary(...fields) };
 }
 
 /** A new account's password, with its rule under it and the API's message for `/password`. */

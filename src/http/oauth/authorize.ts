@@ -52,6 +52,9 @@ const RedirectSchema = z
   .object({ redirect_to: z.string().meta({ description: "The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there" }) })
   .meta({ id: 'OAuthRedirect' });
 
+export type OAuthAuthorizationRequestRecord = z.infer<typeof AuthorizationRequestSchema>;
+export type OAuthRedirectRecord = z.infer<typeof RedirectSchema>;
+
 function presentRequest(request: AuthorizationConsent): z.infer<typeof AuthorizationRequestSchema> {
   return { id: request.requestId, ...presentConsent(request), redirect_uri: request.redirectUri };
 }

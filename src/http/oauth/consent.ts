@@ -27,6 +27,9 @@ export const consentShape = {
   expires_at: z.string().meta({ format: 'date-time', description: 'The decision must be made before this time' }),
 };
 
+/** A consent as the wire has it (the members of consentShape). */
+export type OAuthConsentRecord = z.infer<z.ZodObject<typeof consentShape>>;
+
 /** organization_ids of an approval: one or more organizations of the user's. */
 export const OrganizationIdsSchema = z
   .array(z.uuid())

@@ -61,6 +61,9 @@ const DeviceDecisionSchema = z
   .object({ user_code: z.string(), status: z.enum(['approved', 'denied']), client: OAuthClientSummarySchema })
   .meta({ id: 'DeviceDecision' });
 
+export type DeviceVerificationRecord = z.infer<typeof DeviceVerificationSchema>;
+export type DeviceDecisionRecord = z.infer<typeof DeviceDecisionSchema>;
+
 function presentDecision(decision: DeviceDecision): z.infer<typeof DeviceDecisionSchema> {
   return { user_code: decision.userCode, status: decision.status, client: { client_id: decision.client.clientId, name: decision.client.name } };
 }

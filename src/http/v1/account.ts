@@ -37,6 +37,9 @@ const PasswordChangedSchema = z
   .object({ ended_sessions: z.number().int().meta({ description: 'How many of your other sessions were signed out', example: 2 }) })
   .meta({ id: 'PasswordChanged' });
 
+export type PasswordChangedRecord = z.infer<typeof PasswordChangedSchema>;
+export type AccountChangeRequest = z.input<typeof AccountChangeSchema>;
+
 const THROTTLE_NOTE =
   'A wrong current password counts as a failed login for your email and your address (403 naming `/current_password`); once the login throttle holds, every attempt answers 429 with Retry-After until the wait is over.';
 

@@ -40,6 +40,7 @@ const CreateApiKeyBodySchema = z
   .meta({ id: 'CreateApiKeyRequest' });
 
 export type ApiKeyRecord = z.infer<typeof ApiKeySchema>;
+export type CreatedApiKeyRecord = z.infer<typeof CreatedApiKeySchema>;
 
 export function presentApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {

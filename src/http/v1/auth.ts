@@ -57,6 +57,11 @@ const SessionViewSchema = z.object({
   expires_at: z.string(),
 });
 
+export type UserSessionRecord = z.infer<typeof UserSessionRecordSchema>;
+export type OrganizationMembershipRecord = z.infer<typeof OrganizationMembershipSchema>;
+export type SessionInfoRecord = z.infer<typeof SessionInfoSchema>;
+export type SessionViewRecord = z.infer<typeof SessionViewSchema>;
+
 /** The user session record of the spec. */
 export function presentUser(user: User): z.infer<typeof UserSessionRecordSchema> {
   return {

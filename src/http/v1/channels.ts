@@ -173,6 +173,8 @@ export type ChannelView = z.infer<typeof ChannelSchema>;
 export type QrView = z.infer<typeof QrSchema>;
 export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
 export type ConnectView = z.infer<typeof ConnectSchema>;
+export type ChannelCapabilitiesRecord = z.infer<typeof CapabilitiesSchema>;
+export type CreateChannelRequest = z.input<typeof CreateChannelBody>;
 
 /** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
 export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {

@@ -89,6 +89,8 @@ const UpdateContactBody = ContactFieldsSchema.meta({
   examples: [{ name: 'Ana M. Souza', email: 'ana.souza@example.com' }, { custom_fields: { plan: 'enterprise', trial: null } }],
 });
 
+export type ContactFieldsRequest = z.input<typeof ContactFieldsSchema>;
+
 export const IdentitySchema = z
   .object({
     type: z.enum(IDENTITY_TYPES).meta({
@@ -153,6 +155,8 @@ const PutConsentBody = z
     examples: [{ state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' }, { state: 'revoked', source: 'replied STOP' }],
   });
 
+export type PutContactConsentRequest = z.input<typeof PutConsentBody>;
+
 export const SuppressionSchema = z
   .object({
     channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
@@ -178,6 +182,8 @@ const UpsertSuppressionBody = z
     description: 'Creates the suppression of the channel scope (201) or replaces its reason and expiry (200).',
     examples: [{ channel: 'all', reason: 'legal hold' }, { channel: EXAMPLE_CHANNEL, reason: 'complained about frequency', expires_at: '2025-06-01T00:00:00Z' }],
   });
+
+export type UpsertContactSuppressionRequest = z.input<typeof UpsertSuppressionBody>;
 
 const LookupBody = z
   .object({

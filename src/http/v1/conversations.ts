@@ -75,6 +75,12 @@ function presentConversation(row: ConversationView): ConversationRecord {
 
 const Params = z.object({ conversationID: PathId });
 
+const UpdateConversationBody = z
+  .object({ status: z.enum(['open', 'closed']).optional(), assignee_user_id: z.string().nullable().optional() })
+  .meta({ id: 'UpdateConversationRequest', examples: [{ status: 'closed' }, { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' }] });
+
+export type UpdateConversationRequest = z.input<typeof UpdateConversationBody>;
+
 export async function registerConversationRoutes(app: App, deps: { db: Db; clock: Clock }) {
 
   app.get(
@@ -180,9 +186,7 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
         summary: 'Change status or assignee',
         description: 'Records `conversation.updated` when something changed. The assignee is a user of the organization, or null.',
         params: Params,
-        body: z
-          .object({ status: z.enum(['open', 'closed']).optional(), assignee_user_id: z.string().nullable().optional() })
-          .meta({ id: 'UpdateConversationRequest', examples: [{ status: 'closed' }, { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' }] }),
+        body: UpdateConversationBody,
         response: { 200: dataOf(ConversationSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },

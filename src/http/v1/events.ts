@@ -34,6 +34,17 @@ const EventSchema = z
 
 export type EventRecord = z.infer<typeof EventSchema>;
 
+/** A page of GET /v1/events: its cursor is always set (where to read on from later), has_more says whether more are there now. */
+const EventPageSchema = z.object({
+  data: z.array(EventSchema),
+  meta: z.object({
+    next_cursor: z.string().meta({ description: 'Where to read on from; always set' }),
+    has_more: z.boolean().meta({ description: 'More events are there now' }),
+  }),
+});
+
+export type EventPageRecord = z.infer<typeof EventPageSchema>;
+
 export function presentEvent(event: EventItem): EventRecord {
   return { id: event.id, type: event.type as EventType, created_at: event.createdAt.toISOString(), data: event.payload };
 }
@@ -85,13 +96,7 @@ export async function registerEventRoutes(app: App, { database, retentionDays: d
           since: IsoTimestamp.optional().meta({ description: 'Only events created at or after this time' }),
         }),
         response: {
-          200: z.object({
-            data: z.array(EventSchema),
-            meta: z.object({
-              next_cursor: z.string().meta({ description: 'Where to read on from; always set' }),
-              has_more: z.boolean().meta({ description: 'More events are there now' }),
-            }),
-          }),
+          200: EventPageSchema,
           ...errorResponses([400, 401, 403]),
         },
       },

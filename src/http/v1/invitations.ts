@@ -71,6 +71,9 @@ const AcceptedInvitationSchema = z
   })
   .meta({ id: 'AcceptedInvitation' });
 
+export type InvitationPreviewRecord = z.infer<typeof InvitationPreviewSchema>;
+export type AcceptedInvitationRecord = z.infer<typeof AcceptedInvitationSchema>;
+
 const TokenSchema = z.string().min(1).max(200).meta({ description: `The token from the link's fragment (${INVITATION_TOKEN_PREFIX}…)`, example: 'pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0' });
 const CreateBodySchema = z
   .object({ email: z.email().max(320).meta({ example: 'ana@example.com' }), role: RoleSchema.meta({ example: 'member' }) })

@@ -246,6 +246,8 @@ const SendBody = z
     ],
   });
 
+export type SendMessageRequest = z.input<typeof SendBody>;
+
 const ListQuery = PageQuerySchema.extend({
   channel_id: z.string().optional(),
   conversation_id: z.string().optional(),

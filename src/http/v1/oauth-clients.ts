@@ -92,6 +92,7 @@ const ClientParams = z.object({ clientID: PathId.meta({ description: 'The client
 export type OAuthClientRecord = z.infer<typeof OAuthClientSchema>;
 export type CreatedOAuthClientRecord = z.infer<typeof CreatedOAuthClientSchema>;
 export type OAuthClientSecretRecord = z.infer<typeof ClientSecretSchema>;
+export type CreateOAuthClientRequest = z.input<typeof CreateBodySchema>;
 
 export function presentClient(client: OAuthClient): OAuthClientRecord {
   return {

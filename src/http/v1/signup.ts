@@ -31,6 +31,9 @@ const SignedUpSchema = z
   .object({ user: UserSessionRecordSchema, organization_id: z.uuid().meta({ description: 'The new organization, owned by the new user' }) })
   .meta({ id: 'SignedUp' });
 
+export type SignupStateRecord = z.infer<typeof SignupStateSchema>;
+export type SignedUpRecord = z.infer<typeof SignedUpSchema>;
+
 export type SignupServices = Omit<SignupDeps, 'throttle' | 'ttlHours' | 'signup'> & {
   settings: Pick<Config, 'signup' | 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'>;
 };

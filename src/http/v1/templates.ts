@@ -34,6 +34,10 @@ const TemplateSchema = z
 
 export type TemplateRecord = z.infer<typeof TemplateSchema>;
 
+const TemplateSyncSchema = z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), templates: z.array(TemplateSchema) });
+
+export type TemplateSyncRecord = z.infer<typeof TemplateSyncSchema>;
+
 function presentTemplate(row: TemplateRow): TemplateRecord {
   return {
     id: row.id,
@@ -75,6 +79,8 @@ const CreateTemplateBody = z
       },
     ],
   });
+
+export type CreateTemplateRequest = z.input<typeof CreateTemplateBody>;
 
 export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
 
@@ -155,7 +161,7 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
         description: 'Creates or updates the stored templates; every status change emits `template.status_update`.',
         body: z.object({ channel_id: z.string().min(1) }).meta({ id: 'SyncTemplatesRequest' }),
         response: {
-          200: dataOf(z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), templates: z.array(TemplateSchema) })),
+          200: dataOf(TemplateSyncSchema),
           ...errorResponses([400, 401, 403, 404, 422, 503]),
         },
       },

@@ -221,6 +221,26 @@ const RetryResultSchema = z
     examples: [{ message_id: MESSAGE_ID, retried: [{ delivery_id: '0196b1f2-2d0f-7b12-83c4-d5e6f7a8b9c0', endpoint_id: ENDPOINT_ID }], skipped: [] }],
   });
 
+const SettingsSchema = z
+  .object({
+    endpoints: z.array(EndpointSchema),
+    event_types: z
+      .array(z.object({ type: EventTypeSchema, description: z.string(), example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }) }))
+      .meta({ description: 'The catalogue of event types, with the body each carries' }),
+    delivery: z
+      .object({
+        timeout_ms: z.number().int().meta({ description: 'One attempt, the answer included' }),
+        retry_delays_ms: z.array(z.number().int()).meta({ description: 'The wait before each automatic attempt (the first is the first attempt), each moved by up to ±retry_jitter of itself' }),
+        retry_jitter: z.number(),
+        disable_after_ms: z.number().int().meta({ description: 'An endpoint with no success for this long (and at least disable_min_failures failed attempts) is disabled' }),
+        disable_min_failures: z.number().int(),
+        secret_rotation_overlap_ms: z.number().int(),
+        max_endpoints: z.number().int(),
+      })
+      .meta({ id: 'WebhookDeliveryPolicy' }),
+  })
+  .meta({ id: 'WebhookSettings' });
+
 export type WebhookEndpointRecord = z.infer<typeof EndpointSchema>;
 export type CreatedWebhookEndpointRecord = z.infer<typeof CreatedEndpointSchema>;
 export type WebhookDeliveryRecord = z.infer<typeof DeliverySchema>;
@@ -229,6 +249,9 @@ export type WebhookSecretRecord = z.infer<typeof RevealedSecretSchema>;
 export type WebhookSecretRotationRecord = z.infer<typeof RotatedSecretSchema>;
 export type WebhookTestResultRecord = z.infer<typeof TestResultSchema>;
 export type WebhookRetryResultRecord = z.infer<typeof RetryResultSchema>;
+export type WebhookSettingsRecord = z.infer<typeof SettingsSchema>;
+export type CreateWebhookEndpointRequest = z.input<typeof CreateEndpointBody>;
+export type UpdateWebhookEndpointRequest = z.input<typeof UpdateEndpointBody>;
 
 const EndpointParams = z.object({ endpointID: PathId });
 const endpointErrors = errorResponses([400, 401, 403, 404, 409]);
@@ -318,26 +341,6 @@ export type WebhookServices = Pick<WebhookDeps, 'db' | 'clock' | 'sealer' | 'pol
 export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
   const { settings } = deps;
   const now = () => deps.clock.now();
-
-  const SettingsSchema = z
-    .object({
-      endpoints: z.array(EndpointSchema),
-      event_types: z
-        .array(z.object({ type: EventTypeSchema, description: z.string(), example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }) }))
-        .meta({ description: 'The catalogue of event types, with the body each carries' }),
-      delivery: z
-        .object({
-          timeout_ms: z.number().int().meta({ description: 'One attempt, the answer included' }),
-          retry_delays_ms: z.array(z.number().int()).meta({ description: 'The wait before each automatic attempt (the first is the first attempt), each moved by up to ±retry_jitter of itself' }),
-          retry_jitter: z.number(),
-          disable_after_ms: z.number().int().meta({ description: 'An endpoint with no success for this long (and at least disable_min_failures failed attempts) is disabled' }),
-          disable_min_failures: z.number().int(),
-          secret_rotation_overlap_ms: z.number().int(),
-          max_endpoints: z.number().int(),
-        })
-        .meta({ id: 'WebhookDeliveryPolicy' }),
-    })
-    .meta({ id: 'WebhookSettings' });
 
   const deliveryDoc =
     `Each event is POSTed as JSON: the flat body of the Events table, the type in header \`webhook-event-type\`. ` +

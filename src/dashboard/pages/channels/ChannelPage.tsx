@@ -12,7 +12,7 @@ import { orgKey } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
-import { channelsApi, platformLabel, type Capabilities, type ChannelView } from './api.ts';
+import { channelsApi, platformLabel, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
@@ -81,7 +81,7 @@ export function ChannelPage() {
 }
 
 /** "Pair a phone" where the platform pairs and the channel is not paired. */
-function PairStart({ channel, capabilities }: { channel: ChannelView; capabilities: Capabilities | undefined }) {
+function PairStart({ channel, capabilities }: { channel: ChannelView; capabilities: ChannelCapabilitiesRecord | undefined }) {
   const canWrite = useCan('channels:write');
   const queryClient = useQueryClient();
   const connect = useMutation({
@@ -104,7 +104,7 @@ function PairStart({ channel, capabilities }: { channel: ChannelView; capabiliti
   );
 }
 
-function ChannelActions({ channel, capabilities }: { channel: ChannelView; capabilities: Capabilities | undefined }) {
+function ChannelActions({ channel, capabilities }: { channel: ChannelView; capabilities: ChannelCapabilitiesRecord | undefined }) {
   const canWrite = useCan('channels:write');
   const queryClient = useQueryClient();
   const navigate = useNavigate();
@@ -208,7 +208,7 @@ function Row({ term, value }: { term: string; value: string }) {
   );
 }
 
-const OPERATION_LABELS: Record<Capabilities['operations'][number], string> = {
+const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], string> = {
   'messages.send': 'Send messages',
   'messages.read': 'Mark messages read',
   'channel.connect': 'Pair a phone',
@@ -223,7 +223,7 @@ const OPERATION_LABELS: Record<Capabilities['operations'][number], string> = {
   'media.fetch': 'Receive media',
 };
 
-function CapabilityList({ capabilities, error }: { capabilities: Capabilities | undefined; error: unknown }) {
+function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabilitiesRecord | undefined; error: unknown }) {
   return (
     <section className="card" aria-labelledby="capabilities-title">
       <h2 id="capabilities-title">Capabilities</h2>

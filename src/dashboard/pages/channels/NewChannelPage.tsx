@@ -5,14 +5,14 @@
  * phone on its page.
  */
 import { useState, type FormEvent } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
-import { useForm, SelectField, TextField } from '../../forms.tsx';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { FormActions, NotAllowed } from './parts.tsx';
 import { ErrorMessage, PageHeader } from '../../ui.tsx';
-import { channelsApi, PLATFORM_LABELS, type CreateChannelInput, type Platform } from './api.ts';
+import { channelsApi, PLATFORM_LABELS, type CreateChannelRequest, type Platform } from './api.ts';
 
 type Connection = 'embedded' | 'sandbox' | 'credentials';
 
@@ -47,7 +47,6 @@ export function NewChannelPage() {
   const canWrite = useCan('channels:write');
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const form = useForm();
   const [platform, setPlatform] = useState<Platform>('chatapp_official');
   const [chosen, setConnection] = useState<Connection | null>(null);
   const [name, setName] = useState('');
@@ -57,27 +56,32 @@ export function NewChannelPage() {
   // The platform's first way to connect until one is picked: a real phone where the platform pairs one.
   const connection: Connection = chosen === 'embedded' && !own.embedded ? 'sandbox' : (chosen ?? (own.embedded ? 'embedded' : 'sandbox'));
 
-  async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    await form.submit(async () => {
-      const input: CreateChannelInput = { platform, name };
-      if (displayNumber.trim()) input.display_phone_number = displayNumber.trim();
-      if (connection === 'sandbox') input.sandbox = true;
-      if (connection === 'credentials') {
-        const settings: Record<string, string> = {};
-        const credentials: Record<string, string> = {};
-        for (const field of own.fields) {
-          const value = (values[`${platform}.${field.key}`] ?? '').trim();
-          // A required field goes even when empty, so the server names it.
-          if (value || !field.optional) (field.group === 'settings' ? settings : credentials)[field.key] = value;
-        }
-        input.settings = settings;
-        input.credentials = credentials;
-      }
-      const channel = await channelsApi.create(input);
+  const create = useMutation({
+    mutationFn: channelsApi.create,
+    onSuccess: async (channel) => {
       await queryClient.invalidateQueries({ queryKey: orgKey('channels') });
       void navigate(`/channels/${channel.id}`);
-    });
+    },
+  });
+  const errors = formErrors(create.error);
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    const input: CreateChannelRequest = { platform, name };
+    if (displayNumber.trim()) input.display_phone_number = displayNumber.trim();
+    if (connection === 'sandbox') input.sandbox = true;
+    if (connection === 'credentials') {
+      const settings: Record<string, string> = {};
+      const credentials: Record<string, string> = {};
+      for (const field of own.fields) {
+        const value = (values[`${platform}.${field.key}`] ?? '').trim();
+        // A required field goes even when empty, so the server names it.
+        if (value || !field.optional) (field.group === 'settings' ? settings : credentials)[field.key] = value;
+      }
+      input.settings = settings;
+      input.credentials = credentials;
+    }
+    create.mutate(input);
   }
 
   if (!canWrite) return <NotAllowed title="New channel" message="Your role cannot add channels; ask an owner or admin." />;
@@ -85,14 +89,14 @@ export function NewChannelPage() {
   return (
     <>
       <PageHeader title="New channel" description={<Link to="/channels">Back to channels</Link>} />
-      <form className="card channel-form" onSubmit={(e) => void onSubmit(e)} noValidate>
-        <ErrorMessage message={form.message} />
-        <TextField label="Name" value={name} onChange={setName} required maxLength={200} error={form.fieldError('/name')} description="How the team will recognise it, e.g. “Support line”." />
+      <form className="card channel-form" onSubmit={onSubmit} noValidate>
+        <ErrorMessage message={errors.message} />
+        <TextField label="Name" value={name} onChange={setName} required maxLength={200} error={errors.field('/name')} description="How the team will recognise it, e.g. “Support line”." />
         <SelectField
           label="Platform"
           value={platform}
           onChange={(v) => setPlatform(v as Platform)}
-          error={form.fieldError('/platform')}
+          error={errors.field('/platform')}
           options={(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))}
           description={own.about}
         />
@@ -116,7 +120,7 @@ export function NewChannelPage() {
                 autoComplete={field.secret ? 'off' : undefined}
                 value={values[`${platform}.${field.key}`] ?? ''}
                 onChange={(v) => setValues((prev) => ({ ...prev, [`${platform}.${field.key}`]: v }))}
-                error={form.fieldError(`/${field.group}/${field.key}`)}
+                error={errors.field(`/${field.group}/${field.key}`)}
               />
             ))
           : null}
@@ -125,10 +129,10 @@ export function NewChannelPage() {
           type="tel"
           value={displayNumber}
           onChange={setDisplayNumber}
-          error={form.fieldError('/display_phone_number')}
+          error={errors.field('/display_phone_number')}
           description={own.numberNote}
         />
-        <FormActions busy={form.busy} label="Create channel" busyLabel="Creating…" cancelTo="/channels" />
+        <FormActions busy={create.isPending} label="Create channel" busyLabel="Creating…" cancelTo="/channels" />
       </form>
     </>
   );

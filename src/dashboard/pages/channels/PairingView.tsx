@@ -4,13 +4,13 @@
  * listens and refreshes the channel, which then leaves `pairing`).
  */
 import { useEffect, useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
-import { TextField, useForm } from '../../forms.tsx';
+import { formErrors, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { ErrorMessage, Loading } from '../../ui.tsx';
-import { channelsApi, type Capabilities, type ChannelView, type ConnectView } from './api.ts';
+import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView, type ConnectView } from './api.ts';
 
 /**
  * The QR's own key, outside 'channels': a channel event must not ask for a QR again (once paired
@@ -23,7 +23,7 @@ const AFTER_EXPIRY_MS = 500;
 /** When the gateway still shows a QR this browser thinks lapsed (clocks differ), ask again this much later. */
 const RETRY_LAPSED_MS = 2_000;
 
-export function PairingView({ channel, capabilities }: { channel: ChannelView; capabilities: Capabilities | undefined }) {
+export function PairingView({ channel, capabilities }: { channel: ChannelView; capabilities: ChannelCapabilitiesRecord | undefined }) {
   const qr = useQuery({ queryKey: qrKey(channel.id), queryFn: () => channelsApi.qr(channel.id), enabled: channel.status === 'pairing' });
   const expiresAt = qr.data?.expires_at;
   const { refetch, dataUpdatedAt } = qr;
@@ -67,23 +67,26 @@ export function PairingView({ channel, capabilities }: { channel: ChannelView; c
 /** "Can't scan?": a code for one phone number, typed on that phone (Link with phone number instead). */
 function PairingCodeForm({ channel }: { channel: ChannelView }) {
   const queryClient = useQueryClient();
-  const form = useForm();
   const [phone, setPhone] = useState('');
   const [code, setCode] = useState<NonNullable<ConnectView['pairing_code']> | undefined>(undefined);
-
-  async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    await form.submit(async () => {
-      const result = await channelsApi.connect(channel.id, phone.trim());
+  const connect = useMutation({
+    mutationFn: (phoneNumber: string) => channelsApi.connect(channel.id, phoneNumber),
+    onSuccess: (result) => {
       if (result.qr) queryClient.setQueryData(qrKey(channel.id), result.qr);
       setCode(result.pairing_code ?? undefined);
-    });
+    },
+  });
+  const errors = formErrors(connect.error);
+
+  function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    connect.mutate(phone.trim());
   }
 
   return (
-    <form className="pairing-code" aria-label="Pair with a code" onSubmit={(e) => void onSubmit(e)} noValidate>
+    <form className="pairing-code" aria-label="Pair with a code" onSubmit={onSubmit} noValidate>
       <h3>Can’t scan? Pair with a code</h3>
-      <ErrorMessage message={form.message} />
+      <ErrorMessage message={errors.message} />
       <TextField
         label="Phone number"
         type="tel"
@@ -91,10 +94,10 @@ function PairingCodeForm({ channel }: { channel: ChannelView }) {
         onChange={setPhone}
         autoComplete="tel"
         description="The phone that pairs, with its country code; on it: Linked devices → Link with phone number instead."
-        error={form.fieldError('/phone_number')}
+        error={errors.field('/phone_number')}
       />
-      <button type="submit" className="button" disabled={form.busy}>
-        {form.busy ? 'Asking…' : 'Get a pairing code'}
+      <button type="submit" className="button" disabled={connect.isPending}>
+        {connect.isPending ? 'Asking…' : 'Get a pairing code'}
       </button>
       {code ? (
         <p role="status" className="pairing-code-result">

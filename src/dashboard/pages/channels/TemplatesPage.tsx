@@ -11,7 +11,7 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge, Table } from '../../ui.tsx';
-import { TEMPLATE_CATEGORY_OPTIONS, TEMPLATE_STATUS_OPTIONS, templatesApi, type ChannelView, type SyncResult, type TemplateFilters, type TemplateRecord } from './api.ts';
+import { TEMPLATE_CATEGORY_OPTIONS, TEMPLATE_STATUS_OPTIONS, templatesApi, type ChannelView, type TemplateSyncRecord, type TemplateFilters, type TemplateRecord } from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
 import { useUrlFilters } from './url-filters.ts';
 
@@ -99,7 +99,7 @@ function SyncForm({ channels, preferred }: { channels: ChannelView[]; preferred:
   );
 }
 
-function describeSync(result: SyncResult): string {
+function describeSync(result: TemplateSyncRecord): string {
   return `Synced: ${result.created} new, ${result.updated} updated, ${result.unchanged} unchanged.`;
 }
 

@@ -1,48 +1,26 @@
 /** The channels and templates calls of the dashboard, typed with the server's wire records. */
-import type { Capabilities } from '../../../domain/channels/capabilities.ts';
-import type { ChannelStatusView, ChannelView, ConnectView, QrView } from '../../../http/v1/channels.ts';
-import type { TemplateRecord } from '../../../http/v1/templates.ts';
+import type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, CreateChannelRequest, QrView } from '../../../http/v1/channels.ts';
+import type { CreateTemplateRequest, TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
-export type { Capabilities, ChannelStatusView, ChannelView, ConnectView, QrView, TemplateRecord };
+export type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, CreateChannelRequest, CreateTemplateRequest, QrView, TemplateRecord, TemplateSyncRecord };
 
 export type Platform = ChannelView['platform'];
 export type TemplateStatus = TemplateRecord['status'];
 
 const path = (id: string) => `/v1/channels/${encodeURIComponent(id)}`;
 
-/** What POST /v1/channels takes (settings and credentials by the platform's module schema). */
-export type CreateChannelInput = {
-  platform: Platform;
-  name: string;
-  display_phone_number?: string;
-  settings?: Record<string, string>;
-  credentials?: Record<string, string>;
-  /** Bind to the built-in sandbox. */
-  sandbox?: boolean;
-};
-
 export type ChannelFilters = { status?: string; platform?: string };
 
 export type TemplateFilters = { channel_id?: string; status?: string; language?: string; category?: string };
 
-export type CreateTemplateInput = {
-  channel_id: string;
-  name: string;
-  language: string;
-  category: string;
-  components: Array<Record<string, unknown>>;
-};
-
-export type SyncResult = { created: number; updated: number; unchanged: number; templates: TemplateRecord[] };
-
 export const channelsApi = {
   list: (cursor?: string, filters: ChannelFilters = {}) => call<Page<ChannelView>>('GET', '/v1/channels', { query: { ...filters, cursor } }),
   get: (id: string) => call<{ data: ChannelView }>('GET', path(id)).then((r) => r.data),
-  create: (input: CreateChannelInput) => call<{ data: ChannelView }>('POST', '/v1/channels', { body: input }).then((r) => r.data),
+  create: (input: CreateChannelRequest) => call<{ data: ChannelView }>('POST', '/v1/channels', { body: input }).then((r) => r.data),
   remove: (id: string) => call<void>('DELETE', path(id)),
   status: (id: string) => call<{ data: ChannelStatusView }>('GET', `${path(id)}/status`).then((r) => r.data),
-  capabilities: (id: string) => call<{ data: Capabilities }>('GET', `${path(id)}/capabilities`).then((r) => r.data),
+  capabilities: (id: string) => call<{ data: ChannelCapabilitiesRecord }>('GET', `${path(id)}/capabilities`).then((r) => r.data),
   /** Starts pairing; with a phone number the answer also carries the code that phone can type. */
   connect: (id: string, phoneNumber?: string) =>
     call<{ data: ConnectView }>('POST', `${path(id)}/connect`, { body: phoneNumber === undefined ? undefined : { phone_number: phoneNumber } }).then((r) => r.data),
@@ -52,9 +30,9 @@ export const channelsApi = {
 
 export const templatesApi = {
   list: (filters: TemplateFilters, cursor?: string) => call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { ...filters, cursor } }),
-  create: (input: CreateTemplateInput) => call<{ data: TemplateRecord }>('POST', '/v1/templates', { body: input }).then((r) => r.data),
+  create: (input: CreateTemplateRequest) => call<{ data: TemplateRecord }>('POST', '/v1/templates', { body: input }).then((r) => r.data),
   submit: (id: string) => call<{ data: TemplateRecord }>('POST', `/v1/templates/${encodeURIComponent(id)}/submit`).then((r) => r.data),
-  sync: (channelId: string) => call<{ data: SyncResult }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
+  sync: (channelId: string) => call<{ data: TemplateSyncRecord }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
 };
 
 /** The platforms a person picks from, in words. */
@@ -70,4 +48,4 @@ export function platformLabel(platform: string): string {
 export const CHANNEL_STATUS_OPTIONS = ['pending', 'pairing', 'connected', 'disconnected', 'error'] as const satisfies readonly ChannelView['status'][];
 
 export const TEMPLATE_STATUS_OPTIONS = ['draft', 'pending', 'approved', 'rejected', 'paused', 'disabled'] as const satisfies readonly TemplateStatus[];
-export const TEMPLATE_CATEGORY_OPTIONS = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+export const TEMPLATE_CATEGORY_OPTIONS = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const satisfies readonly CreateTemplateRequest['category'][];

@@ -8,24 +8,13 @@ import type {
   SuppressionRecord,
   TagRecord,
 } from '../../../http/v1/contacts.presenters.ts';
+import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppressionRequest } from '../../../http/v1/contacts.ts';
 import type { ChannelView } from '../../../http/v1/channels.ts';
+import type { ConversationRecord } from '../../../http/v1/conversations.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
-export type { ConsentRecord, ContactRecord, IdentityRecord, ImportResultRecord, NoteRecord, SuppressionRecord, TagRecord };
+export type { ConsentRecord, ContactRecord, ConversationRecord, IdentityRecord, ImportResultRecord, NoteRecord, SuppressionRecord, TagRecord };
 export type ChannelRecord = ChannelView;
-
-/** A conversation as GET /v1/conversations lists it (the fields this area shows). */
-export type ConversationSummary = {
-  id: string;
-  channel_id: string;
-  peer_phone: string;
-  status: 'open' | 'closed';
-  last_message_at: string | null;
-  last_message_preview: string | null;
-};
-
-/** The editable fields of a contact; "" clears one on update. */
-export type ContactFields = { name: string; phone_number: string; email: string; external_source: string; external_id: string };
 
 const path = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 const data = <T>(r: { data: T }) => r.data;
@@ -34,8 +23,8 @@ export const contactsApi = {
   list: (filter: { search?: string; tag?: string }, cursor?: string) =>
     call<Page<ContactRecord>>('GET', '/v1/contacts', { query: { search: filter.search || undefined, tag: filter.tag || undefined, cursor } }),
   get: (id: string) => call<{ data: ContactRecord }>('GET', path(id)).then(data),
-  create: (fields: Partial<ContactFields>) => call<{ data: ContactRecord }>('POST', '/v1/contacts', { body: fields }).then(data),
-  update: (id: string, fields: Partial<ContactFields>) => call<{ data: ContactRecord }>('PATCH', path(id), { body: fields }).then(data),
+  create: (fields: ContactFieldsRequest) => call<{ data: ContactRecord }>('POST', '/v1/contacts', { body: fields }).then(data),
+  update: (id: string, fields: ContactFieldsRequest) => call<{ data: ContactRecord }>('PATCH', path(id), { body: fields }).then(data),
   remove: (id: string) => call<void>('DELETE', path(id)),
   identities: (id: string) => call<Page<IdentityRecord>>('GET', `${path(id)}/identities`).then(data),
   notes: (id: string, cursor?: string) => call<Page<NoteRecord>>('GET', `${path(id)}/notes`, { query: { cursor } }),
@@ -45,13 +34,13 @@ export const contactsApi = {
   addTag: (id: string, tag: string) => call<{ data: TagRecord }>('POST', `${path(id)}/tags`, { body: { tag } }).then(data),
   removeTag: (id: string, tag: string) => call<void>('DELETE', `${path(id)}/tags/${encodeURIComponent(tag)}`),
   consents: (id: string) => call<Page<ConsentRecord>>('GET', `${path(id)}/consents`).then(data),
-  putConsent: (id: string, channel: string, body: { state: ConsentRecord['state']; source?: string | null }) =>
+  putConsent: (id: string, channel: string, body: PutContactConsentRequest) =>
     call<{ data: ConsentRecord }>('PUT', `${path(id)}/consent/${encodeURIComponent(channel)}`, { body }).then(data),
   suppressions: (id: string) => call<Page<SuppressionRecord>>('GET', `${path(id)}/suppressions`).then(data),
-  suppress: (id: string, body: { channel: string; reason: string; expires_at?: string | null }) =>
+  suppress: (id: string, body: UpsertContactSuppressionRequest) =>
     call<{ data: SuppressionRecord }>('POST', `${path(id)}/suppressions`, { body }).then(data),
   lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
-  conversations: (id: string, cursor?: string) => call<Page<ConversationSummary>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
+  conversations: (id: string, cursor?: string) => call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
 };
 
 /** How far an import upload has come: bytes sent of the file's size. */

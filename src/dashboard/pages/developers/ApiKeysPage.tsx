@@ -2,8 +2,8 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../../domain/permissions.ts';
-import { api, errorMessage, type ApiKey, type CreatedApiKey } from '../../api.ts';
-import { CheckboxGroup, TextField, useForm } from '../../forms.tsx';
+import { api, errorMessage, type ApiKeyRecord, type CreatedApiKeyRecord } from '../../api.ts';
+import { CheckboxGroup, formErrors, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useSession } from '../../session.tsx';
@@ -15,7 +15,7 @@ export function ApiKeysPage() {
   const session = useSession();
   const canRead = session.permissions.includes('api_keys:read');
   const canWrite = session.permissions.includes('api_keys:write');
-  const [created, setCreated] = useState<CreatedApiKey | undefined>(undefined);
+  const [created, setCreated] = useState<CreatedApiKeyRecord | undefined>(undefined);
 
   return (
     <>
@@ -66,7 +66,7 @@ function KeyList({ canWrite }: { canWrite: boolean }) {
   );
 }
 
-function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKey; canWrite: boolean }) {
+function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKeyRecord; canWrite: boolean }) {
   const client = useQueryClient();
   const revoke = useMutation({ mutationFn: () => api.revokeApiKey(key.id), onSuccess: () => client.invalidateQueries({ queryKey: keysKey() }) });
   return (
@@ -96,40 +96,43 @@ function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKey; canWrite: boolean }
   );
 }
 
-function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(key: CreatedApiKey): void }) {
+function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(key: CreatedApiKeyRecord): void }) {
   const client = useQueryClient();
-  const form = useForm();
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void form.submit(async () => {
-      const key = await api.createApiKey(name.trim(), PERMISSIONS.filter((p) => chosen.includes(p)));
+  const create = useMutation({
+    mutationFn: () => api.createApiKey(name.trim(), PERMISSIONS.filter((p) => chosen.includes(p))),
+    onSuccess: async (key) => {
       setName('');
       setChosen([]);
       onCreated(key);
       await client.invalidateQueries({ queryKey: keysKey() });
       window.scrollTo({ top: 0 });
-    });
+    },
+  });
+  const errors = formErrors(create.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    create.mutate();
   }
 
   return (
     <section className="section card" aria-labelledby="create-title">
       <h2 id="create-title">Create an API key</h2>
       <form onSubmit={submit} noValidate>
-        <ErrorMessage message={form.message} />
-        <TextField label="Name" className="field-narrow" value={name} onChange={setName} maxLength={100} placeholder="e.g. CRM sync" error={form.fieldError('/name')} />
+        <ErrorMessage message={errors.message} />
+        <TextField label="Name" className="field-narrow" value={name} onChange={setName} maxLength={100} placeholder="e.g. CRM sync" error={errors.field('/name')} />
         <CheckboxGroup
           legend="Permissions"
           description="At most what your own role holds."
           options={PERMISSIONS.filter((p) => granted.includes(p)).map((p) => ({ value: p, label: <span className="mono">{p}</span>, description: PERMISSION_DESCRIPTIONS[p] }))}
           value={chosen}
           onChange={setChosen}
-          error={form.fieldError('/permissions')}
+          error={errors.field('/permissions')}
         />
-        <button type="submit" className="button button-primary" disabled={form.busy}>
-          {form.busy ? 'Creating…' : 'Create key'}
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create key'}
         </button>
       </form>
     </section>

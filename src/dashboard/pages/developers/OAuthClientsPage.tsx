@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../../domain/permissions.ts';
 import { errorMessage } from '../../api.ts';
-import { CheckboxGroup, SelectField, TextField, useForm } from '../../forms.tsx';
+import { CheckboxGroup, formErrors, SelectField, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useCan, useSession } from '../../session.tsx';
@@ -109,34 +109,37 @@ function ClientItem({ client, canWrite, onSecret }: { client: OAuthClientRecord;
 function RegisterForm({ onSecret }: { onSecret(secret: { name: string; clientId: string; secret: string }): void }) {
   const session = useSession();
   const queryClient = useQueryClient();
-  const form = useForm();
   const [name, setName] = useState('');
   const [type, setType] = useState<'public' | 'confidential'>('public');
   const [redirects, setRedirects] = useState('');
   const [grants, setGrants] = useState<string[]>(['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token']);
   const [scopes, setScopes] = useState<string[]>([]);
   const [registered, setRegistered] = useState<string | undefined>(undefined);
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setRegistered(undefined);
-    void form.submit(async () => {
-      const created = await oauthClients.create({
-        name: name.trim(),
-        type,
-        redirect_uris: redirects
-          .split(/\s+/)
-          .map((u) => u.trim())
-          .filter(Boolean),
-        grant_types: grants,
-        scopes,
-      });
+  const register = useMutation({
+    mutationFn: oauthClients.create,
+    onSuccess: async (created) => {
       if (created.client_secret) onSecret({ name: created.name, clientId: created.client_id, secret: created.client_secret });
       setRegistered(`Registered ${created.name}: client id ${created.client_id}.`);
       setName('');
       setRedirects('');
       setScopes([]);
       await queryClient.invalidateQueries({ queryKey: clientsKey() });
+    },
+  });
+  const errors = formErrors(register.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setRegistered(undefined);
+    register.mutate({
+      name: name.trim(),
+      type,
+      redirect_uris: redirects
+        .split(/\s+/)
+        .map((u) => u.trim())
+        .filter(Boolean),
+      grant_types: grants,
+      scopes,
     });
   }
 
@@ -144,17 +147,17 @@ function RegisterForm({ onSecret }: { onSecret(secret: { name: string; clientId:
     <section className="section card" aria-labelledby="register-title">
       <h2 id="register-title">Register an app</h2>
       <form onSubmit={submit} noValidate>
-        <ErrorMessage message={form.message} />
+        <ErrorMessage message={errors.message} />
         <p role="status" className="small">
           {registered}
         </p>
         <div className="form-row">
-          <TextField label="App name" value={name} onChange={setName} maxLength={100} error={form.fieldError('/name')} description="Shown to people when they approve it." required />
+          <TextField label="App name" value={name} onChange={setName} maxLength={100} error={errors.field('/name')} description="Shown to people when they approve it." required />
           <SelectField
             label="Client type"
             value={type}
             onChange={(v) => setType(v as 'public' | 'confidential')}
-            error={form.fieldError('/type')}
+            error={errors.field('/type')}
             options={[
               { value: 'public', label: 'Public (CLI, native or browser app; PKCE, no secret)' },
               { value: 'confidential', label: 'Confidential (a server that keeps a secret)' },
@@ -167,20 +170,20 @@ function RegisterForm({ onSecret }: { onSecret(secret: { name: string; clientId:
           rows={2}
           value={redirects}
           onChange={setRedirects}
-          error={form.fieldError('/redirect_uris')}
+          error={errors.field('/redirect_uris')}
           description="For the authorization code grant: one per line, https, or http on a loopback address."
         />
-        <CheckboxGroup legend="Grant types" options={GRANTS} value={grants} onChange={setGrants} error={form.fieldError('/grant_types')} />
+        <CheckboxGroup legend="Grant types" options={GRANTS} value={grants} onChange={setGrants} error={errors.field('/grant_types')} />
         <CheckboxGroup
           legend="Scopes it may ask for"
           description="At most what your own role holds."
           options={PERMISSIONS.filter((p) => session.permissions.includes(p)).map((p) => ({ value: p, label: <span className="mono">{p}</span>, description: PERMISSION_DESCRIPTIONS[p] }))}
           value={scopes}
           onChange={setScopes}
-          error={form.fieldError('/scopes')}
+          error={errors.field('/scopes')}
         />
-        <button type="submit" className="button button-primary" disabled={form.busy}>
-          {form.busy ? 'Registering…' : 'Register app'}
+        <button type="submit" className="button button-primary" disabled={register.isPending}>
+          {register.isPending ? 'Registering…' : 'Register app'}
         </button>
       </form>
     </section>

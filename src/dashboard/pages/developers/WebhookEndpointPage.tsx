@@ -5,12 +5,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
-import { SelectField, TextField, useForm } from '../../forms.tsx';
+import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ConfirmButton, ErrorMessage, Loading, PageHeader, SecretBox } from '../../ui.tsx';
-import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
+import { webhooks, type WebhookEndpointRecord, type WebhookSettingsRecord } from './api.ts';
 import { DeliveryList } from './DeliveriesPage.tsx';
 import { describeMs } from './parts.tsx';
 import { EndpointState, EventTypePicker, settingsKey, useWebhookSettings } from './WebhooksPage.tsx';
@@ -34,7 +34,7 @@ export function WebhookEndpointPage() {
   return <EndpointDetails endpoint={endpoint} settings={settings.data} />;
 }
 
-function EndpointDetails({ endpoint, settings }: { endpoint: WebhookEndpointRecord; settings: WebhookSettings }) {
+function EndpointDetails({ endpoint, settings }: { endpoint: WebhookEndpointRecord; settings: WebhookSettingsRecord }) {
   const canWrite = useCan('webhooks:write');
   return (
     <>
@@ -94,35 +94,38 @@ function EnableToggle({ endpoint }: { endpoint: WebhookEndpointRecord }) {
   );
 }
 
-function EditForm({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettings['event_types'] }) {
+function EditForm({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettingsRecord['event_types'] }) {
   const refresh = useRefreshSettings();
-  const form = useForm();
   const [url, setUrl] = useState(endpoint.url);
   const [description, setDescription] = useState(endpoint.description);
   const [types, setTypes] = useState<string[]>(endpoint.event_types);
   const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () => webhooks.update(endpoint.id, { url: url.trim(), description: description.trim(), event_types: types }),
+    onSuccess: async () => {
+      await refresh();
+      setSaved(true);
+    },
+  });
+  const errors = formErrors(save.error);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     setSaved(false);
-    void form.submit(async () => {
-      await webhooks.update(endpoint.id, { url: url.trim(), description: description.trim(), event_types: types });
-      await refresh();
-      setSaved(true);
-    });
+    save.mutate();
   }
 
   return (
     <section className="section card" aria-labelledby="edit-title">
       <h2 id="edit-title">Settings</h2>
       <form onSubmit={submit} noValidate>
-        <ErrorMessage message={form.message} />
-        <TextField label="URL" type="url" value={url} onChange={setUrl} error={form.fieldError('/url')} required />
-        <TextField label="Description" value={description} onChange={setDescription} maxLength={500} error={form.fieldError('/description')} />
-        <EventTypePicker catalogue={catalogue} value={types} onChange={setTypes} error={form.fieldError('/event_types')} />
+        <ErrorMessage message={errors.message} />
+        <TextField label="URL" type="url" value={url} onChange={setUrl} error={errors.field('/url')} required />
+        <TextField label="Description" value={description} onChange={setDescription} maxLength={500} error={errors.field('/description')} />
+        <EventTypePicker catalogue={catalogue} value={types} onChange={setTypes} error={errors.field('/event_types')} />
         <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={form.busy}>
-            {form.busy ? 'Saving…' : 'Save changes'}
+          <button type="submit" className="button button-primary" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save changes'}
           </button>
           <span role="status" className="small">
             {saved ? 'Saved.' : ''}
@@ -190,7 +193,7 @@ function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecor
   );
 }
 
-function TestSection({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettings['event_types'] }) {
+function TestSection({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; catalogue: WebhookSettingsRecord['event_types'] }) {
   const client = useQueryClient();
   const [type, setType] = useState<string>(endpoint.event_types[0] ?? 'message.new');
   const send = useMutation({

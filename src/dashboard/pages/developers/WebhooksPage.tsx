@@ -1,13 +1,13 @@
 /** Webhook endpoints: the list, and a new endpoint with its event filter picked from the catalogue. */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { CheckboxGroup, TextField, useForm } from '../../forms.tsx';
+import { CheckboxGroup, formErrors, TextField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, SecretBox, StatusBadge } from '../../ui.tsx';
-import { webhooks, type WebhookEndpointRecord, type WebhookSettings } from './api.ts';
+import { webhooks, type WebhookEndpointRecord, type WebhookSettingsRecord } from './api.ts';
 
 export const settingsKey = () => orgKey('webhook-endpoints');
 
@@ -99,7 +99,7 @@ export function EndpointState({ endpoint }: { endpoint: WebhookEndpointRecord })
 }
 
 /** The catalogue as checkboxes: none picked means every event, which the form says. */
-export function EventTypePicker({ catalogue, value, onChange, error }: { catalogue: WebhookSettings['event_types']; value: string[]; onChange(value: string[]): void; error?: string }) {
+export function EventTypePicker({ catalogue, value, onChange, error }: { catalogue: WebhookSettingsRecord['event_types']; value: string[]; onChange(value: string[]): void; error?: string }) {
   return (
     <CheckboxGroup
       legend="Events to send"
@@ -112,37 +112,39 @@ export function EventTypePicker({ catalogue, value, onChange, error }: { catalog
   );
 }
 
-function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettings['event_types']; onCreated(created: { id: string; secret: string; url: string }): void }) {
+function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettingsRecord['event_types']; onCreated(created: { id: string; secret: string; url: string }): void }) {
   const client = useQueryClient();
-  const form = useForm();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [types, setTypes] = useState<string[]>([]);
-  const create = useMutation({ mutationFn: webhooks.create });
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void form.submit(async () => {
-      const endpoint = await create.mutateAsync({ url: url.trim(), description: description.trim(), event_types: types });
+  const create = useMutation({
+    mutationFn: webhooks.create,
+    onSuccess: async (endpoint) => {
       setUrl('');
       setDescription('');
       setTypes([]);
       onCreated({ id: endpoint.id, secret: endpoint.secret, url: endpoint.url });
       await client.invalidateQueries({ queryKey: settingsKey() });
       window.scrollTo({ top: 0 });
-    });
+    },
+  });
+  const errors = formErrors(create.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    create.mutate({ url: url.trim(), description: description.trim(), event_types: types });
   }
 
   return (
     <section className="section card" aria-labelledby="new-endpoint-title">
       <h2 id="new-endpoint-title">Add an endpoint</h2>
       <form onSubmit={submit} noValidate>
-        <ErrorMessage message={form.message} />
-        <TextField label="URL" type="url" value={url} onChange={setUrl} placeholder="https://example.com/parley-webhooks" error={form.fieldError('/url')} required />
-        <TextField label="Description" value={description} onChange={setDescription} maxLength={500} error={form.fieldError('/description')} description="Optional: what this endpoint is for." />
-        <EventTypePicker catalogue={catalogue} value={types} onChange={setTypes} error={form.fieldError('/event_types')} />
-        <button type="submit" className="button button-primary" disabled={form.busy}>
-          {form.busy ? 'Adding…' : 'Add endpoint'}
+        <ErrorMessage message={errors.message} />
+        <TextField label="URL" type="url" value={url} onChange={setUrl} placeholder="https://example.com/parley-webhooks" error={errors.field('/url')} required />
+        <TextField label="Description" value={description} onChange={setDescription} maxLength={500} error={errors.field('/description')} description="Optional: what this endpoint is for." />
+        <EventTypePicker catalogue={catalogue} value={types} onChange={setTypes} error={errors.field('/event_types')} />
+        <button type="submit" className="button button-primary" disabled={create.isPending}>
+          {create.isPending ? 'Adding…' : 'Add endpoint'}
         </button>
       </form>
     </section>

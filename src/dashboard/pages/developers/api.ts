@@ -1,37 +1,32 @@
 /** The Developers area's API calls: webhook endpoints and deliveries, the event log, OAuth clients. */
-import type { EventType } from '../../../domain/events/outbox.ts';
-import type { EventRecord } from '../../../http/v1/events.ts';
-import type { CreatedOAuthClientRecord, OAuthClientRecord, OAuthClientSecretRecord } from '../../../http/v1/oauth-clients.ts';
+import type { EventPageRecord, EventRecord } from '../../../http/v1/events.ts';
+import type { CreatedOAuthClientRecord, CreateOAuthClientRequest, OAuthClientRecord, OAuthClientSecretRecord } from '../../../http/v1/oauth-clients.ts';
 import type {
   CreatedWebhookEndpointRecord,
+  CreateWebhookEndpointRequest,
+  UpdateWebhookEndpointRequest,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
   WebhookRetryResultRecord,
   WebhookSecretRecord,
   WebhookSecretRotationRecord,
+  WebhookSettingsRecord,
   WebhookTestResultRecord,
 } from '../../../http/v1/webhooks.ts';
 import { call, type Page } from '../../api.ts';
 
-export type { EventRecord, OAuthClientRecord, WebhookDeliveryRecord, WebhookEndpointRecord };
+export type { EventRecord, OAuthClientRecord, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookSettingsRecord };
 
 const WEBHOOKS = '/v1/settings/developer/webhooks';
 
-export type WebhookSettings = {
-  endpoints: WebhookEndpointRecord[];
-  event_types: Array<{ type: EventType; description: string; example: Record<string, unknown> }>;
-  delivery: { timeout_ms: number; retry_delays_ms: number[]; secret_rotation_overlap_ms: number; max_endpoints: number };
-};
-
-export type EndpointInput = { url: string; description: string; event_types: string[] };
 export type DeliveryFilters = { endpoint_id?: string; status?: string; event_type?: string; message_id?: string };
 
 const id = encodeURIComponent;
 
 export const webhooks = {
-  settings: () => call<{ data: WebhookSettings }>('GET', WEBHOOKS).then((r) => r.data),
-  create: (input: EndpointInput) => call<{ data: CreatedWebhookEndpointRecord }>('POST', `${WEBHOOKS}/endpoints`, { body: input }).then((r) => r.data),
-  update: (endpointId: string, input: Partial<EndpointInput> & { enabled?: boolean }) =>
+  settings: () => call<{ data: WebhookSettingsRecord }>('GET', WEBHOOKS).then((r) => r.data),
+  create: (input: CreateWebhookEndpointRequest) => call<{ data: CreatedWebhookEndpointRecord }>('POST', `${WEBHOOKS}/endpoints`, { body: input }).then((r) => r.data),
+  update: (endpointId: string, input: UpdateWebhookEndpointRequest) =>
     call<{ data: WebhookEndpointRecord }>('PATCH', `${WEBHOOKS}/endpoints/${id(endpointId)}`, { body: input }).then((r) => r.data),
   remove: (endpointId: string) => call<void>('DELETE', `${WEBHOOKS}/endpoints/${id(endpointId)}`),
   secret: (endpointId: string) => call<{ data: WebhookSecretRecord }>('GET', `${WEBHOOKS}/endpoints/${id(endpointId)}/secret`).then((r) => r.data),
@@ -47,17 +42,15 @@ export const webhooks = {
 export const events = {
   /** Oldest first; the cursor moves on only while there are more (the last page's cursor is for later). */
   page: (type: string | undefined, cursor: string | undefined): Promise<Page<EventRecord>> =>
-    call<{ data: EventRecord[]; meta: { next_cursor: string; has_more: boolean } }>('GET', '/v1/events', { query: { type, cursor, limit: '50' } }).then((r) => ({
+    call<EventPageRecord>('GET', '/v1/events', { query: { type, cursor, limit: '50' } }).then((r) => ({
       data: r.data,
       meta: { next_cursor: r.meta.has_more ? r.meta.next_cursor : null },
     })),
 };
 
-export type OAuthClientInput = { name: string; type: 'public' | 'confidential'; redirect_uris: string[]; grant_types: string[]; scopes: string[] };
-
 export const oauthClients = {
   list: (cursor: string | undefined) => call<Page<OAuthClientRecord>>('GET', '/v1/oauth/clients', { query: { cursor } }),
-  create: (input: OAuthClientInput) => call<{ data: CreatedOAuthClientRecord }>('POST', '/v1/oauth/clients', { body: input }).then((r) => r.data),
+  create: (input: CreateOAuthClientRequest) => call<{ data: CreatedOAuthClientRecord }>('POST', '/v1/oauth/clients', { body: input }).then((r) => r.data),
   rotateSecret: (clientId: string) => call<{ data: OAuthClientSecretRecord }>('POST', `/v1/oauth/clients/${id(clientId)}/secret`).then((r) => r.data),
   remove: (clientId: string) => call<void>('DELETE', `/v1/oauth/clients/${id(clientId)}`),
 };

@@ -4,17 +4,19 @@
  * templates are offered, and it says why. The API's field errors show next to their field.
  */
 import { useEffect, useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../ui.tsx';
-import { SelectField, TextField, useForm } from '../../forms.tsx';
+import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
-import { inboxApi, type Conversation } from './api.ts';
+import { inboxApi, type Conversation, type SendMessageRequest } from './api.ts';
 import { templateBody, templateComponents, templateSlots } from './template-variables.ts';
 import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
 
 type Mode = 'text' | 'media' | 'template';
 
-const MEDIA_TYPES = [
+type MediaType = Extract<SendMessageRequest['type'], 'image' | 'video' | 'audio' | 'document'>;
+
+const MEDIA_TYPES: Array<{ value: MediaType; label: string }> = [
   { value: 'image', label: 'Image' },
   { value: 'video', label: 'Video' },
   { value: 'audio', label: 'Audio' },
@@ -38,12 +40,24 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   const mode: Mode = closedWindow ? 'template' : chosen;
 
   const [body, setBody] = useState('');
-  const [mediaType, setMediaType] = useState('image');
+  const [mediaType, setMediaType] = useState<MediaType>('image');
   const [mediaUrl, setMediaUrl] = useState('');
   const [caption, setCaption] = useState('');
   const [templateId, setTemplateId] = useState('');
   const [values, setValues] = useState<string[]>([]);
-  const form = useForm();
+  const send = useMutation({
+    mutationFn: (input: SendMessageRequest) => inboxApi.send(input),
+    onSuccess: () => {
+      setBody('');
+      setMediaUrl('');
+      setCaption('');
+      setValues([]);
+      setTemplateId('');
+      void queryClient.invalidateQueries({ queryKey: orgKey('messages', conversation.id) });
+      void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
+    },
+  });
+  const errors = formErrors(send.error);
 
   const templates = useQuery({
     queryKey: orgKey('templates', 'approved', conversation.channel_id),
@@ -54,7 +68,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   const slots = template ? templateSlots(template.components) : [];
   const built = templateComponents(slots, values);
 
-  function contentFor(): { type: string; content: Record<string, unknown> } {
+  function contentFor(): Pick<SendMessageRequest, 'type' | 'content'> {
     if (mode === 'text') return { type: 'text', content: { body } };
     if (mode === 'media') return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
     if (!template) return { type: 'template', content: { template: { name: '', language: { code: '' } } } };
@@ -64,20 +78,9 @@ export function Composer({ conversation }: { conversation: Conversation }) {
     };
   }
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
-    const ok = await form.submit(async () => {
-      await inboxApi.send({ channel_id: conversation.channel_id, to: conversation.peer_phone, conversation_id: conversation.id, ...contentFor() });
-    });
-    if (ok) {
-      setBody('');
-      setMediaUrl('');
-      setCaption('');
-      setValues([]);
-      setTemplateId('');
-      void queryClient.invalidateQueries({ queryKey: orgKey('messages', conversation.id) });
-      void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
-    }
+    send.mutate({ channel_id: conversation.channel_id, to: conversation.peer_phone, conversation_id: conversation.id, ...contentFor() });
   }
 
   const modes: Array<{ value: Mode; label: string }> = [
@@ -87,7 +90,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   ];
 
   return (
-    <form className="composer" onSubmit={(e) => void onSubmit(e)} noValidate aria-label="Reply">
+    <form className="composer" onSubmit={onSubmit} noValidate aria-label="Reply">
       {closedWindow ? (
         <p className="alert alert-info composer-window" role="note">
           {WINDOW_CLOSED_REASON}
@@ -97,7 +100,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
           <legend className="visually-hidden">Message kind</legend>
           {modes.map((m) => (
             <label key={m.value} className={mode === m.value ? 'mode mode-current' : 'mode'}>
-              <input type="radio" name="composer-mode" value={m.value} checked={mode === m.value} onChange={() => { setChosen(m.value); form.reset(); }} />
+              <input type="radio" name="composer-mode" value={m.value} checked={mode === m.value} onChange={() => { setChosen(m.value); send.reset(); }} />
               {m.label}
             </label>
           ))}
@@ -105,14 +108,14 @@ export function Composer({ conversation }: { conversation: Conversation }) {
       )}
 
       {mode === 'text' ? (
-        <TextField label="Message" multiline rows={3} value={body} onChange={setBody} error={form.fieldError('/content/body')} maxLength={4096} />
+        <TextField label="Message" multiline rows={3} value={body} onChange={setBody} error={errors.field('/content/body')} maxLength={4096} />
       ) : null}
 
       {mode === 'media' ? (
         <div className="form-row">
-          <SelectField label="Media type" value={mediaType} onChange={setMediaType} options={MEDIA_TYPES} error={form.fieldError('/type')} />
-          <TextField label="Media URL" type="url" value={mediaUrl} onChange={setMediaUrl} placeholder="https://…" error={form.fieldError('/content/media_url')} description="A public https address the provider can fetch." />
-          {mediaType !== 'audio' ? <TextField label="Caption" value={caption} onChange={setCaption} error={form.fieldError('/content/caption')} /> : null}
+          <SelectField label="Media type" value={mediaType} onChange={(v) => setMediaType(v as MediaType)} options={MEDIA_TYPES} error={errors.field('/type')} />
+          <TextField label="Media URL" type="url" value={mediaUrl} onChange={setMediaUrl} placeholder="https://…" error={errors.field('/content/media_url')} description="A public https address the provider can fetch." />
+          {mediaType !== 'audio' ? <TextField label="Caption" value={caption} onChange={setCaption} error={errors.field('/content/caption')} /> : null}
         </div>
       ) : null}
 
@@ -125,9 +128,9 @@ export function Composer({ conversation }: { conversation: Conversation }) {
             onChange={(v) => {
               setTemplateId(v);
               setValues([]);
-              form.reset();
+              send.reset();
             }}
-            error={form.fieldError('/content/template/name') ?? form.fieldError('/content/template/language')}
+            error={errors.field('/content/template/name') ?? errors.field('/content/template/language')}
             description={templates.data && templates.data.length === 0 ? 'This channel has no approved template yet (Templates page).' : undefined}
             options={[
               { value: '', label: templates.isLoading ? 'Loading templates…' : 'Choose an approved template' },
@@ -141,16 +144,16 @@ export function Composer({ conversation }: { conversation: Conversation }) {
               label={`${slot.component === 'button' ? `Button ${(slot.index ?? 0) + 1}` : slot.component === 'header' ? 'Header' : 'Body'} variable {{${slot.number}}}`}
               value={values[i] ?? ''}
               onChange={(v) => setValues((prev) => Object.assign([...prev], { [i]: v }))}
-              error={form.fieldError(built.pointers[i]!)}
+              error={errors.field(built.pointers[i]!)}
             />
           ))}
         </div>
       ) : null}
 
-      <ErrorMessage message={form.message} />
+      <ErrorMessage message={errors.message} />
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={form.busy}>
-          {form.busy ? 'Sending…' : mode === 'template' ? 'Send template' : 'Send'}
+        <button type="submit" className="button button-primary" disabled={send.isPending}>
+          {send.isPending ? 'Sending…' : mode === 'template' ? 'Send template' : 'Send'}
         </button>
       </div>
     </form>

@@ -7,6 +7,7 @@ import { useEffect, useLayoutEffect, useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
+import { formErrors } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
@@ -109,7 +110,8 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
   const people = new Map<string, string>((members.data ?? []).map((m) => [m.user_id, m.name]));
   people.set(me, `${session.user.name} (me)`);
   if (conversation.assignee && !people.has(conversation.assignee.id)) people.set(conversation.assignee.id, conversation.assignee.name);
-  const fieldError = update.error instanceof ApiError ? update.error.fieldError('/assignee_user_id') : undefined;
+  const errors = formErrors(update.error);
+  const fieldError = errors.field('/assignee_user_id');
 
   return (
     <div className="thread-controls">
@@ -145,7 +147,7 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
           Reopen
         </button>
       )}
-      {update.error ? <ErrorMessage message={fieldError ?? errorMessage(update.error)} onDismiss={() => update.reset()} /> : null}
+      <ErrorMessage message={fieldError ?? errors.message} onDismiss={() => update.reset()} />
     </div>
   );
 }

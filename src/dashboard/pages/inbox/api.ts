@@ -1,47 +1,35 @@
-/** The inbox's calls on the public API and their wire types. */
-import type { ConversationRecord } from '../../../http/v1/conversations.ts';
-import type { MessageRecord } from '../../../http/v1/messages.ts';
+/** The inbox's calls on the public API; the wire types are the server's records. */
+import type { ChannelCapabilitiesRecord } from '../../../http/v1/channels.ts';
+import type { ConversationRecord, UpdateConversationRequest } from '../../../http/v1/conversations.ts';
+import type { MessageRecord, SendMessageRequest } from '../../../http/v1/messages.ts';
+import type { MemberRecord } from '../../../http/v1/organizations.ts';
+import type { TemplateRecord } from '../../../http/v1/templates.ts';
 import { allPages, call, type Page } from '../../api.ts';
 import { useAllChannels } from '../../channels.ts';
 
 export type Message = MessageRecord;
+export type { SendMessageRequest, UpdateConversationRequest };
 
 /** The server's wire record: the list and the thread's header read it as the API sends it. */
 export type Conversation = ConversationRecord;
 
-export type Template = {
-  id: string;
-  channel_id: string;
-  name: string;
-  language: string;
-  category: string;
-  components: unknown[];
-  status: string;
-};
-
-export type Member = { user_id: string; name: string; email: string; role: string };
-
-export type Capabilities = { customer_service_window_hours: number | null; message_types: string[] };
-
 /** The list's filters, as they stand in the URL. */
 export type ConversationFilters = { status?: string; channel_id?: string; assignee?: string; unread?: string; q?: string };
-
-export type SendInput = { channel_id: string; to: string; conversation_id: string; type: string; content: Record<string, unknown> };
 
 const id = encodeURIComponent;
 
 export const inboxApi = {
   conversations: (filters: ConversationFilters, cursor?: string) => call<Page<Conversation>>('GET', '/v1/conversations', { query: { ...filters, cursor } }),
   conversation: (conversationId: string) => call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
-  update: (conversationId: string, body: { status?: 'open' | 'closed'; assignee_user_id?: string | null }) =>
+  update: (conversationId: string, body: UpdateConversationRequest) =>
     call<{ data: Conversation }>('PATCH', `/v1/conversations/${id(conversationId)}`, { body }).then((r) => r.data),
-  markRead: (conversationId: string) => call<unknown>('POST', `/v1/conversations/${id(conversationId)}/read`),
+  markRead: (conversationId: string) => call<{ data: Conversation }>('POST', `/v1/conversations/${id(conversationId)}/read`),
   messages: (conversationId: string, cursor?: string) => call<Page<Message>>('GET', `/v1/conversations/${id(conversationId)}/messages`, { query: { cursor } }),
-  send: (input: SendInput) => call<{ data: Message }>('POST', '/v1/messages', { body: input }).then((r) => r.data),
+  send: (input: SendMessageRequest) => call<{ data: Message }>('POST', '/v1/messages', { body: input }).then((r) => r.data),
   approvedTemplates: (channelId: string) =>
-    allPages((cursor) => call<Page<Template>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100', cursor } })),
-  members: (organizationId: string) => allPages((cursor) => call<Page<Member>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } })),
-  capabilities: (channelId: string) => call<{ data: Capabilities }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
+    allPages((cursor) => call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100', cursor } })),
+  members: (organizationId: string) => allPages((cursor) => call<Page<MemberRecord>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } })),
+  capabilities: (channelId: string) => call<{ data: ChannelCapabilitiesRecord }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
 };
 
 /** The organization's channels, for the channel filter and names. */

@@ -8,7 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Role } from '../../../domain/permissions.ts';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
-import { SelectField, TextField, useForm } from '../../forms.tsx';
+import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useCan, useRefreshSession, useSession } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
@@ -133,31 +133,33 @@ function Members({ canWrite }: { canWrite: boolean }) {
 function InviteForm({ onInvited }: { onInvited(created: CreatedInvitationRecord): void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const form = useForm();
   const client = useQueryClient();
   const roleOptions = useRoleOptions();
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    void form.submit(async () => {
-      const created = await settingsApi.invite(email.trim(), role);
+  const invite = useMutation({
+    mutationFn: () => settingsApi.invite(email.trim(), role),
+    onSuccess: async (created) => {
       setEmail('');
       onInvited(created);
       await client.invalidateQueries({ queryKey: orgKey('invitations') });
-    });
+    },
+  });
+  const errors = formErrors(invite.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    invite.mutate();
   }
 
-  const fieldFailed = Boolean(form.fieldError('/email') ?? form.fieldError('/role'));
   return (
     <form className="card section" onSubmit={submit} aria-label="Invite someone" noValidate>
       <h3>Invite someone</h3>
-      <ErrorMessage message={fieldFailed ? undefined : form.message} />
+      <ErrorMessage message={errors.summary('/email', '/role')} />
       <div className="form-row">
-        <TextField label="Email" type="email" value={email} onChange={setEmail} error={form.fieldError('/email')} autoComplete="off" />
-        <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={roleOptions} error={form.fieldError('/role')} />
+        <TextField label="Email" type="email" value={email} onChange={setEmail} error={errors.field('/email')} autoComplete="off" />
+        <SelectField label="Role" value={role} onChange={(v) => setRole(v as Role)} options={roleOptions} error={errors.field('/role')} />
       </div>
-      <button type="submit" className="button button-primary" disabled={form.busy}>
-        {form.busy ? 'Inviting…' : 'Invite'}
+      <button type="submit" className="button button-primary" disabled={invite.isPending}>
+        {invite.isPending ? 'Inviting…' : 'Invite'}
       </button>
     </form>
   );

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { formatDate } from '../../format.ts';
-import { TextField, useForm } from '../../forms.tsx';
+import { formErrors, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { Link, useNavigate } from '../../router.tsx';
 import { useCan, useRefreshSession, useSession, useSwitchOrganization } from '../../session.tsx';
@@ -16,25 +16,28 @@ export const ORGANIZATION_NAME_MAX = 200;
 function RenameForm({ name }: { name: string }) {
   const [value, setValue] = useState(name);
   const [saved, setSaved] = useState(false);
-  const form = useForm();
   const client = useQueryClient();
   const refreshSession = useRefreshSession();
-
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setSaved(false);
-    void form.submit(async () => {
-      const renamed = await settingsApi.rename(value);
+  const rename = useMutation({
+    mutationFn: settingsApi.rename,
+    onSuccess: async (renamed) => {
       client.setQueryData(orgKey('organization'), renamed);
       setValue(renamed.name);
       setSaved(true);
       await refreshSession();
-    });
+    },
+  });
+  const errors = formErrors(rename.error);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSaved(false);
+    rename.mutate(value);
   }
 
   return (
     <form className="card section" onSubmit={submit} aria-label="Rename the organization" noValidate>
-      <ErrorMessage message={form.fieldError('/name') ? undefined : form.message} />
+      <ErrorMessage message={errors.summary('/name')} />
       <TextField
         label="Organization name"
         value={value}
@@ -42,11 +45,11 @@ function RenameForm({ name }: { name: string }) {
           setValue(v);
           setSaved(false);
         }}
-        error={form.fieldError('/name')}
+        error={errors.field('/name')}
         description={`Everyone in the organization sees it; up to ${ORGANIZATION_NAME_MAX} characters.`}
         autoComplete="organization"
       />
-      <SaveActions label="Save name" busy={form.busy} saved={saved} />
+      <SaveActions label="Save name" busy={rename.isPending} saved={saved} />
     </form>
   );
 }
@@ -114,30 +117,35 @@ export function OrganizationPage() {
 /** Another organization of one's own: created, then switched to. */
 export function NewOrganizationPage() {
   const [name, setName] = useState('');
-  const form = useForm();
   const refreshSession = useRefreshSession();
   const switchOrganization = useSwitchOrganization();
   const navigate = useNavigate();
+  const create = useMutation({
+    mutationFn: async (organizationName: string) => {
+      const created = await settingsApi.createOrganization(organizationName);
+      await switchOrganization(created.id);
+    },
+    onSuccess: async () => {
+      await refreshSession();
+      navigate('/settings/organization');
+    },
+  });
+  const errors = formErrors(create.error);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void form.submit(async () => {
-      const created = await settingsApi.createOrganization(name);
-      await switchOrganization(created.id);
-      await refreshSession();
-      navigate('/settings/organization');
-    });
+    create.mutate(name);
   }
 
   return (
     <>
       <PageHeader title="New organization" description="An organization of your own, with you as its owner. Invite others to it afterwards." />
       <form className="card section narrow-form" onSubmit={submit} aria-label="New organization" noValidate>
-        <ErrorMessage message={form.fieldError('/name') ? undefined : form.message} />
-        <TextField label="Organization name" value={name} onChange={setName} error={form.fieldError('/name')} autoComplete="organization" description={`Up to ${ORGANIZATION_NAME_MAX} characters.`} />
+        <ErrorMessage message={errors.summary('/name')} />
+        <TextField label="Organization name" value={name} onChange={setName} error={errors.field('/name')} autoComplete="organization" description={`Up to ${ORGANIZATION_NAME_MAX} characters.`} />
         <div className="form-actions">
-          <button type="submit" className="button button-primary" disabled={form.busy}>
-            {form.busy ? 'Creating…' : 'Create organization'}
+          <button type="submit" className="button button-primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create organization'}
           </button>
           <Link to="/settings/organization">Cancel</Link>
         </div>

@@ -1,4 +1,6 @@
 /** The settings area's calls: the organization, its members and invitations, the account, authorized apps. */
+import type { AccountChangeRequest, PasswordChangedRecord } from '../../../http/v1/account.ts';
+import type { UserSessionRecord } from '../../../http/v1/auth.ts';
 import type { CreatedInvitationRecord, InvitationRecord } from '../../../http/v1/invitations.ts';
 import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organizations.ts';
 import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.ts';
@@ -36,9 +38,9 @@ export const settingsApi = {
   invite: (email: string, role: Role) => call<{ data: CreatedInvitationRecord }>('POST', `${org()}/invitations`, { body: { email, role } }).then(data),
   cancelInvitation: (id: string) => call<void>('DELETE', `${org()}/invitations/${enc(id)}`),
 
-  updateAccount: (input: { name?: string; email?: string; current_password?: string }) => call<{ data: unknown }>('PATCH', '/v1/auth/account', { body: input }),
+  updateAccount: (input: AccountChangeRequest) => call<{ data: UserSessionRecord }>('PATCH', '/v1/auth/account', { body: input }).then(data),
   changePassword: (currentPassword: string, newPassword: string) =>
-    call<{ data: { ended_sessions: number } }>('POST', '/v1/auth/password', { body: { current_password: currentPassword, new_password: newPassword } }).then(data),
+    call<{ data: PasswordChangedRecord }>('POST', '/v1/auth/password', { body: { current_password: currentPassword, new_password: newPassword } }).then(data),
 
   authorizations: (cursor?: string) => call<Page<OAuthAuthorizationRecord>>('GET', '/v1/auth/authorizations', { query: { cursor } }),
   revokeAuthorization: (id: string) => call<void>('DELETE', `/v1/auth/authorizations/${enc(id)}`),
