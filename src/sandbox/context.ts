@@ -59,3 +59,10 @@ export function bodyHash(value: unknown): string {
 export function digitsOf(displayPhoneNumber: string | null): string {
   return (displayPhoneNumber ?? '').replace(/\D/g, '');
 }
+
+/** A step that takes the context first, as a method of an API built on one context (`bind(send)(db, ...)`). */
+export function bindContext<C extends SandboxContext>(ctx: C) {
+  return <A extends unknown[], R>(step: (ctx: C, ...args: A) => R) =>
+    (...args: A): R =>
+      step(ctx, ...args);
+}

@@ -8,7 +8,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { channels, sandboxAccounts, sandboxMedia, sandboxMessages } from '../db/schema.ts';
 import { isUuid } from '../lib/ids.ts';
-import type { InboundBody } from './callbacks.ts';
+import type { InboundBody } from './callbacks/inbound.ts';
 import type { SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
 import { gatewayMessageId, numericId, wamid } from './ids.ts';

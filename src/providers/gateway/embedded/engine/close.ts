@@ -1,0 +1,82 @@
+/** A held socket's connection closed: where that leaves the session, by the library's DisconnectReason. */
+import type { EngineContext, Held } from './context.ts';
+import { endSession, writeHeld } from './hold.ts';
+import { report, statusEvent } from './report.ts';
+
+/** The disconnect reason's status code (the library's errors carry a Boom-like `output.statusCode`). */
+function statusCodeOf(error: unknown): number | undefined {
+  const code = (error as { output?: { statusCode?: unknown } } | undefined)?.output?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** Where a closed connection leaves the session, by the library's DisconnectReason. */
+type CloseOutcome = 'logged_out' | 'replaced' | 'forbidden' | 'refused' | 'restart' | 'pairing_ended' | 'lost';
+
+function closeOutcome(code: number | undefined, paired: boolean): CloseOutcome {
+  switch (code) {
+    case 401:
+      return 'logged_out';
+    case 440:
+      return 'replaced';
+    case 403:
+      return 'forbidden';
+    case 500:
+    case 411:
+      return 'refused';
+    case 515:
+      return 'restart';
+    case 408:
+      // An unpaired session times out when its QRs ran out: nobody scanned.
+      return paired ? 'lost' : 'pairing_ended';
+    default:
+      return 'lost';
+  }
+}
+
+export async function onClose(engine: EngineContext, held: Held, error: unknown): Promise<void> {
+  const { clock, logger, reconnect } = engine.options;
+  const code = statusCodeOf(error);
+  const detail = `${(error as Error | undefined)?.message ?? 'connection closed'}${code ? ` (${code})` : ''}`;
+  const disconnect = { disconnectReason: detail.slice(0, 500), disconnectCode: code ?? null };
+  const outcome = closeOutcome(code, held.paired);
+  logger.info({ channel_id: held.channelId, code, outcome }, 'embedded engine: connection closed');
+  switch (outcome) {
+    case 'logged_out':
+      await held.auth?.clear();
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'logged out on the phone');
+      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'logged out on the phone; the credentials were dropped: connect to pair again', 'logged_out')]);
+    case 'replaced':
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'replaced by another session');
+      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'replaced by another session of this account (opened elsewhere); connect to take it back', 'connection_replaced')]);
+    case 'forbidden':
+      await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'forbidden');
+      return report(engine, held, [statusEvent(engine, held, 'error', `the account is banned or not allowed to connect: ${detail}`, 'forbidden')]);
+    case 'refused':
+      await held.auth?.clear();
+      await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'credentials refused');
+      return report(engine, held, [statusEvent(engine, held, 'error', `the service refused the session's credentials (${detail}); they were dropped: connect to pair again`, 'credentials_refused')]);
+    case 'pairing_ended':
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'pairing timed out');
+      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'no phone scanned the QR code in time; connect to try again', 'pairing_timed_out')]);
+    case 'restart':
+      // Normal right after pairing: the library asks for a new connection with the new creds.
+      held.nextReconnectAt = null;
+      engine.loop.wake();
+      return;
+    case 'lost': {
+      const attempt = held.reconnectAttempts + 1;
+      const cap = Math.min(reconnect.maxMs, reconnect.baseMs * 2 ** Math.min(attempt - 1, 30));
+      // Full jitter over the upper half: sessions dropped together do not come back together.
+      const delayMs = Math.round(cap / 2 + (Math.random() * cap) / 2);
+      const next = new Date(clock.now().getTime() + delayMs);
+      held.reconnectAttempts = attempt;
+      held.nextReconnectAt = next;
+      await writeHeld(engine, held, { state: 'STOPPED', reconnectAttempts: attempt, nextReconnectAt: next, ...disconnect });
+      return report(engine, held, [
+        statusEvent(engine, held, 'disconnected', `connection lost: ${detail}; reconnect attempt ${attempt} at ${next.toISOString()}`, 'connection_lost', { reconnectAttempts: attempt }),
+      ]);
+    }
+    default:
+      return outcome satisfies never;
+  }
+}

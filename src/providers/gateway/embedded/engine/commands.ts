@@ -1,0 +1,70 @@
+/** The holder's side of the commands: takes the pending commands of the sessions it holds, runs each, writes its answer. */
+import { and, eq, inArray } from 'drizzle-orm';
+import { channelSessionCommands } from '../../../../db/schema.ts';
+import type { Result } from '../../../provider.ts';
+import { phoneOfJid } from '../ids.ts';
+import { notify } from '../sessions.ts';
+import { COMMAND_DONE, FIRST_QR_MS, notRunning, type CommandKind, type EngineContext, type Held } from './context.ts';
+import { endSession, enqueue } from './hold.ts';
+
+export async function runCommands(engine: EngineContext): Promise<void> {
+  const ids = [...engine.sessions.keys()];
+  if (ids.length === 0) return;
+  const pending = await engine.db
+    .update(channelSessionCommands)
+    .set({ state: 'running' })
+    .where(and(inArray(channelSessionCommands.channelId, ids), eq(channelSessionCommands.state, 'pending')))
+    .returning();
+  for (const command of pending) engine.loop.run(() => runCommand(engine, command));
+}
+
+async function runCommand(engine: EngineContext, command: typeof channelSessionCommands.$inferSelect): Promise<void> {
+  const { sealer, clock, logger } = engine.options;
+  let result: Result<unknown>;
+  try {
+    const input = JSON.parse(sealer.open(command.inputSealed)) as { phone?: string };
+    result = await execute(engine, command.kind as CommandKind, engine.sessions.get(command.channelId), input);
+  } catch (err) {
+    logger.error({ err, channel_id: command.channelId, kind: command.kind }, 'embedded engine: command failed');
+    result = { ok: false, error: { code: 'session_error', title: `the session could not do it: ${(err as Error).message}`, retryable: true } };
+  }
+  await engine.db.transaction(async (tx) => {
+    await tx
+      .update(channelSessionCommands)
+      .set({ state: 'done', resultSealed: sealer.seal(JSON.stringify(result)), finishedAt: clock.now() })
+      .where(eq(channelSessionCommands.id, command.id));
+    await notify(tx, COMMAND_DONE, command.id);
+  });
+}
+
+async function execute(engine: EngineContext, kind: CommandKind, held: Held | undefined, input: { phone?: string }): Promise<Result<unknown>> {
+  const { clock, logger } = engine.options;
+  if (kind === 'logout') {
+    if (!held) return notRunning('this process no longer holds the session');
+    await enqueue(engine, held, async () => {
+      const socket = held.socket;
+      // The close the logout causes is this command's, not news.
+      held.generation++;
+      held.socket = undefined;
+      held.closing = true;
+      try {
+        if (socket) await socket.logout().catch((err: unknown) => logger.warn({ err, channel_id: held.channelId }, 'embedded engine: the logout was not confirmed; dropping the credentials anyway'));
+        await held.auth?.clear();
+        await endSession(engine, held, { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null }, 'logged out by the user');
+      } finally {
+        held.closing = false;
+      }
+    });
+    return { ok: true, value: { status: 'STOPPED' } };
+  }
+  const socket = held?.socket;
+  if (!held || !socket) return notRunning('the session is not connected right now (reconnecting, or not started)');
+  if (kind === 'pairing_code') {
+    if (held.paired) return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
+    const code = await socket.requestPairingCode(input.phone ?? '');
+    const expiresAt = held.qrExpiresAt ?? new Date(clock.now().getTime() + FIRST_QR_MS);
+    return { ok: true, value: { code, expiresAt: expiresAt.toISOString() } };
+  }
+  const [found] = (await socket.onWhatsApp(input.phone ?? '')) ?? [];
+  return { ok: true, value: { exists: found?.exists === true, ...(found?.exists ? { chatappId: phoneOfJid(found.jid) ?? found.jid } : {}) } };
+}
