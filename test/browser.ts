@@ -10,6 +10,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { DASHBOARD_DIR } from '../src/http/dashboard.ts';
 import { BROWSER_ARGS, CHROMIUM } from './browser-launch.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from './harness.ts';
 
 export { CHROMIUM };
 
@@ -102,4 +103,24 @@ export async function checkPage(page: Page, name: string): Promise<void> {
 /** Console errors and page errors seen so far (a normal visit has none). */
 export function problemsOf(recorded: { consoleLines: string[]; pageErrors: string[] }) {
   return { consoleErrors: recorded.consoleLines.filter((l) => l.startsWith('error:')), pageErrors: recorded.pageErrors };
+}
+
+/** What a browser test file runs against: a test server and the browser, started together. */
+export type BrowserSuite = { server: TestServer; browser: Browser };
+
+/** Starts a browser test file's server (with its options) and browser, in the order the file's hooks expect. */
+export async function openBrowserSuite(options: TestServerOptions = {}): Promise<BrowserSuite> {
+  const server = await startTestServer(options);
+  try {
+    return { server, browser: await launchBrowser() };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+}
+
+/** Closes what openBrowserSuite started (either may be missing when a start failed): the browser first, then the server. */
+export async function closeBrowserSuite(suite: Partial<BrowserSuite>): Promise<void> {
+  await suite.browser?.close();
+  await suite.server?.close();
 }

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
-import { movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
+import { movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 
 /** A QR lives this long in the sandbox gateway (src/sandbox/sandbox.ts DEFAULT_QR_LIFETIME_MS). */
 const QR_LIFETIME_MS = 60_000;
@@ -19,16 +19,9 @@ let server: TestServer;
 let browser: Browser;
 const clock = movableClock();
 
-before(async () => {
   // The sandbox decides templates and reports sessions after this delay: long enough for the page to show `pending` first.
-  server = await startTestServer({ worker: true, clock, env: { SANDBOX_STATUS_DELAY_MS: '2000' } });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await openBrowserSuite({ worker: true, clock, env: { SANDBOX_STATUS_DELAY_MS: '2000' } })));
+after(() => closeBrowserSuite({ server, browser }));
 
 /** A signed-in page whose clock the test can move (the QR renewal waits for the QR's expiry). */
 async function signedIn(path: string) {

@@ -11,25 +11,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
+import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
 import { postContact } from './contacts-fixtures.ts';
 import { eventually } from './eventually.ts';
-import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { customerWrites, officialChannel } from './messages-helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
 
-before(async () => {
   // The worker applies what the sandbox delivers (a customer writing in).
-  server = await startTestServer({ worker: true });
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await openBrowserSuite({ worker: true })));
+after(() => closeBrowserSuite({ server, browser }));
 
 /** A signed-in page at /app/contacts; `problems()` leaves out only the refusals the test provokes on purpose. */
 async function signedIn() {

@@ -13,23 +13,16 @@ import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { eventually } from './eventually.ts';
-import { launchBrowser, logIn, openContext as openBrowserContext } from './browser.ts';
-import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { closeBrowserSuite, openBrowserSuite, logIn, openContext as openBrowserContext } from './browser.ts';
+import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 
 const SCREENSHOT = path.join(tmpdir(), 'parley-dashboard-api-keys.png');
 
 let server: TestServer;
 let browser: Browser;
 
-before(async () => {
-  server = await startTestServer();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await openBrowserSuite()));
+after(() => closeBrowserSuite({ server, browser }));
 
 const openContext = () => openBrowserContext(browser);
 

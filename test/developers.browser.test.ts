@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
-import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
+import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
 let server: TestServer;
@@ -16,15 +16,13 @@ let browser: Browser;
 let receiver: Receiver;
 
 before(async () => {
-  server = await startTestServer({ worker: true });
-  browser = await launchBrowser();
+  ({ server, browser } = await openBrowserSuite({ worker: true }));
   receiver = await startReceiver();
 });
 
 after(async () => {
-  await browser?.close();
   await receiver?.close();
-  await server?.close();
+  await closeBrowserSuite({ server, browser });
 });
 
 async function signedIn(): Promise<{ page: Page; recorded: { consoleLines: string[]; pageErrors: string[] }; close(): Promise<void> }> {

@@ -11,9 +11,9 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { checkPage, launchBrowser, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
+import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
 import { eventually } from './eventually.ts';
-import { freePort, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { freePort, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send } from './messages-helpers.ts';
 
 let server: TestServer;
@@ -33,7 +33,7 @@ const EVAN = '4915112340055';
 
 before(async () => {
   // Each delivery step 1.5 s apart, so the thread can be seen passing through each status.
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1500' } });
+  ({ server, browser } = await openBrowserSuite({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1500' } }));
   channel = await officialChannel(server, 'Support line');
   await approvedTemplate(server, channel.id, 'welcome_back', 'en_US', [{ type: 'BODY', text: 'Hi {{1}}, welcome back! Your order {{2}} is ready.' }]);
   media = createServer((req, res) => {
@@ -43,12 +43,10 @@ before(async () => {
   const port = await freePort();
   mediaBase = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve) => media.listen(port, '127.0.0.1', resolve));
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await closeBrowserSuite({ server, browser });
   await new Promise<void>((resolve) => (media ? media.close(() => resolve()) : resolve()));
 });
 

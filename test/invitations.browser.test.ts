@@ -7,21 +7,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, logIn, openContext } from './browser.ts';
-import { createOtherOrganization, request, startTestServer, type TestServer } from './harness.ts';
+import { closeBrowserSuite, openBrowserSuite, logIn, openContext } from './browser.ts';
+import { createOtherOrganization, request, type TestServer } from './harness.ts';
 import { MEMBER_PASSWORD } from './org-helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
 
-before(async () => {
-  server = await startTestServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await openBrowserSuite()));
+after(() => closeBrowserSuite({ server, browser }));
 
 async function invite(email: string, role: 'admin' | 'member'): Promise<string> {
   const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key: server.apiKey, body: { email, role } });

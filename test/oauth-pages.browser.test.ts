@@ -17,8 +17,8 @@ import { oauthAuthorizationRequests, oauthDeviceAuthorizations } from '../src/db
 import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
-import { launchBrowser, logIn as fillSignIn, openContext } from './browser.ts';
-import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { closeBrowserSuite, openBrowserSuite, logIn as fillSignIn, openContext } from './browser.ts';
+import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { createOAuthClient, pkcePair, type ClientFixture } from './oauth-client-fixture.ts';
 
 let server: TestServer;
@@ -31,7 +31,7 @@ let client: ClientFixture;
 let second: Awaited<ReturnType<typeof createOtherOrganization>>;
 
 before(async () => {
-  server = await startTestServer();
+  ({ server, browser } = await openBrowserSuite());
   clientSite = createServer((req, res) => {
     const url = new URL(req.url ?? '/', clientOrigin);
     if (url.pathname === '/callback') {
@@ -48,13 +48,11 @@ before(async () => {
   second = await createOtherOrganization(server, 'Acme Labs');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
   await addMembership({ db: server.container.database.db, clock: server.container.clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'member' });
-  browser = await launchBrowser();
 });
 
 after(async () => {
-  await browser?.close();
   await new Promise((resolve) => clientSite?.close(resolve));
-  await server?.close();
+  await closeBrowserSuite({ server, browser });
 });
 
 async function openPage() {

@@ -18,23 +18,17 @@ import { inArray } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { memberships, users } from '../src/db/schema.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { checkPage, launchBrowser, logIn, openContext, problemsOf } from './browser.ts';
+import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
 import { eventually } from './eventually.ts';
-import { OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type TestServer } from './harness.ts';
+import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { authorizeQuery, createOAuthClient } from './oauth-client-fixture.ts';
 
 let server: TestServer;
 let browser: Browser;
 
-before(async () => {
   // The device's process polls every second instead of every five.
-  server = await startTestServer({ env: { OAUTH_DEVICE_POLL_INTERVAL: '1s' } });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+before(async () => ({ server, browser } = await openBrowserSuite({ env: { OAUTH_DEVICE_POLL_INTERVAL: '1s' } })));
+after(() => closeBrowserSuite({ server, browser }));
 
 /**
  * Console errors of a normal visit: none but the refusals the test provoked on purpose (the browser
