@@ -10,7 +10,7 @@
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
-import { globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { storesOf, type Store } from './test-stores.ts';
@@ -19,12 +19,16 @@ const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000);
 /** Files wait on I/O (servers, child processes, timers) much of the time: one more than the cores keeps both busy. */
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, availableParallelism() + 1)));
 
+/** GNU time, to report each file's CPU (its child processes included); the run goes without where it is missing. */
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const CPU_MARK = '@@test-cpu ';
+
 const filters = process.argv.slice(2);
 const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 
-type FileResult = { file: string; ok: boolean; ms: number; timedOut: boolean; passed: number; failed: number; skipped: number };
+type FileResult = { file: string; ok: boolean; ms: number; cpuMs: number | undefined; timedOut: boolean; passed: number; failed: number; skipped: number };
 
 /** The totals node's spec reporter prints at the end of a file (`ℹ pass 12`); absent when the file died first. */
 function counts(output: string): { passed: number; failed: number; skipped: number } {
@@ -35,7 +39,10 @@ function counts(output: string): { passed: number; failed: number; skipped: numb
 function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-timeout=180000', file], {
+    // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
+    const command = [process.execPath, '--test', '--test-reporter=spec', '--test-timeout=180000', file];
+    const [bin, ...args] = TIME ? [TIME, '-f', `${CPU_MARK}%U %S`, ...command] : command;
+    const child = spawn(bin!, args, {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
@@ -56,13 +63,17 @@ function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<Fi
       clearTimeout(timer);
       const ms = Date.now() - started;
       const ok = code === 0 && !timedOut;
-      const output = Buffer.concat(chunks).toString();
+      const all = Buffer.concat(chunks).toString();
+      const cpuLine = new RegExp(`^${CPU_MARK}([\\d.]+) ([\\d.]+)$`, 'm').exec(all);
+      const cpuMs = cpuLine ? Math.round((Number(cpuLine[1]) + Number(cpuLine[2])) * 1000) : undefined;
+      const output = cpuLine ? all.replace(cpuLine[0], '').trimEnd() + '\n' : all;
       const tally = counts(output);
       // A file that failed without a failing test to show for it (killed, crashed at load) counts as one failure.
       if (!ok && tally.failed === 0) tally.failed = 1;
-      const head = `\n--- ${file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s ---\n`;
+      const cpu = cpuMs === undefined ? '' : `, CPU ${(cpuMs / 1000).toFixed(1)} s`;
+      const head = `\n--- ${file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s${cpu} ---\n`;
       process.stdout.write(head + output);
-      resolve({ file, ok, ms, timedOut, ...tally });
+      resolve({ file, ok, ms, cpuMs, timedOut, ...tally });
     });
   });
 }
@@ -162,6 +173,8 @@ process.stdout.write(`\n== ${results.length} file runs in ${seconds(Date.now() -
 if (failed.length > 0) {
   process.stdout.write(`FAILED ${failed.length}:\n${failed.map((r) => `  ${r.pass}: ${r.file}${r.timedOut ? ' (killed: did not finish)' : ''}`).join('\n')}\n`);
 }
+const cpuTotal = results.reduce((n, r) => n + (r.cpuMs ?? 0), 0);
+if (cpuTotal > 0) process.stdout.write(`CPU of the test files: ${seconds(cpuTotal)}; most: ${[...results].sort((a, b) => (b.cpuMs ?? 0) - (a.cpuMs ?? 0)).slice(0, 5).map((r) => `${r.file} (${r.pass}) ${seconds(r.cpuMs ?? 0)}`).join(', ')}\n`);
 const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[key], 0);
 // The one closing line of totals over every file run.
 process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed${sum('skipped') > 0 ? `, ${sum('skipped')} skipped` : ''}\n`);

@@ -1,0 +1,11 @@
+import { readFileSync, globSync } from 'node:fs';
+const file = globSync('/tmp/parley-pglite-template-*.tar')[0];
+const t0 = performance.now();
+const { PGlite } = await import('@electric-sql/pglite');
+const blob = new Blob([readFileSync(file)]);
+const t1 = performance.now();
+const db = await PGlite.create({ loadDataDir: blob });
+const t2 = performance.now();
+await db.query('select 1');
+const t3 = performance.now();
+console.log('create from template', (t2-t1)|0, 'q', (t3-t2)|0, process.cpuUsage());
