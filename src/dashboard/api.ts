@@ -3,9 +3,9 @@
  * in the chosen organization (X-Organization-Id). Errors become ApiError carrying the problem
  * body's `detail`. Nothing here logs request or response bodies: they can hold secrets.
  */
-import type { AcceptedInvitationRecord, InvitationPreviewRecord } from '../http/v1/invitations.ts';
-import type { ApiKeyRecord, CreatedApiKeyRecord } from '../http/v1/api-keys.ts';
-import type { OrganizationMembershipRecord, SessionInfoRecord, SessionViewRecord, UserSessionRecord } from '../http/v1/auth.ts';
+import type { AcceptedInvitationRecord, InvitationPreviewRecord } from '../http/v1/invitations.presenters.ts';
+import type { ApiKeyRecord, CreatedApiKeyRecord } from '../http/v1/api-keys.presenters.ts';
+import type { OrganizationMembershipRecord, SessionInfoRecord, SessionViewRecord, UserSessionRecord } from '../http/v1/auth.presenters.ts';
 import type { SignedUpRecord, SignupStateRecord } from '../http/v1/signup.ts';
 import type { DeviceDecisionRecord, DeviceVerificationRecord } from '../http/oauth/device.ts';
 import type { OAuthAuthorizationRequestRecord, OAuthRedirectRecord } from '../http/oauth/authorize.ts';

@@ -1,6 +1,6 @@
 /** Every channel of the organization, for pickers and names across the areas (one cache entry for all). */
 import { useQuery } from '@tanstack/react-query';
-import type { ChannelView } from '../http/v1/channels.ts';
+import type { ChannelView } from '../http/v1/channels.presenters.ts';
 import { allPages, call, type Page } from './api.ts';
 import { orgKey } from './query.ts';
 

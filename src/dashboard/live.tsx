@@ -7,7 +7,7 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { EventType } from '../domain/events/outbox.ts';
-import type { EventRecord } from '../http/v1/events.ts';
+import type { EventRecord } from '../http/v1/events.presenters.ts';
 
 /** An event as GET /v1/events lists it and the stream sends it. */
 export type LiveEvent = EventRecord;

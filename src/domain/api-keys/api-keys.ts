@@ -4,7 +4,8 @@
  */
 import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { apiKeys } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -66,19 +67,12 @@ export async function createApiKey({ db, clock }: ApiKeyDeps, actor: Actor, inpu
 }
 
 export async function listApiKeys({ db }: Pick<ApiKeyDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<ApiKeyRow>> {
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(
-      and(
-        eq(apiKeys.organizationId, actor.organizationId),
-        isNull(apiKeys.revokedAt),
-        afterCursor(apiKeys.createdAt, apiKeys.id, cursorKey(page.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(apiKeys.createdAt, apiKeys.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (row) => row);
+  return listPage(db.select().from(apiKeys).$dynamic(), {
+    where: [eq(apiKeys.organizationId, actor.organizationId), isNull(apiKeys.revokedAt)],
+    order: newestFirstBy(apiKeys.createdAt, apiKeys.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
 }
 
 /**

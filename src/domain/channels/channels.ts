@@ -7,7 +7,8 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { equalWhereGiven, listPage, newestFirstBy, pageOf } from '../../db/list-query.ts';
+import { newestFirst, type Page, type PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { channels, channelStatusHistory } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -131,21 +132,19 @@ const firstPageOf = preparedOn((db) =>
 
 export async function listChannels(deps: ChannelReadDeps, actor: Actor, page: Page & { platform?: Platform; status?: string }): Promise<PageResult<ChannelRow>> {
   const firstPage = !page.platform && !page.status && page.cursor === undefined ? firstPageOf(deps.db) : undefined;
-  if (firstPage) return toPage(await firstPage.execute({ org: actor.organizationId, limit: page.limit + 1 }), page.limit, (r) => r);
-  const rows = await deps.db
-    .select()
-    .from(channels)
-    .where(
-      and(
-        eq(channels.organizationId, actor.organizationId),
-        page.platform ? eq(channels.platform, page.platform) : undefined,
-        page.status ? eq(channels.status, page.status) : undefined,
-        afterCursor(channels.createdAt, channels.id, cursorKey(page.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(channels.createdAt, channels.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (r) => r);
+  if (firstPage) return pageOf(await firstPage.execute({ org: actor.organizationId, limit: page.limit + 1 }), page.limit);
+  return listPage(deps.db.select().from(channels).$dynamic(), {
+    where: [
+      eq(channels.organizationId, actor.organizationId),
+      ...equalWhereGiven([
+        [channels.platform, page.platform],
+        [channels.status, page.status],
+      ]),
+    ],
+    order: newestFirstBy(channels.createdAt, channels.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
 }
 
 export type CreateChannelInput = {

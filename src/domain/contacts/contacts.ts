@@ -3,7 +3,8 @@
  * scoped by the actor's organization; another organization's contact is simply not found.
  */
 import { and, eq, gt, inArray, or, sql } from 'drizzle-orm';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { given, listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { contacts, conversations, messages } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -110,25 +111,22 @@ export async function listContacts({ db }: ContactDeps, actor: Actor, query: Con
     }
     searchCondition = or(...alternatives);
   }
-  const rows = await db
-    .select()
-    .from(contacts)
-    .where(
-      and(
-        eq(contacts.organizationId, org),
-        query.tag
-          ? sql`exists (select 1 from contact_tags ct join tags t on t.id = ct.tag_id
-                        where ct.contact_id = ${contacts.id} and t.organization_id = ${org} and lower(t.name) = lower(${query.tag.trim()}))`
-          : undefined,
-        searchCondition,
-        query.externalSource ? eq(contacts.externalSource, query.externalSource) : undefined,
-        query.updatedAfter ? gt(contacts.updatedAt, query.updatedAfter) : undefined,
-        afterCursor(contacts.createdAt, contacts.id, cursorKey(query.cursor)),
+  const page = await listPage(db.select().from(contacts).$dynamic(), {
+    where: [
+      eq(contacts.organizationId, org),
+      given(
+        query.tag,
+        (tag) => sql`exists (select 1 from contact_tags ct join tags t on t.id = ct.tag_id
+                        where ct.contact_id = ${contacts.id} and t.organization_id = ${org} and lower(t.name) = lower(${tag.trim()}))`,
       ),
-    )
-    .orderBy(...newestFirst(contacts.createdAt, contacts.id))
-    .limit(query.limit + 1);
-  const page = toPage(rows, query.limit, (r) => r);
+      searchCondition,
+      given(query.externalSource, (source) => eq(contacts.externalSource, source)),
+      given(query.updatedAfter, (after) => gt(contacts.updatedAt, after)),
+    ],
+    order: newestFirstBy(contacts.createdAt, contacts.id),
+    after: cursorKey(query.cursor),
+    limit: query.limit,
+  });
   return { items: await withTags(db, page.items), nextCursor: page.nextCursor };
 }
 

@@ -1,6 +1,7 @@
 /** Notes on a contact: free text with its author (a user or an API key) and time. */
 import { and, eq } from 'drizzle-orm';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { contactNotes } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -30,13 +31,12 @@ function authorOf(actor: Actor): NoteAuthor {
 
 export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, ...page }: { contactId: string } & Page): Promise<PageResult<NoteRow>> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
-  const rows = await db
-    .select()
-    .from(contactNotes)
-    .where(and(eq(contactNotes.contactId, contact.id), afterCursor(contactNotes.createdAt, contactNotes.id, cursorKey(page.cursor))))
-    .orderBy(...newestFirst(contactNotes.createdAt, contactNotes.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (row) => row);
+  return listPage(db.select().from(contactNotes).$dynamic(), {
+    where: [eq(contactNotes.contactId, contact.id)],
+    order: newestFirstBy(contactNotes.createdAt, contactNotes.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
 }
 
 /** Adds a note; records crm.comment.created. */

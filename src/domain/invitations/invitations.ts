@@ -6,7 +6,8 @@
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { invitations, memberships, organizations, users } from '../../db/schema.ts';
@@ -104,21 +105,17 @@ export async function createInvitation(
 
 /** Pending invitations of the actor's organization (not accepted, cancelled or expired), newest first. */
 export async function listInvitations({ db, clock }: InvitationDeps, actor: Actor, page: Page): Promise<PageResult<InvitationRow>> {
-  const rows = await db
-    .select()
-    .from(invitations)
-    .where(
-      and(
-        eq(invitations.organizationId, actor.organizationId),
-        isNull(invitations.acceptedAt),
-        isNull(invitations.revokedAt),
-        gt(invitations.expiresAt, clock.now()),
-        afterCursor(invitations.createdAt, invitations.id, cursorKey(page.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(invitations.createdAt, invitations.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (row) => row);
+  return listPage(db.select().from(invitations).$dynamic(), {
+    where: [
+      eq(invitations.organizationId, actor.organizationId),
+      isNull(invitations.acceptedAt),
+      isNull(invitations.revokedAt),
+      gt(invitations.expiresAt, clock.now()),
+    ],
+    order: newestFirstBy(invitations.createdAt, invitations.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
 }
 
 /** Cancels a pending invitation: its link stops working at once. */

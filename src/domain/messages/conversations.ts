@@ -6,7 +6,8 @@
 import { and, desc, eq, gt, ilike, isNull, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { equalWhereGiven, given, listPage, mapPage, type ListOrder } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { channels, contacts, conversations, memberships, users } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -142,26 +143,34 @@ function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | un
  */
 export async function listConversations(deps: { db: Executor }, actor: Actor, input: ConversationListQuery): Promise<PageResult<ConversationView>> {
   const assigned = assigneeCondition(actor, input.assignee);
-  const after = cursorKey(input.cursor);
-  if ((input.channelId && !isUuid(input.channelId)) || (input.contactId && !isUuid(input.contactId))) return { items: [], nextCursor: null };
   const q = input.q?.trim();
-  const rows = await selectViews(deps.db)
-    .where(
-      and(
-        eq(conversations.organizationId, actor.organizationId),
-        input.status ? eq(conversations.status, input.status) : undefined,
-        input.channelId ? eq(conversations.channelId, input.channelId) : undefined,
-        input.contactId ? eq(conversations.contactId, input.contactId) : undefined,
-        assigned,
-        input.unread === undefined ? undefined : input.unread ? gt(conversations.unreadCount, 0) : eq(conversations.unreadCount, 0),
-        q ? searchCondition(q) : undefined,
-        after ? sql`(${activity}, ${conversations.id}) < (${after.t.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
-      ),
-    )
-    .orderBy(sql`${activity} desc`, desc(conversations.id))
-    .limit(input.limit + 1);
-  return toPageBy(rows, input.limit, toView, (row) => ({ t: activityOf(row.conversation), id: row.conversation.id }));
+  const rows = await listPage(selectViews(deps.db).$dynamic(), {
+    where: [
+      eq(conversations.organizationId, actor.organizationId),
+      ...equalWhereGiven([[conversations.status, input.status]]),
+      // An id that is no UUID matches nothing.
+      given(input.channelId, (id) => (isUuid(id) ? eq(conversations.channelId, id) : sql`false`)),
+      given(input.contactId, (id) => (isUuid(id) ? eq(conversations.contactId, id) : sql`false`)),
+      assigned,
+      input.unread === undefined ? undefined : input.unread ? gt(conversations.unreadCount, 0) : eq(conversations.unreadCount, 0),
+      q ? searchCondition(q) : undefined,
+    ],
+    order: BY_ACTIVITY,
+    after: cursorKey(input.cursor),
+    limit: input.limit,
+    keyOf: (row) => ({ t: activityOf(row.conversation), id: row.conversation.id }),
+  });
+  return mapPage(rows, toView);
 }
+
+/** The inbox's order: the last activity, then the id, newest first; the cursor's key compared as a row. */
+const BY_ACTIVITY: ListOrder = {
+  after(key) {
+    if (key === undefined) return undefined;
+    return sql`(${activity}, ${conversations.id}) < (${key.t.toISOString()}::timestamptz, ${key.id}::uuid)`;
+  },
+  by: [sql`${activity} desc`, desc(conversations.id)],
+};
 
 export type ConversationPatch = { conversationId: string; status?: 'open' | 'closed'; assigneeUserId?: string | null };
 

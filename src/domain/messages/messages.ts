@@ -5,7 +5,8 @@
 import { and, asc, eq, gte, inArray, lte, sql, type SQLWrapper } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { emptyPage, equalWhereGiven, given, listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -74,30 +75,29 @@ export type MessageFilters = {
 /** Newest first; the cursor is the (created_at, id) of the last row, so new messages never shift pages. */
 export async function listMessages(deps: { db: Executor }, actor: Actor, input: Page & MessageFilters): Promise<PageResult<MessageView>> {
   if ((input.channelId !== undefined && !isUuid(input.channelId)) || (input.conversationId !== undefined && !isUuid(input.conversationId))) {
-    return { items: [], nextCursor: null };
+    return emptyPage();
   }
   const to = input.to ? normalizePhone(input.to) : undefined;
   if (input.to && !to) throw invalid('to is not a valid phone number', [{ pointer: '/to', message: 'not a valid phone number' }]);
-  const rows = await deps.db
-    .select(VIEW)
-    .from(messages)
-    .leftJoin(messageMedia, eq(messageMedia.messageId, messages.id))
-    .where(
-      and(
-        eq(messages.organizationId, actor.organizationId),
-        input.channelId ? eq(messages.channelId, input.channelId) : undefined,
-        input.conversationId ? eq(messages.conversationId, input.conversationId) : undefined,
-        input.status ? eq(messages.status, input.status) : undefined,
-        input.direction ? eq(messages.direction, input.direction) : undefined,
-        to ? eq(messages.toPhone, phoneDigits(to)) : undefined,
-        input.createdAfter ? gte(messages.createdAt, input.createdAfter) : undefined,
-        input.createdBefore ? lte(messages.createdAt, input.createdBefore) : undefined,
-        afterCursor(messages.createdAt, messages.id, cursorKey(input.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(messages.createdAt, messages.id))
-    .limit(input.limit + 1);
-  return toPage(rows.map(toView), input.limit, (row) => row);
+  const rows = await listPage(deps.db.select(VIEW).from(messages).leftJoin(messageMedia, eq(messageMedia.messageId, messages.id)).$dynamic(), {
+    where: [
+      eq(messages.organizationId, actor.organizationId),
+      ...equalWhereGiven([
+        [messages.channelId, input.channelId],
+        [messages.conversationId, input.conversationId],
+        [messages.status, input.status],
+        [messages.direction, input.direction],
+      ]),
+      given(to, (phone) => eq(messages.toPhone, phoneDigits(phone))),
+      given(input.createdAfter, (after) => gte(messages.createdAt, after)),
+      given(input.createdBefore, (before) => lte(messages.createdAt, before)),
+    ],
+    order: newestFirstBy(messages.createdAt, messages.id),
+    after: cursorKey(input.cursor),
+    limit: input.limit,
+    keyOf: (row) => ({ t: row.message.createdAt, id: row.message.id }),
+  });
+  return mapPage(rows, toView);
 }
 
 export type StatusHistoryRow = typeof messageStatusHistory.$inferSelect;

@@ -7,7 +7,8 @@
  */
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { oauthClients, oauthGrantOrganizations, oauthGrants, oauthTokens, organizations } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -31,28 +32,31 @@ export type UserAuthorization = {
 /** The signed-in user's usable grants, newest first. */
 export async function listUserAuthorizations({ db, clock }: AuthorizationDeps, actor: UserActor, page: Page): Promise<PageResult<UserAuthorization>> {
   const now = clock.now();
-  const rows = await db
-    .select({
-      id: oauthGrants.id,
-      scopes: oauthGrants.scopes,
-      createdAt: oauthGrants.createdAt,
-      lastUsedAt: oauthGrants.lastUsedAt,
-      clientId: oauthClients.clientId,
-      clientName: oauthClients.name,
-    })
-    .from(oauthGrants)
-    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-    .where(
-      and(
+  const grants = await listPage(
+    db
+      .select({
+        id: oauthGrants.id,
+        scopes: oauthGrants.scopes,
+        createdAt: oauthGrants.createdAt,
+        lastUsedAt: oauthGrants.lastUsedAt,
+        clientId: oauthClients.clientId,
+        clientName: oauthClients.name,
+      })
+      .from(oauthGrants)
+      .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+      .$dynamic(),
+    {
+      where: [
         eq(oauthGrants.userId, actor.userId),
         isNull(oauthGrants.revokedAt),
         sql`exists (select 1 from ${oauthTokens} t where t.grant_id = ${oauthGrants.id} and t.revoked_at is null and t.expires_at > ${now})`,
-        afterCursor(oauthGrants.createdAt, oauthGrants.id, cursorKey(page.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(oauthGrants.createdAt, oauthGrants.id))
-    .limit(page.limit + 1);
-  const ids = rows.map((r) => r.id);
+      ],
+      order: newestFirstBy(oauthGrants.createdAt, oauthGrants.id),
+      after: cursorKey(page.cursor),
+      limit: page.limit,
+    },
+  );
+  const ids = grants.items.map((r) => r.id);
   const reached =
     ids.length === 0
       ? []
@@ -62,7 +66,7 @@ export async function listUserAuthorizations({ db, clock }: AuthorizationDeps, a
           .innerJoin(organizations, eq(organizations.id, oauthGrantOrganizations.organizationId))
           .where(inArray(oauthGrantOrganizations.grantId, ids))
           .orderBy(asc(organizations.name), asc(organizations.id));
-  return toPage(rows, page.limit, (row) => ({
+  return mapPage(grants, (row) => ({
     id: row.id,
     client: { clientId: row.clientId, name: row.clientName },
     scopes: row.scopes.filter(isPermission),

@@ -11,7 +11,8 @@
 import { and, eq } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { oauthClients } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -144,13 +145,12 @@ export async function registerClient(
 
 /** The organization's clients, newest first. */
 export async function listClients({ db }: Pick<ClientDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<OAuthClient>> {
-  const rows = await db
-    .select()
-    .from(oauthClients)
-    .where(and(eq(oauthClients.organizationId, actor.organizationId), afterCursor(oauthClients.createdAt, oauthClients.id, cursorKey(page.cursor))))
-    .orderBy(...newestFirst(oauthClients.createdAt, oauthClients.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (row) => row);
+  return listPage(db.select().from(oauthClients).$dynamic(), {
+    where: [eq(oauthClients.organizationId, actor.organizationId)],
+    order: newestFirstBy(oauthClients.createdAt, oauthClients.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
 }
 
 /** A client of the actor's organization by its client_id; any other is not found. */

@@ -6,7 +6,8 @@
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursorAscending, oldestFirst, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, mapPage, oldestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { apiKeys, memberships, sessions, users } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
@@ -22,14 +23,21 @@ export type Member = { userId: string; name: string; email: string; role: Role; 
 
 /** The organization's members, oldest first (by joined time, then user id); the cursor holds the last one's. */
 export async function listMembers({ db }: Pick<MemberDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<Member>> {
-  const rows = await db
-    .select({ userId: users.id, name: users.name, email: users.email, role: memberships.role, joinedAt: memberships.createdAt })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.organizationId, actor.organizationId), afterCursorAscending(memberships.createdAt, memberships.userId, cursorKey(page.cursor))))
-    .orderBy(...oldestFirst(memberships.createdAt, memberships.userId))
-    .limit(page.limit + 1);
-  return toPageBy(rows, page.limit, (r) => ({ ...r, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.userId }));
+  const rows = await listPage(
+    db
+      .select({ userId: users.id, name: users.name, email: users.email, role: memberships.role, joinedAt: memberships.createdAt })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .$dynamic(),
+    {
+      where: [eq(memberships.organizationId, actor.organizationId)],
+      order: oldestFirstBy(memberships.createdAt, memberships.userId),
+      after: cursorKey(page.cursor),
+      limit: page.limit,
+      keyOf: (r) => ({ t: r.joinedAt, id: r.userId }),
+    },
+  );
+  return mapPage(rows, (r) => ({ ...r, role: r.role as Role }));
 }
 
 /** Whether the actor may make, unmake or remove an owner: only an owner by their own session or token. */

@@ -1,7 +1,8 @@
 /** Organizations and their members. */
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursorAscending, oldestFirst, toPage, toPageBy, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, mapPage, oldestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { memberships, oauthGrantOrganizations, oauthTokens, organizations, users } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
@@ -71,14 +72,21 @@ export async function createOwnOrganization(deps: OrganizationDeps, actor: Actor
 export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<OrganizationView>> {
   if (actor.kind === 'user') {
     // A person's organizations in the order they joined them (then id), as the session record lists them.
-    const rows = await db
-      .select({ organization: organizations, role: memberships.role, joinedAt: memberships.createdAt })
-      .from(memberships)
-      .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
-      .where(and(eq(memberships.userId, actor.userId), afterCursorAscending(memberships.createdAt, memberships.organizationId, cursorKey(page.cursor))))
-      .orderBy(...oldestFirst(memberships.createdAt, memberships.organizationId))
-      .limit(page.limit + 1);
-    return toPageBy(rows, page.limit, (r) => ({ ...r.organization, role: r.role as Role }), (r) => ({ t: r.joinedAt, id: r.organization.id }));
+    const rows = await listPage(
+      db
+        .select({ organization: organizations, role: memberships.role, joinedAt: memberships.createdAt })
+        .from(memberships)
+        .innerJoin(organizations, eq(organizations.id, memberships.organizationId))
+        .$dynamic(),
+      {
+        where: [eq(memberships.userId, actor.userId)],
+        order: oldestFirstBy(memberships.createdAt, memberships.organizationId),
+        after: cursorKey(page.cursor),
+        limit: page.limit,
+        keyOf: (r) => ({ t: r.joinedAt, id: r.organization.id }),
+      },
+    );
+    return mapPage(rows, (r) => ({ ...r.organization, role: r.role as Role }));
   }
   let ids = [actor.organizationId];
   if (actor.kind === 'oauth') {
@@ -91,14 +99,14 @@ export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, ac
     ids = [...new Set([actor.organizationId, ...covered.map((c) => c.organizationId)])];
   }
   // An API key's or an OAuth token's organizations, oldest first (then id).
-  const rows = await db
-    .select()
-    .from(organizations)
-    .where(and(inArray(organizations.id, ids), afterCursorAscending(organizations.createdAt, organizations.id, cursorKey(page.cursor))))
-    .orderBy(...oldestFirst(organizations.createdAt, organizations.id))
-    .limit(page.limit + 1);
+  const rows = await listPage(db.select().from(organizations).$dynamic(), {
+    where: [inArray(organizations.id, ids)],
+    order: oldestFirstBy(organizations.createdAt, organizations.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
   const roles = actor.kind === 'oauth' ? await listMemberships(db, actor.userId) : [];
-  return toPage(rows, page.limit, (r) => ({ ...r, role: roles.find((m) => m.organizationId === r.id)?.role ?? null }));
+  return mapPage(rows, (r) => ({ ...r, role: roles.find((m) => m.organizationId === r.id)?.role ?? null }));
 }
 
 /** The organization the actor acts in. */

@@ -4,7 +4,8 @@
  */
 import { and, eq, gt, isNull, lt, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { sessions } from '../../db/schema.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
@@ -161,20 +162,13 @@ export type SessionRow = typeof sessions.$inferSelect;
 
 /** The user's active sessions, newest first (then id); `current` marks the actor's own. */
 export async function listSessions({ db, clock }: SessionDeps, actor: UserActor, page: Page): Promise<PageResult<SessionRow & { current: boolean }>> {
-  const rows = await db
-    .select()
-    .from(sessions)
-    .where(
-      and(
-        eq(sessions.userId, actor.userId),
-        isNull(sessions.revokedAt),
-        gt(sessions.expiresAt, clock.now()),
-        afterCursor(sessions.createdAt, sessions.id, cursorKey(page.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(sessions.createdAt, sessions.id))
-    .limit(page.limit + 1);
-  return toPage(rows, page.limit, (s) => ({ ...s, current: s.id === actor.sessionId }));
+  const rows = await listPage(db.select().from(sessions).$dynamic(), {
+    where: [eq(sessions.userId, actor.userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, clock.now())],
+    order: newestFirstBy(sessions.createdAt, sessions.id),
+    after: cursorKey(page.cursor),
+    limit: page.limit,
+  });
+  return mapPage(rows, (s) => ({ ...s, current: s.id === actor.sessionId }));
 }
 
 /** Revokes one of the user's own sessions; another user's session id behaves as unknown. */

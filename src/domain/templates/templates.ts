@@ -4,7 +4,8 @@
  */
 import { and, eq, or } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { emptyPage, equalWhereGiven, listPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { templates } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -36,24 +37,22 @@ export async function listTemplates(
   actor: Actor,
   input: Page & { channelId?: string; status?: string; name?: string; language?: string; category?: string },
 ): Promise<PageResult<TemplateRow>> {
-  if (input.channelId !== undefined && !isUuid(input.channelId)) return { items: [], nextCursor: null };
-  const rows = await deps.db
-    .select()
-    .from(templates)
-    .where(
-      and(
-        eq(templates.organizationId, actor.organizationId),
-        input.channelId ? eq(templates.channelId, input.channelId) : undefined,
-        input.status ? eq(templates.status, input.status) : undefined,
-        input.name ? eq(templates.name, input.name) : undefined,
-        input.language ? eq(templates.language, input.language) : undefined,
-        input.category ? eq(templates.category, input.category) : undefined,
-        afterCursor(templates.createdAt, templates.id, cursorKey(input.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(templates.createdAt, templates.id))
-    .limit(input.limit + 1);
-  return toPage(rows, input.limit, (row) => row);
+  if (input.channelId !== undefined && !isUuid(input.channelId)) return emptyPage();
+  return listPage(deps.db.select().from(templates).$dynamic(), {
+    where: [
+      eq(templates.organizationId, actor.organizationId),
+      ...equalWhereGiven([
+        [templates.channelId, input.channelId],
+        [templates.status, input.status],
+        [templates.name, input.name],
+        [templates.language, input.language],
+        [templates.category, input.category],
+      ]),
+    ],
+    order: newestFirstBy(templates.createdAt, templates.id),
+    after: cursorKey(input.cursor),
+    limit: input.limit,
+  });
 }
 
 /** A template of the actor's organization; another organization's id is simply not found. */

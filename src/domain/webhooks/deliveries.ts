@@ -3,7 +3,8 @@
  * scoped by actor.organizationId.
  */
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
-import { afterCursor, newestFirst, toPage, type Page, type PageResult } from '../../db/paginate.ts';
+import { emptyPage, equalWhereGiven, given, listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
+import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -38,34 +39,32 @@ export type DeliveryFilter = {
 /** Deliveries newest first, each with its latest attempts. Ids that are not UUIDs match nothing. */
 export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor, filter: DeliveryFilter & Page): Promise<PageResult<DeliveryWithAttempts>> {
   if ((filter.endpointId !== undefined && !isUuid(filter.endpointId)) || (filter.messageId !== undefined && !isUuid(filter.messageId))) {
-    return { items: [], nextCursor: null };
+    return emptyPage();
   }
   const t = webhookDeliveries;
-  const rows = await deps.db
-    .select()
-    .from(t)
-    .where(
-      and(
-        eq(t.organizationId, actor.organizationId),
-        filter.endpointId ? eq(t.endpointId, filter.endpointId) : undefined,
-        filter.eventType ? eq(t.eventType, filter.eventType) : undefined,
-        filter.status ? eq(t.status, filter.status) : undefined,
-        filter.messageId ? eq(t.messageId, filter.messageId) : undefined,
-        filter.since ? gte(t.createdAt, filter.since) : undefined,
-        filter.until ? lt(t.createdAt, filter.until) : undefined,
-        afterCursor(t.createdAt, t.id, cursorKey(filter.cursor)),
-      ),
-    )
-    .orderBy(...newestFirst(t.createdAt, t.id))
-    .limit(filter.limit + 1);
-  const page = rows.slice(0, filter.limit);
+  const page = await listPage(deps.db.select().from(t).$dynamic(), {
+    where: [
+      eq(t.organizationId, actor.organizationId),
+      ...equalWhereGiven([
+        [t.endpointId, filter.endpointId],
+        [t.eventType, filter.eventType],
+        [t.status, filter.status],
+        [t.messageId, filter.messageId],
+      ]),
+      given(filter.since, (since) => gte(t.createdAt, since)),
+      given(filter.until, (until) => lt(t.createdAt, until)),
+    ],
+    order: newestFirstBy(t.createdAt, t.id),
+    after: cursorKey(filter.cursor),
+    limit: filter.limit,
+  });
   const attempts =
-    page.length === 0
+    page.items.length === 0
       ? []
       : await deps.db
           .select()
           .from(webhookAttempts)
-          .where(inArray(webhookAttempts.deliveryId, page.map((r) => r.id)))
+          .where(inArray(webhookAttempts.deliveryId, page.items.map((r) => r.id)))
           .orderBy(desc(webhookAttempts.attemptedAt), desc(webhookAttempts.id));
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const attempt of attempts) {
@@ -73,7 +72,7 @@ export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor
     list.push(attempt);
     byDelivery.set(attempt.deliveryId, list);
   }
-  return toPage(rows, filter.limit, (row) => ({ ...row, latestAttempts: (byDelivery.get(row.id) ?? []).slice(0, ATTEMPTS_SHOWN) }));
+  return mapPage(page, (row) => ({ ...row, latestAttempts: (byDelivery.get(row.id) ?? []).slice(0, ATTEMPTS_SHOWN) }));
 }
 
 export const RETRY_SKIP_REASONS = ['already succeeded', 'endpoint disabled', 'attempt in flight'] as const;

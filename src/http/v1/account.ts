@@ -12,7 +12,8 @@ import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';
-import { presentUser, throttledLogin, UserSessionRecordSchema, userActor } from './auth.ts';
+import { presentUser } from './auth.presenters.ts';
+import { throttledLogin, UserSessionRecordSchema, userActor } from './auth.ts';
 
 /** A password as a new one is checked: the rules' lengths (the rest is checked by the domain). */
 export const NewPasswordSchema = z

@@ -1,15 +1,16 @@
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyAuthenticator, type ApiKeyDeps, type ApiKeyRow } from '../../domain/api-keys/api-keys.ts';
-import { isPermission, PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyAuthenticator, type ApiKeyDeps } from '../../domain/api-keys/api-keys.ts';
+import { PERMISSION_DESCRIPTIONS, PERMISSIONS } from '../../domain/permissions.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentApiKey } from './api-keys.presenters.ts';
 
 const PERMISSION_LIST = PERMISSIONS.map((p) => `\`${p}\`: ${PERMISSION_DESCRIPTIONS[p]}`).join('; ');
 
-const ApiKeySchema = z
+export const ApiKeySchema = z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -23,7 +24,7 @@ const ApiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-const CreatedApiKeySchema = ApiKeySchema.extend({
+export const CreatedApiKeySchema = ApiKeySchema.extend({
   secret: z.string().meta({ description: 'The key itself. Shown this once; only a hash is stored.', example: 'prl_Ab3x...x9Qz' }),
 }).meta({ id: 'CreatedApiKey' });
 
@@ -38,27 +39,6 @@ const CreateApiKeyBodySchema = z
     expires_at: IsoTimestamp.optional().meta({ description: 'When the key stops working (optional)' }),
   })
   .meta({ id: 'CreateApiKeyRequest' });
-
-export type ApiKeyRecord = z.infer<typeof ApiKeySchema>;
-export type CreatedApiKeyRecord = z.infer<typeof CreatedApiKeySchema>;
-
-export function presentApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    last_four: row.lastFour,
-    permissions: row.permissions.filter(isPermission),
-    created_at: row.createdAt.toISOString(),
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    created_by: row.createdByUserId
-      ? { type: 'user', id: row.createdByUserId }
-      : row.createdByKeyId
-        ? { type: 'api_key', id: row.createdByKeyId }
-        : null,
-  };
-}
 
 /** What the API key routes use: the database, the clock, and the key cache to forget on a change. */
 export type ApiKeyServices = ApiKeyDeps & { apiKeys: Pick<ApiKeyAuthenticator, 'forget'> };

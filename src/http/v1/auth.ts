@@ -3,14 +3,14 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type LoginThrottled, type SessionDeps, type SessionRow } from '../../domain/sessions/sessions.ts';
-import type { Membership, User } from '../../domain/users/users.ts';
+import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type LoginThrottled, type SessionDeps } from '../../domain/sessions/sessions.ts';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { RouteRateLimit } from '../rate-limit.ts';
+import { presentUser, presentMembership, presentSession } from './auth.presenters.ts';
 
 export const UserSessionRecordSchema = z
   .object({
@@ -30,13 +30,13 @@ const LoginBodySchema = z.object({
   telemetry_id: z.string().max(200).optional().meta({ description: 'Optional device fingerprint id' }),
 });
 
-const OrganizationMembershipSchema = z.object({
+export const OrganizationMembershipSchema = z.object({
   organization_id: z.uuid(),
   organization_name: z.string(),
   role: z.enum(['owner', 'admin', 'member']),
 });
 
-const SessionInfoSchema = z
+export const SessionInfoSchema = z
   .object({
     user: UserSessionRecordSchema,
     organization_id: z.uuid().meta({ description: 'The organization this request acts in (choose another with X-Organization-Id)' }),
@@ -47,7 +47,7 @@ const SessionInfoSchema = z
   })
   .meta({ id: 'SessionInfo' });
 
-const SessionViewSchema = z.object({
+export const SessionViewSchema = z.object({
   id: z.uuid(),
   current: z.boolean(),
   user_agent: z.string().nullable(),
@@ -56,40 +56,6 @@ const SessionViewSchema = z.object({
   last_seen_at: z.string(),
   expires_at: z.string(),
 });
-
-export type UserSessionRecord = z.infer<typeof UserSessionRecordSchema>;
-export type OrganizationMembershipRecord = z.infer<typeof OrganizationMembershipSchema>;
-export type SessionInfoRecord = z.infer<typeof SessionInfoSchema>;
-export type SessionViewRecord = z.infer<typeof SessionViewSchema>;
-
-/** The user session record of the spec. */
-export function presentUser(user: User): z.infer<typeof UserSessionRecordSchema> {
-  return {
-    id: user.id,
-    name: user.name,
-    email: user.email,
-    email_verified: user.emailVerified,
-    timezone: user.timezone,
-    week_start: user.weekStart,
-    created_at: user.createdAt.toISOString(),
-  };
-}
-
-function presentMembership(m: Membership): z.infer<typeof OrganizationMembershipSchema> {
-  return { organization_id: m.organizationId, organization_name: m.organizationName, role: m.role };
-}
-
-function presentSession(s: SessionRow & { current: boolean }): z.infer<typeof SessionViewSchema> {
-  return {
-    id: s.id,
-    current: s.current,
-    user_agent: s.userAgent,
-    ip: s.ip,
-    created_at: s.createdAt.toISOString(),
-    last_seen_at: s.lastSeenAt.toISOString(),
-    expires_at: s.expiresAt.toISOString(),
-  };
-}
 
 /** The actor of a session-only route, as the user it is. */
 export function userActor(actor: Actor): Extract<Actor, { kind: 'user' }> {

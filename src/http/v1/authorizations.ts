@@ -1,6 +1,6 @@
 /** The applications the signed-in user authorized (their OAuth grants), and revoking one: dashboard session only. */
 import { z } from 'zod';
-import { listUserAuthorizations, revokeUserAuthorization, type AuthorizationDeps, type UserAuthorization } from '../../domain/oauth/authorizations.ts';
+import { listUserAuthorizations, revokeUserAuthorization, type AuthorizationDeps } from '../../domain/oauth/authorizations.ts';
 import { PERMISSIONS } from '../../domain/permissions.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
@@ -8,8 +8,9 @@ import { errorResponses } from '../errors.ts';
 import { OAuthClientSummarySchema } from '../oauth/consent.ts';
 import { listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { userActor } from './auth.ts';
+import { presentAuthorization } from './authorizations.presenters.ts';
 
-const OAuthAuthorizationSchema = z
+export const OAuthAuthorizationSchema = z
   .object({
     id: z.uuid().meta({ description: 'The grant: revoke it with DELETE /v1/auth/authorizations/{id}' }),
     client: OAuthClientSummarySchema,
@@ -19,18 +20,6 @@ const OAuthAuthorizationSchema = z
     last_used_at: z.string().nullable().meta({ format: 'date-time' }),
   })
   .meta({ id: 'OAuthAuthorization' });
-export type OAuthAuthorizationRecord = z.infer<typeof OAuthAuthorizationSchema>;
-
-function presentAuthorization(a: UserAuthorization): z.infer<typeof OAuthAuthorizationSchema> {
-  return {
-    id: a.id,
-    client: { client_id: a.client.clientId, name: a.client.name },
-    scopes: a.scopes,
-    organizations: a.organizations,
-    created_at: a.createdAt.toISOString(),
-    last_used_at: a.lastUsedAt?.toISOString() ?? null,
-  };
-}
 
 export async function registerAuthorizationRoutes(app: App, services: AuthorizationDeps & { forget: () => void }) {
   const { forget, ...deps } = services;

@@ -4,7 +4,8 @@ import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
-import { ChannelSchema, presentChannel } from './channels.ts';
+import { presentChannel } from './channels.presenters.ts';
+import { ChannelSchema } from './channels.ts';
 import { dataOf } from '../schemas.ts';
 
 /** Onboarding of official numbers, after the provider's embedded-signup flow. */

@@ -1,28 +1,14 @@
-import QRCode from 'qrcode';
 import { z } from 'zod';
 import { capabilitiesOf, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
-import {
-  channelStatusOf,
-  createChannel,
-  credentialsSet,
-  deleteChannel,
-  getChannel,
-  listChannels,
-  updateChannel,
-  visibleSettings,
-  type ChannelDeps,
-  type ChannelRow,
-  type StatusHistoryRow,
-} from '../../domain/channels/channels.ts';
-import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, type PairingDeps, type ProviderProfileLookup } from '../../domain/channels/pairing.ts';
-import type { Sealer } from '../../lib/crypto.ts';
-import type { QrCode } from '../../providers/provider.ts';
-import { PLATFORMS, platformsWith, providerModule, type Platform } from '../../providers/registry.ts';
+import { channelStatusOf, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelDeps, type ChannelRow } from '../../domain/channels/channels.ts';
+import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, type PairingDeps } from '../../domain/channels/pairing.ts';
+import { PLATFORMS, platformsWith, providerModule } from '../../providers/registry.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentChannel, presentStatus, presentQr, presentProfile } from './channels.presenters.ts';
 
 /** The platforms the registry lists (channels.platform). */
 const PlatformSchema = z.enum(PLATFORMS);
@@ -118,7 +104,7 @@ const UpdateChannelBody = z
   })
   .meta({ id: 'UpdateChannelRequest', description: 'Fields to change; settings and credentials are merged. New official credentials are checked again.', examples: [{ name: 'Support (EU)' }] });
 
-const QrSchema = z
+export const QrSchema = z
   .object({
     qr: z.string().meta({ description: 'The raw QR string' }),
     qr_image: z.string().meta({ description: 'The QR as a PNG data URL' }),
@@ -145,11 +131,11 @@ const ConnectBody = z
   .strict()
   .meta({ id: 'ConnectChannelRequest', examples: [{}, { phone_number: '+49 30 1234567' }] });
 
-const ConnectSchema = z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() });
+export const ConnectSchema = z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() });
 
 const HistoryEntrySchema = z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() });
 
-const ChannelStatusSchema = z.object({
+export const ChannelStatusSchema = z.object({
   status: StatusSchema,
   status_reason: z.string().nullable(),
   status_changed_at: z.string(),
@@ -157,7 +143,7 @@ const ChannelStatusSchema = z.object({
   history: z.array(HistoryEntrySchema),
 });
 
-const CapabilitiesSchema = z
+export const CapabilitiesSchema = z
   .object({
     platform: PlatformSchema,
     message_types: z.array(z.enum(MESSAGE_TYPES)),
@@ -167,58 +153,9 @@ const CapabilitiesSchema = z
   })
   .meta({ id: 'ChannelCapabilities' });
 
-const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
+export const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
 
-export type ChannelView = z.infer<typeof ChannelSchema>;
-export type QrView = z.infer<typeof QrSchema>;
-export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
-export type ConnectView = z.infer<typeof ConnectSchema>;
-export type ChannelCapabilitiesRecord = z.infer<typeof CapabilitiesSchema>;
 export type CreateChannelRequest = z.input<typeof CreateChannelBody>;
-
-/** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
-export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
-  return {
-    id: row.id,
-    platform: row.platform as Platform,
-    name: row.name,
-    status: row.status as ChannelView['status'],
-    status_reason: row.statusReason,
-    status_changed_at: row.statusChangedAt.toISOString(),
-    display_phone_number: row.displayPhoneNumber,
-    sandbox: row.sandbox,
-    settings: visibleSettings(row),
-    credentials_set: credentialsSet(row, sealer),
-    health: {
-      last_error_code: row.lastErrorCode,
-      last_error_message: row.lastErrorMessage,
-      last_error_at: row.lastErrorAt?.toISOString() ?? null,
-      reconnect_attempts: row.reconnectAttempts,
-      last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
-    },
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-function presentStatus(channel: ChannelView, history: StatusHistoryRow[]): z.infer<typeof ChannelStatusSchema> {
-  return {
-    status: channel.status,
-    status_reason: channel.status_reason,
-    status_changed_at: channel.status_changed_at,
-    health: channel.health,
-    history: history.map((h) => ({ from: h.fromStatus, to: h.toStatus, reason: h.reason, reason_code: h.reasonCode, at: h.createdAt.toISOString() })),
-  };
-}
-
-/** The QR to scan, with a PNG rendering of it. */
-async function presentQr(qr: QrCode): Promise<QrView> {
-  return { qr: qr.qr, qr_image: await QRCode.toDataURL(qr.qr, { errorCorrectionLevel: 'M', margin: 2, width: 320 }), expires_at: qr.expiresAt.toISOString() };
-}
-
-function presentProfile(profile: ProviderProfileLookup): z.infer<typeof ProfileSchema> {
-  return { phone: profile.phone, exists: profile.exists, chatapp_id: profile.chatappId, name: profile.name };
-}
 
 const ChannelParams = z.object({ channelID: PathId });
 const channelErrors = errorResponses([400, 401, 403, 404, 409, 422, 503]);

@@ -1,6 +1,6 @@
 /**
  * The contacts routes' records: the presenters that turn the domain's rows into them. The record
- * types are inferred from the response schemas beside the routes (contacts.ts).
+ * types are inferred from the response schemas (contacts.schemas.ts).
  */
 import type { z } from 'zod';
 import type { ConsentRow, ConsentState, SuppressionState } from '../../domain/contacts/consents.ts';
@@ -9,7 +9,7 @@ import type { ImportResult } from '../../domain/contacts/import.ts';
 import type { NoteAuthor, NoteRow } from '../../domain/contacts/notes.ts';
 import type { TaggedContact } from '../../domain/contacts/record.ts';
 import type { TagAssignment } from '../../domain/contacts/tags.ts';
-import type { ConsentSchema, ContactSchema, IdentitySchema, ImportResultSchema, NoteSchema, SuppressionSchema, TagSchema } from './contacts.ts';
+import type { ConsentSchema, ContactSchema, IdentitySchema, ImportResultSchema, NoteSchema, SuppressionSchema, TagSchema } from './contacts.schemas.ts';
 
 export type ContactRecord = z.infer<typeof ContactSchema>;
 export type IdentityRecord = z.infer<typeof IdentitySchema>;

@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { CONSENT_STATES, deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression, type UnknownChannelScope } from '../../domain/contacts/consents.ts';
-import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, LOOKUP_TYPES, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
-import { ContactFieldsSchema, normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
-import { IDENTITY_TYPES, listContactIdentities } from '../../domain/contacts/identities.ts';
-import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_REPORTED_ERRORS, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
-import { createNote, deleteNote, listNotes, NOTE_AUTHOR_TYPES } from '../../domain/contacts/notes.ts';
+import { deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression, type UnknownChannelScope } from '../../domain/contacts/consents.ts';
+import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
+import { normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
+import { listContactIdentities } from '../../domain/contacts/identities.ts';
+import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
+import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
 import type { ContactClockDeps } from '../../domain/contacts/record.ts';
 import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
 import { DomainError, invalid, notFound } from '../../domain/errors.ts';
@@ -25,237 +25,31 @@ import {
   presentSuppression,
   presentTag,
 } from './contacts.presenters.ts';
+import {
+  AddTagBody,
+  ChannelScopeSchema,
+  CHANNEL_SCOPE_DOC,
+  ConsentSchema,
+  ContactParams,
+  ContactSchema,
+  CreateContactBody,
+  CreateNoteBody,
+  CSV_EXAMPLE,
+  IdentitySchema,
+  ImportResultSchema,
+  LookupBody,
+  NDJSON_EXAMPLE,
+  NoteSchema,
+  PutConsentBody,
+  SuppressionSchema,
+  TagSchema,
+  UpdateContactBody,
+  UPSERT_RULE,
+  UpsertSuppressionBody,
+} from './contacts.schemas.ts';
 
 const TAG = 'contacts';
-const EXAMPLE_ID = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
-const EXAMPLE_CHANNEL = '0196a0e1-1b2c-7d3e-8f40-5a6b7c8d9e0f';
 
-const UPSERT_RULE =
-  'Create or upsert. The contact to update is the one holding the phone_number (in any format, compared in E.164); ' +
-  'failing that, the one holding external_source + external_id; failing that, the one holding the email (case-insensitive). ' +
-  'No match creates a contact (201); a match is updated with the fields given (200; fields left out keep their values, null or "" clears one, ' +
-  'custom_fields is merged key by key). A new contact needs a phone_number, an email or an external_source + external_id. ' +
-  'Giving the contact an identifier that another contact holds is a 409 naming the field. An impossible phone number is a 400 naming phone_number. ' +
-  'Records crm.record.created, or crm.record.updated and contact.updated (nothing when an update changes nothing).';
-
-const CHANNEL_SCOPE_DOC =
-  'A channel scope: the id of one of the organization\'s channels, `chatapp` (every chat-app channel) or `all` (every channel). ' +
-  'A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, ' +
-  'or when the latest consent among those scopes is `revoked` (templates too).';
-
-export const ContactSchema = z
-  .object({
-    id: z.uuid(),
-    phone_number: z.string().nullable().meta({ description: 'E.164 with the leading `+`', example: '+4930123456' }),
-    name: z.string().nullable(),
-    email: z.string().nullable(),
-    external_source: z.string().nullable(),
-    external_id: z.string().nullable(),
-    custom_fields: z.record(z.string(), z.unknown()),
-    tags: z.array(z.string()).meta({ description: 'Names of the tags assigned' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'Contact',
-    examples: [
-      {
-        id: EXAMPLE_ID,
-        phone_number: '+4930123456',
-        name: 'Ana Souza',
-        email: 'ana@example.com',
-        external_source: 'hubspot',
-        external_id: '81723',
-        custom_fields: { plan: 'pro' },
-        tags: ['vip'],
-        created_at: '2025-05-01T09:30:00.000Z',
-        updated_at: '2025-05-02T10:00:00.000Z',
-      },
-    ],
-  });
-
-const CreateContactBody = ContactFieldsSchema.meta({
-  id: 'CreateContactRequest',
-  description: UPSERT_RULE,
-  examples: [
-    { phone_number: '+49 30 123456', name: 'Ana Souza', email: 'ana@example.com', external_source: 'hubspot', external_id: '81723', custom_fields: { plan: 'pro' } },
-    { email: 'lee@example.com', name: 'Lee' },
-  ],
-});
-
-const UpdateContactBody = ContactFieldsSchema.meta({
-  id: 'UpdateContactRequest',
-  description: 'The fields to change; null or "" clears one; custom_fields is merged key by key (a null value removes its key). The contact must keep a phone_number, an email or an external id. 409 when another contact holds the new value.',
-  examples: [{ name: 'Ana M. Souza', email: 'ana.souza@example.com' }, { custom_fields: { plan: 'enterprise', trial: null } }],
-});
-
-export type ContactFieldsRequest = z.input<typeof ContactFieldsSchema>;
-
-export const IdentitySchema = z
-  .object({
-    type: z.enum(IDENTITY_TYPES).meta({
-      description:
-        'phone (E.164), chatapp_id (the chat app\'s user id, usually the number\'s digits), linked_id and business_scoped_user_id (the chat app\'s privacy ids), username, email (lower-case), external_id (with source)',
-    }),
-    value: z.string(),
-    source: z.string().nullable().meta({ description: 'The external system of an external_id' }),
-    created_at: z.string(),
-  })
-  .meta({ id: 'ContactIdentity', examples: [{ type: 'chatapp_id', value: '4930123456', source: null, created_at: '2025-05-01T09:30:00.000Z' }] });
-
-export const NoteSchema = z
-  .object({
-    id: z.uuid(),
-    contact_id: z.uuid(),
-    body: z.string(),
-    author: z.object({ type: z.enum(NOTE_AUTHOR_TYPES), id: z.uuid().nullable() }).meta({ description: 'The user or API key that wrote it' }),
-    created_at: z.string(),
-  })
-  .meta({
-    id: 'ContactNote',
-    examples: [{ id: EXAMPLE_ID, contact_id: EXAMPLE_ID, body: 'Asked for a callback on Monday.', author: { type: 'user', id: EXAMPLE_CHANNEL }, created_at: '2025-05-02T10:00:00.000Z' }],
-  });
-
-const CreateNoteBody = z
-  .object({ body: z.string().trim().min(1).max(10_000) })
-  .meta({ id: 'CreateContactNoteRequest', description: 'Records crm.comment.created.', examples: [{ body: 'Asked for a callback on Monday.' }] });
-
-export const TagSchema = z
-  .object({ name: z.string(), assigned_at: z.string() })
-  .meta({ id: 'ContactTag', examples: [{ name: 'vip', assigned_at: '2025-05-02T10:00:00.000Z' }] });
-
-const AddTagBody = z
-  .object({ tag: z.string().min(1).max(TAG_NAME_MAX).meta({ description: 'A tag name; made in the organization when new (names compare case-insensitively)' }) })
-  .meta({ id: 'AddContactTagRequest', description: 'Records crm.list.entry_added (list: the tag name) when newly assigned.', examples: [{ tag: 'vip' }] });
-
-const ChannelScopeSchema = z.string().min(1).max(64).meta({ description: CHANNEL_SCOPE_DOC, examples: ['all', 'chatapp', EXAMPLE_CHANNEL] });
-
-export const ConsentSchema = z
-  .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
-    state: z.enum(CONSENT_STATES),
-    source: z.string().nullable().meta({ description: 'Where the consent was given or revoked' }),
-    recorded_at: z.string().meta({ description: 'When it was given or revoked' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'ContactConsent',
-    examples: [{ channel: 'chatapp', state: 'revoked', source: 'replied STOP', recorded_at: '2025-05-02T10:00:00.000Z', created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-02T10:00:00.000Z' }],
-  });
-
-const PutConsentBody = z
-  .object({
-    state: z.enum(CONSENT_STATES),
-    source: z.string().trim().max(200).nullable().optional().meta({ description: 'Where it was given or revoked: a form, a keyword, an agent' }),
-    at: IsoTimestamp.optional().meta({ description: 'When it was given or revoked (default now; not in the future)' }),
-  })
-  .meta({
-    id: 'PutContactConsentRequest',
-    examples: [{ state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' }, { state: 'revoked', source: 'replied STOP' }],
-  });
-
-export type PutContactConsentRequest = z.input<typeof PutConsentBody>;
-
-export const SuppressionSchema = z
-  .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
-    reason: z.string(),
-    expires_at: z.string().nullable().meta({ description: 'When it lapses; null: until lifted' }),
-    active: z.boolean().meta({ description: 'false once expires_at has passed' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'ContactSuppression',
-    examples: [{ channel: 'all', reason: 'legal hold', expires_at: null, active: true, created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-01T09:30:00.000Z' }],
-  });
-
-const UpsertSuppressionBody = z
-  .object({
-    channel: ChannelScopeSchema,
-    reason: z.string().trim().min(1).max(500),
-    expires_at: IsoTimestamp.nullable().optional().meta({ description: 'When it lapses (in the future); absent or null: until lifted' }),
-  })
-  .meta({
-    id: 'UpsertContactSuppressionRequest',
-    description: 'Creates the suppression of the channel scope (201) or replaces its reason and expiry (200).',
-    examples: [{ channel: 'all', reason: 'legal hold' }, { channel: EXAMPLE_CHANNEL, reason: 'complained about frequency', expires_at: '2025-06-01T00:00:00Z' }],
-  });
-
-export type UpsertContactSuppressionRequest = z.input<typeof UpsertSuppressionBody>;
-
-const LookupBody = z
-  .object({
-    identifiers: z
-      .array(
-        z.object({
-          type: z.enum(LOOKUP_TYPES).meta({
-            description:
-              'contact_id; phone (any common format); chatapp (a chat-app number in any format, or an address `<digits>@s.whatsapp.net`, `<digits>@c.us`, `<id>@lid`); ' +
-              'chatapp_id (the chat app\'s id for the person: user id, linked id or business-scoped user id); email (case-insensitive); external_id (with source)',
-          }),
-          value: z.string().max(320),
-          source: z.string().max(100).nullable().optional().meta({ description: 'The external system; required when type is external_id' }),
-        }),
-      )
-      .min(1)
-      .max(20),
-  })
-  .meta({
-    id: 'ContactLookupRequest',
-    description:
-      'Resolves the identifiers to one stored contact: 200 with it; 404 `{error: "contact not found", code: "not_found"}` when none matches; ' +
-      '409 code `conflict` when they match different contacts. Identifiers that match nothing do not stop the others from matching.',
-    examples: [
-      { identifiers: [{ type: 'phone', value: '+49 30 123456' }] },
-      { identifiers: [{ type: 'external_id', value: '81723', source: 'hubspot' }, { type: 'email', value: 'ana@example.com' }] },
-      { identifiers: [{ type: 'chatapp', value: '4930123456@s.whatsapp.net' }] },
-    ],
-  });
-
-export const ImportResultSchema = z
-  .object({
-    import_id: z.uuid().meta({ description: 'Also in the crm.import.committed event' }),
-    format: z.enum(['csv', 'ndjson']),
-    rows: z.number().int().meta({ description: 'Data rows read (a CSV header and blank lines are not rows)' }),
-    created: z.number().int(),
-    updated: z.number().int(),
-    unchanged: z.number().int().meta({ description: 'Rows that matched a contact and changed nothing' }),
-    failed: z.number().int(),
-    errors: z
-      .array(
-        z.object({
-          row: z.number().int().meta({ description: '1-based data row number' }),
-          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
-          field: z.string().nullable().meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
-          message: z.string(),
-        }),
-      )
-      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
-    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
-    truncated: z.boolean().meta({ description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read` }),
-  })
-  .meta({
-    id: 'ContactImportResult',
-    examples: [
-      {
-        import_id: EXAMPLE_ID,
-        format: 'csv',
-        rows: 3,
-        created: 1,
-        updated: 1,
-        unchanged: 0,
-        failed: 1,
-        errors: [{ row: 3, line: 4, field: 'phone_number', message: 'not a possible phone number (write it with its country code)' }],
-        errors_truncated: false,
-        truncated: false,
-      },
-    ],
-  });
-
-const CSV_EXAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
-const NDJSON_EXAMPLE = '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
 const IMPORT_TYPES: Record<string, ImportFormat> = {
   'text/csv': 'csv',
   'application/csv': 'csv',
@@ -264,7 +58,6 @@ const IMPORT_TYPES: Record<string, ImportFormat> = {
   'application/jsonlines': 'ndjson',
 };
 
-const ContactParams = z.object({ contactID: PathId });
 const read: { auth: { permission: Permission }; errorShape: 'code' } = { auth: { permission: 'contacts:read' }, errorShape: 'code' };
 const write: { auth: { permission: Permission }; errorShape: 'code' } = { auth: { permission: 'contacts:write' }, errorShape: 'code' };
 
@@ -297,7 +90,14 @@ function scopeRefusal(refusal: UnknownChannelScope['refusal'], location: 'params
 export type ContactServices = ContactClockDeps;
 
 export async function registerContactRoutes(app: App, deps: ContactServices) {
+  registerContactRecordRoutes(app, deps);
+  registerContactSubrecordRoutes(app, deps);
+  registerContactPolicyRoutes(app, deps);
+  await registerContactImportRoute(app, deps);
+}
 
+/** The contact records: create or upsert, list, look up, by phone, get, update, delete. */
+function registerContactRecordRoutes(app: App, deps: ContactServices) {
   app.post(
     '/v1/contacts',
     {
@@ -424,7 +224,10 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** A contact's identities, notes and tags. */
+function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
   app.get(
     '/v1/contacts/:contactID/identities',
     {
@@ -524,7 +327,10 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** A contact's consents and suppressions (the send policy's inputs). */
+function registerContactPolicyRoutes(app: App, deps: ContactServices) {
   app.put(
     '/v1/contacts/:contactID/consent/:channel',
     {
@@ -619,7 +425,10 @@ export async function registerContactRoutes(app: App, deps: ContactServices) {
       return reply.code(204).send(null);
     },
   );
+}
 
+/** The bulk import (CSV or JSON lines, read as a stream). */
+async function registerContactImportRoute(app: App, deps: ContactServices) {
   // The import reads its body as a stream, so it has its own scope: a parser that hands the request
   // stream over unread, and its own size limit (the global one is for JSON bodies).
   await app.register(async (scope) => {

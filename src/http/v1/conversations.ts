@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import {
-  CONVERSATION_SEARCH_MAX,
-  listConversations,
-  loadConversation,
-  loadConversationView,
-  markConversationRead,
-  updateConversation,
-  type ConversationView,
-} from '../../domain/messages/conversations.ts';
+import { CONVERSATION_SEARCH_MAX, listConversations, loadConversation, loadConversationView, markConversationRead, updateConversation } from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -16,9 +8,11 @@ import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
-import { MessageSchema, presentMessage } from './messages.ts';
+import { presentMessage } from './messages.presenters.ts';
+import { MessageSchema } from './messages.ts';
+import { presentConversation } from './conversations.presenters.ts';
 
-const ConversationSchema = z
+export const ConversationSchema = z
   .object({
     id: z.uuid(),
     channel_id: z.string(),
@@ -45,33 +39,6 @@ const ConversationSchema = z
     updated_at: z.string(),
   })
   .meta({ id: 'Conversation' });
-
-export type ConversationRecord = z.infer<typeof ConversationSchema>;
-
-/** The customer-service window an inbound message opens, in hours. */
-const WINDOW_HOURS = 24;
-
-function presentConversation(row: ConversationView): ConversationRecord {
-  return {
-    id: row.id,
-    channel_id: row.channelId,
-    contact_id: row.contactId,
-    peer_phone: row.peerPhone,
-    status: row.status as ConversationRecord['status'],
-    assignee_user_id: row.assigneeUserId,
-    last_message_at: row.lastMessageAt?.toISOString() ?? null,
-    last_inbound_at: row.lastInboundAt?.toISOString() ?? null,
-    window_expires_at: row.lastInboundAt ? new Date(row.lastInboundAt.getTime() + WINDOW_HOURS * 3_600_000).toISOString() : null,
-    last_message_preview: row.lastMessagePreview,
-    unread_count: row.unreadCount,
-    last_read_at: row.lastReadAt?.toISOString() ?? null,
-    contact: row.contact,
-    channel: row.channel,
-    assignee: row.assignee,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 const Params = z.object({ conversationID: PathId });
 

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { invalid } from '../../domain/errors.ts';
 import { EVENT_TYPES, type EventType } from '../../domain/events/outbox.ts';
-import { encodeEventCursor, listEvents, type EventItem } from '../../domain/events/replay.ts';
+import { encodeEventCursor, listEvents } from '../../domain/events/replay.ts';
 import { openEventStream, type EventHub } from '../../domain/events/stream.ts';
 import { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX } from '../../lib/cursor.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -12,8 +12,9 @@ import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { IsoTimestamp } from '../schemas.ts';
 import { createSseRegistry, startSse } from '../sse.ts';
+import { presentEvent } from './events.presenters.ts';
 
-const EventSchema = z
+export const EventSchema = z
   .object({
     id: z.uuid().meta({ description: 'The event id: the webhook-id of its deliveries' }),
     type: z.enum(EVENT_TYPES),
@@ -32,22 +33,14 @@ const EventSchema = z
     ],
   });
 
-export type EventRecord = z.infer<typeof EventSchema>;
-
 /** A page of GET /v1/events: its cursor is always set (where to read on from later), has_more says whether more are there now. */
-const EventPageSchema = z.object({
+export const EventPageSchema = z.object({
   data: z.array(EventSchema),
   meta: z.object({
     next_cursor: z.string().meta({ description: 'Where to read on from; always set' }),
     has_more: z.boolean().meta({ description: 'More events are there now' }),
   }),
 });
-
-export type EventPageRecord = z.infer<typeof EventPageSchema>;
-
-export function presentEvent(event: EventItem): EventRecord {
-  return { id: event.id, type: event.type as EventType, created_at: event.createdAt.toISOString(), data: event.payload };
-}
 
 /** What the events routes use: the database, the retention they document, the process's stream hub, and the credential check an open stream repeats. */
 export type EventServices = {

@@ -14,12 +14,10 @@ import {
   listInvitations,
   lookupInvitation,
   type InvitationDeps,
-  type InvitationRow,
   type InvitationSettings,
   type InvitationThrottled,
   type SendMail,
 } from '../../domain/invitations/invitations.ts';
-import type { Role } from '../../domain/permissions.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../domain/users/passwords.ts';
 import { SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -29,10 +27,11 @@ import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { setSessionCookies, userActor } from './auth.ts';
 import { inPathOrganization, OrganizationParams, RoleSchema } from './organizations.ts';
+import { presentInvitation } from './invitations.presenters.ts';
 
 const TAG = 'organizations';
 
-const InvitationSchema = z
+export const InvitationSchema = z
   .object({
     id: z.uuid(),
     email: z.string(),
@@ -43,15 +42,13 @@ const InvitationSchema = z
   })
   .meta({ id: 'Invitation' });
 
-const CreatedInvitationSchema = InvitationSchema.extend({
+export const CreatedInvitationSchema = InvitationSchema.extend({
   token: z.string().meta({ description: 'The one-time secret. Shown this once; only its hash is stored.' }),
   url: z.string().meta({ description: 'The one-time link to hand to the invitee: APP_URL/invitations#token=… (the secret is in the fragment, which no server logs)' }),
   mailed: z.boolean().meta({ description: 'Whether the link is also being mailed (SMTP_URL is set); a failed mail is logged and does not fail the invitation' }),
 }).meta({ id: 'CreatedInvitation' });
-export type InvitationRecord = z.infer<typeof InvitationSchema>;
-export type CreatedInvitationRecord = z.infer<typeof CreatedInvitationSchema>;
 
-const InvitationPreviewSchema = z
+export const InvitationPreviewSchema = z
   .object({
     organization_name: z.string(),
     role: RoleSchema,
@@ -62,7 +59,7 @@ const InvitationPreviewSchema = z
   })
   .meta({ id: 'InvitationPreview' });
 
-const AcceptedInvitationSchema = z
+export const AcceptedInvitationSchema = z
   .object({
     organization_id: z.uuid(),
     user_id: z.uuid(),
@@ -86,17 +83,6 @@ const AcceptBodySchema = z
     password: z.string().min(1).max(PASSWORD_MAX_LENGTH).optional().meta({ description: `Signing up: at least ${PASSWORD_MIN_LENGTH} characters` }),
   })
   .meta({ id: 'AcceptInvitationRequest' });
-
-function presentInvitation(row: InvitationRow): z.infer<typeof InvitationSchema> {
-  return {
-    id: row.id,
-    email: row.email,
-    role: row.role as Role,
-    invited_by_user_id: row.invitedByUserId,
-    created_at: row.createdAt.toISOString(),
-    expires_at: row.expiresAt.toISOString(),
-  };
-}
 
 function unlessThrottled<T extends object>(reply: FastifyReply, result: T | InvitationThrottled): T {
   if (!('throttled' in result)) return result;

@@ -9,20 +9,13 @@ import { MESSAGE_TYPES } from '../../domain/channels/capabilities.ts';
 import { DomainError, invalid } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
 import { acceptMessageOnce, IDEMPOTENCY_HOURS, type MessageDeps, type SendRefusal } from '../../domain/messages/accept.ts';
-import {
-  listMessages,
-  loadMessage,
-  MESSAGE_STATUSES,
-  messageStatus,
-  type MessageMediaRow,
-  type MessageRow,
-  type StatusHistoryRow,
-} from '../../domain/messages/messages.ts';
+import { listMessages, loadMessage, MESSAGE_STATUSES, messageStatus } from '../../domain/messages/messages.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentMessage, presentStatus } from './messages.presenters.ts';
 
 const ErrorSchema = z
   .object({
@@ -72,47 +65,7 @@ export const MessageSchema = z
   })
   .meta({ id: 'Message' });
 
-export type MessageRecord = z.infer<typeof MessageSchema>;
-
-function presentMedia(messageId: string, media: MessageMediaRow): z.infer<typeof MessageMediaSchema> {
-  const stored = media.status === 'stored';
-  return {
-    status: media.status as 'pending' | 'stored' | 'failed',
-    url: `/v1/messages/${messageId}/media`,
-    content_type: stored ? media.contentType : null,
-    size: stored ? media.size : null,
-    sha256: stored ? media.sha256 : null,
-    file_name: media.fileName,
-    error: media.errorCode ? { code: media.errorCode, title: media.errorTitle ?? media.errorCode } : null,
-  };
-}
-
-/** A message record; `media` is read with the message (MessageView), absent for a message just accepted (outbound ones carry none). */
-export function presentMessage(row: MessageRow & { media?: MessageMediaRow | null }): MessageRecord {
-  return {
-    id: row.id,
-    channel_id: row.channelId,
-    conversation_id: row.conversationId,
-    contact_id: row.contactId,
-    direction: row.direction as MessageRecord['direction'],
-    to: row.toPhone,
-    to_phone: row.toPhone,
-    from_phone: row.fromPhone,
-    type: row.type,
-    content: row.content,
-    status: row.status as MessageRecord['status'],
-    provider_message_id: row.providerMessageId,
-    error: row.status === 'failed' && row.errorCode ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
-        : null,
-    edited_at: row.editedAt?.toISOString() ?? null,
-    deleted_at: row.deletedAt?.toISOString() ?? null,
-    media: row.media ? presentMedia(row.id, row.media) : null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-const MessageStatusSchema = z
+export const MessageStatusSchema = z
   .object({
     message_id: z.uuid(),
     status: z.enum(MESSAGE_STATUSES),
@@ -122,18 +75,6 @@ const MessageStatusSchema = z
     updated_at: z.string(),
   })
   .meta({ id: 'MessageStatus' });
-
-function presentStatus(view: { message: MessageRow & { media?: MessageMediaRow | null }; history: StatusHistoryRow[] }): z.infer<typeof MessageStatusSchema> {
-  const record = presentMessage(view.message);
-  return {
-    message_id: record.id,
-    status: record.status,
-    provider_message_id: record.provider_message_id,
-    error: record.error,
-    history: view.history.map((h) => ({ status: h.status, at: h.occurredAt.toISOString(), error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null })),
-    updated_at: record.updated_at,
-  };
-}
 
 /** Why a send was refused, as the error the API answers. */
 function refusalError(refused: SendRefusal): DomainError {

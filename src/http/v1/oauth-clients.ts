@@ -3,24 +3,16 @@
  * bodies like every management route (the OAuth error bodies are for the flow endpoints).
  */
 import { z } from 'zod';
-import {
-  deleteClient,
-  getClient,
-  listClients,
-  MAX_REDIRECT_URIS,
-  registerClient,
-  rotateClientSecret,
-  updateClient,
-  type ClientDeps,
-} from '../../domain/oauth/clients.ts';
-import { GRANT_TYPE_VALUES, GRANT_TYPES, type OAuthClient } from '../../domain/oauth/vocabulary.ts';
-import { isPermission, PERMISSIONS } from '../../domain/permissions.ts';
+import { deleteClient, getClient, listClients, MAX_REDIRECT_URIS, registerClient, rotateClientSecret, updateClient, type ClientDeps } from '../../domain/oauth/clients.ts';
+import { GRANT_TYPE_VALUES, GRANT_TYPES } from '../../domain/oauth/vocabulary.ts';
+import { PERMISSIONS } from '../../domain/permissions.ts';
 import { AUTHORIZE_LIMITS } from '../../domain/oauth/authorization-requests.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentClient } from './oauth-clients.presenters.ts';
 
 const TAG = 'oauth-clients';
 
@@ -48,7 +40,7 @@ const ScopesSchema = z
 
 const NameSchema = z.string().trim().min(1).max(100).meta({ description: 'Shown to people on the consent and device pages', example: 'Parley CLI' });
 
-const OAuthClientSchema = z
+export const OAuthClientSchema = z
   .object({
     client_id: z.string().meta({ description: 'The public identifier the client sends (`pcl_…`); also the id in these paths', example: 'pcl_8mZk2xQv7LrT0aB1cD2eFg' }),
     name: z.string(),
@@ -62,11 +54,11 @@ const OAuthClientSchema = z
   })
   .meta({ id: 'OAuthClient' });
 
-const CreatedOAuthClientSchema = OAuthClientSchema.extend({
+export const CreatedOAuthClientSchema = OAuthClientSchema.extend({
   client_secret: z.string().nullable().meta({ description: 'A confidential client\'s secret (`pcs_…`): shown this once, only a hash is stored. null for a public client.' }),
 }).meta({ id: 'CreatedOAuthClient' });
 
-const ClientSecretSchema = z
+export const ClientSecretSchema = z
   .object({
     client_id: z.string(),
     client_secret: z.string().meta({ description: 'The new secret: shown this once; the previous one stopped working' }),
@@ -83,30 +75,13 @@ const CreateBodySchema = z
   })
   .meta({ id: 'CreateOAuthClientRequest' });
 
+export type CreateOAuthClientRequest = z.input<typeof CreateBodySchema>;
+
 const UpdateBodySchema = z
   .object({ name: NameSchema.optional(), redirect_uris: RedirectUrisSchema.optional(), grant_types: GrantTypesSchema.optional(), scopes: ScopesSchema.optional() })
   .meta({ id: 'UpdateOAuthClientRequest' });
 
 const ClientParams = z.object({ clientID: PathId.meta({ description: 'The client_id (`pcl_…`)' }) });
-
-export type OAuthClientRecord = z.infer<typeof OAuthClientSchema>;
-export type CreatedOAuthClientRecord = z.infer<typeof CreatedOAuthClientSchema>;
-export type OAuthClientSecretRecord = z.infer<typeof ClientSecretSchema>;
-export type CreateOAuthClientRequest = z.input<typeof CreateBodySchema>;
-
-export function presentClient(client: OAuthClient): OAuthClientRecord {
-  return {
-    client_id: client.clientId,
-    name: client.name,
-    type: client.type === 'confidential' ? 'confidential' : 'public',
-    redirect_uris: client.redirectUris,
-    grant_types: client.grantTypes.filter((g) => (GRANT_TYPE_VALUES as readonly string[]).includes(g)),
-    scopes: client.scopes.filter(isPermission),
-    created_by: client.createdByUserId ? { type: 'user', id: client.createdByUserId } : null,
-    created_at: client.createdAt.toISOString(),
-    updated_at: client.updatedAt.toISOString(),
-  };
-}
 
 const WHO = 'Needs `oauth_clients:write` (owners and admins by dashboard session)';
 

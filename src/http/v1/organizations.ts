@@ -4,25 +4,19 @@
  * reach answers 404 exactly like an unknown id.
  */
 import { z } from 'zod';
-import { changeMemberRole, listMembers, removeMember, type Member, type MemberDeps } from '../../domain/organizations/members.ts';
-import {
-  createOwnOrganization,
-  getOrganization,
-  listOrganizations,
-  renameOrganization,
-  type OrganizationDeps,
-  type OrganizationView,
-} from '../../domain/organizations/organizations.ts';
+import { changeMemberRole, listMembers, removeMember, type MemberDeps } from '../../domain/organizations/members.ts';
+import { createOwnOrganization, getOrganization, listOrganizations, renameOrganization, type OrganizationDeps } from '../../domain/organizations/organizations.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { userActor } from './auth.ts';
+import { presentOrganization, presentMember } from './organizations.presenters.ts';
 
 const TAG = 'organizations';
 export const RoleSchema = z.enum(['owner', 'admin', 'member']);
 
-const OrganizationSchema = z
+export const OrganizationSchema = z
   .object({
     id: z.uuid(),
     name: z.string(),
@@ -32,7 +26,7 @@ const OrganizationSchema = z
   })
   .meta({ id: 'Organization' });
 
-const MemberSchema = z
+export const MemberSchema = z
   .object({
     user_id: z.uuid(),
     name: z.string(),
@@ -41,8 +35,6 @@ const MemberSchema = z
     joined_at: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'Member' });
-export type OrganizationRecord = z.infer<typeof OrganizationSchema>;
-export type MemberRecord = z.infer<typeof MemberSchema>;
 
 const OrganizationNameSchema = z.string().trim().min(1).max(200).meta({ example: 'Acme GmbH' });
 const OrganizationBodySchema = z.object({ name: OrganizationNameSchema }).meta({ id: 'OrganizationRequest' });
@@ -55,14 +47,6 @@ const MemberParams = z.object({ organizationID: PathId, userID: PathId });
 export const inPathOrganization = (extra: { permission?: 'members:read' | 'members:write'; sessionOnly?: boolean } = {}) => ({
   auth: { organizationParam: 'organizationID', ...extra },
 });
-
-function presentOrganization(o: OrganizationView): z.infer<typeof OrganizationSchema> {
-  return { id: o.id, name: o.name, role: o.role, created_at: o.createdAt.toISOString(), updated_at: o.updatedAt.toISOString() };
-}
-
-function presentMember(m: Member): z.infer<typeof MemberSchema> {
-  return { user_id: m.userId, name: m.name, email: m.email, role: m.role, joined_at: m.joinedAt.toISOString() };
-}
 
 /**
  * What the organization routes use: the database, the clock, and the process's credential caches (API keys,

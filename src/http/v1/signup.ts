@@ -12,7 +12,8 @@ import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';
 import { NewPasswordSchema } from './account.ts';
-import { loginRateLimit, loginThrottleOf, presentUser, setSessionCookies, throttledLogin, UserSessionRecordSchema } from './auth.ts';
+import { presentUser } from './auth.presenters.ts';
+import { loginRateLimit, loginThrottleOf, setSessionCookies, throttledLogin, UserSessionRecordSchema } from './auth.ts';
 
 const SignupBodySchema = z
   .object({

@@ -1,21 +1,12 @@
 import { z } from 'zod';
-import {
-  createTemplate,
-  listTemplates,
-  loadTemplate,
-  submitTemplate,
-  syncTemplates,
-  TEMPLATE_CATEGORIES,
-  TEMPLATE_STATUSES,
-  type TemplateDeps,
-  type TemplateRow,
-} from '../../domain/templates/templates.ts';
+import { createTemplate, listTemplates, loadTemplate, submitTemplate, syncTemplates, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, type TemplateDeps } from '../../domain/templates/templates.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentTemplate } from './templates.presenters.ts';
 
-const TemplateSchema = z
+export const TemplateSchema = z
   .object({
     id: z.uuid(),
     channel_id: z.uuid(),
@@ -32,28 +23,7 @@ const TemplateSchema = z
   })
   .meta({ id: 'Template' });
 
-export type TemplateRecord = z.infer<typeof TemplateSchema>;
-
-const TemplateSyncSchema = z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), templates: z.array(TemplateSchema) });
-
-export type TemplateSyncRecord = z.infer<typeof TemplateSyncSchema>;
-
-function presentTemplate(row: TemplateRow): TemplateRecord {
-  return {
-    id: row.id,
-    channel_id: row.channelId,
-    name: row.name,
-    language: row.language,
-    category: row.category,
-    components: row.components,
-    status: row.status as TemplateRecord['status'],
-    rejection_reason: row.rejectionReason,
-    provider_template_id: row.providerTemplateId,
-    submitted_at: row.submittedAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
+export const TemplateSyncSchema = z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), templates: z.array(TemplateSchema) });
 
 const CreateTemplateBody = z
   .object({

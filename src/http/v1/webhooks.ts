@@ -1,31 +1,10 @@
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.ts';
-import { EVENT_TYPES, type EventType } from '../../domain/events/outbox.ts';
+import { EVENT_TYPES } from '../../domain/events/outbox.ts';
 import { eventTypeCatalog } from '../../domain/webhooks/catalog.ts';
-import {
-  listDeliveries,
-  retryMessage,
-  sendTestMessage,
-  ATTEMPTS_SHOWN,
-  RETRY_SKIP_REASONS,
-  type AttemptRow,
-  type DeliveryStatus,
-  type DeliveryWithAttempts,
-  type RetryResult,
-  type TestSendResult,
-} from '../../domain/webhooks/deliveries.ts';
+import { listDeliveries, retryMessage, sendTestMessage, ATTEMPTS_SHOWN, RETRY_SKIP_REASONS } from '../../domain/webhooks/deliveries.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION, ROTATION_OVERLAP_MS, type WebhookDeps } from '../../domain/webhooks/deps.ts';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  listEndpoints,
-  revealSecret,
-  rotateSecret,
-  updateEndpoint,
-  type EndpointRow,
-  type RevealedSecret,
-  type UnknownEventTypes,
-} from '../../domain/webhooks/endpoints.ts';
+import { createEndpoint, deleteEndpoint, listEndpoints, revealSecret, rotateSecret, updateEndpoint, type UnknownEventTypes } from '../../domain/webhooks/endpoints.ts';
 import { describeSchedule, formatDuration } from '../../domain/webhooks/schedule.ts';
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -34,6 +13,7 @@ import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { WEBHOOK_ENDPOINT_EXAMPLE as ENDPOINT_EXAMPLE } from '../examples.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
+import { presentEndpoint, presentSecret, presentDelivery, presentTestResult, presentRetryResult } from './webhooks.presenters.ts';
 
 const BASE = '/v1/settings/developer/webhooks';
 const EventTypeSchema = z.enum(EVENT_TYPES);
@@ -41,7 +21,7 @@ const ENDPOINT_ID = '0196b1f0-3a2c-7d41-8e5f-6a7b8c9d0e1f';
 const MESSAGE_ID = '0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9';
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-const EndpointSchema = z
+export const EndpointSchema = z
   .object({
     id: z.uuid(),
     url: z.string().meta({ example: 'https://hooks.example.com/parley' }),
@@ -66,7 +46,7 @@ const EndpointSchema = z
   })
   .meta({ id: 'WebhookEndpoint' });
 
-const CreatedEndpointSchema = EndpointSchema.extend({
+export const CreatedEndpointSchema = EndpointSchema.extend({
   secret: z.string().meta({ description: 'The signing secret: `whsec_` + base64 of 24 random bytes. Also shown by the reveal route.', example: SECRET_EXAMPLE }),
 }).meta({ id: 'CreatedWebhookEndpoint', examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }] });
 
@@ -105,7 +85,7 @@ const UpdateEndpointBody = z
     examples: [{ enabled: true }, { event_types: [] }, { url: 'https://hooks.example.com/v2/parley', description: 'CRM sync (v2)' }],
   });
 
-const RotatedSecretSchema = z
+export const RotatedSecretSchema = z
   .object({
     secret: z.string().meta({ description: 'The new signing secret' }),
     previous_secret_expires_at: z.string().meta({ description: 'The old secret signs beside the new one (two signatures) until then' }),
@@ -116,7 +96,7 @@ const RotatedSecretSchema = z
     examples: [{ secret: 'whsec_4xNq0m1b7ZgYwXJpQe2RZQxT3k2s9VhC', previous_secret_expires_at: '2025-06-03T10:00:00.000Z', endpoint: { ...ENDPOINT_EXAMPLE, previous_secret_expires_at: '2025-06-03T10:00:00.000Z' } }],
   });
 
-const RevealedSecretSchema = z
+export const RevealedSecretSchema = z
   .object({
     secret: z.string(),
     previous_secret: z.string().nullable().meta({ description: 'The secret before the last rotation, while it still signs' }),
@@ -124,7 +104,7 @@ const RevealedSecretSchema = z
   })
   .meta({ id: 'WebhookSecret', examples: [{ secret: SECRET_EXAMPLE, previous_secret: null, previous_secret_expires_at: null }] });
 
-const AttemptSchema = z
+export const AttemptSchema = z
   .object({
     id: z.uuid(),
     trigger: z.enum(['scheduled', 'manual', 'test']).meta({ description: 'The retry schedule, the retry route, or the test route' }),
@@ -136,7 +116,7 @@ const AttemptSchema = z
   })
   .meta({ id: 'WebhookAttempt' });
 
-const DeliverySchema = z
+export const DeliverySchema = z
   .object({
     id: z.uuid(),
     message_id: z.uuid().meta({ description: 'The webhook-id header: the event id (GET /v1/events), or a test send id. The same on every attempt.' }),
@@ -182,7 +162,7 @@ const TestBody = z
   .strict()
   .meta({ id: 'WebhookTestRequest', examples: [{ event_type: 'message.status_update' }, {}] });
 
-const TestResultSchema = z
+export const TestResultSchema = z
   .object({
     delivery_id: z.uuid(),
     message_id: z.uuid().meta({ description: 'The webhook-id it was sent with' }),
@@ -208,7 +188,7 @@ const RetryBody = z
   .strict()
   .meta({ id: 'WebhookRetryRequest', examples: [{}, { endpoint_id: ENDPOINT_ID }] });
 
-const RetryResultSchema = z
+export const RetryResultSchema = z
   .object({
     message_id: z.uuid(),
     retried: z.array(z.object({ delivery_id: z.uuid(), endpoint_id: z.uuid() })).meta({ description: 'Deliveries due now' }),
@@ -221,7 +201,7 @@ const RetryResultSchema = z
     examples: [{ message_id: MESSAGE_ID, retried: [{ delivery_id: '0196b1f2-2d0f-7b12-83c4-d5e6f7a8b9c0', endpoint_id: ENDPOINT_ID }], skipped: [] }],
   });
 
-const SettingsSchema = z
+export const SettingsSchema = z
   .object({
     endpoints: z.array(EndpointSchema),
     event_types: z
@@ -241,91 +221,11 @@ const SettingsSchema = z
   })
   .meta({ id: 'WebhookSettings' });
 
-export type WebhookEndpointRecord = z.infer<typeof EndpointSchema>;
-export type CreatedWebhookEndpointRecord = z.infer<typeof CreatedEndpointSchema>;
-export type WebhookDeliveryRecord = z.infer<typeof DeliverySchema>;
-export type WebhookAttemptRecord = z.infer<typeof AttemptSchema>;
-export type WebhookSecretRecord = z.infer<typeof RevealedSecretSchema>;
-export type WebhookSecretRotationRecord = z.infer<typeof RotatedSecretSchema>;
-export type WebhookTestResultRecord = z.infer<typeof TestResultSchema>;
-export type WebhookRetryResultRecord = z.infer<typeof RetryResultSchema>;
-export type WebhookSettingsRecord = z.infer<typeof SettingsSchema>;
 export type CreateWebhookEndpointRequest = z.input<typeof CreateEndpointBody>;
 export type UpdateWebhookEndpointRequest = z.input<typeof UpdateEndpointBody>;
 
 const EndpointParams = z.object({ endpointID: PathId });
 const endpointErrors = errorResponses([400, 401, 403, 404, 409]);
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-export function presentEndpoint(row: EndpointRow, now: Date): z.infer<typeof EndpointSchema> {
-  const overlapping = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    event_types: row.eventTypes as EventType[],
-    enabled: row.enabled,
-    disabled_reason: row.enabled ? null : row.disabledReason,
-    disabled_at: row.enabled ? null : iso(row.disabledAt),
-    previous_secret_expires_at: overlapping ? iso(row.previousSecretExpiresAt) : null,
-    health: {
-      consecutive_failures: row.consecutiveFailures,
-      failing_since: iso(row.failingSince),
-      last_success_at: iso(row.lastSuccessAt),
-      last_failure_at: iso(row.lastFailureAt),
-    },
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-function presentSecret(secret: RevealedSecret): z.infer<typeof RevealedSecretSchema> {
-  return { secret: secret.secret, previous_secret: secret.previousSecret, previous_secret_expires_at: iso(secret.previousSecretExpiresAt) };
-}
-
-function presentAttempt(row: AttemptRow): z.infer<typeof AttemptSchema> {
-  return {
-    id: row.id,
-    trigger: row.trigger as z.infer<typeof AttemptSchema>['trigger'],
-    attempted_at: row.attemptedAt.toISOString(),
-    status_code: row.statusCode,
-    duration_ms: row.durationMs,
-    response_body: row.responseBody,
-    error: row.error,
-  };
-}
-
-export function presentDelivery(row: DeliveryWithAttempts): z.infer<typeof DeliverySchema> {
-  return {
-    id: row.id,
-    message_id: row.messageId,
-    endpoint_id: row.endpointId,
-    event_type: row.eventType,
-    test: row.test,
-    status: row.status as DeliveryStatus,
-    attempt_count: row.attempts,
-    next_attempt_at: row.status === 'pending' ? iso(row.nextAttemptAt) : null,
-    last_attempt_at: iso(row.lastAttemptAt),
-    last_status_code: row.lastStatusCode,
-    last_error: row.lastError,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    attempts: row.latestAttempts.map(presentAttempt),
-  };
-}
-
-function presentTestResult(result: TestSendResult): z.infer<typeof TestResultSchema> {
-  return { delivery_id: result.deliveryId, message_id: result.messageId, event_type: result.eventType, succeeded: result.succeeded, attempt: presentAttempt(result.attempt) };
-}
-
-function presentRetryResult(result: RetryResult): z.infer<typeof RetryResultSchema> {
-  return {
-    message_id: result.messageId,
-    retried: result.retried.map((r) => ({ delivery_id: r.deliveryId, endpoint_id: r.endpointId })),
-    skipped: result.skipped.map((s) => ({ endpoint_id: s.endpointId, reason: s.reason })),
-  };
-}
 
 /** Event types outside the catalogue, named at their place in the body. */
 function unknownEventTypes(refusal: UnknownEventTypes) {

@@ -1,6 +1,8 @@
 /** The channels and templates calls of the dashboard, typed with the server's wire records. */
-import type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, CreateChannelRequest, QrView } from '../../../http/v1/channels.ts';
-import type { CreateTemplateRequest, TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.ts';
+import type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, QrView } from '../../../http/v1/channels.presenters.ts';
+import type { CreateChannelRequest } from '../../../http/v1/channels.ts';
+import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
+import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
 export type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, CreateChannelRequest, CreateTemplateRequest, QrView, TemplateRecord, TemplateSyncRecord };

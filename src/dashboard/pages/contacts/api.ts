@@ -8,9 +8,9 @@ import type {
   SuppressionRecord,
   TagRecord,
 } from '../../../http/v1/contacts.presenters.ts';
-import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppressionRequest } from '../../../http/v1/contacts.ts';
-import type { ChannelView } from '../../../http/v1/channels.ts';
-import type { ConversationRecord } from '../../../http/v1/conversations.ts';
+import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppressionRequest } from '../../../http/v1/contacts.schemas.ts';
+import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
+import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
 export type { ConsentRecord, ContactRecord, ConversationRecord, IdentityRecord, ImportResultRecord, NoteRecord, SuppressionRecord, TagRecord };

@@ -1,10 +1,9 @@
 /** The Developers area's API calls: webhook endpoints and deliveries, the event log, OAuth clients. */
-import type { EventPageRecord, EventRecord } from '../../../http/v1/events.ts';
-import type { CreatedOAuthClientRecord, CreateOAuthClientRequest, OAuthClientRecord, OAuthClientSecretRecord } from '../../../http/v1/oauth-clients.ts';
+import type { EventPageRecord, EventRecord } from '../../../http/v1/events.presenters.ts';
+import type { CreatedOAuthClientRecord, OAuthClientRecord, OAuthClientSecretRecord } from '../../../http/v1/oauth-clients.presenters.ts';
+import type { CreateOAuthClientRequest } from '../../../http/v1/oauth-clients.ts';
 import type {
   CreatedWebhookEndpointRecord,
-  CreateWebhookEndpointRequest,
-  UpdateWebhookEndpointRequest,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
   WebhookRetryResultRecord,
@@ -12,7 +11,8 @@ import type {
   WebhookSecretRotationRecord,
   WebhookSettingsRecord,
   WebhookTestResultRecord,
-} from '../../../http/v1/webhooks.ts';
+} from '../../../http/v1/webhooks.presenters.ts';
+import type { CreateWebhookEndpointRequest, UpdateWebhookEndpointRequest } from '../../../http/v1/webhooks.ts';
 import { call, type Page } from '../../api.ts';
 
 export type { EventRecord, OAuthClientRecord, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookSettingsRecord };

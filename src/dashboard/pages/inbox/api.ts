@@ -1,9 +1,11 @@
 /** The inbox's calls on the public API; the wire types are the server's records. */
-import type { ChannelCapabilitiesRecord } from '../../../http/v1/channels.ts';
-import type { ConversationRecord, UpdateConversationRequest } from '../../../http/v1/conversations.ts';
-import type { MessageRecord, SendMessageRequest } from '../../../http/v1/messages.ts';
-import type { MemberRecord } from '../../../http/v1/organizations.ts';
-import type { TemplateRecord } from '../../../http/v1/templates.ts';
+import type { ChannelCapabilitiesRecord } from '../../../http/v1/channels.presenters.ts';
+import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
+import type { UpdateConversationRequest } from '../../../http/v1/conversations.ts';
+import type { MessageRecord } from '../../../http/v1/messages.presenters.ts';
+import type { SendMessageRequest } from '../../../http/v1/messages.ts';
+import type { MemberRecord } from '../../../http/v1/organizations.presenters.ts';
+import type { TemplateRecord } from '../../../http/v1/templates.presenters.ts';
 import { allPages, call, type Page } from '../../api.ts';
 import { useAllChannels } from '../../channels.ts';
 

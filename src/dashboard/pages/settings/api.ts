@@ -1,9 +1,9 @@
 /** The settings area's calls: the organization, its members and invitations, the account, authorized apps. */
 import type { AccountChangeRequest, PasswordChangedRecord } from '../../../http/v1/account.ts';
-import type { UserSessionRecord } from '../../../http/v1/auth.ts';
-import type { CreatedInvitationRecord, InvitationRecord } from '../../../http/v1/invitations.ts';
-import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organizations.ts';
-import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.ts';
+import type { UserSessionRecord } from '../../../http/v1/auth.presenters.ts';
+import type { CreatedInvitationRecord, InvitationRecord } from '../../../http/v1/invitations.presenters.ts';
+import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organizations.presenters.ts';
+import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.presenters.ts';
 import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.ts';
 import type { Role } from '../../../domain/permissions.ts';
 import { call, currentOrganization, type Page } from '../../api.ts';

@@ -1,0 +1,31 @@
+/** The conversation routes' records (conversations.ts): the presenters that turn the domain's rows into them, typed from the response schemas. */
+import type { z } from 'zod';
+import type { ConversationView } from '../../domain/messages/conversations.ts';
+import type { ConversationSchema } from './conversations.ts';
+
+/** The customer-service window an inbound message opens, in hours. */
+const WINDOW_HOURS = 24;
+
+export type ConversationRecord = z.infer<typeof ConversationSchema>;
+
+export function presentConversation(row: ConversationView): ConversationRecord {
+  return {
+    id: row.id,
+    channel_id: row.channelId,
+    contact_id: row.contactId,
+    peer_phone: row.peerPhone,
+    status: row.status as ConversationRecord['status'],
+    assignee_user_id: row.assigneeUserId,
+    last_message_at: row.lastMessageAt?.toISOString() ?? null,
+    last_inbound_at: row.lastInboundAt?.toISOString() ?? null,
+    window_expires_at: row.lastInboundAt ? new Date(row.lastInboundAt.getTime() + WINDOW_HOURS * 3_600_000).toISOString() : null,
+    last_message_preview: row.lastMessagePreview,
+    unread_count: row.unreadCount,
+    last_read_at: row.lastReadAt?.toISOString() ?? null,
+    contact: row.contact,
+    channel: row.channel,
+    assignee: row.assignee,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
