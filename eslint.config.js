@@ -4,7 +4,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // process.env by another name (the domain block repeats these, since a later block's options replace an earlier one's).
-const ENV_IMPORTS = ['process', 'node:process'].map((name) => ({ name, importNames: ['env'], message: 'Only src/config.ts reads the environment.' }));
+const ENV_IMPORTS = ['process', 'node:process'].map((name) => ({
+  name,
+  importNames: ['env'],
+  message: 'Only src/config.ts reads the environment.',
+}));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'src/db/migrations/**', 'data/**'] },
@@ -14,7 +18,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       'preserve-caught-error': 'off',
       // `import { type X } from` stays a run-time import once Node strips the types (`import {} from` still loads
       // the module); `import type` is erased. test/code/import-cycles.unit.test.ts counts on that.
@@ -30,10 +37,12 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         ...['chatapp_official', 'chatapp_unofficial'].flatMap((name) =>
-          [`Literal[value='${name}']`, `TemplateLiteral[expressions.length=0] > TemplateElement[value.cooked='${name}']`].map((selector) => ({
-            selector,
-            message: `a platform name outside src/providers/: read the platform's provider module (providers/registry.ts) instead`,
-          })),
+          [`Literal[value='${name}']`, `TemplateLiteral[expressions.length=0] > TemplateElement[value.cooked='${name}']`].map(
+            (selector) => ({
+              selector,
+              message: `a platform name outside src/providers/: read the platform's provider module (providers/registry.ts) instead`,
+            }),
+          ),
         ),
       ],
     },
@@ -47,9 +56,19 @@ export default tseslint.config(
     // the database server of the PostgreSQL pass, the child services' PATH and HOME), the Redis of the
     // rate-limit tests (test/services.ts), the run's shared browser (test/browser.ts), the fuzzer's two knobs (test/fuzz/contract.test.ts) and scripts/ and bench/ (command-line tools) read it too.
     files: ['src/**', 'test/**'],
-    ignores: ['src/config.ts', 'test/harness.ts', 'test/services.ts', 'test/browser.ts', 'test/process/service.ts', 'test/fuzz/contract.test.ts'],
+    ignores: [
+      'src/config.ts',
+      'test/harness.ts',
+      'test/services.ts',
+      'test/browser.ts',
+      'test/process/service.ts',
+      'test/fuzz/contract.test.ts',
+    ],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: take the setting from the config.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only src/config.ts reads process.env: take the setting from the config.' },
+      ],
       'no-restricted-imports': ['error', { paths: ENV_IMPORTS }],
     },
   },
@@ -63,7 +82,13 @@ export default tseslint.config(
         'error',
         {
           paths: ENV_IMPORTS,
-          patterns: [{ group: ['**/http/**', '**/http'], allowTypeImports: true, message: 'The dashboard imports only types from src/http/ (import type): a value would bundle server code.' }],
+          patterns: [
+            {
+              group: ['**/http/**', '**/http'],
+              allowTypeImports: true,
+              message: 'The dashboard imports only types from src/http/ (import type): a value would bundle server code.',
+            },
+          ],
         },
       ],
     },
@@ -72,7 +97,18 @@ export default tseslint.config(
     // The domain speaks no HTTP: nothing under src/domain/ imports from src/http/.
     files: ['src/domain/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ENV_IMPORTS, patterns: [{ group: ['**/http/**', '**/http'], message: 'The domain never imports from src/http/: return rows or a typed refusal and let the route present them.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ENV_IMPORTS,
+          patterns: [
+            {
+              group: ['**/http/**', '**/http'],
+              message: 'The domain never imports from src/http/: return rows or a typed refusal and let the route present them.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -81,7 +117,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: ENV_IMPORTS, patterns: [{ group: ['**/domain/**', '**/domain', '**/http/**', '**/http'], message: 'src/db/ and src/lib/ sit below the domain and HTTP: return a typed result and let the caller refuse it.' }] },
+        {
+          paths: ENV_IMPORTS,
+          patterns: [
+            {
+              group: ['**/domain/**', '**/domain', '**/http/**', '**/http'],
+              message: 'src/db/ and src/lib/ sit below the domain and HTTP: return a typed result and let the caller refuse it.',
+            },
+          ],
+        },
       ],
     },
   },

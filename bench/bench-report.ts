@@ -20,7 +20,10 @@ export function machine(extra: Record<string, string> = {}): string {
     `- CPU: ${cpus[0]?.model ?? 'unknown'} × ${cpus.length} (os.availableParallelism ${os.availableParallelism()})`,
     `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; ${os.type()} ${os.release()}`,
     `- Node ${process.version}`,
-    `- Load average when the run started: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')} (other work on the machine shows here)${cpuPressure()}`,
+    `- Load average when the run started: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')} (other work on the machine shows here)${cpuPressure()}`,
     ...Object.entries(extra).map(([k, v]) => `- ${k}: ${v}`),
   ];
   return lines.join('\n');
@@ -45,7 +48,9 @@ export function writeSection(name: string, body: string): void {
   const start = `<!-- bench:${name} -->`;
   const end = `<!-- /bench:${name} -->`;
   const block = `${start}\n${body.trim()}\n${end}`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\nEach section is written by the benchmark it names (`node bench/<name>.ts`); rerun it to refresh the numbers.\n';
+  let text = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nEach section is written by the benchmark it names (`node bench/<name>.ts`); rerun it to refresh the numbers.\n';
   const from = text.indexOf(start);
   const to = text.indexOf(end);
   text = from >= 0 && to > from ? text.slice(0, from) + block + text.slice(to + end.length) : `${text.trimEnd()}\n\n${block}\n`;

@@ -16,7 +16,14 @@ import { parseArgs } from 'node:util';
 import { machine, median, writeSection } from './bench-report.ts';
 import { createOtherOrganization, startTestServer, type TestServer } from '../test/harness.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, rows: { type: 'string', default: '100000' }, pglite: { type: 'boolean', default: false }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    rows: { type: 'string', default: '100000' },
+    pglite: { type: 'boolean', default: false },
+    write: { type: 'boolean', default: false },
+  },
+});
 const RUNS = Number(values.runs);
 const ROWS = Number(values.rows);
 if (!values.pglite && !process.env.TEST_DATABASE_URL) {
@@ -35,7 +42,9 @@ function csvStream(rows: number, nameSuffix: string): ReadableStream<Uint8Array>
       const lines: string[] = [];
       for (const end = Math.min(rows, i + 2000); i < end; i++) {
         const n = String(i).padStart(7, '0');
-        lines.push(`+1 415 ${n.slice(0, 3)} ${n.slice(3)},"Person ${i}${nameSuffix}",p${i}@import.example,erp,E-${i},${i % 3 === 0 ? 'pro' : 'free'}\n`);
+        lines.push(
+          `+1 415 ${n.slice(0, 3)} ${n.slice(3)},"Person ${i}${nameSuffix}",p${i}@import.example,erp,E-${i},${i % 3 === 0 ? 'pro' : 'free'}\n`,
+        );
       }
       controller.enqueue(encoder.encode(lines.join('')));
     },
@@ -58,14 +67,27 @@ async function importOnce(server: TestServer, key: string, suffix: string): Prom
   const body = (await response.json()) as { data: Run & { rows: number } };
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  if (response.status !== 200 || body.data.rows !== ROWS || body.data.failed !== 0) throw new Error(`import failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
-  return { seconds, created: body.data.created, updated: body.data.updated, unchanged: body.data.unchanged, failed: body.data.failed, rssGrowthMiB: (peak - rssBefore) / 2 ** 20 };
+  if (response.status !== 200 || body.data.rows !== ROWS || body.data.failed !== 0)
+    throw new Error(`import failed: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
+  return {
+    seconds,
+    created: body.data.created,
+    updated: body.data.updated,
+    unchanged: body.data.unchanged,
+    failed: body.data.failed,
+    rssGrowthMiB: (peak - rssBefore) / 2 ** 20,
+  };
 }
 
 /** The baseline: the same stream to a bare server that only reads it; seconds. */
 async function uploadOnce(url: string): Promise<number> {
   const started = performance.now();
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: csvStream(ROWS, ''), duplex: 'half' } as RequestInit);
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv' },
+    body: csvStream(ROWS, ''),
+    duplex: 'half',
+  } as RequestInit);
   const { bytes } = (await response.json()) as { bytes: number };
   if (!(bytes > 0)) throw new Error('the baseline received nothing');
   return (performance.now() - started) / 1000;
@@ -80,7 +102,9 @@ await new Promise<void>((r) => bare.listen(0, '127.0.0.1', r));
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/upload`;
 const server = await startTestServer({ env: { LOG_LEVEL: 'warn' } });
 const header = machine({
-  Database: values.pglite ? 'embedded PGlite (in memory)' : `PostgreSQL on ${new URL(process.env.TEST_DATABASE_URL!).host} (same machine), fresh database`,
+  Database: values.pglite
+    ? 'embedded PGlite (in memory)'
+    : `PostgreSQL on ${new URL(process.env.TEST_DATABASE_URL!).host} (same machine), fresh database`,
 });
 try {
   const results = { create: [] as Run[], unchanged: [] as Run[], update: [] as Run[] };
@@ -91,7 +115,10 @@ try {
     results.create.push(await importOnce(server, org.apiKey, ''));
     results.unchanged.push(await importOnce(server, org.apiKey, ''));
     results.update.push(await importOnce(server, org.apiKey, ' (renamed)'));
-    console.log(`run ${r + 1}:`, JSON.stringify({ create: results.create.at(-1), unchanged: results.unchanged.at(-1), update: results.update.at(-1) }));
+    console.log(
+      `run ${r + 1}:`,
+      JSON.stringify({ create: results.create.at(-1), unchanged: results.unchanged.at(-1), update: results.update.at(-1) }),
+    );
   }
   const row = (label: string, runs: Run[], field: 'created' | 'updated' | 'unchanged') => {
     const s = median(runs.map((x) => x.seconds));
@@ -105,7 +132,7 @@ Command: \`${values.pglite ? '' : 'TEST_DATABASE_URL=postgres://... '}node bench
 ${header}
 
 ${ROWS.toLocaleString('en')} CSV rows (phone, name, email, external id, one custom field) streamed to POST /v1/contacts/import over HTTP; each run into a new organization.
-Target: under 30 s on 2 cores.${values.pglite ? '\nPGlite keeps the database in this process\'s memory, so the RSS growth here is mostly the data itself.' : ''}
+Target: under 30 s on 2 cores.${values.pglite ? "\nPGlite keeps the database in this process's memory, so the RSS growth here is mostly the data itself." : ''}
 
 | Import | Runs (s) | Median | Rows/s | × baseline (median of per-run ratios) | Rows counted | Peak RSS growth (client + server process) |
 | --- | --- | --- | --- | --- | --- | --- |

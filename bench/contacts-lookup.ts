@@ -73,7 +73,10 @@ const client = new pg.Client({ connectionString: databaseUrl });
 try {
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${baseUrl}/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (i > 600) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 100));
@@ -125,7 +128,9 @@ try {
       'select (select count(*)::int from contacts) as contacts, (select count(*)::int from contact_identities) as identities',
     )
   ).rows[0]!;
-  console.log(`${counts.contacts} contacts, ${counts.identities} identities${seedSeconds ? ` (seeded in ${seedSeconds.toFixed(0)} s)` : ''}`);
+  console.log(
+    `${counts.contacts} contacts, ${counts.identities} identities${seedSeconds ? ` (seeded in ${seedSeconds.toFixed(0)} s)` : ''}`,
+  );
 
   const http = new Pool(baseUrl, { connections: CONCURRENCY, pipelining: 1 });
   const headers = { 'x-api-key': apiKey, 'content-type': 'application/json', accept: 'application/json' };
@@ -133,7 +138,12 @@ try {
   /** The number as a person might write it. */
   const written = (n: number) => {
     const d = String(n).padStart(7, '0');
-    return [`+1 415 ${d.slice(0, 3)} ${d.slice(3)}`, `001-415-${d.slice(0, 3)}-${d.slice(3)}`, `(+1) 415.${d.slice(0, 3)}.${d.slice(3)}`, `1415${d}`][n % 4]!;
+    return [
+      `+1 415 ${d.slice(0, 3)} ${d.slice(3)}`,
+      `001-415-${d.slice(0, 3)}-${d.slice(3)}`,
+      `(+1) 415.${d.slice(0, 3)}.${d.slice(3)}`,
+      `1415${d}`,
+    ][n % 4]!;
   };
   const expect = async (promise: ReturnType<Pool['request']>, n: number | undefined) => {
     const res = await promise;
@@ -149,7 +159,10 @@ try {
     { name: 'baseline: GET /v1/health', run: () => expect(http.request({ path: '/v1/health', method: 'GET' }), undefined) },
     { name: 'POST /v1/contacts/lookup by phone', run: (n) => lookup({ type: 'phone', value: written(n) }, n) },
     { name: 'POST /v1/contacts/lookup by external id', run: (n) => lookup({ type: 'external_id', source: 'crm', value: `ext-${n}` }, n) },
-    { name: 'GET /v1/contacts/phone/{phone}', run: (n) => expect(http.request({ path: `/v1/contacts/phone/${encodeURIComponent(written(n))}`, method: 'GET', headers }), n) },
+    {
+      name: 'GET /v1/contacts/phone/{phone}',
+      run: (n) => expect(http.request({ path: `/v1/contacts/phone/${encodeURIComponent(written(n))}`, method: 'GET', headers }), n),
+    },
   ];
 
   type Result = { p50: number; p90: number; p99: number; max: number; rps: number };
@@ -171,7 +184,13 @@ try {
     );
     const seconds = (performance.now() - started) / 1000;
     latencies.sort((a, b) => a - b);
-    return { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies.at(-1)!, rps: REQUESTS / seconds };
+    return {
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p99: percentile(latencies, 99),
+      max: latencies.at(-1)!,
+      rps: REQUESTS / seconds,
+    };
   }
 
   const results = new Map<string, Result[]>();
@@ -193,7 +212,8 @@ try {
   const med = (name: string, key: keyof Result) => median(results.get(name)!.map((r) => r[key]));
   const best = (name: string, key: keyof Result) => Math.min(...results.get(name)!.map((r) => r[key]));
   /** The median over rounds of this scenario's value divided by the baseline's in the same round. */
-  const ratio = (name: string, base: string, key: keyof Result) => median(results.get(name)!.map((r, i) => r[key] / results.get(base)![i]![key]));
+  const ratio = (name: string, base: string, key: keyof Result) =>
+    median(results.get(name)!.map((r, i) => r[key] / results.get(base)![i]![key]));
   const [select1, health] = [scenarios[0]!.name, scenarios[1]!.name];
   const rows = scenarios
     .map(

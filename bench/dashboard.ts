@@ -24,7 +24,9 @@ import { machine, median, percentile, writeSection } from './bench-report.ts';
 import { CHROMIUM } from '../test/browser.ts';
 import { freePort } from '../test/harness.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, runs: { type: 'string' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '7' }, runs: { type: 'string' }, write: { type: 'boolean', default: false } },
+});
 // --runs (bench/run-all.ts) is --rounds; the section is always written (--write accepted).
 const ROUNDS = Number(values.runs ?? values.rounds);
 if (!existsSync(path.join(DASHBOARD_DIR, 'index.html'))) {
@@ -58,7 +60,11 @@ const bare = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'text/javascript' }).end("document.getElementById('done').textContent = 'ready';");
     return;
   }
-  response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html><head><title>bare</title></head><body><h1 id="done">loading</h1><script src="/bare.js"></script></body></html>');
+  response
+    .writeHead(200, { 'content-type': 'text/html' })
+    .end(
+      '<!doctype html><html><head><title>bare</title></head><body><h1 id="done">loading</h1><script src="/bare.js"></script></body></html>',
+    );
 });
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
 const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/`;
@@ -84,11 +90,21 @@ async function load(browser: Browser, url: string, ready: string, cookies: Array
 let browser: Browser | undefined;
 try {
   for (let i = 0; ; i++) {
-    if (await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 600) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const login = await fetch(`${baseUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+  const login = await fetch(`${baseUrl}/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+  });
   if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
   const cookies = login.headers.getSetCookie().map((c) => {
     const [pair] = c.split(';');
@@ -96,7 +112,11 @@ try {
     return { name: pair!.slice(0, at), value: pair!.slice(at + 1) };
   });
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+  });
   // One load of each, not counted: the service and the browser warm up.
   await load(browser, bareUrl, '#done:text("ready")');
   await load(browser, `${baseUrl}/app/inbox`, 'nav[aria-label="Main"]', cookies);
@@ -112,7 +132,12 @@ try {
 
   const summary = (loads: Load[]) => {
     const times = loads.map((l) => l.ms).sort((a, b) => a - b);
-    return { median: median(times), p95: percentile(times, 95), jsBytes: median(loads.map((l) => l.jsBytes)), jsFiles: median(loads.map((l) => l.jsFiles)) };
+    return {
+      median: median(times),
+      p95: percentile(times, 95),
+      jsBytes: median(loads.map((l) => l.jsBytes)),
+      jsFiles: median(loads.map((l) => l.jsFiles)),
+    };
   };
   const base = summary(baseline);
   const inbox = summary(signedIn);

@@ -67,9 +67,14 @@ type Run = { latency: Latency; missing: number; load: number[]; floor: Latency }
 
 function latencyOf(values: number[]): Latency {
   const sorted = [...values].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN, n: sorted.length };
+  return {
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    n: sorted.length,
+  };
 }
-
 
 /** One NOTIFY hop on the database, at the same rate: sent from one connection, heard on another. */
 async function notifyFloor(url: string): Promise<Latency> {
@@ -106,7 +111,9 @@ async function run(): Promise<Run> {
     const db = (await openProducer(d)).db;
     const [org] = await queryRows<{ id: string }>(db, sql`select id from organizations limit 1`);
     const emit = (i: number) =>
-      db.transaction((tx) => recordEvent(tx, org!.id, 'message.status_update', { message_id: `m-${i}`, status: 'delivered', organization_id: org!.id }));
+      db.transaction((tx) =>
+        recordEvent(tx, org!.id, 'message.status_update', { message_id: `m-${i}`, status: 'delivered', organization_id: org!.id }),
+      );
     const warm: string[] = [];
     for (let i = 0; i < 20; i++) warm.push(await emit(-1 - i));
     await waitFor(() => streams.every((s) => warm.every((id) => s.arrivals.has(id))));

@@ -48,11 +48,14 @@ try {
       `statuses ${JSON.stringify(report.byStatus)}\nslowest ${Math.round(report.slowestMs)} ms; heap +${report.heapGrowthMb.toFixed(1)} MB, rss +${report.rssGrowthMb.toFixed(1)} MB\n`,
   );
   if (values['by-operation']) {
-    for (const [op, statuses] of Object.entries(report.byOperation).sort()) process.stdout.write(`${op.padEnd(80)} ${JSON.stringify(statuses)}\n`);
+    for (const [op, statuses] of Object.entries(report.byOperation).sort())
+      process.stdout.write(`${op.padEnd(80)} ${JSON.stringify(statuses)}\n`);
   }
   if (guard.violations.length > 0) {
     failed = true;
-    process.stdout.write(`\nconnections or lookups off loopback (redirected to the closed port):\n${[...new Set(guard.violations)].join('\n')}\n`);
+    process.stdout.write(
+      `\nconnections or lookups off loopback (redirected to the closed port):\n${[...new Set(guard.violations)].join('\n')}\n`,
+    );
   }
   if (report.failures.length > 0) {
     failed = true;

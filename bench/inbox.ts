@@ -47,7 +47,13 @@ const client = new pg.Client({ connectionString: d.database.url });
 let service: Service | undefined;
 
 try {
-  const env = { ROLES: 'api', LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple' };
+  const env = {
+    ROLES: 'api',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com',
+    BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple',
+  };
   service = await startService(d.database, env, d.shared);
   const { baseUrl, apiKey } = service;
   await client.connect();
@@ -61,7 +67,12 @@ try {
   };
   const channelIds: string[] = [];
   for (const name of ['Front desk', 'Support line']) {
-    const res = await http.request({ path: '/v1/channels', method: 'POST', headers, body: JSON.stringify({ platform: 'chatapp_unofficial', name, sandbox: true }) });
+    const res = await http.request({
+      path: '/v1/channels',
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ platform: 'chatapp_unofficial', name, sandbox: true }),
+    });
     const text = await res.body.text();
     if (res.statusCode !== 201) throw new Error(`channel: ${res.statusCode} ${text}`);
     channelIds.push((JSON.parse(text) as { data: { id: string } }).data.id);
@@ -95,7 +106,9 @@ try {
        join contacts c on c.organization_id = $1 and c.phone_number = '+49151' || lpad(g::text, 8, '0')`,
     [org, CONVERSATIONS, channelIds, userId],
   );
-  const other = (await client.query<{ id: string }>(`insert into organizations (id, name) values (gen_random_uuid(), 'Neighbour') returning id`)).rows[0]!.id;
+  const other = (
+    await client.query<{ id: string }>(`insert into organizations (id, name) values (gen_random_uuid(), 'Neighbour') returning id`)
+  ).rows[0]!.id;
   await client.query(
     `insert into conversations (id, organization_id, channel_id, peer_phone, status, last_message_at, last_message_preview, unread_count, created_at, updated_at)
      select gen_random_uuid(), $1, gen_random_uuid(), '49160' || lpad(g::text, 8, '0'), 'open',
@@ -133,13 +146,25 @@ try {
   const scenarios: Scenario[] = [
     { name: 'baseline: GET /v1/health', path: '/v1/health', expect: () => true },
     { name: 'first page', path: `/v1/conversations?limit=${PAGE}`, expect: full },
-    { name: `deep page (cursor after ${DEEP.toLocaleString('en')} rows)`, path: `/v1/conversations?limit=${PAGE}&cursor=${deepCursor}`, expect: full },
+    {
+      name: `deep page (cursor after ${DEEP.toLocaleString('en')} rows)`,
+      path: `/v1/conversations?limit=${PAGE}&cursor=${deepCursor}`,
+      expect: full,
+    },
     { name: 'status=open&assignee=none', path: `/v1/conversations?limit=${PAGE}&status=open&assignee=none`, expect: full },
     { name: 'unread=true', path: `/v1/conversations?limit=${PAGE}&unread=true`, expect: full },
     { name: 'assignee={user}&unread=true', path: `/v1/conversations?limit=${PAGE}&assignee=${userId}&unread=true`, expect: full },
     { name: 'channel_id&status=closed', path: `/v1/conversations?limit=${PAGE}&channel_id=${channelIds[0]}&status=closed`, expect: full },
-    { name: 'q=customer 12 (name, 111 matches)', path: `/v1/conversations?limit=${PAGE}&q=${encodeURIComponent('customer 12')}`, expect: full },
-    { name: 'q=151 0000 4 (number, 1,000 matches)', path: `/v1/conversations?limit=${PAGE}&q=${encodeURIComponent('151 0000 4')}`, expect: full },
+    {
+      name: 'q=customer 12 (name, 111 matches)',
+      path: `/v1/conversations?limit=${PAGE}&q=${encodeURIComponent('customer 12')}`,
+      expect: full,
+    },
+    {
+      name: 'q=151 0000 4 (number, 1,000 matches)',
+      path: `/v1/conversations?limit=${PAGE}&q=${encodeURIComponent('151 0000 4')}`,
+      expect: full,
+    },
     { name: 'q=parcel&status=open (preview)', path: `/v1/conversations?limit=${PAGE}&q=parcel&status=open`, expect: full },
     { name: 'q=zebra (no match: every row read)', path: `/v1/conversations?limit=${PAGE}&q=zebra`, expect: (n) => n === 0 },
   ];

@@ -126,7 +126,9 @@ async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs:
       rssMb: rssMb(d.service.child.pid!),
     };
     periods.push(p);
-    console.log(`  ${p.minute.toFixed(1)} min: accepted ${p.acceptedPerSecond.toFixed(0)}/s, read ${p.readPerSecond.toFixed(0)}/s, not yet read ${p.backlog}, RSS ${p.rssMb.toFixed(0)} MB`);
+    console.log(
+      `  ${p.minute.toFixed(1)} min: accepted ${p.acceptedPerSecond.toFixed(0)}/s, read ${p.readPerSecond.toFixed(0)}/s, not yet read ${p.backlog}, RSS ${p.rssMb.toFixed(0)} MB`,
+    );
     counted = { accepted: ids.length, read };
     periodStart = t;
   };
@@ -162,10 +164,26 @@ async function traffic(d: Deployed, perSecond: number, seconds: number, everyMs:
   const accepted = (await Promise.all(pending)).filter((a) => a !== undefined);
   const lastAccept = accepted.reduce((m, a) => Math.max(m, a.at), t1);
   const read = accepted.filter((a) => (d.receiver.seen.get(a.id)?.read ?? Infinity) <= t1).length;
-  return { samples: rss.samples, acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000), readPerSecond: read / ((t1 - t0) / 1000), backlog: accepted.length - read, failed, periods };
+  return {
+    samples: rss.samples,
+    acceptedPerSecond: accepted.length / ((lastAccept - t0) / 1000),
+    readPerSecond: read / ((t1 - t0) / 1000),
+    backlog: accepted.length - read,
+    failed,
+    periods,
+  };
 }
 
-type Run = { bareMb: number; idleMb: number; rateMedianMb: number; rateMaxMb: number; acceptedPerSecond: number; readPerSecond: number; failed: number; load: number[] };
+type Run = {
+  bareMb: number;
+  idleMb: number;
+  rateMedianMb: number;
+  rateMaxMb: number;
+  acceptedPerSecond: number;
+  readPerSecond: number;
+  failed: number;
+  load: number[];
+};
 
 async function oneRun(): Promise<Run> {
   const load = os.loadavg().map((l) => Math.round(l * 100) / 100);
@@ -177,20 +195,46 @@ async function oneRun(): Promise<Run> {
     const idleMb = median(idle.stop().map((s) => s.value));
     const t = await traffic(d, rate, rateSeconds, 1000, WARM_UP);
     const values = t.samples.map((s) => s.value);
-    return { bareMb, idleMb, rateMedianMb: median(values), rateMaxMb: Math.max(...values), acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, failed: t.failed, load };
+    return {
+      bareMb,
+      idleMb,
+      rateMedianMb: median(values),
+      rateMaxMb: Math.max(...values),
+      acceptedPerSecond: t.acceptedPerSecond,
+      readPerSecond: t.readPerSecond,
+      failed: t.failed,
+      load,
+    };
   } finally {
     await d.close();
   }
 }
 
-type Soak = Growth & { idleMb: number; acceptedPerSecond: number; readPerSecond: number; backlog: number; failed: number; samples: number; periods: Period[] };
+type Soak = Growth & {
+  idleMb: number;
+  acceptedPerSecond: number;
+  readPerSecond: number;
+  backlog: number;
+  failed: number;
+  samples: number;
+  periods: Period[];
+};
 
 async function soak(): Promise<Soak> {
   const d = await deployWithTraffic(backend, 1000, WARM_UP);
   try {
     const idleMb = rssMb(d.service.child.pid!);
     const t = await traffic(d, soakRate, minutes * 60, 10_000, WARM_UP, SOAK_PERIOD_MS);
-    return { ...growthOf(t.samples), idleMb, acceptedPerSecond: t.acceptedPerSecond, readPerSecond: t.readPerSecond, backlog: t.backlog, failed: t.failed, samples: t.samples.length, periods: t.periods };
+    return {
+      ...growthOf(t.samples),
+      idleMb,
+      acceptedPerSecond: t.acceptedPerSecond,
+      readPerSecond: t.readPerSecond,
+      backlog: t.backlog,
+      failed: t.failed,
+      samples: t.samples.length,
+      periods: t.periods,
+    };
   } finally {
     await d.close();
   }
@@ -202,13 +246,22 @@ const mb = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} MB` : 'n/a');
 const r0 = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : 'n/a');
 const met = (ok: boolean) => (ok ? 'met' : 'not met');
 const backendName = backend === 'postgres' ? 'PostgreSQL' : 'PGlite';
-const command = `node bench/memory.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}`.trim();
+const command = `node bench/memory.ts ${process.argv
+  .slice(2)
+  .filter((a) => a !== '--write')
+  .join(' ')}`.trim();
 const header = machine({
-  Database: backend === 'postgres' ? `PostgreSQL on ${new URL(pgServerUrl()).host} (same machine), a fresh database per run` : "embedded PGlite on disk (inside the service's process, so its memory counts), fresh per run",
-  Service: '`node src/main.ts` as its own process: roles api and worker, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, SANDBOX_STATUS_DELAY_MS=0',
+  Database:
+    backend === 'postgres'
+      ? `PostgreSQL on ${new URL(pgServerUrl()).host} (same machine), a fresh database per run`
+      : "embedded PGlite on disk (inside the service's process, so its memory counts), fresh per run",
+  Service:
+    '`node src/main.ts` as its own process: roles api and worker, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, SANDBOX_STATUS_DELAY_MS=0',
 });
 
-console.log(`memory: ${backendName}, ${runs} runs: idle ${idleSeconds} s, ${rate}/s for ${rateSeconds} s${minutes > 0 ? `; soak ${soakRate}/s for ${minutes} min` : '; no soak'}`);
+console.log(
+  `memory: ${backendName}, ${runs} runs: idle ${idleSeconds} s, ${rate}/s for ${rateSeconds} s${minutes > 0 ? `; soak ${soakRate}/s for ${minutes} min` : '; no soak'}`,
+);
 const results: Run[] = [];
 for (let n = 1; n <= runs; n++) {
   const r = await oneRun();
@@ -260,7 +313,9 @@ if (minutes > 0) {
     const ps = s.periods.slice(i, i + block);
     const last = ps[ps.length - 1]!;
     const avg = (f: (p: Period) => number) => ps.reduce((a, p) => a + f(p), 0) / ps.length;
-    overTime.push(`| ${(i === 0 ? 0 : s.periods[i - 1]!.minute).toFixed(0)}–${last.minute.toFixed(0)} | ${r0(avg((p) => p.acceptedPerSecond))} | ${r0(avg((p) => p.readPerSecond))} | ${r0(last.backlog)} | ${mb(last.rssMb)} |`);
+    overTime.push(
+      `| ${(i === 0 ? 0 : s.periods[i - 1]!.minute).toFixed(0)}–${last.minute.toFixed(0)} | ${r0(avg((p) => p.acceptedPerSecond))} | ${r0(avg((p) => p.readPerSecond))} | ${r0(last.backlog)} | ${mb(last.rssMb)} |`,
+    );
   }
   console.log(`\n${soakTable}\n\n${overTime.join('\n')}`);
   soakBody = `## Memory: soak at ${soakRate} messages/s for ${minutes} minutes (bench/memory.ts), ${backendName}

@@ -116,7 +116,10 @@ async function oneRun(n: number): Promise<Run> {
     if (database) {
       const opts = { clients: connections, threads: 2, seconds };
       if (verbose) console.log(toPgbench(single, pool), toPgbench(script, pool));
-      db = { single: await pgbench(database.url, toPgbench(single, pool), opts), replay: await pgbench(database.url, toPgbench(script, pool), opts) };
+      db = {
+        single: await pgbench(database.url, toPgbench(single, pool), opts),
+        replay: await pgbench(database.url, toPgbench(script, pool), opts),
+      };
     } else {
       db = {
         single: await server.call<Db>({ cmd: 'sqlbench', script: single, seconds, concurrency: connections, pool }),
@@ -134,8 +137,12 @@ async function oneRun(n: number): Promise<Run> {
 }
 
 const info = await machine(backend);
-console.log(`messages-accept: ${backend}, ${runs} runs, ${seconds} s per phase, ${connections} connections, ${pool} recipients, log level ${logLevel}`);
-console.log(`  ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB} GiB, node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}${backend === 'postgres' ? `, ${pgbenchVersion()}` : ''}`);
+console.log(
+  `messages-accept: ${backend}, ${runs} runs, ${seconds} s per phase, ${connections} connections, ${pool} recipients, log level ${logLevel}`,
+);
+console.log(
+  `  ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB} GiB, node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}${backend === 'postgres' ? `, ${pgbenchVersion()}` : ''}`,
+);
 console.log(`  load average before: ${info.load.join(' ')}`);
 
 const results: Run[] = [];
@@ -162,7 +169,13 @@ const summary = {
   loadDuringRuns: results.map((r) => r.load),
   bare: { rate: m((r) => r.bare.rate), p50: m((r) => r.bare.p50), p90: m((r) => r.bare.p90), p99: m((r) => r.bare.p99) },
   accept: { rate: m((r) => r.accept.rate), p50: m((r) => r.accept.p50), p90: m((r) => r.accept.p90), p99: m((r) => r.accept.p99) },
-  half: { target: m((r) => r.half.target), rate: m((r) => r.half.rate), p50: m((r) => r.half.p50), p90: m((r) => r.half.p90), p99: m((r) => r.half.p99) },
+  half: {
+    target: m((r) => r.half.target),
+    rate: m((r) => r.half.rate),
+    p50: m((r) => r.half.p50),
+    p90: m((r) => r.half.p90),
+    p99: m((r) => r.half.p99),
+  },
   db: { single: m((r) => r.db.single.tps), replay: m((r) => r.db.replay.tps) },
   statementsPerAccept: m((r) => r.statementsPerAccept),
   tracedStatements: m((r) => r.tracedStatements),
@@ -175,10 +188,16 @@ const summary = {
   perRun: results,
 };
 console.log('\nmedians over runs:');
-console.log(`  bare route            ${round(summary.bare.rate, 0)}/s  p50/p90/p99 ${summary.bare.p50}/${summary.bare.p90}/${summary.bare.p99} ms`);
-console.log(`  POST /v1/messages     ${round(summary.accept.rate, 0)}/s  p50/p90/p99 ${summary.accept.p50}/${summary.accept.p90}/${summary.accept.p99} ms`);
+console.log(
+  `  bare route            ${round(summary.bare.rate, 0)}/s  p50/p90/p99 ${summary.bare.p50}/${summary.bare.p90}/${summary.bare.p99} ms`,
+);
+console.log(
+  `  POST /v1/messages     ${round(summary.accept.rate, 0)}/s  p50/p90/p99 ${summary.accept.p50}/${summary.accept.p90}/${summary.accept.p99} ms`,
+);
 console.log(`  at half rate (${summary.half.target}/s)  p50/p90/p99 ${summary.half.p50}/${summary.half.p90}/${summary.half.p99} ms`);
-console.log(`  database alone (tps)  single ${round(summary.db.single, 0)} (the message row), replay ${round(summary.db.replay, 0)} (the accept's statements as sent)`);
+console.log(
+  `  database alone (tps)  single ${round(summary.db.single, 0)} (the message row), replay ${round(summary.db.replay, 0)} (the accept's statements as sent)`,
+);
 console.log(`  statements per accept ${round(summary.statementsPerAccept, 2)} (traced: ${summary.tracedStatements})`);
 console.log(
   `  ratios                accept/bare ${round(summary.ratios.acceptOverBare * 100, 1)}%` +
@@ -195,7 +214,10 @@ if (hasFlag('write')) {
     `messages-accept-${backend === 'pglite-disk' ? 'pglite' : backend}`,
     `## Messages: accept rate (bench/messages-accept.ts), ${name}
 
-Command: \`node bench/messages-accept.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+Command: \`node bench/messages-accept.ts ${process.argv
+      .slice(2)
+      .filter((a) => a !== '--write')
+      .join(' ')}\` (${new Date().toISOString().slice(0, 10)})
 
 ${machineLines(info.postgres ? { PostgreSQL: `${info.postgres} on 127.0.0.1 (same machine), ${pgbenchVersion()}` } : {})}
 

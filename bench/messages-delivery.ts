@@ -142,15 +142,21 @@ async function oneRun(): Promise<Run> {
 
 const info = await machine(backend);
 console.log(`messages-delivery: ${backend}, ${runs} runs, ${count} messages at ${rate}/s, sandbox status delay 0, log level ${logLevel}`);
-console.log(`  ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB} GiB, node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}`);
+console.log(
+  `  ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB} GiB, node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}`,
+);
 console.log(`  load average before: ${info.load.join(' ')}`);
 const fmt = (s: Stats) => `p50/p90/p99/max ${round(s.p50, 0)}/${round(s.p90, 0)}/${round(s.p99, 0)}/${round(s.max, 0)} ms`;
 const results: Run[] = [];
 for (let n = 1; n <= runs; n++) {
   const r = await oneRun();
   results.push(r);
-  console.log(`run ${n} (load ${r.load.join(' ')}): 201 -> delivered ${fmt(r.delivered)} | 201 -> sent ${fmt(r.sent)} | POST latency ${fmt(r.acceptLatency)}${r.missing ? ` | ${r.missing} missing` : ''}`);
-  console.log(`  job queues (wait from due to picked up p50/p90, run p50, ms): ${r.queues.map((q) => `${q.name} ${q.jobs} jobs ${q.wait_p50}/${q.wait_p90}, ${q.run_p50}`).join('; ')}`);
+  console.log(
+    `run ${n} (load ${r.load.join(' ')}): 201 -> delivered ${fmt(r.delivered)} | 201 -> sent ${fmt(r.sent)} | POST latency ${fmt(r.acceptLatency)}${r.missing ? ` | ${r.missing} missing` : ''}`,
+  );
+  console.log(
+    `  job queues (wait from due to picked up p50/p90, run p50, ms): ${r.queues.map((q) => `${q.name} ${q.jobs} jobs ${q.wait_p50}/${q.wait_p90}, ${q.run_p50}`).join('; ')}`,
+  );
 }
 const med = (f: (r: Run) => Stats): Stats => ({
   p50: median(results.map((r) => f(r).p50)),
@@ -158,7 +164,17 @@ const med = (f: (r: Run) => Stats): Stats => ({
   p99: median(results.map((r) => f(r).p99)),
   max: median(results.map((r) => f(r).max)),
 });
-const summary = { backend, runs, messages: count, rate, machine: info, delivered: med((r) => r.delivered), sent: med((r) => r.sent), acceptLatency: med((r) => r.acceptLatency), perRun: results };
+const summary = {
+  backend,
+  runs,
+  messages: count,
+  rate,
+  machine: info,
+  delivered: med((r) => r.delivered),
+  sent: med((r) => r.sent),
+  acceptLatency: med((r) => r.acceptLatency),
+  perRun: results,
+};
 console.log('\nmedians over runs:');
 console.log(`  201 -> delivered  ${fmt(summary.delivered)}`);
 console.log(`  201 -> sent       ${fmt(summary.sent)}`);
@@ -174,7 +190,10 @@ if (hasFlag('write')) {
     `messages-delivery-${backend === 'pglite-disk' ? 'pglite' : backend}`,
     `## Messages: accept to delivered (bench/messages-delivery.ts), ${name}
 
-Command: \`node bench/messages-delivery.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+Command: \`node bench/messages-delivery.ts ${process.argv
+      .slice(2)
+      .filter((a) => a !== '--write')
+      .join(' ')}\` (${new Date().toISOString().slice(0, 10)})
 
 ${machineLines(info.postgres ? { PostgreSQL: `${info.postgres} on 127.0.0.1 (same machine)` } : {})}
 

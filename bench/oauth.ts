@@ -72,7 +72,13 @@ const hash = `encode(sha256($1::bytea), 'hex')`;
 
 try {
   for (let i = 0; ; i++) {
-    if (await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${baseUrl}/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 600) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -89,17 +95,33 @@ try {
       [clientId, org],
     )
   ).rows[0]!.id;
-  const grant = (await db.query<{ id: string }>(`insert into oauth_grants (id, client_id, user_id, scopes) values (gen_random_uuid(), $1, $2, '{channels:read}') returning id`, [clientRow, user])).rows[0]!.id;
+  const grant = (
+    await db.query<{ id: string }>(
+      `insert into oauth_grants (id, client_id, user_id, scopes) values (gen_random_uuid(), $1, $2, '{channels:read}') returning id`,
+      [clientRow, user],
+    )
+  ).rows[0]!.id;
   await db.query('insert into oauth_grant_organizations (grant_id, organization_id) values ($1, $2)', [grant, org]);
   const accessToken = `pla_${randomToken(32)}`;
-  await db.query(`insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, expires_at) values (gen_random_uuid(), $2, 'access', ${hash}, '{channels:read}', now() + interval '1 day')`, [accessToken, grant]);
+  await db.query(
+    `insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, expires_at) values (gen_random_uuid(), $2, 'access', ${hash}, '{channels:read}', now() + interval '1 day')`,
+    [accessToken, grant],
+  );
   const refreshTokens: string[] = [];
   // Each chain is an authorization of its own (a grant), as each installed client is.
   for (let i = 0; i < CHAINS; i++) {
     const token = `plr_${randomToken(32)}`;
-    const own = (await db.query<{ id: string }>(`insert into oauth_grants (id, client_id, user_id, scopes) values (gen_random_uuid(), $1, $2, '{channels:read}') returning id`, [clientRow, user])).rows[0]!.id;
+    const own = (
+      await db.query<{ id: string }>(
+        `insert into oauth_grants (id, client_id, user_id, scopes) values (gen_random_uuid(), $1, $2, '{channels:read}') returning id`,
+        [clientRow, user],
+      )
+    ).rows[0]!.id;
     await db.query('insert into oauth_grant_organizations (grant_id, organization_id) values ($1, $2)', [own, org]);
-    await db.query(`insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, expires_at) values (gen_random_uuid(), $2, 'refresh', ${hash}, '{channels:read}', now() + interval '30 days')`, [token, own]);
+    await db.query(
+      `insert into oauth_tokens (id, grant_id, kind, token_hash, scopes, expires_at) values (gen_random_uuid(), $2, 'refresh', ${hash}, '{channels:read}', now() + interval '30 days')`,
+      [token, own],
+    );
     refreshTokens.push(token);
   }
 
@@ -122,7 +144,11 @@ try {
             path: '/v1/oauth/token',
             method: 'POST',
             headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-            body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshTokens[chain]!, client_id: clientId }).toString(),
+            body: new URLSearchParams({
+              grant_type: 'refresh_token',
+              refresh_token: refreshTokens[chain]!,
+              client_id: clientId,
+            }).toString(),
           });
           const body = (await res.body.json()) as { refresh_token?: string };
           if (res.statusCode === 200 && body.refresh_token) {
@@ -157,7 +183,9 @@ try {
     const refresh = await refreshes();
     if (refresh.failures) throw new Error(`${refresh.failures} refresh chains failed`);
     refreshRates.push(refresh.rate);
-    console.log(`round ${round + 1}: API key ${key.rate.toFixed(0)}/s, bearer ${bearer.rate.toFixed(0)}/s (${(100 * bearer.rate / key.rate).toFixed(1)}%), refresh grants ${refresh.rate.toFixed(0)}/s`);
+    console.log(
+      `round ${round + 1}: API key ${key.rate.toFixed(0)}/s, bearer ${bearer.rate.toFixed(0)}/s (${((100 * bearer.rate) / key.rate).toFixed(1)}%), refresh grants ${refresh.rate.toFixed(0)}/s`,
+    );
   }
   const ratio = median(ratios);
   const refreshRate = median(refreshRates);

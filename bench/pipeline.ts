@@ -81,7 +81,10 @@ async function oneRun(): Promise<Run> {
     const cpu0 = { service: cpuUsOf(pid), postgres: postgresCpuUs(), bench: process.cpuUsage() };
     const t0 = now();
     const accepted = await burst(service, channelId, count, WARM_UP, concurrency);
-    const burstMissing = await untilRead(receiver, accepted.map((a) => a.id));
+    const burstMissing = await untilRead(
+      receiver,
+      accepted.map((a) => a.id),
+    );
     // CPU per message over the burst: the service, PostgreSQL's processes (on PGlite, inside the
     // service), and this process (the clients posting and the webhook receiver).
     const ownUs = process.cpuUsage(cpu0.bench);
@@ -90,7 +93,8 @@ async function oneRun(): Promise<Run> {
       postgres: backend === 'postgres' ? (postgresCpuUs() - cpu0.postgres) / 1000 / count : NaN,
       bench: (ownUs.user + ownUs.system) / 1000 / count,
     };
-    const last = (f: (s: Seen) => number | undefined) => Math.max(...accepted.map((a) => f(receiver.seen.get(a.id) ?? {}) ?? NaN).filter(Number.isFinite));
+    const last = (f: (s: Seen) => number | undefined) =>
+      Math.max(...accepted.map((a) => f(receiver.seen.get(a.id) ?? {}) ?? NaN).filter(Number.isFinite));
     const lastAccept = Math.max(...accepted.map((a) => a.at));
     const lastRead = last((s) => s.read);
     // The deliveries of the phase: 3 per message (sent, status sent... see the receiver) until the last read.
@@ -98,7 +102,10 @@ async function oneRun(): Promise<Run> {
     const perSecond = (n: number, until: number) => n / ((until - t0) / 1000);
     const burstResult = {
       acceptedPerSecond: perSecond(count, lastAccept),
-      sentPerSecond: perSecond(count, last((s) => s.sent)),
+      sentPerSecond: perSecond(
+        count,
+        last((s) => s.sent),
+      ),
       readPerSecond: perSecond(count - burstMissing, lastRead),
       webhooksPerSecond: perSecond(burstDeliveries, receiver.lastAt()),
       seconds: (lastRead - t0) / 1000,
@@ -110,7 +117,10 @@ async function oneRun(): Promise<Run> {
     await sleep(1000);
     const s0 = now();
     const steadyAccepted = await steady(service, channelId, rate * seconds, WARM_UP + count, rate);
-    const steadyMissing = await untilRead(receiver, steadyAccepted.map((a) => a.id));
+    const steadyMissing = await untilRead(
+      receiver,
+      steadyAccepted.map((a) => a.id),
+    );
     const reads = steadyAccepted.map((a) => ({ a, s: receiver.seen.get(a.id) })).filter((x) => x.s?.read !== undefined);
     const steadyResult = {
       acceptToRead: stats(reads.map((x) => x.s!.read! - x.a.at)),
@@ -120,7 +130,12 @@ async function oneRun(): Promise<Run> {
     };
 
     // The floor of a delivery, on the same receiver.
-    const baselinePostsPerSecond = await baselineRate(`${receiver.url}/baseline`, 3000, 32, JSON.stringify({ message_id: 'baseline', status: 'read' }));
+    const baselinePostsPerSecond = await baselineRate(
+      `${receiver.url}/baseline`,
+      3000,
+      32,
+      JSON.stringify({ message_id: 'baseline', status: 'read' }),
+    );
 
     await stopService();
     const opened = database
@@ -195,7 +210,11 @@ function summarize(label: string, results: Run[]): Summary {
   for (const name of ['sandbox.callback', 'provider.inbound']) {
     const of = (r: Run) => r.queues.find((q) => q.name === name);
     if (!results.some(of)) continue;
-    queues[name] = { wait_p50: med((r) => of(r)?.wait_p50 ?? NaN), wait_p99: med((r) => of(r)?.wait_p99 ?? NaN), wait_max: med((r) => of(r)?.wait_max ?? NaN) };
+    queues[name] = {
+      wait_p50: med((r) => of(r)?.wait_p50 ?? NaN),
+      wait_p99: med((r) => of(r)?.wait_p99 ?? NaN),
+      wait_max: med((r) => of(r)?.wait_max ?? NaN),
+    };
   }
   return {
     label,
@@ -222,7 +241,8 @@ function summarize(label: string, results: Run[]): Summary {
 }
 
 /** The messages a second the machine's cores allow at this CPU cost per message (every process of the run counted). */
-const ceiling = (c: { service: number; postgres: number; bench: number }) => (os.availableParallelism() * 1000) / (c.service + (Number.isFinite(c.postgres) ? c.postgres : 0) + c.bench);
+const ceiling = (c: { service: number; postgres: number; bench: number }) =>
+  (os.availableParallelism() * 1000) / (c.service + (Number.isFinite(c.postgres) ? c.postgres : 0) + c.bench);
 
 function cpuCell(c: Summary['cpuMsPerMessage'] | undefined): string {
   if (!c) return 'n/a';
@@ -230,16 +250,23 @@ function cpuCell(c: Summary['cpuMsPerMessage'] | undefined): string {
 }
 
 function row(s: Summary): string {
-  const q = (name: string) => (s.queues[name] ? `${r0(s.queues[name].wait_p50)} / ${r0(s.queues[name].wait_p99)} / ${r0(s.queues[name].wait_max)}` : 'n/a');
+  const q = (name: string) =>
+    s.queues[name] ? `${r0(s.queues[name].wait_p50)} / ${r0(s.queues[name].wait_p99)} / ${r0(s.queues[name].wait_max)}` : 'n/a';
   return `| ${s.label} | ${r0(s.acceptedPerSecond)} | ${r0(s.sentPerSecond)} | **${r0(s.readPerSecond)}** | ${r0(s.webhooksPerSecond)} (${r2(s.webhooksPerSecond / s.baselinePostsPerSecond)}× of ${r0(s.baselinePostsPerSecond)}) | ${r0(s.steadyP50)} / **${r0(s.steadyP99)}** ms | ${q('sandbox.callback')} | ${q('provider.inbound')} | ${r0(s.webhookLagP50)} / ${r0(s.webhookLagP99)} | ${r2(s.sentRowsPerMessage)} | ${cpuCell(s.cpuMsPerMessage)} |`;
 }
 
 const header = machine({
-  Database: backend === 'postgres' ? `PostgreSQL on ${new URL(pgServerUrl()).host} (same machine), a fresh database per run` : 'embedded PGlite on disk (the service\'s data directory), fresh per run',
-  Service: '`node src/main.ts` as its own process: roles api and worker, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, SANDBOX_STATUS_DELAY_MS=0',
+  Database:
+    backend === 'postgres'
+      ? `PostgreSQL on ${new URL(pgServerUrl()).host} (same machine), a fresh database per run`
+      : "embedded PGlite on disk (the service's data directory), fresh per run",
+  Service:
+    '`node src/main.ts` as its own process: roles api and worker, LOG_LEVEL=warn, RATE_LIMIT_PER_MINUTE=0, SANDBOX_STATUS_DELAY_MS=0',
 });
 const label = option('label', 'this run');
-console.log(`pipeline: ${backend}, ${runs} runs, burst ${count} messages (${concurrency} clients), steady ${rate}/s for ${seconds} s, pacing ${pacing}/s`);
+console.log(
+  `pipeline: ${backend}, ${runs} runs, burst ${count} messages (${concurrency} clients), steady ${rate}/s for ${seconds} s, pacing ${pacing}/s`,
+);
 console.log(header);
 const results: Run[] = [];
 for (let n = 1; n <= runs; n++) {
@@ -271,7 +298,10 @@ if (hasFlag('write')) {
     `pipeline-${backend}`,
     `## Message pipeline end to end (bench/pipeline.ts), ${backend === 'postgres' ? 'PostgreSQL' : 'PGlite'}
 
-Command: \`node bench/pipeline.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+Command: \`node bench/pipeline.ts ${process.argv
+      .slice(2)
+      .filter((a) => a !== '--write')
+      .join(' ')}\` (${new Date().toISOString().slice(0, 10)})
 
 ${header}
 

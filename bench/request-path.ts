@@ -72,7 +72,14 @@ async function hit(baseUrl: string, apiKey: string, t: Target, duration: number,
     ],
   });
   const cpuUs = (cpuUsOf(pid) - cpuBefore) / Math.max(1, result['2xx']);
-  return { rate: result['2xx'] / result.duration, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpuUs, ...(firstRefusal ? { firstRefusal } : {}) };
+  return {
+    rate: result['2xx'] / result.duration,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpuUs,
+    ...(firstRefusal ? { firstRefusal } : {}),
+  };
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'parley-bench-reqpath-'));
@@ -85,7 +92,9 @@ let bare: ChildProcess | undefined;
 
 try {
   database = pglite ? undefined : await createTestDatabaseUrl(pgServerUrl());
-  const dbLine = database ? `${await postgresVersion(pgServerUrl())} on 127.0.0.1 (same machine), a fresh database` : 'embedded PGlite on disk in the service process';
+  const dbLine = database
+    ? `${await postgresVersion(pgServerUrl())} on 127.0.0.1 (same machine), a fresh database`
+    : 'embedded PGlite on disk in the service process';
   const header = machine({ Database: dbLine });
   service = await startService(database, env, shared);
   const server = { baseUrl: service.baseUrl, apiKey: shared.apiKey };
@@ -136,7 +145,12 @@ try {
   const lookupBodies = phones.map((p) => JSON.stringify({ identifiers: [{ type: 'phone', value: p }] }));
   const messageBodies = Array.from({ length: 1000 }, (_, i) => messageBody(channelId, i + 1));
   const scenarios: Scenario[] = [
-    { name: 'GET /v1/channels', service: { method: 'GET', path: '/v1/channels', auth: true }, bare: { method: 'GET', path: '/bare/channels', auth: false }, target: 0.5 },
+    {
+      name: 'GET /v1/channels',
+      service: { method: 'GET', path: '/v1/channels', auth: true },
+      bare: { method: 'GET', path: '/bare/channels', auth: false },
+      target: 0.5,
+    },
     {
       name: 'GET /v1/messages/{id}',
       service: { method: 'GET', path: `/v1/messages/${messageId}`, auth: true },
@@ -181,16 +195,25 @@ try {
     for (const s of scenarios) {
       const b = await hit(bareUrl, shared.apiKey, s.bare, seconds, barePid);
       const v = await hit(service.baseUrl, shared.apiKey, s.service, seconds, servicePid);
-      for (const [who, x] of [['bare', b], ['service', v]] as const) {
+      for (const [who, x] of [
+        ['bare', b],
+        ['service', v],
+      ] as const) {
         if (x.non2xx > 0 || x.errors > 0) {
           // The channel sent on, as the service has it now (a refused send often says it changed).
           const channel = who === 'service' ? await api(server, 'GET', `/v1/channels/${channelId}`) : undefined;
-          const now = channel ? `; the channel now: ${JSON.stringify({ status: channel.body.data?.status, status_reason: channel.body.data?.status_reason })}` : '';
-          throw new Error(`${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors${x.firstRefusal ? `; the first: ${x.firstRefusal}` : ''}${now}`);
+          const now = channel
+            ? `; the channel now: ${JSON.stringify({ status: channel.body.data?.status, status_reason: channel.body.data?.status_reason })}`
+            : '';
+          throw new Error(
+            `${s.name} (${who}): ${x.non2xx} non-2xx, ${x.errors} errors${x.firstRefusal ? `; the first: ${x.firstRefusal}` : ''}${now}`,
+          );
         }
       }
       results.set(s.name, [...(results.get(s.name) ?? []), { bare: b, service: v }]);
-      console.log(`round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%); CPU per request ${b.cpuUs.toFixed(0)} / ${v.cpuUs.toFixed(0)} µs`);
+      console.log(
+        `round ${r + 1} ${s.name}: bare ${b.rate.toFixed(0)}/s p99 ${b.p99} ms; service ${v.rate.toFixed(0)}/s p99 ${v.p99} ms (${((100 * v.rate) / b.rate).toFixed(1)}%); CPU per request ${b.cpuUs.toFixed(0)} / ${v.cpuUs.toFixed(0)} µs`,
+      );
     }
   }
 
@@ -206,19 +229,21 @@ try {
     );
   });
   const name = pglite ? 'request-path-pglite' : 'request-path';
-  const command = pglite ? `node bench/request-path.ts --pglite --runs ${runs}` : `TEST_DATABASE_URL=postgres://... node bench/request-path.ts --runs ${runs}`;
+  const command = pglite
+    ? `node bench/request-path.ts --pglite --runs ${runs}`
+    : `TEST_DATABASE_URL=postgres://... node bench/request-path.ts --runs ${runs}`;
   const report = `## Request path: hot routes against a bare Fastify route (bench/request-path.ts)${pglite ? ', PGlite' : ''}
 
 Command: \`${command}\` (${new Date().toISOString().slice(0, 10)})
 
 ${header}
 - Service: \`node src/main.ts\` as its own process, api and worker in one (the default layout), log level info (lines to a pipe), request limits off${database ? ', pool of 10' : ''}
-- Baseline: a bare Fastify server in its own process (bench/lib/bare-server.ts): no hooks, logger or authentication; ${database ? 'the same SQL as named statements through a pg Pool of 10 on the same database' : 'the same SQL on a copy of the service\'s PGlite data directory (one embedded connection: no pool)'}; its POST route validates a JSON schema of the message body and touches no database
+- Baseline: a bare Fastify server in its own process (bench/lib/bare-server.ts): no hooks, logger or authentication; ${database ? 'the same SQL as named statements through a pg Pool of 10 on the same database' : "the same SQL on a copy of the service's PGlite data directory (one embedded connection: no pool)"}; its POST route validates a JSON schema of the message body and touches no database
 - Load: autocannon in a third process, ${connections} connections, ${seconds} s per measurement; each of ${runs} rounds runs every scenario on the baseline, then on the service
 
 Values are medians over the rounds; the ratio is the median of the per-round ratios (service / baseline requests per second).
 With no request the service's process used ${idleCpuMsPerS.toFixed(1)} ms of CPU per second (the worker's polling and timers), included below.
-CPU per request is the server process's CPU time (user + system, /proc) over the measurement divided by its 2xx answers: it depends less than the rates on what else the machine runs, though a crowded machine raises it too (cache misses, switches)${pglite ? '' : ' (PostgreSQL\'s own CPU is not in it)'}.
+CPU per request is the server process's CPU time (user + system, /proc) over the measurement divided by its 2xx answers: it depends less than the rates on what else the machine runs, though a crowded machine raises it too (cache misses, switches)${pglite ? '' : " (PostgreSQL's own CPU is not in it)"}.
 
 | Scenario | Baseline req/s | Baseline p99 | Service req/s | Service p99 | Service / baseline | Target | | CPU per request: baseline / service |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |

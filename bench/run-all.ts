@@ -46,28 +46,107 @@ type Benchmark = {
 /** `--pg` / `--pglite`: the flags of benchmarks that choose their database with bench/lib/common.ts backendOf(). */
 const backendFlag = (c: Context) => [c.backend === 'postgres' ? '--pg' : '--pglite'];
 const quick = (c: Context, args: string[]) => (c.quick ? args : []);
-const SEEDS_FROM_OUTSIDE = 'PostgreSQL only: the benchmark writes rows from its own connection while the service runs, and embedded PGlite lives inside the service process';
+const SEEDS_FROM_OUTSIDE =
+  'PostgreSQL only: the benchmark writes rows from its own connection while the service runs, and embedded PGlite lives inside the service process';
 
 const BENCHMARKS: Benchmark[] = [
-  { name: 'messages-accept', file: 'messages-accept.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '1', '--recipients', '100'])] },
-  { name: 'messages-delivery', file: 'messages-delivery.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), '--rate', '10', ...quick(c, ['--messages', '30'])] },
-  { name: 'pipeline', file: 'pipeline.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--messages', '100', '--rate', '20', '--seconds', '3'])] },
+  {
+    name: 'messages-accept',
+    file: 'messages-accept.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '1', '--recipients', '100'])],
+  },
+  {
+    name: 'messages-delivery',
+    file: 'messages-delivery.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), '--rate', '10', ...quick(c, ['--messages', '30'])],
+  },
+  {
+    name: 'pipeline',
+    file: 'pipeline.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--messages', '100', '--rate', '20', '--seconds', '3'])],
+  },
   {
     name: 'memory',
     file: 'memory.ts',
     backends: ['pglite', 'postgres'],
-    args: (c) => [...backendFlag(c), '--minutes', c.soak ? (c.quick ? '1' : '30') : '0', ...quick(c, ['--idle-seconds', '3', '--rate-seconds', '5'])],
+    args: (c) => [
+      ...backendFlag(c),
+      '--minutes',
+      c.soak ? (c.quick ? '1' : '30') : '0',
+      ...quick(c, ['--idle-seconds', '3', '--rate-seconds', '5']),
+    ],
   },
-  { name: 'request-path', file: 'request-path.ts', backends: ['pglite', 'postgres'], args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '2'])] },
-  { name: 'scale-out', file: 'scale-out.ts', backends: ['postgres'], only: 'PostgreSQL only: several processes share one database', args: (c) => [...quick(c, ['--messages', '600']), '--kill-runs', '1'] },
-  { name: 'contacts-import', file: 'contacts-import.ts', backends: ['pglite', 'postgres'], args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--rows', '2000'])] },
-  { name: 'contacts-lookup', file: 'contacts-lookup.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--contacts', '10000', '--requests', '300']) },
-  { name: 'inbox', file: 'inbox.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--others', '5000', '--requests', '30']) },
-  { name: 'oauth', file: 'oauth.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--seconds', '1', '--chains', '8']) },
-  { name: 'events-stream', file: 'events-stream.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--events', '60', '--rate', '30', '--streams', '3']) },
-  { name: 'webhooks-lag', file: 'webhooks-lag.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--rate', '50', '--seconds', '3']) },
-  { name: 'webhooks-throughput', file: 'webhooks-throughput.ts', backends: ['postgres'], only: SEEDS_FROM_OUTSIDE, args: (c) => quick(c, ['--events', '1000']) },
-  { name: 'dashboard', file: 'dashboard.ts', backends: ['pglite'], only: 'PGlite only: it measures the browser loading the app; the database is not on that path', args: () => [] },
+  {
+    name: 'request-path',
+    file: 'request-path.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--duration', '2'])],
+  },
+  {
+    name: 'scale-out',
+    file: 'scale-out.ts',
+    backends: ['postgres'],
+    only: 'PostgreSQL only: several processes share one database',
+    args: (c) => [...quick(c, ['--messages', '600']), '--kill-runs', '1'],
+  },
+  {
+    name: 'contacts-import',
+    file: 'contacts-import.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--rows', '2000'])],
+  },
+  {
+    name: 'contacts-lookup',
+    file: 'contacts-lookup.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--contacts', '10000', '--requests', '300']),
+  },
+  {
+    name: 'inbox',
+    file: 'inbox.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--others', '5000', '--requests', '30']),
+  },
+  {
+    name: 'oauth',
+    file: 'oauth.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--seconds', '1', '--chains', '8']),
+  },
+  {
+    name: 'events-stream',
+    file: 'events-stream.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--events', '60', '--rate', '30', '--streams', '3']),
+  },
+  {
+    name: 'webhooks-lag',
+    file: 'webhooks-lag.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--rate', '50', '--seconds', '3']),
+  },
+  {
+    name: 'webhooks-throughput',
+    file: 'webhooks-throughput.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--events', '1000']),
+  },
+  {
+    name: 'dashboard',
+    file: 'dashboard.ts',
+    backends: ['pglite'],
+    only: 'PGlite only: it measures the browser loading the app; the database is not on that path',
+    args: () => [],
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -109,7 +188,11 @@ function runOne(bench: Benchmark, backend: BackendName, reportFile: string): Pro
   console.log(`\n=== ${command}`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join('bench', bench.file), ...args], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [path.join('bench', bench.file), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     child.on('exit', (code) => resolve({ command, code, seconds: (Date.now() - started) / 1000 }));
   });
 }
@@ -129,7 +212,13 @@ try {
     }
     for (const backend of backends) {
       if (bench.backends.includes(backend)) outcomes.push(await runOne(bench, backend, reportFile));
-      else outcomes.push({ command: `bench/${bench.file} on ${backend}`, code: null, seconds: 0, skipped: bench.only ?? 'not for this backend' });
+      else
+        outcomes.push({
+          command: `bench/${bench.file} on ${backend}`,
+          code: null,
+          seconds: 0,
+          skipped: bench.only ?? 'not for this backend',
+        });
     }
   }
   const current = existsSync(reportFile) ? sectionsOf(readFileSync(reportFile, 'utf8')) : [];
@@ -159,10 +248,16 @@ ${machineAtStart}${pg ? `\n- PostgreSQL: ${pg} on 127.0.0.1 (same machine)` : ''
 Commands (in order; run from the repository root):
 
 ${outcomes
-  .map((o) => (o.skipped ? `- ${o.command}: skipped (${o.skipped})` : `- \`${o.command}\`: ${o.seconds.toFixed(0)} s${o.code === 0 ? '' : `, **failed (exit ${o.code}): its previous section is kept**`}`))
+  .map((o) =>
+    o.skipped
+      ? `- ${o.command}: skipped (${o.skipped})`
+      : `- \`${o.command}\`: ${o.seconds.toFixed(0)} s${o.code === 0 ? '' : `, **failed (exit ${o.code}): its previous section is kept**`}`,
+  )
   .join('\n')}`;
   writeFileSync(out, assemble({ header, agreement, current, previousText }));
-  console.log(`\n${current.length} sections written to ${out} in ${minutes.toFixed(1)} minutes${failed.length ? `; ${failed.length} failed: ${failed.map((f) => f.command).join('; ')}` : ''}`);
+  console.log(
+    `\n${current.length} sections written to ${out} in ${minutes.toFixed(1)} minutes${failed.length ? `; ${failed.length} failed: ${failed.map((f) => f.command).join('; ')}` : ''}`,
+  );
   process.exitCode = failed.length ? 1 : 0;
 } finally {
   rmSync(scratch, { recursive: true, force: true });

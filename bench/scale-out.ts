@@ -29,7 +29,8 @@ const layouts = option('workers', '1,2,3k')
 
 type Layout = (typeof layouts)[number];
 const runsOf = (l: Layout) => (l.kill ? killRuns : runs);
-const labelOf = (l: Layout) => `${APIS} API + ${l.workers} worker${l.workers === 1 ? '' : 's'}${l.kill ? ', one SIGKILLed halfway, an API restarted' : ''}`;
+const labelOf = (l: Layout) =>
+  `${APIS} API + ${l.workers} worker${l.workers === 1 ? '' : 's'}${l.kill ? ', one SIGKILLed halfway, an API restarted' : ''}`;
 
 async function oneRun(layout: Layout): Promise<ScaleOutResult> {
   const database = await freshPgDatabase();
@@ -60,7 +61,12 @@ const rows: Array<{ layout: Layout; results: ScaleOutResult[] }> = [];
 for (const layout of layouts) {
   const results: ScaleOutResult[] = [];
   for (let n = 1; n <= runsOf(layout); n++) {
-    console.log(`${labelOf(layout)}, run ${n} (load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+    console.log(
+      `${labelOf(layout)}, run ${n} (load ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
+    );
     const r = await oneRun(layout);
     console.log(
       `  accepted in ${r.acceptSeconds.toFixed(1)} s, read in ${r.endToEndSeconds.toFixed(1)} s: ${round(r.rate)} messages/s end to end; ${r.events} events, ${r.webhookRequests} webhook requests; ${r.retried} POSTs retried through another API; service CPU ${round(r.cpuSeconds)} s (${round((r.cpuSeconds / r.messages) * 1000)} ms a message)`,
@@ -86,7 +92,10 @@ if (hasFlag('write')) {
     'scale-out',
     `## Scale-out: API and worker processes on one database (bench/scale-out.ts)
 
-Command: \`node bench/scale-out.ts ${process.argv.slice(2).filter((a) => a !== '--write').join(' ')}\` (${new Date().toISOString().slice(0, 10)})
+Command: \`node bench/scale-out.ts ${process.argv
+      .slice(2)
+      .filter((a) => a !== '--write')
+      .join(' ')}\` (${new Date().toISOString().slice(0, 10)})
 
 ${header}
 

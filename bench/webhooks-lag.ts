@@ -17,7 +17,18 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/domain/events/outbox.ts';
 import { median, writeSection } from './bench-report.ts';
-import { createEndpoints, deployment, now, openProducer, option, runOnPostgres, startReceiver, startService, stats, waitFor } from './lib/webhooks.ts';
+import {
+  createEndpoints,
+  deployment,
+  now,
+  openProducer,
+  option,
+  runOnPostgres,
+  startReceiver,
+  startService,
+  stats,
+  waitFor,
+} from './lib/webhooks.ts';
 
 const runs = option('runs', 3);
 const rate = option('rate', 200);
@@ -37,7 +48,9 @@ async function run(): Promise<Run> {
     const db = (await openProducer(d)).db;
     const [org] = await queryRows<{ id: string }>(db, sql`select id from organizations limit 1`);
     const emit = (i: number) =>
-      db.transaction((tx) => recordEvent(tx, org!.id, 'message.status_update', { message_id: `m-${i}`, status: 'delivered', organization_id: org!.id }));
+      db.transaction((tx) =>
+        recordEvent(tx, org!.id, 'message.status_update', { message_id: `m-${i}`, status: 'delivered', organization_id: org!.id }),
+      );
     for (let i = 0; i < 50; i++) await emit(-1 - i);
     await waitFor(() => receiver.total() >= 50 * endpointCount);
 
@@ -73,12 +86,20 @@ async function run(): Promise<Run> {
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
       const id = `b-${i}`;
       sentAt.set(id, now());
-      posts.push(fetch(`${receiver.url}/baseline`, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id }, body: '{"status":"delivered"}' }).then((r) => r.arrayBuffer()));
+      posts.push(
+        fetch(`${receiver.url}/baseline`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'webhook-id': id },
+          body: '{"status":"delivered"}',
+        }).then((r) => r.arrayBuffer()),
+      );
     }
     await Promise.all(posts);
     const baseline = [...sentAt].map(([id, at]) => receiver.first.get(`/baseline ${id}`)! - at);
     const result = { lag: stats(lags), baseline: stats(baseline), load, missing };
-    console.log(`run: lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms, max ${result.lag.max.toFixed(1)} ms over ${result.lag.n} deliveries (${missing} missing); baseline p50 ${result.baseline.p50.toFixed(2)} ms, p99 ${result.baseline.p99.toFixed(2)} ms`);
+    console.log(
+      `run: lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms, max ${result.lag.max.toFixed(1)} ms over ${result.lag.n} deliveries (${missing} missing); baseline p50 ${result.baseline.p50.toFixed(2)} ms, p99 ${result.baseline.p99.toFixed(2)} ms`,
+    );
     return result;
   } finally {
     await service.stop();
@@ -86,7 +107,6 @@ async function run(): Promise<Run> {
     await d.cleanup();
   }
 }
-
 
 const { header, results } = await runOnPostgres(runs, run);
 const m = (pick: (r: Run) => number) => median(results.map(pick));

@@ -19,7 +19,18 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
 import { recordEvent } from '../src/domain/events/outbox.ts';
 import { machine, median, writeSection } from './bench-report.ts';
-import { baselineRate, createEndpoints, deployment, now, openProducer, option, postgresVersion, serverUrl, startReceiver, startService } from './lib/webhooks.ts';
+import {
+  baselineRate,
+  createEndpoints,
+  deployment,
+  now,
+  openProducer,
+  option,
+  postgresVersion,
+  serverUrl,
+  startReceiver,
+  startService,
+} from './lib/webhooks.ts';
 
 const runs = option('runs', 3);
 const events = option('events', 10_000);
@@ -62,7 +73,9 @@ async function run(): Promise<Run> {
     if (distinct !== expected) throw new Error(`${distinct} distinct deliveries arrived, expected ${expected}`);
     const rate = (expected - 1) / ((last - first) / 1000);
     const baseline = await baselineRate(`${receiver.url}/baseline`, expected, 64, JSON.stringify(BODY));
-    console.log(`run: ${Math.round(rate)} deliveries/s (${((last - first) / 1000).toFixed(2)} s; all recorded ${((recorded - first) / 1000).toFixed(2)} s after the first arrival); baseline ${Math.round(baseline)} POST/s; signatures checked ${receiver.verified().checked}, failed ${receiver.verified().failed}`);
+    console.log(
+      `run: ${Math.round(rate)} deliveries/s (${((last - first) / 1000).toFixed(2)} s; all recorded ${((recorded - first) / 1000).toFixed(2)} s after the first arrival); baseline ${Math.round(baseline)} POST/s; signatures checked ${receiver.verified().checked}, failed ${receiver.verified().failed}`,
+    );
     return { rate, seconds: (last - first) / 1000, baseline, load, verified: receiver.verified() };
   } finally {
     await receiver.close();

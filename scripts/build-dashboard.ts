@@ -15,5 +15,9 @@ if (!process.argv.includes('--force') && existsSync(BUILT) && statSync(BUILT).mt
   process.stdout.write('the dashboard is up to date (dist/dashboard is newer than its sources)\n');
   process.exit(0);
 }
-const vite = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'src/dashboard/vite.config.ts', '--logLevel', 'warn'], { stdio: 'inherit' });
+const vite = spawnSync(
+  process.execPath,
+  ['node_modules/vite/bin/vite.js', 'build', '--config', 'src/dashboard/vite.config.ts', '--logLevel', 'warn'],
+  { stdio: 'inherit' },
+);
 process.exit(vite.status ?? 1);

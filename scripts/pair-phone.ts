@@ -31,7 +31,10 @@ if (connected.data.channel.status === 'connected') {
   process.stdout.write(`already connected: ${connected.data.channel.display_phone_number}\n`);
   process.exit(0);
 }
-if (connected.data.pairing_code) process.stdout.write(`\nOn the phone: Linked devices → Link a device → Link with phone number instead, and type\n\n    ${connected.data.pairing_code.code}\n\n`);
+if (connected.data.pairing_code)
+  process.stdout.write(
+    `\nOn the phone: Linked devices → Link a device → Link with phone number instead, and type\n\n    ${connected.data.pairing_code.code}\n\n`,
+  );
 let shown = '';
 for (const started = Date.now(); Date.now() - started < 5 * 60_000; ) {
   const channel = (await call('GET', `/v1/channels/${channelId}`)).data;

@@ -11,18 +11,28 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, 'fuzz-requests': { type: 'string', default: '100000' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, 'fuzz-requests': { type: 'string', default: '100000' } },
+});
 const rounds = Number(values.rounds);
 const fuzzRequests = values['fuzz-requests'];
 const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;
 
-const REPEATED = ['test/process/messages-kill.test.ts', 'test/process/messages-kill-worker.test.ts', 'test/process/scale-out.test.ts', 'test/process/database-outage.test.ts', 'test/process/embedded-takeover.test.ts', 'test/api/webhooks-kill.test.ts'];
+const REPEATED = [
+  'test/process/messages-kill.test.ts',
+  'test/process/messages-kill-worker.test.ts',
+  'test/process/scale-out.test.ts',
+  'test/process/database-outage.test.ts',
+  'test/process/embedded-takeover.test.ts',
+  'test/api/webhooks-kill.test.ts',
+];
 
 type Step = { name: string; args: string[]; env: NodeJS.ProcessEnv };
 const steps: Step[] = [{ name: 'every file on both stores', args: ['scripts/test.ts'], env: { ...process.env, TEST_STORES: 'all' } }];
 steps.push({ name: `fuzzer, ${fuzzRequests} requests, PGlite`, args: ['bench/fuzz.ts', fuzzRequests], env: embeddedEnv });
-if (serverUrl) steps.push({ name: `fuzzer, ${fuzzRequests} requests, PostgreSQL`, args: ['bench/fuzz.ts', fuzzRequests], env: process.env });
+if (serverUrl)
+  steps.push({ name: `fuzzer, ${fuzzRequests} requests, PostgreSQL`, args: ['bench/fuzz.ts', fuzzRequests], env: process.env });
 for (let round = 1; round <= rounds; round++) {
   steps.push({ name: `faults, round ${round} of ${rounds}`, args: ['scripts/test.ts', ...REPEATED], env: process.env });
 }

@@ -28,7 +28,16 @@ const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 
-type FileResult = { file: string; ok: boolean; ms: number; cpuMs: number | undefined; timedOut: boolean; passed: number; failed: number; skipped: number };
+type FileResult = {
+  file: string;
+  ok: boolean;
+  ms: number;
+  cpuMs: number | undefined;
+  timedOut: boolean;
+  passed: number;
+  failed: number;
+  skipped: number;
+};
 
 /** The totals node's spec reporter prints at the end of a file (`ℹ pass 12`); absent when the file died first. */
 function counts(output: string): { passed: number; failed: number; skipped: number } {
@@ -108,12 +117,16 @@ async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Store }>> {
   const results: Array<FileResult & { pass: Store }> = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) results.push({ ...(await runFile(job.file, job.env, job.pass)), pass: job.pass });
+      for (let job = queue.shift(); job; job = queue.shift())
+        results.push({ ...(await runFile(job.file, job.env, job.pass)), pass: job.pass });
     }),
   );
   try {
     mkdirSync(path.dirname(TIMINGS_FILE), { recursive: true });
-    writeFileSync(TIMINGS_FILE, JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [`${r.pass}:${r.file}`, r.ms])) }, null, 1));
+    writeFileSync(
+      TIMINGS_FILE,
+      JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [`${r.pass}:${r.file}`, r.ms])) }, null, 1),
+    );
   } catch {
     // Only a hint for the next run.
   }
@@ -129,7 +142,9 @@ async function startSharedBrowser(): Promise<{ wsEndpoint: string; close(): Prom
     return { wsEndpoint: server.wsEndpoint(), close: () => server.close() };
   } catch (err) {
     // Each browser test file then launches its own, and says what is missing if it cannot.
-    process.stdout.write(`\nthe shared browser did not start (${(err as Error).message.split('\n')[0]}): each browser test launches its own\n`);
+    process.stdout.write(
+      `\nthe shared browser did not start (${(err as Error).message.split('\n')[0]}): each browser test launches its own\n`,
+    );
     return undefined;
   }
 }
@@ -156,25 +171,41 @@ for (const file of all) {
 }
 const onServer = jobs.filter((j) => j.pass === 'PostgreSQL').length;
 if (serverUrl) {
-  process.stdout.write(`\nPGlite (embedded): ${jobs.length - onServer} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`);
+  process.stdout.write(
+    `\nPGlite (embedded): ${jobs.length - onServer} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`,
+  );
 } else {
-  process.stdout.write(`\nTEST_DATABASE_URL is not set: the PostgreSQL pass was skipped${serverOnly.length ? `, and with it ${serverOnly.length} files that need a server (${serverOnly.join(', ')})` : ''}.\n`);
+  process.stdout.write(
+    `\nTEST_DATABASE_URL is not set: the PostgreSQL pass was skipped${serverOnly.length ? `, and with it ${serverOnly.length} files that need a server (${serverOnly.join(', ')})` : ''}.\n`,
+  );
 }
 
 const browser = jobs.some((j) => j.file.includes('.browser.')) ? await startSharedBrowser() : undefined;
-if (browser) for (const job of jobs) if (job.file.includes('.browser.')) job.env = { ...job.env, PARLEY_TEST_BROWSER_WS: browser.wsEndpoint };
+if (browser)
+  for (const job of jobs) if (job.file.includes('.browser.')) job.env = { ...job.env, PARLEY_TEST_BROWSER_WS: browser.wsEndpoint };
 const results = await run(jobs);
 await browser?.close();
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-process.stdout.write(`\n== ${results.length} file runs in ${seconds(Date.now() - started)} of wall time; slowest: ${slowest.map((r) => `${r.file} (${r.pass}) ${seconds(r.ms)}`).join(', ')} ==\n`);
+process.stdout.write(
+  `\n== ${results.length} file runs in ${seconds(Date.now() - started)} of wall time; slowest: ${slowest.map((r) => `${r.file} (${r.pass}) ${seconds(r.ms)}`).join(', ')} ==\n`,
+);
 if (failed.length > 0) {
-  process.stdout.write(`FAILED ${failed.length}:\n${failed.map((r) => `  ${r.pass}: ${r.file}${r.timedOut ? ' (killed: did not finish)' : ''}`).join('\n')}\n`);
+  process.stdout.write(
+    `FAILED ${failed.length}:\n${failed.map((r) => `  ${r.pass}: ${r.file}${r.timedOut ? ' (killed: did not finish)' : ''}`).join('\n')}\n`,
+  );
 }
 const cpuTotal = results.reduce((n, r) => n + (r.cpuMs ?? 0), 0);
-if (cpuTotal > 0) process.stdout.write(`CPU of the test files: ${seconds(cpuTotal)}; most: ${[...results].sort((a, b) => (b.cpuMs ?? 0) - (a.cpuMs ?? 0)).slice(0, 5).map((r) => `${r.file} (${r.pass}) ${seconds(r.cpuMs ?? 0)}`).join(', ')}\n`);
+if (cpuTotal > 0)
+  process.stdout.write(
+    `CPU of the test files: ${seconds(cpuTotal)}; most: ${[...results]
+      .sort((a, b) => (b.cpuMs ?? 0) - (a.cpuMs ?? 0))
+      .slice(0, 5)
+      .map((r) => `${r.file} (${r.pass}) ${seconds(r.cpuMs ?? 0)}`)
+      .join(', ')}\n`,
+  );
 const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[key], 0);
 // The one closing line of totals over every file run.
 process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed${sum('skipped') > 0 ? `, ${sum('skipped')} skipped` : ''}\n`);

@@ -23,10 +23,7 @@ const parseDuration = (v: string) => {
   const m = DURATION.exec(v.trim())!;
   return m[1] === undefined ? 0 : Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 };
-const duration = z
-  .string()
-  .regex(DURATION, { error: 'expects a duration such as 500ms, 30s, 5m, 2h or 5d' })
-  .transform(parseDuration);
+const duration = z.string().regex(DURATION, { error: 'expects a duration such as 500ms, 30s, 5m, 2h or 5d' }).transform(parseDuration);
 const durationList = z
   .string()
   .regex(/^\s*(\d+(ms|s|m|h|d)|0)\s*(,\s*(\d+(ms|s|m|h|d)|0)\s*){0,19}$/, {
@@ -46,13 +43,20 @@ export const envSchema = z.object({
     .optional(),
   DATABASE_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(5000),
   DATA_DIR: z.string().min(1).default('./data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-    error: 'expects one of fatal, error, warn, info, debug, trace, silent',
-  }).default('info'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'expects one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
   ROLES: z
     .string()
     .default('api,worker')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(
       z
         .array(z.enum(['api', 'worker'], { error: 'expects a comma-separated list of api, worker' }))
@@ -69,8 +73,17 @@ export const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9+/_-]{43}=?$|^[0-9a-fA-F]{64}$/, { error: 'expects 32 bytes as base64 (44 chars) or hex (64 chars)' })
     .optional(),
-  SESSION_TTL_HOURS: z.coerce.number({ error: 'expects a number of hours' }).int().min(1).max(24 * 365).default(24 * 14),
-  BODY_LIMIT_BYTES: z.coerce.number({ error: 'expects a number of bytes' }).int().min(1024).default(1024 * 1024),
+  SESSION_TTL_HOURS: z.coerce
+    .number({ error: 'expects a number of hours' })
+    .int()
+    .min(1)
+    .max(24 * 365)
+    .default(24 * 14),
+  BODY_LIMIT_BYTES: z.coerce
+    .number({ error: 'expects a number of bytes' })
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(6000),
   // Unset, each limit below defaults to its documented value, or to 0 (off) when RATE_LIMIT_PER_MINUTE is 0.
   RATE_LIMIT_API_KEY_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).optional(),
@@ -82,7 +95,10 @@ export const envSchema = z.object({
     .string()
     .refine((v) => URL.canParse(v) && ['redis:', 'rediss:'].includes(new URL(v).protocol), { error: 'expects a redis:// or rediss:// URL' })
     .optional(),
-  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, { error: 'expects 1 to 64 of A-Za-z0-9:._-' }).default('parley:'),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:._-]{1,64}$/, { error: 'expects 1 to 64 of A-Za-z0-9:._-' })
+    .default('parley:'),
   LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(1000).default(5),
   LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(100_000).default(30),
   LOGIN_THROTTLE_MAX_DELAY: duration.prefault('15m'),
@@ -92,7 +108,10 @@ export const envSchema = z.object({
   SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
   SANDBOX_OFFICIAL_WEBHOOK_URL: url.optional(),
   OFFICIAL_API_BASE: url.optional(),
-  OFFICIAL_API_VERSION: z.string().regex(/^v\d+\.\d+$/, { error: 'expects a version such as v23.0' }).default('v23.0'),
+  OFFICIAL_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, { error: 'expects a version such as v23.0' })
+    .default('v23.0'),
   OFFICIAL_APP_ID: z.string().min(1).optional(),
   OFFICIAL_APP_SECRET: z.string().min(8, { error: 'expects the app secret (8 characters or more)' }).optional(),
   OFFICIAL_VERIFY_TOKEN: z.string().min(8, { error: 'expects a verify token of 8 characters or more' }).optional(),
@@ -121,7 +140,12 @@ export const envSchema = z.object({
   OAUTH_DEVICE_CODE_TTL: duration.prefault('10m'),
   OAUTH_DEVICE_POLL_INTERVAL: duration.prefault('5s'),
   OAUTH_CODE_TTL: duration.prefault('60s'),
-  EVENT_RETENTION_DAYS: z.coerce.number({ error: 'expects a number of days' }).int().min(7, { error: 'expects at least 7 days' }).max(3650).default(30),
+  EVENT_RETENTION_DAYS: z.coerce
+    .number({ error: 'expects a number of days' })
+    .int()
+    .min(7, { error: 'expects at least 7 days' })
+    .max(3650)
+    .default(30),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
   EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
   EMBEDDED_LEASE_TTL: duration.prefault('20s'),
@@ -138,8 +162,15 @@ export const envSchema = z.object({
     .optional(),
   METRICS_ALLOW: z
     .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-    .refine((list) => list.length > 0 && list.every(isAddressOrRange), { error: 'expects a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,::1' })
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.length > 0 && list.every(isAddressOrRange), {
+      error: 'expects a comma-separated list of addresses or CIDR ranges such as 10.0.0.0/8,::1',
+    })
     .optional(),
   MEDIA_STORE: z.enum(['fs', 's3'], { error: 'expects fs or s3' }).default('fs'),
   MEDIA_DIR: z.string().min(1).optional(),
@@ -147,7 +178,10 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { error: 'expects a bucket name (3 to 63 lower-case letters, digits, dots or hyphens)' })
     .optional(),
-  S3_REGION: z.string().regex(/^[a-z0-9-]{1,64}$/, { error: 'expects a region such as us-east-1' }).default('us-east-1'),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, { error: 'expects a region such as us-east-1' })
+    .default('us-east-1'),
   S3_ENDPOINT: url.optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
@@ -301,7 +335,10 @@ const SECRET_NAME = /PASSWORD|SECRET|TOKEN|_KEY$/;
 /** The value as a problem line may show it: secrets hidden, a database URL without its credentials. */
 function shownValue(name: string, value: string | undefined): string {
   if (SECRET_NAME.test(name)) return 'value hidden';
-  const text = name === 'DATABASE_URL' || name === 'SMTP_URL' || name === 'REDIS_URL' ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@') : String(value ?? '');
+  const text =
+    name === 'DATABASE_URL' || name === 'SMTP_URL' || name === 'REDIS_URL'
+      ? String(value ?? '').replace(/\/\/[^/?#]*@/, '//***@')
+      : String(value ?? '');
   return `got ${JSON.stringify(text)}`;
 }
 
@@ -464,7 +501,9 @@ function mediaStoreProblems(e: z.infer<typeof envSchema>): string[] {
   if (e.MEDIA_STORE === 's3') {
     if (!e.S3_BUCKET) problems.push('S3_BUCKET: MEDIA_STORE=s3 needs the bucket to store media in');
     if (Boolean(e.S3_ACCESS_KEY_ID) !== Boolean(e.S3_SECRET_ACCESS_KEY)) {
-      problems.push(`${e.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'}: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all (value hidden)`);
+      problems.push(
+        `${e.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID'}: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all (value hidden)`,
+      );
     }
     if (e.MEDIA_DIR) problems.push(`MEDIA_DIR: only used with MEDIA_STORE=fs (got ${JSON.stringify(e.MEDIA_DIR)})`);
   }

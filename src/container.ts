@@ -28,7 +28,14 @@ import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId } from './domain/messages/messages.ts';
-import { createAcceptWriter, createChannelCache, type AcceptWriter, type ChannelCache, type MessageDeps, type SendPolicy } from './domain/messages/accept.ts';
+import {
+  createAcceptWriter,
+  createChannelCache,
+  type AcceptWriter,
+  type ChannelCache,
+  type MessageDeps,
+  type SendPolicy,
+} from './domain/messages/accept.ts';
 import { createTemplateParameterCache, type TemplateParameterCache } from './domain/templates/parameters.ts';
 import type { TemplateDeps } from './domain/templates/templates.ts';
 import { coalescedNotify } from './db/notify.ts';
@@ -136,7 +143,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     // lock. PGlite serves one process, and its single connection must stay free for pg-boss.
     const jobQueue =
       database.kind === 'postgres'
-        ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () => startQueue(database, logger, { maintain: config.roles.includes('worker') }))
+        ? await database.withAdvisoryLock(MIGRATION_LOCK_KEY, () =>
+            startQueue(database, logger, { maintain: config.roles.includes('worker') }),
+          )
         : await startQueue(database, logger, { maintain: config.roles.includes('worker') });
     const metrics = createMetrics({
       snapshot: () => readSnapshot(database.db),
@@ -161,7 +170,10 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       async report(channelId, events, deliveryId) {
         const channel = await findChannel(database.db, channelId);
         if (!channel) return;
-        await acceptInboundDelivery({ db: database.db, queue, clock, logger, statuses: applyStatuses }, { platform: channel.platform as Platform, events, channel, deliveryId });
+        await acceptInboundDelivery(
+          { db: database.db, queue, clock, logger, statuses: applyStatuses },
+          { platform: channel.platform as Platform, events, channel, deliveryId },
+        );
       },
       statusOf: (channelId, providerMessageId) => messageStatusByProviderId(database.db, channelId, providerMessageId),
       pollKey: Buffer.from(sealer.derive('embedded-engine:poll-key'), 'hex'),
@@ -171,10 +183,16 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const pacer = createPacer({ db: database.db, clock });
     const mediaStore = overrides.mediaStore ?? (await createMediaStore(config));
     const crm: Container['crm'] = { sendPolicy, resolveInboundContact };
-    const apiKeys = createApiKeyAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') });
+    const apiKeys = createApiKeyAuthenticator(
+      { db: database.db, clock },
+      { ttlMs: 60_000, negativeTtlMs: 10_000, onError: (err) => logger.warn({ err }, 'could not record an API key use') },
+    );
     // Stops with the database (database.close()).
     await database.listen(API_KEYS_CHANGED, () => apiKeys.forget());
-    const bearer = createBearerAuthenticator({ db: database.db, clock }, { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an OAuth grant use') });
+    const bearer = createBearerAuthenticator(
+      { db: database.db, clock },
+      { ttlMs: 60_000, onError: (err) => logger.warn({ err }, 'could not record an OAuth grant use') },
+    );
     const oauthClients = createClientCache(database.db, { ttlMs: 60_000 });
     await database.listen(OAUTH_ACCESS_CHANGED, () => {
       bearer.forget();
@@ -207,11 +225,16 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       channelCache: createChannelCache({ ttlMs: 30_000, now: () => new Date() }),
       templateParameters: createTemplateParameterCache({ ttlMs: 30_000, now: () => new Date() }),
       // PGlite has one connection: one statement at a time, everything else joins the next.
-      acceptWriter: createAcceptWriter(database, { maxInFlight: database.kind === 'pglite' ? 1 : ACCEPT_STATEMENTS_IN_FLIGHT, maxBatch: 64, policy: crm.sendPolicy }),
+      acceptWriter: createAcceptWriter(database, {
+        maxInFlight: database.kind === 'pglite' ? 1 : ACCEPT_STATEMENTS_IN_FLIGHT,
+        maxBatch: 64,
+        policy: crm.sendPolicy,
+      }),
       // PGlite serves one process, so its dispatcher is this process's.
-      wakeDispatch: config.roles.includes('worker') || database.kind === 'pglite'
-        ? () => container.dispatcher.wake()
-        : coalescedNotify(database.db, DISPATCH_CHANNEL, (err) => logger.warn({ err }, 'could not notify the message dispatchers')),
+      wakeDispatch:
+        config.roles.includes('worker') || database.kind === 'pglite'
+          ? () => container.dispatcher.wake()
+          : coalescedNotify(database.db, DISPATCH_CHANNEL, (err) => logger.warn({ err }, 'could not notify the message dispatchers')),
       bootstrapResult,
       metrics,
       jobHandlers: () => ({
@@ -239,7 +262,12 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         await database.close();
       },
     };
-    container.dispatcher = createMessageDispatcher(dispatchDeps(container), { database, concurrency: MESSAGE_DISPATCH_CONCURRENCY, pollMs: 1000, processId });
+    container.dispatcher = createMessageDispatcher(dispatchDeps(container), {
+      database,
+      concurrency: MESSAGE_DISPATCH_CONCURRENCY,
+      pollMs: 1000,
+      processId,
+    });
     // The sessions go last: the sends in flight finish on their sockets before those are handed back.
     container.queue = withBackgroundLoops(jobQueue, [webhookEngine, container.dispatcher], [embedded]);
     return container;
@@ -256,7 +284,8 @@ export function openConfiguredDatabase(config: Config, logger: Logger): Promise<
         url: config.databaseUrl,
         waitMs: config.databaseTimeoutMs,
         // An outage is logged once each way (onDown, onUp), not once per connection that noticed it.
-        onError: (err) => (isDatabaseUnavailable(err) ? logger.debug({ err }, 'database connection lost') : logger.error({ err }, 'database pool error')),
+        onError: (err) =>
+          isDatabaseUnavailable(err) ? logger.debug({ err }, 'database connection lost') : logger.error({ err }, 'database pool error'),
         onDown: (reason) => logger.error({ reason }, 'database unreachable; requests answer 503 and workers pause until it is back'),
         onUp: (downForMs) => logger.warn({ down_for_ms: downForMs }, 'database reachable again; resuming'),
       })
@@ -361,7 +390,9 @@ export function dispatchDeps(container: Container): DispatchDeps {
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
     // A request cut off on our side has landed on the provider's (or never will) by then.
     lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
-    sandboxSends: container.sandbox ? (connection, messageId) => container.sandbox!.findSend(container.database.db, connection, messageId) : undefined,
+    sandboxSends: container.sandbox
+      ? (connection, messageId) => container.sandbox!.findSend(container.database.db, connection, messageId)
+      : undefined,
     recorder: container.metrics.sends,
   };
 }
@@ -401,14 +432,20 @@ function withBackgroundLoops(queue: Queue, loops: BackgroundLoop[], last: Backgr
 async function loadSocketFactory(config: Config, logger: Logger): Promise<SocketFactory> {
   if (config.embedded.socketModule) {
     const loaded = (await import(pathToFileURL(path.resolve(config.embedded.socketModule)).href)) as { socketFactory?: SocketFactory };
-    if (typeof loaded.socketFactory !== 'function') throw new Error(`EMBEDDED_SOCKET_MODULE ${config.embedded.socketModule} exports no socketFactory function`);
-    logger.warn({ module: config.embedded.socketModule }, 'embedded engine: sockets come from EMBEDDED_SOCKET_MODULE, not the real service');
+    if (typeof loaded.socketFactory !== 'function')
+      throw new Error(`EMBEDDED_SOCKET_MODULE ${config.embedded.socketModule} exports no socketFactory function`);
+    logger.warn(
+      { module: config.embedded.socketModule },
+      'embedded engine: sockets come from EMBEDDED_SOCKET_MODULE, not the real service',
+    );
     return loaded.socketFactory;
   }
   // The library is loaded when the first session opens, not at start (library.ts says why).
   let real: Promise<SocketFactory> | undefined;
   return async (input) => {
-    real ??= import('./providers/gateway/embedded/baileys-socket.ts').then(({ createBaileysSocketFactory }) => createBaileysSocketFactory({ logger }));
+    real ??= import('./providers/gateway/embedded/baileys-socket.ts').then(({ createBaileysSocketFactory }) =>
+      createBaileysSocketFactory({ logger }),
+    );
     return (await real)(input);
   };
 }

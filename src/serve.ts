@@ -106,7 +106,9 @@ export async function serve(config: Config) {
     workerStarting = container.queue.work(container.jobHandlers());
     await workerStarting;
     // A first look at the tables' growth soon after start, not at the next minute (a fresh database fills fast).
-    await analyzeSoon(container.queue, container.database.db).catch((err: unknown) => container.logger.warn({ err }, 'could not schedule the table analysis'));
+    await analyzeSoon(container.queue, container.database.db).catch((err: unknown) =>
+      container.logger.warn({ err }, 'could not schedule the table analysis'),
+    );
     container.logger.info('worker started');
   }
 }

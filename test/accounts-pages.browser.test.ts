@@ -31,14 +31,19 @@ after(async () => {
 async function openPage() {
   const { context, page, consoleLines, pageErrors } = await openContext(browser, { width: 1100, height: 900 });
   // A signed-out page asks for the session first (401), and a refused request is logged by the browser.
-  const problems = () => ({ pageErrors, consoleErrors: consoleLines.filter((line) => line.startsWith('error:') && !/40[149] \(|410 \(/.test(line)) });
+  const problems = () => ({
+    pageErrors,
+    consoleErrors: consoleLines.filter((line) => line.startsWith('error:') && !/40[149] \(|410 \(/.test(line)),
+  });
   return { context, page, problems };
 }
 
 /** A reset link for a new member of the closed server's organization, made by its owner. */
 async function resetLink() {
   const member = await addPerson(closed, 'member');
-  const res = await request(closed, 'POST', `/v1/organizations/${closed.organizationId}/members/${member.userId}/password-reset`, { cookie: await loginCookie(closed) });
+  const res = await request(closed, 'POST', `/v1/organizations/${closed.organizationId}/members/${member.userId}/password-reset`, {
+    cookie: await loginCookie(closed),
+  });
   assert.equal(res.status, 201, res.text);
   const url = res.body.data.url as string;
   closed.registerSensitive('a password-reset token', decodeURIComponent(new URL(url).hash.slice('#token='.length)));
@@ -76,7 +81,10 @@ test('a used link, and a page opened without its token, say what to do', async (
   try {
     const { url } = await resetLink();
     const token = decodeURIComponent(new URL(url).hash.slice('#token='.length));
-    assert.equal((await request(closed, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'used already once' } })).status, 204);
+    assert.equal(
+      (await request(closed, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'used already once' } })).status,
+      204,
+    );
     await page.goto(url);
     await page.getByLabel('New password', { exact: true }).fill('another good passphrase');
     await page.getByLabel('New password again').fill('another good passphrase');

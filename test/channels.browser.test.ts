@@ -19,7 +19,7 @@ let server: TestServer;
 let browser: Browser;
 const clock = movableClock();
 
-  // The sandbox decides templates and reports sessions after this delay: long enough for the page to show `pending` first.
+// The sandbox decides templates and reports sessions after this delay: long enough for the page to show `pending` first.
 before(async () => ({ server, browser } = await openBrowserSuite({ worker: true, clock, env: { SANDBOX_STATUS_DELAY_MS: '2000' } })));
 after(() => closeBrowserSuite({ server, browser }));
 
@@ -42,7 +42,11 @@ async function markPage(page: Page) {
 }
 
 async function stillSamePage(page: Page) {
-  assert.equal(await page.evaluate(() => (window as unknown as { __notReloaded?: boolean }).__notReloaded), true, 'the page was not reloaded');
+  assert.equal(
+    await page.evaluate(() => (window as unknown as { __notReloaded?: boolean }).__notReloaded),
+    true,
+    'the page was not reloaded',
+  );
 }
 
 async function createChannelInUi(page: Page, name: string, platformLabel: RegExp) {
@@ -183,14 +187,20 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
     // The expected failures: the create form's 400 and the bad phone number's.
     const { consoleErrors, pageErrors } = problemsOf(recorded);
     assert.deepEqual(pageErrors, []);
-    assert.deepEqual(consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/channels(\/[0-9a-f-]+\/connect)?\]$/.test(l)), []);
+    assert.deepEqual(
+      consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/channels(\/[0-9a-f-]+\/connect)?\]$/.test(l)),
+      [],
+    );
   } finally {
     await context.close();
   }
 });
 
 test('templates: created and submitted (after an inline validation error), approved live, synced, filtered', async () => {
-  const made = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name: 'Templates line' } });
+  const made = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_official', name: 'Templates line' },
+  });
   assert.equal(made.status, 201, made.text);
   const channelId = made.body.data.id as string;
   const recorded = await signedIn(`/templates?channel=${channelId}`);
@@ -226,7 +236,13 @@ test('templates: created and submitted (after an inline validation error), appro
     // which then shows a draft made through the API meanwhile.
     const draft = await request(server, 'POST', '/v1/templates', {
       key: server.apiKey,
-      body: { channel_id: channelId, name: 'reject_promo', language: 'en_US', category: 'MARKETING', components: [{ type: 'BODY', text: 'Big sale!' }] },
+      body: {
+        channel_id: channelId,
+        name: 'reject_promo',
+        language: 'en_US',
+        category: 'MARKETING',
+        components: [{ type: 'BODY', text: 'Big sale!' }],
+      },
     });
     assert.equal(draft.status, 201, draft.text);
     await page.getByRole('button', { name: /Sync .*from provider/ }).click();
@@ -238,7 +254,8 @@ test('templates: created and submitted (after an inline validation error), appro
     await draftRow.getByRole('button', { name: 'Submit reject_promo for approval' }).click();
     await draftRow.getByText('pending', { exact: true }).waitFor();
     await draftRow.getByText('rejected', { exact: true }).waitFor({ timeout: 15_000 });
-    const rejection = (await request(server, 'GET', `/v1/templates/${draft.body.data.id}`, { key: server.apiKey })).body.data.rejection_reason as string;
+    const rejection = (await request(server, 'GET', `/v1/templates/${draft.body.data.id}`, { key: server.apiKey })).body.data
+      .rejection_reason as string;
     assert.ok(rejection);
     await draftRow.getByText(rejection).waitFor();
     await stillSamePage(page);
@@ -261,7 +278,10 @@ test('templates: created and submitted (after an inline validation error), appro
 
     const { consoleErrors, pageErrors } = problemsOf(recorded);
     assert.deepEqual(pageErrors, []);
-    assert.deepEqual(consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/templates\]$/.test(l)), []);
+    assert.deepEqual(
+      consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/templates\]$/.test(l)),
+      [],
+    );
   } finally {
     await context.close();
   }

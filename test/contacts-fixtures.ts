@@ -26,12 +26,19 @@ export async function eventsSince(server: TestServer, mark: number, prefix = '')
 /** A channel row of the organization (made directly: the contacts tests need only its id). */
 export async function insertChannel(server: TestServer, organizationId: string, name = 'Support'): Promise<string> {
   const id = uuidv7();
-  await server.container.database.db.insert(channels).values({ id, organizationId, platform: 'chatapp_official', name, status: 'connected' });
+  await server.container.database.db
+    .insert(channels)
+    .values({ id, organizationId, platform: 'chatapp_official', name, status: 'connected' });
   return id;
 }
 
 /** A conversation and an inbound message from the contact, as the messages module stores them. */
-export async function insertMessage(server: TestServer, organizationId: string, contactId: string, channelId: string): Promise<{ messageId: string; conversationId: string }> {
+export async function insertMessage(
+  server: TestServer,
+  organizationId: string,
+  contactId: string,
+  channelId: string,
+): Promise<{ messageId: string; conversationId: string }> {
   const db = server.container.database.db;
   const conversationId = uuidv7();
   const messageId = uuidv7();
@@ -60,7 +67,12 @@ export async function postContact(server: TestServer, body: Record<string, unkno
 }
 
 /** Asserts the contacts routes' code-shaped error. */
-export function assertCodeError(res: { status: number; body: any; headers: Headers; text: string }, status: number, code: string, error?: string | RegExp) {
+export function assertCodeError(
+  res: { status: number; body: any; headers: Headers; text: string },
+  status: number,
+  code: string,
+  error?: string | RegExp,
+) {
   assert.equal(res.status, status, res.text);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   assert.equal(res.body.code, code, res.text);

@@ -20,7 +20,7 @@ import { customerWrites, officialChannel } from './messages-helpers.ts';
 let server: TestServer;
 let browser: Browser;
 
-  // The worker applies what the sandbox delivers (a customer writing in).
+// The worker applies what the sandbox delivers (a customer writing in).
 before(async () => ({ server, browser } = await openBrowserSuite({ worker: true })));
 after(() => closeBrowserSuite({ server, browser }));
 
@@ -34,7 +34,12 @@ async function signedIn() {
   const problems = () => {
     const { consoleErrors, pageErrors } = problemsOf(recorded);
     // The browser logs every refused request; the two refused edits are on purpose.
-    return { pageErrors, consoleErrors: consoleErrors.filter((l) => !/status of (400 \(Bad Request\)|409 \(Conflict\)) \[http:\/\/127\.0\.0\.1:\d+\/v1\/contacts\/[0-9a-f-]+\]$/.test(l)) };
+    return {
+      pageErrors,
+      consoleErrors: consoleErrors.filter(
+        (l) => !/status of (400 \(Bad Request\)|409 \(Conflict\)) \[http:\/\/127\.0\.0\.1:\d+\/v1\/contacts\/[0-9a-f-]+\]$/.test(l),
+      ),
+    };
   };
   return { ...recorded, problems };
 }
@@ -108,7 +113,7 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
     const notes = page.getByRole('list', { name: 'Notes' });
     await notes.getByText('Called about the invoice.').waitFor();
     assert.match((await notes.textContent()) ?? '', /by you/);
-    assert.equal((await page.getByLabel('New note').inputValue()), '', 'the form is emptied');
+    assert.equal(await page.getByLabel('New note').inputValue(), '', 'the form is emptied');
     assert.equal((await api('GET', `/v1/contacts/${contactId}/notes`)).body.data.length, 1);
     await notes.getByRole('button', { name: /^Delete note/ }).click();
     await page.getByText('No notes yet.').waitFor();
@@ -119,7 +124,10 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
     await page.getByRole('button', { name: 'Add tag' }).click();
     const tags = page.getByRole('list', { name: 'Tags of this contact' });
     await tags.getByRole('link', { name: 'vip' }).waitFor();
-    assert.deepEqual((await api('GET', `/v1/contacts/${contactId}/tags`)).body.data.map((t: { name: string }) => t.name), ['vip']);
+    assert.deepEqual(
+      (await api('GET', `/v1/contacts/${contactId}/tags`)).body.data.map((t: { name: string }) => t.name),
+      ['vip'],
+    );
     await tags.getByRole('link', { name: 'vip' }).click();
     await page.waitForURL(/\/app\/contacts\?tag=vip$/);
     await page.getByRole('link', { name: 'Dora D. Diaz' }).waitFor();
@@ -138,7 +146,10 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
     await page.getByLabel('Search', { exact: true }).fill('dora');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/\/app\/contacts\?search=dora$/);
-    await eventually('the search result', async () => (await listRows(page).count()) === 1 && (await listRows(page).textContent())?.includes('Dora D. Diaz'));
+    await eventually(
+      'the search result',
+      async () => (await listRows(page).count()) === 1 && (await listRows(page).textContent())?.includes('Dora D. Diaz'),
+    );
     await page.getByLabel('Search', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByRole('link', { name: 'Eve Other' }).waitFor();
@@ -195,7 +206,7 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
   }
 });
 
-test("a customer who wrote in has the conversation on their contact page, linked to the inbox, and the page follows live events", async () => {
+test('a customer who wrote in has the conversation on their contact page, linked to the inbox, and the page follows live events', async () => {
   const channel = await officialChannel(server, 'Sales line');
   await customerWrites(server, channel.id, '4917612345678', 'text', { body: 'Is my order on its way?' });
   const contact = (await api('GET', `/v1/contacts/phone/${encodeURIComponent('+4917612345678')}`)).body.data;
@@ -261,7 +272,8 @@ test('a CSV import shows its progress and the rows it refused; the list pages wi
 
     // More contacts than a page (50): the rest come with Load more.
     const seeded = [];
-    for (let i = 0; i < 56; i++) seeded.push(postContact(server, { name: `Paged ${String(i).padStart(2, '0')}`, email: `paged${i}@example.com` }));
+    for (let i = 0; i < 56; i++)
+      seeded.push(postContact(server, { name: `Paged ${String(i).padStart(2, '0')}`, email: `paged${i}@example.com` }));
     await Promise.all(seeded);
     const total = await countContacts();
     assert.ok(total > 50);
@@ -308,12 +320,16 @@ test('a large import shows its upload progressing before it finishes', async () 
     await page.getByRole('button', { name: 'Import', exact: true }).click();
     const status = page.getByRole('status').filter({ hasText: /Uploading…|writing the rows|Import finished/ });
     const seen = new Set<string>();
-    await eventually('the import finished', async () => {
-      const text = (await status.textContent().catch(() => null)) ?? '';
-      const percent = /Uploading… (\d+)%/.exec(text)?.[1];
-      if (percent !== undefined && Number(percent) > 0 && Number(percent) < 100) seen.add('part');
-      return text.includes('Import finished');
-    }, 60_000);
+    await eventually(
+      'the import finished',
+      async () => {
+        const text = (await status.textContent().catch(() => null)) ?? '';
+        const percent = /Uploading… (\d+)%/.exec(text)?.[1];
+        if (percent !== undefined && Number(percent) > 0 && Number(percent) < 100) seen.add('part');
+        return text.includes('Import finished');
+      },
+      60_000,
+    );
     assert.ok(seen.has('part'), 'the upload was seen part-way');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     assert.match((await page.locator('.import-counts').textContent()) ?? '', /Rows read2,500Created1Updated2,499Unchanged0Failed0/);

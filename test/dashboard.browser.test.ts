@@ -121,7 +121,12 @@ test('a newcomer logs in, makes an API key that works, revokes it, and logs out'
     assert.match((await current.textContent()) ?? '', /This session/);
     assert.equal(await current.getByRole('button', { name: 'Revoke', exact: true }).count(), 0);
 
-    assert.equal((await nav(page).getByRole('link', { name: /API reference/ }).getAttribute('href')), '/v1/docs/');
+    assert.equal(
+      await nav(page)
+        .getByRole('link', { name: /API reference/ })
+        .getAttribute('href'),
+      '/v1/docs/',
+    );
 
     const cookie = sessionCookieOf(await context.cookies());
     assert.equal((await request(server, 'GET', '/v1/auth/session', { cookie })).status, 200);
@@ -134,9 +139,16 @@ test('a newcomer logs in, makes an API key that works, revokes it, and logs out'
 
     assert.deepEqual(pageErrors, []);
     // Only the refusals provoked on purpose: the wrong password (401) and the empty key form (400).
-    const problems = consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)|400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/api-keys\]$/.test(line));
+    const problems = consoleLines.filter(
+      (line) =>
+        line.startsWith('error:') && !/401 \(Unauthorized\)|400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/api-keys\]$/.test(line),
+    );
     assert.deepEqual(problems, [], 'no console errors (CSP violations show up here)');
-    assert.equal(consoleLines.some((line) => line.includes(secret) || line.includes(OWNER_PASSWORD)), false, 'no secret in the console');
+    assert.equal(
+      consoleLines.some((line) => line.includes(secret) || line.includes(OWNER_PASSWORD)),
+      false,
+      'no secret in the console',
+    );
   } finally {
     await context.close();
   }
@@ -207,13 +219,18 @@ test('a normal visit logs nothing: signed out, the page asks for no session; sig
     await page.goto(`${server.baseUrl}/app/inbox`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.equal(asked.includes('/v1/auth/session'), false, 'no session cookie: no probe, so no 401');
-    assert.deepEqual(consoleLines.filter((l) => l.startsWith('error:')), []);
+    assert.deepEqual(
+      consoleLines.filter((l) => l.startsWith('error:')),
+      [],
+    );
 
     await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
     await page.waitForURL(`${server.baseUrl}/app/inbox`);
     // Every page the menu offers, reached by the menu, renders its heading (once the menu is drawn).
     await nav(page).getByRole('link').first().waitFor();
-    const links = await nav(page).getByRole('link').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, target: a.getAttribute('target') })));
+    const links = await nav(page)
+      .getByRole('link')
+      .evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, target: a.getAttribute('target') })));
     const pages = links.filter((l) => l.target !== '_blank').map((l) => l.href);
     assert.ok(pages.length >= 14, `the menu lists every area's pages (${pages.join(', ')})`);
     for (const href of pages) {
@@ -223,7 +240,10 @@ test('a normal visit logs nothing: signed out, the page asks for no session; sig
       assert.notEqual(await page.locator('main#content h1').first().textContent(), 'Page not found', href);
     }
     await page.getByText('Live updates on').waitFor();
-    assert.deepEqual({ consoleErrors: consoleLines.filter((l) => l.startsWith('error:')), pageErrors }, { consoleErrors: [], pageErrors: [] });
+    assert.deepEqual(
+      { consoleErrors: consoleLines.filter((l) => l.startsWith('error:')), pageErrors },
+      { consoleErrors: [], pageErrors: [] },
+    );
   } finally {
     await context.close();
   }

@@ -47,7 +47,9 @@ test('a webhook endpoint: made with a filter, a failed test send retried to succ
     await page.getByRole('heading', { name: 'No endpoints yet' }).waitFor();
 
     // A URL that is not one is refused next to its field, and nothing is made.
-    const form = page.getByRole('region', { name: 'Add an endpoint' }).or(page.locator('section', { has: page.getByRole('heading', { name: 'Add an endpoint' }) }));
+    const form = page
+      .getByRole('region', { name: 'Add an endpoint' })
+      .or(page.locator('section', { has: page.getByRole('heading', { name: 'Add an endpoint' }) }));
     await form.getByLabel('URL').fill('not a url');
     await form.getByRole('checkbox', { name: /contact\.updated/ }).check();
     await form.getByRole('button', { name: 'Add endpoint' }).click();
@@ -111,7 +113,10 @@ test('a webhook endpoint: made with a filter, a failed test send retried to succ
     // Off and on again.
     await page.getByRole('button', { name: 'Disable endpoint' }).click();
     await page.getByRole('button', { name: 'Enable endpoint' }).waitFor();
-    assert.equal((await request(server, 'GET', '/v1/settings/developer/webhooks', { key: server.apiKey })).body.data.endpoints[0].enabled, false);
+    assert.equal(
+      (await request(server, 'GET', '/v1/settings/developer/webhooks', { key: server.apiKey })).body.data.endpoints[0].enabled,
+      false,
+    );
     await page.getByRole('button', { name: 'Enable endpoint' }).click();
     await page.getByRole('button', { name: 'Disable endpoint' }).waitFor();
 
@@ -120,7 +125,10 @@ test('a webhook endpoint: made with a filter, a failed test send retried to succ
     const deliveries = page.locator('li.delivery');
     await deliveries.first().waitFor();
     assert.equal(await deliveries.count(), 1, 'only the test send so far');
-    const contact = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { name: 'Live Lena', phone_number: '+4915112340001' } });
+    const contact = await request(server, 'POST', '/v1/contacts', {
+      key: server.apiKey,
+      body: { name: 'Live Lena', phone_number: '+4915112340001' },
+    });
     assert.equal(contact.status, 201, contact.text);
     await request(server, 'PATCH', `/v1/contacts/${contact.body.data.id}`, { key: server.apiKey, body: { name: 'Live Lena B.' } });
     const live = deliveries.filter({ hasText: 'succeeded' }).filter({ hasNot: page.locator('.badge', { hasText: /^test$/ }) });

@@ -28,7 +28,13 @@ if (started.status !== 200) {
   process.stdout.write(`${JSON.stringify({ error: 'device_authorization_failed', status: started.status, body: started.body })}\n`);
   process.exit(1);
 }
-const { device_code: deviceCode, user_code, verification_uri, verification_uri_complete, expires_in } = started.body as {
+const {
+  device_code: deviceCode,
+  user_code,
+  verification_uri,
+  verification_uri_complete,
+  expires_in,
+} = started.body as {
   device_code: string;
   user_code: string;
   verification_uri: string;
@@ -44,7 +50,9 @@ while (Date.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, interval));
   const answer = await post('/v1/oauth/token', { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
   if (answer.status === 200) {
-    process.stdout.write(`${JSON.stringify({ access_token: answer.body.access_token, token_type: answer.body.token_type, scope: answer.body.scope })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ access_token: answer.body.access_token, token_type: answer.body.token_type, scope: answer.body.scope })}\n`,
+    );
     process.exit(0);
   }
   const error = answer.body.error;

@@ -68,10 +68,15 @@ export type TestDatabaseUrl = { url: string; drop(): Promise<void> };
  * first start does), or with `migrated` a copy of the migrated template. drop() removes it, closing
  * whatever connections are still open on it.
  */
-export async function createTestDatabaseUrl(serverUrl = TEST_DATABASE_SERVER_URL, options: { migrated?: boolean } = {}): Promise<TestDatabaseUrl> {
+export async function createTestDatabaseUrl(
+  serverUrl = TEST_DATABASE_SERVER_URL,
+  options: { migrated?: boolean } = {},
+): Promise<TestDatabaseUrl> {
   if (!serverUrl) throw new Error('createTestDatabaseUrl needs TEST_DATABASE_URL');
   const template = options.migrated ? await postgresTemplate(serverUrl) : undefined;
-  const name = `parley_test_${Date.now().toString(36)}_${randomToken(6).toLowerCase().replace(/[^a-z0-9]/g, '')}`;
+  const name = `parley_test_${Date.now().toString(36)}_${randomToken(6)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')}`;
   await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
@@ -138,7 +143,10 @@ function postgresTemplate(serverUrl: string): Promise<string> {
           await database.close();
         }
         await admin.query(`alter database "${building}" rename to "${name}"`);
-        const stale = await admin.query<{ datname: string }>("select datname from pg_database where starts_with(datname, 'parley_template_') and datname <> $1", [name]);
+        const stale = await admin.query<{ datname: string }>(
+          "select datname from pg_database where starts_with(datname, 'parley_template_') and datname <> $1",
+          [name],
+        );
         // Another checkout's run may be copying one right now: that drop fails and waits for a later run.
         for (const { datname } of stale.rows) await admin.query(`drop database if exists "${datname}"`).catch(() => undefined);
       }
@@ -378,7 +386,8 @@ function registerExchange(server: TestServer, path: string, headers: Record<stri
   // What the server hands out once: key secrets, webhook secrets, tokens.
   const data = (received as { data?: Record<string, unknown> } | undefined)?.data;
   if (data && typeof data === 'object' && !Array.isArray(data)) {
-    for (const [k, v] of Object.entries(data)) if (typeof v === 'string' && SECRET_FIELD.test(k)) server.registerSensitive(`a secret the server returned (${k})`, v);
+    for (const [k, v] of Object.entries(data))
+      if (typeof v === 'string' && SECRET_FIELD.test(k)) server.registerSensitive(`a secret the server returned (${k})`, v);
   }
 }
 
@@ -400,12 +409,18 @@ export type RequestOptions = {
 /** The headers the dashboard sends with a write on a session: the cookie and its CSRF token. */
 export function withCsrf(headers: Record<string, string>, method: string): Record<string, string> {
   const session = /parley_session=([^;\s]+)/.exec(headers.cookie ?? '');
-  if (!session || method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === CSRF_HEADER)) return headers;
+  if (!session || method === 'GET' || method === 'HEAD' || Object.keys(headers).some((h) => h.toLowerCase() === CSRF_HEADER))
+    return headers;
   return { ...headers, [CSRF_HEADER]: csrfTokenFor(session[1]!) };
 }
 
 /** One HTTP request to the server, JSON in and out. */
-export async function request<T = any>(server: { baseUrl: string }, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+export async function request<T = any>(
+  server: { baseUrl: string },
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.key !== undefined) headers['x-api-key'] = options.key;
   if (options.cookie !== undefined) headers.cookie = options.cookie;
@@ -451,7 +466,10 @@ export async function createOtherOrganization(server: TestServer, label = 'other
   const db = server.container.database.db;
   const clock = server.container.clock;
   const email = `${label}-${randomToken(4).toLowerCase()}@example.com`;
-  const { organizationId, userId } = await createOrganization({ db, clock }, { name: `${label} org`, owner: { email, name: `${label} owner`, password: OWNER_PASSWORD } });
+  const { organizationId, userId } = await createOrganization(
+    { db, clock },
+    { name: `${label} org`, owner: { email, name: `${label} owner`, password: OWNER_PASSWORD } },
+  );
   const { secret } = await createApiKey(
     { db, clock },
     { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) },

@@ -35,7 +35,9 @@ before(async () => {
   // Each delivery step 1.5 s apart, so the thread can be seen passing through each status.
   ({ server, browser } = await openBrowserSuite({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '1500' } }));
   channel = await officialChannel(server, 'Support line');
-  await approvedTemplate(server, channel.id, 'welcome_back', 'en_US', [{ type: 'BODY', text: 'Hi {{1}}, welcome back! Your order {{2}} is ready.' }]);
+  await approvedTemplate(server, channel.id, 'welcome_back', 'en_US', [
+    { type: 'BODY', text: 'Hi {{1}}, welcome back! Your order {{2}} is ready.' },
+  ]);
   media = createServer((req, res) => {
     if (req.url !== '/receipt.png') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(PIXEL.length) }).end(PIXEL);
@@ -115,7 +117,9 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     const thread = page.getByRole('region', { name: /^Messages with / });
     await thread.getByText('Hello, is my order on its way?').waitFor();
     await ana.getByText('1 unread').waitFor({ state: 'detached' });
-    await eventually('the conversation read on the server', async () => ((await conversationOf(ANA)).unread_count === 0 ? true : undefined));
+    await eventually('the conversation read on the server', async () =>
+      (await conversationOf(ANA)).unread_count === 0 ? true : undefined,
+    );
 
     // The reply: every status change lands in the thread by itself, up to read.
     await page.evaluate(() => {
@@ -127,7 +131,12 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
           if (seen.at(-1) !== status) seen.push(status);
         }
       };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+      new MutationObserver(note).observe(document.body, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+        attributeFilter: ['data-status'],
+      });
     });
     await page.getByLabel('Message', { exact: true }).fill('Yes! It ships today.');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -187,10 +196,20 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
 
 test('filters and search narrow the list from the URL; a closed window leaves only templates; phones show the thread alone', async () => {
   await customerWrites(server, channel.id, BRUNO, 'text', { body: 'I need an invoice please' }, { name: 'Bruno Sample' });
-  await customerWrites(server, channel.id, CARLA, 'location', { latitude: 52.52, longitude: 13.405, name: 'Shop', address: 'Main St 1' }, { name: 'Carla Demo' });
+  await customerWrites(
+    server,
+    channel.id,
+    CARLA,
+    'location',
+    { latitude: 52.52, longitude: 13.405, name: 'Shop', address: 'Main St 1' },
+    { name: 'Carla Demo' },
+  );
   // Bruno last wrote 25 hours ago: the 24-hour window is closed.
   const bruno = await conversationOf(BRUNO);
-  await queryRows(server.container.database.db, sql`update conversations set last_inbound_at = ${new Date(Date.now() - 25 * 3_600_000).toISOString()}::timestamptz where id = ${bruno.id}`);
+  await queryRows(
+    server.container.database.db,
+    sql`update conversations set last_inbound_at = ${new Date(Date.now() - 25 * 3_600_000).toISOString()}::timestamptz where id = ${bruno.id}`,
+  );
 
   const recorded = await openContext(browser);
   const { context, page } = recorded;
@@ -235,7 +254,9 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     // The closed window: the composer offers templates only and says why; the template goes out.
     await row(page, `+${BRUNO}`).getByRole('link').click();
     await page.waitForURL(new RegExp(`/app/inbox/${bruno.id}\\?q=Bruno$`));
-    await page.getByText('The customer last wrote more than 24 hours ago: only an approved template can start the conversation again.').waitFor();
+    await page
+      .getByText('The customer last wrote more than 24 hours ago: only an approved template can start the conversation again.')
+      .waitFor();
     assert.equal(await page.getByRole('radio', { name: 'Text' }).count(), 0, 'no text mode while the window is closed');
     assert.equal(await page.getByLabel('Message', { exact: true }).count(), 0);
     await page.getByLabel('Template', { exact: true }).selectOption({ label: 'welcome_back (en_US)' });
@@ -260,16 +281,37 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await carla.getByText('Main St 1').waitFor();
     assert.equal(await carla.getByRole('link', { name: /on the map/ }).count(), 1);
     // Buttons sent through the API, the customer's button reply and a picture arrive in the open thread, each shown for what it is.
-    const asked = await send(server, { channel_id: channel.id, to: CARLA, type: 'buttons', content: { body: 'Shall we deliver there?', buttons: [{ id: 'yes', title: 'Yes please' }, { id: 'no', title: 'No thanks' }] } });
+    const asked = await send(server, {
+      channel_id: channel.id,
+      to: CARLA,
+      type: 'buttons',
+      content: {
+        body: 'Shall we deliver there?',
+        buttons: [
+          { id: 'yes', title: 'Yes please' },
+          { id: 'no', title: 'No thanks' },
+        ],
+      },
+    });
     assert.equal(asked.status, 201, asked.text);
     const buttons = carla.locator('li.message-out', { hasText: 'Shall we deliver there?' });
     await buttons.waitFor();
-    assert.deepEqual(await buttons.getByRole('list', { name: 'Choices offered' }).getByRole('listitem').allTextContents(), ['Yes please', 'No thanks']);
+    assert.deepEqual(await buttons.getByRole('list', { name: 'Choices offered' }).getByRole('listitem').allTextContents(), [
+      'Yes please',
+      'No thanks',
+    ]);
     const askedId = await eventually('the buttons handed to the provider', async () => {
       const r = await request(server, 'GET', `/v1/messages/${asked.body.data.id}`, { key: server.apiKey });
       return (r.body.data.provider_message_id as string | null) ?? undefined;
     });
-    await customerWrites(server, channel.id, CARLA, 'interactive', { type: 'button_reply', id: 'yes', title: 'Yes please' }, { reply_to: askedId });
+    await customerWrites(
+      server,
+      channel.id,
+      CARLA,
+      'interactive',
+      { type: 'button_reply', id: 'yes', title: 'Yes please' },
+      { reply_to: askedId },
+    );
     await customerWrites(server, channel.id, CARLA, 'image', { caption: 'My receipt' });
     const buttonReply = carla.locator('li.message-in', { hasText: 'Yes please' });
     await buttonReply.waitFor();
@@ -288,7 +330,10 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await customerWrites(server, channel.id, DORA, 'text', { body: 'Can you hear me?' }, { name: 'Dora Unreachable' });
     await page.goto(`${server.baseUrl}/app/inbox`);
     await row(page, `+${DORA}`).getByRole('link').click();
-    await page.getByRole('region', { name: /^Messages with / }).getByText('Can you hear me?').waitFor();
+    await page
+      .getByRole('region', { name: /^Messages with / })
+      .getByText('Can you hear me?')
+      .waitFor();
     await page.getByLabel('Message', { exact: true }).fill('We hear you.');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const failed = page.locator('li.message-out[data-status="failed"]', { hasText: 'We hear you.' });
@@ -302,7 +347,11 @@ test('filters and search narrow the list from the URL; a closed window leaves on
 
     // A long thread: the newest 50 first, older ones on demand above them.
     for (let batch = 0; batch < 55; batch += 11) {
-      await Promise.all(Array.from({ length: 11 }, (_, i) => customerWrites(server, channel.id, EVAN, 'text', { body: `Note ${String(batch + i + 1).padStart(2, '0')}` })));
+      await Promise.all(
+        Array.from({ length: 11 }, (_, i) =>
+          customerWrites(server, channel.id, EVAN, 'text', { body: `Note ${String(batch + i + 1).padStart(2, '0')}` }),
+        ),
+      );
     }
     await page.goto(`${server.baseUrl}/app/inbox?q=${EVAN}`);
     await row(page, `+${EVAN}`).getByRole('link').click();
@@ -319,7 +368,10 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     // Phones: the thread alone, with a way back to the list.
     await page.goto(`${server.baseUrl}/app/inbox`);
     await row(page, `+${CARLA}`).getByRole('link').click();
-    await page.getByRole('region', { name: /^Messages with / }).getByText('Main St 1').waitFor();
+    await page
+      .getByRole('region', { name: /^Messages with / })
+      .getByText('Main St 1')
+      .waitFor();
     await page.setViewportSize(PHONE);
     assert.equal(await conversationList(page).isVisible(), false, 'the list is hidden behind the thread on a phone');
     await page.getByRole('link', { name: '← All conversations' }).click();
@@ -339,6 +391,8 @@ test('filters and search narrow the list from the URL; a closed window leaves on
 
 /** The natural width of an image once the browser has loaded it (0 while it has not, or could not). */
 async function eventuallyLoaded(image: import('playwright-core').Locator): Promise<number> {
-  await image.evaluate((img: HTMLImageElement) => (img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true }))));
+  await image.evaluate((img: HTMLImageElement) =>
+    img.complete ? undefined : new Promise((resolve) => img.addEventListener('load', resolve, { once: true })),
+  );
   return image.evaluate((img: HTMLImageElement) => img.naturalWidth);
 }

@@ -18,7 +18,10 @@ before(async () => ({ server, browser } = await openBrowserSuite()));
 after(() => closeBrowserSuite({ server, browser }));
 
 async function invite(email: string, role: 'admin' | 'member'): Promise<string> {
-  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key: server.apiKey, body: { email, role } });
+  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    key: server.apiKey,
+    body: { email, role },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data.url;
 }

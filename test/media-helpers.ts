@@ -26,13 +26,24 @@ export async function customerSendsMedia(
     from,
     type,
     content,
-    ...(media ? { media: { ...(media.data ? { data: media.data.toString('base64') } : {}), ...(media.mime_type ? { mime_type: media.mime_type } : {}), ...(media.size !== undefined ? { size: media.size } : {}) } } : {}),
+    ...(media
+      ? {
+          media: {
+            ...(media.data ? { data: media.data.toString('base64') } : {}),
+            ...(media.mime_type ? { mime_type: media.mime_type } : {}),
+            ...(media.size !== undefined ? { size: media.size } : {}),
+          },
+        }
+      : {}),
   };
   const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body });
   assert.equal(res.status, 202, res.text);
   const providerId = res.body.provider_message_id as string;
   return eventually('the inbound message', async () => {
-    const rows = await queryRows<{ id: string }>(server.container.database.db, sql`select id from messages where provider_message_id = ${providerId}`);
+    const rows = await queryRows<{ id: string }>(
+      server.container.database.db,
+      sql`select id from messages where provider_message_id = ${providerId}`,
+    );
     return rows[0]?.id;
   });
 }
@@ -54,7 +65,9 @@ export async function settledMedia(server: TestServer, messageId: string, timeou
 
 /** GET /v1/messages/{id}/media, the body as bytes. */
 export async function getMedia(server: TestServer, messageId: string, options: { key?: string; headers?: Record<string, string> } = {}) {
-  const response = await fetch(`${server.baseUrl}/v1/messages/${messageId}/media`, { headers: { 'x-api-key': options.key ?? server.apiKey, ...options.headers } });
+  const response = await fetch(`${server.baseUrl}/v1/messages/${messageId}/media`, {
+    headers: { 'x-api-key': options.key ?? server.apiKey, ...options.headers },
+  });
   const bytes = Buffer.from(await response.arrayBuffer());
   return { status: response.status, headers: response.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) };
 }

@@ -33,8 +33,15 @@ export async function outsideOfficialChannel(server: TestServer, name: string) {
 }
 
 /** A gateway channel bound to the sandbox, paired (connected). */
-export async function pairedGatewayChannel(server: TestServer, name = 'Gateway', settings?: Record<string, unknown>): Promise<{ id: string }> {
-  const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name, sandbox: true, ...(settings ? { settings } : {}) } });
+export async function pairedGatewayChannel(
+  server: TestServer,
+  name = 'Gateway',
+  settings?: Record<string, unknown>,
+): Promise<{ id: string }> {
+  const res = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_unofficial', name, sandbox: true, ...(settings ? { settings } : {}) },
+  });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
   const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });
@@ -57,11 +64,17 @@ export async function customerWrites(
   content: Record<string, unknown> = { body: 'hello' },
   extra: { reply_to?: string; name?: string } = {},
 ) {
-  const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from, type, content, ...extra } });
+  const res = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
+    body: { channel_id: channelId, from, type, content, ...extra },
+  });
   assert.ok(res.status < 300, res.text);
   const providerId = res.body.provider_message_id as string;
   return eventually('the inbound message', async () => {
-    const rows = await queryRows<{ id: string }>(server.container.database.db, sql`select id from messages where provider_message_id = ${providerId}`);
+    const rows = await queryRows<{ id: string }>(
+      server.container.database.db,
+      sql`select id from messages where provider_message_id = ${providerId}`,
+    );
     return rows[0]?.id;
   });
 }
@@ -71,10 +84,14 @@ export async function send(server: TestServer, body: Record<string, unknown>, ke
 }
 
 export async function waitForStatus(server: TestServer, messageId: string, status: string, timeoutMs = 40_000) {
-  return eventually(`message ${messageId} to be ${status}`, async () => {
-    const res = await request(server, 'GET', `/v1/messages/${messageId}/status`, { key: server.apiKey });
-    return res.body.data.status === status ? res.body.data : undefined;
-  }, timeoutMs);
+  return eventually(
+    `message ${messageId} to be ${status}`,
+    async () => {
+      const res = await request(server, 'GET', `/v1/messages/${messageId}/status`, { key: server.apiKey });
+      return res.body.data.status === status ? res.body.data : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 export async function eventsOf(server: TestServer, type: string) {
@@ -107,7 +124,11 @@ export async function approvedTemplate(
 }
 
 /** Posts statuses to the official provider webhook, signed with the sandbox's app secret, as the provider would. */
-export async function postOfficialStatuses(server: TestServer, metadata: { phone: string; phoneNumberId: string }, statuses: Array<Record<string, unknown>>) {
+export async function postOfficialStatuses(
+  server: TestServer,
+  metadata: { phone: string; phoneNumberId: string },
+  statuses: Array<Record<string, unknown>>,
+) {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const body = JSON.stringify({
     object: 'whatsapp_business_account',

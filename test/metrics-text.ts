@@ -22,7 +22,8 @@ export function parseExposition(text: string): Exposition {
     const m = SAMPLE.exec(line);
     assert.ok(m, `not a sample line of the text format: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (m[2] ?? '').matchAll(LABEL)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, key, value] of (m[2] ?? '').matchAll(LABEL))
+      labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     // Prometheus reads values as Go's ParseFloat does: NaN and Inf in any case (prom-client writes "Nan").
     const raw = m[3]!.toLowerCase();
     const value = raw === 'nan' ? NaN : raw === '+inf' || raw === 'inf' ? Infinity : raw === '-inf' ? -Infinity : Number(raw);

@@ -78,7 +78,10 @@ export function authorizeQuery(client: ClientFixture, changes: Record<string, st
 }
 
 /** Rows of a table, for checks that a refused request stored nothing. */
-export async function countRows(server: TestServer, table: 'oauth_authorization_requests' | 'oauth_device_authorizations'): Promise<number> {
+export async function countRows(
+  server: TestServer,
+  table: 'oauth_authorization_requests' | 'oauth_device_authorizations',
+): Promise<number> {
   const rows = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from ${sql.identifier(table)}`);
   return rows[0]!.n;
 }
@@ -91,7 +94,13 @@ export type GrantFixture = { id: string; accessToken: string; refreshToken: stri
  */
 export async function createGrant(
   server: TestServer,
-  options: { client: Pick<ClientFixture, 'id' | 'scopes'>; userId: string; organizationIds: string[]; scopes?: Permission[]; createdAt?: Date },
+  options: {
+    client: Pick<ClientFixture, 'id' | 'scopes'>;
+    userId: string;
+    organizationIds: string[];
+    scopes?: Permission[];
+    createdAt?: Date;
+  },
 ): Promise<GrantFixture> {
   const db = server.container.database.db;
   const now = options.createdAt ?? server.container.clock.now();
@@ -105,8 +114,25 @@ export async function createGrant(
   await db.insert(oauthGrantOrganizations).values(options.organizationIds.map((organizationId) => ({ grantId: id, organizationId })));
   const refreshId = uuidv7();
   await db.insert(oauthTokens).values([
-    { id: refreshId, grantId: id, kind: 'refresh', tokenHash: sha256Hex(refreshToken), scopes, createdAt: now, expiresAt: new Date(now.getTime() + 30 * 86_400_000) },
-    { id: uuidv7(), grantId: id, kind: 'access', tokenHash: sha256Hex(accessToken), scopes, parentId: refreshId, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000) },
+    {
+      id: refreshId,
+      grantId: id,
+      kind: 'refresh',
+      tokenHash: sha256Hex(refreshToken),
+      scopes,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 30 * 86_400_000),
+    },
+    {
+      id: uuidv7(),
+      grantId: id,
+      kind: 'access',
+      tokenHash: sha256Hex(accessToken),
+      scopes,
+      parentId: refreshId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    },
   ]);
   return { id, accessToken, refreshToken };
 }

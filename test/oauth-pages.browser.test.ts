@@ -38,16 +38,25 @@ before(async () => {
       callbacks.push(url);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>CLI</title><h1>The CLI is signed in</h1>');
     } else if (url.pathname === '/frame') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Framing</title><iframe name="victim" src="${server.baseUrl}/app/device"></iframe>`);
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<!doctype html><title>Framing</title><iframe name="victim" src="${server.baseUrl}/app/device"></iframe>`);
     } else if (url.pathname === '/favicon.ico') res.writeHead(204).end();
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => clientSite.listen(0, '127.0.0.1', resolve));
   clientOrigin = `http://127.0.0.1:${(clientSite.address() as AddressInfo).port}`;
-  client = await createOAuthClient(server, { name: 'Browser CLI', redirectUris: [`${clientOrigin}/callback`], scopes: ['channels:read', 'messages:send'] });
+  client = await createOAuthClient(server, {
+    name: 'Browser CLI',
+    redirectUris: [`${clientOrigin}/callback`],
+    scopes: ['channels:read', 'messages:send'],
+  });
   second = await createOtherOrganization(server, 'Acme Labs');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
-  await addMembership({ db: server.container.database.db, clock: server.container.clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'member' });
+  await addMembership(
+    { db: server.container.database.db, clock: server.container.clock },
+    { organizationId: second.organizationId, userId: owner!.id, role: 'member' },
+  );
 });
 
 after(async () => {
@@ -57,7 +66,10 @@ after(async () => {
 
 async function openPage() {
   const { context, page, consoleLines, pageErrors } = await openContext(browser, { width: 1100, height: 900 });
-  const problems = () => ({ pageErrors, consoleErrors: consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)/.test(line)) });
+  const problems = () => ({
+    pageErrors,
+    consoleErrors: consoleLines.filter((line) => line.startsWith('error:') && !/401 \(Unauthorized\)/.test(line)),
+  });
   return { context, page, problems };
 }
 
@@ -70,7 +82,12 @@ async function logIn(page: Page) {
 test('a signed-out person follows a client to the consent page, signs in, comes back, approves two organizations and lands on the redirect with code and state', async () => {
   const { context, page, problems } = await openPage();
   try {
-    const config = new oidc.Configuration({ issuer: server.config.baseUrl, authorization_endpoint: `${server.config.baseUrl}/v1/oauth/authorize` }, client.clientId, undefined, oidc.None());
+    const config = new oidc.Configuration(
+      { issuer: server.config.baseUrl, authorization_endpoint: `${server.config.baseUrl}/v1/oauth/authorize` },
+      client.clientId,
+      undefined,
+      oidc.None(),
+    );
     oidc.allowInsecureRequests(config);
     const { challenge } = pkcePair();
     const state = oidc.randomState();
@@ -120,7 +137,10 @@ test('a signed-out person follows a client to the consent page, signs in, comes 
     assert.equal(landed.searchParams.get('iss'), server.config.baseUrl);
     assert.equal(callbacks.at(-1)?.href, landed.href, 'the client received it');
 
-    const [row] = await server.container.database.db.select().from(oauthAuthorizationRequests).where(eq(oauthAuthorizationRequests.codeHash, sha256Hex(code)));
+    const [row] = await server.container.database.db
+      .select()
+      .from(oauthAuthorizationRequests)
+      .where(eq(oauthAuthorizationRequests.codeHash, sha256Hex(code)));
     assert.ok(row);
     assert.equal(row.status, 'approved');
     assert.deepEqual([...row.organizationIds!].sort(), [server.organizationId, second.organizationId].sort());
@@ -132,13 +152,21 @@ test('a signed-out person follows a client to the consent page, signs in, comes 
 
 test('the device page: a signed-out person opens the complete URI, signs in, confirms the prefilled code and approves; then denies another code typed by hand', async () => {
   const start = async () => {
-    const res = await request(server, 'POST', '/v1/oauth/device', { rawBody: `client_id=${client.clientId}&scope=channels%3Aread`, contentType: 'application/x-www-form-urlencoded' });
+    const res = await request(server, 'POST', '/v1/oauth/device', {
+      rawBody: `client_id=${client.clientId}&scope=channels%3Aread`,
+      contentType: 'application/x-www-form-urlencoded',
+    });
     assert.equal(res.status, 200, res.text);
     server.registerSensitive('a device code', res.body.device_code);
     return res.body as { device_code: string; user_code: string; verification_uri_complete: string };
   };
   const rowOf = async (deviceCode: string) =>
-    (await server.container.database.db.select().from(oauthDeviceAuthorizations).where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(deviceCode))))[0]!;
+    (
+      await server.container.database.db
+        .select()
+        .from(oauthDeviceAuthorizations)
+        .where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(deviceCode)))
+    )[0]!;
   const device = await start();
   const { context, page, problems } = await openPage();
   try {
@@ -151,7 +179,9 @@ test('the device page: a signed-out person opens the complete URI, signs in, con
 
     await page.getByRole('heading', { name: 'Connect Browser CLI' }).waitFor();
     assert.match((await page.locator('main').textContent()) ?? '', new RegExp(`Check that your device shows ${device.user_code}`));
-    assert.deepEqual(await page.getByRole('list', { name: 'What it asks for' }).getByRole('listitem').allTextContents(), ['Read channels, their status and capabilities channels:read']);
+    assert.deepEqual(await page.getByRole('list', { name: 'What it asks for' }).getByRole('listitem').allTextContents(), [
+      'Read channels, their status and capabilities channels:read',
+    ]);
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByRole('heading', { name: 'Device connected' }).waitFor();
     assert.match((await page.getByRole('status').textContent()) ?? '', /Browser CLI can now reach the organizations you chose/);
@@ -173,7 +203,10 @@ test('the device page: a signed-out person opens the complete URI, signs in, con
     const { pageErrors, consoleErrors } = problems();
     assert.deepEqual(pageErrors, []);
     // The wrong code's 404 is the only failed request the browser reports.
-    assert.deepEqual(consoleErrors.filter((line) => !/404 \(Not Found\)/.test(line)), []);
+    assert.deepEqual(
+      consoleErrors.filter((line) => !/404 \(Not Found\)/.test(line)),
+      [],
+    );
   } finally {
     await context.close();
   }
@@ -182,7 +215,12 @@ test('the device page: a signed-out person opens the complete URI, signs in, con
 test('sign-in returns only to the dashboard: return_to elsewhere is ignored', async () => {
   const { context, page } = await openPage();
   try {
-    const elsewhere = [`${clientOrigin}/callback`, `//127.0.0.1:${new URL(clientOrigin).port}/callback`, '/v1/openapi.json', '/app/login?return_to=%2Fv1%2Fopenapi.json'];
+    const elsewhere = [
+      `${clientOrigin}/callback`,
+      `//127.0.0.1:${new URL(clientOrigin).port}/callback`,
+      '/v1/openapi.json',
+      '/app/login?return_to=%2Fv1%2Fopenapi.json',
+    ];
     for (const [i, target] of elsewhere.entries()) {
       await page.goto(`${server.baseUrl}/app/login?return_to=${encodeURIComponent(target)}`);
       // Signed out the first time; after that the session is there and the page moves on by itself.

@@ -16,7 +16,11 @@ export function requireRedis(): Promise<void> {
     const where = `${url.hostname}:${url.port || 6379}`;
     const fail = (why: string) => {
       socket.destroy();
-      reject(new Error(`Redis is needed at ${where} (TEST_REDIS_URL) and ${why}: start one (apt-get install -y redis-server && redis-server --daemonize yes) or point TEST_REDIS_URL at one`));
+      reject(
+        new Error(
+          `Redis is needed at ${where} (TEST_REDIS_URL) and ${why}: start one (apt-get install -y redis-server && redis-server --daemonize yes) or point TEST_REDIS_URL at one`,
+        ),
+      );
     };
     const socket = net.connect(Number(url.port || 6379), url.hostname);
     socket.setTimeout(2_000, () => fail('did not answer within 2 s'));

@@ -26,7 +26,7 @@ import { authorizeQuery, createOAuthClient } from './oauth-client-fixture.ts';
 let server: TestServer;
 let browser: Browser;
 
-  // The device's process polls every second instead of every five.
+// The device's process polls every second instead of every five.
 before(async () => ({ server, browser } = await openBrowserSuite({ env: { OAUTH_DEVICE_POLL_INTERVAL: '1s' } })));
 after(() => closeBrowserSuite({ server, browser }));
 
@@ -38,7 +38,8 @@ after(() => closeBrowserSuite({ server, browser }));
 function problems(recorded: Parameters<typeof problemsOf>[0], provoked: Array<[status: number, path: string]> = []) {
   const { consoleErrors, pageErrors } = problemsOf(recorded);
   const expected = (line: string) =>
-    /404 \(Not Found\) \[[^\]]*\/v1\/events\/stream\?/.test(line) || provoked.some(([status, path]) => line.includes(`status of ${status} `) && line.includes(`${path}]`));
+    /404 \(Not Found\) \[[^\]]*\/v1\/events\/stream\?/.test(line) ||
+    provoked.some(([status, path]) => line.includes(`status of ${status} `) && line.includes(`${path}]`));
   return { pageErrors, consoleErrors: consoleErrors.filter((line) => !expected(line)) };
 }
 
@@ -154,24 +155,35 @@ test('members: an invitation link shown once and copied, accepted in another bro
     await row.getByRole('button', { name: 'Remove Ivy Invitee' }).click();
     await row.getByRole('button', { name: 'Remove member' }).click();
     await row.waitFor({ state: 'detached' });
-    assert.deepEqual((await members()).map((m) => m.email), [OWNER_EMAIL]);
+    assert.deepEqual(
+      (await members()).map((m) => m.email),
+      [OWNER_EMAIL],
+    );
 
     // An invitation revoked: its row goes, and its link no longer works.
     await invite.getByLabel('Email').fill('later@example.com');
     await invite.getByRole('button', { name: 'Invite' }).click();
-    const laterUrl = await page.getByRole('region', { name: 'Invitation link for later@example.com' }).getByLabel('One-time link').inputValue();
+    const laterUrl = await page
+      .getByRole('region', { name: 'Invitation link for later@example.com' })
+      .getByLabel('One-time link')
+      .inputValue();
     server.registerSensitive('an invitation link', laterUrl);
     const later = page.locator('tbody tr', { hasText: 'later@example.com' });
     await later.getByRole('button', { name: 'Revoke the invitation for later@example.com' }).click();
     await later.getByRole('button', { name: 'Revoke invitation' }).click();
     await later.waitFor({ state: 'detached' });
-    const lookup = await request(server, 'POST', '/v1/invitations/lookup', { body: { token: new URL(laterUrl).hash.replace('#token=', '') } });
+    const lookup = await request(server, 'POST', '/v1/invitations/lookup', {
+      body: { token: new URL(laterUrl).hash.replace('#token=', '') },
+    });
     assert.equal(lookup.status, 410);
 
     await page.getByRole('link', { name: 'Sessions' }).click();
     await page.locator('tbody tr[aria-current="true"]').waitFor();
     await checkPage(page, 'settings-sessions');
-    assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}/invitations`]]), { pageErrors: [], consoleErrors: [] });
+    assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}/invitations`]]), {
+      pageErrors: [],
+      consoleErrors: [],
+    });
   } finally {
     await owner.context.close();
   }
@@ -186,7 +198,9 @@ test('members page: more members than a page (50) show the first page and a Load
     const id = uuidv7();
     const at = new Date(start + i * 1000);
     const n = String(i).padStart(2, '0');
-    await db.insert(users).values({ id, email: `paged-${n}@example.com`, name: `Paged Member ${n}`, passwordHash: 'not a hash', createdAt: at, updatedAt: at });
+    await db
+      .insert(users)
+      .values({ id, email: `paged-${n}@example.com`, name: `Paged Member ${n}`, passwordHash: 'not a hash', createdAt: at, updatedAt: at });
     await db.insert(memberships).values({ organizationId: server.organizationId, userId: id, role: 'member', createdAt: at });
     seeded.push(id);
   }
@@ -260,7 +274,13 @@ test('the organization: renamed after a refusal shown at the field; a second org
     assert.equal(await switcher.locator('option').count(), 2, 'still in both organizations');
     await switcher.selectOption({ label: 'Renamed Co' });
     await page.locator('dl').getByText('Renamed Co').waitFor();
-    assert.deepEqual(problems(owner, [[400, `/v1/organizations/${server.organizationId}`], [409, `/v1/organizations/${secondId}/leave`]]), { pageErrors: [], consoleErrors: [] });
+    assert.deepEqual(
+      problems(owner, [
+        [400, `/v1/organizations/${server.organizationId}`],
+        [409, `/v1/organizations/${secondId}/leave`],
+      ]),
+      { pageErrors: [], consoleErrors: [] },
+    );
   } finally {
     await owner.context.close();
   }
@@ -268,9 +288,13 @@ test('the organization: renamed after a refusal shown at the field; a second org
 
 /** Runs the device's process: the first line is what the person needs, the second the outcome. */
 function startDevice(clientId: string, scope: string) {
-  const child = spawn(path.resolve('node_modules/.bin/node'), [path.resolve(import.meta.dirname, 'device-flow-client.ts'), server.baseUrl, clientId, scope], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    path.resolve('node_modules/.bin/node'),
+    [path.resolve(import.meta.dirname, 'device-flow-client.ts'), server.baseUrl, clientId, scope],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const next = async () => {
@@ -281,7 +305,9 @@ function startDevice(clientId: string, scope: string) {
   return { child, next, exited };
 }
 
-test('a device approved end to end: a separate process polls the token endpoint while the browser approves; its token works on /v1, shows under Authorized apps, and revoking it ends it', { timeout: 90_000 }, async () => {
+test('a device approved end to end: a separate process polls the token endpoint while the browser approves; its token works on /v1, shows under Authorized apps, and revoking it ends it', {
+  timeout: 90_000,
+}, async () => {
   const client = await createOAuthClient(server, { name: 'Terminal CLI', scopes: ['channels:read', 'messages:read'] });
   const device = startDevice(client.clientId, 'channels:read');
   const recorded = await freshBrowser();
@@ -322,7 +348,10 @@ test('a device approved end to end: a separate process polls the token endpoint 
       reached.body.data.map((o: { name: string }) => o.name),
       ['Renamed Co'],
     );
-    const channels = await request(server, 'GET', '/v1/channels', { bearer: token, headers: { 'x-organization-id': server.organizationId } });
+    const channels = await request(server, 'GET', '/v1/channels', {
+      bearer: token,
+      headers: { 'x-organization-id': server.organizationId },
+    });
     assert.equal(channels.status, 200, channels.text);
 
     // Authorized apps: the approval is listed; revoking it ends the token.
@@ -387,9 +416,18 @@ test('the account: a new name, a wrong current password told at its field, a new
     await profile.getByRole('button', { name: 'Save profile' }).click();
     await page.locator('aside.sidebar').getByText('olivia@example.com').waitFor();
     await profile.getByLabel('Current password').waitFor({ state: 'detached' });
-    const again = await request(server, 'POST', '/v1/auth/login', { body: { email: 'olivia@example.com', password: 'a brand new passphrase' } });
+    const again = await request(server, 'POST', '/v1/auth/login', {
+      body: { email: 'olivia@example.com', password: 'a brand new passphrase' },
+    });
     assert.equal(again.status, 200, again.text);
-    assert.deepEqual(problems(owner, [[403, '/v1/auth/password'], [400, '/v1/auth/password'], [400, '/v1/auth/account']]), { pageErrors: [], consoleErrors: [] });
+    assert.deepEqual(
+      problems(owner, [
+        [403, '/v1/auth/password'],
+        [400, '/v1/auth/password'],
+        [400, '/v1/auth/account'],
+      ]),
+      { pageErrors: [], consoleErrors: [] },
+    );
   } finally {
     await owner.context.close();
   }

@@ -117,4 +117,3 @@ export function verifyWith(secret: string, request: ReceivedRequest, nowMs = Dat
     Date.now = realNow;
   }
 }
-

@@ -1,6 +1,17 @@
 /** The part of autocannon's programmatic API the benchmarks use (the package ships no types). */
 declare module 'autocannon' {
-  type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p97_5: number; p99: number; p99_9?: number };
+  type Histogram = {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p97_5: number;
+    p99: number;
+    p99_9?: number;
+  };
   type RawRequest = { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer };
   export type Options = {
     url: string;

@@ -60,7 +60,11 @@ app.post<{ Body: { identifiers: Array<{ type: string; value: string; source?: st
             type: 'array',
             minItems: 1,
             maxItems: 10,
-            items: { type: 'object', required: ['type', 'value'], properties: { type: { type: 'string' }, value: { type: 'string' }, source: { type: 'string' } } },
+            items: {
+              type: 'object',
+              required: ['type', 'value'],
+              properties: { type: { type: 'string' }, value: { type: 'string' }, source: { type: 'string' } },
+            },
           },
         },
       },
@@ -94,7 +98,13 @@ app.post(
           properties: {
             data: {
               type: 'object',
-              properties: { id: { type: 'string' }, status: { type: 'string' }, channel_id: { type: 'string' }, to: { type: 'string' }, created_at: { type: 'string' } },
+              properties: {
+                id: { type: 'string' },
+                status: { type: 'string' },
+                channel_id: { type: 'string' },
+                to: { type: 'string' },
+                created_at: { type: 'string' },
+              },
             },
           },
         },
@@ -103,7 +113,9 @@ app.post(
   },
   async (request, reply) => {
     const body = request.body as { channel_id: string; to: string };
-    return reply.code(201).send({ data: { id: crypto.randomUUID(), status: 'queued', channel_id: body.channel_id, to: body.to, created_at: new Date().toISOString() } });
+    return reply.code(201).send({
+      data: { id: crypto.randomUUID(), status: 'queued', channel_id: body.channel_id, to: body.to, created_at: new Date().toISOString() },
+    });
   },
 );
 

@@ -194,7 +194,13 @@ export function freshPgDatabase(): Promise<TestDatabaseUrl> {
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-export async function api<T = any>(server: Pick<BenchServer, 'baseUrl' | 'apiKey'>, method: string, url: string, body?: unknown, auth = true): Promise<{ status: number; body: T }> {
+export async function api<T = any>(
+  server: Pick<BenchServer, 'baseUrl' | 'apiKey'>,
+  method: string,
+  url: string,
+  body?: unknown,
+  auth = true,
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (auth) headers['x-api-key'] = server.apiKey;
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -230,19 +236,37 @@ export async function pairedGatewayChannel(server: Pick<BenchServer, 'baseUrl' |
   if (connect.status !== 200) throw new Error(`connect: ${connect.status} ${JSON.stringify(connect.body)}`);
   const scan = await api(server, 'POST', '/sandbox/gateway/scan', { qr: connect.body.data.qr.qr }, false);
   if (scan.status >= 300) throw new Error(`scan: ${scan.status} ${JSON.stringify(scan.body)}`);
-  await eventually('pairing', async () => ((await api(server, 'GET', `/v1/channels/${id}`)).body.data.status === 'connected' ? true : undefined));
+  await eventually('pairing', async () =>
+    (await api(server, 'GET', `/v1/channels/${id}`)).body.data.status === 'connected' ? true : undefined,
+  );
   return id;
 }
 
 /** The request body for recipient i of the pool. */
 export function messageBody(channelId: string, i: number): string {
-  return JSON.stringify({ channel_id: channelId, to: poolPhone(i), type: 'text', content: { body: `Hello from the benchmark, order ${1000 + i}` } });
+  return JSON.stringify({
+    channel_id: channelId,
+    to: poolPhone(i),
+    type: 'text',
+    content: { body: `Hello from the benchmark, order ${1000 + i}` },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Load
 
-export type LoadResult = { rate: number; ok: number; non2xx: number; errors: number; p50: number; p90: number; p99: number; mean: number; max: number; seconds: number };
+export type LoadResult = {
+  rate: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+  seconds: number;
+};
 
 /**
  * Posts the pool's bodies in turn to url. Without rate: as fast as `connections` closed-loop
@@ -293,7 +317,11 @@ export async function load(
 export type PgbenchResult = { tps: number; latencyMs: number; failed: number; transactions: number };
 
 /** pgbench with a custom script on a database of the local server (extended protocol, like node-postgres). */
-export async function pgbench(databaseUrl: string, script: string, options: { clients: number; threads: number; seconds: number }): Promise<PgbenchResult> {
+export async function pgbench(
+  databaseUrl: string,
+  script: string,
+  options: { clients: number; threads: number; seconds: number },
+): Promise<PgbenchResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'parley-pgbench-'));
   const file = path.join(dir, 'script.sql');
   writeFileSync(file, script);
@@ -301,7 +329,20 @@ export async function pgbench(databaseUrl: string, script: string, options: { cl
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(
         'pgbench',
-        ['-n', '-M', 'prepared', '-c', String(options.clients), '-j', String(options.threads), '-T', String(options.seconds), '-f', file, databaseUrl],
+        [
+          '-n',
+          '-M',
+          'prepared',
+          '-c',
+          String(options.clients),
+          '-j',
+          String(options.threads),
+          '-T',
+          String(options.seconds),
+          '-f',
+          file,
+          databaseUrl,
+        ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let out = '';

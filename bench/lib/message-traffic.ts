@@ -149,7 +149,11 @@ export async function deployWithTraffic(backend: 'postgres' | 'pglite', pacing: 
     await database?.drop();
   };
   try {
-    service = await startService(database, { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }, shared);
+    service = await startService(
+      database,
+      { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
+      shared,
+    );
     const channelId = await pairedGatewayChannel(service, pacing);
     const made = await api(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
       url: `${receiver.url}/hook`,
@@ -157,7 +161,13 @@ export async function deployWithTraffic(backend: 'postgres' | 'pglite', pacing: 
     });
     if (made.status !== 201) throw new Error(`endpoint: ${made.status} ${JSON.stringify(made.body)}`);
     const warm = await burst(service, channelId, warmUp, 0, 4);
-    if (await untilRead(receiver, warm.map((w) => w.id))) throw new Error('warm-up messages were not read');
+    if (
+      await untilRead(
+        receiver,
+        warm.map((w) => w.id),
+      )
+    )
+      throw new Error('warm-up messages were not read');
     return { service, receiver, channelId, database, dataDir, stopService, close };
   } catch (err) {
     await close();

@@ -25,7 +25,7 @@ export type Binding =
   /** A string with ids inside (the job's JSON payload). */
   | { k: 'subst'; text: string; subs: Array<{ find: string; by: Binding }> };
 
-export type Statement = { text: string; params: Binding[]; /** later statements read its row */ ref: boolean };
+export type Statement = { text: string; params: Binding[] /** later statements read its row */; ref: boolean };
 export type Script = { statements: Statement[]; fresh: number };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,9 +75,7 @@ export function buildScript(trace: TraceEntry[], phone: string, sinceMs: number)
       }
       return { k: 'lit', v: text };
     }
-    const inner = [...new Set(text.match(UUID_IN) ?? [])]
-      .map((id) => ({ id, by: bind(id) }))
-      .filter((x) => x.by.k !== 'lit');
+    const inner = [...new Set(text.match(UUID_IN) ?? [])].map((id) => ({ id, by: bind(id) })).filter((x) => x.by.k !== 'lit');
     const subs = inner.map((x) => ({ find: x.id, by: x.by }));
     // The recipient inside a JSON parameter (digits, and E.164 around them) is drawn per message too.
     if (text.includes(phone)) subs.push({ find: phone, by: { k: 'phone' } });
@@ -98,7 +96,6 @@ export function buildScript(trace: TraceEntry[], phone: string, sinceMs: number)
 const isBegin = (t: string) => /^(begin|start transaction)\b/i.test(t);
 const isCommit = (t: string) => /^(commit|end)\b/i.test(t);
 
-
 /**
  * The least write that makes an accepted message durable: its row alone (the row is its own
  * dispatch job), in one statement, for the traced message's organization, channel and
@@ -107,7 +104,8 @@ const isCommit = (t: string) => /^(commit|end)\b/i.test(t);
  */
 export function messageInsertOf(trace: TraceEntry[], channelId: string): Script {
   const accept = trace.find((e) => e.rows?.[0] && 'conversation_id' in e.rows[0]);
-  const item = accept && typeof accept.values[0] === 'string' ? (JSON.parse(accept.values[0]) as Array<Record<string, unknown>>)[0] : undefined;
+  const item =
+    accept && typeof accept.values[0] === 'string' ? (JSON.parse(accept.values[0]) as Array<Record<string, unknown>>)[0] : undefined;
   if (!accept || !item || item.channel_id !== channelId) throw new Error('the accepting statement was not found in the trace');
   const conversationId = String(accept.rows![0]!.conversation_id);
   return {
@@ -115,7 +113,14 @@ export function messageInsertOf(trace: TraceEntry[], channelId: string): Script 
       {
         text: `insert into messages (id, organization_id, channel_id, conversation_id, direction, to_phone, type, content, status, dispatch_at, created_at, updated_at)
                values ($1, $2, $3, $4, 'outbound', $5, 'text', '{"body": "benchmark"}'::jsonb, 'queued', $6, $6, $6)`,
-        params: [{ k: 'fresh', i: 0 }, { k: 'lit', v: String(item.organization_id) }, { k: 'lit', v: channelId }, { k: 'lit', v: conversationId }, { k: 'phone' }, { k: 'now' }],
+        params: [
+          { k: 'fresh', i: 0 },
+          { k: 'lit', v: String(item.organization_id) },
+          { k: 'lit', v: channelId },
+          { k: 'lit', v: conversationId },
+          { k: 'phone' },
+          { k: 'now' },
+        ],
         ref: false,
       },
     ],
@@ -128,16 +133,7 @@ export function messageInsertOf(trace: TraceEntry[], channelId: string): Script 
 
 /** An E'' literal pgbench will not touch: no raw colon (pgbench reads :name as a variable). */
 function pgLiteral(text: string): string {
-  return (
-    "E'" +
-    text
-      .replace(/\\/g, '\\\\')
-      .replace(/'/g, "\\'")
-      .replace(/:/g, '\\x3a')
-      .replace(/\n/g, '\\n')
-      .replace(/\r/g, '\\r') +
-    "'"
-  );
+  return "E'" + text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/:/g, '\\x3a').replace(/\n/g, '\\n').replace(/\r/g, '\\r') + "'";
 }
 
 function renderPg(b: Binding): string {
@@ -163,7 +159,10 @@ function renderPg(b: Binding): string {
 
 /** One line per statement for pgbench: comments dropped (the texts hold no `--` in strings), whitespace folded. */
 function oneLine(text: string): string {
-  return text.replace(/--[^\n]*(\n|$)/g, '\n').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/--[^\n]*(\n|$)/g, '\n')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function renderStatementPg(st: Statement, s: number): string {
@@ -193,7 +192,10 @@ export type Runner = {
 
 export type NewId = () => string;
 
-function valueOf(b: Binding, ctx: { ids: string[]; phone: string; now: string; rows: Array<Record<string, unknown> | undefined> }): unknown {
+function valueOf(
+  b: Binding,
+  ctx: { ids: string[]; phone: string; now: string; rows: Array<Record<string, unknown> | undefined> },
+): unknown {
   switch (b.k) {
     case 'lit':
       return b.v;
@@ -227,14 +229,20 @@ export async function runOnce(script: Script, runner: Runner, newId: NewId, pool
       await runner.transaction(async (q) => {
         for (let j = s + 1; j < end; j++) {
           const inner = sts[j]!;
-          const rows = await q(inner.text, inner.params.map((p) => valueOf(p, ctx)));
+          const rows = await q(
+            inner.text,
+            inner.params.map((p) => valueOf(p, ctx)),
+          );
           ctx.rows[j] = rows[0];
         }
       });
       s = end;
       continue;
     }
-    const rows = await runner.query(st.text, st.params.map((p) => valueOf(p, ctx)));
+    const rows = await runner.query(
+      st.text,
+      st.params.map((p) => valueOf(p, ctx)),
+    );
     ctx.rows[s] = rows[0];
   }
 }

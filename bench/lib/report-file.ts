@@ -52,7 +52,12 @@ const cellsOf = (line: string) =>
     .split('|')
     .map((c) => c.trim());
 
-const clean = (s: string) => s.replace(/\([^)]*\)/g, '').replace(/[*`_]/g, '').replace(/\s+/g, ' ').trim();
+const clean = (s: string) =>
+  s
+    .replace(/\([^)]*\)/g, '')
+    .replace(/[*`_]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** For each number numbersIn finds in a cell, whether it is in bold (a headline: the result a benchmark's target or baseline is about). */
 export function emphasisIn(cell: string): boolean[] {
@@ -93,7 +98,8 @@ export function tableValuesOf(sectionText: string): Map<string, TableValue> {
         const bold = emphasisIn(cells[c]!);
         const parts = header.split('/').map((p) => p.trim());
         if (numbers.length === 1) put(`${label} | ${header}`, { value: numbers[0]!, headline: bold[0]! });
-        else if (numbers.length > 1 && numbers.length === parts.length) numbers.forEach((v, n) => put(`${label} | ${header} [${parts[n]}]`, { value: v, headline: bold[n]! }));
+        else if (numbers.length > 1 && numbers.length === parts.length)
+          numbers.forEach((v, n) => put(`${label} | ${header} [${parts[n]}]`, { value: v, headline: bold[n]! }));
       }
     }
   }
@@ -119,13 +125,26 @@ const TAIL = /\b(p\d{2,3}(?:\.\d+)?|max|min)\b/i;
 
 /** The kind of a value keyed `row | column` or `row | column [part]` (the part decides when there is one; the row label never does). */
 export function kindOf(key: string): ValueKind {
-  const column = key.split(' | ').slice(1).join(' | ').replace(/\s+#\d+$/, '');
+  const column = key
+    .split(' | ')
+    .slice(1)
+    .join(' | ')
+    .replace(/\s+#\d+$/, '');
   const part = /\[([^\]]+)\]$/.exec(column)?.[1] ?? column;
   return TAIL.test(part) ? 'tail' : 'rate';
 }
 
 /** `headline`: the value is in bold in this run's table (a benchmark's result against its target or baseline). */
-export type Difference = { section: string; key: string; before: number; after: number; relative: number; flagged: boolean; headline: boolean; kind: ValueKind };
+export type Difference = {
+  section: string;
+  key: string;
+  before: number;
+  after: number;
+  relative: number;
+  flagged: boolean;
+  headline: boolean;
+  kind: ValueKind;
+};
 
 /** Relative difference (after - before) / |before|; 0 when both are 0, Infinity when only before is. */
 export function relativeDifference(before: number, after: number): number {
@@ -145,7 +164,16 @@ export function compareRuns(previous: Section[], current: Section[], limit = 0.1
       const was = before.get(key);
       if (was === undefined) continue;
       const relative = relativeDifference(was, after);
-      out.push({ section: section.name, key, before: was, after, relative, flagged: Math.abs(relative) > limit, headline, kind: kindOf(key) });
+      out.push({
+        section: section.name,
+        key,
+        before: was,
+        after,
+        relative,
+        flagged: Math.abs(relative) > limit,
+        headline,
+        kind: kindOf(key),
+      });
     }
   }
   return out;
@@ -159,7 +187,10 @@ export function differenceTable(diffs: Difference[]): string {
   return [
     '| Section | Value | Headline | Kind | Previous | This run | Difference | |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...diffs.map((d) => `| ${d.section} | ${d.key} | ${d.headline ? 'yes' : ''} | ${d.kind} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`),
+    ...diffs.map(
+      (d) =>
+        `| ${d.section} | ${d.key} | ${d.headline ? 'yes' : ''} | ${d.kind} | ${num(d.before)} | ${num(d.after)} | ${pct(d.relative)} | ${d.flagged ? '**> 15%**' : ''} |`,
+    ),
   ].join('\n');
 }
 
@@ -173,25 +204,40 @@ const differenceOf = (d: Difference) => `${d.section} "${d.key}" ${num(d.before)
  */
 export function agreementParagraph(diffs: Difference[], previousLabel: string, limit = 0.15): string {
   if (diffs.length === 0) return `No value of this run could be compared with ${previousLabel} (no section with the same tables in both).`;
-  const share = (part: Difference[], of: Difference[]) => `${part.length} of ${of.length} (${((100 * part.length) / of.length).toFixed(0)}%)`;
+  const share = (part: Difference[], of: Difference[]) =>
+    `${part.length} of ${of.length} (${((100 * part.length) / of.length).toFixed(0)}%)`;
   const byDistance = (a: Difference, b: Difference) => Math.abs(b.relative) - Math.abs(a.relative);
   const headlines = diffs.filter((d) => d.headline);
   const headlineLine = (kind: ValueKind, what: string) => {
     const all = headlines.filter((d) => d.kind === kind);
     if (!all.length) return '';
     const off = all.filter((d) => d.flagged).sort(byDistance);
-    const others = off.length ? `; the others: ${off.slice(0, 12).map(differenceOf).join('; ')}${off.length > 12 ? `; and ${off.length - 12} more` : ''}` : '';
-    return ` ${what}: ${share(all.filter((d) => !d.flagged), all)} agree within ${limit * 100}%${others}.`;
+    const others = off.length
+      ? `; the others: ${off.slice(0, 12).map(differenceOf).join('; ')}${off.length > 12 ? `; and ${off.length - 12} more` : ''}`
+      : '';
+    return ` ${what}: ${share(
+      all.filter((d) => !d.flagged),
+      all,
+    )} agree within ${limit * 100}%${others}.`;
   };
   const within = diffs.filter((d) => !d.flagged);
   const sections = new Set(diffs.map((d) => d.section)).size;
-  const worst = [...diffs].sort(byDistance).filter((d) => d.flagged).slice(0, 8);
-  const absolute = diffs.map((d) => Math.abs(d.relative)).filter(Number.isFinite).sort((a, b) => a - b);
+  const worst = [...diffs]
+    .sort(byDistance)
+    .filter((d) => d.flagged)
+    .slice(0, 8);
+  const absolute = diffs
+    .map((d) => Math.abs(d.relative))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
   const mid = absolute.length ? absolute[Math.floor(absolute.length / 2)]! : NaN;
   return [
     `Compared with ${previousLabel}.`,
     headlines.length
-      ? `Headline values (in bold in the tables: the results the targets and baselines are about): ${headlines.length} in both, ${share(headlines.filter((d) => !d.flagged), headlines)} agree within ${limit * 100}%.${headlineLine('rate', 'Rates, ratios, sizes and medians among them')}${headlineLine('tail', 'Latency percentiles and maxima among them')}`
+      ? `Headline values (in bold in the tables: the results the targets and baselines are about): ${headlines.length} in both, ${share(
+          headlines.filter((d) => !d.flagged),
+          headlines,
+        )} agree within ${limit * 100}%.${headlineLine('rate', 'Rates, ratios, sizes and medians among them')}${headlineLine('tail', 'Latency percentiles and maxima among them')}`
       : 'No headline value (in bold) appears in both.',
     `All values: ${diffs.length} in ${sections} sections appear in both; ${share(within, diffs)} agree within ${limit * 100}%, the median absolute difference is ${(mid * 100).toFixed(1)}%.`,
     worst.length ? `Largest differences: ${worst.map(differenceOf).join('; ')}.` : 'None differs by more than that.',
@@ -228,7 +274,12 @@ export function assemble(parts: { header: string; agreement?: string; current: S
   if (parts.agreement) out.push(ownBlock('agreement', parts.agreement));
   out.push(...parts.current.map((s) => s.block));
   if (kept.length) {
-    out.push(ownBlock('kept', '## Sections kept from earlier runs\n\nNot rerun by the command above (another --only selection, a backend left out, or the soak not asked for); each says when and how it was measured.'));
+    out.push(
+      ownBlock(
+        'kept',
+        '## Sections kept from earlier runs\n\nNot rerun by the command above (another --only selection, a backend left out, or the soak not asked for); each says when and how it was measured.',
+      ),
+    );
     out.push(...kept.map((s) => s.block));
   }
   if (notes) {

@@ -84,7 +84,11 @@ const wrapQuery = (fn: Q): Q =>
     if (entry) entry.rows = rowsOf(result);
     return result;
   };
-const liteProto = PGlite.prototype as unknown as { query: Q; exec: Q; transaction: (cb: (tx: Record<string, unknown>) => Promise<unknown>) => Promise<unknown> };
+const liteProto = PGlite.prototype as unknown as {
+  query: Q;
+  exec: Q;
+  transaction: (cb: (tx: Record<string, unknown>) => Promise<unknown>) => Promise<unknown>;
+};
 liteProto.query = wrapQuery(liteProto.query);
 liteProto.exec = wrapQuery(liteProto.exec);
 const liteTransaction = liteProto.transaction;

@@ -114,7 +114,9 @@ export async function startService(
   let stopping = false;
   child.once('exit', (code, signal) => {
     if (stopping) return;
-    process.stderr.write(`service (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}; its last log lines:\n${out.split('\n').slice(-30).join('\n')}\n`);
+    process.stderr.write(
+      `service (pid ${child.pid}) exited unexpectedly: code ${code}, signal ${signal}; its last log lines:\n${out.split('\n').slice(-30).join('\n')}\n`,
+    );
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   // PGlite applies every migration at first start; on a busy 2-core machine that can take a minute.
@@ -125,7 +127,10 @@ export async function startService(
     if (workerOnly) {
       if (out.includes('"worker started"')) break;
     } else {
-      const ok = await fetch(`${baseUrl}/v1/health`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${baseUrl}/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
     }
     if (Date.now() > deadline) {
@@ -265,7 +270,10 @@ export async function startReceiver(checkEvery = 50): Promise<Receiver> {
 export async function createEndpoints(service: Service, receiver: Receiver, count: number): Promise<Record<string, string>> {
   const secrets: Record<string, string> = {};
   for (let i = 0; i < count; i++) {
-    const res = await api<{ data: { secret: string } }>(service, 'POST', '/v1/settings/developer/webhooks/endpoints', { url: `${receiver.url}/e${i}`, description: `bench ${i}` });
+    const res = await api<{ data: { secret: string } }>(service, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+      url: `${receiver.url}/e${i}`,
+      description: `bench ${i}`,
+    });
     secrets[`/e${i}`] = res.data.secret;
   }
   receiver.setSecrets(secrets);
@@ -292,7 +300,9 @@ export async function baselineRate(url: string, total: number, concurrency: numb
     await Promise.all(Array.from({ length: concurrency }, lane));
     process.stdout.write(String(total / ((performance.now() - t0) / 1000)));
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code, url, String(total), String(concurrency), body], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code, url, String(total), String(concurrency), body], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   await new Promise((r) => child.once('exit', r));

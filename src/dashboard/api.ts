@@ -154,7 +154,11 @@ export async function call<T>(method: string, path: string, options: CallOptions
 export function apiErrorOf(status: number, statusText: string, parsed: unknown): ApiError {
   const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown; errors?: unknown };
   const detail =
-    typeof problem.detail === 'string' ? problem.detail : typeof problem.error === 'string' ? problem.error : `${status} ${statusText || 'request failed'}`;
+    typeof problem.detail === 'string'
+      ? problem.detail
+      : typeof problem.error === 'string'
+        ? problem.error
+        : `${status} ${statusText || 'request failed'}`;
   const fields = Array.isArray(problem.errors) ? (problem.errors as FieldProblem[]).filter((f) => typeof f?.pointer === 'string') : [];
   return new ApiError(status, detail, typeof problem.code === 'string' ? problem.code : undefined, fields);
 }
@@ -172,24 +176,37 @@ export const api = {
     call<{ data: CreatedApiKeyRecord }>('POST', '/v1/api-keys', { body: { name, permissions } }).then((r) => r.data),
   revokeApiKey: (id: string) => call<void>('DELETE', `/v1/api-keys/${encodeURIComponent(id)}`),
   authorizationRequest: (id: string) =>
-    call<{ data: OAuthAuthorizationRequestRecord }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then((r) => r.data),
+    call<{ data: OAuthAuthorizationRequestRecord }>('GET', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}`).then(
+      (r) => r.data,
+    ),
   approveAuthorization: (id: string, organizationIds: string[]) =>
-    call<{ data: OAuthRedirectRecord }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/approve`, { body: { organization_ids: organizationIds } }).then((r) => r.data),
+    call<{ data: OAuthRedirectRecord }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/approve`, {
+      body: { organization_ids: organizationIds },
+    }).then((r) => r.data),
   denyAuthorization: (id: string) =>
     call<{ data: OAuthRedirectRecord }>('POST', `/v1/oauth/authorization-requests/${encodeURIComponent(id)}/deny`).then((r) => r.data),
-  lookupDevice: (userCode: string) => call<{ data: DeviceVerificationRecord }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
+  lookupDevice: (userCode: string) =>
+    call<{ data: DeviceVerificationRecord }>('POST', '/v1/oauth/device/lookup', { body: { user_code: userCode } }).then((r) => r.data),
   approveDevice: (userCode: string, organizationIds: string[]) =>
-    call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/approve', { body: { user_code: userCode, organization_ids: organizationIds } }).then((r) => r.data),
+    call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/approve', {
+      body: { user_code: userCode, organization_ids: organizationIds },
+    }).then((r) => r.data),
   lookupInvitation: (token: string) =>
     call<{ data: InvitationPreviewRecord }>('POST', '/v1/invitations/lookup', { body: { token }, organization: null }).then((r) => r.data),
   acceptInvitation: (token: string, signUp?: { name: string; password: string }) =>
-    call<{ data: AcceptedInvitationRecord }>('POST', '/v1/invitations/accept', { body: { token, ...signUp }, organization: null, quiet401: true }).then((r) => r.data),
-  signupState: () => call<{ data: SignupStateRecord }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
+    call<{ data: AcceptedInvitationRecord }>('POST', '/v1/invitations/accept', {
+      body: { token, ...signUp },
+      organization: null,
+      quiet401: true,
+    }).then((r) => r.data),
+  signupState: () =>
+    call<{ data: SignupStateRecord }>('GET', '/v1/auth/signup', { organization: null, quiet401: true }).then((r) => r.data),
   signup: (input: { name: string; email: string; password: string; organization_name: string }) =>
     call<{ data: SignedUpRecord }>('POST', '/v1/auth/signup', { body: input, organization: null, quiet401: true }),
   resetPassword: (token: string, newPassword: string) =>
     call<void>('POST', '/v1/auth/password-reset', { body: { token, new_password: newPassword }, organization: null, quiet401: true }),
-  denyDevice: (userCode: string) => call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
+  denyDevice: (userCode: string) =>
+    call<{ data: DeviceDecisionRecord }>('POST', '/v1/oauth/device/deny', { body: { user_code: userCode } }).then((r) => r.data),
 };
 
 /** The message to show for anything a call threw. */

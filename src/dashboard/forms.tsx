@@ -63,13 +63,28 @@ type TextFieldProps = FieldShell & {
   name?: string;
 };
 
-export function TextField({ label, description, error, className, value, onChange, type = 'text', multiline, rows = 3, ...rest }: TextFieldProps) {
+export function TextField({
+  label,
+  description,
+  error,
+  className,
+  value,
+  onChange,
+  type = 'text',
+  multiline,
+  rows = 3,
+  ...rest
+}: TextFieldProps) {
   const { id, describedBy } = useFieldIds(error, description);
   const common = { id, value, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy, ...rest };
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      {multiline ? <textarea {...common} rows={rows} onChange={(e) => onChange(e.target.value)} /> : <input {...common} type={type} onChange={(e) => onChange(e.target.value)} />}
+      {multiline ? (
+        <textarea {...common} rows={rows} onChange={(e) => onChange(e.target.value)} />
+      ) : (
+        <input {...common} type={type} onChange={(e) => onChange(e.target.value)} />
+      )}
       <FieldNotes id={id} description={description} error={error} />
     </div>
   );
@@ -88,7 +103,14 @@ export function SelectField({ label, description, error, className, value, onCha
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} aria-invalid={error ? true : undefined} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value)} {...rest}>
+      <select
+        id={id}
+        value={value}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => onChange(e.target.value)}
+        {...rest}
+      >
         {options.map((o) => (
           <option key={o.value} value={o.value} disabled={o.disabled}>
             {o.label}
@@ -100,11 +122,30 @@ export function SelectField({ label, description, error, className, value, onCha
   );
 }
 
-export function CheckboxField({ label, description, checked, onChange, disabled }: { label: ReactNode; description?: ReactNode; checked: boolean; onChange(checked: boolean): void; disabled?: boolean }) {
+export function CheckboxField({
+  label,
+  description,
+  checked,
+  onChange,
+  disabled,
+}: {
+  label: ReactNode;
+  description?: ReactNode;
+  checked: boolean;
+  onChange(checked: boolean): void;
+  disabled?: boolean;
+}) {
   const id = useId();
   return (
     <div className="field field-check">
-      <input id={id} type="checkbox" checked={checked} disabled={disabled} onChange={(e) => onChange(e.target.checked)} aria-describedby={description ? `${id}-desc` : undefined} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.checked)}
+        aria-describedby={description ? `${id}-desc` : undefined}
+      />
       <label htmlFor={id}>{label}</label>
       {description ? (
         <span id={`${id}-desc`} className="field-description">
@@ -134,7 +175,10 @@ export function CheckboxGroup({
   const id = useId();
   const chosen = new Set(value);
   return (
-    <fieldset className="field-group" aria-describedby={[description ? `${id}-desc` : '', error ? `${id}-err` : ''].join(' ').trim() || undefined}>
+    <fieldset
+      className="field-group"
+      aria-describedby={[description ? `${id}-desc` : '', error ? `${id}-err` : ''].join(' ').trim() || undefined}
+    >
       <legend>{legend}</legend>
       <FieldNotes id={id} description={description} error={error} />
       <div className="check-grid">

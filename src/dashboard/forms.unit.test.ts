@@ -15,11 +15,18 @@ const { ApiError } = await import('./api.ts');
 const { CheckboxField, CheckboxGroup, formErrors, SelectField, TextField } = await import('./forms.tsx');
 const { ErrorMessage } = await import('./ui.tsx');
 
-const refused = () => new ApiError(400, 'the request is not valid', 'validation', [{ pointer: '/name', message: 'at most 10 characters' }, { pointer: '/content/body', message: 'required' }]);
+const refused = () =>
+  new ApiError(400, 'the request is not valid', 'validation', [
+    { pointer: '/name', message: 'at most 10 characters' },
+    { pointer: '/content/body', message: 'required' },
+  ]);
 
 /** The ids an element's aria-describedby names, read as the texts of those elements. */
 function descriptions(element: HTMLElement): string[] {
-  return (element.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean).map((id) => document.getElementById(id)?.textContent ?? `(no #${id})`);
+  return (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((id) => document.getElementById(id)?.textContent ?? `(no #${id})`);
 }
 
 function deferred<T>() {
@@ -51,14 +58,18 @@ test('formErrors: the alert line, each field by JSON pointer (nested ones by pre
 
 test('TextField: labelled, its description and the API message tied to it, aria-invalid only when refused', () => {
   const changes: string[] = [];
-  const { rerender } = render(h(TextField, { label: 'Name', value: '', onChange: (v: string) => changes.push(v), description: 'As the team sees it' }));
+  const { rerender } = render(
+    h(TextField, { label: 'Name', value: '', onChange: (v: string) => changes.push(v), description: 'As the team sees it' }),
+  );
   const input = screen.getByLabelText('Name');
   assert.equal(input.getAttribute('aria-invalid'), null);
   assert.deepEqual(descriptions(input), ['As the team sees it']);
   fireEvent.change(input, { target: { value: 'Ana' } });
   assert.deepEqual(changes, ['Ana']);
 
-  rerender(h(TextField, { label: 'Name', value: 'Ana', onChange: () => {}, description: 'As the team sees it', error: 'at most 10 characters' }));
+  rerender(
+    h(TextField, { label: 'Name', value: 'Ana', onChange: () => {}, description: 'As the team sees it', error: 'at most 10 characters' }),
+  );
   assert.equal(input.getAttribute('aria-invalid'), 'true');
   assert.deepEqual(descriptions(input), ['As the team sees it', 'at most 10 characters']);
 
@@ -91,7 +102,14 @@ test('SelectField and CheckboxField: labelled, the choice reported, the error ti
   assert.deepEqual(picked, ['admin']);
 
   const checks: boolean[] = [];
-  render(h(CheckboxField, { label: 'Unread only', checked: false, onChange: (c: boolean) => checks.push(c), description: 'Hides the read ones' }));
+  render(
+    h(CheckboxField, {
+      label: 'Unread only',
+      checked: false,
+      onChange: (c: boolean) => checks.push(c),
+      description: 'Hides the read ones',
+    }),
+  );
   const box = screen.getByLabelText('Unread only');
   assert.deepEqual(descriptions(box), ['Hides the read ones']);
   fireEvent.click(box);
@@ -161,7 +179,11 @@ function NameForm({ save }: { save(name: string): Promise<void> }) {
 
 function NameList({ load }: { load(): Promise<string[]> }) {
   const names = useQuery({ queryKey: ['names'], queryFn: load });
-  return h('ul', { 'aria-label': 'Names' }, (names.data ?? []).map((n) => h('li', { key: n }, n)));
+  return h(
+    'ul',
+    { 'aria-label': 'Names' },
+    (names.data ?? []).map((n) => h('li', { key: n }, n)),
+  );
 }
 
 test('a mutation form: pending while the write runs, the API refusal at its field, the alert for the rest, the list refreshed after a success', async () => {

@@ -37,7 +37,15 @@ function Centered({ children }: { children: ReactNode }) {
 function useKnownSession(): { session: SessionInfoRecord | null | undefined; view?: ReactNode } {
   const query = useSessionQuery();
   const refresh = useRefreshSession();
-  if (query.isPending) return { session: undefined, view: <Centered><Loading /></Centered> };
+  if (query.isPending)
+    return {
+      session: undefined,
+      view: (
+        <Centered>
+          <Loading />
+        </Centered>
+      ),
+    };
   if (query.isError) {
     return {
       session: undefined,
@@ -64,7 +72,9 @@ function RequireSession({ children, live = false }: { children: ReactNode; live?
   if (view) return view;
   if (!session) return <Navigate to={loginPathFor(BASE + location.pathname + location.search)} replace state={location.state as unknown} />;
   return (
-    <SessionProvider session={session}>{live ? <LiveEventsProvider organizationId={session.organization_id}>{children}</LiveEventsProvider> : children}</SessionProvider>
+    <SessionProvider session={session}>
+      {live ? <LiveEventsProvider organizationId={session.organization_id}>{children}</LiveEventsProvider> : children}
+    </SessionProvider>
   );
 }
 
@@ -106,7 +116,10 @@ function SessionEndWatcher({ children }: { children: ReactNode }) {
     setUnauthenticatedHandler(() => {
       client.clear();
       client.setQueryData(SESSION_KEY, null);
-      void router.navigate(loginPathFor(window.location.pathname + window.location.search), { replace: true, state: { notice: 'Your session has ended. Sign in again.' } });
+      void router.navigate(loginPathFor(window.location.pathname + window.location.search), {
+        replace: true,
+        state: { notice: 'Your session has ended. Sign in again.' },
+      });
     });
     return () => setUnauthenticatedHandler(undefined);
   }, [client]);

@@ -39,7 +39,10 @@ export type PagedList<T> = {
 export function usePagedList<T>(
   key: QueryKey,
   fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
-  options: { enabled?: boolean; /** Ask again every so many ms while this says so (work the server finishes without an event). */ refreshWhile?: (items: T[]) => number | false } = {},
+  options: {
+    enabled?: boolean /** Ask again every so many ms while this says so (work the server finishes without an event). */;
+    refreshWhile?: (items: T[]) => number | false;
+  } = {},
 ): PagedList<T> {
   const query = useInfiniteQuery({
     queryKey: key,

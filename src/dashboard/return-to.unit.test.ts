@@ -5,7 +5,10 @@ import { safeReturnTo } from './return-to.ts';
 const ORIGIN = 'https://parley.example.com';
 
 test('return_to: dashboard paths of this origin are kept with their query', () => {
-  assert.equal(safeReturnTo('/app/oauth/authorize?request=0196b1f2-0a00-7000-8000-000000000161', ORIGIN), '/app/oauth/authorize?request=0196b1f2-0a00-7000-8000-000000000161');
+  assert.equal(
+    safeReturnTo('/app/oauth/authorize?request=0196b1f2-0a00-7000-8000-000000000161', ORIGIN),
+    '/app/oauth/authorize?request=0196b1f2-0a00-7000-8000-000000000161',
+  );
   assert.equal(safeReturnTo('/app/device?user_code=BCDF-GHJK', ORIGIN), '/app/device?user_code=BCDF-GHJK');
   assert.equal(safeReturnTo('/app', ORIGIN), '/app');
   assert.equal(safeReturnTo('/app/api-keys#top', ORIGIN), '/app/api-keys');

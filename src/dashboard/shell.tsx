@@ -83,7 +83,13 @@ export function Shell() {
   return (
     <div className={menuOpen ? 'shell menu-open' : 'shell'}>
       <header className="topbar">
-        <button type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sidebar" onClick={() => setMenuOpen((open) => !open)}>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
           <span aria-hidden="true">☰</span> Menu
         </button>
         <Brand />

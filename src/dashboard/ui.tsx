@@ -81,7 +81,17 @@ export function Pager({ list }: { list: { hasMore: boolean; loadingMore: boolean
  * The three states every list page has before its rows: loading, failed (with the API's message) and
  * empty; renders `children` once there is something to show.
  */
-export function ListState<T>({ items, error, empty, children }: { items: T[] | undefined; error: unknown; empty: ReactNode; children: (items: T[]) => ReactNode }) {
+export function ListState<T>({
+  items,
+  error,
+  empty,
+  children,
+}: {
+  items: T[] | undefined;
+  error: unknown;
+  empty: ReactNode;
+  children: (items: T[]) => ReactNode;
+}) {
   if (error && !items) return <ErrorMessage message={errorMessage(error)} />;
   if (!items) return <Loading />;
   if (items.length === 0) return <>{empty}</>;
@@ -170,7 +180,15 @@ export function SecretBox({
       <h2 id={titleId}>{title}</h2>
       <p className="secret-warning">{warning}</p>
       <div className="secret-row">
-        <input className="secret-value mono" aria-label={label} readOnly value={secret} spellCheck={false} autoComplete="off" onFocus={(e) => e.currentTarget.select()} />
+        <input
+          className="secret-value mono"
+          aria-label={label}
+          readOnly
+          value={secret}
+          spellCheck={false}
+          autoComplete="off"
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <CopyButton value={secret} label={copyLabel} />
       </div>
       <button type="button" className="button" onClick={onDone}>
@@ -200,7 +218,12 @@ export function ConfirmButton({
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
-      <button type="button" className="button button-danger-outline" aria-label={name ? `${label} ${name}` : undefined} onClick={() => setAsking(true)}>
+      <button
+        type="button"
+        className="button button-danger-outline"
+        aria-label={name ? `${label} ${name}` : undefined}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );
@@ -224,7 +247,21 @@ export function ConfirmButton({
  * A table in a keyboard-reachable scrolling region (it scrolls sideways on a phone, inside itself), with
  * a caption for screen readers and one column header per entry (`actions`: a last column of row buttons).
  */
-export function Table({ label, caption, columns, actions = false, className, children }: { label: string; caption?: string; columns: ReactNode[]; actions?: boolean; className?: string; children: ReactNode }) {
+export function Table({
+  label,
+  caption,
+  columns,
+  actions = false,
+  className,
+  children,
+}: {
+  label: string;
+  caption?: string;
+  columns: ReactNode[];
+  actions?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
       <table className={className}>

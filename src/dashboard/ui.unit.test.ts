@@ -30,12 +30,17 @@ function deferred<T>() {
 const newClient = () => new QueryClient({ defaultOptions: { queries: { retry: false } } });
 
 function Rows({ items }: { items: Row[] }) {
-  return h('ul', { 'aria-label': 'Rows' }, items.map((r) => h('li', { key: r.id }, r.name)));
+  return h(
+    'ul',
+    { 'aria-label': 'Rows' },
+    items.map((r) => h('li', { key: r.id }, r.name)),
+  );
 }
 
 test('ListState: loading, then the failure, the empty state or the rows', () => {
   const empty = h('p', null, 'Nothing yet.');
-  const state = (items: Row[] | undefined, error: unknown) => h(ListState<Row>, { items, error, empty, children: (rows: Row[]) => h(Rows, { items: rows }) });
+  const state = (items: Row[] | undefined, error: unknown) =>
+    h(ListState<Row>, { items, error, empty, children: (rows: Row[]) => h(Rows, { items: rows }) });
   const { rerender } = render(state(undefined, null));
   assert.equal(screen.getByRole('status').textContent, 'Loading…');
 
@@ -47,7 +52,10 @@ test('ListState: loading, then the failure, the empty state or the rows', () => 
 
   rerender(state([{ id: '1', name: 'Ana' }], new ApiError(503, 'unavailable', undefined)));
   assert.equal(screen.queryByRole('alert'), null, 'a failed refresh keeps the rows it has');
-  assert.deepEqual(screen.getAllByRole('listitem').map((li) => li.textContent), ['Ana']);
+  assert.deepEqual(
+    screen.getAllByRole('listitem').map((li) => li.textContent),
+    ['Ana'],
+  );
 });
 
 test('a paged list: the first page, "Load more" busy while the next loads, the rows appended, no button after the last page', async () => {
@@ -55,12 +63,28 @@ test('a paged list: the first page, "Load more" busy while the next loads, the r
   const second = deferred<Page>();
   const fetchPage = (cursor: string | undefined): Promise<Page> => {
     asked.push(cursor);
-    if (cursor === undefined) return Promise.resolve({ data: [{ id: '1', name: 'Ana' }, { id: '2', name: 'Bo' }], meta: { next_cursor: 'c2' } });
+    if (cursor === undefined)
+      return Promise.resolve({
+        data: [
+          { id: '1', name: 'Ana' },
+          { id: '2', name: 'Bo' },
+        ],
+        meta: { next_cursor: 'c2' },
+      });
     return second.promise;
   };
   function List() {
     const list = usePagedList(['rows'], fetchPage);
-    return h('section', null, [h(ListState<Row>, { key: 'state', items: list.items, error: list.error, empty: 'none', children: (rows: Row[]) => h(Rows, { items: rows }) }), h(Pager, { key: 'pager', list })]);
+    return h('section', null, [
+      h(ListState<Row>, {
+        key: 'state',
+        items: list.items,
+        error: list.error,
+        empty: 'none',
+        children: (rows: Row[]) => h(Rows, { items: rows }),
+      }),
+      h(Pager, { key: 'pager', list }),
+    ]);
   }
   const client = newClient();
   render(h(QueryClientProvider, { client }, h(List)));
@@ -75,7 +99,10 @@ test('a paged list: the first page, "Load more" busy while the next loads, the r
 
   await act(async () => second.resolve({ data: [{ id: '3', name: 'Cy' }], meta: { next_cursor: null } }));
   await screen.findByText('Cy');
-  assert.deepEqual(screen.getAllByRole('listitem').map((li) => li.textContent), ['Ana', 'Bo', 'Cy']);
+  assert.deepEqual(
+    screen.getAllByRole('listitem').map((li) => li.textContent),
+    ['Ana', 'Bo', 'Cy'],
+  );
   assert.equal(screen.queryByRole('button', { name: /Load more|Loading…/ }), null, 'the last page has no "Load more"');
   client.clear();
 });
@@ -123,7 +150,15 @@ test('Dialog: modal while open, named by its title; the close button and Escape 
 
 test('ConfirmButton: asks once more in place; busy says so and blocks; Cancel goes back', () => {
   let confirmed = 0;
-  const button = (busy: boolean) => h(ConfirmButton, { label: 'Revoke', confirmLabel: 'Revoke key', question: 'Software using it stops working.', busy, name: 'CRM sync', onConfirm: () => confirmed++ });
+  const button = (busy: boolean) =>
+    h(ConfirmButton, {
+      label: 'Revoke',
+      confirmLabel: 'Revoke key',
+      question: 'Software using it stops working.',
+      busy,
+      name: 'CRM sync',
+      onConfirm: () => confirmed++,
+    });
   const { rerender } = render(button(false));
   fireEvent.click(screen.getByRole('button', { name: 'Revoke CRM sync' }));
   assert.ok(screen.getByRole('group', { name: 'Confirm: Revoke CRM sync' }));

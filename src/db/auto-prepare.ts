@@ -57,7 +57,8 @@ export function statementNames(options: AutoPrepareOptions = AUTO_PREPARE) {
 }
 
 /** "cached plan must not change result type": the statement's columns changed since it was prepared. */
-const resultTypeChanged = (err: unknown) => (err as { code?: string } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
+const resultTypeChanged = (err: unknown) =>
+  (err as { code?: string } | null)?.code === '0A000' && /cached plan must not change result type/.test(String((err as Error).message));
 
 /** A pg.Client class for pg.Pool's `Client` option that names the texts `names` gives a name. */
 export function autoPreparingClient(names: ReturnType<typeof statementNames>): typeof pg.Client {
@@ -70,9 +71,12 @@ export function autoPreparingClient(names: ReturnType<typeof statementNames>): t
     constructor(config?: string | pg.ClientConfig) {
       super(config);
       // Registered before the client's own listeners (attached at connect), so it is current when a query's callback runs.
-      (this as unknown as { connection: { on(event: 'readyForQuery', listener: (msg: { status: string }) => void): void } }).connection.on('readyForQuery', (msg) => {
-        this.transaction = msg.status;
-      });
+      (this as unknown as { connection: { on(event: 'readyForQuery', listener: (msg: { status: string }) => void): void } }).connection.on(
+        'readyForQuery',
+        (msg) => {
+          this.transaction = msg.status;
+        },
+      );
     }
 
     // @ts-expect-error pg's overloads of query() are typed per form; this one takes them all and passes them on.
@@ -80,7 +84,14 @@ export function autoPreparingClient(names: ReturnType<typeof statementNames>): t
       const base = (c: unknown, v?: unknown, cb?: unknown) => (super.query as (...args: unknown[]) => unknown).call(this, c, v, cb);
       const form = typeof config === 'string' ? ({ text: config } as QueryConfig) : (config as QueryConfig | null);
       const params = Array.isArray(values) ? values : form?.values;
-      if (!form || typeof form.submit === 'function' || typeof form.text !== 'string' || form.name || !Array.isArray(params) || params.length === 0) {
+      if (
+        !form ||
+        typeof form.submit === 'function' ||
+        typeof form.text !== 'string' ||
+        form.name ||
+        !Array.isArray(params) ||
+        params.length === 0
+      ) {
         return base(config, values, callback);
       }
       const name = names.nameFor(form.text);

@@ -6,7 +6,8 @@ import { DatabaseUnavailableError, isDatabaseUnavailable } from './errors.ts';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 /** What drizzle throws: the query and its parameters in the message, the driver's error as the cause. */
-const wrapped = (cause: unknown) => Object.assign(new Error('Failed query: select $1\nparams: Connection terminated'), { query: 'select $1', params: [], cause });
+const wrapped = (cause: unknown) =>
+  Object.assign(new Error('Failed query: select $1\nparams: Connection terminated'), { query: 'select $1', params: [], cause });
 
 test('connection-class failures are told from every other database error', () => {
   for (const err of [
@@ -24,7 +25,15 @@ test('connection-class failures are told from every other database error', () =>
   ]) {
     assert.equal(isDatabaseUnavailable(err), true, String((err as Error).message));
   }
-  for (const err of [pgError('23505', 'duplicate key'), pgError('22P02', 'invalid input syntax'), new Error('boom'), wrapped(pgError('42601')), wrapped(new Error('x')), undefined, 'text']) {
+  for (const err of [
+    pgError('23505', 'duplicate key'),
+    pgError('22P02', 'invalid input syntax'),
+    new Error('boom'),
+    wrapped(pgError('42601')),
+    wrapped(new Error('x')),
+    undefined,
+    'text',
+  ]) {
     assert.equal(isDatabaseUnavailable(err), false, String(err));
   }
 });

@@ -80,9 +80,7 @@ export type PostgresOptions = {
   onUp?: (downForMs: number) => void;
 };
 
-export type DatabaseOptions =
-  | PostgresOptions
-  | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
+export type DatabaseOptions = PostgresOptions | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.kind === 'postgres' ? openPostgres(options) : openPglite(options.dataDir, options.loadDataDir);
@@ -95,7 +93,13 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
   // queued for a connection. Keep-alive finds a peer that vanished without a word.
   const poolSize = options.poolSize ?? 10;
   // Statements sent often go named, planned once per connection (auto-prepare.ts).
-  const pool = new pg.Pool({ connectionString: options.url, max: poolSize, connectionTimeoutMillis: waitMs, keepAlive: true, Client: autoPreparingClient(statementNames()) });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: poolSize,
+    connectionTimeoutMillis: waitMs,
+    keepAlive: true,
+    Client: autoPreparingClient(statementNames()),
+  });
   const availability = createAvailability({
     probe: async () => {
       // A connection of its own: the pool's may all be taken, or refusing while down.
@@ -152,7 +156,13 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
       // pg-boss's LISTEN/NOTIFY (queues with `notify`): its own connection, stopped with the database.
       listen: async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
-        const stop = await listenPostgres(options.url, channel, (payload) => (payload === undefined ? onReconnect() : onNotification(payload)), reportError, waitMs);
+        const stop = await listenPostgres(
+          options.url,
+          channel,
+          (payload) => (payload === undefined ? onReconnect() : onNotification(payload)),
+          reportError,
+          waitMs,
+        );
         listeners.add(stop);
         return {
           close: async () => {
@@ -200,7 +210,13 @@ async function openPostgres(options: PostgresOptions): Promise<Database> {
 }
 
 /** LISTEN on a connection of its own (a pooled one would be handed to others), reconnecting when it drops. */
-async function listenPostgres(url: string, channel: string, onNotify: (payload?: string) => void, onError: (err: Error) => void, waitMs: number): Promise<() => Promise<void>> {
+async function listenPostgres(
+  url: string,
+  channel: string,
+  onNotify: (payload?: string) => void,
+  onError: (err: Error) => void,
+  waitMs: number,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -259,7 +275,14 @@ async function listenPostgres(url: string, channel: string, onNotify: (payload?:
 }
 
 type Dialect = { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
-type RawSession = { prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: undefined, arrayMode: false): { execute(values: Record<string, unknown>): Promise<unknown> } };
+type RawSession = {
+  prepareQuery(
+    query: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: undefined,
+    arrayMode: false,
+  ): { execute(values: Record<string, unknown>): Promise<unknown> };
+};
 const pgliteDialect = (db: Db) => (db as unknown as { dialect: Dialect }).dialect;
 
 /** The text and parameters of a statement built once with placeholders, made on its first use. */
@@ -301,7 +324,9 @@ async function openPglite(dataDir: string | null, loadDataDir?: Blob): Promise<D
       if (!values) return queryRows<T>(db, query);
       // drizzle's raw execute, with the placeholders filled (the text made once, as on PostgreSQL).
       const session = (db as unknown as { session: RawSession }).session;
-      const result = (await session.prepareQuery(compiledOnce(pgliteDialect(db), query), undefined, undefined, false).execute(values)) as { rows: T[] };
+      const result = (await session.prepareQuery(compiledOnce(pgliteDialect(db), query), undefined, undefined, false).execute(values)) as {
+        rows: T[];
+      };
       return result.rows;
     },
     listen: async (channel, onNotify) => {

@@ -13,7 +13,10 @@ const PURGE_EVERY_MS = 5 * 60_000;
 /** The longest window a bucket may use; rows whose window started longer ago than this are deleted. */
 const LONGEST_WINDOW_MS = 60 * 60_000;
 
-export function createDatabaseCounterStore(database: Pick<Database, 'queryPrepared'>, options: { onPurgeError: (err: unknown) => void }): CounterStore {
+export function createDatabaseCounterStore(
+  database: Pick<Database, 'queryPrepared'>,
+  options: { onPurgeError: (err: unknown) => void },
+): CounterStore {
   let lastPurge = 0;
   const purge = (now: number) => {
     lastPurge = now;

@@ -12,7 +12,17 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /** Socket-level failures: the server is gone, restarting, or not answering. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
 
 /**
  * PostgreSQL SQLSTATEs of a server going away or refusing connections: class 08 (connection
@@ -32,7 +42,11 @@ const DRIVER_MESSAGES = [
 
 /** True when err (or an error it wraps, as drizzle's DrizzleQueryError does) says the database is unreachable. */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e instanceof DatabaseUnavailableError) return true;
     if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || SERVER_CODES.test(e.code))) return true;
     if (typeof e.message === 'string' && !('query' in e) && DRIVER_MESSAGES.some((m) => (e.message as string).includes(m))) return true;

@@ -22,7 +22,10 @@ export async function checkReadiness(database: Pick<Database, 'db' | 'availabili
     return applying ? { ready: false, reason: 'database migrations are being applied' } : { ready: true };
   } catch (err) {
     // Public: the outage is named, not the server's address (the operator's log has it).
-    return { ready: false, reason: isDatabaseUnavailable(err) ? 'the database cannot be reached' : 'the database did not answer the readiness check' };
+    return {
+      ready: false,
+      reason: isDatabaseUnavailable(err) ? 'the database cannot be reached' : 'the database did not answer the readiness check',
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -105,10 +105,7 @@ export const apiKeys = pgTable(
     expiresAt: at('expires_at'),
     revokedAt: at('revoked_at'),
   },
-  (t) => [
-    uniqueIndex('api_keys_secret_hash_key').on(t.secretHash),
-    index('api_keys_organization_idx').on(t.organizationId, t.createdAt),
-  ],
+  (t) => [uniqueIndex('api_keys_secret_hash_key').on(t.secretHash), index('api_keys_organization_idx').on(t.organizationId, t.createdAt)],
 );
 
 /**
@@ -671,7 +668,11 @@ export const conversations = pgTable(
   (t) => [
     uniqueIndex('conversations_channel_peer_key').on(t.channelId, t.peerPhone),
     // The inbox's order (conversationActivity in domain/messages/conversations.ts), alone and by status.
-    index('conversations_organization_activity_idx').on(t.organizationId, sql`coalesce(${t.lastMessageAt}, ${t.createdAt}) desc`, sql`${t.id} desc`),
+    index('conversations_organization_activity_idx').on(
+      t.organizationId,
+      sql`coalesce(${t.lastMessageAt}, ${t.createdAt}) desc`,
+      sql`${t.id} desc`,
+    ),
     index('conversations_organization_status_activity_idx').on(
       t.organizationId,
       t.status,
@@ -863,7 +864,10 @@ export const contacts = pgTable(
     check('contacts_phone_e164_check', sql`${t.phoneNumber} ~ '^\\+[1-9][0-9]{5,14}$'`),
     check('contacts_external_pair_check', sql`(${t.externalSource} is null) = (${t.externalId} is null)`),
     // The API limits custom_fields to 16 KiB of JSON; this is the backstop (jsonb's text form is wider).
-    check('contacts_custom_fields_check', sql`jsonb_typeof(${t.customFields}) = 'object' and octet_length(${t.customFields}::text) <= 65536`),
+    check(
+      'contacts_custom_fields_check',
+      sql`jsonb_typeof(${t.customFields}) = 'object' and octet_length(${t.customFields}::text) <= 65536`,
+    ),
   ],
 );
 
@@ -1079,5 +1083,8 @@ export const webhookAttempts = pgTable(
     responseBody: text('response_body'),
     error: text('error'),
   },
-  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt), index('webhook_attempts_attempted_idx').on(t.attemptedAt)],
+  (t) => [
+    index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attemptedAt),
+    index('webhook_attempts_attempted_idx').on(t.attemptedAt),
+  ],
 );

@@ -37,9 +37,9 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   'webhooks:write': 'Create, change, test and retry webhook endpoints and deliveries',
   'api_keys:read': 'List API keys',
   'api_keys:write': 'Create and revoke API keys',
-  'members:read': 'List the organization\'s members and invitations',
+  'members:read': "List the organization's members and invitations",
   'members:write': 'Invite members, change their roles, remove them and send them password-reset links',
-  'oauth_clients:read': 'List the organization\'s OAuth clients',
+  'oauth_clients:read': "List the organization's OAuth clients",
   'oauth_clients:write': 'Register, change and delete OAuth clients',
   'oauth:introspect': 'Introspect OAuth tokens that reach the organization',
 };
@@ -51,7 +51,13 @@ export function isPermission(value: string): value is Permission {
 export type Role = 'owner' | 'admin' | 'member';
 
 /** What owners and admins may do and members may not. */
-const MEMBER_WITHHELD: ReadonlySet<Permission> = new Set(['api_keys:write', 'webhooks:write', 'channels:write', 'members:write', 'oauth_clients:write']);
+const MEMBER_WITHHELD: ReadonlySet<Permission> = new Set([
+  'api_keys:write',
+  'webhooks:write',
+  'channels:write',
+  'members:write',
+  'oauth_clients:write',
+]);
 
 /** What a dashboard user of each role may do. Owners and admins hold every permission. */
 export function permissionsForRole(role: Role): readonly Permission[] {

@@ -14,7 +14,16 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { channelRouteDeps, mailSender, messageDeps, onboardingDeps, probeServices, templateDeps, webhookDeps, type Container } from '../container.ts';
+import {
+  channelRouteDeps,
+  mailSender,
+  messageDeps,
+  onboardingDeps,
+  probeServices,
+  templateDeps,
+  webhookDeps,
+  type Container,
+} from '../container.ts';
 import { DomainError } from '../domain/errors.ts';
 import { createEventHub } from '../domain/events/stream.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
@@ -98,7 +107,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
     return (data: unknown) => {
       const bad = findUnstorableInput(data);
-      if (bad) return { error: [{ keyword: 'storable', instancePath: toPointer(bad.path), schemaPath: '#', params: {}, message: bad.message }] };
+      if (bad)
+        return { error: [{ keyword: 'storable', instancePath: toPointer(bad.path), schemaPath: '#', params: {}, message: bad.message }] };
       return validate(data);
     };
   });
@@ -123,7 +133,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     return 'problem';
   };
   app.addHook('onRoute', (route) => {
-    if ((route.config as { errorShape?: ErrorShape } | undefined)?.errorShape === 'code') codeShapePrefixes.add(route.url.split('/:')[0]!.replace(/\/$/, ''));
+    if ((route.config as { errorShape?: ErrorShape } | undefined)?.errorShape === 'code')
+      codeShapePrefixes.add(route.url.split('/:')[0]!.replace(/\/$/, ''));
     for (const method of [route.method].flat()) {
       routes.push({
         method,
@@ -136,7 +147,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   // Every answer, by route pattern (never the raw URL: one series per route, not per id) and status.
   const { metrics } = container;
   app.addHook('onResponse', (request, reply, done) => {
-    metrics.observeRequest(request.method, request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'), reply.statusCode, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched'),
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   const helmetOptions = {
@@ -172,14 +188,25 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   // from https addresses, and plain http ones on a plain-http deployment, never scripts or frames.
   const mediaSources = ["'self'", 'data:', 'https:', ...(config.secureCookies ? [] : ['http:'])];
   const dashboardCsp = headerOf(
-    securityHeaders.contentSecurityPolicy({ directives: { ...helmetOptions.contentSecurityPolicy.directives, imgSrc: mediaSources, mediaSrc: mediaSources } }),
+    securityHeaders.contentSecurityPolicy({
+      directives: { ...helmetOptions.contentSecurityPolicy.directives, imgSrc: mediaSources, mediaSrc: mediaSources },
+    }),
     'content-security-policy',
   );
   const trustedOrigins = new Set([new URL(config.baseUrl).origin, new URL(config.appUrl).origin]);
-  const authDeps = { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys, trustedOrigins, bearer: options.bearer ?? container.bearer.authenticate };
+  const authDeps = {
+    db: container.database.db,
+    clock: container.clock,
+    apiKeys: container.apiKeys,
+    trustedOrigins,
+    bearer: options.bearer ?? container.bearer.authenticate,
+  };
   // Both count in the shared store (Redis or the database) and let requests through while it cannot count.
   const count = failOpen(container.counters, container.logger);
-  const authFailures = config.authFailureLimitPerMinute > 0 ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock, count }) : undefined;
+  const authFailures =
+    config.authFailureLimitPerMinute > 0
+      ? createAuthFailureLimiter({ perMinute: config.authFailureLimitPerMinute, clock: container.clock, count })
+      : undefined;
   const requestLimits = createRequestLimiter({ count, clock: container.clock }, config.rateLimits);
   app.addHook('onRequest', async (request, reply) => {
     // Unknown routes answer 404/405 to anyone; they hold nothing to protect.
@@ -189,7 +216,10 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const wait = 'public' in requirement ? undefined : authFailures?.retryAfter(request.ip);
     if (wait !== undefined) {
       void reply.header('retry-after', String(wait));
-      throw new HttpError('rate_limited', `too many requests with a missing or invalid credential from this address; try again in ${wait} s`);
+      throw new HttpError(
+        'rate_limited',
+        `too many requests with a missing or invalid credential from this address; try again in ${wait} s`,
+      );
     }
     try {
       request.actor = await authenticate(request, requirement, authDeps);
@@ -218,7 +248,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     const allow: string[] = METHODS.filter((m) => m !== request.method && app.findRoute({ method: m, url: path }));
     if (allow.length > 0 && !app.findRoute({ method: request.method as 'GET', url: path })) {
       if (allow.includes('GET')) allow.push('HEAD');
-      return sendError(reply, request, new HttpError('method_not_allowed', `${request.method} is not allowed on ${path}`, { extra: { allow } }), 'problem');
+      return sendError(
+        reply,
+        request,
+        new HttpError('method_not_allowed', `${request.method} is not allowed on ${path}`, { extra: { allow } }),
+        'problem',
+      );
     }
     return sendError(reply, request, new DomainError('not_found', `no route ${request.method} ${path}`), 'problem');
   });
@@ -240,8 +275,18 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
           bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token.' },
-          session: { type: 'apiKey', in: 'cookie', name: 'parley_session', description: 'Dashboard session cookie set by POST /v1/auth/login. Every write (POST, PUT, PATCH, DELETE) made with it must also send the `X-CSRF-Token` header holding the value of the readable `parley_csrf` cookie set beside it; without it the answer is 403. Reads need no token.' },
-          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client credentials (client_secret_basic): client_id and client_secret, form-encoded, as HTTP Basic.' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'parley_session',
+            description:
+              'Dashboard session cookie set by POST /v1/auth/login. Every write (POST, PUT, PATCH, DELETE) made with it must also send the `X-CSRF-Token` header holding the value of the readable `parley_csrf` cookie set beside it; without it the answer is 403. Reads need no token.',
+          },
+          clientBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'OAuth client credentials (client_secret_basic): client_id and client_secret, form-encoded, as HTTP Basic.',
+          },
         },
       },
       security: [{ apiKey: [] }, { bearer: [] }, { session: [] }],
@@ -254,15 +299,29 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerProbeRoutes(app, probeServices(container));
   await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
   const oauthFlows = { db: container.database.db, clock: container.clock };
-  await registerAuthorizeRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs } });
-  await registerDeviceRoutes(app, { ...oauthFlows, settings: { appUrl: config.appUrl, deviceCodeTtlMs: config.oauth.deviceCodeTtlMs, devicePollIntervalMs: config.oauth.devicePollIntervalMs } });
+  await registerAuthorizeRoutes(app, {
+    ...oauthFlows,
+    settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs },
+  });
+  await registerDeviceRoutes(app, {
+    ...oauthFlows,
+    settings: {
+      appUrl: config.appUrl,
+      deviceCodeTtlMs: config.oauth.deviceCodeTtlMs,
+      devicePollIntervalMs: config.oauth.devicePollIntervalMs,
+    },
+  });
   // A change this process makes to OAuth access (a revocation, a client changed) is forgotten here at once; other processes hear of it from the database.
   const forgetOAuth = () => {
     container.bearer.forget();
     container.oauthClients.forget();
   };
   const tokenServices = { db: container.database.db, clock: container.clock, clients: container.oauthClients.find };
-  await registerTokenRoutes(app, { ...tokenServices, forget: forgetOAuth, lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs } });
+  await registerTokenRoutes(app, {
+    ...tokenServices,
+    forget: forgetOAuth,
+    lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs },
+  });
   await registerIntrospectRoutes(app, tokenServices);
   await registerRevokeRoutes(app, { ...tokenServices, forget: forgetOAuth });
   await registerDiscoveryRoutes(app, { baseUrl: config.baseUrl });
@@ -279,7 +338,12 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   await registerInvitationRoutes(app, {
     db: container.database.db,
     clock: container.clock,
-    settings: { ttlMs: config.invitationTtlMs, appUrl: config.appUrl, sessionTtlHours: config.sessionTtlHours, secureCookies: config.secureCookies },
+    settings: {
+      ttlMs: config.invitationTtlMs,
+      appUrl: config.appUrl,
+      sessionTtlHours: config.sessionTtlHours,
+      secureCookies: config.secureCookies,
+    },
     sendMail: mailSender(container, 'invitation'),
   });
   await registerChannelRoutes(app, channelRouteDeps(container));
@@ -308,7 +372,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     sealer: container.sealer,
     providers: container.providers,
     installationSecrets: () => [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s)),
-    installationVerifyTokens: () => [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
+    installationVerifyTokens: () =>
+      [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
   });
   const accounts = { db: container.database.db, clock: container.clock };
   await registerAccountRoutes(app, { ...accounts, throttle: loginThrottleOf(config) });
@@ -325,7 +390,18 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
  * request body in the document; @fastify/swagger marks every body required.
  */
 function optionalNullableBodies<T>(document: T): T {
-  const paths = (document as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: Array<{ type?: string }> } }> } }>> }).paths ?? {};
+  const paths =
+    (
+      document as {
+        paths?: Record<
+          string,
+          Record<
+            string,
+            { requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: Array<{ type?: string }> } }> } }
+          >
+        >;
+      }
+    ).paths ?? {};
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const body = operation?.requestBody;

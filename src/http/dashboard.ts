@@ -41,6 +41,9 @@ export async function registerDashboard(app: App, options: DashboardOptions) {
     if (/^\/app\/assets\/|\.[a-z0-9]{1,8}$/i.test(request.url.split('?')[0] ?? '')) {
       return reply.code(404).type('text/plain').send('not found');
     }
-    return reply.header('cache-control', 'no-cache').header('content-security-policy', options.contentSecurityPolicy).sendFile('index.html');
+    return reply
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', options.contentSecurityPolicy)
+      .sendFile('index.html');
   });
 }

@@ -14,7 +14,15 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 export type ErrorShape = 'problem' | 'code' | 'oauth';
 
 /** The codes only the HTTP layer answers with; the domain never refuses with one of them. */
-export const HTTP_ERROR_CODES = ['method_not_allowed', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'range_not_satisfiable', 'rate_limited', 'internal'] as const;
+export const HTTP_ERROR_CODES = [
+  'method_not_allowed',
+  'payload_too_large',
+  'uri_too_long',
+  'unsupported_media_type',
+  'range_not_satisfiable',
+  'rate_limited',
+  'internal',
+] as const;
 
 export type HttpErrorCode = (typeof HTTP_ERROR_CODES)[number];
 
@@ -79,14 +87,23 @@ export const ProblemSchema = z
     permission: z.string().optional().meta({ description: 'The permission the credential lacks, on 403' }),
     permissions: z.array(z.string()).optional().meta({ description: 'Permissions the caller cannot grant, on 403' }),
     reason: z.string().optional().meta({ description: 'Why a send was refused (send_refused)' }),
-    media_status: z.enum(['pending', 'failed']).optional().meta({ description: "On 409 from a message's media: where its download stands" }),
-    media_error: z.object({ code: z.string().nullable(), title: z.string().nullable() }).optional().meta({ description: "On 409 from a message's media that failed: why" }),
+    media_status: z
+      .enum(['pending', 'failed'])
+      .optional()
+      .meta({ description: "On 409 from a message's media: where its download stands" }),
+    media_error: z
+      .object({ code: z.string().nullable(), title: z.string().nullable() })
+      .optional()
+      .meta({ description: "On 409 from a message's media that failed: why" }),
     last_inbound_at: z.string().nullable().optional().meta({ description: 'Last message from the contact, on window_closed' }),
     channel_status: z.string().optional(),
     operation: z.string().optional(),
     platform: z.string().optional(),
     message_type: z.string().optional(),
-    provider_error: z.object({ code: z.union([z.string(), z.number()]), title: z.string() }).loose().optional(),
+    provider_error: z
+      .object({ code: z.union([z.string(), z.number()]), title: z.string() })
+      .loose()
+      .optional(),
   })
   // RFC 9457 lets problems carry extension members; the ones above are those the API sends today.
   .loose()
@@ -122,7 +139,8 @@ const MALFORMED_JSON = 'malformed JSON: the request body is not valid JSON';
 export function toApiError(error: unknown): ApiError | undefined {
   if (isApiError(error)) return error;
   // An outage, not a fault of the request: the client may try again (nothing was done).
-  if (isDatabaseUnavailable(error)) return new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After');
+  if (isDatabaseUnavailable(error))
+    return new DomainError('unavailable', 'the database is unavailable; try again after the time in Retry-After');
   const err = error as FastifyError & { validationContext?: string };
   // The route schemas' errors, and the input check's that runs before them (app.ts).
   if (hasZodFastifySchemaValidationErrors(err) || (err?.code === 'FST_ERR_VALIDATION' && err.validation?.length)) {
@@ -139,7 +157,10 @@ export function toApiError(error: unknown): ApiError | undefined {
   switch (err?.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('invalid', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'request body is empty but Content-Type is application/json' : MALFORMED_JSON);
+      return new DomainError(
+        'invalid',
+        err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'request body is empty but Content-Type is application/json' : MALFORMED_JSON,
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new HttpError('payload_too_large', 'request body is larger than the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -194,7 +215,8 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
     void reply.header('Allow', (error.extra.allow as string[]).join(', '));
   }
   void reply.code(status);
-  if (error.code === 'unavailable' && !reply.hasHeader('retry-after')) void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  if (error.code === 'unavailable' && !reply.hasHeader('retry-after'))
+    void reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   // Bodies go out pre-serialized: an error answer must never fail the route's response schema.
   const { media, body } = presentError(error, shape, request.id);
   return reply.type(media).send(JSON.stringify(body));

@@ -39,7 +39,10 @@ const RETRY_AFTER = { type: 'string', description: 'Seconds to wait before retry
 
 /** The request limits' fields (draft-ietf-httpapi-ratelimit-headers-06; http/rate-limit.ts), on every counted response. */
 const RATE_LIMIT_HEADERS = {
-  'ratelimit-limit': { description: 'Requests allowed in the window of the limit closest to being reached', schema: { type: 'string', example: '6000' } },
+  'ratelimit-limit': {
+    description: 'Requests allowed in the window of the limit closest to being reached',
+    schema: { type: 'string', example: '6000' },
+  },
   'ratelimit-remaining': { description: 'Requests left in that window', schema: { type: 'string', example: '0' } },
   'ratelimit-reset': { description: 'Seconds until that window ends', schema: { type: 'string', example: '42' } },
   'ratelimit-policy': { description: 'The limit and its window in seconds', schema: { type: 'string', example: '6000;w=60' } },
@@ -74,7 +77,9 @@ export function commonErrorStatuses(method: string, isPublic: boolean, takesInpu
 
 /** An examples map of a media type: one entry per example, keyed by a name made of its summary. */
 function examplesOf(entries: Array<{ summary?: string; value: unknown }>): JsonSchema {
-  return Object.fromEntries(entries.map((e, i) => [e.summary ? e.summary.toLowerCase().replace(/[^a-z0-9]+/g, '_') : `example_${i + 1}`, e]));
+  return Object.fromEntries(
+    entries.map((e, i) => [e.summary ? e.summary.toLowerCase().replace(/[^a-z0-9]+/g, '_') : `example_${i + 1}`, e]),
+  );
 }
 
 function errorResponse(status: number, shape: ErrorShape, context: ErrorContext, description?: string): JsonSchema {
@@ -87,10 +92,14 @@ function errorResponse(status: number, shape: ErrorShape, context: ErrorContext,
     content: {
       [media]: {
         schema,
-        examples: examplesOf(examples.map((e) => ({ summary: e.summary, value: presentError(e.error, bodyShape, EXAMPLE_REQUEST_ID).body }))),
+        examples: examplesOf(
+          examples.map((e) => ({ summary: e.summary, value: presentError(e.error, bodyShape, EXAMPLE_REQUEST_ID).body })),
+        ),
       },
     },
-    ...(status === 429 || status === 503 ? { headers: { 'retry-after': { ...RETRY_AFTER, example: String(retryAfter ?? 5) }, ...(status === 429 ? RATE_LIMIT_HEADERS : {}) } } : {}),
+    ...(status === 429 || status === 503
+      ? { headers: { 'retry-after': { ...RETRY_AFTER, example: String(retryAfter ?? 5) }, ...(status === 429 ? RATE_LIMIT_HEADERS : {}) } }
+      : {}),
   };
 }
 
@@ -143,7 +152,12 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     for (const [status, declared] of Object.entries(response)) {
       const name = typeof declared.$ref === 'string' ? declared.$ref.split('/').pop() : undefined;
       if (Number(status) < 400 || !name || !(name in SHAPES)) continue;
-      response[status] = errorResponse(Number(status), SHAPES[name]!, context, typeof declared.description === 'string' ? declared.description : undefined);
+      response[status] = errorResponse(
+        Number(status),
+        SHAPES[name]!,
+        context,
+        typeof declared.description === 'string' ? declared.description : undefined,
+      );
     }
     const takesInput = Boolean(input.schema?.params || querystring || /\/:/.test(input.url));
     for (const status of commonErrorStatuses(method, isPublic, takesInput)) {
@@ -163,7 +177,9 @@ type Document = { paths?: Record<string, Record<string, JsonSchema>>; components
 function mapRefs(value: unknown, visit: (ref: string) => string): unknown {
   if (Array.isArray(value)) return value.map((v) => mapRefs(v, visit));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? visit(v) : mapRefs(v, visit)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? visit(v) : mapRefs(v, visit)]),
+  );
 }
 
 function refsUnder(value: unknown): string[] {
@@ -195,7 +211,10 @@ function oneSchemaPerShape(document: Document): void {
     pending.push(...refsUnder(schemas[name]));
   }
   const rename = new Map<string, string>();
-  const renamed = (value: unknown) => mapRefs(value, (ref) => (ref.startsWith(SCHEMA_REF) ? SCHEMA_REF + (rename.get(ref.slice(SCHEMA_REF.length)) ?? ref.slice(SCHEMA_REF.length)) : ref));
+  const renamed = (value: unknown) =>
+    mapRefs(value, (ref) =>
+      ref.startsWith(SCHEMA_REF) ? SCHEMA_REF + (rename.get(ref.slice(SCHEMA_REF.length)) ?? ref.slice(SCHEMA_REF.length)) : ref,
+    );
   // Equal twins may hold refs to other twins: merge until nothing changes.
   for (let changed = true; changed; ) {
     changed = false;
@@ -270,13 +289,15 @@ function shareRepeatedExamples(document: Document & { components?: { examples?: 
   for (const operations of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       for (const response of Object.values((operation.responses ?? {}) as Record<string, { content?: Record<string, JsonSchema> }>)) {
-        for (const media of Object.values(response.content ?? {})) if (media.examples) medias.push(media.examples as Record<string, JsonSchema>);
+        for (const media of Object.values(response.content ?? {}))
+          if (media.examples) medias.push(media.examples as Record<string, JsonSchema>);
       }
     }
   }
   const count = new Map<string, number>();
   for (const examples of medias) {
-    for (const example of Object.values(examples)) if (example.summary) count.set(JSON.stringify(example), (count.get(JSON.stringify(example)) ?? 0) + 1);
+    for (const example of Object.values(examples))
+      if (example.summary) count.set(JSON.stringify(example), (count.get(JSON.stringify(example)) ?? 0) + 1);
   }
   const shared: Record<string, JsonSchema> = {};
   const names = new Map<string, string>();
@@ -287,7 +308,9 @@ function shareRepeatedExamples(document: Document & { components?: { examples?: 
       let name = names.get(id);
       if (!name) {
         const value = example.value as Record<string, unknown>;
-        const base = String(example.summary).replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase()) + ('type' in value ? 'Problem' : 'CodeError');
+        const base =
+          String(example.summary).replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase()) +
+          ('type' in value ? 'Problem' : 'CodeError');
         name = base;
         for (let n = 2; shared[name]; n++) name = `${base}${n}`;
         shared[name] = example;

@@ -3,7 +3,11 @@ import { test } from 'node:test';
 import { asReference } from './openapi.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const object = (properties: Record<string, unknown>, closed: boolean) => ({ type: 'object', properties, ...(closed ? { additionalProperties: false } : {}) });
+const object = (properties: Record<string, unknown>, closed: boolean) => ({
+  type: 'object',
+  properties,
+  ...(closed ? { additionalProperties: false } : {}),
+});
 
 test('twins: an input variant takes its shape name, or stays XInput where the output is used too and differs; unused schemas go', () => {
   const body = (schema: unknown) => ({ requestBody: { content: { 'application/json': { schema } } } });
@@ -31,8 +35,15 @@ test('twins: an input variant takes its shape name, or stays XInput where the ou
   };
   const out = asReference(structuredClone(doc));
   assert.deepEqual(Object.keys(out.components.schemas).sort(), ['Line', 'Note', 'NoteInput', 'Order', 'Receipt']);
-  assert.deepEqual(out.components.schemas.Order, object({ line: ref('Line') }, false), 'the request shape, named after itself, refers to its parts by their names');
+  assert.deepEqual(
+    out.components.schemas.Order,
+    object({ line: ref('Line') }, false),
+    'the request shape, named after itself, refers to its parts by their names',
+  );
   assert.deepEqual(out.paths['/a'].post.requestBody.content['application/json'].schema, ref('Order'));
   assert.deepEqual(out.paths['/b'].put.requestBody.content['application/json'].schema, ref('NoteInput'));
-  assert.deepEqual(out.paths['/a'].post.responses[200].content['application/json'], { schema: ref('Receipt'), examples: { example_1: { value: { id: 'r1' } } } });
+  assert.deepEqual(out.paths['/a'].post.responses[200].content['application/json'], {
+    schema: ref('Receipt'),
+    examples: { example_1: { value: { id: 'r1' } } },
+  });
 });

@@ -47,7 +47,10 @@ export async function registerProbeRoutes(app: FastifyInstance, services: ProbeS
     const result = await readiness();
     void reply.header('cache-control', 'no-store');
     if (result.ready) return reply.send({ status: 'ready' });
-    return reply.code(503).header('retry-after', String(READINESS_RETRY_AFTER_SECONDS)).send({ status: 'not_ready', reason: result.reason });
+    return reply
+      .code(503)
+      .header('retry-after', String(READINESS_RETRY_AFTER_SECONDS))
+      .send({ status: 'not_ready', reason: result.reason });
   });
 
   app.get('/metrics', metricsOptions, async (request, reply) => {
@@ -119,9 +122,25 @@ function parseAddress(address: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | 
  * is watched (and health-checked in a container) like an API process.
  */
 export async function buildProbeApp(logger: FastifyBaseLogger, services: ProbeServices, options: { trustProxy: boolean }) {
-  const app = Fastify({ loggerInstance: logger, trustProxy: options.trustProxy, return503OnClosing: true, forceCloseConnections: false, ...requestLogging() });
+  const app = Fastify({
+    loggerInstance: logger,
+    trustProxy: options.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    ...requestLogging(),
+  });
   logRequests(app);
-  app.setNotFoundHandler((request, reply) => sendError(reply, request, new DomainError('not_found', `no route ${request.method} ${request.url.split('?')[0]}: a worker process serves /livez, /readyz and /metrics only`), 'problem'));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      request,
+      new DomainError(
+        'not_found',
+        `no route ${request.method} ${request.url.split('?')[0]}: a worker process serves /livez, /readyz and /metrics only`,
+      ),
+      'problem',
+    ),
+  );
   app.setErrorHandler((error, request, reply) => {
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, request, internalError(request), 'problem');

@@ -40,14 +40,24 @@ export function isExemptRoute(url: string | undefined, config: { rateLimit?: Rou
 type Bucket = { key: string; limit: number; what: string };
 
 /** The buckets that count this request, in the order their refusal is reported. */
-export function bucketsOf(actor: Actor | undefined, address: string, limits: Config['rateLimits'], route: RouteRateLimit | undefined): Bucket[] {
+export function bucketsOf(
+  actor: Actor | undefined,
+  address: string,
+  limits: Config['rateLimits'],
+  route: RouteRateLimit | undefined,
+): Bucket[] {
   const buckets: Bucket[] = [];
   const subject = addressSubject(address);
-  if (route && route.perMinute > 0) buckets.push({ key: `route:${route.name}:ip:${subject}`, limit: route.perMinute, what: `${route.name} requests from this address` });
-  if (!actor) buckets.push({ key: `ip:${subject}`, limit: limits.addressPerMinute, what: 'requests without a credential from this address' });
-  else if (actor.kind === 'api_key') buckets.push({ key: `key:${actor.apiKeyId}`, limit: limits.apiKeyPerMinute, what: 'requests with this API key' });
-  else if (actor.kind === 'oauth') buckets.push({ key: `client:${actor.clientId}`, limit: limits.oauthClientPerMinute, what: 'requests by this OAuth client' });
-  else if (actor.kind === 'user') buckets.push({ key: `user:${actor.userId}`, limit: limits.userPerMinute, what: "requests with this user's sessions" });
+  if (route && route.perMinute > 0)
+    buckets.push({ key: `route:${route.name}:ip:${subject}`, limit: route.perMinute, what: `${route.name} requests from this address` });
+  if (!actor)
+    buckets.push({ key: `ip:${subject}`, limit: limits.addressPerMinute, what: 'requests without a credential from this address' });
+  else if (actor.kind === 'api_key')
+    buckets.push({ key: `key:${actor.apiKeyId}`, limit: limits.apiKeyPerMinute, what: 'requests with this API key' });
+  else if (actor.kind === 'oauth')
+    buckets.push({ key: `client:${actor.clientId}`, limit: limits.oauthClientPerMinute, what: 'requests by this OAuth client' });
+  else if (actor.kind === 'user')
+    buckets.push({ key: `user:${actor.userId}`, limit: limits.userPerMinute, what: "requests with this user's sessions" });
   return buckets.filter((b) => b.limit > 0);
 }
 
@@ -58,7 +68,11 @@ export type RequestLimiter = {
   check(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 };
 
-export function createRequestLimiter(deps: { count: FailOpenCounter; clock: Clock }, limits: Config['rateLimits'], options: { maxRemembered?: number } = {}): RequestLimiter {
+export function createRequestLimiter(
+  deps: { count: FailOpenCounter; clock: Clock },
+  limits: Config['rateLimits'],
+  options: { maxRemembered?: number } = {},
+): RequestLimiter {
   /** Buckets over their limit in this process -> the end of that window. */
   const over = new Map<string, number>();
   const maxRemembered = options.maxRemembered ?? 100_000;

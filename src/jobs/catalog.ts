@@ -56,7 +56,15 @@ export const JOBS = {
    */
   'provider.inbound': job({
     payload: z.object({ provider_event_id: z.uuid() }),
-    queue: { retryLimit: 20, retryDelay: 2, retryBackoff: true, retryDelayMax: 10, expireInSeconds: 120, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
+    queue: {
+      retryLimit: 20,
+      retryDelay: 2,
+      retryBackoff: true,
+      retryDelayMax: 10,
+      expireInSeconds: 120,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      notify: true,
+    },
     concurrency: 4,
     batchSize: 10,
   }),
@@ -115,7 +123,15 @@ export const JOBS = {
         at: z.iso.datetime().optional(),
       }),
     ]),
-    queue: { retryLimit: 8, retryDelay: 1, retryBackoff: true, retryDelayMax: 60, expireInSeconds: 60, heartbeatSeconds: HEARTBEAT_SECONDS, notify: true },
+    queue: {
+      retryLimit: 8,
+      retryDelay: 1,
+      retryBackoff: true,
+      retryDelayMax: 60,
+      expireInSeconds: 60,
+      heartbeatSeconds: HEARTBEAT_SECONDS,
+      notify: true,
+    },
     // Two workers: while one delivers a batch the next gathers, so batches grow with the load.
     concurrency: 2,
     batchSize: 100,

@@ -14,7 +14,9 @@ export type JobHandler<N extends JobName> = (payload: JobPayload<N>, job: Job<Jo
  * Many jobs of one kind at once (a queue whose catalog entry has a batchSize): resolves to the jobs
  * that failed, by id, each retried on its own; the others are done.
  */
-export type BatchJobHandler<N extends JobName> = { batch: (jobs: Array<{ id: string; payload: JobPayload<N> }>) => Promise<Map<string, Error>> };
+export type BatchJobHandler<N extends JobName> = {
+  batch: (jobs: Array<{ id: string; payload: JobPayload<N> }>) => Promise<Map<string, Error>>;
+};
 /** The jobs whose handler takes a batch (the rest take one job at a time, batched fetches or not). */
 type BatchHandled = 'sandbox.callback';
 export type JobHandlers = { [N in JobName]: N extends BatchHandled ? BatchJobHandler<N> : JobHandler<N> };
@@ -24,7 +26,12 @@ export type Queue = {
    * Enqueues a job; pass the transaction so the job commits (or not) with the change. With
    * `singletonSeconds`, a second job of the same name and key in the same slot of that many seconds is dropped.
    */
-  enqueue<N extends JobName>(executor: Executor, name: N, payload: JobPayload<N>, options?: { startAfterSeconds?: number; singletonKey?: string; singletonSeconds?: number }): Promise<void>;
+  enqueue<N extends JobName>(
+    executor: Executor,
+    name: N,
+    payload: JobPayload<N>,
+    options?: { startAfterSeconds?: number; singletonKey?: string; singletonSeconds?: number },
+  ): Promise<void>;
   /** Starts polling and running handlers (the worker role). */
   work(handlers: JobHandlers): Promise<void>;
   /** Wakes this process's workers of a queue now (after a commit that enqueued), instead of at their next poll. */
@@ -65,7 +72,9 @@ export async function startQueue(
     useListenNotify: true,
   });
   // While the database is away every poll fails: the outage itself is logged once (db/client.ts).
-  boss.on('error', (err: Error) => (isDatabaseUnavailable(err) ? logger.debug({ err }, 'job queue: database unavailable') : logger.error({ err }, 'job queue error')));
+  boss.on('error', (err: Error) =>
+    isDatabaseUnavailable(err) ? logger.debug({ err }, 'job queue: database unavailable') : logger.error({ err }, 'job queue error'),
+  );
   await boss.start();
   for (const name of JOB_NAMES) {
     const existing = await boss.getQueue(name);
@@ -85,10 +94,13 @@ export async function startQueue(
   const dueTimers = new Set<NodeJS.Timeout>();
   const wakeWhenDue = (name: JobName, seconds: number) => {
     if (!workers.has(name)) return;
-    const timer = setTimeout(() => {
-      dueTimers.delete(timer);
-      wake(name);
-    }, Math.ceil(seconds * 1000) + DUE_WAKE_SLACK_MS);
+    const timer = setTimeout(
+      () => {
+        dueTimers.delete(timer);
+        wake(name);
+      },
+      Math.ceil(seconds * 1000) + DUE_WAKE_SLACK_MS,
+    );
     timer.unref();
     dueTimers.add(timer);
   };
@@ -120,7 +132,9 @@ export async function startQueue(
                 const failed = await runBatch(name, handler, jobs as Array<Job<unknown>>);
                 return jobs.map((job) => {
                   const err = failed.get(job.id);
-                  return err ? { id: job.id, status: 'failed' as const, output: { message: err.message } } : { id: job.id, status: 'completed' as const };
+                  return err
+                    ? { id: job.id, status: 'failed' as const, output: { message: err.message } }
+                    : { id: job.id, status: 'completed' as const };
                 });
               } finally {
                 boss.notifyWorker(self);
@@ -130,7 +144,10 @@ export async function startQueue(
             self = await boss.work(name, { ...polling, batchSize: 1 }, async ([job]) => {
               if (!job) return;
               try {
-                await (handler as JobHandler<JobName>)(JOBS[name].payload.parse(job.data) as JobPayload<typeof name>, job as Job<JobPayload<typeof name>>);
+                await (handler as JobHandler<JobName>)(
+                  JOBS[name].payload.parse(job.data) as JobPayload<typeof name>,
+                  job as Job<JobPayload<typeof name>>,
+                );
               } finally {
                 // There may be more: fetch again at once rather than after the polling interval
                 // (a fetch that finds nothing goes back to polling).
@@ -160,7 +177,11 @@ export async function startQueue(
  * Runs a fetched batch: a batch handler gets the jobs whose payload parses at once; a one-job
  * handler runs them one after another (the batch saves the fetches and completions, not the work).
  */
-async function runBatch(name: JobName, handler: JobHandler<JobName> | BatchJobHandler<JobName>, jobs: Array<Job<unknown>>): Promise<Map<string, Error>> {
+async function runBatch(
+  name: JobName,
+  handler: JobHandler<JobName> | BatchJobHandler<JobName>,
+  jobs: Array<Job<unknown>>,
+): Promise<Map<string, Error>> {
   const failed = new Map<string, Error>();
   const parsed: Array<{ id: string; payload: JobPayload<JobName>; job: Job<unknown> }> = [];
   for (const job of jobs) {

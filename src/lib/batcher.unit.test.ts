@@ -38,7 +38,10 @@ test('calls made while the runs are busy are gathered into the next run, up to m
   await held.releaseAll();
   const results = await all;
   assert.deepEqual(held.batches, [[0], [1, 2, 3], [4, 5]]);
-  assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason)), [0, 1, 2, 3, 4, 5].map((i) => `done ${i}`));
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason)),
+    [0, 1, 2, 3, 4, 5].map((i) => `done ${i}`),
+  );
 });
 
 test('an item that must run alone runs alone, and the others around it are not reordered past it', async () => {
@@ -55,19 +58,28 @@ test('a failed run rejects every call it carried; with splitOnFailure each is ru
   const callPlain = createBatcher(plain.run, { maxBatch: 10, maxInFlight: 1 });
   const plainResults = settled([0, 1, 2].map(callPlain));
   await plain.releaseAll();
-  assert.deepEqual((await plainResults).map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+  assert.deepEqual(
+    (await plainResults).map((r) => r.status),
+    ['rejected', 'rejected', 'rejected'],
+  );
 
   const split = heldRuns((i) => i === 1);
   const callSplit = createBatcher(split.run, { maxBatch: 10, maxInFlight: 1, splitOnFailure: true });
   const splitResults = settled([0, 1, 2].map(callSplit));
   await split.releaseAll();
-  assert.deepEqual((await splitResults).map((r) => (r.status === 'fulfilled' ? r.value : 'failed')), ['done 0', 'failed', 'done 2']);
+  assert.deepEqual(
+    (await splitResults).map((r) => (r.status === 'fulfilled' ? r.value : 'failed')),
+    ['done 0', 'failed', 'done 2'],
+  );
   assert.deepEqual(split.batches, [[0, 1, 2], [0], [1], [2]]);
 });
 
 test('a run that throws before returning a promise rejects its calls instead of escaping', async () => {
-  const call = createBatcher<number, string>(() => {
-    throw new Error('thrown at once');
-  }, { maxBatch: 10, maxInFlight: 2 });
+  const call = createBatcher<number, string>(
+    () => {
+      throw new Error('thrown at once');
+    },
+    { maxBatch: 10, maxInFlight: 2 },
+  );
   await assert.rejects(call(1), /thrown at once/);
 });

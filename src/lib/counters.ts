@@ -35,7 +35,10 @@ export function failOpen(store: CounterStore, logger: Logger): FailOpenCounter {
     try {
       const count = await store.hit(bucket, nowMs, windowMs);
       if (failingSince !== undefined) {
-        logger.info({ store: store.kind, missed, failed_for_ms: Date.now() - failingSince }, 'rate-limit counters work again; limits apply again');
+        logger.info(
+          { store: store.kind, missed, failed_for_ms: Date.now() - failingSince },
+          'rate-limit counters work again; limits apply again',
+        );
         failingSince = undefined;
         missed = 0;
       }

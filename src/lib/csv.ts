@@ -68,7 +68,9 @@ export class CsvReader {
 
   private finishRecord(): CsvRecord {
     this.cells.push(this.field);
-    const record: CsvRecord = this.tooLong ? { cells: [], line: this.recordLine, tooLong: true } : { cells: this.cells, line: this.recordLine };
+    const record: CsvRecord = this.tooLong
+      ? { cells: [], line: this.recordLine, tooLong: true }
+      : { cells: this.cells, line: this.recordLine };
     this.cells = [];
     this.field = '';
     this.state = 'field-start';

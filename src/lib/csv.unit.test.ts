@@ -13,7 +13,8 @@ const fieldChars = fc.constantFrom('a', 'Z', '0', ' ', ',', ';', '"', '\r', '\n'
 const field = fc.array(fieldChars, { maxLength: 8 }).map((chars) => chars.join(''));
 
 /** A field as RFC 4180 writes it: quoted when it must be (and sometimes when it need not), quotes doubled. */
-const written = (value: string, quoteAnyway: boolean) => (quoteAnyway || /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+const written = (value: string, quoteAnyway: boolean) =>
+  quoteAnyway || /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 
 const csvText = fc
   .array(
@@ -28,7 +29,11 @@ const csvText = fc
 test('on RFC 4180 text our reader gives the cells csv-parse gives, whatever the chunks', () => {
   fc.assert(
     fc.property(csvText, fc.array(fc.nat(), { maxLength: 4 }), (text, cuts) => {
-      const expected = parse(text, { relax_column_count: true, skip_empty_lines: false, record_delimiter: ['\r\n', '\n', '\r'] }) as string[][];
+      const expected = parse(text, {
+        relax_column_count: true,
+        skip_empty_lines: false,
+        record_delimiter: ['\r\n', '\n', '\r'],
+      }) as string[][];
       const reader = new CsvReader(',');
       const records = [];
       let from = 0;

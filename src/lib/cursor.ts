@@ -16,7 +16,8 @@ export function decodeCursor(cursor: string): CursorKey | undefined {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (value && typeof value === 'object') {
       const { t, id } = value as Partial<CursorKey>;
-      if (typeof t === 'string' && CURSOR_TIME.test(t) && !Number.isNaN(Date.parse(t)) && typeof id === 'string' && CURSOR_ID.test(id)) return { t, id };
+      if (typeof t === 'string' && CURSOR_TIME.test(t) && !Number.isNaN(Date.parse(t)) && typeof id === 'string' && CURSOR_ID.test(id))
+        return { t, id };
     }
   } catch {
     // fall through

@@ -44,7 +44,15 @@ const silent = { error: () => undefined };
 
 /** A loop over the fake database with quiet defaults: no channels, no poll within a test, no log, empty passes. */
 function loopOver(fake: ReturnType<typeof fakeDatabase>, options: Partial<LeaseLoopOptions>) {
-  return createLeaseLoop({ name: 'test loop', database: fake.database, channels: [], pollMs: 60_000, logger: silent, pass: async () => false, ...options });
+  return createLeaseLoop({
+    name: 'test loop',
+    database: fake.database,
+    channels: [],
+    pollMs: 60_000,
+    logger: silent,
+    pass: async () => false,
+    ...options,
+  });
 }
 
 /** Lets every callback already due run (a turn of the event loop). */
@@ -257,7 +265,7 @@ test('stop: past timeoutMs, abort is called and the work it ends is waited for; 
     const controller = new AbortController();
     let workEnded = false;
     const loop = loopOver(fake, {
-                async pass() {
+      async pass() {
         if (loop.inFlight() > 0) return false;
         loop.run(async () => {
           await new Promise((resolve) => controller.signal.addEventListener('abort', resolve));
@@ -316,7 +324,10 @@ test('work that throws is logged and still ends (settled runs, inFlight drops)',
     },
     () => settled++,
   );
-  loop.run(async () => Promise.reject(new Error('bug')), () => settled++);
+  loop.run(
+    async () => Promise.reject(new Error('bug')),
+    () => settled++,
+  );
   await eventually('both settled', () => settled === 2);
   assert.equal(loop.inFlight(), 0);
   assert.deepEqual(logged, ['test loop: work failed unexpectedly', 'test loop: work failed unexpectedly']);

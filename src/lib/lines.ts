@@ -54,7 +54,9 @@ export class LineReader {
 
   private finish(): CsvRecord {
     const line = ++this.line;
-    const record: CsvRecord = this.tooLong ? { cells: [], line, tooLong: true } : { cells: [this.parts.length === 1 ? this.parts[0]! : this.parts.join('')], line };
+    const record: CsvRecord = this.tooLong
+      ? { cells: [], line, tooLong: true }
+      : { cells: [this.parts.length === 1 ? this.parts[0]! : this.parts.join('')], line };
     if (!this.tooLong) this.work += this.length;
     this.parts = [];
     this.length = 0;

@@ -39,7 +39,12 @@ test('lines come out the same however the text is cut; a line over the limit is 
   for (let cut = 0; cut <= text.length; cut++) {
     for (let cut2 = cut; cut2 <= text.length; cut2 += 7) {
       const reader = new LineReader(20);
-      const records = [...reader.push(text.slice(0, cut)), ...reader.push(text.slice(cut, cut2)), ...reader.push(text.slice(cut2)), ...reader.end()];
+      const records = [
+        ...reader.push(text.slice(0, cut)),
+        ...reader.push(text.slice(cut, cut2)),
+        ...reader.push(text.slice(cut2)),
+        ...reader.end(),
+      ];
       assert.deepEqual(records, expected, `cut at ${cut} and ${cut2}`);
     }
   }

@@ -102,7 +102,11 @@ export function createLogger(options: { level: string; destination?: pino.Destin
     {
       serializers: {
         err: serializeError,
-        req: (req: LoggedRequest) => ({ method: req.method, url: safeUrl(req.url ?? ''), remote_address: req.ip ?? req.socket?.remoteAddress }),
+        req: (req: LoggedRequest) => ({
+          method: req.method,
+          url: safeUrl(req.url ?? ''),
+          remote_address: req.ip ?? req.socket?.remoteAddress,
+        }),
         res: (res: { statusCode?: number }) => ({ status_code: res.statusCode }),
       },
       level: options.level,

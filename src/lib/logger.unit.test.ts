@@ -24,7 +24,7 @@ test('secret keys are censored at the top, one and two levels down; the logged o
   };
   const before = structuredClone(given);
   logger.info(given, 'something');
-  assert.deepEqual(given, before, 'the caller\'s object was changed');
+  assert.deepEqual(given, before, "the caller's object was changed");
   const line = lines[0]!;
   assert.equal(line.password, '[redacted]');
   assert.equal(line.channel.token, '[redacted]');
@@ -63,14 +63,22 @@ test('a failed statement is logged with its SQL, never with its bound parameters
     params: ['Ada Lovelace', 'ada@example.com', '+4930555000111'],
     queryOptions: { rowMode: 'array' },
   });
-  const err = new DrizzleQueryError('insert into contacts (name, email, phone) values ($1, $2, $3)', ['Ada Lovelace', 'ada@example.com', '+4930555000111'], cause);
+  const err = new DrizzleQueryError(
+    'insert into contacts (name, email, phone) values ($1, $2, $3)',
+    ['Ada Lovelace', 'ada@example.com', '+4930555000111'],
+    cause,
+  );
   logger.error({ err }, 'unhandled error');
   logger.error({ err: new Error('invalid input syntax for type uuid: "ada@example.com"') }, 'unhandled error');
   const text = JSON.stringify(lines);
-  for (const value of ['Ada Lovelace', 'ada@example.com', '+4930555000111']) assert.ok(!text.includes(value), `${value} was logged: ${text}`);
+  for (const value of ['Ada Lovelace', 'ada@example.com', '+4930555000111'])
+    assert.ok(!text.includes(value), `${value} was logged: ${text}`);
   assert.equal(lines[0]!.err.type, 'DrizzleQueryError');
   assert.equal(lines[0]!.err.query, 'insert into contacts (name, email, phone) values ($1, $2, $3)');
-  assert.match(lines[0]!.err.message, /^Failed query: insert into contacts .*\nparams: \[redacted\]: duplicate key value violates unique constraint "contacts_email_key"$/s);
+  assert.match(
+    lines[0]!.err.message,
+    /^Failed query: insert into contacts .*\nparams: \[redacted\]: duplicate key value violates unique constraint "contacts_email_key"$/s,
+  );
   assert.match(lines[0]!.err.stack, /params: \[redacted\]/);
   assert.equal(lines[0]!.err.code, undefined, 'the cause is described by its message, as pino does');
   assert.equal(lines[1]!.err.message, 'invalid input syntax for type uuid: "[redacted]"');

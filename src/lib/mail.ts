@@ -45,7 +45,15 @@ export function sendInBackground(mailer: Mailer | undefined, logger: Pick<Logger
     (err: unknown) => {
       const code = (err as { code?: unknown; responseCode?: unknown } | null)?.code;
       const responseCode = (err as { responseCode?: unknown } | null)?.responseCode;
-      logger.warn({ mail: what, to_domain: mail.to.split('@').pop(), code: typeof code === 'string' ? code : undefined, response_code: typeof responseCode === 'number' ? responseCode : undefined }, 'mail not sent');
+      logger.warn(
+        {
+          mail: what,
+          to_domain: mail.to.split('@').pop(),
+          code: typeof code === 'string' ? code : undefined,
+          response_code: typeof responseCode === 'number' ? responseCode : undefined,
+        },
+        'mail not sent',
+      );
       return false;
     },
   );

@@ -2,7 +2,10 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /** Zero of each decimal-digit script people paste numbers in (fullwidth forms are folded by NFKC). */
-const DIGIT_ZEROS = [0x0660, 0x06f0, 0x07c0, 0x0966, 0x09e6, 0x0a66, 0x0ae6, 0x0b66, 0x0be6, 0x0c66, 0x0ce6, 0x0d66, 0x0e50, 0x0ed0, 0x0f20, 0x1040, 0x17e0, 0x1810];
+const DIGIT_ZEROS = [
+  0x0660, 0x06f0, 0x07c0, 0x0966, 0x09e6, 0x0a66, 0x0ae6, 0x0b66, 0x0be6, 0x0c66, 0x0ce6, 0x0d66, 0x0e50, 0x0ed0, 0x0f20, 0x1040, 0x17e0,
+  0x1810,
+];
 /** A trailing extension: "ext. 12", "extension 12", "x12", "#12", ";ext=12". Chat apps have no extensions. */
 const EXTENSION = /\s*(?:;\s*ext=|,?\s*(?:ext\.?|extension|x|#))\s*\d{1,7}\s*$/i;
 

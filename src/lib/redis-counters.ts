@@ -52,17 +52,22 @@ export async function createRedisCounterStore(options: RedisCounterOptions): Pro
   try {
     await redis.connect();
   } catch (err) {
-    options.logger.warn({ err }, 'Redis (REDIS_URL) cannot be reached; rate limits are not applied until it can (reconnecting in the background)');
+    options.logger.warn(
+      { err },
+      'Redis (REDIS_URL) cannot be reached; rate limits are not applied until it can (reconnecting in the background)',
+    );
   }
   const sha = createHash('sha1').update(HIT).digest('hex');
   let closed = false;
   return {
     kind: 'redis',
     async hit(bucket, nowMs, windowMs) {
-      const [count, windowStart] = (await redis.evalsha(sha, 1, `${options.keyPrefix}rl:${bucket}`, nowMs, windowMs).catch((err: unknown) => {
-        if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
-        return redis.eval(HIT, 1, `${options.keyPrefix}rl:${bucket}`, nowMs, windowMs);
-      })) as [number, number];
+      const [count, windowStart] = (await redis
+        .evalsha(sha, 1, `${options.keyPrefix}rl:${bucket}`, nowMs, windowMs)
+        .catch((err: unknown) => {
+          if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
+          return redis.eval(HIT, 1, `${options.keyPrefix}rl:${bucket}`, nowMs, windowMs);
+        })) as [number, number];
       return { count: Number(count), windowStart: Number(windowStart) };
     },
     async close() {

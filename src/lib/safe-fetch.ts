@@ -7,7 +7,14 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch as undiciFetch, request as undiciRequest, type Dispatcher, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import {
+  Agent,
+  fetch as undiciFetch,
+  request as undiciRequest,
+  type Dispatcher,
+  type RequestInit as UndiciRequestInit,
+  type Response as UndiciResponse,
+} from 'undici';
 
 /** The IPv4 addresses an IPv6 address carries: mapped, compatible, SIIT, NAT64, 6to4 and Teredo forms. */
 export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
@@ -15,7 +22,8 @@ export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
   const v4 = (hi: number, lo: number) => new ipaddr.IPv4([(hi >> 8) & 0xff, hi & 0xff, (lo >> 8) & 0xff, lo & 0xff]);
   const found: ipaddr.IPv4[] = [];
   // ::a.b.c.d (compatible), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (RFC 6145)
-  if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && (p[4] === 0 || p[4] === 0xffff) && (p[5] === 0 || p[5] === 0xffff)) found.push(v4(p[6]!, p[7]!));
+  if (p[0] === 0 && p[1] === 0 && p[2] === 0 && p[3] === 0 && (p[4] === 0 || p[4] === 0xffff) && (p[5] === 0 || p[5] === 0xffff))
+    found.push(v4(p[6]!, p[7]!));
   switch (address.range()) {
     case 'rfc6052': // NAT64 64:ff9b::/96 and 64:ff9b:1::/48: the last 32 bits
       found.push(v4(p[6]!, p[7]!));
@@ -74,9 +82,7 @@ export function matchesOwnPrefix(url: URL, prefixes: readonly string[] | undefin
 }
 
 function lookupAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 }
 
 type CheckedTarget = {
@@ -169,13 +175,17 @@ export async function safeFetch(url: string, init: UndiciRequestInit, policy: Ta
  * safeFetch with connections of its own, destroyed by `close()`: for a long download that may be
  * stopped part way (a size limit passed), so no socket of it outlives the download in a shared pool.
  */
-export function createSafeFetcher(): { fetch(url: string, init: UndiciRequestInit, policy: TargetPolicy): Promise<UndiciResponse>; close(): void } {
+export function createSafeFetcher(): {
+  fetch(url: string, init: UndiciRequestInit, policy: TargetPolicy): Promise<UndiciResponse>;
+  close(): void;
+} {
   let any: Agent | undefined;
   let publicOnly: Agent | undefined;
   return {
     async fetch(url, init, policy) {
       const target = await checkTarget(url, policy);
-      const dispatcher = target.own || policy.allowPrivate ? (any ??= new Agent()) : (publicOnly ??= new Agent({ connect: { lookup: publicOnlyLookup } }));
+      const dispatcher =
+        target.own || policy.allowPrivate ? (any ??= new Agent()) : (publicOnly ??= new Agent({ connect: { lookup: publicOnlyLookup } }));
       return undiciFetch(target.url, { ...init, redirect: 'manual', dispatcher });
     },
     close() {

@@ -4,32 +4,92 @@ import { syncBuiltinESMExports } from 'node:module';
 import { createServer, type Socket } from 'node:net';
 import { mock, test } from 'node:test';
 import ipaddr from 'ipaddr.js';
-import { assertSafeTarget, embeddedIPv4, isPublicAddress, matchesOwnPrefix, safeFetch, safeRequest, UnsafeTargetError, type TargetPolicy } from './safe-fetch.ts';
+import {
+  assertSafeTarget,
+  embeddedIPv4,
+  isPublicAddress,
+  matchesOwnPrefix,
+  safeFetch,
+  safeRequest,
+  UnsafeTargetError,
+  type TargetPolicy,
+} from './safe-fetch.ts';
 
 const PUBLIC_ONLY: TargetPolicy = { allowPrivate: false };
 
 test('only ipaddr.js unicast addresses are public, and IPv6 forms that embed IPv4 are judged by it too', () => {
-  const publicAddresses = ['8.8.8.8', '93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:81c::200e', '::ffff:8.8.8.8', '::ffff:93.184.216.34'];
+  const publicAddresses = [
+    '8.8.8.8',
+    '93.184.216.34',
+    '1.1.1.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:81c::200e',
+    '::ffff:8.8.8.8',
+    '::ffff:93.184.216.34',
+  ];
   const notPublic = [
     // IPv4 classes
-    '0.0.0.0', '0.1.2.3', '10.0.0.1', '100.64.0.1', '127.0.0.1', '127.255.255.254', '169.254.169.254', '172.16.0.1', '172.31.255.255',
-    '192.0.0.8', '192.0.2.1', '192.168.1.1', '198.18.0.1', '198.51.100.1', '203.0.113.1', '224.0.0.1', '240.0.0.1', '255.255.255.255',
+    '0.0.0.0',
+    '0.1.2.3',
+    '10.0.0.1',
+    '100.64.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.0.0.8',
+    '192.0.2.1',
+    '192.168.1.1',
+    '198.18.0.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
     // IPv6 classes
-    '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1', '100::1', 'fec0::1',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '2001:db8::1',
+    '100::1',
+    'fec0::1',
     // IPv4-mapped
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:10.0.0.1', '::ffff:0.0.0.0',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '::ffff:10.0.0.1',
+    '::ffff:0.0.0.0',
     // IPv4-compatible (deprecated): ipaddr.js calls ::7f00:1 unicast, the embedded 127.0.0.1 decides
-    '::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::10.0.0.1', '::0.0.0.2',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a9fe:a9fe',
+    '::10.0.0.1',
+    '::0.0.0.2',
     // SIIT (RFC 6145)
     '::ffff:0:7f00:1',
     // NAT64 (RFC 6052, RFC 8215), with a private and with a public IPv4 inside
-    '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::808:808', '64:ff9b:1::a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b::808:808',
+    '64:ff9b:1::a9fe:a9fe',
     // 6to4, with a private and with a public IPv4 inside
-    '2002:7f00:1::1', '2002:a9fe:a9fe::1', '2002:808:808::1',
+    '2002:7f00:1::1',
+    '2002:a9fe:a9fe::1',
+    '2002:808:808::1',
     // Teredo: the client address is stored inverted (here 127.0.0.1)
-    '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001:0:808:808::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '2001:0:808:808::1',
     // Not a canonical IP at all
-    '127.1', '0x7f000001', '2130706433', 'localhost', '', 'example.com',
+    '127.1',
+    '0x7f000001',
+    '2130706433',
+    'localhost',
+    '',
+    'example.com',
   ];
   for (const address of publicAddresses) assert.equal(isPublicAddress(address), true, address);
   for (const address of notPublic) assert.equal(isPublicAddress(address), false, address);
@@ -66,7 +126,11 @@ test('URLs with a non-public literal host are refused without a lookup, however 
       'https://LOCALHOST./',
       'https://[::1]:8443/',
     ]) {
-      await assert.rejects(assertSafeTarget(url, PUBLIC_ONLY), (err: unknown) => err instanceof UnsafeTargetError && /private or loopback/.test(err.message), url);
+      await assert.rejects(
+        assertSafeTarget(url, PUBLIC_ONLY),
+        (err: unknown) => err instanceof UnsafeTargetError && /private or loopback/.test(err.message),
+        url,
+      );
     }
     await assert.rejects(assertSafeTarget('http://93.184.216.34/', PUBLIC_ONLY), /https/);
     await assert.rejects(assertSafeTarget('https://user:pw@93.184.216.34/', PUBLIC_ONLY), /credentials/);
@@ -128,7 +192,10 @@ test('a name that re-resolves to loopback between the check and the connection i
     };
     await assert.rejects(safeFetch(`https://rebind.test:${port}/x`, { method: 'GET' }, PUBLIC_ONLY), refusedAtConnect);
     calls = 0;
-    await assert.rejects(safeRequest(`https://rebind.test:${port}/x`, { method: 'POST', headers: {}, body: '{}' }, PUBLIC_ONLY), refusedAtConnect);
+    await assert.rejects(
+      safeRequest(`https://rebind.test:${port}/x`, { method: 'POST', headers: {}, body: '{}' }, PUBLIC_ONLY),
+      refusedAtConnect,
+    );
     assert.ok(lookups.mock.callCount() >= 4, 'looked up for the check and again for the connection');
     assert.equal(accepted.length, 0, 'no connection was made');
   } finally {

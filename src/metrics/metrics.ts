@@ -91,7 +91,12 @@ export function createMetrics(sources: MetricSources): Metrics {
   });
 
   // Gauges read from the snapshot: reset on every scrape, so a kind or endpoint that is gone disappears.
-  const fromSnapshot = <L extends string>(name: string, help: string, labelNames: readonly L[], fill: (gauge: Gauge<L>, s: Snapshot) => void) =>
+  const fromSnapshot = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    fill: (gauge: Gauge<L>, s: Snapshot) => void,
+  ) =>
     new Gauge<L>({
       name: `${METRICS_PREFIX}${name}`,
       help,
@@ -103,21 +108,36 @@ export function createMetrics(sources: MetricSources): Metrics {
         if (s) fill(this, s);
       },
     });
-  fromSnapshot('queue_ready_jobs', 'Jobs due now and not yet taken, by job kind (database-wide: the same in every process).', ['kind'], (g, s) => {
-    for (const q of s.queues) g.set({ kind: q.kind }, q.ready);
-  });
+  fromSnapshot(
+    'queue_ready_jobs',
+    'Jobs due now and not yet taken, by job kind (database-wide: the same in every process).',
+    ['kind'],
+    (g, s) => {
+      for (const q of s.queues) g.set({ kind: q.kind }, q.ready);
+    },
+  );
   fromSnapshot('queue_deferred_jobs', 'Jobs scheduled for later (retries, delays, leases held), by job kind.', ['kind'], (g, s) => {
     for (const q of s.queues) g.set({ kind: q.kind }, q.deferred);
   });
-  fromSnapshot('queue_oldest_ready_age_seconds', 'How long the oldest job due now has been due, by job kind (0 when none is).', ['kind'], (g, s) => {
-    for (const q of s.queues) g.set({ kind: q.kind }, q.oldestReadySeconds);
-  });
+  fromSnapshot(
+    'queue_oldest_ready_age_seconds',
+    'How long the oldest job due now has been due, by job kind (0 when none is).',
+    ['kind'],
+    (g, s) => {
+      for (const q of s.queues) g.set({ kind: q.kind }, q.oldestReadySeconds);
+    },
+  );
   fromSnapshot('webhook_backlog_deliveries', 'Webhook deliveries due now (pending, attempt due), by endpoint.', ['endpoint_id'], (g, s) => {
     for (const e of s.webhookBacklog) g.set({ endpoint_id: e.endpointId }, e.due);
   });
-  fromSnapshot('webhook_backlog_oldest_age_seconds', 'How long the oldest webhook delivery due now has been due, by endpoint.', ['endpoint_id'], (g, s) => {
-    for (const e of s.webhookBacklog) g.set({ endpoint_id: e.endpointId }, e.oldestDueSeconds);
-  });
+  fromSnapshot(
+    'webhook_backlog_oldest_age_seconds',
+    'How long the oldest webhook delivery due now has been due, by endpoint.',
+    ['endpoint_id'],
+    (g, s) => {
+      for (const e of s.webhookBacklog) g.set({ endpoint_id: e.endpointId }, e.oldestDueSeconds);
+    },
+  );
   fromSnapshot('channels', 'Channels by platform and status.', ['platform', 'status'], (g, s) => {
     for (const c of s.channels) g.set({ platform: c.platform, status: c.status }, c.count);
   });
@@ -141,7 +161,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     const pool = sources.pool;
     new Gauge({
       name: `${METRICS_PREFIX}db_pool_connections`,
-      help: 'The PostgreSQL pool\'s open connections, by state (active: checked out, idle).',
+      help: "The PostgreSQL pool's open connections, by state (active: checked out, idle).",
       labelNames: ['state'] as const,
       registers: [registry],
       collect() {
@@ -160,7 +180,7 @@ export function createMetrics(sources: MetricSources): Metrics {
     });
     new Gauge({
       name: `${METRICS_PREFIX}db_pool_max_connections`,
-      help: 'The pool\'s size limit.',
+      help: "The pool's size limit.",
       registers: [registry],
       collect() {
         this.set(pool().max);

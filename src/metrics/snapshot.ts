@@ -70,7 +70,12 @@ export async function readSnapshot(db: Db): Promise<Snapshot> {
     sql`select platform, status, count(*)::int as count from channels group by platform, status`,
   );
   const age = (seconds: number | null) => Math.max(0, Number(seconds ?? 0));
-  const queue = (kind: string, c: Counts | undefined): QueueSnapshot => ({ kind, ready: c?.ready ?? 0, deferred: c?.deferred ?? 0, oldestReadySeconds: age(c?.oldest ?? null) });
+  const queue = (kind: string, c: Counts | undefined): QueueSnapshot => ({
+    kind,
+    ready: c?.ready ?? 0,
+    deferred: c?.deferred ?? 0,
+    oldestReadySeconds: age(c?.oldest ?? null),
+  });
   const byName = new Map(jobs.map((j) => [j.kind, j]));
   const webhookBacklog = deliveries
     .filter((d) => d.ready > 0)

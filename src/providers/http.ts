@@ -41,7 +41,10 @@ export async function callJson(req: JsonRequest): Promise<{ ok: true; answer: Ht
     return { ok: true, answer: { status: response.status, json, ...(retryAfter !== undefined ? { retryAfter } : {}) } };
   } catch (err) {
     if (err instanceof UnsafeTargetError) {
-      return { ok: false, error: { code: 'unsafe_target', title: `provider address refused: ${err.message}`, retryable: false, channelFault: true } };
+      return {
+        ok: false,
+        error: { code: 'unsafe_target', title: `provider address refused: ${err.message}`, retryable: false, channelFault: true },
+      };
     }
     const name = (err as Error).name;
     const timedOut = name === 'TimeoutError' || name === 'AbortError';
@@ -76,10 +79,16 @@ export type DownloadRequest = {
 
 /** How an HTTP status of a media download is classified. */
 function downloadError(status: number, retryAfter: string | null): ProviderError {
-  if (status === 404 || status === 410) return { code: 'media_gone', title: `the provider no longer has the media (HTTP ${status})`, retryable: false };
+  if (status === 404 || status === 410)
+    return { code: 'media_gone', title: `the provider no longer has the media (HTTP ${status})`, retryable: false };
   const retryable = status === 408 || status === 429 || status >= 500;
   const seconds = retryAfter && /^\d{1,6}$/.test(retryAfter) ? Number(retryAfter) : undefined;
-  return { code: `http_${status}`, title: `the media download answered HTTP ${status}`, retryable, ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}) };
+  return {
+    code: `http_${status}`,
+    title: `the media download answered HTTP ${status}`,
+    retryable,
+    ...(seconds !== undefined ? { retryAfterSeconds: seconds } : {}),
+  };
 }
 
 /**
@@ -87,7 +96,9 @@ function downloadError(status: number, retryAfter: string | null): ProviderError
  * checked again, with the headers `headersFor` gives that URL). The answer's type and length are
  * the server's word, not trusted. Faults come back as a ProviderError (5xx, 429, network: retryable).
  */
-export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; value: MediaDownload } | { ok: false; error: ProviderError }> {
+export async function downloadStream(
+  req: DownloadRequest,
+): Promise<{ ok: true; value: MediaDownload } | { ok: false; error: ProviderError }> {
   const controller = new AbortController();
   const overall = setTimeout(() => controller.abort(new DOMException('the media download took too long', 'TimeoutError')), DOWNLOAD_MS);
   const headersTimer = setTimeout(() => controller.abort(new DOMException('no answer in time', 'TimeoutError')), req.timeoutMs);
@@ -104,13 +115,20 @@ export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; 
   try {
     let url = new URL(req.url);
     for (let hop = 0; ; hop++) {
-      const response = await fetcher.fetch(url.href, { method: 'GET', headers: { accept: '*/*', ...req.headersFor(url) }, signal: controller.signal }, req.policy);
+      const response = await fetcher.fetch(
+        url.href,
+        { method: 'GET', headers: { accept: '*/*', ...req.headersFor(url) }, signal: controller.signal },
+        req.policy,
+      );
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined);
         if (hop >= MAX_REDIRECTS) {
           stop();
-          return { ok: false, error: { code: 'too_many_redirects', title: `the media URL redirected more than ${MAX_REDIRECTS} times`, retryable: false } };
+          return {
+            ok: false,
+            error: { code: 'too_many_redirects', title: `the media URL redirected more than ${MAX_REDIRECTS} times`, retryable: false },
+          };
         }
         url = new URL(location, url);
         continue;
@@ -151,11 +169,16 @@ export async function downloadStream(req: DownloadRequest): Promise<{ ok: true; 
     }
   } catch (err) {
     stop();
-    if (err instanceof UnsafeTargetError) return { ok: false, error: { code: 'unsafe_target', title: `media URL refused: ${err.message}`, retryable: false } };
+    if (err instanceof UnsafeTargetError)
+      return { ok: false, error: { code: 'unsafe_target', title: `media URL refused: ${err.message}`, retryable: false } };
     const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
     return {
       ok: false,
-      error: { code: timedOut ? 'timeout' : 'network_error', title: timedOut ? 'the media download got no answer in time' : `media URL unreachable: ${(err as Error).message}`, retryable: true },
+      error: {
+        code: timedOut ? 'timeout' : 'network_error',
+        title: timedOut ? 'the media download got no answer in time' : `media URL unreachable: ${(err as Error).message}`,
+        retryable: true,
+      },
     };
   }
 }

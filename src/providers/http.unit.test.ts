@@ -48,7 +48,12 @@ test('a download stopped after its first chunk, or never read, leaves no connect
 
 test('a whole body streams; a redirect is followed with the headers its URL gets; statuses are classified', async () => {
   seen.length = 0;
-  const moved = await downloadStream({ url: `${base}/moved`, headersFor: (url): Record<string, string> => (url.pathname === '/moved' ? { authorization: 'Bearer first-hop-only' } : {}), timeoutMs: 5000, policy });
+  const moved = await downloadStream({
+    url: `${base}/moved`,
+    headersFor: (url): Record<string, string> => (url.pathname === '/moved' ? { authorization: 'Bearer first-hop-only' } : {}),
+    timeoutMs: 5000,
+    policy,
+  });
   assert.ok(moved.ok);
   const chunks: Buffer[] = [];
   for await (const chunk of moved.value.body) chunks.push(Buffer.from(chunk));

@@ -171,7 +171,14 @@ export interface ProviderAdapter {
   ): Promise<Result<{ providerTemplateId: string; status: string }>>;
   registerPhone?(connection: ChannelConnection, pin: string): Promise<Result<{ registered: true }>>;
   /** Embedded signup (capability `bizapi.exchange_code`): the signup code for a business token, its account and numbers. */
-  exchangeCode?(input: { apiBase: string; version: string; appId: string; appSecret: string; code: string; wabaId?: string }): Promise<Result<SignupExchange>>;
+  exchangeCode?(input: {
+    apiBase: string;
+    version: string;
+    appId: string;
+    appSecret: string;
+    code: string;
+    wabaId?: string;
+  }): Promise<Result<SignupExchange>>;
   /** Unofficial only: start pairing and read the current QR. */
   startPairing?(connection: ChannelConnection, callback: { url: string; secret: string }): Promise<Result<{ status: string }>>;
   getQr?(connection: ChannelConnection): Promise<Result<QrCode>>;

@@ -36,7 +36,8 @@ for (const platform of PLATFORMS) {
       if (!call) continue;
       assert.equal(typeof adapter[call] === 'function', module.capabilities.operations.includes(operation), `${operation} <-> ${call}`);
     }
-    for (const type of module.capabilities.simplified_types) assert.ok(module.capabilities.message_types.includes(type), `simplified ${type} is a type it sends`);
+    for (const type of module.capabilities.simplified_types)
+      assert.ok(module.capabilities.message_types.includes(type), `simplified ${type} is a type it sends`);
   });
 
   test(`${platform}: settings name keys of its schemas, and its status machine starts somewhere it can leave`, () => {
@@ -47,7 +48,8 @@ for (const platform of PLATFORMS) {
       const [, part, key] = pointer.split('/');
       assert.ok((part === 'settings' ? settings : credentials).includes(key!), pointer);
     }
-    for (const key of module.settings.generated ?? []) assert.ok(!credentials.includes(key), `${key} is made by the channel, never set by a user`);
+    for (const key of module.settings.generated ?? [])
+      assert.ok(!credentials.includes(key), `${key} is made by the channel, never set by a user`);
     assert.ok((module.status.transitions[module.status.initial]?.length ?? 0) > 0);
     assert.equal(module.connection === 'pairing', module.capabilities.operations.includes('channel.connect'));
     assert.ok(module.pacing.throughputPerSecond > 0);

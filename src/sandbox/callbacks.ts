@@ -24,11 +24,15 @@ export function createCallbacks(ctx: SandboxContext) {
      */
     async deliverBatch(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>> {
       const statuses = jobs.filter((j): j is { id: string; payload: StatusPayload } => j.payload.kind === 'message.status');
-      const others = jobs.filter((j): j is { id: string; payload: Exclude<SandboxCallback, StatusPayload> } => j.payload.kind !== 'message.status');
+      const others = jobs.filter(
+        (j): j is { id: string; payload: Exclude<SandboxCallback, StatusPayload> } => j.payload.kind !== 'message.status',
+      );
       const failed = statuses.length > 0 ? await deliverStatuses(ctx, db, statuses) : new Map<string, Error>();
       await Promise.all(
         others.map((job) =>
-          deliverOne(ctx, db, job.payload, job.id).catch((err: unknown) => void failed.set(job.id, err instanceof Error ? err : new Error(String(err)))),
+          deliverOne(ctx, db, job.payload, job.id).catch(
+            (err: unknown) => void failed.set(job.id, err instanceof Error ? err : new Error(String(err))),
+          ),
         ),
       );
       return failed;
@@ -44,7 +48,12 @@ export function createCallbacks(ctx: SandboxContext) {
 }
 
 /** Delivers one callback other than a status. */
-async function deliverOne(ctx: SandboxContext, db: Executor, payload: Exclude<SandboxCallback, StatusPayload>, eventId: string): Promise<void> {
+async function deliverOne(
+  ctx: SandboxContext,
+  db: Executor,
+  payload: Exclude<SandboxCallback, StatusPayload>,
+  eventId: string,
+): Promise<void> {
   switch (payload.kind) {
     case 'message.inbound':
       return deliverInbound(ctx, db, payload, eventId);

@@ -34,11 +34,25 @@ export const official = {
   /** 400, code 100: a parameter the provider would refuse. */
   invalidParameter: (details: string): OfficialError => ({ status: 400, code: 100, message: `(#100) ${details}`, details }),
   /** 400, code 131008: a parameter the send needs is absent. */
-  missingParameter: (details: string): OfficialError => ({ status: 400, code: 131008, message: '(#131008) Required parameter is missing', details }),
+  missingParameter: (details: string): OfficialError => ({
+    status: 400,
+    code: 131008,
+    message: '(#131008) Required parameter is missing',
+    details,
+  }),
   /** 400, code 131009: a parameter's value is not one the provider accepts. */
-  invalidValue: (details: string): OfficialError => ({ status: 400, code: 131009, message: '(#131009) Parameter value is not valid', details }),
+  invalidValue: (details: string): OfficialError => ({
+    status: 400,
+    code: 131009,
+    message: '(#131009) Parameter value is not valid',
+    details,
+  }),
   /** 401, code 190: the access token is missing, malformed, expired or revoked. */
-  invalidToken: (message = 'Invalid OAuth access token - Cannot parse access token'): OfficialError => ({ status: 401, code: 190, message }),
+  invalidToken: (message = 'Invalid OAuth access token - Cannot parse access token'): OfficialError => ({
+    status: 401,
+    code: 190,
+    message,
+  }),
   /** 400, code 100 subcode 33: an id the token may not see (or that does not exist). */
   unknownObject: (method: string, id: string): OfficialError => ({
     status: 400,
@@ -99,6 +113,11 @@ export const gateway = {
     message: `${to} is not on the chat app`,
     retryable: false,
   }),
-  rateLimited: (): GatewayError => ({ status: 429, code: 'rate_limited', message: 'too many messages; try again shortly', retryable: true }),
+  rateLimited: (): GatewayError => ({
+    status: 429,
+    code: 'rate_limited',
+    message: 'too many messages; try again shortly',
+    retryable: true,
+  }),
   internal: (): GatewayError => ({ status: 500, code: 'internal', message: 'the gateway failed; try again', retryable: true }),
 };

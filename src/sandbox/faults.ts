@@ -71,14 +71,19 @@ export function createFaultSwitch(): FaultSwitch {
 /** The rules of a PUT /sandbox/faults body, or the problem with it. */
 export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] } | { ok: false; message: string } {
   const rules = (body as { rules?: unknown } | undefined)?.rules;
-  if (!Array.isArray(rules) || rules.length > 100) return { ok: false, message: 'rules must be an array of at most 100 {fault, on?, account?, to?, times?, answer?}' };
+  if (!Array.isArray(rules) || rules.length > 100)
+    return { ok: false, message: 'rules must be an array of at most 100 {fault, on?, account?, to?, times?, answer?}' };
   const parsed: FaultRule[] = [];
   for (const [i, rule] of rules.entries()) {
     const r = rule as Record<string, unknown> | null;
-    if (!r || typeof r !== 'object' || !SEND_FAULTS.includes(r.fault as SendFault)) return { ok: false, message: `rules[${i}].fault must be one of ${SEND_FAULTS.join(', ')}` };
-    if (r.account !== undefined && (typeof r.account !== 'string' || r.account === '' || r.account.length > 200)) return { ok: false, message: `rules[${i}].account must be a phone_number_id or a session` };
-    if (r.times !== undefined && (!Number.isInteger(r.times) || (r.times as number) < 1)) return { ok: false, message: `rules[${i}].times must be a positive integer` };
-    if (r.to !== undefined && (typeof r.to !== 'string' || !/^\d{1,20}$/.test(r.to))) return { ok: false, message: `rules[${i}].to must be a recipient's digits` };
+    if (!r || typeof r !== 'object' || !SEND_FAULTS.includes(r.fault as SendFault))
+      return { ok: false, message: `rules[${i}].fault must be one of ${SEND_FAULTS.join(', ')}` };
+    if (r.account !== undefined && (typeof r.account !== 'string' || r.account === '' || r.account.length > 200))
+      return { ok: false, message: `rules[${i}].account must be a phone_number_id or a session` };
+    if (r.times !== undefined && (!Number.isInteger(r.times) || (r.times as number) < 1))
+      return { ok: false, message: `rules[${i}].times must be a positive integer` };
+    if (r.to !== undefined && (typeof r.to !== 'string' || !/^\d{1,20}$/.test(r.to)))
+      return { ok: false, message: `rules[${i}].to must be a recipient's digits` };
     if (r.on !== undefined && r.on !== 'send' && r.on !== 'media') return { ok: false, message: `rules[${i}].on must be send or media` };
     if (r.on === 'media' && r.to !== undefined) return { ok: false, message: `rules[${i}].to is for sends only` };
     let answer: FaultAnswer | undefined;
@@ -107,10 +112,16 @@ const MAX_ANSWER_BYTES = 4096;
 function parseAnswer(value: unknown): FaultAnswer | string {
   const a = value as Record<string, unknown> | null | undefined;
   if (!a || typeof a !== 'object' || Array.isArray(a)) return ' must be {status, error, retry_after?}';
-  if (!Number.isInteger(a.status) || (a.status as number) < 400 || (a.status as number) > 599) return '.status must be an HTTP error status (400-599)';
+  if (!Number.isInteger(a.status) || (a.status as number) < 400 || (a.status as number) > 599)
+    return '.status must be an HTTP error status (400-599)';
   if (!a.error || typeof a.error !== 'object' || Array.isArray(a.error)) return ".error must be the protocol's error object";
   if (JSON.stringify(a.error).length > MAX_ANSWER_BYTES) return `.error must be at most ${MAX_ANSWER_BYTES} bytes of JSON`;
   const retryAfter = a.retry_after;
-  if (retryAfter !== undefined && !(typeof retryAfter === 'string' && /^[\x20-\x7e]{1,100}$/.test(retryAfter))) return '.retry_after must be a header value (seconds or an HTTP date)';
-  return { status: a.status as number, error: a.error as Record<string, unknown>, ...(retryAfter !== undefined ? { retry_after: retryAfter as string } : {}) };
+  if (retryAfter !== undefined && !(typeof retryAfter === 'string' && /^[\x20-\x7e]{1,100}$/.test(retryAfter)))
+    return '.retry_after must be a header value (seconds or an HTTP date)';
+  return {
+    status: a.status as number,
+    error: a.error as Record<string, unknown>,
+    ...(retryAfter !== undefined ? { retry_after: retryAfter as string } : {}),
+  };
 }

@@ -39,15 +39,23 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
       if (content.description !== undefined && (content.type !== 'list_reply' || !nonEmpty(content.description, 72))) {
         return 'content.description is a list row description (list_reply only, up to 72 characters)';
       }
-      return { type: content.type, id: content.id, title: content.title, ...(content.description !== undefined ? { description: content.description } : {}) };
+      return {
+        type: content.type,
+        id: content.id,
+        title: content.title,
+        ...(content.description !== undefined ? { description: content.description } : {}),
+      };
     case 'location': {
       const { latitude, longitude } = content;
       if (typeof latitude !== 'number' || latitude < -90 || latitude > 90) return 'content.latitude must be a number from -90 to 90';
-      if (typeof longitude !== 'number' || longitude < -180 || longitude > 180) return 'content.longitude must be a number from -180 to 180';
+      if (typeof longitude !== 'number' || longitude < -180 || longitude > 180)
+        return 'content.longitude must be a number from -180 to 180';
       for (const field of ['name', 'address']) {
         if (content[field] !== undefined && typeof content[field] !== 'string') return `content.${field} must be a string`;
       }
-      return Object.fromEntries(['latitude', 'longitude', 'name', 'address'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]));
+      return Object.fromEntries(
+        ['latitude', 'longitude', 'name', 'address'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]),
+      );
     }
     case 'image':
     case 'video':
@@ -59,7 +67,9 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
         return captioned ? 'content.caption must be a string of at most 1024 characters' : `content.caption is not for ${type}`;
       }
       if (content.file_name !== undefined && (type !== 'document' || !nonEmpty(content.file_name, 240))) {
-        return type === 'document' ? 'content.file_name must be a non-empty string of at most 240 characters' : 'content.file_name is for documents only';
+        return type === 'document'
+          ? 'content.file_name must be a non-empty string of at most 240 characters'
+          : 'content.file_name is for documents only';
       }
       return Object.fromEntries(['caption', 'file_name'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]));
     }
@@ -83,17 +93,21 @@ function normalizeMedia(type: string, media: unknown): MediaSpec | string {
   let data: string;
   if (m.data !== undefined) {
     if (typeof m.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(m.data)) return 'media.data must be base64';
-    if (Buffer.from(m.data, 'base64').length > MAX_DATA_BYTES) return `media.data must decode to at most ${MAX_DATA_BYTES} bytes (use media.size for larger media)`;
+    if (Buffer.from(m.data, 'base64').length > MAX_DATA_BYTES)
+      return `media.data must decode to at most ${MAX_DATA_BYTES} bytes (use media.size for larger media)`;
     data = m.data;
   } else if (type === 'image') data = SAMPLE_PNG_BASE64;
   else if (type === 'document') data = SAMPLE_PDF_BASE64;
   else return `media.data (the file's bytes as base64) is required for ${type}`;
-  if (m.mime_type !== undefined && (typeof m.mime_type !== 'string' || !/^[a-z]+\/[A-Za-z0-9.+-]{1,100}$/.test(m.mime_type))) return 'media.mime_type must be a media type such as image/jpeg';
+  if (m.mime_type !== undefined && (typeof m.mime_type !== 'string' || !/^[a-z]+\/[A-Za-z0-9.+-]{1,100}$/.test(m.mime_type)))
+    return 'media.mime_type must be a media type such as image/jpeg';
   const bytes = Buffer.from(data, 'base64').length;
   if (m.size !== undefined && (!Number.isInteger(m.size) || (m.size as number) < bytes || (m.size as number) > MAX_PADDED_BYTES)) {
     return `media.size must be a whole number of bytes from the data's length (${bytes}) to ${MAX_PADDED_BYTES}`;
   }
-  const fallback = { image: 'image/png', document: 'application/pdf', video: 'video/mp4', audio: 'audio/ogg', sticker: 'image/webp' }[type] ?? 'application/octet-stream';
+  const fallback =
+    { image: 'image/png', document: 'application/pdf', video: 'video/mp4', audio: 'audio/ogg', sticker: 'image/webp' }[type] ??
+    'application/octet-stream';
   return { data, mimeType: (m.mime_type as string | undefined) ?? fallback, paddedSize: (m.size as number | undefined) ?? null };
 }
 
@@ -108,12 +122,21 @@ export function createInbound(ctx: SandboxContext) {
       const content = normalizeContent(body.type, body.content);
       if (typeof content === 'string') return fail(gateway.invalid(content));
       const type = body.type as string;
-      const media = MEDIA_TYPES.includes(type) ? normalizeMedia(type, body.media) : body.media === undefined ? undefined : 'media is only for image, video, audio, document and sticker';
+      const media = MEDIA_TYPES.includes(type)
+        ? normalizeMedia(type, body.media)
+        : body.media === undefined
+          ? undefined
+          : 'media is only for image, video, audio, document and sticker';
       if (typeof media === 'string') return fail(gateway.invalid(media));
       if (body.name !== undefined && !nonEmpty(body.name, 256)) return fail(gateway.invalid('name must be a non-empty string'));
-      if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512)) return fail(gateway.invalid('reply_to must be a provider message id'));
+      if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512))
+        return fail(gateway.invalid('reply_to must be a provider message id'));
 
-      const [channel] = await db.select().from(channels).where(and(eq(channels.id, body.channel_id), eq(channels.organizationId, organizationId))).limit(1);
+      const [channel] = await db
+        .select()
+        .from(channels)
+        .where(and(eq(channels.id, body.channel_id), eq(channels.organizationId, organizationId)))
+        .limit(1);
       const protocol = channel?.platform === 'chatapp_official' ? 'official' : 'gateway';
       const [account] =
         channel?.sandbox && channel.providerRef
@@ -136,10 +159,22 @@ export function createInbound(ctx: SandboxContext) {
         const [answered] = await db
           .select({ id: sandboxMessages.id })
           .from(sandboxMessages)
-          .where(and(eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'outbound'), eq(sandboxMessages.recipient, from), eq(sandboxMessages.type, 'interactive')))
+          .where(
+            and(
+              eq(sandboxMessages.accountId, account.id),
+              eq(sandboxMessages.direction, 'outbound'),
+              eq(sandboxMessages.recipient, from),
+              eq(sandboxMessages.type, 'interactive'),
+            ),
+          )
           .orderBy(desc(sandboxMessages.createdAt))
           .limit(1);
-        if (!answered) return fail(gateway.invalid('reply_to is required: an interactive reply answers an interactive message, and none was sent to this customer'));
+        if (!answered)
+          return fail(
+            gateway.invalid(
+              'reply_to is required: an interactive reply answers an interactive message, and none was sent to this customer',
+            ),
+          );
         replyTo = answered.id;
       }
 
@@ -154,7 +189,14 @@ export function createInbound(ctx: SandboxContext) {
       await db.transaction(async (tx) => {
         if (media) {
           stored.media_id = protocol === 'official' ? numericId() : `media_${randomBytes(10).toString('hex')}`;
-          await tx.insert(sandboxMedia).values({ id: stored.media_id, accountId: account.id, mimeType: media.mimeType, data: media.data, paddedSize: media.paddedSize, createdAt: now });
+          await tx.insert(sandboxMedia).values({
+            id: stored.media_id,
+            accountId: account.id,
+            mimeType: media.mimeType,
+            data: media.data,
+            paddedSize: media.paddedSize,
+            createdAt: now,
+          });
         }
         await tx.insert(sandboxMessages).values({
           id,

@@ -37,8 +37,7 @@ export async function heldMediaSha256(media: HeldMedia): Promise<string> {
 export const SAMPLE_PDF_BASE64 = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n').toString('base64');
 
 /** An 8x8 green PNG, the picture every simulated inbound image carries. */
-export const SAMPLE_PNG_BASE64 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGNQvZyGFTEMLQkAIIZXgYDWEVMAAAAASUVORK5CYII=';
+export const SAMPLE_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGNQvZyGFTEMLQkAIIZXgYDWEVMAAAAASUVORK5CYII=';
 
 export const MEDIA_URL_LIFETIME_SECONDS = 300;
 

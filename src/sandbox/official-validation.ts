@@ -20,7 +20,19 @@ export type OfficialSend =
       template?: { name: string; language: string; bodyParameters: number };
     };
 
-export const OFFICIAL_MESSAGE_TYPES = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contacts', 'reaction', 'template', 'interactive'] as const;
+export const OFFICIAL_MESSAGE_TYPES = [
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'contacts',
+  'reaction',
+  'template',
+  'interactive',
+] as const;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 const ENVELOPE = ['messaging_product', 'recipient_type', 'to', 'type', 'context', 'biz_opaque_callback_data'];
@@ -28,7 +40,19 @@ const ENVELOPE = ['messaging_product', 'recipient_type', 'to', 'type', 'context'
 const CONTACT_TYPES = ['HOME', 'WORK'];
 /** Countries address messages are offered in. */
 const ADDRESS_COUNTRIES = ['IN'];
-const ADDRESS_FIELDS = ['name', 'phone_number', 'in_pin_code', 'house_number', 'floor_number', 'tower_number', 'building_name', 'address', 'landmark_area', 'city', 'state'];
+const ADDRESS_FIELDS = [
+  'name',
+  'phone_number',
+  'in_pin_code',
+  'house_number',
+  'floor_number',
+  'tower_number',
+  'building_name',
+  'address',
+  'landmark_area',
+  'city',
+  'state',
+];
 
 class Refusal extends Error {
   readonly error: OfficialError;
@@ -181,7 +205,10 @@ function checkLocation(payload: unknown) {
   const latitude = asNumber(location.latitude);
   const longitude = asNumber(location.longitude);
   valid(latitude !== undefined && latitude >= -90 && latitude <= 90, "Param location['latitude'] must be a number between -90 and 90.");
-  valid(longitude !== undefined && longitude >= -180 && longitude <= 180, "Param location['longitude'] must be a number between -180 and 180.");
+  valid(
+    longitude !== undefined && longitude >= -180 && longitude <= 180,
+    "Param location['longitude'] must be a number between -180 and 180.",
+  );
   for (const field of ['name', 'address']) {
     need(location[field] === undefined || typeof location[field] === 'string', `Param location['${field}'] must be a string.`);
   }
@@ -189,7 +216,8 @@ function checkLocation(payload: unknown) {
 
 /** A contact's typed sub-record (phone, email, address, URL): its type, when given, is the provider's. */
 function typed(value: Json, at: string) {
-  if (value.type !== undefined) valid(CONTACT_TYPES.includes(String(value.type)), `Param ${at}['type'] must be one of {${CONTACT_TYPES.join(', ')}}.`);
+  if (value.type !== undefined)
+    valid(CONTACT_TYPES.includes(String(value.type)), `Param ${at}['type'] must be one of {${CONTACT_TYPES.join(', ')}}.`);
 }
 
 function checkContacts(payload: unknown) {
@@ -214,7 +242,11 @@ function checkContacts(payload: unknown) {
       });
     }
     if (contact.org !== undefined) object(contact.org, `${at}['org']`, ['company', 'department', 'title']);
-    if (contact.birthday !== undefined) valid(typeof contact.birthday === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(contact.birthday), `Param ${at}['birthday'] must be a date (YYYY-MM-DD).`);
+    if (contact.birthday !== undefined)
+      valid(
+        typeof contact.birthday === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(contact.birthday),
+        `Param ${at}['birthday'] must be a date (YYYY-MM-DD).`,
+      );
   });
 }
 
@@ -233,7 +265,8 @@ function checkTemplate(payload: unknown): { name: string; language: string; body
   const name = string(template.name, "template['name']", 512);
   const language = object(template.language, "template['language']", ['code', 'policy']);
   const code = string(language.code, "template['language']['code']", 15);
-  if (language.policy !== undefined) valid(language.policy === 'deterministic', "Param template['language']['policy'] must be 'deterministic'.");
+  if (language.policy !== undefined)
+    valid(language.policy === 'deterministic', "Param template['language']['policy'] must be 'deterministic'.");
   let bodyParameters = 0;
   if (template.components !== undefined) {
     array(template.components, "template['components']", 0, 20).forEach((entry, i) => {
@@ -299,7 +332,8 @@ function checkInteractive(payload: unknown) {
     valid(parts.headers.length > 0, `Param interactive['header'] is not allowed on a ${type} message.`);
     checkHeader(interactive.header, "interactive['header']", parts.headers);
   }
-  if (!parts.optionalBody || interactive.body !== undefined) string(object(interactive.body, "interactive['body']", ['text']).text, "interactive['body']['text']", parts.body);
+  if (!parts.optionalBody || interactive.body !== undefined)
+    string(object(interactive.body, "interactive['body']", ['text']).text, "interactive['body']['text']", parts.body);
   if (interactive.footer !== undefined) {
     valid(parts.footer, `Param interactive['footer'] is not allowed on a ${type} message.`);
     string(object(interactive.footer, "interactive['footer']", ['text']).text, "interactive['footer']['text']", 60);
@@ -376,10 +410,14 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
     valid(action.name === 'address_message', `Param ${at}['name'] must be 'address_message'.`);
     const parameters = object(action.parameters, `${at}['parameters']`, ['country', 'values', 'saved_addresses', 'validation_errors']);
     present(parameters.country, `${at}['parameters']['country']`);
-    valid(ADDRESS_COUNTRIES.includes(String(parameters.country)), `Param ${at}['parameters']['country'] must be one of {${ADDRESS_COUNTRIES.join(', ')}}: address messages are not offered in ${String(parameters.country)}.`);
+    valid(
+      ADDRESS_COUNTRIES.includes(String(parameters.country)),
+      `Param ${at}['parameters']['country'] must be one of {${ADDRESS_COUNTRIES.join(', ')}}: address messages are not offered in ${String(parameters.country)}.`,
+    );
     if (parameters.values !== undefined) {
       const values = object(parameters.values, `${at}['parameters']['values']`, ADDRESS_FIELDS);
-      for (const [field, value] of Object.entries(values)) string(value, `${at}['parameters']['values']['${field}']`, field === 'in_pin_code' ? 6 : 512);
+      for (const [field, value] of Object.entries(values))
+        string(value, `${at}['parameters']['values']['${field}']`, field === 'in_pin_code' ? 6 : 512);
     }
   },
   product(action, at) {
@@ -398,7 +436,8 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
     known(action, ['name', 'parameters'], at);
     valid(action.name === 'catalog_message', `Param ${at}['name'] must be 'catalog_message'.`);
     const parameters = object(action.parameters, `${at}['parameters']`, ['thumbnail_product_retailer_id']);
-    if (parameters.thumbnail_product_retailer_id !== undefined) string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
+    if (parameters.thumbnail_product_retailer_id !== undefined)
+      string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
   },
   carousel(action, at) {
     known(action, ['cards'], at);
@@ -408,7 +447,10 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
       const cat = `${at}['cards'][${i}]`;
       const kind = checkCard(entry, cat, i);
       first ??= kind;
-      valid(kind === first, `Param ${cat} must be like the first card (${first}), not ${kind}: every card has the same kind and number of buttons.`);
+      valid(
+        kind === first,
+        `Param ${cat} must be like the first card (${first}), not ${kind}: every card has the same kind and number of buttons.`,
+      );
     });
   },
   flow(action, at) {
@@ -430,7 +472,10 @@ function checkCard(entry: unknown, at: string, index: number): string {
     string(action.catalog_id, `${at}['action']['catalog_id']`, 64);
     return 'product';
   }
-  valid(entry.type === undefined || entry.type === 'cta_url', `Param ${at}['type'] must be 'cta_url' or 'product' (none for quick-reply cards).`);
+  valid(
+    entry.type === undefined || entry.type === 'cta_url',
+    `Param ${at}['type'] must be 'cta_url' or 'product' (none for quick-reply cards).`,
+  );
   known(entry, ['card_index', 'type', 'header', 'body', 'action'], at);
   checkHeader(entry.header, `${at}['header']`, ['image', 'video']);
   if (entry.body !== undefined) string(object(entry.body, `${at}['body']`, ['text']).text, `${at}['body']['text']`, 160);

@@ -26,15 +26,21 @@ export function createPhone(ctx: SandboxContext) {
   /** The paired gateway session of a sandbox-bound channel of the organization. */
   async function session(db: Executor, organizationId: string, channelId: unknown): Promise<GatewayResult<AccountRow>> {
     if (typeof channelId !== 'string' || !isUuid(channelId)) return fail(gateway.invalid('channel_id must be a channel id'));
-    const [channel] = await db.select().from(channels).where(and(eq(channels.id, channelId), eq(channels.organizationId, organizationId))).limit(1);
+    const [channel] = await db
+      .select()
+      .from(channels)
+      .where(and(eq(channels.id, channelId), eq(channels.organizationId, organizationId)))
+      .limit(1);
     const [account] =
       channel?.sandbox && channel.providerRef
         ? await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.id, channel.providerRef)).limit(1)
         : [];
     // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
     if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
-    if (account.protocol !== 'gateway') return fail(gateway.invalid('echoes, edits and deletions are reported by gateways only; this channel is on the official sandbox'));
-    if (account.status !== 'WORKING') return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
+    if (account.protocol !== 'gateway')
+      return fail(gateway.invalid('echoes, edits and deletions are reported by gateways only; this channel is on the official sandbox'));
+    if (account.status !== 'WORKING')
+      return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
     return ok(account);
   }
 
@@ -58,7 +64,8 @@ export function createPhone(ctx: SandboxContext) {
       if (body.type !== undefined && body.type !== 'text') return fail(gateway.invalid('type must be text'));
       const content = body.content;
       if (!isObject(content) || !nonEmpty(content.body)) return fail(gateway.invalid('content.body must be a non-empty string'));
-      if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512)) return fail(gateway.invalid('reply_to must be a provider message id'));
+      if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512))
+        return fail(gateway.invalid('reply_to must be a provider message id'));
       const account = await session(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       const id = gatewayMessageId();
@@ -89,8 +96,15 @@ export function createPhone(ctx: SandboxContext) {
       if (message.type !== 'text') return fail(gateway.invalid(`only text messages can be edited; this one is ${message.type}`));
       await db.transaction(async (tx) => {
         const stored = message.body as { content?: Json };
-        await tx.update(sandboxMessages).set({ body: { ...message.body, content: { ...(stored.content ?? {}), body: body.body } } }).where(eq(sandboxMessages.id, message.id));
-        await ctx.enqueueCallback(tx, { kind: 'message.edited', message_id: message.id, body: String(body.body), at: clock.now().toISOString() }, 0);
+        await tx
+          .update(sandboxMessages)
+          .set({ body: { ...message.body, content: { ...(stored.content ?? {}), body: body.body } } })
+          .where(eq(sandboxMessages.id, message.id));
+        await ctx.enqueueCallback(
+          tx,
+          { kind: 'message.edited', message_id: message.id, body: String(body.body), at: clock.now().toISOString() },
+          0,
+        );
       });
       return ok({ provider_message_id: message.id });
     },
@@ -102,7 +116,9 @@ export function createPhone(ctx: SandboxContext) {
       if (!account.ok) return account;
       const message = await messageOf(db, account.value, body.message_id);
       if (!message) return fail(gateway.notFound(`message ${String(body.message_id)}`));
-      await db.transaction((tx) => ctx.enqueueCallback(tx, { kind: 'message.deleted', message_id: message.id, at: clock.now().toISOString() }, 0));
+      await db.transaction((tx) =>
+        ctx.enqueueCallback(tx, { kind: 'message.deleted', message_id: message.id, at: clock.now().toISOString() }, 0),
+      );
       return ok({ provider_message_id: message.id });
     },
   };

@@ -23,7 +23,10 @@ export function recipientOutcome(digits: string): RecipientOutcome {
 /** International number as digits: 7 to 15 of them, an optional leading + dropped. */
 export function normalizePhone(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const digits = value.trim().replace(/^\+/, '').replace(/[\s\-().]/g, '');
+  const digits = value
+    .trim()
+    .replace(/^\+/, '')
+    .replace(/[\s\-().]/g, '');
   return /^[1-9]\d{6,14}$/.test(digits) ? digits : undefined;
 }
 

@@ -20,26 +20,27 @@ export type { SandboxDeps, SandboxCallback } from './context.ts';
 
 export const DEFAULT_QR_LIFETIME_MS = 60_000;
 
-export type Sandbox = SandboxProvisioning & SandboxSendRecords & {
-  official: OfficialApi;
-  gateway: GatewayApi;
-  inbound: ReturnType<typeof createInbound>;
-  /** The business's phone and the senders: echoes, edits, deletions (gateway channels). */
-  phone: ReturnType<typeof createPhone>;
-  /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
-  faults: FaultSwitch;
-  /** The bytes behind a signed media URL (streamed), or undefined when the URL is wrong or lapsed; `account` is the number or session holding it. */
-  downloadMedia(
-    db: Executor,
-    id: string,
-    expires: string | undefined,
-    signature: string | undefined,
-  ): Promise<{ mimeType: string; size: number; body: AsyncIterable<Uint8Array>; account: string } | undefined>;
-  /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
-  deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
-  /** Runs a batch of 'sandbox.callback' jobs (statuses delivered together); resolves to the ids of those that failed. */
-  deliverCallbacks(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>>;
-};
+export type Sandbox = SandboxProvisioning &
+  SandboxSendRecords & {
+    official: OfficialApi;
+    gateway: GatewayApi;
+    inbound: ReturnType<typeof createInbound>;
+    /** The business's phone and the senders: echoes, edits, deletions (gateway channels). */
+    phone: ReturnType<typeof createPhone>;
+    /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
+    faults: FaultSwitch;
+    /** The bytes behind a signed media URL (streamed), or undefined when the URL is wrong or lapsed; `account` is the number or session holding it. */
+    downloadMedia(
+      db: Executor,
+      id: string,
+      expires: string | undefined,
+      signature: string | undefined,
+    ): Promise<{ mimeType: string; size: number; body: AsyncIterable<Uint8Array>; account: string } | undefined>;
+    /** Runs one 'sandbox.callback' job; `eventId` is the job's id (stable across its retries). */
+    deliverCallback(db: Executor, payload: SandboxCallback, eventId: string): Promise<void>;
+    /** Runs a batch of 'sandbox.callback' jobs (statuses delivered together); resolves to the ids of those that failed. */
+    deliverCallbacks(db: Executor, jobs: Array<{ id: string; payload: SandboxCallback }>): Promise<Map<string, Error>>;
+  };
 
 export function createSandbox(deps: SandboxDeps): Sandbox {
   const { config, sealer, queue, clock } = deps;

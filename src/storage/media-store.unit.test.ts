@@ -57,12 +57,20 @@ function storeCases(name: string, make: () => MediaStore, leftovers: () => Promi
     test('a body that fails part way leaves nothing under the key, and keeps an earlier object whole', async () => {
       const store = make();
       const data = randomBytes(200_000);
-      await assert.rejects(store.put('org-1/msg-2', failingAfter(data, 100_000), { contentType: 'application/octet-stream' }), /aborted on purpose/);
+      await assert.rejects(
+        store.put('org-1/msg-2', failingAfter(data, 100_000), { contentType: 'application/octet-stream' }),
+        /aborted on purpose/,
+      );
       assert.equal(await store.exists('org-1/msg-2'), false);
       await store.put('org-1/msg-3', chunked(data), { contentType: 'application/octet-stream' });
-      await assert.rejects(store.put('org-1/msg-3', failingAfter(randomBytes(200_000), 150_000), { contentType: 'application/octet-stream' }));
+      await assert.rejects(
+        store.put('org-1/msg-3', failingAfter(randomBytes(200_000), 150_000), { contentType: 'application/octet-stream' }),
+      );
       assert.deepEqual(await collect((await store.get('org-1/msg-3'))!.body), data);
-      assert.deepEqual((await leftovers()).filter((f) => f.includes('msg-2') || f.includes('partial')), []);
+      assert.deepEqual(
+        (await leftovers()).filter((f) => f.includes('msg-2') || f.includes('partial')),
+        [],
+      );
     });
 
     test('delete removes the object', async () => {
@@ -88,7 +96,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const walk = (root: string): string[] =>
   readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(root, e.name)) : [path.join(root, e.name)]));
 
-storeCases('filesystem store', () => createFsMediaStore(path.join(dir, 'fs')), async () => walk(path.join(dir, 'fs')));
+storeCases(
+  'filesystem store',
+  () => createFsMediaStore(path.join(dir, 'fs')),
+  async () => walk(path.join(dir, 'fs')),
+);
 
 test('filesystem store shards its files two directory levels deep', async () => {
   const store = createFsMediaStore(path.join(dir, 'sharded'));
@@ -145,7 +157,13 @@ test('S3 store: a body over one part goes up as a multipart upload and reads bac
 test('S3 store: a multipart upload that fails after a part leaves no object (nor an open upload, where the server lists them)', async () => {
   const store = makeS3();
   const data = randomBytes(20 * 1024 * 1024);
-  await assert.rejects(store.put('org-3/aborted', failingAfter(data, 18 * 1024 * 1024), { contentType: 'video/mp4' }), /aborted on purpose/);
+  await assert.rejects(
+    store.put('org-3/aborted', failingAfter(data, 18 * 1024 * 1024), { contentType: 'video/mp4' }),
+    /aborted on purpose/,
+  );
   assert.equal(await store.exists('org-3/aborted'), false);
-  assert.deepEqual((await s3Leftovers()).filter((k) => k.includes('aborted')), []);
+  assert.deepEqual(
+    (await s3Leftovers()).filter((k) => k.includes('aborted')),
+    [],
+  );
 });

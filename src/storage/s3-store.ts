@@ -5,7 +5,14 @@
  * it is complete, and a put whose body fails aborts its multipart upload, so nothing half-written is
  * ever under a key. Reads pass a Range through.
  */
-import { AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { assertKey, type ByteRange, type MediaStore } from './media-store.ts';
@@ -37,7 +44,9 @@ export function createS3MediaStore(settings: S3StoreSettings): MediaStore & { cl
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
     forcePathStyle: settings.forcePathStyle,
-    ...(settings.accessKeyId && settings.secretAccessKey ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } } : {}),
+    ...(settings.accessKeyId && settings.secretAccessKey
+      ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+      : {}),
     // Checksums only where the operation requires them: many S3-compatible servers refuse the
     // newer default (a trailing CRC on every streamed upload).
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -55,7 +64,12 @@ export function createS3MediaStore(settings: S3StoreSettings): MediaStore & { cl
     async put(key, body, options) {
       const upload = new Upload({
         client,
-        params: { Bucket: settings.bucket, Key: keyOf(key), Body: Readable.from(body, { objectMode: false }), ContentType: options.contentType },
+        params: {
+          Bucket: settings.bucket,
+          Key: keyOf(key),
+          Body: Readable.from(body, { objectMode: false }),
+          ContentType: options.contentType,
+        },
         partSize: PART_BYTES,
         queueSize: 2,
         // Aborted below, so that the body's own error is the one thrown.
@@ -68,7 +82,9 @@ export function createS3MediaStore(settings: S3StoreSettings): MediaStore & { cl
         if (uploadId) {
           // Parts of an aborted upload are never an object; a server that cannot abort keeps them
           // until the bucket's lifecycle rule for incomplete uploads clears them (docs/media.md).
-          await client.send(new AbortMultipartUploadCommand({ Bucket: settings.bucket, Key: keyOf(key), UploadId: uploadId })).catch(() => undefined);
+          await client
+            .send(new AbortMultipartUploadCommand({ Bucket: settings.bucket, Key: keyOf(key), UploadId: uploadId }))
+            .catch(() => undefined);
         }
         throw err;
       }
@@ -77,7 +93,11 @@ export function createS3MediaStore(settings: S3StoreSettings): MediaStore & { cl
     async get(key, range?: ByteRange) {
       try {
         const answer = await client.send(
-          new GetObjectCommand({ Bucket: settings.bucket, Key: keyOf(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+          new GetObjectCommand({
+            Bucket: settings.bucket,
+            Key: keyOf(key),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+          }),
         );
         const total = /\/(\d+)$/.exec(answer.ContentRange ?? '');
         const size = total ? Number(total[1]) : Number(answer.ContentLength ?? 0);

@@ -13,7 +13,10 @@ import { addPerson, signIn } from '../accounts-fixtures.ts';
 let server: TestServer;
 const clock = movableClock();
 before(async () => {
-  server = await startTestServer({ clock, env: { LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '3', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000' } });
+  server = await startTestServer({
+    clock,
+    env: { LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '3', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000' },
+  });
 });
 after(() => server.close());
 
@@ -49,7 +52,10 @@ describe('PATCH /v1/auth/account', () => {
   test('a new email needs current_password: without it 400 naming /current_password, and nothing changes', async () => {
     const person = await addPerson(server, 'member');
     const cookie = await signIn(server, person);
-    const res = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: 'new-address@example.com', name: 'Not Stored' } });
+    const res = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      body: { email: 'new-address@example.com', name: 'Not Stored' },
+    });
     assert.equal(res.status, 400, res.text);
     assert.deepEqual(res.body.errors, [{ pointer: '/current_password', location: 'body', message: 'required to change the email' }]);
     const row = await storedUser(person.userId);
@@ -61,12 +67,18 @@ describe('PATCH /v1/auth/account', () => {
     const person = await addPerson(server, 'member');
     const cookie = await signIn(server, person);
     for (let i = 0; i < 4; i++) {
-      const res = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: `guess${i}@example.com`, current_password: `wrong guess ${i}` } });
+      const res = await request(server, 'PATCH', '/v1/auth/account', {
+        cookie,
+        body: { email: `guess${i}@example.com`, current_password: `wrong guess ${i}` },
+      });
       assert.equal(res.status, 403, res.text);
       assert.equal(res.body.errors[0].pointer, '/current_password');
       assert.equal(res.body.errors[0].location, 'body');
     }
-    const held = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: 'held@example.com', current_password: person.password } });
+    const held = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      body: { email: 'held@example.com', current_password: person.password },
+    });
     assert.equal(held.status, 429, held.text);
     assert.ok(Number(held.headers.get('retry-after')) >= 1);
     // The same throttle holds the login form for this email.
@@ -74,7 +86,10 @@ describe('PATCH /v1/auth/account', () => {
     assert.equal(login.status, 429);
     assert.equal((await storedUser(person.userId)).email, person.email);
     clock.advance(60 * 60_000);
-    const after = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: `Moved-${person.email}`, current_password: person.password } });
+    const after = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      body: { email: `Moved-${person.email}`, current_password: person.password },
+    });
     assert.equal(after.status, 200, after.text);
   });
 
@@ -83,9 +98,15 @@ describe('PATCH /v1/auth/account', () => {
     const other = await addPerson(server, 'member');
     const cookie = await signIn(server, person);
     // Without the right password nothing is told about the address.
-    const guessed = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: other.email, current_password: 'not my password' } });
+    const guessed = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      body: { email: other.email, current_password: 'not my password' },
+    });
     assert.equal(guessed.status, 403, guessed.text);
-    const res = await request(server, 'PATCH', '/v1/auth/account', { cookie, body: { email: other.email.toUpperCase(), current_password: person.password, name: 'Not Stored' } });
+    const res = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      body: { email: other.email.toUpperCase(), current_password: person.password, name: 'Not Stored' },
+    });
     assert.equal(res.status, 409, res.text);
     assert.deepEqual(res.body.errors, [{ pointer: '/email', location: 'body', message: 'already used by another account' }]);
     const row = await storedUser(person.userId);
@@ -135,11 +156,18 @@ describe('PATCH /v1/auth/account', () => {
     for (const [body, pointer] of cases) {
       const res = await request(server, 'PATCH', '/v1/auth/account', { cookie, body });
       assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)}: ${res.text}`);
-      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${pointer} in ${res.text}`);
+      assert.ok(
+        res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+        `${pointer} in ${res.text}`,
+      );
     }
     const malformed = await request(server, 'PATCH', '/v1/auth/account', { cookie, rawBody: '{"name":' });
     assert.equal(malformed.status, 400);
-    const form = await request(server, 'PATCH', '/v1/auth/account', { cookie, rawBody: 'name=x', contentType: 'application/x-www-form-urlencoded' });
+    const form = await request(server, 'PATCH', '/v1/auth/account', {
+      cookie,
+      rawBody: 'name=x',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     assert.equal(form.status, 415);
     const row = await storedUser(person.userId);
     assert.equal(row.name, 'member person');
@@ -159,7 +187,10 @@ describe('POST /v1/auth/password', () => {
     const person = await addPerson(server, 'admin');
     const [current, other1, other2] = [await signIn(server, person), await signIn(server, person), await signIn(server, person)];
     const newPassword = 'a brand new passphrase';
-    const res = await request(server, 'POST', '/v1/auth/password', { cookie: current, body: { current_password: person.password, new_password: newPassword } });
+    const res = await request(server, 'POST', '/v1/auth/password', {
+      cookie: current,
+      body: { current_password: person.password, new_password: newPassword },
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body, { data: { ended_sessions: 2 } });
     assert.equal(await sessionStatus(current), 200);
@@ -175,11 +206,17 @@ describe('POST /v1/auth/password', () => {
     const cookie = await signIn(server, person);
     const before = (await storedUser(person.userId)).passwordHash;
     for (let i = 0; i < 4; i++) {
-      const res = await request(server, 'POST', '/v1/auth/password', { cookie, body: { current_password: `wrong ${i} password`, new_password: 'a brand new passphrase' } });
+      const res = await request(server, 'POST', '/v1/auth/password', {
+        cookie,
+        body: { current_password: `wrong ${i} password`, new_password: 'a brand new passphrase' },
+      });
       assert.equal(res.status, 403, res.text);
       assert.deepEqual(res.body.errors, [{ pointer: '/current_password', location: 'body', message: 'is not your current password' }]);
     }
-    const held = await request(server, 'POST', '/v1/auth/password', { cookie, body: { current_password: person.password, new_password: 'a brand new passphrase' } });
+    const held = await request(server, 'POST', '/v1/auth/password', {
+      cookie,
+      body: { current_password: person.password, new_password: 'a brand new passphrase' },
+    });
     assert.equal(held.status, 429);
     assert.match(held.body.detail, /too many failed password checks for this account/);
     assert.equal((await storedUser(person.userId)).passwordHash, before);
@@ -191,11 +228,18 @@ describe('POST /v1/auth/password', () => {
     const [cookie, other] = [await signIn(server, person), await signIn(server, person)];
     const before = (await storedUser(person.userId)).passwordHash;
     for (const newPassword of ['short', 'x'.repeat(1025), person.email.toUpperCase(), ' '.repeat(12)]) {
-      const res = await request(server, 'POST', '/v1/auth/password', { cookie, body: { current_password: person.password, new_password: newPassword } });
+      const res = await request(server, 'POST', '/v1/auth/password', {
+        cookie,
+        body: { current_password: person.password, new_password: newPassword },
+      });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.errors[0].pointer, '/new_password');
     }
-    for (const body of [{ new_password: 'a brand new passphrase' }, { current_password: person.password }, { current_password: 7, new_password: 'a brand new passphrase' }]) {
+    for (const body of [
+      { new_password: 'a brand new passphrase' },
+      { current_password: person.password },
+      { current_password: 7, new_password: 'a brand new passphrase' },
+    ]) {
       const res = await request(server, 'POST', '/v1/auth/password', { cookie, body });
       assert.equal(res.status, 400, res.text);
     }
@@ -205,7 +249,10 @@ describe('POST /v1/auth/password', () => {
   });
 
   test('needs a dashboard session', async () => {
-    const res = await request(server, 'POST', '/v1/auth/password', { key: server.apiKey, body: { current_password: 'whatever it is', new_password: 'a brand new passphrase' } });
+    const res = await request(server, 'POST', '/v1/auth/password', {
+      key: server.apiKey,
+      body: { current_password: 'whatever it is', new_password: 'a brand new passphrase' },
+    });
     assert.equal(res.status, 403);
   });
 });

@@ -5,7 +5,15 @@ import { eventually } from '../eventually.ts';
 import { apiKeys } from '../../src/db/schema.ts';
 import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import { checkAuthCases } from '../auth-cases.ts';
-import { createKeyWith, createOtherOrganization, loginCookie, movableClock, request, startTestServer, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  request,
+  startTestServer,
+  type TestServer,
+} from '../harness.ts';
 
 let server: TestServer;
 /** The server's clock, moved forward by hand: keys expire by it. */
@@ -46,10 +54,15 @@ test('a dashboard session creates a key whose secret is shown once and works at 
 });
 
 test('the stored row holds a hash, never the secret', async () => {
-  const created = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'hash check', permissions: ['messages:read'] } });
+  const created = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'hash check', permissions: ['messages:read'] },
+  });
   const { rows } = (await server.container.database.db.execute(
     // Every text column of the row, to be sure the secret is in none of them.
-    (await import('drizzle-orm')).sql`select row_to_json(k)::text as j from api_keys k where id = ${created.body.data.id}`,
+    (
+      await import('drizzle-orm')
+    ).sql`select row_to_json(k)::text as j from api_keys k where id = ${created.body.data.id}`,
   )) as unknown as { rows: Array<{ j: string }> };
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.j.includes(created.body.data.secret), false);
@@ -57,7 +70,10 @@ test('the stored row holds a hash, never the secret', async () => {
 });
 
 test('revocation takes effect on the next request', async () => {
-  const created = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'short-lived', permissions: ['channels:read'] } });
+  const created = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'short-lived', permissions: ['channels:read'] },
+  });
   const secret = created.body.data.secret;
   assert.equal((await request(server, 'GET', '/v1/channels', { key: secret })).status, 200);
   assert.equal((await request(server, 'DELETE', `/v1/api-keys/${created.body.data.id}`, { key: server.apiKey })).status, 204);
@@ -66,11 +82,17 @@ test('revocation takes effect on the next request', async () => {
   assert.equal(after.body.detail, 'invalid or missing API key');
   assert.equal((await request(server, 'DELETE', `/v1/api-keys/${created.body.data.id}`, { key: server.apiKey })).status, 404);
   const list = await request(server, 'GET', '/v1/api-keys', { key: server.apiKey });
-  assert.equal(list.body.data.some((k: { id: string }) => k.id === created.body.data.id), false);
+  assert.equal(
+    list.body.data.some((k: { id: string }) => k.id === created.body.data.id),
+    false,
+  );
 });
 
 test('a key revoked by another process stops working here as soon as the database says so', async () => {
-  const created = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'elsewhere', permissions: ['channels:read'] } });
+  const created = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'elsewhere', permissions: ['channels:read'] },
+  });
   const secret = created.body.data.secret;
   // Used once, so this process has it cached.
   assert.equal((await request(server, 'GET', '/v1/channels', { key: secret })).status, 200);
@@ -111,7 +133,10 @@ test('creating needs api_keys:write and never grants a permission the creator la
   assert.match(denied.body.detail, /api_keys:write/);
 
   const writer = await createKeyWith(server, ['api_keys:write', 'messages:read']);
-  const escalate = await request(server, 'POST', '/v1/api-keys', { key: writer, body: { name: 'x', permissions: ['messages:read', 'messages:send'] } });
+  const escalate = await request(server, 'POST', '/v1/api-keys', {
+    key: writer,
+    body: { name: 'x', permissions: ['messages:read', 'messages:send'] },
+  });
   assert.equal(escalate.status, 403);
   assert.match(escalate.body.detail, /messages:send/);
   assert.doesNotMatch(escalate.body.detail, /messages:read/);
@@ -157,7 +182,10 @@ test('bad bodies are 400 naming the field; names keep unicode and quotes intact'
   for (const [body, pointer] of cases) {
     const res = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body });
     assert.equal(res.status, 400, JSON.stringify(body));
-    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+    assert.ok(
+      res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+      `${JSON.stringify(body)} names ${pointer}: ${res.text}`,
+    );
   }
   const name = `Zoë's "primary" key 🔑 <script>alert('x')</script> \\ ; DROP TABLE api_keys; --`;
   const created = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name, permissions: ['messages:read'] } });
@@ -189,7 +217,10 @@ test('the list pages with an opaque cursor and no key appears twice', async () =
   } while (cursor && pages < 50);
   assert.equal(new Set(seen).size, seen.length);
   const all = await request(server, 'GET', '/v1/api-keys?limit=200', { key: server.apiKey });
-  assert.deepEqual(seen, all.body.data.map((k: { id: string }) => k.id));
+  assert.deepEqual(
+    seen,
+    all.body.data.map((k: { id: string }) => k.id),
+  );
   assert.equal((await request(server, 'GET', '/v1/api-keys?cursor=garbage', { key: server.apiKey })).status, 400);
   assert.equal((await request(server, 'GET', '/v1/api-keys?limit=0', { key: server.apiKey })).status, 400);
   assert.equal((await request(server, 'GET', '/v1/api-keys?limit=201', { key: server.apiKey })).status, 400);
@@ -197,10 +228,16 @@ test('the list pages with an opaque cursor and no key appears twice', async () =
 
 test("another organization's keys are invisible and cannot be revoked", async () => {
   const other = await createOtherOrganization(server);
-  const mine = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'mine', permissions: ['channels:read'] } });
+  const mine = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'mine', permissions: ['channels:read'] },
+  });
   const theirList = await request(server, 'GET', '/v1/api-keys?limit=200', { key: other.apiKey });
   assert.equal(theirList.status, 200, theirList.text);
-  assert.equal(theirList.body.data.some((k: { id: string }) => k.id === mine.body.data.id), false);
+  assert.equal(
+    theirList.body.data.some((k: { id: string }) => k.id === mine.body.data.id),
+    false,
+  );
   const revoke = await request(server, 'DELETE', `/v1/api-keys/${mine.body.data.id}`, { key: other.apiKey });
   assert.equal(revoke.status, 404);
   assert.equal(revoke.body.detail, 'API key not found');

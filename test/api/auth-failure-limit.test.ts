@@ -16,7 +16,10 @@ let server: TestServer;
 let now = Date.now();
 before(async () => {
   // RATE_LIMIT_PER_MINUTE stays 0 (the harness's default): this limit does not depend on it.
-  server = await startTestServer({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '20', TRUST_PROXY: 'true' }, clock: { now: () => new Date(now) } });
+  server = await startTestServer({
+    env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '20', TRUST_PROXY: 'true' },
+    clock: { now: () => new Date(now) },
+  });
 });
 after(() => server.close());
 
@@ -116,7 +119,10 @@ function countingDb(): { db: Executor; selects(): number } {
 test('an unknown key is looked up once per negative-cache period; a known one once per cache period', async () => {
   const counted = countingDb();
   let at = Date.now();
-  const authenticator = createApiKeyAuthenticator({ db: counted.db, clock: { now: () => new Date(at) } }, { ttlMs: 60_000, negativeTtlMs: 10_000 });
+  const authenticator = createApiKeyAuthenticator(
+    { db: counted.db, clock: { now: () => new Date(at) } },
+    { ttlMs: 60_000, negativeTtlMs: 10_000 },
+  );
   const unknown = randomKey();
   for (let i = 0; i < 50; i++) assert.equal(await authenticator.authenticate(unknown), undefined);
   assert.equal(counted.selects(), 1, '50 tries of one unknown key, one query');

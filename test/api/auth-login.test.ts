@@ -15,7 +15,9 @@ after(() => server.close());
 
 describe('POST /v1/auth/login', () => {
   test('returns the user session record and sets an HttpOnly, SameSite=Lax session cookie', async () => {
-    const res = await request(server, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD, telemetry_id: 'device-1' } });
+    const res = await request(server, 'POST', '/v1/auth/login', {
+      body: { email: OWNER_EMAIL, password: OWNER_PASSWORD, telemetry_id: 'device-1' },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(Object.keys(res.body.data).sort(), ['created_at', 'email', 'email_verified', 'id', 'name', 'timezone', 'week_start']);
     assert.equal(res.body.data.email, OWNER_EMAIL);
@@ -202,10 +204,15 @@ describe('login throttle', () => {
     assert.equal((await attempt(OWNER_EMAIL, OWNER_PASSWORD, '192.0.2.78')).status, 200);
   });
 
-  test('with the API rate limit on too, Retry-After is the throttle\'s wait', async () => {
+  test("with the API rate limit on too, Retry-After is the throttle's wait", async () => {
     let at = Date.now();
     const both = await startTestServer({
-      env: { RATE_LIMIT_PER_MINUTE: '1000', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1', LOGIN_THROTTLE_MAX_DELAY: '30s' },
+      env: {
+        RATE_LIMIT_PER_MINUTE: '1000',
+        LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+        LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '1',
+        LOGIN_THROTTLE_MAX_DELAY: '30s',
+      },
       clock: { now: () => new Date(at) },
     });
     try {
@@ -232,10 +239,18 @@ describe('login throttle', () => {
     const keys = async () => (await db.select({ key: throttles.key }).from(throttles)).map((r) => r.key);
     assert.ok((await keys()).includes('login:account:purge-me@example.com'));
     now += 23 * 3_600_000;
-    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    await purgeSessionsHandler({
+      database: throttled.container.database,
+      clock: throttled.container.clock,
+      logger: throttled.container.logger,
+    })();
     assert.ok((await keys()).includes('login:account:purge-me@example.com'), 'kept within the day');
     now += 2 * 3_600_000;
-    await purgeSessionsHandler({ database: throttled.container.database, clock: throttled.container.clock, logger: throttled.container.logger })();
+    await purgeSessionsHandler({
+      database: throttled.container.database,
+      clock: throttled.container.clock,
+      logger: throttled.container.logger,
+    })();
     assert.deepEqual(await keys(), []);
   });
 
@@ -247,7 +262,10 @@ describe('login throttle', () => {
     try {
       await second.listen({ port: 0, host: '127.0.0.1' });
       const { port } = second.server.address() as { port: number };
-      const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'POST', '/v1/auth/login', { body: { email, password: 'x' }, headers: { 'x-forwarded-for': '10.1.1.1' } });
+      const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'POST', '/v1/auth/login', {
+        body: { email, password: 'x' },
+        headers: { 'x-forwarded-for': '10.1.1.1' },
+      });
       assert.equal(res.status, 429);
     } finally {
       await second.close();
@@ -263,7 +281,10 @@ describe('sessions', () => {
     assert.equal(res.body.data.user.email, OWNER_EMAIL);
     assert.equal(res.body.data.organization_id, server.organizationId);
     assert.equal(res.body.data.role, 'owner');
-    assert.deepEqual(res.body.data.organizations.map((o: { organization_id: string }) => o.organization_id), [server.organizationId]);
+    assert.deepEqual(
+      res.body.data.organizations.map((o: { organization_id: string }) => o.organization_id),
+      [server.organizationId],
+    );
     assert.ok(res.body.data.permissions.includes('api_keys:write'));
   });
 
@@ -366,6 +387,9 @@ describe('sessions', () => {
     const out = await request(server, 'POST', '/v1/auth/logout', { cookie, headers: { 'x-csrf-token': token } });
     assert.equal(out.status, 204);
     const cleared = out.headers.getSetCookie();
-    assert.ok(cleared.some((c) => c.startsWith('parley_csrf=;') || /^parley_csrf=.*Expires=Thu, 01 Jan 1970/i.test(c)), cleared.join(' | '));
+    assert.ok(
+      cleared.some((c) => c.startsWith('parley_csrf=;') || /^parley_csrf=.*Expires=Thu, 01 Jan 1970/i.test(c)),
+      cleared.join(' | '),
+    );
   });
 });

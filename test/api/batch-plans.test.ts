@@ -46,8 +46,11 @@ function record() {
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const config = args[0] as string | { text?: string; values?: unknown[] };
     const text = typeof config === 'string' ? config : config?.text;
-    const values = ((typeof config === 'string' ? undefined : config?.values) ?? (Array.isArray(args[1]) ? args[1] : undefined)) as unknown[] | undefined;
-    if (recording && text && !/pgboss\./i.test(text) && /^\s*(with|select|insert|update|delete)\b/i.test(text) && !recorded.has(text)) recorded.set(text, values ?? []);
+    const values = ((typeof config === 'string' ? undefined : config?.values) ?? (Array.isArray(args[1]) ? args[1] : undefined)) as
+      | unknown[]
+      | undefined;
+    if (recording && text && !/pgboss\./i.test(text) && /^\s*(with|select|insert|update|delete)\b/i.test(text) && !recorded.has(text))
+      recorded.set(text, values ?? []);
     return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof pg.Client.prototype.query;
 }
@@ -59,7 +62,10 @@ function wholeScans(node: PlanNode, found: string[] = []): string[] {
   return found;
 }
 
-test('no statement of the message flow scans messages or conversations whole', { skip: !usingPostgres && 'PostgreSQL only (statements are recorded at the pg driver)', timeout: 120_000 }, async () => {
+test('no statement of the message flow scans messages or conversations whole', {
+  skip: !usingPostgres && 'PostgreSQL only (statements are recorded at the pg driver)',
+  timeout: 120_000,
+}, async () => {
   const channel = await pairedGatewayChannel(server, 'plans');
   const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
     key: server.apiKey,
@@ -83,12 +89,25 @@ test('no statement of the message flow scans messages or conversations whole', {
   record();
   recording = true;
   const answers = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => send(server, { channel_id: channel.id, to: `+4917612399${String(i).padStart(2, '0')}`, type: 'text', content: { body: `plan ${i}` } })),
+    Array.from({ length: 6 }, (_, i) =>
+      send(server, {
+        channel_id: channel.id,
+        to: `+4917612399${String(i).padStart(2, '0')}`,
+        type: 'text',
+        content: { body: `plan ${i}` },
+      }),
+    ),
   );
-  assert.ok(answers.every((a) => a.status === 201), answers.map((a) => a.text).join('\n'));
+  assert.ok(
+    answers.every((a) => a.status === 201),
+    answers.map((a) => a.text).join('\n'),
+  );
   for (const a of answers) await waitForStatus(server, a.body.data.id as string, 'read');
   // Every `read` delivered to the endpoint: the webhook statements are in the record too.
-  await eventually('the read webhooks delivered', () => receiver.requests.filter((r) => /"status":"read"/.test(r.body)).length >= answers.length);
+  await eventually(
+    'the read webhooks delivered',
+    () => receiver.requests.filter((r) => /"status":"read"/.test(r.body)).length >= answers.length,
+  );
   recording = false;
   pg.Client.prototype.query = originalQuery;
 

@@ -47,7 +47,10 @@ test('a late session report older than the last applied one changes nothing; a n
   // A newer report is applied, whichever of the two is handled first.
   await report('STOPPED', new Date(Date.now() + 1000));
   await eventually('the newer report', async () => ((await statusOf()) === 'disconnected' ? true : undefined));
-  const history = (await request(server, 'GET', `/v1/channels/${id}/status`, { key: server.apiKey })).body.data.history as Array<{ to: string; at: string }>;
+  const history = (await request(server, 'GET', `/v1/channels/${id}/status`, { key: server.apiKey })).body.data.history as Array<{
+    to: string;
+    at: string;
+  }>;
   // Newest first in the answer; oldest first here.
   const steps = history.map((h) => h.to).reverse();
   const connected = steps.lastIndexOf('connected');
@@ -56,54 +59,63 @@ test('a late session report older than the last applied one changes nothing; a n
   assert.equal(await statusOf(), 'disconnected');
 });
 
-test(
-  'a report handled while a newer one commits is judged against the newer one, and the time of the last report never goes back',
-  { skip: !usingPostgres && 'needs a second connection to hold the channel row (PostgreSQL)' },
-  async () => {
-    const created = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'racing', sandbox: true } });
-    assert.equal(created.status, 201, created.text);
-    const id = created.body.data.id as string;
-    const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });
-    assert.equal(connect.status, 200, connect.text);
-    assert.equal(connect.body.data.channel.status, 'pairing');
-    const report = await sessionReporter(id);
-    const unprocessed = async () =>
-      (await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from provider_events where channel_id = ${id} and processed_at is null`))[0]!.n;
-    // The gateway's own report of the QR step (sent when pairing started) is applied first.
-    await eventually('the pairing start reported', async () => {
-      const [stored] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from provider_events where channel_id = ${id}`);
-      return stored!.n > 0 && (await unprocessed()) === 0 ? true : undefined;
-    });
-    // Both later than anything applied so far.
-    const scanQrAt = new Date(Date.now() + 60_000);
-    const pairedAt = new Date(Date.now() + 120_000);
+test('a report handled while a newer one commits is judged against the newer one, and the time of the last report never goes back', {
+  skip: !usingPostgres && 'needs a second connection to hold the channel row (PostgreSQL)',
+}, async () => {
+  const created = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_unofficial', name: 'racing', sandbox: true },
+  });
+  assert.equal(created.status, 201, created.text);
+  const id = created.body.data.id as string;
+  const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: server.apiKey });
+  assert.equal(connect.status, 200, connect.text);
+  assert.equal(connect.body.data.channel.status, 'pairing');
+  const report = await sessionReporter(id);
+  const unprocessed = async () =>
+    (
+      await queryRows<{ n: number }>(
+        server.container.database.db,
+        sql`select count(*)::int as n from provider_events where channel_id = ${id} and processed_at is null`,
+      )
+    )[0]!.n;
+  // The gateway's own report of the QR step (sent when pairing started) is applied first.
+  await eventually('the pairing start reported', async () => {
+    const [stored] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from provider_events where channel_id = ${id}`,
+    );
+    return stored!.n > 0 && (await unprocessed()) === 0 ? true : undefined;
+  });
+  // Both later than anything applied so far.
+  const scanQrAt = new Date(Date.now() + 60_000);
+  const pairedAt = new Date(Date.now() + 120_000);
 
-    // Another handler applies the phone's pairing (reported later) and has not committed yet...
-    const other = new pg.Client({ connectionString: server.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('begin');
-      await other.query(`update channels set status = 'connected', status_reported_at = $2 where id = $1`, [id, pairedAt]);
-      // ...while the QR step's report (older) is handled: it waits for the row.
-      await report('SCAN_QR', scanQrAt);
-      await eventually('the older report to wait for the channel row', async () => {
-        const waiting = await other.query(`select count(*)::int as n from pg_locks where not granted and pid <> pg_backend_pid()`);
-        return waiting.rows[0].n > 0 ? true : undefined;
-      });
-      await other.query('commit');
-    } finally {
-      await other.end();
-    }
-    await eventually('the older report handled', async () => ((await unprocessed()) === 0 ? true : undefined));
-    // The same old report once more (a retried callback): still older than the pairing.
+  // Another handler applies the phone's pairing (reported later) and has not committed yet...
+  const other = new pg.Client({ connectionString: server.databaseUrl });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query(`update channels set status = 'connected', status_reported_at = $2 where id = $1`, [id, pairedAt]);
+    // ...while the QR step's report (older) is handled: it waits for the row.
     await report('SCAN_QR', scanQrAt);
-    await eventually('the repeated report handled', async () => ((await unprocessed()) === 0 ? true : undefined));
+    await eventually('the older report to wait for the channel row', async () => {
+      const waiting = await other.query(`select count(*)::int as n from pg_locks where not granted and pid <> pg_backend_pid()`);
+      return waiting.rows[0].n > 0 ? true : undefined;
+    });
+    await other.query('commit');
+  } finally {
+    await other.end();
+  }
+  await eventually('the older report handled', async () => ((await unprocessed()) === 0 ? true : undefined));
+  // The same old report once more (a retried callback): still older than the pairing.
+  await report('SCAN_QR', scanQrAt);
+  await eventually('the repeated report handled', async () => ((await unprocessed()) === 0 ? true : undefined));
 
-    const [after] = await server.container.database.db.select().from(channels).where(eq(channels.id, id));
-    assert.equal(after!.status, 'connected', 'an older report moved the channel back');
-    assert.equal(after!.statusReportedAt?.toISOString(), pairedAt.toISOString(), 'the time of the last applied report went back');
-  },
-);
+  const [after] = await server.container.database.db.select().from(channels).where(eq(channels.id, id));
+  assert.equal(after!.status, 'connected', 'an older report moved the channel back');
+  assert.equal(after!.statusReportedAt?.toISOString(), pairedAt.toISOString(), 'the time of the last applied report went back');
+});
 
 test('a session state the watchdog read counts as a report of when it asked: a callback older than that, arriving later, changes nothing', async () => {
   const { id } = await pairedGatewayChannel(server, 'watched');

@@ -53,12 +53,17 @@ describe('channel records', () => {
     assert.equal(status.body.data.history.at(-1).from, null);
     assert.equal(status.body.data.history.at(-1).to, 'connected');
     const events = await eventsOf('channel.status_update');
-    assert.ok(events.some((e) => e.payload.channel_id === channel.id && e.payload.status === 'connected' && e.payload.organization_id === server.organizationId));
+    assert.ok(
+      events.some(
+        (e) =>
+          e.payload.channel_id === channel.id && e.payload.status === 'connected' && e.payload.organization_id === server.organizationId,
+      ),
+    );
   });
 
   test('an unofficial channel naming no gateway runs on the embedded engine; "sandbox": true binds either platform to the sandbox', async () => {
     const own = await createChannel({ platform: 'chatapp_unofficial', name: 'Shop phone' });
-    assert.equal(own.sandbox, false, 'no gateway named: the user\'s own phone, not the sandbox');
+    assert.equal(own.sandbox, false, "no gateway named: the user's own phone, not the sandbox");
     assert.equal(own.status, 'disconnected');
     assert.equal(own.settings.gateway_base, undefined);
     assert.equal(own.settings.session, own.id);
@@ -72,17 +77,33 @@ describe('channel records', () => {
     assert.equal(sandboxOfficial.status, 'connected');
 
     // Not the sandbox, and nothing of its own: an official channel needs its credentials.
-    const bare = await request(server, 'POST', '/v1/channels', { key: key(), body: { platform: 'chatapp_official', name: 'x', sandbox: false } });
+    const bare = await request(server, 'POST', '/v1/channels', {
+      key: key(),
+      body: { platform: 'chatapp_official', name: 'x', sandbox: false },
+    });
     assert.equal(bare.status, 400, bare.text);
-    assert.deepEqual(bare.body.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/credentials/access_token', '/settings/api_base', '/settings/phone_number_id']);
+    assert.deepEqual(bare.body.errors.map((e: { pointer: string }) => e.pointer).sort(), [
+      '/credentials/access_token',
+      '/settings/api_base',
+      '/settings/phone_number_id',
+    ]);
     // The sandbox with a provider of its own is a contradiction, named.
     for (const body of [
-      { platform: 'chatapp_unofficial', name: 'x', sandbox: true, settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'k' } },
+      {
+        platform: 'chatapp_unofficial',
+        name: 'x',
+        sandbox: true,
+        settings: { gateway_base: 'https://gateway.example.com' },
+        credentials: { api_key: 'k' },
+      },
       { platform: 'chatapp_official', name: 'x', sandbox: true, credentials: { access_token: 't' } },
     ]) {
       const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/sandbox']);
+      assert.deepEqual(
+        res.body.errors.map((e: { pointer: string }) => e.pointer),
+        ['/sandbox'],
+      );
     }
   });
 
@@ -110,7 +131,10 @@ describe('channel records', () => {
     for (const [body, pointer] of cases) {
       const res = await request(server, 'POST', '/v1/channels', { key: key(), body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
-      assert.ok(res.body.errors?.some((e: { pointer: string }) => e.pointer.startsWith(pointer)), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+      assert.ok(
+        res.body.errors?.some((e: { pointer: string }) => e.pointer.startsWith(pointer)),
+        `${JSON.stringify(body)} names ${pointer}: ${res.text}`,
+      );
     }
   });
 
@@ -123,7 +147,12 @@ describe('channel records', () => {
     assert.match(res.body.detail, /private or loopback/);
     const http = await request(server, 'POST', '/v1/channels', {
       key: key(),
-      body: { platform: 'chatapp_unofficial', name: 'plain', settings: { gateway_base: 'http://gateway.example.com' }, credentials: { api_key: 'k' } },
+      body: {
+        platform: 'chatapp_unofficial',
+        name: 'plain',
+        settings: { gateway_base: 'http://gateway.example.com' },
+        credentials: { api_key: 'k' },
+      },
     });
     assert.equal(http.status, 400);
     assert.match(http.body.detail, /https/);
@@ -139,7 +168,9 @@ describe('number binding', () => {
     srv = await startTestServer({ env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' } });
     const port = await freePort();
     // A provider of the squatter's own making: it vouches for any token and any number.
-    fakeProvider = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'any', quality_rating: 'GREEN' })));
+    fakeProvider = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'any', quality_rating: 'GREEN' })),
+    );
     await new Promise<void>((r) => fakeProvider.listen(port, '127.0.0.1', r));
     fakeBase = `http://127.0.0.1:${port}`;
   });
@@ -154,7 +185,10 @@ describe('number binding', () => {
     const number = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db);
     const settings = { phone_number_id: number.phoneNumberId, api_base: number.apiBase, waba_id: number.wabaId };
     const create = (apiKey: string, name: string, accessToken: string) =>
-      request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name, settings, credentials: { access_token: accessToken } } });
+      request(server, 'POST', '/v1/channels', {
+        key: apiKey,
+        body: { platform: 'chatapp_official', name, settings, credentials: { access_token: accessToken } },
+      });
 
     // Another organization claims the number first, with credentials the provider refuses.
     const squatter = await createOtherOrganization(server, 'squatter');
@@ -164,7 +198,12 @@ describe('number binding', () => {
     // And once more through a provider of its own, which says yes to anything: connected, but the number is not its.
     const faked = await request(server, 'POST', '/v1/channels', {
       key: squatter.apiKey,
-      body: { platform: 'chatapp_official', name: 'Faked', settings: { ...settings, api_base: fakeBase }, credentials: { access_token: 'anything-at-all-0123' } },
+      body: {
+        platform: 'chatapp_official',
+        name: 'Faked',
+        settings: { ...settings, api_base: fakeBase },
+        credentials: { access_token: 'anything-at-all-0123' },
+      },
     });
     assert.equal(faked.status, 201, faked.text);
     assert.equal(faked.body.data.status, 'connected');
@@ -177,20 +216,44 @@ describe('number binding', () => {
     // Deliveries for the number reach the owner's channel only.
     const payload = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: number.wabaId, changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: number.displayPhoneNumber.slice(1), phone_number_id: number.phoneNumberId },
-        contacts: [{ profile: { name: 'Binding Check' }, wa_id: '4930555111' }],
-        messages: [{ from: '4930555111', id: 'wamid.binding-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'whose number?' } }],
-      } }] }],
+      entry: [
+        {
+          id: number.wabaId,
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: number.displayPhoneNumber.slice(1), phone_number_id: number.phoneNumberId },
+                contacts: [{ profile: { name: 'Binding Check' }, wa_id: '4930555111' }],
+                messages: [
+                  {
+                    from: '4930555111',
+                    id: 'wamid.binding-1',
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: 'whose number?' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const delivered = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
       rawBody: payload,
       headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, payload) },
     });
     assert.equal(delivered.status, 200, delivered.text);
-    const stored = await queryRows<{ channel_id: string }>(server.container.database.db, sql`select channel_id from provider_events where payload::text like '%wamid.binding-1%'`);
-    assert.deepEqual(stored.map((r) => r.channel_id), [owned.body.data.id]);
+    const stored = await queryRows<{ channel_id: string }>(
+      server.container.database.db,
+      sql`select channel_id from provider_events where payload::text like '%wamid.binding-1%'`,
+    );
+    assert.deepEqual(
+      stored.map((r) => r.channel_id),
+      [owned.body.data.id],
+    );
 
     // A second organization holding working credentials too: its channel is created, in error, told nothing about the owner.
     const second = await createOtherOrganization(server, 'second-holder');
@@ -204,7 +267,10 @@ describe('number binding', () => {
     }
     // Once the owner lets the number go, the other holder can connect it.
     assert.equal((await request(server, 'DELETE', `/v1/channels/${owned.body.data.id}`, { key: key() })).status, 204);
-    const retried = await request(server, 'PATCH', `/v1/channels/${again.body.data.id}`, { key: second.apiKey, body: { credentials: { access_token: number.accessToken } } });
+    const retried = await request(server, 'PATCH', `/v1/channels/${again.body.data.id}`, {
+      key: second.apiKey,
+      body: { credentials: { access_token: number.accessToken } },
+    });
     assert.equal(retried.status, 200, retried.text);
     assert.equal(retried.body.data.status, 'connected');
   });
@@ -239,7 +305,9 @@ describe('QR pairing (unofficial)', () => {
 
     const history = (await request(server, 'GET', `/v1/channels/${channel.id}/status`, { key: key() })).body.data.history;
     assert.deepEqual(history.map((h: { to: string }) => h.to).reverse(), ['disconnected', 'pairing', 'connected']);
-    const updates = (await eventsOf('channel.status_update')).filter((e) => e.payload.channel_id === channel.id).map((e) => e.payload.status);
+    const updates = (await eventsOf('channel.status_update'))
+      .filter((e) => e.payload.channel_id === channel.id)
+      .map((e) => e.payload.status);
     assert.deepEqual(updates, ['disconnected', 'pairing', 'connected']);
 
     assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).status, 409);
@@ -255,10 +323,20 @@ describe('QR pairing (unofficial)', () => {
 
     const bad = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '12' } });
     assert.equal(bad.status, 400, bad.text);
-    assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/phone_number']);
-    assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() })).body.data.status, 'disconnected', 'a refused number starts nothing');
+    assert.deepEqual(
+      bad.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/phone_number'],
+    );
+    assert.equal(
+      (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() })).body.data.status,
+      'disconnected',
+      'a refused number starts nothing',
+    );
 
-    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '+1 555 010 8888' } });
+    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, {
+      key: key(),
+      body: { phone_number: '+1 555 010 8888' },
+    });
     assert.equal(connect.status, 200, connect.text);
     const { qr, pairing_code: code } = connect.body.data;
     assert.match(code.code, /^[0-9A-F]{4}-[0-9A-F]{4}$/);
@@ -267,7 +345,10 @@ describe('QR pairing (unofficial)', () => {
     assert.equal(plain.body.data.pairing_code, null, 'no number, no code');
 
     // Another phone cannot use the code; the phone it was asked for can.
-    assert.equal((await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550109999' } })).status, 404);
+    assert.equal(
+      (await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550109999' } })).status,
+      404,
+    );
     const linked = await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550108888' } });
     assert.equal(linked.status, 200, linked.text);
     const connected = await eventually('the channel to connect', async () => {
@@ -275,10 +356,17 @@ describe('QR pairing (unofficial)', () => {
       return res.body.data.status === 'connected' ? res.body.data : undefined;
     });
     assert.equal(connected.display_phone_number, '+15550108888');
-    assert.equal((await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550108888' } })).status, 404, 'a used code is gone');
+    assert.equal(
+      (await request(server, 'POST', '/sandbox/gateway/link', { body: { code: code.code, phone: '+15550108888' } })).status,
+      404,
+      'a used code is gone',
+    );
 
     const official = await createChannel({ platform: 'chatapp_official', name: 'No codes' });
-    const refused = await request(server, 'POST', `/v1/channels/${official.id}/connect`, { key: key(), body: { phone_number: '+15550108888' } });
+    const refused = await request(server, 'POST', `/v1/channels/${official.id}/connect`, {
+      key: key(),
+      body: { phone_number: '+15550108888' },
+    });
     assert.equal(refused.status, 422);
   });
 });
@@ -292,7 +380,12 @@ describe('support matrix', () => {
       ['GET', `/v1/channels/${official.id}/qr`, undefined, /qr.*chatapp_official/],
       ['POST', '/v1/bizapi/register-phone', { channel_id: gateway.id, pin: '123456' }, /register-phone.*chatapp_unofficial/],
       ['POST', '/v1/templates/sync', { channel_id: gateway.id }, /sync.*chatapp_unofficial/],
-      ['POST', '/v1/templates', { channel_id: gateway.id, name: 'x', language: 'en', category: 'UTILITY', components: [{ type: 'BODY', text: 'hi' }] }, /chatapp_unofficial/],
+      [
+        'POST',
+        '/v1/templates',
+        { channel_id: gateway.id, name: 'x', language: 'en', category: 'UTILITY', components: [{ type: 'BODY', text: 'hi' }] },
+        /chatapp_unofficial/,
+      ],
     ];
     for (const [method, path, body, pattern] of checks) {
       const res = await request(server, method, path, { key: key(), body });
@@ -330,7 +423,21 @@ describe('templates (official)', () => {
     };
     const good = await make('order_update');
     const bad = await make('rejected_promo');
-    assert.equal((await request(server, 'POST', '/v1/templates', { key: key(), body: { channel_id: channel.id, name: 'order_update', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'x' }] } })).status, 409);
+    assert.equal(
+      (
+        await request(server, 'POST', '/v1/templates', {
+          key: key(),
+          body: {
+            channel_id: channel.id,
+            name: 'order_update',
+            language: 'en_US',
+            category: 'UTILITY',
+            components: [{ type: 'BODY', text: 'x' }],
+          },
+        })
+      ).status,
+      409,
+    );
 
     for (const t of [good, bad]) {
       const submitted = await request(server, 'POST', `/v1/templates/${t.id}/submit`, { key: key() });
@@ -348,7 +455,9 @@ describe('templates (official)', () => {
       return res.body.data.status === 'rejected' ? res.body.data : undefined;
     });
     assert.ok(rejected.rejection_reason);
-    const statuses = (await eventsOf('template.status_update')).filter((e) => e.payload.template_id === good.id).map((e) => e.payload.status);
+    const statuses = (await eventsOf('template.status_update'))
+      .filter((e) => e.payload.template_id === good.id)
+      .map((e) => e.payload.status);
     assert.deepEqual(statuses, ['pending', 'approved']);
 
     // A sync pulls the same templates back without duplicating them.
@@ -362,12 +471,21 @@ describe('templates (official)', () => {
 
   test('the list filters by language and category', async () => {
     const channel = await createChannel({ platform: 'chatapp_official', name: 'Template filters' });
-    for (const [name, language, category] of [['promo_de', 'de', 'MARKETING'], ['notice_de', 'de', 'UTILITY'], ['notice_en', 'en_US', 'UTILITY']] as const) {
-      const res = await request(server, 'POST', '/v1/templates', { key: key(), body: { channel_id: channel.id, name, language, category, components: [{ type: 'BODY', text: 'Hello' }] } });
+    for (const [name, language, category] of [
+      ['promo_de', 'de', 'MARKETING'],
+      ['notice_de', 'de', 'UTILITY'],
+      ['notice_en', 'en_US', 'UTILITY'],
+    ] as const) {
+      const res = await request(server, 'POST', '/v1/templates', {
+        key: key(),
+        body: { channel_id: channel.id, name, language, category, components: [{ type: 'BODY', text: 'Hello' }] },
+      });
       assert.equal(res.status, 201, res.text);
     }
     const names = async (query: string) =>
-      (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&${query}`, { key: key() })).body.data.map((t: { name: string }) => t.name).sort();
+      (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&${query}`, { key: key() })).body.data
+        .map((t: { name: string }) => t.name)
+        .sort();
     assert.deepEqual(await names('language=de'), ['notice_de', 'promo_de']);
     assert.deepEqual(await names('category=UTILITY'), ['notice_de', 'notice_en']);
     assert.deepEqual(await names('language=de&category=UTILITY'), ['notice_de']);
@@ -381,14 +499,20 @@ describe('onboarding (official, embedded signup played by the sandbox)', () => {
   test('exchange-code creates a connected channel; register-phone registers it', async () => {
     const signup = await request(server, 'POST', '/sandbox/official/signup', { body: {} });
     assert.ok(signup.status >= 200 && signup.status < 300, signup.text);
-    const exchanged = await request(server, 'POST', '/v1/bizapi/exchange-code', { key: key(), body: { code: signup.body.code, name: 'Signed up' } });
+    const exchanged = await request(server, 'POST', '/v1/bizapi/exchange-code', {
+      key: key(),
+      body: { code: signup.body.code, name: 'Signed up' },
+    });
     assert.equal(exchanged.status, 200, exchanged.text);
     const channel = exchanged.body.data;
     assert.equal(channel.status, 'connected');
     assert.equal(channel.settings.waba_id, signup.body.waba_id);
     assert.equal(channel.settings.phone_number_id, signup.body.phone_number_id);
     assert.deepEqual(channel.credentials_set, ['access_token']);
-    const registered = await request(server, 'POST', '/v1/bizapi/register-phone', { key: key(), body: { channel_id: channel.id, pin: '123456' } });
+    const registered = await request(server, 'POST', '/v1/bizapi/register-phone', {
+      key: key(),
+      body: { channel_id: channel.id, pin: '123456' },
+    });
     assert.equal(registered.status, 200, registered.text);
     const badPin = await request(server, 'POST', '/v1/bizapi/register-phone', { key: key(), body: { channel_id: channel.id, pin: '12' } });
     assert.equal(badPin.status, 400);
@@ -400,9 +524,12 @@ describe('onboarding (official, embedded signup played by the sandbox)', () => {
 });
 
 describe('provider lookup', () => {
-  test('POST /v1/channels/{id}/contacts/lookup asks a gateway channel\'s provider', async () => {
+  test("POST /v1/channels/{id}/contacts/lookup asks a gateway channel's provider", async () => {
     const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Lookup', sandbox: true });
-    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
+    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, {
+      key: key(),
+      body: { phone: '+49 (30) 1234-5678' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.phone, '+493012345678');
     assert.equal(res.body.data.exists, true);
@@ -413,7 +540,10 @@ describe('provider lookup', () => {
 
   test('on an official channel it is unsupported: the published API has no lookup call', async () => {
     const channel = await createChannel({ platform: 'chatapp_official', name: 'Lookup official' });
-    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 (30) 1234-5678' } });
+    const res = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, {
+      key: key(),
+      body: { phone: '+49 (30) 1234-5678' },
+    });
     assert.equal(res.status, 422, res.text);
     assert.equal(res.body.code, 'unsupported');
     assert.equal(res.body.operation, 'contacts.lookup');
@@ -431,14 +561,23 @@ describe('provider webhook signatures', () => {
     const path = '/v1/providers/chatapp_official/webhook';
     const ok = await request(server, 'POST', path, { rawBody: body, headers: { 'x-hub-signature-256': signBody(secret(), body) } });
     assert.equal(ok.status, 200, ok.text);
-    const wrong = await request(server, 'POST', path, { rawBody: body, headers: { 'x-hub-signature-256': signBody('another secret', body) } });
+    const wrong = await request(server, 'POST', path, {
+      rawBody: body,
+      headers: { 'x-hub-signature-256': signBody('another secret', body) },
+    });
     assert.equal(wrong.status, 401);
     const missing = await request(server, 'POST', path, { rawBody: body });
     assert.equal(missing.status, 401);
     const changed = body.replace('[]', '[{"id":"1","changes":[]}]');
-    const tampered = await request(server, 'POST', path, { rawBody: changed, headers: { 'x-hub-signature-256': signBody(secret(), body) } });
+    const tampered = await request(server, 'POST', path, {
+      rawBody: changed,
+      headers: { 'x-hub-signature-256': signBody(secret(), body) },
+    });
     assert.equal(tampered.status, 401);
-    const garbage = await request(server, 'POST', path, { rawBody: 'not json', headers: { 'x-hub-signature-256': signBody(secret(), 'not json') } });
+    const garbage = await request(server, 'POST', path, {
+      rawBody: 'not json',
+      headers: { 'x-hub-signature-256': signBody(secret(), 'not json') },
+    });
     assert.equal(garbage.status, 400, 'a signed body that is not JSON is refused after the signature check');
   });
 
@@ -446,23 +585,38 @@ describe('provider webhook signatures', () => {
     const channel = await createChannel({ platform: 'chatapp_official', name: 'Nul inbound' });
     const payload = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{
-        id: '1',
-        changes: [{
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550100', phone_number_id: channel.settings.phone_number_id },
-            contacts: [{ profile: { name: 'Nul\u0000Name' }, wa_id: '4930555000' }],
-            messages: [{ from: '4930555000', id: 'wamid.nul-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hi\u0000 \uD800 there' } }],
-          },
-        }],
-      }],
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550100', phone_number_id: channel.settings.phone_number_id },
+                contacts: [{ profile: { name: 'Nul\u0000Name' }, wa_id: '4930555000' }],
+                messages: [
+                  {
+                    from: '4930555000',
+                    id: 'wamid.nul-1',
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: 'hi\u0000 \uD800 there' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const path = '/v1/providers/chatapp_official/webhook';
     const res = await request(server, 'POST', path, { rawBody: payload, headers: { 'x-hub-signature-256': signBody(secret(), payload) } });
     assert.equal(res.status, 200, res.text);
-    const [stored] = await queryRows<{ payload: any }>(server.container.database.db, sql`select payload from provider_events where channel_id = ${channel.id}`);
+    const [stored] = await queryRows<{ payload: any }>(
+      server.container.database.db,
+      sql`select payload from provider_events where channel_id = ${channel.id}`,
+    );
     // Stored normalized (the delivery's events for the channel), not as the raw body.
     const [message] = stored!.payload.events;
     assert.equal(message.content.body, 'hi\uFFFD \uFFFD there');
@@ -471,17 +625,29 @@ describe('provider webhook signatures', () => {
 
   test('the verify-token challenge answers only the right token', async () => {
     const token = server.container.sandbox!.officialVerifyToken;
-    const good = await fetch(`${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=12345`);
+    const good = await fetch(
+      `${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(token)}&hub.challenge=12345`,
+    );
     assert.equal(good.status, 200);
     assert.equal(await good.text(), '12345');
-    const bad = await fetch(`${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=nope-nope-nope&hub.challenge=12345`);
+    const bad = await fetch(
+      `${server.baseUrl}/v1/providers/chatapp_official/webhook?hub.mode=subscribe&hub.verify_token=nope-nope-nope&hub.challenge=12345`,
+    );
     assert.equal(bad.status, 403);
   });
 
   test('gateway callbacks need the channel secret', async () => {
     const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Signed gw', sandbox: true });
-    const payload = JSON.stringify({ event: 'session.status', session: channel.settings.session, timestamp: new Date().toISOString(), payload: { status: 'WORKING' } });
-    const res = await request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${channel.id}`, { rawBody: payload, headers: { 'x-gateway-signature': signBody('guess', payload) } });
+    const payload = JSON.stringify({
+      event: 'session.status',
+      session: channel.settings.session,
+      timestamp: new Date().toISOString(),
+      payload: { status: 'WORKING' },
+    });
+    const res = await request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${channel.id}`, {
+      rawBody: payload,
+      headers: { 'x-gateway-signature': signBody('guess', payload) },
+    });
     assert.equal(res.status, 401);
     const still = await request(server, 'GET', `/v1/channels/${channel.id}`, { key: key() });
     assert.equal(still.body.data.status, 'disconnected');
@@ -495,14 +661,20 @@ describe('health and the watchdog', () => {
     const port = await freePort();
     provider = createServer((req, res) => {
       if (!answering) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Service temporarily unavailable', code: 2 } }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'Service temporarily unavailable', code: 2 } }));
         return;
       }
       if (req.headers.authorization !== 'Bearer good-token') {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } }));
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 } }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: '111', display_phone_number: '+1 555 0100', quality_rating: 'GREEN' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ id: '111', display_phone_number: '+1 555 0100', quality_rating: 'GREEN' }));
     });
     await new Promise<void>((r) => provider.listen(port, '127.0.0.1', r));
     (provider as Server & { url: string }).url = `http://127.0.0.1:${port}`;
@@ -515,14 +687,22 @@ describe('health and the watchdog', () => {
       const base = (provider as Server & { url: string }).url;
       const bad = await request(allowed, 'POST', '/v1/channels', {
         key: allowed.apiKey,
-        body: { platform: 'chatapp_official', name: 'Own app', settings: { api_base: base, phone_number_id: '111', waba_id: '222' }, credentials: { access_token: 'expired-token' } },
+        body: {
+          platform: 'chatapp_official',
+          name: 'Own app',
+          settings: { api_base: base, phone_number_id: '111', waba_id: '222' },
+          credentials: { access_token: 'expired-token' },
+        },
       });
       assert.equal(bad.status, 201, bad.text);
       assert.equal(bad.body.data.status, 'error');
       assert.equal(bad.body.data.health.last_error_code, '190');
       assert.match(bad.body.data.status_reason, /Invalid OAuth access token/);
 
-      const good = await request(allowed, 'PATCH', `/v1/channels/${bad.body.data.id}`, { key: allowed.apiKey, body: { credentials: { access_token: 'good-token' } } });
+      const good = await request(allowed, 'PATCH', `/v1/channels/${bad.body.data.id}`, {
+        key: allowed.apiKey,
+        body: { credentials: { access_token: 'good-token' } },
+      });
       assert.equal(good.body.data.status, 'connected');
       assert.equal(JSON.stringify(good.body).includes('good-token'), false);
 
@@ -547,7 +727,11 @@ describe('health and the watchdog', () => {
       answering = true;
 
       for (const value of ['expired-token', 'good-token']) {
-        assert.equal(allowed.logs.some((l) => l.includes(value)), false, `${value} appears in the logs`);
+        assert.equal(
+          allowed.logs.some((l) => l.includes(value)),
+          false,
+          `${value} appears in the logs`,
+        );
       }
     } finally {
       answering = true;
@@ -568,7 +752,12 @@ describe('health and the watchdog', () => {
     try {
       const created = await request(allowed, 'POST', '/v1/channels', {
         key: allowed.apiKey,
-        body: { platform: 'chatapp_unofficial', name: 'Own gateway', settings: { gateway_base: `http://127.0.0.1:${port}`, session: 'own' }, credentials: { api_key: 'gw-key' } },
+        body: {
+          platform: 'chatapp_unofficial',
+          name: 'Own gateway',
+          settings: { gateway_base: `http://127.0.0.1:${port}`, session: 'own' },
+          credentials: { api_key: 'gw-key' },
+        },
       });
       assert.equal(created.status, 201, created.text);
       const id = created.body.data.id as string;
@@ -596,7 +785,9 @@ describe('secrets', () => {
   test('no stored credential appears in any log line', async () => {
     const rows = await server.container.database.db.select().from(channelsTable);
     assert.ok(rows.length > 3);
-    const values = rows.flatMap((row) => Object.values(connectionOf(row, server.container.sealer).credentials)).filter((v) => v.length >= 8);
+    const values = rows
+      .flatMap((row) => Object.values(connectionOf(row, server.container.sealer).credentials))
+      .filter((v) => v.length >= 8);
     assert.ok(values.length >= rows.length, 'every channel has a credential');
     const logs = server.logs.join('\n');
     for (const value of values) assert.equal(logs.includes(value), false, 'a channel credential is in the logs');
@@ -610,7 +801,10 @@ describe('isolation and auth', () => {
     const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Private', sandbox: true });
     const other = await createOtherOrganization(server, 'chan');
     const list = await request(server, 'GET', '/v1/channels', { key: other.apiKey });
-    assert.equal(list.body.data.some((c: { id: string }) => c.id === channel.id), false);
+    assert.equal(
+      list.body.data.some((c: { id: string }) => c.id === channel.id),
+      false,
+    );
     for (const [method, path, body] of [
       ['GET', `/v1/channels/${channel.id}`, undefined],
       ['PATCH', `/v1/channels/${channel.id}`, { name: 'stolen' }],
@@ -633,7 +827,12 @@ describe('isolation and auth', () => {
       { method: 'GET', path: '/v1/channels', permission: 'channels:read' },
       { method: 'POST', path: '/v1/channels', permission: 'channels:write', body: { platform: 'chatapp_official', name: 'x' } },
       { method: 'GET', path: '/v1/templates', permission: 'templates:read' },
-      { method: 'POST', path: '/v1/templates/sync', permission: 'templates:write', body: { channel_id: '0196a0e2-0000-7000-8000-000000000000' } },
+      {
+        method: 'POST',
+        path: '/v1/templates/sync',
+        permission: 'templates:write',
+        body: { channel_id: '0196a0e2-0000-7000-8000-000000000000' },
+      },
       { method: 'POST', path: '/v1/bizapi/exchange-code', permission: 'channels:write', body: { code: 'x' } },
     ]);
   });

@@ -20,7 +20,10 @@ const importBody = (body: string | Buffer, contentType = 'text/csv', key = serve
   request(server, 'POST', '/v1/contacts/import', { key, rawBody: body, contentType });
 
 async function contactCount(organizationId = server.organizationId): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from contacts where organization_id = ${organizationId}`);
+  const [row] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from contacts where organization_id = ${organizationId}`,
+  );
   return row!.n;
 }
 
@@ -49,7 +52,15 @@ test('CSV: good rows are upserted, bad ones listed by row, line and field; one c
   const data = res.body.data;
   assert.equal(data.format, 'csv');
   assert.deepEqual(
-    { rows: data.rows, created: data.created, updated: data.updated, unchanged: data.unchanged, failed: data.failed, truncated: data.truncated, errors_truncated: data.errors_truncated },
+    {
+      rows: data.rows,
+      created: data.created,
+      updated: data.updated,
+      unchanged: data.unchanged,
+      failed: data.failed,
+      truncated: data.truncated,
+      errors_truncated: data.errors_truncated,
+    },
     { rows: 11, created: 2, updated: 2, unchanged: 0, failed: 7, truncated: false, errors_truncated: false },
   );
   assert.deepEqual(
@@ -67,7 +78,10 @@ test('CSV: good rows are upserted, bad ones listed by row, line and field; one c
   assert.match(data.errors[4].message, /another contact has this email/);
   assert.match(data.errors[5].message, /8 cells; the header has 7/);
 
-  const ana = await request(server, 'POST', '/v1/contacts/lookup', { key: server.apiKey, body: { identifiers: [{ type: 'email', value: 'ana@example.com' }] } });
+  const ana = await request(server, 'POST', '/v1/contacts/lookup', {
+    key: server.apiKey,
+    body: { identifiers: [{ type: 'email', value: 'ana@example.com' }] },
+  });
   assert.equal(ana.body.data.name, 'Ana \r\nSouza', 'the later row updated it, line break and all');
   assert.equal(ana.body.data.phone_number, '+12025550101');
   assert.deepEqual(ana.body.data.custom_fields, { plan: 'pro', Region: 'North' });
@@ -75,15 +89,23 @@ test('CSV: good rows are upserted, bad ones listed by row, line and field; one c
   const bob = await request(server, 'GET', `/v1/contacts/${existing.id}`, { key: server.apiKey });
   assert.equal(bob.body.data.name, 'Renamed "Bob"');
   assert.deepEqual(bob.body.data.custom_fields, { keep: 'yes' }, 'empty cells leave values as they are');
-  assert.equal((await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+12025550105')}`, { key: server.apiKey })).body.data.name, 'Ida');
+  assert.equal(
+    (await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+12025550105')}`, { key: server.apiKey })).body.data.name,
+    'Ida',
+  );
 
   const events = await eventsSince(server, mark);
   assert.deepEqual(events, [
-    { type: 'crm.import.committed', payload: { import_id: data.import_id, created: 2, updated: 2, unchanged: 0, failed: 7, organization_id: server.organizationId } },
+    {
+      type: 'crm.import.committed',
+      payload: { import_id: data.import_id, created: 2, updated: 2, unchanged: 0, failed: 7, organization_id: server.organizationId },
+    },
   ]);
 
   // Rows that match and change nothing are counted as unchanged.
-  const again = await importBody(['phone,name', '+1 202 555 0100,"Renamed ""Bob"""', '+1 202 555 0105,Ida', '+1 202 555 0106,New'].join('\n'));
+  const again = await importBody(
+    ['phone,name', '+1 202 555 0100,"Renamed ""Bob"""', '+1 202 555 0105,Ida', '+1 202 555 0106,New'].join('\n'),
+  );
   assert.deepEqual([again.body.data.created, again.body.data.updated, again.body.data.unchanged, again.body.data.failed], [1, 0, 2, 0]);
 });
 
@@ -123,7 +145,10 @@ test('CSV with semicolons or tabs, and JSON lines, import the same way', async (
   );
   assert.match(d.errors[0].message, /not valid JSON/);
   assert.match(d.errors[3].message, /phone/);
-  const kay = await request(server, 'POST', '/v1/contacts/lookup', { key: server.apiKey, body: { identifiers: [{ type: 'external_id', value: 'S-1', source: 'shop' }] } });
+  const kay = await request(server, 'POST', '/v1/contacts/lookup', {
+    key: server.apiKey,
+    body: { identifiers: [{ type: 'external_id', value: 'S-1', source: 'shop' }] },
+  });
   assert.equal(kay.body.data.name, 'Kay K.');
   const jay = await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+13035550103')}`, { key: server.apiKey });
   assert.deepEqual(jay.body.data.custom_fields, { score: 7, tags: ['a'] });
@@ -135,7 +160,10 @@ test('whole-request problems: unknown column, empty body, other content types', 
   const before = await contactCount();
   const unknown = await importBody('phone_number,nickname,name,name\n+1 404 555 0101,x,y,z\n');
   assertCodeError(unknown, 400, 'invalid', /unknown column "nickname"/);
-  assert.deepEqual(unknown.body.errors.map((e: { pointer: string }) => e.pointer), ['/columns/1', '/columns/3']);
+  assert.deepEqual(
+    unknown.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/columns/1', '/columns/3'],
+  );
   assertCodeError(await importBody(''), 400, 'invalid');
   assertCodeError(await importBody('\n\n'), 400, 'invalid');
   assertCodeError(await importBody('phone_number,name\n'), 400, 'invalid', /no rows/);
@@ -171,7 +199,8 @@ test('a large import streams: batches are committed while the body is still arri
   const encoder = new TextEncoder();
   let sent = 0;
   let waitedForServer = false;
-  const line = (i: number) => `+1 505 ${String(5_000_000 + i).slice(0, 3)} ${String(5_000_000 + i).slice(3)},Person ${i},p${i}@stream.example\n`;
+  const line = (i: number) =>
+    `+1 505 ${String(5_000_000 + i).slice(0, 3)} ${String(5_000_000 + i).slice(3)},Person ${i},p${i}@stream.example\n`;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (sent === 0) {
@@ -185,7 +214,10 @@ test('a large import streams: batches are committed while the body is still arri
       }
       if (!waitedForServer) {
         // Hold the rest back until the server has written rows from what it has: proof it does not wait for the whole body.
-        await eventually('the server to write rows before the body ended', async () => (await contactCount()) - before >= 1000, { timeoutMs: 60_000, everyMs: 50 });
+        await eventually('the server to write rows before the body ended', async () => (await contactCount()) - before >= 1000, {
+          timeoutMs: 60_000,
+          everyMs: 50,
+        });
         waitedForServer = true;
       }
       if (sent < rows) {
@@ -237,12 +269,19 @@ test(`reading stops after ${IMPORT_MAX_ROWS} rows, naming the first row left out
 
 test('a row longer than the limit is reported as invalid and the rows after it are imported (JSON lines and CSV)', async () => {
   const long = JSON.stringify({ name: 'L'.repeat(IMPORT_MAX_ROW_CHARS), phone_number: '+1 707 555 0100' });
-  const lines = [JSON.stringify({ phone_number: '+1 707 555 0101', name: 'Before' }), long, JSON.stringify({ phone_number: '+1 707 555 0102', name: 'After' })].join('\n');
+  const lines = [
+    JSON.stringify({ phone_number: '+1 707 555 0101', name: 'Before' }),
+    long,
+    JSON.stringify({ phone_number: '+1 707 555 0102', name: 'After' }),
+  ].join('\n');
   const res = await importBody(lines, 'application/x-ndjson');
   assert.equal(res.status, 200, res.text.slice(0, 500));
   const d = res.body.data;
   assert.deepEqual([d.rows, d.created, d.failed], [3, 2, 1]);
-  assert.deepEqual(d.errors.map((e: { row: number; line: number; field: string | null }) => [e.row, e.line, e.field]), [[2, 2, null]]);
+  assert.deepEqual(
+    d.errors.map((e: { row: number; line: number; field: string | null }) => [e.row, e.line, e.field]),
+    [[2, 2, null]],
+  );
   assert.match(d.errors[0].message, new RegExp(`longer than ${IMPORT_MAX_ROW_CHARS} characters`));
   const after = await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+17075550102')}`, { key: server.apiKey });
   assert.equal(after.body.data.name, 'After');
@@ -251,7 +290,10 @@ test('a row longer than the limit is reported as invalid and the rows after it a
   const csvRes = await importBody(csv);
   assert.equal(csvRes.status, 200, csvRes.text.slice(0, 500));
   assert.deepEqual([csvRes.body.data.rows, csvRes.body.data.created, csvRes.body.data.failed], [2, 1, 1]);
-  assert.deepEqual(csvRes.body.data.errors.map((e: { row: number; line: number }) => [e.row, e.line]), [[1, 2]]);
+  assert.deepEqual(
+    csvRes.body.data.errors.map((e: { row: number; line: number }) => [e.row, e.line]),
+    [[1, 2]],
+  );
 });
 
 test('a row holding a NUL character or a lone surrogate is reported as invalid, in any batch, and the import goes on', async () => {
@@ -264,7 +306,10 @@ test('a row holding a NUL character or a lone surrogate is reported as invalid, 
   assert.equal(res.status, 200, res.text.slice(0, 500));
   const d = res.body.data;
   assert.deepEqual([d.rows, d.created, d.failed], [1200, 1199, 1]);
-  assert.deepEqual(d.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]), [[1001, 'name']]);
+  assert.deepEqual(
+    d.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]),
+    [[1001, 'name']],
+  );
   assert.match(d.errors[0].message, /NUL/);
 
   const lines = [
@@ -277,7 +322,15 @@ test('a row holding a NUL character or a lone surrogate is reported as invalid, 
   const json = await importBody(lines, 'application/x-ndjson', other.apiKey);
   assert.equal(json.status, 200, json.text.slice(0, 500));
   assert.deepEqual([json.body.data.rows, json.body.data.created, json.body.data.failed], [5, 1, 4]);
-  assert.deepEqual(json.body.data.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]), [[1, 'name'], [2, 'name'], [3, 'custom_fields.k\u0000'], [4, 'custom_fields.deep.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0']]);
+  assert.deepEqual(
+    json.body.data.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]),
+    [
+      [1, 'name'],
+      [2, 'name'],
+      [3, 'custom_fields.k\u0000'],
+      [4, 'custom_fields.deep.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0'],
+    ],
+  );
   assert.equal(await contactCount(other.organizationId), 1200);
 });
 
@@ -295,7 +348,10 @@ test('an import yields to the event loop while it reads, even when no row reache
   const body = (async function* () {
     yield `${'[]\n'.repeat(20_000)}`;
   })();
-  const result = await importContacts({ db: server.container.database.db, clock: server.container.clock }, actor, { format: 'ndjson', body });
+  const result = await importContacts({ db: server.container.database.db, clock: server.container.clock }, actor, {
+    format: 'ndjson',
+    body,
+  });
   running = false;
   assert.equal(result.failed, 20_000);
   assert.ok(turns >= 20, `other work ran ${turns} times during the import`);
@@ -314,11 +370,19 @@ test('the CSV reader gives the same records however the text is cut into chunks'
       ['last', '', 'z'],
     ],
   );
-  assert.deepEqual(expected.map((r) => r.line), [1, 2, 3, 5]);
+  assert.deepEqual(
+    expected.map((r) => r.line),
+    [1, 2, 3, 5],
+  );
   for (let cut = 1; cut < text.length; cut++) {
     for (let cut2 = cut; cut2 < text.length; cut2 += 3) {
       const reader = new CsvReader(',');
-      const records = [...reader.push(text.slice(0, cut)), ...reader.push(text.slice(cut, cut2)), ...reader.push(text.slice(cut2)), ...reader.end()];
+      const records = [
+        ...reader.push(text.slice(0, cut)),
+        ...reader.push(text.slice(cut, cut2)),
+        ...reader.push(text.slice(cut2)),
+        ...reader.end(),
+      ];
       assert.deepEqual(records, expected, `cut at ${cut} and ${cut2}`);
     }
   }

@@ -9,7 +9,13 @@ let ana: Record<string, any>;
 let bo: Record<string, any>;
 before(async () => {
   server = await startTestServer();
-  ana = await postContact(server, { phone_number: '+49 151 2345 6789', name: 'Ana', email: 'Ana@Example.com', external_source: 'hubspot', external_id: 'H-77' });
+  ana = await postContact(server, {
+    phone_number: '+49 151 2345 6789',
+    name: 'Ana',
+    email: 'Ana@Example.com',
+    external_source: 'hubspot',
+    external_id: 'H-77',
+  });
   bo = await postContact(server, { phone_number: '+49 151 9876 5432', name: 'Bo', external_source: 'shop', external_id: 'H-77' });
   // Identities that only channels report: a chat-app id, a linked id, a business-scoped user id, a username.
   await server.container.database.db.transaction((tx) =>
@@ -27,7 +33,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const lookup = (identifiers: unknown, key = server.apiKey) => request(server, 'POST', '/v1/contacts/lookup', { key, body: { identifiers } });
+const lookup = (identifiers: unknown, key = server.apiKey) =>
+  request(server, 'POST', '/v1/contacts/lookup', { key, body: { identifiers } });
 
 async function found(identifiers: unknown): Promise<string> {
   const res = await lookup(identifiers);
@@ -67,8 +74,21 @@ test('200 with the contact for each identifier type', async () => {
 });
 
 test('several identifiers of one contact resolve to it; ones that match nothing do not stop the others', async () => {
-  assert.equal(await found([{ type: 'phone', value: '+4915123456789' }, { type: 'email', value: 'ana@example.com' }, { type: 'contact_id', value: ana.id }]), ana.id);
-  assert.equal(await found([{ type: 'email', value: 'nobody@example.com' }, { type: 'external_id', value: 'H-77', source: 'shop' }]), bo.id);
+  assert.equal(
+    await found([
+      { type: 'phone', value: '+4915123456789' },
+      { type: 'email', value: 'ana@example.com' },
+      { type: 'contact_id', value: ana.id },
+    ]),
+    ana.id,
+  );
+  assert.equal(
+    await found([
+      { type: 'email', value: 'nobody@example.com' },
+      { type: 'external_id', value: 'H-77', source: 'shop' },
+    ]),
+    bo.id,
+  );
 });
 
 test('404 {error: "contact not found", code: "not_found"} when nothing matches', async () => {
@@ -81,7 +101,10 @@ test('404 {error: "contact not found", code: "not_found"} when nothing matches',
     [{ type: 'contact_id', value: 'not-a-uuid' }],
     [{ type: 'chatapp_id', value: 'unknown' }],
     [{ type: 'chatapp', value: '12125550199@s.whatsapp.net' }],
-    [{ type: 'email', value: 'nobody@example.com' }, { type: 'phone', value: '+1 212 555 0199' }],
+    [
+      { type: 'email', value: 'nobody@example.com' },
+      { type: 'phone', value: '+1 212 555 0199' },
+    ],
   ]) {
     const res = await lookup(identifiers);
     assert.equal(res.status, 404, JSON.stringify(identifiers));
@@ -91,9 +114,18 @@ test('404 {error: "contact not found", code: "not_found"} when nothing matches',
 
 test('409 code conflict when the identifiers match different contacts', async () => {
   for (const identifiers of [
-    [{ type: 'phone', value: '+4915123456789' }, { type: 'phone', value: '+4915198765432' }],
-    [{ type: 'email', value: 'ana@example.com' }, { type: 'external_id', value: 'H-77', source: 'shop' }],
-    [{ type: 'contact_id', value: bo.id }, { type: 'chatapp_id', value: 'BSU.ana.1' }],
+    [
+      { type: 'phone', value: '+4915123456789' },
+      { type: 'phone', value: '+4915198765432' },
+    ],
+    [
+      { type: 'email', value: 'ana@example.com' },
+      { type: 'external_id', value: 'H-77', source: 'shop' },
+    ],
+    [
+      { type: 'contact_id', value: bo.id },
+      { type: 'chatapp_id', value: 'BSU.ana.1' },
+    ],
   ]) {
     const res = await lookup(identifiers);
     assertCodeError(res, 409, 'conflict', /different contacts/);
@@ -103,7 +135,13 @@ test('409 code conflict when the identifiers match different contacts', async ()
 test('400 when external_id has no source, or an identifier is malformed', async () => {
   for (const [identifiers, pointer] of [
     [[{ type: 'external_id', value: 'H-77' }], '/identifiers/0/source'],
-    [[{ type: 'phone', value: '+4915123456789' }, { type: 'external_id', value: 'H-77', source: '  ' }], '/identifiers/1/source'],
+    [
+      [
+        { type: 'phone', value: '+4915123456789' },
+        { type: 'external_id', value: 'H-77', source: '  ' },
+      ],
+      '/identifiers/1/source',
+    ],
     [[{ type: 'external_id', value: 'H-77', source: null }], '/identifiers/0/source'],
     [[{ type: 'phone', value: 'not a phone' }], '/identifiers/0/value'],
     [[{ type: 'email', value: 'no-at-sign' }], '/identifiers/0/value'],
@@ -114,7 +152,10 @@ test('400 when external_id has no source, or an identifier is malformed', async 
   ] as const) {
     const res = await lookup(identifiers);
     assertCodeError(res, 400, 'invalid');
-    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${JSON.stringify(identifiers)} names ${pointer}: ${res.text}`);
+    assert.ok(
+      res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+      `${JSON.stringify(identifiers)} names ${pointer}: ${res.text}`,
+    );
   }
   assertCodeError(await lookup([]), 400, 'invalid');
   assertCodeError(await request(server, 'POST', '/v1/contacts/lookup', { key: server.apiKey, body: {} }), 400, 'invalid');
@@ -131,13 +172,28 @@ test("another organization's identifiers and ids find nothing here, and ours not
 });
 
 test('GET /v1/contacts/phone/{phone} takes any common format; 404 unknown, 400 impossible', async () => {
-  for (const phone of ['+4915123456789', '4915123456789', '+49 151 2345 6789', '0049-151-2345-6789', '+49 (151) 2345.6789', 'tel:+49-151-23456789']) {
+  for (const phone of [
+    '+4915123456789',
+    '4915123456789',
+    '+49 151 2345 6789',
+    '0049-151-2345-6789',
+    '+49 (151) 2345.6789',
+    'tel:+49-151-23456789',
+  ]) {
     const res = await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent(phone)}`, { key: server.apiKey });
     assert.equal(res.status, 200, `${phone}: ${res.text}`);
     assert.equal(res.body.data.id, ana.id);
   }
-  assertCodeError(await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+1 212 555 0199')}`, { key: server.apiKey }), 404, 'not_found', 'contact not found');
+  assertCodeError(
+    await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+1 212 555 0199')}`, { key: server.apiKey }),
+    404,
+    'not_found',
+    'contact not found',
+  );
   const bad = await request(server, 'GET', '/v1/contacts/phone/12', { key: server.apiKey });
   assertCodeError(bad, 400, 'invalid');
-  assert.deepEqual(bad.body.errors.map((e: { pointer: string; location: string }) => [e.pointer, e.location]), [['/phone', 'params']]);
+  assert.deepEqual(
+    bad.body.errors.map((e: { pointer: string; location: string }) => [e.pointer, e.location]),
+    [['/phone', 'params']],
+  );
 });

@@ -29,13 +29,18 @@ const clock = systemClock;
 const deps = () => ({ db: database.db, clock });
 
 async function organization(name: string): Promise<Actor> {
-  const { organizationId } = await createOrganization(deps(), { name, owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' } });
+  const { organizationId } = await createOrganization(deps(), {
+    name,
+    owner: { email: `${name}-${uuidv7().slice(-8)}@example.com`, name, password: 'correct horse battery staple' },
+  });
   return { kind: 'system', organizationId, permissions: new Set(PERMISSIONS) };
 }
 
 async function channel(org: Actor, name: string): Promise<string> {
   const id = uuidv7();
-  await database.db.insert(channels).values({ id, organizationId: org.organizationId, platform: 'chatapp_official', name, status: 'connected' });
+  await database.db
+    .insert(channels)
+    .values({ id, organizationId: org.organizationId, platform: 'chatapp_official', name, status: 'connected' });
   return id;
 }
 
@@ -52,7 +57,12 @@ after(() => testDb.drop());
 
 const check = (phone: string, channelId: string, options: { isTemplate?: boolean; at?: Date; org?: string } = {}) =>
   database.db.transaction((tx) =>
-    checkSendPolicy(tx, options.org ?? actor.organizationId, { phone, channelId, isTemplate: options.isTemplate ?? false, at: options.at ?? new Date() }),
+    checkSendPolicy(tx, options.org ?? actor.organizationId, {
+      phone,
+      channelId,
+      isTemplate: options.isTemplate ?? false,
+      at: options.at ?? new Date(),
+    }),
   );
 
 async function contactWith(phone: string): Promise<string> {
@@ -82,7 +92,10 @@ test('a suppression refuses its channel only; `chatapp` and `all` refuse every c
   for (const ch of [support, sales]) {
     const result = await check('+15550000011', ch);
     assert.equal(result.allowed === false && result.code, 'suppressed');
-    assert.match(result.allowed === false ? result.reason : '', new RegExp(`every chat-app channel until ${until.toISOString()}: cooling off`));
+    assert.match(
+      result.allowed === false ? result.reason : '',
+      new RegExp(`every chat-app channel until ${until.toISOString()}: cooling off`),
+    );
   }
   assert.deepEqual(await check('+15550000011', support, { at: new Date(until.getTime() + 1) }), { allowed: true }, 'lapsed');
 
@@ -95,7 +108,13 @@ test('a suppression refuses its channel only; `chatapp` and `all` refuse every c
 
 test('a revoked consent refuses its scope, templates included; the latest statement among the scopes decides', async () => {
   const id = await contactWith('+15550000020');
-  await putConsent(deps(), actor, { contactId: id, channel: support, state: 'revoked', source: 'replied STOP', at: new Date('2025-03-01T00:00:00Z') });
+  await putConsent(deps(), actor, {
+    contactId: id,
+    channel: support,
+    state: 'revoked',
+    source: 'replied STOP',
+    at: new Date('2025-03-01T00:00:00Z'),
+  });
   const refused = await check('+15550000020', support, { isTemplate: true });
   assert.deepEqual(refused, {
     allowed: false,
@@ -126,13 +145,21 @@ test('a revoked consent refuses its scope, templates included; the latest statem
 test('the number is matched through any contact holding it, as phone or chat-app id; other organizations do not count', async () => {
   // A contact known by its chat-app id (digits) only through an identity.
   const viaInbound = await database.db.transaction((tx) =>
-    resolveInboundContact(tx, actor.organizationId, { phone: '+15550000030', identities: [{ type: 'chatapp_id', value: '15550000031' }], at: new Date() }),
+    resolveInboundContact(tx, actor.organizationId, {
+      phone: '+15550000030',
+      identities: [{ type: 'chatapp_id', value: '15550000031' }],
+      at: new Date(),
+    }),
   );
   await upsertSuppression(deps(), actor, { contactId: viaInbound.contactId, channel: 'all', reason: 'spam complaint' });
   assert.equal((await check('+15550000031', support)).allowed, false, 'matched by chat-app id');
   assert.equal((await check('+15550000030', support)).allowed, false, 'matched by phone');
 
-  assert.deepEqual(await check('+15550000030', support, { org: other.organizationId }), { allowed: true }, "another organization's suppression is not ours");
+  assert.deepEqual(
+    await check('+15550000030', support, { org: other.organizationId }),
+    { allowed: true },
+    "another organization's suppression is not ours",
+  );
   const theirs = (await upsertContact(deps(), other, { phoneNumber: '+15550000040' })).contact.id;
   await upsertSuppression(deps(), other, { contactId: theirs, channel: 'all', reason: 'theirs' });
   assert.deepEqual(await check('+15550000040', support), { allowed: true });

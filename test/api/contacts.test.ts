@@ -20,7 +20,14 @@ const post = (body: unknown) => request(server, 'POST', '/v1/contacts', { ...key
 
 test('create answers 201 with the record; a POST matching the phone updates it with 200; one that changes nothing records nothing', async () => {
   const mark = await outboxMark(server);
-  const created = await post({ phone_number: '+1 (212) 555-0101', name: 'Ana Souza', email: 'Ana@Example.com', external_source: 'hubspot', external_id: 'h-1', custom_fields: { plan: 'pro', seats: 3 } });
+  const created = await post({
+    phone_number: '+1 (212) 555-0101',
+    name: 'Ana Souza',
+    email: 'Ana@Example.com',
+    external_source: 'hubspot',
+    external_id: 'h-1',
+    custom_fields: { plan: 'pro', seats: 3 },
+  });
   assert.equal(created.status, 201, created.text);
   const ana = created.body.data;
   assert.match(ana.id, /^[0-9a-f-]{36}$/);
@@ -40,7 +47,10 @@ test('create answers 201 with the record; a POST matching the phone updates it w
     },
   );
   assert.deepEqual(await eventsSince(server, mark), [
-    { type: 'crm.record.created', payload: { object_kind: 'contact', record_id: ana.id, display_name: 'Ana Souza', organization_id: server.organizationId } },
+    {
+      type: 'crm.record.created',
+      payload: { object_kind: 'contact', record_id: ana.id, display_name: 'Ana Souza', organization_id: server.organizationId },
+    },
   ]);
 
   const mark2 = await outboxMark(server);
@@ -52,7 +62,10 @@ test('create answers 201 with the record; a POST matching the phone updates it w
   assert.deepEqual(again.body.data.custom_fields, { plan: 'pro', tier: 'gold' }, 'custom_fields merge key by key; null removes');
   assert.deepEqual(await eventsSince(server, mark2), [
     { type: 'contact.updated', payload: { contact_id: ana.id, name: 'Ana M. Souza', organization_id: server.organizationId } },
-    { type: 'crm.record.updated', payload: { object_kind: 'contact', record_id: ana.id, display_name: 'Ana M. Souza', organization_id: server.organizationId } },
+    {
+      type: 'crm.record.updated',
+      payload: { object_kind: 'contact', record_id: ana.id, display_name: 'Ana M. Souza', organization_id: server.organizationId },
+    },
   ]);
 
   const mark3 = await outboxMark(server);
@@ -63,11 +76,17 @@ test('create answers 201 with the record; a POST matching the phone updates it w
 });
 
 test('concurrent creates of one phone number make one contact: one 201, the others 200', async () => {
-  const results = await Promise.all(Array.from({ length: 8 }, (_, i) => post({ phone_number: '+1 646 555 0177', custom_fields: { [`k${i}`]: i } })));
+  const results = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => post({ phone_number: '+1 646 555 0177', custom_fields: { [`k${i}`]: i } })),
+  );
   assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201], results.map((r) => r.text).join('\n'));
   assert.equal(new Set(results.map((r) => r.body.data.id)).size, 1);
   const final = await request(server, 'GET', `/v1/contacts/${results[0]!.body.data.id}`, key());
-  assert.deepEqual(final.body.data.custom_fields, Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, i])), 'no write was lost');
+  assert.deepEqual(
+    final.body.data.custom_fields,
+    Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, i])),
+    'no write was lost',
+  );
 });
 
 test('upsert rule: the phone matches first, then external_source + external_id, then the email (case-insensitive)', async () => {
@@ -78,7 +97,10 @@ test('upsert rule: the phone matches first, then external_source + external_id, 
   // Phone beats external id: A is the match, and B's external id cannot move to it.
   const clash = await post({ phone_number: '+442079460001', external_source: 'crm', external_id: '42' });
   assertCodeError(clash, 409, 'conflict', /external_id/);
-  assert.deepEqual(clash.body.errors.map((e: { pointer: string }) => e.pointer), ['/external_id']);
+  assert.deepEqual(
+    clash.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/external_id'],
+  );
 
   // External id beats email: B is the match, and C's email cannot move to it.
   const clash2 = await post({ external_source: 'crm', external_id: '42', email: 'CEE@example.com' });
@@ -103,7 +125,12 @@ test('upsert rule: the phone matches first, then external_source + external_id, 
   // Giving C a new phone number releases the old one.
   const moved = await request(server, 'PATCH', `/v1/contacts/${c.id}`, { ...key(), body: { phone_number: '+44 20 7946 0004' } });
   assert.equal(moved.status, 200, moved.text);
-  assertCodeError(await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+442079460003')}`, key()), 404, 'not_found', 'contact not found');
+  assertCodeError(
+    await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent('+442079460003')}`, key()),
+    404,
+    'not_found',
+    'contact not found',
+  );
   const reuse = await post({ phone_number: '+44 20 7946 0003', name: 'D' });
   assert.equal(reuse.status, 201, 'a released phone number makes a new contact');
 
@@ -111,10 +138,16 @@ test('upsert rule: the phone matches first, then external_source + external_id, 
 
   const nothing = await post({ name: 'Nobody' });
   assertCodeError(nothing, 400, 'invalid');
-  assert.deepEqual(nothing.body.errors.map((e: { pointer: string }) => e.pointer), ['/phone_number']);
+  assert.deepEqual(
+    nothing.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/phone_number'],
+  );
   const half = await post({ external_source: 'crm', name: 'half' });
   assertCodeError(half, 400, 'invalid');
-  assert.deepEqual(half.body.errors.map((e: { pointer: string }) => e.pointer), ['/external_id']);
+  assert.deepEqual(
+    half.body.errors.map((e: { pointer: string }) => e.pointer),
+    ['/external_id'],
+  );
 });
 
 test('phone numbers in many formats are one E.164 number; impossible ones are a 400 naming phone_number', async () => {
@@ -160,15 +193,27 @@ test('phone numbers in many formats are one E.164 number; impossible ones are a 
   for (const bad of ['12', 'abc', '+49 30 1234567 89012345', '+0 30 1234567', 'call me', '+1 415 555 0132 +1']) {
     const res = await post({ phone_number: bad, name: 'bad' });
     assertCodeError(res, 400, 'invalid', /phone_number/);
-    assert.deepEqual(res.body.errors, [{ pointer: '/phone_number', location: 'body', message: 'not a possible phone number (write it with its country code)' }], bad);
+    assert.deepEqual(
+      res.body.errors,
+      [{ pointer: '/phone_number', location: 'body', message: 'not a possible phone number (write it with its country code)' }],
+      bad,
+    );
   }
 });
 
 test('PATCH changes the fields given, clears with null, and refuses an identifier another contact holds', async () => {
-  const one = await postContact(server, { phone_number: '+1 303 555 0100', name: 'One', email: 'one@example.com', custom_fields: { a: 1 } });
+  const one = await postContact(server, {
+    phone_number: '+1 303 555 0100',
+    name: 'One',
+    email: 'one@example.com',
+    custom_fields: { a: 1 },
+  });
   const two = await postContact(server, { phone_number: '+1 303 555 0200', name: 'Two', email: 'two@example.com' });
   const mark = await outboxMark(server);
-  const res = await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { name: 'One Again', email: null, custom_fields: { b: [1, 2] } } });
+  const res = await request(server, 'PATCH', `/v1/contacts/${one.id}`, {
+    ...key(),
+    body: { name: 'One Again', email: null, custom_fields: { b: [1, 2] } },
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.name, 'One Again');
   assert.equal(res.body.data.email, null);
@@ -179,17 +224,40 @@ test('PATCH changes the fields given, clears with null, and refuses an identifie
     ['contact.updated', 'crm.record.updated'],
   );
   // The cleared email no longer finds it, and is free for another contact.
-  assertCodeError(await request(server, 'POST', '/v1/contacts/lookup', { ...key(), body: { identifiers: [{ type: 'email', value: 'one@example.com' }] } }), 404, 'not_found');
+  assertCodeError(
+    await request(server, 'POST', '/v1/contacts/lookup', {
+      ...key(),
+      body: { identifiers: [{ type: 'email', value: 'one@example.com' }] },
+    }),
+    404,
+    'not_found',
+  );
 
-  assertCodeError(await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { email: 'TWO@example.com' } }), 409, 'conflict', /email/);
-  assertCodeError(await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { phone_number: '+1 303 555 0200' } }), 409, 'conflict', /phone_number/);
+  assertCodeError(
+    await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { email: 'TWO@example.com' } }),
+    409,
+    'conflict',
+    /email/,
+  );
+  assertCodeError(
+    await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { phone_number: '+1 303 555 0200' } }),
+    409,
+    'conflict',
+    /phone_number/,
+  );
   const stripped = await request(server, 'PATCH', `/v1/contacts/${two.id}`, { ...key(), body: { phone_number: null, email: '' } });
   assertCodeError(stripped, 400, 'invalid', /phone_number, an email or an external/);
 
-  const big = await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { custom_fields: { blob: 'x'.repeat(17 * 1024) } } });
+  const big = await request(server, 'PATCH', `/v1/contacts/${one.id}`, {
+    ...key(),
+    body: { custom_fields: { blob: 'x'.repeat(17 * 1024) } },
+  });
   assertCodeError(big, 400, 'invalid');
   assert.equal(big.body.errors[0].pointer, '/custom_fields');
-  const many = await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) } });
+  const many = await request(server, 'PATCH', `/v1/contacts/${one.id}`, {
+    ...key(),
+    body: { custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) },
+  });
   assertCodeError(many, 400, 'invalid');
   assert.equal(many.body.errors[0].pointer, '/custom_fields');
   const typo = await request(server, 'PATCH', `/v1/contacts/${one.id}`, { ...key(), body: { phone: '+1 303 555 0300' } });
@@ -248,7 +316,12 @@ test('the list pages newest first and filters by tag, search, external_source an
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res: { status: number; body: any } = await request(server, 'GET', `/v1/contacts?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, key());
+    const res: { status: number; body: any } = await request(
+      server,
+      'GET',
+      `/v1/contacts?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      key(),
+    );
     assert.equal(res.status, 200);
     assert.ok(res.body.data.length <= 3);
     seen.push(...res.body.data.map((c: { id: string }) => c.id));
@@ -256,12 +329,24 @@ test('the list pages newest first and filters by tag, search, external_source an
     pages++;
   } while (cursor && pages < 100);
   const all = await request(server, 'GET', '/v1/contacts?limit=200', key());
-  assert.deepEqual(seen, all.body.data.map((c: { id: string }) => c.id));
+  assert.deepEqual(
+    seen,
+    all.body.data.map((c: { id: string }) => c.id),
+  );
   assert.ok(pages > 2);
   assert.equal(new Set(seen).size, seen.length);
-  assert.equal(all.body.data.some((c: { name: string }) => c.name === 'Zelda Elsewhere'), false, "another organization's contacts are not listed");
-  const sorted = [...all.body.data].sort((x: any, y: any) => (x.created_at === y.created_at ? (x.id < y.id ? 1 : -1) : x.created_at < y.created_at ? 1 : -1));
-  assert.deepEqual(all.body.data.map((c: { id: string }) => c.id), sorted.map((c: { id: string }) => c.id));
+  assert.equal(
+    all.body.data.some((c: { name: string }) => c.name === 'Zelda Elsewhere'),
+    false,
+    "another organization's contacts are not listed",
+  );
+  const sorted = [...all.body.data].sort((x: any, y: any) =>
+    x.created_at === y.created_at ? (x.id < y.id ? 1 : -1) : x.created_at < y.created_at ? 1 : -1,
+  );
+  assert.deepEqual(
+    all.body.data.map((c: { id: string }) => c.id),
+    sorted.map((c: { id: string }) => c.id),
+  );
 
   assertCodeError(await request(server, 'GET', '/v1/contacts?cursor=garbage', key()), 400, 'invalid');
   const badLimit = await request(server, 'GET', '/v1/contacts?limit=500', key());
@@ -272,19 +357,31 @@ test('the list pages newest first and filters by tag, search, external_source an
 
 test('DELETE removes the contact and its sub-records, keeps its messages without the link, and its identifiers then find nothing', async () => {
   const channelId = await insertChannel(server, server.organizationId);
-  const c = await postContact(server, { phone_number: '+34 612 345 678', email: 'gone@example.com', external_source: 'erp', external_id: 'e-9', name: 'Gone' });
+  const c = await postContact(server, {
+    phone_number: '+34 612 345 678',
+    email: 'gone@example.com',
+    external_source: 'erp',
+    external_id: 'e-9',
+    name: 'Gone',
+  });
   const base = `/v1/contacts/${c.id}`;
   assert.equal((await request(server, 'POST', `${base}/notes`, { ...key(), body: { body: 'note' } })).status, 201);
   assert.equal((await request(server, 'POST', `${base}/tags`, { ...key(), body: { tag: 'doomed' } })).status, 201);
   assert.equal((await request(server, 'PUT', `${base}/consent/all`, { ...key(), body: { state: 'granted' } })).status, 201);
-  assert.equal((await request(server, 'POST', `${base}/suppressions`, { ...key(), body: { channel: 'chatapp', reason: 'test' } })).status, 201);
+  assert.equal(
+    (await request(server, 'POST', `${base}/suppressions`, { ...key(), body: { channel: 'chatapp', reason: 'test' } })).status,
+    201,
+  );
   const { messageId, conversationId } = await insertMessage(server, server.organizationId, c.id, channelId);
 
   const mark = await outboxMark(server);
   const res = await request(server, 'DELETE', base, key());
   assert.equal(res.status, 204, res.text);
   assert.deepEqual(await eventsSince(server, mark), [
-    { type: 'crm.record.deleted', payload: { object_kind: 'contact', record_id: c.id, display_name: 'Gone', organization_id: server.organizationId } },
+    {
+      type: 'crm.record.deleted',
+      payload: { object_kind: 'contact', record_id: c.id, display_name: 'Gone', organization_id: server.organizationId },
+    },
   ]);
 
   assertCodeError(await request(server, 'GET', base, key()), 404, 'not_found', 'contact not found');
@@ -295,11 +392,19 @@ test('DELETE removes the contact and its sub-records, keeps its messages without
     { type: 'external_id', value: 'e-9', source: 'erp' },
     { type: 'contact_id', value: c.id },
   ]) {
-    assertCodeError(await request(server, 'POST', '/v1/contacts/lookup', { ...key(), body: { identifiers: [identifier] } }), 404, 'not_found', 'contact not found');
+    assertCodeError(
+      await request(server, 'POST', '/v1/contacts/lookup', { ...key(), body: { identifiers: [identifier] } }),
+      404,
+      'not_found',
+      'contact not found',
+    );
   }
   const db = server.container.database.db;
   for (const table of ['contact_identities', 'contact_notes', 'contact_tags', 'contact_consents', 'contact_suppressions']) {
-    const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from ${sql.identifier(table)} where contact_id = ${c.id}`);
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from ${sql.identifier(table)} where contact_id = ${c.id}`,
+    );
     assert.equal(row!.n, 0, `${table} rows are gone`);
   }
   const [message] = await db.select().from(messages).where(eq(messages.id, messageId));
@@ -319,7 +424,11 @@ test('contacts errors use the code shape: {error, code}, with the field list on 
   assertCodeError(bad, 400, 'invalid');
   assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/email', '/phone_number']);
   assert.ok(bad.body.errors.every((e: { location: string }) => e.location === 'body'));
-  assertCodeError(await request(server, 'POST', '/v1/contacts', { ...key(), rawBody: '{"name":', contentType: 'application/json' }), 400, 'invalid');
+  assertCodeError(
+    await request(server, 'POST', '/v1/contacts', { ...key(), rawBody: '{"name":', contentType: 'application/json' }),
+    400,
+    'invalid',
+  );
   const existing = await postContact(server, { email: 'shape@example.com' });
   await postContact(server, { phone_number: '+1 720 555 0188' });
   const conflict = await request(server, 'PATCH', `/v1/contacts/${existing.id}`, { ...key(), body: { phone_number: '+1 720 555 0188' } });
@@ -363,8 +472,16 @@ test("another organization's contact is not_found on every route, and its number
   // Their channel is not one of ours either.
   const mine = await postContact(server, { phone_number: '+81 3 1234 5678', name: 'Mine' });
   assert.notEqual(mine.id, id, 'the same number in two organizations is two contacts');
-  assertCodeError(await request(server, 'PUT', `/v1/contacts/${mine.id}/consent/${theirChannel}`, { ...key(), body: { state: 'granted' } }), 404, 'not_found', 'channel not found');
-  const suppress = await request(server, 'POST', `/v1/contacts/${mine.id}/suppressions`, { ...key(), body: { channel: theirChannel, reason: 'x' } });
+  assertCodeError(
+    await request(server, 'PUT', `/v1/contacts/${mine.id}/consent/${theirChannel}`, { ...key(), body: { state: 'granted' } }),
+    404,
+    'not_found',
+    'channel not found',
+  );
+  const suppress = await request(server, 'POST', `/v1/contacts/${mine.id}/suppressions`, {
+    ...key(),
+    body: { channel: theirChannel, reason: 'x' },
+  });
   assertCodeError(suppress, 400, 'invalid');
   assert.equal(suppress.body.errors[0].pointer, '/channel');
   const still = await request(server, 'GET', `/v1/contacts/${id}`, { key: other.apiKey });
@@ -383,7 +500,12 @@ test('auth cases for the contacts routes', async () => {
     { method: 'PATCH', path: `/v1/contacts/${id}`, permission: 'contacts:write', body: { name: 'x' } },
     { method: 'DELETE', path: `/v1/contacts/${id}`, permission: 'contacts:write' },
     { method: 'GET', path: '/v1/contacts/phone/19175550123', permission: 'contacts:read' },
-    { method: 'POST', path: '/v1/contacts/lookup', permission: 'contacts:read', body: { identifiers: [{ type: 'contact_id', value: id }] } },
+    {
+      method: 'POST',
+      path: '/v1/contacts/lookup',
+      permission: 'contacts:read',
+      body: { identifiers: [{ type: 'contact_id', value: id }] },
+    },
     { method: 'POST', path: '/v1/contacts/import', permission: 'contacts:write', body: { phone_number: '+1 917 555 0125' } },
     { method: 'GET', path: `/v1/contacts/${id}/identities`, permission: 'contacts:read' },
     { method: 'GET', path: `/v1/contacts/${id}/notes`, permission: 'contacts:read' },
@@ -399,7 +521,8 @@ test('auth cases for the contacts routes', async () => {
     { method: 'DELETE', path: `/v1/contacts/${id}/suppressions/all`, permission: 'contacts:write' },
   ]);
   // A read-only key reads but cannot write.
-  const reader = (await request(server, 'POST', '/v1/api-keys', { ...key(), body: { name: 'reader', permissions: ['contacts:read'] } })).body.data.secret;
+  const reader = (await request(server, 'POST', '/v1/api-keys', { ...key(), body: { name: 'reader', permissions: ['contacts:read'] } }))
+    .body.data.secret;
   assert.equal((await request(server, 'GET', `/v1/contacts/${id}`, { key: reader })).status, 200);
   const denied = await request(server, 'PATCH', `/v1/contacts/${id}`, { key: reader, body: { name: 'nope' } });
   assert.equal(denied.status, 403);

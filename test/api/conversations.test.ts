@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { checkAuthCases } from '../auth-cases.ts';
-import { createKeyWith, createOtherOrganization, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  loginCookie,
+  request,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { customerWrites, eventsOf, officialChannel, pairedGatewayChannel, send } from '../messages-helpers.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
@@ -36,7 +44,10 @@ before(async () => {
   server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
   gateway = await pairedGatewayChannel(server, 'Front desk');
   official = await officialChannel(server, 'Support line');
-  const paced = await request(server, 'PATCH', `/v1/channels/${gateway.id}`, { key: server.apiKey, body: { settings: { throughput_per_second: 200 } } });
+  const paced = await request(server, 'PATCH', `/v1/channels/${gateway.id}`, {
+    key: server.apiKey,
+    body: { settings: { throughput_per_second: 200 } },
+  });
   assert.equal(paced.status, 200, paced.text);
   ownerCookie = await loginCookie(server);
   ownerId = (await request(server, 'GET', '/v1/auth/session', { cookie: ownerCookie })).body.data.user.id;
@@ -57,11 +68,20 @@ async function conversationOf(messageId: string): Promise<Conversation> {
 }
 
 /** Every page of the list for `query`, `limit` at a time: the rows in order. */
-async function allPages(query: string, limit: number, as: { key?: string; cookie?: string } = { key: server.apiKey }): Promise<Conversation[]> {
+async function allPages(
+  query: string,
+  limit: number,
+  as: { key?: string; cookie?: string } = { key: server.apiKey },
+): Promise<Conversation[]> {
   const rows: Conversation[] = [];
   let cursor: string | null = null;
   for (let pages = 0; pages < 100; pages++) {
-    const res: ApiResponse = await request(server, 'GET', `/v1/conversations?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, as);
+    const res: ApiResponse = await request(
+      server,
+      'GET',
+      `/v1/conversations?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      as,
+    );
     assert.equal(res.status, 200, res.text);
     assert.ok(res.body.data.length <= limit);
     rows.push(...res.body.data);
@@ -120,7 +140,11 @@ describe('unread count and read', () => {
     const again = await request(server, 'POST', `/v1/conversations/${c.id}/read`, { key: server.apiKey });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.data.last_read_at, read.body.data.last_read_at, 'nothing unread: nothing changes');
-    assert.equal((await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === c.id).length, eventsBefore + 1, 'and no event');
+    assert.equal(
+      (await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === c.id).length,
+      eventsBefore + 1,
+      'and no event',
+    );
 
     await customerWrites(server, gateway.id, phone, 'text', { body: 'third question' });
     assert.equal((await conversation(c.id)).unread_count, 1, 'counting starts again');
@@ -129,7 +153,10 @@ describe('unread count and read', () => {
   test('a customer message reopens a closed conversation; its event carries the new unread count', async () => {
     const phone = '4915112300002';
     const c = await conversationOf(await customerWrites(server, gateway.id, phone, 'text', { body: 'hi' }));
-    assert.equal((await request(server, 'PATCH', `/v1/conversations/${c.id}`, { key: server.apiKey, body: { status: 'closed' } })).status, 200);
+    assert.equal(
+      (await request(server, 'PATCH', `/v1/conversations/${c.id}`, { key: server.apiKey, body: { status: 'closed' } })).status,
+      200,
+    );
     await customerWrites(server, gateway.id, phone, 'text', { body: 'me again' });
     const updates = (await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === c.id);
     assert.deepEqual(
@@ -185,7 +212,10 @@ describe('embedded records', () => {
 describe('assignment', () => {
   test('the assignee is embedded; conversation.updated on assign carries the inbox row', async () => {
     const c = await conversationOf(await customerWrites(server, gateway.id, '4915112300004', 'text', { body: 'who helps me?' }));
-    const assigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, { key: server.apiKey, body: { assignee_user_id: member.userId } });
+    const assigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
+      key: server.apiKey,
+      body: { assignee_user_id: member.userId },
+    });
     assert.equal(assigned.status, 200, assigned.text);
     assert.deepEqual(assigned.body.data.assignee, { id: member.userId, name: 'agent person' });
     assert.equal((await conversation(c.id)).assignee?.name, 'agent person');
@@ -198,7 +228,10 @@ describe('assignment', () => {
       last_message_preview: 'who helps me?',
       last_message_at: c.last_message_at,
     });
-    const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, { key: server.apiKey, body: { assignee_user_id: null } });
+    const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
+      key: server.apiKey,
+      body: { assignee_user_id: null },
+    });
     assert.equal(unassigned.body.data.assignee, null);
   });
 });
@@ -207,13 +240,27 @@ describe('filters and search', () => {
   // A: gateway, unread, the owner's; B: gateway, read, closed, the member's; C: official, unread, nobody's; D: only a reply sent, nobody's.
   const mine = { a: '', b: '', c: '', d: '' };
   before(async () => {
-    mine.a = (await conversationOf(await customerWrites(server, gateway.id, '4915112300011', 'text', { body: 'Where is my parcel?' }, { name: 'Berta Brandt' }))).id;
-    mine.b = (await conversationOf(await customerWrites(server, gateway.id, '4915112300012', 'text', { body: 'Invoice please' }, { name: 'Carl Clay' }))).id;
+    mine.a = (
+      await conversationOf(
+        await customerWrites(server, gateway.id, '4915112300011', 'text', { body: 'Where is my parcel?' }, { name: 'Berta Brandt' }),
+      )
+    ).id;
+    mine.b = (
+      await conversationOf(
+        await customerWrites(server, gateway.id, '4915112300012', 'text', { body: 'Invoice please' }, { name: 'Carl Clay' }),
+      )
+    ).id;
     mine.c = (await conversationOf(await customerWrites(server, official.id, '4915112300013', 'text', { body: 'hello there' }))).id;
-    const sent = await send(server, { channel_id: gateway.id, to: '4915112300014', type: 'text', content: { body: 'Your order 100%_done' } });
+    const sent = await send(server, {
+      channel_id: gateway.id,
+      to: '4915112300014',
+      type: 'text',
+      content: { body: 'Your order 100%_done' },
+    });
     assert.equal(sent.status, 201, sent.text);
     mine.d = sent.body.data.conversation_id;
-    const patch = async (id: string, body: Record<string, unknown>) => assert.equal((await request(server, 'PATCH', `/v1/conversations/${id}`, { key: server.apiKey, body })).status, 200);
+    const patch = async (id: string, body: Record<string, unknown>) =>
+      assert.equal((await request(server, 'PATCH', `/v1/conversations/${id}`, { key: server.apiKey, body })).status, 200);
     await patch(mine.a, { assignee_user_id: ownerId });
     await patch(mine.b, { assignee_user_id: member.userId, status: 'closed' });
     assert.equal((await request(server, 'POST', `/v1/conversations/${mine.b}/read`, { key: server.apiKey })).status, 200);
@@ -301,7 +348,9 @@ describe('order and cursor', () => {
     }
     const db = server.container.database.db;
     // Three share one activity time (the id decides), one has no message yet (its creation time counts).
-    await db.execute(sql`update conversations set last_message_at = '2026-01-01T00:00:00.000Z' where id in (${ids[1]}, ${ids[4]}, ${ids[6]})`);
+    await db.execute(
+      sql`update conversations set last_message_at = '2026-01-01T00:00:00.000Z' where id in (${ids[1]}, ${ids[4]}, ${ids[6]})`,
+    );
     await db.execute(sql`update conversations set last_message_at = null, created_at = '2026-01-01T00:00:00.000Z' where id = ${ids[7]}`);
     await db.execute(sql`update conversations set assignee_user_id = ${member.userId} where id in (${ids[2]}, ${ids[5]})`);
 
@@ -310,13 +359,27 @@ describe('order and cursor', () => {
     const activityOf = (c: Conversation) => Date.parse(c.last_message_at ?? c.created_at);
     for (let i = 1; i < whole.length; i++) {
       const [prev, next] = [whole[i - 1]!, whole[i]!];
-      assert.ok(activityOf(prev) > activityOf(next) || (activityOf(prev) === activityOf(next) && prev.id > next.id), `${i}: ordered by activity, then id`);
+      assert.ok(
+        activityOf(prev) > activityOf(next) || (activityOf(prev) === activityOf(next) && prev.id > next.id),
+        `${i}: ordered by activity, then id`,
+      );
     }
-    assert.deepEqual(whole.slice(-4).map((c) => c.id).sort(), [ids[1], ids[4], ids[6], ids[7]].sort(), 'the four of 2026-01-01 come last');
+    assert.deepEqual(
+      whole
+        .slice(-4)
+        .map((c) => c.id)
+        .sort(),
+      [ids[1], ids[4], ids[6], ids[7]].sort(),
+      'the four of 2026-01-01 come last',
+    );
 
     for (const limit of [1, 2, 4]) {
       const paged = await allPages('q=pager', limit);
-      assert.deepEqual(paged.map((c) => c.id), whole.map((c) => c.id), `limit ${limit}: the same rows in the same order`);
+      assert.deepEqual(
+        paged.map((c) => c.id),
+        whole.map((c) => c.id),
+        `limit ${limit}: the same rows in the same order`,
+      );
     }
     const unassigned = await allPages('q=pager&assignee=none&status=open', 2);
     assert.deepEqual(

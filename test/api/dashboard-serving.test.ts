@@ -65,7 +65,11 @@ test('hashed assets are cached for good and sent brotli- or gzip-compressed as a
 test("the dashboard's pages may show pictures from the web (a message's media), never scripts; the API keeps its strict policy", async () => {
   for (const url of ['/app/', '/app/inbox/0196b1f2-0a00-7000-8000-000000000002']) {
     const csp = (await get(url)).headers.get('content-security-policy') ?? '';
-    const directive = (name: string) => csp.split(';').map((d) => d.trim()).find((d) => d.startsWith(`${name} `));
+    const directive = (name: string) =>
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith(`${name} `));
     // This test server runs on plain http, so plain http pictures are allowed too.
     assert.equal(directive('img-src'), "img-src 'self' data: https: http:", url);
     assert.equal(directive('media-src'), "media-src 'self' data: https: http:", url);

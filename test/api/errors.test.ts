@@ -87,14 +87,19 @@ test('an unexpected failure is a 500 problem with the request id and no internal
   });
   await app.listen({ port, host: '127.0.0.1' });
   try {
-    const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'GET', '/v1/test-explode', { headers: { 'x-request-id': 'boom-1' } });
+    const res = await request({ baseUrl: `http://127.0.0.1:${port}` }, 'GET', '/v1/test-explode', {
+      headers: { 'x-request-id': 'boom-1' },
+    });
     assert.equal(res.status, 500);
     isProblem(res, 500);
     assert.equal(res.body.request_id, 'boom-1');
     assert.match(res.body.detail, /boom-1/);
     assert.equal(res.text.includes('secret internal detail'), false);
     assert.equal(res.text.includes('db.ts'), false);
-    assert.ok(server.logs.some((l) => l.includes('boom-1') && l.includes('secret internal detail')), 'the fault is logged with its request id');
+    assert.ok(
+      server.logs.some((l) => l.includes('boom-1') && l.includes('secret internal detail')),
+      'the fault is logged with its request id',
+    );
   } finally {
     await app.close();
   }
@@ -110,23 +115,48 @@ test('GET /v1/openapi.json and the reference page need no credential', async () 
 });
 
 /** The field errors of a 400, in either error body shape: [location, pointer]. */
-const fieldErrorsOf = (res: { body: { errors?: Array<{ location: string; pointer: string }> } }) => (res.body.errors ?? []).map((e) => [e.location, e.pointer]);
+const fieldErrorsOf = (res: { body: { errors?: Array<{ location: string; pointer: string }> } }) =>
+  (res.body.errors ?? []).map((e) => [e.location, e.pointer]);
 
 test('a NUL character or a lone surrogate in any body, query or path string is a 400 naming the field, on every route', async () => {
   const contact = await postContact(server, { name: 'Nul Target', email: 'nul-target@example.com' });
   const channelId = await insertChannel(server, server.organizationId, 'Nul channel');
   const cases: Array<[string, string, unknown, string, string]> = [
     ['POST', '/v1/contacts', { name: 'Ana\u0000', email: 'ana-nul@example.com' }, 'body', '/name'],
-    ['POST', '/v1/contacts', { email: 'cf-nul@example.com', custom_fields: { ['plan\u0000']: 'pro' } }, 'body', '/custom_fields/plan\u0000'],
-    ['POST', '/v1/contacts', { email: 'cf-deep@example.com', custom_fields: { notes: ['ok', 'lone \uD800 surrogate'] } }, 'body', '/custom_fields/notes/1'],
+    [
+      'POST',
+      '/v1/contacts',
+      { email: 'cf-nul@example.com', custom_fields: { ['plan\u0000']: 'pro' } },
+      'body',
+      '/custom_fields/plan\u0000',
+    ],
+    [
+      'POST',
+      '/v1/contacts',
+      { email: 'cf-deep@example.com', custom_fields: { notes: ['ok', 'lone \uD800 surrogate'] } },
+      'body',
+      '/custom_fields/notes/1',
+    ],
     ['PATCH', `/v1/contacts/${contact.id}`, { name: '\uDC00' }, 'body', '/name'],
     ['POST', `/v1/contacts/${contact.id}/notes`, { body: 'call back\u0000' }, 'body', '/body'],
     ['PUT', `/v1/contacts/${contact.id}/consent/chatapp`, { state: 'granted', source: 'web\u0000form' }, 'body', '/source'],
     ['POST', `/v1/contacts/${contact.id}/suppressions`, { channel: 'all', reason: 'legal\u0000' }, 'body', '/reason'],
     ['POST', '/v1/channels', { platform: 'chatapp_official', name: 'Sales\u0000' }, 'body', '/name'],
     ['PATCH', `/v1/channels/${channelId}`, { name: 'Sales\uD83D' }, 'body', '/name'],
-    ['POST', '/v1/settings/developer/webhooks/endpoints', { url: 'https://hooks.example.com/x', description: 'CRM\u0000' }, 'body', '/description'],
-    ['POST', '/v1/messages', { channel_id: channelId, to: '+4930123456', type: 'text', content: { body: 'hi\u0000' } }, 'body', '/content/body'],
+    [
+      'POST',
+      '/v1/settings/developer/webhooks/endpoints',
+      { url: 'https://hooks.example.com/x', description: 'CRM\u0000' },
+      'body',
+      '/description',
+    ],
+    [
+      'POST',
+      '/v1/messages',
+      { channel_id: channelId, to: '+4930123456', type: 'text', content: { body: 'hi\u0000' } },
+      'body',
+      '/content/body',
+    ],
     ['GET', '/v1/contacts?search=%00', undefined, 'query', '/search'],
     ['GET', '/v1/messages?to=%2B49%00', undefined, 'query', '/to'],
     ['GET', `/v1/contacts/phone/${encodeURIComponent('+4930\u0000')}`, undefined, 'params', '/phone'],
@@ -143,7 +173,12 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
   const contact = await postContact(server, { name: 'Cursor', email: 'cursor@example.com' });
   const channelId = await insertChannel(server, server.organizationId, 'Cursor channel');
   const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
-  const ids: Record<string, string> = { contactID: contact.id, conversationID: conversationId, channelID: channelId, organizationID: server.organizationId };
+  const ids: Record<string, string> = {
+    contactID: contact.id,
+    conversationID: conversationId,
+    channelID: channelId,
+    organizationID: server.organizationId,
+  };
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
     Buffer.from(JSON.stringify({ t: '2020-01-01T00:00:00.000Z', id: "x' or 1=1 --" })).toString('base64url'),
@@ -151,7 +186,17 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     Buffer.from(JSON.stringify({ t: 'Tue, 01 Jan 2020 00:00:00 GMT', id: '0196a0e2-0000-7000-8000-000000000000' })).toString('base64url'),
   ];
   const doc = (await request(server, 'GET', '/v1/openapi.json')).body as {
-    paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }>; security?: Array<Record<string, unknown>>; responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Array<{ name: string; in: string }>;
+          security?: Array<Record<string, unknown>>;
+          responses?: Record<string, { content?: Record<string, unknown> }>;
+        }
+      >
+    >;
   };
   const cookie = await loginCookie(server);
   const routes = Object.entries(doc.paths)
@@ -164,7 +209,10 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
       streams: 'text/event-stream' in (ops.get?.responses?.['200']?.content ?? {}),
     }));
   assert.ok(routes.length >= 10, `list routes with a cursor: ${routes.map((r) => r.path).join(', ')}`);
-  assert.ok(routes.some((r) => r.streams), 'the event stream is among them');
+  assert.ok(
+    routes.some((r) => r.streams),
+    'the event stream is among them',
+  );
   const organization = `/v1/organizations/${server.organizationId}`;
   for (const path of ['/v1/organizations', `${organization}/members`, `${organization}/invitations`, '/v1/auth/sessions']) {
     assert.ok(
@@ -191,12 +239,18 @@ test('assigning a conversation to an empty user id is a 400 naming the field', a
   const channelId = await insertChannel(server, server.organizationId, 'Assignee channel');
   const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
   for (const assignee of ['', 'not-a-uuid']) {
-    const res = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, { key: server.apiKey, body: { assignee_user_id: assignee } });
+    const res = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, {
+      key: server.apiKey,
+      body: { assignee_user_id: assignee },
+    });
     assert.equal(res.status, 400, res.text);
     isProblem(res, 400);
     assert.deepEqual(fieldErrorsOf(res), [['body', '/assignee_user_id']]);
   }
-  const unassign = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, { key: server.apiKey, body: { assignee_user_id: null } });
+  const unassign = await request(server, 'PATCH', `/v1/conversations/${conversationId}`, {
+    key: server.apiKey,
+    body: { assignee_user_id: null },
+  });
   assert.equal(unassign.status, 200, unassign.text);
 });
 
@@ -222,7 +276,10 @@ test('a malformed percent-encoded path gets the one error writer: problem body, 
   }
   const made = await request(server, 'GET', '/v1/channels/%E0%A4%A');
   assert.match(made.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-  const long = await request(server, 'GET', `/v1/channels/${'a'.repeat(300)}`, { key: server.apiKey, headers: { 'x-request-id': 'long-param-1' } });
+  const long = await request(server, 'GET', `/v1/channels/${'a'.repeat(300)}`, {
+    key: server.apiKey,
+    headers: { 'x-request-id': 'long-param-1' },
+  });
   assert.equal(long.status, 414);
   isProblem(long, 414);
   assert.equal(long.headers.get('x-request-id'), 'long-param-1');
@@ -236,7 +293,10 @@ test('the reference page: no upgrade to https on an http deployment, no third-pa
   const csp = page.headers.get('content-security-policy') ?? '';
   assert.doesNotMatch(csp, /upgrade-insecure-requests/);
   assert.doesNotMatch(csp, /validator\.swagger\.io/);
-  const imgSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('img-src'));
+  const imgSrc = csp
+    .split(';')
+    .map((d) => d.trim())
+    .find((d) => d.startsWith('img-src'));
   assert.equal(imgSrc, "img-src 'self' data:");
   assert.match(csp, /script-src 'self'/, 'the rest of the policy is kept');
   const initializer = await fetch(`${server.baseUrl}/v1/docs/static/swagger-initializer.js`);

@@ -21,7 +21,16 @@ import { EVENTS_SEQUENCED_CHANNEL, recordEvent, type EventType } from '../../src
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createKeyWith, createOtherOrganization, freePort, loginCookie, request, startTestServer, usingPostgres, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  freePort,
+  loginCookie,
+  request,
+  startTestServer,
+  usingPostgres,
+  type TestServer,
+} from '../harness.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { eventually } from '../eventually.ts';
 import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
@@ -31,7 +40,10 @@ const HEARTBEAT_MS = 300;
 let server: TestServer;
 before(async () => {
   // The poll floor is far away: events must reach open streams through the NOTIFY.
-  server = await startTestServer({ worker: true, env: { EVENT_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS), EVENT_STREAM_POLL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  server = await startTestServer({
+    worker: true,
+    env: { EVENT_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS), EVENT_STREAM_POLL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' },
+  });
   await createContact();
 });
 after(() => server.close());
@@ -115,7 +127,10 @@ async function openStream(target: { baseUrl: string }, url: string, as: As): Pro
 
 let contactId: string;
 async function createContact() {
-  const contact = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { phone_number: '+4915112347001', name: 'Streamed Person' } });
+  const contact = await request(server, 'POST', '/v1/contacts', {
+    key: server.apiKey,
+    body: { phone_number: '+4915112347001', name: 'Streamed Person' },
+  });
   assert.equal(contact.status, 201, contact.text);
   contactId = contact.body.data.id;
   // Its events sequenced: a stream opened from now starts after them.
@@ -132,7 +147,11 @@ async function addNote(target: TestServer = server, key = target.apiKey): Promis
 async function emit(organizationId: string, count: number, type: EventType = 'conversation.updated'): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    ids.push(await server.container.database.db.transaction((tx) => recordEvent(tx, organizationId, type as 'conversation.updated', { conversation_id: `c-${i}`, status: 'open' })));
+    ids.push(
+      await server.container.database.db.transaction((tx) =>
+        recordEvent(tx, organizationId, type as 'conversation.updated', { conversation_id: `c-${i}`, status: 'open' }),
+      ),
+    );
   }
   return ids;
 }
@@ -181,11 +200,20 @@ test('events arrive live in commit order; each id is the GET /v1/events cursor a
       stream.messages.map((m) => m.id),
       now.map((e) => e.cursorAfter),
     );
-    assert.deepEqual(stream.messages.map((m) => m.event), ['crm.comment.created', 'crm.comment.created', 'conversation.updated', 'conversation.updated', 'conversation.updated']);
-    assert.deepEqual(stream.messages.slice(2).map((m) => m.data.id), ids);
+    assert.deepEqual(
+      stream.messages.map((m) => m.event),
+      ['crm.comment.created', 'crm.comment.created', 'conversation.updated', 'conversation.updated', 'conversation.updated'],
+    );
+    assert.deepEqual(
+      stream.messages.slice(2).map((m) => m.data.id),
+      ids,
+    );
     // Interchangeable the other way: GET /v1/events after a stream id lists what came after it.
     const page = await request(server, 'GET', `/v1/events?cursor=${stream.messages[1]!.id}`, { key: server.apiKey });
-    assert.deepEqual((page.body.data as Array<{ id: string }>).map((e) => e.id), ids);
+    assert.deepEqual(
+      (page.body.data as Array<{ id: string }>).map((e) => e.id),
+      ids,
+    );
   } finally {
     stream.close();
   }
@@ -203,20 +231,32 @@ test('a resume with Last-Event-ID (or cursor) gets exactly the missed events, th
   const resumed = await openStream(server, '/v1/events/stream', { key: server.apiKey, headers: { 'last-event-id': lastId } });
   const byQuery = await openStream(server, `/v1/events/stream?cursor=${lastId}`, { key: server.apiKey });
   // The header wins over the parameter: EventSource reconnects with the URL it started with.
-  const both = await openStream(server, `/v1/events/stream?cursor=${first.messages[0]!.id}`, { key: server.apiKey, headers: { 'last-event-id': lastId } });
+  const both = await openStream(server, `/v1/events/stream?cursor=${first.messages[0]!.id}`, {
+    key: server.apiKey,
+    headers: { 'last-event-id': lastId },
+  });
   try {
     const live = await emit(server.organizationId, 2);
     for (const stream of [resumed, byQuery, both]) {
       await eventually('the missed and the live events', () => stream.messages.length >= 5 || undefined);
-      assert.deepEqual(stream.messages.map((m) => m.data.id), [...missed, ...live]);
+      assert.deepEqual(
+        stream.messages.map((m) => m.data.id),
+        [...missed, ...live],
+      );
     }
-    assert.deepEqual(first.messages.map((m) => m.data.id), early);
+    assert.deepEqual(
+      first.messages.map((m) => m.data.id),
+      early,
+    );
     // From a GET /v1/events cursor too: its next_cursor before the missed ones.
     const all = await listed(server.apiKey);
     const cursorBefore = all[all.findIndex((e) => e.record.id === missed[0]) - 1]!.cursorAfter;
     const fromList = await openStream(server, `/v1/events/stream?cursor=${cursorBefore}`, { key: server.apiKey });
     await eventually('the replayed events', () => fromList.messages.length >= 5 || undefined);
-    assert.deepEqual(fromList.messages.map((m) => m.data.id), [...missed, ...live]);
+    assert.deepEqual(
+      fromList.messages.map((m) => m.data.id),
+      [...missed, ...live],
+    );
     fromList.close();
   } finally {
     for (const s of [resumed, byQuery, both]) s.close();
@@ -233,7 +273,10 @@ test('types: only the events of those types; an unknown type or a bad cursor is 
     await eventually('two notes', () => stream.messages.length >= 2 || undefined);
     const sentinel = await emit(server.organizationId, 1, 'template.status_update');
     await eventually('the sentinel', () => stream.messages.some((m) => m.data.id === sentinel[0]) || undefined);
-    assert.deepEqual(stream.messages.map((m) => m.event), ['crm.comment.created', 'crm.comment.created', 'template.status_update']);
+    assert.deepEqual(
+      stream.messages.map((m) => m.event),
+      ['crm.comment.created', 'crm.comment.created', 'template.status_update'],
+    );
   } finally {
     stream.close();
   }
@@ -244,14 +287,23 @@ test('types: only the events of those types; an unknown type or a bad cursor is 
   const unknownType = await openStream(server, '/v1/events/stream?types=crm.comment.created,message.nope', { key: server.apiKey });
   assert.equal(unknownType.status, 400);
   assert.equal(unknownType.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-  assert.deepEqual(unknownType.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]), [['query', '/types']]);
+  assert.deepEqual(
+    unknownType.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/types']],
+  );
   assert.match(unknownType.body.errors[0].message, /message\.nope/);
   const badQuery = await openStream(server, '/v1/events/stream?cursor=not-a-cursor', { key: server.apiKey });
   assert.equal(badQuery.status, 400);
-  assert.deepEqual(badQuery.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]), [['query', '/cursor']]);
+  assert.deepEqual(
+    badQuery.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/cursor']],
+  );
   const badHeader = await openStream(server, '/v1/events/stream', { key: server.apiKey, headers: { 'last-event-id': 'eyJwIjotMX0' } });
   assert.equal(badHeader.status, 400);
-  assert.deepEqual(badHeader.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]), [['headers', '/last-event-id']]);
+  assert.deepEqual(
+    badHeader.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['headers', '/last-event-id']],
+  );
 });
 
 test('credentials: none or an unknown one is 401, one without webhooks:read is 403; another organization never sees these events', async () => {
@@ -276,16 +328,28 @@ test('credentials: none or an unknown one is 401, one without webhooks:read is 4
     const theirs = await emit(other.organizationId, 1);
     for (const stream of [byKey, bySession]) {
       await eventually("the other organization's own event", () => stream.messages.length >= 1 || undefined);
-      assert.deepEqual(stream.messages.map((m) => m.data.id), theirs);
+      assert.deepEqual(
+        stream.messages.map((m) => m.data.id),
+        theirs,
+      );
     }
-    assert.equal(mine.messages.some((m) => m.data.id === theirs[0]), false);
-    assert.deepEqual(mine.messages.slice(0, 3).map((m) => m.data.id), ours);
+    assert.equal(
+      mine.messages.some((m) => m.data.id === theirs[0]),
+      false,
+    );
+    assert.deepEqual(
+      mine.messages.slice(0, 3).map((m) => m.data.id),
+      ours,
+    );
     // A resume from a cursor of ours on their stream shows only theirs: a cursor is a position, never a key to another organization.
     const resumed = await openStream(server, `/v1/events/stream?cursor=${mine.messages[0]!.id}`, { key: other.apiKey });
     await eventually('their event again', () => resumed.messages.length >= 1 || undefined);
     const more = await emit(other.organizationId, 1);
     await eventually('their next event', () => resumed.messages.length >= 2 || undefined);
-    assert.deepEqual(resumed.messages.map((m) => m.data.id), [...theirs, ...more]);
+    assert.deepEqual(
+      resumed.messages.map((m) => m.data.id),
+      [...theirs, ...more],
+    );
     resumed.close();
   } finally {
     for (const s of [byKey, bySession, mine]) s.close();
@@ -313,7 +377,11 @@ test('an OAuth access token with webhooks:read streams; revoking its grant ends 
     stream.close();
   }
   const noScope = await createOAuthClient(server, { scopes: ['messages:read'] });
-  const narrow = await createGrant(server, { client: noScope, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
+  const narrow = await createGrant(server, {
+    client: noScope,
+    userId: session.body.data.user.id,
+    organizationIds: [server.organizationId],
+  });
   const refused = await openStream(server, '/v1/events/stream', { bearer: narrow.accessToken });
   assert.equal(refused.status, 403);
 });
@@ -336,8 +404,14 @@ test('a session streams its organization, or another it is a member of by organi
   assert.equal(notMember.status, 403);
   const malformed = await openStream(server, '/v1/events/stream?organization_id=nope', { cookie });
   assert.equal(malformed.status, 400);
-  assert.deepEqual(malformed.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]), [['query', '/organization_id']]);
-  const contradicting = await openStream(server, `/v1/events/stream?organization_id=${stranger.organizationId}`, { cookie, headers: { 'x-organization-id': server.organizationId } });
+  assert.deepEqual(
+    malformed.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/organization_id']],
+  );
+  const contradicting = await openStream(server, `/v1/events/stream?organization_id=${stranger.organizationId}`, {
+    cookie,
+    headers: { 'x-organization-id': server.organizationId },
+  });
   assert.equal(contradicting.status, 400);
   // A key reaches its own organization only, whichever way another is named.
   const keyElsewhere = await openStream(server, `/v1/events/stream?organization_id=${stranger.organizationId}`, { key: server.apiKey });
@@ -350,12 +424,19 @@ test('a stream ends within a heartbeat once its session is revoked or its key de
   const bySession = await openStream(server, '/v1/events/stream', { cookie });
   const key = await createKeyWith(server, ['webhooks:read']);
   const keys = await request(server, 'GET', '/v1/api-keys', { key: server.apiKey });
-  const keyId = (keys.body.data as Array<{ id: string; permissions: string[] }>).find((k) => k.permissions.length === 1 && k.permissions[0] === 'webhooks:read')!.id;
+  const keyId = (keys.body.data as Array<{ id: string; permissions: string[] }>).find(
+    (k) => k.permissions.length === 1 && k.permissions[0] === 'webhooks:read',
+  )!.id;
   const byKey = await openStream(server, '/v1/events/stream', { key });
   try {
-    await eventually('keep-alive comments', () => (bySession.comments.includes('keepalive') && byKey.comments.includes('keepalive')) || undefined);
+    await eventually(
+      'keep-alive comments',
+      () => (bySession.comments.includes('keepalive') && byKey.comments.includes('keepalive')) || undefined,
+    );
     assert.equal(bySession.isEnded() || byKey.isEnded(), false);
-    const revoked = await request(server, 'DELETE', `/v1/auth/sessions/${session.body.data.session.id}`, { cookie: await loginCookie(server) });
+    const revoked = await request(server, 'DELETE', `/v1/auth/sessions/${session.body.data.session.id}`, {
+      cookie: await loginCookie(server),
+    });
     assert.equal(revoked.status, 204, revoked.text);
     await eventually('the session stream to end', () => bySession.isEnded() || undefined, { timeoutMs: HEARTBEAT_MS * 10 });
     assert.equal(byKey.isEnded(), false, 'the key stream goes on');
@@ -385,7 +466,8 @@ test('a client that does not read is dropped once 1 MiB waits for it, rather tha
   // About 24 MiB of events, far past what the socket buffers and the stream's bound hold.
   const big = 'x'.repeat(64 * 1024);
   await server.container.database.db.transaction(async (tx) => {
-    for (let i = 0; i < 384; i++) await recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: big, status: `s${i}` });
+    for (let i = 0; i < 384; i++)
+      await recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: big, status: `s${i}` });
   });
   // More events while those still wait for the client.
   await eventually('the server to drop the slow client', async () => {
@@ -409,7 +491,11 @@ test('a client that stops reading while its backlog is sent is dropped at the ne
   socket.on('error', () => undefined);
   const logged = server.logs.length;
   socket.write(`GET /v1/events/stream?cursor=${encodeEventCursor(0)} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${server.apiKey}\r\n\r\n`);
-  await eventually('the server to drop the stalled client', () => server.logs.slice(logged).some((l) => l.includes('does not keep up')) || undefined, { timeoutMs: HEARTBEAT_MS * 20 });
+  await eventually(
+    'the server to drop the stalled client',
+    () => server.logs.slice(logged).some((l) => l.includes('does not keep up')) || undefined,
+    { timeoutMs: HEARTBEAT_MS * 20 },
+  );
   socket.resume();
   await eventually('the connection to end', () => ended || undefined);
 });
@@ -431,7 +517,9 @@ test('closing the server ends its open streams at once instead of waiting on the
   assert.ok(took < 5000, `closing took ${took} ms`);
 });
 
-test('two processes on one PostgreSQL database: an event committed through A reaches a stream open on B', { skip: usingPostgres ? false : 'needs a PostgreSQL server (TEST_DATABASE_URL): PGlite serves one process' }, async () => {
+test('two processes on one PostgreSQL database: an event committed through A reaches a stream open on B', {
+  skip: usingPostgres ? false : 'needs a PostgreSQL server (TEST_DATABASE_URL): PGlite serves one process',
+}, async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-test-b-'));
   const config = loadConfig({
@@ -451,7 +539,9 @@ test('two processes on one PostgreSQL database: an event committed through A rea
   const b = { baseUrl: config.baseUrl };
   try {
     const stream = await openStream(b, '/v1/events/stream', { key: server.apiKey });
-    const more = await Promise.all([1, 2, 3].map(() => openStream(b, '/v1/events/stream?types=crm.comment.created', { key: server.apiKey })));
+    const more = await Promise.all(
+      [1, 2, 3].map(() => openStream(b, '/v1/events/stream?types=crm.comment.created', { key: server.apiKey })),
+    );
     assert.equal(stream.status, 200);
     // One LISTEN connection per process, however many streams it serves: A's (earlier tests opened streams there) and B's.
     const [listening] = await queryRows<{ n: number }>(
@@ -462,7 +552,10 @@ test('two processes on one PostgreSQL database: an event committed through A rea
     await addNote(server);
     await addNote(server);
     await eventually('the events committed through A, on B', () => stream.messages.length >= 2 || undefined);
-    assert.deepEqual(stream.messages.map((m) => m.event), ['crm.comment.created', 'crm.comment.created']);
+    assert.deepEqual(
+      stream.messages.map((m) => m.event),
+      ['crm.comment.created', 'crm.comment.created'],
+    );
     // The same records A lists, with the same cursors.
     const next = await request(server, 'GET', `/v1/events?cursor=${stream.messages[0]!.id}`, { key: server.apiKey });
     assert.deepEqual(next.body.data, [stream.messages[1]!.data]);

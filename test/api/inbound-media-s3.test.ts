@@ -25,11 +25,23 @@ before(async () => {
   s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
   const { port } = await s3.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
   server = await startTestServer({
     worker: true,
-    env: { MEDIA_STORE: 's3', S3_BUCKET: BUCKET, S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', S3_PREFIX: 'parley/media/' },
+    env: {
+      MEDIA_STORE: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: endpoint,
+      S3_ACCESS_KEY_ID: 'S3RVER',
+      S3_SECRET_ACCESS_KEY: 'S3RVER',
+      S3_PREFIX: 'parley/media/',
+    },
   });
   channel = await officialChannel(server, 'S3 media');
 });

@@ -37,12 +37,23 @@ function mediaDir(): string {
 /** Every file under the media directory (temp files included). */
 function storedFiles(): string[] {
   const walk = (dir: string): string[] =>
-    existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)])) : [];
+    existsSync(dir)
+      ? readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+          e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)],
+        )
+      : [];
   return walk(mediaDir());
 }
 
 async function mediaRow(messageId: string) {
-  const [row] = await queryRows<{ status: string; declared_type: string | null; content_type: string | null; attempts: number; source: unknown; error_code: string | null }>(
+  const [row] = await queryRows<{
+    status: string;
+    declared_type: string | null;
+    content_type: string | null;
+    attempts: number;
+    source: unknown;
+    error_code: string | null;
+  }>(
     server.container.database.db,
     sql`select status, declared_type, content_type, attempts, source, error_code from message_media where message_id = ${messageId}`,
   );
@@ -104,9 +115,19 @@ test('an official inbound image is stored on arrival: the record links it, GET s
   assert.equal(unchanged.bytes.length, 0);
 
   const events = (await eventsOf(server, 'message.media_updated')).filter((e) => e.payload.message_id === id);
-  assert.deepEqual(events.map((e) => e.payload), [
-    { message_id: id, conversation_id: record.body.data.conversation_id, channel_id: official.id, media_status: 'stored', error_code: null, organization_id: server.organizationId },
-  ]);
+  assert.deepEqual(
+    events.map((e) => e.payload),
+    [
+      {
+        message_id: id,
+        conversation_id: record.body.data.conversation_id,
+        channel_id: official.id,
+        media_status: 'stored',
+        error_code: null,
+        organization_id: server.organizationId,
+      },
+    ],
+  );
   // The thread shows the same media.
   const thread = await request(server, 'GET', `/v1/conversations/${record.body.data.conversation_id}/messages`, { key: server.apiKey });
   assert.deepEqual(thread.body.data.find((m: { id: string }) => m.id === id).media, media);
@@ -127,17 +148,27 @@ test('a declared type that lies is recorded but not served: the bytes decide', a
 
 test('a document of bytes nothing recognizes is served as application/octet-stream, as an attachment with its file name', async () => {
   const text = Buffer.from('name,total\nAna,12\n');
-  const id = await customerSendsMedia(server, official.id, '4915100000003', 'document', { file_name: 'Relatório março.csv' }, { data: text, mime_type: 'text/html' });
+  const id = await customerSendsMedia(
+    server,
+    official.id,
+    '4915100000003',
+    'document',
+    { file_name: 'Relatório março.csv' },
+    { data: text, mime_type: 'text/html' },
+  );
   const media = await settledMedia(server, id);
   assert.equal(media.content_type, 'application/octet-stream');
   assert.equal(media.file_name, 'Relatório março.csv');
   const got = await getMedia(server, id);
   assert.equal(got.headers.get('content-type'), 'application/octet-stream');
-  assert.equal(got.headers.get('content-disposition'), `attachment; filename="Relat_rio mar_o.csv"; filename*=UTF-8''Relat%C3%B3rio%20mar%C3%A7o.csv`);
+  assert.equal(
+    got.headers.get('content-disposition'),
+    `attachment; filename="Relat_rio mar_o.csv"; filename*=UTF-8''Relat%C3%B3rio%20mar%C3%A7o.csv`,
+  );
   assert.deepEqual(got.bytes, text);
 });
 
-test('media over its type\'s limit fails media_too_large, and nothing of it is left in the store', async () => {
+test("media over its type's limit fails media_too_large, and nothing of it is left in the store", async () => {
   const before = storedFiles();
   const id = await customerSendsMedia(server, official.id, '4915100000004', 'image', {}, { data: PNG, size: 5 * 1024 * 1024 + 1 });
   const media = await settledMedia(server, id);
@@ -151,7 +182,10 @@ test('media over its type\'s limit fails media_too_large, and nothing of it is l
   assert.equal(got.status, 409);
   assert.deepEqual({ status: got.json().media_status, code: got.json().media_error.code }, { status: 'failed', code: 'media_too_large' });
   const events = (await eventsOf(server, 'message.media_updated')).filter((e) => e.payload.message_id === id);
-  assert.deepEqual(events.map((e) => [e.payload.media_status, e.payload.error_code]), [['failed', 'media_too_large']]);
+  assert.deepEqual(
+    events.map((e) => [e.payload.media_status, e.payload.error_code]),
+    [['failed', 'media_too_large']],
+  );
 });
 
 test('a provider 5xx on the download is retried with backoff, and the media is stored once', async () => {
@@ -191,10 +225,17 @@ async function mediaJobsDone(messageId: string, count: number) {
   });
 }
 
-test('through the HTTP gateway: the protocol\'s media call, then the bytes, stored and served', async () => {
+test("through the HTTP gateway: the protocol's media call, then the bytes, stored and served", async () => {
   const gateway = await pairedGatewayChannel(server, 'Gateway media');
   const jpeg = jpegBytes(70_000);
-  const id = await customerSendsMedia(server, gateway.id, '4915100000006', 'image', { caption: 'from the gateway' }, { data: jpeg, mime_type: 'image/jpeg' });
+  const id = await customerSendsMedia(
+    server,
+    gateway.id,
+    '4915100000006',
+    'image',
+    { caption: 'from the gateway' },
+    { data: jpeg, mime_type: 'image/jpeg' },
+  );
   const media = await settledMedia(server, id);
   assert.deepEqual([media.status, media.content_type, media.size, media.sha256], ['stored', 'image/jpeg', jpeg.length, sha256(jpeg)]);
   const got = await getMedia(server, id, { headers: { range: 'bytes=65536-' } });
@@ -234,7 +275,10 @@ test('the sandbox refuses media it cannot hold, naming the field', async () => {
     [{ type: 'audio', content: { caption: 'x' }, media: { data: 'AAAA' } }, /content\.caption is not for audio/],
   ];
   for (const [body, message] of cases) {
-    const res = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: official.id, from: '4915100000008', ...body } });
+    const res = await request(server, 'POST', '/sandbox/inbound', {
+      key: server.apiKey,
+      body: { channel_id: official.id, from: '4915100000008', ...body },
+    });
     assert.equal(res.status, 400, res.text);
     assert.match(res.body.error.message, message);
   }

@@ -33,7 +33,10 @@ async function sentMessage(to: string): Promise<{ id: string; providerMessageId:
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
   await waitForStatus(server, id, 'sent');
-  const [row] = await queryRows<{ provider_message_id: string }>(server.container.database.db, sql`select provider_message_id from messages where id = ${id}`);
+  const [row] = await queryRows<{ provider_message_id: string }>(
+    server.container.database.db,
+    sql`select provider_message_id from messages where id = ${id}`,
+  );
   return { id, providerMessageId: row!.provider_message_id };
 }
 
@@ -69,7 +72,13 @@ function instrumented(db: Db) {
   return { db: proxy, seen };
 }
 
-const deps = (db: Db): AcceptDeps => ({ db, queue: server.container.queue, clock: server.container.clock, logger: server.container.logger, statuses: applyStatuses });
+const deps = (db: Db): AcceptDeps => ({
+  db,
+  queue: server.container.queue,
+  clock: server.container.clock,
+  logger: server.container.logger,
+  statuses: applyStatuses,
+});
 
 const statusEvents = (messageId: string) =>
   queryRows<{ status: string; n: number }>(
@@ -81,34 +90,78 @@ test('status reports are applied, then stored done, with no transaction', async 
   const message = await sentMessage('4915112340301');
   const { db, seen } = instrumented(server.container.database.db);
   const deliveryId = `delivery-${message.id}`;
-  const result = await acceptInboundDelivery(deps(db), { platform: channel.platform as 'chatapp_unofficial', channel, events: [report(message.providerMessageId, 'delivered')], deliveryId });
+  const result = await acceptInboundDelivery(deps(db), {
+    platform: channel.platform as 'chatapp_unofficial',
+    channel,
+    events: [report(message.providerMessageId, 'delivered')],
+    deliveryId,
+  });
   assert.deepEqual(result, { stored: 1 });
   assert.equal(seen.transactions, 0, 'no BEGIN/COMMIT');
-  const [row] = await queryRows<{ status: string }>(server.container.database.db, sql`select status from messages where id = ${message.id}`);
+  const [row] = await queryRows<{ status: string }>(
+    server.container.database.db,
+    sql`select status from messages where id = ${message.id}`,
+  );
   assert.equal(row!.status, 'delivered');
-  const stored = await queryRows<{ processed: boolean }>(server.container.database.db, sql`select processed_at is not null as processed from provider_events where external_id = ${deliveryId}`);
+  const stored = await queryRows<{ processed: boolean }>(
+    server.container.database.db,
+    sql`select processed_at is not null as processed from provider_events where external_id = ${deliveryId}`,
+  );
   assert.deepEqual(stored, [{ processed: true }]);
   // The same delivery again (the provider retried): stored once, nothing moves, no event.
-  assert.deepEqual(await acceptInboundDelivery(deps(db), { platform: channel.platform as 'chatapp_unofficial', channel, events: [report(message.providerMessageId, 'delivered')], deliveryId }), { stored: 0 });
-  assert.deepEqual(await statusEvents(message.id), [{ status: 'delivered', n: 1 }, { status: 'sent', n: 1 }]);
+  assert.deepEqual(
+    await acceptInboundDelivery(deps(db), {
+      platform: channel.platform as 'chatapp_unofficial',
+      channel,
+      events: [report(message.providerMessageId, 'delivered')],
+      deliveryId,
+    }),
+    { stored: 0 },
+  );
+  assert.deepEqual(await statusEvents(message.id), [
+    { status: 'delivered', n: 1 },
+    { status: 'sent', n: 1 },
+  ]);
 });
 
 test('a delivery whose storing fails after its reports were applied is refused, and applied once when the provider sends it again', async () => {
   const message = await sentMessage('4915112340302');
   const { db, seen } = instrumented(server.container.database.db);
   const deliveryId = `delivery-${message.id}`;
-  const delivery = { platform: channel.platform as 'chatapp_unofficial', channel, events: [report(message.providerMessageId, 'read')], deliveryId };
+  const delivery = {
+    platform: channel.platform as 'chatapp_unofficial',
+    channel,
+    events: [report(message.providerMessageId, 'read')],
+    deliveryId,
+  };
   seen.failStore = true;
   await assert.rejects(acceptInboundDelivery(deps(db), delivery), /the database went away/);
   seen.failStore = false;
-  assert.deepEqual(await queryRows(server.container.database.db, sql`select 1 from provider_events where external_id = ${deliveryId}`), [], 'nothing stored: the provider is refused');
+  assert.deepEqual(
+    await queryRows(server.container.database.db, sql`select 1 from provider_events where external_id = ${deliveryId}`),
+    [],
+    'nothing stored: the provider is refused',
+  );
   assert.deepEqual(await acceptInboundDelivery(deps(db), delivery), { stored: 1 });
-  const [row] = await queryRows<{ status: string }>(server.container.database.db, sql`select status from messages where id = ${message.id}`);
+  const [row] = await queryRows<{ status: string }>(
+    server.container.database.db,
+    sql`select status from messages where id = ${message.id}`,
+  );
   assert.equal(row!.status, 'read');
   // Applied twice, announced once: `delivered` (the skipped step) and `read`, each one event.
-  assert.deepEqual(await statusEvents(message.id), [{ status: 'delivered', n: 1 }, { status: 'read', n: 1 }, { status: 'sent', n: 1 }]);
-  const history = await queryRows<{ status: string; n: number }>(server.container.database.db, sql`select status, count(*)::int as n from message_status_history where message_id = ${message.id} and status in ('delivered', 'read') group by 1 order by 1`);
-  assert.deepEqual(history, [{ status: 'delivered', n: 1 }, { status: 'read', n: 1 }]);
+  assert.deepEqual(await statusEvents(message.id), [
+    { status: 'delivered', n: 1 },
+    { status: 'read', n: 1 },
+    { status: 'sent', n: 1 },
+  ]);
+  const history = await queryRows<{ status: string; n: number }>(
+    server.container.database.db,
+    sql`select status, count(*)::int as n from message_status_history where message_id = ${message.id} and status in ('delivered', 'read') group by 1 order by 1`,
+  );
+  assert.deepEqual(history, [
+    { status: 'delivered', n: 1 },
+    { status: 'read', n: 1 },
+  ]);
 });
 
 test('a failure report is applied and stored in one transaction', async () => {
@@ -121,6 +174,9 @@ test('a failure report is applied and stored in one transaction', async () => {
   });
   assert.deepEqual(result, { stored: 1 });
   assert.equal(seen.transactions, 1);
-  const [row] = await queryRows<{ status: string; error_code: string }>(server.container.database.db, sql`select status, error_code from messages where id = ${message.id}`);
+  const [row] = await queryRows<{ status: string; error_code: string }>(
+    server.container.database.db,
+    sql`select status, error_code from messages where id = ${message.id}`,
+  );
   assert.deepEqual(row, { status: 'failed', error_code: 'undeliverable' });
 });

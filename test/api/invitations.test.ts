@@ -25,7 +25,8 @@ after(async () => {
 });
 
 const invitationsPath = () => `/v1/organizations/${server.organizationId}/invitations`;
-const invite = (body: unknown, as: { cookie?: string; key?: string } = { cookie: owner }) => request(server, 'POST', invitationsPath(), { ...as, body });
+const invite = (body: unknown, as: { cookie?: string; key?: string } = { cookie: owner }) =>
+  request(server, 'POST', invitationsPath(), { ...as, body });
 
 async function count(table: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from ${sql.identifier(table)}`);
@@ -39,10 +40,16 @@ test('an invitation answers its one-time link once; only its hash is stored; a n
   assert.match(token, /^pli_[A-Za-z0-9_-]{40,}$/);
   assert.equal(url, `${server.config.appUrl}/invitations#token=${token}`);
   assert.equal(mailed, false, 'no SMTP_URL: nothing is mailed');
-  const [row] = await queryRows<{ token_hash: string }>(server.container.database.db, sql`select token_hash from invitations where id = ${id}`);
+  const [row] = await queryRows<{ token_hash: string }>(
+    server.container.database.db,
+    sql`select token_hash from invitations where id = ${id}`,
+  );
   assert.equal(row!.token_hash, sha256Hex(token));
   const stored = await queryRows<{ t: string }>(server.container.database.db, sql`select row_to_json(i)::text as t from invitations i`);
-  assert.ok(stored.every((r) => !r.t.includes(token)), 'the token itself is stored nowhere');
+  assert.ok(
+    stored.every((r) => !r.t.includes(token)),
+    'the token itself is stored nowhere',
+  );
 
   const listed = await request(server, 'GET', invitationsPath(), { cookie: owner });
   assert.equal(listed.status, 200);
@@ -54,10 +61,19 @@ test('an invitation answers its one-time link once; only its hash is stored; a n
   assert.equal(lookup.status, 200, lookup.text);
   assert.deepEqual(
     { ...lookup.body.data, expires_at: undefined },
-    { organization_name: 'My organization', role: 'admin', email: 'Newcomer@Example.com', inviter_name: 'Owner', account_exists: false, expires_at: undefined },
+    {
+      organization_name: 'My organization',
+      role: 'admin',
+      email: 'Newcomer@Example.com',
+      inviter_name: 'Owner',
+      account_exists: false,
+      expires_at: undefined,
+    },
   );
 
-  const accepted = await request(server, 'POST', '/v1/invitations/accept', { body: { token, name: 'New Comer', password: MEMBER_PASSWORD } });
+  const accepted = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token, name: 'New Comer', password: MEMBER_PASSWORD },
+  });
   assert.equal(accepted.status, 200, accepted.text);
   assert.equal(accepted.body.data.created, true);
   assert.equal(accepted.body.data.organization_id, server.organizationId);
@@ -72,7 +88,11 @@ test('an invitation answers its one-time link once; only its hash is stored; a n
   const again = await request(server, 'POST', '/v1/invitations/accept', { body: { token, name: 'Twice', password: MEMBER_PASSWORD } });
   assert.equal(again.status, 410, again.text);
   assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token } })).status, 410);
-  assert.equal((await request(server, 'GET', invitationsPath(), { cookie: owner })).body.data.some((i: { id: string }) => i.id === id), false, 'no longer pending');
+  assert.equal(
+    (await request(server, 'GET', invitationsPath(), { cookie: owner })).body.data.some((i: { id: string }) => i.id === id),
+    false,
+    'no longer pending',
+  );
 });
 
 test('an existing user accepts while signed in, with the same email only; signed out they are told to sign in', async () => {
@@ -84,12 +104,17 @@ test('an existing user accepts while signed in, with the same email only; signed
   assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token } })).body.data.account_exists, true);
 
   const users = await count('users');
-  const signedOut = await request(server, 'POST', '/v1/invitations/accept', { body: { token, name: 'Impostor', password: MEMBER_PASSWORD } });
+  const signedOut = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token, name: 'Impostor', password: MEMBER_PASSWORD },
+  });
   assert.equal(signedOut.status, 409, signedOut.text);
   assert.match(signedOut.body.detail, /sign in/);
   assert.equal(await count('users'), users);
 
-  const wrongUser = await request(server, 'POST', '/v1/invitations/accept', { cookie: await loginCookie(server, stranger.email, stranger.password), body: { token } });
+  const wrongUser = await request(server, 'POST', '/v1/invitations/accept', {
+    cookie: await loginCookie(server, stranger.email, stranger.password),
+    body: { token },
+  });
   assert.equal(wrongUser.status, 403, wrongUser.text);
 
   const cookie = await loginCookie(server, other.email, other.password);
@@ -98,10 +123,19 @@ test('an existing user accepts while signed in, with the same email only; signed
   assert.equal(accepted.body.data.created, false);
   assert.equal(accepted.headers.get('set-cookie'), null, 'the existing session is kept');
   const mine = await request(server, 'GET', '/v1/organizations', { cookie });
-  assert.deepEqual(mine.body.data.map((o: { id: string; role: string }) => [o.id, o.role]), [[other.organizationId, 'owner'], [server.organizationId, 'member']]);
+  assert.deepEqual(
+    mine.body.data.map((o: { id: string; role: string }) => [o.id, o.role]),
+    [
+      [other.organizationId, 'owner'],
+      [server.organizationId, 'member'],
+    ],
+  );
   // The strangers' attempt did not make them a member.
   const members = await request(server, 'GET', `/v1/organizations/${server.organizationId}/members`, { cookie: owner });
-  assert.equal(members.body.data.some((m: { email: string }) => m.email === stranger.email), false);
+  assert.equal(
+    members.body.data.some((m: { email: string }) => m.email === stranger.email),
+    false,
+  );
 });
 
 test('who may invite whom: an admin not an owner, a member nobody; an existing member is a conflict on /email', async () => {
@@ -117,29 +151,53 @@ test('who may invite whom: an admin not an owner, a member nobody; an existing m
 
   const existing = await invite({ email: member.email.toUpperCase(), role: 'member' });
   assert.equal(existing.status, 409, existing.text);
-  assert.deepEqual(existing.body.errors.map((e: { pointer: string; location: string }) => [e.pointer, e.location]), [['/email', 'body']]);
+  assert.deepEqual(
+    existing.body.errors.map((e: { pointer: string; location: string }) => [e.pointer, e.location]),
+    [['/email', 'body']],
+  );
 });
 
 test('a cancelled, replaced or expired link is gone', async () => {
   const first = await invite({ email: 'replaced@example.com', role: 'member' });
   const second = await invite({ email: 'replaced@example.com', role: 'admin' });
-  assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token: first.body.data.token } })).status, 410, 'replaced');
-  assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token: second.body.data.token } })).body.data.role, 'admin');
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/lookup', { body: { token: first.body.data.token } })).status,
+    410,
+    'replaced',
+  );
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/lookup', { body: { token: second.body.data.token } })).body.data.role,
+    'admin',
+  );
 
   const cancelled = await request(server, 'DELETE', `${invitationsPath()}/${second.body.data.id}`, { cookie: owner });
   assert.equal(cancelled.status, 204, cancelled.text);
-  assert.equal((await request(server, 'DELETE', `${invitationsPath()}/${second.body.data.id}`, { cookie: owner })).status, 404, 'cancelled once');
-  const afterCancel = await request(server, 'POST', '/v1/invitations/accept', { body: { token: second.body.data.token, name: 'Late', password: MEMBER_PASSWORD } });
+  assert.equal(
+    (await request(server, 'DELETE', `${invitationsPath()}/${second.body.data.id}`, { cookie: owner })).status,
+    404,
+    'cancelled once',
+  );
+  const afterCancel = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token: second.body.data.token, name: 'Late', password: MEMBER_PASSWORD },
+  });
   assert.equal(afterCancel.status, 410, afterCancel.text);
 
   const expiring = await invite({ email: 'slow@example.com', role: 'member' });
   clock.advance(61 * 60_000);
   const users = await count('users');
-  const expired = await request(server, 'POST', '/v1/invitations/accept', { body: { token: expiring.body.data.token, name: 'Slow', password: MEMBER_PASSWORD } });
+  const expired = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token: expiring.body.data.token, name: 'Slow', password: MEMBER_PASSWORD },
+  });
   assert.equal(expired.status, 410, expired.text);
   assert.match(expired.body.detail, /expired/);
   assert.equal(await count('users'), users);
-  assert.equal((await request(server, 'GET', invitationsPath(), { cookie: owner })).body.data.some((i: { email: string }) => i.email === 'slow@example.com'), false, 'expired: not pending');
+  assert.equal(
+    (await request(server, 'GET', invitationsPath(), { cookie: owner })).body.data.some(
+      (i: { email: string }) => i.email === 'slow@example.com',
+    ),
+    false,
+    'expired: not pending',
+  );
 });
 
 test('bad input: the documented error naming the field, and nothing stored', async () => {
@@ -171,7 +229,11 @@ test('bad input: the documented error naming the field, and nothing stored', asy
       assert.equal(res.body.errors?.[0]?.pointer, pointer, `${path} ${label}`);
     }
   }
-  assert.equal((await request(server, 'POST', '/v1/invitations/accept', { rawBody: 'token=x', contentType: 'application/x-www-form-urlencoded' })).status, 415);
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/accept', { rawBody: 'token=x', contentType: 'application/x-www-form-urlencoded' }))
+      .status,
+    415,
+  );
 
   const { token } = (await invite({ email: 'careful@example.com', role: 'member' })).body.data;
   const users = await count('users');
@@ -183,7 +245,11 @@ test('bad input: the documented error naming the field, and nothing stored', asy
   ] as const) {
     const res = await request(server, 'POST', '/v1/invitations/accept', { body });
     assert.equal(res.status, 400, `${label}: ${res.text}`);
-    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), pointers, label);
+    assert.deepEqual(
+      res.body.errors.map((e: { pointer: string }) => e.pointer),
+      pointers,
+      label,
+    );
   }
   assert.equal(await count('users'), users, 'nobody signed up');
   assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token } })).status, 200, 'the link still works');
@@ -200,7 +266,11 @@ test('unknown links from one address are throttled: 429 with Retry-After, a real
   }
   assert.ok(refused, 'guessing is throttled');
   assert.ok(Number(refused.headers.get('retry-after')) >= 1);
-  assert.equal((await request(server, 'POST', '/v1/invitations/accept', { body: { token, name: 'Blocked', password: MEMBER_PASSWORD } })).status, 429, 'nothing is looked up while throttled');
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/accept', { body: { token, name: 'Blocked', password: MEMBER_PASSWORD } })).status,
+    429,
+    'nothing is looked up while throttled',
+  );
   clock.advance(16 * 60_000);
   assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token } })).status, 200, 'the wait ends');
 });

@@ -74,56 +74,156 @@ const ROWS: Record<string, Row> = {
   'GET /v1/channels': { kind: 'list' },
   'POST /v1/channels': { kind: 'no tenant data', why: 'creates a channel in the caller’s organization' },
   'GET /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
-  'PATCH /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, body: { name: 'taken over' }, probe: ['GET /v1/channels/{channel}'] },
+  'PATCH /v1/channels/{channelID}': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
   'DELETE /v1/channels/{channelID}': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
   'GET /v1/channels/{channelID}/status': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
   'GET /v1/channels/{channelID}/capabilities': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
   'POST /v1/channels/{channelID}/connect': { kind: 'id', path: { channelID: 'official' }, probe: ['GET /v1/channels/{official}'] },
   'GET /v1/channels/{channelID}/qr': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
   'POST /v1/channels/{channelID}/disconnect': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}'] },
-  'POST /v1/channels/{channelID}/contacts/lookup': { kind: 'id', path: { channelID: 'channel' }, body: { phone: '+4915112340001' }, probe: ['GET /v1/channels/{channel}'] },
+  'POST /v1/channels/{channelID}/contacts/lookup': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '+4915112340001' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
   'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
   'POST /v1/templates': {
     kind: 'id',
-    body: { channel_id: '{{official}}', name: 'stolen', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi' }] },
+    body: {
+      channel_id: '{{official}}',
+      name: 'stolen',
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hi' }],
+    },
     probe: ['GET /v1/templates?channel_id={official}'],
   },
   'GET /v1/templates/{templateID}': { kind: 'id', path: { templateID: 'template' }, probe: ['GET /v1/templates/{template}'] },
   'POST /v1/templates/{templateID}/submit': { kind: 'id', path: { templateID: 'template' }, probe: ['GET /v1/templates/{template}'] },
   'POST /v1/templates/sync': { kind: 'id', body: { channel_id: '{{official}}' }, probe: ['GET /v1/templates?channel_id={official}'] },
-  'POST /v1/bizapi/exchange-code': { kind: 'id', body: { code: 'a-code', channel_id: '{{official}}' }, probe: ['GET /v1/channels/{official}'] },
-  'POST /v1/bizapi/register-phone': { kind: 'id', body: { channel_id: '{{official}}', pin: '123456' }, probe: ['GET /v1/channels/{official}'] },
-  'POST /v1/contacts': { kind: 'no tenant data', why: 'creates or updates a contact of the caller’s organization (its phone matches nothing of A’s: checked by the list row)' },
+  'POST /v1/bizapi/exchange-code': {
+    kind: 'id',
+    body: { code: 'a-code', channel_id: '{{official}}' },
+    probe: ['GET /v1/channels/{official}'],
+  },
+  'POST /v1/bizapi/register-phone': {
+    kind: 'id',
+    body: { channel_id: '{{official}}', pin: '123456' },
+    probe: ['GET /v1/channels/{official}'],
+  },
+  'POST /v1/contacts': {
+    kind: 'no tenant data',
+    why: 'creates or updates a contact of the caller’s organization (its phone matches nothing of A’s: checked by the list row)',
+  },
   'GET /v1/contacts': { kind: 'list', query: { search: 'Isolated' } },
-  'POST /v1/contacts/lookup': { kind: 'id', body: { identifiers: [{ type: 'contact_id', value: '{{contact}}' }] }, probe: ['GET /v1/contacts/{contact}'] },
+  'POST /v1/contacts/lookup': {
+    kind: 'id',
+    body: { identifiers: [{ type: 'contact_id', value: '{{contact}}' }] },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
   'GET /v1/contacts/phone/{phone}': { kind: 'id', path: { phone: 'phone' }, probe: ['GET /v1/contacts/{contact}'] },
   'GET /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}'] },
-  'PATCH /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, body: { name: 'taken over' }, probe: ['GET /v1/contacts/{contact}'] },
+  'PATCH /v1/contacts/{contactID}': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
   'DELETE /v1/contacts/{contactID}': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}'] },
-  'GET /v1/contacts/{contactID}/identities': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/identities'] },
+  'GET /v1/contacts/{contactID}/identities': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    probe: ['GET /v1/contacts/{contact}/identities'],
+  },
   'GET /v1/contacts/{contactID}/notes': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/notes'] },
-  'POST /v1/contacts/{contactID}/notes': { kind: 'id', path: { contactID: 'contact' }, body: { body: 'planted' }, probe: ['GET /v1/contacts/{contact}/notes'] },
-  'DELETE /v1/contacts/{contactID}/notes/{noteID}': { kind: 'id', path: { contactID: 'contact', noteID: 'note' }, probe: ['GET /v1/contacts/{contact}/notes'] },
+  'POST /v1/contacts/{contactID}/notes': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { body: 'planted' },
+    probe: ['GET /v1/contacts/{contact}/notes'],
+  },
+  'DELETE /v1/contacts/{contactID}/notes/{noteID}': {
+    kind: 'id',
+    path: { contactID: 'contact', noteID: 'note' },
+    probe: ['GET /v1/contacts/{contact}/notes'],
+  },
   'GET /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/tags'] },
-  'POST /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, body: { tag: 'planted' }, probe: ['GET /v1/contacts/{contact}/tags'] },
-  'DELETE /v1/contacts/{contactID}/tags/{tag}': { kind: 'id', path: { contactID: 'contact', tag: 'tag' }, probe: ['GET /v1/contacts/{contact}/tags'] },
-  'PUT /v1/contacts/{contactID}/consent/{channel}': { kind: 'id', path: { contactID: 'contact', channel: '=all' }, body: { state: 'revoked' }, probe: ['GET /v1/contacts/{contact}/consents'] },
+  'POST /v1/contacts/{contactID}/tags': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { tag: 'planted' },
+    probe: ['GET /v1/contacts/{contact}/tags'],
+  },
+  'DELETE /v1/contacts/{contactID}/tags/{tag}': {
+    kind: 'id',
+    path: { contactID: 'contact', tag: 'tag' },
+    probe: ['GET /v1/contacts/{contact}/tags'],
+  },
+  'PUT /v1/contacts/{contactID}/consent/{channel}': {
+    kind: 'id',
+    path: { contactID: 'contact', channel: '=all' },
+    body: { state: 'revoked' },
+    probe: ['GET /v1/contacts/{contact}/consents'],
+  },
   'GET /v1/contacts/{contactID}/consents': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/consents'] },
-  'GET /v1/contacts/{contactID}/suppressions': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
-  'POST /v1/contacts/{contactID}/suppressions': { kind: 'id', path: { contactID: 'contact' }, body: { channel: 'all', reason: 'planted' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
-  'DELETE /v1/contacts/{contactID}/suppressions/{channel}': { kind: 'id', path: { contactID: 'contact', channel: '=all' }, probe: ['GET /v1/contacts/{contact}/suppressions'] },
-  'POST /v1/contacts/import': { kind: 'no tenant data', why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)' },
-  'POST /v1/messages': { kind: 'id', body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } }, probe: ['GET /v1/messages?channel_id={channel}'] },
+  'GET /v1/contacts/{contactID}/suppressions': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    probe: ['GET /v1/contacts/{contact}/suppressions'],
+  },
+  'POST /v1/contacts/{contactID}/suppressions': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { channel: 'all', reason: 'planted' },
+    probe: ['GET /v1/contacts/{contact}/suppressions'],
+  },
+  'DELETE /v1/contacts/{contactID}/suppressions/{channel}': {
+    kind: 'id',
+    path: { contactID: 'contact', channel: '=all' },
+    probe: ['GET /v1/contacts/{contact}/suppressions'],
+  },
+  'POST /v1/contacts/import': {
+    kind: 'no tenant data',
+    why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',
+  },
+  'POST /v1/messages': {
+    kind: 'id',
+    body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
+    probe: ['GET /v1/messages?channel_id={channel}'],
+  },
   'GET /v1/messages': { kind: 'list', query: { channel_id: '{{channel}}' } },
   'GET /v1/messages/{messageID}': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/status': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/media': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
   'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
-  'GET /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
-  'PATCH /v1/conversations/{conversationID}': { kind: 'id', path: { conversationID: 'conversation' }, body: { status: 'closed' }, probe: ['GET /v1/conversations/{conversation}'] },
+  'GET /v1/conversations/{conversationID}': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}'],
+  },
+  'PATCH /v1/conversations/{conversationID}': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    body: { status: 'closed' },
+    probe: ['GET /v1/conversations/{conversation}'],
+  },
   // A's conversation has a customer message nobody read: B marking it read would show in its unread_count.
-  'POST /v1/conversations/{conversationID}/read': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}'] },
-  'GET /v1/conversations/{conversationID}/messages': { kind: 'id', path: { conversationID: 'conversation' }, probe: ['GET /v1/conversations/{conversation}/messages'] },
+  'POST /v1/conversations/{conversationID}/read': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}'],
+  },
+  'GET /v1/conversations/{conversationID}/messages': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}/messages'],
+  },
   'GET /v1/settings/developer/webhooks': { kind: 'list' },
   'POST /v1/settings/developer/webhooks/endpoints': { kind: 'no tenant data', why: 'creates an endpoint of the caller’s organization' },
   'PATCH /v1/settings/developer/webhooks/endpoints/{endpointID}': {
@@ -132,19 +232,38 @@ const ROWS: Record<string, Row> = {
     body: { description: 'taken over' },
     probe: ['GET /v1/settings/developer/webhooks', 'GET /v1/settings/developer/webhooks/endpoints/{endpoint}/secret'],
   },
-  'DELETE /v1/settings/developer/webhooks/endpoints/{endpointID}': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks'] },
+  'DELETE /v1/settings/developer/webhooks/endpoints/{endpointID}': {
+    kind: 'id',
+    path: { endpointID: 'endpoint' },
+    probe: ['GET /v1/settings/developer/webhooks'],
+  },
   'POST /v1/settings/developer/webhooks/endpoints/{endpointID}/rotate-secret': {
     kind: 'id',
     path: { endpointID: 'endpoint' },
     probe: ['GET /v1/settings/developer/webhooks/endpoints/{endpoint}/secret'],
   },
-  'GET /v1/settings/developer/webhooks/endpoints/{endpointID}/secret': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks'] },
-  'POST /v1/settings/developer/webhooks/endpoints/{endpointID}/test': { kind: 'id', path: { endpointID: 'endpoint' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
+  'GET /v1/settings/developer/webhooks/endpoints/{endpointID}/secret': {
+    kind: 'id',
+    path: { endpointID: 'endpoint' },
+    probe: ['GET /v1/settings/developer/webhooks'],
+  },
+  'POST /v1/settings/developer/webhooks/endpoints/{endpointID}/test': {
+    kind: 'id',
+    path: { endpointID: 'endpoint' },
+    probe: ['GET /v1/settings/developer/webhooks/deliveries'],
+  },
   'GET /v1/settings/developer/webhooks/deliveries': { kind: 'list', query: { endpoint_id: '{{endpoint}}' } },
-  'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': { kind: 'id', path: { messageID: 'delivery' }, probe: ['GET /v1/settings/developer/webhooks/deliveries'] },
+  'POST /v1/settings/developer/webhooks/deliveries/{messageID}/retry': {
+    kind: 'id',
+    path: { messageID: 'delivery' },
+    probe: ['GET /v1/settings/developer/webhooks/deliveries'],
+  },
   'GET /v1/events': { kind: 'list' },
   'GET /v1/events/stream': { kind: 'stream' },
-  'GET /v1/oauth/authorize': { kind: 'no tenant data', why: 'public: a client_id is public by design (RFC 6749), and the request it stores is no one’s until a user decides it' },
+  'GET /v1/oauth/authorize': {
+    kind: 'no tenant data',
+    why: 'public: a client_id is public by design (RFC 6749), and the request it stores is no one’s until a user decides it',
+  },
   'GET /v1/oauth/authorization-requests/{requestID}': {
     kind: 'id',
     path: { requestID: 'authorizationRequest' },
@@ -161,36 +280,81 @@ const ROWS: Record<string, Row> = {
     path: { requestID: 'authorizationRequest' },
     probe: ['GET /v1/oauth/authorization-requests/{authorizationRequest}'],
   },
-  'POST /v1/oauth/device': { kind: 'no tenant data', why: 'public: a client_id is public by design (RFC 8628), and the codes it stores are no one’s until a user decides them' },
-  'POST /v1/oauth/device/lookup': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'POST /v1/oauth/device': {
+    kind: 'no tenant data',
+    why: 'public: a client_id is public by design (RFC 8628), and the codes it stores are no one’s until a user decides them',
+  },
+  'POST /v1/oauth/device/lookup': {
+    kind: 'id',
+    body: { user_code: '{{userCode}}' },
+    probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
+  },
   'POST /v1/oauth/device/approve': {
     kind: 'id',
     body: { user_code: '{{userCode}}', organization_ids: ['0196b1f2-0a00-7000-8000-0000000000a1'] },
     probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
   },
-  'POST /v1/oauth/device/deny': { kind: 'id', body: { user_code: '{{userCode}}' }, probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'] },
+  'POST /v1/oauth/device/deny': {
+    kind: 'id',
+    body: { user_code: '{{userCode}}' },
+    probe: ['POST /v1/oauth/device/lookup {"user_code":"{userCode}"}'],
+  },
   'POST /v1/oauth/clients': { kind: 'no tenant data', why: 'registers a client in the caller’s organization' },
   'GET /v1/oauth/clients': { kind: 'list' },
   'GET /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
-  'PATCH /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, body: { name: 'taken over', scopes: ['messages:send'] }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
-  'POST /v1/oauth/clients/{clientID}/secret': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
+  'PATCH /v1/oauth/clients/{clientID}': {
+    kind: 'id',
+    path: { clientID: 'oauthClient' },
+    body: { name: 'taken over', scopes: ['messages:send'] },
+    probe: ['GET /v1/oauth/clients/{oauthClient}'],
+  },
+  'POST /v1/oauth/clients/{clientID}/secret': {
+    kind: 'id',
+    path: { clientID: 'oauthClient' },
+    probe: ['GET /v1/oauth/clients/{oauthClient}'],
+  },
   'DELETE /v1/oauth/clients/{clientID}': { kind: 'id', path: { clientID: 'oauthClient' }, probe: ['GET /v1/oauth/clients/{oauthClient}'] },
   'GET /v1/auth/authorizations': { kind: 'list' },
   'DELETE /v1/auth/authorizations/{grantID}': { kind: 'id', path: { grantID: 'grant' }, probe: ['GET /v1/auth/authorizations'] },
   'POST /v1/organizations': { kind: 'no tenant data', why: 'creates an organization the caller owns' },
   'GET /v1/organizations': { kind: 'list' },
-  'GET /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}'] },
-  'PATCH /v1/organizations/{organizationID}': { kind: 'id', path: { organizationID: 'organization' }, body: { name: 'taken over' }, probe: ['GET /v1/organizations/{organization}'] },
-  'POST /v1/organizations/{organizationID}/leave': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
-  'GET /v1/organizations/{organizationID}/members': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/members'] },
+  'GET /v1/organizations/{organizationID}': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    probe: ['GET /v1/organizations/{organization}'],
+  },
+  'PATCH /v1/organizations/{organizationID}': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/organizations/{organization}'],
+  },
+  'POST /v1/organizations/{organizationID}/leave': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    probe: ['GET /v1/organizations/{organization}/members'],
+  },
+  'GET /v1/organizations/{organizationID}/members': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    probe: ['GET /v1/organizations/{organization}/members'],
+  },
   'PATCH /v1/organizations/{organizationID}/members/{userID}': {
     kind: 'id',
     path: { organizationID: 'organization', userID: 'member' },
     body: { role: 'admin' },
     probe: ['GET /v1/organizations/{organization}/members'],
   },
-  'DELETE /v1/organizations/{organizationID}/members/{userID}': { kind: 'id', path: { organizationID: 'organization', userID: 'member' }, probe: ['GET /v1/organizations/{organization}/members'] },
-  'GET /v1/organizations/{organizationID}/invitations': { kind: 'id', path: { organizationID: 'organization' }, probe: ['GET /v1/organizations/{organization}/invitations'] },
+  'DELETE /v1/organizations/{organizationID}/members/{userID}': {
+    kind: 'id',
+    path: { organizationID: 'organization', userID: 'member' },
+    probe: ['GET /v1/organizations/{organization}/members'],
+  },
+  'GET /v1/organizations/{organizationID}/invitations': {
+    kind: 'id',
+    path: { organizationID: 'organization' },
+    probe: ['GET /v1/organizations/{organization}/invitations'],
+  },
   'POST /v1/organizations/{organizationID}/invitations': {
     kind: 'id',
     path: { organizationID: 'organization' },
@@ -202,17 +366,37 @@ const ROWS: Record<string, Row> = {
     path: { organizationID: 'organization', invitationID: 'invitation' },
     probe: ['GET /v1/organizations/{organization}/invitations'],
   },
-  'POST /v1/invitations/lookup': { kind: 'no tenant data', why: 'public: the one-time token is the credential, and an unknown one answers 404 whoever asks' },
-  'POST /v1/invitations/accept': { kind: 'no tenant data', why: 'public: the one-time token is the credential; a signed-in caller joins only with the email invited' },
+  'POST /v1/invitations/lookup': {
+    kind: 'no tenant data',
+    why: 'public: the one-time token is the credential, and an unknown one answers 404 whoever asks',
+  },
+  'POST /v1/invitations/accept': {
+    kind: 'no tenant data',
+    why: 'public: the one-time token is the credential; a signed-in caller joins only with the email invited',
+  },
   'GET /.well-known/oauth-authorization-server': { kind: 'no tenant data', why: 'public RFC 8414 metadata of the installation' },
-  'POST /v1/oauth/token': { kind: 'no tenant data', why: 'public: the code, device code or refresh token is the credential, bound to its client (RFC 6749)' },
-  'POST /v1/oauth/introspect': { kind: 'id', body: { token: '{{accessToken}}' }, probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'] },
-  'POST /v1/oauth/revoke': { kind: 'id', body: { token: '{{accessToken}}' }, probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'] },
+  'POST /v1/oauth/token': {
+    kind: 'no tenant data',
+    why: 'public: the code, device code or refresh token is the credential, bound to its client (RFC 6749)',
+  },
+  'POST /v1/oauth/introspect': {
+    kind: 'id',
+    body: { token: '{{accessToken}}' },
+    probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'],
+  },
+  'POST /v1/oauth/revoke': {
+    kind: 'id',
+    body: { token: '{{accessToken}}' },
+    probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'],
+  },
   'PATCH /v1/auth/account': { kind: 'no tenant data', why: "changes the caller's own account" },
   'POST /v1/auth/password': { kind: 'no tenant data', why: "changes the caller's own password" },
   'GET /v1/auth/signup': { kind: 'no tenant data', why: 'public: whether sign-up is open' },
   'POST /v1/auth/signup': { kind: 'no tenant data', why: 'public: makes a new user and a new organization of their own' },
-  'POST /v1/auth/password-reset': { kind: 'no tenant data', why: 'public: the token names the one account it resets (an unknown one is 404)' },
+  'POST /v1/auth/password-reset': {
+    kind: 'no tenant data',
+    why: 'public: the token names the one account it resets (an unknown one is 404)',
+  },
   'POST /v1/organizations/{organizationID}/members/{userID}/password-reset': {
     kind: 'id',
     path: { organizationID: 'organization', userID: 'member' },
@@ -221,8 +405,16 @@ const ROWS: Record<string, Row> = {
   'GET /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide challenge, no id' },
   'POST /v1/providers/chatapp_official/webhook': { kind: 'no tenant data', why: 'installation-wide, signed with the installation secret' },
   'GET /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' } },
-  'POST /v1/providers/chatapp_official/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'official' }, body: { object: 'whatsapp_business_account', entry: [] } },
-  'POST /v1/providers/chatapp_unofficial/webhook/{channelID}': { kind: 'public-id', path: { channelID: 'channel' }, body: { event: 'message', payload: {} } },
+  'POST /v1/providers/chatapp_official/webhook/{channelID}': {
+    kind: 'public-id',
+    path: { channelID: 'official' },
+    body: { object: 'whatsapp_business_account', entry: [] },
+  },
+  'POST /v1/providers/chatapp_unofficial/webhook/{channelID}': {
+    kind: 'public-id',
+    path: { channelID: 'channel' },
+    body: { event: 'message', payload: {} },
+  },
 };
 
 let server: TestServer;
@@ -239,12 +431,18 @@ let guard: LoopbackGuard;
 before(async () => {
   closedPort = await freePort();
   guard = guardLoopback(closedPort);
-  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}` } });
+  server = await startTestServer({
+    worker: true,
+    env: { SANDBOX_STATUS_DELAY_MS: '0', ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}` },
+  });
   const key = server.apiKey;
   const gateway = await pairedGatewayChannel(server, 'Isolated gateway');
   const official = await officialChannel(server, 'Isolated official');
   const phone = '+4915112349876';
-  const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: phone, name: 'Isolated Person', email: 'isolated@example.com' } });
+  const contact = await request(server, 'POST', '/v1/contacts', {
+    key,
+    body: { phone_number: phone, name: 'Isolated Person', email: 'isolated@example.com' },
+  });
   assert.equal(contact.status, 201, contact.text);
   const contactId = contact.body.data.id as string;
   const note = await request(server, 'POST', `/v1/contacts/${contactId}/notes`, { key, body: { body: 'private note' } });
@@ -253,17 +451,32 @@ before(async () => {
   assert.ok((await request(server, 'PUT', `/v1/contacts/${contactId}/consent/all`, { key, body: { state: 'granted' } })).status < 300);
   const template = await request(server, 'POST', '/v1/templates', {
     key,
-    body: { channel_id: official.id, name: 'isolated_template', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+    body: {
+      channel_id: official.id,
+      name: 'isolated_template',
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+    },
   });
   assert.equal(template.status, 201, template.text);
   await customerWrites(server, gateway.id, phone);
   const mediaMessage = await customerWrites(server, gateway.id, phone, 'image', {});
   assert.equal((await settledMedia(server, mediaMessage)).status, 'stored');
-  const sent = await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: phone, type: 'text', content: { body: 'hello' } } });
+  const sent = await request(server, 'POST', '/v1/messages', {
+    key,
+    body: { channel_id: gateway.id, to: phone, type: 'text', content: { body: 'hello' } },
+  });
   assert.equal(sent.status, 201, sent.text);
   // After the send: a suppression refuses sends to the contact.
-  assert.ok((await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, { key, body: { channel: 'all', reason: 'isolated reason' } })).status < 300);
-  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/isolated` } });
+  assert.ok(
+    (await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, { key, body: { channel: 'all', reason: 'isolated reason' } }))
+      .status < 300,
+  );
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+    key,
+    body: { url: `http://127.0.0.1:${closedPort}/isolated` },
+  });
   assert.equal(endpoint.status, 201, endpoint.text);
   const delivery = await eventually('a webhook delivery', async () => {
     const res = await request(server, 'GET', '/v1/settings/developer/webhooks/deliveries', { key });
@@ -276,29 +489,70 @@ before(async () => {
   const oauthClient = await createOAuthClient(server);
   const authorizing = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(oauthClient)}`);
   const authorizationRequest = new URL(authorizing.headers.get('location')!).searchParams.get('request')!;
-  const approved = await request(server, 'POST', `/v1/oauth/authorization-requests/${authorizationRequest}/approve`, { cookie: cookieA, body: { organization_ids: [server.organizationId] } });
+  const approved = await request(server, 'POST', `/v1/oauth/authorization-requests/${authorizationRequest}/approve`, {
+    cookie: cookieA,
+    body: { organization_ids: [server.organizationId] },
+  });
   assert.equal(approved.status, 200, approved.text);
   server.registerSensitive('an authorization code', new URL(approved.body.data.redirect_to).searchParams.get('code') ?? undefined);
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
   server.registerSensitive('a device code', device.body.device_code);
-  assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: device.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
+  assert.equal(
+    (
+      await request(server, 'POST', '/v1/oauth/device/approve', {
+        cookie: cookieA,
+        body: { user_code: device.body.user_code, organization_ids: [server.organizationId] },
+      })
+    ).status,
+    200,
+  );
   const registered = await request(server, 'POST', '/v1/oauth/clients', {
     key,
-    body: { name: 'Isolated backend', type: 'confidential', redirect_uris: ['https://isolated.example.com/cb'], grant_types: ['authorization_code'], scopes: ['channels:read'] },
+    body: {
+      name: 'Isolated backend',
+      type: 'confidential',
+      redirect_uris: ['https://isolated.example.com/cb'],
+      grant_types: ['authorization_code'],
+      scopes: ['channels:read'],
+    },
   });
   assert.equal(registered.status, 201, registered.text);
-  const grant = await createGrant(server, { client: oauthClient, userId: session.body.data.user.id, organizationIds: [server.organizationId] });
-  const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-member@example.com', role: 'member' } });
+  const grant = await createGrant(server, {
+    client: oauthClient,
+    userId: session.body.data.user.id,
+    organizationIds: [server.organizationId],
+  });
+  const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    key,
+    body: { email: 'isolated-member@example.com', role: 'member' },
+  });
   assert.equal(joining.status, 201, joining.text);
-  const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: joining.body.data.token, name: 'Isolated Member', password: 'isolated member password' } });
+  const joined = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token: joining.body.data.token, name: 'Isolated Member', password: 'isolated member password' },
+  });
   assert.equal(joined.status, 200, joined.text);
-  const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: 'isolated-pending@example.com', role: 'member' } });
+  const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    key,
+    body: { email: 'isolated-pending@example.com', role: 'member' },
+  });
   assert.equal(pending.status, 201, pending.text);
   const tokenDevice = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
   server.registerSensitive('a device code', tokenDevice.body.device_code);
-  assert.equal((await request(server, 'POST', '/v1/oauth/device/approve', { cookie: cookieA, body: { user_code: tokenDevice.body.user_code, organization_ids: [server.organizationId] } })).status, 200);
+  assert.equal(
+    (
+      await request(server, 'POST', '/v1/oauth/device/approve', {
+        cookie: cookieA,
+        body: { user_code: tokenDevice.body.user_code, organization_ids: [server.organizationId] },
+      })
+    ).status,
+    200,
+  );
   const tokens = await request(server, 'POST', '/v1/oauth/token', {
-    rawBody: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: tokenDevice.body.device_code, client_id: oauthClient.clientId }).toString(),
+    rawBody: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: tokenDevice.body.device_code,
+      client_id: oauthClient.clientId,
+    }).toString(),
     contentType: 'application/x-www-form-urlencoded',
   });
   assert.equal(tokens.status, 200, tokens.text);
@@ -328,9 +582,21 @@ before(async () => {
     invitation: pending.body.data.id,
     accessToken: tokens.body.access_token,
   };
-  const unknownValue = (k: string) => (k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID());
+  const unknownValue = (k: string) =>
+    k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;
-  secretsOfA = Object.entries(ids).filter(([k]) => k !== 'tag' && k !== 'phone').map(([, v]) => v).concat(['Isolated Person', 'isolated@example.com', 'private note', 'isolated reason', '4915112349876', 'isolated-member@example.com', 'isolated-pending@example.com']);
+  secretsOfA = Object.entries(ids)
+    .filter(([k]) => k !== 'tag' && k !== 'phone')
+    .map(([, v]) => v)
+    .concat([
+      'Isolated Person',
+      'isolated@example.com',
+      'private note',
+      'isolated reason',
+      '4915112349876',
+      'isolated-member@example.com',
+      'isolated-pending@example.com',
+    ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);
   doc = (await request(server, 'GET', '/v1/openapi.json')).body;
@@ -381,7 +647,10 @@ async function snapshot(probes: string[]): Promise<string[]> {
     probes.map(async (probe) => {
       const [method, path, body] = probe.split(' ') as [string, string, string | undefined];
       const as = probe.includes('/auth/') || probe.includes('/oauth/') ? { cookie: await ownCookie() } : { key: server.apiKey };
-      const res = await request(server, method, fill(path, ids, 'single'), { ...as, body: body === undefined ? undefined : JSON.parse(fill(body, ids, 'single')) });
+      const res = await request(server, method, fill(path, ids, 'single'), {
+        ...as,
+        body: body === undefined ? undefined : JSON.parse(fill(body, ids, 'single')),
+      });
       return `${res.status} ${JSON.stringify(stable(res.body, path))}`;
     }),
   );
@@ -394,12 +663,18 @@ const DELIVERY_IDENTITY = new Set(['id', 'message_id', 'endpoint_id', 'event_typ
 
 function stable(value: unknown, path: string): unknown {
   const drop = (key: string) =>
-    VOLATILE.has(key) || (path.startsWith('/v1/messages') && MESSAGE_PROGRESS.has(key)) || (path.includes('/deliveries') && !DELIVERY_IDENTITY.has(key) && key !== 'data' && key !== 'meta');
+    VOLATILE.has(key) ||
+    (path.startsWith('/v1/messages') && MESSAGE_PROGRESS.has(key)) ||
+    (path.includes('/deliveries') && !DELIVERY_IDENTITY.has(key) && key !== 'data' && key !== 'meta');
   const walk = (v: unknown, depth: number): unknown => {
     if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     if (!v || typeof v !== 'object') return v;
     // A probe answered with a problem (a decided OAuth request answers 409) differs only by its request id.
-    return Object.fromEntries(Object.entries(v).filter(([k]) => !(k === 'request_id' || (depth > 0 && drop(k)))).map(([k, x]) => [k, walk(x, depth + 1)]));
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !(k === 'request_id' || (depth > 0 && drop(k))))
+        .map(([k, x]) => [k, walk(x, depth + 1)]),
+    );
   };
   return walk(value, 0);
 }
@@ -412,7 +687,8 @@ async function ownCookie(): Promise<string> {
 
 test('the table has exactly one row per operation of the OpenAPI document', () => {
   const documented = new Set<string>();
-  for (const [path, ops] of Object.entries(doc.paths)) for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
+  for (const [path, ops] of Object.entries(doc.paths))
+    for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
   const missing = [...documented].filter((op) => !(op in ROWS));
   const stale = Object.keys(ROWS).filter((op) => !documented.has(op));
   assert.deepEqual(missing, [], 'operations without an isolation row: add one to ROWS');
@@ -423,10 +699,16 @@ for (const [operation, row] of Object.entries(ROWS)) {
   if (row.kind === 'no tenant data') continue;
   test(`${operation}: ${row.kind === 'public-id' ? 'a real channel id answers as an unknown one' : row.kind === 'list' ? "B never sees A's rows" : row.kind === 'stream' ? "B's stream never carries A's events" : "B's key and session get A's id answered as unknown, and A's resource is unchanged"}`, async () => {
     if (row.kind === 'stream') {
-      for (const [label, as] of [['key', { 'x-api-key': other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+      for (const [label, as] of [
+        ['key', { 'x-api-key': other.apiKey }],
+        ['session', { cookie: otherCookie }],
+      ] as const) {
         const controller = new AbortController();
         // From the very start of the event log: every event B's organization may ever be shown.
-        const res = await fetch(`${server.baseUrl}${operation.split(' ')[1]}?cursor=${encodeEventCursor(0)}`, { headers: { accept: 'text/event-stream', ...as }, signal: controller.signal });
+        const res = await fetch(`${server.baseUrl}${operation.split(' ')[1]}?cursor=${encodeEventCursor(0)}`, {
+          headers: { accept: 'text/event-stream', ...as },
+          signal: controller.signal,
+        });
         assert.equal(res.status, 200, `${label}: ${res.status}`);
         let text = '';
         const reading = (async () => {
@@ -434,7 +716,9 @@ for (const [operation, row] of Object.entries(ROWS)) {
           for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
         })().catch(() => undefined);
         const emit = (organizationId: string, conversationId: string) =>
-          server.container.database.db.transaction((tx) => recordEvent(tx, organizationId, 'conversation.updated', { conversation_id: conversationId, status: 'open' }));
+          server.container.database.db.transaction((tx) =>
+            recordEvent(tx, organizationId, 'conversation.updated', { conversation_id: conversationId, status: 'open' }),
+          );
         // A's event while B's stream is open, then B's own: once B's arrives, A's (sequenced before it) would have too.
         const ofA = await emit(ids.organization, ids.conversation);
         const ofB = await emit(other.organizationId, randomUUID());
@@ -446,10 +730,14 @@ for (const [operation, row] of Object.entries(ROWS)) {
       return;
     }
     if (row.kind === 'list') {
-      for (const [label, as] of [['key', { key: other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+      for (const [label, as] of [
+        ['key', { key: other.apiKey }],
+        ['session', { cookie: otherCookie }],
+      ] as const) {
         const res = await call(operation, urlOf(operation, row, ids), as, undefined);
         assert.ok(res.status < 500, `${label}: ${res.status} ${res.text}`);
-        for (const secret of secretsOfA) assert.equal(res.text.includes(secret), false, `${label}: the answer shows A's ${secret}: ${res.text}`);
+        for (const secret of secretsOfA)
+          assert.equal(res.text.includes(secret), false, `${label}: the answer shows A's ${secret}: ${res.text}`);
       }
       return;
     }
@@ -462,7 +750,10 @@ for (const [operation, row] of Object.entries(ROWS)) {
     }
     const before = await snapshot(row.probe);
     const statuses = new Set<number>();
-    for (const [label, as] of [['key', { key: other.apiKey }], ['session', { cookie: otherCookie }]] as const) {
+    for (const [label, as] of [
+      ['key', { key: other.apiKey }],
+      ['session', { cookie: otherCookie }],
+    ] as const) {
       const real = await call(operation, urlOf(operation, row, ids), as, fillValue(row.body, ids));
       const fake = await call(operation, urlOf(operation, row, unknown), as, fillValue(row.body, unknown));
       assert.ok(real.status < 500, `${label}: ${real.status} ${real.text}`);
@@ -474,26 +765,44 @@ for (const [operation, row] of Object.entries(ROWS)) {
     }
     assert.deepEqual(await snapshot(row.probe), before, "A's resource changed");
     // The session row is the one answered 403 to keys (sessions only); every other reaches the lookup.
-    if (row.path && !operation.includes('/auth/sessions/')) assert.ok(statuses.has(404) || statuses.has(422) || statuses.has(200), `answered ${[...statuses]}`);
+    if (row.path && !operation.includes('/auth/sessions/'))
+      assert.ok(statuses.has(404) || statuses.has(422) || statuses.has(200), `answered ${[...statuses]}`);
   });
 }
 
 test('sandbox provider routes answer a real session or phone number id as an unknown one, to a caller without its credentials', async () => {
-  const channel = async (id: string) => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.settings as Record<string, string>;
+  const channel = async (id: string) =>
+    (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data.settings as Record<string, string>;
   const gateway = await channel(ids.channel);
   const official = await channel(ids.official);
-  const real: Record<string, string> = { session: gateway.session!, id: official.phone_number_id!, version: 'v21.0', mediaId: 'media-x', phone: '4915112340003' };
+  const real: Record<string, string> = {
+    session: gateway.session!,
+    id: official.phone_number_id!,
+    version: 'v21.0',
+    mediaId: 'media-x',
+    phone: '4915112340003',
+  };
   const fake: Record<string, string> = { ...real, session: `sbx_${'0'.repeat(24)}`, id: '999999999999999' };
-  const routes = server.app.routeSummaries.filter((r) => r.url.startsWith('/sandbox/') && /:(session|id)\b/.test(r.url) && r.method !== 'HEAD' && !r.url.startsWith('/sandbox/media/'));
+  const routes = server.app.routeSummaries.filter(
+    (r) => r.url.startsWith('/sandbox/') && /:(session|id)\b/.test(r.url) && r.method !== 'HEAD' && !r.url.startsWith('/sandbox/media/'),
+  );
   assert.ok(routes.length >= 10, `${routes.length} sandbox routes with ids`);
   const differences: string[] = [];
   for (const route of routes) {
-    const url = (values: Record<string, string>) => route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
+    const url = (values: Record<string, string>) =>
+      route.url.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? 'x'));
     const body = route.method === 'GET' ? undefined : {};
     const a = await request(server, route.method, url(real), { body, bearer: 'not-the-token-of-this-account' });
     const b = await request(server, route.method, url(fake), { body, bearer: 'not-the-token-of-this-account' });
-    const norm = (res: ApiResponse, values: Record<string, string>) => ({ status: res.status, body: res.text.replaceAll(values.session!, '<s>').replaceAll(values.id!, '<id>').replace(/"(request_id|fbtrace_id)":"[^"]*"/g, '') });
-    if (JSON.stringify(norm(a, real)) !== JSON.stringify(norm(b, fake))) differences.push(`${route.method} ${route.url}: ${a.status} ${a.text.slice(0, 120)} vs ${b.status} ${b.text.slice(0, 120)}`);
+    const norm = (res: ApiResponse, values: Record<string, string>) => ({
+      status: res.status,
+      body: res.text
+        .replaceAll(values.session!, '<s>')
+        .replaceAll(values.id!, '<id>')
+        .replace(/"(request_id|fbtrace_id)":"[^"]*"/g, ''),
+    });
+    if (JSON.stringify(norm(a, real)) !== JSON.stringify(norm(b, fake)))
+      differences.push(`${route.method} ${route.url}: ${a.status} ${a.text.slice(0, 120)} vs ${b.status} ${b.text.slice(0, 120)}`);
   }
   assert.deepEqual(differences, [], 'sandbox routes that tell a real id from an unknown one');
 });
@@ -509,5 +818,9 @@ test("/sandbox/inbound answers A's channel to B's key and session as an unknown 
   }
   const anonymous = await request(server, 'POST', '/sandbox/inbound', { body: body(ids.official) });
   assert.equal(anonymous.status, 401, 'playing a customer needs a credential');
-  assert.equal((await request(server, 'GET', `/v1/conversations?channel_id=${ids.official}`, { key: server.apiKey })).text, before, "A's channel got nothing");
+  assert.equal(
+    (await request(server, 'GET', `/v1/conversations?channel_id=${ids.official}`, { key: server.apiKey })).text,
+    before,
+    "A's channel got nothing",
+  );
 });

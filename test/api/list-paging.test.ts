@@ -58,12 +58,16 @@ async function refusesForgedCursor(path: string, as: RequestOptions) {
   );
 }
 
-const byTimeThenId = <T>(time: (r: T) => string, id: (r: T) => string) => (a: T, b: T) =>
-  time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0;
+const byTimeThenId =
+  <T>(time: (r: T) => string, id: (r: T) => string) =>
+  (a: T, b: T) =>
+    time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0;
 
 async function seedUser(i: number): Promise<string> {
   const id = uuidv7();
-  await db().insert(users).values({ id, email: `paging-${i}@example.com`, name: `Paging ${i}`, passwordHash: 'not a hash', createdAt: TIE, updatedAt: TIE });
+  await db()
+    .insert(users)
+    .values({ id, email: `paging-${i}@example.com`, name: `Paging ${i}`, passwordHash: 'not a hash', createdAt: TIE, updatedAt: TIE });
   return id;
 }
 
@@ -77,19 +81,38 @@ test('members page oldest first (joined time, then user id): every member once, 
   const path = `/v1/organizations/${server.organizationId}/members`;
   const all = await walk<{ user_id: string; joined_at: string }>(path, { key: server.apiKey }, 100);
   assert.equal(all.length, 8, 'the owner and seven members');
-  const expected = [...all].sort(byTimeThenId((m) => m.joined_at, (m) => m.user_id)).map((m) => m.user_id);
-  assert.deepEqual(all.map((m) => m.user_id), expected, 'one page is already in the documented order');
+  const expected = [...all]
+    .sort(
+      byTimeThenId(
+        (m) => m.joined_at,
+        (m) => m.user_id,
+      ),
+    )
+    .map((m) => m.user_id);
+  assert.deepEqual(
+    all.map((m) => m.user_id),
+    expected,
+    'one page is already in the documented order',
+  );
   for (const limit of [1, 3]) {
-    assert.deepEqual((await walk<{ user_id: string }>(path, { key: server.apiKey }, limit)).map((m) => m.user_id), expected, `limit ${limit}`);
+    assert.deepEqual(
+      (await walk<{ user_id: string }>(path, { key: server.apiKey }, limit)).map((m) => m.user_id),
+      expected,
+      `limit ${limit}`,
+    );
   }
   await refusesForgedCursor(path, { key: server.apiKey });
 });
 
-test('your organizations page in the order you joined them; an API key sees its own, an OAuth token its grant\'s oldest first; forged cursors refused', async () => {
+test("your organizations page in the order you joined them; an API key sees its own, an OAuth token its grant's oldest first; forged cursors refused", async () => {
   for (let i = 0; i < 5; i++) {
     const id = uuidv7();
-    await db().insert(organizations).values({ id, name: `Paging org ${i}`, createdAt: TIE, updatedAt: TIE });
-    await db().insert(memberships).values({ organizationId: id, userId: ownerId, role: 'member', createdAt: i < 3 ? TIE : new Date(TIE.getTime() + i * 1000) });
+    await db()
+      .insert(organizations)
+      .values({ id, name: `Paging org ${i}`, createdAt: TIE, updatedAt: TIE });
+    await db()
+      .insert(memberships)
+      .values({ organizationId: id, userId: ownerId, role: 'member', createdAt: i < 3 ? TIE : new Date(TIE.getTime() + i * 1000) });
   }
   const created = await request(server, 'POST', '/v1/organizations', { cookie, body: { name: 'Made today' } });
   assert.equal(created.status, 201, created.text);
@@ -99,24 +122,49 @@ test('your organizations page in the order you joined them; an API key sees its 
     .where(eq(memberships.userId, ownerId));
   const expected = memberOf
     .map((m) => ({ id: m.id, joined: m.joined.toISOString() }))
-    .sort(byTimeThenId((m) => m.joined, (m) => m.id))
+    .sort(
+      byTimeThenId(
+        (m) => m.joined,
+        (m) => m.id,
+      ),
+    )
     .map((m) => m.id);
   assert.equal(expected.length, 7);
   for (const limit of [1, 2, 50]) {
-    assert.deepEqual((await walk<{ id: string }>('/v1/organizations', { cookie }, limit)).map((o) => o.id), expected, `limit ${limit}`);
+    assert.deepEqual(
+      (await walk<{ id: string }>('/v1/organizations', { cookie }, limit)).map((o) => o.id),
+      expected,
+      `limit ${limit}`,
+    );
   }
-  assert.deepEqual((await walk<{ id: string }>('/v1/organizations', { key: server.apiKey }, 1)).map((o) => o.id), [server.organizationId]);
+  assert.deepEqual(
+    (await walk<{ id: string }>('/v1/organizations', { key: server.apiKey }, 1)).map((o) => o.id),
+    [server.organizationId],
+  );
 
   // An OAuth token: the organizations its grant reaches, oldest first (then id).
   const client = await createOAuthClient(server, { scopes: ['members:read'] });
   const grant = await createGrant(server, { client, userId: ownerId, organizationIds: expected });
-  const reached = await db().select({ id: organizations.id, created: organizations.createdAt }).from(organizations).where(inArray(organizations.id, expected));
+  const reached = await db()
+    .select({ id: organizations.id, created: organizations.createdAt })
+    .from(organizations)
+    .where(inArray(organizations.id, expected));
   const byAge = reached
     .map((o) => ({ id: o.id, t: o.created.toISOString() }))
-    .sort(byTimeThenId((o) => o.t, (o) => o.id))
+    .sort(
+      byTimeThenId(
+        (o) => o.t,
+        (o) => o.id,
+      ),
+    )
     .map((o) => o.id);
   const asToken = { bearer: grant.accessToken, headers: { 'x-organization-id': server.organizationId } };
-  for (const limit of [1, 3]) assert.deepEqual((await walk<{ id: string }>('/v1/organizations', asToken, limit)).map((o) => o.id), byAge, `token, limit ${limit}`);
+  for (const limit of [1, 3])
+    assert.deepEqual(
+      (await walk<{ id: string }>('/v1/organizations', asToken, limit)).map((o) => o.id),
+      byAge,
+      `token, limit ${limit}`,
+    );
   await refusesForgedCursor('/v1/organizations', { cookie });
   await refusesForgedCursor('/v1/organizations', { key: server.apiKey });
 });
@@ -130,34 +178,66 @@ test('pending invitations page newest first (then id), only pending ones; forged
     const revokedAt = i % 3 === 2 ? new Date() : null;
     await db()
       .insert(invitations)
-      .values({ id, organizationId: server.organizationId, email: `invitee-${i}@example.com`, role: 'member', tokenHash: `hash-${id}`, createdAt: created, expiresAt: new Date(Date.now() + 86_400_000), revokedAt });
+      .values({
+        id,
+        organizationId: server.organizationId,
+        email: `invitee-${i}@example.com`,
+        role: 'member',
+        tokenHash: `hash-${id}`,
+        createdAt: created,
+        expiresAt: new Date(Date.now() + 86_400_000),
+        revokedAt,
+      });
     if (!revokedAt) pending.push({ id, created });
   }
   const expected = pending
     .map((p) => ({ id: p.id, t: p.created.toISOString() }))
-    .sort(byTimeThenId((p) => p.t, (p) => p.id))
+    .sort(
+      byTimeThenId(
+        (p) => p.t,
+        (p) => p.id,
+      ),
+    )
     .reverse()
     .map((p) => p.id);
   const path = `/v1/organizations/${server.organizationId}/invitations`;
   for (const limit of [1, 3, 50]) {
-    assert.deepEqual((await walk<{ id: string }>(path, { key: server.apiKey }, limit)).map((i) => i.id), expected, `limit ${limit}`);
+    assert.deepEqual(
+      (await walk<{ id: string }>(path, { key: server.apiKey }, limit)).map((i) => i.id),
+      expected,
+      `limit ${limit}`,
+    );
   }
   await refusesForgedCursor(path, { key: server.apiKey });
 });
 
 test('your sessions page newest first (then id), this one marked; forged cursors refused', async () => {
   const clock = { now: () => TIE };
-  for (let i = 0; i < 4; i++) await openSession({ db: db(), clock, ttlHours: 24 }, { userId: ownerId, organizationId: server.organizationId, ip: '127.0.0.1' });
+  for (let i = 0; i < 4; i++)
+    await openSession({ db: db(), clock, ttlHours: 24 }, { userId: ownerId, organizationId: server.organizationId, ip: '127.0.0.1' });
   const all = await walk<{ id: string; created_at: string; current: boolean }>('/v1/auth/sessions', { cookie }, 50);
   assert.ok(all.length >= 5, 'the login session and the four opened');
   assert.equal(all.filter((s) => s.current).length, 1);
   const expected = [...all]
-    .sort(byTimeThenId((s) => s.created_at, (s) => s.id))
+    .sort(
+      byTimeThenId(
+        (s) => s.created_at,
+        (s) => s.id,
+      ),
+    )
     .reverse()
     .map((s) => s.id);
-  assert.deepEqual(all.map((s) => s.id), expected, 'one page is already in the documented order');
+  assert.deepEqual(
+    all.map((s) => s.id),
+    expected,
+    'one page is already in the documented order',
+  );
   for (const limit of [1, 2]) {
-    assert.deepEqual((await walk<{ id: string }>('/v1/auth/sessions', { cookie }, limit)).map((s) => s.id), expected, `limit ${limit}`);
+    assert.deepEqual(
+      (await walk<{ id: string }>('/v1/auth/sessions', { cookie }, limit)).map((s) => s.id),
+      expected,
+      `limit ${limit}`,
+    );
   }
   await refusesForgedCursor('/v1/auth/sessions', { cookie });
 });

@@ -15,7 +15,12 @@ before(async () => {
   closedPort = await freePort();
   server = await startTestServer({
     worker: true,
-    env: { LOG_LEVEL: 'trace', ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}`, SANDBOX_STATUS_DELAY_MS: '0' },
+    env: {
+      LOG_LEVEL: 'trace',
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      OFFICIAL_API_BASE: `http://127.0.0.1:${closedPort}`,
+      SANDBOX_STATUS_DELAY_MS: '0',
+    },
   });
 });
 after(() => server?.close());
@@ -31,7 +36,10 @@ test('no secret, password, cookie, token or personal value the flows handled app
   assert.equal((await request(server, 'GET', '/v1/auth/session', { cookie })).status, 200);
 
   // API keys: created, used, a wrong one tried, a bearer token tried.
-  const created = await request(server, 'POST', '/v1/api-keys', { cookie, body: { name: 'audit key', permissions: ['contacts:read', 'contacts:write'] } });
+  const created = await request(server, 'POST', '/v1/api-keys', {
+    cookie,
+    body: { name: 'audit key', permissions: ['contacts:read', 'contacts:write'] },
+  });
   assert.equal(created.status, 201, created.text);
   const secret = created.body.data.secret as string;
   assert.equal((await request(server, 'GET', '/v1/contacts', { key: secret })).status, 200);
@@ -39,7 +47,10 @@ test('no secret, password, cookie, token or personal value the flows handled app
   assert.equal((await request(server, 'GET', '/v1/channels', { bearer: 'Audit-Bearer-Token-That-Is-Not-Valid' })).status, 401);
 
   // Webhook secrets: created, rotated, revealed; an endpoint that fails (closed port) is tested.
-  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `${loopback}/hook`, description: 'audit' } });
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+    key,
+    body: { url: `${loopback}/hook`, description: 'audit' },
+  });
   assert.equal(endpoint.status, 201, endpoint.text);
   const endpointId = endpoint.body.data.id as string;
   const rotated = await request(server, 'POST', `/v1/settings/developer/webhooks/endpoints/${endpointId}/rotate-secret`, { key });
@@ -55,31 +66,56 @@ test('no secret, password, cookie, token or personal value the flows handled app
       platform: 'chatapp_official',
       name: 'Audit official',
       settings: { phone_number_id: '109876543210987', waba_id: '209876543210987', api_base: loopback },
-      credentials: { access_token: 'EAAG-Audit-Access-Token-1234567890', app_secret: 'audit-app-secret-0987654321', verify_token: 'audit-verify-token-5555' },
+      credentials: {
+        access_token: 'EAAG-Audit-Access-Token-1234567890',
+        app_secret: 'audit-app-secret-0987654321',
+        verify_token: 'audit-verify-token-5555',
+      },
     },
   });
   assert.ok(official.status < 500, official.text);
   if (official.status === 201) await request(server, 'POST', `/v1/channels/${official.body.data.id}/connect`, { key });
   const gatewayCreds = await request(server, 'POST', '/v1/channels', {
     key,
-    body: { platform: 'chatapp_unofficial', name: 'Audit gateway', settings: { gateway_base: loopback }, credentials: { api_key: 'gw-audit-api-key-abcdef123456' } },
+    body: {
+      platform: 'chatapp_unofficial',
+      name: 'Audit gateway',
+      settings: { gateway_base: loopback },
+      credentials: { api_key: 'gw-audit-api-key-abcdef123456' },
+    },
   });
   assert.ok(gatewayCreds.status < 500, gatewayCreds.text);
-  if (gatewayCreds.status === 201) await request(server, 'PATCH', `/v1/channels/${gatewayCreds.body.data.id}`, { key, body: { credentials: { api_key: 'gw-audit-api-key-rotated-654321' } } });
+  if (gatewayCreds.status === 201)
+    await request(server, 'PATCH', `/v1/channels/${gatewayCreds.body.data.id}`, {
+      key,
+      body: { credentials: { api_key: 'gw-audit-api-key-rotated-654321' } },
+    });
 
   // Contacts: names, emails, phones, notes; found by phone, searched by name.
   const phone = '+4915112398765';
   const contact = await request(server, 'POST', '/v1/contacts', {
     key,
-    body: { phone_number: phone, name: 'Auditia Privatperson', email: 'auditia.private@example.org', external_source: 'crm', external_id: 'audit-external-778899' },
+    body: {
+      phone_number: phone,
+      name: 'Auditia Privatperson',
+      email: 'auditia.private@example.org',
+      external_source: 'crm',
+      external_id: 'audit-external-778899',
+    },
   });
   assert.equal(contact.status, 201, contact.text);
   const contactId = contact.body.data.id as string;
   await request(server, 'POST', `/v1/contacts/${contactId}/notes`, { key, body: { body: 'Prefers calls after six; allergic to peanuts' } });
-  await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, { key, body: { channel: 'all', reason: 'asked never to be contacted again' } });
+  await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, {
+    key,
+    body: { channel: 'all', reason: 'asked never to be contacted again' },
+  });
   assert.equal((await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent(phone)}`, { key })).status, 200);
   assert.equal((await request(server, 'GET', `/v1/contacts?search=${encodeURIComponent('Auditia Privatperson')}`, { key })).status, 200);
-  await request(server, 'POST', '/v1/contacts/lookup', { key, body: { identifiers: [{ type: 'email', value: 'auditia.private@example.org' }] } });
+  await request(server, 'POST', '/v1/contacts/lookup', {
+    key,
+    body: { identifiers: [{ type: 'email', value: 'auditia.private@example.org' }] },
+  });
 
   // Messages out and in, with their content.
   const gateway = await pairedGatewayChannel(server, 'Audit paired');
@@ -87,11 +123,17 @@ test('no secret, password, cookie, token or personal value the flows handled app
   server.registerSensitive('the customer phone', customer);
   await customerWrites(server, gateway.id, customer, 'text', { body: 'My card number is 4111 1111 1111 1111' });
   server.registerSensitive('an inbound message body', 'My card number is 4111 1111 1111 1111');
-  await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: customer, type: 'text', content: { body: 'Your one-time code is 918273' } } });
+  await request(server, 'POST', '/v1/messages', {
+    key,
+    body: { channel_id: gateway.id, to: customer, type: 'text', content: { body: 'Your one-time code is 918273' } },
+  });
   await request(server, 'GET', `/v1/messages?to=${encodeURIComponent(customer)}`, { key });
 
   // Failures that once logged the SQL with its parameters (names, emails, phones, search terms).
-  await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: '+4915112390001', name: 'Nul\u0000Byte Person', email: 'nul.byte@example.org' } });
+  await request(server, 'POST', '/v1/contacts', {
+    key,
+    body: { phone_number: '+4915112390001', name: 'Nul\u0000Byte Person', email: 'nul.byte@example.org' },
+  });
   await request(server, 'PATCH', `/v1/contacts/${contactId}`, { key, body: { name: 'Lone\ud800Surrogate Person' } });
   await request(server, 'GET', `/v1/contacts?search=${encodeURIComponent('Searched\u0000Person')}`, { key });
   server.registerSensitive('a search term', 'Searched\u0000Person');
@@ -108,7 +150,16 @@ test('no secret, password, cookie, token or personal value the flows handled app
   assert.ok(server.logs.length > 50, `trace logging wrote ${server.logs.length} lines`);
 
   const registered = [...server.sensitive.keys()];
-  for (const value of [secret, wrongPassword, cookie.split('=')[1]!, 'auditia.private@example.org', phone, 'EAAG-Audit-Access-Token-1234567890', rotated.body.data.secret, revealed.body.data.secret]) {
+  for (const value of [
+    secret,
+    wrongPassword,
+    cookie.split('=')[1]!,
+    'auditia.private@example.org',
+    phone,
+    'EAAG-Audit-Access-Token-1234567890',
+    rotated.body.data.secret,
+    revealed.body.data.secret,
+  ]) {
     assert.ok(registered.includes(value), `the audit looks for ${value.slice(0, 6)}…`);
   }
   const findings = auditLogs(server.logs, server.sensitive);

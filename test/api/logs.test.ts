@@ -30,7 +30,10 @@ test('log lines are JSON with a request id, and never carry keys, passwords, coo
   }
   const requestLines = server.logs.filter((l) => l.includes('"msg":"request completed"'));
   assert.ok(requestLines.length > 0 && requestLines.every((l) => /"request_id":"[^"]+"/.test(l)), 'request lines carry request_id');
-  assert.ok(server.logs.some((l) => l.includes('log-check-1')), 'a given X-Request-Id is used in the logs');
+  assert.ok(
+    server.logs.some((l) => l.includes('log-check-1')),
+    'a given X-Request-Id is used in the logs',
+  );
 
   const all = server.logs.join('\n');
   for (const [name, value] of [
@@ -68,7 +71,8 @@ test('a failed statement is logged with its SQL but never with the values bound 
       const lines = server.logs.filter((l) => l.includes(id) && l.includes('"err"'));
       assert.equal(lines.length, 1, `the fault of ${path} is logged once`);
       assert.match(lines[0]!, /contacts/, 'the statement is named');
-      for (const value of Object.values(personal)) assert.ok(!lines[0]!.includes(value), `${path}: ${value} is in the log line: ${lines[0]}`);
+      for (const value of Object.values(personal))
+        assert.ok(!lines[0]!.includes(value), `${path}: ${value} is in the log line: ${lines[0]}`);
     }
   } finally {
     await app.close();

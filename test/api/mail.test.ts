@@ -82,7 +82,10 @@ test('the mailer sends a plain mail through a real SMTP conversation, authentica
 });
 
 test('an invitation is mailed with its link after it is stored', async () => {
-  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { cookie: owner, body: { email: 'invitee@example.com', role: 'member' } });
+  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    cookie: owner,
+    body: { email: 'invitee@example.com', role: 'member' },
+  });
   assert.equal(res.status, 201, res.text);
   assert.equal(res.body.data.mailed, true);
   const mail = await eventually('the invitation mail', () => received.find((m) => m.to.includes('invitee@example.com')));
@@ -97,27 +100,49 @@ test('an invitation is mailed with its link after it is stored', async () => {
 
 test('a server that refuses the mail never fails the invitation; the failure is logged without the URL or the link', async () => {
   refused.add('bounced@example.com');
-  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { cookie: owner, body: { email: 'bounced@example.com', role: 'member' } });
+  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    cookie: owner,
+    body: { email: 'bounced@example.com', role: 'member' },
+  });
   assert.equal(res.status, 201, res.text);
   const line = await eventually('the failure in the log', () => server.logs.find((l) => l.includes('mail not sent')));
   assert.match(line, /"to_domain":"example.com"/);
   assert.equal(line.includes('bounced@example.com'), false, 'not even the address');
-  assert.equal((await request(server, 'POST', '/v1/invitations/lookup', { body: { token: res.body.data.token } })).status, 200, 'the invitation stands');
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/lookup', { body: { token: res.body.data.token } })).status,
+    200,
+    'the invitation stands',
+  );
   // The log audit on close checks the SMTP URL, its password and every token never appeared.
-  assert.equal(server.logs.some((l) => l.includes(SMTP_PASSWORD)), false);
+  assert.equal(
+    server.logs.some((l) => l.includes(SMTP_PASSWORD)),
+    false,
+  );
 });
 
-test('a member\'s password-reset link is mailed to them; without SMTP it is only in the answer', async () => {
-  const invited = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { cookie: owner, body: { email: 'resettable@example.com', role: 'member' } });
+test("a member's password-reset link is mailed to them; without SMTP it is only in the answer", async () => {
+  const invited = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+    cookie: owner,
+    body: { email: 'resettable@example.com', role: 'member' },
+  });
   assert.equal(invited.status, 201, invited.text);
-  const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: invited.body.data.token, name: 'Resettable', password: 'resettable member password' } });
+  const joined = await request(server, 'POST', '/v1/invitations/accept', {
+    body: { token: invited.body.data.token, name: 'Resettable', password: 'resettable member password' },
+  });
   assert.equal(joined.status, 200, joined.text);
-  const res = await request(server, 'POST', `/v1/organizations/${server.organizationId}/members/${joined.body.data.user_id}/password-reset`, { cookie: owner });
+  const res = await request(
+    server,
+    'POST',
+    `/v1/organizations/${server.organizationId}/members/${joined.body.data.user_id}/password-reset`,
+    { cookie: owner },
+  );
   assert.equal(res.status, 201, res.text);
   assert.equal(res.body.data.mailed, true);
   const token = decodeURIComponent(new URL(res.body.data.url).hash.replace(/^#token=/, ''));
   server.registerSensitive('a reset token', token);
-  const mail = await eventually('the reset mail', () => received.find((m) => m.to.includes('resettable@example.com') && /password/i.test(m.data)));
+  const mail = await eventually('the reset mail', () =>
+    received.find((m) => m.to.includes('resettable@example.com') && /password/i.test(m.data)),
+  );
   assert.match(mail.data, /^Subject: Set a new Parley password$/m);
   assert.ok(bodyOf(mail).includes(res.body.data.url), 'the mail holds the link');
   // The mailed link works.
@@ -127,10 +152,20 @@ test('a member\'s password-reset link is mailed to them; without SMTP it is only
   const plain = await startTestServer();
   try {
     const cookie = await loginCookie(plain);
-    const member = await request(plain, 'POST', `/v1/organizations/${plain.organizationId}/invitations`, { cookie, body: { email: 'unmailed@example.com', role: 'member' } });
+    const member = await request(plain, 'POST', `/v1/organizations/${plain.organizationId}/invitations`, {
+      cookie,
+      body: { email: 'unmailed@example.com', role: 'member' },
+    });
     assert.equal(member.body.data.mailed, false);
-    const accepted = await request(plain, 'POST', '/v1/invitations/accept', { body: { token: member.body.data.token, name: 'Unmailed', password: 'unmailed member password' } });
-    const link = await request(plain, 'POST', `/v1/organizations/${plain.organizationId}/members/${accepted.body.data.user_id}/password-reset`, { cookie });
+    const accepted = await request(plain, 'POST', '/v1/invitations/accept', {
+      body: { token: member.body.data.token, name: 'Unmailed', password: 'unmailed member password' },
+    });
+    const link = await request(
+      plain,
+      'POST',
+      `/v1/organizations/${plain.organizationId}/members/${accepted.body.data.user_id}/password-reset`,
+      { cookie },
+    );
     assert.equal(link.status, 201, link.text);
     assert.equal(link.body.data.mailed, false);
     plain.registerSensitive('a reset link', link.body.data.url);

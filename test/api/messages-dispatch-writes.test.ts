@@ -19,7 +19,10 @@ let releases = 0;
 before(async () => {
   // Statuses after `sent` far off: the messages stay `sent` while the test looks at them.
   server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '600000', SANDBOX_FAULT_INJECTION: 'true' } });
-  const db = server.container.database.db as unknown as { execute(query: SQL): Promise<unknown>; dialect: { sqlToQuery(query: SQL): { sql: string } } };
+  const db = server.container.database.db as unknown as {
+    execute(query: SQL): Promise<unknown>;
+    dialect: { sqlToQuery(query: SQL): { sql: string } };
+  };
   const execute = db.execute.bind(db);
   db.execute = (query: SQL) => {
     if (/update messages m set dispatch_at = r\.dispatch_at/.test(db.dialect.sqlToQuery(query).sql)) releases++;
@@ -31,20 +34,37 @@ after(() => server.close());
 const leases = (ids: string[]) =>
   queryRows<{ id: string; status: string; dispatch_at: Date | null }>(
     server.container.database.db,
-    sql`select id::text, status, dispatch_at from messages where id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`,
+    sql`select id::text, status, dispatch_at from messages where id in (${sql.join(
+      ids.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`,
   );
 
-test('sends the provider took end their lease in their `sent` write: no release statement, nothing left due', { timeout: 60_000 }, async () => {
+test('sends the provider took end their lease in their `sent` write: no release statement, nothing left due', {
+  timeout: 60_000,
+}, async () => {
   const channel = await pairedGatewayChannel(server, 'writes');
   releases = 0;
   const answers = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => send(server, { channel_id: channel.id, to: `+4915112377${String(i).padStart(2, '0')}`, type: 'text', content: { body: `lease ${i}` } })),
+    Array.from({ length: 6 }, (_, i) =>
+      send(server, {
+        channel_id: channel.id,
+        to: `+4915112377${String(i).padStart(2, '0')}`,
+        type: 'text',
+        content: { body: `lease ${i}` },
+      }),
+    ),
   );
-  assert.ok(answers.every((a) => a.status === 201), answers.map((a) => a.text).join('\n'));
+  assert.ok(
+    answers.every((a) => a.status === 201),
+    answers.map((a) => a.text).join('\n'),
+  );
   const ids = answers.map((a) => a.body.data.id as string);
   for (const id of ids) await waitForStatus(server, id, 'sent');
   // The dispatcher settles a send after its `sent` write resolves: wait until none is held.
-  await eventually('the sends settled', async () => ((await leases(ids)).every((r) => r.status === 'sent' && r.dispatch_at === null) ? true : undefined));
+  await eventually('the sends settled', async () =>
+    (await leases(ids)).every((r) => r.status === 'sent' && r.dispatch_at === null) ? true : undefined,
+  );
   assert.equal(releases, 0, `${releases} lease release statements for ${ids.length} sends already written as sent`);
 });
 

@@ -41,16 +41,26 @@ const db = () => server.container.database.db;
 /** Every delivery of the channel applied (or given up on). */
 const settled = () =>
   eventually('the deliveries applied', async () => {
-    const [row] = await queryRows<{ pending: number }>(db(), sql`select count(*)::int as pending from provider_events where channel_id = ${channelId} and processed_at is null`);
+    const [row] = await queryRows<{ pending: number }>(
+      db(),
+      sql`select count(*)::int as pending from provider_events where channel_id = ${channelId} and processed_at is null`,
+    );
     return row!.pending === 0 ? true : undefined;
   });
 const rowsWith = (providerId: string) =>
-  queryRows<{ id: string; direction: string; dispatch_at: Date | null; attempts: number }>(db(), sql`select id, direction, dispatch_at, attempts from messages where channel_id = ${channelId} and provider_message_id = ${providerId}`);
+  queryRows<{ id: string; direction: string; dispatch_at: Date | null; attempts: number }>(
+    db(),
+    sql`select id, direction, dispatch_at, attempts from messages where channel_id = ${channelId} and provider_message_id = ${providerId}`,
+  );
 const message = async (id: string) => (await request(server, 'GET', `/v1/messages/${id}`, { key: server.apiKey })).body.data;
-const eventsFor = async (type: string, id: string) => (await eventsOf(server, type)).filter((e) => e.payload.message_id === id).map((e) => e.payload);
+const eventsFor = async (type: string, id: string) =>
+  (await eventsOf(server, type)).filter((e) => e.payload.message_id === id).map((e) => e.payload);
 
 async function phoneSends(to: string, body: string): Promise<{ providerId: string; id: string }> {
-  const res = await request(server, 'POST', '/sandbox/echo', { key: server.apiKey, body: { channel_id: channelId, to, type: 'text', content: { body } } });
+  const res = await request(server, 'POST', '/sandbox/echo', {
+    key: server.apiKey,
+    body: { channel_id: channelId, to, type: 'text', content: { body } },
+  });
   assert.equal(res.status, 202, res.text);
   const providerId = res.body.provider_message_id as string;
   const id = await eventually('the echo', async () => (await rowsWith(providerId))[0]?.id);
@@ -67,19 +77,32 @@ test("a message the business sent from its phone appears in the customer's conve
   );
   const [row] = await rowsWith(providerId);
   assert.deepEqual([row!.dispatch_at, row!.attempts], [null, 0], 'never dispatched: the phone sent it');
-  const history = (await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey })).body.data.history.map((h: { status: string }) => h.status);
+  const history = (await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey })).body.data.history.map(
+    (h: { status: string }) => h.status,
+  );
   assert.deepEqual(history, ['sent']);
 
-  const conversations = (await request(server, 'GET', `/v1/conversations?channel_id=${channelId}&q=${to}`, { key: server.apiKey })).body.data;
+  const conversations = (await request(server, 'GET', `/v1/conversations?channel_id=${channelId}&q=${to}`, { key: server.apiKey })).body
+    .data;
   assert.equal(conversations.length, 1);
-  assert.deepEqual([conversations[0].last_message_preview, conversations[0].unread_count], ['We open at 9 tomorrow', 0], 'an echo is nothing unread');
+  assert.deepEqual(
+    [conversations[0].last_message_preview, conversations[0].unread_count],
+    ['We open at 9 tomorrow', 0],
+    'an echo is nothing unread',
+  );
   const thread = (await request(server, 'GET', `/v1/conversations/${conversations[0].id}/messages`, { key: server.apiKey })).body.data;
-  assert.deepEqual(thread.map((m: { id: string }) => m.id), [id]);
+  assert.deepEqual(
+    thread.map((m: { id: string }) => m.id),
+    [id],
+  );
 
   const [created] = await eventsFor('message.new', id);
   assert.deepEqual([created?.direction, created?.msg_type], ['outbound', 'text']);
   assert.equal((await eventsFor('message.sent', id)).length, 1);
-  assert.deepEqual((await eventsFor('message.status_update', id)).map((e) => e.status), ['sent']);
+  assert.deepEqual(
+    (await eventsFor('message.status_update', id)).map((e) => e.status),
+    ['sent'],
+  );
 
   // The gateway delivers it again (a retry with a new delivery id, or the library reporting it twice): nothing new.
   await report('message.echo', { id: providerId, to, type: 'text', content: { body: 'We open at 9 tomorrow' } });
@@ -95,7 +118,10 @@ test("a message the business sent from its phone appears in the customer's conve
   await settled();
   const after = (await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey })).body.data;
   assert.equal(after.status, 'read');
-  assert.deepEqual(after.history.map((h: { status: string }) => h.status), ['sent', 'delivered', 'read']);
+  assert.deepEqual(
+    after.history.map((h: { status: string }) => h.status),
+    ['sent', 'delivered', 'read'],
+  );
 });
 
 test("an echo of Parley's own send stores nothing new", async () => {
@@ -105,7 +131,10 @@ test("an echo of Parley's own send stores nothing new", async () => {
   await report('message.echo', { id: sent.provider_message_id, to: '4915112340102', type: 'text', content: { body: 'from the API' } });
   await settled();
   const rows = await rowsWith(sent.provider_message_id);
-  assert.deepEqual(rows.map((r) => r.id), [res.body.data.id]);
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    [res.body.data.id],
+  );
   const echoes = (await eventsOf(server, 'message.new')).filter((e) => e.payload.conversation_id === res.body.data.conversation_id);
   assert.deepEqual(echoes, [], 'no message.new for it');
 });
@@ -114,7 +143,10 @@ test("a customer's edit changes the text and keeps when; an older edit arriving 
   const from = '4915112340103';
   const id = await customerWrites(server, channelId, from, 'text', { body: 'I ordered 3 chairs' });
   const providerId = (await message(id)).provider_message_id as string;
-  const edited = await request(server, 'POST', '/sandbox/edit', { key: server.apiKey, body: { channel_id: channelId, message_id: providerId, body: 'I ordered 4 chairs' } });
+  const edited = await request(server, 'POST', '/sandbox/edit', {
+    key: server.apiKey,
+    body: { channel_id: channelId, message_id: providerId, body: 'I ordered 4 chairs' },
+  });
   assert.equal(edited.status, 202, edited.text);
   const got = await eventually('the edit', async () => {
     const m = await message(id);
@@ -133,11 +165,22 @@ test("a customer's edit changes the text and keeps when; an older edit arriving 
 
 test('the business edits, then deletes, a message it sent from its phone; the deletion keeps the record', async () => {
   const { providerId, id } = await phoneSends('4915112340104', 'Price: 10 EUR');
-  assert.equal((await request(server, 'POST', '/sandbox/edit', { key: server.apiKey, body: { channel_id: channelId, message_id: providerId, body: 'Price: 12 EUR' } })).status, 202);
+  assert.equal(
+    (
+      await request(server, 'POST', '/sandbox/edit', {
+        key: server.apiKey,
+        body: { channel_id: channelId, message_id: providerId, body: 'Price: 12 EUR' },
+      })
+    ).status,
+    202,
+  );
   await eventually('the edit', async () => ((await message(id)).content.body === 'Price: 12 EUR' ? true : undefined));
   assert.equal((await eventsFor('message.edited', id))[0]?.direction, 'outbound');
 
-  const deleted = await request(server, 'POST', '/sandbox/delete', { key: server.apiKey, body: { channel_id: channelId, message_id: providerId } });
+  const deleted = await request(server, 'POST', '/sandbox/delete', {
+    key: server.apiKey,
+    body: { channel_id: channelId, message_id: providerId },
+  });
   assert.equal(deleted.status, 202, deleted.text);
   const got = await eventually('the deletion', async () => {
     const m = await message(id);
@@ -155,21 +198,47 @@ test('the business edits, then deletes, a message it sent from its phone; the de
 
 test('a poll vote names the options chosen from the poll Parley sent', async () => {
   const to = '4915112340105';
-  const res = await send(server, { channel_id: channelId, to, type: 'poll', content: { question: 'Which day?', options: ['Mon', 'Tue', 'Wed'], multiple_answers: true } });
+  const res = await send(server, {
+    channel_id: channelId,
+    to,
+    type: 'poll',
+    content: { question: 'Which day?', options: ['Mon', 'Tue', 'Wed'], multiple_answers: true },
+  });
   assert.equal(res.status, 201, res.text);
   const poll = await waitForStatus(server, res.body.data.id, 'sent');
   const hash = (o: string) => createHash('sha256').update(o).digest('hex');
-  await report('message', { id: 'VOTE1', from: to, type: 'poll_vote', content: { poll_id: poll.provider_message_id, selected_option_hashes: [hash('Tue'), hash('Wed')] } });
-  await report('message', { id: 'VOTE2', from: to, type: 'poll_vote', content: { poll_id: 'UNKNOWN', selected_option_hashes: [hash('Tue')] } });
+  await report('message', {
+    id: 'VOTE1',
+    from: to,
+    type: 'poll_vote',
+    content: { poll_id: poll.provider_message_id, selected_option_hashes: [hash('Tue'), hash('Wed')] },
+  });
+  await report('message', {
+    id: 'VOTE2',
+    from: to,
+    type: 'poll_vote',
+    content: { poll_id: 'UNKNOWN', selected_option_hashes: [hash('Tue')] },
+  });
   await settled();
   const [vote] = await rowsWith('VOTE1');
-  assert.deepEqual((await message(vote!.id)).content, { poll_id: poll.provider_message_id, poll_message_id: res.body.data.id, selected_options: ['Tue', 'Wed'] });
+  assert.deepEqual((await message(vote!.id)).content, {
+    poll_id: poll.provider_message_id,
+    poll_message_id: res.body.data.id,
+    selected_options: ['Tue', 'Wed'],
+  });
   const [unknown] = await rowsWith('VOTE2');
-  assert.deepEqual((await message(unknown!.id)).content, { poll_id: 'UNKNOWN', selected_option_hashes: [hash('Tue')] }, 'an unknown poll: the hashes are kept');
+  assert.deepEqual(
+    (await message(unknown!.id)).content,
+    { poll_id: 'UNKNOWN', selected_option_hashes: [hash('Tue')] },
+    'an unknown poll: the hashes are kept',
+  );
 });
 
 test('the sandbox refuses what a phone could not do, naming the field', async () => {
-  const official = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name: 'Cloud' } });
+  const official = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_official', name: 'Cloud' },
+  });
   const cases: Array<[string, Record<string, unknown>, number, RegExp]> = [
     ['/sandbox/echo', { channel_id: channelId, to: 'abc', content: { body: 'x' } }, 400, /to must be/],
     ['/sandbox/echo', { channel_id: channelId, to: '4915112340106', content: {} }, 400, /content\.body/],
@@ -184,6 +253,8 @@ test('the sandbox refuses what a phone could not do, naming the field', async ()
     assert.equal(res.status, status, `${path} ${JSON.stringify(body)}: ${res.text}`);
     assert.match(res.body.error.message, message);
   }
-  const anonymous = await request(server, 'POST', '/sandbox/echo', { body: { channel_id: channelId, to: '4915112340106', content: { body: 'x' } } });
+  const anonymous = await request(server, 'POST', '/sandbox/echo', {
+    body: { channel_id: channelId, to: '4915112340106', content: { body: 'x' } },
+  });
   assert.equal(anonymous.status, 401);
 });

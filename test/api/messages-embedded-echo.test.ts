@@ -23,7 +23,10 @@ let server: TestServer;
 let channelId: string;
 before(async () => {
   // The provider answers nothing until the call times out (4 s): the send's answer is lost.
-  server = await startTestServer({ worker: true, env: { SANDBOX_FAULT_INJECTION: 'true', PROVIDER_TIMEOUT_MS: '4000', SANDBOX_STATUS_DELAY_MS: '30' } });
+  server = await startTestServer({
+    worker: true,
+    env: { SANDBOX_FAULT_INJECTION: 'true', PROVIDER_TIMEOUT_MS: '4000', SANDBOX_STATUS_DELAY_MS: '30' },
+  });
   channelId = (await pairedGatewayChannel(server, 'Embedded')).id;
 });
 after(() => server.close());
@@ -33,10 +36,17 @@ async function socketReports(messages: WAMessage[]) {
   // The engine has loaded the chat library before any socket reports (library.ts).
   await loadLibrary();
   const channel = (await findChannel(server.container.database.db, channelId))!;
-  const events = normalizeSocketEvent(channel.providerRef!, { event: 'messages.upsert', data: { messages, type: 'append' } }, { self: { phone: '15550001111' }, groups: false });
+  const events = normalizeSocketEvent(
+    channel.providerRef!,
+    { event: 'messages.upsert', data: { messages, type: 'append' } },
+    { self: { phone: '15550001111' }, groups: false },
+  );
   assert.ok(events.length > 0);
   const { database, queue, clock, logger } = server.container;
-  await acceptInboundDelivery({ db: database.db, queue, clock, logger }, { platform: channel.platform as 'chatapp_unofficial', events, channel });
+  await acceptInboundDelivery(
+    { db: database.db, queue, clock, logger },
+    { platform: channel.platform as 'chatapp_unofficial', events, channel },
+  );
 }
 
 test("the library's echo of a send whose answer is lost settles it as sent, under the library's id, once", async () => {
@@ -66,11 +76,20 @@ test("the library's echo of a send whose answer is lost settles it as sent, unde
   // Reported again, and the lost answer's time-out passes: still one message, sent once, never failed.
   await socketReports([echo, echo]);
   await eventually('the lost answer settled by the dispatcher', async () => {
-    const [row] = await queryRows<{ dispatch_at: Date | null; attempts: number }>(server.container.database.db, sql`select dispatch_at, attempts from messages where id = ${id}`);
+    const [row] = await queryRows<{ dispatch_at: Date | null; attempts: number }>(
+      server.container.database.db,
+      sql`select dispatch_at, attempts from messages where id = ${id}`,
+    );
     return row!.dispatch_at === null ? row : undefined;
   });
-  const rows = await queryRows<{ id: string; status: string }>(server.container.database.db, sql`select id, status from messages where channel_id = ${channelId} and (provider_message_id = ${libraryId} or id = ${id})`);
+  const rows = await queryRows<{ id: string; status: string }>(
+    server.container.database.db,
+    sql`select id, status from messages where channel_id = ${channelId} and (provider_message_id = ${libraryId} or id = ${id})`,
+  );
   assert.deepEqual(rows, [{ id, status: 'sent' }]);
   assert.equal((await eventsOf(server, 'message.sent')).filter((e) => e.payload.message_id === id).length, 1);
-  assert.equal((await eventsOf(server, 'message.new')).filter((e) => e.payload.conversation_id === res.body.data.conversation_id).length, 0);
+  assert.equal(
+    (await eventsOf(server, 'message.new')).filter((e) => e.payload.conversation_id === res.body.data.conversation_id).length,
+    0,
+  );
 });

@@ -47,7 +47,10 @@ after(async () => {
 });
 
 async function providerIdOf(messageId: string): Promise<string> {
-  const rows = await queryRows<{ provider_message_id: string }>(server.container.database.db, sql`select provider_message_id from messages where id = ${messageId}`);
+  const rows = await queryRows<{ provider_message_id: string }>(
+    server.container.database.db,
+    sql`select provider_message_id from messages where id = ${messageId}`,
+  );
   return rows[0]!.provider_message_id;
 }
 
@@ -60,7 +63,10 @@ test('a read receipt settles as sent without taking the read message’s provide
   const status = await waitForStatus(server, res.body.data.id, 'sent', 15_000);
   assert.equal(status.provider_message_id, null);
   assert.equal(await providerIdOf(inbound), wamid, 'the read message keeps its id');
-  const read = await queryRows<{ status: string }>(server.container.database.db, sql`select status from sandbox_messages where id = ${wamid}`);
+  const read = await queryRows<{ status: string }>(
+    server.container.database.db,
+    sql`select status from sandbox_messages where id = ${wamid}`,
+  );
   assert.equal(read[0]!.status, 'read', 'the provider got the receipt');
   const again = await request(server, 'GET', `/v1/messages/${res.body.data.id}`, { key: server.apiKey });
   assert.equal(again.body.data.status, 'sent');
@@ -96,18 +102,71 @@ test('every type the official channel sends reaches the provider in the document
     ['reaction', { message_id: 'wamid.X', reaction: '👍' }],
     ['address', { body: 'Where to?', country: 'IN', values: { name: 'Ana', in_pin_code: '110001' } }],
     ['single_product', { catalog_id: 'c1', product_retailer_id: 'sku-1', body: 'Back', footer: 'Shop' }],
-    ['multi_product', { catalog_id: 'c1', header: 'Picks', body: 'For you', sections: [{ title: 'A', product_retailer_ids: ['a', 'b'] }, { title: 'B', product_retailer_ids: ['c'] }] }],
+    [
+      'multi_product',
+      {
+        catalog_id: 'c1',
+        header: 'Picks',
+        body: 'For you',
+        sections: [
+          { title: 'A', product_retailer_ids: ['a', 'b'] },
+          { title: 'B', product_retailer_ids: ['c'] },
+        ],
+      },
+    ],
     ['catalog', { body: 'Browse' }],
     ['catalog', { body: 'Browse', footer: 'Deals', thumbnail_product_retailer_id: 'sku-1' }],
     ['template', { template: { ...tpl, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] } }],
-    ['buttons', { body: 'Pick', header: { type: 'image', media_url: `${base}/a.png` }, footer: 'f', buttons: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }] }],
-    ['list', { body: 'Pick', button_text: 'Options', header: 'Menu', footer: 'f', sections: [{ title: 'T', rows: [{ id: 'r', title: 'Row', description: 'd' }] }, { title: 'U', rows: [{ id: 's', title: 'S' }] }] }],
+    [
+      'buttons',
+      {
+        body: 'Pick',
+        header: { type: 'image', media_url: `${base}/a.png` },
+        footer: 'f',
+        buttons: [
+          { id: 'a', title: 'A' },
+          { id: 'b', title: 'B' },
+        ],
+      },
+    ],
+    [
+      'list',
+      {
+        body: 'Pick',
+        button_text: 'Options',
+        header: 'Menu',
+        footer: 'f',
+        sections: [
+          { title: 'T', rows: [{ id: 'r', title: 'Row', description: 'd' }] },
+          { title: 'U', rows: [{ id: 's', title: 'S' }] },
+        ],
+      },
+    ],
     ['cta_url', { body: 'Track', header: { type: 'text', text: 'Parcel' }, display_text: 'Open', url: 'https://example.com/t' }],
-    ['media_carousel', { body: 'New', cards: [{ media_type: 'image', media_url: `${base}/a.png`, body: 'One', buttons: [url(1)] }, { media_type: 'image', media_url: `${base}/a.png`, buttons: [url(2)] }] }],
-    ['media_carousel', { body: 'New', cards: [{ media_type: 'video', media_url: `${base}/a.mp4`, buttons: [reply('a'), reply('b')] }, { media_type: 'video', media_url: `${base}/a.mp4`, buttons: [reply('c'), reply('d')] }] }],
+    [
+      'media_carousel',
+      {
+        body: 'New',
+        cards: [
+          { media_type: 'image', media_url: `${base}/a.png`, body: 'One', buttons: [url(1)] },
+          { media_type: 'image', media_url: `${base}/a.png`, buttons: [url(2)] },
+        ],
+      },
+    ],
+    [
+      'media_carousel',
+      {
+        body: 'New',
+        cards: [
+          { media_type: 'video', media_url: `${base}/a.mp4`, buttons: [reply('a'), reply('b')] },
+          { media_type: 'video', media_url: `${base}/a.mp4`, buttons: [reply('c'), reply('d')] },
+        ],
+      },
+    ],
     ['product_carousel', { body: 'Picks', catalog_id: 'c1', products: [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }] }],
   ];
-  const caps = (await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: server.apiKey })).body.data.message_types as string[];
+  const caps = (await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: server.apiKey })).body.data
+    .message_types as string[];
   assert.deepEqual([...new Set([...cases.map(([t]) => t), 'mark_as_read'])].sort(), [...caps].sort(), 'every official type is covered');
 
   const sent: Array<[string, string]> = [];
@@ -129,7 +188,10 @@ test('every type the official channel sends reaches the provider in the document
   }
 
   // The translations the provider's shapes need, beyond conforming.
-  assert.deepEqual(bodies.multi_product![0]!.interactive.action.sections[0].product_items, [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }]);
+  assert.deepEqual(bodies.multi_product![0]!.interactive.action.sections[0].product_items, [
+    { product_retailer_id: 'a' },
+    { product_retailer_id: 'b' },
+  ]);
   assert.deepEqual(bodies.multi_product![0]!.interactive.header, { type: 'text', text: 'Picks' });
   assert.deepEqual(bodies.catalog![0]!.interactive.action, { name: 'catalog_message', parameters: {} });
   assert.deepEqual(bodies.catalog![1]!.interactive.action.parameters, { thumbnail_product_retailer_id: 'sku-1' });

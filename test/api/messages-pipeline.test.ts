@@ -19,7 +19,10 @@ before(async () => {
   server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '0' } });
   channel = await pairedGatewayChannel(server);
   // Room for the burst: the gateway's default pace is 5 a second.
-  const paced = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: server.apiKey, body: { settings: { throughput_per_second: 200 } } });
+  const paced = await request(server, 'PATCH', `/v1/channels/${channel.id}`, {
+    key: server.apiKey,
+    body: { settings: { throughput_per_second: 200 } },
+  });
   assert.equal(paced.status, 200, paced.text);
 });
 after(() => server.close());
@@ -27,17 +30,28 @@ after(() => server.close());
 test('40 messages sent together each reach read with one row per status and each event once', async () => {
   const ids = await Promise.all(
     Array.from({ length: 40 }, async (_, i) => {
-      const res = await send(server, { channel_id: channel.id, to: `4915112${String(40000 + i)}5`, type: 'text', content: { body: `together ${i}` } });
+      const res = await send(server, {
+        channel_id: channel.id,
+        to: `4915112${String(40000 + i)}5`,
+        type: 'text',
+        content: { body: `together ${i}` },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.data.id as string;
     }),
   );
   const db = server.container.database.db;
-  const list = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const list = sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
   await eventually(
     'every message read',
     async () => {
-      const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from messages where id in (${list}) and status = 'read'`);
+      const [row] = await queryRows<{ n: number }>(
+        db,
+        sql`select count(*)::int as n from messages where id in (${list}) and status = 'read'`,
+      );
       return row!.n === ids.length ? true : undefined;
     },
     60_000,
@@ -45,7 +59,10 @@ test('40 messages sent together each reach read with one row per status and each
   // The provider's callbacks all applied (a late `sent` would otherwise still be on its way).
   await eventually('the provider callbacks applied', async () => {
     const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from provider_events where processed_at is null`);
-    const [jobs] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pgboss.job where name in ('sandbox.callback', 'provider.inbound') and state in ('created', 'retry', 'active')`);
+    const [jobs] = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pgboss.job where name in ('sandbox.callback', 'provider.inbound') and state in ('created', 'retry', 'active')`,
+    );
     return row!.n === 0 && jobs!.n === 0 ? true : undefined;
   });
 
@@ -59,7 +76,10 @@ test('40 messages sent together each reach read with one row per status and each
   const events = await queryRows<{ type: string; status: string | null; n: number }>(
     db,
     sql`select type, payload->>'status' as status, count(*)::int as n from events
-         where type in ('message.sent', 'message.status_update') and payload->>'message_id' in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
+         where type in ('message.sent', 'message.status_update') and payload->>'message_id' in (${sql.join(
+           ids.map((id) => sql`${id}`),
+           sql`, `,
+         )})
          group by type, payload->>'status', payload->>'message_id'`,
   );
   const counts = new Map<string, number>();

@@ -25,7 +25,10 @@ test('a contact suppressed on the channel (or on all) is refused with the reason
   const text = { channel_id: gateway.id, to: '4915112350001', type: 'text', content: { body: 'hi' } };
   assert.equal((await send(server, text)).status, 201);
 
-  const suppress = await request(server, 'POST', `/v1/contacts/${id}/suppressions`, { key: server.apiKey, body: { channel: gateway.id, reason: 'asked us to stop' } });
+  const suppress = await request(server, 'POST', `/v1/contacts/${id}/suppressions`, {
+    key: server.apiKey,
+    body: { channel: gateway.id, reason: 'asked us to stop' },
+  });
   assert.ok(suppress.status === 201, suppress.text);
   const refused = await send(server, text);
   assert.equal(refused.status, 422, refused.text);
@@ -34,7 +37,10 @@ test('a contact suppressed on the channel (or on all) is refused with the reason
   assert.equal(refused.body.reason, 'suppressed');
 
   const other = await contactWith('+4915112350002');
-  await request(server, 'POST', `/v1/contacts/${other}/suppressions`, { key: server.apiKey, body: { channel: 'all', reason: 'legal hold' } });
+  await request(server, 'POST', `/v1/contacts/${other}/suppressions`, {
+    key: server.apiKey,
+    body: { channel: 'all', reason: 'legal hold' },
+  });
   assert.equal((await send(server, { ...text, to: '4915112350002' })).status, 422);
 
   const lapsing = await contactWith('+4915112350003');
@@ -58,12 +64,18 @@ test('revoked consent refuses messages, templates included; granting it again al
     content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'x' }] }] } },
   };
   assert.equal((await send(server, body)).status, 201);
-  const revoke = await request(server, 'PUT', `/v1/contacts/${id}/consent/chatapp`, { key: server.apiKey, body: { state: 'revoked', source: 'replied STOP' } });
+  const revoke = await request(server, 'PUT', `/v1/contacts/${id}/consent/chatapp`, {
+    key: server.apiKey,
+    body: { state: 'revoked', source: 'replied STOP' },
+  });
   assert.ok(revoke.status === 201 || revoke.status === 200, revoke.text);
   const refused = await send(server, body);
   assert.equal(refused.status, 422);
   assert.equal(refused.body.reason, 'consent_revoked');
-  await request(server, 'PUT', `/v1/contacts/${id}/consent/chatapp`, { key: server.apiKey, body: { state: 'granted', source: 'opted in again' } });
+  await request(server, 'PUT', `/v1/contacts/${id}/consent/chatapp`, {
+    key: server.apiKey,
+    body: { state: 'granted', source: 'opted in again' },
+  });
   assert.equal((await send(server, body)).status, 201);
 });
 

@@ -10,7 +10,15 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, customerWrites, eventsOf, officialChannel, outsideOfficialChannel, send, waitForStatus } from '../messages-helpers.ts';
+import {
+  approvedTemplate,
+  customerWrites,
+  eventsOf,
+  officialChannel,
+  outsideOfficialChannel,
+  send,
+  waitForStatus,
+} from '../messages-helpers.ts';
 import { eventually } from '../eventually.ts';
 
 let server: TestServer;
@@ -31,7 +39,14 @@ after(async () => {
 
 const db = () => server.container.database.db;
 
-type GraphError = { code: number; message: string; details?: string; is_transient?: boolean; error_user_title?: string; error_user_msg?: string };
+type GraphError = {
+  code: number;
+  message: string;
+  details?: string;
+  is_transient?: boolean;
+  error_user_title?: string;
+  error_user_msg?: string;
+};
 
 /** The provider's error object, in its wire shape. */
 function graphError(e: GraphError): Record<string, unknown> {
@@ -48,7 +63,12 @@ function graphError(e: GraphError): Record<string, unknown> {
 }
 
 /** Makes the sandbox answer the next `times` sends of the number (to `to`, if given) with this error. */
-async function injectError(account: string, status: number, error: GraphError, options: { to?: string; times?: number; retryAfter?: string } = {}) {
+async function injectError(
+  account: string,
+  status: number,
+  error: GraphError,
+  options: { to?: string; times?: number; retryAfter?: string } = {},
+) {
   const res = await request(server, 'PUT', '/sandbox/faults', {
     body: {
       rules: [
@@ -95,11 +115,14 @@ async function sentAt(id: string, timeoutMs = 30_000): Promise<number> {
 }
 
 async function heldBySandbox(messageId: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${messageId}`);
+  const [row] = await queryRows<{ n: number }>(
+    db(),
+    sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${messageId}`,
+  );
   return row!.n;
 }
 
-test('the default official API version is the published document\'s, v23.0', async () => {
+test("the default official API version is the published document's, v23.0", async () => {
   assert.equal(server.config.official.apiVersion, 'v23.0');
   const channel = await officialChannel(server, 'versioned');
   const data = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
@@ -108,8 +131,20 @@ test('the default official API version is the published document\'s, v23.0', asy
 
 describe('retry advice', () => {
   const retried: Array<[string, string, number, GraphError, number]> = [
-    ['an error the provider says is transient is retried, after its Retry-After', '4915112348001', 400, { code: 131000, message: '(#131000) Something went wrong', details: 'Try again later.', is_transient: true }, 3],
-    ['a rate limit is retried after the Retry-After the provider gives, not a guess', '4915112348002', 429, { code: 130429, message: '(#130429) Rate limit hit', details: 'Cloud API message throughput has been reached.', is_transient: true }, 6],
+    [
+      'an error the provider says is transient is retried, after its Retry-After',
+      '4915112348001',
+      400,
+      { code: 131000, message: '(#131000) Something went wrong', details: 'Try again later.', is_transient: true },
+      3,
+    ],
+    [
+      'a rate limit is retried after the Retry-After the provider gives, not a guess',
+      '4915112348002',
+      429,
+      { code: 130429, message: '(#130429) Rate limit hit', details: 'Cloud API message throughput has been reached.', is_transient: true },
+      6,
+    ],
   ];
   for (const [title, to, status, error, seconds] of retried) {
     test(title, { timeout: 60_000 }, async () => {
@@ -126,7 +161,12 @@ describe('retry advice', () => {
 
   test('a server error the provider says is not transient fails at once, without a blind retry', { timeout: 60_000 }, async () => {
     const channel = await channelWithCustomer('not transient', '4915112348003');
-    await injectError(channel.account, 500, { code: 131000, message: '(#131000) Something went wrong', details: 'The message cannot be sent.', is_transient: false });
+    await injectError(channel.account, 500, {
+      code: 131000,
+      message: '(#131000) Something went wrong',
+      details: 'The message cannot be sent.',
+      is_transient: false,
+    });
     const id = await sendText(channel.id, '4915112348003', 'not transient');
     const failed = await waitForStatus(server, id, 'failed');
     assert.equal(failed.error.code, '131000');
@@ -135,7 +175,9 @@ describe('retry advice', () => {
   });
 });
 
-test('a pair rate limit (131056) holds only the sends to that recipient, for the time given; the channel goes on', { timeout: 60_000 }, async () => {
+test('a pair rate limit (131056) holds only the sends to that recipient, for the time given; the channel goes on', {
+  timeout: 60_000,
+}, async () => {
   const held = '4915112348011';
   const other = '4915112348012';
   const channel = await channelWithCustomer('pair limited', held, other);
@@ -145,13 +187,17 @@ test('a pair rate limit (131056) holds only the sends to that recipient, for the
     {
       code: 131056,
       message: '(#131056) (Business Account, Consumer Account) pair rate limit hit',
-      details: 'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+      details:
+        'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
     },
     { to: held, retryAfter: '8' },
   );
   const first = await sendText(channel.id, held, 'to the held recipient');
   const limitedAt = await eventually('the pair rate limit answer', async () => {
-    const [row] = await queryRows<{ code: string | null; at: Date | null }>(db(), sql`select error_code as code, last_attempt_at as at from messages where id = ${first}`);
+    const [row] = await queryRows<{ code: string | null; at: Date | null }>(
+      db(),
+      sql`select error_code as code, last_attempt_at as at from messages where id = ${first}`,
+    );
     return row?.code === '131056' ? new Date(row.at!).getTime() : undefined;
   });
   const second = await sendText(channel.id, held, 'to the held recipient again');
@@ -179,7 +225,9 @@ describe('account-level errors mark the channel and record its health', () => {
     [401, 190, 'Error validating access token: Session has expired'],
   ];
   for (const [status, code, message] of cases) {
-    test(`${code}: the message fails with the provider's error, the channel goes to error with the reason and code`, { timeout: 30_000 }, async () => {
+    test(`${code}: the message fails with the provider's error, the channel goes to error with the reason and code`, {
+      timeout: 30_000,
+    }, async () => {
       const to = `49151123480${20 + cases.findIndex((c) => c[1] === code)}`;
       const channel = await channelWithCustomer(`account ${code}`, to);
       await injectError(channel.account, status, { code, message, details: `details of ${code}` });
@@ -211,7 +259,12 @@ describe('template errors pause or disable the stored template', () => {
       const template = await approvedTemplate(server, channel.id, `held_${code}`);
       const details = `Template is ${status} due to low quality so it cannot be sent in a template message.`;
       await injectError(channel.account, 400, { code, message, details });
-      const res = await send(server, { channel_id: channel.id, to, type: 'template', content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ann' }] }] } } });
+      const res = await send(server, {
+        channel_id: channel.id,
+        to,
+        type: 'template',
+        content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ann' }] }] } },
+      });
       assert.equal(res.status, 201, res.text);
       const failed = await waitForStatus(server, res.body.data.id, 'failed');
       assert.equal(failed.error.code, String(code));
@@ -219,7 +272,9 @@ describe('template errors pause or disable the stored template', () => {
       const stored = listed.body.data[0];
       assert.equal(stored.status, status);
       assert.equal(stored.rejection_reason, details);
-      const events = (await eventsOf(server, 'template.status_update')).filter((e) => e.payload.template_id === stored.id).map((e) => e.payload.status);
+      const events = (await eventsOf(server, 'template.status_update'))
+        .filter((e) => e.payload.template_id === stored.id)
+        .map((e) => e.payload.status);
       assert.equal(events.at(-1), status);
     });
   }
@@ -261,7 +316,9 @@ test('the template sync asks for rejected_reason and stores it', { timeout: 60_0
   const synced = await eventually('the rejection, synced', async () => {
     const sync = await request(server, 'POST', '/v1/templates/sync', { key: server.apiKey, body: { channel_id: channelId } });
     assert.equal(sync.status, 200, sync.text);
-    const t = (sync.body.data.templates as Array<{ name: string; status: string; rejection_reason: string | null }>).find((x) => x.name === 'rejected_at_provider');
+    const t = (sync.body.data.templates as Array<{ name: string; status: string; rejection_reason: string | null }>).find(
+      (x) => x.name === 'rejected_at_provider',
+    );
     return t?.status === 'rejected' ? t : undefined;
   });
   assert.equal(synced.rejection_reason, 'INVALID_FORMAT');

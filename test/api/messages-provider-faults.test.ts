@@ -58,7 +58,11 @@ async function injectEveryFault(account: string, times: number) {
 
 async function faultHits(account: string): Promise<Record<string, number>> {
   const res = await request(server, 'GET', '/sandbox/faults');
-  return Object.fromEntries((res.body.rules as Array<{ fault: string; account: string; hits: number }>).filter((r) => r.account === account).map((r) => [r.fault, r.hits]));
+  return Object.fromEntries(
+    (res.body.rules as Array<{ fault: string; account: string; hits: number }>)
+      .filter((r) => r.account === account)
+      .map((r) => [r.fault, r.hits]),
+  );
 }
 
 /** The read status_update of every message reached the endpoint (at least once). */
@@ -66,7 +70,12 @@ async function assertStatusWebhooks(ids: string[]) {
   await eventually(
     'a read webhook for every message',
     async () => {
-      const read = new Set(receiver.requests.map((r) => JSON.parse(r.body)).filter((b) => b.status === 'read').map((b) => b.message_id));
+      const read = new Set(
+        receiver.requests
+          .map((r) => JSON.parse(r.body))
+          .filter((b) => b.status === 'read')
+          .map((b) => b.message_id),
+      );
       return ids.every((id) => read.has(id)) ? true : undefined;
     },
     30_000,
@@ -100,7 +109,11 @@ test('official (sandbox): every fault, yet each message reaches the provider exa
     sql`select body->>'biz_opaque_callback_data' as id, count(*)::int as n from sandbox_messages
         where account_id = ${settings.phone_number_id} and direction = 'outbound' and status <> 'throttled' group by 1`,
   );
-  assert.deepEqual(Object.fromEntries(held.map((r) => [r.id, r.n])), Object.fromEntries(ids.map((id) => [id, 1])), 'each message reached the provider exactly once');
+  assert.deepEqual(
+    Object.fromEntries(held.map((r) => [r.id, r.n])),
+    Object.fromEntries(ids.map((id) => [id, 1])),
+    'each message reached the provider exactly once',
+  );
   await assertStatusWebhooks(ids);
 });
 
@@ -115,11 +128,17 @@ test('gateway (sandbox): every fault, yet each message reaches the gateway exact
     db(),
     sql`select idempotency_key as id, count(*)::int as n from sandbox_messages where account_id = ${session} and status <> 'throttled' group by 1`,
   );
-  assert.deepEqual(Object.fromEntries(held.map((r) => [r.id, r.n])), Object.fromEntries(ids.map((id) => [id, 1])), 'each message reached the gateway exactly once');
+  assert.deepEqual(
+    Object.fromEntries(held.map((r) => [r.id, r.n])),
+    Object.fromEntries(ids.map((id) => [id, 1])),
+    'each message reached the gateway exactly once',
+  );
   await assertStatusWebhooks(ids);
 });
 
-test('official API as it really is (no lookup): a lost answer is settled by the status naming it; a send never received fails as outcome unknown, saying so', { timeout: 90_000 }, async () => {
+test('official API as it really is (no lookup): a lost answer is settled by the status naming it; a send never received fails as outcome unknown, saying so', {
+  timeout: 90_000,
+}, async () => {
   // A number of the sandbox's, reached like any outside provider: the channel is not bound to the
   // sandbox, so Parley can only learn what the provider got from its status webhooks.
   const { id: channelId, number } = await outsideOfficialChannel(server, 'outside official');
@@ -127,12 +146,30 @@ test('official API as it really is (no lookup): a lost answer is settled by the 
   // The customer writes first (through the provider's signed webhook), opening the window.
   const inbound = JSON.stringify({
     object: 'whatsapp_business_account',
-    entry: [{ id: number.wabaId, changes: [{ field: 'messages', value: {
-      messaging_product: 'whatsapp',
-      metadata: { display_phone_number: number.displayPhoneNumber.replace(/\D/g, ''), phone_number_id: number.phoneNumberId },
-      contacts: [{ wa_id: to, profile: { name: 'Outside Customer' } }],
-      messages: [{ id: 'wamid.outside-inbound-1', from: to, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: 'hello' } }],
-    } }] }],
+    entry: [
+      {
+        id: number.wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: number.displayPhoneNumber.replace(/\D/g, ''), phone_number_id: number.phoneNumberId },
+              contacts: [{ wa_id: to, profile: { name: 'Outside Customer' } }],
+              messages: [
+                {
+                  id: 'wamid.outside-inbound-1',
+                  from: to,
+                  timestamp: String(Math.floor(Date.now() / 1000)),
+                  type: 'text',
+                  text: { body: 'hello' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
   });
   const posted = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
     rawBody: inbound,
@@ -160,10 +197,16 @@ test('official API as it really is (no lookup): a lost answer is settled by the 
     db(),
     sql`select body->>'biz_opaque_callback_data' as id, count(*)::int as n from sandbox_messages where account_id = ${number.phoneNumberId} and direction = 'outbound' group by 1`,
   );
-  assert.deepEqual(Object.fromEntries(held.map((r) => [r.id, r.n])), { [received!]: 1 }, 'never sent twice, and the lost one never sent again');
+  assert.deepEqual(
+    Object.fromEntries(held.map((r) => [r.id, r.n])),
+    { [received!]: 1 },
+    'never sent twice, and the lost one never sent again',
+  );
 });
 
-test('a provider that can be asked but keeps failing the lookup is asked again, then the message fails as outcome unknown, saying why', { timeout: 60_000 }, async () => {
+test('a provider that can be asked but keeps failing the lookup is asked again, then the message fails as outcome unknown, saying why', {
+  timeout: 60_000,
+}, async () => {
   const channel = await officialChannel(server, 'lookup down');
   const to = '4915112347004';
   await customerWrites(server, channel.id, to);
@@ -198,7 +241,10 @@ test('a provider that can be asked but keeps failing the lookup is asked again, 
     const failed = await waitForStatus(server, id!, 'failed');
     assert.equal(failed.error.code, 'outcome_unknown');
     assert.match(failed.error.title, /could not be asked.*unknown/);
-    const [held] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${id!}`);
+    const [held] = await queryRows<{ n: number }>(
+      db(),
+      sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${id!}`,
+    );
     assert.equal(held!.n, 0, 'never sent while its first attempt was unsettled');
   } finally {
     await server.container.dispatcher.start();

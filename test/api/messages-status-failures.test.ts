@@ -20,7 +20,8 @@ async function sentOn(channel: { id: string; phone: string }, body: Record<strin
   const res = await send(server, { channel_id: channel.id, ...body });
   assert.equal(res.status, 201, res.text);
   const sent = await waitForStatus(server, res.body.data.id, 'sent');
-  const phoneNumberId = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings.phone_number_id as string;
+  const phoneNumberId = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings
+    .phone_number_id as string;
   return { id: res.body.data.id as string, providerId: sent.provider_message_id as string, phoneNumberId };
 }
 
@@ -30,7 +31,19 @@ test('a failed status naming an account-level error marks the channel error and 
   await customerWrites(server, channel.id, to);
   const message = await sentOn(channel, { to, type: 'text', content: { body: 'hello' } });
   const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId: message.phoneNumberId }, [
-    { id: message.providerId, status: 'failed', recipient_id: to, errors: [{ code: 131031, title: 'Business Account locked', message: 'Business Account locked', error_data: { details: 'the account is locked' } }] },
+    {
+      id: message.providerId,
+      status: 'failed',
+      recipient_id: to,
+      errors: [
+        {
+          code: 131031,
+          title: 'Business Account locked',
+          message: 'Business Account locked',
+          error_data: { details: 'the account is locked' },
+        },
+      ],
+    },
   ]);
   assert.equal(posted.status, 200, posted.text);
   const failed = await waitForStatus(server, message.id, 'failed');
@@ -47,7 +60,13 @@ test('a failed status naming a paused template pauses the stored template; a fai
   // The sandbox's decision would come ten minutes later too: the provider's approval is written here.
   const made = await request(server, 'POST', '/v1/templates', {
     key: server.apiKey,
-    body: { channel_id: channel.id, name: 'held_later', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+    body: {
+      channel_id: channel.id,
+      name: 'held_later',
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+    },
   });
   assert.equal(made.status, 201, made.text);
   const submitted = await request(server, 'POST', `/v1/templates/${made.body.data.id}/submit`, { key: server.apiKey });
@@ -56,20 +75,42 @@ test('a failed status naming a paused template pauses the stored template; a fai
   await server.container.database.db.execute(sql`update sandbox_templates set status = 'APPROVED' where name = 'held_later'`);
   const template = { name: 'held_later', language: { code: 'en_US' } };
   const to = '4915112350002';
-  const message = await sentOn(channel, { to, type: 'template', content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }] }] } } });
-  const plain = await sentOn(channel, { to, type: 'template', content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Bo' }] }] } } });
+  const message = await sentOn(channel, {
+    to,
+    type: 'template',
+    content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }] }] } },
+  });
+  const plain = await sentOn(channel, {
+    to,
+    type: 'template',
+    content: { template: { ...template, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Bo' }] }] } },
+  });
   const posted = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId: message.phoneNumberId }, [
-    { id: plain.providerId, status: 'failed', recipient_id: to, errors: [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }] },
+    {
+      id: plain.providerId,
+      status: 'failed',
+      recipient_id: to,
+      errors: [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable' }],
+    },
   ]);
   assert.equal(posted.status, 200, posted.text);
   await waitForStatus(server, plain.id, 'failed');
   const templateStatus = async () =>
-    (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}`, { key: server.apiKey })).body.data.find((t: { name: string }) => t.name === 'held_later').status as string;
+    (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}`, { key: server.apiKey })).body.data.find(
+      (t: { name: string }) => t.name === 'held_later',
+    ).status as string;
   assert.equal(await templateStatus(), 'approved');
   assert.equal((await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.status, 'connected');
 
   const held = await postOfficialStatuses(server, { phone: channel.phone, phoneNumberId: message.phoneNumberId }, [
-    { id: message.providerId, status: 'failed', recipient_id: to, errors: [{ code: 132015, title: 'Template is Paused', message: 'Template is Paused', error_data: { details: 'paused for low quality' } }] },
+    {
+      id: message.providerId,
+      status: 'failed',
+      recipient_id: to,
+      errors: [
+        { code: 132015, title: 'Template is Paused', message: 'Template is Paused', error_data: { details: 'paused for low quality' } },
+      ],
+    },
   ]);
   assert.equal(held.status, 200, held.text);
   await waitForStatus(server, message.id, 'failed');

@@ -34,7 +34,10 @@ async function report(...statuses: Array<Record<string, unknown>>) {
 /** Waits until every provider webhook received so far has been applied. */
 const applied = () =>
   eventually('the provider webhooks applied', async () => {
-    const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from provider_events where processed_at is null`);
+    const [row] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from provider_events where processed_at is null`,
+    );
     return row!.n === 0 ? true : undefined;
   });
 
@@ -51,7 +54,10 @@ test('read on a sent message records and announces delivered first', async () =>
   const sent = await waitForStatus(server, res.body.data.id, 'sent');
   await report({ id: sent.provider_message_id, status: 'read', recipient_id: to });
   const read = await waitForStatus(server, res.body.data.id, 'read');
-  assert.deepEqual(read.history.map((h: { status: string }) => h.status), ['queued', 'sent', 'delivered', 'read']);
+  assert.deepEqual(
+    read.history.map((h: { status: string }) => h.status),
+    ['queued', 'sent', 'delivered', 'read'],
+  );
   assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered', 'read']);
 
   // The late delivered report moves nothing, adds no second `delivered` and announces nothing again.
@@ -93,7 +99,10 @@ test('delivered on a message still queued records and announces sent first, with
     await report({ id: 'wamid.skipped-steps-1', status: 'delivered', recipient_id: to, biz_opaque_callback_data: res.body.data.id });
     const delivered = await waitForStatus(server, res.body.data.id, 'delivered');
     assert.equal(delivered.provider_message_id, 'wamid.skipped-steps-1');
-    assert.deepEqual(delivered.history.map((h: { status: string }) => h.status), ['queued', 'sent', 'delivered']);
+    assert.deepEqual(
+      delivered.history.map((h: { status: string }) => h.status),
+      ['queued', 'sent', 'delivered'],
+    );
     assert.deepEqual(await updatesOf(res.body.data.id), ['sent', 'delivered']);
     const announced = (await eventsOf(server, 'message.sent')).filter((e) => e.payload.message_id === res.body.data.id);
     assert.equal(announced.length, 1);
@@ -102,7 +111,9 @@ test('delivered on a message still queued records and announces sent first, with
   }
 });
 
-test('two reports racing: a later step blocked behind an earlier one still lands once that commits', { skip: !usingPostgres && 'needs two connections (PostgreSQL)' }, async () => {
+test('two reports racing: a later step blocked behind an earlier one still lands once that commits', {
+  skip: !usingPostgres && 'needs two connections (PostgreSQL)',
+}, async () => {
   const to = '4915112343133';
   await customerWrites(server, channel.id, to);
   const res = await send(server, { channel_id: channel.id, to, type: 'text', content: { body: 'race' } });
@@ -124,7 +135,10 @@ test('two reports racing: a later step blocked behind an earlier one still lands
   await eventually('delivered holding the row', async () => (firstMoved ? true : undefined));
   const second = db.transaction((tx) => advanceStatus(tx, row!, 'read', now, now));
   await eventually('read waiting for the row', async () => {
-    const waiting = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    const waiting = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
     return waiting[0]!.n > 0 ? true : undefined;
   });
   release();
@@ -141,7 +155,10 @@ test('a report naming a message not known yet does not hold up the others of its
   assert.equal(res.status, 201, res.text);
   const sent = await waitForStatus(server, res.body.data.id, 'sent');
   // One webhook: a status for a send Parley has not recorded yet (its answer still on its way), and one for a known message.
-  await report({ id: 'wamid.not-known-yet-1', status: 'delivered', recipient_id: to }, { id: sent.provider_message_id, status: 'delivered', recipient_id: to });
+  await report(
+    { id: 'wamid.not-known-yet-1', status: 'delivered', recipient_id: to },
+    { id: sent.provider_message_id, status: 'delivered', recipient_id: to },
+  );
   // Well inside the two minutes the unknown report is looked for again.
   await waitForStatus(server, res.body.data.id, 'delivered', 15_000);
   const [waiting] = await queryRows<{ n: number }>(
@@ -165,8 +182,14 @@ test('a delivery of status reports only is applied before the provider is answer
     db,
     sql`select id, processed_at is not null as processed from provider_events where payload::text like ${`%${sent.provider_message_id}%`}`,
   );
-  assert.deepEqual(stored.map((s) => s.processed), [true]);
-  const [jobs] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pgboss.job where name = 'provider.inbound' and data->>'provider_event_id' = ${stored[0]!.id}`);
+  assert.deepEqual(
+    stored.map((s) => s.processed),
+    [true],
+  );
+  const [jobs] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from pgboss.job where name = 'provider.inbound' and data->>'provider_event_id' = ${stored[0]!.id}`,
+  );
   assert.equal(jobs!.n, 0);
   assert.ok((await updatesOf(res.body.data.id)).includes('delivered'), 'message.status_update recorded with it');
 });

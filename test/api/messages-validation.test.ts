@@ -35,8 +35,21 @@ const VALID: Record<string, Record<string, unknown>> = {
   single_product: { catalog_id: 'c1', product_retailer_id: 'sku-1' },
   multi_product: { catalog_id: 'c1', header: 'Picks', body: 'For you', sections: [{ title: 'S', product_retailer_ids: ['a'] }] },
   catalog: { body: 'Browse' },
-  template: { template: { name: 'order_update', language: { code: 'en_US' }, components: [{ type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'P' }] }] } },
-  buttons: { body: 'Pick', buttons: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }, { id: 'c', title: 'C' }] },
+  template: {
+    template: {
+      name: 'order_update',
+      language: { code: 'en_US' },
+      components: [{ type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'P' }] }],
+    },
+  },
+  buttons: {
+    body: 'Pick',
+    buttons: [
+      { id: 'a', title: 'A' },
+      { id: 'b', title: 'B' },
+      { id: 'c', title: 'C' },
+    ],
+  },
   list: { body: 'Pick', button_text: 'Options', sections: [{ title: 'T', rows: [{ id: 'r', title: 'Row', description: 'd' }] }] },
   cta_url: { body: 'Track', display_text: 'Open', url: 'https://example.com' },
   media_carousel: {
@@ -74,11 +87,37 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['mark_as_read', {}, '/content/message_id'],
   ['template', { template_name: 'order_update' }, '/content/template_name'],
   ['template', { template: { name: 'order_update' } }, '/content/template/language'],
-  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'footer', parameters: [] }] } }, '/content/template/components/0/type'],
-  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', sub_type: 'url', index: 0, parameters: [] }] } }, '/content/template/components/0/index'],
-  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', index: '0', parameters: [] }] } }, '/content/template/components/0/sub_type'],
-  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'header', parameters: [{ type: 'image', image: { link: 'http://x.example/a.png' } }] }] } }, '/content/template/components/0/parameters/0/image/link'],
-  ['template', { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'currency' }] }] } }, '/content/template/components/0/parameters/0/type'],
+  [
+    'template',
+    { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'footer', parameters: [] }] } },
+    '/content/template/components/0/type',
+  ],
+  [
+    'template',
+    { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', sub_type: 'url', index: 0, parameters: [] }] } },
+    '/content/template/components/0/index',
+  ],
+  [
+    'template',
+    { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'button', index: '0', parameters: [] }] } },
+    '/content/template/components/0/sub_type',
+  ],
+  [
+    'template',
+    {
+      template: {
+        name: 'x',
+        language: { code: 'en_US' },
+        components: [{ type: 'header', parameters: [{ type: 'image', image: { link: 'http://x.example/a.png' } }] }],
+      },
+    },
+    '/content/template/components/0/parameters/0/image/link',
+  ],
+  [
+    'template',
+    { template: { name: 'x', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'currency' }] }] } },
+    '/content/template/components/0/parameters/0/type',
+  ],
   ['buttons', { body: 'b', buttons: [1, 2, 3, 4].map((i) => ({ id: `${i}`, title: `${i}` })) }, '/content/buttons'],
   ['buttons', { body: 'b', buttons: [{ id: 'a' }] }, '/content/buttons/0/title'],
   ['list', { body: 'b', button_text: 'x', sections: [] }, '/content/sections'],
@@ -138,12 +177,18 @@ describe('content by type', () => {
       [{ channel_id: gateway.id, to: TO, type: 'fax', content: {} }, '/type'],
       [{ channel_id: gateway.id, to: TO, type: 'text' }, '/content'],
       [{ channel_id: '00000000-0000-7000-8000-000000000000', to: TO, type: 'text', content: { body: 'x' } }, '/channel_id'],
-      [{ channel_id: gateway.id, to: TO, conversation_id: '00000000-0000-7000-8000-000000000000', type: 'text', content: { body: 'x' } }, '/conversation_id'],
+      [
+        { channel_id: gateway.id, to: TO, conversation_id: '00000000-0000-7000-8000-000000000000', type: 'text', content: { body: 'x' } },
+        '/conversation_id',
+      ],
     ];
     for (const [body, pointer] of cases) {
       const res = await send(server, body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
-      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+      assert.ok(
+        res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+        `${JSON.stringify(body)} names ${pointer}: ${res.text}`,
+      );
     }
   });
 });
@@ -158,7 +203,10 @@ describe('support matrix', () => {
   });
 
   test('a channel that is not connected refuses sends with 409', async () => {
-    const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'unpaired', sandbox: true } });
+    const res = await request(server, 'POST', '/v1/channels', {
+      key: server.apiKey,
+      body: { platform: 'chatapp_unofficial', name: 'unpaired', sandbox: true },
+    });
     const refused = await send(server, { channel_id: res.body.data.id, to: TO, type: 'text', content: { body: 'x' } });
     assert.equal(refused.status, 409);
     assert.match(refused.body.detail, /disconnected/);

@@ -84,7 +84,10 @@ test('requests are counted by route pattern and status, never by raw URL', async
   const m = await scrape();
   assert.equal(sampleValue(m, 'parley_http_request_duration_seconds_count', series), before + 2);
   assert.ok((sampleValue(m, 'parley_http_request_duration_seconds_sum', series) ?? 0) > 0);
-  assert.equal(sampleValue(m, 'parley_http_request_duration_seconds_count', { method: 'GET', route: '/v1/messages/:messageID', status: '404' }), 1);
+  assert.equal(
+    sampleValue(m, 'parley_http_request_duration_seconds_count', { method: 'GET', route: '/v1/messages/:messageID', status: '404' }),
+    1,
+  );
   assert.ok((sampleValue(m, 'parley_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }) ?? 0) >= 1);
   const routes = new Set(m.samples.filter((s) => s.name === 'parley_http_request_duration_seconds_count').map((s) => s.labels.route));
   assert.ok(![...routes].some((r) => r?.includes(id) || r?.includes('abcdef123')), `a raw URL became a label: ${[...routes].join(', ')}`);
@@ -94,7 +97,10 @@ test('what waits shows in its queue with its age: a message to send, an event to
   const quiet = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '20' } });
   try {
     const channel = await pairedGatewayChannel(quiet, 'Queued');
-    const endpoint = await request(quiet, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: quiet.apiKey, body: { url: receiver.url, event_types: ['message.sent'] } });
+    const endpoint = await request(quiet, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+      key: quiet.apiKey,
+      body: { url: receiver.url, event_types: ['message.sent'] },
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
     const endpointId = endpoint.body.data.id as string;
     // No webhook engine: the message.sent event waits to be dispatched.
@@ -134,7 +140,10 @@ test('a send counts by platform and outcome; webhook attempts by endpoint and ou
   try {
     failing.answer(() => ({ status: 500 }));
     const endpoint = async (url: string) => {
-      const res = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: server.apiKey, body: { url, event_types: ['message.sent'] } });
+      const res = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+        key: server.apiKey,
+        body: { url, event_types: ['message.sent'] },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.data.id as string;
     };
@@ -149,7 +158,11 @@ test('a send counts by platform and outcome; webhook attempts by endpoint and ou
       const m = await scrape();
       const ok =
         sampleValue(m, 'parley_dispatch_sends_total', { platform: 'chatapp_unofficial', outcome: 'sent' }) === sentBefore + 1 &&
-        (sampleValue(m, 'parley_provider_request_duration_seconds_count', { platform: 'chatapp_unofficial', operation: 'send', outcome: 'sent' }) ?? 0) >= 1 &&
+        (sampleValue(m, 'parley_provider_request_duration_seconds_count', {
+          platform: 'chatapp_unofficial',
+          operation: 'send',
+          outcome: 'sent',
+        }) ?? 0) >= 1 &&
         sampleValue(m, 'parley_webhook_attempts_total', { endpoint_id: good, outcome: 'succeeded' }) === 1 &&
         sampleValue(m, 'parley_webhook_attempts_total', { endpoint_id: bad, outcome: 'retry' }) === 1 &&
         sampleValue(m, 'parley_channels', { platform: 'chatapp_unofficial', status: 'connected' }) === 1;
@@ -165,7 +178,9 @@ test('a send counts by platform and outcome; webhook attempts by endpoint and ou
 
 test('by default only loopback clients that came through no proxy may read the metrics', async () => {
   for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
-    const res = await request(server, 'GET', '/metrics', { headers: { [header]: header === 'forwarded' ? 'for=203.0.113.9' : '203.0.113.9' } });
+    const res = await request(server, 'GET', '/metrics', {
+      headers: { [header]: header === 'forwarded' ? 'for=203.0.113.9' : '203.0.113.9' },
+    });
     assert.equal(res.status, 403, `${header}: ${res.text}`);
     assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
     assert.match(res.body.detail, /loopback/);
@@ -177,7 +192,12 @@ test('METRICS_TOKEN: 401 without the bearer token or with another, 200 with it',
   const other = await startTestServer({ env: { METRICS_TOKEN: token } });
   try {
     other.registerSensitive('the metrics token', token);
-    const refused: Array<Record<string, string>> = [{}, { authorization: 'Bearer metrics-token-0123456789abcdeX' }, { authorization: token }, { 'x-api-key': other.apiKey }];
+    const refused: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer metrics-token-0123456789abcdeX' },
+      { authorization: token },
+      { 'x-api-key': other.apiKey },
+    ];
     for (const headers of refused) {
       const res = await request(other, 'GET', '/metrics', { headers });
       assert.equal(res.status, 401, `${JSON.stringify(Object.keys(headers))}: ${res.text}`);
@@ -232,5 +252,8 @@ test('the probes and the metrics are outside the public OpenAPI document and log
     assert.equal(res.status, 200, path);
     await res.arrayBuffer();
   }
-  assert.deepEqual(server.logs.filter((line) => line.includes(marker)), []);
+  assert.deepEqual(
+    server.logs.filter((line) => line.includes(marker)),
+    [],
+  );
 });

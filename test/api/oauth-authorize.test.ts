@@ -12,7 +12,16 @@ import { addMembership } from '../../src/domain/organizations/organizations.ts';
 import { PERMISSION_DESCRIPTIONS } from '../../src/domain/permissions.ts';
 import { findUserByEmail } from '../../src/domain/users/users.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  OWNER_EMAIL,
+  request,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { authorizeQuery, countRows, createOAuthClient, pkcePair, type ClientFixture } from '../oauth-client-fixture.ts';
 
 const clock = movableClock();
@@ -27,10 +36,16 @@ let stranger: { cookie: string; organizationId: string };
 before(async () => {
   server = await startTestServer({ clock });
   cookie = await loginCookie(server);
-  client = await createOAuthClient(server, { name: 'Acme CLI', redirectUris: ['http://127.0.0.1:53682/callback', 'https://app.example.com/oauth/done?tenant=7'] });
+  client = await createOAuthClient(server, {
+    name: 'Acme CLI',
+    redirectUris: ['http://127.0.0.1:53682/callback', 'https://app.example.com/oauth/done?tenant=7'],
+  });
   second = await createOtherOrganization(server, 'second');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
-  await addMembership({ db: server.container.database.db, clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'member' });
+  await addMembership(
+    { db: server.container.database.db, clock },
+    { organizationId: second.organizationId, userId: owner!.id, role: 'member' },
+  );
   const other = await createOtherOrganization(server, 'stranger');
   stranger = { cookie: await loginCookie(server, other.email, other.password), organizationId: other.organizationId };
 });
@@ -79,11 +94,23 @@ test('an unknown client, a missing or unregistered redirect_uri and a client wit
   assertErrorPage(await authorize(authorizeQuery(client, { client_id: undefined })), /client_id is missing/);
   assertErrorPage(await authorize(`${authorizeQuery(client)}&client_id=${client.clientId}`), /client_id is given more than once/);
   assertErrorPage(await authorize(authorizeQuery(client, { redirect_uri: undefined })), /redirect_uri is missing/);
-  for (const wrong of ['http://127.0.0.1:53682/callback/', 'http://127.0.0.1:53683/callback', 'http://localhost:53682/callback', 'https://evil.example/callback', 'https://app.example.com/oauth/done']) {
-    assertErrorPage(await authorize(authorizeQuery(client, { redirect_uri: wrong })), /redirect_uri is not one registered for Acme CLI: it must match a registered URI exactly/);
+  for (const wrong of [
+    'http://127.0.0.1:53682/callback/',
+    'http://127.0.0.1:53683/callback',
+    'http://localhost:53682/callback',
+    'https://evil.example/callback',
+    'https://app.example.com/oauth/done',
+  ]) {
+    assertErrorPage(
+      await authorize(authorizeQuery(client, { redirect_uri: wrong })),
+      /redirect_uri is not one registered for Acme CLI: it must match a registered URI exactly/,
+    );
   }
   // The page escapes what it shows: a client's name is the registrant's text.
-  const html = await createOAuthClient(server, { name: '<img src=x onerror=alert(1)>', grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'] });
+  const html = await createOAuthClient(server, {
+    name: '<img src=x onerror=alert(1)>',
+    grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'],
+  });
   const page = await authorize(authorizeQuery(html));
   assertErrorPage(page, /is not registered for the authorization code flow/);
   assert.match(page.text, /&lt;img src=x onerror=alert\(1\)&gt;/);
@@ -127,7 +154,9 @@ test('once client and redirect_uri are right, other problems go back to the redi
   assert.equal(longState.params.get('error'), 'invalid_request');
   assert.equal(longState.params.get('state'), null);
   // A registered redirect_uri with a query of its own keeps it.
-  const withQuery = redirectOf(await authorize(authorizeQuery(client, { redirect_uri: client.redirectUris[1], response_type: 'id_token', state: 'q' })));
+  const withQuery = redirectOf(
+    await authorize(authorizeQuery(client, { redirect_uri: client.redirectUris[1], response_type: 'id_token', state: 'q' })),
+  );
   assert.equal(withQuery.base, 'https://app.example.com/oauth/done');
   assert.equal(withQuery.params.get('tenant'), '7');
   assert.equal(withQuery.params.get('error'), 'unsupported_response_type');
@@ -234,7 +263,10 @@ test('approval for chosen organizations sends the browser to the redirect_uri wi
     const again = await request(server, method, path, { cookie, body });
     assert.equal(again.status, 409, `${method} ${path}: ${again.text}`);
     assert.equal(again.body.detail, 'this authorization request was already approved');
-    const strangers = await request(server, method, path, { cookie: stranger.cookie, body: body && { organization_ids: [stranger.organizationId] } });
+    const strangers = await request(server, method, path, {
+      cookie: stranger.cookie,
+      body: body && { organization_ids: [stranger.organizationId] },
+    });
     assert.equal(strangers.status, 404, strangers.text);
   }
   assert.equal((await rowOf(id))!.codeHash, sha256Hex(code), 'the code did not change');
@@ -254,7 +286,10 @@ test('denial sends the browser back with access_denied and the state', async () 
   const row = (await rowOf(id))!;
   assert.equal(row.status, 'denied');
   assert.equal(row.codeHash, null);
-  const again = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, { cookie, body: { organization_ids: [server.organizationId] } });
+  const again = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, {
+    cookie,
+    body: { organization_ids: [server.organizationId] },
+  });
   assert.equal(again.status, 409);
   assert.equal(again.body.detail, 'this authorization request was already denied');
 });
@@ -266,17 +301,31 @@ test('approving an organization the user is not in, none, or malformed ones is r
   const foreign = await approve({ organization_ids: [server.organizationId, stranger.organizationId] });
   assert.equal(foreign.status, 403, foreign.text);
   assert.equal(foreign.body.detail, `not a member of organization ${stranger.organizationId}: choose organizations you belong to`);
-  assert.deepEqual(foreign.body.errors, [{ pointer: '/organization_ids/1', location: 'body', message: 'not an organization you are a member of' }]);
+  assert.deepEqual(foreign.body.errors, [
+    { pointer: '/organization_ids/1', location: 'body', message: 'not an organization you are a member of' },
+  ]);
   const unknownOrg = await approve({ organization_ids: [randomUUID()] });
   assert.equal(unknownOrg.status, 403);
-  for (const body of [{}, { organization_ids: [] }, { organization_ids: ['not-a-uuid'] }, { organization_ids: server.organizationId }, { organization_ids: Array.from({ length: 101 }, () => randomUUID()) }]) {
+  for (const body of [
+    {},
+    { organization_ids: [] },
+    { organization_ids: ['not-a-uuid'] },
+    { organization_ids: server.organizationId },
+    { organization_ids: Array.from({ length: 101 }, () => randomUUID()) },
+  ]) {
     const res = await approve(body);
     assert.equal(res.status, 400, `${JSON.stringify(body).slice(0, 80)}: ${res.text}`);
     assert.equal(res.body.errors[0].pointer.startsWith('/organization_ids'), true, res.text);
   }
   assert.equal((await approve(undefined)).status, 400, 'no body');
-  assert.equal((await approve(undefined, { rawBody: '{"organization_ids":', contentType: 'application/json' })).status, 400, 'malformed JSON');
-  const huge = await approve(undefined, { rawBody: JSON.stringify({ organization_ids: [server.organizationId], pad: 'x'.repeat(server.config.bodyLimitBytes) }) });
+  assert.equal(
+    (await approve(undefined, { rawBody: '{"organization_ids":', contentType: 'application/json' })).status,
+    400,
+    'malformed JSON',
+  );
+  const huge = await approve(undefined, {
+    rawBody: JSON.stringify({ organization_ids: [server.organizationId], pad: 'x'.repeat(server.config.bodyLimitBytes) }),
+  });
   assert.equal(huge.status, 413);
   assert.equal((await rowOf(id))!.status, 'pending');
 });
@@ -290,7 +339,10 @@ test('CSRF: a cross-origin POST and a form-encoded POST to the consent routes ar
   });
   assert.equal(crossOrigin.status, 403, crossOrigin.text);
   assert.match(crossOrigin.body.detail, /cross-origin request refused/);
-  const crossDeny = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie, headers: { origin: 'https://evil.example' } });
+  const crossDeny = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, {
+    cookie,
+    headers: { origin: 'https://evil.example' },
+  });
   assert.equal(crossDeny.status, 403);
   const form = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, {
     cookie,
@@ -298,7 +350,11 @@ test('CSRF: a cross-origin POST and a form-encoded POST to the consent routes ar
     contentType: 'application/x-www-form-urlencoded',
   });
   assert.equal(form.status, 415, form.text);
-  const text = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie, rawBody: 'x', contentType: 'text/plain' });
+  const text = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, {
+    cookie,
+    rawBody: 'x',
+    contentType: 'text/plain',
+  });
   assert.equal(text.status, 415);
   assert.equal((await rowOf(id))!.status, 'pending', 'nothing was decided');
   // The pages themselves refuse to be framed (clickjacking), built or not.
@@ -324,7 +380,10 @@ test('of concurrent decisions only one takes effect: one code, the others told i
     cookies.map((c, i) =>
       i === 3
         ? request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie: c })
-        : request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, { cookie: c, body: { organization_ids: [server.organizationId] } }),
+        : request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, {
+            cookie: c,
+            body: { organization_ids: [server.organizationId] },
+          }),
     ),
   );
   const statuses = answers.map((a) => a.status);
@@ -344,7 +403,10 @@ test('a request left undecided expires: 410, and it can no longer be approved', 
   const read = await request(server, 'GET', `/v1/oauth/authorization-requests/${id}`, { cookie });
   assert.equal(read.status, 410, read.text);
   assert.equal(read.body.detail, 'this authorization request expired: go back to the application and start again');
-  const approve = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, { cookie, body: { organization_ids: [server.organizationId] } });
+  const approve = await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/approve`, {
+    cookie,
+    body: { organization_ids: [server.organizationId] },
+  });
   assert.equal(approve.status, 410);
   assert.equal((await request(server, 'POST', `/v1/oauth/authorization-requests/${id}/deny`, { cookie })).status, 410);
   assert.equal((await rowOf(id))!.status, 'pending');

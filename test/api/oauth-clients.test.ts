@@ -15,7 +15,16 @@ import { GRANT_TYPES } from '../../src/domain/oauth/vocabulary.ts';
 import { findUserByEmail } from '../../src/domain/users/users.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { checkAuthCases } from '../auth-cases.ts';
-import { createKeyWith, createOtherOrganization, loginCookie, OWNER_EMAIL, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  loginCookie,
+  OWNER_EMAIL,
+  request,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { authorizeQuery, createGrant, type ClientFixture } from '../oauth-client-fixture.ts';
 
 let server: TestServer;
@@ -41,14 +50,21 @@ const publicBody = (changes: Record<string, unknown> = {}) => ({
   ...changes,
 });
 
-async function register(body: Record<string, unknown> = publicBody(), as: { cookie?: string; key?: string } = { cookie }): Promise<Record<string, any>> {
+async function register(
+  body: Record<string, unknown> = publicBody(),
+  as: { cookie?: string; key?: string } = { cookie },
+): Promise<Record<string, any>> {
   const res = await request(server, 'POST', '/v1/oauth/clients', { ...as, body });
   assert.equal(res.status, 201, res.text);
   return res.body.data;
 }
 
 /** A registered client as the flow helpers take it, asking for the given scopes at the given redirect URI. */
-function asFixture(client: Record<string, any>, redirectUri: string = client.redirect_uris[0], scopes: string[] = client.scopes): ClientFixture {
+function asFixture(
+  client: Record<string, any>,
+  redirectUri: string = client.redirect_uris[0],
+  scopes: string[] = client.scopes,
+): ClientFixture {
   return { id: '', clientId: client.client_id, name: client.name, redirectUris: [redirectUri], scopes: scopes as ClientFixture['scopes'] };
 }
 
@@ -89,7 +105,9 @@ test('a public client: a client_id, no secret, listed and read back as registere
 });
 
 test('a third-party client library (openid-client) starts the device flow with a client registered through the API', async () => {
-  const client = await register(publicBody({ redirect_uris: [], grant_types: [GRANT_TYPES.deviceCode, GRANT_TYPES.refreshToken], scopes: ['channels:read'] }));
+  const client = await register(
+    publicBody({ redirect_uris: [], grant_types: [GRANT_TYPES.deviceCode, GRANT_TYPES.refreshToken], scopes: ['channels:read'] }),
+  );
   const config = new oidc.Configuration(
     { issuer: server.config.baseUrl, device_authorization_endpoint: `${server.config.baseUrl}/v1/oauth/device` },
     client.client_id,
@@ -103,7 +121,10 @@ test('a third-party client library (openid-client) starts the device flow with a
   const lookup = await request(server, 'POST', '/v1/oauth/device/lookup', { cookie, body: { user_code: started.user_code } });
   assert.equal(lookup.status, 200, lookup.text);
   assert.deepEqual(lookup.body.data.client, { client_id: client.client_id, name: 'Parley CLI' });
-  await assert.rejects(oidc.initiateDeviceAuthorization(config, { scope: 'messages:read' }), (err: Error & { error?: string }) => err.error === 'invalid_scope');
+  await assert.rejects(
+    oidc.initiateDeviceAuthorization(config, { scope: 'messages:read' }),
+    (err: Error & { error?: string }) => err.error === 'invalid_scope',
+  );
 });
 
 test('a confidential client: its secret is shown once, stored as SHA-256, never shown again', async () => {
@@ -157,10 +178,17 @@ test('redirect URIs: https, or http on loopback (127.0.0.0/8, [::1], localhost),
     [`https://app.example.com/${'a'.repeat(2000)}`, /2000 characters/],
   ];
   for (const [uri, problem] of refused) {
-    const res = await request(server, 'POST', '/v1/oauth/clients', { cookie, body: publicBody({ redirect_uris: ['https://ok.example.com/cb', uri] }) });
+    const res = await request(server, 'POST', '/v1/oauth/clients', {
+      cookie,
+      body: publicBody({ redirect_uris: ['https://ok.example.com/cb', uri] }),
+    });
     assert.equal(res.status, 400, `${uri}: ${res.text}`);
     assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
-    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/redirect_uris/1'], uri);
+    assert.deepEqual(
+      res.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/redirect_uris/1'],
+      uri,
+    );
     assert.equal(res.body.errors[0].location, 'body');
     assert.match(res.body.errors[0].message, problem, uri);
   }
@@ -172,7 +200,12 @@ test('grant types: known ones; the code grant needs a redirect URI; the device g
   assert.deepEqual(device.redirect_uris, []);
   const before = await clientCount();
   const cases: Array<[label: string, changes: Record<string, unknown>, pointer: string, message: RegExp]> = [
-    ['code grant without redirect URIs', { redirect_uris: [], grant_types: [GRANT_TYPES.authorizationCode] }, '/redirect_uris', /at least one redirect URI/],
+    [
+      'code grant without redirect URIs',
+      { redirect_uris: [], grant_types: [GRANT_TYPES.authorizationCode] },
+      '/redirect_uris',
+      /at least one redirect URI/,
+    ],
     ['unknown grant type', { grant_types: [GRANT_TYPES.deviceCode, 'client_credentials'] }, '/grant_types/1', /unknown grant type/],
     ['implicit', { grant_types: ['implicit'] }, '/grant_types/0', /unknown grant type/],
     ['refresh alone', { grant_types: [GRANT_TYPES.refreshToken] }, '/grant_types', /must include authorization_code or/],
@@ -190,13 +223,19 @@ test('grant types: known ones; the code grant needs a redirect URI; the device g
 
 test('scopes are permission names, never beyond what the registering credential holds', async () => {
   const before = await clientCount();
-  const unknown = await request(server, 'POST', '/v1/oauth/clients', { cookie, body: publicBody({ scopes: ['channels:read', 'messages:delete'] }) });
+  const unknown = await request(server, 'POST', '/v1/oauth/clients', {
+    cookie,
+    body: publicBody({ scopes: ['channels:read', 'messages:delete'] }),
+  });
   assert.equal(unknown.status, 400, unknown.text);
   assert.equal(unknown.body.errors[0].pointer, '/scopes/1');
   assert.equal((await request(server, 'POST', '/v1/oauth/clients', { cookie, body: publicBody({ scopes: [] }) })).status, 400);
 
   const narrow = await createKeyWith(server, ['oauth_clients:write', 'oauth_clients:read', 'channels:read']);
-  const beyond = await request(server, 'POST', '/v1/oauth/clients', { key: narrow, body: publicBody({ scopes: ['channels:read', 'messages:send'] }) });
+  const beyond = await request(server, 'POST', '/v1/oauth/clients', {
+    key: narrow,
+    body: publicBody({ scopes: ['channels:read', 'messages:send'] }),
+  });
   assert.equal(beyond.status, 403, beyond.text);
   assert.match(beyond.body.detail, /messages:send/);
   assert.doesNotMatch(beyond.body.detail, /channels:read/);
@@ -221,7 +260,10 @@ test('scopes are permission names, never beyond what the registering credential 
 
 test('a member (no oauth_clients:write) may read clients but not register, change or delete them', async () => {
   const other = await createOtherOrganization(server, 'member');
-  await addMembership({ db: server.container.database.db, clock: server.container.clock }, { organizationId: server.organizationId, userId: other.userId, role: 'member' });
+  await addMembership(
+    { db: server.container.database.db, clock: server.container.clock },
+    { organizationId: server.organizationId, userId: other.userId, role: 'member' },
+  );
   const memberCookie = await loginCookie(server, other.email, other.password);
   const headers = { 'x-organization-id': server.organizationId };
   const client = await register();
@@ -251,14 +293,22 @@ test('update: each member changes alone, the result is checked whole, bad values
   assert.deepEqual(renamed.body.data.redirect_uris, client.redirect_uris);
   assert.ok(renamed.body.data.updated_at >= client.updated_at);
 
-  const changed = await patch({ redirect_uris: ['https://cli.example.com/done'], grant_types: [GRANT_TYPES.authorizationCode], scopes: ['messages:read'] });
+  const changed = await patch({
+    redirect_uris: ['https://cli.example.com/done'],
+    grant_types: [GRANT_TYPES.authorizationCode],
+    scopes: ['messages:read'],
+  });
   assert.equal(changed.status, 200, changed.text);
   assert.deepEqual(
     [changed.body.data.redirect_uris, changed.body.data.grant_types, changed.body.data.scopes],
     [['https://cli.example.com/done'], [GRANT_TYPES.authorizationCode], ['messages:read']],
   );
   // The old redirect URI no longer works; the new one does.
-  const old = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(asFixture(client, client.redirect_uris[0], ['messages:read']))}`);
+  const old = await request(
+    server,
+    'GET',
+    `/v1/oauth/authorize?${authorizeQuery(asFixture(client, client.redirect_uris[0], ['messages:read']))}`,
+  );
   assert.equal(old.status, 400, 'an unregistered redirect_uri gets the error page');
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.client_id } });
   assert.equal(device.body.error, 'unauthorized_client', 'the device grant was taken away');
@@ -283,7 +333,10 @@ test('update: each member changes alone, the result is checked whole, bad values
   for (const [label, body, pointer] of cases) {
     const res = await patch(body);
     assert.equal(res.status, 400, `${label}: ${res.text}`);
-    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${label}: ${res.text}`);
+    assert.ok(
+      res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+      `${label}: ${res.text}`,
+    );
   }
   assert.deepEqual((await request(server, 'GET', `/v1/oauth/clients/${client.client_id}`, { cookie })).body.data, current, 'unchanged');
 });
@@ -312,14 +365,28 @@ test("rotating a confidential client's secret: the new one shown once, the old o
 test('deleting a client revokes its tokens and grants and kills its authorization requests and device authorizations in flight', async () => {
   const client = await register();
   const row = (await storedRow(client.client_id))!;
-  const grant = await createGrant(server, { client: { id: row.id, scopes: ['channels:read'] }, userId: ownerId, organizationIds: [server.organizationId] });
-  const started = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(asFixture(client, client.redirect_uris[0], ['channels:read']))}`);
+  const grant = await createGrant(server, {
+    client: { id: row.id, scopes: ['channels:read'] },
+    userId: ownerId,
+    organizationIds: [server.organizationId],
+  });
+  const started = await request(
+    server,
+    'GET',
+    `/v1/oauth/authorize?${authorizeQuery(asFixture(client, client.redirect_uris[0], ['channels:read']))}`,
+  );
   const requestId = new URL(started.headers.get('location')!).searchParams.get('request')!;
   assert.equal((await request(server, 'GET', `/v1/oauth/authorization-requests/${requestId}`, { cookie })).status, 200);
   const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.client_id } });
   server.registerSensitive('a device code', device.body.device_code);
-  assert.equal((await request(server, 'POST', '/v1/oauth/device/lookup', { cookie, body: { user_code: device.body.user_code } })).status, 200);
-  assert.equal((await request(server, 'GET', '/v1/auth/authorizations', { cookie })).body.data.some((a: { id: string }) => a.id === grant.id), true);
+  assert.equal(
+    (await request(server, 'POST', '/v1/oauth/device/lookup', { cookie, body: { user_code: device.body.user_code } })).status,
+    200,
+  );
+  assert.equal(
+    (await request(server, 'GET', '/v1/auth/authorizations', { cookie })).body.data.some((a: { id: string }) => a.id === grant.id),
+    true,
+  );
 
   const deleted = await request(server, 'DELETE', `/v1/oauth/clients/${client.client_id}`, { cookie });
   assert.equal(deleted.status, 204, deleted.text);
@@ -328,10 +395,19 @@ test('deleting a client revokes its tokens and grants and kills its authorizatio
   assert.equal((await request(server, 'DELETE', `/v1/oauth/clients/${client.client_id}`, { cookie })).status, 404);
   const tokens = await server.container.database.db.select().from(oauthTokens).where(eq(oauthTokens.grantId, grant.id));
   assert.deepEqual(tokens, [], 'its tokens are gone');
-  assert.equal((await request(server, 'GET', '/v1/auth/authorizations', { cookie })).body.data.some((a: { id: string }) => a.id === grant.id), false);
-  const approve = await request(server, 'POST', `/v1/oauth/authorization-requests/${requestId}/approve`, { cookie, body: { organization_ids: [server.organizationId] } });
+  assert.equal(
+    (await request(server, 'GET', '/v1/auth/authorizations', { cookie })).body.data.some((a: { id: string }) => a.id === grant.id),
+    false,
+  );
+  const approve = await request(server, 'POST', `/v1/oauth/authorization-requests/${requestId}/approve`, {
+    cookie,
+    body: { organization_ids: [server.organizationId] },
+  });
   assert.equal(approve.status, 404, approve.text);
-  const approveDevice = await request(server, 'POST', '/v1/oauth/device/approve', { cookie, body: { user_code: device.body.user_code, organization_ids: [server.organizationId] } });
+  const approveDevice = await request(server, 'POST', '/v1/oauth/device/approve', {
+    cookie,
+    body: { user_code: device.body.user_code, organization_ids: [server.organizationId] },
+  });
   assert.equal(approveDevice.status, 404, approveDevice.text);
   const again = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.client_id } });
   assert.equal(again.status, 401);
@@ -359,7 +435,10 @@ test("another organization's client is not found by any route, and stays as it w
   const list = await request(server, 'GET', '/v1/oauth/clients?limit=200', { key: server.apiKey });
   assert.equal(list.text.includes(theirs.client_id), false);
   const theirList = await request(server, 'GET', '/v1/oauth/clients', { key: other.apiKey });
-  assert.deepEqual(theirList.body.data.map((c: { client_id: string }) => c.client_id), [theirs.client_id]);
+  assert.deepEqual(
+    theirList.body.data.map((c: { client_id: string }) => c.client_id),
+    [theirs.client_id],
+  );
   assert.equal(theirList.text.includes(mine.client_id), false);
   const row = (await storedRow(theirs.client_id))!;
   assert.equal(row.name, 'Theirs');
@@ -381,22 +460,41 @@ test('bad input on each route: the documented problem naming the field, and noth
     ['scopes not an array', () => post({ body: publicBody({ scopes: 'channels:read' }) }), 400, '/scopes'],
     ['redirect_uris not strings', () => post({ body: publicBody({ redirect_uris: [42] }) }), 400, '/redirect_uris/0'],
     ['an empty redirect URI', () => post({ body: publicBody({ redirect_uris: [''] }) }), 400, '/redirect_uris/0'],
-    ['too many redirect URIs', () => post({ body: publicBody({ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example.com/${i}`) }) }), 400, '/redirect_uris'],
+    [
+      'too many redirect URIs',
+      () => post({ body: publicBody({ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example.com/${i}`) }) }),
+      400,
+      '/redirect_uris',
+    ],
     ['a long name', () => post({ body: publicBody({ name: 'x'.repeat(101) }) }), 400, '/name'],
-    ['a NUL in a redirect URI', () => post({ body: publicBody({ redirect_uris: ['https://a.example.com/\u0000'] }) }), 400, '/redirect_uris/0'],
+    [
+      'a NUL in a redirect URI',
+      () => post({ body: publicBody({ redirect_uris: ['https://a.example.com/\u0000'] }) }),
+      400,
+      '/redirect_uris/0',
+    ],
     ['a form body', () => post({ rawBody: 'name=x&type=public', contentType: 'application/x-www-form-urlencoded' }), 415],
     ['body too large', () => post({ body: publicBody({ name: 'x'.repeat(server.config.bodyLimitBytes) }) }), 413],
     ['a forged cursor', () => request(server, 'GET', '/v1/oauth/clients?cursor=bm90LWEtY3Vyc29y', { cookie }), 400, '/cursor'],
     ['limit 0', () => request(server, 'GET', '/v1/oauth/clients?limit=0', { cookie }), 400, '/limit'],
     ['a client_id too long', () => request(server, 'GET', `/v1/oauth/clients/${'p'.repeat(65)}`, { cookie }), 400, '/clientID'],
     ['PATCH without a body', () => request(server, 'PATCH', '/v1/oauth/clients/pcl_x', { cookie }), 400],
-    ['PATCH with a bad grant list', () => request(server, 'PATCH', '/v1/oauth/clients/pcl_x', { cookie, body: { grant_types: 'device' } }), 400, '/grant_types'],
+    [
+      'PATCH with a bad grant list',
+      () => request(server, 'PATCH', '/v1/oauth/clients/pcl_x', { cookie, body: { grant_types: 'device' } }),
+      400,
+      '/grant_types',
+    ],
   ];
   for (const [label, send, status, pointer] of cases) {
     const res = await send();
     assert.equal(res.status, status, `${label}: ${res.text}`);
     assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/, label);
-    if (pointer) assert.ok(res.body.errors?.some((e: { pointer: string }) => e.pointer === pointer), `${label}: ${res.text}`);
+    if (pointer)
+      assert.ok(
+        res.body.errors?.some((e: { pointer: string }) => e.pointer === pointer),
+        `${label}: ${res.text}`,
+      );
   }
   assert.equal(await clientCount(), before, 'nothing stored');
 });
@@ -406,9 +504,15 @@ test('pages: newest first, by cursor', async () => {
   const made: string[] = [];
   for (let i = 0; i < 3; i++) made.push((await register(publicBody({ name: `Paged ${i}` }), { key: other.apiKey })).client_id);
   const first = await request(server, 'GET', '/v1/oauth/clients?limit=2', { key: other.apiKey });
-  assert.deepEqual(first.body.data.map((c: { client_id: string }) => c.client_id), [made[2], made[1]]);
+  assert.deepEqual(
+    first.body.data.map((c: { client_id: string }) => c.client_id),
+    [made[2], made[1]],
+  );
   const second = await request(server, 'GET', `/v1/oauth/clients?limit=2&cursor=${first.body.meta.next_cursor}`, { key: other.apiKey });
-  assert.deepEqual(second.body.data.map((c: { client_id: string }) => c.client_id), [made[0]]);
+  assert.deepEqual(
+    second.body.data.map((c: { client_id: string }) => c.client_id),
+    [made[0]],
+  );
   assert.equal(second.body.meta.next_cursor, null);
 });
 

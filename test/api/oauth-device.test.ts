@@ -17,7 +17,16 @@ import { purgeSessionsHandler } from '../../src/jobs/handlers/purge-sessions.ts'
 import { PERMISSION_DESCRIPTIONS } from '../../src/domain/permissions.ts';
 import { findUserByEmail } from '../../src/domain/users/users.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  OWNER_EMAIL,
+  request,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { authorizeQuery, countRows, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 
 const clock = movableClock();
@@ -32,7 +41,10 @@ before(async () => {
   client = await createOAuthClient(server, { name: 'Parley CLI', scopes: ['channels:read', 'messages:read', 'messages:send'] });
   second = await createOtherOrganization(server, 'second');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
-  await addMembership({ db: server.container.database.db, clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'admin' });
+  await addMembership(
+    { db: server.container.database.db, clock },
+    { organizationId: second.organizationId, userId: owner!.id, role: 'admin' },
+  );
 });
 after(() => server.close());
 
@@ -44,39 +56,69 @@ async function newUser(label: string): Promise<{ cookie: string; organizationId:
   return { cookie: await loginCookie(server, other.email, other.password), organizationId: other.organizationId };
 }
 
-type Started = { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+type Started = {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+};
 
 async function startDevice(body: Record<string, string> = { client_id: client.clientId }, as: 'json' | 'form' = 'json'): Promise<Started> {
   const res =
     as === 'json'
       ? await request(server, 'POST', '/v1/oauth/device', { body })
-      : await request(server, 'POST', '/v1/oauth/device', { rawBody: new URLSearchParams(body).toString(), contentType: 'application/x-www-form-urlencoded' });
+      : await request(server, 'POST', '/v1/oauth/device', {
+          rawBody: new URLSearchParams(body).toString(),
+          contentType: 'application/x-www-form-urlencoded',
+        });
   assert.equal(res.status, 200, res.text);
   server.registerSensitive('a device code', res.body.device_code);
   return res.body;
 }
 
 async function rowOfCode(deviceCode: string) {
-  const [row] = await server.container.database.db.select().from(oauthDeviceAuthorizations).where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(deviceCode)));
+  const [row] = await server.container.database.db
+    .select()
+    .from(oauthDeviceAuthorizations)
+    .where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(deviceCode)));
   return row;
 }
 
-const lookup = (userCode: string, as = cookie) => request(server, 'POST', '/v1/oauth/device/lookup', { cookie: as, body: { user_code: userCode } });
+const lookup = (userCode: string, as = cookie) =>
+  request(server, 'POST', '/v1/oauth/device/lookup', { cookie: as, body: { user_code: userCode } });
 const approve = (userCode: string, organizationIds: string[], as = cookie) =>
   request(server, 'POST', '/v1/oauth/device/approve', { cookie: as, body: { user_code: userCode, organization_ids: organizationIds } });
-const deny = (userCode: string, as = cookie) => request(server, 'POST', '/v1/oauth/device/deny', { cookie: as, body: { user_code: userCode } });
+const deny = (userCode: string, as = cookie) =>
+  request(server, 'POST', '/v1/oauth/device/deny', { cookie: as, body: { user_code: userCode } });
 
 test('a device gets a device code and a user code, as JSON or form, and the row is what the token endpoint reads', async () => {
   for (const as of ['json', 'form'] as const) {
-    const res = await request(server, 'POST', '/v1/oauth/device', as === 'json'
-      ? { body: { client_id: client.clientId, scope: 'channels:read messages:read' } }
-      : { rawBody: `client_id=${client.clientId}&scope=channels%3Aread+messages%3Aread`, contentType: 'application/x-www-form-urlencoded' });
+    const res = await request(
+      server,
+      'POST',
+      '/v1/oauth/device',
+      as === 'json'
+        ? { body: { client_id: client.clientId, scope: 'channels:read messages:read' } }
+        : {
+            rawBody: `client_id=${client.clientId}&scope=channels%3Aread+messages%3Aread`,
+            contentType: 'application/x-www-form-urlencoded',
+          },
+    );
     assert.equal(res.status, 200, `${as}: ${res.text}`);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     const started = res.body as Started;
     server.registerSensitive('a device code', started.device_code);
-    assert.deepEqual(Object.keys(started).sort(), ['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
+    assert.deepEqual(Object.keys(started).sort(), [
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
     assert.match(started.device_code, /^pld_[A-Za-z0-9_-]{43}$/);
     assert.match(started.user_code, USER_CODE);
     assert.equal(started.verification_uri, `${server.config.appUrl}/device`);
@@ -125,25 +167,98 @@ test('a third-party client (openid-client) starts the device flow at the endpoin
 test('refusals are OAuth error bodies, name the problem, and store nothing', async () => {
   const deviceOnly = await createOAuthClient(server, { grantTypes: ['authorization_code', 'refresh_token'] });
   const before = await countRows(server, 'oauth_device_authorizations');
-  const form = (text: string) => request(server, 'POST', '/v1/oauth/device', { rawBody: text, contentType: 'application/x-www-form-urlencoded' });
+  const form = (text: string) =>
+    request(server, 'POST', '/v1/oauth/device', { rawBody: text, contentType: 'application/x-www-form-urlencoded' });
   const cases: Array<[label: string, send: () => Promise<ApiResponse>, status: number, error: string, description: RegExp]> = [
-    ['unknown client', () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'pcl_nobody' } }), 401, 'invalid_client', /unknown client_id/],
-    ['client without the device grant', () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: deviceOnly.clientId } }), 400, 'unauthorized_client', /not registered for the device authorization grant/],
-    ['unknown scope', () => form(`client_id=${client.clientId}&scope=messages:delete`), 400, 'invalid_scope', /unknown scope messages:delete/],
-    ['scope not registered', () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.clientId, scope: 'webhooks:write' } }), 400, 'invalid_scope', /not registered for scope webhooks:write/],
-    ['missing client_id (JSON)', () => request(server, 'POST', '/v1/oauth/device', { body: { scope: 'channels:read' } }), 400, 'invalid_request', /client_id/],
+    [
+      'unknown client',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'pcl_nobody' } }),
+      401,
+      'invalid_client',
+      /unknown client_id/,
+    ],
+    [
+      'client without the device grant',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: deviceOnly.clientId } }),
+      400,
+      'unauthorized_client',
+      /not registered for the device authorization grant/,
+    ],
+    [
+      'unknown scope',
+      () => form(`client_id=${client.clientId}&scope=messages:delete`),
+      400,
+      'invalid_scope',
+      /unknown scope messages:delete/,
+    ],
+    [
+      'scope not registered',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: client.clientId, scope: 'webhooks:write' } }),
+      400,
+      'invalid_scope',
+      /not registered for scope webhooks:write/,
+    ],
+    [
+      'missing client_id (JSON)',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { scope: 'channels:read' } }),
+      400,
+      'invalid_request',
+      /client_id/,
+    ],
     ['missing client_id (form)', () => form('scope=channels%3Aread&client_id='), 400, 'invalid_request', /client_id/],
     ['no body', () => request(server, 'POST', '/v1/oauth/device'), 400, 'invalid_request', /body/],
     ['empty JSON body', () => request(server, 'POST', '/v1/oauth/device', { rawBody: '' }), 400, 'invalid_request', /empty/],
-    ['malformed JSON', () => request(server, 'POST', '/v1/oauth/device', { rawBody: '{"client_id":' }), 400, 'invalid_request', /malformed JSON/],
-    ['client_id not a string', () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 42 } }), 400, 'invalid_request', /client_id/],
-    ['client_id too long', () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'x'.repeat(201) } }), 400, 'invalid_request', /client_id/],
+    [
+      'malformed JSON',
+      () => request(server, 'POST', '/v1/oauth/device', { rawBody: '{"client_id":' }),
+      400,
+      'invalid_request',
+      /malformed JSON/,
+    ],
+    [
+      'client_id not a string',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 42 } }),
+      400,
+      'invalid_request',
+      /client_id/,
+    ],
+    [
+      'client_id too long',
+      () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'x'.repeat(201) } }),
+      400,
+      'invalid_request',
+      /client_id/,
+    ],
     ['scope too long', () => form(`client_id=${client.clientId}&scope=${'a'.repeat(2001)}`), 400, 'invalid_request', /scope/],
     ['NUL in scope', () => form(`client_id=${client.clientId}&scope=channels%3Aread%00`), 400, 'invalid_request', /scope/],
-    ['repeated parameter', () => form(`client_id=${client.clientId}&client_id=${client.clientId}`), 400, 'invalid_request', /"client_id" is given more than once/],
-    ['another content type', () => request(server, 'POST', '/v1/oauth/device', { rawBody: `client_id=${client.clientId}`, contentType: 'text/plain' }), 415, 'invalid_request', /Content-Type/],
-    ['multipart', () => request(server, 'POST', '/v1/oauth/device', { rawBody: '--b\r\n\r\n--b--', contentType: 'multipart/form-data; boundary=b' }), 415, 'invalid_request', /Content-Type/],
-    ['body too large', () => form(`client_id=${client.clientId}&pad=${'x'.repeat(server.config.bodyLimitBytes)}`), 413, 'invalid_request', /larger than the limit/],
+    [
+      'repeated parameter',
+      () => form(`client_id=${client.clientId}&client_id=${client.clientId}`),
+      400,
+      'invalid_request',
+      /"client_id" is given more than once/,
+    ],
+    [
+      'another content type',
+      () => request(server, 'POST', '/v1/oauth/device', { rawBody: `client_id=${client.clientId}`, contentType: 'text/plain' }),
+      415,
+      'invalid_request',
+      /Content-Type/,
+    ],
+    [
+      'multipart',
+      () => request(server, 'POST', '/v1/oauth/device', { rawBody: '--b\r\n\r\n--b--', contentType: 'multipart/form-data; boundary=b' }),
+      415,
+      'invalid_request',
+      /Content-Type/,
+    ],
+    [
+      'body too large',
+      () => form(`client_id=${client.clientId}&pad=${'x'.repeat(server.config.bodyLimitBytes)}`),
+      413,
+      'invalid_request',
+      /larger than the limit/,
+    ],
   ];
   for (const [label, send, status, error, description] of cases) {
     const res = await send();
@@ -158,7 +273,12 @@ test('refusals are OAuth error bodies, name the problem, and store nothing', asy
 
 test('the verification page looks the code up (as typed: any case, dash or not) and shows the client, the scopes in words and the organizations', async () => {
   const started = await startDevice({ client_id: client.clientId, scope: 'messages:send channels:read' });
-  for (const typed of [started.user_code, started.user_code.toLowerCase(), started.user_code.replace('-', ''), ` ${started.user_code.slice(0, 4)} ${started.user_code.slice(5)} `]) {
+  for (const typed of [
+    started.user_code,
+    started.user_code.toLowerCase(),
+    started.user_code.replace('-', ''),
+    ` ${started.user_code.slice(0, 4)} ${started.user_code.slice(5)} `,
+  ]) {
     const res = await lookup(typed);
     assert.equal(res.status, 200, `${typed}: ${res.text}`);
     const view = res.body.data;
@@ -199,7 +319,11 @@ test('the verification routes refuse malformed, missing, oversized and non-JSON 
       ['user_code not a string', { cookie, body: { user_code: 12345678, organization_ids: [server.organizationId] } }, 400],
       ['NUL in user_code', { cookie, body: { user_code: 'BCDF\u0000GHJK', organization_ids: [server.organizationId] } }, 400],
       ['text/plain', { cookie, rawBody: started.user_code, contentType: 'text/plain' }, 415],
-      ['oversized', { cookie, rawBody: JSON.stringify({ user_code: started.user_code, pad: 'x'.repeat(server.config.bodyLimitBytes) }) }, 413],
+      [
+        'oversized',
+        { cookie, rawBody: JSON.stringify({ user_code: started.user_code, pad: 'x'.repeat(server.config.bodyLimitBytes) }) },
+        413,
+      ],
     ];
     for (const [label, options, status] of cases) {
       const res = await request(server, 'POST', path, options);
@@ -211,12 +335,16 @@ test('the verification routes refuse malformed, missing, oversized and non-JSON 
   assert.equal((await lookup(started.user_code)).status, 200, 'none of it counted as a wrong code');
 });
 
-test('approval for chosen organizations and denial are stored for the token endpoint; a decided code is the decider\'s alone', async () => {
+test("approval for chosen organizations and denial are stored for the token endpoint; a decided code is the decider's alone", async () => {
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
   const started = await startDevice();
   const approved = await approve(started.user_code.toLowerCase(), [second.organizationId, server.organizationId]);
   assert.equal(approved.status, 200, approved.text);
-  assert.deepEqual(approved.body.data, { user_code: started.user_code, status: 'approved', client: { client_id: client.clientId, name: 'Parley CLI' } });
+  assert.deepEqual(approved.body.data, {
+    user_code: started.user_code,
+    status: 'approved',
+    client: { client_id: client.clientId, name: 'Parley CLI' },
+  });
   const row = (await rowOfCode(started.device_code))!;
   assert.equal(row.status, 'approved');
   assert.equal(row.userId, owner!.id);
@@ -256,7 +384,9 @@ test('approving an organization the user is not in, none, or malformed ones is r
   const stranger = await newUser('stranger');
   const foreign = await approve(started.user_code, [server.organizationId, stranger.organizationId]);
   assert.equal(foreign.status, 403, foreign.text);
-  assert.deepEqual(foreign.body.errors, [{ pointer: '/organization_ids/1', location: 'body', message: 'not an organization you are a member of' }]);
+  assert.deepEqual(foreign.body.errors, [
+    { pointer: '/organization_ids/1', location: 'body', message: 'not an organization you are a member of' },
+  ]);
   for (const organizationIds of [[], ['nope'], Array.from({ length: 101 }, () => server.organizationId)]) {
     const res = await approve(started.user_code, organizationIds);
     assert.equal(res.status, 400, res.text);
@@ -290,7 +420,9 @@ test('CSRF: a cross-origin POST and a form-encoded POST to the verification rout
 test('of concurrent decisions on one code only one takes effect', async () => {
   const started = await startDevice();
   const cookies = [cookie, await loginCookie(server), cookie, await loginCookie(server)];
-  const answers = await Promise.all(cookies.map((c, i) => (i === 2 ? deny(started.user_code, c) : approve(started.user_code, [server.organizationId], c))));
+  const answers = await Promise.all(
+    cookies.map((c, i) => (i === 2 ? deny(started.user_code, c) : approve(started.user_code, [server.organizationId], c))),
+  );
   const statuses = answers.map((a) => a.status);
   assert.equal(statuses.filter((s) => s === 200).length, 1, `statuses ${statuses}`);
   assert.equal(statuses.filter((s) => s === 409).length, 3, `statuses ${statuses}`);
@@ -304,7 +436,9 @@ test('a user code that collides with a stored one is drawn again', async () => {
   // The next code's letters come out as the stored one's, then as chance has them.
   let calls = 0;
   const real = crypto.randomInt;
-  mock.method(crypto, 'randomInt', (max: number) => (calls++ < taken.length ? USER_CODE_ALPHABET.indexOf(taken[calls - 1]!) : (real as (m: number) => number)(max)));
+  mock.method(crypto, 'randomInt', (max: number) =>
+    calls++ < taken.length ? USER_CODE_ALPHABET.indexOf(taken[calls - 1]!) : (real as (m: number) => number)(max),
+  );
   syncBuiltinESMExports();
   try {
     const second = await startDevice();
@@ -315,7 +449,7 @@ test('a user code that collides with a stored one is drawn again', async () => {
     mock.restoreAll();
     syncBuiltinESMExports();
   }
-  assert.equal(await countRows(server, 'oauth_device_authorizations') > 0, true);
+  assert.equal((await countRows(server, 'oauth_device_authorizations')) > 0, true);
 });
 
 test('wrong codes are throttled per user: after the free guesses each waits longer, a right code included, until the wait is over', async () => {
@@ -387,7 +521,10 @@ test('the hourly maintenance job deletes requests and devices a day past their e
   const db = server.container.database.db;
   const expired = await startDevice();
   const redeemed = await startDevice();
-  await db.update(oauthDeviceAuthorizations).set({ status: 'used' }).where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(redeemed.device_code)));
+  await db
+    .update(oauthDeviceAuthorizations)
+    .set({ status: 'used' })
+    .where(eq(oauthDeviceAuthorizations.deviceCodeHash, sha256Hex(redeemed.device_code)));
   const authorizing = await request(server, 'GET', `/v1/oauth/authorize?${authorizeQuery(client)}`);
   const requestId = new URL(authorizing.headers.get('location')!).searchParams.get('request')!;
   const purge = purgeSessionsHandler({ database: server.container.database, clock, logger: server.container.logger });

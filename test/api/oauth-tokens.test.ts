@@ -17,7 +17,17 @@ import { findUserByEmail } from '../../src/domain/users/users.ts';
 import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { eventually } from '../eventually.ts';
-import { createOtherOrganization, loginCookie, movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  OWNER_EMAIL,
+  OWNER_PASSWORD,
+  request,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
@@ -34,7 +44,10 @@ before(async () => {
   client = await createOAuthClient(server, { name: 'Parley CLI', scopes: ['channels:read', 'messages:read', 'messages:send'] });
   second = await createOtherOrganization(server, 'second');
   const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
-  await addMembership({ db: server.container.database.db, clock }, { organizationId: second.organizationId, userId: owner!.id, role: 'admin' });
+  await addMembership(
+    { db: server.container.database.db, clock },
+    { organizationId: second.organizationId, userId: owner!.id, role: 'admin' },
+  );
 });
 after(() => server.close());
 
@@ -49,11 +62,18 @@ function remember(tokens: Tokens): Tokens {
 /** openid-client configured by discovery from the issuer (BASE_URL), as an integrator would. */
 async function discover(of: ClientFixture, auth: 'none' | 'basic' | 'post' = 'none'): Promise<oidc.Configuration> {
   const method = auth === 'none' ? oidc.None() : auth === 'basic' ? oidc.ClientSecretBasic(of.secret!) : oidc.ClientSecretPost(of.secret!);
-  return oidc.discovery(new URL(server.config.baseUrl), of.clientId, undefined, method, { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
+  return oidc.discovery(new URL(server.config.baseUrl), of.clientId, undefined, method, {
+    algorithm: 'oauth2',
+    execute: [oidc.allowInsecureRequests],
+  });
 }
 
 const form = (body: Record<string, string>, headers: Record<string, string> = {}) =>
-  request(server, 'POST', '/v1/oauth/token', { rawBody: new URLSearchParams(body).toString(), contentType: 'application/x-www-form-urlencoded', headers });
+  request(server, 'POST', '/v1/oauth/token', {
+    rawBody: new URLSearchParams(body).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+    headers,
+  });
 
 /** Starts a device flow for the client and returns the device's answer. */
 async function startDevice(of: ClientFixture, scope?: string) {
@@ -70,7 +90,11 @@ const approveDevice = (userCode: string, organizationIds: string[], as = cookie)
 async function deviceTokens(of: ClientFixture, organizationIds: string[], options: { scope?: string; as?: string } = {}): Promise<Tokens> {
   const started = await startDevice(of, options.scope);
   assert.equal((await approveDevice(started.user_code, organizationIds, options.as)).status, 200);
-  const res = await form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.device_code, client_id: of.clientId });
+  const res = await form({
+    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    device_code: started.device_code,
+    client_id: of.clientId,
+  });
   assert.equal(res.status, 200, res.text);
   return remember(res.body);
 }
@@ -89,7 +113,10 @@ async function approvedCode(config: oidc.Configuration, of: ClientFixture, organ
   const started = await request(server, 'GET', url.pathname + url.search);
   assert.equal(started.status, 303, started.text);
   const requestId = new URL(started.headers.get('location')!).searchParams.get('request');
-  const approved = await request(server, 'POST', `/v1/oauth/authorization-requests/${requestId}/approve`, { cookie, body: { organization_ids: organizationIds } });
+  const approved = await request(server, 'POST', `/v1/oauth/authorization-requests/${requestId}/approve`, {
+    cookie,
+    body: { organization_ids: organizationIds },
+  });
   assert.equal(approved.status, 200, approved.text);
   const callback = new URL(approved.body.data.redirect_to);
   server.registerSensitive('an authorization code', callback.searchParams.get('code') ?? undefined);
@@ -136,7 +163,16 @@ test('device flow through openid-client: pending while undecided, then tokens on
   server.registerSensitive('a device code', started.device_code);
   const polling = oidc.pollDeviceAuthorizationGrant(config, started);
   // The device polls (authorization_pending) until the person approves on the verification page.
-  await eventually('a first poll', async () => (await queryRows<{ last_polled_at: Date | null }>(server.container.database.db, sql`select last_polled_at from oauth_device_authorizations where device_code_hash = ${sha256Hex(started.device_code)}`))[0]?.last_polled_at);
+  await eventually(
+    'a first poll',
+    async () =>
+      (
+        await queryRows<{ last_polled_at: Date | null }>(
+          server.container.database.db,
+          sql`select last_polled_at from oauth_device_authorizations where device_code_hash = ${sha256Hex(started.device_code)}`,
+        )
+      )[0]?.last_polled_at,
+  );
   assert.equal((await approveDevice(started.user_code, [server.organizationId])).status, 200);
   const tokens = remember(await polling);
   assert.match(tokens.access_token, /^pla_[A-Za-z0-9_-]{43}$/);
@@ -146,7 +182,11 @@ test('device flow through openid-client: pending while undecided, then tokens on
   assert.equal(tokens.scope, 'channels:read messages:read');
   assert.equal((await channels(tokens.access_token)).status, 200);
   // The device code worked once.
-  const again = await form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: started.device_code, client_id: client.clientId });
+  const again = await form({
+    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+    device_code: started.device_code,
+    client_id: client.clientId,
+  });
   assert.equal(again.status, 400);
   assert.equal(again.body.error, 'invalid_grant');
   assert.equal((await channels(tokens.access_token)).status, 200, 'a second poll revokes nothing');
@@ -159,7 +199,8 @@ test('device flow: denial is access_denied, expiry expired_token, polling too fa
   assert.equal((await request(server, 'POST', '/v1/oauth/device/deny', { cookie, body: { user_code: denied.user_code } })).status, 200);
   await oauthFailure(oidc.pollDeviceAuthorizationGrant(config, denied), 'access_denied');
 
-  const poll = (deviceCode: string) => form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode, client_id: client.clientId });
+  const poll = (deviceCode: string) =>
+    form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode, client_id: client.clientId });
   const fast = await startDevice(client);
   const first = await poll(fast.device_code);
   assert.equal(first.status, 400);
@@ -168,7 +209,10 @@ test('device flow: denial is access_denied, expiry expired_token, polling too fa
   const second = await poll(fast.device_code);
   assert.equal(second.body.error, 'slow_down');
   assert.match(second.body.error_description, /6 s/);
-  const [row] = await queryRows<{ interval_seconds: number }>(server.container.database.db, sql`select interval_seconds from oauth_device_authorizations where device_code_hash = ${sha256Hex(fast.device_code)}`);
+  const [row] = await queryRows<{ interval_seconds: number }>(
+    server.container.database.db,
+    sql`select interval_seconds from oauth_device_authorizations where device_code_hash = ${sha256Hex(fast.device_code)}`,
+  );
   assert.equal(row!.interval_seconds, 6);
   clock.advance(6_000);
   assert.equal((await poll(fast.device_code)).body.error, 'authorization_pending', 'polling at the new interval is fine');
@@ -188,25 +232,39 @@ test('device code: two polls at once after approval issue the tokens once', asyn
   assert.equal(ok.length, 1, results.map((r) => r.text).join('\n'));
   remember(ok[0]!.body);
   for (const r of results.filter((r) => r.status !== 200)) assert.equal(r.body.error, 'invalid_grant');
-  const grants = await server.container.database.db.select().from(oauthGrants).where(eq(oauthGrants.id, (await tokenRow(ok[0]!.body.access_token)).grantId));
+  const grants = await server.container.database.db
+    .select()
+    .from(oauthGrants)
+    .where(eq(oauthGrants.id, (await tokenRow(ok[0]!.body.access_token)).grantId));
   assert.equal(grants.length, 1);
 });
 
 async function tokenRow(token: string) {
-  const [row] = await server.container.database.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, sha256Hex(token)));
+  const [row] = await server.container.database.db
+    .select()
+    .from(oauthTokens)
+    .where(eq(oauthTokens.tokenHash, sha256Hex(token)));
   return row!;
 }
 
 test('code flow with PKCE through openid-client; a wrong verifier or redirect_uri is refused; a reused code kills its tokens', async () => {
   const config = await discover(client);
   const good = await approvedCode(config, client);
-  const tokens = remember(await oidc.authorizationCodeGrant(config, good.callback, { pkceCodeVerifier: good.verifier, expectedState: good.state }));
+  const tokens = remember(
+    await oidc.authorizationCodeGrant(config, good.callback, { pkceCodeVerifier: good.verifier, expectedState: good.state }),
+  );
   assert.equal(tokens.scope, client.scopes.join(' '));
   assert.ok(tokens.refresh_token);
   assert.equal((await channels(tokens.access_token)).status, 200);
 
   // The same code again: refused, and every token it produced is revoked.
-  const replay = await form({ grant_type: 'authorization_code', code: good.code, redirect_uri: client.redirectUris[0]!, code_verifier: good.verifier, client_id: client.clientId });
+  const replay = await form({
+    grant_type: 'authorization_code',
+    code: good.code,
+    redirect_uri: client.redirectUris[0]!,
+    code_verifier: good.verifier,
+    client_id: client.clientId,
+  });
   assert.equal(replay.status, 400);
   assert.equal(replay.body.error, 'invalid_grant');
   assert.match(replay.body.error_description, /already used/);
@@ -217,11 +275,25 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   // A wrong verifier, then a wrong redirect_uri: refused, nothing issued, and the code still works.
   const other = await approvedCode(config, client);
   const before = await tokenCount();
-  await oauthFailure(oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: other.state }), 'invalid_grant');
-  const wrongRedirect = await form({ grant_type: 'authorization_code', code: other.code, redirect_uri: 'http://127.0.0.1:53682/elsewhere', code_verifier: other.verifier, client_id: client.clientId });
+  await oauthFailure(
+    oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: other.state }),
+    'invalid_grant',
+  );
+  const wrongRedirect = await form({
+    grant_type: 'authorization_code',
+    code: other.code,
+    redirect_uri: 'http://127.0.0.1:53682/elsewhere',
+    code_verifier: other.verifier,
+    client_id: client.clientId,
+  });
   assert.equal(wrongRedirect.body.error, 'invalid_grant');
   assert.match(wrongRedirect.body.error_description, /redirect_uri/);
-  const noVerifier = await form({ grant_type: 'authorization_code', code: other.code, redirect_uri: client.redirectUris[0]!, client_id: client.clientId });
+  const noVerifier = await form({
+    grant_type: 'authorization_code',
+    code: other.code,
+    redirect_uri: client.redirectUris[0]!,
+    client_id: client.clientId,
+  });
   assert.equal(noVerifier.body.error, 'invalid_grant');
   assert.equal(await tokenCount(), before);
   remember(await oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: other.verifier, expectedState: other.state }));
@@ -229,10 +301,19 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   // Another client cannot redeem the code; an expired code is refused.
   const late = await approvedCode(config, client);
   const thief = await createOAuthClient(server);
-  const stolen = await form({ grant_type: 'authorization_code', code: late.code, redirect_uri: client.redirectUris[0]!, code_verifier: late.verifier, client_id: thief.clientId });
+  const stolen = await form({
+    grant_type: 'authorization_code',
+    code: late.code,
+    redirect_uri: client.redirectUris[0]!,
+    code_verifier: late.verifier,
+    client_id: thief.clientId,
+  });
   assert.equal(stolen.body.error, 'invalid_grant');
   clock.advance(61_000);
-  await oauthFailure(oidc.authorizationCodeGrant(config, late.callback, { pkceCodeVerifier: late.verifier, expectedState: late.state }), 'invalid_grant');
+  await oauthFailure(
+    oidc.authorizationCodeGrant(config, late.callback, { pkceCodeVerifier: late.verifier, expectedState: late.state }),
+    'invalid_grant',
+  );
 });
 
 test('confidential clients authenticate by client_secret_basic or client_secret_post, exactly one', async () => {
@@ -242,7 +323,8 @@ test('confidential clients authenticate by client_secret_basic or client_secret_
     const code = await approvedCode(config, confidential);
     remember(await oidc.authorizationCodeGrant(config, code.callback, { pkceCodeVerifier: code.verifier, expectedState: code.state }));
   }
-  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const basic = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
   const body = { grant_type: 'refresh_token', refresh_token: 'plr_unknown' };
   const wrongBasic = await form(body, { authorization: basic(confidential.clientId, 'pcs_wrong') });
   assert.equal(wrongBasic.status, 401);
@@ -251,7 +333,10 @@ test('confidential clients authenticate by client_secret_basic or client_secret_
   const wrongPost = await form({ ...body, client_id: confidential.clientId, client_secret: 'pcs_wrong' });
   assert.equal(wrongPost.status, 401);
   assert.equal(wrongPost.headers.get('www-authenticate'), null);
-  const both = await form({ ...body, client_secret: confidential.secret! }, { authorization: basic(confidential.clientId, confidential.secret!) });
+  const both = await form(
+    { ...body, client_secret: confidential.secret! },
+    { authorization: basic(confidential.clientId, confidential.secret!) },
+  );
   assert.equal(both.status, 400);
   assert.equal(both.body.error, 'invalid_request');
   const noSecret = await form({ ...body, client_id: confidential.clientId });
@@ -303,7 +388,12 @@ test('a client without the refresh grant gets no refresh token; one without a gr
   const noRefresh = await createOAuthClient(server, { grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'] });
   const tokens = await deviceTokens(noRefresh, [server.organizationId]);
   assert.equal(tokens.refresh_token, undefined);
-  const res = await form({ grant_type: 'authorization_code', code: 'plc_x', redirect_uri: noRefresh.redirectUris[0]!, client_id: noRefresh.clientId });
+  const res = await form({
+    grant_type: 'authorization_code',
+    code: 'plc_x',
+    redirect_uri: noRefresh.redirectUris[0]!,
+    client_id: noRefresh.clientId,
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.error, 'unauthorized_client');
 });
@@ -335,20 +425,27 @@ test('bearer access: scopes, the organization header, and never interchangeable 
   assert.equal(narrowForeign.status, 400);
 });
 
-test('a removed member\'s tokens stop working; a role change narrows them; a changed client narrows them', async () => {
+test("a removed member's tokens stop working; a role change narrows them; a changed client narrows them", async () => {
   const db = server.container.database.db;
   const email = `member-${Date.now()}@example.com`;
-  const userId = await addMember({ db, clock }, { organizationId: server.organizationId, email, name: 'Member', password: OWNER_PASSWORD, role: 'admin' });
+  const userId = await addMember(
+    { db, clock },
+    { organizationId: server.organizationId, email, name: 'Member', password: OWNER_PASSWORD, role: 'admin' },
+  );
   const memberCookie = await loginCookie(server, email, OWNER_PASSWORD);
   const writer = await createOAuthClient(server, { scopes: ['channels:read', 'api_keys:write', 'api_keys:read'] });
   const tokens = await deviceTokens(writer, [server.organizationId], { as: memberCookie });
-  const newKey = () => request(server, 'POST', '/v1/api-keys', { bearer: tokens.access_token, body: { name: 'by token', permissions: ['channels:read'] } });
+  const newKey = () =>
+    request(server, 'POST', '/v1/api-keys', { bearer: tokens.access_token, body: { name: 'by token', permissions: ['channels:read'] } });
   const created = await newKey();
   assert.equal(created.status, 201, created.text);
   server.registerSensitive('an API key', created.body.data?.secret ?? created.body.secret);
 
   // Demoted to member (members may not write API keys): the next requests lack the permission.
-  await db.update(memberships).set({ role: 'member' }).where(and(eq(memberships.userId, userId), eq(memberships.organizationId, server.organizationId)));
+  await db
+    .update(memberships)
+    .set({ role: 'member' })
+    .where(and(eq(memberships.userId, userId), eq(memberships.organizationId, server.organizationId)));
   await eventually('the demotion to reach the token', async () => (await newKey()).status === 403);
   assert.equal((await channels(tokens.access_token)).status, 200);
 
@@ -361,7 +458,10 @@ test('a removed member\'s tokens stop working; a role change narrows them; a cha
     await tx.delete(memberships).where(and(eq(memberships.userId, userId), eq(memberships.organizationId, server.organizationId)));
     await revokeMemberOAuthAccess({ db: tx, clock }, { userId, organizationId: server.organizationId });
   });
-  await eventually('the removal to reach the token', async () => (await request(server, 'GET', '/v1/api-keys', { bearer: tokens.access_token })).status === 401);
+  await eventually(
+    'the removal to reach the token',
+    async () => (await request(server, 'GET', '/v1/api-keys', { bearer: tokens.access_token })).status === 401,
+  );
   const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: writer.clientId });
   assert.equal(refreshed.body.error, 'invalid_grant');
 });
@@ -370,7 +470,9 @@ test('introspection: confidential clients see their own tokens, credentials with
   const confidential = await createOAuthClient(server, { type: 'confidential', name: 'Resource server' });
   const config = await discover(confidential, 'basic');
   const code = await approvedCode(config, confidential);
-  const tokens = remember(await oidc.authorizationCodeGrant(config, code.callback, { pkceCodeVerifier: code.verifier, expectedState: code.state }));
+  const tokens = remember(
+    await oidc.authorizationCodeGrant(config, code.callback, { pkceCodeVerifier: code.verifier, expectedState: code.state }),
+  );
   const seen = await oidc.tokenIntrospection(config, tokens.access_token);
   assert.equal(seen.active, true);
   assert.equal(seen.client_id, confidential.clientId);
@@ -389,7 +491,8 @@ test('introspection: confidential clients see their own tokens, credentials with
   assert.deepEqual(await oidc.tokenIntrospection(config, 'pla_nothing'), { active: false });
 
   // An API key with oauth:introspect (JSON body), of the token's organization or not.
-  const introspect = (token: string, options: { key?: string; bearer?: string; cookie?: string } = {}) => request(server, 'POST', '/v1/oauth/introspect', { ...options, body: { token } });
+  const introspect = (token: string, options: { key?: string; bearer?: string; cookie?: string } = {}) =>
+    request(server, 'POST', '/v1/oauth/introspect', { ...options, body: { token } });
   const byKey = await introspect(others.access_token, { key: server.apiKey });
   assert.equal(byKey.status, 200);
   assert.equal(byKey.body.active, true);
@@ -420,7 +523,10 @@ test('revocation: the client revokes its access token alone, a refresh token wit
   assert.equal(foreign.status, 200);
   assert.equal((await channels(a.access_token)).status, 200);
   // The refresh token takes the grant with it.
-  const revoked = await request(server, 'POST', '/v1/oauth/revoke', { rawBody: new URLSearchParams({ token: b.refresh_token!, client_id: client.clientId }).toString(), contentType: 'application/x-www-form-urlencoded' });
+  const revoked = await request(server, 'POST', '/v1/oauth/revoke', {
+    rawBody: new URLSearchParams({ token: b.refresh_token!, client_id: client.clientId }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
   assert.equal(revoked.status, 200, revoked.text);
   assert.equal((await channels(a.access_token)).status, 401);
   await oauthFailure(oidc.refreshTokenGrant(config, b.refresh_token!), 'invalid_grant');
@@ -435,21 +541,92 @@ test('revocation: the client revokes its access token alone, a refresh token wit
 test('bad input at the token endpoint: the documented OAuth error, nothing stored', async () => {
   const before = await tokenCount();
   const cases: Array<[string, () => Promise<ApiResponse>, number, string, RegExp]> = [
-    ['JSON body', () => request(server, 'POST', '/v1/oauth/token', { body: { grant_type: 'refresh_token' } }), 400, 'invalid_request', /application\/x-www-form-urlencoded/],
-    ['text body', () => request(server, 'POST', '/v1/oauth/token', { rawBody: 'grant_type=x', contentType: 'text/plain' }), 400, 'invalid_request', /application\/x-www-form-urlencoded/],
+    [
+      'JSON body',
+      () => request(server, 'POST', '/v1/oauth/token', { body: { grant_type: 'refresh_token' } }),
+      400,
+      'invalid_request',
+      /application\/x-www-form-urlencoded/,
+    ],
+    [
+      'text body',
+      () => request(server, 'POST', '/v1/oauth/token', { rawBody: 'grant_type=x', contentType: 'text/plain' }),
+      400,
+      'invalid_request',
+      /application\/x-www-form-urlencoded/,
+    ],
     ['no body', () => request(server, 'POST', '/v1/oauth/token'), 400, 'invalid_request', /grant_type is missing/],
     ['missing grant_type', () => form({ client_id: client.clientId }), 400, 'invalid_request', /grant_type is missing/],
     ['unknown grant_type', () => form({ grant_type: 'password', client_id: client.clientId }), 400, 'unsupported_grant_type', /password/],
-    ['duplicated parameter', () => request(server, 'POST', '/v1/oauth/token', { rawBody: 'grant_type=refresh_token&grant_type=refresh_token', contentType: 'application/x-www-form-urlencoded' }), 400, 'invalid_request', /more than once/],
+    [
+      'duplicated parameter',
+      () =>
+        request(server, 'POST', '/v1/oauth/token', {
+          rawBody: 'grant_type=refresh_token&grant_type=refresh_token',
+          contentType: 'application/x-www-form-urlencoded',
+        }),
+      400,
+      'invalid_request',
+      /more than once/,
+    ],
     ['missing client', () => form({ grant_type: 'refresh_token', refresh_token: 'plr_x' }), 400, 'invalid_request', /client_id is missing/],
-    ['unknown client', () => form({ grant_type: 'refresh_token', refresh_token: 'plr_x', client_id: 'pcl_nobody' }), 401, 'invalid_client', /client authentication failed/],
-    ['missing code', () => form({ grant_type: 'authorization_code', client_id: client.clientId, redirect_uri: 'x' }), 400, 'invalid_request', /code is missing/],
-    ['missing device_code', () => form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: client.clientId }), 400, 'invalid_request', /device_code is missing/],
-    ['missing refresh_token', () => form({ grant_type: 'refresh_token', client_id: client.clientId }), 400, 'invalid_request', /refresh_token is missing/],
-    ['malformed verifier', () => form({ grant_type: 'authorization_code', client_id: client.clientId, code: 'plc_x', redirect_uri: 'x', code_verifier: 'short' }), 400, 'invalid_request', /code_verifier/],
-    ['oversized code', () => form({ grant_type: 'authorization_code', client_id: client.clientId, code: 'plc_' + 'x'.repeat(300), redirect_uri: 'x' }), 400, 'invalid_request', /code/],
-    ['NUL in a parameter', () => form({ grant_type: 'refresh_token', client_id: client.clientId, refresh_token: 'plr_\u0000' }), 400, 'invalid_request', /refresh_token/],
-    ['malformed Basic', () => form({ grant_type: 'refresh_token', refresh_token: 'plr_x' }, { authorization: 'Basic !!!' }), 401, 'invalid_client', /Basic/],
+    [
+      'unknown client',
+      () => form({ grant_type: 'refresh_token', refresh_token: 'plr_x', client_id: 'pcl_nobody' }),
+      401,
+      'invalid_client',
+      /client authentication failed/,
+    ],
+    [
+      'missing code',
+      () => form({ grant_type: 'authorization_code', client_id: client.clientId, redirect_uri: 'x' }),
+      400,
+      'invalid_request',
+      /code is missing/,
+    ],
+    [
+      'missing device_code',
+      () => form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: client.clientId }),
+      400,
+      'invalid_request',
+      /device_code is missing/,
+    ],
+    [
+      'missing refresh_token',
+      () => form({ grant_type: 'refresh_token', client_id: client.clientId }),
+      400,
+      'invalid_request',
+      /refresh_token is missing/,
+    ],
+    [
+      'malformed verifier',
+      () =>
+        form({ grant_type: 'authorization_code', client_id: client.clientId, code: 'plc_x', redirect_uri: 'x', code_verifier: 'short' }),
+      400,
+      'invalid_request',
+      /code_verifier/,
+    ],
+    [
+      'oversized code',
+      () => form({ grant_type: 'authorization_code', client_id: client.clientId, code: 'plc_' + 'x'.repeat(300), redirect_uri: 'x' }),
+      400,
+      'invalid_request',
+      /code/,
+    ],
+    [
+      'NUL in a parameter',
+      () => form({ grant_type: 'refresh_token', client_id: client.clientId, refresh_token: 'plr_\u0000' }),
+      400,
+      'invalid_request',
+      /refresh_token/,
+    ],
+    [
+      'malformed Basic',
+      () => form({ grant_type: 'refresh_token', refresh_token: 'plr_x' }, { authorization: 'Basic !!!' }),
+      401,
+      'invalid_client',
+      /Basic/,
+    ],
   ];
   for (const [label, send, status, error, description] of cases) {
     const res = await send();
@@ -466,13 +643,47 @@ test('bad input at the token endpoint: the documented OAuth error, nothing store
   const endpointCases: Array<[string, () => Promise<ApiResponse>, number, RegExp]> = [
     ['introspect: empty token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: { token: '' } }), 400, /token/],
     ['introspect: missing token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: {} }), 400, /token/],
-    ['introspect: oversized token', () => request(server, 'POST', '/v1/oauth/introspect', { key, body: { token: 'pla_' + 'x'.repeat(600) } }), 400, /token/],
-    ['introspect: malformed JSON', () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: '{"token":', contentType: 'application/json' }), 400, /malformed JSON/],
-    ['introspect: text body', () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: 'token=x', contentType: 'text/plain' }), 415, /Content-Type/],
-    ['revoke: duplicated token', () => request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=a&token=b&client_id=x', contentType: 'application/x-www-form-urlencoded' }), 400, /more than once/],
+    [
+      'introspect: oversized token',
+      () => request(server, 'POST', '/v1/oauth/introspect', { key, body: { token: 'pla_' + 'x'.repeat(600) } }),
+      400,
+      /token/,
+    ],
+    [
+      'introspect: malformed JSON',
+      () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: '{"token":', contentType: 'application/json' }),
+      400,
+      /malformed JSON/,
+    ],
+    [
+      'introspect: text body',
+      () => request(server, 'POST', '/v1/oauth/introspect', { key, rawBody: 'token=x', contentType: 'text/plain' }),
+      415,
+      /Content-Type/,
+    ],
+    [
+      'revoke: duplicated token',
+      () =>
+        request(server, 'POST', '/v1/oauth/revoke', {
+          rawBody: 'token=a&token=b&client_id=x',
+          contentType: 'application/x-www-form-urlencoded',
+        }),
+      400,
+      /more than once/,
+    ],
     ['revoke: missing token', () => request(server, 'POST', '/v1/oauth/revoke', { body: { client_id: client.clientId } }), 400, /token/],
-    ['revoke: token of the wrong type', () => request(server, 'POST', '/v1/oauth/revoke', { body: { token: 42, client_id: client.clientId } }), 400, /token/],
-    ['revoke: text body', () => request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=x', contentType: 'text/plain' }), 415, /Content-Type/],
+    [
+      'revoke: token of the wrong type',
+      () => request(server, 'POST', '/v1/oauth/revoke', { body: { token: 42, client_id: client.clientId } }),
+      400,
+      /token/,
+    ],
+    [
+      'revoke: text body',
+      () => request(server, 'POST', '/v1/oauth/revoke', { rawBody: 'token=x', contentType: 'text/plain' }),
+      415,
+      /Content-Type/,
+    ],
   ];
   for (const [label, send, status, description] of endpointCases) {
     const res = await send();
@@ -484,7 +695,10 @@ test('bad input at the token endpoint: the documented OAuth error, nothing store
 });
 
 async function revokedCount(): Promise<number> {
-  const rows = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from oauth_tokens where revoked_at is not null`);
+  const rows = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from oauth_tokens where revoked_at is not null`,
+  );
   return rows[0]!.n;
 }
 
@@ -503,43 +717,72 @@ test('the purge removes tokens a day after expiry and grants a day after revocat
   assert.equal((await server.container.database.db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId))).length, 0);
 });
 
-test('through the routes: a member\'s token follows their memberships (role change, removal from one organization, then the other) at once', async () => {
+test("through the routes: a member's token follows their memberships (role change, removal from one organization, then the other) at once", async () => {
   const invited = await inviteNewMember(server, { cookie }, server.organizationId, 'admin', 'routed');
   // The same person joins the second organization (the owner is an admin there) with the same account.
-  const again = await request(server, 'POST', `/v1/organizations/${second.organizationId}/invitations`, { cookie, body: { email: invited.email, role: 'admin' } });
+  const again = await request(server, 'POST', `/v1/organizations/${second.organizationId}/invitations`, {
+    cookie,
+    body: { email: invited.email, role: 'admin' },
+  });
   assert.equal(again.status, 201, again.text);
-  assert.equal((await request(server, 'POST', '/v1/invitations/accept', { cookie: invited.cookie, body: { token: again.body.data.token } })).status, 200);
+  assert.equal(
+    (await request(server, 'POST', '/v1/invitations/accept', { cookie: invited.cookie, body: { token: again.body.data.token } })).status,
+    200,
+  );
 
   const writer = await createOAuthClient(server, { scopes: ['channels:read', 'api_keys:read', 'api_keys:write', 'members:read'] });
   const tokens = await deviceTokens(writer, [server.organizationId, second.organizationId], { as: invited.cookie });
   const inFirst = { 'x-organization-id': server.organizationId };
   const orgs = await request(server, 'GET', '/v1/organizations', { bearer: tokens.access_token, headers: inFirst });
   assert.equal(orgs.status, 200, orgs.text);
-  assert.deepEqual((orgs.body.data as Array<{ id: string }>).map((o) => o.id).sort(), [server.organizationId, second.organizationId].sort());
-  const newKey = () => request(server, 'POST', '/v1/api-keys', { bearer: tokens.access_token, headers: inFirst, body: { name: 'by token', permissions: ['channels:read'] } });
+  assert.deepEqual(
+    (orgs.body.data as Array<{ id: string }>).map((o) => o.id).sort(),
+    [server.organizationId, second.organizationId].sort(),
+  );
+  const newKey = () =>
+    request(server, 'POST', '/v1/api-keys', {
+      bearer: tokens.access_token,
+      headers: inFirst,
+      body: { name: 'by token', permissions: ['channels:read'] },
+    });
   const created = await newKey();
   assert.equal(created.status, 201, created.text);
   server.registerSensitive('an API key', created.body.data.secret);
 
   // Demoted by the owner through the route: the very next request lacks api_keys:write.
-  const demoted = await request(server, 'PATCH', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, { cookie, body: { role: 'member' } });
+  const demoted = await request(server, 'PATCH', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, {
+    cookie,
+    body: { role: 'member' },
+  });
   assert.equal(demoted.status, 200, demoted.text);
   const refused = await newKey();
   assert.equal(refused.status, 403);
   assert.equal(refused.body.detail, 'the access token lacks scope api_keys:write');
 
   // Removed from the first organization: the token no longer reaches it, the second still works.
-  assert.equal((await request(server, 'DELETE', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, { cookie })).status, 204);
+  assert.equal(
+    (await request(server, 'DELETE', `/v1/organizations/${server.organizationId}/members/${invited.userId}`, { cookie })).status,
+    204,
+  );
   const gone = await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token, headers: inFirst });
   assert.equal(gone.status, 400);
   assert.match(gone.body.detail, /does not reach organization/);
-  assert.equal((await request(server, 'GET', `/v1/organizations/${server.organizationId}/members`, { bearer: tokens.access_token })).status, 404);
+  assert.equal(
+    (await request(server, 'GET', `/v1/organizations/${server.organizationId}/members`, { bearer: tokens.access_token })).status,
+    404,
+  );
   const left = await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token });
   assert.equal(left.status, 200, 'one organization left: no header needed');
-  assert.equal((await request(server, 'GET', `/v1/organizations/${second.organizationId}/members`, { bearer: tokens.access_token })).status, 200);
+  assert.equal(
+    (await request(server, 'GET', `/v1/organizations/${second.organizationId}/members`, { bearer: tokens.access_token })).status,
+    200,
+  );
 
   // Removed from the second too: the token and its refresh token are dead.
-  assert.equal((await request(server, 'DELETE', `/v1/organizations/${second.organizationId}/members/${invited.userId}`, { cookie })).status, 204);
+  assert.equal(
+    (await request(server, 'DELETE', `/v1/organizations/${second.organizationId}/members/${invited.userId}`, { cookie })).status,
+    204,
+  );
   assert.equal((await request(server, 'GET', '/v1/channels', { bearer: tokens.access_token })).status, 401);
   const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: writer.clientId });
   assert.equal(refreshed.body.error, 'invalid_grant');

@@ -45,9 +45,15 @@ test('the documented request schema is the one that validates requests', async (
   assert.deepEqual([...resolved.required].sort(), ['name', 'permissions']);
   assert.equal(resolved.properties.name.maxLength, 100);
   // The server enforces exactly what the document states.
-  const tooLong = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'x'.repeat(resolved.properties.name.maxLength + 1), permissions: ['messages:read'] } });
+  const tooLong = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'x'.repeat(resolved.properties.name.maxLength + 1), permissions: ['messages:read'] },
+  });
   assert.equal(tooLong.status, 400);
-  const fits = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, body: { name: 'x'.repeat(resolved.properties.name.maxLength), permissions: ['messages:read'] } });
+  const fits = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    body: { name: 'x'.repeat(resolved.properties.name.maxLength), permissions: ['messages:read'] },
+  });
   assert.equal(fits.status, 201);
 });
 
@@ -62,7 +68,9 @@ test('a body the route does without is optional in the document, and the route i
     body: { url: `http://127.0.0.1:${closedPort}/parley` },
   });
   assert.equal(endpoint.status, 201, endpoint.text);
-  const sent = await request(server, 'POST', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/test`, { key: server.apiKey });
+  const sent = await request(server, 'POST', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/test`, {
+    key: server.apiKey,
+  });
   assert.notEqual(sent.status, 400, sent.text);
 });
 
@@ -109,7 +117,11 @@ test('the error answers are what the document says, checked by an OpenAPI respon
   const check = (operation: string, res: { status: number; headers: Headers; body: unknown; text: string }) => {
     const documented = doc.paths[operation.split(' ')[1]!][operation.split(' ')[0]!.toLowerCase()].responses[String(res.status)];
     assert.ok(documented, `${operation} documents ${res.status}`);
-    assert.equal(res.headers.get('content-type')?.split(';')[0], Object.keys(documented.content)[0], `${operation} ${res.status} media type`);
+    assert.equal(
+      res.headers.get('content-type')?.split(';')[0],
+      Object.keys(documented.content)[0],
+      `${operation} ${res.status} media type`,
+    );
     const result = validator.validateResponse(res.body, operation, res.status);
     assert.ok(result.valid, `${operation} ${res.status}: ${JSON.stringify(result.errors)} in ${res.text}`);
   };
@@ -130,10 +142,16 @@ test('the error answers are what the document says, checked by an OpenAPI respon
   const contactsForbidden = await request(server, 'GET', '/v1/contacts', { key: limited });
   assert.equal(contactsForbidden.status, 403);
   check('GET /v1/contacts', contactsForbidden);
-  const tooLarge = await request(server, 'POST', '/v1/api-keys', { key: server.apiKey, rawBody: `{"name":"${'x'.repeat(server.config.bodyLimitBytes)}"}` });
+  const tooLarge = await request(server, 'POST', '/v1/api-keys', {
+    key: server.apiKey,
+    rawBody: `{"name":"${'x'.repeat(server.config.bodyLimitBytes)}"}`,
+  });
   assert.equal(tooLarge.status, 413);
   check('POST /v1/api-keys', tooLarge);
-  const contactTooLarge = await request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: `{"name":"${'x'.repeat(server.config.bodyLimitBytes)}"}` });
+  const contactTooLarge = await request(server, 'POST', '/v1/contacts', {
+    key: server.apiKey,
+    rawBody: `{"name":"${'x'.repeat(server.config.bodyLimitBytes)}"}`,
+  });
   assert.equal(contactTooLarge.status, 413);
   check('POST /v1/contacts', contactTooLarge);
   const wrongType = await request(server, 'POST', '/v1/messages', { key: server.apiKey, rawBody: 'hello', contentType: 'text/plain' });
@@ -175,7 +193,9 @@ async function documentAndValidator() {
 function* responsesOf(doc: Doc) {
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(ops)) {
-      for (const [status, response] of Object.entries(op.responses as Record<string, { content?: Record<string, any>; headers?: Record<string, any> }>)) {
+      for (const [status, response] of Object.entries(
+        op.responses as Record<string, { content?: Record<string, any>; headers?: Record<string, any> }>,
+      )) {
         yield { operation: `${method.toUpperCase()} ${path}`, path, method, op, status: Number(status), response };
       }
     }
@@ -214,10 +234,20 @@ test('one component schema per shape: no input twin unless it differs, nothing u
     reached.add(name);
     pending.push(...refsUnder(schemas[name]));
   }
-  assert.deepEqual(Object.keys(schemas).filter((n) => !reached.has(n)), [], 'every component schema is used by an operation');
+  assert.deepEqual(
+    Object.keys(schemas).filter((n) => !reached.has(n)),
+    [],
+    'every component schema is used by an operation',
+  );
   // The request body of POST /v1/messages and the message it answers are each one named shape.
-  assert.equal(doc.paths['/v1/messages'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/SendMessageRequest');
-  assert.equal(doc.paths['/v1/messages'].post.responses['201'].content['application/json'].schema.properties.data.$ref, '#/components/schemas/Message');
+  assert.equal(
+    doc.paths['/v1/messages'].post.requestBody.content['application/json'].schema.$ref,
+    '#/components/schemas/SendMessageRequest',
+  );
+  assert.equal(
+    doc.paths['/v1/messages'].post.responses['201'].content['application/json'].schema.properties.data.$ref,
+    '#/components/schemas/Message',
+  );
 });
 
 test('every operation has a success example that validates against its response schema, and so has every component example', async () => {
@@ -240,10 +270,15 @@ test('every operation has a success example that validates against its response 
       exemplified.add(operation);
     }
   }
-  assert.deepEqual([...withBody].filter((o) => !exemplified.has(o)), []);
+  assert.deepEqual(
+    [...withBody].filter((o) => !exemplified.has(o)),
+    [],
+  );
   assert.ok(checked >= 60, `${checked} success examples checked`);
   // The send answer is what POST /v1/messages really answers: an outbound message, queued.
-  const sent = examplesIn(doc, doc.paths['/v1/messages'].post.responses['201'].content['application/json'])[0] as { data: Record<string, unknown> };
+  const sent = examplesIn(doc, doc.paths['/v1/messages'].post.responses['201'].content['application/json'])[0] as {
+    data: Record<string, unknown>;
+  };
   assert.equal(sent.data.direction, 'outbound');
   assert.equal(sent.data.status, 'queued');
   assert.equal(sent.data.type, 'text');
@@ -276,7 +311,17 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 
 /** RFC 6749 (and RFC 8628) error codes an OAuth endpoint may answer, by status. */
 const OAUTH_CODES_BY_STATUS: Record<number, string[]> = {
-  400: ['invalid_request', 'invalid_scope', 'unauthorized_client', 'invalid_grant', 'unsupported_grant_type', 'authorization_pending', 'slow_down', 'expired_token', 'access_denied'],
+  400: [
+    'invalid_request',
+    'invalid_scope',
+    'unauthorized_client',
+    'invalid_grant',
+    'unsupported_grant_type',
+    'authorization_pending',
+    'slow_down',
+    'expired_token',
+    'access_denied',
+  ],
   401: ['invalid_client'],
   403: ['insufficient_scope'],
   413: ['invalid_request'],
@@ -315,18 +360,33 @@ test('every error status of every operation has examples of its own status, in t
           assert.ok(value.detail && value.title && value.request_id, where);
         } else {
           assert.ok(path.startsWith('/v1/contacts'), `${where}: only the contacts routes answer {error, code}`);
-          assert.deepEqual(Object.keys(value).filter((k) => k !== 'errors'), ['error', 'code'], where);
+          assert.deepEqual(
+            Object.keys(value).filter((k) => k !== 'errors'),
+            ['error', 'code'],
+            where,
+          );
         }
         if (status === 400) assert.ok(value.errors?.[0]?.pointer || /JSON/.test(value.detail), `${where}: names the field`);
       }
-      if (status === 429 || status === 503) assert.match(String(response.headers?.['retry-after']?.example ?? response.headers?.['retry-after']?.schema?.example), /^\d+$/, `${operation} ${status} Retry-After example`);
+      if (status === 429 || status === 503)
+        assert.match(
+          String(response.headers?.['retry-after']?.example ?? response.headers?.['retry-after']?.schema?.example),
+          /^\d+$/,
+          `${operation} ${status} Retry-After example`,
+        );
     }
   }
   const send = doc.paths['/v1/messages'].post.responses;
   const forbidden = examplesIn(doc, send['403'].content['application/problem+json'])[0] as Record<string, unknown>;
   assert.equal(forbidden.permission, 'messages:send', 'the 403 names the permission the route needs');
-  const bad = examplesIn(doc, send['400'].content['application/problem+json'])[0] as { errors: Array<{ pointer: string; location: string }> };
-  assert.deepEqual(bad.errors.map((e) => [e.location, e.pointer]), [['body', '/channel_id']], 'the 400 names a field of the body');
+  const bad = examplesIn(doc, send['400'].content['application/problem+json'])[0] as {
+    errors: Array<{ pointer: string; location: string }>;
+  };
+  assert.deepEqual(
+    bad.errors.map((e) => [e.location, e.pointer]),
+    [['body', '/channel_id']],
+    'the 400 names a field of the body',
+  );
   const refusals = examplesIn(doc, send['422'].content['application/problem+json']) as Array<{ code: string }>;
   assert.deepEqual(refusals.map((r) => r.code).sort(), ['send_refused', 'unsupported', 'window_closed']);
 });
@@ -335,26 +395,53 @@ test('the declared error media type and example shape are what a real request an
   const doc: Doc = (await request(server, 'GET', '/v1/openapi.json')).body;
   const missing = '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10';
   const limited = await createKeyWith(server, ['messages:read']);
-  const cases: Array<[operation: string, status: number, send: () => Promise<{ status: number; headers: Headers; body: any; text: string }>]> = [
+  const cases: Array<
+    [operation: string, status: number, send: () => Promise<{ status: number; headers: Headers; body: any; text: string }>]
+  > = [
     ['POST /v1/messages', 400, () => request(server, 'POST', '/v1/messages', { key: server.apiKey, body: {} })],
     ['POST /v1/messages', 401, () => request(server, 'POST', '/v1/messages', { body: {} })],
     ['POST /v1/messages', 403, () => request(server, 'POST', '/v1/messages', { key: limited, body: {} })],
     ['GET /v1/messages/{messageID}', 404, () => request(server, 'GET', `/v1/messages/${missing}`, { key: server.apiKey })],
-    ['POST /v1/messages', 415, () => request(server, 'POST', '/v1/messages', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' })],
+    [
+      'POST /v1/messages',
+      415,
+      () => request(server, 'POST', '/v1/messages', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' }),
+    ],
     ['POST /v1/contacts', 400, () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, body: { email: 'nope' } })],
     ['GET /v1/contacts/{contactID}', 401, () => request(server, 'GET', `/v1/contacts/${missing}`)],
     ['GET /v1/contacts/{contactID}', 403, () => request(server, 'GET', `/v1/contacts/${missing}`, { key: limited })],
     ['GET /v1/contacts/{contactID}', 404, () => request(server, 'GET', `/v1/contacts/${missing}`, { key: server.apiKey })],
-    ['POST /v1/contacts', 415, () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' })],
-    ['POST /v1/providers/chatapp_official/webhook', 401, () => request(server, 'POST', '/v1/providers/chatapp_official/webhook', { rawBody: '{}' })],
-    ['POST /v1/oauth/device', 400, () => request(server, 'POST', '/v1/oauth/device', { rawBody: 'scope=channels%3Aread', contentType: 'application/x-www-form-urlencoded' })],
+    [
+      'POST /v1/contacts',
+      415,
+      () => request(server, 'POST', '/v1/contacts', { key: server.apiKey, rawBody: 'hi', contentType: 'text/plain' }),
+    ],
+    [
+      'POST /v1/providers/chatapp_official/webhook',
+      401,
+      () => request(server, 'POST', '/v1/providers/chatapp_official/webhook', { rawBody: '{}' }),
+    ],
+    [
+      'POST /v1/oauth/device',
+      400,
+      () =>
+        request(server, 'POST', '/v1/oauth/device', { rawBody: 'scope=channels%3Aread', contentType: 'application/x-www-form-urlencoded' }),
+    ],
     ['POST /v1/oauth/device', 401, () => request(server, 'POST', '/v1/oauth/device', { body: { client_id: 'pcl_nobody' } })],
     ['POST /v1/oauth/device', 415, () => request(server, 'POST', '/v1/oauth/device', { rawBody: 'hi', contentType: 'text/plain' })],
-    ['GET /v1/oauth/authorization-requests/{requestID}', 404, async () => request(server, 'GET', `/v1/oauth/authorization-requests/${missing}`, { cookie: await loginCookie(server) })],
+    [
+      'GET /v1/oauth/authorization-requests/{requestID}',
+      404,
+      async () => request(server, 'GET', `/v1/oauth/authorization-requests/${missing}`, { cookie: await loginCookie(server) }),
+    ],
   ];
   const page = await request(server, 'GET', '/v1/oauth/authorize?client_id=pcl_nobody');
   assert.equal(page.status, 400);
-  assert.deepEqual(Object.keys(doc.paths['/v1/oauth/authorize'].get.responses['400'].content), [page.headers.get('content-type')!.split(';')[0]], 'the error page is the documented media type');
+  assert.deepEqual(
+    Object.keys(doc.paths['/v1/oauth/authorize'].get.responses['400'].content),
+    [page.headers.get('content-type')!.split(';')[0]],
+    'the error page is the documented media type',
+  );
   for (const [operation, status, send] of cases) {
     const res = await send();
     assert.equal(res.status, status, `${operation}: ${res.text}`);
@@ -363,7 +450,11 @@ test('the declared error media type and example shape are what a real request an
     const media = Object.keys(declared.content);
     assert.deepEqual(media, [res.headers.get('content-type')!.split(';')[0]], `${operation} ${status} declares the media type it sends`);
     const example = examplesIn(doc, declared.content[media[0]!])[0] as Record<string, unknown>;
-    assert.deepEqual(Object.keys(example).sort(), Object.keys(res.body).sort(), `${operation} ${status}: the example has the members of the real answer`);
+    assert.deepEqual(
+      Object.keys(example).sort(),
+      Object.keys(res.body).sort(),
+      `${operation} ${status}: the example has the members of the real answer`,
+    );
     assert.equal(example.code, res.body.code, `${operation} ${status} code`);
   }
 });

@@ -31,7 +31,10 @@ after(async () => {
 const orgPath = (id: string, rest = '') => `/v1/organizations/${id}${rest}`;
 
 async function count(table: string, where = sql`true`): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from ${sql.identifier(table)} where ${where}`);
+  const [row] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from ${sql.identifier(table)} where ${where}`,
+  );
   return row!.n;
 }
 
@@ -44,7 +47,13 @@ test('a signed-in user creates an organization, becomes its owner, lists, reads 
 
   const listed = await request(server, 'GET', '/v1/organizations', { cookie: owner });
   assert.equal(listed.status, 200);
-  assert.deepEqual(listed.body.data.map((o: { id: string; role: string }) => [o.id, o.role]), [[server.organizationId, 'owner'], [id, 'owner']]);
+  assert.deepEqual(
+    listed.body.data.map((o: { id: string; role: string }) => [o.id, o.role]),
+    [
+      [server.organizationId, 'owner'],
+      [id, 'owner'],
+    ],
+  );
 
   // The new organization's own routes, and any route through X-Organization-Id.
   const read = await request(server, 'GET', orgPath(id), { cookie: owner });
@@ -61,7 +70,10 @@ test('a signed-in user creates an organization, becomes its owner, lists, reads 
 
   // An API key sees its own organization only, with no role; it cannot create organizations.
   const byKey = await request(server, 'GET', '/v1/organizations', { key: server.apiKey });
-  assert.deepEqual(byKey.body.data.map((o: { id: string; role: null }) => [o.id, o.role]), [[server.organizationId, null]]);
+  assert.deepEqual(
+    byKey.body.data.map((o: { id: string; role: null }) => [o.id, o.role]),
+    [[server.organizationId, null]],
+  );
   const keyCreates = await request(server, 'POST', '/v1/organizations', { key: server.apiKey, body: { name: 'By key' } });
   assert.equal(keyCreates.status, 403, keyCreates.text);
 });
@@ -98,15 +110,24 @@ test('role changes apply on the next request; only an owner makes owners; the la
 
   // An admin neither makes owners nor unmakes them, nor removes one.
   const ownerId = (await request(server, 'GET', '/v1/auth/session', { cookie: owner })).body.data.user.id as string;
-  assert.equal((await request(server, 'PATCH', orgPath(id, `/members/${member.userId}`), { cookie: member.cookie, body: { role: 'owner' } })).status, 403);
-  assert.equal((await request(server, 'PATCH', orgPath(id, `/members/${ownerId}`), { cookie: member.cookie, body: { role: 'member' } })).status, 403);
+  assert.equal(
+    (await request(server, 'PATCH', orgPath(id, `/members/${member.userId}`), { cookie: member.cookie, body: { role: 'owner' } })).status,
+    403,
+  );
+  assert.equal(
+    (await request(server, 'PATCH', orgPath(id, `/members/${ownerId}`), { cookie: member.cookie, body: { role: 'member' } })).status,
+    403,
+  );
   assert.equal((await request(server, 'DELETE', orgPath(id, `/members/${ownerId}`), { cookie: member.cookie })).status, 403);
 
   // The last owner cannot be demoted (or removed); with a second owner, they can.
   const lastOwner = await request(server, 'PATCH', orgPath(id, `/members/${ownerId}`), { cookie: owner, body: { role: 'admin' } });
   assert.equal(lastOwner.status, 409, lastOwner.text);
   assert.equal((await request(server, 'DELETE', orgPath(id, `/members/${ownerId}`), { cookie: owner })).status, 409);
-  assert.equal((await request(server, 'PATCH', orgPath(id, `/members/${member.userId}`), { cookie: owner, body: { role: 'owner' } })).status, 200);
+  assert.equal(
+    (await request(server, 'PATCH', orgPath(id, `/members/${member.userId}`), { cookie: owner, body: { role: 'owner' } })).status,
+    200,
+  );
   const demoted = await request(server, 'PATCH', orgPath(id, `/members/${ownerId}`), { cookie: member.cookie, body: { role: 'member' } });
   assert.equal(demoted.status, 200, demoted.text);
   // The former owner lost members:write on their next request.
@@ -114,7 +135,10 @@ test('role changes apply on the next request; only an owner makes owners; the la
   assert.equal(formerOwner.status, 403, formerOwner.text);
   assert.equal((await request(server, 'GET', orgPath(id), { cookie: owner })).body.data.role, 'member');
 
-  assert.equal((await request(server, 'PATCH', orgPath(id, `/members/${randomUUID()}`), { cookie: member.cookie, body: { role: 'admin' } })).status, 404);
+  assert.equal(
+    (await request(server, 'PATCH', orgPath(id, `/members/${randomUUID()}`), { cookie: member.cookie, body: { role: 'admin' } })).status,
+    404,
+  );
 });
 
 test("a removal ends the member's session, API keys and OAuth access in that organization, and nothing elsewhere", async () => {
@@ -123,16 +147,27 @@ test("a removal ends the member's session, API keys and OAuth access in that org
   const { id: orgA } = (await request(server, 'POST', '/v1/organizations', { cookie: owner, body: { name: 'Removal Org' } })).body.data;
   const member = await inviteNewMember(server, { cookie: owner }, orgA, 'admin', 'removed');
   // The member's own organization C, and a session acting there.
-  const { id: orgC } = (await request(server, 'POST', '/v1/organizations', { cookie: member.cookie, body: { name: 'Member Own Org' } })).body.data;
+  const { id: orgC } = (await request(server, 'POST', '/v1/organizations', { cookie: member.cookie, body: { name: 'Member Own Org' } }))
+    .body.data;
   const inC = await openSession({ db, clock, ttlHours: 1 }, { userId: member.userId, organizationId: orgC, ip: '127.0.0.1' });
   const cookieC = `parley_session=${inC.token}`;
   server.registerSensitive('a session cookie', inC.token);
 
-  const keyA = await request(server, 'POST', '/v1/api-keys', { cookie: member.cookie, body: { name: 'member key A', permissions: ['channels:read'] } });
+  const keyA = await request(server, 'POST', '/v1/api-keys', {
+    cookie: member.cookie,
+    body: { name: 'member key A', permissions: ['channels:read'] },
+  });
   assert.equal(keyA.status, 201, keyA.text);
-  const keyC = await request(server, 'POST', '/v1/api-keys', { cookie: cookieC, body: { name: 'member key C', permissions: ['channels:read'] } });
+  const keyC = await request(server, 'POST', '/v1/api-keys', {
+    cookie: cookieC,
+    body: { name: 'member key C', permissions: ['channels:read'] },
+  });
   assert.equal(keyC.status, 201, keyC.text);
-  const ownersKey = await request(server, 'POST', '/v1/api-keys', { cookie: owner, headers: { 'x-organization-id': orgA }, body: { name: 'owner key A', permissions: ['channels:read'] } });
+  const ownersKey = await request(server, 'POST', '/v1/api-keys', {
+    cookie: owner,
+    headers: { 'x-organization-id': orgA },
+    body: { name: 'owner key A', permissions: ['channels:read'] },
+  });
   assert.equal(ownersKey.status, 201);
   // Used once: the keys are in the process cache now.
   for (const key of [keyA.body.data.secret, keyC.body.data.secret, ownersKey.body.data.secret]) {
@@ -143,10 +178,23 @@ test("a removal ends the member's session, API keys and OAuth access in that org
   const client = await createOAuthClient(server);
   const now = clock.now();
   const grants = { both: uuidv7(), onlyA: uuidv7() };
-  for (const [grant, orgs] of [[grants.both, [orgA, orgC]], [grants.onlyA, [orgA]]] as const) {
-    await db.insert(oauthGrants).values({ id: grant, clientId: client.id, userId: member.userId, scopes: ['channels:read'], createdAt: now });
+  for (const [grant, orgs] of [
+    [grants.both, [orgA, orgC]],
+    [grants.onlyA, [orgA]],
+  ] as const) {
+    await db
+      .insert(oauthGrants)
+      .values({ id: grant, clientId: client.id, userId: member.userId, scopes: ['channels:read'], createdAt: now });
     await db.insert(oauthGrantOrganizations).values(orgs.map((organizationId) => ({ grantId: grant, organizationId })));
-    await db.insert(oauthTokens).values({ id: uuidv7(), grantId: grant, kind: 'access', tokenHash: sha256Hex(randomToken(32)), scopes: ['channels:read'], createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000) });
+    await db.insert(oauthTokens).values({
+      id: uuidv7(),
+      grantId: grant,
+      kind: 'access',
+      tokenHash: sha256Hex(randomToken(32)),
+      scopes: ['channels:read'],
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
   }
 
   const removed = await request(server, 'DELETE', orgPath(orgA, `/members/${member.userId}`), { cookie: owner });
@@ -160,21 +208,42 @@ test("a removal ends the member's session, API keys and OAuth access in that org
   assert.equal((await request(server, 'GET', '/v1/channels', { cookie: cookieC, headers: { 'x-organization-id': orgA } })).status, 403);
   // Elsewhere: C's session and key, and the owner's key of A, still work.
   assert.equal((await request(server, 'GET', '/v1/auth/session', { cookie: cookieC })).status, 200);
-  assert.deepEqual((await request(server, 'GET', '/v1/organizations', { cookie: cookieC })).body.data.map((o: { id: string }) => o.id), [orgC]);
+  assert.deepEqual(
+    (await request(server, 'GET', '/v1/organizations', { cookie: cookieC })).body.data.map((o: { id: string }) => o.id),
+    [orgC],
+  );
   assert.equal((await request(server, 'GET', '/v1/channels', { key: keyC.body.data.secret })).status, 200);
   assert.equal((await request(server, 'GET', '/v1/channels', { key: ownersKey.body.data.secret })).status, 200);
 
-  const reach = await queryRows<{ grant_id: string; organization_id: string }>(db, sql`select grant_id, organization_id from oauth_grant_organizations where grant_id in (${grants.both}, ${grants.onlyA})`);
-  assert.deepEqual(reach.map((r) => [r.grant_id, r.organization_id]), [[grants.both, orgC]]);
+  const reach = await queryRows<{ grant_id: string; organization_id: string }>(
+    db,
+    sql`select grant_id, organization_id from oauth_grant_organizations where grant_id in (${grants.both}, ${grants.onlyA})`,
+  );
+  assert.deepEqual(
+    reach.map((r) => [r.grant_id, r.organization_id]),
+    [[grants.both, orgC]],
+  );
   const state = await queryRows<{ id: string; revoked: boolean; tokens_live: number }>(
     db,
     sql`select g.id, g.revoked_at is not null as revoked, (select count(*)::int from oauth_tokens t where t.grant_id = g.id and t.revoked_at is null) as tokens_live from oauth_grants g where g.id in (${grants.both}, ${grants.onlyA})`,
   );
   const byId = Object.fromEntries(state.map((s) => [s.id, s]));
-  assert.deepEqual({ revoked: byId[grants.both]!.revoked, live: byId[grants.both]!.tokens_live }, { revoked: false, live: 1 }, 'the grant reaching C stays');
-  assert.deepEqual({ revoked: byId[grants.onlyA]!.revoked, live: byId[grants.onlyA]!.tokens_live }, { revoked: true, live: 0 }, 'the grant reaching only A is revoked with its tokens');
+  assert.deepEqual(
+    { revoked: byId[grants.both]!.revoked, live: byId[grants.both]!.tokens_live },
+    { revoked: false, live: 1 },
+    'the grant reaching C stays',
+  );
+  assert.deepEqual(
+    { revoked: byId[grants.onlyA]!.revoked, live: byId[grants.onlyA]!.tokens_live },
+    { revoked: true, live: 0 },
+    'the grant reaching only A is revoked with its tokens',
+  );
 
-  assert.equal((await request(server, 'DELETE', orgPath(orgA, `/members/${member.userId}`), { cookie: owner })).status, 404, 'removed once');
+  assert.equal(
+    (await request(server, 'DELETE', orgPath(orgA, `/members/${member.userId}`), { cookie: owner })).status,
+    404,
+    'removed once',
+  );
 });
 
 test('nothing of organization A is reachable with anything of organization B', async () => {
@@ -182,10 +251,16 @@ test('nothing of organization A is reachable with anything of organization B', a
   const bCookie = await loginCookie(server, b.email, b.password);
   const a = server.organizationId;
   const unknown = randomUUID();
-  const invitation = await request(server, 'POST', orgPath(a, '/invitations'), { cookie: owner, body: { email: 'pending-a@example.com', role: 'member' } });
+  const invitation = await request(server, 'POST', orgPath(a, '/invitations'), {
+    cookie: owner,
+    body: { email: 'pending-a@example.com', role: 'member' },
+  });
   assert.equal(invitation.status, 201);
   const ownerId = (await request(server, 'GET', '/v1/auth/session', { cookie: owner })).body.data.user.id as string;
-  const before = { org: (await request(server, 'GET', orgPath(a), { cookie: owner })).text, members: (await request(server, 'GET', orgPath(a, '/members'), { cookie: owner })).text };
+  const before = {
+    org: (await request(server, 'GET', orgPath(a), { cookie: owner })).text,
+    members: (await request(server, 'GET', orgPath(a, '/members'), { cookie: owner })).text,
+  };
   const ops: Array<[string, (org: string) => string, unknown?]> = [
     ['GET', (o) => orgPath(o)],
     ['PATCH', (o) => orgPath(o), { name: 'Taken' }],
@@ -198,18 +273,28 @@ test('nothing of organization A is reachable with anything of organization B', a
     ['DELETE', (o) => orgPath(o, `/invitations/${invitation.body.data.id}`)],
   ];
   for (const [method, path, body] of ops) {
-    for (const [label, as] of [['B key', { key: b.apiKey }], ['B session', { cookie: bCookie }]] as const) {
+    for (const [label, as] of [
+      ['B key', { key: b.apiKey }],
+      ['B session', { cookie: bCookie }],
+    ] as const) {
       const real = await request(server, method, path(a), { ...as, body });
       const fake = await request(server, method, path(unknown), { ...as, body });
       assert.equal(real.status, 404, `${method} ${path(a)} with ${label}: ${real.status} ${real.text}`);
-      assert.deepEqual([real.status, real.body.detail], [fake.status, fake.body.detail], `${method} with ${label}: A answers like an unknown organization`);
+      assert.deepEqual(
+        [real.status, real.body.detail],
+        [fake.status, fake.body.detail],
+        `${method} with ${label}: A answers like an unknown organization`,
+      );
     }
   }
   assert.equal((await request(server, 'GET', orgPath(a), { cookie: owner })).text, before.org);
   assert.equal((await request(server, 'GET', orgPath(a, '/members'), { cookie: owner })).text, before.members);
   assert.equal((await request(server, 'GET', orgPath(a, '/invitations'), { cookie: owner })).body.data.length, 1, "A's invitation stays");
   const bList = await request(server, 'GET', '/v1/organizations', { cookie: bCookie });
-  assert.deepEqual(bList.body.data.map((o: { id: string }) => o.id), [b.organizationId]);
+  assert.deepEqual(
+    bList.body.data.map((o: { id: string }) => o.id),
+    [b.organizationId],
+  );
 
   // A header naming another organization than the path is a contradiction; a path id that is no id is unknown.
   const contradiction = await request(server, 'GET', orgPath(a), { cookie: owner, headers: { 'x-organization-id': b.organizationId } });

@@ -74,7 +74,12 @@ describe('gateway and official API bases', () => {
       assert.equal(gateway.body.errors[0].pointer, '/settings/gateway_base');
       const official = await request(server, 'POST', '/v1/channels', {
         key: server.apiKey,
-        body: { platform: 'chatapp_official', name: 'lan', settings: { api_base: url, phone_number_id: '1' }, credentials: { access_token: 't' } },
+        body: {
+          platform: 'chatapp_official',
+          name: 'lan',
+          settings: { api_base: url, phone_number_id: '1' },
+          credentials: { access_token: 't' },
+        },
       });
       assert.equal(official.status, 400, `${url}: ${official.text}`);
       assert.equal(official.body.errors[0].pointer, '/settings/api_base');
@@ -82,11 +87,19 @@ describe('gateway and official API bases', () => {
     // An update is checked the same way (the channel itself points at a public address, never called here).
     const made = await request(server, 'POST', '/v1/channels', {
       key: server.apiKey,
-      body: { platform: 'chatapp_unofficial', name: 'public', settings: { gateway_base: 'https://93.184.216.34/gw' }, credentials: { api_key: 'k' } },
+      body: {
+        platform: 'chatapp_unofficial',
+        name: 'public',
+        settings: { gateway_base: 'https://93.184.216.34/gw' },
+        credentials: { api_key: 'k' },
+      },
     });
     assert.equal(made.status, 201, made.text);
     for (const url of [`https://[::7f00:1]:${port}/gw`, `https://[2002:7f00:1::1]/gw`, 'https://169.254.169.254/gw']) {
-      const patched = await request(server, 'PATCH', `/v1/channels/${made.body.data.id}`, { key: server.apiKey, body: { settings: { gateway_base: url } } });
+      const patched = await request(server, 'PATCH', `/v1/channels/${made.body.data.id}`, {
+        key: server.apiKey,
+        body: { settings: { gateway_base: url } },
+      });
       assert.equal(patched.status, 400, `${url}: ${patched.text}`);
       assert.match(patched.body.detail, /private or loopback/);
     }
@@ -96,7 +109,12 @@ describe('gateway and official API bases', () => {
     const base = new URL(server.baseUrl);
     const own = await request(server, 'POST', '/v1/channels', {
       key: server.apiKey,
-      body: { platform: 'chatapp_unofficial', name: 'own sandbox', settings: { gateway_base: `${server.baseUrl}/sandbox/gateway` }, credentials: { api_key: 'k' } },
+      body: {
+        platform: 'chatapp_unofficial',
+        name: 'own sandbox',
+        settings: { gateway_base: `${server.baseUrl}/sandbox/gateway` },
+        credentials: { api_key: 'k' },
+      },
     });
     assert.equal(own.status, 201, own.text);
     for (const url of [
@@ -137,8 +155,16 @@ describe('media URLs on send', () => {
       content: {
         body: 'Pick one',
         cards: [
-          { media_type: 'image', media_url: 'https://93.184.216.34/a.png', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }] },
-          { media_type: 'image', media_url: `https://[::7f00:1]:${port}/b.png`, buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] },
+          {
+            media_type: 'image',
+            media_url: 'https://93.184.216.34/a.png',
+            buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }],
+          },
+          {
+            media_type: 'image',
+            media_url: `https://[::7f00:1]:${port}/b.png`,
+            buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }],
+          },
         ],
       },
     });
@@ -162,7 +188,7 @@ describe('sandbox-bound channels', () => {
 });
 
 describe("the sandbox's callbacks", () => {
-  test('a gateway session whose callback_url is not Parley\'s own is refused like any other target', async () => {
+  test("a gateway session whose callback_url is not Parley's own is refused like any other target", async () => {
     const sandbox = server.container.sandbox!;
     const db = server.container.database.db;
     const { session, apiKey } = await sandbox.provisionGatewaySession(db);
@@ -171,9 +197,16 @@ describe("the sandbox's callbacks", () => {
       [`https://[::7f00:1]:${port}/callback`, /private or loopback/],
       ['https://169.254.169.254/latest/meta-data', /private or loopback/],
     ] as const) {
-      const put = await request(server, 'PUT', `/sandbox/gateway/sessions/${session}`, { bearer: apiKey, body: { callback_url: url, callback_secret: randomToken(32) } });
+      const put = await request(server, 'PUT', `/sandbox/gateway/sessions/${session}`, {
+        bearer: apiKey,
+        body: { callback_url: url, callback_secret: randomToken(32) },
+      });
       assert.equal(put.status, 200, put.text);
-      await assert.rejects(sandbox.deliverCallback(db, { kind: 'session.status', session_id: session, status: 'SCAN_QR' }, uuidv7()), reason, url);
+      await assert.rejects(
+        sandbox.deliverCallback(db, { kind: 'session.status', session_id: session, status: 'SCAN_QR' }, uuidv7()),
+        reason,
+        url,
+      );
     }
   });
 });
@@ -209,14 +242,23 @@ describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false'
   }
 
   test('new channels: "sandbox": true is refused by name; a gateway channel naming no gateway is the embedded engine\'s', async () => {
-    const asked = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_unofficial', name: 'x', sandbox: true } });
+    const asked = await request(off, 'POST', '/v1/channels', {
+      key: off.apiKey,
+      body: { platform: 'chatapp_unofficial', name: 'x', sandbox: true },
+    });
     assert.equal(asked.status, 400, asked.text);
-    assert.deepEqual(asked.body.errors.map((e: { pointer: string }) => e.pointer), ['/sandbox']);
+    assert.deepEqual(
+      asked.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/sandbox'],
+    );
     assert.match(asked.body.detail, /sandbox is off/);
     const official = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_official', name: 'x' } });
     assert.equal(official.status, 400, official.text);
     assert.match(official.body.detail, /required \(the sandbox is off\)/);
-    const embedded = await request(off, 'POST', '/v1/channels', { key: off.apiKey, body: { platform: 'chatapp_unofficial', name: 'Own phone' } });
+    const embedded = await request(off, 'POST', '/v1/channels', {
+      key: off.apiKey,
+      body: { platform: 'chatapp_unofficial', name: 'Own phone' },
+    });
     assert.equal(embedded.status, 201, embedded.text);
     assert.equal(embedded.body.data.sandbox, false);
   });
@@ -229,7 +271,10 @@ describe('a channel made while the sandbox was on, after PROVIDER_SANDBOX=false'
     // Accepted with a public address (never contacted: no worker), then as if accepted earlier with a loopback one.
     const queued = await send(off, { channel_id: channelId, to: TO, type: 'image', content: { media_url: 'https://93.184.216.34/a.png' } });
     assert.equal(queued.status, 201, queued.text);
-    await off.container.database.db.update(messages).set({ content: { media_url: `https://127.0.0.1:${port}/a.png` } }).where(eq(messages.id, queued.body.data.id));
+    await off.container.database.db
+      .update(messages)
+      .set({ content: { media_url: `https://127.0.0.1:${port}/a.png` } })
+      .where(eq(messages.id, queued.body.data.id));
     const probed = await dispatch(queued.body.data.id);
     assert.equal(probed.status, 'failed');
     assert.equal(probed.errorCode, 'media_url_refused');

@@ -10,7 +10,15 @@ import { eq } from 'drizzle-orm';
 import { passwordResets, users } from '../../src/db/schema.ts';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { addMembership } from '../../src/domain/organizations/organizations.ts';
-import { createKeyWith, createOtherOrganization, loginCookie, movableClock, request, startTestServer, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  request,
+  startTestServer,
+  type TestServer,
+} from '../harness.ts';
 import { addPerson, signIn, type Person } from '../accounts-fixtures.ts';
 
 let server: TestServer;
@@ -22,7 +30,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const resetPath = (userId: string, organizationId = server.organizationId) => `/v1/organizations/${organizationId}/members/${userId}/password-reset`;
+const resetPath = (userId: string, organizationId = server.organizationId) =>
+  `/v1/organizations/${organizationId}/members/${userId}/password-reset`;
 
 /** A reset link for the person, made by the owner; its token is registered for the log audit. */
 async function makeLink(person: { userId: string }, as: { cookie?: string; key?: string } = { cookie: ownerCookie }) {
@@ -94,7 +103,12 @@ describe('making a link', () => {
     const other = await createOtherOrganization(server, 'elsewhere');
     const before = (await server.container.database.db.select().from(passwordResets)).length;
     const answers = [];
-    for (const path of [resetPath(other.userId), resetPath(randomUUID()), resetPath((await addPerson(server, 'member')).userId, other.organizationId), resetPath('not-a-uuid')]) {
+    for (const path of [
+      resetPath(other.userId),
+      resetPath(randomUUID()),
+      resetPath((await addPerson(server, 'member')).userId, other.organizationId),
+      resetPath('not-a-uuid'),
+    ]) {
       const res = await request(server, 'POST', path, { cookie: ownerCookie });
       answers.push([res.status, res.body.detail]);
     }
@@ -115,7 +129,10 @@ describe('making a link', () => {
   test('a person who also belongs to another organization is refused (403): their account is not this organization’s to hand over', async () => {
     const other = await createOtherOrganization(server, 'shared');
     const member = await addPerson(server, 'member');
-    await addMembership({ db: server.container.database.db, clock: server.container.clock }, { organizationId: other.organizationId, userId: member.userId, role: 'member' });
+    await addMembership(
+      { db: server.container.database.db, clock: server.container.clock },
+      { organizationId: other.organizationId, userId: member.userId, role: 'member' },
+    );
     const res = await request(server, 'POST', resetPath(member.userId), { cookie: ownerCookie });
     assert.equal(res.status, 403, res.text);
     assert.match(res.body.detail, /also belongs to another organization/);
@@ -133,7 +150,10 @@ describe('using a link', () => {
     for (const cookie of sessions) assert.equal(await sessionStatus(cookie), 401);
     assert.equal(await sessionStatus(ownerCookie), 200, "the owner's session is not the member's");
     assert.equal((await request(server, 'POST', '/v1/auth/login', { body: { email: member.email, password: newPassword } })).status, 200);
-    assert.equal((await request(server, 'POST', '/v1/auth/login', { body: { email: member.email, password: member.password } })).status, 401);
+    assert.equal(
+      (await request(server, 'POST', '/v1/auth/login', { body: { email: member.email, password: member.password } })).status,
+      401,
+    );
     const again = await redeem(token, 'yet another passphrase');
     assert.equal(again.status, 410, again.text);
     assert.equal(again.body.code, 'gone');
@@ -168,7 +188,10 @@ describe('using a link', () => {
     const member = await addPerson(server, 'member');
     const { token } = await makeLink(member);
     const cookie = await signIn(server, member);
-    const changed = await request(server, 'POST', '/v1/auth/password', { cookie, body: { current_password: member.password, new_password: 'changed by myself' } });
+    const changed = await request(server, 'POST', '/v1/auth/password', {
+      cookie,
+      body: { current_password: member.password, new_password: 'changed by myself' },
+    });
     assert.equal(changed.status, 200, changed.text);
     assert.equal((await redeem(token, 'the link passphrase')).status, 410);
   });
@@ -200,7 +223,11 @@ describe('using a link', () => {
       assert.equal(res.body.errors[0].pointer, pointer);
     }
     assert.equal((await request(server, 'POST', '/v1/auth/password-reset', { rawBody: '{"token":' })).status, 400);
-    assert.equal((await request(server, 'POST', '/v1/auth/password-reset', { rawBody: 'token=x', contentType: 'application/x-www-form-urlencoded' })).status, 415);
+    assert.equal(
+      (await request(server, 'POST', '/v1/auth/password-reset', { rawBody: 'token=x', contentType: 'application/x-www-form-urlencoded' }))
+        .status,
+      415,
+    );
   });
 
   test('the token never appears in a log line, even when the request fails', async () => {
@@ -209,7 +236,10 @@ describe('using a link', () => {
     await redeem(token, 'short');
     await redeem(token, 'a fine passphrase here');
     await redeem(token, 'a fine passphrase here');
-    assert.equal(server.logs.some((line) => line.includes(token) || line.includes('plp_')), false);
+    assert.equal(
+      server.logs.some((line) => line.includes(token) || line.includes('plp_')),
+      false,
+    );
   });
 });
 
@@ -223,18 +253,29 @@ describe('guessing tokens', () => {
   test('unknown tokens from one address are throttled: 429 with Retry-After, and a real token waits too', async () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) {
-      statuses.push((await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token: `plp_guess_${i}_${'x'.repeat(30)}`, new_password: 'a fine passphrase' } })).status);
+      statuses.push(
+        (
+          await request(guessing, 'POST', '/v1/auth/password-reset', {
+            body: { token: `plp_guess_${i}_${'x'.repeat(30)}`, new_password: 'a fine passphrase' },
+          })
+        ).status,
+      );
     }
     assert.deepEqual(statuses, [404, 404, 404, 404, 429]);
     const owner = await loginCookie(guessing);
     const person: Person = await addPerson(guessing, 'member');
-    const link = await request(guessing, 'POST', `/v1/organizations/${guessing.organizationId}/members/${person.userId}/password-reset`, { cookie: owner });
+    const link = await request(guessing, 'POST', `/v1/organizations/${guessing.organizationId}/members/${person.userId}/password-reset`, {
+      cookie: owner,
+    });
     const token = decodeURIComponent(new URL(link.body.data.url).hash.slice('#token='.length));
     guessing.registerSensitive('a password-reset token', token);
     const held = await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'a fine passphrase' } });
     assert.equal(held.status, 429);
     assert.ok(Number(held.headers.get('retry-after')) >= 1);
     clock.advance(Number(held.headers.get('retry-after')) * 1000);
-    assert.equal((await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'a fine passphrase' } })).status, 204);
+    assert.equal(
+      (await request(guessing, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'a fine passphrase' } })).status,
+      204,
+    );
   });
 });

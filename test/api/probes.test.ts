@@ -45,7 +45,9 @@ test('GET /readyz answers 503 naming the database once it stops answering; /live
   }
 });
 
-test('GET /readyz answers 503 while another process applies migrations, 200 once they are done', { skip: !usingPostgres && 'PostgreSQL only (the embedded database serves one process)' }, async () => {
+test('GET /readyz answers 503 while another process applies migrations, 200 once they are done', {
+  skip: !usingPostgres && 'PostgreSQL only (the embedded database serves one process)',
+}, async () => {
   const migration = await holdMigrationMark(server.databaseUrl!);
   try {
     const during = await eventually('readiness to fail', async () => {
@@ -62,7 +64,9 @@ test('GET /readyz answers 503 while another process applies migrations, 200 once
   }
 });
 
-test('readiness stays ready while migrations are applied to another database on the same server', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+test('readiness stays ready while migrations are applied to another database on the same server', {
+  skip: !usingPostgres && 'PostgreSQL only',
+}, async () => {
   const other = await createTestDatabaseUrl();
   const migration = await holdMigrationMark(other.url);
   try {
@@ -98,7 +102,9 @@ async function holdMigrationMark(url: string): Promise<{ release(): Promise<void
   };
 }
 
-test('migrate() marks the database as being migrated while it applies migrations', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+test('migrate() marks the database as being migrated while it applies migrations', {
+  skip: !usingPostgres && 'PostgreSQL only',
+}, async () => {
   const fresh = await createTestDatabaseUrl();
   const database = await openDatabase({ kind: 'postgres', url: fresh.url });
   const watcher = new pg.Client({ connectionString: fresh.url });
@@ -110,7 +116,10 @@ test('migrate() marks the database as being migrated while it applies migrations
     await watcher.query('create table api_keys (id int)');
     const migrating = migrate(database);
     const marked = async () => {
-      const { rows } = await watcher.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 0 and objid = $1 and objsubid = 1 and granted and database = (select oid from pg_database where datname = current_database())`, [MIGRATIONS_APPLYING_KEY]);
+      const { rows } = await watcher.query(
+        `select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 0 and objid = $1 and objsubid = 1 and granted and database = (select oid from pg_database where datname = current_database())`,
+        [MIGRATIONS_APPLYING_KEY],
+      );
       return rows[0].n > 0;
     };
     await eventually('the migrations to mark the database while they wait on the watcher', marked);

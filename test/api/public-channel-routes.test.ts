@@ -38,13 +38,17 @@ test('official per-channel webhook: a bad signature on a real channel and any re
   const channel = await createChannel({ platform: 'chatapp_official', name: 'Official' });
   const payload = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
   const post = (id: string) =>
-    request(server, 'POST', `/v1/providers/chatapp_official/webhook/${id}`, { rawBody: payload, headers: { 'x-hub-signature-256': signBody('guess', payload) } });
+    request(server, 'POST', `/v1/providers/chatapp_official/webhook/${id}`, {
+      rawBody: payload,
+      headers: { 'x-hub-signature-256': signBody('guess', payload) },
+    });
   const real = await post(channel.id);
   assert.equal(real.status, 401);
   assertSameAnswer(real, await post(UNKNOWN), 'POST');
   assertSameAnswer(real, await post('not-a-uuid'), 'POST with a malformed id');
 
-  const challenge = (id: string) => request(server, 'GET', `/v1/providers/chatapp_official/webhook/${id}?hub.mode=subscribe&hub.verify_token=guess-guess&hub.challenge=42`);
+  const challenge = (id: string) =>
+    request(server, 'GET', `/v1/providers/chatapp_official/webhook/${id}?hub.mode=subscribe&hub.verify_token=guess-guess&hub.challenge=42`);
   const realChallenge = await challenge(channel.id);
   assert.equal(realChallenge.status, 403);
   assertSameAnswer(realChallenge, await challenge(UNKNOWN), 'GET challenge');
@@ -52,9 +56,17 @@ test('official per-channel webhook: a bad signature on a real channel and any re
 
 test('gateway callback: a bad signature on a real channel and an unknown channel answer alike', async () => {
   const channel = await createChannel({ platform: 'chatapp_unofficial', name: 'Gateway', sandbox: true });
-  const payload = JSON.stringify({ event: 'session.status', session: channel.settings.session, timestamp: new Date().toISOString(), payload: { status: 'WORKING' } });
+  const payload = JSON.stringify({
+    event: 'session.status',
+    session: channel.settings.session,
+    timestamp: new Date().toISOString(),
+    payload: { status: 'WORKING' },
+  });
   const post = (id: string) =>
-    request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${id}`, { rawBody: payload, headers: { 'x-gateway-signature': signBody('guess', payload) } });
+    request(server, 'POST', `/v1/providers/chatapp_unofficial/webhook/${id}`, {
+      rawBody: payload,
+      headers: { 'x-gateway-signature': signBody('guess', payload) },
+    });
   const real = await post(channel.id);
   assert.equal(real.status, 401);
   assertSameAnswer(real, await post(UNKNOWN), 'POST');
@@ -65,7 +77,11 @@ test('gateway callback: a bad signature on a real channel and an unknown channel
 
 test('/sandbox/inbound: a real channel not bound to the sandbox and an unknown id answer alike', async () => {
   const unbound = await insertSandboxChannel(server, { platform: 'chatapp_official', providerRef: '999999999999998', sandbox: false });
-  const inbound = (id: string) => request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: id, from: '15551230000', type: 'text', content: { body: 'x' } } });
+  const inbound = (id: string) =>
+    request(server, 'POST', '/sandbox/inbound', {
+      key: server.apiKey,
+      body: { channel_id: id, from: '15551230000', type: 'text', content: { body: 'x' } },
+    });
   const real = await inbound(unbound);
   assert.equal(real.status, 404);
   assert.deepEqual(answer(await inbound(UNKNOWN)), answer(real));

@@ -22,7 +22,18 @@ import { randomToken } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createRedisCounterStore } from '../../src/lib/redis-counters.ts';
 import type { CounterStore } from '../../src/lib/counters.ts';
-import { createKeyWith, createTestDatabaseUrl, freePort, loginCookie, movableClock, request, startTestServer, usingPostgres, type ApiResponse, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createTestDatabaseUrl,
+  freePort,
+  loginCookie,
+  movableClock,
+  request,
+  startTestServer,
+  usingPostgres,
+  type ApiResponse,
+  type TestServer,
+} from '../harness.ts';
 import { startTcpProxy, throughProxy } from '../process/tcp-proxy.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
@@ -37,7 +48,13 @@ before(requireRedis);
 
 after(async () => {
   // Every key this run made in the machine's Redis goes.
-  if (!(await requireRedis().then(() => true, () => false))) return;
+  if (
+    !(await requireRedis().then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {
@@ -57,7 +74,9 @@ type Server = { baseUrl: string; close(): Promise<void> };
  */
 async function secondServer(first: TestServer, clock: ReturnType<typeof movableClock>): Promise<Server> {
   const port = await freePort();
-  const database = first.databaseUrl ? await openDatabase({ kind: 'postgres', url: first.databaseUrl, poolSize: 3 }) : first.container.database;
+  const database = first.databaseUrl
+    ? await openDatabase({ kind: 'postgres', url: first.databaseUrl, poolSize: 3 })
+    : first.container.database;
   const config = { ...first.config, port, baseUrl: `http://127.0.0.1:${port}` };
   let container: Container | undefined;
   let app: App | undefined;
@@ -129,7 +148,10 @@ for (const store of ['database', 'redis'] as const) {
       const invalid = await request(server, 'GET', '/v1/channels?limit=0', { key });
       assert.equal(invalid.status, 400, invalid.text);
       seen.push(headersOf(invalid));
-      assert.deepEqual(seen.map((h) => h.remaining), ['4', '3', '2', '1', '0']);
+      assert.deepEqual(
+        seen.map((h) => h.remaining),
+        ['4', '3', '2', '1', '0'],
+      );
       for (const h of seen) {
         assert.equal(h.limit, '5');
         assert.equal(h.policy, '5;w=60');
@@ -206,35 +228,51 @@ for (const store of ['database', 'redis'] as const) {
       ];
       const orgHeader = { 'x-organization-id': server.organizationId };
       const clientStatuses: number[] = [];
-      for (let i = 0; i < 3; i++) clientStatuses.push((await request(server, 'GET', '/v1/channels', { bearer: grants[i % 2]!.accessToken, headers: orgHeader })).status);
+      for (let i = 0; i < 3; i++)
+        clientStatuses.push(
+          (await request(server, 'GET', '/v1/channels', { bearer: grants[i % 2]!.accessToken, headers: orgHeader })).status,
+        );
       assert.deepEqual(clientStatuses, [200, 200, 429]);
       const clientRefusal = await request(server, 'GET', '/v1/channels', { bearer: grants[0]!.accessToken, headers: orgHeader });
       assert.match(clientRefusal.body.detail, /this OAuth client: the limit is 2 a minute/);
       const otherClient = await createOAuthClient(server, { scopes: ['channels:read'] });
       const otherGrant = await createGrant(server, { client: otherClient, userId, organizationIds: [server.organizationId] });
-      assert.equal((await request(server, 'GET', '/v1/channels', { bearer: otherGrant.accessToken, headers: orgHeader })).status, 200, 'another client has its own bucket');
+      assert.equal(
+        (await request(server, 'GET', '/v1/channels', { bearer: otherGrant.accessToken, headers: orgHeader })).status,
+        200,
+        'another client has its own bucket',
+      );
 
       // Without a credential, per address (IPv6 by /64); a credential from that address is not affected.
-      const discovery = (address: string) => request(server, 'GET', '/.well-known/oauth-authorization-server', { headers: { 'x-forwarded-for': address } });
+      const discovery = (address: string) =>
+        request(server, 'GET', '/.well-known/oauth-authorization-server', { headers: { 'x-forwarded-for': address } });
       const anonymous: number[] = [];
-      for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::9', '2001:db8:1:2::3']) anonymous.push((await discovery(address)).status);
+      for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::9', '2001:db8:1:2::3'])
+        anonymous.push((await discovery(address)).status);
       assert.deepEqual(anonymous, [200, 200, 200, 429], 'one /64 is one address');
       const addressRefusal = await discovery('2001:db8:1:2::1');
       assert.match(addressRefusal.body.detail, /without a credential from this address: the limit is 3 a minute/);
       assert.equal((await discovery('2001:db8:1:3::1')).status, 200, 'the next /64 is another address');
-      assert.equal((await request(server, 'GET', '/v1/channels', { key: other, headers: { 'x-forwarded-for': '2001:db8:1:2::1' } })).status, 200);
+      assert.equal(
+        (await request(server, 'GET', '/v1/channels', { key: other, headers: { 'x-forwarded-for': '2001:db8:1:2::1' } })).status,
+        200,
+      );
     });
 
     test('health checks and provider webhooks are not counted', async () => {
       nextMinute();
       const from = { 'x-forwarded-for': '192.0.2.77' };
-      for (let i = 0; i < 3; i++) assert.equal((await request(server, 'GET', '/.well-known/oauth-authorization-server', { headers: from })).status, 200);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await request(server, 'GET', '/.well-known/oauth-authorization-server', { headers: from })).status, 200);
       for (let i = 0; i < 5; i++) {
         const health = await request(server, 'GET', '/v1/health', { headers: from });
         assert.equal(health.status, 200);
         assert.equal(health.headers.get('ratelimit-limit'), null);
       }
-      const webhook = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', { headers: from, body: { object: 'whatsapp_business_account', entry: [] } });
+      const webhook = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+        headers: from,
+        body: { object: 'whatsapp_business_account', entry: [] },
+      });
       assert.notEqual(webhook.status, 429);
       assert.equal(webhook.headers.get('ratelimit-limit'), null);
     });
@@ -244,13 +282,18 @@ for (const store of ['database', 'redis'] as const) {
       const from = { 'x-forwarded-for': '198.51.100.5' };
       const badKey = () => `${API_KEY_PREFIX}${randomToken(30)}`;
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await request(i % 2 === 0 ? server : second, 'GET', '/v1/channels', { key: badKey(), headers: from })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await request(i % 2 === 0 ? server : second, 'GET', '/v1/channels', { key: badKey(), headers: from })).status);
       assert.deepEqual(statuses, [401, 401, 401, 401]);
       // The fourth failure (on the second server) reached the limit there; the first learns of it from its next failure.
       const refused = await request(second, 'GET', '/v1/channels', { key: badKey(), headers: from });
       assert.equal(refused.status, 429);
       assert.match(refused.body.detail, /missing or invalid credential from this address/);
-      assert.equal((await request(server, 'GET', '/v1/channels', { key: badKey(), headers: from })).status, 401, 'one more failure on the first server...');
+      assert.equal(
+        (await request(server, 'GET', '/v1/channels', { key: badKey(), headers: from })).status,
+        401,
+        'one more failure on the first server...',
+      );
       assert.equal((await request(server, 'GET', '/v1/channels', { key: badKey(), headers: from })).status, 429, '...and it refuses too');
       nextMinute();
       assert.equal((await request(server, 'GET', '/v1/channels', { key: server.apiKey, headers: from })).status, 200);
@@ -258,11 +301,17 @@ for (const store of ['database', 'redis'] as const) {
 
     test('the login route keeps its own per-address limit, shared too', async () => {
       nextMinute();
-      const limited = await startTestServer({ clock, env: { ...storeEnv, LOGIN_RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_ADDRESS_PER_MINUTE: '100', TRUST_PROXY: 'true' } });
+      const limited = await startTestServer({
+        clock,
+        env: { ...storeEnv, LOGIN_RATE_LIMIT_PER_MINUTE: '2', RATE_LIMIT_ADDRESS_PER_MINUTE: '100', TRUST_PROXY: 'true' },
+      });
       const other = await secondServer(limited, clock);
       try {
         const login = (target: Server) =>
-          request(target, 'POST', '/v1/auth/login', { body: { email: 'nobody@example.com', password: 'wrong password' }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+          request(target, 'POST', '/v1/auth/login', {
+            body: { email: 'nobody@example.com', password: 'wrong password' },
+            headers: { 'x-forwarded-for': '203.0.113.9' },
+          });
         assert.equal((await login(limited)).status, 401);
         assert.equal((await login(other)).status, 401);
         const refused = await login(limited);
@@ -280,7 +329,9 @@ for (const store of ['database', 'redis'] as const) {
 describe('a store that cannot count', () => {
   test('an unreachable Redis lets every request through, without RateLimit headers, and says so once in the log', async () => {
     const closed = await freePort();
-    const server = await startTestServer({ env: { REDIS_URL: `redis://127.0.0.1:${closed}`, REDIS_KEY_PREFIX: `${runPrefix}down:`, RATE_LIMIT_PER_MINUTE: '2' } });
+    const server = await startTestServer({
+      env: { REDIS_URL: `redis://127.0.0.1:${closed}`, REDIS_KEY_PREFIX: `${runPrefix}down:`, RATE_LIMIT_PER_MINUTE: '2' },
+    });
     try {
       for (let i = 0; i < 5; i++) {
         const res = await request(server, 'GET', '/v1/channels', { key: server.apiKey });
@@ -313,7 +364,9 @@ describe('a store that cannot count', () => {
   });
 });
 
-test('an unreachable database: the limits let requests through, so a route needing no database still answers and the others answer 503, never 500', { skip: !usingPostgres && 'PostgreSQL only' }, async () => {
+test('an unreachable database: the limits let requests through, so a route needing no database still answers and the others answer 503, never 500', {
+  skip: !usingPostgres && 'PostgreSQL only',
+}, async () => {
   const fresh = await createTestDatabaseUrl();
   const target = new URL(fresh.url);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -354,10 +407,14 @@ test('an unreachable database: the limits let requests through, so a route needi
     assert.ok(Number(during.headers.get('retry-after')) >= 1);
     assert.ok(logs.some((l) => l.includes('rate-limit counters cannot be reached')));
     proxy.restore();
-    await eventually('the limits counting again', async () => {
-      const res = await request(server, 'GET', '/v1/channels', { key: apiKey });
-      return res.status === 200 && res.headers.get('ratelimit-limit') === '100' ? true : undefined;
-    }, { timeoutMs: 15_000, everyMs: 100 });
+    await eventually(
+      'the limits counting again',
+      async () => {
+        const res = await request(server, 'GET', '/v1/channels', { key: apiKey });
+        return res.status === 200 && res.headers.get('ratelimit-limit') === '100' ? true : undefined;
+      },
+      { timeoutMs: 15_000, everyMs: 100 },
+    );
   } finally {
     await app.close();
     await container.close();
@@ -372,8 +429,14 @@ describe('the counter stores', () => {
   const stores: Array<[string, () => Promise<CounterStore>]> = [];
   before(async () => {
     server = await startTestServer();
-    stores.push(['database', async () => createDatabaseCounterStore(server.container.database, { onPurgeError: (err) => assert.fail(String(err)) })]);
-    stores.push(['redis', () => createRedisCounterStore({ url: REDIS_URL, keyPrefix: `${runPrefix}stores:`, logger: createLogger({ level: 'silent' }) })]);
+    stores.push([
+      'database',
+      async () => createDatabaseCounterStore(server.container.database, { onPurgeError: (err) => assert.fail(String(err)) }),
+    ]);
+    stores.push([
+      'redis',
+      () => createRedisCounterStore({ url: REDIS_URL, keyPrefix: `${runPrefix}stores:`, logger: createLogger({ level: 'silent' }) }),
+    ]);
   });
   after(() => server.close());
 
@@ -384,11 +447,22 @@ describe('the counter stores', () => {
         const bucket = `concurrent:${randomToken(6)}`;
         const t0 = 1_800_000_000_000;
         const hits = await Promise.all(Array.from({ length: 40 }, () => store.hit(bucket, t0, 60_000)));
-        assert.deepEqual(hits.map((h) => h.count).sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1), `${name}: 1..40, each once`);
-        assert.ok(hits.every((h) => h.windowStart === t0), `${name}: one window`);
+        assert.deepEqual(
+          hits.map((h) => h.count).sort((a, b) => a - b),
+          Array.from({ length: 40 }, (_, i) => i + 1),
+          `${name}: 1..40, each once`,
+        );
+        assert.ok(
+          hits.every((h) => h.windowStart === t0),
+          `${name}: one window`,
+        );
         assert.deepEqual(await store.hit(bucket, t0 + 59_999, 60_000), { count: 41, windowStart: t0 }, `${name}: still in the window`);
         assert.deepEqual(await store.hit(bucket, t0 + 60_000, 60_000), { count: 1, windowStart: t0 + 60_000 }, `${name}: the next window`);
-        assert.deepEqual(await store.hit(`${bucket}:other`, t0 + 60_000, 60_000), { count: 1, windowStart: t0 + 60_000 }, `${name}: another bucket`);
+        assert.deepEqual(
+          await store.hit(`${bucket}:other`, t0 + 60_000, 60_000),
+          { count: 1, windowStart: t0 + 60_000 },
+          `${name}: another bucket`,
+        );
       } finally {
         await store.close();
       }
@@ -402,8 +476,17 @@ describe('the counter stores', () => {
     // The first hit of a store purges (its last purge is long ago): rows whose window started over an hour before go.
     await store.hit('purge:new', old + 2 * 3_600_000, 60_000);
     const rows = async () =>
-      (await server.container.database.db.execute(sql`select bucket from rate_limit_counters where bucket like 'purge:%' order by bucket`)) as unknown as { rows: Array<{ bucket: string }> };
-    await eventually('the old row to be purged', async () => ((await rows()).rows.some((r) => r.bucket === 'purge:old') ? undefined : true), { timeoutMs: 5000, everyMs: 20 });
-    assert.deepEqual((await rows()).rows.map((r) => r.bucket), ['purge:new']);
+      (await server.container.database.db.execute(
+        sql`select bucket from rate_limit_counters where bucket like 'purge:%' order by bucket`,
+      )) as unknown as { rows: Array<{ bucket: string }> };
+    await eventually(
+      'the old row to be purged',
+      async () => ((await rows()).rows.some((r) => r.bucket === 'purge:old') ? undefined : true),
+      { timeoutMs: 5000, everyMs: 20 },
+    );
+    assert.deepEqual(
+      (await rows()).rows.map((r) => r.bucket),
+      ['purge:new'],
+    );
   });
 });

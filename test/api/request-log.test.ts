@@ -13,7 +13,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const linesOf = (requestId: string) => server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.request_id === requestId);
+const linesOf = (requestId: string) =>
+  server.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.request_id === requestId);
 
 /** The lines of a request once its answer is logged (the line is written after the answer is sent). */
 async function loggedLines(requestId: string, expected: number): Promise<Array<Record<string, unknown>>> {
@@ -41,12 +42,22 @@ test('a request writes one line at info: method, URL, status, time, route and re
   assert.equal((await request(server, 'GET', '/v1/no-such-route', { headers: { 'x-request-id': 'one-line-3' } })).status, 404);
   const refused = await loggedLines('one-line-2', 1);
   const unknown = await loggedLines('one-line-3', 1);
-  assert.deepEqual(refused.map((l) => [l.msg, l.status, l.route]), [['request completed', 401, '/v1/channels']]);
-  assert.deepEqual(unknown.map((l) => [l.msg, l.status, l.route]), [['request completed', 404, null]]);
+  assert.deepEqual(
+    refused.map((l) => [l.msg, l.status, l.route]),
+    [['request completed', 401, '/v1/channels']],
+  );
+  assert.deepEqual(
+    unknown.map((l) => [l.msg, l.status, l.route]),
+    [['request completed', 404, null]],
+  );
 });
 
 test('a successful health check or probe writes no line at info; a refused metrics read writes one', async () => {
-  for (const [path, id] of [['/v1/health', 'quiet-1'], ['/livez', 'quiet-2'], ['/readyz', 'quiet-3']] as const) {
+  for (const [path, id] of [
+    ['/v1/health', 'quiet-1'],
+    ['/livez', 'quiet-2'],
+    ['/readyz', 'quiet-3'],
+  ] as const) {
     assert.equal((await request(server, 'GET', path, { headers: { 'x-request-id': id } })).status, 200, path);
   }
   // A request after them, logged: their lines (had they any) would be written by now.
@@ -54,8 +65,13 @@ test('a successful health check or probe writes no line at info; a refused metri
   await loggedLines('quiet-after', 1);
   assert.deepEqual([...linesOf('quiet-1'), ...linesOf('quiet-2'), ...linesOf('quiet-3')], []);
 
-  const refused = await request(server, 'GET', '/metrics', { headers: { 'x-request-id': 'probe-failing', authorization: 'Bearer not-the-metrics-token' } });
+  const refused = await request(server, 'GET', '/metrics', {
+    headers: { 'x-request-id': 'probe-failing', authorization: 'Bearer not-the-metrics-token' },
+  });
   assert.ok(refused.status >= 400, String(refused.status));
   const lines = await loggedLines('probe-failing', 1);
-  assert.deepEqual(lines.map((l) => [l.level, l.msg, l.status, l.route]), [['info', 'request completed', refused.status, '/metrics']]);
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg, l.status, l.route]),
+    [['info', 'request completed', refused.status, '/metrics']],
+  );
 });

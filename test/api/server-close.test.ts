@@ -9,7 +9,8 @@ import { eventually } from '../eventually.ts';
 import { startTestServer } from '../harness.ts';
 
 /** Resolves when the socket is closed (by the server: the test never ends it). */
-const closed = (socket: net.Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+const closed = (socket: net.Socket) =>
+  new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 /** Rejects when the promise has not settled within ms (the failure names what hung). */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -37,7 +38,9 @@ test('a close cuts an idle keep-alive connection and a request whose body never 
   // A request whose body stops half way: its answer never starts.
   const stalled = net.connect(port, '127.0.0.1');
   stalled.on('error', () => undefined);
-  stalled.write(`POST /v1/contacts HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${server.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+  stalled.write(
+    `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${server.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+  );
   await eventually('the stalled request to reach the server', () => requests >= 2);
 
   // Before the drain the close waited on both: the keep-alive timeout (72 s) and a body that never came.

@@ -9,7 +9,13 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { movableClock, OWNER_EMAIL, request, startTestServer, type TestServer } from '../harness.ts';
 
-const body = (email: string, extra: Record<string, unknown> = {}) => ({ name: 'Nora Newcomer', email, password: 'a sign-up passphrase', organization_name: 'Newcomer GmbH', ...extra });
+const body = (email: string, extra: Record<string, unknown> = {}) => ({
+  name: 'Nora Newcomer',
+  email,
+  password: 'a sign-up passphrase',
+  organization_name: 'Newcomer GmbH',
+  ...extra,
+});
 
 async function counts(server: TestServer): Promise<{ users: number; organizations: number; sessions: number }> {
   const [row] = await queryRows<{ users: number; organizations: number; sessions: number }>(
@@ -43,7 +49,10 @@ describe('SIGNUP=open', () => {
   let server: TestServer;
   const clock = movableClock();
   before(async () => {
-    server = await startTestServer({ clock, env: { SIGNUP: 'open', LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '3', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000' } });
+    server = await startTestServer({
+      clock,
+      env: { SIGNUP: 'open', LOGIN_THROTTLE_ACCOUNT_FREE_ATTEMPTS: '3', LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: '1000' },
+    });
   });
   after(() => server.close());
 
@@ -67,11 +76,19 @@ describe('SIGNUP=open', () => {
     assert.equal(session.status, 200, session.text);
     assert.equal(session.body.data.organization_id, res.body.data.organization_id);
     assert.equal(session.body.data.role, 'owner');
-    assert.deepEqual(session.body.data.organizations, [{ organization_id: res.body.data.organization_id, organization_name: 'Newcomer GmbH', role: 'owner' }]);
+    assert.deepEqual(session.body.data.organizations, [
+      { organization_id: res.body.data.organization_id, organization_name: 'Newcomer GmbH', role: 'owner' },
+    ]);
     // The new organization is empty and the bootstrapped one is out of reach.
     assert.deepEqual((await request(server, 'GET', '/v1/channels', { cookie })).body.data, []);
-    assert.equal((await request(server, 'GET', '/v1/channels', { cookie, headers: { 'x-organization-id': server.organizationId } })).status, 403);
-    assert.equal((await request(server, 'POST', '/v1/auth/login', { body: { email: 'nora@example.com', password: 'a sign-up passphrase' } })).status, 200);
+    assert.equal(
+      (await request(server, 'GET', '/v1/channels', { cookie, headers: { 'x-organization-id': server.organizationId } })).status,
+      403,
+    );
+    assert.equal(
+      (await request(server, 'POST', '/v1/auth/login', { body: { email: 'nora@example.com', password: 'a sign-up passphrase' } })).status,
+      200,
+    );
     assert.equal(res.text.includes('a sign-up passphrase'), false);
   });
 
@@ -95,12 +112,16 @@ describe('SIGNUP=open', () => {
 
   test('the login throttle applies per email: repeated attempts on a taken email end in 429 with Retry-After', async () => {
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await request(server, 'POST', '/v1/auth/signup', { body: body('nora@example.com') })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await request(server, 'POST', '/v1/auth/signup', { body: body('nora@example.com') })).status);
     assert.deepEqual(statuses, [409, 409, 409, 409, 429]);
     const held = await request(server, 'POST', '/v1/auth/signup', { body: body('nora@example.com') });
     assert.ok(Number(held.headers.get('retry-after')) >= 1);
     // It is the login throttle: the account's login waits too.
-    assert.equal((await request(server, 'POST', '/v1/auth/login', { body: { email: 'nora@example.com', password: 'a sign-up passphrase' } })).status, 429);
+    assert.equal(
+      (await request(server, 'POST', '/v1/auth/login', { body: { email: 'nora@example.com', password: 'a sign-up passphrase' } })).status,
+      429,
+    );
     clock.advance(60 * 60_000);
   });
 
@@ -118,10 +139,16 @@ describe('SIGNUP=open', () => {
     for (const [sent, pointer] of cases) {
       const res = await request(server, 'POST', '/v1/auth/signup', { body: sent });
       assert.equal(res.status, 400, `${pointer}: ${res.text}`);
-      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${pointer} in ${res.text}`);
+      assert.ok(
+        res.body.errors.some((e: { pointer: string }) => e.pointer === pointer),
+        `${pointer} in ${res.text}`,
+      );
     }
     assert.equal((await request(server, 'POST', '/v1/auth/signup', { rawBody: '{"name":"x",' })).status, 400);
-    assert.equal((await request(server, 'POST', '/v1/auth/signup', { rawBody: 'name=x', contentType: 'application/x-www-form-urlencoded' })).status, 415);
+    assert.equal(
+      (await request(server, 'POST', '/v1/auth/signup', { rawBody: 'name=x', contentType: 'application/x-www-form-urlencoded' })).status,
+      415,
+    );
     assert.deepEqual(await counts(server), before);
   });
 });

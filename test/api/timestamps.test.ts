@@ -41,6 +41,13 @@ test('out-of-range times are a 400 naming the field on every route that takes a 
   }
   // The earliest instant is storable: accepted where the past is allowed.
   assert.equal((await request(server, 'GET', `/v1/events?since=${encodeURIComponent('0001-01-01T00:00:00Z')}`, { key })).status, 200);
-  assert.equal((await request(server, 'PUT', `/v1/contacts/${id}/consent/all`, { key, body: { state: 'granted', at: '0001-01-01T00:00:00Z' } })).status, 201);
-  assert.equal((await request(server, 'GET', `/v1/contacts?updated_after=${encodeURIComponent('9999-12-31T23:59:59Z')}`, { key })).status, 200);
+  assert.equal(
+    (await request(server, 'PUT', `/v1/contacts/${id}/consent/all`, { key, body: { state: 'granted', at: '0001-01-01T00:00:00Z' } }))
+      .status,
+    201,
+  );
+  assert.equal(
+    (await request(server, 'GET', `/v1/contacts?updated_after=${encodeURIComponent('9999-12-31T23:59:59Z')}`, { key })).status,
+    200,
+  );
 });

@@ -43,7 +43,10 @@ describe('endpoints', () => {
     assert.equal(listed.enabled, true);
     assert.equal(listed.secret, undefined, 'the secret is not listed');
     assert.equal(JSON.stringify(settings.body).includes('whsec_'), false);
-    assert.deepEqual(event_types.map((t: { type: string }) => t.type), [...EVENT_TYPES]);
+    assert.deepEqual(
+      event_types.map((t: { type: string }) => t.type),
+      [...EVENT_TYPES],
+    );
     for (const t of event_types) assert.ok(t.description.length > 10 && typeof t.example === 'object', t.type);
     assert.equal(delivery.timeout_ms, 500);
     assert.deepEqual(delivery.retry_delays_ms, [0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
@@ -59,7 +62,10 @@ describe('endpoints', () => {
     assert.equal(endpoint.description, '');
     assert.deepEqual(endpoint.health, { consecutive_failures: 0, failing_since: null, last_success_at: null, last_failure_at: null });
 
-    const patched = await request(server, 'PATCH', `${BASE}/endpoints/${endpoint.id}`, { key: key(), body: { description: 'renamed', event_types: ['contact.updated', 'contact.updated'] } });
+    const patched = await request(server, 'PATCH', `${BASE}/endpoints/${endpoint.id}`, {
+      key: key(),
+      body: { description: 'renamed', event_types: ['contact.updated', 'contact.updated'] },
+    });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.body.data.description, 'renamed');
     assert.deepEqual(patched.body.data.event_types, ['contact.updated'], 'duplicates are dropped');
@@ -75,10 +81,16 @@ describe('endpoints', () => {
 
     assert.equal((await request(server, 'DELETE', `${BASE}/endpoints/${endpoint.id}`, { key: key() })).status, 204);
     assert.equal((await request(server, 'DELETE', `${BASE}/endpoints/${endpoint.id}`, { key: key() })).status, 404);
-    assert.equal((await request(server, 'PATCH', `${BASE}/endpoints/${endpoint.id}`, { key: key(), body: { description: 'x' } })).status, 404);
+    assert.equal(
+      (await request(server, 'PATCH', `${BASE}/endpoints/${endpoint.id}`, { key: key(), body: { description: 'x' } })).status,
+      404,
+    );
     assert.equal((await request(server, 'GET', `${BASE}/endpoints/not-a-uuid/secret`, { key: key() })).status, 404);
     const settings = await request(server, 'GET', BASE, { key: key() });
-    assert.equal(settings.body.data.endpoints.some((e: { id: string }) => e.id === endpoint.id), false);
+    assert.equal(
+      settings.body.data.endpoints.some((e: { id: string }) => e.id === endpoint.id),
+      false,
+    );
   });
 
   test('bad bodies name the field', async () => {
@@ -94,7 +106,10 @@ describe('endpoints', () => {
     for (const [body, pointer] of cases) {
       const res = await create(body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
-      assert.ok(res.body.errors?.some((e: { pointer: string }) => e.pointer === pointer || e.pointer.startsWith(pointer)), `${JSON.stringify(body)} names ${pointer}: ${res.text}`);
+      assert.ok(
+        res.body.errors?.some((e: { pointer: string }) => e.pointer === pointer || e.pointer.startsWith(pointer)),
+        `${JSON.stringify(body)} names ${pointer}: ${res.text}`,
+      );
     }
   });
 
@@ -116,8 +131,14 @@ describe('secrets', () => {
     assert.equal(asOwner.body.data.secret, created.secret);
 
     const db = server.container.database.db;
-    await addMember({ db, clock: server.container.clock }, { organizationId: server.organizationId, email: 'admin2@example.com', name: 'Admin', password: OWNER_PASSWORD, role: 'admin' });
-    await addMember({ db, clock: server.container.clock }, { organizationId: server.organizationId, email: 'member@example.com', name: 'Member', password: OWNER_PASSWORD, role: 'member' });
+    await addMember(
+      { db, clock: server.container.clock },
+      { organizationId: server.organizationId, email: 'admin2@example.com', name: 'Admin', password: OWNER_PASSWORD, role: 'admin' },
+    );
+    await addMember(
+      { db, clock: server.container.clock },
+      { organizationId: server.organizationId, email: 'member@example.com', name: 'Member', password: OWNER_PASSWORD, role: 'member' },
+    );
     const admin = await loginCookie(server, 'admin2@example.com', OWNER_PASSWORD);
     assert.equal((await request(server, 'GET', `${BASE}/endpoints/${created.id}/secret`, { cookie: admin })).status, 200);
     const member = await loginCookie(server, 'member@example.com', OWNER_PASSWORD);
@@ -149,7 +170,10 @@ describe('test sends', () => {
     assert.deepEqual(verifyWith(created.secret, got), { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' });
 
     receiver.answer(() => ({ status: 500, body: 'x'.repeat(10_000) }));
-    const failed = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, { key: key(), body: { event_type: 'commerce.order.updated' } });
+    const failed = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, {
+      key: key(),
+      body: { event_type: 'commerce.order.updated' },
+    });
     assert.equal(failed.status, 200);
     assert.equal(failed.body.data.succeeded, false);
     assert.equal(failed.body.data.attempt.status_code, 500);
@@ -160,7 +184,10 @@ describe('test sends', () => {
     const hung = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, { key: key(), body: { event_type: 'message.new' } });
     assert.equal(hung.body.data.succeeded, false);
     assert.equal(hung.body.data.attempt.error, 'timed out after 500 ms');
-    assert.ok(hung.body.data.attempt.duration_ms >= 450 && hung.body.data.attempt.duration_ms < 3000, String(hung.body.data.attempt.duration_ms));
+    assert.ok(
+      hung.body.data.attempt.duration_ms >= 450 && hung.body.data.attempt.duration_ms < 3000,
+      String(hung.body.data.attempt.duration_ms),
+    );
     receiver.answer(() => ({ status: 200 }));
 
     const bad = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, { key: key(), body: { event_type: 'nope' } });
@@ -171,7 +198,10 @@ describe('test sends', () => {
     assert.equal(log.status, 200);
     assert.equal(log.body.data.length, 3);
     assert.ok(log.body.data.every((d: { test: boolean }) => d.test));
-    assert.deepEqual(log.body.data.map((d: { status: string }) => d.status), ['failed', 'failed', 'succeeded']);
+    assert.deepEqual(
+      log.body.data.map((d: { status: string }) => d.status),
+      ['failed', 'failed', 'succeeded'],
+    );
     const settings = await request(server, 'GET', BASE, { key: key() });
     assert.equal(settings.body.data.endpoints.find((e: { id: string }) => e.id === created.id).health.consecutive_failures, 0);
   });
@@ -225,7 +255,10 @@ describe('auth and isolation', () => {
     const theirs = await create({ url: receiver.url, description: 'theirs' }, { key: other.apiKey });
     assert.equal(theirs.status, 201);
     const theirSettings = await request(server, 'GET', BASE, { key: other.apiKey });
-    assert.deepEqual(theirSettings.body.data.endpoints.map((e: { description: string }) => e.description), ['theirs']);
+    assert.deepEqual(
+      theirSettings.body.data.endpoints.map((e: { description: string }) => e.description),
+      ['theirs'],
+    );
     for (const [method, path, body] of [
       ['PATCH', `${BASE}/endpoints/${mine.id}`, { description: 'stolen' }],
       ['DELETE', `${BASE}/endpoints/${mine.id}`, undefined],

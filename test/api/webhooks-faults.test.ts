@@ -48,11 +48,16 @@ async function attemptsOf(endpointId: string) {
   );
 }
 
-test('hanging, resetting and slow receivers never hold up a healthy endpoint; each event reaches every endpoint once they recover', { timeout: 90_000 }, async () => {
+test('hanging, resetting and slow receivers never hold up a healthy endpoint; each event reaches every endpoint once they recover', {
+  timeout: 90_000,
+}, async () => {
   const names = ['healthy', 'hang', 'reset', 'slow'] as const;
   const endpoints: Record<string, string> = {};
   for (const name of names) {
-    const res = await request(server, 'POST', `${BASE}/endpoints`, { key: server.apiKey, body: { url: `${receiver.url}?${name}`, event_types: ['conversation.updated'] } });
+    const res = await request(server, 'POST', `${BASE}/endpoints`, {
+      key: server.apiKey,
+      body: { url: `${receiver.url}?${name}`, event_types: ['conversation.updated'] },
+    });
     assert.equal(res.status, 201, res.text);
     endpoints[name] = res.body.data.id;
   }
@@ -73,12 +78,18 @@ test('hanging, resetting and slow receivers never hold up a healthy endpoint; ea
 
   const committed = new Map<string, number>();
   for (let i = 0; i < EVENTS; i++) {
-    const id = await server.container.database.db.transaction((tx) => recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: `c-${i}`, status: 'open' }));
+    const id = await server.container.database.db.transaction((tx) =>
+      recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: `c-${i}`, status: 'open' }),
+    );
     committed.set(id, performance.timeOrigin + performance.now());
     await new Promise((r) => setTimeout(r, 20));
   }
 
-  await eventually('the healthy endpoint to get every event', () => (new Set(at('healthy').map((r) => r.headers['webhook-id'])).size >= EVENTS ? true : undefined), 15_000);
+  await eventually(
+    'the healthy endpoint to get every event',
+    () => (new Set(at('healthy').map((r) => r.headers['webhook-id'])).size >= EVENTS ? true : undefined),
+    15_000,
+  );
   const lags = at('healthy').map((r) => r.receivedAt - committed.get(String(r.headers['webhook-id']))!);
   // Held up by the failing ones, it would wait a timeout (3 s) or a slow answer (1.5 s) at least.
   assert.ok(Math.max(...lags) < SLOW_MS, `the healthy endpoint waited for nobody (max lag ${Math.round(Math.max(...lags))} ms)`);
@@ -123,10 +134,17 @@ test('hanging, resetting and slow receivers never hold up a healthy endpoint; ea
       },
       45_000,
     );
-    assert.deepEqual(everyEvent.filter((id) => !answered.get(name)!.has(id)), [], `the ${name} endpoint got every event at least once`);
+    assert.deepEqual(
+      everyEvent.filter((id) => !answered.get(name)!.has(id)),
+      [],
+      `the ${name} endpoint got every event at least once`,
+    );
   }
   // Nothing failed for good, and the healthy endpoint got each event exactly once.
-  const [failed] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`);
+  const [failed] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from webhook_deliveries where status <> 'succeeded'`,
+  );
   assert.equal(failed!.n, 0);
   assert.equal(at('healthy').length, EVENTS);
 });

@@ -22,7 +22,12 @@ const TIMEOUT_MS = 3000;
 before(async () => {
   server = await startTestServer({
     worker: true,
-    env: { WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_POLL_INTERVAL_MS: '100', WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY), WEBHOOK_RETRY_JITTER: '0' },
+    env: {
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
+      WEBHOOK_RETRY_JITTER: '0',
+    },
   });
   receiver = await startReceiver();
 });
@@ -43,7 +48,13 @@ const at = (query: string) => receiver.requests.filter((r) => r.path.endsWith(`?
  * Records `count` events in transactions of `perTx`, one transaction every `everyMs` at most;
  * resolves to each event's id and commit time.
  */
-async function emitMany(organizationId: string, count: number, perTx: number, type: 'conversation.updated' | 'message.sent' = 'conversation.updated', everyMs = 0) {
+async function emitMany(
+  organizationId: string,
+  count: number,
+  perTx: number,
+  type: 'conversation.updated' | 'message.sent' = 'conversation.updated',
+  everyMs = 0,
+) {
   const committed = new Map<string, number>();
   const db = server.container.database.db;
   const begin = performance.now();
@@ -136,7 +147,11 @@ test('1,000 events to three endpoints, one dead: the two healthy ones get every 
   const committed = await emitMany(other.organizationId, 1000, 20, 'conversation.updated', 100);
   const lastCommit = Math.max(...committed.values());
   const distinct = (name: string) => new Set(at(name).map((r) => r.headers['webhook-id'])).size;
-  await eventually('both healthy endpoints to get all 1,000', () => (distinct(healthy1) >= 1000 && distinct(healthy2) >= 1000 ? true : undefined), 60_000);
+  await eventually(
+    'both healthy endpoints to get all 1,000',
+    () => (distinct(healthy1) >= 1000 && distinct(healthy2) >= 1000 ? true : undefined),
+    60_000,
+  );
   const finished = performance.timeOrigin + performance.now();
   const db = server.container.database.db;
   for (const name of [healthy1, healthy2]) {
@@ -145,7 +160,10 @@ test('1,000 events to three endpoints, one dead: the two healthy ones get every 
     for (const id of committed.keys()) assert.ok(ids.has(id), `${name} got ${id}`);
     // A repeat is only ever a retry after an attempt that failed (a timeout): every request is an attempt on record.
     await eventually(`${name}'s attempts to be recorded`, async () => {
-      const [r] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from webhook_attempts a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + name}`);
+      const [r] = await queryRows<{ n: number }>(
+        db,
+        sql`select count(*)::int as n from webhook_attempts a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + name}`,
+      );
       return r!.n === at(name).length ? true : undefined;
     });
   }
@@ -166,8 +184,13 @@ test('1,000 events to three endpoints, one dead: the two healthy ones get every 
   // six minutes that queueing behind the dead endpoint would take.
   const bound = usingPostgres ? 1000 : 60_000;
   assert.ok(p99 < bound, `p99 lag to the healthy endpoints ${Math.round(p99)} ms (bound ${bound} ms)`);
-  assert.ok(finished - lastCommit < bound + 1000, `the last healthy delivery came ${Math.round(finished - lastCommit)} ms after the last commit`);
-  console.log(`# 1,000 events at 200/s, one endpoint dead: p50 ${Math.round(percentile(lags, 50))} ms, p99 ${Math.round(p99)} ms lag to the healthy ones; done ${((finished - started) / 1000).toFixed(1)} s after the first commit`);
+  assert.ok(
+    finished - lastCommit < bound + 1000,
+    `the last healthy delivery came ${Math.round(finished - lastCommit)} ms after the last commit`,
+  );
+  console.log(
+    `# 1,000 events at 200/s, one endpoint dead: p50 ${Math.round(percentile(lags, 50))} ms, p99 ${Math.round(p99)} ms lag to the healthy ones; done ${((finished - started) / 1000).toFixed(1)} s after the first commit`,
+  );
 });
 
 test('filters: an endpoint gets only its types; disabled endpoints and other organizations get nothing', async () => {
@@ -185,7 +208,10 @@ test('filters: an endpoint gets only its types; disabled endpoints and other org
   await eventually('the catch-all endpoint to get all 5', () => (at('all').length >= 5 ? true : undefined));
   // Every event is handed out by now (the catch-all has them all); once no delivery waits, every receiver has what it will get.
   await eventually('no delivery of the organization left to send', async () => {
-    const [row] = await queryRows<{ n: number }>(server.container.database.db, sql`select count(*)::int as n from webhook_deliveries where organization_id = ${other.organizationId} and status = 'pending'`);
+    const [row] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from webhook_deliveries where organization_id = ${other.organizationId} and status = 'pending'`,
+    );
     return row!.n === 0;
   });
   const ids = (q: string) => new Set(at(q).map((r) => String(r.headers['webhook-id'])));

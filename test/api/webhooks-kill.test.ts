@@ -28,7 +28,10 @@ test('a delivery cut off by SIGKILL is made again after the restart, with the sa
     // The first attempt never gets an answer: the process dies while it waits.
     receiver.answer(() => 'hang');
     // A real route that records an event: a sandbox-bound channel is connected at once.
-    const channel = await request(service, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name: 'Kill test' } });
+    const channel = await request(service, 'POST', '/v1/channels', {
+      key: apiKey,
+      body: { platform: 'chatapp_official', name: 'Kill test' },
+    });
     assert.equal(channel.status, 201, channel.text);
     const first = await eventually('the first attempt to arrive', () => receiver.requests[0]);
     const killedAt = Date.now();
@@ -41,12 +44,16 @@ test('a delivery cut off by SIGKILL is made again after the restart, with the sa
     assert.equal(second.headers['webhook-id'], first.headers['webhook-id'], 'the same webhook-id: receivers deduplicate on it');
     assert.equal(second.body, first.body);
     assert.ok(Date.now() - killedAt < 30_000, 'within the lease and a restart');
-    const secret = (await request(service, 'GET', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/secret`, { key: apiKey })).body.data.secret;
+    const secret = (
+      await request(service, 'GET', `/v1/settings/developer/webhooks/endpoints/${endpoint.body.data.id}/secret`, { key: apiKey })
+    ).body.data.secret;
     const verified = verifyWith(secret, second) as { channel_id: string; status: string };
     assert.equal(verified.channel_id, channel.body.data.id);
     assert.equal(verified.status, 'connected');
     const delivery = await eventually('the delivery to be recorded as succeeded', async () => {
-      const res = await request(service!, 'GET', `/v1/settings/developer/webhooks/deliveries?message_id=${first.headers['webhook-id']}`, { key: apiKey });
+      const res = await request(service!, 'GET', `/v1/settings/developer/webhooks/deliveries?message_id=${first.headers['webhook-id']}`, {
+        key: apiKey,
+      });
       return res.body.data[0]?.status === 'succeeded' ? res.body.data[0] : undefined;
     });
     assert.equal(delivery.attempt_count, 1, 'the cut-off attempt left no record; the one that succeeded is');

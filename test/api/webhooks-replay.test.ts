@@ -31,7 +31,10 @@ const emit = (organizationId: string, status: string, at?: Date) =>
 async function readAll(key: string, query = '', cursor?: string) {
   const res = await request(server, 'GET', `/v1/events?limit=2${query}${cursor ? `&cursor=${cursor}` : ''}`, { key });
   assert.equal(res.status, 200, res.text);
-  return res.body as { data: Array<{ id: string; type: string; created_at: string; data: Record<string, unknown> }>; meta: { next_cursor: string; has_more: boolean } };
+  return res.body as {
+    data: Array<{ id: string; type: string; created_at: string; data: Record<string, unknown> }>;
+    meta: { next_cursor: string; has_more: boolean };
+  };
 }
 
 async function eventsAfter(key: string, cursor: string | undefined, query = '') {
@@ -55,8 +58,14 @@ test('pages through the events oldest first with a cursor that is always set; re
     const all = await eventsAfter(other.apiKey, undefined);
     return all.seen.length === 5 ? all : undefined;
   });
-  assert.deepEqual(first.seen.map((e) => e.id), ids);
-  assert.deepEqual(first.seen.map((e) => e.data.status), ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(
+    first.seen.map((e) => e.id),
+    ids,
+  );
+  assert.deepEqual(
+    first.seen.map((e) => e.data.status),
+    ['a', 'b', 'c', 'd', 'e'],
+  );
   const page = await readAll(other.apiKey);
   assert.equal(page.data.length, 2);
   assert.equal(page.meta.has_more, true);
@@ -72,7 +81,10 @@ test('pages through the events oldest first with a cursor that is always set; re
     const r = await eventsAfter(other.apiKey, first.cursor);
     return r.seen.length > 0 ? r : undefined;
   });
-  assert.deepEqual(more.seen.map((e) => e.id), [later]);
+  assert.deepEqual(
+    more.seen.map((e) => e.id),
+    [later],
+  );
 
   const filtered = await eventsAfter(other.apiKey, undefined, '&type=message.new');
   assert.deepEqual(filtered.seen, []);
@@ -102,14 +114,21 @@ test('an event whose transaction commits late comes after the cursor, not before
     const r = await eventsAfter(other.apiKey, undefined);
     return r.seen.length === 1 ? r : undefined;
   });
-  assert.deepEqual(before.seen.map((e) => e.id), [early]);
+  assert.deepEqual(
+    before.seen.map((e) => e.id),
+    [early],
+  );
   release();
   await late;
   const after = await eventually('the late event after the cursor', async () => {
     const r = await eventsAfter(other.apiKey, before.cursor);
     return r.seen.length === 1 ? r : undefined;
   });
-  assert.deepEqual(after.seen.map((e) => e.id), [lateId], 'a reader holding the cursor still gets the late event');
+  assert.deepEqual(
+    after.seen.map((e) => e.id),
+    [lateId],
+    'a reader holding the cursor still gets the late event',
+  );
   const [order] = await queryRows<{ late_seq: number; early_seq: number }>(
     db(),
     sql`select (select seq from events where id = ${lateId}) as late_seq, (select seq from events where id = ${early}) as early_seq`,
@@ -118,14 +137,24 @@ test('an event whose transaction commits late comes after the cursor, not before
 });
 
 test('retention: events older than EVENT_RETENTION_DAYS go, with their deliveries and attempts', async () => {
-  const created = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: server.apiKey, body: { url: receiver.url } });
+  const created = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+    key: server.apiKey,
+    body: { url: receiver.url },
+  });
   assert.equal(created.status, 201);
   const now = Date.now();
   const old = await emit(server.organizationId, 'old', new Date(now - 8 * 86_400_000));
   const recent = await emit(server.organizationId, 'recent', new Date(now - 6 * 86_400_000));
-  await eventually('both to be delivered', () => (receiver.requests.filter((r) => r.headers['webhook-id'] === old || r.headers['webhook-id'] === recent).length >= 2 ? true : undefined));
+  await eventually('both to be delivered', () =>
+    receiver.requests.filter((r) => r.headers['webhook-id'] === old || r.headers['webhook-id'] === recent).length >= 2 ? true : undefined,
+  );
   const count = async (table: 'events' | 'webhook_deliveries' | 'webhook_attempts', id: string) => {
-    const column = table === 'events' ? sql`id` : table === 'webhook_deliveries' ? sql`message_id` : sql`delivery_id in (select id from webhook_deliveries where message_id = ${id})`;
+    const column =
+      table === 'events'
+        ? sql`id`
+        : table === 'webhook_deliveries'
+          ? sql`message_id`
+          : sql`delivery_id in (select id from webhook_deliveries where message_id = ${id})`;
     const where = table === 'webhook_attempts' ? column : sql`${column} = ${id}`;
     const [row] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from ${sql.raw(table)} where ${where}`);
     return row!.n;

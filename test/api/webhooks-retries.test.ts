@@ -36,13 +36,18 @@ after(async () => {
 });
 
 async function createEndpoint(path: string, extra: Record<string, unknown> = {}) {
-  const res = await request(server, 'POST', `${BASE}/endpoints`, { key: server.apiKey, body: { url: `${receiver.url}?${path}`, ...extra } });
+  const res = await request(server, 'POST', `${BASE}/endpoints`, {
+    key: server.apiKey,
+    body: { url: `${receiver.url}?${path}`, ...extra },
+  });
   assert.equal(res.status, 201, res.text);
   return res.body.data as { id: string; secret: string };
 }
 
 function emit(status = 'open'): Promise<string> {
-  return server.container.database.db.transaction((tx) => recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: 'c-1', status }));
+  return server.container.database.db.transaction((tx) =>
+    recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: 'c-1', status }),
+  );
 }
 
 const to = (path: string) => receiver.requests.filter((r) => r.path.endsWith(`?${path}`));
@@ -60,7 +65,11 @@ test('a receiver failing twice then answering 2xx gets the same webhook-id each 
   const eventId = await emit();
   await eventually('three attempts', () => (to('flaky').length >= 3 ? true : undefined));
   const got = to('flaky');
-  assert.deepEqual(got.map((r) => r.headers['webhook-id']), [eventId, eventId, eventId], 'one webhook-id across retries');
+  assert.deepEqual(
+    got.map((r) => r.headers['webhook-id']),
+    [eventId, eventId, eventId],
+    'one webhook-id across retries',
+  );
   for (const r of got) assert.deepEqual(verifyWith(endpoint.secret, r), { conversation_id: 'c-1', status: 'open' });
   const gap1 = got[1]!.receivedAt - got[0]!.receivedAt;
   const gap2 = got[2]!.receivedAt - got[1]!.receivedAt;
@@ -77,9 +86,20 @@ test('a receiver failing twice then answering 2xx gets the same webhook-id each 
   assert.equal(delivery!.last_status_code, 204);
   assert.equal(delivery!.next_attempt_at, null);
   const attempts = delivery!.attempts;
-  assert.deepEqual(attempts.map((a: { status_code: number }) => a.status_code), [204, 503, 503], 'newest first');
-  assert.deepEqual(attempts.map((a: { response_body: string }) => a.response_body), [null, null, null], 'a 204 has no body; the answers of failures are not kept');
-  assert.deepEqual(attempts.map((a: { error: string | null }) => a.error), [null, 'HTTP 503', 'HTTP 503']);
+  assert.deepEqual(
+    attempts.map((a: { status_code: number }) => a.status_code),
+    [204, 503, 503],
+    'newest first',
+  );
+  assert.deepEqual(
+    attempts.map((a: { response_body: string }) => a.response_body),
+    [null, null, null],
+    'a 204 has no body; the answers of failures are not kept',
+  );
+  assert.deepEqual(
+    attempts.map((a: { error: string | null }) => a.error),
+    [null, 'HTTP 503', 'HTTP 503'],
+  );
   assert.ok(attempts.every((a: { trigger: string; duration_ms: number }) => a.trigger === 'scheduled' && a.duration_ms >= 0));
   await eventually('the health to show the success', async () => {
     const settings = await request(server, 'GET', BASE, { key: server.apiKey });
@@ -130,11 +150,17 @@ test('a schedule that runs out leaves the delivery failed; the retry route sends
   assert.ok(verifyWith(endpoint.secret, to('down').at(-1)!));
 
   // Where it succeeded it is not sent again.
-  const again = await request(server, 'POST', `${BASE}/deliveries/${eventId}/retry`, { key: server.apiKey, body: { endpoint_id: endpoint.id } });
+  const again = await request(server, 'POST', `${BASE}/deliveries/${eventId}/retry`, {
+    key: server.apiKey,
+    body: { endpoint_id: endpoint.id },
+  });
   assert.equal(again.status, 202);
   assert.deepEqual(again.body.data.retried, []);
   assert.deepEqual(again.body.data.skipped, [{ endpoint_id: endpoint.id, reason: 'already succeeded' }]);
-  assert.equal((await request(server, 'POST', `${BASE}/deliveries/0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9/retry`, { key: server.apiKey })).status, 404);
+  assert.equal(
+    (await request(server, 'POST', `${BASE}/deliveries/0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9/retry`, { key: server.apiKey })).status,
+    404,
+  );
   assert.equal((await request(server, 'POST', `${BASE}/deliveries/nope/retry`, { key: server.apiKey })).status, 404);
 });
 
@@ -159,12 +185,24 @@ test('the delivery log filters by endpoint, event type, status, message id and t
   const start = new Date(Date.now() - 1000).toISOString();
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push(await emit(`s${i}`));
-  await eventually('five deliveries', async () => ((await deliveriesOf(`endpoint_id=${endpoint.id}&status=succeeded`)).length === 5 ? true : undefined));
+  await eventually('five deliveries', async () =>
+    (await deliveriesOf(`endpoint_id=${endpoint.id}&status=succeeded`)).length === 5 ? true : undefined,
+  );
   const page1 = await request(server, 'GET', `${BASE}/deliveries?endpoint_id=${endpoint.id}&limit=2`, { key: server.apiKey });
   assert.equal(page1.body.data.length, 2);
   assert.ok(page1.body.meta.next_cursor);
-  const page2 = await request(server, 'GET', `${BASE}/deliveries?endpoint_id=${endpoint.id}&limit=2&cursor=${page1.body.meta.next_cursor}`, { key: server.apiKey });
-  const page3 = await request(server, 'GET', `${BASE}/deliveries?endpoint_id=${endpoint.id}&limit=2&cursor=${page2.body.meta.next_cursor}`, { key: server.apiKey });
+  const page2 = await request(
+    server,
+    'GET',
+    `${BASE}/deliveries?endpoint_id=${endpoint.id}&limit=2&cursor=${page1.body.meta.next_cursor}`,
+    { key: server.apiKey },
+  );
+  const page3 = await request(
+    server,
+    'GET',
+    `${BASE}/deliveries?endpoint_id=${endpoint.id}&limit=2&cursor=${page2.body.meta.next_cursor}`,
+    { key: server.apiKey },
+  );
   assert.equal(page3.body.meta.next_cursor, null);
   const seen = [...page1.body.data, ...page2.body.data, ...page3.body.data].map((d: { message_id: string }) => d.message_id);
   assert.deepEqual(seen, [...ids].reverse(), 'newest first, each once');
@@ -192,10 +230,15 @@ test('an endpoint that keeps failing is disabled with the reason shown, and its 
     const e = settings.body.data.endpoints.find((x: { id: string }) => x.id === endpoint.id);
     return e.enabled ? undefined : e;
   });
-  assert.match(disabled.disabled_reason, /^disabled automatically: no delivery succeeded since .* \(\d+ failed attempts; the last: HTTP 410\)/);
+  assert.match(
+    disabled.disabled_reason,
+    /^disabled automatically: no delivery succeeded since .* \(\d+ failed attempts; the last: HTTP 410\)/,
+  );
   assert.ok(disabled.health.consecutive_failures >= 6);
   assert.ok(disabled.health.failing_since);
-  await eventually('no pending delivery left', async () => ((await deliveriesOf(`endpoint_id=${endpoint.id}&status=pending`)).length === 0 ? true : undefined));
+  await eventually('no pending delivery left', async () =>
+    (await deliveriesOf(`endpoint_id=${endpoint.id}&status=pending`)).length === 0 ? true : undefined,
+  );
   const count = to('dead').length;
   // A healthy endpoint beside it: once it has the event, the event has been handed out to every endpoint.
   await createEndpoint('witness');

@@ -41,7 +41,14 @@ test('a delivery is the flat event body, signed by the Standard Webhooks scheme,
   const endpoint = await createEndpoint({ url: `${receiver.url}?endpoint=1`, description: 'signing' });
   assert.match(endpoint.secret, /^whsec_[A-Za-z0-9+/]{32}$/, 'whsec_ + base64 of 24 bytes');
   assert.equal(Buffer.from(endpoint.secret.slice(6), 'base64').length, 24);
-  const body = { channel_id: '0196b1f2-0a00-7000-8000-000000000001', status: 'connected', previous_status: 'pairing', reason: 'scan "ok" ✓', reason_code: null, organization_id: server.organizationId };
+  const body = {
+    channel_id: '0196b1f2-0a00-7000-8000-000000000001',
+    status: 'connected',
+    previous_status: 'pairing',
+    reason: 'scan "ok" ✓',
+    reason_code: null,
+    organization_id: server.organizationId,
+  };
   const eventId = await emit('channel.status_update', body);
   const received = await eventually('the delivery', () => receiver.requests.find((r) => r.headers['webhook-id'] === eventId));
 
@@ -59,7 +66,10 @@ test('a delivery is the flat event body, signed by the Standard Webhooks scheme,
 
   assert.deepEqual(verifyWith(endpoint.secret, received), body, 'standardwebhooks verifies it');
   // A tampered body, another secret, or a stale timestamp do not verify.
-  assert.throws(() => verifyWith(endpoint.secret, { ...received, body: received.body.replace('connected', 'connectex') }), WebhookVerificationError);
+  assert.throws(
+    () => verifyWith(endpoint.secret, { ...received, body: received.body.replace('connected', 'connectex') }),
+    WebhookVerificationError,
+  );
   assert.throws(() => verifyWith('whsec_' + Buffer.alloc(24, 7).toString('base64'), received), WebhookVerificationError);
   assert.throws(() => verifyWith(endpoint.secret, received, Date.now() + 10 * 60_000), WebhookVerificationError);
 
@@ -83,7 +93,14 @@ test('after rotate-secret both secrets sign for 24 hours, then only the new one'
   assert.ok(Math.abs(expires - (Date.now() + 24 * 3_600_000)) < 60_000, 'the overlap is 24 hours');
   assert.equal(rotated.body.data.endpoint.previous_secret_expires_at, rotated.body.data.previous_secret_expires_at);
 
-  const during = await emit('channel.status_update', { channel_id: 'c1', status: 'connected', previous_status: null, reason: null, reason_code: null, organization_id: server.organizationId });
+  const during = await emit('channel.status_update', {
+    channel_id: 'c1',
+    status: 'connected',
+    previous_status: null,
+    reason: null,
+    reason_code: null,
+    organization_id: server.organizationId,
+  });
   const first = await eventually('the delivery during the overlap', () => mine(during));
   assert.equal(String(first.headers['webhook-signature']).split(' ').length, 2, 'two signatures, space-separated');
   assert.ok(verifyWith(fresh, first), 'the new secret verifies');
@@ -100,7 +117,14 @@ test('after rotate-secret both secrets sign for 24 hours, then only the new one'
 
   // 24 hours and a minute later (the receiver's clock moves too).
   offsetMs = 24 * 3_600_000 + 60_000;
-  const later = await emit('channel.status_update', { channel_id: 'c1', status: 'disconnected', previous_status: 'connected', reason: null, reason_code: null, organization_id: server.organizationId });
+  const later = await emit('channel.status_update', {
+    channel_id: 'c1',
+    status: 'disconnected',
+    previous_status: 'connected',
+    reason: null,
+    reason_code: null,
+    organization_id: server.organizationId,
+  });
   const second = await eventually('the delivery after the overlap', () => mine(later));
   const now = Date.now() + offsetMs;
   assert.equal(String(second.headers['webhook-signature']).split(' ').length, 1, 'one signature again');

@@ -18,7 +18,10 @@ const BASE = '/v1/settings/developer/webhooks';
 let server: TestServer;
 let receiver: Receiver;
 before(async () => {
-  server = await startTestServer({ worker: true, env: { PROVIDER_SANDBOX: 'false', ALLOW_PRIVATE_NETWORK_TARGETS: 'false', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  server = await startTestServer({
+    worker: true,
+    env: { PROVIDER_SANDBOX: 'false', ALLOW_PRIVATE_NETWORK_TARGETS: 'false', WEBHOOK_POLL_INTERVAL_MS: '50' },
+  });
   receiver = await startReceiver();
 });
 after(async () => {
@@ -46,9 +49,15 @@ test('create and update refuse plain http, private, loopback and link-local targ
     assert.equal(res.body.errors[0].pointer, '/url');
   }
   // A public address is fine (an IP literal: no DNS needed here).
-  const ok = await request(server, 'POST', `${BASE}/endpoints`, { key: server.apiKey, body: { url: 'https://93.184.216.34/hook', enabled: false } });
+  const ok = await request(server, 'POST', `${BASE}/endpoints`, {
+    key: server.apiKey,
+    body: { url: 'https://93.184.216.34/hook', enabled: false },
+  });
   assert.equal(ok.status, 201, ok.text);
-  const patched = await request(server, 'PATCH', `${BASE}/endpoints/${ok.body.data.id}`, { key: server.apiKey, body: { url: `https://127.0.0.1:${port}/hook` } });
+  const patched = await request(server, 'PATCH', `${BASE}/endpoints/${ok.body.data.id}`, {
+    key: server.apiKey,
+    body: { url: `https://127.0.0.1:${port}/hook` },
+  });
   assert.equal(patched.status, 400);
   assert.match(patched.body.detail, /private or loopback/);
 });
@@ -63,7 +72,9 @@ test('delivery checks the address again: a private target is refused and the att
     url: `https://127.0.0.1:${port}/hook`,
     secretSealed: server.container.sealer.seal(generateSecret()),
   });
-  const eventId = await server.container.database.db.transaction((tx) => recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: 'c', status: 'open' }));
+  const eventId = await server.container.database.db.transaction((tx) =>
+    recordEvent(tx, server.organizationId, 'conversation.updated', { conversation_id: 'c', status: 'open' }),
+  );
   const delivery = await eventually('the refused attempt', async () => {
     const res = await request(server, 'GET', `${BASE}/deliveries?message_id=${eventId}&endpoint_id=${id}`, { key: server.apiKey });
     return res.body.data[0]?.attempts.length > 0 ? res.body.data[0] : undefined;

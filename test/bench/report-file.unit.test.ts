@@ -5,7 +5,21 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assemble, compareRuns, differenceTable, emphasisIn, kindOf, notesOf, numbersIn, relativeDifference, runDateOf, sectionsOf, valuesOf, agreementParagraph, withAgreement } from '../../bench/lib/report-file.ts';
+import {
+  assemble,
+  compareRuns,
+  differenceTable,
+  emphasisIn,
+  kindOf,
+  notesOf,
+  numbersIn,
+  relativeDifference,
+  runDateOf,
+  sectionsOf,
+  valuesOf,
+  agreementParagraph,
+  withAgreement,
+} from '../../bench/lib/report-file.ts';
 import { growthOf, slopeOf } from '../../bench/lib/series.ts';
 
 const section = (name: string, body: string) => `<!-- bench:${name} -->\n${body}\n<!-- /bench:${name} -->`;
@@ -84,7 +98,10 @@ test('two runs compared: only values in a section of both; more than 15% flagged
   assert.equal(byKey['this run | Steady accept → read p50 / p99 [p99]']!.relative, 0.2);
   assert.equal(byKey['this run | Accepted/s']!.relative, 0);
   // Bold values are the headlines: Read/s and the p99, not the p50 beside it.
-  assert.deepEqual(diffs.filter((d) => d.headline).map((d) => d.key), ['this run | Read/s', 'this run | Steady accept → read p50 / p99 [p99]']);
+  assert.deepEqual(
+    diffs.filter((d) => d.headline).map((d) => d.key),
+    ['this run | Read/s', 'this run | Steady accept → read p50 / p99 [p99]'],
+  );
   const table = differenceTable(diffs);
   assert.equal(table.split('\n').length, 2 + diffs.length);
   assert.equal(table.split('\n').filter((l) => l.includes('**> 15%**')).length, 1);
@@ -93,7 +110,10 @@ test('two runs compared: only values in a section of both; more than 15% flagged
   assert.match(paragraph, /Headline values \([^)]*\): 2 in both, 1 of 2 \(50%\) agree within 15%\./);
   // The headlines split by kind: the rate agrees, the tail (p99) is named with its difference.
   assert.match(paragraph, /Rates, ratios, sizes and medians among them: 1 of 1 \(100%\) agree within 15%\./);
-  assert.match(paragraph, /Latency percentiles and maxima among them: 0 of 1 \(0%\) agree within 15%; the others: pipeline-postgres "this run \| Steady accept → read p50 \/ p99 \[p99\]" 10,000 → 12,000 \(\+20\.0%\)\./);
+  assert.match(
+    paragraph,
+    /Latency percentiles and maxima among them: 0 of 1 \(0%\) agree within 15%; the others: pipeline-postgres "this run \| Steady accept → read p50 \/ p99 \[p99\]" 10,000 → 12,000 \(\+20\.0%\)\./,
+  );
   assert.match(agreementParagraph([], 'the previous file'), /No value/);
 });
 
@@ -117,11 +137,22 @@ test('the agreement block: replaced where it is, else put after the header, else
   const replaced = withAgreement(`# Benchmarks\n\n${header}\n\n${old}\n\n${section('a', 'x $& y')}\n`, 'new $1 paragraph');
   assert.doesNotMatch(replaced, /old paragraph/);
   assert.equal(replaced.match(/run-all:agreement -->/g)?.length, 2);
-  assert.match(replaced, /header\n<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nnew \$1 paragraph\n<!-- \/run-all:agreement -->/);
-  assert.deepEqual(sectionsOf(replaced).map((s) => s.block), [section('a', 'x $& y')]);
+  assert.match(
+    replaced,
+    /header\n<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nnew \$1 paragraph\n<!-- \/run-all:agreement -->/,
+  );
+  assert.deepEqual(
+    sectionsOf(replaced).map((s) => s.block),
+    [section('a', 'x $& y')],
+  );
   const added = withAgreement(`# Benchmarks\n\n${header}\n\n${section('a', 'x')}\n`, 'added');
   assert.match(added, /<!-- \/run-all:header -->\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
-  assert.equal(runDateOf(`# Benchmarks\n\n<!-- run-all:header -->\nWritten by \`npm run bench\` (bench/run-all.ts) on 2026-11-27 03:39 UTC, in 56 minutes\n<!-- /run-all:header -->`), '2026-11-27 03:39');
+  assert.equal(
+    runDateOf(
+      `# Benchmarks\n\n<!-- run-all:header -->\nWritten by \`npm run bench\` (bench/run-all.ts) on 2026-11-27 03:39 UTC, in 56 minutes\n<!-- /run-all:header -->`,
+    ),
+    '2026-11-27 03:39',
+  );
   assert.equal(runDateOf('# Benchmarks\n'), undefined);
   const bare = withAgreement(`# Benchmarks\n\n${section('a', 'x')}\n`, 'added');
   assert.match(bare, /^# Benchmarks\n\n<!-- run-all:agreement -->\nadded\n<!-- \/run-all:agreement -->\n\n<!-- bench:a -->/);
@@ -138,7 +169,12 @@ test('the file put together: new sections replace old ones, the rest is kept onc
   assert.equal(first.match(/written by hand/g)?.length, 1);
   assert.equal(first.match(/Each section is written/g), null);
 
-  const second = assemble({ header: 'header two', agreement: 'agreement', current: [{ name: 'b', block: section('b', 'new b') }], previousText: first });
+  const second = assemble({
+    header: 'header two',
+    agreement: 'agreement',
+    current: [{ name: 'b', block: section('b', 'new b') }],
+    previousText: first,
+  });
   assert.deepEqual(
     sectionsOf(second).map((s) => s.block),
     [section('b', 'new b'), section('a', 'new a')],

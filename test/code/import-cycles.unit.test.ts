@@ -95,7 +95,10 @@ function codeOnly(source: string): string {
       continue;
     }
     if (c === '/') {
-      const startsExpression = lastSignificant === '' || '(,=:[!&|?{};+-*%<>~^'.includes(lastSignificant) || ['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'void', 'yield', 'await', 'delete', 'throw', 'new'].includes(lastWord);
+      const startsExpression =
+        lastSignificant === '' ||
+        '(,=:[!&|?{};+-*%<>~^'.includes(lastSignificant) ||
+        ['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'void', 'yield', 'await', 'delete', 'throw', 'new'].includes(lastWord);
       if (startsExpression) {
         let j = i + 1;
         let inClass = false;
@@ -138,7 +141,10 @@ function codeOnly(source: string): string {
 
 /** Whether a `{ ... }` clause names at least one binding and every one of them is `type X`. */
 function allTypes(braces: string): boolean {
-  const specifiers = braces.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const specifiers = braces
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return specifiers.length > 0 && specifiers.every((s) => /^type\s/.test(s));
 }
 
@@ -186,7 +192,15 @@ function runtimeImports(source: string): string[] {
 function resolve(from: string, specifier: string, files: ReadonlySet<string>): string | undefined {
   if (!specifier.startsWith('./') && !specifier.startsWith('../')) return undefined;
   const base = path.join(path.dirname(from), specifier.split('?')[0]!);
-  const candidates = [base, base.replace(/\.js$/, '.ts'), base.replace(/\.jsx$/, '.tsx'), `${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), path.join(base, 'index.tsx')];
+  const candidates = [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.jsx$/, '.tsx'),
+    `${base}.ts`,
+    `${base}.tsx`,
+    path.join(base, 'index.ts'),
+    path.join(base, 'index.tsx'),
+  ];
   return candidates.find((c) => files.has(c));
 }
 
@@ -307,7 +321,7 @@ test('the import reader: type-only imports are left out; values, re-exports, sid
     "import './side-effect.ts';",
     "// import { m } from './commented.ts';",
     "/* export * from './block-commented.ts'; */",
-    "const text = \"import { n } from './in-a-string.ts'\";",
+    'const text = "import { n } from \'./in-a-string.ts\'";',
     // JSX text is no import, even where it reads like one.
     "const note = <p>the import's limit; take it from 'here'</p>;",
     "const pattern = /['\"]/; const q = import('./after-a-regex.ts');",
@@ -342,7 +356,15 @@ test('the cycle finder names each cycle by its files, and only cycles', () => {
     ['f', ['a']],
   ]);
   assert.deepEqual(importCycles(graph), [['a', 'b', 'c'], ['b', 'd'], ['e']]);
-  assert.deepEqual(importCycles(new Map([['a', ['b']], ['b', []]])), []);
+  assert.deepEqual(
+    importCycles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('src/ has no run-time import cycle', () => {

@@ -12,6 +12,10 @@ export const load: LoadHook = async (url, context, nextLoad) => {
   const { transformWithOxc } = await import('vite');
   const file = fileURLToPath(url);
   // A syntax error throws here, naming the file and the place.
-  const result = await transformWithOxc(await readFile(file, 'utf8'), file, { lang: 'tsx', sourceType: 'module', jsx: { runtime: 'automatic' } });
+  const result = await transformWithOxc(await readFile(file, 'utf8'), file, {
+    lang: 'tsx',
+    sourceType: 'module',
+    jsx: { runtime: 'automatic' },
+  });
   return { format: 'module', source: result.code, shortCircuit: true };
 };

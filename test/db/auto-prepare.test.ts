@@ -41,7 +41,8 @@ test('a statement sent often is prepared on its connection; one sent rarely, or 
     assert.equal(row?.label, i % 2 === 0 ? 'one' : 'two');
   }
   await queryRows(database.db, sql`select label from items where id = ${1} /* rarely */`);
-  for (let i = 0; i < AUTO_PREPARE.minUses + 2; i++) await queryRows(database.db, sql`select label from items where id = 1 /* no parameters */`);
+  for (let i = 0; i < AUTO_PREPARE.minUses + 2; i++)
+    await queryRows(database.db, sql`select label from items where id = 1 /* no parameters */`);
   const texts = await preparedTexts();
   assert.ok(holds(texts, '/* often */'), `prepared: ${JSON.stringify(texts)}`);
   assert.ok(!holds(texts, '/* rarely */'), `prepared: ${JSON.stringify(texts)}`);
@@ -67,8 +68,11 @@ test('inside transactions too, and a rolled-back transaction leaves the statemen
   assert.ok(holds(await preparedTexts(), '/* in a transaction */'));
 });
 
-test('a prepared select * whose table gains a column answers with it outside a transaction; inside one it fails once, then the connection prepares it anew', { skip }, async () => {
-  const read = (executor: Parameters<typeof queryRows>[0] = database.db) => queryRows<Record<string, unknown>>(executor, sql`select * from items where id = ${1} /* star */`);
+test('a prepared select * whose table gains a column answers with it outside a transaction; inside one it fails once, then the connection prepares it anew', {
+  skip,
+}, async () => {
+  const read = (executor: Parameters<typeof queryRows>[0] = database.db) =>
+    queryRows<Record<string, unknown>>(executor, sql`select * from items where id = ${1} /* star */`);
   for (let i = 0; i < AUTO_PREPARE.minUses + 1; i++) assert.deepEqual(await read(), [{ id: 1, label: 'one' }]);
   assert.ok(holds(await preparedTexts(), '/* star */'));
 
@@ -78,7 +82,8 @@ test('a prepared select * whose table gains a column answers with it outside a t
   await database.db.execute(sql`alter table items add column size int not null default 3`);
   await assert.rejects(
     database.db.transaction(async (tx) => read(tx)),
-    (err: unknown) => /cached plan must not change result type/.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message)),
+    (err: unknown) =>
+      /cached plan must not change result type/.test(String((err as Error).message) + String((err as { cause?: Error }).cause?.message)),
   );
   assert.deepEqual(await read(), [{ id: 1, label: 'one', colour: 'red', size: 3 }]);
   await database.db.transaction(async (tx) => assert.deepEqual(await read(tx), [{ id: 1, label: 'one', colour: 'red', size: 3 }]));

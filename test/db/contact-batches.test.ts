@@ -27,7 +27,9 @@ let database: Database;
 const orgs = [uuidv7(), uuidv7()];
 
 const writesOf = (org: number, from: number, count: number): ContactWrite[] =>
-  Array.from({ length: count }, (_, i) => ({ input: { phoneNumber: `+4930${String(5_000_000 + org * 100_000 + from + i)}`, name: `Contact ${from + i}` } }));
+  Array.from({ length: count }, (_, i) => ({
+    input: { phoneNumber: `+4930${String(5_000_000 + org * 100_000 + from + i)}`, name: `Contact ${from + i}` },
+  }));
 
 before(async () => {
   if (!usingPostgres) return;
@@ -64,7 +66,9 @@ async function contactRowsRead(): Promise<number> {
   return Number(row!.n);
 }
 
-test('a batch reads its own contacts by id, not all of its organization\'s, while the statistics lag behind an import', { skip }, async () => {
+test("a batch reads its own contacts by id, not all of its organization's, while the statistics lag behind an import", {
+  skip,
+}, async () => {
   const write = (names: string) =>
     database.db.transaction((tx) =>
       applyContactWrites(

@@ -36,7 +36,9 @@ after(() => testDb?.drop());
 
 const newContact = async () => {
   const id = uuidv7();
-  await testDb!.database.db.execute(sql`insert into contacts (id, organization_id, phone_number, name, created_at, updated_at) values (${id}, ${org}, ${`+4930${Date.now() % 10_000_000}`}, 'Tagged', now(), now())`);
+  await testDb!.database.db.execute(
+    sql`insert into contacts (id, organization_id, phone_number, name, created_at, updated_at) values (${id}, ${org}, ${`+4930${Date.now() % 10_000_000}`}, 'Tagged', now(), now())`,
+  );
   return id;
 };
 
@@ -45,7 +47,10 @@ const childWrites: Array<[string, (contactId: string) => Promise<unknown>]> = [
   ['a tag', (contactId) => addContactTag({ db: testDb!.database.db, clock }, actor, { contactId, tag: 'vip' })],
   ['a note', (contactId) => createNote({ db: testDb!.database.db, clock }, actor, { contactId, body: 'called back' })],
   ['a consent', (contactId) => putConsent({ db: testDb!.database.db, clock }, actor, { contactId, channel: 'all', state: 'granted' })],
-  ['a suppression', (contactId) => upsertSuppression({ db: testDb!.database.db, clock }, actor, { contactId, channel: 'chatapp', reason: 'asked' })],
+  [
+    'a suppression',
+    (contactId) => upsertSuppression({ db: testDb!.database.db, clock }, actor, { contactId, channel: 'chatapp', reason: 'asked' }),
+  ],
 ];
 
 for (const [what, write] of childWrites) {
@@ -66,7 +71,10 @@ for (const [what, write] of childWrites) {
       (err: unknown) => err,
     );
     await eventually(`${what} waiting for the deletion`, async () => {
-      const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      const [row] = await queryRows<{ n: number }>(
+        db,
+        sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+      );
       return row!.n > 0 ? true : undefined;
     });
     release();
@@ -86,6 +94,9 @@ test('adding a tag twice answers the first assignment, created once, with one ev
   assert.equal(again.created, false);
   assert.equal(again.tag.name, 'Gold');
   assert.equal(again.tag.assignedAt.getTime(), first.tag.assignedAt.getTime());
-  const [events] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from events where type = 'crm.list.entry_added' and payload->>'record_id' = ${contactId}`);
+  const [events] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from events where type = 'crm.list.entry_added' and payload->>'record_id' = ${contactId}`,
+  );
   assert.equal(events!.n, 1);
 });

@@ -35,7 +35,9 @@ test("a batch of events is dispatched in five round trips, the commit's flush wa
   const { database } = testDb!;
   const eventIds = [uuidv7(), uuidv7()];
   for (const id of eventIds) {
-    await database.db.execute(sql`insert into events (id, organization_id, type, payload, created_at) values (${id}, ${org}, 'message.sent', ${JSON.stringify({ message_id: id })}::jsonb, now())`);
+    await database.db.execute(
+      sql`insert into events (id, organization_id, type, payload, created_at) values (${id}, ${org}, 'message.sent', ${JSON.stringify({ message_id: id })}::jsonb, now())`,
+    );
   }
   const sent: string[] = [];
   const query = pg.Client.prototype.query;
@@ -53,9 +55,17 @@ test("a batch of events is dispatched in five round trips, the commit's flush wa
   assert.deepEqual(sent, ['begin', 'select', 'with', 'with', 'commit']);
   assert.equal(result.events, 2);
   assert.equal(result.deliveries, 2);
-  const rows = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${endpoint}`);
+  const rows = await queryRows<{ n: number }>(
+    database.db,
+    sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${endpoint}`,
+  );
   assert.equal(rows[0]!.n, 2);
   // Every connection of the pool answers with the server's default again: the setting was local.
-  const settings = await Promise.all(Array.from({ length: 5 }, () => queryRows<{ synchronous_commit: string }>(database.db, sql`show synchronous_commit`)));
-  assert.ok(settings.every(([s]) => s!.synchronous_commit === 'on'), JSON.stringify(settings));
+  const settings = await Promise.all(
+    Array.from({ length: 5 }, () => queryRows<{ synchronous_commit: string }>(database.db, sql`show synchronous_commit`)),
+  );
+  assert.ok(
+    settings.every(([s]) => s!.synchronous_commit === 'on'),
+    JSON.stringify(settings),
+  );
 });

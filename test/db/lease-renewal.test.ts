@@ -55,7 +55,10 @@ test('renewing leases skips a message a status write holds, instead of waiting f
   // Either the renewal ends, or it is seen waiting for the lock (then the writer lets go, so nothing hangs).
   const waited = await eventually('the renewal to end or to wait', async () => {
     if (renewed) return 'no';
-    const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    );
     return row!.n > 0 ? 'yes' : undefined;
   });
   release();

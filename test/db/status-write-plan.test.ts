@@ -56,7 +56,14 @@ after(async () => {
   await fresh?.drop();
 });
 
-type PlanNode = { 'Node Type': string; 'Function Name'?: string; Alias?: string; 'Actual Rows'?: number; 'Actual Loops'?: number; Plans?: PlanNode[] };
+type PlanNode = {
+  'Node Type': string;
+  'Function Name'?: string;
+  Alias?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+};
 
 /** Rows each alias's json_to_record produced over the whole statement (rows × loops), summed over the plan's nodes. */
 function decodedRows(node: PlanNode, into = new Map<string, number>()): Map<string, number> {
@@ -86,27 +93,42 @@ test('a status write of many messages decodes each history row and event of its 
 
   plans.length = 0;
   // queued -> sent: a `sent` history row and two events (message.sent, message.status_update) each.
-  const moved = await db.transaction((tx) => advanceStatuses(tx, rows.map((row) => ({ row, to: 'sent', occurredAt: now, providerMessageId: `wamid.${row.id}` })), now));
-  assert.deepEqual(moved, rows.map(() => true));
+  const moved = await db.transaction((tx) =>
+    advanceStatuses(
+      tx,
+      rows.map((row) => ({ row, to: 'sent', occurredAt: now, providerMessageId: `wamid.${row.id}` })),
+      now,
+    ),
+  );
+  assert.deepEqual(
+    moved,
+    rows.map(() => true),
+  );
 
-  const write = plans.map((p) => (p as { Plan: PlanNode; 'Query Text': string })).find((p) => p['Query Text'].includes('insert into events'));
+  const write = plans.map((p) => p as { Plan: PlanNode; 'Query Text': string }).find((p) => p['Query Text'].includes('insert into events'));
   assert.ok(write, 'the status write was explained');
   const decoded = decodedRows(write.Plan);
   assert.equal(decoded.get('e'), 2 * MESSAGES, `events decoded ${decoded.get('e')} times for ${2 * MESSAGES} events`);
   assert.equal(decoded.get('h'), MESSAGES, `history rows decoded ${decoded.get('h')} times for ${MESSAGES} rows`);
   assert.equal(decoded.get('r'), MESSAGES, `messages decoded ${decoded.get('r')} times for ${MESSAGES} rows`);
 
-  const [events] = (await client!.query(`select count(*)::int as n from events where payload->>'message_id' = any($1)`, [rows.map((r) => r.id)])).rows as Array<{ n: number }>;
+  const [events] = (
+    await client!.query(`select count(*)::int as n from events where payload->>'message_id' = any($1)`, [rows.map((r) => r.id)])
+  ).rows as Array<{ n: number }>;
   assert.equal(events!.n, 2 * MESSAGES);
 });
 
-test("a batch of sends is recorded in one statement; a row moved meanwhile is read again and planned from its newest status", { skip }, async () => {
+test('a batch of sends is recorded in one statement; a row moved meanwhile is read again and planned from its newest status', {
+  skip,
+}, async () => {
   const db = drizzle(client!, { schema }) as unknown as Db;
   const rows = await queuedMessages(db, 3);
   const [stale] = rows;
   // Another report moved the first message on after the dispatcher read it: `delivered`, with its history.
   await db.execute(sql`update messages set status = 'delivered', dispatch_at = null where id = ${stale!.id}`);
-  await db.execute(sql`insert into message_status_history (id, message_id, status, occurred_at) values (${uuidv7()}, ${stale!.id}, 'sent', now()), (${uuidv7()}, ${stale!.id}, 'delivered', now())`);
+  await db.execute(
+    sql`insert into message_status_history (id, message_id, status, occurred_at) values (${uuidv7()}, ${stale!.id}, 'sent', now()), (${uuidv7()}, ${stale!.id}, 'delivered', now())`,
+  );
 
   const sent: string[] = [];
   const query = client!.query.bind(client!) as (...args: unknown[]) => unknown;
@@ -116,7 +138,11 @@ test("a batch of sends is recorded in one statement; a row moved meanwhile is re
     return query(...args);
   };
   try {
-    await recordSent(db, rows.slice(1).map((row) => ({ row, providerMessageId: `wamid.${row.id}` })), new Date());
+    await recordSent(
+      db,
+      rows.slice(1).map((row) => ({ row, providerMessageId: `wamid.${row.id}` })),
+      new Date(),
+    );
     assert.deepEqual(sent, ['with'], 'two fresh rows: one statement, no transaction around it');
     sent.length = 0;
     // The stale row, planned from `queued`, is refused by the write, read again and found past `sent`: nothing more is written.
@@ -136,27 +162,62 @@ test("a batch of sends is recorded in one statement; a row moved meanwhile is re
   };
   try {
     await recordSent(db, [{ row: stale!, providerMessageId: `wamid.${stale!.id}` }], new Date());
-    await recordSent(db, stales.map((row) => ({ row, providerMessageId: `wamid.${row.id}` })), new Date());
+    await recordSent(
+      db,
+      stales.map((row) => ({ row, providerMessageId: `wamid.${row.id}` })),
+      new Date(),
+    );
     assert.equal(rereads.length, 2);
     assert.equal(rereads[0], rereads[1], 'one row read again and two: the same text');
   } finally {
     (client as unknown as { query: unknown }).query = query;
   }
-  const after = await db.select().from(schema.messages).where(inArray(schema.messages.id, rows.map((r) => r.id)));
+  const after = await db
+    .select()
+    .from(schema.messages)
+    .where(
+      inArray(
+        schema.messages.id,
+        rows.map((r) => r.id),
+      ),
+    );
   assert.deepEqual(new Map(after.map((r) => [r.id, r.status])), new Map(rows.map((r, i) => [r.id, i === 0 ? 'delivered' : 'sent'])));
-  const history = (await client!.query(`select message_id::text, status from message_status_history where message_id = any($1) order by message_id, status`, [rows.map((r) => r.id)])).rows as Array<{ message_id: string; status: string }>;
-  assert.equal(history.filter((h) => h.message_id === stale!.id).map((h) => h.status).join(), 'delivered,sent', 'no second `sent` row');
-  const events = (await client!.query(`select payload->>'message_id' as id from events where payload->>'message_id' = $1`, [stale!.id])).rows;
+  const history = (
+    await client!.query(
+      `select message_id::text, status from message_status_history where message_id = any($1) order by message_id, status`,
+      [rows.map((r) => r.id)],
+    )
+  ).rows as Array<{ message_id: string; status: string }>;
+  assert.equal(
+    history
+      .filter((h) => h.message_id === stale!.id)
+      .map((h) => h.status)
+      .join(),
+    'delivered,sent',
+    'no second `sent` row',
+  );
+  const events = (await client!.query(`select payload->>'message_id' as id from events where payload->>'message_id' = $1`, [stale!.id]))
+    .rows;
   assert.equal(events.length, 0, 'the stale report announced nothing');
 });
 
-test("a provider delivery's reports are found by one statement text whatever their number (prepared once, not planned anew per count)", { skip }, async () => {
+test("a provider delivery's reports are found by one statement text whatever their number (prepared once, not planned anew per count)", {
+  skip,
+}, async () => {
   const db = drizzle(client!, { schema }) as unknown as Db;
   const rows = await queuedMessages(db, 4);
   const channelId = uuidv7();
-  await db.execute(sql`update messages set channel_id = ${channelId}, status = 'sent', provider_message_id = 'wamid.' || id::text where id in ${rows.map((r) => r.id)}`);
+  await db.execute(
+    sql`update messages set channel_id = ${channelId}, status = 'sent', provider_message_id = 'wamid.' || id::text where id in ${rows.map((r) => r.id)}`,
+  );
   const channel = { id: channelId } as ChannelRow;
-  const report = (id: string): StatusEvent => ({ kind: 'message.status', ref: id, providerMessageId: `wamid.${id}`, status: 'delivered', timestamp: new Date() });
+  const report = (id: string): StatusEvent => ({
+    kind: 'message.status',
+    ref: id,
+    providerMessageId: `wamid.${id}`,
+    status: 'delivered',
+    timestamp: new Date(),
+  });
 
   const selects: string[] = [];
   const query = client!.query.bind(client!) as (...args: unknown[]) => unknown;
@@ -167,12 +228,28 @@ test("a provider delivery's reports are found by one statement text whatever the
   };
   try {
     await applyStatuses(db, channel, [report(rows[0]!.id)], new Date());
-    await applyStatuses(db, channel, rows.slice(1).map((r) => report(r.id)), new Date());
+    await applyStatuses(
+      db,
+      channel,
+      rows.slice(1).map((r) => report(r.id)),
+      new Date(),
+    );
   } finally {
     (client as unknown as { query: unknown }).query = query;
   }
   assert.equal(selects.length, 2);
   assert.equal(selects[0], selects[1], 'one report and three: the same text');
-  const after = await db.select().from(schema.messages).where(inArray(schema.messages.id, rows.map((r) => r.id)));
-  assert.deepEqual(after.map((r) => r.status), rows.map(() => 'delivered'));
+  const after = await db
+    .select()
+    .from(schema.messages)
+    .where(
+      inArray(
+        schema.messages.id,
+        rows.map((r) => r.id),
+      ),
+    );
+  assert.deepEqual(
+    after.map((r) => r.status),
+    rows.map(() => 'delivered'),
+  );
 });

@@ -79,8 +79,14 @@ test('Dockerfile: the build stage builds the dashboard; the runtime stage instal
   assert.equal(installs.length, 1, 'one install in the runtime stage');
   assert.match(installs[0]!.args, /\bnpm ci\b[^&]*--omit=dev/);
   assert.match(installs[0]!.args, /--ignore-scripts/, 'no install scripts (the dashboard is not rebuilt there)');
-  assert.ok(all(runtime, 'COPY').some((c) => /--from=build\s+\/app\/dist\s/.test(c.args)), 'the built dashboard comes from the build stage');
-  assert.ok(!all(runtime, 'COPY').some((c) => /^\.\s|\snode_modules/.test(c.args)), 'the runtime stage copies no whole context and no node_modules');
+  assert.ok(
+    all(runtime, 'COPY').some((c) => /--from=build\s+\/app\/dist\s/.test(c.args)),
+    'the built dashboard comes from the build stage',
+  );
+  assert.ok(
+    !all(runtime, 'COPY').some((c) => /^\.\s|\snode_modules/.test(c.args)),
+    'the runtime stage copies no whole context and no node_modules',
+  );
 });
 
 test('Dockerfile: a non-root user, DATA_DIR on a volume, the start command of npm start', () => {
@@ -89,7 +95,10 @@ test('Dockerfile: a non-root user, DATA_DIR on a volume, the start command of np
   const user = users[0]!.args.trim();
   assert.ok(user === 'node' || (/^\d+(:\d+)?$/.test(user) && !user.startsWith('0')), `USER ${user} is root`);
   const userAt = runtime.instructions.indexOf(users[0]!);
-  assert.ok(runtime.instructions.slice(userAt).every((i) => i.keyword !== 'RUN'), 'nothing runs as root after USER');
+  assert.ok(
+    runtime.instructions.slice(userAt).every((i) => i.keyword !== 'RUN'),
+    'nothing runs as root after USER',
+  );
   assert.ok(all(runtime, 'ENV').some((e) => /\bDATA_DIR=\/data\b/.test(e.args)));
   assert.ok(all(runtime, 'VOLUME').some((v) => /"\/data"|\s?\/data\b/.test(v.args)));
   const cmd = JSON.parse(all(runtime, 'CMD').at(-1)!.args) as string[];
@@ -130,7 +139,10 @@ test('Dockerfile: the health check asks /readyz on PORT and fails when it is not
 });
 
 test('.dockerignore keeps installed trees, local state and secrets out of the build context', () => {
-  const ignored = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const ignored = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   for (const entry of ['.git', 'node_modules', 'dist', 'data', '.env']) assert.ok(ignored.includes(entry), entry);
 });
 
@@ -146,7 +158,10 @@ type ComposeService = {
 };
 
 test('compose.yaml: PostgreSQL 15 with a health check and a volume; one API published on 3000 and one worker, both on it', () => {
-  const compose = parseYaml(read('compose.yaml'), { merge: true }) as { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
+  const compose = parseYaml(read('compose.yaml'), { merge: true }) as {
+    services: Record<string, ComposeService>;
+    volumes: Record<string, unknown>;
+  };
   const { postgres, api, worker } = compose.services;
   assert.ok(postgres && api && worker);
   assert.match(postgres.image!, /^postgres:15\.\d+/);
@@ -170,7 +185,8 @@ test('compose.yaml: PostgreSQL 15 with a health check and a volume; one API publ
   // Every variable the services set is one the configuration knows (src/config.ts).
   const config = read('src/config.ts');
   for (const service of [api, worker]) {
-    for (const name of Object.keys(service.environment!)) assert.match(config, new RegExp(`\\b${name}: `), `${name} is not a configuration variable`);
+    for (const name of Object.keys(service.environment!))
+      assert.match(config, new RegExp(`\\b${name}: `), `${name} is not a configuration variable`);
   }
   const example = read('.env.example');
   for (const name of ['ENCRYPTION_KEY', 'POSTGRES_PASSWORD']) assert.match(example, new RegExp(`^${name}=`, 'm'));

@@ -107,8 +107,10 @@ function defaultProblems(rows: SettingRow[]): string[] {
         return;
       }
       const parsed = shape[name]!.safeParse(value);
-      if (!parsed.success) problems.push(`${where}: the doc's default \`${value}\` is not a value the schema takes; the schema's is ${shownDefault(name)}`);
-      else if (!isDeepStrictEqual(parsed.data, expected)) problems.push(`${where}: the doc's default is \`${value}\`, the schema's ${shownDefault(name)}`);
+      if (!parsed.success)
+        problems.push(`${where}: the doc's default \`${value}\` is not a value the schema takes; the schema's is ${shownDefault(name)}`);
+      else if (!isDeepStrictEqual(parsed.data, expected))
+        problems.push(`${where}: the doc's default is \`${value}\`, the schema's ${shownDefault(name)}`);
     });
   }
   return problems;
@@ -136,10 +138,14 @@ test("docs/configuration.md's defaults are the schema's", () => {
   assert.equal(problems.length, 0, `\n${problems.join('\n')}`);
 });
 
-test('the settings tables of the other docs name known variables with the schema\'s defaults', () => {
+test("the settings tables of the other docs name known variables with the schema's defaults", () => {
   const files = globSync('docs/**/*.md', { cwd: ROOT }).filter((file) => file !== CONFIGURATION_DOC);
   const rows = files.flatMap(settingRows);
-  const unknown = rows.flatMap((row) => row.names.filter((name) => !(name in shape)).map((name) => `${row.file}:${row.line} ${name}: not in the configuration schema (src/config.ts)`));
+  const unknown = rows.flatMap((row) =>
+    row.names
+      .filter((name) => !(name in shape))
+      .map((name) => `${row.file}:${row.line} ${name}: not in the configuration schema (src/config.ts)`),
+  );
   const problems = [...unknown, ...defaultProblems(rows)];
   assert.equal(problems.length, 0, `\n${problems.join('\n')}`);
 });
@@ -189,7 +195,8 @@ test('every relative link in README.md and docs/ points at a file that exists, a
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
         links++;
         const [pathPart = '', fragment] = target.split('#', 2);
-        const resolved = pathPart === '' ? path.join(ROOT, file) : path.resolve(path.dirname(path.join(ROOT, file)), decodeURIComponent(pathPart));
+        const resolved =
+          pathPart === '' ? path.join(ROOT, file) : path.resolve(path.dirname(path.join(ROOT, file)), decodeURIComponent(pathPart));
         const where = `${file}:${index + 1} ${target}`;
         if (!existsSync(resolved)) {
           problems.push(`${where}: no such file`);

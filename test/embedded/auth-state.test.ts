@@ -25,15 +25,22 @@ test('keys and creds round-trip sealed; a process without the lease writes nothi
   const db = server.container.database.db;
   const sealer = server.container.sealer;
   const channel = await embeddedChannel(server);
-  await db.insert(channelSessions).values({ channelId: channel.id, wanted: true, owner: 'holder', leaseUntil: new Date(Date.now() + 60_000), state: 'STARTING' });
-  const fenceOf = (owner: string) => (tx: Parameters<typeof assertHeld>[0]) => assertHeld(tx, { channelId: channel.id, owner, now: new Date() });
+  await db
+    .insert(channelSessions)
+    .values({ channelId: channel.id, wanted: true, owner: 'holder', leaseUntil: new Date(Date.now() + 60_000), state: 'STARTING' });
+  const fenceOf = (owner: string) => (tx: Parameters<typeof assertHeld>[0]) =>
+    assertHeld(tx, { channelId: channel.id, owner, now: new Date() });
   const auth = await usePostgresAuthState({ db, sealer, fence: fenceOf('holder') }, channel.id);
   assert.equal(auth.state.creds.registered, false, 'new creds when none are stored');
 
   const session = randomBytes(40);
   const preKey = { public: randomBytes(32), private: randomBytes(32) };
   const syncKey = proto.Message.AppStateSyncKeyData.fromObject({ keyData: randomBytes(32), timestamp: 1700000000 });
-  await auth.state.keys.set({ session: { 'a.0': session }, 'pre-key': { '1': preKey, '2': preKey }, 'app-state-sync-key': { AAA: syncKey } });
+  await auth.state.keys.set({
+    session: { 'a.0': session },
+    'pre-key': { '1': preKey, '2': preKey },
+    'app-state-sync-key': { AAA: syncKey },
+  });
   await auth.saveCreds();
 
   const again = await usePostgresAuthState({ db, sealer, fence: fenceOf('holder') }, channel.id);
@@ -56,7 +63,10 @@ test('keys and creds round-trip sealed; a process without the lease writes nothi
   // Another process holds the session now: every write of the old holder fails and changes nothing.
   await db.update(channelSessions).set({ owner: 'new-holder' }).where(eq(channelSessions.channelId, channel.id));
   const before = (await keyRows(server, channel.id)).map((r) => `${r.type}/${r.keyId}/${r.valueSealed}`).sort();
-  await assert.rejects(auth.state.keys.set({ session: { 'c.0': randomBytes(8) }, 'pre-key': { '1': null } }) as Promise<void>, LeaseLostError);
+  await assert.rejects(
+    auth.state.keys.set({ session: { 'c.0': randomBytes(8) }, 'pre-key': { '1': null } }) as Promise<void>,
+    LeaseLostError,
+  );
   auth.state.creds.registered = true;
   await assert.rejects(auth.saveCreds(), LeaseLostError);
   await assert.rejects(auth.clear(), LeaseLostError);

@@ -20,7 +20,12 @@ export const EMBEDDED_TEST_ENV = {
 export async function startEmbeddedServer(options: ScriptedSocketsOptions & { env?: Record<string, string> } = {}) {
   const scripted = createScriptedSockets(options);
   const clock = movableClock();
-  const server = await startTestServer({ worker: true, clock, socketFactory: scripted.factory, env: { ...EMBEDDED_TEST_ENV, ...options.env } });
+  const server = await startTestServer({
+    worker: true,
+    clock,
+    socketFactory: scripted.factory,
+    env: { ...EMBEDDED_TEST_ENV, ...options.env },
+  });
   return { server, scripted, clock };
 }
 
@@ -34,7 +39,8 @@ export async function embeddedChannel(server: TestServer, name = 'Phone'): Promi
   return { id: res.body.data.id as string };
 }
 
-export const getChannel = async (server: TestServer, id: string) => (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data;
+export const getChannel = async (server: TestServer, id: string) =>
+  (await request(server, 'GET', `/v1/channels/${id}`, { key: server.apiKey })).body.data;
 
 export async function waitForStatus(server: TestServer, id: string, status: string, what = `the channel to be ${status}`) {
   return eventually(what, async () => {

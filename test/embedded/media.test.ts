@@ -45,12 +45,23 @@ async function upload(name: string, plain: Buffer) {
   await rm(out.encFilePath, { force: true });
   if (out.originalFilePath) await rm(out.originalFilePath, { force: true });
   // The message claims JPEG; the bytes are PNG.
-  return { url: `${base}/${name}`, mimetype: 'image/jpeg', mediaKey: out.mediaKey, fileSha256: out.fileSha256, fileEncSha256: out.fileEncSha256, fileLength: out.fileLength, caption: name };
+  return {
+    url: `${base}/${name}`,
+    mimetype: 'image/jpeg',
+    mediaKey: out.mediaKey,
+    fileSha256: out.fileSha256,
+    fileEncSha256: out.fileEncSha256,
+    fileLength: out.fileLength,
+    caption: name,
+  };
 }
 
 async function storedMediaOf(providerMessageId: string) {
   const db = ctx.server.container.database.db;
-  const row = await eventually(`message ${providerMessageId} to be stored`, async () => (await db.select().from(messages).where(eq(messages.providerMessageId, providerMessageId)))[0]);
+  const row = await eventually(
+    `message ${providerMessageId} to be stored`,
+    async () => (await db.select().from(messages).where(eq(messages.providerMessageId, providerMessageId)))[0],
+  );
   const record = await eventually(`the media of ${providerMessageId} to be stored`, async () => {
     const res = await request(ctx.server, 'GET', `/v1/messages/${row.id}`, { key: ctx.server.apiKey });
     return res.body.data.media?.status === 'stored' ? res.body.data : undefined;

@@ -25,7 +25,10 @@ describe('embedded engine: messages', () => {
   let ctx: Awaited<ReturnType<typeof startEmbeddedServer>>;
   before(async () => {
     // A lost answer is given up on after 30 s unless an ack names it.
-    ctx = await startEmbeddedServer({ env: { MESSAGE_RECONCILE_SECONDS: '30' }, lidPhones: new Map([[`${PRIVATE_LID}@lid`, '4915122220004@s.whatsapp.net']]) });
+    ctx = await startEmbeddedServer({
+      env: { MESSAGE_RECONCILE_SECONDS: '30' },
+      lidPhones: new Map([[`${PRIVATE_LID}@lid`, '4915122220004@s.whatsapp.net']]),
+    });
   });
   after(() => ctx.server.close());
 
@@ -42,7 +45,11 @@ describe('embedded engine: messages', () => {
     assert.match(libraryId, /^3EB0[0-9A-F]{32}$/);
     const sends = channel.socket.calls.filter((c) => c.method === 'sendMessage');
     assert.equal(sends.length, 1);
-    assert.deepEqual(sends[0]!.args.slice(0, 2), [`${to}@s.whatsapp.net`, { text: 'Your order shipped', linkPreview: null }], 'no link preview the library would fetch itself');
+    assert.deepEqual(
+      sends[0]!.args.slice(0, 2),
+      [`${to}@s.whatsapp.net`, { text: 'Your order shipped', linkPreview: null }],
+      'no link preview the library would fetch itself',
+    );
     assert.deepEqual(sends[0]!.args[2], { messageId: libraryId });
 
     // read overtakes delivered; both come twice.
@@ -56,7 +63,10 @@ describe('embedded engine: messages', () => {
     // The message can read `read` before the overtaken `delivered` ack is stored: wait for both to be.
     const ackIds = await eventually('both acks stored', async () => {
       const acks = await server.container.database.db.select().from(providerEvents).where(eq(providerEvents.channelId, channel.id));
-      const ids = acks.map((a) => a.externalId).filter((x) => x?.startsWith('ack:')).sort();
+      const ids = acks
+        .map((a) => a.externalId)
+        .filter((x) => x?.startsWith('ack:'))
+        .sort();
       return ids.length >= 2 ? ids : undefined;
     });
     assert.deepEqual(ackIds, [`ack:${libraryId}:delivered`, `ack:${libraryId}:read`], 'a repeated ack is stored once');
@@ -97,14 +107,19 @@ describe('embedded engine: messages', () => {
     const message = channel.socket.receiveText(from, 'Is my order ready?');
     channel.socket.emit('messages.upsert', { messages: [message], type: 'notify' });
     const stored = await eventually('the inbound message', async () => {
-      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data;
+      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body
+        .data;
       return list.length > 0 ? list : undefined;
     });
     await eventually('both deliveries to be handled', async () => {
-      const rows = await server.container.database.db.select().from(providerEvents).where(and(eq(providerEvents.channelId, channel.id), eq(providerEvents.externalId, `msg:${message.key.id}`)));
+      const rows = await server.container.database.db
+        .select()
+        .from(providerEvents)
+        .where(and(eq(providerEvents.channelId, channel.id), eq(providerEvents.externalId, `msg:${message.key.id}`)));
       return rows.length === 1 && rows[0]!.processedAt !== null;
     });
-    const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data;
+    const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body
+      .data;
     assert.equal(list.length, 1);
     assert.equal(stored[0].provider_message_id, message.key.id);
     assert.equal(list[0].content.body, 'Is my order ready?');
@@ -117,24 +132,41 @@ describe('embedded engine: messages', () => {
       const id = `3A${randomBytes(8).toString('hex').toUpperCase()}`;
       channel.socket.emit('messages.upsert', {
         type: 'notify',
-        messages: [proto.WebMessageInfo.fromObject({ key: { remoteJid: `${lid}@lid`, fromMe: false, id }, message: { conversation: text }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: 'Private' }) as WAMessage],
+        messages: [
+          proto.WebMessageInfo.fromObject({
+            key: { remoteJid: `${lid}@lid`, fromMe: false, id },
+            message: { conversation: text },
+            messageTimestamp: Math.floor(Date.now() / 1000),
+            pushName: 'Private',
+          }) as WAMessage,
+        ],
       });
       return id;
     };
     const unknown = arrive(UNKNOWN_LID, 'from nobody known');
     const known = arrive(PRIVATE_LID, 'from a privacy id');
     const [stored] = await eventually('the message from the mapped privacy id', async () => {
-      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data;
+      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body
+        .data;
       return list.length > 0 ? list : undefined;
     });
     assert.equal(stored.provider_message_id, known);
     assert.equal(stored.content.body, 'from a privacy id');
-    const identities = (await request(server, 'GET', `/v1/contacts/${stored.contact_id}/identities`, { key: server.apiKey })).body.data as Array<{ type: string; value: string }>;
-    assert.deepEqual(identities.map((i) => `${i.type}:${i.value}`).sort(), ['chatapp_id:4915122220004', `linked_id:${PRIVATE_LID}`, 'phone:+4915122220004'].sort());
+    const identities = (await request(server, 'GET', `/v1/contacts/${stored.contact_id}/identities`, { key: server.apiKey })).body
+      .data as Array<{ type: string; value: string }>;
+    assert.deepEqual(
+      identities.map((i) => `${i.type}:${i.value}`).sort(),
+      ['chatapp_id:4915122220004', `linked_id:${PRIVATE_LID}`, 'phone:+4915122220004'].sort(),
+    );
     // The one the store knows no phone for cannot reach a contact: asked about, and not stored.
     assert.ok(channel.socket.calls.some((c) => c.method === 'phoneJidOfLid' && c.args[0] === `${UNKNOWN_LID}@lid`));
-    const all = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data as Array<{ provider_message_id: string }>;
-    assert.deepEqual(all.map((m) => m.provider_message_id), [known], unknown);
+    const all = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body
+      .data as Array<{ provider_message_id: string }>;
+    assert.deepEqual(
+      all.map((m) => m.provider_message_id),
+      [known],
+      unknown,
+    );
   });
 
   test('messages of a channel another process holds are left to that process; without its socket a send waits', async () => {
@@ -142,7 +174,10 @@ describe('embedded engine: messages', () => {
     const channel = await pairedChannel(ctx, '4915100000104');
     const db = server.container.database.db;
     // Another process holds the session now: this one loses its lease and closes its socket at once.
-    await db.update(channelSessions).set({ owner: 'another-process', leaseUntil: new Date(Date.now() + 3_600_000) }).where(eq(channelSessions.channelId, channel.id));
+    await db
+      .update(channelSessions)
+      .set({ owner: 'another-process', leaseUntil: new Date(Date.now() + 3_600_000) })
+      .where(eq(channelSessions.channelId, channel.id));
     await eventually('the socket to be closed', () => channel.socket.ended);
     assert.equal(server.container.embedded.socketOf(channel.id), undefined);
     const res = await send(server, { channel_id: channel.id, to: '4915122220004', type: 'text', content: { body: 'held elsewhere' } });

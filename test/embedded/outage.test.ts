@@ -54,7 +54,9 @@ test('session events that meet an unreachable database are stored when it is bac
   assert.equal((await engine.startPairing(channel.id)).ok, true);
   const pairing = await eventually('the session to be taken', async () => scripted.latest(channel.id));
   await pairing.scan('4915100000900', 'Shop');
-  await eventually('the channel to be reported connected', async () => stored.some((e) => e.kind === 'channel.status' && e.status === 'connected'));
+  await eventually('the channel to be reported connected', async () =>
+    stored.some((e) => e.kind === 'channel.status' && e.status === 'connected'),
+  );
   // The library restarts its connection after pairing: the session's socket now is the latest one.
   const socket = scripted.latest(channel.id)!;
 
@@ -66,6 +68,10 @@ test('session events that meet an unreachable database are stored when it is bac
     const messages = stored.filter((e) => e.kind === 'message.inbound');
     return messages.length === 2 ? messages : undefined;
   });
-  assert.deepEqual(inbound.map((e) => e.kind === 'message.inbound' && e.providerMessageId), ['OUTAGE-1', 'OUTAGE-2'], 'stored once each, in order');
+  assert.deepEqual(
+    inbound.map((e) => e.kind === 'message.inbound' && e.providerMessageId),
+    ['OUTAGE-1', 'OUTAGE-2'],
+    'stored once each, in order',
+  );
   assert.equal(unreachableFor, 0, 'every failed try was tried again');
 });

@@ -39,7 +39,10 @@ describe('embedded engine: pairing and the session status machine', () => {
 
     const second = socket.showQr();
     assert.notEqual(second, first.qr);
-    await eventually('the new QR to be served', async () => (await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).body.data.qr === second);
+    await eventually(
+      'the new QR to be served',
+      async () => (await request(server, 'GET', `/v1/channels/${channel.id}/qr`, { key: key() })).body.data.qr === second,
+    );
     // The QR carries the pairing secret: it is stored sealed.
     assert.ok(!(await sessionRow(server, channel.id))!.qrSealed!.includes(second));
 
@@ -73,16 +76,25 @@ describe('embedded engine: pairing and the session status machine', () => {
     const channel = await embeddedChannel(server);
     const bad = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '12' } });
     assert.equal(bad.status, 400, bad.text);
-    assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/phone_number']);
+    assert.deepEqual(
+      bad.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/phone_number'],
+    );
     assert.equal(scripted.of(channel.id).length, 0, 'a refused number opens no socket');
 
-    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, { key: key(), body: { phone_number: '+49 170 1234567' } });
+    const connect = await request(server, 'POST', `/v1/channels/${channel.id}/connect`, {
+      key: key(),
+      body: { phone_number: '+49 170 1234567' },
+    });
     assert.equal(connect.status, 200, connect.text);
     const code = connect.body.data.pairing_code;
     assert.match(code.code, /^[A-Z0-9]{8}$/);
     assert.equal(code.expires_at, connect.body.data.qr.expires_at, 'the code lapses with the QR');
     const socket = scripted.latest(channel.id)!;
-    assert.deepEqual(socket.calls.filter((c) => c.method === 'requestPairingCode').map((c) => c.args), [['491701234567']]);
+    assert.deepEqual(
+      socket.calls.filter((c) => c.method === 'requestPairingCode').map((c) => c.args),
+      [['491701234567']],
+    );
     // The phone types it: the library pairs the same way as a scan.
     await socket.scan('491701234567');
     await waitForStatus(server, channel.id, 'connected');
@@ -105,7 +117,10 @@ describe('embedded engine: pairing and the session status machine', () => {
 
     // Not before its time: passes run (the poll is 200 ms) and open nothing.
     server.container.embedded.wake();
-    await eventually('a few manager passes', async () => (await sessionRow(server, channel.id))!.leaseUntil!.getTime() > row!.leaseUntil!.getTime());
+    await eventually(
+      'a few manager passes',
+      async () => (await sessionRow(server, channel.id))!.leaseUntil!.getTime() > row!.leaseUntil!.getTime(),
+    );
     assert.equal(scripted.of(channel.id).length, 2);
 
     clock.advance(waitMs + 1);
@@ -174,7 +189,9 @@ describe('embedded engine: pairing and the session status machine', () => {
     assert.equal(scripted.latest(channel.id)!.auth.creds.me?.id, '4915100000003:7@s.whatsapp.net');
   });
 
-  test('a session replaced elsewhere is not opened again while its end is being written', { skip: !usingPostgres && 'PostgreSQL only (the test holds a row lock from a connection of its own)' }, async () => {
+  test('a session replaced elsewhere is not opened again while its end is being written', {
+    skip: !usingPostgres && 'PostgreSQL only (the test holds a row lock from a connection of its own)',
+  }, async () => {
     const { server, scripted } = ctx;
     // A second session: a lookup through it runs in a pass of the session manager, so two lookups
     // prove two passes went by.
@@ -189,11 +206,16 @@ describe('embedded engine: pairing and the session status machine', () => {
       await eventually('the write of the session end to wait on the row', async () => {
         // pg_stat_activity is read once per transaction unless told to read it again.
         await blocker.query('select pg_stat_clear_snapshot()');
-        const waiting = await blocker.query(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'update "channel_sessions"%"state"%'`);
+        const waiting = await blocker.query(
+          `select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'update "channel_sessions"%"state"%'`,
+        );
         return (waiting.rowCount ?? 0) > 0;
       });
       for (let i = 0; i < 2; i++) {
-        const found = await request(server, 'POST', `/v1/channels/${other.id}/contacts/lookup`, { key: key(), body: { phone: '+49 151 22223333' } });
+        const found = await request(server, 'POST', `/v1/channels/${other.id}/contacts/lookup`, {
+          key: key(),
+          body: { phone: '+49 151 22223333' },
+        });
         assert.equal(found.status, 200, found.text);
       }
       assert.equal(scripted.of(channel.id).length, 2, 'no socket opened while the end of the session was being written');
@@ -226,7 +248,10 @@ describe('embedded engine: pairing and the session status machine', () => {
     const out = await request(server, 'POST', `/v1/channels/${channel.id}/disconnect`, { key: key() });
     assert.equal(out.status, 200, out.text);
     assert.equal(out.body.data.status, 'disconnected');
-    assert.deepEqual(channel.socket.calls.map((c) => c.method).filter((m) => m === 'logout'), ['logout']);
+    assert.deepEqual(
+      channel.socket.calls.map((c) => c.method).filter((m) => m === 'logout'),
+      ['logout'],
+    );
     assert.deepEqual(await keyRows(server, channel.id), []);
     assert.equal((await sessionRow(server, channel.id))!.wanted, false);
     assert.equal(scripted.of(channel.id).length, 2);
@@ -246,23 +271,34 @@ describe('embedded engine: pairing and the session status machine', () => {
     const reopened = scripted.latest(channel.id)!;
     assert.notEqual(reopened.auth, channel.socket.auth);
     assert.equal(JSON.stringify(reopened.auth.creds, BufferJSON.replacer), before, 'the same creds, read back from PostgreSQL');
-    await eventually('the session to be held again', async () => (await sessionRow(server, channel.id))!.owner === server.container.processId);
+    await eventually(
+      'the session to be held again',
+      async () => (await sessionRow(server, channel.id))!.owner === server.container.processId,
+    );
     assert.equal((await getChannel(server, channel.id)).status, 'connected');
   });
 
   test('a lookup goes through the holder; a number not on the service is answered as such', async () => {
     const { server } = ctx;
     const channel = await pairedChannel(ctx, '4915100000008');
-    const found = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, { key: key(), body: { phone: '+49 151 22223333' } });
+    const found = await request(server, 'POST', `/v1/channels/${channel.id}/contacts/lookup`, {
+      key: key(),
+      body: { phone: '+49 151 22223333' },
+    });
     assert.equal(found.status, 200, found.text);
     assert.equal(found.body.data.exists, true);
     assert.equal(found.body.data.chatapp_id, '4915122223333');
-    assert.deepEqual(channel.socket.calls.filter((c) => c.method === 'onWhatsApp').map((c) => c.args), [['4915122223333']]);
+    assert.deepEqual(
+      channel.socket.calls.filter((c) => c.method === 'onWhatsApp').map((c) => c.args),
+      [['4915122223333']],
+    );
   });
 
   test('bad input: connect and qr on an official channel are refused; qr of a stopped session answers 409', async () => {
     const { server } = ctx;
-    const official = (await request(server, 'POST', '/v1/channels', { key: key(), body: { platform: 'chatapp_official', name: 'Official' } })).body.data;
+    const official = (
+      await request(server, 'POST', '/v1/channels', { key: key(), body: { platform: 'chatapp_official', name: 'Official' } })
+    ).body.data;
     assert.equal((await request(server, 'POST', `/v1/channels/${official.id}/connect`, { key: key() })).status, 422);
     assert.equal((await request(server, 'GET', `/v1/channels/${official.id}/qr`, { key: key() })).status, 422);
     const channel = await embeddedChannel(server);

@@ -8,7 +8,14 @@
  */
 import { appendFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { DisconnectReason, proto, type AnyMessageContent, type AuthenticationState, type MiscMessageGenerationOptions, type WAMessage } from 'baileys';
+import {
+  DisconnectReason,
+  proto,
+  type AnyMessageContent,
+  type AuthenticationState,
+  type MiscMessageGenerationOptions,
+  type WAMessage,
+} from 'baileys';
 import type { EngineSocket, SocketEvents, SocketFactory } from '../../src/providers/gateway/embedded/socket.ts';
 
 export { DisconnectReason };
@@ -56,7 +63,11 @@ export type ScriptedSocketsOptions = {
 
 /** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
 export function boomLike(statusCode: number, message: string): Error {
-  return Object.assign(new Error(message), { isBoom: true, output: { statusCode, payload: { statusCode, error: message, message } }, data: undefined });
+  return Object.assign(new Error(message), {
+    isBoom: true,
+    output: { statusCode, payload: { statusCode, error: message, message } },
+    data: undefined,
+  });
 }
 
 const soon = (fn: () => void) => setImmediate(fn);
@@ -93,7 +104,12 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       emit,
       showQr() {
-        const qr = ['2@' + randomBytes(24).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64'), randomBytes(32).toString('base64')].join(',');
+        const qr = [
+          '2@' + randomBytes(24).toString('base64'),
+          randomBytes(32).toString('base64'),
+          randomBytes(32).toString('base64'),
+          randomBytes(32).toString('base64'),
+        ].join(',');
         emit('connection.update', { qr });
         return qr;
       },

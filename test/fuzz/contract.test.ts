@@ -26,7 +26,9 @@ after(async () => {
 });
 
 // Within the runner's per-test limit, so a stall fails here with the progress so far on stderr.
-test(`${REQUESTS} fuzzed requests: documented statuses and bodies, no 5xx, none slow, memory bounded, nothing leaves the machine`, { timeout: 170_000 }, async () => {
+test(`${REQUESTS} fuzzed requests: documented statuses and bodies, no 5xx, none slow, memory bounded, nothing leaves the machine`, {
+  timeout: 170_000,
+}, async () => {
   const fixtures = await createFixtures(server, closedPort);
   const started = Date.now();
   process.stderr.write(`fixtures ready; fuzzing with seed ${SEED}\n`);
@@ -48,7 +50,10 @@ test(`${REQUESTS} fuzzed requests: documented statuses and bodies, no 5xx, none 
   assert.equal(report.sent, REQUESTS);
   assert.deepEqual(guard.violations, [], 'every connection and lookup stayed on loopback');
   // Handlers ran: some requests succeeded and many were refused for what they carried.
-  assert.ok(Object.entries(report.byStatus).some(([s, n]) => s.startsWith('2') && n > REQUESTS / 20), 'a share of the requests succeeded');
+  assert.ok(
+    Object.entries(report.byStatus).some(([s, n]) => s.startsWith('2') && n > REQUESTS / 20),
+    'a share of the requests succeeded',
+  );
   assert.ok((report.byStatus['400'] ?? 0) > REQUESTS / 20, 'a share of the requests were refused as invalid');
   assert.ok(report.heapGrowthMb < 256, `heap grew ${report.heapGrowthMb.toFixed(1)} MB`);
   assert.ok(report.rssGrowthMb < 768, `rss grew ${report.rssGrowthMb.toFixed(1)} MB`);

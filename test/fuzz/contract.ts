@@ -82,7 +82,10 @@ export function operationsOf(doc: Doc): Operation[] {
         headers: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         body: media ? { media, schema: content![media]!.schema, required: op.requestBody.required !== false } : undefined,
         responses: Object.fromEntries(
-          Object.entries(op.responses as Record<string, { content?: Record<string, unknown> }>).map(([s, r]) => [s, { media: r.content ? Object.keys(r.content)[0] : undefined }]),
+          Object.entries(op.responses as Record<string, { content?: Record<string, unknown> }>).map(([s, r]) => [
+            s,
+            { media: r.content ? Object.keys(r.content)[0] : undefined },
+          ]),
         ),
         public: Array.isArray(op.security) && op.security.length === 0,
       });
@@ -130,7 +133,10 @@ export function validatorFor(doc: Doc): OpenAPIValidator {
     // The formats the document uses, so they are checked rather than skipped.
     customizeAjv: (ajv) => {
       ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
-      ajv.addFormat('date-time', (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)));
+      ajv.addFormat(
+        'date-time',
+        (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
+      );
       ajv.addFormat('uri', (s: string) => URL.canParse(s));
       ajv.addFormat('csv', () => true);
       return ajv;
@@ -236,7 +242,16 @@ function urlValues(ctx: ValueContext): fc.Arbitrary<string> {
 }
 
 const PHONES = ['+4915112345678', '+14155550123', '+442071838750', '4915112345001', '+55 11 91234-5678', '+4915112345002'];
-const EVENT_TYPES = ['message.new', 'message.sent', 'message.status_update', 'conversation.updated', 'contact.updated', 'channel.status_update', 'crm.record.created', 'crm.comment.created'];
+const EVENT_TYPES = [
+  'message.new',
+  'message.sent',
+  'message.status_update',
+  'conversation.updated',
+  'contact.updated',
+  'channel.status_update',
+  'crm.record.created',
+  'crm.comment.created',
+];
 
 /** Message types with content of their shape: a random `content` object is refused before anything runs. */
 function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content: Record<string, unknown> }> {
@@ -246,12 +261,22 @@ function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content
     { weight: 4, arbitrary: text.map((body) => ({ type: 'text', content: { body } })) },
     fc.record({ media_url: urlValues(ctx), caption: text }).map((content) => ({ type: 'image', content })),
     fc.record({ media_url: urlValues(ctx), file_name: text }).map((content) => ({ type: 'document', content })),
-    fc.record({ latitude: fc.double({ min: -90, max: 90, noNaN: true }), longitude: fc.double({ min: -180, max: 180, noNaN: true }), name: text }).map((content) => ({ type: 'location', content })),
+    fc
+      .record({
+        latitude: fc.double({ min: -90, max: 90, noNaN: true }),
+        longitude: fc.double({ min: -180, max: 180, noNaN: true }),
+        name: text,
+      })
+      .map((content) => ({ type: 'location', content })),
     fc.record({ message_id: messageId, reaction: fc.constantFrom('👍', '❤️', '') }).map((content) => ({ type: 'reaction', content })),
     fc.record({ question: text, options: fc.array(text, { minLength: 2, maxLength: 3 }) }).map((content) => ({ type: 'poll', content })),
     fc.record({ state: fc.constantFrom('typing', 'paused', 'recording') }).map((content) => ({ type: 'presence', content })),
     fc.record({ message_id: messageId }).map((content) => ({ type: 'mark_as_read', content })),
-    fc.record({ template: fc.record({ name: fc.constantFrom('fuzz_template', 'unknown'), language: fc.record({ code: fc.constantFrom('en_US') }) }) }).map((content) => ({ type: 'template', content })),
+    fc
+      .record({
+        template: fc.record({ name: fc.constantFrom('fuzz_template', 'unknown'), language: fc.record({ code: fc.constantFrom('en_US') }) }),
+      })
+      .map((content) => ({ type: 'template', content })),
   );
 }
 
@@ -262,8 +287,14 @@ function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content
 function hinted(doc: Doc, schema: Schema, ctx: ValueContext, name: string, depth: number): fc.Arbitrary<unknown> | undefined {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   if (props.type && props.content && props.channel_id) {
-    const rest = { ...schema, properties: Object.fromEntries(Object.entries(props).filter(([k]) => k !== 'type' && k !== 'content')), required: (schema.required ?? []).filter((k: string) => k !== 'type' && k !== 'content') };
-    return fc.tuple(validValue(doc, rest, ctx, name, depth + 1) as fc.Arbitrary<Record<string, unknown>>, messageContent(ctx)).map(([base, tc]) => ({ ...base, ...tc }));
+    const rest = {
+      ...schema,
+      properties: Object.fromEntries(Object.entries(props).filter(([k]) => k !== 'type' && k !== 'content')),
+      required: (schema.required ?? []).filter((k: string) => k !== 'type' && k !== 'content'),
+    };
+    return fc
+      .tuple(validValue(doc, rest, ctx, name, depth + 1) as fc.Arbitrary<Record<string, unknown>>, messageContent(ctx))
+      .map(([base, tc]) => ({ ...base, ...tc }));
   }
   if (name === 'permissions') return fc.subarray([...PERMISSIONS], { minLength: 1 });
   if (name === 'event_types') return fc.subarray(EVENT_TYPES);
@@ -276,13 +307,14 @@ function hinted(doc: Doc, schema: Schema, ctx: ValueContext, name: string, depth
 export function validValue(doc: Doc, raw: Schema | undefined, ctx: ValueContext, name = '', depth = 0): fc.Arbitrary<unknown> {
   const schema = deref(doc, raw);
   const hint = depth < 6 ? hinted(doc, schema, ctx, name, depth) : undefined;
-  if (hint) return fc.oneof({ weight: 4, arbitrary: hint }, { weight: 1, arbitrary: validValue(doc, schema, ctx, `${name}\u0000`, depth + 6) });
+  if (hint)
+    return fc.oneof({ weight: 4, arbitrary: hint }, { weight: 1, arbitrary: validValue(doc, schema, ctx, `${name}\u0000`, depth + 6) });
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   const union = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (union) return fc.oneof(...union.map((s) => validValue(doc, s, ctx, name, depth)));
   if (schema.allOf) return validValue(doc, schema.allOf[0], ctx, name, depth);
-  const type = Array.isArray(schema.type) ? schema.type.filter((t: string) => t !== 'null')[0] ?? 'null' : schema.type;
+  const type = Array.isArray(schema.type) ? (schema.type.filter((t: string) => t !== 'null')[0] ?? 'null') : schema.type;
   if (depth > 4) return fc.constant(type === 'object' ? {} : type === 'array' ? [] : type === 'string' ? 'x' : null);
   switch (type) {
     case 'string':
@@ -316,7 +348,9 @@ export function validValue(doc: Doc, raw: Schema | undefined, ctx: ValueContext,
       // Optional fields mostly left out: each one present is one more chance of a refusal that hides the rest.
       for (const [key, sub] of Object.entries(props)) {
         const value = validValue(doc, sub, ctx, key, depth + 1);
-        model[key] = required.has(key) ? value : fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
+        model[key] = required.has(key)
+          ? value
+          : fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: value });
       }
       return fc.record(model);
     }
@@ -348,7 +382,8 @@ function stringValue(schema: Schema, ctx: ValueContext, name: string): fc.Arbitr
     // The boundary itself.
     if (maxLength <= 100_000) choices.push(fc.constant('b'.repeat(maxLength)));
   }
-  if (byName.length > 0) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...byName) }, { weight: 1, arbitrary: fc.oneof(...choices) });
+  if (byName.length > 0)
+    return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...byName) }, { weight: 1, arbitrary: fc.oneof(...choices) });
   return fc.oneof(...choices);
 }
 
@@ -396,10 +431,12 @@ export function invalidValue(doc: Doc, raw: Schema | undefined, ctx: ValueContex
   if (keys.length > 0) {
     // One field broken, the rest valid: reaches deeper than a wholly wrong body.
     options.push(
-      fc.tuple(validValue(doc, schema, ctx, name) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...keys), fc.constant(null)).chain(([base, key]) =>
-        fc.oneof(wrongType, invalidValue(doc, props[key], ctx, key)).map((bad) => ({ ...base, [key]: bad })),
-      ),
-      fc.tuple(validValue(doc, schema, ctx, name) as fc.Arbitrary<Record<string, unknown>>, fc.string({ maxLength: 10 }), wrongType).map(([base, key, bad]) => ({ ...base, [key]: bad })),
+      fc
+        .tuple(validValue(doc, schema, ctx, name) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...keys), fc.constant(null))
+        .chain(([base, key]) => fc.oneof(wrongType, invalidValue(doc, props[key], ctx, key)).map((bad) => ({ ...base, [key]: bad }))),
+      fc
+        .tuple(validValue(doc, schema, ctx, name) as fc.Arbitrary<Record<string, unknown>>, fc.string({ maxLength: 10 }), wrongType)
+        .map(([base, key, bad]) => ({ ...base, [key]: bad })),
     );
   } else if (schema.type === 'string') {
     options.push(anyString, fc.constant('b'.repeat((schema.maxLength ?? 64) + 1)));
@@ -440,8 +477,14 @@ function pathValue(ctx: ValueContext, param: string, destructive: boolean, schem
   return realWeight ? fc.oneof({ weight: realWeight, arbitrary: fc.constantFrom(...real) }, { weight: 8, arbitrary: fake }) : fake;
 }
 
-function queryValue(doc: Doc, ctx: ValueContext, param: { name: string; schema: Schema }, validOnly: boolean): fc.Arbitrary<string | undefined> {
-  if (param.name === 'cursor') return validOnly ? fc.constant(undefined) : fc.oneof(fc.constant(undefined), fc.constantFrom(...FORGED_CURSORS));
+function queryValue(
+  doc: Doc,
+  ctx: ValueContext,
+  param: { name: string; schema: Schema },
+  validOnly: boolean,
+): fc.Arbitrary<string | undefined> {
+  if (param.name === 'cursor')
+    return validOnly ? fc.constant(undefined) : fc.oneof(fc.constant(undefined), fc.constantFrom(...FORGED_CURSORS));
   if (validOnly) {
     return fc.oneof(
       { weight: 2, arbitrary: fc.constant(undefined) },
@@ -465,11 +508,23 @@ export function requestFor(doc: Doc, ctx: ValueContext, fixtures: Fixtures, op: 
     { weight: 1, arbitrary: fc.constantFrom<Credential>('none', 'wrong-key', 'bad-org', 'throwaway-cookie') },
   );
   const destroys = op.method === 'DELETE' || op.path.endsWith('/disconnect');
-  const params = fc.tuple(...op.pathParams.map((p, i) => pathValue(ctx, p, destroys && i === op.pathParams.length - 1, op.pathSchemas[i]!)));
+  const params = fc.tuple(
+    ...op.pathParams.map((p, i) => pathValue(ctx, p, destroys && i === op.pathParams.length - 1, op.pathSchemas[i]!)),
+  );
   // Half the queries hold only valid values: one bad parameter among many would hide what the others reach.
-  const query = fc.oneof(fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, true))), fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, false))));
-  const headerValues = fc.tuple(...op.headers.map((h) => fc.option(validValue(doc, h.schema, ctx, h.name).map(String), { nil: undefined })));
-  const body: fc.Arbitrary<{ text?: string; type?: string }> = op.body ? bodyFor(doc, ctx, op.body) : fc.oneof({ weight: 9, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: fc.constant({ text: '{"a":1}', type: 'application/json' }) });
+  const query = fc.oneof(
+    fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, true))),
+    fc.tuple(...op.query.map((q) => queryValue(doc, ctx, q, false))),
+  );
+  const headerValues = fc.tuple(
+    ...op.headers.map((h) => fc.option(validValue(doc, h.schema, ctx, h.name).map(String), { nil: undefined })),
+  );
+  const body: fc.Arbitrary<{ text?: string; type?: string }> = op.body
+    ? bodyFor(doc, ctx, op.body)
+    : fc.oneof(
+        { weight: 9, arbitrary: fc.constant({}) },
+        { weight: 1, arbitrary: fc.constant({ text: '{"a":1}', type: 'application/json' }) },
+      );
   return fc.tuple(credential, params, query, headerValues, body).map(([cred, ps, qs, hs, b]) => {
     let path = op.path;
     op.pathParams.forEach((name, i) => {
@@ -485,7 +540,8 @@ export function requestFor(doc: Doc, ctx: ValueContext, fixtures: Fixtures, op: 
     });
     if (cred === 'key') headers['x-api-key'] = fixtures.apiKey;
     // The fuzzer's own session must outlive the run: logging out uses a throwaway one.
-    if (cred === 'cookie' && fixtures.cookie) headers.cookie = op.id === 'POST /v1/auth/logout' ? fixtures.throwawayCookies[1] ?? '' : fixtures.cookie;
+    if (cred === 'cookie' && fixtures.cookie)
+      headers.cookie = op.id === 'POST /v1/auth/logout' ? (fixtures.throwawayCookies[1] ?? '') : fixtures.cookie;
     if (cred === 'throwaway-cookie' && fixtures.throwawayCookies.length > 0) headers.cookie = fixtures.throwawayCookies[0]!;
     if (cred === 'wrong-key') headers['x-api-key'] = `prl_live_${'x'.repeat(32)}`;
     if (cred === 'bad-org') {
@@ -507,12 +563,22 @@ function toJsonText(value: unknown): string {
 function bodyFor(doc: Doc, ctx: ValueContext, body: NonNullable<Operation['body']>): fc.Arbitrary<{ text?: string; type?: string }> {
   if (body.media !== 'application/json') {
     const line = fc.oneof(
-      fc.record({ phone: fc.stringMatching(/^\+[1-9][0-9]{9,12}$/), name: anyString, email: fc.emailAddress() }, { requiredKeys: [] }).map(toJsonText),
+      fc
+        .record({ phone: fc.stringMatching(/^\+[1-9][0-9]{9,12}$/), name: anyString, email: fc.emailAddress() }, { requiredKeys: [] })
+        .map(toJsonText),
       anyString,
     );
     const text = fc.array(line, { maxLength: 5 }).map((lines) => lines.join('\n'));
-    const csv = fc.array(fc.array(anyString, { maxLength: 4 }).map((cells) => cells.join(',')), { maxLength: 5 }).map((rows) => ['phone,name,email', ...rows].join('\n'));
-    return fc.oneof(text.map((t) => ({ text: t, type: 'application/x-ndjson' })), csv.map((t) => ({ text: t, type: 'text/csv' })));
+    const csv = fc
+      .array(
+        fc.array(anyString, { maxLength: 4 }).map((cells) => cells.join(',')),
+        { maxLength: 5 },
+      )
+      .map((rows) => ['phone,name,email', ...rows].join('\n'));
+    return fc.oneof(
+      text.map((t) => ({ text: t, type: 'application/x-ndjson' })),
+      csv.map((t) => ({ text: t, type: 'text/csv' })),
+    );
   }
   return fc.oneof(
     { weight: 5, arbitrary: validValue(doc, body.schema, ctx).map((v) => ({ text: toJsonText(v) })) },
@@ -539,13 +605,22 @@ function mediaOf(contentType: string | null): string | undefined {
 }
 
 function describe(req: FuzzRequest): string {
-  const body = req.body === undefined ? '' : ` body=${req.body.length > 300 ? `${req.body.slice(0, 300)}…(${req.body.length} chars)` : req.body}`;
+  const body =
+    req.body === undefined ? '' : ` body=${req.body.length > 300 ? `${req.body.slice(0, 300)}…(${req.body.length} chars)` : req.body}`;
   const auth = req.headers['x-api-key'] ? 'key' : req.headers.cookie ? 'cookie' : 'none';
   return `${req.op.method} ${req.url.length > 300 ? `${req.url.slice(0, 300)}…` : req.url} [${auth}${req.headers['x-organization-id'] ? ' bad-org' : ''}]${body}`;
 }
 
 /** Checks one answer against the document; returns the failures. */
-export function checkAnswer(validator: OpenAPIValidator, req: FuzzRequest, status: number, contentType: string | null, text: string, ms: number, timeLimitMs: number): Failure[] {
+export function checkAnswer(
+  validator: OpenAPIValidator,
+  req: FuzzRequest,
+  status: number,
+  contentType: string | null,
+  text: string,
+  ms: number,
+  timeLimitMs: number,
+): Failure[] {
   const failures: Failure[] = [];
   const fail = (kind: string, detail: string) => failures.push({ kind, operation: req.op.id, status, detail, request: describe(req) });
   if (status >= 500) fail('5xx', text.slice(0, 300));
@@ -561,7 +636,8 @@ export function checkAnswer(validator: OpenAPIValidator, req: FuzzRequest, statu
     fail('media type', `documented ${documented.media ?? '(no body)'}, sent ${media ?? '(none)'}: ${text.slice(0, 200)}`);
     return failures;
   }
-  if (documented.media === 'text/event-stream' && !/^retry: \d+\n\n/.test(text)) fail('event stream', `does not start with its retry hint: ${text.slice(0, 200)}`);
+  if (documented.media === 'text/event-stream' && !/^retry: \d+\n\n/.test(text))
+    fail('event stream', `does not start with its retry hint: ${text.slice(0, 200)}`);
   if (documented.media !== 'application/json' && documented.media !== 'application/problem+json') return failures;
   let body: unknown = null;
   try {
@@ -578,7 +654,27 @@ export function checkAnswer(validator: OpenAPIValidator, req: FuzzRequest, statu
 /** A request to a hidden route (the sandbox): only server faults and slowness fail. */
 export type RawRequest = { method: string; url: string; headers: Record<string, string>; body?: string; label: string };
 
-const SANDBOX_BODY_KEYS = ['qr', 'channel_id', 'from', 'type', 'content', 'text', 'to', 'messaging_product', 'phone_number_id', 'code', 'pin', 'name', 'language', 'components', 'session', 'webhook', 'callback_url', 'status', 'id'];
+const SANDBOX_BODY_KEYS = [
+  'qr',
+  'channel_id',
+  'from',
+  'type',
+  'content',
+  'text',
+  'to',
+  'messaging_product',
+  'phone_number_id',
+  'code',
+  'pin',
+  'name',
+  'language',
+  'components',
+  'session',
+  'webhook',
+  'callback_url',
+  'status',
+  'id',
+];
 
 /** Requests for the sandbox's hidden routes, built from the server's route table. */
 export function sandboxRequestFor(ctx: ValueContext, route: { method: string; url: string }): fc.Arbitrary<RawRequest> {
@@ -594,20 +690,42 @@ export function sandboxRequestFor(ctx: ValueContext, route: { method: string; ur
     fc.dictionary(fc.constantFrom(...SANDBOX_BODY_KEYS), value, { maxKeys: 5 }).map(toJsonText),
     fc.constantFrom('{"qr":"\\u0000"}', '{"a":', '[]', 'null', RAW_VALUES['\u0001deep-array\u0001']!),
   );
-  const pathValues = fc.tuple(...params.map(() => fc.oneof(fc.constantFrom(...(ctx.ids.channel ?? ['x']), 'v21.0', 'default'), fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom(...NASTY_STRINGS.filter((s) => s && s.length < 100)))));
-  const query = fc.option(fc.dictionary(fc.constantFrom('access_token', 'fields', 'code', 'client_id', 'input_token', 'limit', 'after'), anyString.filter((s) => s.length < 1000), { maxKeys: 3 }), { nil: undefined });
+  const pathValues = fc.tuple(
+    ...params.map(() =>
+      fc.oneof(
+        fc.constantFrom(...(ctx.ids.channel ?? ['x']), 'v21.0', 'default'),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.constantFrom(...NASTY_STRINGS.filter((s) => s && s.length < 100)),
+      ),
+    ),
+  );
+  const query = fc.option(
+    fc.dictionary(
+      fc.constantFrom('access_token', 'fields', 'code', 'client_id', 'input_token', 'limit', 'after'),
+      anyString.filter((s) => s.length < 1000),
+      { maxKeys: 3 },
+    ),
+    { nil: undefined },
+  );
   return fc.tuple(pathValues, body, query).map(([ps, b, q]) => {
     let url = route.url;
     params.forEach((name, i) => {
       url = url.replace(`:${name}`, encodeAny(ps[i]!));
     });
     url = url.replace('*', 'x');
-    if (q) url += `?${Object.entries(q as Record<string, string>).map(([k, v]) => `${k}=${encodeAny(v)}`).join('&')}`;
+    if (q)
+      url += `?${Object.entries(q as Record<string, string>)
+        .map(([k, v]) => `${k}=${encodeAny(v)}`)
+        .join('&')}`;
     const hasBody = route.method !== 'GET' && route.method !== 'HEAD';
     return {
       method: route.method,
       url,
-      headers: { accept: 'application/json', ...(hasBody ? { 'content-type': 'application/json' } : {}), authorization: 'Bearer sandbox-token-x' },
+      headers: {
+        accept: 'application/json',
+        ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        authorization: 'Bearer sandbox-token-x',
+      },
       body: hasBody ? b : undefined,
       label: `${route.method} ${route.url}`,
     };
@@ -616,9 +734,25 @@ export function sandboxRequestFor(ctx: ValueContext, route: { method: string; ur
 
 type Sent = { status: number; contentType: string | null; text: string; ms: number };
 
-async function sendOne(dispatcher: Agent, baseUrl: string, method: string, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<Sent> {
+async function sendOne(
+  dispatcher: Agent,
+  baseUrl: string,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  timeoutMs: number,
+): Promise<Sent> {
   const started = performance.now();
-  const res = await undiciRequest(baseUrl + url, { method: method as 'GET', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+  const res = await undiciRequest(baseUrl + url, {
+    method: method as 'GET',
+    headers,
+    body,
+    dispatcher,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   const ct = res.headers['content-type'];
   const text = String(ct).startsWith('text/event-stream') ? await firstEvents(res.body) : await res.body.text();
   return { status: res.statusCode, contentType: Array.isArray(ct) ? ct[0]! : (ct ?? null), text, ms: performance.now() - started };
@@ -663,12 +797,19 @@ export function regressionRequests(ops: Operation[], fixtures: Fixtures): Array<
   };
   const forged = FORGED_CURSORS[0]!;
   for (const list of ops.filter((o) => o.method === 'GET' && o.query.some((q) => q.name === 'cursor'))) {
-    const path = list.pathParams.reduce((p, name) => p.replace(`{${name}}`, encodeURIComponent(idsForParam(fixtures, name)[0] ?? 'x')), list.path);
+    const path = list.pathParams.reduce(
+      (p, name) => p.replace(`{${name}}`, encodeURIComponent(idsForParam(fixtures, name)[0] ?? 'x')),
+      list.path,
+    );
     add(list.id, `${path}?cursor=${forged}`);
   }
   const contact = fixtures.ids.contact?.[0] ?? 'x';
   const conversation = fixtures.ids.conversation?.[0] ?? 'x';
-  add('POST /v1/contacts', '/v1/contacts', `{"phone_number":"+4915112345099","custom_fields":{"a":${RAW_VALUES['\u0001deep-object\u0001']}}}`);
+  add(
+    'POST /v1/contacts',
+    '/v1/contacts',
+    `{"phone_number":"+4915112345099","custom_fields":{"a":${RAW_VALUES['\u0001deep-object\u0001']}}}`,
+  );
   add('POST /v1/contacts', '/v1/contacts', JSON.stringify({ phone_number: '+4915112345098', name: 'a\u0000b' }));
   add('PATCH /v1/contacts/{contactID}', `/v1/contacts/${contact}`, JSON.stringify({ name: 'x\udfffy' }));
   add('GET /v1/contacts', '/v1/contacts?search=%00');
@@ -678,9 +819,25 @@ export function regressionRequests(ops: Operation[], fixtures: Fixtures): Array<
   add('GET /v1/conversations', '/v1/conversations?q=%25_%5C&assignee=me&unread=true');
   add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'x', display_phone_number: '.(' }));
   add('POST /v1/channels', '/v1/channels', JSON.stringify({ platform: 'chatapp_unofficial', name: 'a\u0000b' }));
-  add('POST /v1/settings/developer/webhooks/endpoints', '/v1/settings/developer/webhooks/endpoints', JSON.stringify({ url: 'http://127.0.0.1:1/x', description: 'a\u0000b' }));
-  out.push({ method: 'POST', url: '/sandbox/gateway/scan', headers: { 'content-type': 'application/json' }, body: '{"qr":"\\u0000"}', label: 'POST /sandbox/gateway/scan' });
-  out.push({ method: 'POST', url: '/sandbox/gateway/link', headers: { 'content-type': 'application/json' }, body: '{"code":"\\u0000","phone":"+15550100000"}', label: 'POST /sandbox/gateway/link' });
+  add(
+    'POST /v1/settings/developer/webhooks/endpoints',
+    '/v1/settings/developer/webhooks/endpoints',
+    JSON.stringify({ url: 'http://127.0.0.1:1/x', description: 'a\u0000b' }),
+  );
+  out.push({
+    method: 'POST',
+    url: '/sandbox/gateway/scan',
+    headers: { 'content-type': 'application/json' },
+    body: '{"qr":"\\u0000"}',
+    label: 'POST /sandbox/gateway/scan',
+  });
+  out.push({
+    method: 'POST',
+    url: '/sandbox/gateway/link',
+    headers: { 'content-type': 'application/json' },
+    body: '{"code":"\\u0000","phone":"+15550100000"}',
+    label: 'POST /sandbox/gateway/link',
+  });
   return out;
 }
 
@@ -733,12 +890,34 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
         const req = regressions[i]!;
         const isDoc = 'op' in req;
         try {
-          const answer = await sendOne(dispatcher, server.baseUrl, isDoc ? req.op.method : req.method, req.url, req.headers, req.body, timeLimitMs * 4);
+          const answer = await sendOne(
+            dispatcher,
+            server.baseUrl,
+            isDoc ? req.op.method : req.method,
+            req.url,
+            req.headers,
+            req.body,
+            timeLimitMs * 4,
+          );
           report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
-          if (isDoc) report.failures.push(...checkAnswer(validator, req, answer.status, answer.contentType, answer.text, answer.ms, timeLimitMs));
-          else if (answer.status >= 500) report.failures.push({ kind: '5xx', operation: req.label, status: answer.status, detail: answer.text.slice(0, 300), request: `${req.method} ${req.url} body=${req.body}` });
+          if (isDoc)
+            report.failures.push(...checkAnswer(validator, req, answer.status, answer.contentType, answer.text, answer.ms, timeLimitMs));
+          else if (answer.status >= 500)
+            report.failures.push({
+              kind: '5xx',
+              operation: req.label,
+              status: answer.status,
+              detail: answer.text.slice(0, 300),
+              request: `${req.method} ${req.url} body=${req.body}`,
+            });
         } catch (error) {
-          report.failures.push({ kind: 'no answer', operation: isDoc ? req.op.id : req.label, status: 0, detail: String(error), request: req.url });
+          report.failures.push({
+            kind: 'no answer',
+            operation: isDoc ? req.op.id : req.label,
+            status: 0,
+            detail: String(error),
+            request: req.url,
+          });
         }
         report.sent++;
         continue;
@@ -766,11 +945,25 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
           report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
           report.slowestMs = Math.max(report.slowestMs, answer.ms);
           const request = `${req.method} ${req.url.slice(0, 200)} body=${(req.body ?? '').slice(0, 200)}`;
-          if (answer.status >= 500) report.failures.push({ kind: '5xx', operation: req.label, status: answer.status, detail: answer.text.slice(0, 300), request });
-          if (answer.ms > timeLimitMs) report.failures.push({ kind: 'slow', operation: req.label, status: answer.status, detail: `${Math.round(answer.ms)} ms`, request });
+          if (answer.status >= 500)
+            report.failures.push({ kind: '5xx', operation: req.label, status: answer.status, detail: answer.text.slice(0, 300), request });
+          if (answer.ms > timeLimitMs)
+            report.failures.push({
+              kind: 'slow',
+              operation: req.label,
+              status: answer.status,
+              detail: `${Math.round(answer.ms)} ms`,
+              request,
+            });
         }
       } catch (error) {
-        report.failures.push({ kind: 'no answer', operation: entry.kind === 'doc' ? (value as FuzzRequest).op.id : (value as RawRequest).label, status: 0, detail: String(error), request: '' });
+        report.failures.push({
+          kind: 'no answer',
+          operation: entry.kind === 'doc' ? (value as FuzzRequest).op.id : (value as RawRequest).label,
+          status: 0,
+          detail: String(error),
+          request: '',
+        });
       }
       report.sent++;
       if (report.sent % 1000 === 0) options.progress?.(report.sent);
@@ -791,7 +984,10 @@ export async function runContractFuzz(options: FuzzOptions): Promise<FuzzReport>
 function causeOf(f: Failure): string {
   const code = /"code":"([^"]+)"/.exec(f.detail)?.[1];
   if (code) return `code ${code}`;
-  return f.detail.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>').replace(/\d+/g, 'N').slice(0, 80);
+  return f.detail
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/gi, '<id>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 80);
 }
 
 /** Failures grouped by cause (kind, status, error code), each with a count, the operations and one example. */

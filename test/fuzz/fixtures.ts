@@ -35,7 +35,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   const contacts: string[] = [];
   const phones = ['+4915112345001', '+4915112345002'];
   for (const [i, phone] of phones.entries()) {
-    const res = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: phone, name: `Fuzz contact ${i}`, email: `fuzz${i}@example.com` } });
+    const res = await request(server, 'POST', '/v1/contacts', {
+      key,
+      body: { phone_number: phone, name: `Fuzz contact ${i}`, email: `fuzz${i}@example.com` },
+    });
     ok(res, 'contact');
     contacts.push(res.body.data.id);
   }
@@ -44,12 +47,24 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   ok(await request(server, 'POST', `/v1/contacts/${contacts[0]}/tags`, { key, body: { tag: 'vip' } }), 'tag');
   const template = await request(server, 'POST', '/v1/templates', {
     key,
-    body: { channel_id: official.id, name: 'fuzz_template', language: 'en_US', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+    body: {
+      channel_id: official.id,
+      name: 'fuzz_template',
+      language: 'en_US',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+    },
   });
   ok(template, 'template');
-  const sent = await request(server, 'POST', '/v1/messages', { key, body: { channel_id: gateway.id, to: phones[0], type: 'text', content: { body: 'hello' } } });
+  const sent = await request(server, 'POST', '/v1/messages', {
+    key,
+    body: { channel_id: gateway.id, to: phones[0], type: 'text', content: { body: 'hello' } },
+  });
   ok(sent, 'message');
-  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/hook` } });
+  const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+    key,
+    body: { url: `http://127.0.0.1:${closedPort}/hook` },
+  });
   ok(endpoint, 'webhook endpoint');
   const deliveries = await eventually('a webhook delivery', async () => {
     const res = await request(server, 'GET', '/v1/settings/developer/webhooks/deliveries', { key });
@@ -57,15 +72,31 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   });
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
   // Resources made to be deleted (or disconnected) by the fuzzer.
-  const deletable: Record<string, string[]> = { 'deletable:channel': [], 'deletable:contact': [], 'deletable:endpoint': [], 'deletable:note': [], 'deletable:tag': ['vip'], 'deletable:channel_scope': [] };
+  const deletable: Record<string, string[]> = {
+    'deletable:channel': [],
+    'deletable:contact': [],
+    'deletable:endpoint': [],
+    'deletable:note': [],
+    'deletable:tag': ['vip'],
+    'deletable:channel_scope': [],
+  };
   for (let i = 0; i < 3; i++) {
-    const channel = await request(server, 'POST', '/v1/channels', { key, body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}`, sandbox: true } });
+    const channel = await request(server, 'POST', '/v1/channels', {
+      key,
+      body: { platform: 'chatapp_unofficial', name: `Fuzz doomed ${i}`, sandbox: true },
+    });
     ok(channel, 'doomed channel');
     deletable['deletable:channel']!.push(channel.body.data.id);
-    const contact = await request(server, 'POST', '/v1/contacts', { key, body: { phone_number: `+49151123450${10 + i}`, name: `Doomed ${i}` } });
+    const contact = await request(server, 'POST', '/v1/contacts', {
+      key,
+      body: { phone_number: `+49151123450${10 + i}`, name: `Doomed ${i}` },
+    });
     ok(contact, 'doomed contact');
     deletable['deletable:contact']!.push(contact.body.data.id);
-    const hook = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key, body: { url: `http://127.0.0.1:${closedPort}/doomed${i}` } });
+    const hook = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+      key,
+      body: { url: `http://127.0.0.1:${closedPort}/doomed${i}` },
+    });
     ok(hook, 'doomed endpoint');
     deletable['deletable:endpoint']!.push(hook.body.data.id);
     const doomedNote = await request(server, 'POST', `/v1/contacts/${contacts[0]}/notes`, { key, body: { body: `doomed ${i}` } });
@@ -80,7 +111,9 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   const sessions = await request(server, 'GET', '/v1/auth/sessions', { cookie: throwaway[0] });
   const own = await request(server, 'GET', '/v1/auth/session', { cookie });
   // OAuth: a client whose redirect URIs are the fuzzer's loopback URLs, and requests and devices waiting for a decision.
-  const oauthClient = await createOAuthClient(server, { redirectUris: [`http://127.0.0.1:${closedPort}`, `http://127.0.0.1:${closedPort}/hook?x=1`] });
+  const oauthClient = await createOAuthClient(server, {
+    redirectUris: [`http://127.0.0.1:${closedPort}`, `http://127.0.0.1:${closedPort}/hook?x=1`],
+  });
   const authorizationRequests: string[] = [];
   const userCodes: string[] = [];
   for (let i = 0; i < 3; i++) {
@@ -96,7 +129,13 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   // Registered clients (a confidential one, whose secret may be rotated), clients and grants the fuzzer may delete.
   const confidential = await request(server, 'POST', '/v1/oauth/clients', {
     key,
-    body: { name: 'Fuzz backend', type: 'confidential', redirect_uris: [`http://127.0.0.1:${closedPort}/cb`], grant_types: ['authorization_code', 'refresh_token'], scopes: ['channels:read'] },
+    body: {
+      name: 'Fuzz backend',
+      type: 'confidential',
+      redirect_uris: [`http://127.0.0.1:${closedPort}/cb`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      scopes: ['channels:read'],
+    },
   });
   ok(confidential, 'confidential OAuth client');
   const doomedClients: string[] = [];
@@ -104,18 +143,28 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   for (let i = 0; i < 3; i++) {
     const doomed = await createOAuthClient(server, { name: `Fuzz doomed client ${i}` });
     doomedClients.push(doomed.clientId);
-    doomedGrants.push((await createGrant(server, { client: oauthClient, userId: own.body.data.user.id, organizationIds: [server.organizationId] })).id);
+    doomedGrants.push(
+      (await createGrant(server, { client: oauthClient, userId: own.body.data.user.id, organizationIds: [server.organizationId] })).id,
+    );
   }
   // Organizations: members and invitations the fuzzer may change or remove (never the owner it acts as).
   const members: string[] = [];
   const invitations: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: `fuzz-member${i}@example.com`, role: 'member' } });
+    const joining = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+      key,
+      body: { email: `fuzz-member${i}@example.com`, role: 'member' },
+    });
     ok(joining, 'invitation');
-    const joined = await request(server, 'POST', '/v1/invitations/accept', { body: { token: joining.body.data.token, name: `Fuzz member ${i}`, password: 'fuzz member password' } });
+    const joined = await request(server, 'POST', '/v1/invitations/accept', {
+      body: { token: joining.body.data.token, name: `Fuzz member ${i}`, password: 'fuzz member password' },
+    });
     ok(joined, 'accepted invitation');
     members.push(joined.body.data.user_id);
-    const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, { key, body: { email: `fuzz-invitee${i}@example.com`, role: 'member' } });
+    const pending = await request(server, 'POST', `/v1/organizations/${server.organizationId}/invitations`, {
+      key,
+      body: { email: `fuzz-invitee${i}@example.com`, role: 'member' },
+    });
     ok(pending, 'pending invitation');
     invitations.push(pending.body.data.id);
   }

@@ -55,7 +55,8 @@ export function guardLoopback(closedPort: number): LoopbackGuard {
     process.nextTick(() => (Array.isArray(a) ? cb(null, a) : cb(null, a.address, a.family)));
   } as typeof dns.lookup;
   dns.promises.lookup = async function guardedPromisesLookup(hostname: string, options?: unknown) {
-    if (net.isIP(hostname) || isLoopbackHost(hostname)) return (originalPromisesLookup as (...a: unknown[]) => Promise<unknown>)(hostname, options);
+    if (net.isIP(hostname) || isLoopbackHost(hostname))
+      return (originalPromisesLookup as (...a: unknown[]) => Promise<unknown>)(hostname, options);
     violations.push(`dns ${hostname}`);
     return answer(options);
   } as typeof dns.promises.lookup;

@@ -40,7 +40,8 @@ async function grow(rows: number) {
     select gen_random_uuid(), 'r' || g, now() from generate_series(1, ${rows}) g`);
 }
 const pagesAtLastAnalysis = async (table: string) =>
-  (await queryRows<{ relpages: number }>(test_db.database.db, sql`select relpages from pg_class where oid = ${table}::regclass`))[0]!.relpages;
+  (await queryRows<{ relpages: number }>(test_db.database.db, sql`select relpages from pg_class where oid = ${table}::regclass`))[0]!
+    .relpages;
 
 test('where autovacuum does not run, a table that grew is analyzed and the check comes again soon; one that did not is left', async () => {
   await grow(5_000);
@@ -66,7 +67,10 @@ test('the early check is one job per slot, due in ANALYZE_AGAIN_SECONDS, however
     await analyzeSoon(queue, tx);
     await analyzeSoon(queue, tx);
   });
-  const jobs = await queryRows<{ start_after: Date }>(db, sql`select start_after from pgboss.job where name = 'maintenance.analyze' and state = 'created'`);
+  const jobs = await queryRows<{ start_after: Date }>(
+    db,
+    sql`select start_after from pgboss.job where name = 'maintenance.analyze' and state = 'created'`,
+  );
   assert.equal(jobs.length, 1);
   const dueIn = (new Date(jobs[0]!.start_after).getTime() - before) / 1000;
   assert.ok(dueIn > ANALYZE_AGAIN_SECONDS - 2 && dueIn <= ANALYZE_AGAIN_SECONDS + 2, `due in ${dueIn} s`);

@@ -32,24 +32,35 @@ after(async () => {
 const jobs = (ids: string[]) =>
   queryRows<{ id: string; state: string }>(
     test_db.database.db,
-    sql`select id::text, state::text from pgboss.job where id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`,
+    sql`select id::text, state::text from pgboss.job where id in (${sql.join(
+      ids.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`,
   );
 
 /** Enqueues a message.reconcile job and returns its id (the newest of that queue). */
 async function enqueued(): Promise<string> {
   await queue.enqueue(test_db.database.db, 'message.reconcile', { message_id: randomUUID() });
-  const [row] = await queryRows<{ id: string }>(test_db.database.db, sql`select id::text from pgboss.job where name = 'message.reconcile' order by created_on desc, id limit 1`);
+  const [row] = await queryRows<{ id: string }>(
+    test_db.database.db,
+    sql`select id::text from pgboss.job where name = 'message.reconcile' order by created_on desc, id limit 1`,
+  );
   return row!.id;
 }
 
 test('every queue deletes its finished jobs after FINISHED_JOB_SECONDS', async () => {
-  const queues = await queryRows<{ name: string; deletion_seconds: number }>(test_db.database.db, sql`select name, deletion_seconds from pgboss.queue`);
+  const queues = await queryRows<{ name: string; deletion_seconds: number }>(
+    test_db.database.db,
+    sql`select name, deletion_seconds from pgboss.queue`,
+  );
   for (const name of JOB_NAMES) {
     assert.equal(queues.find((q) => q.name === name)?.deletion_seconds, FINISHED_JOB_SECONDS, `queue ${name}`);
   }
 });
 
-test('jobs finished longer ago than FINISHED_JOB_SECONDS are deleted pass after pass; recent and waiting ones stay', { timeout: 90_000 }, async () => {
+test('jobs finished longer ago than FINISHED_JOB_SECONDS are deleted pass after pass; recent and waiting ones stay', {
+  timeout: 90_000,
+}, async () => {
   const finish = (id: string, state: 'completed' | 'failed', secondsAgo: number) =>
     test_db.database.db.execute(
       sql`update pgboss.job set state = ${state}::pgboss.job_state, completed_on = now() - make_interval(secs => ${secondsAgo}) where id = ${id}::uuid`,
@@ -62,7 +73,11 @@ test('jobs finished longer ago than FINISHED_JOB_SECONDS are deleted pass after 
     const [completed, failed] = [await enqueued(), await enqueued()];
     await finish(completed, 'completed', FINISHED_JOB_SECONDS + 60);
     await finish(failed, 'failed', FINISHED_JOB_SECONDS + 60);
-    await eventually(`round ${round}: the jobs finished long ago deleted`, async () => ((await jobs([completed, failed])).length === 0 ? true : undefined), { timeoutMs: 30_000 });
+    await eventually(
+      `round ${round}: the jobs finished long ago deleted`,
+      async () => ((await jobs([completed, failed])).length === 0 ? true : undefined),
+      { timeoutMs: 30_000 },
+    );
   }
   const left = await jobs([recent, waiting]);
   assert.deepEqual(left.map((j) => j.id).sort(), [recent, waiting].sort(), 'the recent finished job and the waiting one are kept');

@@ -63,7 +63,11 @@ test('the first start prints the generated credentials once, and they work; a re
     assert.equal(relogin.status, 200, relogin.text);
     assert.deepEqual(await service.stop(), { code: 0, signal: null }, service.stderr);
     assert.equal(parseWelcome(service.stdout), undefined, `a second banner:\n${service.stdout}`);
-    assert.deepEqual(service.plainLines(), [`Dashboard: ${welcome.dashboard}`], 'a later start prints the dashboard address and nothing else besides log records');
+    assert.deepEqual(
+      service.plainLines(),
+      [`Dashboard: ${welcome.dashboard}`],
+      'a later start prints the dashboard address and nothing else besides log records',
+    );
     assert.ok(!service.stdout.includes(password) && !service.stdout.includes(apiKey));
     assertNoSecretInLogs(service, [password, apiKey]);
   } finally {

@@ -25,8 +25,14 @@ async function runToExit(env: Record<string, string>, dataDir: string): Promise<
 const cases: Array<{ env: Record<string, string>; line: RegExp }> = [
   { env: { PORT: 'abc' }, line: /^ {2}PORT: expects a port number \(got "abc"\)$/m },
   { env: { LOG_LEVEL: 'loud' }, line: /^ {2}LOG_LEVEL: expects one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/m },
-  { env: { DATABASE_URL: 'mysql://x' }, line: /^ {2}DATABASE_URL: expects a postgres:\/\/ or postgresql:\/\/ connection URL \(got "mysql:\/\/x"\)$/m },
-  { env: { BASE_URL: 'ftp://x' }, line: /^ {2}BASE_URL: expects an http\(s\) URL such as https:\/\/parley\.example\.com \(got "ftp:\/\/x"\)$/m },
+  {
+    env: { DATABASE_URL: 'mysql://x' },
+    line: /^ {2}DATABASE_URL: expects a postgres:\/\/ or postgresql:\/\/ connection URL \(got "mysql:\/\/x"\)$/m,
+  },
+  {
+    env: { BASE_URL: 'ftp://x' },
+    line: /^ {2}BASE_URL: expects an http\(s\) URL such as https:\/\/parley\.example\.com \(got "ftp:\/\/x"\)$/m,
+  },
   { env: { MEDIA_STORE: 's3' }, line: /^ {2}S3_BUCKET: MEDIA_STORE=s3 needs the bucket to store media in$/m },
 ];
 
@@ -93,24 +99,44 @@ test('loadConfig: defaults', () => {
   assert.equal(config.secureCookies, false);
   assert.equal(config.trustProxy, false);
   assert.equal(config.shutdownTimeoutMs, 10_000);
-  assert.deepEqual(config.bootstrap, { organizationName: 'My organization', adminEmail: undefined, adminPassword: undefined, apiKey: undefined });
+  assert.deepEqual(config.bootstrap, {
+    organizationName: 'My organization',
+    adminEmail: undefined,
+    adminPassword: undefined,
+    apiKey: undefined,
+  });
 });
 
 test('loadConfig: the media store is the filesystem under DATA_DIR by default, or an S3 bucket with its settings checked together', () => {
   assert.deepEqual(loadConfig({ DATA_DIR: '/var/lib/parley' }).media, { store: 'fs', dir: path.join('/var/lib/parley', 'media') });
   assert.deepEqual(loadConfig({ MEDIA_DIR: '/srv/media' }).media, { store: 'fs', dir: '/srv/media' });
-  assert.deepEqual(loadConfig({ MEDIA_STORE: 's3', S3_BUCKET: 'parley-media', S3_ENDPOINT: 'http://minio:9000/', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', S3_PREFIX: 'p/' }).media, {
-    store: 's3',
-    bucket: 'parley-media',
-    region: 'us-east-1',
-    endpoint: 'http://minio:9000',
-    accessKeyId: 'id',
-    secretAccessKey: 'secret',
-    forcePathStyle: true,
-    prefix: 'p/',
-  });
+  assert.deepEqual(
+    loadConfig({
+      MEDIA_STORE: 's3',
+      S3_BUCKET: 'parley-media',
+      S3_ENDPOINT: 'http://minio:9000/',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_PREFIX: 'p/',
+    }).media,
+    {
+      store: 's3',
+      bucket: 'parley-media',
+      region: 'us-east-1',
+      endpoint: 'http://minio:9000',
+      accessKeyId: 'id',
+      secretAccessKey: 'secret',
+      forcePathStyle: true,
+      prefix: 'p/',
+    },
+  );
   const aws = loadConfig({ MEDIA_STORE: 's3', S3_BUCKET: 'parley-media', S3_REGION: 'eu-central-1' }).media;
-  assert.deepEqual(aws.store === 's3' && [aws.endpoint, aws.forcePathStyle, aws.region, aws.prefix], [undefined, false, 'eu-central-1', '']);
+  assert.deepEqual(aws.store === 's3' && [aws.endpoint, aws.forcePathStyle, aws.region, aws.prefix], [
+    undefined,
+    false,
+    'eu-central-1',
+    '',
+  ]);
   const problems = (env: Record<string, string>) => {
     try {
       loadConfig(env);
@@ -125,7 +151,8 @@ test('loadConfig: the media store is the filesystem under DATA_DIR by default, o
   ]);
   assert.match(problems({ MEDIA_STORE: 'disk' })[0]!, /^MEDIA_STORE: expects fs or s3/);
   assert.match(problems({ MEDIA_STORE: 's3', S3_BUCKET: 'No_Such' })[0]!, /^S3_BUCKET: expects a bucket name/);
-  for (const prefix of ['../x', '../', 'a/./', 'a']) assert.match(problems({ S3_PREFIX: prefix })[0] ?? '', /^S3_PREFIX: expects path segments ending in \//, prefix);
+  for (const prefix of ['../x', '../', 'a/./', 'a'])
+    assert.match(problems({ S3_PREFIX: prefix })[0] ?? '', /^S3_PREFIX: expects path segments ending in \//, prefix);
 });
 
 test('loadConfig: APP_URL follows BASE_URL (or PORT), and empty or blank values count as unset', () => {
@@ -146,11 +173,22 @@ test('loadConfig: APP_URL follows BASE_URL (or PORT), and empty or blank values 
   assert.equal(loadConfig({ TRUST_PROXY: 'yes', ROLES: ' worker ' }).trustProxy, true);
   assert.deepEqual(loadConfig({ ROLES: ' worker ' }).roles, ['worker']);
   assert.deepEqual(loadConfig({ ROLES: 'api', DATABASE_URL: 'postgres://db/parley' }).roles, ['api']);
-  assert.throws(() => loadConfig({ ROLES: 'api' }), (err: Error & { problems?: string[] }) => (err.problems?.[0] ?? '').startsWith('ROLES: the embedded database serves one process'));
+  assert.throws(
+    () => loadConfig({ ROLES: 'api' }),
+    (err: Error & { problems?: string[] }) => (err.problems?.[0] ?? '').startsWith('ROLES: the embedded database serves one process'),
+  );
 });
 
 test('loadConfig: every bad variable is named at once, each with what it expects', () => {
-  const env = { PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', BASE_URL: 'ftp://x', ROLES: 'api,cron', TRUST_PROXY: 'maybe', DATA_DIR: '/tmp/ok' };
+  const env = {
+    PORT: 'abc',
+    LOG_LEVEL: 'loud',
+    DATABASE_URL: 'mysql://x',
+    BASE_URL: 'ftp://x',
+    ROLES: 'api,cron',
+    TRUST_PROXY: 'maybe',
+    DATA_DIR: '/tmp/ok',
+  };
   let error: unknown;
   try {
     loadConfig(env);
@@ -164,8 +202,17 @@ test('loadConfig: every bad variable is named at once, each with what it expects
   assert.ok(error.problems.includes('PORT: expects a port number (got "abc")'));
   assert.ok(error.problems.includes('TRUST_PROXY: expects true or false (got "maybe")'));
   // Out-of-range and empty-list values say what is expected too, not a generic message.
-  for (const [name, value] of [['PORT', '70000'], ['PORT', '1.5'], ['ROLES', ','], ['BOOTSTRAP_ADMIN_EMAIL', 'nope']] as const) {
-    assert.throws(() => loadConfig({ [name]: value }), (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith(`${name}: expects `), `${name}=${value}`);
+  for (const [name, value] of [
+    ['PORT', '70000'],
+    ['PORT', '1.5'],
+    ['ROLES', ','],
+    ['BOOTSTRAP_ADMIN_EMAIL', 'nope'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith(`${name}: expects `),
+      `${name}=${value}`,
+    );
   }
 });
 

@@ -17,7 +17,7 @@ import { DatabaseUnavailableError } from '../../src/db/errors.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { createTestDatabaseUrl, freePort, request, TEST_DATABASE_SERVER_URL } from '../harness.ts';
 import { eventually } from '../eventually.ts';
-import {  } from '../messages-helpers.ts';
+import {} from '../messages-helpers.ts';
 import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
 import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
 import { startReceiver } from '../webhook-receiver.ts';
@@ -30,7 +30,10 @@ const SLACK_MS = 1500;
 type Outcome = { status: number; ms: number; id?: string; retryAfter: string | null; type: string | null; body: any; phase: string };
 
 for (const layout of ['api,worker', 'api + worker'] as const) {
-  test(`database restarted and unreachable under load (${layout}): no crash, fast 503s, nothing acknowledged lost`, { skip: !usingPostgres && 'PostgreSQL only', timeout: 120_000 }, async () => {
+  test(`database restarted and unreachable under load (${layout}): no crash, fast 503s, nothing acknowledged lost`, {
+    skip: !usingPostgres && 'PostgreSQL only',
+    timeout: 120_000,
+  }, async () => {
     const deployment = await createDeployment();
     const direct = deployment.databaseUrl!;
     const target = new URL(direct);
@@ -60,7 +63,11 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
     const admin = new pg.Client({ connectionString: TEST_DATABASE_SERVER_URL });
     await admin.connect();
     try {
-      const api = await startService({ dataDir: deployment.dataDir, port, env: { ...env, ROLES: layout === 'api,worker' ? 'api,worker' : 'api' } });
+      const api = await startService({
+        dataDir: deployment.dataDir,
+        port,
+        env: { ...env, ROLES: layout === 'api,worker' ? 'api,worker' : 'api' },
+      });
       processes.push(api);
       if (layout === 'api + worker') {
         const worker = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'worker', PORT: String(await freePort()) } });
@@ -72,7 +79,10 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       // send whose answer was lost is settled by asking it).
       const gateway = await gatewayChannel(server, apiKey);
       const official = await officialChannel(server, apiKey, CUSTOMER);
-      const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', { key: apiKey, body: { url: receiver.url, event_types: ['message.sent'] } });
+      const endpoint = await request(server, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+        key: apiKey,
+        body: { url: receiver.url, event_types: ['message.sent'] },
+      });
       assert.equal(endpoint.status, 201, endpoint.text);
 
       // Load: four senders at once until told to stop.
@@ -88,7 +98,12 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
             res = await fetch(`${api.baseUrl}/v1/messages`, {
               method: 'POST',
               headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-              body: JSON.stringify({ channel_id: n % 2 === 0 ? gateway : official, to: CUSTOMER, type: 'text', content: { body: `m${n++}` } }),
+              body: JSON.stringify({
+                channel_id: n % 2 === 0 ? gateway : official,
+                to: CUSTOMER,
+                type: 'text',
+                content: { body: `m${n++}` },
+              }),
             });
             text = await res.text();
           } catch (err) {
@@ -117,21 +132,37 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
 
       // Every connection the services hold is terminated, as a restart does.
       phase = 'terminated';
-      const terminated = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [target.pathname.slice(1)]);
+      const terminated = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [target.pathname.slice(1)],
+      );
       assert.ok(terminated.rowCount! > 0, 'the services had connections to terminate');
       const before = acknowledged();
-      await eventually('messages accepted again after the connections were terminated', async () => (alive('after its connections were terminated'), acknowledged() >= before + 20 ? true : undefined), 20_000);
+      await eventually(
+        'messages accepted again after the connections were terminated',
+        async () => (alive('after its connections were terminated'), acknowledged() >= before + 20 ? true : undefined),
+        20_000,
+      );
       alive('when its connections were terminated');
 
       // Unreachable: every connection cut, new ones refused.
       phase = 'cut';
       proxy.cut();
       const cutAt = outcomes.length;
-      await eventually('refused sends while the database is unreachable', async () => (alive('while the database was unreachable'), outcomes.slice(cutAt).filter((o) => o.status === 503).length >= 12 ? true : undefined), 20_000);
+      await eventually(
+        'refused sends while the database is unreachable',
+        async () => (
+          alive('while the database was unreachable'), outcomes.slice(cutAt).filter((o) => o.status === 503).length >= 12 ? true : undefined
+        ),
+        20_000,
+      );
       const health = await timed(() => request(server, 'GET', '/v1/health'));
       assert.equal(health.res.status, 503, health.res.text);
       assert.equal(health.res.body.components.database.status, 'down', health.res.text);
-      assert.ok(!health.res.text.includes('127.0.0.1') && !health.res.text.includes(`:${proxy.port}`), `health does not show where the database is: ${health.res.text}`);
+      assert.ok(
+        !health.res.text.includes('127.0.0.1') && !health.res.text.includes(`:${proxy.port}`),
+        `health does not show where the database is: ${health.res.text}`,
+      );
       assert.ok(health.ms < WAIT_MS + SLACK_MS, `health took ${health.ms} ms`);
       const list = await timed(() => request(server, 'GET', '/v1/messages', { key: apiKey }));
       assert.equal(list.res.status, 503, list.res.text);
@@ -140,17 +171,29 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
 
       phase = 'restored';
       proxy.restore();
-      const healthy = await eventually('health again', async () => {
-        alive('while the database came back');
-        const res = await request(server, 'GET', '/v1/health');
-        return res.status === 200 ? res.body : undefined;
-      }, 30_000);
+      const healthy = await eventually(
+        'health again',
+        async () => {
+          alive('while the database came back');
+          const res = await request(server, 'GET', '/v1/health');
+          return res.status === 200 ? res.body : undefined;
+        },
+        30_000,
+      );
       assert.equal(healthy.components.queue.status, 'up', JSON.stringify(healthy));
       // The outage is logged once each way, not once per connection or request.
-      assert.equal(api.logs().filter((l) => l.msg.startsWith('database unreachable')).length, 1, 'one log line when the database went away');
+      assert.equal(
+        api.logs().filter((l) => l.msg.startsWith('database unreachable')).length,
+        1,
+        'one log line when the database went away',
+      );
       await api.waitForLog(/^database reachable again/, 10_000);
       const beforeRestore = acknowledged();
-      await eventually('messages accepted after the database came back', async () => (alive('after the database came back'), acknowledged() >= beforeRestore + 20 ? true : undefined), 30_000);
+      await eventually(
+        'messages accepted after the database came back',
+        async () => (alive('after the database came back'), acknowledged() >= beforeRestore + 20 ? true : undefined),
+        30_000,
+      );
       stopping = true;
       await Promise.all(senders);
 
@@ -171,25 +214,35 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       const after = new Set(outcomes.filter((o) => o.id !== undefined && o.phase === 'restored').map((o) => o.id!));
       const pending = new Set(ids);
       const last = new Map<string, string>();
-      await eventually(`${ids.length} acknowledged messages to be sent`, async () => {
-        for (const id of pending) {
-          const res = await request(server, 'GET', `/v1/messages/${id}`, { key: apiKey });
-          assert.equal(res.status, 200, `message ${id} was lost: ${res.text}`);
-          const status = res.body.data.status as string;
-          last.set(id, status);
-          assert.notEqual(status, 'failed', `message ${id} failed: ${res.text}`);
-          if (['delivered', 'read'].includes(status) || (!after.has(id) && status === 'sent')) pending.delete(id);
-        }
-        return pending.size === 0 ? true : undefined;
-      }, 60_000).catch((err: Error) => {
+      await eventually(
+        `${ids.length} acknowledged messages to be sent`,
+        async () => {
+          for (const id of pending) {
+            const res = await request(server, 'GET', `/v1/messages/${id}`, { key: apiKey });
+            assert.equal(res.status, 200, `message ${id} was lost: ${res.text}`);
+            const status = res.body.data.status as string;
+            last.set(id, status);
+            assert.notEqual(status, 'failed', `message ${id} failed: ${res.text}`);
+            if (['delivered', 'read'].includes(status) || (!after.has(id) && status === 'sent')) pending.delete(id);
+          }
+          return pending.size === 0 ? true : undefined;
+        },
+        60_000,
+      ).catch((err: Error) => {
         const statuses = [...pending].map((id) => `${after.has(id) ? 'after' : 'before'} ${last.get(id)}`);
-        throw new Error(`${err.message}: ${pending.size} still ${JSON.stringify(Object.fromEntries([...Map.groupBy(statuses, (s) => s)].map(([k, v]) => [k, v.length])))}${processes.map(describe).join('')}`);
+        throw new Error(
+          `${err.message}: ${pending.size} still ${JSON.stringify(Object.fromEntries([...Map.groupBy(statuses, (s) => s)].map(([k, v]) => [k, v.length])))}${processes.map(describe).join('')}`,
+        );
       });
       // The webhook engine resumed too: every message.sent event reached the endpoint at least once.
-      await eventually('a message.sent webhook for every acknowledged message', async () => {
-        const bodies = receiver.requests.map((r) => r.body).join('\n');
-        return ids.every((id) => bodies.includes(id)) ? true : undefined;
-      }, 30_000);
+      await eventually(
+        'a message.sent webhook for every acknowledged message',
+        async () => {
+          const bodies = receiver.requests.map((r) => r.body).join('\n');
+          return ids.every((id) => bodies.includes(id)) ? true : undefined;
+        },
+        30_000,
+      );
       const provider = new pg.Client({ connectionString: direct });
       await provider.connect();
       try {
@@ -217,7 +270,10 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
   });
 }
 
-test('the database handle: a transaction whose connection is terminated, a cut and a restore; LISTEN is back by itself', { skip: !usingPostgres && 'PostgreSQL only', timeout: 60_000 }, async () => {
+test('the database handle: a transaction whose connection is terminated, a cut and a restore; LISTEN is back by itself', {
+  skip: !usingPostgres && 'PostgreSQL only',
+  timeout: 60_000,
+}, async () => {
   const fresh = await createTestDatabaseUrl();
   const target = new URL(fresh.url);
   const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -245,11 +301,18 @@ test('the database handle: a transaction whose connection is terminated, a cut a
         // The transaction's own connection: the next statement goes once it has seen its end.
         const client = (tx as unknown as { session: { client: pg.PoolClient } }).session.client;
         const ended = new Promise((resolve) => client.once('end', resolve));
-        terminated = (await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)).rowCount!;
+        terminated = (
+          await admin.query(
+            `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+          )
+        ).rowCount!;
         await ended;
         await tx.execute(sql`select 1`);
       })
-      .then(() => undefined, (err: unknown) => err);
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     assert.ok(terminated >= 2, 'the transaction and the listener were terminated');
     assert.ok(failed, 'the transaction failed');
     // A lone terminated connection is not an outage: the probe answers, and the pool serves again.
@@ -267,7 +330,10 @@ test('the database handle: a transaction whose connection is terminated, a cut a
     });
     // Known down: a query fails at once, without waiting for a connection.
     const started = performance.now();
-    await assert.rejects(database.db.execute(sql`select 1`), (err: unknown) => err instanceof DatabaseUnavailableError || (err as Error).cause instanceof DatabaseUnavailableError);
+    await assert.rejects(
+      database.db.execute(sql`select 1`),
+      (err: unknown) => err instanceof DatabaseUnavailableError || (err as Error).cause instanceof DatabaseUnavailableError,
+    );
     assert.ok(performance.now() - started < 100, 'failed fast');
     assert.match(database.availability.reason() ?? '', /ECONNRESET|ECONNREFUSED|terminated/);
 
@@ -290,16 +356,30 @@ test('the database handle: a transaction whose connection is terminated, a cut a
   }
 });
 
-test('a service started while the database cannot be reached waits for it, and starts by itself when it is back', { skip: !usingPostgres && 'PostgreSQL only', timeout: 90_000 }, async () => {
+test('a service started while the database cannot be reached waits for it, and starts by itself when it is back', {
+  skip: !usingPostgres && 'PostgreSQL only',
+  timeout: 90_000,
+}, async () => {
   const deployment = await createDeployment();
   const direct = new URL(deployment.databaseUrl!);
   const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
   proxy.cut();
   let service: ServiceProcess | undefined;
   try {
-    service = await runService({ dataDir: deployment.dataDir, env: { DATABASE_URL: throughProxy(deployment.databaseUrl!, proxy), BOOTSTRAP_ADMIN_EMAIL: 'late@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'late start password' } });
+    service = await runService({
+      dataDir: deployment.dataDir,
+      env: {
+        DATABASE_URL: throughProxy(deployment.databaseUrl!, proxy),
+        BOOTSTRAP_ADMIN_EMAIL: 'late@example.com',
+        BOOTSTRAP_ADMIN_PASSWORD: 'late start password',
+      },
+    });
     // Twice: it keeps waiting rather than giving up after one try.
-    await service.waitFor((stdout) => (stdout.match(/the database cannot be reached; waiting for it/g) ?? []).length >= 2, 'two waits for the database', 30_000);
+    await service.waitFor(
+      (stdout) => (stdout.match(/the database cannot be reached; waiting for it/g) ?? []).length >= 2,
+      'two waits for the database',
+      30_000,
+    );
     assert.equal(service.exit, undefined, `the service gave up${describe(service)}`);
     proxy.restore();
     await service.waitReady(60_000);
@@ -335,24 +415,37 @@ const CUSTOMER = '4915112340000';
 
 /** An official channel bound to the sandbox, with the customer's window open (they wrote first). */
 async function officialChannel(server: { baseUrl: string }, apiKey: string, customer: string): Promise<string> {
-  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_official', name: 'outage official' } });
+  const res = await request(server, 'POST', '/v1/channels', {
+    key: apiKey,
+    body: { platform: 'chatapp_official', name: 'outage official' },
+  });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
-  const inbound = await request(server, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: id, from: customer, type: 'text', content: { body: 'hi' } } });
+  const inbound = await request(server, 'POST', '/sandbox/inbound', {
+    key: apiKey,
+    body: { channel_id: id, from: customer, type: 'text', content: { body: 'hi' } },
+  });
   assert.ok(inbound.status < 300, inbound.text);
-  await eventually('the customer window', async () => ((await request(server, 'GET', `/v1/conversations?channel_id=${id}`, { key: apiKey })).body.data[0]?.last_inbound_at ? true : undefined));
+  await eventually('the customer window', async () =>
+    (await request(server, 'GET', `/v1/conversations?channel_id=${id}`, { key: apiKey })).body.data[0]?.last_inbound_at ? true : undefined,
+  );
   return id;
 }
 
 /** A gateway channel bound to the sandbox, paired: its sends carry our id as the idempotency key, so a retry never sends twice. */
 async function gatewayChannel(server: { baseUrl: string }, apiKey: string): Promise<string> {
-  const res = await request(server, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'outage', sandbox: true } });
+  const res = await request(server, 'POST', '/v1/channels', {
+    key: apiKey,
+    body: { platform: 'chatapp_unofficial', name: 'outage', sandbox: true },
+  });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id as string;
   const connect = await request(server, 'POST', `/v1/channels/${id}/connect`, { key: apiKey });
   assert.equal(connect.status, 200, connect.text);
   const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: connect.body.data.qr.qr } });
   assert.ok(scan.status < 300, scan.text);
-  await eventually('pairing', async () => ((await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined));
+  await eventually('pairing', async () =>
+    (await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined,
+  );
   return id;
 }

@@ -66,14 +66,24 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     const service = api;
     const call = (method: string, url: string, body?: unknown) => request(service, method, url, { key: apiKey, body });
 
-    const endpoint = await call('POST', '/v1/settings/developer/webhooks/endpoints', { url: receiver.url, event_types: ['message.status_update'] });
+    const endpoint = await call('POST', '/v1/settings/developer/webhooks/endpoints', {
+      url: receiver.url,
+      event_types: ['message.status_update'],
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
     const official = (await call('POST', '/v1/channels', { platform: 'chatapp_official', name: 'kill official' })).body.data;
     const gateway = await pairedGatewayChannel({ ...service, apiKey } as never, 'kill gateway');
     const session = (await call('GET', `/v1/channels/${gateway.id}`)).body.data.settings.session as string;
     const to = '4915112349999';
-    await request(service, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } } });
-    await eventually('the window to open', async () => Boolean((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at), { timeoutMs: 20_000, everyMs: 100 });
+    await request(service, 'POST', '/sandbox/inbound', {
+      key: apiKey,
+      body: { channel_id: official.id, from: to, type: 'text', content: { body: 'hi' } },
+    });
+    await eventually(
+      'the window to open',
+      async () => Boolean((await call('GET', `/v1/conversations?channel_id=${official.id}`)).body.data[0]?.last_inbound_at),
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
 
     const accounts = [official.settings.phone_number_id as string, session];
     const rules = accounts.flatMap((account) => FAULTS.map((f) => ({ ...f, account })));
@@ -81,8 +91,12 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     assert.equal((await request(service, 'PUT', '/sandbox/faults', { body: { rules } })).status, 200);
 
     const accepted = await Promise.all([
-      ...Array.from({ length: OFFICIAL_MESSAGES }, (_, i) => call('POST', '/v1/messages', { channel_id: official.id, to, type: 'text', content: { body: `o${i}` } })),
-      ...Array.from({ length: GATEWAY_MESSAGES }, (_, i) => call('POST', '/v1/messages', { channel_id: gateway.id, to, type: 'text', content: { body: `g${i}` } })),
+      ...Array.from({ length: OFFICIAL_MESSAGES }, (_, i) =>
+        call('POST', '/v1/messages', { channel_id: official.id, to, type: 'text', content: { body: `o${i}` } }),
+      ),
+      ...Array.from({ length: GATEWAY_MESSAGES }, (_, i) =>
+        call('POST', '/v1/messages', { channel_id: gateway.id, to, type: 'text', content: { body: `g${i}` } }),
+      ),
     ]);
     const ids = accepted.map((res) => {
       assert.equal(res.status, 201, res.text);
@@ -129,17 +143,31 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
       const open = [...last].filter(([id]) => !final.has(id)).map(([id, status]) => `${id.slice(-6)} ${status}`);
       if (deployment.databaseUrl) {
         const db = await openDatabase({ kind: 'postgres', url: deployment.databaseUrl });
-        const jobs = await queryRows(db.db, sql`select name, state, retry_count, retry_limit, heartbeat_on, heartbeat_seconds, started_on, start_after, output::text from pgboss.job where state not in ('completed') order by created_on`);
+        const jobs = await queryRows(
+          db.db,
+          sql`select name, state, retry_count, retry_limit, heartbeat_on, heartbeat_seconds, started_on, start_after, output::text from pgboss.job where state not in ('completed') order by created_on`,
+        );
         process.stderr.write(`JOBS ${JSON.stringify(jobs)}\n`);
         for (const [id] of [...last].filter(([id]) => !final.has(id))) {
-          const rows = await queryRows(db.db, sql`select m.status, m.provider_message_id, m.channel_id, (select json_agg(h order by h.occurred_at) from message_status_history h where h.message_id = m.id) as history from messages m where m.id = ${id}`);
-          const events = await queryRows(db.db, sql`select received_at, processed_at, error, payload::text from provider_events where payload::text like ${'%' + String((rows[0] as { provider_message_id?: string })?.provider_message_id ?? id) + '%'} or payload::text like ${'%' + id + '%'} order by received_at`);
-          const sb = await queryRows(db.db, sql`select id, status, idempotency_key from sandbox_messages where idempotency_key = ${id} or body->>'biz_opaque_callback_data' = ${id}`);
+          const rows = await queryRows(
+            db.db,
+            sql`select m.status, m.provider_message_id, m.channel_id, (select json_agg(h order by h.occurred_at) from message_status_history h where h.message_id = m.id) as history from messages m where m.id = ${id}`,
+          );
+          const events = await queryRows(
+            db.db,
+            sql`select received_at, processed_at, error, payload::text from provider_events where payload::text like ${'%' + String((rows[0] as { provider_message_id?: string })?.provider_message_id ?? id) + '%'} or payload::text like ${'%' + id + '%'} order by received_at`,
+          );
+          const sb = await queryRows(
+            db.db,
+            sql`select id, status, idempotency_key from sandbox_messages where idempotency_key = ${id} or body->>'biz_opaque_callback_data' = ${id}`,
+          );
           process.stderr.write(`STUCK ${id} ${JSON.stringify(rows)}\nEVENTS ${JSON.stringify(events)}\nSANDBOX ${JSON.stringify(sb)}\n`);
         }
         await db.close();
       }
-      throw new Error(`${err.message}; still open: ${open.join(', ')}\nworker log tail: ${(worker ?? api)!.stdout.split('\n').slice(-15).join('\n')}`);
+      throw new Error(
+        `${err.message}; still open: ${open.join(', ')}\nworker log tail: ${(worker ?? api)!.stdout.split('\n').slice(-15).join('\n')}`,
+      );
     });
     const failed = [...final].filter(([, o]) => o.status !== 'read');
     assert.deepEqual(failed, [], 'every message was read: none failed, none ended outcome unknown');
@@ -147,7 +175,12 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
     await eventually(
       'a read webhook for every message',
       async () => {
-        const read = new Set(receiver.requests.map((r) => JSON.parse(r.body)).filter((b) => b.status === 'read').map((b) => b.message_id));
+        const read = new Set(
+          receiver.requests
+            .map((r) => JSON.parse(r.body))
+            .filter((b) => b.status === 'read')
+            .map((b) => b.message_id),
+        );
         return ids.every((id) => read.has(id)) ? true : undefined;
       },
       { timeoutMs: 30_000, everyMs: 250 },
@@ -162,7 +195,11 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
       : await openDatabase({ kind: 'pglite', dataDir: path.join(deployment.dataDir, 'db') });
     try {
       const times = await providerSendCounts(database.db);
-      assert.deepEqual(times, Object.fromEntries([...officialIds, ...gatewayIds].map((id) => [id, 1])), 'the provider holds each message exactly once');
+      assert.deepEqual(
+        times,
+        Object.fromEntries([...officialIds, ...gatewayIds].map((id) => [id, 1])),
+        'the provider holds each message exactly once',
+      );
     } finally {
       await database.close();
     }

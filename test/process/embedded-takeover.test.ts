@@ -24,7 +24,10 @@ const POLL_MS = 500;
 
 type Entry = { event: 'open' | 'end'; channelId: string; at: number; worker: string; pid: number };
 
-test('a SIGKILLed holder loses its session to another worker within the lease; a SIGTERMed one hands it over at once; never two sockets', { timeout: 170_000, skip: !usingPostgres && 'needs TEST_DATABASE_URL' }, async () => {
+test('a SIGKILLed holder loses its session to another worker within the lease; a SIGTERMed one hands it over at once; never two sockets', {
+  timeout: 170_000,
+  skip: !usingPostgres && 'needs TEST_DATABASE_URL',
+}, async () => {
   const deployment = await createDeployment();
   const records = path.join(deployment.dataDir, 'sockets.jsonl');
   const apiKey = `prl_embedded_${randomToken(24)}`;
@@ -52,13 +55,22 @@ test('a SIGKILLed holder loses its session to another worker within the lease; a
   });
   const database = await openDatabase({ kind: 'postgres', url: deployment.databaseUrl!, poolSize: 2 });
   const services: ServiceProcess[] = [];
-  const read = (): Entry[] => (existsSync(records) ? readFileSync(records, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry) : []);
+  const read = (): Entry[] =>
+    existsSync(records)
+      ? readFileSync(records, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Entry)
+      : [];
   try {
     const a = await startService({ dataDir: deployment.dataDir, env: env('A') });
     services.push(a);
     const b = await startService({ dataDir: deployment.dataDir, env: env('B') });
     services.push(b);
-    const workers = new Map([[a.pid, a], [b.pid, b]]);
+    const workers = new Map([
+      [a.pid, a],
+      [b.pid, b],
+    ]);
 
     // An unofficial channel without a gateway: the embedded engine's.
     const created = await request(a, 'POST', '/v1/channels', { key: apiKey, body: { platform: 'chatapp_unofficial', name: 'Takeover' } });
@@ -67,9 +79,15 @@ test('a SIGKILLed holder loses its session to another worker within the lease; a
     assert.equal(created.body.data.sandbox, false);
     const connect = await request(b, 'POST', `/v1/channels/${id}/connect`, { key: apiKey });
     assert.equal(connect.status, 200, connect.text);
-    await eventually('the channel to connect', async () => (await request(a, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected', { timeoutMs: 30_000, everyMs: 100 });
+    await eventually(
+      'the channel to connect',
+      async () => (await request(a, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected',
+      { timeoutMs: 30_000, everyMs: 100 },
+    );
 
-    const holderPid = read().filter((r) => r.event === 'open').at(-1)!.pid;
+    const holderPid = read()
+      .filter((r) => r.event === 'open')
+      .at(-1)!.pid;
     const holder = workers.get(holderPid)!;
     const other = holder === a ? b : a;
     const opensBefore = read().filter((r) => r.event === 'open').length;
@@ -86,7 +104,11 @@ test('a SIGKILLed holder loses its session to another worker within the lease; a
     assert.ok(read().filter((r) => r.event === 'open').length > opensBefore);
     const [row] = await database.db.select().from(channelSessions).where(eq(channelSessions.channelId, id));
     assert.equal(row!.wanted, true);
-    await eventually('the channel to be connected on the new holder', async () => (await request(other, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected', { timeoutMs: 20_000 });
+    await eventually(
+      'the channel to be connected on the new holder',
+      async () => (await request(other, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected',
+      { timeoutMs: 20_000 },
+    );
 
     // A third worker; the holder stops gracefully: the session moves at once, well inside the lease.
     const c = await startService({ dataDir: deployment.dataDir, env: env('C') });
@@ -99,16 +121,34 @@ test('a SIGKILLed holder loses its session to another worker within the lease; a
       () => read().find((r) => r.event === 'open' && r.pid === c.pid && r.at >= stoppedAt),
       { timeoutMs: 30_000, everyMs: 50 },
     );
-    const endedByOther = read().filter((r) => r.event === 'end' && r.pid === other.pid).at(-1);
-    assert.ok(endedByOther, `the stopping worker ended its socket: ${JSON.stringify(read())}\n${other.stdout.split('\n').filter((l) => l.includes('embedded') || l.includes('shut')).join('\n')}`);
+    const endedByOther = read()
+      .filter((r) => r.event === 'end' && r.pid === other.pid)
+      .at(-1);
+    assert.ok(
+      endedByOther,
+      `the stopping worker ended its socket: ${JSON.stringify(read())}\n${other.stdout
+        .split('\n')
+        .filter((l) => l.includes('embedded') || l.includes('shut'))
+        .join('\n')}`,
+    );
     assert.ok(handover.at >= endedByOther.at, 'opened only after the old socket ended');
-    assert.ok(handover.at - stoppedAt < LEASE_TTL_MS / 2, `handed over after ${handover.at - stoppedAt} ms, not after the lease (${LEASE_TTL_MS} ms)`);
+    assert.ok(
+      handover.at - stoppedAt < LEASE_TTL_MS / 2,
+      `handed over after ${handover.at - stoppedAt} ms, not after the lease (${LEASE_TTL_MS} ms)`,
+    );
 
     // Never two live sockets: the killed worker's sockets count as ended when it was killed.
     let live = 0;
     const events = read()
       .map((r) => ({ ...r, delta: r.event === 'open' ? 1 : -1 }))
-      .concat(read().filter((r) => r.pid === holderPid && r.event === 'open' && !read().some((e) => e.event === 'end' && e.pid === holderPid && e.at >= r.at)).map((r) => ({ ...r, at: killedAt, delta: -1 })))
+      .concat(
+        read()
+          .filter(
+            (r) =>
+              r.pid === holderPid && r.event === 'open' && !read().some((e) => e.event === 'end' && e.pid === holderPid && e.at >= r.at),
+          )
+          .map((r) => ({ ...r, at: killedAt, delta: -1 })),
+      )
       .sort((x, y) => x.at - y.at || x.delta - y.delta);
     for (const e of events) {
       live += e.delta;

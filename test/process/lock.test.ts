@@ -15,7 +15,9 @@ import { createDeployment, lockFile, runService, startService, usingPostgres, ty
 const embeddedOnly = usingPostgres ? 'embedded PGlite only (this is the PostgreSQL pass)' : false;
 const postgresOnly = usingPostgres ? false : 'needs TEST_DATABASE_URL';
 
-test('a second process on the same DATA_DIR refuses to start, naming the lock and DATABASE_URL; the first keeps serving', { skip: embeddedOnly }, async () => {
+test('a second process on the same DATA_DIR refuses to start, naming the lock and DATABASE_URL; the first keeps serving', {
+  skip: embeddedOnly,
+}, async () => {
   const deployment = await createDeployment();
   let first: ServiceProcess | undefined;
   let second: ServiceProcess | undefined;
@@ -84,7 +86,11 @@ test('acquireDirLock: held by a live process it throws, stale or unreadable it i
     const file = path.join(dir, 'parley.lock');
     // Held by a live process (this test runner's parent is alive, and is not us).
     writeFileSync(file, String(process.ppid));
-    assert.throws(() => acquireDirLock(file), (err: unknown) => err instanceof LockedError && err.message.includes(`process ${process.ppid}`) && err.message.includes('DATABASE_URL'));
+    assert.throws(
+      () => acquireDirLock(file),
+      (err: unknown) =>
+        err instanceof LockedError && err.message.includes(`process ${process.ppid}`) && err.message.includes('DATABASE_URL'),
+    );
     assert.equal(readFileSync(file, 'utf8'), String(process.ppid));
 
     // Stale: a pid that is not running (pid_max on Linux is at most 2^22).

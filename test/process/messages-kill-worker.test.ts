@@ -9,5 +9,8 @@ import { test } from 'node:test';
 import { killMidBatch } from './dispatch-kill.ts';
 import { usingPostgres } from './service.ts';
 
-test('SIGKILL of the worker mid-batch (split roles): every message read, each sent exactly once, every status delivered', { timeout: 170_000, skip: !usingPostgres && 'needs TEST_DATABASE_URL' }, () =>
-  killMidBatch('split'));
+test(
+  'SIGKILL of the worker mid-batch (split roles): every message read, each sent exactly once, every status delivered',
+  { timeout: 170_000, skip: !usingPostgres && 'needs TEST_DATABASE_URL' },
+  () => killMidBatch('split'),
+);

@@ -6,5 +6,8 @@
 import { test } from 'node:test';
 import { killMidBatch } from './dispatch-kill.ts';
 
-test('SIGKILL mid-batch (api and worker in one process): every message read, each sent exactly once, every status delivered', { timeout: 170_000 }, () =>
-  killMidBatch('one'));
+test(
+  'SIGKILL mid-batch (api and worker in one process): every message read, each sent exactly once, every status delivered',
+  { timeout: 170_000 },
+  () => killMidBatch('one'),
+);

@@ -14,7 +14,9 @@ import { sql } from 'drizzle-orm';
 import { createTestDatabaseUrl, request } from '../harness.ts';
 import { createDeployment, lockFile, runService, usingPostgres, type ServiceProcess } from './service.ts';
 
-const journal = JSON.parse(readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: Array<{ tag: string }> };
+const journal = JSON.parse(readFileSync(new URL('../../src/db/migrations/meta/_journal.json', import.meta.url), 'utf8')) as {
+  entries: Array<{ tag: string }>;
+};
 const TAGS = journal.entries.map((e) => e.tag);
 
 async function runToExit(service: ServiceProcess, timeoutMs = 90_000) {
@@ -24,7 +26,10 @@ async function runToExit(service: ServiceProcess, timeoutMs = 90_000) {
 }
 
 async function migrationRows(database: Database) {
-  return queryRows<{ tag: string; n: number }>(database.db, sql`select tag, count(*)::int as n from parley_migrations group by tag order by tag`);
+  return queryRows<{ tag: string; n: number }>(
+    database.db,
+    sql`select tag, count(*)::int as n from parley_migrations group by tag order by tag`,
+  );
 }
 
 test('`node src/main.ts migrate` applies the migrations on an empty DATA_DIR and exits 0; a second run has nothing to do', async () => {
@@ -34,7 +39,11 @@ test('`node src/main.ts migrate` applies the migrations on an empty DATA_DIR and
     service = await runService({ dataDir: deployment.dataDir, env: deployment.env, args: ['migrate'] });
     assert.deepEqual(await runToExit(service), { code: 0, signal: null }, service.stderr);
     const first = service.logs();
-    assert.deepEqual(first.map((l) => l.msg), ['applied database migrations'], service.stdout);
+    assert.deepEqual(
+      first.map((l) => l.msg),
+      ['applied database migrations'],
+      service.stdout,
+    );
     assert.deepEqual(first[0]!.applied, TAGS);
     assert.equal(service.stderr, '');
     // It only migrates: no server, no bootstrap, no banner; the embedded database is released.
@@ -44,7 +53,11 @@ test('`node src/main.ts migrate` applies the migrations on an empty DATA_DIR and
     service = await runService({ dataDir: deployment.dataDir, env: deployment.env, args: ['migrate'] });
     assert.deepEqual(await runToExit(service), { code: 0, signal: null }, service.stderr);
     const second = service.logs();
-    assert.deepEqual(second.map((l) => l.msg), ['database is up to date'], service.stdout);
+    assert.deepEqual(
+      second.map((l) => l.msg),
+      ['database is up to date'],
+      service.stdout,
+    );
     assert.deepEqual(second[0]!.applied, []);
   } finally {
     service?.kill();
@@ -79,7 +92,10 @@ test('migrate() run at the same moment applies each migration exactly once, and 
     const results = await Promise.all(databases.map((database) => migrate(database)));
     const applied = results.flatMap((r) => r.applied).sort();
     assert.deepEqual(applied, [...TAGS].sort(), `applied: ${JSON.stringify(results)}`);
-    assert.deepEqual(await migrationRows(databases[0]!), TAGS.map((tag) => ({ tag, n: 1 })));
+    assert.deepEqual(
+      await migrationRows(databases[0]!),
+      TAGS.map((tag) => ({ tag, n: 1 })),
+    );
 
     const settings = { organizationName: 'Race', adminEmail: undefined, adminPassword: undefined, apiKey: undefined };
     const boots = await Promise.all(databases.map((database) => bootstrap(database, settings, systemClock)));
@@ -95,13 +111,13 @@ test('migrate() run at the same moment applies each migration exactly once, and 
   }
 });
 
-test('two services started at the same moment on one fresh PostgreSQL database both come up, and one organization is bootstrapped', { skip: usingPostgres ? false : 'needs TEST_DATABASE_URL' }, async () => {
+test('two services started at the same moment on one fresh PostgreSQL database both come up, and one organization is bootstrapped', {
+  skip: usingPostgres ? false : 'needs TEST_DATABASE_URL',
+}, async () => {
   const deployment = await createDeployment({ fresh: true });
   const services: ServiceProcess[] = [];
   try {
-    services.push(
-      ...(await Promise.all([0, 1].map(() => runService({ dataDir: deployment.dataDir, env: deployment.env })))),
-    );
+    services.push(...(await Promise.all([0, 1].map(() => runService({ dataDir: deployment.dataDir, env: deployment.env })))));
     await Promise.all(services.map((s) => s.waitReady()));
     for (const service of services) {
       const health = await request(service, 'GET', '/v1/health');

@@ -19,13 +19,20 @@ async function get(service: ServiceProcess, path: string): Promise<{ status: num
   return { status: res.status, text: await res.text() };
 }
 
-test('API and worker-only processes: ready, not ready while the database is cut (alive all along), ready again', { skip: !usingPostgres && 'PostgreSQL only', timeout: 120_000 }, async () => {
+test('API and worker-only processes: ready, not ready while the database is cut (alive all along), ready again', {
+  skip: !usingPostgres && 'PostgreSQL only',
+  timeout: 120_000,
+}, async () => {
   const deployment = await createDeployment();
   const direct = new URL(deployment.databaseUrl!);
   const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
   const processes: ServiceProcess[] = [];
   try {
-    const env = { DATABASE_URL: throughProxy(deployment.databaseUrl!, proxy), DATABASE_TIMEOUT_MS: String(WAIT_MS), BOOTSTRAP_ADMIN_EMAIL: 'probes@example.com' };
+    const env = {
+      DATABASE_URL: throughProxy(deployment.databaseUrl!, proxy),
+      DATABASE_TIMEOUT_MS: String(WAIT_MS),
+      BOOTSTRAP_ADMIN_EMAIL: 'probes@example.com',
+    };
     const api = await startService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'api' } });
     processes.push(api);
     const worker = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'worker' } });
@@ -38,7 +45,13 @@ test('API and worker-only processes: ready, not ready while the database is cut 
       const metrics = await get(service, '/metrics');
       assert.equal(metrics.status, 200, metrics.text);
       const families = parseExposition(metrics.text).types;
-      for (const name of ['parley_dispatch_sends_total', 'parley_webhook_attempts_total', 'parley_queue_ready_jobs', 'parley_nodejs_eventloop_lag_seconds']) assert.ok(families.has(name), name);
+      for (const name of [
+        'parley_dispatch_sends_total',
+        'parley_webhook_attempts_total',
+        'parley_queue_ready_jobs',
+        'parley_nodejs_eventloop_lag_seconds',
+      ])
+        assert.ok(families.has(name), name);
     }
     // The worker serves the probes and nothing else.
     const other = await get(worker, '/v1/channels');
@@ -48,10 +61,14 @@ test('API and worker-only processes: ready, not ready while the database is cut 
     proxy.cut();
     const cutAt = Date.now();
     for (const service of processes) {
-      const res = await eventually('readiness to fail', async () => {
-        const r = await get(service, '/readyz');
-        return r.status === 503 ? r : undefined;
-      }, 20_000);
+      const res = await eventually(
+        'readiness to fail',
+        async () => {
+          const r = await get(service, '/readyz');
+          return r.status === 503 ? r : undefined;
+        },
+        20_000,
+      );
       assert.match(JSON.parse(res.text).reason, /database/);
       assert.equal((await get(service, '/livez')).status, 200);
     }

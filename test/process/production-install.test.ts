@@ -29,21 +29,36 @@ function copyProject(to: string) {
   }
 }
 
-test('npm ci --omit=dev && npm start: the dashboard is built at install, no dev dependency, the service ready', { skip: usingPostgres && 'the PGlite pass covers it', timeout: 240_000 }, async () => {
+test('npm ci --omit=dev && npm start: the dashboard is built at install, no dev dependency, the service ready', {
+  skip: usingPostgres && 'the PGlite pass covers it',
+  timeout: 240_000,
+}, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'parley-install-'));
   const dataDir = path.join(dir, 'data');
   try {
     copyProject(dir);
     assert.ok(!existsSync(path.join(dir, 'dist')), 'the copy carries no build');
-    execFileSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], { cwd: dir, env: inheritedEnv(), stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+    execFileSync('npm', ['ci', '--omit=dev', '--offline', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      env: inheritedEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 180_000,
+    });
 
     assert.ok(existsSync(path.join(dir, 'dist/dashboard/index.html')), 'the install built the dashboard');
     // Dev-only packages (the lock's `dev` flag: needed by nothing the service depends on) are absent.
     const lock = JSON.parse(readFileSync(path.join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const devOnly = Object.entries(lock.packages).filter(([at, entry]) => at && entry.dev).map(([at]) => at);
+    const devOnly = Object.entries(lock.packages)
+      .filter(([at, entry]) => at && entry.dev)
+      .map(([at]) => at);
     assert.ok(devOnly.length > 50, 'the lock names the dev-only packages');
-    assert.deepEqual(devOnly.filter((at) => existsSync(path.join(dir, at))), [], 'dev-only packages were installed');
-    for (const tool of ['typescript', 'eslint', 'drizzle-kit', 'fast-check', 'playwright-core']) assert.ok(!existsSync(path.join(dir, 'node_modules', tool)), tool);
+    assert.deepEqual(
+      devOnly.filter((at) => existsSync(path.join(dir, at))),
+      [],
+      'dev-only packages were installed',
+    );
+    for (const tool of ['typescript', 'eslint', 'drizzle-kit', 'fast-check', 'playwright-core'])
+      assert.ok(!existsSync(path.join(dir, 'node_modules', tool)), tool);
 
     const port = await freePort();
     const child = spawn('npm', ['start'], {
@@ -59,11 +74,15 @@ test('npm ci --omit=dev && npm start: the dashboard is built at install, no dev 
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
     const base = `http://127.0.0.1:${port}`;
     try {
-      await eventually('the installed service to be ready', async () => {
-        if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${output}`);
-        const res = await fetch(`${base}/readyz`).catch(() => undefined);
-        return res?.status === 200 ? true : undefined;
-      }, 90_000);
+      await eventually(
+        'the installed service to be ready',
+        async () => {
+          if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${output}`);
+          const res = await fetch(`${base}/readyz`).catch(() => undefined);
+          return res?.status === 200 ? true : undefined;
+        },
+        90_000,
+      );
       const page = await fetch(`${base}/app/`);
       const html = await page.text();
       assert.equal(page.status, 200);
@@ -87,14 +106,18 @@ test('npm ci --omit=dev && npm start: the dashboard is built at install, no dev 
       assert.ok(!killed, `npm start did not stop on SIGTERM:\n${output}`);
       assert.match(output, /"msg":"shutting down"/);
       assert.doesNotMatch(output, /shutdown timed out|shutdown failed/);
-      await eventually('every process of the group to exit', async () => {
-        try {
-          process.kill(-child.pid!, 0);
-          return undefined;
-        } catch {
-          return true;
-        }
-      }, 20_000);
+      await eventually(
+        'every process of the group to exit',
+        async () => {
+          try {
+            process.kill(-child.pid!, 0);
+            return undefined;
+          } catch {
+            return true;
+          }
+        },
+        20_000,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

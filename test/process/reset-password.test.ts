@@ -9,7 +9,17 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { request } from '../harness.ts';
-import { createDeployment, inheritedEnv, lockFile, parseWelcome, ROOT, startService, usingPostgres, type Deployment, type ServiceProcess } from './service.ts';
+import {
+  createDeployment,
+  inheritedEnv,
+  lockFile,
+  parseWelcome,
+  ROOT,
+  startService,
+  usingPostgres,
+  type Deployment,
+  type ServiceProcess,
+} from './service.ts';
 
 const CLI = path.join(ROOT, 'src', 'cli', 'reset-password.ts');
 
@@ -70,8 +80,14 @@ test('prints a one-time link for the account; it sets a new password once; later
     const reset = await request(service, 'POST', '/v1/auth/password-reset', { body: { token, new_password: newPassword } });
     assert.equal(reset.status, 204, reset.text);
     assert.equal((await request(service, 'POST', '/v1/auth/login', { body: { email: welcome.email, password: newPassword } })).status, 200);
-    assert.equal((await request(service, 'POST', '/v1/auth/login', { body: { email: welcome.email, password: welcome.password } })).status, 401);
-    assert.equal((await request(service, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'a second try here' } })).status, 410);
+    assert.equal(
+      (await request(service, 'POST', '/v1/auth/login', { body: { email: welcome.email, password: welcome.password } })).status,
+      401,
+    );
+    assert.equal(
+      (await request(service, 'POST', '/v1/auth/password-reset', { body: { token, new_password: 'a second try here' } })).status,
+      410,
+    );
     assert.deepEqual(await service.stop(), { code: 0, signal: null }, service.stderr);
     assert.ok(!service.stdout.includes(token) && !service.stderr.includes(token), 'the token is in the service output');
   } finally {
@@ -102,7 +118,9 @@ test('an unknown email and a missing argument end non-zero with a clear message 
   }
 });
 
-test('while the service runs on the embedded database the command says to stop it first, and the service keeps serving', { skip: usingPostgres ? 'embedded PGlite only (this is the PostgreSQL pass)' : false }, async () => {
+test('while the service runs on the embedded database the command says to stop it first, and the service keeps serving', {
+  skip: usingPostgres ? 'embedded PGlite only (this is the PostgreSQL pass)' : false,
+}, async () => {
   const deployment = await createDeployment();
   let service: ServiceProcess | undefined;
   try {

@@ -11,10 +11,21 @@ import { test } from 'node:test';
 import { runScaleOut } from './scale-out.ts';
 import { createDeployment, usingPostgres } from './service.ts';
 
-test('2 API and 3 worker processes, a worker SIGKILLed and an API restarted halfway: every message read once, every event at every endpoint, nothing stuck', { timeout: 300_000, skip: !usingPostgres && 'needs TEST_DATABASE_URL' }, async () => {
+test('2 API and 3 worker processes, a worker SIGKILLed and an API restarted halfway: every message read once, every event at every endpoint, nothing stuck', {
+  timeout: 300_000,
+  skip: !usingPostgres && 'needs TEST_DATABASE_URL',
+}, async () => {
   const deployment = await createDeployment();
   try {
-    await runScaleOut({ deployment: { dataDir: deployment.dataDir, databaseUrl: deployment.databaseUrl! }, apis: 2, workers: 3, messages: 600, kill: true, deadlineMs: 120_000, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+    await runScaleOut({
+      deployment: { dataDir: deployment.dataDir, databaseUrl: deployment.databaseUrl! },
+      apis: 2,
+      workers: 3,
+      messages: 600,
+      kill: true,
+      deadlineMs: 120_000,
+      log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`),
+    });
   } finally {
     await deployment.cleanup();
   }

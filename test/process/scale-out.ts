@@ -161,36 +161,56 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     database = await openDatabase({ kind: 'postgres', url: deployment.databaseUrl, poolSize: 2 });
     const db = database.db;
     const first = apis[0]!;
-    const call = (api: { baseUrl: string }, method: string, url: string, body?: unknown, headers?: Record<string, string>) => request(api, method, url, { key: apiKey, body, headers });
+    const call = (api: { baseUrl: string }, method: string, url: string, body?: unknown, headers?: Record<string, string>) =>
+      request(api, method, url, { key: apiKey, body, headers });
     log(`${options.apis} API and ${options.workers} worker processes up`);
 
     // Subscribed before anything happens: every event of these types is owed to every endpoint.
     for (const endpoint of endpoints) {
-      const made = await call(first, 'POST', '/v1/settings/developer/webhooks/endpoints', { url: endpoint.receiver.url, event_types: EVENT_TYPES });
+      const made = await call(first, 'POST', '/v1/settings/developer/webhooks/endpoints', {
+        url: endpoint.receiver.url,
+        event_types: EVENT_TYPES,
+      });
       assert.equal(made.status, 201, made.text);
     }
     const channels: Channel[] = [];
     for (let c = 0; c < OFFICIAL_CHANNELS; c++) {
-      const made = await call(apis[c % apis.length]!, 'POST', '/v1/channels', { platform: 'chatapp_official', name: `scale official ${c}`, settings: { throughput_per_second: THROUGHPUT_PER_SECOND } });
+      const made = await call(apis[c % apis.length]!, 'POST', '/v1/channels', {
+        platform: 'chatapp_official',
+        name: `scale official ${c}`,
+        settings: { throughput_per_second: THROUGHPUT_PER_SECOND },
+      });
       assert.equal(made.status, 201, made.text);
       const recipients = Array.from({ length: OFFICIAL_RECIPIENTS }, (_, k) => officialRecipient(c, k));
       for (const from of recipients) {
-        const wrote = await request(first, 'POST', '/sandbox/inbound', { key: apiKey, body: { channel_id: made.body.data.id, from, type: 'text', content: { body: 'hi' } } });
+        const wrote = await request(first, 'POST', '/sandbox/inbound', {
+          key: apiKey,
+          body: { channel_id: made.body.data.id, from, type: 'text', content: { body: 'hi' } },
+        });
         assert.ok(wrote.status < 300, wrote.text);
       }
-      const template = await approvedTemplate({ baseUrl: first.baseUrl, apiKey } as TestServer, made.body.data.id as string, `scale_update_${c}`);
+      const template = await approvedTemplate(
+        { baseUrl: first.baseUrl, apiKey } as TestServer,
+        made.body.data.id as string,
+        `scale_update_${c}`,
+      );
       channels.push({ id: made.body.data.id as string, official: true, recipients, template });
     }
     for (let c = 0; c < GATEWAY_CHANNELS; c++) {
       // Paired through the API process that does not serve the sandbox: pairing state is in the database.
       const api = apis[(c + 1) % apis.length]!;
-      const { id } = await pairedGatewayChannel({ baseUrl: api.baseUrl, apiKey } as TestServer, `scale gateway ${c}`, { throughput_per_second: THROUGHPUT_PER_SECOND });
+      const { id } = await pairedGatewayChannel({ baseUrl: api.baseUrl, apiKey } as TestServer, `scale gateway ${c}`, {
+        throughput_per_second: THROUGHPUT_PER_SECOND,
+      });
       channels.push({ id, official: false, recipients: [] });
     }
     await eventually(
       'the official windows to open',
       async () => {
-        const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from conversations where last_inbound_at is not null`);
+        const [row] = await queryRows<{ n: number }>(
+          db,
+          sql`select count(*)::int as n from conversations where last_inbound_at is not null`,
+        );
         return row!.n === OFFICIAL_CHANNELS * OFFICIAL_RECIPIENTS ? true : undefined;
       },
       { timeoutMs: 60_000, everyMs: 100 },
@@ -213,7 +233,12 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       const channel = channels[i % channels.length]!;
       const round = Math.floor(i / channels.length);
       if (channel.official && round % 4 === 0) {
-        return { channel_id: channel.id, to: channel.recipients[(round / 4) % channel.recipients.length]!, type: 'text', content: { body: `scale-out message ${i}` } };
+        return {
+          channel_id: channel.id,
+          to: channel.recipients[(round / 4) % channel.recipients.length]!,
+          type: 'text',
+          content: { body: `scale-out message ${i}` },
+        };
       }
       if (channel.official) {
         const components = [{ type: 'body', parameters: [{ type: 'text', text: `order ${i}` }] }];
@@ -229,7 +254,8 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
         if (!api || down.has(index)) continue;
         try {
           const res = await call(api, 'POST', '/v1/messages', bodyOf(i), { 'idempotency-key': `scale-${i}` });
-          if (res.status === 201 || res.status === 200) return { id: res.body.data.id as string, replayed: res.headers.get('idempotent-replayed') === 'true' };
+          if (res.status === 201 || res.status === 200)
+            return { id: res.body.data.id as string, replayed: res.headers.get('idempotent-replayed') === 'true' };
           // A 503 (a process that is stopping, or no database connection free within DATABASE_TIMEOUT_MS
           // on an overloaded machine) is retryable; anything else is a failure of the test.
           assert.equal(res.status, 503, `POST of message ${i}: ${res.status} ${res.text}`);
@@ -286,7 +312,9 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     );
     await killing;
     const acceptSeconds = (lastAcceptedAt - started) / 1000;
-    log(`${count} accepted in ${acceptSeconds.toFixed(1)} s (${retried} retried through another API${failures.size ? `; failed first: ${[...failures].map(([why, n]) => `${why} ${n}`).join(', ')}` : ''})`);
+    log(
+      `${count} accepted in ${acceptSeconds.toFixed(1)} s (${retried} retried through another API${failures.size ? `; failed first: ${[...failures].map(([why, n]) => `${why} ${n}`).join(', ')}` : ''})`,
+    );
     assert.equal(new Set(ids).size, count, 'every message has an id of its own');
 
     // ---- Every message read
@@ -294,7 +322,10 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     await eventually(
       'every message to reach a final status',
       async () => {
-        const rows = await queryRows<{ status: string; n: number }>(db, sql`select status, count(*)::int as n from messages where direction = 'outbound' group by status order by status`);
+        const rows = await queryRows<{ status: string; n: number }>(
+          db,
+          sql`select status, count(*)::int as n from messages where direction = 'outbound' group by status order by status`,
+        );
         last = rows.map((r) => `${r.status} ${r.n}`).join(', ');
         const final = rows.filter((r) => r.status === 'read' || r.status === 'failed').reduce((n, r) => n + r.n, 0);
         drain(endpoints);
@@ -317,7 +348,11 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     const sends = await providerSendCounts(db);
     const twice = Object.entries(sends).filter(([, n]) => n !== 1);
     assert.deepEqual(twice, [], 'the provider holds no message twice');
-    assert.deepEqual(ids.filter((id) => !(id in sends)), [], 'the provider holds every message');
+    assert.deepEqual(
+      ids.filter((id) => !(id in sends)),
+      [],
+      'the provider holds every message',
+    );
     assert.equal(Object.keys(sends).length, count, 'the provider holds no message Parley did not accept');
 
     // ---- Every event at every endpoint
@@ -326,7 +361,13 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
       'every event at every endpoint',
       async () => {
         drain(endpoints);
-        const rows = await queryRows<{ id: string }>(db, sql`select id from events where type in (${sql.join(EVENT_TYPES.map((t) => sql`${t}`), sql`, `)})`);
+        const rows = await queryRows<{ id: string }>(
+          db,
+          sql`select id from events where type in (${sql.join(
+            EVENT_TYPES.map((t) => sql`${t}`),
+            sql`, `,
+          )})`,
+        );
         missing = endpoints.flatMap((e, n) => rows.filter((r) => !e.seen.has(r.id)).map((r) => `endpoint ${n}: ${r.id}`));
         return missing.length === 0 ? rows.length : undefined;
       },
@@ -365,7 +406,16 @@ export async function runScaleOut(options: ScaleOutOptions): Promise<ScaleOutRes
     drain(endpoints);
     const rate = count / endToEndSeconds;
     const cpuSeconds = cpuOfKilled + [...apis, ...workers].reduce((n, p) => n + (p ? cpuSecondsOf(p.pid) : 0), 0);
-    return { messages: count, acceptSeconds, endToEndSeconds, rate, webhookRequests: endpoints.reduce((n, e) => n + e.requests, 0), events, retried, cpuSeconds };
+    return {
+      messages: count,
+      acceptSeconds,
+      endToEndSeconds,
+      rate,
+      webhookRequests: endpoints.reduce((n, e) => n + e.requests, 0),
+      events,
+      retried,
+      cpuSeconds,
+    };
   } finally {
     const running = [...apis, ...workers].filter((p): p is ServiceProcess => p !== undefined);
     await Promise.all(running.map((p) => p.stop()));

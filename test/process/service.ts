@@ -133,7 +133,11 @@ export async function runService(options: RunOptions): Promise<ServiceProcess> {
       listener();
     });
 
-  const logs = () => stdout.split('\n').map(parseJson).filter((l): l is LogLine => l !== undefined);
+  const logs = () =>
+    stdout
+      .split('\n')
+      .map(parseJson)
+      .filter((l): l is LogLine => l !== undefined);
 
   const service: ServiceProcess = {
     child,
@@ -247,7 +251,12 @@ export type Welcome = { dashboard: string; email: string; password: string; apiK
 export function parseWelcome(stdout: string): Welcome | undefined {
   const field = (name: string) => new RegExp(`^  ${name}:\\s+(\\S+)\\s*$`, 'm').exec(stdout)?.[1];
   if (!stdout.includes('Parley is ready')) return undefined;
-  return { dashboard: field('Dashboard') ?? '', email: field('Email') ?? '', password: field('Password') ?? '', apiKey: field('API key') ?? '' };
+  return {
+    dashboard: field('Dashboard') ?? '',
+    email: field('Email') ?? '',
+    password: field('Password') ?? '',
+    apiKey: field('API key') ?? '',
+  };
 }
 
 /** Counts the occurrences of needle in haystack. */

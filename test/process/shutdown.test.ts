@@ -40,9 +40,14 @@ function readResponse(socket: net.Socket, timeoutMs = 15_000): Promise<RawRespon
       const length = Number(headers['content-length']);
       if (!Number.isInteger(length)) return finish(new Error(`no content-length in ${statusLine}`));
       if (buffer.length - end - 4 < length) return;
-      finish(undefined, { status: Number(statusLine!.split(' ')[1]), headers, body: buffer.subarray(end + 4, end + 4 + length).toString('utf8') });
+      finish(undefined, {
+        status: Number(statusLine!.split(' ')[1]),
+        headers,
+        body: buffer.subarray(end + 4, end + 4 + length).toString('utf8'),
+      });
     };
-    const onClose = () => finish(new Error(`the connection closed before a complete response; got ${JSON.stringify(buffer.toString('latin1'))}`));
+    const onClose = () =>
+      finish(new Error(`the connection closed before a complete response; got ${JSON.stringify(buffer.toString('latin1'))}`));
     const onError = (err: Error) => finish(new Error(`the connection failed before a complete response: ${err.message}`));
     const timer = setTimeout(() => finish(new Error(`no complete response within ${timeoutMs} ms`)), timeoutMs);
     socket.on('data', onData);
@@ -62,12 +67,17 @@ function tryConnect(port: number): Promise<'refused' | 'accepted'> {
       socket.destroy();
       resolve('accepted');
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' ? resolve('refused') : reject(err)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' ? resolve('refused') : reject(err),
+    );
   });
 }
 
 async function waitUntilRefused(service: ServiceProcess, timeoutMs = 5000) {
-  await eventually('new connections to be refused after SIGTERM', async () => (await tryConnect(service.port)) === 'refused', { timeoutMs, everyMs: 50 });
+  await eventually('new connections to be refused after SIGTERM', async () => (await tryConnect(service.port)) === 'refused', {
+    timeoutMs,
+    everyMs: 50,
+  });
 }
 
 test('SIGTERM stops new connections, finishes the request in flight, exits 0 promptly, and a restart keeps the data', async () => {
@@ -118,10 +128,7 @@ test('SIGTERM stops new connections, finishes the request in flight, exits 0 pro
     // The client is told not to reuse the connection, which would hold the exit back.
     assert.equal(res.headers.connection, 'close');
 
-    const exit = await Promise.race([
-      service.exited,
-      new Promise<'late'>((r) => setTimeout(() => r('late'), 8000).unref()),
-    ]);
+    const exit = await Promise.race([service.exited, new Promise<'late'>((r) => setTimeout(() => r('late'), 8000).unref())]);
     assert.notEqual(exit, 'late', `the process had not exited 8 s after its last request finished\n${service.stdout}\n${service.stderr}`);
     assert.deepEqual(exit, { code: 0, signal: null }, service.stderr);
     const took = Date.now() - sentAt;

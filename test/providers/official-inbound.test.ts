@@ -48,23 +48,50 @@ const media = { mime_type: 'image/jpeg', sha256: 'SfInY0gGKTsJlUWbwxC1k+FAD0FZHv
 const context = { from: DISPLAY, id: 'wamid.asked' };
 
 test('text, image, video, document, location, contacts, reaction and order keep their fields', () => {
-  assert.deepEqual(inbound({ type: 'text', text: { body: 'Does it come in another color?' } }).content, { body: 'Does it come in another color?' });
-  assert.deepEqual(inbound({ type: 'image', image: { ...media, caption: 'Taj Mahal' } }).content, { media_id: media.id, mime_type: media.mime_type, sha256: media.sha256, caption: 'Taj Mahal' });
-  assert.deepEqual(inbound({ type: 'video', video: { ...media, mime_type: 'video/mp4' } }).content, { media_id: media.id, mime_type: 'video/mp4', sha256: media.sha256 });
+  assert.deepEqual(inbound({ type: 'text', text: { body: 'Does it come in another color?' } }).content, {
+    body: 'Does it come in another color?',
+  });
+  assert.deepEqual(inbound({ type: 'image', image: { ...media, caption: 'Taj Mahal' } }).content, {
+    media_id: media.id,
+    mime_type: media.mime_type,
+    sha256: media.sha256,
+    caption: 'Taj Mahal',
+  });
+  assert.deepEqual(inbound({ type: 'video', video: { ...media, mime_type: 'video/mp4' } }).content, {
+    media_id: media.id,
+    mime_type: 'video/mp4',
+    sha256: media.sha256,
+  });
   assert.deepEqual(inbound({ type: 'document', document: { ...media, mime_type: 'application/pdf', filename: 'receipt.pdf' } }).content, {
     media_id: media.id,
     mime_type: 'application/pdf',
     sha256: media.sha256,
     file_name: 'receipt.pdf',
   });
-  const place = { address: '101 Forest Ave, Palo Alto, CA 94301', latitude: 37.44221496582, longitude: -122.16165924072, name: 'Philz Coffee', url: 'https://philzcoffee.com/' };
+  const place = {
+    address: '101 Forest Ave, Palo Alto, CA 94301',
+    latitude: 37.44221496582,
+    longitude: -122.16165924072,
+    name: 'Philz Coffee',
+    url: 'https://philzcoffee.com/',
+  };
   assert.deepEqual(inbound({ type: 'location', location: place }).content, place);
-  const card = { name: { formatted_name: 'Lucía Gómez', first_name: 'Lucía' }, phones: [{ phone: '+1 (983) 555-2319', wa_id: '19835552319', type: 'MOBILE' }] };
+  const card = {
+    name: { formatted_name: 'Lucía Gómez', first_name: 'Lucía' },
+    phones: [{ phone: '+1 (983) 555-2319', wa_id: '19835552319', type: 'MOBILE' }],
+  };
   const contacts = inbound({ type: 'contacts', contacts: [card] });
   assert.equal(contacts.type, 'contact');
   assert.deepEqual(contacts.content, { contacts: [card] });
-  assert.deepEqual(inbound({ type: 'reaction', reaction: { message_id: 'wamid.out', emoji: '👍' } }).content, { message_id: 'wamid.out', reaction: '👍' });
-  const order = { catalog_id: '194836987003835', text: '', product_items: [{ product_retailer_id: 'di9ozbzfi4', quantity: 2, item_price: 30, currency: 'USD' }] };
+  assert.deepEqual(inbound({ type: 'reaction', reaction: { message_id: 'wamid.out', emoji: '👍' } }).content, {
+    message_id: 'wamid.out',
+    reaction: '👍',
+  });
+  const order = {
+    catalog_id: '194836987003835',
+    text: '',
+    product_items: [{ product_retailer_id: 'di9ozbzfi4', quantity: 2, item_price: 30, currency: 'USD' }],
+  };
   assert.deepEqual(inbound({ type: 'order', order }).content, order);
 });
 
@@ -85,27 +112,62 @@ test('audio keeps voice and sticker keeps animated', () => {
 });
 
 test('interactive button, list and flow (nfm) replies and quick-reply buttons keep what the customer chose, with the message they answer', () => {
-  const button = inbound({ type: 'interactive', context, interactive: { type: 'button_reply', button_reply: { id: 'cancel-button', title: 'Cancel' } } });
+  const button = inbound({
+    type: 'interactive',
+    context,
+    interactive: { type: 'button_reply', button_reply: { id: 'cancel-button', title: 'Cancel' } },
+  });
   assert.deepEqual(button.content, { type: 'button_reply', id: 'cancel-button', title: 'Cancel' });
   assert.equal(button.replyTo, 'wamid.asked');
-  const list = inbound({ type: 'interactive', context, interactive: { type: 'list_reply', list_reply: { id: 'priority_express', title: 'Priority Mail Express', description: 'Next Day to 2 Days' } } });
-  assert.deepEqual(list.content, { type: 'list_reply', id: 'priority_express', title: 'Priority Mail Express', description: 'Next Day to 2 Days' });
+  const list = inbound({
+    type: 'interactive',
+    context,
+    interactive: {
+      type: 'list_reply',
+      list_reply: { id: 'priority_express', title: 'Priority Mail Express', description: 'Next Day to 2 Days' },
+    },
+  });
+  assert.deepEqual(list.content, {
+    type: 'list_reply',
+    id: 'priority_express',
+    title: 'Priority Mail Express',
+    description: 'Next Day to 2 Days',
+  });
   const flow = inbound({
     type: 'interactive',
     context,
-    interactive: { type: 'nfm_reply', nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"t-1","slot":"am","party":{"size":2}}' } },
+    interactive: {
+      type: 'nfm_reply',
+      nfm_reply: { name: 'flow', body: 'Sent', response_json: '{"flow_token":"t-1","slot":"am","party":{"size":2}}' },
+    },
   });
-  assert.deepEqual(flow.content, { type: 'nfm_reply', name: 'flow', body: 'Sent', response_json: { flow_token: 't-1', slot: 'am', party: { size: 2 } } });
+  assert.deepEqual(flow.content, {
+    type: 'nfm_reply',
+    name: 'flow',
+    body: 'Sent',
+    response_json: { flow_token: 't-1', slot: 'am', party: { size: 2 } },
+  });
   const address = inbound({
     type: 'interactive',
     context,
-    interactive: { type: 'nfm_reply', nfm_reply: { name: 'address_message', body: '1 Main St', response_json: '{"saved_address_id":"a1","values":{"city":"Pune"}}' } },
+    interactive: {
+      type: 'nfm_reply',
+      nfm_reply: { name: 'address_message', body: '1 Main St', response_json: '{"saved_address_id":"a1","values":{"city":"Pune"}}' },
+    },
   });
   assert.deepEqual(address.content.response_json, { saved_address_id: 'a1', values: { city: 'Pune' } });
   assert.equal(address.content.name, 'address_message');
-  const broken = inbound({ type: 'interactive', context, interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: 'not json' } } });
+  const broken = inbound({
+    type: 'interactive',
+    context,
+    interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: 'not json' } },
+  });
   assert.equal(broken.content.response_json, 'not json', 'a response that is not JSON is kept as sent');
-  const nul = inbound({ type: 'interactive', context, interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: '{"note":"a\\u0000b"}' } } });
+  const nul = inbound({
+    type: 'interactive',
+    context,
+    interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: '{"note":"a\\u0000b"}' } },
+  });
   assert.deepEqual(nul.content.response_json, { note: 'a\uFFFDb' }, 'text the database cannot store is replaced, as in the body');
   const quick = inbound({ type: 'button', context, button: { payload: 'Unsubscribe', text: 'Unsubscribe' } });
   assert.equal(quick.type, 'interactive');
@@ -113,9 +175,28 @@ test('interactive button, list and flow (nfm) replies and quick-reply buttons ke
 });
 
 test('unsupported messages keep their error details', () => {
-  const m = inbound({ type: 'unsupported', errors: [{ code: 131051, title: 'Message type unknown', message: 'Message type unknown', error_data: { details: 'Message type is currently not supported.' } }] });
+  const m = inbound({
+    type: 'unsupported',
+    errors: [
+      {
+        code: 131051,
+        title: 'Message type unknown',
+        message: 'Message type unknown',
+        error_data: { details: 'Message type is currently not supported.' },
+      },
+    ],
+  });
   assert.equal(m.type, 'unsupported');
-  assert.deepEqual(m.content, { errors: [{ code: '131051', title: 'Message type unknown', message: 'Message type unknown', details: 'Message type is currently not supported.' }] });
+  assert.deepEqual(m.content, {
+    errors: [
+      {
+        code: '131051',
+        title: 'Message type unknown',
+        message: 'Message type unknown',
+        details: 'Message type is currently not supported.',
+      },
+    ],
+  });
 });
 
 test('a click-to-chat referral and a referred product stay in the message content', () => {
@@ -137,7 +218,10 @@ test('a click-to-chat referral and a referred product stay in the message conten
     text: { body: 'Is this still available?' },
     context: { from: DISPLAY, id: 'wamid.product', referred_product: { catalog_id: '194836987003835', product_retailer_id: 'di9ozbzfi4' } },
   });
-  assert.deepEqual(product.content, { body: 'Is this still available?', referred_product: { catalog_id: '194836987003835', product_retailer_id: 'di9ozbzfi4' } });
+  assert.deepEqual(product.content, {
+    body: 'Is this still available?',
+    referred_product: { catalog_id: '194836987003835', product_retailer_id: 'di9ozbzfi4' },
+  });
   assert.equal(product.replyTo, 'wamid.product');
 });
 
@@ -150,7 +234,11 @@ test('a system message about a changed number becomes a number change, not a cha
         messages: [{ from: CUSTOMER, id: 'wamid.system', timestamp: TS, type: 'system', system: s }],
       }),
     );
-  const current = system({ body: 'User Sheena Nelson changed from 16505551234 to 12195555358', wa_id: '12195555358', type: 'user_changed_number' });
+  const current = system({
+    body: 'User Sheena Nelson changed from 16505551234 to 12195555358',
+    wa_id: '12195555358',
+    type: 'user_changed_number',
+  });
   assert.deepEqual(current, [
     {
       kind: 'contact.number_changed',
@@ -173,13 +261,40 @@ test('statuses, failed ones with their errors', () => {
       messaging_product: 'whatsapp',
       metadata: { display_phone_number: DISPLAY, phone_number_id: PHONE_ID },
       statuses: [
-        { id: 'wamid.out', status: 'delivered', timestamp: TS, recipient_id: CUSTOMER, biz_opaque_callback_data: 'parley-id', pricing: { billable: true, pricing_model: 'PMP', category: 'utility' } },
-        { id: 'wamid.out2', status: 'failed', timestamp: TS, recipient_id: CUSTOMER, errors: [{ code: 131026, title: 'Message undeliverable', message: 'Message undeliverable', error_data: { details: 'Message Undeliverable.' } }] },
+        {
+          id: 'wamid.out',
+          status: 'delivered',
+          timestamp: TS,
+          recipient_id: CUSTOMER,
+          biz_opaque_callback_data: 'parley-id',
+          pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
+        },
+        {
+          id: 'wamid.out2',
+          status: 'failed',
+          timestamp: TS,
+          recipient_id: CUSTOMER,
+          errors: [
+            {
+              code: 131026,
+              title: 'Message undeliverable',
+              message: 'Message undeliverable',
+              error_data: { details: 'Message Undeliverable.' },
+            },
+          ],
+        },
       ],
     }),
   );
   assert.deepEqual(events, [
-    { kind: 'message.status', ref: PHONE_ID, providerMessageId: 'wamid.out', status: 'delivered', timestamp: new Date(Number(TS) * 1000), callbackData: 'parley-id' },
+    {
+      kind: 'message.status',
+      ref: PHONE_ID,
+      providerMessageId: 'wamid.out',
+      status: 'delivered',
+      timestamp: new Date(Number(TS) * 1000),
+      callbackData: 'parley-id',
+    },
     {
       kind: 'message.status',
       ref: PHONE_ID,
@@ -193,45 +308,116 @@ test('statuses, failed ones with their errors', () => {
 
 test('template status, category and quality updates name the business account and keep the category', () => {
   const base = { message_template_id: 1689556908129832, message_template_name: 'order_confirmation', message_template_language: 'en_US' };
-  assert.deepEqual(parse(envelope('message_template_status_update', { event: 'APPROVED', ...base, reason: 'NONE', message_template_category: 'UTILITY' })), [
-    { kind: 'template.status', account: WABA, providerTemplateId: '1689556908129832', name: 'order_confirmation', language: 'en_US', status: 'approved', reason: undefined, category: 'UTILITY' },
-  ]);
-  const rejected = parse(envelope('message_template_status_update', { event: 'REJECTED', ...base, reason: 'INCORRECT_CATEGORY', message_template_category: 'MARKETING' }));
+  assert.deepEqual(
+    parse(envelope('message_template_status_update', { event: 'APPROVED', ...base, reason: 'NONE', message_template_category: 'UTILITY' })),
+    [
+      {
+        kind: 'template.status',
+        account: WABA,
+        providerTemplateId: '1689556908129832',
+        name: 'order_confirmation',
+        language: 'en_US',
+        status: 'approved',
+        reason: undefined,
+        category: 'UTILITY',
+      },
+    ],
+  );
+  const rejected = parse(
+    envelope('message_template_status_update', {
+      event: 'REJECTED',
+      ...base,
+      reason: 'INCORRECT_CATEGORY',
+      message_template_category: 'MARKETING',
+    }),
+  );
   assert.equal((rejected[0] as { reason?: string }).reason, 'INCORRECT_CATEGORY');
   assert.deepEqual(parse(envelope('template_category_update', { ...base, previous_category: 'UTILITY', new_category: 'MARKETING' })), [
-    { kind: 'template.category', account: WABA, providerTemplateId: '1689556908129832', name: 'order_confirmation', language: 'en_US', category: 'MARKETING' },
+    {
+      kind: 'template.category',
+      account: WABA,
+      providerTemplateId: '1689556908129832',
+      name: 'order_confirmation',
+      language: 'en_US',
+      category: 'MARKETING',
+    },
   ]);
-  assert.deepEqual(parse(envelope('message_template_quality_update', { previous_quality_score: 'GREEN', new_quality_score: 'RED', ...base })), [
-    { kind: 'template.quality', account: WABA, providerTemplateId: '1689556908129832', name: 'order_confirmation', language: 'en_US', quality: 'RED', previousQuality: 'GREEN' },
-  ]);
+  assert.deepEqual(
+    parse(envelope('message_template_quality_update', { previous_quality_score: 'GREEN', new_quality_score: 'RED', ...base })),
+    [
+      {
+        kind: 'template.quality',
+        account: WABA,
+        providerTemplateId: '1689556908129832',
+        name: 'order_confirmation',
+        language: 'en_US',
+        quality: 'RED',
+        previousQuality: 'GREEN',
+      },
+    ],
+  );
 });
 
 test('account updates map to channel health by business account: disabled and deleted block, reinstated restores, violations warn', () => {
   const at = 1743451903;
   const health = (value: Record<string, unknown>) => parse(envelope('account_update', value, at));
   assert.deepEqual(health({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'DISABLE', waba_ban_date: 'April 17, 2025' } }), [
-    { kind: 'channel.health', account: WABA, effect: 'blocked', code: 'DISABLED_UPDATE/DISABLE', message: 'the business account was disabled on April 17, 2025', timestamp: new Date(at * 1000) },
+    {
+      kind: 'channel.health',
+      account: WABA,
+      effect: 'blocked',
+      code: 'DISABLED_UPDATE/DISABLE',
+      message: 'the business account was disabled on April 17, 2025',
+      timestamp: new Date(at * 1000),
+    },
   ]);
-  const reinstated = health({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'REINSTATE', waba_ban_date: 'April 17, 2025' } })[0] as Extract<InboundEvent, { kind: 'channel.health' }>;
+  const reinstated = health({
+    event: 'DISABLED_UPDATE',
+    ban_info: { waba_ban_state: 'REINSTATE', waba_ban_date: 'April 17, 2025' },
+  })[0] as Extract<InboundEvent, { kind: 'channel.health' }>;
   assert.equal(reinstated.effect, 'restored');
   assert.deepEqual(reinstated.lifts, ['DISABLED_UPDATE/DISABLE']);
-  assert.equal((health({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'SCHEDULE_FOR_DISABLE' } })[0] as { effect: string }).effect, 'degraded');
+  assert.equal(
+    (health({ event: 'DISABLED_UPDATE', ban_info: { waba_ban_state: 'SCHEDULE_FOR_DISABLE' } })[0] as { effect: string }).effect,
+    'degraded',
+  );
   assert.equal((health({ event: 'ACCOUNT_DELETED' })[0] as { effect: string }).effect, 'blocked');
-  const violation = health({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 'ADULT' } })[0] as Extract<InboundEvent, { kind: 'channel.health' }>;
-  assert.deepEqual([violation.effect, violation.code, violation.message], ['degraded', 'ACCOUNT_VIOLATION', "the business account violated the provider's policies (ADULT)"]);
-  const restricted = health({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_CUSTOMER_INITIATED_MESSAGING', expiration: 1667243352 }] });
+  const violation = health({ event: 'ACCOUNT_VIOLATION', violation_info: { violation_type: 'ADULT' } })[0] as Extract<
+    InboundEvent,
+    { kind: 'channel.health' }
+  >;
+  assert.deepEqual(
+    [violation.effect, violation.code, violation.message],
+    ['degraded', 'ACCOUNT_VIOLATION', "the business account violated the provider's policies (ADULT)"],
+  );
+  const restricted = health({
+    event: 'ACCOUNT_RESTRICTION',
+    restriction_info: [{ restriction_type: 'RESTRICTED_CUSTOMER_INITIATED_MESSAGING', expiration: 1667243352 }],
+  });
   assert.equal((restricted[0] as { effect: string }).effect, 'blocked');
   const partial = health({ event: 'ACCOUNT_RESTRICTION', restriction_info: [{ restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING' }] });
   assert.equal((partial[0] as { effect: string }).effect, 'degraded');
-  const uninstalled = health({ event: 'PARTNER_APP_UNINSTALLED', waba_info: { waba_id: '184943124712545', owner_business_id: '1284923862322270', partner_app_id: '869361281603019' } });
-  assert.equal((uninstalled[0] as { account: string }).account, '184943124712545', "a partner event names the account in waba_info, entry.id is the partner's");
+  const uninstalled = health({
+    event: 'PARTNER_APP_UNINSTALLED',
+    waba_info: { waba_id: '184943124712545', owner_business_id: '1284923862322270', partner_app_id: '869361281603019' },
+  });
+  assert.equal(
+    (uninstalled[0] as { account: string }).account,
+    '184943124712545',
+    "a partner event names the account in waba_info, entry.id is the partner's",
+  );
   assert.equal((uninstalled[0] as { effect: string }).effect, 'blocked');
-  assert.deepEqual(health({ event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', country: 'IN' }), [], 'events that change nothing for sending yield nothing');
+  assert.deepEqual(
+    health({ event: 'BUSINESS_PRIMARY_LOCATION_COUNTRY_UPDATE', country: 'IN' }),
+    [],
+    'events that change nothing for sending yield nothing',
+  );
 });
 
 test('number quality updates name the account and the display number: flagged and downgraded warn, upgrades change nothing', () => {
   const at = 1748454394;
-  const quality = (value: Record<string, unknown>) => parse(envelope('phone_number_quality_update', { display_phone_number: DISPLAY, ...value }, at));
+  const quality = (value: Record<string, unknown>) =>
+    parse(envelope('phone_number_quality_update', { display_phone_number: DISPLAY, ...value }, at));
   assert.deepEqual(quality({ event: 'FLAGGED', current_limit: 'TIER_10K' }), [
     {
       kind: 'channel.health',
@@ -243,7 +429,10 @@ test('number quality updates name the account and the display number: flagged an
       timestamp: new Date(at * 1000),
     },
   ]);
-  const down = quality({ event: 'DOWNGRADE', old_limit: 'TIER_10K', current_limit: 'TIER_1K' })[0] as Extract<InboundEvent, { kind: 'channel.health' }>;
+  const down = quality({ event: 'DOWNGRADE', old_limit: 'TIER_10K', current_limit: 'TIER_1K' })[0] as Extract<
+    InboundEvent,
+    { kind: 'channel.health' }
+  >;
   assert.equal(down.message, "the number's messaging limit was lowered to TIER_1K (was TIER_10K)");
   assert.deepEqual(quality({ event: 'THROUGHPUT_UPGRADE', current_limit: 'TIER_UNLIMITED' }), []);
   assert.deepEqual(quality({ event: 'UNFLAGGED', current_limit: 'TIER_10K' }), []);

@@ -29,7 +29,16 @@ const media = {
   sticker: mediaObject({}),
 };
 
-const coordinate = (limit: number) => z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/).transform(Number)]).pipe(z.number().min(-limit).max(limit));
+const coordinate = (limit: number) =>
+  z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^-?\d+(\.\d+)?$/)
+        .transform(Number),
+    ])
+    .pipe(z.number().min(-limit).max(limit));
 
 const location = z.strictObject({
   latitude: coordinate(90),
@@ -72,7 +81,10 @@ const reaction = z.strictObject({ message_id: text(256), emoji: z.string() });
 
 const templateParameter = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: text(32768) }),
-  z.strictObject({ type: z.literal('currency'), currency: z.strictObject({ fallback_value: z.string(), code: z.string().length(3), amount_1000: z.number().int() }) }),
+  z.strictObject({
+    type: z.literal('currency'),
+    currency: z.strictObject({ fallback_value: z.string(), code: z.string().length(3), amount_1000: z.number().int() }),
+  }),
   z.strictObject({ type: z.literal('date_time'), date_time: z.looseObject({ fallback_value: z.string() }) }),
   z.strictObject({ type: z.literal('image'), image: mediaObject({}) }),
   z.strictObject({ type: z.literal('video'), video: mediaObject({}) }),
@@ -115,11 +127,18 @@ const unique = (values: string[]) => new Set(values).size === values.length;
 /** 1 to 10 sections of items (list rows, products), at most `max` items in all, titled when several. */
 function sections<K extends string, I extends z.ZodType>(key: K, item: I, max: number) {
   return z
-    .array(z.strictObject({ title: z.string().max(24).optional(), [key]: z.array(item).min(1).max(max) } as { title: z.ZodOptional<z.ZodString> } & Record<K, z.ZodArray<I>>))
+    .array(
+      z.strictObject({ title: z.string().max(24).optional(), [key]: z.array(item).min(1).max(max) } as {
+        title: z.ZodOptional<z.ZodString>;
+      } & Record<K, z.ZodArray<I>>),
+    )
     .min(1)
     .max(10)
     .refine((s) => (s as Array<Record<string, unknown[]>>).reduce((n, x) => n + x[key]!.length, 0) <= max, `at most ${max} ${key} in all`)
-    .refine((s) => s.length === 1 || (s as Array<{ title?: string }>).every((x) => x.title), 'a title on every section when there are several');
+    .refine(
+      (s) => s.length === 1 || (s as Array<{ title?: string }>).every((x) => x.title),
+      'a title on every section when there are several',
+    );
 }
 
 const replyButtons = z.strictObject({
@@ -162,8 +181,30 @@ const locationRequest = z.strictObject({
   action: z.strictObject({ name: z.literal('send_location') }),
 });
 
-const ADDRESS_FIELDS = ['name', 'phone_number', 'in_pin_code', 'house_number', 'floor_number', 'tower_number', 'building_name', 'address', 'landmark_area', 'city', 'state'] as const;
-const addressValues = z.strictObject(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, z.string().max(f === 'in_pin_code' ? 6 : 512).optional()])) as Record<(typeof ADDRESS_FIELDS)[number], z.ZodOptional<z.ZodString>>);
+const ADDRESS_FIELDS = [
+  'name',
+  'phone_number',
+  'in_pin_code',
+  'house_number',
+  'floor_number',
+  'tower_number',
+  'building_name',
+  'address',
+  'landmark_area',
+  'city',
+  'state',
+] as const;
+const addressValues = z.strictObject(
+  Object.fromEntries(
+    ADDRESS_FIELDS.map((f) => [
+      f,
+      z
+        .string()
+        .max(f === 'in_pin_code' ? 6 : 512)
+        .optional(),
+    ]),
+  ) as Record<(typeof ADDRESS_FIELDS)[number], z.ZodOptional<z.ZodString>>,
+);
 const address = z.strictObject({
   type: z.literal('address_message'),
   header: header.optional(),
@@ -226,7 +267,9 @@ const replyCard = z.strictObject({
   header: cardHeader,
   body: z.strictObject({ text: text(160) }).optional(),
   action: z.strictObject({
-    buttons: z.array(z.strictObject({ type: z.literal('quick_reply'), quick_reply: z.strictObject({ id: text(256), title: text(20) }) })).min(1),
+    buttons: z
+      .array(z.strictObject({ type: z.literal('quick_reply'), quick_reply: z.strictObject({ id: text(256), title: text(20) }) }))
+      .min(1),
   }),
 });
 const productCard = z.strictObject({
@@ -250,7 +293,17 @@ const carousel = z.strictObject({
   }),
 });
 
-const interactive = z.discriminatedUnion('type', [replyButtons, list, ctaUrl, locationRequest, address, product, productList, catalog, carousel]);
+const interactive = z.discriminatedUnion('type', [
+  replyButtons,
+  list,
+  ctaUrl,
+  locationRequest,
+  address,
+  product,
+  productList,
+  catalog,
+  carousel,
+]);
 
 const envelope = {
   messaging_product: z.literal('whatsapp'),
@@ -260,7 +313,8 @@ const envelope = {
   biz_opaque_callback_data: z.string().max(512).optional(),
 };
 
-const message = <T extends string, S extends z.ZodType>(type: T, object: S) => z.strictObject({ ...envelope, type: z.literal(type), [type]: object } as { type: z.ZodLiteral<T> } & typeof envelope & Record<T, S>);
+const message = <T extends string, S extends z.ZodType>(type: T, object: S) =>
+  z.strictObject({ ...envelope, type: z.literal(type), [type]: object } as { type: z.ZodLiteral<T> } & typeof envelope & Record<T, S>);
 
 /** A message send body: one object named after its type. */
 export const OfficialMessageBody = z.discriminatedUnion('type', [

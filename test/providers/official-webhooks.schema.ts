@@ -53,24 +53,48 @@ export const IncomingMessage = z.discriminatedUnion('type', [
   z.strictObject({ ...Base, type: z.literal('image'), image: z.strictObject({ ...Media, caption: z.string().optional() }) }),
   z.strictObject({ ...Base, type: z.literal('video'), video: z.strictObject({ ...Media, caption: z.string().optional() }) }),
   z.strictObject({ ...Base, type: z.literal('audio'), audio: z.strictObject({ ...Media, voice: z.boolean() }) }),
-  z.strictObject({ ...Base, type: z.literal('document'), document: z.strictObject({ ...Media, filename: z.string(), caption: z.string().optional() }) }),
+  z.strictObject({
+    ...Base,
+    type: z.literal('document'),
+    document: z.strictObject({ ...Media, filename: z.string(), caption: z.string().optional() }),
+  }),
   z.strictObject({ ...Base, type: z.literal('sticker'), sticker: z.strictObject({ ...Media, animated: z.boolean() }) }),
   z.strictObject({
     ...Base,
     type: z.literal('location'),
-    location: z.strictObject({ latitude: z.number(), longitude: z.number(), name: z.string().optional(), address: z.string().optional(), url: z.string().optional() }),
+    location: z.strictObject({
+      latitude: z.number(),
+      longitude: z.number(),
+      name: z.string().optional(),
+      address: z.string().optional(),
+      url: z.string().optional(),
+    }),
   }),
   z.strictObject({ ...Base, type: z.literal('contacts'), contacts: z.array(z.record(z.string(), z.unknown())).min(1) }),
   z.strictObject({ ...Base, type: z.literal('unsupported'), errors: z.array(ErrorObject).min(1) }),
-  z.strictObject({ ...Base, type: z.literal('button'), context: Context, button: z.strictObject({ payload: z.string(), text: z.string() }) }),
+  z.strictObject({
+    ...Base,
+    type: z.literal('button'),
+    context: Context,
+    button: z.strictObject({ payload: z.string(), text: z.string() }),
+  }),
   z.strictObject({
     ...Base,
     type: z.literal('interactive'),
     context: Context,
     interactive: z.discriminatedUnion('type', [
-      z.strictObject({ type: z.literal('button_reply'), button_reply: z.strictObject({ id: z.string().min(1), title: z.string().min(1) }) }),
-      z.strictObject({ type: z.literal('list_reply'), list_reply: z.strictObject({ id: z.string().min(1), title: z.string().min(1), description: z.string().optional() }) }),
-      z.strictObject({ type: z.literal('nfm_reply'), nfm_reply: z.strictObject({ name: z.string().optional(), body: z.string(), response_json: z.string() }) }),
+      z.strictObject({
+        type: z.literal('button_reply'),
+        button_reply: z.strictObject({ id: z.string().min(1), title: z.string().min(1) }),
+      }),
+      z.strictObject({
+        type: z.literal('list_reply'),
+        list_reply: z.strictObject({ id: z.string().min(1), title: z.string().min(1), description: z.string().optional() }),
+      }),
+      z.strictObject({
+        type: z.literal('nfm_reply'),
+        nfm_reply: z.strictObject({ name: z.string().optional(), body: z.string(), response_json: z.string() }),
+      }),
     ]),
   }),
   z.strictObject({
@@ -79,17 +103,30 @@ export const IncomingMessage = z.discriminatedUnion('type', [
     order: z.strictObject({
       catalog_id: z.string(),
       text: z.string(),
-      product_items: z.array(z.strictObject({ product_retailer_id: z.string(), quantity: z.number().int(), item_price: z.number(), currency: z.string() })),
+      product_items: z.array(
+        z.strictObject({ product_retailer_id: z.string(), quantity: z.number().int(), item_price: z.number(), currency: z.string() }),
+      ),
     }),
   }),
   z.strictObject({
     ...Base,
     type: z.literal('system'),
-    system: z.strictObject({ body: z.string(), type: z.enum(['user_changed_number', 'customer_changed_number']), wa_id: digits.optional(), new_wa_id: digits.optional() }),
+    system: z.strictObject({
+      body: z.string(),
+      type: z.enum(['user_changed_number', 'customer_changed_number']),
+      wa_id: digits.optional(),
+      new_wa_id: digits.optional(),
+    }),
   }),
 ]);
 
-const StatusError = z.strictObject({ code: z.number().int(), title: z.string(), message: z.string().optional(), error_data: z.strictObject({ details: z.string() }).optional(), href: z.string().optional() });
+const StatusError = z.strictObject({
+  code: z.number().int(),
+  title: z.string(),
+  message: z.string().optional(),
+  error_data: z.strictObject({ details: z.string() }).optional(),
+  href: z.string().optional(),
+});
 
 export const Status = z.strictObject({
   id: z.string().min(1),
@@ -97,8 +134,12 @@ export const Status = z.strictObject({
   timestamp: unixSeconds,
   recipient_id: digits,
   biz_opaque_callback_data: z.string().optional(),
-  conversation: z.strictObject({ id: z.string(), expiration_timestamp: z.string().optional(), origin: z.strictObject({ type: z.string() }) }).optional(),
-  pricing: z.strictObject({ billable: z.boolean(), pricing_model: z.enum(['CBP', 'PMP']), category: z.string(), type: z.string().optional() }).optional(),
+  conversation: z
+    .strictObject({ id: z.string(), expiration_timestamp: z.string().optional(), origin: z.strictObject({ type: z.string() }) })
+    .optional(),
+  pricing: z
+    .strictObject({ billable: z.boolean(), pricing_model: z.enum(['CBP', 'PMP']), category: z.string(), type: z.string().optional() })
+    .optional(),
   errors: z.array(StatusError).optional(),
 });
 
@@ -117,7 +158,23 @@ const MessagesValue = z
 const Category = z.enum(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
 
 const TemplateStatusValue = z.strictObject({
-  event: z.enum(['APPROVED', 'ARCHIVED', 'DELETED', 'DISABLED', 'FLAGGED', 'IN_APPEAL', 'LIMIT_EXCEEDED', 'LOCKED', 'PAUSED', 'PENDING', 'REINSTATED', 'PENDING_DELETION', 'REJECTED', 'UNARCHIVED', 'UNLOCKED']),
+  event: z.enum([
+    'APPROVED',
+    'ARCHIVED',
+    'DELETED',
+    'DISABLED',
+    'FLAGGED',
+    'IN_APPEAL',
+    'LIMIT_EXCEEDED',
+    'LOCKED',
+    'PAUSED',
+    'PENDING',
+    'REINSTATED',
+    'PENDING_DELETION',
+    'REJECTED',
+    'UNARCHIVED',
+    'UNLOCKED',
+  ]),
   message_template_id: z.number().int(),
   message_template_name: z.string(),
   message_template_language: z.string(),
@@ -148,10 +205,14 @@ const TemplateQualityValue = z.strictObject({
 
 const AccountUpdateValue = z.looseObject({
   event: z.string().min(1),
-  ban_info: z.strictObject({ waba_ban_state: z.enum(['DISABLE', 'REINSTATE', 'SCHEDULE_FOR_DISABLE']), waba_ban_date: z.string().optional() }).optional(),
+  ban_info: z
+    .strictObject({ waba_ban_state: z.enum(['DISABLE', 'REINSTATE', 'SCHEDULE_FOR_DISABLE']), waba_ban_date: z.string().optional() })
+    .optional(),
   violation_info: z.strictObject({ violation_type: z.string() }).optional(),
   waba_info: z.looseObject({ waba_id: digits }).optional(),
-  restriction_info: z.array(z.strictObject({ restriction_type: z.string(), expiration: z.union([z.string(), z.number()]).optional() })).optional(),
+  restriction_info: z
+    .array(z.strictObject({ restriction_type: z.string(), expiration: z.union([z.string(), z.number()]).optional() }))
+    .optional(),
 });
 
 const QualityValue = z.strictObject({

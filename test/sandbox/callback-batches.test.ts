@@ -53,7 +53,12 @@ const deliver = (jobs: QueuedJob[]) =>
 
 /** Takes the jobs out of the queue (the worker would complete them). */
 const settle = (jobs: QueuedJob[]) =>
-  server.container.database.db.execute(sql`delete from pgboss.job where id in (${sql.join(jobs.map((j) => sql`${j.id}::uuid`), sql`, `)})`);
+  server.container.database.db.execute(
+    sql`delete from pgboss.job where id in (${sql.join(
+      jobs.map((j) => sql`${j.id}::uuid`),
+      sql`, `,
+    )})`,
+  );
 
 test('five sends: their `sent` jobs go out as one signed message.statuses callback, and `delivered` follows as one job naming all five', async () => {
   const ids: string[] = [];
@@ -62,7 +67,9 @@ test('five sends: their `sent` jobs go out as one signed message.statuses callba
     assert.equal(res.status, 201, res.text);
     ids.push(res.body.id as string);
   }
-  const sentJobs = (await queuedStatuses('sent')).filter((j) => ids.includes(String(j.data.kind === 'message.status' && j.data.message_id)));
+  const sentJobs = (await queuedStatuses('sent')).filter((j) =>
+    ids.includes(String(j.data.kind === 'message.status' && j.data.message_id)),
+  );
   assert.equal(sentJobs.length, 5, 'one job per send');
 
   const before = receiver.received.length;
@@ -80,7 +87,10 @@ test('five sends: their `sent` jobs go out as one signed message.statuses callba
 
   const rows = await queryRows<{ status: string; n: number }>(
     server.container.database.db,
-    sql`select status, count(*)::int as n from sandbox_messages where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) group by status`,
+    sql`select status, count(*)::int as n from sandbox_messages where id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )}) group by status`,
   );
   assert.deepEqual(rows, [{ status: 'sent', n: 5 }]);
   const delivered = await queuedStatuses('delivered');
@@ -108,7 +118,10 @@ test('a refused batch fails every job it carried and enqueues no next step; a lo
   assert.deepEqual([...failed.keys()].sort(), jobs.map((j) => j.id).sort(), 'every job of the refused callback failed');
   assert.match(failed.get(jobs[0]!.id)!.message, /answered 500/);
   assert.equal((await queuedStatuses('delivered')).length, 0, 'no next step');
-  const rows = await queryRows<{ status: string }>(server.container.database.db, sql`select distinct status from sandbox_messages where id = ${ids[0]!}`);
+  const rows = await queryRows<{ status: string }>(
+    server.container.database.db,
+    sql`select distinct status from sandbox_messages where id = ${ids[0]!}`,
+  );
   assert.notEqual(rows[0]!.status, 'sent', 'the status stays where it was');
 
   // Retried one at a time, each is a message.status callback of its own.
@@ -133,7 +146,10 @@ test('sends arriving at once with new idempotency keys are written together: the
     idempotency_key: `together-${i}`,
   }));
   const answers = await Promise.all(bodies.map((b) => call('POST', '/messages', b)));
-  assert.ok(answers.every((a) => a.status === 201), answers.map((a) => `${a.status} ${a.text}`).join('\n'));
+  assert.ok(
+    answers.every((a) => a.status === 201),
+    answers.map((a) => `${a.status} ${a.text}`).join('\n'),
+  );
   const ids = answers.map((a) => a.body.id as string);
   assert.equal(new Set(ids).size, ids.length);
 
@@ -142,14 +158,23 @@ test('sends arriving at once with new idempotency keys are written together: the
   assert.ok(jobs.length < ids.length, `${jobs.length} status jobs for ${ids.length} sends made at once: none were shared`);
 
   const again = await Promise.all(bodies.map((b) => call('POST', '/messages', b)));
-  assert.deepEqual(again.map((a) => [a.status, a.body.id]), ids.map((id) => [200, id]));
+  assert.deepEqual(
+    again.map((a) => [a.status, a.body.id]),
+    ids.map((id) => [200, id]),
+  );
   const after = (await queuedStatuses('sent')).filter((j) => namedIds(j).some((id) => ids.includes(id)));
   assert.equal(after.length, jobs.length, 'a repeated key enqueued a status again');
 
   // Delivered as they were shared: one signed callback per job, every message's `sent` in them.
   const before = receiver.received.length;
   assert.equal((await deliver(jobs)).size, 0);
-  const reported = receiver.received.slice(before).flatMap((c) => (c.json.event === 'message.statuses' ? (c.json.payload as { statuses: Array<{ id: string }> }).statuses.map((s) => s.id) : [(c.json.payload as { id: string }).id]));
+  const reported = receiver.received
+    .slice(before)
+    .flatMap((c) =>
+      c.json.event === 'message.statuses'
+        ? (c.json.payload as { statuses: Array<{ id: string }> }).statuses.map((s) => s.id)
+        : [(c.json.payload as { id: string }).id],
+    );
   assert.deepEqual(reported.sort(), [...ids].sort());
   await settle([...jobs, ...(await queuedStatuses('delivered')).filter((j) => namedIds(j).some((id) => ids.includes(id)))]);
 });
@@ -174,7 +199,10 @@ test('a status step writes its status and enqueues the next step without a trans
       return Reflect.get(target, key, receiver) as unknown;
     },
   });
-  const failed = await server.container.sandbox!.deliverCallbacks(counting, jobs.map((j) => ({ id: j.id, payload: j.data })));
+  const failed = await server.container.sandbox!.deliverCallbacks(
+    counting,
+    jobs.map((j) => ({ id: j.id, payload: j.data })),
+  );
   assert.equal(failed.size, 0);
   assert.equal(transactions, 0, 'no BEGIN/COMMIT around the status and the next job');
   const [row] = await queryRows<{ status: string }>(db, sql`select status from sandbox_messages where id = ${id}`);

@@ -29,17 +29,28 @@ before(async () => {
     await server.container.sandbox!.provisionGatewaySession(db),
   ];
   // Paired, as a scanned QR leaves them.
-  for (const [s, phone] of [[working, '15550101001'], [other, '15550101002']] as const) {
+  for (const [s, phone] of [
+    [working, '15550101001'],
+    [other, '15550101002'],
+  ] as const) {
     await db.execute(sql`update sandbox_accounts set status = 'WORKING', display_phone_number = ${phone} where id = ${s.session}`);
   }
 });
 after(() => server.close());
 
 const send = (path: SandboxGatewaySession, bearer: string | undefined, key: string) =>
-  request(server, 'POST', `/sandbox/gateway/sessions/${path.session}/messages`, { bearer, body: { to: '4915112340001', type: 'text', content: { body: 'hi' }, idempotency_key: key } });
+  request(server, 'POST', `/sandbox/gateway/sessions/${path.session}/messages`, {
+    bearer,
+    body: { to: '4915112340001', type: 'text', content: { body: 'hi' }, idempotency_key: key },
+  });
 
 const stored = async (key: string) =>
-  (await queryRows<{ account_id: string }>(server.container.database.db, sql`select account_id from sandbox_messages where idempotency_key = ${key}`)).map((r) => r.account_id);
+  (
+    await queryRows<{ account_id: string }>(
+      server.container.database.db,
+      sql`select account_id from sandbox_messages where idempotency_key = ${key}`,
+    )
+  ).map((r) => r.account_id);
 
 test('a send is stored only for a working session driven by the key it came with', async () => {
   const created = await send(working, working.apiKey, 'k-1');
@@ -80,11 +91,17 @@ async function sandboxStatements(fn: () => Promise<unknown>): Promise<string[]> 
   return texts.filter((t) => t.includes('sandbox_'));
 }
 
-test('the common send reads no session before its insert; a repeated key is inserted once, then looked up', { skip: !usingPostgres && 'counts the statements sent to PostgreSQL' }, async () => {
+test('the common send reads no session before its insert; a repeated key is inserted once, then looked up', {
+  skip: !usingPostgres && 'counts the statements sent to PostgreSQL',
+}, async () => {
   let res: Awaited<ReturnType<typeof send>> | undefined;
   const first = await sandboxStatements(async () => (res = await send(working, working.apiKey, 'k-count')));
   assert.equal(res!.status, 201, res!.text);
-  assert.match(first[0] ?? '', /^insert into sandbox_messages/, `the statements on the sandbox's tables: ${first.map((t) => t.slice(0, 60)).join(' | ')}`);
+  assert.match(
+    first[0] ?? '',
+    /^insert into sandbox_messages/,
+    `the statements on the sandbox's tables: ${first.map((t) => t.slice(0, 60)).join(' | ')}`,
+  );
   assert.equal(first.length, 1);
 
   const again = await sandboxStatements(async () => (res = await send(working, working.apiKey, 'k-count')));

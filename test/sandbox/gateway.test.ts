@@ -25,13 +25,16 @@ after(async () => {
 });
 
 const session = (suffix = '', s: SandboxGatewaySession = gw) => `/sandbox/gateway/sessions/${s.session}${suffix}`;
-const call = (method: string, suffix: string, body?: unknown, s: SandboxGatewaySession = gw) => request(server, method, session(suffix, s), { bearer: s.apiKey, body });
+const call = (method: string, suffix: string, body?: unknown, s: SandboxGatewaySession = gw) =>
+  request(server, method, session(suffix, s), { bearer: s.apiKey, body });
 const sendMessage = (body: Record<string, unknown>) => call('POST', '/messages', body);
 
 /** A `message.statuses` callback (statuses delivered together) counts as one `message.status` per status it carries. */
 const flatten = (received: Received[]) =>
   received.flatMap((r) =>
-    r.json?.event === 'message.statuses' ? (r.json.payload.statuses as unknown[]).map((payload) => ({ ...r, json: { ...r.json, event: 'message.status', payload } })) : [r],
+    r.json?.event === 'message.statuses'
+      ? (r.json.payload.statuses as unknown[]).map((payload) => ({ ...r, json: { ...r.json, event: 'message.status', payload } }))
+      : [r],
   );
 const events = (received: Received[], event: string, match: (payload: any) => boolean = () => true) =>
   flatten(received).filter((r) => r.json?.event === event && match(r.json.payload));
@@ -108,7 +111,11 @@ test('the QR stays until it lapses, then a new one is issued; a lapsed QR cannot
   const reused = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: second.body.qr } });
   assert.equal(reused.status, 404, 'a QR pairs once');
 
-  const working = events(await receiver.waitFor((r) => events(r, 'session.status', (p) => p.status === 'WORKING').length >= 1), 'session.status', (p) => p.status === 'WORKING');
+  const working = events(
+    await receiver.waitFor((r) => events(r, 'session.status', (p) => p.status === 'WORKING').length >= 1),
+    'session.status',
+    (p) => p.status === 'WORKING',
+  );
   assertSigned(working[0]!);
   assert.deepEqual(working[0]!.json.payload, { status: 'WORKING', me: { id: '15550107777@c.us', phone: '15550107777' } });
   const noQr = await call('GET', '/qr');
@@ -134,7 +141,11 @@ test('a send with an idempotency key twice answers the same id and sends one mes
   await receiver.waitFor((r) => events(r, 'message.status', mine).length >= 3);
   await sandboxQuiet(server.container.database.db, id);
   const statuses = events(receiver.received, 'message.status', mine);
-  assert.deepEqual(statuses.map((s) => s.json.payload.status), ['sent', 'delivered', 'read'], 'one message, so one set of statuses');
+  assert.deepEqual(
+    statuses.map((s) => s.json.payload.status),
+    ['sent', 'delivered', 'read'],
+    'one message, so one set of statuses',
+  );
   for (const s of statuses) {
     assertSigned(s);
     assert.deepEqual(Object.keys(s.json).sort(), ['event', 'payload', 'session', 'timestamp']);
@@ -147,7 +158,11 @@ test('a refused callback is retried with the same event id', async () => {
   const res = await sendMessage({ to: '15551230042', type: 'text', content: { body: 'retry' }, idempotency_key: 'parley-msg-retry' });
   assert.equal(res.status, 201);
   const id = res.body.id as string;
-  const [sent] = events(await receiver.waitFor((r) => events(r, 'message.status', (p) => p.id === id).length >= 1, 30_000), 'message.status', (p) => p.id === id);
+  const [sent] = events(
+    await receiver.waitFor((r) => events(r, 'message.status', (p) => p.id === id).length >= 1, 30_000),
+    'message.status',
+    (p) => p.id === id,
+  );
   const [refused] = events(receiver.refused, 'message.status', (p) => p.id === id);
   assert.equal(refused!.json.payload.status, 'sent');
   assert.equal(sent!.json.payload.status, 'sent');
@@ -165,11 +180,20 @@ test('a send can be looked up by its idempotency key: the accepted one is found,
   const unknown = await call('GET', '/idempotency-keys/parley-never-sent');
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body.error.code, 'not_found');
-  const throttled = await sendMessage({ to: '15557770429', type: 'text', content: { body: 'x' }, idempotency_key: 'parley-lookup-throttled' });
+  const throttled = await sendMessage({
+    to: '15557770429',
+    type: 'text',
+    content: { body: 'x' },
+    idempotency_key: 'parley-lookup-throttled',
+  });
   assert.equal(throttled.status, 429);
   assert.equal((await call('GET', '/idempotency-keys/parley-lookup-throttled')).status, 404, 'a refused send was not accepted');
   const other = await server.container.sandbox!.provisionGatewaySession(server.container.database.db);
-  assert.equal((await call('GET', '/idempotency-keys/parley-lookup-1', undefined, other)).status, 404, "another session's keys are not its own");
+  assert.equal(
+    (await call('GET', '/idempotency-keys/parley-lookup-1', undefined, other)).status,
+    404,
+    "another session's keys are not its own",
+  );
   assert.equal((await request(server, 'GET', session('/idempotency-keys/parley-lookup-1'), { bearer: 'gwk_wrong' })).status, 401);
 });
 
@@ -194,8 +218,16 @@ test('recipient patterns: 0001 fails after acceptance, 0002 is refused, 0429 is 
   assert.equal(fresh.status, 429, 'another message is throttled on its own first attempt');
 
   const failedId = undeliverable.body.id as string;
-  const [failed] = events(await receiver.waitFor((r) => events(r, 'message.status', (p) => p.id === failedId).length >= 1), 'message.status', (p) => p.id === failedId);
-  assert.deepEqual(failed!.json.payload, { id: failedId, status: 'failed', error: { code: 'undeliverable', message: 'message undeliverable' } });
+  const [failed] = events(
+    await receiver.waitFor((r) => events(r, 'message.status', (p) => p.id === failedId).length >= 1),
+    'message.status',
+    (p) => p.id === failedId,
+  );
+  assert.deepEqual(failed!.json.payload, {
+    id: failedId,
+    status: 'failed',
+    error: { code: 'undeliverable', message: 'message undeliverable' },
+  });
   const retriedId = retried.body.id as string;
   await receiver.waitFor((r) => events(r, 'message.status', (p) => p.id === retriedId && p.status === 'read').length >= 1);
 });
@@ -207,7 +239,10 @@ test('bodies the gateway cannot send are 400 invalid_request or unsupported_type
     [{ to: '15551234567', type: 'text', content: { body: '' } }, 'invalid_request'],
     [{ to: '15551234567', type: 'text', content: 'hello' }, 'invalid_request'],
     [{ to: '15551234567', type: 'image', content: { caption: 'no media' } }, 'invalid_request'],
-    [{ to: '15551234567', type: 'buttons', content: { body: 'x', buttons: [1, 2, 3, 4].map((i) => ({ id: `${i}`, title: `${i}` })) } }, 'invalid_request'],
+    [
+      { to: '15551234567', type: 'buttons', content: { body: 'x', buttons: [1, 2, 3, 4].map((i) => ({ id: `${i}`, title: `${i}` })) } },
+      'invalid_request',
+    ],
     [{ to: '15551234567', type: 'template', content: { template_name: 'flat' } }, 'invalid_request'],
     [{ to: '15551234567', type: 'text', content: { body: 'x' }, idempotency_key: 7 }, 'invalid_request'],
   ];
@@ -235,13 +270,23 @@ test('/sandbox/inbound delivers text and images as signed message callbacks; the
     body: { channel_id: channelId, from: '15551230099', type: 'text', content: { body: 'hi gateway' }, name: 'Grace', reply_to: 'ABC' },
   });
   assert.equal(text.status, 202, text.text);
-  const image = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: '15551230099', type: 'image', content: { caption: 'pic' } } });
+  const image = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
+    body: { channel_id: channelId, from: '15551230099', type: 'image', content: { caption: 'pic' } },
+  });
   assert.equal(image.status, 202);
   const ids = [text.body.provider_message_id, image.body.provider_message_id];
   const all = await receiver.waitFor((r) => ids.every((id) => events(r, 'message', (p) => p.id === id).length === 1));
   const [t] = events(all, 'message', (p) => p.id === ids[0]);
   assertSigned(t!);
-  assert.deepEqual(t!.json.payload, { id: ids[0], from: '15551230099', from_name: 'Grace', type: 'text', content: { body: 'hi gateway' }, reply_to: 'ABC' });
+  assert.deepEqual(t!.json.payload, {
+    id: ids[0],
+    from: '15551230099',
+    from_name: 'Grace',
+    type: 'text',
+    content: { body: 'hi gateway' },
+    reply_to: 'ABC',
+  });
   const [i] = events(all, 'message', (p) => p.id === ids[1]);
   assert.equal(i!.json.payload.type, 'image');
   assert.equal(i!.json.payload.content.caption, 'pic');
@@ -263,16 +308,27 @@ test('logout stops the session (with a callback); it then neither sends nor rece
   const send = await sendMessage({ to: '15551234567', type: 'text', content: { body: 'x' }, idempotency_key: 'after-logout' });
   assert.equal(send.status, 409);
   assert.equal(send.body.error.code, 'session_not_working');
-  const known = await sendMessage({ to: '15551234567', type: 'text', content: { body: 'hello from the gateway' }, idempotency_key: 'parley-msg-1' });
+  const known = await sendMessage({
+    to: '15551234567',
+    type: 'text',
+    content: { body: 'hello from the gateway' },
+    idempotency_key: 'parley-msg-1',
+  });
   assert.equal(known.status, 200, 'an already-sent key still answers its id');
-  const [channel] = await queryRows<{ id: string }>(server.container.database.db, sql`select id from channels where provider_ref = ${gw.session}`);
-  const inbound = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channel!.id, from: '15551230099', type: 'text', content: { body: 'x' } } });
+  const [channel] = await queryRows<{ id: string }>(
+    server.container.database.db,
+    sql`select id from channels where provider_ref = ${gw.session}`,
+  );
+  const inbound = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
+    body: { channel_id: channel!.id, from: '15551230099', type: 'text', content: { body: 'x' } },
+  });
   assert.equal(inbound.status, 409);
   const described = await call('GET', '');
   assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null });
 });
 
-test('a body with text that cannot be stored is a 400 in the gateway\'s error shape, not a failure', async () => {
+test("a body with text that cannot be stored is a 400 in the gateway's error shape, not a failure", async () => {
   for (const body of [{ qr: '\u0000' }, { qr: 'abc\uD800' }, { ['q\u0000r']: 'x' }]) {
     const res = await request(server, 'POST', '/sandbox/gateway/scan', { body });
     assert.equal(res.status, 400, res.text);

@@ -25,11 +25,14 @@ after(async () => {
 });
 
 const path = (suffix: string) => `/sandbox/official/${number.apiVersion}/${suffix}`;
-const call = (method: string, suffix: string, body?: unknown, bearer = number.accessToken) => request(server, method, path(suffix), { bearer, body });
+const call = (method: string, suffix: string, body?: unknown, bearer = number.accessToken) =>
+  request(server, method, path(suffix), { bearer, body });
 
 function changesOf(received: Received[], field: string): Array<{ delivery: Received; value: Record<string, any> }> {
   return received.flatMap((delivery) =>
-    (delivery.json?.entry ?? []).flatMap((e: any) => (e.changes ?? []).filter((c: any) => c.field === field).map((c: any) => ({ delivery, value: c.value }))),
+    (delivery.json?.entry ?? []).flatMap((e: any) =>
+      (e.changes ?? []).filter((c: any) => c.field === field).map((c: any) => ({ delivery, value: c.value })),
+    ),
   );
 }
 
@@ -92,7 +95,12 @@ test('templates: submit answers PENDING, then APPROVED or REJECTED arrives as a 
   const withReason = await call('GET', `${number.wabaId}/message_templates?fields=name,status,rejected_reason`);
   assert.equal(withReason.status, 200, withReason.text);
   const reasons = Object.fromEntries(withReason.body.data.map((t: any) => [t.name, t]));
-  assert.deepEqual(reasons.reject_me, { id: listed.reject_me.id, name: 'reject_me', status: 'REJECTED', rejected_reason: 'INVALID_FORMAT' });
+  assert.deepEqual(reasons.reject_me, {
+    id: listed.reject_me.id,
+    name: 'reject_me',
+    status: 'REJECTED',
+    rejected_reason: 'INVALID_FORMAT',
+  });
   assert.equal(reasons.order_update.rejected_reason, 'NONE');
   const unknownField = await call('GET', `${number.wabaId}/message_templates?fields=name,secret_sauce`);
   assert.equal(unknownField.status, 400);
@@ -113,7 +121,8 @@ test('templates: submit answers PENDING, then APPROVED or REJECTED arrives as a 
 });
 
 test('template sends: an approved template with the right parameters is accepted (even where the window is closed); others are refused', async () => {
-  const send = (template: unknown, to = '15551234567') => call('POST', `${number.phoneNumberId}/messages`, { messaging_product: 'whatsapp', to, type: 'template', template });
+  const send = (template: unknown, to = '15551234567') =>
+    call('POST', `${number.phoneNumberId}/messages`, { messaging_product: 'whatsapp', to, type: 'template', template });
   const params = (n: number) => [{ type: 'body', parameters: Array.from({ length: n }, (_, i) => ({ type: 'text', text: `p${i}` })) }];
   const ok = await send({ name: 'order_update', language: { code: 'en_US' }, components: params(2) }, '15557770002');
   assert.equal(ok.status, 200, ok.text);
@@ -164,9 +173,16 @@ test('a customer message through /sandbox/inbound arrives as a signed native web
 
 test('inbound interactive replies, locations and images have the native shapes; the image is fetchable', async () => {
   const post = (type: string, content: unknown, extra: Record<string, unknown> = {}) =>
-    request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: '15551230055', type, content, ...extra } });
+    request(server, 'POST', '/sandbox/inbound', {
+      key: server.apiKey,
+      body: { channel_id: channelId, from: '15551230055', type, content, ...extra },
+    });
   const button = await post('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' }, { reply_to: 'wamid.buttons' });
-  const list = await post('interactive', { type: 'list_reply', id: 'row-2', title: 'Second', description: 'Tomorrow morning' }, { reply_to: 'wamid.list' });
+  const list = await post(
+    'interactive',
+    { type: 'list_reply', id: 'row-2', title: 'Second', description: 'Tomorrow morning' },
+    { reply_to: 'wamid.list' },
+  );
   const location = await post('location', { latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Main St 1' });
   const image = await post('image', { caption: 'the receipt' });
   for (const res of [button, list, location, image]) assert.equal(res.status, 202, res.text);
@@ -178,7 +194,10 @@ test('inbound interactive replies, locations and images have the native shapes; 
   assert.equal(b.type, 'interactive');
   assert.deepEqual(b.interactive, { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } });
   assert.deepEqual(b.context, { from: number.displayPhoneNumber.slice(1), id: 'wamid.buttons' });
-  assert.deepEqual(messageOf(ids[1]!).interactive, { type: 'list_reply', list_reply: { id: 'row-2', title: 'Second', description: 'Tomorrow morning' } });
+  assert.deepEqual(messageOf(ids[1]!).interactive, {
+    type: 'list_reply',
+    list_reply: { id: 'row-2', title: 'Second', description: 'Tomorrow morning' },
+  });
   assert.deepEqual(messageOf(ids[1]!).context, { from: number.displayPhoneNumber.slice(1), id: 'wamid.list' });
   assert.deepEqual(messageOf(ids[2]!).location, { latitude: 52.52, longitude: 13.405, name: 'Office', address: 'Main St 1' });
   const img = messageOf(ids[3]!);
@@ -210,7 +229,8 @@ test('inbound interactive replies, locations and images have the native shapes; 
 
 test('an interactive reply without reply_to answers the last interactive message sent to that customer; with none sent it is refused', async () => {
   const customer = '15551230066';
-  const write = (type: string, content: unknown) => request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: customer, type, content } });
+  const write = (type: string, content: unknown) =>
+    request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: channelId, from: customer, type, content } });
   const refused = await write('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' });
   assert.equal(refused.status, 400, refused.text);
   assert.match(refused.body.error.message, /reply_to is required/);
@@ -219,7 +239,11 @@ test('an interactive reply without reply_to answers the last interactive message
     messaging_product: 'whatsapp',
     to: customer,
     type: 'interactive',
-    interactive: { type: 'button', body: { text: 'Ship today?' }, action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] } },
+    interactive: {
+      type: 'button',
+      body: { text: 'Ship today?' },
+      action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] },
+    },
   });
   assert.equal(asked.status, 200, asked.text);
   const answer = await write('interactive', { type: 'button_reply', id: 'yes', title: 'Yes' });
@@ -236,7 +260,10 @@ test('an interactive reply without reply_to answers the last interactive message
 
 test('/sandbox/inbound refuses channels not bound to the sandbox exactly like unknown ids, and bad content', async () => {
   const unbound = await insertSandboxChannel(server, { platform: 'chatapp_official', providerRef: '999999999999999', sandbox: false });
-  const refused = await request(server, 'POST', '/sandbox/inbound', { key: server.apiKey, body: { channel_id: unbound, from: '15551230000', type: 'text', content: { body: 'x' } } });
+  const refused = await request(server, 'POST', '/sandbox/inbound', {
+    key: server.apiKey,
+    body: { channel_id: unbound, from: '15551230000', type: 'text', content: { body: 'x' } },
+  });
   assert.equal(refused.status, 404);
   assert.equal(refused.body.error.code, 'not_found');
   const unknown = await request(server, 'POST', '/sandbox/inbound', {
@@ -259,7 +286,11 @@ test('/sandbox/inbound refuses channels not bound to the sandbox exactly like un
 });
 
 test('registration answers like the provider; there is no contacts lookup, as in the published API', async () => {
-  const lookup = await call('POST', `${number.phoneNumberId}/contacts`, { blocking: 'wait', contacts: ['+15551230000'], force_check: true });
+  const lookup = await call('POST', `${number.phoneNumberId}/contacts`, {
+    blocking: 'wait',
+    contacts: ['+15551230000'],
+    force_check: true,
+  });
   assert.equal(lookup.status, 400, lookup.text);
   assert.equal(lookup.body.error.code, 2500, 'an unknown path, as the provider answers one');
   const badPin = await call('POST', `${number.phoneNumberId}/register`, { messaging_product: 'whatsapp', pin: '12' });
@@ -297,7 +328,11 @@ test('embedded signup: code -> oauth/access_token -> debug_token -> phone_number
   assert.equal(debug.body.data.is_valid, true);
   const management = debug.body.data.granular_scopes.find((g: any) => g.scope === 'whatsapp_business_management');
   assert.deepEqual(management.target_ids, [wabaId]);
-  const appDebug = await request(server, 'GET', `${path('debug_token')}?input_token=nonsense&access_token=${encodeURIComponent(`app|${secret}`)}`);
+  const appDebug = await request(
+    server,
+    'GET',
+    `${path('debug_token')}?input_token=nonsense&access_token=${encodeURIComponent(`app|${secret}`)}`,
+  );
   assert.equal(appDebug.body.data.is_valid, false);
   const unauthorized = await request(server, 'GET', `${path('debug_token')}?input_token=${encodeURIComponent(token)}`);
   assert.equal(unauthorized.status, 401);
@@ -317,7 +352,10 @@ test('embedded signup: code -> oauth/access_token -> debug_token -> phone_number
 
   const subscribed = await request(server, 'POST', path(`${wabaId}/subscribed_apps`), { bearer: token });
   assert.deepEqual(subscribed.body, { success: true });
-  const register = await request(server, 'POST', path(`${phoneNumberId}/register`), { bearer: token, body: { messaging_product: 'whatsapp', pin: '654321' } });
+  const register = await request(server, 'POST', path(`${phoneNumberId}/register`), {
+    bearer: token,
+    body: { messaging_product: 'whatsapp', pin: '654321' },
+  });
   assert.deepEqual(register.body, { success: true });
 
   const sent = await request(server, 'POST', path(`${phoneNumberId}/messages`), {
@@ -346,11 +384,17 @@ test('callbacks are jobs committed with the send: a worker that starts later del
       sql`select state::text as state, data from pgboss.job where name = 'sandbox.callback' and data->>'message_id' = ${id}`,
     );
     // Still waiting in the queue: nothing is sent without a worker.
-    assert.deepEqual(jobs.map((j) => [j.state, j.data.status]), [['created', 'sent']]);
+    assert.deepEqual(
+      jobs.map((j) => [j.state, j.data.status]),
+      [['created', 'sent']],
+    );
     assert.equal(late.received.length, 0, 'nothing is sent without a worker');
     await idle.container.queue.work(idle.container.jobHandlers());
     const statuses = statusesOf(await late.waitFor((r) => statusesOf(r, id).length >= 3), id);
-    assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+    assert.deepEqual(
+      statuses.map((s) => s.status),
+      ['sent', 'delivered', 'read'],
+    );
   } finally {
     await idle.close();
     await late.close();
@@ -360,12 +404,25 @@ test('callbacks are jobs committed with the send: a worker that starts later del
 test('a refused webhook is retried until it is accepted', async () => {
   const to = '15550009999';
   receiver.refuseNext(1, (r) => r.raw.includes(`"recipient_id":"${to}"`));
-  const res = await call('POST', `${number.phoneNumberId}/messages`, { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'retry me' } });
+  const res = await call('POST', `${number.phoneNumberId}/messages`, {
+    messaging_product: 'whatsapp',
+    to,
+    type: 'text',
+    text: { body: 'retry me' },
+  });
   const id = res.body.messages[0].id as string;
   const statuses = statusesOf(await receiver.waitFor((r) => statusesOf(r, id).length >= 3, 40_000), id);
-  assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read'], 'the steps stay in order across retries');
+  assert.deepEqual(
+    statuses.map((s) => s.status),
+    ['sent', 'delivered', 'read'],
+    'the steps stay in order across retries',
+  );
   const refused = statusesOf(receiver.refused, id);
-  assert.deepEqual(refused.map((s) => s.status), ['sent'], 'the refused delivery was the first step');
+  assert.deepEqual(
+    refused.map((s) => s.status),
+    ['sent'],
+    'the refused delivery was the first step',
+  );
 });
 
 test('with PROVIDER_SANDBOX=false there is no sandbox and no /sandbox route', async () => {
@@ -389,9 +446,14 @@ test('with PROVIDER_SANDBOX=false there is no sandbox and no /sandbox route', as
 
 test("every webhook the sandbox sent has the provider's documented shape", () => {
   assert.ok(receiver.received.length > 5, 'earlier tests made the sandbox send statuses, inbound messages and template decisions');
-  const fields = new Set(receiver.received.flatMap((d) => (d.json?.entry ?? []).flatMap((e: any) => (e.changes ?? []).map((c: any) => c.field))));
+  const fields = new Set(
+    receiver.received.flatMap((d) => (d.json?.entry ?? []).flatMap((e: any) => (e.changes ?? []).map((c: any) => c.field))),
+  );
   assert.deepEqual([...fields].sort(), ['message_template_status_update', 'messages']);
   for (const delivery of receiver.received) assert.deepEqual(webhookProblems(delivery.json), [], delivery.raw);
   const decisions = changesOf(receiver.received, 'message_template_status_update');
-  assert.ok(decisions.length > 0 && decisions.every((d) => d.value.message_template_category === 'UTILITY'), 'template decisions name the category');
+  assert.ok(
+    decisions.length > 0 && decisions.every((d) => d.value.message_template_category === 'UTILITY'),
+    'template decisions name the category',
+  );
 });

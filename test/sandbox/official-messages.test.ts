@@ -22,8 +22,15 @@ after(async () => {
 });
 
 const path = (suffix: string) => `/sandbox/official/${number.apiVersion}/${suffix}`;
-const send = (body: unknown, bearer = number.accessToken) => request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer, body });
-const text = (to: string, body = 'hello there') => ({ messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'text', text: { body } });
+const send = (body: unknown, bearer = number.accessToken) =>
+  request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer, body });
+const text = (to: string, body = 'hello there') => ({
+  messaging_product: 'whatsapp',
+  recipient_type: 'individual',
+  to,
+  type: 'text',
+  text: { body },
+});
 
 test('provisioning returns a number, a business account and a token the API accepts', async () => {
   assert.equal(number.apiBase, `${server.baseUrl}/sandbox/official`);
@@ -39,8 +46,14 @@ test('provisioning returns a number, a business account and a token the API acce
   assert.equal(typeof res.body.verified_name, 'string');
   const numbers = await request(server, 'GET', path(`${number.wabaId}/phone_numbers`), { bearer: number.accessToken });
   assert.equal(numbers.status, 200);
-  assert.deepEqual(numbers.body.data.map((n: { id: string }) => n.id), [number.phoneNumberId]);
-  const stored = await queryRows<{ token_hash: string }>(server.container.database.db, sql`select token_hash from sandbox_accounts where id = ${number.phoneNumberId}`);
+  assert.deepEqual(
+    numbers.body.data.map((n: { id: string }) => n.id),
+    [number.phoneNumberId],
+  );
+  const stored = await queryRows<{ token_hash: string }>(
+    server.container.database.db,
+    sql`select token_hash from sandbox_accounts where id = ${number.phoneNumberId}`,
+  );
   assert.notEqual(stored[0]!.token_hash, number.accessToken, 'only a hash of the token is stored');
   assert.match(stored[0]!.token_hash, /^[0-9a-f]{64}$/);
   const sandbox = server.container.sandbox!;
@@ -49,7 +62,9 @@ test('provisioning returns a number, a business account and a token the API acce
 });
 
 test('the display number can be chosen', async () => {
-  const chosen = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db, { displayPhoneNumber: '+1 555 010 9999' });
+  const chosen = await server.container.sandbox!.provisionOfficialNumber(server.container.database.db, {
+    displayPhoneNumber: '+1 555 010 9999',
+  });
   assert.equal(chosen.displayPhoneNumber, '+15550109999');
   assert.notEqual(chosen.accessToken, number.accessToken);
 });
@@ -85,7 +100,10 @@ test('a text send answers a wamid, then sent, delivered and read webhooks arrive
 
   const all = await receiver.waitFor((r) => statusesOf(r, id).length >= 3);
   const statuses = statusesOf(all, id);
-  assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+  assert.deepEqual(
+    statuses.map((s) => s.status),
+    ['sent', 'delivered', 'read'],
+  );
   const secret = server.container.sandbox!.officialAppSecret;
   assert.equal(secret, server.container.sealer.derive('sandbox-official-app-secret'));
   const deliveries = all.filter((r) => statusesOf([r], id).length > 0);
@@ -121,7 +139,10 @@ test('recipient ending 0001 is accepted, then reported failed with 131026', asyn
   assert.equal(typeof statuses[0]!.errors[0].title, 'string');
   // Nothing follows a failure: once the sandbox has nothing left to send about it, only `failed` came.
   await sandboxQuiet(server.container.database.db, id);
-  assert.deepEqual(statusesOf(receiver.received, id).map((s) => s.status), ['failed']);
+  assert.deepEqual(
+    statusesOf(receiver.received, id).map((s) => s.status),
+    ['failed'],
+  );
 });
 
 test('recipient ending 0002 is refused at send time with 131047', async () => {
@@ -143,7 +164,10 @@ test('recipient ending 0429 is refused with 130429 on the first attempt only; th
   const another = await send(text('15557770429', 'a different message'));
   assert.equal(another.status, 429, 'a new message to the same recipient is throttled again');
   const statuses = statusesOf(await receiver.waitFor((r) => statusesOf(r, id).length >= 3), id);
-  assert.deepEqual(statuses.map((s) => s.status), ['sent', 'delivered', 'read']);
+  assert.deepEqual(
+    statuses.map((s) => s.status),
+    ['sent', 'delivered', 'read'],
+  );
 });
 
 test('native bodies the provider would refuse are answered with its error codes', async () => {
@@ -167,7 +191,11 @@ test('native bodies the provider would refuse are answered with its error codes'
     ['contact without a name', { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ phones: [{ phone: '1' }] }] }, 131008],
     ['reaction without a message id', { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { emoji: 'x' } }, 131008],
     ['template without a name', { messaging_product: 'whatsapp', to, type: 'template', template: { language: { code: 'en_US' } } }, 131008],
-    ['template without a language code', { messaging_product: 'whatsapp', to, type: 'template', template: { name: 'x', language: {} } }, 131008],
+    [
+      'template without a language code',
+      { messaging_product: 'whatsapp', to, type: 'template', template: { name: 'x', language: {} } },
+      131008,
+    ],
     [
       'four reply buttons',
       {
@@ -182,8 +210,26 @@ test('native bodies the provider would refuse are answered with its error codes'
       },
       131009,
     ],
-    ['interactive without a body', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'button', action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } } }, 131008],
-    ['list without sections', { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } } }, 131008],
+    [
+      'interactive without a body',
+      {
+        messaging_product: 'whatsapp',
+        to,
+        type: 'interactive',
+        interactive: { type: 'button', action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] } },
+      },
+      131008,
+    ],
+    [
+      'list without sections',
+      {
+        messaging_product: 'whatsapp',
+        to,
+        type: 'interactive',
+        interactive: { type: 'list', body: { text: 'x' }, action: { button: 'Open' } },
+      },
+      131008,
+    ],
     ['mark-as-read without message_id', { messaging_product: 'whatsapp', status: 'read' }, 131008],
   ];
   for (const [name, body, code] of cases) {
@@ -193,10 +239,17 @@ test('native bodies the provider would refuse are answered with its error codes'
     assert.equal(res.body.error.type, 'OAuthException', name);
     assert.match(res.body.error.message, new RegExp(`^\\(#${code}\\) `), name);
   }
-  const malformed = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer: number.accessToken, rawBody: '{"messaging_product":' });
+  const malformed = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), {
+    bearer: number.accessToken,
+    rawBody: '{"messaging_product":',
+  });
   assert.equal(malformed.status, 400);
   assert.equal(malformed.body.error.code, 100);
-  const plain = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), { bearer: number.accessToken, rawBody: 'hello', contentType: 'text/plain' });
+  const plain = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), {
+    bearer: number.accessToken,
+    rawBody: 'hello',
+    contentType: 'text/plain',
+  });
   assert.equal(plain.status, 415);
   assert.equal(plain.body.error.type, 'OAuthException');
   const charset = await request(server, 'POST', path(`${number.phoneNumberId}/messages`), {
@@ -213,7 +266,12 @@ test('well-formed native bodies of every kind are accepted', async () => {
     { messaging_product: 'whatsapp', to, type: 'image', image: { link: 'https://example.com/a.png', caption: 'look' } },
     { messaging_product: 'whatsapp', to, type: 'document', document: { id: '123456', filename: 'a.pdf' } },
     { messaging_product: 'whatsapp', to, type: 'location', location: { latitude: 52.5, longitude: 13.4, name: 'Berlin' } },
-    { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ name: { formatted_name: 'Ada' }, phones: [{ phone: '+15550001111' }] }] },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'contacts',
+      contacts: [{ name: { formatted_name: 'Ada' }, phones: [{ phone: '+15550001111' }] }],
+    },
     { messaging_product: 'whatsapp', to, type: 'reaction', reaction: { message_id: 'wamid.x', emoji: '' } },
     {
       messaging_product: 'whatsapp',
@@ -232,7 +290,16 @@ test('well-formed native bodies of every kind are accepted', async () => {
       context: { message_id: 'wamid.quoted' },
       interactive: { type: 'button', body: { text: 'pick' }, action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] } },
     },
-    { messaging_product: 'whatsapp', to, type: 'interactive', interactive: { type: 'cta_url', body: { text: 'Go' }, action: { name: 'cta_url', parameters: { display_text: 'Open', url: 'https://example.com' } } } },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'cta_url',
+        body: { text: 'Go' },
+        action: { name: 'cta_url', parameters: { display_text: 'Open', url: 'https://example.com' } },
+      },
+    },
   ];
   for (const body of bodies) {
     const res = await send(body);
@@ -248,7 +315,9 @@ test('mark-as-read of a message the number never received is code 100', async ()
 });
 
 test('unknown paths and versions answer in the provider shape', async () => {
-  const res = await request(server, 'GET', `/sandbox/official/${number.apiVersion}/${number.phoneNumberId}/nothing/here`, { bearer: number.accessToken });
+  const res = await request(server, 'GET', `/sandbox/official/${number.apiVersion}/${number.phoneNumberId}/nothing/here`, {
+    bearer: number.accessToken,
+  });
   assert.equal(res.status, 400);
   assert.equal(res.body.error.code, 2500);
   const version = await request(server, 'GET', `/sandbox/official/latest/${number.phoneNumberId}`, { bearer: number.accessToken });
@@ -266,7 +335,12 @@ test('shapes the provider refuses and the sandbox once let through are refused w
   const to = '15551234567';
   const interactive = (body: Record<string, unknown>) => ({ messaging_product: 'whatsapp', to, type: 'interactive', interactive: body });
   const img = { type: 'image', image: { link: 'https://example.com/a.png' } };
-  const urlCard = (i: number) => ({ card_index: i, type: 'cta_url', header: img, action: { name: 'cta_url', parameters: { display_text: 'Buy', url: 'https://example.com' } } });
+  const urlCard = (i: number) => ({
+    card_index: i,
+    type: 'cta_url',
+    header: img,
+    action: { name: 'cta_url', parameters: { display_text: 'Buy', url: 'https://example.com' } },
+  });
   const replyCard = (i: number, n = 1) => ({
     card_index: i,
     header: img,
@@ -274,27 +348,82 @@ test('shapes the provider refuses and the sandbox once let through are refused w
   });
   const section = { title: 'S', product_items: [{ product_retailer_id: 'a' }] };
   const cases: Array<[string, unknown, number, RegExp]> = [
-    ['an unknown top-level field', { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x' }, priority: 'high' }, 100, /priority/],
-    ['an unknown field inside the object', { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x', colour: 'red' } }, 100, /colour/],
+    [
+      'an unknown top-level field',
+      { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x' }, priority: 'high' },
+      100,
+      /priority/,
+    ],
+    [
+      'an unknown field inside the object',
+      { messaging_product: 'whatsapp', to, type: 'text', text: { body: 'x', colour: 'red' } },
+      100,
+      /colour/,
+    ],
     [
       'multi-product sections with product_retailer_ids',
-      interactive({ type: 'product_list', header: { type: 'text', text: 'h' }, body: { text: 'b' }, action: { catalog_id: 'c', sections: [{ title: 'S', product_retailer_ids: ['a'] }] } }),
+      interactive({
+        type: 'product_list',
+        header: { type: 'text', text: 'h' },
+        body: { text: 'b' },
+        action: { catalog_id: 'c', sections: [{ title: 'S', product_retailer_ids: ['a'] }] },
+      }),
       100,
       /product_retailer_ids/,
     ],
-    ['a multi-product message without a header', interactive({ type: 'product_list', body: { text: 'b' }, action: { catalog_id: 'c', sections: [section] } }), 131008, /header/],
-    ['a catalog message without parameters', interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message' } }), 131008, /parameters/],
+    [
+      'a multi-product message without a header',
+      interactive({ type: 'product_list', body: { text: 'b' }, action: { catalog_id: 'c', sections: [section] } }),
+      131008,
+      /header/,
+    ],
+    [
+      'a catalog message without parameters',
+      interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message' } }),
+      131008,
+      /parameters/,
+    ],
     [
       'a list with an image header',
-      interactive({ type: 'list', header: img, body: { text: 'b' }, action: { button: 'Open', sections: [{ title: 'T', rows: [{ id: 'r', title: 'R' }] }] } }),
+      interactive({
+        type: 'list',
+        header: img,
+        body: { text: 'b' },
+        action: { button: 'Open', sections: [{ title: 'T', rows: [{ id: 'r', title: 'R' }] }] },
+      }),
       131009,
       /header/,
     ],
-    ['a carousel mixing button kinds across cards', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [urlCard(0), replyCard(1)] } }), 131009, /cards'\]\[1\]/],
-    ['a carousel with different quick-reply counts', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [replyCard(0, 2), replyCard(1, 1)] } }), 131009, /cards'\]\[1\]/],
+    [
+      'a carousel mixing button kinds across cards',
+      interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [urlCard(0), replyCard(1)] } }),
+      131009,
+      /cards'\]\[1\]/,
+    ],
+    [
+      'a carousel with different quick-reply counts',
+      interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [replyCard(0, 2), replyCard(1, 1)] } }),
+      131009,
+      /cards'\]\[1\]/,
+    ],
     ['a one-card carousel', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [urlCard(0)] } }), 131009, /cards/],
-    ['a carousel card typed quick_reply', interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [{ ...replyCard(0), type: 'quick_reply' }, replyCard(1)] } }), 131009, /type/],
-    ['a carousel with a header', interactive({ type: 'carousel', header: { type: 'text', text: 'h' }, body: { text: 'b' }, action: { cards: [urlCard(0), urlCard(1)] } }), 131009, /header/],
+    [
+      'a carousel card typed quick_reply',
+      interactive({ type: 'carousel', body: { text: 'b' }, action: { cards: [{ ...replyCard(0), type: 'quick_reply' }, replyCard(1)] } }),
+      131009,
+      /type/,
+    ],
+    [
+      'a carousel with a header',
+      interactive({
+        type: 'carousel',
+        header: { type: 'text', text: 'h' },
+        body: { text: 'b' },
+        action: { cards: [urlCard(0), urlCard(1)] },
+      }),
+      131009,
+      /header/,
+    ],
     [
       'an address message outside India',
       interactive({ type: 'address_message', body: { text: 'b' }, action: { name: 'address_message', parameters: { country: 'US' } } }),
@@ -303,7 +432,12 @@ test('shapes the provider refuses and the sandbox once let through are refused w
     ],
     [
       'a contact phone of type CELL',
-      { messaging_product: 'whatsapp', to, type: 'contacts', contacts: [{ name: { formatted_name: 'Ana' }, phones: [{ phone: '+15550001111', type: 'CELL' }] }] },
+      {
+        messaging_product: 'whatsapp',
+        to,
+        type: 'contacts',
+        contacts: [{ name: { formatted_name: 'Ana' }, phones: [{ phone: '+15550001111', type: 'CELL' }] }],
+      },
       131009,
       /phones'\]\[0\]\['type'\]/,
     ],

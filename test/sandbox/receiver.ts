@@ -77,7 +77,9 @@ export function hmacHex(secret: string, raw: string): string {
 /** Official webhooks carrying a status for message `id`. */
 export function statusesOf(received: Received[], id: string): Array<Record<string, any>> {
   return received.flatMap((r) =>
-    (r.json?.entry ?? []).flatMap((e: any) => (e.changes ?? []).flatMap((c: any) => (c.value?.statuses ?? []).filter((s: any) => s.id === id))),
+    (r.json?.entry ?? []).flatMap((e: any) =>
+      (e.changes ?? []).flatMap((c: any) => (c.value?.statuses ?? []).filter((s: any) => s.id === id)),
+    ),
   );
 }
 

@@ -9,7 +9,8 @@ import { StandaloneCard } from './StandaloneCard.tsx';
 
 function explain(err: unknown): string | undefined {
   if (err === null || err === undefined) return undefined;
-  if (err instanceof ApiError && err.status === 404) return 'No device is waiting for this code. Check the code your device shows and try again.';
+  if (err instanceof ApiError && err.status === 404)
+    return 'No device is waiting for this code. Check the code your device shows and try again.';
   return errorMessage(err);
 }
 
@@ -76,7 +77,18 @@ export function DevicePage({ session }: { session: SessionInfoRecord }) {
       <form onSubmit={submitCode} aria-label="Device code">
         <p className="muted">Enter the code your device shows. If it was filled in for you, check that it matches.</p>
         <ErrorMessage message={explain(lookup.error)} />
-        <TextField label="Code" name="user_code" autoFocus className="oauth-code-field" autoComplete="off" required maxLength={32} placeholder="BCDF-GHJK" value={code} onChange={setCode} />
+        <TextField
+          label="Code"
+          name="user_code"
+          autoFocus
+          className="oauth-code-field"
+          autoComplete="off"
+          required
+          maxLength={32}
+          placeholder="BCDF-GHJK"
+          value={code}
+          onChange={setCode}
+        />
         <button type="submit" className="button button-primary button-block" disabled={lookup.isPending || code.trim() === ''}>
           {lookup.isPending ? 'Checking…' : 'Continue'}
         </button>

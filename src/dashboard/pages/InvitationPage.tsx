@@ -32,7 +32,8 @@ function takeToken(): string | undefined {
 type Props = { session: SessionInfoRecord | undefined };
 
 function explain(err: unknown): string {
-  if (err instanceof ApiError && err.status === 404) return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
+  if (err instanceof ApiError && err.status === 404)
+    return 'This invitation link is not valid. Check that you opened the whole link, or ask for a new invitation.';
   return errorMessage(err);
 }
 
@@ -40,7 +41,13 @@ export function InvitationPage({ session }: Props) {
   const [token] = useState(takeToken);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const lookup = useQuery({ queryKey: ['invitation', token], queryFn: () => api.lookupInvitation(token!), enabled: Boolean(token), retry: false, staleTime: Infinity });
+  const lookup = useQuery({
+    queryKey: ['invitation', token],
+    queryFn: () => api.lookupInvitation(token!),
+    enabled: Boolean(token),
+    retry: false,
+    staleTime: Infinity,
+  });
   const accept = useMutation({
     mutationFn: (signUp: { name: string; password: string } | undefined) => api.acceptInvitation(token!, signUp),
     onSuccess: () => {
@@ -102,11 +109,18 @@ export function InvitationPage({ session }: Props) {
         {intro}
         <ErrorMessage message={summary} />
         {same ? (
-          <button type="button" className="button button-primary button-block" disabled={accept.isPending} onClick={() => accept.mutate(undefined)}>
+          <button
+            type="button"
+            className="button button-primary button-block"
+            disabled={accept.isPending}
+            onClick={() => accept.mutate(undefined)}
+          >
             {accept.isPending ? 'Joining…' : `Accept as ${session.user.email}`}
           </button>
         ) : (
-          <ErrorMessage message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`} />
+          <ErrorMessage
+            message={`You are signed in as ${session.user.email}. Sign out and sign in as ${invitation.email} to accept this invitation.`}
+          />
         )}
       </StandaloneCard>
     );
@@ -138,7 +152,17 @@ export function InvitationPage({ session }: Props) {
           <span>Email</span>
           <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly />
         </label>
-        <TextField label="Your name" name="name" autoComplete="name" required maxLength={200} autoFocus value={name} onChange={setName} error={errors.field('/name')} />
+        <TextField
+          label="Your name"
+          name="name"
+          autoComplete="name"
+          required
+          maxLength={200}
+          autoFocus
+          value={name}
+          onChange={setName}
+          error={errors.field('/name')}
+        />
         <NewPasswordField value={password} onChange={setPassword} error={errors.field('/password')} />
         <button type="submit" className="button button-primary button-block" disabled={accept.isPending}>
           {accept.isPending ? 'Creating your account…' : 'Create account and join'}

@@ -14,7 +14,12 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
   const [password, setPassword] = useState('');
   // Only a hint: if the server cannot say, no sign-up link shows.
   const signup = useQuery({ queryKey: ['signup-state'], queryFn: api.signupState, retry: false, staleTime: Infinity });
-  const form = useSignInForm({ send: () => api.login(email.trim(), password), forget: () => setPassword(''), then: onLoggedIn, fields: ['/email', '/password'] });
+  const form = useSignInForm({
+    send: () => api.login(email.trim(), password),
+    forget: () => setPassword(''),
+    then: onLoggedIn,
+    fields: ['/email', '/password'],
+  });
 
   return (
     <StandaloneCard title="Sign in" session={undefined}>
@@ -26,8 +31,27 @@ export function LoginPage({ notice, onLoggedIn }: Props) {
           </div>
         ) : null}
         <ErrorMessage message={form.summary} />
-        <TextField label="Email" type="email" name="email" autoFocus autoComplete="username" required value={email} onChange={setEmail} error={form.errors.field('/email')} />
-        <TextField label="Password" type="password" name="password" autoComplete="current-password" required value={password} onChange={setPassword} error={form.errors.field('/password')} />
+        <TextField
+          label="Email"
+          type="email"
+          name="email"
+          autoFocus
+          autoComplete="username"
+          required
+          value={email}
+          onChange={setEmail}
+          error={form.errors.field('/email')}
+        />
+        <TextField
+          label="Password"
+          type="password"
+          name="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={setPassword}
+          error={form.errors.field('/password')}
+        />
         <button type="submit" className="button button-primary button-block" disabled={form.busy}>
           {form.busy ? 'Signing in…' : 'Sign in'}
         </button>

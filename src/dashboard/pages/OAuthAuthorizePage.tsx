@@ -9,7 +9,8 @@ import { StandaloneCard } from './StandaloneCard.tsx';
 /** What a refusal to show the request means to the person looking at it. */
 function explain(err: unknown): string | undefined {
   if (err === null || err === undefined) return undefined;
-  if (err instanceof ApiError && err.status === 404) return 'This authorization request does not exist. Go back to the application and start again.';
+  if (err instanceof ApiError && err.status === 404)
+    return 'This authorization request does not exist. Go back to the application and start again.';
   return errorMessage(err);
 }
 
@@ -35,7 +36,8 @@ export function OAuthAuthorizePage({ session }: { session: SessionInfoRecord }) 
     staleTime: Infinity,
   });
   const decide = useMutation({
-    mutationFn: (organizationIds: string[] | undefined) => (organizationIds ? api.approveAuthorization(requestId, organizationIds) : api.denyAuthorization(requestId)),
+    mutationFn: (organizationIds: string[] | undefined) =>
+      organizationIds ? api.approveAuthorization(requestId, organizationIds) : api.denyAuthorization(requestId),
     onSuccess: ({ redirect_to }) => window.location.assign(redirect_to),
   });
 
@@ -54,12 +56,22 @@ export function OAuthAuthorizePage({ session }: { session: SessionInfoRecord }) 
     );
   }
   if (!request.data) {
-    return <StandaloneCard title={TITLE} session={session}>{request.error ? <ErrorMessage message={explain(request.error)} /> : <Loading />}</StandaloneCard>;
+    return (
+      <StandaloneCard title={TITLE} session={session}>
+        {request.error ? <ErrorMessage message={explain(request.error)} /> : <Loading />}
+      </StandaloneCard>
+    );
   }
   return (
     <StandaloneCard title={`Authorize ${request.data.client.name}`} session={session}>
       <ErrorMessage message={explain(decide.error)} />
-      <ConsentForm consent={request.data} session={session} busy={decide.isPending} onApprove={(ids) => decide.mutate(ids)} onDeny={() => decide.mutate(undefined)} />
+      <ConsentForm
+        consent={request.data}
+        session={session}
+        busy={decide.isPending}
+        onApprove={(ids) => decide.mutate(ids)}
+        onDeny={() => decide.mutate(undefined)}
+      />
       <p className="muted small">
         Afterwards you go back to <span className="mono">{shownTarget(request.data.redirect_uri)}</span>.
       </p>

@@ -33,7 +33,8 @@ export function ConsentForm({ consent, session, busy, onApprove, onDeny }: Conse
   return (
     <form onSubmit={submit} aria-label="Consent">
       <p>
-        <span className="strong">{consent.client.name}</span> <span className="muted small mono">({consent.client.client_id})</span> asks to:
+        <span className="strong">{consent.client.name}</span> <span className="muted small mono">({consent.client.client_id})</span> asks
+        to:
       </p>
       <ul className="oauth-scopes" aria-label="What it asks for">
         {consent.scopes.map((s) => (
@@ -44,7 +45,11 @@ export function ConsentForm({ consent, session, busy, onApprove, onDeny }: Conse
       </ul>
       <CheckboxGroup
         legend="Organizations it may reach"
-        options={consent.organizations.map((o) => ({ value: o.organization_id, label: o.organization_name, description: `Your role: ${o.role}` }))}
+        options={consent.organizations.map((o) => ({
+          value: o.organization_id,
+          label: o.organization_name,
+          description: `Your role: ${o.role}`,
+        }))}
         value={chosen}
         onChange={setChosen}
         description={chosen.length === 0 ? 'Choose at least one organization to approve.' : undefined}
@@ -57,7 +62,10 @@ export function ConsentForm({ consent, session, busy, onApprove, onDeny }: Conse
           Deny
         </button>
       </div>
-      <p className="muted small">Approve only if you started this yourself, in {consent.client.name}. It acts as you, within these scopes, in the organizations you choose.</p>
+      <p className="muted small">
+        Approve only if you started this yourself, in {consent.client.name}. It acts as you, within these scopes, in the organizations you
+        choose.
+      </p>
     </form>
   );
 }

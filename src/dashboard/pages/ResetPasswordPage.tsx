@@ -22,7 +22,8 @@ function takeToken(): string {
 /** The link's refusals in words for the person holding it. */
 function explained(err: unknown): unknown {
   if (!(err instanceof ApiError)) return err;
-  if (err.status === 404) return new ApiError(404, 'This reset link is not valid. Check that you opened the whole link, or ask for a new one.', err.code);
+  if (err.status === 404)
+    return new ApiError(404, 'This reset link is not valid. Check that you opened the whole link, or ask for a new one.', err.code);
   if (err.status === 410) return new ApiError(410, `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.`, err.code);
   return err;
 }
@@ -50,7 +51,8 @@ export function ResetPasswordPage() {
     event.preventDefault();
     save.reset();
     if (password !== again) return setMismatch('The two passwords differ. Type the same new password twice.');
-    if ([...password].length < MIN_PASSWORD_LENGTH) return setMismatch(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if ([...password].length < MIN_PASSWORD_LENGTH)
+      return setMismatch(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
     setMismatch(undefined);
     save.mutate(password);
   }
@@ -73,8 +75,26 @@ export function ResetPasswordPage() {
         <form onSubmit={submit} aria-label="Password reset">
           <p className="muted">Choose a password of at least {MIN_PASSWORD_LENGTH} characters. The link works once.</p>
           <ErrorMessage message={mismatch ?? errors.summary('/new_password')} />
-          <TextField label="New password" type="password" name="new_password" autoComplete="new-password" required autoFocus value={password} onChange={setPassword} error={errors.field('/new_password')} />
-          <TextField label="New password again" type="password" name="new_password_again" autoComplete="new-password" required value={again} onChange={setAgain} />
+          <TextField
+            label="New password"
+            type="password"
+            name="new_password"
+            autoComplete="new-password"
+            required
+            autoFocus
+            value={password}
+            onChange={setPassword}
+            error={errors.field('/new_password')}
+          />
+          <TextField
+            label="New password again"
+            type="password"
+            name="new_password_again"
+            autoComplete="new-password"
+            required
+            value={again}
+            onChange={setAgain}
+          />
           <button type="submit" className="button button-primary button-block" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Set password'}
           </button>

@@ -26,10 +26,39 @@ export function SignupPage({ onSignedUp }: Props) {
       <form onSubmit={form.onSubmit} aria-label="Create an account">
         <p className="muted">You get an organization of your own; invite your colleagues to it later.</p>
         <ErrorMessage message={form.summary} />
-        <TextField label="Your name" name="name" autoFocus autoComplete="name" required maxLength={200} value={name} onChange={setName} error={form.errors.field('/name')} />
-        <TextField label="Email" type="email" name="email" autoComplete="username" required maxLength={320} value={email} onChange={setEmail} error={form.errors.field('/email')} />
+        <TextField
+          label="Your name"
+          name="name"
+          autoFocus
+          autoComplete="name"
+          required
+          maxLength={200}
+          value={name}
+          onChange={setName}
+          error={form.errors.field('/name')}
+        />
+        <TextField
+          label="Email"
+          type="email"
+          name="email"
+          autoComplete="username"
+          required
+          maxLength={320}
+          value={email}
+          onChange={setEmail}
+          error={form.errors.field('/email')}
+        />
         <NewPasswordField value={password} onChange={setPassword} error={form.errors.field('/password')} />
-        <TextField label="Organization name" name="organization_name" autoComplete="organization" required maxLength={200} value={organization} onChange={setOrganization} error={form.errors.field('/organization_name')} />
+        <TextField
+          label="Organization name"
+          name="organization_name"
+          autoComplete="organization"
+          required
+          maxLength={200}
+          value={organization}
+          onChange={setOrganization}
+          error={form.errors.field('/organization_name')}
+        />
         <button type="submit" className="button button-primary button-block" disabled={form.busy}>
           {form.busy ? 'Creating…' : 'Create account'}
         </button>

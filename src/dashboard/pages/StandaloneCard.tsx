@@ -6,7 +6,15 @@ import type { ReactNode } from 'react';
 import type { SessionInfoRecord } from '../api.ts';
 import { Brand, usePageTitle } from '../ui.tsx';
 
-export function StandaloneCard({ title, session, children }: { title: string; session: SessionInfoRecord | undefined; children: ReactNode }) {
+export function StandaloneCard({
+  title,
+  session,
+  children,
+}: {
+  title: string;
+  session: SessionInfoRecord | undefined;
+  children: ReactNode;
+}) {
   usePageTitle(title);
   return (
     <main className="login">

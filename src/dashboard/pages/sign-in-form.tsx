@@ -9,7 +9,17 @@ import { MIN_PASSWORD_LENGTH } from './ResetPasswordPage.tsx';
  * the form, `then` refreshes the session (the page moves on by itself). `summary` is the alert's line,
  * left out when a field shows the message itself.
  */
-export function useSignInForm({ send, forget, then, fields }: { send(): Promise<unknown>; forget(): void; then(): Promise<void>; fields: string[] }) {
+export function useSignInForm({
+  send,
+  forget,
+  then,
+  fields,
+}: {
+  send(): Promise<unknown>;
+  forget(): void;
+  then(): Promise<void>;
+  fields: string[];
+}) {
   const mutation = useMutation({
     mutationFn: send,
     onSuccess: async () => {

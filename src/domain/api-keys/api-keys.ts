@@ -28,7 +28,11 @@ export type CreateApiKeyInput = { name: string; permissions: string[]; expiresAt
  * Creates a key in the actor's organization. It never grants a permission the actor lacks.
  * `secret` is for the bootstrap key only; otherwise a random one is made.
  */
-export async function createApiKey({ db, clock }: ApiKeyDeps, actor: Actor, input: CreateApiKeyInput): Promise<{ row: ApiKeyRow; secret: string }> {
+export async function createApiKey(
+  { db, clock }: ApiKeyDeps,
+  actor: Actor,
+  input: CreateApiKeyInput,
+): Promise<{ row: ApiKeyRow; secret: string }> {
   const unknown = input.permissions.filter((p) => !isPermission(p));
   if (unknown.length > 0) {
     throw invalid(`unknown permission ${unknown.map((p) => JSON.stringify(p)).join(', ')}`, [
@@ -109,19 +113,26 @@ type FoundKey = { actor: Extract<Actor, { kind: 'api_key' }>; expiresAt: Date | 
 async function findApiKey(db: Executor, secret: string, now: Date): Promise<FoundKey | undefined> {
   if (secret.length < 16 || secret.length > 256) return undefined;
   const [row] = await db
-    .select({ id: apiKeys.id, organizationId: apiKeys.organizationId, permissions: apiKeys.permissions, lastUsedAt: apiKeys.lastUsedAt, expiresAt: apiKeys.expiresAt })
+    .select({
+      id: apiKeys.id,
+      organizationId: apiKeys.organizationId,
+      permissions: apiKeys.permissions,
+      lastUsedAt: apiKeys.lastUsedAt,
+      expiresAt: apiKeys.expiresAt,
+    })
     .from(apiKeys)
     .where(
-      and(
-        eq(apiKeys.secretHash, sha256Hex(secret)),
-        isNull(apiKeys.revokedAt),
-        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-      ),
+      and(eq(apiKeys.secretHash, sha256Hex(secret)), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now))),
     )
     .limit(1);
   if (!row) return undefined;
   return {
-    actor: { kind: 'api_key', organizationId: row.organizationId, apiKeyId: row.id, permissions: new Set(row.permissions.filter(isPermission)) },
+    actor: {
+      kind: 'api_key',
+      organizationId: row.organizationId,
+      apiKeyId: row.id,
+      permissions: new Set(row.permissions.filter(isPermission)),
+    },
     expiresAt: row.expiresAt,
     lastUsedAt: row.lastUsedAt,
   };

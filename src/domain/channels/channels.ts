@@ -65,7 +65,9 @@ export function visibleSettings(row: ChannelRow): Record<string, unknown> {
 /** Which credentials a channel holds that a user may set (never their values), sorted. */
 export function credentialsSet(row: ChannelRow, sealer: Sealer): string[] {
   const keys = credentialKeysOf(row.platform);
-  return credentialNamesOf(row, sealer).filter((k) => keys.includes(k)).sort();
+  return credentialNamesOf(row, sealer)
+    .filter((k) => keys.includes(k))
+    .sort();
 }
 
 /**
@@ -130,7 +132,11 @@ const firstPageOf = preparedOn((db) =>
     .prepare('channels_first_page'),
 );
 
-export async function listChannels(deps: ChannelReadDeps, actor: Actor, page: Page & { platform?: Platform; status?: string }): Promise<PageResult<ChannelRow>> {
+export async function listChannels(
+  deps: ChannelReadDeps,
+  actor: Actor,
+  page: Page & { platform?: Platform; status?: string },
+): Promise<PageResult<ChannelRow>> {
   const firstPage = !page.platform && !page.status && page.cursor === undefined ? firstPageOf(deps.db) : undefined;
   if (firstPage) return pageOf(await firstPage.execute({ org: actor.organizationId, limit: page.limit + 1 }), page.limit);
   return listPage(deps.db.select().from(channels).$dynamic(), {
@@ -165,14 +171,19 @@ export type CreateChannelInput = {
 function pickKnown(values: Record<string, unknown> | undefined, keys: readonly string[], what: string, pointer: string) {
   const unknown = Object.keys(values ?? {}).filter((k) => !keys.includes(k));
   if (unknown.length > 0) {
-    throw invalid(`unknown ${what} ${unknown.join(', ')}; expected ${keys.join(', ')}`, unknown.map((k) => ({ pointer: `${pointer}/${k}`, message: `unknown ${what}` })));
+    throw invalid(
+      `unknown ${what} ${unknown.join(', ')}; expected ${keys.join(', ')}`,
+      unknown.map((k) => ({ pointer: `${pointer}/${k}`, message: `unknown ${what}` })),
+    );
   }
   return { ...values };
 }
 
 function assertDisplayNumber(value: string | null | undefined): void {
   if (value === undefined || value === null || normalizePhone(value)) return;
-  throw invalid('display_phone_number must be a phone number in international format', [{ pointer: '/display_phone_number', message: 'not a phone number' }]);
+  throw invalid('display_phone_number must be a phone number in international format', [
+    { pointer: '/display_phone_number', message: 'not a phone number' },
+  ]);
 }
 
 /** Values of a platform's settings and credentials, checked with its module's schemas. */
@@ -201,7 +212,10 @@ function missingOf(module: ProviderModule, values: { settings: Record<string, un
 }
 
 function missingError(missing: string[], suffix = ''): DomainError {
-  return invalid(`missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}${suffix}`, missing.map((pointer) => ({ pointer, message: 'required' })));
+  return invalid(
+    `missing ${missing.map((m) => m.slice(1).replace('/', '.')).join(', ')}${suffix}`,
+    missing.map((pointer) => ({ pointer, message: 'required' })),
+  );
 }
 
 async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<ChannelDeps, 'targets'>): Promise<void> {
@@ -209,7 +223,8 @@ async function assertProviderAddress(url: unknown, pointer: string, deps: Pick<C
   try {
     await assertSafeTarget(String(url), deps.targets);
   } catch (err) {
-    if (err instanceof UnsafeTargetError) throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, message: err.message }]);
+    if (err instanceof UnsafeTargetError)
+      throw invalid(`${pointer.slice(1).replace('/', '.')} ${err.message}`, [{ pointer, message: err.message }]);
     throw err;
   }
 }
@@ -252,7 +267,8 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, input: Crea
       status = bound.status ?? status;
       reason = bound.reason;
     } else {
-      for (const [key, value] of Object.entries({ ...deps.settingDefaults[module.platform], ...module.settings.channelDefaults?.(id) })) settings[key] ??= value;
+      for (const [key, value] of Object.entries({ ...deps.settingDefaults[module.platform], ...module.settings.channelDefaults?.(id) }))
+        settings[key] ??= value;
     }
     for (const key of module.settings.generated ?? []) credentials[key] ??= randomToken(32);
     const providerRef = String(settings[module.settings.ref]);
@@ -308,15 +324,28 @@ export async function verifyCredentials(deps: ChannelDeps, row: ChannelRow): Pro
 }
 
 /** The sandbox a channel is bound to: the platform has one, it is on, and the channel names no provider of its own. */
-function sandboxFor(deps: Pick<ChannelDeps, 'sandbox'>, module: ProviderModule, choice: { bare: boolean; explicit: boolean }): SandboxProvisioning {
-  if (!module.bindSandbox) throw invalid(`${module.platform} has no sandbox`, [{ pointer: '/sandbox', message: 'this platform has no sandbox' }]);
+function sandboxFor(
+  deps: Pick<ChannelDeps, 'sandbox'>,
+  module: ProviderModule,
+  choice: { bare: boolean; explicit: boolean },
+): SandboxProvisioning {
+  if (!module.bindSandbox)
+    throw invalid(`${module.platform} has no sandbox`, [{ pointer: '/sandbox', message: 'this platform has no sandbox' }]);
   if (!choice.bare) {
-    throw invalid('a sandbox channel takes no provider address and no credentials', [{ pointer: '/sandbox', message: 'cannot be combined with a provider address or credentials' }]);
+    throw invalid('a sandbox channel takes no provider address and no credentials', [
+      { pointer: '/sandbox', message: 'cannot be combined with a provider address or credentials' },
+    ]);
   }
   if (deps.sandbox) return deps.sandbox;
-  if (choice.explicit) throw invalid('the sandbox is off on this installation (PROVIDER_SANDBOX=false)', [{ pointer: '/sandbox', message: 'the sandbox is off' }]);
+  if (choice.explicit)
+    throw invalid('the sandbox is off on this installation (PROVIDER_SANDBOX=false)', [
+      { pointer: '/sandbox', message: 'the sandbox is off' },
+    ]);
   const missing = module.settings.required;
-  throw invalid(`${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`, missing.map((pointer) => ({ pointer, message: 'required' })));
+  throw invalid(
+    `${missing.map((m) => m.slice(1).replace('/', '.')).join(' and ')} are required (the sandbox is off)`,
+    missing.map((pointer) => ({ pointer, message: 'required' })),
+  );
 }
 
 /** Connects a channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */
@@ -367,7 +396,6 @@ async function bindNumber(deps: ChannelDeps, row: ChannelRow): Promise<'bound' |
   }
 }
 
-
 /** The channel, or undefined when there is none; a failing database still throws (it is no answer). */
 export async function findChannel(db: Executor, id: string): Promise<ChannelRow | undefined> {
   const [row] = await db.select().from(channels).where(eq(channels.id, id)).limit(1);
@@ -381,9 +409,22 @@ export async function reloadChannel(db: Executor, id: string): Promise<ChannelRo
 }
 
 /** Applies a status change in its own transaction. */
-export async function applyStatus(deps: { db: Db; clock: Clock }, row: ChannelRow, to: ChannelStatus, reason: string, reasonCode: string | null) {
+export async function applyStatus(
+  deps: { db: Db; clock: Clock },
+  row: ChannelRow,
+  to: ChannelStatus,
+  reason: string,
+  reasonCode: string | null,
+) {
   return deps.db.transaction((tx) =>
-    transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, to, reason, reasonCode, deps.clock.now()),
+    transitionChannel(
+      tx,
+      { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status },
+      to,
+      reason,
+      reasonCode,
+      deps.clock.now(),
+    ),
   );
 }
 
@@ -407,7 +448,14 @@ export async function applyReportedStatus(
     if (!fresh) return;
     if (!options.always && fresh.statusReportedAt && fresh.statusReportedAt.getTime() > reportedAt.getTime()) return;
     if (fresh.status !== to) {
-      await transitionChannel(tx, { id: fresh.id, organizationId: fresh.organizationId, platform: fresh.platform, status: fresh.status }, to, reason, reasonCode, deps.clock.now());
+      await transitionChannel(
+        tx,
+        { id: fresh.id, organizationId: fresh.organizationId, platform: fresh.platform, status: fresh.status },
+        to,
+        reason,
+        reasonCode,
+        deps.clock.now(),
+      );
     }
     await tx
       .update(channels)
@@ -437,7 +485,14 @@ export async function recordChannelFault(
     .set({ lastErrorCode: error.code, lastErrorMessage: error.title.slice(0, 1000), lastErrorAt: at, updatedAt: at })
     .where(eq(channels.id, row.id));
   if (error.channelFault) {
-    await transitionChannel(tx, { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status }, 'error', error.title, error.code, at);
+    await transitionChannel(
+      tx,
+      { id: row.id, organizationId: row.organizationId, platform: row.platform, status: row.status },
+      'error',
+      error.title,
+      error.code,
+      at,
+    );
   }
 }
 
@@ -456,10 +511,15 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
   const { address, ref } = module.settings;
   assertDisplayNumber(input.displayPhoneNumber);
   const settingsPatch = pickKnown(input.settings, publicSettingsOf(row.platform), 'setting', '/settings');
-  const credentialsPatch = pickKnown(input.credentials, credentialKeysOf(row.platform), 'credential', '/credentials') as Record<string, string>;
+  const credentialsPatch = pickKnown(input.credentials, credentialKeysOf(row.platform), 'credential', '/credentials') as Record<
+    string,
+    string
+  >;
   assertValues(row.platform, settingsPatch, credentialsPatch);
   if (row.sandbox && (settingsPatch[address] || settingsPatch[ref])) {
-    throw invalid('a sandbox-bound channel cannot be pointed at another provider; create a new channel', [{ pointer: '/settings', message: 'provider address of a sandbox channel' }]);
+    throw invalid('a sandbox-bound channel cannot be pointed at another provider; create a new channel', [
+      { pointer: '/settings', message: 'provider address of a sandbox channel' },
+    ]);
   }
   await assertProviderAddress(settingsPatch[address], `/settings/${address}`, deps);
   const credentials = { ...openCredentials(row, deps.sealer), ...credentialsPatch };
@@ -480,13 +540,18 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
     })
     .where(and(eq(channels.id, row.id), eq(channels.organizationId, actor.organizationId)))
     .returning();
-  const changedAccess = Object.keys(credentialsPatch).length > 0 || settingsPatch[address] !== undefined || settingsPatch[ref] !== undefined;
+  const changedAccess =
+    Object.keys(credentialsPatch).length > 0 || settingsPatch[address] !== undefined || settingsPatch[ref] !== undefined;
   if (module.connection === 'credentials' && changedAccess) return verifyCredentials(deps, updated!);
   return updated!;
 }
 
 /** Deletes a channel (a paired session is logged out first, best effort). Its templates go with it. */
-export async function deleteChannel(deps: Pick<ChannelDeps, 'db' | 'sealer' | 'providers'>, actor: Actor, input: { channelId: string }): Promise<void> {
+export async function deleteChannel(
+  deps: Pick<ChannelDeps, 'db' | 'sealer' | 'providers'>,
+  actor: Actor,
+  input: { channelId: string },
+): Promise<void> {
   const row = await loadChannel(deps.db, actor, input.channelId);
   const adapter = deps.providers.get(row.platform);
   if (adapter.logout && row.status !== 'disconnected') await adapter.logout(connectionOf(row, deps.sealer)).catch(() => undefined);

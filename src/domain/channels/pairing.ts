@@ -53,23 +53,42 @@ export type ConnectResult = { channel: ChannelRow; qr: QrCode | null; pairingCod
  * Starts pairing a channel: registers our callback, starts the session, returns the QR to scan (none
  * when already paired) and, when a phone number is given, the code that phone can type instead.
  */
-export async function connectChannel(deps: PairingDeps, actor: Actor, input: { channelId: string; phoneNumber?: string }): Promise<ConnectResult> {
+export async function connectChannel(
+  deps: PairingDeps,
+  actor: Actor,
+  input: { channelId: string; phoneNumber?: string },
+): Promise<ConnectResult> {
   const row = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(row.platform, 'channel.connect', 'channel connect');
   let phone: string | undefined;
   if (input.phoneNumber !== undefined) {
     assertOperation(row.platform, 'channel.pairing_code', 'pairing by code');
     phone = normalizePhone(input.phoneNumber)?.slice(1);
-    if (!phone) throw invalid(`phone_number ${JSON.stringify(input.phoneNumber)} is not a valid phone number`, [{ pointer: '/phone_number', message: 'not a valid phone number (write it with its country code)' }]);
+    if (!phone)
+      throw invalid(`phone_number ${JSON.stringify(input.phoneNumber)} is not a valid phone number`, [
+        { pointer: '/phone_number', message: 'not a valid phone number (write it with its country code)' },
+      ]);
   }
-  if (row.status === 'connected') throw new DomainError('conflict', 'channel is already connected; disconnect it first to pair another phone');
+  if (row.status === 'connected')
+    throw new DomainError('conflict', 'channel is already connected; disconnect it first to pair another phone');
   const connection = connectionOf(row, deps.sealer);
   const asked = deps.clock.now();
-  const started = await deps.providers.get(row.platform).startPairing!(connection, { url: deps.callbackUrl(row), secret: connection.credentials.callback_secret ?? '' });
+  const started = await deps.providers.get(row.platform).startPairing!(connection, {
+    url: deps.callbackUrl(row),
+    secret: connection.credentials.callback_secret ?? '',
+  });
   if (!started.ok) return refuse(deps, row, started.error);
   const status = providerModule(row.platform).status.fromSession?.(started.value.status) ?? 'pairing';
   // The session's answer counts as a report of when it was asked (a late callback older than it changes nothing).
-  await applyReportedStatus(deps, row, status, status === 'connected' ? 'gateway session already paired' : 'pairing started: scan the QR code', started.value.status, asked, { always: true });
+  await applyReportedStatus(
+    deps,
+    row,
+    status,
+    status === 'connected' ? 'gateway session already paired' : 'pairing started: scan the QR code',
+    started.value.status,
+    asked,
+    { always: true },
+  );
   const channel = await reloadChannel(deps.db, row.id);
   if (channel.status !== 'pairing') return { channel, qr: null, pairingCode: null };
   const qr = await currentQr(deps, channel);
@@ -111,14 +130,21 @@ export async function disconnectChannel(deps: ProviderCallDeps, actor: Actor, in
 export type ProviderProfileLookup = { phone: string; exists: boolean; chatappId: string | null; name: string | null };
 
 /** Asks the channel's provider whether a number is on the app, and its profile name. */
-export async function lookupProviderProfile(deps: ProviderCallDeps, actor: Actor, input: { channelId: string; phone: string }): Promise<ProviderProfileLookup> {
+export async function lookupProviderProfile(
+  deps: ProviderCallDeps,
+  actor: Actor,
+  input: { channelId: string; phone: string },
+): Promise<ProviderProfileLookup> {
   const row = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(row.platform, 'contacts.lookup', 'channel contact lookup');
   const lookup = deps.providers.get(row.platform).lookupProfile;
   // The support matrix and the adapter are the module's: a row naming contacts.lookup comes with the call.
   if (!lookup) throw new Error(`platform ${row.platform} lists contacts.lookup without an adapter call for it`);
   const normalized = normalizePhone(input.phone);
-  if (!normalized) throw invalid(`phone ${JSON.stringify(input.phone)} is not a valid phone number`, [{ pointer: '/phone', message: 'not a valid phone number' }]);
+  if (!normalized)
+    throw invalid(`phone ${JSON.stringify(input.phone)} is not a valid phone number`, [
+      { pointer: '/phone', message: 'not a valid phone number' },
+    ]);
   const result = await lookup(connectionOf(row, deps.sealer), normalized.slice(1));
   if (!result.ok) return refuse(deps, row, result.error);
   return { phone: normalized, exists: result.value.exists, chatappId: result.value.chatappId ?? null, name: result.value.name ?? null };
@@ -130,7 +156,10 @@ export async function registerPhone(deps: ChannelDeps, actor: Actor, input: { ch
   assertOperation(row.platform, 'bizapi.register_phone', 'bizapi register-phone');
   const result = await deps.providers.get(row.platform).registerPhone!(connectionOf(row, deps.sealer), input.pin);
   if (!result.ok) return refuse(deps, row, result.error);
-  await deps.db.update(channels).set({ settings: { ...row.settings, registered: true } }).where(eq(channels.id, row.id));
+  await deps.db
+    .update(channels)
+    .set({ settings: { ...row.settings, registered: true } })
+    .where(eq(channels.id, row.id));
   await connectVerifiedChannel(deps, await reloadChannel(deps.db, row.id), 'phone number registered');
   return reloadChannel(deps.db, row.id);
 }
@@ -167,13 +196,22 @@ export async function exchangeSignupCode(deps: OnboardingDeps, actor: Actor, inp
     const existing = await loadChannel(deps.db, actor, input.channelId);
     assertOperation(existing.platform, 'bizapi.exchange_code', 'bizapi exchange-code');
   }
-  const exchanged = await exchangeCode({ apiBase, version: deps.official.apiVersion, appId, appSecret, code: input.code, wabaId: input.wabaId });
+  const exchanged = await exchangeCode({
+    apiBase,
+    version: deps.official.apiVersion,
+    appId,
+    appSecret,
+    code: input.code,
+    wabaId: input.wabaId,
+  });
   if (!exchanged.ok) throw providerRefusal(exchanged.error);
   const { accessToken, wabaId, phoneNumbers } = exchanged.value;
   const number = input.phoneNumberId ? phoneNumbers.find((n) => n.phoneNumberId === input.phoneNumberId) : phoneNumbers[0];
   if (!number) {
     throw invalid(
-      input.phoneNumberId ? `phone_number_id ${input.phoneNumberId} is not in business account ${wabaId}` : `business account ${wabaId} has no phone numbers`,
+      input.phoneNumberId
+        ? `phone_number_id ${input.phoneNumberId} is not in business account ${wabaId}`
+        : `business account ${wabaId} has no phone numbers`,
       [{ pointer: '/phone_number_id', message: 'not found in the business account' }],
     );
   }

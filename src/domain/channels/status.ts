@@ -35,7 +35,11 @@ export async function transitionChannel(
 ): Promise<TransitionResult> {
   if (channel.status === to) return { changed: false, status: to };
   if (!canTransition(channel.platform, channel.status, to)) {
-    if (to !== 'disconnected' && canTransition(channel.platform, channel.status, 'disconnected') && canTransition(channel.platform, 'disconnected', to)) {
+    if (
+      to !== 'disconnected' &&
+      canTransition(channel.platform, channel.status, 'disconnected') &&
+      canTransition(channel.platform, 'disconnected', to)
+    ) {
       const step = await transitionChannel(db, channel, 'disconnected', reason, reasonCode, at);
       return transitionChannel(db, { ...channel, status: step.status }, to, reason, reasonCode, at);
     }
@@ -62,7 +66,14 @@ export async function transitionChannel(
     db,
     channel.organizationId,
     'channel.status_update',
-    { channel_id: channel.id, status: to, previous_status: channel.status, reason, reason_code: reasonCode, organization_id: channel.organizationId },
+    {
+      channel_id: channel.id,
+      status: to,
+      previous_status: channel.status,
+      reason,
+      reason_code: reasonCode,
+      organization_id: channel.organizationId,
+    },
     at,
   );
   return { changed: true, status: to };
@@ -84,7 +95,14 @@ export async function recordInitialStatus(db: Executor, channel: ChannelRef, rea
     db,
     channel.organizationId,
     'channel.status_update',
-    { channel_id: channel.id, status: channel.status, previous_status: null, reason, reason_code: null, organization_id: channel.organizationId },
+    {
+      channel_id: channel.id,
+      status: channel.status,
+      previous_status: null,
+      reason,
+      reason_code: null,
+      organization_id: channel.organizationId,
+    },
     at,
   );
 }

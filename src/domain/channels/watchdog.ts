@@ -53,7 +53,13 @@ async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> 
   if (!check.error.channelFault && attempts >= WATCHDOG_FAILURE_LIMIT) {
     const fresh = await reloadChannel(deps.db, row.id);
     if (fresh.status === 'connected' || fresh.status === 'pairing') {
-      await applyStatus(deps, fresh, 'disconnected', `provider not answering after ${attempts} checks: ${check.error.title}`, check.error.code);
+      await applyStatus(
+        deps,
+        fresh,
+        'disconnected',
+        `provider not answering after ${attempts} checks: ${check.error.title}`,
+        check.error.code,
+      );
     }
   }
 }

@@ -79,7 +79,10 @@ export async function listConsents({ db }: ContactDeps, actor: Actor, { contactI
 /** A suppression, and whether it holds now (false once expiresAt has passed). */
 export type SuppressionState = typeof contactSuppressions.$inferSelect & { active: boolean };
 
-const stateAt = (row: typeof contactSuppressions.$inferSelect, now: Date): SuppressionState => ({ ...row, active: !row.expiresAt || row.expiresAt.getTime() > now.getTime() });
+const stateAt = (row: typeof contactSuppressions.$inferSelect, now: Date): SuppressionState => ({
+  ...row,
+  active: !row.expiresAt || row.expiresAt.getTime() > now.getTime(),
+});
 
 export type SuppressionInput = { contactId: string; channel: string; reason: string; expiresAt?: Date | null };
 
@@ -112,15 +115,27 @@ export async function upsertSuppression(
 }
 
 /** Every suppression of the contact, lapsed ones too (`active` false). */
-export async function listSuppressions({ db, clock }: ContactClockDeps, actor: Actor, { contactId }: { contactId: string }): Promise<SuppressionState[]> {
+export async function listSuppressions(
+  { db, clock }: ContactClockDeps,
+  actor: Actor,
+  { contactId }: { contactId: string },
+): Promise<SuppressionState[]> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
-  const rows = await db.select().from(contactSuppressions).where(eq(contactSuppressions.contactId, contact.id)).orderBy(asc(contactSuppressions.createdAt));
+  const rows = await db
+    .select()
+    .from(contactSuppressions)
+    .where(eq(contactSuppressions.contactId, contact.id))
+    .orderBy(asc(contactSuppressions.createdAt));
   const now = clock.now();
   return rows.map((r) => stateAt(r, now));
 }
 
 /** Lifts the suppression of a channel scope; not_found when there is none. */
-export async function deleteSuppression({ db }: ContactDeps, actor: Actor, { contactId, channel }: { contactId: string; channel: string }): Promise<void> {
+export async function deleteSuppression(
+  { db }: ContactDeps,
+  actor: Actor,
+  { contactId, channel }: { contactId: string; channel: string },
+): Promise<void> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   const value = channel.trim().toLowerCase();
   const rows = await db

@@ -55,7 +55,11 @@ export async function upsertContact(
 }
 
 /** Changes the fields given (null clears one). Records crm.record.updated and contact.updated when something changed. */
-export async function updateContact({ db, clock }: ContactClockDeps, actor: Actor, { contactId, fields: input }: { contactId: string; fields: ContactInput }): Promise<TaggedContact> {
+export async function updateContact(
+  { db, clock }: ContactClockDeps,
+  actor: Actor,
+  { contactId, fields: input }: { contactId: string; fields: ContactInput },
+): Promise<TaggedContact> {
   if (!isUuid(contactId)) throw contactNotFound();
   return retryOnConflict(() =>
     db.transaction(async (tx) => {
@@ -133,7 +137,10 @@ export async function listContacts({ db }: ContactDeps, actor: Actor, query: Con
 /** The contact holding a phone number written in any common format; invalid when it is no phone number. */
 export async function findContactByPhone({ db }: ContactDeps, actor: Actor, { phone }: { phone: string }): Promise<TaggedContact> {
   const ref = normalizeIdentity('phone', phone);
-  if (!ref) throw invalid('phone is not a possible phone number', [{ pointer: '/phone', message: 'not a possible phone number (write it with its country code)' }]);
+  if (!ref)
+    throw invalid('phone is not a possible phone number', [
+      { pointer: '/phone', message: 'not a possible phone number (write it with its country code)' },
+    ]);
   const [contact] = await taggedContactsByIdentity(db, actor.organizationId, ref);
   if (!contact) throw contactNotFound();
   return contact;
@@ -168,7 +175,9 @@ function refsOf(identifier: LookupIdentifier, index: number): IdentityRef[] {
       return [phone!, { type: 'chatapp_id', source: '', value: phone!.value.slice(1) }];
     }
     case 'chatapp_id':
-      return (['chatapp_id', 'linked_id', 'business_scoped_user_id'] as const).map((t) => normalizeIdentity(t, value) ?? bad('must not be empty'));
+      return (['chatapp_id', 'linked_id', 'business_scoped_user_id'] as const).map(
+        (t) => normalizeIdentity(t, value) ?? bad('must not be empty'),
+      );
     default:
       return bad(`unknown identifier type; expected one of ${LOOKUP_TYPES.join(', ')}`, 'type');
   }
@@ -178,7 +187,11 @@ function refsOf(identifier: LookupIdentifier, index: number): IdentityRef[] {
  * Resolves identifiers to one contact: not_found when none matches, conflict when they match
  * different contacts. Identifiers that match nothing do not stop the others from matching.
  */
-export async function lookupContact({ db }: ContactDeps, actor: Actor, { identifiers }: { identifiers: LookupIdentifier[] }): Promise<TaggedContact> {
+export async function lookupContact(
+  { db }: ContactDeps,
+  actor: Actor,
+  { identifiers }: { identifiers: LookupIdentifier[] },
+): Promise<TaggedContact> {
   const refs: IdentityRef[] = [];
   const ids: string[] = [];
   const errors: FieldError[] = [];
@@ -193,7 +206,11 @@ export async function lookupContact({ db }: ContactDeps, actor: Actor, { identif
       else throw err;
     }
   });
-  if (errors.length > 0) throw invalid(`identifiers are invalid: ${errors.map((e) => `${e.pointer.slice(1).replaceAll('/', '.')}: ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw invalid(
+      `identifiers are invalid: ${errors.map((e) => `${e.pointer.slice(1).replaceAll('/', '.')}: ${e.message}`).join('; ')}`,
+      errors,
+    );
 
   if (ids.length === 0 && refs.length === 0) throw new DomainError('not_found', 'contact not found');
   const unique = dedupe(refs);

@@ -98,7 +98,8 @@ export function mergeCustomFields(current: Record<string, unknown>, given: Recor
 /** undefined when the map fits the limits, else what is wrong. */
 export function customFieldsProblem(fields: Record<string, unknown>): string | undefined {
   if (Object.keys(fields).length > CUSTOM_FIELDS_MAX_KEYS) return `at most ${CUSTOM_FIELDS_MAX_KEYS} keys`;
-  if (Buffer.byteLength(JSON.stringify(fields)) > CUSTOM_FIELDS_MAX_BYTES) return `larger than ${CUSTOM_FIELDS_MAX_BYTES / 1024} KiB as JSON`;
+  if (Buffer.byteLength(JSON.stringify(fields)) > CUSTOM_FIELDS_MAX_BYTES)
+    return `larger than ${CUSTOM_FIELDS_MAX_BYTES / 1024} KiB as JSON`;
   return undefined;
 }
 

@@ -65,7 +65,12 @@ export function normalizeIdentity(type: IdentityType, value: string, source?: st
 }
 
 /** The identities a contact's own fields stand for. */
-export function primaryIdentities(c: { phoneNumber: string | null; email: string | null; externalSource: string | null; externalId: string | null }): IdentityRef[] {
+export function primaryIdentities(c: {
+  phoneNumber: string | null;
+  email: string | null;
+  externalSource: string | null;
+  externalId: string | null;
+}): IdentityRef[] {
   const refs: IdentityRef[] = [];
   if (c.phoneNumber) refs.push({ type: 'phone', source: '', value: c.phoneNumber });
   if (c.externalSource && c.externalId) refs.push({ type: 'external_id', source: c.externalSource, value: c.externalId });
@@ -91,7 +96,12 @@ export async function findIdentityOwners(db: Executor, organizationId: string, r
   const rows =
     refs.length === 1
       ? await db
-          .select({ contact_id: contactIdentities.contactId, type: contactIdentities.type, source: contactIdentities.source, value: contactIdentities.value })
+          .select({
+            contact_id: contactIdentities.contactId,
+            type: contactIdentities.type,
+            source: contactIdentities.source,
+            value: contactIdentities.value,
+          })
           .from(contactIdentities)
           .where(
             and(
@@ -113,7 +123,13 @@ export async function findIdentityOwners(db: Executor, organizationId: string, r
 }
 
 /** Adds identities to a contact; a value some contact already holds is left where it is. Returns those added. */
-export async function attachIdentities(db: Executor, organizationId: string, contactId: string, refs: IdentityRef[], now: Date): Promise<IdentityRef[]> {
+export async function attachIdentities(
+  db: Executor,
+  organizationId: string,
+  contactId: string,
+  refs: IdentityRef[],
+  now: Date,
+): Promise<IdentityRef[]> {
   if (refs.length === 0) return [];
   const rows = await db
     .insert(contactIdentities)
@@ -136,7 +152,11 @@ export async function identitiesOf(db: Executor, contactId: string): Promise<Ide
 }
 
 /** Every identity of a contact of the actor's organization, oldest first. */
-export async function listContactIdentities({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<IdentityRow[]> {
+export async function listContactIdentities(
+  { db }: ContactDeps,
+  actor: Actor,
+  { contactId }: { contactId: string },
+): Promise<IdentityRow[]> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   return identitiesOf(db, contact.id);
 }

@@ -190,7 +190,14 @@ export async function importContacts(
     if (batch.length === 0 && !final) return;
     const outcomes = await retryOnConflict(() =>
       db.transaction(async (tx) => {
-        const done: WriteOutcome[] = batch.length ? await applyContactWrites(tx, organizationId, batch.map((p) => ({ input: p.input })), clock.now()) : [];
+        const done: WriteOutcome[] = batch.length
+          ? await applyContactWrites(
+              tx,
+              organizationId,
+              batch.map((p) => ({ input: p.input })),
+              clock.now(),
+            )
+          : [];
         if (final) {
           const sum = count(done);
           await recordEvent(tx, organizationId, 'crm.import.committed', {
@@ -214,7 +221,13 @@ export async function importContacts(
       const p = batch[i]!;
       const fields = outcome.error.fieldErrors ?? [];
       if (fields.length === 0) fail(p.row, p.line, null, outcome.error.message);
-      for (const f of fields) fail(p.row, p.line, fieldOf(f.pointer), outcome.error.code === 'conflict' ? `another contact has this ${fieldOf(f.pointer)}` : f.message);
+      for (const f of fields)
+        fail(
+          p.row,
+          p.line,
+          fieldOf(f.pointer),
+          outcome.error.code === 'conflict' ? `another contact has this ${fieldOf(f.pointer)}` : f.message,
+        );
     });
   };
 
@@ -228,9 +241,15 @@ export async function importContacts(
       lastLine = r.line;
       if (!r.tooLong && r.cells.every((c) => c.trim() === '')) continue;
       const isHeader = input.format === 'csv' && !columns;
-      if (isHeader && r.tooLong) throw invalid(`the CSV header is longer than ${IMPORT_MAX_ROW_CHARS} characters`, [{ pointer: '/columns', message: 'too long' }]);
+      if (isHeader && r.tooLong)
+        throw invalid(`the CSV header is longer than ${IMPORT_MAX_ROW_CHARS} characters`, [{ pointer: '/columns', message: 'too long' }]);
       if (!isHeader && result.rows >= IMPORT_MAX_ROWS) {
-        stopError = { row: IMPORT_MAX_ROWS + 1, line: r.line, field: null, message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported` };
+        stopError = {
+          row: IMPORT_MAX_ROWS + 1,
+          line: r.line,
+          field: null,
+          message: `a request imports at most ${IMPORT_MAX_ROWS} rows: this row and those after it were not imported`,
+        };
         return true;
       }
       if (r.tooLong) {
@@ -244,7 +263,8 @@ export async function importContacts(
         await nextTurn();
       }
     }
-    if (final && reader instanceof CsvReader && reader.unterminated) fail(result.rows, lastLine, null, 'the file ends inside a quoted field');
+    if (final && reader instanceof CsvReader && reader.unterminated)
+      fail(result.rows, lastLine, null, 'the file ends inside a quoted field');
     return false;
   };
 
@@ -258,7 +278,12 @@ export async function importContacts(
     const chunk = next.value;
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
     if (bytes > IMPORT_MAX_BYTES) {
-      stopError = { row: result.rows + 1, line: lastLine + 1, field: null, message: `the body is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB: this row and those after it were not imported` };
+      stopError = {
+        row: result.rows + 1,
+        line: lastLine + 1,
+        field: null,
+        message: `the body is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MiB: this row and those after it were not imported`,
+      };
       stopped = true;
       break;
     }
@@ -269,9 +294,10 @@ export async function importContacts(
   }
   if (!stopped) await take(decoder.decode(), true);
   if (result.rows === 0 && result.errors.length === 0 && !stopError) {
-    throw invalid(input.format === 'csv' ? 'the CSV has no rows: send a header line and one line per contact' : 'the body has no JSON lines', [
-      { pointer: '/', message: 'no rows' },
-    ]);
+    throw invalid(
+      input.format === 'csv' ? 'the CSV has no rows: send a header line and one line per contact' : 'the body has no JSON lines',
+      [{ pointer: '/', message: 'no rows' }],
+    );
   }
   await flush(true);
   trimErrors(result);

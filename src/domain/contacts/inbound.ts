@@ -43,7 +43,12 @@ export async function resolveInboundContact(
   return resolve(tx, organizationId, input, 0);
 }
 
-async function resolve(tx: Executor, organizationId: string, input: InboundContactInput, attempt: number): Promise<{ contactId: string; created: boolean }> {
+async function resolve(
+  tx: Executor,
+  organizationId: string,
+  input: InboundContactInput,
+  attempt: number,
+): Promise<{ contactId: string; created: boolean }> {
   const refs = inboundRefs(input);
   if (refs.length === 0) throw new Error('resolveInboundContact: the sender has no usable phone number or identity');
   const owners = await findIdentityOwners(tx, organizationId, refs);
@@ -88,12 +93,19 @@ async function resolve(tx: Executor, organizationId: string, input: InboundConta
 
   const patch: Partial<ContactRow> = {};
   if (!contact.name && name) patch.name = name;
-  if (!contact.phoneNumber && phone && (owners.get(identityKey({ type: 'phone', source: '', value: phone })) !== undefined || added.some((r) => r.type === 'phone'))) {
+  if (
+    !contact.phoneNumber &&
+    phone &&
+    (owners.get(identityKey({ type: 'phone', source: '', value: phone })) !== undefined || added.some((r) => r.type === 'phone'))
+  ) {
     patch.phoneNumber = phone;
   }
   if (Object.keys(patch).length > 0) {
     contact = { ...contact, ...patch, updatedAt: input.at };
-    await tx.update(contacts).set({ ...patch, updatedAt: input.at }).where(eq(contacts.id, contact.id));
+    await tx
+      .update(contacts)
+      .set({ ...patch, updatedAt: input.at })
+      .where(eq(contacts.id, contact.id));
     changed = true;
   }
   if (changed) await recordContactEvents(tx, contact, 'updated');

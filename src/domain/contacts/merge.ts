@@ -13,7 +13,12 @@ import { recordContactEvents, type ContactRow } from './record.ts';
  * Merges the contacts into the oldest of them, in the caller's transaction, and records
  * crm.record.deleted for each merged one. The caller records the survivor's update.
  */
-export async function mergeContacts(tx: Executor, organizationId: string, contactIds: string[], at: Date): Promise<{ survivor: ContactRow; merged: ContactRow[] }> {
+export async function mergeContacts(
+  tx: Executor,
+  organizationId: string,
+  contactIds: string[],
+  at: Date,
+): Promise<{ survivor: ContactRow; merged: ContactRow[] }> {
   // Locked in id order, as the upsert locks, so the two cannot deadlock; then oldest first.
   const rows = await tx
     .select()
@@ -30,7 +35,10 @@ export async function mergeContacts(tx: Executor, organizationId: string, contac
 
   await tx.update(contactIdentities).set({ contactId: into }).where(inArray(contactIdentities.contactId, ids));
   await tx.update(contactNotes).set({ contactId: into }).where(inArray(contactNotes.contactId, ids));
-  const idList = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const idList = sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
   await tx.execute(sql`
     insert into contact_tags (contact_id, tag_id, organization_id, created_at)
     select ${into}::uuid, tag_id, organization_id, min(created_at) from contact_tags

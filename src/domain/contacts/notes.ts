@@ -29,7 +29,11 @@ function authorOf(actor: Actor): NoteAuthor {
   }
 }
 
-export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, ...page }: { contactId: string } & Page): Promise<PageResult<NoteRow>> {
+export async function listNotes(
+  { db }: ContactDeps,
+  actor: Actor,
+  { contactId, ...page }: { contactId: string } & Page,
+): Promise<PageResult<NoteRow>> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
   return listPage(db.select().from(contactNotes).$dynamic(), {
     where: [eq(contactNotes.contactId, contact.id)],
@@ -40,21 +44,42 @@ export async function listNotes({ db }: ContactDeps, actor: Actor, { contactId, 
 }
 
 /** Adds a note; records crm.comment.created. */
-export async function createNote({ db, clock }: ContactClockDeps, actor: Actor, { contactId, body }: { contactId: string; body: string }): Promise<NoteRow> {
+export async function createNote(
+  { db, clock }: ContactClockDeps,
+  actor: Actor,
+  { contactId, body }: { contactId: string; body: string },
+): Promise<NoteRow> {
   return db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId, { lock: true });
     const author = authorOf(actor);
     const [row] = await tx
       .insert(contactNotes)
-      .values({ id: uuidv7(), organizationId: actor.organizationId, contactId: contact.id, authorType: author.type, authorId: author.id, body, createdAt: clock.now() })
+      .values({
+        id: uuidv7(),
+        organizationId: actor.organizationId,
+        contactId: contact.id,
+        authorType: author.type,
+        authorId: author.id,
+        body,
+        createdAt: clock.now(),
+      })
       .returning();
-    await recordEvent(tx, actor.organizationId, 'crm.comment.created', { comment_id: row!.id, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+    await recordEvent(tx, actor.organizationId, 'crm.comment.created', {
+      comment_id: row!.id,
+      record_id: contact.id,
+      object_kind: OBJECT_KIND,
+      organization_id: actor.organizationId,
+    });
     return row!;
   });
 }
 
 /** Deletes a note; records crm.comment.deleted. */
-export async function deleteNote({ db }: ContactDeps, actor: Actor, { contactId, noteId }: { contactId: string; noteId: string }): Promise<void> {
+export async function deleteNote(
+  { db }: ContactDeps,
+  actor: Actor,
+  { contactId, noteId }: { contactId: string; noteId: string },
+): Promise<void> {
   await db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
     if (!isUuid(noteId)) throw notFound('note');
@@ -63,6 +88,11 @@ export async function deleteNote({ db }: ContactDeps, actor: Actor, { contactId,
       .where(and(eq(contactNotes.id, noteId), eq(contactNotes.contactId, contact.id)))
       .returning({ id: contactNotes.id });
     if (rows.length === 0) throw notFound('note');
-    await recordEvent(tx, actor.organizationId, 'crm.comment.deleted', { comment_id: noteId, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+    await recordEvent(tx, actor.organizationId, 'crm.comment.deleted', {
+      comment_id: noteId,
+      record_id: contact.id,
+      object_kind: OBJECT_KIND,
+      organization_id: actor.organizationId,
+    });
   });
 }

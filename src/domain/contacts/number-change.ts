@@ -20,11 +20,17 @@ export type NumberChangeInput = {
 export type NumberChanger = (tx: Executor, organizationId: string, input: NumberChangeInput) => Promise<{ contactId: string } | undefined>;
 
 function refsOf(digits: string): IdentityRef[] {
-  return [normalizeIdentity('phone', `+${digits}`), normalizeIdentity('chatapp_id', digits)].filter((r): r is IdentityRef => r !== undefined);
+  return [normalizeIdentity('phone', `+${digits}`), normalizeIdentity('chatapp_id', digits)].filter(
+    (r): r is IdentityRef => r !== undefined,
+  );
 }
 
 const sameRef = (refs: IdentityRef[]) =>
-  or(...refs.map((r) => and(eq(contactIdentities.type, r.type), eq(contactIdentities.source, r.source), eq(contactIdentities.value, r.value))));
+  or(
+    ...refs.map((r) =>
+      and(eq(contactIdentities.type, r.type), eq(contactIdentities.source, r.source), eq(contactIdentities.value, r.value)),
+    ),
+  );
 
 /**
  * The contact holding the old number (contacts holding its phone and chat-app id apart are merged)
@@ -41,23 +47,38 @@ export const changeContactNumber: NumberChanger = async (tx, organizationId, inp
   if (oldRefs.length === 0 || newRefs.length === 0) return undefined;
   const holders = [...new Set((await findIdentityOwners(tx, organizationId, oldRefs)).values())];
   if (holders.length === 0) return undefined;
-  let contact = holders.length > 1 ? (await mergeContacts(tx, organizationId, holders, input.at)).survivor : await loadContactRow(tx, organizationId, holders[0]!);
+  let contact =
+    holders.length > 1
+      ? (await mergeContacts(tx, organizationId, holders, input.at)).survivor
+      : await loadContactRow(tx, organizationId, holders[0]!);
 
-  await tx.delete(contactIdentities).where(and(eq(contactIdentities.organizationId, organizationId), eq(contactIdentities.contactId, contact.id), sameRef(oldRefs)));
+  await tx
+    .delete(contactIdentities)
+    .where(and(eq(contactIdentities.organizationId, organizationId), eq(contactIdentities.contactId, contact.id), sameRef(oldRefs)));
   const others = [...new Set((await findIdentityOwners(tx, organizationId, newRefs)).values())].filter((id) => id !== contact.id);
   if (others.length > 0) {
-    await tx.delete(contactIdentities).where(and(eq(contactIdentities.organizationId, organizationId), inArray(contactIdentities.contactId, others), sameRef(newRefs)));
+    await tx
+      .delete(contactIdentities)
+      .where(and(eq(contactIdentities.organizationId, organizationId), inArray(contactIdentities.contactId, others), sameRef(newRefs)));
     for (const id of others) {
       const other = await loadContactRow(tx, organizationId, id);
       if (other.phoneNumber !== null && other.phoneNumber === newPhone) {
-        const [updated] = await tx.update(contacts).set({ phoneNumber: null, updatedAt: input.at }).where(eq(contacts.id, other.id)).returning();
+        const [updated] = await tx
+          .update(contacts)
+          .set({ phoneNumber: null, updatedAt: input.at })
+          .where(eq(contacts.id, other.id))
+          .returning();
         await recordContactEvents(tx, updated!, 'updated');
       }
     }
   }
   await attachIdentities(tx, organizationId, contact.id, newRefs, input.at);
   if (newPhone && (contact.phoneNumber === null || contact.phoneNumber === oldPhone)) {
-    const [updated] = await tx.update(contacts).set({ phoneNumber: newPhone, updatedAt: input.at }).where(eq(contacts.id, contact.id)).returning();
+    const [updated] = await tx
+      .update(contacts)
+      .set({ phoneNumber: newPhone, updatedAt: input.at })
+      .where(eq(contacts.id, contact.id))
+      .returning();
     contact = updated!;
   }
   await recordContactEvents(tx, contact, 'updated');

@@ -25,7 +25,6 @@ function scopeLabel(channel: string): string {
   return 'this channel';
 }
 
-
 /**
  * The decisive refusal for sending to a number on a channel, as a query that yields at most one
  * PolicyRow (so it can run alone, or for each message inside the statement that accepts messages,

@@ -27,7 +27,12 @@ export const contactNotFound = () => notFound('contact');
  * holds it) until the transaction ends, so a deletion under way waits, or has happened and it is not
  * found: a write that points at the contact never meets a foreign-key violation.
  */
-export async function loadContactRow(db: Executor, organizationId: string, contactId: string, options: { lock?: boolean } = {}): Promise<ContactRow> {
+export async function loadContactRow(
+  db: Executor,
+  organizationId: string,
+  contactId: string,
+  options: { lock?: boolean } = {},
+): Promise<ContactRow> {
   if (!isUuid(contactId)) throw contactNotFound();
   const query = db
     .select()
@@ -41,10 +46,13 @@ export async function loadContactRow(db: Executor, organizationId: string, conta
 
 const tagged = (row: ContactRow, tagNames: string[]): TaggedContact => ({ ...row, tags: tagNames });
 
-const TAG_NAMES = sql<string[] | string>`coalesce((select json_agg(t.name order by lower(t.name), t.name) from contact_tags ct join tags t on t.id = ct.tag_id where ct.contact_id = "contacts"."id"), '[]'::json)`;
+const TAG_NAMES = sql<
+  string[] | string
+>`coalesce((select json_agg(t.name order by lower(t.name), t.name) from contact_tags ct join tags t on t.id = ct.tag_id where ct.contact_id = "contacts"."id"), '[]'::json)`;
 
 type SelectedRow = { contact: ContactRow; tags: string[] | string };
-const fromSelected = (rows: SelectedRow[]) => rows.map((r) => tagged(r.contact, typeof r.tags === 'string' ? (JSON.parse(r.tags) as string[]) : r.tags));
+const fromSelected = (rows: SelectedRow[]) =>
+  rows.map((r) => tagged(r.contact, typeof r.tags === 'string' ? (JSON.parse(r.tags) as string[]) : r.tags));
 
 /**
  * The organization's contacts matching a condition, with their tag names, in one query:
@@ -95,7 +103,11 @@ export async function taggedContactById(db: Executor, organizationId: string, co
 }
 
 /** The contacts holding one identity: none, one, or (for ids some channels reuse) two. */
-export async function taggedContactsByIdentity(db: Executor, organizationId: string, ref: { type: string; source: string; value: string }): Promise<TaggedContact[]> {
+export async function taggedContactsByIdentity(
+  db: Executor,
+  organizationId: string,
+  ref: { type: string; source: string; value: string },
+): Promise<TaggedContact[]> {
   const reads = readsOf(db);
   if (!reads) {
     return selectTaggedContacts(
@@ -116,7 +128,12 @@ export async function withTags(db: Executor, rows: ContactRow[]): Promise<Tagged
       .select({ contactId: contactTags.contactId, name: tags.name })
       .from(contactTags)
       .innerJoin(tags, eq(tags.id, contactTags.tagId))
-      .where(inArray(contactTags.contactId, rows.map((r) => r.id)))
+      .where(
+        inArray(
+          contactTags.contactId,
+          rows.map((r) => r.id),
+        ),
+      )
       .orderBy(asc(sql`lower(${tags.name})`), asc(tags.name));
     for (const a of assigned) byContact.set(a.contactId, [...(byContact.get(a.contactId) ?? []), a.name]);
   }
@@ -143,7 +160,11 @@ export async function recordContactEvents(
   options: { contactUpdated?: boolean } = {},
 ): Promise<void> {
   if (options.contactUpdated ?? change === 'updated') {
-    await recordEvent(tx, row.organizationId, 'contact.updated', { contact_id: row.id, name: row.name, organization_id: row.organizationId });
+    await recordEvent(tx, row.organizationId, 'contact.updated', {
+      contact_id: row.id,
+      name: row.name,
+      organization_id: row.organizationId,
+    });
   }
   await recordEvent(tx, row.organizationId, `crm.record.${change}`, recordBody(row));
 }

@@ -21,7 +21,9 @@ export function normalizeTagName(name: string): string {
   const clean = name.trim().replace(/\s+/g, ' ');
   // eslint-disable-next-line no-control-regex
   if (clean.length === 0 || clean.length > TAG_NAME_MAX || /[\u0000-\u001f\u007f]/.test(clean)) {
-    throw invalid(`tag must be 1 to ${TAG_NAME_MAX} printable characters`, [{ pointer: '/tag', message: `1 to ${TAG_NAME_MAX} printable characters` }]);
+    throw invalid(`tag must be 1 to ${TAG_NAME_MAX} printable characters`, [
+      { pointer: '/tag', message: `1 to ${TAG_NAME_MAX} printable characters` },
+    ]);
   }
   return clean;
 }
@@ -38,7 +40,11 @@ export async function listContactTags({ db }: ContactDeps, actor: Actor, { conta
 }
 
 /** Assigns a tag, making the name when the organization has none like it. `created` is false when it was already assigned. */
-export async function addContactTag({ db, clock }: ContactClockDeps, actor: Actor, { contactId, tag: name }: { contactId: string; tag: string }): Promise<{ tag: TagAssignment; created: boolean }> {
+export async function addContactTag(
+  { db, clock }: ContactClockDeps,
+  actor: Actor,
+  { contactId, tag: name }: { contactId: string; tag: string },
+): Promise<{ tag: TagAssignment; created: boolean }> {
   const clean = normalizeTagName(name);
   return db.transaction(async (tx) => {
     // Held: a deletion of the contact under way waits, or it is not found (never a foreign-key failure).
@@ -58,14 +64,23 @@ export async function addContactTag({ db, clock }: ContactClockDeps, actor: Acto
       .onConflictDoUpdate({ target: [contactTags.contactId, contactTags.tagId], set: { createdAt: sql`${contactTags.createdAt}` } })
       .returning({ createdAt: contactTags.createdAt, inserted: sql<boolean>`xmax = 0` });
     if (assigned!.inserted) {
-      await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+      await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', {
+        list: tag!.name,
+        record_id: contact.id,
+        object_kind: OBJECT_KIND,
+        organization_id: actor.organizationId,
+      });
     }
     return { tag: { name: tag!.name, assignedAt: assigned!.createdAt }, created: assigned!.inserted };
   });
 }
 
 /** Removes a tag from a contact; not_found when it was not assigned. The name stays in the organization. */
-export async function removeContactTag({ db }: ContactDeps, actor: Actor, { contactId, tag: name }: { contactId: string; tag: string }): Promise<void> {
+export async function removeContactTag(
+  { db }: ContactDeps,
+  actor: Actor,
+  { contactId, tag: name }: { contactId: string; tag: string },
+): Promise<void> {
   const clean = normalizeTagName(name);
   await db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
@@ -81,6 +96,11 @@ export async function removeContactTag({ db }: ContactDeps, actor: Actor, { cont
           .returning()
       : [];
     if (removed.length === 0) throw notFound('tag assignment');
-    await recordEvent(tx, actor.organizationId, 'crm.list.entry_removed', { list: tag!.name, record_id: contact.id, object_kind: OBJECT_KIND, organization_id: actor.organizationId });
+    await recordEvent(tx, actor.organizationId, 'crm.list.entry_removed', {
+      list: tag!.name,
+      record_id: contact.id,
+      object_kind: OBJECT_KIND,
+      organization_id: actor.organizationId,
+    });
   });
 }

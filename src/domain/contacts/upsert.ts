@@ -24,9 +24,7 @@ export type ContactWrite = {
   targetId?: string;
 };
 
-export type WriteOutcome =
-  | { status: 'created' | 'updated' | 'unchanged'; row: ContactRow }
-  | { status: 'failed'; error: DomainError };
+export type WriteOutcome = { status: 'created' | 'updated' | 'unchanged'; row: ContactRow } | { status: 'failed'; error: DomainError };
 
 type Working = { row: ContactRow; version: string; isNew: boolean; dirty: boolean; original: IdentityRef[] };
 
@@ -90,7 +88,8 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
       .from(contacts)
       .where(inArray(contacts.id, batchIds([...ids])));
     for (const { row, version } of rows) {
-      if (row.organizationId === organizationId) working.set(row.id, { row, version, isNew: false, dirty: false, original: primaryIdentities(row) });
+      if (row.organizationId === organizationId)
+        working.set(row.id, { row, version, isNew: false, dirty: false, original: primaryIdentities(row) });
     }
   }
   const owner = new Map(stored);
@@ -136,7 +135,10 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     }
     if (conflicts.length > 0) {
       const fields = conflicts.map((c) => c.pointer.slice(1)).join(', ');
-      outcomes.push({ status: 'failed', error: new DomainError('conflict', `another contact already has this ${fields}`, { fieldErrors: conflicts }) });
+      outcomes.push({
+        status: 'failed',
+        error: new DomainError('conflict', `another contact already has this ${fields}`, { fieldErrors: conflicts }),
+      });
       continue;
     }
     const problems: FieldError[] = [];
@@ -146,7 +148,10 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     const sizeProblem = customFieldsProblem(next.customFields);
     if (sizeProblem) problems.push({ pointer: '/custom_fields', message: sizeProblem });
     if (problems.length > 0) {
-      outcomes.push({ status: 'failed', error: new DomainError('invalid', problems.map((p) => `${p.pointer.slice(1)}: ${p.message}`).join('; '), { fieldErrors: problems }) });
+      outcomes.push({
+        status: 'failed',
+        error: new DomainError('invalid', problems.map((p) => `${p.pointer.slice(1)}: ${p.message}`).join('; '), { fieldErrors: problems }),
+      });
       continue;
     }
     if (target && sameRow(target.row, next)) {
@@ -167,7 +172,11 @@ export async function applyContactWrites(tx: Executor, organizationId: string, w
     }
   }
 
-  await lockUnchanged(tx, organizationId, [...working.values()].filter((w) => w.dirty && !w.isNew));
+  await lockUnchanged(
+    tx,
+    organizationId,
+    [...working.values()].filter((w) => w.dirty && !w.isNew),
+  );
   await store(tx, organizationId, working, stored, now);
   // The outcome rows are the final state of each contact (a later write in the batch may change it again).
   return outcomes.map((o) => (o.status === 'failed' ? o : { ...o, row: working.get(o.row.id)!.row }));
@@ -269,7 +278,8 @@ async function store(tx: Executor, organizationId: string, working: Map<string, 
 export function isRetryableConflict(err: unknown): boolean {
   const state = sqlStateOf(err);
   if (state === '23505' || state === '40P01') return true;
-  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) if (e instanceof StaleContactError) return true;
+  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++)
+    if (e instanceof StaleContactError) return true;
   return false;
 }
 

@@ -21,8 +21,20 @@ export type EventBodies = {
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
   'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
-  'message.edited': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; edited_at: string };
-  'message.deleted': { message_id: string; conversation_id: string; channel_id: string; direction: 'inbound' | 'outbound'; deleted_at: string };
+  'message.edited': {
+    message_id: string;
+    conversation_id: string;
+    channel_id: string;
+    direction: 'inbound' | 'outbound';
+    edited_at: string;
+  };
+  'message.deleted': {
+    message_id: string;
+    conversation_id: string;
+    channel_id: string;
+    direction: 'inbound' | 'outbound';
+    deleted_at: string;
+  };
   /** An inbound message's media was downloaded and stored, or failed to be (media_status, and error_code when failed). */
   'message.media_updated': {
     message_id: string;
@@ -59,7 +71,14 @@ export type EventBodies = {
   'crm.comment.deleted': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
   'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
-  'crm.import.committed': { import_id: string; created: number; updated: number; unchanged: number; failed: number; organization_id: string };
+  'crm.import.committed': {
+    import_id: string;
+    created: number;
+    updated: number;
+    unchanged: number;
+    failed: number;
+    organization_id: string;
+  };
 };
 
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };

@@ -36,7 +36,11 @@ export type EventQuery = { limit: number; cursor?: string; type?: string; since?
 export async function listEvents({ db }: { db: Executor }, actor: Actor, query: EventQuery): Promise<EventPage | BadEventCursor> {
   const after = query.cursor === undefined ? 0 : decodeEventCursor(query.cursor);
   if (after === undefined) return { ok: false, refusal: 'bad_cursor' };
-  const rows = await eventsAfter({ db }, actor.organizationId, after, { limit: query.limit + 1, types: query.type ? [query.type] : undefined, since: query.since });
+  const rows = await eventsAfter({ db }, actor.organizationId, after, {
+    limit: query.limit + 1,
+    types: query.type ? [query.type] : undefined,
+    since: query.since,
+  });
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {

@@ -54,7 +54,14 @@ type Follower = {
   stopped: boolean;
 };
 
-type Row = { id: string; organization_id: string; type: string; created_at: Date | string; payload: Record<string, unknown>; position: number | string };
+type Row = {
+  id: string;
+  organization_id: string;
+  type: string;
+  created_at: Date | string;
+  payload: Record<string, unknown>;
+  position: number | string;
+};
 
 export function createEventHub({ database, logger, pollMs }: EventHubDeps): EventHub {
   const following = new Set<Follower>();
@@ -69,10 +76,12 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
 
   /** Starts the process's one LISTEN (and the poll) with the first stream; it stays until close. */
   const listen = () => {
-    listening ??= database.listen(EVENTS_SEQUENCED_CHANNEL, () => wake()).catch((err: unknown) => {
-      logger.warn({ err }, `event streams: LISTEN failed; they read on by polling every ${pollMs} ms`);
-      return undefined;
-    });
+    listening ??= database
+      .listen(EVENTS_SEQUENCED_CHANNEL, () => wake())
+      .catch((err: unknown) => {
+        logger.warn({ err }, `event streams: LISTEN failed; they read on by polling every ${pollMs} ms`);
+        return undefined;
+      });
     if (!poll && !closed) {
       poll = setInterval(wake, pollMs);
       poll.unref();
@@ -94,7 +103,10 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
   async function readLive(): Promise<void> {
     do {
       readAgain = false;
-      const from = [...live].map(([organization_id, followers]) => ({ organization_id, after: Math.min(...[...followers].map((f) => f.position)) }));
+      const from = [...live].map(([organization_id, followers]) => ({
+        organization_id,
+        after: Math.min(...[...followers].map((f) => f.position)),
+      }));
       if (from.length === 0) return;
       let rows: Row[];
       try {
@@ -112,7 +124,12 @@ export function createEventHub({ database, logger, pollMs }: EventHubDeps): Even
         logger.warn({ err }, 'event streams: reading new events failed');
         return;
       }
-      deliver(rows.map((r) => ({ organizationId: r.organization_id, item: { id: r.id, type: r.type, createdAt: new Date(r.created_at), payload: r.payload, position: Number(r.position) } })));
+      deliver(
+        rows.map((r) => ({
+          organizationId: r.organization_id,
+          item: { id: r.id, type: r.type, createdAt: new Date(r.created_at), payload: r.payload, position: Number(r.position) },
+        })),
+      );
       if (rows.length === PAGE) readAgain = true;
     } while (readAgain && !closed);
   }

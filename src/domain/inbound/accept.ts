@@ -56,22 +56,37 @@ const digits = (value: string | null | undefined) => (value ?? '').replace(/\D/g
 export function isForChannel(event: InboundEvent, channel: ChannelRow): boolean {
   if ('ref' in event) return event.ref === channel.providerRef;
   const phone = 'phone' in event ? event.phone : undefined;
-  return String(channel.settings.waba_id ?? '') === event.account && (phone === undefined || digits(phone) === digits(channel.displayPhoneNumber));
+  return (
+    String(channel.settings.waba_id ?? '') === event.account &&
+    (phone === undefined || digits(phone) === digits(channel.displayPhoneNumber))
+  );
 }
 
 /** The channels each event goes to on the shared path: the one bound to its ref, or its account's (narrowed to its number). */
-async function route(db: Db, platform: Platform, events: InboundEvent[], logger: Logger): Promise<Map<string, { channel: ChannelRow; events: InboundEvent[] }>> {
+async function route(
+  db: Db,
+  platform: Platform,
+  events: InboundEvent[],
+  logger: Logger,
+): Promise<Map<string, { channel: ChannelRow; events: InboundEvent[] }>> {
   const byKey = new Map<string, ChannelRow[]>();
   const routed = new Map<string, { channel: ChannelRow; events: InboundEvent[] }>();
   for (const event of events) {
     const key = 'ref' in event ? `ref:${event.ref}` : `account:${event.account}`;
     let found = byKey.get(key);
     if (!found) {
-      found = 'ref' in event ? [await findChannelByRef(db, platform, event.ref)].filter((c): c is ChannelRow => c !== undefined) : await findChannelsByWaba(db, event.account);
+      found =
+        'ref' in event
+          ? [await findChannelByRef(db, platform, event.ref)].filter((c): c is ChannelRow => c !== undefined)
+          : await findChannelsByWaba(db, event.account);
       byKey.set(key, found);
     }
     const targets = found.filter((channel) => isForChannel(event, channel));
-    if (targets.length === 0) logger.warn({ kind: event.kind, ...('ref' in event ? { ref: event.ref } : { account: event.account }) }, 'provider webhook for an unknown number');
+    if (targets.length === 0)
+      logger.warn(
+        { kind: event.kind, ...('ref' in event ? { ref: event.ref } : { account: event.account }) },
+        'provider webhook for an unknown number',
+      );
     for (const channel of targets) {
       const entry = routed.get(channel.id) ?? { channel, events: [] };
       entry.events.push(event);
@@ -84,13 +99,19 @@ async function route(db: Db, platform: Platform, events: InboundEvent[], logger:
 /** A per-channel path: the channel's own events; others (another number of the same app) are not its to apply. */
 function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
   const own = events.filter((e) => isForChannel(e, channel));
-  if (own.length < events.length) logger.warn({ channel_id: channel.id, dropped: events.length - own.length }, 'provider webhook events for another channel on a per-channel path');
+  if (own.length < events.length)
+    logger.warn(
+      { channel_id: channel.id, dropped: events.length - own.length },
+      'provider webhook events for another channel on a per-channel path',
+    );
   return new Map([[channel.id, { channel, events: own }]]);
 }
 
 /** Stores the delivery's events for each channel they concern, with their jobs (or applied: see the header). Returns how many rows were stored (a retried delivery id stores none). */
 export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDelivery): Promise<{ stored: number }> {
-  const routed = input.channel ? only(input.channel, input.events, deps.logger) : await route(deps.db, input.platform, input.events, deps.logger);
+  const routed = input.channel
+    ? only(input.channel, input.events, deps.logger)
+    : await route(deps.db, input.platform, input.events, deps.logger);
   const deliveries = [...routed.values()].filter((d) => d.events.length > 0);
   let stored = 0;
   const inTransaction: typeof deliveries = [];
@@ -125,7 +146,15 @@ export async function acceptInboundDelivery(deps: AcceptDeps, input: InboundDeli
 }
 
 /** The delivery's row for one channel; undefined when its delivery id was stored before (a retry). */
-async function storeDelivery(db: Executor, id: string, channel: ChannelRow, events: InboundEvent[], deliveryId: string | undefined, receivedAt: Date, applied: boolean): Promise<string | undefined> {
+async function storeDelivery(
+  db: Executor,
+  id: string,
+  channel: ChannelRow,
+  events: InboundEvent[],
+  deliveryId: string | undefined,
+  receivedAt: Date,
+  applied: boolean,
+): Promise<string | undefined> {
   const [row] = await db
     .insert(providerEvents)
     .values({
@@ -145,5 +174,11 @@ async function storeDelivery(db: Executor, id: string, channel: ChannelRow, even
 
 /** Reports naming messages not known yet: a delivery of their own with its job, due at once (their `sent` writes are usually just behind; defer.ts). */
 function defer(deps: AcceptDeps, tx: Executor, channel: ChannelRow, unknown: StatusEvent[], receivedAt: Date): Promise<void> {
-  return deferStatuses(deps.queue, tx, { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt }, unknown, 0);
+  return deferStatuses(
+    deps.queue,
+    tx,
+    { organizationId: channel.organizationId, channelId: channel.id, platform: channel.platform, receivedAt },
+    unknown,
+    0,
+  );
 }

@@ -55,7 +55,8 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
   if (!channel) return;
   const events =
     eventsOfStored(stored.payload) ??
-    deps.inbound(stored.platform as Platform)
+    deps
+      .inbound(stored.platform as Platform)
       .normalize(stored.payload)
       .filter((e) => isForChannel(e, channel));
   const inGrace = () => clock.now().getTime() - stored.receivedAt.getTime() < UNKNOWN_MESSAGE_GRACE_MS;
@@ -94,7 +95,10 @@ export async function applyProviderDelivery(deps: InboundApplyDeps, input: { del
       }
     }
     logger.warn({ provider_event_id: stored.id, skipped }, 'statuses for unknown messages ignored');
-    await db.update(providerEvents).set({ processedAt: clock.now(), error: skipped.join('; ').slice(0, 1000) }).where(eq(providerEvents.id, stored.id));
+    await db
+      .update(providerEvents)
+      .set({ processedAt: clock.now(), error: skipped.join('; ').slice(0, 1000) })
+      .where(eq(providerEvents.id, stored.id));
   }
   logger.debug({ provider_event_id: stored.id, channel_id: channel.id, events: events.length }, 'applied provider events');
 }
@@ -123,7 +127,10 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'template.quality':
       // Templates keep no quality score; the report is kept in the log.
-      deps.logger.info({ channel_id: channel.id, provider_template_id: event.providerTemplateId, quality: event.quality }, 'template quality reported');
+      deps.logger.info(
+        { channel_id: channel.id, provider_template_id: event.providerTemplateId, quality: event.quality },
+        'template quality reported',
+      );
       return channel;
     case 'message.status':
     case 'message.inbound':
@@ -140,10 +147,16 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
   }
 }
 
-const refOf = (channel: ChannelRow) => ({ id: channel.id, organizationId: channel.organizationId, platform: channel.platform as Platform, status: channel.status });
+const refOf = (channel: ChannelRow) => ({
+  id: channel.id,
+  organizationId: channel.organizationId,
+  platform: channel.platform as Platform,
+  status: channel.status,
+});
 
 /** A report older than the last one applied (callbacks overtake each other) is history, not news. */
-const isStale = (channel: ChannelRow, timestamp: Date | undefined) => Boolean(timestamp && channel.statusReportedAt && timestamp.getTime() < channel.statusReportedAt.getTime());
+const isStale = (channel: ChannelRow, timestamp: Date | undefined) =>
+  Boolean(timestamp && channel.statusReportedAt && timestamp.getTime() < channel.statusReportedAt.getTime());
 
 /**
  * The channel as committed now, locked until the transaction ends: a report is judged against the
@@ -164,10 +177,22 @@ async function markReported(tx: Executor, channelId: string, timestamp: Date | u
     .where(eq(channels.id, channelId));
 }
 
-async function applyChannelStatus(tx: Executor, picked: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.status' }>, at: Date): Promise<ChannelRow> {
+async function applyChannelStatus(
+  tx: Executor,
+  picked: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'channel.status' }>,
+  at: Date,
+): Promise<ChannelRow> {
   const channel = await lockChannel(tx, picked.id);
   if (isStale(channel, event.timestamp)) return channel;
-  await transitionChannel(tx, refOf(channel), event.status, event.reason ?? `provider reported ${event.status}`, event.reasonCode ?? null, at);
+  await transitionChannel(
+    tx,
+    refOf(channel),
+    event.status,
+    event.reason ?? `provider reported ${event.status}`,
+    event.reasonCode ?? null,
+    at,
+  );
   await markReported(tx, channel.id, event.timestamp);
   if (event.reconnectAttempts !== undefined) {
     // Reconnecting by itself: the health shows the attempts and the next try (the reason says when).
@@ -185,7 +210,11 @@ async function applyChannelStatus(tx: Executor, picked: ChannelRow, event: Extra
   if (event.status === 'connected') {
     await tx
       .update(channels)
-      .set({ reconnectAttempts: 0, lastCheckedAt: at, ...(event.phone ? { displayPhoneNumber: `+${event.phone.replace(/^\+/, '')}` } : {}) })
+      .set({
+        reconnectAttempts: 0,
+        lastCheckedAt: at,
+        ...(event.phone ? { displayPhoneNumber: `+${event.phone.replace(/^\+/, '')}` } : {}),
+      })
       .where(eq(channels.id, channel.id));
   }
   return reloadChannel(tx, channel.id);
@@ -195,7 +224,12 @@ async function applyChannelStatus(tx: Executor, picked: ChannelRow, event: Extra
  * A health report: a block or a warning becomes the channel's last error, and a block moves it to
  * `error`; a lifted block returns an `error` channel to `connected` when that block put it there.
  */
-async function applyChannelHealth(tx: Executor, picked: ChannelRow, event: Extract<InboundEvent, { kind: 'channel.health' }>, at: Date): Promise<ChannelRow> {
+async function applyChannelHealth(
+  tx: Executor,
+  picked: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'channel.health' }>,
+  at: Date,
+): Promise<ChannelRow> {
   const channel = await lockChannel(tx, picked.id);
   if (event.effect !== 'degraded' && isStale(channel, event.timestamp)) return channel;
   let moved = false;
@@ -225,7 +259,13 @@ async function applyChannelHealth(tx: Executor, picked: ChannelRow, event: Extra
  * channel's conversation with the old number continues under the new one (unless the new number has
  * its own already). No chat message is stored.
  */
-async function applyNumberChange(deps: InboundApplyDeps, tx: Executor, channel: ChannelRow, event: Extract<InboundEvent, { kind: 'contact.number_changed' }>, at: Date): Promise<void> {
+async function applyNumberChange(
+  deps: InboundApplyDeps,
+  tx: Executor,
+  channel: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'contact.number_changed' }>,
+  at: Date,
+): Promise<void> {
   const from = event.from.replace(/^\+/, '');
   const to = event.to.replace(/^\+/, '');
   if (from === to) return;

@@ -19,7 +19,13 @@ export const DEFERRED_STATUS_SECONDS = 1;
 /** The delivery the reports came in. */
 export type ReceivedDelivery = Pick<typeof providerEvents.$inferSelect, 'organizationId' | 'channelId' | 'platform' | 'receivedAt'>;
 
-export async function deferStatuses(queue: Queue, tx: Executor, received: ReceivedDelivery, statuses: StatusEvent[], afterSeconds = DEFERRED_STATUS_SECONDS): Promise<void> {
+export async function deferStatuses(
+  queue: Queue,
+  tx: Executor,
+  received: ReceivedDelivery,
+  statuses: StatusEvent[],
+  afterSeconds = DEFERRED_STATUS_SECONDS,
+): Promise<void> {
   const id = uuidv7();
   await tx.insert(providerEvents).values({
     id,
@@ -29,5 +35,10 @@ export async function deferStatuses(queue: Queue, tx: Executor, received: Receiv
     payload: storedDelivery(statuses),
     receivedAt: received.receivedAt,
   });
-  await queue.enqueue(tx, 'provider.inbound', { provider_event_id: id }, afterSeconds > 0 ? { startAfterSeconds: afterSeconds } : undefined);
+  await queue.enqueue(
+    tx,
+    'provider.inbound',
+    { provider_event_id: id },
+    afterSeconds > 0 ? { startAfterSeconds: afterSeconds } : undefined,
+  );
 }

@@ -60,7 +60,9 @@ export async function createInvitation(
       .where(and(eq(memberships.organizationId, actor.organizationId), eq(memberships.userId, existing.id)))
       .limit(1);
     if (member) {
-      throw new DomainError('conflict', `${email} is already a member of this organization`, { fieldErrors: [{ pointer: '/email', message: 'already a member of this organization' }] });
+      throw new DomainError('conflict', `${email} is already a member of this organization`, {
+        fieldErrors: [{ pointer: '/email', message: 'already a member of this organization' }],
+      });
     }
   }
   const now = clock.now();
@@ -71,7 +73,14 @@ export async function createInvitation(
     await tx
       .update(invitations)
       .set({ revokedAt: now })
-      .where(and(eq(invitations.organizationId, actor.organizationId), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+      .where(
+        and(
+          eq(invitations.organizationId, actor.organizationId),
+          eq(invitations.email, email),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.revokedAt),
+        ),
+      );
     const [inserted] = await tx
       .insert(invitations)
       .values({
@@ -89,7 +98,11 @@ export async function createInvitation(
   });
   const url = invitationUrl(deps.settings.appUrl, token);
   if (deps.sendMail) {
-    const [org] = await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, actor.organizationId)).limit(1);
+    const [org] = await db
+      .select({ name: organizations.name })
+      .from(organizations)
+      .where(eq(organizations.id, actor.organizationId))
+      .limit(1);
     const inviter = inviterId ? await findUserById(db, inviterId) : undefined;
     deps.sendMail({
       to: email,
@@ -124,7 +137,14 @@ export async function cancelInvitation({ db, clock }: InvitationDeps, actor: Act
   const rows = await db
     .update(invitations)
     .set({ revokedAt: clock.now() })
-    .where(and(eq(invitations.id, input.invitationId), eq(invitations.organizationId, actor.organizationId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .where(
+      and(
+        eq(invitations.id, input.invitationId),
+        eq(invitations.organizationId, actor.organizationId),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+      ),
+    )
     .returning({ id: invitations.id });
   if (rows.length === 0) throw notFound('invitation');
 }
@@ -141,12 +161,18 @@ export type InvitationGuess = { token: string; address: string };
  */
 async function findByToken(deps: InvitationDeps, guess: InvitationGuess): Promise<InvitationRow | InvitationThrottled> {
   if (!guess.token.startsWith(INVITATION_TOKEN_PREFIX)) {
-    throw invalid(`token must be the invitation link's token (${INVITATION_TOKEN_PREFIX}...)`, [{ pointer: '/token', message: `must start with ${INVITATION_TOKEN_PREFIX}` }]);
+    throw invalid(`token must be the invitation link's token (${INVITATION_TOKEN_PREFIX}...)`, [
+      { pointer: '/token', message: `must start with ${INVITATION_TOKEN_PREFIX}` },
+    ]);
   }
   const addressKey = throttleKeys.invitationAddress(guess.address);
   const decision = await takeAttempt(deps, [{ key: addressKey, policy: INVITATION_THROTTLE }]);
   if (!decision.allowed) return { throttled: true, retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
-  const [row] = await deps.db.select().from(invitations).where(eq(invitations.tokenHash, sha256Hex(guess.token))).limit(1);
+  const [row] = await deps.db
+    .select()
+    .from(invitations)
+    .where(eq(invitations.tokenHash, sha256Hex(guess.token)))
+    .limit(1);
   if (!row) throw notFound('invitation');
   await settleAttempt(deps, { forget: [], refund: [addressKey] });
   assertOpen(row, deps.clock.now());
@@ -172,7 +198,11 @@ export type InvitationPreview = {
 export async function lookupInvitation(deps: InvitationDeps, guess: InvitationGuess): Promise<InvitationPreview | InvitationThrottled> {
   const row = await findByToken(deps, guess);
   if ('throttled' in row) return row;
-  const [org] = await deps.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, row.organizationId)).limit(1);
+  const [org] = await deps.db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, row.organizationId))
+    .limit(1);
   const inviter = row.invitedByUserId ? await findUserById(deps.db, row.invitedByUserId) : undefined;
   return {
     organizationName: org?.name ?? '',
@@ -206,7 +236,11 @@ export async function acceptInvitation(
       throw new DomainError('forbidden', `this invitation is for ${found.email}: sign in as that user to accept it`);
     }
     await claim(deps, found, actor.userId, async (tx) => {
-      const added = await tx.insert(memberships).values({ organizationId: found.organizationId, userId: actor.userId, role, createdAt: deps.clock.now() }).onConflictDoNothing().returning();
+      const added = await tx
+        .insert(memberships)
+        .values({ organizationId: found.organizationId, userId: actor.userId, role, createdAt: deps.clock.now() })
+        .onConflictDoNothing()
+        .returning();
       if (added.length === 0) throw conflict('you are already a member of this organization');
     });
     return { organizationId: found.organizationId, userId: actor.userId, role, created: false, session: undefined };
@@ -227,9 +261,12 @@ export async function acceptInvitation(
   await claim(deps, found, userId, async (tx) => {
     const now = deps.clock.now();
     try {
-      await tx.insert(users).values({ id: userId, email: found.email, name, passwordHash, emailVerified: true, createdAt: now, updatedAt: now });
+      await tx
+        .insert(users)
+        .values({ id: userId, email: found.email, name, passwordHash, emailVerified: true, createdAt: now, updatedAt: now });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(`an account with the email ${found.email} exists: sign in, then open the link again to accept`);
+      if (isUniqueViolation(err))
+        throw conflict(`an account with the email ${found.email} exists: sign in, then open the link again to accept`);
       throw err;
     }
     await tx.insert(memberships).values({ organizationId: found.organizationId, userId, role, createdAt: now });
@@ -248,7 +285,9 @@ async function claim(deps: InvitationDeps, found: InvitationRow, userId: string,
     const [claimed] = await tx
       .update(invitations)
       .set({ acceptedAt: now, acceptedByUserId: null })
-      .where(and(eq(invitations.id, found.id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
+      .where(
+        and(eq(invitations.id, found.id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)),
+      )
       .returning({ id: invitations.id });
     if (!claimed) {
       const [current] = await tx.select().from(invitations).where(eq(invitations.id, found.id)).limit(1);

@@ -264,7 +264,9 @@ export function createAcceptWriter(
   const statement = acceptStatement(options.policy);
   const write = createBatcher(
     async (items: AcceptItem[]) => {
-      const rows = await database.queryPrepared<AcceptResult & { n: number }>(name, statement, { items: JSON.stringify(items.map((item, n) => ({ ...item, n }))) });
+      const rows = await database.queryPrepared<AcceptResult & { n: number }>(name, statement, {
+        items: JSON.stringify(items.map((item, n) => ({ ...item, n }))),
+      });
       const results: AcceptResult[] = [];
       for (const row of rows) results[row.n] = row;
       return results;
@@ -328,7 +330,10 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const content = parseContent(input.type, input.content);
     assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
     const phone = normalizePhone(input.to);
-    if (!phone) throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [{ pointer: '/to', message: 'not a valid international phone number' }]);
+    if (!phone)
+      throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [
+        { pointer: '/to', message: 'not a valid international phone number' },
+      ]);
     if (channel.status !== 'connected') return { refusal: 'channel_not_connected', channelId: channel.id, status: channel.status };
     if (input.conversationId !== undefined && !isUuid(input.conversationId)) return { refusal: 'conversation_not_found' };
     if (input.type === 'template') {
@@ -384,7 +389,11 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       case null:
         if (answer.message_id !== null) {
           deps.wakeDispatch();
-          return { refusal: null, message: { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id }, replayed: false };
+          return {
+            refusal: null,
+            message: { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id },
+            replayed: false,
+          };
         }
         // Nothing refused it, yet nothing was written: another request made its conversation a moment ago.
         break;
@@ -394,7 +403,12 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       case 'conversation_mismatch':
         return { refusal };
       case 'window_closed':
-        return { refusal, windowHours: windowHours!, phone, lastInboundAt: answer.last_inbound_at ? new Date(answer.last_inbound_at) : null };
+        return {
+          refusal,
+          windowHours: windowHours!,
+          phone,
+          lastInboundAt: answer.last_inbound_at ? new Date(answer.last_inbound_at) : null,
+        };
       case 'policy': {
         const verdict = deps.sendPolicy!.explain(answer.policy as never, input.type === 'template');
         return { refusal: 'send_refused', code: verdict.code, reason: verdict.reason };
@@ -410,7 +424,12 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
 }
 
 /** A template message's parameters against its approved template, when one is stored (else the provider checks). */
-async function checkTemplate(deps: MessageDeps, actor: Actor, channelId: string, content: Record<string, unknown>): Promise<SendRefusal | undefined> {
+async function checkTemplate(
+  deps: MessageDeps,
+  actor: Actor,
+  channelId: string,
+  content: Record<string, unknown>,
+): Promise<SendRefusal | undefined> {
   const template = content.template as { name: string; language: { code: string }; components?: unknown[] };
   const ref = { name: template.name, language: template.language.code };
   const check = async (fresh: boolean) => {
@@ -446,14 +465,18 @@ function assertMediaTargets(type: string, content: Record<string, unknown>, targ
 // ---------------------------------------------------------------------------------------------
 // Idempotency-Key
 
-
 /** The message as it was first answered: accepted, queued, nothing sent yet. */
 function asAccepted(row: MessageRow): MessageRow {
   return { ...row, ...NOTHING_SENT, dispatchAt: row.createdAt, updatedAt: row.createdAt };
 }
 
 /** An Idempotency-Key's live first answer, a conflict (another request, or its message gone), or undefined. */
-async function findIdempotentAnswer(deps: { db: Executor; clock: Clock }, actor: Actor, key: string, requestHash: string): Promise<SendOutcome | undefined> {
+async function findIdempotentAnswer(
+  deps: { db: Executor; clock: Clock },
+  actor: Actor,
+  key: string,
+  requestHash: string,
+): Promise<SendOutcome | undefined> {
   const [row] = await deps.db
     .select({ requestHash: idempotencyKeys.requestHash, message: messages })
     .from(idempotencyKeys)

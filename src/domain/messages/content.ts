@@ -75,7 +75,11 @@ const contact = z
   .object({
     full_name: nonEmpty(256),
     phone: z.string().trim().min(3).max(40),
-    phone_type: z.string().max(16).optional().meta({ description: `What the number is: ${PHONE_TYPES.join(' or ')} (the kinds the provider knows)` }),
+    phone_type: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({ description: `What the number is: ${PHONE_TYPES.join(' or ')} (the kinds the provider knows)` }),
     organization: z.string().max(256).optional(),
   })
   .strict();
@@ -93,7 +97,12 @@ const markAsRead = z.object({ message_id: providerMessageId }).strict();
 
 const templateParameter = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string().min(1).max(1024) }).strict(),
-  z.object({ type: z.literal('image'), image: z.object({ link: z.url({ protocol: /^https$/, error: 'must be a public https URL' }) }).strict() }).strict(),
+  z
+    .object({
+      type: z.literal('image'),
+      image: z.object({ link: z.url({ protocol: /^https$/, error: 'must be a public https URL' }) }).strict(),
+    })
+    .strict(),
   z.object({ type: z.literal('payload'), payload: z.string().min(1).max(256) }).strict(),
 ]);
 
@@ -115,7 +124,9 @@ const template = z
     template: z
       .object({
         name: z.string().regex(/^[a-z0-9_]{1,512}$/, { error: 'a template name: lower-case letters, digits and underscores' }),
-        language: z.object({ code: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, { error: "the approved template's locale code, e.g. en_US" }) }).strict(),
+        language: z
+          .object({ code: z.string().regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, { error: "the approved template's locale code, e.g. en_US" }) })
+          .strict(),
         components: z.array(templateComponent).max(10).optional(),
       })
       .strict(),
@@ -156,10 +167,19 @@ const list = z
     footer: footer.optional(),
   })
   .strict()
-  .refine((l) => l.sections.reduce((n, s) => n + s.rows.length, 0) <= 10, { error: 'at most 10 rows across all sections', path: ['sections'] });
+  .refine((l) => l.sections.reduce((n, s) => n + s.rows.length, 0) <= 10, {
+    error: 'at most 10 rows across all sections',
+    path: ['sections'],
+  });
 
 const ctaUrl = z
-  .object({ body: nonEmpty(1024), display_text: nonEmpty(20), url: z.url({ protocol: /^https?$/ }).max(2000), header: header.optional(), footer: footer.optional() })
+  .object({
+    body: nonEmpty(1024),
+    display_text: nonEmpty(20),
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    header: header.optional(),
+    footer: footer.optional(),
+  })
   .strict();
 
 const carouselButton = z.discriminatedUnion('type', [
@@ -190,12 +210,20 @@ const productCarousel = z
   .object({
     body: nonEmpty(1024),
     catalog_id: nonEmpty(64),
-    products: z.array(z.object({ product_retailer_id: nonEmpty(100) }).strict()).min(2).max(10),
+    products: z
+      .array(z.object({ product_retailer_id: nonEmpty(100) }).strict())
+      .min(2)
+      .max(10),
   })
   .strict();
 
 const singleProduct = z
-  .object({ catalog_id: nonEmpty(64), product_retailer_id: nonEmpty(100), body: z.string().max(1024).optional(), footer: footer.optional() })
+  .object({
+    catalog_id: nonEmpty(64),
+    product_retailer_id: nonEmpty(100),
+    body: z.string().max(1024).optional(),
+    footer: footer.optional(),
+  })
   .strict();
 
 const multiProduct = z
@@ -212,13 +240,18 @@ const multiProduct = z
   })
   .strict();
 
-const catalog = z.object({ body: nonEmpty(1024), footer: footer.optional(), thumbnail_product_retailer_id: z.string().max(100).optional() }).strict();
+const catalog = z
+  .object({ body: nonEmpty(1024), footer: footer.optional(), thumbnail_product_retailer_id: z.string().max(100).optional() })
+  .strict();
 
 const address = z
   .object({
     body: nonEmpty(1024),
     country: z.string().regex(/^[A-Z]{2}$/, { error: 'an ISO 3166 alpha-2 country code, e.g. IN' }),
-    values: z.record(z.string(), z.string().max(512)).optional().meta({ description: `Prefilled fields (${Object.keys(ADDRESS_FIELDS).join(', ')})` }),
+    values: z
+      .record(z.string(), z.string().max(512))
+      .optional()
+      .meta({ description: `Prefilled fields (${Object.keys(ADDRESS_FIELDS).join(', ')})` }),
   })
   .strict();
 
@@ -248,7 +281,10 @@ const statusQuery = z.object({ message_id: providerMessageId }).strict();
 const mediaDownload = z
   .object({ message_id: providerMessageId.optional(), media_id: z.string().min(1).max(256).optional() })
   .strict()
-  .refine((m) => m.message_id !== undefined || m.media_id !== undefined, { error: 'message_id or media_id is required', path: ['message_id'] });
+  .refine((m) => m.message_id !== undefined || m.media_id !== undefined, {
+    error: 'message_id or media_id is required',
+    path: ['message_id'],
+  });
 
 /** The normalized content schema of each type (after aliases are resolved). */
 export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
@@ -300,7 +336,8 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
   },
   media_carousel(content) {
     const cards = content.cards as Array<{ buttons: Array<{ type: string }> }>;
-    const kindOf = (buttons: Array<{ type: string }>) => (buttons.every((b) => b.type === 'url') ? 'url' : buttons.every((b) => b.type === 'quick_reply') ? 'quick_reply' : 'mixed');
+    const kindOf = (buttons: Array<{ type: string }>) =>
+      buttons.every((b) => b.type === 'url') ? 'url' : buttons.every((b) => b.type === 'quick_reply') ? 'quick_reply' : 'mixed';
     const errors: FieldError[] = [];
     const first = cards[0]!.buttons;
     cards.forEach((card, i) => {
@@ -309,7 +346,12 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
       if (kind === 'mixed') errors.push(refusal(at, 'a card has either one url button or quick_reply buttons, not both'));
       else if (kind === 'url' && card.buttons.length !== 1) errors.push(refusal(at, 'a card has exactly one url button'));
       else if (i > 0 && (kind !== kindOf(first) || card.buttons.length !== first.length)) {
-        errors.push(refusal(at, `every card must have the same buttons as the first (${first.length} ${kindOf(first)}), here ${card.buttons.length} ${kind}`));
+        errors.push(
+          refusal(
+            at,
+            `every card must have the same buttons as the first (${first.length} ${kindOf(first)}), here ${card.buttons.length} ${kind}`,
+          ),
+        );
       }
     });
     return errors;
@@ -317,11 +359,14 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
   address(content) {
     const errors: FieldError[] = [];
     if (!(ADDRESS_COUNTRIES as readonly string[]).includes(String(content.country))) {
-      errors.push(refusal('/content/country', `address messages are offered only in ${ADDRESS_COUNTRIES.join(', ')}, not ${String(content.country)}`));
+      errors.push(
+        refusal('/content/country', `address messages are offered only in ${ADDRESS_COUNTRIES.join(', ')}, not ${String(content.country)}`),
+      );
     }
     for (const [field, value] of Object.entries((content.values as Record<string, string> | undefined) ?? {})) {
       const max = ADDRESS_FIELDS[field];
-      if (max === undefined) errors.push(refusal(`/content/values/${field}`, `not an address field (${Object.keys(ADDRESS_FIELDS).join(', ')})`));
+      if (max === undefined)
+        errors.push(refusal(`/content/values/${field}`, `not an address field (${Object.keys(ADDRESS_FIELDS).join(', ')})`));
       else if (value.length > max) errors.push(refusal(`/content/values/${field}`, `at most ${max} characters`));
     }
     return errors;
@@ -332,9 +377,11 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
   },
   multi_product(content) {
     const errors: FieldError[] = [];
-    if (content.header === undefined) errors.push(refusal('/content/header', 'a multi-product message needs a header (text, up to 60 characters)'));
+    if (content.header === undefined)
+      errors.push(refusal('/content/header', 'a multi-product message needs a header (text, up to 60 characters)'));
     const count = (content.sections as Array<{ product_retailer_ids: string[] }>).reduce((n, s) => n + s.product_retailer_ids.length, 0);
-    if (count > MULTI_PRODUCT_MAX) errors.push(refusal('/content/sections', `at most ${MULTI_PRODUCT_MAX} products across all sections, here ${count}`));
+    if (count > MULTI_PRODUCT_MAX)
+      errors.push(refusal('/content/sections', `at most ${MULTI_PRODUCT_MAX} products across all sections, here ${count}`));
     return errors;
   },
 };
@@ -371,7 +418,7 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',
-            message: 'wrong shape: use the nested content.template object ({name, language: {code}, components})',
+      message: 'wrong shape: use the nested content.template object ({name, language: {code}, components})',
     });
   }
   return { content, errors };
@@ -395,7 +442,8 @@ export function parseContent(type: MessageType, raw: unknown): Json {
   if (!parsed.success) {
     const fieldErrors: FieldError[] = parsed.error.issues.map((issue) => ({
       pointer: `/content${issue.path.length ? '/' + issue.path.map(String).join('/') : ''}`,
-            message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
+      message:
+        issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : issue.message,
     }));
     throw invalid(`content of a ${type} message is invalid: ${describe(fieldErrors)}`, fieldErrors);
   }

@@ -83,7 +83,12 @@ function selectViews(db: Executor) {
 }
 
 type ViewRow = Awaited<ReturnType<ReturnType<typeof selectViews>['execute']>>[number];
-const toView = (row: ViewRow): ConversationView => ({ ...row.conversation, contact: row.contact, channel: row.channel, assignee: row.assignee });
+const toView = (row: ViewRow): ConversationView => ({
+  ...row.conversation,
+  contact: row.contact,
+  channel: row.channel,
+  assignee: row.assignee,
+});
 
 /** A conversation of the actor's organization with its contact, channel and assignee. */
 export async function loadConversationView(deps: { db: Executor }, actor: Actor, conversationId: string): Promise<ConversationView> {
@@ -129,7 +134,9 @@ function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | un
   if (assignee === 'none') return isNull(conversations.assigneeUserId);
   if (assignee === 'me') {
     if (actor.kind !== 'user' && actor.kind !== 'oauth') {
-      throw invalid('assignee=me needs a signed-in user', [{ pointer: '/assignee', message: 'me means the signed-in user; an API key is no user: give a user id' }]);
+      throw invalid('assignee=me needs a signed-in user', [
+        { pointer: '/assignee', message: 'me means the signed-in user; an API key is no user: give a user id' },
+      ]);
     }
     return eq(conversations.assigneeUserId, actor.userId);
   }
@@ -141,7 +148,11 @@ function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | un
  * Filters combine. The cursor holds the last row's activity time and id; a conversation that gets a
  * message while someone pages moves to the top, where a refreshed first page shows it.
  */
-export async function listConversations(deps: { db: Executor }, actor: Actor, input: ConversationListQuery): Promise<PageResult<ConversationView>> {
+export async function listConversations(
+  deps: { db: Executor },
+  actor: Actor,
+  input: ConversationListQuery,
+): Promise<PageResult<ConversationView>> {
   const assigned = assigneeCondition(actor, input.assignee);
   const q = input.q?.trim();
   const rows = await listPage(selectViews(deps.db).$dynamic(), {
@@ -190,7 +201,11 @@ export function conversationUpdated(row: ConversationRow): EventBodies['conversa
  * Changes status or assignee (a member of the organization, or null) and records
  * conversation.updated, in one transaction.
  */
-export async function updateConversation(deps: { db: Db; clock: Clock }, actor: Actor, input: ConversationPatch): Promise<ConversationView> {
+export async function updateConversation(
+  deps: { db: Db; clock: Clock },
+  actor: Actor,
+  input: ConversationPatch,
+): Promise<ConversationView> {
   return deps.db.transaction(async (tx) => {
     const row = await loadConversation({ db: tx }, actor, input.conversationId);
     if (typeof input.assigneeUserId === 'string') {
@@ -201,10 +216,12 @@ export async function updateConversation(deps: { db: Db; clock: Clock }, actor: 
             .where(and(eq(memberships.organizationId, actor.organizationId), eq(memberships.userId, input.assigneeUserId)))
             .limit(1)
         : [];
-      if (!member) throw invalid('assignee_user_id is not a member of this organization', [{ pointer: '/assignee_user_id', message: 'not a member' }]);
+      if (!member)
+        throw invalid('assignee_user_id is not a member of this organization', [{ pointer: '/assignee_user_id', message: 'not a member' }]);
     }
     const changed =
-      (input.status !== undefined && input.status !== row.status) || (input.assigneeUserId !== undefined && input.assigneeUserId !== row.assigneeUserId);
+      (input.status !== undefined && input.status !== row.status) ||
+      (input.assigneeUserId !== undefined && input.assigneeUserId !== row.assigneeUserId);
     if (changed) {
       const now = deps.clock.now();
       const [updated] = await tx
@@ -226,14 +243,20 @@ export async function updateConversation(deps: { db: Db; clock: Clock }, actor: 
  * Marks the conversation read up to now, for the whole team: no unread messages left, last_read_at
  * now. Records conversation.updated when there were unread messages; otherwise changes nothing.
  */
-export async function markConversationRead(deps: { db: Db; clock: Clock }, actor: Actor, conversationId: string): Promise<ConversationView> {
+export async function markConversationRead(
+  deps: { db: Db; clock: Clock },
+  actor: Actor,
+  conversationId: string,
+): Promise<ConversationView> {
   if (!isUuid(conversationId)) throw notFound('conversation');
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const [updated] = await tx
       .update(conversations)
       .set({ unreadCount: 0, lastReadAt: now, updatedAt: now })
-      .where(and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId), gt(conversations.unreadCount, 0)))
+      .where(
+        and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId), gt(conversations.unreadCount, 0)),
+      )
       .returning();
     if (updated) await recordEvent(tx, actor.organizationId, 'conversation.updated', conversationUpdated(updated), now);
     return loadConversationView({ db: tx }, actor, conversationId);
@@ -241,7 +264,14 @@ export async function markConversationRead(deps: { db: Db; clock: Clock }, actor
 }
 
 /** An inbound message reopens a closed conversation, opens the window and counts as unread. */
-export async function touchInbound(tx: Executor, row: ConversationRow, at: Date, preview: string, contactId: string | null, now: Date): Promise<void> {
+export async function touchInbound(
+  tx: Executor,
+  row: ConversationRow,
+  at: Date,
+  preview: string,
+  contactId: string | null,
+  now: Date,
+): Promise<void> {
   const [updated] = await tx
     .update(conversations)
     .set({
@@ -264,7 +294,14 @@ export async function touchInbound(tx: Executor, row: ConversationRow, at: Date,
  * A message the business sent outside Parley (an echo from its phone): the conversation's last message
  * moves forward; nothing is unread and the customer-service window stays as it is.
  */
-export async function touchOutbound(tx: Executor, row: ConversationRow, at: Date, preview: string, contactId: string | null, now: Date): Promise<void> {
+export async function touchOutbound(
+  tx: Executor,
+  row: ConversationRow,
+  at: Date,
+  preview: string,
+  contactId: string | null,
+  now: Date,
+): Promise<void> {
   await tx
     .update(conversations)
     .set({

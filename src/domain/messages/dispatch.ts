@@ -112,10 +112,19 @@ export async function recordAttempts(db: Db, rows: MessageRow[], now: Date): Pro
 }
 
 /** Records accepted sends, many in one statement (advanceStatuses); without a provider id (a read receipt) a row keeps none. */
-export async function recordSent(db: Db, sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>, now: Date): Promise<void> {
+export async function recordSent(
+  db: Db,
+  sends: Array<{ row: MessageRow; providerMessageId: string | undefined }>,
+  now: Date,
+): Promise<void> {
   await advanceStatuses(
     db,
-    sends.map(({ row, providerMessageId }) => ({ row, to: 'sent' as const, occurredAt: now, ...(providerMessageId ? { providerMessageId } : {}) })),
+    sends.map(({ row, providerMessageId }) => ({
+      row,
+      to: 'sent' as const,
+      occurredAt: now,
+      ...(providerMessageId ? { providerMessageId } : {}),
+    })),
     now,
   );
 }
@@ -147,14 +156,20 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
     if (settled !== 'send_again') return settled;
     // The provider certainly does not have it: a definite failure once the attempts are spent.
     if (row.attempts >= MAX_SEND_ATTEMPTS) {
-      return fail(deps, row, { code: row.errorCode ?? 'no_answer', title: row.errorTitle ?? 'no send attempt was answered, and the provider never received the message' });
+      return fail(deps, row, {
+        code: row.errorCode ?? 'no_answer',
+        title: row.errorTitle ?? 'no send attempt was answered, and the provider never received the message',
+      });
     }
   }
 
   if (channel.status !== 'connected') {
     const waited = row.attempts;
     if (waited >= CHANNEL_WAIT_ROUNDS) return fail(deps, row, { code: 'channel_unavailable', title: `channel stayed ${channel.status}` });
-    await deps.db.update(messages).set({ attempts: waited + 1, errorCode: 'channel_unavailable', errorTitle: `channel is ${channel.status}` }).where(eq(messages.id, row.id));
+    await deps.db
+      .update(messages)
+      .set({ attempts: waited + 1, errorCode: 'channel_unavailable', errorTitle: `channel is ${channel.status}` })
+      .where(eq(messages.id, row.id));
     return CHANNEL_WAIT_SECONDS;
   }
 
@@ -172,7 +187,12 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
   if (!marked) return null;
 
   const started = performance.now();
-  const result = await adapter.send(connectionOf(channel, deps.sealer), { id: row.id, to: row.toPhone, type: row.type, content: row.content });
+  const result = await adapter.send(connectionOf(channel, deps.sealer), {
+    id: row.id,
+    to: row.toPhone,
+    type: row.type,
+    content: row.content,
+  });
   const seconds = (performance.now() - started) / 1000;
   // The row as marked: a status that moved it meanwhile is met by advanceStatuses (it writes only from the status planned on, and plans again).
   if (result.ok) {
@@ -189,7 +209,11 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
 const LOST_ANSWER = new Set(['timeout', 'network_error']);
 
 /** Who can say whether the provider got a send: the provider itself where its API allows, else the sandbox for channels bound to it. */
-function finderFor(deps: DispatchDeps, adapter: ProviderAdapter, connection: ChannelConnection): ((messageId: string) => ReturnType<SendFinder>) | undefined {
+function finderFor(
+  deps: DispatchDeps,
+  adapter: ProviderAdapter,
+  connection: ChannelConnection,
+): ((messageId: string) => ReturnType<SendFinder>) | undefined {
   if (adapter.findSend) return (id) => adapter.findSend!(connection, id);
   if (connection.sandbox && deps.sandboxSends) return (id) => deps.sandboxSends!(connection, id);
   return undefined;
@@ -215,8 +239,16 @@ async function settleLostAnswer(
   if (!find) {
     // A repeat with the same idempotency key sends nothing new.
     if (sends.idempotentResend) return 'send_again';
-    deps.logger.warn({ message_id: row.id, attempts: row.attempts }, 'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it');
-    await deps.queue.enqueue(deps.db, 'message.reconcile', { message_id: row.id }, { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id });
+    deps.logger.warn(
+      { message_id: row.id, attempts: row.attempts },
+      'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it',
+    );
+    await deps.queue.enqueue(
+      deps.db,
+      'message.reconcile',
+      { message_id: row.id },
+      { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id },
+    );
     return null;
   }
   if (!sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
@@ -241,7 +273,10 @@ async function settleLostAnswer(
       message: found.error.title,
     });
   }
-  deps.logger.warn({ message_id: row.id, error: found.error.title }, 'could not ask the provider about a send whose answer was lost; asking again later');
+  deps.logger.warn(
+    { message_id: row.id, error: found.error.title },
+    'could not ask the provider about a send whose answer was lost; asking again later',
+  );
   return Math.min(backoffSeconds(row.attempts), deps.reconcileAfterSeconds - waited + 1);
 }
 
@@ -257,7 +292,10 @@ async function handleFailure(
     // The provider may have it: keep the fault on the row (the next round settles it, see
     // settleLostAnswer) and come back when a repeat is safe or the provider can be asked.
     deps.logger.warn({ message_id: row.id, error: error.title }, 'send outcome unknown; settling it before any new attempt');
-    await deps.db.update(messages).set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null }).where(eq(messages.id, row.id));
+    await deps.db
+      .update(messages)
+      .set({ errorCode: error.code, errorTitle: error.title, errorMessage: error.message ?? null })
+      .where(eq(messages.id, row.id));
     const settled = await settleLostAnswer(deps, { ...row, errorCode: error.code }, adapter, connectionOf(channel, deps.sealer), writes);
     if (settled !== 'send_again') return settled;
     if (row.attempts >= MAX_SEND_ATTEMPTS) return fail(deps, row, { code: error.code, title: error.title, message: error.message });
@@ -292,8 +330,17 @@ const messageError = (error: ProviderError): MessageError => ({
 async function holdTemplate(deps: DispatchDeps, channel: { id: string }, row: MessageRow, error: ProviderError): Promise<void> {
   const template = row.content.template as { name?: unknown; language?: { code?: unknown } } | undefined;
   if (typeof template?.name !== 'string' || typeof template.language?.code !== 'string') return;
-  const held = await holdTemplateAfterSend(deps, channel, { name: template.name, language: template.language.code }, error.templateStatus!, error.message ?? error.title);
-  deps.logger.warn({ message_id: row.id, template: template.name, status: error.templateStatus, stored: held !== undefined }, 'the provider refused a send of a template it holds back');
+  const held = await holdTemplateAfterSend(
+    deps,
+    channel,
+    { name: template.name, language: template.language.code },
+    error.templateStatus!,
+    error.message ?? error.title,
+  );
+  deps.logger.warn(
+    { message_id: row.id, template: template.name, status: error.templateStatus, stored: held !== undefined },
+    'the provider refused a send of a template it holds back',
+  );
 }
 
 /**

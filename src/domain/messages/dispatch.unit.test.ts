@@ -11,7 +11,8 @@ test('a database failure while loading the channel is thrown (the message is tri
   };
   // Every read fails, as when the connection was just terminated; writes are recorded.
   const chain: Record<string, unknown> = {};
-  for (const method of ['from', 'where', 'limit']) chain[method] = () => (method === 'limit' ? Promise.reject(new DatabaseUnavailableError('ECONNRESET')) : chain);
+  for (const method of ['from', 'where', 'limit'])
+    chain[method] = () => (method === 'limit' ? Promise.reject(new DatabaseUnavailableError('ECONNRESET')) : chain);
   const db = {
     select: () => chain,
     transaction: async () => writes.push('transaction'),

@@ -143,7 +143,9 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
 
   /** A message row as the claim returns it (column names, driver values) in drizzle's form. */
   const messageRowOf = (raw: Record<string, unknown>): MessageRow =>
-    Object.fromEntries(columns.map(([key, column]) => [key, raw[column.name] == null ? null : column.mapFromDriverValue(raw[column.name])])) as MessageRow;
+    Object.fromEntries(
+      columns.map(([key, column]) => [key, raw[column.name] == null ? null : column.mapFromDriverValue(raw[column.name])]),
+    ) as MessageRow;
 
   // The leases released (or pushed to when the message is due again), many rows in one statement.
   const release = createBatcher(async (items: Array<{ id: string; dispatchAt: Date | null }>) => {
@@ -181,7 +183,9 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
   const renew = async () => {
     if (held.size === 0) return;
     const until = new Date(deps.clock.now().getTime() + DISPATCH_LEASE_SECONDS * 1000);
-    await renewLeases(deps.db, [...held], until).catch((err: unknown) => deps.logger.warn({ err }, 'could not renew the lease of messages being sent'));
+    await renewLeases(deps.db, [...held], until).catch((err: unknown) =>
+      deps.logger.warn({ err }, 'could not renew the lease of messages being sent'),
+    );
   };
 
   const handle = async ({ row, sendAt }: ClaimedRow, channel: ChannelRow | undefined) => {

@@ -74,8 +74,13 @@ export async function recordInboundMedia(
 
 /** A file name as the provider gave it, without path parts or control characters, at most 255 characters. */
 function safeFileName(name: string): string | null {
-  // eslint-disable-next-line no-control-regex
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return base === '' || base === '.' || base === '..' ? null : base;
 }
 
@@ -120,9 +125,15 @@ export async function storeInboundMedia(deps: MediaStoreDeps, input: { messageId
   await db.update(messageMedia).set({ attempts: attempt, updatedAt: clock.now() }).where(eq(messageMedia.messageId, media.messageId));
 
   const channel = await findChannel(db, message.channelId);
-  if (!channel) return finish(deps, found, { status: 'failed', code: 'channel_deleted', title: 'the channel was deleted before its media was downloaded' });
+  if (!channel)
+    return finish(deps, found, {
+      status: 'failed',
+      code: 'channel_deleted',
+      title: 'the channel was deleted before its media was downloaded',
+    });
   const adapter = deps.providers.get(channel.platform as Platform);
-  if (!adapter.downloadMedia) return finish(deps, found, { status: 'failed', code: 'media_unsupported', title: "the channel's provider offers no media download" });
+  if (!adapter.downloadMedia)
+    return finish(deps, found, { status: 'failed', code: 'media_unsupported', title: "the channel's provider offers no media download" });
 
   const limit = inboundMediaLimit(message.type);
   const kind = message.type;
@@ -143,9 +154,15 @@ export async function storeInboundMedia(deps: MediaStoreDeps, input: { messageId
   } catch (err) {
     // Nothing half-stored: the store's put keeps nothing of a failed body; the delete covers a
     // store that could not tell (and an object a run before this one may have left).
-    await store.delete(key).catch((cause) => deps.logger.warn({ err: cause, message_id: message.id }, 'could not remove a partial media object'));
+    await store
+      .delete(key)
+      .catch((cause) => deps.logger.warn({ err: cause, message_id: message.id }, 'could not remove a partial media object'));
     if (err instanceof MediaTooLargeError) return finish(deps, found, tooLarge(kind, err.limit));
-    return providerFault(deps, found, attempt, { code: 'download_failed', title: `the media could not be downloaded and stored: ${(err as Error).message}`, retryable: true });
+    return providerFault(deps, found, attempt, {
+      code: 'download_failed',
+      title: `the media could not be downloaded and stored: ${(err as Error).message}`,
+      retryable: true,
+    });
   }
   const { contentType, size, sha256 } = outcome;
   await finish(deps, found, { status: 'stored', key, contentType, size, sha256 });
@@ -153,7 +170,11 @@ export async function storeInboundMedia(deps: MediaStoreDeps, input: { messageId
 
 function tooLarge(kind: string, limit: number, size?: number): Outcome {
   const what = kind === 'sticker' ? (limit === STATIC_STICKER_MAX ? 'static sticker' : 'animated sticker') : kind;
-  return { status: 'failed', code: 'media_too_large', title: `${what} media is ${size !== undefined ? `${size} bytes` : 'larger than the limit'}; the limit is ${limit} bytes` };
+  return {
+    status: 'failed',
+    code: 'media_too_large',
+    title: `${what} media is ${size !== undefined ? `${size} bytes` : 'larger than the limit'}; the limit is ${limit} bytes`,
+  };
 }
 
 /** A provider's refusal: retried while it is transient and attempts remain, else the media fails with the provider's code. */
@@ -163,7 +184,9 @@ async function providerFault(deps: MediaStoreDeps, found: Found, attempt: number
       .update(messageMedia)
       .set({ errorCode: error.code.slice(0, 100), errorTitle: error.title.slice(0, 500), updatedAt: deps.clock.now() })
       .where(and(eq(messageMedia.messageId, found.media.messageId), eq(messageMedia.status, 'pending')));
-    throw new MediaRetryError(`media download of message ${found.message.id} failed (attempt ${attempt} of ${MEDIA_DOWNLOAD_ATTEMPTS}): ${error.code} ${error.title}`);
+    throw new MediaRetryError(
+      `media download of message ${found.message.id} failed (attempt ${attempt} of ${MEDIA_DOWNLOAD_ATTEMPTS}): ${error.code} ${error.title}`,
+    );
   }
   return finish(deps, found, { status: 'failed', code: error.code.slice(0, 100), title: error.title.slice(0, 500) });
 }
@@ -182,7 +205,17 @@ async function finish(deps: MediaStoreDeps, found: Found, outcome: Outcome): Pro
       .update(messageMedia)
       .set(
         outcome.status === 'stored'
-          ? { status: 'stored', storageKey: outcome.key, contentType: outcome.contentType, size: outcome.size, sha256: outcome.sha256, errorCode: null, errorTitle: null, storedAt: now, updatedAt: now }
+          ? {
+              status: 'stored',
+              storageKey: outcome.key,
+              contentType: outcome.contentType,
+              size: outcome.size,
+              sha256: outcome.sha256,
+              errorCode: null,
+              errorTitle: null,
+              storedAt: now,
+              updatedAt: now,
+            }
           : { status: 'failed', errorCode: outcome.code, errorTitle: outcome.title, updatedAt: now },
       )
       .where(and(eq(messageMedia.messageId, message.id), eq(messageMedia.status, 'pending')))
@@ -207,7 +240,9 @@ async function finish(deps: MediaStoreDeps, found: Found, outcome: Outcome): Pro
 }
 
 async function closeBody(body: AsyncIterable<Uint8Array>): Promise<void> {
-  await body[Symbol.asyncIterator]().return?.().catch(() => undefined);
+  await body[Symbol.asyncIterator]()
+    .return?.()
+    .catch(() => undefined);
 }
 
 /**
@@ -291,13 +326,24 @@ export async function openMessageMedia(deps: { db: Executor; store: MediaStore }
   if (!found) throw notFound('message');
   const media = found.media;
   if (!media) throw new DomainError('not_found', 'the message has no media');
-  if (media.status !== 'stored' || media.storageKey === null || media.contentType === null || media.size === null || media.sha256 === null) {
+  if (
+    media.status !== 'stored' ||
+    media.storageKey === null ||
+    media.contentType === null ||
+    media.size === null ||
+    media.sha256 === null
+  ) {
     throw new DomainError(
       'conflict',
       media.status === 'failed'
         ? `the message's media could not be stored: ${media.errorTitle ?? media.errorCode ?? 'unknown error'}`
         : "the message's media is still being downloaded; try again shortly",
-      { extra: { media_status: media.status, ...(media.status === 'failed' ? { media_error: { code: media.errorCode, title: media.errorTitle } } : {}) } },
+      {
+        extra: {
+          media_status: media.status,
+          ...(media.status === 'failed' ? { media_error: { code: media.errorCode, title: media.errorTitle } } : {}),
+        },
+      },
     );
   }
   const stored = media as OpenedMedia['media'];

@@ -17,7 +17,8 @@ const dir = mkdtempSync(path.join(tmpdir(), 'parley-inbound-media-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const store = createFsMediaStore(dir);
 const files = (): string[] => {
-  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  const walk = (d: string): string[] =>
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
   return walk(dir);
 };
 
@@ -61,18 +62,30 @@ test('a body with no declared size that passes the limit stops there, reads no f
   // 64 KB chunks: the fourth passes 200,000 bytes; nothing after it is read.
   assert.equal(state.read, 4);
   assert.equal(await store.exists('org/big'), false);
-  assert.deepEqual(files().filter((f) => f.includes('big')), []);
+  assert.deepEqual(
+    files().filter((f) => f.includes('big')),
+    [],
+  );
 });
 
 test('a static sticker is held to 100 KB, an animated one to 500 KB; text bytes are application/octet-stream', async () => {
   const limit = MEDIA_RULES.sticker!.maxBytes;
-  await assert.rejects(copyMediaIntoStore(store, 'org/static', body(webp(false, STATIC_STICKER_MAX + 1)).body, 'sticker', limit), MediaTooLargeError);
+  await assert.rejects(
+    copyMediaIntoStore(store, 'org/static', body(webp(false, STATIC_STICKER_MAX + 1)).body, 'sticker', limit),
+    MediaTooLargeError,
+  );
   assert.equal(await store.exists('org/static'), false);
   const animated = await copyMediaIntoStore(store, 'org/animated', body(webp(true, 400 * 1024)).body, 'sticker', limit);
   assert.equal(animated.contentType, 'image/webp');
   const small = await copyMediaIntoStore(store, 'org/small', body(webp(false, 50 * 1024)).body, 'sticker', limit);
   assert.equal(small.size, 50 * 1024);
-  const text = await copyMediaIntoStore(store, 'org/text', body(Buffer.from('hello, plain text')).body, 'document', MEDIA_RULES.document!.maxBytes);
+  const text = await copyMediaIntoStore(
+    store,
+    'org/text',
+    body(Buffer.from('hello, plain text')).body,
+    'document',
+    MEDIA_RULES.document!.maxBytes,
+  );
   assert.equal(text.contentType, 'application/octet-stream');
   const empty = await copyMediaIntoStore(store, 'org/empty', body(Buffer.alloc(0)).body, 'document', MEDIA_RULES.document!.maxBytes);
   assert.deepEqual([empty.size, empty.contentType], [0, 'application/octet-stream']);

@@ -10,7 +10,10 @@ export type MediaRule = { maxBytes: number; types: readonly string[] | null };
 
 export const MEDIA_RULES: Record<string, MediaRule> = {
   image: { maxBytes: 5 * 1024 * 1024, types: ['image/jpeg', 'image/png'] },
-  audio: { maxBytes: 16 * 1024 * 1024, types: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/m4a', 'audio/x-m4a', 'audio/ogg'] },
+  audio: {
+    maxBytes: 16 * 1024 * 1024,
+    types: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/m4a', 'audio/x-m4a', 'audio/ogg'],
+  },
   video: { maxBytes: 16 * 1024 * 1024, types: ['video/mp4', 'video/3gpp'] },
   document: { maxBytes: 100 * 1024 * 1024, types: null },
   sticker: { maxBytes: 500 * 1024, types: ['image/webp'] },
@@ -53,13 +56,19 @@ export async function checkMedia(type: string, url: string, policy: TargetPolicy
     const size = range ? Number(range[1]) : Number(response.headers.get('content-length') ?? NaN);
     const head = new Uint8Array(await response.arrayBuffer()).slice(0, 64);
     if (rule.types && !rule.types.includes(mime)) {
-      return { code: 'media_type_unsupported', title: `${type} media must be ${rule.types.join(', ')}; the URL serves ${mime || 'no content type'}` };
+      return {
+        code: 'media_type_unsupported',
+        title: `${type} media must be ${rule.types.join(', ')}; the URL serves ${mime || 'no content type'}`,
+      };
     }
     if (!Number.isFinite(size)) return undefined;
     let max = rule.maxBytes;
     if (type === 'sticker' && !isAnimatedWebp(head)) max = STATIC_STICKER_MAX;
     if (size > max) {
-      return { code: 'media_too_large', title: `${type === 'sticker' ? (max === STATIC_STICKER_MAX ? 'static sticker' : 'animated sticker') : type} media is ${size} bytes; the limit is ${max} bytes` };
+      return {
+        code: 'media_too_large',
+        title: `${type === 'sticker' ? (max === STATIC_STICKER_MAX ? 'static sticker' : 'animated sticker') : type} media is ${size} bytes; the limit is ${max} bytes`,
+      };
     }
     return undefined;
   } finally {

@@ -74,36 +74,46 @@ export type MessageFilters = {
 
 /** Newest first; the cursor is the (created_at, id) of the last row, so new messages never shift pages. */
 export async function listMessages(deps: { db: Executor }, actor: Actor, input: Page & MessageFilters): Promise<PageResult<MessageView>> {
-  if ((input.channelId !== undefined && !isUuid(input.channelId)) || (input.conversationId !== undefined && !isUuid(input.conversationId))) {
+  if (
+    (input.channelId !== undefined && !isUuid(input.channelId)) ||
+    (input.conversationId !== undefined && !isUuid(input.conversationId))
+  ) {
     return emptyPage();
   }
   const to = input.to ? normalizePhone(input.to) : undefined;
   if (input.to && !to) throw invalid('to is not a valid phone number', [{ pointer: '/to', message: 'not a valid phone number' }]);
-  const rows = await listPage(deps.db.select(VIEW).from(messages).leftJoin(messageMedia, eq(messageMedia.messageId, messages.id)).$dynamic(), {
-    where: [
-      eq(messages.organizationId, actor.organizationId),
-      ...equalWhereGiven([
-        [messages.channelId, input.channelId],
-        [messages.conversationId, input.conversationId],
-        [messages.status, input.status],
-        [messages.direction, input.direction],
-      ]),
-      given(to, (phone) => eq(messages.toPhone, phoneDigits(phone))),
-      given(input.createdAfter, (after) => gte(messages.createdAt, after)),
-      given(input.createdBefore, (before) => lte(messages.createdAt, before)),
-    ],
-    order: newestFirstBy(messages.createdAt, messages.id),
-    after: cursorKey(input.cursor),
-    limit: input.limit,
-    keyOf: (row) => ({ t: row.message.createdAt, id: row.message.id }),
-  });
+  const rows = await listPage(
+    deps.db.select(VIEW).from(messages).leftJoin(messageMedia, eq(messageMedia.messageId, messages.id)).$dynamic(),
+    {
+      where: [
+        eq(messages.organizationId, actor.organizationId),
+        ...equalWhereGiven([
+          [messages.channelId, input.channelId],
+          [messages.conversationId, input.conversationId],
+          [messages.status, input.status],
+          [messages.direction, input.direction],
+        ]),
+        given(to, (phone) => eq(messages.toPhone, phoneDigits(phone))),
+        given(input.createdAfter, (after) => gte(messages.createdAt, after)),
+        given(input.createdBefore, (before) => lte(messages.createdAt, before)),
+      ],
+      order: newestFirstBy(messages.createdAt, messages.id),
+      after: cursorKey(input.cursor),
+      limit: input.limit,
+      keyOf: (row) => ({ t: row.message.createdAt, id: row.message.id }),
+    },
+  );
   return mapPage(rows, toView);
 }
 
 export type StatusHistoryRow = typeof messageStatusHistory.$inferSelect;
 
 /** A message and its status history, in the order the reports arrived. */
-export async function messageStatus(deps: { db: Executor }, actor: Actor, messageId: string): Promise<{ message: MessageView; history: StatusHistoryRow[] }> {
+export async function messageStatus(
+  deps: { db: Executor },
+  actor: Actor,
+  messageId: string,
+): Promise<{ message: MessageView; history: StatusHistoryRow[] }> {
   const message = await loadMessage(deps, actor, messageId);
   const history = await deps.db
     .select()
@@ -176,7 +186,15 @@ export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Da
     for (const [i, moved] of plan.moved) result[i] = moved;
     const conflicted = await writeMoves(tx, plan, now);
     pending = pending.filter((p) => conflicted.has(p.move.row.id));
-    if (pending.length > 0) current = new Map((await tx.select().from(messages).where(inArray(messages.id, batchIds([...conflicted])))).map((r) => [r.id, r]));
+    if (pending.length > 0)
+      current = new Map(
+        (
+          await tx
+            .select()
+            .from(messages)
+            .where(inArray(messages.id, batchIds([...conflicted])))
+        ).map((r) => [r.id, r]),
+      );
   }
   return result;
 }
@@ -184,7 +202,14 @@ export async function advanceStatuses(tx: Executor, moves: StatusMove[], now: Da
 type Plan = {
   /** Per message: the status it was read in and the one it ends in, with the columns that change. */
   rows: Array<{ id: string; from: string; status: string; provider_message_id: string | null; error: MessageError | null }>;
-  history: Array<{ id: string; message_id: string; status: string; error_code: string | null; error_title: string | null; occurred_at: string }>;
+  history: Array<{
+    id: string;
+    message_id: string;
+    status: string;
+    error_code: string | null;
+    error_title: string | null;
+    occurred_at: string;
+  }>;
   events: Array<{ n: number; id: string; message_id: string; organization_id: string; type: string; payload: Record<string, unknown> }>;
   moved: Map<number, boolean>;
 };
@@ -200,7 +225,14 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
     const key = `${messageId}\u0000${status}`;
     if (historyAt.has(key)) return;
     historyAt.set(key, plan.history.length);
-    plan.history.push({ id: uuidv7(), message_id: messageId, status, error_code: error?.code ?? null, error_title: error?.title ?? null, occurred_at: occurredAt.toISOString() });
+    plan.history.push({
+      id: uuidv7(),
+      message_id: messageId,
+      status,
+      error_code: error?.code ?? null,
+      error_title: error?.title ?? null,
+      occurred_at: occurredAt.toISOString(),
+    });
   };
   for (const { move, i } of pending) {
     const row = current.get(move.row.id);
@@ -227,8 +259,15 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
     if (move.error) entry.error = move.error;
     const event = (type: EventType, payload: Record<string, unknown>) =>
       plan.events.push({ n: plan.events.length, id: uuidv7(), message_id: row.id, organization_id: row.organizationId, type, payload });
-    if (from === 'queued' && move.to !== 'failed') event('message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId });
-    for (const step of steps) event('message.status_update', { message_id: row.id, status: step, conversation_id: row.conversationId, organization_id: row.organizationId });
+    if (from === 'queued' && move.to !== 'failed')
+      event('message.sent', { conversation_id: row.conversationId, message_id: row.id, channel_id: row.channelId });
+    for (const step of steps)
+      event('message.status_update', {
+        message_id: row.id,
+        status: step,
+        conversation_id: row.conversationId,
+        organization_id: row.organizationId,
+      });
     plan.moved.set(i, true);
   }
   return plan;
@@ -308,7 +347,12 @@ export async function messageStatusByProviderId(db: Executor, channelId: string,
   return row?.status;
 }
 
-export async function findByProviderId(tx: Executor, channelId: string, providerMessageId: string, ownId?: string): Promise<MessageRow | undefined> {
+export async function findByProviderId(
+  tx: Executor,
+  channelId: string,
+  providerMessageId: string,
+  ownId?: string,
+): Promise<MessageRow | undefined> {
   const [row] = await tx
     .select()
     .from(messages)

@@ -37,7 +37,10 @@ export function createPacer(deps: { db: Executor; clock: Clock }): Pacer {
       await deps.db
         .insert(channelPacing)
         .values({ channelId, nextSlotAt: until })
-        .onConflictDoUpdate({ target: channelPacing.channelId, set: { nextSlotAt: sql`greatest(${channelPacing.nextSlotAt}, excluded.next_slot_at)` } });
+        .onConflictDoUpdate({
+          target: channelPacing.channelId,
+          set: { nextSlotAt: sql`greatest(${channelPacing.nextSlotAt}, excluded.next_slot_at)` },
+        });
     },
     async pauseRecipient(channelId, recipient, ms) {
       const now = deps.clock.now();

@@ -34,7 +34,9 @@ async function storeOnce(
   const inserted = await tx.insert(messages).values(values).onConflictDoNothing().returning({ id: messages.id });
   if (inserted.length === 0) return false;
   if (event.media) await recordInboundMedia(deps.media, tx, { id: values.id, organizationId: values.organizationId }, event.media, at);
-  await tx.insert(messageStatusHistory).values({ id: uuidv7(), messageId: values.id, status: values.status, occurredAt: event.timestamp, createdAt: at });
+  await tx
+    .insert(messageStatusHistory)
+    .values({ id: uuidv7(), messageId: values.id, status: values.status, occurredAt: event.timestamp, createdAt: at });
   return true;
 }
 
@@ -47,7 +49,10 @@ export type InboundContactResolver = (
   input: { phone: string; profileName?: string; identities: Array<{ type: string; value: string }>; at: Date },
 ) => Promise<{ contactId: string; created: boolean }>;
 
-export type MessageEvent = Extract<InboundEvent, { kind: 'message.status' | 'message.inbound' | 'message.echo' | 'message.edited' | 'message.deleted' }>;
+export type MessageEvent = Extract<
+  InboundEvent,
+  { kind: 'message.status' | 'message.inbound' | 'message.echo' | 'message.edited' | 'message.deleted' }
+>;
 
 /** Applies message events of a channel, in the caller's transaction, at `at` (now). */
 export type MessageApplier = {
@@ -106,7 +111,10 @@ export async function applyStatuses(tx: Executor, channel: ChannelRow, events: S
       and(
         eq(messages.channelId, channel.id),
         // The ids as JSON parameters: one prepared statement whatever the number of reports (db/batch-rows.ts).
-        or(inArray(messages.providerMessageId, batchIds(providerIds, 'text')), ownIds.length > 0 ? and(inArray(messages.id, batchIds(ownIds)), isNull(messages.providerMessageId)) : undefined),
+        or(
+          inArray(messages.providerMessageId, batchIds(providerIds, 'text')),
+          ownIds.length > 0 ? and(inArray(messages.id, batchIds(ownIds)), isNull(messages.providerMessageId)) : undefined,
+        ),
       ),
     );
   const byProviderId = new Map(rows.filter((r) => r.providerMessageId !== null).map((r) => [r.providerMessageId!, r]));
@@ -126,11 +134,17 @@ export async function applyStatuses(tx: Executor, channel: ChannelRow, events: S
         to: event.status,
         occurredAt: event.timestamp,
         providerMessageId: event.providerMessageId,
-        ...(event.status === 'failed' ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } } : {}),
+        ...(event.status === 'failed'
+          ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } }
+          : {}),
       },
     });
   }
-  const moved = await advanceStatuses(tx, known.map((k) => k.move), now);
+  const moved = await advanceStatuses(
+    tx,
+    known.map((k) => k.move),
+    now,
+  );
   for (const [i, { event, move }] of known.entries()) {
     if (moved[i] && event.status === 'failed' && event.error) await applyFailureScope(tx, channel, move.row, event.error, now);
   }
@@ -147,7 +161,14 @@ async function applyFailureScope(tx: Executor, channel: ChannelRow, row: Message
   if (error.scope === 'template' && error.templateStatus) {
     const template = row.content.template as { name?: unknown; language?: { code?: unknown } } | undefined;
     if (typeof template?.name === 'string' && typeof template.language?.code === 'string') {
-      await holdTemplate(tx, channel, { name: template.name, language: template.language.code }, error.templateStatus, error.message ?? error.title, now);
+      await holdTemplate(
+        tx,
+        channel,
+        { name: template.name, language: template.language.code },
+        error.templateStatus,
+        error.message ?? error.title,
+        now,
+      );
     }
   }
 }
@@ -166,7 +187,12 @@ async function applyInbound(
     .limit(1);
   if (existing) return;
   const from = event.from.replace(/^\+/, '');
-  const contact = await deps.resolveContact(tx, channel.organizationId, { phone: `+${from}`, profileName: event.profileName, identities: event.identities ?? [], at });
+  const contact = await deps.resolveContact(tx, channel.organizationId, {
+    phone: `+${from}`,
+    profileName: event.profileName,
+    identities: event.identities ?? [],
+    at,
+  });
   const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact.contactId);
   const id = uuidv7();
   const given = event.type === 'poll_vote' ? await namePollVote(tx, channel.id, event.content) : event.content;
@@ -225,7 +251,9 @@ async function namePollVote(tx: Executor, channelId: string, content: Record<str
     .from(messages)
     .where(and(eq(messages.channelId, channelId), eq(messages.providerMessageId, content.poll_id), eq(messages.type, 'poll')))
     .limit(1);
-  const options = Array.isArray(poll?.content.options) ? (poll.content.options as unknown[]).filter((o): o is string => typeof o === 'string') : [];
+  const options = Array.isArray(poll?.content.options)
+    ? (poll.content.options as unknown[]).filter((o): o is string => typeof o === 'string')
+    : [];
   const byHash = new Map(options.map((o) => [createHash('sha256').update(o).digest('hex'), o]));
   const names = hashes.map((h) => byHash.get(String(h)));
   if (!poll || names.some((n) => n === undefined)) return content;
@@ -244,16 +272,25 @@ type EchoEvent = Extract<InboundEvent, { kind: 'message.echo' }>;
 async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at: Date, deps: MessageApplierDeps) {
   const known = await findByProviderId(tx, channel.id, event.providerMessageId, event.callbackData);
   if (known) {
-    if (known.status === 'queued') await advanceStatus(tx, known, 'sent', event.timestamp, at, { providerMessageId: event.providerMessageId });
+    if (known.status === 'queued')
+      await advanceStatus(tx, known, 'sent', event.timestamp, at, { providerMessageId: event.providerMessageId });
     return;
   }
   if (event.callbackData) {
     // Parley's own message, already settled under this id or another: never stored twice.
-    const [own] = await tx.select({ id: messages.id }).from(messages).where(and(eq(messages.channelId, channel.id), eq(messages.id, event.callbackData))).limit(1);
+    const [own] = await tx
+      .select({ id: messages.id })
+      .from(messages)
+      .where(and(eq(messages.channelId, channel.id), eq(messages.id, event.callbackData)))
+      .limit(1);
     if (own) return;
   }
   const to = event.to.replace(/^\+/, '');
-  const contact = await deps.resolveContact(tx, channel.organizationId, { phone: `+${to}`, identities: [{ type: 'chatapp_id', value: to }], at });
+  const contact = await deps.resolveContact(tx, channel.organizationId, {
+    phone: `+${to}`,
+    identities: [{ type: 'chatapp_id', value: to }],
+    at,
+  });
   const conversation = await ensureConversation(tx, channel.organizationId, channel.id, to, at, contact.contactId);
   const id = uuidv7();
   const content = { ...event.content, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
@@ -284,9 +321,21 @@ async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at
   if (!stored) return;
   await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   const ids = { message_id: id, conversation_id: conversation.id, channel_id: channel.id };
-  await recordEvent(tx, channel.organizationId, 'message.new', { ...ids, contact_id: contact.contactId, direction: 'outbound', from_phone: ours, msg_type: event.type }, at);
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.new',
+    { ...ids, contact_id: contact.contactId, direction: 'outbound', from_phone: ours, msg_type: event.type },
+    at,
+  );
   await recordEvent(tx, channel.organizationId, 'message.sent', ids, at);
-  await recordEvent(tx, channel.organizationId, 'message.status_update', { message_id: id, status: 'sent', conversation_id: conversation.id, organization_id: channel.organizationId }, at);
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.status_update',
+    { message_id: id, status: 'sent', conversation_id: conversation.id, organization_id: channel.organizationId },
+    at,
+  );
 }
 
 /** Any message of the channel (ours or theirs) by the provider's id; unknown throws: its own event may not be applied yet (retried, then skipped). */
@@ -322,7 +371,13 @@ async function applyEdited(tx: Executor, channel: ChannelRow, event: Extract<Inb
     tx,
     channel.organizationId,
     'message.edited',
-    { message_id: row.id, conversation_id: row.conversationId, channel_id: channel.id, direction: row.direction as 'inbound' | 'outbound', edited_at: event.timestamp.toISOString() },
+    {
+      message_id: row.id,
+      conversation_id: row.conversationId,
+      channel_id: channel.id,
+      direction: row.direction as 'inbound' | 'outbound',
+      edited_at: event.timestamp.toISOString(),
+    },
     at,
   );
 }
@@ -340,7 +395,13 @@ async function applyDeleted(tx: Executor, channel: ChannelRow, event: Extract<In
     tx,
     channel.organizationId,
     'message.deleted',
-    { message_id: row.id, conversation_id: row.conversationId, channel_id: channel.id, direction: row.direction as 'inbound' | 'outbound', deleted_at: event.timestamp.toISOString() },
+    {
+      message_id: row.id,
+      conversation_id: row.conversationId,
+      channel_id: channel.id,
+      direction: row.direction as 'inbound' | 'outbound',
+      deleted_at: event.timestamp.toISOString(),
+    },
     at,
   );
 }

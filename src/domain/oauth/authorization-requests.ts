@@ -16,7 +16,16 @@ import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 import { notFound } from '../errors.ts';
-import { assertOpen, chosenOrganizations, clientScopes, consentFor, withParams, type Consent, type FlowNoun, type UserActor } from './consent.ts';
+import {
+  assertOpen,
+  chosenOrganizations,
+  clientScopes,
+  consentFor,
+  withParams,
+  type Consent,
+  type FlowNoun,
+  type UserActor,
+} from './consent.ts';
 import { findClient, GRANT_TYPES, OAUTH_PREFIXES } from './vocabulary.ts';
 
 /** How long a checked request waits for the user to sign in and decide. */
@@ -79,14 +88,21 @@ export async function startAuthorization({ db, clock, issuer }: AnswerDeps, para
   const redirectUri = single(params.redirectUri, 'redirect_uri', AUTHORIZE_LIMITS.redirectUri);
   if (!redirectUri.ok) return page(redirectUri.problem);
   if (redirectUri.value === undefined) return page('redirect_uri is missing: the application must say where to send you back');
-  if (!client.redirectUris.includes(redirectUri.value)) return page(`redirect_uri is not one registered for ${client.name}: it must match a registered URI exactly`);
-  if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode)) return page(`${client.name} is not registered for the authorization code flow`);
+  if (!client.redirectUris.includes(redirectUri.value))
+    return page(`redirect_uri is not one registered for ${client.name}: it must match a registered URI exactly`);
+  if (!client.grantTypes.includes(GRANT_TYPES.authorizationCode))
+    return page(`${client.name} is not registered for the authorization code flow`);
 
   // From here on the client hears of every problem, with its state.
   const state = single(params.state, 'state', AUTHORIZE_LIMITS.state);
   const refuse = (error: string, description: string): AuthorizationStart => ({
     kind: 'redirect',
-    location: withParams(redirectUri.value!, { error, error_description: description, state: state.ok ? state.value : undefined, iss: issuer }),
+    location: withParams(redirectUri.value!, {
+      error,
+      error_description: description,
+      state: state.ok ? state.value : undefined,
+      iss: issuer,
+    }),
   });
   if (!state.ok) return refuse('invalid_request', state.problem);
   const responseType = single(params.responseType, 'response_type', 100);
@@ -107,7 +123,8 @@ export async function startAuthorization({ db, clock, issuer }: AnswerDeps, para
   } else {
     // Without a method RFC 7636 means plain, which is refused like an explicit one.
     if (method.value !== 'S256') return refuse('invalid_request', 'code_challenge_method must be S256: plain is not supported');
-    if (!CODE_CHALLENGE.test(challenge.value)) return refuse('invalid_request', 'code_challenge must be 43 base64url characters: the SHA-256 of the code verifier');
+    if (!CODE_CHALLENGE.test(challenge.value))
+      return refuse('invalid_request', 'code_challenge must be 43 base64url characters: the SHA-256 of the code verifier');
   }
 
   const now = clock.now();
@@ -151,7 +168,11 @@ async function openRequest(db: Executor, actor: UserActor, requestId: string, no
 export type AuthorizationConsent = Consent & { requestId: string; redirectUri: string };
 
 /** What the consent page shows for a pending request. */
-export async function describeAuthorizationRequest({ db, clock }: AuthorizationDeps, actor: UserActor, { requestId }: { requestId: string }): Promise<AuthorizationConsent> {
+export async function describeAuthorizationRequest(
+  { db, clock }: AuthorizationDeps,
+  actor: UserActor,
+  { requestId }: { requestId: string },
+): Promise<AuthorizationConsent> {
   const { request, client } = await openRequest(db, actor, requestId, clock.now());
   const consent = await consentFor(db, actor, { client, scopes: request.scopes, expiresAt: request.expiresAt });
   return { ...consent, requestId: request.id, redirectUri: request.redirectUri };
@@ -171,7 +192,13 @@ async function decide(
   const [decided] = await db
     .update(oauthAuthorizationRequests)
     .set({ ...change, userId: actor.userId, decidedAt: now })
-    .where(and(eq(oauthAuthorizationRequests.id, requestId), eq(oauthAuthorizationRequests.status, 'pending'), gt(oauthAuthorizationRequests.expiresAt, now)))
+    .where(
+      and(
+        eq(oauthAuthorizationRequests.id, requestId),
+        eq(oauthAuthorizationRequests.status, 'pending'),
+        gt(oauthAuthorizationRequests.expiresAt, now),
+      ),
+    )
     .returning();
   if (decided) return decided;
   // Someone decided first, or it expired meanwhile: say which.
@@ -204,9 +231,20 @@ export async function approveAuthorizationRequest(
 }
 
 /** Denies a pending request: the client hears access_denied (with its state) at its redirect_uri. */
-export async function denyAuthorizationRequest(deps: AnswerDeps, actor: UserActor, input: { requestId: string }): Promise<{ redirectTo: string }> {
+export async function denyAuthorizationRequest(
+  deps: AnswerDeps,
+  actor: UserActor,
+  input: { requestId: string },
+): Promise<{ redirectTo: string }> {
   const now = deps.clock.now();
   await openRequest(deps.db, actor, input.requestId, now);
   const row = await decide(deps.db, actor, input.requestId, now, { status: 'denied' });
-  return { redirectTo: withParams(row.redirectUri, { error: 'access_denied', error_description: 'the user denied the request', state: row.state, iss: deps.issuer }) };
+  return {
+    redirectTo: withParams(row.redirectUri, {
+      error: 'access_denied',
+      error_description: 'the user denied the request',
+      state: row.state,
+      iss: deps.issuer,
+    }),
+  };
 }

@@ -30,7 +30,11 @@ export type UserAuthorization = {
 };
 
 /** The signed-in user's usable grants, newest first. */
-export async function listUserAuthorizations({ db, clock }: AuthorizationDeps, actor: UserActor, page: Page): Promise<PageResult<UserAuthorization>> {
+export async function listUserAuthorizations(
+  { db, clock }: AuthorizationDeps,
+  actor: UserActor,
+  page: Page,
+): Promise<PageResult<UserAuthorization>> {
   const now = clock.now();
   const grants = await listPage(
     db
@@ -80,7 +84,11 @@ export async function listUserAuthorizations({ db, clock }: AuthorizationDeps, a
  * Revokes one of the user's grants and every token it issued, in one transaction; the client's next
  * request with any of them is refused. Another user's grant, or one already revoked, is not found.
  */
-export async function revokeUserAuthorization({ db, clock }: AuthorizationDeps, actor: UserActor, { grantId }: { grantId: string }): Promise<void> {
+export async function revokeUserAuthorization(
+  { db, clock }: AuthorizationDeps,
+  actor: UserActor,
+  { grantId }: { grantId: string },
+): Promise<void> {
   if (!isUuid(grantId)) throw notFound('authorization');
   const now = clock.now();
   await db.transaction(async (tx) => {
@@ -93,4 +101,3 @@ export async function revokeUserAuthorization({ db, clock }: AuthorizationDeps, 
     await revokeGrant(tx, now, grant.id);
   });
 }
-

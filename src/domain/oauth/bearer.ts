@@ -64,7 +64,9 @@ type Row = {
 };
 
 async function resolve(db: Executor, token: string, now: Date): Promise<Omit<Resolved, 'cachedAt' | 'actors'> | undefined> {
-  const rows = await queryRows<Row>(db, sql`
+  const rows = await queryRows<Row>(
+    db,
+    sql`
     select t.id as token_id, g.id as grant_id, g.user_id, c.client_id, t.scopes as token_scopes, c.scopes as client_scopes,
            t.expires_at, g.last_used_at, m.organization_id, m.role
       from oauth_tokens t
@@ -73,7 +75,8 @@ async function resolve(db: Executor, token: string, now: Date): Promise<Omit<Res
       left join oauth_grant_organizations o on o.grant_id = g.id
       left join memberships m on m.organization_id = o.organization_id and m.user_id = g.user_id
      where t.token_hash = ${hashToken(token)} and t.kind = 'access'
-       and t.revoked_at is null and g.revoked_at is null and t.expires_at > ${now}`);
+       and t.revoked_at is null and g.revoked_at is null and t.expires_at > ${now}`,
+  );
   const first = rows[0];
   if (!first) return undefined;
   const clientScopes = new Set(first.client_scopes);
@@ -95,24 +98,36 @@ async function touchGrant(db: Executor, grantId: string, now: Date): Promise<voi
   await db
     .update(oauthGrants)
     .set({ lastUsedAt: now })
-    .where(and(eq(oauthGrants.id, grantId), or(isNull(oauthGrants.lastUsedAt), lt(oauthGrants.lastUsedAt, new Date(now.getTime() - 60_000)))));
+    .where(
+      and(eq(oauthGrants.id, grantId), or(isNull(oauthGrants.lastUsedAt), lt(oauthGrants.lastUsedAt, new Date(now.getTime() - 60_000)))),
+    );
 }
 
 /** The organization a request with this token acts in, or the 400 that says why there is none. */
 function organizationOf(resolved: Resolved, requested: string | undefined): string | undefined {
   if (requested !== undefined) {
     if (!resolved.organizations.has(requested)) {
-      throw new DomainError('invalid', `this access token does not reach organization ${requested}: name one the user approved for the application in X-Organization-Id`, {
-        fieldErrors: [{ pointer: '/x-organization-id', location: 'headers', message: 'not an organization the token reaches' }],
-      });
+      throw new DomainError(
+        'invalid',
+        `this access token does not reach organization ${requested}: name one the user approved for the application in X-Organization-Id`,
+        {
+          fieldErrors: [{ pointer: '/x-organization-id', location: 'headers', message: 'not an organization the token reaches' }],
+        },
+      );
     }
     return requested;
   }
   if (resolved.organizations.size === 1) return resolved.organizations.keys().next().value!;
   if (resolved.organizations.size === 0) return undefined;
-  throw new DomainError('invalid', `this access token reaches ${resolved.organizations.size} organizations: name one in the X-Organization-Id header`, {
-    fieldErrors: [{ pointer: '/x-organization-id', location: 'headers', message: 'required for a token that reaches several organizations' }],
-  });
+  throw new DomainError(
+    'invalid',
+    `this access token reaches ${resolved.organizations.size} organizations: name one in the X-Organization-Id header`,
+    {
+      fieldErrors: [
+        { pointer: '/x-organization-id', location: 'headers', message: 'required for a token that reaches several organizations' },
+      ],
+    },
+  );
 }
 
 function actorFor(resolved: Resolved, organizationId: string): OAuthActor {
@@ -133,7 +148,10 @@ function actorFor(resolved: Resolved, organizationId: string): OAuthActor {
   return actor;
 }
 
-export function createBearerAuthenticator({ db, clock }: { db: Executor; clock: Clock }, options: BearerOptions): BearerAuthenticatorService {
+export function createBearerAuthenticator(
+  { db, clock }: { db: Executor; clock: Clock },
+  options: BearerOptions,
+): BearerAuthenticatorService {
   const cache = new Map<string, Resolved>();
   const maxEntries = options.maxEntries ?? 10_000;
   // A change seen while a lookup was on its way may not be in what it read: such a lookup is not cached.

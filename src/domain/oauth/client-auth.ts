@@ -36,7 +36,11 @@ export function readClientCredentials(input: ClientAuthInput): ClientCredentials
     throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic with the client_id and client_secret', { basic: true });
   }
   if (basicMatch) {
-    if (input.clientSecret !== undefined) throw oauthError('invalid_request', 'client credentials were sent twice (HTTP Basic and client_secret in the body): use exactly one method');
+    if (input.clientSecret !== undefined)
+      throw oauthError(
+        'invalid_request',
+        'client credentials were sent twice (HTTP Basic and client_secret in the body): use exactly one method',
+      );
     const decoded = Buffer.from(basicMatch[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     const clientId = colon > 0 ? formDecode(decoded.slice(0, colon)) : undefined;
@@ -44,7 +48,8 @@ export function readClientCredentials(input: ClientAuthInput): ClientCredentials
     if (!clientId || !secret || clientId.length > MAX_CREDENTIAL || secret.length > MAX_CREDENTIAL) {
       throw oauthError('invalid_client', 'the HTTP Basic credentials are malformed: send base64(client_id:client_secret)', { basic: true });
     }
-    if (input.clientId !== undefined && input.clientId !== clientId) throw oauthError('invalid_request', 'client_id in the body is not the one in the Authorization header');
+    if (input.clientId !== undefined && input.clientId !== clientId)
+      throw oauthError('invalid_request', 'client_id in the body is not the one in the Authorization header');
     return { method: 'client_secret_basic', clientId, secret };
   }
   if (input.clientId === undefined) {
@@ -58,7 +63,12 @@ export function readClientCredentials(input: ClientAuthInput): ClientCredentials
 /** The client the credentials prove, or invalid_client. */
 export async function authenticateClient(clients: ClientLookup, credentials: ClientCredentials): Promise<OAuthClient> {
   const basic = credentials.method === 'client_secret_basic';
-  const refuse = () => oauthError('invalid_client', 'client authentication failed: unknown client, wrong secret, or a method the client is not registered for', { basic });
+  const refuse = () =>
+    oauthError(
+      'invalid_client',
+      'client authentication failed: unknown client, wrong secret, or a method the client is not registered for',
+      { basic },
+    );
   if (credentials.clientId.length > MAX_CREDENTIAL) throw refuse();
   const client = await clients(credentials.clientId);
   if (!client) throw refuse();
@@ -75,8 +85,13 @@ export async function authenticateClient(clients: ClientLookup, credentials: Cli
 /** The client authenticated from the request, which must be registered for the grant type. */
 export async function authenticateClientFor(clients: ClientLookup, input: ClientAuthInput, grantType: GrantType): Promise<OAuthClient> {
   const credentials = readClientCredentials(input);
-  if (!credentials) throw oauthError('invalid_request', 'client_id is missing: a public client sends client_id, a confidential one its credentials (HTTP Basic or client_id and client_secret)');
+  if (!credentials)
+    throw oauthError(
+      'invalid_request',
+      'client_id is missing: a public client sends client_id, a confidential one its credentials (HTTP Basic or client_id and client_secret)',
+    );
   const client = await authenticateClient(clients, credentials);
-  if (!client.grantTypes.includes(grantType)) throw oauthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
+  if (!client.grantTypes.includes(grantType))
+    throw oauthError('unauthorized_client', `the client is not registered for the ${grantType} grant`);
   return client;
 }

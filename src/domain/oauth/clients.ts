@@ -68,11 +68,13 @@ type Checked = { name: string; redirectUris: string[]; grantTypes: GrantType[]; 
 function checkSettings(actor: Actor, settings: ClientSettings, changed: ReadonlySet<keyof ClientSettings>): Checked {
   const errors: FieldError[] = [];
   const name = settings.name.trim();
-  if (changed.has('name') && (name.length === 0 || name.length > 100)) errors.push({ pointer: '/name', message: 'must be 1 to 100 characters' });
+  if (changed.has('name') && (name.length === 0 || name.length > 100))
+    errors.push({ pointer: '/name', message: 'must be 1 to 100 characters' });
 
   const redirectUris = [...new Set(settings.redirectUris)];
   if (changed.has('redirectUris')) {
-    if (redirectUris.length > MAX_REDIRECT_URIS) errors.push({ pointer: '/redirect_uris', message: `at most ${MAX_REDIRECT_URIS} redirect URIs` });
+    if (redirectUris.length > MAX_REDIRECT_URIS)
+      errors.push({ pointer: '/redirect_uris', message: `at most ${MAX_REDIRECT_URIS} redirect URIs` });
     settings.redirectUris.forEach((uri, index) => {
       const problem = redirectUriProblem(uri);
       if (problem) errors.push({ pointer: `/redirect_uris/${index}`, message: problem });
@@ -82,14 +84,25 @@ function checkSettings(actor: Actor, settings: ClientSettings, changed: Readonly
   const grantTypes = [...new Set(settings.grantTypes)];
   if (changed.has('grantTypes')) {
     settings.grantTypes.forEach((grant, index) => {
-      if (!(GRANT_TYPE_VALUES as readonly string[]).includes(grant)) errors.push({ pointer: `/grant_types/${index}`, message: `unknown grant type; one of ${GRANT_TYPE_VALUES.join(', ')}` });
+      if (!(GRANT_TYPE_VALUES as readonly string[]).includes(grant))
+        errors.push({ pointer: `/grant_types/${index}`, message: `unknown grant type; one of ${GRANT_TYPE_VALUES.join(', ')}` });
     });
     if (!grantTypes.includes(GRANT_TYPES.authorizationCode) && !grantTypes.includes(GRANT_TYPES.deviceCode)) {
-      errors.push({ pointer: '/grant_types', message: `must include ${GRANT_TYPES.authorizationCode} or ${GRANT_TYPES.deviceCode}: a refresh token only comes from one of them` });
+      errors.push({
+        pointer: '/grant_types',
+        message: `must include ${GRANT_TYPES.authorizationCode} or ${GRANT_TYPES.deviceCode}: a refresh token only comes from one of them`,
+      });
     }
   }
-  if ((changed.has('grantTypes') || changed.has('redirectUris')) && grantTypes.includes(GRANT_TYPES.authorizationCode) && redirectUris.length === 0) {
-    errors.push({ pointer: '/redirect_uris', message: `at least one redirect URI is needed for the ${GRANT_TYPES.authorizationCode} grant` });
+  if (
+    (changed.has('grantTypes') || changed.has('redirectUris')) &&
+    grantTypes.includes(GRANT_TYPES.authorizationCode) &&
+    redirectUris.length === 0
+  ) {
+    errors.push({
+      pointer: '/redirect_uris',
+      message: `at least one redirect URI is needed for the ${GRANT_TYPES.authorizationCode} grant`,
+    });
   }
 
   const scopes = [...new Set(settings.scopes)];
@@ -99,12 +112,15 @@ function checkSettings(actor: Actor, settings: ClientSettings, changed: Readonly
     });
     if (scopes.length === 0) errors.push({ pointer: '/scopes', message: 'must name at least one scope' });
   }
-  if (errors.length > 0) throw invalid(`the client's settings are not valid: ${errors.map((e) => `${e.pointer.slice(1)} ${e.message}`).join('; ')}`, errors);
+  if (errors.length > 0)
+    throw invalid(`the client's settings are not valid: ${errors.map((e) => `${e.pointer.slice(1)} ${e.message}`).join('; ')}`, errors);
 
   if (changed.has('scopes')) {
     const beyond = permissionsBeyond(actor, scopes);
     if (beyond.length > 0) {
-      throw new DomainError('forbidden', `cannot give a client scope ${beyond.join(', ')} that the registering credential does not hold`, { extra: { permissions: beyond } });
+      throw new DomainError('forbidden', `cannot give a client scope ${beyond.join(', ')} that the registering credential does not hold`, {
+        extra: { permissions: beyond },
+      });
     }
   }
   return { name, redirectUris, grantTypes: grantTypes as GrantType[], scopes: scopes as Permission[] };
@@ -172,7 +188,9 @@ async function clientToChange(db: Executor, actor: Actor, clientId: string, verb
   const client = await getClient({ db }, actor, { clientId });
   const beyond = permissionsBeyond(actor, client.scopes);
   if (beyond.length > 0) {
-    throw new DomainError('forbidden', `cannot ${verb} a client holding scope ${beyond.join(', ')} that this credential does not hold`, { extra: { permissions: beyond } });
+    throw new DomainError('forbidden', `cannot ${verb} a client holding scope ${beyond.join(', ')} that this credential does not hold`, {
+      extra: { permissions: beyond },
+    });
   }
   return client;
 }
@@ -210,7 +228,11 @@ export async function updateClient(
 }
 
 /** Gives a confidential client a new secret, shown this once; the old one stops working at once. */
-export async function rotateClientSecret({ db, clock }: ClientDeps, actor: Actor, { clientId }: { clientId: string }): Promise<{ client: OAuthClient; secret: string }> {
+export async function rotateClientSecret(
+  { db, clock }: ClientDeps,
+  actor: Actor,
+  { clientId }: { clientId: string },
+): Promise<{ client: OAuthClient; secret: string }> {
   const current = await clientToChange(db, actor, clientId, 'rotate the secret of');
   if (current.type !== 'confidential') throw conflict('a public client has no secret: it proves itself with PKCE');
   const secret = newSecret();

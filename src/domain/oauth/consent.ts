@@ -42,7 +42,11 @@ export type Consent = {
   expiresAt: Date;
 };
 
-export async function consentFor(db: Executor, actor: UserActor, input: { client: OAuthClient; scopes: string[]; expiresAt: Date }): Promise<Consent> {
+export async function consentFor(
+  db: Executor,
+  actor: UserActor,
+  input: { client: OAuthClient; scopes: string[]; expiresAt: Date },
+): Promise<Consent> {
   return {
     client: { clientId: input.client.clientId, name: input.client.name },
     scopes: input.scopes.filter(isPermission),
@@ -54,13 +58,22 @@ export async function consentFor(db: Executor, actor: UserActor, input: { client
 /** The chosen organizations, without repeats; each must be one the user is a member of. */
 export async function chosenOrganizations(db: Executor, actor: UserActor, organizationIds: readonly string[]): Promise<string[]> {
   const chosen = [...new Set(organizationIds)];
-  if (chosen.length === 0) throw new DomainError('invalid', 'choose at least one organization', { fieldErrors: [{ pointer: '/organization_ids', message: 'must name at least one organization' }] });
+  if (chosen.length === 0)
+    throw new DomainError('invalid', 'choose at least one organization', {
+      fieldErrors: [{ pointer: '/organization_ids', message: 'must name at least one organization' }],
+    });
   const mine = new Set((await listMemberships(db, actor.userId)).map((m) => m.organizationId));
   const foreign = chosen.find((id) => !mine.has(id));
   if (foreign !== undefined) {
-    throw new DomainError('forbidden', `not a member of organization ${isUuid(foreign) ? foreign : JSON.stringify(foreign.slice(0, 64))}: choose organizations you belong to`, {
-      fieldErrors: [{ pointer: `/organization_ids/${organizationIds.indexOf(foreign)}`, message: 'not an organization you are a member of' }],
-    });
+    throw new DomainError(
+      'forbidden',
+      `not a member of organization ${isUuid(foreign) ? foreign : JSON.stringify(foreign.slice(0, 64))}: choose organizations you belong to`,
+      {
+        fieldErrors: [
+          { pointer: `/organization_ids/${organizationIds.indexOf(foreign)}`, message: 'not an organization you are a member of' },
+        ],
+      },
+    );
   }
   return chosen;
 }

@@ -20,7 +20,15 @@ import { DomainError, invalid, notFound } from '../errors.ts';
 import { throttleKeys } from '../throttle/keys.ts';
 import { settleAttempt, takeAttempt, type ThrottlePolicy } from '../throttle/throttle.ts';
 import { assertOpen, chosenOrganizations, clientScopes, consentFor, type Consent, type FlowNoun, type UserActor } from './consent.ts';
-import { findClient, formatUserCode, GRANT_TYPES, normalizeUserCode, OAUTH_PREFIXES, USER_CODE_ALPHABET, USER_CODE_LENGTH } from './vocabulary.ts';
+import {
+  findClient,
+  formatUserCode,
+  GRANT_TYPES,
+  normalizeUserCode,
+  OAUTH_PREFIXES,
+  USER_CODE_ALPHABET,
+  USER_CODE_LENGTH,
+} from './vocabulary.ts';
 
 const NOUN: FlowNoun = { what: 'device authorization', restart: 'start again on the device for a new code' };
 
@@ -61,11 +69,16 @@ function newUserCode(): string {
  * RFC 8628 §3.1-3.2: a device code (shown once, stored as its hash) and a user code for a client
  * registered for the device grant, with the scopes it asked for (or all it registered).
  */
-export async function startDeviceAuthorization({ db, clock, settings }: DeviceStartDeps, input: { clientId: string; scope: string | undefined }): Promise<DeviceAuthorizationStarted> {
+export async function startDeviceAuthorization(
+  { db, clock, settings }: DeviceStartDeps,
+  input: { clientId: string; scope: string | undefined },
+): Promise<DeviceAuthorizationStarted> {
   const client = await findClient(db, input.clientId);
   if (!client) throw new DomainError('unauthenticated', 'unknown client_id: no client is registered with it');
   if (!client.grantTypes.includes(GRANT_TYPES.deviceCode)) {
-    throw new DomainError('invalid', `the client is not registered for the device authorization grant (${GRANT_TYPES.deviceCode})`, { extra: { oauth_error: 'unauthorized_client' } });
+    throw new DomainError('invalid', `the client is not registered for the device authorization grant (${GRANT_TYPES.deviceCode})`, {
+      extra: { oauth_error: 'unauthorized_client' },
+    });
   }
   const scopes = clientScopes(client, input.scope);
   if (!scopes.ok) throw new DomainError('invalid', scopes.description, { extra: { oauth_error: 'invalid_scope' } });
@@ -123,7 +136,10 @@ async function findByUserCode(deps: DeviceDeps, actor: UserActor, guess: UserCod
   const code = normalizeUserCode(guess.userCode);
   if (code === undefined) {
     throw invalid(`user_code must be the ${USER_CODE_LENGTH} letters the device shows, such as BCDF-GHJK`, [
-      { pointer: '/user_code', message: `must be ${USER_CODE_LENGTH} letters of ${USER_CODE_ALPHABET} (a dash or spaces between are fine)` },
+      {
+        pointer: '/user_code',
+        message: `must be ${USER_CODE_LENGTH} letters of ${USER_CODE_ALPHABET} (a dash or spaces between are fine)`,
+      },
     ]);
   }
   const addressKey = throttleKeys.userCodeAddress(guess.address);
@@ -132,7 +148,12 @@ async function findByUserCode(deps: DeviceDeps, actor: UserActor, guess: UserCod
     { key: addressKey, policy: USER_CODE_THROTTLE.address },
     { key: userKey, policy: USER_CODE_THROTTLE.user },
   ]);
-  if (!decision.allowed) return { throttled: decision.key === addressKey ? 'address' : 'user', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
+  if (!decision.allowed)
+    return {
+      throttled: decision.key === addressKey ? 'address' : 'user',
+      retryAt: decision.retryAt,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    };
   const [row] = await deps.db
     .select({ authorization: oauthDeviceAuthorizations, client: oauthClients })
     .from(oauthDeviceAuthorizations)
@@ -147,26 +168,49 @@ async function findByUserCode(deps: DeviceDeps, actor: UserActor, guess: UserCod
 export type DeviceConsent = Consent & { userCode: string };
 
 /** What the verification page shows for a typed code: the client, its scopes and the user's organizations. */
-export async function lookupDeviceAuthorization(deps: DeviceDeps, actor: UserActor, guess: UserCodeGuess): Promise<DeviceConsent | UserCodeThrottled> {
+export async function lookupDeviceAuthorization(
+  deps: DeviceDeps,
+  actor: UserActor,
+  guess: UserCodeGuess,
+): Promise<DeviceConsent | UserCodeThrottled> {
   const found = await findByUserCode(deps, actor, guess);
   if ('throttled' in found) return found;
   const authorization = assertOpen(found.authorization, actor, deps.clock.now(), NOUN);
-  const consent = await consentFor(deps.db, actor, { client: found.client, scopes: authorization.scopes, expiresAt: authorization.expiresAt });
+  const consent = await consentFor(deps.db, actor, {
+    client: found.client,
+    scopes: authorization.scopes,
+    expiresAt: authorization.expiresAt,
+  });
   return { ...consent, userCode: formatUserCode(authorization.userCode) };
 }
 
 export type DeviceDecision = { userCode: string; status: 'approved' | 'denied'; client: { clientId: string; name: string } };
 
 /** Moves an open authorization out of pending in one statement: of two decisions at once, one wins and the other is refused. */
-async function decideDevice(deps: DeviceDeps, actor: UserActor, found: Found, change: Partial<typeof oauthDeviceAuthorizations.$inferInsert>): Promise<DeviceDecision> {
+async function decideDevice(
+  deps: DeviceDeps,
+  actor: UserActor,
+  found: Found,
+  change: Partial<typeof oauthDeviceAuthorizations.$inferInsert>,
+): Promise<DeviceDecision> {
   const now = deps.clock.now();
   const [decided] = await deps.db
     .update(oauthDeviceAuthorizations)
     .set({ ...change, userId: actor.userId, decidedAt: now })
-    .where(and(eq(oauthDeviceAuthorizations.id, found.authorization.id), eq(oauthDeviceAuthorizations.status, 'pending'), gt(oauthDeviceAuthorizations.expiresAt, now)))
+    .where(
+      and(
+        eq(oauthDeviceAuthorizations.id, found.authorization.id),
+        eq(oauthDeviceAuthorizations.status, 'pending'),
+        gt(oauthDeviceAuthorizations.expiresAt, now),
+      ),
+    )
     .returning();
   if (!decided) {
-    const [current] = await deps.db.select().from(oauthDeviceAuthorizations).where(eq(oauthDeviceAuthorizations.id, found.authorization.id)).limit(1);
+    const [current] = await deps.db
+      .select()
+      .from(oauthDeviceAuthorizations)
+      .where(eq(oauthDeviceAuthorizations.id, found.authorization.id))
+      .limit(1);
     assertOpen(current, actor, now, NOUN);
     throw new Error(`device authorization ${found.authorization.id} is open but could not be decided`);
   }
@@ -191,7 +235,11 @@ export async function approveDeviceAuthorization(
 }
 
 /** Denies the device: its next poll gets access_denied. */
-export async function denyDeviceAuthorization(deps: DeviceDeps, actor: UserActor, input: UserCodeGuess): Promise<DeviceDecision | UserCodeThrottled> {
+export async function denyDeviceAuthorization(
+  deps: DeviceDeps,
+  actor: UserActor,
+  input: UserCodeGuess,
+): Promise<DeviceDecision | UserCodeThrottled> {
   const found = await findByUserCode(deps, actor, input);
   if ('throttled' in found) return found;
   assertOpen(found.authorization, actor, deps.clock.now(), NOUN);

@@ -39,9 +39,15 @@ const INACTIVE: Introspection = { active: false };
 
 export const INTROSPECT_PERMISSION = 'oauth:introspect';
 
-export async function introspectToken({ db, clock }: { db: Executor; clock: Clock }, caller: IntrospectionCaller, input: { token: string }): Promise<Introspection> {
+export async function introspectToken(
+  { db, clock }: { db: Executor; clock: Clock },
+  caller: IntrospectionCaller,
+  input: { token: string },
+): Promise<Introspection> {
   if (caller.kind === 'actor' && !caller.actor.permissions.has(INTROSPECT_PERMISSION)) {
-    throw new DomainError('forbidden', `missing permission ${INTROSPECT_PERMISSION}`, { extra: { permission: INTROSPECT_PERMISSION, oauth_error: 'insufficient_scope' } });
+    throw new DomainError('forbidden', `missing permission ${INTROSPECT_PERMISSION}`, {
+      extra: { permission: INTROSPECT_PERMISSION, oauth_error: 'insufficient_scope' },
+    });
   }
   const found = await findToken(db, input.token);
   if (!found || !isActive(found, clock.now())) return INACTIVE;
@@ -49,7 +55,11 @@ export async function introspectToken({ db, clock }: { db: Executor; clock: Cloc
   const organizationIds = await reachedOrganizations(db, found.grant);
   if (organizationIds.length === 0) return INACTIVE;
   if (caller.kind === 'actor' && !organizationIds.includes(caller.actor.organizationId)) return INACTIVE;
-  const [client] = await db.select({ clientId: oauthClients.clientId, scopes: oauthClients.scopes }).from(oauthClients).where(eq(oauthClients.id, found.grant.clientId)).limit(1);
+  const [client] = await db
+    .select({ clientId: oauthClients.clientId, scopes: oauthClients.scopes })
+    .from(oauthClients)
+    .where(eq(oauthClients.id, found.grant.clientId))
+    .limit(1);
   if (!client) return INACTIVE;
   return {
     active: true,
@@ -64,7 +74,11 @@ export async function introspectToken({ db, clock }: { db: Executor; clock: Cloc
 }
 
 /** RFC 7009: revokes the token when it was issued to the client; always succeeds. Says whether anything was revoked. */
-export async function revokeClientToken(deps: { db: Executor; clock: Clock }, client: OAuthClient, input: { token: string }): Promise<boolean> {
+export async function revokeClientToken(
+  deps: { db: Executor; clock: Clock },
+  client: OAuthClient,
+  input: { token: string },
+): Promise<boolean> {
   const found = await findToken(deps.db, input.token);
   if (!found || found.grant.clientId !== client.id) return false;
   await revokeToken(deps, found);

@@ -31,7 +31,10 @@ function isGrantType(value: string): value is GrantType {
 export async function exchangeToken(deps: TokenDeps, input: TokenRequest): Promise<IssuedTokens> {
   if (input.grantType === undefined) throw oauthError('invalid_request', 'grant_type is missing');
   if (!isGrantType(input.grantType)) {
-    throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(input.grantType.slice(0, 100))} is not supported: use ${GRANT_TYPE_VALUES.join(', ')}`);
+    throw oauthError(
+      'unsupported_grant_type',
+      `grant_type ${JSON.stringify(input.grantType.slice(0, 100))} is not supported: use ${GRANT_TYPE_VALUES.join(', ')}`,
+    );
   }
   const auth: ClientAuthInput = { authorization: input.authorization, clientId: input.clientId, clientSecret: input.clientSecret };
   const client = await authenticateClientFor(deps.clients, auth, input.grantType);

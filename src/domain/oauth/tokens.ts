@@ -109,7 +109,9 @@ export async function rotateRefreshToken(
     'refreshTokenId' in input
       ? sql`t.id = ${input.refreshTokenId}`
       : sql`t.token_hash = ${input.tokenHash} and g.client_id = ${input.clientRowId} and (${scopes} is null or t.scopes @> ${scopes})`;
-  const rows = await queryRows<{ kind: string; scopes: string[] }>(db, sql`
+  const rows = await queryRows<{ kind: string; scopes: string[] }>(
+    db,
+    sql`
     with claimed as (
       update oauth_tokens t set rotated_at = ${at(0)}
         from oauth_grants g
@@ -120,7 +122,8 @@ export async function rotateRefreshToken(
     select ${refreshId}::uuid, grant_id, 'refresh', ${hashToken(refreshToken)}::text, scopes, id, ${at(0)}, ${at(lifetimes.refreshTokenTtlMs)} from claimed
     union all
     select ${uuidv7()}::uuid, grant_id, 'access', ${hashToken(accessToken)}::text, coalesce(${scopes}, scopes), ${refreshId}::uuid, ${at(0)}, ${at(lifetimes.accessTokenTtlMs)} from claimed
-    returning kind, scopes`);
+    returning kind, scopes`,
+  );
   const access = rows.find((r) => r.kind === 'access');
   if (!access) return undefined;
   return { accessToken, refreshToken, expiresIn: Math.floor(lifetimes.accessTokenTtlMs / 1000), scopes: access.scopes };
@@ -137,9 +140,12 @@ export async function createGrant(
   input: { client: OAuthClient; userId: string; scopes: string[]; organizationIds: readonly string[] },
 ): Promise<IssuedTokens & { grantId: string }> {
   const grantId = uuidv7();
-  await db.insert(oauthGrants).values({ id: grantId, clientId: input.client.id, userId: input.userId, scopes: input.scopes, createdAt: now });
+  await db
+    .insert(oauthGrants)
+    .values({ id: grantId, clientId: input.client.id, userId: input.userId, scopes: input.scopes, createdAt: now });
   const organizationIds = [...new Set(input.organizationIds)];
-  if (organizationIds.length > 0) await db.insert(oauthGrantOrganizations).values(organizationIds.map((organizationId) => ({ grantId, organizationId })));
+  if (organizationIds.length > 0)
+    await db.insert(oauthGrantOrganizations).values(organizationIds.map((organizationId) => ({ grantId, organizationId })));
   const tokens = await issueTokens(db, now, lifetimes, {
     grantId,
     scopes: input.scopes,
@@ -150,13 +156,20 @@ export async function createGrant(
 
 /** Revokes a grant and every token of it (a replayed code or refresh token, a revoked refresh token, the user's revocation). */
 export async function revokeGrant(db: Executor, now: Date, grantId: string): Promise<void> {
-  await db.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
-  await db.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
+  await db
+    .update(oauthGrants)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+  await db
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
 }
 
 /** A stored token by its secret, with its grant and client; any state (the caller decides what counts as active). */
 export async function findToken(db: Executor, token: string) {
-  if (token.length > 512 || !(token.startsWith(OAUTH_PREFIXES.accessToken) || token.startsWith(OAUTH_PREFIXES.refreshToken))) return undefined;
+  if (token.length > 512 || !(token.startsWith(OAUTH_PREFIXES.accessToken) || token.startsWith(OAUTH_PREFIXES.refreshToken)))
+    return undefined;
   const rows = await db
     .select({ token: oauthTokens, grant: oauthGrants })
     .from(oauthTokens)
@@ -170,7 +183,12 @@ export type FoundToken = NonNullable<Awaited<ReturnType<typeof findToken>>>;
 
 /** Whether a found token can be used now: neither it nor its grant revoked, not expired, not a rotated refresh token. */
 export function isActive(found: FoundToken, now: Date): boolean {
-  return found.token.revokedAt === null && found.grant.revokedAt === null && found.token.rotatedAt === null && found.token.expiresAt.getTime() > now.getTime();
+  return (
+    found.token.revokedAt === null &&
+    found.grant.revokedAt === null &&
+    found.token.rotatedAt === null &&
+    found.token.expiresAt.getTime() > now.getTime()
+  );
 }
 
 /** Revokes one token: an access token alone; a refresh token with its whole grant (RFC 7009 §2.1: its access tokens go with it). */
@@ -180,15 +198,21 @@ export async function revokeToken({ db, clock }: { db: Executor; clock: Clock },
     await revokeGrant(db, now, found.grant.id);
     return;
   }
-  await db.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.id, found.token.id), isNull(oauthTokens.revokedAt)));
+  await db
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.id, found.token.id), isNull(oauthTokens.revokedAt)));
 }
 
 /** The organizations a grant reaches in which its user is still a member. */
 export async function reachedOrganizations(db: Executor, grant: { id: string; userId: string }): Promise<string[]> {
-  const rows = await queryRows<{ organization_id: string }>(db, sql`
+  const rows = await queryRows<{ organization_id: string }>(
+    db,
+    sql`
     select o.organization_id from oauth_grant_organizations o
       join memberships m on m.organization_id = o.organization_id and m.user_id = ${grant.userId}
      where o.grant_id = ${grant.id}
-     order by o.organization_id`);
+     order by o.organization_id`,
+  );
   return rows.map((r) => r.organization_id);
 }

@@ -19,7 +19,10 @@ export type NewMember = { email: string; name: string; password: string; emailVe
 export type OrganizationDeps = { db: Executor; clock: Clock };
 
 /** Creates an organization and its first member (an owner unless told otherwise). */
-export async function createOrganization(deps: OrganizationDeps, input: { name: string; owner: NewMember }): Promise<{ organizationId: string; userId: string }> {
+export async function createOrganization(
+  deps: OrganizationDeps,
+  input: { name: string; owner: NewMember },
+): Promise<{ organizationId: string; userId: string }> {
   const now = deps.clock.now();
   const organizationId = uuidv7();
   await deps.db.insert(organizations).values({ id: organizationId, name: input.name, createdAt: now, updatedAt: now });
@@ -28,7 +31,10 @@ export async function createOrganization(deps: OrganizationDeps, input: { name: 
 }
 
 /** Adds a new user to an organization; an email already taken (in any case) is a conflict. */
-export async function addMember({ db, clock }: OrganizationDeps, { organizationId, ...member }: NewMember & { organizationId: string }): Promise<string> {
+export async function addMember(
+  { db, clock }: OrganizationDeps,
+  { organizationId, ...member }: NewMember & { organizationId: string },
+): Promise<string> {
   if (await findUserByEmail(db, member.email)) throw conflict(`a user with email ${member.email} exists`);
   const now = clock.now();
   const userId = uuidv7();
@@ -46,7 +52,10 @@ export async function addMember({ db, clock }: OrganizationDeps, { organizationI
 }
 
 /** Adds an existing user to another organization. */
-export async function addMembership({ db, clock }: OrganizationDeps, { organizationId, userId, role }: { organizationId: string; userId: string; role: Role }): Promise<void> {
+export async function addMembership(
+  { db, clock }: OrganizationDeps,
+  { organizationId, userId, role }: { organizationId: string; userId: string; role: Role },
+): Promise<void> {
   await db.insert(memberships).values({ organizationId, userId, role, createdAt: clock.now() }).onConflictDoNothing();
 }
 
@@ -69,7 +78,11 @@ export async function createOwnOrganization(deps: OrganizationDeps, actor: Actor
  * The organizations the credential reaches: a person's every membership (by session), the one an
  * API key belongs to, the ones an OAuth token's grant covers.
  */
-export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, actor: Actor, page: Page): Promise<PageResult<OrganizationView>> {
+export async function listOrganizations(
+  { db }: Pick<OrganizationDeps, 'db'>,
+  actor: Actor,
+  page: Page,
+): Promise<PageResult<OrganizationView>> {
   if (actor.kind === 'user') {
     // A person's organizations in the order they joined them (then id), as the session record lists them.
     const rows = await listPage(
@@ -94,7 +107,10 @@ export async function listOrganizations({ db }: Pick<OrganizationDeps, 'db'>, ac
       .select({ organizationId: oauthGrantOrganizations.organizationId })
       .from(oauthTokens)
       .innerJoin(oauthGrantOrganizations, eq(oauthGrantOrganizations.grantId, oauthTokens.grantId))
-      .innerJoin(memberships, and(eq(memberships.organizationId, oauthGrantOrganizations.organizationId), eq(memberships.userId, actor.userId)))
+      .innerJoin(
+        memberships,
+        and(eq(memberships.organizationId, oauthGrantOrganizations.organizationId), eq(memberships.userId, actor.userId)),
+      )
       .where(and(eq(oauthTokens.id, actor.tokenId), isNull(oauthTokens.revokedAt)));
     ids = [...new Set([actor.organizationId, ...covered.map((c) => c.organizationId)])];
   }
@@ -117,7 +133,11 @@ export async function getOrganization({ db }: Pick<OrganizationDeps, 'db'>, acto
 }
 
 /** Renames the organization the actor acts in. */
-export async function renameOrganization({ db, clock }: OrganizationDeps, actor: Actor, input: { name: string }): Promise<OrganizationView> {
+export async function renameOrganization(
+  { db, clock }: OrganizationDeps,
+  actor: Actor,
+  input: { name: string },
+): Promise<OrganizationView> {
   const [row] = await db
     .update(organizations)
     .set({ name: input.name, updatedAt: clock.now() })

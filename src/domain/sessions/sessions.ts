@@ -55,7 +55,11 @@ export async function checkPassword(
     { key: accountKey, policy: deps.throttle.account },
   ]);
   if (!decision.allowed) {
-    return { throttled: decision.key === addressKey ? 'address' : 'account', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
+    return {
+      throttled: decision.key === addressKey ? 'address' : 'account',
+      retryAt: decision.retryAt,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    };
   }
   const ok = await verifyPassword(await storedHash(), attempt.password);
   if (ok) await settleAttempt({ db: deps.db }, { forget: [accountKey], refund: [addressKey] });
@@ -107,7 +111,10 @@ export async function openSession(
 }
 
 /** Ends every open session of the user, but the one named in `except` (the one that asked); the count ended. */
-export async function endUserSessions({ db, clock }: SessionDeps, { userId, except }: { userId: string; except?: string }): Promise<number> {
+export async function endUserSessions(
+  { db, clock }: SessionDeps,
+  { userId, except }: { userId: string; except?: string },
+): Promise<number> {
   const rows = await db
     .update(sessions)
     .set({ revokedAt: clock.now() })
@@ -161,7 +168,11 @@ export async function describeSession({ db }: Pick<SessionDeps, 'db'>, actor: Us
 export type SessionRow = typeof sessions.$inferSelect;
 
 /** The user's active sessions, newest first (then id); `current` marks the actor's own. */
-export async function listSessions({ db, clock }: SessionDeps, actor: UserActor, page: Page): Promise<PageResult<SessionRow & { current: boolean }>> {
+export async function listSessions(
+  { db, clock }: SessionDeps,
+  actor: UserActor,
+  page: Page,
+): Promise<PageResult<SessionRow & { current: boolean }>> {
   const rows = await listPage(db.select().from(sessions).$dynamic(), {
     where: [eq(sessions.userId, actor.userId), isNull(sessions.revokedAt), gt(sessions.expiresAt, clock.now())],
     order: newestFirstBy(sessions.createdAt, sessions.id),

@@ -65,7 +65,12 @@ export function parameterMismatch(expected: TemplateParameters, components: unkn
 /** Approved templates' parameters as an accepting process last loaded them, by channel, name and language. */
 export type TemplateParameterCache = {
   /** `fresh`: read the row, not the cache (a mismatch against the cache is checked again so: the row may have changed in another process). */
-  get(db: Executor, actor: Actor, ref: { channelId: string; name: string; language: string }, options?: { fresh?: boolean }): Promise<TemplateParameters | undefined>;
+  get(
+    db: Executor,
+    actor: Actor,
+    ref: { channelId: string; name: string; language: string },
+    options?: { fresh?: boolean },
+  ): Promise<TemplateParameters | undefined>;
 };
 
 /**

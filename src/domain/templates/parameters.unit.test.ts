@@ -18,9 +18,23 @@ test("a template's parameters: text header variables or one media parameter, dis
         ],
       },
     ]),
-    { header: 1, body: 2, buttons: new Map([[1, 1], [2, 0], [3, 1]]) },
+    {
+      header: 1,
+      body: 2,
+      buttons: new Map([
+        [1, 1],
+        [2, 0],
+        [3, 1],
+      ]),
+    },
   );
-  assert.deepEqual(parametersOf([{ type: 'HEADER', format: 'TEXT', text: 'Hello' }, { type: 'BODY', text: 'No variables' }]), { header: 0, body: 0, buttons: new Map() });
+  assert.deepEqual(
+    parametersOf([
+      { type: 'HEADER', format: 'TEXT', text: 'Hello' },
+      { type: 'BODY', text: 'No variables' },
+    ]),
+    { header: 0, body: 0, buttons: new Map() },
+  );
 });
 
 test('the first component whose count differs is named, buttons by index; unchecked buttons pass', () => {
@@ -28,7 +42,18 @@ test('the first component whose count differs is named, buttons by index; unchec
   const p = { type: 'text', text: 'x' };
   const body = { type: 'body', parameters: [p, p] };
   assert.deepEqual(parameterMismatch(expected, undefined), { component: 'body', expected: 2, given: 0 });
-  assert.deepEqual(parameterMismatch(expected, [{ type: 'header', parameters: [p] }, body]), { component: 'header', expected: 0, given: 1 });
+  assert.deepEqual(parameterMismatch(expected, [{ type: 'header', parameters: [p] }, body]), {
+    component: 'header',
+    expected: 0,
+    given: 1,
+  });
   assert.deepEqual(parameterMismatch(expected, [body]), { component: 'button', index: 1, expected: 1, given: 0 });
-  assert.equal(parameterMismatch(expected, [body, { type: 'button', sub_type: 'url', index: '1', parameters: [p] }, { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [p] }]), undefined);
+  assert.equal(
+    parameterMismatch(expected, [
+      body,
+      { type: 'button', sub_type: 'url', index: '1', parameters: [p] },
+      { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [p] },
+    ]),
+    undefined,
+  );
 });

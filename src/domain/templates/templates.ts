@@ -70,7 +70,11 @@ export async function loadTemplate(deps: { db: Executor }, actor: Actor, templat
 export type CreateTemplateInput = { channelId: string; name: string; language: string; category: string; components: unknown[] };
 
 /** Makes a draft template on an official channel, to be submitted for approval. */
-export async function createTemplate(deps: Pick<TemplateDeps, 'db' | 'clock'>, actor: Actor, input: CreateTemplateInput): Promise<TemplateRow> {
+export async function createTemplate(
+  deps: Pick<TemplateDeps, 'db' | 'clock'>,
+  actor: Actor,
+  input: CreateTemplateInput,
+): Promise<TemplateRow> {
   const channel = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(channel.platform as Platform, 'templates.submit', 'templates');
   const now = deps.clock.now();
@@ -186,7 +190,10 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
         out.push(row!);
         continue;
       }
-      const sameContent = JSON.stringify(existing.components) === JSON.stringify(t.components) && existing.category === t.category && existing.providerTemplateId === t.providerTemplateId;
+      const sameContent =
+        JSON.stringify(existing.components) === JSON.stringify(t.components) &&
+        existing.category === t.category &&
+        existing.providerTemplateId === t.providerTemplateId;
       let row = existing;
       if (!sameContent) {
         [row] = (await tx
@@ -221,7 +228,10 @@ export async function applyTemplateDecision(
       and(
         eq(templates.channelId, channel.id),
         decision.name && decision.language
-          ? or(eq(templates.providerTemplateId, decision.providerTemplateId), and(eq(templates.name, decision.name), eq(templates.language, decision.language)))
+          ? or(
+              eq(templates.providerTemplateId, decision.providerTemplateId),
+              and(eq(templates.name, decision.name), eq(templates.language, decision.language)),
+            )
           : eq(templates.providerTemplateId, decision.providerTemplateId),
       ),
     )
@@ -229,7 +239,11 @@ export async function applyTemplateDecision(
   if (!found) return undefined;
   let row = found;
   if (decision.category && decision.category !== row.category) {
-    [row] = (await tx.update(templates).set({ category: decision.category, updatedAt: at }).where(eq(templates.id, row.id)).returning()) as [TemplateRow];
+    [row] = (await tx
+      .update(templates)
+      .set({ category: decision.category, updatedAt: at })
+      .where(eq(templates.id, row.id))
+      .returning()) as [TemplateRow];
   }
   return decision.status ? setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at) : row;
 }

@@ -58,7 +58,12 @@ export async function takeAttempt(deps: ThrottleDeps, keys: readonly ThrottledKe
       const [row] = await tx.select().from(throttles).where(eq(throttles.key, key)).for('update');
       if (!row) throw new Error(`throttle row ${key} vanished`);
       if (row.blockedUntil && row.blockedUntil.getTime() > now.getTime()) {
-        return { allowed: false, key, retryAt: row.blockedUntil, retryAfterSeconds: Math.max(1, Math.ceil((row.blockedUntil.getTime() - now.getTime()) / 1000)) };
+        return {
+          allowed: false,
+          key,
+          retryAt: row.blockedUntil,
+          retryAfterSeconds: Math.max(1, Math.ceil((row.blockedUntil.getTime() - now.getTime()) / 1000)),
+        };
       }
       const attempts = forgiven(policy, row.attempts, now.getTime() - row.lastAttemptAt.getTime()) + 1;
       const delay = delayAfter(policy, attempts);
@@ -76,7 +81,10 @@ export async function takeAttempt(deps: ThrottleDeps, keys: readonly ThrottledKe
  * `refund` keys get back the attempt charged for it (the address, which may be shared, keeps its
  * other failures).
  */
-export async function settleAttempt(deps: { db: Executor }, input: { forget: readonly string[]; refund: readonly string[] }): Promise<void> {
+export async function settleAttempt(
+  deps: { db: Executor },
+  input: { forget: readonly string[]; refund: readonly string[] },
+): Promise<void> {
   for (const key of input.forget) await deps.db.delete(throttles).where(eq(throttles.key, key));
   for (const key of input.refund) {
     await deps.db

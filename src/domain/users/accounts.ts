@@ -24,7 +24,9 @@ export const MAX_EMAIL_LENGTH = 320;
 export type AccountChange = { name?: string; email?: string; currentPassword?: string; ip: string };
 
 const wrongPassword = () =>
-  new DomainError('forbidden', 'current_password is not your password', { fieldErrors: [{ pointer: '/current_password', message: 'is not your current password' }] });
+  new DomainError('forbidden', 'current_password is not your password', {
+    fieldErrors: [{ pointer: '/current_password', message: 'is not your current password' }],
+  });
 
 /** A display name as stored: trimmed, not empty. */
 export function normalizeName(name: string, pointer = '/name'): string {
@@ -36,11 +38,15 @@ export function normalizeName(name: string, pointer = '/name'): string {
 /** An email as stored: trimmed, one @ with something on both sides and a dot in the domain. */
 export function normalizeEmail(email: string, pointer = '/email'): string {
   const trimmed = email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed)) throw invalid(`${pointer.slice(1)} must be an email address`, [{ pointer, message: 'must be an email address' }]);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(trimmed))
+    throw invalid(`${pointer.slice(1)} must be an email address`, [{ pointer, message: 'must be an email address' }]);
   return trimmed;
 }
 
-export const emailTaken = () => new DomainError('conflict', 'another account already uses this email', { fieldErrors: [{ pointer: '/email', message: 'already used by another account' }] });
+export const emailTaken = () =>
+  new DomainError('conflict', 'another account already uses this email', {
+    fieldErrors: [{ pointer: '/email', message: 'already used by another account' }],
+  });
 
 /** Fails with a conflict naming /email when another user has the email (in any case). */
 export async function assertEmailFree(db: SessionDeps['db'], email: string, exceptUserId?: string): Promise<void> {
@@ -77,7 +83,9 @@ export async function updateAccount(deps: AccountDeps, actor: UserActor, input: 
   const emailChanges = email !== undefined && email !== user.email;
   if (emailChanges) {
     if (input.currentPassword === undefined) {
-      throw invalid('current_password is required to change the email', [{ pointer: '/current_password', message: 'required to change the email' }]);
+      throw invalid('current_password is required to change the email', [
+        { pointer: '/current_password', message: 'required to change the email' },
+      ]);
     }
     // The password first: whether an address is taken is told only to someone who proved who they are.
     const throttled = await proveCurrentPassword(deps, user, input.currentPassword, input.ip);
@@ -128,13 +136,23 @@ export async function changePassword(
  * Stores a new password for the user and ends their sessions (all, or all but `keepSession`); reset
  * links not yet used stop working.
  */
-export async function setPassword(deps: SessionDeps, userId: string, password: string, options: { keepSession?: string } = {}): Promise<{ endedSessions: number }> {
+export async function setPassword(
+  deps: SessionDeps,
+  userId: string,
+  password: string,
+  options: { keepSession?: string } = {},
+): Promise<{ endedSessions: number }> {
   const passwordHash = await hashPassword(password);
   return deps.db.transaction((tx) => storePasswordHash({ db: tx, clock: deps.clock }, userId, passwordHash, options));
 }
 
 /** setPassword's writes, for a caller that hashed the password and holds a transaction. */
-export async function storePasswordHash(deps: SessionDeps, userId: string, passwordHash: string, options: { keepSession?: string } = {}): Promise<{ endedSessions: number }> {
+export async function storePasswordHash(
+  deps: SessionDeps,
+  userId: string,
+  passwordHash: string,
+  options: { keepSession?: string } = {},
+): Promise<{ endedSessions: number }> {
   await deps.db.update(users).set({ passwordHash, updatedAt: deps.clock.now() }).where(eq(users.id, userId));
   await voidPasswordResets(deps, userId);
   return { endedSessions: await endUserSessions(deps, { userId, except: options.keepSession }) };
@@ -142,5 +160,8 @@ export async function storePasswordHash(deps: SessionDeps, userId: string, passw
 
 /** Marks every unused reset link of the user used: they answer 410 from now on. */
 export async function voidPasswordResets({ db, clock }: SessionDeps, userId: string): Promise<void> {
-  await db.update(passwordResets).set({ usedAt: clock.now() }).where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
+  await db
+    .update(passwordResets)
+    .set({ usedAt: clock.now() })
+    .where(and(eq(passwordResets.userId, userId), isNull(passwordResets.usedAt)));
 }

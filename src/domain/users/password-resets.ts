@@ -34,7 +34,10 @@ export type IssuedReset = { token: string; userId: string; email: string; expire
 export type ResetMail = { appUrl: string; send: SendMail | undefined };
 
 /** Makes a reset link's token for the user; the caller shows it once. */
-export async function issuePasswordReset(deps: PasswordResetDeps, input: { userId: string; email: string; createdByUserId: string | null }): Promise<IssuedReset> {
+export async function issuePasswordReset(
+  deps: PasswordResetDeps,
+  input: { userId: string; email: string; createdByUserId: string | null },
+): Promise<IssuedReset> {
   const token = PASSWORD_RESET_TOKEN_PREFIX + randomToken(32);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.ttlMs);
@@ -83,7 +86,9 @@ export async function createPasswordReset(
   }
   const elsewhere = (await listMemberships(deps.db, user.id)).filter((m) => m.organizationId !== actor.organizationId);
   if (elsewhere.length > 0) {
-    throw forbidden('this person also belongs to another organization: they change their password themselves, or the operator runs npm run reset-password');
+    throw forbidden(
+      'this person also belongs to another organization: they change their password themselves, or the operator runs npm run reset-password',
+    );
   }
   const createdByUserId = actor.kind === 'user' || actor.kind === 'oauth' ? actor.userId : null;
   const issued = await issuePasswordReset(deps, { userId: user.id, email: user.email, createdByUserId });
@@ -107,16 +112,24 @@ export type RedeemDeps = SessionDeps & { throttle: ThrottlePolicy };
  * Sets a new password with a reset token, once. The token is a throttled attempt per address;
  * every session of the user ends, and their other unused links stop working.
  */
-export async function redeemPasswordReset(deps: RedeemDeps, input: { token: string; newPassword: string; ip: string }): Promise<{ userId: string } | ResetThrottled> {
+export async function redeemPasswordReset(
+  deps: RedeemDeps,
+  input: { token: string; newPassword: string; ip: string },
+): Promise<{ userId: string } | ResetThrottled> {
   const addressKey = throttleKeys.passwordResetAddress(input.ip);
   const decision = await takeAttempt(deps, [{ key: addressKey, policy: deps.throttle }]);
   if (!decision.allowed) return { throttled: 'address', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
   const now = deps.clock.now();
-  const [reset] = await deps.db.select().from(passwordResets).where(eq(passwordResets.tokenHash, sha256Hex(input.token.trim()))).limit(1);
+  const [reset] = await deps.db
+    .select()
+    .from(passwordResets)
+    .where(eq(passwordResets.tokenHash, sha256Hex(input.token.trim())))
+    .limit(1);
   if (!reset) throw notFound('password reset link');
   // A known token is no guess, whatever else is wrong with the request.
   await settleAttempt(deps, { forget: [], refund: [addressKey] });
-  if (reset.usedAt) throw new DomainError('gone', 'this password reset link was already used (or a newer password replaced it): ask for a new one');
+  if (reset.usedAt)
+    throw new DomainError('gone', 'this password reset link was already used (or a newer password replaced it): ask for a new one');
   if (reset.expiresAt.getTime() <= now.getTime()) throw new DomainError('gone', 'this password reset link expired: ask for a new one');
   const user = await findUserById(deps.db, reset.userId);
   if (!user) throw notFound('password reset link');

@@ -33,11 +33,17 @@ export async function signUp(deps: SignupDeps, input: SignupInput): Promise<(Log
     { key: accountKey, policy: deps.throttle.account },
   ]);
   if (!decision.allowed) {
-    return { throttled: decision.key === addressKey ? 'address' : 'account', retryAt: decision.retryAt, retryAfterSeconds: decision.retryAfterSeconds };
+    return {
+      throttled: decision.key === addressKey ? 'address' : 'account',
+      retryAt: decision.retryAt,
+      retryAfterSeconds: decision.retryAfterSeconds,
+    };
   }
   await assertEmailFree(deps.db, email);
   const created = await deps.db
-    .transaction((tx) => createOrganization({ db: tx, clock: deps.clock }, { name: organizationName, owner: { email, name, password: input.password } }))
+    .transaction((tx) =>
+      createOrganization({ db: tx, clock: deps.clock }, { name: organizationName, owner: { email, name, password: input.password } }),
+    )
     .catch((err: unknown) => {
       if (isUniqueViolation(err)) throw emailTaken();
       throw err;
@@ -45,6 +51,11 @@ export async function signUp(deps: SignupDeps, input: SignupInput): Promise<(Log
   await settleAttempt(deps, { forget: [accountKey], refund: [] });
   const user = await findUserById(deps.db, created.userId);
   if (!user) throw new Error('the new user vanished');
-  const session = await openSession(deps, { userId: user.id, organizationId: created.organizationId, ip: input.ip, userAgent: input.userAgent });
+  const session = await openSession(deps, {
+    userId: user.id,
+    organizationId: created.organizationId,
+    ip: input.ip,
+    userAgent: input.userAgent,
+  });
   return { user, organizationId: created.organizationId, ...session };
 }

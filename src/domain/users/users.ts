@@ -7,7 +7,11 @@ import type { Role } from '../permissions.ts';
 export type User = typeof users.$inferSelect;
 
 export async function findUserByEmail(db: Executor, email: string): Promise<User | undefined> {
-  const [row] = await db.select().from(users).where(eq(sql`lower(${users.email})`, email.trim().toLowerCase())).limit(1);
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(eq(sql`lower(${users.email})`, email.trim().toLowerCase()))
+    .limit(1);
   return row;
 }
 

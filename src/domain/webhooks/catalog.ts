@@ -8,7 +8,12 @@ import { EVENT_TYPES, type EventBodies, type EventType } from '../events/outbox.
 export type EventTypeInfo<T extends EventType = EventType> = { description: string; example: EventBodies[T] };
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
-const CRM_RECORD = { object_kind: 'company', record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b', display_name: 'Acme GmbH', organization_id: ORG };
+const CRM_RECORD = {
+  object_kind: 'company',
+  record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
+  display_name: 'Acme GmbH',
+  organization_id: ORG,
+};
 
 export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'message.new': {
@@ -34,10 +39,16 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'message.status_update': {
     description: "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's.",
-    example: { message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02', status: 'delivered', conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00', organization_id: ORG },
+    example: {
+      message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02',
+      status: 'delivered',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      organization_id: ORG,
+    },
   },
   'message.edited': {
-    description: "The sender changed an earlier message's text (a customer, or the business on its phone): the message record shows the new text and edited_at.",
+    description:
+      "The sender changed an earlier message's text (a customer, or the business on its phone): the message record shows the new text and edited_at.",
     example: {
       message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
@@ -109,11 +120,21 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'crm.record.deleted': { description: 'A CRM record was deleted.', example: CRM_RECORD },
   'crm.comment.created': {
     description: 'A comment was added to a CRM record.',
-    example: { comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+    example: {
+      comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
   },
   'crm.comment.deleted': {
     description: 'A comment was removed from a CRM record.',
-    example: { comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+    example: {
+      comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
   },
   'crm.list.entry_added': {
     description: 'A record was added to a list.',
@@ -125,7 +146,14 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'crm.import.committed': {
     description: 'An import finished and its rows were written.',
-    example: { import_id: '0190a5b8-7fc3-7c11-9d2f-5b6c7d8e9f06', created: 120, updated: 14, unchanged: 3, failed: 2, organization_id: ORG },
+    example: {
+      import_id: '0190a5b8-7fc3-7c11-9d2f-5b6c7d8e9f06',
+      created: 120,
+      updated: 14,
+      unchanged: 3,
+      failed: 2,
+      organization_id: ORG,
+    },
   },
 };
 

@@ -37,7 +37,11 @@ export type DeliveryFilter = {
 };
 
 /** Deliveries newest first, each with its latest attempts. Ids that are not UUIDs match nothing. */
-export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor, filter: DeliveryFilter & Page): Promise<PageResult<DeliveryWithAttempts>> {
+export async function listDeliveries(
+  deps: Pick<WebhookDeps, 'db'>,
+  actor: Actor,
+  filter: DeliveryFilter & Page,
+): Promise<PageResult<DeliveryWithAttempts>> {
   if ((filter.endpointId !== undefined && !isUuid(filter.endpointId)) || (filter.messageId !== undefined && !isUuid(filter.messageId))) {
     return emptyPage();
   }
@@ -64,7 +68,12 @@ export async function listDeliveries(deps: Pick<WebhookDeps, 'db'>, actor: Actor
       : await deps.db
           .select()
           .from(webhookAttempts)
-          .where(inArray(webhookAttempts.deliveryId, page.items.map((r) => r.id)))
+          .where(
+            inArray(
+              webhookAttempts.deliveryId,
+              page.items.map((r) => r.id),
+            ),
+          )
           .orderBy(desc(webhookAttempts.attemptedAt), desc(webhookAttempts.id));
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const attempt of attempts) {
@@ -91,7 +100,11 @@ export type RetryResult = {
  * `manual`; a failure leaves it failed); a pending one is due now and keeps the rest of its schedule.
  * Disabled endpoints and attempts already in flight are skipped, and said so.
  */
-export async function retryMessage(deps: Pick<WebhookDeps, 'db' | 'clock'>, actor: Actor, options: { messageId: string; endpointId?: string }): Promise<RetryResult> {
+export async function retryMessage(
+  deps: Pick<WebhookDeps, 'db' | 'clock'>,
+  actor: Actor,
+  options: { messageId: string; endpointId?: string },
+): Promise<RetryResult> {
   const { messageId } = options;
   if (!isUuid(messageId)) throw notFound('webhook message');
   if (options.endpointId !== undefined && !isUuid(options.endpointId)) throw notFound('webhook endpoint');
@@ -103,7 +116,12 @@ export async function retryMessage(deps: Pick<WebhookDeps, 'db' | 'clock'>, acto
       .where(and(eq(events.id, messageId), eq(events.organizationId, actor.organizationId)))
       .limit(1);
     const deliveries = await tx
-      .select({ id: webhookDeliveries.id, endpointId: webhookDeliveries.endpointId, status: webhookDeliveries.status, lockedUntil: webhookDeliveries.lockedUntil })
+      .select({
+        id: webhookDeliveries.id,
+        endpointId: webhookDeliveries.endpointId,
+        status: webhookDeliveries.status,
+        lockedUntil: webhookDeliveries.lockedUntil,
+      })
       .from(webhookDeliveries)
       .where(
         and(
@@ -117,7 +135,12 @@ export async function retryMessage(deps: Pick<WebhookDeps, 'db' | 'clock'>, acto
     const endpoints = await tx
       .select({ id: webhookEndpoints.id, enabled: webhookEndpoints.enabled, eventTypes: webhookEndpoints.eventTypes })
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.organizationId, actor.organizationId), options.endpointId ? eq(webhookEndpoints.id, options.endpointId) : undefined));
+      .where(
+        and(
+          eq(webhookEndpoints.organizationId, actor.organizationId),
+          options.endpointId ? eq(webhookEndpoints.id, options.endpointId) : undefined,
+        ),
+      );
     if (options.endpointId && endpoints.length === 0) throw notFound('webhook endpoint');
     const enabled = new Map(endpoints.map((e) => [e.id, e]));
     const result: RetryResult = { messageId, retried: [], skipped: [] };
@@ -125,8 +148,10 @@ export async function retryMessage(deps: Pick<WebhookDeps, 'db' | 'clock'>, acto
     const pendingNow: string[] = [];
     for (const delivery of deliveries) {
       if (delivery.status === 'succeeded') result.skipped.push({ endpointId: delivery.endpointId, reason: 'already succeeded' });
-      else if (!enabled.get(delivery.endpointId)?.enabled) result.skipped.push({ endpointId: delivery.endpointId, reason: 'endpoint disabled' });
-      else if (delivery.lockedUntil && delivery.lockedUntil > now) result.skipped.push({ endpointId: delivery.endpointId, reason: 'attempt in flight' });
+      else if (!enabled.get(delivery.endpointId)?.enabled)
+        result.skipped.push({ endpointId: delivery.endpointId, reason: 'endpoint disabled' });
+      else if (delivery.lockedUntil && delivery.lockedUntil > now)
+        result.skipped.push({ endpointId: delivery.endpointId, reason: 'attempt in flight' });
       else {
         (delivery.status === 'failed' ? failedAgain : pendingNow).push(delivery.id);
         result.retried.push({ deliveryId: delivery.id, endpointId: delivery.endpointId });
@@ -202,11 +227,16 @@ export async function sendTestMessage(
   const messageId = uuidv7();
   const payload = EVENT_CATALOG[eventType].example as Record<string, unknown>;
   const secrets = signingSecrets(endpoint, (s) => deps.sealer.open(s), deps.clock.now());
-  const outcome = await sendWebhook(endpoint.url, secrets, { id: messageId, type: eventType, body: JSON.stringify(payload), test: true }, {
-    clock: deps.clock,
-    timeoutMs: deps.settings.timeoutMs,
-    policy: deps.policy,
-  });
+  const outcome = await sendWebhook(
+    endpoint.url,
+    secrets,
+    { id: messageId, type: eventType, body: JSON.stringify(payload), test: true },
+    {
+      clock: deps.clock,
+      timeoutMs: deps.settings.timeoutMs,
+      policy: deps.policy,
+    },
+  );
   const deliveryId = uuidv7();
   const attemptId = uuidv7();
   const error = outcome.error ?? (outcome.succeeded ? null : `HTTP ${outcome.statusCode}`);

@@ -77,12 +77,14 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
   // again from the events, which their own transactions made durable. Should the database crash in
   // that moment, the events are dispatched again (a receiver may get a message twice, never zero
   // times); the first attempts do not wait for a disk flush.
-  const result = await database.withAdvisoryLock(DISPATCH_LOCK_KEY, async (tx) => {
-    // Positions for the batch, and each event with every enabled endpoint whose filter matches it
-    // (or one row with no endpoint), in one statement.
-    const pairs = await queryRows<Pair>(
-      tx,
-      sql`
+  const result = await database.withAdvisoryLock(
+    DISPATCH_LOCK_KEY,
+    async (tx) => {
+      // Positions for the batch, and each event with every enabled endpoint whose filter matches it
+      // (or one row with no endpoint), in one statement.
+      const pairs = await queryRows<Pair>(
+        tx,
+        sql`
         with base as (select coalesce(max(position), 0) as last from events),
         batch as (
           select id, row_number() over (order by seq) as n
@@ -103,41 +105,55 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
         left join webhook_endpoints ep on ep.organization_id = d.organization_id and ep.enabled
           and (cardinality(ep.event_types) = 0 or d.type = any(ep.event_types))
         order by d.position, ep.created_at`,
-    );
-    const events = new Set(pairs.map((p) => p.event_id)).size;
-    const now = clock.now();
-    const due = new Date(now.getTime() + (options.firstDelayMs ?? 0));
-    const lease = options.firstDelayMs ? undefined : options.lease;
-    const rows: Array<{ id: string; organization_id: string; endpoint_id: string; event_id: string; event_type: string; leased: boolean }> = [];
-    const leased: LeasedDelivery[] = [];
-    for (const pair of pairs) {
-      if (pair.endpoint_id === null) continue;
-      const id = uuidv7();
-      const take = lease?.take(pair.endpoint_id) ?? false;
-      rows.push({ id, organization_id: pair.organization_id, endpoint_id: pair.endpoint_id, event_id: pair.event_id, event_type: pair.type, leased: take });
-      if (take) {
-        leased.push({
+      );
+      const events = new Set(pairs.map((p) => p.event_id)).size;
+      const now = clock.now();
+      const due = new Date(now.getTime() + (options.firstDelayMs ?? 0));
+      const lease = options.firstDelayMs ? undefined : options.lease;
+      const rows: Array<{
+        id: string;
+        organization_id: string;
+        endpoint_id: string;
+        event_id: string;
+        event_type: string;
+        leased: boolean;
+      }> = [];
+      const leased: LeasedDelivery[] = [];
+      for (const pair of pairs) {
+        if (pair.endpoint_id === null) continue;
+        const id = uuidv7();
+        const take = lease?.take(pair.endpoint_id) ?? false;
+        rows.push({
           id,
           organization_id: pair.organization_id,
           endpoint_id: pair.endpoint_id,
-          message_id: pair.event_id,
+          event_id: pair.event_id,
           event_type: pair.type,
-          test: false,
-          attempts: 0,
-          manual: false,
-          url: pair.url!,
-          enabled: true,
-          secret_sealed: pair.secret_sealed!,
-          previous_secret_sealed: pair.previous_secret_sealed,
-          previous_secret_expires_at: pair.previous_secret_expires_at,
-          body: pair.payload,
+          leased: take,
         });
+        if (take) {
+          leased.push({
+            id,
+            organization_id: pair.organization_id,
+            endpoint_id: pair.endpoint_id,
+            message_id: pair.event_id,
+            event_type: pair.type,
+            test: false,
+            attempts: 0,
+            manual: false,
+            url: pair.url!,
+            enabled: true,
+            secret_sealed: pair.secret_sealed!,
+            previous_secret_sealed: pair.previous_secret_sealed,
+            previous_secret_expires_at: pair.previous_secret_expires_at,
+            body: pair.payload,
+          });
+        }
       }
-    }
-    // One JSON parameter per chunk (cheaper to build and send than thousands of bound values). Rows
-    // left unleased are for any engine: NOTIFY wakes those of other processes.
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await tx.execute(sql`
+      // One JSON parameter per chunk (cheaper to build and send than thousands of bound values). Rows
+      // left unleased are for any engine: NOTIFY wakes those of other processes.
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await tx.execute(sql`
         with inserted as (
           insert into webhook_deliveries (id, organization_id, endpoint_id, message_id, event_id, event_type, status, next_attempt_at, locked_until, locked_by, created_at, updated_at)
           select r.id, r.organization_id, r.endpoint_id, r.event_id, r.event_id, r.event_type, 'pending', ${due},
@@ -147,8 +163,10 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
           returning locked_by
         )
         select pg_notify(${DELIVERIES_CHANNEL}, '') from (select 1 from inserted where locked_by is null limit 1) unleased`);
-    }
-    return { events, deliveries: rows.length, leased };
-  }, { durableCommit: false });
+      }
+      return { events, deliveries: rows.length, leased };
+    },
+    { durableCommit: false },
+  );
   return result.events === 0 ? none : result;
 }

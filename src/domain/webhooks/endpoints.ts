@@ -75,7 +75,10 @@ export async function createEndpoint(
   const row = await deps.db.transaction(async (tx) => {
     // Serializes creates of one organization, so two at once cannot both pass the limit.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${actor.organizationId}`}))`);
-    const [existing] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.organizationId, actor.organizationId));
+    const [existing] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.organizationId, actor.organizationId));
     if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_ORGANIZATION) {
       throw conflict(`an organization has at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints; delete one first`);
     }
@@ -182,7 +185,11 @@ export async function rotateSecret(
 export type RevealedSecret = { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null };
 
 /** The endpoint's secret, and the one before it while it still signs. */
-export async function revealSecret(deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer'>, actor: Actor, { endpointId }: { endpointId: string }): Promise<RevealedSecret> {
+export async function revealSecret(
+  deps: Pick<WebhookDeps, 'db' | 'clock' | 'sealer'>,
+  actor: Actor,
+  { endpointId }: { endpointId: string },
+): Promise<RevealedSecret> {
   const row = await loadEndpoint(deps.db, actor, endpointId);
   const overlapping = row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > deps.clock.now();
   return {
@@ -193,8 +200,13 @@ export async function revealSecret(deps: Pick<WebhookDeps, 'db' | 'clock' | 'sea
 }
 
 /** The secrets that sign now: the current one, and the previous one during its overlap. */
-export function signingSecrets(row: Pick<EndpointRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>, open: (sealed: string) => string, now: Date): string[] {
+export function signingSecrets(
+  row: Pick<EndpointRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+  open: (sealed: string) => string,
+  now: Date,
+): string[] {
   const secrets = [open(row.secretSealed)];
-  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now) secrets.push(open(row.previousSecretSealed));
+  if (row.previousSecretSealed && row.previousSecretExpiresAt && row.previousSecretExpiresAt > now)
+    secrets.push(open(row.previousSecretSealed));
   return secrets;
 }

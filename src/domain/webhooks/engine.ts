@@ -76,7 +76,8 @@ export function createWebhookEngine(deps: WebhookEngineDeps): WebhookEngine {
         }
         return engine.wantDispatch || (engine.wantClaim && room(engine) > 0);
       },
-      onListenError: (err) => logger.warn({ err }, `webhook engine: LISTEN failed; events are picked up by polling every ${settings.pollIntervalMs} ms`),
+      onListenError: (err) =>
+        logger.warn({ err }, `webhook engine: LISTEN failed; events are picked up by polling every ${settings.pollIntervalMs} ms`),
       logger,
     }),
   };

@@ -11,12 +11,23 @@ const BATCH = 2000;
 
 export type CleanupResult = { events: number; deliveries: number; attempts: number; failedOnDisabled: number };
 
-export async function cleanUpWebhookData({ db, clock, retentionDays }: { db: Db; clock: Clock; retentionDays: number }): Promise<CleanupResult> {
+export async function cleanUpWebhookData({
+  db,
+  clock,
+  retentionDays,
+}: {
+  db: Db;
+  clock: Clock;
+  retentionDays: number;
+}): Promise<CleanupResult> {
   const now = clock.now();
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   const result: CleanupResult = { events: 0, deliveries: 0, attempts: 0, failedOnDisabled: 0 };
   // Deleting an event deletes its deliveries and their attempts (foreign keys, on delete cascade).
-  result.events = await deleteInBatches(db, sql`delete from events where id in (select id from events where created_at < ${cutoff} limit ${BATCH}) returning 1`);
+  result.events = await deleteInBatches(
+    db,
+    sql`delete from events where id in (select id from events where created_at < ${cutoff} limit ${BATCH}) returning 1`,
+  );
   // Test sends belong to no event.
   result.deliveries = await deleteInBatches(
     db,

@@ -15,7 +15,10 @@ export const USER_AGENT = 'Parley-Webhooks/1.0 (+https://www.standardwebhooks.co
 
 /** Content types whose answer is kept: text, JSON. */
 export function isExcerptType(contentType: string | string[] | undefined): boolean {
-  const type = String(Array.isArray(contentType) ? contentType[0] : (contentType ?? '')).split(';')[0]!.trim().toLowerCase();
+  const type = String(Array.isArray(contentType) ? contentType[0] : (contentType ?? ''))
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   return type.startsWith('text/') || type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
@@ -65,7 +68,12 @@ export function webhookHeaders(message: OutgoingMessage, secrets: readonly strin
 }
 
 /** POSTs the signed message to url and reports the outcome; any 2xx is a success, redirects are not followed. */
-export async function sendWebhook(url: string, secrets: readonly string[], message: OutgoingMessage, options: SendOptions): Promise<AttemptOutcome> {
+export async function sendWebhook(
+  url: string,
+  secrets: readonly string[],
+  message: OutgoingMessage,
+  options: SendOptions,
+): Promise<AttemptOutcome> {
   const attemptedAt = options.clock.now();
   const started = performance.now();
   const timeout = AbortSignal.timeout(options.timeoutMs);

@@ -70,7 +70,10 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 export async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: AuthDeps): Promise<Actor | undefined> {
   if ('public' in requirement) return requirement.optionalSession ? optionalSession(request, deps) : undefined;
   const requestedOrg = requestedOrganization(request, 'organizationQuery' in requirement ? requirement.organizationQuery : undefined);
-  const pathOrg = 'organizationParam' in requirement && requirement.organizationParam !== undefined ? organizationInPath(request, requirement.organizationParam, requestedOrg) : undefined;
+  const pathOrg =
+    'organizationParam' in requirement && requirement.organizationParam !== undefined
+      ? organizationInPath(request, requirement.organizationParam, requestedOrg)
+      : undefined;
   const actor = await resolveActor(request, { header: requestedOrg, path: pathOrg?.id }, deps);
   // Known to the hooks even when the checks below refuse it: a refused request still counts against its credential's rate limit.
   request.actor = actor;
@@ -110,7 +113,9 @@ function requestedOrganization(request: FastifyRequest, queryParam: string | und
   }
   if (header !== undefined && header.toLowerCase() !== value.toLowerCase()) {
     throw new DomainError('invalid', `${ORGANIZATION_HEADER} and ${queryParam} name different organizations`, {
-      fieldErrors: [{ pointer: `/${queryParam}`, location: 'query', message: `must be the organization ${ORGANIZATION_HEADER} names, or absent` }],
+      fieldErrors: [
+        { pointer: `/${queryParam}`, location: 'query', message: `must be the organization ${ORGANIZATION_HEADER} names, or absent` },
+      ],
     });
   }
   return header ?? value.toLowerCase();
@@ -130,13 +135,19 @@ function organizationInPath(request: FastifyRequest, param: string, requestedOrg
   if (value === undefined || !isUuid(value)) return { id: undefined };
   if (requestedOrg !== undefined && requestedOrg.toLowerCase() !== value.toLowerCase()) {
     throw new DomainError('invalid', `${ORGANIZATION_HEADER} names another organization than the path`, {
-      fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: `must be the path's organization ${value} or absent` }],
+      fieldErrors: [
+        { pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: `must be the path's organization ${value} or absent` },
+      ],
     });
   }
   return { id: value.toLowerCase() };
 }
 
-async function resolveActor(request: FastifyRequest, requested: { header: string | undefined; path: string | undefined }, deps: AuthDeps): Promise<Actor | undefined> {
+async function resolveActor(
+  request: FastifyRequest,
+  requested: { header: string | undefined; path: string | undefined },
+  deps: AuthDeps,
+): Promise<Actor | undefined> {
   const requestedOrg = requested.header ?? requested.path;
   const apiKey = headerValue(request, 'x-api-key');
   if (apiKey !== undefined) {
@@ -162,7 +173,11 @@ async function resolveActor(request: FastifyRequest, requested: { header: string
 }
 
 /** Runs a credential check; when the route names an organization in its path, the refusal `code` (the credential does not reach it) becomes 404. */
-async function pathScoped(path: string | undefined, code: DomainError['code'], check: () => Promise<Actor | undefined>): Promise<Actor | undefined> {
+async function pathScoped(
+  path: string | undefined,
+  code: DomainError['code'],
+  check: () => Promise<Actor | undefined>,
+): Promise<Actor | undefined> {
   try {
     return await check();
   } catch (err) {
@@ -191,8 +206,12 @@ function assertSameSiteWrite(request: FastifyRequest, sessionToken: string, trus
   }
   const sent = headerValue(request, CSRF_HEADER);
   if (sent === undefined || !constantTimeEqual(sent, csrfTokenFor(sessionToken))) {
-    throw new DomainError('forbidden', `a write with the session cookie needs the ${CSRF_HEADER} header holding the ${CSRF_COOKIE} cookie's value`, {
-      extra: { reason: 'csrf' },
-    });
+    throw new DomainError(
+      'forbidden',
+      `a write with the session cookie needs the ${CSRF_HEADER} header holding the ${CSRF_COOKIE} cookie's value`,
+      {
+        extra: { reason: 'csrf' },
+      },
+    );
   }
 }

@@ -19,7 +19,12 @@ export type AuthFailureLimiter = {
   recordFailure(address: string): Promise<void>;
 };
 
-export function createAuthFailureLimiter(options: { perMinute: number; clock: Clock; count: FailOpenCounter; maxAddresses?: number }): AuthFailureLimiter {
+export function createAuthFailureLimiter(options: {
+  perMinute: number;
+  clock: Clock;
+  count: FailOpenCounter;
+  maxAddresses?: number;
+}): AuthFailureLimiter {
   /** Address -> the end of the window it is over the limit in; oldest first (Map order), so the first entry goes when full. */
   const blocked = new Map<string, number>();
   const maxAddresses = options.maxAddresses ?? 100_000;

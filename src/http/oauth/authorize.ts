@@ -28,28 +28,44 @@ const TAG = 'oauth';
 
 const AuthorizeQuerySchema = z.object({
   response_type: z.string().max(100).optional().meta({ description: 'Must be `code`', example: 'code' }),
-  client_id: z.string().max(AUTHORIZE_LIMITS.clientId).optional().meta({ description: 'The registered client (required)', example: 'pcl_8mZk2xQv7LrT' }),
+  client_id: z
+    .string()
+    .max(AUTHORIZE_LIMITS.clientId)
+    .optional()
+    .meta({ description: 'The registered client (required)', example: 'pcl_8mZk2xQv7LrT' }),
   redirect_uri: z
     .string()
     .max(AUTHORIZE_LIMITS.redirectUri)
     .optional()
-    .meta({ description: 'One of the client\'s registered redirect URIs, exactly (required)', example: 'http://127.0.0.1:53682/callback' }),
-  scope: z.string().max(AUTHORIZE_LIMITS.scope).optional().meta({ description: 'Space-delimited scopes, each registered for the client; empty: all it registered', example: 'channels:read messages:read' }),
-  state: z.string().max(AUTHORIZE_LIMITS.state).optional().meta({ description: 'Returned unchanged with the answer; the client checks it', example: 'af0ifjsldkj' }),
-  code_challenge: z
+    .meta({ description: "One of the client's registered redirect URIs, exactly (required)", example: 'http://127.0.0.1:53682/callback' }),
+  scope: z.string().max(AUTHORIZE_LIMITS.scope).optional().meta({
+    description: 'Space-delimited scopes, each registered for the client; empty: all it registered',
+    example: 'channels:read messages:read',
+  }),
+  state: z
     .string()
-    .max(AUTHORIZE_LIMITS.codeChallenge)
+    .max(AUTHORIZE_LIMITS.state)
     .optional()
-    .meta({ description: 'PKCE: base64url of the SHA-256 of the code verifier (43 characters); required for public clients', example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM' }),
+    .meta({ description: 'Returned unchanged with the answer; the client checks it', example: 'af0ifjsldkj' }),
+  code_challenge: z.string().max(AUTHORIZE_LIMITS.codeChallenge).optional().meta({
+    description: 'PKCE: base64url of the SHA-256 of the code verifier (43 characters); required for public clients',
+    example: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+  }),
   code_challenge_method: z.string().max(100).optional().meta({ description: 'Must be `S256` (`plain` is refused)', example: 'S256' }),
 });
 
-const AuthorizationRequestSchema = z.object({ id: z.uuid(), ...consentShape, redirect_uri: z.string().meta({ description: 'Where the browser goes after the decision' }) }).meta({ id: 'OAuthAuthorizationRequest' });
+const AuthorizationRequestSchema = z
+  .object({ id: z.uuid(), ...consentShape, redirect_uri: z.string().meta({ description: 'Where the browser goes after the decision' }) })
+  .meta({ id: 'OAuthAuthorizationRequest' });
 
 const ApproveBodySchema = z.object({ organization_ids: OrganizationIdsSchema }).meta({ id: 'ApproveOAuthAuthorization' });
 
 const RedirectSchema = z
-  .object({ redirect_to: z.string().meta({ description: "The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there" }) })
+  .object({
+    redirect_to: z.string().meta({
+      description: "The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there",
+    }),
+  })
   .meta({ id: 'OAuthRedirect' });
 
 export type OAuthAuthorizationRequestRecord = z.infer<typeof AuthorizationRequestSchema>;
@@ -89,7 +105,10 @@ export async function registerAuthorizeRoutes(app: App, services: AuthorizeServi
         querystring: AuthorizeQuerySchema,
         response: {
           303: z.null().describe('See Other: `Location` is the consent page, or the redirect_uri with the error'),
-          400: { description: 'An HTML page naming the problem (unknown client, wrong redirect_uri): nothing is redirected', content: { 'text/html': { schema: z.string() } } },
+          400: {
+            description: 'An HTML page naming the problem (unknown client, wrong redirect_uri): nothing is redirected',
+            content: { 'text/html': { schema: z.string() } },
+          },
         },
       },
     },
@@ -129,13 +148,15 @@ export async function registerAuthorizeRoutes(app: App, services: AuthorizeServi
         tags: [TAG],
         summary: 'A pending authorization request, for the consent page',
         description:
-          'The client, the scopes in words, the redirect_uri and the signed-in user\'s organizations to choose from. 404 for an unknown request (or one another user decided), 409 once decided, 410 once expired.',
+          "The client, the scopes in words, the redirect_uri and the signed-in user's organizations to choose from. 404 for an unknown request (or one another user decided), 409 once decided, 410 once expired.",
         security: [{ session: [] }],
         params,
         response: { 200: dataOf(AuthorizationRequestSchema), ...errorResponses([404, 409, 410]) },
       },
     },
-    async (request) => ({ data: presentRequest(await describeAuthorizationRequest(deps, userActor(actorOf(request)), { requestId: request.params.requestID })) }),
+    async (request) => ({
+      data: presentRequest(await describeAuthorizationRequest(deps, userActor(actorOf(request)), { requestId: request.params.requestID })),
+    }),
   );
 
   app.post(
@@ -173,7 +194,8 @@ export async function registerAuthorizeRoutes(app: App, services: AuthorizeServi
       schema: {
         tags: [TAG],
         summary: 'Deny an authorization request',
-        description: "The answer's `redirect_to` is the redirect_uri with `error=access_denied`, `state` and `iss`: send the browser there.",
+        description:
+          "The answer's `redirect_to` is the redirect_uri with `error=access_denied`, `state` and `iss`: send the browser there.",
         security: [{ session: [] }],
         params,
         response: { 200: dataOf(RedirectSchema), ...errorResponses([404, 409, 410]) },

@@ -23,7 +23,9 @@ const OrganizationChoiceSchema = z.object({
 export const consentShape = {
   client: OAuthClientSummarySchema,
   scopes: z.array(ConsentScopeSchema).meta({ description: 'The scopes the client asks for' }),
-  organizations: z.array(OrganizationChoiceSchema).meta({ description: "The user's organizations: the ones the client may be allowed to reach" }),
+  organizations: z
+    .array(OrganizationChoiceSchema)
+    .meta({ description: "The user's organizations: the ones the client may be allowed to reach" }),
   expires_at: z.string().meta({ format: 'date-time', description: 'The decision must be made before this time' }),
 };
 
@@ -35,13 +37,20 @@ export const OrganizationIdsSchema = z
   .array(z.uuid())
   .min(1)
   .max(100)
-  .meta({ description: 'The organizations the client may reach: at least one, each one the user is a member of', example: ['0196b1f2-0a00-7000-8000-0000000000a1'] });
+  .meta({
+    description: 'The organizations the client may reach: at least one, each one the user is a member of',
+    example: ['0196b1f2-0a00-7000-8000-0000000000a1'],
+  });
 
 export function presentConsent(consent: Consent) {
   return {
     client: { client_id: consent.client.clientId, name: consent.client.name },
     scopes: consent.scopes.map((name) => ({ name, description: PERMISSION_DESCRIPTIONS[name] })),
-    organizations: consent.organizations.map((m) => ({ organization_id: m.organizationId, organization_name: m.organizationName, role: m.role })),
+    organizations: consent.organizations.map((m) => ({
+      organization_id: m.organizationId,
+      organization_name: m.organizationName,
+      role: m.role,
+    })),
     expires_at: consent.expiresAt.toISOString(),
   };
 }

@@ -33,7 +33,10 @@ const TAG = 'oauth';
 const DeviceRequestSchema = z
   .object({
     client_id: z.string().min(1).max(AUTHORIZE_LIMITS.clientId).meta({ example: 'pcl_8mZk2xQv7LrT' }),
-    scope: z.string().max(AUTHORIZE_LIMITS.scope).optional().meta({ description: 'Space-delimited scopes, each registered for the client; absent or empty: all it registered', example: 'channels:read messages:read' }),
+    scope: z.string().max(AUTHORIZE_LIMITS.scope).optional().meta({
+      description: 'Space-delimited scopes, each registered for the client; absent or empty: all it registered',
+      example: 'channels:read messages:read',
+    }),
   })
   .meta({ id: 'DeviceAuthorizationRequest' });
 
@@ -48,10 +51,16 @@ const DeviceAuthorizationSchema = z
   })
   .meta({ id: 'DeviceAuthorization' });
 
-const UserCodeSchema = z.string().min(1).max(32).meta({ description: 'The code the device shows (case, dashes and spaces do not matter)', example: 'BCDF-GHJK' });
+const UserCodeSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .meta({ description: 'The code the device shows (case, dashes and spaces do not matter)', example: 'BCDF-GHJK' });
 
 const LookupBodySchema = z.object({ user_code: UserCodeSchema }).meta({ id: 'DeviceUserCode' });
-const ApproveBodySchema = z.object({ user_code: UserCodeSchema, organization_ids: OrganizationIdsSchema }).meta({ id: 'ApproveDeviceAuthorization' });
+const ApproveBodySchema = z
+  .object({ user_code: UserCodeSchema, organization_ids: OrganizationIdsSchema })
+  .meta({ id: 'ApproveDeviceAuthorization' });
 
 const DeviceVerificationSchema = z
   .object({ user_code: z.string().meta({ description: 'The code, as XXXX-XXXX' }), ...consentShape })
@@ -65,7 +74,11 @@ export type DeviceVerificationRecord = z.infer<typeof DeviceVerificationSchema>;
 export type DeviceDecisionRecord = z.infer<typeof DeviceDecisionSchema>;
 
 function presentDecision(decision: DeviceDecision): z.infer<typeof DeviceDecisionSchema> {
-  return { user_code: decision.userCode, status: decision.status, client: { client_id: decision.client.clientId, name: decision.client.name } };
+  return {
+    user_code: decision.userCode,
+    status: decision.status,
+    client: { client_id: decision.client.clientId, name: decision.client.name },
+  };
 }
 
 /** A throttled guess becomes a 429 with Retry-After; anything else passes through. */
@@ -73,7 +86,10 @@ function unlessThrottled<T extends object>(reply: FastifyReply, result: T | User
   if (!('throttled' in result)) return result;
   void reply.header('retry-after', String(result.retryAfterSeconds));
   const whose = result.throttled === 'user' ? 'your account' : 'this address';
-  throw new HttpError('rate_limited', `too many wrong codes from ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  throw new HttpError(
+    'rate_limited',
+    `too many wrong codes from ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
+  );
 }
 
 /** What the device routes use: the database, the clock, and the verification address and code lifetimes from the settings. */
@@ -107,7 +123,10 @@ export async function registerDeviceRoutes(app: App, services: DeviceServices) {
         },
       },
       async (request, reply) => {
-        const started = await startDeviceAuthorization({ ...deps, settings }, { clientId: request.body.client_id, scope: request.body.scope });
+        const started = await startDeviceAuthorization(
+          { ...deps, settings },
+          { clientId: request.body.client_id, scope: request.body.scope },
+        );
         void reply.header('cache-control', 'no-store');
         return {
           device_code: started.deviceCode,
@@ -137,7 +156,13 @@ export async function registerDeviceRoutes(app: App, services: DeviceServices) {
       },
     },
     async (request, reply) => {
-      const consent = unlessThrottled(reply, await inputFrom('body', lookupDeviceAuthorization(deps, userActor(actorOf(request)), { userCode: request.body.user_code, address: request.ip })));
+      const consent = unlessThrottled(
+        reply,
+        await inputFrom(
+          'body',
+          lookupDeviceAuthorization(deps, userActor(actorOf(request)), { userCode: request.body.user_code, address: request.ip }),
+        ),
+      );
       return { data: { user_code: consent.userCode, ...presentConsent(consent) } };
     },
   );
@@ -158,7 +183,11 @@ export async function registerDeviceRoutes(app: App, services: DeviceServices) {
     async (request, reply) => {
       const decision = await inputFrom(
         'body',
-        approveDeviceAuthorization(deps, userActor(actorOf(request)), { userCode: request.body.user_code, address: request.ip, organizationIds: request.body.organization_ids }),
+        approveDeviceAuthorization(deps, userActor(actorOf(request)), {
+          userCode: request.body.user_code,
+          address: request.ip,
+          organizationIds: request.body.organization_ids,
+        }),
       );
       return { data: presentDecision(unlessThrottled(reply, decision)) };
     },
@@ -178,7 +207,10 @@ export async function registerDeviceRoutes(app: App, services: DeviceServices) {
       },
     },
     async (request, reply) => {
-      const decision = await inputFrom('body', denyDeviceAuthorization(deps, userActor(actorOf(request)), { userCode: request.body.user_code, address: request.ip }));
+      const decision = await inputFrom(
+        'body',
+        denyDeviceAuthorization(deps, userActor(actorOf(request)), { userCode: request.body.user_code, address: request.ip }),
+      );
       return { data: presentDecision(unlessThrottled(reply, decision)) };
     },
   );

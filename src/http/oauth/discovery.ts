@@ -62,7 +62,8 @@ export async function registerDiscoveryRoutes(app: App, settings: { baseUrl: str
       schema: {
         tags: [TAG],
         summary: 'OAuth authorization server metadata',
-        description: 'RFC 8414 discovery: the endpoints, grant types, PKCE method, client authentication methods and scopes (the permission names). The issuer is BASE_URL.',
+        description:
+          'RFC 8414 discovery: the endpoints, grant types, PKCE method, client authentication methods and scopes (the permission names). The issuer is BASE_URL.',
         security: [],
         response: { 200: AuthorizationServerMetadataSchema },
       },

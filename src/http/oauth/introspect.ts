@@ -18,7 +18,11 @@ import { clientAuthOf, oauthEndpointScope, TAG } from './token-endpoints.ts';
 export const IntrospectRequestSchema = z
   .object({
     token: z.string().min(1).max(512).meta({ description: 'An access token (pla_) or refresh token (plr_)' }),
-    token_type_hint: z.string().max(100).optional().meta({ description: 'access_token or refresh_token; a hint only (RFC 7662 §2.1)', example: 'access_token' }),
+    token_type_hint: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: 'access_token or refresh_token; a hint only (RFC 7662 §2.1)', example: 'access_token' }),
     client_id: z.string().max(200).optional().meta({ description: 'client_secret_post: the confidential client' }),
     client_secret: z.string().max(512).optional().meta({ description: 'client_secret_post: its secret' }),
   })
@@ -27,15 +31,22 @@ export const IntrospectRequestSchema = z
 export const IntrospectionSchema = z
   .object({
     active: z.boolean(),
-    scope: z.string().optional().meta({ description: 'The token\'s scopes that its client still has, space-delimited' }),
+    scope: z.string().optional().meta({ description: "The token's scopes that its client still has, space-delimited" }),
     client_id: z.string().optional(),
     sub: z.string().optional().meta({ description: 'The id of the user who authorized the client' }),
     exp: z.number().int().optional().meta({ description: 'Expiry, seconds since the epoch' }),
     iat: z.number().int().optional().meta({ description: 'Issue time, seconds since the epoch' }),
     token_type: z.enum(['Bearer', 'refresh_token']).optional(),
-    organization_ids: z.array(z.uuid()).optional().meta({ description: 'The organizations the token reaches (approved by the user, where they are still a member)' }),
+    organization_ids: z
+      .array(z.uuid())
+      .optional()
+      .meta({ description: 'The organizations the token reaches (approved by the user, where they are still a member)' }),
   })
-  .meta({ id: 'Introspection', description: 'RFC 7662 §2.2. An unknown, expired, revoked or rotated token, or one the caller may not see, is exactly `{active: false}`.' });
+  .meta({
+    id: 'Introspection',
+    description:
+      'RFC 7662 §2.2. An unknown, expired, revoked or rotated token, or one the caller may not see, is exactly `{active: false}`.',
+  });
 
 export type IntrospectDeps = { db: Db; clock: Clock; clients: ClientLookup };
 
@@ -67,9 +78,13 @@ export async function registerIntrospectRoutes(app: App, deps: IntrospectDeps): 
         } else if (request.actor) {
           caller = { kind: 'actor', actor: request.actor };
         } else {
-          throw oauthError('invalid_client', 'authenticate: a confidential client\'s credentials, or an API key, access token or session holding oauth:introspect');
+          throw oauthError(
+            'invalid_client',
+            "authenticate: a confidential client's credentials, or an API key, access token or session holding oauth:introspect",
+          );
         }
-        if (caller.kind === 'client' && caller.client.type !== 'confidential') throw new DomainError('unauthenticated', 'only confidential clients introspect');
+        if (caller.kind === 'client' && caller.client.type !== 'confidential')
+          throw new DomainError('unauthenticated', 'only confidential clients introspect');
         const result = await introspectToken(deps, caller, { token: request.body.token });
         if (!result.active) return { active: false };
         return {

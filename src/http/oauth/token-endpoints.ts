@@ -17,19 +17,25 @@ export const FORM_ONLY = 'the body must be application/x-www-form-urlencoded (RF
  * A plugin scope for OAuth endpoints: `formOnly` takes form bodies and refuses every other type as
  * invalid_request (the token endpoint); otherwise JSON or form. Every answer is no-store.
  */
-export async function oauthEndpointScope(app: App, options: { formOnly: boolean }, routes: (scope: App) => void | Promise<void>): Promise<void> {
+export async function oauthEndpointScope(
+  app: App,
+  options: { formOnly: boolean },
+  routes: (scope: App) => void | Promise<void>,
+): Promise<void> {
   await app.register(async (plain: FastifyInstance) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>() as unknown as App;
     if (options.formOnly) scope.removeAllContentTypeParsers();
     await registerOAuthFormParser(scope);
-    if (options.formOnly) scope.addContentTypeParser('*', (_request, _payload, done) => done(oauthError('invalid_request', FORM_ONLY), undefined));
+    if (options.formOnly)
+      scope.addContentTypeParser('*', (_request, _payload, done) => done(oauthError('invalid_request', FORM_ONLY), undefined));
     scope.addHook('onRequest', async (_request, reply) => {
       void reply.header('cache-control', 'no-store');
       void reply.header('pragma', 'no-cache');
     });
     // RFC 6749 §5.2: a client that authenticated with HTTP Basic and failed is challenged for Basic.
     scope.addHook('onError', async (_request, reply, error) => {
-      if (error instanceof DomainError && error.extra?.basic_auth) void reply.header('www-authenticate', 'Basic realm="parley", charset="UTF-8"');
+      if (error instanceof DomainError && error.extra?.basic_auth)
+        void reply.header('www-authenticate', 'Basic realm="parley", charset="UTF-8"');
     });
     await routes(scope);
   });
@@ -41,7 +47,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The client credentials a request carries (Authorization header, client_id, client_secret). */
-export function clientAuthOf(request: FastifyRequest, body: { client_id?: string; client_secret?: string } | null | undefined): ClientAuthInput {
+export function clientAuthOf(
+  request: FastifyRequest,
+  body: { client_id?: string; client_secret?: string } | null | undefined,
+): ClientAuthInput {
   const authorization = header(request, 'authorization');
   return {
     // A bearer or API key caller is not a client authenticating.

@@ -11,15 +11,24 @@ import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
 import { clientAuthOf, FORM_ONLY, oauthEndpointScope, TAG } from './token-endpoints.ts';
 
-const param = (max: number, description: string, example?: string) => z.string().max(max).optional().meta({ description, ...(example ? { example } : {}) });
+const param = (max: number, description: string, example?: string) =>
+  z
+    .string()
+    .max(max)
+    .optional()
+    .meta({ description, ...(example ? { example } : {}) });
 
 export const TokenRequestSchema = z
   .object({
     grant_type: param(200, `One of ${GRANT_TYPE_VALUES.join(', ')}`, 'authorization_code'),
     client_id: param(200, 'The client (public clients; confidential ones may use HTTP Basic instead)', 'pcl_8mZk2xQv7LrT'),
-    client_secret: param(512, 'client_secret_post: the confidential client\'s secret (or send it by HTTP Basic, never both)'),
+    client_secret: param(512, "client_secret_post: the confidential client's secret (or send it by HTTP Basic, never both)"),
     code: param(200, 'authorization_code: the code from the redirect'),
-    redirect_uri: param(2000, 'authorization_code: the redirect_uri of the authorization request, exactly', 'http://127.0.0.1:53682/callback'),
+    redirect_uri: param(
+      2000,
+      'authorization_code: the redirect_uri of the authorization request, exactly',
+      'http://127.0.0.1:53682/callback',
+    ),
     code_verifier: param(128, 'authorization_code: the PKCE verifier whose S256 is the code_challenge'),
     device_code: param(200, 'device_code grant: the device code from POST /v1/oauth/device'),
     refresh_token: param(200, 'refresh_token: the refresh token (exchanged once: it is rotated)'),
@@ -33,8 +42,11 @@ export const TokenResponseSchema = z
     access_token: z.string().meta({ description: 'Opaque, prefixed pla_; send as Authorization: Bearer' }),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().meta({ description: 'Seconds the access token lives (OAUTH_ACCESS_TOKEN_TTL)' }),
-    scope: z.string().meta({ description: 'The access token\'s scopes, space-delimited' }),
-    refresh_token: z.string().optional().meta({ description: 'Opaque, prefixed plr_; only for clients registered for the refresh_token grant. Lives OAUTH_REFRESH_TOKEN_TTL from its issue; each refresh rotates it' }),
+    scope: z.string().meta({ description: "The access token's scopes, space-delimited" }),
+    refresh_token: z.string().optional().meta({
+      description:
+        'Opaque, prefixed plr_; only for clients registered for the refresh_token grant. Lives OAUTH_REFRESH_TOKEN_TTL from its issue; each refresh rotates it',
+    }),
   })
   .meta({ id: 'TokenResponse' });
 

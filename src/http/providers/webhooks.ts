@@ -86,7 +86,10 @@ export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebh
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     const challenge = async (query: Record<string, string | undefined>, tokens: string[]) => {
-      const ok = query['hub.mode'] === 'subscribe' && typeof query['hub.verify_token'] === 'string' && tokens.some((t) => constantTimeEqual(t, query['hub.verify_token']!));
+      const ok =
+        query['hub.mode'] === 'subscribe' &&
+        typeof query['hub.verify_token'] === 'string' &&
+        tokens.some((t) => constantTimeEqual(t, query['hub.verify_token']!));
       if (!ok) throw new DomainError('forbidden', 'verify token does not match');
       return String(query['hub.challenge'] ?? '');
     };
@@ -104,7 +107,8 @@ export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebh
         schema: {
           tags: ['provider webhooks'],
           summary: 'Official provider: webhook verification challenge',
-          description: 'Answers `hub.challenge` as plain text when `hub.verify_token` matches OFFICIAL_VERIFY_TOKEN (or the sandbox\'s); 403 otherwise.',
+          description:
+            "Answers `hub.challenge` as plain text when `hub.verify_token` matches OFFICIAL_VERIFY_TOKEN (or the sandbox's); 403 otherwise.",
           security: [],
           querystring: ChallengeQuery,
           response: { 200: { description: 'hub.challenge', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses([403]) },
@@ -124,7 +128,10 @@ export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebh
           security: [],
           params: z.object({ channelID: z.string() }),
           querystring: ChallengeQuery,
-          response: { 200: { description: 'hub.challenge', content: { 'text/plain': { schema: z.string() } } }, ...errorResponses([403, 404]) },
+          response: {
+            200: { description: 'hub.challenge', content: { 'text/plain': { schema: z.string() } } },
+            ...errorResponses([403, 404]),
+          },
         },
       },
       async (request, reply) => {
@@ -138,7 +145,12 @@ export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebh
      * anything is parsed), normalizes it once and stores its events for their channels. `only`: the
      * channel of a per-channel path (null when that channel is unknown: refused like a bad signature).
      */
-    const receive = async (platform: Platform, request: { body: unknown; headers: Record<string, string | string[] | undefined> }, secrets: string[], only?: ChannelRow | null) => {
+    const receive = async (
+      platform: Platform,
+      request: { body: unknown; headers: Record<string, string | string[] | undefined> },
+      secrets: string[],
+      only?: ChannelRow | null,
+    ) => {
       const inbound = deps.providers.get(platform).inbound;
       const raw = request.body;
       if (!Buffer.isBuffer(raw) || !inbound.verify(raw, header(request.headers[inbound.signatureHeader]), secrets) || only === null) {
@@ -146,7 +158,12 @@ export async function registerProviderWebhookRoutes(app: App, deps: ProviderWebh
       }
       const events = inbound.normalize(parseJson(raw));
       const deliveryId = inbound.deliveryIdHeader ? header(request.headers[inbound.deliveryIdHeader]) : undefined;
-      await acceptInboundDelivery(acceptDeps, { platform, events, ...(only ? { channel: only } : {}), ...(deliveryId ? { deliveryId } : {}) });
+      await acceptInboundDelivery(acceptDeps, {
+        platform,
+        events,
+        ...(only ? { channel: only } : {}),
+        ...(deliveryId ? { deliveryId } : {}),
+      });
       return { received: true };
     };
 

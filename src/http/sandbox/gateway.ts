@@ -16,7 +16,12 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   const api = sandbox.gateway;
   gatewayFaults(scope);
   scope.setNotFoundHandler((request, reply) =>
-    sendGatewayError(reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, retryable: false }),
+    sendGatewayError(reply, {
+      status: 404,
+      code: 'not_found',
+      message: `no route ${request.method} ${request.url.split('?')[0]}`,
+      retryable: false,
+    }),
   );
 
   /** Checks the API key against the session in the path, then runs `fn` with the session. */
@@ -33,18 +38,43 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   scope.post('/scan', ROUTE, async (request, reply) => answer(reply, await api.scan(db, request.body)));
   scope.post('/link', ROUTE, async (request, reply) => answer(reply, await api.link(db, request.body)));
 
-  scope.put('/sessions/:session', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.configure(db, account, request.body))));
-  scope.get('/sessions/:session', ROUTE, authed(async (account, _p, _r, reply) => reply.send(api.describe(account))));
-  scope.post('/sessions/:session/start', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.start(db, account))));
-  scope.get('/sessions/:session/qr', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.qr(db, account))));
-  scope.post('/sessions/:session/pairing-code', ROUTE, authed(async (account, _p, request, reply) => answer(reply, await api.pairingCode(db, account, request.body))));
-  scope.post('/sessions/:session/logout', ROUTE, authed(async (account, _p, _r, reply) => answer(reply, await api.logout(db, account))));
+  scope.put(
+    '/sessions/:session',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await api.configure(db, account, request.body))),
+  );
+  scope.get(
+    '/sessions/:session',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => reply.send(api.describe(account))),
+  );
+  scope.post(
+    '/sessions/:session/start',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.start(db, account))),
+  );
+  scope.get(
+    '/sessions/:session/qr',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.qr(db, account))),
+  );
+  scope.post(
+    '/sessions/:session/pairing-code',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await api.pairingCode(db, account, request.body))),
+  );
+  scope.post(
+    '/sessions/:session/logout',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.logout(db, account))),
+  );
   const send = (triedNew: boolean) =>
     authed(async (account, _p, request, reply) =>
       sendWithFaults(sandbox, account.id, request, reply, {
         refuse: (fault) => sendGatewayError(reply, fault === 'error' ? gateway.internal() : gateway.rateLimited()),
         process: () => api.send(db, account, request.body, { triedNew }),
-        answer: (result) => (result.ok ? reply.code(result.value.created ? 201 : 200).send({ id: result.value.id }) : sendGatewayError(reply, result.error)),
+        answer: (result) =>
+          result.ok ? reply.code(result.value.created ? 201 : 200).send({ id: result.value.id }) : sendGatewayError(reply, result.error),
       }),
     );
   const [sendAfterTry, sendOnly] = [send(true), send(false)];
@@ -59,7 +89,19 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     }
     return sendOnly(request, reply);
   });
-  scope.get('/sessions/:session/idempotency-keys/:key', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.findByKey(db, account, params.key!))));
-  scope.get('/sessions/:session/contacts/:phone', ROUTE, authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))));
-  scope.get('/sessions/:session/media/:mediaId', ROUTE, authed(async (account, params, _r, reply) => answer(reply, await api.media(db, account, params.mediaId!))));
+  scope.get(
+    '/sessions/:session/idempotency-keys/:key',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await api.findByKey(db, account, params.key!))),
+  );
+  scope.get(
+    '/sessions/:session/contacts/:phone',
+    ROUTE,
+    authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))),
+  );
+  scope.get(
+    '/sessions/:session/media/:mediaId',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await api.media(db, account, params.mediaId!))),
+  );
 }

@@ -46,7 +46,11 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
     return answerOfficial(reply, await api.debugToken(db, bearerToken(request, true), (request.query as Json).input_token));
   });
 
-  scope.get('/:version/:id', ROUTE, authed((account, { id }) => api.getObject(db, account, id)));
+  scope.get(
+    '/:version/:id',
+    ROUTE,
+    authed((account, { id }) => api.getObject(db, account, id)),
+  );
   scope.post('/:version/:id/messages', ROUTE, async (request, reply) => {
     const params = request.params as IdParams;
     if (!VERSION.test(params.version)) return sendOfficialError(reply, official.unknownPath(`/${params.version}`));
@@ -58,9 +62,29 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
       answer: (result) => answerOfficial(reply, result),
     });
   });
-  scope.post('/:version/:id/register', ROUTE, authed((account, { id }, request) => api.register(db, account, id, request.body)));
-  scope.get('/:version/:id/message_templates', ROUTE, authed((account, { id }, request) => api.listTemplates(db, account, id, request.query as Json)));
-  scope.post('/:version/:id/message_templates', ROUTE, authed((account, { id }, request) => api.submitTemplate(db, account, id, request.body)));
-  scope.get('/:version/:id/phone_numbers', ROUTE, authed((account, { id }) => api.listPhoneNumbers(db, account, id)));
-  scope.post('/:version/:id/subscribed_apps', ROUTE, authed((account, { id }) => api.subscribeApp(db, account, id)));
+  scope.post(
+    '/:version/:id/register',
+    ROUTE,
+    authed((account, { id }, request) => api.register(db, account, id, request.body)),
+  );
+  scope.get(
+    '/:version/:id/message_templates',
+    ROUTE,
+    authed((account, { id }, request) => api.listTemplates(db, account, id, request.query as Json)),
+  );
+  scope.post(
+    '/:version/:id/message_templates',
+    ROUTE,
+    authed((account, { id }, request) => api.submitTemplate(db, account, id, request.body)),
+  );
+  scope.get(
+    '/:version/:id/phone_numbers',
+    ROUTE,
+    authed((account, { id }) => api.listPhoneNumbers(db, account, id)),
+  );
+  scope.post(
+    '/:version/:id/subscribed_apps',
+    ROUTE,
+    authed((account, { id }) => api.subscribeApp(db, account, id)),
+  );
 }

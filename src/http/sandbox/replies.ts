@@ -71,9 +71,15 @@ export function officialFaults(scope: FastifyInstance) {
     const fault = describeFault(error);
     if (fault.status >= 500) {
       request.log.error({ err: error }, 'sandbox official route failed');
-      return sendOfficialError(reply, { status: 500, code: 2, message: 'An unexpected error has occurred. Please retry your request later.', transient: true });
+      return sendOfficialError(reply, {
+        status: 500,
+        code: 2,
+        message: 'An unexpected error has occurred. Please retry your request later.',
+        transient: true,
+      });
     }
-    if (fault.status === 429) return sendOfficialError(reply, { status: 429, code: 4, message: '(#4) Application request limit reached', transient: true });
+    if (fault.status === 429)
+      return sendOfficialError(reply, { status: 429, code: 4, message: '(#4) Application request limit reached', transient: true });
     return sendOfficialError(reply, { status: fault.status, code: 100, message: `(#100) ${fault.message}`, details: fault.message });
   });
 }
@@ -88,7 +94,8 @@ export function gatewayFaults(scope: FastifyInstance) {
       request.log.error({ err: error }, 'sandbox gateway route failed');
       return sendGatewayError(reply, { status: 500, code: 'internal', message: 'the gateway failed; try again', retryable: true });
     }
-    if (fault.status === 429) return sendGatewayError(reply, { status: 429, code: 'rate_limited', message: fault.message, retryable: true });
+    if (fault.status === 429)
+      return sendGatewayError(reply, { status: 429, code: 'rate_limited', message: fault.message, retryable: true });
     return sendGatewayError(reply, { status: fault.status, code: 'invalid_request', message: fault.message, retryable: false });
   });
 }

@@ -31,7 +31,11 @@ function lenientJson(scope: FastifyInstance) {
     return parse(request, body as string, (err, value) => {
       if (err) return done(err, undefined);
       const bad = findUnstorableInput(value);
-      if (bad) return done(Object.assign(new Error(`${toPointer(bad.path)} ${bad.message}`), { statusCode: 400, code: UNSTORABLE_BODY }), undefined);
+      if (bad)
+        return done(
+          Object.assign(new Error(`${toPointer(bad.path)} ${bad.message}`), { statusCode: 400, code: UNSTORABLE_BODY }),
+          undefined,
+        );
       return done(null, value);
     });
   });
@@ -47,7 +51,12 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       lenientJson(scope);
       gatewayFaults(scope);
       scope.setNotFoundHandler((request, reply) =>
-        sendGatewayError(reply, { status: 404, code: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}`, retryable: false }),
+        sendGatewayError(reply, {
+          status: 404,
+          code: 'not_found',
+          message: `no route ${request.method} ${request.url.split('?')[0]}`,
+          retryable: false,
+        }),
       );
 
       // Playing a customer needs a credential of the channel's organization: a channel of another one
@@ -57,15 +66,27 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       );
 
       // The business's phone and the senders (gateway channels): an echo, an edit, a deletion.
-      scope.post('/echo', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.echo(db, actorOf(request).organizationId, request.body), 202));
-      scope.post('/edit', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.edit(db, actorOf(request).organizationId, request.body), 202));
-      scope.post('/delete', INBOUND_ROUTE, async (request, reply) => answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202));
+      scope.post('/echo', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.echo(db, actorOf(request).organizationId, request.body), 202),
+      );
+      scope.post('/edit', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.edit(db, actorOf(request).organizationId, request.body), 202),
+      );
+      scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
+      );
 
       scope.get('/media/:id', ROUTE, async (request, reply) => {
         const { id } = request.params as { id: string };
         const query = request.query as Record<string, string | undefined>;
         const media = await sandbox.downloadMedia(db, id, query.expires, query.signature);
-        if (!media) return sendGatewayError(reply, { status: 404, code: 'not_found', message: 'media not found, or its URL lapsed', retryable: false });
+        if (!media)
+          return sendGatewayError(reply, {
+            status: 404,
+            code: 'not_found',
+            message: 'media not found, or its URL lapsed',
+            retryable: false,
+          });
         const serve = () =>
           reply
             .code(200)

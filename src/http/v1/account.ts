@@ -22,7 +22,11 @@ export const NewPasswordSchema = z
   .max(PASSWORD_MAX_LENGTH)
   .meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters, not the email address`, example: 'a long passphrase of yours' });
 
-const CurrentPasswordSchema = z.string().min(1).max(PASSWORD_MAX_LENGTH).meta({ description: 'Your password now', example: 'correct horse battery staple' });
+const CurrentPasswordSchema = z
+  .string()
+  .min(1)
+  .max(PASSWORD_MAX_LENGTH)
+  .meta({ description: 'Your password now', example: 'correct horse battery staple' });
 
 const AccountChangeSchema = z
   .object({
@@ -32,7 +36,9 @@ const AccountChangeSchema = z
   })
   .meta({ id: 'AccountChange' });
 
-const PasswordChangeSchema = z.object({ current_password: CurrentPasswordSchema, new_password: NewPasswordSchema }).meta({ id: 'PasswordChange' });
+const PasswordChangeSchema = z
+  .object({ current_password: CurrentPasswordSchema, new_password: NewPasswordSchema })
+  .meta({ id: 'PasswordChange' });
 
 const PasswordChangedSchema = z
   .object({ ended_sessions: z.number().int().meta({ description: 'How many of your other sessions were signed out', example: 2 }) })
@@ -60,8 +66,12 @@ export async function registerAccountRoutes(app: App, deps: AccountDeps) {
     },
     async (request, reply) => {
       const { name, email, current_password: currentPassword } = request.body;
-      if (name === undefined && email === undefined) throw invalid('nothing to change: send name or email', [{ pointer: '/', location: 'body', message: 'needs name or email' }]);
-      const result = await inputFrom('body', updateAccount(deps, userActor(actorOf(request)), { name, email, currentPassword, ip: request.ip }));
+      if (name === undefined && email === undefined)
+        throw invalid('nothing to change: send name or email', [{ pointer: '/', location: 'body', message: 'needs name or email' }]);
+      const result = await inputFrom(
+        'body',
+        updateAccount(deps, userActor(actorOf(request)), { name, email, currentPassword, ip: request.ip }),
+      );
       if ('throttled' in result) throw throttledLogin(reply, result, 'failed password checks');
       return { data: presentUser(result) };
     },
@@ -83,7 +93,11 @@ export async function registerAccountRoutes(app: App, deps: AccountDeps) {
     async (request, reply) => {
       const result = await inputFrom(
         'body',
-        changePassword(deps, userActor(actorOf(request)), { currentPassword: request.body.current_password, newPassword: request.body.new_password, ip: request.ip }),
+        changePassword(deps, userActor(actorOf(request)), {
+          currentPassword: request.body.current_password,
+          newPassword: request.body.new_password,
+          ip: request.ip,
+        }),
       );
       if ('throttled' in result) throw throttledLogin(reply, result, 'failed password checks');
       return { data: { ended_sessions: result.endedSessions } };

@@ -35,7 +35,10 @@ const CreateApiKeyBodySchema = z
       .array(z.string())
       .min(1)
       .max(PERMISSIONS.length)
-      .meta({ description: `Permission names (the same as the OAuth scopes): ${PERMISSION_LIST}`, example: ['messages:send', 'messages:read'] }),
+      .meta({
+        description: `Permission names (the same as the OAuth scopes): ${PERMISSION_LIST}`,
+        example: ['messages:send', 'messages:read'],
+      }),
     expires_at: IsoTimestamp.optional().meta({ description: 'When the key stops working (optional)' }),
   })
   .meta({ id: 'CreateApiKeyRequest' });

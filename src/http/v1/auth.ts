@@ -3,7 +3,15 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Actor } from '../../domain/actor.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { describeSession, listSessions, login, revokeSession, type LoginThrottle, type LoginThrottled, type SessionDeps } from '../../domain/sessions/sessions.ts';
+import {
+  describeSession,
+  listSessions,
+  login,
+  revokeSession,
+  type LoginThrottle,
+  type LoginThrottled,
+  type SessionDeps,
+} from '../../domain/sessions/sessions.ts';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../auth/authenticate.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
@@ -85,15 +93,27 @@ export function clearSessionCookies(reply: FastifyReply, secure: boolean): void 
 }
 
 /** What the auth routes use: the database, the clock, and the session and login settings. */
-export type AuthServices = SessionDeps & { settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'> };
+export type AuthServices = SessionDeps & {
+  settings: Pick<Config, 'secureCookies' | 'sessionTtlHours' | 'loginThrottle' | 'loginRateLimitPerMinute'>;
+};
 
 /** The failed-login throttles of the settings: shared by every route that checks a password. */
 export function loginThrottleOf(config: Pick<Config, 'loginThrottle'>): LoginThrottle {
   return {
     // One attempt forgiven per 15 minutes of quiet: an attacker at the cap stays at the cap.
-    account: { freeAttempts: config.loginThrottle.accountFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 15 * 60_000 },
+    account: {
+      freeAttempts: config.loginThrottle.accountFreeAttempts,
+      baseDelayMs: 1000,
+      maxDelayMs: config.loginThrottle.maxDelayMs,
+      forgiveEveryMs: 15 * 60_000,
+    },
     // An address may be shared (an office): a failure a minute never adds up.
-    address: { freeAttempts: config.loginThrottle.addressFreeAttempts, baseDelayMs: 1000, maxDelayMs: config.loginThrottle.maxDelayMs, forgiveEveryMs: 60_000 },
+    address: {
+      freeAttempts: config.loginThrottle.addressFreeAttempts,
+      baseDelayMs: 1000,
+      maxDelayMs: config.loginThrottle.maxDelayMs,
+      forgiveEveryMs: 60_000,
+    },
   };
 }
 
@@ -101,7 +121,10 @@ export function loginThrottleOf(config: Pick<Config, 'loginThrottle'>): LoginThr
 export function throttledLogin(reply: FastifyReply, result: LoginThrottled, what = 'failed logins'): HttpError {
   void reply.header('retry-after', String(result.retryAfterSeconds));
   const whose = result.throttled === 'account' ? 'this account' : 'this address';
-  return new HttpError('rate_limited', `too many ${what} for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  return new HttpError(
+    'rate_limited',
+    `too many ${what} for ${whose}; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
+  );
 }
 
 /** The per-address request limit of the login route, for every route that takes a password from anyone. */
@@ -201,7 +224,8 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
       schema: {
         tags: ['auth'],
         summary: "The user's active sessions",
-        description: 'Sessions not signed out or expired, newest first (then id); `current` marks this one. Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
+        description:
+          'Sessions not signed out or expired, newest first (then id); `current` marks this one. Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
         security: [{ session: [] }],
         querystring: PageQuerySchema,
         response: { 200: listOf(SessionViewSchema), ...errorResponses([400, 401, 403]) },
@@ -220,7 +244,7 @@ export async function registerAuthRoutes(app: App, services: AuthServices) {
       schema: {
         tags: ['auth'],
         summary: 'Revoke one of your sessions',
-        description: 'Signs that session out on its next request. Another user\'s session id answers 404.',
+        description: "Signs that session out on its next request. Another user's session id answers 404.",
         security: [{ session: [] }],
         params: z.object({ sessionID: PathId }),
         response: { 204: z.null().describe('Revoked'), ...errorResponses([401, 403, 404]) },

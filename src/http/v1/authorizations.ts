@@ -15,7 +15,9 @@ export const OAuthAuthorizationSchema = z
     id: z.uuid().meta({ description: 'The grant: revoke it with DELETE /v1/auth/authorizations/{id}' }),
     client: OAuthClientSummarySchema,
     scopes: z.array(z.enum(PERMISSIONS)),
-    organizations: z.array(z.object({ id: z.uuid(), name: z.string() })).meta({ description: 'The organizations the application may reach' }),
+    organizations: z
+      .array(z.object({ id: z.uuid(), name: z.string() }))
+      .meta({ description: 'The organizations the application may reach' }),
     created_at: z.string().meta({ format: 'date-time', description: 'When the user approved it' }),
     last_used_at: z.string().nullable().meta({ format: 'date-time' }),
   })
@@ -50,7 +52,8 @@ export async function registerAuthorizationRoutes(app: App, services: Authorizat
       schema: {
         tags: ['auth'],
         summary: 'Revoke an application you authorized',
-        description: "Revokes the grant and every access and refresh token it issued: the application's next request with them is refused. Another user's grant, or one already revoked, answers 404.",
+        description:
+          "Revokes the grant and every access and refresh token it issued: the application's next request with them is refused. Another user's grant, or one already revoked, answers 404.",
         security: [{ session: [] }],
         params: z.object({ grantID: PathId }),
         response: { 204: z.null().describe('Revoked'), ...errorResponses([400, 401, 403, 404]) },

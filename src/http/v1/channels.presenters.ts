@@ -45,13 +45,23 @@ export function presentStatus(channel: ChannelView, history: StatusHistoryRow[])
     status_reason: channel.status_reason,
     status_changed_at: channel.status_changed_at,
     health: channel.health,
-    history: history.map((h) => ({ from: h.fromStatus, to: h.toStatus, reason: h.reason, reason_code: h.reasonCode, at: h.createdAt.toISOString() })),
+    history: history.map((h) => ({
+      from: h.fromStatus,
+      to: h.toStatus,
+      reason: h.reason,
+      reason_code: h.reasonCode,
+      at: h.createdAt.toISOString(),
+    })),
   };
 }
 
 /** The QR to scan, with a PNG rendering of it. */
 export async function presentQr(qr: QrCode): Promise<QrView> {
-  return { qr: qr.qr, qr_image: await QRCode.toDataURL(qr.qr, { errorCorrectionLevel: 'M', margin: 2, width: 320 }), expires_at: qr.expiresAt.toISOString() };
+  return {
+    qr: qr.qr,
+    qr_image: await QRCode.toDataURL(qr.qr, { errorCorrectionLevel: 'M', margin: 2, width: 320 }),
+    expires_at: qr.expiresAt.toISOString(),
+  };
 }
 
 export function presentProfile(profile: ProviderProfileLookup): z.infer<typeof ProfileSchema> {

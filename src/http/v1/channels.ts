@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { capabilitiesOf, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
-import { channelStatusOf, createChannel, deleteChannel, getChannel, listChannels, updateChannel, type ChannelDeps, type ChannelRow } from '../../domain/channels/channels.ts';
+import {
+  channelStatusOf,
+  createChannel,
+  deleteChannel,
+  getChannel,
+  listChannels,
+  updateChannel,
+  type ChannelDeps,
+  type ChannelRow,
+} from '../../domain/channels/channels.ts';
 import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, type PairingDeps } from '../../domain/channels/pairing.ts';
 import { PLATFORMS, platformsWith, providerModule } from '../../providers/registry.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -28,17 +37,18 @@ export const ChannelSchema = z
     display_phone_number: z.string().nullable(),
     sandbox: z.boolean().meta({ description: 'Bound to the built-in sandbox provider' }),
     settings: z.record(z.string(), z.unknown()).meta({
-      description: 'Non-secret provider settings: official api_base, api_version, phone_number_id, waba_id; unofficial gateway_base, session, group_messages; both throughput_per_second',
+      description:
+        'Non-secret provider settings: official api_base, api_version, phone_number_id, waba_id; unofficial gateway_base, session, group_messages; both throughput_per_second',
     }),
     credentials_set: z.array(z.string()).meta({ description: 'Names of the credentials stored (their values are never returned)' }),
     health: z.object({
       last_error_code: z.string().nullable().meta({ description: "The provider's code of the last error" }),
       last_error_message: z.string().nullable(),
       last_error_at: z.string().nullable(),
-      reconnect_attempts: z
-        .number()
-        .int()
-        .meta({ description: 'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost (last_error_message names the next try)' }),
+      reconnect_attempts: z.number().int().meta({
+        description:
+          'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost (last_error_message names the next try)',
+      }),
       last_checked_at: z.string().nullable(),
     }),
     created_at: z.string(),
@@ -79,7 +89,7 @@ const CreateChannelBody = z
     credentials: Credentials.optional(),
     sandbox: z.boolean().optional().meta({
       description:
-        'true: bind the channel to the built-in sandbox provider (PROVIDER_SANDBOX on; no provider address or credentials). Unset: an official channel without credentials is the sandbox\'s; an unofficial channel without gateway_base runs on the embedded engine (pair your phone with connect + qr).',
+        "true: bind the channel to the built-in sandbox provider (PROVIDER_SANDBOX on; no provider address or credentials). Unset: an official channel without credentials is the sandbox's; an unofficial channel without gateway_base runs on the embedded engine (pair your phone with connect + qr).",
     }),
   })
   .meta({
@@ -90,8 +100,18 @@ const CreateChannelBody = z
       { platform: credentialsPlatform, name: 'Support line' },
       { platform: pairingPlatform, name: 'Shop phone' },
       { platform: pairingPlatform, name: 'Try-out', sandbox: true },
-      { platform: credentialsPlatform, name: 'Sales', settings: { phone_number_id: '106540352242922', waba_id: '102290129340398' }, credentials: { access_token: 'EAAG...' } },
-      { platform: pairingPlatform, name: 'Field team', settings: { gateway_base: 'https://gateway.example.com' }, credentials: { api_key: 'gw_...' } },
+      {
+        platform: credentialsPlatform,
+        name: 'Sales',
+        settings: { phone_number_id: '106540352242922', waba_id: '102290129340398' },
+        credentials: { access_token: 'EAAG...' },
+      },
+      {
+        platform: pairingPlatform,
+        name: 'Field team',
+        settings: { gateway_base: 'https://gateway.example.com' },
+        credentials: { api_key: 'gw_...' },
+      },
     ],
   });
 
@@ -102,7 +122,11 @@ const UpdateChannelBody = z
     settings: Settings.optional(),
     credentials: Credentials.optional(),
   })
-  .meta({ id: 'UpdateChannelRequest', description: 'Fields to change; settings and credentials are merged. New official credentials are checked again.', examples: [{ name: 'Support (EU)' }] });
+  .meta({
+    id: 'UpdateChannelRequest',
+    description: 'Fields to change; settings and credentials are merged. New official credentials are checked again.',
+    examples: [{ name: 'Support (EU)' }],
+  });
 
 export const QrSchema = z
   .object({
@@ -121,19 +145,23 @@ const PairingCodeSchema = z
 
 const ConnectBody = z
   .object({
-    phone_number: z
-      .string()
-      .min(1)
-      .max(40)
-      .optional()
-      .meta({ description: 'The phone to pair by code instead of QR (where the platform lists channel.pairing_code); the answer then carries pairing_code' }),
+    phone_number: z.string().min(1).max(40).optional().meta({
+      description:
+        'The phone to pair by code instead of QR (where the platform lists channel.pairing_code); the answer then carries pairing_code',
+    }),
   })
   .strict()
   .meta({ id: 'ConnectChannelRequest', examples: [{}, { phone_number: '+49 30 1234567' }] });
 
 export const ConnectSchema = z.object({ channel: ChannelSchema, qr: QrSchema.nullable(), pairing_code: PairingCodeSchema.nullable() });
 
-const HistoryEntrySchema = z.object({ from: z.string().nullable(), to: z.string(), reason: z.string().nullable(), reason_code: z.string().nullable(), at: z.string() });
+const HistoryEntrySchema = z.object({
+  from: z.string().nullable(),
+  to: z.string(),
+  reason: z.string().nullable(),
+  reason_code: z.string().nullable(),
+  at: z.string(),
+});
 
 export const ChannelStatusSchema = z.object({
   status: StatusSchema,
@@ -153,7 +181,9 @@ export const CapabilitiesSchema = z
   })
   .meta({ id: 'ChannelCapabilities' });
 
-export const ProfileSchema = z.object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() }).meta({ id: 'ProviderProfile' });
+export const ProfileSchema = z
+  .object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() })
+  .meta({ id: 'ProviderProfile' });
 
 export type CreateChannelRequest = z.input<typeof CreateChannelBody>;
 
@@ -196,14 +226,17 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     },
     async (request, reply) => {
       const b = request.body;
-      const row = await inputFrom('body', createChannel(deps, actorOf(request), {
-        platform: b.platform,
-        name: b.name,
-        displayPhoneNumber: b.display_phone_number,
-        settings: b.settings,
-        credentials: b.credentials as Record<string, string> | undefined,
-        sandbox: b.sandbox,
-      }));
+      const row = await inputFrom(
+        'body',
+        createChannel(deps, actorOf(request), {
+          platform: b.platform,
+          name: b.name,
+          displayPhoneNumber: b.display_phone_number,
+          settings: b.settings,
+          credentials: b.credentials as Record<string, string> | undefined,
+          sandbox: b.sandbox,
+        }),
+      );
       return reply.code(201).send({ data: present(row) });
     },
   );
@@ -212,7 +245,12 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     '/v1/channels/:channelID',
     {
       config: { auth: { permission: 'channels:read' } },
-      schema: { tags: ['channels'], summary: 'Get a channel', params: ChannelParams, response: { 200: dataOf(ChannelSchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: ['channels'],
+        summary: 'Get a channel',
+        params: ChannelParams,
+        response: { 200: dataOf(ChannelSchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: present(await getChannel(deps, actorOf(request), { channelId: request.params.channelID })) }),
   );
@@ -221,17 +259,26 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     '/v1/channels/:channelID',
     {
       config: { auth: { permission: 'channels:write' } },
-      schema: { tags: ['channels'], summary: 'Update a channel', params: ChannelParams, body: UpdateChannelBody, response: { 200: dataOf(ChannelSchema), ...channelErrors } },
+      schema: {
+        tags: ['channels'],
+        summary: 'Update a channel',
+        params: ChannelParams,
+        body: UpdateChannelBody,
+        response: { 200: dataOf(ChannelSchema), ...channelErrors },
+      },
     },
     async (request) => {
       const b = request.body;
-      const row = await inputFrom('body', updateChannel(deps, actorOf(request), {
-        channelId: request.params.channelID,
-        name: b.name,
-        displayPhoneNumber: b.display_phone_number,
-        settings: b.settings,
-        credentials: b.credentials as Record<string, string> | undefined,
-      }));
+      const row = await inputFrom(
+        'body',
+        updateChannel(deps, actorOf(request), {
+          channelId: request.params.channelID,
+          name: b.name,
+          displayPhoneNumber: b.display_phone_number,
+          settings: b.settings,
+          credentials: b.credentials as Record<string, string> | undefined,
+        }),
+      );
       return { data: present(row) };
     },
   );
@@ -311,12 +358,17 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       },
     },
     async (request) => {
-      const result = await inputFrom('body', connectChannel(pairing, actorOf(request), { channelId: request.params.channelID, phoneNumber: request.body?.phone_number }));
+      const result = await inputFrom(
+        'body',
+        connectChannel(pairing, actorOf(request), { channelId: request.params.channelID, phoneNumber: request.body?.phone_number }),
+      );
       return {
         data: {
           channel: present(result.channel),
           qr: result.qr ? await presentQr(result.qr) : null,
-          pairing_code: result.pairingCode ? { code: result.pairingCode.code, expires_at: result.pairingCode.expiresAt.toISOString() } : null,
+          pairing_code: result.pairingCode
+            ? { code: result.pairingCode.code, expires_at: result.pairingCode.expiresAt.toISOString() }
+            : null,
         },
       };
     },
@@ -329,7 +381,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       schema: {
         tags: ['channels'],
         summary: 'The QR code to pair a gateway channel (unofficial only)',
-        description: 'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing.',
+        description:
+          'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing.',
         params: ChannelParams,
         response: { 200: dataOf(QrSchema), ...channelErrors },
       },
@@ -358,15 +411,25 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       schema: {
         tags: ['channels'],
         summary: 'Look up a number with the provider',
-        description: "Asks the channel's provider whether the number is on the chat app and its profile name (provider data, not the CRM: see POST /v1/contacts/lookup).",
+        description:
+          "Asks the channel's provider whether the number is on the chat app and its profile name (provider data, not the CRM: see POST /v1/contacts/lookup).",
         params: ChannelParams,
-        body: z.object({ phone: z.string().min(1).max(40).meta({ example: '+49 30 1234567' }) }).meta({ id: 'ChannelContactLookupRequest' }),
+        body: z
+          .object({ phone: z.string().min(1).max(40).meta({ example: '+49 30 1234567' }) })
+          .meta({ id: 'ChannelContactLookupRequest' }),
         response: {
           200: dataOf(ProfileSchema),
           ...channelErrors,
         },
       },
     },
-    async (request) => ({ data: presentProfile(await inputFrom('body', lookupProviderProfile(pairing, actorOf(request), { channelId: request.params.channelID, phone: request.body.phone }))) }),
+    async (request) => ({
+      data: presentProfile(
+        await inputFrom(
+          'body',
+          lookupProviderProfile(pairing, actorOf(request), { channelId: request.params.channelID, phone: request.body.phone }),
+        ),
+      ),
+    }),
   );
 }

@@ -9,7 +9,15 @@ import type { ImportResult } from '../../domain/contacts/import.ts';
 import type { NoteAuthor, NoteRow } from '../../domain/contacts/notes.ts';
 import type { TaggedContact } from '../../domain/contacts/record.ts';
 import type { TagAssignment } from '../../domain/contacts/tags.ts';
-import type { ConsentSchema, ContactSchema, IdentitySchema, ImportResultSchema, NoteSchema, SuppressionSchema, TagSchema } from './contacts.schemas.ts';
+import type {
+  ConsentSchema,
+  ContactSchema,
+  IdentitySchema,
+  ImportResultSchema,
+  NoteSchema,
+  SuppressionSchema,
+  TagSchema,
+} from './contacts.schemas.ts';
 
 export type ContactRecord = z.infer<typeof ContactSchema>;
 export type IdentityRecord = z.infer<typeof IdentitySchema>;

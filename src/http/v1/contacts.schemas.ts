@@ -25,7 +25,7 @@ export const UPSERT_RULE =
   'Records crm.record.created, or crm.record.updated and contact.updated (nothing when an update changes nothing).';
 
 export const CHANNEL_SCOPE_DOC =
-  'A channel scope: the id of one of the organization\'s channels, `chatapp` (every chat-app channel) or `all` (every channel). ' +
+  "A channel scope: the id of one of the organization's channels, `chatapp` (every chat-app channel) or `all` (every channel). " +
   'A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, ' +
   'or when the latest consent among those scopes is `revoked` (templates too).';
 
@@ -64,14 +64,22 @@ export const CreateContactBody = ContactFieldsSchema.meta({
   id: 'CreateContactRequest',
   description: UPSERT_RULE,
   examples: [
-    { phone_number: '+49 30 123456', name: 'Ana Souza', email: 'ana@example.com', external_source: 'hubspot', external_id: '81723', custom_fields: { plan: 'pro' } },
+    {
+      phone_number: '+49 30 123456',
+      name: 'Ana Souza',
+      email: 'ana@example.com',
+      external_source: 'hubspot',
+      external_id: '81723',
+      custom_fields: { plan: 'pro' },
+    },
     { email: 'lee@example.com', name: 'Lee' },
   ],
 });
 
 export const UpdateContactBody = ContactFieldsSchema.meta({
   id: 'UpdateContactRequest',
-  description: 'The fields to change; null or "" clears one; custom_fields is merged key by key (a null value removes its key). The contact must keep a phone_number, an email or an external id. 409 when another contact holds the new value.',
+  description:
+    'The fields to change; null or "" clears one; custom_fields is merged key by key (a null value removes its key). The contact must keep a phone_number, an email or an external id. 409 when another contact holds the new value.',
   examples: [{ name: 'Ana M. Souza', email: 'ana.souza@example.com' }, { custom_fields: { plan: 'enterprise', trial: null } }],
 });
 
@@ -81,40 +89,69 @@ export const IdentitySchema = z
   .object({
     type: z.enum(IDENTITY_TYPES).meta({
       description:
-        'phone (E.164), chatapp_id (the chat app\'s user id, usually the number\'s digits), linked_id and business_scoped_user_id (the chat app\'s privacy ids), username, email (lower-case), external_id (with source)',
+        "phone (E.164), chatapp_id (the chat app's user id, usually the number's digits), linked_id and business_scoped_user_id (the chat app's privacy ids), username, email (lower-case), external_id (with source)",
     }),
     value: z.string(),
     source: z.string().nullable().meta({ description: 'The external system of an external_id' }),
     created_at: z.string(),
   })
-  .meta({ id: 'ContactIdentity', examples: [{ type: 'chatapp_id', value: '4930123456', source: null, created_at: '2025-05-01T09:30:00.000Z' }] });
+  .meta({
+    id: 'ContactIdentity',
+    examples: [{ type: 'chatapp_id', value: '4930123456', source: null, created_at: '2025-05-01T09:30:00.000Z' }],
+  });
 
 export const NoteSchema = z
   .object({
     id: z.uuid(),
     contact_id: z.uuid(),
     body: z.string(),
-    author: z.object({ type: z.enum(NOTE_AUTHOR_TYPES), id: z.uuid().nullable() }).meta({ description: 'The user or API key that wrote it' }),
+    author: z
+      .object({ type: z.enum(NOTE_AUTHOR_TYPES), id: z.uuid().nullable() })
+      .meta({ description: 'The user or API key that wrote it' }),
     created_at: z.string(),
   })
   .meta({
     id: 'ContactNote',
-    examples: [{ id: EXAMPLE_ID, contact_id: EXAMPLE_ID, body: 'Asked for a callback on Monday.', author: { type: 'user', id: EXAMPLE_CHANNEL }, created_at: '2025-05-02T10:00:00.000Z' }],
+    examples: [
+      {
+        id: EXAMPLE_ID,
+        contact_id: EXAMPLE_ID,
+        body: 'Asked for a callback on Monday.',
+        author: { type: 'user', id: EXAMPLE_CHANNEL },
+        created_at: '2025-05-02T10:00:00.000Z',
+      },
+    ],
   });
 
-export const CreateNoteBody = z
-  .object({ body: z.string().trim().min(1).max(10_000) })
-  .meta({ id: 'CreateContactNoteRequest', description: 'Records crm.comment.created.', examples: [{ body: 'Asked for a callback on Monday.' }] });
+export const CreateNoteBody = z.object({ body: z.string().trim().min(1).max(10_000) }).meta({
+  id: 'CreateContactNoteRequest',
+  description: 'Records crm.comment.created.',
+  examples: [{ body: 'Asked for a callback on Monday.' }],
+});
 
 export const TagSchema = z
   .object({ name: z.string(), assigned_at: z.string() })
   .meta({ id: 'ContactTag', examples: [{ name: 'vip', assigned_at: '2025-05-02T10:00:00.000Z' }] });
 
 export const AddTagBody = z
-  .object({ tag: z.string().min(1).max(TAG_NAME_MAX).meta({ description: 'A tag name; made in the organization when new (names compare case-insensitively)' }) })
-  .meta({ id: 'AddContactTagRequest', description: 'Records crm.list.entry_added (list: the tag name) when newly assigned.', examples: [{ tag: 'vip' }] });
+  .object({
+    tag: z
+      .string()
+      .min(1)
+      .max(TAG_NAME_MAX)
+      .meta({ description: 'A tag name; made in the organization when new (names compare case-insensitively)' }),
+  })
+  .meta({
+    id: 'AddContactTagRequest',
+    description: 'Records crm.list.entry_added (list: the tag name) when newly assigned.',
+    examples: [{ tag: 'vip' }],
+  });
 
-export const ChannelScopeSchema = z.string().min(1).max(64).meta({ description: CHANNEL_SCOPE_DOC, examples: ['all', 'chatapp', EXAMPLE_CHANNEL] });
+export const ChannelScopeSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: CHANNEL_SCOPE_DOC, examples: ['all', 'chatapp', EXAMPLE_CHANNEL] });
 
 export const ConsentSchema = z
   .object({
@@ -127,18 +164,36 @@ export const ConsentSchema = z
   })
   .meta({
     id: 'ContactConsent',
-    examples: [{ channel: 'chatapp', state: 'revoked', source: 'replied STOP', recorded_at: '2025-05-02T10:00:00.000Z', created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-02T10:00:00.000Z' }],
+    examples: [
+      {
+        channel: 'chatapp',
+        state: 'revoked',
+        source: 'replied STOP',
+        recorded_at: '2025-05-02T10:00:00.000Z',
+        created_at: '2025-05-01T09:30:00.000Z',
+        updated_at: '2025-05-02T10:00:00.000Z',
+      },
+    ],
   });
 
 export const PutConsentBody = z
   .object({
     state: z.enum(CONSENT_STATES),
-    source: z.string().trim().max(200).nullable().optional().meta({ description: 'Where it was given or revoked: a form, a keyword, an agent' }),
+    source: z
+      .string()
+      .trim()
+      .max(200)
+      .nullable()
+      .optional()
+      .meta({ description: 'Where it was given or revoked: a form, a keyword, an agent' }),
     at: IsoTimestamp.optional().meta({ description: 'When it was given or revoked (default now; not in the future)' }),
   })
   .meta({
     id: 'PutContactConsentRequest',
-    examples: [{ state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' }, { state: 'revoked', source: 'replied STOP' }],
+    examples: [
+      { state: 'granted', source: 'signup form', at: '2025-05-01T09:30:00Z' },
+      { state: 'revoked', source: 'replied STOP' },
+    ],
   });
 
 export type PutContactConsentRequest = z.input<typeof PutConsentBody>;
@@ -154,7 +209,16 @@ export const SuppressionSchema = z
   })
   .meta({
     id: 'ContactSuppression',
-    examples: [{ channel: 'all', reason: 'legal hold', expires_at: null, active: true, created_at: '2025-05-01T09:30:00.000Z', updated_at: '2025-05-01T09:30:00.000Z' }],
+    examples: [
+      {
+        channel: 'all',
+        reason: 'legal hold',
+        expires_at: null,
+        active: true,
+        created_at: '2025-05-01T09:30:00.000Z',
+        updated_at: '2025-05-01T09:30:00.000Z',
+      },
+    ],
   });
 
 export const UpsertSuppressionBody = z
@@ -166,7 +230,10 @@ export const UpsertSuppressionBody = z
   .meta({
     id: 'UpsertContactSuppressionRequest',
     description: 'Creates the suppression of the channel scope (201) or replaces its reason and expiry (200).',
-    examples: [{ channel: 'all', reason: 'legal hold' }, { channel: EXAMPLE_CHANNEL, reason: 'complained about frequency', expires_at: '2025-06-01T00:00:00Z' }],
+    examples: [
+      { channel: 'all', reason: 'legal hold' },
+      { channel: EXAMPLE_CHANNEL, reason: 'complained about frequency', expires_at: '2025-06-01T00:00:00Z' },
+    ],
   });
 
 export type UpsertContactSuppressionRequest = z.input<typeof UpsertSuppressionBody>;
@@ -179,7 +246,7 @@ export const LookupBody = z
           type: z.enum(LOOKUP_TYPES).meta({
             description:
               'contact_id; phone (any common format); chatapp (a chat-app number in any format, or an address `<digits>@s.whatsapp.net`, `<digits>@c.us`, `<id>@lid`); ' +
-              'chatapp_id (the chat app\'s id for the person: user id, linked id or business-scoped user id); email (case-insensitive); external_id (with source)',
+              "chatapp_id (the chat app's id for the person: user id, linked id or business-scoped user id); email (case-insensitive); external_id (with source)",
           }),
           value: z.string().max(320),
           source: z.string().max(100).nullable().optional().meta({ description: 'The external system; required when type is external_id' }),
@@ -195,7 +262,12 @@ export const LookupBody = z
       '409 code `conflict` when they match different contacts. Identifiers that match nothing do not stop the others from matching.',
     examples: [
       { identifiers: [{ type: 'phone', value: '+49 30 123456' }] },
-      { identifiers: [{ type: 'external_id', value: '81723', source: 'hubspot' }, { type: 'email', value: 'ana@example.com' }] },
+      {
+        identifiers: [
+          { type: 'external_id', value: '81723', source: 'hubspot' },
+          { type: 'email', value: 'ana@example.com' },
+        ],
+      },
       { identifiers: [{ type: 'chatapp', value: '4930123456@s.whatsapp.net' }] },
     ],
   });
@@ -214,13 +286,18 @@ export const ImportResultSchema = z
         z.object({
           row: z.number().int().meta({ description: '1-based data row number' }),
           line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
-          field: z.string().nullable().meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
+          field: z
+            .string()
+            .nullable()
+            .meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
           message: z.string(),
         }),
       )
       .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
     errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
-    truncated: z.boolean().meta({ description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read` }),
+    truncated: z.boolean().meta({
+      description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read`,
+    }),
   })
   .meta({
     id: 'ContactImportResult',
@@ -240,7 +317,9 @@ export const ImportResultSchema = z
     ],
   });
 
-export const CSV_EXAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
-export const NDJSON_EXAMPLE = '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
+export const CSV_EXAMPLE =
+  'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
+export const NDJSON_EXAMPLE =
+  '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
 
 export const ContactParams = z.object({ contactID: PathId });

@@ -1,11 +1,34 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { deleteSuppression, listConsents, listSuppressions, putConsent, upsertSuppression, type UnknownChannelScope } from '../../domain/contacts/consents.ts';
-import { deleteContact, findContactByPhone, getContact, listContacts, lookupContact, updateContact, upsertContact } from '../../domain/contacts/contacts.ts';
+import {
+  deleteSuppression,
+  listConsents,
+  listSuppressions,
+  putConsent,
+  upsertSuppression,
+  type UnknownChannelScope,
+} from '../../domain/contacts/consents.ts';
+import {
+  deleteContact,
+  findContactByPhone,
+  getContact,
+  listContacts,
+  lookupContact,
+  updateContact,
+  upsertContact,
+} from '../../domain/contacts/contacts.ts';
 import { normalizeContactFields, type ContactFields } from '../../domain/contacts/fields.ts';
 import { listContactIdentities } from '../../domain/contacts/identities.ts';
-import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS, IMPORT_BATCH_ROWS, importContacts, type ImportFormat } from '../../domain/contacts/import.ts';
+import {
+  IMPORT_COLUMNS,
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_ROW_CHARS,
+  IMPORT_MAX_ROWS,
+  IMPORT_BATCH_ROWS,
+  importContacts,
+  type ImportFormat,
+} from '../../domain/contacts/import.ts';
 import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
 import type { ContactClockDeps } from '../../domain/contacts/record.ts';
 import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
@@ -68,7 +91,11 @@ function errors(statuses: number[]) {
 
 function normalized(fields: ContactFields) {
   const result = normalizeContactFields(fields);
-  if (!result.ok) throw invalid(`request body is invalid: ${result.errors.map((e) => `${e.pointer.slice(1)}: ${e.message}`).join('; ')}`, located(result.errors, 'body'));
+  if (!result.ok)
+    throw invalid(
+      `request body is invalid: ${result.errors.map((e) => `${e.pointer.slice(1)}: ${e.message}`).join('; ')}`,
+      located(result.errors, 'body'),
+    );
   return result.input;
 }
 
@@ -107,7 +134,11 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         summary: 'Create or upsert a contact',
         description: UPSERT_RULE,
         body: CreateContactBody,
-        response: { 201: dataOf(ContactSchema).describe('Created'), 200: dataOf(ContactSchema).describe('An existing contact matched and was updated'), ...errors([400, 409]) },
+        response: {
+          201: dataOf(ContactSchema).describe('Created'),
+          200: dataOf(ContactSchema).describe('An existing contact matched and was updated'),
+          ...errors([400, 409]),
+        },
       },
     },
     async (request, reply) => {
@@ -126,12 +157,9 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         description: 'Newest first, by cursor. Filters combine.',
         querystring: PageQuerySchema.extend({
           tag: z.string().min(1).max(TAG_NAME_MAX).optional().meta({ description: 'Only contacts with this tag (case-insensitive)' }),
-          search: z
-            .string()
-            .min(1)
-            .max(200)
-            .optional()
-            .meta({ description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")' }),
+          search: z.string().min(1).max(200).optional().meta({
+            description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")',
+          }),
           external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
           updated_after: IsoTimestamp.optional().meta({ description: 'Only contacts changed after this time' }),
         }),
@@ -164,7 +192,9 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         response: { 200: dataOf(ContactSchema), ...errors([400, 404, 409]) },
       },
     },
-    async (request) => ({ data: presentContact(await inputFrom('body', lookupContact(deps, actorOf(request), { identifiers: request.body.identifiers }))) }),
+    async (request) => ({
+      data: presentContact(await inputFrom('body', lookupContact(deps, actorOf(request), { identifiers: request.body.identifiers }))),
+    }),
   );
 
   app.get(
@@ -174,17 +204,23 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
       schema: {
         tags: [TAG],
         summary: 'Get a contact by phone number',
-        description: 'The number in any common format, URL-encoded ("+49 30 123456", "0049-30-123456", "4930123456"). 400 when it is not a possible number.',
+        description:
+          'The number in any common format, URL-encoded ("+49 30 123456", "0049-30-123456", "4930123456"). 400 when it is not a possible number.',
         params: z.object({ phone: z.string().min(1).max(80) }),
         response: { 200: dataOf(ContactSchema), ...errors([400, 404]) },
       },
     },
-    async (request) => ({ data: presentContact(await inputFrom('params', findContactByPhone(deps, actorOf(request), { phone: request.params.phone }))) }),
+    async (request) => ({
+      data: presentContact(await inputFrom('params', findContactByPhone(deps, actorOf(request), { phone: request.params.phone }))),
+    }),
   );
 
   app.get(
     '/v1/contacts/:contactID',
-    { config: read, schema: { tags: [TAG], summary: 'Get a contact', params: ContactParams, response: { 200: dataOf(ContactSchema), ...errors([404]) } } },
+    {
+      config: read,
+      schema: { tags: [TAG], summary: 'Get a contact', params: ContactParams, response: { 200: dataOf(ContactSchema), ...errors([404]) } },
+    },
     async (request) => ({ data: presentContact(await getContact(deps, actorOf(request), { contactId: request.params.contactID })) }),
   );
 
@@ -202,7 +238,12 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
       },
     },
     async (request) => ({
-      data: presentContact(await inputFrom('body', updateContact(deps, actorOf(request), { contactId: request.params.contactID, fields: normalized(request.body) }))),
+      data: presentContact(
+        await inputFrom(
+          'body',
+          updateContact(deps, actorOf(request), { contactId: request.params.contactID, fields: normalized(request.body) }),
+        ),
+      ),
     }),
   );
 
@@ -241,14 +282,24 @@ function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
         response: { 200: listOf(IdentitySchema), ...errors([404]) },
       },
     },
-    async (request) => ({ data: (await listContactIdentities(deps, actorOf(request), { contactId: request.params.contactID })).map(presentIdentity), meta: { next_cursor: null } }),
+    async (request) => ({
+      data: (await listContactIdentities(deps, actorOf(request), { contactId: request.params.contactID })).map(presentIdentity),
+      meta: { next_cursor: null },
+    }),
   );
 
   app.get(
     '/v1/contacts/:contactID/notes',
     {
       config: read,
-      schema: { tags: [TAG], summary: "A contact's notes", description: 'Newest first, by cursor.', params: ContactParams, querystring: PageQuerySchema, response: { 200: listOf(NoteSchema), ...errors([400, 404]) } },
+      schema: {
+        tags: [TAG],
+        summary: "A contact's notes",
+        description: 'Newest first, by cursor.',
+        params: ContactParams,
+        querystring: PageQuerySchema,
+        response: { 200: listOf(NoteSchema), ...errors([400, 404]) },
+      },
     },
     async (request) => {
       const page = await listNotes(deps, actorOf(request), { contactId: request.params.contactID, ...request.query });
@@ -260,9 +311,18 @@ function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
     '/v1/contacts/:contactID/notes',
     {
       config: write,
-      schema: { tags: [TAG], summary: 'Add a note to a contact', params: ContactParams, body: CreateNoteBody, response: { 201: dataOf(NoteSchema), ...errors([400, 404]) } },
+      schema: {
+        tags: [TAG],
+        summary: 'Add a note to a contact',
+        params: ContactParams,
+        body: CreateNoteBody,
+        response: { 201: dataOf(NoteSchema), ...errors([400, 404]) },
+      },
     },
-    async (request, reply) => reply.code(201).send({ data: presentNote(await createNote(deps, actorOf(request), { contactId: request.params.contactID, body: request.body.body })) }),
+    async (request, reply) =>
+      reply.code(201).send({
+        data: presentNote(await createNote(deps, actorOf(request), { contactId: request.params.contactID, body: request.body.body })),
+      }),
   );
 
   app.delete(
@@ -287,9 +347,18 @@ function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
     '/v1/contacts/:contactID/tags',
     {
       config: read,
-      schema: { tags: [TAG], summary: "A contact's tags", description: 'All of them, by name, in one page.', params: ContactParams, response: { 200: listOf(TagSchema), ...errors([404]) } },
+      schema: {
+        tags: [TAG],
+        summary: "A contact's tags",
+        description: 'All of them, by name, in one page.',
+        params: ContactParams,
+        response: { 200: listOf(TagSchema), ...errors([404]) },
+      },
     },
-    async (request) => ({ data: (await listContactTags(deps, actorOf(request), { contactId: request.params.contactID })).map(presentTag), meta: { next_cursor: null } }),
+    async (request) => ({
+      data: (await listContactTags(deps, actorOf(request), { contactId: request.params.contactID })).map(presentTag),
+      meta: { next_cursor: null },
+    }),
   );
 
   app.post(
@@ -301,11 +370,18 @@ function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
         summary: 'Tag a contact',
         params: ContactParams,
         body: AddTagBody,
-        response: { 201: dataOf(TagSchema).describe('Assigned'), 200: dataOf(TagSchema).describe('Already assigned'), ...errors([400, 404]) },
+        response: {
+          201: dataOf(TagSchema).describe('Assigned'),
+          200: dataOf(TagSchema).describe('Already assigned'),
+          ...errors([400, 404]),
+        },
       },
     },
     async (request, reply) => {
-      const { tag, created } = await inputFrom('body', addContactTag(deps, actorOf(request), { contactId: request.params.contactID, tag: request.body.tag }));
+      const { tag, created } = await inputFrom(
+        'body',
+        addContactTag(deps, actorOf(request), { contactId: request.params.contactID, tag: request.body.tag }),
+      );
       return reply.code(created ? 201 : 200).send({ data: presentTag(tag) });
     },
   );
@@ -317,7 +393,8 @@ function registerContactSubrecordRoutes(app: App, deps: ContactServices) {
       schema: {
         tags: [TAG],
         summary: 'Remove a tag from a contact',
-        description: 'The tag name URL-encoded (case-insensitive). The name stays in the organization. Records crm.list.entry_removed. 404 when it was not assigned.',
+        description:
+          'The tag name URL-encoded (case-insensitive). The name stays in the organization. Records crm.list.entry_removed. 404 when it was not assigned.',
         params: ContactParams.extend({ tag: z.string().min(1).max(300) }),
         response: { 204: z.null().describe('Removed'), ...errors([400, 404]) },
       },
@@ -341,7 +418,11 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
         description: `${CHANNEL_SCOPE_DOC} One consent per scope: 201 when new, 200 when replaced. 404 for a channel id the organization does not have.`,
         params: ContactParams.extend({ channel: ChannelScopeSchema }),
         body: PutConsentBody,
-        response: { 201: dataOf(ConsentSchema).describe('Recorded'), 200: dataOf(ConsentSchema).describe('Replaced'), ...errors([400, 404]) },
+        response: {
+          201: dataOf(ConsentSchema).describe('Recorded'),
+          200: dataOf(ConsentSchema).describe('Replaced'),
+          ...errors([400, 404]),
+        },
       },
     },
     async (request, reply) => {
@@ -365,9 +446,18 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
     '/v1/contacts/:contactID/consents',
     {
       config: read,
-      schema: { tags: [TAG], summary: "A contact's consents", description: 'One per channel scope, in one page.', params: ContactParams, response: { 200: listOf(ConsentSchema), ...errors([404]) } },
+      schema: {
+        tags: [TAG],
+        summary: "A contact's consents",
+        description: 'One per channel scope, in one page.',
+        params: ContactParams,
+        response: { 200: listOf(ConsentSchema), ...errors([404]) },
+      },
     },
-    async (request) => ({ data: (await listConsents(deps, actorOf(request), { contactId: request.params.contactID })).map(presentConsent), meta: { next_cursor: null } }),
+    async (request) => ({
+      data: (await listConsents(deps, actorOf(request), { contactId: request.params.contactID })).map(presentConsent),
+      meta: { next_cursor: null },
+    }),
   );
 
   app.get(
@@ -382,7 +472,10 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
         response: { 200: listOf(SuppressionSchema), ...errors([404]) },
       },
     },
-    async (request) => ({ data: (await listSuppressions(deps, actorOf(request), { contactId: request.params.contactID })).map(presentSuppression), meta: { next_cursor: null } }),
+    async (request) => ({
+      data: (await listSuppressions(deps, actorOf(request), { contactId: request.params.contactID })).map(presentSuppression),
+      meta: { next_cursor: null },
+    }),
   );
 
   app.post(
@@ -395,14 +488,23 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
         description: `${CHANNEL_SCOPE_DOC} 400 for a channel id the organization does not have.`,
         params: ContactParams,
         body: UpsertSuppressionBody,
-        response: { 201: dataOf(SuppressionSchema).describe('Created'), 200: dataOf(SuppressionSchema).describe('Updated'), ...errors([400, 404]) },
+        response: {
+          201: dataOf(SuppressionSchema).describe('Created'),
+          200: dataOf(SuppressionSchema).describe('Updated'),
+          ...errors([400, 404]),
+        },
       },
     },
     async (request, reply) => {
       const b = request.body;
       const result = await inputFrom(
         'body',
-        upsertSuppression(deps, actorOf(request), { contactId: request.params.contactID, channel: b.channel, reason: b.reason, expiresAt: b.expires_at ? new Date(b.expires_at) : null }),
+        upsertSuppression(deps, actorOf(request), {
+          contactId: request.params.contactID,
+          channel: b.channel,
+          reason: b.reason,
+          expiresAt: b.expires_at ? new Date(b.expires_at) : null,
+        }),
       );
       if (!result.ok) throw scopeRefusal(result.refusal, 'body');
       return reply.code(result.created ? 201 : 200).send({ data: presentSuppression(result.suppression) });
@@ -440,7 +542,8 @@ async function registerContactImportRoute(app: App, deps: ContactServices) {
         config: write,
         bodyLimit: IMPORT_MAX_BYTES,
         // The body is a stream read by the handler; the schema below documents it.
-        validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0])),
+        validatorCompiler: (route) =>
+          route.httpPart === 'body' ? () => true : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0]),
         schema: {
           tags: [TAG],
           summary: 'Import contacts in bulk',
@@ -464,9 +567,11 @@ async function registerContactImportRoute(app: App, deps: ContactServices) {
           throw new HttpError('unsupported_media_type', 'send the import as text/csv or application/x-ndjson, in UTF-8');
         }
         const length = Number(request.headers['content-length'] ?? 0);
-        if (length > IMPORT_MAX_BYTES) throw new HttpError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
+        if (length > IMPORT_MAX_BYTES)
+          throw new HttpError('payload_too_large', `an import body is at most ${IMPORT_MAX_BYTES / 1024 / 1024} MiB`);
         const body = request.body as unknown as Readable | undefined;
-        if (!body || typeof (body as Readable)[Symbol.asyncIterator] !== 'function') throw invalid('the import body is empty', [{ pointer: '/', location: 'body', message: 'empty' }]);
+        if (!body || typeof (body as Readable)[Symbol.asyncIterator] !== 'function')
+          throw invalid('the import body is empty', [{ pointer: '/', location: 'body', message: 'empty' }]);
         return { data: presentImportResult(await inputFrom('body', importContacts(deps, actorOf(request), { format, body }))) };
       },
     );

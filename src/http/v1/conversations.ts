@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { CONVERSATION_SEARCH_MAX, listConversations, loadConversation, loadConversationView, markConversationRead, updateConversation } from '../../domain/messages/conversations.ts';
+import {
+  CONVERSATION_SEARCH_MAX,
+  listConversations,
+  loadConversation,
+  loadConversationView,
+  markConversationRead,
+  updateConversation,
+} from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -24,7 +31,10 @@ export const ConversationSchema = z
     last_inbound_at: z.string().nullable(),
     window_expires_at: z.string().nullable().meta({ description: 'When the 24-hour customer-service window closes (official channels)' }),
     last_message_preview: z.string().nullable(),
-    unread_count: z.number().int().meta({ description: 'Inbound messages since the conversation was last marked read (POST /v1/conversations/{conversationID}/read); one count for the whole team' }),
+    unread_count: z.number().int().meta({
+      description:
+        'Inbound messages since the conversation was last marked read (POST /v1/conversations/{conversationID}/read); one count for the whole team',
+    }),
     last_read_at: z.string().nullable().meta({ description: 'When unread messages were last marked read; null if never' }),
     contact: z
       .object({ id: z.string(), name: z.string().nullable(), phone: z.string().nullable().meta({ description: 'E.164, with +' }) })
@@ -44,12 +54,14 @@ const Params = z.object({ conversationID: PathId });
 
 const UpdateConversationBody = z
   .object({ status: z.enum(['open', 'closed']).optional(), assignee_user_id: z.string().nullable().optional() })
-  .meta({ id: 'UpdateConversationRequest', examples: [{ status: 'closed' }, { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' }] });
+  .meta({
+    id: 'UpdateConversationRequest',
+    examples: [{ status: 'closed' }, { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' }],
+  });
 
 export type UpdateConversationRequest = z.input<typeof UpdateConversationBody>;
 
 export async function registerConversationRoutes(app: App, deps: { db: Db; clock: Clock }) {
-
   app.get(
     '/v1/conversations',
     {
@@ -65,16 +77,24 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
           contact_id: z.string().optional(),
           assignee: z
             .string()
-            .regex(/^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be me, none or a user id')
+            .regex(
+              /^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+              'must be me, none or a user id',
+            )
             .optional()
             .meta({ description: '`me` (the signed-in user: not with an API key), `none` (unassigned) or a user id' }),
-          unread: z.enum(['true', 'false']).optional().meta({ description: '`true`: only conversations with unread messages; `false`: only those without' }),
+          unread: z
+            .enum(['true', 'false'])
+            .optional()
+            .meta({ description: '`true`: only conversations with unread messages; `false`: only those without' }),
           q: z
             .string()
             .trim()
             .max(CONVERSATION_SEARCH_MAX)
             .optional()
-            .meta({ description: `Case-insensitive part of the contact's name, the customer's number ("+49 151") or the last message's preview; at most ${CONVERSATION_SEARCH_MAX} characters` }),
+            .meta({
+              description: `Case-insensitive part of the contact's name, the customer's number ("+49 151") or the last message's preview; at most ${CONVERSATION_SEARCH_MAX} characters`,
+            }),
         }),
         response: { 200: listOf(ConversationSchema), ...errorResponses([400, 401, 403]) },
       },
@@ -102,7 +122,12 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
     '/v1/conversations/:conversationID',
     {
       config: { auth: { permission: 'messages:read' } },
-      schema: { tags: ['conversations'], summary: 'Get a conversation', params: Params, response: { 200: dataOf(ConversationSchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: ['conversations'],
+        summary: 'Get a conversation',
+        params: Params,
+        response: { 200: dataOf(ConversationSchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: presentConversation(await loadConversationView(deps, actorOf(request), request.params.conversationID)) }),
   );
@@ -139,7 +164,11 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
     async (request) => {
       const actor = actorOf(request);
       const conversation = await loadConversation(deps, actor, request.params.conversationID);
-      const page = await listMessages(deps, actor, { limit: request.query.limit, cursor: request.query.cursor, conversationId: conversation.id });
+      const page = await listMessages(deps, actor, {
+        limit: request.query.limit,
+        cursor: request.query.cursor,
+        conversationId: conversation.id,
+      });
       return { data: page.items.map(presentMessage), meta: { next_cursor: page.nextCursor } };
     },
   );
@@ -160,7 +189,11 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
     async (request) => {
       const row = await inputFrom(
         'body',
-        updateConversation(deps, actorOf(request), { conversationId: request.params.conversationID, status: request.body.status, assigneeUserId: request.body.assignee_user_id }),
+        updateConversation(deps, actorOf(request), {
+          conversationId: request.params.conversationID,
+          status: request.body.status,
+          assigneeUserId: request.body.assignee_user_id,
+        }),
       );
       return { data: presentConversation(row) };
     },

@@ -28,7 +28,11 @@ export const EventSchema = z
         id: '0196b1f2-1c9e-7a01-b2c3-d4e5f6a7b8c9',
         type: 'message.status_update',
         created_at: '2025-06-02T09:14:00.000Z',
-        data: { message_id: '0196b1f2-0a00-7000-8000-000000000001', status: 'delivered', conversation_id: '0196b1f2-0a00-7000-8000-000000000002' },
+        data: {
+          message_id: '0196b1f2-0a00-7000-8000-000000000001',
+          status: 'delivered',
+          conversation_id: '0196b1f2-0a00-7000-8000-000000000002',
+        },
       },
     ],
   });
@@ -60,11 +64,18 @@ const EventTypeList = z
   .max(2000)
   .superRefine((value, ctx) => {
     const unknown = value.split(',').filter((t) => !(EVENT_TYPES as readonly string[]).includes(t.trim()));
-    if (unknown.length > 0) ctx.addIssue({ code: 'custom', message: `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; one of ${EVENT_TYPES.join(', ')}` });
+    if (unknown.length > 0)
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}; one of ${EVENT_TYPES.join(', ')}`,
+      });
   })
   .meta({ description: 'Comma-separated event types to receive (default: all)', example: 'message.new,message.status_update' });
 
-export async function registerEventRoutes(app: App, { database, retentionDays: days, hub, stream: settings, reauthenticate }: EventServices) {
+export async function registerEventRoutes(
+  app: App,
+  { database, retentionDays: days, hub, stream: settings, reauthenticate }: EventServices,
+) {
   const db = database.db;
   const open = createSseRegistry();
   // Open streams end when the server closes (before it waits for its connections); clients reconnect elsewhere.
@@ -83,7 +94,13 @@ export async function registerEventRoutes(app: App, { database, retentionDays: d
           `so keeping it and asking again later returns only newer events. A page never gains an event before its cursor later (positions are given at commit, one transaction at a time). ` +
           `Events are kept ${days} days (EVENT_RETENTION_DAYS, at least 7); older ones, their deliveries and attempts are deleted hourly.`,
         querystring: z.object({
-          limit: z.coerce.number().int().min(1).max(PAGE_SIZE_MAX).default(PAGE_SIZE_DEFAULT).meta({ description: `Page size, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT})` }),
+          limit: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(PAGE_SIZE_MAX)
+            .default(PAGE_SIZE_DEFAULT)
+            .meta({ description: `Page size, 1 to ${PAGE_SIZE_MAX} (default ${PAGE_SIZE_DEFAULT})` }),
           cursor: z.string().max(512).optional().meta({ description: 'meta.next_cursor of the previous page' }),
           type: z.enum(EVENT_TYPES).optional(),
           since: IsoTimestamp.optional().meta({ description: 'Only events created at or after this time' }),
@@ -96,8 +113,16 @@ export async function registerEventRoutes(app: App, { database, retentionDays: d
     },
     async (request) => {
       const q = request.query;
-      const page = await listEvents({ db }, actorOf(request), { limit: q.limit, cursor: q.cursor, type: q.type, since: q.since ? new Date(q.since) : undefined });
-      if (!page.ok) throw invalid('cursor is not valid', [{ pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' }]);
+      const page = await listEvents({ db }, actorOf(request), {
+        limit: q.limit,
+        cursor: q.cursor,
+        type: q.type,
+        since: q.since ? new Date(q.since) : undefined,
+      });
+      if (!page.ok)
+        throw invalid('cursor is not valid', [
+          { pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' },
+        ]);
       return { data: page.items.map(presentEvent), meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
     },
   );
@@ -119,11 +144,25 @@ export async function registerEventRoutes(app: App, { database, retentionDays: d
           'A dashboard session (cookie) may name its organization with `organization_id` (EventSource cannot send X-Organization-Id); the same rules as the header apply. ' +
           `Events appear once the worker role has sequenced them (within milliseconds of their commit); they are kept ${days} days, so a cursor older than that resumes at the oldest kept.`,
         querystring: z.object({
-          cursor: z.string().max(512).optional().meta({ description: 'Start after this cursor (an id of this stream, or meta.next_cursor of GET /v1/events); Last-Event-ID takes precedence' }),
+          cursor: z.string().max(512).optional().meta({
+            description:
+              'Start after this cursor (an id of this stream, or meta.next_cursor of GET /v1/events); Last-Event-ID takes precedence',
+          }),
           types: EventTypeList.optional(),
-          organization_id: z.uuid().optional().meta({ description: 'The organization to stream, for a session that cannot send X-Organization-Id (EventSource)' }),
+          organization_id: z
+            .uuid()
+            .optional()
+            .meta({ description: 'The organization to stream, for a session that cannot send X-Organization-Id (EventSource)' }),
         }),
-        headers: z.object({ 'last-event-id': z.string().max(512).optional().meta({ description: 'The id of the last message received: the stream resumes after it' }) }).passthrough(),
+        headers: z
+          .object({
+            'last-event-id': z
+              .string()
+              .max(512)
+              .optional()
+              .meta({ description: 'The id of the last message received: the stream resumes after it' }),
+          })
+          .passthrough(),
         response: {
           200: {
             description:
@@ -137,11 +176,19 @@ export async function registerEventRoutes(app: App, { database, retentionDays: d
     async (request, reply) => {
       const actor = actorOf(request);
       const header = request.headers['last-event-id'];
-      const resume = typeof header === 'string' && header !== '' ? { cursor: header, pointer: '/last-event-id', location: 'headers' as const } : undefined;
-      const cursor = resume ?? (request.query.cursor === undefined ? undefined : { cursor: request.query.cursor, pointer: '/cursor', location: 'query' as const });
+      const resume =
+        typeof header === 'string' && header !== ''
+          ? { cursor: header, pointer: '/last-event-id', location: 'headers' as const }
+          : undefined;
+      const cursor =
+        resume ??
+        (request.query.cursor === undefined ? undefined : { cursor: request.query.cursor, pointer: '/cursor', location: 'query' as const });
       const types = request.query.types?.split(',').map((t) => t.trim() as EventType);
       const opened = await openEventStream({ database, hub }, actor, { cursor: cursor?.cursor, types });
-      if (!opened.ok) throw invalid('cursor is not valid', [{ pointer: cursor!.pointer, location: cursor!.location, message: 'not an id of this stream or a cursor of GET /v1/events' }]);
+      if (!opened.ok)
+        throw invalid('cursor is not valid', [
+          { pointer: cursor!.pointer, location: cursor!.location, message: 'not an id of this stream or a cursor of GET /v1/events' },
+        ]);
       const sse = startSse(request, reply, {
         heartbeatMs: settings.heartbeatMs,
         retryMs: settings.retryMs ?? STREAM_RETRY_MS,

@@ -41,7 +41,7 @@ export async function registerHealthRoutes(app: App, { pingDatabase, pingQueue }
       schema: {
         tags: ['health'],
         summary: 'Service health',
-        description: 'No credential needed. 200 while the database answers, 503 otherwise, with each component\'s state.',
+        description: "No credential needed. 200 while the database answers, 503 otherwise, with each component's state.",
         security: [],
         response: { 200: HealthSchema, 503: HealthSchema },
       },

@@ -44,8 +44,13 @@ export const InvitationSchema = z
 
 export const CreatedInvitationSchema = InvitationSchema.extend({
   token: z.string().meta({ description: 'The one-time secret. Shown this once; only its hash is stored.' }),
-  url: z.string().meta({ description: 'The one-time link to hand to the invitee: APP_URL/invitations#token=… (the secret is in the fragment, which no server logs)' }),
-  mailed: z.boolean().meta({ description: 'Whether the link is also being mailed (SMTP_URL is set); a failed mail is logged and does not fail the invitation' }),
+  url: z.string().meta({
+    description:
+      'The one-time link to hand to the invitee: APP_URL/invitations#token=… (the secret is in the fragment, which no server logs)',
+  }),
+  mailed: z.boolean().meta({
+    description: 'Whether the link is also being mailed (SMTP_URL is set); a failed mail is logged and does not fail the invitation',
+  }),
 }).meta({ id: 'CreatedInvitation' });
 
 export const InvitationPreviewSchema = z
@@ -54,7 +59,9 @@ export const InvitationPreviewSchema = z
     role: RoleSchema,
     email: z.string(),
     inviter_name: z.string().nullable(),
-    account_exists: z.boolean().meta({ description: 'Whether the email already has an account: sign in and accept, instead of signing up' }),
+    account_exists: z
+      .boolean()
+      .meta({ description: 'Whether the email already has an account: sign in and accept, instead of signing up' }),
     expires_at: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'InvitationPreview' });
@@ -71,7 +78,14 @@ export const AcceptedInvitationSchema = z
 export type InvitationPreviewRecord = z.infer<typeof InvitationPreviewSchema>;
 export type AcceptedInvitationRecord = z.infer<typeof AcceptedInvitationSchema>;
 
-const TokenSchema = z.string().min(1).max(200).meta({ description: `The token from the link's fragment (${INVITATION_TOKEN_PREFIX}…)`, example: 'pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0' });
+const TokenSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .meta({
+    description: `The token from the link's fragment (${INVITATION_TOKEN_PREFIX}…)`,
+    example: 'pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0',
+  });
 const CreateBodySchema = z
   .object({ email: z.email().max(320).meta({ example: 'ana@example.com' }), role: RoleSchema.meta({ example: 'member' }) })
   .meta({ id: 'CreateInvitationRequest' });
@@ -80,18 +94,29 @@ const AcceptBodySchema = z
   .object({
     token: TokenSchema,
     name: z.string().trim().min(1).max(200).optional().meta({ description: 'Signing up: your name', example: 'Ana Lima' }),
-    password: z.string().min(1).max(PASSWORD_MAX_LENGTH).optional().meta({ description: `Signing up: at least ${PASSWORD_MIN_LENGTH} characters` }),
+    password: z
+      .string()
+      .min(1)
+      .max(PASSWORD_MAX_LENGTH)
+      .optional()
+      .meta({ description: `Signing up: at least ${PASSWORD_MIN_LENGTH} characters` }),
   })
   .meta({ id: 'AcceptInvitationRequest' });
 
 function unlessThrottled<T extends object>(reply: FastifyReply, result: T | InvitationThrottled): T {
   if (!('throttled' in result)) return result;
   void reply.header('retry-after', String(result.retryAfterSeconds));
-  throw new HttpError('rate_limited', `too many unknown invitation links from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+  throw new HttpError(
+    'rate_limited',
+    `too many unknown invitation links from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
+  );
 }
 
 /** What the invitation routes use: the database, the clock, the link's lifetime and address, the mail sender when SMTP is set, and the session settings. */
-export type InvitationServices = InvitationDeps & { settings: InvitationSettings & { sessionTtlHours: number; secureCookies: boolean }; sendMail?: SendMail };
+export type InvitationServices = InvitationDeps & {
+  settings: InvitationSettings & { sessionTtlHours: number; secureCookies: boolean };
+  sendMail?: SendMail;
+};
 
 const THROTTLED = `Each unknown link is an attempt: after ${INVITATION_THROTTLE.freeAttempts} from one address each further one waits twice as long as the last, up to ${INVITATION_THROTTLE.maxDelayMs / 60_000} minutes (429 with Retry-After).`;
 
@@ -115,7 +140,9 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
     },
     async (request, reply) => {
       const created = await inputFrom('body', createInvitation({ ...deps, settings, sendMail }, actorOf(request), request.body));
-      return reply.code(201).send({ data: { ...presentInvitation(created.row), token: created.token, url: created.url, mailed: created.mailed } });
+      return reply
+        .code(201)
+        .send({ data: { ...presentInvitation(created.row), token: created.token, url: created.url, mailed: created.mailed } });
     },
   );
 
@@ -171,7 +198,10 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
       },
     },
     async (request, reply) => {
-      const preview = unlessThrottled(reply, await inputFrom('body', lookupInvitation(deps, { token: request.body.token, address: request.ip })));
+      const preview = unlessThrottled(
+        reply,
+        await inputFrom('body', lookupInvitation(deps, { token: request.body.token, address: request.ip })),
+      );
       return {
         data: {
           organization_name: preview.organizationName,
@@ -216,7 +246,9 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
         ),
       );
       if (accepted.session) setSessionCookies(reply, accepted.session, settings.secureCookies);
-      return { data: { organization_id: accepted.organizationId, user_id: accepted.userId, role: accepted.role, created: accepted.created } };
+      return {
+        data: { organization_id: accepted.organizationId, user_id: accepted.userId, role: accepted.role, created: accepted.created },
+      };
     },
   );
 }

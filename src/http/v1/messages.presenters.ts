@@ -33,7 +33,15 @@ export function presentMessage(row: MessageRow & { media?: MessageMediaRow | nul
     content: row.content,
     status: row.status as MessageRecord['status'],
     provider_message_id: row.providerMessageId,
-    error: row.status === 'failed' && row.errorCode ? { code: row.errorCode, title: row.errorTitle ?? row.errorCode, message: row.errorMessage, user_title: row.errorUserTitle, user_message: row.errorUserMessage }
+    error:
+      row.status === 'failed' && row.errorCode
+        ? {
+            code: row.errorCode,
+            title: row.errorTitle ?? row.errorCode,
+            message: row.errorMessage,
+            user_title: row.errorUserTitle,
+            user_message: row.errorUserMessage,
+          }
         : null,
     edited_at: row.editedAt?.toISOString() ?? null,
     deleted_at: row.deletedAt?.toISOString() ?? null,
@@ -43,14 +51,21 @@ export function presentMessage(row: MessageRow & { media?: MessageMediaRow | nul
   };
 }
 
-export function presentStatus(view: { message: MessageRow & { media?: MessageMediaRow | null }; history: StatusHistoryRow[] }): z.infer<typeof MessageStatusSchema> {
+export function presentStatus(view: {
+  message: MessageRow & { media?: MessageMediaRow | null };
+  history: StatusHistoryRow[];
+}): z.infer<typeof MessageStatusSchema> {
   const record = presentMessage(view.message);
   return {
     message_id: record.id,
     status: record.status,
     provider_message_id: record.provider_message_id,
     error: record.error,
-    history: view.history.map((h) => ({ status: h.status, at: h.occurredAt.toISOString(), error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null })),
+    history: view.history.map((h) => ({
+      status: h.status,
+      at: h.occurredAt.toISOString(),
+      error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null,
+    })),
     updated_at: record.updated_at,
   };
 }

@@ -23,19 +23,33 @@ const ErrorSchema = z
     title: z.string(),
     message: z.string().nullable().meta({ description: "The provider's details, where it gave them" }),
     user_title: z.string().nullable().meta({ description: "The provider's title of the error for the end user, where it gave one" }),
-    user_message: z.string().nullable().meta({ description: "The provider's explanation of the error for the end user, where it gave one" }),
+    user_message: z
+      .string()
+      .nullable()
+      .meta({ description: "The provider's explanation of the error for the end user, where it gave one" }),
   })
   .nullable();
 
 export const MessageMediaSchema = z
   .object({
-    status: z.enum(['pending', 'stored', 'failed']).meta({ description: 'pending: being downloaded from the provider; stored: `url` serves it; failed: `error` says why' }),
-    url: z.string().meta({ description: 'Where the stored bytes are served (GET, same credentials as the message)', example: '/v1/messages/0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01/media' }),
-    content_type: z.string().nullable().meta({ description: 'Sniffed from the bytes once stored (application/octet-stream when they tell nothing); null before' }),
+    status: z
+      .enum(['pending', 'stored', 'failed'])
+      .meta({ description: 'pending: being downloaded from the provider; stored: `url` serves it; failed: `error` says why' }),
+    url: z.string().meta({
+      description: 'Where the stored bytes are served (GET, same credentials as the message)',
+      example: '/v1/messages/0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01/media',
+    }),
+    content_type: z
+      .string()
+      .nullable()
+      .meta({ description: 'Sniffed from the bytes once stored (application/octet-stream when they tell nothing); null before' }),
     size: z.number().int().nullable().meta({ description: 'Bytes, once stored' }),
     sha256: z.string().nullable().meta({ description: 'Hex SHA-256 of the bytes, once stored (also the ETag the media URL answers with)' }),
-    file_name: z.string().nullable().meta({ description: "The file name the sender gave (documents), where one was given" }),
-    error: z.object({ code: z.string(), title: z.string() }).nullable().meta({ description: 'Why it failed (e.g. media_too_large), or the last transient fault while pending' }),
+    file_name: z.string().nullable().meta({ description: 'The file name the sender gave (documents), where one was given' }),
+    error: z
+      .object({ code: z.string(), title: z.string() })
+      .nullable()
+      .meta({ description: 'Why it failed (e.g. media_too_large), or the last transient fault while pending' }),
   })
   .meta({ id: 'MessageMedia', description: "An inbound message's media, downloaded from the provider when the message arrived" });
 
@@ -50,16 +64,23 @@ export const MessageSchema = z
     to_phone: z.string().meta({ description: 'Same as `to`' }),
     from_phone: z.string().nullable(),
     type: z.string(),
-    content: z.record(z.string(), z.unknown()).meta({ description: 'Normalized content (aliases resolved); for inbound interactive replies: {type, id, title}' }),
+    content: z
+      .record(z.string(), z.unknown())
+      .meta({ description: 'Normalized content (aliases resolved); for inbound interactive replies: {type, id, title}' }),
     status: z.enum(MESSAGE_STATUSES).meta({ description: 'Outbound: queued -> sent -> delivered -> read, or failed. Inbound: received.' }),
     provider_message_id: z.string().nullable(),
     error: ErrorSchema.meta({ description: "When failed: the provider's (or Parley's) code and title" }),
-    edited_at: z.string().nullable().meta({ description: 'When the sender last changed its text (content shows the new text); null when never edited' }),
-    deleted_at: z
+    edited_at: z
       .string()
       .nullable()
-      .meta({ description: 'When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted' }),
-    media: MessageMediaSchema.nullable().meta({ description: 'The media an inbound message carried, stored by Parley; null for messages without' }),
+      .meta({ description: 'When the sender last changed its text (content shows the new text); null when never edited' }),
+    deleted_at: z.string().nullable().meta({
+      description:
+        'When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted',
+    }),
+    media: MessageMediaSchema.nullable().meta({
+      description: 'The media an inbound message carried, stored by Parley; null for messages without',
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -80,11 +101,17 @@ export const MessageStatusSchema = z
 function refusalError(refused: SendRefusal): DomainError {
   switch (refused.refusal) {
     case 'channel_not_connected':
-      return new DomainError('conflict', `channel ${refused.channelId} is ${refused.status}; it must be connected to send`, { extra: { channel_status: refused.status } });
+      return new DomainError('conflict', `channel ${refused.channelId} is ${refused.status}; it must be connected to send`, {
+        extra: { channel_status: refused.status },
+      });
     case 'conversation_not_found':
-      return invalid('conversation_id is not a conversation of this organization', [{ pointer: '/conversation_id', location: 'body', message: 'conversation not found' }]);
+      return invalid('conversation_id is not a conversation of this organization', [
+        { pointer: '/conversation_id', location: 'body', message: 'conversation not found' },
+      ]);
     case 'conversation_mismatch':
-      return invalid('conversation_id belongs to another channel or number', [{ pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' }]);
+      return invalid('conversation_id belongs to another channel or number', [
+        { pointer: '/conversation_id', location: 'body', message: 'does not match channel_id and to' },
+      ]);
     case 'template_mismatch': {
       const { component, index, expected, given } = refused.mismatch;
       const name = component === 'button' ? `button ${index}` : component;
@@ -107,7 +134,9 @@ function refusalError(refused: SendRefusal): DomainError {
     case 'idempotency_conflict':
       return new DomainError(
         'conflict',
-        refused.cause === 'other_request' ? 'Idempotency-Key was already used with a different request body' : 'the message this Idempotency-Key made no longer exists; use another key',
+        refused.cause === 'other_request'
+          ? 'Idempotency-Key was already used with a different request body'
+          : 'the message this Idempotency-Key made no longer exists; use another key',
       );
     default:
       return refused satisfies never;
@@ -129,7 +158,10 @@ const SendBody = z
     channel_id: z.string().min(1).meta({ description: 'A connected channel of the organization' }),
     to: z.string().min(1).max(40).optional().meta({ description: 'Recipient, international format (digits; + and spaces accepted)' }),
     to_phone: z.string().min(1).max(40).optional().meta({ description: 'Alias for `to`' }),
-    conversation_id: z.string().optional().meta({ description: 'If omitted, the conversation for `to` on the channel is resolved or created' }),
+    conversation_id: z
+      .string()
+      .optional()
+      .meta({ description: 'If omitted, the conversation for `to` on the channel is resolved or created' }),
     type: z.enum(MESSAGE_TYPES),
     content: z.record(z.string(), z.unknown()).meta({ description: contentDescription }),
   })
@@ -141,18 +173,54 @@ const SendBody = z
         channel_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10',
         to: '4915112345678',
         type: 'template',
-        content: { template: { name: 'order_shipped', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] } },
+        content: {
+          template: {
+            name: 'order_shipped',
+            language: { code: 'en_US' },
+            components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }],
+          },
+        },
       },
-      { channel_id: '…', to: '4915112345678', type: 'image', content: { media_url: 'https://cdn.example.com/receipt.png', caption: 'Your receipt' } },
-      { channel_id: '…', to: '4915112345678', type: 'buttons', content: { body: 'Was this helpful?', buttons: [{ id: 'yes', title: 'Yes' }, { id: 'no', title: 'No' }] } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'image',
+        content: { media_url: 'https://cdn.example.com/receipt.png', caption: 'Your receipt' },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'buttons',
+        content: {
+          body: 'Was this helpful?',
+          buttons: [
+            { id: 'yes', title: 'Yes' },
+            { id: 'no', title: 'No' },
+          ],
+        },
+      },
       {
         channel_id: '…',
         to: '4915112345678',
         type: 'list',
-        content: { body: 'Pick a slot', button_text: 'Slots', sections: [{ title: 'Tomorrow', rows: [{ id: 'am', title: 'Morning', description: '9–12' }] }] },
+        content: {
+          body: 'Pick a slot',
+          button_text: 'Slots',
+          sections: [{ title: 'Tomorrow', rows: [{ id: 'am', title: 'Morning', description: '9–12' }] }],
+        },
       },
-      { channel_id: '…', to: '4915112345678', type: 'location', content: { name: 'Shop', address: 'Main St 1', latitude: 52.52, longitude: 13.405 } },
-      { channel_id: '…', to: '4915112345678', type: 'cta_url', content: { body: 'Track your parcel', display_text: 'Track', url: 'https://example.com/t/1' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'location',
+        content: { name: 'Shop', address: 'Main St 1', latitude: 52.52, longitude: 13.405 },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'cta_url',
+        content: { body: 'Track your parcel', display_text: 'Track', url: 'https://example.com/t/1' },
+      },
       {
         channel_id: '…',
         to: '4915112345678',
@@ -160,23 +228,68 @@ const SendBody = z
         content: {
           body: 'New arrivals',
           cards: [
-            { media_type: 'image', media_url: 'https://cdn.example.com/a.jpg', body: 'Blue', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }] },
-            { media_type: 'image', media_url: 'https://cdn.example.com/b.jpg', body: 'Red', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }] },
+            {
+              media_type: 'image',
+              media_url: 'https://cdn.example.com/a.jpg',
+              body: 'Blue',
+              buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/a' }],
+            },
+            {
+              media_type: 'image',
+              media_url: 'https://cdn.example.com/b.jpg',
+              body: 'Red',
+              buttons: [{ type: 'url', title: 'Buy', url: 'https://example.com/b' }],
+            },
           ],
         },
       },
-      { channel_id: '…', to: '4915112345678', type: 'product_carousel', content: { body: 'Picks', catalog_id: '123', products: [{ product_retailer_id: 'sku-1' }, { product_retailer_id: 'sku-2' }] } },
-      { channel_id: '…', to: '4915112345678', type: 'single_product', content: { catalog_id: '123', product_retailer_id: 'sku-1', body: 'Back in stock' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'product_carousel',
+        content: { body: 'Picks', catalog_id: '123', products: [{ product_retailer_id: 'sku-1' }, { product_retailer_id: 'sku-2' }] },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'single_product',
+        content: { catalog_id: '123', product_retailer_id: 'sku-1', body: 'Back in stock' },
+      },
       {
         channel_id: '…',
         to: '4915112345678',
         type: 'multi_product',
-        content: { catalog_id: '123', header: 'Our picks', body: 'For you', sections: [{ title: 'Shoes', product_retailer_ids: ['sku-1', 'sku-2'] }] },
+        content: {
+          catalog_id: '123',
+          header: 'Our picks',
+          body: 'For you',
+          sections: [{ title: 'Shoes', product_retailer_ids: ['sku-1', 'sku-2'] }],
+        },
       },
-      { channel_id: '…', to: '4915112345678', type: 'catalog', content: { body: 'Browse the catalog', thumbnail_product_retailer_id: 'sku-1' } },
-      { channel_id: '…', to: '4915112345678', type: 'address', content: { body: 'Where should we deliver?', country: 'IN', values: { name: 'Ana' } } },
-      { channel_id: '…', to: '4915112345678', type: 'link', content: { url: 'https://example.com/blog', body: 'Read this', title: 'Our blog' } },
-      { channel_id: '…', to: '4915112345678', type: 'poll', content: { question: 'Best day?', options: ['Mon', 'Fri'], multiple_answers: false } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'catalog',
+        content: { body: 'Browse the catalog', thumbnail_product_retailer_id: 'sku-1' },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'address',
+        content: { body: 'Where should we deliver?', country: 'IN', values: { name: 'Ana' } },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'link',
+        content: { url: 'https://example.com/blog', body: 'Read this', title: 'Our blog' },
+      },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'poll',
+        content: { question: 'Best day?', options: ['Mon', 'Fri'], multiple_answers: false },
+      },
       { channel_id: '…', to: '4915112345678', type: 'presence', content: { state: 'typing' } },
       { channel_id: '…', to: '4915112345678', type: 'edit_message', content: { message_id: '3EB0C767D26A1D', body: 'Corrected text' } },
       { channel_id: '…', to: '4915112345678', type: 'delete_message', content: { message_id: '3EB0C767D26A1D', for_everyone: true } },
@@ -206,23 +319,32 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value !== 'object' || value === null) return value;
   const object = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(object).sort().map((k) => [k, canonical(object[k])]));
+  return Object.fromEntries(
+    Object.keys(object)
+      .sort()
+      .map((k) => [k, canonical(object[k])]),
+  );
 }
 
 function requestHash(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
 }
 
 /** Types a browser may show inline from this origin: pictures (not SVG, which runs script), sound and video. */
 function showsInline(contentType: string, messageType: string): boolean {
   if (messageType === 'document') return false;
-  return (contentType.startsWith('image/') && contentType !== 'image/svg+xml') || contentType.startsWith('audio/') || contentType.startsWith('video/');
+  return (
+    (contentType.startsWith('image/') && contentType !== 'image/svg+xml') ||
+    contentType.startsWith('audio/') ||
+    contentType.startsWith('video/')
+  );
 }
 
 const BinaryBody = z.string().meta({ format: 'binary', description: 'The bytes, as stored', example: '<the media bytes>' });
 
 export async function registerMessageRoutes(app: App, deps: MessageDeps, media: { db: Executor; store: MediaStore }) {
-
   app.post(
     '/v1/messages',
     {
@@ -231,9 +353,9 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
         tags: ['messages'],
         summary: 'Send a message',
         description: [
-          'Validates the message, checks the channel support matrix, the 24-hour customer-service window (official channels: outside it only `template` is allowed) and the contact\'s consent and suppressions, then queues it: 201 with status `queued`. Sending happens in the background; follow it with GET /v1/messages/{messageID}/status or the message.sent / message.status_update webhooks.',
+          "Validates the message, checks the channel support matrix, the 24-hour customer-service window (official channels: outside it only `template` is allowed) and the contact's consent and suppressions, then queues it: 201 with status `queued`. Sending happens in the background; follow it with GET /v1/messages/{messageID}/status or the message.sent / message.status_update webhooks.",
           `Send \`Idempotency-Key\` to make a retry safe: the same key with the same body (in any key order) within ${IDEMPOTENCY_HOURS} hours returns the first answer without sending again, with \`Idempotent-Replayed: true\`; with another body it is 409.`,
-          'Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `template_mismatch` (a component\'s parameter count differs from the approved template\'s: `component`, `index` for buttons, `expected`, `given`), `window_closed` or `send_refused` (suppressed or consent revoked).',
+          "Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `template_mismatch` (a component's parameter count differs from the approved template's: `component`, `index` for buttons, `expected`, `given`), `window_closed` or `send_refused` (suppressed or consent revoked).",
           'Media limits (checked when the worker fetches the media; a violation fails the message with code media_too_large, media_type_unsupported or media_unreachable): image 5 MB JPEG/PNG, audio 16 MB AAC/AMR/MP3/M4A/OGG, video 16 MB MP4/3GPP, document 100 MB, sticker WebP 100 KB static / 500 KB animated. Media URLs must be public https addresses.',
         ].join('\n\n'),
         headers: z.object({ 'idempotency-key': z.string().regex(IDEMPOTENCY_KEY).optional() }).passthrough(),
@@ -245,7 +367,10 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       const actor = actorOf(request);
       const b = request.body;
       const to = b.to ?? b.to_phone;
-      if (!to) throw new DomainError('invalid', 'to is required', { fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }] });
+      if (!to)
+        throw new DomainError('invalid', 'to is required', {
+          fieldErrors: [{ pointer: '/to', location: 'body', message: 'required (or to_phone)' }],
+        });
       const key = request.headers['idempotency-key'] as string | undefined;
       const outcome = await inputFrom(
         'body',
@@ -271,7 +396,8 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       schema: {
         tags: ['messages'],
         summary: 'List messages',
-        description: 'Newest first. `limit` 1–200 (default 50); `cursor` is `meta.next_cursor` of the previous page and stays valid while new messages arrive.',
+        description:
+          'Newest first. `limit` 1–200 (default 50); `cursor` is `meta.next_cursor` of the previous page and stays valid while new messages arrive.',
         querystring: ListQuery,
         response: { 200: listOf(MessageSchema), ...errorResponses([400, 401, 403]) },
       },
@@ -303,7 +429,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       schema: {
         tags: ['messages'],
         summary: 'Get a message',
-        description: '404 problem with detail `message not found` for an unknown id, or another organization\'s.',
+        description: "404 problem with detail `message not found` for an unknown id, or another organization's.",
         params: z.object({ messageID: PathId }),
         response: { 200: dataOf(MessageSchema), ...errorResponses([401, 403, 404]) },
       },
@@ -317,8 +443,9 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       config: { auth: { permission: 'messages:read' } },
       schema: {
         tags: ['messages'],
-        summary: 'Poll a message\'s delivery',
-        description: 'The current status, every reported change with its time (late or out-of-order reports are kept in the history but never move the status back), and the error when failed.',
+        summary: "Poll a message's delivery",
+        description:
+          'The current status, every reported change with its time (late or out-of-order reports are kept in the history but never move the status back), and the error when failed.',
         params: z.object({ messageID: PathId }),
         response: { 200: dataOf(MessageStatusSchema), ...errorResponses([401, 403, 404]) },
       },
@@ -335,19 +462,26 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
         summary: "Download a message's media",
         description: [
           "The bytes of an inbound message's media, as Parley downloaded and stored them when the message arrived (provider links expire; this one does not). The message record's `media.url` points here.",
-          '`Content-Type` is the type sniffed from the bytes (`application/octet-stream` when they tell nothing), never the type the provider declared. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304). Documents, and anything a browser should not render, come as `Content-Disposition: attachment` with the sender\'s file name; pictures, audio and video `inline`.',
+          "`Content-Type` is the type sniffed from the bytes (`application/octet-stream` when they tell nothing), never the type the provider declared. `ETag` is the SHA-256 of the bytes (`If-None-Match` answers 304). Documents, and anything a browser should not render, come as `Content-Disposition: attachment` with the sender's file name; pictures, audio and video `inline`.",
           'One byte range (`Range: bytes=0-1023`, `bytes=1024-`, `bytes=-1024`) answers 206 with `Content-Range`; a range past the end answers 416 with `Content-Range: bytes */<size>`; several ranges are answered whole (200), unless they overlap or touch (one range then).',
           "404 for an unknown message, another organization's, or a message without media; 409 while the media is still `pending` or when it `failed` (`media_status`, and `media_error` with its code, e.g. `media_too_large`).",
           'A dashboard session (cookie) may name its organization with `organization_id` (an `<img>` or `<video>` element cannot send X-Organization-Id); the same rules as the header apply.',
         ].join('\n\n'),
         params: z.object({ messageID: PathId }),
         querystring: z.object({
-          organization_id: z.uuid().optional().meta({ description: 'The organization, for a session that cannot send X-Organization-Id (a media element)' }),
+          organization_id: z
+            .uuid()
+            .optional()
+            .meta({ description: 'The organization, for a session that cannot send X-Organization-Id (a media element)' }),
         }),
         headers: z
           .object({
             range: z.string().max(200).optional().meta({ description: 'One byte range, e.g. bytes=0-1023' }),
-            'if-range': z.string().max(200).optional().meta({ description: 'The ETag the client holds: the range is served only while it still matches' }),
+            'if-range': z
+              .string()
+              .max(200)
+              .optional()
+              .meta({ description: 'The ETag the client holds: the range is served only while it still matches' }),
             'if-none-match': z.string().max(200).optional().meta({ description: 'The ETag the client holds: 304 while it still matches' }),
           })
           .passthrough(),
@@ -359,7 +493,10 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
               'content-length': { type: 'integer' },
               etag: { type: 'string', description: 'The SHA-256 of the bytes, quoted' },
               'accept-ranges': { type: 'string', example: 'bytes' },
-              'content-disposition': { type: 'string', example: `attachment; filename="Relat_rio.pdf"; filename*=UTF-8''Relat%C3%B3rio.pdf` },
+              'content-disposition': {
+                type: 'string',
+                example: `attachment; filename="Relat_rio.pdf"; filename*=UTF-8''Relat%C3%B3rio.pdf`,
+              },
             },
             content: { 'application/octet-stream': { schema: BinaryBody } },
           },
@@ -386,7 +523,8 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
         return reply.code(304).header('etag', etag).header('cache-control', 'private, max-age=3600').send(null);
       }
       const ifRange = request.headers['if-range'];
-      const range = ifRange !== undefined && ifRange.trim() !== etag ? { kind: 'whole' as const } : resolveRange(request.headers.range, size);
+      const range =
+        ifRange !== undefined && ifRange.trim() !== etag ? { kind: 'whole' as const } : resolveRange(request.headers.range, size);
       if (range.kind === 'unsatisfiable') {
         void reply.header('content-range', `bytes */${size}`);
         throw new HttpError('range_not_satisfiable', `the range is outside the media (${size} bytes)`);
@@ -404,7 +542,10 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       const body = await opened.read(partial);
       void reply.type(contentType);
       if (partial) {
-        void reply.code(206).header('content-range', `bytes ${partial.start}-${partial.end}/${size}`).header('content-length', String(partial.end - partial.start + 1));
+        void reply
+          .code(206)
+          .header('content-range', `bytes ${partial.start}-${partial.end}/${size}`)
+          .header('content-length', String(partial.end - partial.start + 1));
       } else {
         void reply.code(200).header('content-length', String(size));
       }

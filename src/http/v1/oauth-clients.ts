@@ -3,7 +3,16 @@
  * bodies like every management route (the OAuth error bodies are for the flow endpoints).
  */
 import { z } from 'zod';
-import { deleteClient, getClient, listClients, MAX_REDIRECT_URIS, registerClient, rotateClientSecret, updateClient, type ClientDeps } from '../../domain/oauth/clients.ts';
+import {
+  deleteClient,
+  getClient,
+  listClients,
+  MAX_REDIRECT_URIS,
+  registerClient,
+  rotateClientSecret,
+  updateClient,
+  type ClientDeps,
+} from '../../domain/oauth/clients.ts';
 import { GRANT_TYPE_VALUES, GRANT_TYPES } from '../../domain/oauth/vocabulary.ts';
 import { PERMISSIONS } from '../../domain/permissions.ts';
 import { AUTHORIZE_LIMITS } from '../../domain/oauth/authorization-requests.ts';
@@ -30,32 +39,55 @@ const GrantTypesSchema = z
   .array(z.string().max(100))
   .min(1)
   .max(GRANT_TYPE_VALUES.length)
-  .meta({ description: `Grant types the client may use: ${GRANT_LIST}; ${GRANT_TYPES.authorizationCode} or the device grant must be among them`, example: [GRANT_TYPES.deviceCode, GRANT_TYPES.refreshToken] });
+  .meta({
+    description: `Grant types the client may use: ${GRANT_LIST}; ${GRANT_TYPES.authorizationCode} or the device grant must be among them`,
+    example: [GRANT_TYPES.deviceCode, GRANT_TYPES.refreshToken],
+  });
 
 const ScopesSchema = z
   .array(z.string().max(100))
   .min(1)
   .max(PERMISSIONS.length)
-  .meta({ description: 'The scopes the client may ask for: permission names, none beyond what the registering credential holds', example: ['channels:read', 'messages:read', 'messages:send'] });
+  .meta({
+    description: 'The scopes the client may ask for: permission names, none beyond what the registering credential holds',
+    example: ['channels:read', 'messages:read', 'messages:send'],
+  });
 
-const NameSchema = z.string().trim().min(1).max(100).meta({ description: 'Shown to people on the consent and device pages', example: 'Parley CLI' });
+const NameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .meta({ description: 'Shown to people on the consent and device pages', example: 'Parley CLI' });
 
 export const OAuthClientSchema = z
   .object({
-    client_id: z.string().meta({ description: 'The public identifier the client sends (`pcl_…`); also the id in these paths', example: 'pcl_8mZk2xQv7LrT0aB1cD2eFg' }),
+    client_id: z.string().meta({
+      description: 'The public identifier the client sends (`pcl_…`); also the id in these paths',
+      example: 'pcl_8mZk2xQv7LrT0aB1cD2eFg',
+    }),
     name: z.string(),
-    type: z.enum(['public', 'confidential']).meta({ description: 'public: no secret, PKCE required; confidential: authenticates with its secret (client_secret_basic or client_secret_post)' }),
+    type: z.enum(['public', 'confidential']).meta({
+      description:
+        'public: no secret, PKCE required; confidential: authenticates with its secret (client_secret_basic or client_secret_post)',
+    }),
     redirect_uris: z.array(z.string()),
     grant_types: z.array(z.enum(GRANT_TYPE_VALUES as [string, ...string[]])),
     scopes: z.array(z.enum(PERMISSIONS)),
-    created_by: z.object({ type: z.literal('user'), id: z.uuid() }).nullable().meta({ description: 'The user who registered it (null when an API key did, or the user is gone)' }),
+    created_by: z
+      .object({ type: z.literal('user'), id: z.uuid() })
+      .nullable()
+      .meta({ description: 'The user who registered it (null when an API key did, or the user is gone)' }),
     created_at: z.string().meta({ format: 'date-time' }),
     updated_at: z.string().meta({ format: 'date-time' }),
   })
   .meta({ id: 'OAuthClient' });
 
 export const CreatedOAuthClientSchema = OAuthClientSchema.extend({
-  client_secret: z.string().nullable().meta({ description: 'A confidential client\'s secret (`pcs_…`): shown this once, only a hash is stored. null for a public client.' }),
+  client_secret: z
+    .string()
+    .nullable()
+    .meta({ description: "A confidential client's secret (`pcs_…`): shown this once, only a hash is stored. null for a public client." }),
 }).meta({ id: 'CreatedOAuthClient' });
 
 export const ClientSecretSchema = z
@@ -68,7 +100,9 @@ export const ClientSecretSchema = z
 const CreateBodySchema = z
   .object({
     name: NameSchema,
-    type: z.enum(['public', 'confidential']).meta({ description: 'public (native and browser apps, PKCE) or confidential (a server that can keep a secret)' }),
+    type: z
+      .enum(['public', 'confidential'])
+      .meta({ description: 'public (native and browser apps, PKCE) or confidential (a server that can keep a secret)' }),
     redirect_uris: RedirectUrisSchema.default([]),
     grant_types: GrantTypesSchema,
     scopes: ScopesSchema,
@@ -78,7 +112,12 @@ const CreateBodySchema = z
 export type CreateOAuthClientRequest = z.input<typeof CreateBodySchema>;
 
 const UpdateBodySchema = z
-  .object({ name: NameSchema.optional(), redirect_uris: RedirectUrisSchema.optional(), grant_types: GrantTypesSchema.optional(), scopes: ScopesSchema.optional() })
+  .object({
+    name: NameSchema.optional(),
+    redirect_uris: RedirectUrisSchema.optional(),
+    grant_types: GrantTypesSchema.optional(),
+    scopes: ScopesSchema.optional(),
+  })
   .meta({ id: 'UpdateOAuthClientRequest' });
 
 const ClientParams = z.object({ clientID: PathId.meta({ description: 'The client_id (`pcl_…`)' }) });
@@ -108,7 +147,13 @@ export async function registerOAuthClientRoutes(app: App, services: ClientServic
       const body = request.body;
       const { client, secret } = await inputFrom(
         'body',
-        registerClient(deps, actorOf(request), { name: body.name, type: body.type, redirectUris: body.redirect_uris, grantTypes: body.grant_types, scopes: body.scopes }),
+        registerClient(deps, actorOf(request), {
+          name: body.name,
+          type: body.type,
+          redirectUris: body.redirect_uris,
+          grantTypes: body.grant_types,
+          scopes: body.scopes,
+        }),
       );
       return reply.code(201).send({ data: { ...presentClient(client), client_secret: secret ?? null } });
     },
@@ -166,7 +211,13 @@ export async function registerOAuthClientRoutes(app: App, services: ClientServic
       const body = request.body;
       const client = await inputFrom(
         'body',
-        updateClient(deps, actorOf(request), { clientId: request.params.clientID, name: body.name, redirectUris: body.redirect_uris, grantTypes: body.grant_types, scopes: body.scopes }),
+        updateClient(deps, actorOf(request), {
+          clientId: request.params.clientID,
+          name: body.name,
+          redirectUris: body.redirect_uris,
+          grantTypes: body.grant_types,
+          scopes: body.scopes,
+        }),
       );
       forget();
       return { data: presentClient(client) };

@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import { changeMemberRole, listMembers, removeMember, type MemberDeps } from '../../domain/organizations/members.ts';
-import { createOwnOrganization, getOrganization, listOrganizations, renameOrganization, type OrganizationDeps } from '../../domain/organizations/organizations.ts';
+import {
+  createOwnOrganization,
+  getOrganization,
+  listOrganizations,
+  renameOrganization,
+  type OrganizationDeps,
+} from '../../domain/organizations/organizations.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
@@ -55,7 +61,7 @@ export const inPathOrganization = (extra: { permission?: 'members:read' | 'membe
 export type OrganizationServices = OrganizationDeps & MemberDeps & { credentials: { forget(): void } };
 
 const ENDS =
-  'In one transaction the membership ends, the member\'s sessions in this organization end, the API keys they created in it are revoked and the OAuth access they gave for it is withdrawn (grants reaching nothing else are revoked with their tokens): all of it stops working on the next request.';
+  "In one transaction the membership ends, the member's sessions in this organization end, the API keys they created in it are revoked and the OAuth access they gave for it is withdrawn (grants reaching nothing else are revoked with their tokens): all of it stops working on the next request.";
 
 export async function registerOrganizationRoutes(app: App, services: OrganizationServices) {
   const { credentials, ...deps } = services;
@@ -67,7 +73,8 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: 'Create an organization',
-        description: 'The signed-in user creates an organization and becomes its owner. Act in it with X-Organization-Id, or through its /v1/organizations/{organizationID} routes.',
+        description:
+          'The signed-in user creates an organization and becomes its owner. Act in it with X-Organization-Id, or through its /v1/organizations/{organizationID} routes.',
         security: [{ session: [] }],
         body: OrganizationBodySchema,
         response: { 201: dataOf(OrganizationSchema), ...errorResponses([400, 401, 403]) },
@@ -104,7 +111,7 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: 'Get an organization',
-        description: 'Any credential that reaches the organization; another organization\'s id answers 404 like an unknown one.',
+        description: "Any credential that reaches the organization; another organization's id answers 404 like an unknown one.",
         params: OrganizationParams,
         response: { 200: dataOf(OrganizationSchema), ...errorResponses([400, 401, 403, 404]) },
       },
@@ -156,7 +163,8 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: 'List members',
-        description: 'Every member with their role, oldest first (by the time they joined, then user id). Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
+        description:
+          'Every member with their role, oldest first (by the time they joined, then user id). Paginated: pass `meta.next_cursor` as `cursor` for the next page.',
         params: OrganizationParams,
         querystring: PageQuerySchema,
         response: { 200: listOf(MemberSchema), ...errorResponses([400, 401, 403, 404]) },
@@ -175,7 +183,8 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       schema: {
         tags: [TAG],
         summary: "Change a member's role",
-        description: 'Owners and admins. Only an owner (by session) makes or unmakes owners (403 otherwise); the last owner cannot be demoted (409). The new role applies from the member\'s next request.',
+        description:
+          "Owners and admins. Only an owner (by session) makes or unmakes owners (403 otherwise); the last owner cannot be demoted (409). The new role applies from the member's next request.",
         params: MemberParams,
         body: RoleBodySchema,
         response: { 200: dataOf(MemberSchema), ...errorResponses([400, 401, 403, 404, 409]) },
@@ -206,5 +215,4 @@ export async function registerOrganizationRoutes(app: App, services: Organizatio
       return reply.code(204).send(null);
     },
   );
-
 }

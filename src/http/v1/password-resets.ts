@@ -18,16 +18,25 @@ const PasswordResetLinkSchema = z
   .object({
     user_id: z.uuid(),
     email: z.string().meta({ description: 'Whose password the link resets' }),
-    url: z.string().meta({ description: 'The one-time link, shown only in this answer: the token is in the fragment, so it never reaches a server log' }),
+    url: z.string().meta({
+      description: 'The one-time link, shown only in this answer: the token is in the fragment, so it never reaches a server log',
+    }),
     expires_at: z.string().meta({ format: 'date-time' }),
-    mailed: z.boolean().meta({ description: "Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request" }),
+    mailed: z.boolean().meta({
+      description:
+        'Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request',
+    }),
   })
   .meta({ id: 'PasswordResetLink' });
 export type PasswordResetLinkRecord = z.infer<typeof PasswordResetLinkSchema>;
 
 const RedeemBodySchema = z
   .object({
-    token: z.string().min(1).max(200).meta({ description: 'The token of the link (after `#token=`)', example: 'plp_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbg' }),
+    token: z
+      .string()
+      .min(1)
+      .max(200)
+      .meta({ description: 'The token of the link (after `#token=`)', example: 'plp_Q2xvdWR5IHdpdGggYSBjaGFuY2Ugb2YgcmFpbg' }),
     new_password: NewPasswordSchema,
   })
   .meta({ id: 'PasswordReset' });
@@ -41,7 +50,12 @@ export async function registerPasswordResetRoutes(app: App, services: PasswordRe
   const { settings, sendMail, ...deps } = services;
   const ttlMinutes = Math.round(settings.passwordResetTtlMs / 60_000);
   // A token is 32 random bytes: the throttle only keeps a flood of guesses from costing the database.
-  const guesses = { freeAttempts: settings.loginThrottle.addressFreeAttempts, baseDelayMs: 1000, maxDelayMs: settings.loginThrottle.maxDelayMs, forgiveEveryMs: 60_000 };
+  const guesses = {
+    freeAttempts: settings.loginThrottle.addressFreeAttempts,
+    baseDelayMs: 1000,
+    maxDelayMs: settings.loginThrottle.maxDelayMs,
+    forgiveEveryMs: 60_000,
+  };
 
   app.post(
     '/v1/organizations/:organizationID/members/:userID/password-reset',
@@ -59,12 +73,22 @@ export async function registerPasswordResetRoutes(app: App, services: PasswordRe
       },
     },
     async (request, reply) => {
-      const reset = await createPasswordReset({ ...deps, ttlMs: settings.passwordResetTtlMs, mail: { appUrl: settings.appUrl, send: sendMail } }, actorOf(request), {
-        organizationId: request.params.organizationID,
-        userId: request.params.userID,
-      });
+      const reset = await createPasswordReset(
+        { ...deps, ttlMs: settings.passwordResetTtlMs, mail: { appUrl: settings.appUrl, send: sendMail } },
+        actorOf(request),
+        {
+          organizationId: request.params.organizationID,
+          userId: request.params.userID,
+        },
+      );
       return reply.code(201).send({
-        data: { user_id: reset.userId, email: reset.email, url: reset.url, expires_at: reset.expiresAt.toISOString(), mailed: reset.mailed },
+        data: {
+          user_id: reset.userId,
+          email: reset.email,
+          url: reset.url,
+          expires_at: reset.expiresAt.toISOString(),
+          mailed: reset.mailed,
+        },
       });
     },
   );
@@ -85,10 +109,19 @@ export async function registerPasswordResetRoutes(app: App, services: PasswordRe
       },
     },
     async (request, reply) => {
-      const result = await inputFrom('body', redeemPasswordReset({ ...deps, throttle: guesses }, { token: request.body.token, newPassword: request.body.new_password, ip: request.ip }));
+      const result = await inputFrom(
+        'body',
+        redeemPasswordReset(
+          { ...deps, throttle: guesses },
+          { token: request.body.token, newPassword: request.body.new_password, ip: request.ip },
+        ),
+      );
       if ('throttled' in result) {
         void reply.header('retry-after', String(result.retryAfterSeconds));
-        throw new HttpError('rate_limited', `too many reset tokens from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`);
+        throw new HttpError(
+          'rate_limited',
+          `too many reset tokens from this address; try again in ${result.retryAfterSeconds} s (at ${result.retryAt.toISOString()})`,
+        );
       }
       return reply.code(204).send(null);
     },

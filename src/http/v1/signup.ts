@@ -50,7 +50,8 @@ export async function registerSignupRoutes(app: App, services: SignupServices) {
       schema: {
         tags: ['auth'],
         summary: 'Is sign-up open',
-        description: 'Whether anyone may create an account and organization here (SIGNUP=open) or only invited people (closed, the default).',
+        description:
+          'Whether anyone may create an account and organization here (SIGNUP=open) or only invited people (closed, the default).',
         security: [],
         response: { 200: dataOf(SignupStateSchema) },
       },
@@ -76,7 +77,10 @@ export async function registerSignupRoutes(app: App, services: SignupServices) {
     },
     async (request, reply) => {
       const { name, email, password, organization_name: organizationName } = request.body;
-      const result = await inputFrom('body', signUp(deps, { name, email, password, organizationName, ip: request.ip, userAgent: request.headers['user-agent'] }));
+      const result = await inputFrom(
+        'body',
+        signUp(deps, { name, email, password, organizationName, ip: request.ip, userAgent: request.headers['user-agent'] }),
+      );
       if ('throttled' in result) throw throttledLogin(reply, result, 'attempts');
       setSessionCookies(reply, { token: result.token, expiresAt: result.expiresAt }, settings.secureCookies);
       return reply.code(201).send({ data: { user: presentUser(result.user), organization_id: result.organizationId } });

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { createTemplate, listTemplates, loadTemplate, submitTemplate, syncTemplates, TEMPLATE_CATEGORIES, TEMPLATE_STATUSES, type TemplateDeps } from '../../domain/templates/templates.ts';
+import {
+  createTemplate,
+  listTemplates,
+  loadTemplate,
+  submitTemplate,
+  syncTemplates,
+  TEMPLATE_CATEGORIES,
+  TEMPLATE_STATUSES,
+  type TemplateDeps,
+} from '../../domain/templates/templates.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
@@ -14,7 +23,9 @@ export const TemplateSchema = z
     language: z.string().meta({ description: 'Locale code; a template message must use exactly this code', example: 'en_US' }),
     category: z.string().meta({ example: 'UTILITY' }),
     components: z.array(z.unknown()),
-    status: z.enum(TEMPLATE_STATUSES).meta({ description: 'draft (not submitted), pending, approved, rejected, paused, disabled; each change emits template.status_update' }),
+    status: z.enum(TEMPLATE_STATUSES).meta({
+      description: 'draft (not submitted), pending, approved, rejected, paused, disabled; each change emits template.status_update',
+    }),
     rejection_reason: z.string().nullable(),
     provider_template_id: z.string().nullable(),
     submitted_at: z.string().nullable(),
@@ -23,7 +34,12 @@ export const TemplateSchema = z
   })
   .meta({ id: 'Template' });
 
-export const TemplateSyncSchema = z.object({ created: z.number().int(), updated: z.number().int(), unchanged: z.number().int(), templates: z.array(TemplateSchema) });
+export const TemplateSyncSchema = z.object({
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  templates: z.array(TemplateSchema),
+});
 
 const CreateTemplateBody = z
   .object({
@@ -53,7 +69,6 @@ const CreateTemplateBody = z
 export type CreateTemplateRequest = z.input<typeof CreateTemplateBody>;
 
 export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
-
   app.get(
     '/v1/templates',
     {
@@ -73,7 +88,15 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
     },
     async (request) => {
       const q = request.query;
-      const page = await listTemplates(deps, actorOf(request), { limit: q.limit, cursor: q.cursor, channelId: q.channel_id, status: q.status, name: q.name, language: q.language, category: q.category });
+      const page = await listTemplates(deps, actorOf(request), {
+        limit: q.limit,
+        cursor: q.cursor,
+        channelId: q.channel_id,
+        status: q.status,
+        name: q.name,
+        language: q.language,
+        category: q.category,
+      });
       return { data: page.items.map(presentTemplate), meta: { next_cursor: page.nextCursor } };
     },
   );
@@ -82,7 +105,12 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
     '/v1/templates/:templateID',
     {
       config: { auth: { permission: 'templates:read' } },
-      schema: { tags: ['templates'], summary: 'Get a template', params: z.object({ templateID: PathId }), response: { 200: dataOf(TemplateSchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: ['templates'],
+        summary: 'Get a template',
+        params: z.object({ templateID: PathId }),
+        response: { 200: dataOf(TemplateSchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: presentTemplate(await loadTemplate(deps, actorOf(request), request.params.templateID)) }),
   );
@@ -101,7 +129,13 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
     },
     async (request, reply) => {
       const b = request.body;
-      const row = await createTemplate(deps, actorOf(request), { channelId: b.channel_id, name: b.name, language: b.language, category: b.category, components: b.components });
+      const row = await createTemplate(deps, actorOf(request), {
+        channelId: b.channel_id,
+        name: b.name,
+        language: b.language,
+        category: b.category,
+        components: b.components,
+      });
       return reply.code(201).send({ data: presentTemplate(row) });
     },
   );
@@ -113,7 +147,8 @@ export async function registerTemplateRoutes(app: App, deps: TemplateDeps) {
       schema: {
         tags: ['templates'],
         summary: 'Submit a template for approval (official only)',
-        description: 'Sends a draft or rejected template to the provider; it becomes `pending`, and the decision arrives as `template.status_update`. In the sandbox, names starting with `reject` are rejected, others approved.',
+        description:
+          'Sends a draft or rejected template to the provider; it becomes `pending`, and the decision arrives as `template.status_update`. In the sandbox, names starting with `reject` are rejected, others approved.',
         params: z.object({ templateID: PathId }),
         response: { 200: dataOf(TemplateSchema), ...errorResponses([401, 403, 404, 409, 422, 503]) },
       },

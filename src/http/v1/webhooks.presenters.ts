@@ -3,7 +3,17 @@ import type { z } from 'zod';
 import type { EventType } from '../../domain/events/outbox.ts';
 import type { AttemptRow, DeliveryStatus, DeliveryWithAttempts, RetryResult, TestSendResult } from '../../domain/webhooks/deliveries.ts';
 import type { EndpointRow, RevealedSecret } from '../../domain/webhooks/endpoints.ts';
-import type { EndpointSchema, CreatedEndpointSchema, RotatedSecretSchema, RevealedSecretSchema, AttemptSchema, DeliverySchema, TestResultSchema, RetryResultSchema, SettingsSchema } from './webhooks.ts';
+import type {
+  EndpointSchema,
+  CreatedEndpointSchema,
+  RotatedSecretSchema,
+  RevealedSecretSchema,
+  AttemptSchema,
+  DeliverySchema,
+  TestResultSchema,
+  RetryResultSchema,
+  SettingsSchema,
+} from './webhooks.ts';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -75,7 +85,13 @@ export function presentDelivery(row: DeliveryWithAttempts): z.infer<typeof Deliv
 }
 
 export function presentTestResult(result: TestSendResult): z.infer<typeof TestResultSchema> {
-  return { delivery_id: result.deliveryId, message_id: result.messageId, event_type: result.eventType, succeeded: result.succeeded, attempt: presentAttempt(result.attempt) };
+  return {
+    delivery_id: result.deliveryId,
+    message_id: result.messageId,
+    event_type: result.eventType,
+    succeeded: result.succeeded,
+    attempt: presentAttempt(result.attempt),
+  };
 }
 
 export function presentRetryResult(result: RetryResult): z.infer<typeof RetryResultSchema> {

@@ -4,7 +4,15 @@ import { EVENT_TYPES } from '../../domain/events/outbox.ts';
 import { eventTypeCatalog } from '../../domain/webhooks/catalog.ts';
 import { listDeliveries, retryMessage, sendTestMessage, ATTEMPTS_SHOWN, RETRY_SKIP_REASONS } from '../../domain/webhooks/deliveries.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION, ROTATION_OVERLAP_MS, type WebhookDeps } from '../../domain/webhooks/deps.ts';
-import { createEndpoint, deleteEndpoint, listEndpoints, revealSecret, rotateSecret, updateEndpoint, type UnknownEventTypes } from '../../domain/webhooks/endpoints.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  listEndpoints,
+  revealSecret,
+  rotateSecret,
+  updateEndpoint,
+  type UnknownEventTypes,
+} from '../../domain/webhooks/endpoints.ts';
 import { describeSchedule, formatDuration } from '../../domain/webhooks/schedule.ts';
 import { RESPONSE_EXCERPT_BYTES } from '../../domain/webhooks/send.ts';
 import { actorOf } from '../auth/actor.ts';
@@ -32,7 +40,10 @@ export const EndpointSchema = z
       description: 'Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error)',
     }),
     disabled_at: z.string().nullable(),
-    previous_secret_expires_at: z.string().nullable().meta({ description: 'After a rotation: until when the old secret still signs beside the new one' }),
+    previous_secret_expires_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'After a rotation: until when the old secret still signs beside the new one' }),
     health: z
       .object({
         consecutive_failures: z.number().int().meta({ description: 'Failed attempts since the last success (test sends do not count)' }),
@@ -47,7 +58,10 @@ export const EndpointSchema = z
   .meta({ id: 'WebhookEndpoint' });
 
 export const CreatedEndpointSchema = EndpointSchema.extend({
-  secret: z.string().meta({ description: 'The signing secret: `whsec_` + base64 of 24 random bytes. Also shown by the reveal route.', example: SECRET_EXAMPLE }),
+  secret: z.string().meta({
+    description: 'The signing secret: `whsec_` + base64 of 24 random bytes. Also shown by the reveal route.',
+    example: SECRET_EXAMPLE,
+  }),
 }).meta({ id: 'CreatedWebhookEndpoint', examples: [{ ...ENDPOINT_EXAMPLE, secret: SECRET_EXAMPLE }] });
 
 const UrlSchema = z
@@ -61,11 +75,19 @@ const UrlSchema = z
 const EventTypesSchema = z
   .array(z.string().max(100))
   .max(EVENT_TYPES.length)
-  .meta({ description: `Event types to receive, from the catalogue (${EVENT_TYPES.join(', ')}); empty or absent means all.`, example: ['message.new'] });
+  .meta({
+    description: `Event types to receive, from the catalogue (${EVENT_TYPES.join(', ')}); empty or absent means all.`,
+    example: ['message.new'],
+  });
 const DescriptionSchema = z.string().trim().max(500).meta({ example: 'CRM sync' });
 
 const CreateEndpointBody = z
-  .object({ url: UrlSchema, description: DescriptionSchema.optional(), event_types: EventTypesSchema.optional(), enabled: z.boolean().optional().meta({ description: 'Default true' }) })
+  .object({
+    url: UrlSchema,
+    description: DescriptionSchema.optional(),
+    event_types: EventTypesSchema.optional(),
+    enabled: z.boolean().optional().meta({ description: 'Default true' }),
+  })
   .strict()
   .meta({
     id: 'CreateWebhookEndpointRequest',
@@ -76,7 +98,12 @@ const CreateEndpointBody = z
   });
 
 const UpdateEndpointBody = z
-  .object({ url: UrlSchema.optional(), description: DescriptionSchema.optional(), event_types: EventTypesSchema.optional(), enabled: z.boolean().optional() })
+  .object({
+    url: UrlSchema.optional(),
+    description: DescriptionSchema.optional(),
+    event_types: EventTypesSchema.optional(),
+    enabled: z.boolean().optional(),
+  })
   .strict()
   .meta({
     id: 'UpdateWebhookEndpointRequest',
@@ -93,7 +120,13 @@ export const RotatedSecretSchema = z
   })
   .meta({
     id: 'WebhookSecretRotation',
-    examples: [{ secret: 'whsec_4xNq0m1b7ZgYwXJpQe2RZQxT3k2s9VhC', previous_secret_expires_at: '2025-06-03T10:00:00.000Z', endpoint: { ...ENDPOINT_EXAMPLE, previous_secret_expires_at: '2025-06-03T10:00:00.000Z' } }],
+    examples: [
+      {
+        secret: 'whsec_4xNq0m1b7ZgYwXJpQe2RZQxT3k2s9VhC',
+        previous_secret_expires_at: '2025-06-03T10:00:00.000Z',
+        endpoint: { ...ENDPOINT_EXAMPLE, previous_secret_expires_at: '2025-06-03T10:00:00.000Z' },
+      },
+    ],
   });
 
 export const RevealedSecretSchema = z
@@ -111,15 +144,25 @@ export const AttemptSchema = z
     attempted_at: z.string(),
     status_code: z.number().int().nullable().meta({ description: "The receiver's status; null when no answer came (see error)" }),
     duration_ms: z.number().int(),
-    response_body: z.string().nullable().meta({ description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of a 2xx text or JSON answer (UTF-8); null for any other answer, or none` }),
-    error: z.string().nullable().meta({ description: 'What went wrong: `HTTP 503`, `timed out after 10000 ms`, `connection refused`, `refused: ...` (SSRF guard)' }),
+    response_body: z
+      .string()
+      .nullable()
+      .meta({
+        description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of a 2xx text or JSON answer (UTF-8); null for any other answer, or none`,
+      }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'What went wrong: `HTTP 503`, `timed out after 10000 ms`, `connection refused`, `refused: ...` (SSRF guard)' }),
   })
   .meta({ id: 'WebhookAttempt' });
 
 export const DeliverySchema = z
   .object({
     id: z.uuid(),
-    message_id: z.uuid().meta({ description: 'The webhook-id header: the event id (GET /v1/events), or a test send id. The same on every attempt.' }),
+    message_id: z
+      .uuid()
+      .meta({ description: 'The webhook-id header: the event id (GET /v1/events), or a test send id. The same on every attempt.' }),
     endpoint_id: z.uuid(),
     event_type: z.string(),
     test: z.boolean().meta({ description: 'Made by the test route' }),
@@ -151,14 +194,26 @@ export const DeliverySchema = z
         created_at: '2025-06-02T09:14:00.004Z',
         updated_at: '2025-06-02T09:14:00.031Z',
         attempts: [
-          { id: '0196b1f2-2d1a-7c00-8000-000000000001', trigger: 'scheduled', attempted_at: '2025-06-02T09:14:00.012Z', status_code: 503, duration_ms: 18, response_body: null, error: 'HTTP 503' },
+          {
+            id: '0196b1f2-2d1a-7c00-8000-000000000001',
+            trigger: 'scheduled',
+            attempted_at: '2025-06-02T09:14:00.012Z',
+            status_code: 503,
+            duration_ms: 18,
+            response_body: null,
+            error: 'HTTP 503',
+          },
         ],
       },
     ],
   });
 
 const TestBody = z
-  .object({ event_type: EventTypeSchema.optional().meta({ description: "The type whose example body is sent; default the endpoint's first type, else message.new" }) })
+  .object({
+    event_type: EventTypeSchema.optional().meta({
+      description: "The type whose example body is sent; default the endpoint's first type, else message.new",
+    }),
+  })
   .strict()
   .meta({ id: 'WebhookTestRequest', examples: [{ event_type: 'message.status_update' }, {}] });
 
@@ -178,7 +233,15 @@ export const TestResultSchema = z
         message_id: '0196b1f3-0000-7000-8000-00000000000b',
         event_type: 'message.status_update',
         succeeded: true,
-        attempt: { id: '0196b1f3-0000-7000-8000-00000000000c', trigger: 'test', attempted_at: '2025-06-02T09:20:00.000Z', status_code: 204, duration_ms: 42, response_body: null, error: null },
+        attempt: {
+          id: '0196b1f3-0000-7000-8000-00000000000c',
+          trigger: 'test',
+          attempted_at: '2025-06-02T09:20:00.000Z',
+          status_code: 204,
+          duration_ms: 42,
+          response_body: null,
+          error: null,
+        },
       },
     ],
   });
@@ -198,21 +261,34 @@ export const RetryResultSchema = z
   })
   .meta({
     id: 'WebhookRetryResult',
-    examples: [{ message_id: MESSAGE_ID, retried: [{ delivery_id: '0196b1f2-2d0f-7b12-83c4-d5e6f7a8b9c0', endpoint_id: ENDPOINT_ID }], skipped: [] }],
+    examples: [
+      { message_id: MESSAGE_ID, retried: [{ delivery_id: '0196b1f2-2d0f-7b12-83c4-d5e6f7a8b9c0', endpoint_id: ENDPOINT_ID }], skipped: [] },
+    ],
   });
 
 export const SettingsSchema = z
   .object({
     endpoints: z.array(EndpointSchema),
     event_types: z
-      .array(z.object({ type: EventTypeSchema, description: z.string(), example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }) }))
+      .array(
+        z.object({
+          type: EventTypeSchema,
+          description: z.string(),
+          example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }),
+        }),
+      )
       .meta({ description: 'The catalogue of event types, with the body each carries' }),
     delivery: z
       .object({
         timeout_ms: z.number().int().meta({ description: 'One attempt, the answer included' }),
-        retry_delays_ms: z.array(z.number().int()).meta({ description: 'The wait before each automatic attempt (the first is the first attempt), each moved by up to ±retry_jitter of itself' }),
+        retry_delays_ms: z.array(z.number().int()).meta({
+          description:
+            'The wait before each automatic attempt (the first is the first attempt), each moved by up to ±retry_jitter of itself',
+        }),
         retry_jitter: z.number(),
-        disable_after_ms: z.number().int().meta({ description: 'An endpoint with no success for this long (and at least disable_min_failures failed attempts) is disabled' }),
+        disable_after_ms: z.number().int().meta({
+          description: 'An endpoint with no success for this long (and at least disable_min_failures failed attempts) is disabled',
+        }),
         disable_min_failures: z.number().int(),
         secret_rotation_overlap_ms: z.number().int(),
         max_endpoints: z.number().int(),
@@ -267,7 +343,11 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
       return {
         data: {
           endpoints: rows.map((r) => presentEndpoint(r, now())),
-          event_types: eventTypeCatalog().map((t) => ({ type: t.type, description: t.description, example: t.example as Record<string, unknown> })),
+          event_types: eventTypeCatalog().map((t) => ({
+            type: t.type,
+            description: t.description,
+            example: t.example as Record<string, unknown>,
+          })),
           delivery: {
             timeout_ms: settings.timeoutMs,
             retry_delays_ms: [...settings.retrySchedule],
@@ -296,7 +376,10 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
     },
     async (request, reply) => {
       const b = request.body;
-      const result = await inputFrom('body', createEndpoint(deps, actorOf(request), { url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled }));
+      const result = await inputFrom(
+        'body',
+        createEndpoint(deps, actorOf(request), { url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled }),
+      );
       if (!result.ok) throw unknownEventTypes(result);
       return reply.code(201).send({ data: { ...presentEndpoint(result.row, now()), secret: result.secret } });
     },
@@ -318,7 +401,13 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
       const b = request.body;
       const result = await inputFrom(
         'body',
-        updateEndpoint(deps, actorOf(request), { endpointId: request.params.endpointID, url: b.url, description: b.description, eventTypes: b.event_types, enabled: b.enabled }),
+        updateEndpoint(deps, actorOf(request), {
+          endpointId: request.params.endpointID,
+          url: b.url,
+          description: b.description,
+          eventTypes: b.event_types,
+          enabled: b.enabled,
+        }),
       );
       if (!result.ok) throw unknownEventTypes(result);
       return { data: presentEndpoint(result.row, now()) };
@@ -351,13 +440,15 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
         tags: ['webhooks'],
         summary: "Rotate an endpoint's signing secret",
         description:
-          'Answers with the new secret. For the next 24 hours every message carries two signatures, the new secret\'s and the old one\'s (space-separated in `webhook-signature`), so receivers can switch without losing a message; then only the new one. Rotating again within the 24 hours drops the oldest secret at once.',
+          "Answers with the new secret. For the next 24 hours every message carries two signatures, the new secret's and the old one's (space-separated in `webhook-signature`), so receivers can switch without losing a message; then only the new one. Rotating again within the 24 hours drops the oldest secret at once.",
         params: EndpointParams,
         response: { 200: dataOf(RotatedSecretSchema), ...errorResponses([401, 403, 404]) },
       },
     },
     async (request) => {
-      const { row, secret, previousSecretExpiresAt } = await rotateSecret(deps, actorOf(request), { endpointId: request.params.endpointID });
+      const { row, secret, previousSecretExpiresAt } = await rotateSecret(deps, actorOf(request), {
+        endpointId: request.params.endpointID,
+      });
       return { data: { secret, previous_secret_expires_at: previousSecretExpiresAt.toISOString(), endpoint: presentEndpoint(row, now()) } };
     },
   );
@@ -392,7 +483,11 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
         response: { 200: dataOf(TestResultSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },
-    async (request) => ({ data: presentTestResult(await sendTestMessage(deps, actorOf(request), { endpointId: request.params.endpointID, eventType: request.body?.event_type })) }),
+    async (request) => ({
+      data: presentTestResult(
+        await sendTestMessage(deps, actorOf(request), { endpointId: request.params.endpointID, eventType: request.body?.event_type }),
+      ),
+    }),
   );
 
   app.get(
@@ -445,7 +540,10 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
       },
     },
     async (request, reply) => {
-      const result = await retryMessage(deps, actorOf(request), { messageId: request.params.messageID, endpointId: request.body?.endpoint_id });
+      const result = await retryMessage(deps, actorOf(request), {
+        messageId: request.params.messageID,
+        endpointId: request.body?.endpoint_id,
+      });
       return reply.code(202).send({ data: presentRetryResult(result) });
     },
   );

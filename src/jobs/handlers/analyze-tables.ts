@@ -14,7 +14,12 @@ export const ANALYZE_AGAIN_SECONDS = 10;
 
 /** Schedules one check ANALYZE_AGAIN_SECONDS from now (one per such slot, however many ask). */
 export function analyzeSoon(queue: Pick<Queue, 'enqueue'>, executor: Executor): Promise<void> {
-  return queue.enqueue(executor, 'maintenance.analyze', {}, { startAfterSeconds: ANALYZE_AGAIN_SECONDS, singletonKey: 'soon', singletonSeconds: ANALYZE_AGAIN_SECONDS });
+  return queue.enqueue(
+    executor,
+    'maintenance.analyze',
+    {},
+    { startAfterSeconds: ANALYZE_AGAIN_SECONDS, singletonKey: 'soon', singletonSeconds: ANALYZE_AGAIN_SECONDS },
+  );
 }
 
 /**
@@ -22,7 +27,12 @@ export function analyzeSoon(queue: Pick<Queue, 'enqueue'>, executor: Executor): 
  * (PGlite, or a server with autovacuum off); elsewhere autovacuum does it and this does nothing.
  * When it analyzed a table, it checks again soon (`again`). `autovacuum` is for tests.
  */
-export function analyzeTablesHandler(deps: { database: Pick<Database, 'db' | 'kind'>; logger: Logger; again: () => Promise<void>; autovacuum?: () => Promise<boolean> }) {
+export function analyzeTablesHandler(deps: {
+  database: Pick<Database, 'db' | 'kind'>;
+  logger: Logger;
+  again: () => Promise<void>;
+  autovacuum?: () => Promise<boolean>;
+}) {
   const autovacuum = deps.autovacuum ?? (() => autovacuumRuns(deps.database.db, deps.database.kind));
   return async () => {
     if (await autovacuum()) return;

@@ -14,6 +14,7 @@ export function purgeSessionsHandler(deps: { database: Pick<Database, 'db'>; clo
     if (removed.sessions > 0) deps.logger.info({ removed: removed.sessions }, 'purged old sessions');
     if (removed.throttles > 0) deps.logger.info({ removed: removed.throttles }, 'purged quiet throttle rows');
     const flows = await purgeExpiredOAuthFlows({ db: deps.database.db, clock: deps.clock });
-    if (Object.values(flows).some((n) => n > 0)) deps.logger.info({ removed: flows }, 'purged expired OAuth authorization requests, device authorizations, tokens and revoked grants');
+    if (Object.values(flows).some((n) => n > 0))
+      deps.logger.info({ removed: flows }, 'purged expired OAuth authorization requests, device authorizations, tokens and revoked grants');
   };
 }

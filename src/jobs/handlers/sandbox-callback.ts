@@ -8,7 +8,11 @@ import type { BatchJobHandler } from '../queue.ts';
  * batch at a time: the statuses of one account together, as one callback. A failed delivery fails
  * its jobs, so pg-boss retries them; a job's id is its callback's event id.
  */
-export function sandboxCallbackHandler(deps: { database: Database; sandbox: Sandbox | undefined; logger: Logger }): BatchJobHandler<'sandbox.callback'> {
+export function sandboxCallbackHandler(deps: {
+  database: Database;
+  sandbox: Sandbox | undefined;
+  logger: Logger;
+}): BatchJobHandler<'sandbox.callback'> {
   return {
     async batch(jobs) {
       if (!deps.sandbox) {

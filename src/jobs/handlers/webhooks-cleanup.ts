@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
 export function webhooksCleanupHandler(deps: { database: Pick<Database, 'db'>; clock: Clock; logger: Logger; retentionDays: number }) {
   return async () => {
     const removed = await cleanUpWebhookData({ db: deps.database.db, clock: deps.clock, retentionDays: deps.retentionDays });
-    if (removed.events + removed.deliveries + removed.attempts + removed.failedOnDisabled > 0) deps.logger.info({ removed }, 'cleaned up old events and webhook data');
+    if (removed.events + removed.deliveries + removed.attempts + removed.failedOnDisabled > 0)
+      deps.logger.info({ removed }, 'cleaned up old events and webhook data');
   };
 }

@@ -27,7 +27,11 @@ export const HTTP_GATEWAY_SENDS: SendGuarantees = { idempotentResend: true };
  */
 const EMBEDDED_SENDS: SendGuarantees = { idempotentResend: false, askable: false };
 
-const NO_ENGINE: ProviderError = { code: 'engine_unavailable', title: 'the embedded engine does not run in this service', retryable: false };
+const NO_ENGINE: ProviderError = {
+  code: 'engine_unavailable',
+  title: 'the embedded engine does not run in this service',
+  retryable: false,
+};
 
 export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const client = (connection: ChannelConnection) => {
@@ -52,7 +56,11 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       if (engine) {
         const socket = engine.socketOf(connection.channelId);
         // Sends run where the socket is (the dispatcher claims a channel's messages only there).
-        if (!socket) return { ok: false, error: { code: 'session_not_running', title: 'this process does not hold the channel\'s session', retryable: true } };
+        if (!socket)
+          return {
+            ok: false,
+            error: { code: 'session_not_running', title: "this process does not hold the channel's session", retryable: true },
+          };
         return sendThroughSocket(socket, message, { targets: options.targets, ...engine.sendContextOf(connection.channelId) });
       }
       const result = await client(connection).call<{ id: string }>('POST', `sessions/${session(connection)}/messages`, {
@@ -66,8 +74,12 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async findSend(connection, messageId) {
-      if (embedded(connection) !== undefined) return { ok: false, error: { code: 'not_askable', title: 'the embedded engine cannot be asked about a send', retryable: false } };
-      const result = await client(connection).call<{ id: string }>('GET', `sessions/${session(connection)}/idempotency-keys/${encodeURIComponent(messageId)}`);
+      if (embedded(connection) !== undefined)
+        return { ok: false, error: { code: 'not_askable', title: 'the embedded engine cannot be asked about a send', retryable: false } };
+      const result = await client(connection).call<{ id: string }>(
+        'GET',
+        `sessions/${session(connection)}/idempotency-keys/${encodeURIComponent(messageId)}`,
+      );
       if (result.ok) return { ok: true, value: { found: true, providerMessageId: result.value.id } };
       // The session answered, and it never accepted a send with this key.
       if (result.status === 404 && result.error.code === 'not_found') return { ok: true, value: { found: false } };
@@ -75,8 +87,15 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     async fetchMedia(connection, mediaId) {
-      if (embedded(connection) !== undefined) return { ok: false, error: { code: 'unsupported', title: 'embedded channels download media with the message (downloadMedia)', retryable: false } };
-      const result = await client(connection).call<{ url: string; mime_type: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
+      if (embedded(connection) !== undefined)
+        return {
+          ok: false,
+          error: { code: 'unsupported', title: 'embedded channels download media with the message (downloadMedia)', retryable: false },
+        };
+      const result = await client(connection).call<{ url: string; mime_type: string }>(
+        'GET',
+        `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`,
+      );
       if (!result.ok) return result;
       return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type } };
     },
@@ -90,20 +109,33 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       if (engine === null) return { ok: false, error: NO_ENGINE };
       if (engine) return downloadEmbeddedMedia(source, options.targets);
       const mediaId = typeof source.media_id === 'string' ? source.media_id : undefined;
-      if (!mediaId) return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
-      const found = await client(connection).call<{ url?: string; mime_type?: string }>('GET', `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`);
+      if (!mediaId)
+        return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
+      const found = await client(connection).call<{ url?: string; mime_type?: string }>(
+        'GET',
+        `sessions/${session(connection)}/media/${encodeURIComponent(mediaId)}`,
+      );
       if (!found.ok) return found;
-      if (typeof found.value.url !== 'string') return { ok: false, error: { code: 'bad_response', title: 'the gateway answered without a media URL', retryable: false } };
+      if (typeof found.value.url !== 'string')
+        return { ok: false, error: { code: 'bad_response', title: 'the gateway answered without a media URL', retryable: false } };
       const settings = connection.settings as unknown as GatewaySettings;
       let url: URL;
       try {
         url = new URL(found.value.url, settings.gateway_base);
       } catch {
-        return { ok: false, error: { code: 'bad_response', title: 'the gateway answered with a media URL that does not parse', retryable: false } };
+        return {
+          ok: false,
+          error: { code: 'bad_response', title: 'the gateway answered with a media URL that does not parse', retryable: false },
+        };
       }
       const own = new URL(settings.gateway_base).origin;
       const bearer = { authorization: `Bearer ${connection.credentials.api_key ?? ''}` };
-      const download = await downloadStream({ url: url.href, headersFor: (u) => (u.origin === own ? bearer : {}), timeoutMs: options.timeoutMs ?? 15_000, policy: options.targets });
+      const download = await downloadStream({
+        url: url.href,
+        headersFor: (u) => (u.origin === own ? bearer : {}),
+        timeoutMs: options.timeoutMs ?? 15_000,
+        policy: options.targets,
+      });
       if (!download.ok) return download;
       return { ok: true, value: { ...download.value, mimeType: download.value.mimeType ?? found.value.mime_type } };
     },
@@ -156,7 +188,11 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       const engine = embedded(connection);
       if (engine === null) return { ok: false, error: NO_ENGINE };
       if (engine) return engine.requestPairingCode(connection.channelId, phone);
-      const result = await client(connection).call<{ code: string; expires_at: string }>('POST', `sessions/${session(connection)}/pairing-code`, { phone });
+      const result = await client(connection).call<{ code: string; expires_at: string }>(
+        'POST',
+        `sessions/${session(connection)}/pairing-code`,
+        { phone },
+      );
       if (!result.ok) return result;
       return { ok: true, value: { code: result.value.code, expiresAt: new Date(result.value.expires_at) } };
     },

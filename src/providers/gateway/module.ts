@@ -12,16 +12,41 @@ import { channelStatusOf } from './mapping.ts';
 export const gatewayProvider: ProviderModule = {
   platform: 'chatapp_unofficial',
   capabilities: {
-    message_types: [...COMMON_MESSAGE_TYPES, 'link', 'poll', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download'],
+    message_types: [
+      ...COMMON_MESSAGE_TYPES,
+      'link',
+      'poll',
+      'presence',
+      'edit_message',
+      'delete_message',
+      'message_status_query',
+      'message_media_download',
+    ],
     simplified_types: ['template', 'buttons', 'list', 'cta_url', 'media_carousel', 'product_carousel'],
-    operations: ['messages.send', 'messages.read', 'channel.connect', 'channel.qr', 'channel.pairing_code', 'channel.logout', 'contacts.lookup', 'media.fetch'],
+    operations: [
+      'messages.send',
+      'messages.read',
+      'channel.connect',
+      'channel.qr',
+      'channel.pairing_code',
+      'channel.logout',
+      'contacts.lookup',
+      'media.fetch',
+    ],
     customer_service_window_hours: null,
   },
   settings: {
     schema: z.object({
       gateway_base: z.url().optional().meta({ description: 'unofficial: the gateway base URL (https, public address)' }),
-      session: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/).optional().meta({ description: 'unofficial: the gateway session name (default the channel id)' }),
-      group_messages: z.boolean().optional().meta({ description: 'unofficial (embedded engine): store messages of groups the phone is in too (default false)' }),
+      session: z
+        .string()
+        .regex(/^[A-Za-z0-9_.-]{1,100}$/)
+        .optional()
+        .meta({ description: 'unofficial: the gateway session name (default the channel id)' }),
+      group_messages: z
+        .boolean()
+        .optional()
+        .meta({ description: 'unofficial (embedded engine): store messages of groups the phone is in too (default false)' }),
     }),
     credentials: z.object({
       api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),

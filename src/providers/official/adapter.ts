@@ -104,7 +104,10 @@ export function toNativeBody(message: OutboundMessage): Json {
     case 'cta_url':
       return interactive('cta_url', c, { name: 'cta_url', parameters: { display_text: c.display_text, url: c.url } });
     case 'address':
-      return interactive('address_message', c, { name: 'address_message', parameters: { country: c.country, ...(c.values ? { values: c.values } : {}) } });
+      return interactive('address_message', c, {
+        name: 'address_message',
+        parameters: { country: c.country, ...(c.values ? { values: c.values } : {}) },
+      });
     case 'single_product':
       return interactive('product', c, { catalog_id: c.catalog_id, product_retailer_id: c.product_retailer_id });
     case 'multi_product':
@@ -185,24 +188,32 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   const token = (connection: ChannelConnection) => connection.credentials.access_token;
 
   async function fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>> {
-    const result = await client(connection).call<{ url?: string; mime_type?: string }>('GET', encodeURIComponent(mediaId), { token: token(connection) });
+    const result = await client(connection).call<{ url?: string; mime_type?: string }>('GET', encodeURIComponent(mediaId), {
+      token: token(connection),
+    });
     if (!result.ok) return result;
-    if (!result.value.url) return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
+    if (!result.value.url)
+      return { ok: false, error: { code: 'bad_response', title: 'provider answered without a media URL', retryable: false } };
     return { ok: true, value: { url: result.value.url, mimeType: result.value.mime_type ?? 'application/octet-stream' } };
   }
 
   return {
     async send(connection, message) {
       const s = settingsOf(connection);
-      const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>('POST', `${s.phone_number_id}/messages`, {
-        token: token(connection),
-        body: toNativeRequest(message),
-      });
+      const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>(
+        'POST',
+        `${s.phone_number_id}/messages`,
+        {
+          token: token(connection),
+          body: toNativeRequest(message),
+        },
+      );
       if (!result.ok) return result;
       // The provider answers a read receipt with {success: true}: it is no message of its own, and
       // the id it names belongs to the customer's message.
       if (message.type === 'mark_as_read') {
-        if (result.value.success !== true) return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
+        if (result.value.success !== true)
+          return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
         return { ok: true, value: {} };
       }
       const id = result.value.messages?.[0]?.id;
@@ -215,18 +226,27 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
     /** The media's URL from GET /{media_id}, then that URL with the token (it expires in minutes: asked again on every attempt). */
     async downloadMedia(connection, source) {
       const mediaId = typeof source.media_id === 'string' ? source.media_id : undefined;
-      if (!mediaId) return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
+      if (!mediaId)
+        return { ok: false, error: { code: 'bad_media_source', title: 'the inbound media names no media id', retryable: false } };
       const found = await fetchMedia(connection, mediaId);
       if (!found.ok) return found;
       let origin: string;
       try {
         origin = new URL(found.value.url).origin;
       } catch {
-        return { ok: false, error: { code: 'bad_response', title: 'provider answered with a media URL that does not parse', retryable: false } };
+        return {
+          ok: false,
+          error: { code: 'bad_response', title: 'provider answered with a media URL that does not parse', retryable: false },
+        };
       }
       const bearer = { authorization: `Bearer ${token(connection)}` };
       // The token goes to the URL the provider gave, never to another origin a redirect names.
-      const download = await downloadStream({ url: found.value.url, headersFor: (url) => (url.origin === origin ? bearer : {}), timeoutMs: options.timeoutMs ?? 15_000, policy: options.targets });
+      const download = await downloadStream({
+        url: found.value.url,
+        headersFor: (url) => (url.origin === origin ? bearer : {}),
+        timeoutMs: options.timeoutMs ?? 15_000,
+        policy: options.targets,
+      });
       if (!download.ok) return download;
       return { ok: true, value: { ...download.value, mimeType: download.value.mimeType ?? found.value.mimeType } };
     },
@@ -243,14 +263,29 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
 
     async listTemplates(connection) {
       const s = settingsOf(connection);
-      if (!s.waba_id) return { ok: false, error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false } };
+      if (!s.waba_id)
+        return {
+          ok: false,
+          error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false },
+        };
       const all: ProviderTemplate[] = [];
       let after: string | undefined;
       for (let page = 0; page < 50; page++) {
         const result = await client(connection).call<{
-          data?: Array<{ id: string; name: string; language: string; category?: string; status: string; components?: unknown[]; rejected_reason?: string }>;
+          data?: Array<{
+            id: string;
+            name: string;
+            language: string;
+            category?: string;
+            status: string;
+            components?: unknown[];
+            rejected_reason?: string;
+          }>;
           paging?: { cursors?: { after?: string }; next?: string };
-        }>('GET', `${s.waba_id}/message_templates`, { token: token(connection), query: { fields: TEMPLATE_FIELDS, limit: '100', ...(after ? { after } : {}) } });
+        }>('GET', `${s.waba_id}/message_templates`, {
+          token: token(connection),
+          query: { fields: TEMPLATE_FIELDS, limit: '100', ...(after ? { after } : {}) },
+        });
         if (!result.ok) return result;
         for (const t of result.value.data ?? []) {
           all.push({
@@ -271,7 +306,11 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
 
     async submitTemplate(connection, template) {
       const s = settingsOf(connection);
-      if (!s.waba_id) return { ok: false, error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false } };
+      if (!s.waba_id)
+        return {
+          ok: false,
+          error: { code: 'missing_waba_id', title: 'the channel has no business account id (waba_id)', retryable: false },
+        };
       const result = await client(connection).call<{ id: string; status?: string }>('POST', `${s.waba_id}/message_templates`, {
         token: token(connection),
         body: { name: template.name, language: template.language, category: template.category, components: template.components },
@@ -287,7 +326,8 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
         body: { messaging_product: 'whatsapp', pin },
       });
       if (!result.ok) return result;
-      if (result.value.success !== true) return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the registration', retryable: false } };
+      if (result.value.success !== true)
+        return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the registration', retryable: false } };
       return { ok: true, value: { registered: true } };
     },
 
@@ -298,29 +338,43 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
       });
       if (!exchanged.ok) return exchanged;
       const accessToken = exchanged.value.access_token;
-      if (!accessToken) return { ok: false, error: { code: 'bad_response', title: 'provider answered without an access token', retryable: false } };
+      if (!accessToken)
+        return { ok: false, error: { code: 'bad_response', title: 'provider answered without an access token', retryable: false } };
       let wabaId = input.wabaId;
       if (!wabaId) {
-        const debug = await graph.call<{ data?: { granular_scopes?: Array<{ scope: string; target_ids?: string[] }> } }>('GET', 'debug_token', {
-          token: accessToken,
-          query: { input_token: accessToken },
-        });
+        const debug = await graph.call<{ data?: { granular_scopes?: Array<{ scope: string; target_ids?: string[] }> } }>(
+          'GET',
+          'debug_token',
+          {
+            token: accessToken,
+            query: { input_token: accessToken },
+          },
+        );
         if (!debug.ok) return debug;
         wabaId = debug.value.data?.granular_scopes?.find((g) => g.scope === 'whatsapp_business_management')?.target_ids?.[0];
-        if (!wabaId) return { ok: false, error: { code: 'no_business_account', title: 'the signup granted no business account', retryable: false } };
+        if (!wabaId)
+          return { ok: false, error: { code: 'no_business_account', title: 'the signup granted no business account', retryable: false } };
       }
       const subscribed = await graph.call<{ success?: boolean }>('POST', `${wabaId}/subscribed_apps`, { token: accessToken, body: {} });
       if (!subscribed.ok) return subscribed;
-      const numbers = await graph.call<{ data?: Array<{ id: string; display_phone_number: string; verified_name?: string }> }>('GET', `${wabaId}/phone_numbers`, {
-        token: accessToken,
-      });
+      const numbers = await graph.call<{ data?: Array<{ id: string; display_phone_number: string; verified_name?: string }> }>(
+        'GET',
+        `${wabaId}/phone_numbers`,
+        {
+          token: accessToken,
+        },
+      );
       if (!numbers.ok) return numbers;
       return {
         ok: true,
         value: {
           accessToken,
           wabaId,
-          phoneNumbers: (numbers.value.data ?? []).map((n) => ({ phoneNumberId: n.id, displayPhoneNumber: n.display_phone_number, verifiedName: n.verified_name })),
+          phoneNumbers: (numbers.value.data ?? []).map((n) => ({
+            phoneNumberId: n.id,
+            displayPhoneNumber: n.display_phone_number,
+            verifiedName: n.verified_name,
+          })),
         },
       };
     },

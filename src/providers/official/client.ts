@@ -12,7 +12,11 @@ export type GraphSettings = { apiBase: string; version: string; policy: TargetPo
 export function createGraphClient(settings: GraphSettings) {
   const base = `${settings.apiBase.replace(/\/+$/, '')}/${settings.version}`;
   return {
-    async call<T>(method: string, path: string, options: { token?: string; body?: unknown; query?: Record<string, string> } = {}): Promise<Result<T>> {
+    async call<T>(
+      method: string,
+      path: string,
+      options: { token?: string; body?: unknown; query?: Record<string, string> } = {},
+    ): Promise<Result<T>> {
       const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
       const result = await callJson({
         method,

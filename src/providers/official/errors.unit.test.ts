@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyGraphError, retryAfterSeconds } from './errors.ts';
 
-const body = (code: number, extra: Record<string, unknown> = {}) => ({ error: { message: `(#${code}) x`, type: 'OAuthException', code, fbtrace_id: 'A', ...extra } });
+const body = (code: number, extra: Record<string, unknown> = {}) => ({
+  error: { message: `(#${code}) x`, type: 'OAuthException', code, fbtrace_id: 'A', ...extra },
+});
 
 test('each error is classified by whom it concerns', () => {
   assert.deepEqual(
@@ -34,7 +36,10 @@ test('Retry-After and is_transient decide whether and when a message error is re
   assert.equal(classifyGraphError(500, body(131000)).retryable, true, 'a 5xx the provider says nothing about may pass');
   assert.equal(classifyGraphError(500, body(131000, { is_transient: false })).retryable, false, 'not transient: not retried');
   assert.deepEqual(
-    [classifyGraphError(400, body(131000, { is_transient: true })).retryable, classifyGraphError(400, body(131000, { is_transient: true })).retryAfterSeconds],
+    [
+      classifyGraphError(400, body(131000, { is_transient: true })).retryable,
+      classifyGraphError(400, body(131000, { is_transient: true })).retryAfterSeconds,
+    ],
     [true, undefined],
   );
   assert.equal(classifyGraphError(400, body(131000), '7').retryAfterSeconds, 7, 'a Retry-After is advice to retry, then');

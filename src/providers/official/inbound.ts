@@ -28,7 +28,8 @@ const optionalSeconds = (value: unknown): Date | undefined => {
   return value !== undefined && Number.isFinite(n) && n > 0 ? new Date(n * 1000) : undefined;
 };
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined);
+const str = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : undefined;
 
 /** Only the keys given, and only those present. */
 function pick(source: unknown, keys: readonly string[]): Json {
@@ -39,7 +40,19 @@ function pick(source: unknown, keys: readonly string[]): Json {
 /** Deep enough for any form, and well inside what a stored delivery may nest (lib/text.ts). */
 const RESPONSE_DEPTH = 16;
 
-const REFERRAL_FIELDS = ['source_url', 'source_id', 'source_type', 'headline', 'body', 'media_type', 'image_url', 'video_url', 'thumbnail_url', 'ctwa_clid', 'welcome_message'];
+const REFERRAL_FIELDS = [
+  'source_url',
+  'source_id',
+  'source_type',
+  'headline',
+  'body',
+  'media_type',
+  'image_url',
+  'video_url',
+  'thumbnail_url',
+  'ctwa_clid',
+  'welcome_message',
+];
 
 /**
  * response_json of a flow or address reply, parsed (kept as the string the provider sent when it is
@@ -58,7 +71,11 @@ function interactiveReply(interactive: Json | undefined): Json {
   const kind = str(interactive?.type);
   const reply = kind && isObject(interactive?.[kind]) ? (interactive![kind] as Json) : {};
   if (kind === 'nfm_reply') {
-    return { type: kind, ...pick(reply, ['name', 'body']), ...(reply.response_json !== undefined ? { response_json: parsedResponse(reply.response_json) } : {}) };
+    return {
+      type: kind,
+      ...pick(reply, ['name', 'body']),
+      ...(reply.response_json !== undefined ? { response_json: parsedResponse(reply.response_json) } : {}),
+    };
   }
   return { type: kind, id: reply.id, title: reply.title, ...(reply.description ? { description: reply.description } : {}) };
 }
@@ -149,7 +166,9 @@ function inboundContent(message: Json): { type: string; content: Json } {
 function originOf(message: Json): Json {
   return {
     ...(isObject(message.referral) ? { referral: pick(message.referral, REFERRAL_FIELDS) } : {}),
-    ...(isObject(message.context?.referred_product) ? { referred_product: pick(message.context.referred_product, ['catalog_id', 'product_retailer_id']) } : {}),
+    ...(isObject(message.context?.referred_product)
+      ? { referred_product: pick(message.context.referred_product, ['catalog_id', 'product_retailer_id']) }
+      : {}),
   };
 }
 
@@ -158,7 +177,9 @@ const NUMBER_CHANGES = new Set(['user_changed_number', 'customer_changed_number'
 function messageEvents(ref: string, value: Json): InboundEvent[] {
   const out: InboundEvent[] = [];
   const names = new Map<string, { name?: string; userId?: string }>(
-    (Array.isArray(value.contacts) ? value.contacts : []).filter(isObject).map((c: Json) => [String(c.wa_id), { name: c.profile?.name, userId: c.user_id }]),
+    (Array.isArray(value.contacts) ? value.contacts : [])
+      .filter(isObject)
+      .map((c: Json) => [String(c.wa_id), { name: c.profile?.name, userId: c.user_id }]),
   );
   for (const status of Array.isArray(value.statuses) ? value.statuses : []) {
     const s = String(status?.status);
@@ -203,7 +224,10 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
       providerMessageId: String(message.id),
       from,
       profileName: profile?.name,
-      identities: [{ type: 'chatapp_id', value: from }, ...(profile?.userId ? [{ type: 'business_scoped_user_id', value: String(profile.userId) }] : [])],
+      identities: [
+        { type: 'chatapp_id', value: from },
+        ...(profile?.userId ? [{ type: 'business_scoped_user_id', value: String(profile.userId) }] : []),
+      ],
       timestamp: seconds(message.timestamp),
       type,
       content: { ...content, ...originOf(message) },
@@ -231,17 +255,27 @@ function accountHealth(value: Json): Health | undefined {
       return { effect: 'blocked', code: event, message: "the business withdrew this app's access to its account" };
     case 'PARTNER_APP_INSTALLED':
     case 'PARTNER_ADDED':
-      return { effect: 'restored', code: event, message: "the business granted this app access to its account", lifts: ['PARTNER_APP_UNINSTALLED', 'PARTNER_REMOVED'] };
+      return {
+        effect: 'restored',
+        code: event,
+        message: 'the business granted this app access to its account',
+        lifts: ['PARTNER_APP_UNINSTALLED', 'PARTNER_REMOVED'],
+      };
     case 'ACCOUNT_VIOLATION': {
       const type = str(value.violation_info?.violation_type);
-      return { effect: 'degraded', code: event, message: `the business account violated the provider's policies${type ? ` (${type})` : ''}` };
+      return {
+        effect: 'degraded',
+        code: event,
+        message: `the business account violated the provider's policies${type ? ` (${type})` : ''}`,
+      };
     }
     case 'DISABLED_UPDATE': {
       const state = String(value.ban_info?.waba_ban_state ?? '');
       const date = str(value.ban_info?.waba_ban_date);
       const code = `${event}/${state}`;
       if (state === 'DISABLE') return { effect: 'blocked', code, message: `the business account was disabled${date ? ` on ${date}` : ''}` };
-      if (state === 'REINSTATE') return { effect: 'restored', code, message: 'the business account was reinstated', lifts: [`${event}/DISABLE`] };
+      if (state === 'REINSTATE')
+        return { effect: 'restored', code, message: 'the business account was reinstated', lifts: [`${event}/DISABLE`] };
       return { effect: 'degraded', code, message: `the business account is scheduled to be disabled${date ? ` (${date})` : ''}` };
     }
     case 'ACCOUNT_RESTRICTION': {
@@ -250,7 +284,11 @@ function accountHealth(value: Json): Health | undefined {
       const code = `${event}/${types.join('+')}`;
       // Customer-initiated messaging restricted: even replies fail. Otherwise replies still go out.
       const blocked = types.includes('RESTRICTED_CUSTOMER_INITIATED_MESSAGING');
-      return { effect: blocked ? 'blocked' : 'degraded', code, message: `the business account is restricted (${types.join(', ') || 'unspecified'})` };
+      return {
+        effect: blocked ? 'blocked' : 'degraded',
+        code,
+        message: `the business account is restricted (${types.join(', ') || 'unspecified'})`,
+      };
     }
     default:
       return undefined;
@@ -260,10 +298,15 @@ function accountHealth(value: Json): Health | undefined {
 /** phone_number_quality_update: a flag or a lowered limit is a warning; the number can still send. */
 function qualityHealth(value: Json): Health | undefined {
   const event = String(value.event ?? '');
-  if (event === 'FLAGGED') return { effect: 'degraded', code: event, message: 'the number was flagged for low quality; its messaging limit may be lowered' };
+  if (event === 'FLAGGED')
+    return { effect: 'degraded', code: event, message: 'the number was flagged for low quality; its messaging limit may be lowered' };
   if (event === 'DOWNGRADE') {
     const limits = [str(value.old_limit), str(value.current_limit) ?? str(value.max_daily_conversations_per_business)];
-    return { effect: 'degraded', code: event, message: `the number's messaging limit was lowered${limits[1] ? ` to ${limits[1]}` : ''}${limits[0] ? ` (was ${limits[0]})` : ''}` };
+    return {
+      effect: 'degraded',
+      code: event,
+      message: `the number's messaging limit was lowered${limits[1] ? ` to ${limits[1]}` : ''}${limits[0] ? ` (was ${limits[0]})` : ''}`,
+    };
   }
   return undefined;
 }
@@ -301,7 +344,13 @@ export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
           });
           break;
         case 'template_category_update':
-          if (str(value.new_category)) out.push({ kind: 'template.category', account: entryAccount, ...templateRef(value), category: String(value.new_category).toUpperCase() });
+          if (str(value.new_category))
+            out.push({
+              kind: 'template.category',
+              account: entryAccount,
+              ...templateRef(value),
+              category: String(value.new_category).toUpperCase(),
+            });
           break;
         case 'message_template_quality_update':
           if (str(value.new_quality_score)) {
@@ -318,13 +367,21 @@ export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
           const health = accountHealth(value);
           const account = str(value.waba_info?.waba_id) ?? entryAccount;
           const phone = str(value.display_phone_number) ?? str(value.phone_number);
-          if (health && account) out.push({ kind: 'channel.health', account, ...(phone ? { phone } : {}), ...health, ...(time ? { timestamp: time } : {}) });
+          if (health && account)
+            out.push({ kind: 'channel.health', account, ...(phone ? { phone } : {}), ...health, ...(time ? { timestamp: time } : {}) });
           break;
         }
         case 'phone_number_quality_update': {
           const health = qualityHealth(value);
           const phone = str(value.display_phone_number);
-          if (health && entryAccount) out.push({ kind: 'channel.health', account: entryAccount, ...(phone ? { phone } : {}), ...health, ...(time ? { timestamp: time } : {}) });
+          if (health && entryAccount)
+            out.push({
+              kind: 'channel.health',
+              account: entryAccount,
+              ...(phone ? { phone } : {}),
+              ...health,
+              ...(time ? { timestamp: time } : {}),
+            });
           break;
         }
         default:

@@ -14,19 +14,43 @@ export const officialProvider: ProviderModule = {
     message_types: COMMON_MESSAGE_TYPES,
     simplified_types: [],
     // No contacts.lookup: the published API has no call that says whether a number is on the app.
-    operations: ['messages.send', 'messages.read', 'bizapi.register_phone', 'bizapi.exchange_code', 'templates.submit', 'templates.sync', 'media.fetch'],
+    operations: [
+      'messages.send',
+      'messages.read',
+      'bizapi.register_phone',
+      'bizapi.exchange_code',
+      'templates.submit',
+      'templates.sync',
+      'media.fetch',
+    ],
     customer_service_window_hours: 24,
   },
   settings: {
     schema: z.object({
       api_base: z.url().optional().meta({ description: "official: the provider API's base URL (default OFFICIAL_API_BASE)" }),
-      api_version: z.string().regex(/^v\d+\.\d+$/).optional().meta({ example: 'v23.0' }),
-      phone_number_id: z.string().regex(/^\d{1,32}$/).optional(),
-      waba_id: z.string().regex(/^\d{1,32}$/).optional().meta({ description: 'official: business account id (templates)' }),
+      api_version: z
+        .string()
+        .regex(/^v\d+\.\d+$/)
+        .optional()
+        .meta({ example: 'v23.0' }),
+      phone_number_id: z
+        .string()
+        .regex(/^\d{1,32}$/)
+        .optional(),
+      waba_id: z
+        .string()
+        .regex(/^\d{1,32}$/)
+        .optional()
+        .meta({ description: 'official: business account id (templates)' }),
     }),
     credentials: z.object({
       access_token: z.string().min(1).max(4096).optional().meta({ description: 'official: bearer token' }),
-      app_secret: z.string().min(1).max(512).optional().meta({ description: 'official: the app secret, for a channel on its own app (webhook path with the channel id)' }),
+      app_secret: z
+        .string()
+        .min(1)
+        .max(512)
+        .optional()
+        .meta({ description: 'official: the app secret, for a channel on its own app (webhook path with the channel id)' }),
     }),
     required: ['/settings/phone_number_id', '/credentials/access_token', '/settings/api_base'],
     address: 'api_base',

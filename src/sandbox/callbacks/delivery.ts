@@ -23,7 +23,14 @@ export function officialDelivery(ctx: SandboxContext, payload: unknown): Deliver
 }
 
 /** `at`: when the event happened (a gateway stamps its events so, and a callback retried late stays in order). */
-export function gatewayDelivery(ctx: SandboxContext, account: AccountRow, eventId: string, event: string, payload: Record<string, unknown>, at?: string): Delivery | undefined {
+export function gatewayDelivery(
+  ctx: SandboxContext,
+  account: AccountRow,
+  eventId: string,
+  event: string,
+  payload: Record<string, unknown>,
+  at?: string,
+): Delivery | undefined {
   if (!account.callbackUrl || !account.callbackSecretSealed) return undefined;
   const body = JSON.stringify({ event, session: account.id, timestamp: at ?? ctx.clock.now().toISOString(), payload });
   const secret = ctx.sealer.open(account.callbackSecretSealed);
@@ -51,12 +58,16 @@ function targetsOf(ctx: SandboxContext): TargetPolicy {
 }
 
 export async function post(ctx: SandboxContext, delivery: Delivery): Promise<void> {
-  const response = await safeFetch(delivery.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...delivery.headers },
-    body: delivery.body,
-    signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
-  }, targetsOf(ctx)).catch((err: unknown) => {
+  const response = await safeFetch(
+    delivery.url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...delivery.headers },
+      body: delivery.body,
+      signal: AbortSignal.timeout(CALLBACK_TIMEOUT_MS),
+    },
+    targetsOf(ctx),
+  ).catch((err: unknown) => {
     throw new Error(`sandbox callback to ${safeUrl(delivery.url)} failed: ${(err as Error).message}`, { cause: err });
   });
   await response.arrayBuffer().catch(() => undefined);

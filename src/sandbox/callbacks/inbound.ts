@@ -5,7 +5,12 @@ import { heldMediaSha256 } from '../media.ts';
 import { envelope, gatewayDelivery, metadata, officialDelivery, officialTarget, post, type Delivery } from './delivery.ts';
 import { loadMedia, loadMessage } from './load.ts';
 
-export async function deliverInbound(ctx: SandboxContext, db: Executor, payload: Extract<SandboxCallback, { kind: 'message.inbound' }>, eventId: string) {
+export async function deliverInbound(
+  ctx: SandboxContext,
+  db: Executor,
+  payload: Extract<SandboxCallback, { kind: 'message.inbound' }>,
+  eventId: string,
+) {
   const found = await loadMessage(db, payload.message_id);
   if (!found) {
     ctx.logger.warn({ message_id: payload.message_id }, 'sandbox inbound callback for an unknown message dropped');
@@ -22,7 +27,14 @@ export async function deliverInbound(ctx: SandboxContext, db: Executor, payload:
     if (message.type === 'text') entry.text = { body: content.body };
     else if (message.type === 'interactive') {
       const kind = content.type as string;
-      entry.interactive = { type: kind, [kind]: { id: content.id, title: content.title, ...(content.description !== undefined ? { description: content.description } : {}) } };
+      entry.interactive = {
+        type: kind,
+        [kind]: {
+          id: content.id,
+          title: content.title,
+          ...(content.description !== undefined ? { description: content.description } : {}),
+        },
+      };
     } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
     else if (stored.media_id) {
       const media = await loadMedia(db, stored.media_id);
@@ -35,7 +47,8 @@ export async function deliverInbound(ctx: SandboxContext, db: Executor, payload:
         ...(message.type === 'sticker' ? { animated: false } : {}),
       };
     }
-    delivery = officialDelivery(ctx, 
+    delivery = officialDelivery(
+      ctx,
       envelope(account, 'messages', {
         messaging_product: 'whatsapp',
         metadata: metadata(account),

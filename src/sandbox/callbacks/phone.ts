@@ -4,7 +4,12 @@ import type { SandboxCallback, SandboxContext } from '../context.ts';
 import { gatewayDelivery, post } from './delivery.ts';
 import { loadMessage } from './load.ts';
 
-export async function deliverPhone(ctx: SandboxContext, db: Executor, payload: Extract<SandboxCallback, { kind: 'message.echo' | 'message.edited' | 'message.deleted' }>, eventId: string) {
+export async function deliverPhone(
+  ctx: SandboxContext,
+  db: Executor,
+  payload: Extract<SandboxCallback, { kind: 'message.echo' | 'message.edited' | 'message.deleted' }>,
+  eventId: string,
+) {
   const found = await loadMessage(db, payload.message_id);
   if (!found) {
     ctx.logger.warn({ message_id: payload.message_id }, `sandbox ${payload.kind} callback for an unknown message dropped`);
@@ -14,7 +19,13 @@ export async function deliverPhone(ctx: SandboxContext, db: Executor, payload: E
   const body = message.body as { content?: Record<string, unknown>; reply_to?: string };
   const event =
     payload.kind === 'message.echo'
-      ? { id: message.id, to: message.recipient, type: message.type, content: body.content ?? {}, ...(body.reply_to ? { reply_to: body.reply_to } : {}) }
+      ? {
+          id: message.id,
+          to: message.recipient,
+          type: message.type,
+          content: body.content ?? {},
+          ...(body.reply_to ? { reply_to: body.reply_to } : {}),
+        }
       : payload.kind === 'message.edited'
         ? { id: message.id, content: { body: payload.body } }
         : { id: message.id };

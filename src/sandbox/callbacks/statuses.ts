@@ -21,7 +21,11 @@ export const UNDELIVERABLE = { code: 131026, title: 'Message undeliverable', det
  * more than one), then the next step of those messages as one job. Resolves to the jobs that
  * failed (their callback was refused or could not be sent), each retried on its own.
  */
-export async function deliverStatuses(ctx: SandboxContext, db: Executor, jobs: Array<{ id: string; payload: StatusPayload }>): Promise<Map<string, Error>> {
+export async function deliverStatuses(
+  ctx: SandboxContext,
+  db: Executor,
+  jobs: Array<{ id: string; payload: StatusPayload }>,
+): Promise<Map<string, Error>> {
   const failed = new Map<string, Error>();
   const idsOf = (p: StatusPayload) => p.message_ids ?? (p.message_id ? [p.message_id] : []);
   const found = await loadMessages(db, [...new Set(jobs.flatMap((j) => idsOf(j.payload)))]);
@@ -57,16 +61,28 @@ export async function deliverStatuses(ctx: SandboxContext, db: Executor, jobs: A
 /** The callback's event id: the job's own, or one made of the jobs it carries (the same when the same jobs are retried together). */
 function eventIdOf(jobIds: string[]): string {
   if (jobIds.length === 1) return jobIds[0]!;
-  const hex = createHash('sha256').update([...jobIds].sort().join(',')).digest('hex');
+  const hex = createHash('sha256')
+    .update([...jobIds].sort().join(','))
+    .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-async function deliverStatusGroup(ctx: SandboxContext, db: Executor, account: AccountRow, status: StatusStep, rows: MessageRow[], eventId: string) {
+async function deliverStatusGroup(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  status: StatusStep,
+  rows: MessageRow[],
+  eventId: string,
+) {
   let delivery: Delivery | undefined;
   if (account.protocol === 'official') {
     if (officialTarget(ctx, account)) {
       const statuses = await Promise.all(rows.map((message) => officialStatus(ctx, db, message, account, status)));
-      delivery = officialDelivery(ctx, envelope(account, 'messages', { messaging_product: 'whatsapp', metadata: metadata(account), statuses }));
+      delivery = officialDelivery(
+        ctx,
+        envelope(account, 'messages', { messaging_product: 'whatsapp', metadata: metadata(account), statuses }),
+      );
     }
   } else {
     const one = (message: MessageRow) => ({
@@ -86,8 +102,16 @@ async function deliverStatusGroup(ctx: SandboxContext, db: Executor, account: Ac
   // them runs again (the status posted again, which a receiver takes as a repeat; the same status set).
   const next = NEXT_STEP[status];
   const ids = rows.map((m) => m.id);
-  await db.update(sandboxMessages).set({ status }).where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
-  if (next) await ctx.enqueueCallback(db, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next }, 1);
+  await db
+    .update(sandboxMessages)
+    .set({ status })
+    .where(inArray(sandboxMessages.id, batchIds(ids, 'text')));
+  if (next)
+    await ctx.enqueueCallback(
+      db,
+      { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status: next },
+      1,
+    );
 }
 
 async function officialStatus(ctx: SandboxContext, db: Executor, message: MessageRow, account: AccountRow, status: StatusStep) {
@@ -101,7 +125,14 @@ async function officialStatus(ctx: SandboxContext, db: Executor, message: Messag
     status_.pricing = { billable: category !== 'service', pricing_model: 'CBP', category };
   }
   if (status === 'failed') {
-    status_.errors = [{ code: UNDELIVERABLE.code, title: UNDELIVERABLE.title, message: UNDELIVERABLE.title, error_data: { details: UNDELIVERABLE.details } }];
+    status_.errors = [
+      {
+        code: UNDELIVERABLE.code,
+        title: UNDELIVERABLE.title,
+        message: UNDELIVERABLE.title,
+        error_data: { details: UNDELIVERABLE.details },
+      },
+    ];
   }
   const opaque = message.body.biz_opaque_callback_data;
   if (typeof opaque === 'string') status_.biz_opaque_callback_data = opaque;

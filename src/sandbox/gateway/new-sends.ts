@@ -12,13 +12,28 @@ import { statusSteps } from '../rules.ts';
 import { NO_STATUS_TYPES, type Json, type parseSend } from './parse-send.ts';
 
 type NewSend = {
-  row: { id: string; accountId: string; idempotencyKey: string; recipient: string; type: string; body: Json; bodyHash: string; createdAt: Date };
+  row: {
+    id: string;
+    accountId: string;
+    idempotencyKey: string;
+    recipient: string;
+    type: string;
+    body: Json;
+    bodyHash: string;
+    createdAt: Date;
+  };
   /** SHA-256 of the API key the send came with: the insert takes it only from a working session this key drives. */
   tokenHash: string;
   firstStatus: 'sent' | 'delivered' | 'read' | 'failed' | undefined;
 };
 
-export type InsertNew = (db: Executor, session: string, tokenHash: string, key: unknown, parsed: ReturnType<typeof parseSend>) => Promise<string | undefined>;
+export type InsertNew = (
+  db: Executor,
+  session: string,
+  tokenHash: string,
+  key: unknown,
+  parsed: ReturnType<typeof parseSend>,
+) => Promise<string | undefined>;
 
 /** The inserter of new sends of one sandbox (its batchers are its own). */
 export function createNewSends(ctx: SandboxContext): InsertNew {
@@ -35,8 +50,15 @@ export function createNewSends(ctx: SandboxContext): InsertNew {
         (sends: NewSend[]) =>
           db.transaction(async (tx) => {
             const rows = sends.map(({ row, tokenHash }) => ({
-              id: row.id, account_id: row.accountId, idempotency_key: row.idempotencyKey, recipient: row.recipient, type: row.type,
-              body: row.body, body_hash: row.bodyHash, created_at: row.createdAt.toISOString(), token_hash: tokenHash,
+              id: row.id,
+              account_id: row.accountId,
+              idempotency_key: row.idempotencyKey,
+              recipient: row.recipient,
+              type: row.type,
+              body: row.body,
+              body_hash: row.bodyHash,
+              created_at: row.createdAt.toISOString(),
+              token_hash: tokenHash,
             }));
             const inserted = new Set(
               (
@@ -56,7 +78,11 @@ export function createNewSends(ctx: SandboxContext): InsertNew {
               if (firstStatus && inserted.has(row.id)) byStatus.set(firstStatus, [...(byStatus.get(firstStatus) ?? []), row.id]);
             }
             for (const [status, ids] of byStatus) {
-              await ctx.enqueueCallback(tx, { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status }, 1);
+              await ctx.enqueueCallback(
+                tx,
+                { kind: 'message.status', ...(ids.length === 1 ? { message_id: ids[0]! } : { message_ids: ids }), status },
+                1,
+              );
             }
             return sends.map((s) => inserted.has(s.row.id));
           }),
@@ -73,12 +99,27 @@ export function createNewSends(ctx: SandboxContext): InsertNew {
    * key and a message the gateway takes as it is (no throttling rule, not a read receipt). Resolves to
    * its id, or undefined when it is not such a send or was not inserted (the full path answers it).
    */
-  return async function insertNew(db: Executor, session: string, tokenHash: string, key: unknown, parsed: ReturnType<typeof parseSend>): Promise<string | undefined> {
+  return async function insertNew(
+    db: Executor,
+    session: string,
+    tokenHash: string,
+    key: unknown,
+    parsed: ReturnType<typeof parseSend>,
+  ): Promise<string | undefined> {
     if (typeof key !== 'string' || key === '' || key.length > 200) return undefined;
     if (!parsed.ok || parsed.value.outcome === 'throttle_once' || parsed.value.type === 'mark_as_read') return undefined;
     const { to, type, content, hash, outcome } = parsed.value;
     const id = gatewayMessageId();
-    const row = { id, accountId: session, idempotencyKey: key, recipient: to, type, body: { to, type, content }, bodyHash: hash, createdAt: ctx.clock.now() };
+    const row = {
+      id,
+      accountId: session,
+      idempotencyKey: key,
+      recipient: to,
+      type,
+      body: { to, type, content },
+      bodyHash: hash,
+      createdAt: ctx.clock.now(),
+    };
     const inserted = await newSends(db)({ row, tokenHash, firstStatus: NO_STATUS_TYPES.has(type) ? undefined : statusSteps(outcome)[0]! });
     return inserted ? id : undefined;
   };

@@ -19,7 +19,8 @@ function pairingCodeOf(qr: string, phone: string): string {
 /** The QR on show: the stored one while it lasts, else a new one. */
 export async function currentQr(ctx: SandboxContext, db: Executor, account: AccountRow): Promise<{ qr: string; expiresAt: Date }> {
   const now = ctx.clock.now();
-  if (account.qr && account.qrExpiresAt && account.qrExpiresAt.getTime() > now.getTime()) return { qr: account.qr, expiresAt: account.qrExpiresAt };
+  if (account.qr && account.qrExpiresAt && account.qrExpiresAt.getTime() > now.getTime())
+    return { qr: account.qr, expiresAt: account.qrExpiresAt };
   const qr = qrText();
   const expiresAt = new Date(now.getTime() + ctx.qrLifetimeMs);
   await db.update(sandboxAccounts).set({ qr, qrExpiresAt: expiresAt, updatedAt: now }).where(eq(sandboxAccounts.id, account.id));
@@ -56,7 +57,9 @@ export async function link(ctx: SandboxContext, db: Executor, body: unknown): Pr
     .select()
     .from(sandboxAccounts)
     .where(and(eq(sandboxAccounts.protocol, 'gateway'), eq(sandboxAccounts.status, 'SCAN_QR')));
-  const account = scanning.find((a) => a.qr && a.qrExpiresAt && a.qrExpiresAt.getTime() > now.getTime() && pairingCodeOf(a.qr, phone).replace('-', '') === code);
+  const account = scanning.find(
+    (a) => a.qr && a.qrExpiresAt && a.qrExpiresAt.getTime() > now.getTime() && pairingCodeOf(a.qr, phone).replace('-', '') === code,
+  );
   if (!account) return fail(gateway.notFound('pairing code'));
   const updated = await transition(ctx, db, account, 'WORKING', { qr: null, qrExpiresAt: null, displayPhoneNumber: phone });
   return ok({ ...view(updated), me: { id: `${phone}@c.us`, phone } });

@@ -7,13 +7,45 @@ export type Json = Record<string, unknown>;
 
 /** Parley's message types (docs: interface spec); the gateway takes them as they are. */
 const MESSAGE_TYPES = new Set([
-  'text', 'image', 'video', 'audio', 'document', 'sticker', 'template', 'buttons', 'list', 'location', 'location_request',
-  'contact', 'reaction', 'mark_as_read', 'cta_url', 'media_carousel', 'product_carousel', 'single_product', 'multi_product',
-  'catalog', 'link', 'poll', 'address', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download',
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'template',
+  'buttons',
+  'list',
+  'location',
+  'location_request',
+  'contact',
+  'reaction',
+  'mark_as_read',
+  'cta_url',
+  'media_carousel',
+  'product_carousel',
+  'single_product',
+  'multi_product',
+  'catalog',
+  'link',
+  'poll',
+  'address',
+  'presence',
+  'edit_message',
+  'delete_message',
+  'message_status_query',
+  'message_media_download',
 ]);
 
 /** Types that act on the chat rather than deliver a message: no status callbacks follow them. */
-export const NO_STATUS_TYPES = new Set(['mark_as_read', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']);
+export const NO_STATUS_TYPES = new Set([
+  'mark_as_read',
+  'presence',
+  'edit_message',
+  'delete_message',
+  'message_status_query',
+  'message_media_download',
+]);
 
 export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -48,7 +80,9 @@ function contentProblem(type: string, content: Json): string | undefined {
       return isHttpUrl(url) ? undefined : 'content.media_url must be an http(s) URL';
     }
     case 'location':
-      return typeof content.latitude === 'number' && typeof content.longitude === 'number' ? undefined : 'content.latitude and content.longitude must be numbers';
+      return typeof content.latitude === 'number' && typeof content.longitude === 'number'
+        ? undefined
+        : 'content.latitude and content.longitude must be numbers';
     case 'location_request':
       return nonEmpty(content.body) || nonEmpty(text) ? undefined : 'content.body must be a non-empty string';
     case 'contact':
@@ -73,7 +107,11 @@ function contentProblem(type: string, content: Json): string | undefined {
       const sections = content.sections;
       if (!Array.isArray(sections) || sections.length === 0) return 'content.sections must be a non-empty array';
       const rowsOk = sections.every(
-        (s) => isObject(s) && Array.isArray(s.rows) && s.rows.length > 0 && s.rows.every((r) => isObject(r) && nonEmpty(r.id) && nonEmpty(r.title)),
+        (s) =>
+          isObject(s) &&
+          Array.isArray(s.rows) &&
+          s.rows.length > 0 &&
+          s.rows.every((r) => isObject(r) && nonEmpty(r.id) && nonEmpty(r.title)),
       );
       return rowsOk ? undefined : 'each section needs rows with an id and a title';
     }

@@ -15,7 +15,13 @@ import { NO_STATUS_TYPES, isObject, parseSend, type Json } from './parse-send.ts
  * as it is) inserted with the sends of the moment, its session and API key checked by the insert.
  * Resolves to its id (201), or undefined: then `send` after `authenticate` answers it.
  */
-export async function sendNew(ctx: GatewayContext, db: Executor, session: string, apiKey: string, body: unknown): Promise<string | undefined> {
+export async function sendNew(
+  ctx: GatewayContext,
+  db: Executor,
+  session: string,
+  apiKey: string,
+  body: unknown,
+): Promise<string | undefined> {
   if (!isObject(body)) return undefined;
   return ctx.insertNew(db, session, sha256Hex(apiKey), body.idempotency_key, parseSend(body));
 }
@@ -24,7 +30,13 @@ export async function sendNew(ctx: GatewayContext, db: Executor, session: string
  * POST /sessions/{session}/messages: 201 {id}; a known idempotency_key answers 200 with the same id.
  * `triedNew`: sendNew already tried this body as a new row (the gathered insert is not tried again).
  */
-export async function sendMessage(ctx: GatewayContext, db: Executor, account: AccountRow, body: unknown, options: { triedNew?: boolean } = {}): Promise<GatewayResult<{ created: boolean; id: string }>> {
+export async function sendMessage(
+  ctx: GatewayContext,
+  db: Executor,
+  account: AccountRow,
+  body: unknown,
+  options: { triedNew?: boolean } = {},
+): Promise<GatewayResult<{ created: boolean; id: string }>> {
   if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {to, type, content, idempotency_key}'));
   const key = body.idempotency_key;
   if (key !== undefined && (typeof key !== 'string' || key === '' || key.length > 200)) {
@@ -54,17 +66,22 @@ export async function sendMessage(ctx: GatewayContext, db: Executor, account: Ac
   const { to, type, content, hash, outcome } = parsed.value;
   return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
     // A retry of a throttled attempt: by its idempotency key (none to look for when the key is new), or else by the same body.
-    const [throttled] = key !== undefined && !known ? [] : await tx
-      .update(sandboxMessages)
-      .set({ status: 'accepted' })
-      .where(
-        and(
-          eq(sandboxMessages.accountId, account.id),
-          eq(sandboxMessages.status, 'throttled'),
-          key !== undefined ? eq(sandboxMessages.idempotencyKey, key) : and(eq(sandboxMessages.recipient, to), eq(sandboxMessages.bodyHash, hash)),
-        ),
-      )
-      .returning({ id: sandboxMessages.id });
+    const [throttled] =
+      key !== undefined && !known
+        ? []
+        : await tx
+            .update(sandboxMessages)
+            .set({ status: 'accepted' })
+            .where(
+              and(
+                eq(sandboxMessages.accountId, account.id),
+                eq(sandboxMessages.status, 'throttled'),
+                key !== undefined
+                  ? eq(sandboxMessages.idempotencyKey, key)
+                  : and(eq(sandboxMessages.recipient, to), eq(sandboxMessages.bodyHash, hash)),
+              ),
+            )
+            .returning({ id: sandboxMessages.id });
     let id: string;
     if (throttled) {
       id = throttled.id;
@@ -102,7 +119,13 @@ export async function sendMessage(ctx: GatewayContext, db: Executor, account: Ac
       await tx
         .update(sandboxMessages)
         .set({ status: 'read' })
-        .where(and(eq(sandboxMessages.id, String(content.message_id)), eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'inbound')));
+        .where(
+          and(
+            eq(sandboxMessages.id, String(content.message_id)),
+            eq(sandboxMessages.accountId, account.id),
+            eq(sandboxMessages.direction, 'inbound'),
+          ),
+        );
     }
     if (!NO_STATUS_TYPES.has(type)) {
       await ctx.enqueueCallback(tx, { kind: 'message.status', message_id: id, status: statusSteps(outcome)[0]! }, 1);

@@ -16,14 +16,21 @@ export function view(account: AccountRow) {
 }
 
 /** Moves a session to `status` and, when that is a change, enqueues its session.status callback. */
-export async function transition(ctx: SandboxContext, db: Executor, account: AccountRow, status: GatewayStatus, changes: Partial<AccountRow> = {}) {
+export async function transition(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  status: GatewayStatus,
+  changes: Partial<AccountRow> = {},
+) {
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(sandboxAccounts)
       .set({ ...changes, status, updatedAt: ctx.clock.now() })
       .where(eq(sandboxAccounts.id, account.id))
       .returning();
-    if (account.status !== status) await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status, at: ctx.clock.now().toISOString() }, 0);
+    if (account.status !== status)
+      await ctx.enqueueCallback(tx, { kind: 'session.status', session_id: account.id, status, at: ctx.clock.now().toISOString() }, 0);
     return updated!;
   });
 }
@@ -33,7 +40,9 @@ export async function provisionSession(ctx: SandboxContext, db: Executor) {
   const apiKey = `gwk_${randomToken(32)}`;
   const now = ctx.clock.now();
   const id = sessionId();
-  await db.insert(sandboxAccounts).values({ id, protocol: 'gateway', tokenHash: sha256Hex(apiKey), status: 'STOPPED', createdAt: now, updatedAt: now });
+  await db
+    .insert(sandboxAccounts)
+    .values({ id, protocol: 'gateway', tokenHash: sha256Hex(apiKey), status: 'STOPPED', createdAt: now, updatedAt: now });
   return { gatewayBase: gatewayBaseOf(ctx), session: id, apiKey };
 }
 
@@ -59,7 +68,11 @@ export async function configure(ctx: SandboxContext, db: Executor, account: Acco
   }
   const [updated] = await db
     .update(sandboxAccounts)
-    .set({ callbackUrl: body.callback_url as string, callbackSecretSealed: ctx.sealer.seal(body.callback_secret), updatedAt: ctx.clock.now() })
+    .set({
+      callbackUrl: body.callback_url as string,
+      callbackSecretSealed: ctx.sealer.seal(body.callback_secret),
+      updatedAt: ctx.clock.now(),
+    })
     .where(eq(sandboxAccounts.id, account.id))
     .returning();
   return ok(view(updated!));

@@ -15,19 +15,32 @@ const TEMPLATE_FIELDS = [...TEMPLATE_DEFAULT_FIELDS, 'rejected_reason'];
 /** The template fields a `fields` query asks for, or the provider's refusal of an unknown one. */
 function templateFields(value: unknown): string[] | string {
   if (value === undefined) return TEMPLATE_DEFAULT_FIELDS;
-  const asked = typeof value === 'string' ? value.split(',').map((f) => f.trim()).filter((f) => f !== '') : [];
+  const asked =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((f) => f.trim())
+          .filter((f) => f !== '')
+      : [];
   if (asked.length === 0) return 'Param fields must be a comma-separated list of fields.';
   const unknown = asked.find((f) => !TEMPLATE_FIELDS.includes(f));
   return unknown === undefined ? asked : `Tried accessing nonexisting field (${unknown.slice(0, 100)}) on node type (WhatsAppBusinessHSM)`;
 }
 
 /** GET /{waba_id}/message_templates, paged with cursors like the provider's. */
-export async function listTemplates(ctx: SandboxContext, db: Executor, account: AccountRow, wabaId: string, query: Json): Promise<OfficialResult<Json>> {
+export async function listTemplates(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  wabaId: string,
+  query: Json,
+): Promise<OfficialResult<Json>> {
   if (account.wabaId !== wabaId) return fail(official.unknownObject('GET', wabaId));
   let limit = TEMPLATE_PAGE_DEFAULT;
   if (query.limit !== undefined) {
     limit = Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > TEMPLATE_PAGE_MAX) return fail(official.invalidParameter(`Param limit must be an integer from 1 to ${TEMPLATE_PAGE_MAX}.`));
+    if (!Number.isInteger(limit) || limit < 1 || limit > TEMPLATE_PAGE_MAX)
+      return fail(official.invalidParameter(`Param limit must be an integer from 1 to ${TEMPLATE_PAGE_MAX}.`));
   }
   const fields = templateFields(query.fields);
   if (typeof fields === 'string') return fail(official.invalidParameter(fields));
@@ -37,10 +50,19 @@ export async function listTemplates(ctx: SandboxContext, db: Executor, account: 
   if (query.after !== undefined) {
     const after = typeof query.after === 'string' ? Buffer.from(query.after, 'base64url').toString('utf8') : '';
     const [anchor] = /^\d+$/.test(after)
-      ? await db.select().from(sandboxTemplates).where(and(eq(sandboxTemplates.id, after), eq(sandboxTemplates.wabaId, wabaId))).limit(1)
+      ? await db
+          .select()
+          .from(sandboxTemplates)
+          .where(and(eq(sandboxTemplates.id, after), eq(sandboxTemplates.wabaId, wabaId)))
+          .limit(1)
       : [];
     if (!anchor) return fail(official.invalidParameter('Param after is not a valid cursor.'));
-    conditions.push(or(gt(sandboxTemplates.createdAt, anchor.createdAt), and(eq(sandboxTemplates.createdAt, anchor.createdAt), gt(sandboxTemplates.id, anchor.id))));
+    conditions.push(
+      or(
+        gt(sandboxTemplates.createdAt, anchor.createdAt),
+        and(eq(sandboxTemplates.createdAt, anchor.createdAt), gt(sandboxTemplates.id, anchor.id)),
+      ),
+    );
   }
   const rows = await db
     .select()

@@ -12,7 +12,8 @@ import { VERIFIED_NAME, accessToken, displayNumber, insertNumber, isObject, offi
 export async function provisionNumber(ctx: SandboxContext, db: Executor, input?: { displayPhoneNumber?: string }) {
   const token = accessToken();
   const display = input?.displayPhoneNumber === undefined ? undefined : displayNumber(input.displayPhoneNumber);
-  if (input?.displayPhoneNumber !== undefined && !display) throw new Error('displayPhoneNumber must be a phone number in international format');
+  if (input?.displayPhoneNumber !== undefined && !display)
+    throw new Error('displayPhoneNumber must be a phone number in international format');
   const row = await insertNumber(ctx, db, { displayPhoneNumber: display, registered: true, tokenHash: sha256Hex(token) });
   return {
     apiBase: officialApiBase(ctx),
@@ -47,10 +48,18 @@ export async function getObject(ctx: SandboxContext, db: Executor, account: Acco
 }
 
 /** POST /{phone_number_id}/register {messaging_product, pin}. */
-export async function register(ctx: SandboxContext, db: Executor, account: AccountRow, phoneNumberId: string, body: unknown): Promise<OfficialResult<Json>> {
+export async function register(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  phoneNumberId: string,
+  body: unknown,
+): Promise<OfficialResult<Json>> {
   if (account.id !== phoneNumberId) return fail(official.unknownObject('POST', phoneNumberId));
-  if (!isObject(body) || body.messaging_product !== 'whatsapp') return fail(official.invalidParameter("Param messaging_product must be 'whatsapp'."));
-  if (typeof body.pin !== 'string' || !/^\d{6}$/.test(body.pin)) return fail(official.invalidParameter('Param pin must be a 6-digit string.'));
+  if (!isObject(body) || body.messaging_product !== 'whatsapp')
+    return fail(official.invalidParameter("Param messaging_product must be 'whatsapp'."));
+  if (typeof body.pin !== 'string' || !/^\d{6}$/.test(body.pin))
+    return fail(official.invalidParameter('Param pin must be a 6-digit string.'));
   await db
     .update(sandboxAccounts)
     .set({ registered: true, status: 'CONNECTED', updatedAt: ctx.clock.now() })
@@ -61,7 +70,10 @@ export async function register(ctx: SandboxContext, db: Executor, account: Accou
 /** GET /{waba_id}/phone_numbers. */
 export async function listPhoneNumbers(db: Executor, account: AccountRow, wabaId: string): Promise<OfficialResult<Json>> {
   if (account.wabaId !== wabaId) return fail(official.unknownObject('GET', wabaId));
-  const rows = await db.select().from(sandboxAccounts).where(and(eq(sandboxAccounts.wabaId, wabaId), eq(sandboxAccounts.protocol, 'official')));
+  const rows = await db
+    .select()
+    .from(sandboxAccounts)
+    .where(and(eq(sandboxAccounts.wabaId, wabaId), eq(sandboxAccounts.protocol, 'official')));
   return ok({ data: rows.map(phoneInfo) });
 }
 

@@ -10,7 +10,13 @@ import { recipientOutcome, statusSteps } from '../rules.ts';
 import { isObject, type Json } from './shared.ts';
 
 /** POST /{phone_number_id}/messages: a message, or a mark-as-read. */
-export async function sendMessage(ctx: SandboxContext, db: Executor, account: AccountRow, phoneNumberId: string, body: unknown): Promise<OfficialResult<Json>> {
+export async function sendMessage(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  phoneNumberId: string,
+  body: unknown,
+): Promise<OfficialResult<Json>> {
   if (account.id !== phoneNumberId) return fail(official.unknownObject('POST', phoneNumberId));
   const validated = validateOfficialSend(body);
   if (!validated.ok) return validated;
@@ -19,9 +25,12 @@ export async function sendMessage(ctx: SandboxContext, db: Executor, account: Ac
     const read = await db
       .update(sandboxMessages)
       .set({ status: 'read' })
-      .where(and(eq(sandboxMessages.id, send.messageId), eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'inbound')))
+      .where(
+        and(eq(sandboxMessages.id, send.messageId), eq(sandboxMessages.accountId, account.id), eq(sandboxMessages.direction, 'inbound')),
+      )
       .returning({ id: sandboxMessages.id });
-    if (read.length === 0) return fail(official.invalidParameter(`Param message_id (${send.messageId}) is not a message this number received.`));
+    if (read.length === 0)
+      return fail(official.invalidParameter(`Param message_id (${send.messageId}) is not a message this number received.`));
     return ok({ success: true });
   }
   if (!account.registered) return fail(official.notRegistered());
@@ -80,7 +89,13 @@ async function templateCheck(db: Executor, account: AccountRow, template: { name
   const [row] = await db
     .select()
     .from(sandboxTemplates)
-    .where(and(eq(sandboxTemplates.wabaId, account.wabaId ?? ''), eq(sandboxTemplates.name, template.name), eq(sandboxTemplates.language, template.language)))
+    .where(
+      and(
+        eq(sandboxTemplates.wabaId, account.wabaId ?? ''),
+        eq(sandboxTemplates.name, template.name),
+        eq(sandboxTemplates.language, template.language),
+      ),
+    )
     .limit(1);
   if (!row || row.status !== 'APPROVED') return fail(official.templateMissing(template.name, template.language));
   const expected = placeholderCount(row.components);

@@ -36,7 +36,11 @@ export function phoneInfo(account: AccountRow) {
   };
 }
 
-export async function insertNumber(ctx: SandboxContext, db: Executor, input: { displayPhoneNumber?: string; registered: boolean; tokenHash: string; signupCodeHash?: string }) {
+export async function insertNumber(
+  ctx: SandboxContext,
+  db: Executor,
+  input: { displayPhoneNumber?: string; registered: boolean; tokenHash: string; signupCodeHash?: string },
+) {
   const now = ctx.clock.now();
   const row = {
     id: numericId(),

@@ -12,7 +12,8 @@ import { accessToken, displayNumber, insertNumber, isObject, type Json } from '.
 export async function signup(ctx: SandboxContext, db: Executor, body: unknown): Promise<OfficialResult<Json>> {
   const requested = isObject(body) ? body.display_phone_number : undefined;
   const display = requested === undefined ? undefined : displayNumber(requested);
-  if (requested !== undefined && !display) return fail(official.invalidParameter('Param display_phone_number must be a phone number in international format.'));
+  if (requested !== undefined && !display)
+    return fail(official.invalidParameter('Param display_phone_number must be a phone number in international format.'));
   const code = `AQ${randomToken(32)}`;
   // The number's token is only issued by the code exchange; until then it accepts none.
   const row = await insertNumber(ctx, db, {
@@ -35,12 +36,7 @@ export async function exchangeCode(ctx: SandboxContext, db: Executor, query: Jso
   const [account] = await db
     .update(sandboxAccounts)
     .set({ tokenHash: sha256Hex(token), signupCodeHash: null, signupCodeExpiresAt: null, updatedAt: now })
-    .where(
-      and(
-        eq(sandboxAccounts.signupCodeHash, sha256Hex(String(query.code))),
-        gt(sandboxAccounts.signupCodeExpiresAt, now),
-      ),
-    )
+    .where(and(eq(sandboxAccounts.signupCodeHash, sha256Hex(String(query.code))), gt(sandboxAccounts.signupCodeExpiresAt, now)))
     .returning({ id: sandboxAccounts.id });
   if (!account) return fail(official.badCode());
   return ok({ access_token: token, token_type: 'bearer' });

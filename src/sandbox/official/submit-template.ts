@@ -10,7 +10,13 @@ const TEMPLATE_CATEGORIES = new Set(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
 const TEMPLATE_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS']);
 
 /** POST /{waba_id}/message_templates: stored PENDING; the decision follows as a webhook. */
-export async function submitTemplate(ctx: SandboxContext, db: Executor, account: AccountRow, wabaId: string, body: unknown): Promise<OfficialResult<Json>> {
+export async function submitTemplate(
+  ctx: SandboxContext,
+  db: Executor,
+  account: AccountRow,
+  wabaId: string,
+  body: unknown,
+): Promise<OfficialResult<Json>> {
   if (account.wabaId !== wabaId) return fail(official.unknownObject('POST', wabaId));
   if (!isObject(body)) return fail(official.invalidParameter('The request body must be a JSON object.'));
   const { name, language, components } = body;
@@ -21,8 +27,10 @@ export async function submitTemplate(ctx: SandboxContext, db: Executor, account:
     return fail(official.invalidParameter('Param language must be a locale code such as en_US.'));
   }
   const category = typeof body.category === 'string' ? body.category.toUpperCase() : '';
-  if (!TEMPLATE_CATEGORIES.has(category)) return fail(official.invalidParameter('Param category must be one of {MARKETING, UTILITY, AUTHENTICATION}.'));
-  if (!Array.isArray(components) || components.length === 0) return fail(official.invalidParameter('Param components must be a non-empty array.'));
+  if (!TEMPLATE_CATEGORIES.has(category))
+    return fail(official.invalidParameter('Param category must be one of {MARKETING, UTILITY, AUTHENTICATION}.'));
+  if (!Array.isArray(components) || components.length === 0)
+    return fail(official.invalidParameter('Param components must be a non-empty array.'));
   for (const [i, component] of components.entries()) {
     if (!isObject(component) || !TEMPLATE_COMPONENTS.has(String(component.type).toUpperCase())) {
       return fail(official.invalidParameter(`Param components[${i}]['type'] must be one of {HEADER, BODY, FOOTER, BUTTONS}.`));

@@ -22,7 +22,12 @@ export async function authenticate(db: Executor, token: string | undefined): Pro
  * GET /debug_token?input_token=: what a token may reach. The caller authenticates with a token
  * of its own or the app token "{app_id}|{app_secret}".
  */
-export async function debugToken(ctx: SandboxContext, db: Executor, callerToken: string | undefined, inputToken: unknown): Promise<OfficialResult<Json>> {
+export async function debugToken(
+  ctx: SandboxContext,
+  db: Executor,
+  callerToken: string | undefined,
+  inputToken: unknown,
+): Promise<OfficialResult<Json>> {
   const appToken = callerToken?.includes('|') && constantTimeEqual(callerToken.slice(callerToken.indexOf('|') + 1), ctx.officialAppSecret);
   if (!appToken) {
     const caller = await authenticate(db, callerToken);

@@ -30,7 +30,11 @@ export function ChannelPage() {
     queryFn: () => channelsApi.get(channelId),
     refetchInterval: (query) => (query.state.data?.status === 'pairing' && live !== 'live' ? OFFLINE_REFETCH_MS : false),
   });
-  const capabilities = useQuery({ queryKey: orgKey('channels', channelId, 'capabilities'), queryFn: () => channelsApi.capabilities(channelId), staleTime: Infinity });
+  const capabilities = useQuery({
+    queryKey: orgKey('channels', channelId, 'capabilities'),
+    queryFn: () => channelsApi.capabilities(channelId),
+    staleTime: Infinity,
+  });
 
   useLiveEvent(['channel.status_update'], (event) => {
     if (event.data.channel_id !== channelId) return;
@@ -129,7 +133,8 @@ function ChannelActions({ channel, capabilities }: { channel: ChannelView; capab
     },
   });
   if (!canWrite) return null;
-  const canDisconnect = capabilities?.operations.includes('channel.logout') && (channel.status === 'connected' || channel.status === 'pairing');
+  const canDisconnect =
+    capabilities?.operations.includes('channel.logout') && (channel.status === 'connected' || channel.status === 'pairing');
   return (
     <>
       {canDisconnect ? (
@@ -229,7 +234,9 @@ function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabili
       <h2 id="capabilities-title">Capabilities</h2>
       {error ? <ErrorMessage message={errorMessage(error)} /> : null}
       {!capabilities ? (
-        error ? null : <Loading />
+        error ? null : (
+          <Loading />
+        )
       ) : (
         <>
           <h3>Operations</h3>
@@ -267,7 +274,9 @@ function StatusHistory({ channelId }: { channelId: string }) {
       <h2 id="history-title">Status history</h2>
       {status.error ? <ErrorMessage message={errorMessage(status.error)} /> : null}
       {!status.data ? (
-        status.error ? null : <Loading />
+        status.error ? null : (
+          <Loading />
+        )
       ) : (
         <ol className="status-history">
           {[...status.data.history].reverse().map((h) => (

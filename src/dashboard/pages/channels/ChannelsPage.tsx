@@ -5,7 +5,15 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
-import { CHANNEL_STATUS_OPTIONS, channelsApi, PLATFORM_LABELS, platformLabel, type ChannelFilters, type ChannelView, type Platform } from './api.ts';
+import {
+  CHANNEL_STATUS_OPTIONS,
+  channelsApi,
+  PLATFORM_LABELS,
+  platformLabel,
+  type ChannelFilters,
+  type ChannelView,
+  type Platform,
+} from './api.ts';
 import { useUrlFilters } from './url-filters.ts';
 
 export function ChannelsPage() {
@@ -24,12 +32,20 @@ export function ChannelsPage() {
       </PageHeader>
       {filtered || (channels.items?.length ?? 0) > 0 ? (
         <form className="filters" role="search" aria-label="Filter channels" onSubmit={(e) => e.preventDefault()}>
-          <SelectField label="Status" value={filters.status ?? ''} onChange={(v) => setFilter('status', v)} options={[{ value: '', label: 'Any status' }, ...CHANNEL_STATUS_OPTIONS.map((s) => ({ value: s, label: s }))]} />
+          <SelectField
+            label="Status"
+            value={filters.status ?? ''}
+            onChange={(v) => setFilter('status', v)}
+            options={[{ value: '', label: 'Any status' }, ...CHANNEL_STATUS_OPTIONS.map((s) => ({ value: s, label: s }))]}
+          />
           <SelectField
             label="Platform"
             value={filters.platform ?? ''}
             onChange={(v) => setFilter('platform', v)}
-            options={[{ value: '', label: 'Any platform' }, ...(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => ({ value: p, label: PLATFORM_LABELS[p] }))]}
+            options={[
+              { value: '', label: 'Any platform' },
+              ...(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => ({ value: p, label: PLATFORM_LABELS[p] })),
+            ]}
           />
         </form>
       ) : null}

@@ -17,17 +17,59 @@ import { channelsApi, PLATFORM_LABELS, type CreateChannelRequest, type Platform 
 type Connection = 'embedded' | 'sandbox' | 'credentials';
 
 /** Each platform in words, and its provider's fields when it does not use the sandbox (names from its module's settings schema). */
-const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label: string; embedded?: string; fields: Array<{ group: 'settings' | 'credentials'; key: string; label: string; description: string; secret?: boolean; optional?: boolean; type?: 'url' }> }> = {
+const OWN_PROVIDER: Record<
+  Platform,
+  {
+    about: string;
+    numberNote: string;
+    label: string;
+    embedded?: string;
+    fields: Array<{
+      group: 'settings' | 'credentials';
+      key: string;
+      label: string;
+      description: string;
+      secret?: boolean;
+      optional?: boolean;
+      type?: 'url';
+    }>;
+  }
+> = {
   chatapp_official: {
     about: 'Connects with the provider’s credentials; templates need approval.',
     numberNote: 'The number as people see it.',
     label: 'Provider credentials',
     fields: [
-      { group: 'settings', key: 'phone_number_id', label: 'Phone number ID', description: "The number's id in the provider's business manager (digits)." },
+      {
+        group: 'settings',
+        key: 'phone_number_id',
+        label: 'Phone number ID',
+        description: "The number's id in the provider's business manager (digits).",
+      },
       { group: 'settings', key: 'waba_id', label: 'Business account ID', description: 'Needed for templates (digits).', optional: true },
-      { group: 'credentials', key: 'access_token', label: 'Access token', description: 'Stored encrypted; never shown again.', secret: true },
-      { group: 'credentials', key: 'app_secret', label: 'App secret', description: 'Only for a channel on its own app (signs its webhooks).', secret: true, optional: true },
-      { group: 'settings', key: 'api_base', label: 'API base URL', description: "Leave empty for the installation's default.", optional: true, type: 'url' },
+      {
+        group: 'credentials',
+        key: 'access_token',
+        label: 'Access token',
+        description: 'Stored encrypted; never shown again.',
+        secret: true,
+      },
+      {
+        group: 'credentials',
+        key: 'app_secret',
+        label: 'App secret',
+        description: 'Only for a channel on its own app (signs its webhooks).',
+        secret: true,
+        optional: true,
+      },
+      {
+        group: 'settings',
+        key: 'api_base',
+        label: 'API base URL',
+        description: "Leave empty for the installation's default.",
+        optional: true,
+        type: 'url',
+      },
     ],
   },
   chatapp_unofficial: {
@@ -36,9 +78,21 @@ const OWN_PROVIDER: Record<Platform, { about: string; numberNote: string; label:
     label: 'My own HTTP gateway',
     embedded: 'My phone, paired with Parley itself',
     fields: [
-      { group: 'settings', key: 'gateway_base', label: 'Gateway URL', description: 'The base address of the gateway (https).', type: 'url' },
+      {
+        group: 'settings',
+        key: 'gateway_base',
+        label: 'Gateway URL',
+        description: 'The base address of the gateway (https).',
+        type: 'url',
+      },
       { group: 'credentials', key: 'api_key', label: 'Gateway API key', description: 'Stored encrypted; never shown again.', secret: true },
-      { group: 'settings', key: 'session', label: 'Session name', description: 'The gateway session to use; defaults to the channel id.', optional: true },
+      {
+        group: 'settings',
+        key: 'session',
+        label: 'Session name',
+        description: 'The gateway session to use; defaults to the channel id.',
+        optional: true,
+      },
     ],
   },
 };
@@ -91,7 +145,15 @@ export function NewChannelPage() {
       <PageHeader title="New channel" description={<Link to="/channels">Back to channels</Link>} />
       <form className="card channel-form" onSubmit={onSubmit} noValidate>
         <ErrorMessage message={errors.message} />
-        <TextField label="Name" value={name} onChange={setName} required maxLength={200} error={errors.field('/name')} description="How the team will recognise it, e.g. “Support line”." />
+        <TextField
+          label="Name"
+          value={name}
+          onChange={setName}
+          required
+          maxLength={200}
+          error={errors.field('/name')}
+          description="How the team will recognise it, e.g. “Support line”."
+        />
         <SelectField
           label="Platform"
           value={platform}

@@ -89,7 +89,9 @@ export function NewTemplatePage() {
         )
       ) : options.length === 0 ? (
         <div className="card">
-          <p>Templates belong to channels whose provider approves them (official channels). <Link to="/channels/new">Add one first</Link>.</p>
+          <p>
+            Templates belong to channels whose provider approves them (official channels). <Link to="/channels/new">Add one first</Link>.
+          </p>
         </div>
       ) : (
         <form className="card template-form" onSubmit={onSubmit} noValidate>
@@ -99,10 +101,32 @@ export function NewTemplatePage() {
               The draft was saved but not submitted: {submitProblem}. <Link to="/templates?status=draft">Submit it from the list</Link>.
             </div>
           ) : null}
-          <SelectField label="Channel" value={chosen} onChange={setChannelId} options={options.map((c) => ({ value: c.id, label: c.name }))} error={errors.field('/channel_id')} />
-          <TextField label="Name" value={name} onChange={setName} required maxLength={512} description="Lower-case letters, digits and underscores, e.g. order_shipped." error={errors.field('/name')} />
+          <SelectField
+            label="Channel"
+            value={chosen}
+            onChange={setChannelId}
+            options={options.map((c) => ({ value: c.id, label: c.name }))}
+            error={errors.field('/channel_id')}
+          />
+          <TextField
+            label="Name"
+            value={name}
+            onChange={setName}
+            required
+            maxLength={512}
+            description="Lower-case letters, digits and underscores, e.g. order_shipped."
+            error={errors.field('/name')}
+          />
           <div className="form-row">
-            <TextField label="Language" value={language} onChange={setLanguage} required maxLength={10} description="A locale code such as en or en_US." error={errors.field('/language')} />
+            <TextField
+              label="Language"
+              value={language}
+              onChange={setLanguage}
+              required
+              maxLength={10}
+              description="A locale code such as en or en_US."
+              error={errors.field('/language')}
+            />
             <SelectField
               label="Category"
               value={category}
@@ -111,7 +135,13 @@ export function NewTemplatePage() {
               error={errors.field('/category')}
             />
           </div>
-          <TextField label="Header (optional)" value={text.HEADER} onChange={(v) => setText((t) => ({ ...t, HEADER: v }))} maxLength={60} error={componentError('HEADER')} />
+          <TextField
+            label="Header (optional)"
+            value={text.HEADER}
+            onChange={(v) => setText((t) => ({ ...t, HEADER: v }))}
+            maxLength={60}
+            error={componentError('HEADER')}
+          />
           <TextField
             label="Body"
             multiline
@@ -122,7 +152,13 @@ export function NewTemplatePage() {
             description="The message; {{1}}, {{2}}… are filled in when it is sent."
             error={componentError('BODY') ?? (order.length === 0 ? undefined : errors.field('/components'))}
           />
-          <TextField label="Footer (optional)" value={text.FOOTER} onChange={(v) => setText((t) => ({ ...t, FOOTER: v }))} maxLength={60} error={componentError('FOOTER')} />
+          <TextField
+            label="Footer (optional)"
+            value={text.FOOTER}
+            onChange={(v) => setText((t) => ({ ...t, FOOTER: v }))}
+            maxLength={60}
+            error={componentError('FOOTER')}
+          />
           <FormActions busy={create.isPending} label="Create and submit" busyLabel="Submitting…" cancelTo="/templates" />
         </form>
       )}

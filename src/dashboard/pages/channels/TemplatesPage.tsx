@@ -11,14 +11,27 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { EmptyState, ErrorMessage, ListState, PageHeader, Pager, StatusBadge, Table } from '../../ui.tsx';
-import { TEMPLATE_CATEGORY_OPTIONS, TEMPLATE_STATUS_OPTIONS, templatesApi, type ChannelView, type TemplateSyncRecord, type TemplateFilters, type TemplateRecord } from './api.ts';
+import {
+  TEMPLATE_CATEGORY_OPTIONS,
+  TEMPLATE_STATUS_OPTIONS,
+  templatesApi,
+  type ChannelView,
+  type TemplateSyncRecord,
+  type TemplateFilters,
+  type TemplateRecord,
+} from './api.ts';
 import { useTemplateChannels } from './template-channels.ts';
 import { useUrlFilters } from './url-filters.ts';
 
 export function TemplatesPage() {
   const canWrite = useCan('templates:write');
   const { values, set: setFilter } = useUrlFilters(['channel', 'status', 'language', 'category']);
-  const filters: TemplateFilters = { channel_id: values.channel, status: values.status, language: values.language, category: values.category };
+  const filters: TemplateFilters = {
+    channel_id: values.channel,
+    status: values.status,
+    language: values.language,
+    category: values.category,
+  };
   const channels = useTemplateChannels();
   const templates = usePagedList(orgKey('templates', 'list', filters), (cursor) => templatesApi.list(filters, cursor));
   const names = new Map((channels.all ?? []).map((c) => [c.id, c.name]));
@@ -27,14 +40,22 @@ export function TemplatesPage() {
 
   return (
     <>
-      <PageHeader title="Templates" description="Pre-approved messages for starting a conversation, or writing after the customer service window closed.">
+      <PageHeader
+        title="Templates"
+        description="Pre-approved messages for starting a conversation, or writing after the customer service window closed."
+      >
         {canWrite ? (
-          <Link className="button button-primary" to={filters.channel_id ? `/templates/new?channel=${encodeURIComponent(filters.channel_id)}` : '/templates/new'}>
+          <Link
+            className="button button-primary"
+            to={filters.channel_id ? `/templates/new?channel=${encodeURIComponent(filters.channel_id)}` : '/templates/new'}
+          >
             New template
           </Link>
         ) : null}
       </PageHeader>
-      {canWrite && channels.channels && channels.channels.length > 0 ? <SyncForm channels={channels.channels} preferred={filters.channel_id} /> : null}
+      {canWrite && channels.channels && channels.channels.length > 0 ? (
+        <SyncForm channels={channels.channels} preferred={filters.channel_id} />
+      ) : null}
       <form className="filters" role="search" aria-label="Filter templates" onSubmit={(e) => e.preventDefault()}>
         <SelectField
           label="Channel"
@@ -42,8 +63,19 @@ export function TemplatesPage() {
           onChange={(v) => setFilter('channel', v)}
           options={[{ value: '', label: 'All channels' }, ...(channels.channels ?? []).map((c) => ({ value: c.id, label: c.name }))]}
         />
-        <SelectField label="Status" value={filters.status ?? ''} onChange={(v) => setFilter('status', v)} options={[{ value: '', label: 'Any status' }, ...TEMPLATE_STATUS_OPTIONS.map((s) => ({ value: s, label: s }))]} />
-        <TextField label="Language" value={filters.language ?? ''} onChange={(v) => setFilter('language', v.trim())} placeholder="en_US" maxLength={10} />
+        <SelectField
+          label="Status"
+          value={filters.status ?? ''}
+          onChange={(v) => setFilter('status', v)}
+          options={[{ value: '', label: 'Any status' }, ...TEMPLATE_STATUS_OPTIONS.map((s) => ({ value: s, label: s }))]}
+        />
+        <TextField
+          label="Language"
+          value={filters.language ?? ''}
+          onChange={(v) => setFilter('language', v.trim())}
+          placeholder="en_US"
+          maxLength={10}
+        />
         <SelectField
           label="Category"
           value={filters.category ?? ''}
@@ -56,7 +88,11 @@ export function TemplatesPage() {
         error={templates.error}
         empty={
           <EmptyState title={filtered ? 'No templates match' : 'No templates yet'}>
-            {filtered ? 'Try other filters.' : channels.channels?.length === 0 ? 'Templates belong to official channels; add one first.' : 'Create one, or sync the ones your provider already has.'}
+            {filtered
+              ? 'Try other filters.'
+              : channels.channels?.length === 0
+                ? 'Templates belong to official channels; add one first.'
+                : 'Create one, or sync the ones your provider already has.'}
           </EmptyState>
         }
       >
@@ -86,7 +122,12 @@ function SyncForm({ channels, preferred }: { channels: ChannelView[]; preferred:
       }}
     >
       {channels.length > 1 ? (
-        <SelectField label="Sync channel" value={channelId} onChange={setChosen} options={channels.map((c) => ({ value: c.id, label: c.name }))} />
+        <SelectField
+          label="Sync channel"
+          value={channelId}
+          onChange={setChosen}
+          options={channels.map((c) => ({ value: c.id, label: c.name }))}
+        />
       ) : null}
       <button type="submit" className="button" disabled={sync.isPending || !channelId}>
         {sync.isPending ? 'Syncing…' : channels.length > 1 ? 'Sync from provider' : `Sync ${channels[0]?.name ?? ''} from provider`}
@@ -103,9 +144,22 @@ function describeSync(result: TemplateSyncRecord): string {
   return `Synced: ${result.created} new, ${result.updated} updated, ${result.unchanged} unchanged.`;
 }
 
-function TemplateTable({ templates, channelNames, canWrite }: { templates: TemplateRecord[]; channelNames: Map<string, string>; canWrite: boolean }) {
+function TemplateTable({
+  templates,
+  channelNames,
+  canWrite,
+}: {
+  templates: TemplateRecord[];
+  channelNames: Map<string, string>;
+  canWrite: boolean;
+}) {
   return (
-    <Table label="Templates" columns={['Name', 'Channel', 'Language', 'Category', 'Status', 'Updated']} actions={canWrite} className="templates-table">
+    <Table
+      label="Templates"
+      columns={['Name', 'Channel', 'Language', 'Category', 'Status', 'Updated']}
+      actions={canWrite}
+      className="templates-table"
+    >
       {templates.map((t) => (
         <tr key={t.id} data-template={t.name}>
           <td className="strong mono">
@@ -120,7 +174,9 @@ function TemplateTable({ templates, channelNames, canWrite }: { templates: Templ
             {t.rejection_reason ? <div className="small muted">{t.rejection_reason}</div> : null}
           </td>
           <td className="nowrap">{formatDate(t.updated_at)}</td>
-          {canWrite ? <td className="actions">{t.status === 'draft' || t.status === 'rejected' ? <SubmitButton template={t} /> : null}</td> : null}
+          {canWrite ? (
+            <td className="actions">{t.status === 'draft' || t.status === 'rejected' ? <SubmitButton template={t} /> : null}</td>
+          ) : null}
         </tr>
       ))}
     </Table>
@@ -129,7 +185,9 @@ function TemplateTable({ templates, channelNames, canWrite }: { templates: Templ
 
 /** The BODY component's text, to recognise a template by. */
 function bodyText(t: TemplateRecord): string {
-  const body = t.components.find((c): c is { type: string; text?: unknown } => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'BODY');
+  const body = t.components.find(
+    (c): c is { type: string; text?: unknown } => typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'BODY',
+  );
   return typeof body?.text === 'string' ? body.text : '';
 }
 
@@ -141,7 +199,13 @@ function SubmitButton({ template }: { template: TemplateRecord }) {
   });
   return (
     <>
-      <button type="button" className="button" onClick={() => submit.mutate()} disabled={submit.isPending} aria-label={`Submit ${template.name} for approval`}>
+      <button
+        type="button"
+        className="button"
+        onClick={() => submit.mutate()}
+        disabled={submit.isPending}
+        aria-label={`Submit ${template.name} for approval`}
+      >
         {submit.isPending ? 'Submitting…' : 'Submit'}
       </button>
       {submit.error ? <div className="field-error">{errorMessage(submit.error)}</div> : null}

@@ -1,11 +1,27 @@
 /** The channels and templates calls of the dashboard, typed with the server's wire records. */
-import type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, QrView } from '../../../http/v1/channels.presenters.ts';
+import type {
+  ChannelCapabilitiesRecord,
+  ChannelStatusView,
+  ChannelView,
+  ConnectView,
+  QrView,
+} from '../../../http/v1/channels.presenters.ts';
 import type { CreateChannelRequest } from '../../../http/v1/channels.ts';
 import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
 import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
-export type { ChannelCapabilitiesRecord, ChannelStatusView, ChannelView, ConnectView, CreateChannelRequest, CreateTemplateRequest, QrView, TemplateRecord, TemplateSyncRecord };
+export type {
+  ChannelCapabilitiesRecord,
+  ChannelStatusView,
+  ChannelView,
+  ConnectView,
+  CreateChannelRequest,
+  CreateTemplateRequest,
+  QrView,
+  TemplateRecord,
+  TemplateSyncRecord,
+};
 
 export type Platform = ChannelView['platform'];
 export type TemplateStatus = TemplateRecord['status'];
@@ -17,7 +33,8 @@ export type ChannelFilters = { status?: string; platform?: string };
 export type TemplateFilters = { channel_id?: string; status?: string; language?: string; category?: string };
 
 export const channelsApi = {
-  list: (cursor?: string, filters: ChannelFilters = {}) => call<Page<ChannelView>>('GET', '/v1/channels', { query: { ...filters, cursor } }),
+  list: (cursor?: string, filters: ChannelFilters = {}) =>
+    call<Page<ChannelView>>('GET', '/v1/channels', { query: { ...filters, cursor } }),
   get: (id: string) => call<{ data: ChannelView }>('GET', path(id)).then((r) => r.data),
   create: (input: CreateChannelRequest) => call<{ data: ChannelView }>('POST', '/v1/channels', { body: input }).then((r) => r.data),
   remove: (id: string) => call<void>('DELETE', path(id)),
@@ -25,16 +42,20 @@ export const channelsApi = {
   capabilities: (id: string) => call<{ data: ChannelCapabilitiesRecord }>('GET', `${path(id)}/capabilities`).then((r) => r.data),
   /** Starts pairing; with a phone number the answer also carries the code that phone can type. */
   connect: (id: string, phoneNumber?: string) =>
-    call<{ data: ConnectView }>('POST', `${path(id)}/connect`, { body: phoneNumber === undefined ? undefined : { phone_number: phoneNumber } }).then((r) => r.data),
+    call<{ data: ConnectView }>('POST', `${path(id)}/connect`, {
+      body: phoneNumber === undefined ? undefined : { phone_number: phoneNumber },
+    }).then((r) => r.data),
   qr: (id: string) => call<{ data: QrView }>('GET', `${path(id)}/qr`).then((r) => r.data),
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
 };
 
 export const templatesApi = {
-  list: (filters: TemplateFilters, cursor?: string) => call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { ...filters, cursor } }),
+  list: (filters: TemplateFilters, cursor?: string) =>
+    call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { ...filters, cursor } }),
   create: (input: CreateTemplateRequest) => call<{ data: TemplateRecord }>('POST', '/v1/templates', { body: input }).then((r) => r.data),
   submit: (id: string) => call<{ data: TemplateRecord }>('POST', `/v1/templates/${encodeURIComponent(id)}/submit`).then((r) => r.data),
-  sync: (channelId: string) => call<{ data: TemplateSyncRecord }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
+  sync: (channelId: string) =>
+    call<{ data: TemplateSyncRecord }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
 };
 
 /** The platforms a person picks from, in words. */
@@ -47,7 +68,24 @@ export function platformLabel(platform: string): string {
   return Object.hasOwn(PLATFORM_LABELS, platform) ? PLATFORM_LABELS[platform as Platform] : platform;
 }
 
-export const CHANNEL_STATUS_OPTIONS = ['pending', 'pairing', 'connected', 'disconnected', 'error'] as const satisfies readonly ChannelView['status'][];
+export const CHANNEL_STATUS_OPTIONS = [
+  'pending',
+  'pairing',
+  'connected',
+  'disconnected',
+  'error',
+] as const satisfies readonly ChannelView['status'][];
 
-export const TEMPLATE_STATUS_OPTIONS = ['draft', 'pending', 'approved', 'rejected', 'paused', 'disabled'] as const satisfies readonly TemplateStatus[];
-export const TEMPLATE_CATEGORY_OPTIONS = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const satisfies readonly CreateTemplateRequest['category'][];
+export const TEMPLATE_STATUS_OPTIONS = [
+  'draft',
+  'pending',
+  'approved',
+  'rejected',
+  'paused',
+  'disabled',
+] as const satisfies readonly TemplateStatus[];
+export const TEMPLATE_CATEGORY_OPTIONS = [
+  'MARKETING',
+  'UTILITY',
+  'AUTHENTICATION',
+] as const satisfies readonly CreateTemplateRequest['category'][];

@@ -32,7 +32,12 @@ export function ConfirmDialog(props: {
       <p>{props.children}</p>
       <ErrorMessage message={props.error ? errorMessage(props.error) : undefined} />
       <div className="form-actions">
-        <button type="button" className={props.danger ? 'button button-danger' : 'button button-primary'} onClick={props.onConfirm} disabled={props.busy}>
+        <button
+          type="button"
+          className={props.danger ? 'button button-danger' : 'button button-primary'}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+        >
           {props.busy ? 'Working…' : props.confirmLabel}
         </button>
         <button type="button" className="button" onClick={props.onClose}>

@@ -15,7 +15,11 @@ export function useTemplateChannels(): TemplateChannels {
   for (const c of list.data ?? []) if (!representatives.has(c.platform)) representatives.set(c.platform, c);
   const asked = [...representatives.values()];
   const capabilities = useQueries({
-    queries: asked.map((c) => ({ queryKey: orgKey('channels', c.id, 'capabilities'), queryFn: () => channelsApi.capabilities(c.id), staleTime: Infinity })),
+    queries: asked.map((c) => ({
+      queryKey: orgKey('channels', c.id, 'capabilities'),
+      queryFn: () => channelsApi.capabilities(c.id),
+      staleTime: Infinity,
+    })),
   });
   const loaded = capabilities.every((q) => q.data !== undefined);
   const offering = new Set(asked.filter((_, i) => capabilities[i]?.data?.operations.includes('templates.submit')).map((c) => c.platform));

@@ -1,7 +1,9 @@
 /** List filters kept in the URL's search params, so a filtered list survives a reload and can be shared. */
 import { useSearchParams } from '../../router.tsx';
 
-export function useUrlFilters<K extends string>(names: readonly K[]): { values: Partial<Record<K, string>>; set(name: K, value: string): void } {
+export function useUrlFilters<K extends string>(
+  names: readonly K[],
+): { values: Partial<Record<K, string>>; set(name: K, value: string): void } {
   const [params, setParams] = useSearchParams();
   const values: Partial<Record<K, string>> = {};
   for (const name of names) {

@@ -27,7 +27,15 @@ function fieldsOf(contact: ContactRecord): ContactFields {
  * The form. Creating sends the filled fields; editing sends only the changed ones ("" clears a value),
  * so a contact's other fields are never rewritten from a stale copy.
  */
-export function ContactForm({ contact, onSaved, onCancel }: { contact?: ContactRecord; onSaved(contact: ContactRecord): void; onCancel?: () => void }) {
+export function ContactForm({
+  contact,
+  onSaved,
+  onCancel,
+}: {
+  contact?: ContactRecord;
+  onSaved(contact: ContactRecord): void;
+  onCancel?: () => void;
+}) {
   const initial = contact ? fieldsOf(contact) : EMPTY;
   const [fields, setFields] = useState<ContactFields>(initial);
   const queryClient = useQueryClient();
@@ -56,7 +64,14 @@ export function ContactForm({ contact, onSaved, onCancel }: { contact?: ContactR
     <form className="card contact-form" onSubmit={submit} noValidate aria-label={contact ? 'Edit contact' : 'New contact'}>
       <ErrorMessage message={errors.message} />
       <div className="form-grid">
-        <TextField label="Name" value={fields.name} onChange={set('name')} error={errors.field('/name')} autoComplete="off" maxLength={200} />
+        <TextField
+          label="Name"
+          value={fields.name}
+          onChange={set('name')}
+          error={errors.field('/name')}
+          autoComplete="off"
+          maxLength={200}
+        />
         <TextField
           label="Phone number"
           type="tel"
@@ -66,7 +81,14 @@ export function ContactForm({ contact, onSaved, onCancel }: { contact?: ContactR
           description="With the country code, such as +49 30 123456"
           autoComplete="off"
         />
-        <TextField label="Email" type="email" value={fields.email} onChange={set('email')} error={errors.field('/email')} autoComplete="off" />
+        <TextField
+          label="Email"
+          type="email"
+          value={fields.email}
+          onChange={set('email')}
+          error={errors.field('/email')}
+          autoComplete="off"
+        />
         <TextField
           label="External source"
           value={fields.external_source}
@@ -74,9 +96,19 @@ export function ContactForm({ contact, onSaved, onCancel }: { contact?: ContactR
           error={errors.field('/external_source')}
           description="The system the contact comes from, such as hubspot"
         />
-        <TextField label="External id" value={fields.external_id} onChange={set('external_id')} error={errors.field('/external_id')} description="Its id in that system" />
+        <TextField
+          label="External id"
+          value={fields.external_id}
+          onChange={set('external_id')}
+          error={errors.field('/external_id')}
+          description="Its id in that system"
+        />
       </div>
-      {contact ? null : <p className="small muted">A contact needs a phone number, an email or an external id. One that matches an existing contact updates it.</p>}
+      {contact ? null : (
+        <p className="small muted">
+          A contact needs a phone number, an email or an external id. One that matches an existing contact updates it.
+        </p>
+      )}
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : contact ? 'Save changes' : 'Create contact'}

@@ -10,7 +10,12 @@ import { contactsApi, type ContactRecord } from './api.ts';
 
 /** What a contact is called on the page: its name, else its number, else its email or external id. */
 export function contactLabel(contact: ContactRecord): string {
-  return contact.name || contact.phone_number || contact.email || (contact.external_id ? `${contact.external_source}:${contact.external_id}` : 'Unnamed contact');
+  return (
+    contact.name ||
+    contact.phone_number ||
+    contact.email ||
+    (contact.external_id ? `${contact.external_source}:${contact.external_id}` : 'Unnamed contact')
+  );
 }
 
 export function ContactsListPage() {
@@ -51,25 +56,39 @@ export function ContactsListPage() {
           filtered ? (
             <EmptyState title="No contacts match">Try another search or tag, or clear the filters.</EmptyState>
           ) : (
-            <EmptyState title="No contacts yet">Contacts appear when customers write in; you can also add one or import a CSV file.</EmptyState>
+            <EmptyState title="No contacts yet">
+              Contacts appear when customers write in; you can also add one or import a CSV file.
+            </EmptyState>
           )
         }
       >
         {(items) => (
-          <Table label="Contact list" caption={`Contacts${filtered ? ' matching the filters' : ''}`} columns={['Name', 'Phone number', 'Email', 'Tags', 'Updated']} className="contacts-table">
+          <Table
+            label="Contact list"
+            caption={`Contacts${filtered ? ' matching the filters' : ''}`}
+            columns={['Name', 'Phone number', 'Email', 'Tags', 'Updated']}
+            className="contacts-table"
+          >
             {items.map((c) => (
               <tr key={c.id} data-contact-id={c.id}>
                 <td className="strong contact-name">
                   <Link to={`/contacts/${c.id}`}>{contactLabel(c)}</Link>
                 </td>
-                <td className="mono nowrap" data-label="Phone">{c.phone_number ?? '—'}</td>
+                <td className="mono nowrap" data-label="Phone">
+                  {c.phone_number ?? '—'}
+                </td>
                 <td data-label="Email">{c.email ?? '—'}</td>
                 <td data-label="Tags">
                   {c.tags.length ? (
                     <ul className="chips" aria-label="Tags">
                       {c.tags.map((t) => (
                         <li key={t}>
-                          <button type="button" className="chip chip-button" onClick={() => filterBy({ tag: t })} aria-label={`Show contacts tagged ${t}`}>
+                          <button
+                            type="button"
+                            className="chip chip-button"
+                            onClick={() => filterBy({ tag: t })}
+                            aria-label={`Show contacts tagged ${t}`}
+                          >
                             {t}
                           </button>
                         </li>
@@ -79,7 +98,9 @@ export function ContactsListPage() {
                     <span className="muted">—</span>
                   )}
                 </td>
-                <td className="nowrap" data-label="Updated">{formatDate(c.updated_at)}</td>
+                <td className="nowrap" data-label="Updated">
+                  {formatDate(c.updated_at)}
+                </td>
               </tr>
             ))}
           </Table>
@@ -100,7 +121,14 @@ function FilterForm({ search, tag, onApply }: { search: string; tag: string; onA
   }
   return (
     <form className="filter-bar" role="search" aria-label="Filter contacts" onSubmit={submit}>
-      <TextField label="Search" type="search" value={draftSearch} onChange={setDraftSearch} placeholder="Name, email or number" maxLength={200} />
+      <TextField
+        label="Search"
+        type="search"
+        value={draftSearch}
+        onChange={setDraftSearch}
+        placeholder="Name, email or number"
+        maxLength={200}
+      />
       <TextField label="Tag" value={draftTag} onChange={setDraftTag} placeholder="e.g. vip" maxLength={100} />
       <div className="filter-actions">
         <button type="submit" className="button button-primary">

@@ -11,7 +11,8 @@ import { EmptyState, ErrorMessage, PageHeader, Table } from '../../ui.tsx';
 import { importContacts, type ImportResultRecord, type UploadProgress } from './api.ts';
 import { BackToContacts } from './parts.tsx';
 
-const SAMPLE = 'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro';
+const SAMPLE =
+  'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro';
 
 export function ImportPage() {
   const queryClient = useQueryClient();
@@ -38,9 +39,10 @@ export function ImportPage() {
       <section className="section card" aria-labelledby="import-file-title">
         <h2 id="import-file-title">Choose a file</h2>
         <p className="small">
-          UTF-8, comma, semicolon or tab separated, the first line naming the columns: <code>phone_number</code> (or <code>phone</code>), <code>name</code>, <code>email</code>,{' '}
-          <code>external_source</code>, <code>external_id</code> and <code>custom_fields.&lt;key&gt;</code>. Each row updates the contact with the same phone number, external id or
-          email, or creates one. Rows with an error are skipped and listed below. Up to 100,000 rows and 64 MiB; sending a file again is safe.
+          UTF-8, comma, semicolon or tab separated, the first line naming the columns: <code>phone_number</code> (or <code>phone</code>),{' '}
+          <code>name</code>, <code>email</code>, <code>external_source</code>, <code>external_id</code> and{' '}
+          <code>custom_fields.&lt;key&gt;</code>. Each row updates the contact with the same phone number, external id or email, or creates
+          one. Rows with an error are skipped and listed below. Up to 100,000 rows and 64 MiB; sending a file again is safe.
         </p>
         <pre className="sample" aria-label="Sample file">
           {SAMPLE}
@@ -113,14 +115,22 @@ function ImportReport({ result }: { result: ImportResultRecord }) {
         ))}
       </dl>
       {result.truncated ? (
-        <p className="alert alert-error">The file went past the import's limit: the rows from the one named in the errors on were not read. Split the file and import the rest.</p>
+        <p className="alert alert-error">
+          The file went past the import's limit: the rows from the one named in the errors on were not read. Split the file and import the
+          rest.
+        </p>
       ) : null}
       <h3>Rows not imported</h3>
       {result.errors.length === 0 ? (
         <EmptyState title="Every row was imported" />
       ) : (
         <>
-          <Table label="Import errors table" caption="Rows not imported and why" columns={['Row', 'Line', 'Field', 'Error']} className="import-errors">
+          <Table
+            label="Import errors table"
+            caption="Rows not imported and why"
+            columns={['Row', 'Line', 'Field', 'Error']}
+            className="import-errors"
+          >
             {result.errors.map((e) => (
               <tr key={`${e.row}:${e.field ?? ''}`}>
                 <td>{e.row}</td>
@@ -130,7 +140,9 @@ function ImportReport({ result }: { result: ImportResultRecord }) {
               </tr>
             ))}
           </Table>
-          {result.errors_truncated ? <p className="small muted">More rows failed than are listed here ({result.failed.toLocaleString()} in all).</p> : null}
+          {result.errors_truncated ? (
+            <p className="small muted">More rows failed than are listed here ({result.failed.toLocaleString()} in all).</p>
+          ) : null}
         </>
       )}
     </section>

@@ -13,7 +13,16 @@ import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
-export type { ConsentRecord, ContactRecord, ConversationRecord, IdentityRecord, ImportResultRecord, NoteRecord, SuppressionRecord, TagRecord };
+export type {
+  ConsentRecord,
+  ContactRecord,
+  ConversationRecord,
+  IdentityRecord,
+  ImportResultRecord,
+  NoteRecord,
+  SuppressionRecord,
+  TagRecord,
+};
 export type ChannelRecord = ChannelView;
 
 const path = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
@@ -21,7 +30,9 @@ const data = <T>(r: { data: T }) => r.data;
 
 export const contactsApi = {
   list: (filter: { search?: string; tag?: string }, cursor?: string) =>
-    call<Page<ContactRecord>>('GET', '/v1/contacts', { query: { search: filter.search || undefined, tag: filter.tag || undefined, cursor } }),
+    call<Page<ContactRecord>>('GET', '/v1/contacts', {
+      query: { search: filter.search || undefined, tag: filter.tag || undefined, cursor },
+    }),
   get: (id: string) => call<{ data: ContactRecord }>('GET', path(id)).then(data),
   create: (fields: ContactFieldsRequest) => call<{ data: ContactRecord }>('POST', '/v1/contacts', { body: fields }).then(data),
   update: (id: string, fields: ContactFieldsRequest) => call<{ data: ContactRecord }>('PATCH', path(id), { body: fields }).then(data),
@@ -40,7 +51,8 @@ export const contactsApi = {
   suppress: (id: string, body: UpsertContactSuppressionRequest) =>
     call<{ data: SuppressionRecord }>('POST', `${path(id)}/suppressions`, { body }).then(data),
   lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
-  conversations: (id: string, cursor?: string) => call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
+  conversations: (id: string, cursor?: string) =>
+    call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
 };
 
 /** How far an import upload has come: bytes sent of the file's size. */

@@ -23,7 +23,8 @@ export function ApiKeysPage() {
         title="API keys"
         description={
           <>
-            Keys let your own software call the Parley API with the <code>X-Api-Key</code> header. Give each key only the permissions it needs.
+            Keys let your own software call the Parley API with the <code>X-Api-Key</code> header. Give each key only the permissions it
+            needs.
           </>
         }
       />
@@ -34,7 +35,8 @@ export function ApiKeysPage() {
           secret={created.secret}
           warning={
             <>
-              <strong>Copy it now: it will not be shown again.</strong> Parley keeps only a hash of the key. If you lose it, revoke it and create a new one.
+              <strong>Copy it now: it will not be shown again.</strong> Parley keeps only a hash of the key. If you lose it, revoke it and
+              create a new one.
             </>
           }
           doneLabel="I have copied the key"
@@ -42,7 +44,11 @@ export function ApiKeysPage() {
         />
       ) : null}
       {canRead ? <KeyList canWrite={canWrite} /> : <ErrorMessage message="Your role cannot see this organization's API keys." />}
-      {canWrite ? <CreateKeyForm granted={session.permissions} onCreated={setCreated} /> : <p className="muted">Only owners and admins create and revoke API keys.</p>}
+      {canWrite ? (
+        <CreateKeyForm granted={session.permissions} onCreated={setCreated} />
+      ) : (
+        <p className="muted">Only owners and admins create and revoke API keys.</p>
+      )}
     </>
   );
 }
@@ -52,9 +58,18 @@ function KeyList({ canWrite }: { canWrite: boolean }) {
   return (
     <section className="section" aria-labelledby="keys-title">
       <h2 id="keys-title">Active keys</h2>
-      <ListState items={keys.items} error={keys.error} empty={<EmptyState title="No API keys yet">Create one below to connect your software to Parley.</EmptyState>}>
+      <ListState
+        items={keys.items}
+        error={keys.error}
+        empty={<EmptyState title="No API keys yet">Create one below to connect your software to Parley.</EmptyState>}
+      >
         {(items) => (
-          <Table label="API keys" columns={['Name', 'Key', 'Permissions', 'Created', 'Last used']} actions={canWrite} className="keys-table">
+          <Table
+            label="API keys"
+            columns={['Name', 'Key', 'Permissions', 'Created', 'Last used']}
+            actions={canWrite}
+            className="keys-table"
+          >
             {items.map((key) => (
               <KeyRow key={key.id} apiKey={key} canWrite={canWrite} />
             ))}
@@ -68,7 +83,10 @@ function KeyList({ canWrite }: { canWrite: boolean }) {
 
 function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKeyRecord; canWrite: boolean }) {
   const client = useQueryClient();
-  const revoke = useMutation({ mutationFn: () => api.revokeApiKey(key.id), onSuccess: () => client.invalidateQueries({ queryKey: keysKey() }) });
+  const revoke = useMutation({
+    mutationFn: () => api.revokeApiKey(key.id),
+    onSuccess: () => client.invalidateQueries({ queryKey: keysKey() }),
+  });
   return (
     <tr data-key-id={key.id}>
       <td className="strong">{key.name}</td>
@@ -88,7 +106,13 @@ function KeyRow({ apiKey: key, canWrite }: { apiKey: ApiKeyRecord; canWrite: boo
       <td>{formatDate(key.last_used_at, 'Never')}</td>
       {canWrite ? (
         <td className="actions">
-          <ConfirmButton label="Revoke" confirmLabel="Revoke key" question="Software using it stops working at once." busy={revoke.isPending} onConfirm={() => revoke.mutate()} />
+          <ConfirmButton
+            label="Revoke"
+            confirmLabel="Revoke key"
+            question="Software using it stops working at once."
+            busy={revoke.isPending}
+            onConfirm={() => revoke.mutate()}
+          />
           {revoke.error ? <ErrorMessage message={errorMessage(revoke.error)} /> : null}
         </td>
       ) : null}
@@ -101,7 +125,11 @@ function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(ke
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const create = useMutation({
-    mutationFn: () => api.createApiKey(name.trim(), PERMISSIONS.filter((p) => chosen.includes(p))),
+    mutationFn: () =>
+      api.createApiKey(
+        name.trim(),
+        PERMISSIONS.filter((p) => chosen.includes(p)),
+      ),
     onSuccess: async (key) => {
       setName('');
       setChosen([]);
@@ -122,11 +150,23 @@ function CreateKeyForm({ granted, onCreated }: { granted: string[]; onCreated(ke
       <h2 id="create-title">Create an API key</h2>
       <form onSubmit={submit} noValidate>
         <ErrorMessage message={errors.message} />
-        <TextField label="Name" className="field-narrow" value={name} onChange={setName} maxLength={100} placeholder="e.g. CRM sync" error={errors.field('/name')} />
+        <TextField
+          label="Name"
+          className="field-narrow"
+          value={name}
+          onChange={setName}
+          maxLength={100}
+          placeholder="e.g. CRM sync"
+          error={errors.field('/name')}
+        />
         <CheckboxGroup
           legend="Permissions"
           description="At most what your own role holds."
-          options={PERMISSIONS.filter((p) => granted.includes(p)).map((p) => ({ value: p, label: <span className="mono">{p}</span>, description: PERMISSION_DESCRIPTIONS[p] }))}
+          options={PERMISSIONS.filter((p) => granted.includes(p)).map((p) => ({
+            value: p,
+            label: <span className="mono">{p}</span>,
+            description: PERMISSION_DESCRIPTIONS[p],
+          }))}
           value={chosen}
           onChange={setChosen}
           error={errors.field('/permissions')}

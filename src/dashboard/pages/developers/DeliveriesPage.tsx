@@ -31,7 +31,10 @@ export function DeliveriesPage() {
   };
   return (
     <>
-      <PageHeader title="Delivery log" description="Every message sent to your webhook endpoints, with each attempt. Failed ones can be sent again." />
+      <PageHeader
+        title="Delivery log"
+        description="Every message sent to your webhook endpoints, with each attempt. Failed ones can be sent again."
+      />
       <div className="filters" role="search" aria-label="Filter deliveries">
         <SelectField
           label="Endpoint"
@@ -72,7 +75,11 @@ export function DeliveryList({ filters, endpoints }: { filters: DeliveryFilters;
   const urls = new Map(endpoints.map((e) => [e.id, e.url]));
   return (
     <section className="section" aria-label="Deliveries">
-      <ListState items={list.items} error={list.error} empty={<EmptyState title="No deliveries">Nothing was sent that matches these filters yet.</EmptyState>}>
+      <ListState
+        items={list.items}
+        error={list.error}
+        empty={<EmptyState title="No deliveries">Nothing was sent that matches these filters yet.</EmptyState>}
+      >
         {(items) => (
           <ul className="delivery-list">
             {items.map((d) => (
@@ -93,7 +100,11 @@ function DeliveryItem({ delivery: d, endpointUrl }: { delivery: WebhookDeliveryR
   const retry = useMutation({
     mutationFn: () => webhooks.retry(d.message_id, d.endpoint_id),
     onSuccess: async (result) => {
-      setOutcome(result.retried.length > 0 ? 'Sent again.' : `Not sent: ${result.skipped.map((s) => s.reason.replaceAll('_', ' ')).join(', ') || 'nothing to retry'}.`);
+      setOutcome(
+        result.retried.length > 0
+          ? 'Sent again.'
+          : `Not sent: ${result.skipped.map((s) => s.reason.replaceAll('_', ' ')).join(', ') || 'nothing to retry'}.`,
+      );
       await client.invalidateQueries({ queryKey: orgKey('webhook-deliveries') });
     },
   });

@@ -24,10 +24,17 @@ export function EventsPage() {
           label="Event type"
           value={type ?? ''}
           onChange={(v) => setParams(v ? { type: v } : {}, { replace: true })}
-          options={[{ value: '', label: 'All types' }, ...(settings.data?.event_types ?? []).map((t) => ({ value: t.type, label: t.type }))]}
+          options={[
+            { value: '', label: 'All types' },
+            ...(settings.data?.event_types ?? []).map((t) => ({ value: t.type, label: t.type })),
+          ]}
         />
       </div>
-      <ListState items={list.items} error={list.error} empty={<EmptyState title="No events yet">Events appear as messages, contacts and channels change.</EmptyState>}>
+      <ListState
+        items={list.items}
+        error={list.error}
+        empty={<EmptyState title="No events yet">Events appear as messages, contacts and channels change.</EmptyState>}
+      >
         {(items) => (
           <ul className="event-list">
             {items.map((e) => (

@@ -14,8 +14,16 @@ import { ConfirmButton, EmptyState, ErrorMessage, ListState, PageHeader, Pager, 
 import { oauthClients, type OAuthClientRecord } from './api.ts';
 
 const GRANTS = [
-  { value: 'authorization_code', label: 'Authorization code (with PKCE)', description: 'Web and native apps that send the person to the consent page' },
-  { value: 'urn:ietf:params:oauth:grant-type:device_code', label: 'Device code', description: 'CLIs and devices: the person approves on another screen' },
+  {
+    value: 'authorization_code',
+    label: 'Authorization code (with PKCE)',
+    description: 'Web and native apps that send the person to the consent page',
+  },
+  {
+    value: 'urn:ietf:params:oauth:grant-type:device_code',
+    label: 'Device code',
+    description: 'CLIs and devices: the person approves on another screen',
+  },
   { value: 'refresh_token', label: 'Refresh token', description: 'Keeps access without asking again' },
 ];
 
@@ -31,8 +39,8 @@ export function OAuthClientsPage() {
         title="OAuth apps"
         description={
           <>
-            Register the apps that act for people in this organization through OAuth 2.0 (see <a href="/v1/docs/">the API reference</a>). A person approves each app
-            and the scopes it asks for.
+            Register the apps that act for people in this organization through OAuth 2.0 (see <a href="/v1/docs/">the API reference</a>). A
+            person approves each app and the scopes it asks for.
           </>
         }
       />
@@ -56,7 +64,12 @@ export function OAuthClientsPage() {
           {(clients) => (
             <ul className="client-list">
               {clients.map((c) => (
-                <ClientItem key={c.client_id} client={c} canWrite={canWrite} onSecret={(s) => setSecret({ name: c.name, clientId: c.client_id, secret: s })} />
+                <ClientItem
+                  key={c.client_id}
+                  client={c}
+                  canWrite={canWrite}
+                  onSecret={(s) => setSecret({ name: c.name, clientId: c.client_id, secret: s })}
+                />
               ))}
             </ul>
           )}
@@ -70,8 +83,14 @@ export function OAuthClientsPage() {
 
 function ClientItem({ client, canWrite, onSecret }: { client: OAuthClientRecord; canWrite: boolean; onSecret(secret: string): void }) {
   const queryClient = useQueryClient();
-  const remove = useMutation({ mutationFn: () => oauthClients.remove(client.client_id), onSuccess: () => queryClient.invalidateQueries({ queryKey: clientsKey() }) });
-  const rotate = useMutation({ mutationFn: () => oauthClients.rotateSecret(client.client_id), onSuccess: (r) => onSecret(r.client_secret) });
+  const remove = useMutation({
+    mutationFn: () => oauthClients.remove(client.client_id),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: clientsKey() }),
+  });
+  const rotate = useMutation({
+    mutationFn: () => oauthClients.rotateSecret(client.client_id),
+    onSuccess: (r) => onSecret(r.client_secret),
+  });
   return (
     <li className="card client-item" data-client-id={client.client_id}>
       <div className="client-head">
@@ -96,9 +115,21 @@ function ClientItem({ client, canWrite, onSecret }: { client: OAuthClientRecord;
       {canWrite ? (
         <div className="form-actions">
           {client.type === 'confidential' ? (
-            <ConfirmButton label="Rotate secret" confirmLabel="Rotate now" question="The current secret stops working at once." busy={rotate.isPending} onConfirm={() => rotate.mutate()} />
+            <ConfirmButton
+              label="Rotate secret"
+              confirmLabel="Rotate now"
+              question="The current secret stops working at once."
+              busy={rotate.isPending}
+              onConfirm={() => rotate.mutate()}
+            />
           ) : null}
-          <ConfirmButton label="Delete" confirmLabel="Delete app" question={`Delete ${client.name}? Its tokens stop working at once.`} busy={remove.isPending} onConfirm={() => remove.mutate()} />
+          <ConfirmButton
+            label="Delete"
+            confirmLabel="Delete app"
+            question={`Delete ${client.name}? Its tokens stop working at once.`}
+            busy={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
         </div>
       ) : null}
       {remove.error || rotate.error ? <ErrorMessage message={errorMessage(remove.error ?? rotate.error)} /> : null}
@@ -152,7 +183,15 @@ function RegisterForm({ onSecret }: { onSecret(secret: { name: string; clientId:
           {registered}
         </p>
         <div className="form-row">
-          <TextField label="App name" value={name} onChange={setName} maxLength={100} error={errors.field('/name')} description="Shown to people when they approve it." required />
+          <TextField
+            label="App name"
+            value={name}
+            onChange={setName}
+            maxLength={100}
+            error={errors.field('/name')}
+            description="Shown to people when they approve it."
+            required
+          />
           <SelectField
             label="Client type"
             value={type}
@@ -177,7 +216,11 @@ function RegisterForm({ onSecret }: { onSecret(secret: { name: string; clientId:
         <CheckboxGroup
           legend="Scopes it may ask for"
           description="At most what your own role holds."
-          options={PERMISSIONS.filter((p) => session.permissions.includes(p)).map((p) => ({ value: p, label: <span className="mono">{p}</span>, description: PERMISSION_DESCRIPTIONS[p] }))}
+          options={PERMISSIONS.filter((p) => session.permissions.includes(p)).map((p) => ({
+            value: p,
+            label: <span className="mono">{p}</span>,
+            description: PERMISSION_DESCRIPTIONS[p],
+          }))}
           value={scopes}
           onChange={setScopes}
           error={errors.field('/scopes')}

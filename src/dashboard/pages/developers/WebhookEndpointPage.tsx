@@ -138,7 +138,9 @@ function EditForm({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord; ca
 
 function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecord; overlapMs: number }) {
   const refresh = useRefreshSettings();
-  const [shown, setShown] = useState<{ secret: string; previous: string | null; until: string | null; rotated: boolean } | undefined>(undefined);
+  const [shown, setShown] = useState<{ secret: string; previous: string | null; until: string | null; rotated: boolean } | undefined>(
+    undefined,
+  );
   const reveal = useMutation({
     mutationFn: () => webhooks.secret(endpoint.id),
     onSuccess: (s) => setShown({ secret: s.secret, previous: s.previous_secret, until: s.previous_secret_expires_at, rotated: false }),
@@ -155,8 +157,8 @@ function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecor
     <section className="section card" aria-labelledby="secret-title">
       <h2 id="secret-title">Signing secret</h2>
       <p className="small muted">
-        Rotating makes a new secret. For {describeMs(overlapMs)} every message is signed with both the new and the old one, so your server can switch
-        without losing a message.
+        Rotating makes a new secret. For {describeMs(overlapMs)} every message is signed with both the new and the old one, so your server
+        can switch without losing a message.
       </p>
       {overlapping ? (
         <p className="alert alert-info" role="status">
@@ -185,7 +187,13 @@ function SecretSection({ endpoint, overlapMs }: { endpoint: WebhookEndpointRecor
           <button type="button" className="button" disabled={reveal.isPending} onClick={() => reveal.mutate()}>
             Reveal secret
           </button>
-          <ConfirmButton label="Rotate secret" confirmLabel="Rotate now" question="Make a new secret? The old one keeps signing for the overlap." busy={rotate.isPending} onConfirm={() => rotate.mutate()} />
+          <ConfirmButton
+            label="Rotate secret"
+            confirmLabel="Rotate now"
+            question="Make a new secret? The old one keeps signing for the overlap."
+            busy={rotate.isPending}
+            onConfirm={() => rotate.mutate()}
+          />
         </div>
       )}
       {reveal.error || rotate.error ? <ErrorMessage message={errorMessage(reveal.error ?? rotate.error)} /> : null}
@@ -204,15 +212,23 @@ function TestSection({ endpoint, catalogue }: { endpoint: WebhookEndpointRecord;
   return (
     <section className="section card" aria-labelledby="test-title">
       <h2 id="test-title">Send a test event</h2>
-      <p className="small muted">Sends the catalogue's example body of the type now, signed like any message, with the header x-parley-webhook-test: true.</p>
-      <SelectField label="Event type to test" value={type} onChange={setType} options={catalogue.map((t) => ({ value: t.type, label: t.type }))} />
+      <p className="small muted">
+        Sends the catalogue's example body of the type now, signed like any message, with the header x-parley-webhook-test: true.
+      </p>
+      <SelectField
+        label="Event type to test"
+        value={type}
+        onChange={setType}
+        options={catalogue.map((t) => ({ value: t.type, label: t.type }))}
+      />
       <button type="button" className="button" disabled={send.isPending} onClick={() => send.mutate()}>
         {send.isPending ? 'Sending…' : 'Send test event'}
       </button>
       <div role="status" className="test-result">
         {result ? (
           <p className={result.succeeded ? 'alert alert-ok' : 'alert alert-error'}>
-            {result.succeeded ? 'Delivered' : 'Not delivered'}: {result.attempt.status_code !== null ? `HTTP ${result.attempt.status_code}` : (result.attempt.error ?? 'no answer')} in{' '}
+            {result.succeeded ? 'Delivered' : 'Not delivered'}:{' '}
+            {result.attempt.status_code !== null ? `HTTP ${result.attempt.status_code}` : (result.attempt.error ?? 'no answer')} in{' '}
             {result.attempt.duration_ms} ms
           </p>
         ) : null}
@@ -235,7 +251,13 @@ function DeleteSection({ endpoint }: { endpoint: WebhookEndpointRecord }) {
   return (
     <section className="section" aria-labelledby="delete-title">
       <h2 id="delete-title">Delete endpoint</h2>
-      <ConfirmButton label="Delete endpoint" confirmLabel="Delete" question="Delete it with its delivery log?" busy={remove.isPending} onConfirm={() => remove.mutate()} />
+      <ConfirmButton
+        label="Delete endpoint"
+        confirmLabel="Delete"
+        question="Delete it with its delivery log?"
+        busy={remove.isPending}
+        onConfirm={() => remove.mutate()}
+      />
       {remove.error ? <ErrorMessage message={errorMessage(remove.error)} /> : null}
     </section>
   );

@@ -36,7 +36,8 @@ export function WebhooksPage() {
           secret={created.secret}
           warning={
             <>
-              Your server checks each message's signature with this secret. You can reveal it again on the <Link to={`/developers/webhooks/${created.id}`}>endpoint's page</Link>.
+              Your server checks each message's signature with this secret. You can reveal it again on the{' '}
+              <Link to={`/developers/webhooks/${created.id}`}>endpoint's page</Link>.
             </>
           }
           doneLabel="Done"
@@ -45,7 +46,11 @@ export function WebhooksPage() {
       ) : null}
       <section className="section" aria-labelledby="endpoints-title">
         <h2 id="endpoints-title">Endpoints</h2>
-        <ListState items={settings.data?.endpoints} error={settings.error} empty={<EmptyState title="No endpoints yet">Add the address of your server below to receive events.</EmptyState>}>
+        <ListState
+          items={settings.data?.endpoints}
+          error={settings.error}
+          empty={<EmptyState title="No endpoints yet">Add the address of your server below to receive events.</EmptyState>}
+        >
           {(endpoints) => <EndpointTable endpoints={endpoints} />}
         </ListState>
       </section>
@@ -94,12 +99,23 @@ function EndpointTable({ endpoints }: { endpoints: WebhookEndpointRecord[] }) {
 
 export function EndpointState({ endpoint }: { endpoint: WebhookEndpointRecord }) {
   if (!endpoint.enabled) return <StatusBadge status="disabled" />;
-  if (endpoint.health.consecutive_failures > 0) return <StatusBadge status="failed" label={`failing (${endpoint.health.consecutive_failures})`} />;
+  if (endpoint.health.consecutive_failures > 0)
+    return <StatusBadge status="failed" label={`failing (${endpoint.health.consecutive_failures})`} />;
   return <StatusBadge status="enabled" />;
 }
 
 /** The catalogue as checkboxes: none picked means every event, which the form says. */
-export function EventTypePicker({ catalogue, value, onChange, error }: { catalogue: WebhookSettingsRecord['event_types']; value: string[]; onChange(value: string[]): void; error?: string }) {
+export function EventTypePicker({
+  catalogue,
+  value,
+  onChange,
+  error,
+}: {
+  catalogue: WebhookSettingsRecord['event_types'];
+  value: string[];
+  onChange(value: string[]): void;
+  error?: string;
+}) {
   return (
     <CheckboxGroup
       legend="Events to send"
@@ -112,7 +128,13 @@ export function EventTypePicker({ catalogue, value, onChange, error }: { catalog
   );
 }
 
-function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettingsRecord['event_types']; onCreated(created: { id: string; secret: string; url: string }): void }) {
+function NewEndpointForm({
+  catalogue,
+  onCreated,
+}: {
+  catalogue: WebhookSettingsRecord['event_types'];
+  onCreated(created: { id: string; secret: string; url: string }): void;
+}) {
   const client = useQueryClient();
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
@@ -140,8 +162,23 @@ function NewEndpointForm({ catalogue, onCreated }: { catalogue: WebhookSettingsR
       <h2 id="new-endpoint-title">Add an endpoint</h2>
       <form onSubmit={submit} noValidate>
         <ErrorMessage message={errors.message} />
-        <TextField label="URL" type="url" value={url} onChange={setUrl} placeholder="https://example.com/parley-webhooks" error={errors.field('/url')} required />
-        <TextField label="Description" value={description} onChange={setDescription} maxLength={500} error={errors.field('/description')} description="Optional: what this endpoint is for." />
+        <TextField
+          label="URL"
+          type="url"
+          value={url}
+          onChange={setUrl}
+          placeholder="https://example.com/parley-webhooks"
+          error={errors.field('/url')}
+          required
+        />
+        <TextField
+          label="Description"
+          value={description}
+          onChange={setDescription}
+          maxLength={500}
+          error={errors.field('/description')}
+          description="Optional: what this endpoint is for."
+        />
         <EventTypePicker catalogue={catalogue} value={types} onChange={setTypes} error={errors.field('/event_types')} />
         <button type="submit" className="button button-primary" disabled={create.isPending}>
           {create.isPending ? 'Adding…' : 'Add endpoint'}

@@ -25,18 +25,25 @@ const id = encodeURIComponent;
 
 export const webhooks = {
   settings: () => call<{ data: WebhookSettingsRecord }>('GET', WEBHOOKS).then((r) => r.data),
-  create: (input: CreateWebhookEndpointRequest) => call<{ data: CreatedWebhookEndpointRecord }>('POST', `${WEBHOOKS}/endpoints`, { body: input }).then((r) => r.data),
+  create: (input: CreateWebhookEndpointRequest) =>
+    call<{ data: CreatedWebhookEndpointRecord }>('POST', `${WEBHOOKS}/endpoints`, { body: input }).then((r) => r.data),
   update: (endpointId: string, input: UpdateWebhookEndpointRequest) =>
     call<{ data: WebhookEndpointRecord }>('PATCH', `${WEBHOOKS}/endpoints/${id(endpointId)}`, { body: input }).then((r) => r.data),
   remove: (endpointId: string) => call<void>('DELETE', `${WEBHOOKS}/endpoints/${id(endpointId)}`),
-  secret: (endpointId: string) => call<{ data: WebhookSecretRecord }>('GET', `${WEBHOOKS}/endpoints/${id(endpointId)}/secret`).then((r) => r.data),
-  rotate: (endpointId: string) => call<{ data: WebhookSecretRotationRecord }>('POST', `${WEBHOOKS}/endpoints/${id(endpointId)}/rotate-secret`).then((r) => r.data),
+  secret: (endpointId: string) =>
+    call<{ data: WebhookSecretRecord }>('GET', `${WEBHOOKS}/endpoints/${id(endpointId)}/secret`).then((r) => r.data),
+  rotate: (endpointId: string) =>
+    call<{ data: WebhookSecretRotationRecord }>('POST', `${WEBHOOKS}/endpoints/${id(endpointId)}/rotate-secret`).then((r) => r.data),
   test: (endpointId: string, eventType: string | undefined) =>
-    call<{ data: WebhookTestResultRecord }>('POST', `${WEBHOOKS}/endpoints/${id(endpointId)}/test`, { body: eventType ? { event_type: eventType } : {} }).then((r) => r.data),
+    call<{ data: WebhookTestResultRecord }>('POST', `${WEBHOOKS}/endpoints/${id(endpointId)}/test`, {
+      body: eventType ? { event_type: eventType } : {},
+    }).then((r) => r.data),
   deliveries: (filters: DeliveryFilters, cursor: string | undefined) =>
     call<Page<WebhookDeliveryRecord>>('GET', `${WEBHOOKS}/deliveries`, { query: { ...filters, cursor, limit: '25' } }),
   retry: (messageId: string, endpointId: string) =>
-    call<{ data: WebhookRetryResultRecord }>('POST', `${WEBHOOKS}/deliveries/${id(messageId)}/retry`, { body: { endpoint_id: endpointId } }).then((r) => r.data),
+    call<{ data: WebhookRetryResultRecord }>('POST', `${WEBHOOKS}/deliveries/${id(messageId)}/retry`, {
+      body: { endpoint_id: endpointId },
+    }).then((r) => r.data),
 };
 
 export const events = {
@@ -50,7 +57,9 @@ export const events = {
 
 export const oauthClients = {
   list: (cursor: string | undefined) => call<Page<OAuthClientRecord>>('GET', '/v1/oauth/clients', { query: { cursor } }),
-  create: (input: CreateOAuthClientRequest) => call<{ data: CreatedOAuthClientRecord }>('POST', '/v1/oauth/clients', { body: input }).then((r) => r.data),
-  rotateSecret: (clientId: string) => call<{ data: OAuthClientSecretRecord }>('POST', `/v1/oauth/clients/${id(clientId)}/secret`).then((r) => r.data),
+  create: (input: CreateOAuthClientRequest) =>
+    call<{ data: CreatedOAuthClientRecord }>('POST', '/v1/oauth/clients', { body: input }).then((r) => r.data),
+  rotateSecret: (clientId: string) =>
+    call<{ data: OAuthClientSecretRecord }>('POST', `/v1/oauth/clients/${id(clientId)}/secret`).then((r) => r.data),
   remove: (clientId: string) => call<void>('DELETE', `/v1/oauth/clients/${id(clientId)}`),
 };

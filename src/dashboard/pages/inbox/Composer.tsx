@@ -25,7 +25,11 @@ const MEDIA_TYPES: Array<{ value: MediaType; label: string }> = [
 
 export function Composer({ conversation }: { conversation: Conversation }) {
   const queryClient = useQueryClient();
-  const capabilities = useQuery({ queryKey: orgKey('channels', conversation.channel_id, 'capabilities'), queryFn: () => inboxApi.capabilities(conversation.channel_id), staleTime: Infinity });
+  const capabilities = useQuery({
+    queryKey: orgKey('channels', conversation.channel_id, 'capabilities'),
+    queryFn: () => inboxApi.capabilities(conversation.channel_id),
+    staleTime: Infinity,
+  });
   // Render again when the window closes while the thread is open.
   const [, setExpired] = useState(0);
   const expires = conversation.window_expires_at;
@@ -70,11 +74,18 @@ export function Composer({ conversation }: { conversation: Conversation }) {
 
   function contentFor(): Pick<SendMessageRequest, 'type' | 'content'> {
     if (mode === 'text') return { type: 'text', content: { body } };
-    if (mode === 'media') return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
+    if (mode === 'media')
+      return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
     if (!template) return { type: 'template', content: { template: { name: '', language: { code: '' } } } };
     return {
       type: 'template',
-      content: { template: { name: template.name, language: { code: template.language }, ...(built.components.length ? { components: built.components } : {}) } },
+      content: {
+        template: {
+          name: template.name,
+          language: { code: template.language },
+          ...(built.components.length ? { components: built.components } : {}),
+        },
+      },
     };
   }
 
@@ -100,7 +111,16 @@ export function Composer({ conversation }: { conversation: Conversation }) {
           <legend className="visually-hidden">Message kind</legend>
           {modes.map((m) => (
             <label key={m.value} className={mode === m.value ? 'mode mode-current' : 'mode'}>
-              <input type="radio" name="composer-mode" value={m.value} checked={mode === m.value} onChange={() => { setChosen(m.value); send.reset(); }} />
+              <input
+                type="radio"
+                name="composer-mode"
+                value={m.value}
+                checked={mode === m.value}
+                onChange={() => {
+                  setChosen(m.value);
+                  send.reset();
+                }}
+              />
               {m.label}
             </label>
           ))}
@@ -108,14 +128,38 @@ export function Composer({ conversation }: { conversation: Conversation }) {
       )}
 
       {mode === 'text' ? (
-        <TextField label="Message" multiline rows={3} value={body} onChange={setBody} error={errors.field('/content/body')} maxLength={4096} />
+        <TextField
+          label="Message"
+          multiline
+          rows={3}
+          value={body}
+          onChange={setBody}
+          error={errors.field('/content/body')}
+          maxLength={4096}
+        />
       ) : null}
 
       {mode === 'media' ? (
         <div className="form-row">
-          <SelectField label="Media type" value={mediaType} onChange={(v) => setMediaType(v as MediaType)} options={MEDIA_TYPES} error={errors.field('/type')} />
-          <TextField label="Media URL" type="url" value={mediaUrl} onChange={setMediaUrl} placeholder="https://…" error={errors.field('/content/media_url')} description="A public https address the provider can fetch." />
-          {mediaType !== 'audio' ? <TextField label="Caption" value={caption} onChange={setCaption} error={errors.field('/content/caption')} /> : null}
+          <SelectField
+            label="Media type"
+            value={mediaType}
+            onChange={(v) => setMediaType(v as MediaType)}
+            options={MEDIA_TYPES}
+            error={errors.field('/type')}
+          />
+          <TextField
+            label="Media URL"
+            type="url"
+            value={mediaUrl}
+            onChange={setMediaUrl}
+            placeholder="https://…"
+            error={errors.field('/content/media_url')}
+            description="A public https address the provider can fetch."
+          />
+          {mediaType !== 'audio' ? (
+            <TextField label="Caption" value={caption} onChange={setCaption} error={errors.field('/content/caption')} />
+          ) : null}
         </div>
       ) : null}
 
@@ -131,7 +175,9 @@ export function Composer({ conversation }: { conversation: Conversation }) {
               send.reset();
             }}
             error={errors.field('/content/template/name') ?? errors.field('/content/template/language')}
-            description={templates.data && templates.data.length === 0 ? 'This channel has no approved template yet (Templates page).' : undefined}
+            description={
+              templates.data && templates.data.length === 0 ? 'This channel has no approved template yet (Templates page).' : undefined
+            }
             options={[
               { value: '', label: templates.isLoading ? 'Loading templates…' : 'Choose an approved template' },
               ...(templates.data ?? []).map((t) => ({ value: t.id, label: `${t.name} (${t.language})` })),

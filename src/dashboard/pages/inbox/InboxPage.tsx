@@ -130,7 +130,12 @@ function Filters() {
           ]}
         />
         <div className="field field-check inbox-unread">
-          <input id="inbox-unread" type="checkbox" checked={filters.value('unread') === 'true'} onChange={(e) => set('unread', e.target.checked ? 'true' : undefined)} />
+          <input
+            id="inbox-unread"
+            type="checkbox"
+            checked={filters.value('unread') === 'true'}
+            onChange={(e) => set('unread', e.target.checked ? 'true' : undefined)}
+          />
           <label htmlFor="inbox-unread">Unread only</label>
         </div>
       </div>

@@ -40,7 +40,9 @@ function Media({ type, content, stored }: { type: string; content: Json; stored:
   return (
     <>
       <Kind>{type}</Kind>
-      {url && (type === 'image' || type === 'sticker') ? <img className="msg-image" src={url} alt={caption ?? name ?? `${type} sent`} loading="lazy" referrerPolicy="no-referrer" /> : null}
+      {url && (type === 'image' || type === 'sticker') ? (
+        <img className="msg-image" src={url} alt={caption ?? name ?? `${type} sent`} loading="lazy" referrerPolicy="no-referrer" />
+      ) : null}
       {url && type === 'video' ? <video className="msg-video" src={url} controls preload="metadata" /> : null}
       {url && type === 'audio' ? <audio src={url} controls preload="none" /> : null}
       {url ? (
@@ -55,15 +57,31 @@ function Media({ type, content, stored }: { type: string; content: Json; stored:
   );
 }
 
-function StoredMedia({ type, media, caption, name }: { type: string; media: NonNullable<Message['media']>; caption?: string; name?: string }) {
+function StoredMedia({
+  type,
+  media,
+  caption,
+  name,
+}: {
+  type: string;
+  media: NonNullable<Message['media']>;
+  caption?: string;
+  name?: string;
+}) {
   const org = currentOrganization();
   const url = org ? `${media.url}?organization_id=${encodeURIComponent(org)}` : media.url;
   const kind = media.content_type ?? '';
   const label = name ?? media.file_name ?? `${type} received`;
   let body: ReactNode;
   if (media.status === 'pending') body = <span className="msg-file muted">{type} received, downloading…</span>;
-  else if (media.status === 'failed') body = <span className="msg-file muted">{type} received but not stored: {media.error?.title ?? 'unknown error'}</span>;
-  else if (type !== 'document' && kind.startsWith('image/')) body = <img className="msg-image" src={url} alt={caption ?? label} loading="lazy" />;
+  else if (media.status === 'failed')
+    body = (
+      <span className="msg-file muted">
+        {type} received but not stored: {media.error?.title ?? 'unknown error'}
+      </span>
+    );
+  else if (type !== 'document' && kind.startsWith('image/'))
+    body = <img className="msg-image" src={url} alt={caption ?? label} loading="lazy" />;
   else if (type !== 'document' && kind.startsWith('video/')) body = <video className="msg-video" src={url} controls preload="metadata" />;
   else if (type !== 'document' && kind.startsWith('audio/')) body = <audio src={url} controls preload="none" />;
   else {
@@ -101,7 +119,12 @@ function Location({ content }: { content: Json }) {
         {str(content.address) ?? null}
       </p>
       {known ? (
-        <a className="msg-link" href={`https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=16/${lat}/${lon}`} target="_blank" rel="noreferrer noopener">
+        <a
+          className="msg-link"
+          href={`https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=16/${lat}/${lon}`}
+          target="_blank"
+          rel="noreferrer noopener"
+        >
           {lat.toFixed(5)}, {lon.toFixed(5)} on the map
         </a>
       ) : null}
@@ -133,7 +156,7 @@ function Choices({ content, type }: { content: Json; type: string }) {
   return (
     <>
       <Kind>{type}</Kind>
-      {str(content.body) ?? str(content.question) ? <p className="msg-text">{str(content.body) ?? str(content.question)}</p> : null}
+      {(str(content.body) ?? str(content.question)) ? <p className="msg-text">{str(content.body) ?? str(content.question)}</p> : null}
       {choices.length > 0 ? (
         <ul className="msg-choices" aria-label="Choices offered">
           {choices.map((c, i) => (

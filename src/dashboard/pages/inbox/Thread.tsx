@@ -17,7 +17,10 @@ import { Composer } from './Composer.tsx';
 import { MessageContent } from './MessageContent.tsx';
 
 export function Thread({ conversationId, backTo }: { conversationId: string; backTo: string }) {
-  const conversation = useQuery({ queryKey: orgKey('conversations', 'one', conversationId), queryFn: () => inboxApi.conversation(conversationId) });
+  const conversation = useQuery({
+    queryKey: orgKey('conversations', 'one', conversationId),
+    queryFn: () => inboxApi.conversation(conversationId),
+  });
   const title = conversation.data ? conversationTitle(conversation.data) : 'Conversation';
   usePageTitle(`${title} · Inbox`);
   return (
@@ -28,7 +31,13 @@ export function Thread({ conversationId, backTo }: { conversationId: string; bac
       {conversation.error ? (
         <>
           <h2 id="thread-title">Conversation</h2>
-          <ErrorMessage message={conversation.error instanceof ApiError && conversation.error.status === 404 ? 'This conversation does not exist, or it belongs to another organization.' : errorMessage(conversation.error)} />
+          <ErrorMessage
+            message={
+              conversation.error instanceof ApiError && conversation.error.status === 404
+                ? 'This conversation does not exist, or it belongs to another organization.'
+                : errorMessage(conversation.error)
+            }
+          />
         </>
       ) : !conversation.data ? (
         <>
@@ -97,7 +106,12 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
   const session = useSession();
   const queryClient = useQueryClient();
   const canListMembers = useCan('members:read');
-  const members = useQuery({ queryKey: orgKey('members'), queryFn: () => inboxApi.members(session.organization_id), enabled: canListMembers, staleTime: 60_000 });
+  const members = useQuery({
+    queryKey: orgKey('members'),
+    queryFn: () => inboxApi.members(session.organization_id),
+    enabled: canListMembers,
+    staleTime: 60_000,
+  });
   const update = useMutation({
     mutationFn: (body: { status?: 'open' | 'closed'; assignee_user_id?: string | null }) => inboxApi.update(conversation.id, body),
     onSuccess: (updated) => {
@@ -166,7 +180,13 @@ function MessageList({ conversation, list }: { conversation: Conversation; list:
   }, [newest]);
 
   return (
-    <div className="thread-messages" ref={scroller} tabIndex={0} aria-label={`Messages with ${conversationTitle(conversation)}`} role="region">
+    <div
+      className="thread-messages"
+      ref={scroller}
+      tabIndex={0}
+      aria-label={`Messages with ${conversationTitle(conversation)}`}
+      role="region"
+    >
       {list.hasMore ? (
         <div className="load-more">
           <button type="button" className="button" onClick={list.loadMore} disabled={list.loadingMore}>
@@ -195,7 +215,9 @@ function MessageItem({ message }: { message: Message }) {
       <div className="message-bubble">
         {message.deleted_at ? (
           <p className="small muted" role="note">
-            <em>{outbound ? 'You deleted this message' : 'The customer deleted this message'} ({formatDate(message.deleted_at)}). It read:</em>
+            <em>
+              {outbound ? 'You deleted this message' : 'The customer deleted this message'} ({formatDate(message.deleted_at)}). It read:
+            </em>
           </p>
         ) : null}
         <MessageContent message={message} />

@@ -21,17 +21,26 @@ export type ConversationFilters = { status?: string; channel_id?: string; assign
 const id = encodeURIComponent;
 
 export const inboxApi = {
-  conversations: (filters: ConversationFilters, cursor?: string) => call<Page<Conversation>>('GET', '/v1/conversations', { query: { ...filters, cursor } }),
-  conversation: (conversationId: string) => call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
+  conversations: (filters: ConversationFilters, cursor?: string) =>
+    call<Page<Conversation>>('GET', '/v1/conversations', { query: { ...filters, cursor } }),
+  conversation: (conversationId: string) =>
+    call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
   update: (conversationId: string, body: UpdateConversationRequest) =>
     call<{ data: Conversation }>('PATCH', `/v1/conversations/${id(conversationId)}`, { body }).then((r) => r.data),
   markRead: (conversationId: string) => call<{ data: Conversation }>('POST', `/v1/conversations/${id(conversationId)}/read`),
-  messages: (conversationId: string, cursor?: string) => call<Page<Message>>('GET', `/v1/conversations/${id(conversationId)}/messages`, { query: { cursor } }),
+  messages: (conversationId: string, cursor?: string) =>
+    call<Page<Message>>('GET', `/v1/conversations/${id(conversationId)}/messages`, { query: { cursor } }),
   send: (input: SendMessageRequest) => call<{ data: Message }>('POST', '/v1/messages', { body: input }).then((r) => r.data),
   approvedTemplates: (channelId: string) =>
-    allPages((cursor) => call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100', cursor } })),
-  members: (organizationId: string) => allPages((cursor) => call<Page<MemberRecord>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } })),
-  capabilities: (channelId: string) => call<{ data: ChannelCapabilitiesRecord }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
+    allPages((cursor) =>
+      call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { channel_id: channelId, status: 'approved', limit: '100', cursor } }),
+    ),
+  members: (organizationId: string) =>
+    allPages((cursor) =>
+      call<Page<MemberRecord>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } }),
+    ),
+  capabilities: (channelId: string) =>
+    call<{ data: ChannelCapabilitiesRecord }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
 };
 
 /** The organization's channels, for the channel filter and names. */

@@ -26,7 +26,8 @@ function variableCount(text: unknown): number {
 /** Every variable of the template, in the order the message carries them. */
 export function templateSlots(components: readonly unknown[]): TemplateSlot[] {
   const slots: TemplateSlot[] = [];
-  const of = (type: string) => components.find((c): c is Json => typeof c === 'object' && c !== null && String((c as Json).type).toUpperCase() === type);
+  const of = (type: string) =>
+    components.find((c): c is Json => typeof c === 'object' && c !== null && String((c as Json).type).toUpperCase() === type);
   const header = of('HEADER');
   if (header && String(header.format ?? 'TEXT').toUpperCase() === 'TEXT') {
     for (let n = 1; n <= variableCount(header.text); n++) slots.push({ component: 'header', number: n, context: String(header.text) });
@@ -47,7 +48,9 @@ export function templateSlots(components: readonly unknown[]): TemplateSlot[] {
 
 /** The template's body text, for a preview. */
 export function templateBody(components: readonly unknown[]): string {
-  const body = components.find((c) => typeof c === 'object' && c !== null && String((c as Json).type).toUpperCase() === 'BODY') as Json | undefined;
+  const body = components.find((c) => typeof c === 'object' && c !== null && String((c as Json).type).toUpperCase() === 'BODY') as
+    | Json
+    | undefined;
   return typeof body?.text === 'string' ? body.text : '';
 }
 
@@ -59,13 +62,19 @@ export type TemplateComponent =
  * The message's components for the values given (one per slot, in order). Also says, for each slot,
  * the JSON pointer of its value in the request, so the API's field errors land next to their field.
  */
-export function templateComponents(slots: readonly TemplateSlot[], values: readonly string[]): { components: TemplateComponent[]; pointers: string[] } {
+export function templateComponents(
+  slots: readonly TemplateSlot[],
+  values: readonly string[],
+): { components: TemplateComponent[]; pointers: string[] } {
   const components: TemplateComponent[] = [];
   const pointers: string[] = [];
   slots.forEach((slot, i) => {
     let target = components.find((c) => c.type === slot.component && (c.type !== 'button' || c.index === String(slot.index)));
     if (!target) {
-      target = slot.component === 'button' ? { type: 'button', sub_type: 'url', index: String(slot.index), parameters: [] } : { type: slot.component, parameters: [] };
+      target =
+        slot.component === 'button'
+          ? { type: 'button', sub_type: 'url', index: String(slot.index), parameters: [] }
+          : { type: slot.component, parameters: [] };
       components.push(target);
     }
     pointers.push(`/content/template/components/${components.indexOf(target)}/parameters/${target.parameters.length}`);

@@ -42,9 +42,25 @@ function ProfileForm() {
       <h2 id="profile-title">Profile</h2>
       <ErrorMessage message={errors.summary('/name', '/email', '/current_password')} />
       <TextField label="Name" value={name} onChange={setName} error={errors.field('/name')} autoComplete="name" />
-      <TextField label="Email" type="email" value={email} onChange={setEmail} error={errors.field('/email')} autoComplete="email" description="You sign in with it. Changing it signs out your other sessions." />
+      <TextField
+        label="Email"
+        type="email"
+        value={email}
+        onChange={setEmail}
+        error={errors.field('/email')}
+        autoComplete="email"
+        description="You sign in with it. Changing it signs out your other sessions."
+      />
       {emailChanged ? (
-        <TextField label="Current password" type="password" value={password} onChange={setPassword} error={errors.field('/current_password')} autoComplete="current-password" description="Needed to change the email." />
+        <TextField
+          label="Current password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          error={errors.field('/current_password')}
+          autoComplete="current-password"
+          description="Needed to change the email."
+        />
       ) : null}
       <p className="small muted">Times are shown in {user.timezone}.</p>
       <SaveActions label="Save profile" busy={save.isPending} saved={saved} disabled={unchanged} />
@@ -81,7 +97,14 @@ function PasswordForm() {
           Your password is changed. {done === 1 ? 'One other session was' : `${done} other sessions were`} signed out.
         </div>
       ) : null}
-      <TextField label="Current password" type="password" value={current} onChange={setCurrent} error={errors.field('/current_password')} autoComplete="current-password" />
+      <TextField
+        label="Current password"
+        type="password"
+        value={current}
+        onChange={setCurrent}
+        error={errors.field('/current_password')}
+        autoComplete="current-password"
+      />
       <TextField
         label="New password"
         type="password"

@@ -21,7 +21,15 @@ function useRoleOptions() {
   return ROLES.map((r) => ({ value: r.value, label: r.label, disabled: r.value === 'owner' && role !== 'owner' }));
 }
 
-function MemberRow({ member, canWrite, onResetLink }: { member: MemberRecord; canWrite: boolean; onResetLink(link: PasswordResetLinkRecord): void }) {
+function MemberRow({
+  member,
+  canWrite,
+  onResetLink,
+}: {
+  member: MemberRecord;
+  canWrite: boolean;
+  onResetLink(link: PasswordResetLinkRecord): void;
+}) {
   const session = useSession();
   const client = useQueryClient();
   const refreshSession = useRefreshSession();
@@ -75,7 +83,13 @@ function MemberRow({ member, canWrite, onResetLink }: { member: MemberRecord; ca
         <td className="actions">
           {!self && !ownerOnly ? (
             <div className="member-actions">
-              <button type="button" className="button" disabled={reset.isPending} aria-label={`Password-reset link for ${member.name}`} onClick={() => reset.mutate()}>
+              <button
+                type="button"
+                className="button"
+                disabled={reset.isPending}
+                aria-label={`Password-reset link for ${member.name}`}
+                onClick={() => reset.mutate()}
+              >
                 {reset.isPending ? 'Making…' : 'Reset password'}
               </button>
               <ConfirmButton
@@ -174,7 +188,8 @@ function Invitations({ canWrite }: { canWrite: boolean }) {
       <h2 id="invitations-title">Invitations</h2>
       {created ? (
         <OneTimeLink title={`Invitation link for ${created.email}`} url={created.url} onDone={() => setCreated(undefined)}>
-          {created.mailed ? `It was also mailed to ${created.email}.` : `Send it to ${created.email} yourself.`} It works once, until {formatDate(created.expires_at)}.
+          {created.mailed ? `It was also mailed to ${created.email}.` : `Send it to ${created.email} yourself.`} It works once, until{' '}
+          {formatDate(created.expires_at)}.
         </OneTimeLink>
       ) : null}
       {canWrite ? <InviteForm onInvited={setCreated} /> : null}

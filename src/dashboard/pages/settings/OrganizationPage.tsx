@@ -68,10 +68,18 @@ function LeaveSection({ organizationName }: { organizationName: string }) {
     <section className="card section" aria-labelledby="leave-title">
       <h2 id="leave-title">Leave {organizationName}</h2>
       <p className="muted">
-        Your sessions, API keys and the OAuth access you gave in this organization end with your membership. The last owner cannot leave: make someone else an owner first.
+        Your sessions, API keys and the OAuth access you gave in this organization end with your membership. The last owner cannot leave:
+        make someone else an owner first.
       </p>
       <ErrorMessage message={leave.error ? errorMessage(leave.error) : undefined} />
-      <ConfirmButton label="Leave" name="the organization" confirmLabel="Leave now" question="You lose access at once." busy={leave.isPending} onConfirm={() => leave.mutate()} />
+      <ConfirmButton
+        label="Leave"
+        name="the organization"
+        confirmLabel="Leave now"
+        question="You lose access at once."
+        busy={leave.isPending}
+        onConfirm={() => leave.mutate()}
+      />
     </section>
   );
 }
@@ -89,7 +97,9 @@ export function OrganizationPage() {
       </PageHeader>
       {organization.error ? <ErrorMessage message={errorMessage(organization.error)} /> : null}
       {!organization.data ? (
-        organization.error ? null : <Loading />
+        organization.error ? null : (
+          <Loading />
+        )
       ) : (
         <>
           <dl className="settings-facts card section">
@@ -106,7 +116,11 @@ export function OrganizationPage() {
               <dd>{formatDate(organization.data.created_at)}</dd>
             </div>
           </dl>
-          {canRename ? <RenameForm name={organization.data.name} /> : <p className="muted">Only owners and admins rename the organization.</p>}
+          {canRename ? (
+            <RenameForm name={organization.data.name} />
+          ) : (
+            <p className="muted">Only owners and admins rename the organization.</p>
+          )}
           <LeaveSection organizationName={organization.data.name} />
         </>
       )}
@@ -139,10 +153,20 @@ export function NewOrganizationPage() {
 
   return (
     <>
-      <PageHeader title="New organization" description="An organization of your own, with you as its owner. Invite others to it afterwards." />
+      <PageHeader
+        title="New organization"
+        description="An organization of your own, with you as its owner. Invite others to it afterwards."
+      />
       <form className="card section narrow-form" onSubmit={submit} aria-label="New organization" noValidate>
         <ErrorMessage message={errors.summary('/name')} />
-        <TextField label="Organization name" value={name} onChange={setName} error={errors.field('/name')} autoComplete="organization" description={`Up to ${ORGANIZATION_NAME_MAX} characters.`} />
+        <TextField
+          label="Organization name"
+          value={name}
+          onChange={setName}
+          error={errors.field('/name')}
+          autoComplete="organization"
+          description={`Up to ${ORGANIZATION_NAME_MAX} characters.`}
+        />
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={create.isPending}>
             {create.isPending ? 'Creating…' : 'Create organization'}

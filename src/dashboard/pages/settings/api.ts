@@ -8,7 +8,14 @@ import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.t
 import type { Role } from '../../../domain/permissions.ts';
 import { call, currentOrganization, type Page } from '../../api.ts';
 
-export type { CreatedInvitationRecord, InvitationRecord, MemberRecord, OAuthAuthorizationRecord, OrganizationRecord, PasswordResetLinkRecord };
+export type {
+  CreatedInvitationRecord,
+  InvitationRecord,
+  MemberRecord,
+  OAuthAuthorizationRecord,
+  OrganizationRecord,
+  PasswordResetLinkRecord,
+};
 
 export const ROLES: ReadonlyArray<{ value: Role; label: string; description: string }> = [
   { value: 'member', label: 'Member', description: 'Works in the inbox and contacts' },
@@ -30,17 +37,24 @@ export const settingsApi = {
   createOrganization: (name: string) => call<{ data: OrganizationRecord }>('POST', '/v1/organizations', { body: { name } }).then(data),
 
   members: (cursor?: string) => call<Page<MemberRecord>>('GET', `${org()}/members`, { query: { limit: String(PAGE_SIZE), cursor } }),
-  changeRole: (userId: string, role: Role) => call<{ data: MemberRecord }>('PATCH', `${org()}/members/${enc(userId)}`, { body: { role } }).then(data),
+  changeRole: (userId: string, role: Role) =>
+    call<{ data: MemberRecord }>('PATCH', `${org()}/members/${enc(userId)}`, { body: { role } }).then(data),
   removeMember: (userId: string) => call<void>('DELETE', `${org()}/members/${enc(userId)}`),
-  passwordReset: (userId: string) => call<{ data: PasswordResetLinkRecord }>('POST', `${org()}/members/${enc(userId)}/password-reset`).then(data),
+  passwordReset: (userId: string) =>
+    call<{ data: PasswordResetLinkRecord }>('POST', `${org()}/members/${enc(userId)}/password-reset`).then(data),
 
-  invitations: (cursor?: string) => call<Page<InvitationRecord>>('GET', `${org()}/invitations`, { query: { limit: String(PAGE_SIZE), cursor } }),
-  invite: (email: string, role: Role) => call<{ data: CreatedInvitationRecord }>('POST', `${org()}/invitations`, { body: { email, role } }).then(data),
+  invitations: (cursor?: string) =>
+    call<Page<InvitationRecord>>('GET', `${org()}/invitations`, { query: { limit: String(PAGE_SIZE), cursor } }),
+  invite: (email: string, role: Role) =>
+    call<{ data: CreatedInvitationRecord }>('POST', `${org()}/invitations`, { body: { email, role } }).then(data),
   cancelInvitation: (id: string) => call<void>('DELETE', `${org()}/invitations/${enc(id)}`),
 
-  updateAccount: (input: AccountChangeRequest) => call<{ data: UserSessionRecord }>('PATCH', '/v1/auth/account', { body: input }).then(data),
+  updateAccount: (input: AccountChangeRequest) =>
+    call<{ data: UserSessionRecord }>('PATCH', '/v1/auth/account', { body: input }).then(data),
   changePassword: (currentPassword: string, newPassword: string) =>
-    call<{ data: PasswordChangedRecord }>('POST', '/v1/auth/password', { body: { current_password: currentPassword, new_password: newPassword } }).then(data),
+    call<{ data: PasswordChangedRecord }>('POST', '/v1/auth/password', {
+      body: { current_password: currentPassword, new_password: newPassword },
+    }).then(data),
 
   authorizations: (cursor?: string) => call<Page<OAuthAuthorizationRecord>>('GET', '/v1/auth/authorizations', { query: { cursor } }),
   revokeAuthorization: (id: string) => call<void>('DELETE', `/v1/auth/authorizations/${enc(id)}`),

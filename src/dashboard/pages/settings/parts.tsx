@@ -25,15 +25,21 @@ export function OneTimeLink({ title, url, children, onDone }: { title: string; u
 
 /** A cell's column name, shown only where the table stacks into cards (a phone), where the header is out of sight. */
 export function CellLabel({ children }: { children: ReactNode }) {
-  return (
-    <span className="cell-label">
-      {children}{' '}
-    </span>
-  );
+  return <span className="cell-label">{children} </span>;
 }
 
 /** A form's submit button and, beside it, "Saved" once it was (said to a screen reader too). */
-export function SaveActions({ label, busy, saved, disabled = false }: { label: string; busy: boolean; saved: boolean; disabled?: boolean }) {
+export function SaveActions({
+  label,
+  busy,
+  saved,
+  disabled = false,
+}: {
+  label: string;
+  busy: boolean;
+  saved: boolean;
+  disabled?: boolean;
+}) {
   return (
     <div className="form-actions">
       <button type="submit" className="button button-primary" disabled={busy || disabled}>

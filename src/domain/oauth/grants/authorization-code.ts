@@ -22,13 +22,18 @@ export type CodeExchange = { code: string | undefined; redirectUri: string | und
 export async function redeemAuthorizationCode(deps: TokenDeps, client: OAuthClient, input: CodeExchange): Promise<IssuedTokens> {
   const { db, clock } = deps;
   if (input.code === undefined) throw oauthError('invalid_request', 'code is missing');
-  if (input.redirectUri === undefined) throw oauthError('invalid_request', 'redirect_uri is missing: send the one of the authorization request');
+  if (input.redirectUri === undefined)
+    throw oauthError('invalid_request', 'redirect_uri is missing: send the one of the authorization request');
   if (input.codeVerifier !== undefined && !CODE_VERIFIER.test(input.codeVerifier)) {
     throw oauthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~');
   }
   const unknown = () => oauthError('invalid_grant', 'the code is unknown, expired, or was issued to another client');
   if (!input.code.startsWith(OAUTH_PREFIXES.authorizationCode) || input.code.length > 200) throw unknown();
-  const [row] = await db.select().from(oauthAuthorizationRequests).where(eq(oauthAuthorizationRequests.codeHash, hashToken(input.code))).limit(1);
+  const [row] = await db
+    .select()
+    .from(oauthAuthorizationRequests)
+    .where(eq(oauthAuthorizationRequests.codeHash, hashToken(input.code)))
+    .limit(1);
   if (!row || row.clientId !== client.id) throw unknown();
   const now = clock.now();
   if (row.status === 'used') {
@@ -39,9 +44,11 @@ export async function redeemAuthorizationCode(deps: TokenDeps, client: OAuthClie
   if (row.status !== 'approved' || row.expiresAt.getTime() <= now.getTime()) throw unknown();
   if (row.redirectUri !== input.redirectUri) throw oauthError('invalid_grant', 'redirect_uri is not the one of the authorization request');
   if (row.codeChallenge !== null) {
-    if (input.codeVerifier === undefined) throw oauthError('invalid_grant', 'code_verifier is missing: the authorization request had a code_challenge');
+    if (input.codeVerifier === undefined)
+      throw oauthError('invalid_grant', 'code_verifier is missing: the authorization request had a code_challenge');
     const computed = createHash('sha256').update(input.codeVerifier).digest('base64url');
-    if (!constantTimeEqual(computed, row.codeChallenge)) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+    if (!constantTimeEqual(computed, row.codeChallenge))
+      throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
   } else if (input.codeVerifier !== undefined) {
     throw oauthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
   }
@@ -49,16 +56,31 @@ export async function redeemAuthorizationCode(deps: TokenDeps, client: OAuthClie
     const [claimed] = await tx
       .update(oauthAuthorizationRequests)
       .set({ status: 'used', usedAt: now })
-      .where(and(eq(oauthAuthorizationRequests.id, row.id), eq(oauthAuthorizationRequests.status, 'approved'), gt(oauthAuthorizationRequests.expiresAt, now)))
+      .where(
+        and(
+          eq(oauthAuthorizationRequests.id, row.id),
+          eq(oauthAuthorizationRequests.status, 'approved'),
+          gt(oauthAuthorizationRequests.expiresAt, now),
+        ),
+      )
       .returning();
     if (!claimed) return undefined;
-    const tokens = await createGrant(tx, now, deps.lifetimes, { client, userId: claimed.userId!, scopes: claimed.scopes, organizationIds: claimed.organizationIds ?? [] });
+    const tokens = await createGrant(tx, now, deps.lifetimes, {
+      client,
+      userId: claimed.userId!,
+      scopes: claimed.scopes,
+      organizationIds: claimed.organizationIds ?? [],
+    });
     await tx.update(oauthAuthorizationRequests).set({ grantId: tokens.grantId }).where(eq(oauthAuthorizationRequests.id, row.id));
     return tokens;
   });
   if (issued) return issued;
   // Another exchange of the same code won meanwhile: this one is a replay.
-  const [current] = await db.select({ grantId: oauthAuthorizationRequests.grantId }).from(oauthAuthorizationRequests).where(eq(oauthAuthorizationRequests.id, row.id)).limit(1);
+  const [current] = await db
+    .select({ grantId: oauthAuthorizationRequests.grantId })
+    .from(oauthAuthorizationRequests)
+    .where(eq(oauthAuthorizationRequests.id, row.id))
+    .limit(1);
   if (current?.grantId) await revokeGrant(db, now, current.grantId);
   deps.forget?.();
   throw oauthError('invalid_grant', 'the code was already used: every token issued for it is revoked');

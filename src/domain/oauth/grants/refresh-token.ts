@@ -9,7 +9,11 @@ import { oauthError } from '../errors.ts';
 import { findToken, hashToken, revokeGrant, rotateRefreshToken, type IssuedTokens, type TokenDeps } from '../tokens.ts';
 import { OAUTH_PREFIXES, parseScope, type OAuthClient } from '../vocabulary.ts';
 
-export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, input: { refreshToken: string | undefined; scope: string | undefined }): Promise<IssuedTokens> {
+export async function redeemRefreshToken(
+  deps: TokenDeps,
+  client: OAuthClient,
+  input: { refreshToken: string | undefined; scope: string | undefined },
+): Promise<IssuedTokens> {
   const { db, clock } = deps;
   if (input.refreshToken === undefined) throw oauthError('invalid_request', 'refresh_token is missing');
   const unknown = () => oauthError('invalid_grant', 'the refresh token is unknown, expired, revoked, or was issued to another client');
@@ -22,20 +26,26 @@ export async function redeemRefreshToken(deps: TokenDeps, client: OAuthClient, i
   }
   const now = clock.now();
   // The usual case in one statement: a usable token of this client, claimed and replaced together.
-  const rotated = await rotateRefreshToken(db, now, deps.lifetimes, { tokenHash: hashToken(input.refreshToken), clientRowId: client.id, scopes: requested });
+  const rotated = await rotateRefreshToken(db, now, deps.lifetimes, {
+    tokenHash: hashToken(input.refreshToken),
+    clientRowId: client.id,
+    scopes: requested,
+  });
   if (rotated) return rotated;
   // Otherwise: say why, and revoke the grant if the token was already used.
   const found = await findToken(db, input.refreshToken);
   if (!found || found.token.kind !== 'refresh' || found.grant.clientId !== client.id) throw unknown();
   if (found.token.revokedAt !== null || found.grant.revokedAt !== null || found.token.expiresAt.getTime() <= now.getTime()) throw unknown();
-  const reused = () => oauthError('invalid_grant', 'the refresh token was already used: the whole grant is revoked, so the user must authorize again');
+  const reused = () =>
+    oauthError('invalid_grant', 'the refresh token was already used: the whole grant is revoked, so the user must authorize again');
   if (found.token.rotatedAt !== null) {
     await revokeGrant(db, now, found.grant.id);
     deps.forget?.();
     throw reused();
   }
   const beyond = (requested ?? []).filter((s) => !found.token.scopes.includes(s));
-  if (beyond.length > 0) throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
+  if (beyond.length > 0)
+    throw oauthError('invalid_scope', `scope ${beyond.join(', ')} was not granted: a refresh can only narrow the scopes`);
   // Usable after all (it changed meanwhile): exchange it by id.
   const issued = await rotateRefreshToken(db, now, deps.lifetimes, { refreshTokenId: found.token.id, scopes: requested });
   if (issued) return issued;

@@ -22,6 +22,9 @@ export async function disableFailingEndpoint(engine: EngineContext, endpointId: 
     );
     if (disabled.length === 0) return;
     await failPendingDeliveries(tx, endpointId, 'endpoint disabled automatically after failing for too long', now);
-    logger.warn({ endpoint_id: endpointId, failed_attempts: disabled[0]!.consecutive_failures }, 'webhook endpoint disabled after failing for too long');
+    logger.warn(
+      { endpoint_id: endpointId, failed_attempts: disabled[0]!.consecutive_failures },
+      'webhook endpoint disabled after failing for too long',
+    );
   });
 }

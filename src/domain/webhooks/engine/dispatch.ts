@@ -30,5 +30,8 @@ export async function dispatchAndLease(engine: EngineContext, probe: boolean): P
   if (result.events === DISPATCH_BATCH) engine.wantDispatch = true;
   // Some were left for claiming (endpoints at their share, or a first delay): claim them when due.
   if (result.deliveries > result.leased.length) engine.wantClaim = true;
-  hold(engine, result.leased.map((row) => ({ ...row, leaseUntil: until.getTime() })));
+  hold(
+    engine,
+    result.leased.map((row) => ({ ...row, leaseUntil: until.getTime() })),
+  );
 }

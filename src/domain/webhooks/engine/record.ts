@@ -8,7 +8,13 @@ import type { AttemptOutcome } from '../send.ts';
 import { claimSoon, type ClaimedRow, type EngineContext, type Outcome } from './context.ts';
 import { scheduleFlush } from './flush.ts';
 
-export function recordOutcome(engine: EngineContext, row: ClaimedRow, trigger: Outcome['trigger'], outcome: AttemptOutcome | null, skippedBecause: string | null): void {
+export function recordOutcome(
+  engine: EngineContext,
+  row: ClaimedRow,
+  trigger: Outcome['trigger'],
+  outcome: AttemptOutcome | null,
+  skippedBecause: string | null,
+): void {
   const { clock, settings } = engine.deps;
   const made = outcome ? row.attempts + 1 : row.attempts;
   let status: Outcome['status'];
@@ -28,7 +34,11 @@ export function recordOutcome(engine: EngineContext, row: ClaimedRow, trigger: O
       scheduleDue(engine, next);
     }
   }
-  engine.deps.recorder?.attempt(row.endpoint_id, !outcome ? 'skipped' : status === 'pending' ? 'retry' : status, outcome ? outcome.durationMs / 1000 : null);
+  engine.deps.recorder?.attempt(
+    row.endpoint_id,
+    !outcome ? 'skipped' : status === 'pending' ? 'retry' : status,
+    outcome ? outcome.durationMs / 1000 : null,
+  );
   engine.outcomes.push({
     delivery_id: row.id,
     attempt_id: uuidv7(),
@@ -56,9 +66,12 @@ function scheduleDue(engine: EngineContext, at: Date): void {
   if (ms >= engine.deps.settings.pollIntervalMs || at.getTime() >= engine.dueAt) return;
   clearTimeout(engine.dueTimer);
   engine.dueAt = at.getTime();
-  engine.dueTimer = setTimeout(() => {
-    engine.dueAt = Infinity;
-    claimSoon(engine);
-  }, Math.max(0, ms));
+  engine.dueTimer = setTimeout(
+    () => {
+      engine.dueAt = Infinity;
+      claimSoon(engine);
+    },
+    Math.max(0, ms),
+  );
   engine.dueTimer.unref();
 }

@@ -56,7 +56,11 @@ export async function writeOutcomeRows(engine: EngineContext, batch: Outcome[]):
   );
   const cutoff = now.getTime() - settings.disableAfterMs;
   const failing = updated.filter(
-    (e) => e.enabled && e.consecutive_failures >= settings.disableMinFailures && e.failing_since !== null && new Date(e.failing_since).getTime() <= cutoff,
+    (e) =>
+      e.enabled &&
+      e.consecutive_failures >= settings.disableMinFailures &&
+      e.failing_since !== null &&
+      new Date(e.failing_since).getTime() <= cutoff,
   );
   for (const endpoint of failing) {
     // The outcomes are written; a failure here must not make the caller write them again.
@@ -66,7 +70,13 @@ export async function writeOutcomeRows(engine: EngineContext, batch: Outcome[]):
   }
 }
 
-type EndpointStats = { endpoint_id: string; last_success_at: string | null; last_failure_at: string | null; failures: number; first_failure_at: string | null };
+type EndpointStats = {
+  endpoint_id: string;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  failures: number;
+  first_failure_at: string | null;
+};
 
 /** Per endpoint: the last success, and the failures after it (they count toward disabling). Test sends do not count. */
 function endpointStats(batch: Outcome[]): EndpointStats[] {

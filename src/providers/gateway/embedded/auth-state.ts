@@ -64,7 +64,10 @@ export async function usePostgresAuthState(deps: AuthStateDeps, channelId: strin
     await tx
       .insert(channelSessionKeys)
       .values(rows.map((r) => ({ channelId, type: r.type, keyId: r.keyId, valueSealed: encode(sealer, r.value) })))
-      .onConflictDoUpdate({ target: [channelSessionKeys.channelId, channelSessionKeys.type, channelSessionKeys.keyId], set: { valueSealed: sql`excluded.value_sealed` } });
+      .onConflictDoUpdate({
+        target: [channelSessionKeys.channelId, channelSessionKeys.type, channelSessionKeys.keyId],
+        set: { valueSealed: sql`excluded.value_sealed` },
+      });
   };
 
   return {
@@ -77,7 +80,9 @@ export async function usePostgresAuthState(deps: AuthStateDeps, channelId: strin
           const rows = await db
             .select({ keyId: channelSessionKeys.keyId, value: channelSessionKeys.valueSealed })
             .from(channelSessionKeys)
-            .where(and(eq(channelSessionKeys.channelId, channelId), eq(channelSessionKeys.type, type), inArray(channelSessionKeys.keyId, ids)));
+            .where(
+              and(eq(channelSessionKeys.channelId, channelId), eq(channelSessionKeys.type, type), inArray(channelSessionKeys.keyId, ids)),
+            );
           for (const row of rows) {
             let value = decode(sealer, row.value);
             // Stored as a plain object; the library expects its protobuf class back.
@@ -104,7 +109,13 @@ export async function usePostgresAuthState(deps: AuthStateDeps, channelId: strin
             for (const [type, keyIds] of deletes) {
               await tx
                 .delete(channelSessionKeys)
-                .where(and(eq(channelSessionKeys.channelId, channelId), eq(channelSessionKeys.type, type), inArray(channelSessionKeys.keyId, keyIds)));
+                .where(
+                  and(
+                    eq(channelSessionKeys.channelId, channelId),
+                    eq(channelSessionKeys.type, type),
+                    inArray(channelSessionKeys.keyId, keyIds),
+                  ),
+                );
             }
           });
         },

@@ -33,7 +33,11 @@ export type EmbeddedEngine = {
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
   /** What sending on a session this process holds needs beside the socket: the paired account, the poll key, message statuses. */
-  sendContextOf(channelId: string): { self?: { phone: string }; pollKey: Uint8Array; statusOf(providerMessageId: string): Promise<string | undefined> };
+  sendContextOf(channelId: string): {
+    self?: { phone: string };
+    pollKey: Uint8Array;
+    statusOf(providerMessageId: string): Promise<string | undefined>;
+  };
   /** The session manager (worker role). */
   start(): Promise<void>;
   stop(options: { timeoutMs: number }): Promise<void>;
@@ -105,7 +109,9 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
       await loop.stop({ timeoutMs });
       // Sockets first, then the rows: another worker opens the session only after this one closed it.
       for (const held of [...sessions.values()]) letGo(engine, held, 'shutting down');
-      await releaseSessions(db, { owner }).catch((err: unknown) => logger.warn({ err }, 'embedded engine: could not hand the sessions back; their leases will lapse'));
+      await releaseSessions(db, { owner }).catch((err: unknown) =>
+        logger.warn({ err }, 'embedded engine: could not hand the sessions back; their leases will lapse'),
+      );
     },
 
     wake: () => loop.wake(),

@@ -32,7 +32,6 @@ export type NormalizeContext = InboundContext;
 type Json = Record<string, unknown>;
 type Message = proto.IMessage;
 
-
 export function normalizeSocketEvent(ref: string, input: SocketEvent, context: InboundContext): InboundEvent[] {
   switch (input.event) {
     case 'messages.upsert':
@@ -64,7 +63,8 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
         const own = parleyMessageIdOf(key.id);
         const named = own ? { callbackData: own } : {};
         if (read) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'read', timestamp: read, ...named }];
-        if (delivered) return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'delivered', timestamp: delivered, ...named }];
+        if (delivered)
+          return [{ kind: 'message.status', ref, providerMessageId: key.id, status: 'delivered', timestamp: delivered, ...named }];
         return [];
       });
     case 'connection.update':
@@ -105,7 +105,11 @@ const ACK_ERRORS: Record<string, string> = {
 function ackError(parameters: unknown): { code: string; title: string; message?: string } {
   const params = Array.isArray(parameters) ? parameters.map(String) : [];
   const code = params[0] || 'error';
-  return { code, title: ACK_ERRORS[code] ?? `the service refused the message (error ${code})`, ...(params[1] ? { message: params[1] } : {}) };
+  return {
+    code,
+    title: ACK_ERRORS[code] ?? `the service refused the message (error ${code})`,
+    ...(params[1] ? { message: params[1] } : {}),
+  };
 }
 
 /** Chats Parley keeps: one-to-one chats, and groups when the channel takes them. Status posts, broadcasts and channels never. */
@@ -116,7 +120,11 @@ function isChat(jid: string | null | undefined, context: InboundContext): boolea
 }
 
 /** The other person of a message: phone digits and privacy id, from the jid and its alternate (never our own). */
-function personOf(jid: string | null | undefined, alt: string | null | undefined, context: InboundContext): { phone?: string; lid?: string } {
+function personOf(
+  jid: string | null | undefined,
+  alt: string | null | undefined,
+  context: InboundContext,
+): { phone?: string; lid?: string } {
   const self = context.self ?? {};
   const phone = phoneOfJid(jid) ?? phoneOfJid(alt);
   const lid = lidOfJid(jid) ?? lidOfJid(alt);
@@ -124,7 +132,12 @@ function personOf(jid: string | null | undefined, alt: string | null | undefined
 }
 
 function seconds(value: unknown): Date | undefined {
-  const n = typeof value === 'number' ? value : value && typeof (value as { toNumber?: unknown }).toNumber === 'function' ? (value as { toNumber(): number }).toNumber() : Number(value);
+  const n =
+    typeof value === 'number'
+      ? value
+      : value && typeof (value as { toNumber?: unknown }).toNumber === 'function'
+        ? (value as { toNumber(): number }).toNumber()
+        : Number(value);
   return Number.isFinite(n) && n > 0 ? new Date(n * 1000) : undefined;
 }
 
@@ -132,7 +145,12 @@ const base64 = (bytes: Uint8Array | null | undefined) => (bytes && bytes.length 
 const hex = (bytes: Uint8Array | null | undefined) => (bytes && bytes.length ? Buffer.from(bytes).toString('hex') : undefined);
 const text = (value: string | null | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
 const num = (value: unknown): number | undefined => {
-  const n = typeof value === 'number' ? value : value && typeof (value as { toNumber?: unknown }).toNumber === 'function' ? (value as { toNumber(): number }).toNumber() : undefined;
+  const n =
+    typeof value === 'number'
+      ? value
+      : value && typeof (value as { toNumber?: unknown }).toNumber === 'function'
+        ? (value as { toNumber(): number }).toNumber()
+        : undefined;
   return n !== undefined && Number.isFinite(n) ? n : undefined;
 };
 /** Only the fields that have a value. */
@@ -158,7 +176,15 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     if (protocol.type === ProtocolType.MESSAGE_EDIT && protocol.editedMessage) {
       const edited = contentOf(normalizeMessageContent(protocol.editedMessage) ?? {});
       if (!edited) return [];
-      return [{ kind: 'message.edited', ref, providerMessageId: target, content: edited.content, timestamp: seconds(protocol.timestampMs ? num(protocol.timestampMs)! / 1000 : undefined) ?? timestamp }];
+      return [
+        {
+          kind: 'message.edited',
+          ref,
+          providerMessageId: target,
+          content: edited.content,
+          timestamp: seconds(protocol.timestampMs ? num(protocol.timestampMs)! / 1000 : undefined) ?? timestamp,
+        },
+      ];
     }
     return [];
   }
@@ -220,7 +246,14 @@ const MEDIA_KINDS = [
 ] as const;
 
 /** Message parts that are not chat content: a message with nothing else is skipped. */
-const NOT_CONTENT = new Set(['messageContextInfo', 'senderKeyDistributionMessage', 'keepInChatMessage', 'pinInChatMessage', 'encReactionMessage', 'encEventResponseMessage']);
+const NOT_CONTENT = new Set([
+  'messageContextInfo',
+  'senderKeyDistributionMessage',
+  'keepInChatMessage',
+  'pinInChatMessage',
+  'encReactionMessage',
+  'encEventResponseMessage',
+]);
 
 /** The quoted message an answer names (contextInfo.stanzaId). */
 function replyOf(part: { contextInfo?: proto.IContextInfo | null } | null | undefined): string | undefined {
@@ -235,56 +268,99 @@ export function contentOf(message: Message): Mapped | undefined {
     return { type: 'text', content: { body: t.text ?? '' }, replyTo: replyOf(t) };
   }
   for (const [field, type] of MEDIA_KINDS) {
-    const media = message[field] as (proto.Message.IImageMessage & proto.Message.IDocumentMessage & proto.Message.IAudioMessage & proto.Message.IStickerMessage) | null | undefined;
+    const media = message[field] as
+      | (proto.Message.IImageMessage & proto.Message.IDocumentMessage & proto.Message.IAudioMessage & proto.Message.IStickerMessage)
+      | null
+      | undefined;
     if (media) return mediaOf(type, media);
   }
   if (message.locationMessage) {
     const l = message.locationMessage;
     return {
       type: 'location',
-      content: defined({ latitude: l.degreesLatitude, longitude: l.degreesLongitude, name: text(l.name), address: text(l.address), url: text(l.url) }),
+      content: defined({
+        latitude: l.degreesLatitude,
+        longitude: l.degreesLongitude,
+        name: text(l.name),
+        address: text(l.address),
+        url: text(l.url),
+      }),
       replyTo: replyOf(l),
     };
   }
   if (message.liveLocationMessage) {
     const l = message.liveLocationMessage;
-    return { type: 'location', content: defined({ latitude: l.degreesLatitude, longitude: l.degreesLongitude, name: text(l.caption), live: true }), replyTo: replyOf(l) };
+    return {
+      type: 'location',
+      content: defined({ latitude: l.degreesLatitude, longitude: l.degreesLongitude, name: text(l.caption), live: true }),
+      replyTo: replyOf(l),
+    };
   }
-  if (message.contactMessage) return { type: 'contact', content: { contacts: [contactOf(message.contactMessage)] }, replyTo: replyOf(message.contactMessage) };
+  if (message.contactMessage)
+    return { type: 'contact', content: { contacts: [contactOf(message.contactMessage)] }, replyTo: replyOf(message.contactMessage) };
   if (message.contactsArrayMessage) {
-    return { type: 'contact', content: { contacts: (message.contactsArrayMessage.contacts ?? []).map(contactOf) }, replyTo: replyOf(message.contactsArrayMessage) };
+    return {
+      type: 'contact',
+      content: { contacts: (message.contactsArrayMessage.contacts ?? []).map(contactOf) },
+      replyTo: replyOf(message.contactsArrayMessage),
+    };
   }
   if (message.reactionMessage) {
-    return { type: 'reaction', content: { message_id: message.reactionMessage.key?.id ?? '', reaction: message.reactionMessage.text ?? '' } };
+    return {
+      type: 'reaction',
+      content: { message_id: message.reactionMessage.key?.id ?? '', reaction: message.reactionMessage.text ?? '' },
+    };
   }
   const poll = message.pollCreationMessage ?? message.pollCreationMessageV2 ?? message.pollCreationMessageV3;
   if (poll) {
     return {
       type: 'poll',
-      content: { question: poll.name ?? '', options: (poll.options ?? []).map((o) => o.optionName ?? ''), multiple_answers: poll.selectableOptionsCount !== 1 },
+      content: {
+        question: poll.name ?? '',
+        options: (poll.options ?? []).map((o) => o.optionName ?? ''),
+        multiple_answers: poll.selectableOptionsCount !== 1,
+      },
       replyTo: replyOf(poll),
     };
   }
   if (message.buttonsResponseMessage) {
     const b = message.buttonsResponseMessage;
-    return { type: 'interactive', content: { type: 'button_reply', id: b.selectedButtonId ?? '', title: b.selectedDisplayText ?? '' }, replyTo: replyOf(b) };
+    return {
+      type: 'interactive',
+      content: { type: 'button_reply', id: b.selectedButtonId ?? '', title: b.selectedDisplayText ?? '' },
+      replyTo: replyOf(b),
+    };
   }
   if (message.templateButtonReplyMessage) {
     const b = message.templateButtonReplyMessage;
-    return { type: 'interactive', content: { type: 'button_reply', id: b.selectedId ?? '', title: b.selectedDisplayText ?? '' }, replyTo: replyOf(b) };
+    return {
+      type: 'interactive',
+      content: { type: 'button_reply', id: b.selectedId ?? '', title: b.selectedDisplayText ?? '' },
+      replyTo: replyOf(b),
+    };
   }
   if (message.listResponseMessage) {
     const l = message.listResponseMessage;
     return {
       type: 'interactive',
-      content: defined({ type: 'list_reply', id: l.singleSelectReply?.selectedRowId ?? '', title: l.title ?? '', description: text(l.description) }),
+      content: defined({
+        type: 'list_reply',
+        id: l.singleSelectReply?.selectedRowId ?? '',
+        title: l.title ?? '',
+        description: text(l.description),
+      }),
       replyTo: replyOf(l),
     };
   }
   if (message.interactiveResponseMessage) return interactiveOf(message.interactiveResponseMessage);
-  const kind = Object.keys(message).find((k) => (k === 'conversation' || k.endsWith('Message')) && !NOT_CONTENT.has(k) && message[k as keyof Message]);
+  const kind = Object.keys(message).find(
+    (k) => (k === 'conversation' || k.endsWith('Message')) && !NOT_CONTENT.has(k) && message[k as keyof Message],
+  );
   if (!kind) return undefined;
-  return { type: 'unsupported', content: { errors: [{ code: 'unsupported_type', title: `the embedded engine does not read ${kind} messages` }] } };
+  return {
+    type: 'unsupported',
+    content: { errors: [{ code: 'unsupported_type', title: `the embedded engine does not read ${kind} messages` }] },
+  };
 }
 
 function mediaOf(
@@ -327,9 +403,22 @@ function interactiveOf(r: proto.Message.IInteractiveResponseMessage): Mapped {
   }
   const p = params && typeof params === 'object' ? (params as Json) : undefined;
   if (p && typeof p.id === 'string') {
-    return { type: 'interactive', content: { type: 'button_reply', id: p.id, title: String(p.display_text ?? r.body?.text ?? '') }, replyTo: replyOf(r) };
+    return {
+      type: 'interactive',
+      content: { type: 'button_reply', id: p.id, title: String(p.display_text ?? r.body?.text ?? '') },
+      replyTo: replyOf(r),
+    };
   }
-  return { type: 'interactive', content: defined({ type: 'nfm_reply', name: text(flow?.name), body: text(r.body?.text), response_json: p ?? flow?.paramsJson ?? undefined }), replyTo: replyOf(r) };
+  return {
+    type: 'interactive',
+    content: defined({
+      type: 'nfm_reply',
+      name: text(flow?.name),
+      body: text(r.body?.text),
+      response_json: p ?? flow?.paramsJson ?? undefined,
+    }),
+    replyTo: replyOf(r),
+  };
 }
 
 /** A shared contact as the official engine gives it: {name, phones, emails?, org?}. */
@@ -350,7 +439,10 @@ type Vcard = { fn?: string; given?: string; family?: string; org?: string; phone
 export function parseVcard(vcard: string): Vcard {
   const card: Vcard = { phones: [], emails: [] };
   // Unfold continuation lines (RFC 6350 3.2), then read `[group.]NAME[;params]:value`.
-  const lines = vcard.replace(/\r\n/g, '\n').replace(/\n[ \t]/g, '').split('\n');
+  const lines = vcard
+    .replace(/\r\n/g, '\n')
+    .replace(/\n[ \t]/g, '')
+    .split('\n');
   const unescape = (s: string) => s.replace(/\\n/gi, '\n').replace(/\\([,;\\])/g, '$1');
   for (const line of lines) {
     const colon = line.indexOf(':');
@@ -405,7 +497,9 @@ function voteOf(update: proto.Message.IPollUpdateMessage, key: WAMessageKey, con
   if (!poll?.id || !poll.fromMe || !context.pollKey || !update.vote?.encPayload || !update.vote.encIv) return undefined;
   const secret = pollSecret(context.pollKey, poll.id);
   const self = context.self ?? {};
-  const creators = [self.phone ? `${self.phone}@s.whatsapp.net` : undefined, self.lid ? `${self.lid}@lid` : undefined].filter((j): j is string => !!j);
+  const creators = [self.phone ? `${self.phone}@s.whatsapp.net` : undefined, self.lid ? `${self.lid}@lid` : undefined].filter(
+    (j): j is string => !!j,
+  );
   const voters = [key.participant, key.participantAlt, key.remoteJid, key.remoteJidAlt]
     .filter((j): j is string => typeof j === 'string' && serverOf(j) !== 'g.us')
     .map((j) => `${userOf(j)}@${serverOf(j)}`);
@@ -414,7 +508,10 @@ function voteOf(update: proto.Message.IPollUpdateMessage, key: WAMessageKey, con
     for (const voterJid of new Set(voters)) {
       try {
         const vote = library().decryptPollVote(update.vote, { pollCreatorJid, pollMsgId: poll.id, pollEncKey: secret, voterJid });
-        return { type: 'poll_vote', content: { poll_id: poll.id, selected_option_hashes: (vote.selectedOptions ?? []).map((o) => Buffer.from(o).toString('hex')) } };
+        return {
+          type: 'poll_vote',
+          content: { poll_id: poll.id, selected_option_hashes: (vote.selectedOptions ?? []).map((o) => Buffer.from(o).toString('hex')) },
+        };
       } catch {
         // Not this pair.
       }

@@ -25,7 +25,12 @@ const isMediaHost = (url: URL) => url.protocol === 'https:' && (url.hostname ===
  * https URLs on the service's media hosts, unless the target policy allows private addresses (tests).
  */
 export function mediaUrlOf(source: Record<string, unknown>, targets: TargetPolicy): Result<URL> {
-  const raw = typeof source.url === 'string' && source.url !== '' ? source.url : typeof source.directPath === 'string' && source.directPath.startsWith('/') ? library().getUrlFromDirectPath(source.directPath) : undefined;
+  const raw =
+    typeof source.url === 'string' && source.url !== ''
+      ? source.url
+      : typeof source.directPath === 'string' && source.directPath.startsWith('/')
+        ? library().getUrlFromDirectPath(source.directPath)
+        : undefined;
   if (!raw) return fail({ code: 'media_unavailable', title: 'the message names no media location (url or directPath)', retryable: false });
   let url: URL;
   try {
@@ -34,7 +39,11 @@ export function mediaUrlOf(source: Record<string, unknown>, targets: TargetPolic
     return fail({ code: 'media_url_refused', title: 'the media location is not a URL', retryable: false });
   }
   if (!isMediaHost(url) && !targets.allowPrivate) {
-    return fail({ code: 'media_url_refused', title: `media is fetched only from the service's media hosts (https, *.whatsapp.net), not ${url.host}`, retryable: false });
+    return fail({
+      code: 'media_url_refused',
+      title: `media is fetched only from the service's media hosts (https, *.whatsapp.net), not ${url.host}`,
+      retryable: false,
+    });
   }
   return { ok: true, value: url };
 }
@@ -42,11 +51,14 @@ export function mediaUrlOf(source: Record<string, unknown>, targets: TargetPolic
 /** Downloads and decrypts the media of an inbound message (InboundMedia.source), streamed; a bad MAC or hash fails the stream at its end. */
 export async function downloadEmbeddedMedia(source: Record<string, unknown>, targets: TargetPolicy): Promise<Result<MediaDownload>> {
   const type = String(source.mediaType ?? '');
-  if (!MEDIA_TYPES.has(type)) return fail({ code: 'media_unavailable', title: `not a media type the engine downloads: ${type || 'none'}`, retryable: false });
-  if (typeof source.mediaKey !== 'string' || source.mediaKey === '') return fail({ code: 'media_unavailable', title: 'the message carries no media key', retryable: false });
+  if (!MEDIA_TYPES.has(type))
+    return fail({ code: 'media_unavailable', title: `not a media type the engine downloads: ${type || 'none'}`, retryable: false });
+  if (typeof source.mediaKey !== 'string' || source.mediaKey === '')
+    return fail({ code: 'media_unavailable', title: 'the message carries no media key', retryable: false });
   const max = MEDIA_RULES[type]!.maxBytes;
   const declared = typeof source.fileLength === 'number' ? source.fileLength : undefined;
-  if (declared !== undefined && declared > max) return fail({ code: 'media_too_large', title: `${type} media is ${declared} bytes; the limit is ${max} bytes`, retryable: false });
+  if (declared !== undefined && declared > max)
+    return fail({ code: 'media_too_large', title: `${type} media is ${declared} bytes; the limit is ${max} bytes`, retryable: false });
   const { DEFAULT_ORIGIN, getMediaKeys } = await loadLibrary();
   const url = mediaUrlOf(source, targets);
   if (!url.ok) return url;
@@ -54,9 +66,14 @@ export async function downloadEmbeddedMedia(source: Record<string, unknown>, tar
   const keys = await getMediaKeys(Buffer.from(source.mediaKey, 'base64'), type as MediaType);
   let response;
   try {
-    response = await safeFetch(url.value.toString(), { method: 'GET', headers: { origin: DEFAULT_ORIGIN }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }, targets);
+    response = await safeFetch(
+      url.value.toString(),
+      { method: 'GET', headers: { origin: DEFAULT_ORIGIN }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) },
+      targets,
+    );
   } catch (err) {
-    if (err instanceof UnsafeTargetError) return fail({ code: 'media_url_refused', title: `media URL refused: ${err.message}`, retryable: false });
+    if (err instanceof UnsafeTargetError)
+      return fail({ code: 'media_url_refused', title: `media URL refused: ${err.message}`, retryable: false });
     return fail({ code: 'media_unreachable', title: `media could not be fetched: ${(err as Error).message}`, retryable: true });
   }
   if (response.status >= 300) {
@@ -71,7 +88,8 @@ export async function downloadEmbeddedMedia(source: Record<string, unknown>, tar
   }
   const encrypted = response.body;
   if (!encrypted) return fail({ code: 'media_unreachable', title: 'the media host sent no body', retryable: true });
-  const expectedSha = typeof source.fileSha256 === 'string' && source.fileSha256 !== '' ? Buffer.from(source.fileSha256, 'base64') : undefined;
+  const expectedSha =
+    typeof source.fileSha256 === 'string' && source.fileSha256 !== '' ? Buffer.from(source.fileSha256, 'base64') : undefined;
 
   async function* decrypted(): AsyncGenerator<Uint8Array> {
     const decipher = createDecipheriv('aes-256-cbc', keys.cipherKey, keys.iv);
@@ -96,7 +114,8 @@ export async function downloadEmbeddedMedia(source: Record<string, unknown>, tar
           yield plain;
         }
       }
-      if (tail.length !== MAC_LENGTH || !timingSafeEqual(mac.digest().subarray(0, MAC_LENGTH), tail)) throw new Error('the media failed its integrity check (MAC)');
+      if (tail.length !== MAC_LENGTH || !timingSafeEqual(mac.digest().subarray(0, MAC_LENGTH), tail))
+        throw new Error('the media failed its integrity check (MAC)');
       const last = decipher.final();
       if (last.length) sha.update(last);
       if (expectedSha && !timingSafeEqual(sha.digest(), expectedSha)) throw new Error('the media failed its integrity check (SHA-256)');

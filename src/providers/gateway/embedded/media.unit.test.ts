@@ -18,7 +18,13 @@ async function encrypt(plain: Buffer, type: 'image' | 'document' | 'audio') {
   const bytes = await readFile(out.encFilePath);
   await rm(out.encFilePath, { force: true });
   if (out.originalFilePath) await rm(out.originalFilePath, { force: true });
-  return { bytes, mediaKey: out.mediaKey.toString('base64'), fileSha256: out.fileSha256.toString('base64'), fileEncSha256: out.fileEncSha256.toString('base64'), fileLength: out.fileLength };
+  return {
+    bytes,
+    mediaKey: out.mediaKey.toString('base64'),
+    fileSha256: out.fileSha256.toString('base64'),
+    fileEncSha256: out.fileEncSha256.toString('base64'),
+    fileLength: out.fileLength,
+  };
 }
 
 const files = new Map<string, Buffer>();
@@ -49,11 +55,25 @@ async function collect(download: MediaDownload): Promise<Buffer> {
 }
 
 test('media encrypted by the library comes back as the original bytes, with its declared type and size', async () => {
-  for (const [type, size] of [['image', 1234], ['document', 70_001], ['audio', 16]] as const) {
+  for (const [type, size] of [
+    ['image', 1234],
+    ['document', 70_001],
+    ['audio', 16],
+  ] as const) {
     const plain = randomBytes(size);
     const enc = await encrypt(plain, type);
     files.set(`/${type}.enc`, enc.bytes);
-    const result = await downloadEmbeddedMedia({ mediaType: type, url: `${base}/${type}.enc`, mediaKey: enc.mediaKey, fileSha256: enc.fileSha256, fileLength: enc.fileLength, mimetype: 'x/y' }, LOOPBACK);
+    const result = await downloadEmbeddedMedia(
+      {
+        mediaType: type,
+        url: `${base}/${type}.enc`,
+        mediaKey: enc.mediaKey,
+        fileSha256: enc.fileSha256,
+        fileLength: enc.fileLength,
+        mimetype: 'x/y',
+      },
+      LOOPBACK,
+    );
     assert.equal(result.ok, true, JSON.stringify(result));
     if (!result.ok) return;
     assert.deepEqual([result.value.mimeType, result.value.size], ['x/y', size]);
@@ -73,11 +93,17 @@ test('tampered bytes or a wrong hash fail the stream before it ends', async () =
   await assert.rejects(collect(bad.value), /integrity check \(MAC\)/);
 
   files.set('/good.enc', enc.bytes);
-  const wrongHash = await downloadEmbeddedMedia({ mediaType: 'image', url: `${base}/good.enc`, mediaKey: enc.mediaKey, fileSha256: Buffer.alloc(32).toString('base64') }, LOOPBACK);
+  const wrongHash = await downloadEmbeddedMedia(
+    { mediaType: 'image', url: `${base}/good.enc`, mediaKey: enc.mediaKey, fileSha256: Buffer.alloc(32).toString('base64') },
+    LOOPBACK,
+  );
   assert.ok(wrongHash.ok);
   await assert.rejects(collect(wrongHash.value), /integrity check \(SHA-256\)/);
 
-  const wrongKey = await downloadEmbeddedMedia({ mediaType: 'image', url: `${base}/good.enc`, mediaKey: randomBytes(32).toString('base64') }, LOOPBACK);
+  const wrongKey = await downloadEmbeddedMedia(
+    { mediaType: 'image', url: `${base}/good.enc`, mediaKey: randomBytes(32).toString('base64') },
+    LOOPBACK,
+  );
   assert.ok(wrongKey.ok);
   await assert.rejects(collect(wrongKey.value), /integrity check/);
 });
@@ -97,7 +123,10 @@ test('only the service media hosts are fetched (unless private targets are allow
   const hostUrl = mediaUrlOf({ url: 'https://mmg.whatsapp.net/d/f/abc.enc' }, production);
   assert.equal(hostUrl.ok, true);
 
-  const huge = await downloadEmbeddedMedia({ mediaType: 'image', url: `${base}/good.enc`, mediaKey: 'AAAA', fileLength: 6 * 1024 * 1024 }, LOOPBACK);
+  const huge = await downloadEmbeddedMedia(
+    { mediaType: 'image', url: `${base}/good.enc`, mediaKey: 'AAAA', fileLength: 6 * 1024 * 1024 },
+    LOOPBACK,
+  );
   assert.deepEqual(!huge.ok && [huge.error.code, huge.error.retryable], ['media_too_large', false]);
   const noKey = await downloadEmbeddedMedia({ mediaType: 'image', url: `${base}/good.enc` }, LOOPBACK);
   assert.equal(!noKey.ok && noKey.error.code, 'media_unavailable');

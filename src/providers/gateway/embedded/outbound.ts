@@ -41,7 +41,13 @@ const MEDIA_FETCH_TIMEOUT_MS = 30_000;
 /** A link preview's thumbnail is decoration: a larger one is left out rather than failing the message. */
 const THUMBNAIL_MAX_BYTES = 300 * 1024;
 
-const PRESENCE: Record<string, WAPresence> = { typing: 'composing', recording: 'recording', paused: 'paused', available: 'available', unavailable: 'unavailable' };
+const PRESENCE: Record<string, WAPresence> = {
+  typing: 'composing',
+  recording: 'recording',
+  paused: 'paused',
+  available: 'available',
+  unavailable: 'unavailable',
+};
 
 /** What one message becomes: a message, a read receipt, a presence, or an answer with no call. */
 type Plan =
@@ -55,9 +61,14 @@ type Plan =
  * ids.ts libraryMessageId) is the provider message id; read receipts, presences and the answers that
  * need no call have none.
  */
-export async function sendThroughSocket(socket: EngineSocket, message: OutboundMessage, context: OutboundContext): Promise<Result<{ providerMessageId?: string }>> {
+export async function sendThroughSocket(
+  socket: EngineSocket,
+  message: OutboundMessage,
+  context: OutboundContext,
+): Promise<Result<{ providerMessageId?: string }>> {
   const to = message.to.replace(/^\+/, '');
-  if (!/^\d{5,20}$/.test(to)) return fail({ code: 'invalid_recipient', title: `${message.to} is not a phone number in international digits`, retryable: false });
+  if (!/^\d{5,20}$/.test(to))
+    return fail({ code: 'invalid_recipient', title: `${message.to} is not a phone number in international digits`, retryable: false });
   let plan: Result<Plan>;
   try {
     plan = await planOf(message, to, context);
@@ -88,10 +99,20 @@ export async function sendThroughSocket(socket: EngineSocket, message: OutboundM
         const jid = await recipientJid(socket, to, timeoutMs);
         if (!jid.ok) return jid;
         const content = retarget(step.content, jid.value);
-        const options = step.options?.quoted ? { ...step.options, quoted: { ...step.options.quoted, key: { ...step.options.quoted.key, remoteJid: jid.value } } } : step.options;
-        const sent = await withTimeout(socket.sendMessage(jid.value, content, { ...options, messageId: libraryMessageId(message.id) }), timeoutMs);
+        const options = step.options?.quoted
+          ? { ...step.options, quoted: { ...step.options.quoted, key: { ...step.options.quoted.key, remoteJid: jid.value } } }
+          : step.options;
+        const sent = await withTimeout(
+          socket.sendMessage(jid.value, content, { ...options, messageId: libraryMessageId(message.id) }),
+          timeoutMs,
+        );
         const id = sent?.key?.id;
-        if (!id) return fail({ code: 'no_message_id', title: 'the library sent nothing for this message (it returned no message)', retryable: false });
+        if (!id)
+          return fail({
+            code: 'no_message_id',
+            title: 'the library sent nothing for this message (it returned no message)',
+            retryable: false,
+          });
         return ok({ providerMessageId: id });
       }
       default:
@@ -141,7 +162,9 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
     // The library takes the number's digits (or a jid) and answers with the account's own address.
     const answer = await withTimeout(socket.onWhatsApp(phone), timeoutMs);
     const found = (answer ?? []).find((a) => a.exists && typeof a.jid === 'string' && a.jid !== '');
-    known = found ? { jid: found.jid.includes('@') ? found.jid : jidOfPhone(found.jid), until: now + RECIPIENT_TTL_MS } : { until: now + ABSENT_TTL_MS };
+    known = found
+      ? { jid: found.jid.includes('@') ? found.jid : jidOfPhone(found.jid), until: now + RECIPIENT_TTL_MS }
+      : { until: now + ABSENT_TTL_MS };
     remember(cache, phone, known);
   }
   if (!known.jid) {
@@ -159,7 +182,12 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
 // Parley's content -> the library's.
 
 /** A key naming a message of this chat by its provider id. */
-const keyOf = (to: string, id: string, fromMe: boolean, participant?: string): WAMessageKey => ({ remoteJid: jidOfPhone(to), id, fromMe, ...(participant ? { participant } : {}) });
+const keyOf = (to: string, id: string, fromMe: boolean, participant?: string): WAMessageKey => ({
+  remoteJid: jidOfPhone(to),
+  id,
+  fromMe,
+  ...(participant ? { participant } : {}),
+});
 
 /** Whether a provider message id names a message the business sent (by the status Parley holds for it); undefined when Parley does not know it. */
 async function isOurs(context: OutboundContext, providerMessageId: string): Promise<boolean | undefined> {
@@ -174,13 +202,17 @@ async function quoteOf(context: OutboundContext, to: string, replyTo: unknown): 
   const r = replyTo as { id?: unknown; participant?: unknown };
   if (typeof r.id !== 'string') return undefined;
   const fromMe = (await isOurs(context, r.id)) ?? false;
-  const quoted: WAMessage = { key: keyOf(to, r.id, fromMe, typeof r.participant === 'string' ? r.participant : undefined), message: { conversation: '' } };
+  const quoted: WAMessage = {
+    key: keyOf(to, r.id, fromMe, typeof r.participant === 'string' ? r.participant : undefined),
+    message: { conversation: '' },
+  };
   return { quoted };
 }
 
 async function planOf(message: OutboundMessage, to: string, context: OutboundContext): Promise<Result<Plan>> {
   const c = message.content as Json;
-  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => ok({ kind: 'send', content, options: await quoteOf(context, to, replyTo) });
+  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> =>
+    ok({ kind: 'send', content, options: await quoteOf(context, to, replyTo) });
   switch (message.type) {
     case 'text':
       return send({ text: String(c.body), linkPreview: null }, c.reply_to);
@@ -195,7 +227,14 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     }
     case 'location':
       return send(
-        { location: { degreesLatitude: Number(c.latitude), degreesLongitude: Number(c.longitude), name: c.name as string | undefined, address: c.address as string | undefined } },
+        {
+          location: {
+            degreesLatitude: Number(c.latitude),
+            degreesLongitude: Number(c.longitude),
+            name: c.name as string | undefined,
+            address: c.address as string | undefined,
+          },
+        },
         c.reply_to,
       );
     case 'contact': {
@@ -205,13 +244,23 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     case 'reaction': {
       const id = String(c.message_id);
       const fromMe = (await isOurs(context, id)) ?? c.from_me !== false;
-      return send({ react: { text: String(c.reaction ?? ''), key: keyOf(to, id, fromMe, typeof c.participant === 'string' ? c.participant : undefined) } });
+      return send({
+        react: {
+          text: String(c.reaction ?? ''),
+          key: keyOf(to, id, fromMe, typeof c.participant === 'string' ? c.participant : undefined),
+        },
+      });
     }
     case 'mark_as_read':
       return ok({ kind: 'read', keys: [keyOf(to, String(c.message_id), false)] });
     case 'presence': {
       const presence = PRESENCE[String(c.state)];
-      if (!presence) return fail({ code: 'unsupported_presence', title: `presence state ${String(c.state)} is not one the engine can show`, retryable: false });
+      if (!presence)
+        return fail({
+          code: 'unsupported_presence',
+          title: `presence state ${String(c.state)} is not one the engine can show`,
+          retryable: false,
+        });
       return ok({ kind: 'presence', presence, global: presence === 'available' || presence === 'unavailable' });
     }
     case 'poll': {
@@ -235,16 +284,29 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     }
     case 'edit_message': {
       const id = String(c.message_id);
-      if ((await isOurs(context, id)) === false) return fail({ code: 'not_editable', title: 'only messages the business sent can be edited; this one was received', retryable: false });
+      if ((await isOurs(context, id)) === false)
+        return fail({
+          code: 'not_editable',
+          title: 'only messages the business sent can be edited; this one was received',
+          retryable: false,
+        });
       return send({ text: String(c.body), edit: keyOf(to, id, true), linkPreview: null });
     }
     case 'delete_message': {
       const id = String(c.message_id);
       if (c.for_everyone === false) {
-        return fail({ code: 'unsupported', title: 'the embedded engine deletes messages for everyone only (for_everyone: false would delete on this linked device alone)', retryable: false });
+        return fail({
+          code: 'unsupported',
+          title: 'the embedded engine deletes messages for everyone only (for_everyone: false would delete on this linked device alone)',
+          retryable: false,
+        });
       }
       if ((await isOurs(context, id)) === false) {
-        return fail({ code: 'not_deletable', title: 'only messages the business sent can be deleted for everyone; this one was received', retryable: false });
+        return fail({
+          code: 'not_deletable',
+          title: 'only messages the business sent can be deleted for everyone; this one was received',
+          retryable: false,
+        });
       }
       return send({ delete: keyOf(to, id, true) });
     }
@@ -257,20 +319,29 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     case 'message_media_download': {
       // Inbound media is downloaded and stored when it arrives (GET /v1/messages/{id}/media).
       if (typeof c.message_id !== 'string') {
-        return fail({ code: 'unsupported', title: 'the embedded engine names media by the message that carried it: give content.message_id', retryable: false });
+        return fail({
+          code: 'unsupported',
+          title: 'the embedded engine names media by the message that carried it: give content.message_id',
+          retryable: false,
+        });
       }
       const status = await context.statusOf?.(c.message_id);
       if (status === undefined) return fail(unknownMessage(c.message_id));
       return ok({ kind: 'answered' });
     }
     default: {
-      if (!SIMPLIFIED_TYPES.has(message.type)) return fail({ code: 'unsupported_type', title: `the embedded engine cannot send ${message.type} messages`, retryable: false });
+      if (!SIMPLIFIED_TYPES.has(message.type))
+        return fail({ code: 'unsupported_type', title: `the embedded engine cannot send ${message.type} messages`, retryable: false });
       return simplifiedPlan(formatSimplified(message.type, c), context);
     }
   }
 }
 
-const unknownMessage = (id: string): ProviderError => ({ code: 'message_not_found', title: `no message with provider id ${id} on this channel`, retryable: false });
+const unknownMessage = (id: string): ProviderError => ({
+  code: 'message_not_found',
+  title: `no message with provider id ${id} on this channel`,
+  retryable: false,
+});
 
 /** Simplified formatting: the text alone, or the header's media with the text as its caption. */
 async function simplifiedPlan(simplified: Simplified, context: OutboundContext): Promise<Result<Plan>> {
@@ -307,7 +378,11 @@ function mediaContent(type: string, media: Fetched, c: Json): AnyMessageContent 
 
 /** A vCard 3.0 for a shared contact (the card the phone shows and saves). */
 export function vcardOf(c: Json): string {
-  const esc = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/([,;])/g, '\\$1');
+  const esc = (s: string) =>
+    s
+      .replace(/\\/g, '\\\\')
+      .replace(/\n/g, '\\n')
+      .replace(/([,;])/g, '\\$1');
   const name = String(c.full_name);
   const phone = String(c.phone);
   const digits = phone.replace(/\D/g, '');
@@ -322,10 +397,16 @@ export function vcardOf(c: Json): string {
 /** The preview a link message shows, from the content's own title, description and thumbnail (nothing is fetched but the thumbnail). */
 async function linkPreviewOf(url: string, c: Json, targets: TargetPolicy): Promise<WAUrlInfo | null> {
   if (typeof c.title !== 'string' || c.title === '') return null;
-  const preview: WAUrlInfo = { 'canonical-url': url, 'matched-text': url, title: c.title, ...(typeof c.description === 'string' ? { description: c.description } : {}) };
+  const preview: WAUrlInfo = {
+    'canonical-url': url,
+    'matched-text': url,
+    title: c.title,
+    ...(typeof c.description === 'string' ? { description: c.description } : {}),
+  };
   if (typeof c.thumbnail_url === 'string') {
     const thumb = await fetchBytes(c.thumbnail_url, THUMBNAIL_MAX_BYTES, targets).catch(() => undefined);
-    if (thumb?.ok && (thumb.value.mimeType === 'image/jpeg' || thumb.value.mimeType === 'image/png')) preview.jpegThumbnail = thumb.value.bytes;
+    if (thumb?.ok && (thumb.value.mimeType === 'image/jpeg' || thumb.value.mimeType === 'image/png'))
+      preview.jpegThumbnail = thumb.value.bytes;
   }
   return preview;
 }
@@ -339,7 +420,8 @@ async function fetchMedia(url: string, type: string, targets: TargetPolicy): Pro
   try {
     fetched = await fetchBytes(url, max, targets);
   } catch (err) {
-    if (err instanceof UnsafeTargetError) return fail({ code: 'media_url_refused', title: `media URL refused: ${err.message}`, retryable: false });
+    if (err instanceof UnsafeTargetError)
+      return fail({ code: 'media_url_refused', title: `media URL refused: ${err.message}`, retryable: false });
     return fail({ code: 'media_unreachable', title: `media URL could not be fetched: ${(err as Error).message}`, retryable: true });
   }
   if (!fetched.ok) return fetched;
@@ -360,7 +442,11 @@ async function fetchBytes(url: string, max: number, targets: TargetPolicy): Prom
   const response = await safeFetch(url, { method: 'GET', signal: AbortSignal.timeout(MEDIA_FETCH_TIMEOUT_MS) }, targets);
   try {
     if (response.status >= 300) {
-      return fail({ code: 'media_unreachable', title: `media URL answered HTTP ${response.status}`, retryable: response.status >= 500 || response.status === 429 });
+      return fail({
+        code: 'media_unreachable',
+        title: `media URL answered HTTP ${response.status}`,
+        retryable: response.status >= 500 || response.status === 429,
+      });
     }
     const mimeType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() || undefined;
     const declared = Number(response.headers.get('content-length') ?? NaN);
@@ -386,7 +472,12 @@ class CallTimeout extends Error {}
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CallTimeout(`no answer from the library within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new CallTimeout(`no answer from the library within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -412,7 +503,8 @@ export function classifyLibraryError(err: unknown): ProviderError {
     }
     return { code: 'library_error', title: message, ...(detail ? { message: detail } : {}), retryable: false };
   }
-  if (status === 401) return { code: '401', title: message || 'the session was logged out', retryable: false, channelFault: true, scope: 'channel' };
+  if (status === 401)
+    return { code: '401', title: message || 'the session was logged out', retryable: false, channelFault: true, scope: 'channel' };
   if (status === 408) return { code: 'timeout', title: message || 'timed out', retryable: true };
   return { code: String(status), title: message, ...(detail ? { message: detail } : {}), retryable: RETRYABLE_STATUS.has(status) };
 }
@@ -421,7 +513,9 @@ export function classifyLibraryError(err: unknown): ProviderError {
 function safeDetail(data: unknown): string | undefined {
   if (typeof data === 'string') return data.slice(0, 500);
   try {
-    const text = JSON.stringify(data, (_k, v) => (v instanceof Uint8Array || (v && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer') ? '[bytes]' : v));
+    const text = JSON.stringify(data, (_k, v) =>
+      v instanceof Uint8Array || (v && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer') ? '[bytes]' : v,
+    );
     return text === undefined || text === '{}' ? undefined : text.slice(0, 500);
   } catch {
     return undefined;

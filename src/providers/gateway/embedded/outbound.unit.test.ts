@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { generateWAMessage, proto, type AnyMessageContent, type MiscMessageGenerationOptions, type WAMessage, type WAMessageKey, type WAPresence } from 'baileys';
+import {
+  generateWAMessage,
+  proto,
+  type AnyMessageContent,
+  type MiscMessageGenerationOptions,
+  type WAMessage,
+  type WAMessageKey,
+  type WAPresence,
+} from 'baileys';
 import { uuidv7 } from '../../../lib/ids.ts';
 import type { OutboundMessage } from '../../provider.ts';
 import { libraryMessageId, parleyMessageIdOf, pollSecret } from './ids.ts';
@@ -19,7 +27,9 @@ type Call =
   | { call: 'onWhatsApp'; numbers: string[] };
 
 /** A scripted socket: records every call; answers as the service would (or as the test says). */
-function recordingSocket(script: { onWhatsApp?: (n: string) => Array<{ jid: string; exists: boolean }>; sendMessage?: () => Promise<WAMessage | undefined> } = {}) {
+function recordingSocket(
+  script: { onWhatsApp?: (n: string) => Array<{ jid: string; exists: boolean }>; sendMessage?: () => Promise<WAMessage | undefined> } = {},
+) {
   const calls: Call[] = [];
   const socket: EngineSocket = {
     ev: { on: () => undefined, off: () => undefined },
@@ -27,7 +37,10 @@ function recordingSocket(script: { onWhatsApp?: (n: string) => Array<{ jid: stri
     async sendMessage(jid, content, options) {
       calls.push({ call: 'sendMessage', jid, content, options });
       if (script.sendMessage) return script.sendMessage();
-      return proto.WebMessageInfo.fromObject({ key: { remoteJid: jid, fromMe: true, id: options?.messageId ?? 'X' }, messageTimestamp: 1 }) as WAMessage;
+      return proto.WebMessageInfo.fromObject({
+        key: { remoteJid: jid, fromMe: true, id: options?.messageId ?? 'X' },
+        messageTimestamp: 1,
+      }) as WAMessage;
     },
     async readMessages(keys) {
       calls.push({ call: 'readMessages', keys });
@@ -60,14 +73,17 @@ before(async () => {
     fetched.push(req.url!);
     const url = new URL(req.url!, 'http://x');
     if (url.pathname === '/image.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-    if (url.pathname === '/thumb.jpg') return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    if (url.pathname === '/thumb.jpg')
+      return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     if (url.pathname === '/clip.mp4') return res.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.alloc(100));
     if (url.pathname === '/voice.ogg') return res.writeHead(200, { 'content-type': 'audio/ogg' }).end(Buffer.alloc(100));
     if (url.pathname === '/song.mp3') return res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(Buffer.alloc(100));
     if (url.pathname === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from('%PDF-1.4'));
     if (url.pathname === '/sticker.webp') return res.writeHead(200, { 'content-type': 'image/webp' }).end(WEBP_STATIC);
-    if (url.pathname === '/big-sticker.webp') return res.writeHead(200, { 'content-type': 'image/webp' }).end(Buffer.concat([WEBP_STATIC, Buffer.alloc(150 * 1024)]));
-    if (url.pathname === '/huge.png') return res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(6 * 1024 * 1024) }).end();
+    if (url.pathname === '/big-sticker.webp')
+      return res.writeHead(200, { 'content-type': 'image/webp' }).end(Buffer.concat([WEBP_STATIC, Buffer.alloc(150 * 1024)]));
+    if (url.pathname === '/huge.png')
+      return res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(6 * 1024 * 1024) }).end();
     if (url.pathname === '/endless.png') {
       // No declared length: the bytes run past the limit while they are read.
       res.writeHead(200, { 'content-type': 'image/png' });
@@ -126,7 +142,12 @@ test('text: plain, and a quoted reply with a minimal key; the library never buil
   const toOurs = await sendOne('text', { body: 'as I said', reply_to: { id: '3EB0OURS' } });
   assert.deepEqual(toOurs.sends()[0]!.options?.quoted?.key, { remoteJid: JID, id: '3EB0OURS', fromMe: true });
   const unknown = await sendOne('text', { body: 'hm', reply_to: { id: 'ABC', participant: '4917@s.whatsapp.net' } });
-  assert.deepEqual(unknown.sends()[0]!.options?.quoted?.key, { remoteJid: JID, id: 'ABC', fromMe: false, participant: '4917@s.whatsapp.net' });
+  assert.deepEqual(unknown.sends()[0]!.options?.quoted?.key, {
+    remoteJid: JID,
+    id: 'ABC',
+    fromMe: false,
+    participant: '4917@s.whatsapp.net',
+  });
   assert.ok(unknown.sends()[0]!.options?.quoted?.message, 'the quoted message has content for the library to quote');
 });
 
@@ -182,14 +203,31 @@ test('media over the type limit, refused or unreachable: nothing is sent', async
 
 test('location, contact card, reaction and its removal', async () => {
   const loc = await sendOne('location', { name: 'Shop', address: 'Main St 1', latitude: 52.5, longitude: 13.4 });
-  assert.deepEqual(loc.sends()[0]!.content, { location: { degreesLatitude: 52.5, degreesLongitude: 13.4, name: 'Shop', address: 'Main St 1' } });
+  assert.deepEqual(loc.sends()[0]!.content, {
+    location: { degreesLatitude: 52.5, degreesLongitude: 13.4, name: 'Shop', address: 'Main St 1' },
+  });
 
-  const contact = await sendOne('contact', { full_name: 'Ana Souza; Jr', phone: '+55 11 91234-5678', phone_type: 'WORK', organization: 'Acme, Inc' });
-  const card = contact.sends()[0]!.content as { contacts: { displayName: string; contacts: Array<{ displayName: string; vcard: string }> } };
+  const contact = await sendOne('contact', {
+    full_name: 'Ana Souza; Jr',
+    phone: '+55 11 91234-5678',
+    phone_type: 'WORK',
+    organization: 'Acme, Inc',
+  });
+  const card = contact.sends()[0]!.content as {
+    contacts: { displayName: string; contacts: Array<{ displayName: string; vcard: string }> };
+  };
   assert.equal(card.contacts.displayName, 'Ana Souza; Jr');
   assert.equal(
     card.contacts.contacts[0]!.vcard,
-    ['BEGIN:VCARD', 'VERSION:3.0', 'FN:Ana Souza\\; Jr', 'N:Ana Souza\\; Jr;;;;', 'ORG:Acme\\, Inc', 'TEL;type=WORK;type=VOICE;waid=5511912345678:+55 11 91234-5678', 'END:VCARD'].join('\n'),
+    [
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'FN:Ana Souza\\; Jr',
+      'N:Ana Souza\\; Jr;;;;',
+      'ORG:Acme\\, Inc',
+      'TEL;type=WORK;type=VOICE;waid=5511912345678:+55 11 91234-5678',
+      'END:VCARD',
+    ].join('\n'),
   );
 
   const react = await sendOne('reaction', { message_id: 'wamid.CUSTOMER', reaction: '👍', from_me: true });
@@ -202,7 +240,9 @@ test('location, contact card, reaction and its removal', async () => {
 test('poll: single and multiple answers; with the poll key its secret is derived from its id', async () => {
   const key = Buffer.alloc(32, 7);
   const single = await sendOne('poll', { question: 'Size?', options: ['S', 'M'], multiple_answers: false }, { pollKey: key });
-  const poll = (single.sends()[0]!.content as { poll: { name: string; values: string[]; selectableCount: number; messageSecret?: Uint8Array } }).poll;
+  const poll = (
+    single.sends()[0]!.content as { poll: { name: string; values: string[]; selectableCount: number; messageSecret?: Uint8Array } }
+  ).poll;
   assert.deepEqual([poll.name, poll.values, poll.selectableCount], ['Size?', ['S', 'M'], 1]);
   assert.deepEqual(poll.messageSecret, pollSecret(key, libraryMessageId(single.message.id)));
   const multiple = await sendOne('poll', { question: 'Toppings?', options: ['A', 'B', 'C'], multiple_answers: true });
@@ -214,16 +254,25 @@ test('poll: single and multiple answers; with the poll key its secret is derived
 test('link: the text carries the URL; the preview comes from the content, its thumbnail fetched here', async () => {
   const bare = await sendOne('link', { url: 'https://example.invalid/a' });
   assert.deepEqual(bare.sends()[0]!.content, { text: 'https://example.invalid/a', linkPreview: null });
-  const rich = await sendOne('link', { url: 'https://example.invalid/a', body: 'New arrivals', title: 'Spring', description: 'See them', thumbnail_url: `${base}/thumb.jpg` });
-  const c = rich.sends()[0]!.content as unknown as { text: string; linkPreview: Record<string, unknown> };
-  assert.equal(c.text, 'New arrivals\n\nhttps://example.invalid/a');
-  assert.deepEqual({ ...c.linkPreview, jpegThumbnail: undefined }, {
-    'canonical-url': 'https://example.invalid/a',
-    'matched-text': 'https://example.invalid/a',
+  const rich = await sendOne('link', {
+    url: 'https://example.invalid/a',
+    body: 'New arrivals',
     title: 'Spring',
     description: 'See them',
-    jpegThumbnail: undefined,
+    thumbnail_url: `${base}/thumb.jpg`,
   });
+  const c = rich.sends()[0]!.content as unknown as { text: string; linkPreview: Record<string, unknown> };
+  assert.equal(c.text, 'New arrivals\n\nhttps://example.invalid/a');
+  assert.deepEqual(
+    { ...c.linkPreview, jpegThumbnail: undefined },
+    {
+      'canonical-url': 'https://example.invalid/a',
+      'matched-text': 'https://example.invalid/a',
+      title: 'Spring',
+      description: 'See them',
+      jpegThumbnail: undefined,
+    },
+  );
   assert.deepEqual(c.linkPreview.jpegThumbnail, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
 });
 
@@ -247,7 +296,10 @@ test('presence and mark as read are calls of their own, with no provider id', as
   const typing = await sendOne('presence', { state: 'typing' });
   assert.deepEqual(typing.calls.at(-1), { call: 'sendPresenceUpdate', type: 'composing', jid: JID });
   assert.deepEqual(typing.result, { ok: true, value: {} });
-  for (const [state, type] of [['recording', 'recording'], ['paused', 'paused']] as const) {
+  for (const [state, type] of [
+    ['recording', 'recording'],
+    ['paused', 'paused'],
+  ] as const) {
     const r = await sendOne('presence', { state });
     assert.deepEqual(r.calls.at(-1), { call: 'sendPresenceUpdate', type, jid: JID });
   }
@@ -280,7 +332,15 @@ test('simplified formatting: buttons, lists, links, carousels, products, templat
     return c.text ?? c.caption;
   };
   assert.equal(
-    await text('buttons', { body: 'Pick one', header: 'Hi', footer: 'Shop', buttons: [{ id: 'a', title: 'Yes' }, { id: 'b', title: 'No' }] }),
+    await text('buttons', {
+      body: 'Pick one',
+      header: 'Hi',
+      footer: 'Shop',
+      buttons: [
+        { id: 'a', title: 'Yes' },
+        { id: 'b', title: 'No' },
+      ],
+    }),
     '*Hi*\n\nPick one\n\n1. Yes\n2. No\n\n_Shop_\n\nReply with the number of your choice.',
   );
   assert.equal(
@@ -289,30 +349,59 @@ test('simplified formatting: buttons, lists, links, carousels, products, templat
       button_text: 'Open',
       sections: [
         { title: 'Drinks', rows: [{ id: '1', title: 'Tea', description: 'hot' }] },
-        { title: 'Food', rows: [{ id: '2', title: 'Cake' }, { id: '3', title: 'Pie' }] },
+        {
+          title: 'Food',
+          rows: [
+            { id: '2', title: 'Cake' },
+            { id: '3', title: 'Pie' },
+          ],
+        },
       ],
     }),
     'Menu\n\n_Open_\n\n*Drinks*\n1. Tea (hot)\n\n*Food*\n2. Cake\n3. Pie\n\nReply with the number of your choice.',
   );
-  assert.equal(await text('cta_url', { body: 'Track it', display_text: 'Track', url: 'https://example.invalid/t' }), 'Track it\n\nTrack: https://example.invalid/t');
+  assert.equal(
+    await text('cta_url', { body: 'Track it', display_text: 'Track', url: 'https://example.invalid/t' }),
+    'Track it\n\nTrack: https://example.invalid/t',
+  );
   assert.equal(
     await text('media_carousel', {
       body: 'Deals',
       cards: [
-        { media_type: 'image', media_url: `${base}/image.png`, body: 'Shoes', buttons: [{ type: 'url', title: 'Buy', url: 'https://example.invalid/s' }] },
+        {
+          media_type: 'image',
+          media_url: `${base}/image.png`,
+          body: 'Shoes',
+          buttons: [{ type: 'url', title: 'Buy', url: 'https://example.invalid/s' }],
+        },
         { media_type: 'image', media_url: `${base}/image.png`, buttons: [{ type: 'url', title: 'Buy', url: 'https://example.invalid/h' }] },
       ],
     }),
     'Deals\n\n*1.* Shoes\n   Buy: https://example.invalid/s\n\n*2.*\n   Buy: https://example.invalid/h',
   );
-  assert.equal(await text('product_carousel', { body: 'Picks', catalog_id: 'c', products: [{ product_retailer_id: 'p1' }, { product_retailer_id: 'p2' }] }), 'Picks\n\n1. p1\n2. p2\n\nReply with the number of your choice.');
+  assert.equal(
+    await text('product_carousel', {
+      body: 'Picks',
+      catalog_id: 'c',
+      products: [{ product_retailer_id: 'p1' }, { product_retailer_id: 'p2' }],
+    }),
+    'Picks\n\n1. p1\n2. p2\n\nReply with the number of your choice.',
+  );
   assert.equal(await text('single_product', { catalog_id: 'c', product_retailer_id: 'p1', body: 'This one' }), 'This one\n\n*Product*: p1');
   assert.equal(
-    await text('multi_product', { catalog_id: 'c', header: 'Sale', body: 'Two', sections: [{ title: 'A', product_retailer_ids: ['p1', 'p2'] }] }),
+    await text('multi_product', {
+      catalog_id: 'c',
+      header: 'Sale',
+      body: 'Two',
+      sections: [{ title: 'A', product_retailer_ids: ['p1', 'p2'] }],
+    }),
     '*Sale*\n\nTwo\n\n*A*\n1. p1\n2. p2\n\nReply with the number of your choice.',
   );
   assert.equal(await text('catalog', { body: 'Our catalog', footer: 'Shop' }), 'Our catalog\n\n_Shop_');
-  assert.equal(await text('address', { body: 'Where to?', country: 'IN', values: { city: 'Pune' } }), 'Where to?\n\ncity: Pune\n\nPlease reply with your full address.');
+  assert.equal(
+    await text('address', { body: 'Where to?', country: 'IN', values: { city: 'Pune' } }),
+    'Where to?\n\ncity: Pune\n\nPlease reply with your full address.',
+  );
   assert.equal(await text('location_request', { body: 'Where are you?' }), 'Where are you?\n\nPlease share your location (📎 → Location).');
   assert.equal(
     await text('template', {
@@ -321,7 +410,13 @@ test('simplified formatting: buttons, lists, links, carousels, products, templat
         language: { code: 'en' },
         components: [
           { type: 'header', parameters: [{ type: 'text', text: 'Order 7' }] },
-          { type: 'body', parameters: [{ type: 'text', text: 'Ana' }, { type: 'text', text: 'shipped' }] },
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Ana' },
+              { type: 'text', text: 'shipped' },
+            ],
+          },
           { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'Track' }] },
         ],
       },
@@ -330,7 +425,11 @@ test('simplified formatting: buttons, lists, links, carousels, products, templat
   );
   assert.equal(await text('template', { template: { name: 'hello_world', language: { code: 'en' } } }), '[hello_world]');
   // A media header goes as the media, with the text as its caption.
-  const withImage = await sendOne('buttons', { body: 'Like it?', header: { type: 'image', media_url: `${base}/image.png` }, buttons: [{ id: 'y', title: 'Yes' }] });
+  const withImage = await sendOne('buttons', {
+    body: 'Like it?',
+    header: { type: 'image', media_url: `${base}/image.png` },
+    buttons: [{ id: 'y', title: 'Yes' }],
+  });
   const c = withImage.sends()[0]!.content as { image: Buffer; caption: string };
   assert.deepEqual([Buffer.isBuffer(c.image), c.caption], [true, 'Like it?\n\n1. Yes\n\nReply with the number of your choice.']);
 });
@@ -344,12 +443,20 @@ test('a number not on the service fails for good, asked once; the address the se
     assert.deepEqual(!r.ok && [r.error.code, r.error.retryable, r.error.scope], ['recipient_not_on_network', false, 'message']);
     assert.match(!r.ok ? r.error.title : '', /\+4900012345 is not on the chat app/);
   }
-  assert.deepEqual(rec.calls.filter((c) => c.call === 'onWhatsApp'), [{ call: 'onWhatsApp', numbers: ['4900012345'] }], 'asked by digits, once: the answer is remembered');
+  assert.deepEqual(
+    rec.calls.filter((c) => c.call === 'onWhatsApp'),
+    [{ call: 'onWhatsApp', numbers: ['4900012345'] }],
+    'asked by digits, once: the answer is remembered',
+  );
   assert.equal(rec.sends().length, 0);
 
   // The service answers with its own address for a number (a country's old and new formats).
   const moved = recordingSocket({ onWhatsApp: () => [{ jid: '551191234567@s.whatsapp.net', exists: true }] });
-  const r = await sendThroughSocket(moved.socket, { ...msg('reaction', { message_id: 'X', reaction: '👍', from_me: false }), to: '5511991234567' }, context());
+  const r = await sendThroughSocket(
+    moved.socket,
+    { ...msg('reaction', { message_id: 'X', reaction: '👍', from_me: false }), to: '5511991234567' },
+    context(),
+  );
   assert.equal(r.ok, true);
   assert.equal(moved.sends()[0]!.jid, '551191234567@s.whatsapp.net');
   assert.equal((moved.sends()[0]!.content as { react: { key: WAMessageKey } }).react.key.remoteJid, '551191234567@s.whatsapp.net');
@@ -358,7 +465,8 @@ test('a number not on the service fails for good, asked once; the address the se
 });
 
 test("the library's errors: connection faults and timeouts are retried, bad requests are final, a logged-out session is the channel's", async () => {
-  const boom = (message: string, statusCode: number, data?: unknown) => Object.assign(new Error(message), { isBoom: true, output: { statusCode, payload: {} }, data });
+  const boom = (message: string, statusCode: number, data?: unknown) =>
+    Object.assign(new Error(message), { isBoom: true, output: { statusCode, payload: {} }, data });
   const cases: Array<[Error, string, boolean, boolean]> = [
     [boom('Connection Closed', 428), '428', true, false],
     [boom('Connection was lost', 408), 'timeout', true, false],
@@ -372,7 +480,11 @@ test("the library's errors: connection faults and timeouts are retried, bad requ
     const rec = recordingSocket({ sendMessage: () => Promise.reject(err) });
     const r = await sendThroughSocket(rec.socket, msg('text', { body: 'x' }), context());
     assert.equal(r.ok, false);
-    assert.deepEqual(!r.ok && [r.error.code, r.error.retryable, r.error.channelFault ?? false], [code, retryable, channelFault], err.message);
+    assert.deepEqual(
+      !r.ok && [r.error.code, r.error.retryable, r.error.channelFault ?? false],
+      [code, retryable, channelFault],
+      err.message,
+    );
   }
   const detailed = recordingSocket({ sendMessage: () => Promise.reject(boom('Invalid poll values', 400, { field: 'values' })) });
   const d = await sendThroughSocket(detailed.socket, msg('text', { body: 'x' }), context());
@@ -387,7 +499,7 @@ test("the library's errors: connection faults and timeouts are retried, bad requ
   assert.deepEqual(!n.ok && [n.error.code, n.error.retryable], ['no_message_id', false]);
 });
 
-test("every mapped content is one the library builds a message from (its own generateWAMessage, uploads faked)", async () => {
+test('every mapped content is one the library builds a message from (its own generateWAMessage, uploads faked)', async () => {
   const built: Record<string, string | undefined> = {};
   const cases: Array<[string, Record<string, unknown>]> = [
     ['text', { body: 'hi', reply_to: { id: 'wamid.CUSTOMER' } }],

@@ -24,7 +24,8 @@ export async function readSession(db: Executor, channelId: string): Promise<Sess
 }
 
 /** True when a process holds the session under a live lease. */
-export const hasLiveOwner = (row: SessionRow, now: Date) => row.owner !== null && row.leaseUntil !== null && row.leaseUntil.getTime() > now.getTime();
+export const hasLiveOwner = (row: SessionRow, now: Date) =>
+  row.owner !== null && row.leaseUntil !== null && row.leaseUntil.getTime() > now.getTime();
 
 export const notify = (tx: Executor, channel: string, payload = '') => tx.execute(sql`select pg_notify(${channel}, ${payload})`);
 
@@ -66,7 +67,10 @@ export type SessionChannel = { channelId: string; ref: string; groups: boolean }
  * Claims wanted sessions nobody holds under a live lease (skipping rows another process is claiming),
  * up to limit, leaving out those this process holds already. Returns them with their channels.
  */
-export async function claimSessions(db: Db, input: { owner: string; now: Date; ttlMs: number; limit: number; held: string[] }): Promise<Array<SessionRow & SessionChannel>> {
+export async function claimSessions(
+  db: Db,
+  input: { owner: string; now: Date; ttlMs: number; limit: number; held: string[] },
+): Promise<Array<SessionRow & SessionChannel>> {
   if (input.limit <= 0) return [];
   const now = input.now.toISOString();
   const claimed = await db
@@ -75,7 +79,14 @@ export async function claimSessions(db: Db, input: { owner: string; now: Date; t
     .where(
       sql`${channelSessions.channelId} in (select channel_id from channel_sessions
             where wanted and (owner is null or lease_until is null or lease_until <= ${now}::timestamptz)
-            ${input.held.length > 0 ? sql`and channel_id not in (${sql.join(input.held.map((id) => sql`${id}::uuid`), sql`, `)})` : sql``}
+            ${
+              input.held.length > 0
+                ? sql`and channel_id not in (${sql.join(
+                    input.held.map((id) => sql`${id}::uuid`),
+                    sql`, `,
+                  )})`
+                : sql``
+            }
             order by lease_until nulls first limit ${input.limit}
             for update skip locked)`,
     )
@@ -84,7 +95,12 @@ export async function claimSessions(db: Db, input: { owner: string; now: Date; t
   const found = await db
     .select({ id: channels.id, ref: channels.providerRef, settings: channels.settings })
     .from(channels)
-    .where(inArray(channels.id, claimed.map((r) => r.channelId)));
+    .where(
+      inArray(
+        channels.id,
+        claimed.map((r) => r.channelId),
+      ),
+    );
   const byId = new Map(found.map((c) => [c.id, c]));
   return claimed.flatMap((row) => {
     const channel = byId.get(row.channelId);
@@ -94,7 +110,10 @@ export async function claimSessions(db: Db, input: { owner: string; now: Date; t
 }
 
 /** Renews this process's leases; returns the sessions it still holds, with whether each is still wanted. */
-export async function renewLeases(db: Db, input: { owner: string; now: Date; ttlMs: number; held: string[] }): Promise<Array<{ channelId: string; wanted: boolean }>> {
+export async function renewLeases(
+  db: Db,
+  input: { owner: string; now: Date; ttlMs: number; held: string[] },
+): Promise<Array<{ channelId: string; wanted: boolean }>> {
   if (input.held.length === 0) return [];
   return db
     .update(channelSessions)
@@ -109,7 +128,9 @@ export async function releaseSessions(db: Db, input: { owner: string; channelIds
     const released = await tx
       .update(channelSessions)
       .set({ owner: null, leaseUntil: null })
-      .where(and(eq(channelSessions.owner, input.owner), input.channelIds ? inArray(channelSessions.channelId, input.channelIds) : undefined))
+      .where(
+        and(eq(channelSessions.owner, input.owner), input.channelIds ? inArray(channelSessions.channelId, input.channelIds) : undefined),
+      )
       .returning({ channelId: channelSessions.channelId, wanted: channelSessions.wanted });
     if (released.some((r) => r.wanted)) await notify(tx, SESSION_WANTED);
   });
@@ -119,7 +140,11 @@ export async function releaseSessions(db: Db, input: { owner: string; channelIds
  * The holder's write of what its socket saw, fenced: it applies only while this process holds the
  * lease (else LeaseLostError, and the caller closes its socket). Waiters on the row are notified.
  */
-export async function updateHeldSession(db: Db, input: { channelId: string; owner: string; now: Date }, set: Partial<Omit<SessionRow, 'channelId' | 'owner' | 'leaseUntil'>>): Promise<SessionRow> {
+export async function updateHeldSession(
+  db: Db,
+  input: { channelId: string; owner: string; now: Date },
+  set: Partial<Omit<SessionRow, 'channelId' | 'owner' | 'leaseUntil'>>,
+): Promise<SessionRow> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(channelSessions)

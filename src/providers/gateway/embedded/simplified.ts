@@ -35,7 +35,8 @@ function headerOf(header: unknown): { line?: string; media?: Simplified['media']
   if (header && typeof header === 'object') {
     const h = header as Json;
     if (h.type === 'text' && str(h.text)) return { line: bold(String(h.text)) };
-    if ((h.type === 'image' || h.type === 'video' || h.type === 'document') && str(h.media_url)) return { media: { type: h.type, url: String(h.media_url) } };
+    if ((h.type === 'image' || h.type === 'video' || h.type === 'document') && str(h.media_url))
+      return { media: { type: h.type, url: String(h.media_url) } };
   }
   return {};
 }
@@ -43,7 +44,8 @@ function headerOf(header: unknown): { line?: string; media?: Simplified['media']
 const numbered = (items: string[], start = 1) => items.map((item, i) => `${start + i}. ${item}`);
 
 /** Blocks separated by a blank line; empty blocks dropped. */
-const blocks = (...parts: Array<string | undefined | false>) => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
+const blocks = (...parts: Array<string | undefined | false>) =>
+  parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
 
 /** Text parameters of one template component, in order. */
 function templateTexts(components: unknown, type: string): string[] {
@@ -87,15 +89,27 @@ export function formatSimplified(type: string, content: Json): Simplified {
         n += s.rows.length;
         return [bold(s.title), ...rows].join('\n');
       });
-      return { text: blocks(header.line, body, str(content.button_text) ? italic(String(content.button_text)) : undefined, ...sections, footer, REPLY_WITH_NUMBER), media: header.media };
+      return {
+        text: blocks(
+          header.line,
+          body,
+          str(content.button_text) ? italic(String(content.button_text)) : undefined,
+          ...sections,
+          footer,
+          REPLY_WITH_NUMBER,
+        ),
+        media: header.media,
+      };
     }
     case 'cta_url':
       return { text: blocks(header.line, body, `${String(content.display_text)}: ${String(content.url)}`, footer), media: header.media };
     case 'media_carousel': {
-      const cards = (content.cards as Array<{ body?: string; buttons: Array<{ type: string; title: string; url?: string }> }>).map((card, i) => {
-        const buttons = card.buttons.map((b) => (b.type === 'url' ? `${b.title}: ${b.url}` : b.title));
-        return [bold(`${i + 1}.`) + (str(card.body) ? ` ${card.body}` : ''), ...buttons.map((b) => `   ${b}`)].join('\n');
-      });
+      const cards = (content.cards as Array<{ body?: string; buttons: Array<{ type: string; title: string; url?: string }> }>).map(
+        (card, i) => {
+          const buttons = card.buttons.map((b) => (b.type === 'url' ? `${b.title}: ${b.url}` : b.title));
+          return [bold(`${i + 1}.`) + (str(card.body) ? ` ${card.body}` : ''), ...buttons.map((b) => `   ${b}`)].join('\n');
+        },
+      );
       return { text: blocks(body, ...cards) };
     }
     case 'product_carousel': {
@@ -116,7 +130,9 @@ export function formatSimplified(type: string, content: Json): Simplified {
     case 'catalog':
       return { text: blocks(body, footer) };
     case 'address': {
-      const values = Object.entries((content.values as Record<string, string> | undefined) ?? {}).map(([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`);
+      const values = Object.entries((content.values as Record<string, string> | undefined) ?? {}).map(
+        ([k, v]) => `${k.replace(/_/g, ' ')}: ${v}`,
+      );
       return { text: blocks(body, values.length ? values.join('\n') : undefined, 'Please reply with your full address.') };
     }
     case 'location_request':

@@ -4,12 +4,26 @@
  * drive the engine with a scripted socket that emits the library's own event shapes (built with its
  * protobuf types) and records the calls. Nothing else in Parley imports the library's socket.
  */
-import type { AnyMessageContent, AuthenticationState, BaileysEventMap, MiscMessageGenerationOptions, WAMessage, WAMessageKey, WAPresence } from 'baileys';
+import type {
+  AnyMessageContent,
+  AuthenticationState,
+  BaileysEventMap,
+  MiscMessageGenerationOptions,
+  WAMessage,
+  WAMessageKey,
+  WAPresence,
+} from 'baileys';
 
 /** The library's events the engine listens to. */
 export type SocketEvents = Pick<
   BaileysEventMap,
-  'connection.update' | 'creds.update' | 'messages.upsert' | 'messages.update' | 'message-receipt.update' | 'messages.reaction' | 'messages.delete'
+  | 'connection.update'
+  | 'creds.update'
+  | 'messages.upsert'
+  | 'messages.update'
+  | 'message-receipt.update'
+  | 'messages.reaction'
+  | 'messages.delete'
 >;
 
 export type EngineSocket = {

@@ -58,7 +58,13 @@ export function ConsentsSection({ contactId, canWrite }: { contactId: string; ca
           <h3>Record consent</h3>
           <ErrorMessage message={errors.message} />
           <div className="form-grid">
-            <SelectField label="Consent channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={errors.field('/channel')} />
+            <SelectField
+              label="Consent channel"
+              value={channel}
+              onChange={setChannel}
+              options={scopeOptions(channels.data)}
+              error={errors.field('/channel')}
+            />
             <SelectField
               label="Consent"
               value={state}
@@ -69,7 +75,14 @@ export function ConsentsSection({ contactId, canWrite }: { contactId: string; ca
               ]}
               error={errors.field('/state')}
             />
-            <TextField label="Source" value={source} onChange={setSource} error={errors.field('/source')} placeholder="e.g. signup form" maxLength={200} />
+            <TextField
+              label="Source"
+              value={source}
+              onChange={setSource}
+              error={errors.field('/source')}
+              placeholder="e.g. signup form"
+              maxLength={200}
+            />
           </div>
           <button type="submit" className="button" disabled={save.isPending}>
             Save consent

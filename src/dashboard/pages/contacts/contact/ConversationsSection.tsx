@@ -8,12 +8,18 @@ import { contactsApi } from '../api.ts';
 import { scopeName } from './scopes.ts';
 
 export function ConversationsSection({ contactId }: { contactId: string }) {
-  const conversations = usePagedList(orgKey('conversations', 'contact', contactId), (cursor) => contactsApi.conversations(contactId, cursor));
+  const conversations = usePagedList(orgKey('conversations', 'contact', contactId), (cursor) =>
+    contactsApi.conversations(contactId, cursor),
+  );
   const channels = useAllChannels();
   return (
     <section className="section card" aria-labelledby="conversations-title">
       <h2 id="conversations-title">Conversations</h2>
-      <ListState items={conversations.items} error={conversations.error} empty={<p className="muted">No conversations with this contact yet.</p>}>
+      <ListState
+        items={conversations.items}
+        error={conversations.error}
+        empty={<p className="muted">No conversations with this contact yet.</p>}
+      >
         {(items) => (
           <ul className="conversation-list" aria-label="Conversations">
             {items.map((c) => (

@@ -8,7 +8,10 @@ export function DetailsSection({ contact }: { contact: ContactRecord }) {
     ['Phone number', contact.phone_number ?? '—', 'mono'],
     ['Email', contact.email ?? '—'],
     ['External id', contact.external_id ? `${contact.external_source ?? ''} ${contact.external_id}`.trim() : '—'],
-    ...Object.entries(contact.custom_fields).map(([key, value]): [string, string] => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+    ...Object.entries(contact.custom_fields).map(([key, value]): [string, string] => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
     ['Updated', formatDate(contact.updated_at)],
   ];
   return (

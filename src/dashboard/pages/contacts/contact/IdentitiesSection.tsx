@@ -25,7 +25,8 @@ export function IdentitiesSection({ contactId }: { contactId: string }) {
           <ul className="identity-list" aria-label="Identities">
             {items.map((i) => (
               <li key={`${i.type}:${i.source ?? ''}:${i.value}`}>
-                <span className="identity-type">{IDENTITY_NAMES[i.type] ?? i.type}</span> <span className="mono">{i.source ? `${i.source}:${i.value}` : i.value}</span>
+                <span className="identity-type">{IDENTITY_NAMES[i.type] ?? i.type}</span>{' '}
+                <span className="mono">{i.source ? `${i.source}:${i.value}` : i.value}</span>
               </li>
             ))}
           </ul>

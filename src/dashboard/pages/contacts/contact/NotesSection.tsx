@@ -55,7 +55,13 @@ export function NotesSection({ contactId, canWrite }: { contactId: string; canWr
                     {formatDate(n.created_at)} · by {authorName(n.author, me)}
                   </span>
                   {canWrite ? (
-                    <button type="button" className="link-button" disabled={remove.isPending} onClick={() => remove.mutate(n.id)} aria-label={`Delete note from ${formatDate(n.created_at)}`}>
+                    <button
+                      type="button"
+                      className="link-button"
+                      disabled={remove.isPending}
+                      onClick={() => remove.mutate(n.id)}
+                      aria-label={`Delete note from ${formatDate(n.created_at)}`}
+                    >
                       Delete
                     </button>
                   ) : null}

@@ -34,7 +34,10 @@ export function SuppressionsSection({ contactId, canWrite }: { contactId: string
     },
   });
   const errors = formErrors(save.error);
-  const lift = useMutation({ mutationFn: (scope: string) => contactsApi.lift(contactId, scope), onSuccess: () => queryClient.invalidateQueries({ queryKey: key }) });
+  const lift = useMutation({
+    mutationFn: (scope: string) => contactsApi.lift(contactId, scope),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
 
   return (
     <section className="section card span-all" aria-labelledby="suppressions-title">
@@ -43,7 +46,12 @@ export function SuppressionsSection({ contactId, canWrite }: { contactId: string
       <ErrorMessage message={lift.error ? errorMessage(lift.error) : undefined} onDismiss={() => lift.reset()} />
       <ListState items={suppressions.data} error={suppressions.error} empty={<p className="muted">Not suppressed anywhere.</p>}>
         {(items) => (
-          <Table label="Suppressions table" caption="Suppressions by channel" columns={['Channel', 'Reason', 'Expires', 'State']} actions={canWrite}>
+          <Table
+            label="Suppressions table"
+            caption="Suppressions by channel"
+            columns={['Channel', 'Reason', 'Expires', 'State']}
+            actions={canWrite}
+          >
             {items.map((s) => (
               <tr key={s.channel}>
                 <td>{scopeName(s.channel, channels.data)}</td>
@@ -81,8 +89,21 @@ export function SuppressionsSection({ contactId, canWrite }: { contactId: string
           <h3>Suppress sending</h3>
           <ErrorMessage message={errors.message} />
           <div className="form-grid">
-            <SelectField label="Suppression channel" value={channel} onChange={setChannel} options={scopeOptions(channels.data)} error={errors.field('/channel')} />
-            <TextField label="Reason" value={reason} onChange={setReason} error={errors.field('/reason')} placeholder="e.g. asked for a pause" maxLength={500} />
+            <SelectField
+              label="Suppression channel"
+              value={channel}
+              onChange={setChannel}
+              options={scopeOptions(channels.data)}
+              error={errors.field('/channel')}
+            />
+            <TextField
+              label="Reason"
+              value={reason}
+              onChange={setReason}
+              error={errors.field('/reason')}
+              placeholder="e.g. asked for a pause"
+              maxLength={500}
+            />
             <TextField
               label="Expires"
               type="datetime-local"

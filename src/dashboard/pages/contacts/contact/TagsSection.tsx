@@ -39,7 +39,13 @@ export function TagsSection({ contact, canWrite }: { contact: ContactRecord; can
             <li key={t} className="chip chip-removable">
               <Link to={`/contacts?tag=${encodeURIComponent(t)}`}>{t}</Link>
               {canWrite ? (
-                <button type="button" className="chip-remove" aria-label={`Remove tag ${t}`} disabled={remove.isPending} onClick={() => remove.mutate(t)}>
+                <button
+                  type="button"
+                  className="chip-remove"
+                  aria-label={`Remove tag ${t}`}
+                  disabled={remove.isPending}
+                  onClick={() => remove.mutate(t)}
+                >
                   ✕
                 </button>
               ) : null}

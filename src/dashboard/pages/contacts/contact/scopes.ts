@@ -7,7 +7,10 @@ const SCOPES = [
 ];
 
 export function scopeOptions(channels: ChannelRecord[] | undefined) {
-  return [...SCOPES, ...(channels ?? []).map((c) => ({ value: c.id, label: `${c.name}${c.display_phone_number ? ` (${c.display_phone_number})` : ''}` }))];
+  return [
+    ...SCOPES,
+    ...(channels ?? []).map((c) => ({ value: c.id, label: `${c.name}${c.display_phone_number ? ` (${c.display_phone_number})` : ''}` })),
+  ];
 }
 
 export function scopeName(scope: string, channels: ChannelRecord[] | undefined): string {

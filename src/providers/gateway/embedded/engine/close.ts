@@ -44,20 +44,48 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
     case 'logged_out':
       await held.auth?.clear();
       await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'logged out on the phone');
-      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'logged out on the phone; the credentials were dropped: connect to pair again', 'logged_out')]);
+      return report(engine, held, [
+        statusEvent(
+          engine,
+          held,
+          'disconnected',
+          'logged out on the phone; the credentials were dropped: connect to pair again',
+          'logged_out',
+        ),
+      ]);
     case 'replaced':
       await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'replaced by another session');
-      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'replaced by another session of this account (opened elsewhere); connect to take it back', 'connection_replaced')]);
+      return report(engine, held, [
+        statusEvent(
+          engine,
+          held,
+          'disconnected',
+          'replaced by another session of this account (opened elsewhere); connect to take it back',
+          'connection_replaced',
+        ),
+      ]);
     case 'forbidden':
       await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'forbidden');
-      return report(engine, held, [statusEvent(engine, held, 'error', `the account is banned or not allowed to connect: ${detail}`, 'forbidden')]);
+      return report(engine, held, [
+        statusEvent(engine, held, 'error', `the account is banned or not allowed to connect: ${detail}`, 'forbidden'),
+      ]);
     case 'refused':
       await held.auth?.clear();
       await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'credentials refused');
-      return report(engine, held, [statusEvent(engine, held, 'error', `the service refused the session's credentials (${detail}); they were dropped: connect to pair again`, 'credentials_refused')]);
+      return report(engine, held, [
+        statusEvent(
+          engine,
+          held,
+          'error',
+          `the service refused the session's credentials (${detail}); they were dropped: connect to pair again`,
+          'credentials_refused',
+        ),
+      ]);
     case 'pairing_ended':
       await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'pairing timed out');
-      return report(engine, held, [statusEvent(engine, held, 'disconnected', 'no phone scanned the QR code in time; connect to try again', 'pairing_timed_out')]);
+      return report(engine, held, [
+        statusEvent(engine, held, 'disconnected', 'no phone scanned the QR code in time; connect to try again', 'pairing_timed_out'),
+      ]);
     case 'restart':
       // Normal right after pairing: the library asks for a new connection with the new creds.
       held.nextReconnectAt = null;
@@ -73,7 +101,14 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
       held.nextReconnectAt = next;
       await writeHeld(engine, held, { state: 'STOPPED', reconnectAttempts: attempt, nextReconnectAt: next, ...disconnect });
       return report(engine, held, [
-        statusEvent(engine, held, 'disconnected', `connection lost: ${detail}; reconnect attempt ${attempt} at ${next.toISOString()}`, 'connection_lost', { reconnectAttempts: attempt }),
+        statusEvent(
+          engine,
+          held,
+          'disconnected',
+          `connection lost: ${detail}; reconnect attempt ${attempt} at ${next.toISOString()}`,
+          'connection_lost',
+          { reconnectAttempts: attempt },
+        ),
       ]);
     }
     default:

@@ -26,7 +26,10 @@ async function runCommand(engine: EngineContext, command: typeof channelSessionC
     result = await execute(engine, command.kind as CommandKind, engine.sessions.get(command.channelId), input);
   } catch (err) {
     logger.error({ err, channel_id: command.channelId, kind: command.kind }, 'embedded engine: command failed');
-    result = { ok: false, error: { code: 'session_error', title: `the session could not do it: ${(err as Error).message}`, retryable: true } };
+    result = {
+      ok: false,
+      error: { code: 'session_error', title: `the session could not do it: ${(err as Error).message}`, retryable: true },
+    };
   }
   await engine.db.transaction(async (tx) => {
     await tx
@@ -37,7 +40,12 @@ async function runCommand(engine: EngineContext, command: typeof channelSessionC
   });
 }
 
-async function execute(engine: EngineContext, kind: CommandKind, held: Held | undefined, input: { phone?: string }): Promise<Result<unknown>> {
+async function execute(
+  engine: EngineContext,
+  kind: CommandKind,
+  held: Held | undefined,
+  input: { phone?: string },
+): Promise<Result<unknown>> {
   const { clock, logger } = engine.options;
   if (kind === 'logout') {
     if (!held) return notRunning('this process no longer holds the session');
@@ -48,9 +56,22 @@ async function execute(engine: EngineContext, kind: CommandKind, held: Held | un
       held.socket = undefined;
       held.closing = true;
       try {
-        if (socket) await socket.logout().catch((err: unknown) => logger.warn({ err, channel_id: held.channelId }, 'embedded engine: the logout was not confirmed; dropping the credentials anyway'));
+        if (socket)
+          await socket
+            .logout()
+            .catch((err: unknown) =>
+              logger.warn(
+                { err, channel_id: held.channelId },
+                'embedded engine: the logout was not confirmed; dropping the credentials anyway',
+              ),
+            );
         await held.auth?.clear();
-        await endSession(engine, held, { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null }, 'logged out by the user');
+        await endSession(
+          engine,
+          held,
+          { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null },
+          'logged out by the user',
+        );
       } finally {
         held.closing = false;
       }
@@ -66,5 +87,8 @@ async function execute(engine: EngineContext, kind: CommandKind, held: Held | un
     return { ok: true, value: { code, expiresAt: expiresAt.toISOString() } };
   }
   const [found] = (await socket.onWhatsApp(input.phone ?? '')) ?? [];
-  return { ok: true, value: { exists: found?.exists === true, ...(found?.exists ? { chatappId: phoneOfJid(found.jid) ?? found.jid } : {}) } };
+  return {
+    ok: true,
+    value: { exists: found?.exists === true, ...(found?.exists ? { chatappId: phoneOfJid(found.jid) ?? found.jid } : {}) },
+  };
 }

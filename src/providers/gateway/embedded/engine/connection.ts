@@ -6,21 +6,41 @@ import { FIRST_QR_MS, NEXT_QR_MS, type EngineContext, type Held } from './contex
 import { writeHeld } from './hold.ts';
 import { report, statusEvent } from './report.ts';
 
-export async function onConnection(engine: EngineContext, held: Held, socket: EngineSocket, update: SocketEvents['connection.update']): Promise<void> {
+export async function onConnection(
+  engine: EngineContext,
+  held: Held,
+  socket: EngineSocket,
+  update: SocketEvents['connection.update'],
+): Promise<void> {
   const { clock, sealer } = engine.options;
   const now = clock.now();
   if (update.qr) {
     held.qrs++;
     held.qrExpiresAt = new Date(now.getTime() + (held.qrs === 1 ? FIRST_QR_MS : NEXT_QR_MS));
     await writeHeld(engine, held, { state: 'SCAN_QR', qrSealed: sealer.seal(update.qr), qrExpiresAt: held.qrExpiresAt });
-    if (held.qrs === 1) await report(engine, held, [statusEvent(engine, held, 'pairing', 'waiting for the phone to scan the QR code or type the pairing code', 'SCAN_QR')]);
+    if (held.qrs === 1)
+      await report(engine, held, [
+        statusEvent(engine, held, 'pairing', 'waiting for the phone to scan the QR code or type the pairing code', 'SCAN_QR'),
+      ]);
   }
   if (update.connection === 'open') {
     const phone = phoneOfJid(socket.user?.id) ?? held.auth?.state.creds.me?.id.split(/[:@]/)[0] ?? '';
     const name = socket.user?.name ?? held.auth?.state.creds.me?.name;
     Object.assign(held, { paired: true, phone, lid: socket.user?.lid, reconnectAttempts: 0, nextReconnectAt: null });
-    await writeHeld(engine, held, { state: 'WORKING', qrSealed: null, qrExpiresAt: null, phone, pushName: name ?? null, reconnectAttempts: 0, nextReconnectAt: null, disconnectReason: null, disconnectCode: null });
-    await report(engine, held, [statusEvent(engine, held, 'connected', `paired with +${phone}${name ? ` (${name})` : ''}`, 'WORKING', { phone })]);
+    await writeHeld(engine, held, {
+      state: 'WORKING',
+      qrSealed: null,
+      qrExpiresAt: null,
+      phone,
+      pushName: name ?? null,
+      reconnectAttempts: 0,
+      nextReconnectAt: null,
+      disconnectReason: null,
+      disconnectCode: null,
+    });
+    await report(engine, held, [
+      statusEvent(engine, held, 'connected', `paired with +${phone}${name ? ` (${name})` : ''}`, 'WORKING', { phone }),
+    ]);
   }
   if (update.connection === 'close' && held.socket === socket) {
     held.socket = undefined;

@@ -91,4 +91,7 @@ export type EngineContext = {
   loop: LeaseLoop;
 };
 
-export const notRunning = (title: string): { ok: false; error: ProviderError } => ({ ok: false, error: { code: 'session_not_running', title, retryable: true } });
+export const notRunning = (title: string): { ok: false; error: ProviderError } => ({
+  ok: false,
+  error: { code: 'session_not_running', title, retryable: true },
+});

@@ -10,7 +10,13 @@ import type { EngineContext, Held } from './context.ts';
 import { enqueue, letGo } from './hold.ts';
 import { report } from './report.ts';
 
-const MESSAGE_EVENTS = ['messages.upsert', 'messages.update', 'message-receipt.update', 'messages.reaction', 'messages.delete'] as const satisfies ReadonlyArray<keyof SocketEvents>;
+const MESSAGE_EVENTS = [
+  'messages.upsert',
+  'messages.update',
+  'message-receipt.update',
+  'messages.reaction',
+  'messages.delete',
+] as const satisfies ReadonlyArray<keyof SocketEvents>;
 
 export async function openSocket(engine: EngineContext, held: Held): Promise<void> {
   const { options, sessions, db, owner } = engine;
@@ -36,7 +42,13 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
       return;
     }
     const generation = ++held.generation;
-    Object.assign(held, { socket, auth, qrs: 0, nextReconnectAt: null, paired: Boolean(auth.state.creds.registered || auth.state.creds.me) });
+    Object.assign(held, {
+      socket,
+      auth,
+      qrs: 0,
+      nextReconnectAt: null,
+      paired: Boolean(auth.state.creds.registered || auth.state.creds.me),
+    });
     const live = () => held.generation === generation && held.socket === socket;
     socket.ev.on('creds.update', () => {
       if (live()) void enqueue(engine, held, () => auth.saveCreds());
@@ -49,7 +61,15 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
         if (!live()) return;
         void enqueue(engine, held, async () => {
           if (event === 'messages.upsert') await withSenderPhones(socket, (data as SocketEvents['messages.upsert']).messages);
-          await report(engine, held, normalizeSocketEvent(held.ref, { event, data } as SocketEvent, { self: { phone: held.phone, lid: held.lid }, groups: held.groups, pollKey: options.pollKey }));
+          await report(
+            engine,
+            held,
+            normalizeSocketEvent(held.ref, { event, data } as SocketEvent, {
+              self: { phone: held.phone, lid: held.lid },
+              groups: held.groups,
+              pollKey: options.pollKey,
+            }),
+          );
         });
       });
     }
@@ -70,6 +90,7 @@ async function withSenderPhones(socket: EngineSocket, messages: WAMessage[]): Pr
     const key = m.key;
     if (!key) continue;
     if (lidOfJid(key.remoteJid) && !key.remoteJidAlt) key.remoteJidAlt = await socket.phoneJidOfLid(key.remoteJid!).catch(() => undefined);
-    if (lidOfJid(key.participant) && !key.participantAlt) key.participantAlt = await socket.phoneJidOfLid(key.participant!).catch(() => undefined);
+    if (lidOfJid(key.participant) && !key.participantAlt)
+      key.participantAlt = await socket.phoneJidOfLid(key.participant!).catch(() => undefined);
   }
 }

@@ -26,15 +26,26 @@ export async function startPairing(engine: EngineContext, channelId: string): Pr
 
 export async function getQr(engine: EngineContext, channelId: string): Promise<Result<QrCode>> {
   const { qrWaitMs } = engine.options;
-  const found = await engine.waiters.wait(SESSION_CHANGED, channelId, async () => currentQr(engine, await readSession(engine.db, channelId)), qrWaitMs);
+  const found = await engine.waiters.wait(
+    SESSION_CHANGED,
+    channelId,
+    async () => currentQr(engine, await readSession(engine.db, channelId)),
+    qrWaitMs,
+  );
   return found ?? notRunning(`the session has not shown a QR code within ${Math.round(qrWaitMs / 1000)} s; try again shortly`);
 }
 
 function currentQr(engine: EngineContext, row: SessionRow | undefined): Result<QrCode> | undefined {
   const { sealer, clock } = engine.options;
-  if (!row?.wanted) return { ok: false, error: { code: 'session_stopped', title: 'the session is not started: connect the channel first', retryable: false } };
-  if (row.state === 'WORKING') return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
-  if (row.qrSealed && row.qrExpiresAt && row.qrExpiresAt.getTime() > clock.now().getTime()) return { ok: true, value: { qr: sealer.open(row.qrSealed), expiresAt: row.qrExpiresAt } };
+  if (!row?.wanted)
+    return {
+      ok: false,
+      error: { code: 'session_stopped', title: 'the session is not started: connect the channel first', retryable: false },
+    };
+  if (row.state === 'WORKING')
+    return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
+  if (row.qrSealed && row.qrExpiresAt && row.qrExpiresAt.getTime() > clock.now().getTime())
+    return { ok: true, value: { qr: sealer.open(row.qrSealed), expiresAt: row.qrExpiresAt } };
   return undefined;
 }
 

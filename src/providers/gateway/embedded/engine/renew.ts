@@ -32,5 +32,8 @@ export async function renewHeld(engine: EngineContext): Promise<void> {
       unwanted.push(id);
     } else held.leaseUntil = new Date(now.getTime() + ttlMs);
   }
-  if (unwanted.length) await releaseSessions(db, { owner, channelIds: unwanted }).catch((err: unknown) => logger.warn({ err }, 'embedded engine: could not hand sessions back'));
+  if (unwanted.length)
+    await releaseSessions(db, { owner, channelIds: unwanted }).catch((err: unknown) =>
+      logger.warn({ err }, 'embedded engine: could not hand sessions back'),
+    );
 }

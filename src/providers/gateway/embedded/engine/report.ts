@@ -25,7 +25,11 @@ export async function report(engine: EngineContext, held: Held, events: InboundE
           logger.error({ err, channel_id: held.channelId, kind: event.kind }, 'embedded engine: could not store a session event');
           break;
         }
-        if (attempt === 1) logger.warn({ err, channel_id: held.channelId, kind: event.kind }, 'embedded engine: database unreachable; keeping the session event to store it when it is back');
+        if (attempt === 1)
+          logger.warn(
+            { err, channel_id: held.channelId, kind: event.kind },
+            'embedded engine: database unreachable; keeping the session event to store it when it is back',
+          );
         await untilAvailableOr(engine, Math.min(REPORT_RETRY_MAX_MS, REPORT_RETRY_BASE_MS * 2 ** (attempt - 1)));
       }
     }
