@@ -1,0 +1,139 @@
+/** Every route group, each given the narrow services it uses (built from the container). */
+import {
+  channelRouteDeps,
+  mailSender,
+  messageDeps,
+  onboardingDeps,
+  probeServices,
+  templateDeps,
+  webhookDeps,
+  type Container,
+} from '../../container.ts';
+import { createEventHub } from '../../domain/events/stream.ts';
+import { authenticate, type AuthDeps } from '../auth/authenticate.ts';
+import type { App } from '../types.ts';
+import { registerDashboard } from '../dashboard.ts';
+import { registerDocsRoutes } from '../v1/docs.ts';
+import { registerHealthRoutes } from '../v1/health.ts';
+import { registerProbeRoutes } from '../probes.ts';
+import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
+import { registerApiKeyRoutes } from '../v1/api-keys.ts';
+import { registerChannelRoutes } from '../v1/channels.ts';
+import { registerTemplateRoutes } from '../v1/templates.ts';
+import { registerBizapiRoutes } from '../v1/bizapi.ts';
+import { registerContactRoutes } from '../v1/contacts.ts';
+import { registerMessageRoutes } from '../v1/messages.ts';
+import { registerConversationRoutes } from '../v1/conversations.ts';
+import { registerProviderWebhookRoutes } from '../providers/webhooks.ts';
+import { registerWebhookRoutes } from '../v1/webhooks.ts';
+import { registerEventRoutes } from '../v1/events.ts';
+import { registerSandboxRoutes } from '../sandbox/routes.ts';
+import { registerAuthorizeRoutes } from '../oauth/authorize.ts';
+import { registerDeviceRoutes } from '../oauth/device.ts';
+import { registerOAuthClientRoutes } from '../v1/oauth-clients.ts';
+import { registerAuthorizationRoutes } from '../v1/authorizations.ts';
+import { registerOrganizationRoutes } from '../v1/organizations.ts';
+import { registerInvitationRoutes } from '../v1/invitations.ts';
+import { registerDiscoveryRoutes } from '../oauth/discovery.ts';
+import { registerIntrospectRoutes } from '../oauth/introspect.ts';
+import { registerRevokeRoutes } from '../oauth/revoke.ts';
+import { registerTokenRoutes } from '../oauth/token.ts';
+import { registerAccountRoutes } from '../v1/account.ts';
+import { registerSignupRoutes } from '../v1/signup.ts';
+import { registerPasswordResetRoutes } from '../v1/password-resets.ts';
+
+export async function registerRouteGroups(
+  app: App,
+  container: Container,
+  shared: { authDeps: AuthDeps; dashboardCsp: string },
+): Promise<void> {
+  const { config } = container;
+  const { authDeps, dashboardCsp } = shared;
+  await registerHealthRoutes(app, { pingDatabase: () => container.database.ping(), pingQueue: () => container.queue.ping() });
+  await registerProbeRoutes(app, probeServices(container));
+  await registerAuthRoutes(app, { db: container.database.db, clock: container.clock, settings: config });
+  const oauthFlows = { db: container.database.db, clock: container.clock };
+  await registerAuthorizeRoutes(app, {
+    ...oauthFlows,
+    settings: { appUrl: config.appUrl, baseUrl: config.baseUrl, codeTtlMs: config.oauth.codeTtlMs },
+  });
+  await registerDeviceRoutes(app, {
+    ...oauthFlows,
+    settings: {
+      appUrl: config.appUrl,
+      deviceCodeTtlMs: config.oauth.deviceCodeTtlMs,
+      devicePollIntervalMs: config.oauth.devicePollIntervalMs,
+    },
+  });
+  // A change this process makes to OAuth access (a revocation, a client changed) is forgotten here at once; other processes hear of it from the database.
+  const forgetOAuth = () => {
+    container.bearer.forget();
+    container.oauthClients.forget();
+  };
+  const tokenServices = { db: container.database.db, clock: container.clock, clients: container.oauthClients.find };
+  await registerTokenRoutes(app, {
+    ...tokenServices,
+    forget: forgetOAuth,
+    lifetimes: { accessTokenTtlMs: config.oauth.accessTokenTtlMs, refreshTokenTtlMs: config.oauth.refreshTokenTtlMs },
+  });
+  await registerIntrospectRoutes(app, tokenServices);
+  await registerRevokeRoutes(app, { ...tokenServices, forget: forgetOAuth });
+  await registerDiscoveryRoutes(app, { baseUrl: config.baseUrl });
+  await registerApiKeyRoutes(app, { db: container.database.db, clock: container.clock, apiKeys: container.apiKeys });
+  await registerOAuthClientRoutes(app, { ...oauthFlows, forget: forgetOAuth });
+  await registerAuthorizationRoutes(app, { ...oauthFlows, forget: forgetOAuth });
+  const credentials = {
+    forget: () => {
+      container.apiKeys.forget();
+      forgetOAuth();
+    },
+  };
+  await registerOrganizationRoutes(app, { db: container.database.db, clock: container.clock, credentials });
+  await registerInvitationRoutes(app, {
+    db: container.database.db,
+    clock: container.clock,
+    settings: {
+      ttlMs: config.invitationTtlMs,
+      appUrl: config.appUrl,
+      sessionTtlHours: config.sessionTtlHours,
+      secureCookies: config.secureCookies,
+    },
+    sendMail: mailSender(container, 'invitation'),
+  });
+  await registerChannelRoutes(app, channelRouteDeps(container));
+  await registerTemplateRoutes(app, templateDeps(container));
+  await registerBizapiRoutes(app, onboardingDeps(container));
+  await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
+  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerWebhookRoutes(app, webhookDeps(container));
+  // One LISTEN for every event stream this process serves; stopped when the server closes.
+  const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });
+  app.addHook('onClose', () => eventHub.close());
+  await registerEventRoutes(app, {
+    database: container.database,
+    retentionDays: config.eventRetentionDays,
+    hub: eventHub,
+    stream: { heartbeatMs: config.eventStream.heartbeatMs },
+    // An open stream's credential, checked again as the request first was (a revoked one ends the stream).
+    reauthenticate: (request) => authenticate(request, request.routeOptions.config.auth ?? {}, authDeps),
+  });
+  await registerProviderWebhookRoutes(app, {
+    db: container.database.db,
+    queue: container.queue,
+    clock: container.clock,
+    logger: container.logger,
+    sealer: container.sealer,
+    providers: container.providers,
+    installationSecrets: () => [config.official.appSecret, container.sandbox?.officialAppSecret].filter((s): s is string => Boolean(s)),
+    installationVerifyTokens: () =>
+      [config.official.verifyToken, container.sandbox?.officialVerifyToken].filter((s): s is string => Boolean(s)),
+  });
+  const accounts = { db: container.database.db, clock: container.clock };
+  await registerAccountRoutes(app, { ...accounts, throttle: loginThrottleOf(config) });
+  await registerSignupRoutes(app, { ...accounts, settings: config });
+  await registerPasswordResetRoutes(app, { ...accounts, settings: config, sendMail: mailSender(container, 'password-reset') });
+  if (config.providerSandbox) await registerSandboxRoutes(app, container);
+  await registerDocsRoutes(app, { upgradeInsecureRequests: config.secureCookies });
+  await registerDashboard(app, { contentSecurityPolicy: dashboardCsp });
+}
