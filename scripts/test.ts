@@ -6,7 +6,8 @@
  *
  * Every file runs once on embedded PGlite; the files whose behaviour can differ by store run on the
  * PostgreSQL server of TEST_DATABASE_URL too (scripts/test-stores.ts, docs/testing.md). The browser
- * tests share one Chromium, started here and reached through PARLEY_TEST_BROWSER_WS.
+ * tests share one Chromium, started here and reached through PARLEY_TEST_BROWSER_WS. A whole run also
+ * type-checks, lints and checks the format, as jobs of the same pool (TEST_CHECKS=0 leaves them out).
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
@@ -16,8 +17,8 @@ import { availableParallelism } from 'node:os';
 import { storesOf, type Store } from './test-stores.ts';
 
 const FILE_TIMEOUT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 5 * 60_000);
-/** Files wait on I/O (servers, child processes, timers) much of the time: one more than the cores keeps both busy. */
-const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, availableParallelism() + 1)));
+/** Files wait on I/O (servers, child processes, timers) much of the time: twice the cores keeps them busy (at three on two cores, a quarter of the CPU stayed idle). */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(4, availableParallelism() * 2)));
 
 /** GNU time, to report each file's CPU (its child processes included); the run goes without where it is missing. */
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
@@ -45,11 +46,11 @@ function counts(output: string): { passed: number; failed: number; skipped: numb
   return { passed: read('pass'), failed: read('fail') + read('cancelled'), skipped: read('skipped') + read('todo') };
 }
 
-function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<FileResult> {
+function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
-    const command = [process.execPath, '--test', '--test-reporter=spec', '--test-timeout=180000', file];
+    const command = given ?? [process.execPath, '--test', '--test-reporter=spec', '--test-timeout=180000', file];
     const [bin, ...args] = TIME ? [TIME, '-f', `${CPU_MARK}%U %S`, ...command] : command;
     const child = spawn(bin!, args, {
       env,
@@ -87,7 +88,18 @@ function runFile(file: string, env: NodeJS.ProcessEnv, pass: string): Promise<Fi
   });
 }
 
-type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store };
+/** A test file on one store, or one of the checks (`command`: type check, lint, format) that run in the same pool. */
+type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store | 'check'; command?: string[] };
+
+/**
+ * The checks `npm test` runs besides the tests: in the pool with the test files, first (they take
+ * longest), so that they use the cores the first test files leave idle while they wait on I/O.
+ */
+const CHECKS: Array<[string, string[]]> = [
+  ['typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['lint', ['node_modules/eslint/bin/eslint.js', 'src', 'test', 'scripts', 'bench']],
+  ['format', ['node_modules/@biomejs/biome/bin/biome', 'format', '.']],
+];
 
 /** Where the last run's durations are kept, so the next run starts the longest files first. */
 const TIMINGS_FILE = '.test-data/test-timings.json';
@@ -102,6 +114,7 @@ function readTimings(): Record<string, number> {
 
 /** A guess of a file's length when no earlier run measured it: processes, fuzzing and browsers take longest. */
 function guess(file: string): number {
+  if (CHECKS.some(([name]) => name === file)) return 120_000;
   if (file.startsWith('test/process/') || file.startsWith('test/fuzz/')) return 60_000;
   if (file.includes('.browser.')) return 40_000;
   if (file.includes('messages-')) return 30_000;
@@ -109,16 +122,15 @@ function guess(file: string): number {
 }
 
 /** Both passes share one queue, longest first: the machine stays busy to the end instead of waiting on one slow file. */
-async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Store }>> {
+async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] }>> {
   const timings = readTimings();
   const length = (job: Job) => timings[`${job.pass}:${job.file}`] ?? guess(job.file);
   const queue = [...jobs].sort((a, b) => length(b) - length(a));
-  process.stdout.write(`\n== ${jobs.length} file runs, ${CONCURRENCY} at a time ==\n`);
-  const results: Array<FileResult & { pass: Store }> = [];
+  process.stdout.write(`\n== ${jobs.length} runs (test files and checks), ${CONCURRENCY} at a time ==\n`);
+  const results: Array<FileResult & { pass: Job['pass'] }> = [];
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      for (let job = queue.shift(); job; job = queue.shift())
-        results.push({ ...(await runFile(job.file, job.env, job.pass)), pass: job.pass });
+      for (let job = queue.shift(); job; job = queue.shift()) results.push({ ...(await runFile(job)), pass: job.pass });
     }),
   );
   try {
@@ -156,7 +168,11 @@ process.env.NODE_COMPILE_CACHE ??= path.resolve('.test-data/compile-cache');
 const started = Date.now();
 const serverUrl = process.env.TEST_DATABASE_URL;
 const { TEST_DATABASE_URL: _omit, ...embeddedEnv } = process.env;
-const jobs: Job[] = [];
+// A whole run checks the types, the lint rules and the format too (a run of a few files does not).
+const jobs: Job[] =
+  filters.length === 0 && process.env.TEST_CHECKS !== '0'
+    ? CHECKS.map(([name, args]) => ({ file: name, env: process.env, pass: 'check' as const, command: [process.execPath, ...args] }))
+    : [];
 const serverOnly: string[] = [];
 // TEST_STORES=all (npm run test:long): every file that touches a store runs on both.
 const everyStore = process.env.TEST_STORES === 'all';
@@ -172,7 +188,7 @@ for (const file of all) {
 const onServer = jobs.filter((j) => j.pass === 'PostgreSQL').length;
 if (serverUrl) {
   process.stdout.write(
-    `\nPGlite (embedded): ${jobs.length - onServer} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`,
+    `\nPGlite (embedded): ${jobs.filter((j) => j.pass === 'PGlite').length} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`,
   );
 } else {
   process.stdout.write(
