@@ -99,7 +99,10 @@ export async function serve(config: Config) {
     process.stdout.write(`Dashboard: ${config.appUrl}/\n`);
   } else {
     // Watched like an API process: /livez, /readyz and /metrics on PORT (docs/operations.md).
-    probes = await buildProbeApp(container.logger as FastifyBaseLogger, probeServices(container), { trustProxy: config.trustProxy });
+    probes = await buildProbeApp(container.logger as FastifyBaseLogger, probeServices(container), {
+      trustProxy: config.trustProxy,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+    });
     await probes.listen({ port: config.port, host: config.host });
   }
   if (config.roles.includes('worker') && !stopping) {

@@ -11,7 +11,7 @@ import type { Container } from '../container.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import type { BearerAuthenticator } from './auth/authenticate.ts';
-import { trackConnections } from './drain.ts';
+import { drainOnClose } from './drain.ts';
 import { HttpError, internalError, sendError, type ErrorShape } from './errors.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 import { registerErrorHandlers } from './app/error-handlers.ts';
@@ -68,9 +68,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   });
   app.setSerializerCompiler(serializerCompiler);
   // A close lets answers in flight finish, then cuts what is left after SHUTDOWN_TIMEOUT_MS.
-  const drain = trackConnections(app.server, config.shutdownTimeoutMs);
-  app.addHook('preClose', async () => drain.begin());
-  app.addHook('onClose', async () => drain.done());
+  drainOnClose(app, config.shutdownTimeoutMs);
   // Bodies are JSON only; anything else is a 415 (the OAuth routes add form bodies in their scope).
   app.removeContentTypeParser(['text/plain']);
 

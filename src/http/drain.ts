@@ -6,6 +6,7 @@
  * download that outlasts the shutdown) is cut, so a close never waits on the keep-alive timeout or
  * on a slow client.
  */
+import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 export type Drain = {
@@ -15,7 +16,7 @@ export type Drain = {
   done(): void;
 };
 
-export function trackConnections(server: Server, drainMs: number): Drain {
+function trackConnections(server: Server, drainMs: number): Drain {
   const open = new Set<ServerResponse>();
   let closing = false;
   let timer: NodeJS.Timeout | undefined;
@@ -46,4 +47,11 @@ export function trackConnections(server: Server, drainMs: number): Drain {
       clearTimeout(timer);
     },
   };
+}
+
+/** Drains a Fastify server's connections when it closes (create it with `forceCloseConnections: 'idle'`). */
+export function drainOnClose(app: Pick<FastifyInstance, 'server' | 'addHook'>, drainMs: number): void {
+  const drain = trackConnections(app.server, drainMs);
+  app.addHook('preClose', async () => drain.begin());
+  app.addHook('onClose', async () => drain.done());
 }

@@ -12,6 +12,7 @@ import type { Readiness } from '../db/readiness.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { internalError, sendError } from './errors.ts';
+import { drainOnClose } from './drain.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 
 /** Who may read /metrics (config.metrics). */
@@ -121,14 +122,20 @@ function parseAddress(address: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | 
  * The HTTP server of a worker-only process: the probes and the metrics, nothing else, so a worker
  * is watched (and health-checked in a container) like an API process.
  */
-export async function buildProbeApp(logger: FastifyBaseLogger, services: ProbeServices, options: { trustProxy: boolean }) {
+export async function buildProbeApp(
+  logger: FastifyBaseLogger,
+  services: ProbeServices,
+  options: { trustProxy: boolean; shutdownTimeoutMs: number },
+) {
   const app = Fastify({
     loggerInstance: logger,
     trustProxy: options.trustProxy,
     return503OnClosing: true,
-    forceCloseConnections: false,
+    // Idle connections close with the server; a scrape still being answered drains (drain.ts), as on the API.
+    forceCloseConnections: 'idle',
     ...requestLogging(),
   });
+  drainOnClose(app, options.shutdownTimeoutMs);
   logRequests(app);
   app.setNotFoundHandler((request, reply) =>
     sendError(

@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
 import { eventually } from '../eventually.ts';
+import type { FastifyBaseLogger } from 'fastify';
+import { probeServices } from '../../src/container.ts';
+import { buildProbeApp } from '../../src/http/probes.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { startTestServer } from '../harness.ts';
 
 /** Resolves when the socket is closed (by the server: the test never ends it). */
@@ -47,4 +51,26 @@ test('a close cuts an idle keep-alive connection and a request whose body never 
   await within(10_000, 'closing the server', server.close());
   await within(1_000, 'the idle connection to close', closed(idle));
   await within(1_000, 'the stalled connection to close', closed(stalled));
+});
+
+test("a worker-only process's probe server drains the same way: a request whose body never finishes is cut", async () => {
+  const server = await startTestServer();
+  const probes = await buildProbeApp(createLogger({ level: 'silent' }) as FastifyBaseLogger, probeServices(server.container), {
+    trustProxy: false,
+    shutdownTimeoutMs: 300,
+  });
+  try {
+    await probes.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = probes.server.address() as net.AddressInfo;
+    let requests = 0;
+    probes.server.on('request', () => requests++);
+    const stalled = net.connect(port, '127.0.0.1');
+    stalled.on('error', () => undefined);
+    stalled.write('POST /livez HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"a":');
+    await eventually('the stalled request to reach the probe server', () => requests >= 1);
+    await within(10_000, 'closing the probe server', probes.close());
+    await within(1_000, 'the stalled connection to close', closed(stalled));
+  } finally {
+    await server.close();
+  }
 });
