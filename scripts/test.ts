@@ -24,6 +24,9 @@ const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const CPU_MARK = '@@test-cpu ';
 
+/** Loaded first in every test process, as src/main.ts loads it in the service: see src/boot/module-hooks.ts. */
+const MODULE_HOOKS = path.resolve('src/boot/module-hooks.ts');
+
 const filters = process.argv.slice(2);
 const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
   .sort()
@@ -50,7 +53,16 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
   const started = Date.now();
   return new Promise((resolve) => {
     // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
-    const command = given ?? [process.execPath, '--test', '--test-reporter=spec', '--test-timeout=180000', file];
+    const command = given ?? [
+      process.execPath,
+      '--import',
+      MODULE_HOOKS,
+      '--test',
+      '--test-isolation=none',
+      '--test-reporter=spec',
+      '--test-timeout=180000',
+      file,
+    ];
     const [bin, ...args] = TIME ? [TIME, '-f', `${CPU_MARK}%U %S`, ...command] : command;
     const child = spawn(bin!, args, {
       env,
