@@ -27,6 +27,14 @@ const CPU_MARK = '@@test-cpu ';
 /** Loaded first in every test process, as src/main.ts loads it in the service: see src/boot/module-hooks.ts. */
 const MODULE_HOOKS = path.resolve('src/boot/module-hooks.ts');
 
+/**
+ * WebAssembly (PGlite) compiled by V8's baseline compiler only: a test process lives seconds, and
+ * optimising PGlite's hot functions in the background cost about 0.7 s of CPU per process, more than
+ * the faster code saved (the fuzzer's 3,000 requests took no longer). Services the tests spawn get it too
+ * (test/process/service.ts); the service itself, long-lived, keeps V8's default.
+ */
+const TEST_V8_FLAGS = ['--liftoff-only'];
+
 const filters = process.argv.slice(2);
 const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
   .sort()
@@ -55,6 +63,7 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
     // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
     const command = given ?? [
       process.execPath,
+      ...TEST_V8_FLAGS,
       '--import',
       MODULE_HOOKS,
       '--test',
