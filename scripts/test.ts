@@ -11,7 +11,7 @@
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
-import { existsSync, globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { storesOf, type Store } from './test-stores.ts';
@@ -166,6 +166,28 @@ async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] 
   return results;
 }
 
+/**
+ * The PGlite data directories test processes keep in /dev/shm (test/harness.ts) are removed by the test
+ * that made them; those of a process that died (killed at its timeout, say) are removed here. Each is
+ * named after its process: only those whose process is gone go, so another run at the same time keeps its own.
+ */
+function removeOrphanDatabases(): void {
+  for (const dir of globSync('/dev/shm/parley-test-db-*')) {
+    const pid = Number(/parley-test-db-(\d+)-/.exec(dir)?.[1]);
+    if (!pid || isAlive(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** One Chromium for every browser test file of the run (test/browser.ts connects to it); undefined when none runs. */
 async function startSharedBrowser(): Promise<{ wsEndpoint: string; close(): Promise<void> } | undefined> {
   const { CHROMIUM, BROWSER_ARGS } = await import('../test/browser-launch.ts');
@@ -220,8 +242,10 @@ if (serverUrl) {
 const browser = jobs.some((j) => j.file.includes('.browser.')) ? await startSharedBrowser() : undefined;
 if (browser)
   for (const job of jobs) if (job.file.includes('.browser.')) job.env = { ...job.env, PARLEY_TEST_BROWSER_WS: browser.wsEndpoint };
+removeOrphanDatabases();
 const results = await run(jobs);
 await browser?.close();
+removeOrphanDatabases();
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
