@@ -117,7 +117,7 @@ type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store | 'check'; comman
  * longest), so that they use the cores the first test files leave idle while they wait on I/O.
  */
 const CHECKS: Array<[string, string[]]> = [
-  ['typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['typecheck', ['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['lint', ['node_modules/eslint/bin/eslint.js', 'src', 'test', 'scripts', 'bench']],
   ['format', ['node_modules/@biomejs/biome/bin/biome', 'format', '.']],
 ];
