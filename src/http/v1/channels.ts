@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { capabilitiesOf, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
+import { channelCapabilities, ENGINES, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
 import {
   channelStatusOf,
   createChannel,
@@ -22,11 +22,16 @@ import { presentChannel, presentStatus, presentQr, presentProfile } from './chan
 /** The platforms the registry lists (channels.platform). */
 const PlatformSchema = z.enum(PLATFORMS);
 const StatusSchema = z.enum(['pending', 'connected', 'disconnected', 'error', 'pairing']);
+const EngineSchema = z.enum(ENGINES).meta({
+  description:
+    "What serves the channel, decided by its settings: `official` the provider's business API; `embedded` a linked-device session inside Parley (your own phone pairs with Parley: no gateway_base, not the sandbox); `http_gateway` an HTTP gateway of your own (settings.gateway_base); `sandbox` the built-in sandbox provider.",
+});
 
 export const ChannelSchema = z
   .object({
     id: z.uuid().meta({ description: 'Opaque channel id (channel_id elsewhere)' }),
     platform: PlatformSchema,
+    engine: EngineSchema,
     name: z.string(),
     status: StatusSchema.meta({
       description:
@@ -174,12 +179,25 @@ export const ChannelStatusSchema = z.object({
 export const CapabilitiesSchema = z
   .object({
     platform: PlatformSchema,
-    message_types: z.array(z.enum(MESSAGE_TYPES)),
-    simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Types the platform renders in a simplified form' }),
+    engine: EngineSchema,
+    message_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Every type the channel takes (POST /v1/messages)' }),
+    native_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: "Types the engine sends as the chat network's own kind of message" }),
+    simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({
+      description:
+        'Types the engine sends in a simplified form: plain text (numbered options, the product ids, a request to reply), not as the interactive message',
+    }),
+    parley_types: z.array(z.enum(MESSAGE_TYPES)).meta({
+      description:
+        'Types Parley answers from its own records (source: parley), sending nothing to the chat network: on the embedded engine, message_status_query (the statuses Parley holds) and message_media_download (media is stored when it arrives)',
+    }),
     operations: z.array(z.enum(OPERATIONS)),
     customer_service_window_hours: z.number().nullable(),
   })
-  .meta({ id: 'ChannelCapabilities' });
+  .meta({
+    id: 'ChannelCapabilities',
+    description:
+      "What the channel's engine supports: each type of message_types is in exactly one of native_types, simplified_types and parley_types.",
+  });
 
 export const ProfileSchema = z
   .object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() })
@@ -328,7 +346,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       schema: {
         tags: ['channels'],
         summary: 'What the channel supports',
-        description: 'Message types and operations, read from the same support matrix that validation uses.',
+        description:
+          "Message types and operations, read from the same support matrix that validation uses, and how the channel's engine sends each type: natively, in a simplified form (as text), or answered by Parley from its own records.",
         params: ChannelParams,
         response: {
           200: dataOf(CapabilitiesSchema),
@@ -338,7 +357,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     },
     async (request) => {
       const row = await getChannel(deps, actorOf(request), { channelId: request.params.channelID });
-      return { data: capabilitiesOf(row.platform) };
+      return { data: channelCapabilities(row) };
     },
   );
 

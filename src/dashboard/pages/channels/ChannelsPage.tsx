@@ -8,6 +8,7 @@ import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.
 import {
   CHANNEL_STATUS_OPTIONS,
   channelsApi,
+  engineLabel,
   PLATFORM_LABELS,
   platformLabel,
   type ChannelFilters,
@@ -75,7 +76,8 @@ export function ChannelsPage() {
   );
 }
 
-function ChannelTable({ channels }: { channels: ChannelView[] }) {
+/** The channels as a table: name, platform and engine, number, status, health. */
+export function ChannelTable({ channels }: { channels: ChannelView[] }) {
   return (
     // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
     <div className="table-wrap" tabIndex={0} role="region" aria-label="Channels">
@@ -97,7 +99,10 @@ function ChannelTable({ channels }: { channels: ChannelView[] }) {
                 <Link to={`/channels/${c.id}`}>{c.name}</Link>
                 {c.sandbox ? <span className="badge badge-neutral badge-inline">sandbox</span> : null}
               </td>
-              <td>{platformLabel(c.platform)}</td>
+              <td>
+                {platformLabel(c.platform)}
+                <div className="muted small">{engineLabel(c)}</div>
+              </td>
               <td className="mono nowrap">{c.display_phone_number ?? '—'}</td>
               <td>
                 <StatusBadge status={c.status} />
