@@ -49,7 +49,14 @@ const channel = {
   sandbox: false,
   settings: { api_version: 'v23.0', phone_number_id: '106540352242922', waba_id: '102290129340398', throughput_per_second: 20 },
   credentials_set: ['access_token', 'app_secret', 'verify_token'],
-  health: { last_error_code: null, last_error_message: null, last_error_at: null, reconnect_attempts: 0, last_checked_at: NOW },
+  health: {
+    last_error_code: null,
+    last_error_message: null,
+    last_error_at: null,
+    reconnect_attempts: 0,
+    next_retry_at: null,
+    last_checked_at: NOW,
+  },
   created_at: CREATED,
   updated_at: CREATED,
 };

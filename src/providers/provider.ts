@@ -412,6 +412,8 @@ export type InboundEvent =
        * them, with the reason (the next try's time) as its last error.
        */
       reconnectAttempts?: number;
+      /** With reconnectAttempts: when the engine tries again (the channel's health.next_retry_at). */
+      nextRetryAt?: Date;
     }
   | {
       /**

@@ -34,6 +34,7 @@ export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
       last_error_message: row.lastErrorMessage,
       last_error_at: row.lastErrorAt?.toISOString() ?? null,
       reconnect_attempts: row.reconnectAttempts,
+      next_retry_at: row.nextRetryAt?.toISOString() ?? null,
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
     },
     created_at: row.createdAt.toISOString(),

@@ -52,7 +52,11 @@ export const ChannelSchema = z
       last_error_at: z.string().nullable(),
       reconnect_attempts: z.number().int().meta({
         description:
-          'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost (last_error_message names the next try)',
+          'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost or could not be made (last_error_message names why and the next try)',
+      }),
+      next_retry_at: z.string().nullable().meta({
+        description:
+          'When the engine tries to connect again by itself (the embedded engine after a lost connection, or one the network kept from the chat service: last_error_code names the cause, e.g. dns_failure, network_unreachable, connection_refused, tls_failure, connection_timed_out); null when it does not',
       }),
       last_checked_at: z.string().nullable(),
     }),

@@ -120,7 +120,7 @@ export function ChannelTable({ channels }: { channels: ChannelView[] }) {
   );
 }
 
-/** The last error (or "No errors") and the failed checks in a row. */
+/** The last error (or "No errors"), and the failed checks in a row or the engine's reconnect attempts and its next try. */
 export function HealthSummary({ health }: { health: ChannelView['health'] }) {
   return (
     <div className="small">
@@ -135,7 +135,15 @@ export function HealthSummary({ health }: { health: ChannelView['health'] }) {
       ) : (
         <div className="muted">No errors</div>
       )}
-      {health.reconnect_attempts > 0 ? <div className="muted">{health.reconnect_attempts} failed checks in a row</div> : null}
+      {health.next_retry_at ? (
+        // The engine reconnects by itself: how often it tried, and when it tries next.
+        <div className="muted">
+          {health.reconnect_attempts} reconnect {health.reconnect_attempts === 1 ? 'attempt' : 'attempts'}; next try{' '}
+          {formatDate(health.next_retry_at)}
+        </div>
+      ) : health.reconnect_attempts > 0 ? (
+        <div className="muted">{health.reconnect_attempts} failed checks in a row</div>
+      ) : null}
     </div>
   );
 }

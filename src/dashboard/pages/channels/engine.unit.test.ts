@@ -1,6 +1,7 @@
 /**
  * The engine a channel runs on, in words, where the dashboard shows channels: the channel page's
- * details (the platform without a guess at the engine, then the engine itself) and the channel list.
+ * details (the platform without a guess at the engine, then the engine itself) and the channel list;
+ * and a connection the network kept from the chat service: its cause and the next try, in the health.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,7 +12,8 @@ const { render, screen, within } = await setUpDom();
 const { createElement: h } = await import('react');
 const { MemoryRouter } = await import('react-router');
 const { ChannelDetails } = await import('./ChannelDetails.tsx');
-const { ChannelTable } = await import('./ChannelsPage.tsx');
+const { ChannelTable, HealthSummary } = await import('./ChannelsPage.tsx');
+const { formatDate } = await import('../../format.ts');
 
 const NOW = '2025-05-01T10:00:00.000Z';
 
@@ -34,6 +36,7 @@ function channel(engine: ChannelView['engine'], extra: Partial<ChannelView> = {}
       last_error_message: null,
       last_error_at: null,
       reconnect_attempts: 0,
+      next_retry_at: null,
       last_checked_at: null,
     },
     created_at: NOW,
@@ -71,4 +74,25 @@ test("the channel list shows each channel's engine beside its platform", () => {
   const rows = screen.getAllByRole('row').slice(1);
   assert.match(within(rows[0]!).getAllByRole('cell')[1]!.textContent ?? '', /ChatApp \(linked device\).*Embedded/);
   assert.match(within(rows[1]!).getAllByRole('cell')[1]!.textContent ?? '', /HTTP gateway/);
+});
+
+test('health of an engine that cannot reach the chat network: the cause, the attempts and when it tries next', () => {
+  const next = '2025-05-01T10:01:30.000Z';
+  render(
+    h(HealthSummary, {
+      health: {
+        last_error_code: 'dns_failure',
+        last_error_message: `cannot reach the chat network: the DNS lookup of web.whatsapp.com failed (ENOTFOUND); reconnect attempt 2 at ${next}`,
+        last_error_at: NOW,
+        reconnect_attempts: 2,
+        next_retry_at: next,
+        last_checked_at: null,
+      },
+    }),
+  );
+  const text = document.body.textContent ?? '';
+  assert.match(text, /dns_failure/);
+  assert.match(text, /DNS lookup of web\.whatsapp\.com failed/);
+  assert.ok(text.includes(`2 reconnect attempts; next try ${formatDate(next)}`), text);
+  assert.doesNotMatch(text, /failed checks/);
 });
