@@ -374,7 +374,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         summary: 'Start pairing a gateway channel (unofficial only)',
         description:
           'Registers the callback with the gateway and starts its session; the channel goes to `pairing` and the answer carries the QR to scan. ' +
-          'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels.',
+          'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels. ' +
+          '503 when no QR can come yet: on the embedded engine, the network kept the session from the chat service (provider_error.code names the cause: dns_failure, network_unreachable, connection_refused, connection_reset, tls_failure, connection_timed_out; the detail says when the engine tries again by itself).',
         params: ChannelParams,
         body: ConnectBody.nullish(),
         response: { 200: dataOf(ConnectSchema), ...channelErrors },
@@ -405,7 +406,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         tags: ['channels'],
         summary: 'The QR code to pair a gateway channel (unofficial only)',
         description:
-          'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing.',
+          'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing, naming why (its status and status reason: e.g. the chat network it cannot reach and the next try); 503 while the engine waits to try again.',
         params: ChannelParams,
         response: { 200: dataOf(QrSchema), ...channelErrors },
       },
