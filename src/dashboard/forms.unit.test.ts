@@ -239,7 +239,7 @@ test('SectionForm: a named form with its heading and alert; submitting calls onS
   let submitted = 0;
   const props = { label: 'Record consent', title: 'Record consent', submitLabel: 'Save consent', onSubmit: () => (submitted += 1) };
   const field = h(TextField, { label: 'Source', value: '', onChange: () => undefined });
-  const view = render(h(SectionForm, { ...props, error: undefined, pending: false }, field));
+  const view = render(h(SectionForm, { ...props, error: undefined, pending: false, children: field }));
   const form = screen.getByRole('form', { name: 'Record consent' });
   assert.ok(screen.getByRole('heading', { name: 'Record consent' }));
   assert.equal(screen.queryByRole('alert'), null, 'no alert without an error');
@@ -251,7 +251,7 @@ test('SectionForm: a named form with its heading and alert; submitting calls onS
   assert.equal(submitted, 1);
   assert.equal(event.defaultPrevented, true, 'the browser does not submit the page');
 
-  view.rerender(h(SectionForm, { ...props, error: 'the request is not valid', pending: true }, field));
+  view.rerender(h(SectionForm, { ...props, error: 'the request is not valid', pending: true, children: field }));
   assert.equal(screen.getByRole('alert').textContent?.includes('the request is not valid'), true);
   assert.equal((screen.getByRole('button', { name: 'Save consent' }) as HTMLButtonElement).disabled, true);
   view.unmount();
