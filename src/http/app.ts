@@ -11,6 +11,7 @@ import type { Container } from '../container.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import type { BearerAuthenticator } from './auth/authenticate.ts';
+import { problemClientErrorHandler } from './client-error.ts';
 import { drainOnClose } from './drain.ts';
 import { HttpError, internalError, sendError, type ErrorShape } from './errors.ts';
 import { logRequests, requestLogging } from './request-log.ts';
@@ -41,6 +42,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    clientErrorHandler: problemClientErrorHandler(securityHeaderValues),
     ...requestLogging(),
     frameworkErrors: (error, request, reply) => {
       void reply.header('x-request-id', request.id).headers(securityHeaderValues);

@@ -1222,6 +1222,13 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       return [{ summary: 'Path segment too long', error: new HttpError('uri_too_long', 'a path segment is longer than the limit') }];
     case 415:
       return [{ summary: 'Not JSON', error: new HttpError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
+    case 431:
+      return [
+        {
+          summary: 'Header fields too large',
+          error: new HttpError('header_fields_too_large', 'the request header fields are larger than the server accepts (16 KiB in all)'),
+        },
+      ];
     case 422:
       return entryFor(REFUSALS, context.operation);
     case 429:

@@ -12,6 +12,7 @@ import type { Readiness } from '../db/readiness.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { internalError, sendError } from './errors.ts';
+import { problemClientErrorHandler } from './client-error.ts';
 import { drainOnClose } from './drain.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 
@@ -133,6 +134,7 @@ export async function buildProbeApp(
     return503OnClosing: true,
     // Idle connections close with the server; a scrape still being answered drains (drain.ts), as on the API.
     forceCloseConnections: 'idle',
+    clientErrorHandler: problemClientErrorHandler(),
     ...requestLogging(),
   });
   drainOnClose(app, options.shutdownTimeoutMs);
