@@ -413,9 +413,13 @@ test('a session streams its organization, or another it is a member of by organi
     headers: { 'x-organization-id': server.organizationId },
   });
   assert.equal(contradicting.status, 400);
-  // A key reaches its own organization only, whichever way another is named.
+  // A key reaches its own organization only, whichever way another is named: that organization is refused (400), the key is not.
   const keyElsewhere = await openStream(server, `/v1/events/stream?organization_id=${stranger.organizationId}`, { key: server.apiKey });
-  assert.equal(keyElsewhere.status, 401);
+  assert.equal(keyElsewhere.status, 400);
+  assert.deepEqual(
+    keyElsewhere.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/organization_id']],
+  );
 });
 
 test('a stream ends within a heartbeat once its session is revoked or its key deleted; until then keep-alive comments come', async () => {
