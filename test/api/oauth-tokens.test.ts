@@ -247,7 +247,7 @@ async function tokenRow(token: string) {
   return row!;
 }
 
-test('code flow with PKCE through openid-client; a wrong verifier or redirect_uri is refused; a reused code kills its tokens', async () => {
+test('code flow with PKCE through openid-client; a wrong verifier or redirect_uri is refused and spends the code; a reused code kills its tokens', async () => {
   const config = await discover(client);
   const good = await approvedCode(config, client);
   const tokens = remember(
@@ -272,31 +272,49 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
   assert.equal(refreshed.body.error, 'invalid_grant');
 
-  // A wrong verifier, then a wrong redirect_uri: refused, nothing issued, and the code still works.
-  const other = await approvedCode(config, client);
+  // A wrong verifier, a wrong redirect_uri, a missing verifier: refused, nothing issued, and the code is
+  // spent (a failed exchange consumes it), so the right verifier afterwards gets nothing.
   const before = await tokenCount();
+  const wrongVerifier = await approvedCode(config, client);
   await oauthFailure(
-    oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: other.state }),
+    oidc.authorizationCodeGrant(config, wrongVerifier.callback, {
+      pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+      expectedState: wrongVerifier.state,
+    }),
     'invalid_grant',
   );
-  const wrongRedirect = await form({
+  const wrongRedirect = await approvedCode(config, client);
+  const redirectRefused = await form({
     grant_type: 'authorization_code',
-    code: other.code,
+    code: wrongRedirect.code,
     redirect_uri: 'http://127.0.0.1:53682/elsewhere',
-    code_verifier: other.verifier,
+    code_verifier: wrongRedirect.verifier,
     client_id: client.clientId,
   });
-  assert.equal(wrongRedirect.body.error, 'invalid_grant');
-  assert.match(wrongRedirect.body.error_description, /redirect_uri/);
-  const noVerifier = await form({
+  assert.equal(redirectRefused.body.error, 'invalid_grant');
+  assert.match(redirectRefused.body.error_description, /redirect_uri/);
+  const noVerifier = await approvedCode(config, client);
+  const verifierMissing = await form({
     grant_type: 'authorization_code',
-    code: other.code,
+    code: noVerifier.code,
     redirect_uri: client.redirectUris[0]!,
     client_id: client.clientId,
   });
-  assert.equal(noVerifier.body.error, 'invalid_grant');
+  assert.equal(verifierMissing.body.error, 'invalid_grant');
+  assert.match(verifierMissing.body.error_description, /code_verifier is missing/);
+  for (const spent of [wrongVerifier, wrongRedirect, noVerifier]) {
+    const again = await form({
+      grant_type: 'authorization_code',
+      code: spent.code,
+      redirect_uri: client.redirectUris[0]!,
+      code_verifier: spent.verifier,
+      client_id: client.clientId,
+    });
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.error, 'invalid_grant');
+    assert.match(again.body.error_description, /already used/);
+  }
   assert.equal(await tokenCount(), before);
-  remember(await oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: other.verifier, expectedState: other.state }));
 
   // Another client cannot redeem the code; an expired code is refused.
   const late = await approvedCode(config, client);
