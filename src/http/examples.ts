@@ -1058,10 +1058,8 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     400: [
       { summary: 'Missing token', error: invalidField('body', '/token', 'Invalid input: expected string, received undefined') },
       {
-        summary: 'Missing client_id',
-        error: new DomainError('invalid', 'client_id is missing: the client the token was issued to revokes it', {
-          extra: { oauth_error: 'invalid_request' },
-        }),
+        summary: 'Secret without client_id',
+        error: new DomainError('invalid', 'client_secret was sent without client_id', { extra: { oauth_error: 'invalid_request' } }),
       },
     ],
     401: [

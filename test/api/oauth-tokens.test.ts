@@ -28,7 +28,7 @@ import {
   type ApiResponse,
   type TestServer,
 } from '../harness.ts';
-import { createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import { createGrant, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
 const clock = movableClock();
@@ -528,7 +528,7 @@ test('introspection: confidential clients see their own tokens, credentials with
   assert.deepEqual(await oidc.tokenIntrospection(config, tokens.access_token), { active: false });
 });
 
-test('revocation: the client revokes its access token alone, a refresh token with its grant; unknown tokens are fine', async () => {
+test('revocation: the client or the holder revokes an access token alone, a refresh token with its grant; unknown tokens are fine', async () => {
   const config = await discover(client);
   const a = await deviceTokens(client, [server.organizationId]);
   const b = remember(await oidc.refreshTokenGrant(config, a.refresh_token!));
@@ -551,9 +551,47 @@ test('revocation: the client revokes its access token alone, a refresh token wit
   for (const token of [b.refresh_token!, 'pla_unknown', 'whatever']) {
     assert.equal((await request(server, 'POST', '/v1/oauth/revoke', { body: { token, client_id: client.clientId } })).status, 200);
   }
-  const anonymous = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: a.access_token } });
-  assert.equal(anonymous.status, 400);
-  assert.equal(anonymous.body.error, 'invalid_request');
+
+  // The spec's body alone, no client credentials: holding the token is the proof (RFC 7009's body, as
+  // large providers accept it). An access token goes alone, a refresh token with its grant.
+  const c = await deviceTokens(client, [server.organizationId]);
+  const d = remember(await oidc.refreshTokenGrant(config, c.refresh_token!));
+  const bare = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: d.access_token, token_type_hint: 'access_token' } });
+  assert.equal(bare.status, 200, bare.text);
+  assert.deepEqual(bare.body, {});
+  assert.equal((await channels(d.access_token)).status, 401, 'revoked by its holder');
+  assert.equal((await channels(c.access_token)).status, 200, 'only that access token');
+  const bareForm = await request(server, 'POST', '/v1/oauth/revoke', {
+    rawBody: new URLSearchParams({ token: d.refresh_token!, token_type_hint: 'refresh_token' }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  assert.equal(bareForm.status, 200, bareForm.text);
+  assert.equal((await channels(c.access_token)).status, 401, 'the refresh token took its grant');
+  for (const token of ['pla_unknown', 'whatever', d.access_token]) {
+    const res = await request(server, 'POST', '/v1/oauth/revoke', { body: { token, token_type_hint: 'access_token' } });
+    assert.equal(res.status, 200, `${token}: ${res.text}`);
+  }
+  // Client credentials, when given, must hold: a wrong secret or an unknown client is 401, and the token stays.
+  const confidential = await createOAuthClient(server, { type: 'confidential', name: 'Revoker', scopes: ['channels:read'] });
+  const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
+  const granted = await createGrant(server, { client: confidential, userId: owner!.id, organizationIds: [server.organizationId] });
+  const e = { access_token: granted.accessToken };
+  const basic = (secret: string) => `Basic ${Buffer.from(`${confidential.clientId}:${secret}`).toString('base64')}`;
+  const wrongSecret = await request(server, 'POST', '/v1/oauth/revoke', {
+    body: { token: e.access_token },
+    headers: { authorization: basic('not-the-secret') },
+  });
+  assert.equal(wrongSecret.status, 401, wrongSecret.text);
+  assert.equal(wrongSecret.body.error, 'invalid_client');
+  const unknownClient = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: e.access_token, client_id: 'pcl_nobody' } });
+  assert.equal(unknownClient.status, 401, unknownClient.text);
+  assert.equal((await channels(e.access_token)).status, 200, 'a refused revocation leaves the token');
+  const right = await request(server, 'POST', '/v1/oauth/revoke', {
+    body: { token: e.access_token },
+    headers: { authorization: basic(confidential.secret!) },
+  });
+  assert.equal(right.status, 200, right.text);
+  assert.equal((await channels(e.access_token)).status, 401);
 });
 
 test('bad input at the token endpoint: the documented OAuth error, nothing stored', async () => {
