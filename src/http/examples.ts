@@ -12,8 +12,11 @@ import { HttpError, type ApiError } from './errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
+import { unreachedOrganization } from './auth/authenticate.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
+/** An organization the example's credential does not reach. */
+const OTHER_ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a2';
 const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
 const CHANNEL_ID = '0196b1f2-0a00-7000-8000-0000000000c1';
 const CONTACT_ID = '0196b1f2-0a00-7000-8000-0000000000d1';
@@ -1160,10 +1163,16 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       if (context.pagedQuery)
         examples.push({ summary: 'Invalid query', error: invalidField('query', '/limit', 'Too small: expected number to be >=1') });
       if (!context.public) {
-        examples.push({
-          summary: 'Invalid X-Organization-Id',
-          error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
-        });
+        examples.push(
+          {
+            summary: 'Invalid X-Organization-Id',
+            error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
+          },
+          {
+            summary: 'Organization not reached',
+            error: unreachedOrganization({ id: OTHER_ORG_ID, pointer: '/x-organization-id', location: 'headers' }),
+          },
+        );
       }
       if (examples.length === 0) {
         const param = /\{(\w+)\}/.exec(path)?.[1];

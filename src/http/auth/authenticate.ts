@@ -98,10 +98,10 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
 }
 
 /** Which organization the request names, and where (for the field error that refuses it). */
-type RequestedOrganization = { id: string; pointer: string; location: 'headers' | 'query' };
+export type RequestedOrganization = { id: string; pointer: string; location: 'headers' | 'query' };
 
 /** The 400 for an organization the credential does not reach (docs/api.md, Organizations). */
-function unreachedOrganization(requested: RequestedOrganization): DomainError {
+export function unreachedOrganization(requested: RequestedOrganization): DomainError {
   return new DomainError(
     'invalid',
     `this credential does not reach organization ${requested.id}: an API key acts in its own organization only`,
