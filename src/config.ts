@@ -167,6 +167,8 @@ export const envSchema = z.object({
     .default(30),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
   EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
+  EVENT_STREAM_MAX_PER_CREDENTIAL: z.coerce.number({ error: 'expects a number of streams' }).int().min(1).max(100_000).default(20),
+  EVENT_STREAM_MAX_PER_ORGANIZATION: z.coerce.number({ error: 'expects a number of streams' }).int().min(1).max(100_000).default(200),
   EMBEDDED_LEASE_TTL: duration.prefault('20s'),
   EMBEDDED_LEASE_RENEW: duration.prefault('5s'),
   EMBEDDED_POLL_INTERVAL: duration.prefault('5s'),
@@ -309,8 +311,11 @@ export type Config = {
   };
   /** Events, webhook deliveries and their attempts are kept this many days. */
   eventRetentionDays: number;
-  /** GET /v1/events/stream: the keep-alive comment's period (credentials are checked again on each), and the polling floor under the NOTIFY. */
-  eventStream: { heartbeatMs: number; pollMs: number };
+  /**
+   * GET /v1/events/stream: the keep-alive comment's period (credentials are checked again on each), the
+   * polling floor under the NOTIFY, and the most streams one process holds open per credential and per organization.
+   */
+  eventStream: { heartbeatMs: number; pollMs: number; maxPerCredential: number; maxPerOrganization: number };
   /** Open sign-up (POST /v1/auth/signup) or only invited people. */
   signup: 'closed' | 'open';
   /** Outgoing mail for invitations and reset links; undefined: links are only shown to whoever made them. */
@@ -486,7 +491,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableMinFailures: e.WEBHOOK_DISABLE_MIN_FAILURES,
     },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
-    eventStream: { heartbeatMs: e.EVENT_STREAM_HEARTBEAT_MS, pollMs: e.EVENT_STREAM_POLL_MS },
+    eventStream: {
+      heartbeatMs: e.EVENT_STREAM_HEARTBEAT_MS,
+      pollMs: e.EVENT_STREAM_POLL_MS,
+      maxPerCredential: e.EVENT_STREAM_MAX_PER_CREDENTIAL,
+      maxPerOrganization: e.EVENT_STREAM_MAX_PER_ORGANIZATION,
+    },
     signup: e.SIGNUP,
     mail: { smtpUrl: e.SMTP_URL, from: e.SMTP_FROM },
     invitationTtlMs: e.INVITATION_TTL,

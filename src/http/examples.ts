@@ -790,6 +790,21 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     ],
   },
   'GET /v1/events/stream': {
+    429: [
+      {
+        summary: 'Too many open streams',
+        error: new HttpError(
+          'rate_limited',
+          'too many open event streams for this credential: the limit is 20 (EVENT_STREAM_MAX_PER_CREDENTIAL); close one, or retry in 15 s',
+        ),
+        retryAfter: 15,
+      },
+      {
+        summary: 'Rate limited',
+        error: new HttpError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'),
+        retryAfter: 42,
+      },
+    ],
     400: [
       {
         summary: 'Not a cursor',

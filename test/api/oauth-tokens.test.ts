@@ -75,6 +75,19 @@ const form = (body: Record<string, string>, headers: Record<string, string> = {}
     headers,
   });
 
+/** A code exchanged at the token endpoint by the fixture client, as approvedCode made it, with any parameter changed or (undefined) left out. */
+function exchange(approved: { code: string; verifier: string }, changes: Record<string, string | undefined> = {}) {
+  const params: Record<string, string | undefined> = {
+    grant_type: 'authorization_code',
+    code: approved.code,
+    redirect_uri: client.redirectUris[0]!,
+    code_verifier: approved.verifier,
+    client_id: client.clientId,
+    ...changes,
+  };
+  return form(Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined)));
+}
+
 /** Starts a device flow for the client and returns the device's answer. */
 async function startDevice(of: ClientFixture, scope?: string) {
   const res = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: of.clientId, ...(scope ? { scope } : {}) } });
@@ -258,13 +271,7 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   assert.equal((await channels(tokens.access_token)).status, 200);
 
   // The same code again: refused, and every token it produced is revoked.
-  const replay = await form({
-    grant_type: 'authorization_code',
-    code: good.code,
-    redirect_uri: client.redirectUris[0]!,
-    code_verifier: good.verifier,
-    client_id: client.clientId,
-  });
+  const replay = await exchange(good);
   assert.equal(replay.status, 400);
   assert.equal(replay.body.error, 'invalid_grant');
   assert.match(replay.body.error_description, /already used/);
@@ -284,32 +291,15 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
     'invalid_grant',
   );
   const wrongRedirect = await approvedCode(config, client);
-  const redirectRefused = await form({
-    grant_type: 'authorization_code',
-    code: wrongRedirect.code,
-    redirect_uri: 'http://127.0.0.1:53682/elsewhere',
-    code_verifier: wrongRedirect.verifier,
-    client_id: client.clientId,
-  });
+  const redirectRefused = await exchange(wrongRedirect, { redirect_uri: 'http://127.0.0.1:53682/elsewhere' });
   assert.equal(redirectRefused.body.error, 'invalid_grant');
   assert.match(redirectRefused.body.error_description, /redirect_uri/);
   const noVerifier = await approvedCode(config, client);
-  const verifierMissing = await form({
-    grant_type: 'authorization_code',
-    code: noVerifier.code,
-    redirect_uri: client.redirectUris[0]!,
-    client_id: client.clientId,
-  });
+  const verifierMissing = await exchange(noVerifier, { code_verifier: undefined });
   assert.equal(verifierMissing.body.error, 'invalid_grant');
   assert.match(verifierMissing.body.error_description, /code_verifier is missing/);
   for (const spent of [wrongVerifier, wrongRedirect, noVerifier]) {
-    const again = await form({
-      grant_type: 'authorization_code',
-      code: spent.code,
-      redirect_uri: client.redirectUris[0]!,
-      code_verifier: spent.verifier,
-      client_id: client.clientId,
-    });
+    const again = await exchange(spent);
     assert.equal(again.status, 400, again.text);
     assert.equal(again.body.error, 'invalid_grant');
     assert.match(again.body.error_description, /already used/);
@@ -319,14 +309,9 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   // Another client cannot redeem the code; an expired code is refused.
   const late = await approvedCode(config, client);
   const thief = await createOAuthClient(server);
-  const stolen = await form({
-    grant_type: 'authorization_code',
-    code: late.code,
-    redirect_uri: client.redirectUris[0]!,
-    code_verifier: late.verifier,
-    client_id: thief.clientId,
-  });
+  const stolen = await exchange(late, { client_id: thief.clientId });
   assert.equal(stolen.body.error, 'invalid_grant');
+  assert.match(stolen.body.error_description, /unknown/);
   clock.advance(61_000);
   await oauthFailure(
     oidc.authorizationCodeGrant(config, late.callback, { pkceCodeVerifier: late.verifier, expectedState: late.state }),

@@ -35,9 +35,21 @@ async function statuses(count: number, send: () => Promise<{ status: number }>):
   return seen;
 }
 
-/** Runs the four per-address rules against a server, each X-Forwarded-For made by `forwarded` from the client's spoofed entry. */
-function limitTests(setup: () => { server: TestServer; advance(ms: number): void }, forwarded: (spoof: string, lane: string) => string) {
-  const get = (path: string, headers: Record<string, string>, key?: string) => request(setup().server, 'GET', path, { key, headers });
+/**
+ * A server with the low limits (and `env`) on a clock the tests move, and the four per-address rules
+ * against it. Every request's X-Forwarded-For is a spoofed first entry, then an address of the test's
+ * own (a lane per rule): what a proxy in front appends, the address it saw.
+ */
+function limitTests(env: Record<string, string>): () => TestServer {
+  let server: TestServer;
+  let now = Date.now();
+  before(async () => {
+    server = await startTestServer({ env: { ...LIMITS, ...env }, clock: { now: () => new Date(now) } });
+  });
+  after(() => server.close());
+  const advance = (ms: number) => void (now += ms);
+  const forwarded = (spoof: string, lane: string) => `${spoof}, ${lane}`;
+  const get = (path: string, headers: Record<string, string>, key?: string) => request(server, 'GET', path, { key, headers });
 
   test('METRICS_ALLOW: an address of the allowed range written by the client does not open the metrics', async () => {
     for (const header of [forwarded('10.1.2.3', '203.0.113.1'), '10.1.2.3, 127.0.0.1']) {
@@ -48,15 +60,15 @@ function limitTests(setup: () => { server: TestServer; advance(ms: number): void
   });
 
   test('AUTH_FAILURE_LIMIT_PER_MINUTE: bad credentials under ever new spoofed addresses are counted as one address', async () => {
-    setup().advance(3_600_000);
+    advance(3_600_000);
     const seen = await statuses(5, () => get('/v1/channels', { 'x-forwarded-for': forwarded(spoofed(), '203.0.113.2') }, badKey()));
     assert.deepEqual(seen, [401, 401, 401, 429, 429]);
-    const refused = await get('/v1/channels', { 'x-forwarded-for': forwarded(spoofed(), '203.0.113.2') }, setup().server.apiKey);
+    const refused = await get('/v1/channels', { 'x-forwarded-for': forwarded(spoofed(), '203.0.113.2') }, server.apiKey);
     assert.match(refused.body.detail, /missing or invalid credential from this address/);
   });
 
   test('RATE_LIMIT_ADDRESS_PER_MINUTE: requests without a credential under ever new spoofed addresses are counted as one address', async () => {
-    setup().advance(3_600_000);
+    advance(3_600_000);
     const seen = await statuses(9, () =>
       get('/.well-known/oauth-authorization-server', { 'x-forwarded-for': forwarded(spoofed(), '203.0.113.3') }),
     );
@@ -66,10 +78,10 @@ function limitTests(setup: () => { server: TestServer; advance(ms: number): void
   });
 
   test('the login throttle by address: wrong passwords under ever new spoofed addresses are counted as one address', async () => {
-    setup().advance(3_600_000);
+    advance(3_600_000);
     let n = 0;
     const login = () =>
-      request(setup().server, 'POST', '/v1/auth/login', {
+      request(server, 'POST', '/v1/auth/login', {
         body: { email: `spray${n++}-${randomUUID()}@example.com`, password: 'Summer2026!' },
         headers: { 'x-forwarded-for': forwarded(spoofed(), '203.0.113.4') },
       });
@@ -77,45 +89,28 @@ function limitTests(setup: () => { server: TestServer; advance(ms: number): void
     const refused = await login();
     assert.match(refused.body.detail, /this address/);
   });
+  return () => server;
 }
 
 describe('TRUST_PROXY unset: the socket address, whatever the headers say', () => {
-  let server: TestServer;
-  let now = Date.now();
-  before(async () => {
-    server = await startTestServer({ env: LIMITS, clock: { now: () => new Date(now) } });
-  });
-  after(() => server.close());
-  limitTests(
-    () => ({ server, advance: (ms) => void (now += ms) }),
-    (spoof, lane) => `${spoof}, ${lane}`,
-  );
+  const server = limitTests({});
 
   test('a lone forwarded address in the allowed range does not open the metrics either', async () => {
-    const res = await request(server, 'GET', '/metrics', { headers: { 'x-forwarded-for': '10.1.2.3' } });
+    const res = await request(server(), 'GET', '/metrics', { headers: { 'x-forwarded-for': '10.1.2.3' } });
     assert.equal(res.status, 403, res.text);
   });
 });
 
 describe('TRUST_PROXY=true: one proxy in front, the address it appended', () => {
-  let server: TestServer;
-  let now = Date.now();
-  before(async () => {
-    server = await startTestServer({ env: { ...LIMITS, TRUST_PROXY: 'true' }, clock: { now: () => new Date(now) } });
-  });
-  after(() => server.close());
-  // The test client is the proxy: it appends the address it "saw" (a lane of the test's own) after the client's spoofed entry.
-  limitTests(
-    () => ({ server, advance: (ms) => void (now += ms) }),
-    (spoof, lane) => `${spoof}, ${lane}`,
-  );
+  // The test client plays the proxy: the last entry is the address it "saw".
+  const server = limitTests({ TRUST_PROXY: 'true' });
 
   test('the address the proxy appended is the client: the metrics open to one in the range, the limits are per such address', async () => {
-    const res = await request(server, 'GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9, 10.1.2.3' } });
+    const res = await request(server(), 'GET', '/metrics', { headers: { 'x-forwarded-for': '203.0.113.9, 10.1.2.3' } });
     assert.equal(res.status, 200, res.text);
     // Another address behind the same proxy is not held by the one refused above.
     assert.equal(
-      (await request(server, 'GET', '/v1/channels', { key: badKey(), headers: { 'x-forwarded-for': '203.0.113.20' } })).status,
+      (await request(server(), 'GET', '/v1/channels', { key: badKey(), headers: { 'x-forwarded-for': '203.0.113.20' } })).status,
       401,
     );
   });
