@@ -12,8 +12,11 @@ import { HttpError, type ApiError } from './errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
+import { unreachedOrganization } from './auth/authenticate.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
+/** An organization the example's credential does not reach. */
+const OTHER_ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a2';
 const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
 const CHANNEL_ID = '0196b1f2-0a00-7000-8000-0000000000c1';
 const CONTACT_ID = '0196b1f2-0a00-7000-8000-0000000000d1';
@@ -795,6 +798,21 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     ],
   },
   'GET /v1/events/stream': {
+    429: [
+      {
+        summary: 'Too many open streams',
+        error: new HttpError(
+          'rate_limited',
+          'too many open event streams for this credential: the limit is 20 (EVENT_STREAM_MAX_PER_CREDENTIAL); close one, or retry in 15 s',
+        ),
+        retryAfter: 15,
+      },
+      {
+        summary: 'Rate limited',
+        error: new HttpError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'),
+        retryAfter: 42,
+      },
+    ],
     400: [
       {
         summary: 'Not a cursor',
@@ -1066,10 +1084,8 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     400: [
       { summary: 'Missing token', error: invalidField('body', '/token', 'Invalid input: expected string, received undefined') },
       {
-        summary: 'Missing client_id',
-        error: new DomainError('invalid', 'client_id is missing: the client the token was issued to revokes it', {
-          extra: { oauth_error: 'invalid_request' },
-        }),
+        summary: 'Secret without client_id',
+        error: new DomainError('invalid', 'client_secret was sent without client_id', { extra: { oauth_error: 'invalid_request' } }),
       },
     ],
     401: [
@@ -1170,10 +1186,16 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       if (context.pagedQuery)
         examples.push({ summary: 'Invalid query', error: invalidField('query', '/limit', 'Too small: expected number to be >=1') });
       if (!context.public) {
-        examples.push({
-          summary: 'Invalid X-Organization-Id',
-          error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
-        });
+        examples.push(
+          {
+            summary: 'Invalid X-Organization-Id',
+            error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
+          },
+          {
+            summary: 'Organization not reached',
+            error: unreachedOrganization({ id: OTHER_ORG_ID, pointer: '/x-organization-id', location: 'headers' }),
+          },
+        );
       }
       if (examples.length === 0) {
         const param = /\{(\w+)\}/.exec(path)?.[1];
@@ -1230,6 +1252,13 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       return [{ summary: 'Path segment too long', error: new HttpError('uri_too_long', 'a path segment is longer than the limit') }];
     case 415:
       return [{ summary: 'Not JSON', error: new HttpError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
+    case 431:
+      return [
+        {
+          summary: 'Header fields too large',
+          error: new HttpError('header_fields_too_large', 'the request header fields are larger than the server accepts (16 KiB in all)'),
+        },
+      ];
     case 422:
       return entryFor(REFUSALS, context.operation);
     case 429:
