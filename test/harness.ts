@@ -113,7 +113,16 @@ export async function createTestDatabaseUrl(
   const name = `parley_test_${Date.now().toString(36)}_${randomToken(6)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '')}`;
-  await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
+  try {
+    await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
+  } catch (err) {
+    // A run in another checkout, with other migrations, made its own template and dropped ours (templates of
+    // other keys go when a new one is made): make ours again, once.
+    if (!template || !/template database .* does not exist/.test((err as Error).message)) throw err;
+    postgresTemplateName = undefined;
+    const again = await postgresTemplate(serverUrl);
+    await withAdmin(serverUrl, (admin) => admin.query(`create database "${name}" template "${again}"`));
+  }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
