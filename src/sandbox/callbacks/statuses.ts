@@ -117,12 +117,17 @@ async function deliverStatusGroup(
 async function officialStatus(ctx: SandboxContext, db: Executor, message: MessageRow, account: AccountRow, status: StatusStep) {
   const status_: Record<string, unknown> = { id: message.id, status, timestamp: unixSeconds(ctx), recipient_id: message.recipient };
   if (status === 'sent' || status === 'delivered') {
+    // As the provider reports per-message pricing: a template is charged by its category (`regular`);
+    // a reply in the customer-service window is free. The conversation expires a day after it opened
+    // (said only with `sent`).
     const category = await pricingCategory(db, message, account);
+    const billable = category !== 'service';
     status_.conversation = {
       id: createHash('sha256').update(`${account.id}:${message.recipient}`).digest('hex').slice(0, 32),
+      ...(status === 'sent' ? { expiration_timestamp: String(Math.floor(message.createdAt.getTime() / 1000) + 86_400) } : {}),
       origin: { type: category },
     };
-    status_.pricing = { billable: category !== 'service', pricing_model: 'CBP', category };
+    status_.pricing = { billable, pricing_model: 'PMP', type: billable ? 'regular' : 'free_customer_service', category };
   }
   if (status === 'failed') {
     status_.errors = [
