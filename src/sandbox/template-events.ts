@@ -12,6 +12,7 @@ import { channels, sandboxAccounts, sandboxTemplates } from '../db/schema.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
+import { findTemplate } from './official/shared.ts';
 
 type Json = Record<string, unknown>;
 
@@ -101,17 +102,7 @@ export function createTemplateEvents(ctx: SandboxContext) {
           : [];
       // Another organization's channel, an unknown id and a channel that is not the official sandbox's answer alike.
       if (!channel || !account) return fail(gateway.notFound('official sandbox channel'));
-      const [template] = await db
-        .select()
-        .from(sandboxTemplates)
-        .where(
-          and(
-            eq(sandboxTemplates.wabaId, account.wabaId ?? ''),
-            eq(sandboxTemplates.name, body.name),
-            eq(sandboxTemplates.language, body.language),
-          ),
-        )
-        .limit(1);
+      const template = await findTemplate(db, account.wabaId ?? '', body.name, body.language);
       if (!template) return fail(gateway.notFound('template'));
 
       const status = next(template);
