@@ -475,6 +475,35 @@ test('FLAGGED and REINSTATED posted by the provider keep the templates readable 
   }
 });
 
+test('a template report stored by an earlier version with a status of its own is applied as a note, never as that status', async () => {
+  await approvedTemplate(server, channel.id, 'legacy_flag');
+  const [listed] = (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&name=legacy_flag`, { key: server.apiKey })).body
+    .data;
+  const { db } = server.container.database;
+  const id = uuidv7();
+  await db.transaction(async (tx) => {
+    await tx.insert(providerEvents).values({
+      id,
+      organizationId: server.organizationId,
+      channelId: channel.id,
+      platform: 'chatapp_official',
+      // As the version before every event was mapped stored FLAGGED: lower-cased into the status.
+      payload: {
+        version: 2,
+        events: [{ kind: 'template.status', account: channel.wabaId, providerTemplateId: listed.provider_template_id, status: 'flagged' }],
+      },
+      receivedAt: new Date(),
+    });
+    await server.container.queue.enqueue(tx, 'provider.inbound', { provider_event_id: id });
+  });
+  const noted = await eventually('the legacy report', async () => {
+    const t = await templateOf(listed.id);
+    return t.provider_note?.event === 'FLAGGED' ? t : undefined;
+  });
+  assert.equal(noted.status, 'approved');
+  assert.equal((await request(server, 'GET', '/v1/templates', { key: server.apiKey })).status, 200);
+});
+
 test('a template report the provider does not document is logged and kept as a note, never as a status; quality scores are kept', async () => {
   await approvedTemplate(server, channel.id, 'unknown_event');
   const [listed] = (await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&name=unknown_event`, { key: server.apiKey })).body

@@ -282,6 +282,11 @@ export async function applyTemplateReport(
       next.quality = quality({ score: report.quality });
       break;
     case 'template.status': {
+      // A report stored by an earlier version names no event, and may name a status of the provider's
+      // own (lower-cased): that one is a note only.
+      const given: string | undefined = report.status;
+      const status = given !== undefined && (PROVIDER_TEMPLATE_STATUSES as readonly string[]).includes(given) ? report.status : undefined;
+      report = { ...report, status, event: report.event ?? given?.toUpperCase() ?? 'UNKNOWN' };
       if (report.category) next.category = report.category;
       const before = row.providerNote;
       // The status an archived template had, kept until it is unarchived (or decided anew): an archived
