@@ -1,10 +1,10 @@
 /**
- * Migration 0016 repairs the templates an earlier version left in a status of the provider's own (a
+ * Migration 0016 (template_quality_status_billing) repairs the templates an earlier version left in a status of the provider's own (a
  * template report it did not know, lower-cased), which made every template list of the organization
  * answer 500: each takes the status its report means, the report kept as the template's note.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { channels, organizations, templates } from '../../src/db/schema.ts';
@@ -17,9 +17,13 @@ before(async () => {
 });
 after(() => testDb.drop());
 
-/** The migration's repair: its last statement. */
+const MIGRATIONS = new URL('../../src/db/migrations/', import.meta.url);
+
+/** The migration's repair: its last statement (found by its name, whatever number it was given). */
 async function repair(): Promise<string> {
-  const text = await readFile(new URL('../../src/db/migrations/0016_template_quality_status_billing.sql', import.meta.url), 'utf8');
+  const file = (await readdir(MIGRATIONS)).find((f) => f.endsWith('_template_quality_status_billing.sql'));
+  assert.ok(file, 'the migration is there');
+  const text = await readFile(new URL(file, MIGRATIONS), 'utf8');
   return text.split('--> statement-breakpoint').at(-1)!;
 }
 
