@@ -452,6 +452,15 @@ export const templates = pgTable(
     status: text('status').notNull(),
     rejectionReason: text('rejection_reason'),
     providerTemplateId: text('provider_template_id'),
+    /** The provider's quality report on the template (domain/templates: TemplateQuality); null until it gives one. */
+    quality: jsonb('quality').$type<{ score: string | null; flagged: boolean; reason: string | null; updated_at: string }>(),
+    /** The provider's last report on the template, whatever it said (domain/templates: TemplateNote); null until one arrives. */
+    providerNote: jsonb('provider_note').$type<{
+      event: string;
+      reason: string | null;
+      received_at: string;
+      status_before_archive?: string;
+    }>(),
     submittedAt: at('submitted_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -773,6 +782,9 @@ export const messageStatusHistory = pgTable(
     status: text('status').notNull(),
     errorCode: text('error_code'),
     errorTitle: text('error_title'),
+    /** What the provider's report of this status said about billing, as it sent it (official: `pricing`, `conversation`). */
+    pricing: jsonb('pricing').$type<Record<string, unknown>>(),
+    conversation: jsonb('conversation').$type<Record<string, unknown>>(),
     /** When the provider says it happened (or when we recorded it). */
     occurredAt: at('occurred_at').notNull(),
     createdAt: createdAt(),

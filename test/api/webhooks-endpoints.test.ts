@@ -167,7 +167,7 @@ describe('test sends', () => {
     assert.ok(got, 'the receiver got it');
     assert.equal(got.headers['x-parley-webhook-test'], 'true');
     assert.equal(got.headers['webhook-event-type'], 'template.status_update');
-    assert.deepEqual(verifyWith(created.secret, got), { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' });
+    assert.deepEqual(verifyWith(created.secret, got), { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' });
 
     receiver.answer(() => ({ status: 500, body: 'x'.repeat(10_000) }));
     const failed = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, {

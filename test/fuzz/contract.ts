@@ -673,6 +673,12 @@ const SANDBOX_BODY_KEYS = [
   'callback_url',
   'status',
   'id',
+  // /sandbox/template-event
+  'event',
+  'reason',
+  'other_info',
+  'rejection_info',
+  'disable_date',
 ];
 
 /** Requests for the sandbox's hidden routes, built from the server's route table. */

@@ -38,12 +38,15 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'message.status_update': {
-    description: "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's.",
+    description:
+      "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's. On official channels a report that carries them adds the provider's `pricing` (billable, pricing_model, category, type) and its billing `conversation` (id, origin.type, expiration_timestamp: the provider's own, not Parley's conversation_id), as it sent them.",
     example: {
       message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02',
       status: 'delivered',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       organization_id: ORG,
+      pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+      conversation: { id: '6ceb9d929c9bdc4f90e967a32f8639b4', origin: { type: 'utility' }, expiration_timestamp: '1750350173' },
     },
   },
   'message.edited': {
@@ -97,7 +100,31 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'template.status_update': {
     description: "A message template's approval status changed (on sync or the provider's decision).",
-    example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' },
+    example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' },
+  },
+  'template.quality_update': {
+    description:
+      "The provider's quality report on a message template changed: its score (`quality_score`: GREEN, YELLOW, RED, UNKNOWN), or a warning raised (`flagged`: negative feedback, at risk of being paused or disabled; it can still be sent) or lifted (reinstated). The template's status is unchanged unless template.status_update says otherwise.",
+    example: {
+      template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03',
+      status: 'approved',
+      quality_score: 'YELLOW',
+      flagged: true,
+      reason: 'Your template has received negative feedback from customers.',
+    },
+  },
+  'group.updated': {
+    description:
+      "A group the channel's number is in changed, as the provider reported it (official channels: group created or deleted, settings changed, participants added or removed). `change` is the provider's own name of it; the other fields are what it reported.",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      group_id: 'Y2FwaV9ncm91cDoxODA1NTU1MDE3MjoxMjAzNjMyMjI3NzE5NjMwNjcZD',
+      change: 'group_add_participants',
+      request_id: '784D93D0C468593037EA0B1ECA245D9C',
+      added_participants: [{ input: '4915112345678', wa_id: '4915112345678' }],
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
   },
   'commerce.order.updated': {
     description:

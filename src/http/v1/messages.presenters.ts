@@ -1,6 +1,7 @@
 /** The message routes' records (messages.ts): the presenters that turn the domain's rows into them, typed from the response schemas. */
 import type { z } from 'zod';
 import type { MessageMediaRow, MessageRow, StatusHistoryRow } from '../../domain/messages/messages.ts';
+import type { StatusConversation, StatusPricing } from '../../providers/provider.ts';
 import type { MessageMediaSchema, MessageSchema, MessageStatusSchema } from './messages.ts';
 
 export type MessageRecord = z.infer<typeof MessageSchema>;
@@ -65,6 +66,8 @@ export function presentStatus(view: {
       status: h.status,
       at: h.occurredAt.toISOString(),
       error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null,
+      pricing: (h.pricing as StatusPricing | null) ?? null,
+      conversation: (h.conversation as StatusConversation | null) ?? null,
     })),
     updated_at: record.updated_at,
   };

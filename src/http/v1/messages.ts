@@ -92,7 +92,36 @@ export const MessageStatusSchema = z
     status: z.enum(MESSAGE_STATUSES),
     provider_message_id: z.string().nullable(),
     error: ErrorSchema,
-    history: z.array(z.object({ status: z.string(), at: z.string(), error: z.object({ code: z.string(), title: z.string() }).nullable() })),
+    history: z.array(
+      z.object({
+        status: z.string(),
+        at: z.string(),
+        error: z.object({ code: z.string(), title: z.string() }).nullable(),
+        pricing: z
+          .object({
+            billable: z.boolean().optional(),
+            pricing_model: z.string().optional(),
+            category: z.string().optional(),
+            type: z.string().optional(),
+          })
+          .nullable()
+          .meta({
+            description:
+              "What the provider's report of this status said about billing, as it sent it (official channels: `pricing`); null when it said nothing",
+          }),
+        conversation: z
+          .object({
+            id: z.string(),
+            origin: z.object({ type: z.string().optional() }).optional(),
+            expiration_timestamp: z.string().optional(),
+          })
+          .nullable()
+          .meta({
+            description:
+              "The provider's billing conversation the report named (its own id, not Parley's conversation_id; expiration_timestamp in Unix seconds, as sent); null when it named none",
+          }),
+      }),
+    ),
     updated_at: z.string(),
   })
   .meta({ id: 'MessageStatus' });
