@@ -158,7 +158,8 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         querystring: PageQuerySchema.extend({
           tag: z.string().min(1).max(TAG_NAME_MAX).optional().meta({ description: 'Only contacts with this tag (case-insensitive)' }),
           search: z.string().min(1).max(200).optional().meta({
-            description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")',
+            description:
+              'Case-insensitive prefix of the name or email, or a prefix of the phone number in any international format ("+49 30", "004930"). Digits without + or 00 also find the numbers whose national number they are, in any country: "030 1234567" finds +49 30 1234567 (a trunk 0 dropped), "5553001234" finds +1 555 300 1234',
           }),
           external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
           updated_after: IsoTimestamp.optional().meta({ description: 'Only contacts changed after this time' }),
