@@ -550,8 +550,8 @@ async function registerContactImportRoute(app: App, deps: ContactServices) {
           summary: 'Import contacts in bulk',
           description:
             `CSV (\`text/csv\`, UTF-8, comma, semicolon or tab separated, first line the header) or JSON lines (\`application/x-ndjson\`, one object per line with the fields of POST /v1/contacts), ` +
-            `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number) and \`custom_fields.<key>\`; ` +
-            'an empty cell leaves a value as it is. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped, ' +
+            `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number, in JSON lines too) and \`custom_fields.<key>\`; ` +
+            'an empty cell leaves a value as it is. `tags` (a CSV cell, or a JSON lines key holding a string or an array of names) adds tags to the contact, never removes one: names separated by `;` or `|`, matched case-insensitively like POST /v1/contacts/{contactID}/tags; a row that only adds a tag counts as updated, and no crm.list event is recorded. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped, ' +
             `among them a row longer than ${IMPORT_MAX_ROW_CHARS.toLocaleString('en')} characters and one holding a NUL character or an unpaired surrogate. ` +
             `The body is read as it arrives and written in batches of ${IMPORT_BATCH_ROWS}, each batch committed on its own: an import cut off midway keeps the batches written, ` +
             'and sending the file again is safe. One crm.import.committed event sums it up (no per-contact events). 400 for an unknown CSV column or an empty body, 415 for another content type.',
