@@ -57,7 +57,7 @@ async function createChannelInUi(page: Page, name: string, platformLabel: RegExp
   const value = await platform.locator('option', { hasText: platformLabel }).getAttribute('value');
   await platform.selectOption(value!);
   const connect = page.getByLabel('Connect through');
-  if (/gateway/.test(String(platformLabel))) {
+  if (/linked device/.test(String(platformLabel))) {
     // A gateway channel pairs the user's own phone unless another way is picked.
     assert.equal(await connect.inputValue(), 'embedded', 'a gateway channel runs on the embedded engine by default');
   }
@@ -97,7 +97,7 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
 
     // A gateway channel on the sandbox gateway: not paired yet; it pairs by QR.
     await page.getByRole('link', { name: 'Back to channels' }).click();
-    const gatewayId = await createChannelInUi(page, 'Field team', /gateway/);
+    const gatewayId = await createChannelInUi(page, 'Field team', /linked device/);
     await statusCard(page).getByText('disconnected', { exact: true }).waitFor();
     await capabilities.getByRole('list', { name: 'Operations' }).getByText('Pair a phone').waitFor();
     await page.getByRole('button', { name: 'Pair a phone' }).click();

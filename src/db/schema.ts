@@ -378,6 +378,8 @@ export const channels = pgTable(
     lastErrorMessage: text('last_error_message'),
     lastErrorAt: at('last_error_at'),
     reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
+    /** When the engine tries to connect again by itself (a lost or failed connection); null when it does not. */
+    nextRetryAt: at('next_retry_at'),
     lastCheckedAt: at('last_checked_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -512,6 +514,8 @@ export const channelSessions = pgTable(
     pushName: text('push_name'),
     disconnectReason: text('disconnect_reason'),
     disconnectCode: integer('disconnect_code'),
+    /** What the last close was, as the engine read it (the reason code reported: connection_lost, dns_failure, logged_out, ...). */
+    disconnectCause: text('disconnect_cause'),
     reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
     nextReconnectAt: at('next_reconnect_at'),
     updatedAt: updatedAt(),

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
-import type { CapabilityRow } from './capabilities.ts';
+import type { CapabilityRow, Engine, EngineChoice, EngineRow } from './capabilities.ts';
 import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
 import type { Platform } from './registry.ts';
 
@@ -217,8 +217,16 @@ export type ProviderDefaultsConfig = { official: { apiBase: string | undefined; 
  */
 export type ProviderModule = {
   readonly platform: Platform;
-  /** Its row of the support matrix. */
+  /** Its row of the support matrix: what its channels accept, whichever engine serves them (the validator reads it). */
   readonly capabilities: CapabilityRow;
+  /**
+   * The engines its channels run on: which one serves a channel (its settings decide), and how each
+   * sends the platform's types (native, simplified, or answered by Parley).
+   */
+  readonly engines: {
+    of(channel: EngineChoice): Engine;
+    rows: Partial<Record<Engine, EngineRow>>;
+  };
   readonly settings: {
     /** Non-secret settings a user may see and set (each optional), with their validation. */
     schema: z.ZodObject;
@@ -404,6 +412,8 @@ export type InboundEvent =
        * them, with the reason (the next try's time) as its last error.
        */
       reconnectAttempts?: number;
+      /** With reconnectAttempts: when the engine tries again (the channel's health.next_retry_at). */
+      nextRetryAt?: Date;
     }
   | {
       /**

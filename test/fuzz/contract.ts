@@ -630,7 +630,6 @@ export function checkAnswer(
     fail('undocumented status', text.slice(0, 300));
     return failures;
   }
-  if (status === 431) return failures;
   const media = mediaOf(contentType);
   if (documented.media !== media && !(documented.media === undefined && text === '')) {
     fail('media type', `documented ${documented.media ?? '(no body)'}, sent ${media ?? '(none)'}: ${text.slice(0, 200)}`);

@@ -185,24 +185,21 @@ async function applyChannelStatus(
 ): Promise<ChannelRow> {
   const channel = await lockChannel(tx, picked.id);
   if (isStale(channel, event.timestamp)) return channel;
-  await transitionChannel(
-    tx,
-    refOf(channel),
-    event.status,
-    event.reason ?? `provider reported ${event.status}`,
-    event.reasonCode ?? null,
-    at,
-  );
+  const reason = event.reason ?? `provider reported ${event.status}`;
+  const moved = await transitionChannel(tx, refOf(channel), event.status, reason, event.reasonCode ?? null, at);
   await markReported(tx, channel.id, event.timestamp);
   if (event.reconnectAttempts !== undefined) {
-    // Reconnecting by itself: the health shows the attempts and the next try (the reason says when).
+    // Reconnecting by itself: the health shows why, the attempts and the next try; a channel already
+    // in this status takes the newer reason (it names the next try) without a move in its history.
     await tx
       .update(channels)
       .set({
         reconnectAttempts: event.reconnectAttempts,
+        nextRetryAt: event.nextRetryAt ?? null,
         lastErrorCode: event.reasonCode ?? 'reconnecting',
-        lastErrorMessage: (event.reason ?? 'reconnecting').slice(0, 1000),
+        lastErrorMessage: reason.slice(0, 1000),
         lastErrorAt: event.timestamp ?? at,
+        ...(!moved.changed && moved.status === event.status ? { statusReason: reason } : {}),
         updatedAt: at,
       })
       .where(eq(channels.id, channel.id));

@@ -12,7 +12,8 @@ import { orgKey } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
-import { channelsApi, platformLabel, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
+import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
+import { ChannelDetails } from './ChannelDetails.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
@@ -178,41 +179,6 @@ function ChannelActions({ channel, capabilities }: { channel: ChannelView; capab
   );
 }
 
-function ChannelDetails({ channel }: { channel: ChannelView }) {
-  const settings = Object.entries(channel.settings);
-  return (
-    <section className="card" aria-labelledby="details-title">
-      <h2 id="details-title">Details</h2>
-      <dl className="details">
-        <dt>Platform</dt>
-        <dd>{platformLabel(channel.platform)}</dd>
-        <dt>Phone number</dt>
-        <dd className="mono">{channel.display_phone_number ?? '—'}</dd>
-        <dt>Provider</dt>
-        <dd>{channel.sandbox ? 'The built-in sandbox' : 'Its own provider'}</dd>
-        {settings.map(([key, value]) => (
-          <Row key={key} term={key} value={typeof value === 'string' ? value : JSON.stringify(value)} />
-        ))}
-        <dt>Credentials stored</dt>
-        <dd>{channel.credentials_set.length ? channel.credentials_set.join(', ') : 'none'}</dd>
-        <dt>Channel ID</dt>
-        <dd className="mono break">{channel.id}</dd>
-        <dt>Created</dt>
-        <dd>{formatDate(channel.created_at)}</dd>
-      </dl>
-    </section>
-  );
-}
-
-function Row({ term, value }: { term: string; value: string }) {
-  return (
-    <>
-      <dt className="mono">{term}</dt>
-      <dd className="mono break">{value}</dd>
-    </>
-  );
-}
-
 const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], string> = {
   'messages.send': 'Send messages',
   'messages.read': 'Mark messages read',
@@ -252,7 +218,11 @@ function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabili
             {capabilities.message_types.map((type) => (
               <li key={type} className="chip mono">
                 {type}
-                {capabilities.simplified_types.includes(type) ? ' (simplified)' : ''}
+                {capabilities.simplified_types.includes(type)
+                  ? ' (sent as text)'
+                  : capabilities.parley_types.includes(type)
+                    ? ' (answered by Parley)'
+                    : ''}
               </li>
             ))}
           </ul>

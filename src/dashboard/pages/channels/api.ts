@@ -58,14 +58,31 @@ export const templatesApi = {
     call<{ data: TemplateSyncRecord }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
 };
 
-/** The platforms a person picks from, in words. */
+/** The platforms a person picks from, in words (which engine serves a channel is its own: ENGINE_LABELS). */
 export const PLATFORM_LABELS: Record<Platform, string> = {
   chatapp_official: 'ChatApp (official API)',
-  chatapp_unofficial: 'ChatApp (linked device, via a gateway)',
+  chatapp_unofficial: 'ChatApp (linked device)',
 };
 
 export function platformLabel(platform: string): string {
   return Object.hasOwn(PLATFORM_LABELS, platform) ? PLATFORM_LABELS[platform as Platform] : platform;
+}
+
+export type Engine = ChannelView['engine'];
+
+/** What serves a channel, in words. */
+export const ENGINE_LABELS: Record<Engine, string> = {
+  official: "The provider's official business API",
+  embedded: 'Embedded: a phone paired with Parley itself (linked device)',
+  http_gateway: 'HTTP gateway of your own',
+  sandbox: 'The built-in sandbox (simulated, for trying things out)',
+};
+
+/** A channel's engine in words, with the gateway's address where it names one. */
+export function engineLabel(channel: Pick<ChannelView, 'engine' | 'settings'>): string {
+  const label = Object.hasOwn(ENGINE_LABELS, channel.engine) ? ENGINE_LABELS[channel.engine] : channel.engine;
+  const base = channel.settings.gateway_base;
+  return channel.engine === 'http_gateway' && typeof base === 'string' ? `${label}, at ${base}` : label;
 }
 
 export const CHANNEL_STATUS_OPTIONS = [
