@@ -13,6 +13,7 @@ import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
 import { unreachedOrganization } from './auth/authenticate.ts';
+import { windowClosedDetail } from './v1/messages.presenters.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
 /** An organization the example's credential does not reach. */
@@ -1127,11 +1128,9 @@ const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
       },
       {
         summary: 'Window closed',
-        error: new DomainError(
-          'window_closed',
-          `the 24-hour customer service window is closed: no message from ${PHONE} in the last 24 hours, so only a template message can be sent (type template)`,
-          { extra: { last_inbound_at: '2025-05-30T17:02:00.000Z' } },
-        ),
+        error: new DomainError('window_closed', windowClosedDetail({ windowHours: 24, phone: PHONE, sandbox: false }), {
+          extra: { last_inbound_at: '2025-05-30T17:02:00.000Z' },
+        }),
       },
       {
         summary: 'Suppressed',

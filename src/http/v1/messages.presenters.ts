@@ -72,3 +72,12 @@ export function presentStatus(view: {
     updated_at: record.updated_at,
   };
 }
+
+/** Why the window refused a send, and what to do: a template, or (a sandbox channel) the customer writing first. */
+export function windowClosedDetail(refused: { windowHours: number; phone: string; sandbox: boolean }): string {
+  const hours = refused.windowHours;
+  const closed = `the ${hours}-hour customer service window is closed: no message from ${refused.phone} in the last ${hours} hours`;
+  const template = 'send a template message (type template) to start the conversation';
+  if (!refused.sandbox) return `${closed}; ${template}`;
+  return `${closed}; ${template}, or play the customer writing first with POST /sandbox/inbound {channel_id, from, type: "text", content: {body}} (docs/sandbox.md)`;
+}

@@ -15,7 +15,7 @@ import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
-import { presentMessage, presentStatus } from './messages.presenters.ts';
+import { presentMessage, presentStatus, windowClosedDetail } from './messages.presenters.ts';
 
 const ErrorSchema = z
   .object({
@@ -151,11 +151,9 @@ function refusalError(refused: SendRefusal): DomainError {
       );
     }
     case 'window_closed':
-      return new DomainError(
-        'window_closed',
-        `the ${refused.windowHours}-hour customer service window is closed: no message from ${refused.phone} in the last ${refused.windowHours} hours, so only a template message can be sent (type template)`,
-        { extra: { last_inbound_at: refused.lastInboundAt?.toISOString() ?? null } },
-      );
+      return new DomainError('window_closed', windowClosedDetail(refused), {
+        extra: { last_inbound_at: refused.lastInboundAt?.toISOString() ?? null },
+      });
     case 'send_refused':
       return new DomainError('send_refused', refused.reason, { extra: { reason: refused.code } });
     case 'contention':

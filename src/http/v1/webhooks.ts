@@ -69,7 +69,7 @@ const UrlSchema = z
   .max(2048)
   .meta({
     description:
-      'Where events are POSTed. Must be https and resolve to public addresses (checked here and again on every attempt); http and private addresses only when PROVIDER_SANDBOX or ALLOW_PRIVATE_NETWORK_TARGETS is on.',
+      'Where events are POSTed. Must be https and resolve to public addresses (checked here and again on every attempt); http, localhost and private addresses only when the service runs with ALLOW_PRIVATE_NETWORK_TARGETS=true (local development; the sandbox does not widen this).',
     example: 'https://hooks.example.com/parley',
   });
 const EventTypesSchema = z
