@@ -410,6 +410,13 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
         type: 'message.status_update',
         description: 'An outbound message changed status',
         example: { message_id: MESSAGE_ID, conversation_id: CONVERSATION_ID, status: 'delivered' },
+        reserved: false,
+      },
+      {
+        type: 'commerce.order.updated',
+        description: "An order's or its payment's state changed (no order source emits it yet)",
+        example: { order_id: '0196b1f2-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
+        reserved: true,
       },
     ],
     delivery: deliveryPolicy,

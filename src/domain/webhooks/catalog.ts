@@ -1,11 +1,19 @@
 /**
- * The event type catalogue as users see it: what fires each type and an example body. Typed against
- * the outbox's EventBodies, so a new event type does not compile until it is described here. The
- * examples are also what a test send carries.
+ * The event type catalogue as users see it: what fires each type, an example body, and whether
+ * anything emits it yet. Typed against the outbox's EventBodies, so a new event type does not compile
+ * until it is described here. The examples are also what a test send carries.
  */
 import { EVENT_TYPES, type EventBodies, type EventType } from '../events/outbox.ts';
 
-export type EventTypeInfo<T extends EventType = EventType> = { description: string; example: EventBodies[T] };
+export type EventTypeInfo<T extends EventType = EventType> = {
+  description: string;
+  example: EventBodies[T];
+  /**
+   * Nothing records it yet: it is in the catalogue (subscribable, test-sendable) for a source to come.
+   * test/code/event-sources.unit.test.ts holds this to the code: reserved exactly when no domain code records the type.
+   */
+  reserved?: true;
+};
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
 const CRM_RECORD = {
@@ -128,8 +136,9 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'commerce.order.updated': {
     description:
-      "An order's or its payment's state changed. Reserved: no order source emits it yet (Parley has no commerce module); subscribe to it now and test it with a test send.",
+      "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",
     example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
+    reserved: true,
   },
   'channel.status_update': {
     description: "A channel's status changed (pending, connected, disconnected, error, pairing), with the reason.",
@@ -184,9 +193,12 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
 };
 
-/** The catalogue in EVENT_TYPES order, as the settings route lists it. */
-export function eventTypeCatalog(): Array<{ type: EventType } & EventTypeInfo> {
-  return EVENT_TYPES.map((type) => ({ type, ...(EVENT_CATALOG[type] as EventTypeInfo) }));
+/** The catalogue in EVENT_TYPES order, as the settings route lists it (`reserved` always said). */
+export function eventTypeCatalog(): Array<{ type: EventType; description: string; example: EventBodies[EventType]; reserved: boolean }> {
+  return EVENT_TYPES.map((type) => {
+    const info = EVENT_CATALOG[type] as EventTypeInfo;
+    return { type, description: info.description, example: info.example, reserved: info.reserved === true };
+  });
 }
 
 export function isEventType(value: string): value is EventType {

@@ -92,7 +92,7 @@ export async function registerEventRoutes(
         tags: ['events'],
         summary: "Replay the organization's events",
         description:
-          `Events in commit order, oldest first, so a receiver that was down can catch up by reading instead of waiting for retries. ` +
+          `Events in commit order, oldest first, so a receiver that was down can catch up by reading instead of waiting for retries (\`order=desc\`: newest first, for reading the log). ` +
           `Start without a cursor (the oldest retained event) or with \`since\`, then pass \`meta.next_cursor\` each time: it is always set, also on the last page, ` +
           `so keeping it and asking again later returns only newer events. A page never gains an event before its cursor later (positions are given at commit, one transaction at a time). ` +
           `Events are kept ${days} days (EVENT_RETENTION_DAYS, at least 7); older ones, their deliveries and attempts are deleted hourly.`,
@@ -107,6 +107,10 @@ export async function registerEventRoutes(
           cursor: z.string().max(512).optional().meta({ description: 'meta.next_cursor of the previous page' }),
           type: z.enum(EVENT_TYPES).optional(),
           since: IsoTimestamp.optional().meta({ description: 'Only events created at or after this time' }),
+          order: z.enum(['asc', 'desc']).default('asc').meta({
+            description:
+              '`asc` (default): commit order, oldest first, for catching up. `desc`: newest first, for reading the log; its `next_cursor` reads on into older events (has_more false: the oldest was reached). A cursor is for the order that gave it (400 otherwise), and only an `asc` one resumes the stream.',
+          }),
         }),
         response: {
           200: EventPageSchema,
@@ -121,10 +125,11 @@ export async function registerEventRoutes(
         cursor: q.cursor,
         type: q.type,
         since: q.since ? new Date(q.since) : undefined,
+        order: q.order,
       });
       if (!page.ok)
         throw invalid('cursor is not valid', [
-          { pointer: '/cursor', location: 'query', message: 'not a cursor returned by GET /v1/events' },
+          { pointer: '/cursor', location: 'query', message: `not a cursor returned by GET /v1/events with order=${q.order}` },
         ]);
       return { data: page.items.map(presentEvent), meta: { next_cursor: page.nextCursor, has_more: page.hasMore } };
     },

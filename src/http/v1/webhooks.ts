@@ -275,6 +275,10 @@ export const SettingsSchema = z
           type: EventTypeSchema,
           description: z.string(),
           example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }),
+          reserved: z.boolean().meta({
+            description:
+              'true: nothing emits this type yet (it is listed for a source to come; it can be subscribed to and test-sent meanwhile)',
+          }),
         }),
       )
       .meta({ description: 'The catalogue of event types, with the body each carries' }),
@@ -347,6 +351,7 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
             type: t.type,
             description: t.description,
             example: t.example as Record<string, unknown>,
+            reserved: t.reserved,
           })),
           delivery: {
             timeout_ms: settings.timeoutMs,

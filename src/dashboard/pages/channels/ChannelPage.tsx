@@ -17,6 +17,7 @@ import { ChannelDetails } from './ChannelDetails.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
+import { SandboxPanel } from './SandboxPanel.tsx';
 
 /** How often the page asks again while pairing when the live stream is down (a fallback, not the way it learns). */
 const OFFLINE_REFETCH_MS = 5_000;
@@ -77,6 +78,7 @@ export function ChannelPage() {
           {c.status === 'pairing' ? null : <PairStart channel={c} capabilities={capabilities.data} />}
         </section>
         {c.status === 'pairing' ? <PairingView channel={c} capabilities={capabilities.data} /> : null}
+        {c.sandbox ? <SandboxPanel channel={c} capabilities={capabilities.data} /> : null}
         <ChannelDetails channel={c} />
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
         <StatusHistory channelId={c.id} />

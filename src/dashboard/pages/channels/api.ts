@@ -49,6 +49,28 @@ export const channelsApi = {
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
 };
 
+/**
+ * The built-in sandbox's control routes, called with the session like any route (they are outside /v1
+ * and the OpenAPI document: the sandbox's own doors, docs/sandbox.md). Playing a customer needs
+ * messages:send and a sandbox channel of the organization; a scan is the sandbox phone's side, open
+ * to whoever holds the QR (it is only on the channel's page).
+ */
+export const sandboxApi = {
+  /** A customer writes a text to the channel; the sandbox delivers it through the provider's own callback. */
+  customerWrites: (input: { channel_id: string; from: string; name?: string; body: string }) =>
+    call<{ provider_message_id: string }>('POST', '/sandbox/inbound', {
+      body: {
+        channel_id: input.channel_id,
+        from: input.from,
+        type: 'text',
+        content: { body: input.body },
+        ...(input.name ? { name: input.name } : {}),
+      },
+    }),
+  /** The sandbox's phone scans the QR shown for a channel: its session pairs. */
+  scan: (qr: string) => call<unknown>('POST', '/sandbox/gateway/scan', { body: { qr }, organization: null }),
+};
+
 export const templatesApi = {
   list: (filters: TemplateFilters, cursor?: string) =>
     call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { ...filters, cursor } }),
