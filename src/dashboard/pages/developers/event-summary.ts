@@ -42,6 +42,12 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Contact', text(d.name), 'updated');
     case 'template.status_update':
       return joined('Template', text(d.status) ? `now ${text(d.status)}` : 'status changed');
+    case 'template.quality_update':
+      return d.flagged === true
+        ? `Template flagged${text(d.reason) ? `: ${text(d.reason)}` : ''}`
+        : joined('Template quality', text(d.quality_score) ?? 'changed');
+    case 'group.updated':
+      return joined('Group', text(d.change) ?? 'updated');
     case 'commerce.order.updated':
       return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
         .filter(Boolean)

@@ -35,6 +35,12 @@ test("an event's one-line summary says what happened from its body", () => {
     'Import: 120 created, 14 updated, 3 unchanged, 2 failed',
   );
   assert.equal(
+    eventSummary(event('template.quality_update', { template_id: 't', flagged: true, reason: 'negative feedback' })),
+    'Template flagged: negative feedback',
+  );
+  assert.equal(eventSummary(event('template.quality_update', { template_id: 't', quality_score: 'YELLOW' })), 'Template quality YELLOW');
+  assert.equal(eventSummary(event('group.updated', { group_id: 'g', change: 'group_add_participants' })), 'Group group_add_participants');
+  assert.equal(
     eventSummary(event('commerce.order.updated', { order_no: 'A-10023', status: 'shipped', payment_status: 'paid' })),
     'Order A-10023 shipped, payment paid',
   );
