@@ -6,6 +6,8 @@
  *
  * node_modules/.bin/node test/device-flow-client.ts <base URL> <client_id> <scope>
  */
+import type { DeviceStart } from './oauth-client-fixture.ts';
+
 const [baseUrl, clientId, scope] = process.argv.slice(2);
 if (!baseUrl || !clientId || !scope) {
   process.stderr.write('usage: device-flow-client.ts <base URL> <client_id> <scope>\n');
@@ -28,20 +30,7 @@ if (started.status !== 200) {
   process.stdout.write(`${JSON.stringify({ error: 'device_authorization_failed', status: started.status, body: started.body })}\n`);
   process.exit(1);
 }
-const {
-  device_code: deviceCode,
-  user_code,
-  verification_uri,
-  verification_uri_complete,
-  expires_in,
-} = started.body as {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-};
+const { device_code: deviceCode, user_code, verification_uri, verification_uri_complete, expires_in } = started.body as DeviceStart;
 let interval = Number(started.body.interval) * 1000;
 process.stdout.write(`${JSON.stringify({ user_code, verification_uri, verification_uri_complete, expires_in })}\n`);
 

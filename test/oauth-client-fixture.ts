@@ -2,6 +2,7 @@
  * OAuth clients for the flow tests, inserted as rows (the registration route is tested on its own):
  * a public client with a loopback redirect URI and every grant, unless told otherwise.
  */
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../src/db/client.ts';
@@ -10,7 +11,7 @@ import { GRANT_TYPE_VALUES, OAUTH_PREFIXES } from '../src/domain/oauth/vocabular
 import type { Permission } from '../src/domain/permissions.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import type { TestServer } from './harness.ts';
+import { request, type ApiResponse, type TestServer } from './harness.ts';
 
 export type ClientFixture = {
   /** The row id (oauth_clients.id). */
@@ -135,4 +136,67 @@ export async function createGrant(
     },
   ]);
   return { id, accessToken, refreshToken };
+}
+
+export type DeviceStart = {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+};
+
+/**
+ * A device authorization request (POST /v1/oauth/device) as JSON or as a form, which must succeed; its
+ * device code is registered with the log audit.
+ */
+export async function startDeviceFlow(
+  server: TestServer,
+  body: Record<string, string>,
+  as: 'json' | 'form' = 'json',
+): Promise<DeviceStart> {
+  const res =
+    as === 'json'
+      ? await request(server, 'POST', '/v1/oauth/device', { body })
+      : await request(server, 'POST', '/v1/oauth/device', {
+          rawBody: new URLSearchParams(body).toString(),
+          contentType: 'application/x-www-form-urlencoded',
+        });
+  assert.equal(res.status, 200, res.text);
+  server.registerSensitive('a device code', res.body.device_code);
+  return res.body;
+}
+
+/** The signed-in user (cookie) approves a user code for the organizations. */
+export function approveDevice(server: TestServer, cookie: string, userCode: string, organizationIds: string[]): Promise<ApiResponse> {
+  return request(server, 'POST', '/v1/oauth/device/approve', { cookie, body: { user_code: userCode, organization_ids: organizationIds } });
+}
+
+export type DeviceTokens = { access_token: string; refresh_token?: string; expires_in?: number; scope?: string; token_type?: string };
+
+/**
+ * Tokens by the device flow through the real routes: started for the client, approved by the cookie's
+ * user for the organizations, exchanged at the token endpoint (a form, as RFC 8628 has it); the tokens
+ * are registered with the log audit.
+ */
+export async function deviceFlowTokens(
+  server: TestServer,
+  options: { clientId: string; cookie: string; organizationIds: string[]; scope?: string },
+): Promise<DeviceTokens> {
+  const started = await startDeviceFlow(server, { client_id: options.clientId, ...(options.scope ? { scope: options.scope } : {}) });
+  const approved = await approveDevice(server, options.cookie, started.user_code, options.organizationIds);
+  assert.equal(approved.status, 200, approved.text);
+  const res = await request(server, 'POST', '/v1/oauth/token', {
+    rawBody: new URLSearchParams({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      device_code: started.device_code,
+      client_id: options.clientId,
+    }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  assert.equal(res.status, 200, res.text);
+  server.registerSensitive('an access token', res.body.access_token);
+  server.registerSensitive('a refresh token', res.body.refresh_token);
+  return res.body;
 }

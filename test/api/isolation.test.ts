@@ -16,7 +16,14 @@ import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { settledMedia } from '../media-helpers.ts';
-import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
+import {
+  approveDevice,
+  authorizeQuery,
+  createGrant,
+  createOAuthClient,
+  deviceFlowTokens,
+  startDeviceFlow,
+} from '../oauth-client-fixture.ts';
 
 type Ids = {
   channel: string;
@@ -494,17 +501,8 @@ before(async () => {
   });
   assert.equal(approved.status, 200, approved.text);
   server.registerSensitive('an authorization code', new URL(approved.body.data.redirect_to).searchParams.get('code') ?? undefined);
-  const device = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
-  server.registerSensitive('a device code', device.body.device_code);
-  assert.equal(
-    (
-      await request(server, 'POST', '/v1/oauth/device/approve', {
-        cookie: cookieA,
-        body: { user_code: device.body.user_code, organization_ids: [server.organizationId] },
-      })
-    ).status,
-    200,
-  );
+  const device = await startDeviceFlow(server, { client_id: oauthClient.clientId });
+  assert.equal((await approveDevice(server, cookieA, device.user_code, [server.organizationId])).status, 200);
   const registered = await request(server, 'POST', '/v1/oauth/clients', {
     key,
     body: {
@@ -535,28 +533,11 @@ before(async () => {
     body: { email: 'isolated-pending@example.com', role: 'member' },
   });
   assert.equal(pending.status, 201, pending.text);
-  const tokenDevice = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: oauthClient.clientId } });
-  server.registerSensitive('a device code', tokenDevice.body.device_code);
-  assert.equal(
-    (
-      await request(server, 'POST', '/v1/oauth/device/approve', {
-        cookie: cookieA,
-        body: { user_code: tokenDevice.body.user_code, organization_ids: [server.organizationId] },
-      })
-    ).status,
-    200,
-  );
-  const tokens = await request(server, 'POST', '/v1/oauth/token', {
-    rawBody: new URLSearchParams({
-      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-      device_code: tokenDevice.body.device_code,
-      client_id: oauthClient.clientId,
-    }).toString(),
-    contentType: 'application/x-www-form-urlencoded',
+  const tokens = await deviceFlowTokens(server, {
+    clientId: oauthClient.clientId,
+    cookie: cookieA,
+    organizationIds: [server.organizationId],
   });
-  assert.equal(tokens.status, 200, tokens.text);
-  server.registerSensitive('an access token', tokens.body.access_token);
-  server.registerSensitive('a refresh token', tokens.body.refresh_token);
   ids = {
     channel: gateway.id,
     official: official.id,
@@ -573,13 +554,13 @@ before(async () => {
     session: session.body.data.session.id,
     phone,
     authorizationRequest,
-    userCode: device.body.user_code,
+    userCode: device.user_code,
     oauthClient: registered.body.data.client_id,
     grant: grant.id,
     organization: server.organizationId,
     member: joined.body.data.user_id,
     invitation: pending.body.data.id,
-    accessToken: tokens.body.access_token,
+    accessToken: tokens.access_token,
   };
   const unknownValue = (k: string) =>
     k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();

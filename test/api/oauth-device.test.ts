@@ -27,7 +27,15 @@ import {
   type ApiResponse,
   type TestServer,
 } from '../harness.ts';
-import { authorizeQuery, countRows, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import {
+  approveDevice,
+  authorizeQuery,
+  countRows,
+  createOAuthClient,
+  startDeviceFlow,
+  type ClientFixture,
+  type DeviceStart,
+} from '../oauth-client-fixture.ts';
 
 const clock = movableClock();
 let server: TestServer;
@@ -56,27 +64,8 @@ async function newUser(label: string): Promise<{ cookie: string; organizationId:
   return { cookie: await loginCookie(server, other.email, other.password), organizationId: other.organizationId };
 }
 
-type Started = {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-};
-
-async function startDevice(body: Record<string, string> = { client_id: client.clientId }, as: 'json' | 'form' = 'json'): Promise<Started> {
-  const res =
-    as === 'json'
-      ? await request(server, 'POST', '/v1/oauth/device', { body })
-      : await request(server, 'POST', '/v1/oauth/device', {
-          rawBody: new URLSearchParams(body).toString(),
-          contentType: 'application/x-www-form-urlencoded',
-        });
-  assert.equal(res.status, 200, res.text);
-  server.registerSensitive('a device code', res.body.device_code);
-  return res.body;
-}
+const startDevice = (body: Record<string, string> = { client_id: client.clientId }, as: 'json' | 'form' = 'json') =>
+  startDeviceFlow(server, body, as);
 
 async function rowOfCode(deviceCode: string) {
   const [row] = await server.container.database.db
@@ -88,8 +77,7 @@ async function rowOfCode(deviceCode: string) {
 
 const lookup = (userCode: string, as = cookie) =>
   request(server, 'POST', '/v1/oauth/device/lookup', { cookie: as, body: { user_code: userCode } });
-const approve = (userCode: string, organizationIds: string[], as = cookie) =>
-  request(server, 'POST', '/v1/oauth/device/approve', { cookie: as, body: { user_code: userCode, organization_ids: organizationIds } });
+const approve = (userCode: string, organizationIds: string[], as = cookie) => approveDevice(server, as, userCode, organizationIds);
 const deny = (userCode: string, as = cookie) =>
   request(server, 'POST', '/v1/oauth/device/deny', { cookie: as, body: { user_code: userCode } });
 
@@ -109,7 +97,7 @@ test('a device gets a device code and a user code, as JSON or form, and the row 
     assert.equal(res.status, 200, `${as}: ${res.text}`);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-    const started = res.body as Started;
+    const started = res.body as DeviceStart;
     server.registerSensitive('a device code', started.device_code);
     assert.deepEqual(Object.keys(started).sort(), [
       'device_code',

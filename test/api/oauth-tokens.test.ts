@@ -28,7 +28,14 @@ import {
   type ApiResponse,
   type TestServer,
 } from '../harness.ts';
-import { createGrant, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import {
+  approveDevice as approveDeviceAs,
+  createGrant,
+  createOAuthClient,
+  deviceFlowTokens,
+  startDeviceFlow,
+  type ClientFixture,
+} from '../oauth-client-fixture.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
 const clock = movableClock();
@@ -88,29 +95,12 @@ function exchange(approved: { code: string; verifier: string }, changes: Record<
   return form(Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined)));
 }
 
-/** Starts a device flow for the client and returns the device's answer. */
-async function startDevice(of: ClientFixture, scope?: string) {
-  const res = await request(server, 'POST', '/v1/oauth/device', { body: { client_id: of.clientId, ...(scope ? { scope } : {}) } });
-  assert.equal(res.status, 200, res.text);
-  server.registerSensitive('a device code', res.body.device_code);
-  return res.body as { device_code: string; user_code: string; interval: number };
-}
-
-const approveDevice = (userCode: string, organizationIds: string[], as = cookie) =>
-  request(server, 'POST', '/v1/oauth/device/approve', { cookie: as, body: { user_code: userCode, organization_ids: organizationIds } });
+const approveDevice = (userCode: string, organizationIds: string[], as = cookie) => approveDeviceAs(server, as, userCode, organizationIds);
+const startDevice = (of: ClientFixture, scope?: string) => startDeviceFlow(server, { client_id: of.clientId, ...(scope ? { scope } : {}) });
 
 /** Tokens by the device flow, approved for the organizations through the real routes. */
-async function deviceTokens(of: ClientFixture, organizationIds: string[], options: { scope?: string; as?: string } = {}): Promise<Tokens> {
-  const started = await startDevice(of, options.scope);
-  assert.equal((await approveDevice(started.user_code, organizationIds, options.as)).status, 200);
-  const res = await form({
-    grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-    device_code: started.device_code,
-    client_id: of.clientId,
-  });
-  assert.equal(res.status, 200, res.text);
-  return remember(res.body);
-}
+const deviceTokens = (of: ClientFixture, organizationIds: string[], options: { scope?: string; as?: string } = {}): Promise<Tokens> =>
+  deviceFlowTokens(server, { clientId: of.clientId, cookie: options.as ?? cookie, organizationIds, scope: options.scope });
 
 /** A code approved on the consent route for the client's first redirect URI, with its PKCE verifier and state. */
 async function approvedCode(config: oidc.Configuration, of: ClientFixture, organizationIds = [server.organizationId]) {
