@@ -89,7 +89,8 @@ export const JOBS = {
   }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({
-    payload: z.object({}),
+    /** `start`: the check a worker asks for as it starts (its failures do not count toward the disconnect limit). */
+    payload: z.object({ start: z.boolean().optional() }),
     queue: { retryLimit: 0, expireInSeconds: 120 },
     cron: '* * * * *',
   }),

@@ -39,8 +39,13 @@ export type WatchdogDeps = ConnectDeps & {
   logger: Pick<Logger, 'error'>;
 };
 
-/** Checks the channels checked longest ago (at most a batch); one channel's failure does not stop the others. */
-export async function checkChannelHealth(deps: WatchdogDeps): Promise<void> {
+/**
+ * Checks the channels checked longest ago (at most a batch); one channel's failure does not stop the
+ * others. With `countFailures: false` (a worker's check as it starts: the workers of a scaled-out
+ * restart each make one), a failed check is recorded but does not count toward marking the channel
+ * disconnected, so several at once cannot add up to the limit.
+ */
+export async function checkChannelHealth(deps: WatchdogDeps, options: { countFailures?: boolean } = {}): Promise<void> {
   const due = await deps.db
     .select()
     .from(channels)
@@ -54,14 +59,14 @@ export async function checkChannelHealth(deps: WatchdogDeps): Promise<void> {
     .limit(BATCH);
   for (const row of due) {
     try {
-      await checkChannel(deps, row);
+      await checkChannel(deps, row, options.countFailures ?? true);
     } catch (err) {
       deps.logger.error({ err, channel_id: row.id }, 'channel health check failed');
     }
   }
 }
 
-async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> {
+async function checkChannel(deps: WatchdogDeps, row: ChannelRow, countFailures: boolean): Promise<void> {
   const asked = deps.clock.now();
   const check = await deps.providers.get(row.platform).checkHealth(connectionOf(row, deps.sealer));
   const now = deps.clock.now();
@@ -73,10 +78,10 @@ async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> 
     else if (row.status === 'error') await connectVerifiedChannel(deps, row, 'the provider answers again');
     return;
   }
-  const attempts = row.reconnectAttempts + 1;
+  const attempts = row.reconnectAttempts + (countFailures ? 1 : 0);
   await deps.db.update(channels).set({ lastCheckedAt: now, reconnectAttempts: attempts }).where(eq(channels.id, row.id));
   await recordProviderFault(deps, row, check.error);
-  if (!check.error.channelFault && attempts >= WATCHDOG_FAILURE_LIMIT) {
+  if (countFailures && !check.error.channelFault && attempts >= WATCHDOG_FAILURE_LIMIT) {
     const fresh = await reloadChannel(deps.db, row.id);
     if (fresh.status === 'connected' || fresh.status === 'pairing') {
       await applyStatus(

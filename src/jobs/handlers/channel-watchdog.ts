@@ -4,11 +4,10 @@ import { checkChannelHealth, type WatchdogDeps } from '../../domain/channels/wat
 import type { Queue } from '../queue.ts';
 
 export function channelWatchdogHandler(deps: WatchdogDeps) {
-  return () => checkChannelHealth(deps);
+  // A start's check (one per worker that starts: two starts a few seconds apart with other settings, the
+  // sandbox off then on again, each get theirs) does not count failures toward the disconnect limit.
+  return (payload: { start?: boolean } = {}) => checkChannelHealth(deps, { countFailures: !payload.start });
 }
-
-/** How long one start's check stands for every start of that slot (a scaled-out restart asks once). */
-const START_CHECK_SECONDS = 30;
 
 /**
  * A check now, when a worker starts, rather than at the next minute's cron run: the settings may have
@@ -16,5 +15,5 @@ const START_CHECK_SECONDS = 30;
  * broke or mended shows it at once.
  */
 export function checkChannelsAtStart(queue: Pick<Queue, 'enqueue'>, executor: Executor): Promise<void> {
-  return queue.enqueue(executor, 'channel.watchdog', {}, { singletonKey: 'start', singletonSeconds: START_CHECK_SECONDS });
+  return queue.enqueue(executor, 'channel.watchdog', { start: true });
 }
