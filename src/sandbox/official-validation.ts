@@ -435,9 +435,11 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
   catalog_message(action, at) {
     known(action, ['name', 'parameters'], at);
     valid(action.name === 'catalog_message', `Param ${at}['name'] must be 'catalog_message'.`);
+    // Without parameters the catalog's first product is the thumbnail (the documentation); with them,
+    // the thumbnail is required (the OpenAPI document), so an empty object is refused.
+    if (action.parameters === undefined) return;
     const parameters = object(action.parameters, `${at}['parameters']`, ['thumbnail_product_retailer_id']);
-    if (parameters.thumbnail_product_retailer_id !== undefined)
-      string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
+    string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
   },
   carousel(action, at) {
     known(action, ['cards'], at);

@@ -193,7 +193,8 @@ test('every type the official channel sends reaches the provider in the document
     { product_retailer_id: 'b' },
   ]);
   assert.deepEqual(bodies.multi_product![0]!.interactive.header, { type: 'text', text: 'Picks' });
-  assert.deepEqual(bodies.catalog![0]!.interactive.action, { name: 'catalog_message', parameters: {} });
+  // Without a thumbnail `parameters` is left out: the provider refuses it empty.
+  assert.deepEqual(bodies.catalog![0]!.interactive.action, { name: 'catalog_message' });
   assert.deepEqual(bodies.catalog![1]!.interactive.action.parameters, { thumbnail_product_retailer_id: 'sku-1' });
   assert.deepEqual(bodies.contact![0]!.contacts[0].phones, [{ phone: '+5511912345678' }]);
   assert.deepEqual(bodies.contact![1]!.contacts[0].phones, [{ phone: '+5511912345679', type: 'WORK' }]);

@@ -6,8 +6,9 @@
  *
  * Where the two disagree the documentation's narrower or later reading is taken and said so:
  * - template `language.policy` is optional (the examples send `{code}` alone);
- * - catalog_message `parameters.thumbnail_product_retailer_id` is optional (the document requires
- *   it; the documentation says the catalog's first product is shown without one), `parameters` not;
+ * - catalog_message `parameters` is optional (the documentation: without a thumbnail the catalog's
+ *   first product is shown), but when sent it names `thumbnail_product_retailer_id` (the document
+ *   requires it there, so `parameters: {}` is refused);
  * - list bodies may be 4096 characters (list documentation), other interactive bodies 1024;
  * - address messages: India only (documentation since 2025; Singapore was dropped).
  */
@@ -246,7 +247,7 @@ const catalog = z.strictObject({
   footer: footer.optional(),
   action: z.strictObject({
     name: z.literal('catalog_message'),
-    parameters: z.strictObject({ thumbnail_product_retailer_id: text(100).optional() }),
+    parameters: z.strictObject({ thumbnail_product_retailer_id: text(100) }).optional(),
   }),
 });
 

@@ -294,6 +294,13 @@ test('well-formed native bodies of every kind are accepted', async () => {
       messaging_product: 'whatsapp',
       to,
       type: 'interactive',
+      // Without parameters the catalog's first product is its thumbnail.
+      interactive: { type: 'catalog_message', body: { text: 'Browse' }, action: { name: 'catalog_message' } },
+    },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
       interactive: {
         type: 'cta_url',
         body: { text: 'Go' },
@@ -378,10 +385,10 @@ test('shapes the provider refuses and the sandbox once let through are refused w
       /header/,
     ],
     [
-      'a catalog message without parameters',
-      interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message' } }),
+      'catalog parameters without a thumbnail',
+      interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message', parameters: {} } }),
       131008,
-      /parameters/,
+      /thumbnail_product_retailer_id/,
     ],
     [
       'a list with an image header',

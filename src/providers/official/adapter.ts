@@ -119,10 +119,10 @@ export function toNativeBody(message: OutboundMessage): Json {
         })),
       });
     case 'catalog':
-      // parameters is always sent; without a thumbnail the provider shows the catalog's first product.
+      // Without a thumbnail `parameters` is left out (the provider refuses it empty) and the catalog's first product is shown.
       return interactive('catalog_message', c, {
         name: 'catalog_message',
-        parameters: str(c.thumbnail_product_retailer_id) ? { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } : {},
+        ...(str(c.thumbnail_product_retailer_id) ? { parameters: { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } } : {}),
       });
     case 'media_carousel':
       return interactive('carousel', c, {
