@@ -11,6 +11,7 @@ import { toNativeRequest } from '../../src/providers/official/adapter.ts';
 import { freePort, request, startTestServer, type TestServer } from '../harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
 import { eventually } from '../eventually.ts';
+import { FULL_CONTACT_CARD } from '../contact-card-fixture.ts';
 import { conformanceProblems } from '../providers/official-messages.schema.ts';
 
 let server: TestServer;
@@ -99,6 +100,7 @@ test('every type the official channel sends reaches the provider in the document
     ['location_request', { body: 'Where are you?' }],
     ['contact', { full_name: 'Ana Lima', phone: '+5511912345678', organization: 'Acme' }],
     ['contact', { full_name: 'Bo', phone: '+5511912345679', phone_type: 'WORK' }],
+    ['contact', FULL_CONTACT_CARD],
     ['reaction', { message_id: 'wamid.X', reaction: '👍' }],
     ['address', { body: 'Where to?', country: 'IN', values: { name: 'Ana', in_pin_code: '110001' } }],
     ['single_product', { catalog_id: 'c1', product_retailer_id: 'sku-1', body: 'Back', footer: 'Shop' }],
@@ -198,6 +200,23 @@ test('every type the official channel sends reaches the provider in the document
   assert.deepEqual(bodies.catalog![1]!.interactive.action.parameters, { thumbnail_product_retailer_id: 'sku-1' });
   assert.deepEqual(bodies.contact![0]!.contacts[0].phones, [{ phone: '+5511912345678' }]);
   assert.deepEqual(bodies.contact![1]!.contacts[0].phones, [{ phone: '+5511912345679', type: 'WORK' }]);
+  // A full card: every part of the provider's contacts object.
+  assert.deepEqual(bodies.contact![2]!.contacts, [
+    {
+      name: { formatted_name: 'Dr Ana M. Lima Jr', first_name: 'Ana', middle_name: 'M.', last_name: 'Lima', prefix: 'Dr', suffix: 'Jr' },
+      phones: [
+        { phone: '+5511912345678', type: 'HOME' },
+        { phone: '5511912345670', type: 'WORK', wa_id: '5511912345670' },
+      ],
+      emails: [{ email: 'ana@example.com', type: 'WORK' }, { email: 'ana.lima@example.org' }],
+      urls: [{ url: 'https://example.com/ana', type: 'WORK' }],
+      addresses: [
+        { street: 'Rua A 1', city: 'São Paulo', state: 'SP', zip: '01000-000', country: 'Brazil', country_code: 'BR', type: 'HOME' },
+      ],
+      org: { company: 'Acme', department: 'Sales', title: 'Manager' },
+      birthday: '1990-04-01',
+    },
+  ]);
   assert.equal(bodies.media_carousel![0]!.interactive.action.cards[1].type, 'cta_url');
   assert.equal(bodies.media_carousel![1]!.interactive.action.cards[0].type, undefined);
   assert.deepEqual(bodies.text![0]!.context, { message_id: 'wamid.quoted' });

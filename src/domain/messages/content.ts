@@ -9,8 +9,12 @@ import type { MessageType } from '../channels/capabilities.ts';
 
 type Json = Record<string, unknown>;
 
-/** The kinds of phone number a shared contact card may name (the provider's enum). */
-const PHONE_TYPES = ['HOME', 'WORK'] as const;
+/** The kinds of number, email, URL and address a shared contact card may name (the provider's enum). */
+const CONTACT_TYPES = ['HOME', 'WORK'] as const;
+/** Numbers, emails, URLs or addresses one card may hold, each. */
+const CARD_ITEMS_MAX = 20;
+/** The card's typed lists (each entry's `type` is one of CONTACT_TYPES). */
+const CARD_LISTS = ['phones', 'emails', 'urls', 'addresses'] as const;
 /** Countries address messages are offered in (the provider's documentation: India only). */
 const ADDRESS_COUNTRIES = ['IN'] as const;
 /** The fields an address message may prefill, with their documented length limits. */
@@ -71,18 +75,95 @@ const location = z
 
 const locationRequest = z.object({ body: nonEmpty(1024) }).strict();
 
+/** What a number, address, email or URL on a card is: checked against the provider's kinds by its rules (a 422 naming it). */
+const contactType = z
+  .string()
+  .max(16)
+  .optional()
+  .meta({ description: `${CONTACT_TYPES.join(' or ')} (the kinds the provider knows; any case)` });
+const cardText = (max = 256) => z.string().trim().min(1).max(max).optional();
+const cardPhone = z.string().trim().min(3).max(40);
+
 const contact = z
   .object({
-    full_name: nonEmpty(256),
-    phone: z.string().trim().min(3).max(40),
-    phone_type: z
-      .string()
-      .max(16)
-      .optional()
-      .meta({ description: `What the number is: ${PHONE_TYPES.join(' or ')} (the kinds the provider knows)` }),
-    organization: z.string().max(256).optional(),
+    full_name: nonEmpty(256).meta({ description: 'The name as shown (the formatted name)' }),
+    first_name: cardText(),
+    last_name: cardText(),
+    middle_name: cardText(),
+    name_prefix: cardText(64),
+    name_suffix: cardText(64),
+    phone: cardPhone.optional().meta({ description: 'One number (or use phones for several)' }),
+    phone_type: contactType,
+    phones: z
+      .array(
+        z
+          .object({
+            phone: cardPhone,
+            type: contactType,
+            wa_id: z
+              .string()
+              .regex(/^\d{6,20}$/, { error: 'the number on the chat app: digits, no +' })
+              .optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    emails: z
+      .array(z.object({ email: z.email({ error: 'an email address' }).max(320), type: contactType }).strict())
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    urls: z
+      .array(z.object({ url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).max(2000), type: contactType }).strict())
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    addresses: z
+      .array(
+        z
+          .object({
+            street: cardText(512),
+            city: cardText(),
+            state: cardText(),
+            zip: cardText(32),
+            country: cardText(),
+            country_code: z
+              .string()
+              .regex(/^[A-Za-z]{2}$/, { error: 'an ISO 3166 alpha-2 country code' })
+              .optional(),
+            type: contactType,
+          })
+          .strict(),
+      )
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    organization: cardText().meta({ description: 'The company' }),
+    department: cardText(),
+    job_title: cardText(),
+    birthday: z.iso.date({ error: 'a date, YYYY-MM-DD' }).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.phone !== undefined || c.phones !== undefined, {
+    error: 'a number is required: phone, or phones for several',
+    path: ['phone'],
+  })
+  .meta({
+    examples: [
+      { full_name: 'Ana Lima', phone: '+5511912345678', organization: 'Acme' },
+      {
+        full_name: 'Ana Lima',
+        first_name: 'Ana',
+        last_name: 'Lima',
+        phones: [
+          { phone: '+5511912345678', type: 'WORK' },
+          { phone: '+5511987654321', type: 'HOME' },
+        ],
+        emails: [{ email: 'ana@example.com', type: 'WORK' }],
+        organization: 'Acme',
+        job_title: 'Buyer',
+      },
+    ],
+  });
 
 const reaction = z
   .object({
@@ -372,8 +453,15 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
     return errors;
   },
   contact(content) {
-    if (content.phone_type === undefined || (PHONE_TYPES as readonly string[]).includes(String(content.phone_type))) return [];
-    return [refusal('/content/phone_type', `must be ${PHONE_TYPES.join(' or ')}, not ${String(content.phone_type)}`)];
+    const known = (type: unknown) => type === undefined || (CONTACT_TYPES as readonly string[]).includes(String(type));
+    const refuse = (pointer: string, type: unknown) => refusal(pointer, `must be ${CONTACT_TYPES.join(' or ')}, not ${String(type)}`);
+    const errors = known(content.phone_type) ? [] : [refuse('/content/phone_type', content.phone_type)];
+    for (const list of CARD_LISTS) {
+      ((content[list] as Json[] | undefined) ?? []).forEach((entry, i) => {
+        if (!known(entry.type)) errors.push(refuse(`/content/${list}/${i}/type`, entry.type));
+      });
+    }
+    return errors;
   },
   multi_product(content) {
     const errors: FieldError[] = [];
@@ -414,7 +502,18 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
     }
   }
   // Stored as the provider spells it.
-  if (type === 'contact' && typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
+  if (type === 'contact') {
+    if (typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
+    for (const list of CARD_LISTS) {
+      const entries = content[list];
+      if (!Array.isArray(entries)) continue;
+      content[list] = entries.map((e: unknown) =>
+        typeof e === 'object' && e !== null && typeof (e as Json).type === 'string'
+          ? { ...(e as Json), type: ((e as Json).type as string).toUpperCase() }
+          : e,
+      );
+    }
+  }
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',

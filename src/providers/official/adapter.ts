@@ -61,6 +61,45 @@ function interactive(type: string, content: Json, action: Json, extra: Json = {}
   };
 }
 
+/** The fields of `source` that are set, renamed to the provider's names (`[ours, theirs]`). */
+function present(source: Json, names: Array<[string, string]>): Json {
+  return Object.fromEntries(
+    names.filter(([ours]) => source[ours] !== undefined && source[ours] !== '').map(([ours, theirs]) => [theirs, source[ours]]),
+  );
+}
+
+/** A shared contact card as the provider's contacts object: name parts, numbers, emails, URLs, addresses, organization. */
+function contactCard(c: Json): Json {
+  const nameParts = present(c, [
+    ['first_name', 'first_name'],
+    ['middle_name', 'middle_name'],
+    ['last_name', 'last_name'],
+    ['name_prefix', 'prefix'],
+    ['name_suffix', 'suffix'],
+  ]);
+  // The provider wants a part besides the formatted name: without any, the first word is the first name.
+  if (Object.keys(nameParts).length === 0) nameParts.first_name = String(c.full_name ?? '').split(' ')[0];
+  // The provider's types are HOME and WORK only; an entry without one is sent without.
+  const phones = [
+    ...(str(c.phone) ? [{ phone: c.phone, ...(str(c.phone_type) ? { type: c.phone_type } : {}) }] : []),
+    ...((c.phones as Json[]) ?? []),
+  ];
+  const org = present(c, [
+    ['organization', 'company'],
+    ['department', 'department'],
+    ['job_title', 'title'],
+  ]);
+  return {
+    name: { formatted_name: c.full_name, ...nameParts },
+    phones,
+    ...(Array.isArray(c.emails) && c.emails.length > 0 ? { emails: c.emails } : {}),
+    ...(Array.isArray(c.urls) && c.urls.length > 0 ? { urls: c.urls } : {}),
+    ...(Array.isArray(c.addresses) && c.addresses.length > 0 ? { addresses: c.addresses } : {}),
+    ...(Object.keys(org).length > 0 ? { org } : {}),
+    ...(str(c.birthday) ? { birthday: c.birthday } : {}),
+  };
+}
+
 /** The native body for one message (without the common envelope). */
 export function toNativeBody(message: OutboundMessage): Json {
   const c = message.content;
@@ -80,17 +119,7 @@ export function toNativeBody(message: OutboundMessage): Json {
     case 'location_request':
       return interactive('location_request_message', { body: c.body }, { name: 'send_location' });
     case 'contact':
-      return {
-        type: 'contacts',
-        contacts: [
-          {
-            name: { formatted_name: c.full_name, first_name: String(c.full_name ?? '').split(' ')[0] },
-            // The provider's phone types are HOME and WORK only; without one given, none is sent.
-            phones: [{ phone: c.phone, ...(str(c.phone_type) ? { type: c.phone_type } : {}) }],
-            ...(str(c.organization) ? { org: { company: c.organization } } : {}),
-          },
-        ],
-      };
+      return { type: 'contacts', contacts: [contactCard(c)] };
     case 'reaction':
       return { type: 'reaction', reaction: { message_id: c.message_id, emoji: c.reaction ?? '' } };
     case 'template':
