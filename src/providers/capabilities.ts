@@ -39,6 +39,7 @@ export const MESSAGE_TYPES = [
   'delete_message',
   'message_status_query',
   'message_media_download',
+  'flow',
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 

@@ -458,7 +458,41 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
   flow(action, at) {
     known(action, ['name', 'parameters'], at);
     valid(action.name === 'flow', `Param ${at}['name'] must be 'flow'.`);
-    present(action.parameters, `${at}['parameters']`);
+    const pat = `${at}['parameters']`;
+    const parameters = object(action.parameters, pat, [
+      'flow_message_version',
+      'flow_id',
+      'flow_name',
+      'flow_cta',
+      'mode',
+      'flow_token',
+      'flow_action',
+      'flow_action_payload',
+    ]);
+    present(parameters.flow_message_version, `${pat}['flow_message_version']`);
+    valid(parameters.flow_message_version === '3', `Param ${pat}['flow_message_version'] must be '3'.`);
+    if (parameters.flow_id === undefined && parameters.flow_name === undefined)
+      present(undefined, `${pat}['flow_id'] or ${pat}['flow_name']`);
+    valid(parameters.flow_id === undefined || parameters.flow_name === undefined, `Param ${pat}['flow_name'] cannot be used with flow_id.`);
+    if (parameters.flow_id !== undefined) string(parameters.flow_id, `${pat}['flow_id']`, 256);
+    if (parameters.flow_name !== undefined) string(parameters.flow_name, `${pat}['flow_name']`, 256);
+    string(parameters.flow_cta, `${pat}['flow_cta']`, 30);
+    if (parameters.mode !== undefined)
+      valid(['draft', 'published'].includes(String(parameters.mode)), `Param ${pat}['mode'] must be one of {draft, published}.`);
+    if (parameters.flow_token !== undefined) string(parameters.flow_token, `${pat}['flow_token']`, 1024);
+    const flowAction = parameters.flow_action ?? 'navigate';
+    valid(
+      ['navigate', 'data_exchange'].includes(String(flowAction)),
+      `Param ${pat}['flow_action'] must be one of {navigate, data_exchange}.`,
+    );
+    if (parameters.flow_action_payload === undefined) return;
+    valid(flowAction === 'navigate', `Param ${pat}['flow_action_payload'] must be omitted unless flow_action is navigate.`);
+    const payload = object(parameters.flow_action_payload, `${pat}['flow_action_payload']`, ['screen', 'data']);
+    if (payload.screen !== undefined) string(payload.screen, `${pat}['flow_action_payload']['screen']`, 256);
+    if (payload.data !== undefined) {
+      need(isObject(payload.data), `Param ${pat}['flow_action_payload']['data'] must be an object.`);
+      valid(Object.keys(payload.data).length > 0, `Param ${pat}['flow_action_payload']['data'] must be a non-empty object.`);
+    }
   },
 };
 

@@ -166,6 +166,20 @@ test('every type the official channel sends reaches the provider in the document
       },
     ],
     ['product_carousel', { body: 'Picks', catalog_id: 'c1', products: [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }] }],
+    [
+      'flow',
+      {
+        body: 'Book a table',
+        header: { type: 'text', text: 'Tonight' },
+        footer: 'Takes a minute',
+        flow_id: '1234567890',
+        flow_cta: 'Book',
+        flow_token: 'booking-42',
+        flow_action: 'navigate',
+        flow_action_payload: { screen: 'START', data: { party: 2 } },
+      },
+    ],
+    ['flow', { body: 'Sign up', flow_name: 'signup', flow_cta: 'Open', mode: 'draft', flow_action: 'data_exchange' }],
   ];
   const caps = (await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: server.apiKey })).body.data
     .message_types as string[];
@@ -220,6 +234,30 @@ test('every type the official channel sends reaches the provider in the document
   assert.equal(bodies.media_carousel![0]!.interactive.action.cards[1].type, 'cta_url');
   assert.equal(bodies.media_carousel![1]!.interactive.action.cards[0].type, undefined);
   assert.deepEqual(bodies.text![0]!.context, { message_id: 'wamid.quoted' });
+  assert.deepEqual(bodies.flow![0]!.interactive, {
+    type: 'flow',
+    header: { type: 'text', text: 'Tonight' },
+    body: { text: 'Book a table' },
+    footer: { text: 'Takes a minute' },
+    action: {
+      name: 'flow',
+      parameters: {
+        flow_message_version: '3',
+        flow_id: '1234567890',
+        flow_cta: 'Book',
+        flow_token: 'booking-42',
+        flow_action: 'navigate',
+        flow_action_payload: { screen: 'START', data: { party: 2 } },
+      },
+    },
+  });
+  assert.deepEqual(bodies.flow![1]!.interactive.action.parameters, {
+    flow_message_version: '3',
+    flow_name: 'signup',
+    flow_cta: 'Open',
+    mode: 'draft',
+    flow_action: 'data_exchange',
+  });
 
   // The read receipt goes out as the provider's mark-as-read body.
   const read = toNativeRequest({ id: 'm', to: TO, type: 'mark_as_read', content: { message_id: 'wamid.R' } });

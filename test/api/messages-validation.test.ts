@@ -67,6 +67,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   delete_message: { message_id: '3EB0' },
   message_status_query: { message_id: '3EB0' },
   message_media_download: { media_id: 'm1' },
+  flow: { body: 'Book a table', flow_id: '1234567890', flow_cta: 'Book' },
 };
 
 /** Invalid contents, each with a field path the rejection must name. */
@@ -133,6 +134,20 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['poll', { question: 'q', options: ['same', 'same'] }, '/content/options'],
   ['presence', { state: 'dancing' }, '/content/state'],
   ['address', { body: 'b', country: 'India' }, '/content/country'],
+  ['flow', { body: 'b', flow_cta: 'Open' }, '/content/flow_id'],
+  ['flow', { body: 'b', flow_id: '1', flow_name: 'signup', flow_cta: 'Open' }, '/content/flow_id'],
+  ['flow', { body: 'b', flow_id: '1', flow_cta: 'A call to action of more than thirty characters' }, '/content/flow_cta'],
+  ['flow', { body: 'b', flow_id: '1', flow_cta: 'Open', mode: 'live' }, '/content/mode'],
+  [
+    'flow',
+    { body: 'b', flow_id: '1', flow_cta: 'Open', flow_action: 'data_exchange', flow_action_payload: { screen: 'START' } },
+    '/content/flow_action_payload',
+  ],
+  [
+    'flow',
+    { body: 'b', flow_id: '1', flow_cta: 'Open', flow_action_payload: { screen: 'START', data: {} } },
+    '/content/flow_action_payload/data',
+  ],
 ];
 
 describe('content by type', () => {
@@ -161,8 +176,11 @@ describe('content by type', () => {
   });
 
   test('invalid shapes are 400 problems naming the field path', async () => {
+    const gatewayTypes = (await request(server, 'GET', `/v1/channels/${gateway.id}/capabilities`, { key: server.apiKey })).body.data
+      .message_types as string[];
     for (const [type, content, pointer] of INVALID) {
-      const res = await send(server, { channel_id: gateway.id, to: TO, type, content });
+      const channel = gatewayTypes.includes(type) ? gateway.id : official.id;
+      const res = await send(server, { channel_id: channel, to: TO, type, content });
       assert.equal(res.status, 400, `${type} ${JSON.stringify(content)}: ${res.text}`);
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
       assert.ok(
@@ -205,6 +223,21 @@ describe('support matrix', () => {
       assert.equal(res.status, 422, `${type}: ${res.text}`);
       assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));
     }
+  });
+
+  test('flow messages are native on official channels and refused on unofficial ones, naming the type', async () => {
+    const caps = async (id: string) =>
+      (await request(server, 'GET', `/v1/channels/${id}/capabilities`, { key: server.apiKey })).body.data.message_types as string[];
+    assert.ok((await caps(official.id)).includes('flow'));
+    assert.ok(!(await caps(gateway.id)).includes('flow'));
+    const refused = await send(server, { channel_id: gateway.id, to: TO, type: 'flow', content: VALID.flow });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.code, 'unsupported');
+    assert.deepEqual(
+      refused.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/type'],
+    );
+    assert.match(refused.body.detail, /flow.*chatapp_unofficial/);
   });
 
   test('a channel that is not connected refuses sends with 409', async () => {

@@ -294,6 +294,38 @@ const carousel = z.strictObject({
   }),
 });
 
+/** A flow message (the document's flow action, v3): a flow by id or by name, never both. */
+const flow = z.strictObject({
+  type: z.literal('flow'),
+  header: header.optional(),
+  body: body(),
+  footer: footer.optional(),
+  action: z.strictObject({
+    name: z.literal('flow'),
+    parameters: z
+      .strictObject({
+        flow_message_version: z.literal('3'),
+        flow_id: text(256).optional(),
+        flow_name: text(256).optional(),
+        flow_cta: text(30),
+        mode: z.enum(['draft', 'published']).optional(),
+        flow_token: text(1024).optional(),
+        flow_action: z.enum(['navigate', 'data_exchange']).optional(),
+        flow_action_payload: z
+          .strictObject({
+            screen: text(256).optional(),
+            data: z
+              .record(z.string(), z.unknown())
+              .refine((d) => Object.keys(d).length > 0, 'a non-empty object')
+              .optional(),
+          })
+          .optional(),
+      })
+      .refine((p) => (p.flow_id === undefined) !== (p.flow_name === undefined), 'flow_id or flow_name, not both')
+      .refine((p) => p.flow_action_payload === undefined || p.flow_action !== 'data_exchange', 'no payload with data_exchange'),
+  }),
+});
+
 const interactive = z.discriminatedUnion('type', [
   replyButtons,
   list,
@@ -304,6 +336,7 @@ const interactive = z.discriminatedUnion('type', [
   productList,
   catalog,
   carousel,
+  flow,
 ]);
 
 const envelope = {

@@ -302,6 +302,28 @@ test('well-formed native bodies of every kind are accepted', async () => {
       to,
       type: 'interactive',
       interactive: {
+        type: 'flow',
+        header: { type: 'text', text: 'Tonight' },
+        body: { text: 'Book a table' },
+        action: {
+          name: 'flow',
+          parameters: {
+            flow_message_version: '3',
+            flow_name: 'booking',
+            flow_cta: 'Book',
+            mode: 'draft',
+            flow_token: 't-1',
+            flow_action: 'navigate',
+            flow_action_payload: { screen: 'START', data: { party: 2 } },
+          },
+        },
+      },
+    },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      interactive: {
         type: 'cta_url',
         body: { text: 'Go' },
         action: { name: 'cta_url', parameters: { display_text: 'Open', url: 'https://example.com' } },
@@ -354,6 +376,12 @@ test('shapes the provider refuses and the sandbox once let through are refused w
     action: { buttons: Array.from({ length: n }, (_, j) => ({ type: 'quick_reply', quick_reply: { id: `q${i}${j}`, title: `Q${j}` } })) },
   });
   const section = { title: 'S', product_items: [{ product_retailer_id: 'a' }] };
+  const flow = (parameters: Record<string, unknown>) =>
+    interactive({
+      type: 'flow',
+      body: { text: 'b' },
+      action: { name: 'flow', parameters: JSON.parse(JSON.stringify({ flow_message_version: '3', flow_cta: 'Open', ...parameters })) },
+    });
   const cases: Array<[string, unknown, number, RegExp]> = [
     [
       'an unknown top-level field',
@@ -384,6 +412,17 @@ test('shapes the provider refuses and the sandbox once let through are refused w
       131008,
       /header/,
     ],
+    ['a flow named both by id and by name', flow({ flow_id: '1', flow_name: 'n' }), 131009, /flow_name/],
+    ['a flow without its message version', flow({ flow_message_version: undefined, flow_id: '1' }), 131008, /flow_message_version/],
+    ['a flow with an unknown parameter', flow({ flow_id: '1', colour: 'red' }), 100, /colour/],
+    ['a flow call to action longer than 30', flow({ flow_id: '1', flow_cta: 'x'.repeat(31) }), 131009, /flow_cta/],
+    [
+      'a data-exchange flow with a payload',
+      flow({ flow_id: '1', flow_action: 'data_exchange', flow_action_payload: { screen: 'S' } }),
+      131009,
+      /flow_action_payload/,
+    ],
+    ['a flow payload with empty data', flow({ flow_id: '1', flow_action_payload: { screen: 'S', data: {} } }), 131009, /data/],
     [
       'catalog parameters without a thumbnail',
       interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message', parameters: {} } }),

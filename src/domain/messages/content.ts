@@ -355,6 +355,47 @@ const poll = z
   .strict()
   .refine((p) => new Set(p.options).size === p.options.length, { error: 'options must differ', path: ['options'] });
 
+/** An interactive flow (the provider's Flows): one by id or by name, opened with a call to action. */
+const flow = z
+  .object({
+    body: nonEmpty(1024),
+    header: header.optional(),
+    footer: footer.optional(),
+    flow_id: nonEmpty(256).optional().meta({ description: "The flow's id at the provider (or flow_name)" }),
+    flow_name: nonEmpty(256).optional().meta({ description: "The flow's name (or flow_id)" }),
+    flow_cta: nonEmpty(30).meta({ description: 'The text of the button that opens the flow' }),
+    mode: z.enum(['draft', 'published']).optional().meta({ description: 'published unless given (draft flows for testing)' }),
+    flow_token: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({ description: "Your identifier of this flow's session, echoed in its replies" }),
+    flow_action: z.enum(['navigate', 'data_exchange']).optional().meta({ description: 'navigate unless given' }),
+    flow_action_payload: z
+      .object({
+        screen: nonEmpty(256).optional().meta({ description: 'The first screen (the flow’s first entry screen unless given)' }),
+        data: z
+          .record(z.string(), z.unknown())
+          .refine((d) => Object.keys(d).length > 0, { error: 'a non-empty object' })
+          .optional()
+          .meta({ description: "The first screen's input data" }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'Only with flow_action navigate' }),
+  })
+  .strict()
+  .refine((f) => (f.flow_id === undefined) !== (f.flow_name === undefined), {
+    error: 'one of flow_id or flow_name, not both',
+    path: ['flow_id'],
+  })
+  .refine((f) => f.flow_action !== 'data_exchange' || f.flow_action_payload === undefined, {
+    error: 'a payload goes only with flow_action navigate',
+    path: ['flow_action_payload'],
+  })
+  .meta({ examples: [{ body: 'Book a table', flow_id: '1234567890', flow_cta: 'Book', flow_action_payload: { screen: 'START' } }] });
+
 const presence = z.object({ state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']) }).strict();
 const editMessage = z.object({ message_id: providerMessageId, body: nonEmpty(4096) }).strict();
 const deleteMessage = z.object({ message_id: providerMessageId, for_everyone: z.boolean().default(true) }).strict();
@@ -397,6 +438,7 @@ export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
   delete_message: deleteMessage,
   message_status_query: statusQuery,
   message_media_download: mediaDownload,
+  flow,
 } as Record<MessageType, z.ZodType<Json>>;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);

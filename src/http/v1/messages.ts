@@ -295,6 +295,18 @@ const SendBody = z
       { channel_id: '…', to: '4915112345678', type: 'delete_message', content: { message_id: '3EB0C767D26A1D', for_everyone: true } },
       { channel_id: '…', to: '4915112345678', type: 'message_status_query', content: { message_id: '3EB0C767D26A1D' } },
       { channel_id: '…', to: '4915112345678', type: 'message_media_download', content: { message_id: '3EB0C767D26A1D' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'flow',
+        content: {
+          body: 'Book a table',
+          flow_id: '1234567890',
+          flow_cta: 'Book',
+          flow_token: 'booking-42',
+          flow_action_payload: { screen: 'START', data: { party: 2 } },
+        },
+      },
       { channel_id: '…', to: '4915112345678', type: 'reaction', content: { message_id: 'wamid.HBgM…', reaction: '👍' } },
       { channel_id: '…', to: '4915112345678', type: 'mark_as_read', content: { message_id: 'wamid.HBgM…' } },
     ],

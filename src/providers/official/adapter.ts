@@ -153,6 +153,23 @@ export function toNativeBody(message: OutboundMessage): Json {
         name: 'catalog_message',
         ...(str(c.thumbnail_product_retailer_id) ? { parameters: { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } } : {}),
       });
+    case 'flow':
+      return interactive('flow', c, {
+        name: 'flow',
+        parameters: {
+          // The only version the provider takes for flow messages.
+          flow_message_version: '3',
+          ...present(c, [
+            ['flow_id', 'flow_id'],
+            ['flow_name', 'flow_name'],
+            ['flow_cta', 'flow_cta'],
+            ['mode', 'mode'],
+            ['flow_token', 'flow_token'],
+            ['flow_action', 'flow_action'],
+            ['flow_action_payload', 'flow_action_payload'],
+          ]),
+        },
+      });
     case 'media_carousel':
       return interactive('carousel', c, {
         cards: (c.cards as Json[]).map((card, index) => {

@@ -11,7 +11,7 @@ import { officialInbound } from './inbound.ts';
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
   capabilities: {
-    message_types: COMMON_MESSAGE_TYPES,
+    message_types: [...COMMON_MESSAGE_TYPES, 'flow'],
     simplified_types: [],
     // No contacts.lookup: the published API has no call that says whether a number is on the app.
     operations: [
