@@ -56,6 +56,7 @@ export const OPERATIONS = [
   'templates.sync',
   'contacts.lookup',
   'media.fetch',
+  'media.upload',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

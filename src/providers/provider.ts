@@ -79,6 +79,9 @@ export type InboundMedia = { source: Record<string, unknown>; mimeType?: string;
 /** Downloaded media, streamed: the declared type and size are the provider's word, not trusted. */
 export type MediaDownload = { body: AsyncIterable<Uint8Array>; mimeType?: string; size?: number };
 
+/** A file to upload: its bytes, its MIME type as the provider's table names it, and the name it was given. */
+export type MediaFile = { bytes: Uint8Array<ArrayBuffer>; mimeType: string; fileName?: string };
+
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 
 export type ProviderProfile = { exists: boolean; chatappId?: string; name?: string };
@@ -158,6 +161,11 @@ export interface ProviderAdapter {
   /** The guarantees of one channel's engine, where a platform's engines differ (default: `sends`). */
   sendsOf?(connection: ChannelConnection): SendGuarantees;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
+  /**
+   * Uploads a file to the provider for sending by id (capability `media.upload`); answers the
+   * provider's media id. The file is already held to the provider's limits for its kind.
+   */
+  uploadMedia?(connection: ChannelConnection, file: MediaFile): Promise<Result<{ mediaId: string }>>;
   /** Downloads an inbound message's media from the `source` its inbound half gave (InboundMedia). */
   downloadMedia?(connection: ChannelConnection, source: Record<string, unknown>): Promise<Result<MediaDownload>>;
   /** Whether a number is on the chat app, where the provider's API can be asked (capability `contacts.lookup`). */

@@ -560,7 +560,45 @@ function toJsonText(value: unknown): string {
   return text;
 }
 
+/** The boundary of the fuzzer's multipart bodies. */
+const BOUNDARY = 'fuzzb0undary';
+
+/** multipart/form-data bodies (an upload): files of any declared type with any bytes, any fields, or a broken form. */
+function multipartBodies(): fc.Arbitrary<{ text?: string; type?: string }> {
+  const part = fc.record({
+    name: fc.oneof(fc.constantFrom('file', 'type', 'messaging_product'), anyString),
+    filename: fc.option(fc.oneof(fc.constantFrom('a.jpg', 'b.pdf', 'c.webp', ''), anyString), { nil: undefined }),
+    type: fc.option(
+      fc.oneof(fc.constantFrom('image/jpeg', 'image/png', 'image/webp', 'application/pdf', 'text/plain', 'video/mp4'), anyString),
+      {
+        nil: undefined,
+      },
+    ),
+    value: fc.oneof(fc.constantFrom('image', 'document', 'sticker', '%PDF-1.4\n%%EOF\n', '\xff\xd8\xff\xe0'), anyString),
+  });
+  const clean = (s: string) => s.replace(/["\r\n]/g, '');
+  const form = fc
+    .array(part, { maxLength: 4 })
+    .map((parts) =>
+      [
+        ...parts.map(
+          (p) =>
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${clean(p.name)}"${p.filename === undefined ? '' : `; filename="${clean(p.filename)}"`}\r\n` +
+            `${p.type === undefined ? '' : `Content-Type: ${clean(p.type)}\r\n`}\r\n${p.value}\r\n`,
+        ),
+        `--${BOUNDARY}--\r\n`,
+      ].join(''),
+    );
+  return fc.oneof(
+    { weight: 6, arbitrary: form.map((text) => ({ text, type: `multipart/form-data; boundary=${BOUNDARY}` })) },
+    { weight: 1, arbitrary: anyString.map((text) => ({ text, type: `multipart/form-data; boundary=${BOUNDARY}` })) },
+    { weight: 1, arbitrary: form.map((text) => ({ text, type: 'multipart/form-data' })) },
+    { weight: 1, arbitrary: fc.constant({ text: '{"file":"x"}', type: 'application/json' }) },
+  );
+}
+
 function bodyFor(doc: Doc, ctx: ValueContext, body: NonNullable<Operation['body']>): fc.Arbitrary<{ text?: string; type?: string }> {
+  if (body.media === 'multipart/form-data') return multipartBodies();
   if (body.media !== 'application/json') {
     const line = fc.oneof(
       fc

@@ -6,6 +6,8 @@ import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { sandboxQuiet } from '../messages-helpers.ts';
 import { hmacHex, startReceiver, statusesOf, type Receiver } from './receiver.ts';
+import { multipartBody } from '../media-helpers.ts';
+import { SAMPLE_PNG_BASE64 } from '../../src/sandbox/media.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -335,6 +337,50 @@ test('well-formed native bodies of every kind are accepted', async () => {
     assert.equal(res.status, 200, res.text);
     assert.match(res.body.messages[0].id, /^wamid\./);
   }
+});
+
+test('media uploads: multipart with messaging_product, type and file answer a media id the number can read back', async () => {
+  const png = Buffer.from(SAMPLE_PNG_BASE64, 'base64');
+  const upload = async (parts: Parameters<typeof multipartBody>[0], bearer = number.accessToken) => {
+    const { rawBody, contentType } = await multipartBody(parts);
+    return request(server, 'POST', path(`${number.phoneNumberId}/media`), { bearer, rawBody, contentType });
+  };
+  const ok = await upload({ messaging_product: 'whatsapp', type: 'image/png', file: { data: png, type: 'image/png', name: 'a.png' } });
+  assert.equal(ok.status, 200, ok.text);
+  assert.match(ok.body.id, /^\d+$/);
+  assert.deepEqual(Object.keys(ok.body), ['id']);
+  const media = await request(server, 'GET', path(ok.body.id), { bearer: number.accessToken });
+  assert.equal(media.status, 200, media.text);
+  assert.equal(media.body.mime_type, 'image/png');
+  assert.equal(media.body.file_size, png.length);
+  const file = { data: png, type: 'image/png' };
+  const cases: Array<[string, Parameters<typeof multipartBody>[0], number, RegExp]> = [
+    ['no messaging_product', { type: 'image/png', file }, 131008, /messaging_product/],
+    ['another messaging_product', { messaging_product: 'sms', type: 'image/png', file }, 131009, /messaging_product/],
+    ['no file', { messaging_product: 'whatsapp', type: 'image/png' }, 131008, /file/],
+    ['no type', { messaging_product: 'whatsapp', file }, 131008, /type/],
+    ['a type the provider does not take', { messaging_product: 'whatsapp', type: 'text/html', file }, 100, /text\/html/],
+    [
+      'an image over 5 MB',
+      { messaging_product: 'whatsapp', type: 'image/png', file: { data: Buffer.alloc(5 * 1024 * 1024 + 1), type: 'image/png' } },
+      100,
+      /5242880/,
+    ],
+  ];
+  for (const [name, parts, code, details] of cases) {
+    const res = await upload(parts);
+    assert.equal(res.status, 400, `${name}: ${res.text}`);
+    assert.equal(res.body.error.code, code, `${name}: ${res.text}`);
+    assert.match(res.body.error.error_data?.details ?? res.body.error.message, details, name);
+  }
+  const json = await request(server, 'POST', path(`${number.phoneNumberId}/media`), {
+    bearer: number.accessToken,
+    body: { messaging_product: 'whatsapp', file: '@/tmp/a.png' },
+  });
+  assert.equal(json.status, 400, json.text);
+  assert.equal(json.body.error.code, 100);
+  const otherNumber = await upload({ messaging_product: 'whatsapp', type: 'image/png', file }, 'EAASnot-a-token');
+  assert.equal(otherNumber.status, 401);
 });
 
 test('mark-as-read of a message the number never received is code 100', async () => {

@@ -20,6 +20,31 @@ export const MEDIA_RULES: Record<string, MediaRule> = {
 };
 export const STATIC_STICKER_MAX = 100 * 1024;
 
+/** The kinds of media a message may carry (and a file may be uploaded as). */
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
+/**
+ * The types the provider takes an upload of, by kind (its supported-media table): MEDIA_RULES', and for
+ * documents the text, PDF and Office formats. A sent URL's document may be anything; an upload may not.
+ */
+export const UPLOAD_TYPES: Record<MediaKind, readonly string[]> = {
+  image: MEDIA_RULES.image!.types!,
+  video: MEDIA_RULES.video!.types!,
+  audio: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
+  sticker: MEDIA_RULES.sticker!.types!,
+  document: [
+    'text/plain',
+    'application/pdf',
+    'application/msword',
+    'application/vnd.ms-excel',
+    'application/vnd.ms-powerpoint',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  ],
+};
+
 /** How many times an inbound message's media download is tried before it fails (the `message.media` job's retries). */
 export const MEDIA_DOWNLOAD_ATTEMPTS = 8;
 

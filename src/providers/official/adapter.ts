@@ -13,6 +13,7 @@ import type {
   Result,
   SignupExchange,
 } from '../provider.ts';
+import { FormData } from 'undici';
 import { downloadStream } from '../http.ts';
 import { createGraphClient, type GraphClient } from './client.ts';
 import { templateStatusName } from './mapping.ts';
@@ -223,6 +224,9 @@ function settingsOf(connection: ChannelConnection): OfficialSettings {
   return connection.settings as unknown as OfficialSettings;
 }
 
+/** The longest one media upload may take (the provider takes documents of up to 100 MB). */
+const UPLOAD_TIMEOUT_MS = 10 * 60_000;
+
 /** What the template sync asks for: the provider leaves rejected_reason out unless it is named. */
 const TEMPLATE_FIELDS = 'id,name,language,status,category,components,rejected_reason';
 
@@ -268,6 +272,25 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     fetchMedia,
+
+    /** POST /{phone_number_id}/media, multipart: messaging_product, the MIME type, the file. */
+    async uploadMedia(connection, file) {
+      const s = settingsOf(connection);
+      const form = new FormData();
+      form.set('messaging_product', 'whatsapp');
+      form.set('type', file.mimeType);
+      form.set('file', new Blob([file.bytes], { type: file.mimeType }), file.fileName ?? 'file');
+      const result = await client(connection).call<{ id?: string }>('POST', `${s.phone_number_id}/media`, {
+        token: token(connection),
+        form,
+        // A 100 MB document takes longer than a message.
+        timeoutMs: UPLOAD_TIMEOUT_MS,
+      });
+      if (!result.ok) return result;
+      if (typeof result.value.id !== 'string' || result.value.id === '')
+        return { ok: false, error: { code: 'bad_response', title: 'provider answered the upload without a media id', retryable: false } };
+      return { ok: true, value: { mediaId: result.value.id } };
+    },
 
     /** The media's URL from GET /{media_id}, then that URL with the token (it expires in minutes: asked again on every attempt). */
     async downloadMedia(connection, source) {

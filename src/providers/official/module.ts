@@ -22,6 +22,7 @@ export const officialProvider: ProviderModule = {
       'templates.submit',
       'templates.sync',
       'media.fetch',
+      'media.upload',
     ],
     customer_service_window_hours: 24,
   },
