@@ -35,6 +35,8 @@ export const OFFICIAL_MESSAGE_TYPES = [
 ] as const;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+/** What a media message's object has besides its link or id. */
+const MEDIA_EXTRAS: Record<string, readonly string[]> = { image: ['caption'], video: ['caption'], document: ['caption', 'filename'] };
 const ENVELOPE = ['messaging_product', 'recipient_type', 'to', 'type', 'context', 'biz_opaque_callback_data'];
 /** Phone, email, address and URL types on a contact card (the provider's enum). */
 const CONTACT_TYPES = ['HOME', 'WORK'];
@@ -182,8 +184,8 @@ function checkText(payload: unknown) {
   need(text.preview_url === undefined || typeof text.preview_url === 'boolean', "Param text['preview_url'] must be a boolean.");
 }
 
-function checkMedia(type: string, payload: unknown, at: string = type) {
-  const extra = type === 'document' ? ['caption', 'filename'] : type === 'image' || type === 'video' ? ['caption'] : [];
+/** A media object: a link or an id, and the fields its kind has (`extra`: a message's caption and file name by default). */
+function checkMedia(type: string, payload: unknown, at: string = type, extra: readonly string[] = MEDIA_EXTRAS[type] ?? []) {
   const media = object(payload, at, ['id', 'link', ...extra]);
   const hasLink = media.link !== undefined;
   const hasId = media.id !== undefined;
@@ -318,7 +320,8 @@ function checkHeader(value: unknown, at: string, kinds: readonly string[]) {
   const kind = String(header.type);
   known(header, kind === 'text' ? ['type', 'text', 'sub_text'] : ['type', kind], at);
   if (kind === 'text') string(header.text, `${at}['text']`, 60);
-  else checkMedia(kind === 'document' ? 'document' : 'header', header[kind], `${at}['${kind}']`);
+  // A header's media has no caption; a document header shows its file name.
+  else checkMedia(kind, header[kind], `${at}['${kind}']`, kind === 'document' ? ['filename'] : []);
 }
 
 function checkInteractive(payload: unknown) {

@@ -9,14 +9,15 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { jpegBytes, multipartBody } from '../media-helpers.ts';
-import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { customerWrites, officialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
 
 let server: TestServer;
 let official: { id: string };
 let gateway: { id: string };
+const TO = '4915112347777';
 
 before(async () => {
-  server = await startTestServer({ worker: true });
+  server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
   official = await officialChannel(server);
   gateway = await pairedGatewayChannel(server);
 });
@@ -70,6 +71,25 @@ test('the kind is told by the bytes when not given; a document keeps its file na
   const text = await upload(official.id, { type: 'document', file: { data: Buffer.from('hello'), type: 'text/plain', name: 'a.txt' } });
   assert.equal(text.status, 201, text.text);
   assert.equal(text.body.data.mime_type, 'text/plain');
+});
+
+test('an uploaded file is sent by its id: the provider gets the id, no link', async () => {
+  await customerWrites(server, official.id, TO);
+  const uploaded = await upload(official.id, { file: { data: jpegBytes(), type: 'image/jpeg', name: 'photo.jpg' } });
+  assert.equal(uploaded.status, 201, uploaded.text);
+  const sent = await send(server, {
+    channel_id: official.id,
+    to: TO,
+    type: 'image',
+    content: { media_id: uploaded.body.data.id, caption: 'yours' },
+  });
+  assert.equal(sent.status, 201, sent.text);
+  await waitForStatus(server, sent.body.data.id, 'sent');
+  const rows = await queryRows<{ body: { image: Record<string, unknown> } }>(
+    server.container.database.db,
+    sql`select body from sandbox_messages where direction = 'outbound' and body->>'biz_opaque_callback_data' = ${sent.body.data.id}`,
+  );
+  assert.deepEqual(rows[0]!.body.image, { id: uploaded.body.data.id, caption: 'yours' });
 });
 
 test("files beyond the provider's limits for their kind are refused before the provider is called, naming /file", async () => {

@@ -166,6 +166,34 @@ test('every type the official channel sends reaches the provider in the document
       },
     ],
     ['product_carousel', { body: 'Picks', catalog_id: 'c1', products: [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }] }],
+    // Media by the provider's id (POST /v1/channels/{id}/media), no URL.
+    ['image', { media_id: '1037543291543636', caption: 'by id' }],
+    ['video', { media_id: '1037543291543637' }],
+    ['audio', { media_id: '1037543291543638' }],
+    ['document', { media_id: '1037543291543639', file_name: 'Statement.pdf' }],
+    ['sticker', { media_id: '1037543291543640' }],
+    [
+      'buttons',
+      {
+        body: 'Our menu',
+        header: { type: 'document', media_url: `${base}/a.pdf`, file_name: 'Menu.pdf' },
+        buttons: [{ id: 'order', title: 'Order' }],
+      },
+    ],
+    [
+      'cta_url',
+      { body: 'New in', header: { type: 'image', media_id: '1037543291543641' }, display_text: 'Shop', url: 'https://example.com/n' },
+    ],
+    [
+      'media_carousel',
+      {
+        body: 'By id',
+        cards: [
+          { media_type: 'image', media_id: '1037543291543642', buttons: [url(3)] },
+          { media_type: 'image', media_url: `${base}/a.png`, buttons: [url(4)] },
+        ],
+      },
+    ],
     [
       'flow',
       {
@@ -234,6 +262,13 @@ test('every type the official channel sends reaches the provider in the document
   assert.equal(bodies.media_carousel![0]!.interactive.action.cards[1].type, 'cta_url');
   assert.equal(bodies.media_carousel![1]!.interactive.action.cards[0].type, undefined);
   assert.deepEqual(bodies.text![0]!.context, { message_id: 'wamid.quoted' });
+  // By id: the provider's id in place of the link; a document, and a document header, carry their file name.
+  assert.deepEqual(bodies.image![1]!.image, { id: '1037543291543636', caption: 'by id' });
+  assert.deepEqual(bodies.sticker![1]!.sticker, { id: '1037543291543640' });
+  assert.deepEqual(bodies.document![1]!.document, { id: '1037543291543639', filename: 'Statement.pdf' });
+  assert.deepEqual(bodies.buttons![1]!.interactive.header, { type: 'document', document: { link: `${base}/a.pdf`, filename: 'Menu.pdf' } });
+  assert.deepEqual(bodies.cta_url![1]!.interactive.header, { type: 'image', image: { id: '1037543291543641' } });
+  assert.deepEqual(bodies.media_carousel![2]!.interactive.action.cards[0].header, { type: 'image', image: { id: '1037543291543642' } });
   assert.deepEqual(bodies.flow![0]!.interactive, {
     type: 'flow',
     header: { type: 'text', text: 'Tonight' },

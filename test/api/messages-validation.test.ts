@@ -80,6 +80,14 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['image', { media_url: 'ftp://cdn.example.com/a.png' }, '/content/media_url'],
   ['image', { media_url: IMG, media_type: 'video' }, '/content/media_type'],
   ['sticker', {}, '/content/media_url'],
+  ['image', { media_url: IMG, media_id: '1037543291543636' }, '/content/media_id'],
+  ['document', { media_id: 'not an id!' }, '/content/media_id'],
+  ['buttons', { body: 'b', header: { type: 'image' }, buttons: [{ id: 'a', title: 'A' }] }, '/content/header'],
+  [
+    'buttons',
+    { body: 'b', header: { type: 'image', media_url: IMG, file_name: 'a.png' }, buttons: [{ id: 'a', title: 'A' }] },
+    '/content/header',
+  ],
   ['location', { name: 'x', address: 'y', latitude: 91, longitude: 0 }, '/content/latitude'],
   ['location', { name: 'x', address: 'y', latitude: 0, longitude: -180.5 }, '/content/longitude'],
   ['location', { name: 'x', address: 'y', latitude: '1', longitude: 0 }, '/content/latitude'],
@@ -223,6 +231,30 @@ describe('support matrix', () => {
       assert.equal(res.status, 422, `${type}: ${res.text}`);
       assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));
     }
+  });
+
+  test('media by id is refused on a platform without uploads, naming each media_id', async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['image', { media_id: '1037543291543636' }, '/content/media_id'],
+      [
+        'buttons',
+        { body: 'b', header: { type: 'video', media_id: '1037543291543636' }, buttons: [{ id: 'a', title: 'A' }] },
+        '/content/header/media_id',
+      ],
+    ];
+    for (const [type, content, pointer] of cases) {
+      const res = await send(server, { channel_id: gateway.id, to: TO, type, content });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.body.code, 'unsupported');
+      assert.deepEqual(
+        res.body.errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+      );
+      assert.match(res.body.detail, /media_url/);
+    }
+    const byId = await send(server, { channel_id: official.id, to: TO, type: 'image', content: { media_id: '1037543291543636' } });
+    assert.equal(byId.status, 201, byId.text);
+    assert.deepEqual(byId.body.data.content, { media_id: '1037543291543636' });
   });
 
   test('flow messages are native on official channels and refused on unofficial ones, naming the type', async () => {

@@ -470,6 +470,17 @@ test('shapes the provider refuses and the sandbox once let through are refused w
     ],
     ['a flow payload with empty data', flow({ flow_id: '1', flow_action_payload: { screen: 'S', data: {} } }), 131009, /data/],
     [
+      'a document header with a caption',
+      interactive({
+        type: 'button',
+        header: { type: 'document', document: { link: 'https://example.com/a.pdf', caption: 'c' } },
+        body: { text: 'b' },
+        action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] },
+      }),
+      100,
+      /caption/,
+    ],
+    [
       'catalog parameters without a thumbnail',
       interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message', parameters: {} } }),
       131008,

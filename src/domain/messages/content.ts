@@ -44,10 +44,38 @@ const replyTo = z
   .strict()
   .meta({ description: 'Quote a message: its provider message id, and the participant in some group or multi-device contexts' });
 
+/** A file the provider holds, by the id it gave (POST /v1/channels/{id}/media): sent without a URL. */
+const mediaId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,256}$/, { error: 'a media id the provider gave (POST /v1/channels/{channelID}/media)' })
+  .meta({ description: "The provider's media id of an uploaded file (POST /v1/channels/{channelID}/media), instead of media_url" });
+
+/** Media comes from exactly one place: a URL Parley hands on, or the provider's id of an upload. */
+function oneSource<T extends z.ZodType<{ media_url?: string; media_id?: string }>>(schema: T) {
+  return schema
+    .refine((m) => m.media_url !== undefined || m.media_id !== undefined, {
+      error: 'media_url or media_id is required',
+      path: ['media_url'],
+    })
+    .refine((m) => m.media_url === undefined || m.media_id === undefined, { error: 'media_url or media_id, not both', path: ['media_id'] });
+}
+
 const header = z.union([
   nonEmpty(60),
   z.object({ type: z.literal('text'), text: nonEmpty(60) }).strict(),
-  z.object({ type: z.enum(['image', 'video', 'document']), media_url: mediaUrl }).strict(),
+  oneSource(
+    z
+      .object({
+        type: z.enum(['image', 'video', 'document']),
+        media_url: mediaUrl.optional(),
+        media_id: mediaId.optional(),
+        file_name: z.string().trim().min(1).max(240).optional().meta({ description: 'A document header: the name it shows' }),
+      })
+      .strict(),
+  ).refine((h) => h.file_name === undefined || h.type === 'document', {
+    error: 'only a document header has a file name',
+    path: ['file_name'],
+  }),
 ]);
 const footer = nonEmpty(60);
 
@@ -56,12 +84,19 @@ const text = z
   .strict()
   .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
 
-const mediaCommon = { media_url: mediaUrl, media_type: z.string().max(100).optional(), reply_to: replyTo.optional() };
-const image = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
-const video = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
-const audio = z.object({ ...mediaCommon }).strict();
-const document = z.object({ ...mediaCommon, caption: z.string().max(1024).optional(), file_name: z.string().max(240).optional() }).strict();
-const sticker = z.object({ ...mediaCommon }).strict();
+const mediaCommon = {
+  media_url: mediaUrl.optional(),
+  media_id: mediaId.optional(),
+  media_type: z.string().max(100).optional(),
+  reply_to: replyTo.optional(),
+};
+const image = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
+const video = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
+const audio = oneSource(z.object({ ...mediaCommon }).strict());
+const document = oneSource(
+  z.object({ ...mediaCommon, caption: z.string().max(1024).optional(), file_name: z.string().max(240).optional() }).strict(),
+);
+const sticker = oneSource(z.object({ ...mediaCommon }).strict());
 
 const location = z
   .object({
@@ -273,14 +308,17 @@ const mediaCarousel = z
     body: nonEmpty(1024),
     cards: z
       .array(
-        z
-          .object({
-            media_type: z.enum(['image', 'video']),
-            media_url: mediaUrl,
-            body: z.string().max(160).optional(),
-            buttons: z.array(carouselButton).min(1).max(2),
-          })
-          .strict(),
+        oneSource(
+          z
+            .object({
+              media_type: z.enum(['image', 'video']),
+              media_url: mediaUrl.optional(),
+              media_id: mediaId.optional(),
+              body: z.string().max(160).optional(),
+              buttons: z.array(carouselButton).min(1).max(2),
+            })
+            .strict(),
+        ),
       )
       .min(2)
       .max(10),

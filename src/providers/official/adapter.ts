@@ -25,6 +25,7 @@ export type OfficialSettings = { api_base: string; api_version: string; phone_nu
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const text = (body: unknown) => ({ text: String(body ?? '') });
 
+/** A media object: the provider's id of an upload, else the link; a caption and a file name where the kind has them. */
 function media(content: Json, withCaption: boolean, withFilename = false): Json {
   const link = str(content.media_url);
   const id = str(content.media_id);
@@ -42,7 +43,8 @@ function header(content: Json): Json | undefined {
     const hh = h as Json;
     const type = str(hh.type) ?? 'text';
     if (type === 'text') return { type: 'text', text: hh.text };
-    return { type, [type]: { link: hh.media_url ?? hh.link } };
+    // A document header shows its file name.
+    return { type, [type]: media(hh, false, true) };
   }
   return undefined;
 }
@@ -181,7 +183,7 @@ export function toNativeBody(message: OutboundMessage): Json {
             card_index: index,
             // Only a URL-button card names its type; quick-reply cards carry none.
             ...(first.type === 'url' ? { type: 'cta_url' } : {}),
-            header: { type: kind, [kind]: { link: card.media_url } },
+            header: { type: kind, [kind]: media(card, false) },
             ...(card.body ? { body: text(card.body) } : {}),
             action:
               first.type === 'url'
