@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
-import type { CapabilityRow } from './capabilities.ts';
+import type { CapabilityRow, MessageType } from './capabilities.ts';
 import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
 import type { Platform } from './registry.ts';
 
@@ -39,6 +39,11 @@ export type OutboundMessage = {
   to: string;
   type: string;
   content: Record<string, unknown>;
+  /**
+   * A presence's: the provider id of the customer's latest message in the conversation, which it
+   * answers when its content names none (the official API shows typing as it marks one read).
+   */
+  answering?: string;
 };
 
 /**
@@ -227,6 +232,11 @@ export type ProviderModule = {
   readonly platform: Platform;
   /** Its row of the support matrix. */
   readonly capabilities: CapabilityRow;
+  /**
+   * What it cannot send of well-formed content of a type it lists, field by field (pointers under
+   * /content): refused at accept as `unsupported`, naming them.
+   */
+  readonly contentRules?: Partial<Record<MessageType, (content: Record<string, unknown>) => Array<{ pointer: string; message: string }>>>;
   readonly settings: {
     /** Non-secret settings a user may see and set (each optional), with their validation. */
     schema: z.ZodObject;

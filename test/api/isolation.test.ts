@@ -214,6 +214,7 @@ const ROWS: Record<string, Row> = {
   'GET /v1/messages/{messageID}': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/status': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/media': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
+  'POST /v1/messages/{messageID}/typing': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
   'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
   'GET /v1/conversations/{conversationID}': {
     kind: 'id',

@@ -211,7 +211,12 @@ test('every type the official channel sends reaches the provider in the document
   ];
   const caps = (await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: server.apiKey })).body.data
     .message_types as string[];
-  assert.deepEqual([...new Set([...cases.map(([t]) => t), 'mark_as_read'])].sort(), [...caps].sort(), 'every official type is covered');
+  // Read receipts and typing (the read body with its indicator) are checked on their own, below and in messages-typing.
+  assert.deepEqual(
+    [...new Set([...cases.map(([t]) => t), 'mark_as_read', 'presence'])].sort(),
+    [...caps].sort(),
+    'every official type is covered',
+  );
 
   const sent: Array<[string, string]> = [];
   for (const [type, content] of cases) {
@@ -297,4 +302,10 @@ test('every type the official channel sends reaches the provider in the document
   // The read receipt goes out as the provider's mark-as-read body.
   const read = toNativeRequest({ id: 'm', to: TO, type: 'mark_as_read', content: { message_id: 'wamid.R' } });
   assert.deepEqual(conformanceProblems(read), []);
+  // Typing goes out as the read body with the typing indicator, for the message it answers.
+  const typing = toNativeRequest({ id: 'm', to: TO, type: 'presence', content: { state: 'typing', message_id: 'wamid.T' } });
+  assert.deepEqual(typing, { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.T', typing_indicator: { type: 'text' } });
+  assert.deepEqual(conformanceProblems(typing), []);
+  const answering = toNativeRequest({ id: 'm', to: TO, type: 'presence', content: { state: 'typing' }, answering: 'wamid.LAST' });
+  assert.equal(answering.message_id, 'wamid.LAST', "without a message named, the customer's latest");
 });

@@ -226,7 +226,7 @@ describe('content by type', () => {
 
 describe('support matrix', () => {
   test('gateway-only types are refused on official channels, naming type and platform', async () => {
-    for (const type of ['link', 'poll', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']) {
+    for (const type of ['link', 'poll', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']) {
       const res = await send(server, { channel_id: official.id, to: TO, type, content: VALID[type] });
       assert.equal(res.status, 422, `${type}: ${res.text}`);
       assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));

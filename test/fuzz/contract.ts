@@ -272,6 +272,23 @@ function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content
     fc.record({ question: text, options: fc.array(text, { minLength: 2, maxLength: 3 }) }).map((content) => ({ type: 'poll', content })),
     fc.record({ state: fc.constantFrom('typing', 'paused', 'recording') }).map((content) => ({ type: 'presence', content })),
     fc.record({ message_id: messageId }).map((content) => ({ type: 'mark_as_read', content })),
+    // Media by the provider's id, flows and contact cards (the official provider's outbound shapes).
+    fc
+      .record({ media_id: fc.constantFrom('1037543291543636', 'not an id'), caption: text }, { requiredKeys: ['media_id'] })
+      .map((content) => ({ type: 'image', content })),
+    fc
+      .record({ body: text, flow_id: fc.constantFrom('1234567890'), flow_cta: fc.string({ minLength: 1, maxLength: 32 }) })
+      .map((content) => ({ type: 'flow', content })),
+    fc
+      .record({
+        full_name: text,
+        phones: fc.array(fc.record({ phone: fc.constantFrom(...PHONES), type: fc.constantFrom('HOME', 'work', 'CELL') }), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        emails: fc.array(fc.record({ email: fc.constantFrom('ana@example.com', 'not an address') }), { maxLength: 1 }),
+      })
+      .map((content) => ({ type: 'contact', content })),
     fc
       .record({
         template: fc.record({ name: fc.constantFrom('fuzz_template', 'unknown'), language: fc.record({ code: fc.constantFrom('en_US') }) }),

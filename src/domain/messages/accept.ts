@@ -17,7 +17,7 @@ import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '..
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Platform } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
-import { assertMessageType, capabilitiesOf, supportsOperation, type MessageType } from '../channels/capabilities.ts';
+import { assertMessageType, assertSendable, capabilitiesOf, supportsOperation, type MessageType } from '../channels/capabilities.ts';
 import { loadChannel } from '../channels/channels.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache } from '../templates/parameters.ts';
@@ -328,6 +328,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const platform = channel.platform as Platform;
     assertMessageType(platform, input.type);
     const content = parseContent(input.type, input.content);
+    assertSendable(platform, input.type, content);
     assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
     assertMediaIds(platform, input.type, content);
     const phone = normalizePhone(input.to);

@@ -434,7 +434,15 @@ const flow = z
   })
   .meta({ examples: [{ body: 'Book a table', flow_id: '1234567890', flow_cta: 'Book', flow_action_payload: { screen: 'START' } }] });
 
-const presence = z.object({ state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']) }).strict();
+const presence = z
+  .object({
+    state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']),
+    message_id: providerMessageId.optional().meta({
+      description:
+        "The customer's message it answers (official channels show typing as they mark it read); the conversation's latest when absent",
+    }),
+  })
+  .strict();
 const editMessage = z.object({ message_id: providerMessageId, body: nonEmpty(4096) }).strict();
 const deleteMessage = z.object({ message_id: providerMessageId, for_everyone: z.boolean().default(true) }).strict();
 const statusQuery = z.object({ message_id: providerMessageId }).strict();

@@ -10,6 +10,7 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
 import { acceptMessageOnce, IDEMPOTENCY_HOURS, type MessageDeps, type SendRefusal } from '../../domain/messages/accept.ts';
 import { listMessages, loadMessage, MESSAGE_STATUSES, messageStatus } from '../../domain/messages/messages.ts';
+import { showTyping } from '../../domain/messages/typing.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
@@ -447,6 +448,28 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       },
     },
     async (request) => ({ data: presentMessage(await loadMessage(deps, actorOf(request), request.params.messageID)) }),
+  );
+
+  app.post(
+    '/v1/messages/:messageID/typing',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags: ['messages'],
+        summary: "Show typing in answer to a customer's message",
+        description: [
+          "Queues a `presence` message (`{state: typing, message_id}`) to the sender of this inbound message, in its conversation: 201 with it. On official channels the provider gets its read receipt with the typing indicator (the message is marked read; the indicator shows until the answer is sent, or about 25 seconds); on unofficial ones it is the chat's typing presence. It is accepted like any message: the support matrix, the customer-service window, consent and suppressions.",
+          "409 when the message is not one a customer sent; 404 problem with detail `message not found` for an unknown id, or another organization's.",
+        ].join('\n\n'),
+        params: z.object({ messageID: PathId }),
+        response: { 201: dataOf(MessageSchema), ...errorResponses([401, 403, 404, 409, 422]) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await showTyping(deps, actorOf(request), request.params.messageID);
+      if (outcome.refusal !== null) throw refusalError(outcome);
+      return reply.code(201).send({ data: presentMessage(outcome.message) });
+    },
   );
 
   app.get(

@@ -205,10 +205,17 @@ export function toNativeBody(message: OutboundMessage): Json {
   }
 }
 
+/** The customer's message a typing indicator answers: the one named, else the conversation's latest. */
+const answeredBy = (message: OutboundMessage) => str(message.content.message_id) ?? message.answering;
+
 /** The full native send request: the common envelope, the typed object, and the quote. */
 export function toNativeRequest(message: OutboundMessage): Json {
   if (message.type === 'mark_as_read') {
     return { messaging_product: 'whatsapp', status: 'read', message_id: message.content.message_id };
+  }
+  // Typing (the only presence the provider has) is the read body with its indicator.
+  if (message.type === 'presence') {
+    return { messaging_product: 'whatsapp', status: 'read', message_id: answeredBy(message), typing_indicator: { type: 'text' } };
   }
   const replyTo = (message.content.reply_to as { id?: string } | undefined)?.id;
   return {
@@ -252,6 +259,15 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   return {
     async send(connection, message) {
       const s = settingsOf(connection);
+      if (message.type === 'presence' && !answeredBy(message))
+        return {
+          ok: false,
+          error: {
+            code: 'nothing_to_answer',
+            title: 'typing shows only in answer to a message from the customer, and the conversation has none',
+            retryable: false,
+          },
+        };
       const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>(
         'POST',
         `${s.phone_number_id}/messages`,
@@ -261,9 +277,9 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
         },
       );
       if (!result.ok) return result;
-      // The provider answers a read receipt with {success: true}: it is no message of its own, and
-      // the id it names belongs to the customer's message.
-      if (message.type === 'mark_as_read') {
+      // The provider answers a read receipt (with typing or not) with {success: true}: it is no
+      // message of its own, and the id it names belongs to the customer's message.
+      if (message.type === 'mark_as_read' || message.type === 'presence') {
         if (result.value.success !== true)
           return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
         return { ok: true, value: {} };

@@ -11,7 +11,8 @@ import { officialInbound } from './inbound.ts';
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
   capabilities: {
-    message_types: [...COMMON_MESSAGE_TYPES, 'flow'],
+    // presence: typing only, as the read receipt's typing indicator (contentRules).
+    message_types: [...COMMON_MESSAGE_TYPES, 'flow', 'presence'],
     simplified_types: [],
     // No contacts.lookup: the published API has no call that says whether a number is on the app.
     operations: [
@@ -25,6 +26,17 @@ export const officialProvider: ProviderModule = {
       'media.upload',
     ],
     customer_service_window_hours: 24,
+  },
+  contentRules: {
+    presence: (content) =>
+      content.state === 'typing'
+        ? []
+        : [
+            {
+              pointer: '/content/state',
+              message: `official channels show typing only (the provider's typing indicator), not ${String(content.state)}`,
+            },
+          ],
   },
   settings: {
     schema: z.object({
