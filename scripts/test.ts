@@ -11,7 +11,7 @@
  *   node scripts/test.ts [file-filter...]
  */
 import { spawn } from 'node:child_process';
-import { existsSync, globSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { availableParallelism } from 'node:os';
 import { storesOf, type Store } from './test-stores.ts';
@@ -23,6 +23,17 @@ const CONCURRENCY = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, Math.min(
 /** GNU time, to report each file's CPU (its child processes included); the run goes without where it is missing. */
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const CPU_MARK = '@@test-cpu ';
+
+/** Loaded first in every test process, as src/main.ts loads it in the service: see src/boot/module-hooks.ts. */
+const MODULE_HOOKS = path.resolve('src/boot/module-hooks.ts');
+
+/**
+ * WebAssembly (PGlite) compiled by V8's baseline compiler only: a test process lives seconds, and
+ * optimising PGlite's hot functions in the background cost about 0.7 s of CPU per process, more than
+ * the faster code saved (the fuzzer's 3,000 requests took no longer). Services the tests spawn get it too
+ * (test/process/service.ts); the service itself, long-lived, keeps V8's default.
+ */
+const TEST_V8_FLAGS = ['--liftoff-only'];
 
 const filters = process.argv.slice(2);
 const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
@@ -50,7 +61,17 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
   const started = Date.now();
   return new Promise((resolve) => {
     // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
-    const command = given ?? [process.execPath, '--test', '--test-reporter=spec', '--test-timeout=180000', file];
+    const command = given ?? [
+      process.execPath,
+      ...TEST_V8_FLAGS,
+      '--import',
+      MODULE_HOOKS,
+      '--test',
+      '--test-isolation=none',
+      '--test-reporter=spec',
+      '--test-timeout=180000',
+      file,
+    ];
     const [bin, ...args] = TIME ? [TIME, '-f', `${CPU_MARK}%U %S`, ...command] : command;
     const child = spawn(bin!, args, {
       env,
@@ -96,7 +117,7 @@ type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store | 'check'; comman
  * longest), so that they use the cores the first test files leave idle while they wait on I/O.
  */
 const CHECKS: Array<[string, string[]]> = [
-  ['typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['typecheck', ['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['lint', ['node_modules/eslint/bin/eslint.js', 'src', 'test', 'scripts', 'bench']],
   ['format', ['node_modules/@biomejs/biome/bin/biome', 'format', '.']],
 ];
@@ -143,6 +164,28 @@ async function run(jobs: Job[]): Promise<Array<FileResult & { pass: Job['pass'] 
     // Only a hint for the next run.
   }
   return results;
+}
+
+/**
+ * The PGlite data directories test processes keep in /dev/shm (test/harness.ts) are removed by the test
+ * that made them; those of a process that died (killed at its timeout, say) are removed here. Each is
+ * named after its process: only those whose process is gone go, so another run at the same time keeps its own.
+ */
+function removeOrphanDatabases(): void {
+  for (const dir of globSync('/dev/shm/parley-test-db-*')) {
+    const pid = Number(/parley-test-db-(\d+)-/.exec(dir)?.[1]);
+    if (!pid || isAlive(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** One Chromium for every browser test file of the run (test/browser.ts connects to it); undefined when none runs. */
@@ -199,8 +242,10 @@ if (serverUrl) {
 const browser = jobs.some((j) => j.file.includes('.browser.')) ? await startSharedBrowser() : undefined;
 if (browser)
   for (const job of jobs) if (job.file.includes('.browser.')) job.env = { ...job.env, PARLEY_TEST_BROWSER_WS: browser.wsEndpoint };
+removeOrphanDatabases();
 const results = await run(jobs);
 await browser?.close();
+removeOrphanDatabases();
 
 const failed = results.filter((r) => !r.ok);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);

@@ -103,7 +103,26 @@ export const envSchema = z.object({
   LOGIN_THROTTLE_ADDRESS_FREE_ATTEMPTS: z.coerce.number({ error: 'expects a number of attempts' }).int().min(1).max(100_000).default(30),
   LOGIN_THROTTLE_MAX_DELAY: duration.prefault('15m'),
   AUTH_FAILURE_LIMIT_PER_MINUTE: z.coerce.number({ error: 'expects a number of requests' }).int().min(0).default(60),
-  TRUST_PROXY: bool(false),
+  TRUST_PROXY: z
+    .string()
+    .transform((v, ctx): TrustProxy => {
+      const value = v.trim().toLowerCase();
+      if (['false', '0', 'no', 'off'].includes(value)) return false;
+      if (['true', 'yes', 'on'].includes(value)) return { hops: 1 };
+      if (/^\d{1,2}$/.test(value)) return Number(value) === 0 ? false : { hops: Number(value) };
+      const proxies = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (proxies.length > 0 && proxies.every((p) => isAddressOrRange(p) || PROXY_ADDRESS_NAMES.includes(p))) return { proxies };
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'expects true (one proxy), false, a number of proxies (0 to 99), or a comma-separated list of proxy addresses or CIDR ranges (loopback, linklocal and uniquelocal name theirs)',
+      });
+      return z.NEVER;
+    })
+    .prefault('false'),
   PROVIDER_SANDBOX: bool(true),
   SANDBOX_STATUS_DELAY_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).max(600_000).default(200),
   SANDBOX_OFFICIAL_WEBHOOK_URL: url.optional(),
@@ -148,6 +167,8 @@ export const envSchema = z.object({
     .default(30),
   EVENT_STREAM_HEARTBEAT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(300_000).default(15_000),
   EVENT_STREAM_POLL_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(600_000).default(5000),
+  EVENT_STREAM_MAX_PER_CREDENTIAL: z.coerce.number({ error: 'expects a number of streams' }).int().min(1).max(100_000).default(20),
+  EVENT_STREAM_MAX_PER_ORGANIZATION: z.coerce.number({ error: 'expects a number of streams' }).int().min(1).max(100_000).default(200),
   EMBEDDED_LEASE_TTL: duration.prefault('20s'),
   EMBEDDED_LEASE_RENEW: duration.prefault('5s'),
   EMBEDDED_POLL_INTERVAL: duration.prefault('5s'),
@@ -195,6 +216,17 @@ export const envSchema = z.object({
     .optional(),
 });
 
+/**
+ * Which proxies' X-Forwarded-For entries are believed (TRUST_PROXY): the socket's peer and the entries
+ * before it are walked from the right while they are trusted, and the client address is the first one
+ * that is not. `hops`: the nearest that many (the address a single proxy appended is `{hops: 1}`);
+ * `proxies`: addresses or CIDR ranges of the proxies. false: the socket's peer, headers ignored.
+ */
+export type TrustProxy = false | { hops: number } | { proxies: string[] };
+
+/** The ranges proxy-addr (Fastify's trustProxy) names. */
+const PROXY_ADDRESS_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
 /** An IPv4 or IPv6 address, or a CIDR range of either. */
 function isAddressOrRange(value: string): boolean {
   // Dotted quads only: ipaddr.js would also take shorthands such as 127.1.
@@ -235,7 +267,8 @@ export type Config = {
   loginThrottle: { accountFreeAttempts: number; addressFreeAttempts: number; maxDelayMs: number };
   /** Requests with a missing or bad credential allowed per address and minute before 429 (0: no limit). */
   authFailureLimitPerMinute: number;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For entries make the client address (docs/configuration.md, TRUST_PROXY). */
+  trustProxy: TrustProxy;
   providerSandbox: boolean;
   sandbox: {
     statusDelayMs: number;
@@ -278,8 +311,11 @@ export type Config = {
   };
   /** Events, webhook deliveries and their attempts are kept this many days. */
   eventRetentionDays: number;
-  /** GET /v1/events/stream: the keep-alive comment's period (credentials are checked again on each), and the polling floor under the NOTIFY. */
-  eventStream: { heartbeatMs: number; pollMs: number };
+  /**
+   * GET /v1/events/stream: the keep-alive comment's period (credentials are checked again on each), the
+   * polling floor under the NOTIFY, and the most streams one process holds open per credential and per organization.
+   */
+  eventStream: { heartbeatMs: number; pollMs: number; maxPerCredential: number; maxPerOrganization: number };
   /** Open sign-up (POST /v1/auth/signup) or only invited people. */
   signup: 'closed' | 'open';
   /** Outgoing mail for invitations and reset links; undefined: links are only shown to whoever made them. */
@@ -455,7 +491,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       disableMinFailures: e.WEBHOOK_DISABLE_MIN_FAILURES,
     },
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
-    eventStream: { heartbeatMs: e.EVENT_STREAM_HEARTBEAT_MS, pollMs: e.EVENT_STREAM_POLL_MS },
+    eventStream: {
+      heartbeatMs: e.EVENT_STREAM_HEARTBEAT_MS,
+      pollMs: e.EVENT_STREAM_POLL_MS,
+      maxPerCredential: e.EVENT_STREAM_MAX_PER_CREDENTIAL,
+      maxPerOrganization: e.EVENT_STREAM_MAX_PER_ORGANIZATION,
+    },
     signup: e.SIGNUP,
     mail: { smtpUrl: e.SMTP_URL, from: e.SMTP_FROM },
     invitationTtlMs: e.INVITATION_TTL,

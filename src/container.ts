@@ -252,7 +252,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           changeNumber: changeContactNumber,
         }),
         'message.media': messageMediaHandler(mediaDeps(container)),
-        'channel.watchdog': channelWatchdogHandler({ db: database.db, clock, sealer, providers, logger }),
+        'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
       }),
       async close() {

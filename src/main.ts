@@ -5,6 +5,7 @@
  * The configuration is checked before anything else is loaded: a wrong value stops the process in
  * a moment, whatever the machine is doing.
  */
+import './boot/module-hooks.ts';
 import { loadConfigOrFail } from './config.ts';
 
 function fail(message: string): never {

@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildContainer, openConfiguredDatabase, probeServices, type Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
 import { analyzeSoon } from './jobs/handlers/analyze-tables.ts';
+import { checkChannelsAtStart } from './jobs/handlers/channel-watchdog.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { buildApp, type App } from './http/app.ts';
 import { buildProbeApp } from './http/probes.ts';
@@ -111,6 +112,9 @@ export async function serve(config: Config) {
     // A first look at the tables' growth soon after start, not at the next minute (a fresh database fills fast).
     await analyzeSoon(container.queue, container.database.db).catch((err: unknown) =>
       container.logger.warn({ err }, 'could not schedule the table analysis'),
+    );
+    await checkChannelsAtStart(container.queue, container.database.db).catch((err: unknown) =>
+      container.logger.warn({ err }, 'could not schedule the channel check'),
     );
     container.logger.info('worker started');
   }

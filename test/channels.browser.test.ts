@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { eventually } from './eventually.ts';
 import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
 import { movableClock, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 
@@ -57,7 +58,7 @@ async function createChannelInUi(page: Page, name: string, platformLabel: RegExp
   const value = await platform.locator('option', { hasText: platformLabel }).getAttribute('value');
   await platform.selectOption(value!);
   const connect = page.getByLabel('Connect through');
-  if (/gateway/.test(String(platformLabel))) {
+  if (/linked device/.test(String(platformLabel))) {
     // A gateway channel pairs the user's own phone unless another way is picked.
     assert.equal(await connect.inputValue(), 'embedded', 'a gateway channel runs on the embedded engine by default');
   }
@@ -97,7 +98,7 @@ test('channels: official and gateway made from the UI; QR pairing renewed at exp
 
     // A gateway channel on the sandbox gateway: not paired yet; it pairs by QR.
     await page.getByRole('link', { name: 'Back to channels' }).click();
-    const gatewayId = await createChannelInUi(page, 'Field team', /gateway/);
+    const gatewayId = await createChannelInUi(page, 'Field team', /linked device/);
     await statusCard(page).getByText('disconnected', { exact: true }).waitFor();
     await capabilities.getByRole('list', { name: 'Operations' }).getByText('Pair a phone').waitFor();
     await page.getByRole('button', { name: 'Pair a phone' }).click();
@@ -281,6 +282,82 @@ test('templates: created and submitted (after an inline validation error), appro
     assert.deepEqual(
       consoleErrors.filter((l) => !/status of 400 \(Bad Request\).*\/v1\/templates\]$/.test(l)),
       [],
+    );
+  } finally {
+    await context.close();
+  }
+});
+
+test('sandbox channels are driven from their page: the sandbox phone scans the QR on screen, and a customer message is played into the inbox', async () => {
+  const made = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_unofficial', name: 'Sandbox field phone', sandbox: true },
+  });
+  assert.equal(made.status, 201, made.text);
+  const gatewayId = made.body.data.id as string;
+  const recorded = await signedIn(`/channels/${gatewayId}`);
+  const { page, context } = recorded;
+  try {
+    await page.getByRole('heading', { name: 'Sandbox field phone', level: 1 }).waitFor();
+    const sandbox = page.getByRole('region', { name: 'Sandbox' });
+    await sandbox.getByText(/not paired yet/).waitFor();
+    assert.equal(await sandbox.getByRole('button', { name: 'Scan with the sandbox phone' }).count(), 0, 'no QR on screen yet');
+
+    // The QR on screen, scanned by the sandbox's phone from here: the page turns connected by itself.
+    await page.getByRole('button', { name: 'Pair a phone' }).click();
+    await page.getByRole('img', { name: 'QR code to pair Sandbox field phone' }).waitFor();
+    await markPage(page);
+    await sandbox.getByRole('button', { name: 'Scan with the sandbox phone' }).click();
+    await page.getByRole('status').filter({ hasText: 'Phone paired: the channel is connected' }).waitFor();
+    await statusCard(page).getByText('connected', { exact: true }).waitFor();
+    await stillSamePage(page);
+
+    // A customer writes in: a bad number is the sandbox's own refusal, shown at the form; then the message lands in the inbox.
+    const play = sandbox.getByRole('form', { name: 'Play a customer message' });
+    await play.getByLabel('Customer number').fill('12');
+    await play.getByLabel('Message', { exact: true }).fill('Hello from the sandbox');
+    await play.getByRole('button', { name: 'Send as the customer' }).click();
+    await play.getByRole('alert').filter({ hasText: 'from must be international digits without +' }).waitFor();
+    await play.getByLabel('Customer number').fill('+49 151 2345 0099');
+    await play.getByLabel('Customer name').fill('Sandra Sample');
+    await play.getByRole('button', { name: 'Send as the customer' }).click();
+    await play.getByRole('status').filter({ hasText: 'The sandbox delivered it to the channel' }).waitFor();
+    await checkPage(page, 'channel-sandbox');
+    const conversation = await eventually('the conversation in the inbox', async () => {
+      const r = await request(server, 'GET', `/v1/conversations?channel_id=${gatewayId}`, { key: server.apiKey });
+      return (r.body.data as Array<{ id: string; peer_phone: string; last_message_preview: string | null }>).find(
+        (c) => c.peer_phone === '4915123450099' && c.last_message_preview === 'Hello from the sandbox',
+      );
+    });
+    await play.getByRole('link', { name: 'Open the inbox' }).click();
+    await page
+      .getByRole('navigation', { name: 'Conversations' })
+      .getByRole('link', { name: /Sandra Sample/ })
+      .click();
+    await page.waitForURL(new RegExp(`/app/inbox/${conversation.id}`));
+    await page
+      .getByRole('region', { name: /^Messages with / })
+      .getByText('Hello from the sandbox')
+      .waitFor();
+    // An official sandbox channel is connected from the start: a customer can write at once, there is nothing to scan.
+    const official = await request(server, 'POST', '/v1/channels', {
+      key: server.apiKey,
+      body: { platform: 'chatapp_official', name: 'Sandbox official line', sandbox: true },
+    });
+    assert.equal(official.status, 201, official.text);
+    await page.goto(`${server.baseUrl}/app/channels/${official.body.data.id}`);
+    await page.getByRole('heading', { name: 'Sandbox official line', level: 1 }).waitFor();
+    await sandbox.getByRole('form', { name: 'Play a customer message' }).waitFor();
+    assert.equal(await sandbox.getByRole('button', { name: 'Scan with the sandbox phone' }).count(), 0);
+
+    // Only the provoked refusal was logged.
+    const { consoleErrors, pageErrors } = problemsOf(recorded);
+    assert.deepEqual(
+      {
+        consoleErrors: consoleErrors.filter((l) => !/400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/sandbox\/inbound\]$/.test(l)),
+        pageErrors,
+      },
+      { consoleErrors: [], pageErrors: [] },
     );
   } finally {
     await context.close();

@@ -13,7 +13,16 @@ import { addMembership } from '../src/domain/organizations/organizations.ts';
 import { findUserByEmail } from '../src/domain/users/users.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { eventually } from './eventually.ts';
-import { closeBrowserSuite, openBrowserSuite, logIn, openContext as openBrowserContext } from './browser.ts';
+import {
+  assertAccessible,
+  assertFitsWidth,
+  closeBrowserSuite,
+  openBrowserSuite,
+  logIn,
+  openContext as openBrowserContext,
+  PHONE,
+  problemsOf,
+} from './browser.ts';
 import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 
 const SCREENSHOT = path.join(tmpdir(), 'parley-dashboard-api-keys.png');
@@ -24,7 +33,8 @@ let browser: Browser;
 before(async () => ({ server, browser } = await openBrowserSuite()));
 after(() => closeBrowserSuite({ server, browser }));
 
-const openContext = () => openBrowserContext(browser);
+const DESKTOP = { width: 1280, height: 860 };
+const openContext = () => openBrowserContext(browser, DESKTOP);
 
 function nav(page: Page) {
   return page.getByRole('navigation', { name: 'Main' });
@@ -209,7 +219,7 @@ test('the organization switcher acts in the chosen organization and remembers it
   }
 });
 
-test('a normal visit logs nothing: signed out, the page asks for no session; signed in, every page of the menu loads without a console error', async () => {
+test('a normal visit logs nothing: signed out, the page asks for no session; signed in, every page of the menu loads without a console error or an accessibility violation', async () => {
   const { context, page, consoleLines, pageErrors } = await openContext();
   try {
     const asked: string[] = [];
@@ -238,12 +248,39 @@ test('a normal visit logs nothing: signed out, the page asks for no session; sig
       await page.waitForURL(`${server.baseUrl}${href}`);
       await page.locator('main#content h1').first().waitFor();
       assert.notEqual(await page.locator('main#content h1').first().textContent(), 'Page not found', href);
+      // Every page, empty as it is here (the area tests check them full), at desktop and phone width.
+      await assertAccessible(page, `${href} (desktop)`);
+      await page.setViewportSize(PHONE);
+      await assertAccessible(page, `${href} (phone)`);
+      await page.setViewportSize(DESKTOP);
     }
     await page.getByText('Live updates on').waitFor();
     assert.deepEqual(
       { consoleErrors: consoleLines.filter((l) => l.startsWith('error:')), pageErrors },
       { consoleErrors: [], pageErrors: [] },
     );
+  } finally {
+    await context.close();
+  }
+});
+
+test('the API reference page: no CSP error, no accessibility violation at desktop and phone width, and it fits a phone', async () => {
+  const recorded = await openContext();
+  const { context, page } = recorded;
+  try {
+    // swagger-ui takes its time over a document this size (over 10 s on a loaded machine).
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${server.baseUrl}/v1/docs/`);
+    await page.getByRole('heading', { name: /Parley API/, level: 1 }).waitFor();
+    await page.locator('.opblock-tag').first().waitFor();
+    // One operation opened, as a reader would.
+    await page.locator('.opblock-summary-control').first().click();
+    await page.locator('.opblock-body').first().waitFor();
+    await assertAccessible(page, 'API reference (desktop)');
+    await page.setViewportSize(PHONE);
+    await assertAccessible(page, 'API reference (phone)');
+    await assertFitsWidth(page, 'API reference (phone)');
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] }, 'no CSP violation (they are console errors)');
   } finally {
     await context.close();
   }

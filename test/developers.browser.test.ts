@@ -137,10 +137,24 @@ test('a webhook endpoint: made with a filter, a failed test send retried to succ
     assert.ok(receiver.requests.some((r) => r.headers['webhook-event-type'] === 'contact.updated' || r.body.includes('Live Lena B.')));
     await checkPage(page, 'developers-deliveries');
 
-    // The event log lists what happened, each with its body.
+    // The event log lists what happened, newest first, each row with its type, a summary and its time, and its body.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     const event = page.locator('li.event-item', { hasText: 'contact.updated' }).first();
     await event.waitFor();
+    const oldestFirst = (await request(server, 'GET', '/v1/events?limit=200', { key: server.apiKey })).body.data as Array<{
+      id: string;
+      type: string;
+      created_at: string;
+    }>;
+    assert.ok(oldestFirst.length >= 3, 'the contact made and changed');
+    assert.deepEqual(
+      await page.locator('li.event-item').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event-id'))),
+      oldestFirst.map((e) => e.id).reverse(),
+      'newest first',
+    );
+    assert.match((await event.locator('.event-summary').textContent()) ?? '', /Contact Live Lena B\. updated/, 'the summary, closed');
+    const updated = oldestFirst.find((e) => e.type === 'contact.updated')!;
+    assert.equal(await event.locator('time').getAttribute('datetime'), updated.created_at);
     await event.locator('summary').click();
     assert.match((await event.getByLabel('Body of contact.updated').textContent()) ?? '', /Live Lena B\./);
     await checkPage(page, 'developers-events');

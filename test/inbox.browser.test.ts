@@ -389,6 +389,76 @@ test('filters and search narrow the list from the URL; a closed window leaves on
   }
 });
 
+test('New message: from a contact with no window yet (a template, with its variables) and from the inbox to a number that wrote today (free text); each opens its conversation', async () => {
+  const FIONA = '4915112340066';
+  const GINA = '4915112340077';
+  const HUGO = '4915112340088';
+  const fiona = await request(server, 'POST', '/v1/contacts', {
+    key: server.apiKey,
+    body: { name: 'Fiona Fresh', phone_number: `+${FIONA}` },
+  });
+  assert.equal(fiona.status, 201, fiona.text);
+  await customerWrites(server, channel.id, GINA, 'text', { body: 'Do you deliver on Sundays?' }, { name: 'Gina Early' });
+
+  const recorded = await openContext(browser);
+  const { context, page } = recorded;
+  try {
+    await signIn(page);
+
+    // A contact nobody has written to: no window, so an approved template starts the conversation.
+    await page.goto(`${server.baseUrl}/app/contacts/${fiona.body.data.id}`);
+    await page.getByRole('heading', { name: 'Fiona Fresh', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'New message' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New message to Fiona Fresh' });
+    await dialog.waitFor();
+    assert.equal(await dialog.getByLabel('From channel').inputValue(), channel.id);
+    await dialog.getByText(/has not written in the last 24 hours, so the conversation can only start with an approved template/).waitFor();
+    assert.equal(await dialog.getByLabel('Message', { exact: true }).count(), 0, 'no free text outside the window');
+    await dialog.getByLabel('Template', { exact: true }).selectOption({ label: 'welcome_back (en_US)' });
+    await dialog.getByLabel('Body variable {{1}}').fill('Fiona');
+    await dialog.getByLabel('Body variable {{2}}').fill('A-2001');
+    await checkPage(page, 'inbox-new-message-template');
+    await dialog.getByRole('button', { name: 'Send template' }).click();
+    await page.waitForURL(/\/app\/inbox\/[0-9a-f-]{36}$/);
+    const toFiona = await conversationOf(FIONA);
+    assert.equal(new URL(page.url()).pathname, `/app/inbox/${toFiona.id}`, 'the new conversation opens');
+    const thread = page.getByRole('region', { name: /^Messages with / });
+    const sent = thread.locator('li.message-out', { hasText: 'welcome_back' });
+    await sent.waitFor();
+    assert.match((await sent.textContent()) ?? '', /“Fiona”, “A-2001”/);
+
+    // From the inbox, to a number that wrote today: the window is open, so free text.
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await page.getByRole('button', { name: 'New message' }).click();
+    const blank = page.getByRole('dialog', { name: 'New message' });
+    await blank.getByLabel('To (phone number)').fill('+49 151 1234 0077');
+    await blank.getByText(/The customer wrote in the last 24 hours: free text can be sent until/).waitFor();
+    assert.equal(await blank.getByLabel('Template', { exact: true }).count(), 0);
+    await checkPage(page, 'inbox-new-message-text');
+    await blank.getByLabel('Message', { exact: true }).fill('Yes, on Sundays too.');
+    await blank.getByRole('button', { name: 'Send', exact: true }).click();
+    const gina = await conversationOf(GINA);
+    await page.waitForURL(`${server.baseUrl}/app/inbox/${gina.id}`);
+    await page
+      .getByRole('region', { name: /^Messages with / })
+      .locator('li.message-out', { hasText: 'Yes, on Sundays too.' })
+      .waitFor();
+
+    // A number with no conversation: templates only, and nothing is sent on a closed dialog.
+    await page.getByRole('button', { name: 'New message' }).click();
+    await blank.getByLabel('To (phone number)').fill(`+${HUGO}`);
+    await blank.getByText(/can only start with an approved template/).waitFor();
+    await blank.getByRole('button', { name: 'Close' }).click();
+    await blank.waitFor({ state: 'hidden' });
+    const listed = await request(server, 'GET', `/v1/conversations?q=${HUGO}`, { key: server.apiKey });
+    assert.deepEqual(listed.body.data, []);
+
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
 /** The natural width of an image once the browser has loaded it (0 while it has not, or could not). */
 async function eventuallyLoaded(image: import('playwright-core').Locator): Promise<number> {
   await image.evaluate((img: HTMLImageElement) =>

@@ -150,17 +150,25 @@ export async function call<T>(method: string, path: string, options: CallOptions
   return parsed as T;
 }
 
-/** The ApiError of a failed answer's parsed body (a problem, or the `{error, code, errors}` shape). */
+/**
+ * The ApiError of a failed answer's parsed body: a problem, the `{error, code, errors}` shape, or the
+ * built-in sandbox's own (its control routes answer as its gateway does: `{error: {code, message}}`).
+ */
 export function apiErrorOf(status: number, statusText: string, parsed: unknown): ApiError {
   const problem = (parsed ?? {}) as { detail?: unknown; error?: unknown; code?: unknown; errors?: unknown };
+  const nested =
+    typeof problem.error === 'object' && problem.error !== null ? (problem.error as { code?: unknown; message?: unknown }) : {};
   const detail =
     typeof problem.detail === 'string'
       ? problem.detail
       : typeof problem.error === 'string'
         ? problem.error
-        : `${status} ${statusText || 'request failed'}`;
+        : typeof nested.message === 'string'
+          ? nested.message
+          : `${status} ${statusText || 'request failed'}`;
+  const code = typeof problem.code === 'string' ? problem.code : typeof nested.code === 'string' ? nested.code : undefined;
   const fields = Array.isArray(problem.errors) ? (problem.errors as FieldProblem[]).filter((f) => typeof f?.pointer === 'string') : [];
-  return new ApiError(status, detail, typeof problem.code === 'string' ? problem.code : undefined, fields);
+  return new ApiError(status, detail, code, fields);
 }
 
 export const api = {

@@ -6,6 +6,7 @@
  */
 import { useId, type ReactNode } from 'react';
 import { ApiError, errorMessage } from './api.ts';
+import { ErrorMessage } from './ui.tsx';
 
 export type FormErrors = {
   /** The failure's line for the form's alert (undefined when none). */
@@ -197,5 +198,46 @@ export function CheckboxGroup({
         ))}
       </div>
     </fieldset>
+  );
+}
+
+/**
+ * A section's small write form: its heading, the failure's alert, the fields in a grid and one submit
+ * button (disabled while the write is pending). The contact page's consent and suppression forms.
+ */
+export function SectionForm({
+  label,
+  title,
+  error,
+  pending,
+  submitLabel,
+  onSubmit,
+  children,
+}: {
+  label: string;
+  title: string;
+  error: string | undefined;
+  pending: boolean;
+  submitLabel: string;
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="stack-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+      noValidate
+      aria-label={label}
+    >
+      <h3>{title}</h3>
+      <ErrorMessage message={error} />
+      <div className="form-grid">{children}</div>
+      <button type="submit" className="button" disabled={pending}>
+        {submitLabel}
+      </button>
+    </form>
   );
 }

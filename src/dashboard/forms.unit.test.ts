@@ -12,7 +12,7 @@ const { act, fireEvent, render, screen, waitFor } = await setUpDom();
 const { createElement: h, useState } = await import('react');
 const { QueryClient, QueryClientProvider, useMutation, useQuery, useQueryClient } = await import('@tanstack/react-query');
 const { ApiError } = await import('./api.ts');
-const { CheckboxField, CheckboxGroup, formErrors, SelectField, TextField } = await import('./forms.tsx');
+const { CheckboxField, CheckboxGroup, formErrors, SectionForm, SelectField, TextField } = await import('./forms.tsx');
 const { ErrorMessage } = await import('./ui.tsx');
 
 const refused = () =>
@@ -233,4 +233,26 @@ test('a mutation form: pending while the write runs, the API refusal at its fiel
   assert.equal(screen.queryByRole('alert'), null);
   assert.equal((screen.getByRole('button', { name: 'Save' }) as HTMLButtonElement).disabled, false);
   client.clear();
+});
+
+test('SectionForm: a named form with its heading and alert; submitting calls onSubmit once, not the browser; pending disables the button', () => {
+  let submitted = 0;
+  const props = { label: 'Record consent', title: 'Record consent', submitLabel: 'Save consent', onSubmit: () => (submitted += 1) };
+  const field = h(TextField, { label: 'Source', value: '', onChange: () => undefined });
+  const view = render(h(SectionForm, { ...props, error: undefined, pending: false, children: field }));
+  const form = screen.getByRole('form', { name: 'Record consent' });
+  assert.ok(screen.getByRole('heading', { name: 'Record consent' }));
+  assert.equal(screen.queryByRole('alert'), null, 'no alert without an error');
+  const button = screen.getByRole('button', { name: 'Save consent' }) as HTMLButtonElement;
+  assert.equal(button.disabled, false);
+  assert.ok(form.contains(screen.getByLabelText('Source')), 'the fields are inside the form');
+  const event = new Event('submit', { bubbles: true, cancelable: true });
+  fireEvent(form, event);
+  assert.equal(submitted, 1);
+  assert.equal(event.defaultPrevented, true, 'the browser does not submit the page');
+
+  view.rerender(h(SectionForm, { ...props, error: 'the request is not valid', pending: true, children: field }));
+  assert.equal(screen.getByRole('alert').textContent?.includes('the request is not valid'), true);
+  assert.equal((screen.getByRole('button', { name: 'Save consent' }) as HTMLButtonElement).disabled, true);
+  view.unmount();
 });

@@ -378,6 +378,8 @@ export const channels = pgTable(
     lastErrorMessage: text('last_error_message'),
     lastErrorAt: at('last_error_at'),
     reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
+    /** When the engine tries to connect again by itself (a lost or failed connection); null when it does not. */
+    nextRetryAt: at('next_retry_at'),
     lastCheckedAt: at('last_checked_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -450,6 +452,15 @@ export const templates = pgTable(
     status: text('status').notNull(),
     rejectionReason: text('rejection_reason'),
     providerTemplateId: text('provider_template_id'),
+    /** The provider's quality report on the template (domain/templates: TemplateQuality); null until it gives one. */
+    quality: jsonb('quality').$type<{ score: string | null; flagged: boolean; reason: string | null; updated_at: string }>(),
+    /** The provider's last report on the template, whatever it said (domain/templates: TemplateNote); null until one arrives. */
+    providerNote: jsonb('provider_note').$type<{
+      event: string;
+      reason: string | null;
+      received_at: string;
+      status_before_archive?: string;
+    }>(),
     submittedAt: at('submitted_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -512,6 +523,8 @@ export const channelSessions = pgTable(
     pushName: text('push_name'),
     disconnectReason: text('disconnect_reason'),
     disconnectCode: integer('disconnect_code'),
+    /** What the last close was, as the engine read it (the reason code reported: connection_lost, dns_failure, logged_out, ...). */
+    disconnectCause: text('disconnect_cause'),
     reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
     nextReconnectAt: at('next_reconnect_at'),
     updatedAt: updatedAt(),
@@ -769,6 +782,9 @@ export const messageStatusHistory = pgTable(
     status: text('status').notNull(),
     errorCode: text('error_code'),
     errorTitle: text('error_title'),
+    /** What the provider's report of this status said about billing, as it sent it (official: `pricing`, `conversation`). */
+    pricing: jsonb('pricing').$type<Record<string, unknown>>(),
+    conversation: jsonb('conversation').$type<Record<string, unknown>>(),
     /** When the provider says it happened (or when we recorded it). */
     occurredAt: at('occurred_at').notNull(),
     createdAt: createdAt(),

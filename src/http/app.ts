@@ -11,7 +11,9 @@ import type { Container } from '../container.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findUnstorableInput, toPointer } from '../lib/text.ts';
 import type { BearerAuthenticator } from './auth/authenticate.ts';
+import { problemClientErrorHandler } from './client-error.ts';
 import { drainOnClose } from './drain.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
 import { HttpError, internalError, sendError, type ErrorShape } from './errors.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 import { registerErrorHandlers } from './app/error-handlers.ts';
@@ -33,7 +35,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -41,6 +43,7 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    clientErrorHandler: problemClientErrorHandler(securityHeaderValues),
     ...requestLogging(),
     frameworkErrors: (error, request, reply) => {
       void reply.header('x-request-id', request.id).headers(securityHeaderValues);

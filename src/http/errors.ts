@@ -1,7 +1,7 @@
 /**
  * Error codes -> HTTP status and body shape, in one place: the domain's refusals (DomainError) and the
- * ones only HTTP makes (HttpError: the request's method, URI, body size or media type, a byte range, a
- * rate limit, and the answer to an unexpected fault). Three shapes, as the spec says: problem bodies
+ * ones only HTTP makes (HttpError: the request's method, URI, header or body size or media type, its
+ * arrival in time, a byte range, a rate limit, and the answer to an unexpected fault). Three shapes, as the spec says: problem bodies
  * (RFC 9457) in general, `{error, code}` on the contacts routes, and `{error, error_description}` on
  * the OAuth token endpoints.
  */
@@ -21,6 +21,8 @@ export const HTTP_ERROR_CODES = [
   'unsupported_media_type',
   'range_not_satisfiable',
   'rate_limited',
+  'request_timeout',
+  'header_fields_too_large',
   'internal',
 ] as const;
 
@@ -51,6 +53,7 @@ const STATUS: Record<ErrorCode | HttpErrorCode, { status: number; title: string 
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  request_timeout: { status: 408, title: 'Request Timeout' },
   conflict: { status: 409, title: 'Conflict' },
   gone: { status: 410, title: 'Gone' },
   payload_too_large: { status: 413, title: 'Payload Too Large' },
@@ -62,6 +65,7 @@ const STATUS: Record<ErrorCode | HttpErrorCode, { status: number; title: string 
   send_refused: { status: 422, title: 'Unprocessable Content' },
   template_mismatch: { status: 422, title: 'Unprocessable Content' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
+  header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large' },
   internal: { status: 500, title: 'Internal Server Error' },
   unavailable: { status: 503, title: 'Service Unavailable' },
 };
@@ -231,6 +235,8 @@ function oauthCode(error: ApiError): string {
     case 'uri_too_long':
     case 'unsupported_media_type':
     case 'method_not_allowed':
+    case 'request_timeout':
+    case 'header_fields_too_large':
       return 'invalid_request';
     case 'unauthenticated':
     case 'invalid_credentials':

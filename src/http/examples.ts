@@ -12,8 +12,12 @@ import { HttpError, type ApiError } from './errors.ts';
 import { MAX_ENDPOINTS_PER_ORGANIZATION } from '../domain/webhooks/deps.ts';
 import { SIGNUP_CLOSED } from '../domain/users/signup.ts';
 import { authorizationErrorPage } from './oauth/error-page.ts';
+import { unreachedOrganization } from './auth/authenticate.ts';
+import { windowClosedDetail } from './v1/messages.presenters.ts';
 
 const ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a1';
+/** An organization the example's credential does not reach. */
+const OTHER_ORG_ID = '0196b1f2-0a00-7000-8000-0000000000a2';
 const USER_ID = '0196b1f2-0a00-7000-8000-0000000000b1';
 const CHANNEL_ID = '0196b1f2-0a00-7000-8000-0000000000c1';
 const CONTACT_ID = '0196b1f2-0a00-7000-8000-0000000000d1';
@@ -40,6 +44,7 @@ export const EXAMPLE_REQUEST_ID = '0196b1f2-0a00-7000-8000-0000000009ff';
 const channel = {
   id: CHANNEL_ID,
   platform: 'chatapp_official',
+  engine: 'official',
   name: 'Support',
   status: 'connected',
   status_reason: null,
@@ -48,7 +53,14 @@ const channel = {
   sandbox: false,
   settings: { api_version: 'v23.0', phone_number_id: '106540352242922', waba_id: '102290129340398', throughput_per_second: 20 },
   credentials_set: ['access_token', 'app_secret', 'verify_token'],
-  health: { last_error_code: null, last_error_message: null, last_error_at: null, reconnect_attempts: 0, last_checked_at: NOW },
+  health: {
+    last_error_code: null,
+    last_error_message: null,
+    last_error_at: null,
+    reconnect_attempts: 0,
+    next_retry_at: null,
+    last_checked_at: NOW,
+  },
   created_at: CREATED,
   updated_at: CREATED,
 };
@@ -63,6 +75,8 @@ const template = {
   status: 'approved',
   rejection_reason: null,
   provider_template_id: '1282713482967193',
+  quality: { score: 'GREEN', flagged: false, reason: null, updated_at: CHANGED },
+  provider_note: { event: 'APPROVED', reason: null, received_at: CHANGED },
   submitted_at: CREATED,
   created_at: CREATED,
   updated_at: CHANGED,
@@ -158,35 +172,35 @@ const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;b
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Channel: channel,
   ChannelQr: qr,
+  // An unofficial channel on the embedded engine: what a linked device cannot send as such goes as text.
   ChannelCapabilities: {
-    platform: 'chatapp_official',
+    platform: 'chatapp_unofficial',
+    engine: 'embedded',
     message_types: [
       'text',
       'image',
-      'video',
-      'audio',
       'document',
-      'sticker',
-      'location',
-      'contact',
       'reaction',
-      'mark_as_read',
-      'template',
+      'poll',
       'buttons',
       'list',
-      'cta_url',
+      'single_product',
+      'address',
+      'message_status_query',
     ],
-    simplified_types: ['buttons', 'list'],
+    native_types: ['text', 'image', 'document', 'reaction', 'poll'],
+    simplified_types: ['buttons', 'list', 'single_product', 'address'],
+    parley_types: ['message_status_query'],
     operations: [
       'messages.send',
       'messages.read',
-      'bizapi.register_phone',
-      'bizapi.exchange_code',
-      'templates.submit',
-      'templates.sync',
-      'media.fetch',
+      'channel.connect',
+      'channel.qr',
+      'channel.pairing_code',
+      'channel.logout',
+      'contacts.lookup',
     ],
-    customer_service_window_hours: 24,
+    customer_service_window_hours: null,
   },
   ProviderProfile: { phone: PHONE, exists: true, chatapp_id: PHONE, name: 'Ana Souza' },
   // What POST /v1/channels/{id}/media answers: the provider's id of an uploaded PDF, to send as content.media_id.
@@ -229,9 +243,15 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     provider_message_id: 'wamid.HBgNNDkxNTExMjM0NTY3OBUCABEYEjQ2',
     error: null,
     history: [
-      { status: 'queued', at: NOW, error: null },
-      { status: 'sent', at: '2025-06-02T09:15:01.000Z', error: null },
-      { status: 'delivered', at: '2025-06-02T09:15:03.000Z', error: null },
+      { status: 'queued', at: NOW, error: null, pricing: null, conversation: null },
+      {
+        status: 'sent',
+        at: '2025-06-02T09:15:01.000Z',
+        error: null,
+        pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+        conversation: { id: '6ceb9d929c9bdc4f90e967a32f8639b4', origin: { type: 'utility' }, expiration_timestamp: '1748942101' },
+      },
+      { status: 'delivered', at: '2025-06-02T09:15:03.000Z', error: null, pricing: null, conversation: null },
     ],
     updated_at: '2025-06-02T09:15:03.000Z',
   },
@@ -392,6 +412,13 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
         type: 'message.status_update',
         description: 'An outbound message changed status',
         example: { message_id: MESSAGE_ID, conversation_id: CONVERSATION_ID, status: 'delivered' },
+        reserved: false,
+      },
+      {
+        type: 'commerce.order.updated',
+        description: "An order's or its payment's state changed (no order source emits it yet)",
+        example: { order_id: '0196b1f2-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
+        reserved: true,
       },
     ],
     delivery: deliveryPolicy,
@@ -789,6 +816,21 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     ],
   },
   'GET /v1/events/stream': {
+    429: [
+      {
+        summary: 'Too many open streams',
+        error: new HttpError(
+          'rate_limited',
+          'too many open event streams for this credential: the limit is 20 (EVENT_STREAM_MAX_PER_CREDENTIAL); close one, or retry in 15 s',
+        ),
+        retryAfter: 15,
+      },
+      {
+        summary: 'Rate limited',
+        error: new HttpError('rate_limited', 'too many requests with this API key: the limit is 6000 a minute; retry in 42 s'),
+        retryAfter: 42,
+      },
+    ],
     400: [
       {
         summary: 'Not a cursor',
@@ -1060,10 +1102,8 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
     400: [
       { summary: 'Missing token', error: invalidField('body', '/token', 'Invalid input: expected string, received undefined') },
       {
-        summary: 'Missing client_id',
-        error: new DomainError('invalid', 'client_id is missing: the client the token was issued to revokes it', {
-          extra: { oauth_error: 'invalid_request' },
-        }),
+        summary: 'Secret without client_id',
+        error: new DomainError('invalid', 'client_secret was sent without client_id', { extra: { oauth_error: 'invalid_request' } }),
       },
     ],
     401: [
@@ -1097,11 +1137,9 @@ const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
       },
       {
         summary: 'Window closed',
-        error: new DomainError(
-          'window_closed',
-          `the 24-hour customer service window is closed: no message from ${PHONE} in the last 24 hours, so only a template message can be sent (type template)`,
-          { extra: { last_inbound_at: '2025-05-30T17:02:00.000Z' } },
-        ),
+        error: new DomainError('window_closed', windowClosedDetail({ windowHours: 24, phone: PHONE, sandbox: false }), {
+          extra: { last_inbound_at: '2025-05-30T17:02:00.000Z' },
+        }),
       },
       {
         summary: 'Suppressed',
@@ -1164,10 +1202,16 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       if (context.pagedQuery)
         examples.push({ summary: 'Invalid query', error: invalidField('query', '/limit', 'Too small: expected number to be >=1') });
       if (!context.public) {
-        examples.push({
-          summary: 'Invalid X-Organization-Id',
-          error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
-        });
+        examples.push(
+          {
+            summary: 'Invalid X-Organization-Id',
+            error: invalidField('headers', '/x-organization-id', 'must be a UUID', 'x-organization-id must be an organization id (UUID)'),
+          },
+          {
+            summary: 'Organization not reached',
+            error: unreachedOrganization({ id: OTHER_ORG_ID, pointer: '/x-organization-id', location: 'headers' }),
+          },
+        );
       }
       if (examples.length === 0) {
         const param = /\{(\w+)\}/.exec(path)?.[1];
@@ -1224,6 +1268,13 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       return [{ summary: 'Path segment too long', error: new HttpError('uri_too_long', 'a path segment is longer than the limit') }];
     case 415:
       return [{ summary: 'Not JSON', error: new HttpError('unsupported_media_type', 'unsupported Content-Type: send application/json') }];
+    case 431:
+      return [
+        {
+          summary: 'Header fields too large',
+          error: new HttpError('header_fields_too_large', 'the request header fields are larger than the server accepts (16 KiB in all)'),
+        },
+      ];
     case 422:
       return entryFor(REFUSALS, context.operation);
     case 429:

@@ -163,8 +163,8 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     for (const status of commonErrorStatuses(method, isPublic, takesInput)) {
       response[String(status)] ??= errorResponse(status, shape, context);
     }
-    // Node answers an oversized header block itself, before any route is known: no body to speak of.
-    response['431'] ??= { type: 'null', description: `${TITLES[431]} (from the HTTP server; the body is not part of the contract)` };
+    // The server answers an oversized header block before any route is known (http/client-error.ts): a problem on every route.
+    response['431'] ??= errorResponse(431, 'problem', context);
     return { ...output, schema: { ...schema, response } as FastifySchema };
   };
 }

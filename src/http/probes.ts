@@ -8,11 +8,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
+import type { TrustProxy } from '../config.ts';
 import type { Readiness } from '../db/readiness.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { internalError, sendError } from './errors.ts';
+import { problemClientErrorHandler } from './client-error.ts';
 import { drainOnClose } from './drain.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
 import { logRequests, requestLogging } from './request-log.ts';
 
 /** Who may read /metrics (config.metrics). */
@@ -125,14 +128,15 @@ function parseAddress(address: string | undefined): ipaddr.IPv4 | ipaddr.IPv6 | 
 export async function buildProbeApp(
   logger: FastifyBaseLogger,
   services: ProbeServices,
-  options: { trustProxy: boolean; shutdownTimeoutMs: number },
+  options: { trustProxy: TrustProxy; shutdownTimeoutMs: number },
 ) {
   const app = Fastify({
     loggerInstance: logger,
-    trustProxy: options.trustProxy,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     return503OnClosing: true,
     // Idle connections close with the server; a scrape still being answered drains (drain.ts), as on the API.
     forceCloseConnections: 'idle',
+    clientErrorHandler: problemClientErrorHandler(),
     ...requestLogging(),
   });
   drainOnClose(app, options.shutdownTimeoutMs);

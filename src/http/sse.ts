@@ -1,6 +1,7 @@
 /**
  * Server-sent events (text/event-stream) on a Fastify reply: the framing, the keep-alive comments,
- * a bound on what waits for a slow client, and the end of every open stream when the server closes.
+ * a bound on what waits for a slow client, caps on the streams one holder keeps open, and the end of
+ * every open stream when the server closes.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
@@ -43,6 +44,48 @@ export function createSseRegistry() {
       for (const stream of [...open]) stream.end();
     },
     size: () => open.size,
+  };
+}
+
+/** A place among the open streams, given back once (when the stream closes, or when it never starts). */
+export type StreamPlace = { release(): void };
+
+/** Why a stream was refused: the holder whose cap it would pass, and that cap. */
+export type StreamCapRefusal = { over: 'credential' | 'organization'; cap: number };
+
+/**
+ * The open streams of one process counted by who holds them: a credential, and its organization. A
+ * stream takes a place under both caps or none; each stream holds a connection and a file descriptor,
+ * which are this process's, so this process counts them.
+ */
+export function createStreamCaps(caps: { perCredential: number; perOrganization: number }) {
+  const counts = new Map<string, number>();
+  const count = (key: string) => counts.get(key) ?? 0;
+  const add = (key: string, by: number) => {
+    const next = count(key) + by;
+    if (next > 0) counts.set(key, next);
+    else counts.delete(key);
+  };
+  return {
+    take(holder: { credential: string; organization: string }): StreamPlace | StreamCapRefusal {
+      const credential = `credential:${holder.credential}`;
+      const organization = `organization:${holder.organization}`;
+      if (count(credential) >= caps.perCredential) return { over: 'credential', cap: caps.perCredential };
+      if (count(organization) >= caps.perOrganization) return { over: 'organization', cap: caps.perOrganization };
+      add(credential, 1);
+      add(organization, 1);
+      let released = false;
+      return {
+        release() {
+          if (released) return;
+          released = true;
+          add(credential, -1);
+          add(organization, -1);
+        },
+      };
+    },
+    /** Streams open under a credential or an organization (tests, diagnostics). */
+    open: (kind: 'credential' | 'organization', id: string) => count(`${kind}:${id}`),
   };
 }
 

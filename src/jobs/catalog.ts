@@ -114,7 +114,16 @@ export const JOBS = {
       z.object({ kind: z.literal('message.echo'), message_id: z.string().min(1), at: z.iso.datetime() }),
       z.object({ kind: z.literal('message.edited'), message_id: z.string().min(1), body: z.string().min(1), at: z.iso.datetime() }),
       z.object({ kind: z.literal('message.deleted'), message_id: z.string().min(1), at: z.iso.datetime() }),
-      z.object({ kind: z.literal('template.status'), template_id: z.string().min(1) }),
+      z.object({
+        kind: z.literal('template.status'),
+        template_id: z.string().min(1),
+        /** A report the provider makes later (sandbox/template-events.ts); absent: the template's review decision. */
+        event: z.string().min(1).optional(),
+        reason: z.string().optional(),
+        other_info: z.object({ title: z.string(), description: z.string() }).optional(),
+        rejection_info: z.object({ reason: z.string(), recommendation: z.string() }).optional(),
+        disable_date: z.number().int().optional(),
+      }),
       z.object({
         kind: z.literal('session.status'),
         session_id: z.string().min(1),

@@ -1,5 +1,5 @@
 /** Phone numbers in E.164 (`+` and digits), parsed with libphonenumber from any common format. */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { getCountries, getCountryCallingCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /** Zero of each decimal-digit script people paste numbers in (fullwidth forms are folded by NFKC). */
 const DIGIT_ZEROS = [
@@ -47,4 +47,23 @@ export function normalizePhone(input: string): string | undefined {
 /** International digits without `+`, as providers take them. */
 export function phoneDigits(e164: string): string {
   return e164.replace(/^\+/, '');
+}
+
+/** Every country calling code of libphonenumber's metadata (a prefix code: no code starts another). */
+let callingCodes: string[] | undefined;
+
+const E164 = /^\+[1-9]\d{5,14}$/;
+
+/**
+ * The E.164 numbers a number written without its country code may be, in any country: the country's
+ * code before the digits, and before the digits without a leading trunk 0 ("020 7946 0958" is
+ * +44 20 7946 0958; Italy's "06 6982 1234" keeps its 0). Calling codes are a prefix code, so a stored
+ * number is among them exactly when its national number is these digits. Without a default country
+ * this is as far as the digits say; at most two candidates a calling code.
+ */
+export function nationalNumberCandidates(digits: string): string[] {
+  if (!/^\d+$/.test(digits)) return [];
+  callingCodes ??= [...new Set(getCountries().map((country) => getCountryCallingCode(country)))];
+  const nationals = digits.startsWith('0') ? [digits, digits.slice(1)] : [digits];
+  return callingCodes.flatMap((code) => nationals.map((national) => `+${code}${national}`)).filter((e164) => E164.test(e164));
 }

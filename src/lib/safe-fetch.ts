@@ -68,7 +68,14 @@ export type TargetPolicy = {
   ownPrefixes?: readonly string[];
 };
 
-export class UnsafeTargetError extends Error {}
+export class UnsafeTargetError extends Error {
+  /** True when the refusal is the private-network rule's (plain http, a non-public address): allowPrivate would let the URL through. */
+  readonly privateRule: boolean;
+  constructor(message: string, options: { privateRule?: boolean } = {}) {
+    super(message);
+    this.privateRule = options.privateRule ?? false;
+  }
+}
 
 /** True when the URL is under one of the prefixes: the same origin, and the path at or below the prefix's. */
 export function matchesOwnPrefix(url: URL, prefixes: readonly string[] | undefined): boolean {
@@ -106,7 +113,7 @@ function checkSyntax(url: string, policy: TargetPolicy): CheckedTarget {
   if (matchesOwnPrefix(parsed, policy.ownPrefixes)) return { url: parsed, host, own: true };
   const httpOk = policy.allowHttp ?? policy.allowPrivate;
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && httpOk)) {
-    throw new UnsafeTargetError('must be an https URL');
+    throw new UnsafeTargetError('must be an https URL', { privateRule: parsed.protocol === 'http:' && policy.allowHttp === undefined });
   }
   if (!policy.allowPrivate) {
     // RFC 6761: localhost names are loopback whatever a resolver says.
@@ -118,7 +125,7 @@ function checkSyntax(url: string, policy: TargetPolicy): CheckedTarget {
 }
 
 function refusedHost(host: string): UnsafeTargetError {
-  return new UnsafeTargetError(`host ${host} resolves to a private or loopback address`);
+  return new UnsafeTargetError(`host ${host} resolves to a private or loopback address`, { privateRule: true });
 }
 
 /**

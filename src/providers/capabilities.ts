@@ -60,12 +60,33 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-/** One platform's row of the support matrix. */
+/**
+ * The engines a channel runs on: the platform's official API, the embedded linked-device engine
+ * (a session inside Parley), an HTTP gateway of the user's own, or the built-in sandbox. A platform's
+ * module says which of them serves a channel (ProviderModule.engines).
+ */
+export const ENGINES = ['official', 'embedded', 'http_gateway', 'sandbox'] as const;
+export type Engine = (typeof ENGINES)[number];
+
+/** One platform's row of the support matrix: what its channels accept, whichever engine serves them. */
 export type CapabilityRow = {
   message_types: readonly MessageType[];
-  /** Types the platform renders in a simplified form (plain text with numbered options, etc.). */
-  simplified_types: readonly MessageType[];
   operations: readonly Operation[];
   /** Business-initiated messages outside this many hours since the customer's last message must be templates; null: no window. */
   customer_service_window_hours: number | null;
 };
+
+/**
+ * How one engine serves the platform's message types: each is sent as the chat network's own kind of
+ * message (native), in a simplified form, or answered by Parley itself; the types listed in neither
+ * list here are native.
+ */
+export type EngineRow = {
+  /** Types the engine sends in a simplified form (plain text with numbered options, etc.). */
+  simplified_types: readonly MessageType[];
+  /** Types Parley answers from its own records (source: parley): nothing reaches the chat network. */
+  parley_types: readonly MessageType[];
+};
+
+/** What an engine is chosen by: the channel's settings and whether it is bound to the sandbox, nothing else. */
+export type EngineChoice = { sandbox: boolean; settings: Record<string, unknown> };

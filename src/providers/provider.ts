@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
-import type { CapabilityRow, MessageType } from './capabilities.ts';
+import type { CapabilityRow, Engine, EngineChoice, EngineRow, MessageType } from './capabilities.ts';
 import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
 import type { Platform } from './registry.ts';
 
@@ -91,16 +91,32 @@ export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderErr
 
 export type ProviderProfile = { exists: boolean; chatappId?: string; name?: string };
 
+/** The statuses a provider may give a template (Parley's own `draft` is never the provider's). */
+export const PROVIDER_TEMPLATE_STATUSES = ['pending', 'approved', 'rejected', 'paused', 'disabled'] as const;
+export type ProviderTemplateStatus = (typeof PROVIDER_TEMPLATE_STATUSES)[number];
+
 export type ProviderTemplate = {
   providerTemplateId: string;
   name: string;
   language: string;
   category: string;
   components: unknown[];
-  /** Lower-case: approved, pending, rejected, paused, disabled. */
-  status: string;
+  status: ProviderTemplateStatus;
   reason?: string;
 };
+
+/**
+ * What a status report says about billing, as the provider sent it (official: the status's `pricing`
+ * and `conversation`, its billing conversation, not Parley's).
+ */
+export type StatusPricing = { billable?: boolean; pricing_model?: string; category?: string; type?: string };
+export type StatusConversation = { id: string; origin?: { type?: string }; expiration_timestamp?: string };
+
+/**
+ * An error a provider reports beside the messages (official: a webhook's `value.errors`);
+ * `channelFault` is the provider module's classification: the channel itself is broken.
+ */
+export type ReportedError = { code: string; title: string; message?: string; details?: string; href?: string; channelFault?: true };
 
 export type QrCode = { qr: string; expiresAt: Date };
 
@@ -181,7 +197,7 @@ export interface ProviderAdapter {
   submitTemplate?(
     connection: ChannelConnection,
     template: { name: string; language: string; category: string; components: unknown[] },
-  ): Promise<Result<{ providerTemplateId: string; status: string }>>;
+  ): Promise<Result<{ providerTemplateId: string; status: ProviderTemplateStatus }>>;
   registerPhone?(connection: ChannelConnection, pin: string): Promise<Result<{ registered: true }>>;
   /** Embedded signup (capability `bizapi.exchange_code`): the signup code for a business token, its account and numbers. */
   exchangeCode?(input: {
@@ -230,13 +246,21 @@ export type ProviderDefaultsConfig = { official: { apiBase: string | undefined; 
  */
 export type ProviderModule = {
   readonly platform: Platform;
-  /** Its row of the support matrix. */
+  /** Its row of the support matrix: what its channels accept, whichever engine serves them (the validator reads it). */
   readonly capabilities: CapabilityRow;
   /**
    * What it cannot send of well-formed content of a type it lists, field by field (pointers under
    * /content): refused at accept as `unsupported`, naming them.
    */
   readonly contentRules?: Partial<Record<MessageType, (content: Record<string, unknown>) => Array<{ pointer: string; message: string }>>>;
+  /**
+   * The engines its channels run on: which one serves a channel (its settings decide), and how each
+   * sends the platform's types (native, simplified, or answered by Parley).
+   */
+  readonly engines: {
+    of(channel: EngineChoice): Engine;
+    rows: Partial<Record<Engine, EngineRow>>;
+  };
   readonly settings: {
     /** Non-secret settings a user may see and set (each optional), with their validation. */
     schema: z.ZodObject;
@@ -313,6 +337,9 @@ export type InboundEvent =
       error?: { code: string; title: string; message?: string } & Pick<ProviderError, 'scope' | 'channelFault' | 'templateStatus'>;
       /** Parley's message id, where the provider echoes it back (official: biz_opaque_callback_data). */
       callbackData?: string;
+      /** What the provider says about billing the message, where the report carries it. */
+      pricing?: StatusPricing;
+      conversation?: StatusConversation;
     }
   | {
       kind: 'message.inbound';
@@ -328,6 +355,12 @@ export type InboundEvent =
       replyTo?: string;
       /** The message carries media: where the platform's adapter can download it (downloadMedia), stored when it arrives. */
       media?: InboundMedia;
+      /**
+       * A notice about the chat rather than something the customer wrote (official: a `system` message
+       * saying the customer's security code changed): stored and announced like a message, but it
+       * opens no customer-service window and is not unread.
+       */
+      notice?: true;
     }
   | {
       /**
@@ -379,15 +412,31 @@ export type InboundEvent =
       description?: string;
     }
   | {
+      /**
+       * A provider's report on a template (official: message_template_status_update). Every documented
+       * event is mapped by the platform's module: most give the template a status; some keep it and say
+       * something else (a quality warning, a lock); an event the provider does not document is a note only.
+       */
       kind: 'template.status';
       account: string;
       providerTemplateId: string;
       name?: string;
       language?: string;
-      status: string;
+      /** The provider's own name of what happened (APPROVED, FLAGGED, LOCKED, ...), kept as the template's last note. */
+      event: string;
+      /** The status the event gives the template; absent when it keeps the status it has. */
+      status?: ProviderTemplateStatus;
+      /** The template is archived: it cannot be sent, and the status it had is kept for `restore`. */
+      archive?: true;
+      /** The template returns to the status it had before it was archived (the provider does not say which). */
+      restore?: true;
+      /** The provider's quality warning on the template was raised (true) or lifted (false). */
+      flagged?: boolean;
       reason?: string;
       /** Upper-case, as the provider names it (MARKETING, UTILITY, AUTHENTICATION), where the report gives it. */
       category?: string;
+      /** An event the provider does not document: logged and kept as the template's note, never a status. */
+      unknown?: true;
     }
   | {
       kind: 'template.category';
@@ -399,7 +448,7 @@ export type InboundEvent =
       category: string;
     }
   | {
-      /** The provider's quality score of a template (not stored: kept for the log). */
+      /** The provider's quality score of a template (GREEN, YELLOW, RED, UNKNOWN), kept on the template. */
       kind: 'template.quality';
       account: string;
       providerTemplateId: string;
@@ -422,6 +471,8 @@ export type InboundEvent =
        * them, with the reason (the next try's time) as its last error.
        */
       reconnectAttempts?: number;
+      /** With reconnectAttempts: when the engine tries again (the channel's health.next_retry_at). */
+      nextRetryAt?: Date;
     }
   | {
       /**
@@ -439,4 +490,30 @@ export type InboundEvent =
       message: string;
       lifts?: string[];
       timestamp?: Date;
+    }
+  | {
+      /**
+       * Failures the provider reports for a number beside any message (official: a `messages` change's
+       * `value.errors`, system-, app- or account-level): stored, logged and kept as the channel's health.
+       */
+      kind: 'channel.errors';
+      ref: string;
+      errors: ReportedError[];
+    }
+  | {
+      /**
+       * Something happened to a group the number is in (official: the group lifecycle, settings and
+       * participants webhooks): stored and announced as `group.updated`.
+       */
+      kind: 'group.update';
+      ref: string;
+      /** The provider's webhook field (group_lifecycle_update, group_settings_update, group_participants_update). */
+      field: string;
+      groupId: string;
+      /** The provider's name of the change (group_create, group_delete, group_settings_update, group_add_participants, ...). */
+      change: string;
+      requestId?: string;
+      /** What the provider says changed, in its own names (subject, description, added_participants, ...). */
+      details: Record<string, unknown>;
+      timestamp: Date;
     };

@@ -37,8 +37,24 @@ for (const platform of PLATFORMS) {
       if (!call) continue;
       assert.equal(typeof adapter[call] === 'function', module.capabilities.operations.includes(operation), `${operation} <-> ${call}`);
     }
-    for (const type of module.capabilities.simplified_types)
-      assert.ok(module.capabilities.message_types.includes(type), `simplified ${type} is a type it sends`);
+  });
+
+  test(`${platform}: each engine it picks has a row, and sends each type of the platform one way only`, () => {
+    const picked = new Set(
+      [true, false].flatMap((sandbox) =>
+        [{}, { [module.settings.ownProvider]: 'x' }].map((settings) => module.engines.of({ sandbox, settings })),
+      ),
+    );
+    for (const engine of picked) assert.ok(module.engines.rows[engine], `${engine} has a row`);
+    for (const [engine, row] of Object.entries(module.engines.rows)) {
+      for (const type of [...row.simplified_types, ...row.parley_types])
+        assert.ok(module.capabilities.message_types.includes(type), `${engine}: ${type} is a type the platform takes`);
+      assert.deepEqual(
+        row.simplified_types.filter((t) => row.parley_types.includes(t)),
+        [],
+        `${engine}: simplified or Parley's, not both`,
+      );
+    }
   });
 
   test(`${platform}: settings name keys of its schemas, and its status machine starts somewhere it can leave`, () => {

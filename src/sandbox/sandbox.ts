@@ -15,6 +15,7 @@ import { createInbound } from './inbound.ts';
 import { createMediaUrls, mediaBytes, mediaSize } from './media.ts';
 import { createOfficialApi, type OfficialApi } from './official.ts';
 import { createPhone } from './phone.ts';
+import { createTemplateEvents } from './template-events.ts';
 
 export type { SandboxDeps, SandboxCallback } from './context.ts';
 
@@ -27,6 +28,8 @@ export type Sandbox = SandboxProvisioning &
     inbound: ReturnType<typeof createInbound>;
     /** The business's phone and the senders: echoes, edits, deletions (gateway channels). */
     phone: ReturnType<typeof createPhone>;
+    /** The provider's later word on a template (flagged, paused, reinstated, ...): official channels. */
+    templateEvents: ReturnType<typeof createTemplateEvents>;
     /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
     faults: FaultSwitch;
     /** The bytes behind a signed media URL (streamed), or undefined when the URL is wrong or lapsed; `account` is the number or session holding it. */
@@ -72,6 +75,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     gateway,
     inbound: createInbound(ctx),
     phone: createPhone(ctx),
+    templateEvents: createTemplateEvents(ctx),
     faults: createFaultSwitch(),
 
     provisionOfficialNumber(db, input): Promise<SandboxOfficialNumber> {

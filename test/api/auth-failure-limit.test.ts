@@ -10,7 +10,7 @@ import { createApiKey, createApiKeyAuthenticator, API_KEY_PREFIX } from '../../s
 import { PERMISSIONS } from '../../src/domain/permissions.ts';
 import type { Executor } from '../../src/db/client.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
 
 let server: TestServer;
 let now = Date.now();
@@ -166,4 +166,19 @@ test('a key created after its secret was refused (and remembered as unknown) wor
     { timeoutMs: 5000, everyMs: 20 },
   );
   assert.equal(status, 200);
+});
+
+test('a valid key naming an organization it does not reach is refused as that organization (400), not counted as a bad credential', async () => {
+  now += 120_000;
+  const other = await createOtherOrganization(server, 'failure-limit');
+  const foreign = { 'x-forwarded-for': '10.0.0.5', 'x-organization-id': other.organizationId };
+  for (let i = 0; i < 25; i++) {
+    const res = await request(server, 'GET', '/v1/channels', { key: server.apiKey, headers: foreign });
+    assert.equal(res.status, 400, `request ${i + 1}: ${res.text}`);
+    assert.equal(res.body.errors[0].pointer, '/x-organization-id');
+    assert.match(res.body.detail, /does not reach organization/);
+  }
+  // The address was never counted: a bad credential from it is still the first of its minute.
+  assert.equal((await from('10.0.0.5', randomKey())).status, 401);
+  assert.equal((await from('10.0.0.5', server.apiKey)).status, 200);
 });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
+import { channelDeps } from '../../src/container.ts';
 import { queryRows } from '../../src/db/client.ts';
 import { channels, providerEvents } from '../../src/db/schema.ts';
 import { checkChannelHealth } from '../../src/domain/channels/watchdog.ts';
@@ -131,8 +132,11 @@ test('a session state the watchdog read counts as a report of when it asked: a c
   await report('SCAN_QR', new Date(start + 10_000));
   await eventually('the QR step', async () => ((await statusOf()) === 'pairing' ? true : undefined));
   // A minute on, the watchdog asks the gateway: the session works, and the channel is connected again.
-  const { providers, sealer, logger, database } = server.container;
-  await checkChannelHealth({ db: database.db, clock: { now: () => new Date(start + 60_000) }, sealer, providers, logger });
+  await checkChannelHealth({
+    ...channelDeps(server.container),
+    clock: { now: () => new Date(start + 60_000) },
+    logger: server.container.logger,
+  });
   assert.equal(await statusOf(), 'connected');
   // A QR step stamped before that check is delivered only now: older news than what the check saw.
   await report('SCAN_QR', new Date(start + 30_000));

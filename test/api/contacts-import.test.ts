@@ -124,7 +124,7 @@ test('CSV with semicolons or tabs, and JSON lines, import the same way', async (
     '{"phone_number": "+1 303 555 0104", "name": ', // row 2: broken JSON
     '[1, 2]', // row 3: not an object
     JSON.stringify({ phone_number: 3035550105 }), // row 4: wrong type
-    JSON.stringify({ phone: '+1 303 555 0106' }), // row 5: unknown key
+    JSON.stringify({ phone: '+1 303 555 0106', nickname: 'J' }), // row 5: unknown key
     JSON.stringify({ external_source: 'shop', external_id: 'S-1', email: 'KAY@example.com', name: 'Kay' }), // row 6
     JSON.stringify({ email: 'kay@example.com', name: 'Kay K.', phone_number: '' }) + '\r', // row 7: updates row 6's contact by email
   ].join('\n');
@@ -144,7 +144,7 @@ test('CSV with semicolons or tabs, and JSON lines, import the same way', async (
     ],
   );
   assert.match(d.errors[0].message, /not valid JSON/);
-  assert.match(d.errors[3].message, /phone/);
+  assert.match(d.errors[3].message, /nickname/);
   const kay = await request(server, 'POST', '/v1/contacts/lookup', {
     key: server.apiKey,
     body: { identifiers: [{ type: 'external_id', value: 'S-1', source: 'shop' }] },
@@ -154,6 +154,59 @@ test('CSV with semicolons or tabs, and JSON lines, import the same way', async (
   assert.deepEqual(jay.body.data.custom_fields, { score: 7, tags: ['a'] });
   assert.equal((await eventsSince(server, mark, 'crm.import')).length, 1);
   assert.equal((await eventsSince(server, mark, 'crm.record')).length, 0, 'imports record no per-contact events');
+});
+
+test('tags: a CSV tags column (split on ; or |) and a JSON lines tags array add tags; phone is phone_number in both', async () => {
+  const zed = await postContact(server, { phone_number: '+1 505 555 0100', name: 'Zed' });
+  await request(server, 'POST', `/v1/contacts/${zed.id}/tags`, { key: server.apiKey, body: { tag: 'Old' } });
+  const long = 'x'.repeat(101);
+  const csv = [
+    'phone,name,tags',
+    '+1 505 555 0101,Tia,"VIP; Wholesale"', // row 1: created with two tags
+    '+1 505 555 0102,Uma,vip|Retail|', // row 2: created; vip is the VIP just made
+    '+1 505 555 0100,,New', // row 3: only a tag added: updated
+    '+1 505 555 0100,,old', // row 4: a tag it has: unchanged
+    `+1 505 555 0103,Vic,ok;${long}`, // row 5: a tag too long
+  ].join('\n');
+  const mark = await outboxMark(server);
+  const res = await importBody(csv);
+  assert.equal(res.status, 200, res.text);
+  const d = res.body.data;
+  assert.deepEqual([d.rows, d.created, d.updated, d.unchanged, d.failed], [5, 2, 1, 1, 1], res.text);
+  assert.deepEqual(
+    d.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]),
+    [[5, 'tags']],
+  );
+  assert.match(d.errors[0].message, /1 to 100 printable characters/);
+
+  const lines = [
+    JSON.stringify({ phone: '+1 505 555 0104', name: 'Wes', tags: ['Wholesale', 'Gold'] }), // row 1: created
+    JSON.stringify({ phone_number: '+1 505 555 0105', tags: 'a; b' }), // row 2: created, a string split the same way
+    JSON.stringify({ phone: '+1 505 555 0106', phone_number: '+1 505 555 0106' }), // row 3: the same field twice
+    JSON.stringify({ phone_number: '+1 505 555 0107', tags: [1] }), // row 4: not a tag name
+  ].join('\n');
+  const json = await importBody(lines, 'application/x-ndjson');
+  assert.equal(json.status, 200, json.text);
+  const j = json.body.data;
+  assert.deepEqual([j.rows, j.created, j.failed], [4, 2, 2], json.text);
+  assert.deepEqual(
+    j.errors.map((e: { row: number; field: string | null }) => [e.row, e.field]),
+    [
+      [3, 'phone'],
+      [4, 'tags'],
+    ],
+  );
+
+  const tagsOf = async (phone: string) =>
+    (await request(server, 'GET', `/v1/contacts/phone/${encodeURIComponent(phone)}`, { key: server.apiKey })).body.data.tags;
+  assert.deepEqual(await tagsOf('+15055550101'), ['VIP', 'Wholesale']);
+  assert.deepEqual(await tagsOf('+15055550102'), ['Retail', 'VIP']);
+  assert.deepEqual(await tagsOf('+15055550100'), ['New', 'Old']);
+  assert.deepEqual(await tagsOf('+15055550104'), ['Gold', 'Wholesale']);
+  assert.deepEqual(await tagsOf('+15055550105'), ['a', 'b']);
+  const vip = await request(server, 'GET', '/v1/contacts?tag=vip&limit=200', { key: server.apiKey });
+  assert.deepEqual(vip.body.data.map((c: { name: string }) => c.name).sort(), ['Tia', 'Uma']);
+  assert.equal((await eventsSince(server, mark, 'crm.list')).length, 0, 'imports record no per-contact events');
 });
 
 test('whole-request problems: unknown column, empty body, other content types', async () => {

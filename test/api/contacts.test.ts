@@ -355,6 +355,26 @@ test('the list pages newest first and filters by tag, search, external_source an
   assertCodeError(await request(server, 'GET', '/v1/contacts?updated_after=yesterday', key()), 400, 'invalid');
 });
 
+test('search reads a number written without its country code as a national number, in any country', async () => {
+  const other = await createOtherOrganization(server, 'national');
+  await postContact(server, { phone_number: '+1 555 300 1234', name: 'Nat Nanp' });
+  await postContact(server, { phone_number: '+44 20 7946 0958', name: 'Nat London' });
+  await postContact(server, { phone_number: '+39 06 6982 1234', name: 'Nat Rome' });
+  await postContact(server, { phone_number: '+1 555 300 1239', name: 'Nat Elsewhere' }, other.apiKey);
+  const names = async (search: string) => {
+    const res = await request(server, 'GET', `/v1/contacts?limit=200&search=${encodeURIComponent(search)}`, key());
+    assert.equal(res.status, 200, res.text);
+    return res.body.data.map((c: { name: string }) => c.name).filter((n: string) => n.startsWith('Nat '));
+  };
+  assert.deepEqual(await names('+15553001234'), ['Nat Nanp'], 'the international form, as before');
+  assert.deepEqual(await names('5553001234'), ['Nat Nanp'], 'the national digits');
+  assert.deepEqual(await names('(555) 300-1234'), ['Nat Nanp'], 'the national format');
+  assert.deepEqual(await names('020 7946 0958'), ['Nat London'], 'a trunk 0 is dropped');
+  assert.deepEqual(await names('06 6982 1234'), ['Nat Rome'], 'a leading 0 that belongs to the number is kept');
+  assert.deepEqual(await names('+5553001234'), [], 'with + the digits are international');
+  assert.deepEqual(await names('5553001239'), [], "another organization's contact is not found");
+});
+
 test('DELETE removes the contact and its sub-records, keeps its messages without the link, and its identifiers then find nothing', async () => {
   const channelId = await insertChannel(server, server.organizationId);
   const c = await postContact(server, {

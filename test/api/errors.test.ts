@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
 import { insertChannel, insertMessage, postContact } from '../contacts-fixtures.ts';
@@ -315,4 +316,39 @@ test('authenticated answers carry Cache-Control: no-store, errors included', asy
   const invalid = await request(server, 'GET', '/v1/contacts?limit=0', { key: server.apiKey });
   assert.equal(invalid.status, 400);
   assert.equal(invalid.headers.get('cache-control'), 'no-store');
+});
+
+test('an oversized header block is a 431 problem, like every other error, with the security headers', async () => {
+  // Node answers it before any request exists (the server's clientError): no route, no request id of the client's.
+  for (const path of ['/v1/channels', '/v1/contacts', '/v1/oauth/token']) {
+    const res = await request(server, 'GET', path, { key: server.apiKey, headers: { 'x-filler': 'a'.repeat(20_000) } });
+    assert.equal(res.status, 431, path);
+    isProblem(res, 431);
+    assert.equal(res.body.code, 'header_fields_too_large');
+    assert.match(res.body.detail, /header/);
+    assert.match(res.body.request_id, /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('connection'), 'close');
+  }
+  // The server still answers the next request.
+  assert.equal((await request(server, 'GET', '/v1/channels', { key: server.apiKey })).status, 200);
+});
+
+test('bytes that are not HTTP get a 400 problem, then the connection closes', async () => {
+  const answer = await new Promise<string>((resolve) => {
+    let text = '';
+    const socket = connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+    socket.on('data', (chunk) => (text += String(chunk)));
+    // A reset after the answer is the server closing: what arrived before it is the answer.
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(text));
+  });
+  const [head, body] = answer.split('\r\n\r\n');
+  assert.match(head ?? '', /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.match(head ?? '', /\r\ncontent-type: application\/problem\+json/i);
+  assert.match(head ?? '', /\r\nx-content-type-options: nosniff/i);
+  const problem = JSON.parse(body ?? '');
+  assert.equal(problem.status, 400);
+  assert.equal(problem.code, 'invalid');
+  assert.match(problem.detail, /not valid HTTP/);
 });

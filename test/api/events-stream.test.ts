@@ -413,9 +413,13 @@ test('a session streams its organization, or another it is a member of by organi
     headers: { 'x-organization-id': server.organizationId },
   });
   assert.equal(contradicting.status, 400);
-  // A key reaches its own organization only, whichever way another is named.
+  // A key reaches its own organization only, whichever way another is named: that organization is refused (400), the key is not.
   const keyElsewhere = await openStream(server, `/v1/events/stream?organization_id=${stranger.organizationId}`, { key: server.apiKey });
-  assert.equal(keyElsewhere.status, 401);
+  assert.equal(keyElsewhere.status, 400);
+  assert.deepEqual(
+    keyElsewhere.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/organization_id']],
+  );
 });
 
 test('a stream ends within a heartbeat once its session is revoked or its key deleted; until then keep-alive comments come', async () => {
@@ -498,6 +502,44 @@ test('a client that stops reading while its backlog is sent is dropped at the ne
   );
   socket.resume();
   await eventually('the connection to end', () => ended || undefined);
+});
+
+test('open streams are capped per credential and per organization: past a cap 429 with Retry-After, and a closed one makes room', async () => {
+  const capped = await startTestServer({
+    env: { EVENT_STREAM_MAX_PER_CREDENTIAL: '2', EVENT_STREAM_MAX_PER_ORGANIZATION: '3', EVENT_STREAM_HEARTBEAT_MS: String(HEARTBEAT_MS) },
+  });
+  const open: Stream[] = [];
+  const stream = async (as: As) => {
+    const opened = await openStream(capped, '/v1/events/stream', as);
+    if (opened.status === 200) open.push(opened);
+    return opened;
+  };
+  const isCapRefusal = (refused: Stream, variable: string) => {
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After');
+    assert.equal(refused.body.code, 'rate_limited');
+    assert.match(refused.body.detail, new RegExp(variable));
+  };
+  try {
+    const second = await createKeyWith(capped, ['webhooks:read']);
+    const cookie = await loginCookie(capped);
+    assert.deepEqual([(await stream({ key: capped.apiKey })).status, (await stream({ key: capped.apiKey })).status], [200, 200]);
+    isCapRefusal(await stream({ key: capped.apiKey }), 'EVENT_STREAM_MAX_PER_CREDENTIAL');
+    // Another credential of the organization: one more place, then the organization's cap.
+    assert.equal((await stream({ key: second })).status, 200);
+    isCapRefusal(await stream({ key: second }), 'EVENT_STREAM_MAX_PER_ORGANIZATION');
+    isCapRefusal(await stream({ cookie }), 'EVENT_STREAM_MAX_PER_ORGANIZATION');
+    // Another organization is not held back by this one's streams.
+    const stranger = await createOtherOrganization(capped, 'stream-cap');
+    assert.equal((await stream({ key: stranger.apiKey })).status, 200);
+    // A stream the client closes gives its place back.
+    open.shift()!.close();
+    await eventually('the closed stream to give its place back', async () => (await stream({ key: capped.apiKey })).status === 200);
+  } finally {
+    for (const s of open) s.close();
+    await capped.close();
+  }
 });
 
 test('closing the server ends its open streams at once instead of waiting on them', async () => {

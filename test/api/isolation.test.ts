@@ -399,9 +399,8 @@ const ROWS: Record<string, Row> = {
     probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'],
   },
   'POST /v1/oauth/revoke': {
-    kind: 'id',
-    body: { token: '{{accessToken}}' },
-    probe: ['POST /v1/oauth/introspect {"token":"{accessToken}"}'],
+    kind: 'no tenant data',
+    why: "public: the token is the credential, and whoever holds it may revoke it; client credentials, when sent, reach only that client's tokens (oauth-tokens.test.ts)",
   },
   'PATCH /v1/auth/account': { kind: 'no tenant data', why: "changes the caller's own account" },
   'POST /v1/auth/password': { kind: 'no tenant data', why: "changes the caller's own password" },

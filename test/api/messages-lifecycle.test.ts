@@ -9,6 +9,7 @@ import {
   customerWrites,
   eventsOf,
   officialChannel,
+  outsideOfficialChannel,
   postOfficialStatuses,
   send,
   waitForStatus,
@@ -67,7 +68,14 @@ test('outside the 24-hour window only templates are allowed; a customer message 
   assert.equal(refused.status, 422);
   assert.equal(refused.body.code, 'window_closed');
   assert.match(refused.body.detail, /24-hour customer service window/);
-  assert.match(refused.body.detail, /template/);
+  assert.match(refused.body.detail, /send a template message \(type template\)/);
+  // What to do about it: a sandbox channel's customer can be played writing first, and the answer names the route.
+  assert.match(refused.body.detail, /POST \/sandbox\/inbound/);
+  const outside = await outsideOfficialChannel(server, 'outside');
+  const elsewhere = await send(server, { channel_id: outside.id, to, type: 'text', content: { body: 'hi' } });
+  assert.equal(elsewhere.body.code, 'window_closed', elsewhere.text);
+  assert.match(elsewhere.body.detail, /send a template message \(type template\)/);
+  assert.doesNotMatch(elsewhere.body.detail, /sandbox/, 'a channel of a real provider has no sandbox to play customers');
   await customerWrites(server, channel.id, to, 'text', { body: 'Hi, is my order ready?' });
   const ok = await send(server, { channel_id: channel.id, to, type: 'text', content: { text: { body: 'Yes, it is!' } } });
   assert.equal(ok.status, 201, ok.text);

@@ -28,7 +28,7 @@ import {
   type ApiResponse,
   type TestServer,
 } from '../harness.ts';
-import { createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
+import { createGrant, createOAuthClient, type ClientFixture } from '../oauth-client-fixture.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
 const clock = movableClock();
@@ -74,6 +74,19 @@ const form = (body: Record<string, string>, headers: Record<string, string> = {}
     contentType: 'application/x-www-form-urlencoded',
     headers,
   });
+
+/** A code exchanged at the token endpoint by the fixture client, as approvedCode made it, with any parameter changed or (undefined) left out. */
+function exchange(approved: { code: string; verifier: string }, changes: Record<string, string | undefined> = {}) {
+  const params: Record<string, string | undefined> = {
+    grant_type: 'authorization_code',
+    code: approved.code,
+    redirect_uri: client.redirectUris[0]!,
+    code_verifier: approved.verifier,
+    client_id: client.clientId,
+    ...changes,
+  };
+  return form(Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined)));
+}
 
 /** Starts a device flow for the client and returns the device's answer. */
 async function startDevice(of: ClientFixture, scope?: string) {
@@ -247,7 +260,7 @@ async function tokenRow(token: string) {
   return row!;
 }
 
-test('code flow with PKCE through openid-client; a wrong verifier or redirect_uri is refused; a reused code kills its tokens', async () => {
+test('code flow with PKCE through openid-client; a wrong verifier or redirect_uri is refused and spends the code; a reused code kills its tokens', async () => {
   const config = await discover(client);
   const good = await approvedCode(config, client);
   const tokens = remember(
@@ -258,13 +271,7 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   assert.equal((await channels(tokens.access_token)).status, 200);
 
   // The same code again: refused, and every token it produced is revoked.
-  const replay = await form({
-    grant_type: 'authorization_code',
-    code: good.code,
-    redirect_uri: client.redirectUris[0]!,
-    code_verifier: good.verifier,
-    client_id: client.clientId,
-  });
+  const replay = await exchange(good);
   assert.equal(replay.status, 400);
   assert.equal(replay.body.error, 'invalid_grant');
   assert.match(replay.body.error_description, /already used/);
@@ -272,43 +279,39 @@ test('code flow with PKCE through openid-client; a wrong verifier or redirect_ur
   const refreshed = await form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.clientId });
   assert.equal(refreshed.body.error, 'invalid_grant');
 
-  // A wrong verifier, then a wrong redirect_uri: refused, nothing issued, and the code still works.
-  const other = await approvedCode(config, client);
+  // A wrong verifier, a wrong redirect_uri, a missing verifier: refused, nothing issued, and the code is
+  // spent (a failed exchange consumes it), so the right verifier afterwards gets nothing.
   const before = await tokenCount();
+  const wrongVerifier = await approvedCode(config, client);
   await oauthFailure(
-    oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedState: other.state }),
+    oidc.authorizationCodeGrant(config, wrongVerifier.callback, {
+      pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+      expectedState: wrongVerifier.state,
+    }),
     'invalid_grant',
   );
-  const wrongRedirect = await form({
-    grant_type: 'authorization_code',
-    code: other.code,
-    redirect_uri: 'http://127.0.0.1:53682/elsewhere',
-    code_verifier: other.verifier,
-    client_id: client.clientId,
-  });
-  assert.equal(wrongRedirect.body.error, 'invalid_grant');
-  assert.match(wrongRedirect.body.error_description, /redirect_uri/);
-  const noVerifier = await form({
-    grant_type: 'authorization_code',
-    code: other.code,
-    redirect_uri: client.redirectUris[0]!,
-    client_id: client.clientId,
-  });
-  assert.equal(noVerifier.body.error, 'invalid_grant');
+  const wrongRedirect = await approvedCode(config, client);
+  const redirectRefused = await exchange(wrongRedirect, { redirect_uri: 'http://127.0.0.1:53682/elsewhere' });
+  assert.equal(redirectRefused.body.error, 'invalid_grant');
+  assert.match(redirectRefused.body.error_description, /redirect_uri/);
+  const noVerifier = await approvedCode(config, client);
+  const verifierMissing = await exchange(noVerifier, { code_verifier: undefined });
+  assert.equal(verifierMissing.body.error, 'invalid_grant');
+  assert.match(verifierMissing.body.error_description, /code_verifier is missing/);
+  for (const spent of [wrongVerifier, wrongRedirect, noVerifier]) {
+    const again = await exchange(spent);
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.error, 'invalid_grant');
+    assert.match(again.body.error_description, /already used/);
+  }
   assert.equal(await tokenCount(), before);
-  remember(await oidc.authorizationCodeGrant(config, other.callback, { pkceCodeVerifier: other.verifier, expectedState: other.state }));
 
   // Another client cannot redeem the code; an expired code is refused.
   const late = await approvedCode(config, client);
   const thief = await createOAuthClient(server);
-  const stolen = await form({
-    grant_type: 'authorization_code',
-    code: late.code,
-    redirect_uri: client.redirectUris[0]!,
-    code_verifier: late.verifier,
-    client_id: thief.clientId,
-  });
+  const stolen = await exchange(late, { client_id: thief.clientId });
   assert.equal(stolen.body.error, 'invalid_grant');
+  assert.match(stolen.body.error_description, /unknown/);
   clock.advance(61_000);
   await oauthFailure(
     oidc.authorizationCodeGrant(config, late.callback, { pkceCodeVerifier: late.verifier, expectedState: late.state }),
@@ -510,7 +513,7 @@ test('introspection: confidential clients see their own tokens, credentials with
   assert.deepEqual(await oidc.tokenIntrospection(config, tokens.access_token), { active: false });
 });
 
-test('revocation: the client revokes its access token alone, a refresh token with its grant; unknown tokens are fine', async () => {
+test('revocation: the client or the holder revokes an access token alone, a refresh token with its grant; unknown tokens are fine', async () => {
   const config = await discover(client);
   const a = await deviceTokens(client, [server.organizationId]);
   const b = remember(await oidc.refreshTokenGrant(config, a.refresh_token!));
@@ -533,9 +536,47 @@ test('revocation: the client revokes its access token alone, a refresh token wit
   for (const token of [b.refresh_token!, 'pla_unknown', 'whatever']) {
     assert.equal((await request(server, 'POST', '/v1/oauth/revoke', { body: { token, client_id: client.clientId } })).status, 200);
   }
-  const anonymous = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: a.access_token } });
-  assert.equal(anonymous.status, 400);
-  assert.equal(anonymous.body.error, 'invalid_request');
+
+  // The spec's body alone, no client credentials: holding the token is the proof (RFC 7009's body, as
+  // large providers accept it). An access token goes alone, a refresh token with its grant.
+  const c = await deviceTokens(client, [server.organizationId]);
+  const d = remember(await oidc.refreshTokenGrant(config, c.refresh_token!));
+  const bare = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: d.access_token, token_type_hint: 'access_token' } });
+  assert.equal(bare.status, 200, bare.text);
+  assert.deepEqual(bare.body, {});
+  assert.equal((await channels(d.access_token)).status, 401, 'revoked by its holder');
+  assert.equal((await channels(c.access_token)).status, 200, 'only that access token');
+  const bareForm = await request(server, 'POST', '/v1/oauth/revoke', {
+    rawBody: new URLSearchParams({ token: d.refresh_token!, token_type_hint: 'refresh_token' }).toString(),
+    contentType: 'application/x-www-form-urlencoded',
+  });
+  assert.equal(bareForm.status, 200, bareForm.text);
+  assert.equal((await channels(c.access_token)).status, 401, 'the refresh token took its grant');
+  for (const token of ['pla_unknown', 'whatever', d.access_token]) {
+    const res = await request(server, 'POST', '/v1/oauth/revoke', { body: { token, token_type_hint: 'access_token' } });
+    assert.equal(res.status, 200, `${token}: ${res.text}`);
+  }
+  // Client credentials, when given, must hold: a wrong secret or an unknown client is 401, and the token stays.
+  const confidential = await createOAuthClient(server, { type: 'confidential', name: 'Revoker', scopes: ['channels:read'] });
+  const owner = await findUserByEmail(server.container.database.db, OWNER_EMAIL);
+  const granted = await createGrant(server, { client: confidential, userId: owner!.id, organizationIds: [server.organizationId] });
+  const e = { access_token: granted.accessToken };
+  const basic = (secret: string) => `Basic ${Buffer.from(`${confidential.clientId}:${secret}`).toString('base64')}`;
+  const wrongSecret = await request(server, 'POST', '/v1/oauth/revoke', {
+    body: { token: e.access_token },
+    headers: { authorization: basic('not-the-secret') },
+  });
+  assert.equal(wrongSecret.status, 401, wrongSecret.text);
+  assert.equal(wrongSecret.body.error, 'invalid_client');
+  const unknownClient = await request(server, 'POST', '/v1/oauth/revoke', { body: { token: e.access_token, client_id: 'pcl_nobody' } });
+  assert.equal(unknownClient.status, 401, unknownClient.text);
+  assert.equal((await channels(e.access_token)).status, 200, 'a refused revocation leaves the token');
+  const right = await request(server, 'POST', '/v1/oauth/revoke', {
+    body: { token: e.access_token },
+    headers: { authorization: basic(confidential.secret!) },
+  });
+  assert.equal(right.status, 200, right.text);
+  assert.equal((await channels(e.access_token)).status, 401);
 });
 
 test('bad input at the token endpoint: the documented OAuth error, nothing stored', async () => {

@@ -1,7 +1,7 @@
 /**
  * Liveness (GET /livez: the process answers, whatever the database does) and readiness (GET
  * /readyz: 503 while the database does not answer or while migrations are being applied to it).
- * The database cut under running processes is in test/process/probes.test.ts.
+ * The database cut under running processes is in test/process/database-outage.test.ts.
  */
 // stores: both
 import assert from 'node:assert/strict';

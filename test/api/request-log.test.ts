@@ -1,6 +1,6 @@
 /**
  * One log line per request at the default level (info), written when the answer is sent; none for a
- * successful health check or probe (a failing probe is quiet too: test/process/probes.test.ts), one for
+ * successful health check or probe (a failing probe is quiet too: test/process/database-outage.test.ts), one for
  * a failing health check or a refused metrics read.
  */
 import assert from 'node:assert/strict';

@@ -48,6 +48,12 @@ describe('endpoints', () => {
       [...EVENT_TYPES],
     );
     for (const t of event_types) assert.ok(t.description.length > 10 && typeof t.example === 'object', t.type);
+    // A type nothing emits yet says so (the catalogue's flag; test/code/event-sources.unit.test.ts holds it to the code).
+    assert.deepEqual(
+      event_types.filter((t: { reserved: boolean }) => t.reserved).map((t: { type: string }) => t.type),
+      ['commerce.order.updated'],
+    );
+    for (const t of event_types) assert.equal(typeof t.reserved, 'boolean', t.type);
     assert.equal(delivery.timeout_ms, 500);
     assert.deepEqual(delivery.retry_delays_ms, [0, 5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
     assert.equal(delivery.secret_rotation_overlap_ms, 24 * 3600 * 1000);
@@ -167,7 +173,7 @@ describe('test sends', () => {
     assert.ok(got, 'the receiver got it');
     assert.equal(got.headers['x-parley-webhook-test'], 'true');
     assert.equal(got.headers['webhook-event-type'], 'template.status_update');
-    assert.deepEqual(verifyWith(created.secret, got), { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' });
+    assert.deepEqual(verifyWith(created.secret, got), { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' });
 
     receiver.answer(() => ({ status: 500, body: 'x'.repeat(10_000) }));
     const failed = await request(server, 'POST', `${BASE}/endpoints/${created.id}/test`, {

@@ -1,7 +1,8 @@
 /**
  * Event replay: GET /v1/events lists the organization's events in commit order with an opaque cursor
  * that is always returned, so a reader can keep it and read on later without missing an event whose
- * transaction committed late; retention deletes old events with their deliveries and attempts.
+ * transaction committed late (or newest first with order=desc, for people reading the log); retention
+ * deletes old events with their deliveries and attempts.
  */
 // stores: both
 import assert from 'node:assert/strict';
@@ -92,6 +93,57 @@ test('pages through the events oldest first with a cursor that is always set; re
   assert.deepEqual(since.seen, []);
   assert.equal((await request(server, 'GET', '/v1/events?cursor=not-ours', { key: other.apiKey })).status, 400);
   assert.equal((await request(server, 'GET', '/v1/events?type=nope', { key: other.apiKey })).status, 400);
+});
+
+test('order=desc: newest first, the cursor reading on into older events; the cursors of one order are refused by the other and by the stream', async () => {
+  const other = await createOtherOrganization(server, 'newest-first');
+  const ids = [];
+  for (const status of ['a', 'b', 'c', 'd', 'e']) ids.push(await emit(other.organizationId, status));
+  await emit(server.organizationId, 'not theirs');
+  const newest = await eventually('the events to be sequenced', async () => {
+    const all = await eventsAfter(other.apiKey, undefined, '&order=desc');
+    return all.seen.length === 5 ? all : undefined;
+  });
+  assert.deepEqual(
+    newest.seen.map((e) => e.id),
+    [...ids].reverse(),
+    'newest first, every one once across the pages',
+  );
+  const first = await readAll(other.apiKey, '&order=desc');
+  assert.deepEqual(
+    first.data.map((e) => e.data.status),
+    ['e', 'd'],
+  );
+  assert.equal(first.meta.has_more, true);
+  const second = await readAll(other.apiKey, '&order=desc', first.meta.next_cursor);
+  assert.deepEqual(
+    second.data.map((e) => e.data.status),
+    ['c', 'b'],
+  );
+  // The type filter, newest first too.
+  await emit(other.organizationId, 'f');
+  const filtered = await eventually('the new event', async () => {
+    const page = await readAll(other.apiKey, '&order=desc&type=conversation.updated');
+    return page.data[0]?.data.status === 'f' ? page : undefined;
+  });
+  assert.equal(filtered.data.length, 2);
+  assert.deepEqual((await readAll(other.apiKey, '&order=desc&type=message.new')).data, []);
+
+  // A cursor means "after" in one order and "before" in the other: each is refused where it would mislead.
+  const ascCursor = (await readAll(other.apiKey)).meta.next_cursor;
+  const wrongWay = await request(server, 'GET', `/v1/events?order=desc&cursor=${ascCursor}`, { key: other.apiKey });
+  assert.equal(wrongWay.status, 400, wrongWay.text);
+  assert.deepEqual(
+    wrongWay.body.errors.map((e: { pointer: string; location: string }) => [e.location, e.pointer]),
+    [['query', '/cursor']],
+  );
+  const backwards = await request(server, 'GET', `/v1/events?cursor=${first.meta.next_cursor}`, { key: other.apiKey });
+  assert.equal(backwards.status, 400, backwards.text);
+  const stream = await request(server, 'GET', `/v1/events/stream?cursor=${first.meta.next_cursor}`, { key: other.apiKey });
+  assert.equal(stream.status, 400, stream.text);
+  const bad = await request(server, 'GET', '/v1/events?order=sideways', { key: other.apiKey });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /order/);
 });
 
 test('an event whose transaction commits late comes after the cursor, not before it (PostgreSQL: real concurrent transactions)', async (t) => {

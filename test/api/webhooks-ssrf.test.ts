@@ -47,6 +47,10 @@ test('create and update refuse plain http, private, loopback and link-local targ
     assert.equal(res.status, 400, `${url}: ${res.text}`);
     assert.match(res.body.detail, reason, url);
     assert.equal(res.body.errors[0].pointer, '/url');
+    // What would let a local receiver through is named; credentials in a URL are never let through.
+    const named = /ALLOW_PRIVATE_NETWORK_TARGETS=true/;
+    if (reason.source === 'credentials') assert.doesNotMatch(res.body.detail, named, url);
+    else assert.match(res.body.errors[0].message, named, url);
   }
   // A public address is fine (an IP literal: no DNS needed here).
   const ok = await request(server, 'POST', `${BASE}/endpoints`, {

@@ -10,6 +10,7 @@ import { appendFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import {
   DisconnectReason,
+  getCodeFromWSError,
   proto,
   type AnyMessageContent,
   type AuthenticationState,
@@ -40,6 +41,8 @@ export type ScriptedSocket = EngineSocket & {
   open(): void;
   /** Closes the connection with the library's DisconnectReason code. */
   close(code: number, message?: string): void;
+  /** The connection fails with a network error (NETWORK_ERRORS), surfaced as the library surfaces it. */
+  fail(networkError: Error): void;
   /** A customer's text arrives (messages.upsert, a proto.WebMessageInfo). */
   receiveText(from: string, text: string, id?: string): WAMessage;
   /** Acks of one of our own sends (messages.update with the library's WebMessageInfo.Status). */
@@ -55,6 +58,11 @@ export type ScriptedSocketsOptions = {
   autoPair?: { phone: string; name?: string };
   /** Called with each record of a socket opening or ending (for the process tests' file). */
   record?: (entry: { event: 'open' | 'end'; channelId: string; at: number }) => void;
+  /**
+   * The network error each new socket's connection fails with, before any QR (NETWORK_ERRORS): a
+   * machine that cannot reach the service. A test may set it and clear it as it goes.
+   */
+  unreachable?: Error;
   /** Numbers onWhatsApp answers as not on the service. */
   notOnNetwork?: Set<string>;
   /** The library store's privacy id → phone jid mapping (`<lid>@lid` → `digits@s.whatsapp.net`). */
@@ -70,6 +78,55 @@ export function boomLike(statusCode: number, message: string): Error {
   });
 }
 
+/**
+ * The library's error for a connection the network refused (its socket.js mapWebSocketError): a Boom
+ * whose data is the WebSocket's own error, with the status code the library gives it
+ * (getCodeFromWSError: 408 for Node's `E…` codes and timeouts, 500 for the rest, such as a
+ * certificate the TLS layer refused).
+ */
+export function libraryConnectionError(networkError: Error): Error {
+  return Object.assign(boomLike(getCodeFromWSError(networkError), `WebSocket Error (${networkError.message})`), { data: networkError });
+}
+
+const nodeError = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
+
+/** Node's errors for a connection that cannot be made, as dns, net, tls and ws raise them (see network-failures.unit.test.ts for the real ones). */
+export const NETWORK_ERRORS = {
+  dns: () =>
+    nodeError('getaddrinfo ENOTFOUND web.whatsapp.com', {
+      code: 'ENOTFOUND',
+      errno: -3008,
+      syscall: 'getaddrinfo',
+      hostname: 'web.whatsapp.com',
+    }),
+  dnsAgain: () =>
+    nodeError('getaddrinfo EAI_AGAIN web.whatsapp.com', {
+      code: 'EAI_AGAIN',
+      errno: -3001,
+      syscall: 'getaddrinfo',
+      hostname: 'web.whatsapp.com',
+    }),
+  networkUnreachable: () =>
+    nodeError('connect ENETUNREACH 157.240.0.53:443 - Local (0.0.0.0:0)', {
+      code: 'ENETUNREACH',
+      errno: -101,
+      syscall: 'connect',
+      address: '157.240.0.53',
+      port: 443,
+    }),
+  refused: () =>
+    nodeError('connect ECONNREFUSED 157.240.0.53:443', {
+      code: 'ECONNREFUSED',
+      errno: -111,
+      syscall: 'connect',
+      address: '157.240.0.53',
+      port: 443,
+    }),
+  /** A certificate the TLS layer refused (an intercepting proxy): no `E…` code, so the library gives it 500. */
+  tlsCertificate: () => nodeError('self-signed certificate in certificate chain', { code: 'SELF_SIGNED_CERT_IN_CHAIN' }),
+  handshakeTimeout: () => new Error('Opening handshake has timed out'),
+};
+
 const soon = (fn: () => void) => setImmediate(fn);
 
 export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
@@ -83,6 +140,13 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       // The library merges creds updates into its creds before anyone hears of them.
       if (event === 'creds.update') Object.assign(auth.creds, data);
       for (const listener of [...(listeners.get(event) ?? [])]) (listener as (arg: SocketEvents[K]) => void)(data);
+    };
+    const closeWith = (error: Error) => {
+      if (!socket.ended) {
+        socket.ended = true;
+        options.record?.({ event: 'end', channelId, at: Date.now() });
+      }
+      emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date() } });
     };
     const socket: ScriptedSocket = {
       channelId,
@@ -124,11 +188,10 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
         emit('connection.update', { connection: 'open', isNewLogin: false });
       },
       close(code, message = 'Connection Closed') {
-        if (!socket.ended) {
-          socket.ended = true;
-          options.record?.({ event: 'end', channelId, at: Date.now() });
-        }
-        emit('connection.update', { connection: 'close', lastDisconnect: { error: boomLike(code, message), date: new Date() } });
+        closeWith(boomLike(code, message));
+      },
+      fail(networkError) {
+        closeWith(libraryConnectionError(networkError));
       },
       receiveText(from, text, id = '3A' + randomBytes(9).toString('hex').toUpperCase()) {
         const message = proto.WebMessageInfo.fromObject({
@@ -188,6 +251,7 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
     soon(() => {
       if (socket.ended) return;
       emit('connection.update', { connection: 'connecting' });
+      if (options.unreachable) return socket.fail(options.unreachable);
       const paired = Boolean(auth.creds.me);
       if (!paired && options.autoPair) {
         const phone = options.autoPair;

@@ -685,7 +685,6 @@ export function checkAnswer(
     fail('undocumented status', text.slice(0, 300));
     return failures;
   }
-  if (status === 431) return failures;
   const media = mediaOf(contentType);
   if (documented.media !== media && !(documented.media === undefined && text === '')) {
     fail('media type', `documented ${documented.media ?? '(no body)'}, sent ${media ?? '(none)'}: ${text.slice(0, 200)}`);
@@ -729,6 +728,12 @@ const SANDBOX_BODY_KEYS = [
   'callback_url',
   'status',
   'id',
+  // /sandbox/template-event
+  'event',
+  'reason',
+  'other_info',
+  'rejection_info',
+  'disable_date',
 ];
 
 /** Requests for the sandbox's hidden routes, built from the server's route table. */

@@ -170,13 +170,30 @@ test('loadConfig: APP_URL follows BASE_URL (or PORT), and empty or blank values 
   assert.equal(loadConfig({ PORT: ' ' }).port, 8080);
   assert.equal(blank.rateLimitPerMinute, 6000);
   assert.equal(blank.shutdownTimeoutMs, 10_000);
-  assert.equal(loadConfig({ TRUST_PROXY: 'yes', ROLES: ' worker ' }).trustProxy, true);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: 'yes', ROLES: ' worker ' }).trustProxy, { hops: 1 });
   assert.deepEqual(loadConfig({ ROLES: ' worker ' }).roles, ['worker']);
   assert.deepEqual(loadConfig({ ROLES: 'api', DATABASE_URL: 'postgres://db/parley' }).roles, ['api']);
   assert.throws(
     () => loadConfig({ ROLES: 'api' }),
     (err: Error & { problems?: string[] }) => (err.problems?.[0] ?? '').startsWith('ROLES: the embedded database serves one process'),
   );
+});
+
+test('loadConfig: TRUST_PROXY is off, one proxy (true), a number of proxies, or the proxies by address', () => {
+  const trust = (value: string | undefined) => loadConfig({ TRUST_PROXY: value }).trustProxy;
+  for (const off of [undefined, 'false', 'no', 'off', '0']) assert.equal(trust(off), false, String(off));
+  for (const one of ['true', 'TRUE', 'yes', 'on', '1']) assert.deepEqual(trust(one), { hops: 1 }, one);
+  assert.deepEqual(trust('3'), { hops: 3 });
+  assert.deepEqual(trust(' 10.0.0.1, 172.16.0.0/12 ,fd00::/8,loopback'), {
+    proxies: ['10.0.0.1', '172.16.0.0/12', 'fd00::/8', 'loopback'],
+  });
+  for (const bad of ['maybe', '100', '-1', '10.0.0.0/33', ',', '10.0.0.1,nope', '127.1']) {
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: bad }),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 1 && err.problems[0]!.startsWith('TRUST_PROXY: expects '),
+      bad,
+    );
+  }
 });
 
 test('loadConfig: every bad variable is named at once, each with what it expects', () => {
@@ -200,7 +217,11 @@ test('loadConfig: every bad variable is named at once, each with what it expects
   assert.deepEqual(named, ['BASE_URL', 'DATABASE_URL', 'LOG_LEVEL', 'PORT', 'ROLES', 'TRUST_PROXY']);
   for (const problem of error.problems) assert.match(problem, /^[A-Z_]+: expects .+ \((got ".*"|value hidden)\)$/, problem);
   assert.ok(error.problems.includes('PORT: expects a port number (got "abc")'));
-  assert.ok(error.problems.includes('TRUST_PROXY: expects true or false (got "maybe")'));
+  assert.ok(
+    error.problems.some(
+      (p) => p.startsWith('TRUST_PROXY: expects true (one proxy), false, a number of proxies') && p.endsWith('(got "maybe")'),
+    ),
+  );
   // Out-of-range and empty-list values say what is expected too, not a generic message.
   for (const [name, value] of [
     ['PORT', '70000'],

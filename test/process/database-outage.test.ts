@@ -5,6 +5,10 @@
  * reaches it through, then restored. The processes stay up; requests meanwhile answer 503 problems
  * with Retry-After within the configured wait; health names the database; afterwards everything
  * resumes by itself, and every message acknowledged reaches the provider exactly once and is sent.
+ * The same processes' probes are checked on the way (they share this topology rather than start one of
+ * their own): every process ready with its metrics, a worker-only process serving the probes and
+ * nothing else, not ready (503 naming the database) while it is cut yet alive all along, ready again
+ * after, no probe request logged at info, and a clean exit on SIGTERM at the end.
  * PostgreSQL only (the embedded database cannot go away on its own).
  */
 // stores: postgres
@@ -17,6 +21,7 @@ import { DatabaseUnavailableError } from '../../src/db/errors.ts';
 import { randomToken } from '../../src/lib/crypto.ts';
 import { createTestDatabaseUrl, freePort, request, TEST_DATABASE_SERVER_URL } from '../harness.ts';
 import { eventually } from '../eventually.ts';
+import { parseExposition } from '../metrics-text.ts';
 import {} from '../messages-helpers.ts';
 import { createDeployment, runService, startService, usingPostgres, type ServiceProcess } from './service.ts';
 import { startTcpProxy, throughProxy } from './tcp-proxy.ts';
@@ -70,9 +75,16 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       });
       processes.push(api);
       if (layout === 'api + worker') {
-        const worker = await runService({ dataDir: deployment.dataDir, env: { ...env, ROLES: 'worker', PORT: String(await freePort()) } });
+        const worker = await runService({ dataDir: deployment.dataDir, port: await freePort(), env: { ...env, ROLES: 'worker' } });
         processes.push(worker);
         await worker.waitForLog('worker started', 60_000);
+      }
+      await probesReady(processes);
+      if (layout === 'api + worker') {
+        // The worker serves the probes and nothing else.
+        const other = await get(processes[1]!, '/v1/channels');
+        assert.equal(other.status, 404);
+        assert.match(other.text, /worker process serves \/livez, \/readyz and \/metrics only/);
       }
       const server = { baseUrl: api.baseUrl };
       // Both kinds of provider: the gateway takes an idempotency key, the official API does not (a
@@ -148,6 +160,7 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       // Unreachable: every connection cut, new ones refused.
       phase = 'cut';
       proxy.cut();
+      const cutTime = Date.now();
       const cutAt = outcomes.length;
       await eventually(
         'refused sends while the database is unreachable',
@@ -167,6 +180,20 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
       const list = await timed(() => request(server, 'GET', '/v1/messages', { key: apiKey }));
       assert.equal(list.res.status, 503, list.res.text);
       assertUnavailable(list.res.body, list.res.headers.get('retry-after'), list.res.headers.get('content-type'));
+      // Every process: not ready (naming the database) within the wait, and alive.
+      for (const service of processes) {
+        const res = await eventually(
+          'readiness to fail',
+          async () => {
+            const r = await get(service, '/readyz');
+            return r.status === 503 ? r : undefined;
+          },
+          20_000,
+        );
+        assert.match(JSON.parse(res.text).reason, /database/);
+        assert.equal((await get(service, '/livez')).status, 200);
+      }
+      assert.ok(Date.now() - cutTime < WAIT_MS + 8000, `readiness took ${Date.now() - cutTime} ms to notice`);
       alive('while the database was unreachable');
 
       phase = 'restored';
@@ -181,6 +208,9 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
         30_000,
       );
       assert.equal(healthy.components.queue.status, 'up', JSON.stringify(healthy));
+      for (const service of processes) {
+        await eventually('readiness to come back', async () => ((await get(service, '/readyz')).status === 200 ? true : undefined), 30_000);
+      }
       // The outage is logged once each way, not once per connection or request.
       assert.equal(
         api.logs().filter((l) => l.msg.startsWith('database unreachable')).length,
@@ -258,6 +288,12 @@ for (const layout of ['api,worker', 'api + worker'] as const) {
         await provider.end();
       }
       alive('during the test');
+      // No probe left a line at info (successful or not): the outage itself is logged once each way.
+      for (const service of processes) {
+        const probeLines = service.logs().filter((l) => /\/(livez|readyz|metrics)\b/.test(JSON.stringify(l)));
+        assert.deepEqual(probeLines, []);
+      }
+      for (const service of processes) assert.deepEqual(await service.stop(), { code: 0, signal: null }, describe(service));
     } finally {
       stopping = true;
       for (const p of processes) p.kill();
@@ -448,4 +484,27 @@ async function gatewayChannel(server: { baseUrl: string }, apiKey: string): Prom
     (await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined,
   );
   return id;
+}
+
+async function get(service: ServiceProcess, path: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${service.baseUrl}${path}`, { signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, text: await res.text() };
+}
+
+/** Every process alive and ready, its metrics exposed with the families of both roles. */
+async function probesReady(processes: readonly ServiceProcess[]): Promise<void> {
+  for (const service of processes) {
+    assert.equal((await get(service, '/livez')).status, 200);
+    assert.equal((await get(service, '/readyz')).status, 200);
+    const metrics = await get(service, '/metrics');
+    assert.equal(metrics.status, 200, metrics.text);
+    const families = parseExposition(metrics.text).types;
+    for (const name of [
+      'parley_dispatch_sends_total',
+      'parley_webhook_attempts_total',
+      'parley_queue_ready_jobs',
+      'parley_nodejs_eventloop_lag_seconds',
+    ])
+      assert.ok(families.has(name), name);
+  }
 }

@@ -22,6 +22,8 @@ import {
 } from './service.ts';
 
 const CLI = path.join(ROOT, 'src', 'cli', 'reset-password.ts');
+/** As package.json's script runs it. */
+const HOOKS = path.join(ROOT, 'src', 'boot', 'module-hooks.ts');
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
@@ -33,7 +35,7 @@ function runCommand(deployment: Deployment, args: string[], port: number): Promi
     DATA_DIR: deployment.dataDir,
     ...deployment.env,
   };
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', HOOKS, CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

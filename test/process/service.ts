@@ -86,7 +86,9 @@ export async function runService(options: RunOptions): Promise<ServiceProcess> {
     ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
     ...options.env,
   };
-  const child = spawn(process.execPath, [MAIN, ...(options.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The test process's V8 flags (scripts/test.ts: WebAssembly by the baseline compiler only) apply to the services it starts.
+  const v8Flags = process.execArgv.filter((flag) => flag === '--liftoff-only');
+  const child = spawn(process.execPath, [...v8Flags, MAIN, ...(options.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let stdout = '';
   let stderr = '';

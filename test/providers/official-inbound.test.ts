@@ -169,9 +169,51 @@ test('interactive button, list and flow (nfm) replies and quick-reply buttons ke
     interactive: { type: 'nfm_reply', nfm_reply: { body: 'Sent', response_json: '{"note":"a\\u0000b"}' } },
   });
   assert.deepEqual(nul.content.response_json, { note: 'a\uFFFDb' }, 'text the database cannot store is replaced, as in the body');
-  const quick = inbound({ type: 'button', context, button: { payload: 'Unsubscribe', text: 'Unsubscribe' } });
-  assert.equal(quick.type, 'interactive');
-  assert.deepEqual(quick.content, { type: 'button_reply', id: 'Unsubscribe', title: 'Unsubscribe' });
+});
+
+test('a template quick-reply button stays a `button` message with its payload and text, apart from an interactive button_reply', () => {
+  const quick = inbound({ type: 'button', context, button: { payload: 'unsubscribe-42', text: 'Unsubscribe' } });
+  assert.equal(quick.type, 'button');
+  assert.deepEqual(quick.content, { payload: 'unsubscribe-42', text: 'Unsubscribe' });
+  assert.equal(quick.replyTo, 'wamid.asked');
+});
+
+test("a call permission reply keeps the customer's answer, whether it is permanent and when it lapses", () => {
+  const reply = inbound({
+    type: 'interactive',
+    context,
+    interactive: {
+      type: 'call_permission_reply',
+      call_permission_reply: { response: 'accept', is_permanent: false, expiration_timestamp: 1760000000, response_source: 'user_action' },
+    },
+  });
+  assert.equal(reply.type, 'interactive');
+  assert.deepEqual(reply.content, {
+    type: 'call_permission_reply',
+    response: 'accept',
+    is_permanent: false,
+    expiration_timestamp: 1760000000,
+    response_source: 'user_action',
+  });
+  const refused = inbound({
+    type: 'interactive',
+    context,
+    interactive: { type: 'call_permission_reply', call_permission_reply: { response: 'reject', is_permanent: true } },
+  });
+  assert.deepEqual(refused.content, { type: 'call_permission_reply', response: 'reject', is_permanent: true });
+});
+
+test('a forwarded message says so, and how often it was forwarded', () => {
+  const forwarded = inbound({ type: 'text', text: { body: 'look at this' }, context: { from: DISPLAY, id: 'wamid.x', forwarded: true } });
+  assert.deepEqual(forwarded.content, { body: 'look at this', forwarded: true });
+  const often = inbound({
+    type: 'image',
+    image: media,
+    context: { from: DISPLAY, id: 'wamid.y', forwarded: true, frequently_forwarded: true },
+  });
+  assert.equal(often.content.forwarded, true);
+  assert.equal(often.content.frequently_forwarded, true);
+  assert.equal(inbound({ type: 'text', text: { body: 'mine' } }).content.forwarded, undefined);
 });
 
 test('unsupported messages keep their error details', () => {
@@ -253,6 +295,133 @@ test('a system message about a changed number becomes a number change, not a cha
   const older = system({ body: 'changed', new_wa_id: '12195555359', type: 'customer_changed_number' });
   assert.equal(older[0]!.kind, 'contact.number_changed');
   assert.equal((older[0] as { to: string }).to, '12195555359');
+  const identity = system({
+    body: 'Sheena Nelson’s security code changed',
+    identity: 'DF2lS5v2W6x=',
+    customer: CUSTOMER,
+    type: 'customer_identity_changed',
+  });
+  assert.deepEqual(identity, [
+    {
+      kind: 'message.inbound',
+      ref: PHONE_ID,
+      providerMessageId: 'wamid.system',
+      from: CUSTOMER,
+      identities: [{ type: 'chatapp_id', value: CUSTOMER }],
+      timestamp: new Date(Number(TS) * 1000),
+      type: 'system',
+      content: { type: 'customer_identity_changed', body: 'Sheena Nelson’s security code changed', identity: 'DF2lS5v2W6x=' },
+      notice: true,
+    },
+  ]);
+  const renamed = system({ body: 'security code changed', user: CUSTOMER, type: 'user_identity_changed' });
+  assert.deepEqual((renamed[0] as { content: unknown }).content, { type: 'user_identity_changed', body: 'security code changed' });
+});
+
+test('statuses keep the pricing and conversation the provider reports; a deleted status deletes the message it names', () => {
+  const conversation = { id: '6ceb9d929c9bdc4f90e967a32f8639b4', expiration_timestamp: '1750350173', origin: { type: 'service' } };
+  const pricing = { billable: false, pricing_model: 'PMP', category: 'service', type: 'free_customer_service' };
+  const events = parse(
+    envelope('messages', {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: DISPLAY, phone_number_id: PHONE_ID },
+      statuses: [
+        { id: 'wamid.out', status: 'sent', timestamp: TS, recipient_id: CUSTOMER, conversation, pricing },
+        { id: 'wamid.in', status: 'deleted', timestamp: TS, recipient_id: CUSTOMER },
+      ],
+    }),
+  );
+  assert.deepEqual(events, [
+    {
+      kind: 'message.status',
+      ref: PHONE_ID,
+      providerMessageId: 'wamid.out',
+      status: 'sent',
+      timestamp: new Date(Number(TS) * 1000),
+      pricing,
+      conversation,
+    },
+    { kind: 'message.deleted', ref: PHONE_ID, providerMessageId: 'wamid.in', timestamp: new Date(Number(TS) * 1000) },
+  ]);
+});
+
+test('errors at the change level (system, app or account faults) are reported for the number, not dropped', () => {
+  const events = parse(
+    envelope('messages', {
+      messaging_product: 'whatsapp',
+      metadata: { display_phone_number: DISPLAY, phone_number_id: PHONE_ID },
+      errors: [
+        {
+          code: 130429,
+          title: 'Rate limit hit',
+          message: 'Rate limit hit',
+          error_data: { details: 'Message failed to send because there were too many messages sent from this phone number' },
+          href: '/documentation/business-messaging/whatsapp/support/error-codes',
+        },
+      ],
+    }),
+  );
+  assert.deepEqual(events, [
+    {
+      kind: 'channel.errors',
+      ref: PHONE_ID,
+      errors: [
+        {
+          code: '130429',
+          title: 'Rate limit hit',
+          message: 'Rate limit hit',
+          details: 'Message failed to send because there were too many messages sent from this phone number',
+          href: '/documentation/business-messaging/whatsapp/support/error-codes',
+        },
+      ],
+    },
+  ]);
+});
+
+test('the three group webhooks become group updates of the number, with what changed', () => {
+  const group = (field: string, item: Record<string, unknown>) =>
+    parse(
+      envelope(field, {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: DISPLAY, phone_number_id: PHONE_ID },
+        groups: [{ timestamp: 1750269342, group_id: 'Y2FwaV9ncm91cDox', request_id: '784D93D0C4', ...item }],
+      }),
+    );
+  const participants = [
+    { input: '16505551234', wa_id: '16505551234' },
+    { input: '16505551235', wa_id: '16505551235' },
+  ];
+  assert.deepEqual(
+    group('group_lifecycle_update', {
+      type: 'group_create',
+      subject: 'Launch',
+      description: 'Our launch group',
+      added_participants: participants,
+    }),
+    [
+      {
+        kind: 'group.update',
+        ref: PHONE_ID,
+        field: 'group_lifecycle_update',
+        groupId: 'Y2FwaV9ncm91cDox',
+        change: 'group_create',
+        requestId: '784D93D0C4',
+        details: { subject: 'Launch', description: 'Our launch group', added_participants: participants },
+        timestamp: new Date(1750269342 * 1000),
+      },
+    ],
+  );
+  const settings = group('group_settings_update', {
+    type: 'group_settings_update',
+    profile_picture: { mime_type: 'image/jpeg', sha256: 'SfInY0gGKTsJ' },
+  });
+  assert.deepEqual((settings[0] as { details: unknown }).details, { profile_picture: { mime_type: 'image/jpeg', sha256: 'SfInY0gGKTsJ' } });
+  for (const field of ['group_participants_update', 'group_participant_update']) {
+    const left = group(field, { type: 'group_remove_participants', removed_participants: participants });
+    assert.equal(left.length, 1, field);
+    assert.equal((left[0] as { change: string }).change, 'group_remove_participants');
+    assert.deepEqual((left[0] as { details: unknown }).details, { removed_participants: participants });
+  }
 });
 
 test('statuses, failed ones with their errors', () => {
@@ -294,6 +463,7 @@ test('statuses, failed ones with their errors', () => {
       status: 'delivered',
       timestamp: new Date(Number(TS) * 1000),
       callbackData: 'parley-id',
+      pricing: { billable: true, pricing_model: 'PMP', category: 'utility' },
     },
     {
       kind: 'message.status',
@@ -317,8 +487,8 @@ test('template status, category and quality updates name the business account an
         providerTemplateId: '1689556908129832',
         name: 'order_confirmation',
         language: 'en_US',
+        event: 'APPROVED',
         status: 'approved',
-        reason: undefined,
         category: 'UTILITY',
       },
     ],
@@ -436,4 +606,61 @@ test('number quality updates name the account and the display number: flagged an
   assert.equal(down.message, "the number's messaging limit was lowered to TIER_1K (was TIER_10K)");
   assert.deepEqual(quality({ event: 'THROUGHPUT_UPGRADE', current_limit: 'TIER_UNLIMITED' }), []);
   assert.deepEqual(quality({ event: 'UNFLAGGED', current_limit: 'TIER_10K' }), []);
+});
+
+test('every documented template event maps to a known status, or keeps it; none becomes a status of its own', () => {
+  const base = { message_template_id: 1689556908129832, message_template_name: 'order_confirmation', message_template_language: 'en_US' };
+  const decide = (event: string, extra: Record<string, unknown> = {}) => {
+    const [e] = parse(envelope('message_template_status_update', { event, ...base, reason: 'NONE', ...extra }));
+    return e as Extract<InboundEvent, { kind: 'template.status' }>;
+  };
+  const expected: Record<string, { status?: string; flagged?: boolean; archive?: true; restore?: true }> = {
+    APPROVED: { status: 'approved' },
+    PENDING: { status: 'pending' },
+    IN_APPEAL: { status: 'pending' },
+    REJECTED: { status: 'rejected' },
+    LIMIT_EXCEEDED: { status: 'rejected' },
+    PAUSED: { status: 'paused' },
+    DISABLED: { status: 'disabled' },
+    PENDING_DELETION: { status: 'disabled' },
+    DELETED: { status: 'disabled' },
+    ARCHIVED: { status: 'disabled', archive: true },
+    UNARCHIVED: { restore: true },
+    REINSTATED: { status: 'approved', flagged: false },
+    FLAGGED: { flagged: true },
+    LOCKED: {},
+    UNLOCKED: {},
+  };
+  for (const [event, want] of Object.entries(expected)) {
+    const e = decide(event);
+    assert.equal(e.kind, 'template.status', event);
+    assert.equal(e.event, event);
+    assert.equal(e.status, want.status, `${event}: status`);
+    assert.equal(e.flagged, want.flagged, `${event}: flagged`);
+    assert.equal(e.archive, want.archive, `${event}: archive`);
+    assert.equal(e.restore, want.restore, `${event}: restore`);
+    assert.equal(e.unknown, undefined, `${event} is documented`);
+  }
+
+  const unknown = normalizeOfficialWebhook(envelope('message_template_status_update', { event: 'SUNSET', ...base, reason: 'NONE' }));
+  assert.equal((unknown[0] as { status?: string }).status, undefined, 'an event the provider does not document is never a status');
+  assert.equal((unknown[0] as { unknown?: boolean }).unknown, true);
+  assert.equal((unknown[0] as { event: string }).event, 'SUNSET');
+
+  assert.equal(
+    decide('PAUSED', { other_info: { title: 'FIRST_PAUSE', description: 'Your WhatsApp message template has been paused for 3 hours.' } })
+      .reason,
+    'FIRST_PAUSE: Your WhatsApp message template has been paused for 3 hours.',
+    "a pause's title and description are its reason",
+  );
+  assert.equal(decide('FLAGGED', { reason: 'INCORRECT_CATEGORY' }).reason, 'INCORRECT_CATEGORY');
+  assert.equal(
+    decide('REJECTED', {
+      reason: 'INVALID_FORMAT',
+      rejection_info: { reason: 'Parameters are next to each other.', recommendation: 'Separate them with text.' },
+    }).reason,
+    'INVALID_FORMAT: Parameters are next to each other. Separate them with text.',
+  );
+  assert.equal(decide('DISABLED', { disable_info: { disable_date: 1751234563 } }).reason, 'disabled on 2025-06-29T22:02:43.000Z');
+  assert.equal(decide('APPROVED').reason, undefined, 'NONE is no reason');
 });

@@ -2,7 +2,8 @@
  * The official provider's webhook payloads, as zod schemas written from the fields its published
  * document (the `/whatsapp/webhooks` payloads of business-messaging-api v23.0) and its developer
  * reference (message_template_status_update, template_category_update, message_template_quality_update,
- * account_update, phone_number_quality_update) describe. Required fields are required; objects are
+ * account_update, phone_number_quality_update, the messages webhook's errors, system and call permission
+ * references, the group webhooks) describe. Required fields are required; objects are
  * strict where the document lists their fields, so an invented field fails.
  */
 import { z } from 'zod';
@@ -95,6 +96,16 @@ export const IncomingMessage = z.discriminatedUnion('type', [
         type: z.literal('nfm_reply'),
         nfm_reply: z.strictObject({ name: z.string().optional(), body: z.string(), response_json: z.string() }),
       }),
+      // The customer's answer to a call permission request (the calling reference).
+      z.strictObject({
+        type: z.literal('call_permission_reply'),
+        call_permission_reply: z.strictObject({
+          response: z.enum(['accept', 'reject']),
+          is_permanent: z.boolean().optional(),
+          expiration_timestamp: z.number().int().optional(),
+          response_source: z.enum(['user_action', 'automatic']).optional(),
+        }),
+      }),
     ]),
   }),
   z.strictObject({
@@ -113,9 +124,13 @@ export const IncomingMessage = z.discriminatedUnion('type', [
     type: z.literal('system'),
     system: z.strictObject({
       body: z.string(),
-      type: z.enum(['user_changed_number', 'customer_changed_number']),
+      type: z.enum(['user_changed_number', 'customer_changed_number', 'customer_identity_changed', 'user_identity_changed']),
       wa_id: digits.optional(),
       new_wa_id: digits.optional(),
+      // An identity change: the hash of the customer's new identity key, and whose it is.
+      identity: z.string().optional(),
+      customer: digits.optional(),
+      user: digits.optional(),
     }),
   }),
 ]);
@@ -130,7 +145,8 @@ const StatusError = z.strictObject({
 
 export const Status = z.strictObject({
   id: z.string().min(1),
-  status: z.enum(['sent', 'delivered', 'read', 'failed']),
+  // `deleted`: the customer deleted a message they sent (the status names that inbound message).
+  status: z.enum(['sent', 'delivered', 'read', 'failed', 'deleted']),
   timestamp: unixSeconds,
   recipient_id: digits,
   biz_opaque_callback_data: z.string().optional(),
@@ -150,8 +166,13 @@ const MessagesValue = z
     contacts: z.array(ContactProfile).optional(),
     messages: z.array(IncomingMessage).optional(),
     statuses: z.array(Status).optional(),
+    // System-, app- and account-level failures (the errors reference of the messages webhook).
+    errors: z.array(ErrorObject).optional(),
   })
-  .refine((v) => (v.messages?.length ?? 0) + (v.statuses?.length ?? 0) > 0, 'a messages change carries messages or statuses')
+  .refine(
+    (v) => (v.messages?.length ?? 0) + (v.statuses?.length ?? 0) + (v.errors?.length ?? 0) > 0,
+    'a messages change carries messages, statuses or errors',
+  )
   .refine((v) => !v.messages?.some((m) => m.type !== 'system') || (v.contacts?.length ?? 0) > 0, 'non-system messages come with contacts')
   .refine((v) => !v.statuses?.some((s) => s.status === 'failed' && !s.errors?.length), 'a failed status carries errors');
 
@@ -223,6 +244,29 @@ const QualityValue = z.strictObject({
   max_daily_conversations_per_business: z.string().optional(),
 });
 
+const GroupParticipant = z.strictObject({ input: z.string(), wa_id: z.string() });
+
+/** The group webhooks' value: one item per group event (the document's GroupValue and Groups). */
+const GroupValue = z.strictObject({
+  messaging_product: z.literal('whatsapp'),
+  metadata: Metadata,
+  groups: z
+    .array(
+      z.strictObject({
+        timestamp: z.union([z.number().int(), unixSeconds]),
+        group_id: z.string().min(1),
+        type: z.enum(['group_create', 'group_delete', 'group_settings_update', 'group_add_participants', 'group_remove_participants']),
+        request_id: z.string(),
+        subject: z.string().optional(),
+        description: z.string().optional(),
+        added_participants: z.array(GroupParticipant).optional(),
+        removed_participants: z.array(GroupParticipant).optional(),
+        profile_picture: z.strictObject({ mime_type: z.string(), sha256: z.string() }).optional(),
+      }),
+    )
+    .min(1),
+});
+
 const Change = z.discriminatedUnion('field', [
   z.strictObject({ field: z.literal('messages'), value: MessagesValue }),
   z.strictObject({ field: z.literal('message_template_status_update'), value: TemplateStatusValue }),
@@ -230,6 +274,11 @@ const Change = z.discriminatedUnion('field', [
   z.strictObject({ field: z.literal('message_template_quality_update'), value: TemplateQualityValue }),
   z.strictObject({ field: z.literal('account_update'), value: AccountUpdateValue }),
   z.strictObject({ field: z.literal('phone_number_quality_update'), value: QualityValue }),
+  z.strictObject({ field: z.literal('group_lifecycle_update'), value: GroupValue }),
+  z.strictObject({ field: z.literal('group_settings_update'), value: GroupValue }),
+  // The document's field enum names it group_participant_update, its example group_participants_update.
+  z.strictObject({ field: z.literal('group_participants_update'), value: GroupValue }),
+  z.strictObject({ field: z.literal('group_participant_update'), value: GroupValue }),
 ]);
 
 /** One webhook delivery: the business account's entries and their changes. */

@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { createKeyWith, request, startTestServer, type TestServer } from '../harness.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
 import { webhookProblems } from '../providers/official-webhooks.schema.ts';
 import { hmacHex, insertSandboxChannel, startReceiver, statusesOf, type Received, type Receiver } from './receiver.ts';
 
@@ -139,6 +140,70 @@ test('template sends: an approved template with the right parameters is accepted
   const id = ok.body.messages[0].id as string;
   const statuses = statusesOf(await receiver.waitFor((r) => statusesOf(r, id).length >= 1), id);
   assert.equal(statuses[0]!.pricing.category, 'utility');
+});
+
+test("the provider's later word on a template: /sandbox/template-event moves the sandbox's template and sends the documented webhook", async () => {
+  const made = await call('POST', `${number.wabaId}/message_templates`, {
+    name: 'later_word',
+    language: 'en_US',
+    category: 'UTILITY',
+    components: [{ type: 'BODY', text: 'Hello {{1}}', example: { body_text: [['Ana']] } }],
+  });
+  assert.equal(made.status, 200, made.text);
+  await receiver.waitFor((r) => changesOf(r, 'message_template_status_update').some((c) => c.value.message_template_name === 'later_word'));
+  const statusOf = async () => (await call('GET', `${number.wabaId}/message_templates?name=later_word`)).body.data[0].status as string;
+  const report = async (event: string, extra: Record<string, unknown> = {}) => {
+    const seen = changesOf(receiver.received, 'message_template_status_update').length;
+    const res = await request(server, 'POST', '/sandbox/template-event', {
+      key: server.apiKey,
+      body: { channel_id: channelId, name: 'later_word', language: 'en_US', event, ...extra },
+    });
+    assert.equal(res.status, 202, res.text);
+    const all = await receiver.waitFor((r) => changesOf(r, 'message_template_status_update').length > seen);
+    const update = changesOf(all, 'message_template_status_update').at(-1)!;
+    assertSigned(update.delivery);
+    assert.deepEqual(webhookProblems(update.delivery.json), [], update.delivery.raw);
+    assert.equal(update.value.event, event);
+    assert.equal(update.value.message_template_id, Number(made.body.id));
+    assert.equal(res.body.status, await statusOf(), 'the answer is what the template list now shows');
+    return update.value;
+  };
+  const paused = await report('PAUSED', { other_info: { title: 'FIRST_PAUSE', description: 'Paused for 3 hours.' } });
+  assert.deepEqual(paused.other_info, { title: 'FIRST_PAUSE', description: 'Paused for 3 hours.' });
+  assert.equal(await statusOf(), 'PAUSED');
+  await report('FLAGGED');
+  assert.equal(await statusOf(), 'PAUSED', 'a flag leaves the status');
+  await report('REINSTATED');
+  assert.equal(await statusOf(), 'APPROVED');
+  await report('ARCHIVED');
+  assert.equal(await statusOf(), 'ARCHIVED');
+  await report('UNARCHIVED');
+  assert.equal(await statusOf(), 'APPROVED', 'unarchived, it is what it was');
+  const disabled = await report('DISABLED', { disable_date: 1751234563 });
+  assert.deepEqual(disabled.disable_info, { disable_date: 1751234563 });
+  const rejected = await report('REJECTED', {
+    reason: 'INVALID_FORMAT',
+    rejection_info: { reason: 'Adjacent parameters.', recommendation: 'Add text.' },
+  });
+  assert.equal(rejected.reason, 'INVALID_FORMAT');
+  assert.deepEqual(rejected.rejection_info, { reason: 'Adjacent parameters.', recommendation: 'Add text.' });
+
+  const refused = (body: Record<string, unknown>) =>
+    request(server, 'POST', '/sandbox/template-event', {
+      key: server.apiKey,
+      body: { channel_id: channelId, name: 'later_word', language: 'en_US', ...body },
+    });
+  const unknown = await refused({ event: 'SUNSET' });
+  assert.equal(unknown.status, 400);
+  assert.match(unknown.body.error.message, /event must be one the provider documents/);
+  assert.equal((await refused({ event: 'DISABLED', disable_date: 'soon' })).status, 400);
+  assert.equal((await refused({ event: 'PAUSED', name: 'no_such_template' })).status, 404);
+  assert.equal((await refused({ event: 'PAUSED', channel_id: uuidv7() })).status, 404);
+  const readOnly = await createKeyWith(server, ['templates:read']);
+  assert.equal(
+    (await request(server, 'POST', '/sandbox/template-event', { key: readOnly, body: { channel_id: channelId, event: 'PAUSED' } })).status,
+    403,
+  );
 });
 
 test('a customer message through /sandbox/inbound arrives as a signed native webhook, and can be marked read', async () => {

@@ -127,8 +127,10 @@ test('a text send answers a wamid, then sent, delivered and read webhooks arrive
     assert.match(status.timestamp, /^\d{10}$/);
     assert.equal(status.errors, undefined);
   }
-  assert.equal(statuses[0]!.pricing.category, 'service');
+  assert.deepEqual(statuses[0]!.pricing, { billable: false, pricing_model: 'PMP', type: 'free_customer_service', category: 'service' });
   assert.equal(typeof statuses[0]!.conversation.id, 'string');
+  assert.match(statuses[0]!.conversation.expiration_timestamp, /^\d{10}$/, 'the conversation says when it expires with `sent`');
+  assert.deepEqual(statuses[0]!.conversation.origin, { type: 'service' });
 });
 
 test('recipient ending 0001 is accepted, then reported failed with 131026', async () => {

@@ -348,8 +348,11 @@ function sandboxFor(
   );
 }
 
+/** What connecting a verified channel needs: the database, and which providers the installation trusts. */
+export type ConnectDeps = Pick<ChannelDeps, 'db' | 'clock' | 'official' | 'sandbox' | 'baseUrl'>;
+
 /** Connects a channel its provider just vouched for, binding its number first; `in_use` leaves it in error. */
-export async function connectVerifiedChannel(deps: ChannelDeps, row: ChannelRow, reason: string): Promise<'connected' | 'in_use'> {
+export async function connectVerifiedChannel(deps: ConnectDeps, row: ChannelRow, reason: string): Promise<'connected' | 'in_use'> {
   if ((await bindNumber(deps, row)) === 'in_use') {
     await recordProviderFault(deps, row, NUMBER_IN_USE);
     return 'in_use';
@@ -373,7 +376,7 @@ function sameBase(a: string, b: string): boolean {
 }
 
 /** Binds a verified channel's number to it, unless another channel holds it. */
-async function bindNumber(deps: ChannelDeps, row: ChannelRow): Promise<'bound' | 'in_use' | 'unverifiable'> {
+async function bindNumber(deps: ConnectDeps, row: ChannelRow): Promise<'bound' | 'in_use' | 'unverifiable'> {
   if (!row.providerRef || !trustedProvider(deps, row)) return 'unverifiable';
   if (row.boundRef === row.providerRef) return 'bound';
   try {

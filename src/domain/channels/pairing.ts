@@ -36,7 +36,8 @@ export type PairingDeps = ProviderCallDeps & { callbackUrl(channel: ChannelRow):
 
 /** A provider refusal as the caller sees it: unavailable when worth retrying, else unsupported with the provider's words. */
 export function providerRefusal(error: ProviderError): DomainError {
-  return new DomainError(error.retryable ? 'unavailable' : 'unsupported', `provider refused: ${error.title} (code ${error.code})`, {
+  const said = error.retryable ? 'provider unavailable' : 'provider refused';
+  return new DomainError(error.retryable ? 'unavailable' : 'unsupported', `${said}: ${error.title} (code ${error.code})`, {
     extra: { provider_error: { code: error.code, title: error.title } },
   });
 }
@@ -112,7 +113,12 @@ export async function channelQr(deps: ProviderCallDeps, actor: Actor, input: { c
   const row = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(row.platform, 'channel.qr', 'channel qr');
   if (row.status === 'connected') throw new DomainError('conflict', 'channel is already paired; no QR code to scan');
-  if (row.status !== 'pairing') throw new DomainError('conflict', `channel is ${row.status}: start pairing it (connect) first`);
+  // Why there is no QR is the channel's status reason (a connection the network refused names its cause and the next try).
+  if (row.status !== 'pairing')
+    throw new DomainError(
+      'conflict',
+      `no QR code: the channel is ${row.status}${row.statusReason ? ` (${row.statusReason})` : ''}; connect starts pairing`,
+    );
   return currentQr(deps, row);
 }
 

@@ -48,7 +48,8 @@ export async function transitionChannel(
   // Compare-and-set on the old status, so two concurrent transitions cannot both apply.
   const updated = await db
     .update(channels)
-    .set({ status: to, statusReason: reason, statusChangedAt: at, updatedAt: at })
+    // A retry the engine planned belongs to the status it was reported with (a report that plans one sets it after the move).
+    .set({ status: to, statusReason: reason, statusChangedAt: at, nextRetryAt: null, updatedAt: at })
     .where(and(eq(channels.id, channel.id), eq(channels.status, channel.status)))
     .returning({ id: channels.id });
   if (updated.length === 0) return { changed: false, status: channel.status };

@@ -3,28 +3,53 @@
  * answers, so a channel never shows `connected` after its phone logged out or its provider went
  * silent. A platform whose health check reports a session state has it mapped to a channel status
  * by its provider module; three failed checks in a row mark the channel `disconnected` with the
- * last reason.
+ * last reason. A channel in `error` because its provider address was refused is asked too: a later
+ * start's settings (the sandbox back on, ALLOW_PRIVATE_NETWORK_TARGETS) may let the address through,
+ * and the channel then recovers by itself.
  */
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { channels } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { providerModule, type ProviderRegistry } from '../../providers/registry.ts';
-import { applyReportedStatus, applyStatus, connectionOf, recordProviderFault, reloadChannel, type ChannelRow } from './channels.ts';
+import {
+  applyReportedStatus,
+  applyStatus,
+  connectionOf,
+  connectVerifiedChannel,
+  recordProviderFault,
+  reloadChannel,
+  type ChannelRow,
+  type ConnectDeps,
+} from './channels.ts';
 
 export const WATCHDOG_FAILURE_LIMIT = 3;
 const BATCH = 100;
 
-export type WatchdogDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry; logger: Pick<Logger, 'error'> };
+/** Faults a restart with other settings can clear: the provider address refused by the current target rule. */
+const SETTINGS_FAULTS = ['unsafe_target'];
+
+export type WatchdogDeps = ConnectDeps & {
+  db: Db;
+  clock: Clock;
+  sealer: Sealer;
+  providers: ProviderRegistry;
+  logger: Pick<Logger, 'error'>;
+};
 
 /** Checks the channels checked longest ago (at most a batch); one channel's failure does not stop the others. */
 export async function checkChannelHealth(deps: WatchdogDeps): Promise<void> {
   const due = await deps.db
     .select()
     .from(channels)
-    .where(inArray(channels.status, ['connected', 'pairing']))
+    .where(
+      or(
+        inArray(channels.status, ['connected', 'pairing']),
+        and(eq(channels.status, 'error'), inArray(channels.lastErrorCode, SETTINGS_FAULTS)),
+      ),
+    )
     .orderBy(sql`${channels.lastCheckedAt} asc nulls first`, asc(channels.id))
     .limit(BATCH);
   for (const row of due) {
@@ -45,6 +70,7 @@ async function checkChannel(deps: WatchdogDeps, row: ChannelRow): Promise<void> 
     const status = providerModule(row.platform).status.fromSession?.(check.status);
     // The session's state as of when it was asked: a report newer than that wins; older ones lose to it.
     if (status !== undefined) await applyReportedStatus(deps, row, status, `gateway session is ${check.status}`, check.status, asked);
+    else if (row.status === 'error') await connectVerifiedChannel(deps, row, 'the provider answers again');
     return;
   }
   const attempts = row.reconnectAttempts + 1;

@@ -8,6 +8,7 @@ import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
 import { contacts, conversations, messages } from '../../db/schema.ts';
 import { isUuid } from '../../lib/ids.ts';
+import { nationalNumberCandidates } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError, invalid, type FieldError } from '../errors.ts';
 import type { ContactInput } from './fields.ts';
@@ -99,7 +100,9 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Newest first. `search` is a case-insensitive prefix of the name or email, or a prefix of the phone
- * number in any format ("+49 30", "004930", "4930").
+ * number in any international format ("+49 30", "004930", "4930"); digits without + or 00 also find
+ * the numbers whose national number they are, in any country ("030 1234567" finds +49 30 1234567, and
+ * +33 30 1234567 too: there is no default country to choose between them).
  */
 export async function listContacts({ db }: ContactDeps, actor: Actor, query: ContactListQuery): Promise<PageResult<TaggedContact>> {
   const org = actor.organizationId;
@@ -110,8 +113,12 @@ export async function listContacts({ db }: ContactDeps, actor: Actor, query: Con
     const alternatives = [sql`lower(${contacts.name}) like ${lower}`, sql`lower(${contacts.email}) like ${lower}`];
     if (/^[+(]?[\d\s().-]+$/.test(search) && /\d/.test(search)) {
       let digits = search.replace(/\D/g, '');
+      const international = search.startsWith('+') || digits.startsWith('00');
       if (!search.startsWith('+') && digits.startsWith('00')) digits = digits.slice(2);
       if (digits) alternatives.push(sql`${contacts.phoneNumber} like ${likePrefix(`+${digits}`)}`);
+      // Without + or 00 the digits may also be a national number: equality on each country's form (indexed).
+      const national = international ? [] : nationalNumberCandidates(digits);
+      if (national.length > 0) alternatives.push(inArray(contacts.phoneNumber, national));
     }
     searchCondition = or(...alternatives);
   }

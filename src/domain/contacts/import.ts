@@ -5,6 +5,7 @@
  * last batch, sums it up (imports record no per-contact events).
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Executor } from '../../db/client.ts';
 import { CsvReader } from '../../lib/csv.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { LineReader } from '../../lib/lines.ts';
@@ -14,6 +15,7 @@ import { invalid, type FieldError } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { ContactFieldsSchema, normalizeContactFields, type ContactInput } from './fields.ts';
 import type { ContactClockDeps } from './record.ts';
+import { assignTagsInBulk, readTagList } from './tags.ts';
 import { applyContactWrites, retryOnConflict, type WriteOutcome } from './upsert.ts';
 
 export const IMPORT_MAX_ROWS = 100_000;
@@ -27,8 +29,12 @@ const IMPORT_YIELD_ROWS = 500;
 export const IMPORT_FORMATS = ['csv', 'ndjson'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** CSV columns; `custom_fields.<key>` (or `custom.<key>`) columns fill custom_fields. */
-export const IMPORT_COLUMNS = ['phone_number', 'name', 'email', 'external_source', 'external_id'] as const;
+/**
+ * CSV columns (and JSON lines keys besides the contact fields); `custom_fields.<key>` (or
+ * `custom.<key>`) columns fill custom_fields. `tags` adds tags (names separated by `;` or `|`).
+ */
+export const IMPORT_COLUMNS = ['phone_number', 'name', 'email', 'external_source', 'external_id', 'tags'] as const;
+/** Other names of a column or key, in CSV and JSON lines alike. */
 const COLUMN_ALIASES: Record<string, (typeof IMPORT_COLUMNS)[number]> = { phone: 'phone_number' };
 
 export type ImportRowError = {
@@ -54,7 +60,7 @@ export type ImportResult = {
   truncated: boolean;
 };
 
-type Pending = { row: number; line: number; input: ContactInput };
+type Pending = { row: number; line: number; input: ContactInput; tags: string[] };
 type Column = { field: (typeof IMPORT_COLUMNS)[number] } | { custom: string };
 
 function fieldOf(pointer: string): string | null {
@@ -129,19 +135,31 @@ export async function importContacts(
       fail(row, line, unstorable.path.length ? unstorable.path.map(String).join('.') : null, unstorable.message);
       return;
     }
-    const parsed = ContactFieldsSchema.safeParse(value);
-    if (!parsed.success) {
+    const record = { ...(value as Record<string, unknown>) };
+    for (const [alias, field] of Object.entries(COLUMN_ALIASES)) {
+      if (!(alias in record)) continue;
+      if (field in record) {
+        result.failed++;
+        fail(row, line, alias, `${alias} and ${field} are the same field: give one`);
+        return;
+      }
+      record[field] = record[alias];
+      delete record[alias];
+    }
+    const { tags, ...fields } = record;
+    const tagList = readTagList(tags);
+    const parsed = ContactFieldsSchema.safeParse(fields);
+    const normalized = parsed.success ? normalizeContactFields(parsed.data) : undefined;
+    if (!tagList.ok || !normalized?.ok) {
       result.failed++;
-      for (const issue of parsed.error.issues) fail(row, line, issue.path.length ? issue.path.map(String).join('.') : null, issue.message);
+      if (!parsed.success)
+        for (const issue of parsed.error.issues)
+          fail(row, line, issue.path.length ? issue.path.map(String).join('.') : null, issue.message);
+      if (normalized && !normalized.ok) for (const e of normalized.errors) fail(row, line, fieldOf(e.pointer), e.message);
+      if (!tagList.ok) fail(row, line, 'tags', tagList.message);
       return;
     }
-    const normalized = normalizeContactFields(parsed.data);
-    if (!normalized.ok) {
-      result.failed++;
-      for (const e of normalized.errors) fail(row, line, fieldOf(e.pointer), e.message);
-      return;
-    }
-    pending.push({ row, line, input: normalized.input });
+    pending.push({ row, line, input: normalized.input, tags: tagList.names });
   };
 
   /** One CSV record: the header first, then rows. */
@@ -190,14 +208,16 @@ export async function importContacts(
     if (batch.length === 0 && !final) return;
     const outcomes = await retryOnConflict(() =>
       db.transaction(async (tx) => {
-        const done: WriteOutcome[] = batch.length
+        const now = clock.now();
+        const written: WriteOutcome[] = batch.length
           ? await applyContactWrites(
               tx,
               organizationId,
               batch.map((p) => ({ input: p.input })),
-              clock.now(),
+              now,
             )
           : [];
+        const done = await addTags(tx, organizationId, batch, written, now);
         if (final) {
           const sum = count(done);
           await recordEvent(tx, organizationId, 'crm.import.committed', {
@@ -307,6 +327,31 @@ export async function importContacts(
     result.errors.push(stopError);
   }
   return result;
+}
+
+/**
+ * Adds each written row's tags to its contact (never removes one); a row whose contact was otherwise
+ * unchanged but gained a tag counts as updated. The new assignment goes to the first row that names it.
+ */
+async function addTags(
+  tx: Executor,
+  organizationId: string,
+  batch: Pending[],
+  outcomes: WriteOutcome[],
+  now: Date,
+): Promise<WriteOutcome[]> {
+  const wanted = new Map<string, { contactId: string; name: string }>();
+  outcomes.forEach((outcome, i) => {
+    if (outcome.status === 'failed') return;
+    for (const name of batch[i]!.tags) wanted.set(`${outcome.row.id}\u0000${name.toLowerCase()}`, { contactId: outcome.row.id, name });
+  });
+  if (wanted.size === 0) return outcomes;
+  const added = await assignTagsInBulk(tx, organizationId, [...wanted.values()], now);
+  return outcomes.map((outcome, i) => {
+    if (outcome.status === 'failed') return outcome;
+    const gained = batch[i]!.tags.filter((name) => added.delete(`${outcome.row.id}\u0000${name.toLowerCase()}`)).length > 0;
+    return gained && outcome.status === 'unchanged' ? { ...outcome, status: 'updated' } : outcome;
+  });
 }
 
 function count(outcomes: WriteOutcome[]) {

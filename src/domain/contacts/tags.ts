@@ -4,10 +4,12 @@
  * name as the list.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { batchRows } from '../../db/batch-rows.ts';
+import { queryRows, type Executor } from '../../db/client.ts';
 import { contactTags, tags } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
-import { invalid, notFound } from '../errors.ts';
+import { DomainError, invalid, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { loadContactRow, OBJECT_KIND, type ContactDeps, type ContactClockDeps } from './record.ts';
 
@@ -103,4 +105,67 @@ export async function removeContactTag(
       organization_id: actor.organizationId,
     });
   });
+}
+
+/** What separates the tags of one imported value ("VIP; Wholesale", "VIP|Wholesale"). */
+export const TAG_LIST_SEPARATORS = /[;|]/;
+
+/**
+ * The tag names of an imported row's `tags`: a string split on `;` or `|`, or (JSON lines) an array
+ * of names; blanks are skipped and a name repeated in any case counts once. An error names why.
+ */
+export function readTagList(value: unknown): { ok: true; names: string[] } | { ok: false; message: string } {
+  if (value === undefined || value === null) return { ok: true, names: [] };
+  let parts: unknown[];
+  if (typeof value === 'string') parts = value.split(TAG_LIST_SEPARATORS);
+  else if (Array.isArray(value)) parts = value;
+  else return { ok: false, message: 'tags are a text of names separated by ; or |, or an array of names' };
+  const names = new Map<string, string>();
+  for (const part of parts) {
+    if (typeof part !== 'string') return { ok: false, message: 'every tag is a text' };
+    if (part.trim() === '') continue;
+    try {
+      const name = normalizeTagName(part);
+      if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+    } catch (err) {
+      if (err instanceof DomainError) return { ok: false, message: `every tag must be 1 to ${TAG_NAME_MAX} printable characters` };
+      throw err;
+    }
+  }
+  return { ok: true, names: [...names.values()] };
+}
+
+/**
+ * Assigns tags to many contacts of the organization at once (an import's batch), making the names
+ * it has none like; records no events (imports record none per contact). Answers the assignments
+ * that are new, as `contactId` + NUL + the lowercased name. A contact deleted meanwhile is skipped.
+ */
+export async function assignTagsInBulk(
+  tx: Executor,
+  organizationId: string,
+  pairs: Array<{ contactId: string; name: string }>,
+  now: Date,
+): Promise<Set<string>> {
+  if (pairs.length === 0) return new Set();
+  const names = new Map<string, string>();
+  for (const { name } of pairs) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+  const newTags = [...names.values()].map((name) => ({ id: uuidv7(), name }));
+  await tx.execute(sql`insert into tags (id, organization_id, name, created_at)
+    select r.id, ${organizationId}, r.name, ${now} from ${batchRows(JSON.stringify(newTags), 'r', 'id uuid, name text')}
+    on conflict do nothing`);
+  const rows = await queryRows<{ contact_id: string; name: string }>(
+    tx,
+    sql`with added as (
+      insert into contact_tags (contact_id, tag_id, organization_id, created_at)
+      select c.id, t.id, ${organizationId}, ${now}
+        from ${batchRows(JSON.stringify(pairs.map((p) => ({ contact_id: p.contactId, name: p.name }))), 'r', 'contact_id uuid, name text')}
+        join contacts c on c.id = r.contact_id and c.organization_id = ${organizationId}
+        join tags t on t.organization_id = ${organizationId} and lower(t.name) = lower(r.name)
+        -- A contact deleted since the batch read it is skipped, not a foreign-key failure.
+        for key share of c
+      on conflict do nothing
+      returning contact_id, tag_id)
+    select added.contact_id, lower(t.name) as name from added join tags t on t.id = added.tag_id`,
+  );
+  return new Set(rows.map((r) => `${r.contact_id}\u0000${r.name}`));
 }

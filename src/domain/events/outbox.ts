@@ -20,7 +20,16 @@ export type EventBodies = {
     msg_type: string;
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
-  'message.status_update': { message_id: string; status: string; conversation_id?: string; organization_id?: string };
+  'message.status_update': {
+    message_id: string;
+    status: string;
+    conversation_id?: string;
+    organization_id?: string;
+    /** What the provider's report of this status said about billing, as it sent it (official channels). */
+    pricing?: { billable?: boolean; pricing_model?: string; category?: string; type?: string };
+    /** The provider's billing conversation (its own id, not Parley's conversation_id), as it sent it. */
+    conversation?: { id: string; origin?: { type?: string }; expiration_timestamp?: string };
+  };
   'message.edited': {
     message_id: string;
     conversation_id: string;
@@ -55,6 +64,24 @@ export type EventBodies = {
   };
   'contact.updated': { contact_id: string; name: string | null; organization_id: string };
   'template.status_update': { template_id: string; status: string };
+  /** The provider's quality report on a template changed: its score, or its warning raised or lifted. */
+  'template.quality_update': { template_id: string; status: string; quality_score: string | null; flagged: boolean; reason: string | null };
+  /** A group the channel's number is in changed, as the provider reported it (official group webhooks). */
+  'group.updated': {
+    channel_id: string;
+    organization_id: string;
+    group_id: string;
+    /** The provider's name of the change: group_create, group_delete, group_settings_update, group_add_participants, group_remove_participants. */
+    change: string;
+    request_id: string | null;
+    subject?: string;
+    description?: string;
+    added_participants?: Array<{ input?: string; wa_id?: string }>;
+    removed_participants?: Array<{ input?: string; wa_id?: string }>;
+    profile_picture?: { mime_type?: string; sha256?: string };
+    errors?: Array<{ code: string; title?: string; message?: string; details?: string }>;
+    occurred_at: string;
+  };
   'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };
   'channel.status_update': {
     channel_id: string;
@@ -94,6 +121,8 @@ export const EVENT_TYPES = [
   'conversation.updated',
   'contact.updated',
   'template.status_update',
+  'template.quality_update',
+  'group.updated',
   'commerce.order.updated',
   'channel.status_update',
   'crm.record.created',

@@ -1,10 +1,10 @@
 /**
  * Event replay: an organization's events in commit order (their dispatch position), so a receiver
- * that was down can catch up by reading. Only events the dispatcher has sequenced are listed (it does
+ * that was down can catch up by reading (or newest first, for a person reading the log). Only events the dispatcher has sequenced are listed (it does
  * so within milliseconds of the commit, in the worker role); because positions are handed out one
  * transaction at a time after commit, a later page never gains an event before the cursor.
  */
-import { and, asc, eq, gt, gte, inArray, isNotNull, max } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, max, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { events } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
@@ -15,14 +15,22 @@ export type EventPage = { ok: true; items: EventItem[]; nextCursor: string; hasM
 /** The cursor is not one this listing handed out. */
 export type BadEventCursor = { ok: false; refusal: 'bad_cursor' };
 
-export function encodeEventCursor(position: number): string {
-  return Buffer.from(JSON.stringify({ p: position })).toString('base64url');
+/** Commit order (`asc`: the oldest first, for a reader catching up) or its reverse (`desc`: the newest first, for people). */
+export type EventOrder = 'asc' | 'desc';
+
+/**
+ * A cursor: the position a page ended at, and for `desc` that it reads on before it (older events),
+ * so a cursor of one order is never taken for the other's (nor by the stream, which reads on after it).
+ */
+export function encodeEventCursor(position: number, order: EventOrder = 'asc'): string {
+  return Buffer.from(JSON.stringify(order === 'desc' ? { p: position, o: 'desc' } : { p: position })).toString('base64url');
 }
 
-/** The position a cursor of ours holds; undefined for anything else. */
-export function decodeEventCursor(cursor: string): number | undefined {
+/** The position a cursor of ours for that order holds; undefined for anything else. */
+export function decodeEventCursor(cursor: string, order: EventOrder = 'asc'): number | undefined {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown };
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown; o?: unknown };
+    if ((value.o === 'desc' ? 'desc' : value.o === undefined ? 'asc' : undefined) !== order) return undefined;
     if (typeof value.p === 'number' && Number.isSafeInteger(value.p) && value.p >= 0) return value.p;
   } catch {
     // fall through
@@ -30,23 +38,28 @@ export function decodeEventCursor(cursor: string): number | undefined {
   return undefined;
 }
 
-export type EventQuery = { limit: number; cursor?: string; type?: string; since?: Date };
+export type EventQuery = { limit: number; cursor?: string; type?: string; since?: Date; order?: EventOrder };
 
-/** A page of events after the cursor (from the oldest retained without one). next_cursor is always set: keep it to read on later. */
+/**
+ * A page of events: oldest first after the cursor (from the oldest retained without one), or with
+ * `order: 'desc'` newest first before it (from the newest without one). next_cursor is always set:
+ * oldest first, keep it to read on later; newest first, it reads on into older events.
+ */
 export async function listEvents({ db }: { db: Executor }, actor: Actor, query: EventQuery): Promise<EventPage | BadEventCursor> {
-  const after = query.cursor === undefined ? 0 : decodeEventCursor(query.cursor);
-  if (after === undefined) return { ok: false, refusal: 'bad_cursor' };
-  const rows = await eventsAfter({ db }, actor.organizationId, after, {
-    limit: query.limit + 1,
-    types: query.type ? [query.type] : undefined,
-    since: query.since,
-  });
+  const order = query.order ?? 'asc';
+  const from = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, order);
+  if (query.cursor !== undefined && from === undefined) return { ok: false, refusal: 'bad_cursor' };
+  const options = { limit: query.limit + 1, types: query.type ? [query.type] : undefined, since: query.since };
+  const rows =
+    order === 'asc'
+      ? await eventsAfter({ db }, actor.organizationId, from ?? 0, options)
+      : await eventsBefore({ db }, actor.organizationId, from, options);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
     ok: true,
     items: page,
-    nextCursor: encodeEventCursor(last ? last.position : after),
+    nextCursor: encodeEventCursor(last ? last.position : (from ?? 0), order),
     hasMore: rows.length > query.limit,
   };
 }
@@ -58,6 +71,32 @@ export async function eventsAfter(
   after: number,
   options: { limit: number; types?: readonly string[]; since?: Date },
 ): Promise<EventItem[]> {
+  return selectEvents({ db }, organizationId, gt(events.position, after), asc(events.position), options);
+}
+
+/** An organization's sequenced events before a position (the newest without one), newest first. */
+async function eventsBefore(
+  { db }: { db: Executor },
+  organizationId: string,
+  before: number | undefined,
+  options: { limit: number; types?: readonly string[]; since?: Date },
+): Promise<EventItem[]> {
+  return selectEvents(
+    { db },
+    organizationId,
+    before === undefined ? undefined : lt(events.position, before),
+    desc(events.position),
+    options,
+  );
+}
+
+async function selectEvents(
+  { db }: { db: Executor },
+  organizationId: string,
+  bound: SQL | undefined,
+  order: SQL,
+  options: { limit: number; types?: readonly string[]; since?: Date },
+): Promise<EventItem[]> {
   const rows = await db
     .select({ id: events.id, type: events.type, createdAt: events.createdAt, payload: events.payload, position: events.position })
     .from(events)
@@ -65,12 +104,12 @@ export async function eventsAfter(
       and(
         eq(events.organizationId, organizationId),
         isNotNull(events.position),
-        gt(events.position, after),
+        bound,
         options.types ? inArray(events.type, [...options.types]) : undefined,
         options.since ? gte(events.createdAt, options.since) : undefined,
       ),
     )
-    .orderBy(asc(events.position))
+    .orderBy(order)
     .limit(options.limit);
   return rows.map((r) => ({ ...r, position: r.position! }));
 }

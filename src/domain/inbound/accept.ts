@@ -52,13 +52,19 @@ export type InboundDelivery = {
 
 const digits = (value: string | null | undefined) => (value ?? '').replace(/\D/g, '');
 
-/** Whether the event is about this channel: its number (ref), or its business account (and its number, where the event names one). */
-export function isForChannel(event: InboundEvent, channel: ChannelRow): boolean {
+/**
+ * Whether the event is about this channel: its number (ref), or its business account (and its number,
+ * where the event names one). `named`: the channel a per-channel path names; one that does not know its
+ * display number takes its account's reports naming any number (it cannot tell, and the path says they
+ * are its own), where the shared path could not pick it.
+ */
+export function isForChannel(event: InboundEvent, channel: ChannelRow, named = false): boolean {
   if ('ref' in event) return event.ref === channel.providerRef;
   const phone = 'phone' in event ? event.phone : undefined;
+  const ownNumber = digits(channel.displayPhoneNumber);
   return (
     String(channel.settings.waba_id ?? '') === event.account &&
-    (phone === undefined || digits(phone) === digits(channel.displayPhoneNumber))
+    (phone === undefined || digits(phone) === ownNumber || (named && ownNumber === ''))
   );
 }
 
@@ -98,7 +104,7 @@ async function route(
 
 /** A per-channel path: the channel's own events; others (another number of the same app) are not its to apply. */
 function only(channel: ChannelRow, events: InboundEvent[], logger: Logger) {
-  const own = events.filter((e) => isForChannel(e, channel));
+  const own = events.filter((e) => isForChannel(e, channel, true));
   if (own.length < events.length)
     logger.warn(
       { channel_id: channel.id, dropped: events.length - own.length },

@@ -1,7 +1,8 @@
 /**
  * Applying one stored provider delivery (the `provider.inbound` job): its normalized events change
- * channels (status, health), templates (status, category), messages (statuses, inbound messages) and
- * contacts (a changed number), in one transaction with the delivery marked done.
+ * channels (status, health, reported errors), templates (status, category, quality, the provider's
+ * note), messages (statuses, inbound messages) and contacts (a changed number), and announce groups'
+ * changes, in one transaction with the delivery marked done.
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
@@ -10,13 +11,13 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Queue } from '../../jobs/queue.ts';
 import type { InboundEvent, Platform, ProviderInbound } from '../../providers/provider.ts';
-import { findChannel, reloadChannel, type ChannelRow } from '../channels/channels.ts';
+import { findChannel, recordChannelFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { transitionChannel } from '../channels/status.ts';
 import type { NumberChanger } from '../contacts/number-change.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { recordEvent, type EventBodies } from '../events/outbox.ts';
 import { UnknownMessageError, type MessageApplier, type StatusEvent } from '../messages/provider-events.ts';
 import { conversationUpdated } from '../messages/conversations.ts';
-import { applyTemplateDecision } from '../templates/templates.ts';
+import { applyTemplateReport } from '../templates/templates.ts';
 import { isForChannel } from './accept.ts';
 import { deferStatuses } from './defer.ts';
 import { eventsOfStored } from './stored.ts';
@@ -122,15 +123,21 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
     case 'channel.health':
       return applyChannelHealth(tx, channel, event, at);
     case 'template.status':
-    case 'template.category':
-      await applyTemplateDecision(tx, channel, event, at);
+      if (event.unknown)
+        deps.logger.warn(
+          { channel_id: channel.id, provider_template_id: event.providerTemplateId, event: event.event },
+          'template report of an unknown kind kept as a note; the status is unchanged',
+        );
+      await applyTemplateReport(tx, channel, event, at);
       return channel;
+    case 'template.category':
     case 'template.quality':
-      // Templates keep no quality score; the report is kept in the log.
-      deps.logger.info(
-        { channel_id: channel.id, provider_template_id: event.providerTemplateId, quality: event.quality },
-        'template quality reported',
-      );
+      await applyTemplateReport(tx, channel, event, at);
+      return channel;
+    case 'channel.errors':
+      return applyChannelErrors(deps, tx, channel, event, at);
+    case 'group.update':
+      await recordEvent(tx, channel.organizationId, 'group.updated', groupUpdated(channel, event), at);
       return channel;
     case 'message.status':
     case 'message.inbound':
@@ -185,24 +192,21 @@ async function applyChannelStatus(
 ): Promise<ChannelRow> {
   const channel = await lockChannel(tx, picked.id);
   if (isStale(channel, event.timestamp)) return channel;
-  await transitionChannel(
-    tx,
-    refOf(channel),
-    event.status,
-    event.reason ?? `provider reported ${event.status}`,
-    event.reasonCode ?? null,
-    at,
-  );
+  const reason = event.reason ?? `provider reported ${event.status}`;
+  const moved = await transitionChannel(tx, refOf(channel), event.status, reason, event.reasonCode ?? null, at);
   await markReported(tx, channel.id, event.timestamp);
   if (event.reconnectAttempts !== undefined) {
-    // Reconnecting by itself: the health shows the attempts and the next try (the reason says when).
+    // Reconnecting by itself: the health shows why, the attempts and the next try; a channel already
+    // in this status takes the newer reason (it names the next try) without a move in its history.
     await tx
       .update(channels)
       .set({
         reconnectAttempts: event.reconnectAttempts,
+        nextRetryAt: event.nextRetryAt ?? null,
         lastErrorCode: event.reasonCode ?? 'reconnecting',
-        lastErrorMessage: (event.reason ?? 'reconnecting').slice(0, 1000),
+        lastErrorMessage: reason.slice(0, 1000),
         lastErrorAt: event.timestamp ?? at,
+        ...(!moved.changed && moved.status === event.status ? { statusReason: reason } : {}),
         updatedAt: at,
       })
       .where(eq(channels.id, channel.id));
@@ -252,6 +256,51 @@ async function applyChannelHealth(
   }
   if (moved) await markReported(tx, channel.id, event.timestamp);
   return reloadChannel(tx, channel.id);
+}
+
+/**
+ * Failures the provider reported for the number beside any message (the delivery stored with them is
+ * their record): logged, and the first is kept as the channel's health; one the provider module says
+ * is the channel's own fault (a revoked token) moves it to `error`.
+ */
+async function applyChannelErrors(
+  deps: InboundApplyDeps,
+  tx: Executor,
+  channel: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'channel.errors' }>,
+  at: Date,
+): Promise<ChannelRow> {
+  deps.logger.warn(
+    { channel_id: channel.id, errors: event.errors.map((e) => ({ code: e.code, title: e.title, details: e.details })) },
+    'provider reported errors for the channel',
+  );
+  const [first] = event.errors;
+  if (!first) return channel;
+  const title = first.details && first.details !== first.title ? `${first.title}: ${first.details}` : first.title;
+  await recordChannelFault(tx, channel, { code: first.code, title, channelFault: first.channelFault }, at);
+  return reloadChannel(tx, channel.id);
+}
+
+/** A group update as its event's body: the provider's names, only what it reported. */
+function groupUpdated(channel: ChannelRow, event: Extract<InboundEvent, { kind: 'group.update' }>): EventBodies['group.updated'] {
+  const d = event.details;
+  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<{ input?: string; wa_id?: string }>) : undefined);
+  const added = list(d.added_participants);
+  const removed = list(d.removed_participants);
+  return {
+    channel_id: channel.id,
+    organization_id: channel.organizationId,
+    group_id: event.groupId,
+    change: event.change,
+    request_id: event.requestId ?? null,
+    ...(typeof d.subject === 'string' ? { subject: d.subject } : {}),
+    ...(typeof d.description === 'string' ? { description: d.description } : {}),
+    ...(added ? { added_participants: added } : {}),
+    ...(removed ? { removed_participants: removed } : {}),
+    ...(d.profile_picture && typeof d.profile_picture === 'object' ? { profile_picture: d.profile_picture as { mime_type?: string } } : {}),
+    ...(Array.isArray(d.errors) ? { errors: d.errors as EventBodies['group.updated']['errors'] } : {}),
+    occurred_at: event.timestamp.toISOString(),
+  };
 }
 
 /**

@@ -285,7 +285,8 @@ export type SendRefusal =
   | { refusal: 'conversation_not_found' }
   | { refusal: 'conversation_mismatch' }
   | { refusal: 'template_mismatch'; template: { name: string; language: string }; mismatch: ParameterMismatch }
-  | { refusal: 'window_closed'; windowHours: number; phone: string; lastInboundAt: Date | null }
+  /** `sandbox`: the channel is the sandbox's, whose customers can be played writing first. */
+  | { refusal: 'window_closed'; windowHours: number; phone: string; lastInboundAt: Date | null; sandbox: boolean }
   | { refusal: 'send_refused'; code: string; reason: string }
   /** The channel or conversation kept changing while the message was accepted. */
   | { refusal: 'contention' }
@@ -410,6 +411,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
           windowHours: windowHours!,
           phone,
           lastInboundAt: answer.last_inbound_at ? new Date(answer.last_inbound_at) : null,
+          sandbox: channel.sandbox,
         };
       case 'policy': {
         const verdict = deps.sendPolicy!.explain(answer.policy as never, input.type === 'template');

@@ -15,6 +15,7 @@ import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { EVENTS_CHANNEL, type EventType } from '../events/outbox.ts';
 import { batchIds, batchRows } from '../../db/batch-rows.ts';
+import type { StatusConversation, StatusPricing } from '../../providers/provider.ts';
 
 export type MessageRow = typeof messages.$inferSelect;
 export type MessageMediaRow = typeof messageMedia.$inferSelect;
@@ -138,6 +139,9 @@ export function skippedSteps(from: string, to: string): Array<'sent' | 'delivere
 /** Why a message failed: a code and title, with the provider's details and its wording for the end user where it gave them. */
 export type MessageError = { code: string; title: string; message?: string; userTitle?: string; userMessage?: string };
 
+/** What a status report said about billing, as the provider sent it (kept on the status's history row and in its event). */
+export type StatusBilling = { pricing?: StatusPricing; conversation?: StatusConversation };
+
 /** One status report for a message: where it moves it, when the provider says it happened, what it adds. */
 export type StatusMove = {
   row: MessageRow;
@@ -145,6 +149,7 @@ export type StatusMove = {
   occurredAt: Date;
   providerMessageId?: string;
   error?: MessageError;
+  billing?: StatusBilling;
 };
 
 /**
@@ -208,6 +213,8 @@ type Plan = {
     status: string;
     error_code: string | null;
     error_title: string | null;
+    pricing: StatusPricing | null;
+    conversation: StatusConversation | null;
     occurred_at: string;
   }>;
   events: Array<{ n: number; id: string; message_id: string; organization_id: string; type: string; payload: Record<string, unknown> }>;
@@ -220,10 +227,23 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
   const state = new Map<string, Plan['rows'][number]>();
   const historyAt = new Map<string, number>();
   // One row per status: a status reported again (the provider's own `sent` after the dispatcher
-  // wrote it, a duplicate or late callback) keeps the row of its first report.
-  const history = (messageId: string, status: string, occurredAt: Date, error?: { code: string; title: string }) => {
+  // wrote it, a duplicate or late callback) keeps the row of its first report, and adds only the
+  // billing the first did not carry.
+  const history = (
+    messageId: string,
+    status: string,
+    occurredAt: Date,
+    error?: { code: string; title: string },
+    billing?: StatusBilling,
+  ) => {
     const key = `${messageId}\u0000${status}`;
-    if (historyAt.has(key)) return;
+    const at = historyAt.get(key);
+    if (at !== undefined) {
+      const first = plan.history[at]!;
+      first.pricing ??= billing?.pricing ?? null;
+      first.conversation ??= billing?.conversation ?? null;
+      return;
+    }
     historyAt.set(key, plan.history.length);
     plan.history.push({
       id: uuidv7(),
@@ -231,6 +251,8 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
       status,
       error_code: error?.code ?? null,
       error_title: error?.title ?? null,
+      pricing: billing?.pricing ?? null,
+      conversation: billing?.conversation ?? null,
       occurred_at: occurredAt.toISOString(),
     });
   };
@@ -247,13 +269,14 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
       plan.rows.push(entry);
     }
     if (!isForward(entry.status, move.to)) {
-      history(row.id, move.to, move.occurredAt, move.error);
+      history(row.id, move.to, move.occurredAt, move.error, move.billing);
       plan.moved.set(i, false);
       continue;
     }
     const from = entry.status;
     const steps = [...skippedSteps(from, move.to), move.to];
-    for (const step of steps) history(row.id, step, move.occurredAt, step === move.to ? move.error : undefined);
+    for (const step of steps)
+      history(row.id, step, move.occurredAt, step === move.to ? move.error : undefined, step === move.to ? move.billing : undefined);
     entry.status = move.to;
     if (move.providerMessageId && !entry.provider_message_id) entry.provider_message_id = move.providerMessageId;
     if (move.error) entry.error = move.error;
@@ -267,6 +290,8 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
         status: step,
         conversation_id: row.conversationId,
         organization_id: row.organizationId,
+        ...(step === move.to && move.billing?.pricing ? { pricing: move.billing.pricing } : {}),
+        ...(step === move.to && move.billing?.conversation ? { conversation: move.billing.conversation } : {}),
       });
     plan.moved.set(i, true);
   }
@@ -309,17 +334,23 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
       -- The history rows and events decoded once: joined inline, the planner (taking \`moved\` for one row)
       -- decoded every event again for each message moved, most of the statement's time (DECISIONS 62).
       h as materialized (
-        select * from ${batchRows(JSON.stringify(plan.history), 'h', `id uuid, message_id uuid, status text, error_code text, error_title text, occurred_at timestamptz`)}
+        select * from ${batchRows(JSON.stringify(plan.history), 'h', `id uuid, message_id uuid, status text, error_code text, error_title text, pricing jsonb, conversation jsonb, occurred_at timestamptz`)}
       ),
       e as materialized (
         select * from ${batchRows(JSON.stringify(plan.events), 'e', `n int, id uuid, message_id uuid, organization_id uuid, type text, payload jsonb`)}
       ),
       history as (
-        insert into message_status_history (id, message_id, status, error_code, error_title, occurred_at, created_at)
-        select h.id, h.message_id, h.status, h.error_code, h.error_title, h.occurred_at, ${now.toISOString()}::timestamptz
+        insert into message_status_history (id, message_id, status, error_code, error_title, pricing, conversation, occurred_at, created_at)
+        select h.id, h.message_id, h.status, h.error_code, h.error_title, h.pricing, h.conversation, h.occurred_at, ${now.toISOString()}::timestamptz
           from h
          where h.message_id in (select id from kept)
-        on conflict (message_id, status) do nothing
+        -- A status reported again keeps its first report's row; billing a later report brings (the
+        -- provider's own \`sent\` after the dispatcher wrote it) fills what the row lacks.
+        on conflict (message_id, status) do update set
+          pricing = coalesce(message_status_history.pricing, excluded.pricing),
+          conversation = coalesce(message_status_history.conversation, excluded.conversation)
+        where (message_status_history.pricing is null and excluded.pricing is not null)
+           or (message_status_history.conversation is null and excluded.conversation is not null)
       ),
       inserted as (
         insert into events (id, organization_id, type, payload, created_at)

@@ -137,6 +137,14 @@ export async function applyStatuses(tx: Executor, channel: ChannelRow, events: S
         ...(event.status === 'failed'
           ? { error: event.error ?? { code: 'failed', title: 'the provider reported the message failed' } }
           : {}),
+        ...(event.pricing || event.conversation
+          ? {
+              billing: {
+                ...(event.pricing ? { pricing: event.pricing } : {}),
+                ...(event.conversation ? { conversation: event.conversation } : {}),
+              },
+            }
+          : {}),
       },
     });
   }
@@ -221,7 +229,8 @@ async function applyInbound(
     at,
   );
   if (!stored) return;
-  await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
+  // A notice (a changed security code) is shown in the chat but is not the customer writing: no window, nothing unread.
+  if (!event.notice) await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
   await recordEvent(
     tx,
     channel.organizationId,

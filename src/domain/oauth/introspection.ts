@@ -6,9 +6,11 @@
  * Anything else about a token (unknown, expired, revoked, rotated, another client's, an organization
  * the caller cannot see) is exactly `{active: false}`.
  *
- * Who may revoke: the client the token was issued to (RFC 7009 §2.1), a public client by its
- * client_id, a confidential one with its credentials. A token of another client, or an unknown one,
- * is answered like a revoked one (200) and left as it is, so revocation tells nobody what exists.
+ * Who may revoke: whoever holds the token (the secret is the proof, as the large providers' revocation
+ * endpoints take it: an application signing out may have no client credentials at hand), or a client
+ * that authenticates (RFC 7009 §2.1: a public client by its client_id, a confidential one with its
+ * credentials), which then revokes only tokens issued to it. A token of another client, or an unknown
+ * one, is answered like a revoked one (200) and left as it is, so revocation tells nobody what exists.
  */
 import type { Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -73,14 +75,17 @@ export async function introspectToken(
   };
 }
 
-/** RFC 7009: revokes the token when it was issued to the client; always succeeds. Says whether anything was revoked. */
+/** Who asks to revoke a token: its holder (no client credentials), or an authenticated client. */
+export type Revoker = { kind: 'holder' } | { kind: 'client'; client: OAuthClient };
+
+/** RFC 7009: revokes the token for its holder, or for the client it was issued to; always succeeds. Says whether anything was revoked. */
 export async function revokeClientToken(
   deps: { db: Executor; clock: Clock },
-  client: OAuthClient,
+  revoker: Revoker,
   input: { token: string },
 ): Promise<boolean> {
   const found = await findToken(deps.db, input.token);
-  if (!found || found.grant.clientId !== client.id) return false;
+  if (!found || (revoker.kind === 'client' && found.grant.clientId !== revoker.client.id)) return false;
   await revokeToken(deps, found);
   return true;
 }

@@ -1,6 +1,8 @@
 /**
  * Message templates of official channels. Status values: draft (made here, not submitted), pending,
- * approved, rejected, paused, disabled. Every change of status records `template.status_update`.
+ * approved, rejected, paused, disabled. Every change of status records `template.status_update`; the
+ * provider's quality reports are kept on the template (`quality`, with `template.quality_update`) and
+ * its last report of any kind as its note (`provider_note`).
  */
 import { and, eq, or } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
@@ -12,7 +14,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { Platform, ProviderError } from '../../providers/provider.ts';
+import { PROVIDER_TEMPLATE_STATUSES, type InboundEvent, type Platform, type ProviderError } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
 import { assertOperation } from '../channels/capabilities.ts';
 import { connectionOf, loadChannel, recordProviderFault, type ChannelRow } from '../channels/channels.ts';
@@ -21,7 +23,13 @@ import { recordEvent } from '../events/outbox.ts';
 
 export type TemplateRow = typeof templates.$inferSelect;
 
-export const TEMPLATE_STATUSES = ['draft', 'pending', 'approved', 'rejected', 'paused', 'disabled'] as const;
+export const TEMPLATE_STATUSES = ['draft', ...PROVIDER_TEMPLATE_STATUSES] as const;
+export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
+
+/** The provider's quality report: its score (GREEN, YELLOW, RED, UNKNOWN), whether it flagged the template, and why. */
+export type TemplateQuality = NonNullable<TemplateRow['quality']>;
+/** The provider's last report on the template: its own name of the event, its reason, when it arrived. */
+export type TemplateNote = NonNullable<TemplateRow['providerNote']>;
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
 
 export type TemplateDeps = { db: Db; clock: Clock; sealer: Sealer; providers: ProviderRegistry };
@@ -211,41 +219,136 @@ export async function syncTemplates(deps: TemplateDeps, actor: Actor, channelId:
   });
 }
 
-/**
- * Applies a provider's report on a template (from its webhook) to the templates of that channel: its
- * status (and reason) and its category, where the report gives them.
- */
-export async function applyTemplateDecision(
-  tx: Executor,
-  channel: ChannelRow,
-  decision: { providerTemplateId: string; name?: string; language?: string; status?: string; reason?: string; category?: string },
-  at: Date,
-): Promise<TemplateRow | undefined> {
+/** A provider's report on a template (from its webhook): a status event, a category or a quality score. */
+export type TemplateReport = Extract<InboundEvent, { kind: 'template.status' | 'template.category' | 'template.quality' }>;
+
+/** The stored template a report names (by the provider's id, or by name and language), on that channel. */
+async function reportedTemplate(tx: Executor, channel: ChannelRow, report: TemplateReport): Promise<TemplateRow | undefined> {
   const [found] = await tx
     .select()
     .from(templates)
     .where(
       and(
         eq(templates.channelId, channel.id),
-        decision.name && decision.language
+        report.name && report.language
           ? or(
-              eq(templates.providerTemplateId, decision.providerTemplateId),
-              and(eq(templates.name, decision.name), eq(templates.language, decision.language)),
+              eq(templates.providerTemplateId, report.providerTemplateId),
+              and(eq(templates.name, report.name), eq(templates.language, report.language)),
             )
-          : eq(templates.providerTemplateId, decision.providerTemplateId),
+          : eq(templates.providerTemplateId, report.providerTemplateId),
       ),
     )
     .limit(1);
-  if (!found) return undefined;
-  let row = found;
-  if (decision.category && decision.category !== row.category) {
-    [row] = (await tx
-      .update(templates)
-      .set({ category: decision.category, updatedAt: at })
-      .where(eq(templates.id, row.id))
-      .returning()) as [TemplateRow];
+  return found;
+}
+
+const isTemplateStatus = (value: unknown): value is TemplateStatus => (TEMPLATE_STATUSES as readonly unknown[]).includes(value);
+
+/**
+ * Applies a provider's report on a template of the channel (undefined when the channel stores no such
+ * template). A status event gives the status its platform mapped it to (with its reason), or keeps it:
+ * a flag raises the quality warning and a reinstatement lifts it, an archived template keeps the
+ * status it had for its unarchiving, and an event the provider does not document changes nothing but
+ * the note. Every status event becomes the template's note; a category report changes the category, a
+ * quality report the score.
+ */
+export async function applyTemplateReport(
+  tx: Executor,
+  channel: ChannelRow,
+  report: TemplateReport,
+  at: Date,
+): Promise<TemplateRow | undefined> {
+  const row = await reportedTemplate(tx, channel, report);
+  if (!row) return undefined;
+  const next: Pick<TemplateRow, 'status' | 'rejectionReason' | 'category' | 'quality' | 'providerNote'> = {
+    status: row.status,
+    rejectionReason: row.rejectionReason,
+    category: row.category,
+    quality: row.quality,
+    providerNote: row.providerNote,
+  };
+  const quality = (change: Partial<TemplateQuality>): TemplateQuality => ({
+    score: row.quality?.score ?? null,
+    flagged: row.quality?.flagged ?? false,
+    reason: row.quality?.reason ?? null,
+    ...change,
+    updated_at: at.toISOString(),
+  });
+  switch (report.kind) {
+    case 'template.category':
+      next.category = report.category;
+      break;
+    case 'template.quality':
+      next.quality = quality({ score: report.quality });
+      break;
+    case 'template.status': {
+      // A report stored by an earlier version names no event, and may name a status of the provider's
+      // own (lower-cased): that one is a note only.
+      const given: string | undefined = report.status;
+      const status = given !== undefined && (PROVIDER_TEMPLATE_STATUSES as readonly string[]).includes(given) ? report.status : undefined;
+      report = { ...report, status, event: report.event ?? given?.toUpperCase() ?? 'UNKNOWN' };
+      if (report.category) next.category = report.category;
+      const before = row.providerNote;
+      // The status an archived template had, kept until it is unarchived (or decided anew): an archived
+      // template reported archived again, or reported on without a decision, keeps it.
+      const saved = report.archive
+        ? row.status === 'disabled'
+          ? before?.status_before_archive
+          : row.status
+        : !report.status && !report.restore
+          ? before?.status_before_archive
+          : undefined;
+      next.providerNote = {
+        event: report.event,
+        reason: report.reason ?? null,
+        received_at: at.toISOString(),
+        ...(saved ? { status_before_archive: saved } : {}),
+      };
+      const restored = report.restore ? before?.status_before_archive : undefined;
+      if (report.status) {
+        next.status = report.status;
+        // Archiving keeps the reason the template had (a rejection's), for its unarchiving; the note says why.
+        if (!report.archive) next.rejectionReason = report.reason ?? null;
+      } else if (restored && isTemplateStatus(restored)) next.status = restored;
+      if (report.flagged !== undefined)
+        next.quality = quality({ flagged: report.flagged, reason: report.flagged ? (report.reason ?? null) : null });
+      break;
+    }
+    default:
+      return report satisfies never;
   }
-  return decision.status ? setTemplateStatus(tx, row, decision.status, decision.reason ?? null, at) : row;
+  return writeTemplate(tx, row, next, at);
+}
+
+/** Writes a template's new state with the events it causes: template.status_update, template.quality_update. */
+async function writeTemplate(
+  tx: Executor,
+  row: TemplateRow,
+  next: Pick<TemplateRow, 'status' | 'rejectionReason' | 'category' | 'quality' | 'providerNote'>,
+  at: Date,
+): Promise<TemplateRow> {
+  const [updated] = await tx
+    .update(templates)
+    .set({ ...next, updatedAt: at })
+    .where(eq(templates.id, row.id))
+    .returning();
+  if (row.status !== next.status)
+    await recordEvent(tx, row.organizationId, 'template.status_update', { template_id: row.id, status: next.status }, at);
+  const q = next.quality;
+  if (
+    q &&
+    (q.score !== (row.quality?.score ?? null) ||
+      q.flagged !== (row.quality?.flagged ?? false) ||
+      q.reason !== (row.quality?.reason ?? null))
+  )
+    await recordEvent(
+      tx,
+      row.organizationId,
+      'template.quality_update',
+      { template_id: row.id, status: next.status, quality_score: q.score, flagged: q.flagged, reason: q.reason },
+      at,
+    );
+  return updated!;
 }
 
 /**

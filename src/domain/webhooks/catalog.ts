@@ -1,11 +1,19 @@
 /**
- * The event type catalogue as users see it: what fires each type and an example body. Typed against
- * the outbox's EventBodies, so a new event type does not compile until it is described here. The
- * examples are also what a test send carries.
+ * The event type catalogue as users see it: what fires each type, an example body, and whether
+ * anything emits it yet. Typed against the outbox's EventBodies, so a new event type does not compile
+ * until it is described here. The examples are also what a test send carries.
  */
 import { EVENT_TYPES, type EventBodies, type EventType } from '../events/outbox.ts';
 
-export type EventTypeInfo<T extends EventType = EventType> = { description: string; example: EventBodies[T] };
+export type EventTypeInfo<T extends EventType = EventType> = {
+  description: string;
+  example: EventBodies[T];
+  /**
+   * Nothing records it yet: it is in the catalogue (subscribable, test-sendable) for a source to come.
+   * test/code/event-sources.unit.test.ts holds this to the code: reserved exactly when no domain code records the type.
+   */
+  reserved?: true;
+};
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
 const CRM_RECORD = {
@@ -38,12 +46,15 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'message.status_update': {
-    description: "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's.",
+    description:
+      "A message's delivery status changed (delivered, read, failed, ...); status equals the message record's. On official channels a report that carries them adds the provider's `pricing` (billable, pricing_model, category, type) and its billing `conversation` (id, origin.type, expiration_timestamp: the provider's own, not Parley's conversation_id), as it sent them.",
     example: {
       message_id: '0190a5b4-3b8f-7c11-9d2f-5b6c7d8e9f02',
       status: 'delivered',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       organization_id: ORG,
+      pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+      conversation: { id: '6ceb9d929c9bdc4f90e967a32f8639b4', origin: { type: 'utility' }, expiration_timestamp: '1750350173' },
     },
   },
   'message.edited': {
@@ -97,12 +108,37 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'template.status_update': {
     description: "A message template's approval status changed (on sync or the provider's decision).",
-    example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'APPROVED' },
+    example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' },
+  },
+  'template.quality_update': {
+    description:
+      "The provider's quality report on a message template changed: its score (`quality_score`: GREEN, YELLOW, RED, UNKNOWN), or a warning raised (`flagged`: negative feedback, at risk of being paused or disabled; it can still be sent) or lifted (reinstated). The template's status is unchanged unless template.status_update says otherwise.",
+    example: {
+      template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03',
+      status: 'approved',
+      quality_score: 'YELLOW',
+      flagged: true,
+      reason: 'Your template has received negative feedback from customers.',
+    },
+  },
+  'group.updated': {
+    description:
+      "A group the channel's number is in changed, as the provider reported it (official channels: group created or deleted, settings changed, participants added or removed). `change` is the provider's own name of it; the other fields are what it reported.",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      group_id: 'Y2FwaV9ncm91cDoxODA1NTU1MDE3MjoxMjAzNjMyMjI3NzE5NjMwNjcZD',
+      change: 'group_add_participants',
+      request_id: '784D93D0C468593037EA0B1ECA245D9C',
+      added_participants: [{ input: '4915112345678', wa_id: '4915112345678' }],
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
   },
   'commerce.order.updated': {
     description:
-      "An order's or its payment's state changed. Reserved: no order source emits it yet (Parley has no commerce module); subscribe to it now and test it with a test send.",
+      "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",
     example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
+    reserved: true,
   },
   'channel.status_update': {
     description: "A channel's status changed (pending, connected, disconnected, error, pairing), with the reason.",
@@ -157,9 +193,12 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
 };
 
-/** The catalogue in EVENT_TYPES order, as the settings route lists it. */
-export function eventTypeCatalog(): Array<{ type: EventType } & EventTypeInfo> {
-  return EVENT_TYPES.map((type) => ({ type, ...(EVENT_CATALOG[type] as EventTypeInfo) }));
+/** The catalogue in EVENT_TYPES order, as the settings route lists it (`reserved` always said). */
+export function eventTypeCatalog(): Array<{ type: EventType; description: string; example: EventBodies[EventType]; reserved: boolean }> {
+  return EVENT_TYPES.map((type) => {
+    const info = EVENT_CATALOG[type] as EventTypeInfo;
+    return { type, description: info.description, example: info.example, reserved: info.reserved === true };
+  });
 }
 
 export function isEventType(value: string): value is EventType {

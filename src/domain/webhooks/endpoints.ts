@@ -38,13 +38,18 @@ export async function listEndpoints({ db }: Pick<WebhookDeps, 'db'>, actor: Acto
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-/** An unsafe URL is invalid at /url. */
+/** What lets a receiver on this machine or network through, for trying webhooks locally (never in production). */
+const PRIVATE_TARGETS_HINT =
+  'a receiver on this machine or a private network (http, localhost, 10.x, 192.168.x) needs the service started with ALLOW_PRIVATE_NETWORK_TARGETS=true, for local development only';
+
+/** An unsafe URL is invalid at /url; a refusal of the private-network rule says how to allow it. */
 async function assertTarget(deps: Pick<WebhookDeps, 'policy'>, url: string): Promise<void> {
   try {
     await assertSafeTarget(url, deps.policy);
   } catch (err) {
-    if (err instanceof UnsafeTargetError) throw invalid(`url ${err.message}`, [{ pointer: '/url', message: err.message }]);
-    throw err;
+    if (!(err instanceof UnsafeTargetError)) throw err;
+    const hint = err.privateRule ? `; ${PRIVATE_TARGETS_HINT}` : '';
+    throw invalid(`url ${err.message}${hint}`, [{ pointer: '/url', message: `${err.message}${hint}` }]);
   }
 }
 

@@ -114,7 +114,11 @@ export async function registerRouteGroups(
     database: container.database,
     retentionDays: config.eventRetentionDays,
     hub: eventHub,
-    stream: { heartbeatMs: config.eventStream.heartbeatMs },
+    stream: {
+      heartbeatMs: config.eventStream.heartbeatMs,
+      maxPerCredential: config.eventStream.maxPerCredential,
+      maxPerOrganization: config.eventStream.maxPerOrganization,
+    },
     // An open stream's credential, checked again as the request first was (a revoked one ends the stream).
     reauthenticate: (request) => authenticate(request, request.routeOptions.config.auth ?? {}, authDeps),
   });

@@ -69,7 +69,8 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 /** Authenticates the request for its route's requirement; throws DomainError on failure. */
 export async function authenticate(request: FastifyRequest, requirement: AuthRequirement, deps: AuthDeps): Promise<Actor | undefined> {
   if ('public' in requirement) return requirement.optionalSession ? optionalSession(request, deps) : undefined;
-  const requestedOrg = requestedOrganization(request, 'organizationQuery' in requirement ? requirement.organizationQuery : undefined);
+  const requested = requestedOrganization(request, 'organizationQuery' in requirement ? requirement.organizationQuery : undefined);
+  const requestedOrg = requested?.id;
   const pathOrg =
     'organizationParam' in requirement && requirement.organizationParam !== undefined
       ? organizationInPath(request, requirement.organizationParam, requestedOrg)
@@ -81,6 +82,8 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
   if (!actor) throw unauthenticated();
   // Another organization's id in the path (or one that cannot be an id) answers exactly as an unknown one.
   if (pathOrg !== undefined && actor.organizationId !== pathOrg.id) throw notFound('organization');
+  // A valid key naming another organization is no bad credential: that organization is refused, as a token's is.
+  if (requested !== undefined && actor.organizationId.toLowerCase() !== requested.id.toLowerCase()) throw unreachedOrganization(requested);
   if (requirement.sessionOnly && actor.kind !== 'user') {
     throw new DomainError('forbidden', 'this operation needs a dashboard session');
   }
@@ -94,17 +97,30 @@ export async function authenticate(request: FastifyRequest, requirement: AuthReq
   return actor;
 }
 
+/** Which organization the request names, and where (for the field error that refuses it). */
+export type RequestedOrganization = { id: string; pointer: string; location: 'headers' | 'query' };
+
+/** The 400 for an organization the credential does not reach (docs/api.md, Organizations). */
+export function unreachedOrganization(requested: RequestedOrganization): DomainError {
+  return new DomainError(
+    'invalid',
+    `this credential does not reach organization ${requested.id}: an API key acts in its own organization only`,
+    { fieldErrors: [{ pointer: requested.pointer, location: requested.location, message: 'not an organization the credential reaches' }] },
+  );
+}
+
 /** The organization X-Organization-Id (or the route's organization query parameter, when it has one) names, checked to be an id. */
-function requestedOrganization(request: FastifyRequest, queryParam: string | undefined): string | undefined {
+function requestedOrganization(request: FastifyRequest, queryParam: string | undefined): RequestedOrganization | undefined {
   const header = headerValue(request, ORGANIZATION_HEADER);
   if (header !== undefined && !isUuid(header)) {
     throw new DomainError('invalid', `${ORGANIZATION_HEADER} must be an organization id (UUID)`, {
       fieldErrors: [{ pointer: `/${ORGANIZATION_HEADER}`, location: 'headers', message: 'must be a UUID' }],
     });
   }
-  if (queryParam === undefined) return header;
+  const fromHeader = header === undefined ? undefined : { id: header, pointer: `/${ORGANIZATION_HEADER}`, location: 'headers' as const };
+  if (queryParam === undefined) return fromHeader;
   const raw = (request.query as Record<string, unknown> | undefined)?.[queryParam];
-  if (raw === undefined) return header;
+  if (raw === undefined) return fromHeader;
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (typeof value !== 'string' || !isUuid(value)) {
     throw new DomainError('invalid', `${queryParam} must be an organization id (UUID)`, {
@@ -118,7 +134,7 @@ function requestedOrganization(request: FastifyRequest, queryParam: string | und
       ],
     });
   }
-  return header ?? value.toLowerCase();
+  return fromHeader ?? { id: value.toLowerCase(), pointer: `/${queryParam}`, location: 'query' };
 }
 
 /** The session's user when a valid session cookie is sent (from the dashboard's origin); otherwise nobody. */
@@ -151,10 +167,8 @@ async function resolveActor(
   const requestedOrg = requested.header ?? requested.path;
   const apiKey = headerValue(request, 'x-api-key');
   if (apiKey !== undefined) {
-    const actor = await deps.apiKeys.authenticate(apiKey.trim());
-    // A key belongs to one organization; naming another one is a credential mismatch.
-    if (actor && requested.header !== undefined && requested.header !== actor.organizationId) return undefined;
-    return actor;
+    // A key belongs to one organization: naming another is refused once the key is known to be valid (authenticate).
+    return deps.apiKeys.authenticate(apiKey.trim());
   }
   const authorization = headerValue(request, 'authorization');
   if (authorization !== undefined) {

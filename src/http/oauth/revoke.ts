@@ -1,13 +1,13 @@
 /**
- * POST /v1/oauth/revoke (RFC 7009), JSON `{token, token_type_hint}` or form. The client the token was
- * issued to revokes it: a public client sends client_id, a confidential one its credentials.
+ * POST /v1/oauth/revoke (RFC 7009), JSON `{token, token_type_hint}` or form. The token's holder revokes
+ * it with the body alone (possession is the proof); client credentials, when sent, must authenticate,
+ * and then only that client's tokens are revoked.
  */
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { authenticateClient, readClientCredentials } from '../../domain/oauth/client-auth.ts';
 import type { ClientLookup } from '../../domain/oauth/client-cache.ts';
-import { oauthError } from '../../domain/oauth/errors.ts';
-import { revokeClientToken } from '../../domain/oauth/introspection.ts';
+import { revokeClientToken, type Revoker } from '../../domain/oauth/introspection.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
@@ -22,7 +22,8 @@ export const RevokeRequestSchema = z
       .optional()
       .meta({ description: 'access_token or refresh_token; a hint only (RFC 7009 §2.1)', example: 'refresh_token' }),
     client_id: z.string().max(200).optional().meta({
-      description: 'The client the token was issued to (public clients; confidential ones may use HTTP Basic)',
+      description:
+        'Optional: the client the token was issued to (public clients; confidential ones may use HTTP Basic). When given, the client must authenticate and only its own tokens are revoked',
       example: 'pcl_8mZk2xQv7LrT',
     }),
     client_secret: z.string().max(512).optional().meta({ description: "client_secret_post: the confidential client's secret" }),
@@ -42,9 +43,10 @@ export async function registerRevokeRoutes(app: App, deps: RevokeDeps): Promise<
           tags: [TAG],
           summary: 'Revoke a token',
           description:
-            'RFC 7009, JSON `{token, token_type_hint}` or form-encoded. The client the token was issued to revokes it (a public client sends client_id; a confidential one HTTP Basic or client_id and client_secret). ' +
+            'RFC 7009, JSON `{token, token_type_hint}` or form-encoded. Whoever holds a token may revoke it with that body alone: possession is the proof. ' +
+            'Client credentials are optional; when sent (a public client its client_id, a confidential one HTTP Basic or client_id and client_secret) they must authenticate, and only that client’s tokens are revoked. ' +
             'An access token is revoked alone; a refresh token takes its whole grant with it (every access and refresh token of that authorization). ' +
-            "An unknown, already revoked or another client's token also gets 200 (and stays as it is). Errors: 400 invalid_request, 401 invalid_client.",
+            "An unknown or already revoked token, or another client's when credentials are sent, also gets 200 (and stays as it is). Errors: 400 invalid_request, 401 invalid_client.",
           security: [],
           consumes: ['application/json', 'application/x-www-form-urlencoded'],
           body: RevokeRequestSchema,
@@ -56,9 +58,10 @@ export async function registerRevokeRoutes(app: App, deps: RevokeDeps): Promise<
       },
       async (request) => {
         const credentials = readClientCredentials(clientAuthOf(request, request.body));
-        if (!credentials) throw oauthError('invalid_request', 'client_id is missing: the client the token was issued to revokes it');
-        const client = await authenticateClient(deps.clients, credentials);
-        if (await revokeClientToken(deps, client, { token: request.body.token })) deps.forget();
+        const revoker: Revoker = credentials
+          ? { kind: 'client', client: await authenticateClient(deps.clients, credentials) }
+          : { kind: 'holder' };
+        if (await revokeClientToken(deps, revoker, { token: request.body.token })) deps.forget();
         return {};
       },
     );

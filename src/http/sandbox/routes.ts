@@ -2,7 +2,8 @@
  * The built-in sandbox provider's HTTP side, under /sandbox: the official provider's API, the
  * gateway protocol, and the outside world's doors (a customer writing in, media downloads). Public
  * to Parley's own auth (each protocol checks its own bearer token and answers in its own shapes),
- * except /inbound, /echo, /edit and /delete, which act on a channel of the caller's organization.
+ * except /inbound, /echo, /edit, /delete and /template-event, which act on a channel of the caller's
+ * organization.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../container.ts';
@@ -17,6 +18,7 @@ import { findUnstorableInput, toPointer } from '../../lib/text.ts';
 
 const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
 const INBOUND_ROUTE = { config: { auth: { permission: 'messages:send' as const } }, schema: { hide: true } };
+const TEMPLATE_ROUTE = { config: { auth: { permission: 'templates:write' as const } }, schema: { hide: true } };
 
 /**
  * JSON bodies as usual, but an empty body (POST .../start, .../subscribed_apps) is no body rather
@@ -74,6 +76,11 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       );
       scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
+      );
+
+      // The provider's later word on a template of an official channel: flagged, paused, reinstated, archived, ...
+      scope.post('/template-event', TEMPLATE_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.templateEvents.report(db, actorOf(request).organizationId, request.body), 202),
       );
 
       scope.get('/media/:id', ROUTE, async (request, reply) => {

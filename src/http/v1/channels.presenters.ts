@@ -1,6 +1,7 @@
 /** The channel routes' records (channels.ts): the presenters that turn the domain's rows into them, typed from the response schemas. */
 import QRCode from 'qrcode';
 import type { z } from 'zod';
+import { engineOf } from '../../domain/channels/capabilities.ts';
 import { credentialsSet, visibleSettings, type ChannelRow, type StatusHistoryRow } from '../../domain/channels/channels.ts';
 import type { ProviderProfileLookup } from '../../domain/channels/pairing.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -19,6 +20,7 @@ export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
   return {
     id: row.id,
     platform: row.platform as Platform,
+    engine: engineOf(row),
     name: row.name,
     status: row.status as ChannelView['status'],
     status_reason: row.statusReason,
@@ -32,6 +34,7 @@ export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
       last_error_message: row.lastErrorMessage,
       last_error_at: row.lastErrorAt?.toISOString() ?? null,
       reconnect_attempts: row.reconnectAttempts,
+      next_retry_at: row.nextRetryAt?.toISOString() ?? null,
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
     },
     created_at: row.createdAt.toISOString(),

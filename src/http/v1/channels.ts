@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { capabilitiesOf, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
+import { channelCapabilities, ENGINES, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
 import {
   channelStatusOf,
   createChannel,
@@ -23,11 +23,16 @@ import { presentChannel, presentStatus, presentQr, presentProfile } from './chan
 /** The platforms the registry lists (channels.platform). */
 const PlatformSchema = z.enum(PLATFORMS);
 const StatusSchema = z.enum(['pending', 'connected', 'disconnected', 'error', 'pairing']);
+const EngineSchema = z.enum(ENGINES).meta({
+  description:
+    "What serves the channel, decided by its settings: `official` the provider's business API; `embedded` a linked-device session inside Parley (your own phone pairs with Parley: no gateway_base, not the sandbox); `http_gateway` an HTTP gateway of your own (settings.gateway_base); `sandbox` the built-in sandbox provider.",
+});
 
 export const ChannelSchema = z
   .object({
     id: z.uuid().meta({ description: 'Opaque channel id (channel_id elsewhere)' }),
     platform: PlatformSchema,
+    engine: EngineSchema,
     name: z.string(),
     status: StatusSchema.meta({
       description:
@@ -48,7 +53,11 @@ export const ChannelSchema = z
       last_error_at: z.string().nullable(),
       reconnect_attempts: z.number().int().meta({
         description:
-          'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost (last_error_message names the next try)',
+          'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost or could not be made (last_error_message names why and the next try)',
+      }),
+      next_retry_at: z.string().nullable().meta({
+        description:
+          'When the engine tries to connect again by itself (the embedded engine after a lost connection, or one the network kept from the chat service: last_error_code names the cause, e.g. dns_failure, network_unreachable, connection_refused, tls_failure, connection_timed_out); null when it does not',
       }),
       last_checked_at: z.string().nullable(),
     }),
@@ -175,12 +184,25 @@ export const ChannelStatusSchema = z.object({
 export const CapabilitiesSchema = z
   .object({
     platform: PlatformSchema,
-    message_types: z.array(z.enum(MESSAGE_TYPES)),
-    simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Types the platform renders in a simplified form' }),
+    engine: EngineSchema,
+    message_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: 'Every type the channel takes (POST /v1/messages)' }),
+    native_types: z.array(z.enum(MESSAGE_TYPES)).meta({ description: "Types the engine sends as the chat network's own kind of message" }),
+    simplified_types: z.array(z.enum(MESSAGE_TYPES)).meta({
+      description:
+        'Types the engine sends in a simplified form: plain text (numbered options, the product ids, a request to reply), not as the interactive message',
+    }),
+    parley_types: z.array(z.enum(MESSAGE_TYPES)).meta({
+      description:
+        'Types Parley answers from its own records (source: parley), sending nothing to the chat network: on the embedded engine, message_status_query (the statuses Parley holds) and message_media_download (media is stored when it arrives)',
+    }),
     operations: z.array(z.enum(OPERATIONS)),
     customer_service_window_hours: z.number().nullable(),
   })
-  .meta({ id: 'ChannelCapabilities' });
+  .meta({
+    id: 'ChannelCapabilities',
+    description:
+      "What the channel's engine supports: each type of message_types is in exactly one of native_types, simplified_types and parley_types.",
+  });
 
 export const ProfileSchema = z
   .object({ phone: z.string(), exists: z.boolean(), chatapp_id: z.string().nullable(), name: z.string().nullable() })
@@ -329,7 +351,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       schema: {
         tags: ['channels'],
         summary: 'What the channel supports',
-        description: 'Message types and operations, read from the same support matrix that validation uses.',
+        description:
+          "Message types and operations, read from the same support matrix that validation uses, and how the channel's engine sends each type: natively, in a simplified form (as text), or answered by Parley from its own records.",
         params: ChannelParams,
         response: {
           200: dataOf(CapabilitiesSchema),
@@ -339,7 +362,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
     },
     async (request) => {
       const row = await getChannel(deps, actorOf(request), { channelId: request.params.channelID });
-      return { data: capabilitiesOf(row.platform) };
+      return { data: channelCapabilities(row) };
     },
   );
 
@@ -352,7 +375,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         summary: 'Start pairing a gateway channel (unofficial only)',
         description:
           'Registers the callback with the gateway and starts its session; the channel goes to `pairing` and the answer carries the QR to scan. ' +
-          'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels.',
+          'With `phone_number`, it also carries the pairing code that phone can type instead (platforms listing `channel.pairing_code`; 422 elsewhere). The body is optional. 422 on official channels. ' +
+          '503 when no QR can come yet: on the embedded engine, the network kept the session from the chat service (provider_error.code names the cause: dns_failure, network_unreachable, connection_refused, connection_reset, tls_failure, connection_timed_out; the detail says when the engine tries again by itself).',
         params: ChannelParams,
         body: ConnectBody.nullish(),
         response: { 200: dataOf(ConnectSchema), ...channelErrors },
@@ -383,7 +407,7 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
         tags: ['channels'],
         summary: 'The QR code to pair a gateway channel (unofficial only)',
         description:
-          'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing.',
+          'The raw string and a PNG data URL, with its expiry; a lapsed QR is replaced by a new one. 409 when the channel is not pairing, naming why (its status and status reason: e.g. the chat network it cannot reach and the next try); 503 while the engine waits to try again.',
         params: ChannelParams,
         response: { 200: dataOf(QrSchema), ...channelErrors },
       },

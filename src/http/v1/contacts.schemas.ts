@@ -318,8 +318,8 @@ export const ImportResultSchema = z
   });
 
 export const CSV_EXAMPLE =
-  'phone_number,name,email,external_source,external_id,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,pro\n';
+  'phone_number,name,email,external_source,external_id,tags,custom_fields.plan\n+49 30 123456,Ana Souza,ana@example.com,hubspot,81723,VIP|Wholesale,pro\n';
 export const NDJSON_EXAMPLE =
-  '{"phone_number":"+49 30 123456","name":"Ana Souza","custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
+  '{"phone_number":"+49 30 123456","name":"Ana Souza","tags":["VIP","Wholesale"],"custom_fields":{"plan":"pro"}}\n{"email":"lee@example.com","name":"Lee"}\n';
 
 export const ContactParams = z.object({ contactID: PathId });

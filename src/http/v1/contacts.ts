@@ -158,7 +158,8 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         querystring: PageQuerySchema.extend({
           tag: z.string().min(1).max(TAG_NAME_MAX).optional().meta({ description: 'Only contacts with this tag (case-insensitive)' }),
           search: z.string().min(1).max(200).optional().meta({
-            description: 'Case-insensitive prefix of the name or email, or a prefix of the phone number in any format ("+49 30")',
+            description:
+              'Case-insensitive prefix of the name or email, or a prefix of the phone number in any international format ("+49 30", "004930"). Digits without + or 00 also find the numbers whose national number they are, in any country: "030 1234567" finds +49 30 1234567 (a trunk 0 dropped), "5553001234" finds +1 555 300 1234',
           }),
           external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
           updated_after: IsoTimestamp.optional().meta({ description: 'Only contacts changed after this time' }),
@@ -549,8 +550,8 @@ async function registerContactImportRoute(app: App, deps: ContactServices) {
           summary: 'Import contacts in bulk',
           description:
             `CSV (\`text/csv\`, UTF-8, comma, semicolon or tab separated, first line the header) or JSON lines (\`application/x-ndjson\`, one object per line with the fields of POST /v1/contacts), ` +
-            `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number) and \`custom_fields.<key>\`; ` +
-            'an empty cell leaves a value as it is. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped, ' +
+            `up to ${IMPORT_MAX_ROWS.toLocaleString('en')} rows and ${IMPORT_MAX_BYTES / 1024 / 1024} MiB. CSV columns: ${IMPORT_COLUMNS.join(', ')} (\`phone\` for phone_number, in JSON lines too) and \`custom_fields.<key>\`; ` +
+            'an empty cell leaves a value as it is. `tags` (a CSV cell, or a JSON lines key holding a string or an array of names) adds tags to the contact, never removes one: names separated by `;` or `|`, matched case-insensitively like POST /v1/contacts/{contactID}/tags; a row that only adds a tag counts as updated, and no crm.list event is recorded. Each row is upserted with the rule of POST /v1/contacts; bad rows are listed (row, field, message) and skipped, ' +
             `among them a row longer than ${IMPORT_MAX_ROW_CHARS.toLocaleString('en')} characters and one holding a NUL character or an unpaired surrogate. ` +
             `The body is read as it arrives and written in batches of ${IMPORT_BATCH_ROWS}, each batch committed on its own: an import cut off midway keeps the batches written, ` +
             'and sending the file again is safe. One crm.import.committed event sums it up (no per-contact events). 400 for an unknown CSV column or an empty body, 415 for another content type.',

@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from '../types.ts';
 
 const DOCS_PREFIX = '/v1/docs';
+
+/** The page's own script and stylesheet beside swagger-ui's (docs-page/: what they change and why). */
+const pageFile = (name: string) => readFileSync(new URL(`./docs-page/${name}`, import.meta.url), 'utf8');
 
 /**
  * The reference page's CSP: swagger-ui's own, minus the third-party validator badge (img-src is
@@ -36,6 +40,15 @@ export async function registerDocsRoutes(app: App, options: { upgradeInsecureReq
     transformStaticCSP: (header) => docsCsp(header, options.upgradeInsecureRequests),
     // No validator badge: it would send the document's address to a third party.
     validatorUrl: false,
-    uiConfig: { url: '/v1/openapi.json', deepLinking: true, validatorUrl: null },
+    // BaseLayout: no top bar. Its logo is an SVG with an inline <style> the CSP refuses (a console error on
+    // every visit), beside an image without a text alternative and an unlabelled URL box. reference.js gives
+    // the page its landmark and fixes what swagger-ui draws that no reader could name or reach in order;
+    // reference.css the contrast of the version badges. The test is in test/dashboard.browser.test.ts.
+    uiConfig: { url: '/v1/openapi.json', deepLinking: true, validatorUrl: null, layout: 'BaseLayout' },
+    theme: {
+      title: 'Parley API reference',
+      js: [{ filename: 'reference.js', content: pageFile('reference.js') }],
+      css: [{ filename: 'reference.css', content: pageFile('reference.css') }],
+    },
   });
 }

@@ -1,6 +1,7 @@
 /** The message routes' records (messages.ts): the presenters that turn the domain's rows into them, typed from the response schemas. */
 import type { z } from 'zod';
 import type { MessageMediaRow, MessageRow, StatusHistoryRow } from '../../domain/messages/messages.ts';
+import type { StatusConversation, StatusPricing } from '../../providers/provider.ts';
 import type { MessageMediaSchema, MessageSchema, MessageStatusSchema } from './messages.ts';
 
 export type MessageRecord = z.infer<typeof MessageSchema>;
@@ -65,7 +66,18 @@ export function presentStatus(view: {
       status: h.status,
       at: h.occurredAt.toISOString(),
       error: h.errorCode ? { code: h.errorCode, title: h.errorTitle ?? h.errorCode } : null,
+      pricing: (h.pricing as StatusPricing | null) ?? null,
+      conversation: (h.conversation as StatusConversation | null) ?? null,
     })),
     updated_at: record.updated_at,
   };
+}
+
+/** Why the window refused a send, and what to do: a template, or (a sandbox channel) the customer writing first. */
+export function windowClosedDetail(refused: { windowHours: number; phone: string; sandbox: boolean }): string {
+  const hours = refused.windowHours;
+  const closed = `the ${hours}-hour customer service window is closed: no message from ${refused.phone} in the last ${hours} hours`;
+  const template = 'send a template message (type template) to start the conversation';
+  if (!refused.sandbox) return `${closed}; ${template}`;
+  return `${closed}; ${template}, or play the customer writing first with POST /sandbox/inbound {channel_id, from, type: "text", content: {body}} (docs/sandbox.md)`;
 }

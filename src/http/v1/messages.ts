@@ -16,7 +16,7 @@ import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
-import { presentMessage, presentStatus } from './messages.presenters.ts';
+import { presentMessage, presentStatus, windowClosedDetail } from './messages.presenters.ts';
 
 const ErrorSchema = z
   .object({
@@ -93,7 +93,36 @@ export const MessageStatusSchema = z
     status: z.enum(MESSAGE_STATUSES),
     provider_message_id: z.string().nullable(),
     error: ErrorSchema,
-    history: z.array(z.object({ status: z.string(), at: z.string(), error: z.object({ code: z.string(), title: z.string() }).nullable() })),
+    history: z.array(
+      z.object({
+        status: z.string(),
+        at: z.string(),
+        error: z.object({ code: z.string(), title: z.string() }).nullable(),
+        pricing: z
+          .object({
+            billable: z.boolean().optional(),
+            pricing_model: z.string().optional(),
+            category: z.string().optional(),
+            type: z.string().optional(),
+          })
+          .nullable()
+          .meta({
+            description:
+              "What the provider's report of this status said about billing, as it sent it (official channels: `pricing`); null when it said nothing",
+          }),
+        conversation: z
+          .object({
+            id: z.string(),
+            origin: z.object({ type: z.string().optional() }).optional(),
+            expiration_timestamp: z.string().optional(),
+          })
+          .nullable()
+          .meta({
+            description:
+              "The provider's billing conversation the report named (its own id, not Parley's conversation_id; expiration_timestamp in Unix seconds, as sent); null when it named none",
+          }),
+      }),
+    ),
     updated_at: z.string(),
   })
   .meta({ id: 'MessageStatus' });
@@ -123,11 +152,9 @@ function refusalError(refused: SendRefusal): DomainError {
       );
     }
     case 'window_closed':
-      return new DomainError(
-        'window_closed',
-        `the ${refused.windowHours}-hour customer service window is closed: no message from ${refused.phone} in the last ${refused.windowHours} hours, so only a template message can be sent (type template)`,
-        { extra: { last_inbound_at: refused.lastInboundAt?.toISOString() ?? null } },
-      );
+      return new DomainError('window_closed', windowClosedDetail(refused), {
+        extra: { last_inbound_at: refused.lastInboundAt?.toISOString() ?? null },
+      });
     case 'send_refused':
       return new DomainError('send_refused', refused.reason, { extra: { reason: refused.code } });
     case 'contention':

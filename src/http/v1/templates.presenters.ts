@@ -17,6 +17,12 @@ export function presentTemplate(row: TemplateRow): TemplateRecord {
     status: row.status as TemplateRecord['status'],
     rejection_reason: row.rejectionReason,
     provider_template_id: row.providerTemplateId,
+    quality: row.quality
+      ? { score: row.quality.score, flagged: row.quality.flagged, reason: row.quality.reason, updated_at: row.quality.updated_at }
+      : null,
+    provider_note: row.providerNote
+      ? { event: row.providerNote.event, reason: row.providerNote.reason, received_at: row.providerNote.received_at }
+      : null,
     submitted_at: row.submittedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -24,10 +24,40 @@ export const TemplateSchema = z
     category: z.string().meta({ example: 'UTILITY' }),
     components: z.array(z.unknown()),
     status: z.enum(TEMPLATE_STATUSES).meta({
-      description: 'draft (not submitted), pending, approved, rejected, paused, disabled; each change emits template.status_update',
+      description:
+        'draft (not submitted), pending, approved, rejected, paused, disabled; each change emits template.status_update. The provider\'s reports map to these (docs/channels.md, "Template reports").',
     }),
-    rejection_reason: z.string().nullable(),
+    rejection_reason: z.string().nullable().meta({
+      description: "Why the provider rejected, paused or disabled it, in its words (a pause's title and description); null otherwise",
+    }),
     provider_template_id: z.string().nullable(),
+    quality: z
+      .object({
+        score: z
+          .string()
+          .nullable()
+          .meta({ description: "The provider's quality score: GREEN, YELLOW, RED or UNKNOWN; null until it gives one" }),
+        flagged: z.boolean().meta({
+          description:
+            'The provider flagged it (negative feedback, at risk of being paused or disabled); it can still be sent. Lifted when reinstated.',
+        }),
+        reason: z.string().nullable().meta({ description: "The provider's reason for the flag" }),
+        updated_at: z.string(),
+      })
+      .nullable()
+      .meta({ description: "The provider's quality report; null until it sends one. Each change emits template.quality_update" }),
+    provider_note: z
+      .object({
+        event: z.string().meta({
+          description:
+            "The provider's own name of its last report (APPROVED, FLAGGED, LOCKED, ...); one it does not document changes nothing else",
+          example: 'LOCKED',
+        }),
+        reason: z.string().nullable(),
+        received_at: z.string(),
+      })
+      .nullable()
+      .meta({ description: "The provider's last report on the template, whatever it said; null until one arrives" }),
     submitted_at: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),

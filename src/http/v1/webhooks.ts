@@ -69,7 +69,7 @@ const UrlSchema = z
   .max(2048)
   .meta({
     description:
-      'Where events are POSTed. Must be https and resolve to public addresses (checked here and again on every attempt); http and private addresses only when PROVIDER_SANDBOX or ALLOW_PRIVATE_NETWORK_TARGETS is on.',
+      'Where events are POSTed. Must be https and resolve to public addresses (checked here and again on every attempt); http, localhost and private addresses only when the service runs with ALLOW_PRIVATE_NETWORK_TARGETS=true (local development; the sandbox does not widen this).',
     example: 'https://hooks.example.com/parley',
   });
 const EventTypesSchema = z
@@ -275,6 +275,10 @@ export const SettingsSchema = z
           type: EventTypeSchema,
           description: z.string(),
           example: z.record(z.string(), z.unknown()).meta({ description: 'An example body' }),
+          reserved: z.boolean().meta({
+            description:
+              'true: nothing emits this type yet (it is listed for a source to come; it can be subscribed to and test-sent meanwhile)',
+          }),
         }),
       )
       .meta({ description: 'The catalogue of event types, with the body each carries' }),
@@ -347,6 +351,7 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
             type: t.type,
             description: t.description,
             example: t.example as Record<string, unknown>,
+            reserved: t.reserved,
           })),
           delivery: {
             timeout_ms: settings.timeoutMs,

@@ -3,11 +3,22 @@
  * it, in one place (see ProviderModule). Channels connect by pairing a phone with a QR code.
  */
 import { z } from 'zod';
-import { COMMON_MESSAGE_TYPES } from '../capabilities.ts';
+import { COMMON_MESSAGE_TYPES, type EngineRow } from '../capabilities.ts';
 import type { ProviderModule } from '../provider.ts';
-import { createGatewayAdapter, HTTP_GATEWAY_SENDS } from './adapter.ts';
+import { createGatewayAdapter, engineOf, HTTP_GATEWAY_SENDS } from './adapter.ts';
+import { EMBEDDED_PARLEY_TYPES } from './embedded/outbound.ts';
+import { EMBEDDED_SIMPLIFIED_TYPES } from './embedded/simplified.ts';
 import { gatewayInbound } from './inbound.ts';
 import { channelStatusOf } from './mapping.ts';
+
+/**
+ * A gateway takes Parley's types as they are and answers its own queries; what it makes of the
+ * interactive ones is its own (the protocol lets it format them in a simplified way).
+ */
+const HTTP_GATEWAY_ROW: EngineRow = {
+  simplified_types: ['template', 'buttons', 'list', 'cta_url', 'media_carousel', 'product_carousel'],
+  parley_types: [],
+};
 
 export const gatewayProvider: ProviderModule = {
   platform: 'chatapp_unofficial',
@@ -22,7 +33,6 @@ export const gatewayProvider: ProviderModule = {
       'message_status_query',
       'message_media_download',
     ],
-    simplified_types: ['template', 'buttons', 'list', 'cta_url', 'media_carousel', 'product_carousel'],
     operations: [
       'messages.send',
       'messages.read',
@@ -34,6 +44,16 @@ export const gatewayProvider: ProviderModule = {
       'media.fetch',
     ],
     customer_service_window_hours: null,
+  },
+  engines: {
+    // The sandbox's gateway speaks the HTTP protocol; a channel naming no gateway runs on the embedded engine.
+    of: (channel) => (channel.sandbox ? 'sandbox' : engineOf(channel) === 'http' ? 'http_gateway' : 'embedded'),
+    rows: {
+      // A linked device sends what it cannot send as such as text, and has no status query to ask.
+      embedded: { simplified_types: EMBEDDED_SIMPLIFIED_TYPES, parley_types: EMBEDDED_PARLEY_TYPES },
+      http_gateway: HTTP_GATEWAY_ROW,
+      sandbox: HTTP_GATEWAY_ROW,
+    },
   },
   settings: {
     schema: z.object({

@@ -1,15 +1,16 @@
 /**
  * The business cloud API's webhook: verify X-Hub-Signature-256 over the raw body first, then
- * normalize its entries into Parley's inbound events. Messages and statuses name their number
- * (metadata.phone_number_id); template, account and number-quality reports name the business account
- * (entry.id, or waba_info.waba_id where a partner event gives it) and, for quality, the display number.
- * The mapping of account and quality reports to channel health is in docs/channels.md.
+ * normalize its entries into Parley's inbound events. Messages, statuses, change-level errors and
+ * group events name their number (metadata.phone_number_id); template, account and number-quality
+ * reports name the business account (entry.id, or waba_info.waba_id where a partner event gives it)
+ * and, for quality, the display number. The mapping of account, quality and template reports is in
+ * docs/channels.md.
  */
 import { classifyGraphError } from './errors.ts';
-import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
+import type { InboundEvent, InboundMedia, ProviderInbound, ReportedError, StatusConversation, StatusPricing } from '../provider.ts';
 import { toStorableJson } from '../../lib/text.ts';
 import { verifyBodySignature } from '../signature.ts';
-import { templateStatusName } from './mapping.ts';
+import { templateEventDecision } from './mapping.ts';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
 
@@ -77,6 +78,8 @@ function interactiveReply(interactive: Json | undefined): Json {
       ...(reply.response_json !== undefined ? { response_json: parsedResponse(reply.response_json) } : {}),
     };
   }
+  if (kind === 'call_permission_reply')
+    return { type: kind, ...pick(reply, ['response', 'is_permanent', 'expiration_timestamp', 'response_source']) };
   return { type: kind, id: reply.id, title: reply.title, ...(reply.description ? { description: reply.description } : {}) };
 }
 
@@ -100,6 +103,42 @@ function errorsOf(errors: unknown): Json[] {
     ...(e.message !== undefined ? { message: String(e.message) } : {}),
     ...(isObject(e.error_data) && e.error_data.details !== undefined ? { details: String(e.error_data.details) } : {}),
   }));
+}
+
+/** A change's own errors (value.errors), each with a title (the provider's, else its message, else its code). */
+function reportedErrors(errors: unknown): ReportedError[] {
+  return (Array.isArray(errors) ? errors : []).filter(isObject).map((e) => {
+    const [one] = errorsOf([e]) as [Json];
+    const title = String(one.title ?? one.message ?? `error ${String(one.code)}`);
+    const { channelFault } = classifyGraphError(400, { error: { code: e.code, message: title } });
+    return {
+      code: String(one.code),
+      title,
+      ...(one.message !== undefined ? { message: String(one.message) } : {}),
+      ...(one.details !== undefined ? { details: String(one.details) } : {}),
+      ...(str(e.href) ? { href: String(e.href) } : {}),
+      ...(channelFault ? { channelFault: true as const } : {}),
+    };
+  });
+}
+
+/** A status's pricing and billing conversation, as the provider sent them (only the documented fields). */
+function billingOf(status: Json): { pricing?: StatusPricing; conversation?: StatusConversation } {
+  const pricing = pick(status.pricing, ['billable', 'pricing_model', 'category', 'type']);
+  const c: Json = isObject(status.conversation) ? status.conversation : {};
+  const origin = str(c.origin?.type);
+  return {
+    ...(Object.keys(pricing).length > 0 ? { pricing: pricing as StatusPricing } : {}),
+    ...(str(c.id)
+      ? {
+          conversation: {
+            id: String(c.id),
+            ...(str(c.expiration_timestamp) ? { expiration_timestamp: String(c.expiration_timestamp) } : {}),
+            ...(origin ? { origin: { type: origin } } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -126,7 +165,8 @@ function inboundContent(message: Json): { type: string; content: Json } {
     case 'interactive':
       return { type, content: interactiveReply(message.interactive) };
     case 'button':
-      return { type: 'interactive', content: { type: 'button_reply', id: message.button?.payload, title: message.button?.text } };
+      // A template's quick-reply button: its own type, apart from an interactive button_reply.
+      return { type, content: pick(message.button, ['payload', 'text']) };
     case 'location':
       return { type, content: pick(message.location, ['latitude', 'longitude', 'name', 'address', 'url']) };
     case 'image':
@@ -162,17 +202,54 @@ function inboundContent(message: Json): { type: string; content: Json } {
   }
 }
 
-/** What the message says beyond its content: the ad that started the chat, the product asked about. */
+/** What the message says beyond its content: the ad that started the chat, the product asked about, whether it was forwarded. */
 function originOf(message: Json): Json {
   return {
     ...(isObject(message.referral) ? { referral: pick(message.referral, REFERRAL_FIELDS) } : {}),
     ...(isObject(message.context?.referred_product)
       ? { referred_product: pick(message.context.referred_product, ['catalog_id', 'product_retailer_id']) }
       : {}),
+    ...(message.context?.forwarded === true ? { forwarded: true } : {}),
+    ...(message.context?.frequently_forwarded === true ? { frequently_forwarded: true } : {}),
   };
 }
 
 const NUMBER_CHANGES = new Set(['user_changed_number', 'customer_changed_number']);
+const IDENTITY_CHANGES = new Set(['customer_identity_changed', 'user_identity_changed']);
+
+/** A system message: a changed number moves the contact; a changed identity is a notice in the chat. */
+function systemEvent(ref: string, message: Json): InboundEvent | undefined {
+  const from = String(message.from ?? '');
+  const system: Json = isObject(message.system) ? message.system : {};
+  const type = String(system.type ?? '');
+  const to = str(system.wa_id) ?? str(system.new_wa_id);
+  if (NUMBER_CHANGES.has(type) && to && from) {
+    return {
+      kind: 'contact.number_changed',
+      ref,
+      providerMessageId: String(message.id),
+      from,
+      to,
+      timestamp: seconds(message.timestamp),
+      ...(str(system.body) ? { description: String(system.body) } : {}),
+    };
+  }
+  const customer = from || str(system.customer) || str(system.user);
+  if (IDENTITY_CHANGES.has(type) && customer) {
+    return {
+      kind: 'message.inbound',
+      ref,
+      providerMessageId: String(message.id),
+      from: customer,
+      identities: [{ type: 'chatapp_id', value: customer }],
+      timestamp: seconds(message.timestamp),
+      type: 'system',
+      content: { type, ...pick(system, ['body', 'identity']) },
+      notice: true,
+    };
+  }
+  return undefined;
+}
 
 function messageEvents(ref: string, value: Json): InboundEvent[] {
   const out: InboundEvent[] = [];
@@ -183,6 +260,11 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
   );
   for (const status of Array.isArray(value.statuses) ? value.statuses : []) {
     const s = String(status?.status);
+    if (s === 'deleted') {
+      // The customer deleted a message they sent: the status names that inbound message.
+      out.push({ kind: 'message.deleted', ref, providerMessageId: String(status.id), timestamp: seconds(status.timestamp) });
+      continue;
+    }
     if (s !== 'sent' && s !== 'delivered' && s !== 'read' && s !== 'failed') continue;
     const err = status.errors?.[0];
     out.push({
@@ -193,26 +275,15 @@ function messageEvents(ref: string, value: Json): InboundEvent[] {
       timestamp: seconds(status.timestamp),
       ...(typeof status.biz_opaque_callback_data === 'string' ? { callbackData: status.biz_opaque_callback_data } : {}),
       ...(err ? { error: statusError(err) } : {}),
+      ...billingOf(status),
     });
   }
   for (const message of Array.isArray(value.messages) ? value.messages : []) {
     if (!isObject(message)) continue;
     const from = String(message.from ?? '');
     if (message.type === 'system') {
-      const system: Json = isObject(message.system) ? message.system : {};
-      const to = str(system.wa_id) ?? str(system.new_wa_id);
-      // Other system notices (a changed security code) change nothing Parley keeps.
-      if (NUMBER_CHANGES.has(String(system.type)) && to && from) {
-        out.push({
-          kind: 'contact.number_changed',
-          ref,
-          providerMessageId: String(message.id),
-          from,
-          to,
-          timestamp: seconds(message.timestamp),
-          ...(str(system.body) ? { description: String(system.body) } : {}),
-        });
-      }
+      const event = systemEvent(ref, message);
+      if (event) out.push(event);
       continue;
     }
     const { type, content } = inboundContent(message);
@@ -311,6 +382,69 @@ function qualityHealth(value: Json): Health | undefined {
   return undefined;
 }
 
+/** The reason a template report gives: a pause's title and description, a rejection's details, a disabling's date. */
+function templateReason(value: Json): string | undefined {
+  const given = str(value.reason) && value.reason !== 'NONE' ? String(value.reason) : undefined;
+  const other = isObject(value.other_info) ? [str(value.other_info.title), str(value.other_info.description)].filter(Boolean) : [];
+  if (other.length > 0) return other.join(': ');
+  const rejection = isObject(value.rejection_info)
+    ? [str(value.rejection_info.reason), str(value.rejection_info.recommendation)].filter(Boolean).join(' ')
+    : '';
+  if (rejection) return given ? `${given}: ${rejection}` : rejection;
+  const disabledOn = optionalSeconds(value.disable_info?.disable_date);
+  if (disabledOn) return given ? `${given} (disabled on ${disabledOn.toISOString()})` : `disabled on ${disabledOn.toISOString()}`;
+  return given;
+}
+
+/** message_template_status_update: the event's decision (mapping.ts); an undocumented event is a note. */
+function templateStatus(account: string, value: Json): InboundEvent {
+  const event = String(value.event ?? '').toUpperCase();
+  const decision = templateEventDecision(event);
+  const reason = templateReason(value);
+  return {
+    kind: 'template.status',
+    account,
+    ...templateRef(value),
+    event,
+    ...(decision?.status ? { status: decision.status } : {}),
+    ...(decision?.archive ? { archive: true as const } : {}),
+    ...(decision?.restore ? { restore: true as const } : {}),
+    ...(decision?.flagged !== undefined ? { flagged: decision.flagged } : {}),
+    ...(reason ? { reason } : {}),
+    ...(str(value.message_template_category) ? { category: String(value.message_template_category).toUpperCase() } : {}),
+    ...(decision ? {} : { unknown: true as const }),
+  };
+}
+
+const GROUP_FIELDS = new Set(['group_lifecycle_update', 'group_settings_update', 'group_participants_update', 'group_participant_update']);
+const GROUP_DETAILS = ['subject', 'description', 'added_participants', 'removed_participants', 'profile_picture', 'errors'];
+
+/** The group webhooks: one update per `groups` item. */
+function groupEvents(ref: string, field: string, value: Json): InboundEvent[] {
+  return (Array.isArray(value.groups) ? value.groups : []).filter(isObject).flatMap((g: Json): InboundEvent[] =>
+    str(g.group_id)
+      ? [
+          {
+            kind: 'group.update',
+            ref,
+            field,
+            groupId: String(g.group_id),
+            change: String(g.type ?? field),
+            ...(str(g.request_id) ? { requestId: String(g.request_id) } : {}),
+            details: { ...pick(g, GROUP_DETAILS), ...(Array.isArray(g.errors) ? { errors: errorsOf(g.errors) } : {}) },
+            timestamp: seconds(g.timestamp),
+          },
+        ]
+      : [],
+  );
+}
+
+/** Errors at the change level: the provider's system-, app- or account-level faults for the number. */
+function changeErrors(ref: string, value: Json): InboundEvent[] {
+  const errors = reportedErrors(value.errors);
+  return errors.length > 0 ? [{ kind: 'channel.errors', ref, errors }] : [];
+}
+
 function templateRef(value: Json) {
   return {
     providerTemplateId: String(value.message_template_id ?? ''),
@@ -330,18 +464,11 @@ export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
       switch (change?.field) {
         case 'messages': {
           const ref = String(value.metadata?.phone_number_id ?? '');
-          if (ref) out.push(...messageEvents(ref, value));
+          if (ref) out.push(...changeErrors(ref, value), ...messageEvents(ref, value));
           break;
         }
         case 'message_template_status_update':
-          out.push({
-            kind: 'template.status',
-            account: entryAccount,
-            ...templateRef(value),
-            status: templateStatusName(String(value.event ?? '')),
-            reason: value.reason && value.reason !== 'NONE' ? String(value.reason) : undefined,
-            ...(str(value.message_template_category) ? { category: String(value.message_template_category).toUpperCase() } : {}),
-          });
+          out.push(templateStatus(entryAccount, value));
           break;
         case 'template_category_update':
           if (str(value.new_category))
@@ -384,8 +511,12 @@ export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
             });
           break;
         }
-        default:
+        default: {
+          const ref = String(value.metadata?.phone_number_id ?? '');
+          if (ref && GROUP_FIELDS.has(String(change?.field)))
+            out.push(...changeErrors(ref, value), ...groupEvents(ref, String(change.field), value));
           break;
+        }
       }
     }
   }

@@ -3,17 +3,19 @@
  * ProviderModule). Channels connect with a token the provider vouches for; no pairing.
  */
 import { z } from 'zod';
-import { COMMON_MESSAGE_TYPES } from '../capabilities.ts';
+import { COMMON_MESSAGE_TYPES, type EngineRow } from '../capabilities.ts';
 import type { ProviderModule } from '../provider.ts';
 import { createOfficialAdapter } from './adapter.ts';
 import { officialInbound } from './inbound.ts';
+
+/** The provider sends every type it takes as its own kind of message. */
+const NATIVE: EngineRow = { simplified_types: [], parley_types: [] };
 
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
   capabilities: {
     // presence: typing only, as the read receipt's typing indicator (contentRules).
     message_types: [...COMMON_MESSAGE_TYPES, 'flow', 'presence'],
-    simplified_types: [],
     // No contacts.lookup: the published API has no call that says whether a number is on the app.
     operations: [
       'messages.send',
@@ -37,6 +39,11 @@ export const officialProvider: ProviderModule = {
               message: `official channels show typing only (the provider's typing indicator), not ${String(content.state)}`,
             },
           ],
+  },
+  engines: {
+    of: (channel) => (channel.sandbox ? 'sandbox' : 'official'),
+    // The sandbox plays the provider's API, with its types.
+    rows: { official: NATIVE, sandbox: NATIVE },
   },
   settings: {
     schema: z.object({

@@ -1,9 +1,10 @@
 /** Status callbacks: delivered together, one step after the other (sent, delivered, read; or failed). */
 import { createHash } from 'node:crypto';
-import { and, eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { batchIds } from '../../db/batch-rows.ts';
 import type { Executor } from '../../db/client.ts';
-import { sandboxMessages, sandboxTemplates } from '../../db/schema.ts';
+import { sandboxMessages } from '../../db/schema.ts';
+import { findTemplate } from '../official/shared.ts';
 import type { AccountRow, MessageRow, SandboxCallback, SandboxContext } from '../context.ts';
 import { envelope, gatewayDelivery, metadata, officialDelivery, officialTarget, post, unixSeconds, type Delivery } from './delivery.ts';
 import { loadMessages } from './load.ts';
@@ -117,12 +118,17 @@ async function deliverStatusGroup(
 async function officialStatus(ctx: SandboxContext, db: Executor, message: MessageRow, account: AccountRow, status: StatusStep) {
   const status_: Record<string, unknown> = { id: message.id, status, timestamp: unixSeconds(ctx), recipient_id: message.recipient };
   if (status === 'sent' || status === 'delivered') {
+    // As the provider reports per-message pricing: a template is charged by its category (`regular`);
+    // a reply in the customer-service window is free. The conversation expires a day after it opened
+    // (said only with `sent`).
     const category = await pricingCategory(db, message, account);
+    const billable = category !== 'service';
     status_.conversation = {
       id: createHash('sha256').update(`${account.id}:${message.recipient}`).digest('hex').slice(0, 32),
+      ...(status === 'sent' ? { expiration_timestamp: String(Math.floor(message.createdAt.getTime() / 1000) + 86_400) } : {}),
       origin: { type: category },
     };
-    status_.pricing = { billable: category !== 'service', pricing_model: 'CBP', category };
+    status_.pricing = { billable, pricing_model: 'PMP', type: billable ? 'regular' : 'free_customer_service', category };
   }
   if (status === 'failed') {
     status_.errors = [
@@ -142,16 +148,6 @@ async function officialStatus(ctx: SandboxContext, db: Executor, message: Messag
 async function pricingCategory(db: Executor, message: MessageRow, account: AccountRow): Promise<string> {
   if (message.type !== 'template') return 'service';
   const template = message.body.template as { name?: string; language?: { code?: string } } | undefined;
-  const [row] = await db
-    .select({ category: sandboxTemplates.category })
-    .from(sandboxTemplates)
-    .where(
-      and(
-        eq(sandboxTemplates.wabaId, account.wabaId ?? ''),
-        eq(sandboxTemplates.name, String(template?.name ?? '')),
-        eq(sandboxTemplates.language, String(template?.language?.code ?? '')),
-      ),
-    )
-    .limit(1);
+  const row = await findTemplate(db, account.wabaId ?? '', String(template?.name ?? ''), String(template?.language?.code ?? ''));
   return (row?.category ?? 'MARKETING').toLowerCase();
 }

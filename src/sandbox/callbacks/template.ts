@@ -1,4 +1,7 @@
-/** A template's decision, as the official webhook `message_template_status_update` (a pending template is decided here). */
+/**
+ * A template's decision, as the official webhook `message_template_status_update` (a pending template is
+ * decided here), or a later report on it (POST /sandbox/template-event: the event, with its details).
+ */
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { sandboxAccounts, sandboxTemplates } from '../../db/schema.ts';
@@ -13,7 +16,10 @@ export async function deliverTemplate(ctx: SandboxContext, db: Executor, payload
     return;
   }
   let { status, reason } = template;
-  if (status === 'PENDING') {
+  if (payload.event) {
+    status = payload.event;
+    reason = payload.reason ?? 'NONE';
+  } else if (status === 'PENDING') {
     const decision = templateDecision(template.name);
     ({ status, reason } = decision);
     await db.update(sandboxTemplates).set({ status, reason }).where(eq(sandboxTemplates.id, template.id));
@@ -36,6 +42,9 @@ export async function deliverTemplate(ctx: SandboxContext, db: Executor, payload
               message_template_language: template.language,
               reason: reason ?? 'NONE',
               message_template_category: template.category,
+              ...(payload.disable_date !== undefined ? { disable_info: { disable_date: payload.disable_date } } : {}),
+              ...(payload.other_info ? { other_info: payload.other_info } : {}),
+              ...(payload.rejection_info ? { rejection_info: payload.rejection_info } : {}),
             },
           },
         ],

@@ -1,6 +1,7 @@
 /** What the official API's verbs share: the number's answers, the number rows, tokens as the provider writes them. */
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { sandboxAccounts } from '../../db/schema.ts';
+import { sandboxAccounts, sandboxTemplates } from '../../db/schema.ts';
 import { randomToken } from '../../lib/crypto.ts';
 import type { AccountRow, SandboxContext } from '../context.ts';
 import { numericId, sandboxDisplayNumber } from '../ids.ts';
@@ -17,6 +18,16 @@ export const officialApiBase = (ctx: SandboxContext) => `${ctx.config.baseUrl}/s
 /** An access token as the provider writes them ("EAA" and opaque characters). */
 export function accessToken(): string {
   return `EAAS${randomToken(48).replace(/[-_]/g, 'x')}`;
+}
+
+/** A business account's template of that name and language, or undefined. */
+export async function findTemplate(db: Executor, wabaId: string, name: string, language: string) {
+  const [row] = await db
+    .select()
+    .from(sandboxTemplates)
+    .where(and(eq(sandboxTemplates.wabaId, wabaId), eq(sandboxTemplates.name, name), eq(sandboxTemplates.language, language)))
+    .limit(1);
+  return row;
 }
 
 export function isObject(value: unknown): value is Json {

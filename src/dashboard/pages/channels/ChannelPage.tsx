@@ -12,10 +12,12 @@ import { orgKey } from '../../query.ts';
 import { Link, useNavigate, useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
-import { channelsApi, platformLabel, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
+import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
+import { ChannelDetails } from './ChannelDetails.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
+import { SandboxPanel } from './SandboxPanel.tsx';
 
 /** How often the page asks again while pairing when the live stream is down (a fallback, not the way it learns). */
 const OFFLINE_REFETCH_MS = 5_000;
@@ -76,6 +78,7 @@ export function ChannelPage() {
           {c.status === 'pairing' ? null : <PairStart channel={c} capabilities={capabilities.data} />}
         </section>
         {c.status === 'pairing' ? <PairingView channel={c} capabilities={capabilities.data} /> : null}
+        {c.sandbox ? <SandboxPanel channel={c} capabilities={capabilities.data} /> : null}
         <ChannelDetails channel={c} />
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
         <StatusHistory channelId={c.id} />
@@ -178,41 +181,6 @@ function ChannelActions({ channel, capabilities }: { channel: ChannelView; capab
   );
 }
 
-function ChannelDetails({ channel }: { channel: ChannelView }) {
-  const settings = Object.entries(channel.settings);
-  return (
-    <section className="card" aria-labelledby="details-title">
-      <h2 id="details-title">Details</h2>
-      <dl className="details">
-        <dt>Platform</dt>
-        <dd>{platformLabel(channel.platform)}</dd>
-        <dt>Phone number</dt>
-        <dd className="mono">{channel.display_phone_number ?? '—'}</dd>
-        <dt>Provider</dt>
-        <dd>{channel.sandbox ? 'The built-in sandbox' : 'Its own provider'}</dd>
-        {settings.map(([key, value]) => (
-          <Row key={key} term={key} value={typeof value === 'string' ? value : JSON.stringify(value)} />
-        ))}
-        <dt>Credentials stored</dt>
-        <dd>{channel.credentials_set.length ? channel.credentials_set.join(', ') : 'none'}</dd>
-        <dt>Channel ID</dt>
-        <dd className="mono break">{channel.id}</dd>
-        <dt>Created</dt>
-        <dd>{formatDate(channel.created_at)}</dd>
-      </dl>
-    </section>
-  );
-}
-
-function Row({ term, value }: { term: string; value: string }) {
-  return (
-    <>
-      <dt className="mono">{term}</dt>
-      <dd className="mono break">{value}</dd>
-    </>
-  );
-}
-
 const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], string> = {
   'messages.send': 'Send messages',
   'messages.read': 'Mark messages read',
@@ -253,7 +221,11 @@ function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabili
             {capabilities.message_types.map((type) => (
               <li key={type} className="chip mono">
                 {type}
-                {capabilities.simplified_types.includes(type) ? ' (simplified)' : ''}
+                {capabilities.simplified_types.includes(type)
+                  ? ' (sent as text)'
+                  : capabilities.parley_types.includes(type)
+                    ? ' (answered by Parley)'
+                    : ''}
               </li>
             ))}
           </ul>

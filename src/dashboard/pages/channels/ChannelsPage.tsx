@@ -8,6 +8,7 @@ import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.
 import {
   CHANNEL_STATUS_OPTIONS,
   channelsApi,
+  engineLabel,
   PLATFORM_LABELS,
   platformLabel,
   type ChannelFilters,
@@ -75,7 +76,8 @@ export function ChannelsPage() {
   );
 }
 
-function ChannelTable({ channels }: { channels: ChannelView[] }) {
+/** The channels as a table: name, platform and engine, number, status, health. */
+export function ChannelTable({ channels }: { channels: ChannelView[] }) {
   return (
     // It scrolls sideways on a phone: focusable, so a keyboard can scroll it too.
     <div className="table-wrap" tabIndex={0} role="region" aria-label="Channels">
@@ -97,7 +99,10 @@ function ChannelTable({ channels }: { channels: ChannelView[] }) {
                 <Link to={`/channels/${c.id}`}>{c.name}</Link>
                 {c.sandbox ? <span className="badge badge-neutral badge-inline">sandbox</span> : null}
               </td>
-              <td>{platformLabel(c.platform)}</td>
+              <td>
+                {platformLabel(c.platform)}
+                <div className="muted small">{engineLabel(c)}</div>
+              </td>
               <td className="mono nowrap">{c.display_phone_number ?? '—'}</td>
               <td>
                 <StatusBadge status={c.status} />
@@ -115,7 +120,7 @@ function ChannelTable({ channels }: { channels: ChannelView[] }) {
   );
 }
 
-/** The last error (or "No errors") and the failed checks in a row. */
+/** The last error (or "No errors"), and the failed checks in a row or the engine's reconnect attempts and its next try. */
 export function HealthSummary({ health }: { health: ChannelView['health'] }) {
   return (
     <div className="small">
@@ -130,7 +135,15 @@ export function HealthSummary({ health }: { health: ChannelView['health'] }) {
       ) : (
         <div className="muted">No errors</div>
       )}
-      {health.reconnect_attempts > 0 ? <div className="muted">{health.reconnect_attempts} failed checks in a row</div> : null}
+      {health.next_retry_at ? (
+        // The engine reconnects by itself: how often it tried, and when it tries next.
+        <div className="muted">
+          {health.reconnect_attempts} reconnect {health.reconnect_attempts === 1 ? 'attempt' : 'attempts'}; next try{' '}
+          {formatDate(health.next_retry_at)}
+        </div>
+      ) : health.reconnect_attempts > 0 ? (
+        <div className="muted">{health.reconnect_attempts} failed checks in a row</div>
+      ) : null}
     </div>
   );
 }

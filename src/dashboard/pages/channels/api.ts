@@ -49,6 +49,28 @@ export const channelsApi = {
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
 };
 
+/**
+ * The built-in sandbox's control routes, called with the session like any route (they are outside /v1
+ * and the OpenAPI document: the sandbox's own doors, docs/sandbox.md). Playing a customer needs
+ * messages:send and a sandbox channel of the organization; a scan is the sandbox phone's side, open
+ * to whoever holds the QR (it is only on the channel's page).
+ */
+export const sandboxApi = {
+  /** A customer writes a text to the channel; the sandbox delivers it through the provider's own callback. */
+  customerWrites: (input: { channel_id: string; from: string; name?: string; body: string }) =>
+    call<{ provider_message_id: string }>('POST', '/sandbox/inbound', {
+      body: {
+        channel_id: input.channel_id,
+        from: input.from,
+        type: 'text',
+        content: { body: input.body },
+        ...(input.name ? { name: input.name } : {}),
+      },
+    }),
+  /** The sandbox's phone scans the QR shown for a channel: its session pairs. */
+  scan: (qr: string) => call<unknown>('POST', '/sandbox/gateway/scan', { body: { qr }, organization: null }),
+};
+
 export const templatesApi = {
   list: (filters: TemplateFilters, cursor?: string) =>
     call<Page<TemplateRecord>>('GET', '/v1/templates', { query: { ...filters, cursor } }),
@@ -58,14 +80,31 @@ export const templatesApi = {
     call<{ data: TemplateSyncRecord }>('POST', '/v1/templates/sync', { body: { channel_id: channelId } }).then((r) => r.data),
 };
 
-/** The platforms a person picks from, in words. */
+/** The platforms a person picks from, in words (which engine serves a channel is its own: ENGINE_LABELS). */
 export const PLATFORM_LABELS: Record<Platform, string> = {
   chatapp_official: 'ChatApp (official API)',
-  chatapp_unofficial: 'ChatApp (linked device, via a gateway)',
+  chatapp_unofficial: 'ChatApp (linked device)',
 };
 
 export function platformLabel(platform: string): string {
   return Object.hasOwn(PLATFORM_LABELS, platform) ? PLATFORM_LABELS[platform as Platform] : platform;
+}
+
+export type Engine = ChannelView['engine'];
+
+/** What serves a channel, in words. */
+export const ENGINE_LABELS: Record<Engine, string> = {
+  official: "The provider's official business API",
+  embedded: 'Embedded: a phone paired with Parley itself (linked device)',
+  http_gateway: 'HTTP gateway of your own',
+  sandbox: 'The built-in sandbox (simulated, for trying things out)',
+};
+
+/** A channel's engine in words, with the gateway's address where it names one. */
+export function engineLabel(channel: Pick<ChannelView, 'engine' | 'settings'>): string {
+  const label = Object.hasOwn(ENGINE_LABELS, channel.engine) ? ENGINE_LABELS[channel.engine] : channel.engine;
+  const base = channel.settings.gateway_base;
+  return channel.engine === 'http_gateway' && typeof base === 'string' ? `${label}, at ${base}` : label;
 }
 
 export const CHANNEL_STATUS_OPTIONS = [

@@ -20,6 +20,7 @@ import { IdentitiesSection } from './contact/IdentitiesSection.tsx';
 import { NotesSection } from './contact/NotesSection.tsx';
 import { SuppressionsSection } from './contact/SuppressionsSection.tsx';
 import { TagsSection } from './contact/TagsSection.tsx';
+import { NewMessageButton } from '../inbox/NewMessage.tsx';
 import { ContactForm } from './ContactForm.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
 import { BackToContacts } from './parts.tsx';
@@ -48,6 +49,7 @@ function ContactView({ contact }: { contact: ContactRecord }) {
     <div className="contacts-area">
       <PageHeader title={contactLabel(contact)} description={`Contact since ${formatDate(contact.created_at)}`}>
         <BackToContacts />
+        <NewMessageButton recipient={{ name: contactLabel(contact), phone: contact.phone_number }} className="button" />
         {canWrite && !editing ? (
           <button type="button" className="button button-primary" onClick={() => setEditing(true)}>
             Edit

@@ -40,9 +40,10 @@ export function ImportPage() {
         <h2 id="import-file-title">Choose a file</h2>
         <p className="small">
           UTF-8, comma, semicolon or tab separated, the first line naming the columns: <code>phone_number</code> (or <code>phone</code>),{' '}
-          <code>name</code>, <code>email</code>, <code>external_source</code>, <code>external_id</code> and{' '}
-          <code>custom_fields.&lt;key&gt;</code>. Each row updates the contact with the same phone number, external id or email, or creates
-          one. Rows with an error are skipped and listed below. Up to 100,000 rows and 64 MiB; sending a file again is safe.
+          <code>name</code>, <code>email</code>, <code>external_source</code>, <code>external_id</code>, <code>tags</code> (names separated
+          by <code>;</code> or <code>|</code>, added to the contact) and <code>custom_fields.&lt;key&gt;</code>. Each row updates the
+          contact with the same phone number, external id or email, or creates one. Rows with an error are skipped and listed below. Up to
+          100,000 rows and 64 MiB; sending a file again is safe.
         </p>
         <pre className="sample" aria-label="Sample file">
           {SAMPLE}

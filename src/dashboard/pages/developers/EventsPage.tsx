@@ -1,10 +1,11 @@
-/** The event log (GET /v1/events): every event in commit order, oldest first, with its body. */
+/** The event log (GET /v1/events, order=desc): newest first, each row its type, a summary and its time; its body on request. */
 import { SelectField } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { useSearchParams } from '../../router.tsx';
 import { EmptyState, ListState, PageHeader, Pager } from '../../ui.tsx';
 import { events } from './api.ts';
+import { eventSummary } from './event-summary.ts';
 import { JsonBlock } from './parts.tsx';
 import { useWebhookSettings } from './WebhooksPage.tsx';
 
@@ -17,7 +18,7 @@ export function EventsPage() {
     <>
       <PageHeader
         title="Events"
-        description="Everything that happened in this organization, in the order it was committed, as your webhooks receive it. Integrations read the same log with GET /v1/events."
+        description="Everything that happened in this organization, newest first, as your webhooks receive it. Integrations read the same log with GET /v1/events."
       />
       <div className="filters" role="search" aria-label="Filter events">
         <SelectField
@@ -38,10 +39,16 @@ export function EventsPage() {
         {(items) => (
           <ul className="event-list">
             {items.map((e) => (
-              <li key={e.id} className="card event-item">
+              <li key={e.id} className="card event-item" data-event-id={e.id}>
                 <details>
                   <summary>
-                    <span className="mono">{e.type}</span> <span className="small muted">{formatDate(e.created_at)}</span>
+                    <span className="event-head">
+                      <span className="mono event-type">{e.type}</span>
+                      <time className="small muted" dateTime={e.created_at}>
+                        {formatDate(e.created_at)}
+                      </time>
+                    </span>
+                    <span className="event-summary">{eventSummary(e)}</span>
                   </summary>
                   <p className="small muted">
                     id <span className="mono">{e.id}</span>

@@ -104,7 +104,7 @@ export function EndpointState({ endpoint }: { endpoint: WebhookEndpointRecord })
   return <StatusBadge status="enabled" />;
 }
 
-/** The catalogue as checkboxes: none picked means every event, which the form says. */
+/** The catalogue as checkboxes: none picked means every event, which the form says; a type nothing emits yet is marked. */
 export function EventTypePicker({
   catalogue,
   value,
@@ -120,7 +120,16 @@ export function EventTypePicker({
     <CheckboxGroup
       legend="Events to send"
       description="Pick none to receive every event, including types added later."
-      options={catalogue.map((t) => ({ value: t.type, label: <span className="mono">{t.type}</span>, description: t.description }))}
+      options={catalogue.map((t) => ({
+        value: t.type,
+        label: (
+          <>
+            <span className="mono">{t.type}</span>
+            {t.reserved ? <span className="badge badge-warn badge-inline">reserved: nothing emits it yet</span> : null}
+          </>
+        ),
+        description: t.description,
+      }))}
       value={value}
       onChange={onChange}
       error={error}

@@ -47,9 +47,9 @@ export const webhooks = {
 };
 
 export const events = {
-  /** Oldest first; the cursor moves on only while there are more (the last page's cursor is for later). */
+  /** Newest first; "Load more" reads on into older events while there are more. */
   page: (type: string | undefined, cursor: string | undefined): Promise<Page<EventRecord>> =>
-    call<EventPageRecord>('GET', '/v1/events', { query: { type, cursor, limit: '50' } }).then((r) => ({
+    call<EventPageRecord>('GET', '/v1/events', { query: { type, cursor, limit: '50', order: 'desc' } }).then((r) => ({
       data: r.data,
       meta: { next_cursor: r.meta.has_more ? r.meta.next_cursor : null },
     })),

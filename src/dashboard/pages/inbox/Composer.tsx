@@ -9,7 +9,7 @@ import { ErrorMessage } from '../../ui.tsx';
 import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { inboxApi, type Conversation, type SendMessageRequest } from './api.ts';
-import { templateBody, templateComponents, templateSlots } from './template-variables.ts';
+import { TemplateFields, useTemplateChoice } from './TemplateFields.tsx';
 import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
 
 type Mode = 'text' | 'media' | 'template';
@@ -47,46 +47,25 @@ export function Composer({ conversation }: { conversation: Conversation }) {
   const [mediaType, setMediaType] = useState<MediaType>('image');
   const [mediaUrl, setMediaUrl] = useState('');
   const [caption, setCaption] = useState('');
-  const [templateId, setTemplateId] = useState('');
-  const [values, setValues] = useState<string[]>([]);
+  const template = useTemplateChoice(conversation.channel_id, mode === 'template');
   const send = useMutation({
     mutationFn: (input: SendMessageRequest) => inboxApi.send(input),
     onSuccess: () => {
       setBody('');
       setMediaUrl('');
       setCaption('');
-      setValues([]);
-      setTemplateId('');
+      template.reset();
       void queryClient.invalidateQueries({ queryKey: orgKey('messages', conversation.id) });
       void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
     },
   });
   const errors = formErrors(send.error);
 
-  const templates = useQuery({
-    queryKey: orgKey('templates', 'approved', conversation.channel_id),
-    queryFn: () => inboxApi.approvedTemplates(conversation.channel_id),
-    enabled: mode === 'template',
-  });
-  const template = templates.data?.find((t) => t.id === templateId);
-  const slots = template ? templateSlots(template.components) : [];
-  const built = templateComponents(slots, values);
-
   function contentFor(): Pick<SendMessageRequest, 'type' | 'content'> {
     if (mode === 'text') return { type: 'text', content: { body } };
     if (mode === 'media')
       return { type: mediaType, content: { media_url: mediaUrl.trim(), ...(caption.trim() && mediaType !== 'audio' ? { caption } : {}) } };
-    if (!template) return { type: 'template', content: { template: { name: '', language: { code: '' } } } };
-    return {
-      type: 'template',
-      content: {
-        template: {
-          name: template.name,
-          language: { code: template.language },
-          ...(built.components.length ? { components: built.components } : {}),
-        },
-      },
-    };
+    return template.content();
   }
 
   function onSubmit(event: FormEvent) {
@@ -163,38 +142,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
         </div>
       ) : null}
 
-      {mode === 'template' ? (
-        <div className="composer-template">
-          {templates.error ? <ErrorMessage message="The templates could not be loaded." /> : null}
-          <SelectField
-            label="Template"
-            value={templateId}
-            onChange={(v) => {
-              setTemplateId(v);
-              setValues([]);
-              send.reset();
-            }}
-            error={errors.field('/content/template/name') ?? errors.field('/content/template/language')}
-            description={
-              templates.data && templates.data.length === 0 ? 'This channel has no approved template yet (Templates page).' : undefined
-            }
-            options={[
-              { value: '', label: templates.isLoading ? 'Loading templates…' : 'Choose an approved template' },
-              ...(templates.data ?? []).map((t) => ({ value: t.id, label: `${t.name} (${t.language})` })),
-            ]}
-          />
-          {template ? <p className="composer-template-text small">{templateBody(template.components)}</p> : null}
-          {slots.map((slot, i) => (
-            <TextField
-              key={`${template?.id}-${i}`}
-              label={`${slot.component === 'button' ? `Button ${(slot.index ?? 0) + 1}` : slot.component === 'header' ? 'Header' : 'Body'} variable {{${slot.number}}}`}
-              value={values[i] ?? ''}
-              onChange={(v) => setValues((prev) => Object.assign([...prev], { [i]: v }))}
-              error={errors.field(built.pointers[i]!)}
-            />
-          ))}
-        </div>
-      ) : null}
+      {mode === 'template' ? <TemplateFields choice={template} errors={errors} onChange={() => send.reset()} /> : null}
 
       <ErrorMessage message={errors.message} />
       <div className="form-actions">

@@ -1,7 +1,8 @@
 /**
  * The inbox: conversations (who, channel, last message, unread count, open or closed, assignee) with
  * filters and search kept in the URL, and the selected conversation's thread beside the list on wide
- * screens (alone, with a back link, on phones). The list refreshes by itself on live events.
+ * screens (alone, with a back link, on phones). The list refreshes by itself on live events. "New message"
+ * starts a conversation with a number.
  */
 import { useState, type FormEvent } from 'react';
 import { formatDate } from '../../format.ts';
@@ -10,6 +11,7 @@ import { Link, useParams, useSearchParams } from '../../router.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { SelectField, TextField } from '../../forms.tsx';
 import { conversationTitle, inboxApi, useChannelName, useChannels, type Conversation, type ConversationFilters } from './api.ts';
+import { NewMessageButton } from './NewMessage.tsx';
 import { Thread } from './Thread.tsx';
 
 const FILTER_PARAMS = ['status', 'channel', 'assignee', 'unread', 'q'] as const;
@@ -32,7 +34,9 @@ export function InboxPage() {
   return (
     <div className={conversationId ? 'inbox inbox-has-thread' : 'inbox'}>
       <div className="inbox-list-pane">
-        <PageHeader title="Inbox" />
+        <PageHeader title="Inbox">
+          <NewMessageButton />
+        </PageHeader>
         <Filters />
         <ConversationList selected={conversationId} search={search} />
       </div>

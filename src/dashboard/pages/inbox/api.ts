@@ -23,6 +23,11 @@ const id = encodeURIComponent;
 export const inboxApi = {
   conversations: (filters: ConversationFilters, cursor?: string) =>
     call<Page<Conversation>>('GET', '/v1/conversations', { query: { ...filters, cursor } }),
+  /** The conversation with a number on a channel (`to`: digits without +), or null when there is none yet. */
+  conversationWith: (channelId: string, to: string) =>
+    call<Page<Conversation>>('GET', '/v1/conversations', { query: { channel_id: channelId, q: to, limit: '100' } }).then(
+      (r) => r.data.find((c) => c.peer_phone === to) ?? null,
+    ),
   conversation: (conversationId: string) =>
     call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
   update: (conversationId: string, body: UpdateConversationRequest) =>

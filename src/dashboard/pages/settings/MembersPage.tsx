@@ -131,7 +131,12 @@ function Members({ canWrite }: { canWrite: boolean }) {
       <ListState items={members.items} error={members.error} empty={<EmptyState title="No members" />}>
         {(items) => (
           <>
-            <Table label="Members" columns={['Member', 'Role', 'Joined']} actions={canWrite} className="members-table stack-on-phone">
+            <Table
+              label="Members and their roles"
+              columns={['Member', 'Role', 'Joined']}
+              actions={canWrite}
+              className="members-table stack-on-phone"
+            >
               {items.map((m) => (
                 <MemberRow key={m.user_id} member={m} canWrite={canWrite} onResetLink={setResetLink} />
               ))}

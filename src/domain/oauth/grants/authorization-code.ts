@@ -1,10 +1,11 @@
 /**
  * The authorization code grant (RFC 6749 §4.1.3, PKCE per RFC 7636 §4.6): the code approved on the
  * consent page, looked up by its hash, within its 60 s, for the client it was issued to, with the
- * same redirect_uri and a verifier whose S256 is the stored challenge. A code is exchanged once: the
- * statement that marks it used is in the transaction that issues the tokens; a code presented again
- * revokes every token of the grant it produced (RFC 6749 §4.1.2). A refused exchange (wrong verifier
- * or redirect_uri) changes nothing.
+ * same redirect_uri and a verifier whose S256 is the stored challenge. A code is presented once: the
+ * statement that marks it used is in the transaction that issues the tokens; an exchange its client
+ * gets wrong (verifier or redirect_uri) spends it too, issuing nothing (one try: no second
+ * guess at the verifier); a code presented again is refused and revokes every token of the grant it
+ * produced, if any (RFC 6749 §4.1.2). Another client presenting it is told it is unknown, and changes nothing.
  */
 import { createHash } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
@@ -42,15 +43,14 @@ export async function redeemAuthorizationCode(deps: TokenDeps, client: OAuthClie
     throw oauthError('invalid_grant', 'the code was already used: every token issued for it is revoked');
   }
   if (row.status !== 'approved' || row.expiresAt.getTime() <= now.getTime()) throw unknown();
-  if (row.redirectUri !== input.redirectUri) throw oauthError('invalid_grant', 'redirect_uri is not the one of the authorization request');
-  if (row.codeChallenge !== null) {
-    if (input.codeVerifier === undefined)
-      throw oauthError('invalid_grant', 'code_verifier is missing: the authorization request had a code_challenge');
-    const computed = createHash('sha256').update(input.codeVerifier).digest('base64url');
-    if (!constantTimeEqual(computed, row.codeChallenge))
-      throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
-  } else if (input.codeVerifier !== undefined) {
-    throw oauthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
+  const refusal = exchangeRefusal(row, input);
+  if (refusal) {
+    // Spent: whoever holds the code gets one try, so a verifier cannot be guessed at.
+    await db
+      .update(oauthAuthorizationRequests)
+      .set({ status: 'used', usedAt: now })
+      .where(and(eq(oauthAuthorizationRequests.id, row.id), eq(oauthAuthorizationRequests.status, 'approved')));
+    throw refusal;
   }
   const issued = await db.transaction(async (tx) => {
     const [claimed] = await tx
@@ -84,4 +84,20 @@ export async function redeemAuthorizationCode(deps: TokenDeps, client: OAuthClie
   if (current?.grantId) await revokeGrant(db, now, current.grantId);
   deps.forget?.();
   throw oauthError('invalid_grant', 'the code was already used: every token issued for it is revoked');
+}
+
+/** Why the code's own client may not exchange it with this redirect_uri and verifier; undefined when it may. */
+function exchangeRefusal(row: { redirectUri: string | null; codeChallenge: string | null }, input: CodeExchange) {
+  if (row.redirectUri !== input.redirectUri) return oauthError('invalid_grant', 'redirect_uri is not the one of the authorization request');
+  if (row.codeChallenge === null) {
+    return input.codeVerifier === undefined
+      ? undefined
+      : oauthError('invalid_grant', 'code_verifier was sent but the authorization request had no code_challenge');
+  }
+  if (input.codeVerifier === undefined)
+    return oauthError('invalid_grant', 'code_verifier is missing: the authorization request had a code_challenge');
+  const computed = createHash('sha256').update(input.codeVerifier).digest('base64url');
+  return constantTimeEqual(computed, row.codeChallenge)
+    ? undefined
+    : oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
 }

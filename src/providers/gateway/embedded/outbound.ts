@@ -8,10 +8,18 @@
 import type { AnyMessageContent, MiscMessageGenerationOptions, WAMessage, WAMessageKey, WAPresence, WAUrlInfo } from 'baileys';
 import { isAnimatedWebp, MEDIA_RULES, STATIC_STICKER_MAX } from '../../../domain/messages/media.ts';
 import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../../lib/safe-fetch.ts';
+import type { MessageType } from '../../capabilities.ts';
 import type { OutboundMessage, ProviderError, Result } from '../../provider.ts';
 import { jidOfPhone, libraryMessageId, pollSecret } from './ids.ts';
 import { formatSimplified, SIMPLIFIED_TYPES, type Simplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
+
+/**
+ * The types the engine answers from Parley's own records, calling nothing (planOf): the service has no
+ * status query, and inbound media was downloaded when it arrived. The support matrix row lists them as
+ * Parley's (source: parley).
+ */
+export const EMBEDDED_PARLEY_TYPES = ['message_status_query', 'message_media_download'] as const satisfies readonly MessageType[];
 
 export type OutboundContext = {
   targets: TargetPolicy; // where media URLs may be fetched (src/lib/safe-fetch.ts)

@@ -13,8 +13,10 @@ import {
 } from 'baileys';
 import { uuidv7 } from '../../../lib/ids.ts';
 import type { OutboundMessage } from '../../provider.ts';
+import { gatewayProvider } from '../module.ts';
 import { libraryMessageId, parleyMessageIdOf, pollSecret } from './ids.ts';
 import { sendThroughSocket, type OutboundContext } from './outbound.ts';
+import { formatSimplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
 import { FULL_CONTACT_CARD } from '../../../../test/contact-card-fixture.ts';
 
@@ -563,4 +565,59 @@ test('every mapped content is one the library builds a message from (its own gen
     delete_message: 'protocolMessage',
     buttons: 'extendedTextMessage',
   });
+});
+
+test("the engine's support matrix row is true: each type goes as the row says (native, as text, or answered by Parley with no call)", async () => {
+  const samples: Record<string, Record<string, unknown>> = {
+    text: { body: 'hi' },
+    image: { media_url: `${base}/image.png` },
+    video: { media_url: `${base}/clip.mp4` },
+    audio: { media_url: `${base}/song.mp3` },
+    document: { media_url: `${base}/report.pdf`, file_name: 'r.pdf' },
+    sticker: { media_url: `${base}/sticker.webp` },
+    location: { name: 'n', address: 'a', latitude: 1, longitude: 2 },
+    location_request: { body: 'Where are you?' },
+    contact: { full_name: 'Ana', phone: '+4915112345678' },
+    reaction: { message_id: 'wamid.CUSTOMER', reaction: '👍' },
+    mark_as_read: { message_id: 'wamid.CUSTOMER' },
+    address: { body: 'Where to?', country: 'IN' },
+    single_product: { catalog_id: 'c', product_retailer_id: 'p1', body: 'This one' },
+    multi_product: { catalog_id: 'c', header: 'Sale', body: 'Two', sections: [{ title: 'A', product_retailer_ids: ['p1'] }] },
+    catalog: { body: 'Our catalog' },
+    template: { template: { name: 'hello_world', language: { code: 'en' } } },
+    buttons: { body: 'Pick', buttons: [{ id: 'a', title: 'Yes' }] },
+    list: { body: 'Menu', button_text: 'Open', sections: [{ title: 'S', rows: [{ id: '1', title: 'Tea' }] }] },
+    cta_url: { body: 'Track it', display_text: 'Track', url: 'https://example.invalid/t' },
+    media_carousel: { body: 'Deals', cards: [{ media_type: 'image', media_url: `${base}/image.png`, buttons: [] }] },
+    product_carousel: { body: 'Picks', catalog_id: 'c', products: [{ product_retailer_id: 'p1' }] },
+    link: { url: 'https://example.invalid/', title: 'T' },
+    poll: { question: 'Q?', options: ['a', 'b'] },
+    presence: { state: 'typing' },
+    edit_message: { message_id: '3EB0OURS', body: 'new' },
+    delete_message: { message_id: '3EB0OURS', for_everyone: true },
+    message_status_query: { message_id: '3EB0OURS' },
+    message_media_download: { message_id: 'wamid.CUSTOMER' },
+  };
+  const row = gatewayProvider.engines.rows.embedded!;
+  const simplified = new Set<string>(row.simplified_types);
+  const parley = new Set<string>(row.parley_types);
+  for (const type of gatewayProvider.capabilities.message_types) {
+    const content = samples[type];
+    assert.ok(content, `a sample of ${type}`);
+    const r = await sendOne(type, content);
+    assert.equal(r.result.ok, true, `${type}: ${JSON.stringify(r.result)}`);
+    const calls = r.calls.filter((c) => c.call !== 'onWhatsApp');
+    if (parley.has(type)) {
+      assert.deepEqual(r.calls, [], `${type} is answered by Parley: no call on the socket`);
+      continue;
+    }
+    assert.ok(calls.length > 0, `${type} goes to the chat network`);
+    const sent = r.sends()[0]?.content as Record<string, unknown> | undefined;
+    if (simplified.has(type)) {
+      assert.equal(sent?.text ?? sent?.caption, formatSimplified(type, content).text, `${type} is sent as text`);
+      continue;
+    }
+    // Native: a call of its own, or content of the library's kind for it (only text and links go as text).
+    if (sent && 'text' in sent) assert.ok(['text', 'link', 'edit_message'].includes(type), `${type} is native, yet sent as text`);
+  }
 });

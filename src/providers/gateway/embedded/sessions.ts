@@ -50,6 +50,7 @@ export async function wantSession(db: Db, channelId: string, now: Date): Promise
           nextReconnectAt: null,
           disconnectReason: null,
           disconnectCode: null,
+          disconnectCause: null,
           updatedAt: now,
         },
       })

@@ -4,13 +4,15 @@
  * products, address and location requests) become plain text with numbered options, which every
  * phone shows. The customer answers with the number or the words; the answer arrives as text.
  */
+import type { MessageType } from '../../capabilities.ts';
 
 type Json = Record<string, unknown>;
 
 /** The text to send, and the media a header names (sent with the text as its caption). */
 export type Simplified = { text: string; media?: { type: 'image' | 'video' | 'document'; url: string } };
 
-export const SIMPLIFIED_TYPES = new Set([
+/** The types the embedded engine sends as text (its support matrix row lists them as simplified). */
+export const EMBEDDED_SIMPLIFIED_TYPES = [
   'template',
   'buttons',
   'list',
@@ -22,7 +24,9 @@ export const SIMPLIFIED_TYPES = new Set([
   'catalog',
   'address',
   'location_request',
-]);
+] as const satisfies readonly MessageType[];
+
+export const SIMPLIFIED_TYPES: ReadonlySet<string> = new Set(EMBEDDED_SIMPLIFIED_TYPES);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 const bold = (s: string) => `*${s}*`;

@@ -3,9 +3,9 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useAllChannels } from '../../../channels.ts';
 import { formatDate } from '../../../format.ts';
-import { formErrors, SelectField, TextField } from '../../../forms.tsx';
+import { formErrors, SectionForm, SelectField, TextField } from '../../../forms.tsx';
 import { orgKey } from '../../../query.ts';
-import { ErrorMessage, ListState, StatusBadge, Table } from '../../../ui.tsx';
+import { ListState, StatusBadge, Table } from '../../../ui.tsx';
 import { contactsApi, type ConsentRecord } from '../api.ts';
 import { scopeName, scopeOptions } from './scopes.ts';
 
@@ -46,48 +46,40 @@ export function ConsentsSection({ contactId, canWrite }: { contactId: string; ca
         )}
       </ListState>
       {canWrite ? (
-        <form
-          className="stack-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-          noValidate
-          aria-label="Record consent"
+        <SectionForm
+          label="Record consent"
+          title="Record consent"
+          error={errors.message}
+          pending={save.isPending}
+          submitLabel="Save consent"
+          onSubmit={() => save.mutate()}
         >
-          <h3>Record consent</h3>
-          <ErrorMessage message={errors.message} />
-          <div className="form-grid">
-            <SelectField
-              label="Consent channel"
-              value={channel}
-              onChange={setChannel}
-              options={scopeOptions(channels.data)}
-              error={errors.field('/channel')}
-            />
-            <SelectField
-              label="Consent"
-              value={state}
-              onChange={(v) => setState(v as ConsentRecord['state'])}
-              options={[
-                { value: 'granted', label: 'Granted' },
-                { value: 'revoked', label: 'Revoked' },
-              ]}
-              error={errors.field('/state')}
-            />
-            <TextField
-              label="Source"
-              value={source}
-              onChange={setSource}
-              error={errors.field('/source')}
-              placeholder="e.g. signup form"
-              maxLength={200}
-            />
-          </div>
-          <button type="submit" className="button" disabled={save.isPending}>
-            Save consent
-          </button>
-        </form>
+          <SelectField
+            label="Consent channel"
+            value={channel}
+            onChange={setChannel}
+            options={scopeOptions(channels.data)}
+            error={errors.field('/channel')}
+          />
+          <SelectField
+            label="Consent"
+            value={state}
+            onChange={(v) => setState(v as ConsentRecord['state'])}
+            options={[
+              { value: 'granted', label: 'Granted' },
+              { value: 'revoked', label: 'Revoked' },
+            ]}
+            error={errors.field('/state')}
+          />
+          <TextField
+            label="Source"
+            value={source}
+            onChange={setSource}
+            error={errors.field('/source')}
+            placeholder="e.g. signup form"
+            maxLength={200}
+          />
+        </SectionForm>
       ) : null}
     </section>
   );

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../../api.ts';
 import { useAllChannels } from '../../../channels.ts';
 import { formatDate } from '../../../format.ts';
-import { formErrors, SelectField, TextField } from '../../../forms.tsx';
+import { formErrors, SectionForm, SelectField, TextField } from '../../../forms.tsx';
 import { orgKey } from '../../../query.ts';
 import { ErrorMessage, ListState, StatusBadge, Table } from '../../../ui.tsx';
 import { contactsApi } from '../api.ts';
@@ -77,46 +77,38 @@ export function SuppressionsSection({ contactId, canWrite }: { contactId: string
         )}
       </ListState>
       {canWrite ? (
-        <form
-          className="stack-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            save.mutate();
-          }}
-          noValidate
-          aria-label="Suppress"
+        <SectionForm
+          label="Suppress"
+          title="Suppress sending"
+          error={errors.message}
+          pending={save.isPending}
+          submitLabel="Suppress"
+          onSubmit={() => save.mutate()}
         >
-          <h3>Suppress sending</h3>
-          <ErrorMessage message={errors.message} />
-          <div className="form-grid">
-            <SelectField
-              label="Suppression channel"
-              value={channel}
-              onChange={setChannel}
-              options={scopeOptions(channels.data)}
-              error={errors.field('/channel')}
-            />
-            <TextField
-              label="Reason"
-              value={reason}
-              onChange={setReason}
-              error={errors.field('/reason')}
-              placeholder="e.g. asked for a pause"
-              maxLength={500}
-            />
-            <TextField
-              label="Expires"
-              type="datetime-local"
-              value={expires}
-              onChange={setExpires}
-              error={errors.field('/expires_at')}
-              description="Leave empty to keep it until lifted"
-            />
-          </div>
-          <button type="submit" className="button" disabled={save.isPending}>
-            Suppress
-          </button>
-        </form>
+          <SelectField
+            label="Suppression channel"
+            value={channel}
+            onChange={setChannel}
+            options={scopeOptions(channels.data)}
+            error={errors.field('/channel')}
+          />
+          <TextField
+            label="Reason"
+            value={reason}
+            onChange={setReason}
+            error={errors.field('/reason')}
+            placeholder="e.g. asked for a pause"
+            maxLength={500}
+          />
+          <TextField
+            label="Expires"
+            type="datetime-local"
+            value={expires}
+            onChange={setExpires}
+            error={errors.field('/expires_at')}
+            description="Leave empty to keep it until lifted"
+          />
+        </SectionForm>
       ) : null}
     </section>
   );

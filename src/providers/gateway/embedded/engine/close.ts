@@ -1,4 +1,9 @@
-/** A held socket's connection closed: where that leaves the session, by the library's DisconnectReason. */
+/**
+ * A held socket's connection closed: where that leaves the session, by what kept it from the service
+ * (network-failures.ts: the network's errors hide behind the library's status codes) or else by the
+ * library's DisconnectReason.
+ */
+import { networkFailureOf } from '../network-failures.ts';
 import type { EngineContext, Held } from './context.ts';
 import { endSession, writeHeld } from './hold.ts';
 import { report, statusEvent } from './report.ts';
@@ -9,8 +14,8 @@ function statusCodeOf(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** Where a closed connection leaves the session, by the library's DisconnectReason. */
-type CloseOutcome = 'logged_out' | 'replaced' | 'forbidden' | 'refused' | 'restart' | 'pairing_ended' | 'lost';
+/** Where a closed connection leaves the session: the network kept it from the service, or the library's DisconnectReason says. */
+type CloseOutcome = 'unreachable' | 'logged_out' | 'replaced' | 'forbidden' | 'refused' | 'restart' | 'pairing_ended' | 'lost';
 
 function closeOutcome(code: number | undefined, paired: boolean): CloseOutcome {
   switch (code) {
@@ -34,16 +39,21 @@ function closeOutcome(code: number | undefined, paired: boolean): CloseOutcome {
 }
 
 export async function onClose(engine: EngineContext, held: Held, error: unknown): Promise<void> {
-  const { clock, logger, reconnect } = engine.options;
+  const { logger } = engine.options;
   const code = statusCodeOf(error);
   const detail = `${(error as Error | undefined)?.message ?? 'connection closed'}${code ? ` (${code})` : ''}`;
-  const disconnect = { disconnectReason: detail.slice(0, 500), disconnectCode: code ?? null };
-  const outcome = closeOutcome(code, held.paired);
-  logger.info({ channel_id: held.channelId, code, outcome }, 'embedded engine: connection closed');
+  const disconnect = (cause: string) => ({ disconnectReason: detail.slice(0, 500), disconnectCode: code ?? null, disconnectCause: cause });
+  // Before the status code: a network error is 408 (as when the QRs ran out) or 500 (as refused credentials) to the library.
+  const network = networkFailureOf(error);
+  const outcome = network ? 'unreachable' : closeOutcome(code, held.paired);
+  if (network) logger.warn({ channel_id: held.channelId, code, outcome, cause: network.cause }, `embedded engine: ${network.explanation}`);
+  else logger.info({ channel_id: held.channelId, code, outcome }, 'embedded engine: connection closed');
   switch (outcome) {
+    case 'unreachable':
+      return reconnectLater(engine, held, { reason: network!.explanation, cause: network!.cause, code });
     case 'logged_out':
       await held.auth?.clear();
-      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'logged out on the phone');
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect('logged_out') }, 'logged out on the phone');
       return report(engine, held, [
         statusEvent(
           engine,
@@ -54,7 +64,7 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
         ),
       ]);
     case 'replaced':
-      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'replaced by another session');
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect('connection_replaced') }, 'replaced by another session');
       return report(engine, held, [
         statusEvent(
           engine,
@@ -65,13 +75,13 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
         ),
       ]);
     case 'forbidden':
-      await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'forbidden');
+      await endSession(engine, held, { state: 'FAILED', ...disconnect('forbidden') }, 'forbidden');
       return report(engine, held, [
         statusEvent(engine, held, 'error', `the account is banned or not allowed to connect: ${detail}`, 'forbidden'),
       ]);
     case 'refused':
       await held.auth?.clear();
-      await endSession(engine, held, { state: 'FAILED', ...disconnect }, 'credentials refused');
+      await endSession(engine, held, { state: 'FAILED', ...disconnect('credentials_refused') }, 'credentials refused');
       return report(engine, held, [
         statusEvent(
           engine,
@@ -82,7 +92,7 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
         ),
       ]);
     case 'pairing_ended':
-      await endSession(engine, held, { state: 'STOPPED', ...disconnect }, 'pairing timed out');
+      await endSession(engine, held, { state: 'STOPPED', ...disconnect('pairing_timed_out') }, 'pairing timed out');
       return report(engine, held, [
         statusEvent(engine, held, 'disconnected', 'no phone scanned the QR code in time; connect to try again', 'pairing_timed_out'),
       ]);
@@ -91,27 +101,42 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
       held.nextReconnectAt = null;
       engine.loop.wake();
       return;
-    case 'lost': {
-      const attempt = held.reconnectAttempts + 1;
-      const cap = Math.min(reconnect.maxMs, reconnect.baseMs * 2 ** Math.min(attempt - 1, 30));
-      // Full jitter over the upper half: sessions dropped together do not come back together.
-      const delayMs = Math.round(cap / 2 + (Math.random() * cap) / 2);
-      const next = new Date(clock.now().getTime() + delayMs);
-      held.reconnectAttempts = attempt;
-      held.nextReconnectAt = next;
-      await writeHeld(engine, held, { state: 'STOPPED', reconnectAttempts: attempt, nextReconnectAt: next, ...disconnect });
-      return report(engine, held, [
-        statusEvent(
-          engine,
-          held,
-          'disconnected',
-          `connection lost: ${detail}; reconnect attempt ${attempt} at ${next.toISOString()}`,
-          'connection_lost',
-          { reconnectAttempts: attempt },
-        ),
-      ]);
-    }
+    case 'lost':
+      return reconnectLater(engine, held, { reason: `connection lost: ${detail}`, cause: 'connection_lost', code });
     default:
       return outcome satisfies never;
   }
+}
+
+/**
+ * The session stays wanted and the holder opens a new socket after a wait: base * 2^(attempt-1), at
+ * most max. The channel shows why, the attempt and its time (status reason, health).
+ */
+async function reconnectLater(
+  engine: EngineContext,
+  held: Held,
+  close: { reason: string; cause: string; code: number | undefined },
+): Promise<void> {
+  const { clock, reconnect } = engine.options;
+  const attempt = held.reconnectAttempts + 1;
+  const cap = Math.min(reconnect.maxMs, reconnect.baseMs * 2 ** Math.min(attempt - 1, 30));
+  // Full jitter over the upper half: sessions dropped together do not come back together.
+  const delayMs = Math.round(cap / 2 + (Math.random() * cap) / 2);
+  const next = new Date(clock.now().getTime() + delayMs);
+  held.reconnectAttempts = attempt;
+  held.nextReconnectAt = next;
+  await writeHeld(engine, held, {
+    state: 'STOPPED',
+    reconnectAttempts: attempt,
+    nextReconnectAt: next,
+    disconnectReason: close.reason.slice(0, 500),
+    disconnectCode: close.code ?? null,
+    disconnectCause: close.cause,
+  });
+  return report(engine, held, [
+    statusEvent(engine, held, 'disconnected', `${close.reason}; reconnect attempt ${attempt} at ${next.toISOString()}`, close.cause, {
+      reconnectAttempts: attempt,
+      nextRetryAt: next,
+    }),
+  ]);
 }

@@ -69,7 +69,7 @@ async function execute(
         await endSession(
           engine,
           held,
-          { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null },
+          { state: 'STOPPED', disconnectReason: 'logged out by the user', disconnectCode: null, disconnectCause: 'LOGOUT' },
           'logged out by the user',
         );
       } finally {

@@ -37,6 +37,7 @@ export async function onConnection(
       nextReconnectAt: null,
       disconnectReason: null,
       disconnectCode: null,
+      disconnectCause: null,
     });
     await report(engine, held, [
       statusEvent(engine, held, 'connected', `paired with +${phone}${name ? ` (${name})` : ''}`, 'WORKING', { phone }),

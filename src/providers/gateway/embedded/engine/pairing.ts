@@ -44,6 +44,18 @@ function currentQr(engine: EngineContext, row: SessionRow | undefined): Result<Q
     };
   if (row.state === 'WORKING')
     return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
+  const retryIn = row.state === 'STOPPED' && row.nextReconnectAt ? row.nextReconnectAt.getTime() - clock.now().getTime() : 0;
+  // Waiting to try again (the network kept the socket from the service, or it lost the connection): say why, and when.
+  if (retryIn > 0)
+    return {
+      ok: false,
+      error: {
+        code: row.disconnectCause ?? 'session_reconnecting',
+        title: `no QR code: ${row.disconnectReason ?? 'the connection closed'}; the engine tries again at ${row.nextReconnectAt!.toISOString()}`,
+        retryable: true,
+        retryAfterSeconds: Math.ceil(retryIn / 1000),
+      },
+    };
   if (row.qrSealed && row.qrExpiresAt && row.qrExpiresAt.getTime() > clock.now().getTime())
     return { ok: true, value: { qr: sealer.open(row.qrSealed), expiresAt: row.qrExpiresAt } };
   return undefined;

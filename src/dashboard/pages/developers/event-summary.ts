@@ -1,0 +1,76 @@
+/**
+ * An event's one-line summary for the event log, from its body (the webhook body: docs/webhooks.md).
+ * Typed over every event type, so a new type does not compile until it is summarized here. A field a
+ * body lacks (one recorded before the field existed) is left out of the sentence, never shown as
+ * "undefined".
+ */
+import type { EventRecord } from './api.ts';
+
+type Data = Record<string, unknown>;
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+const count = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
+const direction = (data: Data) => (data.direction === 'outbound' ? 'Outbound' : 'Inbound');
+const joined = (...parts: Array<string | undefined | false>) => parts.filter(Boolean).join(' ');
+
+export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string {
+  const d = event.data;
+  const type = event.type;
+  switch (type) {
+    case 'message.new': {
+      const from = text(d.from_phone);
+      return joined(d.direction === 'outbound' ? 'Echo: outbound' : 'Inbound', text(d.msg_type), 'message', from && `from +${from}`);
+    }
+    case 'message.sent':
+      return 'An outbound message was sent';
+    case 'message.status_update':
+      return text(d.status) ? `A message was ${text(d.status)}` : 'A message changed status';
+    case 'message.edited':
+      return `${direction(d)} message edited`;
+    case 'message.deleted':
+      return `${direction(d)} message deleted`;
+    case 'message.media_updated':
+      return d.media_status === 'stored'
+        ? 'Inbound media stored'
+        : joined('Inbound media could not be stored', text(d.error_code) && `(${text(d.error_code)})`);
+    case 'conversation.updated': {
+      const unread = count(d.unread_count);
+      const assignee = d.assignee_user_id === null ? 'unassigned' : text(d.assignee_user_id) ? 'assigned' : undefined;
+      return [joined('Conversation', text(d.status)), unread !== undefined && `${unread} unread`, assignee].filter(Boolean).join(', ');
+    }
+    case 'contact.updated':
+      return joined('Contact', text(d.name), 'updated');
+    case 'template.status_update':
+      return joined('Template', text(d.status) ? `now ${text(d.status)}` : 'status changed');
+    case 'template.quality_update':
+      return d.flagged === true
+        ? `Template flagged${text(d.reason) ? `: ${text(d.reason)}` : ''}`
+        : joined('Template quality', text(d.quality_score) ?? 'changed');
+    case 'group.updated':
+      return joined('Group', text(d.change) ?? 'updated');
+    case 'commerce.order.updated':
+      return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
+        .filter(Boolean)
+        .join(', ');
+    case 'channel.status_update': {
+      const move = text(d.status) ? `${text(d.previous_status) ?? 'new'} → ${text(d.status)}` : 'status changed';
+      return `Channel ${move}${text(d.reason) ? `: ${text(d.reason)}` : ''}`;
+    }
+    case 'crm.record.created':
+    case 'crm.record.updated':
+    case 'crm.record.deleted':
+      return joined(text(d.object_kind) ?? 'Record', text(d.display_name), type.slice('crm.record.'.length));
+    case 'crm.comment.created':
+      return joined('Comment added to a', text(d.object_kind) ?? 'record');
+    case 'crm.comment.deleted':
+      return joined('Comment removed from a', text(d.object_kind) ?? 'record');
+    case 'crm.list.entry_added':
+      return joined('Added to list', text(d.list));
+    case 'crm.list.entry_removed':
+      return joined('Removed from list', text(d.list));
+    case 'crm.import.committed':
+      return `Import: ${count(d.created) ?? 0} created, ${count(d.updated) ?? 0} updated, ${count(d.unchanged) ?? 0} unchanged, ${count(d.failed) ?? 0} failed`;
+    default:
+      return type satisfies never;
+  }
+}

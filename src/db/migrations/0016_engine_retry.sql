@@ -1,0 +1,2 @@
+ALTER TABLE "channel_sessions" ADD COLUMN "disconnect_cause" text;--> statement-breakpoint
+ALTER TABLE "channels" ADD COLUMN "next_retry_at" timestamp with time zone;
