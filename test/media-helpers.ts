@@ -71,3 +71,16 @@ export async function getMedia(server: TestServer, messageId: string, options: {
   const bytes = Buffer.from(await response.arrayBuffer());
   return { status: response.status, headers: response.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) };
 }
+
+/** A multipart/form-data body (what a browser or curl -F sends): fields as strings, files as {data, type, name}. */
+export async function multipartBody(
+  parts: Record<string, string | { data: Buffer; type?: string; name?: string }>,
+): Promise<{ rawBody: Buffer; contentType: string }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(parts)) {
+    if (typeof value === 'string') form.set(name, value);
+    else form.set(name, new Blob([new Uint8Array(value.data)], value.type ? { type: value.type } : {}), value.name ?? 'file');
+  }
+  const encoded = new Request('http://127.0.0.1/', { method: 'POST', body: form });
+  return { rawBody: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
+}

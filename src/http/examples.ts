@@ -203,6 +203,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     customer_service_window_hours: null,
   },
   ProviderProfile: { phone: PHONE, exists: true, chatapp_id: PHONE, name: 'Ana Souza' },
+  // What POST /v1/channels/{id}/media answers: the provider's id of an uploaded PDF, to send as content.media_id.
+  UploadedMedia: { id: '1037543291543636', type: 'document', mime_type: 'application/pdf', size: 48213, file_name: 'Invoice 2025-06.pdf' },
   Template: template,
   // What POST /v1/messages answers: an outbound text message, queued for the dispatcher.
   Message: {

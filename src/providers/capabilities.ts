@@ -39,6 +39,7 @@ export const MESSAGE_TYPES = [
   'delete_message',
   'message_status_query',
   'message_media_download',
+  'flow',
 ] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
@@ -55,6 +56,7 @@ export const OPERATIONS = [
   'templates.sync',
   'contacts.lookup',
   'media.fetch',
+  'media.upload',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

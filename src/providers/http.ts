@@ -1,4 +1,5 @@
 /** The JSON-over-HTTP call both provider clients make: a timeout, the target policy, and typed faults. */
+import type { FormData } from 'undici';
 import { createSafeFetcher, safeFetch, UnsafeTargetError, type TargetPolicy } from '../lib/safe-fetch.ts';
 import type { MediaDownload, ProviderError } from './provider.ts';
 
@@ -9,7 +10,9 @@ export type JsonRequest = {
   method: string;
   url: string;
   headers?: Record<string, string>;
+  /** Sent as JSON; or `form`, sent as multipart/form-data (a file upload). */
   body?: unknown;
+  form?: FormData;
   timeoutMs: number;
   policy: TargetPolicy;
 };
@@ -17,15 +20,17 @@ export type JsonRequest = {
 /** Connection errors that happen before any byte of the request is sent. */
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-/** Sends a JSON request; network faults and refused targets come back as a ProviderError. */
+/** Sends a JSON (or form) request; the answer is read as JSON; network faults and refused targets come back as a ProviderError. */
 export async function callJson(req: JsonRequest): Promise<{ ok: true; answer: HttpAnswer } | { ok: false; error: ProviderError }> {
+  const asJson = req.form === undefined && req.body !== undefined;
   try {
     const response = await safeFetch(
       req.url,
       {
         method: req.method,
-        headers: { accept: 'application/json', ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...req.headers },
-        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        // A form's content type (with its boundary) is the runtime's to set.
+        headers: { accept: 'application/json', ...(asJson ? { 'content-type': 'application/json' } : {}), ...req.headers },
+        body: req.form ?? (asJson ? JSON.stringify(req.body) : undefined),
         signal: AbortSignal.timeout(req.timeoutMs),
       },
       req.policy,

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Executor } from '../db/client.ts';
 import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
-import type { CapabilityRow, Engine, EngineChoice, EngineRow } from './capabilities.ts';
+import type { CapabilityRow, Engine, EngineChoice, EngineRow, MessageType } from './capabilities.ts';
 import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
 import type { Platform } from './registry.ts';
 
@@ -39,6 +39,11 @@ export type OutboundMessage = {
   to: string;
   type: string;
   content: Record<string, unknown>;
+  /**
+   * A presence's: the provider id of the customer's latest message in the conversation, which it
+   * answers when its content names none (the official API shows typing as it marks one read).
+   */
+  answering?: string;
 };
 
 /**
@@ -78,6 +83,9 @@ export type InboundMedia = { source: Record<string, unknown>; mimeType?: string;
 
 /** Downloaded media, streamed: the declared type and size are the provider's word, not trusted. */
 export type MediaDownload = { body: AsyncIterable<Uint8Array>; mimeType?: string; size?: number };
+
+/** A file to upload: its bytes, its MIME type as the provider's table names it, and the name it was given. */
+export type MediaFile = { bytes: Uint8Array<ArrayBuffer>; mimeType: string; fileName?: string };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 
@@ -174,6 +182,11 @@ export interface ProviderAdapter {
   /** The guarantees of one channel's engine, where a platform's engines differ (default: `sends`). */
   sendsOf?(connection: ChannelConnection): SendGuarantees;
   fetchMedia(connection: ChannelConnection, mediaId: string): Promise<Result<{ url: string; mimeType: string }>>;
+  /**
+   * Uploads a file to the provider for sending by id (capability `media.upload`); answers the
+   * provider's media id. The file is already held to the provider's limits for its kind.
+   */
+  uploadMedia?(connection: ChannelConnection, file: MediaFile): Promise<Result<{ mediaId: string }>>;
   /** Downloads an inbound message's media from the `source` its inbound half gave (InboundMedia). */
   downloadMedia?(connection: ChannelConnection, source: Record<string, unknown>): Promise<Result<MediaDownload>>;
   /** Whether a number is on the chat app, where the provider's API can be asked (capability `contacts.lookup`). */
@@ -235,6 +248,11 @@ export type ProviderModule = {
   readonly platform: Platform;
   /** Its row of the support matrix: what its channels accept, whichever engine serves them (the validator reads it). */
   readonly capabilities: CapabilityRow;
+  /**
+   * What it cannot send of well-formed content of a type it lists, field by field (pointers under
+   * /content): refused at accept as `unsupported`, naming them.
+   */
+  readonly contentRules?: Partial<Record<MessageType, (content: Record<string, unknown>) => Array<{ pointer: string; message: string }>>>;
   /**
    * The engines its channels run on: which one serves a channel (its settings decide), and how each
    * sends the platform's types (native, simplified, or answered by Parley).

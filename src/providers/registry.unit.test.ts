@@ -15,6 +15,7 @@ const CALL_OF: Partial<Record<Operation, keyof AdapterCalls>> = {
   'bizapi.exchange_code': 'exchangeCode',
   'templates.submit': 'submitTemplate',
   'templates.sync': 'listTemplates',
+  'media.upload': 'uploadMedia',
 };
 
 const registry = createProviderRegistry({ targets: { allowPrivate: false, ownPrefixes: [] } });

@@ -35,6 +35,8 @@ export const OFFICIAL_MESSAGE_TYPES = [
 ] as const;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+/** What a media message's object has besides its link or id. */
+const MEDIA_EXTRAS: Record<string, readonly string[]> = { image: ['caption'], video: ['caption'], document: ['caption', 'filename'] };
 const ENVELOPE = ['messaging_product', 'recipient_type', 'to', 'type', 'context', 'biz_opaque_callback_data'];
 /** Phone, email, address and URL types on a contact card (the provider's enum). */
 const CONTACT_TYPES = ['HOME', 'WORK'];
@@ -182,8 +184,8 @@ function checkText(payload: unknown) {
   need(text.preview_url === undefined || typeof text.preview_url === 'boolean', "Param text['preview_url'] must be a boolean.");
 }
 
-function checkMedia(type: string, payload: unknown, at: string = type) {
-  const extra = type === 'document' ? ['caption', 'filename'] : type === 'image' || type === 'video' ? ['caption'] : [];
+/** A media object: a link or an id, and the fields its kind has (`extra`: a message's caption and file name by default). */
+function checkMedia(type: string, payload: unknown, at: string = type, extra: readonly string[] = MEDIA_EXTRAS[type] ?? []) {
   const media = object(payload, at, ['id', 'link', ...extra]);
   const hasLink = media.link !== undefined;
   const hasId = media.id !== undefined;
@@ -318,7 +320,8 @@ function checkHeader(value: unknown, at: string, kinds: readonly string[]) {
   const kind = String(header.type);
   known(header, kind === 'text' ? ['type', 'text', 'sub_text'] : ['type', kind], at);
   if (kind === 'text') string(header.text, `${at}['text']`, 60);
-  else checkMedia(kind === 'document' ? 'document' : 'header', header[kind], `${at}['${kind}']`);
+  // A header's media has no caption; a document header shows its file name.
+  else checkMedia(kind, header[kind], `${at}['${kind}']`, kind === 'document' ? ['filename'] : []);
 }
 
 function checkInteractive(payload: unknown) {
@@ -435,9 +438,11 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
   catalog_message(action, at) {
     known(action, ['name', 'parameters'], at);
     valid(action.name === 'catalog_message', `Param ${at}['name'] must be 'catalog_message'.`);
+    // Without parameters the catalog's first product is the thumbnail (the documentation); with them,
+    // the thumbnail is required (the OpenAPI document), so an empty object is refused.
+    if (action.parameters === undefined) return;
     const parameters = object(action.parameters, `${at}['parameters']`, ['thumbnail_product_retailer_id']);
-    if (parameters.thumbnail_product_retailer_id !== undefined)
-      string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
+    string(parameters.thumbnail_product_retailer_id, `${at}['parameters']['thumbnail_product_retailer_id']`, 100);
   },
   carousel(action, at) {
     known(action, ['cards'], at);
@@ -456,7 +461,41 @@ const ACTIONS: Record<string, (action: Json, at: string) => void> = {
   flow(action, at) {
     known(action, ['name', 'parameters'], at);
     valid(action.name === 'flow', `Param ${at}['name'] must be 'flow'.`);
-    present(action.parameters, `${at}['parameters']`);
+    const pat = `${at}['parameters']`;
+    const parameters = object(action.parameters, pat, [
+      'flow_message_version',
+      'flow_id',
+      'flow_name',
+      'flow_cta',
+      'mode',
+      'flow_token',
+      'flow_action',
+      'flow_action_payload',
+    ]);
+    present(parameters.flow_message_version, `${pat}['flow_message_version']`);
+    valid(parameters.flow_message_version === '3', `Param ${pat}['flow_message_version'] must be '3'.`);
+    if (parameters.flow_id === undefined && parameters.flow_name === undefined)
+      present(undefined, `${pat}['flow_id'] or ${pat}['flow_name']`);
+    valid(parameters.flow_id === undefined || parameters.flow_name === undefined, `Param ${pat}['flow_name'] cannot be used with flow_id.`);
+    if (parameters.flow_id !== undefined) string(parameters.flow_id, `${pat}['flow_id']`, 256);
+    if (parameters.flow_name !== undefined) string(parameters.flow_name, `${pat}['flow_name']`, 256);
+    string(parameters.flow_cta, `${pat}['flow_cta']`, 30);
+    if (parameters.mode !== undefined)
+      valid(['draft', 'published'].includes(String(parameters.mode)), `Param ${pat}['mode'] must be one of {draft, published}.`);
+    if (parameters.flow_token !== undefined) string(parameters.flow_token, `${pat}['flow_token']`, 1024);
+    const flowAction = parameters.flow_action ?? 'navigate';
+    valid(
+      ['navigate', 'data_exchange'].includes(String(flowAction)),
+      `Param ${pat}['flow_action'] must be one of {navigate, data_exchange}.`,
+    );
+    if (parameters.flow_action_payload === undefined) return;
+    valid(flowAction === 'navigate', `Param ${pat}['flow_action_payload'] must be omitted unless flow_action is navigate.`);
+    const payload = object(parameters.flow_action_payload, `${pat}['flow_action_payload']`, ['screen', 'data']);
+    if (payload.screen !== undefined) string(payload.screen, `${pat}['flow_action_payload']['screen']`, 256);
+    if (payload.data !== undefined) {
+      need(isObject(payload.data), `Param ${pat}['flow_action_payload']['data'] must be an object.`);
+      valid(Object.keys(payload.data).length > 0, `Param ${pat}['flow_action_payload']['data'] must be a non-empty object.`);
+    }
   },
 };
 

@@ -9,11 +9,12 @@ import { sendMessage } from './official/send.ts';
 import { officialApiBase } from './official/shared.ts';
 import { exchangeCode, signup } from './official/signup.ts';
 import { submitTemplate } from './official/submit-template.ts';
+import { uploadMedia } from './official/upload-media.ts';
 import { authenticate, debugToken } from './official/tokens.ts';
 
 /**
  * The API's verbs, by what they touch, under official/: numbers.ts (provision, read an object,
- * register, list, subscribe the app), send.ts, list-templates.ts, submit-template.ts, signup.ts
+ * register, list, subscribe the app), send.ts, upload-media.ts, list-templates.ts, submit-template.ts, signup.ts
  * (signup and the code exchange), tokens.ts (authenticate, debug_token); shared.ts what they share.
  */
 export function createOfficialApi(ctx: SandboxContext) {
@@ -23,6 +24,7 @@ export function createOfficialApi(ctx: SandboxContext) {
     provisionNumber: bind(provisionNumber),
     authenticate,
     send: bind(sendMessage),
+    uploadMedia: bind(uploadMedia),
     getObject: bind(getObject),
     register: bind(register),
     listTemplates: bind(listTemplates),

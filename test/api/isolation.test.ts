@@ -15,7 +15,7 @@ import { eventually } from '../eventually.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
-import { settledMedia } from '../media-helpers.ts';
+import { jpegBytes, multipartBody, settledMedia } from '../media-helpers.ts';
 import {
   approveDevice,
   authorizeQuery,
@@ -58,10 +58,17 @@ type IdName = keyof Ids;
 
 /**
  * path: each path parameter's id (or a literal value, as `=value`); body and query may name ids as
- * `{{name}}`. probe: A's GETs that show the resource, compared before and after.
+ * `{{name}}`; form: a multipart body instead (an upload). probe: A's GETs that show the resource, compared before and after.
  */
 type Row =
-  | { kind: 'id'; path?: Record<string, IdName | `=${string}`>; body?: unknown; query?: Record<string, string>; probe: string[] }
+  | {
+      kind: 'id';
+      path?: Record<string, IdName | `=${string}`>;
+      body?: unknown;
+      form?: Parameters<typeof multipartBody>[0];
+      query?: Record<string, string>;
+      probe: string[];
+    }
   | { kind: 'list'; query?: Record<string, string> }
   /** A live stream: B's, opened from before A's events (cursor 0), never carries them. */
   | { kind: 'stream' }
@@ -98,6 +105,12 @@ const ROWS: Record<string, Row> = {
     path: { channelID: 'channel' },
     body: { phone: '+4915112340001' },
     probe: ['GET /v1/channels/{channel}'],
+  },
+  'POST /v1/channels/{channelID}/media': {
+    kind: 'id',
+    path: { channelID: 'official' },
+    form: { file: { data: jpegBytes(), type: 'image/jpeg', name: 'a.jpg' } },
+    probe: ['GET /v1/channels/{official}'],
   },
   'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
   'POST /v1/templates': {
@@ -208,6 +221,7 @@ const ROWS: Record<string, Row> = {
   'GET /v1/messages/{messageID}': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/status': { kind: 'id', path: { messageID: 'message' }, probe: ['GET /v1/messages/{message}'] },
   'GET /v1/messages/{messageID}/media': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
+  'POST /v1/messages/{messageID}/typing': { kind: 'id', path: { messageID: 'mediaMessage' }, probe: ['GET /v1/messages/{mediaMessage}'] },
   'GET /v1/conversations': { kind: 'list', query: { contact_id: '{{contact}}' } },
   'GET /v1/conversations/{conversationID}': {
     kind: 'id',
@@ -610,7 +624,14 @@ function urlOf(operation: string, row: { path?: Record<string, string>; query?: 
 
 type As = { key?: string; cookie?: string };
 
-async function call(operation: string, url: string, as: As, body: unknown): Promise<ApiResponse> {
+async function call(
+  operation: string,
+  url: string,
+  as: As,
+  body: unknown,
+  form?: Parameters<typeof multipartBody>[0],
+): Promise<ApiResponse> {
+  if (form) return request(server, operation.split(' ')[0]!, url, { ...as, ...(await multipartBody(form)) });
   return request(server, operation.split(' ')[0]!, url, { ...as, body: body === undefined ? undefined : body });
 }
 
@@ -734,8 +755,8 @@ for (const [operation, row] of Object.entries(ROWS)) {
       ['key', { key: other.apiKey }],
       ['session', { cookie: otherCookie }],
     ] as const) {
-      const real = await call(operation, urlOf(operation, row, ids), as, fillValue(row.body, ids));
-      const fake = await call(operation, urlOf(operation, row, unknown), as, fillValue(row.body, unknown));
+      const real = await call(operation, urlOf(operation, row, ids), as, fillValue(row.body, ids), row.form);
+      const fake = await call(operation, urlOf(operation, row, unknown), as, fillValue(row.body, unknown), row.form);
       assert.ok(real.status < 500, `${label}: ${real.status} ${real.text}`);
       // With the id in the path, a 400 would mean the request never reached the lookup: the row is wrong, not the route.
       if (row.path) assert.notEqual(real.status, 400, `${label}: the row's request is invalid: ${real.text}`);

@@ -96,6 +96,24 @@ const REFUSED: Array<[string, string, Record<string, unknown>, string]> = [
     '/content/phone_type',
   ],
   [
+    'a contact email of type OTHER',
+    'contact',
+    { full_name: 'Ana Lima', phones: [{ phone: '+5511912345678' }], emails: [{ email: 'ana@example.com', type: 'OTHER' }] },
+    '/content/emails/0/type',
+  ],
+  [
+    'a second contact phone of type MAIN',
+    'contact',
+    {
+      full_name: 'Ana Lima',
+      phones: [
+        { phone: '+5511912345678', type: 'HOME' },
+        { phone: '+5511912345679', type: 'MAIN' },
+      ],
+    },
+    '/content/phones/1/type',
+  ],
+  [
     'a multi-product message without a header',
     'multi_product',
     { catalog_id: 'c1', body: 'b', sections: [section('s', 2)] },
@@ -150,4 +168,13 @@ test('the same types within the provider’s rules are accepted', async () => {
     content: { full_name: 'Bo', phone: '+5511912345678', phone_type: 'home' },
   });
   assert.equal(contact.body.data.content.phone_type, 'HOME', 'stored as the provider spells it');
+  const card = await send(server, {
+    channel_id: official.id,
+    to: TO,
+    type: 'contact',
+    content: { full_name: 'Bo', phones: [{ phone: '+5511912345678', type: 'work' }], emails: [{ email: 'bo@example.com', type: 'home' }] },
+  });
+  assert.equal(card.status, 201, card.text);
+  assert.equal(card.body.data.content.phones[0].type, 'WORK');
+  assert.equal(card.body.data.content.emails[0].type, 'HOME');
 });

@@ -11,6 +11,7 @@ import { toNativeRequest } from '../../src/providers/official/adapter.ts';
 import { freePort, request, startTestServer, type TestServer } from '../harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send, waitForStatus } from '../messages-helpers.ts';
 import { eventually } from '../eventually.ts';
+import { FULL_CONTACT_CARD } from '../contact-card-fixture.ts';
 import { conformanceProblems } from '../providers/official-messages.schema.ts';
 
 let server: TestServer;
@@ -99,6 +100,7 @@ test('every type the official channel sends reaches the provider in the document
     ['location_request', { body: 'Where are you?' }],
     ['contact', { full_name: 'Ana Lima', phone: '+5511912345678', organization: 'Acme' }],
     ['contact', { full_name: 'Bo', phone: '+5511912345679', phone_type: 'WORK' }],
+    ['contact', FULL_CONTACT_CARD],
     ['reaction', { message_id: 'wamid.X', reaction: '👍' }],
     ['address', { body: 'Where to?', country: 'IN', values: { name: 'Ana', in_pin_code: '110001' } }],
     ['single_product', { catalog_id: 'c1', product_retailer_id: 'sku-1', body: 'Back', footer: 'Shop' }],
@@ -164,10 +166,57 @@ test('every type the official channel sends reaches the provider in the document
       },
     ],
     ['product_carousel', { body: 'Picks', catalog_id: 'c1', products: [{ product_retailer_id: 'a' }, { product_retailer_id: 'b' }] }],
+    // Media by the provider's id (POST /v1/channels/{id}/media), no URL.
+    ['image', { media_id: '1037543291543636', caption: 'by id' }],
+    ['video', { media_id: '1037543291543637' }],
+    ['audio', { media_id: '1037543291543638' }],
+    ['document', { media_id: '1037543291543639', file_name: 'Statement.pdf' }],
+    ['sticker', { media_id: '1037543291543640' }],
+    [
+      'buttons',
+      {
+        body: 'Our menu',
+        header: { type: 'document', media_url: `${base}/a.pdf`, file_name: 'Menu.pdf' },
+        buttons: [{ id: 'order', title: 'Order' }],
+      },
+    ],
+    [
+      'cta_url',
+      { body: 'New in', header: { type: 'image', media_id: '1037543291543641' }, display_text: 'Shop', url: 'https://example.com/n' },
+    ],
+    [
+      'media_carousel',
+      {
+        body: 'By id',
+        cards: [
+          { media_type: 'image', media_id: '1037543291543642', buttons: [url(3)] },
+          { media_type: 'image', media_url: `${base}/a.png`, buttons: [url(4)] },
+        ],
+      },
+    ],
+    [
+      'flow',
+      {
+        body: 'Book a table',
+        header: { type: 'text', text: 'Tonight' },
+        footer: 'Takes a minute',
+        flow_id: '1234567890',
+        flow_cta: 'Book',
+        flow_token: 'booking-42',
+        flow_action: 'navigate',
+        flow_action_payload: { screen: 'START', data: { party: 2 } },
+      },
+    ],
+    ['flow', { body: 'Sign up', flow_name: 'signup', flow_cta: 'Open', mode: 'draft', flow_action: 'data_exchange' }],
   ];
   const caps = (await request(server, 'GET', `/v1/channels/${official.id}/capabilities`, { key: server.apiKey })).body.data
     .message_types as string[];
-  assert.deepEqual([...new Set([...cases.map(([t]) => t), 'mark_as_read'])].sort(), [...caps].sort(), 'every official type is covered');
+  // Read receipts and typing (the read body with its indicator) are checked on their own, below and in messages-typing.
+  assert.deepEqual(
+    [...new Set([...cases.map(([t]) => t), 'mark_as_read', 'presence'])].sort(),
+    [...caps].sort(),
+    'every official type is covered',
+  );
 
   const sent: Array<[string, string]> = [];
   for (const [type, content] of cases) {
@@ -193,15 +242,70 @@ test('every type the official channel sends reaches the provider in the document
     { product_retailer_id: 'b' },
   ]);
   assert.deepEqual(bodies.multi_product![0]!.interactive.header, { type: 'text', text: 'Picks' });
-  assert.deepEqual(bodies.catalog![0]!.interactive.action, { name: 'catalog_message', parameters: {} });
+  // Without a thumbnail `parameters` is left out: the provider refuses it empty.
+  assert.deepEqual(bodies.catalog![0]!.interactive.action, { name: 'catalog_message' });
   assert.deepEqual(bodies.catalog![1]!.interactive.action.parameters, { thumbnail_product_retailer_id: 'sku-1' });
   assert.deepEqual(bodies.contact![0]!.contacts[0].phones, [{ phone: '+5511912345678' }]);
   assert.deepEqual(bodies.contact![1]!.contacts[0].phones, [{ phone: '+5511912345679', type: 'WORK' }]);
+  // A full card: every part of the provider's contacts object.
+  assert.deepEqual(bodies.contact![2]!.contacts, [
+    {
+      name: { formatted_name: 'Dr Ana M. Lima Jr', first_name: 'Ana', middle_name: 'M.', last_name: 'Lima', prefix: 'Dr', suffix: 'Jr' },
+      phones: [
+        { phone: '+5511912345678', type: 'HOME' },
+        { phone: '5511912345670', type: 'WORK', wa_id: '5511912345670' },
+      ],
+      emails: [{ email: 'ana@example.com', type: 'WORK' }, { email: 'ana.lima@example.org' }],
+      urls: [{ url: 'https://example.com/ana', type: 'WORK' }],
+      addresses: [
+        { street: 'Rua A 1', city: 'São Paulo', state: 'SP', zip: '01000-000', country: 'Brazil', country_code: 'BR', type: 'HOME' },
+      ],
+      org: { company: 'Acme', department: 'Sales', title: 'Manager' },
+      birthday: '1990-04-01',
+    },
+  ]);
   assert.equal(bodies.media_carousel![0]!.interactive.action.cards[1].type, 'cta_url');
   assert.equal(bodies.media_carousel![1]!.interactive.action.cards[0].type, undefined);
   assert.deepEqual(bodies.text![0]!.context, { message_id: 'wamid.quoted' });
+  // By id: the provider's id in place of the link; a document, and a document header, carry their file name.
+  assert.deepEqual(bodies.image![1]!.image, { id: '1037543291543636', caption: 'by id' });
+  assert.deepEqual(bodies.sticker![1]!.sticker, { id: '1037543291543640' });
+  assert.deepEqual(bodies.document![1]!.document, { id: '1037543291543639', filename: 'Statement.pdf' });
+  assert.deepEqual(bodies.buttons![1]!.interactive.header, { type: 'document', document: { link: `${base}/a.pdf`, filename: 'Menu.pdf' } });
+  assert.deepEqual(bodies.cta_url![1]!.interactive.header, { type: 'image', image: { id: '1037543291543641' } });
+  assert.deepEqual(bodies.media_carousel![2]!.interactive.action.cards[0].header, { type: 'image', image: { id: '1037543291543642' } });
+  assert.deepEqual(bodies.flow![0]!.interactive, {
+    type: 'flow',
+    header: { type: 'text', text: 'Tonight' },
+    body: { text: 'Book a table' },
+    footer: { text: 'Takes a minute' },
+    action: {
+      name: 'flow',
+      parameters: {
+        flow_message_version: '3',
+        flow_id: '1234567890',
+        flow_cta: 'Book',
+        flow_token: 'booking-42',
+        flow_action: 'navigate',
+        flow_action_payload: { screen: 'START', data: { party: 2 } },
+      },
+    },
+  });
+  assert.deepEqual(bodies.flow![1]!.interactive.action.parameters, {
+    flow_message_version: '3',
+    flow_name: 'signup',
+    flow_cta: 'Open',
+    mode: 'draft',
+    flow_action: 'data_exchange',
+  });
 
   // The read receipt goes out as the provider's mark-as-read body.
   const read = toNativeRequest({ id: 'm', to: TO, type: 'mark_as_read', content: { message_id: 'wamid.R' } });
   assert.deepEqual(conformanceProblems(read), []);
+  // Typing goes out as the read body with the typing indicator, for the message it answers.
+  const typing = toNativeRequest({ id: 'm', to: TO, type: 'presence', content: { state: 'typing', message_id: 'wamid.T' } });
+  assert.deepEqual(typing, { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.T', typing_indicator: { type: 'text' } });
+  assert.deepEqual(conformanceProblems(typing), []);
+  const answering = toNativeRequest({ id: 'm', to: TO, type: 'presence', content: { state: 'typing' }, answering: 'wamid.LAST' });
+  assert.equal(answering.message_id, 'wamid.LAST', "without a message named, the customer's latest");
 });

@@ -67,6 +67,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   delete_message: { message_id: '3EB0' },
   message_status_query: { message_id: '3EB0' },
   message_media_download: { media_id: 'm1' },
+  flow: { body: 'Book a table', flow_id: '1234567890', flow_cta: 'Book' },
 };
 
 /** Invalid contents, each with a field path the rejection must name. */
@@ -79,10 +80,23 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['image', { media_url: 'ftp://cdn.example.com/a.png' }, '/content/media_url'],
   ['image', { media_url: IMG, media_type: 'video' }, '/content/media_type'],
   ['sticker', {}, '/content/media_url'],
+  ['image', { media_url: IMG, media_id: '1037543291543636' }, '/content/media_id'],
+  ['document', { media_id: 'not an id!' }, '/content/media_id'],
+  ['buttons', { body: 'b', header: { type: 'image' }, buttons: [{ id: 'a', title: 'A' }] }, '/content/header'],
+  [
+    'buttons',
+    { body: 'b', header: { type: 'image', media_url: IMG, file_name: 'a.png' }, buttons: [{ id: 'a', title: 'A' }] },
+    '/content/header',
+  ],
   ['location', { name: 'x', address: 'y', latitude: 91, longitude: 0 }, '/content/latitude'],
   ['location', { name: 'x', address: 'y', latitude: 0, longitude: -180.5 }, '/content/longitude'],
   ['location', { name: 'x', address: 'y', latitude: '1', longitude: 0 }, '/content/latitude'],
   ['contact', { full_name: 'A' }, '/content/phone'],
+  ['contact', { full_name: 'A', phones: [] }, '/content/phones'],
+  ['contact', { full_name: 'A', phones: [{ phone: '+5511912345678', kind: 'HOME' }] }, '/content/phones/0'],
+  ['contact', { full_name: 'A', phone: '+5511912345678', emails: [{ email: 'not an address' }] }, '/content/emails/0/email'],
+  ['contact', { full_name: 'A', phone: '+5511912345678', urls: [{ url: 'ftp://example.com' }] }, '/content/urls/0/url'],
+  ['contact', { full_name: 'A', phone: '+5511912345678', birthday: '01/04/1990' }, '/content/birthday'],
   ['reaction', { reaction: '👍' }, '/content/message_id'],
   ['mark_as_read', {}, '/content/message_id'],
   ['template', { template_name: 'order_update' }, '/content/template_name'],
@@ -128,6 +142,20 @@ const INVALID: Array<[string, Record<string, unknown>, string]> = [
   ['poll', { question: 'q', options: ['same', 'same'] }, '/content/options'],
   ['presence', { state: 'dancing' }, '/content/state'],
   ['address', { body: 'b', country: 'India' }, '/content/country'],
+  ['flow', { body: 'b', flow_cta: 'Open' }, '/content/flow_id'],
+  ['flow', { body: 'b', flow_id: '1', flow_name: 'signup', flow_cta: 'Open' }, '/content/flow_id'],
+  ['flow', { body: 'b', flow_id: '1', flow_cta: 'A call to action of more than thirty characters' }, '/content/flow_cta'],
+  ['flow', { body: 'b', flow_id: '1', flow_cta: 'Open', mode: 'live' }, '/content/mode'],
+  [
+    'flow',
+    { body: 'b', flow_id: '1', flow_cta: 'Open', flow_action: 'data_exchange', flow_action_payload: { screen: 'START' } },
+    '/content/flow_action_payload',
+  ],
+  [
+    'flow',
+    { body: 'b', flow_id: '1', flow_cta: 'Open', flow_action_payload: { screen: 'START', data: {} } },
+    '/content/flow_action_payload/data',
+  ],
 ];
 
 describe('content by type', () => {
@@ -156,8 +184,11 @@ describe('content by type', () => {
   });
 
   test('invalid shapes are 400 problems naming the field path', async () => {
+    const gatewayTypes = (await request(server, 'GET', `/v1/channels/${gateway.id}/capabilities`, { key: server.apiKey })).body.data
+      .message_types as string[];
     for (const [type, content, pointer] of INVALID) {
-      const res = await send(server, { channel_id: gateway.id, to: TO, type, content });
+      const channel = gatewayTypes.includes(type) ? gateway.id : official.id;
+      const res = await send(server, { channel_id: channel, to: TO, type, content });
       assert.equal(res.status, 400, `${type} ${JSON.stringify(content)}: ${res.text}`);
       assert.match(res.headers.get('content-type') ?? '', /problem\+json/);
       assert.ok(
@@ -195,11 +226,50 @@ describe('content by type', () => {
 
 describe('support matrix', () => {
   test('gateway-only types are refused on official channels, naming type and platform', async () => {
-    for (const type of ['link', 'poll', 'presence', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']) {
+    for (const type of ['link', 'poll', 'edit_message', 'delete_message', 'message_status_query', 'message_media_download']) {
       const res = await send(server, { channel_id: official.id, to: TO, type, content: VALID[type] });
       assert.equal(res.status, 422, `${type}: ${res.text}`);
       assert.match(res.body.detail, new RegExp(`${type}.*chatapp_official`));
     }
+  });
+
+  test('media by id is refused on a platform without uploads, naming each media_id', async () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['image', { media_id: '1037543291543636' }, '/content/media_id'],
+      [
+        'buttons',
+        { body: 'b', header: { type: 'video', media_id: '1037543291543636' }, buttons: [{ id: 'a', title: 'A' }] },
+        '/content/header/media_id',
+      ],
+    ];
+    for (const [type, content, pointer] of cases) {
+      const res = await send(server, { channel_id: gateway.id, to: TO, type, content });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.body.code, 'unsupported');
+      assert.deepEqual(
+        res.body.errors.map((e: { pointer: string }) => e.pointer),
+        [pointer],
+      );
+      assert.match(res.body.detail, /media_url/);
+    }
+    const byId = await send(server, { channel_id: official.id, to: TO, type: 'image', content: { media_id: '1037543291543636' } });
+    assert.equal(byId.status, 201, byId.text);
+    assert.deepEqual(byId.body.data.content, { media_id: '1037543291543636' });
+  });
+
+  test('flow messages are native on official channels and refused on unofficial ones, naming the type', async () => {
+    const caps = async (id: string) =>
+      (await request(server, 'GET', `/v1/channels/${id}/capabilities`, { key: server.apiKey })).body.data.message_types as string[];
+    assert.ok((await caps(official.id)).includes('flow'));
+    assert.ok(!(await caps(gateway.id)).includes('flow'));
+    const refused = await send(server, { channel_id: gateway.id, to: TO, type: 'flow', content: VALID.flow });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.code, 'unsupported');
+    assert.deepEqual(
+      refused.body.errors.map((e: { pointer: string }) => e.pointer),
+      ['/type'],
+    );
+    assert.match(refused.body.detail, /flow.*chatapp_unofficial/);
   });
 
   test('a channel that is not connected refuses sends with 409', async () => {

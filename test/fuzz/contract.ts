@@ -272,6 +272,23 @@ function messageContent(ctx: ValueContext): fc.Arbitrary<{ type: string; content
     fc.record({ question: text, options: fc.array(text, { minLength: 2, maxLength: 3 }) }).map((content) => ({ type: 'poll', content })),
     fc.record({ state: fc.constantFrom('typing', 'paused', 'recording') }).map((content) => ({ type: 'presence', content })),
     fc.record({ message_id: messageId }).map((content) => ({ type: 'mark_as_read', content })),
+    // Media by the provider's id, flows and contact cards (the official provider's outbound shapes).
+    fc
+      .record({ media_id: fc.constantFrom('1037543291543636', 'not an id'), caption: text }, { requiredKeys: ['media_id'] })
+      .map((content) => ({ type: 'image', content })),
+    fc
+      .record({ body: text, flow_id: fc.constantFrom('1234567890'), flow_cta: fc.string({ minLength: 1, maxLength: 32 }) })
+      .map((content) => ({ type: 'flow', content })),
+    fc
+      .record({
+        full_name: text,
+        phones: fc.array(fc.record({ phone: fc.constantFrom(...PHONES), type: fc.constantFrom('HOME', 'work', 'CELL') }), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        emails: fc.array(fc.record({ email: fc.constantFrom('ana@example.com', 'not an address') }), { maxLength: 1 }),
+      })
+      .map((content) => ({ type: 'contact', content })),
     fc
       .record({
         template: fc.record({ name: fc.constantFrom('fuzz_template', 'unknown'), language: fc.record({ code: fc.constantFrom('en_US') }) }),
@@ -560,7 +577,45 @@ function toJsonText(value: unknown): string {
   return text;
 }
 
+/** The boundary of the fuzzer's multipart bodies. */
+const BOUNDARY = 'fuzzb0undary';
+
+/** multipart/form-data bodies (an upload): files of any declared type with any bytes, any fields, or a broken form. */
+function multipartBodies(): fc.Arbitrary<{ text?: string; type?: string }> {
+  const part = fc.record({
+    name: fc.oneof(fc.constantFrom('file', 'type', 'messaging_product'), anyString),
+    filename: fc.option(fc.oneof(fc.constantFrom('a.jpg', 'b.pdf', 'c.webp', ''), anyString), { nil: undefined }),
+    type: fc.option(
+      fc.oneof(fc.constantFrom('image/jpeg', 'image/png', 'image/webp', 'application/pdf', 'text/plain', 'video/mp4'), anyString),
+      {
+        nil: undefined,
+      },
+    ),
+    value: fc.oneof(fc.constantFrom('image', 'document', 'sticker', '%PDF-1.4\n%%EOF\n', '\xff\xd8\xff\xe0'), anyString),
+  });
+  const clean = (s: string) => s.replace(/["\r\n]/g, '');
+  const form = fc
+    .array(part, { maxLength: 4 })
+    .map((parts) =>
+      [
+        ...parts.map(
+          (p) =>
+            `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${clean(p.name)}"${p.filename === undefined ? '' : `; filename="${clean(p.filename)}"`}\r\n` +
+            `${p.type === undefined ? '' : `Content-Type: ${clean(p.type)}\r\n`}\r\n${p.value}\r\n`,
+        ),
+        `--${BOUNDARY}--\r\n`,
+      ].join(''),
+    );
+  return fc.oneof(
+    { weight: 6, arbitrary: form.map((text) => ({ text, type: `multipart/form-data; boundary=${BOUNDARY}` })) },
+    { weight: 1, arbitrary: anyString.map((text) => ({ text, type: `multipart/form-data; boundary=${BOUNDARY}` })) },
+    { weight: 1, arbitrary: form.map((text) => ({ text, type: 'multipart/form-data' })) },
+    { weight: 1, arbitrary: fc.constant({ text: '{"file":"x"}', type: 'application/json' }) },
+  );
+}
+
 function bodyFor(doc: Doc, ctx: ValueContext, body: NonNullable<Operation['body']>): fc.Arbitrary<{ text?: string; type?: string }> {
+  if (body.media === 'multipart/form-data') return multipartBodies();
   if (body.media !== 'application/json') {
     const line = fc.oneof(
       fc

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
-import { officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 import type { Fixtures } from './contract.ts';
 
@@ -71,6 +71,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     return res.body?.data?.length > 0 ? (res.body.data as Array<{ id?: string; message_id?: string }>) : undefined;
   });
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
+  // A customer's message on the official channel: what POST /v1/messages/{id}/typing answers.
+  const inbound = await customerWrites(server, official.id, phones[1]!);
   // Resources made to be deleted (or disconnected) by the fuzzer.
   const deletable: Record<string, string[]> = {
     'deletable:channel': [],
@@ -180,7 +182,7 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       tag: ['vip'],
       phone: phones,
       template: [template.body.data.id],
-      message: [sent.body.data.id, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
+      message: [sent.body.data.id, inbound, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
       conversation: [message.body.data.conversation_id].filter(Boolean),
       endpoint: [endpoint.body.data.id],
       key: (keys.body.data as Array<{ id: string; name: string }>).filter((k) => k.name.startsWith('limited')).map((k) => k.id),

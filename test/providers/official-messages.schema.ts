@@ -6,8 +6,9 @@
  *
  * Where the two disagree the documentation's narrower or later reading is taken and said so:
  * - template `language.policy` is optional (the examples send `{code}` alone);
- * - catalog_message `parameters.thumbnail_product_retailer_id` is optional (the document requires
- *   it; the documentation says the catalog's first product is shown without one), `parameters` not;
+ * - catalog_message `parameters` is optional (the documentation: without a thumbnail the catalog's
+ *   first product is shown), but when sent it names `thumbnail_product_retailer_id` (the document
+ *   requires it there, so `parameters: {}` is refused);
  * - list bodies may be 4096 characters (list documentation), other interactive bodies 1024;
  * - address messages: India only (documentation since 2025; Singapore was dropped).
  */
@@ -246,7 +247,7 @@ const catalog = z.strictObject({
   footer: footer.optional(),
   action: z.strictObject({
     name: z.literal('catalog_message'),
-    parameters: z.strictObject({ thumbnail_product_retailer_id: text(100).optional() }),
+    parameters: z.strictObject({ thumbnail_product_retailer_id: text(100) }).optional(),
   }),
 });
 
@@ -293,6 +294,38 @@ const carousel = z.strictObject({
   }),
 });
 
+/** A flow message (the document's flow action, v3): a flow by id or by name, never both. */
+const flow = z.strictObject({
+  type: z.literal('flow'),
+  header: header.optional(),
+  body: body(),
+  footer: footer.optional(),
+  action: z.strictObject({
+    name: z.literal('flow'),
+    parameters: z
+      .strictObject({
+        flow_message_version: z.literal('3'),
+        flow_id: text(256).optional(),
+        flow_name: text(256).optional(),
+        flow_cta: text(30),
+        mode: z.enum(['draft', 'published']).optional(),
+        flow_token: text(1024).optional(),
+        flow_action: z.enum(['navigate', 'data_exchange']).optional(),
+        flow_action_payload: z
+          .strictObject({
+            screen: text(256).optional(),
+            data: z
+              .record(z.string(), z.unknown())
+              .refine((d) => Object.keys(d).length > 0, 'a non-empty object')
+              .optional(),
+          })
+          .optional(),
+      })
+      .refine((p) => (p.flow_id === undefined) !== (p.flow_name === undefined), 'flow_id or flow_name, not both')
+      .refine((p) => p.flow_action_payload === undefined || p.flow_action !== 'data_exchange', 'no payload with data_exchange'),
+  }),
+});
+
 const interactive = z.discriminatedUnion('type', [
   replyButtons,
   list,
@@ -303,6 +336,7 @@ const interactive = z.discriminatedUnion('type', [
   productList,
   catalog,
   carousel,
+  flow,
 ]);
 
 const envelope = {

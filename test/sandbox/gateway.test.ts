@@ -244,6 +244,7 @@ test('bodies the gateway cannot send are 400 invalid_request or unsupported_type
       'invalid_request',
     ],
     [{ to: '15551234567', type: 'template', content: { template_name: 'flat' } }, 'invalid_request'],
+    [{ to: '15551234567', type: 'contact', content: { full_name: 'Ana', emails: [{ email: 'ana@example.com' }] } }, 'invalid_request'],
     [{ to: '15551234567', type: 'text', content: { body: 'x' }, idempotency_key: 7 }, 'invalid_request'],
   ];
   for (const [body, code] of cases) {
@@ -254,6 +255,13 @@ test('bodies the gateway cannot send are 400 invalid_request or unsupported_type
   }
   const ok = await sendMessage({ to: '15551234567', type: 'buttons', content: { body: 'pick', buttons: [{ id: 'a', title: 'A' }] } });
   assert.equal(ok.status, 201);
+  // A contact card's numbers may all be in `phones`.
+  const card = await sendMessage({
+    to: '15551234567',
+    type: 'contact',
+    content: { full_name: 'Ana', phones: [{ phone: '+5511912345678', type: 'WORK' }, { phone: '+5511912345679' }] },
+  });
+  assert.equal(card.status, 201, card.text);
 });
 
 test('contacts lookup tells who is on the chat app', async () => {

@@ -6,6 +6,8 @@ import type { SandboxOfficialNumber } from '../../src/sandbox/contract.ts';
 import { request, startTestServer, type TestServer } from '../harness.ts';
 import { sandboxQuiet } from '../messages-helpers.ts';
 import { hmacHex, startReceiver, statusesOf, type Receiver } from './receiver.ts';
+import { multipartBody } from '../media-helpers.ts';
+import { SAMPLE_PNG_BASE64 } from '../../src/sandbox/media.ts';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -296,6 +298,35 @@ test('well-formed native bodies of every kind are accepted', async () => {
       messaging_product: 'whatsapp',
       to,
       type: 'interactive',
+      // Without parameters the catalog's first product is its thumbnail.
+      interactive: { type: 'catalog_message', body: { text: 'Browse' }, action: { name: 'catalog_message' } },
+    },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'flow',
+        header: { type: 'text', text: 'Tonight' },
+        body: { text: 'Book a table' },
+        action: {
+          name: 'flow',
+          parameters: {
+            flow_message_version: '3',
+            flow_name: 'booking',
+            flow_cta: 'Book',
+            mode: 'draft',
+            flow_token: 't-1',
+            flow_action: 'navigate',
+            flow_action_payload: { screen: 'START', data: { party: 2 } },
+          },
+        },
+      },
+    },
+    {
+      messaging_product: 'whatsapp',
+      to,
+      type: 'interactive',
       interactive: {
         type: 'cta_url',
         body: { text: 'Go' },
@@ -308,6 +339,50 @@ test('well-formed native bodies of every kind are accepted', async () => {
     assert.equal(res.status, 200, res.text);
     assert.match(res.body.messages[0].id, /^wamid\./);
   }
+});
+
+test('media uploads: multipart with messaging_product, type and file answer a media id the number can read back', async () => {
+  const png = Buffer.from(SAMPLE_PNG_BASE64, 'base64');
+  const upload = async (parts: Parameters<typeof multipartBody>[0], bearer = number.accessToken) => {
+    const { rawBody, contentType } = await multipartBody(parts);
+    return request(server, 'POST', path(`${number.phoneNumberId}/media`), { bearer, rawBody, contentType });
+  };
+  const ok = await upload({ messaging_product: 'whatsapp', type: 'image/png', file: { data: png, type: 'image/png', name: 'a.png' } });
+  assert.equal(ok.status, 200, ok.text);
+  assert.match(ok.body.id, /^\d+$/);
+  assert.deepEqual(Object.keys(ok.body), ['id']);
+  const media = await request(server, 'GET', path(ok.body.id), { bearer: number.accessToken });
+  assert.equal(media.status, 200, media.text);
+  assert.equal(media.body.mime_type, 'image/png');
+  assert.equal(media.body.file_size, png.length);
+  const file = { data: png, type: 'image/png' };
+  const cases: Array<[string, Parameters<typeof multipartBody>[0], number, RegExp]> = [
+    ['no messaging_product', { type: 'image/png', file }, 131008, /messaging_product/],
+    ['another messaging_product', { messaging_product: 'sms', type: 'image/png', file }, 131009, /messaging_product/],
+    ['no file', { messaging_product: 'whatsapp', type: 'image/png' }, 131008, /file/],
+    ['no type', { messaging_product: 'whatsapp', file }, 131008, /type/],
+    ['a type the provider does not take', { messaging_product: 'whatsapp', type: 'text/html', file }, 100, /text\/html/],
+    [
+      'an image over 5 MB',
+      { messaging_product: 'whatsapp', type: 'image/png', file: { data: Buffer.alloc(5 * 1024 * 1024 + 1), type: 'image/png' } },
+      100,
+      /5242880/,
+    ],
+  ];
+  for (const [name, parts, code, details] of cases) {
+    const res = await upload(parts);
+    assert.equal(res.status, 400, `${name}: ${res.text}`);
+    assert.equal(res.body.error.code, code, `${name}: ${res.text}`);
+    assert.match(res.body.error.error_data?.details ?? res.body.error.message, details, name);
+  }
+  const json = await request(server, 'POST', path(`${number.phoneNumberId}/media`), {
+    bearer: number.accessToken,
+    body: { messaging_product: 'whatsapp', file: '@/tmp/a.png' },
+  });
+  assert.equal(json.status, 400, json.text);
+  assert.equal(json.body.error.code, 100);
+  const otherNumber = await upload({ messaging_product: 'whatsapp', type: 'image/png', file }, 'EAASnot-a-token');
+  assert.equal(otherNumber.status, 401);
 });
 
 test('mark-as-read of a message the number never received is code 100', async () => {
@@ -349,6 +424,12 @@ test('shapes the provider refuses and the sandbox once let through are refused w
     action: { buttons: Array.from({ length: n }, (_, j) => ({ type: 'quick_reply', quick_reply: { id: `q${i}${j}`, title: `Q${j}` } })) },
   });
   const section = { title: 'S', product_items: [{ product_retailer_id: 'a' }] };
+  const flow = (parameters: Record<string, unknown>) =>
+    interactive({
+      type: 'flow',
+      body: { text: 'b' },
+      action: { name: 'flow', parameters: JSON.parse(JSON.stringify({ flow_message_version: '3', flow_cta: 'Open', ...parameters })) },
+    });
   const cases: Array<[string, unknown, number, RegExp]> = [
     [
       'an unknown top-level field',
@@ -379,11 +460,33 @@ test('shapes the provider refuses and the sandbox once let through are refused w
       131008,
       /header/,
     ],
+    ['a flow named both by id and by name', flow({ flow_id: '1', flow_name: 'n' }), 131009, /flow_name/],
+    ['a flow without its message version', flow({ flow_message_version: undefined, flow_id: '1' }), 131008, /flow_message_version/],
+    ['a flow with an unknown parameter', flow({ flow_id: '1', colour: 'red' }), 100, /colour/],
+    ['a flow call to action longer than 30', flow({ flow_id: '1', flow_cta: 'x'.repeat(31) }), 131009, /flow_cta/],
     [
-      'a catalog message without parameters',
-      interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message' } }),
+      'a data-exchange flow with a payload',
+      flow({ flow_id: '1', flow_action: 'data_exchange', flow_action_payload: { screen: 'S' } }),
+      131009,
+      /flow_action_payload/,
+    ],
+    ['a flow payload with empty data', flow({ flow_id: '1', flow_action_payload: { screen: 'S', data: {} } }), 131009, /data/],
+    [
+      'a document header with a caption',
+      interactive({
+        type: 'button',
+        header: { type: 'document', document: { link: 'https://example.com/a.pdf', caption: 'c' } },
+        body: { text: 'b' },
+        action: { buttons: [{ type: 'reply', reply: { id: 'a', title: 'A' } }] },
+      }),
+      100,
+      /caption/,
+    ],
+    [
+      'catalog parameters without a thumbnail',
+      interactive({ type: 'catalog_message', body: { text: 'b' }, action: { name: 'catalog_message', parameters: {} } }),
       131008,
-      /parameters/,
+      /thumbnail_product_retailer_id/,
     ],
     [
       'a list with an image header',

@@ -93,6 +93,17 @@ export function assertOperation(platform: Platform | string, operation: Operatio
   }
 }
 
+/** Throws an `unsupported` error naming each field of well-formed content the platform cannot send (its module's contentRules). */
+export function assertSendable(platform: Platform | string, type: MessageType, content: Record<string, unknown>): void {
+  const refused = providerModule(platform).contentRules?.[type]?.(content) ?? [];
+  if (refused.length === 0) return;
+  throw new DomainError(
+    'unsupported',
+    `content of a ${type} message cannot be sent on ${platform} channels: ${refused.map((r) => `${r.pointer.slice('/content/'.length)}: ${r.message}`).join('; ')}`,
+    { extra: { message_type: type, platform }, fieldErrors: refused },
+  );
+}
+
 export function assertMessageType(platform: Platform | string, type: MessageType): void {
   if (!supportsType(platform, type)) {
     throw new DomainError('unsupported', `message type ${type} is not supported on ${platform} channels`, {

@@ -17,12 +17,12 @@ import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '..
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Platform } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
-import { assertMessageType, capabilitiesOf, type MessageType } from '../channels/capabilities.ts';
+import { assertMessageType, assertSendable, capabilitiesOf, supportsOperation, type MessageType } from '../channels/capabilities.ts';
 import { loadChannel } from '../channels/channels.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache } from '../templates/parameters.ts';
 import { parseContent, previewOf } from './content.ts';
-import { mediaOf } from './media.ts';
+import { mediaIdsOf, mediaOf } from './media.ts';
 import type { MessageRow } from './messages.ts';
 import { batchRows } from '../../db/batch-rows.ts';
 
@@ -329,7 +329,9 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const platform = channel.platform as Platform;
     assertMessageType(platform, input.type);
     const content = parseContent(input.type, input.content);
+    assertSendable(platform, input.type, content);
     assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
+    assertMediaIds(platform, input.type, content);
     const phone = normalizePhone(input.to);
     if (!phone)
       throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [
@@ -448,19 +450,34 @@ async function checkTemplate(
  * not public); the dispatcher's media probe checks the resolved addresses before it connects.
  */
 function assertMediaTargets(type: string, content: Record<string, unknown>, targets: TargetPolicy): void {
-  const bad = mediaOf(type, content).flatMap((m, i) => {
+  const bad = mediaOf(type, content).flatMap((m) => {
     try {
       assertSafeTargetSyntax(m.url, targets);
       return [];
     } catch (err) {
-      if (err instanceof UnsafeTargetError) return [{ i, message: err.message }];
+      if (err instanceof UnsafeTargetError) return [{ pointer: m.pointer, message: err.message }];
       throw err;
     }
   });
   if (bad.length === 0) return;
   throw invalid(
     `media URL refused: ${bad[0]!.message}`,
-    bad.map((m) => ({ pointer: type === 'media_carousel' ? `/content/cards/${m.i}/media_url` : '/content/media_url', message: m.message })),
+    bad.map((m) => ({ pointer: m.pointer, message: m.message })),
+  );
+}
+
+/** A media id is the provider's, from an upload: refused, naming each, where the platform has no uploads. */
+function assertMediaIds(platform: Platform, type: string, content: Record<string, unknown>): void {
+  if (supportsOperation(platform, 'media.upload')) return;
+  const pointers = mediaIdsOf(type, content);
+  if (pointers.length === 0) return;
+  throw new DomainError(
+    'unsupported',
+    `media_id names a file uploaded to the provider (POST /v1/channels/{channelID}/media), which ${platform} channels do not have: send media_url`,
+    {
+      extra: { operation: 'media.upload', platform },
+      fieldErrors: pointers.map((pointer) => ({ pointer, message: `not on ${platform}: use media_url` })),
+    },
   );
 }
 

@@ -9,8 +9,12 @@ import type { MessageType } from '../channels/capabilities.ts';
 
 type Json = Record<string, unknown>;
 
-/** The kinds of phone number a shared contact card may name (the provider's enum). */
-const PHONE_TYPES = ['HOME', 'WORK'] as const;
+/** The kinds of number, email, URL and address a shared contact card may name (the provider's enum). */
+const CONTACT_TYPES = ['HOME', 'WORK'] as const;
+/** Numbers, emails, URLs or addresses one card may hold, each. */
+const CARD_ITEMS_MAX = 20;
+/** The card's typed lists (each entry's `type` is one of CONTACT_TYPES). */
+const CARD_LISTS = ['phones', 'emails', 'urls', 'addresses'] as const;
 /** Countries address messages are offered in (the provider's documentation: India only). */
 const ADDRESS_COUNTRIES = ['IN'] as const;
 /** The fields an address message may prefill, with their documented length limits. */
@@ -40,10 +44,38 @@ const replyTo = z
   .strict()
   .meta({ description: 'Quote a message: its provider message id, and the participant in some group or multi-device contexts' });
 
+/** A file the provider holds, by the id it gave (POST /v1/channels/{id}/media): sent without a URL. */
+const mediaId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,256}$/, { error: 'a media id the provider gave (POST /v1/channels/{channelID}/media)' })
+  .meta({ description: "The provider's media id of an uploaded file (POST /v1/channels/{channelID}/media), instead of media_url" });
+
+/** Media comes from exactly one place: a URL Parley hands on, or the provider's id of an upload. */
+function oneSource<T extends z.ZodType<{ media_url?: string; media_id?: string }>>(schema: T) {
+  return schema
+    .refine((m) => m.media_url !== undefined || m.media_id !== undefined, {
+      error: 'media_url or media_id is required',
+      path: ['media_url'],
+    })
+    .refine((m) => m.media_url === undefined || m.media_id === undefined, { error: 'media_url or media_id, not both', path: ['media_id'] });
+}
+
 const header = z.union([
   nonEmpty(60),
   z.object({ type: z.literal('text'), text: nonEmpty(60) }).strict(),
-  z.object({ type: z.enum(['image', 'video', 'document']), media_url: mediaUrl }).strict(),
+  oneSource(
+    z
+      .object({
+        type: z.enum(['image', 'video', 'document']),
+        media_url: mediaUrl.optional(),
+        media_id: mediaId.optional(),
+        file_name: z.string().trim().min(1).max(240).optional().meta({ description: 'A document header: the name it shows' }),
+      })
+      .strict(),
+  ).refine((h) => h.file_name === undefined || h.type === 'document', {
+    error: 'only a document header has a file name',
+    path: ['file_name'],
+  }),
 ]);
 const footer = nonEmpty(60);
 
@@ -52,12 +84,19 @@ const text = z
   .strict()
   .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
 
-const mediaCommon = { media_url: mediaUrl, media_type: z.string().max(100).optional(), reply_to: replyTo.optional() };
-const image = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
-const video = z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict();
-const audio = z.object({ ...mediaCommon }).strict();
-const document = z.object({ ...mediaCommon, caption: z.string().max(1024).optional(), file_name: z.string().max(240).optional() }).strict();
-const sticker = z.object({ ...mediaCommon }).strict();
+const mediaCommon = {
+  media_url: mediaUrl.optional(),
+  media_id: mediaId.optional(),
+  media_type: z.string().max(100).optional(),
+  reply_to: replyTo.optional(),
+};
+const image = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
+const video = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
+const audio = oneSource(z.object({ ...mediaCommon }).strict());
+const document = oneSource(
+  z.object({ ...mediaCommon, caption: z.string().max(1024).optional(), file_name: z.string().max(240).optional() }).strict(),
+);
+const sticker = oneSource(z.object({ ...mediaCommon }).strict());
 
 const location = z
   .object({
@@ -71,18 +110,95 @@ const location = z
 
 const locationRequest = z.object({ body: nonEmpty(1024) }).strict();
 
+/** What a number, address, email or URL on a card is: checked against the provider's kinds by its rules (a 422 naming it). */
+const contactType = z
+  .string()
+  .max(16)
+  .optional()
+  .meta({ description: `${CONTACT_TYPES.join(' or ')} (the kinds the provider knows; any case)` });
+const cardText = (max = 256) => z.string().trim().min(1).max(max).optional();
+const cardPhone = z.string().trim().min(3).max(40);
+
 const contact = z
   .object({
-    full_name: nonEmpty(256),
-    phone: z.string().trim().min(3).max(40),
-    phone_type: z
-      .string()
-      .max(16)
-      .optional()
-      .meta({ description: `What the number is: ${PHONE_TYPES.join(' or ')} (the kinds the provider knows)` }),
-    organization: z.string().max(256).optional(),
+    full_name: nonEmpty(256).meta({ description: 'The name as shown (the formatted name)' }),
+    first_name: cardText(),
+    last_name: cardText(),
+    middle_name: cardText(),
+    name_prefix: cardText(64),
+    name_suffix: cardText(64),
+    phone: cardPhone.optional().meta({ description: 'One number (or use phones for several)' }),
+    phone_type: contactType,
+    phones: z
+      .array(
+        z
+          .object({
+            phone: cardPhone,
+            type: contactType,
+            wa_id: z
+              .string()
+              .regex(/^\d{6,20}$/, { error: 'the number on the chat app: digits, no +' })
+              .optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    emails: z
+      .array(z.object({ email: z.email({ error: 'an email address' }).max(320), type: contactType }).strict())
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    urls: z
+      .array(z.object({ url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).max(2000), type: contactType }).strict())
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    addresses: z
+      .array(
+        z
+          .object({
+            street: cardText(512),
+            city: cardText(),
+            state: cardText(),
+            zip: cardText(32),
+            country: cardText(),
+            country_code: z
+              .string()
+              .regex(/^[A-Za-z]{2}$/, { error: 'an ISO 3166 alpha-2 country code' })
+              .optional(),
+            type: contactType,
+          })
+          .strict(),
+      )
+      .max(CARD_ITEMS_MAX)
+      .optional(),
+    organization: cardText().meta({ description: 'The company' }),
+    department: cardText(),
+    job_title: cardText(),
+    birthday: z.iso.date({ error: 'a date, YYYY-MM-DD' }).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.phone !== undefined || c.phones !== undefined, {
+    error: 'a number is required: phone, or phones for several',
+    path: ['phone'],
+  })
+  .meta({
+    examples: [
+      { full_name: 'Ana Lima', phone: '+5511912345678', organization: 'Acme' },
+      {
+        full_name: 'Ana Lima',
+        first_name: 'Ana',
+        last_name: 'Lima',
+        phones: [
+          { phone: '+5511912345678', type: 'WORK' },
+          { phone: '+5511987654321', type: 'HOME' },
+        ],
+        emails: [{ email: 'ana@example.com', type: 'WORK' }],
+        organization: 'Acme',
+        job_title: 'Buyer',
+      },
+    ],
+  });
 
 const reaction = z
   .object({
@@ -192,14 +308,17 @@ const mediaCarousel = z
     body: nonEmpty(1024),
     cards: z
       .array(
-        z
-          .object({
-            media_type: z.enum(['image', 'video']),
-            media_url: mediaUrl,
-            body: z.string().max(160).optional(),
-            buttons: z.array(carouselButton).min(1).max(2),
-          })
-          .strict(),
+        oneSource(
+          z
+            .object({
+              media_type: z.enum(['image', 'video']),
+              media_url: mediaUrl.optional(),
+              media_id: mediaId.optional(),
+              body: z.string().max(160).optional(),
+              buttons: z.array(carouselButton).min(1).max(2),
+            })
+            .strict(),
+        ),
       )
       .min(2)
       .max(10),
@@ -274,7 +393,56 @@ const poll = z
   .strict()
   .refine((p) => new Set(p.options).size === p.options.length, { error: 'options must differ', path: ['options'] });
 
-const presence = z.object({ state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']) }).strict();
+/** An interactive flow (the provider's Flows): one by id or by name, opened with a call to action. */
+const flow = z
+  .object({
+    body: nonEmpty(1024),
+    header: header.optional(),
+    footer: footer.optional(),
+    flow_id: nonEmpty(256).optional().meta({ description: "The flow's id at the provider (or flow_name)" }),
+    flow_name: nonEmpty(256).optional().meta({ description: "The flow's name (or flow_id)" }),
+    flow_cta: nonEmpty(30).meta({ description: 'The text of the button that opens the flow' }),
+    mode: z.enum(['draft', 'published']).optional().meta({ description: 'published unless given (draft flows for testing)' }),
+    flow_token: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .meta({ description: "Your identifier of this flow's session, echoed in its replies" }),
+    flow_action: z.enum(['navigate', 'data_exchange']).optional().meta({ description: 'navigate unless given' }),
+    flow_action_payload: z
+      .object({
+        screen: nonEmpty(256).optional().meta({ description: 'The first screen (the flow’s first entry screen unless given)' }),
+        data: z
+          .record(z.string(), z.unknown())
+          .refine((d) => Object.keys(d).length > 0, { error: 'a non-empty object' })
+          .optional()
+          .meta({ description: "The first screen's input data" }),
+      })
+      .strict()
+      .optional()
+      .meta({ description: 'Only with flow_action navigate' }),
+  })
+  .strict()
+  .refine((f) => (f.flow_id === undefined) !== (f.flow_name === undefined), {
+    error: 'one of flow_id or flow_name, not both',
+    path: ['flow_id'],
+  })
+  .refine((f) => f.flow_action !== 'data_exchange' || f.flow_action_payload === undefined, {
+    error: 'a payload goes only with flow_action navigate',
+    path: ['flow_action_payload'],
+  })
+  .meta({ examples: [{ body: 'Book a table', flow_id: '1234567890', flow_cta: 'Book', flow_action_payload: { screen: 'START' } }] });
+
+const presence = z
+  .object({
+    state: z.enum(['typing', 'recording', 'paused', 'available', 'unavailable']),
+    message_id: providerMessageId.optional().meta({
+      description:
+        "The customer's message it answers (official channels show typing as they mark it read); the conversation's latest when absent",
+    }),
+  })
+  .strict();
 const editMessage = z.object({ message_id: providerMessageId, body: nonEmpty(4096) }).strict();
 const deleteMessage = z.object({ message_id: providerMessageId, for_everyone: z.boolean().default(true) }).strict();
 const statusQuery = z.object({ message_id: providerMessageId }).strict();
@@ -316,6 +484,7 @@ export const CONTENT_SCHEMAS: Record<MessageType, z.ZodType<Json>> = {
   delete_message: deleteMessage,
   message_status_query: statusQuery,
   message_media_download: mediaDownload,
+  flow,
 } as Record<MessageType, z.ZodType<Json>>;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -372,8 +541,15 @@ const PROVIDER_RULES: Partial<Record<MessageType, (content: Json) => FieldError[
     return errors;
   },
   contact(content) {
-    if (content.phone_type === undefined || (PHONE_TYPES as readonly string[]).includes(String(content.phone_type))) return [];
-    return [refusal('/content/phone_type', `must be ${PHONE_TYPES.join(' or ')}, not ${String(content.phone_type)}`)];
+    const known = (type: unknown) => type === undefined || (CONTACT_TYPES as readonly string[]).includes(String(type));
+    const refuse = (pointer: string, type: unknown) => refusal(pointer, `must be ${CONTACT_TYPES.join(' or ')}, not ${String(type)}`);
+    const errors = known(content.phone_type) ? [] : [refuse('/content/phone_type', content.phone_type)];
+    for (const list of CARD_LISTS) {
+      ((content[list] as Json[] | undefined) ?? []).forEach((entry, i) => {
+        if (!known(entry.type)) errors.push(refuse(`/content/${list}/${i}/type`, entry.type));
+      });
+    }
+    return errors;
   },
   multi_product(content) {
     const errors: FieldError[] = [];
@@ -414,7 +590,18 @@ function resolveAliases(type: MessageType, raw: Json): { content: Json; errors: 
     }
   }
   // Stored as the provider spells it.
-  if (type === 'contact' && typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
+  if (type === 'contact') {
+    if (typeof content.phone_type === 'string') content.phone_type = content.phone_type.toUpperCase();
+    for (const list of CARD_LISTS) {
+      const entries = content[list];
+      if (!Array.isArray(entries)) continue;
+      content[list] = entries.map((e: unknown) =>
+        typeof e === 'object' && e !== null && typeof (e as Json).type === 'string'
+          ? { ...(e as Json), type: ((e as Json).type as string).toUpperCase() }
+          : e,
+      );
+    }
+  }
   if (type === 'template' && content.template_name !== undefined) {
     errors.push({
       pointer: '/content/template_name',

@@ -5,7 +5,7 @@
  * only what it never got is sent again; where it cannot be asked (the official API), a status
  * webhook echoing our id settles it, and a message no status names in time fails as outcome unknown.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { messages } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
@@ -186,12 +186,14 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
   const marked = await writes.attempt(row);
   if (!marked) return null;
 
+  const answering = row.type === 'presence' && row.content.message_id === undefined ? await latestInbound(deps.db, row) : undefined;
   const started = performance.now();
   const result = await adapter.send(connectionOf(channel, deps.sealer), {
     id: row.id,
     to: row.toPhone,
     type: row.type,
     content: row.content,
+    ...(answering ? { answering } : {}),
   });
   const seconds = (performance.now() - started) / 1000;
   // The row as marked: a status that moved it meanwhile is met by advanceStatuses (it writes only from the status planned on, and plans again).
@@ -203,6 +205,17 @@ export async function dispatchMessage(deps: DispatchDeps, row: MessageRow, loade
   const due = await handleFailure(deps, marked, channel, adapter, result.error, writes);
   deps.recorder?.send(platform, LOST_ANSWER.has(result.error.code) ? 'unknown' : due === null ? 'failed' : 'retry', seconds);
   return due;
+}
+
+/** The provider id of the customer's latest message in the conversation: what a presence naming none answers. */
+async function latestInbound(db: Db, row: MessageRow): Promise<string | undefined> {
+  const [latest] = await db
+    .select({ id: messages.providerMessageId })
+    .from(messages)
+    .where(and(eq(messages.conversationId, row.conversationId), eq(messages.direction, 'inbound'), isNotNull(messages.providerMessageId)))
+    .orderBy(desc(messages.createdAt))
+    .limit(1);
+  return latest?.id ?? undefined;
 }
 
 /** Provider faults after which the provider may or may not have the send (bytes went out, no answer came). */

@@ -20,6 +20,31 @@ export const MEDIA_RULES: Record<string, MediaRule> = {
 };
 export const STATIC_STICKER_MAX = 100 * 1024;
 
+/** The kinds of media a message may carry (and a file may be uploaded as). */
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+export type MediaKind = (typeof MEDIA_KINDS)[number];
+
+/**
+ * The types the provider takes an upload of, by kind (its supported-media table): MEDIA_RULES', and for
+ * documents the text, PDF and Office formats. A sent URL's document may be anything; an upload may not.
+ */
+export const UPLOAD_TYPES: Record<MediaKind, readonly string[]> = {
+  image: MEDIA_RULES.image!.types!,
+  video: MEDIA_RULES.video!.types!,
+  audio: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
+  sticker: MEDIA_RULES.sticker!.types!,
+  document: [
+    'text/plain',
+    'application/pdf',
+    'application/msword',
+    'application/vnd.ms-excel',
+    'application/vnd.ms-powerpoint',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  ],
+};
+
 /** How many times an inbound message's media download is tried before it fails (the `message.media` job's retries). */
 export const MEDIA_DOWNLOAD_ATTEMPTS = 8;
 
@@ -76,11 +101,24 @@ export async function checkMedia(type: string, url: string, policy: TargetPolicy
   }
 }
 
-/** The media URLs a message's content carries, by the type whose limits apply. */
-export function mediaOf(type: string, content: Record<string, unknown>): Array<{ type: string; url: string }> {
-  if (MEDIA_RULES[type] && typeof content.media_url === 'string') return [{ type, url: content.media_url }];
+/** The media URLs a message's content carries, by the type whose limits apply, each with where it is in the content. */
+export function mediaOf(type: string, content: Record<string, unknown>): Array<{ type: string; url: string; pointer: string }> {
+  if (MEDIA_RULES[type] && typeof content.media_url === 'string') return [{ type, url: content.media_url, pointer: '/content/media_url' }];
   if (type === 'media_carousel' && Array.isArray(content.cards)) {
-    return (content.cards as Array<{ media_type: string; media_url: string }>).map((c) => ({ type: c.media_type, url: c.media_url }));
+    return (content.cards as Array<{ media_type: string; media_url?: string }>).flatMap((c, i) =>
+      typeof c.media_url === 'string' ? [{ type: c.media_type, url: c.media_url, pointer: `/content/cards/${i}/media_url` }] : [],
+    );
   }
   return [];
+}
+
+/** Where a message's content sends media by the provider's id (media_id: a media message, a header, carousel cards). */
+export function mediaIdsOf(type: string, content: Record<string, unknown>): string[] {
+  const at = (value: unknown, pointer: string) =>
+    typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>).media_id === 'string'
+      ? [`${pointer}/media_id`]
+      : [];
+  const cards =
+    type === 'media_carousel' && Array.isArray(content.cards) ? content.cards.flatMap((card, i) => at(card, `/content/cards/${i}`)) : [];
+  return [...(MEDIA_RULES[type] ? at(content, '/content') : []), ...at(content.header, '/content/header'), ...cards];
 }

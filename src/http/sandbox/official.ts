@@ -9,6 +9,8 @@ import type { AccountRow } from '../../sandbox/context.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { sendWithFaults } from './faults.ts';
 import { answerOfficial, bearerToken, officialFaults, sendOfficialError } from './replies.ts';
+import { UPLOAD_BODY_MAX, type UploadForm } from '../../sandbox/official/upload-media.ts';
+import { MultipartError, readMultipart } from '../multipart.ts';
 
 type Json = Record<string, unknown>;
 type IdParams = { version: string; id: string };
@@ -16,9 +18,41 @@ type IdParams = { version: string; id: string };
 const VERSION = /^v\d+\.\d+$/;
 const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
 
+/** An upload's form as the provider reads it, or its refusal of a body that is not one (code 100). */
+async function uploadFormOf(request: FastifyRequest): Promise<OfficialResult<UploadForm>> {
+  try {
+    const form = await readMultipart(request.body, request.headers, UPLOAD_BODY_MAX);
+    const field = (name: string) => {
+      const value = form.get(name);
+      return typeof value === 'string' ? value : undefined;
+    };
+    const file = form.get('file');
+    return {
+      ok: true,
+      value: {
+        messagingProduct: field('messaging_product'),
+        type: field('type'),
+        ...(file instanceof File ? { file: { bytes: new Uint8Array(await file.arrayBuffer()) } } : {}),
+      },
+    };
+  } catch (err) {
+    if (!(err instanceof MultipartError)) throw err;
+    return {
+      ok: false,
+      error: official.invalidParameter(
+        err.reason === 'too_large'
+          ? `Param file must be at most ${UPLOAD_BODY_MAX} bytes.`
+          : 'Param file must be a file upload (multipart/form-data).',
+      ),
+    };
+  }
+}
+
 export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sandbox, db: Executor) {
   const api = sandbox.official;
   officialFaults(scope);
+  // Uploads are read by their route (the provider's multipart form).
+  scope.addContentTypeParser('multipart/form-data', (_request, payload, done) => done(null, payload));
   scope.setNotFoundHandler((request, reply) => sendOfficialError(reply, official.unknownPath(request.url.split('?')[0] ?? '/')));
 
   /** Checks the version and the bearer token, then runs `fn` with the token's account. */
@@ -62,6 +96,14 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
       answer: (result) => answerOfficial(reply, result),
     });
   });
+  scope.post(
+    '/:version/:id/media',
+    { ...ROUTE, bodyLimit: UPLOAD_BODY_MAX },
+    authed(async (account, { id }, request) => {
+      const form = await uploadFormOf(request);
+      return form.ok ? api.uploadMedia(db, account, id, form.value) : form;
+    }),
+  );
   scope.post(
     '/:version/:id/register',
     ROUTE,

@@ -12,6 +12,7 @@ import {
 } from '../../domain/channels/channels.ts';
 import { channelQr, connectChannel, disconnectChannel, lookupProviderProfile, type PairingDeps } from '../../domain/channels/pairing.ts';
 import { PLATFORMS, platformsWith, providerModule } from '../../providers/registry.ts';
+import { registerChannelMediaRoute } from './channel-media.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from '../errors.ts';
@@ -456,4 +457,5 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
       ),
     }),
   );
+  await registerChannelMediaRoute(app, pairing);
 }

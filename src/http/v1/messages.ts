@@ -10,6 +10,7 @@ import { DomainError, invalid } from '../../domain/errors.ts';
 import { CONTENT_SCHEMAS } from '../../domain/messages/content.ts';
 import { acceptMessageOnce, IDEMPOTENCY_HOURS, type MessageDeps, type SendRefusal } from '../../domain/messages/accept.ts';
 import { listMessages, loadMessage, MESSAGE_STATUSES, messageStatus } from '../../domain/messages/messages.ts';
+import { showTyping } from '../../domain/messages/typing.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
@@ -322,6 +323,18 @@ const SendBody = z
       { channel_id: '…', to: '4915112345678', type: 'delete_message', content: { message_id: '3EB0C767D26A1D', for_everyone: true } },
       { channel_id: '…', to: '4915112345678', type: 'message_status_query', content: { message_id: '3EB0C767D26A1D' } },
       { channel_id: '…', to: '4915112345678', type: 'message_media_download', content: { message_id: '3EB0C767D26A1D' } },
+      {
+        channel_id: '…',
+        to: '4915112345678',
+        type: 'flow',
+        content: {
+          body: 'Book a table',
+          flow_id: '1234567890',
+          flow_cta: 'Book',
+          flow_token: 'booking-42',
+          flow_action_payload: { screen: 'START', data: { party: 2 } },
+        },
+      },
       { channel_id: '…', to: '4915112345678', type: 'reaction', content: { message_id: 'wamid.HBgM…', reaction: '👍' } },
       { channel_id: '…', to: '4915112345678', type: 'mark_as_read', content: { message_id: 'wamid.HBgM…' } },
     ],
@@ -383,7 +396,7 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
           "Validates the message, checks the channel support matrix, the 24-hour customer-service window (official channels: outside it only `template` is allowed) and the contact's consent and suppressions, then queues it: 201 with status `queued`. Sending happens in the background; follow it with GET /v1/messages/{messageID}/status or the message.sent / message.status_update webhooks.",
           `Send \`Idempotency-Key\` to make a retry safe: the same key with the same body (in any key order) within ${IDEMPOTENCY_HOURS} hours returns the first answer without sending again, with \`Idempotent-Replayed: true\`; with another body it is 409.`,
           "Errors: 400 with `errors[]` naming each bad field (e.g. `/content/buttons`); 409 when the channel is not connected; 422 `unsupported` (type not on this platform), `template_mismatch` (a component's parameter count differs from the approved template's: `component`, `index` for buttons, `expected`, `given`), `window_closed` or `send_refused` (suppressed or consent revoked).",
-          'Media limits (checked when the worker fetches the media; a violation fails the message with code media_too_large, media_type_unsupported or media_unreachable): image 5 MB JPEG/PNG, audio 16 MB AAC/AMR/MP3/M4A/OGG, video 16 MB MP4/3GPP, document 100 MB, sticker WebP 100 KB static / 500 KB animated. Media URLs must be public https addresses.',
+          'Media limits (checked when the worker fetches the media; a violation fails the message with code media_too_large, media_type_unsupported or media_unreachable): image 5 MB JPEG/PNG, audio 16 MB AAC/AMR/MP3/M4A/OGG, video 16 MB MP4/3GPP, document 100 MB, sticker WebP 100 KB static / 500 KB animated. Media URLs must be public https addresses. Instead of a URL, `media_id` sends a file uploaded with POST /v1/channels/{channelID}/media (image, video, audio, document, sticker, interactive headers and carousel cards; platforms with media.upload, else 422 naming it); a document header takes `file_name`.',
         ].join('\n\n'),
         headers: z.object({ 'idempotency-key': z.string().regex(IDEMPOTENCY_KEY).optional() }).passthrough(),
         body: SendBody,
@@ -462,6 +475,28 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
       },
     },
     async (request) => ({ data: presentMessage(await loadMessage(deps, actorOf(request), request.params.messageID)) }),
+  );
+
+  app.post(
+    '/v1/messages/:messageID/typing',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags: ['messages'],
+        summary: "Show typing in answer to a customer's message",
+        description: [
+          "Queues a `presence` message (`{state: typing, message_id}`) to the sender of this inbound message, in its conversation: 201 with it. On official channels the provider gets its read receipt with the typing indicator (the message is marked read; the indicator shows until the answer is sent, or about 25 seconds); on unofficial ones it is the chat's typing presence. It is accepted like any message: the support matrix, the customer-service window, consent and suppressions.",
+          "409 when the message is not one a customer sent; 404 problem with detail `message not found` for an unknown id, or another organization's.",
+        ].join('\n\n'),
+        params: z.object({ messageID: PathId }),
+        response: { 201: dataOf(MessageSchema), ...errorResponses([401, 403, 404, 409, 422]) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await showTyping(deps, actorOf(request), request.params.messageID);
+      if (outcome.refusal !== null) throw refusalError(outcome);
+      return reply.code(201).send({ data: presentMessage(outcome.message) });
+    },
   );
 
   app.get(

@@ -13,6 +13,7 @@ import type {
   Result,
   SignupExchange,
 } from '../provider.ts';
+import { FormData } from 'undici';
 import { downloadStream } from '../http.ts';
 import { createGraphClient, type GraphClient } from './client.ts';
 import { templateStatusName } from './mapping.ts';
@@ -24,6 +25,7 @@ export type OfficialSettings = { api_base: string; api_version: string; phone_nu
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const text = (body: unknown) => ({ text: String(body ?? '') });
 
+/** A media object: the provider's id of an upload, else the link; a caption and a file name where the kind has them. */
 function media(content: Json, withCaption: boolean, withFilename = false): Json {
   const link = str(content.media_url);
   const id = str(content.media_id);
@@ -41,7 +43,8 @@ function header(content: Json): Json | undefined {
     const hh = h as Json;
     const type = str(hh.type) ?? 'text';
     if (type === 'text') return { type: 'text', text: hh.text };
-    return { type, [type]: { link: hh.media_url ?? hh.link } };
+    // A document header shows its file name.
+    return { type, [type]: media(hh, false, true) };
   }
   return undefined;
 }
@@ -58,6 +61,45 @@ function interactive(type: string, content: Json, action: Json, extra: Json = {}
       action,
       ...extra,
     },
+  };
+}
+
+/** The fields of `source` that are set, renamed to the provider's names (`[ours, theirs]`). */
+function present(source: Json, names: Array<[string, string]>): Json {
+  return Object.fromEntries(
+    names.filter(([ours]) => source[ours] !== undefined && source[ours] !== '').map(([ours, theirs]) => [theirs, source[ours]]),
+  );
+}
+
+/** A shared contact card as the provider's contacts object: name parts, numbers, emails, URLs, addresses, organization. */
+function contactCard(c: Json): Json {
+  const nameParts = present(c, [
+    ['first_name', 'first_name'],
+    ['middle_name', 'middle_name'],
+    ['last_name', 'last_name'],
+    ['name_prefix', 'prefix'],
+    ['name_suffix', 'suffix'],
+  ]);
+  // The provider wants a part besides the formatted name: without any, the first word is the first name.
+  if (Object.keys(nameParts).length === 0) nameParts.first_name = String(c.full_name ?? '').split(' ')[0];
+  // The provider's types are HOME and WORK only; an entry without one is sent without.
+  const phones = [
+    ...(str(c.phone) ? [{ phone: c.phone, ...(str(c.phone_type) ? { type: c.phone_type } : {}) }] : []),
+    ...((c.phones as Json[]) ?? []),
+  ];
+  const org = present(c, [
+    ['organization', 'company'],
+    ['department', 'department'],
+    ['job_title', 'title'],
+  ]);
+  return {
+    name: { formatted_name: c.full_name, ...nameParts },
+    phones,
+    ...(Array.isArray(c.emails) && c.emails.length > 0 ? { emails: c.emails } : {}),
+    ...(Array.isArray(c.urls) && c.urls.length > 0 ? { urls: c.urls } : {}),
+    ...(Array.isArray(c.addresses) && c.addresses.length > 0 ? { addresses: c.addresses } : {}),
+    ...(Object.keys(org).length > 0 ? { org } : {}),
+    ...(str(c.birthday) ? { birthday: c.birthday } : {}),
   };
 }
 
@@ -80,17 +122,7 @@ export function toNativeBody(message: OutboundMessage): Json {
     case 'location_request':
       return interactive('location_request_message', { body: c.body }, { name: 'send_location' });
     case 'contact':
-      return {
-        type: 'contacts',
-        contacts: [
-          {
-            name: { formatted_name: c.full_name, first_name: String(c.full_name ?? '').split(' ')[0] },
-            // The provider's phone types are HOME and WORK only; without one given, none is sent.
-            phones: [{ phone: c.phone, ...(str(c.phone_type) ? { type: c.phone_type } : {}) }],
-            ...(str(c.organization) ? { org: { company: c.organization } } : {}),
-          },
-        ],
-      };
+      return { type: 'contacts', contacts: [contactCard(c)] };
     case 'reaction':
       return { type: 'reaction', reaction: { message_id: c.message_id, emoji: c.reaction ?? '' } };
     case 'template':
@@ -119,10 +151,27 @@ export function toNativeBody(message: OutboundMessage): Json {
         })),
       });
     case 'catalog':
-      // parameters is always sent; without a thumbnail the provider shows the catalog's first product.
+      // Without a thumbnail `parameters` is left out (the provider refuses it empty) and the catalog's first product is shown.
       return interactive('catalog_message', c, {
         name: 'catalog_message',
-        parameters: str(c.thumbnail_product_retailer_id) ? { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } : {},
+        ...(str(c.thumbnail_product_retailer_id) ? { parameters: { thumbnail_product_retailer_id: c.thumbnail_product_retailer_id } } : {}),
+      });
+    case 'flow':
+      return interactive('flow', c, {
+        name: 'flow',
+        parameters: {
+          // The only version the provider takes for flow messages.
+          flow_message_version: '3',
+          ...present(c, [
+            ['flow_id', 'flow_id'],
+            ['flow_name', 'flow_name'],
+            ['flow_cta', 'flow_cta'],
+            ['mode', 'mode'],
+            ['flow_token', 'flow_token'],
+            ['flow_action', 'flow_action'],
+            ['flow_action_payload', 'flow_action_payload'],
+          ]),
+        },
       });
     case 'media_carousel':
       return interactive('carousel', c, {
@@ -134,7 +183,7 @@ export function toNativeBody(message: OutboundMessage): Json {
             card_index: index,
             // Only a URL-button card names its type; quick-reply cards carry none.
             ...(first.type === 'url' ? { type: 'cta_url' } : {}),
-            header: { type: kind, [kind]: { link: card.media_url } },
+            header: { type: kind, [kind]: media(card, false) },
             ...(card.body ? { body: text(card.body) } : {}),
             action:
               first.type === 'url'
@@ -156,10 +205,17 @@ export function toNativeBody(message: OutboundMessage): Json {
   }
 }
 
+/** The customer's message a typing indicator answers: the one named, else the conversation's latest. */
+const answeredBy = (message: OutboundMessage) => str(message.content.message_id) ?? message.answering;
+
 /** The full native send request: the common envelope, the typed object, and the quote. */
 export function toNativeRequest(message: OutboundMessage): Json {
   if (message.type === 'mark_as_read') {
     return { messaging_product: 'whatsapp', status: 'read', message_id: message.content.message_id };
+  }
+  // Typing (the only presence the provider has) is the read body with its indicator.
+  if (message.type === 'presence') {
+    return { messaging_product: 'whatsapp', status: 'read', message_id: answeredBy(message), typing_indicator: { type: 'text' } };
   }
   const replyTo = (message.content.reply_to as { id?: string } | undefined)?.id;
   return {
@@ -176,6 +232,9 @@ export function toNativeRequest(message: OutboundMessage): Json {
 function settingsOf(connection: ChannelConnection): OfficialSettings {
   return connection.settings as unknown as OfficialSettings;
 }
+
+/** The longest one media upload may take (the provider takes documents of up to 100 MB). */
+const UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
 /** What the template sync asks for: the provider leaves rejected_reason out unless it is named. */
 const TEMPLATE_FIELDS = 'id,name,language,status,category,components,rejected_reason';
@@ -200,6 +259,15 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
   return {
     async send(connection, message) {
       const s = settingsOf(connection);
+      if (message.type === 'presence' && !answeredBy(message))
+        return {
+          ok: false,
+          error: {
+            code: 'nothing_to_answer',
+            title: 'typing shows only in answer to a message from the customer, and the conversation has none',
+            retryable: false,
+          },
+        };
       const result = await client(connection).call<{ messages?: Array<{ id: string }>; success?: boolean }>(
         'POST',
         `${s.phone_number_id}/messages`,
@@ -209,9 +277,9 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
         },
       );
       if (!result.ok) return result;
-      // The provider answers a read receipt with {success: true}: it is no message of its own, and
-      // the id it names belongs to the customer's message.
-      if (message.type === 'mark_as_read') {
+      // The provider answers a read receipt (with typing or not) with {success: true}: it is no
+      // message of its own, and the id it names belongs to the customer's message.
+      if (message.type === 'mark_as_read' || message.type === 'presence') {
         if (result.value.success !== true)
           return { ok: false, error: { code: 'bad_response', title: 'provider did not confirm the read receipt', retryable: true } };
         return { ok: true, value: {} };
@@ -222,6 +290,25 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
     },
 
     fetchMedia,
+
+    /** POST /{phone_number_id}/media, multipart: messaging_product, the MIME type, the file. */
+    async uploadMedia(connection, file) {
+      const s = settingsOf(connection);
+      const form = new FormData();
+      form.set('messaging_product', 'whatsapp');
+      form.set('type', file.mimeType);
+      form.set('file', new Blob([file.bytes], { type: file.mimeType }), file.fileName ?? 'file');
+      const result = await client(connection).call<{ id?: string }>('POST', `${s.phone_number_id}/media`, {
+        token: token(connection),
+        form,
+        // A 100 MB document takes longer than a message.
+        timeoutMs: UPLOAD_TIMEOUT_MS,
+      });
+      if (!result.ok) return result;
+      if (typeof result.value.id !== 'string' || result.value.id === '')
+        return { ok: false, error: { code: 'bad_response', title: 'provider answered the upload without a media id', retryable: false } };
+      return { ok: true, value: { mediaId: result.value.id } };
+    },
 
     /** The media's URL from GET /{media_id}, then that URL with the token (it expires in minutes: asked again on every attempt). */
     async downloadMedia(connection, source) {

@@ -2,6 +2,7 @@
  * The business cloud API over HTTP (Graph style): `{api_base}/{version}/{path}` with a bearer
  * token, JSON in and out, errors classified by errors.ts. Nothing else.
  */
+import type { FormData } from 'undici';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import { callJson } from '../http.ts';
 import type { Result } from '../provider.ts';
@@ -15,7 +16,7 @@ export function createGraphClient(settings: GraphSettings) {
     async call<T>(
       method: string,
       path: string,
-      options: { token?: string; body?: unknown; query?: Record<string, string> } = {},
+      options: { token?: string; body?: unknown; form?: FormData; query?: Record<string, string>; timeoutMs?: number } = {},
     ): Promise<Result<T>> {
       const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
       const result = await callJson({
@@ -23,7 +24,8 @@ export function createGraphClient(settings: GraphSettings) {
         url: `${base}/${path.replace(/^\/+/, '')}${query}`,
         headers: options.token ? { authorization: `Bearer ${options.token}` } : {},
         body: options.body,
-        timeoutMs: settings.timeoutMs ?? 15_000,
+        ...(options.form ? { form: options.form } : {}),
+        timeoutMs: options.timeoutMs ?? settings.timeoutMs ?? 15_000,
         policy: settings.policy,
       });
       if (!result.ok) return result;

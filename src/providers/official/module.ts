@@ -14,7 +14,8 @@ const NATIVE: EngineRow = { simplified_types: [], parley_types: [] };
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
   capabilities: {
-    message_types: COMMON_MESSAGE_TYPES,
+    // presence: typing only, as the read receipt's typing indicator (contentRules).
+    message_types: [...COMMON_MESSAGE_TYPES, 'flow', 'presence'],
     // No contacts.lookup: the published API has no call that says whether a number is on the app.
     operations: [
       'messages.send',
@@ -24,8 +25,20 @@ export const officialProvider: ProviderModule = {
       'templates.submit',
       'templates.sync',
       'media.fetch',
+      'media.upload',
     ],
     customer_service_window_hours: 24,
+  },
+  contentRules: {
+    presence: (content) =>
+      content.state === 'typing'
+        ? []
+        : [
+            {
+              pointer: '/content/state',
+              message: `official channels show typing only (the provider's typing indicator), not ${String(content.state)}`,
+            },
+          ],
   },
   engines: {
     of: (channel) => (channel.sandbox ? 'sandbox' : 'official'),

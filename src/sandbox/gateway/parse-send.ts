@@ -86,7 +86,10 @@ function contentProblem(type: string, content: Json): string | undefined {
     case 'location_request':
       return nonEmpty(content.body) || nonEmpty(text) ? undefined : 'content.body must be a non-empty string';
     case 'contact':
-      return nonEmpty(content.full_name) && nonEmpty(content.phone) ? undefined : 'content.full_name and content.phone are required';
+      return nonEmpty(content.full_name) &&
+        (nonEmpty(content.phone) || (Array.isArray(content.phones) && content.phones.some((p) => isObject(p) && nonEmpty(p.phone))))
+        ? undefined
+        : 'content.full_name and a number (content.phone, or content.phones) are required';
     case 'reaction':
     case 'mark_as_read':
       return nonEmpty(content.message_id) ? undefined : 'content.message_id is required';

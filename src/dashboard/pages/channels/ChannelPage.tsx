@@ -194,6 +194,7 @@ const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], 
   'templates.sync': 'Sync templates',
   'contacts.lookup': 'Look numbers up',
   'media.fetch': 'Receive media',
+  'media.upload': 'Upload media to send by id',
 };
 
 function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabilitiesRecord | undefined; error: unknown }) {

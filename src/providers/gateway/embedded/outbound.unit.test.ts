@@ -18,6 +18,7 @@ import { libraryMessageId, parleyMessageIdOf, pollSecret } from './ids.ts';
 import { sendThroughSocket, type OutboundContext } from './outbound.ts';
 import { formatSimplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
+import { FULL_CONTACT_CARD } from '../../../../test/contact-card-fixture.ts';
 
 const TO = '4915112345678';
 const JID = `${TO}@s.whatsapp.net`;
@@ -228,6 +229,28 @@ test('location, contact card, reaction and its removal', async () => {
       'N:Ana Souza\\; Jr;;;;',
       'ORG:Acme\\, Inc',
       'TEL;type=WORK;type=VOICE;waid=5511912345678:+55 11 91234-5678',
+      'END:VCARD',
+    ].join('\n'),
+  );
+
+  const full = await sendOne('contact', FULL_CONTACT_CARD);
+  const fullCard = full.sends()[0]!.content as { contacts: { contacts: Array<{ vcard: string }> } };
+  assert.equal(
+    fullCard.contacts.contacts[0]!.vcard,
+    [
+      'BEGIN:VCARD',
+      'VERSION:3.0',
+      'FN:Dr Ana M. Lima Jr',
+      'N:Lima;Ana;M.;Dr;Jr',
+      'ORG:Acme;Sales',
+      'TITLE:Manager',
+      'TEL;type=HOME;type=VOICE;waid=5511912345678:+5511912345678',
+      'TEL;type=WORK;type=VOICE;waid=5511912345670:+5511912345670',
+      'EMAIL;type=WORK:ana@example.com',
+      'EMAIL;type=INTERNET:ana.lima@example.org',
+      'URL;type=WORK:https://example.com/ana',
+      'ADR;type=HOME:;;Rua A 1;São Paulo;SP;01000-000;Brazil',
+      'BDAY:1990-04-01',
       'END:VCARD',
     ].join('\n'),
   );
