@@ -381,7 +381,6 @@ export function dispatchDeps(container: Container): DispatchDeps {
   return {
     db: container.database.db,
     clock: container.clock,
-    queue: container.queue,
     sealer: container.sealer,
     providers: container.providers,
     pacer: container.pacer,

@@ -3,8 +3,9 @@ import { signBody } from '../src/providers/signature.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../src/db/client.ts';
+import { DISPATCH_LEASE_SECONDS } from '../src/domain/messages/dispatcher.ts';
 import { eventually } from './eventually.ts';
-import { request, type TestServer } from './harness.ts';
+import { request, type movableClock, type TestServer } from './harness.ts';
 
 export async function officialChannel(server: TestServer, name = 'Official'): Promise<{ id: string; phone: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name } });
@@ -181,4 +182,61 @@ export async function sandboxQuiet(db: Executor, messageId: string): Promise<voi
     );
     return row!.n === 0;
   });
+}
+
+/** The furthest the clock is moved in one step: well inside the dispatcher's lease, so a send under way is never taken for a dead one. */
+const CLOCK_STEP_MS = (DISPATCH_LEASE_SECONDS * 1000 * 2) / 3;
+
+/**
+ * Waits for `probe` like eventually(), moving the server's clock instead of waiting for it: while no
+ * send is under way, the clock goes on to the next time a message is due (a retry, a provider's hold,
+ * a lookup or the end of a wait for a status: all are the dispatcher's due times), a step of at most
+ * CLOCK_STEP_MS, and the dispatcher is woken. Nothing is moved while a message is due now.
+ */
+export async function eventuallyMovingClock<T>(
+  server: TestServer,
+  clock: ReturnType<typeof movableClock>,
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  return eventually(
+    what,
+    async () => {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      if (server.container.dispatcher.inFlight() > 0) return undefined;
+      const now = clock.now();
+      const [next] = await queryRows<{ at: Date | string | null; due_now: boolean }>(
+        server.container.database.db,
+        sql`select min(dispatch_at) filter (where dispatch_at > ${now.toISOString()}::timestamptz) as at,
+                   bool_or(dispatch_at <= ${now.toISOString()}::timestamptz) as due_now
+              from messages where dispatch_at is not null`,
+      );
+      if (next?.at && !next.due_now) clock.advance(Math.min(CLOCK_STEP_MS, new Date(next.at).getTime() - now.getTime() + 1));
+      server.container.dispatcher.wake();
+      return undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** waitForStatus, moving the server's clock to the dispatcher's due times instead of waiting for them (eventuallyMovingClock). */
+export async function waitForStatusMovingClock(
+  server: TestServer,
+  clock: ReturnType<typeof movableClock>,
+  messageId: string,
+  status: string,
+  timeoutMs = 30_000,
+) {
+  return eventuallyMovingClock(
+    server,
+    clock,
+    `message ${messageId} to be ${status}`,
+    async () => {
+      const res = await request(server, 'GET', `/v1/messages/${messageId}/status`, { key: server.apiKey });
+      return res.body.data.status === status ? res.body.data : undefined;
+    },
+    timeoutMs,
+  );
 }

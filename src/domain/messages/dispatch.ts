@@ -8,7 +8,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { messages } from '../../db/schema.ts';
-import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -25,7 +24,6 @@ import { batchRows } from '../../db/batch-rows.ts';
 export type DispatchDeps = {
   db: Db;
   clock: Clock;
-  queue: Queue;
   sealer: Sealer;
   providers: ProviderRegistry;
   pacer: Pacer;
@@ -224,7 +222,8 @@ const secondsSince = (deps: DispatchDeps, at: Date | null) => (at ? (deps.clock.
 /**
  * Settles a message whose last attempt has no answer. Resolves to 'send_again' when the provider
  * certainly does not have it (or deduplicates a repeat), else like dispatchMessage: when to look
- * again, or null when settled (sent, failed, or left to a status webhook and message.reconcile).
+ * again (the provider asked later, or the end of the wait for a status naming it), or null when
+ * settled (sent or failed).
  */
 async function settleLostAnswer(
   deps: DispatchDeps,
@@ -239,17 +238,14 @@ async function settleLostAnswer(
   if (!find) {
     // A repeat with the same idempotency key sends nothing new.
     if (sends.idempotentResend) return 'send_again';
+    if (waited >= deps.reconcileAfterSeconds) return failUnreconciled(deps, row);
+    // The message stays due at the end of the wait (by the dispatcher's clock): a status naming it
+    // moves it out of `queued` first, which ends that (every move out of `queued` clears dispatch_at).
     deps.logger.warn(
       { message_id: row.id, attempts: row.attempts },
       'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it',
     );
-    await deps.queue.enqueue(
-      deps.db,
-      'message.reconcile',
-      { message_id: row.id },
-      { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id },
-    );
-    return null;
+    return deps.reconcileAfterSeconds - waited;
   }
   if (!sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
   const found = await find(row.id);
@@ -348,11 +344,19 @@ async function holdTemplate(deps: DispatchDeps, channel: { id: string }, row: Me
  * asked: if none has named it by now, whether the provider got it is unknown, and the message fails
  * saying so rather than risk sending it twice.
  */
-export async function reconcileMessage(deps: DispatchDeps, messageId: string): Promise<void> {
-  const row = await loadRow(deps.db, messageId);
-  if (!row || row.status !== 'queued' || row.dispatchAt !== null) return;
-  await fail(deps, row, {
+function failUnreconciled(deps: DispatchDeps, row: MessageRow): Promise<null> {
+  return fail(deps, row, {
     code: 'outcome_unknown',
     title: `the answer to the send was lost and no status named the message within ${deps.reconcileAfterSeconds} s; the provider cannot be asked, so whether it received the message is unknown`,
   });
+}
+
+/**
+ * The message.reconcile job of an earlier version, which ended that wait with a job instead of the
+ * message's due time: a message it left queued with nothing due fails as unknown, as it then did.
+ */
+export async function reconcileMessage(deps: DispatchDeps, messageId: string): Promise<void> {
+  const row = await loadRow(deps.db, messageId);
+  if (!row || row.status !== 'queued' || row.dispatchAt !== null) return;
+  await failUnreconciled(deps, row);
 }
