@@ -340,6 +340,14 @@ test('the fault switch refuses a provider_error rule it cannot answer, naming th
     [{ fault: 'provider_error', answer: { status: 200, error: {} } }, /rules\[0\]\.answer\.status/],
     [{ fault: 'provider_error', answer: { status: 400, error: 'x' } }, /rules\[0\]\.answer\.error/],
     [{ fault: 'provider_error', answer: { status: 400, error: {}, retry_after: 5 } }, /rules\[0\]\.answer\.retry_after/],
+    [
+      { fault: 'provider_error', answer: { code: 131000 } },
+      /rules\[0\]\.answer\.code must be one of the official codes the sandbox answers: 130429/,
+    ],
+    [{ fault: 'provider_error', answer: { code: 130429, error: {} } }, /rules\[0\]\.answer\.code and \.error cannot both/],
+    [{ fault: 'provider_error', answer: { code: 130429, status: 200 } }, /rules\[0\]\.answer\.status/],
+    [{ fault: 'provider_error', answer: { code: 130429, subcode: 'x' } }, /rules\[0\]\.answer\.subcode/],
+    [{ fault: 'provider_error', on: 'media', answer: { code: 130429 } }, /rules\[0\]\.answer\.code is for sends only/],
     [{ fault: 'error', answer: { status: 400, error: {} } }, /rules\[0\]\.answer is only for/],
     [{ fault: 'error', to: '+49 151' }, /rules\[0\]\.to/],
   ] as const) {
