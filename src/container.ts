@@ -387,6 +387,7 @@ export function dispatchDeps(container: Container): DispatchDeps {
     logger: container.logger,
     targets: providerTargets(container.config),
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
+    holdSeconds: container.config.messageHoldSeconds,
     // A request cut off on our side has landed on the provider's (or never will) by then.
     lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
     sandboxSends: container.sandbox

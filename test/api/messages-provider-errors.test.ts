@@ -3,7 +3,7 @@
  * the sandbox's fault switch answers sends with the provider's error bodies and headers
  * (`provider_error`), and each is checked for whom it concerns — the message (retried when transient
  * or told when, not otherwise), one recipient (pair rate limit), the channel (account-level faults) or
- * the template (paused, disabled) — and for what it keeps (the provider's wording for the end user).
+ * the template (paused, disabled, missing in that language) — and for what it keeps (the provider's wording for the end user).
  * Waits the provider asks for are the server's clock's: the tests move it on instead of waiting.
  */
 import assert from 'node:assert/strict';
@@ -13,11 +13,14 @@ import { queryRows } from '../../src/db/client.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import {
   approvedTemplate,
-  customerWrites,
   eventsOf,
+  faultHits as faultHitsOf,
+  heldBySandbox as heldBySandboxOf,
   officialChannel,
+  officialChannelWithCustomers,
   outsideOfficialChannel,
   send,
+  sendText as sendTextOf,
   waitForStatus,
   waitForStatusMovingClock,
 } from '../messages-helpers.ts';
@@ -89,24 +92,9 @@ async function injectError(
   assert.equal(res.status, 200, res.text);
 }
 
-async function faultHits(): Promise<number> {
-  const res = await request(server, 'GET', '/sandbox/faults');
-  return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0);
-}
-
-/** An official channel bound to the sandbox whose customer `to` has written (the window is open). */
-async function channelWithCustomer(name: string, ...customers: string[]) {
-  const channel = await officialChannel(server, name);
-  const data = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
-  for (const to of customers) await customerWrites(server, channel.id, to);
-  return { id: channel.id, account: data.settings.phone_number_id as string, settings: data.settings };
-}
-
-async function sendText(channelId: string, to: string, body: string): Promise<string> {
-  const res = await send(server, { channel_id: channelId, to, type: 'text', content: { body } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
-}
+const faultHits = () => faultHitsOf(server);
+const channelWithCustomer = (name: string, ...customers: string[]) => officialChannelWithCustomers(server, name, ...customers);
+const sendText = (channelId: string, to: string, body: string) => sendTextOf(server, channelId, to, body);
 
 /**
  * When the message was recorded `sent` (ms since the epoch, by the server's clock), moving the clock on
@@ -122,13 +110,7 @@ async function sentAt(id: string, { realTime = false } = {}): Promise<number> {
   return Date.parse(history.find((h) => h.status === 'sent')!.at);
 }
 
-async function heldBySandbox(messageId: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db(),
-    sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${messageId}`,
-  );
-  return row!.n;
-}
+const heldBySandbox = (messageId: string) => heldBySandboxOf(server, messageId);
 
 test("the default official API version is the published document's, v23.0", async () => {
   assert.equal(server.config.official.apiVersion, 'v23.0');
@@ -258,15 +240,22 @@ describe('account-level errors mark the channel and record its health', () => {
 });
 
 describe('template errors pause or disable the stored template', () => {
-  for (const [code, status, message] of [
-    [132015, 'paused', '(#132015) Template is Paused'],
-    [132016, 'disabled', '(#132016) Template is disabled'],
+  const lowQuality = (status: string) => `Template is ${status} due to low quality so it cannot be sent in a template message.`;
+  for (const [code, status, message, details] of [
+    [132015, 'paused', '(#132015) Template is Paused', lowQuality('paused')],
+    [132016, 'disabled', '(#132016) Template is disabled', lowQuality('disabled')],
+    // No such template in that language: deleted at the provider (its DELETED status reads disabled).
+    [
+      132001,
+      'disabled',
+      '(#132001) Template name does not exist in the translation',
+      'template name (held_132001) does not exist in en_US',
+    ],
   ] as const) {
     test(`${code}: the template becomes ${status} with the reason, and the message fails`, { timeout: 30_000 }, async () => {
-      const to = `4915112348${code === 132015 ? '041' : '042'}`;
+      const to = `4915112348${{ 132015: '041', 132016: '042', 132001: '043' }[code]}`;
       const channel = await channelWithCustomer(`template ${code}`, to);
       const template = await approvedTemplate(server, channel.id, `held_${code}`);
-      const details = `Template is ${status} due to low quality so it cannot be sent in a template message.`;
       await injectError(channel.account, 400, { code, message, details });
       const res = await send(server, {
         channel_id: channel.id,
@@ -277,6 +266,7 @@ describe('template errors pause or disable the stored template', () => {
       assert.equal(res.status, 201, res.text);
       const failed = await waitForStatus(server, res.body.data.id, 'failed');
       assert.equal(failed.error.code, String(code));
+      assert.equal(await faultHits(), 1, 'not retried');
       const listed = await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&name=${template.name}`, { key: server.apiKey });
       const stored = listed.body.data[0];
       assert.equal(stored.status, status);

@@ -14,7 +14,14 @@ import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { connectionOf, findChannel, recordProviderFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
+import {
+  connectionOf,
+  findChannel,
+  recordProviderFault,
+  recordProviderHold,
+  reloadChannel,
+  type ChannelRow,
+} from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';
 import { advanceStatus, advanceStatuses, type MessageError, type MessageRow } from './messages.ts';
@@ -36,6 +43,11 @@ export type DispatchDeps = {
    */
   reconcileAfterSeconds: number;
   /**
+   * How long after it was accepted a message may wait while the provider holds its sends back (a
+   * rate limit, maintenance: ProviderError.hold); a hold that would take it past this fails it.
+   */
+  holdSeconds: number;
+  /**
    * How long after an attempt a provider that does not deduplicate is asked about it: a request cut
    * off on our side may still be landing on theirs, and a lookup before it lands would send it twice.
    */
@@ -53,8 +65,10 @@ export type DispatchDeps = {
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'unknown';
 export type SendRecorder = { send(platform: string, outcome: SendOutcome, seconds: number): void };
 
-/** Provider retries before a transient failure becomes final. */
+/** Provider retries before a transient failure becomes final (a provider's hold spends none: holdSeconds bounds those). */
 export const MAX_SEND_ATTEMPTS = 8;
+/** How long a hold lasts when the provider's module names no time. */
+const DEFAULT_HOLD_SECONDS = 5;
 /** How long a message waits for its channel to come back before failing. */
 const CHANNEL_WAIT_SECONDS = 30;
 const CHANNEL_WAIT_ROUNDS = 20;
@@ -298,6 +312,7 @@ async function handleFailure(
     return backoffSeconds(row.attempts);
   }
   // The provider's classification says whom the error concerns (providers/provider.ts, ProviderErrorScope).
+  if (error.hold && error.retryable) return holdBack(deps, row, channel, error);
   if (error.channelFault) await recordProviderFault(deps, channel, error);
   if (error.scope === 'template' && error.templateStatus) await holdTemplate(deps, channel, row, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
@@ -312,6 +327,43 @@ async function handleFailure(
     return error.retryAfterSeconds ?? backoffSeconds(row.attempts);
   }
   return fail(deps, row, messageError(error));
+}
+
+/**
+ * The provider holds sends back (a rate limit, maintenance): the channel or the recipient waits the
+ * time it gives (pacing.ts; in every worker process), the channel's health shows it, and the message
+ * is due again then with its attempt given back, since it did nothing wrong. A wait that would take it
+ * past holdSeconds after it was accepted fails it instead, with the provider's error.
+ */
+async function holdBack(deps: DispatchDeps, row: MessageRow, channel: ChannelRow, error: ProviderError): Promise<number | null> {
+  const seconds = error.retryAfterSeconds ?? DEFAULT_HOLD_SECONDS;
+  const now = deps.clock.now();
+  const waited = Math.max(0, (now.getTime() - row.createdAt.getTime()) / 1000);
+  const recipient = error.scope === 'recipient';
+  // The hold stands whatever becomes of this message: the other sends it concerns wait it out.
+  if (recipient) await deps.pacer.pauseRecipient(channel.id, row.toPhone, seconds * 1000);
+  else await deps.pacer.pause(channel.id, seconds * 1000);
+  await recordProviderHold(deps, channel, error, recipient ? undefined : new Date(now.getTime() + seconds * 1000));
+  if (waited + seconds > deps.holdSeconds) {
+    return fail(deps, row, {
+      ...messageError(error),
+      message: `${error.message ? `${error.message} ` : ''}The provider held the message back for ${Math.round(waited)} s after it was accepted; the ${Math.round(seconds)} s more it asks for would pass MESSAGE_HOLD_SECONDS (${deps.holdSeconds} s).`,
+    });
+  }
+  deps.logger.debug(
+    { message_id: row.id, channel_id: channel.id, code: error.code, seconds, scope: recipient ? 'recipient' : 'channel' },
+    'the provider holds sends back; the message waits',
+  );
+  await deps.db
+    .update(messages)
+    .set({
+      attempts: sql`greatest(0, ${messages.attempts} - 1)`,
+      errorCode: error.code,
+      errorTitle: error.title,
+      errorMessage: error.message ?? null,
+    })
+    .where(eq(messages.id, row.id));
+  return seconds;
 }
 
 const messageError = (error: ProviderError): MessageError => ({
