@@ -21,8 +21,8 @@ import {
   outsideOfficialChannel,
   send,
   sendText as sendTextOf,
+  eventuallyMovingClock,
   waitForStatus,
-  waitForStatusMovingClock,
 } from '../messages-helpers.ts';
 import { eventually } from '../eventually.ts';
 
@@ -97,17 +97,24 @@ const channelWithCustomer = (name: string, ...customers: string[]) => officialCh
 const sendText = (channelId: string, to: string, body: string) => sendTextOf(server, channelId, to, body);
 
 /**
- * When the message was recorded `sent` (ms since the epoch, by the server's clock), moving the clock on
- * to the dispatcher's due times meanwhile, or (`realTime`) waiting without moving it.
+ * When the message was recorded `sent` (ms since the epoch, by the server's clock; it may have moved on
+ * to delivered or read since), moving the clock on to the dispatcher's due times meanwhile, or
+ * (`realTime`) waiting without moving it.
  */
 async function sentAt(id: string, { realTime = false } = {}): Promise<number> {
-  const sent = realTime ? waitForStatus(server, id, 'sent') : waitForStatusMovingClock(server, clock, id, 'sent');
-  const data = await sent.catch(async () => {
+  const what = `message ${id} to be sent`;
+  const probe = async () => {
+    const history = (await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey })).body.data.history as Array<{
+      status: string;
+      at: string;
+    }>;
+    return history.find((h) => h.status === 'sent');
+  };
+  const sent = await (realTime ? eventually(what, probe, 30_000) : eventuallyMovingClock(server, clock, what, probe)).catch(async () => {
     const now = await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey });
     throw new Error(`message ${id} not sent: ${JSON.stringify(now.body.data)}`);
   });
-  const history = data.history as Array<{ status: string; at: string }>;
-  return Date.parse(history.find((h) => h.status === 'sent')!.at);
+  return Date.parse(sent.at);
 }
 
 const heldBySandbox = (messageId: string) => heldBySandboxOf(server, messageId);
