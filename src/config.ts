@@ -138,6 +138,7 @@ export const envSchema = z.object({
   PROVIDER_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(120_000).default(15_000),
   SANDBOX_FAULT_INJECTION: bool(false),
   MESSAGE_RECONCILE_SECONDS: z.coerce.number({ error: 'expects seconds' }).int().min(1).max(86_400).default(300),
+  MESSAGE_HOLD_SECONDS: z.coerce.number({ error: 'expects seconds' }).int().min(1).max(604_800).default(3600),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(0).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number({ error: 'expects milliseconds' }).int().min(100).max(60_000).default(10_000),
   WEBHOOK_RETRY_SCHEDULE: durationList.prefault('0s,5s,5m,30m,2h,5h,10h,10h'),
@@ -289,6 +290,8 @@ export type Config = {
   allowPrivateNetworkTargets: boolean;
   /** How long a send whose answer was lost may stay unsettled: waiting for a status, or for the provider to answer a lookup. */
   messageReconcileSeconds: number;
+  /** How long after it was accepted a message may wait while the provider holds its sends back (rate limits, maintenance). */
+  messageHoldSeconds: number;
   /** One call to a provider's API (a send, a lookup) gives up after this long. */
   providerTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -478,6 +481,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     allowPrivateNetworkTargets: e.ALLOW_PRIVATE_NETWORK_TARGETS,
     messageReconcileSeconds: e.MESSAGE_RECONCILE_SECONDS,
+    messageHoldSeconds: e.MESSAGE_HOLD_SECONDS,
     providerTimeoutMs: e.PROVIDER_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     webhooks: {

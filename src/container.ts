@@ -381,13 +381,13 @@ export function dispatchDeps(container: Container): DispatchDeps {
   return {
     db: container.database.db,
     clock: container.clock,
-    queue: container.queue,
     sealer: container.sealer,
     providers: container.providers,
     pacer: container.pacer,
     logger: container.logger,
     targets: providerTargets(container.config),
     reconcileAfterSeconds: container.config.messageReconcileSeconds,
+    holdSeconds: container.config.messageHoldSeconds,
     // A request cut off on our side has landed on the provider's (or never will) by then.
     lookupSettleSeconds: Math.ceil(container.config.providerTimeoutMs / 1000) + 5,
     sandboxSends: container.sandbox

@@ -3,8 +3,9 @@ import { signBody } from '../src/providers/signature.ts';
 import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../src/db/client.ts';
+import { DISPATCH_LEASE_SECONDS } from '../src/domain/messages/dispatcher.ts';
 import { eventually } from './eventually.ts';
-import { request, type TestServer } from './harness.ts';
+import { request, type movableClock, type TestServer } from './harness.ts';
 
 export async function officialChannel(server: TestServer, name = 'Official'): Promise<{ id: string; phone: string }> {
   const res = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_official', name } });
@@ -81,6 +82,36 @@ export async function customerWrites(
 
 export async function send(server: TestServer, body: Record<string, unknown>, key = server.apiKey, headers: Record<string, string> = {}) {
   return request(server, 'POST', '/v1/messages', { key, body, headers });
+}
+
+/** Sends a text message, which must be accepted; its id. */
+export async function sendText(server: TestServer, channelId: string, to: string, body: string): Promise<string> {
+  const res = await send(server, { channel_id: channelId, to, type: 'text', content: { body } });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+/** An official channel bound to the sandbox whose customers have written (their windows are open), with its number's phone_number_id. */
+export async function officialChannelWithCustomers(server: TestServer, name: string, ...customers: string[]) {
+  const channel = await officialChannel(server, name);
+  const data = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
+  for (const to of customers) await customerWrites(server, channel.id, to);
+  return { id: channel.id, account: data.settings.phone_number_id as string, settings: data.settings as Record<string, string> };
+}
+
+/** How many sends the sandbox's fault rules have hit, all rules together. */
+export async function faultHits(server: TestServer): Promise<number> {
+  const res = await request(server, 'GET', '/sandbox/faults');
+  return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0);
+}
+
+/** How many times the sandbox (as the official provider) holds a message Parley sent. */
+export async function heldBySandbox(server: TestServer, messageId: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${messageId} and direction = 'outbound'`,
+  );
+  return row!.n;
 }
 
 export async function waitForStatus(server: TestServer, messageId: string, status: string, timeoutMs = 40_000) {
@@ -181,4 +212,71 @@ export async function sandboxQuiet(db: Executor, messageId: string): Promise<voi
     );
     return row!.n === 0;
   });
+}
+
+/**
+ * How far the clock is moved, at most, from the last moment no send was under way: any send under way
+ * started after that moment (or, its claim's statement running then, at most one such stretch before),
+ * so none sees its lease (DISPATCH_LEASE_SECONDS) run out and is taken again as a dead worker's.
+ */
+const CLOCK_MOVE_MS = (DISPATCH_LEASE_SECONDS * 1000 * 2) / 5;
+
+/**
+ * Waits for `probe` like eventually(), moving the server's clock instead of waiting for it: the clock
+ * goes on to the next time a message is due (a retry, a provider's hold, a lookup or the end of a wait
+ * for a status: all are the dispatcher's due times), at most CLOCK_MOVE_MS from the last moment no
+ * send was under way, and the dispatcher is woken. Nothing is moved while a message is due now.
+ */
+export async function eventuallyMovingClock<T>(
+  server: TestServer,
+  clock: ReturnType<typeof movableClock>,
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  let movedSinceIdle = 0;
+  return eventually(
+    what,
+    async () => {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+      if (server.container.dispatcher.inFlight() === 0) movedSinceIdle = 0;
+      const room = CLOCK_MOVE_MS - movedSinceIdle;
+      const now = clock.now();
+      const [next] = await queryRows<{ at: Date | string | null; due_now: boolean }>(
+        server.container.database.db,
+        sql`select min(dispatch_at) filter (where dispatch_at > ${now.toISOString()}::timestamptz) as at,
+                   bool_or(dispatch_at <= ${now.toISOString()}::timestamptz) as due_now
+              from messages where dispatch_at is not null`,
+      );
+      if (room > 0 && next?.at && !next.due_now) {
+        const step = Math.min(room, new Date(next.at).getTime() - now.getTime() + 1);
+        clock.advance(step);
+        movedSinceIdle += step;
+      }
+      server.container.dispatcher.wake();
+      return undefined;
+    },
+    timeoutMs,
+  );
+}
+
+/** waitForStatus, moving the server's clock to the dispatcher's due times instead of waiting for them (eventuallyMovingClock). */
+export async function waitForStatusMovingClock(
+  server: TestServer,
+  clock: ReturnType<typeof movableClock>,
+  messageId: string,
+  status: string,
+  timeoutMs = 60_000,
+) {
+  return eventuallyMovingClock(
+    server,
+    clock,
+    `message ${messageId} to be ${status}`,
+    async () => {
+      const res = await request(server, 'GET', `/v1/messages/${messageId}/status`, { key: server.apiKey });
+      return res.body.data.status === status ? res.body.data : undefined;
+    },
+    timeoutMs,
+  );
 }

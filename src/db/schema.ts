@@ -377,6 +377,12 @@ export const channels = pgTable(
     lastErrorCode: text('last_error_code'),
     lastErrorMessage: text('last_error_message'),
     lastErrorAt: at('last_error_at'),
+    /**
+     * The end of the provider's last hold on every send of the channel (a throughput or rate limit,
+     * maintenance: its code is last_error_code); what holds the sends is channel_pacing, this is what
+     * the channel's health shows. Null when it was never held.
+     */
+    heldUntil: at('held_until'),
     reconnectAttempts: integer('reconnect_attempts').notNull().default(0),
     /** When the engine tries to connect again by itself (a lost or failed connection); null when it does not. */
     nextRetryAt: at('next_retry_at'),

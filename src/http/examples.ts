@@ -57,6 +57,7 @@ const channel = {
     last_error_code: null,
     last_error_message: null,
     last_error_at: null,
+    held_until: null,
     reconnect_attempts: 0,
     next_retry_at: null,
     last_checked_at: NOW,

@@ -65,6 +65,13 @@ export type ProviderError = {
   retryAfterSeconds?: number;
   /** The channel itself is broken (e.g. an expired token, a locked account): mark it `error`. */
   channelFault?: boolean;
+  /**
+   * The provider holds sends back for now, through no fault of the message (a throughput or rate
+   * limit, maintenance): with scope `channel` every send of the channel waits retryAfterSeconds, with
+   * scope `recipient` the sends to that recipient; the message is tried again then and spends no
+   * attempt doing so (dispatch bounds the wait by MESSAGE_HOLD_SECONDS instead).
+   */
+  hold?: boolean;
   /** Whom the error concerns; `message` when unset. */
   scope?: ProviderErrorScope;
   /** With scope `template`: the status the provider gave the template (it refuses sends of it until it changes). */

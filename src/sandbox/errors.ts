@@ -74,6 +74,28 @@ export const official = {
     details: 'Cloud API message throughput has been reached.',
     transient: true,
   }),
+  /** 400, code 131056: too many messages from the number to one recipient in a short time (the pair rate). */
+  pairRateLimit: (): OfficialError => ({
+    status: 400,
+    code: 131056,
+    message: '(#131056) (Business Account, Consumer Account) pair rate limit hit',
+    details:
+      'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+  }),
+  /** 400, code 80007: the business account's rate limit. */
+  accountRateLimit: (): OfficialError => ({
+    status: 400,
+    code: 80007,
+    message: '(#80007) Rate limit issues',
+    details: 'The WhatsApp Business Account has reached its rate limit.',
+  }),
+  /** 500, code 131057: the business account is in maintenance mode (a throughput upgrade, say). */
+  maintenance: (): OfficialError => ({
+    status: 500,
+    code: 131057,
+    message: '(#131057) Account in maintenance mode',
+    details: 'Business account is in maintenance mode',
+  }),
   notRegistered: (): OfficialError => ({
     status: 400,
     code: 133010,
@@ -101,6 +123,30 @@ export const official = {
     transient: true,
   }),
 };
+
+/** The official codes a fault rule may name (sandbox/faults.ts): their answers as the provider writes them. */
+export const NAMED_OFFICIAL_ERRORS = [130429, 131056, 80007, 131057, 132001] as const;
+export type NamedOfficialError = (typeof NAMED_OFFICIAL_ERRORS)[number];
+
+/** The provider's answer for a named code, refusing this send body (a missing template names the body's template). */
+export function namedOfficialError(code: NamedOfficialError, body: unknown): OfficialError {
+  switch (code) {
+    case 130429:
+      return official.throughput();
+    case 131056:
+      return official.pairRateLimit();
+    case 80007:
+      return official.accountRateLimit();
+    case 131057:
+      return official.maintenance();
+    case 132001: {
+      const template = (body as { template?: { name?: unknown; language?: { code?: unknown } } } | null | undefined)?.template;
+      return official.templateMissing(String(template?.name ?? ''), String(template?.language?.code ?? ''));
+    }
+    default:
+      return code satisfies never;
+  }
+}
 
 export const gateway = {
   unauthorized: (): GatewayError => ({ status: 401, code: 'unauthorized', message: 'invalid or missing API key', retryable: false }),

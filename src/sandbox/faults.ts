@@ -3,6 +3,7 @@
  * (only served with SANDBOX_FAULT_INJECTION): the provider failures Parley must survive without
  * losing a message or sending one twice. Held in the memory of the process that serves /sandbox.
  */
+import { NAMED_OFFICIAL_ERRORS, type NamedOfficialError } from './errors.ts';
 
 export const SEND_FAULTS = ['error', 'rate_limit', 'hang', 'lose_answer', 'reset', 'provider_error'] as const;
 /**
@@ -11,12 +12,21 @@ export const SEND_FAULTS = ['error', 'rate_limit', 'hang', 'lose_answer', 'reset
  * - hang: no answer and nothing recorded, until the caller gives up (a timeout before the provider got it);
  * - lose_answer: the send is accepted and recorded, then no answer (a timeout after the provider got it);
  * - reset: the connection is cut before anything is recorded;
- * - provider_error: the rule's `answer` (status, the protocol's error object, Retry-After), nothing recorded.
+ * - provider_error: the rule's `answer` (status, the protocol's error object, Retry-After), or the
+ *   provider's own answer for an official code it names; nothing recorded.
  */
 export type SendFault = (typeof SEND_FAULTS)[number];
 
-/** What a `provider_error` fault answers: the HTTP status, the body's `error` object as the protocol writes it, and a Retry-After header. */
-export type FaultAnswer = { status: number; error: Record<string, unknown>; retry_after?: string };
+/**
+ * What a `provider_error` fault answers: the HTTP status, the body's `error` object as the protocol
+ * writes it, and a Retry-After header; or (`code`) the official provider's own answer for that code,
+ * as the sandbox writes it (sandbox/errors.ts), at its status unless `status` says otherwise, with
+ * `error_subcode` where `subcode` is given and a Retry-After header only where `retry_after` is.
+ * A named answer hits official sends only.
+ */
+export type FaultAnswer =
+  | { status: number; error: Record<string, unknown>; retry_after?: string }
+  | { code: NamedOfficialError; status?: number; subcode?: number; retry_after?: string };
 
 /** What a rule hits: sends (the default), or downloads of media at the sandbox's media URLs. */
 export type FaultTarget = 'send' | 'media';
@@ -40,8 +50,11 @@ export type FaultSwitch = {
   list(): Array<FaultRule & { hits: number }>;
   /** No rule is switched on: nothing to take for any send. */
   idle(): boolean;
-  /** The rule for this send of `account` to `to` (or this media download of `account`), counting the hit; undefined when none applies. */
-  take(account: string, to?: string, on?: FaultTarget): FaultRule | undefined;
+  /**
+   * The rule for this send of `account` to `to` (or this media download of `account`), counting the
+   * hit; undefined when none applies. `official`: a send of the official API (rules naming its codes apply).
+   */
+  take(account: string, to?: string, on?: FaultTarget, official?: boolean): FaultRule | undefined;
 };
 
 export function createFaultSwitch(): FaultSwitch {
@@ -52,10 +65,11 @@ export function createFaultSwitch(): FaultSwitch {
     },
     list: () => rules.map((rule) => ({ ...rule })),
     idle: () => rules.length === 0,
-    take(account, to, on = 'send') {
+    take(account, to, on = 'send', official = false) {
       const rule = rules.find(
         (r) =>
           (r.on ?? 'send') === on &&
+          (official || r.answer === undefined || !('code' in r.answer)) &&
           (r.account === undefined || r.account === account) &&
           (r.to === undefined || r.to === to) &&
           (r.times === undefined || r.hits < r.times),
@@ -86,6 +100,8 @@ export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] }
       return { ok: false, message: `rules[${i}].to must be a recipient's digits` };
     if (r.on !== undefined && r.on !== 'send' && r.on !== 'media') return { ok: false, message: `rules[${i}].on must be send or media` };
     if (r.on === 'media' && r.to !== undefined) return { ok: false, message: `rules[${i}].to is for sends only` };
+    if (r.on === 'media' && (r.answer as { code?: unknown } | undefined)?.code !== undefined)
+      return { ok: false, message: `rules[${i}].answer.code is for sends only` };
     let answer: FaultAnswer | undefined;
     if (r.fault === 'provider_error') {
       const parsedAnswer = parseAnswer(r.answer);
@@ -108,20 +124,33 @@ export function parseFaultRules(body: unknown): { ok: true; rules: FaultRule[] }
 
 const MAX_ANSWER_BYTES = 4096;
 
+const isErrorStatus = (status: unknown) => Number.isInteger(status) && (status as number) >= 400 && (status as number) <= 599;
+
 /** A provider_error answer, or what is wrong with it (appended to the rule's `answer`). */
 function parseAnswer(value: unknown): FaultAnswer | string {
   const a = value as Record<string, unknown> | null | undefined;
-  if (!a || typeof a !== 'object' || Array.isArray(a)) return ' must be {status, error, retry_after?}';
-  if (!Number.isInteger(a.status) || (a.status as number) < 400 || (a.status as number) > 599)
-    return '.status must be an HTTP error status (400-599)';
-  if (!a.error || typeof a.error !== 'object' || Array.isArray(a.error)) return ".error must be the protocol's error object";
-  if (JSON.stringify(a.error).length > MAX_ANSWER_BYTES) return `.error must be at most ${MAX_ANSWER_BYTES} bytes of JSON`;
+  if (!a || typeof a !== 'object' || Array.isArray(a))
+    return ' must be {status, error, retry_after?} or {code, status?, subcode?, retry_after?}';
   const retryAfter = a.retry_after;
   if (retryAfter !== undefined && !(typeof retryAfter === 'string' && /^[\x20-\x7e]{1,100}$/.test(retryAfter)))
     return '.retry_after must be a header value (seconds or an HTTP date)';
-  return {
-    status: a.status as number,
-    error: a.error as Record<string, unknown>,
-    ...(retryAfter !== undefined ? { retry_after: retryAfter as string } : {}),
-  };
+  const header = retryAfter !== undefined ? { retry_after: retryAfter as string } : {};
+  if (a.code !== undefined) {
+    if (!NAMED_OFFICIAL_ERRORS.includes(a.code as NamedOfficialError))
+      return `.code must be one of the official codes the sandbox answers: ${NAMED_OFFICIAL_ERRORS.join(', ')}`;
+    if (a.error !== undefined) return '.code and .error cannot both be given';
+    if (a.status !== undefined && !isErrorStatus(a.status)) return '.status must be an HTTP error status (400-599)';
+    if (a.subcode !== undefined && !(Number.isInteger(a.subcode) && (a.subcode as number) > 0))
+      return '.subcode must be a positive integer';
+    return {
+      code: a.code as NamedOfficialError,
+      ...(a.status !== undefined ? { status: a.status as number } : {}),
+      ...(a.subcode !== undefined ? { subcode: a.subcode as number } : {}),
+      ...header,
+    };
+  }
+  if (!isErrorStatus(a.status)) return '.status must be an HTTP error status (400-599)';
+  if (!a.error || typeof a.error !== 'object' || Array.isArray(a.error)) return ".error must be the protocol's error object";
+  if (JSON.stringify(a.error).length > MAX_ANSWER_BYTES) return `.error must be at most ${MAX_ANSWER_BYTES} bytes of JSON`;
+  return { status: a.status as number, error: a.error as Record<string, unknown>, ...header };
 }

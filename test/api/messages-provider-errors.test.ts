@@ -3,28 +3,35 @@
  * the sandbox's fault switch answers sends with the provider's error bodies and headers
  * (`provider_error`), and each is checked for whom it concerns — the message (retried when transient
  * or told when, not otherwise), one recipient (pair rate limit), the channel (account-level faults) or
- * the template (paused, disabled) — and for what it keeps (the provider's wording for the end user).
+ * the template (paused, disabled, missing in that language) — and for what it keeps (the provider's wording for the end user).
+ * Waits the provider asks for are the server's clock's: the tests move it on instead of waiting.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import {
   approvedTemplate,
-  customerWrites,
   eventsOf,
+  faultHits as faultHitsOf,
+  heldBySandbox as heldBySandboxOf,
   officialChannel,
+  officialChannelWithCustomers,
   outsideOfficialChannel,
   send,
+  sendText as sendTextOf,
+  eventuallyMovingClock,
   waitForStatus,
 } from '../messages-helpers.ts';
 import { eventually } from '../eventually.ts';
 
 let server: TestServer;
+const clock = movableClock();
 before(async () => {
   server = await startTestServer({
     worker: true,
+    clock,
     env: {
       SANDBOX_STATUS_DELAY_MS: '20',
       SANDBOX_FAULT_INJECTION: 'true',
@@ -85,42 +92,32 @@ async function injectError(
   assert.equal(res.status, 200, res.text);
 }
 
-async function faultHits(): Promise<number> {
-  const res = await request(server, 'GET', '/sandbox/faults');
-  return (res.body.rules as Array<{ hits: number }>).reduce((n, r) => n + r.hits, 0);
-}
+const faultHits = () => faultHitsOf(server);
+const channelWithCustomer = (name: string, ...customers: string[]) => officialChannelWithCustomers(server, name, ...customers);
+const sendText = (channelId: string, to: string, body: string) => sendTextOf(server, channelId, to, body);
 
-/** An official channel bound to the sandbox whose customer `to` has written (the window is open). */
-async function channelWithCustomer(name: string, ...customers: string[]) {
-  const channel = await officialChannel(server, name);
-  const data = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
-  for (const to of customers) await customerWrites(server, channel.id, to);
-  return { id: channel.id, account: data.settings.phone_number_id as string, settings: data.settings };
-}
-
-async function sendText(channelId: string, to: string, body: string): Promise<string> {
-  const res = await send(server, { channel_id: channelId, to, type: 'text', content: { body } });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id;
-}
-
-/** When the message was recorded `sent` (ms since the epoch). */
-async function sentAt(id: string, timeoutMs = 30_000): Promise<number> {
-  const data = await waitForStatus(server, id, 'sent', timeoutMs).catch(async () => {
+/**
+ * When the message was recorded `sent` (ms since the epoch, by the server's clock; it may have moved on
+ * to delivered or read since), moving the clock on to the dispatcher's due times meanwhile, or
+ * (`realTime`) waiting without moving it.
+ */
+async function sentAt(id: string, { realTime = false } = {}): Promise<number> {
+  const what = `message ${id} to be sent`;
+  const probe = async () => {
+    const history = (await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey })).body.data.history as Array<{
+      status: string;
+      at: string;
+    }>;
+    return history.find((h) => h.status === 'sent');
+  };
+  const sent = await (realTime ? eventually(what, probe, 30_000) : eventuallyMovingClock(server, clock, what, probe)).catch(async () => {
     const now = await request(server, 'GET', `/v1/messages/${id}/status`, { key: server.apiKey });
     throw new Error(`message ${id} not sent: ${JSON.stringify(now.body.data)}`);
   });
-  const history = data.history as Array<{ status: string; at: string }>;
-  return Date.parse(history.find((h) => h.status === 'sent')!.at);
+  return Date.parse(sent.at);
 }
 
-async function heldBySandbox(messageId: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db(),
-    sql`select count(*)::int as n from sandbox_messages where body->>'biz_opaque_callback_data' = ${messageId}`,
-  );
-  return row!.n;
-}
+const heldBySandbox = (messageId: string) => heldBySandboxOf(server, messageId);
 
 test("the default official API version is the published document's, v23.0", async () => {
   assert.equal(server.config.official.apiVersion, 'v23.0');
@@ -150,10 +147,10 @@ describe('retry advice', () => {
     test(title, { timeout: 60_000 }, async () => {
       const channel = await channelWithCustomer(title.slice(0, 40), to);
       await injectError(channel.account, status, error, { retryAfter: String(seconds) });
-      const started = Date.now();
+      const started = clock.now().getTime();
       const id = await sendText(channel.id, to, title);
       const at = await sentAt(id);
-      assert.ok(at - started >= seconds * 1000 - 100, `retried after the ${seconds} s the provider asked for (after ${at - started} ms)`);
+      assert.ok(at - started >= seconds * 1000, `retried after the ${seconds} s the provider asked for (after ${at - started} ms)`);
       assert.equal(await faultHits(), 1);
       assert.equal(await heldBySandbox(id), 1);
     });
@@ -203,12 +200,13 @@ test('a pair rate limit (131056) holds only the sends to that recipient, for the
   const second = await sendText(channel.id, held, 'to the held recipient again');
   const others = [await sendText(channel.id, other, 'to another recipient 1'), await sendText(channel.id, other, 'to another recipient 2')];
   for (const id of others) {
-    const at = await sentAt(id);
+    // The clock stands still meanwhile: the held recipient's messages are due later by it.
+    const at = await sentAt(id, { realTime: true });
     assert.ok(at - limitedAt < 4000, `another recipient's message went on at once (after ${at - limitedAt} ms)`);
   }
   for (const id of [first, second]) {
     const at = await sentAt(id);
-    assert.ok(at - limitedAt >= 7900, `the held recipient's message waited the 8 s given (after ${at - limitedAt} ms)`);
+    assert.ok(at - limitedAt >= 8000, `the held recipient's message waited the 8 s given (after ${at - limitedAt} ms)`);
   }
   assert.equal(await heldBySandbox(first), 1, 'sent once');
   const channelNow = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
@@ -249,15 +247,22 @@ describe('account-level errors mark the channel and record its health', () => {
 });
 
 describe('template errors pause or disable the stored template', () => {
-  for (const [code, status, message] of [
-    [132015, 'paused', '(#132015) Template is Paused'],
-    [132016, 'disabled', '(#132016) Template is disabled'],
+  const lowQuality = (status: string) => `Template is ${status} due to low quality so it cannot be sent in a template message.`;
+  for (const [code, status, message, details] of [
+    [132015, 'paused', '(#132015) Template is Paused', lowQuality('paused')],
+    [132016, 'disabled', '(#132016) Template is disabled', lowQuality('disabled')],
+    // No such template in that language: deleted at the provider (its DELETED status reads disabled).
+    [
+      132001,
+      'disabled',
+      '(#132001) Template name does not exist in the translation',
+      'template name (held_132001) does not exist in en_US',
+    ],
   ] as const) {
     test(`${code}: the template becomes ${status} with the reason, and the message fails`, { timeout: 30_000 }, async () => {
-      const to = `4915112348${code === 132015 ? '041' : '042'}`;
+      const to = `4915112348${{ 132015: '041', 132016: '042', 132001: '043' }[code]}`;
       const channel = await channelWithCustomer(`template ${code}`, to);
       const template = await approvedTemplate(server, channel.id, `held_${code}`);
-      const details = `Template is ${status} due to low quality so it cannot be sent in a template message.`;
       await injectError(channel.account, 400, { code, message, details });
       const res = await send(server, {
         channel_id: channel.id,
@@ -268,6 +273,7 @@ describe('template errors pause or disable the stored template', () => {
       assert.equal(res.status, 201, res.text);
       const failed = await waitForStatus(server, res.body.data.id, 'failed');
       assert.equal(failed.error.code, String(code));
+      assert.equal(await faultHits(), 1, 'not retried');
       const listed = await request(server, 'GET', `/v1/templates?channel_id=${channel.id}&name=${template.name}`, { key: server.apiKey });
       const stored = listed.body.data[0];
       assert.equal(stored.status, status);
@@ -331,6 +337,14 @@ test('the fault switch refuses a provider_error rule it cannot answer, naming th
     [{ fault: 'provider_error', answer: { status: 200, error: {} } }, /rules\[0\]\.answer\.status/],
     [{ fault: 'provider_error', answer: { status: 400, error: 'x' } }, /rules\[0\]\.answer\.error/],
     [{ fault: 'provider_error', answer: { status: 400, error: {}, retry_after: 5 } }, /rules\[0\]\.answer\.retry_after/],
+    [
+      { fault: 'provider_error', answer: { code: 131000 } },
+      /rules\[0\]\.answer\.code must be one of the official codes the sandbox answers: 130429/,
+    ],
+    [{ fault: 'provider_error', answer: { code: 130429, error: {} } }, /rules\[0\]\.answer\.code and \.error cannot both/],
+    [{ fault: 'provider_error', answer: { code: 130429, status: 200 } }, /rules\[0\]\.answer\.status/],
+    [{ fault: 'provider_error', answer: { code: 130429, subcode: 'x' } }, /rules\[0\]\.answer\.subcode/],
+    [{ fault: 'provider_error', on: 'media', answer: { code: 130429 } }, /rules\[0\]\.answer\.code is for sends only/],
     [{ fault: 'error', answer: { status: 400, error: {} } }, /rules\[0\]\.answer is only for/],
     [{ fault: 'error', to: '+49 151' }, /rules\[0\]\.to/],
   ] as const) {

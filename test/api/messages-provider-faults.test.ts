@@ -3,6 +3,8 @@
  * the provider got the send, and connections cut mid-call (the sandbox's fault switch). What was lost
  * is checked, not just what arrived: nothing acknowledged is lost, the provider holds each message
  * exactly once, and every status change is delivered to the organization's webhook endpoint.
+ * Retries, lookups and the wait for a status are due at the server's clock's times: the tests move
+ * the clock on to them instead of waiting (eventuallyMovingClock).
  */
 // stores: both
 import assert from 'node:assert/strict';
@@ -14,17 +16,27 @@ import { messages } from '../../src/db/schema.ts';
 import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
 import type { MessageRow } from '../../src/domain/messages/messages.ts';
 import { signBody } from '../../src/providers/signature.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
-import { customerWrites, officialChannel, outsideOfficialChannel, pairedGatewayChannel, send, waitForStatus } from '../messages-helpers.ts';
+import {
+  customerWrites,
+  officialChannel,
+  outsideOfficialChannel,
+  pairedGatewayChannel,
+  send,
+  waitForStatus,
+  waitForStatusMovingClock,
+} from '../messages-helpers.ts';
 import { startReceiver, type Receiver } from '../webhook-receiver.ts';
 
 const RECONCILE_SECONDS = 8;
 let server: TestServer;
 let receiver: Receiver;
+const clock = movableClock();
 before(async () => {
   server = await startTestServer({
     worker: true,
+    clock,
     env: {
       SANDBOX_STATUS_DELAY_MS: '20',
       SANDBOX_FAULT_INJECTION: 'true',
@@ -100,7 +112,7 @@ test('official (sandbox): every fault, yet each message reaches the provider exa
   await injectEveryFault(settings.phone_number_id, 2);
   const ids = await sendAll(channel.id, to, 12);
   for (const id of ids) {
-    const final = await waitForStatus(server, id, 'read', 60_000);
+    const final = await waitForStatusMovingClock(server, clock, id, 'read');
     assert.ok(final.provider_message_id, `message ${id} has the provider's id`);
   }
   assert.deepEqual(await faultHits(settings.phone_number_id), { error: 2, rate_limit: 2, hang: 2, lose_answer: 2, reset: 2 });
@@ -122,7 +134,7 @@ test('gateway (sandbox): every fault, yet each message reaches the gateway exact
   const session = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data.settings.session;
   await injectEveryFault(session, 2);
   const ids = await sendAll(channel.id, '4915112347002', 12);
-  for (const id of ids) await waitForStatus(server, id, 'read', 60_000);
+  for (const id of ids) await waitForStatusMovingClock(server, clock, id, 'read');
   assert.deepEqual(await faultHits(session), { error: 2, rate_limit: 2, hang: 2, lose_answer: 2, reset: 2 });
   const held = await queryRows<{ id: string; n: number }>(
     db(),
@@ -183,14 +195,16 @@ test('official API as it really is (no lookup): a lost answer is settled by the 
 
   await request(server, 'PUT', '/sandbox/faults', { body: { rules: [{ fault: 'lose_answer', account: number.phoneNumberId, times: 1 }] } });
   const [received] = await sendAll(channelId, to, 1);
+  // In real time: the status naming it comes well before the wait for one ends.
   const read = await waitForStatus(server, received!, 'read', 30_000);
   assert.match(read.provider_message_id, /^wamid\./);
 
   await request(server, 'PUT', '/sandbox/faults', { body: { rules: [{ fault: 'hang', account: number.phoneNumberId, times: 1 }] } });
-  const started = Date.now();
+  const started = clock.now().getTime();
   const [lost] = await sendAll(channelId, to, 1);
-  const failed = await waitForStatus(server, lost!, 'failed', (RECONCILE_SECONDS + 20) * 1000);
-  assert.ok(Date.now() - started >= RECONCILE_SECONDS * 1000 - 500, 'it waited for a status first');
+  const failed = await waitForStatusMovingClock(server, clock, lost!, 'failed');
+  const failedAt = Date.parse((failed.history as Array<{ status: string; at: string }>).find((h) => h.status === 'failed')!.at);
+  assert.ok(failedAt - started >= RECONCILE_SECONDS * 1000, `it waited for a status first (failed after ${failedAt - started} ms)`);
   assert.equal(failed.error.code, 'outcome_unknown');
   assert.match(failed.error.title, /unknown/);
   const held = await queryRows<{ id: string; n: number }>(
@@ -218,7 +232,7 @@ test('a provider that can be asked but keeps failing the lookup is asked again, 
     const lastAttempt = async (secondsAgo: number): Promise<MessageRow> => {
       const [row] = await db()
         .update(messages)
-        .set({ attempts: 1, lastAttemptAt: new Date(Date.now() - secondsAgo * 1000), dispatchAt: null })
+        .set({ attempts: 1, lastAttemptAt: new Date(clock.now().getTime() - secondsAgo * 1000), dispatchAt: null })
         .where(eq(messages.id, id!))
         .returning();
       return row!;

@@ -499,6 +499,31 @@ export async function recordChannelFault(
   }
 }
 
+/**
+ * Keeps a provider's hold on the channel's sends (a rate limit, maintenance) in its health: the error
+ * as its last one and, for a hold of every send (`until`), when it ends. Its status stays: a hold is
+ * no fault of the channel.
+ */
+export async function recordProviderHold(
+  deps: { db: Executor; clock: Clock },
+  row: Pick<ChannelRow, 'id'>,
+  error: Pick<ProviderError, 'code' | 'title'>,
+  until?: Date,
+): Promise<void> {
+  const at = deps.clock.now();
+  await deps.db
+    .update(channels)
+    .set({
+      lastErrorCode: error.code,
+      lastErrorMessage: error.title.slice(0, 1000),
+      lastErrorAt: at,
+      updatedAt: at,
+      // The later end wins: holds answered to sends under way at once may say different times.
+      ...(until ? { heldUntil: sql`greatest(${channels.heldUntil}, ${until.toISOString()}::timestamptz)` } : {}),
+    })
+    .where(eq(channels.id, row.id));
+}
+
 export type UpdateChannelInput = {
   channelId: string;
   name?: string;

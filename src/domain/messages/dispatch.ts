@@ -8,14 +8,20 @@
 import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { messages } from '../../db/schema.ts';
-import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import type { ChannelConnection, Platform, ProviderAdapter, ProviderError, SendFinder } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import { connectionOf, findChannel, recordProviderFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
+import {
+  connectionOf,
+  findChannel,
+  recordProviderFault,
+  recordProviderHold,
+  reloadChannel,
+  type ChannelRow,
+} from '../channels/channels.ts';
 import { checkMedia, mediaOf } from './media.ts';
 import { holdTemplateAfterSend } from '../templates/templates.ts';
 import { advanceStatus, advanceStatuses, type MessageError, type MessageRow } from './messages.ts';
@@ -25,7 +31,6 @@ import { batchRows } from '../../db/batch-rows.ts';
 export type DispatchDeps = {
   db: Db;
   clock: Clock;
-  queue: Queue;
   sealer: Sealer;
   providers: ProviderRegistry;
   pacer: Pacer;
@@ -37,6 +42,11 @@ export type DispatchDeps = {
    * that cannot be asked), or for the provider to answer a lookup; then it fails as outcome unknown.
    */
   reconcileAfterSeconds: number;
+  /**
+   * How long after it was accepted a message may wait while the provider holds its sends back (a
+   * rate limit, maintenance: ProviderError.hold); a hold that would take it past this fails it.
+   */
+  holdSeconds: number;
   /**
    * How long after an attempt a provider that does not deduplicate is asked about it: a request cut
    * off on our side may still be landing on theirs, and a lookup before it lands would send it twice.
@@ -55,8 +65,10 @@ export type DispatchDeps = {
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'unknown';
 export type SendRecorder = { send(platform: string, outcome: SendOutcome, seconds: number): void };
 
-/** Provider retries before a transient failure becomes final. */
+/** Provider retries before a transient failure becomes final (a provider's hold spends none: holdSeconds bounds those). */
 export const MAX_SEND_ATTEMPTS = 8;
+/** How long a hold lasts when the provider's module names no time. */
+const DEFAULT_HOLD_SECONDS = 5;
 /** How long a message waits for its channel to come back before failing. */
 const CHANNEL_WAIT_SECONDS = 30;
 const CHANNEL_WAIT_ROUNDS = 20;
@@ -237,7 +249,8 @@ const secondsSince = (deps: DispatchDeps, at: Date | null) => (at ? (deps.clock.
 /**
  * Settles a message whose last attempt has no answer. Resolves to 'send_again' when the provider
  * certainly does not have it (or deduplicates a repeat), else like dispatchMessage: when to look
- * again, or null when settled (sent, failed, or left to a status webhook and message.reconcile).
+ * again (the provider asked later, or the end of the wait for a status naming it), or null when
+ * settled (sent or failed).
  */
 async function settleLostAnswer(
   deps: DispatchDeps,
@@ -252,17 +265,14 @@ async function settleLostAnswer(
   if (!find) {
     // A repeat with the same idempotency key sends nothing new.
     if (sends.idempotentResend) return 'send_again';
+    if (waited >= deps.reconcileAfterSeconds) return failUnreconciled(deps, row);
+    // The message stays due at the end of the wait (by the dispatcher's clock): a status naming it
+    // moves it out of `queued` first, which ends that (every move out of `queued` clears dispatch_at).
     deps.logger.warn(
       { message_id: row.id, attempts: row.attempts },
       'a send attempt has no answer and the provider cannot be asked; waiting for a status that names it',
     );
-    await deps.queue.enqueue(
-      deps.db,
-      'message.reconcile',
-      { message_id: row.id },
-      { startAfterSeconds: Math.max(1, deps.reconcileAfterSeconds - Math.min(waited, deps.reconcileAfterSeconds)), singletonKey: row.id },
-    );
-    return null;
+    return deps.reconcileAfterSeconds - waited;
   }
   if (!sends.idempotentResend && waited < deps.lookupSettleSeconds) return deps.lookupSettleSeconds - waited;
   const found = await find(row.id);
@@ -315,6 +325,7 @@ async function handleFailure(
     return backoffSeconds(row.attempts);
   }
   // The provider's classification says whom the error concerns (providers/provider.ts, ProviderErrorScope).
+  if (error.hold && error.retryable) return holdBack(deps, row, channel, error);
   if (error.channelFault) await recordProviderFault(deps, channel, error);
   if (error.scope === 'template' && error.templateStatus) await holdTemplate(deps, channel, row, error);
   if (error.retryable && row.attempts < MAX_SEND_ATTEMPTS) {
@@ -329,6 +340,43 @@ async function handleFailure(
     return error.retryAfterSeconds ?? backoffSeconds(row.attempts);
   }
   return fail(deps, row, messageError(error));
+}
+
+/**
+ * The provider holds sends back (a rate limit, maintenance): the channel or the recipient waits the
+ * time it gives (pacing.ts; in every worker process), the channel's health shows it, and the message
+ * is due again then with its attempt given back, since it did nothing wrong. A wait that would take it
+ * past holdSeconds after it was accepted fails it instead, with the provider's error.
+ */
+async function holdBack(deps: DispatchDeps, row: MessageRow, channel: ChannelRow, error: ProviderError): Promise<number | null> {
+  const seconds = error.retryAfterSeconds ?? DEFAULT_HOLD_SECONDS;
+  const now = deps.clock.now();
+  const waited = Math.max(0, (now.getTime() - row.createdAt.getTime()) / 1000);
+  const recipient = error.scope === 'recipient';
+  // The hold stands whatever becomes of this message: the other sends it concerns wait it out.
+  if (recipient) await deps.pacer.pauseRecipient(channel.id, row.toPhone, seconds * 1000);
+  else await deps.pacer.pause(channel.id, seconds * 1000);
+  await recordProviderHold(deps, channel, error, recipient ? undefined : new Date(now.getTime() + seconds * 1000));
+  if (waited + seconds > deps.holdSeconds) {
+    return fail(deps, row, {
+      ...messageError(error),
+      message: `${error.message ? `${error.message} ` : ''}The provider held the message back for ${Math.round(waited)} s after it was accepted; the ${Math.round(seconds)} s more it asks for would pass MESSAGE_HOLD_SECONDS (${deps.holdSeconds} s).`,
+    });
+  }
+  deps.logger.debug(
+    { message_id: row.id, channel_id: channel.id, code: error.code, seconds, scope: recipient ? 'recipient' : 'channel' },
+    'the provider holds sends back; the message waits',
+  );
+  await deps.db
+    .update(messages)
+    .set({
+      attempts: sql`greatest(0, ${messages.attempts} - 1)`,
+      errorCode: error.code,
+      errorTitle: error.title,
+      errorMessage: error.message ?? null,
+    })
+    .where(eq(messages.id, row.id));
+  return seconds;
 }
 
 const messageError = (error: ProviderError): MessageError => ({
@@ -361,11 +409,19 @@ async function holdTemplate(deps: DispatchDeps, channel: { id: string }, row: Me
  * asked: if none has named it by now, whether the provider got it is unknown, and the message fails
  * saying so rather than risk sending it twice.
  */
-export async function reconcileMessage(deps: DispatchDeps, messageId: string): Promise<void> {
-  const row = await loadRow(deps.db, messageId);
-  if (!row || row.status !== 'queued' || row.dispatchAt !== null) return;
-  await fail(deps, row, {
+function failUnreconciled(deps: DispatchDeps, row: MessageRow): Promise<null> {
+  return fail(deps, row, {
     code: 'outcome_unknown',
     title: `the answer to the send was lost and no status named the message within ${deps.reconcileAfterSeconds} s; the provider cannot be asked, so whether it received the message is unknown`,
   });
+}
+
+/**
+ * The message.reconcile job of an earlier version, which ended that wait with a job instead of the
+ * message's due time: a message it left queued with nothing due fails as unknown, as it then did.
+ */
+export async function reconcileMessage(deps: DispatchDeps, messageId: string): Promise<void> {
+  const row = await loadRow(deps.db, messageId);
+  if (!row || row.status !== 'queued' || row.dispatchAt !== null) return;
+  await failUnreconciled(deps, row);
 }

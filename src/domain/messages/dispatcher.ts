@@ -35,6 +35,8 @@ export type MessageDispatcher = {
   stop(options: { timeoutMs: number }): Promise<void>;
   /** Claims due messages now instead of at the next poll. */
   wake(): void;
+  /** Sends under way in this process (claimed and not yet settled). */
+  inFlight(): number;
 };
 
 export type DispatcherOptions = {
@@ -226,5 +228,6 @@ export function createMessageDispatcher(deps: DispatchDeps, options: DispatcherO
     start: () => loop.start(),
     stop: ({ timeoutMs }) => loop.stop({ timeoutMs }),
     wake: loop.wake,
+    inFlight: loop.inFlight,
   };
 }

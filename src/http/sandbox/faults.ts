@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parseFaultRules, type FaultAnswer } from '../../sandbox/faults.ts';
+import { namedOfficialError } from '../../sandbox/errors.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
-import { sendGatewayError } from './replies.ts';
+import { sendGatewayError, sendOfficialError } from './replies.ts';
 
 const ROUTE = { config: { auth: { public: true as const } }, schema: { hide: true } };
 /** A held request is cut after this long at most, whatever the caller's timeout. */
@@ -73,14 +74,25 @@ export async function downloadWithFaults(
       request.raw.socket?.destroy();
       return;
     case 'provider_error':
-      return answerAs(reply, rule!.answer!);
+      return answerAs(reply, rule!.answer!, request.body);
     default:
       return fault satisfies never;
   }
 }
 
-/** A provider_error fault's answer, as the test wrote it in the protocol's shape. */
-function answerAs(reply: FastifyReply, answer: FaultAnswer) {
+/**
+ * A provider_error fault's answer: as the test wrote it in the protocol's shape, or the official
+ * provider's own answer for the code it names, refusing this request's body.
+ */
+function answerAs(reply: FastifyReply, answer: FaultAnswer, body: unknown) {
+  if ('code' in answer) {
+    const error = namedOfficialError(answer.code, body);
+    return sendOfficialError(
+      reply,
+      { ...error, status: answer.status ?? error.status, ...(answer.subcode !== undefined ? { subcode: answer.subcode } : {}) },
+      { retryAfter: answer.retry_after ?? null },
+    );
+  }
   if (answer.retry_after !== undefined) void reply.header('retry-after', answer.retry_after);
   return reply.code(answer.status).send({ error: answer.error });
 }
@@ -88,16 +100,17 @@ function answerAs(reply: FastifyReply, answer: FaultAnswer) {
 /**
  * Runs one send under the fault the switch has for its account: `refuse` answers error and
  * rate_limit in the protocol's shape; `process` does the send; `answer` writes its result.
+ * `official`: a send of the official API, which rules naming its error codes hit.
  */
 export async function sendWithFaults<T>(
   sandbox: Sandbox,
   account: string,
   request: FastifyRequest,
   reply: FastifyReply,
-  io: { refuse(fault: 'error' | 'rate_limit'): unknown; process(): Promise<T>; answer(result: T): unknown },
+  io: { official: boolean; refuse(fault: 'error' | 'rate_limit'): unknown; process(): Promise<T>; answer(result: T): unknown },
 ): Promise<unknown> {
   const to = (request.body as { to?: unknown } | null | undefined)?.to;
-  const rule = sandbox.faults.take(account, typeof to === 'string' ? to : undefined);
+  const rule = sandbox.faults.take(account, typeof to === 'string' ? to : undefined, 'send', io.official);
   const fault = rule?.fault;
   switch (fault) {
     case undefined:
@@ -115,7 +128,7 @@ export async function sendWithFaults<T>(
       await io.process();
       return holdOpen(request, reply);
     case 'provider_error':
-      return answerAs(reply, rule!.answer!);
+      return answerAs(reply, rule!.answer!, request.body);
     default:
       return fault satisfies never;
   }

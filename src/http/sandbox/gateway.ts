@@ -71,6 +71,7 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
   const send = (triedNew: boolean) =>
     authed(async (account, _p, request, reply) =>
       sendWithFaults(sandbox, account.id, request, reply, {
+        official: false,
         refuse: (fault) => sendGatewayError(reply, fault === 'error' ? gateway.internal() : gateway.rateLimited()),
         process: () => api.send(db, account, request.body, { triedNew }),
         answer: (result) =>

@@ -91,6 +91,7 @@ export async function registerOfficialRoutes(scope: FastifyInstance, sandbox: Sa
     const account = await api.authenticate(db, bearerToken(request, true));
     if (!account.ok) return sendOfficialError(reply, account.error);
     return sendWithFaults(sandbox, params.id, request, reply, {
+      official: true,
       refuse: (fault) => sendOfficialError(reply, fault === 'error' ? official.internal() : official.throughput()),
       process: () => api.send(db, account.value, params.id, request.body),
       answer: (result) => answerOfficial(reply, result),

@@ -16,12 +16,14 @@ export function bearerToken(request: FastifyRequest, allowQuery = false): string
   return undefined;
 }
 
-export function sendOfficialError(reply: FastifyReply, error: OfficialError) {
+/** An official error in the provider's shape; `retryAfter`: the Retry-After header (null: none; by default 1 s on a 429). */
+export function sendOfficialError(reply: FastifyReply, error: OfficialError, options: { retryAfter?: string | null } = {}) {
   const trace = fbtraceId();
   if (error.status === 401) {
     void reply.header('www-authenticate', `OAuth "Facebook Platform" "invalid_token" "${error.message.replace(/"/g, "'")}"`);
   }
-  if (error.status === 429) void reply.header('retry-after', '1');
+  const retryAfter = options.retryAfter === undefined ? (error.status === 429 ? '1' : null) : options.retryAfter;
+  if (retryAfter !== null) void reply.header('retry-after', retryAfter);
   return reply
     .code(error.status)
     .header('x-fb-trace-id', trace)

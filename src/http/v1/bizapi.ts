@@ -63,7 +63,7 @@ export async function registerBizapiRoutes(app: App, deps: OnboardingDeps) {
           pin: b.pin,
         }),
       );
-      return { data: presentChannel(row, deps.sealer) };
+      return { data: presentChannel(row, deps.sealer, deps.clock.now()) };
     },
   );
 
@@ -86,6 +86,7 @@ export async function registerBizapiRoutes(app: App, deps: OnboardingDeps) {
       data: presentChannel(
         await inputFrom('body', registerPhone(deps, actorOf(request), { channelId: request.body.channel_id, pin: request.body.pin })),
         deps.sealer,
+        deps.clock.now(),
       ),
     }),
   );

@@ -15,8 +15,8 @@ export type ChannelStatusView = z.infer<typeof ChannelStatusSchema>;
 export type ConnectView = z.infer<typeof ConnectSchema>;
 export type ChannelCapabilitiesRecord = z.infer<typeof CapabilitiesSchema>;
 
-/** A channel as the API shows it: visible settings, the names of its credentials (never their values), its health. */
-export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
+/** A channel as the API shows it at `now`: visible settings, the names of its credentials (never their values), its health. */
+export function presentChannel(row: ChannelRow, sealer: Sealer, now: Date): ChannelView {
   return {
     id: row.id,
     platform: row.platform as Platform,
@@ -33,6 +33,7 @@ export function presentChannel(row: ChannelRow, sealer: Sealer): ChannelView {
       last_error_code: row.lastErrorCode,
       last_error_message: row.lastErrorMessage,
       last_error_at: row.lastErrorAt?.toISOString() ?? null,
+      held_until: row.heldUntil && row.heldUntil.getTime() > now.getTime() ? row.heldUntil.toISOString() : null,
       reconnect_attempts: row.reconnectAttempts,
       next_retry_at: row.nextRetryAt?.toISOString() ?? null,
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,

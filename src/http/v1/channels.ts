@@ -51,6 +51,10 @@ export const ChannelSchema = z
       last_error_code: z.string().nullable().meta({ description: "The provider's code of the last error" }),
       last_error_message: z.string().nullable(),
       last_error_at: z.string().nullable(),
+      held_until: z.string().nullable().meta({
+        description:
+          'While the provider holds every send of the channel back (a throughput or rate limit, maintenance: its code is last_error_code), when the hold ends; the sends wait, spending none of their attempts. Null when not held. A hold of one recipient (pair rate limit) shows as the last error only.',
+      }),
       reconnect_attempts: z.number().int().meta({
         description:
           'Failed health checks in a row (3 mark a connected channel disconnected); on the embedded engine, its reconnect attempts since the connection was lost or could not be made (last_error_message names why and the next try)',
@@ -217,7 +221,7 @@ const channelErrors = errorResponses([400, 401, 403, 404, 409, 422, 503]);
 export type ChannelRouteDeps = { channels: ChannelDeps; pairing: PairingDeps };
 
 export async function registerChannelRoutes(app: App, { channels: deps, pairing }: ChannelRouteDeps) {
-  const present = (row: ChannelRow) => presentChannel(row, deps.sealer);
+  const present = (row: ChannelRow) => presentChannel(row, deps.sealer, deps.clock.now());
 
   app.get(
     '/v1/channels',

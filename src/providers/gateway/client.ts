@@ -15,6 +15,8 @@ export function gatewayError(status: number, body: unknown): ProviderError {
     title: e?.message ?? `gateway answered HTTP ${status}`,
     retryable: e?.retryable === true || status >= 500 || status === 429,
     retryAfterSeconds: status === 429 ? 5 : undefined,
+    // A rate limit holds the sends back; it is no fault of the message's (no attempt spent).
+    ...(status === 429 ? { hold: true } : {}),
     channelFault: status === 401 || status === 403,
     // Its rate limit is the session's: every send of the channel waits.
     scope: status === 429 || status === 401 || status === 403 ? 'channel' : 'message',

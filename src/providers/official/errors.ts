@@ -20,11 +20,17 @@ export type GraphErrorBody = {
   };
 };
 
-/** Limits on the whole number or app ("not now"), with how long to hold the channel when no Retry-After says: throughput, spam rate, account and app call limits. */
-const CHANNEL_LIMIT_SECONDS: Record<string, number> = { '130429': 2, '131048': 60, '80007': 60, '4': 60 };
+/**
+ * The provider holding back every send of the number ("not now"), with how long to hold the channel
+ * when no Retry-After says: throughput (130429), spam rate (131048), business account (80007) and app
+ * call (4) limits, and the account in maintenance mode (131057, a throughput upgrade, say).
+ */
+const CHANNEL_HOLD_SECONDS: Record<string, number> = { '130429': 2, '131048': 60, '80007': 60, '4': 60, '131057': 60 };
 /** Too many messages to one recipient (the business/consumer pair rate): only that recipient waits. */
 const PAIR_LIMIT = '131056';
 const PAIR_LIMIT_SECONDS = 6;
+/** Any other 429: the channel waits this long when no Retry-After says. */
+const TOO_MANY_SECONDS = 5;
 /**
  * Faults of the account or its access that no retry mends: invalid or expired token (190, 102, 10),
  * account locked (131031), number not registered (133010), blocked for policy violations (368),
@@ -32,8 +38,11 @@ const PAIR_LIMIT_SECONDS = 6;
  */
 const ACCOUNT_CODES = new Set(['190', '102', '10', '131031', '133010', '368', '131042']);
 const isPermissionCode = (code: string) => /^\d+$/.test(code) && Number(code) >= 200 && Number(code) <= 299;
-/** The template the message uses was paused (132015) or disabled (132016) by the provider. */
-const TEMPLATE_CODES: Record<string, 'paused' | 'disabled'> = { '132015': 'paused', '132016': 'disabled' };
+/**
+ * The template the message uses was paused (132015) or disabled (132016) by the provider, or it has
+ * no such template in that language (132001: deleted, as its status webhook's DELETED reads).
+ */
+const TEMPLATE_CODES: Record<string, 'paused' | 'disabled'> = { '132015': 'paused', '132016': 'disabled', '132001': 'disabled' };
 /** Waits longer than this are not taken at their word. */
 const MAX_RETRY_AFTER_SECONDS = 3600;
 
@@ -59,14 +68,19 @@ export function classifyGraphError(status: number, body: unknown, retryAfter?: s
     ...(typeof e?.error_user_msg === 'string' && e.error_user_msg !== '' ? { userMessage: e.error_user_msg } : {}),
     retryable: false,
   };
-  if (code === PAIR_LIMIT) return { ...base, scope: 'recipient', retryable: true, retryAfterSeconds: after ?? PAIR_LIMIT_SECONDS };
-  if (code in CHANNEL_LIMIT_SECONDS) {
-    return { ...base, scope: 'channel', retryable: true, retryAfterSeconds: after ?? CHANNEL_LIMIT_SECONDS[code] ?? 5 };
-  }
+  const hold = (scope: 'channel' | 'recipient', seconds: number): ProviderError => ({
+    ...base,
+    scope,
+    retryable: true,
+    hold: true,
+    retryAfterSeconds: after ?? seconds,
+  });
+  if (code === PAIR_LIMIT) return hold('recipient', PAIR_LIMIT_SECONDS);
+  if (code in CHANNEL_HOLD_SECONDS) return hold('channel', CHANNEL_HOLD_SECONDS[code]!);
   if (ACCOUNT_CODES.has(code) || isPermissionCode(code) || status === 401) return { ...base, scope: 'channel', channelFault: true };
   const templateStatus = TEMPLATE_CODES[code];
   if (templateStatus) return { ...base, scope: 'template', templateStatus };
-  if (status === 429) return { ...base, scope: 'channel', retryable: true, retryAfterSeconds: after ?? 5 };
+  if (status === 429) return hold('channel', TOO_MANY_SECONDS);
   // The provider's word on whether trying again can help; a Retry-After is one too. Without either, a 5xx may pass.
   const transient = after !== undefined || (e?.is_transient ?? status >= 500);
   return { ...base, scope: 'message', retryable: transient, ...(transient && after !== undefined ? { retryAfterSeconds: after } : {}) };

@@ -6,30 +6,39 @@ const body = (code: number, extra: Record<string, unknown> = {}) => ({
   error: { message: `(#${code}) x`, type: 'OAuthException', code, fbtrace_id: 'A', ...extra },
 });
 
-test('each error is classified by whom it concerns', () => {
+test('each error is classified by whom it concerns, and whether the provider only holds sends back', () => {
+  const codes = [
+    131056, 130429, 131048, 80007, 4, 131057, 131031, 133010, 368, 131042, 200, 299, 190, 132015, 132016, 132001, 131047, 131026,
+  ];
   assert.deepEqual(
-    [131056, 130429, 131048, 80007, 131031, 133010, 368, 131042, 200, 299, 190, 132015, 132016, 131047, 131026].map((code) => {
-      const e = classifyGraphError(code === 190 ? 401 : 400, body(code));
-      return [code, e.scope, e.retryable, e.channelFault ?? false, e.templateStatus];
+    codes.map((code) => {
+      const e = classifyGraphError(code === 190 ? 401 : code === 131057 ? 500 : 400, body(code));
+      return [code, e.scope, e.retryable, e.channelFault ?? false, e.hold ?? false, e.templateStatus];
     }),
     [
-      [131056, 'recipient', true, false, undefined],
-      [130429, 'channel', true, false, undefined],
-      [131048, 'channel', true, false, undefined],
-      [80007, 'channel', true, false, undefined],
-      [131031, 'channel', false, true, undefined],
-      [133010, 'channel', false, true, undefined],
-      [368, 'channel', false, true, undefined],
-      [131042, 'channel', false, true, undefined],
-      [200, 'channel', false, true, undefined],
-      [299, 'channel', false, true, undefined],
-      [190, 'channel', false, true, undefined],
-      [132015, 'template', false, false, 'paused'],
-      [132016, 'template', false, false, 'disabled'],
-      [131047, 'message', false, false, undefined],
-      [131026, 'message', false, false, undefined],
+      [131056, 'recipient', true, false, true, undefined],
+      [130429, 'channel', true, false, true, undefined],
+      [131048, 'channel', true, false, true, undefined],
+      [80007, 'channel', true, false, true, undefined],
+      [4, 'channel', true, false, true, undefined],
+      [131057, 'channel', true, false, true, undefined],
+      [131031, 'channel', false, true, false, undefined],
+      [133010, 'channel', false, true, false, undefined],
+      [368, 'channel', false, true, false, undefined],
+      [131042, 'channel', false, true, false, undefined],
+      [200, 'channel', false, true, false, undefined],
+      [299, 'channel', false, true, false, undefined],
+      [190, 'channel', false, true, false, undefined],
+      [132015, 'template', false, false, false, 'paused'],
+      [132016, 'template', false, false, false, 'disabled'],
+      [132001, 'template', false, false, false, 'disabled'],
+      [131047, 'message', false, false, false, undefined],
+      [131026, 'message', false, false, false, undefined],
     ],
   );
+  const tooMany = classifyGraphError(429, body(131000));
+  assert.deepEqual([tooMany.scope, tooMany.hold, tooMany.retryAfterSeconds], ['channel', true, 5], 'any other 429 holds the channel');
+  assert.equal(classifyGraphError(400, body(131057)).retryAfterSeconds, 60, 'maintenance holds a minute unless told');
 });
 
 test('Retry-After and is_transient decide whether and when a message error is retried', () => {

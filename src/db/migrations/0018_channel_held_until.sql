@@ -1,0 +1,1 @@
+ALTER TABLE "channels" ADD COLUMN "held_until" timestamp with time zone;
