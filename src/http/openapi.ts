@@ -37,15 +37,20 @@ const TITLES: Record<number, string> = {
 
 const RETRY_AFTER = { type: 'string', description: 'Seconds to wait before retrying' };
 
-/** The request limits' fields (draft-ietf-httpapi-ratelimit-headers-06; http/rate-limit.ts), on every counted response. */
+/**
+ * The request limits' fields (draft-ietf-httpapi-ratelimit-headers-06; http/rate-limit.ts), on every counted response.
+ * Each is the header's schema with its description: @fastify/swagger wraps it as `{description, schema}` (a
+ * `schema` here would be nested in another).
+ */
 const RATE_LIMIT_HEADERS = {
   'ratelimit-limit': {
+    type: 'string',
     description: 'Requests allowed in the window of the limit closest to being reached',
-    schema: { type: 'string', example: '6000' },
+    example: '6000',
   },
-  'ratelimit-remaining': { description: 'Requests left in that window', schema: { type: 'string', example: '0' } },
-  'ratelimit-reset': { description: 'Seconds until that window ends', schema: { type: 'string', example: '42' } },
-  'ratelimit-policy': { description: 'The limit and its window in seconds', schema: { type: 'string', example: '6000;w=60' } },
+  'ratelimit-remaining': { type: 'string', description: 'Requests left in that window', example: '0' },
+  'ratelimit-reset': { type: 'string', description: 'Seconds until that window ends', example: '42' },
+  'ratelimit-policy': { type: 'string', description: 'The limit and its window in seconds', example: '6000;w=60' },
 };
 
 const SHAPES: Record<string, ErrorShape> = { Problem: 'problem', CodeError: 'code', OAuthError: 'oauth' };
