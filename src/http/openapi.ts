@@ -12,6 +12,7 @@ import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform } from '@fastify/swagger';
 import { z } from 'zod';
 import { presentError, type ErrorShape } from './errors.ts';
+import { OPERATION_IDS } from './operation-ids.ts';
 import { EXAMPLE_REQUEST_ID, errorExamples, OPERATION_EXAMPLES, SCHEMA_EXAMPLES, type ErrorContext } from './examples.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -170,7 +171,8 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     }
     // The server answers an oversized header block before any route is known (http/client-error.ts): a problem on every route.
     response['431'] ??= errorResponse(431, 'problem', context);
-    return { ...output, schema: { ...schema, response } as FastifySchema };
+    const operationId = OPERATION_IDS[context.operation];
+    return { ...output, schema: { ...schema, response, ...(operationId ? { operationId } : {}) } as FastifySchema };
   };
 }
 

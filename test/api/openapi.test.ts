@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createKeyWith, freePort, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 import { validatorFor } from '../fuzz/contract.ts';
+import { OPERATION_IDS } from '../../src/http/operation-ids.ts';
 
 let server: TestServer;
 let closedPort: number;
@@ -475,4 +476,23 @@ test('the declared error media type and example shape are what a real request an
     );
     assert.equal(example.code, res.body.code, `${operation} ${status} code`);
   }
+});
+
+test('every operation has a stable, unique camelCase operationId from one table, and the table names no other', async () => {
+  const doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+  const seen = new Map<string, string>();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      assert.equal(op.operationId, OPERATION_IDS[where], `${where} has its operationId`);
+      assert.match(op.operationId, /^[a-z][A-Za-z]+$/, `${where}: ${op.operationId} is camelCase`);
+      assert.equal(seen.get(op.operationId), undefined, `${op.operationId} names ${where} and ${seen.get(op.operationId)}`);
+      seen.set(op.operationId, where);
+    }
+  }
+  assert.deepEqual(
+    Object.keys(OPERATION_IDS).filter((where) => !seen.has(OPERATION_IDS[where]!)),
+    [],
+    'table entries for no operation',
+  );
 });
