@@ -49,7 +49,10 @@ export default tseslint.config(
   },
   // The provider webhook paths are the spec's (/v1/providers/{platform}/webhook); the route file only
   // mounts them and hands each delivery to its platform's inbound half. The OpenAPI examples are data.
-  { files: ['src/http/providers/webhooks.ts', 'src/http/examples.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    files: ['src/http/providers/webhooks.ts', 'src/http/examples.ts', 'src/http/error-examples.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
   // House rules (docs/ARCHITECTURE.md). Kept in blocks of their own; each block names its files.
   {
     // Only src/config.ts reads the environment. Outside src/, the test harness (test/harness.ts, test/process/service.ts:

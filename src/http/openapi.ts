@@ -13,7 +13,8 @@ import type { SwaggerTransform } from '@fastify/swagger';
 import { z } from 'zod';
 import { presentError, type ErrorShape } from './errors.ts';
 import { OPERATION_IDS } from './operation-ids.ts';
-import { EXAMPLE_REQUEST_ID, errorExamples, OPERATION_EXAMPLES, SCHEMA_EXAMPLES, type ErrorContext } from './examples.ts';
+import { errorExamples, type ErrorContext } from './error-examples.ts';
+import { EXAMPLE_REQUEST_ID, OPERATION_EXAMPLES, SCHEMA_EXAMPLES } from './examples.ts';
 
 type JsonSchema = Record<string, unknown>;
 type RouteSchema = { response?: Record<string, JsonSchema>; hide?: boolean; [key: string]: unknown };
