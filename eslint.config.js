@@ -11,7 +11,7 @@ const ENV_IMPORTS = ['process', 'node:process'].map((name) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/db/migrations/**', 'data/**'] },
+  { ignores: ['dist/**', '**/dist/**', '**/node_modules/**', 'src/db/migrations/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

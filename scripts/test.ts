@@ -36,7 +36,7 @@ const MODULE_HOOKS = path.resolve('src/boot/module-hooks.ts');
 const TEST_V8_FLAGS = ['--liftoff-only'];
 
 const filters = process.argv.slice(2);
-const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')]
+const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts'), ...globSync('packages/*/src/**/*.test.ts'), ...globSync('packages/*/test/**/*.test.ts')]
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 
@@ -118,7 +118,7 @@ type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store | 'check'; comman
  */
 const CHECKS: Array<[string, string[]]> = [
   ['typecheck', ['node_modules/typescript-7/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
-  ['lint', ['node_modules/eslint/bin/eslint.js', 'src', 'test', 'scripts', 'bench']],
+  ['lint', ['node_modules/eslint/bin/eslint.js', 'src', 'test', 'scripts', 'bench', 'packages']],
   ['format', ['node_modules/@biomejs/biome/bin/biome', 'format', '.']],
 ];
 
