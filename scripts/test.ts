@@ -64,6 +64,8 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
     const command = given ?? [
       process.execPath,
       ...TEST_V8_FLAGS,
+      // The workspace packages (packages/*) resolve to their TypeScript sources, not to a build.
+      '--conditions=parley-source',
       '--import',
       MODULE_HOOKS,
       '--test',

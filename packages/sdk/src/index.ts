@@ -1,0 +1,2 @@
+// The SDK's entry point (issue 33): being built.
+export {};
