@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createKeyWith, freePort, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 import { validatorFor } from '../fuzz/contract.ts';
+import { OPENAPI_TAGS } from '../../src/http/app/openapi-document.ts';
 import { OPERATION_IDS } from '../../src/http/operation-ids.ts';
 
 let server: TestServer;
@@ -494,5 +495,27 @@ test('every operation has a stable, unique camelCase operationId from one table,
     Object.keys(OPERATION_IDS).filter((where) => !seen.has(OPERATION_IDS[where]!)),
     [],
     'table entries for no operation',
+  );
+});
+
+test('every operation has one tag, each tag is declared with a description, and every declared tag groups operations', async () => {
+  const doc = (await request(server, 'GET', '/v1/openapi.json')).body;
+  const declared = (doc.tags as Array<{ name: string; description?: string }>).map((tag) => tag.name);
+  assert.deepEqual(
+    declared,
+    OPENAPI_TAGS.map((tag) => tag.name),
+  );
+  const used = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      assert.equal(op.tags?.length, 1, `${method.toUpperCase()} ${path} has one tag`);
+      assert.ok(declared.includes(op.tags[0]), `${method.toUpperCase()} ${path}: its tag ${op.tags[0]} is declared`);
+      used.add(op.tags[0]);
+    }
+  }
+  assert.deepEqual(
+    declared.filter((name) => !used.has(name)),
+    [],
+    'declared tags that group no operation',
   );
 });

@@ -5,6 +5,28 @@ import type { Config } from '../../config.ts';
 import { asReference, withErrorResponses } from '../openapi.ts';
 import type { App } from '../types.ts';
 
+/**
+ * The groups of operations, in the order the reference shows them: each operation has one of these tags,
+ * and the SDK (packages/sdk) groups its methods by them (`api-keys` is `parley.apiKeys`).
+ */
+export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> = [
+  { name: 'health', description: 'Whether the service and its database answer.' },
+  { name: 'auth', description: 'Dashboard sessions, sign-up, passwords and the OAuth grants a user gave.' },
+  { name: 'oauth', description: 'OAuth 2.0: authorization code with PKCE, the device flow, tokens, introspection and revocation.' },
+  { name: 'api-keys', description: "The organization's API keys and their permissions." },
+  { name: 'oauth-clients', description: 'OAuth clients registered by the organization (third-party apps and CLIs).' },
+  { name: 'organizations', description: 'Organizations, their members and invitations.' },
+  { name: 'channels', description: "Connected numbers: the provider's official API or a linked device, their status, QR and media." },
+  { name: 'templates', description: 'Message templates, submitted to the provider for approval and synced from it.' },
+  { name: 'onboarding', description: 'Embedded sign-up with the provider: exchanging its code and registering a number.' },
+  { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },
+  { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
+  { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
+  { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },
+  { name: 'events', description: 'Every event, read as a list or as a live stream of server-sent events.' },
+  { name: 'provider webhooks', description: 'Called by the providers (their webhooks and the gateway protocol), not by integrators.' },
+];
+
 /** Registers the document; the routes registered after it are in it. */
 export async function registerOpenApiDocument(app: App, config: Pick<Config, 'baseUrl'>): Promise<void> {
   await app.register(swagger, {
@@ -13,6 +35,7 @@ export async function registerOpenApiDocument(app: App, config: Pick<Config, 'ba
       info: {
         title: 'Parley API',
         version: '1.0.0',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Business messaging and CRM. Authenticate with `X-Api-Key`, an OAuth access token (`Authorization: Bearer`), or the dashboard session cookie. ' +
           'Lists return `{data: [...], meta: {next_cursor}}`; pass `cursor` (and `limit`, default 50, maximum 200) to page. ' +
@@ -20,6 +43,7 @@ export async function registerOpenApiDocument(app: App, config: Pick<Config, 'ba
           'Requests are rate limited per API key, per OAuth client, per dashboard user, and per address without a credential: counted responses carry `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and `RateLimit-Policy`; over a limit the answer is 429 with `Retry-After`.',
       },
       servers: [{ url: config.baseUrl }],
+      tags: [...OPENAPI_TAGS],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key; its permissions are the scopes below.' },
