@@ -853,6 +853,31 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.organizationId, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
 
+/**
+ * Idempotency-Key of any other POST or PATCH (http/idempotency.ts): the first request's answer under a
+ * credential (`scope`: the API key, the user, or the OAuth client and user), kept 24 hours. `started`
+ * while the first request runs; `completed` with its status and, when it may be shown again, its body.
+ */
+export const idempotentRequests = pgTable(
+  'idempotent_requests',
+  {
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    state: text('state', { enum: ['started', 'completed'] }).notNull(),
+    statusCode: integer('status_code'),
+    contentType: text('content_type'),
+    /** The answer's body; null when it held a secret shown once (the route's `idempotency: 'no-replay'`) or was too large. */
+    body: text('body'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.scope, t.key] }), index('idempotent_requests_created_idx').on(t.createdAt)],
+);
+
 /*
  * Contacts (the CRM). A contact's phone, email and external id are also rows of contact_identities,
  * which is where every lookup and every uniqueness rule lives: one identity value belongs to at most

@@ -18,6 +18,7 @@ import { HttpError, internalError, sendError, type ErrorShape } from './errors.t
 import { logRequests, requestLogging } from './request-log.ts';
 import { registerErrorHandlers } from './app/error-handlers.ts';
 import { registerGuards } from './app/guards.ts';
+import { registerIdempotency, type IdempotencyMode } from './idempotency.ts';
 import { registerOpenApiDocument } from './app/openapi-document.ts';
 import { registerRouteGroups } from './app/routes.ts';
 import { securityHeaderSettings } from './app/security.ts';
@@ -96,6 +97,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
         url: route.url,
         hidden: Boolean((route.schema as { hide?: boolean } | undefined)?.hide),
         public: Boolean(route.config && 'auth' in route.config && route.config.auth && 'public' in route.config.auth),
+        optional: Boolean(route.config && 'auth' in route.config && route.config.auth && 'optional' in route.config.auth),
+        idempotency: (route.config as { idempotency?: IdempotencyMode } | undefined)?.idempotency,
       });
     }
   });
@@ -129,6 +132,8 @@ export async function buildApp(container: Container, options: AppOptions = {}): 
     bearer: options.bearer ?? container.bearer.authenticate,
   };
   registerGuards(app, container, authDeps);
+  // After the guards (the key belongs to the credential) and the schemas (a malformed request keeps no key).
+  registerIdempotency(app, container);
   registerErrorHandlers(app);
   await registerOpenApiDocument(app, config);
   await registerRouteGroups(app, container, { authDeps, dashboardCsp });

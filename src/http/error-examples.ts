@@ -23,6 +23,10 @@ export type ErrorContext = {
   bodyField?: { name: string; type: string; required: boolean };
   /** A query parameter with a lower bound (limit). */
   pagedQuery: boolean;
+  /** The route takes Idempotency-Key through http/idempotency.ts: its answers are kept, or only that it succeeded. */
+  idempotency?: 'replay' | 'no-replay';
+  /** The route answers 409 of its own (not only for an Idempotency-Key). */
+  conflicts?: boolean;
 };
 
 export type ErrorExample = { summary: string; error: ApiError; retryAfter?: number };
@@ -743,16 +747,35 @@ export function errorExamples(status: number, context: ErrorContext): ErrorExamp
       const what = NOT_FOUND[context.operation] ?? RESOURCES[params.at(-1) ?? ''] ?? 'channel';
       return [{ summary: `${what[0]!.toUpperCase()}${what.slice(1)} not found`, error: new DomainError('not_found', `${what} not found`) }];
     }
-    case 409:
-      return context.operation === 'POST /v1/messages'
-        ? [
-            entryFor(CONFLICTS, context.operation),
-            {
-              summary: 'Idempotency-Key reused',
-              error: new DomainError('conflict', 'Idempotency-Key was already used with a different request body'),
-            },
-          ]
-        : [entryFor(CONFLICTS, context.operation)];
+    case 409: {
+      const examples = context.conflicts === false ? [] : [entryFor(CONFLICTS, context.operation)];
+      if (context.operation === 'POST /v1/messages') {
+        examples.push({
+          summary: 'Idempotency-Key reused',
+          error: new DomainError('conflict', 'Idempotency-Key was already used with a different request body'),
+        });
+      } else if (context.idempotency) {
+        examples.push(
+          {
+            summary: 'Idempotency-Key reused',
+            error: new DomainError('conflict', 'Idempotency-Key was already used with a different request (method, path or body)'),
+          },
+          {
+            summary: 'Idempotency-Key in use',
+            error: new DomainError('conflict', 'a request with this Idempotency-Key is still running; retry in a moment'),
+          },
+        );
+        if (context.idempotency === 'no-replay')
+          examples.push({
+            summary: 'Already done, secret not shown again',
+            error: new DomainError(
+              'conflict',
+              'the request with this Idempotency-Key already succeeded (201); its answer is not shown again (it held a secret shown once, or was too large): read the record instead',
+            ),
+          });
+      }
+      return examples;
+    }
     case 413:
       return [{ summary: 'Body too large', error: new HttpError('payload_too_large', 'request body is larger than the limit') }];
     case 414:

@@ -12,6 +12,9 @@ import type { FastifySchema } from 'fastify';
 import type { SwaggerTransform } from '@fastify/swagger';
 import { z } from 'zod';
 import { presentError, type ErrorShape } from './errors.ts';
+import { IDEMPOTENCY_HOURS } from '../domain/messages/accept.ts';
+import type { IdempotencyMode } from './idempotency.ts';
+import { IDEMPOTENCY_KEY } from './idempotency-key.ts';
 import { OPERATION_IDS } from './operation-ids.ts';
 import { errorExamples, type ErrorContext } from './error-examples.ts';
 import { EXAMPLE_REQUEST_ID, OPERATION_EXAMPLES, SCHEMA_EXAMPLES } from './examples.ts';
@@ -141,7 +144,9 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     const output = transform(input);
     const schema = output.schema as RouteSchema | undefined;
     if (!schema || schema.hide) return output;
-    const config = input.route?.config as { auth?: Record<string, unknown>; errorShape?: ErrorShape } | undefined;
+    const config = input.route?.config as
+      | { auth?: Record<string, unknown>; errorShape?: ErrorShape; idempotency?: IdempotencyMode }
+      | undefined;
     const shape = config?.errorShape ?? 'problem';
     const auth = config?.auth;
     const isPublic = Boolean(auth && 'public' in auth);
@@ -155,6 +160,12 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
       bodyField: firstRequiredField(input.schema?.body),
       pagedQuery: querystring instanceof z.ZodObject && 'limit' in querystring.shape,
     };
+    // Every authenticated POST and PATCH takes Idempotency-Key (http/idempotency.ts); POST /v1/messages documents its own.
+    const takesKey = !isPublic && !auth?.optional && (method === 'POST' || method === 'PATCH') && config?.idempotency !== 'own';
+    if (takesKey) {
+      context.idempotency = config?.idempotency === 'no-replay' ? 'no-replay' : 'replay';
+      context.conflicts = Boolean(schema.response && '409' in schema.response);
+    }
     const response: Record<string, JsonSchema> = { ...schema.response };
     for (const [status, declared] of Object.entries(response)) {
       const name = typeof declared.$ref === 'string' ? declared.$ref.split('/').pop() : undefined;
@@ -172,8 +183,29 @@ export function withErrorResponses(transform: SwaggerTransform<FastifySchema>): 
     }
     // The server answers an oversized header block before any route is known (http/client-error.ts): a problem on every route.
     response['431'] ??= errorResponse(431, 'problem', context);
+    if (takesKey) response['409'] ??= errorResponse(409, shape, context);
+    const headers = takesKey ? withIdempotencyKeyHeader(schema.headers as JsonSchema | undefined, context.idempotency!) : schema.headers;
     const operationId = OPERATION_IDS[context.operation];
-    return { ...output, schema: { ...schema, response, ...(operationId ? { operationId } : {}) } as FastifySchema };
+    return {
+      ...output,
+      schema: { ...schema, response, ...(headers ? { headers } : {}), ...(operationId ? { operationId } : {}) } as FastifySchema,
+    };
+  };
+}
+
+/** The Idempotency-Key header parameter of an authenticated POST or PATCH, beside the headers the route declares. */
+function withIdempotencyKeyHeader(headers: JsonSchema | undefined, mode: 'replay' | 'no-replay'): JsonSchema {
+  const description =
+    mode === 'replay'
+      ? `Makes a retry safe: the same key with the same request within ${IDEMPOTENCY_HOURS} hours answers the first request's status and body again, with \`Idempotent-Replayed: true\`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential.`
+      : `Makes a retry safe: the same key with the same request within ${IDEMPOTENCY_HOURS} hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential.`;
+  const properties = (headers?.properties as Record<string, JsonSchema> | undefined) ?? {};
+  return {
+    ...(headers ?? { type: 'object' }),
+    properties: {
+      ...properties,
+      'idempotency-key': { type: 'string', pattern: IDEMPOTENCY_KEY.source, maxLength: 255, description },
+    },
   };
 }
 

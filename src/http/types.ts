@@ -8,6 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Actor } from '../domain/actor.ts';
 import type { AuthRequirement } from './auth/authenticate.ts';
 import type { ErrorShape } from './errors.ts';
+import type { IdempotencyMode } from './idempotency.ts';
 import type { RouteRateLimit } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -18,6 +19,8 @@ declare module 'fastify' {
     errorShape?: ErrorShape;
     /** A per-address limit of the route's own, or false: no request limit (http/rate-limit.ts). */
     rateLimit?: RouteRateLimit;
+    /** How the route takes Idempotency-Key (http/idempotency.ts): by default, the generic layer keeps and replays its answer. */
+    idempotency?: IdempotencyMode;
   }
   interface FastifyRequest {
     actor: Actor | undefined;
@@ -28,6 +31,14 @@ declare module 'fastify' {
   }
 }
 
-export type RouteSummary = { method: string; url: string; hidden: boolean; public: boolean };
+export type RouteSummary = {
+  method: string;
+  url: string;
+  hidden: boolean;
+  public: boolean;
+  /** Open without a credential, though one may be sent (the OAuth protocol's client-authenticated endpoints). */
+  optional: boolean;
+  idempotency: IdempotencyMode | undefined;
+};
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, ZodTypeProvider>;

@@ -52,7 +52,7 @@ export async function registerApiKeyRoutes(app: App, services: ApiKeyServices) {
   app.post(
     '/v1/api-keys',
     {
-      config: { auth: { permission: 'api_keys:write' } },
+      config: { auth: { permission: 'api_keys:write' }, idempotency: 'no-replay' },
       schema: {
         tags: ['api-keys'],
         summary: 'Create an API key',

@@ -126,7 +126,7 @@ export async function registerInvitationRoutes(app: App, services: InvitationSer
   app.post(
     '/v1/organizations/:organizationID/invitations',
     {
-      config: inPathOrganization({ permission: 'members:write' }),
+      config: { ...inPathOrganization({ permission: 'members:write' }), idempotency: 'no-replay' },
       schema: {
         tags: [TAG],
         summary: 'Invite someone',

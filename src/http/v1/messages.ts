@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.ts';
@@ -14,6 +13,7 @@ import { showTyping } from '../../domain/messages/typing.ts';
 import { actorOf } from '../auth/actor.ts';
 import type { App } from '../types.ts';
 import { errorResponses, HttpError } from '../errors.ts';
+import { IDEMPOTENCY_KEY, requestHash } from '../idempotency-key.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, IsoTimestamp, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import { presentMessage, presentStatus, windowClosedDetail } from './messages.presenters.ts';
@@ -352,26 +352,6 @@ const ListQuery = PageQuerySchema.extend({
   created_before: IsoTimestamp.optional(),
 });
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,255}$/;
-
-/** The body with every object's keys sorted, at every depth: the same body hashes the same in any key order. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value !== 'object' || value === null) return value;
-  const object = value as Record<string, unknown>;
-  return Object.fromEntries(
-    Object.keys(object)
-      .sort()
-      .map((k) => [k, canonical(object[k])]),
-  );
-}
-
-function requestHash(body: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(body)))
-    .digest('hex');
-}
-
 /** Types a browser may show inline from this origin: pictures (not SVG, which runs script), sound and video. */
 function showsInline(contentType: string, messageType: string): boolean {
   if (messageType === 'document') return false;
@@ -388,7 +368,8 @@ export async function registerMessageRoutes(app: App, deps: MessageDeps, media: 
   app.post(
     '/v1/messages',
     {
-      config: { auth: { permission: 'messages:send' } },
+      // Its keys are kept with the message, in the same transaction (domain/messages/accept.ts).
+      config: { auth: { permission: 'messages:send' }, idempotency: 'own' },
       schema: {
         tags: ['messages'],
         summary: 'Send a message',

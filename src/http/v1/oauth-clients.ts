@@ -132,7 +132,7 @@ export async function registerOAuthClientRoutes(app: App, services: ClientServic
   app.post(
     '/v1/oauth/clients',
     {
-      config: { auth: { permission: 'oauth_clients:write' } },
+      config: { auth: { permission: 'oauth_clients:write' }, idempotency: 'no-replay' },
       schema: {
         tags: [TAG],
         summary: 'Register an OAuth client',
@@ -227,7 +227,7 @@ export async function registerOAuthClientRoutes(app: App, services: ClientServic
   app.post(
     '/v1/oauth/clients/:clientID/secret',
     {
-      config: { auth: { permission: 'oauth_clients:write' } },
+      config: { auth: { permission: 'oauth_clients:write' }, idempotency: 'no-replay' },
       schema: {
         tags: [TAG],
         summary: "Rotate a confidential client's secret",

@@ -60,7 +60,7 @@ export async function registerPasswordResetRoutes(app: App, services: PasswordRe
   app.post(
     '/v1/organizations/:organizationID/members/:userID/password-reset',
     {
-      config: { auth: { permission: 'members:write', organizationParam: 'organizationID' } },
+      config: { auth: { permission: 'members:write', organizationParam: 'organizationID' }, idempotency: 'no-replay' },
       schema: {
         tags: ['organizations'],
         summary: 'Make a password-reset link for a member',

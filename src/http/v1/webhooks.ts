@@ -370,7 +370,7 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
   app.post(
     `${BASE}/endpoints`,
     {
-      config: { auth: { permission: 'webhooks:write' } },
+      config: { auth: { permission: 'webhooks:write' }, idempotency: 'no-replay' },
       schema: {
         tags: ['webhooks'],
         summary: 'Create a webhook endpoint',
@@ -440,7 +440,7 @@ export async function registerWebhookRoutes(app: App, deps: WebhookServices) {
   app.post(
     `${BASE}/endpoints/:endpointID/rotate-secret`,
     {
-      config: { auth: { permission: 'webhooks:write' } },
+      config: { auth: { permission: 'webhooks:write' }, idempotency: 'no-replay' },
       schema: {
         tags: ['webhooks'],
         summary: "Rotate an endpoint's signing secret",

@@ -1,4 +1,6 @@
 import type { Database } from '../../db/client.ts';
+import { purgeIdempotencyKeys } from '../../db/idempotent-requests.ts';
+import { IDEMPOTENCY_HOURS } from '../../domain/messages/accept.ts';
 import { purgeExpiredOAuthFlows } from '../../domain/oauth/purge.ts';
 import { purgeSessions } from '../../domain/sessions/sessions.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -6,7 +8,8 @@ import type { Logger } from '../../lib/logger.ts';
 
 /**
  * Deletes login sessions that expired or were revoked more than a day ago, throttle rows quiet for a
- * day, and OAuth authorization requests and device authorizations a day past their expiry.
+ * day, OAuth authorization requests and device authorizations a day past their expiry, and
+ * Idempotency-Keys past their 24 hours.
  */
 export function purgeSessionsHandler(deps: { database: Pick<Database, 'db'>; clock: Clock; logger: Logger }) {
   return async () => {
@@ -16,5 +19,8 @@ export function purgeSessionsHandler(deps: { database: Pick<Database, 'db'>; clo
     const flows = await purgeExpiredOAuthFlows({ db: deps.database.db, clock: deps.clock });
     if (Object.values(flows).some((n) => n > 0))
       deps.logger.info({ removed: flows }, 'purged expired OAuth authorization requests, device authorizations, tokens and revoked grants');
+    const expired = new Date(deps.clock.now().getTime() - IDEMPOTENCY_HOURS * 3_600_000);
+    const keys = await purgeIdempotencyKeys({ db: deps.database.db }, expired);
+    if (keys > 0) deps.logger.info({ removed: keys }, 'purged Idempotency-Keys past their 24 hours');
   };
 }
