@@ -71,6 +71,11 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'creds.update':
     case 'messages.reaction':
     case 'messages.delete':
+    case 'messaging-history.set':
+    case 'groups.upsert':
+    case 'groups.update':
+    case 'group-participants.update':
+      // History chunks are history.ts's; group events keep the group cache (group-cache.ts).
       return [];
     default:
       return input satisfies never;
