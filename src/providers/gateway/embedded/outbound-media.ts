@@ -7,6 +7,7 @@ import type { AnyMessageContent, WAUrlInfo } from 'baileys';
 import { isAnimatedWebp, MEDIA_RULES, STATIC_STICKER_MAX } from '../../../domain/messages/media.ts';
 import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../../lib/safe-fetch.ts';
 import type { ProviderError, Result } from '../../provider.ts';
+import { audioOf, type VoiceConverter } from './voice.ts';
 
 type Json = Record<string, unknown>;
 const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
@@ -28,8 +29,8 @@ export function mediaContent(type: string, media: Fetched, c: Json): AnyMessageC
     case 'video':
       return { video: media.bytes, caption, ...(mimetype ? { mimetype } : {}) };
     case 'audio':
-      // OGG (Opus) audio is a voice note, as on the official API.
-      return { audio: media.bytes, ptt: mimetype === 'audio/ogg', ...(mimetype ? { mimetype } : {}) };
+      // Voice notes are audioContent's (voice.ts): this is an audio file.
+      return { audio: media.bytes, ptt: false, ...(mimetype ? { mimetype } : {}) };
     case 'sticker':
       return { sticker: media.bytes, isAnimated: isAnimatedWebp(media.bytes.subarray(0, 64)), mimetype: 'image/webp' };
     default:
@@ -40,6 +41,13 @@ export function mediaContent(type: string, media: Fetched, c: Json): AnyMessageC
         caption,
       };
   }
+}
+
+/** Audio: OGG is a voice note (Opus mono, converted when needed and possible: voice.ts), anything else an audio file. */
+export async function audioContent(media: Fetched, c: Json, convert: VoiceConverter): Promise<AnyMessageContent> {
+  const declared = typeof c.media_type === 'string' && c.media_type.includes('/') ? c.media_type.toLowerCase() : undefined;
+  const audio = await audioOf(media.bytes, media.mimeType ?? declared, convert);
+  return { audio: audio.bytes, ptt: audio.ptt, ...(audio.mimetype ? { mimetype: audio.mimetype } : {}) };
 }
 
 /** The preview a link message shows, from the content's own title, description and thumbnail (nothing is fetched but the thumbnail). */

@@ -11,10 +11,13 @@ import type { MessageType } from '../../capabilities.ts';
 import type { OutboundMessage, ProviderError, Result } from '../../provider.ts';
 import { chatJidOf, GROUP_JID, jidOfPhone, libraryMessageId, pollSecret, serverOf } from './ids.ts';
 import { chatKeyOf, isOurs, keyOf, quotedOf, type KeyLookups } from './outbound-keys.ts';
-import { fetchMedia, linkPreviewOf, mediaContent } from './outbound-media.ts';
+import { audioContent, fetchMedia, linkPreviewOf, mediaContent } from './outbound-media.ts';
 import { formatSimplified, SIMPLIFIED_TYPES, type Simplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
 import { vcardOf } from './vcard.ts';
+import { ffmpegConverter, type VoiceConverter } from './voice.ts';
+
+const defaultConverter = ffmpegConverter();
 
 /**
  * The types the engine answers from Parley's own records, calling nothing (planOf): the service has no
@@ -36,6 +39,8 @@ export type OutboundContext = KeyLookups & {
   remember?(sent: WAMessage): Promise<void>;
   /** Fetches a group's metadata into the session's cache before a first send to it (group-cache.ts). */
   warmGroup?(jid: string): Promise<unknown>;
+  /** Converts audio to a voice note (Opus mono in OGG); default ffmpeg where the machine has it (voice.ts). */
+  convertVoice?: VoiceConverter;
   /** One socket call's time limit (default 60 s); past it the answer counts as lost (code `timeout`). */
   timeoutMs?: number;
 };
@@ -223,6 +228,7 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     case 'sticker': {
       const media = await fetchMedia(String(c.media_url), message.type, context.targets);
       if (!media.ok) return media;
+      if (message.type === 'audio') return send(await audioContent(media.value, c, context.convertVoice ?? defaultConverter), c.reply_to);
       return send(mediaContent(message.type, media.value, c), c.reply_to);
     }
     case 'location':

@@ -16,6 +16,12 @@ export async function onHistory(
   // Read when the chunk comes, not when the session was claimed: the setting may be changed while the phone pairs.
   const importHistory = await importsHistory(engine.db, held.channelId);
   if (importHistory) {
+    // The chunk's own mappings first (the library stores them too, asked next for the others).
+    const phones = new Map((chunk.lidPnMappings ?? []).map((m) => [m.lid, m.pn]));
+    for (const { key } of chunk.messages) {
+      if (key.remoteJid && !key.remoteJidAlt && phones.has(key.remoteJid)) key.remoteJidAlt = phones.get(key.remoteJid);
+      if (key.participant && !key.participantAlt && phones.has(key.participant)) key.participantAlt = phones.get(key.participant);
+    }
     await withSenderPhones(socket, chunk.messages);
     await remember(
       engine,
