@@ -12,7 +12,6 @@ import { usePostgresAuthState } from '../../src/providers/gateway/embedded/auth-
 import { assertHeld } from '../../src/providers/gateway/embedded/sessions.ts';
 import { eventually } from '../eventually.ts';
 import { request } from '../harness.ts';
-import { customerWrites } from '../messages-helpers.ts';
 import { keyRows, pairedChannel, startEmbeddedServer } from './helpers.ts';
 
 const Sync = proto.HistorySync.HistorySyncType;
