@@ -27,7 +27,7 @@ import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
-import { DISPATCH_CHANNEL, messageStatusByProviderId } from './domain/messages/messages.ts';
+import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
 import {
   createAcceptWriter,
   createChannelCache,
@@ -176,6 +176,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         );
       },
       statusOf: (channelId, providerMessageId) => messageStatusByProviderId(database.db, channelId, providerMessageId),
+      messageOf: (channelId, providerMessageId) => storedMessageByProviderId(database.db, channelId, providerMessageId),
       pollKey: Buffer.from(sealer.derive('embedded-engine:poll-key'), 'hex'),
     });
     const providers = createProviderRegistry({ targets: providerTargets(config), timeoutMs: config.providerTimeoutMs, embedded });

@@ -552,6 +552,31 @@ export const channelSessionKeys = pgTable(
   (t) => [primaryKey({ columns: [t.channelId, t.type, t.keyId] })],
 );
 
+/**
+ * Messages of an embedded session as the chat library names them, kept for a bounded time
+ * (embedded/session-messages.ts: 14 days, a channel's newest 20,000): the chat key of each message
+ * the session saw or sent (its chat address and group participant, which read receipts, reactions and
+ * quotes name it by), and for those it sent their content in the library's form (protobuf, sealed: it
+ * holds media keys), which the library asks for when a recipient's phone could not decrypt one.
+ */
+export const channelSessionMessages = pgTable(
+  'channel_session_messages',
+  {
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    /** The library's message id (key.id): the provider message id. */
+    messageId: text('message_id').notNull(),
+    remoteJid: text('remote_jid').notNull(),
+    participant: text('participant'),
+    fromMe: boolean('from_me').notNull(),
+    /** The message the session sent (proto.Message, encoded), sealed; null for the others. */
+    messageSealed: text('message_sealed'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.messageId] }), index('channel_session_messages_age_idx').on(t.channelId, t.createdAt)],
+);
+
 /** A call only a session's holder can make (a pairing code, a lookup, a logout), asked by any process. */
 export const channelSessionCommands = pgTable(
   'channel_session_commands',

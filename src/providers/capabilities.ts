@@ -46,6 +46,7 @@ export type MessageType = (typeof MESSAGE_TYPES)[number];
 export const OPERATIONS = [
   'messages.send',
   'messages.read',
+  'groups.send',
   'channel.connect',
   'channel.qr',
   'channel.pairing_code',
@@ -59,6 +60,13 @@ export const OPERATIONS = [
   'media.upload',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
+
+/**
+ * A group as a message's `to` (platforms with `groups.send`): the chat network's group id,
+ * `<digits>@g.us` (older groups `<digits>-<digits>@g.us`), as inbound group messages name it in
+ * `content.group.id`.
+ */
+export const GROUP_RECIPIENT = /^\d{5,20}(-\d{5,20})?@g\.us$/;
 
 /**
  * The engines a channel runs on: the platform's official API, the embedded linked-device engine

@@ -420,6 +420,17 @@ export type InboundEvent =
     }
   | {
       /**
+       * What the phone knows of people (embedded: its history sync's contacts and privacy-id mappings):
+       * applied to contacts the CRM already has (a privacy id linked, a name where it has none), never
+       * making new ones.
+       */
+      kind: 'contact.profiles';
+      ref: string;
+      /** The phone (international digits without `+`), the privacy id, the name (address book, or the one they set). */
+      profiles: Array<{ phone: string; lid?: string; name?: string }>;
+    }
+  | {
+      /**
        * A provider's report on a template (official: message_template_status_update). Every documented
        * event is mapped by the platform's module: most give the template a status; some keep it and say
        * something else (a quality warning, a lock); an event the provider does not document is a note only.

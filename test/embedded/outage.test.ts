@@ -47,6 +47,7 @@ test('session events that meet an unreachable database are stored when it is bac
       stored.push(...events);
     },
     statusOf: async () => undefined,
+    messageOf: async () => undefined,
     pollKey: new Uint8Array(32),
   });
   await engine.start();

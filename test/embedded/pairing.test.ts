@@ -228,7 +228,7 @@ describe('embedded engine: pairing and the session status machine', () => {
     assert.equal(scripted.of(channel.id).length, 2);
   });
 
-  test('banned (403) moves the channel to error; refused credentials (500) too, and drop them', async () => {
+  test('banned (403) moves the channel to error; a multi-device mismatch (411) too, and drops the credentials', async () => {
     const { server } = ctx;
     const banned = await pairedChannel(ctx, '4915100000004');
     banned.socket.close(DisconnectReason.forbidden, 'Connection Failure');
@@ -236,10 +236,29 @@ describe('embedded engine: pairing and the session status machine', () => {
     assert.match(error.status_reason, /banned/);
     assert.equal((await sessionRow(server, banned.id))!.state, 'FAILED');
 
-    const refused = await pairedChannel(ctx, '4915100000005');
-    refused.socket.close(DisconnectReason.badSession, 'Bad MAC');
-    await waitForStatus(server, refused.id, 'error');
-    assert.deepEqual(await keyRows(server, refused.id), []);
+    const mismatch = await pairedChannel(ctx, '4915100000005');
+    mismatch.socket.close(DisconnectReason.multideviceMismatch, 'Multi-device beta not joined');
+    await waitForStatus(server, mismatch.id, 'error');
+    assert.deepEqual(await keyRows(server, mismatch.id), []);
+  });
+
+  test('a stream error without a known reason (500, what the library makes of any) keeps the credentials and reconnects', async () => {
+    const { server, scripted, clock } = ctx;
+    const channel = await pairedChannel(ctx, '4915100000011');
+    const keys = (await keyRows(server, channel.id)).length;
+    channel.socket.close(DisconnectReason.badSession, 'Stream Errored (unknown)');
+    const down = await waitForStatus(server, channel.id, 'disconnected');
+    assert.equal(down.health.reconnect_attempts, 1);
+    assert.equal(down.health.last_error_code, 'connection_lost');
+    assert.equal((await keyRows(server, channel.id)).length, keys, 'the credentials are kept');
+    const row = await sessionRow(server, channel.id);
+    assert.equal(row!.wanted, true);
+    assert.equal(row!.disconnectCode, 500);
+    clock.advance(row!.nextReconnectAt!.getTime() - clock.now().getTime() + 1);
+    server.container.embedded.wake();
+    await eventually('a new socket', () => scripted.of(channel.id).length === 3);
+    await waitForStatus(server, channel.id, 'connected', 'the channel to be connected again with the same credentials');
+    assert.equal(scripted.latest(channel.id)!.auth.creds.me?.id, '4915100000011:7@s.whatsapp.net');
   });
 
   test('disconnect logs the holder out through a command: the library logout runs, the creds are gone', async () => {

@@ -10,14 +10,17 @@ import { appendFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import {
   DisconnectReason,
+  generateWAMessage,
   getCodeFromWSError,
   proto,
   type AnyMessageContent,
   type AuthenticationState,
+  type GroupMetadata,
   type MiscMessageGenerationOptions,
   type WAMessage,
+  type WAMessageKey,
 } from 'baileys';
-import type { EngineSocket, SocketEvents, SocketFactory } from '../../src/providers/gateway/embedded/socket.ts';
+import type { EngineSocket, SocketEvents, SocketFactory, SocketInput } from '../../src/providers/gateway/embedded/socket.ts';
 
 export { DisconnectReason };
 
@@ -26,6 +29,14 @@ export type Call = { method: string; args: unknown[] };
 export type ScriptedSocket = EngineSocket & {
   channelId: string;
   auth: AuthenticationState;
+  /** What the engine gave the library: getMessage, cachedGroupMetadata, shouldSyncHistoryMessage. */
+  input: SocketInput;
+  /**
+   * A recipient's phone could not decrypt one of our messages and asks for it again: what the library
+   * does (messages-recv.js sendMessagesAgain) after its in-memory cache of recent sends (gone after a
+   * restart, or 5 minutes): it asks getMessage for the content to encrypt again.
+   */
+  askRetry(key: WAMessageKey): Promise<proto.IMessage | undefined>;
   /** Every call the engine made on it, in order. */
   calls: Call[];
   /** Closed (by the engine's end, or by the connection closing). */
@@ -67,6 +78,8 @@ export type ScriptedSocketsOptions = {
   notOnNetwork?: Set<string>;
   /** The library store's privacy id → phone jid mapping (`<lid>@lid` → `digits@s.whatsapp.net`). */
   lidPhones?: Map<string, string>;
+  /** The groups the account is in (groupMetadata answers them; any other is the service's 404). */
+  groups?: Map<string, GroupMetadata>;
 };
 
 /** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
@@ -132,7 +145,8 @@ const soon = (fn: () => void) => setImmediate(fn);
 export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
   const sockets: ScriptedSocket[] = [];
 
-  const factory: SocketFactory = ({ channelId, auth }) => {
+  const factory: SocketFactory = (input) => {
+    const { channelId, auth } = input;
     const listeners = new Map<string, Set<(arg: never) => void>>();
     let user: { id: string; name?: string; lid?: string } | undefined;
     const calls: Call[] = [];
@@ -151,6 +165,7 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
     const socket: ScriptedSocket = {
       channelId,
       auth,
+      input,
       calls,
       ended: false,
       ev: {
@@ -211,13 +226,23 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
         const failure = socket.failNextSend;
         socket.failNextSend = undefined;
         if (failure) throw failure;
-        const id = messageOptions?.messageId ?? '3EB0' + randomBytes(9).toString('hex').toUpperCase();
-        return proto.WebMessageInfo.fromObject({
-          key: { remoteJid: jid, fromMe: true, id },
-          message: 'text' in content ? { extendedTextMessage: { text: content.text } } : {},
-          messageTimestamp: Math.floor(Date.now() / 1000),
-          status: proto.WebMessageInfo.Status.PENDING,
-        }) as WAMessage;
+        // The library's own message building (uploads faked: nothing leaves the process).
+        return generateWAMessage(jid, content, {
+          userJid: auth.creds.me?.id ?? '0@s.whatsapp.net',
+          upload: async () => ({ mediaUrl: 'https://mmg.invalid/scripted', directPath: '/scripted' }),
+          ...messageOptions,
+          messageId: messageOptions?.messageId ?? '3EB0' + randomBytes(9).toString('hex').toUpperCase(),
+        });
+      },
+      async askRetry(key) {
+        calls.push({ method: 'askRetry', args: [key] });
+        return input.getMessage(key);
+      },
+      async groupMetadata(jid) {
+        calls.push({ method: 'groupMetadata', args: [jid] });
+        const group = options.groups?.get(jid);
+        if (!group) throw Object.assign(boomLike(404, 'item-not-found'), { data: { jid } });
+        return group;
       },
       async readMessages(keys) {
         calls.push({ method: 'readMessages', args: [keys] });

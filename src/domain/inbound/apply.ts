@@ -1,7 +1,7 @@
 /**
  * Applying one stored provider delivery (the `provider.inbound` job): its normalized events change
  * channels (status, health, reported errors), templates (status, category, quality, the provider's
- * note), messages (statuses, inbound messages) and contacts (a changed number), and announce groups'
+ * note), messages (statuses, inbound messages) and contacts (a changed number, profiles), and announce groups'
  * changes, in one transaction with the delivery marked done.
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
@@ -14,6 +14,7 @@ import type { InboundEvent, Platform, ProviderInbound } from '../../providers/pr
 import { findChannel, recordChannelFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { transitionChannel } from '../channels/status.ts';
 import type { NumberChanger } from '../contacts/number-change.ts';
+import { applyContactProfiles } from '../contacts/profiles.ts';
 import { recordEvent, type EventBodies } from '../events/outbox.ts';
 import { UnknownMessageError, type MessageApplier, type StatusEvent } from '../messages/provider-events.ts';
 import { conversationUpdated } from '../messages/conversations.ts';
@@ -148,6 +149,9 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'contact.number_changed':
       await applyNumberChange(deps, tx, channel, event, at);
+      return channel;
+    case 'contact.profiles':
+      await applyContactProfiles(tx, channel.organizationId, event.profiles, at);
       return channel;
     default:
       return event satisfies never;

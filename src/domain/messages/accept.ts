@@ -15,6 +15,7 @@ import { createBatcher } from '../../lib/batcher.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { assertSafeTargetSyntax, UnsafeTargetError, type TargetPolicy } from '../../lib/safe-fetch.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
+import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import type { Platform } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
 import { assertMessageType, assertSendable, capabilitiesOf, supportsOperation, type MessageType } from '../channels/capabilities.ts';
@@ -332,11 +333,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     assertSendable(platform, input.type, content);
     assertMediaTargets(input.type, content, deps.targets ?? { allowPrivate: false });
     assertMediaIds(platform, input.type, content);
-    const phone = normalizePhone(input.to);
-    if (!phone)
-      throw invalid(`to ${JSON.stringify(input.to)} is not a valid international phone number`, [
-        { pointer: '/to', message: 'not a valid international phone number' },
-      ]);
+    const phone = recipientOf(platform, input.to);
     if (channel.status !== 'connected') return { refusal: 'channel_not_connected', channelId: channel.id, status: channel.status };
     if (input.conversationId !== undefined && !isUuid(input.conversationId)) return { refusal: 'conversation_not_found' };
     if (input.type === 'template') {
@@ -344,7 +341,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       if (mismatch) return mismatch;
     }
     const now = deps.clock.now();
-    const to = phoneDigits(phone);
+    const to = GROUP_RECIPIENT.test(phone) ? phone : phoneDigits(phone);
     const windowHours = capabilitiesOf(platform).customer_service_window_hours;
     const needsWindow = windowHours !== null && input.type !== 'template' && input.type !== 'mark_as_read';
     // The message as accepted; the statement fills in its conversation (and that one's contact).
@@ -425,6 +422,30 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     deps.channels.forget(channel.id);
     if (round >= 3) return { refusal: 'contention' };
   }
+}
+
+/**
+ * The recipient: a phone number in E.164, or a group's id (GROUP_RECIPIENT) where the platform sends to
+ * groups; anything else is refused naming `/to`.
+ */
+function recipientOf(platform: Platform, given: string): string {
+  const to = given.trim();
+  if (GROUP_RECIPIENT.test(to)) {
+    if (supportsOperation(platform, 'groups.send')) return to;
+    throw invalid(`to ${JSON.stringify(given)} is a group; ${platform} channels send to phone numbers only`, [
+      { pointer: '/to', message: `a group id; ${platform} channels send to phone numbers only` },
+    ]);
+  }
+  const phone = normalizePhone(given);
+  if (phone) return phone;
+  throw invalid(`to ${JSON.stringify(given)} is not a valid international phone number`, [
+    {
+      pointer: '/to',
+      message: supportsOperation(platform, 'groups.send')
+        ? 'not a valid international phone number nor a group id (<digits>@g.us)'
+        : 'not a valid international phone number',
+    },
+  ]);
 }
 
 /** A template message's parameters against its approved template, when one is stored (else the provider checks). */

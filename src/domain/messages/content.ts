@@ -176,6 +176,7 @@ const contact = z
     department: cardText(),
     job_title: cardText(),
     birthday: z.iso.date({ error: 'a date, YYYY-MM-DD' }).optional(),
+    reply_to: replyTo.optional(),
   })
   .strict()
   .refine((c) => c.phone !== undefined || c.phones !== undefined, {

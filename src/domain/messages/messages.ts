@@ -378,6 +378,23 @@ export async function messageStatusByProviderId(db: Executor, channelId: string,
   return row?.status;
 }
 
+/** What a provider's engine needs of one of a channel's messages by provider id (a quote's content, a group message's sender). */
+export async function storedMessageByProviderId(db: Executor, channelId: string, providerMessageId: string) {
+  const [row] = await db
+    .select({
+      status: messages.status,
+      direction: messages.direction,
+      type: messages.type,
+      content: messages.content,
+      fromPhone: messages.fromPhone,
+      toPhone: messages.toPhone,
+    })
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), eq(messages.providerMessageId, providerMessageId)))
+    .limit(1);
+  return row;
+}
+
 export async function findByProviderId(
   tx: Executor,
   channelId: string,

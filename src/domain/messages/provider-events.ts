@@ -189,11 +189,14 @@ async function applyInbound(
   deps: MessageApplierDeps,
 ) {
   const [existing] = await tx
-    .select({ id: messages.id })
+    .select()
     .from(messages)
     .where(and(eq(messages.channelId, channel.id), eq(messages.providerMessageId, event.providerMessageId)))
     .limit(1);
-  if (existing) return;
+  if (existing) {
+    if (isPlaceholder(existing) && event.type !== 'unsupported') await completePlaceholder(tx, channel, existing, event, at, deps);
+    return;
+  }
   const from = event.from.replace(/^\+/, '');
   const contact = await deps.resolveContact(tx, channel.organizationId, {
     phone: `+${from}`,
@@ -244,6 +247,43 @@ async function applyInbound(
       from_phone: from,
       msg_type: event.type,
     },
+    at,
+  );
+}
+
+/**
+ * A message stored as `unsupported` that the provider said may still come (`placeholder: true` in its
+ * content: the embedded engine's message that could not be decrypted, whose sender's phone is asked
+ * to send it again under the same id).
+ */
+const isPlaceholder = (row: MessageRow) => row.direction === 'inbound' && row.type === 'unsupported' && row.content.placeholder === true;
+
+/**
+ * The message a placeholder stood for arrived: it takes the placeholder's place (same message, its
+ * type and content, the media it carries), and message.edited says its content changed.
+ */
+async function completePlaceholder(
+  tx: Executor,
+  channel: ChannelRow,
+  row: MessageRow,
+  event: Extract<InboundEvent, { kind: 'message.inbound' }>,
+  at: Date,
+  deps: MessageApplierDeps,
+) {
+  const given = event.type === 'poll_vote' ? await namePollVote(tx, channel.id, event.content) : event.content;
+  const content = { ...given, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
+  const [updated] = await tx
+    .update(messages)
+    .set({ type: event.type, content, editedAt: at, updatedAt: at })
+    .where(and(eq(messages.id, row.id), eq(messages.type, 'unsupported')))
+    .returning({ id: messages.id });
+  if (!updated) return;
+  if (event.media) await recordInboundMedia(deps.media, tx, { id: row.id, organizationId: row.organizationId }, event.media, at);
+  await recordEvent(
+    tx,
+    channel.organizationId,
+    'message.edited',
+    { message_id: row.id, conversation_id: row.conversationId, channel_id: channel.id, direction: 'inbound', edited_at: at.toISOString() },
     at,
   );
 }

@@ -61,7 +61,7 @@ export const MessageSchema = z
     conversation_id: z.uuid(),
     contact_id: z.string().nullable(),
     direction: z.enum(['inbound', 'outbound']),
-    to: z.string().meta({ description: 'Recipient, international digits without +' }),
+    to: z.string().meta({ description: 'Recipient, international digits without +; or a group id (`<digits>@g.us`)' }),
     to_phone: z.string().meta({ description: 'Same as `to`' }),
     from_phone: z.string().nullable(),
     type: z.string(),
@@ -184,7 +184,16 @@ const contentDescription = [
 const SendBody = z
   .object({
     channel_id: z.string().min(1).meta({ description: 'A connected channel of the organization' }),
-    to: z.string().min(1).max(40).optional().meta({ description: 'Recipient, international format (digits; + and spaces accepted)' }),
+    to: z
+      .string()
+      .min(1)
+      .max(40)
+      .optional()
+      .meta({
+        description:
+          'Recipient, international format (digits; + and spaces accepted); on platforms with the `groups.send` operation (unofficial channels) also a group id, `<digits>@g.us` as inbound group messages name it in `content.group.id` (elsewhere 400 naming `/to`)',
+        examples: ['4915112345678', '120363025246125486@g.us'],
+      }),
     to_phone: z.string().min(1).max(40).optional().meta({ description: 'Alias for `to`' }),
     conversation_id: z
       .string()

@@ -36,6 +36,7 @@ export const gatewayProvider: ProviderModule = {
     operations: [
       'messages.send',
       'messages.read',
+      'groups.send',
       'channel.connect',
       'channel.qr',
       'channel.pairing_code',
@@ -67,6 +68,10 @@ export const gatewayProvider: ProviderModule = {
         .boolean()
         .optional()
         .meta({ description: 'unofficial (embedded engine): store messages of groups the phone is in too (default false)' }),
+      import_history: z.boolean().optional().meta({
+        description:
+          'unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used)',
+      }),
     }),
     credentials: z.object({
       api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),

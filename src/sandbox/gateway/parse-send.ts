@@ -1,6 +1,7 @@
 /** A send's body as the gateway reads it: the message types it takes, the content each needs. */
 import { bodyHash } from '../context.ts';
 import { fail, gateway, ok, type GatewayResult } from '../errors.ts';
+import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import { normalizePhone, recipientOutcome, type RecipientOutcome } from '../rules.ts';
 
 export type Json = Record<string, unknown>;
@@ -127,8 +128,10 @@ type ParsedSend = { to: string; type: string; content: Json; hash: string; outco
 
 /** A send's body read: the recipient, type and content the gateway takes, or why it refuses them. */
 export function parseSend(body: Json): GatewayResult<ParsedSend> {
-  const to = normalizePhone(body.to);
-  if (!to) return fail(gateway.invalid('to must be international digits without +'));
+  // A group (its id, as the phone names it) or a number.
+  const group = typeof body.to === 'string' && GROUP_RECIPIENT.test(body.to) ? body.to : undefined;
+  const to = group ?? normalizePhone(body.to);
+  if (!to) return fail(gateway.invalid('to must be international digits without +, or a group id <digits>@g.us'));
   if (typeof body.type !== 'string' || !MESSAGE_TYPES.has(body.type)) {
     return fail({ status: 400, code: 'unsupported_type', message: `type ${JSON.stringify(body.type)} is not supported`, retryable: false });
   }
@@ -137,7 +140,7 @@ export function parseSend(body: Json): GatewayResult<ParsedSend> {
   if (!isObject(content)) return fail(gateway.invalid('content must be an object'));
   const problem = contentProblem(type, content);
   if (problem) return fail(gateway.invalid(problem));
-  const outcome = recipientOutcome(to);
+  const outcome = group ? 'deliver' : recipientOutcome(to);
   if (outcome === 'refuse') return fail(gateway.invalidRecipient(to));
   return ok({ to, type, content, hash: bodyHash({ to, type, content }), outcome });
 }

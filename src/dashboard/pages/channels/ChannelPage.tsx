@@ -184,6 +184,7 @@ function ChannelActions({ channel, capabilities }: { channel: ChannelView; capab
 const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], string> = {
   'messages.send': 'Send messages',
   'messages.read': 'Mark messages read',
+  'groups.send': 'Send to groups',
   'channel.connect': 'Pair a phone',
   'channel.qr': 'Pairing QR code',
   'channel.pairing_code': 'Pairing code',

@@ -16,7 +16,10 @@ import { letGo } from './engine/hold.ts';
 import { logout } from './engine/logout.ts';
 import { managerPass } from './engine/manage.ts';
 import { getQr, requestPairingCode, startPairing } from './engine/pairing.ts';
+import { remember } from './engine/remember.ts';
 import { renewHeld } from './engine/renew.ts';
+import type { OutboundContext } from './outbound.ts';
+import { sentOf, sessionMessage } from './session-messages.ts';
 import { SESSION_WANTED, readSession, releaseSessions } from './sessions.ts';
 import type { EngineSocket } from './socket.ts';
 import { createNotifyWaiters } from './waiters.ts';
@@ -33,11 +36,7 @@ export type EmbeddedEngine = {
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
   /** What sending on a session this process holds needs beside the socket: the paired account, the poll key, message statuses. */
-  sendContextOf(channelId: string): {
-    self?: { phone: string };
-    pollKey: Uint8Array;
-    statusOf(providerMessageId: string): Promise<string | undefined>;
-  };
+  sendContextOf(channelId: string): Omit<OutboundContext, 'targets'>;
   /** The session manager (worker role). */
   start(): Promise<void>;
   stop(options: { timeoutMs: number }): Promise<void>;
@@ -99,8 +98,22 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     sendContextOf(channelId) {
-      const phone = sessions.get(channelId)?.phone;
-      return { ...(phone ? { self: { phone } } : {}), pollKey: options.pollKey, statusOf: (id) => options.statusOf(channelId, id) };
+      const held = sessions.get(channelId);
+      const phone = held?.phone;
+      const store = { db, sealer: options.sealer };
+      return {
+        ...(phone ? { self: { phone } } : {}),
+        pollKey: options.pollKey,
+        statusOf: (id) => options.statusOf(channelId, id),
+        messageOf: (id) => options.messageOf(channelId, id),
+        sessionMessageOf: (id) => sessionMessage(store, channelId, id),
+        remember: async (sent) => {
+          if (held) await remember(engine, held, [sentOf(sent)]);
+        },
+        warmGroup: async (jid) => {
+          if (held?.groupCache && !(await held.groupCache.cachedGroupMetadata(jid))) await held.groupCache.fetch(jid);
+        },
+      };
     },
 
     start: () => loop.start(),

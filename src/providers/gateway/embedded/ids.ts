@@ -4,6 +4,7 @@
  * poll's votes are encrypted with.
  */
 import { createHmac } from 'node:crypto';
+import { GROUP_RECIPIENT } from '../../capabilities.ts';
 
 /**
  * The library's message id of a message Parley sends, made from Parley's own id: `3EB0` (the prefix
@@ -28,6 +29,12 @@ export function parleyMessageIdOf(libraryId: string | null | undefined): string 
 
 /** The jid a message to a phone (international digits) goes to: `<digits>@s.whatsapp.net`. */
 export const jidOfPhone = (phone: string) => `${phone.replace(/\D/g, '')}@s.whatsapp.net`;
+
+/** A group's jid as `to` names it: `<digits>@g.us` (or the older `<digits>-<digits>@g.us`). */
+export const GROUP_JID = GROUP_RECIPIENT;
+
+/** The chat a message to `to` goes to: a group by its jid, a phone (international digits) by its. */
+export const chatJidOf = (to: string) => (GROUP_JID.test(to) ? to : jidOfPhone(to));
 
 /** The user part of a jid, without the device (`4915…:12@s.whatsapp.net` -> `4915…`). */
 export function userOf(jid: string | null | undefined): string | undefined {

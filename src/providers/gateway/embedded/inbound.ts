@@ -71,6 +71,11 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'creds.update':
     case 'messages.reaction':
     case 'messages.delete':
+    case 'messaging-history.set':
+    case 'groups.upsert':
+    case 'groups.update':
+    case 'group-participants.update':
+      // History chunks are history.ts's; group events keep the group cache (group-cache.ts).
       return [];
     default:
       return input satisfies never;
@@ -158,14 +163,15 @@ const defined = (o: Json): Json => Object.fromEntries(Object.entries(o).filter((
 
 function messageEvents(ref: string, m: WAMessage, context: InboundContext): InboundEvent[] {
   const key = m.key as WAMessageKey | undefined;
-  if (!key?.id || !key.remoteJid || m.messageStubType) return [];
+  if (!key?.id || !key.remoteJid) return [];
   if (!isChat(key.remoteJid, context)) return [];
   const { normalizeMessageContent, proto: messages } = library();
   const ProtocolType = messages.Message.ProtocolMessage.Type;
-  const message = normalizeMessageContent(m.message);
-  if (!message) return [];
   const group = serverOf(key.remoteJid) === 'g.us';
   const timestamp = seconds(m.messageTimestamp) ?? new Date();
+  if (m.messageStubType) return stubEvents(ref, m, key, group, timestamp, context);
+  const message = normalizeMessageContent(m.message);
+  if (!message) return [];
 
   // Edits and deletions, by whoever made them (the customer, or the business on any of its devices).
   const protocol = message.protocolMessage;
@@ -230,6 +236,57 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
       content: group ? { ...mapped.content, group: { id: key.remoteJid } } : mapped.content,
       ...(mapped.replyTo ? { replyTo: mapped.replyTo } : {}),
       ...(mapped.media ? { media: mapped.media } : {}),
+    },
+  ];
+}
+
+/** The parameter the library gives a message that came without content (decode-wa-message.js NO_MESSAGE_FOUND_ERROR_TEXT). */
+const NO_CONTENT = 'Message absent from node';
+
+/**
+ * A stub (messageStubType): a message the library could not decrypt (CIPHERTEXT, the error as its
+ * parameter; the library asks the sender's phone to send it again, and the real message then arrives
+ * under the same id and replaces this one), one that came without content (the phone is asked for it),
+ * or a notice of another kind (a missed call, a group change, ...). Each is kept as an `unsupported`
+ * message with the reason, so the owner knows something came that could not be read. Stubs of our own
+ * devices are not: nobody wrote them to the business.
+ */
+function stubEvents(
+  ref: string,
+  m: WAMessage,
+  key: WAMessageKey,
+  group: boolean,
+  timestamp: Date,
+  context: InboundContext,
+): InboundEvent[] {
+  if (key.fromMe) return [];
+  const person = group ? personOf(key.participant, key.participantAlt, context) : personOf(key.remoteJid, key.remoteJidAlt, context);
+  if (!person.phone) return [];
+  const StubType = library().proto.WebMessageInfo.StubType;
+  const name = StubType[m.messageStubType!] ?? String(m.messageStubType);
+  const parameter = text(m.messageStubParameters?.[0] ?? undefined);
+  const error =
+    m.messageStubType !== StubType.CIPHERTEXT
+      ? { code: 'stub_message', title: `the chat app reported ${name}, which the embedded engine does not read` }
+      : parameter === NO_CONTENT
+        ? { code: 'message_unavailable', title: 'the message arrived without its content; the phone is asked to send it' }
+        : {
+            code: 'decryption_failed',
+            title: `the message could not be decrypted${parameter ? ` (${parameter.slice(0, 200)})` : ''}; the sender's phone is asked to send it again`,
+          };
+  // The real message may follow under the same id (a retry, the phone's resend): this one is its placeholder.
+  const content: Json = { errors: [error], stub_type: name, ...(error.code === 'stub_message' ? {} : { placeholder: true }) };
+  return [
+    {
+      kind: 'message.inbound',
+      ref,
+      providerMessageId: key.id!,
+      from: person.phone,
+      ...(text(m.pushName) ? { profileName: m.pushName! } : {}),
+      identities: [{ type: 'chatapp_id', value: person.phone }, ...(person.lid ? [{ type: 'linked_id', value: person.lid }] : [])],
+      timestamp,
+      type: 'unsupported',
+      content: group ? { ...content, group: { id: key.remoteJid } } : content,
     },
   ];
 }

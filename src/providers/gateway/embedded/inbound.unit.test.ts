@@ -458,8 +458,54 @@ test('groups only when the channel takes them (sender: the participant); status 
   assert.deepEqual(one({ ...group, key: { ...group.key, fromMe: true } }, ctx({ groups: true })), []);
 });
 
-test('stubs and empty messages are skipped; other kinds are kept as unsupported', () => {
-  assert.deepEqual(one(wa(proto.Message.fromObject({}), {}, { messageStubType: WAMessageStubType.CIPHERTEXT })), []);
+test('stubs are kept as unsupported with the reason: a decryption failure, a message without content, any other stub', () => {
+  // A message the library could not decrypt (decode-wa-message.js): the stub CIPHERTEXT, the error as its parameter, no content.
+  const failed = inbound(
+    wa(proto.Message.fromObject({}), { id: 'BAD1' }, { messageStubType: WAMessageStubType.CIPHERTEXT, messageStubParameters: ['Bad MAC'] }),
+  );
+  assert.equal(failed.providerMessageId, 'BAD1');
+  assert.equal(failed.from, CUSTOMER);
+  assert.equal(failed.type, 'unsupported');
+  assert.deepEqual(failed.content, {
+    errors: [
+      {
+        code: 'decryption_failed',
+        title: "the message could not be decrypted (Bad MAC); the sender's phone is asked to send it again",
+      },
+    ],
+    stub_type: 'CIPHERTEXT',
+    // The real message may follow under the same id, and replaces it.
+    placeholder: true,
+  });
+  // The service sent no content (the library's NO_MESSAGE_FOUND_ERROR_TEXT): the phone is asked for it.
+  const absent = inbound(
+    wa(
+      proto.Message.fromObject({}),
+      {},
+      { messageStubType: WAMessageStubType.CIPHERTEXT, messageStubParameters: ['Message absent from node'] },
+    ),
+  );
+  assert.equal((absent.content.errors as Array<{ code: string }>)[0]!.code, 'message_unavailable');
+  // Any other stub (a missed call here), named by the library's stub type.
+  const call = inbound(wa(null as unknown as proto.IMessage, {}, { messageStubType: WAMessageStubType.CALL_MISSED_VOICE }));
+  assert.deepEqual(call.content, {
+    errors: [{ code: 'stub_message', title: 'the chat app reported CALL_MISSED_VOICE, which the embedded engine does not read' }],
+    stub_type: 'CALL_MISSED_VOICE',
+  });
+  // Our own device's stub has no customer who wrote it; a group stub only where groups are kept.
+  assert.deepEqual(one(wa(proto.Message.fromObject({}), { fromMe: true }, { messageStubType: WAMessageStubType.CIPHERTEXT })), []);
+  const groupStub = wa(
+    proto.Message.fromObject({}),
+    { remoteJid: '120363025246125486@g.us', participant: `${CUSTOMER}@s.whatsapp.net`, remoteJidAlt: undefined },
+    { messageStubType: WAMessageStubType.GROUP_PARTICIPANT_ADD, messageStubParameters: [`${CUSTOMER}@s.whatsapp.net`] },
+  );
+  assert.deepEqual(one(groupStub), []);
+  const kept = inbound(groupStub, ctx({ groups: true }));
+  assert.equal(kept.content.stub_type, 'GROUP_PARTICIPANT_ADD');
+  assert.deepEqual(kept.content.group, { id: '120363025246125486@g.us' });
+});
+
+test('empty messages are skipped; other kinds are kept as unsupported', () => {
   assert.deepEqual(one(wa(proto.Message.fromObject({ senderKeyDistributionMessage: { groupId: 'x' } }))), []);
   const event = inbound(wa(proto.Message.fromObject({ eventMessage: { name: 'Party' } })));
   assert.deepEqual(

@@ -1,18 +1,23 @@
 /**
  * Sending through the embedded engine: Parley's message types and content (domain/messages/content.ts)
  * to the linked-device library's message content and calls (docs/channels.md, "Embedded engine:
- * message mapping"). Media named by URL is fetched here, under the target policy, and handed to the
- * library as bytes: the library never fetches a URL itself (it would not check where it points), and
- * text never lets it build a link preview by fetching the link.
+ * message mapping"). Media named by URL is fetched here (outbound-media.ts), and text never lets the
+ * library build a link preview by fetching the link. Messages named by a send (quoted, reacted to,
+ * marked read) get their chat key and content from outbound-keys.ts.
  */
-import type { AnyMessageContent, MiscMessageGenerationOptions, WAMessage, WAMessageKey, WAPresence, WAUrlInfo } from 'baileys';
-import { isAnimatedWebp, MEDIA_RULES, STATIC_STICKER_MAX } from '../../../domain/messages/media.ts';
-import { safeFetch, UnsafeTargetError, type TargetPolicy } from '../../../lib/safe-fetch.ts';
+import type { AnyMessageContent, MiscMessageGenerationOptions, WAMessage, WAMessageKey, WAPresence } from 'baileys';
+import type { TargetPolicy } from '../../../lib/safe-fetch.ts';
 import type { MessageType } from '../../capabilities.ts';
 import type { OutboundMessage, ProviderError, Result } from '../../provider.ts';
-import { jidOfPhone, libraryMessageId, pollSecret } from './ids.ts';
+import { chatJidOf, GROUP_JID, jidOfPhone, libraryMessageId, pollSecret, serverOf } from './ids.ts';
+import { chatKeyOf, isOurs, keyOf, quotedOf, type KeyLookups } from './outbound-keys.ts';
+import { audioContent, fetchMedia, linkPreviewOf, mediaContent } from './outbound-media.ts';
 import { formatSimplified, SIMPLIFIED_TYPES, type Simplified } from './simplified.ts';
 import type { EngineSocket } from './socket.ts';
+import { vcardOf } from './vcard.ts';
+import { ffmpegConverter, type VoiceConverter } from './voice.ts';
+
+const defaultConverter = ffmpegConverter();
 
 /**
  * The types the engine answers from Parley's own records, calling nothing (planOf): the service has no
@@ -21,17 +26,21 @@ import type { EngineSocket } from './socket.ts';
  */
 export const EMBEDDED_PARLEY_TYPES = ['message_status_query', 'message_media_download'] as const satisfies readonly MessageType[];
 
-export type OutboundContext = {
+export type OutboundContext = KeyLookups & {
   targets: TargetPolicy; // where media URLs may be fetched (src/lib/safe-fetch.ts)
   self?: { phone: string }; // the paired number, digits
-  /** The last status Parley holds for one of this channel's messages by provider id (message_status_query). */
-  statusOf?(providerMessageId: string): Promise<string | undefined>;
   /**
    * The engine's secret for poll votes (any 32 bytes it can give again after a restart, e.g. derived
    * from the service's encryption key). A poll sent with it can have its votes read (inbound.ts, same
    * key); without it the library picks a random secret and votes cannot be read.
    */
   pollKey?: Uint8Array;
+  /** Keeps what the library answered a send with (its key and content): a recipient's retry, quotes (session-messages.ts). */
+  remember?(sent: WAMessage): Promise<void>;
+  /** Fetches a group's metadata into the session's cache before a first send to it (group-cache.ts). */
+  warmGroup?(jid: string): Promise<unknown>;
+  /** Converts audio to a voice note (Opus mono in OGG); default ffmpeg where the machine has it (voice.ts). */
+  convertVoice?: VoiceConverter;
   /** One socket call's time limit (default 60 s); past it the answer counts as lost (code `timeout`). */
   timeoutMs?: number;
 };
@@ -45,9 +54,6 @@ const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
 const fail = (error: ProviderError): { ok: false; error: ProviderError } => ({ ok: false, error });
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const MEDIA_FETCH_TIMEOUT_MS = 30_000;
-/** A link preview's thumbnail is decoration: a larger one is left out rather than failing the message. */
-const THUMBNAIL_MAX_BYTES = 300 * 1024;
 
 const PRESENCE: Record<string, WAPresence> = {
   typing: 'composing',
@@ -57,9 +63,12 @@ const PRESENCE: Record<string, WAPresence> = {
   unavailable: 'unavailable',
 };
 
-/** What one message becomes: a message, a read receipt, a presence, or an answer with no call. */
+/**
+ * What one message becomes: a message (to the recipient's chat, or to `chat`: where the message it
+ * names is, a reaction's), a read receipt, a presence, or an answer with no call.
+ */
 type Plan =
-  | { kind: 'send'; content: AnyMessageContent; options?: MiscMessageGenerationOptions }
+  | { kind: 'send'; content: AnyMessageContent; options?: MiscMessageGenerationOptions; chat?: string }
   | { kind: 'read'; keys: WAMessageKey[] }
   | { kind: 'presence'; presence: WAPresence; global: boolean }
   | { kind: 'answered' };
@@ -67,16 +76,20 @@ type Plan =
 /**
  * Sends one message through the socket. The library's message id (`key.id`, which Parley chooses:
  * ids.ts libraryMessageId) is the provider message id; read receipts, presences and the answers that
- * need no call have none.
+ * need no call have none. `to` is a phone (international digits) or a group's jid.
  */
 export async function sendThroughSocket(
   socket: EngineSocket,
   message: OutboundMessage,
   context: OutboundContext,
 ): Promise<Result<{ providerMessageId?: string }>> {
-  const to = message.to.replace(/^\+/, '');
-  if (!/^\d{5,20}$/.test(to))
-    return fail({ code: 'invalid_recipient', title: `${message.to} is not a phone number in international digits`, retryable: false });
+  const to = GROUP_JID.test(message.to) ? message.to : message.to.replace(/^\+/, '');
+  if (!GROUP_JID.test(to) && !/^\d{5,20}$/.test(to))
+    return fail({
+      code: 'invalid_recipient',
+      title: `${message.to} is not a phone number in international digits nor a group id (<digits>@g.us)`,
+      retryable: false,
+    });
   let plan: Result<Plan>;
   try {
     plan = await planOf(message, to, context);
@@ -98,18 +111,19 @@ export async function sendThroughSocket(
           await withTimeout(socket.sendPresenceUpdate(step.presence), timeoutMs);
           return ok({});
         }
-        const jid = await recipientJid(socket, to, timeoutMs);
+        const jid = await recipientJid(socket, to, timeoutMs, context);
         if (!jid.ok) return jid;
         await withTimeout(socket.sendPresenceUpdate(step.presence, jid.value), timeoutMs);
         return ok({});
       }
       case 'send': {
-        const jid = await recipientJid(socket, to, timeoutMs);
+        const jid = step.chat ? ok(step.chat) : await recipientJid(socket, to, timeoutMs, context);
         if (!jid.ok) return jid;
-        const content = retarget(step.content, jid.value);
-        const options = step.options?.quoted
-          ? { ...step.options, quoted: { ...step.options.quoted, key: { ...step.options.quoted.key, remoteJid: jid.value } } }
-          : step.options;
+        const content = step.chat ? step.content : retarget(step.content, jid.value);
+        const options =
+          step.options?.quoted && serverOf(step.options.quoted.key.remoteJid) !== 'g.us'
+            ? { ...step.options, quoted: { ...step.options.quoted, key: { ...step.options.quoted.key, remoteJid: jid.value } } }
+            : step.options;
         const sent = await withTimeout(
           socket.sendMessage(jid.value, content, { ...options, messageId: libraryMessageId(message.id) }),
           timeoutMs,
@@ -121,6 +135,8 @@ export async function sendThroughSocket(
             title: 'the library sent nothing for this message (it returned no message)',
             retryable: false,
           });
+        // Kept for a recipient's retry; the send went out whether or not this can be written.
+        await context.remember?.(sent).catch(() => undefined);
         return ok({ providerMessageId: id });
       }
       default:
@@ -154,14 +170,21 @@ const ABSENT_TTL_MS = 60_000;
 const RECIPIENT_CACHE_MAX = 5_000;
 const recipients = new WeakMap<EngineSocket, Map<string, Known>>();
 
-function remember(cache: Map<string, Known>, phone: string, known: Known) {
+function rememberRecipient(cache: Map<string, Known>, phone: string, known: Known) {
   cache.delete(phone);
   if (cache.size >= RECIPIENT_CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(phone, known);
 }
 
-/** The chat address of a number, asked of the service before the first send to it (the answer kept 10 minutes). */
-async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: number): Promise<Result<string>> {
+/**
+ * The chat address of a number, asked of the service before the first send to it (the answer kept 10
+ * minutes); a group's is its id, its metadata fetched into the session's cache for the library.
+ */
+async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: number, context: OutboundContext): Promise<Result<string>> {
+  if (GROUP_JID.test(phone)) {
+    await context.warmGroup?.(phone);
+    return ok(phone);
+  }
   let cache = recipients.get(socket);
   if (!cache) recipients.set(socket, (cache = new Map()));
   const now = Date.now();
@@ -173,7 +196,7 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
     known = found
       ? { jid: found.jid.includes('@') ? found.jid : jidOfPhone(found.jid), until: now + RECIPIENT_TTL_MS }
       : { until: now + ABSENT_TTL_MS };
-    remember(cache, phone, known);
+    rememberRecipient(cache, phone, known);
   }
   if (!known.jid) {
     return fail({
@@ -189,38 +212,12 @@ async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: numb
 // ---------------------------------------------------------------------------------------------------
 // Parley's content -> the library's.
 
-/** A key naming a message of this chat by its provider id. */
-const keyOf = (to: string, id: string, fromMe: boolean, participant?: string): WAMessageKey => ({
-  remoteJid: jidOfPhone(to),
-  id,
-  fromMe,
-  ...(participant ? { participant } : {}),
-});
-
-/** Whether a provider message id names a message the business sent (by the status Parley holds for it); undefined when Parley does not know it. */
-async function isOurs(context: OutboundContext, providerMessageId: string): Promise<boolean | undefined> {
-  const status = await context.statusOf?.(providerMessageId);
-  if (status === undefined) return undefined;
-  return status !== 'received';
-}
-
-/** A quoted reply: the library needs a message to quote; a minimal one with the key is enough for the phone to find it. */
-async function quoteOf(context: OutboundContext, to: string, replyTo: unknown): Promise<MiscMessageGenerationOptions | undefined> {
-  if (!replyTo || typeof replyTo !== 'object') return undefined;
-  const r = replyTo as { id?: unknown; participant?: unknown };
-  if (typeof r.id !== 'string') return undefined;
-  const fromMe = (await isOurs(context, r.id)) ?? false;
-  const quoted: WAMessage = {
-    key: keyOf(to, r.id, fromMe, typeof r.participant === 'string' ? r.participant : undefined),
-    message: { conversation: '' },
-  };
-  return { quoted };
-}
-
 async function planOf(message: OutboundMessage, to: string, context: OutboundContext): Promise<Result<Plan>> {
   const c = message.content as Json;
-  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> =>
-    ok({ kind: 'send', content, options: await quoteOf(context, to, replyTo) });
+  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => {
+    const quoted = await quotedOf(context, chatJidOf(to), replyTo);
+    return ok({ kind: 'send', content, ...(quoted ? { options: { quoted } } : {}) });
+  };
   switch (message.type) {
     case 'text':
       return send({ text: String(c.body), linkPreview: null }, c.reply_to);
@@ -231,6 +228,7 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     case 'sticker': {
       const media = await fetchMedia(String(c.media_url), message.type, context.targets);
       if (!media.ok) return media;
+      if (message.type === 'audio') return send(await audioContent(media.value, c, context.convertVoice ?? defaultConverter), c.reply_to);
       return send(mediaContent(message.type, media.value, c), c.reply_to);
     }
     case 'location':
@@ -247,20 +245,23 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
       );
     case 'contact': {
       const name = String(c.full_name);
-      return send({ contacts: { displayName: name, contacts: [{ displayName: name, vcard: vcardOf(c) }] } });
+      return send({ contacts: { displayName: name, contacts: [{ displayName: name, vcard: vcardOf(c) }] } }, c.reply_to);
     }
     case 'reaction': {
-      const id = String(c.message_id);
-      const fromMe = (await isOurs(context, id)) ?? c.from_me !== false;
-      return send({
-        react: {
-          text: String(c.reaction ?? ''),
-          key: keyOf(to, id, fromMe, typeof c.participant === 'string' ? c.participant : undefined),
-        },
+      // Sent into the chat the message is in (a privacy-id chat, a group), naming it by its own key.
+      const { key, kept } = await chatKeyOf(context, to, String(c.message_id), {
+        fromMe: c.from_me !== false,
+        participant: typeof c.participant === 'string' ? c.participant : undefined,
       });
+      const react = { react: { text: String(c.reaction ?? ''), key } };
+      // A message of the customer's own chat goes to the address the service gives for the number (retarget).
+      const elsewhere = kept !== undefined || serverOf(key.remoteJid) === 'g.us';
+      return ok({ kind: 'send', content: react, ...(elsewhere ? { chat: key.remoteJid! } : {}) });
     }
-    case 'mark_as_read':
-      return ok({ kind: 'read', keys: [keyOf(to, String(c.message_id), false)] });
+    case 'mark_as_read': {
+      const { key } = await chatKeyOf(context, to, String(c.message_id), { fromMe: false });
+      return ok({ kind: 'read', keys: [{ ...key, fromMe: false }] });
+    }
     case 'presence': {
       const presence = PRESENCE[String(c.state)];
       if (!presence)
@@ -357,140 +358,6 @@ async function simplifiedPlan(simplified: Simplified, context: OutboundContext):
   const media = await fetchMedia(simplified.media.url, simplified.media.type, context.targets);
   if (!media.ok) return media;
   return ok({ kind: 'send', content: mediaContent(simplified.media.type, media.value, { caption: simplified.text }) });
-}
-
-type Fetched = { bytes: Buffer; mimeType?: string };
-
-function mediaContent(type: string, media: Fetched, c: Json): AnyMessageContent {
-  const caption = typeof c.caption === 'string' && c.caption !== '' ? c.caption : undefined;
-  const mimetype = media.mimeType ?? (typeof c.media_type === 'string' && c.media_type.includes('/') ? c.media_type : undefined);
-  switch (type) {
-    case 'image':
-      return { image: media.bytes, caption, ...(mimetype ? { mimetype } : {}) };
-    case 'video':
-      return { video: media.bytes, caption, ...(mimetype ? { mimetype } : {}) };
-    case 'audio':
-      // OGG (Opus) audio is a voice note, as on the official API.
-      return { audio: media.bytes, ptt: mimetype === 'audio/ogg', ...(mimetype ? { mimetype } : {}) };
-    case 'sticker':
-      return { sticker: media.bytes, isAnimated: isAnimatedWebp(media.bytes.subarray(0, 64)), mimetype: 'image/webp' };
-    default:
-      return {
-        document: media.bytes,
-        mimetype: mimetype ?? 'application/octet-stream',
-        ...(typeof c.file_name === 'string' && c.file_name !== '' ? { fileName: c.file_name } : {}),
-        caption,
-      };
-  }
-}
-
-/** A vCard 3.0 for a shared contact (the card the phone shows and saves): its name parts, numbers, emails, URLs, addresses. */
-export function vcardOf(c: Json): string {
-  const esc = (s: string) =>
-    s
-      .replace(/\\/g, '\\\\')
-      .replace(/\n/g, '\\n')
-      .replace(/([,;])/g, '\\$1');
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const kind = (type: unknown, otherwise: string) => (type === 'HOME' || type === 'WORK' ? type : otherwise);
-  const name = String(c.full_name);
-  const parts = [c.last_name, c.first_name, c.middle_name, c.name_prefix, c.name_suffix].map((p) => esc(text(p) ?? ''));
-  // Without name parts the whole name is the family name (as before parts could be given).
-  const n = parts.some((p) => p !== '') ? parts.join(';') : `${esc(name)};;;;`;
-  const lines = ['BEGIN:VCARD', 'VERSION:3.0', `FN:${esc(name)}`, `N:${n}`];
-  const [company, department] = [text(c.organization), text(c.department)];
-  if (company || department) lines.push(`ORG:${esc(company ?? '')}${department ? `;${esc(department)}` : ''}`);
-  if (text(c.job_title)) lines.push(`TITLE:${esc(String(c.job_title))}`);
-  const phones = [...(text(c.phone) ? [{ phone: c.phone, type: c.phone_type }] : []), ...((c.phones as Json[] | undefined) ?? [])];
-  for (const p of phones) {
-    const phone = String(p.phone);
-    const digits = phone.replace(/\D/g, '');
-    const waid = text(p.wa_id) ?? digits;
-    lines.push(
-      `TEL;type=${kind(p.type, 'CELL')};type=VOICE${waid ? `;waid=${waid}` : ''}:${phone.startsWith('+') || !digits ? phone : `+${digits}`}`,
-    );
-  }
-  for (const e of (c.emails as Json[] | undefined) ?? []) lines.push(`EMAIL;type=${kind(e.type, 'INTERNET')}:${esc(String(e.email))}`);
-  // The content rules hold every entry's type to HOME or WORK.
-  const typed = (entry: Json) => (text(entry.type) ? `;type=${String(entry.type)}` : '');
-  for (const u of (c.urls as Json[] | undefined) ?? []) lines.push(`URL${typed(u)}:${String(u.url)}`);
-  for (const a of (c.addresses as Json[] | undefined) ?? []) {
-    const fields = [a.street, a.city, a.state, a.zip, a.country ?? a.country_code].map((f) => esc(text(f) ?? ''));
-    lines.push(`ADR${typed(a)}:;;${fields.join(';')}`);
-  }
-  if (text(c.birthday)) lines.push(`BDAY:${String(c.birthday)}`);
-  lines.push('END:VCARD');
-  return lines.join('\n');
-}
-
-/** The preview a link message shows, from the content's own title, description and thumbnail (nothing is fetched but the thumbnail). */
-async function linkPreviewOf(url: string, c: Json, targets: TargetPolicy): Promise<WAUrlInfo | null> {
-  if (typeof c.title !== 'string' || c.title === '') return null;
-  const preview: WAUrlInfo = {
-    'canonical-url': url,
-    'matched-text': url,
-    title: c.title,
-    ...(typeof c.description === 'string' ? { description: c.description } : {}),
-  };
-  if (typeof c.thumbnail_url === 'string') {
-    const thumb = await fetchBytes(c.thumbnail_url, THUMBNAIL_MAX_BYTES, targets).catch(() => undefined);
-    if (thumb?.ok && (thumb.value.mimeType === 'image/jpeg' || thumb.value.mimeType === 'image/png'))
-      preview.jpegThumbnail = thumb.value.bytes;
-  }
-  return preview;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Media by URL, fetched under the target policy, within the type's size limit.
-
-async function fetchMedia(url: string, type: string, targets: TargetPolicy): Promise<Result<Fetched>> {
-  const max = MEDIA_RULES[type]?.maxBytes ?? MEDIA_RULES.document!.maxBytes;
-  let fetched: Result<Fetched>;
-  try {
-    fetched = await fetchBytes(url, max, targets);
-  } catch (err) {
-    if (err instanceof UnsafeTargetError)
-      return fail({ code: 'media_url_refused', title: `media URL refused: ${err.message}`, retryable: false });
-    return fail({ code: 'media_unreachable', title: `media URL could not be fetched: ${(err as Error).message}`, retryable: true });
-  }
-  if (!fetched.ok) return fetched;
-  if (type === 'sticker' && !isAnimatedWebp(fetched.value.bytes.subarray(0, 64)) && fetched.value.bytes.length > STATIC_STICKER_MAX) {
-    return fail(tooLarge('static sticker', fetched.value.bytes.length, STATIC_STICKER_MAX));
-  }
-  return fetched;
-}
-
-const tooLarge = (what: string, size: number, max: number): ProviderError => ({
-  code: 'media_too_large',
-  title: `${what} media is ${size} bytes${size > max ? '' : ' or more'}; the limit is ${max} bytes`,
-  retryable: false,
-});
-
-/** GET a URL's bytes, refusing more than `max` (by the declared length, and while reading). */
-async function fetchBytes(url: string, max: number, targets: TargetPolicy): Promise<Result<Fetched>> {
-  const response = await safeFetch(url, { method: 'GET', signal: AbortSignal.timeout(MEDIA_FETCH_TIMEOUT_MS) }, targets);
-  try {
-    if (response.status >= 300) {
-      return fail({
-        code: 'media_unreachable',
-        title: `media URL answered HTTP ${response.status}`,
-        retryable: response.status >= 500 || response.status === 429,
-      });
-    }
-    const mimeType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() || undefined;
-    const declared = Number(response.headers.get('content-length') ?? NaN);
-    if (Number.isFinite(declared) && declared > max) return fail(tooLarge('the', declared, max));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body ?? []) {
-      size += chunk.byteLength;
-      if (size > max) return fail(tooLarge('the', size, max));
-      chunks.push(Buffer.from(chunk));
-    }
-    return ok({ bytes: Buffer.concat(chunks), mimeType });
-  } finally {
-    await response.body?.cancel().catch(() => undefined);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------

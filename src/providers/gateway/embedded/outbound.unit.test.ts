@@ -65,6 +65,16 @@ function recordingSocket(
   return { socket, calls, sends: () => calls.filter((c): c is Extract<Call, { call: 'sendMessage' }> => c.call === 'sendMessage') };
 }
 
+/** The first page of an OGG stream of Opus audio with this many channels (RFC 7845: the OpusHead packet). */
+function oggOpus(channels: number): Buffer {
+  const head = Buffer.concat([Buffer.from('OpusHead'), Buffer.from([1, channels, 0x38, 0x01, 0x80, 0xbb, 0, 0, 0, 0, 0])]);
+  const page = Buffer.alloc(27);
+  page.write('OggS', 0, 'latin1');
+  page[5] = 2; // beginning of stream
+  page[26] = 1; // one segment
+  return Buffer.concat([page, Buffer.from([head.length]), head, Buffer.alloc(64)]);
+}
+
 // A loopback server standing in for the web: the media and thumbnails messages name.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const WEBP_STATIC = Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBPVP8 '), Buffer.alloc(64)]);
@@ -79,7 +89,8 @@ before(async () => {
     if (url.pathname === '/thumb.jpg')
       return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     if (url.pathname === '/clip.mp4') return res.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.alloc(100));
-    if (url.pathname === '/voice.ogg') return res.writeHead(200, { 'content-type': 'audio/ogg' }).end(Buffer.alloc(100));
+    if (url.pathname === '/voice.ogg') return res.writeHead(200, { 'content-type': 'audio/ogg' }).end(oggOpus(1));
+    if (url.pathname === '/stereo.ogg') return res.writeHead(200, { 'content-type': 'audio/ogg' }).end(oggOpus(2));
     if (url.pathname === '/song.mp3') return res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(Buffer.alloc(100));
     if (url.pathname === '/report.pdf') return res.writeHead(200, { 'content-type': 'application/pdf' }).end(Buffer.from('%PDF-1.4'));
     if (url.pathname === '/sticker.webp') return res.writeHead(200, { 'content-type': 'image/webp' }).end(WEBP_STATIC);
@@ -168,10 +179,20 @@ test('media by URL: fetched here and handed over as bytes, with caption, file na
   assert.equal((v.content as { mimetype: string }).mimetype, 'video/mp4');
   assert.equal(v.options?.quoted?.key.id, 'wamid.CUSTOMER');
 
+  type Audio = { audio: Buffer; ptt: boolean; mimetype?: string };
   const voice = await sendOne('audio', { media_url: `${base}/voice.ogg` });
-  assert.equal((voice.sends()[0]!.content as { ptt: boolean }).ptt, true, 'OGG audio is a voice note');
+  const v1 = voice.sends()[0]!.content as Audio;
+  assert.deepEqual([v1.ptt, v1.mimetype], [true, 'audio/ogg; codecs=opus'], 'OGG Opus mono is a voice note, with the codec named');
+  assert.deepEqual(v1.audio, oggOpus(1), 'sent as it is');
   const song = await sendOne('audio', { media_url: `${base}/song.mp3` });
-  assert.equal((song.sends()[0]!.content as { ptt: boolean }).ptt, false);
+  assert.deepEqual([(song.sends()[0]!.content as Audio).ptt, (song.sends()[0]!.content as Audio).mimetype], [false, 'audio/mpeg']);
+  // Stereo Opus is converted to mono where a converter runs; without one it goes as an audio file.
+  const converted = await sendOne('audio', { media_url: `${base}/stereo.ogg` }, { convertVoice: async () => oggOpus(1) });
+  const c1 = converted.sends()[0]!.content as Audio;
+  assert.deepEqual([c1.ptt, c1.mimetype, c1.audio], [true, 'audio/ogg; codecs=opus', oggOpus(1)]);
+  const unconverted = await sendOne('audio', { media_url: `${base}/stereo.ogg` }, { convertVoice: async () => undefined });
+  const u1 = unconverted.sends()[0]!.content as Audio;
+  assert.deepEqual([u1.ptt, u1.audio], [false, oggOpus(2)], 'no voice note the phone would not play');
 
   const doc = await sendOne('document', { media_url: `${base}/report.pdf`, file_name: 'Report.pdf', caption: 'Q2' });
   const d = doc.sends()[0]!.content as { document: Buffer; mimetype: string; fileName: string; caption: string };

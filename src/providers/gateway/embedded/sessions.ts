@@ -110,6 +110,12 @@ export async function claimSessions(
   });
 }
 
+/** Whether a channel imports the history its phone sends when paired (settings.import_history). */
+export async function importsHistory(db: Executor, channelId: string): Promise<boolean> {
+  const [row] = await db.select({ settings: channels.settings }).from(channels).where(eq(channels.id, channelId)).limit(1);
+  return row?.settings.import_history === true;
+}
+
 /** Renews this process's leases; returns the sessions it still holds, with whether each is still wanted. */
 export async function renewLeases(
   db: Db,

@@ -8,7 +8,9 @@ import type {
   AnyMessageContent,
   AuthenticationState,
   BaileysEventMap,
+  GroupMetadata,
   MiscMessageGenerationOptions,
+  proto,
   WAMessage,
   WAMessageKey,
   WAPresence,
@@ -24,6 +26,10 @@ export type SocketEvents = Pick<
   | 'message-receipt.update'
   | 'messages.reaction'
   | 'messages.delete'
+  | 'messaging-history.set'
+  | 'groups.upsert'
+  | 'groups.update'
+  | 'group-participants.update'
 >;
 
 export type EngineSocket = {
@@ -48,12 +54,23 @@ export type EngineSocket = {
    * a message that names its sender by privacy id only; undefined when it knows none.
    */
   phoneJidOfLid?(lidJid: string): Promise<string | undefined>;
+  /** A group's metadata, asked of the service (the group cache's fetch). */
+  groupMetadata?(jid: string): Promise<GroupMetadata>;
 };
 
 /** What a socket is made with: the session's auth state (creds and signal keys, kept in PostgreSQL). */
 export type SocketInput = {
   channelId: string;
   auth: AuthenticationState;
+  /**
+   * The library's getMessage: the content of a message this session sent, which it re-encrypts when a
+   * recipient's phone could not decrypt it and asks again (session-messages.ts); undefined past its bounds.
+   */
+  getMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
+  /** The library's cachedGroupMetadata (group-cache.ts). */
+  cachedGroupMetadata(jid: string): Promise<GroupMetadata | undefined>;
+  /** Which history syncs the library processes (history.ts shouldSyncHistory, from the channel's import_history). */
+  shouldSyncHistoryMessage(notification: proto.Message.IHistorySyncNotification): boolean;
 };
 
 /**

@@ -25,9 +25,12 @@ function closeOutcome(code: number | undefined, paired: boolean): CloseOutcome {
       return 'replaced';
     case 403:
       return 'forbidden';
-    case 500:
+    // Logged out in another way: the multi-device credentials are not accepted (the library's multideviceMismatch).
     case 411:
       return 'refused';
+    // 500 (badSession) is also what the library makes of any stream error without a known reason
+    // (Utils/generics.js getErrorCodeFromStreamError) and of a failure node without one: a passing
+    // fault, so it reconnects with the credentials kept (below, as any other lost connection).
     case 515:
       return 'restart';
     case 408:
@@ -43,7 +46,7 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
   const code = statusCodeOf(error);
   const detail = `${(error as Error | undefined)?.message ?? 'connection closed'}${code ? ` (${code})` : ''}`;
   const disconnect = (cause: string) => ({ disconnectReason: detail.slice(0, 500), disconnectCode: code ?? null, disconnectCause: cause });
-  // Before the status code: a network error is 408 (as when the QRs ran out) or 500 (as refused credentials) to the library.
+  // Before the status code: a network error is 408 (as when the QRs ran out) or 500 (as a stream error) to the library.
   const network = networkFailureOf(error);
   const outcome = network ? 'unreachable' : closeOutcome(code, held.paired);
   if (network) logger.warn({ channel_id: held.channelId, code, outcome, cause: network.cause }, `embedded engine: ${network.explanation}`);
@@ -87,7 +90,7 @@ export async function onClose(engine: EngineContext, held: Held, error: unknown)
           engine,
           held,
           'error',
-          `the service refused the session's credentials (${detail}); they were dropped: connect to pair again`,
+          `the service does not accept this linked device's credentials (${detail}); they were dropped: connect to pair again`,
           'credentials_refused',
         ),
       ]);

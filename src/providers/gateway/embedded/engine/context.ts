@@ -9,6 +9,8 @@ import type { LeaseLoop } from '../../../../lib/lease-loop.ts';
 import type { Logger } from '../../../../lib/logger.ts';
 import type { InboundEvent, ProviderError } from '../../../provider.ts';
 import type { PostgresAuthState } from '../auth-state.ts';
+import type { GroupCache } from '../group-cache.ts';
+import type { StoredMessage } from '../outbound-keys.ts';
 import type { EngineSocket, SocketFactory } from '../socket.ts';
 import type { NotifyWaiters } from '../waiters.ts';
 
@@ -32,6 +34,8 @@ export type EmbeddedEngineOptions = {
   report(channelId: string, events: InboundEvent[], deliveryId?: string): Promise<void>;
   /** The status Parley holds for one of a channel's messages by its provider id (message_status_query, quotes). */
   statusOf(channelId: string, providerMessageId: string): Promise<string | undefined>;
+  /** What Parley holds of one of a channel's messages by its provider id (a quote's content, a group message's sender). */
+  messageOf(channelId: string, providerMessageId: string): Promise<StoredMessage | undefined>;
   /** The engine's poll key (32 bytes, the same after a restart): votes on polls Parley sent are read with it. */
   pollKey: Uint8Array;
 };
@@ -76,6 +80,10 @@ export type Held = {
   lid?: string;
   /** Socket events and writes of this session, one at a time and in order. */
   chain: Promise<void>;
+  /** The library's group metadata cache of this session (group-cache.ts), kept across its sockets. */
+  groupCache?: GroupCache;
+  /** Messages kept (session-messages.ts) since the last prune. */
+  remembered?: number;
 };
 
 export type EngineContext = {

@@ -1,13 +1,21 @@
-/** Opening a held session's socket: its auth state fenced by the lease, its events fed to the session's queue in order. */
-import type { WAMessage } from 'baileys';
+/**
+ * Opening a held session's socket: its auth state fenced by the lease, what the library asks of the
+ * engine (the content of a sent message for a retry, cached group metadata, which history syncs to
+ * process), its events fed to the session's queue in order.
+ */
 import { LeaseLostError, usePostgresAuthState } from '../auth-state.ts';
-import { lidOfJid } from '../ids.ts';
 import { normalizeSocketEvent, type SocketEvent } from '../inbound.ts';
 import { assertHeld } from '../sessions.ts';
-import type { EngineSocket, SocketEvents } from '../socket.ts';
+import type { SocketEvents } from '../socket.ts';
 import { onConnection } from './connection.ts';
 import type { EngineContext, Held } from './context.ts';
+import { createGroupCache } from '../group-cache.ts';
+import { shouldSyncHistory } from '../history.ts';
+import { pruneSessionMessages, sentContent } from '../session-messages.ts';
 import { enqueue, letGo } from './hold.ts';
+import { onHistory } from './history.ts';
+import { withSenderPhones } from './sender-phones.ts';
+import { remember } from './remember.ts';
 import { report } from './report.ts';
 
 const MESSAGE_EVENTS = [
@@ -35,7 +43,17 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
     };
     const auth = await usePostgresAuthState({ db, sealer, fence }, held.channelId);
     if (sessions.get(held.channelId) !== held) return;
-    const socket = await factory({ channelId: held.channelId, auth: auth.state });
+    held.groupCache ??= createGroupCache({
+      now: () => clock.now().getTime(),
+      onError: (err, jid) => logger.debug({ err, channel_id: held.channelId, group: jid }, 'embedded engine: group metadata not fetched'),
+    });
+    const socket = await factory({
+      channelId: held.channelId,
+      auth: auth.state,
+      getMessage: (key) => sentContent({ db, sealer }, held.channelId, key),
+      cachedGroupMetadata: held.groupCache.cachedGroupMetadata,
+      shouldSyncHistoryMessage: shouldSyncHistory,
+    });
     // Let go of while the library loaded: the socket is closed unused.
     if (sessions.get(held.channelId) !== held) {
       void Promise.resolve(socket.end(undefined)).catch(() => undefined);
@@ -50,6 +68,8 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
       paired: Boolean(auth.state.creds.registered || auth.state.creds.me),
     });
     const live = () => held.generation === generation && held.socket === socket;
+    held.groupCache.attach(socket);
+    void enqueue(engine, held, () => pruneSessionMessages(db, held.channelId, clock.now()));
     socket.ev.on('creds.update', () => {
       if (live()) void enqueue(engine, held, () => auth.saveCreds());
     });
@@ -60,7 +80,15 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
       socket.ev.on(event, (data: SocketEvents[typeof event]) => {
         if (!live()) return;
         void enqueue(engine, held, async () => {
-          if (event === 'messages.upsert') await withSenderPhones(socket, (data as SocketEvents['messages.upsert']).messages);
+          if (event === 'messages.upsert') {
+            const { messages } = data as SocketEvents['messages.upsert'];
+            await withSenderPhones(socket, messages);
+            await remember(
+              engine,
+              held,
+              messages.map((m) => ({ key: m.key })),
+            );
+          }
           await report(
             engine,
             held,
@@ -73,24 +101,11 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
         });
       });
     }
+    socket.ev.on('messaging-history.set', (chunk) => {
+      if (live()) void enqueue(engine, held, () => onHistory(engine, held, socket, chunk));
+    });
     logger.info({ channel_id: held.channelId, paired: held.paired }, 'embedded engine: session socket opened');
   } finally {
     held.opening = false;
-  }
-}
-
-/**
- * Messages that name their sender (or a group participant) by privacy id only get the phone the
- * library's store maps it to, where it knows one, so the sender becomes a contact by phone with the
- * privacy id linked (a message with neither cannot be routed to a contact and is skipped).
- */
-async function withSenderPhones(socket: EngineSocket, messages: WAMessage[]): Promise<void> {
-  if (!socket.phoneJidOfLid) return;
-  for (const m of messages) {
-    const key = m.key;
-    if (!key) continue;
-    if (lidOfJid(key.remoteJid) && !key.remoteJidAlt) key.remoteJidAlt = await socket.phoneJidOfLid(key.remoteJid!).catch(() => undefined);
-    if (lidOfJid(key.participant) && !key.participantAlt)
-      key.participantAlt = await socket.phoneJidOfLid(key.participant!).catch(() => undefined);
   }
 }

@@ -52,6 +52,8 @@ const untilAvailableOr = (engine: EngineContext, ms: number) =>
 function deliveryIdOf(event: InboundEvent): string | undefined {
   switch (event.kind) {
     case 'message.inbound':
+      // A stub is a delivery of its own: the real message may follow under the same id (and replaces it).
+      return `${event.content.stub_type ? 'stub' : 'msg'}:${event.providerMessageId}`;
     case 'message.echo':
       return `msg:${event.providerMessageId}`;
     case 'message.status':
