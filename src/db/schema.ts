@@ -623,6 +623,8 @@ export const sandboxAccounts = pgTable(
     /** Official: SHA-256 of the embedded-signup code not yet exchanged for a token. */
     signupCodeHash: text('signup_code_hash'),
     signupCodeExpiresAt: at('signup_code_expires_at'),
+    /** Gateway: the session's settings as Parley last put them (PUT /sessions/{session}/settings). */
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -671,6 +673,34 @@ export const sandboxTemplates = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('sandbox_templates_waba_name_language_key').on(t.wabaId, t.name, t.language)],
+);
+
+/**
+ * The sandbox gateway's groups: each belongs to the session that created it or was added to it
+ * (docs/sandbox.md). Participants are phones with their role; the session's own number is among them
+ * while it is in the group.
+ */
+export const sandboxGroups = pgTable(
+  'sandbox_groups',
+  {
+    /** The group's id, `<digits>@g.us`. */
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    subject: text('subject').notNull(),
+    description: text('description'),
+    owner: text('owner'),
+    announcement: boolean('announcement').notNull().default(false),
+    locked: boolean('locked').notNull().default(false),
+    membersCanAdd: boolean('members_can_add').notNull().default(false),
+    joinApproval: boolean('join_approval').notNull().default(false),
+    ephemeralSeconds: integer('ephemeral_seconds').notNull().default(0),
+    participants: jsonb('participants').$type<Array<{ phone: string; role: 'member' | 'admin' | 'superadmin' }>>().notNull(),
+    inviteCode: text('invite_code').notNull(),
+    pictureUrl: text('picture_url'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('sandbox_groups_account_idx').on(t.accountId), uniqueIndex('sandbox_groups_invite_code_key').on(t.inviteCode)],
 );
 
 export const sandboxMedia = pgTable('sandbox_media', {

@@ -47,6 +47,8 @@ export const OPERATIONS = [
   'messages.send',
   'messages.read',
   'groups.send',
+  'groups.manage',
+  'presence.subscribe',
   'channel.connect',
   'channel.qr',
   'channel.pairing_code',

@@ -79,6 +79,8 @@ export type ProviderError = {
   /** The provider's own wording for the end user, where it gives one. */
   userTitle?: string;
   userMessage?: string;
+  /** The numbers (international digits) the error is about, where it names some (a group's participants not on the network, or not in it). */
+  participants?: string[];
 };
 
 /**
@@ -97,6 +99,80 @@ export type MediaFile = { bytes: Uint8Array<ArrayBuffer>; mimeType: string; file
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ProviderError };
 
 export type ProviderProfile = { exists: boolean; chatappId?: string; name?: string };
+
+/** A participant of a group: its phone (international digits) and privacy id where known, and its role. */
+export type GroupParticipant = { phone: string | null; lid: string | null; role: 'member' | 'admin' | 'superadmin' };
+
+/** A group the channel's number is in, as its engine reports it (groups.manage). */
+export type ProviderGroup = {
+  /** The chat network's id: `<digits>@g.us` (GROUP_RECIPIENT). */
+  id: string;
+  subject: string;
+  description: string | null;
+  /** The creator's phone, where known. */
+  owner: string | null;
+  createdAt: Date | null;
+  /** Only admins may send messages. */
+  announcement: boolean;
+  /** Only admins may change the subject, description and picture. */
+  locked: boolean;
+  /** Members (not only admins) may add participants. */
+  membersCanAdd: boolean;
+  /** New members need an admin's approval (joining by link). */
+  joinApproval: boolean;
+  /** Disappearing messages: their lifetime in seconds, 0 when off. */
+  ephemeralSeconds: number;
+  size: number;
+  participants: GroupParticipant[];
+  /** The channel's own number's role in it (null: the engine could not tell). */
+  role: GroupParticipant['role'] | null;
+};
+
+/** What a group change asks (each field given is changed). */
+export type GroupChange = {
+  subject?: string;
+  /** null (or empty) removes it. */
+  description?: string | null;
+  announcement?: boolean;
+  locked?: boolean;
+  membersCanAdd?: boolean;
+  joinApproval?: boolean;
+  ephemeralSeconds?: number;
+};
+
+export type GroupParticipantAction = 'add' | 'remove' | 'promote' | 'demote';
+
+/** One participant's outcome of a participants change: the chat network answers each on its own. */
+export type GroupParticipantResult = { phone: string; ok: boolean; error?: { code: string; title: string } };
+
+/**
+ * The group calls of an engine (capability `groups.manage`). A refusal's code says what it is:
+ * `group_not_found` (the number is not in that group), `not_admin` (only admins may), `participant_not_on_network`
+ * and `not_participant` (naming `participants`), `invite_not_found` (a code no group has); any other is
+ * the engine's.
+ */
+export type GroupCalls = {
+  list(connection: ChannelConnection): Promise<Result<ProviderGroup[]>>;
+  get(connection: ChannelConnection, groupId: string): Promise<Result<ProviderGroup>>;
+  create(connection: ChannelConnection, input: { subject: string; participants: string[] }): Promise<Result<ProviderGroup>>;
+  update(connection: ChannelConnection, groupId: string, change: GroupChange): Promise<Result<ProviderGroup>>;
+  /** Sets the group's picture from an image URL (fetched under the target policy), or removes it (null). */
+  setPicture(connection: ChannelConnection, groupId: string, imageUrl: string | null): Promise<Result<{ changed: true }>>;
+  participants(
+    connection: ChannelConnection,
+    groupId: string,
+    action: GroupParticipantAction,
+    participants: string[],
+  ): Promise<Result<GroupParticipantResult[]>>;
+  /** The group's invite code; `revoke` makes a new one (the old link stops working). */
+  invite(connection: ChannelConnection, groupId: string, options: { revoke: boolean }): Promise<Result<{ code: string }>>;
+  join(connection: ChannelConnection, code: string): Promise<Result<{ groupId: string }>>;
+  leave(connection: ChannelConnection, groupId: string): Promise<Result<{ left: true }>>;
+};
+
+/** A contact's presence as the chat network reports it. */
+export const PRESENCES = ['available', 'unavailable', 'composing', 'recording', 'paused'] as const;
+export type Presence = (typeof PRESENCES)[number];
 
 /** The statuses a provider may give a template (Parley's own `draft` is never the provider's). */
 export const PROVIDER_TEMPLATE_STATUSES = ['pending', 'approved', 'rejected', 'paused', 'disabled'] as const;
@@ -221,6 +297,15 @@ export interface ProviderAdapter {
   /** A pairing code for the phone (international digits without `+`), while pairing (capability `channel.pairing_code`). */
   requestPairingCode?(connection: ChannelConnection, phone: string): Promise<Result<PairingCode>>;
   logout?(connection: ChannelConnection): Promise<Result<{ status: string }>>;
+  /** Groups the channel's number is in (capability `groups.manage`). */
+  groups?: GroupCalls;
+  /** Asks for a contact's presence updates (capability `presence.subscribe`): they arrive as `presence.update` events. */
+  subscribePresence?(connection: ChannelConnection, phone: string): Promise<Result<{ subscribed: true }>>;
+  /**
+   * The channel's settings changed: hands them to the engine that honours them (the embedded engine
+   * reads them again; an HTTP gateway is sent them). Absent where the platform's settings need no engine.
+   */
+  applySettings?(connection: ChannelConnection): Promise<Result<{ applied: true }>>;
 }
 
 /** What an adapter is built with. */
@@ -362,6 +447,12 @@ export type InboundEvent =
       replyTo?: string;
       /** The message carries media: where the platform's adapter can download it (downloadMedia), stored when it arrives. */
       media?: InboundMedia;
+      /**
+       * The chat it was written in when that is not the sender's own: a group (`<digits>@g.us`), or the
+       * contacts' status posts (`status@broadcast`). The conversation is the chat's; the sender (`from`)
+       * stays the message's.
+       */
+      chat?: string;
       /**
        * A notice about the chat rather than something the customer wrote (official: a `system` message
        * saying the customer's security code changed): stored and announced like a message, but it
@@ -525,7 +616,7 @@ export type InboundEvent =
        */
       kind: 'group.update';
       ref: string;
-      /** The provider's webhook field (group_lifecycle_update, group_settings_update, group_participants_update). */
+      /** The provider's webhook field (group_lifecycle_update, group_settings_update, group_participants_update; unofficial: group). */
       field: string;
       groupId: string;
       /** The provider's name of the change (group_create, group_delete, group_settings_update, group_add_participants, ...). */
@@ -533,5 +624,18 @@ export type InboundEvent =
       requestId?: string;
       /** What the provider says changed, in its own names (subject, description, added_participants, ...). */
       details: Record<string, unknown>;
+      timestamp: Date;
+    }
+  | {
+      /** A contact's presence changed (unofficial: after presence.subscribe, or in a group's chat): announced as `presence.updated`. */
+      kind: 'presence.update';
+      ref: string;
+      /** The contact: international digits, and the privacy id where known. */
+      phone: string;
+      lid?: string;
+      /** The group it is in, when the presence is in a group's chat. */
+      chat?: string;
+      presence: Presence;
+      lastSeen?: Date;
       timestamp: Date;
     };

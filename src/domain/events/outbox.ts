@@ -66,20 +66,47 @@ export type EventBodies = {
   'template.status_update': { template_id: string; status: string };
   /** The provider's quality report on a template changed: its score, or its warning raised or lifted. */
   'template.quality_update': { template_id: string; status: string; quality_score: string | null; flagged: boolean; reason: string | null };
-  /** A group the channel's number is in changed, as the provider reported it (official group webhooks). */
+  /**
+   * A group the channel's number is in changed, as its engine reported it (official: the group webhooks;
+   * unofficial: the linked device's group notices).
+   */
   'group.updated': {
     channel_id: string;
     organization_id: string;
     group_id: string;
-    /** The provider's name of the change: group_create, group_delete, group_settings_update, group_add_participants, group_remove_participants. */
+    /**
+     * What happened: official, the provider's own name (group_create, group_delete, group_settings_update,
+     * group_add_participants, group_remove_participants); unofficial, group_join (the number is now in it),
+     * group_leave, group_settings_update, group_add_participants, group_remove_participants,
+     * group_promote_participants, group_demote_participants.
+     */
     change: string;
     request_id: string | null;
     subject?: string;
     description?: string;
-    added_participants?: Array<{ input?: string; wa_id?: string }>;
-    removed_participants?: Array<{ input?: string; wa_id?: string }>;
+    added_participants?: GroupParticipantRef[];
+    removed_participants?: GroupParticipantRef[];
+    promoted_participants?: GroupParticipantRef[];
+    demoted_participants?: GroupParticipantRef[];
+    /** Unofficial: the settings that changed (only those). */
+    settings?: { announcement?: boolean; locked?: boolean; members_can_add?: boolean; join_approval?: boolean; ephemeral_seconds?: number };
+    /** Unofficial: who made the change (a phone, international digits), where known. */
+    author?: string;
     profile_picture?: { mime_type?: string; sha256?: string };
     errors?: Array<{ code: string; title?: string; message?: string; details?: string }>;
+    occurred_at: string;
+  };
+  /** A contact's presence changed (unofficial channels: after POST /v1/channels/{id}/presence/subscribe, or in a group). */
+  'presence.updated': {
+    channel_id: string;
+    organization_id: string;
+    /** The contact's phone, international digits; lid its privacy id where known. */
+    phone: string;
+    lid: string | null;
+    /** The group the presence is in, or null for the contact's own chat. */
+    chat_id: string | null;
+    presence: 'available' | 'unavailable' | 'composing' | 'recording' | 'paused';
+    last_seen: string | null;
     occurred_at: string;
   };
   'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };
@@ -108,6 +135,9 @@ export type EventBodies = {
   };
 };
 
+/** A group participant as a group event names it: `wa_id` the phone (international digits), `input` as the request gave it (official), `lid` the privacy id (unofficial). */
+type GroupParticipantRef = { input?: string; wa_id?: string; lid?: string };
+
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
 
 export type EventType = keyof EventBodies;
@@ -123,6 +153,7 @@ export const EVENT_TYPES = [
   'template.status_update',
   'template.quality_update',
   'group.updated',
+  'presence.updated',
   'commerce.order.updated',
   'channel.status_update',
   'crm.record.created',

@@ -140,6 +140,24 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
     case 'group.update':
       await recordEvent(tx, channel.organizationId, 'group.updated', groupUpdated(channel, event), at);
       return channel;
+    case 'presence.update':
+      await recordEvent(
+        tx,
+        channel.organizationId,
+        'presence.updated',
+        {
+          channel_id: channel.id,
+          organization_id: channel.organizationId,
+          phone: event.phone,
+          lid: event.lid ?? null,
+          chat_id: event.chat ?? null,
+          presence: event.presence,
+          last_seen: event.lastSeen?.toISOString() ?? null,
+          occurred_at: event.timestamp.toISOString(),
+        },
+        at,
+      );
+      return channel;
     case 'message.status':
     case 'message.inbound':
     case 'message.echo':
@@ -288,9 +306,14 @@ async function applyChannelErrors(
 /** A group update as its event's body: the provider's names, only what it reported. */
 function groupUpdated(channel: ChannelRow, event: Extract<InboundEvent, { kind: 'group.update' }>): EventBodies['group.updated'] {
   const d = event.details;
-  const list = (v: unknown) => (Array.isArray(v) ? (v as Array<{ input?: string; wa_id?: string }>) : undefined);
-  const added = list(d.added_participants);
-  const removed = list(d.removed_participants);
+  type Body = EventBodies['group.updated'];
+  const list = (v: unknown) => (Array.isArray(v) ? (v as NonNullable<Body['added_participants']>) : undefined);
+  const lists = (['added_participants', 'removed_participants', 'promoted_participants', 'demoted_participants'] as const).flatMap(
+    (key) => {
+      const found = list(d[key]);
+      return found ? [[key, found] as const] : [];
+    },
+  );
   return {
     channel_id: channel.id,
     organization_id: channel.organizationId,
@@ -299,8 +322,9 @@ function groupUpdated(channel: ChannelRow, event: Extract<InboundEvent, { kind: 
     request_id: event.requestId ?? null,
     ...(typeof d.subject === 'string' ? { subject: d.subject } : {}),
     ...(typeof d.description === 'string' ? { description: d.description } : {}),
-    ...(added ? { added_participants: added } : {}),
-    ...(removed ? { removed_participants: removed } : {}),
+    ...Object.fromEntries(lists),
+    ...(d.settings && typeof d.settings === 'object' ? { settings: d.settings as Body['settings'] } : {}),
+    ...(typeof d.author === 'string' ? { author: d.author } : {}),
     ...(d.profile_picture && typeof d.profile_picture === 'object' ? { profile_picture: d.profile_picture as { mime_type?: string } } : {}),
     ...(Array.isArray(d.errors) ? { errors: d.errors as EventBodies['group.updated']['errors'] } : {}),
     occurred_at: event.timestamp.toISOString(),

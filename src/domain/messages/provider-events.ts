@@ -204,7 +204,11 @@ async function applyInbound(
     identities: event.identities ?? [],
     at,
   });
-  const conversation = await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact.contactId);
+  // A group's message (or a status post) is the chat's conversation, with no one contact of its own; the sender stays the message's.
+  const conversation = event.chat
+    ? await ensureConversation(tx, channel.organizationId, channel.id, event.chat, at)
+    : await ensureConversation(tx, channel.organizationId, channel.id, from, at, contact.contactId);
+  const conversationContact = event.chat ? null : contact.contactId;
   const id = uuidv7();
   const given = event.type === 'poll_vote' ? await namePollVote(tx, channel.id, event.content) : event.content;
   const content = { ...given, ...(event.replyTo ? { reply_to: { id: event.replyTo } } : {}) };
@@ -233,7 +237,7 @@ async function applyInbound(
   );
   if (!stored) return;
   // A notice (a changed security code) is shown in the chat but is not the customer writing: no window, nothing unread.
-  if (!event.notice) await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), contact.contactId, at);
+  if (!event.notice) await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
   await recordEvent(
     tx,
     channel.organizationId,

@@ -123,14 +123,29 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'group.updated': {
     description:
-      "A group the channel's number is in changed, as the provider reported it (official channels: group created or deleted, settings changed, participants added or removed). `change` is the provider's own name of it; the other fields are what it reported.",
+      "A group the channel's number is in changed. Official channels: as the provider reported it (group created or deleted, settings changed, participants added or removed; `change` is the provider's own name of it, the other fields what it reported). Unofficial channels: `change` is group_join (the number was added, created it or joined by link), group_leave, group_settings_update (`subject`, `description` and the `settings` that changed), group_add_participants, group_remove_participants, group_promote_participants or group_demote_participants (the participants by phone as `wa_id`, with `lid` their privacy id where known), and `author` the phone that made the change, where known.",
     example: {
       channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
       organization_id: ORG,
-      group_id: 'Y2FwaV9ncm91cDoxODA1NTU1MDE3MjoxMjAzNjMyMjI3NzE5NjMwNjcZD',
+      group_id: '120363025246125888@g.us',
       change: 'group_add_participants',
-      request_id: '784D93D0C468593037EA0B1ECA245D9C',
-      added_participants: [{ input: '4915112345678', wa_id: '4915112345678' }],
+      request_id: null,
+      added_participants: [{ wa_id: '4915112345678', lid: '80221345678901' }],
+      author: '4915198765432',
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
+  'presence.updated': {
+    description:
+      "A contact's presence changed (unofficial channels): `available` or `unavailable` (with `last_seen` where the contact shares it), `composing` (typing), `recording` (a voice note) or `paused`. Sent for contacts whose presence the channel subscribed to (POST /v1/channels/{channelID}/presence/subscribe) and for members typing in its groups (`chat_id` the group).",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      phone: '4915112345678',
+      lid: null,
+      chat_id: null,
+      presence: 'composing',
+      last_seen: null,
       occurred_at: '2025-06-02T09:15:00.000Z',
     },
   },

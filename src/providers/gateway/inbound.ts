@@ -2,7 +2,8 @@
  * Gateway callbacks: verify X-Gateway-Signature over the raw body with the channel's callback
  * secret first, then normalize into Parley's inbound events (routed by session id).
  */
-import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
+import { GROUP_RECIPIENT } from '../capabilities.ts';
+import { PRESENCES, type InboundEvent, type InboundMedia, type Presence, type ProviderInbound } from '../provider.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { channelStatusOf } from './mapping.ts';
 
@@ -50,6 +51,8 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
       const content = (p.content ?? {}) as Json;
       const type = String(p.type ?? 'text');
       const media = mediaOf(type, content);
+      // A group's message names its group (content.group.id): the conversation is the group's.
+      const group = (content.group as Json | undefined)?.id;
       return [
         {
           kind: 'message.inbound',
@@ -63,6 +66,26 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
           ...(media ? { media } : {}),
+          ...(typeof group === 'string' && GROUP_RECIPIENT.test(group) ? { chat: group } : {}),
+        },
+      ];
+    }
+    case 'group.update':
+      return groupEvent(ref, p, timestamp);
+    case 'presence': {
+      const phone = String(p.phone ?? '').replace(/^\+/, '');
+      if (!/^\d{5,20}$/.test(phone) || !(PRESENCES as readonly string[]).includes(String(p.presence))) return [];
+      const lastSeen = p.last_seen ? new Date(p.last_seen) : undefined;
+      return [
+        {
+          kind: 'presence.update',
+          ref,
+          phone,
+          ...(typeof p.lid === 'string' && p.lid ? { lid: p.lid } : {}),
+          ...(typeof p.chat === 'string' && GROUP_RECIPIENT.test(p.chat) ? { chat: p.chat } : {}),
+          presence: String(p.presence) as Presence,
+          ...(lastSeen && !Number.isNaN(lastSeen.getTime()) ? { lastSeen } : {}),
+          timestamp,
         },
       ];
     }
@@ -96,6 +119,58 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     default:
       return [];
   }
+}
+
+/** The changes a `group.update` callback may name (docs/gateway-protocol.md), and the list its participants go to. */
+const GROUP_CHANGES: Record<string, string | null> = {
+  group_join: null,
+  group_leave: null,
+  group_settings_update: null,
+  group_add_participants: 'added_participants',
+  group_remove_participants: 'removed_participants',
+  group_promote_participants: 'promoted_participants',
+  group_demote_participants: 'demoted_participants',
+};
+
+/** A group's change, in group.updated's words: the participants by phone (`wa_id`) and privacy id, the settings that changed. */
+function groupEvent(ref: string, p: Json, timestamp: Date): InboundEvent[] {
+  const change = String(p.change ?? '');
+  const groupId = String(p.group_id ?? '');
+  if (!(change in GROUP_CHANGES) || !GROUP_RECIPIENT.test(groupId)) return [];
+  const list = GROUP_CHANGES[change];
+  const participants = (Array.isArray(p.participants) ? (p.participants as unknown[]) : []).flatMap((one) => {
+    const phone = String((one as Json | null)?.phone ?? '').replace(/^\+/, '');
+    const lid = (one as Json | null)?.lid;
+    return /^\d{5,20}$/.test(phone) ? [{ wa_id: phone, ...(typeof lid === 'string' && lid ? { lid } : {}) }] : [];
+  });
+  const settings = p.settings && typeof p.settings === 'object' ? pickSettings(p.settings as Json) : undefined;
+  const author = String(p.author ?? '').replace(/^\+/, '');
+  return [
+    {
+      kind: 'group.update',
+      ref,
+      field: 'group',
+      groupId,
+      change,
+      details: {
+        ...(typeof p.subject === 'string' ? { subject: p.subject } : {}),
+        ...(typeof p.description === 'string' ? { description: p.description } : {}),
+        ...(settings && Object.keys(settings).length > 0 ? { settings } : {}),
+        ...(list && participants.length > 0 ? { [list]: participants } : {}),
+        ...(/^\d{5,20}$/.test(author) ? { author } : {}),
+      },
+      timestamp,
+    },
+  ];
+}
+
+const SETTING_KEYS = ['announcement', 'locked', 'members_can_add', 'join_approval'] as const;
+
+function pickSettings(s: Json): Json {
+  const out: Json = {};
+  for (const key of SETTING_KEYS) if (typeof s[key] === 'boolean') out[key] = s[key];
+  if (Number.isInteger(s.ephemeral_seconds) && (s.ephemeral_seconds as number) >= 0) out.ephemeral_seconds = s.ephemeral_seconds;
+  return out;
 }
 
 /** A media message's media, fetched later by its id with the protocol's media call. */

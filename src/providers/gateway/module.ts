@@ -37,6 +37,8 @@ export const gatewayProvider: ProviderModule = {
       'messages.send',
       'messages.read',
       'groups.send',
+      'groups.manage',
+      'presence.subscribe',
       'channel.connect',
       'channel.qr',
       'channel.pairing_code',

@@ -48,6 +48,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
         : joined('Template quality', text(d.quality_score) ?? 'changed');
     case 'group.updated':
       return joined('Group', text(d.change) ?? 'updated');
+    case 'presence.updated':
+      return joined(text(d.phone) ? `+${text(d.phone)}` : 'A contact', 'is', text(d.presence) ?? 'present');
     case 'commerce.order.updated':
       return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
         .filter(Boolean)

@@ -21,7 +21,10 @@ import type { SocketEvents } from './socket.ts';
 export type SocketEvent = { [K in keyof SocketEvents]: { event: K; data: SocketEvents[K] } }[keyof SocketEvents];
 export type InboundContext = {
   self?: { phone?: string; lid?: string };
+  /** Keep messages of groups (settings.group_messages). */
   groups: boolean;
+  /** Keep contacts' status posts (settings.status_messages). */
+  statuses?: boolean;
   /** The engine's poll key (outbound.ts OutboundContext.pollKey): votes on polls Parley sent with it are read. */
   pollKey?: Uint8Array;
 };
@@ -38,7 +41,7 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
       return input.data.messages.flatMap((m) => messageEvents(ref, m, context));
     case 'messages.update':
       return input.data.flatMap(({ key, update }): InboundEvent[] => {
-        if (!key?.fromMe || !key.id || typeof update?.status !== 'number' || !isChat(key.remoteJid, context)) return [];
+        if (!key?.fromMe || !key.id || typeof update?.status !== 'number' || !isAckChat(key.remoteJid, context)) return [];
         const status = statusOf(update.status);
         if (!status) return [];
         // An ack of Parley's own send names its message (ids.ts): it settles a send whose answer was lost.
@@ -57,7 +60,7 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
       });
     case 'message-receipt.update':
       return input.data.flatMap(({ key, receipt }): InboundEvent[] => {
-        if (!key?.fromMe || !key.id || !isChat(key.remoteJid, context)) return [];
+        if (!key?.fromMe || !key.id || !isAckChat(key.remoteJid, context)) return [];
         const read = seconds(receipt.readTimestamp) ?? seconds(receipt.playedTimestamp);
         const delivered = seconds(receipt.receiptTimestamp);
         const own = parleyMessageIdOf(key.id);
@@ -117,12 +120,22 @@ function ackError(parameters: unknown): { code: string; title: string; message?:
   };
 }
 
-/** Chats Parley keeps: one-to-one chats, and groups when the channel takes them. Status posts, broadcasts and channels never. */
+/** Where contacts' status posts (stories) come from. */
+export const STATUS_BROADCAST = 'status@broadcast';
+
+/**
+ * Chats Parley keeps: one-to-one chats, groups when the channel takes them, contacts' status posts
+ * when it takes those. Other broadcasts and channels (newsletters) never.
+ */
 function isChat(jid: string | null | undefined, context: InboundContext): boolean {
   const server = serverOf(jid);
   if (server === 'g.us') return context.groups;
+  if (jid === STATUS_BROADCAST) return context.statuses === true;
   return server === 's.whatsapp.net' || server === 'c.us' || server === 'lid' || server === 'hosted' || server === 'hosted.lid';
 }
+
+/** Acks of our sends: any chat Parley sends to, groups included whether or not their messages are kept. */
+const isAckChat = (jid: string | null | undefined, context: InboundContext) => serverOf(jid) === 'g.us' || isChat(jid, context);
 
 /** The other person of a message: phone digits and privacy id, from the jid and its alternate (never our own). */
 function personOf(
@@ -168,8 +181,9 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   const { normalizeMessageContent, proto: messages } = library();
   const ProtocolType = messages.Message.ProtocolMessage.Type;
   const group = serverOf(key.remoteJid) === 'g.us';
+  const status = key.remoteJid === STATUS_BROADCAST;
   const timestamp = seconds(m.messageTimestamp) ?? new Date();
-  if (m.messageStubType) return stubEvents(ref, m, key, group, timestamp, context);
+  if (m.messageStubType) return status ? [] : stubEvents(ref, m, key, group, timestamp, context);
   const message = normalizeMessageContent(m.message);
   if (!message) return [];
 
@@ -195,12 +209,13 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     return [];
   }
 
-  const person = group ? personOf(key.participant, key.participantAlt, context) : personOf(key.remoteJid, key.remoteJidAlt, context);
+  const shared = group || status;
+  const person = shared ? personOf(key.participant, key.participantAlt, context) : personOf(key.remoteJid, key.remoteJidAlt, context);
   if (!person.phone) return [];
 
   if (key.fromMe) {
     // The business wrote from its phone or another linked device (or this is Parley's own send coming back).
-    if (group) return [];
+    if (shared) return [];
     const mapped = message.pollUpdateMessage ? undefined : contentOf(message);
     if (!mapped) return [];
     const own = parleyMessageIdOf(key.id);
@@ -233,11 +248,19 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
       identities: [{ type: 'chatapp_id', value: person.phone }, ...(person.lid ? [{ type: 'linked_id', value: person.lid }] : [])],
       timestamp,
       type: mapped.type,
-      content: group ? { ...mapped.content, group: { id: key.remoteJid } } : mapped.content,
+      content: sharedContent(mapped.content, key.remoteJid, person.phone),
+      ...(shared ? { chat: key.remoteJid } : {}),
       ...(mapped.replyTo ? { replyTo: mapped.replyTo } : {}),
       ...(mapped.media ? { media: mapped.media } : {}),
     },
   ];
+}
+
+/** A message of a group names the group and its sender (`group: {id, participant}`); a status post says it is one. */
+function sharedContent(content: Json, chat: string, participant: string): Json {
+  if (serverOf(chat) === 'g.us') return { ...content, group: { id: chat, participant } };
+  if (chat === STATUS_BROADCAST) return { ...content, status_post: true };
+  return content;
 }
 
 /** The parameter the library gives a message that came without content (decode-wa-message.js NO_MESSAGE_FOUND_ERROR_TEXT). */
@@ -263,6 +286,8 @@ function stubEvents(
   const person = group ? personOf(key.participant, key.participantAlt, context) : personOf(key.remoteJid, key.remoteJidAlt, context);
   if (!person.phone) return [];
   const StubType = library().proto.WebMessageInfo.StubType;
+  // A group's notices (members added, subject changed, …) are the library's group events: group.updated, not messages.
+  if (group && m.messageStubType !== StubType.CIPHERTEXT) return [];
   const name = StubType[m.messageStubType!] ?? String(m.messageStubType);
   const parameter = text(m.messageStubParameters?.[0] ?? undefined);
   const error =
@@ -286,7 +311,8 @@ function stubEvents(
       identities: [{ type: 'chatapp_id', value: person.phone }, ...(person.lid ? [{ type: 'linked_id', value: person.lid }] : [])],
       timestamp,
       type: 'unsupported',
-      content: group ? { ...content, group: { id: key.remoteJid } } : content,
+      content: sharedContent(content, key.remoteJid!, person.phone),
+      ...(group ? { chat: key.remoteJid! } : {}),
     },
   ];
 }

@@ -433,7 +433,7 @@ test("the business's own messages (phone, another linked device) are echoes to t
   assert.equal((media[0] as Extract<InboundEvent, { kind: 'message.echo' }>).media?.source.directPath, '/x');
 });
 
-test('groups only when the channel takes them (sender: the participant); status posts and broadcasts never', () => {
+test('groups only when the channel takes them (sender: the participant, chat: the group); status posts only when it takes those; newsletters never', () => {
   const group = wa(proto.Message.fromObject({ conversation: 'hi all' }), {
     remoteJid: '120363000000000001@g.us',
     remoteJidAlt: undefined,
@@ -442,14 +442,18 @@ test('groups only when the channel takes them (sender: the participant); status 
   });
   assert.deepEqual(one(group), []);
   const e = inbound(group, ctx({ groups: true }));
-  assert.deepEqual([e.from, e.content], [CUSTOMER, { body: 'hi all', group: { id: '120363000000000001@g.us' } }]);
   assert.deepEqual(
-    one(
-      wa(proto.Message.fromObject({ conversation: 'story' }), { remoteJid: 'status@broadcast', participant: `${CUSTOMER}@s.whatsapp.net` }),
-      ctx({ groups: true }),
-    ),
-    [],
+    [e.from, e.chat, e.content],
+    [CUSTOMER, '120363000000000001@g.us', { body: 'hi all', group: { id: '120363000000000001@g.us', participant: CUSTOMER } }],
   );
+  const story = wa(proto.Message.fromObject({ conversation: 'story' }), {
+    remoteJid: 'status@broadcast',
+    remoteJidAlt: undefined,
+    participant: `${CUSTOMER}@s.whatsapp.net`,
+  });
+  assert.deepEqual(one(story, ctx({ groups: true })), []);
+  const post = inbound(story, ctx({ statuses: true }));
+  assert.deepEqual([post.from, post.chat, post.content], [CUSTOMER, 'status@broadcast', { body: 'story', status_post: true }]);
   assert.deepEqual(
     one(wa(proto.Message.fromObject({ conversation: 'news' }), { remoteJid: '1203630@newsletter' }), ctx({ groups: true })),
     [],
@@ -492,17 +496,25 @@ test('stubs are kept as unsupported with the reason: a decryption failure, a mes
     errors: [{ code: 'stub_message', title: 'the chat app reported CALL_MISSED_VOICE, which the embedded engine does not read' }],
     stub_type: 'CALL_MISSED_VOICE',
   });
-  // Our own device's stub has no customer who wrote it; a group stub only where groups are kept.
+  // Our own device's stub has no customer who wrote it; a group's undecryptable message only where groups are kept.
   assert.deepEqual(one(wa(proto.Message.fromObject({}), { fromMe: true }, { messageStubType: WAMessageStubType.CIPHERTEXT })), []);
   const groupStub = wa(
     proto.Message.fromObject({}),
     { remoteJid: '120363025246125486@g.us', participant: `${CUSTOMER}@s.whatsapp.net`, remoteJidAlt: undefined },
-    { messageStubType: WAMessageStubType.GROUP_PARTICIPANT_ADD, messageStubParameters: [`${CUSTOMER}@s.whatsapp.net`] },
+    { messageStubType: WAMessageStubType.CIPHERTEXT, messageStubParameters: ['Bad MAC'] },
   );
   assert.deepEqual(one(groupStub), []);
   const kept = inbound(groupStub, ctx({ groups: true }));
-  assert.equal(kept.content.stub_type, 'GROUP_PARTICIPANT_ADD');
-  assert.deepEqual(kept.content.group, { id: '120363025246125486@g.us' });
+  assert.equal(kept.content.stub_type, 'CIPHERTEXT');
+  assert.equal(kept.chat, '120363025246125486@g.us');
+  assert.deepEqual(kept.content.group, { id: '120363025246125486@g.us', participant: CUSTOMER });
+  // A group's notices (a member added) are the library's group events (group.updated), not messages.
+  const notice = wa(
+    proto.Message.fromObject({}),
+    { remoteJid: '120363025246125486@g.us', participant: `${CUSTOMER}@s.whatsapp.net`, remoteJidAlt: undefined },
+    { messageStubType: WAMessageStubType.GROUP_PARTICIPANT_ADD, messageStubParameters: [`${CUSTOMER}@s.whatsapp.net`] },
+  );
+  assert.deepEqual(one(notice, ctx({ groups: true })), []);
 });
 
 test('empty messages are skipped; other kinds are kept as unsupported', () => {
