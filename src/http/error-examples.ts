@@ -50,6 +50,7 @@ const RESOURCES: Record<string, string> = {
   invitationID: 'invitation',
   tag: 'tag assignment',
   phone: 'contact',
+  groupID: 'group',
 };
 
 /** Not-found answers whose resource is not the one the last path parameter names. */
@@ -108,6 +109,26 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
       }),
     },
   ],
+  ...[
+    'GET /v1/channels/{channelID}/groups',
+    'POST /v1/channels/{channelID}/groups',
+    'POST /v1/channels/{channelID}/groups/join',
+    'GET /v1/channels/{channelID}/groups/{groupID}',
+    'PATCH /v1/channels/{channelID}/groups/{groupID}',
+    'PUT /v1/channels/{channelID}/groups/{groupID}/picture',
+    'DELETE /v1/channels/{channelID}/groups/{groupID}/picture',
+    'POST /v1/channels/{channelID}/groups/{groupID}/participants',
+    'GET /v1/channels/{channelID}/groups/{groupID}/invite',
+    'POST /v1/channels/{channelID}/groups/{groupID}/invite/revoke',
+    'POST /v1/channels/{channelID}/groups/{groupID}/leave',
+    'POST /v1/channels/{channelID}/presence/subscribe',
+  ].map((operation): [string, ErrorExample] => [
+    operation,
+    {
+      summary: 'Channel not connected',
+      error: new DomainError('conflict', 'channel is disconnected (logged out on the phone): groups need its phone paired and connected'),
+    },
+  ]),
   ['POST /v1/contacts/lookup', { summary: 'Ambiguous', error: new DomainError('conflict', 'the identifiers match 2 different contacts') }],
   [
     'POST /v1/templates',
@@ -276,7 +297,63 @@ const NOT_AN_OWNER: ErrorExample = {
   error: new DomainError('forbidden', 'only an owner makes or unmakes owners'),
 };
 
+const GROUP_ID = '120363025246125888@g.us';
+const GROUP_NOT_FOUND: ErrorExample = {
+  summary: 'Group not found',
+  error: new DomainError('not_found', `group ${GROUP_ID} not found: the channel's number is not in it`),
+};
+const CHANNEL_NOT_FOUND: ErrorExample = { summary: 'Channel not found', error: new DomainError('not_found', 'channel not found') };
+const NOT_ADMIN: ErrorExample = {
+  summary: 'Not an admin',
+  error: new DomainError('forbidden', `the channel's number is not an admin of group ${GROUP_ID}: only admins may change who may send`),
+};
+const MISSING_SEND: ErrorExample = {
+  summary: 'Missing messages:send',
+  error: new DomainError('forbidden', 'missing permission messages:send', { extra: { permission: 'messages:send' } }),
+};
+const NOT_ON_NETWORK: ErrorExample = {
+  summary: 'Participant not on the network',
+  error: new DomainError('invalid', 'not on the chat network: +4915112340002', {
+    fieldErrors: [{ pointer: '/participants/1', location: 'body', message: 'not on the chat network' }],
+  }),
+};
+
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'GET /v1/channels/{channelID}/groups/{groupID}': { 404: [GROUP_NOT_FOUND, CHANNEL_NOT_FOUND] },
+  'PATCH /v1/channels/{channelID}/groups/{groupID}': { 403: [NOT_ADMIN, MISSING_SEND], 404: [GROUP_NOT_FOUND, CHANNEL_NOT_FOUND] },
+  'POST /v1/channels/{channelID}/groups/{groupID}/participants': {
+    400: [
+      NOT_ON_NETWORK,
+      {
+        summary: 'Not in the group',
+        error: new DomainError('invalid', `not in group ${GROUP_ID}: +4915112345679`, {
+          fieldErrors: [{ pointer: '/participants/0', location: 'body', message: 'not in the group' }],
+        }),
+      },
+    ],
+    403: [
+      {
+        ...NOT_ADMIN,
+        error: new DomainError(
+          'forbidden',
+          `the channel's number is not an admin of group ${GROUP_ID}: only admins may remove participants`,
+        ),
+      },
+      MISSING_SEND,
+    ],
+    404: [GROUP_NOT_FOUND, CHANNEL_NOT_FOUND],
+  },
+  'POST /v1/channels/{channelID}/groups': { 400: [NOT_ON_NETWORK] },
+  'POST /v1/channels/{channelID}/groups/join': {
+    400: [
+      {
+        summary: 'Unknown invite code',
+        error: new DomainError('invalid', 'no group has this invite code (mistyped, or reset by an admin)', {
+          fieldErrors: [{ pointer: '/code', location: 'body', message: 'no group has this invite code' }],
+        }),
+      },
+    ],
+  },
   'GET /v1/messages/{messageID}/media': {
     404: [
       { summary: 'Message not found', error: new DomainError('not_found', 'message not found') },

@@ -163,6 +163,26 @@ const CLIENT_SECRET = 'pcs_Vb7nM2kL9pQ4wE8rT1yU6iO3aS5dF0gH2jK4lZ7xC9v';
 
 const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;base64,iVBORw0KGgo…', expires_at: '2025-06-02T09:15:20.000Z' };
 
+const group = {
+  id: '120363025246125888@g.us',
+  channel_id: CHANNEL_ID,
+  subject: 'Order 10023',
+  description: 'Delivery of order 10023: questions here',
+  owner: '+4930123456789',
+  created_at: CREATED,
+  announcement: false,
+  locked: true,
+  members_can_add: false,
+  join_approval: false,
+  ephemeral_seconds: 0,
+  size: 2,
+  role: 'superadmin',
+  participants: [
+    { phone: '+4930123456789', lid: null, role: 'superadmin' },
+    { phone: `+${PHONE}`, lid: '80221345678901', role: 'member' },
+  ],
+};
+
 /** One record per response shape, keyed by its component schema id. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Channel: channel,
@@ -198,6 +218,12 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     customer_service_window_hours: null,
   },
   ProviderProfile: { phone: PHONE, exists: true, chatapp_id: PHONE, name: 'Ana Souza' },
+  // A group of an unofficial channel's number, which created it (its admin) for a customer's order.
+  Group: group,
+  GroupParticipantOutcome: { phone: `+${PHONE}`, ok: true, error: null },
+  GroupInvite: { code: 'F3gZ8nKqT0aBcDeFgHiJkL', url: 'https://chat.whatsapp.com/F3gZ8nKqT0aBcDeFgHiJkL' },
+  GroupJoin: { status: 'joined', group_id: group.id, group },
+  PresenceSubscription: { phone: `+${PHONE}`, subscribed: true },
   // What POST /v1/channels/{id}/media answers: the provider's id of an uploaded PDF, to send as content.media_id.
   UploadedMedia: { id: '1037543291543636', type: 'document', mime_type: 'application/pdf', size: 48213, file_name: 'Invoice 2025-06.pdf' },
   Template: template,

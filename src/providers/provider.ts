@@ -166,7 +166,8 @@ export type GroupCalls = {
   ): Promise<Result<GroupParticipantResult[]>>;
   /** The group's invite code; `revoke` makes a new one (the old link stops working). */
   invite(connection: ChannelConnection, groupId: string, options: { revoke: boolean }): Promise<Result<{ code: string }>>;
-  join(connection: ChannelConnection, code: string): Promise<Result<{ groupId: string }>>;
+  /** Joins by invite code: the group's id, or null when the group's admins must approve the request first. */
+  join(connection: ChannelConnection, code: string): Promise<Result<{ groupId: string | null }>>;
   leave(connection: ChannelConnection, groupId: string): Promise<Result<{ left: true }>>;
 };
 

@@ -78,8 +78,12 @@ export type ScriptedSocketsOptions = {
   notOnNetwork?: Set<string>;
   /** The library store's privacy id → phone jid mapping (`<lid>@lid` → `digits@s.whatsapp.net`). */
   lidPhones?: Map<string, string>;
-  /** The groups the account is in (groupMetadata answers them; any other is the service's 404). */
+  /** The groups the account is in (groupMetadata answers them; any other is the service's 404). The group calls change them. */
   groups?: Map<string, GroupMetadata>;
+  /** Groups the account may join by invite code (groupAcceptInvite adds it to them). */
+  invites?: Map<string, GroupMetadata>;
+  /** Numbers whose privacy settings refuse being added to groups (the service answers 403 for each). */
+  privateAdds?: Set<string>;
 };
 
 /** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
@@ -89,6 +93,14 @@ export function boomLike(statusCode: number, message: string): Error {
     output: { statusCode, payload: { statusCode, error: message, message } },
     data: undefined,
   });
+}
+
+/**
+ * The service's refusal of a query, as the library raises it (assertNodeErrorFree): a Boom whose data is
+ * the service's code (404 item-not-found, 403 forbidden, 401 not-authorized, …), status 500.
+ */
+export function serviceError(code: number, text: string): Error {
+  return Object.assign(boomLike(500, text), { data: code });
 }
 
 /**
@@ -154,6 +166,23 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       // The library merges creds updates into its creds before anyone hears of them.
       if (event === 'creds.update') Object.assign(auth.creds, data);
       for (const listener of [...(listeners.get(event) ?? [])]) (listener as (arg: SocketEvents[K]) => void)(data);
+    };
+    // The service's side of groups: the account's groups (options.groups), changed by the group calls.
+    const groups = (): Map<string, GroupMetadata> => (options.groups ??= new Map());
+    const selfJid = () => `${(auth.creds.me?.id ?? '0').split(/[:@]/)[0]}@s.whatsapp.net`;
+    const groupOf = (jid: string): GroupMetadata => {
+      const group = groups().get(jid);
+      if (!group) throw serviceError(404, 'item-not-found');
+      return group;
+    };
+    const isAdmin = (group: GroupMetadata) =>
+      group.participants.some((p) => (p.id === selfJid() || p.phoneNumber === selfJid()) && p.admin);
+    /** A change of the group's own fields; the service refuses a member where only admins may, and notifies the change. */
+    const changeGroup = (jid: string, info: boolean, change: Partial<GroupMetadata>) => {
+      const group = groupOf(jid);
+      if (!isAdmin(group) && (!info || group.restrict)) throw serviceError(403, 'forbidden');
+      Object.assign(group, change);
+      soon(() => emit('groups.update', [{ id: jid, ...change, author: selfJid() }]));
     };
     const closeWith = (error: Error) => {
       if (!socket.ended) {
@@ -240,9 +269,128 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       async groupMetadata(jid) {
         calls.push({ method: 'groupMetadata', args: [jid] });
-        const group = options.groups?.get(jid);
-        if (!group) throw Object.assign(boomLike(404, 'item-not-found'), { data: { jid } });
-        return group;
+        return structuredClone(groupOf(jid));
+      },
+      async groupFetchAllParticipating() {
+        calls.push({ method: 'groupFetchAllParticipating', args: [] });
+        const all = Object.fromEntries([...groups().values()].map((g) => [g.id, structuredClone(g)]));
+        // As the library: every group's whole metadata is emitted as groups.update too.
+        emit('groups.update', Object.values(structuredClone(all)));
+        return all;
+      },
+      async groupCreate(subject, participants) {
+        calls.push({ method: 'groupCreate', args: [subject, participants] });
+        const me = selfJid();
+        const group: GroupMetadata = {
+          id: `1203630${String(100000000000 + groups().size + Math.floor(Math.random() * 1e9)).slice(0, 12)}@g.us`,
+          subject,
+          owner: me,
+          creation: Math.floor(Date.now() / 1000),
+          participants: [{ id: me, admin: 'superadmin' }, ...participants.map((id) => ({ id, admin: null }))],
+        };
+        groups().set(group.id, group);
+        soon(() => emit('groups.upsert', [{ ...structuredClone(group), author: me }]));
+        return structuredClone(group);
+      },
+      async groupUpdateSubject(jid, subject) {
+        calls.push({ method: 'groupUpdateSubject', args: [jid, subject] });
+        changeGroup(jid, true, { subject });
+      },
+      async groupUpdateDescription(jid, description) {
+        calls.push({ method: 'groupUpdateDescription', args: [jid, description] });
+        changeGroup(jid, true, { desc: description });
+      },
+      async groupSettingUpdate(jid, setting) {
+        calls.push({ method: 'groupSettingUpdate', args: [jid, setting] });
+        changeGroup(
+          jid,
+          false,
+          setting === 'announcement' || setting === 'not_announcement'
+            ? { announce: setting === 'announcement' }
+            : { restrict: setting === 'locked' },
+        );
+      },
+      async groupMemberAddMode(jid, mode) {
+        calls.push({ method: 'groupMemberAddMode', args: [jid, mode] });
+        changeGroup(jid, false, { memberAddMode: mode === 'all_member_add' });
+      },
+      async groupJoinApprovalMode(jid, mode) {
+        calls.push({ method: 'groupJoinApprovalMode', args: [jid, mode] });
+        changeGroup(jid, false, { joinApprovalMode: mode === 'on' });
+      },
+      async groupToggleEphemeral(jid, seconds) {
+        calls.push({ method: 'groupToggleEphemeral', args: [jid, seconds] });
+        // The change comes back as a protocol message in the group, not a group event.
+        groupOf(jid).ephemeralDuration = seconds || undefined;
+      },
+      async groupParticipantsUpdate(jid, jids, action) {
+        calls.push({ method: 'groupParticipantsUpdate', args: [jid, jids, action] });
+        const group = groupOf(jid);
+        if (!isAdmin(group) && !(action === 'add' && group.memberAddMode)) throw serviceError(403, 'forbidden');
+        const index = (id: string) => group.participants.findIndex((p) => p.id === id || p.phoneNumber === id);
+        const answers = jids.map((id) => {
+          const phone = id.split('@')[0]!;
+          const at = index(id);
+          if (action === 'add') {
+            if (at >= 0) return { status: '409', jid: id };
+            if (options.notOnNetwork?.has(phone)) return { status: '404', jid: id };
+            if (options.privateAdds?.has(phone)) return { status: '403', jid: id };
+            group.participants.push({ id, admin: null });
+          } else {
+            if (at < 0) return { status: '404', jid: id };
+            if (action === 'remove') group.participants.splice(at, 1);
+            else group.participants[at]!.admin = action === 'promote' ? 'admin' : null;
+          }
+          return { status: '200', jid: id };
+        });
+        const done = answers
+          .filter((a) => a.status === '200')
+          .map((a) => ({ id: a.jid, admin: action === 'promote' ? ('admin' as const) : null }));
+        if (done.length > 0) soon(() => emit('group-participants.update', { id: jid, author: selfJid(), participants: done, action }));
+        return answers;
+      },
+      async groupInviteCode(jid) {
+        calls.push({ method: 'groupInviteCode', args: [jid] });
+        const group = groupOf(jid);
+        group.inviteCode ??= randomBytes(11).toString('base64url');
+        return group.inviteCode;
+      },
+      async groupRevokeInvite(jid) {
+        calls.push({ method: 'groupRevokeInvite', args: [jid] });
+        const group = groupOf(jid);
+        if (!isAdmin(group)) throw serviceError(401, 'not-authorized');
+        group.inviteCode = randomBytes(11).toString('base64url');
+        return group.inviteCode;
+      },
+      async groupAcceptInvite(code) {
+        calls.push({ method: 'groupAcceptInvite', args: [code] });
+        const group = options.invites?.get(code);
+        if (!group) throw serviceError(406, 'not-acceptable');
+        options.invites!.delete(code);
+        group.participants.push({ id: selfJid(), admin: null });
+        groups().set(group.id, group);
+        return group.id;
+      },
+      async groupLeave(jid) {
+        calls.push({ method: 'groupLeave', args: [jid] });
+        const group = groupOf(jid);
+        group.participants = group.participants.filter((p) => p.id !== selfJid());
+        groups().delete(jid);
+        soon(() => emit('group-participants.update', { id: jid, author: selfJid(), participants: [{ id: selfJid() }], action: 'remove' }));
+      },
+      async updateProfilePicture(jid, content) {
+        calls.push({ method: 'updateProfilePicture', args: [jid, content] });
+        if (!isAdmin(groupOf(jid)) && groupOf(jid).restrict) throw serviceError(403, 'forbidden');
+      },
+      async removeProfilePicture(jid) {
+        calls.push({ method: 'removeProfilePicture', args: [jid] });
+        groupOf(jid);
+      },
+      async presenceSubscribe(jid) {
+        calls.push({ method: 'presenceSubscribe', args: [jid] });
+      },
+      async rejectCall(callId, callFrom) {
+        calls.push({ method: 'rejectCall', args: [callId, callFrom] });
       },
       async readMessages(keys) {
         calls.push({ method: 'readMessages', args: [keys] });

@@ -571,7 +571,20 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
   const changedAccess =
     Object.keys(credentialsPatch).length > 0 || settingsPatch[address] !== undefined || settingsPatch[ref] !== undefined;
   if (module.connection === 'credentials' && changedAccess) return verifyCredentials(deps, updated!);
+  if (Object.keys(settingsPatch).length > 0) await applySettings(deps, updated!);
   return updated!;
+}
+
+/**
+ * Hands changed settings to the engine that honours them (the embedded engine reads them again, an HTTP
+ * gateway is sent them) while it runs; a gateway that cannot take them now keeps the failure as the
+ * channel's health, and gets them at the next connect. The change itself is kept either way.
+ */
+async function applySettings(deps: ChannelDeps, row: ChannelRow): Promise<void> {
+  const apply = deps.providers.get(row.platform).applySettings;
+  if (!apply || (row.status !== 'connected' && row.status !== 'pairing')) return;
+  const applied = await apply(connectionOf(row, deps.sealer));
+  if (!applied.ok) await recordProviderFault(deps, row, { ...applied.error, channelFault: false });
 }
 
 /** Deletes a channel (a paired session is logged out first, best effort). Its templates go with it. */

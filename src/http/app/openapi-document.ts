@@ -17,6 +17,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'oauth-clients', description: 'OAuth clients registered by the organization (third-party apps and CLIs).' },
   { name: 'organizations', description: 'Organizations, their members and invitations.' },
   { name: 'channels', description: "Connected numbers: the provider's official API or a linked device, their status, QR and media." },
+  {
+    name: 'groups',
+    description:
+      "The groups of an unofficial channel's number: list and read them with their members, create them, change their subject, description, picture and settings, add, remove, promote and demote members, invite links, joining and leaving.",
+  },
   { name: 'templates', description: 'Message templates, submitted to the provider for approval and synced from it.' },
   { name: 'onboarding', description: 'Embedded sign-up with the provider: exchanging its code and registering a number.' },
   { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },

@@ -19,6 +19,7 @@ import { registerProbeRoutes } from '../probes.ts';
 import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
 import { registerApiKeyRoutes } from '../v1/api-keys.ts';
 import { registerChannelRoutes } from '../v1/channels.ts';
+import { registerGroupRoutes } from '../v1/groups.ts';
 import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
@@ -100,7 +101,9 @@ export async function registerRouteGroups(
     },
     sendMail: mailSender(container, 'invitation'),
   });
-  await registerChannelRoutes(app, channelRouteDeps(container));
+  const channelRoutes = channelRouteDeps(container);
+  await registerChannelRoutes(app, channelRoutes);
+  await registerGroupRoutes(app, channelRoutes.channels);
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });

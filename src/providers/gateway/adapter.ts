@@ -10,6 +10,7 @@ import { downloadStream } from '../http.ts';
 import { createGatewayClient } from './client.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
+import { createGroupCalls, gatewaySettingsOf } from './groups.ts';
 
 export type GatewaySettings = { gateway_base: string; session: string };
 
@@ -48,6 +49,31 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const embedded = (connection: ChannelConnection) => (engineOf(connection) === 'embedded' ? (options.embedded ?? null) : undefined);
 
   return {
+    groups: createGroupCalls({ embedded, client, session, noEngine: NO_ENGINE, targets: options.targets }),
+
+    async subscribePresence(connection, phone) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) return engine.subscribePresence(connection.channelId, phone);
+      const result = await client(connection).call('POST', `sessions/${session(connection)}/presence/subscribe`, { phone });
+      return result.ok ? { ok: true, value: { subscribed: true } } : result;
+    },
+
+    async applySettings(connection) {
+      const engine = embedded(connection);
+      if (engine === null) return { ok: false, error: NO_ENGINE };
+      if (engine) {
+        await engine.settingsChanged(connection.channelId);
+        return { ok: true, value: { applied: true } };
+      }
+      const result = await client(connection).call(
+        'PUT',
+        `sessions/${session(connection)}/settings`,
+        gatewaySettingsOf(connection.settings),
+      );
+      return result.ok ? { ok: true, value: { applied: true } } : result;
+    },
+
     sendsOf: (connection) => (engineOf(connection) === 'embedded' ? EMBEDDED_SENDS : HTTP_GATEWAY_SENDS),
 
     async send(connection, message) {
@@ -170,6 +196,14 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
         callback_secret: callback.secret,
       });
       if (!put.ok) return put;
+      // The settings the gateway honours, before the session starts (changed later, they are sent again: applySettings).
+      // A gateway without the call (404) takes no settings; pairing goes on.
+      const settings = await client(connection).call(
+        'PUT',
+        `sessions/${session(connection)}/settings`,
+        gatewaySettingsOf(connection.settings),
+      );
+      if (!settings.ok && settings.status !== 404) return settings;
       const started = await client(connection).call<{ status: string }>('POST', `sessions/${session(connection)}/start`);
       if (!started.ok) return started;
       return { ok: true, value: { status: started.value.status } };

@@ -6,10 +6,12 @@ import type { TargetPolicy } from '../../lib/safe-fetch.ts';
 import { callJson } from '../http.ts';
 import type { ProviderError, Result } from '../provider.ts';
 
-type GatewayErrorBody = { error?: { code?: string; message?: string; retryable?: boolean } };
+type GatewayErrorBody = { error?: { code?: string; message?: string; retryable?: boolean; participants?: unknown } };
 
 export function gatewayError(status: number, body: unknown): ProviderError {
   const e = (body as GatewayErrorBody | undefined)?.error;
+  // 403 is the API key's refusal, except a group's "not an admin", which is about the number in that group.
+  const keyRefused = status === 401 || (status === 403 && e?.code !== 'not_admin');
   return {
     code: e?.code ?? `http_${status}`,
     title: e?.message ?? `gateway answered HTTP ${status}`,
@@ -17,9 +19,12 @@ export function gatewayError(status: number, body: unknown): ProviderError {
     retryAfterSeconds: status === 429 ? 5 : undefined,
     // A rate limit holds the sends back; it is no fault of the message's (no attempt spent).
     ...(status === 429 ? { hold: true } : {}),
-    channelFault: status === 401 || status === 403,
+    channelFault: keyRefused,
     // Its rate limit is the session's: every send of the channel waits.
-    scope: status === 429 || status === 401 || status === 403 ? 'channel' : 'message',
+    scope: status === 429 || keyRefused ? 'channel' : 'message',
+    ...(Array.isArray(e?.participants)
+      ? { participants: e.participants.filter((p): p is string => typeof p === 'string').slice(0, 256) }
+      : {}),
   };
 }
 

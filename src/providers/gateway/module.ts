@@ -66,10 +66,26 @@ export const gatewayProvider: ProviderModule = {
         .regex(/^[A-Za-z0-9_.-]{1,100}$/)
         .optional()
         .meta({ description: 'unofficial: the gateway session name (default the channel id)' }),
-      group_messages: z
-        .boolean()
-        .optional()
-        .meta({ description: 'unofficial (embedded engine): store messages of groups the phone is in too (default false)' }),
+      group_messages: z.boolean().optional().meta({
+        description:
+          "unofficial: keep messages of groups the phone is in, each in the group's conversation (default false: groups are ignored; sends to groups, group management and group events work either way)",
+      }),
+      status_messages: z.boolean().optional().meta({
+        description:
+          "unofficial: keep contacts' status posts (stories) as inbound messages, in the channel's status@broadcast conversation (default false: status broadcasts are ignored)",
+      }),
+      always_online: z.boolean().optional().meta({
+        description:
+          'unofficial: show the account online while the channel is connected (default false: it stays offline, and the phone keeps its notifications)',
+      }),
+      reject_calls: z.boolean().optional().meta({ description: 'unofficial: refuse incoming voice and video calls (default false)' }),
+      reject_call_message: z.string().trim().min(1).max(1024).optional().meta({
+        description: 'unofficial: with reject_calls, the text sent to the caller after refusing a call (none by default)',
+      }),
+      read_receipts: z.boolean().optional().meta({
+        description:
+          'unofficial: mark each message Parley keeps as read when it arrives, so the sender sees it read (default false: only a mark_as_read message sends a read receipt)',
+      }),
       import_history: z.boolean().optional().meta({
         description:
           'unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used)',

@@ -8,9 +8,11 @@ import type { Logger } from '../../../lib/logger.ts';
 import type { EngineSocket, SocketFactory, SocketInput } from './socket.ts';
 
 export function createBaileysSocketFactory(options: { logger: Logger }): SocketFactory {
-  return ({ channelId, auth, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage }) => {
+  return ({ channelId, auth, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage, markOnlineOnConnect }) => {
     const logger = options.logger.child({ channel_id: channelId, component: 'linked-device library' }, { level: 'warn' });
-    const socket = makeWASocket(socketConfig({ auth, logger, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage }));
+    const socket = makeWASocket(
+      socketConfig({ auth, logger, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage, markOnlineOnConnect }),
+    );
     const phoneJidOfLid = async (lidJid: string) => (await socket.signalRepository.lidMapping.getPNForLID(lidJid)) ?? undefined;
     return Object.assign(socket, { phoneJidOfLid }) satisfies EngineSocket;
   };
@@ -18,7 +20,7 @@ export function createBaileysSocketFactory(options: { logger: Logger }): SocketF
 
 /** The library's socket config: what the engine asks of it, and what it answers the library with. */
 export function socketConfig(
-  input: Pick<SocketInput, 'auth' | 'getMessage' | 'cachedGroupMetadata' | 'shouldSyncHistoryMessage'> & {
+  input: Pick<SocketInput, 'auth' | 'getMessage' | 'cachedGroupMetadata' | 'shouldSyncHistoryMessage' | 'markOnlineOnConnect'> & {
     logger: NonNullable<UserFacingSocketConfig['logger']>;
   },
 ): UserFacingSocketConfig {
@@ -26,8 +28,8 @@ export function socketConfig(
     auth: { creds: input.auth.creds, keys: makeCacheableSignalKeyStore(input.auth.keys, input.logger) },
     logger: input.logger,
     browser: Browsers.ubuntu('Parley'),
-    // The phone keeps its notifications: Parley is not a person reading messages.
-    markOnlineOnConnect: false,
+    // The phone keeps its notifications (Parley is not a person reading messages), unless the channel asks to show online.
+    markOnlineOnConnect: input.markOnlineOnConnect === true,
     // The whole history is never asked for; the recent one the phone sends is processed (history.ts).
     syncFullHistory: false,
     shouldSyncHistoryMessage: input.shouldSyncHistoryMessage,

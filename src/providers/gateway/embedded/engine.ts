@@ -11,7 +11,8 @@
 import { createLeaseLoop } from '../../../lib/lease-loop.ts';
 import type { HealthCheck, PairingCode, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { askHolder } from './engine/ask.ts';
-import { COMMAND_ASKED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
+import { COMMAND_ASKED, SETTINGS_CHANGED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
+import type { GroupRequest } from './groups.ts';
 import { letGo } from './engine/hold.ts';
 import { logout } from './engine/logout.ts';
 import { managerPass } from './engine/manage.ts';
@@ -20,7 +21,7 @@ import { remember } from './engine/remember.ts';
 import { renewHeld } from './engine/renew.ts';
 import type { OutboundContext } from './outbound.ts';
 import { sentOf, sessionMessage } from './session-messages.ts';
-import { SESSION_WANTED, readSession, releaseSessions } from './sessions.ts';
+import { SESSION_WANTED, notify, readSession, releaseSessions } from './sessions.ts';
 import type { EngineSocket } from './socket.ts';
 import { createNotifyWaiters } from './waiters.ts';
 
@@ -32,6 +33,11 @@ export type EmbeddedEngine = {
   requestPairingCode(channelId: string, phone: string): Promise<Result<PairingCode>>;
   lookupProfile(channelId: string, phone: string): Promise<Result<ProviderProfile>>;
   logout(channelId: string): Promise<Result<{ status: string }>>;
+  /** A group request, run by the session's holder (groups.ts); the answer is JSON. */
+  group(channelId: string, request: GroupRequest): Promise<Result<unknown>>;
+  subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
+  /** The channel's settings changed: its holder reads them again (at once, or at its next pass). */
+  settingsChanged(channelId: string): Promise<void>;
   checkHealth(channelId: string): Promise<HealthCheck>;
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
@@ -63,7 +69,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     loop: createLeaseLoop({
       name: 'embedded session manager',
       database,
-      channels: [{ channel: SESSION_WANTED }, { channel: COMMAND_ASKED }],
+      channels: [{ channel: SESSION_WANTED }, { channel: COMMAND_ASKED }, { channel: SETTINGS_CHANGED }],
       pollMs: options.lease.pollMs,
       logger,
       every: { ms: options.lease.renewMs, run: () => renewHeld(engine) },
@@ -85,6 +91,16 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     logout: (channelId) => logout(engine, channelId),
+
+    group: (channelId, request) => askHolder(engine, channelId, 'group', request),
+
+    async subscribePresence(channelId, phone) {
+      return (await askHolder(engine, channelId, 'presence', { phone })) as Result<{ subscribed: true }>;
+    },
+
+    async settingsChanged(channelId) {
+      await notify(db, SETTINGS_CHANGED, channelId);
+    },
 
     async checkHealth(channelId) {
       const row = await readSession(db, channelId);

@@ -78,7 +78,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'groups.upsert':
     case 'groups.update':
     case 'group-participants.update':
-      // History chunks are history.ts's; group events keep the group cache (group-cache.ts).
+    case 'presence.update':
+    case 'call':
+      // History chunks are history.ts's; group and presence events group-events.ts's; calls the settings' (engine/settings.ts).
       return [];
     default:
       return input satisfies never;

@@ -13,7 +13,7 @@ import { chatJidOf, GROUP_JID, jidOfPhone, libraryMessageId, pollSecret, serverO
 import { chatKeyOf, isOurs, keyOf, quotedOf, type KeyLookups } from './outbound-keys.ts';
 import { audioContent, fetchMedia, linkPreviewOf, mediaContent } from './outbound-media.ts';
 import { formatSimplified, SIMPLIFIED_TYPES, type Simplified } from './simplified.ts';
-import type { EngineSocket } from './socket.ts';
+import type { MessageSocket } from './socket.ts';
 import { vcardOf } from './vcard.ts';
 import { ffmpegConverter, type VoiceConverter } from './voice.ts';
 
@@ -79,7 +79,7 @@ type Plan =
  * need no call have none. `to` is a phone (international digits) or a group's jid.
  */
 export async function sendThroughSocket(
-  socket: EngineSocket,
+  socket: MessageSocket,
   message: OutboundMessage,
   context: OutboundContext,
 ): Promise<Result<{ providerMessageId?: string }>> {
@@ -168,7 +168,7 @@ const RECIPIENT_TTL_MS = 10 * 60_000;
 /** A number that is not on the service may join it; asked again sooner. */
 const ABSENT_TTL_MS = 60_000;
 const RECIPIENT_CACHE_MAX = 5_000;
-const recipients = new WeakMap<EngineSocket, Map<string, Known>>();
+const recipients = new WeakMap<MessageSocket, Map<string, Known>>();
 
 function rememberRecipient(cache: Map<string, Known>, phone: string, known: Known) {
   cache.delete(phone);
@@ -180,7 +180,7 @@ function rememberRecipient(cache: Map<string, Known>, phone: string, known: Know
  * The chat address of a number, asked of the service before the first send to it (the answer kept 10
  * minutes); a group's is its id, its metadata fetched into the session's cache for the library.
  */
-async function recipientJid(socket: EngineSocket, phone: string, timeoutMs: number, context: OutboundContext): Promise<Result<string>> {
+async function recipientJid(socket: MessageSocket, phone: string, timeoutMs: number, context: OutboundContext): Promise<Result<string>> {
   if (GROUP_JID.test(phone)) {
     await context.warmGroup?.(phone);
     return ok(phone);

@@ -17,7 +17,7 @@ import { gatewayProvider } from '../module.ts';
 import { libraryMessageId, parleyMessageIdOf, pollSecret } from './ids.ts';
 import { sendThroughSocket, type OutboundContext } from './outbound.ts';
 import { formatSimplified } from './simplified.ts';
-import type { EngineSocket } from './socket.ts';
+import type { MessageSocket } from './socket.ts';
 import { FULL_CONTACT_CARD } from '../../../../test/contact-card-fixture.ts';
 
 const TO = '4915112345678';
@@ -34,7 +34,7 @@ function recordingSocket(
   script: { onWhatsApp?: (n: string) => Array<{ jid: string; exists: boolean }>; sendMessage?: () => Promise<WAMessage | undefined> } = {},
 ) {
   const calls: Call[] = [];
-  const socket: EngineSocket = {
+  const socket: MessageSocket = {
     ev: { on: () => undefined, off: () => undefined },
     user: { id: '4930111111:3@s.whatsapp.net', name: 'Shop' },
     async sendMessage(jid, content, options) {

@@ -61,8 +61,37 @@ export async function wantSession(db: Db, channelId: string, now: Date): Promise
   });
 }
 
-/** What a holder needs to know of a session's channel: the ref its events carry and whether group messages are wanted. */
-export type SessionChannel = { channelId: string; ref: string; groups: boolean };
+/** The channel settings the embedded engine honours (docs/channels.md, "Channel settings"). */
+export type SessionSettings = {
+  groups: boolean;
+  statuses: boolean;
+  alwaysOnline: boolean;
+  rejectCalls: boolean;
+  rejectCallMessage: string | null;
+  readReceipts: boolean;
+};
+
+export function sessionSettingsOf(settings: Record<string, unknown>): SessionSettings {
+  return {
+    groups: settings.group_messages === true,
+    statuses: settings.status_messages === true,
+    alwaysOnline: settings.always_online === true,
+    rejectCalls: settings.reject_calls === true,
+    rejectCallMessage:
+      typeof settings.reject_call_message === 'string' && settings.reject_call_message !== '' ? settings.reject_call_message : null,
+    readReceipts: settings.read_receipts === true,
+  };
+}
+
+/** The settings of channels a holder holds, by channel (a channel deleted meanwhile is absent). */
+export async function readSessionSettings(db: Executor, channelIds: string[]): Promise<Map<string, SessionSettings>> {
+  if (channelIds.length === 0) return new Map();
+  const rows = await db.select({ id: channels.id, settings: channels.settings }).from(channels).where(inArray(channels.id, channelIds));
+  return new Map(rows.map((r) => [r.id, sessionSettingsOf(r.settings)]));
+}
+
+/** What a holder needs to know of a session's channel: the ref its events carry and the settings it honours. */
+export type SessionChannel = { channelId: string; ref: string; settings: SessionSettings };
 
 /**
  * Claims wanted sessions nobody holds under a live lease (skipping rows another process is claiming),
@@ -106,7 +135,7 @@ export async function claimSessions(
   return claimed.flatMap((row) => {
     const channel = byId.get(row.channelId);
     if (!channel) return [];
-    return [{ ...row, ref: channel.ref ?? channel.id, groups: channel.settings.group_messages === true }];
+    return [{ ...row, ref: channel.ref ?? channel.id, settings: sessionSettingsOf(channel.settings) }];
   });
 }
 

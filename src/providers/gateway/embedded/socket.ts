@@ -10,6 +10,7 @@ import type {
   BaileysEventMap,
   GroupMetadata,
   MiscMessageGenerationOptions,
+  ParticipantAction,
   proto,
   WAMessage,
   WAMessageKey,
@@ -30,9 +31,15 @@ export type SocketEvents = Pick<
   | 'groups.upsert'
   | 'groups.update'
   | 'group-participants.update'
+  | 'presence.update'
+  | 'call'
 >;
 
-export type EngineSocket = {
+/** The whole socket the engine holds: messaging, and groups, presence and calls. */
+export type EngineSocket = MessageSocket & GroupSocketCalls;
+
+/** What sending and receiving messages use of the socket (outbound.ts takes only this). */
+export type MessageSocket = {
   ev: {
     on<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
     off<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
@@ -58,6 +65,33 @@ export type EngineSocket = {
   groupMetadata?(jid: string): Promise<GroupMetadata>;
 };
 
+/** Groups (groups.ts), presence and calls (engine/settings.ts): the library's own calls. */
+export type GroupSocketCalls = {
+  groupFetchAllParticipating(): Promise<{ [id: string]: GroupMetadata }>;
+  groupCreate(subject: string, participants: string[]): Promise<GroupMetadata>;
+  groupUpdateSubject(jid: string, subject: string): Promise<void>;
+  groupUpdateDescription(jid: string, description?: string): Promise<void>;
+  groupSettingUpdate(jid: string, setting: 'announcement' | 'not_announcement' | 'locked' | 'unlocked'): Promise<void>;
+  groupMemberAddMode(jid: string, mode: 'admin_add' | 'all_member_add'): Promise<void>;
+  groupJoinApprovalMode(jid: string, mode: 'on' | 'off'): Promise<void>;
+  groupToggleEphemeral(jid: string, seconds: number): Promise<void>;
+  groupParticipantsUpdate(
+    jid: string,
+    participants: string[],
+    action: ParticipantAction,
+  ): Promise<Array<{ status: string; jid: string | undefined }>>;
+  groupInviteCode(jid: string): Promise<string | undefined>;
+  groupRevokeInvite(jid: string): Promise<string | undefined>;
+  groupAcceptInvite(code: string): Promise<string | undefined>;
+  groupLeave(jid: string): Promise<void>;
+  updateProfilePicture(jid: string, content: Buffer): Promise<void>;
+  removeProfilePicture(jid: string): Promise<void>;
+  /** Asks the service for a contact's presence updates (they come as presence.update). */
+  presenceSubscribe(jid: string): Promise<void>;
+  /** Refuses an incoming call (the channel's reject_calls setting). */
+  rejectCall(callId: string, callFrom: string): Promise<void>;
+};
+
 /** What a socket is made with: the session's auth state (creds and signal keys, kept in PostgreSQL). */
 export type SocketInput = {
   channelId: string;
@@ -71,6 +105,8 @@ export type SocketInput = {
   cachedGroupMetadata(jid: string): Promise<GroupMetadata | undefined>;
   /** Which history syncs the library processes (history.ts shouldSyncHistory, from the channel's import_history). */
   shouldSyncHistoryMessage(notification: proto.Message.IHistorySyncNotification): boolean;
+  /** Shown online as soon as the connection opens (the channel's always_online setting). */
+  markOnlineOnConnect?: boolean;
 };
 
 /**

@@ -2,7 +2,8 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { channelSessionCommands } from '../../../../db/schema.ts';
 import type { Result } from '../../../provider.ts';
-import { phoneOfJid } from '../ids.ts';
+import { runGroupRequest, type GroupRequest } from '../groups.ts';
+import { jidOfPhone, phoneOfJid } from '../ids.ts';
 import { notify } from '../sessions.ts';
 import { COMMAND_DONE, FIRST_QR_MS, notRunning, type CommandKind, type EngineContext, type Held } from './context.ts';
 import { endSession, enqueue } from './hold.ts';
@@ -22,7 +23,7 @@ async function runCommand(engine: EngineContext, command: typeof channelSessionC
   const { sealer, clock, logger } = engine.options;
   let result: Result<unknown>;
   try {
-    const input = JSON.parse(sealer.open(command.inputSealed)) as { phone?: string };
+    const input = JSON.parse(sealer.open(command.inputSealed)) as Record<string, unknown>;
     result = await execute(engine, command.kind as CommandKind, engine.sessions.get(command.channelId), input);
   } catch (err) {
     logger.error({ err, channel_id: command.channelId, kind: command.kind }, 'embedded engine: command failed');
@@ -44,7 +45,7 @@ async function execute(
   engine: EngineContext,
   kind: CommandKind,
   held: Held | undefined,
-  input: { phone?: string },
+  input: Record<string, unknown>,
 ): Promise<Result<unknown>> {
   const { clock, logger } = engine.options;
   if (kind === 'logout') {
@@ -80,13 +81,23 @@ async function execute(
   }
   const socket = held?.socket;
   if (!held || !socket) return notRunning('the session is not connected right now (reconnecting, or not started)');
+  const phone = typeof input.phone === 'string' ? input.phone : '';
+  if (kind === 'group') {
+    if (!held.paired || !held.groupCache) return notRunning('the session is not paired');
+    return runGroupRequest({ socket, cache: held.groupCache, self: { phone: held.phone, lid: held.lid } }, input as GroupRequest);
+  }
+  if (kind === 'presence') {
+    if (!held.paired) return notRunning('the session is not paired');
+    await socket.presenceSubscribe(jidOfPhone(phone));
+    return { ok: true, value: { subscribed: true } };
+  }
   if (kind === 'pairing_code') {
     if (held.paired) return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
-    const code = await socket.requestPairingCode(input.phone ?? '');
+    const code = await socket.requestPairingCode(phone);
     const expiresAt = held.qrExpiresAt ?? new Date(clock.now().getTime() + FIRST_QR_MS);
     return { ok: true, value: { code, expiresAt: expiresAt.toISOString() } };
   }
-  const [found] = (await socket.onWhatsApp(input.phone ?? '')) ?? [];
+  const [found] = (await socket.onWhatsApp(phone)) ?? [];
   return {
     ok: true,
     value: { exists: found?.exists === true, ...(found?.exists ? { chatappId: phoneOfJid(found.jid) ?? found.jid } : {}) },

@@ -5,6 +5,7 @@ import { onClose } from './close.ts';
 import { FIRST_QR_MS, NEXT_QR_MS, type EngineContext, type Held } from './context.ts';
 import { writeHeld } from './hold.ts';
 import { report, statusEvent } from './report.ts';
+import { showPresence } from './settings.ts';
 
 export async function onConnection(
   engine: EngineContext,
@@ -42,6 +43,7 @@ export async function onConnection(
     await report(engine, held, [
       statusEvent(engine, held, 'connected', `paired with +${phone}${name ? ` (${name})` : ''}`, 'WORKING', { phone }),
     ]);
+    if (held.settings.alwaysOnline) await showPresence(engine, held);
   }
   if (update.connection === 'close' && held.socket === socket) {
     held.socket = undefined;

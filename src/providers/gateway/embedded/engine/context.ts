@@ -12,6 +12,7 @@ import type { PostgresAuthState } from '../auth-state.ts';
 import type { GroupCache } from '../group-cache.ts';
 import type { StoredMessage } from '../outbound-keys.ts';
 import type { EngineSocket, SocketFactory } from '../socket.ts';
+import type { SessionSettings } from '../sessions.ts';
 import type { NotifyWaiters } from '../waiters.ts';
 
 export type EmbeddedEngineOptions = {
@@ -43,6 +44,8 @@ export type EmbeddedEngineOptions = {
 /** NOTIFY channels of the commands: one was asked (payload: channel id), one was answered (payload: command id). */
 export const COMMAND_ASKED = 'channel_session_command';
 export const COMMAND_DONE = 'channel_session_command_done';
+/** NOTIFY channel: a channel's settings changed (payload: channel id); its holder reads them again. */
+export const SETTINGS_CHANGED = 'channel_session_settings';
 
 /** The first QR of a socket lasts a minute, the ones after it 20 s (the library's own timings). */
 export const FIRST_QR_MS = 60_000;
@@ -51,13 +54,14 @@ export const NEXT_QR_MS = 20_000;
 export const MAX_SESSIONS = 500;
 
 /** What only the session's holder can do, asked of it through a durable command (any process asks, ask.ts; the holder runs it, commands.ts). */
-export type CommandKind = 'pairing_code' | 'lookup' | 'logout';
+export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'group' | 'presence';
 
 /** A session this process holds. */
 export type Held = {
   channelId: string;
   ref: string;
-  groups: boolean;
+  /** The channel's settings the engine honours, read when claimed and again on each pass of the manager (settings.ts). */
+  settings: SessionSettings;
   leaseUntil: Date;
   socket?: EngineSocket;
   auth?: PostgresAuthState;

@@ -44,7 +44,8 @@ export async function onHistory(
     held,
     historyEvents(held.ref, chunk, {
       self: { phone: held.phone, lid: held.lid },
-      groups: held.groups,
+      groups: held.settings.groups,
+      statuses: held.settings.statuses,
       pollKey: engine.options.pollKey,
       importHistory,
     }),

@@ -7,6 +7,7 @@ import { MAX_SESSIONS, type EngineContext } from './context.ts';
 import { runCommands } from './commands.ts';
 import { openSocket } from './open-socket.ts';
 import { renewHeld } from './renew.ts';
+import { refreshSettings } from './settings.ts';
 
 /** Resolves true when the claim took all the room there was (more sessions may be waiting). */
 export async function managerPass(engine: EngineContext): Promise<boolean> {
@@ -21,7 +22,7 @@ export async function managerPass(engine: EngineContext): Promise<boolean> {
     sessions.set(row.channelId, {
       channelId: row.channelId,
       ref: row.ref,
-      groups: row.groups,
+      settings: row.settings,
       leaseUntil: row.leaseUntil ?? new Date(now.getTime() + ttlMs),
       generation: 0,
       opening: false,
@@ -40,6 +41,7 @@ export async function managerPass(engine: EngineContext): Promise<boolean> {
     if (held.nextReconnectAt && held.nextReconnectAt.getTime() > now.getTime()) continue;
     loop.run(() => openSocket(engine, held));
   }
+  await refreshSettings(engine);
   await runCommands(engine);
   return claimed.length > 0 && claimed.length === room;
 }

@@ -17,6 +17,8 @@ import { onHistory } from './history.ts';
 import { withSenderPhones } from './sender-phones.ts';
 import { remember } from './remember.ts';
 import { report } from './report.ts';
+import { groupSocketEvents, lidsOf, type GroupSocketEvent } from '../group-events.ts';
+import { onCalls, sendReadReceipts } from './settings.ts';
 
 const MESSAGE_EVENTS = [
   'messages.upsert',
@@ -25,6 +27,11 @@ const MESSAGE_EVENTS = [
   'messages.reaction',
   'messages.delete',
 ] as const satisfies ReadonlyArray<keyof SocketEvents>;
+
+/** The socket's group and presence events: group.updated and presence.updated (group-events.ts). */
+const GROUP_EVENTS = ['groups.upsert', 'groups.update', 'group-participants.update', 'presence.update'] as const satisfies ReadonlyArray<
+  keyof SocketEvents
+>;
 
 export async function openSocket(engine: EngineContext, held: Held): Promise<void> {
   const { options, sessions, db, owner } = engine;
@@ -53,6 +60,7 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
       getMessage: (key) => sentContent({ db, sealer }, held.channelId, key),
       cachedGroupMetadata: held.groupCache.cachedGroupMetadata,
       shouldSyncHistoryMessage: shouldSyncHistory,
+      markOnlineOnConnect: held.settings.alwaysOnline,
     });
     // Let go of while the library loaded: the socket is closed unused.
     if (sessions.get(held.channelId) !== held) {
@@ -68,7 +76,7 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
       paired: Boolean(auth.state.creds.registered || auth.state.creds.me),
     });
     const live = () => held.generation === generation && held.socket === socket;
-    held.groupCache.attach(socket);
+    held.groupCache.attach(socket, () => ({ phone: held.phone, lid: held.lid }));
     void enqueue(engine, held, () => pruneSessionMessages(db, held.channelId, clock.now()));
     socket.ev.on('creds.update', () => {
       if (live()) void enqueue(engine, held, () => auth.saveCreds());
@@ -89,18 +97,34 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
               messages.map((m) => ({ key: m.key })),
             );
           }
-          await report(
-            engine,
-            held,
-            normalizeSocketEvent(held.ref, { event, data } as SocketEvent, {
-              self: { phone: held.phone, lid: held.lid },
-              groups: held.groups,
-              pollKey: options.pollKey,
-            }),
-          );
+          const events = normalizeSocketEvent(held.ref, { event, data } as SocketEvent, {
+            self: { phone: held.phone, lid: held.lid },
+            groups: held.settings.groups,
+            statuses: held.settings.statuses,
+            pollKey: options.pollKey,
+          });
+          await report(engine, held, events);
+          if (event === 'messages.upsert') await sendReadReceipts(engine, held, socket, data as SocketEvents['messages.upsert'], events);
         });
       });
     }
+    for (const event of GROUP_EVENTS) {
+      socket.ev.on(event, (data: SocketEvents[typeof event]) => {
+        if (!live()) return;
+        void enqueue(engine, held, async () => {
+          const input = { event, data } as GroupSocketEvent;
+          const phones = new Map<string, string>();
+          for (const lid of lidsOf(input)) {
+            const phone = await socket.phoneJidOfLid?.(lid).catch(() => undefined);
+            if (phone) phones.set(lid, phone);
+          }
+          await report(engine, held, groupSocketEvents(held.ref, input, clock.now(), phones));
+        });
+      });
+    }
+    socket.ev.on('call', (calls) => {
+      if (live()) void enqueue(engine, held, () => onCalls(engine, held, socket, calls));
+    });
     socket.ev.on('messaging-history.set', (chunk) => {
       if (live()) void enqueue(engine, held, () => onHistory(engine, held, socket, chunk));
     });
