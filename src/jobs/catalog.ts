@@ -125,6 +125,14 @@ export const JOBS = {
         rejection_info: z.object({ reason: z.string(), recommendation: z.string() }).optional(),
         disable_date: z.number().int().optional(),
       }),
+      // A gateway event about groups or presence (sandbox/gateway/groups.ts): its callback's event and payload as they go out.
+      z.object({
+        kind: z.literal('gateway.event'),
+        session_id: z.string().min(1),
+        event: z.enum(['group.update', 'presence']),
+        payload: z.record(z.string(), z.unknown()),
+        at: z.iso.datetime(),
+      }),
       z.object({
         kind: z.literal('session.status'),
         session_id: z.string().min(1),

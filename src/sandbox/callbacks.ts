@@ -8,7 +8,7 @@ import type { Executor } from '../db/client.ts';
 import type { SandboxCallback, SandboxContext } from './context.ts';
 import { deliverInbound } from './callbacks/inbound.ts';
 import { deliverPhone } from './callbacks/phone.ts';
-import { deliverSession } from './callbacks/session.ts';
+import { deliverGatewayEvent, deliverSession } from './callbacks/session.ts';
 import { deliverStatuses, type StatusPayload } from './callbacks/statuses.ts';
 import { deliverTemplate } from './callbacks/template.ts';
 
@@ -61,6 +61,8 @@ async function deliverOne(
       return deliverTemplate(ctx, db, payload);
     case 'session.status':
       return deliverSession(ctx, db, payload, eventId);
+    case 'gateway.event':
+      return deliverGatewayEvent(ctx, db, payload, eventId);
     case 'message.echo':
     case 'message.edited':
     case 'message.deleted':

@@ -15,8 +15,8 @@ export type OfficialError = {
   transient?: boolean;
 };
 
-/** A gateway error: `{error: {code, message, retryable}}`. */
-export type GatewayError = { status: number; code: string; message: string; retryable: boolean };
+/** A gateway error: `{error: {code, message, retryable, participants?}}`. */
+export type GatewayError = { status: number; code: string; message: string; retryable: boolean; participants?: string[] };
 
 export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
 export type OfficialResult<T> = Result<T, OfficialError>;

@@ -9,12 +9,13 @@ import { createNewSends } from './gateway/new-sends.ts';
 import { link, pairingCode, qr, scan } from './gateway/pairing.ts';
 import { findByKey, sendMessage, sendNew } from './gateway/send.ts';
 import { authenticate, configure, describe, gatewayBaseOf, logout, provisionSession, start } from './gateway/session.ts';
+import { createGatewayGroups } from './gateway/groups.ts';
 
 /**
  * The protocol's verbs, by what they touch, under gateway/: session.ts (provision, authenticate,
  * configure, start, describe, logout), pairing.ts (QR, pairing code, scan, link), send.ts (the
  * gathered new send, the full path, a key's send; new-sends.ts gathers), lookup.ts (contacts, media);
- * parse-send.ts reads a send's body.
+ * parse-send.ts reads a send's body; groups.ts holds groups, presence subscriptions and settings.
  */
 export function createGatewayApi(sandbox: SandboxContext) {
   const ctx: GatewayContext = { ...sandbox, insertNew: createNewSends(sandbox) };
@@ -36,6 +37,8 @@ export function createGatewayApi(sandbox: SandboxContext) {
     findByKey,
     lookupContact,
     media: bind(media),
+    /** Groups, presence and settings (gateway/groups.ts). */
+    groups: createGatewayGroups(ctx),
   };
 }
 

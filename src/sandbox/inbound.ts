@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
-import { channels, sandboxAccounts, sandboxMedia, sandboxMessages } from '../db/schema.ts';
+import { channels, sandboxAccounts, sandboxGroups, sandboxMedia, sandboxMessages } from '../db/schema.ts';
+import { GROUP_RECIPIENT } from '../providers/capabilities.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { InboundBody } from './callbacks/inbound.ts';
 import type { SandboxContext } from './context.ts';
@@ -114,7 +115,11 @@ function normalizeMedia(type: string, media: unknown): MediaSpec | string {
 export function createInbound(ctx: SandboxContext) {
   const { clock } = ctx;
   return {
-    async deliver(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
+    async deliver(
+      db: Executor,
+      organizationId: string,
+      body: unknown,
+    ): Promise<GatewayResult<{ provider_message_id: string; delivered?: boolean }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, from, type, content, media?}'));
       if (typeof body.channel_id !== 'string' || !isUuid(body.channel_id)) return fail(gateway.invalid('channel_id must be a channel id'));
       const from = normalizePhone(body.from);
@@ -131,6 +136,8 @@ export function createInbound(ctx: SandboxContext) {
       if (body.name !== undefined && !nonEmpty(body.name, 256)) return fail(gateway.invalid('name must be a non-empty string'));
       if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512))
         return fail(gateway.invalid('reply_to must be a provider message id'));
+      if (body.group !== undefined && (typeof body.group !== 'string' || !GROUP_RECIPIENT.test(body.group)))
+        return fail(gateway.invalid('group must be a group id <digits>@g.us'));
 
       const [channel] = await db
         .select()
@@ -150,6 +157,20 @@ export function createInbound(ctx: SandboxContext) {
       if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
       if (protocol === 'gateway' && account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
+      }
+      // A member writes in a group the session is in: delivered only when the session keeps group messages (its settings).
+      let group: string | undefined;
+      if (body.group !== undefined) {
+        if (protocol !== 'gateway') return fail(gateway.invalid('group messages come through gateways only'));
+        const self = (account.displayPhoneNumber ?? '').replace(/\D/g, '');
+        const [found] = await db
+          .select()
+          .from(sandboxGroups)
+          .where(eq(sandboxGroups.id, body.group as string))
+          .limit(1);
+        if (!found || !found.participants.some((p) => p.phone === self)) return fail(gateway.notFound(`group ${body.group as string}`));
+        if (account.settings.group_messages !== true) return ok({ provider_message_id: gatewayMessageId(), delivered: false });
+        group = found.id;
       }
 
       // The provider names the message an interactive reply answers (context.id): the one given, else the
@@ -183,7 +204,7 @@ export function createInbound(ctx: SandboxContext) {
       const stored: InboundBody = {
         name: (body.name as string | undefined) ?? DEFAULT_PROFILE_NAME,
         timestamp: String(Math.floor(now.getTime() / 1000)),
-        content,
+        content: group ? { ...content, group: { id: group, participant: from } } : content,
         ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
       };
       await db.transaction(async (tx) => {
@@ -205,12 +226,13 @@ export function createInbound(ctx: SandboxContext) {
           recipient: from,
           type,
           body: stored as unknown as Json,
-          status: 'received',
+          // The session sends read receipts for what it delivers when Parley asks it to (settings.read_receipts).
+          status: protocol === 'gateway' && account.settings.read_receipts === true ? 'read' : 'received',
           createdAt: now,
         });
         await ctx.enqueueCallback(tx, { kind: 'message.inbound', message_id: id }, 0);
       });
-      return ok({ provider_message_id: id });
+      return ok({ provider_message_id: id, ...(protocol === 'gateway' ? { delivered: true } : {}) });
     },
   };
 }

@@ -13,6 +13,7 @@ import { isUuid } from '../lib/ids.ts';
 import type { AccountRow, SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
 import { gatewayMessageId } from './ids.ts';
+import { seedGroup } from './gateway/groups.ts';
 import { normalizePhone } from './rules.ts';
 
 type Json = Record<string, unknown>;
@@ -38,7 +39,7 @@ export function createPhone(ctx: SandboxContext) {
     // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
     if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
     if (account.protocol !== 'gateway')
-      return fail(gateway.invalid('echoes, edits and deletions are reported by gateways only; this channel is on the official sandbox'));
+      return fail(gateway.invalid("echoes, edits, deletions and groups are gateways' only; this channel is on the official sandbox"));
     if (account.status !== 'WORKING')
       return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
     return ok(account);
@@ -107,6 +108,17 @@ export function createPhone(ctx: SandboxContext) {
         );
       });
       return ok({ provider_message_id: message.id });
+    },
+
+    /**
+     * POST /sandbox/groups {channel_id, subject, participants?, admin?, member?, locked?, announcement?, members_can_add?, join_approval?}:
+     * someone else made a group with the channel's number in it (or not: member false, to join by its invite code).
+     */
+    async group(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<Json>> {
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, subject, participants?}'));
+      const account = await session(db, organizationId, body.channel_id);
+      if (!account.ok) return account;
+      return seedGroup(ctx, db, account.value, body);
     },
 
     /** POST /sandbox/delete {channel_id, message_id}: the sender deletes a message for everyone. */

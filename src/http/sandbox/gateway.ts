@@ -100,6 +100,75 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     ROUTE,
     authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))),
   );
+  // Groups, presence and settings (docs/gateway-protocol.md, "Groups").
+  const groups = api.groups;
+  scope.put(
+    '/sessions/:session/settings',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await groups.settings(db, account, request.body))),
+  );
+  scope.post(
+    '/sessions/:session/presence/subscribe',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await groups.subscribePresence(db, account, request.body))),
+  );
+  scope.get(
+    '/sessions/:session/groups',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await groups.list(db, account))),
+  );
+  scope.post(
+    '/sessions/:session/groups',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answerGateway(reply, await groups.create(db, account, request.body), 201)),
+  );
+  scope.post(
+    '/sessions/:session/groups/join',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await groups.join(db, account, request.body))),
+  );
+  scope.get(
+    '/sessions/:session/groups/:group',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await groups.get(db, account, params.group!))),
+  );
+  scope.patch(
+    '/sessions/:session/groups/:group',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await groups.update(db, account, params.group!, request.body))),
+  );
+  scope.put(
+    '/sessions/:session/groups/:group/picture',
+    ROUTE,
+    authed(async (account, params, request, reply) =>
+      answer(reply, await groups.picture(db, account, params.group!, (request.body as { url?: unknown } | undefined)?.url ?? '')),
+    ),
+  );
+  scope.delete(
+    '/sessions/:session/groups/:group/picture',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await groups.picture(db, account, params.group!, null))),
+  );
+  scope.post(
+    '/sessions/:session/groups/:group/participants',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await groups.participants(db, account, params.group!, request.body))),
+  );
+  scope.get(
+    '/sessions/:session/groups/:group/invite',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await groups.invite(db, account, params.group!, false))),
+  );
+  scope.post(
+    '/sessions/:session/groups/:group/invite/revoke',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await groups.invite(db, account, params.group!, true))),
+  );
+  scope.post(
+    '/sessions/:session/groups/:group/leave',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await groups.leave(db, account, params.group!))),
+  );
   scope.get(
     '/sessions/:session/media/:mediaId',
     ROUTE,

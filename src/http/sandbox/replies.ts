@@ -42,7 +42,14 @@ export function sendOfficialError(reply: FastifyReply, error: OfficialError, opt
 
 export function sendGatewayError(reply: FastifyReply, error: GatewayError) {
   if (error.status === 429) void reply.header('retry-after', '1');
-  return reply.code(error.status).send({ error: { code: error.code, message: error.message, retryable: error.retryable } });
+  return reply.code(error.status).send({
+    error: {
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable,
+      ...(error.participants ? { participants: error.participants } : {}),
+    },
+  });
 }
 
 export function answerOfficial(reply: FastifyReply, result: Result<unknown, OfficialError>) {

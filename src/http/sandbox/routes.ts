@@ -74,6 +74,10 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       scope.post('/edit', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.edit(db, actorOf(request).organizationId, request.body), 202),
       );
+      // A group someone else made with the channel's number in it (or one to join by its invite code).
+      scope.post('/groups', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.group(db, actorOf(request).organizationId, request.body), 201),
+      );
       scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
       );

@@ -123,8 +123,8 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
 
 /** The changes a `group.update` callback may name (docs/gateway-protocol.md), and the list its participants go to. */
 const GROUP_CHANGES: Record<string, string | null> = {
-  group_join: null,
-  group_leave: null,
+  group_join: 'added_participants',
+  group_leave: 'removed_participants',
   group_settings_update: null,
   group_add_participants: 'added_participants',
   group_remove_participants: 'removed_participants',

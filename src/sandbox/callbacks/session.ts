@@ -34,3 +34,20 @@ export async function deliverSession(
   }
   await post(ctx, delivery);
 }
+
+/** A group or presence event of a gateway session, as it was made (sandbox/gateway/groups.ts). */
+export async function deliverGatewayEvent(
+  ctx: SandboxContext,
+  db: Executor,
+  payload: Extract<SandboxCallback, { kind: 'gateway.event' }>,
+  eventId: string,
+) {
+  const [account] = await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.id, payload.session_id)).limit(1);
+  if (!account) return;
+  const delivery = gatewayDelivery(ctx, account, eventId, payload.event, payload.payload, payload.at);
+  if (!delivery) {
+    ctx.logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
+    return;
+  }
+  await post(ctx, delivery);
+}

@@ -84,10 +84,16 @@ export async function start(ctx: SandboxContext, db: Executor, account: AccountR
   return ok(view(await transition(ctx, db, account, 'SCAN_QR', { qr: null, qrExpiresAt: null })));
 }
 
-/** GET /sessions/{session}. */
+/** GET /sessions/{session}: with the settings Parley put (shown online when always_online, while paired). */
 export function describe(account: AccountRow): Json {
   const phone = account.displayPhoneNumber;
-  return { ...view(account), me: account.status === 'WORKING' && phone ? { id: `${phone}@c.us`, phone } : null };
+  const working = account.status === 'WORKING';
+  return {
+    ...view(account),
+    me: working && phone ? { id: `${phone}@c.us`, phone } : null,
+    settings: account.settings,
+    presence: working && account.settings.always_online === true ? 'available' : 'unavailable',
+  };
 }
 
 /** POST /sessions/{session}/logout: unpairs; STOPPED. */

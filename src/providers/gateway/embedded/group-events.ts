@@ -52,9 +52,9 @@ export function lidsOf(input: GroupSocketEvent): string[] {
 export function groupSocketEvents(
   ref: string,
   input: GroupSocketEvent,
-  now: Date,
-  phones: ReadonlyMap<string, string> = new Map(),
+  context: { now: Date; self?: { phone?: string; lid?: string }; phones?: ReadonlyMap<string, string> },
 ): InboundEvent[] {
+  const { now, self = {}, phones = new Map<string, string>() } = context;
   const participantRef = (p: Pick<GroupParticipant, 'id' | 'phoneNumber' | 'lid'>) => {
     const lidJid = [p.lid, p.id].find((j) => lidOfJid(j));
     const phone = phoneOfJid(p.phoneNumber) ?? phoneOfJid(p.id) ?? (lidJid ? phoneOfJid(phones.get(lidJid)) : undefined);
@@ -103,8 +103,15 @@ export function groupSocketEvents(
     case 'group-participants.update': {
       const u = input.data;
       if (u.action === 'modify') return [];
-      const [change, list] = PARTICIPANT_CHANGES[u.action];
       const participants = u.participants.flatMap(participantRef);
+      // The number itself added (or joining by link) or removed (or leaving): it is now in the group, or no longer.
+      const itself = participants.some((p) => (self.phone && p.wa_id === self.phone) || (self.lid && p.lid === self.lid));
+      const [change, list] =
+        itself && u.action === 'add'
+          ? (['group_join', 'added_participants'] as const)
+          : itself && u.action === 'remove'
+            ? (['group_leave', 'removed_participants'] as const)
+            : PARTICIPANT_CHANGES[u.action];
       const author = authorOf(u);
       return [group(u.id, change, { [list]: participants, ...(author ? { author } : {}) })];
     }

@@ -118,7 +118,11 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
             const phone = await socket.phoneJidOfLid?.(lid).catch(() => undefined);
             if (phone) phones.set(lid, phone);
           }
-          await report(engine, held, groupSocketEvents(held.ref, input, clock.now(), phones));
+          await report(
+            engine,
+            held,
+            groupSocketEvents(held.ref, input, { now: clock.now(), self: { phone: held.phone, lid: held.lid }, phones }),
+          );
         });
       });
     }
