@@ -11,7 +11,7 @@
 import { createLeaseLoop } from '../../../lib/lease-loop.ts';
 import type { HealthCheck, PairingCode, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { askHolder } from './engine/ask.ts';
-import { COMMAND_ASKED, SETTINGS_CHANGED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
+import { COMMAND_ASKED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
 import type { GroupRequest } from './groups.ts';
 import { letGo } from './engine/hold.ts';
 import { logout } from './engine/logout.ts';
@@ -21,7 +21,7 @@ import { remember } from './engine/remember.ts';
 import { renewHeld } from './engine/renew.ts';
 import type { OutboundContext } from './outbound.ts';
 import { sentOf, sessionMessage } from './session-messages.ts';
-import { SESSION_WANTED, notify, readSession, releaseSessions } from './sessions.ts';
+import { SESSION_WANTED, readSession, releaseSessions } from './sessions.ts';
 import type { EngineSocket } from './socket.ts';
 import { createNotifyWaiters } from './waiters.ts';
 
@@ -36,7 +36,7 @@ export type EmbeddedEngine = {
   /** A group request, run by the session's holder (groups.ts); the answer is JSON. */
   group(channelId: string, request: GroupRequest): Promise<Result<unknown>>;
   subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
-  /** The channel's settings changed: its holder reads them again (at once, or at its next pass). */
+  /** The channel's settings changed: its holder reads them again before this resolves (or within its command timeout). */
   settingsChanged(channelId: string): Promise<void>;
   checkHealth(channelId: string): Promise<HealthCheck>;
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
@@ -69,7 +69,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     loop: createLeaseLoop({
       name: 'embedded session manager',
       database,
-      channels: [{ channel: SESSION_WANTED }, { channel: COMMAND_ASKED }, { channel: SETTINGS_CHANGED }],
+      channels: [{ channel: SESSION_WANTED }, { channel: COMMAND_ASKED }],
       pollMs: options.lease.pollMs,
       logger,
       every: { ms: options.lease.renewMs, run: () => renewHeld(engine) },
@@ -99,7 +99,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     async settingsChanged(channelId) {
-      await notify(db, SETTINGS_CHANGED, channelId);
+      // The holder reads them at once and answers; without one, the next holder reads them when it claims the session.
+      await askHolder(engine, channelId, 'settings', {});
     },
 
     async checkHealth(channelId) {

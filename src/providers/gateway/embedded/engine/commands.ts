@@ -7,6 +7,7 @@ import { jidOfPhone, phoneOfJid } from '../ids.ts';
 import { notify } from '../sessions.ts';
 import { COMMAND_DONE, FIRST_QR_MS, notRunning, type CommandKind, type EngineContext, type Held } from './context.ts';
 import { endSession, enqueue } from './hold.ts';
+import { refreshSettings } from './settings.ts';
 
 export async function runCommands(engine: EngineContext): Promise<void> {
   const ids = [...engine.sessions.keys()];
@@ -78,6 +79,10 @@ async function execute(
       }
     });
     return { ok: true, value: { status: 'STOPPED' } };
+  }
+  if (kind === 'settings') {
+    if (held) await refreshSettings(engine, [held.channelId]);
+    return { ok: true, value: { applied: true } };
   }
   const socket = held?.socket;
   if (!held || !socket) return notRunning('the session is not connected right now (reconnecting, or not started)');

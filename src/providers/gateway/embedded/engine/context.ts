@@ -44,8 +44,6 @@ export type EmbeddedEngineOptions = {
 /** NOTIFY channels of the commands: one was asked (payload: channel id), one was answered (payload: command id). */
 export const COMMAND_ASKED = 'channel_session_command';
 export const COMMAND_DONE = 'channel_session_command_done';
-/** NOTIFY channel: a channel's settings changed (payload: channel id); its holder reads them again. */
-export const SETTINGS_CHANGED = 'channel_session_settings';
 
 /** The first QR of a socket lasts a minute, the ones after it 20 s (the library's own timings). */
 export const FIRST_QR_MS = 60_000;
@@ -54,13 +52,13 @@ export const NEXT_QR_MS = 20_000;
 export const MAX_SESSIONS = 500;
 
 /** What only the session's holder can do, asked of it through a durable command (any process asks, ask.ts; the holder runs it, commands.ts). */
-export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'group' | 'presence';
+export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'group' | 'presence' | 'settings';
 
 /** A session this process holds. */
 export type Held = {
   channelId: string;
   ref: string;
-  /** The channel's settings the engine honours, read when claimed and again on each pass of the manager (settings.ts). */
+  /** The channel's settings the engine honours: read when claimed, when they change (a command) and on each pass of the manager (settings.ts). */
   settings: SessionSettings;
   leaseUntil: Date;
   socket?: EngineSocket;

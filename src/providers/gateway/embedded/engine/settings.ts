@@ -1,6 +1,7 @@
 /**
  * The channel settings a held session honours (docs/channels.md, "Channel settings"): read when the
- * session is claimed and again on each pass of the manager (woken at once when they change), and
+ * session is claimed, at once when they change (a command from the process that changed them) and on
+ * each pass of the manager, and
  * applied: always online (the account's presence), calls refused with an optional message, read
  * receipts for the messages Parley keeps; which chats are kept (groups, status posts) is read by the
  * mapping of each event.
@@ -12,9 +13,9 @@ import type { EngineSocket, SocketEvents } from '../socket.ts';
 import type { EngineContext, Held } from './context.ts';
 import { enqueue } from './hold.ts';
 
-/** Reads the settings of every held session (one query) and applies what changed. */
-export async function refreshSettings(engine: EngineContext): Promise<void> {
-  const ids = [...engine.sessions.keys()];
+/** Reads the settings of the held sessions (every one, or those named; one query) and applies what changed. */
+export async function refreshSettings(engine: EngineContext, only?: string[]): Promise<void> {
+  const ids = only ?? [...engine.sessions.keys()];
   if (ids.length === 0) return;
   const found = await readSessionSettings(engine.db, ids);
   for (const [id, settings] of found) {
