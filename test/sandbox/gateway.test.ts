@@ -50,7 +50,7 @@ test('provisioning returns a STOPPED session, its base URL and an API key that d
   assert.equal(gw.gatewayBase, `${server.baseUrl}/sandbox/gateway`);
   const res = await call('GET', '');
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { session: gw.session, status: 'STOPPED', me: null });
+  assert.deepEqual(res.body, { session: gw.session, status: 'STOPPED', me: null, settings: {}, presence: 'unavailable' });
   for (const bearer of [undefined, 'gwk_wrong']) {
     const denied = await request(server, 'GET', session(), { bearer });
     assert.equal(denied.status, 401);
@@ -107,7 +107,13 @@ test('the QR stays until it lapses, then a new one is issued; a lapsed QR cannot
   assert.equal(scanned.status, 200, scanned.text);
   assert.equal(scanned.body.status, 'WORKING');
   const described = await call('GET', '');
-  assert.deepEqual(described.body, { session: gw.session, status: 'WORKING', me: { id: '15550107777@c.us', phone: '15550107777' } });
+  assert.deepEqual(described.body, {
+    session: gw.session,
+    status: 'WORKING',
+    me: { id: '15550107777@c.us', phone: '15550107777' },
+    settings: {},
+    presence: 'unavailable',
+  });
   const reused = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: second.body.qr } });
   assert.equal(reused.status, 404, 'a QR pairs once');
 
@@ -333,7 +339,7 @@ test('logout stops the session (with a callback); it then neither sends nor rece
   });
   assert.equal(inbound.status, 409);
   const described = await call('GET', '');
-  assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null });
+  assert.deepEqual(described.body, { session: gw.session, status: 'STOPPED', me: null, settings: {}, presence: 'unavailable' });
 });
 
 test("a body with text that cannot be stored is a 400 in the gateway's error shape, not a failure", async () => {

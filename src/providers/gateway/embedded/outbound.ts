@@ -393,6 +393,16 @@ export function classifyLibraryError(err: unknown): ProviderError {
   const message = typeof e?.message === 'string' ? e.message : String(err);
   const status = typeof e?.output?.statusCode === 'number' ? e.output.statusCode : undefined;
   const detail = e?.data !== undefined && e.data !== null ? safeDetail(e.data) : undefined;
+  // The service refused a query (the library's assertNodeErrorFree: status 500, the service's code as data,
+  // 404 item-not-found for a group the account is not in, 403 forbidden, …): final unless it says to wait.
+  if (typeof e?.data === 'number' && e.data >= 400) {
+    const code = e.data;
+    return {
+      code: String(code),
+      title: message || `the chat network refused (${code})`,
+      retryable: code >= 500 || code === 429 || code === 408,
+    };
+  }
   if (status === undefined) {
     if (/connection closed|connection lost|timed out|econnreset|socket hang up/i.test(message)) {
       return { code: /timed out/i.test(message) ? 'timeout' : 'connection_closed', title: message, retryable: true };

@@ -519,6 +519,10 @@ test("the library's errors: connection faults and timeouts are retried, bad requ
     [boom('Stream Errored (conflict)', 440), '440', true, false],
     [boom('Invalid poll values', 400, { field: 'values' }), '400', false, false],
     [boom('Intentional Logout', 401), '401', false, true],
+    // A query the service refused (assertNodeErrorFree: status 500, its code as data): a group the account is not in, final.
+    [boom('item-not-found', 500, 404), '404', false, false],
+    [boom('not-authorized', 500, 401), '401', false, false],
+    [boom('service-unavailable', 500, 503), '503', true, false],
     [new Error('Connection Closed'), 'connection_closed', true, false],
     [new TypeError("Cannot read properties of undefined (reading 'id')"), 'library_error', false, false],
   ];
