@@ -27,6 +27,8 @@ import {
 
 type Ids = {
   channel: string;
+  /** A group of A's gateway channel's number. */
+  group: string;
   official: string;
   contact: string;
   note: string;
@@ -111,6 +113,68 @@ const ROWS: Record<string, Row> = {
     path: { channelID: 'official' },
     form: { file: { data: jpegBytes(), type: 'image/jpeg', name: 'a.jpg' } },
     probe: ['GET /v1/channels/{official}'],
+  },
+  'POST /v1/channels/{channelID}/presence/subscribe': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '+4915112340101' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
+  'GET /v1/channels/{channelID}/groups': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/groups'] },
+  'POST /v1/channels/{channelID}/groups': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { subject: 'stolen', participants: ['+4915112340101'] },
+    probe: ['GET /v1/channels/{channel}/groups'],
+  },
+  'POST /v1/channels/{channelID}/groups/join': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { code: 'NoSuchInvite123' },
+    probe: ['GET /v1/channels/{channel}/groups'],
+  },
+  'GET /v1/channels/{channelID}/groups/{groupID}': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
+  },
+  'PATCH /v1/channels/{channelID}/groups/{groupID}': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    body: { subject: 'taken over', announcement: true },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
+  },
+  'PUT /v1/channels/{channelID}/groups/{groupID}/picture': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    body: { url: 'https://cdn.example.com/stolen.jpg' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
+  },
+  'DELETE /v1/channels/{channelID}/groups/{groupID}/picture': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
+  },
+  'POST /v1/channels/{channelID}/groups/{groupID}/participants': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    body: { action: 'remove', participants: ['+4915112340101'] },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
+  },
+  'GET /v1/channels/{channelID}/groups/{groupID}/invite': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}/invite'],
+  },
+  'POST /v1/channels/{channelID}/groups/{groupID}/invite/revoke': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}/invite'],
+  },
+  'POST /v1/channels/{channelID}/groups/{groupID}/leave': {
+    kind: 'id',
+    path: { channelID: 'channel', groupID: 'group' },
+    probe: ['GET /v1/channels/{channel}/groups/{group}'],
   },
   'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
   'POST /v1/templates': {
@@ -458,6 +522,11 @@ before(async () => {
   const key = server.apiKey;
   const gateway = await pairedGatewayChannel(server, 'Isolated gateway');
   const official = await officialChannel(server, 'Isolated official');
+  const group = await request(server, 'POST', `/v1/channels/${gateway.id}/groups`, {
+    key,
+    body: { subject: 'Isolated group', participants: ['+4915112340101'] },
+  });
+  assert.equal(group.status, 201, group.text);
   const phone = '+4915112349876';
   const contact = await request(server, 'POST', '/v1/contacts', {
     key,
@@ -554,6 +623,7 @@ before(async () => {
   });
   ids = {
     channel: gateway.id,
+    group: group.body.data.id,
     official: official.id,
     contact: contactId,
     note: note.body.data.id,
@@ -577,13 +647,22 @@ before(async () => {
     accessToken: tokens.access_token,
   };
   const unknownValue = (k: string) =>
-    k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();
+    k === 'tag'
+      ? 'never-made'
+      : k === 'phone'
+        ? '+4915112340000'
+        : k === 'userCode'
+          ? 'BBBB-BBBB'
+          : k === 'group'
+            ? '120363999999999999@g.us'
+            : randomUUID();
   unknown = Object.fromEntries(Object.entries(ids).map(([k]) => [k, unknownValue(k)])) as Ids;
   secretsOfA = Object.entries(ids)
     .filter(([k]) => k !== 'tag' && k !== 'phone')
     .map(([, v]) => v)
     .concat([
       'Isolated Person',
+      'Isolated group',
       'isolated@example.com',
       'private note',
       'isolated reason',
