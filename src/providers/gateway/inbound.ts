@@ -16,6 +16,9 @@ export function verifyGatewaySignature(rawBody: Buffer, header: string | undefin
 
 type Json = Record<string, any>;
 
+/** Contacts' status posts come from this chat (a gateway delivers them when the channel keeps them). */
+const STATUS_BROADCAST = 'status@broadcast';
+
 /** Message types whose content names a media the gateway holds (docs/gateway-protocol.md). */
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
@@ -66,7 +69,11 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
           ...(media ? { media } : {}),
-          ...(typeof group === 'string' && GROUP_RECIPIENT.test(group) ? { chat: group } : {}),
+          ...(typeof group === 'string' && GROUP_RECIPIENT.test(group)
+            ? { chat: group }
+            : p.chat === STATUS_BROADCAST
+              ? { chat: STATUS_BROADCAST, content: { ...content, status_post: true } }
+              : {}),
         },
       ];
     }

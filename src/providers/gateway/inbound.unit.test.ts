@@ -45,3 +45,81 @@ test('a message.status callback is still one event', () => {
     { kind: 'message.status', ref: 'gws_1', providerMessageId: 'm1', status: 'sent', timestamp: new Date('2026-11-26T10:00:00.000Z') },
   ]);
 });
+
+test('group.update callbacks: each change in group.updated words, participants by phone; a bad one is skipped', () => {
+  const at = new Date('2026-11-26T10:00:00.000Z');
+  const callback = (payload: Record<string, unknown>) =>
+    normalizeGatewayCallback({ event: 'group.update', session: 'gws_1', timestamp: at.toISOString(), payload });
+  assert.deepEqual(
+    callback({
+      group_id: '120363000000000001@g.us',
+      change: 'group_add_participants',
+      author: '+4915100000001',
+      participants: [{ phone: '4915100000002', lid: '8022' }, { phone: 'nobody' }],
+    }),
+    [
+      {
+        kind: 'group.update',
+        ref: 'gws_1',
+        field: 'group',
+        groupId: '120363000000000001@g.us',
+        change: 'group_add_participants',
+        details: { added_participants: [{ wa_id: '4915100000002', lid: '8022' }], author: '4915100000001' },
+        timestamp: at,
+      },
+    ],
+  );
+  const [settings] = callback({
+    group_id: '120363000000000001@g.us',
+    change: 'group_settings_update',
+    subject: 'New name',
+    settings: { announcement: true, locked: 'yes', ephemeral_seconds: 86400 },
+  });
+  assert.deepEqual((settings as { details: unknown }).details, {
+    subject: 'New name',
+    settings: { announcement: true, ephemeral_seconds: 86400 },
+  });
+  assert.deepEqual(callback({ group_id: 'not-a-group', change: 'group_join' }), []);
+  assert.deepEqual(callback({ group_id: '120363000000000001@g.us', change: 'group_explode' }), []);
+});
+
+test('presence callbacks and group messages: a presence event; a group message in its group’s chat, a status post in status@broadcast', () => {
+  const at = new Date('2026-11-26T10:00:00.000Z');
+  assert.deepEqual(
+    normalizeGatewayCallback({
+      event: 'presence',
+      session: 'gws_1',
+      timestamp: at.toISOString(),
+      payload: { phone: '4915100000003', presence: 'composing', chat: '120363000000000001@g.us', last_seen: '2026-11-26T09:00:00.000Z' },
+    }),
+    [
+      {
+        kind: 'presence.update',
+        ref: 'gws_1',
+        phone: '4915100000003',
+        chat: '120363000000000001@g.us',
+        presence: 'composing',
+        lastSeen: new Date('2026-11-26T09:00:00.000Z'),
+        timestamp: at,
+      },
+    ],
+  );
+  assert.deepEqual(
+    normalizeGatewayCallback({ event: 'presence', session: 'gws_1', payload: { phone: '4915100000003', presence: 'dancing' } }),
+    [],
+  );
+  const message = (payload: Record<string, unknown>) =>
+    normalizeGatewayCallback({
+      event: 'message',
+      session: 'gws_1',
+      payload: { id: 'm9', from: '4915100000004', type: 'text', ...payload },
+    })[0] as {
+      chat?: string;
+      content: unknown;
+    };
+  const grouped = message({ content: { body: 'hi', group: { id: '120363000000000001@g.us' } } });
+  assert.equal(grouped.chat, '120363000000000001@g.us');
+  const story = message({ content: { body: 'story' }, chat: 'status@broadcast' });
+  assert.deepEqual([story.chat, story.content], ['status@broadcast', { body: 'story', status_post: true }]);
+  assert.equal(message({ content: { body: 'hi' } }).chat, undefined);
+});
