@@ -213,6 +213,7 @@ export const ProfileSchema = z
   .meta({ id: 'ProviderProfile' });
 
 export type CreateChannelRequest = z.input<typeof CreateChannelBody>;
+export type UpdateChannelRequest = z.input<typeof UpdateChannelBody>;
 
 const ChannelParams = z.object({ channelID: PathId });
 const channelErrors = errorResponses([400, 401, 403, 404, 409, 422, 503]);

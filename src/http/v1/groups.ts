@@ -145,6 +145,8 @@ export const JoinSchema = z
 const PresenceBody = z.object({ phone: Phone }).strict().meta({ id: 'PresenceSubscribeRequest' });
 export const PresenceSubscriptionSchema = z.object({ phone: z.string(), subscribed: z.literal(true) }).meta({ id: 'PresenceSubscription' });
 
+export type CreateGroupRequest = z.input<typeof CreateGroupBody>;
+
 const groupErrors = errorResponses([400, 401, 403, 404, 409, 422, 503]);
 const WHERE =
   'Unofficial channels with a paired phone (capability `groups.manage`; 422 on official channels, 409 while the channel is not connected).';

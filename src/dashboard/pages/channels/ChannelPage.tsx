@@ -14,6 +14,7 @@ import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
 import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
 import { ChannelDetails } from './ChannelDetails.tsx';
+import { ChannelSettings } from './ChannelSettings.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
@@ -76,10 +77,16 @@ export function ChannelPage() {
           <HealthSummary health={c.health} />
           <p className="small muted">Last checked {formatDate(c.health.last_checked_at, 'never')}</p>
           {c.status === 'pairing' ? null : <PairStart channel={c} capabilities={capabilities.data} />}
+          {c.status === 'connected' && capabilities.data?.operations.includes('groups.manage') ? (
+            <p>
+              <Link to={`/channels/${c.id}/groups`}>Groups of this number</Link>
+            </p>
+          ) : null}
         </section>
         {c.status === 'pairing' ? <PairingView channel={c} capabilities={capabilities.data} /> : null}
         {c.sandbox ? <SandboxPanel channel={c} capabilities={capabilities.data} /> : null}
         <ChannelDetails channel={c} />
+        {c.platform === 'chatapp_unofficial' ? <ChannelSettings key={c.id} channel={c} /> : null}
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
         <StatusHistory channelId={c.id} />
       </div>

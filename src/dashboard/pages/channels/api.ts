@@ -6,12 +6,17 @@ import type {
   ConnectView,
   QrView,
 } from '../../../http/v1/channels.presenters.ts';
-import type { CreateChannelRequest } from '../../../http/v1/channels.ts';
+import type { CreateChannelRequest, UpdateChannelRequest } from '../../../http/v1/channels.ts';
+import type { GroupRecord } from '../../../http/v1/groups.presenters.ts';
+import type { CreateGroupRequest } from '../../../http/v1/groups.ts';
 import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
 import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
 export type {
+  CreateGroupRequest,
+  GroupRecord,
+  UpdateChannelRequest,
   ChannelCapabilitiesRecord,
   ChannelStatusView,
   ChannelView,
@@ -37,6 +42,7 @@ export const channelsApi = {
     call<Page<ChannelView>>('GET', '/v1/channels', { query: { ...filters, cursor } }),
   get: (id: string) => call<{ data: ChannelView }>('GET', path(id)).then((r) => r.data),
   create: (input: CreateChannelRequest) => call<{ data: ChannelView }>('POST', '/v1/channels', { body: input }).then((r) => r.data),
+  update: (id: string, input: UpdateChannelRequest) => call<{ data: ChannelView }>('PATCH', path(id), { body: input }).then((r) => r.data),
   remove: (id: string) => call<void>('DELETE', path(id)),
   status: (id: string) => call<{ data: ChannelStatusView }>('GET', `${path(id)}/status`).then((r) => r.data),
   capabilities: (id: string) => call<{ data: ChannelCapabilitiesRecord }>('GET', `${path(id)}/capabilities`).then((r) => r.data),
@@ -47,6 +53,20 @@ export const channelsApi = {
     }).then((r) => r.data),
   qr: (id: string) => call<{ data: QrView }>('GET', `${path(id)}/qr`).then((r) => r.data),
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
+};
+
+const groupPath = (channelId: string, groupId: string) => `${path(channelId)}/groups/${encodeURIComponent(groupId)}`;
+
+/** The groups of an unofficial channel's number (docs/channels.md, "Groups"). */
+export const groupsApi = {
+  list: (channelId: string) => call<{ data: GroupRecord[] }>('GET', `${path(channelId)}/groups`).then((r) => r.data),
+  get: (channelId: string, groupId: string) => call<{ data: GroupRecord }>('GET', groupPath(channelId, groupId)).then((r) => r.data),
+  create: (channelId: string, input: CreateGroupRequest) =>
+    call<{ data: GroupRecord }>('POST', `${path(channelId)}/groups`, { body: input }).then((r) => r.data),
+  invite: (channelId: string, groupId: string) =>
+    call<{ data: { code: string; url: string } }>('GET', `${groupPath(channelId, groupId)}/invite`).then((r) => r.data),
+  resetInvite: (channelId: string, groupId: string) =>
+    call<{ data: { code: string; url: string } }>('POST', `${groupPath(channelId, groupId)}/invite/revoke`).then((r) => r.data),
 };
 
 /**
