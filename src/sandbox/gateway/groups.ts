@@ -156,27 +156,13 @@ export function createGatewayGroups(ctx: SandboxContext) {
       if (!Array.isArray(phones)) return fail(phones);
       const missing = notOnNetwork(phones);
       if (missing) return fail(missing);
-      const now = clock.now();
       const participants: Participant[] = [
         { phone: self.value, role: 'superadmin' },
         ...phones.filter((p) => p !== self.value).map((phone) => ({ phone, role: 'member' as const })),
       ];
       return db.transaction(async (tx) => {
-        const [group] = await tx
-          .insert(sandboxGroups)
-          .values({
-            id: newGroupId(),
-            accountId: account.id,
-            subject: body.subject as string,
-            owner: self.value,
-            participants,
-            inviteCode: newInviteCode(),
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        await report(tx, account, { group_id: group!.id, change: 'group_join', subject: group!.subject, author: self.value });
-        return ok(wire(group!, self.value));
+        const group = await makeGroup(ctx, tx, account, { subject: body.subject as string, owner: self.value, participants }, self.value);
+        return ok(wire(group, self.value));
       });
     },
 
@@ -418,37 +404,51 @@ export async function seedGroup(ctx: SandboxContext, db: Executor, account: Acco
     ...(member ? [{ phone: self, role: body.admin === true ? ('admin' as const) : ('member' as const) }] : []),
     ...others.filter((p) => p !== self && p !== owner).map((phone) => ({ phone, role: 'member' as const })),
   ];
-  const now = ctx.clock.now();
   return db.transaction(async (tx) => {
-    const [group] = await tx
-      .insert(sandboxGroups)
-      .values({
-        id: newGroupId(),
-        accountId: account.id,
+    const group = await makeGroup(
+      ctx,
+      tx,
+      account,
+      {
         subject: body.subject as string,
         owner,
+        participants,
         locked: body.locked === true,
         announcement: body.announcement === true,
         membersCanAdd: body.members_can_add === true,
         joinApproval: body.join_approval === true,
-        participants,
-        inviteCode: newInviteCode(),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    if (member)
-      await ctx.enqueueCallback(
-        tx,
-        {
-          kind: 'gateway.event',
-          session_id: account.id,
-          event: 'group.update',
-          payload: { group_id: group!.id, change: 'group_join', subject: group!.subject, author: owner },
-          at: now.toISOString(),
-        },
-        0,
-      );
-    return ok({ group_id: group!.id, invite_code: group!.inviteCode });
+      },
+      member ? owner : undefined,
+    );
+    return ok({ group_id: group.id, invite_code: group.inviteCode });
   });
+}
+
+/** A new group of the session's; with `joinedBy` (its author), the session hears of it as a phone would (group_join). */
+async function makeGroup(
+  ctx: SandboxContext,
+  tx: Executor,
+  account: AccountRow,
+  values: Pick<GroupRow, 'subject' | 'owner' | 'participants'> &
+    Partial<Pick<GroupRow, 'locked' | 'announcement' | 'membersCanAdd' | 'joinApproval'>>,
+  joinedBy: string | undefined,
+): Promise<GroupRow> {
+  const now = ctx.clock.now();
+  const [group] = await tx
+    .insert(sandboxGroups)
+    .values({ ...values, id: newGroupId(), accountId: account.id, inviteCode: newInviteCode(), createdAt: now, updatedAt: now })
+    .returning();
+  if (joinedBy)
+    await ctx.enqueueCallback(
+      tx,
+      {
+        kind: 'gateway.event',
+        session_id: account.id,
+        event: 'group.update',
+        payload: { group_id: group!.id, change: 'group_join', subject: group!.subject, author: joinedBy },
+        at: now.toISOString(),
+      },
+      0,
+    );
+  return group!;
 }
