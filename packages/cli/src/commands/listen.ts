@@ -15,7 +15,7 @@ import { expandPatterns, splitPatterns } from '../event-types.ts';
 import type { Action } from '../program.ts';
 import { untilInterrupted } from '../signals.ts';
 
-type ListenOptions = { forwardTo: string; events?: string; timeout: string };
+type ListenOptions = { forwardTo: string; events?: string; timeout: string; after?: string };
 
 /** The user agent of the service's own deliveries (src/domain/webhooks/send.ts). */
 const USER_AGENT = 'Parley-Webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -73,6 +73,7 @@ export function registerListen(program: Command, action: Action): void {
     .requiredOption('--forward-to <url>', 'where to POST each event (e.g. http://localhost:3000/webhooks)')
     .option('--events <types>', 'only these event types, comma-separated; * is a wildcard (e.g. message.*,channel.status_update)')
     .option('--timeout <ms>', 'how long one POST may take', '10000')
+    .option('--after <cursor>', 'start after this event (a cursor printed with --json, or GET /v1/events meta.next_cursor): replay what came since')
     .action(
       action(async (ctx: Context, options: ListenOptions) => {
         if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {
@@ -99,7 +100,7 @@ export function registerListen(program: Command, action: Action): void {
         );
 
         await untilInterrupted(async (signal) => {
-          const stream = parley.events.stream({ types, signal });
+          const stream = parley.events.stream({ types, signal, lastEventId: options.after });
           let connections = 1;
           for await (const event of stream) {
             if (stream.connections > connections) {
@@ -110,7 +111,7 @@ export function registerListen(program: Command, action: Action): void {
             const outcome = await forward(options.forwardTo, deliveryHeaders(webhook, event, body, new Date()), body, timeoutMs);
             const shown = outcome.status === null ? `error: ${outcome.error}` : String(outcome.status);
             ctx.output.item(
-              { id: event.id, type: event.type, created_at: event.created_at, ...outcome },
+              { id: event.id, type: event.type, created_at: event.created_at, cursor: stream.lastEventId ?? null, ...outcome },
               `${new Date().toISOString()}  ${event.type.padEnd(24)} ${event.id}  → ${shown} (${outcome.duration_ms} ms)`,
             );
           }
