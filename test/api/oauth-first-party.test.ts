@@ -41,7 +41,11 @@ test('a fresh installation has the CLI client: a device signs in with it, calls 
   assert.equal(keys.status, 403, keys.text);
 
   const refreshed = await request(server, 'POST', '/v1/oauth/token', {
-    rawBody: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: CLI_CLIENT_ID }).toString(),
+    rawBody: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: CLI_CLIENT_ID,
+    }).toString(),
     contentType: 'application/x-www-form-urlencoded',
   });
   assert.equal(refreshed.status, 200, refreshed.text);
@@ -76,7 +80,10 @@ test('a start writes the client back as this version has it, and leaves an uncha
   await ensureFirstPartyClients(db, server.container.clock);
   assert.deepEqual(await rowOf(), before, 'unchanged: not written');
 
-  await db.update(oauthClients).set({ scopes: ['channels:read'], name: 'Old name' }).where(eq(oauthClients.id, before.id));
+  await db
+    .update(oauthClients)
+    .set({ scopes: ['channels:read'], name: 'Old name' })
+    .where(eq(oauthClients.id, before.id));
   await ensureFirstPartyClients(db, server.container.clock);
   const after = await rowOf();
   assert.equal(after.id, before.id, 'the same row (its grants stay)');

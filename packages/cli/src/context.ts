@@ -24,9 +24,7 @@ export type GlobalOptions = {
   json?: boolean;
 };
 
-export type Credential =
-  | { kind: 'api-key'; apiKey: string }
-  | { kind: 'profile'; name: string; profile: Profile };
+export type Credential = { kind: 'api-key'; apiKey: string } | { kind: 'profile'; name: string; profile: Profile };
 
 export type Connection = { baseUrl: string; organizationId: string | undefined; credential: Credential };
 
@@ -71,7 +69,11 @@ export class Context {
     const baseUrl = this.requestedBaseUrl();
     const organization = this.globals.organization;
     if (this.globals.apiKey) {
-      return { baseUrl: baseUrl ?? DEFAULT_BASE_URL, organizationId: organization, credential: { kind: 'api-key', apiKey: this.globals.apiKey } };
+      return {
+        baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+        organizationId: organization,
+        credential: { kind: 'api-key', apiKey: this.globals.apiKey },
+      };
     }
     const config = this.store.read();
     let name = this.globals.profile;

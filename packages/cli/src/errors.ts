@@ -44,7 +44,10 @@ function describeProblem(status: number, problem: Problem | undefined, fallback:
 /** Any thrown value as the CliError the CLI reports. */
 export function toCliError(err: unknown): CliError {
   if (err instanceof CliError) return err;
-  if (err instanceof CommanderError) return new CliError(err.message.replace(/^error: /, ''), EXIT.usage, { code: err.code });
+  if (err instanceof CommanderError) {
+    // --help and --version end the parse with exit code 0.
+    return new CliError(err.message.replace(/^error: /, ''), err.exitCode === 0 ? EXIT.ok : EXIT.usage, { code: err.code });
+  }
   if (err instanceof ConnectionError) {
     return new CliError(`cannot reach the service: ${err.message}`, EXIT.network, { error: 'connection_error' });
   }

@@ -9,9 +9,6 @@ import * as oidc from 'openid-client';
 import { CliError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 
-/** The service's built-in client for this CLI (src/domain/oauth/first-party.ts). */
-export const CLI_CLIENT_ID = 'parley-cli';
-
 /** The OAuth endpoints of a Parley service at baseUrl (its issuer), for a public client. */
 export function oauthConfiguration(baseUrl: string, clientId: string): oidc.Configuration {
   const config = new oidc.Configuration(

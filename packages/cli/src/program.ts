@@ -23,17 +23,21 @@ export type Action = <O, A extends unknown[]>(
   run: (ctx: Context, options: O, ...args: A) => Promise<void>,
 ) => (...params: unknown[]) => Promise<void>;
 
-const action: Action = (run) => async (...params) => {
-  const command = params.at(-1) as Command;
-  const ctx = new Context(command.optsWithGlobals<GlobalOptions>());
-  await (run as (ctx: Context, options: unknown, ...args: unknown[]) => Promise<void>)(ctx, params.at(-2), ...params.slice(0, -2));
-};
+const action: Action =
+  (run) =>
+  async (...params) => {
+    const command = params.at(-1) as Command;
+    const ctx = new Context(command.optsWithGlobals<GlobalOptions>());
+    await (run as (ctx: Context, options: unknown, ...args: unknown[]) => Promise<void>)(ctx, params.at(-2), ...params.slice(0, -2));
+  };
 
 export function createProgram(): Command {
   const program = new Command('parley')
     .description("Parley from the terminal: sign in, send and watch messages, forward the service's events to a local URL")
     .version(VERSION, '-V, --version', 'print the version')
-    .addOption(new Option('--base-url <url>', 'the Parley service (default http://localhost:8080, or the profile’s)').env('PARLEY_BASE_URL'))
+    .addOption(
+      new Option('--base-url <url>', 'the Parley service (default http://localhost:8080, or the profile’s)').env('PARLEY_BASE_URL'),
+    )
     .addOption(new Option('--api-key <key>', 'an API key (prl_…) instead of a login, for scripts').env('PARLEY_API_KEY'))
     .addOption(new Option('--profile <name>', 'the signed-in profile to use (default: the last one logged in)').env('PARLEY_PROFILE'))
     .addOption(new Option('--organization <id>', 'the organization to act in (X-Organization-Id)').env('PARLEY_ORGANIZATION_ID'))
@@ -70,7 +74,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`parley: ${failure.message}\n`);
     }
     if (json && !failure.resultPrinted) {
-      process.stdout.write(`${JSON.stringify({ error: { message: failure.message, exit_code: failure.exitCode, ...failure.details } }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ error: { message: failure.message, exit_code: failure.exitCode, ...failure.details } }, null, 2)}\n`,
+      );
     }
     return failure.exitCode;
   }

@@ -84,11 +84,20 @@ export function spawnCli(args: readonly string[], env: Record<string, string | u
           if (found !== undefined) return done(() => resolve(found));
           if (code !== undefined)
             return done(() =>
-              reject(new Error(`parley exited (${code}) before ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderrLines.join('\n')}`)),
+              reject(
+                new Error(`parley exited (${code}) before ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderrLines.join('\n')}`),
+              ),
             );
         };
         const timer = setTimeout(
-          () => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderrLines.join('\n')}`))),
+          () =>
+            done(() =>
+              reject(
+                new Error(
+                  `timed out after ${timeoutMs} ms waiting for ${what}\nstdout:\n${stdoutLines.join('\n')}\nstderr:\n${stderrLines.join('\n')}`,
+                ),
+              ),
+            ),
           timeoutMs,
         );
         const done = (settle: () => void) => {

@@ -173,8 +173,14 @@ test('trigger sends a test delivery to the endpoint (exit 5 when not answered 2x
   // endpoint fails the delivery for good.
   await customerWrites(server, channel.id, '15551230202');
   await eventually('the failed attempt', () => receiver.requests.some((r) => r.headers['webhook-event-type'] === 'message.new'));
-  await request(server, 'PATCH', `/v1/settings/developer/webhooks/endpoints/${endpointId}`, { key: server.apiKey, body: { enabled: false } });
-  await request(server, 'PATCH', `/v1/settings/developer/webhooks/endpoints/${endpointId}`, { key: server.apiKey, body: { enabled: true } });
+  await request(server, 'PATCH', `/v1/settings/developer/webhooks/endpoints/${endpointId}`, {
+    key: server.apiKey,
+    body: { enabled: false },
+  });
+  await request(server, 'PATCH', `/v1/settings/developer/webhooks/endpoints/${endpointId}`, {
+    key: server.apiKey,
+    body: { enabled: true },
+  });
   receiver.answer(() => ({ status: 200 }));
   const before = receiver.requests.length;
   const replayed = await parley(['webhooks', 'replay', '--failed-since', '1h', '--endpoint', endpointId, '--json']);
@@ -182,7 +188,9 @@ test('trigger sends a test delivery to the endpoint (exit 5 when not answered 2x
   const messages = JSON.parse(replayed.stdout).messages as Array<{ message_id: string; retried: unknown[] }>;
   assert.equal(messages.length, 1, replayed.stdout);
   assert.equal(messages[0]!.retried.length, 1);
-  await eventually('the replayed message', () => receiver.requests.slice(before).some((r) => r.headers['webhook-id'] === messages[0]!.message_id));
+  await eventually('the replayed message', () =>
+    receiver.requests.slice(before).some((r) => r.headers['webhook-id'] === messages[0]!.message_id),
+  );
 
   const byId = await parley(['webhooks', 'replay', messages[0]!.message_id]);
   assert.equal(byId.code, 0, byId.stderr);
@@ -209,7 +217,10 @@ test("channels qr draws the linked-device channel's QR until it is paired", asyn
     await cli.stop();
   }
   // Drawn for people: the terminal QR (half blocks) with its expiry.
-  const again = await request(server, 'POST', '/v1/channels', { key: server.apiKey, body: { platform: 'chatapp_unofficial', name: 'Phone 2', sandbox: true } });
+  const again = await request(server, 'POST', '/v1/channels', {
+    key: server.apiKey,
+    body: { platform: 'chatapp_unofficial', name: 'Phone 2', sandbox: true },
+  });
   const human = spawnCli(['channels', 'qr', again.body.data.id], env);
   try {
     await human.line('a drawn QR', (l) => /[▀▄█]/.test(l));

@@ -67,10 +67,14 @@ test('an event is forwarded within a second, signed with the local secret, with 
     const from = receiver.requests.length;
     await customerWrites(server, channel.id, '15551240001', 'text', { body: 'Where is my parcel?' });
     // Committed: now it must arrive within a second (awaited, not slept).
-    const [forwarded] = await eventually('the forwarded message.new', () => {
-      const found = arrived(from, 'message.new');
-      return found.length > 0 ? found : undefined;
-    }, { timeoutMs: 1000, everyMs: 10 });
+    const [forwarded] = await eventually(
+      'the forwarded message.new',
+      () => {
+        const found = arrived(from, 'message.new');
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 1000, everyMs: 10 },
+    );
     const body = verifyWith(secret, forwarded!) as { message_id: string; direction: string };
     assert.equal(body.direction, 'inbound');
     const headers = forwarded!.headers;
@@ -80,14 +84,15 @@ test('an event is forwarded within a second, signed with the local secret, with 
     assert.equal(headers['x-parley-webhook-signature'], headers['webhook-signature']);
     // The webhook-id is the event's id, as GET /v1/events lists it.
     const events = await request(server, 'GET', '/v1/events?type=message.new', { key: server.apiKey });
-    assert.ok(events.body.data.some((e: { id: string; data: { message_id: string } }) => e.id === headers['webhook-id'] && e.data.message_id === body.message_id));
+    assert.ok(
+      events.body.data.some(
+        (e: { id: string; data: { message_id: string } }) => e.id === headers['webhook-id'] && e.data.message_id === body.message_id,
+      ),
+    );
 
     // Each event printed with its type, id and the local answer's status.
     const line = await cli.line('the printed event', (l) => l.includes(String(headers['webhook-id'])));
-    assert.deepEqual(
-      { type: JSON.parse(line).type, status: JSON.parse(line).status },
-      { type: 'message.new', status: 200 },
-    );
+    assert.deepEqual({ type: JSON.parse(line).type, status: JSON.parse(line).status }, { type: 'message.new', status: 200 });
     // Filtered: a channel's status change is not a message.* event.
     await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: server.apiKey, body: { name: 'Renamed' } });
     assert.ok(jsonLines(cli.stdoutLines).every((l) => l.ready || String(l.type).startsWith('message.')));
@@ -115,9 +120,8 @@ test('the signing secret is the same on the next run, kept in the config file (0
 });
 
 test('after the connection is cut, listen resumes from the last event id: the event made meanwhile arrives', async () => {
-  let proxy: TcpProxy | undefined;
   const target = new URL(server.baseUrl);
-  proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+  const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
   const { cli, secret } = await listen(['--events', 'message.new'], { PARLEY_BASE_URL: `http://127.0.0.1:${proxy.port}` });
   try {
     const from = receiver.requests.length;

@@ -4,7 +4,6 @@
  * issues a new one, until the channel is connected.
  */
 import type { Command } from 'commander';
-import QRCode from 'qrcode';
 import type { Context } from '../context.ts';
 import { CliError } from '../errors.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -74,6 +73,7 @@ export function registerChannels(program: Command, action: Action): void {
             );
             if (qr && qr.qr !== shown) {
               shown = qr.qr;
+              const { default: QRCode } = await import('qrcode');
               const drawing = await QRCode.toString(qr.qr, { type: 'terminal', small: true });
               const text = `Scan with the phone (Linked devices → Link a device); valid until ${qr.expires_at}:\n${drawing}`;
               // In a terminal the new code replaces the old one in place; elsewhere it follows it.
@@ -87,15 +87,25 @@ export function registerChannels(program: Command, action: Action): void {
         });
         if (channel.status === 'pairing') return; // interrupted
         ctx.output.item(
-          { channel_id: id, status: channel.status, status_reason: channel.status_reason ?? null, number: channel.display_phone_number ?? null },
+          {
+            channel_id: id,
+            status: channel.status,
+            status_reason: channel.status_reason ?? null,
+            number: channel.display_phone_number ?? null,
+          },
           channel.status === 'connected'
             ? `Connected: ${channel.display_phone_number ?? channel.name}`
             : `The channel is ${channel.status}: ${channel.status_reason ?? ''}`,
         );
         if (channel.status !== 'connected') {
-          throw new CliError(`channel ${id} did not connect: ${channel.status} (${channel.status_reason ?? 'no reason given'})`, EXIT.failed, undefined, {
-            resultPrinted: true,
-          });
+          throw new CliError(
+            `channel ${id} did not connect: ${channel.status} (${channel.status_reason ?? 'no reason given'})`,
+            EXIT.failed,
+            undefined,
+            {
+              resultPrinted: true,
+            },
+          );
         }
       }),
     );

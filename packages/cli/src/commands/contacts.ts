@@ -6,7 +6,6 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
 import { usageError } from '../errors.ts';
@@ -92,8 +91,13 @@ export function registerContacts(program: Command, action: Action): void {
           throw usageError(`cannot read ${file}`);
         }
         const text = readFileSync(file, 'utf8');
+        const { default: cliProgress } = await import('cli-progress');
         const bar = new cliProgress.SingleBar(
-          { format: `Importing ${path.basename(file)} |{bar}| {percentage}% {value}/{total} bytes`, hideCursor: true, clearOnComplete: true },
+          {
+            format: `Importing ${path.basename(file)} |{bar}| {percentage}% {value}/{total} bytes`,
+            hideCursor: true,
+            clearOnComplete: true,
+          },
           cliProgress.Presets.shades_classic,
         );
         // Drawn only on a terminal (cli-progress draws nothing elsewhere), never into --json output.
@@ -119,7 +123,8 @@ export function registerContacts(program: Command, action: Action): void {
             ]);
           }
           if (result.errors_truncated) ctx.output.line('(more rows failed than are listed)');
-          if (result.truncated) ctx.output.line('The file went past the import limits: the rows from the first one listed on were not read.');
+          if (result.truncated)
+            ctx.output.line('The file went past the import limits: the rows from the first one listed on were not read.');
         });
       }),
     );

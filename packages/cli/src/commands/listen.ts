@@ -73,7 +73,10 @@ export function registerListen(program: Command, action: Action): void {
     .requiredOption('--forward-to <url>', 'where to POST each event (e.g. http://localhost:3000/webhooks)')
     .option('--events <types>', 'only these event types, comma-separated; * is a wildcard (e.g. message.*,channel.status_update)')
     .option('--timeout <ms>', 'how long one POST may take', '10000')
-    .option('--after <cursor>', 'start after this event (a cursor printed with --json, or GET /v1/events meta.next_cursor): replay what came since')
+    .option(
+      '--after <cursor>',
+      'start after this event (a cursor printed with --json, or GET /v1/events meta.next_cursor): replay what came since',
+    )
     .action(
       action(async (ctx: Context, options: ListenOptions) => {
         if (!URL.canParse(options.forwardTo) || !/^https?:$/.test(new URL(options.forwardTo).protocol)) {

@@ -3,12 +3,16 @@
  * (one base URL, optionally one organization), sign out by revoking, and list what is signed in.
  */
 import type { Command } from 'commander';
-import open from 'open';
 import type { ConfigFile } from '../config-store.ts';
 import { DEFAULT_BASE_URL, profileFor, type Context } from '../context.ts';
 import { CliError, usageError } from '../errors.ts';
-import { CLI_CLIENT_ID, oauthConfiguration, revoke, startDeviceFlow, waitForApproval } from '../oauth.ts';
 import type { Action } from '../program.ts';
+
+/** The OAuth client library and the browser opener load only for login and logout (the other commands start faster). */
+const oauth = () => import('../oauth.ts');
+
+/** The service's built-in client for this CLI (src/domain/oauth/first-party.ts). */
+export const CLI_CLIENT_ID = 'parley-cli';
 
 type LoginOptions = { browser: boolean; scope?: string; clientId: string };
 
@@ -41,7 +45,11 @@ export function registerLogin(program: Command, action: Action): void {
       action(async (ctx: Context, options: LoginOptions) => {
         const baseUrl = ctx.requestedBaseUrl() ?? DEFAULT_BASE_URL;
         const organizationId = ctx.globals.organization;
-        const scope = options.scope?.split(/[\s,]+/).filter(Boolean).join(' ');
+        const scope = options.scope
+          ?.split(/[\s,]+/)
+          .filter(Boolean)
+          .join(' ');
+        const { oauthConfiguration, startDeviceFlow, waitForApproval } = await oauth();
         const config = oauthConfiguration(baseUrl, options.clientId);
         const started = await startDeviceFlow(config, scope);
         const url = started.verification_uri_complete ?? started.verification_uri;
@@ -54,6 +62,7 @@ export function registerLogin(program: Command, action: Action): void {
           ].join('\n'),
         );
         if (options.browser && canOpenBrowser()) {
+          const { default: open } = await import('open');
           await open(url).catch(() => ctx.output.note('(could not open a browser; open the address above yourself)'));
         }
         const tokens = await waitForApproval(config, started);
@@ -73,7 +82,13 @@ export function registerLogin(program: Command, action: Action): void {
           file.default_profile = profileName;
         });
         ctx.output.result(
-          { profile: profileName, base_url: baseUrl, organization_id: organizationId ?? null, scope: tokens.scope, config_file: ctx.store.file },
+          {
+            profile: profileName,
+            base_url: baseUrl,
+            organization_id: organizationId ?? null,
+            scope: tokens.scope,
+            config_file: ctx.store.file,
+          },
           () => ctx.output.line(`Logged in to ${baseUrl} (profile ${profileName}; scopes: ${tokens.scope ?? 'all of the client'}).`),
         );
       }),
@@ -90,6 +105,7 @@ export function registerLogin(program: Command, action: Action): void {
         let revoked = true;
         let failure: CliError | undefined;
         try {
+          const { oauthConfiguration, revoke } = await oauth();
           const config = oauthConfiguration(profile.base_url, profile.client_id);
           if (profile.refresh_token) await revoke(config, profile.refresh_token, 'refresh_token');
           else await revoke(config, profile.access_token, 'access_token');

@@ -141,7 +141,8 @@ export function registerMessages(program: Command, action: Action): void {
           return;
         }
         const final = await watch(ctx, parley, id);
-        if (final === 'failed') throw new CliError(`message ${id} failed`, EXIT.failed, { message_id: id, status: final }, { resultPrinted: true });
+        if (final === 'failed')
+          throw new CliError(`message ${id} failed`, EXIT.failed, { message_id: id, status: final }, { resultPrinted: true });
       }),
     );
 }

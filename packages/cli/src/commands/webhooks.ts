@@ -32,14 +32,21 @@ export function parseSince(value: string, now = Date.now()): string {
     return new Date(now - Number(ago[1]) * unit).toISOString();
   }
   const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw usageError(`--failed-since: ${JSON.stringify(value)} is neither a time (ISO 8601) nor a duration (30m, 2h, 7d)`);
+  if (Number.isNaN(at.getTime()))
+    throw usageError(`--failed-since: ${JSON.stringify(value)} is neither a time (ISO 8601) nor a duration (30m, 2h, 7d)`);
   return at.toISOString();
 }
 
 /** The ids of the messages with a failed delivery since the time (to the endpoint, when named), oldest first. */
 async function failedMessages(parley: Parley, since: string, until: string | undefined, endpointId: string | undefined): Promise<string[]> {
   const ids = new Set<string>();
-  const query = { status: 'failed' as const, since, ...(until ? { until } : {}), ...(endpointId ? { endpoint_id: endpointId } : {}), limit: 100 };
+  const query = {
+    status: 'failed' as const,
+    since,
+    ...(until ? { until } : {}),
+    ...(endpointId ? { endpoint_id: endpointId } : {}),
+    limit: 100,
+  };
   for await (const delivery of parley.webhooks.listDeliveries(query)) {
     const d = delivery as { message_id: string; test: boolean };
     if (!d.test) ids.add(d.message_id);
@@ -113,9 +120,14 @@ export function registerWebhooks(program: Command, action: Action): void {
         );
         const failed = results.filter((r) => !r.succeeded);
         if (failed.length > 0) {
-          throw new CliError(`${failed.length} of ${results.length} test deliveries were not answered 2xx`, EXIT.failed, {
-            endpoint_ids: failed.map((r) => r.endpoint_id),
-          }, { resultPrinted: true });
+          throw new CliError(
+            `${failed.length} of ${results.length} test deliveries were not answered 2xx`,
+            EXIT.failed,
+            {
+              endpoint_ids: failed.map((r) => r.endpoint_id),
+            },
+            { resultPrinted: true },
+          );
         }
       }),
     );
