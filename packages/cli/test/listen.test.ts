@@ -6,7 +6,7 @@
  * resumes from the last event id and the event emitted meanwhile arrives.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { eventually } from '../../../test/eventually.ts';
@@ -36,12 +36,11 @@ after(async () => {
 });
 
 /**
- * Starts `parley listen` after the newest event (--after: a stream without a cursor starts when it
- * opens, which a test cannot see; from a cursor, nothing made after it is missed), waits until it
- * is ready; its signing secret.
+ * Starts `parley listen` and waits until it says it is ready (its stream is open: what is committed
+ * from then on is forwarded); its signing secret.
  */
 async function listen(args: string[], extra: Record<string, string> = {}): Promise<{ cli: LiveCli; secret: string }> {
-  const cli = spawnCli(['listen', '--forward-to', receiver.url, '--json', '--after', await newestCursor(), ...args], { ...env, ...extra });
+  const cli = spawnCli(['listen', '--forward-to', receiver.url, '--json', ...args], { ...env, ...extra });
   const ready = JSON.parse(await cli.line('ready', (l) => l.includes('"ready"')));
   return { cli, secret: ready.signing_secret as string };
 }
@@ -109,7 +108,6 @@ test('the signing secret is the same on the next run, kept in the config file (0
   assert.equal(second.secret, first.secret);
   const file = path.join(home, 'parley', 'config.json');
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).listen_secret, first.secret);
-  const { statSync } = await import('node:fs');
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(statSync(path.dirname(file)).mode & 0o777, 0o700);
 
@@ -122,7 +120,10 @@ test('the signing secret is the same on the next run, kept in the config file (0
 test('after the connection is cut, listen resumes from the last event id: the event made meanwhile arrives', async () => {
   const target = new URL(server.baseUrl);
   const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
-  const { cli, secret } = await listen(['--events', 'message.new'], { PARLEY_BASE_URL: `http://127.0.0.1:${proxy.port}` });
+  // From a cursor (--after): the events after it, then the live ones.
+  const { cli, secret } = await listen(['--events', 'message.new', '--after', await newestCursor()], {
+    PARLEY_BASE_URL: `http://127.0.0.1:${proxy.port}`,
+  });
   try {
     const from = receiver.requests.length;
     await customerWrites(server, channel.id, '15551240002');

@@ -51,6 +51,20 @@ export function deliveryHeaders(webhook: Webhook, event: { id: string; type: str
   };
 }
 
+/**
+ * A fetch that tells when the events stream has opened (its answer's headers came: the service has
+ * fixed where the stream starts, so whatever is committed from then on is forwarded). The SDK's stream
+ * gives no such signal itself; its requests go through the fetch it is given.
+ */
+export function noticingStreamOpens(onOpen: () => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (response.ok && new URL(url).pathname === '/v1/events/stream') onOpen();
+    return response;
+  };
+}
+
 type Forwarded = { status: number | null; error: string | null; duration_ms: number };
 
 async function forward(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Forwarded> {
@@ -85,7 +99,9 @@ export function registerListen(program: Command, action: Action): void {
         const timeoutMs = Number(options.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw usageError('--timeout: a positive number of milliseconds');
         const connection = ctx.connection();
-        const parley = ctx.client(connection);
+        let opens = 0;
+        let announce: (count: number) => void = () => {};
+        const parley = ctx.client(connection, { fetch: noticingStreamOpens(() => announce(++opens)) });
         const patterns = splitPatterns(options.events);
         const needsCatalogue = patterns.some((p) => p.includes('*') && p !== '*');
         const catalogue = needsCatalogue ? (await parley.webhooks.getSettings()).data.event_types.map((t: { type: string }) => t.type) : [];
@@ -93,23 +109,25 @@ export function registerListen(program: Command, action: Action): void {
         const secret = listenSecret(ctx);
         const webhook = new Webhook(secret);
 
-        ctx.output.item(
-          { ready: true, base_url: connection.baseUrl, forward_to: options.forwardTo, events: types ?? '*', signing_secret: secret },
-          [
-            `Forwarding events of ${connection.baseUrl} to ${options.forwardTo}${types ? ` (${types.join(', ')})` : ''}.`,
-            `Signing secret: ${secret}  (the same on every run; verify deliveries with it)`,
-            'Ctrl-C to stop.',
-          ].join('\n'),
-        );
+        // Ready once the stream is open, not before: a stream without --after starts where it opens.
+        announce = (count: number) => {
+          if (count > 1) {
+            ctx.output.note('reconnected to the events stream; resumed after the last event received');
+            return;
+          }
+          ctx.output.item(
+            { ready: true, base_url: connection.baseUrl, forward_to: options.forwardTo, events: types ?? '*', signing_secret: secret },
+            [
+              `Ready. Forwarding events of ${connection.baseUrl} to ${options.forwardTo}${types ? ` (${types.join(', ')})` : ''}.`,
+              `Signing secret: ${secret}  (the same on every run; verify deliveries with it)`,
+              'Ctrl-C to stop.',
+            ].join('\n'),
+          );
+        };
 
         await untilInterrupted(async (signal) => {
           const stream = parley.events.stream({ types, signal, lastEventId: options.after });
-          let connections = 1;
           for await (const event of stream) {
-            if (stream.connections > connections) {
-              connections = stream.connections;
-              ctx.output.note(`reconnected to the events stream; resumed after the last event received`);
-            }
             const body = JSON.stringify(event.data);
             const outcome = await forward(options.forwardTo, deliveryHeaders(webhook, event, body, new Date()), body, timeoutMs);
             const shown = outcome.status === null ? `error: ${outcome.error}` : String(outcome.status);
