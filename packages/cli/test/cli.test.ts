@@ -172,7 +172,17 @@ test('trigger sends a test delivery to the endpoint (exit 5 when not answered 2x
   // A customer's message makes an event for the endpoint; its first attempt fails, and disabling the
   // endpoint fails the delivery for good.
   await customerWrites(server, channel.id, '15551230202');
-  await eventually('the failed attempt', () => receiver.requests.some((r) => r.headers['webhook-event-type'] === 'message.new'));
+  await eventually('the failed attempt, recorded', async () => {
+    const deliveries = await request(
+      server,
+      'GET',
+      `/v1/settings/developer/webhooks/deliveries?endpoint_id=${endpointId}&event_type=message.new`,
+      {
+        key: server.apiKey,
+      },
+    );
+    return deliveries.body.data.some((d: { last_status_code: number | null }) => d.last_status_code === 500);
+  });
   await request(server, 'PATCH', `/v1/settings/developer/webhooks/endpoints/${endpointId}`, {
     key: server.apiKey,
     body: { enabled: false },
