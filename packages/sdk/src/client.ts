@@ -5,7 +5,8 @@
  * user agent are set by a middleware; the OAuth token, timeouts and retries by the fetch under it
  * (transport.ts).
  */
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient from 'openapi-fetch';
+import type { Client, Middleware } from 'openapi-fetch';
 import { errorFor } from './errors.ts';
 import { EventStream, type EventStreamOptions } from './events-stream.ts';
 import type { paths } from './generated/openapi.ts';
