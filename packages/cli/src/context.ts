@@ -9,6 +9,7 @@ import { Parley } from '@parley/sdk';
 import { ConfigStore, configDir, type ConfigFile, type Profile } from './config-store.ts';
 import { notLoggedIn, usageError } from './errors.ts';
 import { Output } from './output.ts';
+import { coordinatedRefresh } from './token-refresh.ts';
 
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 
@@ -107,23 +108,25 @@ export class Context {
     const { credential } = connection;
     if (credential.kind === 'api-key') return new Parley({ ...common, apiKey: credential.apiKey });
     const { name, profile } = credential;
+    // The tokens this process holds: a rotation replaces them, and is saved over them only.
+    let held = profile.refresh_token;
     return new Parley({
       ...common,
+      fetch: coordinatedRefresh(this.store, name, extra.fetch),
       accessToken: profile.access_token,
       refreshToken: profile.refresh_token ?? undefined,
+      expiresAt: profile.expires_at ? new Date(profile.expires_at) : undefined,
       clientId: profile.client_id,
-      onTokens: (tokens: { accessToken: string; refreshToken?: string; expiresAt?: Date | number | string }) => {
+      onTokens: (tokens) => {
         this.store.update((config) => {
           const current = config.profiles[name];
-          // Logged out or logged in again meanwhile: those tokens are not ours to overwrite.
-          if (!current || current.refresh_token !== profile.refresh_token) return;
+          // Logged out, or logged in again meanwhile: those tokens are not ours to overwrite.
+          if (!current || (current.refresh_token !== held && current.refresh_token !== tokens.refreshToken)) return;
           current.access_token = tokens.accessToken;
-          current.refresh_token = tokens.refreshToken ?? current.refresh_token;
-          current.expires_at = tokens.expiresAt === undefined ? null : new Date(tokens.expiresAt).toISOString();
-          profile.access_token = current.access_token;
-          profile.refresh_token = current.refresh_token;
-          profile.expires_at = current.expires_at;
+          current.refresh_token = tokens.refreshToken;
+          current.expires_at = tokens.expiresAt?.toISOString() ?? null;
         });
+        held = tokens.refreshToken;
       },
     });
   }

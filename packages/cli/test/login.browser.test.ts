@@ -4,7 +4,8 @@
  * signed in, the code checked, approved. Then: the config file (0600, directory 0700) holds the
  * profile and commands use it; the access token expires while `parley listen` runs (the server's
  * clock moved on), the SDK refreshes, the rotated tokens are saved and the command goes on; `parley
- * logout` revokes the grant and forgets it. Needs the built dashboard.
+ * logout` revokes the grant and forgets it. Commands of one profile refreshing at once do not present
+ * one refresh token twice (which would revoke the grant). Needs the built dashboard.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -119,6 +120,20 @@ test('the access token expires while listen runs: the SDK refreshes, the rotated
   // The next command starts from the saved tokens.
   const channels = await runCli(['channels', 'list', '--json'], env);
   assert.equal(channels.code, 0, channels.stderr);
+});
+
+test('commands of one profile refreshing at once: one refresh reaches the service, the others take its tokens, the grant lives', async () => {
+  const before = readConfig().profiles.default;
+  clock.advance(2 * 3_600_000);
+  const runs = await Promise.all([0, 1, 2].map(() => runCli(['channels', 'list', '--json'], env)));
+  for (const run of runs) assert.equal(run.code, 0, run.stderr);
+  const after = readConfig().profiles.default;
+  assert.notEqual(after.refresh_token, before.refresh_token);
+  server.registerSensitive('an access token', after.access_token);
+  server.registerSensitive('a refresh token', after.refresh_token);
+  // Had two of them presented the same refresh token, the service would have revoked the grant.
+  const again = await runCli(['channels', 'list', '--json'], env);
+  assert.equal(again.code, 0, again.stderr);
 });
 
 test('logout revokes the grant at the service and forgets the profile', async () => {
