@@ -13,6 +13,8 @@ export type Seen = {
   at: number;
   answered?: number;
   answerHeaders?: IncomingHttpHeaders;
+  /** When the client's side of the exchange closed. */
+  closedAt?: number;
 };
 
 /** What to do with a request: forward it; answer it here; forward it and cut the connection instead of answering; cut it at once. */
@@ -36,6 +38,7 @@ export async function startProxy(target: string): Promise<Proxy> {
   const server = createServer((req, res) => {
     const entry: Seen = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, at: Date.now() };
     const index = seen.push(entry) - 1;
+    res.on('close', () => (entry.closedAt = Date.now()));
     const action = decide(entry, index);
     if (action === 'reset') {
       req.socket.destroy();
