@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { MIGRATION_LOCK_KEY, migrate } from './db/migrate.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { bootstrap, type BootstrapResult } from './domain/organizations/bootstrap.ts';
+import { ensureFirstPartyClients } from './domain/oauth/first-party.ts';
 import { startQueue, type JobHandlers, type Queue } from './jobs/queue.ts';
 import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
 import { analyzeSoon, analyzeTablesHandler } from './jobs/handlers/analyze-tables.ts';
@@ -137,6 +138,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const { applied } = await migrate(database);
     if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
     const bootstrapResult = await bootstrap(database, config.bootstrap, clock);
+    await ensureFirstPartyClients(database.db, clock);
     // pg-boss's own install is not safe for two processes at once on a fresh PostgreSQL database
     // (its `create schema if not exists` runs after a wait on its advisory lock and can still fail
     // with a duplicate pg_namespace key), so one process at a time starts it, under the start-up

@@ -192,7 +192,9 @@ export const passwordResets = pgTable(
 /**
  * OAuth clients, registered by an owner or admin of the organization that owns them. Public clients
  * hold no secret and must use PKCE; confidential ones have a secret, shown once, stored as a hash.
- * Any user may authorize a client for the organizations they are a member of.
+ * Any user may authorize a client for the organizations they are a member of. A client of no
+ * organization is first-party: the service writes it itself (domain/oauth/first-party.ts, e.g. the
+ * `parley` CLI), and no organization's management routes see or change it.
  */
 export const oauthClients = pgTable(
   'oauth_clients',
@@ -200,9 +202,8 @@ export const oauthClients = pgTable(
     id: uuid('id').primaryKey(),
     /** The public client_id clients send. */
     clientId: text('client_id').notNull(),
-    organizationId: uuid('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** The owning organization; null for the service's own first-party clients. */
+    organizationId: uuid('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     type: text('type').notNull(),
     secretHash: text('secret_hash'),
