@@ -317,6 +317,7 @@ function hinted(doc: Doc, schema: Schema, ctx: ValueContext, name: string, depth
   if (name === 'permissions') return fc.subarray([...PERMISSIONS], { minLength: 1 });
   if (name === 'event_types') return fc.subarray(EVENT_TYPES);
   if (name === 'settings' || name === 'credentials') return fc.constant({});
+  if (name === 'currency') return fc.constantFrom('EUR', 'usd', 'JPY', 'XXX', 'ABC');
   if (/^(to|to_phone|phone|phone_number|from)$/.test(name)) return fc.constantFrom(...PHONES, ...(ctx.ids.phone ?? []));
   return undefined;
 }
