@@ -61,13 +61,14 @@ export async function created(server: TestServer, path: string, body: unknown, k
   return res.body.data;
 }
 
-/** Every page of a list, following next_cursor. */
+/** Every page of a list (from the path's cursor, if it has one), following next_cursor. */
 export async function allPages(server: TestServer, path: string, key = server.apiKey): Promise<Array<Record<string, any>>> {
   const items: Array<Record<string, any>> = [];
   let cursor: string | null = null;
+  const url = new URL(path, 'http://x');
   do {
-    const sep = path.includes('?') ? '&' : '?';
-    const res: ApiResponse = await request(server, 'GET', `${path}${cursor ? `${sep}cursor=${cursor}` : ''}`, { key });
+    if (cursor) url.searchParams.set('cursor', cursor);
+    const res: ApiResponse = await request(server, 'GET', `${url.pathname}${url.search}`, { key });
     assert.equal(res.status, 200, res.text);
     items.push(...res.body.data);
     cursor = res.body.meta.next_cursor;
