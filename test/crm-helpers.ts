@@ -37,7 +37,13 @@ export async function eventTail(server: TestServer, key = server.apiKey) {
 }
 
 /** A CRM record event's body. */
-export function recordEvent(change: 'created' | 'updated' | 'deleted', kind: string, id: string, name: string | null, organizationId: string) {
+export function recordEvent(
+  change: 'created' | 'updated' | 'deleted',
+  kind: string,
+  id: string,
+  name: string | null,
+  organizationId: string,
+) {
   return {
     type: `crm.record.${change}`,
     data: { object_kind: kind, record_id: id, display_name: name, organization_id: organizationId },
@@ -49,7 +55,9 @@ export function assertNames(res: ApiResponse, status: number, pointer: string, l
   assert.equal(res.status, status, res.text);
   assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
   assert.ok(
-    (res.body.errors as Array<{ pointer: string; location: string }> | undefined)?.some((e) => e.pointer === pointer && e.location === location),
+    (res.body.errors as Array<{ pointer: string; location: string }> | undefined)?.some(
+      (e) => e.pointer === pointer && e.location === location,
+    ),
     `names ${location} ${pointer}: ${res.text}`,
   );
 }

@@ -16,7 +16,8 @@ export function cursorKey(cursor: string | undefined): SortKey | undefined {
 }
 
 // A cursor is only ever a query parameter, so the location is known here.
-const badCursor = () => invalid('cursor is not valid', [{ pointer: '/cursor', message: 'not a cursor returned by this API', location: 'query' }]);
+const badCursor = () =>
+  invalid('cursor is not valid', [{ pointer: '/cursor', message: 'not a cursor returned by this API', location: 'query' }]);
 
 const CURSOR_TIME = /^[1-9]\d{3}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CURSOR_DATE = /^(?!0000)\d{4}-\d{2}-\d{2}$/;
@@ -27,7 +28,11 @@ function validSortValue(value: string, type: SortValueType): boolean {
     case 'timestamptz':
       return CURSOR_TIME.test(value) && !Number.isNaN(Date.parse(value));
     case 'date':
-      return CURSOR_DATE.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+      return (
+        CURSOR_DATE.test(value) &&
+        !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+        new Date(`${value}T00:00:00Z`).toISOString().startsWith(value)
+      );
     case 'text':
       return value.length <= 1000 && value.isWellFormed() && !value.includes('\u0000');
     default:

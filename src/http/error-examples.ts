@@ -316,7 +316,9 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
       STAGE_NAME_TAKEN,
       {
         summary: 'Last open stage',
-        error: new DomainError('conflict', LAST_OPEN_STAGE, { fieldErrors: [{ pointer: '/kind', location: 'body', message: LAST_OPEN_STAGE }] }),
+        error: new DomainError('conflict', LAST_OPEN_STAGE, {
+          fieldErrors: [{ pointer: '/kind', location: 'body', message: LAST_OPEN_STAGE }],
+        }),
       },
     ],
   },

@@ -59,7 +59,10 @@ test('a company is created with its fields normalized, read back, changed and de
   assert.deepEqual(changed.body.data.custom_fields, { industry: 'logistics', tier: 'gold' }, 'merged key by key; null removes');
 
   // A change that changes nothing records nothing: the next event is the deletion's.
-  const same = await request(server, 'PATCH', `/v1/companies/${company.id}`, { ...key(), body: { name: 'Acme GmbH', domain: 'xn--mnchen-acme-thb.de' } });
+  const same = await request(server, 'PATCH', `/v1/companies/${company.id}`, {
+    ...key(),
+    body: { name: 'Acme GmbH', domain: 'xn--mnchen-acme-thb.de' },
+  });
   assert.equal(same.status, 200, same.text);
   assert.equal(same.body.data.updated_at, changed.body.data.updated_at);
   assert.equal((await request(server, 'DELETE', `/v1/companies/${company.id}`, key())).status, 204);
@@ -85,23 +88,42 @@ test('bad fields are refused with 400 naming each; an owner from another organiz
   assertNames(await post({ name: 'X', address: { planet: 'Mars' } }), 400, '/address');
   assertNames(await post({ name: 'X', owner_user_id: other.userId }), 400, '/owner_user_id');
   assertNames(await post({ name: 'X', owner_user_id: 'nobody' }), 400, '/owner_user_id');
-  assertNames(await post({ name: 'X', custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) }), 400, '/custom_fields');
+  assertNames(
+    await post({ name: 'X', custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) }),
+    400,
+    '/custom_fields',
+  );
   assertNames(await post({ name: 'X', custom_fields: { big: 'x'.repeat(17 * 1024) } }), 400, '/custom_fields');
   assertNames(await post({ name: 'X', colour: 'red' }), 400, '/');
   const company = await created(server, '/v1/companies', { name: 'Valid' });
   assertNames(await request(server, 'PATCH', `/v1/companies/${company.id}`, { ...key(), body: { name: null } }), 400, '/name');
-  assertNames(await request(server, 'PATCH', `/v1/companies/${company.id}`, { ...key(), body: { owner_user_id: other.userId } }), 400, '/owner_user_id');
+  assertNames(
+    await request(server, 'PATCH', `/v1/companies/${company.id}`, { ...key(), body: { owner_user_id: other.userId } }),
+    400,
+    '/owner_user_id',
+  );
 });
 
 test('a domain belongs to one company of an organization (409 naming it, in any of its forms); another organization may hold it too', async () => {
   const first = await created(server, '/v1/companies', { name: 'Initech', domain: 'initech.example' });
-  const again = await request(server, 'POST', '/v1/companies', { ...key(), body: { name: 'Initech 2', domain: 'HTTP://www.initech.example/' } });
+  const again = await request(server, 'POST', '/v1/companies', {
+    ...key(),
+    body: { name: 'Initech 2', domain: 'HTTP://www.initech.example/' },
+  });
   assertNames(again, 409, '/domain');
   assert.equal(again.body.code, 'conflict');
   const second = await created(server, '/v1/companies', { name: 'Initrode', domain: 'initrode.example' });
-  assertNames(await request(server, 'PATCH', `/v1/companies/${second.id}`, { ...key(), body: { domain: 'initech.example' } }), 409, '/domain');
+  assertNames(
+    await request(server, 'PATCH', `/v1/companies/${second.id}`, { ...key(), body: { domain: 'initech.example' } }),
+    409,
+    '/domain',
+  );
   assert.equal((await request(server, 'PATCH', `/v1/companies/${first.id}`, { ...key(), body: { domain: null } })).status, 200);
-  assert.equal((await request(server, 'PATCH', `/v1/companies/${second.id}`, { ...key(), body: { domain: 'initech.example' } })).status, 200, 'free again');
+  assert.equal(
+    (await request(server, 'PATCH', `/v1/companies/${second.id}`, { ...key(), body: { domain: 'initech.example' } })).status,
+    200,
+    'free again',
+  );
   await created(server, '/v1/companies', { name: 'Initech elsewhere', domain: 'initech.example' }, other.apiKey);
   // Companies without a domain are many.
   await created(server, '/v1/companies', { name: 'No domain 1' });
@@ -112,12 +134,22 @@ test('the list filters by name prefix or part, domain and owner, sorts by name o
   const names = ['delta Works', 'Alpha One', 'charlie Co', 'Bravo', 'alpha two', 'Echo'];
   const made = [];
   for (const [i, name] of names.entries())
-    made.push(await created(server, '/v1/companies', { name: `Zlist ${name}`, owner_user_id: i % 2 === 0 ? ownerId : null, domain: `zlist${i}.example` }));
+    made.push(
+      await created(server, '/v1/companies', {
+        name: `Zlist ${name}`,
+        owner_user_id: i % 2 === 0 ? ownerId : null,
+        domain: `zlist${i}.example`,
+      }),
+    );
   const ids = new Set(made.map((c) => c.id));
   const mine = (items: Array<Record<string, any>>) => items.filter((c) => ids.has(c.id)).map((c) => c.name.slice('Zlist '.length));
 
   const byName = await allPages(server, '/v1/companies?sort=name&limit=2&name_prefix=zlist');
-  assert.deepEqual(mine(byName), ['Alpha One', 'alpha two', 'Bravo', 'charlie Co', 'delta Works', 'Echo'], 'case-insensitive, paged two at a time');
+  assert.deepEqual(
+    mine(byName),
+    ['Alpha One', 'alpha two', 'Bravo', 'charlie Co', 'delta Works', 'Echo'],
+    'case-insensitive, paged two at a time',
+  );
   assert.equal(byName.length, 6, 'the prefix is case-insensitive and finds only these');
   assert.deepEqual(mine(await allPages(server, '/v1/companies?sort=-name&limit=4&name_prefix=ZLIST')), [
     'Echo',
@@ -128,7 +160,11 @@ test('the list filters by name prefix or part, domain and owner, sorts by name o
     'Alpha One',
   ]);
   assert.deepEqual(mine(await allPages(server, '/v1/companies?sort=created_at&limit=5&name_prefix=zlist')), names);
-  assert.deepEqual(mine(await allPages(server, '/v1/companies?limit=5&name_prefix=zlist')), [...names].reverse(), 'newest first by default');
+  assert.deepEqual(
+    mine(await allPages(server, '/v1/companies?limit=5&name_prefix=zlist')),
+    [...names].reverse(),
+    'newest first by default',
+  );
   assert.deepEqual(mine(await allPages(server, '/v1/companies?name_contains=ALPHA')), ['alpha two', 'Alpha One']);
   assert.deepEqual(mine(await allPages(server, '/v1/companies?name_contains=%25')), [], 'a % is a literal');
   assert.deepEqual(mine(await allPages(server, '/v1/companies?domain=https%3A%2F%2Fwww.ZLIST3.example%2F')), ['Bravo']);

@@ -129,15 +129,23 @@ test('what a deal refers to must be the organizationâ€™s: another organizationâ€
   for (const [fields, pointer] of cases) {
     const theirs = await post({ name: 'Reaching', ...fields });
     assertNames(theirs, 400, pointer);
-    const unknown = await post({ name: 'Reaching', ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Array.isArray(v) ? [crypto.randomUUID()] : crypto.randomUUID()])) });
+    const unknown = await post({
+      name: 'Reaching',
+      ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Array.isArray(v) ? [crypto.randomUUID()] : crypto.randomUUID()])),
+    });
     assert.equal(unknown.body.detail, theirs.body.detail, `${pointer}: answered as an unknown one`);
   }
   const mine = await created(server, '/v1/deals', { name: 'Mine' });
-  for (const [fields, pointer] of cases) assertNames(await request(server, 'PATCH', `/v1/deals/${mine.id}`, { ...key(), body: fields }), 400, pointer);
+  for (const [fields, pointer] of cases)
+    assertNames(await request(server, 'PATCH', `/v1/deals/${mine.id}`, { ...key(), body: fields }), 400, pointer);
   // A stage of another pipeline of mine: named too.
   const second = await created(server, '/v1/pipelines', { name: 'Second', stages: [{ name: 'S1', probability: 5 }] });
   assertNames(await post({ name: 'D', pipeline_id: sales.id, stage_id: second.stages[0].id }), 400, '/stage_id');
-  assertNames(await request(server, 'PATCH', `/v1/deals/${mine.id}`, { ...key(), body: { stage_id: second.stages[0].id } }), 400, '/stage_id');
+  assertNames(
+    await request(server, 'PATCH', `/v1/deals/${mine.id}`, { ...key(), body: { stage_id: second.stages[0].id } }),
+    400,
+    '/stage_id',
+  );
   const theirDeal = await created(server, '/v1/deals', { name: 'Their deal' }, other.apiKey);
   assert.equal((await request(server, 'GET', `/v1/deals/${theirDeal.id}`, key())).status, 404);
   assert.equal((await request(server, 'PATCH', `/v1/deals/${theirDeal.id}`, { ...key(), body: { name: 'x' } })).status, 404);
@@ -160,7 +168,10 @@ test('a stage change records crm.deal.stage_changed and a history row saying who
   assert.equal(byApp.status, 200, byApp.text);
   assert.equal(byApp.body.data.status, 'lost');
   // The same stage again, or a change that changes nothing: no event (the next one is the rename's).
-  assert.equal((await request(server, 'PATCH', `/v1/deals/${deal.id}`, { ...key(), body: { stage_id: stage('Lost'), amount: 2000 } })).status, 200);
+  assert.equal(
+    (await request(server, 'PATCH', `/v1/deals/${deal.id}`, { ...key(), body: { stage_id: stage('Lost'), amount: 2000 } })).status,
+    200,
+  );
   assert.equal((await request(server, 'PATCH', `/v1/deals/${deal.id}`, { ...key(), body: { name: 'Moved deal' } })).status, 200);
 
   const changed = (from: string, to: string) => ({
@@ -180,8 +191,13 @@ test('a stage change records crm.deal.stage_changed and a history row saying who
 
   const history = await request(server, 'GET', `/v1/deals/${deal.id}/stage-history?limit=2`, key());
   assert.equal(history.status, 200, history.text);
-  const rows = [...history.body.data, ...(await allPages(server, `/v1/deals/${deal.id}/stage-history?limit=2&cursor=${history.body.meta.next_cursor}`))];
-  const keyId = (await request(server, 'GET', '/v1/api-keys?limit=200', key())).body.data.find((k: { name: string }) => k.name === 'Bootstrap key')?.id;
+  const rows = [
+    ...history.body.data,
+    ...(await allPages(server, `/v1/deals/${deal.id}/stage-history?limit=2&cursor=${history.body.meta.next_cursor}`)),
+  ];
+  const keyId = (await request(server, 'GET', '/v1/api-keys?limit=200', key())).body.data.find(
+    (k: { name: string }) => k.name === 'Bootstrap key',
+  )?.id;
   assert.deepEqual(
     rows.map((r) => [r.stage_name, r.changed_by]),
     [
@@ -206,10 +222,19 @@ test('a stage change records crm.deal.stage_changed and a history row saying who
     ],
   });
   const across = await request(server, 'PATCH', `/v1/deals/${deal.id}`, { ...key(), body: { pipeline_id: second.id } });
-  assert.deepEqual([across.body.data.pipeline_id, across.body.data.stage_id, across.body.data.status], [second.id, second.stages[1].id, 'open']);
+  assert.deepEqual(
+    [across.body.data.pipeline_id, across.body.data.stage_id, across.body.data.status],
+    [second.id, second.stages[1].id, 'open'],
+  );
   assert.deepEqual((await events.take(2)).at(-1), {
     type: 'crm.deal.stage_changed',
-    data: { deal_id: deal.id, pipeline_id: second.id, from_stage_id: stage('Lost'), to_stage_id: second.stages[1].id, organization_id: org },
+    data: {
+      deal_id: deal.id,
+      pipeline_id: second.id,
+      from_stage_id: stage('Lost'),
+      to_stage_id: second.stages[1].id,
+      organization_id: org,
+    },
   });
 });
 
@@ -225,12 +250,14 @@ test('the list filters by pipeline, stage, status, owner, company, contact, conv
   const contact = await postContact(server, { phone_number: '+4915112300003', name: 'Listing Contact' });
   const channel = await insertChannel(server, server.organizationId);
   const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channel);
-  const make = (name: string, fields: Record<string, unknown> = {}) => created(server, '/v1/deals', { name, pipeline_id: pipeline.id, ...fields });
+  const make = (name: string, fields: Record<string, unknown> = {}) =>
+    created(server, '/v1/deals', { name, pipeline_id: pipeline.id, ...fields });
   const a = await make('bravo', { expected_close_date: '2025-03-01', owner_user_id: userId, company_id: company.id });
   const b = await make('Alpha', { expected_close_date: '2025-01-15', contact_ids: [contact.id], stage_id: pipeline.stages[1].id });
   const c = await make('charlie', { conversation_id: conversationId, owner_user_id: userId });
   const d = await make('Delta', { expected_close_date: '2025-02-01' });
-  const names = async (query: string) => (await allPages(server, `/v1/deals?pipeline_id=${pipeline.id}&limit=2&${query}`)).map((x) => x.name);
+  const names = async (query: string) =>
+    (await allPages(server, `/v1/deals?pipeline_id=${pipeline.id}&limit=2&${query}`)).map((x) => x.name);
 
   assert.deepEqual(await names(''), ['Delta', 'charlie', 'Alpha', 'bravo'], 'newest first');
   assert.deepEqual(await names('sort=name'), ['Alpha', 'bravo', 'charlie', 'Delta']);
@@ -245,17 +272,23 @@ test('the list filters by pipeline, stage, status, owner, company, contact, conv
   assert.deepEqual(await names('status=lost'), []);
   assert.deepEqual(await names(`owner=${userId}&sort=name`), ['bravo', 'charlie']);
   assert.deepEqual(await names('owner=none&sort=name'), ['Alpha', 'Delta']);
-  assert.deepEqual((await request(server, 'GET', `/v1/deals?pipeline_id=${pipeline.id}&owner=me&sort=name`, { cookie })).body.data.map((x: { name: string }) => x.name), [
-    'bravo',
-    'charlie',
-  ]);
+  assert.deepEqual(
+    (await request(server, 'GET', `/v1/deals?pipeline_id=${pipeline.id}&owner=me&sort=name`, { cookie })).body.data.map(
+      (x: { name: string }) => x.name,
+    ),
+    ['bravo', 'charlie'],
+  );
   assert.deepEqual(await names(`company_id=${company.id}`), ['bravo']);
   assert.deepEqual(await names(`contact_id=${contact.id}`), ['Alpha']);
   assert.deepEqual(await names(`conversation_id=${conversationId}`), ['charlie']);
   assert.deepEqual(await names('expected_close_after=2025-02-01&sort=expected_close_date'), ['Delta', 'bravo']);
   assert.deepEqual(await names('expected_close_before=2025-02-01&sort=expected_close_date'), ['Alpha', 'Delta']);
   assert.deepEqual(await names('expected_close_after=2025-01-20&expected_close_before=2025-02-20'), ['Delta']);
-  assert.deepEqual((await allPages(server, `/v1/deals?company_id=${company.id}`, other.apiKey)).length, 0, 'another organization sees none');
+  assert.deepEqual(
+    (await allPages(server, `/v1/deals?company_id=${company.id}`, other.apiKey)).length,
+    0,
+    'another organization sees none',
+  );
   assertNames(await request(server, 'GET', '/v1/deals?status=maybe', key()), 400, '/status', 'query');
   assertNames(await request(server, 'GET', '/v1/deals?expected_close_after=soon', key()), 400, '/expected_close_after', 'query');
   assertNames(await request(server, 'GET', '/v1/deals?pipeline_id=nope', key()), 400, '/pipeline_id', 'query');
@@ -276,7 +309,15 @@ test('the board: stages in order with deal counts, totals per currency (weighted
   const [lead, mid, won] = pipeline.stages as Array<{ id: string }>;
   const leads = [];
   for (let i = 0; i < 5; i++)
-    leads.push(await created(server, '/v1/deals', { name: `Lead ${i}`, pipeline_id: pipeline.id, amount: 1000 + i, currency: i % 2 ? 'USD' : 'EUR', owner_user_id: i < 2 ? userId : null }));
+    leads.push(
+      await created(server, '/v1/deals', {
+        name: `Lead ${i}`,
+        pipeline_id: pipeline.id,
+        amount: 1000 + i,
+        currency: i % 2 ? 'USD' : 'EUR',
+        owner_user_id: i < 2 ? userId : null,
+      }),
+    );
   await created(server, '/v1/deals', { name: 'No amount', pipeline_id: pipeline.id, stage_id: mid!.id });
   await created(server, '/v1/deals', { name: 'Mid EUR', pipeline_id: pipeline.id, stage_id: mid!.id, amount: 333, currency: 'EUR' });
   // Lead 0 goes to Won and back: it is the last to arrive in Lead.
@@ -299,7 +340,11 @@ test('the board: stages in order with deal counts, totals per currency (weighted
     { currency: 'EUR', deal_count: 3, amount: 1000 + 1002 + 1004, weighted_amount: 301 },
     { currency: 'USD', deal_count: 2, amount: 1001 + 1003, weighted_amount: 200 },
   ]);
-  assert.deepEqual(second.totals, [{ currency: 'EUR', deal_count: 1, amount: 333, weighted_amount: 183 }], 'a deal without an amount counts, in no total');
+  assert.deepEqual(
+    second.totals,
+    [{ currency: 'EUR', deal_count: 1, amount: 333, weighted_amount: 183 }],
+    'a deal without an amount counts, in no total',
+  );
   assert.deepEqual(third.totals, []);
   assert.deepEqual(third.deals, []);
   assert.equal(third.next_cursor, null);
@@ -310,15 +355,27 @@ test('the board: stages in order with deal counts, totals per currency (weighted
   );
   assert.equal(first.deals[0].status, 'open');
   const rest = await allPages(server, `/v1/pipelines/${pipeline.id}/stages/${lead!.id}/deals?limit=2&cursor=${first.next_cursor}`);
-  assert.deepEqual(rest.map((d) => d.name), ['Lead 3', 'Lead 2', 'Lead 1'], 'the stage paged on from its cursor');
+  assert.deepEqual(
+    rest.map((d) => d.name),
+    ['Lead 3', 'Lead 2', 'Lead 1'],
+    'the stage paged on from its cursor',
+  );
   assert.equal(second.next_cursor, null);
 
   const mine = await request(server, 'GET', `/v1/pipelines/${pipeline.id}/board?owner=${userId}`, key());
   assert.deepEqual(
     mine.body.data.stages.map((s: { deal_count: number; deals: Array<{ name: string }> }) => [s.deal_count, s.deals.map((d) => d.name)]),
-    [[2, ['Lead 0', 'Lead 1']], [0, []], [0, []]],
+    [
+      [2, ['Lead 0', 'Lead 1']],
+      [0, []],
+      [0, []],
+    ],
   );
-  assert.equal((await request(server, 'GET', `/v1/pipelines/${pipeline.id}/stages/${sales.stages[0]!.id}/deals`, key())).status, 404, 'a stage of another pipeline');
+  assert.equal(
+    (await request(server, 'GET', `/v1/pipelines/${pipeline.id}/stages/${sales.stages[0]!.id}/deals`, key())).status,
+    404,
+    'a stage of another pipeline',
+  );
   assert.equal((await request(server, 'GET', `/v1/pipelines/${crypto.randomUUID()}/board`, key())).status, 404);
   assertNames(await request(server, 'GET', `/v1/pipelines/${pipeline.id}/board?limit=0`, key()), 400, '/limit', 'query');
 });

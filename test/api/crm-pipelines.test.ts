@@ -27,11 +27,14 @@ async function pipelineOf(id: string): Promise<{ id: string; name: string; is_de
   return res.body.data;
 }
 
-async function newPipeline(name: string, stages: Array<Partial<Stage>> = [
-  { name: 'Lead', probability: 10 },
-  { name: 'Demo', probability: 40 },
-  { name: 'Won', probability: 100, kind: 'won' },
-]) {
+async function newPipeline(
+  name: string,
+  stages: Array<Partial<Stage>> = [
+    { name: 'Lead', probability: 10 },
+    { name: 'Demo', probability: 40 },
+    { name: 'Won', probability: 100, kind: 'won' },
+  ],
+) {
   return (await created(server, '/v1/pipelines', { name, stages })) as { id: string; name: string; is_default: boolean; stages: Stage[] };
 }
 
@@ -53,9 +56,23 @@ test('every organization has the default pipeline with its stages in order', asy
 test('a pipeline is created with 1 to 100 stages, at least one open, their names distinct; what is wrong is named', async () => {
   const post = (body: unknown) => request(server, 'POST', '/v1/pipelines', { ...key(), body });
   assertNames(await post({ name: 'P', stages: [] }), 400, '/stages');
-  assertNames(await post({ name: 'P', stages: Array.from({ length: 101 }, (_, i) => ({ name: `S${i}`, probability: 1 })) }), 400, '/stages');
+  assertNames(
+    await post({ name: 'P', stages: Array.from({ length: 101 }, (_, i) => ({ name: `S${i}`, probability: 1 })) }),
+    400,
+    '/stages',
+  );
   assertNames(await post({ name: 'P', stages: [{ name: 'Won', probability: 100, kind: 'won' }] }), 400, '/stages');
-  assertNames(await post({ name: 'P', stages: [{ name: 'A', probability: 1 }, { name: ' a ', probability: 2 }] }), 400, '/stages/1/name');
+  assertNames(
+    await post({
+      name: 'P',
+      stages: [
+        { name: 'A', probability: 1 },
+        { name: ' a ', probability: 2 },
+      ],
+    }),
+    400,
+    '/stages/1/name',
+  );
   assertNames(await post({ name: 'P', stages: [{ name: 'A', probability: 101 }] }), 400, '/stages/0/probability');
   assertNames(await post({ name: 'P', stages: [{ name: 'A', probability: 5, kind: 'maybe' }] }), 400, '/stages/0/kind');
   assertNames(await post({ name: 'P', stages: [{ name: 'A', probability: 5, id: crypto.randomUUID() }] }), 400, '/stages/0');
@@ -66,7 +83,10 @@ test('a pipeline is created with 1 to 100 stages, at least one open, their names
   );
   assert.equal(hundred.stages.length, 100);
   assert.equal(hundred.is_default, false);
-  assert.deepEqual(hundred.stages.map((s) => s.position), [...Array(100).keys()]);
+  assert.deepEqual(
+    hundred.stages.map((s) => s.position),
+    [...Array(100).keys()],
+  );
   const full = await request(server, 'POST', `/v1/pipelines/${hundred.id}/stages`, { ...key(), body: { name: 'S100', probability: 1 } });
   assert.equal(full.status, 409, full.text);
   assert.match(full.body.detail, /at most 100 stages/);
@@ -106,7 +126,10 @@ test('PATCH with the whole stage list reorders, renames, adds and removes stages
     body: { stages: stages.filter((s) => s.name !== 'Pilot').map(({ id, name, probability, kind }) => ({ id, name, probability, kind })) },
   });
   assert.equal(dropped.status, 200, dropped.text);
-  assert.deepEqual((dropped.body.data.stages as Stage[]).map((s) => s.name), ['Product demo', 'Lead', 'Won', 'Lost']);
+  assert.deepEqual(
+    (dropped.body.data.stages as Stage[]).map((s) => s.name),
+    ['Product demo', 'Lead', 'Won', 'Lost'],
+  );
   await created(server, '/v1/deals', { name: 'Held', pipeline_id: pipeline.id, stage_id: lead.id });
   const refused = await request(server, 'PATCH', `/v1/pipelines/${pipeline.id}`, {
     ...key(),
@@ -120,7 +143,10 @@ test('PATCH with the whole stage list reorders, renames, adds and removes stages
   });
   assertNames(foreign, 400, '/stages/0/id');
   assertNames(
-    await request(server, 'PATCH', `/v1/pipelines/${pipeline.id}`, { ...key(), body: { stages: [{ id: won.id, name: 'Won', probability: 100, kind: 'won' }] } }),
+    await request(server, 'PATCH', `/v1/pipelines/${pipeline.id}`, {
+      ...key(),
+      body: { stages: [{ id: won.id, name: 'Won', probability: 100, kind: 'won' }] },
+    }),
     400,
     '/stages',
   );
@@ -179,7 +205,11 @@ test('one stage at a time: added at a position, renamed and moved, its kind kept
   const deleting = await request(server, 'DELETE', `/v1/pipelines/${pipeline.id}/stages/${lastOpen.id}`, key());
   assert.equal(deleting.status, 409, deleting.text);
   assert.match(deleting.body.detail, /last open stage/);
-  assert.equal((await request(server, 'PATCH', `/v1/pipelines/${pipeline.id}/stages/${crypto.randomUUID()}`, { ...key(), body: { name: 'x' } })).status, 404);
+  assert.equal(
+    (await request(server, 'PATCH', `/v1/pipelines/${pipeline.id}/stages/${crypto.randomUUID()}`, { ...key(), body: { name: 'x' } }))
+      .status,
+    404,
+  );
   const otherPipeline = await newPipeline('Elsewhere');
   assert.equal(
     (await request(server, 'PATCH', `/v1/pipelines/${otherPipeline.id}/stages/${lastOpen.id}`, { ...key(), body: { name: 'x' } })).status,
@@ -210,10 +240,18 @@ test('a stage that holds deals is deleted only with move_deals_to, a stage of it
     '/move_deals_to',
     'query',
   );
-  assertNames(await request(server, 'DELETE', `/v1/pipelines/${pipeline.id}/stages/${lead.id}?move_deals_to=nope`, key()), 400, '/move_deals_to', 'query');
+  assertNames(
+    await request(server, 'DELETE', `/v1/pipelines/${pipeline.id}/stages/${lead.id}?move_deals_to=nope`, key()),
+    400,
+    '/move_deals_to',
+    'query',
+  );
 
   const events = await eventTail(server);
-  assert.equal((await request(server, 'DELETE', `/v1/pipelines/${pipeline.id}/stages/${lead.id}?move_deals_to=${demo.id}`, key())).status, 204);
+  assert.equal(
+    (await request(server, 'DELETE', `/v1/pipelines/${pipeline.id}/stages/${lead.id}?move_deals_to=${demo.id}`, key())).status,
+    204,
+  );
   const org = server.organizationId;
   const moves = await events.take(4);
   const expected = [a, b]
@@ -231,7 +269,11 @@ test('a stage that holds deals is deleted only with move_deals_to, a stage of it
     assert.equal(now.body.data.stage_id, demo.id);
     const history = (await request(server, 'GET', `/v1/deals/${deal.id}/stage-history`, key())).body.data;
     assert.deepEqual(
-      history.map((h: { stage_name: string; left_at: string | null; changed_by: { type: string } }) => [h.stage_name, h.left_at === null, h.changed_by.type]),
+      history.map((h: { stage_name: string; left_at: string | null; changed_by: { type: string } }) => [
+        h.stage_name,
+        h.left_at === null,
+        h.changed_by.type,
+      ]),
       [
         ['Lead', false, 'api_key'],
         ['Demo', true, 'api_key'],
@@ -252,11 +294,19 @@ test('a stage that holds deals is deleted only with move_deals_to, a stage of it
 test('the default moves to another pipeline only by that one becoming it; the default is not deleted; a pipeline with deals needs a target in another pipeline', async () => {
   const list = (await request(server, 'GET', '/v1/pipelines?limit=200', key())).body.data as Array<{ id: string; is_default: boolean }>;
   const original = list.find((p) => p.is_default)!;
-  assertNames(await request(server, 'PATCH', `/v1/pipelines/${original.id}`, { ...key(), body: { is_default: false } }), 400, '/is_default');
+  assertNames(
+    await request(server, 'PATCH', `/v1/pipelines/${original.id}`, { ...key(), body: { is_default: false } }),
+    400,
+    '/is_default',
+  );
   const deleting = await request(server, 'DELETE', `/v1/pipelines/${original.id}`, key());
   assert.equal(deleting.status, 409, deleting.text);
 
-  const next = await created(server, '/v1/pipelines', { name: 'New default', is_default: true, stages: [{ name: 'Only', probability: 50 }] });
+  const next = await created(server, '/v1/pipelines', {
+    name: 'New default',
+    is_default: true,
+    stages: [{ name: 'Only', probability: 50 }],
+  });
   assert.equal(next.is_default, true);
   assert.equal((await pipelineOf(original.id)).is_default, false, 'one default per organization');
   const deal = await created(server, '/v1/deals', { name: 'Goes to the default' });
@@ -266,19 +316,31 @@ test('the default moves to another pipeline only by that one becoming it; the de
 
   // next holds a deal: deleting it needs a stage of another pipeline.
   assertNames(await request(server, 'DELETE', `/v1/pipelines/${next.id}`, key()), 400, '/move_deals_to', 'query');
-  assertNames(await request(server, 'DELETE', `/v1/pipelines/${next.id}?move_deals_to=${next.stages[0].id}`, key()), 400, '/move_deals_to', 'query');
+  assertNames(
+    await request(server, 'DELETE', `/v1/pipelines/${next.id}?move_deals_to=${next.stages[0].id}`, key()),
+    400,
+    '/move_deals_to',
+    'query',
+  );
   const target = (await pipelineOf(original.id)).stages[1]!;
   const events = await eventTail(server);
   assert.equal((await request(server, 'DELETE', `/v1/pipelines/${next.id}?move_deals_to=${target.id}`, key())).status, 204);
-  assert.deepEqual((await events.take(2)).map((e) => [e.type, e.data.pipeline_id ?? null, e.data.from_stage_id ?? null, e.data.to_stage_id ?? null]), [
-    ['crm.record.updated', null, null, null],
-    ['crm.deal.stage_changed', original.id, next.stages[0].id, target.id],
-  ]);
+  assert.deepEqual(
+    (await events.take(2)).map((e) => [e.type, e.data.pipeline_id ?? null, e.data.from_stage_id ?? null, e.data.to_stage_id ?? null]),
+    [
+      ['crm.record.updated', null, null, null],
+      ['crm.deal.stage_changed', original.id, next.stages[0].id, target.id],
+    ],
+  );
   const moved = (await request(server, 'GET', `/v1/deals/${deal.id}`, key())).body.data;
   assert.deepEqual([moved.pipeline_id, moved.stage_id], [original.id, target.id]);
   assert.equal((await request(server, 'GET', `/v1/pipelines/${next.id}`, key())).status, 404);
   const empty = await newPipeline('Empty');
-  assert.equal((await request(server, 'DELETE', `/v1/pipelines/${empty.id}`, key())).status, 204, 'an empty pipeline goes without a target');
+  assert.equal(
+    (await request(server, 'DELETE', `/v1/pipelines/${empty.id}`, key())).status,
+    204,
+    'an empty pipeline goes without a target',
+  );
 });
 
 test('the pipelines routes need crm:read or crm:write', async () => {

@@ -21,7 +21,9 @@ async function apply(database: Database, tag: string): Promise<void> {
 
 test('the organizations there before the CRM migration get the default pipeline, one each, with the default stages in order', async () => {
   const fresh = usingPostgres ? await createTestDatabaseUrl() : undefined;
-  const database = fresh ? await openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 2 }) : await openDatabase({ kind: 'pglite', dataDir: null });
+  const database = fresh
+    ? await openDatabase({ kind: 'postgres', url: fresh.url, poolSize: 2 })
+    : await openDatabase({ kind: 'pglite', dataDir: null });
   try {
     const tags = journal.entries.map((e) => e.tag);
     const crm = tags.findIndex((t) => /_crm_companies_pipelines_deals$/.test(t));
@@ -31,7 +33,12 @@ test('the organizations there before the CRM migration get the default pipeline,
     for (const id of organizations) await database.db.execute(sql`insert into organizations (id, name) values (${id}, 'Before the CRM')`);
     for (const tag of tags.slice(crm)) await apply(database, tag);
 
-    const rows = await queryRows<{ organization_id: string; name: string; is_default: boolean; stages: Array<[string, number, string, number]> }>(
+    const rows = await queryRows<{
+      organization_id: string;
+      name: string;
+      is_default: boolean;
+      stages: Array<[string, number, string, number]>;
+    }>(
       database.db,
       sql`select p.organization_id, p.name, p.is_default,
                  (select json_agg(json_build_array(s.name, s.probability, s.kind, s.position) order by s.position)

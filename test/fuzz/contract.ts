@@ -394,7 +394,9 @@ function stringValue(schema: Schema, ctx: ValueContext, name: string): fc.Arbitr
   if (schema.format === 'uuid') choices.push(fc.uuid());
   else if (schema.format === 'email' || /email/i.test(name)) choices.push(fc.emailAddress().filter((e) => e.length <= maxLength));
   else if (schema.format === 'date') {
-    choices.push(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)));
+    choices.push(
+      fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    );
   } else if (schema.format === 'date-time' || /(_at|_after|_before|since|until)$/.test(name)) {
     choices.push(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()));
   } else if (/phone|^to$|^from$/.test(name)) choices.push(fc.stringMatching(/^\+?[1-9][0-9]{7,13}$/));

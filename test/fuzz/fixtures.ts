@@ -211,7 +211,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
 }
 
 /** Companies, pipelines, stages and deals for the CRM routes' ids (contact_ids, move_deals_to), and doomed ones to delete. */
-async function crmFixtures(server: TestServer, refs: { contacts: string[]; conversation: string | undefined }): Promise<Record<string, string[]>> {
+async function crmFixtures(
+  server: TestServer,
+  refs: { contacts: string[]; conversation: string | undefined },
+): Promise<Record<string, string[]>> {
   const key = server.apiKey;
   const made = async (path: string, body: unknown) => {
     const res = await request(server, 'POST', path, { key, body });
@@ -248,7 +251,9 @@ async function crmFixtures(server: TestServer, refs: { contacts: string[]; conve
   for (let i = 0; i < 3; i++) {
     doomed.company.push((await made('/v1/companies', { name: `Fuzz doomed company ${i}` })).id);
     doomed.deal.push((await made('/v1/deals', { name: `Fuzz doomed deal ${i}`, pipeline_id: own.id })).id);
-    doomed.pipeline.push((await made('/v1/pipelines', { name: `Fuzz doomed pipeline ${i}`, stages: [{ name: 'Only', probability: 10 }] })).id);
+    doomed.pipeline.push(
+      (await made('/v1/pipelines', { name: `Fuzz doomed pipeline ${i}`, stages: [{ name: 'Only', probability: 10 }] })).id,
+    );
     doomed.stage.push((await made(`/v1/pipelines/${own.id}/stages`, { name: `Doomed ${i}`, probability: 20 })).id);
   }
   return {

@@ -65,7 +65,9 @@ async function checkDomainFree(tx: Executor, organizationId: string, domain: str
   const [holder] = await tx
     .select({ id: companies.id })
     .from(companies)
-    .where(and(eq(companies.organizationId, organizationId), eq(companies.domain, domain), exceptId ? ne(companies.id, exceptId) : undefined))
+    .where(
+      and(eq(companies.organizationId, organizationId), eq(companies.domain, domain), exceptId ? ne(companies.id, exceptId) : undefined),
+    )
     .limit(1);
   if (holder) throw domainTaken();
 }
@@ -202,17 +204,23 @@ export async function listCompanies({ db }: CompanyDeps, actor: Actor, query: Co
   const domain = query.domain === undefined ? undefined : normalizeDomain(query.domain);
   if (query.domain !== undefined && !domain)
     throw invalid('domain is not a domain name', [{ pointer: '/domain', message: 'not a domain name (such as acme.com)' }]);
-  const page = await listSortedPage(db.select({ company: companies, nameKey: sql<string>`lower(${companies.name})` }).from(companies).$dynamic(), {
-    where: [
-      eq(companies.organizationId, actor.organizationId),
-      given(query.namePrefix?.trim().toLowerCase(), (prefix) => sql`${NAME_KEY} like ${`${likeLiteral(prefix)}%`}`),
-      given(query.nameContains?.trim().toLowerCase(), (part) => sql`lower(${companies.name}) like ${`%${likeLiteral(part)}%`}`),
-      given(domain, (d) => eq(companies.domain, d)),
-      ownerCondition(actor, companies.ownerUserId, query.owner),
-    ],
-    sort,
-    after: sortCursorKey(query.cursor, sort),
-    limit: query.limit,
-  });
+  const page = await listSortedPage(
+    db
+      .select({ company: companies, nameKey: sql<string>`lower(${companies.name})` })
+      .from(companies)
+      .$dynamic(),
+    {
+      where: [
+        eq(companies.organizationId, actor.organizationId),
+        given(query.namePrefix?.trim().toLowerCase(), (prefix) => sql`${NAME_KEY} like ${`${likeLiteral(prefix)}%`}`),
+        given(query.nameContains?.trim().toLowerCase(), (part) => sql`lower(${companies.name}) like ${`%${likeLiteral(part)}%`}`),
+        given(domain, (d) => eq(companies.domain, d)),
+        ownerCondition(actor, companies.ownerUserId, query.owner),
+      ],
+      sort,
+      after: sortCursorKey(query.cursor, sort),
+      limit: query.limit,
+    },
+  );
   return { items: page.items.map((r) => r.company), nextCursor: page.nextCursor };
 }

@@ -61,7 +61,11 @@ const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none'
 export function normalizeDomain(value: string): string | undefined {
   let host = value.trim().toLowerCase();
   host = host.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').split(/[/?#]/)[0]!;
-  host = host.replace(/^[^@]*@/, '').replace(/:\d*$/, '').replace(/\.$/, '').replace(/^www\./, '');
+  host = host
+    .replace(/^[^@]*@/, '')
+    .replace(/:\d*$/, '')
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
   const ascii = domainToASCII(host);
   if (!ascii || ascii.length > 253) return undefined;
   const labels = ascii.split('.');

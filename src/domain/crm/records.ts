@@ -90,7 +90,8 @@ export function sortValues<F extends string>(fields: readonly F[]): Array<F | `-
 export function fieldSortOf<R>(sort: string, fields: Record<string, SortField<R>>, id: PgColumn, idOf: (row: R) => string): FieldSort<R> {
   const descending = sort.startsWith('-');
   const field = fields[descending ? sort.slice(1) : sort];
-  if (!field) throw invalid(`sort ${sort} is not known`, [{ pointer: '/sort', message: `one of ${sortValues(Object.keys(fields)).join(', ')}` }]);
+  if (!field)
+    throw invalid(`sort ${sort} is not known`, [{ pointer: '/sort', message: `one of ${sortValues(Object.keys(fields)).join(', ')}` }]);
   return {
     name: sort,
     expr: field.expr,

@@ -71,7 +71,14 @@ export async function getBoard(
       return [stage.id, pageOf(sorted, input.limit, boardKey)] as const;
     }),
   );
-  const views = new Map((await withContacts(db, [...pages.values()].flatMap((p) => p.items))).map((d) => [d.id, d]));
+  const views = new Map(
+    (
+      await withContacts(
+        db,
+        [...pages.values()].flatMap((p) => p.items),
+      )
+    ).map((d) => [d.id, d]),
+  );
   return {
     pipeline,
     stages: pipeline.stages.map((stage) => {

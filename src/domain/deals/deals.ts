@@ -105,7 +105,8 @@ async function resolveStage(
 
 /** Refuses references to what the organization does not have (each held until the transaction ends), naming the field. */
 async function checkReferences(tx: Executor, organizationId: string, input: DealInput, current?: DealRow): Promise<void> {
-  if (input.ownerUserId !== undefined && input.ownerUserId !== current?.ownerUserId) await checkOwner(tx, organizationId, input.ownerUserId);
+  if (input.ownerUserId !== undefined && input.ownerUserId !== current?.ownerUserId)
+    await checkOwner(tx, organizationId, input.ownerUserId);
   if (input.companyId && input.companyId !== current?.companyId) {
     if (!(await loadCompanyRow(tx, organizationId, input.companyId, { lock: 'key share' })))
       bad('/company_id', 'not a company of this organization');
@@ -120,7 +121,8 @@ async function checkReferences(tx: Executor, organizationId: string, input: Deal
     const problems: FieldError[] = input.contactIds.flatMap((id, i) =>
       known.has(id) ? [] : [{ pointer: `/contact_ids/${i}`, message: 'not a contact of this organization' }],
     );
-    if (problems.length > 0) throw invalid(problems.map((p) => `${p.pointer.slice(1).replaceAll('/', '.')}: ${p.message}`).join('; '), problems);
+    if (problems.length > 0)
+      throw invalid(problems.map((p) => `${p.pointer.slice(1).replaceAll('/', '.')}: ${p.message}`).join('; '), problems);
   }
   if (input.conversationId && input.conversationId !== current?.conversationId) {
     const [conversation] = await tx
@@ -305,7 +307,12 @@ export async function listDeals({ db }: DealDeps, actor: Actor, query: DealListQ
   const sort = fieldSortOf(query.sort ?? '-created_at', SORT_FIELDS, deals.id, (r) => r.deal.id);
   const page = await listSortedPage(
     db
-      .select({ deal: deals, status: pipelineStages.kind, probability: pipelineStages.probability, nameKey: sql<string>`lower(${deals.name})` })
+      .select({
+        deal: deals,
+        status: pipelineStages.kind,
+        probability: pipelineStages.probability,
+        nameKey: sql<string>`lower(${deals.name})`,
+      })
       .from(deals)
       .innerJoin(pipelineStages, eq(pipelineStages.id, deals.stageId))
       .$dynamic(),
@@ -359,4 +366,3 @@ export async function listStageHistory(
     },
   ).then((p) => ({ items: p.items.map((r) => ({ ...r.history, currentStageName: r.currentStageName })), nextCursor: p.nextCursor }));
 }
-

@@ -19,14 +19,10 @@ const isoDate = z.iso.date().refine((v) => !v.startsWith('0000'), { message: 'mu
 
 export const DealFieldsSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).meta({ example: 'Acme: 40 seats' }),
-  amount: z
-    .number()
-    .int()
-    .min(0)
-    .max(AMOUNT_MAX)
-    .nullable()
-    .optional()
-    .meta({ description: 'In the currency’s minor units (cents: 1250000 is 12,500.00 EUR); with currency. null clears both', example: 1250000 }),
+  amount: z.number().int().min(0).max(AMOUNT_MAX).nullable().optional().meta({
+    description: 'In the currency’s minor units (cents: 1250000 is 12,500.00 EUR); with currency. null clears both',
+    example: 1250000,
+  }),
   currency: z
     .string()
     .trim()
@@ -83,7 +79,8 @@ export function normalizeDealFields(given: Partial<DealFields>): Normalized {
   if (fields.amount !== undefined) input.amount = fields.amount;
   if (fields.currency !== undefined) {
     const code = fields.currency?.toUpperCase() ?? null;
-    if (code !== null && !CURRENCIES.has(code)) errors.push({ pointer: '/currency', message: 'not an ISO 4217 currency code in use (such as EUR)' });
+    if (code !== null && !CURRENCIES.has(code))
+      errors.push({ pointer: '/currency', message: 'not an ISO 4217 currency code in use (such as EUR)' });
     else input.currency = code;
   }
   if (fields.pipeline_id !== undefined) input.pipelineId = fields.pipeline_id.toLowerCase();

@@ -45,7 +45,12 @@ export async function withContacts(db: Executor, rows: SelectedDeal[]): Promise<
       .orderBy(asc(dealContacts.createdAt), asc(dealContacts.contactId));
     for (const l of links) byDeal.set(l.dealId, [...(byDeal.get(l.dealId) ?? []), l.contactId]);
   }
-  return rows.map((r) => ({ ...r.deal, status: r.status as StageKind, probability: r.probability, contactIds: byDeal.get(r.deal.id) ?? [] }));
+  return rows.map((r) => ({
+    ...r.deal,
+    status: r.status as StageKind,
+    probability: r.probability,
+    contactIds: byDeal.get(r.deal.id) ?? [],
+  }));
 }
 
 /** The organization's deals matching a condition, as views. */

@@ -22,7 +22,9 @@ export const DEFAULT_PIPELINE: { name: string; stages: ReadonlyArray<{ name: str
 /** Gives a new organization its default pipeline (in the caller's transaction, when it has one). */
 export async function createDefaultPipeline(db: Executor, organizationId: string, now: Date): Promise<void> {
   const pipelineId = uuidv7();
-  await db.insert(pipelines).values({ id: pipelineId, organizationId, name: DEFAULT_PIPELINE.name, isDefault: true, createdAt: now, updatedAt: now });
+  await db
+    .insert(pipelines)
+    .values({ id: pipelineId, organizationId, name: DEFAULT_PIPELINE.name, isDefault: true, createdAt: now, updatedAt: now });
   await db.insert(pipelineStages).values(
     DEFAULT_PIPELINE.stages.map((stage, position) => ({
       id: uuidv7(),

@@ -90,7 +90,11 @@ async function lockOrganizationPipelines(tx: Executor, organizationId: string): 
   return tx.select().from(pipelines).where(eq(pipelines.organizationId, organizationId)).orderBy(asc(pipelines.id)).for('update');
 }
 
-export async function getPipeline({ db }: Pick<PipelineDeps, 'db'>, actor: Actor, { pipelineId }: { pipelineId: string }): Promise<PipelineWithStages> {
+export async function getPipeline(
+  { db }: Pick<PipelineDeps, 'db'>,
+  actor: Actor,
+  { pipelineId }: { pipelineId: string },
+): Promise<PipelineWithStages> {
   const row = await loadPipelineRow(db, actor.organizationId, pipelineId);
   if (!row) throw pipelineNotFound();
   return (await withStages(db, [row]))[0]!;
@@ -111,8 +115,7 @@ export async function listPipelines({ db }: Pick<PipelineDeps, 'db'>, actor: Act
 /** What is wrong with a stage list as a whole: its size, no open stage, a name or id twice. */
 export function stageListProblems(stages: ReadonlyArray<StageInput>, pointer = '/stages'): FieldError[] {
   const problems: FieldError[] = [];
-  if (stages.length < 1 || stages.length > STAGES_MAX)
-    problems.push({ pointer, message: `a pipeline has 1 to ${STAGES_MAX} stages` });
+  if (stages.length < 1 || stages.length > STAGES_MAX) problems.push({ pointer, message: `a pipeline has 1 to ${STAGES_MAX} stages` });
   if (stages.length > 0 && !stages.some((s) => s.kind === 'open'))
     problems.push({ pointer, message: 'a pipeline needs at least one open stage' });
   const names = new Map<string, number>();
@@ -263,7 +266,12 @@ export async function updatePipeline(
     const pipeline = await lockPipeline(tx, org, input.pipelineId);
     const now = clock.now();
     if (input.isDefault === false && pipeline.isDefault)
-      refuse([{ pointer: '/is_default', message: 'the default pipeline stops being it when another becomes it: PATCH that one with is_default true' }]);
+      refuse([
+        {
+          pointer: '/is_default',
+          message: 'the default pipeline stops being it when another becomes it: PATCH that one with is_default true',
+        },
+      ]);
     if (input.stages !== undefined) await replaceStages(tx, pipeline, input.stages, now);
     if (input.isDefault === true && !pipeline.isDefault) await makeDefault(tx, org, pipeline.id, now);
     if ((input.name !== undefined && input.name !== pipeline.name) || input.stages !== undefined)
@@ -337,4 +345,3 @@ export async function deletePipeline(
     return { movedDeals };
   });
 }
-

@@ -131,12 +131,7 @@ export async function deleteStage(
           },
         ]);
     }
-    await replaceStages(
-      tx,
-      pipeline,
-      pipeline.stages.filter((s) => s.id !== stage.id).map(asInput),
-      clock.now(),
-    );
+    await replaceStages(tx, pipeline, pipeline.stages.filter((s) => s.id !== stage.id).map(asInput), clock.now());
     return { movedDeals };
   });
 }

@@ -22,7 +22,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },
   { name: 'companies', description: 'The CRM: companies (domain, phone, address, owner, custom fields).' },
   { name: 'pipelines', description: 'The CRM: pipelines with their ordered stages, and the board of a pipeline’s deals.' },
-  { name: 'deals', description: 'The CRM: deals in a pipeline’s stages, with amounts, contacts, company, the conversation they came from, and their stage history.' },
+  {
+    name: 'deals',
+    description:
+      'The CRM: deals in a pipeline’s stages, with amounts, contacts, company, the conversation they came from, and their stage history.',
+  },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },

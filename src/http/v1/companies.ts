@@ -102,7 +102,11 @@ export async function registerCompanyRoutes(app: App, deps: CompanyServices) {
         summary: 'List companies',
         description: 'Newest first unless `sort` says otherwise, by cursor. Filters combine.',
         querystring: PageQuerySchema.extend({
-          sort: sortParam(COMPANY_SORTS, '-created_at', 'The order: `name` (case-insensitive, in code-point order), `created_at` or `updated_at`.'),
+          sort: sortParam(
+            COMPANY_SORTS,
+            '-created_at',
+            'The order: `name` (case-insensitive, in code-point order), `created_at` or `updated_at`.',
+          ),
           name_prefix: z.string().min(1).max(200).optional().meta({ description: 'Names starting with this (case-insensitive)' }),
           name_contains: z.string().min(1).max(200).optional().meta({ description: 'Names holding this (case-insensitive)' }),
           domain: z
@@ -138,7 +142,12 @@ export async function registerCompanyRoutes(app: App, deps: CompanyServices) {
     '/v1/companies/:companyID',
     {
       config: crmRead,
-      schema: { tags: [TAG], summary: 'Get a company', params: Params, response: { 200: dataOf(CompanySchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: [TAG],
+        summary: 'Get a company',
+        params: Params,
+        response: { 200: dataOf(CompanySchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: presentCompany(await getCompany(deps, actorOf(request), { companyId: request.params.companyID })) }),
   );

@@ -22,7 +22,9 @@ export function sortParam<S extends string>(values: readonly S[], byDefault: NoI
   return z
     .enum(values as readonly [S, ...S[]])
     .default(byDefault as never)
-    .meta({ description: `${about} Ascending, or descending with a leading \`-\`; ties by id. Default \`${byDefault}\`. A cursor pages only the sort that gave it.` });
+    .meta({
+      description: `${about} Ascending, or descending with a leading \`-\`; ties by id. Default \`${byDefault}\`. A cursor pages only the sort that gave it.`,
+    });
 }
 
 /** The domain's normalization of a body, or a 400 naming every bad field of it. */

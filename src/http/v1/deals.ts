@@ -186,7 +186,12 @@ export async function registerDealRoutes(app: App, deps: DealServices) {
     '/v1/deals/:dealID',
     {
       config: crmRead,
-      schema: { tags: [TAG], summary: 'Get a deal', params: Params, response: { 200: dataOf(DealSchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: [TAG],
+        summary: 'Get a deal',
+        params: Params,
+        response: { 200: dataOf(DealSchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: presentDeal(await getDeal(deps, actorOf(request), { dealId: request.params.dealID })) }),
   );

@@ -101,7 +101,11 @@ const EXAMPLE_STAGES = [
 const CreatePipelineBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100),
-    stages: z.array(NewStage).min(1).max(STAGES_MAX).meta({ description: 'In order; at least one open; names distinct (case-insensitive)' }),
+    stages: z
+      .array(NewStage)
+      .min(1)
+      .max(STAGES_MAX)
+      .meta({ description: 'In order; at least one open; names distinct (case-insensitive)' }),
     is_default: z.boolean().optional().meta({ description: 'Make it the default pipeline (the one before stops being it)' }),
   })
   .meta({ id: 'CreatePipelineRequest', examples: [{ name: 'Partnerships', stages: EXAMPLE_STAGES }] });
@@ -109,7 +113,10 @@ const CreatePipelineBody = z
 const UpdatePipelineBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional(),
-    is_default: z.boolean().optional().meta({ description: 'true: make it the default. A default stops being it only when another becomes it' }),
+    is_default: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: make it the default. A default stops being it only when another becomes it' }),
     stages: z.array(ListedStage).min(1).max(STAGES_MAX).optional().meta({
       description:
         'The whole stage list in its new order: a stage with its id is kept (renamed, moved, its probability or kind changed), one without an id is added, a stage left out is deleted (400 when it holds deals: delete it with move_deals_to instead)',
@@ -144,10 +151,16 @@ const AddStageBody = NewStage.extend({ position: position.optional() }).meta({
 });
 
 const UpdateStageBody = z
-  .strictObject({ name: stageName.optional(), probability: probability.optional(), kind: stageKind.optional(), position: position.optional() })
+  .strictObject({
+    name: stageName.optional(),
+    probability: probability.optional(),
+    kind: stageKind.optional(),
+    position: position.optional(),
+  })
   .meta({
     id: 'UpdatePipelineStageRequest',
-    description: 'The fields to change; position moves the stage. 409 when another stage has the name, or the last open stage would stop being open.',
+    description:
+      'The fields to change; position moves the stage. 409 when another stage has the name, or the last open stage would stop being open.',
     examples: [{ name: 'Proposal sent', probability: 55 }, { position: 0 }],
   });
 
@@ -183,7 +196,10 @@ function registerPipelineRecordRoutes(app: App, deps: PipelineServices) {
     },
     async (request, reply) => {
       const b = request.body;
-      const pipeline = await inputFrom('body', createPipeline(deps, actorOf(request), { name: b.name, stages: b.stages, isDefault: b.is_default }));
+      const pipeline = await inputFrom(
+        'body',
+        createPipeline(deps, actorOf(request), { name: b.name, stages: b.stages, isDefault: b.is_default }),
+      );
       return reply.code(201).send({ data: presentPipeline(pipeline) });
     },
   );
@@ -238,7 +254,12 @@ function registerPipelineRecordRoutes(app: App, deps: PipelineServices) {
       const b = request.body;
       const pipeline = await inputFrom(
         'body',
-        updatePipeline(deps, actorOf(request), { pipelineId: request.params.pipelineID, name: b.name, isDefault: b.is_default, stages: b.stages }),
+        updatePipeline(deps, actorOf(request), {
+          pipelineId: request.params.pipelineID,
+          name: b.name,
+          isDefault: b.is_default,
+          stages: b.stages,
+        }),
       );
       return { data: presentPipeline(pipeline) };
     },
