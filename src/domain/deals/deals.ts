@@ -1,27 +1,24 @@
 /**
- * Deals: create, read, list (filters, sort), change, delete, and their stage history. A deal is in one
- * stage of one pipeline; its status is the stage's kind. What it refers to (stage, owner, company,
- * contacts, conversation) must be the organization's: another organization's is refused naming the
- * field, like an unknown one. Changes record crm.record.* (object_kind `deal`); a change of stage also
- * records crm.deal.stage_changed and a stage history row saying who moved it.
+ * Deals: create, read, change, delete (list.ts reads lists and stage histories). A deal is in one stage
+ * of one pipeline; its status is the stage's kind. What it refers to (stage, owner, company, contacts,
+ * conversation) must be the organization's: another organization's is refused naming the field, like
+ * an unknown one. Changes record crm.record.* (object_kind `deal`); a change of stage also records
+ * crm.deal.stage_changed and a stage history row saying who moved it.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { given, listPage, listSortedPage, oldestFirstBy } from '../../db/list-query.ts';
-import type { Page, PageResult } from '../../db/paginate.ts';
-import { contacts, conversations, dealContacts, deals, dealStageHistory, pipelines, pipelineStages } from '../../db/schema.ts';
+import { contacts, conversations, dealContacts, deals, pipelines, pipelineStages } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { loadCompanyRow } from '../companies/companies.ts';
 import { customFieldsProblem, mergeCustomFields } from '../crm/custom-fields.ts';
-import { changedBy, checkOwner, fieldSortOf, ownerCondition, recordCrmRecordEvent, sortValues, type SortField } from '../crm/records.ts';
+import { changedBy, checkOwner, recordCrmRecordEvent } from '../crm/records.ts';
 import { invalid, type FieldError } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
-import { cursorKey, sortCursorKey } from '../paging.ts';
-import type { StageKind, StageRow } from '../pipelines/pipelines.ts';
-import { dealById, dealNotFound, withContacts, type DealDeps, type DealRow, type DealView } from './records.ts';
+import type { StageRow } from '../pipelines/pipelines.ts';
+import { dealById, dealNotFound, type DealDeps, type DealRow, type DealView } from './records.ts';
 import type { DealInput } from './fields.ts';
 import { enterStage, stageMoveEvents } from './stage-moves.ts';
 
@@ -263,106 +260,4 @@ export async function deleteDeal({ db }: DealDeps, actor: Actor, { dealId }: { d
     if (!row) throw dealNotFound();
     await recordCrmRecordEvent(tx, 'deleted', recordOf(row));
   });
-}
-
-export const DEAL_SORT_FIELDS = ['created_at', 'updated_at', 'name', 'expected_close_date'] as const;
-export const DEAL_SORTS = sortValues(DEAL_SORT_FIELDS);
-export type DealSort = (typeof DEAL_SORTS)[number];
-export const DEAL_STATUSES = ['open', 'won', 'lost'] as const satisfies readonly StageKind[];
-
-type ListedDeal = { deal: DealRow; status: string; probability: number; nameKey: string };
-
-const NO_CLOSE_DATE = '9999-12-31';
-
-const SORT_FIELDS: Record<(typeof DEAL_SORT_FIELDS)[number], SortField<ListedDeal>> = {
-  created_at: { expr: deals.createdAt, type: 'timestamptz', valueOf: (r) => r.deal.createdAt.toISOString() },
-  updated_at: { expr: deals.updatedAt, type: 'timestamptz', valueOf: (r) => r.deal.updatedAt.toISOString() },
-  name: { expr: sql`(lower(${deals.name}) collate "C")`, type: 'text', valueOf: (r) => r.nameKey },
-  // Deals without a date sort last (first, descending).
-  expected_close_date: {
-    expr: sql`coalesce(${deals.expectedCloseDate}, ${sql.raw(`'${NO_CLOSE_DATE}'`)}::date)`,
-    type: 'date',
-    valueOf: (r) => r.deal.expectedCloseDate ?? NO_CLOSE_DATE,
-  },
-};
-
-export type DealListQuery = Page & {
-  sort?: DealSort;
-  pipelineId?: string;
-  stageId?: string;
-  owner?: string;
-  companyId?: string;
-  contactId?: string;
-  conversationId?: string;
-  status?: StageKind;
-  expectedCloseAfter?: string;
-  expectedCloseBefore?: string;
-};
-
-const idFilter = (column: Parameters<typeof eq>[0], id: string) => (isUuid(id) ? eq(column, id.toLowerCase()) : sql`false`);
-
-/** The organization's deals, newest first unless sorted otherwise. Filters combine; an id of another organization matches nothing. */
-export async function listDeals({ db }: DealDeps, actor: Actor, query: DealListQuery): Promise<PageResult<DealView>> {
-  const org = actor.organizationId;
-  const sort = fieldSortOf(query.sort ?? '-created_at', SORT_FIELDS, deals.id, (r) => r.deal.id);
-  const page = await listSortedPage(
-    db
-      .select({
-        deal: deals,
-        status: pipelineStages.kind,
-        probability: pipelineStages.probability,
-        nameKey: sql<string>`lower(${deals.name})`,
-      })
-      .from(deals)
-      .innerJoin(pipelineStages, eq(pipelineStages.id, deals.stageId))
-      .$dynamic(),
-    {
-      where: [
-        eq(deals.organizationId, org),
-        given(query.pipelineId, (id) => idFilter(deals.pipelineId, id)),
-        given(query.stageId, (id) => idFilter(deals.stageId, id)),
-        given(query.companyId, (id) => idFilter(deals.companyId, id)),
-        given(query.conversationId, (id) => idFilter(deals.conversationId, id)),
-        given(query.contactId, (id) =>
-          isUuid(id)
-            ? sql`exists (select 1 from ${dealContacts} dc where dc.deal_id = ${deals.id} and dc.contact_id = ${id.toLowerCase()})`
-            : sql`false`,
-        ),
-        given(query.status, (status) => eq(pipelineStages.kind, status)),
-        given(query.expectedCloseAfter, (date) => gte(deals.expectedCloseDate, date)),
-        given(query.expectedCloseBefore, (date) => lte(deals.expectedCloseDate, date)),
-        ownerCondition(actor, deals.ownerUserId, query.owner),
-      ],
-      sort,
-      after: sortCursorKey(query.cursor, sort),
-      limit: query.limit,
-    },
-  );
-  return { items: await withContacts(db, page.items), nextCursor: page.nextCursor };
-}
-
-export type StageHistoryRow = typeof dealStageHistory.$inferSelect;
-
-/** A deal's stays in its stages, oldest first: the open one (left_at null) is its stage now. */
-export async function listStageHistory(
-  { db }: DealDeps,
-  actor: Actor,
-  { dealId, ...page }: { dealId: string } & Page,
-): Promise<PageResult<StageHistoryRow & { currentStageName: string | null }>> {
-  const deal = await dealById(db, actor.organizationId, dealId);
-  if (!deal) throw dealNotFound();
-  return listPage(
-    db
-      .select({ history: dealStageHistory, currentStageName: pipelineStages.name })
-      .from(dealStageHistory)
-      .leftJoin(pipelineStages, eq(pipelineStages.id, dealStageHistory.stageId))
-      .$dynamic(),
-    {
-      where: [eq(dealStageHistory.dealId, deal.id)],
-      order: oldestFirstBy(dealStageHistory.enteredAt, dealStageHistory.id),
-      after: cursorKey(page.cursor),
-      limit: page.limit,
-      keyOf: (r) => ({ t: r.history.enteredAt, id: r.history.id }),
-    },
-  ).then((p) => ({ items: p.items.map((r) => ({ ...r.history, currentStageName: r.currentStageName })), nextCursor: p.nextCursor }));
 }

@@ -1,7 +1,7 @@
 /** The deals routes' records (deals.ts): the presenters of deals and their stage history, typed from the response schemas. */
 import type { z } from 'zod';
 import type { ChangedByType } from '../../domain/crm/records.ts';
-import type { StageHistoryRow } from '../../domain/deals/deals.ts';
+import type { StageHistoryRow } from '../../domain/deals/list.ts';
 import type { DealView } from '../../domain/deals/records.ts';
 import type { DealSchema, StageChangeSchema } from './deals.ts';
 

@@ -1,16 +1,7 @@
 /** The deals of the CRM: create, list (filters, sort), get, update (a stage change among it), delete, stage history. */
 import { z } from 'zod';
-import {
-  createDeal,
-  DEAL_SORTS,
-  DEAL_STATUSES,
-  deleteDeal,
-  getDeal,
-  listDeals,
-  listStageHistory,
-  updateDeal,
-  type DealClockDeps,
-} from '../../domain/deals/deals.ts';
+import { createDeal, deleteDeal, getDeal, updateDeal, type DealClockDeps } from '../../domain/deals/deals.ts';
+import { DEAL_SORTS, DEAL_STATUSES, listDeals, listStageHistory } from '../../domain/deals/list.ts';
 import { DealFieldsSchema, normalizeDealFields } from '../../domain/deals/fields.ts';
 import { CHANGED_BY_TYPES } from '../../domain/crm/records.ts';
 import { STAGE_KINDS } from '../../domain/pipelines/pipelines.ts';
