@@ -7,6 +7,8 @@ import {
   bigint,
   boolean,
   check,
+  date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -14,9 +16,11 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -1057,6 +1061,186 @@ export const contactSuppressions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex('contact_suppressions_contact_channel_key').on(t.contactId, t.channel)],
+);
+
+/*
+ * The CRM's other records (docs/crm.md): companies, pipelines with their ordered stages, and deals in
+ * them. A list sorted by name sorts on lower(name) in code-point order (collate "C"), so one index serves
+ * the sort, its cursor and a name prefix filter.
+ */
+const customFieldsCheck = (name: string, column: AnyPgColumn) =>
+  check(name, sql`jsonb_typeof(${column}) = 'object' and octet_length(${column}::text) <= 65536`);
+
+export const companies = pgTable(
+  'companies',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The web domain, normalized (lower case, no scheme, path or `www.`); unique in the organization when set. */
+    domain: text('domain'),
+    /** E.164, with `+`. */
+    phone: text('phone'),
+    /** {line1, line2, city, region, postal_code, country}; null when none was given. */
+    address: jsonb('address').$type<Record<string, string | null>>(),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('companies_organization_domain_key').on(t.organizationId, t.domain),
+    index('companies_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('companies_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('companies_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+    index('companies_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    check('companies_phone_e164_check', sql`${t.phone} ~ '^\\+[1-9][0-9]{5,14}$'`),
+    check('companies_address_check', sql`${t.address} is null or jsonb_typeof(${t.address}) = 'object'`),
+    customFieldsCheck('companies_custom_fields_check', t.customFields),
+  ],
+);
+
+/** A sales process: its stages are ordered by position. One pipeline of an organization is its default. */
+export const pipelines = pgTable(
+  'pipelines',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('pipelines_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    uniqueIndex('pipelines_organization_default_key').on(t.organizationId).where(sql`${t.isDefault}`),
+  ],
+);
+
+export const pipelineStages = pgTable(
+  'pipeline_stages',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    pipelineId: uuid('pipeline_id')
+      .notNull()
+      .references(() => pipelines.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The chance, in percent, that a deal in this stage is won. */
+    probability: integer('probability').notNull(),
+    /** open, won or lost: a deal's status is its stage's kind. */
+    kind: text('kind').notNull(),
+    /** 0-based order in the pipeline. */
+    position: integer('position').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('pipeline_stages_pipeline_position_idx').on(t.pipelineId, t.position),
+    // What deals reference: a deal's stage is always a stage of the deal's pipeline.
+    unique('pipeline_stages_pipeline_id_key').on(t.pipelineId, t.id),
+    check('pipeline_stages_kind_check', sql`${t.kind} in ('open', 'won', 'lost')`),
+    check('pipeline_stages_probability_check', sql`${t.probability} between 0 and 100`),
+  ],
+);
+
+export const deals = pgTable(
+  'deals',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** In the currency's minor units (cents); with currency, or neither. */
+    amount: bigint('amount', { mode: 'number' }),
+    /** ISO 4217, upper case. */
+    currency: text('currency'),
+    pipelineId: uuid('pipeline_id').notNull(),
+    stageId: uuid('stage_id').notNull(),
+    /** When the deal entered its stage: the board's order within a stage. */
+    stageEnteredAt: at('stage_entered_at').notNull(),
+    expectedCloseDate: date('expected_close_date', { mode: 'string' }),
+    ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'set null' }),
+    companyId: uuid('company_id').references(() => companies.id, { onDelete: 'set null' }),
+    /** The conversation the deal came from. No foreign key: conversations stay as history, like messages' links. */
+    conversationId: uuid('conversation_id'),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'deals_pipeline_stage_fk',
+      columns: [t.pipelineId, t.stageId],
+      foreignColumns: [pipelineStages.pipelineId, pipelineStages.id],
+    }),
+    index('deals_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('deals_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('deals_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+    index('deals_organization_close_idx').on(t.organizationId, sql`coalesce(${t.expectedCloseDate}, '9999-12-31'::date)`, t.id),
+    index('deals_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    // The board: a stage's deals, most recently arrived first; the totals of a pipeline by stage and currency.
+    index('deals_stage_board_idx').on(t.stageId, t.stageEnteredAt, t.id),
+    index('deals_pipeline_totals_idx').on(t.pipelineId, t.stageId, t.currency, t.amount),
+    index('deals_company_idx').on(t.companyId),
+    index('deals_conversation_idx').on(t.conversationId),
+    check('deals_amount_pair_check', sql`(${t.amount} is null) = (${t.currency} is null)`),
+    check('deals_amount_check', sql`${t.amount} >= 0`),
+    check('deals_currency_check', sql`${t.currency} ~ '^[A-Z]{3}$'`),
+    customFieldsCheck('deals_custom_fields_check', t.customFields),
+  ],
+);
+
+/** The contacts of a deal. */
+export const dealContacts = pgTable(
+  'deal_contacts',
+  {
+    dealId: uuid('deal_id')
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.dealId, t.contactId] }), index('deal_contacts_contact_idx').on(t.contactId, t.dealId)],
+);
+
+/**
+ * A deal's stays in its stages: one row per stage entered, closed (left_at) when it moves on; the open
+ * row is the current stage. The stage's name is kept as it was, since the stage may be deleted later.
+ */
+export const dealStageHistory = pgTable(
+  'deal_stage_history',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    dealId: uuid('deal_id')
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
+    pipelineId: uuid('pipeline_id').notNull(),
+    stageId: uuid('stage_id').notNull(),
+    stageName: text('stage_name').notNull(),
+    enteredAt: at('entered_at').notNull(),
+    leftAt: at('left_at'),
+    /** Who moved it: user (by session), api_key, oauth_client (a user through an app) or system. */
+    changedByType: text('changed_by_type').notNull(),
+    /** The user id, API key id or OAuth client_id; null for system. */
+    changedById: text('changed_by_id'),
+    /** The person behind it (a user, or the user an OAuth client acted for). */
+    changedByUserId: uuid('changed_by_user_id'),
+  },
+  (t) => [
+    index('deal_stage_history_deal_idx').on(t.dealId, t.enteredAt, t.id),
+    uniqueIndex('deal_stage_history_open_key').on(t.dealId).where(sql`${t.leftAt} is null`),
+    check('deal_stage_history_changed_by_check', sql`${t.changedByType} in ('user', 'api_key', 'oauth_client', 'system')`),
+  ],
 );
 
 /** Where an organization's events are POSTed (Svix's model: an endpoint, its filter and its signing secret). */

@@ -50,6 +50,10 @@ const RESOURCES: Record<string, string> = {
   invitationID: 'invitation',
   tag: 'tag assignment',
   phone: 'contact',
+  companyID: 'company',
+  pipelineID: 'pipeline',
+  stageID: 'stage',
+  dealID: 'deal',
 };
 
 /** Not-found answers whose resource is not the one the last path parameter names. */
@@ -276,7 +280,72 @@ const NOT_AN_OWNER: ErrorExample = {
   error: new DomainError('forbidden', 'only an owner makes or unmakes owners'),
 };
 
+const DOMAIN_TAKEN: ErrorExample = {
+  summary: 'Domain taken',
+  error: new DomainError('conflict', 'another company already has this domain', {
+    fieldErrors: [{ pointer: '/domain', location: 'body', message: 'already used by another company' }],
+  }),
+};
+const STAGE_NAME_TAKEN: ErrorExample = {
+  summary: 'Name taken',
+  error: new DomainError('conflict', 'another stage of this pipeline has this name', {
+    fieldErrors: [{ pointer: '/name', location: 'body', message: 'another stage of this pipeline has this name' }],
+  }),
+};
+const LAST_OPEN_STAGE = 'this is the pipeline’s last open stage: a pipeline keeps at least one';
+const moveDealsNeeded = (what: string): ErrorExample => ({
+  summary: 'Deals to move',
+  error: new DomainError('invalid', `move_deals_to: the ${what} holds 3 deals: name a stage to move them to`, {
+    fieldErrors: [{ pointer: '/move_deals_to', location: 'query', message: `the ${what} holds 3 deals: name a stage to move them to` }],
+  }),
+});
+
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'POST /v1/companies': { 409: [DOMAIN_TAKEN] },
+  'PATCH /v1/companies/{companyID}': { 409: [DOMAIN_TAKEN] },
+  'DELETE /v1/pipelines/{pipelineID}': {
+    400: [moveDealsNeeded('pipeline')],
+    409: [
+      {
+        summary: 'Default pipeline',
+        error: new DomainError('conflict', 'the default pipeline cannot be deleted: make another pipeline the default first'),
+      },
+    ],
+  },
+  'POST /v1/pipelines/{pipelineID}/stages': {
+    409: [STAGE_NAME_TAKEN, { summary: 'Too many stages', error: new DomainError('conflict', 'a pipeline has at most 100 stages') }],
+  },
+  'PATCH /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    409: [
+      STAGE_NAME_TAKEN,
+      {
+        summary: 'Last open stage',
+        error: new DomainError('conflict', LAST_OPEN_STAGE, {
+          fieldErrors: [{ pointer: '/kind', location: 'body', message: LAST_OPEN_STAGE }],
+        }),
+      },
+    ],
+  },
+  'DELETE /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    400: [moveDealsNeeded('stage')],
+    409: [{ summary: 'Last open stage', error: new DomainError('conflict', LAST_OPEN_STAGE) }],
+  },
+  'POST /v1/deals': {
+    400: [
+      {
+        summary: 'Stage of another pipeline',
+        error: new DomainError('invalid', 'stage_id: not a stage of pipeline_id', {
+          fieldErrors: [{ pointer: '/stage_id', location: 'body', message: 'not a stage of pipeline_id' }],
+        }),
+      },
+      {
+        summary: 'Unknown contact',
+        error: new DomainError('invalid', 'contact_ids.0: not a contact of this organization', {
+          fieldErrors: [{ pointer: '/contact_ids/0', location: 'body', message: 'not a contact of this organization' }],
+        }),
+      },
+    ],
+  },
   'GET /v1/messages/{messageID}/media': {
     404: [
       { summary: 'Message not found', error: new DomainError('not_found', 'message not found') },

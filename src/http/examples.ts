@@ -27,6 +27,9 @@ const GRANT_ID = '0196b1f2-0a00-7000-8000-000000000171';
 export const PHONE = '4915112345678';
 const INVITATION_ID = '0196b1f2-0a00-7000-8000-000000000171';
 const MEMBER_ID = '0196b1f2-0a00-7000-8000-0000000000b2';
+const COMPANY_ID = '0196b1f2-0a00-7000-8000-000000000181';
+const PIPELINE_ID = '0196b1f2-0a00-7000-8000-000000000201';
+const DEAL_ID = '0196b1f2-0a00-7000-8000-000000000221';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
 const CHANGED = '2025-06-02T09:14:00.000Z';
@@ -163,8 +166,86 @@ const CLIENT_SECRET = 'pcs_Vb7nM2kL9pQ4wE8rT1yU6iO3aS5dF0gH2jK4lZ7xC9v';
 
 const qr = { qr: '2@Xk9c0bq1oJ…,hZ3mQ…,AQ4r…', qr_image: 'data:image/png;base64,iVBORw0KGgo…', expires_at: '2025-06-02T09:15:20.000Z' };
 
+const companyAddress = { line1: 'Friedrichstraße 123', line2: null, city: 'Berlin', region: null, postal_code: '10117', country: 'DE' };
+
+/** The default pipeline's stages (domain/pipelines/defaults.ts), as an organization starts with them. */
+const stages = [
+  ['New', 10, 'open'],
+  ['Qualified', 25, 'open'],
+  ['Proposal', 50, 'open'],
+  ['Negotiation', 75, 'open'],
+  ['Won', 100, 'won'],
+  ['Lost', 0, 'lost'],
+].map(([name, probability, kind], position) => ({
+  id: `0196b1f2-0a00-7000-8000-00000000021${position + 1}`,
+  name: name as string,
+  probability: probability as number,
+  kind: kind as string,
+  position,
+}));
+
+// The deal came from the conversation above, with its contact, for the company above; it is in Proposal.
+const deal = {
+  id: DEAL_ID,
+  name: 'Acme: 40 seats',
+  amount: 1250000,
+  currency: 'EUR',
+  pipeline_id: PIPELINE_ID,
+  stage_id: stages[2]!.id,
+  status: 'open',
+  probability: 50,
+  expected_close_date: '2025-07-31',
+  owner_user_id: USER_ID,
+  company_id: COMPANY_ID,
+  contact_ids: [CONTACT_ID],
+  conversation_id: CONVERSATION_ID,
+  custom_fields: { source: 'chat' },
+  stage_entered_at: CHANGED,
+  created_at: CREATED,
+  updated_at: CHANGED,
+};
+
 /** One record per response shape, keyed by its component schema id. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
+  CompanyAddress: companyAddress,
+  Company: {
+    id: COMPANY_ID,
+    name: 'Acme GmbH',
+    domain: 'acme.com',
+    phone: '+49301234567',
+    address: companyAddress,
+    owner_user_id: USER_ID,
+    custom_fields: { industry: 'logistics' },
+    created_at: CREATED,
+    updated_at: CHANGED,
+  },
+  PipelineStage: stages[2],
+  Pipeline: { id: PIPELINE_ID, name: 'Sales', is_default: true, stages, created_at: CREATED, updated_at: CREATED },
+  BoardTotal: { currency: 'EUR', deal_count: 1, amount: 1250000, weighted_amount: 625000 },
+  // A board of the default pipeline with one deal (in Proposal), one page per stage.
+  PipelineBoard: {
+    pipeline: { id: PIPELINE_ID, name: 'Sales', is_default: true },
+    stages: stages.map((stage) => {
+      const holds = stage.id === deal.stage_id;
+      return {
+        ...stage,
+        deal_count: holds ? 1 : 0,
+        totals: holds ? [{ currency: 'EUR', deal_count: 1, amount: 1250000, weighted_amount: 625000 }] : [],
+        deals: holds ? [deal] : [],
+        next_cursor: null,
+      };
+    }),
+  },
+  Deal: deal,
+  DealStageChange: {
+    id: '0196b1f2-0a00-7000-8000-000000000231',
+    pipeline_id: PIPELINE_ID,
+    stage_id: stages[2]!.id,
+    stage_name: 'Proposal',
+    entered_at: CHANGED,
+    left_at: null,
+    changed_by: { type: 'oauth_client', id: 'pcl_8mZk2xQv7LrT', user_id: USER_ID },
+  },
   Channel: channel,
   ChannelQr: qr,
   // An unofficial channel on the embedded engine: what a linked device cannot send as such goes as text.

@@ -53,6 +53,11 @@ type Ids = {
   invitation: string;
   /** An access token of A's owner (from the approved device). */
   accessToken: string;
+  /** A's CRM records: a company, a pipeline of its own, a stage of it, and a deal in that stage (with the contact and company). */
+  company: string;
+  pipeline: string;
+  stage: string;
+  deal: string;
 };
 type IdName = keyof Ids;
 
@@ -212,6 +217,73 @@ const ROWS: Record<string, Row> = {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',
   },
+  'POST /v1/companies': {
+    kind: 'no tenant data',
+    why: 'creates a company of the caller’s organization (a domain is unique per organization: A’s never makes B’s a 409, crm-companies.test.ts)',
+  },
+  'GET /v1/companies': { kind: 'list', query: { name_prefix: 'Isolated' } },
+  'GET /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'PATCH /v1/companies/{companyID}': {
+    kind: 'id',
+    path: { companyID: 'company' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/companies/{company}'],
+  },
+  'DELETE /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'POST /v1/pipelines': { kind: 'no tenant data', why: 'creates a pipeline of the caller’s organization' },
+  'GET /v1/pipelines': { kind: 'list' },
+  'GET /v1/pipelines/{pipelineID}': { kind: 'id', path: { pipelineID: 'pipeline' }, probe: ['GET /v1/pipelines/{pipeline}'] },
+  'PATCH /v1/pipelines/{pipelineID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    body: { name: 'taken over', is_default: true },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'DELETE /v1/pipelines/{pipelineID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    probe: ['GET /v1/pipelines/{pipeline}', 'GET /v1/deals/{deal}'],
+  },
+  'POST /v1/pipelines/{pipelineID}/stages': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    body: { name: 'planted', probability: 5 },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'PATCH /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    body: { name: 'taken over', position: 0 },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'DELETE /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    probe: ['GET /v1/pipelines/{pipeline}', 'GET /v1/deals/{deal}'],
+  },
+  'GET /v1/pipelines/{pipelineID}/board': { kind: 'id', path: { pipelineID: 'pipeline' }, probe: ['GET /v1/pipelines/{pipeline}/board'] },
+  'GET /v1/pipelines/{pipelineID}/stages/{stageID}/deals': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    probe: ['GET /v1/pipelines/{pipeline}/board'],
+  },
+  // B's deal naming A's stage (the first reference a deal's write checks) is refused as for an unknown one;
+  // A's contact, company, owner and conversation likewise (crm-deals.test.ts).
+  'POST /v1/deals': {
+    kind: 'id',
+    body: { name: 'planted', stage_id: '{{stage}}', company_id: '{{company}}', contact_ids: ['{{contact}}'] },
+    probe: ['GET /v1/pipelines/{pipeline}/board'],
+  },
+  'GET /v1/deals': { kind: 'list', query: { pipeline_id: '{{pipeline}}' } },
+  'GET /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
+  'PATCH /v1/deals/{dealID}': {
+    kind: 'id',
+    path: { dealID: 'deal' },
+    body: { name: 'taken over', amount: 1, currency: 'EUR' },
+    probe: ['GET /v1/deals/{deal}', 'GET /v1/deals/{deal}/stage-history'],
+  },
+  'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
+  'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
   'POST /v1/messages': {
     kind: 'id',
     body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
@@ -547,6 +619,36 @@ before(async () => {
     body: { email: 'isolated-pending@example.com', role: 'member' },
   });
   assert.equal(pending.status, 201, pending.text);
+  const company = await request(server, 'POST', '/v1/companies', {
+    key,
+    body: { name: 'Isolated Company', domain: 'isolated-company.example' },
+  });
+  assert.equal(company.status, 201, company.text);
+  const pipeline = await request(server, 'POST', '/v1/pipelines', {
+    key,
+    body: {
+      name: 'Isolated Pipeline',
+      stages: [
+        { name: 'Isolated stage', probability: 30 },
+        { name: 'Isolated won', probability: 100, kind: 'won' },
+      ],
+    },
+  });
+  assert.equal(pipeline.status, 201, pipeline.text);
+  const deal = await request(server, 'POST', '/v1/deals', {
+    key,
+    body: {
+      name: 'Isolated Deal',
+      amount: 4200,
+      currency: 'EUR',
+      pipeline_id: pipeline.body.data.id,
+      company_id: company.body.data.id,
+      contact_ids: [contactId],
+      owner_user_id: session.body.data.user.id,
+      conversation_id: message.body.data.conversation_id,
+    },
+  });
+  assert.equal(deal.status, 201, deal.text);
   const tokens = await deviceFlowTokens(server, {
     clientId: oauthClient.clientId,
     cookie: cookieA,
@@ -575,6 +677,10 @@ before(async () => {
     member: joined.body.data.user_id,
     invitation: pending.body.data.id,
     accessToken: tokens.access_token,
+    company: company.body.data.id,
+    pipeline: pipeline.body.data.id,
+    stage: pipeline.body.data.stages[0].id,
+    deal: deal.body.data.id,
   };
   const unknownValue = (k: string) =>
     k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();
@@ -590,6 +696,11 @@ before(async () => {
       '4915112349876',
       'isolated-member@example.com',
       'isolated-pending@example.com',
+      'Isolated Company',
+      'isolated-company.example',
+      'Isolated Pipeline',
+      'Isolated stage',
+      'Isolated Deal',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

@@ -105,6 +105,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(doomedNote, 'doomed note');
     deletable['deletable:note']!.push(doomedNote.body.data.id);
   }
+  // The CRM: companies, a pipeline of its own beside the default one, deals in both; and what the fuzzer may delete.
+  const crm = await crmFixtures(server, { contacts, conversation: message.body.data.conversation_id });
   // A key and sessions the fuzzer may revoke: never its own.
   await createKeyWith(server, ['messages:read']);
   const keys = await request(server, 'GET', '/v1/api-keys', { key });
@@ -201,6 +203,69 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       invitation: invitations,
       'deletable:user': members,
       'deletable:invitation': invitations,
+      ...crm,
+      // owner_user_id: the owner, or a member.
+      owner_user: [own.body.data.user.id, ...members],
     },
+  };
+}
+
+/** Companies, pipelines, stages and deals for the CRM routes' ids (contact_ids, move_deals_to), and doomed ones to delete. */
+async function crmFixtures(
+  server: TestServer,
+  refs: { contacts: string[]; conversation: string | undefined },
+): Promise<Record<string, string[]>> {
+  const key = server.apiKey;
+  const made = async (path: string, body: unknown) => {
+    const res = await request(server, 'POST', path, { key, body });
+    assert.equal(res.status, 201, `${path}: ${res.text}`);
+    return res.body.data as Record<string, any>;
+  };
+  const company = await made('/v1/companies', { name: 'Fuzz company', domain: 'fuzz-company.example' });
+  const pipelines = (await request(server, 'GET', '/v1/pipelines', { key })).body.data as Array<Record<string, any>>;
+  const own = await made('/v1/pipelines', {
+    name: 'Fuzz pipeline',
+    stages: [
+      { name: 'One', probability: 10 },
+      { name: 'Two', probability: 50 },
+      { name: 'Won', probability: 100, kind: 'won' },
+      { name: 'Lost', probability: 0, kind: 'lost' },
+    ],
+  });
+  const all = [...pipelines, own];
+  const stages = all.flatMap((p) => (p.stages as Array<{ id: string }>).map((s) => s.id));
+  const deals: string[] = [];
+  for (const [i, pipeline] of all.entries()) {
+    const deal = await made('/v1/deals', {
+      name: `Fuzz deal ${i}`,
+      amount: 1000 * (i + 1),
+      currency: 'EUR',
+      pipeline_id: pipeline.id,
+      company_id: company.id,
+      contact_ids: refs.contacts.slice(0, 1),
+      conversation_id: refs.conversation,
+    });
+    deals.push(deal.id);
+  }
+  const doomed: Record<'company' | 'deal' | 'pipeline' | 'stage', string[]> = { company: [], deal: [], pipeline: [], stage: [] };
+  for (let i = 0; i < 3; i++) {
+    doomed.company.push((await made('/v1/companies', { name: `Fuzz doomed company ${i}` })).id);
+    doomed.deal.push((await made('/v1/deals', { name: `Fuzz doomed deal ${i}`, pipeline_id: own.id })).id);
+    doomed.pipeline.push(
+      (await made('/v1/pipelines', { name: `Fuzz doomed pipeline ${i}`, stages: [{ name: 'Only', probability: 10 }] })).id,
+    );
+    doomed.stage.push((await made(`/v1/pipelines/${own.id}/stages`, { name: `Doomed ${i}`, probability: 20 })).id);
+  }
+  return {
+    company: [company.id],
+    pipeline: all.map((p) => p.id),
+    stage: stages,
+    move_deals_to: stages,
+    deal: deals,
+    contact_ids: refs.contacts,
+    'deletable:company': doomed.company,
+    'deletable:deal': doomed.deal,
+    'deletable:pipeline': doomed.pipeline,
+    'deletable:stage': doomed.stage,
   };
 }

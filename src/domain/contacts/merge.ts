@@ -6,7 +6,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { contactIdentities, contactNotes, contacts, conversations, messages } from '../../db/schema.ts';
-import { customFieldsProblem } from './fields.ts';
+import { customFieldsProblem } from '../crm/custom-fields.ts';
 import { recordContactEvents, type ContactRow } from './record.ts';
 
 /**

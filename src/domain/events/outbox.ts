@@ -3,6 +3,7 @@
  * transaction; the webhook dispatcher delivers from this table, so a crash loses no event.
  */
 import { sql } from 'drizzle-orm';
+import { batchRows } from '../../db/batch-rows.ts';
 import type { Executor } from '../../db/client.ts';
 import { events } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
@@ -94,6 +95,14 @@ export type EventBodies = {
   'crm.record.created': CrmRecordBody;
   'crm.record.updated': CrmRecordBody;
   'crm.record.deleted': CrmRecordBody;
+  /** A deal moved to another stage (pipeline_id: the deal's pipeline after the move). */
+  'crm.deal.stage_changed': {
+    deal_id: string;
+    pipeline_id: string;
+    from_stage_id: string;
+    to_stage_id: string;
+    organization_id: string;
+  };
   'crm.comment.created': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
   'crm.comment.deleted': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
   'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
@@ -128,6 +137,7 @@ export const EVENT_TYPES = [
   'crm.record.created',
   'crm.record.updated',
   'crm.record.deleted',
+  'crm.deal.stage_changed',
   'crm.comment.created',
   'crm.comment.deleted',
   'crm.list.entry_added',
@@ -167,4 +177,25 @@ export async function recordEvent<T extends EventType>(
     )
     select pg_notify(${EVENTS_CHANNEL}, '') from inserted`);
   return id;
+}
+
+/** An event to record, with its type. */
+export type NewEvent = { [T in EventType]: { type: T; body: EventBodies[T] } }[EventType];
+
+/**
+ * Records many events of one organization in one statement, in the order given (a change to many
+ * records at once: a stage's deals moved); pass the transaction of the change.
+ */
+export async function recordEvents(db: Executor, organizationId: string, list: NewEvent[], at?: Date): Promise<void> {
+  if (list.length === 0) return;
+  const rows = list.map((e, n) => ({ n, id: uuidv7(), type: e.type, payload: e.body }));
+  await db.execute(sql`
+    with inserted as (
+      insert into ${events} (id, organization_id, type, payload, created_at)
+      select e.id, ${organizationId}, e.type, e.payload, coalesce(${at ?? null}::timestamptz, now())
+        from ${batchRows(JSON.stringify(rows), 'e', 'n int, id uuid, type text, payload jsonb')}
+       order by e.n
+      returning 1
+    )
+    select pg_notify(${EVENTS_CHANNEL}, '') from (select 1 from inserted limit 1) one`);
 }

@@ -16,6 +16,7 @@ export type EventTypeInfo<T extends EventType = EventType> = {
 };
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
+/** A record event's body (object_kind: contact, company or deal). */
 const CRM_RECORD = {
   object_kind: 'company',
   record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
@@ -154,6 +155,17 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'crm.record.created': { description: 'A CRM record was created.', example: CRM_RECORD },
   'crm.record.updated': { description: 'A CRM record was updated.', example: CRM_RECORD },
   'crm.record.deleted': { description: 'A CRM record was deleted.', example: CRM_RECORD },
+  'crm.deal.stage_changed': {
+    description:
+      "A deal moved to another stage: by a change of its stage_id (or pipeline_id), or because its stage or pipeline was deleted with move_deals_to. pipeline_id is the deal's pipeline after the move; crm.record.updated comes with it. GET /v1/deals/{dealID}/stage-history has every move.",
+    example: {
+      deal_id: '0190a5b3-2222-7e4f-8a1b-2c3d4e5f6a7b',
+      pipeline_id: '0190a5b3-3333-7e4f-8a1b-2c3d4e5f6a7b',
+      from_stage_id: '0190a5b3-4444-7e4f-8a1b-2c3d4e5f6a7b',
+      to_stage_id: '0190a5b3-5555-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+    },
+  },
   'crm.comment.created': {
     description: 'A comment was added to a CRM record.',
     example: {

@@ -20,6 +20,13 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'templates', description: 'Message templates, submitted to the provider for approval and synced from it.' },
   { name: 'onboarding', description: 'Embedded sign-up with the provider: exchanging its code and registering a number.' },
   { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },
+  { name: 'companies', description: 'The CRM: companies (domain, phone, address, owner, custom fields).' },
+  { name: 'pipelines', description: 'The CRM: pipelines with their ordered stages, and the board of a pipeline’s deals.' },
+  {
+    name: 'deals',
+    description:
+      'The CRM: deals in a pipeline’s stages, with amounts, contacts, company, the conversation they came from, and their stage history.',
+  },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },

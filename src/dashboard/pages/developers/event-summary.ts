@@ -60,6 +60,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     case 'crm.record.updated':
     case 'crm.record.deleted':
       return joined(text(d.object_kind) ?? 'Record', text(d.display_name), type.slice('crm.record.'.length));
+    case 'crm.deal.stage_changed':
+      return 'Deal moved to another stage';
     case 'crm.comment.created':
       return joined('Comment added to a', text(d.object_kind) ?? 'record');
     case 'crm.comment.deleted':
