@@ -22,6 +22,8 @@ export type EventStreamOptions = {
   lastEventId?: string;
   /** Ends the stream (the loop finishes without an error). */
   signal?: AbortSignal;
+  /** Called each time the stream is open (the first time, and after each reconnection): from then on no event is missed. */
+  onOpen?: () => void;
 };
 
 /** Opens the stream once: its body, or a thrown ParleyError (ConnectionError when no answer came). */
@@ -63,6 +65,7 @@ export class EventStream implements AsyncIterable<ParleyEvent> {
       try {
         body = await this.#open(types, this.lastEventId, signal);
         this.connections++;
+        this.#options.onOpen?.();
       } catch (err) {
         if (signal?.aborted) return;
         if (!isTransient(err)) throw err;

@@ -28,15 +28,19 @@ async function contactEvents(): Promise<ParleyEvent[]> {
   return events;
 }
 
-test('the stream reconnects after the connection is cut, from the last event id: nothing missed, nothing twice', async () => {
+test('the stream reconnects after the connection is cut, from the last event id: nothing missed, nothing twice', async (t) => {
   const contact = (await parley.contacts.upsert({ body: { phone_number: '+15550400001', name: 'Stream 0' } })).data;
   const rename = (n: number) => parley.contacts.update({ contactID: contact.id, body: { name: `Stream ${n}` } });
   const earlier = (await contactEvents()).length;
 
   const controller = new AbortController();
+  // A failed check must not leave the stream reading (the file would never end).
+  t.after(() => controller.abort());
+  let opened = 0;
   const stream = new Parley({ baseUrl: proxy.url, apiKey: server.apiKey }).events.stream({
     types: ['contact.updated'],
     signal: controller.signal,
+    onOpen: () => opened++,
   });
   const received: ParleyEvent[] = [];
   const reading = (async () => {
@@ -70,6 +74,7 @@ test('the stream reconnects after the connection is cut, from the last event id:
   assert.equal(reconnection.headers['last-event-id'], idAfterFirst, 'resumed after the last event received');
   assert.ok(proxy.seen.filter((r) => r.path.startsWith('/v1/events/stream')).length > streamsBefore);
   assert.equal(stream.connections, 2);
+  assert.equal(opened, 2, 'onOpen on the first opening and on the reconnection');
 
   const expected = (await contactEvents()).slice(earlier);
   assert.deepEqual(
