@@ -22,6 +22,13 @@ export type EventStreamOptions = {
   lastEventId?: string;
   /** Ends the stream (the loop finishes without an error). */
   signal?: AbortSignal;
+  /** Called each time the stream is open (the first time, and after each reconnection): from then on no event is missed. */
+  onOpen?: () => void;
+  /**
+   * Reconnect when nothing at all (not even a keep-alive) came for this long (default 90 s: six of the
+   * service's 15-second keep-alives), so a connection that died without closing is noticed.
+   */
+  idleTimeoutMs?: number;
 };
 
 /** Opens the stream once: its body, or a thrown ParleyError (ConnectionError when no answer came). */
@@ -32,6 +39,7 @@ export type StreamOpener = (
 ) => Promise<ReadableStream<Uint8Array>>;
 
 const FIRST_RECONNECT_MS = 1_000;
+const IDLE_TIMEOUT_MS = 90_000;
 const MAX_RECONNECT_MS = 30_000;
 
 /** Whether a failure to open (or read) the stream is worth another try: no answer, a 5xx or a 429. */
@@ -63,6 +71,7 @@ export class EventStream implements AsyncIterable<ParleyEvent> {
       try {
         body = await this.#open(types, this.lastEventId, signal);
         this.connections++;
+        this.#options.onOpen?.();
       } catch (err) {
         if (signal?.aborted) return;
         if (!isTransient(err)) throw err;
@@ -76,8 +85,13 @@ export class EventStream implements AsyncIterable<ParleyEvent> {
       });
       const reader = body.getReader();
       const decoder = new TextDecoder();
+      const idleMs = this.#options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+      let idle: ReturnType<typeof setTimeout> | undefined;
       try {
         for (;;) {
+          clearTimeout(idle);
+          // A silent connection is given up (the pending read then ends) and opened again.
+          idle = setTimeout(() => reader.cancel().catch(() => undefined), idleMs);
           const { done, value } = await reader.read();
           if (done) break;
           parser.feed(decoder.decode(value, { stream: true }));
@@ -95,6 +109,7 @@ export class EventStream implements AsyncIterable<ParleyEvent> {
         if (signal?.aborted) return;
         if (err instanceof SyntaxError) throw err;
       } finally {
+        clearTimeout(idle);
         reader.cancel().catch(() => undefined);
       }
       if (!(await this.#wait(reconnectMs * 2 ** Math.min(failures++, 5), signal))) return;

@@ -92,6 +92,8 @@ test('pagination: awaited, the first page; iterated, every item of every page', 
   assert.deepEqual([...seen].sort(), [...ids].sort());
   const requests = proxy.seen.slice(before);
   assert.equal(requests.length, 3, 'three pages of 2, 2 and 1');
+  assert.match(String(requests[0]!.headers['user-agent']), /^parley-sdk-ts\/\d+\.\d+\.\d+$/);
+  assert.equal(requests[0]!.headers['x-api-key'], server.apiKey);
   assert.equal(new URL(requests[0]!.path, proxy.url).searchParams.get('cursor'), null);
   assert.equal(new URL(requests[1]!.path, proxy.url).searchParams.get('cursor'), first.meta.next_cursor);
 
@@ -129,6 +131,15 @@ test('errors: 404, 400 naming the field, 401, each a class of its own with the p
   const refused = await stranger.channels.list().catch((e: unknown) => e);
   assert.ok(refused instanceof AuthenticationError, String(refused));
   assert.equal(refused.status, 401);
+});
+
+test('organizationId is sent as X-Organization-Id: an API key naming another organization is a 400 naming it', async () => {
+  const elsewhere = new Parley({ baseUrl: server.baseUrl, apiKey: server.apiKey, organizationId: '0196b1f2-0a00-7000-8000-0000000000a9' });
+  const refused = await elsewhere.channels.list().catch((e: unknown) => e);
+  assert.ok(refused instanceof BadRequestError, String(refused));
+  assert.match(JSON.stringify(refused.problem), /X-Organization-Id/i);
+  const same = new Parley({ baseUrl: server.baseUrl, apiKey: server.apiKey, organizationId: server.organizationId });
+  assert.ok(Array.isArray((await same.channels.list()).data));
 });
 
 test('a 429 is retried after the Retry-After the proxy sent, then answered; with no retries left it is a RateLimitError', async () => {

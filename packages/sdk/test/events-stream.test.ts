@@ -28,15 +28,19 @@ async function contactEvents(): Promise<ParleyEvent[]> {
   return events;
 }
 
-test('the stream reconnects after the connection is cut, from the last event id: nothing missed, nothing twice', async () => {
+test('the stream reconnects after the connection is cut, from the last event id: nothing missed, nothing twice', async (t) => {
   const contact = (await parley.contacts.upsert({ body: { phone_number: '+15550400001', name: 'Stream 0' } })).data;
   const rename = (n: number) => parley.contacts.update({ contactID: contact.id, body: { name: `Stream ${n}` } });
   const earlier = (await contactEvents()).length;
 
   const controller = new AbortController();
+  // A failed check must not leave the stream reading (the file would never end).
+  t.after(() => controller.abort());
+  let opened = 0;
   const stream = new Parley({ baseUrl: proxy.url, apiKey: server.apiKey }).events.stream({
     types: ['contact.updated'],
     signal: controller.signal,
+    onOpen: () => opened++,
   });
   const received: ParleyEvent[] = [];
   const reading = (async () => {
@@ -70,6 +74,7 @@ test('the stream reconnects after the connection is cut, from the last event id:
   assert.equal(reconnection.headers['last-event-id'], idAfterFirst, 'resumed after the last event received');
   assert.ok(proxy.seen.filter((r) => r.path.startsWith('/v1/events/stream')).length > streamsBefore);
   assert.equal(stream.connections, 2);
+  assert.equal(opened, 2, 'onOpen on the first opening and on the reconnection');
 
   const expected = (await contactEvents()).slice(earlier);
   assert.deepEqual(
@@ -84,6 +89,39 @@ test('the stream reconnects after the connection is cut, from the last event id:
 
   controller.abort();
   await reading; // ends without an error
+  proxy.act(() => 'forward');
+});
+
+test('a connection that goes silent without closing is given up after the idle timeout and opened again from the last event', async (t) => {
+  const contact = (await parley.contacts.upsert({ body: { phone_number: '+15550400003', name: 'Silent 0' } })).data;
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  let stalls = 0;
+  proxy.act((request) => (request.path.startsWith('/v1/events/stream') && stalls++ === 0 ? 'stall-after-event' : 'forward'));
+  const stream = new Parley({ baseUrl: proxy.url, apiKey: server.apiKey }).events.stream({
+    types: ['contact.updated'],
+    signal: controller.signal,
+    idleTimeoutMs: 1000,
+  });
+  const received: ParleyEvent[] = [];
+  void (async () => {
+    for await (const event of stream) received.push(event);
+  })();
+  await eventually('the stream open', () => stream.connections === 1);
+  await parley.contacts.update({ contactID: contact.id, body: { name: 'Silent 1' } });
+  await eventually('the first event', () => received.length === 1);
+  const afterFirst = stream.lastEventId;
+  // The proxy now passes nothing on: this event waits for the reconnection.
+  await parley.contacts.update({ contactID: contact.id, body: { name: 'Silent 2' } });
+  await eventually('the event after the reconnection', () => received.length === 2, 30_000);
+  assert.equal(stream.connections, 2);
+  assert.deepEqual(
+    received.map((e) => e.data.name),
+    ['Silent 1', 'Silent 2'],
+  );
+  const reopened = proxy.seen.filter((r) => r.path.startsWith('/v1/events/stream')).at(-1)!;
+  assert.equal(reopened.headers['last-event-id'], afterFirst, 'reopened after the last event received');
+  controller.abort();
   proxy.act(() => 'forward');
 });
 

@@ -17,8 +17,17 @@ export type Seen = {
   closedAt?: number;
 };
 
-/** What to do with a request: forward it; answer it here; forward it and cut the connection instead of answering; cut it at once. */
-export type Action = 'forward' | 'lose-answer' | 'reset' | { status: number; headers?: Record<string, string>; body?: string };
+/**
+ * What to do with a request: forward it; answer it here; forward it and cut the connection instead of
+ * answering; cut it at once; forward the answer until its first server-sent event, then send nothing
+ * more while keeping the connection open (a connection that died without closing).
+ */
+export type Action =
+  | 'forward'
+  | 'lose-answer'
+  | 'reset'
+  | 'stall-after-event'
+  | { status: number; headers?: Record<string, string>; body?: string };
 
 export type Proxy = {
   url: string;
@@ -63,7 +72,16 @@ export async function startProxy(target: string): Promise<Proxy> {
           return;
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        if (action !== 'stall-after-event') {
+          answer.pipe(res);
+          return;
+        }
+        let stalled = false;
+        answer.on('data', (chunk: Buffer) => {
+          if (stalled) return;
+          res.write(chunk);
+          stalled = /(^|\n)id:/.test(chunk.toString('utf8'));
+        });
       },
     );
     forwarded.on('error', () => req.socket.destroy());
