@@ -54,10 +54,7 @@ describe('embedded engine: history sync', () => {
     const channel = await pairedChannel(ctx, '4915100000501');
     const decide = channel.socket.input.shouldSyncHistoryMessage;
     const processed = PROCESSABLE_HISTORY_TYPES.filter((syncType) => decide({ syncType }));
-    assert.deepEqual(
-      processed.sort(),
-      PROCESSABLE_HISTORY_TYPES.filter((t) => t !== Sync.FULL).sort(),
-    );
+    assert.deepEqual(processed.sort(), PROCESSABLE_HISTORY_TYPES.filter((t) => t !== Sync.FULL).sort());
     // The library's own check (Socket/socket.js): it warns when every type is refused.
     assert.notEqual(processed.length, 0);
   });
@@ -66,7 +63,8 @@ describe('embedded engine: history sync', () => {
     const { server } = ctx;
     const channel = await pairedChannel(ctx, '4915100000502');
     const db = server.container.database.db;
-    const fence = (tx: Parameters<typeof assertHeld>[0]) => assertHeld(tx, { channelId: channel.id, owner: server.container.processId, now: new Date() });
+    const fence = (tx: Parameters<typeof assertHeld>[0]) =>
+      assertHeld(tx, { channelId: channel.id, owner: server.container.processId, now: new Date() });
     const open = async () => {
       const auth = await usePostgresAuthState({ db, sealer: server.container.sealer, fence }, channel.id);
       const keys = addTransactionCapability(auth.state.keys, silent, DEFAULT_CONNECTION_CONFIG.transactionOpts);
@@ -88,7 +86,8 @@ describe('embedded engine: history sync', () => {
     // The customer is a contact already (wrote before, by phone).
     channel.socket.receiveText(CUSTOMER, 'hi', '3A00000000000000000E0');
     const contactId = await eventually('the contact', async () => {
-      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body.data;
+      const list = (await request(server, 'GET', `/v1/messages?channel_id=${channel.id}&direction=inbound`, { key: server.apiKey })).body
+        .data;
       return list[0]?.contact_id as string | undefined;
     });
     channel.socket.emit('messaging-history.set', chunkOf(Sync.INITIAL_BOOTSTRAP, 'from last week', '3A00000000000000000E1'));
@@ -110,7 +109,10 @@ describe('embedded engine: history sync', () => {
       'no old message imported by default',
     );
 
-    const patched = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: server.apiKey, body: { settings: { import_history: true } } });
+    const patched = await request(server, 'PATCH', `/v1/channels/${channel.id}`, {
+      key: server.apiKey,
+      body: { settings: { import_history: true } },
+    });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.body.data.settings.import_history, true);
     channel.socket.emit('messaging-history.set', chunkOf(Sync.RECENT, 'from the day before', '3A00000000000000000E2'));
@@ -119,7 +121,10 @@ describe('embedded engine: history sync', () => {
     );
     assert.equal(imported.content.body, 'from the day before');
 
-    const bad = await request(server, 'PATCH', `/v1/channels/${channel.id}`, { key: server.apiKey, body: { settings: { import_history: 'yes' } } });
+    const bad = await request(server, 'PATCH', `/v1/channels/${channel.id}`, {
+      key: server.apiKey,
+      body: { settings: { import_history: 'yes' } },
+    });
     assert.equal(bad.status, 400, bad.text);
     assert.ok(
       bad.body.errors.some((e: { pointer: string }) => e.pointer === '/settings/import_history'),

@@ -6,7 +6,7 @@
  * What is retried: a 429 always (the service's limiter answers it before any route runs, so nothing
  * was done); a 503 or a failed connection (the request may have been carried out) only when a
  * repetition is harmless: GET, HEAD, PUT, DELETE, OPTIONS, and a POST or PATCH carrying an
- * Idempotency-Key that the service honours (the operation declares it, as POST /v1/messages does) or
+ * Idempotency-Key that the service honours (the operation declares it: every authenticated POST and PATCH) or
  * that the caller passed explicitly.
  */
 import { ConnectionError, retryAfterMs } from './errors.ts';

@@ -171,7 +171,7 @@ test('a 429 is retried after the Retry-After the proxy sent, then answered; with
   proxy.act(() => 'forward');
 });
 
-test('a 503 is retried for a read, not for a POST the service would not recognise as a repetition', async () => {
+test('a 503 is retried for a read and for a POST whose key the service honours, not for one open without a credential', async () => {
   let served = 0;
   proxy.act((request) =>
     request.method === 'GET' && served++ === 0
@@ -189,7 +189,14 @@ test('a 503 is retried for a read, not for a POST the service would not recognis
     .channels.create({ body: { platform: 'chatapp_official', name: 'never' } })
     .catch((e: unknown) => e);
   assert.ok(refused instanceof InternalServerError && refused.status === 503, String(refused));
-  assert.equal(proxy.seen.length - before, 3, 'the POST went once');
+  assert.equal(proxy.seen.length - before, 2 + 3, 'the POST went three times (two retries), under one key');
+  assert.equal(new Set(proxy.seen.slice(before + 2).map((r) => r.headers['idempotency-key'])).size, 1);
+
+  const open = await viaProxy()
+    .oauth.startDeviceAuthorization({ body: { client_id: 'parley-cli' } })
+    .catch((e: unknown) => e);
+  assert.ok(open instanceof InternalServerError && open.status === 503, String(open));
+  assert.equal(proxy.seen.length - before, 2 + 3 + 1, 'the open POST went once');
   proxy.act(() => 'forward');
 });
 
@@ -229,11 +236,25 @@ test('every POST carries an Idempotency-Key; a send whose answer was lost is ret
   assert.equal(again.data.id, chosen.data.id);
 });
 
-test('a POST the service would not recognise as a repetition is not retried after a lost answer', async () => {
-  const before = proxy.seen.length;
+test('a lost answer to a POST whose key the service honours is retried and answered the same; one it does not honour is not retried', async () => {
+  // Every authenticated POST honours Idempotency-Key (docs/api.md#idempotency): the channel is made once.
+  let before = proxy.seen.length;
+  proxy.act((request, i) => (request.method === 'POST' && i === before ? 'lose-answer' : 'forward'));
+  const created = await viaProxy().channels.create({ body: { platform: 'chatapp_official', name: 'SDK lost once' } });
+  proxy.act(() => 'forward');
+  const posts = proxy.seen.slice(before).filter((r) => r.method === 'POST');
+  assert.equal(posts.length, 2, 'the lost answer was retried');
+  assert.equal(posts[1]!.headers['idempotency-key'], posts[0]!.headers['idempotency-key']);
+  assert.equal(posts[1]!.answerHeaders?.['idempotent-replayed'], 'true');
+  const named = [];
+  for await (const channel of parley.channels.list({ limit: 200 })) if (channel.name === 'SDK lost once') named.push(channel.id);
+  assert.deepEqual(named, [created.data.id], 'one channel, the one answered');
+
+  // The device flow's start is open without a credential, where the service keeps no keys: not repeated.
+  before = proxy.seen.length;
   proxy.act(() => 'lose-answer');
   const lost = await viaProxy()
-    .channels.create({ body: { platform: 'chatapp_official', name: 'SDK lost once' } })
+    .oauth.startDeviceAuthorization({ body: { client_id: 'parley-cli' } })
     .catch((e: unknown) => e);
   proxy.act(() => 'forward');
   assert.ok(lost instanceof ConnectionError, String(lost));

@@ -1300,6 +1300,254 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/companies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List companies
+     * @description Newest first unless `sort` says otherwise, by cursor. Filters combine.
+     */
+    get: operations['listCompanies'];
+    put?: never;
+    /**
+     * Create a company
+     * @description Records crm.record.created (object_kind `company`). 409 naming domain when another company of the organization has it.
+     */
+    post: operations['createCompany'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{companyID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a company */
+    get: operations['getCompany'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a company
+     * @description Its deals stay, without the company. Records crm.record.deleted.
+     */
+    delete: operations['deleteCompany'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a company
+     * @description The fields to change; null or "" clears one (not the name); the address is replaced as a whole; custom_fields is merged key by key (a null value removes its key). Records crm.record.updated when something changed.
+     */
+    patch: operations['updateCompany'];
+    trace?: never;
+  };
+  '/v1/pipelines': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List pipelines
+     * @description Oldest first, by cursor; each with its stages in order. Every organization starts with a default pipeline.
+     */
+    get: operations['listPipelines'];
+    put?: never;
+    /** Create a pipeline */
+    post: operations['createPipeline'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pipelines/{pipelineID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a pipeline */
+    get: operations['getPipeline'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a pipeline
+     * @description With its stages. A pipeline that holds deals needs move_deals_to, a stage of another pipeline: each deal moves there (crm.deal.stage_changed); without it the answer is 400 naming move_deals_to. The default pipeline is not deleted (409): make another the default first.
+     */
+    delete: operations['deletePipeline'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a pipeline
+     * @description Rename it, make it the default, or rewrite its stage list at once (reorder, rename, add, remove: stage ids are kept). The deals stay in their stages; a stage whose kind changes changes its deals’ status.
+     */
+    patch: operations['updatePipeline'];
+    trace?: never;
+  };
+  '/v1/pipelines/{pipelineID}/stages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a stage
+     * @description The stage, last unless position says otherwise. 409 when the pipeline has 100 stages, or another stage has the name.
+     */
+    post: operations['addPipelineStage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pipelines/{pipelineID}/stages/{stageID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a stage
+     * @description A stage that holds deals needs move_deals_to, another stage of the pipeline: each deal moves there (crm.deal.stage_changed; its stage history says who); without it the answer is 400 naming move_deals_to. The last stage and the last open stage are not deleted (409).
+     */
+    delete: operations['deletePipelineStage'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a stage
+     * @description The fields to change; position moves the stage. 409 when another stage has the name, or the last open stage would stop being open.
+     */
+    patch: operations['updatePipelineStage'];
+    trace?: never;
+  };
+  '/v1/pipelines/{pipelineID}/board': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A pipeline's board
+     * @description The stages in order, each with its deal count, its amounts per currency (and weighted by its probability), and its first deals (most recently arrived in the stage first); a stage’s next_cursor pages it further with GET /v1/pipelines/{pipelineID}/stages/{stageID}/deals.
+     */
+    get: operations['getPipelineBoard'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pipelines/{pipelineID}/stages/{stageID}/deals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A stage's deals
+     * @description In board order (most recently arrived in the stage first), by cursor: a board stage’s next_cursor reads on here.
+     */
+    get: operations['listStageDeals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List deals
+     * @description Newest first unless `sort` says otherwise, by cursor. Filters combine.
+     */
+    get: operations['listDeals'];
+    put?: never;
+    /**
+     * Create a deal
+     * @description Without stage_id the deal enters the first open stage of pipeline_id, or of the default pipeline. Records crm.record.created (object_kind `deal`) and its first stage history row.
+     */
+    post: operations['createDeal'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals/{dealID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a deal */
+    get: operations['getDeal'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a deal
+     * @description With its stage history and contact links. Records crm.record.deleted.
+     */
+    delete: operations['deleteDeal'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a deal
+     * @description The fields to change; null clears one (not the name, pipeline or stage); contact_ids replaces the set; custom_fields is merged key by key. A new stage_id (of the deal’s pipeline, or of pipeline_id when given too), or a pipeline_id alone (its first open stage), moves the deal: its stage history gets a row and crm.deal.stage_changed is recorded beside crm.record.updated.
+     */
+    patch: operations['updateDeal'];
+    trace?: never;
+  };
+  '/v1/deals/{dealID}/stage-history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A deal's stage history
+     * @description Every stage the deal was in, oldest first, by cursor: when it entered and left, and who moved it there (a user, an API key, an OAuth client for its user). The row without left_at is its stage now.
+     */
+    get: operations['listDealStageHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -1932,6 +2180,27 @@ export interface components {
       tag: string;
     };
     /**
+     * @description The stage, last unless position says otherwise. 409 when the pipeline has 100 stages, or another stage has the name.
+     * @example {
+     *       "name": "Pilot",
+     *       "probability": 60,
+     *       "position": 2
+     *     }
+     */
+    AddPipelineStageRequest: {
+      /** @example Demo */
+      name: string;
+      /** @example 40 */
+      probability: number;
+      /**
+       * @default open
+       * @enum {string}
+       */
+      kind: 'open' | 'won' | 'lost';
+      /** @description 0-based place among the stages; past the end: last */
+      position?: number;
+    };
+    /**
      * @example {
      *       "id": "0196b1f2-0a00-7000-8000-000000000111",
      *       "name": "Shop backend",
@@ -1971,6 +2240,8 @@ export interface components {
         | 'channels:write'
         | 'contacts:read'
         | 'contacts:write'
+        | 'crm:read'
+        | 'crm:write'
         | 'templates:read'
         | 'templates:write'
         | 'webhooks:read'
@@ -2082,6 +2353,23 @@ export interface components {
       scopes_supported: string[];
       authorization_response_iss_parameter_supported: boolean;
       service_documentation: string;
+    };
+    /**
+     * @example {
+     *       "currency": "EUR",
+     *       "deal_count": 1,
+     *       "amount": 1250000,
+     *       "weighted_amount": 625000
+     *     }
+     */
+    BoardTotal: {
+      /** @description ISO 4217 */
+      currency: string;
+      deal_count: number;
+      /** @description The sum of the amounts, in minor units */
+      amount: number;
+      /** @description The sum × the stage’s probability / 100, rounded */
+      weighted_amount: number;
     };
     /**
      * @example {
@@ -2348,6 +2636,7 @@ export interface components {
       operations: (
         | 'messages.send'
         | 'messages.read'
+        | 'groups.send'
         | 'channel.connect'
         | 'channel.qr'
         | 'channel.pairing_code'
@@ -2406,6 +2695,64 @@ export interface components {
         location?: 'body' | 'query' | 'params' | 'headers';
         message: string;
       }[];
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000181",
+     *       "name": "Acme GmbH",
+     *       "domain": "acme.com",
+     *       "phone": "+49301234567",
+     *       "address": {
+     *         "line1": "Friedrichstraße 123",
+     *         "line2": null,
+     *         "city": "Berlin",
+     *         "region": null,
+     *         "postal_code": "10117",
+     *         "country": "DE"
+     *       },
+     *       "owner_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *       "custom_fields": {
+     *         "industry": "logistics"
+     *       },
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:14:00.000Z"
+     *     }
+     */
+    Company: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Lower-case host, without `www.`; unique in the organization */
+      domain: string | null;
+      /** @description E.164 with the leading `+` */
+      phone: string | null;
+      address: components['schemas']['CompanyAddress'] | null;
+      /** @description The member who owns the company */
+      owner_user_id: string | null;
+      custom_fields: {
+        [key: string]: unknown;
+      };
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "line1": "Friedrichstraße 123",
+     *       "line2": null,
+     *       "city": "Berlin",
+     *       "region": null,
+     *       "postal_code": "10117",
+     *       "country": "DE"
+     *     }
+     */
+    CompanyAddress: {
+      line1: string | null;
+      line2: string | null;
+      city: string | null;
+      region: string | null;
+      postal_code: string | null;
+      /** @description ISO 3166-1 alpha-2, upper case */
+      country: string | null;
     };
     /**
      * @example {}
@@ -2724,7 +3071,7 @@ export interface components {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history; `crm:write`: Create, change and delete companies, pipelines and their stages, and deals; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -2799,6 +3146,8 @@ export interface components {
         session?: string;
         /** @description unofficial (embedded engine): store messages of groups the phone is in too (default false) */
         group_messages?: boolean;
+        /** @description unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used) */
+        import_history?: boolean;
         /** @description Outbound pacing (default 80 chatapp_official, 5 chatapp_unofficial) */
         throughput_per_second?: number;
       };
@@ -2813,6 +3162,69 @@ export interface components {
       };
       /** @description true: bind the channel to the built-in sandbox provider (PROVIDER_SANDBOX on; no provider address or credentials). Unset: an official channel without credentials is the sandbox's; an unofficial channel without gateway_base runs on the embedded engine (pair your phone with connect + qr). */
       sandbox?: boolean;
+    };
+    /**
+     * @description Records crm.record.created (object_kind `company`). 409 naming domain when another company of the organization has it.
+     * @example {
+     *       "name": "Acme GmbH",
+     *       "domain": "https://www.acme.com",
+     *       "phone": "+49 30 1234567",
+     *       "address": {
+     *         "line1": "Friedrichstraße 123",
+     *         "city": "Berlin",
+     *         "postal_code": "10117",
+     *         "country": "de"
+     *       },
+     *       "owner_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *       "custom_fields": {
+     *         "industry": "logistics"
+     *       }
+     *     }
+     * @example {
+     *       "name": "Globex"
+     *     }
+     */
+    CreateCompanyRequest: {
+      /** @example Acme GmbH */
+      name: string;
+      /**
+       * @description The web domain, or a URL of it ("https://www.acme.com/about"): stored as its lower-case host without `www.`; unique in the organization (409 naming domain)
+       * @example acme.com
+       */
+      domain?: string | null;
+      /**
+       * @description Any common international format; stored in E.164 with `+`
+       * @example +49 30 1234567
+       */
+      phone?: string | null;
+      address?: {
+        /** @example Friedrichstraße 123 */
+        line1?: string | null;
+        line2?: string | null;
+        /** @example Berlin */
+        city?: string | null;
+        /** @description State, province or county */
+        region?: string | null;
+        /** @example 10117 */
+        postal_code?: string | null;
+        /**
+         * @description ISO 3166-1 alpha-2 code, any case
+         * @example DE
+         */
+        country?: string | null;
+      } | null;
+      /** @description A member of the organization; null for none */
+      owner_user_id?: string | null;
+      /**
+       * @description Free-form key/value map, at most 100 keys and 16 KiB as JSON. Merged into the stored map key by key; a null value removes its key.
+       * @example {
+       *       "plan": "pro",
+       *       "seats": 12
+       *     }
+       */
+      custom_fields?: {
+        [key: string]: unknown;
+      };
     };
     /**
      * @description Records crm.comment.created.
@@ -2863,6 +3275,76 @@ export interface components {
        * @example 81723
        */
       external_id?: string | null;
+      /**
+       * @description Free-form key/value map, at most 100 keys and 16 KiB as JSON. Merged into the stored map key by key; a null value removes its key.
+       * @example {
+       *       "plan": "pro",
+       *       "seats": 12
+       *     }
+       */
+      custom_fields?: {
+        [key: string]: unknown;
+      };
+    };
+    /**
+     * @description Without stage_id the deal enters the first open stage of pipeline_id, or of the default pipeline. Records crm.record.created (object_kind `deal`) and its first stage history row.
+     * @example {
+     *       "name": "Acme: 40 seats",
+     *       "amount": 1250000,
+     *       "currency": "EUR",
+     *       "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *       "stage_id": "0196b1f2-0a00-7000-8000-000000000212",
+     *       "expected_close_date": "2025-07-31",
+     *       "owner_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *       "company_id": "0196b1f2-0a00-7000-8000-000000000181",
+     *       "contact_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000d1"
+     *       ],
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "custom_fields": {
+     *         "source": "chat"
+     *       }
+     *     }
+     * @example {
+     *       "name": "Renewal 2026"
+     *     }
+     */
+    CreateDealRequest: {
+      /** @example Acme: 40 seats */
+      name: string;
+      /**
+       * @description In the currency’s minor units (cents: 1250000 is 12,500.00 EUR); with currency. null clears both
+       * @example 1250000
+       */
+      amount?: number | null;
+      /**
+       * @description ISO 4217 code (any case); required with amount
+       * @example EUR
+       */
+      currency?: string | null;
+      /**
+       * Format: uuid
+       * @description The pipeline; by default the stage’s pipeline, else the organization’s default pipeline. Changing it alone moves the deal to the first open stage of the new pipeline
+       */
+      pipeline_id?: string;
+      /**
+       * Format: uuid
+       * @description A stage of the pipeline; by default its first open stage. The deal’s status (open, won, lost) is the stage’s kind
+       */
+      stage_id?: string;
+      /**
+       * @description A date (YYYY-MM-DD)
+       * @example 2025-07-31
+       */
+      expected_close_date?: string | null;
+      /** @description A member of the organization; null for none */
+      owner_user_id?: string | null;
+      /** @description A company of the organization */
+      company_id?: string | null;
+      /** @description Contacts of the organization, at most 100; on a change, the whole set */
+      contact_ids?: string[];
+      /** @description The conversation the deal came from (of the organization) */
+      conversation_id?: string | null;
       /**
        * @description Free-form key/value map, at most 100 keys and 16 KiB as JSON. Merged into the stored map key by key; a null value removes its key.
        * @example {
@@ -2925,6 +3407,52 @@ export interface components {
     };
     /**
      * @example {
+     *       "name": "Partnerships",
+     *       "stages": [
+     *         {
+     *           "name": "Lead",
+     *           "probability": 10
+     *         },
+     *         {
+     *           "name": "Demo",
+     *           "probability": 40
+     *         },
+     *         {
+     *           "name": "Contract sent",
+     *           "probability": 80
+     *         },
+     *         {
+     *           "name": "Won",
+     *           "probability": 100,
+     *           "kind": "won"
+     *         },
+     *         {
+     *           "name": "Lost",
+     *           "probability": 0,
+     *           "kind": "lost"
+     *         }
+     *       ]
+     *     }
+     */
+    CreatePipelineRequest: {
+      name: string;
+      /** @description In order; at least one open; names distinct (case-insensitive) */
+      stages: {
+        /** @example Demo */
+        name: string;
+        /** @example 40 */
+        probability: number;
+        /**
+         * @default open
+         * @enum {string}
+         */
+        kind: 'open' | 'won' | 'lost';
+      }[];
+      /** @description Make it the default pipeline (the one before stops being it) */
+      is_default?: boolean;
+    };
+    /**
+     * @example {
      *       "channel_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
      *       "name": "order_shipped",
      *       "language": "en_US",
@@ -2982,7 +3510,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.comment.created, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.comment.created, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -3032,6 +3560,8 @@ export interface components {
         | 'channels:write'
         | 'contacts:read'
         | 'contacts:write'
+        | 'crm:read'
+        | 'crm:write'
         | 'templates:read'
         | 'templates:write'
         | 'webhooks:read'
@@ -3140,6 +3670,8 @@ export interface components {
         | 'channels:write'
         | 'contacts:read'
         | 'contacts:write'
+        | 'crm:read'
+        | 'crm:write'
         | 'templates:read'
         | 'templates:write'
         | 'webhooks:read'
@@ -3214,6 +3746,7 @@ export interface components {
         | 'crm.record.created'
         | 'crm.record.updated'
         | 'crm.record.deleted'
+        | 'crm.deal.stage_changed'
         | 'crm.comment.created'
         | 'crm.comment.deleted'
         | 'crm.list.entry_added'
@@ -3234,6 +3767,102 @@ export interface components {
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
        */
       secret: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000221",
+     *       "name": "Acme: 40 seats",
+     *       "amount": 1250000,
+     *       "currency": "EUR",
+     *       "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *       "stage_id": "0196b1f2-0a00-7000-8000-000000000213",
+     *       "status": "open",
+     *       "probability": 50,
+     *       "expected_close_date": "2025-07-31",
+     *       "owner_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *       "company_id": "0196b1f2-0a00-7000-8000-000000000181",
+     *       "contact_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000d1"
+     *       ],
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "custom_fields": {
+     *         "source": "chat"
+     *       },
+     *       "stage_entered_at": "2025-06-02T09:14:00.000Z",
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:14:00.000Z"
+     *     }
+     */
+    Deal: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description In the currency’s minor units (cents) */
+      amount: number | null;
+      /** @description ISO 4217 */
+      currency: string | null;
+      /** Format: uuid */
+      pipeline_id: string;
+      /** Format: uuid */
+      stage_id: string;
+      /**
+       * @description The kind of its stage: open, won or lost
+       * @enum {string}
+       */
+      status: 'open' | 'won' | 'lost';
+      /** @description Its stage’s probability, in percent */
+      probability: number;
+      /** @description YYYY-MM-DD */
+      expected_close_date: string | null;
+      owner_user_id: string | null;
+      company_id: string | null;
+      contact_ids: string[];
+      /** @description The conversation it came from */
+      conversation_id: string | null;
+      custom_fields: {
+        [key: string]: unknown;
+      };
+      /** @description When it entered its stage */
+      stage_entered_at: string;
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000231",
+     *       "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *       "stage_id": "0196b1f2-0a00-7000-8000-000000000213",
+     *       "stage_name": "Proposal",
+     *       "entered_at": "2025-06-02T09:14:00.000Z",
+     *       "left_at": null,
+     *       "changed_by": {
+     *         "type": "oauth_client",
+     *         "id": "pcl_8mZk2xQv7LrT",
+     *         "user_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *       }
+     *     }
+     */
+    DealStageChange: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      pipeline_id: string;
+      /** Format: uuid */
+      stage_id: string;
+      /** @description The stage’s name now; its name when entered if it was deleted since */
+      stage_name: string;
+      entered_at: string;
+      /** @description null: the deal is in this stage now */
+      left_at: string | null;
+      /** @description Who moved the deal into the stage (or created it there) */
+      changed_by: {
+        /** @enum {string} */
+        type: 'user' | 'api_key' | 'oauth_client' | 'system';
+        /** @description The user id, API key id or OAuth client_id; null for system */
+        id: string | null;
+        /** @description The person: the user, or the user the OAuth client acted for */
+        user_id: string | null;
+      };
     };
     /**
      * @example {
@@ -3353,6 +3982,8 @@ export interface components {
           | 'channels:write'
           | 'contacts:read'
           | 'contacts:write'
+          | 'crm:read'
+          | 'crm:write'
           | 'templates:read'
           | 'templates:write'
           | 'webhooks:read'
@@ -3420,6 +4051,7 @@ export interface components {
         | 'crm.record.created'
         | 'crm.record.updated'
         | 'crm.record.deleted'
+        | 'crm.deal.stage_changed'
         | 'crm.comment.created'
         | 'crm.comment.deleted'
         | 'crm.list.entry_added'
@@ -3650,7 +4282,7 @@ export interface components {
       contact_id: string | null;
       /** @enum {string} */
       direction: 'inbound' | 'outbound';
-      /** @description Recipient, international digits without + */
+      /** @description Recipient, international digits without +; or a group id (`<digits>@g.us`) */
       to: string;
       /** @description Same as `to` */
       to_phone: string;
@@ -3850,6 +4482,8 @@ export interface components {
         | 'channels:write'
         | 'contacts:read'
         | 'contacts:write'
+        | 'crm:read'
+        | 'crm:write'
         | 'templates:read'
         | 'templates:write'
         | 'webhooks:read'
@@ -3931,6 +4565,8 @@ export interface components {
           | 'channels:write'
           | 'contacts:read'
           | 'contacts:write'
+          | 'crm:read'
+          | 'crm:write'
           | 'templates:read'
           | 'templates:write'
           | 'webhooks:read'
@@ -4011,6 +4647,8 @@ export interface components {
         | 'channels:write'
         | 'contacts:read'
         | 'contacts:write'
+        | 'crm:read'
+        | 'crm:write'
         | 'templates:read'
         | 'templates:write'
         | 'webhooks:read'
@@ -4141,6 +4779,231 @@ export interface components {
       expires_at: string;
       /** @description Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request */
       mailed: boolean;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000201",
+     *       "name": "Sales",
+     *       "is_default": true,
+     *       "stages": [
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000211",
+     *           "name": "New",
+     *           "probability": 10,
+     *           "kind": "open",
+     *           "position": 0
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000212",
+     *           "name": "Qualified",
+     *           "probability": 25,
+     *           "kind": "open",
+     *           "position": 1
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000213",
+     *           "name": "Proposal",
+     *           "probability": 50,
+     *           "kind": "open",
+     *           "position": 2
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000214",
+     *           "name": "Negotiation",
+     *           "probability": 75,
+     *           "kind": "open",
+     *           "position": 3
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000215",
+     *           "name": "Won",
+     *           "probability": 100,
+     *           "kind": "won",
+     *           "position": 4
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000216",
+     *           "name": "Lost",
+     *           "probability": 0,
+     *           "kind": "lost",
+     *           "position": 5
+     *         }
+     *       ],
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:00:00.000Z"
+     *     }
+     */
+    Pipeline: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Where a deal goes when it names no pipeline; one per organization */
+      is_default: boolean;
+      /** @description In order */
+      stages: components['schemas']['PipelineStage'][];
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "pipeline": {
+     *         "id": "0196b1f2-0a00-7000-8000-000000000201",
+     *         "name": "Sales",
+     *         "is_default": true
+     *       },
+     *       "stages": [
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000211",
+     *           "name": "New",
+     *           "probability": 10,
+     *           "kind": "open",
+     *           "position": 0,
+     *           "deal_count": 0,
+     *           "totals": [],
+     *           "deals": [],
+     *           "next_cursor": null
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000212",
+     *           "name": "Qualified",
+     *           "probability": 25,
+     *           "kind": "open",
+     *           "position": 1,
+     *           "deal_count": 0,
+     *           "totals": [],
+     *           "deals": [],
+     *           "next_cursor": null
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000213",
+     *           "name": "Proposal",
+     *           "probability": 50,
+     *           "kind": "open",
+     *           "position": 2,
+     *           "deal_count": 1,
+     *           "totals": [
+     *             {
+     *               "currency": "EUR",
+     *               "deal_count": 1,
+     *               "amount": 1250000,
+     *               "weighted_amount": 625000
+     *             }
+     *           ],
+     *           "deals": [
+     *             {
+     *               "id": "0196b1f2-0a00-7000-8000-000000000221",
+     *               "name": "Acme: 40 seats",
+     *               "amount": 1250000,
+     *               "currency": "EUR",
+     *               "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *               "stage_id": "0196b1f2-0a00-7000-8000-000000000213",
+     *               "status": "open",
+     *               "probability": 50,
+     *               "expected_close_date": "2025-07-31",
+     *               "owner_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *               "company_id": "0196b1f2-0a00-7000-8000-000000000181",
+     *               "contact_ids": [
+     *                 "0196b1f2-0a00-7000-8000-0000000000d1"
+     *               ],
+     *               "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *               "custom_fields": {
+     *                 "source": "chat"
+     *               },
+     *               "stage_entered_at": "2025-06-02T09:14:00.000Z",
+     *               "created_at": "2025-06-02T09:00:00.000Z",
+     *               "updated_at": "2025-06-02T09:14:00.000Z"
+     *             }
+     *           ],
+     *           "next_cursor": null
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000214",
+     *           "name": "Negotiation",
+     *           "probability": 75,
+     *           "kind": "open",
+     *           "position": 3,
+     *           "deal_count": 0,
+     *           "totals": [],
+     *           "deals": [],
+     *           "next_cursor": null
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000215",
+     *           "name": "Won",
+     *           "probability": 100,
+     *           "kind": "won",
+     *           "position": 4,
+     *           "deal_count": 0,
+     *           "totals": [],
+     *           "deals": [],
+     *           "next_cursor": null
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000216",
+     *           "name": "Lost",
+     *           "probability": 0,
+     *           "kind": "lost",
+     *           "position": 5,
+     *           "deal_count": 0,
+     *           "totals": [],
+     *           "deals": [],
+     *           "next_cursor": null
+     *         }
+     *       ]
+     *     }
+     */
+    PipelineBoard: {
+      pipeline: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        is_default: boolean;
+      };
+      stages: {
+        /** Format: uuid */
+        id: string;
+        name: string;
+        /** @description The chance, in percent, that a deal in this stage is won */
+        probability: number;
+        /**
+         * @description open, won or lost: the status of the deals in it
+         * @enum {string}
+         */
+        kind: 'open' | 'won' | 'lost';
+        /** @description 0-based place in the pipeline */
+        position: number;
+        /** @description Every deal in the stage (with or without an amount) */
+        deal_count: number;
+        /** @description Per currency, by code; a deal without an amount is in none */
+        totals: components['schemas']['BoardTotal'][];
+        /** @description The first page: most recently arrived in the stage first */
+        deals: components['schemas']['Deal'][];
+        /** @description The stage’s next page: GET /v1/pipelines/{pipelineID}/stages/{stageID}/deals?cursor=… */
+        next_cursor: string | null;
+      }[];
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000213",
+     *       "name": "Proposal",
+     *       "probability": 50,
+     *       "kind": "open",
+     *       "position": 2
+     *     }
+     */
+    PipelineStage: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description The chance, in percent, that a deal in this stage is won */
+      probability: number;
+      /**
+       * @description open, won or lost: the status of the deals in it
+       * @enum {string}
+       */
+      kind: 'open' | 'won' | 'lost';
+      /** @description 0-based place in the pipeline */
+      position: number;
     };
     /** @description RFC 9457 problem details (content type application/problem+json), with extension members */
     Problem: {
@@ -4569,7 +5432,11 @@ export interface components {
     SendMessageRequest: {
       /** @description A connected channel of the organization */
       channel_id: string;
-      /** @description Recipient, international format (digits; + and spaces accepted) */
+      /**
+       * @description Recipient, international format (digits; + and spaces accepted); on platforms with the `groups.send` operation (unofficial channels) also a group id, `<digits>@g.us` as inbound group messages name it in `content.group.id` (elsewhere 400 naming `/to`)
+       * @example 4915112345678
+       * @example 120363025246125486@g.us
+       */
       to?: string;
       /** @description Alias for `to` */
       to_phone?: string;
@@ -4616,7 +5483,7 @@ export interface components {
        *     - `sticker`: media_url, media_id, media_type, reply_to
        *     - `location`: name, address, latitude, longitude, reply_to
        *     - `location_request`: body
-       *     - `contact`: full_name, first_name, last_name, middle_name, name_prefix, name_suffix, phone, phone_type, phones, emails, urls, addresses, organization, department, job_title, birthday
+       *     - `contact`: full_name, first_name, last_name, middle_name, name_prefix, name_suffix, phone, phone_type, phones, emails, urls, addresses, organization, department, job_title, birthday, reply_to
        *     - `reaction`: message_id, reaction, from_me, participant
        *     - `mark_as_read`: message_id
        *     - `address`: body, country, values
@@ -4918,6 +5785,8 @@ export interface components {
         session?: string;
         /** @description unofficial (embedded engine): store messages of groups the phone is in too (default false) */
         group_messages?: boolean;
+        /** @description unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used) */
+        import_history?: boolean;
         /** @description Outbound pacing (default 80 chatapp_official, 5 chatapp_unofficial) */
         throughput_per_second?: number;
       };
@@ -4929,6 +5798,61 @@ export interface components {
         app_secret?: string;
         /** @description unofficial: the gateway API key */
         api_key?: string;
+      };
+    };
+    /**
+     * @description The fields to change; null or "" clears one (not the name); the address is replaced as a whole; custom_fields is merged key by key (a null value removes its key). Records crm.record.updated when something changed.
+     * @example {
+     *       "domain": "acme.de",
+     *       "owner_user_id": null
+     *     }
+     * @example {
+     *       "custom_fields": {
+     *         "industry": "retail",
+     *         "tier": null
+     *       }
+     *     }
+     */
+    UpdateCompanyRequest: {
+      /** @example Acme GmbH */
+      name?: string;
+      /**
+       * @description The web domain, or a URL of it ("https://www.acme.com/about"): stored as its lower-case host without `www.`; unique in the organization (409 naming domain)
+       * @example acme.com
+       */
+      domain?: string | null;
+      /**
+       * @description Any common international format; stored in E.164 with `+`
+       * @example +49 30 1234567
+       */
+      phone?: string | null;
+      address?: {
+        /** @example Friedrichstraße 123 */
+        line1?: string | null;
+        line2?: string | null;
+        /** @example Berlin */
+        city?: string | null;
+        /** @description State, province or county */
+        region?: string | null;
+        /** @example 10117 */
+        postal_code?: string | null;
+        /**
+         * @description ISO 3166-1 alpha-2 code, any case
+         * @example DE
+         */
+        country?: string | null;
+      } | null;
+      /** @description A member of the organization; null for none */
+      owner_user_id?: string | null;
+      /**
+       * @description Free-form key/value map, at most 100 keys and 16 KiB as JSON. Merged into the stored map key by key; a null value removes its key.
+       * @example {
+       *       "plan": "pro",
+       *       "seats": 12
+       *     }
+       */
+      custom_fields?: {
+        [key: string]: unknown;
       };
     };
     /**
@@ -4991,6 +5915,66 @@ export interface components {
       status?: 'open' | 'closed';
       assignee_user_id?: string | null;
     };
+    /**
+     * @description The fields to change; null clears one (not the name, pipeline or stage); contact_ids replaces the set; custom_fields is merged key by key. A new stage_id (of the deal’s pipeline, or of pipeline_id when given too), or a pipeline_id alone (its first open stage), moves the deal: its stage history gets a row and crm.deal.stage_changed is recorded beside crm.record.updated.
+     * @example {
+     *       "stage_id": "0196b1f2-0a00-7000-8000-000000000215"
+     *     }
+     * @example {
+     *       "amount": 1500000,
+     *       "expected_close_date": "2025-08-15"
+     *     }
+     * @example {
+     *       "owner_user_id": null
+     *     }
+     */
+    UpdateDealRequest: {
+      /** @example Acme: 40 seats */
+      name?: string;
+      /**
+       * @description In the currency’s minor units (cents: 1250000 is 12,500.00 EUR); with currency. null clears both
+       * @example 1250000
+       */
+      amount?: number | null;
+      /**
+       * @description ISO 4217 code (any case); required with amount
+       * @example EUR
+       */
+      currency?: string | null;
+      /**
+       * Format: uuid
+       * @description The pipeline; by default the stage’s pipeline, else the organization’s default pipeline. Changing it alone moves the deal to the first open stage of the new pipeline
+       */
+      pipeline_id?: string;
+      /**
+       * Format: uuid
+       * @description A stage of the pipeline; by default its first open stage. The deal’s status (open, won, lost) is the stage’s kind
+       */
+      stage_id?: string;
+      /**
+       * @description A date (YYYY-MM-DD)
+       * @example 2025-07-31
+       */
+      expected_close_date?: string | null;
+      /** @description A member of the organization; null for none */
+      owner_user_id?: string | null;
+      /** @description A company of the organization */
+      company_id?: string | null;
+      /** @description Contacts of the organization, at most 100; on a change, the whole set */
+      contact_ids?: string[];
+      /** @description The conversation the deal came from (of the organization) */
+      conversation_id?: string | null;
+      /**
+       * @description Free-form key/value map, at most 100 keys and 16 KiB as JSON. Merged into the stored map key by key; a null value removes its key.
+       * @example {
+       *       "plan": "pro",
+       *       "seats": 12
+       *     }
+       */
+      custom_fields?: {
+        [key: string]: unknown;
+      };
+    };
     UpdateOAuthClientRequest: {
       /**
        * @description Shown to people on the consent and device pages
@@ -5023,6 +6007,75 @@ export interface components {
       scopes?: string[];
     };
     /**
+     * @example {
+     *       "name": "Partnerships EU"
+     *     }
+     * @example {
+     *       "stages": [
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000212",
+     *           "name": "Qualified lead",
+     *           "probability": 20
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000211",
+     *           "name": "New",
+     *           "probability": 10
+     *         },
+     *         {
+     *           "name": "Pilot",
+     *           "probability": 60
+     *         },
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000215",
+     *           "name": "Won",
+     *           "probability": 100,
+     *           "kind": "won"
+     *         }
+     *       ]
+     *     }
+     */
+    UpdatePipelineRequest: {
+      name?: string;
+      /** @description true: make it the default. A default stops being it only when another becomes it */
+      is_default?: boolean;
+      /** @description The whole stage list in its new order: a stage with its id is kept (renamed, moved, its probability or kind changed), one without an id is added, a stage left out is deleted (400 when it holds deals: delete it with move_deals_to instead) */
+      stages?: {
+        /** @example Demo */
+        name: string;
+        /** @example 40 */
+        probability: number;
+        /**
+         * @default open
+         * @enum {string}
+         */
+        kind: 'open' | 'won' | 'lost';
+        /**
+         * Format: uuid
+         * @description A stage of this pipeline, kept (renamed, moved); left out: a new stage
+         */
+        id?: string;
+      }[];
+    };
+    /**
+     * @description The fields to change; position moves the stage. 409 when another stage has the name, or the last open stage would stop being open.
+     * @example {
+     *       "name": "Proposal sent",
+     *       "probability": 55
+     *     }
+     * @example {
+     *       "position": 0
+     *     }
+     */
+    UpdatePipelineStageRequest: {
+      name?: string;
+      probability?: number;
+      /** @enum {string} */
+      kind?: 'open' | 'won' | 'lost';
+      /** @description 0-based place among the stages; past the end: last */
+      position?: number;
+    };
+    /**
      * @description Fields to change. `enabled: false` fails the pending deliveries (retry them by hand later); `enabled: true` clears the disabled reason and the failure count.
      * @example {
      *       "enabled": true
@@ -5045,7 +6098,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.comment.created, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.comment.created, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -5285,6 +6338,7 @@ export interface components {
         | 'crm.record.created'
         | 'crm.record.updated'
         | 'crm.record.deleted'
+        | 'crm.deal.stage_changed'
         | 'crm.comment.created'
         | 'crm.comment.deleted'
         | 'crm.list.entry_added'
@@ -5496,6 +6550,7 @@ export interface components {
           | 'crm.record.created'
           | 'crm.record.updated'
           | 'crm.record.deleted'
+          | 'crm.deal.stage_changed'
           | 'crm.comment.created'
           | 'crm.comment.deleted'
           | 'crm.list.entry_added'
@@ -5539,6 +6594,7 @@ export interface components {
         | 'crm.record.created'
         | 'crm.record.updated'
         | 'crm.record.deleted'
+        | 'crm.deal.stage_changed'
         | 'crm.comment.created'
         | 'crm.comment.deleted'
         | 'crm.list.entry_added'
@@ -5588,6 +6644,7 @@ export interface components {
         | 'crm.record.created'
         | 'crm.record.updated'
         | 'crm.record.deleted'
+        | 'crm.deal.stage_changed'
         | 'crm.comment.created'
         | 'crm.comment.deleted'
         | 'crm.list.entry_added'
@@ -5809,7 +6866,10 @@ export interface operations {
   logOut: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5842,6 +6902,15 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -6524,7 +7593,10 @@ export interface operations {
   approveAuthorizationRequest: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         requestID: string;
       };
@@ -6681,7 +7753,10 @@ export interface operations {
   denyAuthorizationRequest: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         requestID: string;
       };
@@ -6952,7 +8027,10 @@ export interface operations {
   lookUpDeviceAuthorization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7107,7 +8185,10 @@ export interface operations {
   approveDeviceAuthorization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7262,7 +8343,10 @@ export interface operations {
   denyDeviceAuthorization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7971,7 +9055,10 @@ export interface operations {
   createApiKey: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8012,6 +9099,15 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8345,7 +9441,10 @@ export interface operations {
   createOAuthClient: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8386,6 +9485,15 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8723,7 +9831,10 @@ export interface operations {
   updateOAuthClient: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description The client_id (`pcl_…`) */
         clientID: string;
@@ -8776,6 +9887,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8863,7 +9983,10 @@ export interface operations {
   rotateOAuthClientSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         /** @description The client_id (`pcl_…`) */
         clientID: string;
@@ -9369,7 +10492,10 @@ export interface operations {
   createOrganization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -9410,6 +10536,15 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9614,7 +10749,10 @@ export interface operations {
   updateOrganization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         organizationID: string;
       };
@@ -9666,6 +10804,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -9753,7 +10900,10 @@ export interface operations {
   leaveOrganization: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         organizationID: string;
       };
@@ -10160,7 +11310,10 @@ export interface operations {
   updateMember: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         organizationID: string;
         userID: string;
@@ -10435,7 +11588,10 @@ export interface operations {
   createInvitation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         organizationID: string;
       };
@@ -11106,7 +12262,10 @@ export interface operations {
   createChannel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -11509,7 +12668,10 @@ export interface operations {
   updateChannel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         channelID: string;
       };
@@ -11925,7 +13087,10 @@ export interface operations {
   connectChannel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         channelID: string;
       };
@@ -12221,7 +13386,10 @@ export interface operations {
   disconnectChannel: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         channelID: string;
       };
@@ -12374,7 +13542,10 @@ export interface operations {
   lookUpChannelContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         channelID: string;
       };
@@ -12531,7 +13702,10 @@ export interface operations {
   uploadChannelMedia: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         channelID: string;
       };
@@ -12583,6 +13757,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12800,7 +13983,10 @@ export interface operations {
   createTemplate: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -13072,7 +14258,10 @@ export interface operations {
   submitTemplate: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         templateID: string;
       };
@@ -13225,7 +14414,10 @@ export interface operations {
   syncTemplates: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -13280,6 +14472,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -13376,7 +14577,10 @@ export interface operations {
   exchangeSignupCode: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -13531,7 +14735,10 @@ export interface operations {
   registerPhone: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -13809,7 +15016,10 @@ export interface operations {
   upsertContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -13957,7 +15167,10 @@ export interface operations {
   lookUpContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -14468,7 +15681,10 @@ export interface operations {
   updateContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         contactID: string;
       };
@@ -14863,7 +16079,10 @@ export interface operations {
   createContactNote: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         contactID: string;
       };
@@ -14915,6 +16134,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15255,7 +16483,10 @@ export interface operations {
   addContactTags: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         contactID: string;
       };
@@ -15318,6 +16549,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -15931,7 +17171,10 @@ export interface operations {
   suppressContact: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         contactID: string;
       };
@@ -15994,6 +17237,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -16214,7 +17466,10 @@ export interface operations {
   importContacts: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -16267,6 +17522,15 @@ export interface operations {
         };
         content: {
           'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
         };
       };
       /** @description Payload Too Large */
@@ -16342,6 +17606,2839 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
+  listCompanies: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description The order: `name` (case-insensitive, in code-point order), `created_at` or `updated_at`. Ascending, or descending with a leading `-`; ties by id. Default `-created_at`. A cursor pages only the sort that gave it. */
+        sort?: 'name' | 'created_at' | 'updated_at' | '-name' | '-created_at' | '-updated_at';
+        /** @description Names starting with this (case-insensitive) */
+        name_prefix?: string;
+        /** @description Names holding this (case-insensitive) */
+        name_contains?: string;
+        /** @description The company of this domain, in any form the record takes ("https://www.acme.com" finds acme.com) */
+        domain?: string;
+        /** @description Owned by `me` (the signed-in user: not with an API key), by nobody (`none`) or by a user id */
+        owner?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Company'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createCompany: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCompanyRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Company'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCompany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        companyID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Company'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteCompany: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        companyID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateCompany: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        companyID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCompanyRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Company'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listPipelines: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Pipeline'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createPipeline: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePipelineRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Pipeline'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getPipeline: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        pipelineID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Pipeline'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deletePipeline: {
+    parameters: {
+      query?: {
+        /** @description The stage that receives the deals (needed when there are some) */
+        move_deals_to?: string;
+      };
+      header?: never;
+      path: {
+        pipelineID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updatePipeline: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        pipelineID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdatePipelineRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Pipeline'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addPipelineStage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        pipelineID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AddPipelineStageRequest'];
+      };
+    };
+    responses: {
+      /** @description Added */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['PipelineStage'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deletePipelineStage: {
+    parameters: {
+      query?: {
+        /** @description The stage that receives the deals (needed when there are some) */
+        move_deals_to?: string;
+      };
+      header?: never;
+      path: {
+        pipelineID: string;
+        stageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updatePipelineStage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        pipelineID: string;
+        stageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdatePipelineStageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['PipelineStage'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getPipelineBoard: {
+    parameters: {
+      query?: {
+        /** @description Deals per stage, 1 to 200 (default 20) */
+        limit?: number;
+        /** @description Owned by `me` (the signed-in user: not with an API key), by nobody (`none`) or by a user id */
+        owner?: string;
+      };
+      header?: never;
+      path: {
+        pipelineID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['PipelineBoard'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listStageDeals: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Owned by `me` (the signed-in user: not with an API key), by nobody (`none`) or by a user id */
+        owner?: string;
+      };
+      header?: never;
+      path: {
+        pipelineID: string;
+        stageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Deal'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listDeals: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description The order: `created_at`, `updated_at`, `name` (case-insensitive, in code-point order) or `expected_close_date` (deals without one last). Ascending, or descending with a leading `-`; ties by id. Default `-created_at`. A cursor pages only the sort that gave it. */
+        sort?:
+          | 'created_at'
+          | 'updated_at'
+          | 'name'
+          | 'expected_close_date'
+          | '-created_at'
+          | '-updated_at'
+          | '-name'
+          | '-expected_close_date';
+        pipeline_id?: string;
+        stage_id?: string;
+        /** @description The kind of the deal’s stage */
+        status?: 'open' | 'won' | 'lost';
+        /** @description Owned by `me` (the signed-in user: not with an API key), by nobody (`none`) or by a user id */
+        owner?: string;
+        company_id?: string;
+        /** @description Deals with this contact among theirs */
+        contact_id?: string;
+        /** @description Deals that came from this conversation */
+        conversation_id?: string;
+        /** @description Expected to close on or after this date (YYYY-MM-DD) */
+        expected_close_after?: string;
+        /** @description Expected to close on or before this date (YYYY-MM-DD) */
+        expected_close_before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Deal'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createDeal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateDealRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Deal'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getDeal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Deal'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteDeal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateDeal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateDealRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Deal'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listDealStageHistory: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['DealStageChange'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
         };
       };
     };
@@ -16736,7 +20833,10 @@ export interface operations {
   sendTyping: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         messageID: string;
       };
@@ -17406,7 +21506,10 @@ export interface operations {
   updateConversation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         conversationID: string;
       };
@@ -17458,6 +21561,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -17545,7 +21657,10 @@ export interface operations {
   markConversationRead: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         conversationID: string;
       };
@@ -17593,6 +21708,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -17912,7 +22036,10 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -18189,7 +22316,10 @@ export interface operations {
   updateWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         endpointID: string;
       };
@@ -18337,7 +22467,10 @@ export interface operations {
   rotateWebhookEndpointSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         endpointID: string;
       };
@@ -18385,6 +22518,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18589,7 +22731,10 @@ export interface operations {
   testWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         endpointID: string;
       };
@@ -18641,6 +22786,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -18750,6 +22904,7 @@ export interface operations {
           | 'crm.record.created'
           | 'crm.record.updated'
           | 'crm.record.deleted'
+          | 'crm.deal.stage_changed'
           | 'crm.comment.created'
           | 'crm.comment.deleted'
           | 'crm.list.entry_added'
@@ -18873,7 +23028,10 @@ export interface operations {
   retryWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         messageID: string;
       };
@@ -18925,6 +23083,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -19033,6 +23200,7 @@ export interface operations {
           | 'crm.record.created'
           | 'crm.record.updated'
           | 'crm.record.deleted'
+          | 'crm.deal.stage_changed'
           | 'crm.comment.created'
           | 'crm.comment.deleted'
           | 'crm.list.entry_added'
@@ -19845,7 +24013,10 @@ export interface operations {
   updateAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -19982,7 +24153,10 @@ export interface operations {
   changePassword: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -20023,6 +24197,15 @@ export interface operations {
       };
       /** @description Forbidden */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -20317,7 +24500,10 @@ export interface operations {
   createMemberPasswordReset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
       path: {
         organizationID: string;
         userID: string;
@@ -20366,6 +24552,15 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
         headers: {
           [name: string]: unknown;
         };

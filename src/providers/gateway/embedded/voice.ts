@@ -47,7 +47,22 @@ export function ffmpegConverter(command = 'ffmpeg'): VoiceConverter {
   return async (bytes) => {
     if (!(await hasFfmpeg(command))) return undefined;
     return new Promise((resolve) => {
-      const args = ['-hide_banner', '-loglevel', 'error', '-i', 'pipe:0', '-vn', '-ac', '1', '-ar', '48000', '-c:a', 'libopus', '-b:a', '32k'];
+      const args = [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-i',
+        'pipe:0',
+        '-vn',
+        '-ac',
+        '1',
+        '-ar',
+        '48000',
+        '-c:a',
+        'libopus',
+        '-b:a',
+        '32k',
+      ];
       const child = spawn(command, [...args, '-f', 'ogg', 'pipe:1'], { stdio: ['pipe', 'pipe', 'ignore'] });
       const chunks: Buffer[] = [];
       let size = 0;
