@@ -14,7 +14,8 @@ import { officialChannel } from '../../../test/messages-helpers.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
-const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/** The packages' build compiler (their package.json build scripts use it too). */
+const TSC = path.join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc');
 const SYSTEM_NODE = '/usr/bin/node';
 
 let server: TestServer;

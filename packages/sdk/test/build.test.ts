@@ -1,7 +1,8 @@
-// The SDK as it would be published: built by TypeScript 5.9 (tsconfig.build.json: ESM and declarations,
-// relative imports rewritten to .js) into a temporary folder laid out as an installed package, typed
-// by a consumer's compile, and run by the machine's own Node (/usr/bin/node, 20 or newer) against a
-// test server: list channels, send a message, iterate a list across pages, an error's class.
+// The SDK as it would be published: built by the project's compiler, TypeScript 7 (tsconfig.build.json:
+// ESM and declarations, relative imports rewritten to .js) into a temporary folder laid out as an
+// installed package, typed by a consumer's compile on TypeScript 5.9 (what most consumers have), and run
+// by the machine's own Node (/usr/bin/node, 20 or newer) against a test server: list channels, send a
+// message, iterate a list across pages, an error's class.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,9 @@ import { customerWrites } from '../../../test/messages-helpers.ts';
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const PACKAGE = path.join(ROOT, 'packages', 'sdk');
+/** The build: TypeScript 7 emits the same modules and declarations as 5.9 in a sixth of the CPU. */
+const TSC_BUILD = path.join(ROOT, 'node_modules', 'typescript-7', 'bin', 'tsc');
+/** The consumer's compiler. */
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const SYSTEM_NODE = '/usr/bin/node';
 
@@ -41,7 +45,7 @@ after(async () => {
 });
 
 test('tsc builds ESM and declarations, relative imports pointing at .js, laid out as an installed package', async () => {
-  await run(process.execPath, [TSC, '-p', path.join(PACKAGE, 'tsconfig.build.json'), '--outDir', path.join(installed, 'dist')], {
+  await run(process.execPath, [TSC_BUILD, '-p', path.join(PACKAGE, 'tsconfig.build.json'), '--outDir', path.join(installed, 'dist')], {
     cwd: ROOT,
   });
   cpSync(path.join(PACKAGE, 'package.json'), path.join(installed, 'package.json'));
