@@ -1270,9 +1270,7 @@ export const tasks = pgTable(
     index('tasks_organization_due_idx').on(t.organizationId, sql`coalesce(${t.dueAt}, '9999-12-31T23:59:59.999Z'::timestamptz)`, t.id),
     index('tasks_organization_assignee_idx').on(t.organizationId, t.assigneeUserId, t.status, t.dueAt),
     // The due reminders still to record, soonest first (jobs: crm.tasks-due).
-    index('tasks_due_pending_idx')
-      .on(t.dueAt)
-      .where(sql`${t.status} = 'open' and ${t.dueNotifiedAt} is null and ${t.dueAt} is not null`),
+    index('tasks_due_pending_idx').on(t.dueAt).where(sql`${t.status} = 'open' and ${t.dueNotifiedAt} is null and ${t.dueAt} is not null`),
     check('tasks_status_check', sql`${t.status} in ('open', 'completed')`),
     check('tasks_completed_check', sql`(${t.status} = 'completed') = (${t.completedAt} is not null)`),
     check('tasks_priority_check', sql`${t.priority} in ('low', 'medium', 'high')`),

@@ -12,7 +12,7 @@ import { comments } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
-import { checkRecords, type RecordKind, type RecordRef } from '../crm/record-refs.ts';
+import { checkRecords, nameRecords, type NamedRecordRef, type RecordKind, type RecordRef } from '../crm/record-refs.ts';
 import { changedBy } from '../crm/records.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
@@ -22,10 +22,22 @@ export const COMMENT_KINDS = ['contact', 'company', 'deal', 'task', 'conversatio
 export const COMMENT_BODY_MAX = 10_000;
 
 export type CommentRow = typeof comments.$inferSelect;
+/** A comment with its record named as it is now. */
+export type CommentView = CommentRow & { record: NamedRecordRef };
 export type CommentDeps = { db: Executor };
 export type CommentClockDeps = { db: Executor; clock: Clock };
 
 export const commentNotFound = () => notFound('comment');
+
+/** The comments with their records' names (one query per kind). */
+async function named(db: Executor, organizationId: string, rows: CommentRow[]): Promise<CommentView[]> {
+  const records = await nameRecords(
+    db,
+    organizationId,
+    rows.map((r) => ({ kind: r.recordKind as RecordKind, id: r.recordId })),
+  );
+  return rows.map((row, i) => ({ ...row, record: records[i]! }));
+}
 
 async function recordCommentEvent(tx: Executor, change: 'created' | 'updated' | 'deleted', row: CommentRow): Promise<void> {
   await recordEvent(tx, row.organizationId, `crm.comment.${change}`, {
@@ -36,40 +48,57 @@ async function recordCommentEvent(tx: Executor, change: 'created' | 'updated' | 
   });
 }
 
-/**
- * Adds a comment to a record of the organization; records crm.comment.created. `pointer`: where the
- * record was named, for the refusal of one the organization does not have.
- */
+/** Adds a comment to a record of the organization (400 naming record.id for one it does not have); records crm.comment.created. */
 export async function createComment(
   { db, clock }: CommentClockDeps,
   actor: Actor,
   input: { record: RecordRef; body: string },
-  pointer = '/record/id',
-): Promise<CommentRow> {
+): Promise<CommentView> {
   return db.transaction(async (tx) => {
-    const [record] = await checkRecords(tx, actor.organizationId, [input.record], () => pointer);
-    const author = changedBy(actor);
-    const [row] = await tx
-      .insert(comments)
-      .values({
-        id: uuidv7(),
-        organizationId: actor.organizationId,
-        recordKind: record!.kind,
-        recordId: record!.id,
-        authorType: author.type,
-        authorId: author.id,
-        authorUserId: author.userId,
-        body: input.body,
-        createdAt: clock.now(),
-      })
-      .returning();
-    await recordCommentEvent(tx, 'created', row!);
-    return row!;
+    const row = await insertComment(tx, clock, actor, input);
+    return (await named(tx, actor.organizationId, [row]))[0]!;
   });
+}
+
+/** Adds a comment to a record of the organization, in the caller's transaction; records crm.comment.created. */
+export async function insertComment(
+  tx: Executor,
+  clock: Clock,
+  actor: Actor,
+  input: { record: RecordRef; body: string },
+): Promise<CommentRow> {
+  const [record] = await checkRecords(tx, actor.organizationId, [input.record], () => '/record/id');
+  const author = changedBy(actor);
+  const [row] = await tx
+    .insert(comments)
+    .values({
+      id: uuidv7(),
+      organizationId: actor.organizationId,
+      recordKind: record!.kind,
+      recordId: record!.id,
+      authorType: author.type,
+      authorId: author.id,
+      authorUserId: author.userId,
+      body: input.body,
+      createdAt: clock.now(),
+    })
+    .returning();
+  await recordCommentEvent(tx, 'created', row!);
+  return row!;
 }
 
 /** The organization's comments, newest first: on one record, or all of them. A record of another organization has none. */
 export async function listComments(
+  { db }: CommentDeps,
+  actor: Actor,
+  query: Page & { record?: RecordRef },
+): Promise<PageResult<CommentView>> {
+  const page = await listCommentRows({ db }, actor, query);
+  return { items: await named(db, actor.organizationId, page.items), nextCursor: page.nextCursor };
+}
+
+/** listComments without the records' names (a contact's notes). */
+export async function listCommentRows(
   { db }: CommentDeps,
   actor: Actor,
   query: Page & { record?: RecordRef },
@@ -110,10 +139,10 @@ export async function loadComment(
   return row;
 }
 
-export async function getComment({ db }: CommentDeps, actor: Actor, { commentId }: { commentId: string }): Promise<CommentRow> {
+export async function getComment({ db }: CommentDeps, actor: Actor, { commentId }: { commentId: string }): Promise<CommentView> {
   const row = await loadComment(db, actor.organizationId, commentId);
   if (!row) throw commentNotFound();
-  return row;
+  return (await named(db, actor.organizationId, [row]))[0]!;
 }
 
 /** Whether the actor wrote the comment: the same person (by session or through an app), or the same API key. */
@@ -136,19 +165,19 @@ export async function updateComment(
   { db, clock }: CommentClockDeps,
   actor: Actor,
   { commentId, body }: { commentId: string; body: string },
-): Promise<CommentRow> {
+): Promise<CommentView> {
   return db.transaction(async (tx) => {
     const row = await loadComment(tx, actor.organizationId, commentId, { lock: true });
     if (!row) throw commentNotFound();
     if (!isAuthor(row, actor)) throw forbidden('only the author of a comment edits it');
-    if (body === row.body) return row;
+    if (body === row.body) return (await named(tx, actor.organizationId, [row]))[0]!;
     const [updated] = await tx
       .update(comments)
       .set({ body, editedAt: clock.now() })
       .where(and(eq(comments.id, row.id), eq(comments.organizationId, actor.organizationId)))
       .returning();
     await recordCommentEvent(tx, 'updated', updated!);
-    return updated!;
+    return (await named(tx, actor.organizationId, [updated!]))[0]!;
   });
 }
 

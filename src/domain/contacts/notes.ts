@@ -5,7 +5,7 @@
  */
 import type { PageResult, Page } from '../../db/paginate.ts';
 import type { Actor } from '../actor.ts';
-import { createComment, listComments, loadComment, removeComment, type CommentRow } from '../comments/comments.ts';
+import { insertComment, listCommentRows, loadComment, removeComment, type CommentRow } from '../comments/comments.ts';
 import { notFound } from '../errors.ts';
 import { loadContactRow, OBJECT_KIND, type ContactDeps, type ContactClockDeps } from './record.ts';
 
@@ -36,7 +36,7 @@ export async function listNotes(
   { contactId, ...page }: { contactId: string } & Page,
 ): Promise<PageResult<NoteRow>> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
-  return listComments({ db }, actor, { ...page, record: contactRef(contact.id) });
+  return listCommentRows({ db }, actor, { ...page, record: contactRef(contact.id) });
 }
 
 /** Adds a note; records crm.comment.created. */
@@ -47,7 +47,7 @@ export async function createNote(
 ): Promise<NoteRow> {
   return db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId, { lock: true });
-    return createComment({ db: tx, clock }, actor, { record: contactRef(contact.id), body });
+    return insertComment(tx, clock, actor, { record: contactRef(contact.id), body });
   });
 }
 

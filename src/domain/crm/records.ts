@@ -46,7 +46,9 @@ export async function checkOwner(
         .limit(1)
     : [];
   if (!member)
-    throw invalid(`${field} is not a member of this organization`, [{ pointer: `/${field}`, message: 'not a member of this organization' }]);
+    throw invalid(`${field} is not a member of this organization`, [
+      { pointer: `/${field}`, message: 'not a member of this organization' },
+    ]);
 }
 
 /** The owner filter of a list (or the assignee filter: `param`): `me` (the signed-in user), `none` (no owner) or a user id. */

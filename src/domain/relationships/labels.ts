@@ -72,7 +72,12 @@ export async function loadLabelRow(
 }
 
 /** Refuses a name another label between the same kinds has (case-insensitive), naming it. */
-async function checkNameFree(tx: Executor, organizationId: string, label: Pick<LabelRow, 'name' | 'fromKind' | 'toKind'>, exceptId?: string) {
+async function checkNameFree(
+  tx: Executor,
+  organizationId: string,
+  label: Pick<LabelRow, 'name' | 'fromKind' | 'toKind'>,
+  exceptId?: string,
+) {
   const [holder] = await tx
     .select({ id: relationshipLabels.id })
     .from(relationshipLabels)
@@ -169,7 +174,9 @@ export async function deleteLabel({ db }: Pick<LabelDeps, 'db'>, actor: Actor, {
     const row = await loadLabelRow(tx, actor.organizationId, labelId, { lock: 'update' });
     if (!row) throw labelNotFound();
     const unlinked = await unlinkAll(tx, row);
-    await tx.delete(relationshipLabels).where(and(eq(relationshipLabels.id, row.id), eq(relationshipLabels.organizationId, row.organizationId)));
+    await tx
+      .delete(relationshipLabels)
+      .where(and(eq(relationshipLabels.id, row.id), eq(relationshipLabels.organizationId, row.organizationId)));
     return unlinked;
   });
 }

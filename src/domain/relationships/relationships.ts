@@ -103,7 +103,8 @@ export async function linkRecords(
     await checkRecords(tx, org, [{ kind: label.toKind as RecordKind, id: toId }], () => '/to_id');
     const symmetric = label.inverseName === null && label.fromKind === label.toKind;
     // Two links of one pair made at once, each way round, would both find none: one waits for the other.
-    if (symmetric) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${[label.id, ...[fromId, toId].sort()].join(':')}, 0))`);
+    if (symmetric)
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${[label.id, ...[fromId, toId].sort()].join(':')}, 0))`);
     const [existing] = await withLabel(tx).where(
       and(
         eq(relationships.labelId, label.id),

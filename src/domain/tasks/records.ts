@@ -45,7 +45,14 @@ export async function withTargets(db: Executor, organizationId: string, rows: Ta
 
 /** The organization's tasks matching a condition, as views. */
 export async function selectTasks(db: Executor, organizationId: string, condition: SQL | undefined): Promise<TaskView[]> {
-  return withTargets(db, organizationId, await db.select().from(tasks).where(and(eq(tasks.organizationId, organizationId), condition)));
+  return withTargets(
+    db,
+    organizationId,
+    await db
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.organizationId, organizationId), condition)),
+  );
 }
 
 /** A task of the organization, or undefined. */

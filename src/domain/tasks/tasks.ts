@@ -99,7 +99,7 @@ export async function updateTask(
       priority: input.priority === undefined ? row.priority : input.priority,
     };
     const current = input.targets
-      ? (await tx.select({ kind: taskTargets.recordKind, id: taskTargets.recordId }).from(taskTargets).where(eq(taskTargets.taskId, row.id)))
+      ? await tx.select({ kind: taskTargets.recordKind, id: taskTargets.recordId }).from(taskTargets).where(eq(taskTargets.taskId, row.id))
       : [];
     const targetsChanged = input.targets !== undefined && !sameTargets(input.targets, current as RecordRef[]);
     const dueMoved = next.dueAt?.getTime() !== row.dueAt?.getTime();
