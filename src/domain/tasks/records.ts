@@ -12,7 +12,7 @@ import { notFound } from '../errors.ts';
 
 export type TaskRow = typeof tasks.$inferSelect;
 
-/** A task with its targets (in the order they were linked), each with its record's name now. */
+/** A task with its targets (by kind, then id), each with its record's name now. */
 export type TaskView = TaskRow & { targets: NamedRecordRef[] };
 
 export type TaskDeps = { db: Executor };
@@ -32,7 +32,7 @@ export async function withTargets(db: Executor, organizationId: string, rows: Ta
         rows.map((r) => r.id),
       ),
     )
-    .orderBy(asc(taskTargets.createdAt), asc(taskTargets.recordKind), asc(taskTargets.recordId));
+    .orderBy(asc(taskTargets.recordKind), asc(taskTargets.recordId));
   const named = await nameRecords(
     db,
     organizationId,

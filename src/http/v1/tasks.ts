@@ -25,7 +25,7 @@ export const TaskSchema = z
     status: z.enum(TASK_STATUSES),
     completed_at: z.string().nullable(),
     completed_by: ChangedBySchema.nullable().meta({ description: 'Who completed it; null while open' }),
-    targets: z.array(RecordRefSchema).meta({ description: 'The records it is linked to, in the order they were linked' }),
+    targets: z.array(RecordRefSchema).meta({ description: 'The records it is linked to, by kind, then id' }),
     created_by: ChangedBySchema.meta({ description: 'Who created it' }),
     created_at: z.string(),
     updated_at: z.string(),
