@@ -140,10 +140,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/relationship-labels/{labelID}': 'getRelationshipLabel',
   'PATCH /v1/relationship-labels/{labelID}': 'updateRelationshipLabel',
   'DELETE /v1/relationship-labels/{labelID}': 'deleteRelationshipLabel',
-  'POST /v1/relationships': 'linkRecords',
+  'POST /v1/relationships': 'createRelationship',
   'GET /v1/relationships': 'listRelationships',
   'GET /v1/relationships/{relationshipID}': 'getRelationship',
-  'DELETE /v1/relationships/{relationshipID}': 'unlinkRecords',
+  'DELETE /v1/relationships/{relationshipID}': 'deleteRelationship',
   // comments
   'POST /v1/comments': 'createComment',
   'GET /v1/comments': 'listComments',
