@@ -973,26 +973,6 @@ export const contactIdentities = pgTable(
   ],
 );
 
-export const contactNotes = pgTable(
-  'contact_notes',
-  {
-    id: uuid('id').primaryKey(),
-    organizationId: uuid('organization_id').notNull(),
-    contactId: uuid('contact_id')
-      .notNull()
-      .references(() => contacts.id, { onDelete: 'cascade' }),
-    /** user, api_key or system; author_id is the user or key id (null for system). */
-    authorType: text('author_type').notNull(),
-    authorId: uuid('author_id'),
-    body: text('body').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index('contact_notes_contact_idx').on(t.contactId, t.createdAt, t.id),
-    check('contact_notes_author_type_check', sql`${t.authorType} in ('user', 'api_key', 'system')`),
-  ],
-);
-
 /** Tag names, organization-wide; matched case-insensitively. */
 export const tags = pgTable(
   'tags',
@@ -1240,6 +1220,192 @@ export const dealStageHistory = pgTable(
     index('deal_stage_history_deal_idx').on(t.dealId, t.enteredAt, t.id),
     uniqueIndex('deal_stage_history_open_key').on(t.dealId).where(sql`${t.leftAt} is null`),
     check('deal_stage_history_changed_by_check', sql`${t.changedByType} in ('user', 'api_key', 'oauth_client', 'system')`),
+  ],
+);
+
+/*
+ * What refers to any CRM record (task targets, comments, relationships) names it by kind and id; a
+ * stored generated column per kind holds the id when the record is of that kind, and its foreign key
+ * deletes the reference with the record (conversations have none: they stay as history). See
+ * DECISIONS 96.
+ */
+const recordIdOf = (column: string, kindColumn: string, idColumn: string, kind: string) =>
+  uuid(column).generatedAlwaysAs(sql.raw(`case when "${kindColumn}" = '${kind}' then "${idColumn}" end`));
+
+const changedByTypeCheck = (name: string, column: AnyPgColumn) =>
+  check(name, sql`${column} in ('user', 'api_key', 'oauth_client', 'system')`);
+
+/** A to-do of the organization's: due at a time, assigned to a member, linked to records (task_targets). */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    notes: text('notes'),
+    dueAt: at('due_at'),
+    assigneeUserId: uuid('assignee_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** low, medium or high; null for none. */
+    priority: text('priority'),
+    /** open or completed. */
+    status: text('status').notNull().default('open'),
+    completedAt: at('completed_at'),
+    /** Who completed it (as deal_stage_history's changed_by). */
+    completedByType: text('completed_by_type'),
+    completedById: text('completed_by_id'),
+    completedByUserId: uuid('completed_by_user_id'),
+    createdByType: text('created_by_type').notNull(),
+    createdById: text('created_by_id'),
+    createdByUserId: uuid('created_by_user_id'),
+    /** When crm.task.due was recorded for the current due_at; a new due_at clears it (the reminder re-armed). */
+    dueNotifiedAt: at('due_notified_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('tasks_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    // Tasks without a due time sort last (as in the domain's sort).
+    index('tasks_organization_due_idx').on(t.organizationId, sql`coalesce(${t.dueAt}, '9999-12-31T23:59:59.999Z'::timestamptz)`, t.id),
+    index('tasks_organization_assignee_idx').on(t.organizationId, t.assigneeUserId, t.status, t.dueAt),
+    // The due reminders still to record, soonest first (jobs: crm.tasks-due).
+    index('tasks_due_pending_idx').on(t.dueAt).where(sql`${t.status} = 'open' and ${t.dueNotifiedAt} is null and ${t.dueAt} is not null`),
+    check('tasks_status_check', sql`${t.status} in ('open', 'completed')`),
+    check('tasks_completed_check', sql`(${t.status} = 'completed') = (${t.completedAt} is not null)`),
+    check('tasks_priority_check', sql`${t.priority} in ('low', 'medium', 'high')`),
+    changedByTypeCheck('tasks_completed_by_check', t.completedByType),
+    changedByTypeCheck('tasks_created_by_check', t.createdByType),
+  ],
+);
+
+/** The records a task is linked to (Twenty's task targets): contacts, companies, deals, conversations. */
+export const taskTargets = pgTable(
+  'task_targets',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    recordKind: text('record_kind').notNull(),
+    recordId: uuid('record_id').notNull(),
+    contactId: recordIdOf('contact_id', 'record_kind', 'record_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    companyId: recordIdOf('company_id', 'record_kind', 'record_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    dealId: recordIdOf('deal_id', 'record_kind', 'record_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.taskId, t.recordKind, t.recordId] }),
+    index('task_targets_record_idx').on(t.recordId, t.recordKind, t.taskId),
+    index('task_targets_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    index('task_targets_company_idx').on(t.companyId).where(sql`${t.companyId} is not null`),
+    index('task_targets_deal_idx').on(t.dealId).where(sql`${t.dealId} is not null`),
+    check('task_targets_kind_check', sql`${t.recordKind} in ('contact', 'company', 'deal', 'conversation')`),
+  ],
+);
+
+/** Comments on a record (a contact's notes among them), with their author. */
+export const comments = pgTable(
+  'comments',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    recordKind: text('record_kind').notNull(),
+    recordId: uuid('record_id').notNull(),
+    contactId: recordIdOf('contact_id', 'record_kind', 'record_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    companyId: recordIdOf('company_id', 'record_kind', 'record_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    dealId: recordIdOf('deal_id', 'record_kind', 'record_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    taskId: recordIdOf('task_id', 'record_kind', 'record_id', 'task').references(() => tasks.id, { onDelete: 'cascade' }),
+    /** Who wrote it (as deal_stage_history's changed_by): only they edit it. */
+    authorType: text('author_type').notNull(),
+    authorId: text('author_id'),
+    authorUserId: uuid('author_user_id'),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+    editedAt: at('edited_at'),
+  },
+  (t) => [
+    index('comments_record_idx').on(t.recordId, t.createdAt, t.id),
+    index('comments_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('comments_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    index('comments_company_idx').on(t.companyId).where(sql`${t.companyId} is not null`),
+    index('comments_deal_idx').on(t.dealId).where(sql`${t.dealId} is not null`),
+    index('comments_task_idx').on(t.taskId).where(sql`${t.taskId} is not null`),
+    check('comments_kind_check', sql`${t.recordKind} in ('contact', 'company', 'deal', 'task', 'conversation')`),
+    changedByTypeCheck('comments_author_type_check', t.authorType),
+  ],
+);
+
+/**
+ * The labels of relationships an organization uses ("works at" from contact to company), each with its
+ * optional inverse ("employs"): a link reads by its name from its `from` record, by the inverse from
+ * its `to` record; a label without an inverse reads the same both ways.
+ */
+export const relationshipLabels = pgTable(
+  'relationship_labels',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    inverseName: text('inverse_name'),
+    fromKind: text('from_kind').notNull(),
+    toKind: text('to_kind').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('relationship_labels_name_key').on(t.organizationId, t.fromKind, t.toKind, sql`lower(${t.name})`),
+    index('relationship_labels_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    check('relationship_labels_from_kind_check', sql`${t.fromKind} in ('contact', 'company', 'deal')`),
+    check('relationship_labels_to_kind_check', sql`${t.toKind} in ('contact', 'company', 'deal')`),
+  ],
+);
+
+/** A link between two records with a label, once per pair and label. */
+export const relationships = pgTable(
+  'relationships',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    labelId: uuid('label_id')
+      .notNull()
+      .references(() => relationshipLabels.id, { onDelete: 'cascade' }),
+    fromKind: text('from_kind').notNull(),
+    fromId: uuid('from_id').notNull(),
+    toKind: text('to_kind').notNull(),
+    toId: uuid('to_id').notNull(),
+    fromContactId: recordIdOf('from_contact_id', 'from_kind', 'from_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    fromCompanyId: recordIdOf('from_company_id', 'from_kind', 'from_id', 'company').references(() => companies.id, {
+      onDelete: 'cascade',
+    }),
+    fromDealId: recordIdOf('from_deal_id', 'from_kind', 'from_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    toContactId: recordIdOf('to_contact_id', 'to_kind', 'to_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    toCompanyId: recordIdOf('to_company_id', 'to_kind', 'to_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    toDealId: recordIdOf('to_deal_id', 'to_kind', 'to_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    createdByType: text('created_by_type').notNull(),
+    createdById: text('created_by_id'),
+    createdByUserId: uuid('created_by_user_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('relationships_pair_key').on(t.labelId, t.fromId, t.toId),
+    index('relationships_from_idx').on(t.fromId, t.createdAt, t.id),
+    index('relationships_to_idx').on(t.toId, t.createdAt, t.id),
+    index('relationships_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('relationships_from_contact_idx').on(t.fromContactId).where(sql`${t.fromContactId} is not null`),
+    index('relationships_from_company_idx').on(t.fromCompanyId).where(sql`${t.fromCompanyId} is not null`),
+    index('relationships_from_deal_idx').on(t.fromDealId).where(sql`${t.fromDealId} is not null`),
+    index('relationships_to_contact_idx').on(t.toContactId).where(sql`${t.toContactId} is not null`),
+    index('relationships_to_company_idx').on(t.toCompanyId).where(sql`${t.toCompanyId} is not null`),
+    index('relationships_to_deal_idx').on(t.toDealId).where(sql`${t.toDealId} is not null`),
+    check('relationships_not_self_check', sql`${t.fromId} <> ${t.toId}`),
+    changedByTypeCheck('relationships_created_by_check', t.createdByType),
   ],
 );
 

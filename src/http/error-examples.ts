@@ -54,6 +54,10 @@ const RESOURCES: Record<string, string> = {
   pipelineID: 'pipeline',
   stageID: 'stage',
   dealID: 'deal',
+  taskID: 'task',
+  labelID: 'relationship label',
+  relationshipID: 'relationship',
+  commentID: 'comment',
 };
 
 /** Not-found answers whose resource is not the one the last path parameter names. */
@@ -300,7 +304,34 @@ const moveDealsNeeded = (what: string): ErrorExample => ({
   }),
 });
 
+const LABEL_NAME_TAKEN: ErrorExample = {
+  summary: 'Name taken',
+  error: new DomainError('conflict', 'another label between these kinds has this name', {
+    fieldErrors: [{ pointer: '/name', location: 'body', message: 'another label from the same kind to the same kind has this name' }],
+  }),
+};
+const unknownRecord = (pointer: string, kind: string): ErrorExample => ({
+  summary: `Unknown ${kind}`,
+  error: new DomainError('invalid', `${pointer.slice(1).replaceAll('/', '.')}: not a ${kind} of this organization`, {
+    fieldErrors: [{ pointer, location: 'body', message: `not a ${kind} of this organization` }],
+  }),
+});
+
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
+  'POST /v1/tasks': { 400: [unknownRecord('/targets/0/id', 'deal')] },
+  'POST /v1/relationship-labels': { 409: [LABEL_NAME_TAKEN] },
+  'PATCH /v1/relationship-labels/{labelID}': { 409: [LABEL_NAME_TAKEN] },
+  'POST /v1/relationships': { 400: [unknownRecord('/to_id', 'company')] },
+  'POST /v1/comments': { 400: [unknownRecord('/record/id', 'contact')] },
+  'PATCH /v1/comments/{commentID}': {
+    403: [
+      { summary: 'Not the author', error: new DomainError('forbidden', 'only the author of a comment edits it') },
+      {
+        summary: 'Missing crm:write',
+        error: new DomainError('forbidden', 'missing permission crm:write', { extra: { permission: 'crm:write' } }),
+      },
+    ],
+  },
   'POST /v1/companies': { 409: [DOMAIN_TAKEN] },
   'PATCH /v1/companies/{companyID}': { 409: [DOMAIN_TAKEN] },
   'DELETE /v1/pipelines/{pipelineID}': {

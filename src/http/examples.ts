@@ -205,8 +205,63 @@ const deal = {
   updated_at: CHANGED,
 };
 
+const TASK_ID = '0196b1f2-0a00-7000-8000-000000000251';
+const LABEL_ID = '0196b1f2-0a00-7000-8000-000000000241';
+const byUser = { type: 'user', id: USER_ID, user_id: USER_ID };
+
+// The deal's follow-up: due, assigned, about the deal and its contact.
+const task = {
+  id: TASK_ID,
+  title: 'Send the revised offer',
+  notes: 'With the 40-seat discount we discussed.',
+  due_at: '2025-06-05T09:00:00.000Z',
+  assignee_user_id: USER_ID,
+  priority: 'high',
+  status: 'open',
+  completed_at: null,
+  completed_by: null,
+  targets: [
+    { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+    { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+  ],
+  created_by: byUser,
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+
 /** One record per response shape, keyed by its component schema id. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
+  RecordRef: { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+  Task: task,
+  RelationshipLabel: {
+    id: LABEL_ID,
+    name: 'works at',
+    inverse_name: 'employs',
+    from_kind: 'contact',
+    to_kind: 'company',
+    created_at: CREATED,
+    updated_at: CREATED,
+  },
+  // The contact works at the company, seen from the company.
+  Relationship: {
+    id: '0196b1f2-0a00-7000-8000-000000000261',
+    label_id: LABEL_ID,
+    label: 'employs',
+    direction: 'incoming',
+    related: { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+    from: { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+    to: { kind: 'company', id: COMPANY_ID, display_name: 'Acme GmbH' },
+    created_by: { type: 'api_key', id: API_KEY_ID, user_id: null },
+    created_at: CREATED,
+  },
+  Comment: {
+    id: '0196b1f2-0a00-7000-8000-000000000271',
+    record: { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+    body: 'They want to start in July.',
+    author: byUser,
+    created_at: CREATED,
+    edited_at: CHANGED,
+  },
   CompanyAddress: companyAddress,
   Company: {
     id: COMPANY_ID,

@@ -160,6 +160,15 @@ export const JOBS = {
     queue: { retryLimit: 0, expireInSeconds: 300 },
     cron: '* * * * *',
   }),
+  /**
+   * Record crm.task.due for the open tasks whose due time has passed, once each (domain/tasks/due.ts):
+   * every minute, so a reminder comes within about a minute of its time.
+   */
+  'crm.tasks-due': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
+    cron: '* * * * *',
+  }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
   'webhooks.cleanup': job({
     payload: z.object({}),

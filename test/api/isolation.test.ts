@@ -58,6 +58,11 @@ type Ids = {
   pipeline: string;
   stage: string;
   deal: string;
+  /** A task of A's on its deal and contact, a relationship label, a link (the contact works at the company), a comment on the deal. */
+  task: string;
+  label: string;
+  relationship: string;
+  comment: string;
 };
 type IdName = keyof Ids;
 
@@ -284,6 +289,76 @@ const ROWS: Record<string, Row> = {
   },
   'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
   'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
+  // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
+  'POST /v1/tasks': {
+    kind: 'id',
+    body: {
+      title: 'planted',
+      targets: [
+        { kind: 'deal', id: '{{deal}}' },
+        { kind: 'contact', id: '{{contact}}' },
+      ],
+    },
+    probe: ['GET /v1/tasks?record=deal:{deal}'],
+  },
+  'GET /v1/tasks': { kind: 'list', query: { record: 'deal:{{deal}}' } },
+  'GET /v1/tasks/{taskID}': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'PATCH /v1/tasks/{taskID}': {
+    kind: 'id',
+    path: { taskID: 'task' },
+    body: { title: 'taken over', due_at: '2030-01-01T00:00:00Z' },
+    probe: ['GET /v1/tasks/{task}'],
+  },
+  'DELETE /v1/tasks/{taskID}': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/tasks/{taskID}/complete': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/tasks/{taskID}/reopen': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/relationship-labels': {
+    kind: 'no tenant data',
+    why: 'creates a label of the caller’s organization (names are unique per organization: crm-relationships.test.ts)',
+  },
+  'GET /v1/relationship-labels': { kind: 'list' },
+  'GET /v1/relationship-labels/{labelID}': { kind: 'id', path: { labelID: 'label' }, probe: ['GET /v1/relationship-labels/{label}'] },
+  'PATCH /v1/relationship-labels/{labelID}': {
+    kind: 'id',
+    path: { labelID: 'label' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/relationship-labels/{label}'],
+  },
+  'DELETE /v1/relationship-labels/{labelID}': {
+    kind: 'id',
+    path: { labelID: 'label' },
+    probe: ['GET /v1/relationship-labels/{label}', 'GET /v1/relationships?record=contact:{contact}'],
+  },
+  'POST /v1/relationships': {
+    kind: 'id',
+    body: { label_id: '{{label}}', from_id: '{{contact}}', to_id: '{{company}}' },
+    probe: ['GET /v1/relationships?record=contact:{contact}'],
+  },
+  'GET /v1/relationships': { kind: 'list', query: { record: 'contact:{{contact}}' } },
+  'GET /v1/relationships/{relationshipID}': {
+    kind: 'id',
+    path: { relationshipID: 'relationship' },
+    probe: ['GET /v1/relationships/{relationship}'],
+  },
+  'DELETE /v1/relationships/{relationshipID}': {
+    kind: 'id',
+    path: { relationshipID: 'relationship' },
+    probe: ['GET /v1/relationships/{relationship}'],
+  },
+  'POST /v1/comments': {
+    kind: 'id',
+    body: { record: { kind: 'deal', id: '{{deal}}' }, body: 'planted' },
+    probe: ['GET /v1/comments?record=deal:{deal}'],
+  },
+  'GET /v1/comments': { kind: 'list', query: { record: 'deal:{{deal}}' } },
+  'GET /v1/comments/{commentID}': { kind: 'id', path: { commentID: 'comment' }, probe: ['GET /v1/comments/{comment}'] },
+  'PATCH /v1/comments/{commentID}': {
+    kind: 'id',
+    path: { commentID: 'comment' },
+    body: { body: 'taken over' },
+    probe: ['GET /v1/comments/{comment}'],
+  },
+  'DELETE /v1/comments/{commentID}': { kind: 'id', path: { commentID: 'comment' }, probe: ['GET /v1/comments/{comment}'] },
   'POST /v1/messages': {
     kind: 'id',
     body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
@@ -649,6 +724,34 @@ before(async () => {
     },
   });
   assert.equal(deal.status, 201, deal.text);
+  const task = await request(server, 'POST', '/v1/tasks', {
+    key,
+    body: {
+      title: 'Isolated Task',
+      due_at: '2030-01-01T00:00:00Z',
+      assignee_user_id: session.body.data.user.id,
+      targets: [
+        { kind: 'deal', id: deal.body.data.id },
+        { kind: 'contact', id: contactId },
+      ],
+    },
+  });
+  assert.equal(task.status, 201, task.text);
+  const label = await request(server, 'POST', '/v1/relationship-labels', {
+    key,
+    body: { name: 'Isolated label', inverse_name: 'Isolated inverse', from_kind: 'contact', to_kind: 'company' },
+  });
+  assert.equal(label.status, 201, label.text);
+  const relationship = await request(server, 'POST', '/v1/relationships', {
+    key,
+    body: { label_id: label.body.data.id, from_id: contactId, to_id: company.body.data.id },
+  });
+  assert.equal(relationship.status, 201, relationship.text);
+  const comment = await request(server, 'POST', '/v1/comments', {
+    key,
+    body: { record: { kind: 'deal', id: deal.body.data.id }, body: 'isolated comment' },
+  });
+  assert.equal(comment.status, 201, comment.text);
   const tokens = await deviceFlowTokens(server, {
     clientId: oauthClient.clientId,
     cookie: cookieA,
@@ -681,6 +784,10 @@ before(async () => {
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,
+    task: task.body.data.id,
+    label: label.body.data.id,
+    relationship: relationship.body.data.id,
+    comment: comment.body.data.id,
   };
   const unknownValue = (k: string) =>
     k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();
@@ -701,6 +808,10 @@ before(async () => {
       'Isolated Pipeline',
       'Isolated stage',
       'Isolated Deal',
+      'Isolated Task',
+      'Isolated label',
+      'Isolated inverse',
+      'isolated comment',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

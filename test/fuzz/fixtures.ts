@@ -210,7 +210,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   };
 }
 
-/** Companies, pipelines, stages and deals for the CRM routes' ids (contact_ids, move_deals_to), and doomed ones to delete. */
+/**
+ * Companies, pipelines, stages, deals, tasks, relationship labels and links, and comments for the CRM
+ * routes' ids (contact_ids, move_deals_to, a link's ends, a record), and doomed ones to delete.
+ */
 async function crmFixtures(
   server: TestServer,
   refs: { contacts: string[]; conversation: string | undefined },
@@ -247,7 +250,34 @@ async function crmFixtures(
     });
     deals.push(deal.id);
   }
-  const doomed: Record<'company' | 'deal' | 'pipeline' | 'stage', string[]> = { company: [], deal: [], pipeline: [], stage: [] };
+  const contact = refs.contacts[0]!;
+  const tasks: string[] = [];
+  for (const [i, targets] of [
+    [
+      { kind: 'deal', id: deals[0] },
+      { kind: 'contact', id: contact },
+    ],
+    [{ kind: 'company', id: company.id }, ...(refs.conversation ? [{ kind: 'conversation', id: refs.conversation }] : [])],
+  ].entries())
+    tasks.push((await made('/v1/tasks', { title: `Fuzz task ${i}`, due_at: '2031-01-01T09:00:00Z', targets })).id);
+  const label = await made('/v1/relationship-labels', {
+    name: 'works at',
+    inverse_name: 'employs',
+    from_kind: 'contact',
+    to_kind: 'company',
+  });
+  const relationship = await made('/v1/relationships', { label_id: label.id, from_id: contact, to_id: company.id });
+  const comment = await made('/v1/comments', { record: { kind: 'deal', id: deals[0] }, body: 'a comment' });
+  const doomed: Record<'company' | 'deal' | 'pipeline' | 'stage' | 'task' | 'label' | 'relationship' | 'comment', string[]> = {
+    company: [],
+    deal: [],
+    pipeline: [],
+    stage: [],
+    task: [],
+    label: [],
+    relationship: [],
+    comment: [],
+  };
   for (let i = 0; i < 3; i++) {
     doomed.company.push((await made('/v1/companies', { name: `Fuzz doomed company ${i}` })).id);
     doomed.deal.push((await made('/v1/deals', { name: `Fuzz doomed deal ${i}`, pipeline_id: own.id })).id);
@@ -255,6 +285,13 @@ async function crmFixtures(
       (await made('/v1/pipelines', { name: `Fuzz doomed pipeline ${i}`, stages: [{ name: 'Only', probability: 10 }] })).id,
     );
     doomed.stage.push((await made(`/v1/pipelines/${own.id}/stages`, { name: `Doomed ${i}`, probability: 20 })).id);
+    doomed.task.push((await made('/v1/tasks', { title: `Fuzz doomed task ${i}` })).id);
+    const doomedLabel = await made('/v1/relationship-labels', { name: `doomed ${i}`, from_kind: 'company', to_kind: 'deal' });
+    doomed.label.push(doomedLabel.id);
+    doomed.relationship.push(
+      (await made('/v1/relationships', { label_id: label.id, from_id: refs.contacts[1]!, to_id: doomed.company[i] })).id,
+    );
+    doomed.comment.push((await made('/v1/comments', { record: { kind: 'company', id: company.id }, body: `doomed ${i}` })).id);
   }
   return {
     company: [company.id],
@@ -267,5 +304,18 @@ async function crmFixtures(
     'deletable:deal': doomed.deal,
     'deletable:pipeline': doomed.pipeline,
     'deletable:stage': doomed.stage,
+    task: tasks,
+    label: [label.id],
+    relationship: [relationship.id],
+    comment: [comment.id],
+    // A link's ends (from_id, to_id), a reference's id (task targets, a comment's record), a list's record.
+    from: refs.contacts,
+    to: [company.id],
+    '': [deals[0]!, contact, company.id],
+    record: [`deal:${deals[0]}`, `contact:${contact}`, `company:${company.id}`],
+    'deletable:task': doomed.task,
+    'deletable:label': doomed.label,
+    'deletable:relationship': doomed.relationship,
+    'deletable:comment': doomed.comment,
   };
 }

@@ -13,7 +13,7 @@ import { invalid } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 
 /** The kinds of CRM records, as record events name them (object_kind). */
-export type CrmObjectKind = 'contact' | 'company' | 'deal';
+export type CrmObjectKind = 'contact' | 'company' | 'deal' | 'task';
 
 export type CrmRecordRef = { kind: CrmObjectKind; id: string; displayName: string | null; organizationId: string };
 
@@ -27,8 +27,16 @@ export async function recordCrmRecordEvent(tx: Executor, change: 'created' | 'up
   });
 }
 
-/** Refuses an owner who is not a member of the organization (another organization's user included), naming the field. */
-export async function checkOwner(db: Executor, organizationId: string, userId: string | null | undefined): Promise<void> {
+/**
+ * Refuses an owner (or an assignee: `field`) who is not a member of the organization (another
+ * organization's user included), naming the field.
+ */
+export async function checkOwner(
+  db: Executor,
+  organizationId: string,
+  userId: string | null | undefined,
+  field = 'owner_user_id',
+): Promise<void> {
   if (userId === null || userId === undefined) return;
   const [member] = isUuid(userId)
     ? await db
@@ -38,19 +46,19 @@ export async function checkOwner(db: Executor, organizationId: string, userId: s
         .limit(1)
     : [];
   if (!member)
-    throw invalid('owner_user_id is not a member of this organization', [
-      { pointer: '/owner_user_id', message: 'not a member of this organization' },
+    throw invalid(`${field} is not a member of this organization`, [
+      { pointer: `/${field}`, message: 'not a member of this organization' },
     ]);
 }
 
-/** The owner filter of a list: `me` (the signed-in user), `none` (no owner) or a user id. */
-export function ownerCondition(actor: Actor, column: PgColumn, owner: string | undefined): SQL | undefined {
+/** The owner filter of a list (or the assignee filter: `param`): `me` (the signed-in user), `none` (no owner) or a user id. */
+export function ownerCondition(actor: Actor, column: PgColumn, owner: string | undefined, param = 'owner'): SQL | undefined {
   if (owner === undefined) return undefined;
   if (owner === 'none') return isNull(column);
   if (owner === 'me') {
     if (actor.kind !== 'user' && actor.kind !== 'oauth')
-      throw invalid('owner=me needs a signed-in user', [
-        { pointer: '/owner', message: 'me means the signed-in user; an API key is no user: give a user id' },
+      throw invalid(`${param}=me needs a signed-in user`, [
+        { pointer: `/${param}`, message: 'me means the signed-in user; an API key is no user: give a user id' },
       ]);
     return eq(column, actor.userId);
   }

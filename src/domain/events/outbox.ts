@@ -103,8 +103,24 @@ export type EventBodies = {
     to_stage_id: string;
     organization_id: string;
   };
-  'crm.comment.created': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
-  'crm.comment.deleted': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+  /** A task was completed (completed_by: as a deal's stage history says who moved it). */
+  'crm.task.completed': {
+    task_id: string;
+    title: string;
+    assignee_user_id: string | null;
+    due_at: string | null;
+    completed_at: string;
+    completed_by: { type: string; id: string | null; user_id: string | null };
+    organization_id: string;
+  };
+  /** An open task's due time passed (once per due time). */
+  'crm.task.due': { task_id: string; title: string; due_at: string; assignee_user_id: string | null; organization_id: string };
+  'crm.relationship.linked': RelationshipBody;
+  'crm.relationship.unlinked': RelationshipBody;
+  'crm.comment.created': CommentBody;
+  /** Its author changed its body. */
+  'crm.comment.updated': CommentBody;
+  'crm.comment.deleted': CommentBody;
   'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.import.committed': {
@@ -118,6 +134,19 @@ export type EventBodies = {
 };
 
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
+type CommentBody = { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+/** A link between two records: its label as read from the `from` record, and the inverse as read from the `to` one. */
+type RelationshipBody = {
+  relationship_id: string;
+  label_id: string;
+  label: string;
+  inverse_label: string | null;
+  from_object_kind: string;
+  from_record_id: string;
+  to_object_kind: string;
+  to_record_id: string;
+  organization_id: string;
+};
 
 export type EventType = keyof EventBodies;
 export const EVENT_TYPES = [
@@ -138,7 +167,12 @@ export const EVENT_TYPES = [
   'crm.record.updated',
   'crm.record.deleted',
   'crm.deal.stage_changed',
+  'crm.task.completed',
+  'crm.task.due',
+  'crm.relationship.linked',
+  'crm.relationship.unlinked',
   'crm.comment.created',
+  'crm.comment.updated',
   'crm.comment.deleted',
   'crm.list.entry_added',
   'crm.list.entry_removed',

@@ -16,11 +16,25 @@ export type EventTypeInfo<T extends EventType = EventType> = {
 };
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
-/** A record event's body (object_kind: contact, company or deal). */
+/** A record event's body (object_kind: contact, company, deal or task). */
 const CRM_RECORD = {
   object_kind: 'company',
   record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
   display_name: 'Acme GmbH',
+  organization_id: ORG,
+};
+
+const TASK_ID = '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b';
+/** A relationship event's body: a contact works at a company. */
+const RELATIONSHIP = {
+  relationship_id: '0190a5b3-8888-7e4f-8a1b-2c3d4e5f6a7b',
+  label_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+  label: 'works at',
+  inverse_label: 'employs',
+  from_object_kind: 'contact',
+  from_record_id: '0190a5b3-aaaa-7e4f-8a1b-2c3d4e5f6a7b',
+  to_object_kind: 'company',
+  to_record_id: CRM_RECORD.record_id,
   organization_id: ORG,
 };
 
@@ -166,8 +180,51 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       organization_id: ORG,
     },
   },
+  'crm.task.completed': {
+    description:
+      'A task was completed (POST /v1/tasks/{taskID}/complete); crm.record.updated comes with it. completed_by is who completed it: a user, an API key or an OAuth client for its user. Reopening a task records crm.record.updated only.',
+    example: {
+      task_id: TASK_ID,
+      title: 'Send the revised offer',
+      assignee_user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b',
+      due_at: '2025-06-05T09:00:00.000Z',
+      completed_at: '2025-06-04T16:20:00.000Z',
+      completed_by: { type: 'user', id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b', user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b' },
+      organization_id: ORG,
+    },
+  },
+  'crm.task.due': {
+    description:
+      'An open task’s due time passed: recorded once per due time, within about a minute of it. A new due_at arms it again; a task completed before its due time never has it.',
+    example: {
+      task_id: TASK_ID,
+      title: 'Send the revised offer',
+      due_at: '2025-06-05T09:00:00.000Z',
+      assignee_user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+    },
+  },
+  'crm.relationship.linked': {
+    description:
+      'Two records were linked with a label (POST /v1/relationships). label reads from the from record ("works at"), inverse_label from the to record ("employs"; null when the label reads the same both ways).',
+    example: RELATIONSHIP,
+  },
+  'crm.relationship.unlinked': {
+    description:
+      'A link between two records was deleted, or its label was. A record deleted takes its links with it without this event: its crm.record.deleted says so.',
+    example: RELATIONSHIP,
+  },
   'crm.comment.created': {
     description: 'A comment was added to a CRM record.',
+    example: {
+      comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
+  },
+  'crm.comment.updated': {
+    description: 'A comment’s author changed its body. GET /v1/comments/{commentID} reads it.',
     example: {
       comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
       record_id: CRM_RECORD.record_id,

@@ -27,6 +27,16 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description:
       'The CRM: deals in a pipeline’s stages, with amounts, contacts, company, the conversation they came from, and their stage history.',
   },
+  {
+    name: 'tasks',
+    description: 'The CRM: tasks with a due time, an assignee and the records they are about; my tasks, overdue tasks, a record’s tasks.',
+  },
+  {
+    name: 'relationships',
+    description:
+      'The CRM: labelled links between records (a contact works at a company), and the organization’s labels with their inverses.',
+  },
+  { name: 'comments', description: 'The CRM: comments on contacts (their notes), companies, deals, tasks and conversations.' },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },

@@ -1,8 +1,8 @@
 /** The deals routes' records (deals.ts): the presenters of deals and their stage history, typed from the response schemas. */
 import type { z } from 'zod';
-import type { ChangedByType } from '../../domain/crm/records.ts';
 import type { StageHistoryRow } from '../../domain/deals/list.ts';
 import type { DealView } from '../../domain/deals/records.ts';
+import { presentChangedBy } from './crm.presenters.ts';
 import type { DealSchema, StageChangeSchema } from './deals.ts';
 
 export type DealRecord = z.infer<typeof DealSchema>;
@@ -38,6 +38,6 @@ export function presentStageChange(row: StageHistoryRow & { currentStageName: st
     stage_name: row.currentStageName ?? row.stageName,
     entered_at: row.enteredAt.toISOString(),
     left_at: row.leftAt?.toISOString() ?? null,
-    changed_by: { type: row.changedByType as ChangedByType, id: row.changedById, user_id: row.changedByUserId },
+    changed_by: presentChangedBy(row.changedByType, row.changedById, row.changedByUserId),
   };
 }

@@ -3,14 +3,13 @@ import { z } from 'zod';
 import { createDeal, deleteDeal, getDeal, updateDeal, type DealClockDeps } from '../../domain/deals/deals.ts';
 import { DEAL_SORTS, DEAL_STATUSES, listDeals, listStageHistory } from '../../domain/deals/list.ts';
 import { DealFieldsSchema, normalizeDealFields } from '../../domain/deals/fields.ts';
-import { CHANGED_BY_TYPES } from '../../domain/crm/records.ts';
 import { STAGE_KINDS } from '../../domain/pipelines/pipelines.ts';
 import { actorOf } from '../auth/actor.ts';
 import { errorResponses } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { App } from '../types.ts';
-import { crmRead, crmWrite, normalizedBody, OwnerFilter, sortParam } from './crm.schemas.ts';
+import { ChangedBySchema, crmRead, crmWrite, normalizedBody, OwnerFilter, sortParam } from './crm.schemas.ts';
 import { presentDeal, presentStageChange } from './deals.presenters.ts';
 
 const TAG = 'deals';
@@ -45,13 +44,7 @@ export const StageChangeSchema = z
     stage_name: z.string().meta({ description: 'The stage’s name now; its name when entered if it was deleted since' }),
     entered_at: z.string(),
     left_at: z.string().nullable().meta({ description: 'null: the deal is in this stage now' }),
-    changed_by: z
-      .object({
-        type: z.enum(CHANGED_BY_TYPES),
-        id: z.string().nullable().meta({ description: 'The user id, API key id or OAuth client_id; null for system' }),
-        user_id: z.uuid().nullable().meta({ description: 'The person: the user, or the user the OAuth client acted for' }),
-      })
-      .meta({ description: 'Who moved the deal into the stage (or created it there)' }),
+    changed_by: ChangedBySchema.meta({ description: 'Who moved the deal into the stage (or created it there)' }),
   })
   .meta({ id: 'DealStageChange' });
 

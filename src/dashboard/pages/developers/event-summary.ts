@@ -62,8 +62,18 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined(text(d.object_kind) ?? 'Record', text(d.display_name), type.slice('crm.record.'.length));
     case 'crm.deal.stage_changed':
       return 'Deal moved to another stage';
+    case 'crm.task.completed':
+      return joined('Task', text(d.title), 'completed');
+    case 'crm.task.due':
+      return joined('Task', text(d.title), 'due');
+    case 'crm.relationship.linked':
+      return joined('Linked:', text(d.label) ?? 'relationship');
+    case 'crm.relationship.unlinked':
+      return joined('Unlinked:', text(d.label) ?? 'relationship');
     case 'crm.comment.created':
       return joined('Comment added to a', text(d.object_kind) ?? 'record');
+    case 'crm.comment.updated':
+      return joined('Comment edited on a', text(d.object_kind) ?? 'record');
     case 'crm.comment.deleted':
       return joined('Comment removed from a', text(d.object_kind) ?? 'record');
     case 'crm.list.entry_added':
