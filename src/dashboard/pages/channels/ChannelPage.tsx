@@ -196,6 +196,13 @@ const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], 
   'contacts.lookup': 'Look numbers up',
   'media.fetch': 'Receive media',
   'media.upload': 'Upload media to send by id',
+  'profiles.read': "Read numbers' profiles",
+  'profile.update': 'Change its own profile',
+  'contacts.block': 'Block numbers',
+  'privacy.settings': 'Privacy settings',
+  'contacts.lid': 'Privacy id lookup',
+  'calls.events': 'Incoming calls',
+  'calls.reject': 'Reject calls',
 };
 
 function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabilitiesRecord | undefined; error: unknown }) {
