@@ -254,7 +254,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           changeNumber: changeContactNumber,
           calls: { resolveContact: crm.resolveInboundContact, queue: container.queue },
         }),
-        'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container) }),
+        'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),

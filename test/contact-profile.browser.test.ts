@@ -2,13 +2,14 @@
  * A contact's chat-app profile on the contact page, in a real browser against a real server: for a
  * contact who writes on a sandbox gateway channel, the profile through that channel (the picture, the
  * About text, a business's profile) and blocking and unblocking them on that phone; none for a contact
- * reached only on an official channel. No accessibility violation, nothing wider than the screen. Needs
+ * reached only on an official channel. A gateway channel's page: its own profile and privacy settings. No accessibility violation, nothing wider than the screen. Needs
  * the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { checkPage, closeBrowserSuite, logIn, openBrowserSuite, openContext, problemsOf } from './browser.ts';
+import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { customerWrites, officialChannel, pairedGatewayChannel } from './messages-helpers.ts';
 
@@ -75,6 +76,38 @@ test('a contact reached only on an official channel has no chat-app profile sect
     assert.equal((await asked).status(), 200);
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     assert.equal(await page.getByRole('region', { name: 'Chat app profile' }).count(), 0);
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
+test("a gateway channel's page: its own profile renamed and its privacy changed", async () => {
+  const gateway = await pairedGatewayChannel(server, 'Front desk');
+  const recorded = await openContext(browser);
+  const { page, context } = recorded;
+  try {
+    await page.goto(`${server.baseUrl}/app/channels/${gateway.id}`);
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    const profile = page.getByRole('region', { name: 'Profile' });
+    await profile.getByText('Sandbox Business').waitFor();
+    const privacy = page.getByRole('region', { name: 'Privacy' });
+    await privacy.getByLabel('Read receipts').waitFor();
+    await checkPage(page, 'channel-profile');
+
+    const form = profile.getByRole('form', { name: 'Change the profile' });
+    await form.getByLabel('Name').fill('Front Desk Shop');
+    await form.getByLabel('About').fill('Open 9 to 6');
+    await form.getByRole('button', { name: 'Save profile' }).click();
+    await profile.locator('dd', { hasText: 'Front Desk Shop' }).waitFor();
+    const own = (await api('GET', `/v1/channels/${gateway.id}/profile`)).body.data;
+    assert.deepEqual([own.name, own.about], ['Front Desk Shop', 'Open 9 to 6']);
+
+    await privacy.getByLabel('Read receipts').selectOption('none');
+    await privacy.getByRole('button', { name: 'Save privacy' }).click();
+    await eventually('the privacy saved', async () =>
+      (await api('GET', `/v1/channels/${gateway.id}/privacy`)).body.data.read_receipts === 'none' ? true : undefined,
+    );
     assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
   } finally {
     await context.close();

@@ -15,9 +15,14 @@ import { providerRefusal, type ProviderCallDeps } from '../channels/pairing.ts';
 import { DomainError } from '../errors.ts';
 import { acceptMessage, type MessageDeps, type SendOutcome } from '../messages/accept.ts';
 import type { MessageRow } from '../messages/messages.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { moveCall, rejectCallsMessage, rejectsCalls, type CallContent } from './calls.ts';
 
-export type CallRejectDeps = ProviderCallDeps & { messages: MessageDeps };
+export type CallRejectDeps = ProviderCallDeps & {
+  messages: MessageDeps;
+  /** Where the job says why it could not reject a call (the route answers it instead). */
+  logger?: Pick<Logger, 'warn'>;
+};
 
 export type RejectResult = {
   call: MessageRow;
@@ -100,8 +105,10 @@ export async function rejectRingingCall(deps: CallRejectDeps, input: { messageId
   if (!channel || !rejectsCalls(channel)) return;
   const actor: Actor = { kind: 'system', organizationId: channel.organizationId, permissions: new Set(PERMISSIONS) };
   await reject(deps, channel, row, actor, rejectCallsMessage(channel)).catch((err: unknown) => {
-    // It stopped ringing on its own meanwhile: nothing left to do.
-    if (err instanceof DomainError && err.code === 'conflict') return;
-    throw err;
+    // Worth another try (the session is reconnecting, the gateway answered 5xx): the job's retry.
+    if (!(err instanceof DomainError) || err.code === 'unavailable') throw err;
+    // It stopped ringing on its own meanwhile (conflict), or the provider refused for good: nothing to retry.
+    if (err.code !== 'conflict')
+      deps.logger?.warn({ channel_id: channel.id, message_id: row.id, err: err.message }, 'a call could not be rejected (reject_calls)');
   });
 }

@@ -12,7 +12,6 @@ import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppr
 import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import type { BlockedNumberRecord, NumberProfileRecord } from '../../../http/v1/channel-profiles.presenters.ts';
-import type { ChannelCapabilitiesRecord } from '../../../http/v1/channels.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
 export type {
@@ -59,8 +58,6 @@ export const contactsApi = {
   conversations: (id: string, cursor?: string) =>
     call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
   // Through a channel's phone (unofficial channels): the number's profile, and blocking it.
-  capabilities: (channelId: string) =>
-    call<{ data: ChannelCapabilitiesRecord }>('GET', `${channelPath(channelId)}/capabilities`).then(data),
   profile: (channelId: string, phone: string) =>
     call<{ data: NumberProfileRecord }>('GET', `${channelPath(channelId)}/profiles/${encodeURIComponent(phone)}`).then(data),
   blocklist: (channelId: string) => call<Page<BlockedNumberRecord>>('GET', `${channelPath(channelId)}/blocklist`).then(data),

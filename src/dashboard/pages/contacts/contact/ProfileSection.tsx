@@ -9,6 +9,7 @@ import { ApiError, errorMessage } from '../../../api.ts';
 import { useAllChannels } from '../../../channels.ts';
 import { orgKey, usePagedList } from '../../../query.ts';
 import { ErrorMessage, Loading, StatusBadge } from '../../../ui.tsx';
+import { channelsApi } from '../../channels/api.ts';
 import { contactsApi, type ContactRecord, type NumberProfileRecord } from '../api.ts';
 
 export function ProfileSection({ contact, canWrite }: { contact: ContactRecord; canWrite: boolean }) {
@@ -46,7 +47,7 @@ function ProfileOn({
   const [channelId, ...rest] = candidates;
   const capabilities = useQuery({
     queryKey: orgKey('channels', channelId ?? '', 'capabilities'),
-    queryFn: () => contactsApi.capabilities(channelId!),
+    queryFn: () => channelsApi.capabilities(channelId!),
     enabled: channelId !== undefined,
     staleTime: 300_000,
   });
