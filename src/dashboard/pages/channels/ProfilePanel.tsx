@@ -1,6 +1,8 @@
 /**
  * A connected channel's own account as others see it (platforms with `profile.update`): its picture,
  * name and About text, changed here with channels:write; and its privacy settings (`privacy.settings`).
+ * Their queries are keyed apart from the channel's (`channel-profiles`): what refreshes the channel (a
+ * disconnect, a status event) does not ask the phone again while it goes away.
  */
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -93,7 +95,7 @@ export function ProfilePanel({ channel, capabilities }: { channel: ChannelView; 
 function OwnProfile({ channel }: { channel: ChannelView }) {
   const canWrite = useCan('channels:write');
   const queryClient = useQueryClient();
-  const key = orgKey('channels', channel.id, 'profile');
+  const key = orgKey('channel-profiles', channel.id, 'own');
   const profile = useQuery({ queryKey: key, queryFn: () => profileApi.get(channel.id), retry: false });
   const [name, setName] = useState<string | undefined>();
   const [about, setAbout] = useState<string | undefined>();
@@ -203,7 +205,7 @@ function OwnProfile({ channel }: { channel: ChannelView }) {
 function Privacy({ channel }: { channel: ChannelView }) {
   const canWrite = useCan('channels:write');
   const queryClient = useQueryClient();
-  const key = orgKey('channels', channel.id, 'privacy');
+  const key = orgKey('channel-profiles', channel.id, 'privacy');
   const privacy = useQuery({ queryKey: key, queryFn: () => profileApi.privacy(channel.id), retry: false });
   const [changes, setChanges] = useState<Partial<Record<Setting, string>>>({});
   const save = useMutation({

@@ -71,11 +71,11 @@ function ChannelProfile({
 }) {
   const queryClient = useQueryClient();
   const profile = useQuery({
-    queryKey: orgKey('channels', channelId, 'profiles', phone),
+    queryKey: orgKey('channel-profiles', channelId, 'numbers', phone),
     queryFn: () => contactsApi.profile(channelId, phone),
     retry: false,
   });
-  const blocklistKey = orgKey('channels', channelId, 'blocklist');
+  const blocklistKey = orgKey('channel-profiles', channelId, 'blocklist');
   const blocklist = useQuery({ queryKey: blocklistKey, queryFn: () => contactsApi.blocklist(channelId), enabled: canBlock, retry: false });
   const blocked = blocklist.data?.some((b) => b.phone === phone) ?? false;
   const toggle = useMutation({
