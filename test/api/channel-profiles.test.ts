@@ -7,8 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
 import { lidOf } from '../../src/sandbox/rules.ts';
-import { request, startTestServer, type TestServer } from '../harness.ts';
+import { freePort, request, startTestServer, type TestServer } from '../harness.ts';
 import { customerWrites, eventsOf, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 
 let server: TestServer;
@@ -109,6 +111,12 @@ describe("the channel's own profile", () => {
     const notImage = await api('PUT', `/v1/channels/${gateway}/profile/picture`, { url: `${server.baseUrl}/v1/health` });
     assertNames(notImage, 422, '/url', 'body');
     assert.match(notImage.body.detail, /JPEG or PNG/);
+    // Nothing answers there: the caller's URL to fix, not the service's fault.
+    const unreachable = await api('PUT', `/v1/channels/${gateway}/profile/picture`, {
+      url: `http://127.0.0.1:${await freePort()}/logo.png`,
+    });
+    assertNames(unreachable, 422, '/url', 'body');
+    assert.match(unreachable.body.detail, /could not be fetched/);
   });
 });
 
@@ -229,9 +237,16 @@ test('the capabilities name the operations; an official channel answers 422 nami
   }
 });
 
-test('a channel whose session is not paired answers 503 (worth trying again), never a 500', async () => {
+test('a channel that is not connected answers 409 naming its status; a session the gateway says is not paired, 503', async () => {
   const created = await api('POST', '/v1/channels', { platform: 'chatapp_unofficial', name: 'Unpaired', sandbox: true });
   const res = await api('GET', `/v1/channels/${created.body.data.id}/profile`);
-  assert.equal(res.status, 503, res.text);
-  assert.equal(res.body.provider_error.code, 'session_not_working');
+  assert.equal(res.status, 409, res.text);
+  assert.match(res.body.detail, /is disconnected/);
+  // The channel still says connected while the gateway's session is gone (the logout's callback is on its way).
+  const channel = await pairedGatewayChannel(server, 'Going away');
+  const settings = (await api('GET', `/v1/channels/${channel.id}`)).body.data.settings;
+  await queryRows(server.container.database.db, sql`update sandbox_accounts set status = 'STOPPED' where id = ${settings.session}`);
+  const gone = await api('GET', `/v1/channels/${channel.id}/profile`);
+  assert.equal(gone.status, 503, gone.text);
+  assert.equal(gone.body.provider_error.code, 'session_not_working');
 });

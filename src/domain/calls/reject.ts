@@ -12,6 +12,7 @@ import type { Actor } from '../actor.ts';
 import { assertOperation } from '../channels/capabilities.ts';
 import { connectionOf, findChannel, loadChannel, recordProviderFault, type ChannelRow } from '../channels/channels.ts';
 import { providerRefusal, type ProviderCallDeps } from '../channels/pairing.ts';
+import { assertConnected } from '../channels/profiles.ts';
 import { DomainError } from '../errors.ts';
 import { acceptMessage, type MessageDeps, type SendOutcome } from '../messages/accept.ts';
 import type { MessageRow } from '../messages/messages.ts';
@@ -90,6 +91,7 @@ export async function rejectCall(
 ): Promise<RejectResult> {
   const channel = await loadChannel(deps.db, actor, input.channelId);
   assertOperation(channel.platform, 'calls.reject', 'rejecting a call');
+  assertConnected(channel);
   return reject(deps, channel, await callOf(deps, channel, input.callId), actor, input.message);
 }
 

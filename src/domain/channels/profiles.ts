@@ -40,7 +40,18 @@ async function withProfiles(deps: ProviderCallDeps, actor: Actor, channelId: str
   const calls = deps.providers.get(row.platform).profiles;
   // The support matrix and the adapter are the module's: a row naming the operation comes with the calls.
   if (!calls) throw new Error(`platform ${row.platform} lists ${operation} without the adapter's profile calls`);
+  assertConnected(row);
   return { row, calls, connection: connectionOf(row, deps.sealer) };
+}
+
+/** Only a connected channel's phone can be asked: 409 naming the channel's status (and why) otherwise. */
+export function assertConnected(row: ChannelRow): void {
+  if (row.status !== 'connected')
+    throw new DomainError(
+      'conflict',
+      `channel ${row.id} is ${row.status}${row.statusReason ? ` (${row.statusReason})` : ''}; its phone can be asked once it is connected`,
+      { extra: { channel_status: row.status } },
+    );
 }
 
 /** A number as the provider takes it (international digits), or 400 naming the field. */
@@ -55,12 +66,19 @@ export function phoneDigits(value: string, pointer: string): string {
 
 /**
  * The provider's answer, or its refusal as the caller sees it: a number (or privacy id) the network
- * does not know is 404 naming the field; a fault of the channel itself is kept as its health.
+ * does not know is 404 naming the field (`notFound`: the provider's codes that say so here); a fault of
+ * the channel itself is kept as its health.
  */
-async function answer<T>(deps: ProviderCallDeps, row: ChannelRow, result: Result<T>, subject?: FieldError): Promise<T> {
+async function answer<T>(
+  deps: ProviderCallDeps,
+  row: ChannelRow,
+  result: Result<T>,
+  subject?: FieldError,
+  notFound: readonly string[] = [NOT_ON_NETWORK],
+): Promise<T> {
   if (result.ok) return result.value;
   const error: ProviderError = result.error;
-  if (subject && (error.code === NOT_ON_NETWORK || error.code === LID_NOT_FOUND))
+  if (subject && notFound.includes(error.code))
     throw new DomainError('not_found', error.title, {
       fieldErrors: [subject],
       extra: { provider_error: { code: error.code, title: error.title } },
@@ -115,8 +133,8 @@ export async function setProfilePicture(deps: ProfileDeps, actor: Actor, input: 
   if (!fetched.ok) {
     const { code, title } = fetched.error;
     if (code === 'media_url_refused') throw invalid(title, [{ pointer: '/url', message: title }]);
-    if (fetched.error.retryable) throw new DomainError('unavailable', title, { extra: { provider_error: { code, title } } });
-    throw new DomainError('unsupported', title, { fieldErrors: [{ pointer: '/url', message: title }] });
+    // Unreachable, refused by its server, too large: the URL given is the caller's to fix (or to try again).
+    throw new DomainError('unsupported', title, { fieldErrors: [{ pointer: '/url', message: title }], extra: { reason: code } });
   }
   const sniffed = await fileTypeFromBuffer(fetched.value.bytes.subarray(0, 4100));
   if (!sniffed || !PICTURE_TYPES.has(sniffed.mime))
@@ -180,13 +198,12 @@ export async function lookupLid(
       throw invalid(`lid ${JSON.stringify(input.lid)} is not a privacy id`, [
         { pointer: '/lid', message: 'digits (optionally with @lid)' },
       ]);
-    return answer(deps, row, await calls.lookupLid(connection, { lid }), { pointer: '/lid', message: `no number is known for ${lid}` });
+    const unknownLid = { pointer: '/lid', message: `no number is known for ${lid}` };
+    return answer(deps, row, await calls.lookupLid(connection, { lid }), unknownLid, [LID_NOT_FOUND]);
   }
   const phone = phoneDigits(input.phone!, '/phone');
-  return answer(deps, row, await calls.lookupLid(connection, { phone }), {
-    pointer: '/phone',
-    message: `no privacy id is known for +${phone}`,
-  });
+  const unknownPhone = { pointer: '/phone', message: `no privacy id is known for +${phone}` };
+  return answer(deps, row, await calls.lookupLid(connection, { phone }), unknownPhone, [NOT_ON_NETWORK, LID_NOT_FOUND]);
 }
 
 export type { BlockedNumber, LidMapping, NumberProfile, OwnProfile, PrivacySettings, ProfileCalls };

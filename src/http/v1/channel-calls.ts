@@ -45,7 +45,7 @@ export async function registerChannelCallRoutes(app: App, deps: CallRejectDeps) 
         tags: ['calls'],
         summary: 'Reject a ringing call',
         description:
-          "The call ends on the caller's phone; its record becomes `rejected` (`rejected_by: parley`) and call.rejected is recorded; then `message`, when given, is sent to the caller. `callID` is the call's id (`call_id` in the call.* events and in its record's content). 404 naming `callID` for a call the channel does not have; 409 when it no longer rings (answered, missed, rejected). Unofficial channels (`calls.reject`); official channels answer 422 `unsupported`. The channel's `reject_calls` setting does this for every call as it rings, with `reject_calls_message`.",
+          "The call ends on the caller's phone; its record becomes `rejected` (`rejected_by: parley`) and call.rejected is recorded; then `message`, when given, is sent to the caller. `callID` is the call's id (`call_id` in the call.* events and in its record's content). 404 naming `callID` for a call the channel does not have; 409 when it no longer rings (answered, missed, rejected) or the channel is not connected. Unofficial channels (`calls.reject`); official channels answer 422 `unsupported`. The channel's `reject_calls` setting does this for every call as it rings, with `reject_calls_message`.",
         params: z.object({ channelID: PathId, callID: z.string().min(1).max(128) }),
         body: RejectBody.nullish(),
         response: { 200: dataOf(RejectedCallSchema), ...errorResponses([400, 401, 403, 404, 409, 422, 503]) },

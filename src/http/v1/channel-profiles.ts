@@ -142,13 +142,11 @@ const PictureBody = z
   .strict()
   .meta({ id: 'ChannelProfilePictureRequest', examples: [{ url: 'https://cdn.example.com/logo.png' }] });
 
-export const BlockedNumberSchema = z
-  .object({ phone: E164, lid: LidField })
-  .meta({
-    id: 'BlockedNumber',
-    description: 'An account the channel blocks: its number and privacy id, where known',
-    examples: [{ phone: PHONE, lid: LID }],
-  });
+export const BlockedNumberSchema = z.object({ phone: E164, lid: LidField }).meta({
+  id: 'BlockedNumber',
+  description: 'An account the channel blocks: its number and privacy id, where known',
+  examples: [{ phone: PHONE, lid: LID }],
+});
 
 const BlockBody = z
   .object({ phone: z.string().min(1).max(40).meta({ example: PHONE }) })
@@ -188,13 +186,11 @@ const PRIVACY_EXAMPLE = {
   messages: 'all',
 };
 
-export const PrivacySettingsSchema = z
-  .object(privacyShape((name) => privacyField(name).nullable()))
-  .meta({
-    id: 'PrivacySettings',
-    description: 'The account’s privacy settings; null where the network said nothing of one',
-    examples: [PRIVACY_EXAMPLE],
-  });
+export const PrivacySettingsSchema = z.object(privacyShape((name) => privacyField(name).nullable())).meta({
+  id: 'PrivacySettings',
+  description: 'The account’s privacy settings; null where the network said nothing of one',
+  examples: [PRIVACY_EXAMPLE],
+});
 
 const PrivacyUpdateBody = z
   .object(privacyShape((name) => privacyField(name).optional()))
@@ -221,7 +217,7 @@ const PhoneParams = z.object({
 const errors = errorResponses([400, 401, 403, 404, 409, 422, 503]);
 
 const UNOFFICIAL =
-  'Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 503 while the channel’s session cannot be reached (not connected, reconnecting).';
+  'Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).';
 
 export async function registerChannelProfileRoutes(app: App, deps: ProfileDeps) {
   app.get(
@@ -288,7 +284,7 @@ export async function registerChannelProfileRoutes(app: App, deps: ProfileDeps) 
       schema: {
         tags: [TAG],
         summary: "Set the channel's profile picture",
-        description: `From an image at a URL, fetched by Parley under its target policy (public addresses only; a refused address is 400 naming \`url\`): a JPEG or PNG of at most 5 MB (422 naming \`url\` otherwise). ${UNOFFICIAL}`,
+        description: `From an image at a URL, fetched by Parley under its target policy (public addresses only; a refused address is 400 naming \`url\`): a JPEG or PNG of at most 5 MB (422 naming \`url\` otherwise, and when it could not be fetched). ${UNOFFICIAL}`,
         params: ChannelParams,
         body: PictureBody,
         response: { 200: dataOf(ChannelProfileSchema), ...errors },
