@@ -547,7 +547,10 @@ before(async () => {
   assert.equal(ringing.status, 202, ringing.text);
   const call = ringing.body.call_id as string;
   const callMessage = await eventually('the call recorded', async () => {
-    const [row] = await queryRows<{ id: string }>(server.container.database.db, sql`select id from messages where provider_message_id = ${call}`);
+    const [row] = await queryRows<{ id: string }>(
+      server.container.database.db,
+      sql`select id from messages where provider_message_id = ${call}`,
+    );
     return row?.id;
   });
   const mediaMessage = await customerWrites(server, gateway.id, phone, 'image', {});
