@@ -68,6 +68,7 @@ import type { CounterStore } from './lib/counters.ts';
 import { createDatabaseCounterStore } from './db/counters.ts';
 import { createRedisCounterStore } from './lib/redis-counters.ts';
 import { messageMediaHandler } from './jobs/handlers/message-media.ts';
+import { callRejectHandler } from './jobs/handlers/call-reject.ts';
 import type { MediaStoreDeps } from './domain/messages/inbound-media.ts';
 import { createFsMediaStore } from './storage/fs-store.ts';
 import type { MediaStore } from './storage/media-store.ts';
@@ -255,7 +256,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           inbound: (platform) => providers.get(platform).inbound,
           messages: createMessageApplier({ resolveContact: crm.resolveInboundContact, media: { queue: container.queue } }),
           changeNumber: changeContactNumber,
+          calls: { resolveContact: crm.resolveInboundContact, queue: container.queue },
         }),
+        'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),

@@ -689,6 +689,23 @@ export const sandboxMedia = pgTable('sandbox_media', {
   createdAt: createdAt(),
 });
 
+/**
+ * A sandbox gateway session's own account, as the sandbox plays it (sandbox/gateway/profiles.ts): its
+ * profile, the numbers it blocks and its privacy settings. Made when first changed.
+ */
+export const sandboxProfiles = pgTable('sandbox_profiles', {
+  accountId: text('account_id').primaryKey(),
+  name: text('name'),
+  about: text('about'),
+  /** The profile picture: a sandbox_media id, or none. */
+  pictureMediaId: text('picture_media_id'),
+  /** The numbers it blocks (international digits), in the order they were blocked. */
+  blocked: jsonb('blocked').$type<string[]>().notNull().default([]),
+  /** Its privacy settings by Parley's names (the defaults where a setting is absent). */
+  privacy: jsonb('privacy').$type<Record<string, string>>().notNull().default({}),
+  updatedAt: updatedAt(),
+});
+
 /** One thread with one customer number on one channel. */
 export const conversations = pgTable(
   'conversations',

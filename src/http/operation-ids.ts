@@ -72,6 +72,20 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/channels/{channelID}/disconnect': 'disconnectChannel',
   'POST /v1/channels/{channelID}/contacts/lookup': 'lookUpChannelContact',
   'POST /v1/channels/{channelID}/media': 'uploadChannelMedia',
+  // profiles (unofficial channels)
+  'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
+  'GET /v1/channels/{channelID}/profile': 'getChannelProfile',
+  'PATCH /v1/channels/{channelID}/profile': 'updateChannelProfile',
+  'PUT /v1/channels/{channelID}/profile/picture': 'setChannelProfilePicture',
+  'DELETE /v1/channels/{channelID}/profile/picture': 'removeChannelProfilePicture',
+  'GET /v1/channels/{channelID}/blocklist': 'listBlockedNumbers',
+  'POST /v1/channels/{channelID}/blocklist': 'blockNumber',
+  'DELETE /v1/channels/{channelID}/blocklist/{phone}': 'unblockNumber',
+  'GET /v1/channels/{channelID}/privacy': 'getPrivacySettings',
+  'PATCH /v1/channels/{channelID}/privacy': 'updatePrivacySettings',
+  'POST /v1/channels/{channelID}/lids/lookup': 'lookUpLid',
+  // calls (unofficial channels)
+  'POST /v1/channels/{channelID}/calls/{callID}/reject': 'rejectCall',
   // templates
   'GET /v1/templates': 'listTemplates',
   'POST /v1/templates': 'createTemplate',

@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createOtherOrganization, freePort, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
 import { eventually } from '../eventually.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
@@ -63,6 +65,9 @@ type Ids = {
   label: string;
   relationship: string;
   comment: string;
+  /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
+  call: string;
+  callMessage: string;
 };
 type IdName = keyof Ids;
 
@@ -121,6 +126,62 @@ const ROWS: Record<string, Row> = {
     path: { channelID: 'official' },
     form: { file: { data: jpegBytes(), type: 'image/jpeg', name: 'a.jpg' } },
     probe: ['GET /v1/channels/{official}'],
+  },
+  // Profiles and calls (unofficial channels): A's channel through B's credentials is an unknown channel.
+  'GET /v1/channels/{channelID}/profiles/{phone}': {
+    kind: 'id',
+    path: { channelID: 'channel', phone: 'phone' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
+  'GET /v1/channels/{channelID}/profile': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/profile'] },
+  'PATCH /v1/channels/{channelID}/profile': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { name: 'Taken over', about: 'taken over' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'PUT /v1/channels/{channelID}/profile/picture': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    // Never fetched: the channel is not found first.
+    body: { url: 'http://127.0.0.1:9/taken.png' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'DELETE /v1/channels/{channelID}/profile/picture': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'GET /v1/channels/{channelID}/blocklist': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/blocklist'] },
+  'POST /v1/channels/{channelID}/blocklist': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '+4915112340001' },
+    probe: ['GET /v1/channels/{channel}/blocklist'],
+  },
+  'DELETE /v1/channels/{channelID}/blocklist/{phone}': {
+    kind: 'id',
+    path: { channelID: 'channel', phone: 'phone' },
+    probe: ['GET /v1/channels/{channel}/blocklist'],
+  },
+  'GET /v1/channels/{channelID}/privacy': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/privacy'] },
+  'PATCH /v1/channels/{channelID}/privacy': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { last_seen: 'none', read_receipts: 'none' },
+    probe: ['GET /v1/channels/{channel}/privacy'],
+  },
+  'POST /v1/channels/{channelID}/lids/lookup': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '{{phone}}' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
+  'POST /v1/channels/{channelID}/calls/{callID}/reject': {
+    kind: 'id',
+    path: { channelID: 'channel', callID: 'call' },
+    body: { message: 'taken over' },
+    probe: ['GET /v1/messages/{callMessage}'],
   },
   'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
   'POST /v1/templates': {
@@ -628,6 +689,17 @@ before(async () => {
   });
   assert.equal(template.status, 201, template.text);
   await customerWrites(server, gateway.id, phone);
+  // A call that keeps ringing (nobody answers it here).
+  const ringing = await request(server, 'POST', '/sandbox/call', { key, body: { channel_id: gateway.id, from: phone } });
+  assert.equal(ringing.status, 202, ringing.text);
+  const call = ringing.body.call_id as string;
+  const callMessage = await eventually('the call recorded', async () => {
+    const [row] = await queryRows<{ id: string }>(
+      server.container.database.db,
+      sql`select id from messages where provider_message_id = ${call}`,
+    );
+    return row?.id;
+  });
   const mediaMessage = await customerWrites(server, gateway.id, phone, 'image', {});
   assert.equal((await settledMedia(server, mediaMessage)).status, 'stored');
   const sent = await request(server, 'POST', '/v1/messages', {
@@ -788,6 +860,8 @@ before(async () => {
     label: label.body.data.id,
     relationship: relationship.body.data.id,
     comment: comment.body.data.id,
+    call,
+    callMessage,
   };
   const unknownValue = (k: string) =>
     k === 'tag' ? 'never-made' : k === 'phone' ? '+4915112340000' : k === 'userCode' ? 'BBBB-BBBB' : randomUUID();

@@ -734,6 +734,14 @@ const SANDBOX_BODY_KEYS = [
   'callback_url',
   'status',
   'id',
+  // /sandbox/call, /sandbox/call/end; the gateway's profile calls
+  'video',
+  'call_id',
+  'group',
+  'about',
+  'data',
+  'mime_type',
+  'last_seen',
   // /sandbox/template-event
   'event',
   'reason',

@@ -73,6 +73,17 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
   // A customer's message on the official channel: what POST /v1/messages/{id}/typing answers.
   const inbound = await customerWrites(server, official.id, phones[1]!);
+  // Calls ringing on the gateway channel (POST …/calls/{callID}/reject rejects one; the rest answer 409).
+  const calls: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const ringing = await request(server, 'POST', '/sandbox/call', { key, body: { channel_id: gateway.id, from: phones[i % 2] } });
+    ok(ringing, 'call');
+    calls.push(ringing.body.call_id);
+  }
+  await eventually('the calls recorded', async () => {
+    const res = await request(server, 'GET', `/v1/messages?channel_id=${gateway.id}&direction=inbound`, { key });
+    return (res.body.data as Array<{ type: string }>).filter((m) => m.type === 'call').length === calls.length ? true : undefined;
+  });
   // Resources made to be deleted (or disconnected) by the fuzzer.
   const deletable: Record<string, string[]> = {
     'deletable:channel': [],
@@ -183,6 +194,7 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       note: [note.body.data.id],
       tag: ['vip'],
       phone: phones,
+      call: calls,
       template: [template.body.data.id],
       message: [sent.body.data.id, inbound, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
       conversation: [message.body.data.conversation_id].filter(Boolean),

@@ -18,6 +18,8 @@ export type EventBodies = {
     /** `outbound` for an echo: a message the business sent from its phone or another linked device. */
     direction: 'inbound' | 'outbound';
     from_phone: string;
+    /** The sender's privacy id (the chat network's LID) beside the phone, where the provider gave it (unofficial channels). */
+    from_lid?: string;
     msg_type: string;
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
@@ -84,6 +86,15 @@ export type EventBodies = {
     occurred_at: string;
   };
   'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };
+  /** A call to an unofficial channel's number rang (call.received) and what became of it (domain/calls/calls.ts). */
+  'call.received': CallBody;
+  'call.accepted': CallBody;
+  'call.rejected': CallBody & {
+    /** `parley`: rejected through the API or the channel's reject_calls setting; `phone`: on the phone or another device. */
+    rejected_by: 'parley' | 'phone';
+  };
+  'call.missed': CallBody;
+  'call.ended': CallBody;
   'channel.status_update': {
     channel_id: string;
     status: string;
@@ -133,6 +144,24 @@ export type EventBodies = {
   };
 };
 
+/** What every call event says: the call, its record in the conversation (a `call` message), the caller. */
+export type CallBody = {
+  call_id: string;
+  message_id: string;
+  conversation_id: string;
+  contact_id: string;
+  channel_id: string;
+  organization_id: string;
+  from_phone: string;
+  from_lid?: string;
+  video: boolean;
+  /** A group call: the group's id. */
+  group_id?: string;
+  /** The call's status now: ringing, answered, rejected, missed, ended. */
+  status: string;
+  occurred_at: string;
+};
+
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
 type CommentBody = { comment_id: string; record_id: string; object_kind: string; organization_id: string };
 /** A link between two records: its label as read from the `from` record, and the inverse as read from the `to` one. */
@@ -162,6 +191,11 @@ export const EVENT_TYPES = [
   'template.quality_update',
   'group.updated',
   'commerce.order.updated',
+  'call.received',
+  'call.accepted',
+  'call.rejected',
+  'call.missed',
+  'call.ended',
   'channel.status_update',
   'crm.record.created',
   'crm.record.updated',

@@ -38,10 +38,24 @@ const RELATIONSHIP = {
   organization_id: ORG,
 };
 
+const CALL_EXAMPLE = {
+  call_id: '9C4C2B0A39B5A3E3C8D1F0E2A7B6C5D4',
+  message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f09',
+  conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+  contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+  channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+  organization_id: ORG,
+  from_phone: '4915112345678',
+  from_lid: '177766655544433',
+  video: false,
+  status: 'ringing',
+  occurred_at: '2025-06-02T09:15:00.000Z',
+};
+
 export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'message.new': {
     description:
-      'A new message in a conversation: an inbound message, or an outbound echo (direction `outbound`: a message the business sent from its phone or another linked device, on unofficial channels). Interactive replies omit their content; read it with GET /v1/messages/{messageID}.',
+      "A new message in a conversation: an inbound message, or an outbound echo (direction `outbound`: a message the business sent from its phone or another linked device, on unofficial channels). Interactive replies omit their content; read it with GET /v1/messages/{messageID}. On unofficial channels `from_lid` is the sender's privacy id (the chat network's LID) beside `from_phone`, where the provider gave it; a call is a message of type `call` (see call.received).",
     example: {
       message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
@@ -49,6 +63,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
       direction: 'inbound',
       from_phone: '4915112345678',
+      from_lid: '177766655544433',
       msg_type: 'text',
     },
   },
@@ -154,6 +169,29 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",
     example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
     reserved: true,
+  },
+  'call.received': {
+    description:
+      "A call to an unofficial channel's number is ringing. It is kept as a `call` message in the caller's conversation (`message_id`; message.new announces it), whose `content.status` follows the call: ringing, then answered, rejected, missed or ended (the events below). Reject it with POST /v1/channels/{channelID}/calls/{callID}/reject (or the channel's `reject_calls` setting).",
+    example: CALL_EXAMPLE,
+  },
+  'call.accepted': {
+    description: 'A ringing call was answered (on the phone or another of its devices).',
+    example: { ...CALL_EXAMPLE, status: 'answered' },
+  },
+  'call.rejected': {
+    description:
+      "A ringing call was rejected: `rejected_by` `parley` (the reject route, or the channel's `reject_calls` setting) or `phone` (on the phone or another device).",
+    example: { ...CALL_EXAMPLE, status: 'rejected', rejected_by: 'parley' },
+  },
+  'call.missed': {
+    description:
+      'A call rang out (nobody answered) or the caller hung up before it was answered: the missed call stays in the conversation.',
+    example: { ...CALL_EXAMPLE, status: 'missed' },
+  },
+  'call.ended': {
+    description: 'An answered call ended.',
+    example: { ...CALL_EXAMPLE, status: 'ended' },
   },
   'channel.status_update': {
     description: "A channel's status changed (pending, connected, disconnected, error, pairing), with the reason.",

@@ -17,6 +17,15 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'oauth-clients', description: 'OAuth clients registered by the organization (third-party apps and CLIs).' },
   { name: 'organizations', description: 'Organizations, their members and invitations.' },
   { name: 'channels', description: "Connected numbers: the provider's official API or a linked device, their status, QR and media." },
+  {
+    name: 'profiles',
+    description:
+      "Through an unofficial channel's phone: numbers' profiles, the channel's own profile, blocking, privacy settings and privacy ids (provider data, not the CRM).",
+  },
+  {
+    name: 'calls',
+    description: "Calls to an unofficial channel's number: rejecting one as it rings (each call is a `call` message and call.* events).",
+  },
   { name: 'templates', description: 'Message templates, submitted to the provider for approval and synced from it.' },
   { name: 'onboarding', description: 'Embedded sign-up with the provider: exchanging its code and registering a number.' },
   { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },

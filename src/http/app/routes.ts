@@ -5,6 +5,7 @@ import {
   messageDeps,
   onboardingDeps,
   probeServices,
+  providerTargets,
   templateDeps,
   webhookDeps,
   type Container,
@@ -19,6 +20,8 @@ import { registerProbeRoutes } from '../probes.ts';
 import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
 import { registerApiKeyRoutes } from '../v1/api-keys.ts';
 import { registerChannelRoutes } from '../v1/channels.ts';
+import { registerChannelProfileRoutes } from '../v1/channel-profiles.ts';
+import { registerChannelCallRoutes } from '../v1/channel-calls.ts';
 import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
@@ -107,6 +110,8 @@ export async function registerRouteGroups(
     sendMail: mailSender(container, 'invitation'),
   });
   await registerChannelRoutes(app, channelRouteDeps(container));
+  await registerChannelProfileRoutes(app, { ...channelRouteDeps(container).pairing, targets: providerTargets(config) });
+  await registerChannelCallRoutes(app, { ...channelRouteDeps(container).pairing, messages: messageDeps(container) });
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });

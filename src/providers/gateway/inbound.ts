@@ -2,6 +2,7 @@
  * Gateway callbacks: verify X-Gateway-Signature over the raw body with the channel's callback
  * secret first, then normalize into Parley's inbound events (routed by session id).
  */
+import { GROUP_RECIPIENT } from '../capabilities.ts';
 import type { InboundEvent, InboundMedia, ProviderInbound } from '../provider.ts';
 import { verifyBodySignature } from '../signature.ts';
 import { channelStatusOf } from './mapping.ts';
@@ -50,14 +51,15 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
       const content = (p.content ?? {}) as Json;
       const type = String(p.type ?? 'text');
       const media = mediaOf(type, content);
+      const from = String(p.from ?? '').replace(/^\+/, '');
       return [
         {
           kind: 'message.inbound',
           ref,
           providerMessageId: String(p.id),
-          from: String(p.from ?? '').replace(/^\+/, ''),
+          from,
           profileName: p.from_name ? String(p.from_name) : undefined,
-          identities: [{ type: 'chatapp_id', value: String(p.from ?? '').replace(/^\+/, '') }],
+          identities: identitiesOf(from, p.from_lid),
           timestamp,
           type,
           content,
@@ -93,9 +95,37 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     case 'message.deleted':
       if (!p.id) return [];
       return [{ kind: 'message.deleted', ref, providerMessageId: String(p.id), timestamp }];
+    // A call to the session's number and what became of it: `{id, from, from_lid?, from_name?, status, video?, group?}`.
+    case 'call': {
+      const from = String(p.from ?? '').replace(/^\+/, '');
+      const status = String(p.status);
+      if (!p.id || !/^\d{5,20}$/.test(from) || !CALL_STATUSES.has(status)) return [];
+      return [
+        {
+          kind: 'call',
+          ref,
+          callId: String(p.id),
+          from,
+          ...(p.from_name ? { profileName: String(p.from_name) } : {}),
+          identities: identitiesOf(from, p.from_lid),
+          status: status as Extract<InboundEvent, { kind: 'call' }>['status'],
+          video: p.video === true,
+          ...(typeof p.group === 'string' && GROUP_RECIPIENT.test(p.group) ? { group: p.group } : {}),
+          timestamp,
+        },
+      ];
+    }
     default:
       return [];
   }
+}
+
+const CALL_STATUSES = new Set(['offer', 'accept', 'reject', 'timeout', 'terminate']);
+
+/** The sender's identities: the number, and the privacy id where the gateway gave it (`from_lid`: digits). */
+function identitiesOf(from: string, lid: unknown): Array<{ type: string; value: string }> {
+  const privacyId = typeof lid === 'string' ? /^(\d{5,25})(@lid)?$/.exec(lid)?.[1] : undefined;
+  return [{ type: 'chatapp_id', value: from }, ...(privacyId ? [{ type: 'linked_id', value: privacyId }] : [])];
 }
 
 /** A media message's media, fetched later by its id with the protocol's media call. */

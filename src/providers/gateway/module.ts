@@ -43,6 +43,13 @@ export const gatewayProvider: ProviderModule = {
       'channel.logout',
       'contacts.lookup',
       'media.fetch',
+      'profiles.read',
+      'profile.update',
+      'contacts.block',
+      'privacy.settings',
+      'contacts.lid',
+      'calls.events',
+      'calls.reject',
     ],
     customer_service_window_hours: null,
   },
@@ -72,6 +79,17 @@ export const gatewayProvider: ProviderModule = {
         description:
           'unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used)',
       }),
+      // Calls (docs/channels.md, Calls): read as `settings.reject_calls` and `settings.reject_calls_message`.
+      reject_calls: z.boolean().optional().meta({
+        description: 'unofficial: reject every call as it rings (default false); the call stays in the conversation as rejected',
+      }),
+      reject_calls_message: z
+        .string()
+        .trim()
+        .min(1)
+        .max(4096)
+        .optional()
+        .meta({ description: 'unofficial: with reject_calls, a text sent to the caller after the call is rejected' }),
     }),
     credentials: z.object({
       api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),

@@ -7,11 +7,14 @@ import type {
   QrView,
 } from '../../../http/v1/channels.presenters.ts';
 import type { CreateChannelRequest } from '../../../http/v1/channels.ts';
+import type { ChannelProfileRecord, PrivacySettingsRecord } from '../../../http/v1/channel-profiles.presenters.ts';
 import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
 import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
 export type {
+  ChannelProfileRecord,
+  PrivacySettingsRecord,
   ChannelCapabilitiesRecord,
   ChannelStatusView,
   ChannelView,
@@ -47,6 +50,19 @@ export const channelsApi = {
     }).then((r) => r.data),
   qr: (id: string) => call<{ data: QrView }>('GET', `${path(id)}/qr`).then((r) => r.data),
   disconnect: (id: string) => call<{ data: ChannelView }>('POST', `${path(id)}/disconnect`).then((r) => r.data),
+};
+
+/** The channel's own profile and privacy settings (unofficial channels: profile.update, privacy.settings). */
+export const profileApi = {
+  get: (id: string) => call<{ data: ChannelProfileRecord }>('GET', `${path(id)}/profile`).then((r) => r.data),
+  update: (id: string, changes: { name?: string; about?: string }) =>
+    call<{ data: ChannelProfileRecord }>('PATCH', `${path(id)}/profile`, { body: changes }).then((r) => r.data),
+  setPicture: (id: string, url: string) =>
+    call<{ data: ChannelProfileRecord }>('PUT', `${path(id)}/profile/picture`, { body: { url } }).then((r) => r.data),
+  removePicture: (id: string) => call<{ data: ChannelProfileRecord }>('DELETE', `${path(id)}/profile/picture`).then((r) => r.data),
+  privacy: (id: string) => call<{ data: PrivacySettingsRecord }>('GET', `${path(id)}/privacy`).then((r) => r.data),
+  updatePrivacy: (id: string, changes: Partial<Record<keyof PrivacySettingsRecord, string>>) =>
+    call<{ data: PrivacySettingsRecord }>('PATCH', `${path(id)}/privacy`, { body: changes }).then((r) => r.data),
 };
 
 /**

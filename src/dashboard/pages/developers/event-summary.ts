@@ -52,6 +52,22 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
         .filter(Boolean)
         .join(', ');
+    case 'call.received':
+    case 'call.accepted':
+    case 'call.rejected':
+    case 'call.missed':
+    case 'call.ended': {
+      const from = text(d.from_phone);
+      const what = `${d.video === true ? 'Video' : 'Voice'} call`;
+      const verb = {
+        'call.received': 'ringing',
+        'call.accepted': 'answered',
+        'call.rejected': 'rejected',
+        'call.missed': 'missed',
+        'call.ended': 'ended',
+      }[type];
+      return joined(what, from && `from +${from}`, verb, type === 'call.rejected' && d.rejected_by === 'parley' && 'by Parley');
+    }
     case 'channel.status_update': {
       const move = text(d.status) ? `${text(d.previous_status) ?? 'new'} → ${text(d.status)}` : 'status changed';
       return `Channel ${move}${text(d.reason) ? `: ${text(d.reason)}` : ''}`;

@@ -12,7 +12,9 @@ export function createBaileysSocketFactory(options: { logger: Logger }): SocketF
     const logger = options.logger.child({ channel_id: channelId, component: 'linked-device library' }, { level: 'warn' });
     const socket = makeWASocket(socketConfig({ auth, logger, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage }));
     const phoneJidOfLid = async (lidJid: string) => (await socket.signalRepository.lidMapping.getPNForLID(lidJid)) ?? undefined;
-    return Object.assign(socket, { phoneJidOfLid }) satisfies EngineSocket;
+    // From the store, else asked of the service (the library's own lookup).
+    const lidOfPhoneJid = async (phoneJid: string) => (await socket.signalRepository.lidMapping.getLIDForPN(phoneJid)) ?? undefined;
+    return Object.assign(socket, { phoneJidOfLid, lidOfPhoneJid }) satisfies EngineSocket;
   };
 }
 

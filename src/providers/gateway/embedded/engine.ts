@@ -19,6 +19,7 @@ import { getQr, requestPairingCode, startPairing } from './engine/pairing.ts';
 import { remember } from './engine/remember.ts';
 import { renewHeld } from './engine/renew.ts';
 import type { OutboundContext } from './outbound.ts';
+import type { ProfileOp, ProfileOpAnswers, ProfileOpInputs } from './profiles.ts';
 import { sentOf, sessionMessage } from './session-messages.ts';
 import { SESSION_WANTED, readSession, releaseSessions } from './sessions.ts';
 import type { EngineSocket } from './socket.ts';
@@ -32,6 +33,8 @@ export type EmbeddedEngine = {
   requestPairingCode(channelId: string, phone: string): Promise<Result<PairingCode>>;
   lookupProfile(channelId: string, phone: string): Promise<Result<ProviderProfile>>;
   logout(channelId: string): Promise<Result<{ status: string }>>;
+  /** Contacts, profiles and calls (profiles.ts), run by the session's holder. */
+  profiles<K extends ProfileOp>(channelId: string, op: K, input: ProfileOpInputs[K]): Promise<Result<ProfileOpAnswers[K]>>;
   checkHealth(channelId: string): Promise<HealthCheck>;
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
@@ -85,6 +88,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     },
 
     logout: (channelId) => logout(engine, channelId),
+
+    async profiles(channelId, op, input) {
+      const result = await askHolder(engine, channelId, 'profile', { op, input });
+      return result as Result<ProfileOpAnswers[typeof op]>;
+    },
 
     async checkHealth(channelId) {
       const row = await readSession(db, channelId);

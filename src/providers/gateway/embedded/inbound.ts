@@ -14,6 +14,7 @@
  */
 import type { proto, WAMessage, WAMessageKey } from 'baileys';
 import type { InboundEvent, InboundMedia } from '../../provider.ts';
+import { missedCallEvent, MISSED_CALL_STUBS } from './calls.ts';
 import { library } from './library.ts';
 import { lidOfJid, parleyMessageIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
@@ -75,7 +76,8 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'groups.upsert':
     case 'groups.update':
     case 'group-participants.update':
-      // History chunks are history.ts's; group events keep the group cache (group-cache.ts).
+    case 'call':
+      // History chunks are history.ts's; group events keep the group cache (group-cache.ts); calls are calls.ts's.
       return [];
     default:
       return input satisfies never;
@@ -172,6 +174,8 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   if (m.messageStubType) return stubEvents(ref, m, key, group, timestamp, context);
   const message = normalizeMessageContent(m.message);
   if (!message) return [];
+  // The library's note of a group call ringing: the call's own events report it (calls.ts).
+  if (message.call) return [];
 
   // Edits and deletions, by whoever made them (the customer, or the business on any of its devices).
   const protocol = message.protocolMessage;
@@ -264,6 +268,21 @@ function stubEvents(
   if (!person.phone) return [];
   const StubType = library().proto.WebMessageInfo.StubType;
   const name = StubType[m.messageStubType!] ?? String(m.messageStubType);
+  // A missed call (the library writes one when a call times out; history has them too): the call's record, not a stub.
+  const missed = MISSED_CALL_STUBS[name];
+  if (missed) {
+    if (missed.group && !group) return [];
+    return [
+      missedCallEvent(ref, missed, {
+        callId: key.id!,
+        phone: person.phone,
+        ...(person.lid ? { lid: person.lid } : {}),
+        ...(text(m.pushName) ? { profileName: m.pushName! } : {}),
+        timestamp,
+        ...(group ? { group: key.remoteJid! } : {}),
+      }),
+    ];
+  }
   const parameter = text(m.messageStubParameters?.[0] ?? undefined);
   const error =
     m.messageStubType !== StubType.CIPHERTEXT

@@ -15,6 +15,7 @@ import type {
   WAMessageKey,
   WAPresence,
 } from 'baileys';
+import type { ProfileSocket } from './profiles.ts';
 
 /** The library's events the engine listens to. */
 export type SocketEvents = Pick<
@@ -30,9 +31,10 @@ export type SocketEvents = Pick<
   | 'groups.upsert'
   | 'groups.update'
   | 'group-participants.update'
+  | 'call'
 >;
 
-export type EngineSocket = {
+export type EngineSocket = ProfileSocket & {
   ev: {
     on<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
     off<K extends keyof SocketEvents>(event: K, listener: (arg: SocketEvents[K]) => void): void;
