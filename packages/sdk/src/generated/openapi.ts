@@ -890,6 +890,182 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/channels/{channelID}/profiles/{phone}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A number's profile
+     * @description Its name, About text, profile picture and, for a business account, its business profile, as the chat network shows them to this channel's account (`profiles.read`). A field the number hides from this account is null. 404 naming `phone` when the number has no account on the network. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    get: operations['getNumberProfile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/profile': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The channel's own profile
+     * @description Its name, About text and picture, as others see them (`profile.update`). Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    get: operations['getChannelProfile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the channel's name or About text
+     * @description Answers the profile as it now is. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    patch: operations['updateChannelProfile'];
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/profile/picture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the channel's profile picture
+     * @description From an image at a URL, fetched by Parley under its target policy (public addresses only; a refused address is 400 naming `url`): a JPEG or PNG of at most 5 MB (422 naming `url` otherwise, and when it could not be fetched). Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    put: operations['setChannelProfilePicture'];
+    post?: never;
+    /**
+     * Remove the channel's profile picture
+     * @description Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    delete: operations['removeChannelProfilePicture'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/blocklist': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The numbers the channel blocks
+     * @description In one page (`contacts.block`): each by number and privacy id, where the session knows them. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    get: operations['listBlockedNumbers'];
+    put?: never;
+    /**
+     * Block a number
+     * @description The number can no longer call or message the channel's account; blocking one that is blocked changes nothing. 404 naming `phone` when it has no account on the network. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    post: operations['blockNumber'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/blocklist/{phone}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Unblock a number
+     * @description Unblocking one that is not blocked changes nothing. 404 naming `phone` when it has no account on the network. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    delete: operations['unblockNumber'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/privacy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's privacy settings
+     * @description As the chat network holds them now (`privacy.settings`). Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    get: operations['getPrivacySettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the account's privacy settings
+     * @description Each setting given is changed; the answer is every setting as it now is. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    patch: operations['updatePrivacySettings'];
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/lids/lookup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A privacy id’s number, or a number’s privacy id
+     * @description The chat network names people by a privacy id (its LID) as well as by number (`contacts.lid`). Give `lid` for the number the session knows for it, or `phone` for its privacy id. 404 naming the field when none is known. Unofficial channels (platforms with the operation); official channels answer 422 `unsupported` naming it. 409 when the channel is not connected (naming its status); 503 while its session cannot be reached for now (reconnecting).
+     */
+    post: operations['lookUpLid'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/calls/{callID}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject a ringing call
+     * @description The call ends on the caller's phone; its record becomes `rejected` (`rejected_by: parley`) and call.rejected is recorded; then `message`, when given, is sent to the caller. `callID` is the call's id (`call_id` in the call.* events and in its record's content). 404 naming `callID` for a call the channel does not have; 409 when it no longer rings (answered, missed, rejected) or the channel is not connected. Unofficial channels (`calls.reject`); official channels answer 422 `unsupported`. The channel's `reject_calls` setting does this for every call as it rings, with `reject_calls_message`.
+     */
+    post: operations['rejectCall'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/templates': {
     parameters: {
       query?: never;
@@ -2589,6 +2765,26 @@ export interface components {
       authorization_response_iss_parameter_supported: boolean;
       service_documentation: string;
     };
+    BlockNumberRequest: {
+      /** @example +4915112345678 */
+      phone: string;
+    };
+    /**
+     * @description An account the channel blocks: its number and privacy id, where known
+     * @example {
+     *       "phone": "+4915112345678",
+     *       "lid": "177766655544433"
+     *     }
+     */
+    BlockedNumber: {
+      /** @description The number, E.164 */
+      phone: string | null;
+      /**
+       * @description The privacy id (the chat network's LID: digits, without @lid); null when unknown
+       * @example 177766655544433
+       */
+      lid: string | null;
+    };
     /**
      * @example {
      *       "currency": "EUR",
@@ -2605,6 +2801,27 @@ export interface components {
       amount: number;
       /** @description The sum × the stage’s probability / 100, rounded */
       weighted_amount: number;
+    };
+    /** @description What a business account shows of itself */
+    BusinessProfile: {
+      description: string | null;
+      category: string | null;
+      email: string | null;
+      website: string[];
+      address: string | null;
+      /** @description Opening hours, where the business set them */
+      hours: {
+        timezone: string | null;
+        days: {
+          /** @description mon, tue, …, as the network names them */
+          day: string;
+          /** @description open_24h, appointment_only or specific_hours */
+          mode: string;
+          /** @description Minutes from midnight (specific_hours) */
+          open_minute: number | null;
+          close_minute: number | null;
+        }[];
+      } | null;
     };
     /**
      * @example {
@@ -2883,6 +3100,13 @@ export interface components {
         | 'contacts.lookup'
         | 'media.fetch'
         | 'media.upload'
+        | 'profiles.read'
+        | 'profile.update'
+        | 'contacts.block'
+        | 'privacy.settings'
+        | 'contacts.lid'
+        | 'calls.events'
+        | 'calls.reject'
       )[];
       customer_service_window_hours: number | null;
     };
@@ -2898,6 +3122,53 @@ export interface components {
       code: string;
       /** @description It lapses with the QR; connect again for a new one */
       expires_at: string;
+    };
+    /**
+     * @description The channel’s own account as others see it
+     * @example {
+     *       "phone": "+4930123456",
+     *       "lid": "266655544433322",
+     *       "name": "Kiez Bakery",
+     *       "about": "Orders until 6 pm",
+     *       "picture_url": "https://pps.whatsapp.net/v/t61.24694-24/67890_n.jpg?oh=01_Q5AaJ&oe=6851A2B4"
+     *     }
+     */
+    ChannelProfile: {
+      /** @description The number, E.164 */
+      phone: string | null;
+      /**
+       * @description The privacy id (the chat network's LID: digits, without @lid); null when unknown
+       * @example 177766655544433
+       */
+      lid: string | null;
+      /** @description The name the account shows (its push name) */
+      name: string | null;
+      about: string | null;
+      picture_url: string | null;
+    };
+    /**
+     * @example {
+     *       "url": "https://cdn.example.com/logo.png"
+     *     }
+     */
+    ChannelProfilePictureRequest: {
+      /**
+       * Format: uri
+       * @description A JPEG or PNG image, at most 5 MB, fetched by Parley (public addresses only); it is cropped square
+       */
+      url: string;
+    };
+    /**
+     * @example {
+     *       "name": "Kiez Bakery",
+     *       "about": "Orders until 6 pm"
+     *     }
+     */
+    ChannelProfileUpdateRequest: {
+      /** @description The name the account shows (1 to 25 characters) */
+      name?: string;
+      /** @description The About text (1 to 139 characters) */
+      about?: string;
     };
     /**
      * @example {
@@ -3420,6 +3691,10 @@ export interface components {
         group_messages?: boolean;
         /** @description unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used) */
         import_history?: boolean;
+        /** @description unofficial: reject every call as it rings (default false); the call stays in the conversation as rejected */
+        reject_calls?: boolean;
+        /** @description unofficial: with reject_calls, a text sent to the caller after the call is rejected */
+        reject_calls_message?: string;
         /** @description Outbound pacing (default 80 chatapp_official, 5 chatapp_unofficial) */
         throughput_per_second?: number;
       };
@@ -3889,7 +4164,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -4121,6 +4396,11 @@ export interface components {
         | 'template.quality_update'
         | 'group.updated'
         | 'commerce.order.updated'
+        | 'call.received'
+        | 'call.accepted'
+        | 'call.rejected'
+        | 'call.missed'
+        | 'call.ended'
         | 'channel.status_update'
         | 'crm.record.created'
         | 'crm.record.updated'
@@ -4431,6 +4711,11 @@ export interface components {
         | 'template.quality_update'
         | 'group.updated'
         | 'commerce.order.updated'
+        | 'call.received'
+        | 'call.accepted'
+        | 'call.rejected'
+        | 'call.missed'
+        | 'call.ended'
         | 'channel.status_update'
         | 'crm.record.created'
         | 'crm.record.updated'
@@ -4602,6 +4887,37 @@ export interface components {
        * @example pli_Qm8vX2kR7tL0pZ4nW9cY3hJ6sB1dF5gA8eU2iO7kT0
        */
       token: string;
+    };
+    /**
+     * @description Exactly one of phone and lid
+     * @example {
+     *       "lid": "177766655544433"
+     *     }
+     * @example {
+     *       "phone": "+4915112345678"
+     *     }
+     */
+    LidLookupRequest: {
+      /** @description A number: its privacy id is answered */
+      phone?: string;
+      /** @description A privacy id (digits, optionally with @lid): its number is answered */
+      lid?: string;
+    };
+    /**
+     * @description A number and its privacy id
+     * @example {
+     *       "phone": "+4915112345678",
+     *       "lid": "177766655544433"
+     *     }
+     */
+    LidMapping: {
+      /** @description The number, E.164 */
+      phone: string | null;
+      /**
+       * @description The privacy id (the chat network's LID: digits, without @lid); null when unknown
+       * @example 177766655544433
+       */
+      lid: string | null;
     };
     /**
      * @description Links two records of the organization with a label (400 naming the field for a record or label it does not have). A pair is linked once per label (a label that reads the same both ways, between records of one kind, once whichever way round): linking again answers the existing link with 200 and no event. Records crm.relationship.linked.
@@ -4852,6 +5168,55 @@ export interface components {
         } | null;
       }[];
       updated_at: string;
+    };
+    /**
+     * @description What the chat network shows of a number, to this channel’s account
+     * @example {
+     *       "phone": "+4915112345678",
+     *       "lid": "177766655544433",
+     *       "name": "Ana Lima",
+     *       "about": "Available",
+     *       "about_set_at": "2025-05-20T08:00:00.000Z",
+     *       "picture_url": "https://pps.whatsapp.net/v/t61.24694-24/12345_n.jpg?oh=01_Q5AaI&oe=6851A2B3",
+     *       "business": {
+     *         "description": "Bakery in Kreuzberg",
+     *         "category": "Bakery",
+     *         "email": "hello@example.com",
+     *         "website": [
+     *           "https://example.com"
+     *         ],
+     *         "address": "Oranienstraße 1, Berlin",
+     *         "hours": {
+     *           "timezone": "Europe/Berlin",
+     *           "days": [
+     *             {
+     *               "day": "mon",
+     *               "mode": "specific_hours",
+     *               "open_minute": 480,
+     *               "close_minute": 1080
+     *             }
+     *           ]
+     *         }
+     *       }
+     *     }
+     */
+    NumberProfile: {
+      /** @description The number, E.164 */
+      phone: string;
+      /**
+       * @description The privacy id (the chat network's LID: digits, without @lid); null when unknown
+       * @example 177766655544433
+       */
+      lid: string | null;
+      /** @description The name the number set for itself (its push name), where the provider has seen it (the embedded engine: on a message from it since the session connected) */
+      name: string | null;
+      /** @description Its About text; null when unset or hidden from this account by its privacy settings */
+      about: string | null;
+      about_set_at: string | null;
+      /** @description Its profile picture on the chat network's servers (the URL lapses after a while: fetch it soon); null when it has none or hides it */
+      picture_url: string | null;
+      /** @description Present for business accounts */
+      business: components['schemas']['BusinessProfile'] | null;
     };
     /**
      * @example {
@@ -5419,6 +5784,85 @@ export interface components {
       /** @description 0-based place in the pipeline */
       position: number;
     };
+    /**
+     * @description The account’s privacy settings; null where the network said nothing of one
+     * @example {
+     *       "last_seen": "contacts",
+     *       "online": "match_last_seen",
+     *       "profile_picture": "contacts",
+     *       "about": "contacts",
+     *       "read_receipts": "all",
+     *       "groups_add": "contacts",
+     *       "calls": "all",
+     *       "messages": "all"
+     *     }
+     */
+    PrivacySettings: {
+      /** @description Who sees when it was last online */
+      last_seen: ('all' | 'contacts' | 'contact_blacklist' | 'none') | null;
+      /** @description Who sees that it is online now */
+      online: ('all' | 'match_last_seen') | null;
+      /** @description Who sees its profile picture */
+      profile_picture: ('all' | 'contacts' | 'contact_blacklist' | 'none') | null;
+      /** @description Who sees its About text */
+      about: ('all' | 'contacts' | 'contact_blacklist' | 'none') | null;
+      /** @description Whether read receipts are sent and shown */
+      read_receipts: ('all' | 'none') | null;
+      /** @description Who may add it to groups */
+      groups_add: ('all' | 'contacts' | 'contact_blacklist') | null;
+      /** @description Who may call it */
+      calls: ('all' | 'known') | null;
+      /** @description Who may message it */
+      messages: ('all' | 'contacts') | null;
+    };
+    /**
+     * @example {
+     *       "last_seen": "contacts",
+     *       "read_receipts": "none"
+     *     }
+     */
+    PrivacySettingsUpdateRequest: {
+      /**
+       * @description Who sees when it was last online
+       * @enum {string}
+       */
+      last_seen?: 'all' | 'contacts' | 'contact_blacklist' | 'none';
+      /**
+       * @description Who sees that it is online now
+       * @enum {string}
+       */
+      online?: 'all' | 'match_last_seen';
+      /**
+       * @description Who sees its profile picture
+       * @enum {string}
+       */
+      profile_picture?: 'all' | 'contacts' | 'contact_blacklist' | 'none';
+      /**
+       * @description Who sees its About text
+       * @enum {string}
+       */
+      about?: 'all' | 'contacts' | 'contact_blacklist' | 'none';
+      /**
+       * @description Whether read receipts are sent and shown
+       * @enum {string}
+       */
+      read_receipts?: 'all' | 'none';
+      /**
+       * @description Who may add it to groups
+       * @enum {string}
+       */
+      groups_add?: 'all' | 'contacts' | 'contact_blacklist';
+      /**
+       * @description Who may call it
+       * @enum {string}
+       */
+      calls?: 'all' | 'known';
+      /**
+       * @description Who may message it
+       * @enum {string}
+       */
+      messages?: 'all' | 'contacts';
+    };
     /** @description RFC 9457 problem details (content type application/problem+json), with extension members */
     Problem: {
       /** @example about:blank */
@@ -5533,6 +5977,26 @@ export interface components {
     RegisterPhoneRequest: {
       channel_id: string;
       pin: string;
+    };
+    /**
+     * @example {
+     *       "message": "Sorry, we cannot take calls here. Please write to us."
+     *     }
+     */
+    RejectCallRequest: {
+      /** @description A text sent to the caller once the call is rejected, as any message (it is in the answer and the conversation) */
+      message?: string;
+    };
+    RejectedCall: {
+      /** @description The call’s record: a message of type `call` whose content (`call_id`, `video`, `status`, `rejected_by`, times) shows it rejected */
+      call: components['schemas']['Message'];
+      /** @description The message sent to the caller (queued), or null */
+      message: components['schemas']['Message'] | null;
+      /** @description Why the message was not sent, when one was given and refused (the call is rejected all the same) */
+      message_refusal: {
+        code: string;
+        detail: string;
+      } | null;
     };
     /**
      * @example {
@@ -6364,6 +6828,10 @@ export interface components {
         group_messages?: boolean;
         /** @description unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used) */
         import_history?: boolean;
+        /** @description unofficial: reject every call as it rings (default false); the call stays in the conversation as rejected */
+        reject_calls?: boolean;
+        /** @description unofficial: with reject_calls, a text sent to the caller after the call is rejected */
+        reject_calls_message?: string;
         /** @description Outbound pacing (default 80 chatapp_official, 5 chatapp_unofficial) */
         throughput_per_second?: number;
       };
@@ -6734,7 +7202,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -6970,6 +7438,11 @@ export interface components {
         | 'template.quality_update'
         | 'group.updated'
         | 'commerce.order.updated'
+        | 'call.received'
+        | 'call.accepted'
+        | 'call.rejected'
+        | 'call.missed'
+        | 'call.ended'
         | 'channel.status_update'
         | 'crm.record.created'
         | 'crm.record.updated'
@@ -7187,6 +7660,11 @@ export interface components {
           | 'template.quality_update'
           | 'group.updated'
           | 'commerce.order.updated'
+          | 'call.received'
+          | 'call.accepted'
+          | 'call.rejected'
+          | 'call.missed'
+          | 'call.ended'
           | 'channel.status_update'
           | 'crm.record.created'
           | 'crm.record.updated'
@@ -7236,6 +7714,11 @@ export interface components {
         | 'template.quality_update'
         | 'group.updated'
         | 'commerce.order.updated'
+        | 'call.received'
+        | 'call.accepted'
+        | 'call.rejected'
+        | 'call.missed'
+        | 'call.ended'
         | 'channel.status_update'
         | 'crm.record.created'
         | 'crm.record.updated'
@@ -7291,6 +7774,11 @@ export interface components {
         | 'template.quality_update'
         | 'group.updated'
         | 'commerce.order.updated'
+        | 'call.received'
+        | 'call.accepted'
+        | 'call.rejected'
+        | 'call.missed'
+        | 'call.ended'
         | 'channel.status_update'
         | 'crm.record.created'
         | 'crm.record.updated'
@@ -14381,6 +14869,1818 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['UploadedMedia'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getNumberProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The number (E.164; digits accepted) */
+        phone: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['NumberProfile'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChannelProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelProfile'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateChannelProfile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChannelProfileUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelProfile'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setChannelProfilePicture: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChannelProfilePictureRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelProfile'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeChannelProfilePicture: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelProfile'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listBlockedNumbers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BlockedNumber'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  blockNumber: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BlockNumberRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BlockedNumber'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  unblockNumber: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The number (E.164; digits accepted) */
+        phone: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BlockedNumber'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getPrivacySettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['PrivacySettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updatePrivacySettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PrivacySettingsUpdateRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['PrivacySettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  lookUpLid: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LidLookupRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['LidMapping'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rejectCall: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+        callID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RejectCallRequest'] | null;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['RejectedCall'];
           };
         };
       };
@@ -26349,6 +28649,11 @@ export interface operations {
           | 'template.quality_update'
           | 'group.updated'
           | 'commerce.order.updated'
+          | 'call.received'
+          | 'call.accepted'
+          | 'call.rejected'
+          | 'call.missed'
+          | 'call.ended'
           | 'channel.status_update'
           | 'crm.record.created'
           | 'crm.record.updated'
@@ -26650,6 +28955,11 @@ export interface operations {
           | 'template.quality_update'
           | 'group.updated'
           | 'commerce.order.updated'
+          | 'call.received'
+          | 'call.accepted'
+          | 'call.rejected'
+          | 'call.missed'
+          | 'call.ended'
           | 'channel.status_update'
           | 'crm.record.created'
           | 'crm.record.updated'
