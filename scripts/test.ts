@@ -36,7 +36,12 @@ const MODULE_HOOKS = path.resolve('src/boot/module-hooks.ts');
 const TEST_V8_FLAGS = ['--liftoff-only'];
 
 const filters = process.argv.slice(2);
-const all = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts'), ...globSync('packages/*/src/**/*.test.ts'), ...globSync('packages/*/test/**/*.test.ts')]
+const all = [
+  ...globSync('src/**/*.test.ts'),
+  ...globSync('test/**/*.test.ts'),
+  ...globSync('packages/*/src/**/*.test.ts'),
+  ...globSync('packages/*/test/**/*.test.ts'),
+]
   .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 

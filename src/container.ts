@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { MIGRATION_LOCK_KEY, migrate } from './db/migrate.ts';
 import { isDatabaseUnavailable } from './db/errors.ts';
 import { bootstrap, type BootstrapResult } from './domain/organizations/bootstrap.ts';
+import { ensureFirstPartyClients } from './domain/oauth/first-party.ts';
 import { startQueue, type JobHandlers, type Queue } from './jobs/queue.ts';
 import { purgeSessionsHandler } from './jobs/handlers/purge-sessions.ts';
 import { analyzeSoon, analyzeTablesHandler } from './jobs/handlers/analyze-tables.ts';
@@ -25,6 +26,7 @@ import { createLogger, type Logger } from './lib/logger.ts';
 import { createMailer, sendInBackground, type Mail, type Mailer } from './lib/mail.ts';
 import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
+import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -66,6 +68,7 @@ import type { CounterStore } from './lib/counters.ts';
 import { createDatabaseCounterStore } from './db/counters.ts';
 import { createRedisCounterStore } from './lib/redis-counters.ts';
 import { messageMediaHandler } from './jobs/handlers/message-media.ts';
+import { callRejectHandler } from './jobs/handlers/call-reject.ts';
 import type { MediaStoreDeps } from './domain/messages/inbound-media.ts';
 import { createFsMediaStore } from './storage/fs-store.ts';
 import type { MediaStore } from './storage/media-store.ts';
@@ -137,6 +140,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
     const { applied } = await migrate(database);
     if (applied.length > 0) logger.info({ applied }, 'applied database migrations');
     const bootstrapResult = await bootstrap(database, config.bootstrap, clock);
+    await ensureFirstPartyClients(database.db, clock);
     // pg-boss's own install is not safe for two processes at once on a fresh PostgreSQL database
     // (its `create schema if not exists` runs after a wait on its advisory lock and can still fail
     // with a duplicate pg_namespace key), so one process at a time starts it, under the start-up
@@ -243,6 +247,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'maintenance.purge-sessions': purgeSessionsHandler({ database, clock, logger }),
         'maintenance.analyze': analyzeTablesHandler({ database, logger, again: () => analyzeSoon(container.queue, database.db) }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
+        'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
@@ -251,7 +256,9 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           inbound: (platform) => providers.get(platform).inbound,
           messages: createMessageApplier({ resolveContact: crm.resolveInboundContact, media: { queue: container.queue } }),
           changeNumber: changeContactNumber,
+          calls: { resolveContact: crm.resolveInboundContact, queue: container.queue },
         }),
+        'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),

@@ -12,8 +12,9 @@
  *     limit: input.limit,
  *   });
  */
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgSelect } from 'drizzle-orm/pg-core';
+import { encodeSortCursor } from '../lib/cursor.ts';
 import { afterCursor, afterCursorAscending, newestFirst, oldestFirst, toPageBy, type PageResult, type SortKey } from './paginate.ts';
 
 /** A list's order: the condition selecting the rows after a sort key (none without one), and the ORDER BY. */
@@ -87,3 +88,50 @@ export function emptyPage<T>(): PageResult<T> {
 }
 
 const createdKey = (row: { createdAt: Date; id: string }): SortKey => ({ t: row.createdAt, id: row.id });
+
+/** The SQL type of a sorted list's values, as a cursor holds them (text). */
+export type SortValueType = 'text' | 'timestamptz' | 'date';
+
+/**
+ * A list sorted by one chosen field (a route's `sort`), then by id: the sort's name (what its cursors
+ * hold), the expression and its direction, the type of its values, and a row's place in it.
+ */
+export type FieldSort<R> = {
+  name: string;
+  expr: SQL | PgColumn;
+  id: PgColumn;
+  direction: 'asc' | 'desc';
+  type: SortValueType;
+  keyOf(row: R): { v: string; id: string };
+};
+
+/**
+ * One page of a list sorted by a field: the rows after the cursor's (value, id) in the sort's order
+ * (one row comparison, which an index on the expression and the id serves), limit + 1 rows read.
+ */
+export async function listSortedPage<Q extends PgSelect>(
+  query: Q,
+  spec: {
+    where: ReadonlyArray<SQL | undefined>;
+    sort: FieldSort<RowOf<Q>>;
+    /** The cursor's key (domain/paging.ts sortCursorKey); undefined on the first page. */
+    after: { v: string; id: string } | undefined;
+    limit: number;
+  },
+): Promise<PageResult<RowOf<Q>>> {
+  const { where, sort, after, limit } = spec;
+  const direction = sort.direction === 'asc' ? asc : desc;
+  const afterKey =
+    after &&
+    sql`(${sort.expr}, ${sort.id}) ${sql.raw(sort.direction === 'asc' ? '>' : '<')} (${after.v}::${sql.raw(sort.type)}, ${after.id}::uuid)`;
+  const rows = (await query
+    .where(and(...where, afterKey))
+    .orderBy(direction(sort.expr), direction(sort.id))
+    .limit(limit + 1)) as Array<RowOf<Q>>;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items,
+    nextCursor: rows.length > limit && last !== undefined ? encodeSortCursor({ s: sort.name, ...sort.keyOf(last) }) : null,
+  };
+}

@@ -7,6 +7,8 @@ import {
   bigint,
   boolean,
   check,
+  date,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -14,9 +16,11 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -192,7 +196,9 @@ export const passwordResets = pgTable(
 /**
  * OAuth clients, registered by an owner or admin of the organization that owns them. Public clients
  * hold no secret and must use PKCE; confidential ones have a secret, shown once, stored as a hash.
- * Any user may authorize a client for the organizations they are a member of.
+ * Any user may authorize a client for the organizations they are a member of. A client of no
+ * organization is first-party: the service writes it itself (domain/oauth/first-party.ts, e.g. the
+ * `parley` CLI), and no organization's management routes see or change it.
  */
 export const oauthClients = pgTable(
   'oauth_clients',
@@ -200,9 +206,8 @@ export const oauthClients = pgTable(
     id: uuid('id').primaryKey(),
     /** The public client_id clients send. */
     clientId: text('client_id').notNull(),
-    organizationId: uuid('organization_id')
-      .notNull()
-      .references(() => organizations.id, { onDelete: 'cascade' }),
+    /** The owning organization; null for the service's own first-party clients. */
+    organizationId: uuid('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     type: text('type').notNull(),
     secretHash: text('secret_hash'),
@@ -714,6 +719,23 @@ export const sandboxMedia = pgTable('sandbox_media', {
   createdAt: createdAt(),
 });
 
+/**
+ * A sandbox gateway session's own account, as the sandbox plays it (sandbox/gateway/profiles.ts): its
+ * profile, the numbers it blocks and its privacy settings. Made when first changed.
+ */
+export const sandboxProfiles = pgTable('sandbox_profiles', {
+  accountId: text('account_id').primaryKey(),
+  name: text('name'),
+  about: text('about'),
+  /** The profile picture: a sandbox_media id, or none. */
+  pictureMediaId: text('picture_media_id'),
+  /** The numbers it blocks (international digits), in the order they were blocked. */
+  blocked: jsonb('blocked').$type<string[]>().notNull().default([]),
+  /** Its privacy settings by Parley's names (the defaults where a setting is absent). */
+  privacy: jsonb('privacy').$type<Record<string, string>>().notNull().default({}),
+  updatedAt: updatedAt(),
+});
+
 /** One thread with one customer number on one channel. */
 export const conversations = pgTable(
   'conversations',
@@ -998,26 +1020,6 @@ export const contactIdentities = pgTable(
   ],
 );
 
-export const contactNotes = pgTable(
-  'contact_notes',
-  {
-    id: uuid('id').primaryKey(),
-    organizationId: uuid('organization_id').notNull(),
-    contactId: uuid('contact_id')
-      .notNull()
-      .references(() => contacts.id, { onDelete: 'cascade' }),
-    /** user, api_key or system; author_id is the user or key id (null for system). */
-    authorType: text('author_type').notNull(),
-    authorId: uuid('author_id'),
-    body: text('body').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    index('contact_notes_contact_idx').on(t.contactId, t.createdAt, t.id),
-    check('contact_notes_author_type_check', sql`${t.authorType} in ('user', 'api_key', 'system')`),
-  ],
-);
-
 /** Tag names, organization-wide; matched case-insensitively. */
 export const tags = pgTable(
   'tags',
@@ -1086,6 +1088,372 @@ export const contactSuppressions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [uniqueIndex('contact_suppressions_contact_channel_key').on(t.contactId, t.channel)],
+);
+
+/*
+ * The CRM's other records (docs/crm.md): companies, pipelines with their ordered stages, and deals in
+ * them. A list sorted by name sorts on lower(name) in code-point order (collate "C"), so one index serves
+ * the sort, its cursor and a name prefix filter.
+ */
+const customFieldsCheck = (name: string, column: AnyPgColumn) =>
+  check(name, sql`jsonb_typeof(${column}) = 'object' and octet_length(${column}::text) <= 65536`);
+
+export const companies = pgTable(
+  'companies',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The web domain, normalized (lower case, no scheme, path or `www.`); unique in the organization when set. */
+    domain: text('domain'),
+    /** E.164, with `+`. */
+    phone: text('phone'),
+    /** {line1, line2, city, region, postal_code, country}; null when none was given. */
+    address: jsonb('address').$type<Record<string, string | null>>(),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('companies_organization_domain_key').on(t.organizationId, t.domain),
+    index('companies_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('companies_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('companies_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+    index('companies_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    check('companies_phone_e164_check', sql`${t.phone} ~ '^\\+[1-9][0-9]{5,14}$'`),
+    check('companies_address_check', sql`${t.address} is null or jsonb_typeof(${t.address}) = 'object'`),
+    customFieldsCheck('companies_custom_fields_check', t.customFields),
+  ],
+);
+
+/** A sales process: its stages are ordered by position. One pipeline of an organization is its default. */
+export const pipelines = pgTable(
+  'pipelines',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('pipelines_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    uniqueIndex('pipelines_organization_default_key').on(t.organizationId).where(sql`${t.isDefault}`),
+  ],
+);
+
+export const pipelineStages = pgTable(
+  'pipeline_stages',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    pipelineId: uuid('pipeline_id')
+      .notNull()
+      .references(() => pipelines.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** The chance, in percent, that a deal in this stage is won. */
+    probability: integer('probability').notNull(),
+    /** open, won or lost: a deal's status is its stage's kind. */
+    kind: text('kind').notNull(),
+    /** 0-based order in the pipeline. */
+    position: integer('position').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('pipeline_stages_pipeline_position_idx').on(t.pipelineId, t.position),
+    // What deals reference: a deal's stage is always a stage of the deal's pipeline.
+    unique('pipeline_stages_pipeline_id_key').on(t.pipelineId, t.id),
+    check('pipeline_stages_kind_check', sql`${t.kind} in ('open', 'won', 'lost')`),
+    check('pipeline_stages_probability_check', sql`${t.probability} between 0 and 100`),
+  ],
+);
+
+export const deals = pgTable(
+  'deals',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** In the currency's minor units (cents); with currency, or neither. */
+    amount: bigint('amount', { mode: 'number' }),
+    /** ISO 4217, upper case. */
+    currency: text('currency'),
+    pipelineId: uuid('pipeline_id').notNull(),
+    stageId: uuid('stage_id').notNull(),
+    /** When the deal entered its stage: the board's order within a stage. */
+    stageEnteredAt: at('stage_entered_at').notNull(),
+    expectedCloseDate: date('expected_close_date', { mode: 'string' }),
+    ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'set null' }),
+    companyId: uuid('company_id').references(() => companies.id, { onDelete: 'set null' }),
+    /** The conversation the deal came from. No foreign key: conversations stay as history, like messages' links. */
+    conversationId: uuid('conversation_id'),
+    customFields: jsonb('custom_fields').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: 'deals_pipeline_stage_fk',
+      columns: [t.pipelineId, t.stageId],
+      foreignColumns: [pipelineStages.pipelineId, pipelineStages.id],
+    }),
+    index('deals_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('deals_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('deals_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+    index('deals_organization_close_idx').on(t.organizationId, sql`coalesce(${t.expectedCloseDate}, '9999-12-31'::date)`, t.id),
+    index('deals_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    // The board: a stage's deals, most recently arrived first; the totals of a pipeline by stage and currency.
+    index('deals_stage_board_idx').on(t.stageId, t.stageEnteredAt, t.id),
+    index('deals_pipeline_totals_idx').on(t.pipelineId, t.stageId, t.currency, t.amount),
+    index('deals_company_idx').on(t.companyId),
+    index('deals_conversation_idx').on(t.conversationId),
+    check('deals_amount_pair_check', sql`(${t.amount} is null) = (${t.currency} is null)`),
+    check('deals_amount_check', sql`${t.amount} >= 0`),
+    check('deals_currency_check', sql`${t.currency} ~ '^[A-Z]{3}$'`),
+    customFieldsCheck('deals_custom_fields_check', t.customFields),
+  ],
+);
+
+/** The contacts of a deal. */
+export const dealContacts = pgTable(
+  'deal_contacts',
+  {
+    dealId: uuid('deal_id')
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.dealId, t.contactId] }), index('deal_contacts_contact_idx').on(t.contactId, t.dealId)],
+);
+
+/**
+ * A deal's stays in its stages: one row per stage entered, closed (left_at) when it moves on; the open
+ * row is the current stage. The stage's name is kept as it was, since the stage may be deleted later.
+ */
+export const dealStageHistory = pgTable(
+  'deal_stage_history',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id').notNull(),
+    dealId: uuid('deal_id')
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
+    pipelineId: uuid('pipeline_id').notNull(),
+    stageId: uuid('stage_id').notNull(),
+    stageName: text('stage_name').notNull(),
+    enteredAt: at('entered_at').notNull(),
+    leftAt: at('left_at'),
+    /** Who moved it: user (by session), api_key, oauth_client (a user through an app) or system. */
+    changedByType: text('changed_by_type').notNull(),
+    /** The user id, API key id or OAuth client_id; null for system. */
+    changedById: text('changed_by_id'),
+    /** The person behind it (a user, or the user an OAuth client acted for). */
+    changedByUserId: uuid('changed_by_user_id'),
+  },
+  (t) => [
+    index('deal_stage_history_deal_idx').on(t.dealId, t.enteredAt, t.id),
+    uniqueIndex('deal_stage_history_open_key').on(t.dealId).where(sql`${t.leftAt} is null`),
+    check('deal_stage_history_changed_by_check', sql`${t.changedByType} in ('user', 'api_key', 'oauth_client', 'system')`),
+  ],
+);
+
+/*
+ * What refers to any CRM record (task targets, comments, relationships) names it by kind and id; a
+ * stored generated column per kind holds the id when the record is of that kind, and its foreign key
+ * deletes the reference with the record (conversations have none: they stay as history). See
+ * DECISIONS 96.
+ */
+const recordIdOf = (column: string, kindColumn: string, idColumn: string, kind: string) =>
+  uuid(column).generatedAlwaysAs(sql.raw(`case when "${kindColumn}" = '${kind}' then "${idColumn}" end`));
+
+const changedByTypeCheck = (name: string, column: AnyPgColumn) =>
+  check(name, sql`${column} in ('user', 'api_key', 'oauth_client', 'system')`);
+
+/** A to-do of the organization's: due at a time, assigned to a member, linked to records (task_targets). */
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    notes: text('notes'),
+    dueAt: at('due_at'),
+    assigneeUserId: uuid('assignee_user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** low, medium or high; null for none. */
+    priority: text('priority'),
+    /** open or completed. */
+    status: text('status').notNull().default('open'),
+    completedAt: at('completed_at'),
+    /** Who completed it (as deal_stage_history's changed_by). */
+    completedByType: text('completed_by_type'),
+    completedById: text('completed_by_id'),
+    completedByUserId: uuid('completed_by_user_id'),
+    createdByType: text('created_by_type').notNull(),
+    createdById: text('created_by_id'),
+    createdByUserId: uuid('created_by_user_id'),
+    /** When crm.task.due was recorded for the current due_at; a new due_at clears it (the reminder re-armed). */
+    dueNotifiedAt: at('due_notified_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('tasks_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    // Tasks without a due time sort last (as in the domain's sort).
+    index('tasks_organization_due_idx').on(t.organizationId, sql`coalesce(${t.dueAt}, '9999-12-31T23:59:59.999Z'::timestamptz)`, t.id),
+    index('tasks_organization_assignee_idx').on(t.organizationId, t.assigneeUserId, t.status, t.dueAt),
+    // The due reminders still to record, soonest first (jobs: crm.tasks-due).
+    index('tasks_due_pending_idx').on(t.dueAt).where(sql`${t.status} = 'open' and ${t.dueNotifiedAt} is null and ${t.dueAt} is not null`),
+    check('tasks_status_check', sql`${t.status} in ('open', 'completed')`),
+    check('tasks_completed_check', sql`(${t.status} = 'completed') = (${t.completedAt} is not null)`),
+    check('tasks_priority_check', sql`${t.priority} in ('low', 'medium', 'high')`),
+    changedByTypeCheck('tasks_completed_by_check', t.completedByType),
+    changedByTypeCheck('tasks_created_by_check', t.createdByType),
+  ],
+);
+
+/** The records a task is linked to (Twenty's task targets): contacts, companies, deals, conversations. */
+export const taskTargets = pgTable(
+  'task_targets',
+  {
+    taskId: uuid('task_id')
+      .notNull()
+      .references(() => tasks.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    recordKind: text('record_kind').notNull(),
+    recordId: uuid('record_id').notNull(),
+    contactId: recordIdOf('contact_id', 'record_kind', 'record_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    companyId: recordIdOf('company_id', 'record_kind', 'record_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    dealId: recordIdOf('deal_id', 'record_kind', 'record_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.taskId, t.recordKind, t.recordId] }),
+    index('task_targets_record_idx').on(t.recordId, t.recordKind, t.taskId),
+    index('task_targets_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    index('task_targets_company_idx').on(t.companyId).where(sql`${t.companyId} is not null`),
+    index('task_targets_deal_idx').on(t.dealId).where(sql`${t.dealId} is not null`),
+    check('task_targets_kind_check', sql`${t.recordKind} in ('contact', 'company', 'deal', 'conversation')`),
+  ],
+);
+
+/** Comments on a record (a contact's notes among them), with their author. */
+export const comments = pgTable(
+  'comments',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    recordKind: text('record_kind').notNull(),
+    recordId: uuid('record_id').notNull(),
+    contactId: recordIdOf('contact_id', 'record_kind', 'record_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    companyId: recordIdOf('company_id', 'record_kind', 'record_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    dealId: recordIdOf('deal_id', 'record_kind', 'record_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    taskId: recordIdOf('task_id', 'record_kind', 'record_id', 'task').references(() => tasks.id, { onDelete: 'cascade' }),
+    /** Who wrote it (as deal_stage_history's changed_by): only they edit it. */
+    authorType: text('author_type').notNull(),
+    authorId: text('author_id'),
+    authorUserId: uuid('author_user_id'),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+    editedAt: at('edited_at'),
+  },
+  (t) => [
+    index('comments_record_idx').on(t.recordId, t.createdAt, t.id),
+    index('comments_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('comments_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    index('comments_company_idx').on(t.companyId).where(sql`${t.companyId} is not null`),
+    index('comments_deal_idx').on(t.dealId).where(sql`${t.dealId} is not null`),
+    index('comments_task_idx').on(t.taskId).where(sql`${t.taskId} is not null`),
+    check('comments_kind_check', sql`${t.recordKind} in ('contact', 'company', 'deal', 'task', 'conversation')`),
+    changedByTypeCheck('comments_author_type_check', t.authorType),
+  ],
+);
+
+/**
+ * The labels of relationships an organization uses ("works at" from contact to company), each with its
+ * optional inverse ("employs"): a link reads by its name from its `from` record, by the inverse from
+ * its `to` record; a label without an inverse reads the same both ways.
+ */
+export const relationshipLabels = pgTable(
+  'relationship_labels',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    inverseName: text('inverse_name'),
+    fromKind: text('from_kind').notNull(),
+    toKind: text('to_kind').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('relationship_labels_name_key').on(t.organizationId, t.fromKind, t.toKind, sql`lower(${t.name})`),
+    index('relationship_labels_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    check('relationship_labels_from_kind_check', sql`${t.fromKind} in ('contact', 'company', 'deal')`),
+    check('relationship_labels_to_kind_check', sql`${t.toKind} in ('contact', 'company', 'deal')`),
+  ],
+);
+
+/** A link between two records with a label, once per pair and label. */
+export const relationships = pgTable(
+  'relationships',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    labelId: uuid('label_id')
+      .notNull()
+      .references(() => relationshipLabels.id, { onDelete: 'cascade' }),
+    fromKind: text('from_kind').notNull(),
+    fromId: uuid('from_id').notNull(),
+    toKind: text('to_kind').notNull(),
+    toId: uuid('to_id').notNull(),
+    fromContactId: recordIdOf('from_contact_id', 'from_kind', 'from_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    fromCompanyId: recordIdOf('from_company_id', 'from_kind', 'from_id', 'company').references(() => companies.id, {
+      onDelete: 'cascade',
+    }),
+    fromDealId: recordIdOf('from_deal_id', 'from_kind', 'from_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    toContactId: recordIdOf('to_contact_id', 'to_kind', 'to_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    toCompanyId: recordIdOf('to_company_id', 'to_kind', 'to_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    toDealId: recordIdOf('to_deal_id', 'to_kind', 'to_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    createdByType: text('created_by_type').notNull(),
+    createdById: text('created_by_id'),
+    createdByUserId: uuid('created_by_user_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('relationships_pair_key').on(t.labelId, t.fromId, t.toId),
+    index('relationships_from_idx').on(t.fromId, t.createdAt, t.id),
+    index('relationships_to_idx').on(t.toId, t.createdAt, t.id),
+    index('relationships_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('relationships_from_contact_idx').on(t.fromContactId).where(sql`${t.fromContactId} is not null`),
+    index('relationships_from_company_idx').on(t.fromCompanyId).where(sql`${t.fromCompanyId} is not null`),
+    index('relationships_from_deal_idx').on(t.fromDealId).where(sql`${t.fromDealId} is not null`),
+    index('relationships_to_contact_idx').on(t.toContactId).where(sql`${t.toContactId} is not null`),
+    index('relationships_to_company_idx').on(t.toCompanyId).where(sql`${t.toCompanyId} is not null`),
+    index('relationships_to_deal_idx').on(t.toDealId).where(sql`${t.toDealId} is not null`),
+    check('relationships_not_self_check', sql`${t.fromId} <> ${t.toId}`),
+    changedByTypeCheck('relationships_created_by_check', t.createdByType),
+  ],
 );
 
 /** Where an organization's events are POSTed (Svix's model: an endpoint, its filter and its signing secret). */

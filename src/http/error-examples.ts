@@ -51,6 +51,14 @@ const RESOURCES: Record<string, string> = {
   tag: 'tag assignment',
   phone: 'contact',
   groupID: 'group',
+  companyID: 'company',
+  pipelineID: 'pipeline',
+  stageID: 'stage',
+  dealID: 'deal',
+  taskID: 'task',
+  labelID: 'relationship label',
+  relationshipID: 'relationship',
+  commentID: 'comment',
 };
 
 /** Not-found answers whose resource is not the one the last path parameter names. */
@@ -318,6 +326,39 @@ const NOT_ON_NETWORK: ErrorExample = {
   }),
 };
 
+const DOMAIN_TAKEN: ErrorExample = {
+  summary: 'Domain taken',
+  error: new DomainError('conflict', 'another company already has this domain', {
+    fieldErrors: [{ pointer: '/domain', location: 'body', message: 'already used by another company' }],
+  }),
+};
+const STAGE_NAME_TAKEN: ErrorExample = {
+  summary: 'Name taken',
+  error: new DomainError('conflict', 'another stage of this pipeline has this name', {
+    fieldErrors: [{ pointer: '/name', location: 'body', message: 'another stage of this pipeline has this name' }],
+  }),
+};
+const LAST_OPEN_STAGE = 'this is the pipeline’s last open stage: a pipeline keeps at least one';
+const moveDealsNeeded = (what: string): ErrorExample => ({
+  summary: 'Deals to move',
+  error: new DomainError('invalid', `move_deals_to: the ${what} holds 3 deals: name a stage to move them to`, {
+    fieldErrors: [{ pointer: '/move_deals_to', location: 'query', message: `the ${what} holds 3 deals: name a stage to move them to` }],
+  }),
+});
+
+const LABEL_NAME_TAKEN: ErrorExample = {
+  summary: 'Name taken',
+  error: new DomainError('conflict', 'another label between these kinds has this name', {
+    fieldErrors: [{ pointer: '/name', location: 'body', message: 'another label from the same kind to the same kind has this name' }],
+  }),
+};
+const unknownRecord = (pointer: string, kind: string): ErrorExample => ({
+  summary: `Unknown ${kind}`,
+  error: new DomainError('invalid', `${pointer.slice(1).replaceAll('/', '.')}: not a ${kind} of this organization`, {
+    fieldErrors: [{ pointer, location: 'body', message: `not a ${kind} of this organization` }],
+  }),
+});
+
 const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
   'GET /v1/channels/{channelID}/groups/{groupID}': { 404: [GROUP_NOT_FOUND, CHANNEL_NOT_FOUND] },
   'PATCH /v1/channels/{channelID}/groups/{groupID}': { 403: [NOT_ADMIN, MISSING_SEND], 404: [GROUP_NOT_FOUND, CHANNEL_NOT_FOUND] },
@@ -350,6 +391,65 @@ const OPERATION_ERRORS: Record<string, Record<number, ErrorExample[]>> = {
         summary: 'Unknown invite code',
         error: new DomainError('invalid', 'no group has this invite code (mistyped, or reset by an admin)', {
           fieldErrors: [{ pointer: '/code', location: 'body', message: 'no group has this invite code' }],
+        }),
+      },
+    ],
+  },
+  'POST /v1/tasks': { 400: [unknownRecord('/targets/0/id', 'deal')] },
+  'POST /v1/relationship-labels': { 409: [LABEL_NAME_TAKEN] },
+  'PATCH /v1/relationship-labels/{labelID}': { 409: [LABEL_NAME_TAKEN] },
+  'POST /v1/relationships': { 400: [unknownRecord('/to_id', 'company')] },
+  'POST /v1/comments': { 400: [unknownRecord('/record/id', 'contact')] },
+  'PATCH /v1/comments/{commentID}': {
+    403: [
+      { summary: 'Not the author', error: new DomainError('forbidden', 'only the author of a comment edits it') },
+      {
+        summary: 'Missing crm:write',
+        error: new DomainError('forbidden', 'missing permission crm:write', { extra: { permission: 'crm:write' } }),
+      },
+    ],
+  },
+  'POST /v1/companies': { 409: [DOMAIN_TAKEN] },
+  'PATCH /v1/companies/{companyID}': { 409: [DOMAIN_TAKEN] },
+  'DELETE /v1/pipelines/{pipelineID}': {
+    400: [moveDealsNeeded('pipeline')],
+    409: [
+      {
+        summary: 'Default pipeline',
+        error: new DomainError('conflict', 'the default pipeline cannot be deleted: make another pipeline the default first'),
+      },
+    ],
+  },
+  'POST /v1/pipelines/{pipelineID}/stages': {
+    409: [STAGE_NAME_TAKEN, { summary: 'Too many stages', error: new DomainError('conflict', 'a pipeline has at most 100 stages') }],
+  },
+  'PATCH /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    409: [
+      STAGE_NAME_TAKEN,
+      {
+        summary: 'Last open stage',
+        error: new DomainError('conflict', LAST_OPEN_STAGE, {
+          fieldErrors: [{ pointer: '/kind', location: 'body', message: LAST_OPEN_STAGE }],
+        }),
+      },
+    ],
+  },
+  'DELETE /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    400: [moveDealsNeeded('stage')],
+    409: [{ summary: 'Last open stage', error: new DomainError('conflict', LAST_OPEN_STAGE) }],
+  },
+  'POST /v1/deals': {
+    400: [
+      {
+        summary: 'Stage of another pipeline',
+        error: new DomainError('invalid', 'stage_id: not a stage of pipeline_id', {
+          fieldErrors: [{ pointer: '/stage_id', location: 'body', message: 'not a stage of pipeline_id' }],
+        }),
+      },
+      {
+        summary: 'Unknown contact',
+        error: new DomainError('invalid', 'contact_ids.0: not a contact of this organization', {
+          fieldErrors: [{ pointer: '/contact_ids/0', location: 'body', message: 'not a contact of this organization' }],
         }),
       },
     ],

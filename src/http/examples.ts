@@ -27,6 +27,9 @@ const GRANT_ID = '0196b1f2-0a00-7000-8000-000000000171';
 export const PHONE = '4915112345678';
 const INVITATION_ID = '0196b1f2-0a00-7000-8000-000000000171';
 const MEMBER_ID = '0196b1f2-0a00-7000-8000-0000000000b2';
+const COMPANY_ID = '0196b1f2-0a00-7000-8000-000000000181';
+const PIPELINE_ID = '0196b1f2-0a00-7000-8000-000000000201';
+const DEAL_ID = '0196b1f2-0a00-7000-8000-000000000221';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
 const CHANGED = '2025-06-02T09:14:00.000Z';
@@ -183,8 +186,141 @@ const group = {
   ],
 };
 
+const companyAddress = { line1: 'Friedrichstraße 123', line2: null, city: 'Berlin', region: null, postal_code: '10117', country: 'DE' };
+
+/** The default pipeline's stages (domain/pipelines/defaults.ts), as an organization starts with them. */
+const stages = [
+  ['New', 10, 'open'],
+  ['Qualified', 25, 'open'],
+  ['Proposal', 50, 'open'],
+  ['Negotiation', 75, 'open'],
+  ['Won', 100, 'won'],
+  ['Lost', 0, 'lost'],
+].map(([name, probability, kind], position) => ({
+  id: `0196b1f2-0a00-7000-8000-00000000021${position + 1}`,
+  name: name as string,
+  probability: probability as number,
+  kind: kind as string,
+  position,
+}));
+
+// The deal came from the conversation above, with its contact, for the company above; it is in Proposal.
+const deal = {
+  id: DEAL_ID,
+  name: 'Acme: 40 seats',
+  amount: 1250000,
+  currency: 'EUR',
+  pipeline_id: PIPELINE_ID,
+  stage_id: stages[2]!.id,
+  status: 'open',
+  probability: 50,
+  expected_close_date: '2025-07-31',
+  owner_user_id: USER_ID,
+  company_id: COMPANY_ID,
+  contact_ids: [CONTACT_ID],
+  conversation_id: CONVERSATION_ID,
+  custom_fields: { source: 'chat' },
+  stage_entered_at: CHANGED,
+  created_at: CREATED,
+  updated_at: CHANGED,
+};
+
+const TASK_ID = '0196b1f2-0a00-7000-8000-000000000251';
+const LABEL_ID = '0196b1f2-0a00-7000-8000-000000000241';
+const byUser = { type: 'user', id: USER_ID, user_id: USER_ID };
+
+// The deal's follow-up: due, assigned, about the deal and its contact.
+const task = {
+  id: TASK_ID,
+  title: 'Send the revised offer',
+  notes: 'With the 40-seat discount we discussed.',
+  due_at: '2025-06-05T09:00:00.000Z',
+  assignee_user_id: USER_ID,
+  priority: 'high',
+  status: 'open',
+  completed_at: null,
+  completed_by: null,
+  targets: [
+    { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+    { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+  ],
+  created_by: byUser,
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+
 /** One record per response shape, keyed by its component schema id. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
+  RecordRef: { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+  Task: task,
+  RelationshipLabel: {
+    id: LABEL_ID,
+    name: 'works at',
+    inverse_name: 'employs',
+    from_kind: 'contact',
+    to_kind: 'company',
+    created_at: CREATED,
+    updated_at: CREATED,
+  },
+  // The contact works at the company, seen from the company.
+  Relationship: {
+    id: '0196b1f2-0a00-7000-8000-000000000261',
+    label_id: LABEL_ID,
+    label: 'employs',
+    direction: 'incoming',
+    related: { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+    from: { kind: 'contact', id: CONTACT_ID, display_name: 'Ana Souza' },
+    to: { kind: 'company', id: COMPANY_ID, display_name: 'Acme GmbH' },
+    created_by: { type: 'api_key', id: API_KEY_ID, user_id: null },
+    created_at: CREATED,
+  },
+  Comment: {
+    id: '0196b1f2-0a00-7000-8000-000000000271',
+    record: { kind: 'deal', id: DEAL_ID, display_name: 'Acme: 40 seats' },
+    body: 'They want to start in July.',
+    author: byUser,
+    created_at: CREATED,
+    edited_at: CHANGED,
+  },
+  CompanyAddress: companyAddress,
+  Company: {
+    id: COMPANY_ID,
+    name: 'Acme GmbH',
+    domain: 'acme.com',
+    phone: '+49301234567',
+    address: companyAddress,
+    owner_user_id: USER_ID,
+    custom_fields: { industry: 'logistics' },
+    created_at: CREATED,
+    updated_at: CHANGED,
+  },
+  PipelineStage: stages[2],
+  Pipeline: { id: PIPELINE_ID, name: 'Sales', is_default: true, stages, created_at: CREATED, updated_at: CREATED },
+  BoardTotal: { currency: 'EUR', deal_count: 1, amount: 1250000, weighted_amount: 625000 },
+  // A board of the default pipeline with one deal (in Proposal), one page per stage.
+  PipelineBoard: {
+    pipeline: { id: PIPELINE_ID, name: 'Sales', is_default: true },
+    stages: stages.map((stage) => {
+      const holds = stage.id === deal.stage_id;
+      return {
+        ...stage,
+        deal_count: holds ? 1 : 0,
+        totals: holds ? [{ currency: 'EUR', deal_count: 1, amount: 1250000, weighted_amount: 625000 }] : [],
+        deals: holds ? [deal] : [],
+        next_cursor: null,
+      };
+    }),
+  },
+  Deal: deal,
+  DealStageChange: {
+    id: '0196b1f2-0a00-7000-8000-000000000231',
+    pipeline_id: PIPELINE_ID,
+    stage_id: stages[2]!.id,
+    stage_name: 'Proposal',
+    entered_at: CHANGED,
+    left_at: null,
+    changed_by: { type: 'oauth_client', id: 'pcl_8mZk2xQv7LrT', user_id: USER_ID },
+  },
   Channel: channel,
   ChannelQr: qr,
   // An unofficial channel on the embedded engine: what a linked device cannot send as such goes as text.

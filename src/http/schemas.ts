@@ -31,17 +31,4 @@ export function listOf<T extends z.ZodType>(schema: T) {
 /** A path id: anything up to 64 characters; an id that is not ours is simply not found. */
 export const PathId = z.string().min(1).max(64);
 
-const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
-
-/**
- * An ISO 8601 time with its offset, at an instant the database and Date can both hold (years 1 to
- * 9999 in UTC): `0000-02-29T00:00:00Z` or `9999-12-31T23:59:59-23:59` are refused, not a 500.
- */
-export const IsoTimestamp = z.iso.datetime({ offset: true }).refine(
-  (value) => {
-    const t = Date.parse(value);
-    return t >= EARLIEST && t <= LATEST;
-  },
-  { message: 'must be between years 0001 and 9999 (UTC)' },
-);
+export { IsoTimestamp } from '../domain/timestamps.ts';

@@ -87,6 +87,14 @@ export const JOBS = {
     },
     concurrency: 2,
   }),
+  /**
+   * Reject a call as it rings, on a channel whose `reject_calls` setting is on (domain/calls/reject.ts),
+   * and send the setting's message. A call rings for a minute at most: few, quick retries.
+   */
+  'call.reject': job({
+    payload: z.object({ message_id: z.uuid() }),
+    queue: { retryLimit: 2, retryDelay: 2, expireInSeconds: 60, notify: true },
+  }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({
     /** `start`: the check a worker asks for as it starts (its failures do not count toward the disconnect limit). */
@@ -115,6 +123,13 @@ export const JOBS = {
       z.object({ kind: z.literal('message.echo'), message_id: z.string().min(1), at: z.iso.datetime() }),
       z.object({ kind: z.literal('message.edited'), message_id: z.string().min(1), body: z.string().min(1), at: z.iso.datetime() }),
       z.object({ kind: z.literal('message.deleted'), message_id: z.string().min(1), at: z.iso.datetime() }),
+      // A customer's call (sandbox/calls.ts): it rings (offer), then how it ended.
+      z.object({
+        kind: z.literal('call'),
+        call_id: z.string().min(1),
+        status: z.enum(['offer', 'accept', 'reject', 'timeout', 'terminate']),
+        at: z.iso.datetime(),
+      }),
       z.object({
         kind: z.literal('template.status'),
         template_id: z.string().min(1),
@@ -166,6 +181,15 @@ export const JOBS = {
   'maintenance.analyze': job({
     payload: z.object({}),
     queue: { retryLimit: 0, expireInSeconds: 300 },
+    cron: '* * * * *',
+  }),
+  /**
+   * Record crm.task.due for the open tasks whose due time has passed, once each (domain/tasks/due.ts):
+   * every minute, so a reminder comes within about a minute of its time.
+   */
+  'crm.tasks-due': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
     cron: '* * * * *',
   }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */

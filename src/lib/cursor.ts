@@ -25,5 +25,30 @@ export function decodeCursor(cursor: string): CursorKey | undefined {
   return undefined;
 }
 
+/**
+ * The cursor of a list sorted by a chosen field (`sort`): the sort's name, the last row's value of it
+ * (as text: a time in ISO 8601, a date, a lower-cased name) and its id. A cursor of one sort is no
+ * cursor of another.
+ */
+export type SortCursorKey = { s: string; v: string; id: string };
+
+export function encodeSortCursor(key: SortCursorKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The key of a sort cursor this service made; undefined for anything else (the value's form is the caller's to check). */
+export function decodeSortCursor(cursor: string): SortCursorKey | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (value && typeof value === 'object') {
+      const { s, v, id } = value as Partial<SortCursorKey>;
+      if (typeof s === 'string' && typeof v === 'string' && typeof id === 'string' && CURSOR_ID.test(id)) return { s, v, id };
+    }
+  } catch {
+    // fall through
+  }
+  return undefined;
+}
+
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 200;

@@ -92,4 +92,15 @@ test('URLs in log lines lose the personal values they carry: phones in paths, se
   assert.equal(safeUrl('/v1/channels?access_token=abc'), '/v1/channels?access_token=[redacted]');
   assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/contacts/15551234567'), '/sandbox/gateway/sessions/sbx_1/contacts/[redacted]');
   assert.equal(safeUrl('/v1/contacts/c1/notes?limit=2'), '/v1/contacts/c1/notes?limit=2');
+  // Profiles and blocking name a number in the path; the gateway's privacy-id calls a privacy id.
+  assert.equal(safeUrl('/v1/channels/c1/profiles/%2B4915112345678'), '/v1/channels/c1/profiles/[redacted]');
+  assert.equal(safeUrl('/v1/channels/c1/blocklist/4915112345678?x=1'), '/v1/channels/c1/blocklist/[redacted]?x=1');
+  assert.equal(safeUrl('/v1/channels/c1/blocklist'), '/v1/channels/c1/blocklist');
+  assert.equal(safeUrl('/v1/channels/c1/lids/lookup'), '/v1/channels/c1/lids/lookup');
+  assert.equal(safeUrl('/v1/channels/c1/contacts/lookup'), '/v1/channels/c1/contacts/lookup');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/profiles/15551234567'), '/sandbox/gateway/sessions/sbx_1/profiles/[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/blocklist/15551234567'), '/sandbox/gateway/sessions/sbx_1/blocklist/[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/lids/pn/15551234567'), '/sandbox/gateway/sessions/sbx_1/lids/pn/[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/lids/177766655544433'), '/sandbox/gateway/sessions/sbx_1/lids/[redacted]');
+  assert.equal(safeUrl('/sandbox/gateway/pictures/15551234567.png'), '/sandbox/gateway/pictures/[redacted]');
 });

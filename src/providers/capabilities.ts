@@ -60,6 +60,15 @@ export const OPERATIONS = [
   'contacts.lookup',
   'media.fetch',
   'media.upload',
+  // Contacts and profiles (unofficial channels: docs/channels.md, Profiles, blocking and privacy).
+  'profiles.read',
+  'profile.update',
+  'contacts.block',
+  'privacy.settings',
+  'contacts.lid',
+  // Calls (docs/channels.md, Calls).
+  'calls.events',
+  'calls.reject',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -10,6 +10,7 @@ import type { TargetPolicy } from '../lib/safe-fetch.ts';
 import type { SandboxProvisioning } from '../sandbox/contract.ts';
 import type { CapabilityRow, Engine, EngineChoice, EngineRow, MessageType } from './capabilities.ts';
 import type { EmbeddedEngine } from './gateway/embedded/engine.ts';
+import type { CallCalls, ProfileCalls } from './profiles.ts';
 import type { Platform } from './registry.ts';
 
 /** A platform's name: a key of the registry (channels.platform). */
@@ -307,6 +308,10 @@ export interface ProviderAdapter {
    * reads them again; an HTTP gateway is sent them). Absent where the platform's settings need no engine.
    */
   applySettings?(connection: ChannelConnection): Promise<Result<{ applied: true }>>;
+  /** Contacts and profiles (operations profiles.read, profile.update, contacts.block, privacy.settings, contacts.lid). */
+  profiles?: ProfileCalls;
+  /** Calls (operation calls.reject). */
+  calls?: CallCalls;
 }
 
 /** What an adapter is built with. */
@@ -509,6 +514,27 @@ export type InboundEvent =
       timestamp: Date;
       /** The provider's own words, where it gives them. */
       description?: string;
+    }
+  | {
+      /**
+       * A call to the channel's number and what became of it (embedded: the library's `call` event;
+       * HTTP gateway: the `call` callback): kept as a `call` message in the caller's conversation.
+       */
+      kind: 'call';
+      ref: string;
+      /** The chat network's id of the call: every event of one call names it. */
+      callId: string;
+      /** The caller: international digits without `+`. */
+      from: string;
+      profileName?: string;
+      /** Other ids the provider gave for the caller (a privacy id: linked_id). */
+      identities?: Array<{ type: string; value: string }>;
+      /** offer: it rings; accept: answered (on the phone or another device); reject: refused; timeout: nobody answered; terminate: ended. */
+      status: 'offer' | 'accept' | 'reject' | 'timeout' | 'terminate';
+      video: boolean;
+      /** A group call: the group's id (`<digits>@g.us`). */
+      group?: string;
+      timestamp: Date;
     }
   | {
       /**

@@ -6,6 +6,7 @@
  */
 import type { Executor } from '../db/client.ts';
 import type { SandboxCallback, SandboxContext } from './context.ts';
+import { deliverCall } from './callbacks/call.ts';
 import { deliverInbound } from './callbacks/inbound.ts';
 import { deliverPhone } from './callbacks/phone.ts';
 import { deliverGatewayEvent, deliverSession } from './callbacks/session.ts';
@@ -14,7 +15,7 @@ import { deliverTemplate } from './callbacks/template.ts';
 
 /**
  * The callbacks, one kind per file under callbacks/: statuses.ts (together, step by step),
- * inbound.ts, template.ts, session.ts, phone.ts; delivery.ts signs and posts, load.ts reads the rows.
+ * inbound.ts, template.ts, session.ts, phone.ts, call.ts; delivery.ts signs and posts, load.ts reads the rows.
  */
 export function createCallbacks(ctx: SandboxContext) {
   return {
@@ -67,6 +68,8 @@ async function deliverOne(
     case 'message.edited':
     case 'message.deleted':
       return deliverPhone(ctx, db, payload, eventId);
+    case 'call':
+      return deliverCall(ctx, db, payload, eventId);
     default:
       payload satisfies never;
   }

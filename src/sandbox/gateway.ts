@@ -4,7 +4,9 @@
  */
 import { bindContext, type SandboxContext } from './context.ts';
 import type { GatewayContext } from './gateway/context.ts';
+import { rejectCall } from './gateway/calls.ts';
 import { lookupContact, media } from './gateway/lookup.ts';
+import * as profiles from './gateway/profiles.ts';
 import { createNewSends } from './gateway/new-sends.ts';
 import { link, pairingCode, qr, scan } from './gateway/pairing.ts';
 import { findByKey, sendMessage, sendNew } from './gateway/send.ts';
@@ -14,8 +16,9 @@ import { createGatewayGroups } from './gateway/groups.ts';
 /**
  * The protocol's verbs, by what they touch, under gateway/: session.ts (provision, authenticate,
  * configure, start, describe, logout), pairing.ts (QR, pairing code, scan, link), send.ts (the
- * gathered new send, the full path, a key's send; new-sends.ts gathers), lookup.ts (contacts, media);
- * parse-send.ts reads a send's body; groups.ts holds groups, presence subscriptions and settings.
+ * gathered new send, the full path, a key's send; new-sends.ts gathers), lookup.ts (contacts, media),
+ * profiles.ts (profiles, blocking, privacy, privacy ids), calls.ts (rejecting a call), groups.ts
+ * (groups, presence subscriptions, settings); parse-send.ts reads a send's body.
  */
 export function createGatewayApi(sandbox: SandboxContext) {
   const ctx: GatewayContext = { ...sandbox, insertNew: createNewSends(sandbox) };
@@ -39,6 +42,19 @@ export function createGatewayApi(sandbox: SandboxContext) {
     media: bind(media),
     /** Groups, presence and settings (gateway/groups.ts). */
     groups: createGatewayGroups(ctx),
+    // Contacts and profiles (gateway/profiles.ts) and calls (gateway/calls.ts).
+    numberProfile: bind(profiles.numberProfile),
+    ownProfile: bind(profiles.ownProfile),
+    updateProfile: bind(profiles.updateProfile),
+    setPicture: bind(profiles.setPicture),
+    removePicture: bind(profiles.removePicture),
+    blocklist: profiles.blocklist,
+    setBlocked: bind(profiles.setBlocked),
+    privacy: profiles.privacy,
+    updatePrivacy: bind(profiles.updatePrivacy),
+    numberOfLid: profiles.numberOfLid,
+    lidOfNumber: profiles.lidOfNumber,
+    rejectCall,
   };
 }
 

@@ -21,29 +21,29 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const nonEmpty = (value: unknown, max = 4096): value is string => typeof value === 'string' && value.trim() !== '' && value.length <= max;
 
+/** The paired gateway session of a sandbox-bound channel of the organization. */
+export async function pairedSession(db: Executor, organizationId: string, channelId: unknown): Promise<GatewayResult<AccountRow>> {
+  if (typeof channelId !== 'string' || !isUuid(channelId)) return fail(gateway.invalid('channel_id must be a channel id'));
+  const [channel] = await db
+    .select()
+    .from(channels)
+    .where(and(eq(channels.id, channelId), eq(channels.organizationId, organizationId)))
+    .limit(1);
+  const [account] =
+    channel?.sandbox && channel.providerRef
+      ? await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.id, channel.providerRef)).limit(1)
+      : [];
+  // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
+  if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
+  if (account.protocol !== 'gateway')
+    return fail(gateway.invalid("echoes, edits, deletions, calls and groups are gateways' only; this channel is on the official sandbox"));
+  if (account.status !== 'WORKING')
+    return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
+  return ok(account);
+}
+
 export function createPhone(ctx: SandboxContext) {
   const { clock } = ctx;
-
-  /** The paired gateway session of a sandbox-bound channel of the organization. */
-  async function session(db: Executor, organizationId: string, channelId: unknown): Promise<GatewayResult<AccountRow>> {
-    if (typeof channelId !== 'string' || !isUuid(channelId)) return fail(gateway.invalid('channel_id must be a channel id'));
-    const [channel] = await db
-      .select()
-      .from(channels)
-      .where(and(eq(channels.id, channelId), eq(channels.organizationId, organizationId)))
-      .limit(1);
-    const [account] =
-      channel?.sandbox && channel.providerRef
-        ? await db.select().from(sandboxAccounts).where(eq(sandboxAccounts.id, channel.providerRef)).limit(1)
-        : [];
-    // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
-    if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
-    if (account.protocol !== 'gateway')
-      return fail(gateway.invalid("echoes, edits, deletions and groups are gateways' only; this channel is on the official sandbox"));
-    if (account.status !== 'WORKING')
-      return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
-    return ok(account);
-  }
 
   /** A message of the session, by its provider id. */
   async function messageOf(db: Executor, account: AccountRow, id: unknown) {
@@ -67,7 +67,7 @@ export function createPhone(ctx: SandboxContext) {
       if (!isObject(content) || !nonEmpty(content.body)) return fail(gateway.invalid('content.body must be a non-empty string'));
       if (body.reply_to !== undefined && !nonEmpty(body.reply_to, 512))
         return fail(gateway.invalid('reply_to must be a provider message id'));
-      const account = await session(db, organizationId, body.channel_id);
+      const account = await pairedSession(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       const id = gatewayMessageId();
       await db.transaction(async (tx) => {
@@ -90,7 +90,7 @@ export function createPhone(ctx: SandboxContext) {
     async edit(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, message_id, body}'));
       if (!nonEmpty(body.body)) return fail(gateway.invalid('body must be a non-empty string (the new text)'));
-      const account = await session(db, organizationId, body.channel_id);
+      const account = await pairedSession(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       const message = await messageOf(db, account.value, body.message_id);
       if (!message) return fail(gateway.notFound(`message ${String(body.message_id)}`));
@@ -116,7 +116,7 @@ export function createPhone(ctx: SandboxContext) {
      */
     async group(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<Json>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, subject, participants?}'));
-      const account = await session(db, organizationId, body.channel_id);
+      const account = await pairedSession(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       return seedGroup(ctx, db, account.value, body);
     },
@@ -124,7 +124,7 @@ export function createPhone(ctx: SandboxContext) {
     /** POST /sandbox/delete {channel_id, message_id}: the sender deletes a message for everyone. */
     async remove(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<{ provider_message_id: string }>> {
       if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, message_id}'));
-      const account = await session(db, organizationId, body.channel_id);
+      const account = await pairedSession(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       const message = await messageOf(db, account.value, body.message_id);
       if (!message) return fail(gateway.notFound(`message ${String(body.message_id)}`));

@@ -30,6 +30,28 @@ export function normalizePhone(value: unknown): string | undefined {
   return /^[1-9]\d{6,14}$/.test(digits) ? digits : undefined;
 }
 
+/** What another number's profile shows (gateway profiles): a business account, one that hides its profile, or an ordinary one. */
+export function profileOutcome(digits: string): 'business' | 'private' | 'plain' {
+  if (digits.endsWith('0003')) return 'business';
+  if (digits.endsWith('0004')) return 'private';
+  return 'plain';
+}
+
+/** The privacy id the sandbox gives a number (15 digits or more, like the chat app's; phoneOfLid reads it back). */
+const LID_OFFSET = 100_000_000_000_000n;
+export function lidOf(digits: string): string {
+  return String(BigInt(digits) * 7n + LID_OFFSET);
+}
+
+/** The number behind a privacy id lidOf made; undefined for any other. */
+export function phoneOfLid(lid: string): string | undefined {
+  const id = /^(\d{15,25})(@lid)?$/.exec(lid)?.[1];
+  if (!id) return undefined;
+  const offset = BigInt(id) - LID_OFFSET;
+  if (offset <= 0n || offset % 7n !== 0n) return undefined;
+  return normalizePhone(String(offset / 7n));
+}
+
 /** Statuses that follow an accepted message, in order. */
 export function statusSteps(outcome: RecipientOutcome): Array<'sent' | 'delivered' | 'read' | 'failed'> {
   return outcome === 'undeliverable' ? ['failed'] : ['sent', 'delivered', 'read'];

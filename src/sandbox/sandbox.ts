@@ -8,6 +8,7 @@ import type { Executor } from '../db/client.ts';
 import { sandboxMedia, sandboxMessages } from '../db/schema.ts';
 import type { SandboxGatewaySession, SandboxOfficialNumber, SandboxProvisioning, SandboxSendRecords } from './contract.ts';
 import { createCallbacks } from './callbacks.ts';
+import { createCalls } from './calls.ts';
 import type { SandboxCallback, SandboxContext, SandboxDeps } from './context.ts';
 import { createFaultSwitch, type FaultSwitch } from './faults.ts';
 import { createGatewayApi, type GatewayApi } from './gateway.ts';
@@ -28,6 +29,8 @@ export type Sandbox = SandboxProvisioning &
     inbound: ReturnType<typeof createInbound>;
     /** The business's phone and the senders: echoes, edits, deletions (gateway channels). */
     phone: ReturnType<typeof createPhone>;
+    /** Customers calling (gateway channels): a call rings, then ends. */
+    calls: ReturnType<typeof createCalls>;
     /** The provider's later word on a template (flagged, paused, reinstated, ...): official channels. */
     templateEvents: ReturnType<typeof createTemplateEvents>;
     /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
@@ -75,6 +78,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     gateway,
     inbound: createInbound(ctx),
     phone: createPhone(ctx),
+    calls: createCalls(ctx),
     templateEvents: createTemplateEvents(ctx),
     faults: createFaultSwitch(),
 

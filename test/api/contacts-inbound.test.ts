@@ -260,7 +260,7 @@ test('identities that belong to two contacts merge them into the older; everythi
     database.db,
     sql`select (select count(*) from contact_tags where contact_id = ${youngerId}) + (select count(*) from contact_consents where contact_id = ${youngerId})
              + (select count(*) from contact_suppressions where contact_id = ${youngerId}) + (select count(*) from contact_identities where contact_id = ${youngerId})
-             + (select count(*) from contact_notes where contact_id = ${youngerId}) as n`,
+             + (select count(*) from comments where contact_id = ${youngerId}) as n`,
   );
   assert.equal(Number(left!.n), 0, 'nothing is left on the merged contact');
   assert.equal((await database.db.select().from(contacts).where(eq(contacts.id, youngerId))).length, 0);

@@ -420,7 +420,7 @@ test('DELETE removes the contact and its sub-records, keeps its messages without
     );
   }
   const db = server.container.database.db;
-  for (const table of ['contact_identities', 'contact_notes', 'contact_tags', 'contact_consents', 'contact_suppressions']) {
+  for (const table of ['contact_identities', 'comments', 'contact_tags', 'contact_consents', 'contact_suppressions']) {
     const [row] = await queryRows<{ n: number }>(
       db,
       sql`select count(*)::int as n from ${sql.identifier(table)} where contact_id = ${c.id}`,

@@ -292,16 +292,11 @@ test('a group is one conversation keyed by its id, each message with its sender;
 });
 
 test('presence: a subscription brings the contact’s presence as presence.updated; the settings go to the gateway and read receipts are sent', async () => {
-  const channel = await pairedGatewayChannel(server, 'Presence', {
-    always_online: true,
-    reject_calls: true,
-    reject_call_message: 'Please write',
-  });
+  const channel = await pairedGatewayChannel(server, 'Presence', { always_online: true, reject_calls: true });
   const session = await sessionOf(channel.id);
+  // Calls are Parley's to reject (reject_calls): the gateway is not told.
   assert.deepEqual(session.settings, {
     always_online: true,
-    reject_calls: true,
-    reject_call_message: 'Please write',
     read_receipts: false,
     group_messages: false,
     status_messages: false,
@@ -347,9 +342,9 @@ test('presence: a subscription brings the contact’s presence as presence.updat
     sql`select status from sandbox_messages where id = ${inbound.body.provider_message_id as string}`,
   );
   assert.equal(row!.status, 'read');
-  const invalid = await api('PATCH', `/v1/channels/${channel.id}`, { settings: { reject_call_message: 'x'.repeat(1025) } });
+  const invalid = await api('PATCH', `/v1/channels/${channel.id}`, { settings: { always_online: 'yes' } });
   assert.equal(invalid.status, 400, invalid.text);
-  assert.equal(invalid.body.errors[0].pointer, '/settings/reject_call_message');
+  assert.equal(invalid.body.errors[0].pointer, '/settings/always_online');
 });
 
 test('official channels have no groups (422 naming the operation); a channel without its phone is 409', async () => {

@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createOtherOrganization, freePort, loginCookie, request, startTestServer, type ApiResponse, type TestServer } from '../harness.ts';
 import { guardLoopback, type LoopbackGuard } from '../fuzz/loopback-guard.ts';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
 import { eventually } from '../eventually.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
@@ -55,6 +57,19 @@ type Ids = {
   invitation: string;
   /** An access token of A's owner (from the approved device). */
   accessToken: string;
+  /** A's CRM records: a company, a pipeline of its own, a stage of it, and a deal in that stage (with the contact and company). */
+  company: string;
+  pipeline: string;
+  stage: string;
+  deal: string;
+  /** A task of A's on its deal and contact, a relationship label, a link (the contact works at the company), a comment on the deal. */
+  task: string;
+  label: string;
+  relationship: string;
+  comment: string;
+  /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
+  call: string;
+  callMessage: string;
 };
 type IdName = keyof Ids;
 
@@ -176,6 +191,62 @@ const ROWS: Record<string, Row> = {
     path: { channelID: 'channel', groupID: 'group' },
     probe: ['GET /v1/channels/{channel}/groups/{group}'],
   },
+  // Profiles and calls (unofficial channels): A's channel through B's credentials is an unknown channel.
+  'GET /v1/channels/{channelID}/profiles/{phone}': {
+    kind: 'id',
+    path: { channelID: 'channel', phone: 'phone' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
+  'GET /v1/channels/{channelID}/profile': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/profile'] },
+  'PATCH /v1/channels/{channelID}/profile': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { name: 'Taken over', about: 'taken over' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'PUT /v1/channels/{channelID}/profile/picture': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    // Never fetched: the channel is not found first.
+    body: { url: 'http://127.0.0.1:9/taken.png' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'DELETE /v1/channels/{channelID}/profile/picture': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    probe: ['GET /v1/channels/{channel}/profile'],
+  },
+  'GET /v1/channels/{channelID}/blocklist': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/blocklist'] },
+  'POST /v1/channels/{channelID}/blocklist': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '+4915112340001' },
+    probe: ['GET /v1/channels/{channel}/blocklist'],
+  },
+  'DELETE /v1/channels/{channelID}/blocklist/{phone}': {
+    kind: 'id',
+    path: { channelID: 'channel', phone: 'phone' },
+    probe: ['GET /v1/channels/{channel}/blocklist'],
+  },
+  'GET /v1/channels/{channelID}/privacy': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/privacy'] },
+  'PATCH /v1/channels/{channelID}/privacy': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { last_seen: 'none', read_receipts: 'none' },
+    probe: ['GET /v1/channels/{channel}/privacy'],
+  },
+  'POST /v1/channels/{channelID}/lids/lookup': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { phone: '{{phone}}' },
+    probe: ['GET /v1/channels/{channel}'],
+  },
+  'POST /v1/channels/{channelID}/calls/{callID}/reject': {
+    kind: 'id',
+    path: { channelID: 'channel', callID: 'call' },
+    body: { message: 'taken over' },
+    probe: ['GET /v1/messages/{callMessage}'],
+  },
   'GET /v1/templates': { kind: 'list', query: { channel_id: '{{official}}' } },
   'POST /v1/templates': {
     kind: 'id',
@@ -276,6 +347,143 @@ const ROWS: Record<string, Row> = {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',
   },
+  'POST /v1/companies': {
+    kind: 'no tenant data',
+    why: 'creates a company of the caller’s organization (a domain is unique per organization: A’s never makes B’s a 409, crm-companies.test.ts)',
+  },
+  'GET /v1/companies': { kind: 'list', query: { name_prefix: 'Isolated' } },
+  'GET /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'PATCH /v1/companies/{companyID}': {
+    kind: 'id',
+    path: { companyID: 'company' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/companies/{company}'],
+  },
+  'DELETE /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'POST /v1/pipelines': { kind: 'no tenant data', why: 'creates a pipeline of the caller’s organization' },
+  'GET /v1/pipelines': { kind: 'list' },
+  'GET /v1/pipelines/{pipelineID}': { kind: 'id', path: { pipelineID: 'pipeline' }, probe: ['GET /v1/pipelines/{pipeline}'] },
+  'PATCH /v1/pipelines/{pipelineID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    body: { name: 'taken over', is_default: true },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'DELETE /v1/pipelines/{pipelineID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    probe: ['GET /v1/pipelines/{pipeline}', 'GET /v1/deals/{deal}'],
+  },
+  'POST /v1/pipelines/{pipelineID}/stages': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline' },
+    body: { name: 'planted', probability: 5 },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'PATCH /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    body: { name: 'taken over', position: 0 },
+    probe: ['GET /v1/pipelines/{pipeline}'],
+  },
+  'DELETE /v1/pipelines/{pipelineID}/stages/{stageID}': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    probe: ['GET /v1/pipelines/{pipeline}', 'GET /v1/deals/{deal}'],
+  },
+  'GET /v1/pipelines/{pipelineID}/board': { kind: 'id', path: { pipelineID: 'pipeline' }, probe: ['GET /v1/pipelines/{pipeline}/board'] },
+  'GET /v1/pipelines/{pipelineID}/stages/{stageID}/deals': {
+    kind: 'id',
+    path: { pipelineID: 'pipeline', stageID: 'stage' },
+    probe: ['GET /v1/pipelines/{pipeline}/board'],
+  },
+  // B's deal naming A's stage (the first reference a deal's write checks) is refused as for an unknown one;
+  // A's contact, company, owner and conversation likewise (crm-deals.test.ts).
+  'POST /v1/deals': {
+    kind: 'id',
+    body: { name: 'planted', stage_id: '{{stage}}', company_id: '{{company}}', contact_ids: ['{{contact}}'] },
+    probe: ['GET /v1/pipelines/{pipeline}/board'],
+  },
+  'GET /v1/deals': { kind: 'list', query: { pipeline_id: '{{pipeline}}' } },
+  'GET /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
+  'PATCH /v1/deals/{dealID}': {
+    kind: 'id',
+    path: { dealID: 'deal' },
+    body: { name: 'taken over', amount: 1, currency: 'EUR' },
+    probe: ['GET /v1/deals/{deal}', 'GET /v1/deals/{deal}/stage-history'],
+  },
+  'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
+  'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
+  // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
+  'POST /v1/tasks': {
+    kind: 'id',
+    body: {
+      title: 'planted',
+      targets: [
+        { kind: 'deal', id: '{{deal}}' },
+        { kind: 'contact', id: '{{contact}}' },
+      ],
+    },
+    probe: ['GET /v1/tasks?record=deal:{deal}'],
+  },
+  'GET /v1/tasks': { kind: 'list', query: { record: 'deal:{{deal}}' } },
+  'GET /v1/tasks/{taskID}': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'PATCH /v1/tasks/{taskID}': {
+    kind: 'id',
+    path: { taskID: 'task' },
+    body: { title: 'taken over', due_at: '2030-01-01T00:00:00Z' },
+    probe: ['GET /v1/tasks/{task}'],
+  },
+  'DELETE /v1/tasks/{taskID}': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/tasks/{taskID}/complete': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/tasks/{taskID}/reopen': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
+  'POST /v1/relationship-labels': {
+    kind: 'no tenant data',
+    why: 'creates a label of the caller’s organization (names are unique per organization: crm-relationships.test.ts)',
+  },
+  'GET /v1/relationship-labels': { kind: 'list' },
+  'GET /v1/relationship-labels/{labelID}': { kind: 'id', path: { labelID: 'label' }, probe: ['GET /v1/relationship-labels/{label}'] },
+  'PATCH /v1/relationship-labels/{labelID}': {
+    kind: 'id',
+    path: { labelID: 'label' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/relationship-labels/{label}'],
+  },
+  'DELETE /v1/relationship-labels/{labelID}': {
+    kind: 'id',
+    path: { labelID: 'label' },
+    probe: ['GET /v1/relationship-labels/{label}', 'GET /v1/relationships?record=contact:{contact}'],
+  },
+  'POST /v1/relationships': {
+    kind: 'id',
+    body: { label_id: '{{label}}', from_id: '{{contact}}', to_id: '{{company}}' },
+    probe: ['GET /v1/relationships?record=contact:{contact}'],
+  },
+  'GET /v1/relationships': { kind: 'list', query: { record: 'contact:{{contact}}' } },
+  'GET /v1/relationships/{relationshipID}': {
+    kind: 'id',
+    path: { relationshipID: 'relationship' },
+    probe: ['GET /v1/relationships/{relationship}'],
+  },
+  'DELETE /v1/relationships/{relationshipID}': {
+    kind: 'id',
+    path: { relationshipID: 'relationship' },
+    probe: ['GET /v1/relationships/{relationship}'],
+  },
+  'POST /v1/comments': {
+    kind: 'id',
+    body: { record: { kind: 'deal', id: '{{deal}}' }, body: 'planted' },
+    probe: ['GET /v1/comments?record=deal:{deal}'],
+  },
+  'GET /v1/comments': { kind: 'list', query: { record: 'deal:{{deal}}' } },
+  'GET /v1/comments/{commentID}': { kind: 'id', path: { commentID: 'comment' }, probe: ['GET /v1/comments/{comment}'] },
+  'PATCH /v1/comments/{commentID}': {
+    kind: 'id',
+    path: { commentID: 'comment' },
+    body: { body: 'taken over' },
+    probe: ['GET /v1/comments/{comment}'],
+  },
+  'DELETE /v1/comments/{commentID}': { kind: 'id', path: { commentID: 'comment' }, probe: ['GET /v1/comments/{comment}'] },
   'POST /v1/messages': {
     kind: 'id',
     body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
@@ -550,6 +758,17 @@ before(async () => {
   });
   assert.equal(template.status, 201, template.text);
   await customerWrites(server, gateway.id, phone);
+  // A call that keeps ringing (nobody answers it here).
+  const ringing = await request(server, 'POST', '/sandbox/call', { key, body: { channel_id: gateway.id, from: phone } });
+  assert.equal(ringing.status, 202, ringing.text);
+  const call = ringing.body.call_id as string;
+  const callMessage = await eventually('the call recorded', async () => {
+    const [row] = await queryRows<{ id: string }>(
+      server.container.database.db,
+      sql`select id from messages where provider_message_id = ${call}`,
+    );
+    return row?.id;
+  });
   const mediaMessage = await customerWrites(server, gateway.id, phone, 'image', {});
   assert.equal((await settledMedia(server, mediaMessage)).status, 'stored');
   const sent = await request(server, 'POST', '/v1/messages', {
@@ -616,6 +835,64 @@ before(async () => {
     body: { email: 'isolated-pending@example.com', role: 'member' },
   });
   assert.equal(pending.status, 201, pending.text);
+  const company = await request(server, 'POST', '/v1/companies', {
+    key,
+    body: { name: 'Isolated Company', domain: 'isolated-company.example' },
+  });
+  assert.equal(company.status, 201, company.text);
+  const pipeline = await request(server, 'POST', '/v1/pipelines', {
+    key,
+    body: {
+      name: 'Isolated Pipeline',
+      stages: [
+        { name: 'Isolated stage', probability: 30 },
+        { name: 'Isolated won', probability: 100, kind: 'won' },
+      ],
+    },
+  });
+  assert.equal(pipeline.status, 201, pipeline.text);
+  const deal = await request(server, 'POST', '/v1/deals', {
+    key,
+    body: {
+      name: 'Isolated Deal',
+      amount: 4200,
+      currency: 'EUR',
+      pipeline_id: pipeline.body.data.id,
+      company_id: company.body.data.id,
+      contact_ids: [contactId],
+      owner_user_id: session.body.data.user.id,
+      conversation_id: message.body.data.conversation_id,
+    },
+  });
+  assert.equal(deal.status, 201, deal.text);
+  const task = await request(server, 'POST', '/v1/tasks', {
+    key,
+    body: {
+      title: 'Isolated Task',
+      due_at: '2030-01-01T00:00:00Z',
+      assignee_user_id: session.body.data.user.id,
+      targets: [
+        { kind: 'deal', id: deal.body.data.id },
+        { kind: 'contact', id: contactId },
+      ],
+    },
+  });
+  assert.equal(task.status, 201, task.text);
+  const label = await request(server, 'POST', '/v1/relationship-labels', {
+    key,
+    body: { name: 'Isolated label', inverse_name: 'Isolated inverse', from_kind: 'contact', to_kind: 'company' },
+  });
+  assert.equal(label.status, 201, label.text);
+  const relationship = await request(server, 'POST', '/v1/relationships', {
+    key,
+    body: { label_id: label.body.data.id, from_id: contactId, to_id: company.body.data.id },
+  });
+  assert.equal(relationship.status, 201, relationship.text);
+  const comment = await request(server, 'POST', '/v1/comments', {
+    key,
+    body: { record: { kind: 'deal', id: deal.body.data.id }, body: 'isolated comment' },
+  });
+  assert.equal(comment.status, 201, comment.text);
   const tokens = await deviceFlowTokens(server, {
     clientId: oauthClient.clientId,
     cookie: cookieA,
@@ -645,6 +922,16 @@ before(async () => {
     member: joined.body.data.user_id,
     invitation: pending.body.data.id,
     accessToken: tokens.access_token,
+    company: company.body.data.id,
+    pipeline: pipeline.body.data.id,
+    stage: pipeline.body.data.stages[0].id,
+    deal: deal.body.data.id,
+    task: task.body.data.id,
+    label: label.body.data.id,
+    relationship: relationship.body.data.id,
+    comment: comment.body.data.id,
+    call,
+    callMessage,
   };
   const unknownValue = (k: string) =>
     k === 'tag'
@@ -669,6 +956,15 @@ before(async () => {
       '4915112349876',
       'isolated-member@example.com',
       'isolated-pending@example.com',
+      'Isolated Company',
+      'isolated-company.example',
+      'Isolated Pipeline',
+      'Isolated stage',
+      'Isolated Deal',
+      'Isolated Task',
+      'Isolated label',
+      'Isolated inverse',
+      'isolated comment',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

@@ -1,5 +1,5 @@
 /**
- * Migration 0021 (group_conversations_sandbox_groups): a group is one conversation keyed by the group's
+ * Migration 0025 (group_conversations_sandbox_groups): a group is one conversation keyed by the group's
  * id. Inbound group messages an earlier version filed under their sender's conversation move to the
  * group's (made when missing, or the one sends to the group made), each keeping its sender; both sides'
  * last message, preview and unread count follow.

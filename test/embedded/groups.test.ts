@@ -4,8 +4,8 @@
  * group notices become, presence.update, call offers): the library's group calls made, the session's
  * group cache serving lists, the refusals named before the service is asked (not in the group, not an
  * admin, a participant not on the network), group and presence events as group.updated and
- * presence.updated, a group as one conversation, and always online, refused calls, read receipts and
- * the kept chats honoured as the settings change, without a reconnect.
+ * presence.updated, a group as one conversation, and always online, read receipts and the kept chats
+ * honoured as the settings change, without a reconnect.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -328,35 +328,14 @@ describe('embedded engine: groups, presence and settings', () => {
     assert.deepEqual(story!.content, { body: 'My story', status_post: true });
   });
 
-  test('always online, refused calls with a message, read receipts; presence subscribed and reported', async () => {
-    const channel = await paired('4915144440400', { always_online: true, reject_calls: true, reject_call_message: 'Please write to us' });
+  test('always online and read receipts, changed without a reconnect; presence subscribed and reported', async () => {
+    const channel = await paired('4915144440400', { always_online: true });
     const { socket } = channel;
     assert.equal(socket.input.markOnlineOnConnect, true, 'the library shows the account online as it connects');
     assert.deepEqual(callsOf(socket, 'sendPresenceUpdate').at(-1), ['available', undefined]);
 
-    socket.emit('call', [
-      {
-        chatId: '4915144440401@s.whatsapp.net',
-        from: '4915144440401@s.whatsapp.net',
-        id: 'CALL1',
-        date: new Date(),
-        status: 'offer',
-        offline: false,
-      },
-    ]);
-    await eventually('the call refused', async () => (callsOf(socket, 'rejectCall').length > 0 ? true : undefined));
-    assert.deepEqual(callsOf(socket, 'rejectCall'), [['CALL1', '4915144440401@s.whatsapp.net']]);
-    await eventually('the message to the caller', async () =>
-      callsOf(socket, 'sendMessage').some(
-        (c) => c[0] === '4915144440401@s.whatsapp.net' && (c[1] as { text?: string }).text === 'Please write to us',
-      )
-        ? true
-        : undefined,
-    );
-
     assert.equal(
-      (await api('PATCH', `/v1/channels/${channel.id}`, { settings: { always_online: false, read_receipts: true, reject_calls: false } }))
-        .status,
+      (await api('PATCH', `/v1/channels/${channel.id}`, { settings: { always_online: false, read_receipts: true } })).status,
       200,
     );
     await eventually('shown offline', async () => (callsOf(socket, 'sendPresenceUpdate').at(-1)?.[0] === 'unavailable' ? true : undefined));
@@ -365,17 +344,6 @@ describe('embedded engine: groups, presence and settings', () => {
       callsOf(socket, 'readMessages').some((c) => (c[0] as Array<{ id: string }>)[0]?.id === '3A00000000000000B001') ? true : undefined,
     );
     assert.deepEqual(callsOf(socket, 'readMessages').at(-1), [[message.key]]);
-    socket.emit('call', [
-      {
-        chatId: '4915144440401@s.whatsapp.net',
-        from: '4915144440401@s.whatsapp.net',
-        id: 'CALL2',
-        date: new Date(),
-        status: 'offer',
-        offline: false,
-      },
-    ]);
-
     const subscribed = await api('POST', `/v1/channels/${channel.id}/presence/subscribe`, { phone: `+${MEMBER}` });
     assert.equal(subscribed.status, 200, subscribed.text);
     assert.deepEqual(callsOf(socket, 'presenceSubscribe'), [[`${MEMBER}@s.whatsapp.net`]]);
@@ -395,6 +363,5 @@ describe('embedded engine: groups, presence and settings', () => {
         [MEMBER, null, 'unavailable', new Date(1_717_000_000_000).toISOString()],
       ],
     );
-    assert.deepEqual(callsOf(socket, 'rejectCall').length, 1, 'calls are no longer refused once reject_calls is off');
   });
 });

@@ -10,13 +10,20 @@ import { appendFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import {
   DisconnectReason,
+  generateProfilePicture,
   generateWAMessage,
   getCodeFromWSError,
+  jidNormalizedUser,
   proto,
+  USyncStatusProtocol,
   type AnyMessageContent,
   type AuthenticationState,
+  type BinaryNode,
   type GroupMetadata,
   type MiscMessageGenerationOptions,
+  type WABusinessProfile,
+  type WACallEvent,
+  type WACallUpdateType,
   type WAMessage,
   type WAMessageKey,
 } from 'baileys';
@@ -58,6 +65,37 @@ export type ScriptedSocket = EngineSocket & {
   receiveText(from: string, text: string, id?: string): WAMessage;
   /** Acks of one of our own sends (messages.update with the library's WebMessageInfo.Status). */
   ack(id: string, to: string, status: proto.WebMessageInfo.Status): void;
+  /**
+   * A call's event, as the library emits it (`call`, one WACallEvent): `from` is the caller's address
+   * (a phone jid, or a privacy id with the phone as callerPn or not at all). Returns the event.
+   */
+  callEvent(call: {
+    id: string;
+    from: string;
+    status: WACallUpdateType;
+    callerPn?: string;
+    video?: boolean;
+    groupJid?: string;
+  }): WACallEvent;
+  /** What the account's own profile and settings are now (what the profile calls changed). */
+  account: {
+    about: string;
+    picture: Buffer | undefined;
+    /** Blocked addresses, as the service lists them (privacy ids). */
+    blocked: Set<string>;
+    /** The privacy categories, as the service names them (fetchPrivacySettings). */
+    privacy: Record<string, string>;
+  };
+};
+
+/** What the scripted service knows of another account (by its digits). */
+export type ScriptedProfile = {
+  about?: string;
+  aboutSetAt?: Date;
+  /** A picture URL, or `hidden` (the privacy settings keep it from us: the service's 401). */
+  picture?: string | 'hidden';
+  /** The business profile, as the library builds it from the service's node (attrs are strings). */
+  business?: WABusinessProfile;
 };
 
 export type ScriptedSocketsOptions = {
@@ -84,6 +122,23 @@ export type ScriptedSocketsOptions = {
   invites?: Map<string, GroupMetadata>;
   /** Numbers whose privacy settings refuse being added to groups (the service answers 403 for each). */
   privateAdds?: Set<string>;
+  /** Other accounts' profiles (by digits); an account not listed has none of these set. */
+  profiles?: Map<string, ScriptedProfile>;
+};
+
+/** The privacy id the scripted service gives a number it has no mapping for (stable, so a test can name it). */
+export const derivedLid = (digits: string) => String(BigInt(digits) + 100_000_000_000_000n);
+
+/** The privacy categories of a new account, as the service answers them. */
+const DEFAULT_PRIVACY = {
+  last: 'all',
+  online: 'all',
+  profile: 'all',
+  status: 'contacts',
+  readreceipts: 'all',
+  groupadd: 'all',
+  calladd: 'all',
+  messages: 'all',
 };
 
 /** The library's errors are Boom errors: the status code of the disconnect is `output.statusCode`. */
@@ -153,6 +208,24 @@ export const NETWORK_ERRORS = {
 };
 
 const soon = (fn: () => void) => setImmediate(fn);
+
+/** The library's update…Privacy calls: each sets one category (chats.js privacyQuery). */
+function privacyUpdates(calls: Call[], privacy: () => Record<string, string>) {
+  const update = (method: string, category: string) => async (value: string) => {
+    calls.push({ method, args: [value] });
+    privacy()[category] = value;
+  };
+  return {
+    updateLastSeenPrivacy: update('updateLastSeenPrivacy', 'last'),
+    updateOnlinePrivacy: update('updateOnlinePrivacy', 'online'),
+    updateProfilePicturePrivacy: update('updateProfilePicturePrivacy', 'profile'),
+    updateStatusPrivacy: update('updateStatusPrivacy', 'status'),
+    updateReadReceiptsPrivacy: update('updateReadReceiptsPrivacy', 'readreceipts'),
+    updateGroupsAddPrivacy: update('updateGroupsAddPrivacy', 'groupadd'),
+    updateCallPrivacy: update('updateCallPrivacy', 'calladd'),
+    updateMessagesPrivacy: update('updateMessagesPrivacy', 'messages'),
+  };
+}
 
 export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
   const sockets: ScriptedSocket[] = [];
@@ -249,6 +322,109 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       ack(id, to, status) {
         emit('messages.update', [{ key: { remoteJid: `${to}@s.whatsapp.net`, fromMe: true, id }, update: { status } }]);
+      },
+      callEvent(call) {
+        // As the library's handleCall builds it (messages-recv.js).
+        const event: WACallEvent = {
+          chatId: call.groupJid ?? call.from,
+          from: call.from,
+          ...(call.callerPn ? { callerPn: call.callerPn } : {}),
+          id: call.id,
+          date: new Date(),
+          offline: false,
+          status: call.status,
+          isVideo: call.video === true,
+          isGroup: Boolean(call.groupJid),
+          ...(call.groupJid ? { groupJid: call.groupJid } : {}),
+        };
+        emit('call', [event]);
+        return event;
+      },
+      account: { about: 'Hey there! I am using WhatsApp.', picture: undefined, blocked: new Set(), privacy: { ...DEFAULT_PRIVACY } },
+      async profilePictureUrl(jid, type) {
+        calls.push({ method: 'profilePictureUrl', args: [jid, type] });
+        const digits = jidNormalizedUser(jid).split('@')[0]!;
+        if (digits === auth.creds.me?.id.split(/[:@]/)[0])
+          return socket.account.picture ? `https://pps.whatsapp.net/v/t61.24694-24/own_${digits}.jpg?oe=ABC` : undefined;
+        const picture = options.profiles?.get(digits)?.picture;
+        if (picture === 'hidden') throw boomLike(401, 'not-authorized');
+        if (!picture) throw boomLike(404, 'item-not-found');
+        return picture;
+      },
+      async fetchStatus(...jids) {
+        calls.push({ method: 'fetchStatus', args: jids });
+        const own = auth.creds.me?.id.split(/[:@]/)[0];
+        // The service's status nodes, read by the library's own protocol parser.
+        return jids.map((jid) => {
+          const digits = jid.split('@')[0]!;
+          const profile = digits === own ? { about: socket.account.about, aboutSetAt: new Date(0) } : options.profiles?.get(digits);
+          const node: BinaryNode = profile?.about
+            ? {
+                tag: 'status',
+                attrs: { t: String(Math.floor((profile.aboutSetAt ?? new Date()).getTime() / 1000)) },
+                content: Buffer.from(profile.about),
+              }
+            : { tag: 'status', attrs: { code: '401' } };
+          return { id: jid, status: new USyncStatusProtocol().parser(node) };
+        });
+      },
+      async getBusinessProfile(jid) {
+        calls.push({ method: 'getBusinessProfile', args: [jid] });
+        return options.profiles?.get(jid.split('@')[0]!)?.business;
+      },
+      async updateProfileName(name) {
+        calls.push({ method: 'updateProfileName', args: [name] });
+        // The app-state change comes back as the library's creds update (emitOwnEvents).
+        emit('creds.update', { me: { ...auth.creds.me!, name } });
+        user = user ? { ...user, name } : user;
+      },
+      async updateProfileStatus(status) {
+        calls.push({ method: 'updateProfileStatus', args: [status] });
+        socket.account.about = status;
+      },
+      async updateProfilePicture(jid, content) {
+        // A group's picture (groups.ts): the bytes as handed to the library; the service refuses a member of a locked group.
+        if (jid.endsWith('@g.us')) {
+          calls.push({ method: 'updateProfilePicture', args: [jid, content] });
+          if (!isAdmin(groupOf(jid)) && groupOf(jid).restrict) throw serviceError(403, 'forbidden');
+          return;
+        }
+        calls.push({ method: 'updateProfilePicture', args: [jid] });
+        // What the library does with the bytes (its image library must read them), before sending them.
+        const { img } = await generateProfilePicture(content);
+        socket.account.picture = img;
+      },
+      async removeProfilePicture(jid) {
+        calls.push({ method: 'removeProfilePicture', args: [jid] });
+        if (jid.endsWith('@g.us')) groupOf(jid);
+        else socket.account.picture = undefined;
+      },
+      async updateBlockStatus(jid, action) {
+        calls.push({ method: 'updateBlockStatus', args: [jid, action] });
+        // As the library: a phone jid is blocked by its privacy id (the service's lookup when the store has none).
+        const lid = jid.endsWith('@lid') ? jid : await socket.lidOfPhoneJid!(jid);
+        if (!lid) throw boomLike(400, `Unable to resolve LID for PN JID: ${jid}`);
+        if (action === 'block') socket.account.blocked.add(lid);
+        else socket.account.blocked.delete(lid);
+      },
+      async fetchBlocklist() {
+        calls.push({ method: 'fetchBlocklist', args: [] });
+        return [...socket.account.blocked];
+      },
+      async fetchPrivacySettings(force) {
+        calls.push({ method: 'fetchPrivacySettings', args: [force] });
+        return { ...socket.account.privacy };
+      },
+      ...privacyUpdates(calls, () => socket.account.privacy),
+      async rejectCall(callId, callFrom) {
+        calls.push({ method: 'rejectCall', args: [callId, callFrom] });
+      },
+      async lidOfPhoneJid(phoneJid) {
+        calls.push({ method: 'lidOfPhoneJid', args: [phoneJid] });
+        const digits = phoneJid.split(/[:@]/)[0]!;
+        if (options.notOnNetwork?.has(digits)) return undefined;
+        for (const [lid, pn] of options.lidPhones ?? []) if (pn.split(/[:@]/)[0] === digits) return lid;
+        return `${derivedLid(digits)}@lid`;
       },
       async sendMessage(jid: string, content: AnyMessageContent, messageOptions?: MiscMessageGenerationOptions) {
         calls.push({ method: 'sendMessage', args: [jid, content, messageOptions] });
@@ -378,19 +554,8 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
         groups().delete(jid);
         soon(() => emit('group-participants.update', { id: jid, author: selfJid(), participants: [{ id: selfJid() }], action: 'remove' }));
       },
-      async updateProfilePicture(jid, content) {
-        calls.push({ method: 'updateProfilePicture', args: [jid, content] });
-        if (!isAdmin(groupOf(jid)) && groupOf(jid).restrict) throw serviceError(403, 'forbidden');
-      },
-      async removeProfilePicture(jid) {
-        calls.push({ method: 'removeProfilePicture', args: [jid] });
-        groupOf(jid);
-      },
       async presenceSubscribe(jid) {
         calls.push({ method: 'presenceSubscribe', args: [jid] });
-      },
-      async rejectCall(callId, callFrom) {
-        calls.push({ method: 'rejectCall', args: [callId, callFrom] });
       },
       async readMessages(keys) {
         calls.push({ method: 'readMessages', args: [keys] });

@@ -137,6 +137,7 @@ export function validatorFor(doc: Doc): OpenAPIValidator {
         'date-time',
         (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
       );
+      ajv.addFormat('date', (s: string) => /^\d{4}-\d\d-\d\d$/.test(s) && !Number.isNaN(Date.parse(s)));
       ajv.addFormat('uri', (s: string) => URL.canParse(s));
       ajv.addFormat('csv', () => true);
       return ajv;
@@ -316,6 +317,7 @@ function hinted(doc: Doc, schema: Schema, ctx: ValueContext, name: string, depth
   if (name === 'permissions') return fc.subarray([...PERMISSIONS], { minLength: 1 });
   if (name === 'event_types') return fc.subarray(EVENT_TYPES);
   if (name === 'settings' || name === 'credentials') return fc.constant({});
+  if (name === 'currency') return fc.constantFrom('EUR', 'usd', 'JPY', 'XXX', 'ABC');
   if (/^(to|to_phone|phone|phone_number|from)$/.test(name)) return fc.constantFrom(...PHONES, ...(ctx.ids.phone ?? []));
   return undefined;
 }
@@ -391,7 +393,11 @@ function stringValue(schema: Schema, ctx: ValueContext, name: string): fc.Arbitr
   }
   if (schema.format === 'uuid') choices.push(fc.uuid());
   else if (schema.format === 'email' || /email/i.test(name)) choices.push(fc.emailAddress().filter((e) => e.length <= maxLength));
-  else if (schema.format === 'date-time' || /(_at|_after|_before|since|until)$/.test(name)) {
+  else if (schema.format === 'date') {
+    choices.push(
+      fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    );
+  } else if (schema.format === 'date-time' || /(_at|_after|_before|since|until)$/.test(name)) {
     choices.push(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()));
   } else if (/phone|^to$|^from$/.test(name)) choices.push(fc.stringMatching(/^\+?[1-9][0-9]{7,13}$/));
   else {
@@ -728,6 +734,14 @@ const SANDBOX_BODY_KEYS = [
   'callback_url',
   'status',
   'id',
+  // /sandbox/call, /sandbox/call/end; the gateway's profile calls
+  'video',
+  'call_id',
+  'group',
+  'about',
+  'data',
+  'mime_type',
+  'last_seen',
   // /sandbox/template-event
   'event',
   'reason',

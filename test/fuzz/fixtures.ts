@@ -83,6 +83,17 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   const message = await request(server, 'GET', `/v1/messages/${sent.body.data.id}`, { key });
   // A customer's message on the official channel: what POST /v1/messages/{id}/typing answers.
   const inbound = await customerWrites(server, official.id, phones[1]!);
+  // Calls ringing on the gateway channel (POST …/calls/{callID}/reject rejects one; the rest answer 409).
+  const calls: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const ringing = await request(server, 'POST', '/sandbox/call', { key, body: { channel_id: gateway.id, from: phones[i % 2] } });
+    ok(ringing, 'call');
+    calls.push(ringing.body.call_id);
+  }
+  await eventually('the calls recorded', async () => {
+    const res = await request(server, 'GET', `/v1/messages?channel_id=${gateway.id}&direction=inbound`, { key });
+    return (res.body.data as Array<{ type: string }>).filter((m) => m.type === 'call').length === calls.length ? true : undefined;
+  });
   // Resources made to be deleted (or disconnected) by the fuzzer.
   const deletable: Record<string, string[]> = {
     'deletable:channel': [],
@@ -115,6 +126,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(doomedNote, 'doomed note');
     deletable['deletable:note']!.push(doomedNote.body.data.id);
   }
+  // The CRM: companies, a pipeline of its own beside the default one, deals in both; and what the fuzzer may delete.
+  const crm = await crmFixtures(server, { contacts, conversation: message.body.data.conversation_id });
   // A key and sessions the fuzzer may revoke: never its own.
   await createKeyWith(server, ['messages:read']);
   const keys = await request(server, 'GET', '/v1/api-keys', { key });
@@ -192,6 +205,7 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       note: [note.body.data.id],
       tag: ['vip'],
       phone: phones,
+      call: calls,
       template: [template.body.data.id],
       message: [sent.body.data.id, inbound, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
       conversation: [message.body.data.conversation_id].filter(Boolean),
@@ -212,6 +226,119 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       invitation: invitations,
       'deletable:user': members,
       'deletable:invitation': invitations,
+      ...crm,
+      // owner_user_id: the owner, or a member.
+      owner_user: [own.body.data.user.id, ...members],
     },
+  };
+}
+
+/**
+ * Companies, pipelines, stages, deals, tasks, relationship labels and links, and comments for the CRM
+ * routes' ids (contact_ids, move_deals_to, a link's ends, a record), and doomed ones to delete.
+ */
+async function crmFixtures(
+  server: TestServer,
+  refs: { contacts: string[]; conversation: string | undefined },
+): Promise<Record<string, string[]>> {
+  const key = server.apiKey;
+  const made = async (path: string, body: unknown) => {
+    const res = await request(server, 'POST', path, { key, body });
+    assert.equal(res.status, 201, `${path}: ${res.text}`);
+    return res.body.data as Record<string, any>;
+  };
+  const company = await made('/v1/companies', { name: 'Fuzz company', domain: 'fuzz-company.example' });
+  const pipelines = (await request(server, 'GET', '/v1/pipelines', { key })).body.data as Array<Record<string, any>>;
+  const own = await made('/v1/pipelines', {
+    name: 'Fuzz pipeline',
+    stages: [
+      { name: 'One', probability: 10 },
+      { name: 'Two', probability: 50 },
+      { name: 'Won', probability: 100, kind: 'won' },
+      { name: 'Lost', probability: 0, kind: 'lost' },
+    ],
+  });
+  const all = [...pipelines, own];
+  const stages = all.flatMap((p) => (p.stages as Array<{ id: string }>).map((s) => s.id));
+  const deals: string[] = [];
+  for (const [i, pipeline] of all.entries()) {
+    const deal = await made('/v1/deals', {
+      name: `Fuzz deal ${i}`,
+      amount: 1000 * (i + 1),
+      currency: 'EUR',
+      pipeline_id: pipeline.id,
+      company_id: company.id,
+      contact_ids: refs.contacts.slice(0, 1),
+      conversation_id: refs.conversation,
+    });
+    deals.push(deal.id);
+  }
+  const contact = refs.contacts[0]!;
+  const tasks: string[] = [];
+  for (const [i, targets] of [
+    [
+      { kind: 'deal', id: deals[0] },
+      { kind: 'contact', id: contact },
+    ],
+    [{ kind: 'company', id: company.id }, ...(refs.conversation ? [{ kind: 'conversation', id: refs.conversation }] : [])],
+  ].entries())
+    tasks.push((await made('/v1/tasks', { title: `Fuzz task ${i}`, due_at: '2031-01-01T09:00:00Z', targets })).id);
+  const label = await made('/v1/relationship-labels', {
+    name: 'works at',
+    inverse_name: 'employs',
+    from_kind: 'contact',
+    to_kind: 'company',
+  });
+  const relationship = await made('/v1/relationships', { label_id: label.id, from_id: contact, to_id: company.id });
+  const comment = await made('/v1/comments', { record: { kind: 'deal', id: deals[0] }, body: 'a comment' });
+  const doomed: Record<'company' | 'deal' | 'pipeline' | 'stage' | 'task' | 'label' | 'relationship' | 'comment', string[]> = {
+    company: [],
+    deal: [],
+    pipeline: [],
+    stage: [],
+    task: [],
+    label: [],
+    relationship: [],
+    comment: [],
+  };
+  for (let i = 0; i < 3; i++) {
+    doomed.company.push((await made('/v1/companies', { name: `Fuzz doomed company ${i}` })).id);
+    doomed.deal.push((await made('/v1/deals', { name: `Fuzz doomed deal ${i}`, pipeline_id: own.id })).id);
+    doomed.pipeline.push(
+      (await made('/v1/pipelines', { name: `Fuzz doomed pipeline ${i}`, stages: [{ name: 'Only', probability: 10 }] })).id,
+    );
+    doomed.stage.push((await made(`/v1/pipelines/${own.id}/stages`, { name: `Doomed ${i}`, probability: 20 })).id);
+    doomed.task.push((await made('/v1/tasks', { title: `Fuzz doomed task ${i}` })).id);
+    const doomedLabel = await made('/v1/relationship-labels', { name: `doomed ${i}`, from_kind: 'company', to_kind: 'deal' });
+    doomed.label.push(doomedLabel.id);
+    doomed.relationship.push(
+      (await made('/v1/relationships', { label_id: label.id, from_id: refs.contacts[1]!, to_id: doomed.company[i] })).id,
+    );
+    doomed.comment.push((await made('/v1/comments', { record: { kind: 'company', id: company.id }, body: `doomed ${i}` })).id);
+  }
+  return {
+    company: [company.id],
+    pipeline: all.map((p) => p.id),
+    stage: stages,
+    move_deals_to: stages,
+    deal: deals,
+    contact_ids: refs.contacts,
+    'deletable:company': doomed.company,
+    'deletable:deal': doomed.deal,
+    'deletable:pipeline': doomed.pipeline,
+    'deletable:stage': doomed.stage,
+    task: tasks,
+    label: [label.id],
+    relationship: [relationship.id],
+    comment: [comment.id],
+    // A link's ends (from_id, to_id), a reference's id (task targets, a comment's record), a list's record.
+    from: refs.contacts,
+    to: [company.id],
+    '': [deals[0]!, contact, company.id],
+    record: [`deal:${deals[0]}`, `contact:${contact}`, `company:${company.id}`],
+    'deletable:task': doomed.task,
+    'deletable:label': doomed.label,
+    'deletable:relationship': doomed.relationship,
+    'deletable:comment': doomed.comment,
   };
 }

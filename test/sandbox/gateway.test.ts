@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import type { SandboxGatewaySession } from '../../src/sandbox/contract.ts';
+import { lidOf } from '../../src/sandbox/rules.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { sandboxQuiet } from '../messages-helpers.ts';
 import { hmacHex, insertSandboxChannel, startReceiver, type Received, type Receiver } from './receiver.ts';
@@ -296,6 +297,8 @@ test('/sandbox/inbound delivers text and images as signed message callbacks; the
   assert.deepEqual(t!.json.payload, {
     id: ids[0],
     from: '15551230099',
+    // The sender's privacy id beside the number (the sandbox's: sandbox/rules.ts lidOf).
+    from_lid: lidOf('15551230099'),
     from_name: 'Grace',
     type: 'text',
     content: { body: 'hi gateway' },

@@ -2,13 +2,10 @@
  * The writable fields of a contact, one schema for every way in (POST, PATCH, bulk import rows), and
  * their normalization: phone numbers to E.164, empty strings to null, the external id pair kept whole.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { normalizePhone } from '../../lib/phone.ts';
+import { CustomFieldsSchema, givenCustomFieldsProblem } from '../crm/custom-fields.ts';
 import type { FieldError } from '../errors.ts';
-
-export const CUSTOM_FIELDS_MAX_BYTES = 16 * 1024;
-export const CUSTOM_FIELDS_MAX_KEYS = 100;
 
 // An empty (or blank) string is null, "no value": normalizeContactFields turns it into one.
 const text = (max: number) => z.string().trim().max(max).nullable().optional();
@@ -29,13 +26,7 @@ export const ContactFieldsSchema = z.strictObject({
     .meta({ description: 'Matched case-insensitively', example: 'ana@example.com' }),
   external_source: text(100).meta({ description: 'Name of the external system; required with external_id', example: 'hubspot' }),
   external_id: text(200).meta({ description: 'Id in the external system; required with external_source', example: '81723' }),
-  custom_fields: z
-    .record(z.string().min(1).max(100), z.unknown())
-    .optional()
-    .meta({
-      description: `Free-form key/value map, at most ${CUSTOM_FIELDS_MAX_KEYS} keys and ${CUSTOM_FIELDS_MAX_BYTES / 1024} KiB as JSON. Merged into the stored map key by key; a null value removes its key.`,
-      example: { plan: 'pro', seats: 12 },
-    }),
+  custom_fields: CustomFieldsSchema,
 });
 
 export type ContactFields = z.infer<typeof ContactFieldsSchema>;
@@ -77,30 +68,9 @@ export function normalizeContactFields(fields: ContactFields): Normalized {
     }
   }
   if (fields.custom_fields !== undefined) {
-    if (Object.keys(fields.custom_fields).length > CUSTOM_FIELDS_MAX_KEYS) {
-      errors.push({ pointer: '/custom_fields', message: `at most ${CUSTOM_FIELDS_MAX_KEYS} keys` });
-    } else input.customFields = fields.custom_fields;
+    const problem = givenCustomFieldsProblem(fields.custom_fields);
+    if (problem) errors.push({ pointer: '/custom_fields', message: problem });
+    else input.customFields = fields.custom_fields;
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, input };
 }
-
-/** The stored map after a write: keys given replace theirs, null removes. */
-export function mergeCustomFields(current: Record<string, unknown>, given: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!given) return current;
-  const next: Record<string, unknown> = { ...current };
-  for (const [k, v] of Object.entries(given)) {
-    if (v === null) delete next[k];
-    else next[k] = v;
-  }
-  return next;
-}
-
-/** undefined when the map fits the limits, else what is wrong. */
-export function customFieldsProblem(fields: Record<string, unknown>): string | undefined {
-  if (Object.keys(fields).length > CUSTOM_FIELDS_MAX_KEYS) return `at most ${CUSTOM_FIELDS_MAX_KEYS} keys`;
-  if (Buffer.byteLength(JSON.stringify(fields)) > CUSTOM_FIELDS_MAX_BYTES)
-    return `larger than ${CUSTOM_FIELDS_MAX_BYTES / 1024} KiB as JSON`;
-  return undefined;
-}
-
-export const sameCustomFields = (a: Record<string, unknown>, b: Record<string, unknown>) => isDeepStrictEqual(a, b);

@@ -1,12 +1,13 @@
 /**
  * Merging contacts that turn out to be one person. The oldest survives; the others' identities,
- * notes, tags, consents, suppressions, messages and conversations move to it, their fields fill the
- * survivor's empty ones, and they are deleted.
+ * notes (comments), task links, relationships, tags, consents, suppressions, messages and
+ * conversations move to it, their fields fill the survivor's empty ones, and they are deleted.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { contactIdentities, contactNotes, contacts, conversations, messages } from '../../db/schema.ts';
-import { customFieldsProblem } from './fields.ts';
+import { contactIdentities, contacts, conversations, messages } from '../../db/schema.ts';
+import { customFieldsProblem } from '../crm/custom-fields.ts';
+import { moveContactReferences } from '../crm/move-references.ts';
 import { recordContactEvents, type ContactRow } from './record.ts';
 
 /**
@@ -34,7 +35,7 @@ export async function mergeContacts(
   const into = survivor.id;
 
   await tx.update(contactIdentities).set({ contactId: into }).where(inArray(contactIdentities.contactId, ids));
-  await tx.update(contactNotes).set({ contactId: into }).where(inArray(contactNotes.contactId, ids));
+  await moveContactReferences(tx, organizationId, ids, into);
   const idList = sql.join(
     ids.map((id) => sql`${id}::uuid`),
     sql`, `,

@@ -1,46 +1,42 @@
-/** Notes on a contact: free text with its author (a user or an API key) and time. */
-import { and, eq } from 'drizzle-orm';
-import { listPage, newestFirstBy } from '../../db/list-query.ts';
-import type { Page, PageResult } from '../../db/paginate.ts';
-import { cursorKey } from '../paging.ts';
-import { contactNotes } from '../../db/schema.ts';
-import { isUuid, uuidv7 } from '../../lib/ids.ts';
+/**
+ * A contact's notes: its comments (domain/comments), read and written through the contacts routes as
+ * they always were (the body, its author and time). A note written here is a comment of the contact,
+ * and a comment of the contact is one of its notes.
+ */
+import type { PageResult, Page } from '../../db/paginate.ts';
 import type { Actor } from '../actor.ts';
+import { insertComment, listCommentRows, loadComment, removeComment, type CommentRow } from '../comments/comments.ts';
 import { notFound } from '../errors.ts';
-import { recordEvent } from '../events/outbox.ts';
 import { loadContactRow, OBJECT_KIND, type ContactDeps, type ContactClockDeps } from './record.ts';
 
-export type NoteRow = typeof contactNotes.$inferSelect;
+export type NoteRow = CommentRow;
 
 export const NOTE_AUTHOR_TYPES = ['user', 'api_key', 'system'] as const;
 export type NoteAuthor = { type: (typeof NOTE_AUTHOR_TYPES)[number]; id: string | null };
 
-function authorOf(actor: Actor): NoteAuthor {
-  switch (actor.kind) {
+/** A note's author as the notes routes have always shown it: a person (by session or through an app), an API key, or the system. */
+export function noteAuthor(row: NoteRow): NoteAuthor {
+  switch (row.authorType) {
     case 'user':
-    case 'oauth':
-      return { type: 'user', id: actor.userId };
+    case 'oauth_client':
+      return { type: 'user', id: row.authorUserId };
     case 'api_key':
-      return { type: 'api_key', id: actor.apiKeyId };
-    case 'system':
-      return { type: 'system', id: null };
+      return { type: 'api_key', id: row.authorId };
     default:
-      return actor satisfies never;
+      return { type: 'system', id: null };
   }
 }
 
+const contactRef = (id: string) => ({ kind: OBJECT_KIND, id }) as const;
+
+/** The contact's notes, newest first (404 for a contact the organization does not have). */
 export async function listNotes(
   { db }: ContactDeps,
   actor: Actor,
   { contactId, ...page }: { contactId: string } & Page,
 ): Promise<PageResult<NoteRow>> {
   const contact = await loadContactRow(db, actor.organizationId, contactId);
-  return listPage(db.select().from(contactNotes).$dynamic(), {
-    where: [eq(contactNotes.contactId, contact.id)],
-    order: newestFirstBy(contactNotes.createdAt, contactNotes.id),
-    after: cursorKey(page.cursor),
-    limit: page.limit,
-  });
+  return listCommentRows({ db }, actor, { ...page, record: contactRef(contact.id) });
 }
 
 /** Adds a note; records crm.comment.created. */
@@ -51,26 +47,7 @@ export async function createNote(
 ): Promise<NoteRow> {
   return db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId, { lock: true });
-    const author = authorOf(actor);
-    const [row] = await tx
-      .insert(contactNotes)
-      .values({
-        id: uuidv7(),
-        organizationId: actor.organizationId,
-        contactId: contact.id,
-        authorType: author.type,
-        authorId: author.id,
-        body,
-        createdAt: clock.now(),
-      })
-      .returning();
-    await recordEvent(tx, actor.organizationId, 'crm.comment.created', {
-      comment_id: row!.id,
-      record_id: contact.id,
-      object_kind: OBJECT_KIND,
-      organization_id: actor.organizationId,
-    });
-    return row!;
+    return insertComment(tx, clock, actor, { record: contactRef(contact.id), body });
   });
 }
 
@@ -82,17 +59,8 @@ export async function deleteNote(
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const contact = await loadContactRow(tx, actor.organizationId, contactId);
-    if (!isUuid(noteId)) throw notFound('note');
-    const rows = await tx
-      .delete(contactNotes)
-      .where(and(eq(contactNotes.id, noteId), eq(contactNotes.contactId, contact.id)))
-      .returning({ id: contactNotes.id });
-    if (rows.length === 0) throw notFound('note');
-    await recordEvent(tx, actor.organizationId, 'crm.comment.deleted', {
-      comment_id: noteId,
-      record_id: contact.id,
-      object_kind: OBJECT_KIND,
-      organization_id: actor.organizationId,
-    });
+    const row = await loadComment(tx, actor.organizationId, noteId, { record: contactRef(contact.id), lock: true });
+    if (!row) throw notFound('note');
+    await removeComment(tx, row);
   });
 }

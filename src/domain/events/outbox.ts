@@ -3,6 +3,7 @@
  * transaction; the webhook dispatcher delivers from this table, so a crash loses no event.
  */
 import { sql } from 'drizzle-orm';
+import { batchRows } from '../../db/batch-rows.ts';
 import type { Executor } from '../../db/client.ts';
 import { events } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
@@ -17,6 +18,8 @@ export type EventBodies = {
     /** `outbound` for an echo: a message the business sent from its phone or another linked device. */
     direction: 'inbound' | 'outbound';
     from_phone: string;
+    /** The sender's privacy id (the chat network's LID) beside the phone, where the provider gave it (unofficial channels). */
+    from_lid?: string;
     msg_type: string;
   };
   'message.sent': { conversation_id: string; message_id: string; channel_id: string };
@@ -110,6 +113,15 @@ export type EventBodies = {
     occurred_at: string;
   };
   'commerce.order.updated': { order_id: string; order_no: string; status: string; payment_status: string };
+  /** A call to an unofficial channel's number rang (call.received) and what became of it (domain/calls/calls.ts). */
+  'call.received': CallBody;
+  'call.accepted': CallBody;
+  'call.rejected': CallBody & {
+    /** `parley`: rejected through the API or the channel's reject_calls setting; `phone`: on the phone or another device. */
+    rejected_by: 'parley' | 'phone';
+  };
+  'call.missed': CallBody;
+  'call.ended': CallBody;
   'channel.status_update': {
     channel_id: string;
     status: string;
@@ -121,8 +133,32 @@ export type EventBodies = {
   'crm.record.created': CrmRecordBody;
   'crm.record.updated': CrmRecordBody;
   'crm.record.deleted': CrmRecordBody;
-  'crm.comment.created': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
-  'crm.comment.deleted': { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+  /** A deal moved to another stage (pipeline_id: the deal's pipeline after the move). */
+  'crm.deal.stage_changed': {
+    deal_id: string;
+    pipeline_id: string;
+    from_stage_id: string;
+    to_stage_id: string;
+    organization_id: string;
+  };
+  /** A task was completed (completed_by: as a deal's stage history says who moved it). */
+  'crm.task.completed': {
+    task_id: string;
+    title: string;
+    assignee_user_id: string | null;
+    due_at: string | null;
+    completed_at: string;
+    completed_by: { type: string; id: string | null; user_id: string | null };
+    organization_id: string;
+  };
+  /** An open task's due time passed (once per due time). */
+  'crm.task.due': { task_id: string; title: string; due_at: string; assignee_user_id: string | null; organization_id: string };
+  'crm.relationship.linked': RelationshipBody;
+  'crm.relationship.unlinked': RelationshipBody;
+  'crm.comment.created': CommentBody;
+  /** Its author changed its body. */
+  'crm.comment.updated': CommentBody;
+  'crm.comment.deleted': CommentBody;
   'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.import.committed': {
@@ -137,8 +173,38 @@ export type EventBodies = {
 
 /** A group participant as a group event names it: `wa_id` the phone (international digits), `input` as the request gave it (official), `lid` the privacy id (unofficial). */
 type GroupParticipantRef = { input?: string; wa_id?: string; lid?: string };
+/** What every call event says: the call, its record in the conversation (a `call` message), the caller. */
+export type CallBody = {
+  call_id: string;
+  message_id: string;
+  conversation_id: string;
+  contact_id: string;
+  channel_id: string;
+  organization_id: string;
+  from_phone: string;
+  from_lid?: string;
+  video: boolean;
+  /** A group call: the group's id. */
+  group_id?: string;
+  /** The call's status now: ringing, answered, rejected, missed, ended. */
+  status: string;
+  occurred_at: string;
+};
 
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
+type CommentBody = { comment_id: string; record_id: string; object_kind: string; organization_id: string };
+/** A link between two records: its label as read from the `from` record, and the inverse as read from the `to` one. */
+type RelationshipBody = {
+  relationship_id: string;
+  label_id: string;
+  label: string;
+  inverse_label: string | null;
+  from_object_kind: string;
+  from_record_id: string;
+  to_object_kind: string;
+  to_record_id: string;
+  organization_id: string;
+};
 
 export type EventType = keyof EventBodies;
 export const EVENT_TYPES = [
@@ -155,11 +221,22 @@ export const EVENT_TYPES = [
   'group.updated',
   'presence.updated',
   'commerce.order.updated',
+  'call.received',
+  'call.accepted',
+  'call.rejected',
+  'call.missed',
+  'call.ended',
   'channel.status_update',
   'crm.record.created',
   'crm.record.updated',
   'crm.record.deleted',
+  'crm.deal.stage_changed',
+  'crm.task.completed',
+  'crm.task.due',
+  'crm.relationship.linked',
+  'crm.relationship.unlinked',
   'crm.comment.created',
+  'crm.comment.updated',
   'crm.comment.deleted',
   'crm.list.entry_added',
   'crm.list.entry_removed',
@@ -198,4 +275,25 @@ export async function recordEvent<T extends EventType>(
     )
     select pg_notify(${EVENTS_CHANNEL}, '') from inserted`);
   return id;
+}
+
+/** An event to record, with its type. */
+export type NewEvent = { [T in EventType]: { type: T; body: EventBodies[T] } }[EventType];
+
+/**
+ * Records many events of one organization in one statement, in the order given (a change to many
+ * records at once: a stage's deals moved); pass the transaction of the change.
+ */
+export async function recordEvents(db: Executor, organizationId: string, list: NewEvent[], at?: Date): Promise<void> {
+  if (list.length === 0) return;
+  const rows = list.map((e, n) => ({ n, id: uuidv7(), type: e.type, payload: e.body }));
+  await db.execute(sql`
+    with inserted as (
+      insert into ${events} (id, organization_id, type, payload, created_at)
+      select e.id, ${organizationId}, e.type, e.payload, coalesce(${at ?? null}::timestamptz, now())
+        from ${batchRows(JSON.stringify(rows), 'e', 'n int, id uuid, type text, payload jsonb')}
+       order by e.n
+      returning 1
+    )
+    select pg_notify(${EVENTS_CHANNEL}, '') from (select 1 from inserted limit 1) one`);
 }

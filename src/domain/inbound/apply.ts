@@ -14,6 +14,7 @@ import type { InboundEvent, Platform, ProviderInbound } from '../../providers/pr
 import { findChannel, recordChannelFault, reloadChannel, type ChannelRow } from '../channels/channels.ts';
 import { transitionChannel } from '../channels/status.ts';
 import type { NumberChanger } from '../contacts/number-change.ts';
+import { applyCall, type CallApplyDeps } from '../calls/calls.ts';
 import { applyContactProfiles } from '../contacts/profiles.ts';
 import { recordEvent, type EventBodies } from '../events/outbox.ts';
 import { UnknownMessageError, type MessageApplier, type StatusEvent } from '../messages/provider-events.ts';
@@ -35,6 +36,8 @@ export type InboundApplyDeps = {
   messages: MessageApplier;
   /** A customer's number changing (the CRM's rule). */
   changeNumber: NumberChanger;
+  /** Calls (their records, and the job that rejects them where the channel says so). */
+  calls: CallApplyDeps;
 };
 
 /** How long a status for an unknown message is retried (its send may not have committed yet). */
@@ -170,6 +173,9 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'contact.profiles':
       await applyContactProfiles(tx, channel.organizationId, event.profiles, at);
+      return channel;
+    case 'call':
+      await applyCall(deps.calls, tx, channel, event, at);
       return channel;
     default:
       return event satisfies never;

@@ -249,10 +249,17 @@ async function applyInbound(
       channel_id: channel.id,
       direction: 'inbound',
       from_phone: from,
+      ...lidOf(event.identities),
       msg_type: event.type,
     },
     at,
   );
+}
+
+/** The sender's privacy id, where the provider gave one (a `linked_id` identity), as message.new's `from_lid`. */
+function lidOf(identities: Array<{ type: string; value: string }> | undefined): { from_lid?: string } {
+  const lid = identities?.find((i) => i.type === 'linked_id')?.value;
+  return lid ? { from_lid: lid } : {};
 }
 
 /**

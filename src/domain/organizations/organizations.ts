@@ -9,6 +9,7 @@ import { uuidv7 } from '../../lib/ids.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Actor } from '../actor.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
+import { createDefaultPipeline } from '../pipelines/defaults.ts';
 import type { Role } from '../permissions.ts';
 import { hashPassword } from '../users/passwords.ts';
 import { findUserByEmail, listMemberships } from '../users/users.ts';
@@ -18,7 +19,7 @@ export type NewMember = { email: string; name: string; password: string; emailVe
 /** What the organization functions take. */
 export type OrganizationDeps = { db: Executor; clock: Clock };
 
-/** Creates an organization and its first member (an owner unless told otherwise). */
+/** Creates an organization with its default pipeline, and its first member (an owner unless told otherwise). */
 export async function createOrganization(
   deps: OrganizationDeps,
   input: { name: string; owner: NewMember },
@@ -26,6 +27,7 @@ export async function createOrganization(
   const now = deps.clock.now();
   const organizationId = uuidv7();
   await deps.db.insert(organizations).values({ id: organizationId, name: input.name, createdAt: now, updatedAt: now });
+  await createDefaultPipeline(deps.db, organizationId, now);
   const userId = await addMember(deps, { organizationId, role: 'owner', ...input.owner });
   return { organizationId, userId };
 }
@@ -70,6 +72,7 @@ export async function createOwnOrganization(deps: OrganizationDeps, actor: Actor
     const now = deps.clock.now();
     const [row] = await tx.insert(organizations).values({ id: uuidv7(), name: input.name, createdAt: now, updatedAt: now }).returning();
     await tx.insert(memberships).values({ organizationId: row!.id, userId: actor.userId, role: 'owner', createdAt: now });
+    await createDefaultPipeline(tx, row!.id, now);
     return { ...row!, role: 'owner' as const };
   });
 }

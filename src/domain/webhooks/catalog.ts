@@ -16,6 +16,7 @@ export type EventTypeInfo<T extends EventType = EventType> = {
 };
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
+/** A record event's body (object_kind: contact, company, deal or task). */
 const CRM_RECORD = {
   object_kind: 'company',
   record_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
@@ -23,10 +24,38 @@ const CRM_RECORD = {
   organization_id: ORG,
 };
 
+const TASK_ID = '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b';
+/** A relationship event's body: a contact works at a company. */
+const RELATIONSHIP = {
+  relationship_id: '0190a5b3-8888-7e4f-8a1b-2c3d4e5f6a7b',
+  label_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+  label: 'works at',
+  inverse_label: 'employs',
+  from_object_kind: 'contact',
+  from_record_id: '0190a5b3-aaaa-7e4f-8a1b-2c3d4e5f6a7b',
+  to_object_kind: 'company',
+  to_record_id: CRM_RECORD.record_id,
+  organization_id: ORG,
+};
+
+const CALL_EXAMPLE = {
+  call_id: '9C4C2B0A39B5A3E3C8D1F0E2A7B6C5D4',
+  message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f09',
+  conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+  contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+  channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+  organization_id: ORG,
+  from_phone: '4915112345678',
+  from_lid: '177766655544433',
+  video: false,
+  status: 'ringing',
+  occurred_at: '2025-06-02T09:15:00.000Z',
+};
+
 export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'message.new': {
     description:
-      'A new message in a conversation: an inbound message, or an outbound echo (direction `outbound`: a message the business sent from its phone or another linked device, on unofficial channels). Interactive replies omit their content; read it with GET /v1/messages/{messageID}.',
+      "A new message in a conversation: an inbound message, or an outbound echo (direction `outbound`: a message the business sent from its phone or another linked device, on unofficial channels). Interactive replies omit their content; read it with GET /v1/messages/{messageID}. On unofficial channels `from_lid` is the sender's privacy id (the chat network's LID) beside `from_phone`, where the provider gave it; a call is a message of type `call` (see call.received).",
     example: {
       message_id: '0190a5b4-2a7e-7c11-9d2f-5b6c7d8e9f01',
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
@@ -34,6 +63,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
       direction: 'inbound',
       from_phone: '4915112345678',
+      from_lid: '177766655544433',
       msg_type: 'text',
     },
   },
@@ -155,6 +185,29 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
     reserved: true,
   },
+  'call.received': {
+    description:
+      "A call to an unofficial channel's number is ringing. It is kept as a `call` message in the caller's conversation (`message_id`; message.new announces it), whose `content.status` follows the call: ringing, then answered, rejected, missed or ended (the events below). Reject it with POST /v1/channels/{channelID}/calls/{callID}/reject (or the channel's `reject_calls` setting).",
+    example: CALL_EXAMPLE,
+  },
+  'call.accepted': {
+    description: 'A ringing call was answered (on the phone or another of its devices).',
+    example: { ...CALL_EXAMPLE, status: 'answered' },
+  },
+  'call.rejected': {
+    description:
+      "A ringing call was rejected: `rejected_by` `parley` (the reject route, or the channel's `reject_calls` setting) or `phone` (on the phone or another device).",
+    example: { ...CALL_EXAMPLE, status: 'rejected', rejected_by: 'parley' },
+  },
+  'call.missed': {
+    description:
+      'A call rang out (nobody answered) or the caller hung up before it was answered: the missed call stays in the conversation.',
+    example: { ...CALL_EXAMPLE, status: 'missed' },
+  },
+  'call.ended': {
+    description: 'An answered call ended.',
+    example: { ...CALL_EXAMPLE, status: 'ended' },
+  },
   'channel.status_update': {
     description: "A channel's status changed (pending, connected, disconnected, error, pairing), with the reason.",
     example: {
@@ -169,8 +222,62 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   'crm.record.created': { description: 'A CRM record was created.', example: CRM_RECORD },
   'crm.record.updated': { description: 'A CRM record was updated.', example: CRM_RECORD },
   'crm.record.deleted': { description: 'A CRM record was deleted.', example: CRM_RECORD },
+  'crm.deal.stage_changed': {
+    description:
+      "A deal moved to another stage: by a change of its stage_id (or pipeline_id), or because its stage or pipeline was deleted with move_deals_to. pipeline_id is the deal's pipeline after the move; crm.record.updated comes with it. GET /v1/deals/{dealID}/stage-history has every move.",
+    example: {
+      deal_id: '0190a5b3-2222-7e4f-8a1b-2c3d4e5f6a7b',
+      pipeline_id: '0190a5b3-3333-7e4f-8a1b-2c3d4e5f6a7b',
+      from_stage_id: '0190a5b3-4444-7e4f-8a1b-2c3d4e5f6a7b',
+      to_stage_id: '0190a5b3-5555-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+    },
+  },
+  'crm.task.completed': {
+    description:
+      'A task was completed (POST /v1/tasks/{taskID}/complete); crm.record.updated comes with it. completed_by is who completed it: a user, an API key or an OAuth client for its user. Reopening a task records crm.record.updated only.',
+    example: {
+      task_id: TASK_ID,
+      title: 'Send the revised offer',
+      assignee_user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b',
+      due_at: '2025-06-05T09:00:00.000Z',
+      completed_at: '2025-06-04T16:20:00.000Z',
+      completed_by: { type: 'user', id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b', user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b' },
+      organization_id: ORG,
+    },
+  },
+  'crm.task.due': {
+    description:
+      'An open task’s due time passed: recorded once per due time, within about a minute of it. A new due_at arms it again; a task completed before its due time never has it.',
+    example: {
+      task_id: TASK_ID,
+      title: 'Send the revised offer',
+      due_at: '2025-06-05T09:00:00.000Z',
+      assignee_user_id: '0190a5b3-6666-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+    },
+  },
+  'crm.relationship.linked': {
+    description:
+      'Two records were linked with a label (POST /v1/relationships). label reads from the from record ("works at"), inverse_label from the to record ("employs"; null when the label reads the same both ways).',
+    example: RELATIONSHIP,
+  },
+  'crm.relationship.unlinked': {
+    description:
+      'A link between two records was deleted, or its label was. A record deleted takes its links with it without this event: its crm.record.deleted says so.',
+    example: RELATIONSHIP,
+  },
   'crm.comment.created': {
     description: 'A comment was added to a CRM record.',
+    example: {
+      comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
+  },
+  'crm.comment.updated': {
+    description: 'A comment’s author changed its body. GET /v1/comments/{commentID} reads it.',
     example: {
       comment_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f05',
       record_id: CRM_RECORD.record_id,

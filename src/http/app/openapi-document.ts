@@ -22,9 +22,35 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description:
       "The groups of an unofficial channel's number: list and read them with their members, create them, change their subject, description, picture and settings, add, remove, promote and demote members, invite links, joining and leaving.",
   },
+  {
+    name: 'profiles',
+    description:
+      "Through an unofficial channel's phone: numbers' profiles, the channel's own profile, blocking, privacy settings and privacy ids (provider data, not the CRM).",
+  },
+  {
+    name: 'calls',
+    description: "Calls to an unofficial channel's number: rejecting one as it rings (each call is a `call` message and call.* events).",
+  },
   { name: 'templates', description: 'Message templates, submitted to the provider for approval and synced from it.' },
   { name: 'onboarding', description: 'Embedded sign-up with the provider: exchanging its code and registering a number.' },
   { name: 'contacts', description: 'The CRM: contacts, identities, notes, tags, consents, suppressions and imports.' },
+  { name: 'companies', description: 'The CRM: companies (domain, phone, address, owner, custom fields).' },
+  { name: 'pipelines', description: 'The CRM: pipelines with their ordered stages, and the board of a pipeline’s deals.' },
+  {
+    name: 'deals',
+    description:
+      'The CRM: deals in a pipeline’s stages, with amounts, contacts, company, the conversation they came from, and their stage history.',
+  },
+  {
+    name: 'tasks',
+    description: 'The CRM: tasks with a due time, an assignee and the records they are about; my tasks, overdue tasks, a record’s tasks.',
+  },
+  {
+    name: 'relationships',
+    description:
+      'The CRM: labelled links between records (a contact works at a company), and the organization’s labels with their inverses.',
+  },
+  { name: 'comments', description: 'The CRM: comments on contacts (their notes), companies, deals, tasks and conversations.' },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },

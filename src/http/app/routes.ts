@@ -5,6 +5,7 @@ import {
   messageDeps,
   onboardingDeps,
   probeServices,
+  providerTargets,
   templateDeps,
   webhookDeps,
   type Container,
@@ -20,9 +21,17 @@ import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
 import { registerApiKeyRoutes } from '../v1/api-keys.ts';
 import { registerChannelRoutes } from '../v1/channels.ts';
 import { registerGroupRoutes } from '../v1/groups.ts';
+import { registerChannelProfileRoutes } from '../v1/channel-profiles.ts';
+import { registerChannelCallRoutes } from '../v1/channel-calls.ts';
 import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
+import { registerCompanyRoutes } from '../v1/companies.ts';
+import { registerPipelineRoutes } from '../v1/pipelines.ts';
+import { registerDealRoutes } from '../v1/deals.ts';
+import { registerTaskRoutes } from '../v1/tasks.ts';
+import { registerRelationshipRoutes } from '../v1/relationships.ts';
+import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
 import { registerConversationRoutes } from '../v1/conversations.ts';
 import { registerProviderWebhookRoutes } from '../providers/webhooks.ts';
@@ -104,9 +113,18 @@ export async function registerRouteGroups(
   const channelRoutes = channelRouteDeps(container);
   await registerChannelRoutes(app, channelRoutes);
   await registerGroupRoutes(app, channelRoutes.channels);
+  await registerChannelProfileRoutes(app, { ...channelRoutes.pairing, targets: providerTargets(config) });
+  await registerChannelCallRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
+  const crm = { db: container.database.db, clock: container.clock };
+  await registerCompanyRoutes(app, crm);
+  await registerPipelineRoutes(app, crm);
+  await registerDealRoutes(app, crm);
+  await registerTaskRoutes(app, crm);
+  await registerRelationshipRoutes(app, crm);
+  await registerCommentRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));

@@ -5,6 +5,7 @@ import type { AccountRow } from '../../sandbox/context.ts';
 import type { GatewayResult } from '../../sandbox/errors.ts';
 import type { Sandbox } from '../../sandbox/sandbox.ts';
 import { gateway } from '../../sandbox/errors.ts';
+import { SAMPLE_PNG_BASE64 } from '../../sandbox/media.ts';
 import { sendWithFaults } from './faults.ts';
 import { answerGateway, bearerToken, gatewayFaults, sendGatewayError } from './replies.ts';
 
@@ -168,6 +169,76 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     '/sessions/:session/groups/:group/leave',
     ROUTE,
     authed(async (account, params, _r, reply) => answer(reply, await groups.leave(db, account, params.group!))),
+  );
+  // Contacts and profiles, calls (sandbox/gateway/profiles.ts, calls.ts).
+  scope.get(
+    '/sessions/:session/profiles/:phone',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, api.numberProfile(account, params.phone!))),
+  );
+  scope.get(
+    '/sessions/:session/profile',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.ownProfile(db, account))),
+  );
+  scope.patch(
+    '/sessions/:session/profile',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await api.updateProfile(db, account, request.body))),
+  );
+  scope.put(
+    '/sessions/:session/profile/picture',
+    { ...ROUTE, bodyLimit: 8 * 1024 * 1024 },
+    authed(async (account, _p, request, reply) => answer(reply, await api.setPicture(db, account, request.body))),
+  );
+  scope.delete(
+    '/sessions/:session/profile/picture',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.removePicture(db, account))),
+  );
+  scope.get(
+    '/sessions/:session/blocklist',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.blocklist(db, account))),
+  );
+  scope.put(
+    '/sessions/:session/blocklist/:phone',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await api.setBlocked(db, account, params.phone!, true))),
+  );
+  scope.delete(
+    '/sessions/:session/blocklist/:phone',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await api.setBlocked(db, account, params.phone!, false))),
+  );
+  scope.get(
+    '/sessions/:session/privacy',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await api.privacy(db, account))),
+  );
+  scope.patch(
+    '/sessions/:session/privacy',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answer(reply, await api.updatePrivacy(db, account, request.body))),
+  );
+  scope.get(
+    '/sessions/:session/lids/pn/:phone',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, api.lidOfNumber(account, params.phone!))),
+  );
+  scope.get(
+    '/sessions/:session/lids/:lid',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, api.numberOfLid(account, params.lid!))),
+  );
+  scope.post(
+    '/sessions/:session/calls/:callId/reject',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await api.rejectCall(db, account, params.callId!, request.body))),
+  );
+  // The pictures of other numbers' profiles (profiles.ts numberProfile): the sample image, for anyone.
+  scope.get('/pictures/:name', ROUTE, async (_request, reply) =>
+    reply.code(200).type('image/png').header('cache-control', 'public, max-age=3600').send(Buffer.from(SAMPLE_PNG_BASE64, 'base64')),
   );
   scope.get(
     '/sessions/:session/media/:mediaId',

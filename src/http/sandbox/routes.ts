@@ -82,6 +82,14 @@ export async function registerSandboxRoutes(app: App, container: Container) {
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
       );
 
+      // A customer calls a gateway channel: it rings, then ends (sandbox/calls.ts).
+      scope.post('/call', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.calls.ring(db, actorOf(request).organizationId, request.body), 202),
+      );
+      scope.post('/call/end', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.calls.end(db, actorOf(request).organizationId, request.body), 202),
+      );
+
       // The provider's later word on a template of an official channel: flagged, paused, reinstated, archived, ...
       scope.post('/template-event', TEMPLATE_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.templateEvents.report(db, actorOf(request).organizationId, request.body), 202),

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { ConsentRow, ConsentState, SuppressionState } from '../../domain/contacts/consents.ts';
 import type { IdentityRow } from '../../domain/contacts/identities.ts';
 import type { ImportResult } from '../../domain/contacts/import.ts';
-import type { NoteAuthor, NoteRow } from '../../domain/contacts/notes.ts';
+import { noteAuthor, type NoteRow } from '../../domain/contacts/notes.ts';
 import type { TaggedContact } from '../../domain/contacts/record.ts';
 import type { TagAssignment } from '../../domain/contacts/tags.ts';
 import type {
@@ -49,9 +49,9 @@ export function presentIdentity(row: IdentityRow): IdentityRecord {
 export function presentNote(row: NoteRow): NoteRecord {
   return {
     id: row.id,
-    contact_id: row.contactId,
+    contact_id: row.recordId,
     body: row.body,
-    author: { type: row.authorType as NoteAuthor['type'], id: row.authorId },
+    author: noteAuthor(row),
     created_at: row.createdAt.toISOString(),
   };
 }

@@ -128,7 +128,7 @@ export const MessageStatusSchema = z
   .meta({ id: 'MessageStatus' });
 
 /** Why a send was refused, as the error the API answers. */
-function refusalError(refused: SendRefusal): DomainError {
+export function refusalError(refused: SendRefusal): DomainError {
   switch (refused.refusal) {
     case 'channel_not_connected':
       return new DomainError('conflict', `channel ${refused.channelId} is ${refused.status}; it must be connected to send`, {

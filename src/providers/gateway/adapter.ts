@@ -5,19 +5,16 @@
  * idempotency key. A channel without one runs on the embedded engine (embedded/engine.ts): a
  * linked-device session inside Parley, held by one worker process.
  */
-import type { AdapterCalls, AdapterOptions, ChannelConnection, ProviderError, SendGuarantees } from '../provider.ts';
+import type { AdapterCalls, AdapterOptions, SendGuarantees } from '../provider.ts';
 import { downloadStream } from '../http.ts';
-import { createGatewayClient } from './client.ts';
+import { engineOf, gatewayAccess, NO_ENGINE, type GatewaySettings } from './access.ts';
+import { createGatewayCalls } from './calls.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
 import { createGroupCalls, gatewaySettingsOf } from './groups.ts';
+import { createGatewayProfiles } from './profiles.ts';
 
-export type GatewaySettings = { gateway_base: string; session: string };
-
-/** Which engine serves a channel: the HTTP protocol when it names a gateway, else the embedded one. */
-export function engineOf(connection: Pick<ChannelConnection, 'settings'>): 'http' | 'embedded' {
-  return connection.settings.gateway_base ? 'http' : 'embedded';
-}
+export { engineOf, type GatewaySettings };
 
 /** The HTTP protocol deduplicates on idempotency_key and can be asked about one (docs/gateway-protocol.md). */
 export const HTTP_GATEWAY_SENDS: SendGuarantees = { idempotentResend: true };
@@ -28,25 +25,9 @@ export const HTTP_GATEWAY_SENDS: SendGuarantees = { idempotentResend: true };
  */
 const EMBEDDED_SENDS: SendGuarantees = { idempotentResend: false, askable: false };
 
-const NO_ENGINE: ProviderError = {
-  code: 'engine_unavailable',
-  title: 'the embedded engine does not run in this service',
-  retryable: false,
-};
-
 export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
-  const client = (connection: ChannelConnection) => {
-    const s = connection.settings as unknown as GatewaySettings;
-    return createGatewayClient({
-      base: s.gateway_base,
-      apiKey: connection.credentials.api_key ?? '',
-      policy: options.targets,
-      timeoutMs: options.timeoutMs,
-    });
-  };
-  const session = (connection: ChannelConnection) => encodeURIComponent((connection.settings as unknown as GatewaySettings).session);
-  /** The embedded engine for a channel without a gateway_base; undefined for an HTTP one. */
-  const embedded = (connection: ChannelConnection) => (engineOf(connection) === 'embedded' ? (options.embedded ?? null) : undefined);
+  const access = gatewayAccess(options);
+  const { client, session, embedded } = access;
 
   return {
     groups: createGroupCalls({ embedded, client, session, noEngine: NO_ENGINE, targets: options.targets }),
@@ -74,6 +55,8 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
       return result.ok ? { ok: true, value: { applied: true } } : result;
     },
 
+    profiles: createGatewayProfiles(access),
+    calls: createGatewayCalls(access),
     sendsOf: (connection) => (engineOf(connection) === 'embedded' ? EMBEDDED_SENDS : HTTP_GATEWAY_SENDS),
 
     async send(connection, message) {

@@ -228,12 +228,10 @@ export function createGroupCalls(access: EngineAccess): GroupCalls {
   };
 }
 
-/** The settings an HTTP gateway is told (PUT /sessions/{session}/settings): the ones it has to honour. */
+/** The settings an HTTP gateway is told (PUT /sessions/{session}/settings): the ones it has to honour (calls are Parley's to reject). */
 export function gatewaySettingsOf(settings: Record<string, unknown>) {
   return {
     always_online: settings.always_online === true,
-    reject_calls: settings.reject_calls === true,
-    reject_call_message: typeof settings.reject_call_message === 'string' ? settings.reject_call_message : null,
     read_receipts: settings.read_receipts === true,
     group_messages: settings.group_messages === true,
     status_messages: settings.status_messages === true,

@@ -56,14 +56,15 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
       const media = mediaOf(type, content);
       // A group's message names its group (content.group.id): the conversation is the group's.
       const group = (content.group as Json | undefined)?.id;
+      const from = String(p.from ?? '').replace(/^\+/, '');
       return [
         {
           kind: 'message.inbound',
           ref,
           providerMessageId: String(p.id),
-          from: String(p.from ?? '').replace(/^\+/, ''),
+          from,
           profileName: p.from_name ? String(p.from_name) : undefined,
-          identities: [{ type: 'chatapp_id', value: String(p.from ?? '').replace(/^\+/, '') }],
+          identities: identitiesOf(from, p.from_lid),
           timestamp,
           type,
           content,
@@ -123,6 +124,26 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     case 'message.deleted':
       if (!p.id) return [];
       return [{ kind: 'message.deleted', ref, providerMessageId: String(p.id), timestamp }];
+    // A call to the session's number and what became of it: `{id, from, from_lid?, from_name?, status, video?, group?}`.
+    case 'call': {
+      const from = String(p.from ?? '').replace(/^\+/, '');
+      const status = String(p.status);
+      if (!p.id || !/^\d{5,20}$/.test(from) || !CALL_STATUSES.has(status)) return [];
+      return [
+        {
+          kind: 'call',
+          ref,
+          callId: String(p.id),
+          from,
+          ...(p.from_name ? { profileName: String(p.from_name) } : {}),
+          identities: identitiesOf(from, p.from_lid),
+          status: status as Extract<InboundEvent, { kind: 'call' }>['status'],
+          video: p.video === true,
+          ...(typeof p.group === 'string' && GROUP_RECIPIENT.test(p.group) ? { group: p.group } : {}),
+          timestamp,
+        },
+      ];
+    }
     default:
       return [];
   }
@@ -178,6 +199,14 @@ function pickSettings(s: Json): Json {
   for (const key of SETTING_KEYS) if (typeof s[key] === 'boolean') out[key] = s[key];
   if (Number.isInteger(s.ephemeral_seconds) && (s.ephemeral_seconds as number) >= 0) out.ephemeral_seconds = s.ephemeral_seconds;
   return out;
+}
+
+const CALL_STATUSES = new Set(['offer', 'accept', 'reject', 'timeout', 'terminate']);
+
+/** The sender's identities: the number, and the privacy id where the gateway gave it (`from_lid`: digits). */
+function identitiesOf(from: string, lid: unknown): Array<{ type: string; value: string }> {
+  const privacyId = typeof lid === 'string' ? /^(\d{5,25})(@lid)?$/.exec(lid)?.[1] : undefined;
+  return [{ type: 'chatapp_id', value: from }, ...(privacyId ? [{ type: 'linked_id', value: privacyId }] : [])];
 }
 
 /** A media message's media, fetched later by its id with the protocol's media call. */

@@ -45,6 +45,13 @@ export const gatewayProvider: ProviderModule = {
       'channel.logout',
       'contacts.lookup',
       'media.fetch',
+      'profiles.read',
+      'profile.update',
+      'contacts.block',
+      'privacy.settings',
+      'contacts.lid',
+      'calls.events',
+      'calls.reject',
     ],
     customer_service_window_hours: null,
   },
@@ -78,10 +85,6 @@ export const gatewayProvider: ProviderModule = {
         description:
           'unofficial: show the account online while the channel is connected (default false: it stays offline, and the phone keeps its notifications)',
       }),
-      reject_calls: z.boolean().optional().meta({ description: 'unofficial: refuse incoming voice and video calls (default false)' }),
-      reject_call_message: z.string().trim().min(1).max(1024).optional().meta({
-        description: 'unofficial: with reject_calls, the text sent to the caller after refusing a call (none by default)',
-      }),
       read_receipts: z.boolean().optional().meta({
         description:
           'unofficial: mark each message Parley keeps as read when it arrives, so the sender sees it read (default false: only a mark_as_read message sends a read receipt)',
@@ -90,6 +93,17 @@ export const gatewayProvider: ProviderModule = {
         description:
           'unofficial (embedded engine): import the messages the phone sends a newly linked device (its recent history) as inbound messages and echoes (default false: only the contacts it names are used)',
       }),
+      // Calls (docs/channels.md, Calls): read as `settings.reject_calls` and `settings.reject_calls_message`.
+      reject_calls: z.boolean().optional().meta({
+        description: 'unofficial: reject every call as it rings (default false); the call stays in the conversation as rejected',
+      }),
+      reject_calls_message: z
+        .string()
+        .trim()
+        .min(1)
+        .max(4096)
+        .optional()
+        .meta({ description: 'unofficial: with reject_calls, a text sent to the caller after the call is rejected' }),
     }),
     credentials: z.object({
       api_key: z.string().min(1).max(4096).optional().meta({ description: 'unofficial: the gateway API key' }),

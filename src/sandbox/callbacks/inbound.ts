@@ -2,6 +2,7 @@
 import type { Executor } from '../../db/client.ts';
 import { digitsOf, type SandboxCallback, type SandboxContext } from '../context.ts';
 import { heldMediaSha256 } from '../media.ts';
+import { lidOf } from '../rules.ts';
 import { envelope, gatewayDelivery, metadata, officialDelivery, officialTarget, post, type Delivery } from './delivery.ts';
 import { loadMedia, loadMessage } from './load.ts';
 
@@ -65,6 +66,7 @@ export async function deliverInbound(
     delivery = gatewayDelivery(ctx, account, eventId, 'message', {
       id: message.id,
       from: message.recipient,
+      from_lid: lidOf(message.recipient),
       from_name: stored.name,
       type: message.type,
       content,

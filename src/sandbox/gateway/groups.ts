@@ -27,7 +27,7 @@ const DESCRIPTION_MAX = 2048;
 const PARTICIPANTS_MAX = 256;
 
 /** The settings a gateway session honours (PUT /sessions/{session}/settings). */
-const BOOLEAN_SETTINGS = ['always_online', 'reject_calls', 'read_receipts', 'group_messages', 'status_messages'] as const;
+const BOOLEAN_SETTINGS = ['always_online', 'read_receipts', 'group_messages', 'status_messages'] as const;
 
 const groupNotFound = (id: string): GatewayError => ({
   status: 404,
@@ -369,11 +369,6 @@ export function createGatewayGroups(ctx: SandboxContext) {
         if (body[key] === undefined) continue;
         if (typeof body[key] !== 'boolean') return fail(gateway.invalid(`${key} must be true or false`));
         settings[key] = body[key];
-      }
-      if (body.reject_call_message !== undefined && body.reject_call_message !== null) {
-        if (typeof body.reject_call_message !== 'string' || body.reject_call_message.length > 1024)
-          return fail(gateway.invalid('reject_call_message must be a string of at most 1024 characters, or null'));
-        settings.reject_call_message = body.reject_call_message;
       }
       await db.update(sandboxAccounts).set({ settings, updatedAt: clock.now() }).where(eq(sandboxAccounts.id, account.id));
       return ok({ settings });

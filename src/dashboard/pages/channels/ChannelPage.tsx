@@ -18,6 +18,7 @@ import { ChannelSettings } from './ChannelSettings.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
+import { ProfilePanel } from './ProfilePanel.tsx';
 import { SandboxPanel } from './SandboxPanel.tsx';
 
 /** How often the page asks again while pairing when the live stream is down (a fallback, not the way it learns). */
@@ -85,6 +86,7 @@ export function ChannelPage() {
         </section>
         {c.status === 'pairing' ? <PairingView channel={c} capabilities={capabilities.data} /> : null}
         {c.sandbox ? <SandboxPanel channel={c} capabilities={capabilities.data} /> : null}
+        <ProfilePanel channel={c} capabilities={capabilities.data} />
         <ChannelDetails channel={c} />
         {c.platform === 'chatapp_unofficial' ? <ChannelSettings key={c.id} channel={c} /> : null}
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
@@ -205,6 +207,13 @@ const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], 
   'contacts.lookup': 'Look numbers up',
   'media.fetch': 'Receive media',
   'media.upload': 'Upload media to send by id',
+  'profiles.read': "Read numbers' profiles",
+  'profile.update': 'Change its own profile',
+  'contacts.block': 'Block numbers',
+  'privacy.settings': 'Privacy settings',
+  'contacts.lid': 'Privacy id lookup',
+  'calls.events': 'Incoming calls',
+  'calls.reject': 'Reject calls',
 };
 
 function CapabilityList({ capabilities, error }: { capabilities: ChannelCapabilitiesRecord | undefined; error: unknown }) {

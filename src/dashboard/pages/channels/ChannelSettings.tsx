@@ -22,7 +22,7 @@ type Flags = {
 
 const FLAGS: Array<{ key: keyof Flags; label: string; description: string; embeddedOnly?: true }> = [
   { key: 'always_online', label: 'Always online', description: 'Show the account online while the channel is connected.' },
-  { key: 'reject_calls', label: 'Refuse calls', description: 'Refuse incoming voice and video calls.' },
+  { key: 'reject_calls', label: 'Refuse calls', description: 'Reject every call as it rings; it stays in the conversation as rejected.' },
   { key: 'read_receipts', label: 'Send read receipts', description: 'Mark each message read as it arrives, so the sender sees it read.' },
   { key: 'group_messages', label: 'Keep group messages', description: "Off: messages of the number's groups are ignored." },
   { key: 'status_messages', label: 'Keep status posts', description: "Off: contacts' status posts (stories) are ignored." },
@@ -48,13 +48,13 @@ export function ChannelSettings({ channel }: { channel: ChannelView }) {
   const queryClient = useQueryClient();
   const [flags, setFlags] = useState<Flags>(() => flagsOf(channel.settings));
   const [message, setMessage] = useState(
-    typeof channel.settings.reject_call_message === 'string' ? channel.settings.reject_call_message : '',
+    typeof channel.settings.reject_calls_message === 'string' ? channel.settings.reject_calls_message : '',
   );
   const save = useMutation({
     mutationFn: () =>
       channelsApi.update(channel.id, {
         // The request's settings type lists every platform's keys only at run time (the modules' schemas merged).
-        settings: { ...flags, ...(message.trim() ? { reject_call_message: message.trim() } : {}) } as NonNullable<
+        settings: { ...flags, ...(message.trim() ? { reject_calls_message: message.trim() } : {}) } as NonNullable<
           UpdateChannelRequest['settings']
         >,
       }),
@@ -92,17 +92,17 @@ export function ChannelSettings({ channel }: { channel: ChannelView }) {
           label="Message to a refused caller"
           multiline
           rows={2}
-          maxLength={1024}
+          maxLength={4096}
           value={message}
           onChange={(value) => {
             setMessage(value);
             save.reset();
           }}
           disabled={!canWrite || !flags.reject_calls}
-          error={errors.field('/settings/reject_call_message')}
+          error={errors.field('/settings/reject_calls_message')}
           description="Optional: sent to the caller after a refused call."
         />
-        <ErrorMessage message={errors.summary('/settings/reject_call_message')} />
+        <ErrorMessage message={errors.summary('/settings/reject_calls_message')} />
         {canWrite ? (
           <button type="submit" className="button" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save settings'}

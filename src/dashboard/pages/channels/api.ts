@@ -9,6 +9,7 @@ import type {
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../../http/v1/channels.ts';
 import type { GroupRecord } from '../../../http/v1/groups.presenters.ts';
 import type { CreateGroupRequest } from '../../../http/v1/groups.ts';
+import type { ChannelProfileRecord, PrivacySettingsRecord } from '../../../http/v1/channel-profiles.presenters.ts';
 import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
 import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
@@ -17,6 +18,8 @@ export type {
   CreateGroupRequest,
   GroupRecord,
   UpdateChannelRequest,
+  ChannelProfileRecord,
+  PrivacySettingsRecord,
   ChannelCapabilitiesRecord,
   ChannelStatusView,
   ChannelView,
@@ -67,6 +70,19 @@ export const groupsApi = {
     call<{ data: { code: string; url: string } }>('GET', `${groupPath(channelId, groupId)}/invite`).then((r) => r.data),
   resetInvite: (channelId: string, groupId: string) =>
     call<{ data: { code: string; url: string } }>('POST', `${groupPath(channelId, groupId)}/invite/revoke`).then((r) => r.data),
+};
+
+/** The channel's own profile and privacy settings (unofficial channels: profile.update, privacy.settings). */
+export const profileApi = {
+  get: (id: string) => call<{ data: ChannelProfileRecord }>('GET', `${path(id)}/profile`).then((r) => r.data),
+  update: (id: string, changes: { name?: string; about?: string }) =>
+    call<{ data: ChannelProfileRecord }>('PATCH', `${path(id)}/profile`, { body: changes }).then((r) => r.data),
+  setPicture: (id: string, url: string) =>
+    call<{ data: ChannelProfileRecord }>('PUT', `${path(id)}/profile/picture`, { body: { url } }).then((r) => r.data),
+  removePicture: (id: string) => call<{ data: ChannelProfileRecord }>('DELETE', `${path(id)}/profile/picture`).then((r) => r.data),
+  privacy: (id: string) => call<{ data: PrivacySettingsRecord }>('GET', `${path(id)}/privacy`).then((r) => r.data),
+  updatePrivacy: (id: string, changes: Partial<Record<keyof PrivacySettingsRecord, string>>) =>
+    call<{ data: PrivacySettingsRecord }>('PATCH', `${path(id)}/privacy`, { body: changes }).then((r) => r.data),
 };
 
 /**

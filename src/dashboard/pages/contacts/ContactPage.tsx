@@ -1,6 +1,6 @@
 /**
- * One contact: its fields (edit, delete), tags, notes, consents per channel, suppressions, the ids it is
- * known by and its conversations, each section a component of its own in contact/. Each part has its
+ * One contact: its fields (edit, delete), its chat-app profile (picture, About, blocking) through a channel
+ * that can ask, tags, notes, consents per channel, suppressions, the ids it is known by and its conversations, each section a component of its own in contact/. Each part has its
  * own query under orgKey('contacts', id), so a contact.updated event refreshes them all.
  */
 import { useState } from 'react';
@@ -18,6 +18,7 @@ import { DeleteContact } from './contact/DeleteContact.tsx';
 import { DetailsSection } from './contact/DetailsSection.tsx';
 import { IdentitiesSection } from './contact/IdentitiesSection.tsx';
 import { NotesSection } from './contact/NotesSection.tsx';
+import { ProfileSection } from './contact/ProfileSection.tsx';
 import { SuppressionsSection } from './contact/SuppressionsSection.tsx';
 import { TagsSection } from './contact/TagsSection.tsx';
 import { NewMessageButton } from '../inbox/NewMessage.tsx';
@@ -65,6 +66,7 @@ function ContactView({ contact }: { contact: ContactRecord }) {
         <DetailsSection contact={contact} />
       )}
       <div className="contact-grid">
+        <ProfileSection contact={contact} canWrite={canWrite} />
         <TagsSection contact={contact} canWrite={canWrite} />
         <NotesSection contactId={contact.id} canWrite={canWrite} />
         <ConversationsSection contactId={contact.id} />

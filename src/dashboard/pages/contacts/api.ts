@@ -11,6 +11,7 @@ import type {
 import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppressionRequest } from '../../../http/v1/contacts.schemas.ts';
 import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
+import type { BlockedNumberRecord, NumberProfileRecord } from '../../../http/v1/channel-profiles.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
 export type {
@@ -24,6 +25,9 @@ export type {
   TagRecord,
 };
 export type ChannelRecord = ChannelView;
+export type { BlockedNumberRecord, NumberProfileRecord };
+
+const channelPath = (id: string) => `/v1/channels/${encodeURIComponent(id)}`;
 
 const path = (id: string) => `/v1/contacts/${encodeURIComponent(id)}`;
 const data = <T>(r: { data: T }) => r.data;
@@ -53,6 +57,14 @@ export const contactsApi = {
   lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
   conversations: (id: string, cursor?: string) =>
     call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
+  // Through a channel's phone (unofficial channels): the number's profile, and blocking it.
+  profile: (channelId: string, phone: string) =>
+    call<{ data: NumberProfileRecord }>('GET', `${channelPath(channelId)}/profiles/${encodeURIComponent(phone)}`).then(data),
+  blocklist: (channelId: string) => call<Page<BlockedNumberRecord>>('GET', `${channelPath(channelId)}/blocklist`).then(data),
+  block: (channelId: string, phone: string) =>
+    call<{ data: BlockedNumberRecord }>('POST', `${channelPath(channelId)}/blocklist`, { body: { phone } }).then(data),
+  unblock: (channelId: string, phone: string) =>
+    call<{ data: BlockedNumberRecord }>('DELETE', `${channelPath(channelId)}/blocklist/${encodeURIComponent(phone)}`).then(data),
 };
 
 /** How far an import upload has come: bytes sent of the file's size. */

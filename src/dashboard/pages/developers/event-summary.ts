@@ -54,6 +54,22 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
         .filter(Boolean)
         .join(', ');
+    case 'call.received':
+    case 'call.accepted':
+    case 'call.rejected':
+    case 'call.missed':
+    case 'call.ended': {
+      const from = text(d.from_phone);
+      const what = `${d.video === true ? 'Video' : 'Voice'} call`;
+      const verb = {
+        'call.received': 'ringing',
+        'call.accepted': 'answered',
+        'call.rejected': 'rejected',
+        'call.missed': 'missed',
+        'call.ended': 'ended',
+      }[type];
+      return joined(what, from && `from +${from}`, verb, type === 'call.rejected' && d.rejected_by === 'parley' && 'by Parley');
+    }
     case 'channel.status_update': {
       const move = text(d.status) ? `${text(d.previous_status) ?? 'new'} → ${text(d.status)}` : 'status changed';
       return `Channel ${move}${text(d.reason) ? `: ${text(d.reason)}` : ''}`;
@@ -62,8 +78,20 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     case 'crm.record.updated':
     case 'crm.record.deleted':
       return joined(text(d.object_kind) ?? 'Record', text(d.display_name), type.slice('crm.record.'.length));
+    case 'crm.deal.stage_changed':
+      return 'Deal moved to another stage';
+    case 'crm.task.completed':
+      return joined('Task', text(d.title), 'completed');
+    case 'crm.task.due':
+      return joined('Task', text(d.title), 'due');
+    case 'crm.relationship.linked':
+      return joined('Linked:', text(d.label) ?? 'relationship');
+    case 'crm.relationship.unlinked':
+      return joined('Unlinked:', text(d.label) ?? 'relationship');
     case 'crm.comment.created':
       return joined('Comment added to a', text(d.object_kind) ?? 'record');
+    case 'crm.comment.updated':
+      return joined('Comment edited on a', text(d.object_kind) ?? 'record');
     case 'crm.comment.deleted':
       return joined('Comment removed from a', text(d.object_kind) ?? 'record');
     case 'crm.list.entry_added':

@@ -44,10 +44,22 @@ test("an event's one-line summary says what happened from its body", () => {
     eventSummary(event('commerce.order.updated', { order_no: 'A-10023', status: 'shipped', payment_status: 'paid' })),
     'Order A-10023 shipped, payment paid',
   );
+  assert.equal(eventSummary(event('crm.task.completed', { task_id: 't', title: 'Call back' })), 'Task Call back completed');
+  assert.equal(eventSummary(event('crm.task.due', { task_id: 't', title: 'Call back' })), 'Task Call back due');
+  assert.equal(eventSummary(event('crm.relationship.linked', { label: 'works at' })), 'Linked: works at');
+  assert.equal(eventSummary(event('crm.comment.updated', { object_kind: 'deal' })), 'Comment edited on a deal');
 });
 
 test('a body without the expected fields (an older one) still gives a sentence, never "undefined"', () => {
-  for (const type of ['message.new', 'contact.updated', 'channel.status_update', 'crm.record.created', 'crm.list.entry_added'] as const) {
+  for (const type of [
+    'message.new',
+    'contact.updated',
+    'channel.status_update',
+    'crm.record.created',
+    'crm.list.entry_added',
+    'crm.task.completed',
+    'crm.relationship.unlinked',
+  ] as const) {
     const text = eventSummary(event(type, {}));
     assert.ok(text.length > 3, type);
     assert.doesNotMatch(text, /undefined|null/, type);

@@ -222,6 +222,16 @@ export function MessageContent({ message }: { message: Message }) {
         </>
       );
     }
+    case 'call': {
+      // A call to the number (docs/channels.md, Calls): its content follows it.
+      const status = str(content.status) ?? 'ringing';
+      const outcome = status === 'rejected' && content.rejected_by === 'parley' ? 'rejected by Parley' : status;
+      return (
+        <p className="msg-text">
+          <Kind>call</Kind> {content.video === true ? 'Video call' : 'Voice call'}, {outcome}
+        </p>
+      );
+    }
     case 'cta_url':
     case 'link': {
       const url = webUrl(content.url);

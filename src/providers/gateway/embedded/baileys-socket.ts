@@ -14,7 +14,9 @@ export function createBaileysSocketFactory(options: { logger: Logger }): SocketF
       socketConfig({ auth, logger, getMessage, cachedGroupMetadata, shouldSyncHistoryMessage, markOnlineOnConnect }),
     );
     const phoneJidOfLid = async (lidJid: string) => (await socket.signalRepository.lidMapping.getPNForLID(lidJid)) ?? undefined;
-    return Object.assign(socket, { phoneJidOfLid }) satisfies EngineSocket;
+    // From the store, else asked of the service (the library's own lookup).
+    const lidOfPhoneJid = async (phoneJid: string) => (await socket.signalRepository.lidMapping.getLIDForPN(phoneJid)) ?? undefined;
+    return Object.assign(socket, { phoneJidOfLid, lidOfPhoneJid }) satisfies EngineSocket;
   };
 }
 

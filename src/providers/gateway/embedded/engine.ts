@@ -20,6 +20,7 @@ import { getQr, requestPairingCode, startPairing } from './engine/pairing.ts';
 import { remember } from './engine/remember.ts';
 import { renewHeld } from './engine/renew.ts';
 import type { OutboundContext } from './outbound.ts';
+import type { ProfileOp, ProfileOpAnswers, ProfileOpInputs } from './profiles.ts';
 import { sentOf, sessionMessage } from './session-messages.ts';
 import { SESSION_WANTED, readSession, releaseSessions } from './sessions.ts';
 import type { EngineSocket } from './socket.ts';
@@ -38,6 +39,8 @@ export type EmbeddedEngine = {
   subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
   /** The channel's settings changed: its holder reads them again before this resolves (or within its command timeout). */
   settingsChanged(channelId: string): Promise<void>;
+  /** Contacts, profiles and calls (profiles.ts), run by the session's holder. */
+  profiles<K extends ProfileOp>(channelId: string, op: K, input: ProfileOpInputs[K]): Promise<Result<ProfileOpAnswers[K]>>;
   checkHealth(channelId: string): Promise<HealthCheck>;
   /** The open socket of a session this process holds under a live lease; undefined elsewhere. */
   socketOf(channelId: string): EngineSocket | undefined;
@@ -101,6 +104,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     async settingsChanged(channelId) {
       // The holder reads them at once and answers; without one, the next holder reads them when it claims the session.
       await askHolder(engine, channelId, 'settings', {});
+    },
+
+    async profiles(channelId, op, input) {
+      const result = await askHolder(engine, channelId, 'profile', { op, input });
+      return result as Result<ProfileOpAnswers[typeof op]>;
     },
 
     async checkHealth(channelId) {

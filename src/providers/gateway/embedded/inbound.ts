@@ -14,6 +14,7 @@
  */
 import type { proto, WAMessage, WAMessageKey } from 'baileys';
 import type { InboundEvent, InboundMedia } from '../../provider.ts';
+import { missedCallEvent, MISSED_CALL_STUBS } from './calls.ts';
 import { library } from './library.ts';
 import { lidOfJid, parleyMessageIdOf, phoneOfJid, pollSecret, serverOf, userOf } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
@@ -80,7 +81,7 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'group-participants.update':
     case 'presence.update':
     case 'call':
-      // History chunks are history.ts's; group and presence events group-events.ts's; calls the settings' (engine/settings.ts).
+      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's.
       return [];
     default:
       return input satisfies never;
@@ -188,6 +189,8 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   if (m.messageStubType) return status ? [] : stubEvents(ref, m, key, group, timestamp, context);
   const message = normalizeMessageContent(m.message);
   if (!message) return [];
+  // The library's note of a group call ringing: the call's own events report it (calls.ts).
+  if (message.call) return [];
 
   // Edits and deletions, by whoever made them (the customer, or the business on any of its devices).
   const protocol = message.protocolMessage;
@@ -288,9 +291,24 @@ function stubEvents(
   const person = group ? personOf(key.participant, key.participantAlt, context) : personOf(key.remoteJid, key.remoteJidAlt, context);
   if (!person.phone) return [];
   const StubType = library().proto.WebMessageInfo.StubType;
-  // A group's notices (members added, subject changed, …) are the library's group events: group.updated, not messages.
-  if (group && m.messageStubType !== StubType.CIPHERTEXT) return [];
   const name = StubType[m.messageStubType!] ?? String(m.messageStubType);
+  // A missed call (the library writes one when a call times out; history has them too): the call's record, not a stub.
+  const missed = MISSED_CALL_STUBS[name];
+  if (missed) {
+    if (missed.group && !group) return [];
+    return [
+      missedCallEvent(ref, missed, {
+        callId: key.id!,
+        phone: person.phone,
+        ...(person.lid ? { lid: person.lid } : {}),
+        ...(text(m.pushName) ? { profileName: m.pushName! } : {}),
+        timestamp,
+        ...(group ? { group: key.remoteJid! } : {}),
+      }),
+    ];
+  }
+  // A group's other notices (members added, subject changed, …) are the library's group events: group.updated, not messages.
+  if (group && m.messageStubType !== StubType.CIPHERTEXT) return [];
   const parameter = text(m.messageStubParameters?.[0] ?? undefined);
   const error =
     m.messageStubType !== StubType.CIPHERTEXT

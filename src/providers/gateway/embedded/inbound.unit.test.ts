@@ -490,11 +490,11 @@ test('stubs are kept as unsupported with the reason: a decryption failure, a mes
     ),
   );
   assert.equal((absent.content.errors as Array<{ code: string }>)[0]!.code, 'message_unavailable');
-  // Any other stub (a missed call here), named by the library's stub type.
-  const call = inbound(wa(null as unknown as proto.IMessage, {}, { messageStubType: WAMessageStubType.CALL_MISSED_VOICE }));
-  assert.deepEqual(call.content, {
-    errors: [{ code: 'stub_message', title: 'the chat app reported CALL_MISSED_VOICE, which the embedded engine does not read' }],
-    stub_type: 'CALL_MISSED_VOICE',
+  // Any other stub (a changed security code here), named by the library's stub type.
+  const notice = inbound(wa(null as unknown as proto.IMessage, {}, { messageStubType: WAMessageStubType.E2E_IDENTITY_CHANGED }));
+  assert.deepEqual(notice.content, {
+    errors: [{ code: 'stub_message', title: 'the chat app reported E2E_IDENTITY_CHANGED, which the embedded engine does not read' }],
+    stub_type: 'E2E_IDENTITY_CHANGED',
   });
   // Our own device's stub has no customer who wrote it; a group's undecryptable message only where groups are kept.
   assert.deepEqual(one(wa(proto.Message.fromObject({}), { fromMe: true }, { messageStubType: WAMessageStubType.CIPHERTEXT })), []);
@@ -509,12 +509,12 @@ test('stubs are kept as unsupported with the reason: a decryption failure, a mes
   assert.equal(kept.chat, '120363025246125486@g.us');
   assert.deepEqual(kept.content.group, { id: '120363025246125486@g.us', participant: CUSTOMER });
   // A group's notices (a member added) are the library's group events (group.updated), not messages.
-  const notice = wa(
+  const groupNotice = wa(
     proto.Message.fromObject({}),
     { remoteJid: '120363025246125486@g.us', participant: `${CUSTOMER}@s.whatsapp.net`, remoteJidAlt: undefined },
     { messageStubType: WAMessageStubType.GROUP_PARTICIPANT_ADD, messageStubParameters: [`${CUSTOMER}@s.whatsapp.net`] },
   );
-  assert.deepEqual(one(notice, ctx({ groups: true })), []);
+  assert.deepEqual(one(groupNotice, ctx({ groups: true })), []);
 });
 
 test('empty messages are skipped; other kinds are kept as unsupported', () => {
@@ -612,3 +612,27 @@ test('acks: server, delivery, read and played; errors with the reason; acks of r
 });
 
 const ACK_463 = 'the account may not start new chats (restricted): the service refused the message';
+
+test("a missed-call stub (the library writes one when a call times out, under the call's id) is the call timing out, not a stub", () => {
+  const [missed] = one(wa(null as unknown as proto.IMessage, { id: 'CALL1' }, { messageStubType: WAMessageStubType.CALL_MISSED_VIDEO }));
+  assert.deepEqual(missed, {
+    kind: 'call',
+    ref: REF,
+    callId: 'CALL1',
+    from: CUSTOMER,
+    profileName: 'Ana',
+    identities: [
+      { type: 'chatapp_id', value: CUSTOMER },
+      { type: 'linked_id', value: CUSTOMER_LID },
+    ],
+    status: 'timeout',
+    video: true,
+    timestamp: new Date(T * 1000),
+  });
+  // The library's note of a group call ringing is the call's own events' to report.
+  const groupCall = wa(proto.Message.fromObject({ call: { callKey: Buffer.from('CALL2') } }), {
+    remoteJid: '120363025246125486@g.us',
+    participant: `${CUSTOMER}@s.whatsapp.net`,
+  });
+  assert.deepEqual(one(groupCall, ctx({ groups: true })), []);
+});

@@ -34,7 +34,8 @@ function recordingSocket(
   script: { onWhatsApp?: (n: string) => Array<{ jid: string; exists: boolean }>; sendMessage?: () => Promise<WAMessage | undefined> } = {},
 ) {
   const calls: Call[] = [];
-  const socket: MessageSocket = {
+  // The calls sending uses; the profile calls are not sending's (test/embedded/profiles.test.ts).
+  const socket = {
     ev: { on: () => undefined, off: () => undefined },
     user: { id: '4930111111:3@s.whatsapp.net', name: 'Shop' },
     async sendMessage(jid, content, options) {
@@ -61,7 +62,7 @@ function recordingSocket(
     },
     async logout() {},
     end() {},
-  };
+  } satisfies MessageSocket;
   return { socket, calls, sends: () => calls.filter((c): c is Extract<Call, { call: 'sendMessage' }> => c.call === 'sendMessage') };
 }
 

@@ -66,8 +66,6 @@ export type SessionSettings = {
   groups: boolean;
   statuses: boolean;
   alwaysOnline: boolean;
-  rejectCalls: boolean;
-  rejectCallMessage: string | null;
   readReceipts: boolean;
 };
 
@@ -76,9 +74,6 @@ export function sessionSettingsOf(settings: Record<string, unknown>): SessionSet
     groups: settings.group_messages === true,
     statuses: settings.status_messages === true,
     alwaysOnline: settings.always_online === true,
-    rejectCalls: settings.reject_calls === true,
-    rejectCallMessage:
-      typeof settings.reject_call_message === 'string' && settings.reject_call_message !== '' ? settings.reject_call_message : null,
     readReceipts: settings.read_receipts === true,
   };
 }

@@ -16,6 +16,7 @@ import type {
   WAMessageKey,
   WAPresence,
 } from 'baileys';
+import type { ProfileSocket } from './profiles.ts';
 
 /** The library's events the engine listens to. */
 export type SocketEvents = Pick<
@@ -35,8 +36,8 @@ export type SocketEvents = Pick<
   | 'call'
 >;
 
-/** The whole socket the engine holds: messaging, and groups, presence and calls. */
-export type EngineSocket = MessageSocket & GroupSocketCalls;
+/** The whole socket the engine holds: messaging, profiles and calls (profiles.ts), groups and presence. */
+export type EngineSocket = ProfileSocket & MessageSocket & GroupSocketCalls;
 
 /** What sending and receiving messages use of the socket (outbound.ts takes only this). */
 export type MessageSocket = {
@@ -65,7 +66,7 @@ export type MessageSocket = {
   groupMetadata?(jid: string): Promise<GroupMetadata>;
 };
 
-/** Groups (groups.ts), presence and calls (engine/settings.ts): the library's own calls. */
+/** Groups (groups.ts; a group's picture is ProfileSocket's) and presence: the library's own calls. */
 export type GroupSocketCalls = {
   groupFetchAllParticipating(): Promise<{ [id: string]: GroupMetadata }>;
   groupCreate(subject: string, participants: string[]): Promise<GroupMetadata>;
@@ -84,12 +85,8 @@ export type GroupSocketCalls = {
   groupRevokeInvite(jid: string): Promise<string | undefined>;
   groupAcceptInvite(code: string): Promise<string | undefined>;
   groupLeave(jid: string): Promise<void>;
-  updateProfilePicture(jid: string, content: Buffer): Promise<void>;
-  removeProfilePicture(jid: string): Promise<void>;
   /** Asks the service for a contact's presence updates (they come as presence.update). */
   presenceSubscribe(jid: string): Promise<void>;
-  /** Refuses an incoming call (the channel's reject_calls setting). */
-  rejectCall(callId: string, callFrom: string): Promise<void>;
 };
 
 /** What a socket is made with: the session's auth state (creds and signal keys, kept in PostgreSQL). */

@@ -5,9 +5,32 @@ import type { Result } from '../../../provider.ts';
 import { runGroupRequest, type GroupRequest } from '../groups.ts';
 import { jidOfPhone, phoneOfJid } from '../ids.ts';
 import { notify } from '../sessions.ts';
-import { COMMAND_DONE, FIRST_QR_MS, notRunning, type CommandKind, type EngineContext, type Held } from './context.ts';
+import { runProfileOp, type ProfileOp } from '../profiles.ts';
+import { COMMAND_DONE, FIRST_QR_MS, notRunning, profileMemoryOf, type CommandKind, type EngineContext, type Held } from './context.ts';
 import { endSession, enqueue } from './hold.ts';
 import { refreshSettings } from './settings.ts';
+
+/** What a command carries: a phone (pairing code, lookup, presence), a profile operation and its input, or a group request (groups.ts). */
+type CommandInput = { phone?: string; op?: ProfileOp; input?: unknown } & Partial<Record<string, unknown>>;
+
+/**
+ * A refusal the library threw for a profile operation (a Boom error: its status and message), as the
+ * provider's error: 4xx are the request's fault and final, the rest worth another try.
+ */
+function libraryRefusal(err: unknown): Result<never> {
+  const boom = err as { output?: { statusCode?: unknown }; message?: unknown } | null;
+  const status = typeof boom?.output?.statusCode === 'number' ? boom.output.statusCode : undefined;
+  if (status === undefined) throw err;
+  const message = typeof boom?.message === 'string' ? boom.message : 'the chat network refused';
+  return {
+    ok: false,
+    error: {
+      code: status === 404 ? 'not_found' : `library_${status}`,
+      title: `the chat network answered ${status}: ${message}`,
+      retryable: status >= 500 || status === 408 || status === 429,
+    },
+  };
+}
 
 export async function runCommands(engine: EngineContext): Promise<void> {
   const ids = [...engine.sessions.keys()];
@@ -24,7 +47,7 @@ async function runCommand(engine: EngineContext, command: typeof channelSessionC
   const { sealer, clock, logger } = engine.options;
   let result: Result<unknown>;
   try {
-    const input = JSON.parse(sealer.open(command.inputSealed)) as Record<string, unknown>;
+    const input = JSON.parse(sealer.open(command.inputSealed)) as CommandInput;
     result = await execute(engine, command.kind as CommandKind, engine.sessions.get(command.channelId), input);
   } catch (err) {
     logger.error({ err, channel_id: command.channelId, kind: command.kind }, 'embedded engine: command failed');
@@ -42,12 +65,7 @@ async function runCommand(engine: EngineContext, command: typeof channelSessionC
   });
 }
 
-async function execute(
-  engine: EngineContext,
-  kind: CommandKind,
-  held: Held | undefined,
-  input: Record<string, unknown>,
-): Promise<Result<unknown>> {
+async function execute(engine: EngineContext, kind: CommandKind, held: Held | undefined, input: CommandInput): Promise<Result<unknown>> {
   const { clock, logger } = engine.options;
   if (kind === 'logout') {
     if (!held) return notRunning('this process no longer holds the session');
@@ -89,13 +107,18 @@ async function execute(
   const phone = typeof input.phone === 'string' ? input.phone : '';
   if (kind === 'group') {
     if (!held.paired || !held.groupCache) return notRunning('the session is not paired');
-    return runGroupRequest({ socket, cache: held.groupCache, self: { phone: held.phone, lid: held.lid } }, input as GroupRequest);
+    return runGroupRequest(
+      { socket, cache: held.groupCache, self: { phone: held.phone, lid: held.lid } },
+      input as unknown as GroupRequest,
+    );
   }
   if (kind === 'presence') {
     if (!held.paired) return notRunning('the session is not paired');
     await socket.presenceSubscribe(jidOfPhone(phone));
     return { ok: true, value: { subscribed: true } };
   }
+  // Contacts, profiles and calls (profiles.ts): the library's refusals are the provider's answer.
+  if (kind === 'profile') return runProfileOp(socket, profileMemoryOf(held), input.op!, input.input as never).catch(libraryRefusal);
   if (kind === 'pairing_code') {
     if (held.paired) return { ok: false, error: { code: 'already_paired', title: 'the session is paired already', retryable: false } };
     const code = await socket.requestPairingCode(phone);

@@ -10,6 +10,7 @@ import type { Logger } from '../../../../lib/logger.ts';
 import type { InboundEvent, ProviderError } from '../../../provider.ts';
 import type { PostgresAuthState } from '../auth-state.ts';
 import type { GroupCache } from '../group-cache.ts';
+import type { ProfileMemory } from '../profiles.ts';
 import type { StoredMessage } from '../outbound-keys.ts';
 import type { EngineSocket, SocketFactory } from '../socket.ts';
 import type { SessionSettings } from '../sessions.ts';
@@ -52,7 +53,7 @@ export const NEXT_QR_MS = 20_000;
 export const MAX_SESSIONS = 500;
 
 /** What only the session's holder can do, asked of it through a durable command (any process asks, ask.ts; the holder runs it, commands.ts). */
-export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'group' | 'presence' | 'settings';
+export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'profile' | 'group' | 'presence' | 'settings';
 
 /** A session this process holds. */
 export type Held = {
@@ -86,7 +87,12 @@ export type Held = {
   groupCache?: GroupCache;
   /** Messages kept (session-messages.ts) since the last prune. */
   remembered?: number;
+  /** Push names and ringing calls the session saw (profiles.ts), kept across its sockets. */
+  profile?: ProfileMemory;
 };
+
+/** The session's profile memory, made on first use. */
+export const profileMemoryOf = (held: Held): ProfileMemory => (held.profile ??= { pushNames: new Map(), calls: new Map() });
 
 export type EngineContext = {
   options: EmbeddedEngineOptions;

@@ -7,8 +7,10 @@ import { LeaseLostError, usePostgresAuthState } from '../auth-state.ts';
 import { normalizeSocketEvent, type SocketEvent } from '../inbound.ts';
 import { assertHeld } from '../sessions.ts';
 import type { SocketEvents } from '../socket.ts';
+import { callEvents, withCallerPhones } from '../calls.ts';
+import { rememberCall, rememberPushNames } from '../profiles.ts';
 import { onConnection } from './connection.ts';
-import type { EngineContext, Held } from './context.ts';
+import { profileMemoryOf, type EngineContext, type Held } from './context.ts';
 import { createGroupCache } from '../group-cache.ts';
 import { shouldSyncHistory } from '../history.ts';
 import { pruneSessionMessages, sentContent } from '../session-messages.ts';
@@ -18,7 +20,7 @@ import { withSenderPhones } from './sender-phones.ts';
 import { remember } from './remember.ts';
 import { report } from './report.ts';
 import { groupSocketEvents, lidsOf, type GroupSocketEvent } from '../group-events.ts';
-import { onCalls, sendReadReceipts } from './settings.ts';
+import { sendReadReceipts } from './settings.ts';
 
 const MESSAGE_EVENTS = [
   'messages.upsert',
@@ -91,6 +93,7 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
           if (event === 'messages.upsert') {
             const { messages } = data as SocketEvents['messages.upsert'];
             await withSenderPhones(socket, messages);
+            rememberPushNames(profileMemoryOf(held), messages);
             await remember(
               engine,
               held,
@@ -126,8 +129,19 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
         });
       });
     }
+    // Calls: where each rang from (a reject names it), then Parley's call events.
     socket.ev.on('call', (calls) => {
-      if (live()) void enqueue(engine, held, () => onCalls(engine, held, socket, calls));
+      if (!live()) return;
+      void enqueue(engine, held, async () => {
+        await withCallerPhones(socket, calls);
+        for (const call of calls)
+          if (call.status === 'offer') rememberCall(profileMemoryOf(held), call.id, call.from, clock.now().getTime());
+        await report(
+          engine,
+          held,
+          callEvents(held.ref, calls, { self: { phone: held.phone, lid: held.lid }, groups: held.settings.groups }),
+        );
+      });
     });
     socket.ev.on('messaging-history.set', (chunk) => {
       if (live()) void enqueue(engine, held, () => onHistory(engine, held, socket, chunk));

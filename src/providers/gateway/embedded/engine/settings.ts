@@ -1,14 +1,13 @@
 /**
  * The channel settings a held session honours (docs/channels.md, "Channel settings"): read when the
  * session is claimed, at once when they change (a command from the process that changed them) and on
- * each pass of the manager, and
- * applied: always online (the account's presence), calls refused with an optional message, read
- * receipts for the messages Parley keeps; which chats are kept (groups, status posts) is read by the
- * mapping of each event.
+ * each pass of the manager, and applied: always online (the account's presence), read receipts for the
+ * messages Parley keeps; which chats are kept (groups, status posts) is read by the mapping of each
+ * event. Calls are refused by the calls domain (reject_calls: domain/calls/reject.ts), not here.
  */
 import type { WAMessage } from 'baileys';
 import type { InboundEvent } from '../../../provider.ts';
-import { readSessionSettings, type SessionSettings } from '../sessions.ts';
+import { readSessionSettings } from '../sessions.ts';
 import type { EngineSocket, SocketEvents } from '../socket.ts';
 import type { EngineContext, Held } from './context.ts';
 import { enqueue } from './hold.ts';
@@ -37,23 +36,6 @@ export async function showPresence(engine: EngineContext, held: Held): Promise<v
     .catch((err: unknown) =>
       engine.options.logger.warn({ err, channel_id: held.channelId }, 'embedded engine: could not set the presence'),
     );
-}
-
-/** Incoming calls, refused when the channel asks (with its message to the caller, when it has one). */
-export async function onCalls(engine: EngineContext, held: Held, socket: EngineSocket, calls: SocketEvents['call']): Promise<void> {
-  const settings: SessionSettings = held.settings;
-  if (!settings.rejectCalls) return;
-  for (const call of calls) {
-    if (call.status !== 'offer') continue;
-    try {
-      await socket.rejectCall(call.id, call.from);
-      // A group call has no one caller to answer; the message goes to the caller's own chat.
-      if (settings.rejectCallMessage && !call.isGroup) await socket.sendMessage(call.from, { text: settings.rejectCallMessage });
-      engine.options.logger.info({ channel_id: held.channelId, video: call.isVideo === true }, 'embedded engine: call refused');
-    } catch (err) {
-      engine.options.logger.warn({ err, channel_id: held.channelId }, 'embedded engine: could not refuse a call');
-    }
-  }
 }
 
 /** Read receipts for the new messages Parley keeps (those that became inbound messages), when the channel sends them. */

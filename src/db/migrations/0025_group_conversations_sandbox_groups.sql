@@ -18,7 +18,8 @@ CREATE TABLE "sandbox_groups" (
 --> statement-breakpoint
 ALTER TABLE "sandbox_accounts" ADD COLUMN "settings" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
 CREATE INDEX "sandbox_groups_account_idx" ON "sandbox_groups" USING btree ("account_id");--> statement-breakpoint
-CREATE UNIQUE INDEX "sandbox_groups_invite_code_key" ON "sandbox_groups" USING btree ("invite_code");--> statement-breakpoint
+CREATE UNIQUE INDEX "sandbox_groups_invite_code_key" ON "sandbox_groups" USING btree ("invite_code");
+--> statement-breakpoint
 -- A group is one conversation, keyed by the group's id: inbound group messages filed under their sender's conversation move to it (the sender stays the message's).
 CREATE TEMP TABLE "group_moves" AS
 SELECT m.id AS message_id, m.conversation_id AS from_id, m.organization_id, m.channel_id, m.content->'group'->>'id' AS group_id, m.created_at,

@@ -1,0 +1,1 @@
+ALTER TABLE "oauth_clients" ALTER COLUMN "organization_id" DROP NOT NULL;
