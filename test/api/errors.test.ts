@@ -174,11 +174,21 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
   const contact = await postContact(server, { name: 'Cursor', email: 'cursor@example.com' });
   const channelId = await insertChannel(server, server.organizationId, 'Cursor channel');
   const { conversationId } = await insertMessage(server, server.organizationId, contact.id, channelId);
+  // Every organization has a default pipeline with its stages.
+  const pipeline = (await request(server, 'GET', '/v1/pipelines', { key: server.apiKey })).body.data[0];
   const ids: Record<string, string> = {
     contactID: contact.id,
     conversationID: conversationId,
     channelID: channelId,
     organizationID: server.organizationId,
+    pipelineID: pipeline.id,
+    stageID: pipeline.stages[0].id,
+    dealID: (
+      await request(server, 'POST', '/v1/deals', {
+        key: server.apiKey,
+        body: { name: 'Cursor deal', pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id },
+      })
+    ).body.data.id,
   };
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
