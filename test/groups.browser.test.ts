@@ -42,7 +42,7 @@ test('channel settings saved; groups listed, one made, its members and invite li
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await settings.getByText('Saved: the channel uses them now.').waitFor();
     const saved = (await api('GET', `/v1/channels/${channel.id}`)).body.data.settings;
-    assert.deepEqual([saved.group_messages, saved.reject_calls, saved.reject_call_message], [true, true, 'Please write to us instead']);
+    assert.deepEqual([saved.group_messages, saved.reject_calls, saved.reject_calls_message], [true, true, 'Please write to us instead']);
     assert.equal(await settings.getByLabel('Import history when pairing').count(), 0, 'a gateway imports no history');
     await checkPage(page, 'channel-settings');
 
