@@ -36,7 +36,9 @@ export async function pairedSession(db: Executor, organizationId: string, channe
   // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
   if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
   if (account.protocol !== 'gateway')
-    return fail(gateway.invalid("echoes, edits, deletions, calls and groups are gateways' only; this channel is on the official sandbox"));
+    return fail(
+      gateway.invalid('echoes, edits, deletions, calls and groups are reported by gateways only; this channel is on the official sandbox'),
+    );
   if (account.status !== 'WORKING')
     return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
   return ok(account);

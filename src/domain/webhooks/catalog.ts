@@ -153,7 +153,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'group.updated': {
     description:
-      "A group the channel's number is in changed. Official channels: as the provider reported it (group created or deleted, settings changed, participants added or removed; `change` is the provider's own name of it, the other fields what it reported). Unofficial channels: `change` is group_join (the number was added, created it or joined by link), group_leave, group_settings_update (`subject`, `description` and the `settings` that changed), group_add_participants, group_remove_participants, group_promote_participants or group_demote_participants (the participants by phone as `wa_id`, with `lid` their privacy id where known), and `author` the phone that made the change, where known.",
+      "A group the channel's number is in changed. Official channels: as the provider reported it (group created or deleted, settings changed, participants added or removed; `change` is the provider's own name of it, the other fields what it reported). Unofficial channels: `change` is group_join (the number was added, created it or joined by link), group_leave, group_settings_update (the new subject, about text or `settings`, only those that changed), group_add_participants, group_remove_participants, group_promote_participants or group_demote_participants (the participants by phone as `wa_id`, with `lid` their privacy id where known), and `author` the phone that made the change, where known.",
     example: {
       channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
       organization_id: ORG,
@@ -167,7 +167,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'presence.updated': {
     description:
-      "A contact's presence changed (unofficial channels): `available` or `unavailable` (with `last_seen` where the contact shares it), `composing` (typing), `recording` (a voice note) or `paused`. Sent for contacts whose presence the channel subscribed to (POST /v1/channels/{channelID}/presence/subscribe) and for members typing in its groups (`chat_id` the group).",
+      "A contact's presence changed (unofficial channels): `available` or `unavailable` (with `last_seen` where the contact shares it), `composing` (typing), `recording` (a voice note) or `paused`. Sent for contacts whose presence the channel subscribed to (the channel's presence subscribe route) and for members typing in its groups (`chat_id` the group).",
     example: {
       channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
       organization_id: ORG,

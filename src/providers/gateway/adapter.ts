@@ -30,7 +30,7 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const { client, session, embedded } = access;
 
   return {
-    groups: createGroupCalls({ embedded, client, session, noEngine: NO_ENGINE, targets: options.targets }),
+    groups: createGroupCalls({ ...access, targets: options.targets }),
 
     async subscribePresence(connection, phone) {
       const engine = embedded(connection);

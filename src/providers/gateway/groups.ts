@@ -6,30 +6,13 @@
  * given the URL, as it is for media sends.
  */
 import type { TargetPolicy } from '../../lib/safe-fetch.ts';
-import type {
-  ChannelConnection,
-  GroupCalls,
-  GroupChange,
-  GroupParticipantResult,
-  ProviderError,
-  ProviderGroup,
-  Result,
-} from '../provider.ts';
-import type { EmbeddedEngine } from './embedded/engine.ts';
+import type { ChannelConnection, GroupCalls, GroupChange, GroupParticipantResult, ProviderGroup, Result } from '../provider.ts';
+import { NO_ENGINE, type GatewayAccess } from './access.ts';
 import { groupFromJson, type GroupJson, type GroupRequest } from './embedded/groups.ts';
 import { fetchMedia } from './embedded/outbound-media.ts';
-import type { createGatewayClient } from './client.ts';
 
-type Client = ReturnType<typeof createGatewayClient>;
-
-/** How the adapter reaches a channel's engine: its HTTP gateway (client, session path part), or the embedded engine. */
-export type EngineAccess = {
-  embedded(connection: ChannelConnection): EmbeddedEngine | null | undefined;
-  client(connection: ChannelConnection): Client;
-  session(connection: ChannelConnection): string;
-  noEngine: ProviderError;
-  targets: TargetPolicy;
-};
+/** How the group calls reach a channel's engine (access.ts), and where a picture's URL may point. */
+export type EngineAccess = GatewayAccess & { targets: TargetPolicy };
 
 /** A group as the gateway protocol writes it. */
 type GroupWire = {
@@ -103,7 +86,7 @@ export function createGroupCalls(access: EngineAccess): GroupCalls {
   ): Promise<Result<T> | undefined> => {
     const engine = access.embedded(connection);
     if (engine === undefined) return undefined;
-    if (engine === null) return { ok: false, error: access.noEngine };
+    if (engine === null) return { ok: false, error: NO_ENGINE };
     const answer = await engine.group(connection.channelId, request);
     return answer.ok ? { ok: true, value: read(answer.value) } : answer;
   };
@@ -141,7 +124,7 @@ export function createGroupCalls(access: EngineAccess): GroupCalls {
 
     async setPicture(connection, groupId, imageUrl) {
       const engine = access.embedded(connection);
-      if (engine === null) return { ok: false, error: access.noEngine };
+      if (engine === null) return { ok: false, error: NO_ENGINE };
       if (engine) {
         let image: string | null = null;
         if (imageUrl !== null) {
