@@ -66,7 +66,6 @@ export async function registerOpenApiDocument(app: App, config: Pick<Config, 'ba
       info: {
         title: 'Parley API',
         version: '1.0.0',
-        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Business messaging and CRM. Authenticate with `X-Api-Key`, an OAuth access token (`Authorization: Bearer`), or the dashboard session cookie. ' +
           'Lists return `{data: [...], meta: {next_cursor}}`; pass `cursor` (and `limit`, default 50, maximum 200) to page. ' +
