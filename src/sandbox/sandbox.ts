@@ -11,6 +11,7 @@ import { createCallbacks } from './callbacks.ts';
 import { createCalls } from './calls.ts';
 import type { SandboxCallback, SandboxContext, SandboxDeps } from './context.ts';
 import { createFaultSwitch, type FaultSwitch } from './faults.ts';
+import { createSendsInFlight, type SendsInFlight } from './in-flight.ts';
 import { createGatewayApi, type GatewayApi } from './gateway.ts';
 import { createInbound } from './inbound.ts';
 import { createMediaUrls, mediaBytes, mediaSize } from './media.ts';
@@ -35,6 +36,8 @@ export type Sandbox = SandboxProvisioning &
     templateEvents: ReturnType<typeof createTemplateEvents>;
     /** Faults injected into sends (tests; served under /sandbox/faults only with SANDBOX_FAULT_INJECTION). */
     faults: FaultSwitch;
+    /** The sends being recorded right now (findSend waits for an account's before it answers). */
+    inFlight: SendsInFlight;
     /** The bytes behind a signed media URL (streamed), or undefined when the URL is wrong or lapsed; `account` is the number or session holding it. */
     downloadMedia(
       db: Executor,
@@ -70,6 +73,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
   const official = createOfficialApi(ctx);
   const gateway = createGatewayApi(ctx);
   const callbacks = createCallbacks(ctx);
+  const inFlight = createSendsInFlight();
 
   return {
     officialAppSecret,
@@ -81,6 +85,7 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     calls: createCalls(ctx),
     templateEvents: createTemplateEvents(ctx),
     faults: createFaultSwitch(),
+    inFlight,
 
     provisionOfficialNumber(db, input): Promise<SandboxOfficialNumber> {
       return official.provisionNumber(db, input);
@@ -99,6 +104,8 @@ export function createSandbox(deps: SandboxDeps): Sandbox {
     async findSend(db, connection, messageId) {
       // The number (official) or the session (gateway) the channel is bound to.
       const account = String(connection.settings.phone_number_id ?? connection.settings.session ?? '');
+      // A send cut off on the caller's side may still be landing here (see in-flight.ts).
+      await inFlight.settled(account);
       const [found] = await db
         .select({ id: sandboxMessages.id })
         .from(sandboxMessages)

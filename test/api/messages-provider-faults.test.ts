@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { dispatchDeps } from '../../src/container.ts';
 import { queryRows } from '../../src/db/client.ts';
-import { messages } from '../../src/db/schema.ts';
+import { messages, sandboxMessages } from '../../src/db/schema.ts';
 import { dispatchMessage } from '../../src/domain/messages/dispatch.ts';
 import type { MessageRow } from '../../src/domain/messages/messages.ts';
 import { signBody } from '../../src/providers/signature.ts';
@@ -263,4 +263,30 @@ test('a provider that can be asked but keeps failing the lookup is asked again, 
   } finally {
     await server.container.dispatcher.start();
   }
+});
+
+test('a lookup made while the provider is still recording the send (the caller timed out first) waits for it and finds it', async () => {
+  // Under load a send may outlast PROVIDER_TIMEOUT_MS and still land; with the clock moved on, the
+  // lookup comes at once. Answering "not found" then would have the message sent twice.
+  const connection = { sandbox: true, settings: { phone_number_id: 'slow-landing-number' } };
+  const messageId = 'msg_slow_landing';
+  let land!: () => void;
+  const landed = new Promise<void>((resolve) => (land = resolve));
+  const recording = server.container.sandbox!.inFlight.track('slow-landing-number', async () => {
+    await landed;
+    await db()
+      .insert(sandboxMessages)
+      .values({
+        id: 'wamid.slow-landing',
+        accountId: 'slow-landing-number',
+        recipient: '4915112347005',
+        type: 'text',
+        body: { biz_opaque_callback_data: messageId },
+        status: 'accepted',
+      });
+  });
+  const lookup = dispatchDeps(server.container).sandboxSends!(connection as never, messageId);
+  land();
+  await recording;
+  assert.deepEqual(await lookup, { ok: true, value: { found: true, providerMessageId: 'wamid.slow-landing' } });
 });

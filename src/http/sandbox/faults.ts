@@ -114,7 +114,7 @@ export async function sendWithFaults<T>(
   const fault = rule?.fault;
   switch (fault) {
     case undefined:
-      return io.answer(await io.process());
+      return io.answer(await sandbox.inFlight.track(account, io.process));
     case 'error':
     case 'rate_limit':
       return io.refuse(fault);
@@ -125,7 +125,7 @@ export async function sendWithFaults<T>(
     case 'hang':
       return holdOpen(request, reply);
     case 'lose_answer':
-      await io.process();
+      await sandbox.inFlight.track(account, io.process);
       return holdOpen(request, reply);
     case 'provider_error':
       return answerAs(reply, rule!.answer!, request.body);

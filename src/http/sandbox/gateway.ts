@@ -85,7 +85,8 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     // statement for the sends of the moment, no lookup first); anything else takes the full path.
     const apiKey = bearerToken(request);
     if (apiKey && sandbox.faults.idle()) {
-      const id = await api.sendNew(db, (request.params as SessionParams).session, apiKey, request.body);
+      const session = (request.params as SessionParams).session;
+      const id = await sandbox.inFlight.track(session, () => api.sendNew(db, session, apiKey, request.body));
       if (id) return reply.code(201).send({ id });
       return sendAfterTry(request, reply);
     }
