@@ -91,6 +91,10 @@ test('pages through the events oldest first with a cursor that is always set; re
   assert.deepEqual(filtered.seen, []);
   const since = await eventsAfter(other.apiKey, undefined, `&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`);
   assert.deepEqual(since.seen, []);
+  // Its cursor read on alone (as the docs say: pass next_cursor each time) does not go back to the
+  // events `since` (or `type`) left out: it stands where the log stood.
+  assert.deepEqual((await eventsAfter(other.apiKey, since.cursor)).seen, [], 'nothing before `since` comes back');
+  assert.deepEqual((await eventsAfter(other.apiKey, filtered.cursor)).seen, [], 'nor what `type` left out');
   assert.equal((await request(server, 'GET', '/v1/events?cursor=not-ours', { key: other.apiKey })).status, 400);
   assert.equal((await request(server, 'GET', '/v1/events?type=nope', { key: other.apiKey })).status, 400);
 });

@@ -50,17 +50,22 @@ export async function listEvents({ db }: { db: Executor }, actor: Actor, query: 
   const from = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, order);
   if (query.cursor !== undefined && from === undefined) return { ok: false, refusal: 'bad_cursor' };
   const options = { limit: query.limit + 1, types: query.type ? [query.type] : undefined, since: query.since };
+  // Read before the page: every event sequenced by then is in the page's reach, so a page that is not
+  // full has seen all that match up to it, and the cursor may move there (past events a `type` or
+  // `since` left out: reading on later with the cursor alone does not go back to them).
+  const head = order === 'asc' ? await latestPosition({ db }) : 0;
   const rows =
     order === 'asc'
       ? await eventsAfter({ db }, actor.organizationId, from ?? 0, options)
       : await eventsBefore({ db }, actor.organizationId, from, options);
   const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
+  const hasMore = rows.length > query.limit;
+  const reached = page.at(-1)?.position ?? from ?? 0;
   return {
     ok: true,
     items: page,
-    nextCursor: encodeEventCursor(last ? last.position : (from ?? 0), order),
-    hasMore: rows.length > query.limit,
+    nextCursor: encodeEventCursor(order === 'asc' && !hasMore ? Math.max(reached, head) : reached, order),
+    hasMore,
   };
 }
 
