@@ -96,6 +96,10 @@ test('URLs in log lines lose the personal values they carry: phones in paths, se
   assert.equal(safeUrl('/v1/channels/c1/profiles/%2B4915112345678'), '/v1/channels/c1/profiles/[redacted]');
   assert.equal(safeUrl('/v1/channels/c1/blocklist/4915112345678?x=1'), '/v1/channels/c1/blocklist/[redacted]?x=1');
   assert.equal(safeUrl('/v1/channels/c1/blocklist'), '/v1/channels/c1/blocklist');
+  // A group's id is a message's `to` too.
+  assert.equal(safeUrl('/v1/channels/c1/groups/120363%40g.us/participants'), '/v1/channels/c1/groups/[redacted]/participants');
+  assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/groups/120363%40g.us'), '/sandbox/gateway/sessions/sbx_1/groups/[redacted]');
+  assert.equal(safeUrl('/v1/channels/c1/groups?limit=5'), '/v1/channels/c1/groups?limit=5');
   assert.equal(safeUrl('/v1/channels/c1/lids/lookup'), '/v1/channels/c1/lids/lookup');
   assert.equal(safeUrl('/v1/channels/c1/contacts/lookup'), '/v1/channels/c1/contacts/lookup');
   assert.equal(safeUrl('/sandbox/gateway/sessions/sbx_1/profiles/15551234567'), '/sandbox/gateway/sessions/sbx_1/profiles/[redacted]');

@@ -291,6 +291,34 @@ test('a group is one conversation keyed by its id, each message with its sender;
   assert.equal((await api('GET', `/v1/messages/${sent}`)).body.data.conversation_id, stored[0]!.conversation_id);
 });
 
+test('a send to a group the number is not in fails naming the group; an announcement group takes admins’ messages only', async () => {
+  const channel = await pairedGatewayChannel(server, 'Group sends');
+  const notIn = await sendText(server, channel.id, '120363000000000999@g.us', 'anyone there?');
+  const failed = await waitForStatus(server, notIn, 'failed');
+  assert.equal(failed.error.code, 'group_not_found', JSON.stringify(failed.error));
+  assert.match(failed.error.title + (failed.error.message ?? ''), /120363000000000999@g\.us/);
+  const [held] = await queryRows<{ n: number }>(
+    server.container.database.db,
+    sql`select count(*)::int as n from sandbox_messages where recipient = '120363000000000999@g.us'`,
+  );
+  assert.equal(held!.n, 0, 'nothing was sent');
+
+  // A group someone else made, the session's number a plain member, then only admins may send.
+  const self = (await sessionOf(channel.id)).phone as string;
+  const groupId = (await api('POST', '/sandbox/groups', { channel_id: channel.id, subject: 'News', participants: ['+4915112340311'] })).body
+    .group_id as string;
+  await queryRows(
+    server.container.database.db,
+    sql`update sandbox_groups set announcement = true, participants = ${JSON.stringify([
+      { phone: '4915112340311', role: 'superadmin' },
+      { phone: self, role: 'member' },
+    ])}::jsonb where id = ${groupId}`,
+  );
+  const refused = await sendText(server, channel.id, groupId, 'may I?');
+  const notAdmin = await waitForStatus(server, refused, 'failed');
+  assert.equal(notAdmin.error.code, 'not_admin', JSON.stringify(notAdmin.error));
+});
+
 test('presence: a subscription brings the contact’s presence as presence.updated; the settings go to the gateway and read receipts are sent', async () => {
   const channel = await pairedGatewayChannel(server, 'Presence', { always_online: true, reject_calls: true });
   const session = await sessionOf(channel.id);

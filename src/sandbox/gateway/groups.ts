@@ -90,6 +90,18 @@ const isAdmin = (group: GroupRow, self: string) => group.participants.some((p) =
 const newGroupId = () => `120363${String(randomInt(100_000, 999_999))}${String(randomInt(100_000, 999_999))}@g.us`;
 const newInviteCode = () => randomBytes(16).toString('base64url').slice(0, 22);
 
+/**
+ * Why the session may not send to group `id`, or undefined when it may: the group must hold its
+ * number, and an announcement group takes messages from its admins only.
+ */
+export async function groupSendRefusal(db: Executor, account: AccountRow, id: string): Promise<GatewayError | undefined> {
+  const self = account.displayPhoneNumber?.replace(/\D/g, '') ?? '';
+  const [group] = await db.select().from(sandboxGroups).where(eq(sandboxGroups.id, id)).limit(1);
+  if (!group || !group.participants.some((p) => p.phone === self)) return groupNotFound(id);
+  if (group.announcement && !isAdmin(group, self)) return notAdmin(id, 'send to it (only admins send to an announcement group)');
+  return undefined;
+}
+
 export function createGatewayGroups(ctx: SandboxContext) {
   const { clock } = ctx;
 

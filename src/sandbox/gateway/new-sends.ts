@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { batchRows } from '../../db/batch-rows.ts';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { createBatcher } from '../../lib/batcher.ts';
+import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import type { SandboxContext } from '../context.ts';
 import { gatewayMessageId } from '../ids.ts';
 import { statusSteps } from '../rules.ts';
@@ -107,7 +108,9 @@ export function createNewSends(ctx: SandboxContext): InsertNew {
     parsed: ReturnType<typeof parseSend>,
   ): Promise<string | undefined> {
     if (typeof key !== 'string' || key === '' || key.length > 200) return undefined;
+    // A group's send is checked against the group first (the full path).
     if (!parsed.ok || parsed.value.outcome === 'throttle_once' || parsed.value.type === 'mark_as_read') return undefined;
+    if (GROUP_RECIPIENT.test(parsed.value.to)) return undefined;
     const { to, type, content, hash, outcome } = parsed.value;
     const id = gatewayMessageId();
     const row = {

@@ -8,6 +8,8 @@ import { fail, gateway, ok, type GatewayResult } from '../errors.ts';
 import { gatewayMessageId } from '../ids.ts';
 import { statusSteps } from '../rules.ts';
 import type { GatewayContext } from './context.ts';
+import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
+import { groupSendRefusal } from './groups.ts';
 import { NO_STATUS_TYPES, isObject, parseSend, type Json } from './parse-send.ts';
 
 /**
@@ -64,6 +66,10 @@ export async function sendMessage(
   }
   if (!parsed.ok) return parsed;
   const { to, type, content, hash, outcome } = parsed.value;
+  if (GROUP_RECIPIENT.test(to)) {
+    const refusal = await groupSendRefusal(db, account, to);
+    if (refusal) return fail(refusal);
+  }
   return db.transaction(async (tx): Promise<GatewayResult<{ created: boolean; id: string }>> => {
     // A retry of a throttled attempt: by its idempotency key (none to look for when the key is new), or else by the same body.
     const [throttled] =
