@@ -68,5 +68,8 @@ describe('embedded engine: stub messages', () => {
     assert.equal((await inboundOf(channel.id)).length, 1);
     const edited = await eventsOf(server, 'message.edited');
     assert.ok(edited.some((e) => e.payload.message_id === stub!.id));
+    // The conversation's preview shows the words, not the placeholder any more.
+    const conversation = (await request(server, 'GET', `/v1/conversations/${replaced.conversation_id}`, { key: server.apiKey })).body.data;
+    assert.equal(conversation.last_message_preview, 'the real words');
   });
 });

@@ -312,3 +312,24 @@ export async function touchOutbound(
     })
     .where(eq(conversations.id, row.id));
 }
+
+/**
+ * A message's content changed in place (a placeholder completed): the conversation's preview follows
+ * when that message is still its last one (no message of the conversation came after it).
+ */
+export async function refreshPreviewOf(
+  tx: Executor,
+  message: { id: string; conversationId: string; createdAt: Date },
+  preview: string,
+): Promise<void> {
+  await tx
+    .update(conversations)
+    .set({ lastMessagePreview: preview })
+    .where(
+      and(
+        eq(conversations.id, message.conversationId),
+        sql`not exists (select 1 from messages m where m.conversation_id = ${message.conversationId}
+              and (m.created_at, m.id) > (${message.createdAt.toISOString()}::timestamptz, ${message.id}))`,
+      ),
+    );
+}

@@ -16,7 +16,7 @@ import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
-import { ensureConversation, touchInbound, touchOutbound } from './conversations.ts';
+import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
 
@@ -289,6 +289,7 @@ async function completePlaceholder(
     .where(and(eq(messages.id, row.id), eq(messages.type, 'unsupported')))
     .returning({ id: messages.id });
   if (!updated) return;
+  await refreshPreviewOf(tx, row, previewOf(event.type, content));
   if (event.media) await recordInboundMedia(deps.media, tx, { id: row.id, organizationId: row.organizationId }, event.media, at);
   await recordEvent(
     tx,
