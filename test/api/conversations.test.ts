@@ -411,3 +411,38 @@ describe('order and cursor', () => {
     }
   });
 });
+
+describe('a member leaving', () => {
+  test('what was assigned to them or owned by them is released, each with its event; what others hold stays', async () => {
+    const leaver = await inviteNewMember(server, { key: server.apiKey }, server.organizationId, 'member', 'leaver');
+    const c = await conversationOf(await customerWrites(server, gateway.id, '4915112300099', 'text', { body: 'hello?' }));
+    const api = async (method: string, path: string, body: unknown) => {
+      const res = await request(server, method, path, { key: server.apiKey, body });
+      assert.ok(res.status < 300, res.text);
+      return res.body.data as { id: string };
+    };
+    await api('PATCH', `/v1/conversations/${c.id}`, { assignee_user_id: leaver.userId });
+    const company = await api('POST', '/v1/companies', { name: 'Left Behind GmbH', owner_user_id: leaver.userId });
+    const kept = await api('POST', '/v1/companies', { name: 'Still Owned AG', owner_user_id: ownerId });
+    const deal = await api('POST', '/v1/deals', { name: 'Orphan deal', owner_user_id: leaver.userId });
+    const task = await api('POST', '/v1/tasks', { title: 'Call back', assignee_user_id: leaver.userId });
+
+    const removed = await request(server, 'DELETE', `/v1/organizations/${server.organizationId}/members/${leaver.userId}`, {
+      cookie: ownerCookie,
+    });
+    assert.equal(removed.status, 204, removed.text);
+
+    assert.equal((await conversation(c.id)).assignee, null, 'the conversation is unassigned');
+    const read = async (path: string) => (await request(server, 'GET', path, { key: server.apiKey })).body.data;
+    assert.equal((await read(`/v1/companies/${company.id}`)).owner_user_id, null);
+    assert.equal((await read(`/v1/companies/${kept.id}`)).owner_user_id, ownerId, 'another member’s company stays theirs');
+    assert.equal((await read(`/v1/deals/${deal.id}`)).owner_user_id, null);
+    assert.equal((await read(`/v1/tasks/${task.id}`)).assignee_user_id, null);
+
+    const updated = (await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === c.id);
+    assert.equal(updated.at(-1)!.payload.assignee_user_id, null);
+    const records = (await eventsOf(server, 'crm.record.updated')).map((e) => e.payload.record_id);
+    for (const id of [company.id, deal.id, task.id]) assert.ok(records.includes(id), `crm.record.updated for ${id}`);
+    assert.ok(!records.includes(kept.id));
+  });
+});

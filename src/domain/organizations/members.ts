@@ -15,6 +15,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Actor } from '../actor.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import { revokeMemberOAuthAccess } from '../oauth/membership.ts';
+import { releaseMemberRecords } from './departing.ts';
 import type { Role } from '../permissions.ts';
 
 export type MemberDeps = { db: Executor; clock: Clock };
@@ -84,7 +85,8 @@ export async function changeMemberRole({ db }: MemberDeps, actor: Actor, input: 
 /**
  * Ends a membership (a removal by an owner or admin, or the member leaving): in one transaction the
  * membership goes, the user's sessions in the organization end, the API keys they created there are
- * revoked and their OAuth access to it is withdrawn.
+ * revoked, their OAuth access to it is withdrawn, and what was assigned to them or owned by them
+ * there is released (departing.ts).
  */
 export async function removeMember({ db, clock }: MemberDeps, actor: Actor, input: { userId: string }): Promise<{ revokedKeys: number }> {
   if (!isUuid(input.userId)) throw notFound('member');
@@ -106,6 +108,7 @@ export async function removeMember({ db, clock }: MemberDeps, actor: Actor, inpu
       .where(and(eq(apiKeys.createdByUserId, input.userId), eq(apiKeys.organizationId, organizationId), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     await revokeMemberOAuthAccess({ db: tx, clock }, { userId: input.userId, organizationId });
+    await releaseMemberRecords(tx, organizationId, input.userId, now);
     return { revokedKeys: keys.length };
   });
 }
