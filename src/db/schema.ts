@@ -21,6 +21,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { companyDocument, contactDocument, dealDocument, messageDocument } from './search-vectors.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -823,6 +824,8 @@ export const messages = pgTable(
     index('messages_dispatch_due_idx').on(t.dispatchAt).where(sql`${t.dispatchAt} is not null`),
     index('messages_conversation_idx').on(t.conversationId, t.createdAt),
     index('messages_contact_idx').on(t.contactId),
+    // Text search (domain/search): words of texts and captions; deleted messages are not found.
+    index('messages_search_idx').using('gin', messageDocument(t)).where(sql`${t.deletedAt} is null`),
     uniqueIndex('messages_provider_id_key').on(t.channelId, t.providerMessageId),
     check('messages_direction_check', sql`${t.direction} in ('inbound', 'outbound')`),
   ],
@@ -985,6 +988,7 @@ export const contacts = pgTable(
     index('contacts_name_prefix_idx').on(t.organizationId, sql`lower(${t.name}) text_pattern_ops`),
     index('contacts_email_prefix_idx').on(t.organizationId, sql`lower(${t.email}) text_pattern_ops`),
     index('contacts_external_source_idx').on(t.organizationId, t.externalSource, t.createdAt),
+    index('contacts_search_idx').using('gin', contactDocument(t)),
     check('contacts_phone_e164_check', sql`${t.phoneNumber} ~ '^\\+[1-9][0-9]{5,14}$'`),
     check('contacts_external_pair_check', sql`(${t.externalSource} is null) = (${t.externalId} is null)`),
     // The API limits custom_fields to 16 KiB of JSON; this is the backstop (jsonb's text form is wider).
@@ -1123,6 +1127,7 @@ export const companies = pgTable(
     index('companies_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
     index('companies_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
     index('companies_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    index('companies_search_idx').using('gin', companyDocument(t)),
     check('companies_phone_e164_check', sql`${t.phone} ~ '^\\+[1-9][0-9]{5,14}$'`),
     check('companies_address_check', sql`${t.address} is null or jsonb_typeof(${t.address}) = 'object'`),
     customFieldsCheck('companies_custom_fields_check', t.customFields),
@@ -1211,6 +1216,7 @@ export const deals = pgTable(
     index('deals_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
     index('deals_organization_close_idx').on(t.organizationId, sql`coalesce(${t.expectedCloseDate}, '9999-12-31'::date)`, t.id),
     index('deals_organization_owner_idx').on(t.organizationId, t.ownerUserId, t.createdAt),
+    index('deals_search_idx').using('gin', dealDocument(t)),
     // The board: a stage's deals, most recently arrived first; the totals of a pipeline by stage and currency.
     index('deals_stage_board_idx').on(t.stageId, t.stageEnteredAt, t.id),
     index('deals_pipeline_totals_idx').on(t.pipelineId, t.stageId, t.currency, t.amount),

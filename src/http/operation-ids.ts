@@ -153,6 +153,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/deals/{dealID}': 'updateDeal',
   'DELETE /v1/deals/{dealID}': 'deleteDeal',
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
+  // search
+  'GET /v1/search': 'search',
   // tasks
   'POST /v1/tasks': 'createTask',
   'GET /v1/tasks': 'listTasks',

@@ -170,6 +170,8 @@ test('a NUL character or a lone surrogate in any body, query or path string is a
   }
 });
 
+const REQUIRED_QUERY_VALUES: Record<string, string> = { q: 'cursor' };
+
 test('a forged cursor is a 400 on every list route that takes one', async () => {
   const contact = await postContact(server, { name: 'Cursor', email: 'cursor@example.com' });
   const channelId = await insertChannel(server, server.organizationId, 'Cursor channel');
@@ -202,7 +204,7 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
       Record<
         string,
         {
-          parameters?: Array<{ name: string; in: string }>;
+          parameters?: Array<{ name: string; in: string; required?: boolean }>;
           security?: Array<Record<string, unknown>>;
           responses?: Record<string, { content?: Record<string, unknown> }>;
         }
@@ -214,6 +216,11 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     .filter(([, ops]) => ops.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
     .map(([path, ops]) => ({
       path: path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? `{unknown path parameter ${name}}`),
+      // A required query parameter (the search's words) is given a value of its kind.
+      query: (ops.get?.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required)
+        .map((p) => `${p.name}=${REQUIRED_QUERY_VALUES[p.name] ?? `{unknown query parameter ${p.name}}`}&`)
+        .join(''),
       // Routes open to dashboard sessions only are asked with one; the rest with the API key.
       as: ops.get?.security?.every((s) => 'session' in s) ? { cookie } : { key: server.apiKey },
       // A stream (server-sent events) answers a good cursor by staying open: only the refusals are asked.
@@ -231,14 +238,14 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
       `${path} takes a cursor`,
     );
   }
-  for (const { path, as, streams } of routes) {
-    assert.doesNotMatch(path, /unknown path parameter/, 'give the test an id for this route');
+  for (const { path, query, as, streams } of routes) {
+    assert.doesNotMatch(path + query, /unknown (path|query) parameter/, 'give the test a value for this route');
     if (!streams) {
-      const valid = await request(server, 'GET', path, as);
+      const valid = await request(server, 'GET', `${path}?${query}`, as);
       assert.equal(valid.status, 200, `${path}: ${valid.text}`);
     }
     for (const cursor of forged) {
-      const res = await request(server, 'GET', `${path}?cursor=${cursor}`, as);
+      const res = await request(server, 'GET', `${path}?${query}cursor=${cursor}`, as);
       assert.equal(res.status, 400, `${path} with ${Buffer.from(cursor, 'base64url').toString()}: ${res.text}`);
       assert.deepEqual(fieldErrorsOf(res), [['query', '/cursor']], path);
     }

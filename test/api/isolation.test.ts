@@ -427,6 +427,8 @@ const ROWS: Record<string, Row> = {
     probe: ['GET /v1/tasks?record=deal:{deal}'],
   },
   'GET /v1/tasks': { kind: 'list', query: { record: 'deal:{{deal}}' } },
+  // A's company and contact by their words: B's search never finds them.
+  'GET /v1/search': { kind: 'list', query: { q: 'isolated' } },
   'GET /v1/tasks/{taskID}': { kind: 'id', path: { taskID: 'task' }, probe: ['GET /v1/tasks/{task}'] },
   'PATCH /v1/tasks/{taskID}': {
     kind: 'id',

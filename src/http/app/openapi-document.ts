@@ -51,6 +51,7 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
       'The CRM: labelled links between records (a contact works at a company), and the organization’s labels with their inverses.',
   },
   { name: 'comments', description: 'The CRM: comments on contacts (their notes), companies, deals, tasks and conversations.' },
+  { name: 'search', description: 'One ranked full-text search over contacts, companies, deals and message text.' },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },

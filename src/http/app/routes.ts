@@ -30,6 +30,7 @@ import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
+import { registerSearchRoutes } from '../v1/search.ts';
 import { registerRelationshipRoutes } from '../v1/relationships.ts';
 import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
@@ -125,6 +126,7 @@ export async function registerRouteGroups(
   await registerTaskRoutes(app, crm);
   await registerRelationshipRoutes(app, crm);
   await registerCommentRoutes(app, crm);
+  await registerSearchRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));

@@ -2151,6 +2151,28 @@ export interface paths {
     patch: operations['updateComment'];
     trace?: never;
   };
+  '/v1/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search contacts, companies, deals and messages
+     * @description One ranked search over the organization’s records and message text. Every word is a prefix of a word found (`ana lim` finds Ana Lima), all words must match; a query of digits and phone punctuation is one number (`+49 151 12` finds +4915112…). Contacts match by name, email and number; companies by name, domain and number; deals by name; messages by the words of a text or a media caption (deleted messages are not found).
+     *
+     *     Best match first (then newest). A credential searches the kinds it may read: contacts need contacts:read, companies and deals crm:read, messages messages:read; asking for a kind it may not read is 403 naming the permission. The newest 500 matching messages are ranked with the records. Pages go 500 results deep: past that, refine the words.
+     */
+    get: operations['search'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -6501,6 +6523,38 @@ export interface components {
      * @example {}
      */
     RevocationResult: Record<string, never>;
+    /**
+     * @example {
+     *       "kind": "message",
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "title": "Is my order 4711 on its way? It was due on Monday",
+     *       "snippet": "Is my order 4711 on its way",
+     *       "rank": 0.0607927,
+     *       "created_at": "2025-06-02T09:30:00.000Z",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1"
+     *     }
+     */
+    SearchHit: {
+      /** @enum {string} */
+      kind: 'contact' | 'company' | 'deal' | 'message';
+      /**
+       * Format: uuid
+       * @description The record’s id (GET /v1/contacts/{id}, /v1/companies/{id}, /v1/deals/{id}, /v1/messages/{id})
+       */
+      id: string;
+      /** @description A contact’s name (or number, or email), a company’s or deal’s name, a message’s first 140 characters */
+      title: string;
+      /** @description A message’s words around the match (plain text, no markup); null for records */
+      snippet: string | null;
+      /** @description How well it matches (higher is better): the order of the results */
+      rank: number;
+      created_at: string;
+      /** @description A message’s conversation, or the one a deal came from */
+      conversation_id: string | null;
+      /** @description The contact a message is with */
+      contact_id: string | null;
+    };
     /**
      * @example {
      *       "channel_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
@@ -28399,6 +28453,125 @@ export interface operations {
       };
       /** @description Unsupported Media Type */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  search: {
+    parameters: {
+      query: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description What to look for */
+        q: string;
+        /** @description Comma-separated kinds to search: contact, company, deal, message. Default: every kind the credential may read */
+        kinds?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['SearchHit'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
         headers: {
           [name: string]: unknown;
         };

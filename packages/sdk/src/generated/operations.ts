@@ -1093,6 +1093,7 @@ export const OPERATIONS = {
     list: false,
     answer: 'none',
   },
+  search: { method: 'GET', path: '/v1/search', tag: 'search', group: 'search', name: 'search', list: true },
   listMessages: { method: 'GET', path: '/v1/messages', tag: 'messages', group: 'messages', name: 'list', list: true },
   sendMessage: {
     method: 'POST',
@@ -1505,6 +1506,7 @@ export const GROUPS = {
     delete: 'deleteRelationship',
   },
   comments: { list: 'listComments', create: 'createComment', get: 'getComment', update: 'updateComment', delete: 'deleteComment' },
+  search: { search: 'search' },
   messages: {
     list: 'listMessages',
     send: 'sendMessage',
