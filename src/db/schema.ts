@@ -824,8 +824,10 @@ export const messages = pgTable(
     index('messages_dispatch_due_idx').on(t.dispatchAt).where(sql`${t.dispatchAt} is not null`),
     index('messages_conversation_idx').on(t.conversationId, t.createdAt),
     index('messages_contact_idx').on(t.contactId),
-    // Text search (domain/search): words of texts and captions; deleted messages are not found.
-    index('messages_search_idx').using('gin', messageDocument(t)).where(sql`${t.deletedAt} is null`),
+    // Text search (domain/search): words of texts and captions. Not partial: the planner reads the
+    // expression's statistics (how common a word is) only from an index without a predicate, and needs
+    // them to choose between this index (rare words) and the newest-first walk (common ones).
+    index('messages_search_idx').using('gin', messageDocument(t)),
     uniqueIndex('messages_provider_id_key').on(t.channelId, t.providerMessageId),
     check('messages_direction_check', sql`${t.direction} in ('inbound', 'outbound')`),
   ],

@@ -1,4 +1,4 @@
 CREATE INDEX "companies_search_idx" ON "companies" USING gin (to_tsvector('simple'::regconfig, "name" || ' ' || coalesce("domain", '') || ' ' || translate(coalesce("domain", ''), '@.-_+', '     ') || ' ' || coalesce(ltrim("phone", '+'), '')));--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin (to_tsvector('simple'::regconfig, coalesce("name", '') || ' ' || coalesce("email", '') || ' ' || translate(coalesce("email", ''), '@.-_+', '     ') || ' ' || coalesce(ltrim("phone_number", '+'), '')));--> statement-breakpoint
 CREATE INDEX "deals_search_idx" ON "deals" USING gin (to_tsvector('simple'::regconfig, "name"));--> statement-breakpoint
-CREATE INDEX "messages_search_idx" ON "messages" USING gin (to_tsvector('simple'::regconfig, coalesce(case when "type" = 'text' then "content" ->> 'body' else "content" ->> 'caption' end, ''))) WHERE "messages"."deleted_at" is null;
+CREATE INDEX "messages_search_idx" ON "messages" USING gin (to_tsvector('simple'::regconfig, coalesce(case when "type" = 'text' then "content" ->> 'body' else "content" ->> 'caption' end, '')));

@@ -30,7 +30,7 @@ export const SEARCH_KIND_PERMISSION: Record<SearchKind, Permission> = {
 /** How deep a search pages (results past it are not worth reading: refine the words). */
 export const SEARCH_DEPTH_MAX = 500;
 /** The newest matching messages ranked with the records (see the module's note). */
-export const MESSAGE_CANDIDATES = 500;
+export const MESSAGE_CANDIDATES = 200;
 /** Words of a query that count; the rest are ignored. */
 const WORDS_MAX = 8;
 

@@ -2162,7 +2162,7 @@ export interface paths {
      * Search contacts, companies, deals and messages
      * @description One ranked search over the organization’s records and message text. Every word is a prefix of a word found (`ana lim` finds Ana Lima), all words must match; a query of digits and phone punctuation is one number (`+49 151 12` finds +4915112…). Contacts match by name, email and number; companies by name, domain and number; deals by name; messages by the words of a text or a media caption (deleted messages are not found).
      *
-     *     Best match first (then newest). A credential searches the kinds it may read: contacts need contacts:read, companies and deals crm:read, messages messages:read; asking for a kind it may not read is 403 naming the permission. The newest 500 matching messages are ranked with the records. Pages go 500 results deep: past that, refine the words.
+     *     Best match first (then newest). A credential searches the kinds it may read: contacts need contacts:read, companies and deals crm:read, messages messages:read; asking for a kind it may not read is 403 naming the permission. The newest 200 matching messages are ranked with the records. Pages go 500 results deep: past that, refine the words.
      */
     get: operations['search'];
     put?: never;
