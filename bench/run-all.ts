@@ -113,6 +113,13 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => quick(c, ['--others', '5000', '--requests', '30']),
   },
   {
+    name: 'search',
+    file: 'search.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--contacts', '10000', '--messages', '100000', '--requests', '20']),
+  },
+  {
     name: 'oauth',
     file: 'oauth.ts',
     backends: ['postgres'],
