@@ -206,7 +206,7 @@ test('a contact is created, edited (the API refusal shown at its field), noted, 
   }
 });
 
-test('a customer who wrote in has the conversation on their contact page, linked to the inbox, and the page follows live events', async () => {
+test('a customer who wrote in has the conversation on their contact page, linked to the inbox, and the page follows live events; the search finds both', async () => {
   const channel = await officialChannel(server, 'Sales line');
   await customerWrites(server, channel.id, '4917612345678', 'text', { body: 'Is my order on its way?' });
   const contact = (await api('GET', `/v1/contacts/phone/${encodeURIComponent('+4917612345678')}`)).body.data;
@@ -228,6 +228,26 @@ test('a customer who wrote in has the conversation on their contact page, linked
     await page.getByRole('heading', { name: 'Gustav Gruber', level: 1 }).waitFor();
     await customerWrites(server, channel.id, '4917612345678', 'text', { body: 'Never mind, it arrived.' });
     await list.getByRole('link', { name: /Never mind, it arrived\./ }).waitFor();
+
+    // The sidebar's search box: the words of a message lead to its conversation, a name to the contact.
+    const box = page.getByRole('search', { name: 'Quick search' }).getByRole('searchbox');
+    await box.fill('arriv');
+    await box.press('Enter');
+    await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
+    const results = page.getByRole('list', { name: 'Search results' });
+    const message = results.getByRole('link', { name: 'Never mind, it arrived.' });
+    await message.waitFor();
+    assert.equal(await message.getAttribute('href'), `/app/inbox/${conversation.id}`);
+    assert.equal(new URL(page.url()).searchParams.get('q'), 'arriv', 'the words are in the address');
+    await checkPage(page, 'search');
+    const form = page.locator('main').getByRole('search', { name: 'Search everything' });
+    await form.getByLabel('Words').fill('gustav gru');
+    await form.getByLabel('Kind').selectOption('contact');
+    await form.getByRole('button', { name: 'Search' }).click();
+    const person = results.getByRole('link', { name: 'Gustav Gruber' });
+    await person.waitFor();
+    assert.equal(await person.getAttribute('href'), `/app/contacts/${contact.id}`);
+    assert.equal(await results.getByRole('listitem').count(), 1, 'only contacts');
     assert.deepEqual(problems(), { consoleErrors: [], pageErrors: [] });
   } finally {
     await context.close();

@@ -26,6 +26,7 @@ import { contactsRoutes } from './pages/contacts/routes.tsx';
 import { developersRoutes } from './pages/developers/routes.tsx';
 import { inboxRoutes } from './pages/inbox/routes.tsx';
 import { settingsRoutes } from './pages/settings/routes.tsx';
+import { searchRoutes } from './pages/search/routes.tsx';
 
 const DEFAULT_ROUTE = '/inbox';
 
@@ -142,6 +143,7 @@ const appRoutes: RouteObject[] = [
   ...channelsRoutes,
   ...developersRoutes,
   ...settingsRoutes,
+  ...searchRoutes,
   // Addresses of earlier versions of the dashboard.
   { path: 'api-keys', element: <Navigate to="/developers/api-keys" replace /> },
   { path: 'sessions', element: <Navigate to="/settings/sessions" replace /> },

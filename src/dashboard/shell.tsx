@@ -2,7 +2,7 @@
  * The signed-in app's frame: the sidebar (organization switcher, navigation, account) beside the
  * page. Below 800 px the sidebar folds away behind a menu button and opens over the page.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
 import { useLiveState } from './live.tsx';
@@ -124,6 +124,7 @@ export function Shell() {
           )}
           <div className="org-role">Your role: {session.role}</div>
         </div>
+        <SidebarSearch />
         <nav aria-label="Main">
           {NAV.map((group) => {
             const items = group.items.filter(allowed);
@@ -184,5 +185,32 @@ export function Shell() {
         </div>
       </main>
     </div>
+  );
+}
+
+/** The box above the navigation: its words open the search page (GET /v1/search). */
+function SidebarSearch() {
+  const navigate = useNavigate();
+  const [words, setWords] = useState('');
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (words.trim() === '') return;
+    navigate(`/search?q=${encodeURIComponent(words.trim())}`);
+    setWords('');
+  }
+  return (
+    <form className="sidebar-search" role="search" aria-label="Quick search" onSubmit={submit}>
+      <label className="visually-hidden" htmlFor="sidebar-search-input">
+        Search contacts, companies, deals and messages
+      </label>
+      <input
+        id="sidebar-search-input"
+        type="search"
+        value={words}
+        maxLength={200}
+        placeholder="Search…"
+        onChange={(e) => setWords(e.target.value)}
+      />
+    </form>
   );
 }
