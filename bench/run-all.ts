@@ -69,6 +69,13 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => [...backendFlag(c), ...quick(c, ['--messages', '100', '--rate', '20', '--seconds', '3'])],
   },
   {
+    name: 'rows-per-message',
+    file: 'rows-per-message.ts',
+    backends: ['postgres'],
+    only: "PostgreSQL only: the counts are the server's statistics (pg_stat_user_tables), which PGlite does not keep across its process",
+    args: (c) => quick(c, ['--messages', '200']),
+  },
+  {
     name: 'memory',
     file: 'memory.ts',
     backends: ['pglite', 'postgres'],
