@@ -72,6 +72,11 @@ const NOT_FOUND: Record<string, string> = {
   'POST /v1/oauth/device/deny': 'device authorization',
   'POST /v1/invitations/lookup': 'invitation',
   'POST /v1/invitations/accept': 'invitation',
+  'GET /v1/channels/{channelID}/labels/{labelID}': 'label',
+  'PATCH /v1/channels/{channelID}/labels/{labelID}': 'label',
+  'DELETE /v1/channels/{channelID}/labels/{labelID}': 'label',
+  'POST /v1/channels/{channelID}/labels/{labelID}/chats': 'label',
+  'DELETE /v1/channels/{channelID}/labels/{labelID}/chats/{chat}': 'label',
 };
 
 /** Conflicts and refusals the route groups answer, by operation. */
@@ -135,6 +140,20 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
     {
       summary: 'Channel not connected',
       error: new DomainError('conflict', 'channel is disconnected (logged out on the phone): groups need its phone paired and connected'),
+    },
+  ]),
+  ...[
+    'POST /v1/channels/{channelID}/labels',
+    'PATCH /v1/channels/{channelID}/labels/{labelID}',
+    'DELETE /v1/channels/{channelID}/labels/{labelID}',
+    'POST /v1/channels/{channelID}/labels/{labelID}/chats',
+    'DELETE /v1/channels/{channelID}/labels/{labelID}/chats/{chat}',
+    'POST /v1/channels/{channelID}/status',
+  ].map((operation): [string, ErrorExample] => [
+    operation,
+    {
+      summary: 'Channel not connected',
+      error: new DomainError('conflict', 'channel is disconnected (logged out on the phone): labels need its phone paired and connected'),
     },
   ]),
   ['POST /v1/contacts/lookup', { summary: 'Ambiguous', error: new DomainError('conflict', 'the identifiers match 2 different contacts') }],
