@@ -57,6 +57,7 @@ const RESOURCES: Record<string, string> = {
   dealID: 'deal',
   taskID: 'task',
   labelID: 'relationship label',
+  chatLabelID: 'label',
   relationshipID: 'relationship',
   commentID: 'comment',
 };
@@ -72,11 +73,7 @@ const NOT_FOUND: Record<string, string> = {
   'POST /v1/oauth/device/deny': 'device authorization',
   'POST /v1/invitations/lookup': 'invitation',
   'POST /v1/invitations/accept': 'invitation',
-  'GET /v1/channels/{channelID}/labels/{labelID}': 'label',
-  'PATCH /v1/channels/{channelID}/labels/{labelID}': 'label',
-  'DELETE /v1/channels/{channelID}/labels/{labelID}': 'label',
-  'POST /v1/channels/{channelID}/labels/{labelID}/chats': 'label',
-  'DELETE /v1/channels/{channelID}/labels/{labelID}/chats/{chat}': 'label',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}': 'label',
 };
 
 /** Conflicts and refusals the route groups answer, by operation. */
@@ -144,10 +141,10 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
   ]),
   ...[
     'POST /v1/channels/{channelID}/labels',
-    'PATCH /v1/channels/{channelID}/labels/{labelID}',
-    'DELETE /v1/channels/{channelID}/labels/{labelID}',
-    'POST /v1/channels/{channelID}/labels/{labelID}/chats',
-    'DELETE /v1/channels/{channelID}/labels/{labelID}/chats/{chat}',
+    'PATCH /v1/channels/{channelID}/labels/{chatLabelID}',
+    'DELETE /v1/channels/{channelID}/labels/{chatLabelID}',
+    'POST /v1/channels/{channelID}/labels/{chatLabelID}/chats',
+    'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}',
     'POST /v1/channels/{channelID}/status',
   ].map((operation): [string, ErrorExample] => [
     operation,

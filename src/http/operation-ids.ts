@@ -88,11 +88,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   // labels and status posts (unofficial channels)
   'GET /v1/channels/{channelID}/labels': 'listChatLabels',
   'POST /v1/channels/{channelID}/labels': 'createChatLabel',
-  'GET /v1/channels/{channelID}/labels/{labelID}': 'getChatLabel',
-  'PATCH /v1/channels/{channelID}/labels/{labelID}': 'updateChatLabel',
-  'DELETE /v1/channels/{channelID}/labels/{labelID}': 'deleteChatLabel',
-  'POST /v1/channels/{channelID}/labels/{labelID}/chats': 'assignChatLabel',
-  'DELETE /v1/channels/{channelID}/labels/{labelID}/chats/{chat}': 'unassignChatLabel',
+  'GET /v1/channels/{channelID}/labels/{chatLabelID}': 'getChatLabel',
+  'PATCH /v1/channels/{channelID}/labels/{chatLabelID}': 'updateChatLabel',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}': 'deleteChatLabel',
+  'POST /v1/channels/{channelID}/labels/{chatLabelID}/chats': 'assignChatLabel',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}': 'unassignChatLabel',
   'POST /v1/channels/{channelID}/status': 'postStatus',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',

@@ -50,7 +50,7 @@ export const LabelSchema = z
 const ChannelParams = z.object({ channelID: PathId });
 const LabelParams = z.object({
   channelID: PathId,
-  labelID: z
+  chatLabelID: z
     .string()
     .min(1)
     .max(64)
@@ -95,13 +95,9 @@ const UnassignQuery = z.object({
   message_id: z.string().min(1).max(128).optional().meta({ description: 'Take the label off this message of the chat instead' }),
 });
 
-const Recipients = z
-  .array(z.string().min(1).max(40))
-  .min(1)
-  .max(STATUS_RECIPIENTS_MAX)
-  .meta({
-    description: 'Who sees the post: phone numbers with their country code (the chat app shows a status only to those it is sent to)',
-  });
+const Recipients = z.array(z.string().min(1).max(40)).min(1).max(STATUS_RECIPIENTS_MAX).meta({
+  description: 'Who sees the post: phone numbers with their country code (the chat app shows a status only to those it is sent to)',
+});
 
 const StatusBody = z
   .discriminatedUnion('type', [
@@ -201,7 +197,7 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
   );
 
   app.get(
-    '/v1/channels/:channelID/labels/:labelID',
+    '/v1/channels/:channelID/labels/:chatLabelID',
     {
       config: { auth: { permission: 'channels:read' } },
       schema: {
@@ -213,13 +209,13 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
       },
     },
     async (request) => {
-      const { channelID: channelId, labelID: labelId } = request.params;
+      const { channelID: channelId, chatLabelID: labelId } = request.params;
       return { data: presentLabel(channelId, await getLabel(deps, actorOf(request), { channelId, labelId })) };
     },
   );
 
   app.patch(
-    '/v1/channels/:channelID/labels/:labelID',
+    '/v1/channels/:channelID/labels/:chatLabelID',
     {
       config: { auth: { permission: 'messages:send' } },
       schema: {
@@ -232,14 +228,14 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
       },
     },
     async (request) => {
-      const { channelID: channelId, labelID: labelId } = request.params;
+      const { channelID: channelId, chatLabelID: labelId } = request.params;
       const label = await inputFrom('body', updateLabel(deps, actorOf(request), { channelId, labelId, ...request.body }));
       return { data: presentLabel(channelId, label) };
     },
   );
 
   app.delete(
-    '/v1/channels/:channelID/labels/:labelID',
+    '/v1/channels/:channelID/labels/:chatLabelID',
     {
       config: { auth: { permission: 'messages:send' } },
       schema: {
@@ -251,14 +247,14 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
       },
     },
     async (request, reply) => {
-      const { channelID: channelId, labelID: labelId } = request.params;
+      const { channelID: channelId, chatLabelID: labelId } = request.params;
       await deleteLabel(deps, actorOf(request), { channelId, labelId });
       return reply.code(204).send(null);
     },
   );
 
   app.post(
-    '/v1/channels/:channelID/labels/:labelID/chats',
+    '/v1/channels/:channelID/labels/:chatLabelID/chats',
     {
       config: { auth: { permission: 'messages:send' } },
       schema: {
@@ -271,7 +267,7 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
       },
     },
     async (request) => {
-      const { channelID: channelId, labelID: labelId } = request.params;
+      const { channelID: channelId, chatLabelID: labelId } = request.params;
       const { chat, message_id: messageId } = request.body;
       const label = await inputFrom('body', assignLabel(deps, actorOf(request), { channelId, labelId, chat, messageId, action: 'add' }));
       return { data: presentLabel(channelId, label) };
@@ -279,7 +275,7 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
   );
 
   app.delete(
-    '/v1/channels/:channelID/labels/:labelID/chats/:chat',
+    '/v1/channels/:channelID/labels/:chatLabelID/chats/:chat',
     {
       config: { auth: { permission: 'messages:send' } },
       schema: {
@@ -292,7 +288,7 @@ export async function registerLabelRoutes(app: App, deps: LabelDeps) {
       },
     },
     async (request) => {
-      const { channelID: channelId, labelID: labelId, chat } = request.params;
+      const { channelID: channelId, chatLabelID: labelId, chat } = request.params;
       const label = await inputFrom(
         'params',
         assignLabel(deps, actorOf(request), { channelId, labelId, chat, messageId: request.query.message_id, action: 'remove' }),
