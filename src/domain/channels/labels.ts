@@ -128,7 +128,12 @@ type LabelEdit = Extract<InboundEvent, { kind: 'label.edit' }>;
 type LabelAssociation = Extract<InboundEvent, { kind: 'label.association' }>;
 
 /** A label made, changed or deleted: kept, and `label.updated` when anything changed. */
-export async function applyLabelEdit(tx: Executor, channel: ChannelRow, event: Omit<LabelEdit, 'ref' | 'kind'>, at: Date): Promise<void> {
+export async function applyLabelEdit(
+  tx: Executor,
+  channel: ChannelRow,
+  event: Omit<LabelEdit, 'ref' | 'kind'>,
+  at: Date,
+): Promise<boolean> {
   const key = and(eq(channelLabels.channelId, channel.id), eq(channelLabels.labelId, event.labelId));
   let changed: boolean;
   if (event.deleted) {
@@ -153,7 +158,12 @@ export async function applyLabelEdit(tx: Executor, channel: ChannelRow, event: O
       .returning({ id: channelLabels.labelId });
     changed = rows.length > 0;
   }
-  if (!changed) return;
+  if (!changed) return false;
+  await labelUpdated(tx, channel, event, at);
+  return true;
+}
+
+async function labelUpdated(tx: Executor, channel: ChannelRow, event: Omit<LabelEdit, 'ref' | 'kind'>, at: Date): Promise<void> {
   await recordEvent(
     tx,
     channel.organizationId,
@@ -255,7 +265,12 @@ function assertColor(color: number | undefined) {
     ]);
 }
 
-/** Makes a label on the number (its id the next the number has: the chat app's ids are small numbers). */
+/**
+ * Makes a label on the number, its id the next the number has (the chat app's ids are small numbers). The
+ * id and name are reserved first (the label's row, under a lock per channel), so two labels made at once get
+ * two ids and one name is taken once; the row goes if the engine refused, and its label.updated is
+ * recorded once the engine made it (the engine's report of it finds nothing to change).
+ */
 export async function createLabel(
   deps: LabelDeps,
   actor: Actor,
@@ -263,21 +278,41 @@ export async function createLabel(
 ): Promise<Label> {
   const call = await channelFor(deps, actor, input.channelId, 'labels.manage', 'labels');
   assertColor(input.color);
-  const existing = await readLabels(deps.db, call.row.id);
-  if (existing.length >= LABELS_MAX)
-    throw new DomainError('conflict', `the number has ${LABELS_MAX} labels, the chat app's most: delete one first`);
-  const clash = existing.find((l) => l.name.toLowerCase() === input.name.toLowerCase());
-  if (clash)
-    throw invalid(`a label named ${JSON.stringify(clash.name)} exists (id ${clash.id})`, [
-      { pointer: '/name', message: 'taken by another label' },
-    ]);
-  const next = existing.reduce((max, l) => (/^\d+$/.test(l.id) ? Math.max(max, Number(l.id)) : max), 0) + 1;
-  const asked: ProviderLabel = { id: String(next), name: input.name, color: input.color ?? (next - 1) % LABEL_COLORS };
-  const saved = await unwrap(deps, call, await labelCalls(deps, call.row).save(call.connection, asked));
+  const asked = await deps.db.transaction(async (tx): Promise<ProviderLabel> => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`channel_labels:${call.row.id}`}))`);
+    const existing = await readLabels(tx, call.row.id);
+    if (existing.length >= LABELS_MAX)
+      throw new DomainError('conflict', `the number has ${LABELS_MAX} labels, the chat app's most: delete one first`);
+    const clash = existing.find((l) => l.name.toLowerCase() === input.name.toLowerCase());
+    if (clash)
+      throw invalid(`a label named ${JSON.stringify(clash.name)} exists (id ${clash.id})`, [
+        { pointer: '/name', message: 'taken by another label' },
+      ]);
+    const next = existing.reduce((max, l) => (/^\d+$/.test(l.id) ? Math.max(max, Number(l.id)) : max), 0) + 1;
+    const now = deps.clock.now();
+    await tx.insert(channelLabels).values({
+      channelId: call.row.id,
+      organizationId: call.row.organizationId,
+      labelId: String(next),
+      name: input.name,
+      color: input.color ?? (next - 1) % LABEL_COLORS,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return { id: String(next), name: input.name, color: input.color ?? (next - 1) % LABEL_COLORS };
+  });
+  const result = await labelCalls(deps, call.row).save(call.connection, asked);
+  if (!result.ok)
+    await deps.db.delete(channelLabels).where(and(eq(channelLabels.channelId, call.row.id), eq(channelLabels.labelId, asked.id)));
+  const saved = await unwrap(deps, call, result);
   const now = deps.clock.now();
-  await deps.db.transaction((tx) =>
-    applyLabelEdit(tx, call.row, { labelId: saved.id, name: saved.name, color: saved.color, deleted: false, timestamp: now }, now),
-  );
+  const made = { labelId: saved.id, name: saved.name, color: saved.color, deleted: false, timestamp: now };
+  await deps.db.transaction(async (tx) => {
+    // A gateway that chose another id: the reserved row is not the label's.
+    if (saved.id !== asked.id)
+      await tx.delete(channelLabels).where(and(eq(channelLabels.channelId, call.row.id), eq(channelLabels.labelId, asked.id)));
+    if (!(await applyLabelEdit(tx, call.row, made, now)) && saved.id === asked.id) await labelUpdated(tx, call.row, made, now);
+  });
   return oneLabel(deps.db, call.row.id, saved.id);
 }
 
