@@ -191,8 +191,18 @@ test('bad input is a 400 naming the field; unknown labels 404; official channels
   const offNetwork = await api('POST', `${labelsOf(channel.id)}/${label.id}/chats`, { chat: '+4915112340002' });
   assert.equal(offNetwork.status, 400, offNetwork.text);
   assert.equal(offNetwork.body.errors[0].pointer, '/chat');
+  const badFilter = await api('GET', `${labelsOf(channel.id)}?chat=someone`);
+  assert.equal(badFilter.status, 400, badFilter.text);
+  assert.deepEqual([badFilter.body.errors[0].pointer, badFilter.body.errors[0].location], ['/chat', 'query']);
+  const badPath = await api('DELETE', `${labelsOf(channel.id)}/${label.id}/chats/someone`);
+  assert.equal(badPath.status, 400, badPath.text);
+  assert.equal(badPath.body.errors[0].pointer, '/chat');
   assert.equal((await api('PATCH', `${labelsOf(channel.id)}/99`, { name: 'x' })).status, 404);
   assert.equal((await api('POST', `${labelsOf(channel.id)}/99/chats`, { chat: '+4915112340601' })).status, 404);
+  await api('POST', labelsOf(channel.id), { name: 'Other' });
+  const clash = await api('PATCH', `${labelsOf(channel.id)}/${label.id}`, { name: 'other' });
+  assert.equal(clash.status, 400, clash.text);
+  assert.equal(clash.body.errors[0].pointer, '/name');
   const nothing = await api('PATCH', `${labelsOf(channel.id)}/${label.id}`, {});
   assert.equal(nothing.status, 400, nothing.text);
 

@@ -326,6 +326,14 @@ export async function updateLabel(
   if (input.name === undefined && input.color === undefined)
     throw invalid('nothing to change: give name or color', [{ pointer: '', message: 'no field to change' }]);
   assertColor(input.color);
+  const name = input.name;
+  if (name !== undefined) {
+    const clash = (await readLabels(deps.db, call.row.id)).find((l) => l.id !== current.id && l.name.toLowerCase() === name.toLowerCase());
+    if (clash)
+      throw invalid(`a label named ${JSON.stringify(clash.name)} exists (id ${clash.id})`, [
+        { pointer: '/name', message: 'taken by another label' },
+      ]);
+  }
   const asked: ProviderLabel = { id: current.id, name: input.name ?? current.name, color: input.color ?? current.color };
   const saved = await unwrap(deps, call, await labelCalls(deps, call.row).save(call.connection, asked));
   const now = deps.clock.now();

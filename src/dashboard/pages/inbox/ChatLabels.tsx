@@ -39,30 +39,33 @@ export function ChatLabels({ conversation }: { conversation: Conversation }) {
       void queryClient.invalidateQueries({ queryKey: labelsKey(channelId) });
     },
   });
-  if (!enabled || !labels.data) return null;
+  // A number without labels shows nothing here: they are made on the channel's page.
+  if (!enabled || !labels.data || labels.data.length === 0) return null;
   const on = labels.data.filter((l) => l.chats.includes(chat!));
   const off = labels.data.filter((l) => !l.chats.includes(chat!));
   const nameOf = (l: ChatLabelRecord) => l.name || `Label ${l.id}`;
   return (
     <div className="chat-labels">
-      <ul className="chat-label-list" aria-label="Labels on this chat">
-        {on.map((label) => (
-          <li key={label.id} className="chat-label">
-            <LabelSwatch color={label.color} />
-            {nameOf(label)}
-            {canSend ? (
-              <button
-                type="button"
-                aria-label={`Remove label ${nameOf(label)}`}
-                disabled={change.isPending}
-                onClick={() => change.mutate({ labelId: label.id, add: false })}
-              >
-                ×
-              </button>
-            ) : null}
-          </li>
-        ))}
-      </ul>
+      {on.length === 0 ? null : (
+        <ul className="chat-label-list" aria-label="Labels on this chat">
+          {on.map((label) => (
+            <li key={label.id} className="chat-label">
+              <LabelSwatch color={label.color} />
+              {nameOf(label)}
+              {canSend ? (
+                <button
+                  type="button"
+                  aria-label={`Remove label ${nameOf(label)}`}
+                  disabled={change.isPending}
+                  onClick={() => change.mutate({ labelId: label.id, add: false })}
+                >
+                  ×
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
       {canSend && off.length > 0 ? (
         <select
           aria-label="Add a label"
