@@ -602,6 +602,50 @@ export const channelSessionCommands = pgTable(
   (t) => [index('channel_session_commands_channel_idx').on(t.channelId, t.state)],
 );
 
+/**
+ * The business labels of an unofficial channel's number (docs/channels.md, "Labels"): the engine holds
+ * them (the chat app's app state); Parley keeps what the engine reported and what it was asked to do,
+ * so they can be listed and searched (DECISIONS). `label_id` is the engine's.
+ */
+export const channelLabels = pgTable(
+  'channel_labels',
+  {
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    labelId: text('label_id').notNull(),
+    name: text('name').notNull(),
+    /** The chat app's palette: 0-19. */
+    color: integer('color').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.labelId] })],
+);
+
+/**
+ * Which chats carry which label: a contact's phone (international digits) or a group id; with
+ * `message_id`, one message of the chat (the chat network's id; '' for the chat itself).
+ */
+export const channelLabelChats = pgTable(
+  'channel_label_chats',
+  {
+    channelId: uuid('channel_id').notNull(),
+    labelId: text('label_id').notNull(),
+    chat: text('chat').notNull(),
+    messageId: text('message_id').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.channelId, t.labelId, t.chat, t.messageId] }),
+    index('channel_label_chats_chat_idx').on(t.channelId, t.chat),
+    foreignKey({ columns: [t.channelId, t.labelId], foreignColumns: [channelLabels.channelId, channelLabels.labelId] }).onDelete('cascade'),
+  ],
+);
+
 /*
  * The sandbox provider's own state: it plays a third party (the business cloud API and a paired
  * gateway), so these rows belong to no organization. Only the sandbox reads them.
@@ -736,6 +780,20 @@ export const sandboxProfiles = pgTable('sandbox_profiles', {
   privacy: jsonb('privacy').$type<Record<string, string>>().notNull().default({}),
   updatedAt: updatedAt(),
 });
+
+/** The sandbox gateway's business labels of a session (sandbox/gateway/labels.ts): each with the chats it is on. */
+export const sandboxLabels = pgTable(
+  'sandbox_labels',
+  {
+    accountId: text('account_id').notNull(),
+    id: text('id').notNull(),
+    name: text('name').notNull(),
+    color: integer('color').notNull().default(0),
+    chats: jsonb('chats').$type<string[]>().notNull().default([]),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.id] })],
+);
 
 /** One thread with one customer number on one channel. */
 export const conversations = pgTable(

@@ -57,6 +57,7 @@ const RESOURCES: Record<string, string> = {
   dealID: 'deal',
   taskID: 'task',
   labelID: 'relationship label',
+  chatLabelID: 'label',
   relationshipID: 'relationship',
   commentID: 'comment',
 };
@@ -72,6 +73,7 @@ const NOT_FOUND: Record<string, string> = {
   'POST /v1/oauth/device/deny': 'device authorization',
   'POST /v1/invitations/lookup': 'invitation',
   'POST /v1/invitations/accept': 'invitation',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}': 'label',
 };
 
 /** Conflicts and refusals the route groups answer, by operation. */
@@ -135,6 +137,20 @@ const CONFLICTS: Array<[operation: string, example: ErrorExample]> = [
     {
       summary: 'Channel not connected',
       error: new DomainError('conflict', 'channel is disconnected (logged out on the phone): groups need its phone paired and connected'),
+    },
+  ]),
+  ...[
+    'POST /v1/channels/{channelID}/labels',
+    'PATCH /v1/channels/{channelID}/labels/{chatLabelID}',
+    'DELETE /v1/channels/{channelID}/labels/{chatLabelID}',
+    'POST /v1/channels/{channelID}/labels/{chatLabelID}/chats',
+    'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}',
+    'POST /v1/channels/{channelID}/status',
+  ].map((operation): [string, ErrorExample] => [
+    operation,
+    {
+      summary: 'Channel not connected',
+      error: new DomainError('conflict', 'channel is disconnected (logged out on the phone): labels need its phone paired and connected'),
     },
   ]),
   ['POST /v1/contacts/lookup', { summary: 'Ambiguous', error: new DomainError('conflict', 'the identifiers match 2 different contacts') }],

@@ -360,6 +360,16 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   GroupInvite: { code: 'F3gZ8nKqT0aBcDeFgHiJkL', url: 'https://chat.whatsapp.com/F3gZ8nKqT0aBcDeFgHiJkL' },
   GroupJoin: { status: 'joined', group_id: group.id, group },
   PresenceSubscription: { phone: `+${PHONE}`, subscribed: true },
+  // A business label of an unofficial channel's number, on a customer's chat and a group's.
+  ChatLabel: {
+    id: '3',
+    channel_id: CHANNEL_ID,
+    name: 'Paid',
+    color: 5,
+    chats: [`+${PHONE}`, '120363025246125888@g.us'],
+    updated_at: '2025-06-02T09:15:00.000Z',
+  },
+  StatusPost: { id: '3EB0C127D7BACC83D6A1', channel_id: CHANNEL_ID, type: 'text', recipients: [`+${PHONE}`] },
   // What POST /v1/channels/{id}/media answers: the provider's id of an uploaded PDF, to send as content.media_id.
   UploadedMedia: { id: '1037543291543636', type: 'document', mime_type: 'application/pdf', size: 48213, file_name: 'Invoice 2025-06.pdf' },
   Template: template,

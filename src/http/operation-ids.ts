@@ -85,6 +85,15 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/channels/{channelID}/groups/{groupID}/invite': 'getGroupInvite',
   'POST /v1/channels/{channelID}/groups/{groupID}/invite/revoke': 'revokeGroupInvite',
   'POST /v1/channels/{channelID}/groups/{groupID}/leave': 'leaveGroup',
+  // labels and status posts (unofficial channels)
+  'GET /v1/channels/{channelID}/labels': 'listChatLabels',
+  'POST /v1/channels/{channelID}/labels': 'createChatLabel',
+  'GET /v1/channels/{channelID}/labels/{chatLabelID}': 'getChatLabel',
+  'PATCH /v1/channels/{channelID}/labels/{chatLabelID}': 'updateChatLabel',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}': 'deleteChatLabel',
+  'POST /v1/channels/{channelID}/labels/{chatLabelID}/chats': 'assignChatLabel',
+  'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}': 'unassignChatLabel',
+  'POST /v1/channels/{channelID}/status': 'postStatus',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
   'GET /v1/channels/{channelID}/profile': 'getChannelProfile',

@@ -69,6 +69,10 @@ export const OPERATIONS = [
   // Calls (docs/channels.md, Calls).
   'calls.events',
   'calls.reject',
+  // Business labels and status posts (docs/channels.md, Labels and Status).
+  'labels.manage',
+  'status.post',
+  'status.receive',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -172,6 +172,29 @@ export type GroupCalls = {
   leave(connection: ChannelConnection, groupId: string): Promise<Result<{ left: true }>>;
 };
 
+/** A business label as the engine holds it: its id (the engine's), name and color (0-19, the chat app's palette). */
+export type ProviderLabel = { id: string; name: string; color: number };
+
+/**
+ * The label calls of an engine (capability `labels.manage`). A chat is a contact's phone (international
+ * digits) or a group id. Refusals: `label_not_found`, `chat_not_found`; any other is the engine's.
+ */
+export type LabelCalls = {
+  /** Creates or changes a label (the id is Parley's choice for a new one; the engine may answer another). */
+  save(connection: ChannelConnection, label: ProviderLabel): Promise<Result<ProviderLabel>>;
+  remove(connection: ChannelConnection, labelId: string): Promise<Result<{ removed: true }>>;
+  /** Puts a label on a chat, or on one message of it (messageId), or takes it off. */
+  assign(
+    connection: ChannelConnection,
+    input: { labelId: string; chat: string; messageId?: string; action: 'add' | 'remove' },
+  ): Promise<Result<{ changed: true }>>;
+};
+
+/** A status post (a story): text on a colored background, or an image or video from a URL, shown to the recipients. */
+export type StatusPost =
+  | { type: 'text'; text: string; backgroundColor: string; font: number; recipients: string[] }
+  | { type: 'image' | 'video'; url: string; caption?: string; recipients: string[] };
+
 /** A contact's presence as the chat network reports it. */
 export const PRESENCES = ['available', 'unavailable', 'composing', 'recording', 'paused'] as const;
 export type Presence = (typeof PRESENCES)[number];
@@ -312,6 +335,10 @@ export interface ProviderAdapter {
   profiles?: ProfileCalls;
   /** Calls (operation calls.reject). */
   calls?: CallCalls;
+  /** Business labels (capability `labels.manage`). */
+  labels?: LabelCalls;
+  /** Posts a status (a story) to the recipients (capability `status.post`): its id on the chat network. */
+  postStatus?(connection: ChannelConnection, post: StatusPost): Promise<Result<{ id: string }>>;
 }
 
 /** What an adapter is built with. */
@@ -664,5 +691,26 @@ export type InboundEvent =
       chat?: string;
       presence: Presence;
       lastSeen?: Date;
+      timestamp: Date;
+    }
+  | {
+      /** A business label was made, changed or deleted (on the phone, another device or through Parley): kept and announced as `label.updated`. */
+      kind: 'label.edit';
+      ref: string;
+      labelId: string;
+      name: string;
+      color: number;
+      deleted: boolean;
+      timestamp: Date;
+    }
+  | {
+      /** A label was put on a chat (or one of its messages), or taken off: kept and announced as `label.assigned` / `label.unassigned`. */
+      kind: 'label.association';
+      ref: string;
+      labelId: string;
+      /** A contact's phone (international digits) or a group id. */
+      chat: string;
+      messageId?: string;
+      action: 'add' | 'remove';
       timestamp: Date;
     };

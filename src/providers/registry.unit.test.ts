@@ -18,6 +18,8 @@ const CALL_OF: Partial<Record<Operation, keyof AdapterCalls>> = {
   'media.upload': 'uploadMedia',
   'groups.manage': 'groups',
   'presence.subscribe': 'subscribePresence',
+  'labels.manage': 'labels',
+  'status.post': 'postStatus',
 };
 
 const registry = createProviderRegistry({ targets: { allowPrivate: false, ownPrefixes: [] } });

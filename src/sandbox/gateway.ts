@@ -12,13 +12,14 @@ import { link, pairingCode, qr, scan } from './gateway/pairing.ts';
 import { findByKey, sendMessage, sendNew } from './gateway/send.ts';
 import { authenticate, configure, describe, gatewayBaseOf, logout, provisionSession, start } from './gateway/session.ts';
 import { createGatewayGroups } from './gateway/groups.ts';
+import { createGatewayLabels } from './gateway/labels.ts';
 
 /**
  * The protocol's verbs, by what they touch, under gateway/: session.ts (provision, authenticate,
  * configure, start, describe, logout), pairing.ts (QR, pairing code, scan, link), send.ts (the
  * gathered new send, the full path, a key's send; new-sends.ts gathers), lookup.ts (contacts, media),
  * profiles.ts (profiles, blocking, privacy, privacy ids), calls.ts (rejecting a call), groups.ts
- * (groups, presence subscriptions, settings); parse-send.ts reads a send's body.
+ * (groups, presence subscriptions, settings), labels.ts (labels, status posts); parse-send.ts reads a send's body.
  */
 export function createGatewayApi(sandbox: SandboxContext) {
   const ctx: GatewayContext = { ...sandbox, insertNew: createNewSends(sandbox) };
@@ -42,6 +43,8 @@ export function createGatewayApi(sandbox: SandboxContext) {
     media: bind(media),
     /** Groups, presence and settings (gateway/groups.ts). */
     groups: createGatewayGroups(ctx),
+    /** Business labels and status posts (gateway/labels.ts). */
+    labels: createGatewayLabels(ctx),
     // Contacts and profiles (gateway/profiles.ts) and calls (gateway/calls.ts).
     numberProfile: bind(profiles.numberProfile),
     ownProfile: bind(profiles.ownProfile),

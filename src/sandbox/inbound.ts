@@ -138,6 +138,9 @@ export function createInbound(ctx: SandboxContext) {
         return fail(gateway.invalid('reply_to must be a provider message id'));
       if (body.group !== undefined && (typeof body.group !== 'string' || !GROUP_RECIPIENT.test(body.group)))
         return fail(gateway.invalid('group must be a group id <digits>@g.us'));
+      if (body.status !== undefined && typeof body.status !== 'boolean') return fail(gateway.invalid('status must be true or false'));
+      if (body.status === true && body.group !== undefined)
+        return fail(gateway.invalid('a status post is in no group: give status or group'));
 
       const [channel] = await db
         .select()
@@ -172,6 +175,11 @@ export function createInbound(ctx: SandboxContext) {
         if (account.settings.group_messages !== true) return ok({ provider_message_id: gatewayMessageId(), delivered: false });
         group = found.id;
       }
+      // A contact posts a status (a story): delivered only when the session keeps status posts (its settings).
+      if (body.status === true) {
+        if (protocol !== 'gateway') return fail(gateway.invalid('status posts come through gateways only'));
+        if (account.settings.status_messages !== true) return ok({ provider_message_id: gatewayMessageId(), delivered: false });
+      }
 
       // The provider names the message an interactive reply answers (context.id): the one given, else the
       // last interactive message the business sent this customer.
@@ -205,6 +213,7 @@ export function createInbound(ctx: SandboxContext) {
         name: (body.name as string | undefined) ?? DEFAULT_PROFILE_NAME,
         timestamp: String(Math.floor(now.getTime() / 1000)),
         content: group ? { ...content, group: { id: group, participant: from } } : content,
+        ...(body.status === true ? { chat: 'status@broadcast' } : {}),
         ...(replyTo !== undefined ? { reply_to: replyTo } : {}),
       };
       await db.transaction(async (tx) => {

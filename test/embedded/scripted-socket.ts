@@ -18,6 +18,7 @@ import {
   USyncStatusProtocol,
   type AnyMessageContent,
   type AuthenticationState,
+  type BaileysEventMap,
   type BinaryNode,
   type GroupMetadata,
   type MiscMessageGenerationOptions,
@@ -209,6 +210,13 @@ export const NETWORK_ERRORS = {
 
 const soon = (fn: () => void) => setImmediate(fn);
 
+type Label = BaileysEventMap['labels.edit'];
+type Association = BaileysEventMap['labels.association']['association'];
+/** A label association as chat-utils.js builds it (LabelAssociationType is not exported from the package root). */
+const chatLabel = (chatId: string, labelId: string) => ({ type: 'label_jid', chatId, labelId }) as Association;
+const messageLabel = (chatId: string, messageId: string, labelId: string) =>
+  ({ type: 'label_message', chatId, messageId, labelId }) as Association;
+
 /** The library's update…Privacy calls: each sets one category (chats.js privacyQuery). */
 function privacyUpdates(calls: Call[], privacy: () => Record<string, string>) {
   const update = (method: string, category: string) => async (value: string) => {
@@ -235,6 +243,8 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
     const listeners = new Map<string, Set<(arg: never) => void>>();
     let user: { id: string; name?: string; lid?: string } | undefined;
     const calls: Call[] = [];
+    /** The account's labels as the service holds them (app state). */
+    const labels = new Map<string, Label>();
     const emit = <K extends keyof SocketEvents>(event: K, data: SocketEvents[K]) => {
       // The library merges creds updates into its creds before anyone hears of them.
       if (event === 'creds.update') Object.assign(auth.creds, data);
@@ -556,6 +566,46 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
       },
       async presenceSubscribe(jid) {
         calls.push({ method: 'presenceSubscribe', args: [jid] });
+      },
+      // Labels: app-state patches; the library emits our own changes back (emitOwnEvents), as chat-utils.js builds them.
+      async addLabel(jid, label) {
+        calls.push({ method: 'addLabel', args: [jid, label] });
+        const known = labels.get(label.id);
+        const next: Label = {
+          id: label.id,
+          name: label.name ?? known?.name ?? '',
+          color: label.color ?? known?.color ?? 0,
+          deleted: label.deleted === true,
+        };
+        if (next.deleted) labels.delete(label.id);
+        else labels.set(label.id, next);
+        soon(() => emit('labels.edit', { ...next }));
+      },
+      async addChatLabel(jid, labelId) {
+        calls.push({ method: 'addChatLabel', args: [jid, labelId] });
+        soon(() => emit('labels.association', { type: 'add', association: chatLabel(jid, labelId) }));
+      },
+      async removeChatLabel(jid, labelId) {
+        calls.push({ method: 'removeChatLabel', args: [jid, labelId] });
+        soon(() => emit('labels.association', { type: 'remove', association: chatLabel(jid, labelId) }));
+      },
+      async addMessageLabel(jid, messageId, labelId) {
+        calls.push({ method: 'addMessageLabel', args: [jid, messageId, labelId] });
+        soon(() =>
+          emit('labels.association', {
+            type: 'add',
+            association: messageLabel(jid, messageId, labelId),
+          }),
+        );
+      },
+      async removeMessageLabel(jid, messageId, labelId) {
+        calls.push({ method: 'removeMessageLabel', args: [jid, messageId, labelId] });
+        soon(() =>
+          emit('labels.association', {
+            type: 'remove',
+            association: messageLabel(jid, messageId, labelId),
+          }),
+        );
       },
       async readMessages(keys) {
         calls.push({ method: 'readMessages', args: [keys] });

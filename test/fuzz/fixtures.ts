@@ -42,6 +42,17 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(made, 'group');
     groups.push(made.body.data.id);
   }
+  // Business labels of the gateway's number, one on a contact's chat (the fuzzer may delete one: there are two).
+  const chatLabels: string[] = [];
+  for (const name of ['Fuzz label', 'Fuzz label 2']) {
+    const made = await request(server, 'POST', `/v1/channels/${gateway.id}/labels`, { key, body: { name } });
+    ok(made, 'label');
+    chatLabels.push(made.body.data.id);
+  }
+  ok(
+    await request(server, 'POST', `/v1/channels/${gateway.id}/labels/${chatLabels[0]}/chats`, { key, body: { chat: '+4915112345001' } }),
+    'labelled chat',
+  );
   const contacts: string[] = [];
   const phones = ['+4915112345001', '+4915112345002'];
   for (const [i, phone] of phones.entries()) {
@@ -201,6 +212,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       ...deletable,
       channel: [gateway.id, official.id],
       group: groups,
+      chatlabel: chatLabels,
+      chat: ['+4915112345001', groups[0]!],
       contact: contacts,
       note: [note.body.data.id],
       tag: ['vip'],

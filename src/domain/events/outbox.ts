@@ -9,6 +9,16 @@ import { events } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 
 /** Event types and their body fields (a flat object; the type travels beside it, not inside). */
+/** A label put on a chat or one of its messages, or taken off. */
+type LabelAssociationBody = {
+  channel_id: string;
+  organization_id: string;
+  label_id: string;
+  chat_id: string;
+  message_id: string | null;
+  occurred_at: string;
+};
+
 export type EventBodies = {
   'message.new': {
     message_id: string;
@@ -73,6 +83,30 @@ export type EventBodies = {
    * A group the channel's number is in changed, as its engine reported it (official: the group webhooks;
    * unofficial: the linked device's group notices).
    */
+  /** A business label of an unofficial channel's number was made, changed (name, color) or deleted: on the phone, another device or through Parley. */
+  'label.updated': {
+    channel_id: string;
+    organization_id: string;
+    label_id: string;
+    name: string;
+    color: number;
+    deleted: boolean;
+    occurred_at: string;
+  };
+  /** A label was put on a chat (a contact's `+phone` or a group id), or on one message of it (message_id, the chat network's id). */
+  'label.assigned': LabelAssociationBody;
+  'label.unassigned': LabelAssociationBody;
+  /** A contact posted a status (a story) the channel's number may see; kept as an inbound message in the status@broadcast conversation. */
+  'status.received': {
+    channel_id: string;
+    organization_id: string;
+    message_id: string;
+    conversation_id: string;
+    contact_id: string | null;
+    from_phone: string;
+    type: string;
+    occurred_at: string;
+  };
   'group.updated': {
     channel_id: string;
     organization_id: string;
@@ -220,6 +254,10 @@ export const EVENT_TYPES = [
   'template.quality_update',
   'group.updated',
   'presence.updated',
+  'label.updated',
+  'label.assigned',
+  'label.unassigned',
+  'status.received',
   'commerce.order.updated',
   'call.received',
   'call.accepted',

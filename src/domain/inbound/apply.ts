@@ -4,6 +4,7 @@
  * note), messages (statuses, inbound messages) and contacts (a changed number, profiles), and announce groups'
  * changes, in one transaction with the delivery marked done.
  */
+import { applyLabelAssociation, applyLabelEdit } from '../channels/labels.ts';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
@@ -160,6 +161,12 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
         },
         at,
       );
+      return channel;
+    case 'label.edit':
+      await applyLabelEdit(tx, channel, event, at);
+      return channel;
+    case 'label.association':
+      await applyLabelAssociation(tx, channel, event, at);
       return channel;
     case 'message.status':
     case 'message.inbound':

@@ -254,6 +254,24 @@ async function applyInbound(
     },
     at,
   );
+  // A contact's status post (kept only where the channel keeps them: the engine drops the others).
+  if (event.chat === 'status@broadcast')
+    await recordEvent(
+      tx,
+      channel.organizationId,
+      'status.received',
+      {
+        channel_id: channel.id,
+        organization_id: channel.organizationId,
+        message_id: id,
+        conversation_id: conversation.id,
+        contact_id: contact.contactId,
+        from_phone: `+${from}`,
+        type: event.type,
+        occurred_at: event.timestamp.toISOString(),
+      },
+      at,
+    );
 }
 
 /** The sender's privacy id, where the provider gave one (a `linked_id` identity), as message.new's `from_lid`. */

@@ -179,6 +179,56 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       occurred_at: '2025-06-02T09:15:00.000Z',
     },
   },
+  'label.updated': {
+    description:
+      "A business label of an unofficial channel's number was made, renamed, recolored (`color`: 0-19, the chat app's palette) or deleted (`deleted: true`), on the phone, another linked device or through the channel's label routes. `label_id` is the engine's id of it.",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      label_id: '3',
+      name: 'Paid',
+      color: 5,
+      deleted: false,
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
+  'label.assigned': {
+    description:
+      "A label was put on a chat: `chat_id` is the contact's phone (E.164) or the group id; `message_id` names the message when the label went on one message of the chat (null for the chat itself).",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      label_id: '3',
+      chat_id: '+4915112345678',
+      message_id: null,
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
+  'label.unassigned': {
+    description: 'A label was taken off a chat (or one message of it): the same fields as label.assigned.',
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      label_id: '3',
+      chat_id: '120363025246125888@g.us',
+      message_id: null,
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
+  'status.received': {
+    description:
+      "A contact posted a status (a story) that the channel's number may see. Only on unofficial channels that keep status posts (the channel's `status_messages` setting; off, they are ignored). The post is an inbound message (`message_id`, with `content.status_post: true`) in the channel's status@broadcast conversation; message.new announces it too.",
+    example: {
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      message_id: '0190a5b4-2a01-7c11-9d2f-5b6c7d8e9f01',
+      conversation_id: '0190a5b4-2a00-7c11-9d2f-5b6c7d8e9f00',
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      from_phone: '+4915112345678',
+      type: 'image',
+      occurred_at: '2025-06-02T09:15:00.000Z',
+    },
+  },
   'commerce.order.updated': {
     description:
       "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",

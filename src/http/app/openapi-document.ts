@@ -23,6 +23,15 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
       "The groups of an unofficial channel's number: list and read them with their members, create them, change their subject, description, picture and settings, add, remove, promote and demote members, invite links, joining and leaving.",
   },
   {
+    name: 'labels',
+    description:
+      "The business labels of an unofficial channel's number: list, create, rename, recolor and delete them, put them on chats (contacts and groups) or single messages and take them off; kept in step with the phone.",
+  },
+  {
+    name: 'status',
+    description: "Status posts (stories) of an unofficial channel's number: text, image or video to chosen contacts.",
+  },
+  {
     name: 'profiles',
     description:
       "Through an unofficial channel's phone: numbers' profiles, the channel's own profile, blocking, privacy settings and privacy ids (provider data, not the CRM).",

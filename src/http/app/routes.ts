@@ -21,6 +21,7 @@ import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
 import { registerApiKeyRoutes } from '../v1/api-keys.ts';
 import { registerChannelRoutes } from '../v1/channels.ts';
 import { registerGroupRoutes } from '../v1/groups.ts';
+import { registerLabelRoutes } from '../v1/labels.ts';
 import { registerChannelProfileRoutes } from '../v1/channel-profiles.ts';
 import { registerChannelCallRoutes } from '../v1/channel-calls.ts';
 import { registerTemplateRoutes } from '../v1/templates.ts';
@@ -114,6 +115,7 @@ export async function registerRouteGroups(
   const channelRoutes = channelRouteDeps(container);
   await registerChannelRoutes(app, channelRoutes);
   await registerGroupRoutes(app, channelRoutes.channels);
+  await registerLabelRoutes(app, channelRoutes.channels);
   await registerChannelProfileRoutes(app, { ...channelRoutes.pairing, targets: providerTargets(config) });
   await registerChannelCallRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerTemplateRoutes(app, templateDeps(container));

@@ -171,6 +171,33 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     ROUTE,
     authed(async (account, params, _r, reply) => answer(reply, await groups.leave(db, account, params.group!))),
   );
+  // Business labels and status posts (docs/gateway-protocol.md, "Labels" and "Status").
+  const labels = api.labels;
+  scope.get(
+    '/sessions/:session/labels',
+    ROUTE,
+    authed(async (account, _p, _r, reply) => answer(reply, await labels.list(db, account))),
+  );
+  scope.put(
+    '/sessions/:session/labels/:label',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await labels.save(db, account, params.label!, request.body))),
+  );
+  scope.delete(
+    '/sessions/:session/labels/:label',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await labels.remove(db, account, params.label!))),
+  );
+  scope.post(
+    '/sessions/:session/labels/:label/chats',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await labels.associate(db, account, params.label!, request.body))),
+  );
+  scope.post(
+    '/sessions/:session/status',
+    ROUTE,
+    authed(async (account, _p, request, reply) => answerGateway(reply, await labels.postStatus(db, account, request.body), 201)),
+  );
   // Contacts and profiles, calls (sandbox/gateway/profiles.ts, calls.ts).
   scope.get(
     '/sessions/:session/profiles/:phone',

@@ -78,6 +78,10 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       scope.post('/groups', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.group(db, actorOf(request).organizationId, request.body), 201),
       );
+      // The business's phone makes, changes or deletes a label, or labels a chat (gateway channels).
+      scope.post('/labels', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.gateway.labels.phone(db, actorOf(request).organizationId, request.body), 202),
+      );
       scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
       );

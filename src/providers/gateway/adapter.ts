@@ -12,6 +12,7 @@ import { createGatewayCalls } from './calls.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
 import { createGroupCalls, gatewaySettingsOf } from './groups.ts';
+import { createLabelCalls } from './labels.ts';
 import { createGatewayProfiles } from './profiles.ts';
 
 export { engineOf, type GatewaySettings };
@@ -29,8 +30,12 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
   const access = gatewayAccess(options);
   const { client, session, embedded } = access;
 
+  const { postStatus, ...labels } = createLabelCalls({ ...access, targets: options.targets });
+
   return {
     groups: createGroupCalls({ ...access, targets: options.targets }),
+    labels,
+    postStatus,
 
     async subscribePresence(connection, phone) {
       const engine = embedded(connection);

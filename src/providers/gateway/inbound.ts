@@ -19,6 +19,17 @@ type Json = Record<string, any>;
 /** Contacts' status posts come from this chat (a gateway delivers them when the channel keeps them). */
 const STATUS_BROADCAST = 'status@broadcast';
 
+/** A label id as engines write them (the chat app's: small numbers). */
+const LABEL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A labelled chat: a contact's phone (international digits, `+` allowed) or a group id; anything else is none. */
+function labelChatOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (GROUP_RECIPIENT.test(value)) return value;
+  const digits = value.replace(/^\+/, '');
+  return /^\d{5,20}$/.test(digits) ? digits : undefined;
+}
+
 /** Message types whose content names a media the gateway holds (docs/gateway-protocol.md). */
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
@@ -80,6 +91,37 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     }
     case 'group.update':
       return groupEvent(ref, p, timestamp);
+    // Business labels (gateway-protocol.md, "Labels"): `{id, name, color, deleted?}` and `{label_id, chat, message_id?, action}`.
+    case 'label.edit': {
+      if (typeof p.id !== 'string' || !LABEL_ID.test(p.id)) return [];
+      const color = Number.isInteger(p.color) && p.color >= 0 && p.color < 20 ? (p.color as number) : 0;
+      return [
+        {
+          kind: 'label.edit',
+          ref,
+          labelId: p.id,
+          name: typeof p.name === 'string' ? p.name.slice(0, 100) : '',
+          color,
+          deleted: p.deleted === true,
+          timestamp,
+        },
+      ];
+    }
+    case 'label.association': {
+      const chat = labelChatOf(p.chat);
+      if (typeof p.label_id !== 'string' || !LABEL_ID.test(p.label_id) || !chat || (p.action !== 'add' && p.action !== 'remove')) return [];
+      return [
+        {
+          kind: 'label.association',
+          ref,
+          labelId: p.label_id,
+          chat,
+          ...(typeof p.message_id === 'string' && p.message_id ? { messageId: p.message_id.slice(0, 128) } : {}),
+          action: p.action,
+          timestamp,
+        },
+      ];
+    }
     case 'presence': {
       const phone = String(p.phone ?? '').replace(/^\+/, '');
       if (!/^\d{5,20}$/.test(phone) || !(PRESENCES as readonly string[]).includes(String(p.presence))) return [];

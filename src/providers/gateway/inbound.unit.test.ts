@@ -123,3 +123,37 @@ test('presence callbacks and group messages: a presence event; a group message i
   assert.deepEqual([story.chat, story.content], ['status@broadcast', { body: 'story', status_post: true }]);
   assert.equal(message({ content: { body: 'hi' } }).chat, undefined);
 });
+
+test('label callbacks: a label edited or deleted, a label put on a chat or a message and taken off; bad ones skipped', () => {
+  const at = new Date('2026-11-28T10:00:00.000Z');
+  const callback = (event: string, payload: unknown) =>
+    normalizeGatewayCallback({ event, session: 'gws_1', timestamp: at.toISOString(), payload });
+  assert.deepEqual(callback('label.edit', { id: '3', name: 'Paid', color: 5 }), [
+    { kind: 'label.edit', ref: 'gws_1', labelId: '3', name: 'Paid', color: 5, deleted: false, timestamp: at },
+  ]);
+  assert.deepEqual(callback('label.edit', { id: '3', name: 'Paid', color: 99, deleted: true }), [
+    { kind: 'label.edit', ref: 'gws_1', labelId: '3', name: 'Paid', color: 0, deleted: true, timestamp: at },
+  ]);
+  assert.deepEqual(callback('label.association', { label_id: '3', chat: '+4915112345678', action: 'add' }), [
+    { kind: 'label.association', ref: 'gws_1', labelId: '3', chat: '4915112345678', action: 'add', timestamp: at },
+  ]);
+  assert.deepEqual(callback('label.association', { label_id: '3', chat: '120363025246125888@g.us', message_id: 'm1', action: 'remove' }), [
+    {
+      kind: 'label.association',
+      ref: 'gws_1',
+      labelId: '3',
+      chat: '120363025246125888@g.us',
+      messageId: 'm1',
+      action: 'remove',
+      timestamp: at,
+    },
+  ]);
+  for (const [event, payload] of [
+    ['label.edit', { name: 'no id' }],
+    ['label.edit', { id: 'a b', name: 'bad id' }],
+    ['label.association', { label_id: '3', chat: 'someone', action: 'add' }],
+    ['label.association', { label_id: '3', chat: '4915112345678', action: 'toggle' }],
+    ['label.association', { chat: '4915112345678', action: 'add' }],
+  ] as const)
+    assert.deepEqual(callback(event, payload), [], `${event} ${JSON.stringify(payload)}`);
+});

@@ -71,6 +71,7 @@ export async function deliverInbound(
       type: message.type,
       content,
       ...(stored.reply_to ? { reply_to: stored.reply_to } : {}),
+      ...(stored.chat ? { chat: stored.chat } : {}),
     });
     if (!delivery) ctx.logger.info({ session: account.id }, 'sandbox gateway callback not sent: the session has no callback_url');
   }
@@ -84,6 +85,8 @@ export type InboundBody = {
   content: Record<string, unknown>;
   reply_to?: string;
   media_id?: string;
+  /** A contact's status post: status@broadcast. */
+  chat?: string;
 };
 
 function pick(source: Record<string, unknown>, keys: string[]): Record<string, unknown> {

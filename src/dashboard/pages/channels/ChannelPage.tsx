@@ -15,6 +15,7 @@ import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../ui.tsx';
 import { channelsApi, type ChannelCapabilitiesRecord, type ChannelView } from './api.ts';
 import { ChannelDetails } from './ChannelDetails.tsx';
 import { ChannelSettings } from './ChannelSettings.tsx';
+import { LabelsPanel, StatusPanel } from './LabelsPanel.tsx';
 import { HealthSummary } from './ChannelsPage.tsx';
 import { ConfirmDialog } from './parts.tsx';
 import { PairingView, qrKey } from './PairingView.tsx';
@@ -88,6 +89,8 @@ export function ChannelPage() {
         {c.sandbox ? <SandboxPanel channel={c} capabilities={capabilities.data} /> : null}
         <ProfilePanel channel={c} capabilities={capabilities.data} />
         <ChannelDetails channel={c} />
+        <LabelsPanel channel={c} capabilities={capabilities.data} />
+        <StatusPanel channel={c} capabilities={capabilities.data} />
         {c.platform === 'chatapp_unofficial' ? <ChannelSettings key={c.id} channel={c} /> : null}
         <CapabilityList capabilities={capabilities.data} error={capabilities.error} />
         <StatusHistory channelId={c.id} />
@@ -196,6 +199,9 @@ const OPERATION_LABELS: Record<ChannelCapabilitiesRecord['operations'][number], 
   'groups.send': 'Send to groups',
   'groups.manage': 'Manage groups',
   'presence.subscribe': "Follow contacts' presence",
+  'labels.manage': 'Labels on chats',
+  'status.post': 'Post status updates',
+  'status.receive': "Receive contacts' status posts",
   'channel.connect': 'Pair a phone',
   'channel.qr': 'Pairing QR code',
   'channel.pairing_code': 'Pairing code',

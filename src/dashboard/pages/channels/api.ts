@@ -9,12 +9,18 @@ import type {
 import type { CreateChannelRequest, UpdateChannelRequest } from '../../../http/v1/channels.ts';
 import type { GroupRecord } from '../../../http/v1/groups.presenters.ts';
 import type { CreateGroupRequest } from '../../../http/v1/groups.ts';
+import type { ChatLabelRecord, StatusPostRecord } from '../../../http/v1/labels.presenters.ts';
+import type { CreateChatLabelRequest, PostStatusRequest } from '../../../http/v1/labels.ts';
 import type { ChannelProfileRecord, PrivacySettingsRecord } from '../../../http/v1/channel-profiles.presenters.ts';
 import type { TemplateRecord, TemplateSyncRecord } from '../../../http/v1/templates.presenters.ts';
 import type { CreateTemplateRequest } from '../../../http/v1/templates.ts';
 import { call, type Page } from '../../api.ts';
 
 export type {
+  ChatLabelRecord,
+  CreateChatLabelRequest,
+  PostStatusRequest,
+  StatusPostRecord,
   CreateGroupRequest,
   GroupRecord,
   UpdateChannelRequest,
@@ -71,6 +77,50 @@ export const groupsApi = {
   resetInvite: (channelId: string, groupId: string) =>
     call<{ data: { code: string; url: string } }>('POST', `${groupPath(channelId, groupId)}/invite/revoke`).then((r) => r.data),
 };
+
+const labelPath = (channelId: string, labelId: string) => `${path(channelId)}/labels/${encodeURIComponent(labelId)}`;
+
+/** The business labels of an unofficial channel's number and their chats (docs/channels.md, "Labels"). */
+export const labelsApi = {
+  list: (channelId: string) => call<{ data: ChatLabelRecord[] }>('GET', `${path(channelId)}/labels`).then((r) => r.data),
+  create: (channelId: string, input: CreateChatLabelRequest) =>
+    call<{ data: ChatLabelRecord }>('POST', `${path(channelId)}/labels`, { body: input }).then((r) => r.data),
+  remove: (channelId: string, labelId: string) => call<void>('DELETE', labelPath(channelId, labelId)),
+  assign: (channelId: string, labelId: string, chat: string) =>
+    call<{ data: ChatLabelRecord }>('POST', `${labelPath(channelId, labelId)}/chats`, { body: { chat } }).then((r) => r.data),
+  unassign: (channelId: string, labelId: string, chat: string) =>
+    call<{ data: ChatLabelRecord }>('DELETE', `${labelPath(channelId, labelId)}/chats/${encodeURIComponent(chat)}`).then((r) => r.data),
+};
+
+/** Status posts (stories) of an unofficial channel's number (docs/channels.md, "Status posts"). */
+export const statusApi = {
+  post: (channelId: string, input: PostStatusRequest) =>
+    call<{ data: StatusPostRecord }>('POST', `${path(channelId)}/status`, { body: input }).then((r) => r.data),
+};
+
+/** The chat app's label colors (0-19), approximately, for the swatches beside a label's name. */
+export const LABEL_COLORS = [
+  '#ff9485',
+  '#64c4ff',
+  '#ffd429',
+  '#dfaef0',
+  '#99b6c1',
+  '#55ccb3',
+  '#ff9dff',
+  '#d3a91d',
+  '#6d7cce',
+  '#d7e752',
+  '#00d0e2',
+  '#ffc5c7',
+  '#93ceac',
+  '#f74848',
+  '#00a0f2',
+  '#83e422',
+  '#ffaf04',
+  '#b5ebff',
+  '#9ba6ff',
+  '#9368cf',
+] as const;
 
 /** The channel's own profile and privacy settings (unofficial channels: profile.update, privacy.settings). */
 export const profileApi = {

@@ -50,6 +50,14 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Group', text(d.change) ?? 'updated');
     case 'presence.updated':
       return joined(text(d.phone) ? `+${text(d.phone)}` : 'A contact', 'is', text(d.presence) ?? 'present');
+    case 'label.updated':
+      return joined('Label', text(d.name), d.deleted === true ? 'deleted' : 'saved');
+    case 'label.assigned':
+      return joined('Label', text(d.label_id), 'put on', text(d.chat_id));
+    case 'label.unassigned':
+      return joined('Label', text(d.label_id), 'taken off', text(d.chat_id));
+    case 'status.received':
+      return joined('Status post from', text(d.from_phone));
     case 'commerce.order.updated':
       return [joined('Order', text(d.order_no), text(d.status)), text(d.payment_status) && `payment ${text(d.payment_status)}`]
         .filter(Boolean)

@@ -13,6 +13,7 @@ import { Link } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
 import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message } from './api.ts';
+import { ChatLabels } from './ChatLabels.tsx';
 import { Composer } from './Composer.tsx';
 import { MessageContent } from './MessageContent.tsx';
 
@@ -92,6 +93,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
               </>
             ) : null}
           </p>
+          <ChatLabels conversation={conversation} />
         </div>
         {canSend ? <ConversationControls conversation={conversation} /> : <StatusBadge status={conversation.status} />}
       </header>

@@ -13,6 +13,7 @@ import type { HealthCheck, PairingCode, ProviderProfile, QrCode, Result } from '
 import { askHolder } from './engine/ask.ts';
 import { COMMAND_ASKED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
 import type { GroupRequest } from './groups.ts';
+import type { LabelRequest } from './labels.ts';
 import { letGo } from './engine/hold.ts';
 import { logout } from './engine/logout.ts';
 import { managerPass } from './engine/manage.ts';
@@ -37,6 +38,8 @@ export type EmbeddedEngine = {
   /** A group request, run by the session's holder (groups.ts); the answer is JSON. */
   group(channelId: string, request: GroupRequest): Promise<Result<unknown>>;
   subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
+  /** A label or status request, run by the session's holder (labels.ts); the answer is JSON. */
+  label(channelId: string, request: LabelRequest): Promise<Result<unknown>>;
   /** The channel's settings changed: its holder reads them again before this resolves (or within its command timeout). */
   settingsChanged(channelId: string): Promise<void>;
   /** Contacts, profiles and calls (profiles.ts), run by the session's holder. */
@@ -96,6 +99,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     logout: (channelId) => logout(engine, channelId),
 
     group: (channelId, request) => askHolder(engine, channelId, 'group', request),
+
+    label: (channelId, request) => askHolder(engine, channelId, 'label', request),
 
     async subscribePresence(channelId, phone) {
       return (await askHolder(engine, channelId, 'presence', { phone })) as Result<{ subscribed: true }>;

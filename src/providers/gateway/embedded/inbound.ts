@@ -81,7 +81,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'group-participants.update':
     case 'presence.update':
     case 'call':
-      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's.
+    case 'labels.edit':
+    case 'labels.association':
+      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's; labels labels.ts's.
       return [];
     default:
       return input satisfies never;

@@ -3,6 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { channelSessionCommands } from '../../../../db/schema.ts';
 import type { Result } from '../../../provider.ts';
 import { runGroupRequest, type GroupRequest } from '../groups.ts';
+import { runLabelRequest, type LabelRequest } from '../labels.ts';
 import { jidOfPhone, phoneOfJid } from '../ids.ts';
 import { notify } from '../sessions.ts';
 import { runProfileOp, type ProfileOp } from '../profiles.ts';
@@ -111,6 +112,10 @@ async function execute(engine: EngineContext, kind: CommandKind, held: Held | un
       { socket, cache: held.groupCache, self: { phone: held.phone, lid: held.lid } },
       input as unknown as GroupRequest,
     );
+  }
+  if (kind === 'label') {
+    if (!held.paired) return notRunning('the session is not paired');
+    return runLabelRequest(socket, input as unknown as LabelRequest).catch(libraryRefusal);
   }
   if (kind === 'presence') {
     if (!held.paired) return notRunning('the session is not paired');

@@ -21,6 +21,7 @@ import { remember } from './remember.ts';
 import { report } from './report.ts';
 import { groupSocketEvents, lidsOf, type GroupSocketEvent } from '../group-events.ts';
 import { sendReadReceipts } from './settings.ts';
+import { labelLidsOf, labelSocketEvents, type LabelSocketEvent } from '../labels.ts';
 
 const MESSAGE_EVENTS = [
   'messages.upsert',
@@ -126,6 +127,21 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
             held,
             groupSocketEvents(held.ref, input, { now: clock.now(), self: { phone: held.phone, lid: held.lid }, phones }),
           );
+        });
+      });
+    }
+    // Labels made, changed or put on chats (the phone's, another device's and our own): kept by Parley.
+    for (const event of ['labels.edit', 'labels.association'] as const) {
+      socket.ev.on(event, (data: SocketEvents[typeof event]) => {
+        if (!live()) return;
+        void enqueue(engine, held, async () => {
+          const input = { event, data } as LabelSocketEvent;
+          const phones = new Map<string, string>();
+          for (const lid of labelLidsOf(input)) {
+            const phone = await socket.phoneJidOfLid?.(lid).catch(() => undefined);
+            if (phone) phones.set(lid, phone);
+          }
+          await report(engine, held, labelSocketEvents(held.ref, input, { now: clock.now(), phones }));
         });
       });
     }
