@@ -153,6 +153,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/deals/{dealID}': 'updateDeal',
   'DELETE /v1/deals/{dealID}': 'deleteDeal',
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
+  // orders
+  'POST /v1/orders': 'createOrder',
+  'GET /v1/orders': 'listOrders',
+  'GET /v1/orders/{orderID}': 'getOrder',
+  'PATCH /v1/orders/{orderID}': 'updateOrder',
   // tasks
   'POST /v1/tasks': 'createTask',
   'GET /v1/tasks': 'listTasks',

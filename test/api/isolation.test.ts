@@ -67,6 +67,8 @@ type Ids = {
   label: string;
   relationship: string;
   comment: string;
+  /** An order of A's contact, in its conversation. */
+  order: string;
   /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
   call: string;
   callMessage: string;
@@ -414,6 +416,20 @@ const ROWS: Record<string, Row> = {
   },
   'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
   'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
+  // B's order naming A's contact is refused as for an unknown one (crm-orders.test.ts).
+  'POST /v1/orders': {
+    kind: 'id',
+    body: { currency: 'EUR', items: [{ product_retailer_id: 'planted', quantity: 1, unit_amount: 1 }], contact_id: '{{contact}}' },
+    probe: ['GET /v1/orders/{order}'],
+  },
+  'GET /v1/orders': { kind: 'list', query: { contact_id: '{{contact}}' } },
+  'GET /v1/orders/{orderID}': { kind: 'id', path: { orderID: 'order' }, probe: ['GET /v1/orders/{order}'] },
+  'PATCH /v1/orders/{orderID}': {
+    kind: 'id',
+    path: { orderID: 'order' },
+    body: { status: 'cancelled', payment_status: 'paid' },
+    probe: ['GET /v1/orders/{order}'],
+  },
   // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
   'POST /v1/tasks': {
     kind: 'id',
@@ -865,6 +881,17 @@ before(async () => {
     },
   });
   assert.equal(deal.status, 201, deal.text);
+  const order = await request(server, 'POST', '/v1/orders', {
+    key,
+    body: {
+      currency: 'EUR',
+      items: [{ product_retailer_id: 'isolated-sku', quantity: 2, unit_amount: 350 }],
+      contact_id: contactId,
+      conversation_id: message.body.data.conversation_id,
+      note: 'Isolated order note',
+    },
+  });
+  assert.equal(order.status, 201, order.text);
   const task = await request(server, 'POST', '/v1/tasks', {
     key,
     body: {
@@ -930,6 +957,7 @@ before(async () => {
     label: label.body.data.id,
     relationship: relationship.body.data.id,
     comment: comment.body.data.id,
+    order: order.body.data.id,
     call,
     callMessage,
   };
@@ -965,6 +993,8 @@ before(async () => {
       'Isolated label',
       'Isolated inverse',
       'isolated comment',
+      'Isolated order note',
+      'isolated-sku',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

@@ -181,9 +181,8 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'commerce.order.updated': {
     description:
-      "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",
-    example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
-    reserved: true,
+      "An order was placed (by an inbound order message or POST /v1/orders: status and payment_status `pending` unless given), or its status or payment status changed (PATCH /v1/orders/{orderID}). order_no is the order's number in the organization. crm.record.created or crm.record.updated (object_kind `order`) comes with it; GET /v1/orders/{orderID} has its items and total.",
+    example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: '1042', status: 'shipped', payment_status: 'paid' },
   },
   'call.received': {
     description:

@@ -2151,6 +2151,51 @@ export interface paths {
     patch: operations['updateComment'];
     trace?: never;
   };
+  '/v1/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List orders
+     * @description Newest first, by cursor. Filters combine.
+     */
+    get: operations['listOrders'];
+    put?: never;
+    /**
+     * Create an order
+     * @description Numbered with the organization’s next order_no; total_amount is computed from the items. Without contact_id the customer is the conversation’s contact. Records commerce.order.updated and crm.record.created (object_kind `order`).
+     */
+    post: operations['createOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{orderID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an order */
+    get: operations['getOrder'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change an order’s status or payment status
+     * @description Moves the status or the payment status (409 naming the field for a move not allowed; the same value is no change) or changes the note. Records commerce.order.updated and crm.record.updated when something changed.
+     */
+    patch: operations['updateOrder'];
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -4188,6 +4233,72 @@ export interface components {
       scopes: string[];
     };
     /**
+     * @description Numbered with the organization’s next order_no; total_amount is computed from the items. Without contact_id the customer is the conversation’s contact. Records commerce.order.updated and crm.record.created (object_kind `order`).
+     * @example {
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "currency": "EUR",
+     *       "items": [
+     *         {
+     *           "product_retailer_id": "beans-1kg",
+     *           "name": "Espresso beans 1 kg",
+     *           "quantity": 2,
+     *           "unit_amount": 1890
+     *         },
+     *         {
+     *           "product_retailer_id": "filter-100",
+     *           "quantity": 1,
+     *           "unit_amount": 450
+     *         }
+     *       ],
+     *       "note": "Deliver after 5 pm"
+     *     }
+     */
+    CreateOrderRequest: {
+      /** @description The customer: a contact of the organization */
+      contact_id?: string | null;
+      /** @description The conversation the order came from (of the organization) */
+      conversation_id?: string | null;
+      /** @description The catalog the products are from */
+      catalog_id?: string | null;
+      /**
+       * @description ISO 4217 code (any case): every item is priced in it
+       * @example EUR
+       */
+      currency: string;
+      items: {
+        /**
+         * @description The product’s id in the catalog (its SKU)
+         * @example sku-42
+         */
+        product_retailer_id: string;
+        /**
+         * @description What the product is called
+         * @example Espresso beans 1 kg
+         */
+        name?: string | null;
+        /** @example 2 */
+        quantity: number;
+        /**
+         * @description The price of one, in the currency’s minor units (cents: 1250 is 12.50)
+         * @example 1250
+         */
+        unit_amount: number;
+      }[];
+      /** @description Free text: what the customer said with the order */
+      note?: string | null;
+      /**
+       * @description Default `pending`
+       * @enum {string}
+       */
+      status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /**
+       * @description Default `pending`
+       * @enum {string}
+       */
+      payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
+    };
+    /**
      * @example {
      *       "name": "Partnerships",
      *       "stages": [
@@ -5864,6 +5975,45 @@ export interface components {
       /** @description The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there */
       redirect_to: string;
     };
+    Order: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description The order’s number in the organization: 1, 2, 3, … without gaps
+       * @example 1042
+       */
+      order_no: string;
+      /** @enum {string} */
+      status: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /** @enum {string} */
+      payment_status: 'pending' | 'paid' | 'failed' | 'refunded';
+      /** @description The customer; null when none was given or the contact was deleted */
+      contact_id: string | null;
+      conversation_id: string | null;
+      /** @description The inbound order message that placed it; null for an order created by the API */
+      message_id: string | null;
+      /** @enum {string} */
+      source: 'message' | 'api';
+      catalog_id: string | null;
+      /** @description ISO 4217, upper case */
+      currency: string;
+      items: components['schemas']['OrderItem'][];
+      /** @description The sum of the items’ amounts, in minor units */
+      total_amount: number;
+      /** @description What the customer wrote with the order, or the note given */
+      note: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    OrderItem: {
+      product_retailer_id: string;
+      name: string | null;
+      quantity: number;
+      /** @description The price of one, in minor units */
+      unit_amount: number;
+      /** @description quantity × unit_amount */
+      amount: number;
+    };
     /**
      * @example {
      *       "id": "0196b1f2-0a00-7000-8000-0000000000a1",
@@ -7491,6 +7641,30 @@ export interface components {
       scopes?: string[];
     };
     /**
+     * @description Moves the status or the payment status (409 naming the field for a move not allowed; the same value is no change) or changes the note. Records commerce.order.updated and crm.record.updated when something changed.
+     * @example {
+     *       "status": "confirmed"
+     *     }
+     * @example {
+     *       "status": "shipped",
+     *       "payment_status": "paid"
+     *     }
+     */
+    UpdateOrderRequest: {
+      /**
+       * @description Allowed moves: pending → confirmed, shipped, delivered, cancelled; confirmed → shipped, delivered, cancelled; shipped → delivered, cancelled; delivered → (final); cancelled → (final)
+       * @enum {string}
+       */
+      status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /**
+       * @description Allowed moves: pending → paid, failed; failed → pending, paid; paid → refunded; refunded → (final)
+       * @enum {string}
+       */
+      payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
+      /** @description null or "" clears it */
+      note?: string | null;
+    };
+    /**
      * @example {
      *       "name": "Partnerships EU"
      *     }
@@ -8044,14 +8218,14 @@ export interface components {
      *         },
      *         {
      *           "type": "commerce.order.updated",
-     *           "description": "An order's or its payment's state changed (no order source emits it yet)",
+     *           "description": "An order was placed, or its status or payment status changed",
      *           "example": {
      *             "order_id": "0196b1f2-5da1-7c11-9d2f-5b6c7d8e9f04",
-     *             "order_no": "A-10023",
+     *             "order_no": "1042",
      *             "status": "shipped",
      *             "payment_status": "paid"
      *           },
-     *           "reserved": true
+     *           "reserved": false
      *         }
      *       ],
      *       "delivery": {
@@ -28331,6 +28505,535 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['Comment'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listOrders: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+        payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
+        /** @description The orders of this contact */
+        contact_id?: string;
+        /** @description The orders placed in this conversation */
+        conversation_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrderRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orderID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        orderID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrderRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
           };
         };
       };
