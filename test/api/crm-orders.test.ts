@@ -3,11 +3,14 @@
  * own webhook) becomes one order of its contact and conversation; orders created by the API, numbered
  * per organization without gaps under concurrency; the status and payment status moves and their
  * events; the list's filters and cursor; another organization's records; the crm permissions.
+ * Both stores: the order numbers' counter row is a lock that concurrent creations wait on.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
+import { mergeContacts } from '../../src/domain/contacts/merge.ts';
 import { signBody } from '../../src/providers/signature.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { allPages, assertNames, created, eventTail, recordEvent } from '../crm-helpers.ts';
@@ -269,11 +272,12 @@ test('order numbers are consecutive without gaps when orders are created at once
 });
 
 test('status and payment status move only the allowed ways, each move with its events', async () => {
+  // The log read from before the creation: its events may be sequenced after the answer.
+  const events = await eventTail(server);
   const order = await created(server, '/v1/orders', {
     currency: 'EUR',
     items: [{ product_retailer_id: 'x', quantity: 2, unit_amount: 500 }],
   });
-  const events = await eventTail(server);
   const patch = (body: unknown) => request(server, 'PATCH', `/v1/orders/${order.id}`, { ...key(), body });
   const confirmed = await patch({ status: 'confirmed', payment_status: 'paid' });
   assert.equal(confirmed.status, 200, confirmed.text);
@@ -296,7 +300,9 @@ test('status and payment status move only the allowed ways, each move with its e
   assertNames(await patch({ order_no: '7' }), 400, '/');
   const org = server.organizationId;
   const name = `Order #${order.order_no}`;
-  assert.deepEqual(await events.take(6), [
+  assert.deepEqual(await events.take(8), [
+    orderEvent(order),
+    recordEvent('created', 'order', order.id, name, org),
     orderEvent(confirmed.body.data),
     recordEvent('updated', 'order', order.id, name, org),
     orderEvent(delivered.body.data),
@@ -353,4 +359,17 @@ test('the orders routes need crm:read or crm:write', async () => {
     { method: 'GET', path: `/v1/orders/${order.id}`, permission: 'crm:read' },
     { method: 'PATCH', path: `/v1/orders/${order.id}`, body: { status: 'confirmed' }, permission: 'crm:write' },
   ]);
+});
+
+test('merged contacts bring their orders to the survivor', async () => {
+  const older = await created(server, '/v1/contacts', { phone_number: '+447700900160', name: 'Older' });
+  const younger = await created(server, '/v1/contacts', { phone_number: '+447700900161' });
+  const order = await created(server, '/v1/orders', {
+    contact_id: younger.id,
+    currency: 'EUR',
+    items: [{ product_retailer_id: 'x', quantity: 1, unit_amount: 1 }],
+  });
+  const db = server.container.database.db;
+  await db.transaction((tx) => mergeContacts(tx, server.organizationId, [older.id, younger.id], new Date()));
+  assert.equal((await request(server, 'GET', `/v1/orders/${order.id}`, key())).body.data.contact_id, older.id);
 });

@@ -3853,7 +3853,7 @@ export interface components {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships and comments; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships and comments; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships and comments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -5975,6 +5975,40 @@ export interface components {
       /** @description The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there */
       redirect_to: string;
     };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000251",
+     *       "order_no": "1042",
+     *       "status": "confirmed",
+     *       "payment_status": "paid",
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "message_id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "source": "message",
+     *       "catalog_id": "1678073176620294",
+     *       "currency": "EUR",
+     *       "items": [
+     *         {
+     *           "product_retailer_id": "beans-1kg",
+     *           "name": null,
+     *           "quantity": 2,
+     *           "unit_amount": 1890,
+     *           "amount": 3780
+     *         },
+     *         {
+     *           "product_retailer_id": "filter-100",
+     *           "name": null,
+     *           "quantity": 1,
+     *           "unit_amount": 450,
+     *           "amount": 450
+     *         }
+     *       ],
+     *       "total_amount": 4230,
+     *       "note": "Before Friday please",
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:14:00.000Z"
+     *     }
+     */
     Order: {
       /** Format: uuid */
       id: string;
@@ -6005,6 +6039,15 @@ export interface components {
       created_at: string;
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "product_retailer_id": "beans-1kg",
+     *       "name": "Espresso beans 1 kg",
+     *       "quantity": 2,
+     *       "unit_amount": 1890,
+     *       "amount": 3780
+     *     }
+     */
     OrderItem: {
       product_retailer_id: string;
       name: string | null;
