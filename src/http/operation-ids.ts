@@ -135,6 +135,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/companies/{companyID}': 'getCompany',
   'PATCH /v1/companies/{companyID}': 'updateCompany',
   'DELETE /v1/companies/{companyID}': 'deleteCompany',
+  'POST /v1/companies/import': 'importCompanies',
   // pipelines
   'POST /v1/pipelines': 'createPipeline',
   'GET /v1/pipelines': 'listPipelines',
@@ -152,6 +153,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/deals/{dealID}': 'getDeal',
   'PATCH /v1/deals/{dealID}': 'updateDeal',
   'DELETE /v1/deals/{dealID}': 'deleteDeal',
+  'POST /v1/deals/import': 'importDeals',
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
   // orders
   'POST /v1/orders': 'createOrder',

@@ -349,6 +349,14 @@ const ROWS: Record<string, Row> = {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',
   },
+  'POST /v1/companies/import': {
+    kind: 'no tenant data',
+    why: 'imports into the caller’s organization: a row with A’s domain creates B’s own company, never touches A’s (crm-import.test.ts)',
+  },
+  'POST /v1/deals/import': {
+    kind: 'no tenant data',
+    why: 'creates deals of the caller’s organization; A’s company, contacts, pipelines and members are refused as unknown ones (crm-import.test.ts)',
+  },
   'POST /v1/companies': {
     kind: 'no tenant data',
     why: 'creates a company of the caller’s organization (a domain is unique per organization: A’s never makes B’s a 409, crm-companies.test.ts)',

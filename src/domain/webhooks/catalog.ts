@@ -302,9 +302,11 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
   },
   'crm.import.committed': {
-    description: 'An import finished and its rows were written.',
+    description:
+      'An import finished and its rows were written: contacts (POST /v1/contacts/import), companies (POST /v1/companies/import) or deals (POST /v1/deals/import), as object_kind says. A dry run records none.',
     example: {
       import_id: '0190a5b8-7fc3-7c11-9d2f-5b6c7d8e9f06',
+      object_kind: 'contact',
       created: 120,
       updated: 14,
       unchanged: 3,

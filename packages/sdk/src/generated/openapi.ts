@@ -2196,6 +2196,46 @@ export interface paths {
     patch: operations['updateOrder'];
     trace?: never;
   };
+  '/v1/companies/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import companies from CSV
+     * @description Columns: name, domain, phone, address.line1, address.line2, address.city, address.region, address.postal_code, address.country, owner (also `website` for domain, `line1`…`country` for the address, `owner_email` or `owner_user_id` for owner: a member's email or user id). A row whose domain is a company’s updates it (custom fields merged key by key; the address cells given replace the address); any other row creates a company, its name required. CSV (`text/csv`, UTF-8, comma, semicolon or tab separated, first line the header), up to 100,000 rows and 64 MiB, read as it arrives and written in batches of 1000, each committed on its own. An empty cell leaves a value as it is; `custom_fields.<key>` columns fill custom fields. Bad rows are listed (row, line, column, message) and skipped, among them a row longer than 65,536 characters and one holding a NUL character or an unpaired surrogate. With `dry_run=true` every batch is written and rolled back: the answer says what the import would do, and nothing changes. One crm.import.committed event (object_kind as imported) sums a real import up; no per-record events. 400 for an unknown column or an empty body, 415 for another content type.
+     */
+    post: operations['importCompanies'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import deals from CSV
+     * @description Columns: name, amount, currency, pipeline, stage, company, contacts, owner, expected_close_date. Each row creates a deal (a file sent again creates its deals again). `amount` in the currency’s minor units (cents) with `currency` (ISO 4217); `pipeline` and `stage` by name (case-insensitive) or id (default: the default pipeline, its first open stage); `company` a company’s domain (any form) or id; `contacts` phone numbers or emails separated by `;` or `|`, each of one contact; `owner` a member’s email or user id. CSV (`text/csv`, UTF-8, comma, semicolon or tab separated, first line the header), up to 100,000 rows and 64 MiB, read as it arrives and written in batches of 1000, each committed on its own. An empty cell leaves a value as it is; `custom_fields.<key>` columns fill custom fields. Bad rows are listed (row, line, column, message) and skipped, among them a row longer than 65,536 characters and one holding a NUL character or an unpaired surrogate. With `dry_run=true` every batch is written and rolled back: the answer says what the import would do, and nothing changes. One crm.import.committed event (object_kind as imported) sums a real import up; no per-record events. 400 for an unknown column or an empty body, 415 for another content type.
+     */
+    post: operations['importDeals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -4757,6 +4797,61 @@ export interface components {
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
        */
       secret: string;
+    };
+    /**
+     * @example {
+     *       "import_id": "0196b1f2-0a00-7000-8000-000000000261",
+     *       "object_kind": "deal",
+     *       "dry_run": true,
+     *       "rows": 3,
+     *       "created": 2,
+     *       "updated": 0,
+     *       "unchanged": 0,
+     *       "failed": 1,
+     *       "errors": [
+     *         {
+     *           "row": 2,
+     *           "line": 3,
+     *           "field": "stage",
+     *           "message": "no stage of the pipeline has this name or id"
+     *         }
+     *       ],
+     *       "errors_truncated": false,
+     *       "truncated": false
+     *     }
+     */
+    CrmImportResult: {
+      /**
+       * Format: uuid
+       * @description Also in the crm.import.committed event (none for a dry run)
+       */
+      import_id: string;
+      /** @enum {string} */
+      object_kind: 'company' | 'deal';
+      /** @description true: nothing was written; the counts say what the import would do */
+      dry_run: boolean;
+      /** @description Data rows read (the header and blank lines are not rows) */
+      rows: number;
+      created: number;
+      /** @description Companies matched by domain and changed (deals are only created) */
+      updated: number;
+      /** @description Companies matched by domain that the row did not change */
+      unchanged: number;
+      failed: number;
+      /** @description The rows not imported and why, by row; at most 1000 */
+      errors: {
+        /** @description 1-based data row number */
+        row: number;
+        /** @description The line of the file the row starts on */
+        line: number;
+        /** @description The column at fault (custom_fields.<key> for a custom field); null for the row as a whole */
+        field: string | null;
+        message: string;
+      }[];
+      /** @description More rows failed than errors lists */
+      errors_truncated: boolean;
+      /** @description The body went past 100000 rows or 64 MiB; the rows from the one named in errors on were not read */
+      truncated: boolean;
     };
     /**
      * @example {
@@ -29109,6 +29204,294 @@ export interface operations {
       };
       /** @description Not Found */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  importCompanies: {
+    parameters: {
+      query?: {
+        /** @description `true`: check every row as the import would (references, uniqueness) and write nothing, with no event */
+        dry_run?: 'true' | 'false';
+      };
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The CSV */
+    requestBody: {
+      content: {
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CrmImportResult'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  importDeals: {
+    parameters: {
+      query?: {
+        /** @description `true`: check every row as the import would (references, uniqueness) and write nothing, with no event */
+        dry_run?: 'true' | 'false';
+      };
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The CSV */
+    requestBody: {
+      content: {
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CrmImportResult'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
         headers: {
           [name: string]: unknown;
         };
