@@ -594,7 +594,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
       },
       {
         type: 'commerce.order.updated',
-        description: "An order was placed, or its status or payment status changed",
+        description: 'An order was placed, or its status or payment status changed',
         example: { order_id: '0196b1f2-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: '1042', status: 'shipped', payment_status: 'paid' },
         reserved: false,
       },
