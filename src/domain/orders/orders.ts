@@ -161,17 +161,14 @@ export async function getOrder({ db }: OrderDeps, actor: Actor, { orderId }: { o
 
 export type OrderChange = { status?: OrderStatus; paymentStatus?: PaymentStatus; note?: string | null };
 
-const refused = (field: string, from: string, to: string, allowed: readonly string[]) =>
-  new DomainError('conflict', `${field} cannot go from ${from} to ${to}`, {
-    fieldErrors: [
-      {
-        pointer: `/${field}`,
-        message: allowed.length
-          ? `${from} moves only to ${allowed.join(', ')}`
-          : `${from} is final: the ${field === 'status' ? 'order' : 'payment'} no longer changes`,
-      },
-    ],
+function refused(field: string, from: string, to: string, allowed: readonly string[]): DomainError {
+  const why = allowed.length
+    ? `${from} moves only to ${allowed.join(', ')}`
+    : `${from} is final: the ${field === 'status' ? 'order' : 'payment'} no longer changes`;
+  return new DomainError('conflict', `${field} cannot go from ${from} to ${to}: ${why}`, {
+    fieldErrors: [{ pointer: `/${field}`, message: why }],
   });
+}
 
 /**
  * Moves an order's status or payment status (STATUS_MOVES, PAYMENT_MOVES: `409` naming the field for
