@@ -16,7 +16,7 @@ import { checkAuthCases } from '../auth-cases.ts';
 import { allPages, assertNames, created, eventTail, recordEvent } from '../crm-helpers.ts';
 import { eventually } from '../eventually.ts';
 import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, officialChannelWithCustomers } from '../messages-helpers.ts';
+import { customerWrites, officialChannelWithCustomers, pairedGatewayChannel } from '../messages-helpers.ts';
 
 let server: TestServer;
 let other: Awaited<ReturnType<typeof createOtherOrganization>>;
@@ -188,7 +188,7 @@ test('an inbound order message becomes an order of its contact and conversation,
   assert.equal((await request(server, 'GET', `/v1/messages/${mixed}`, key())).status, 200, 'the unpriceable order message is kept');
 });
 
-test('the sandbox refuses a malformed order message', async () => {
+test('the sandbox refuses a malformed order message, and an order on a gateway channel', async () => {
   const channel = await officialChannelWithCustomers(server, 'Shop 2');
   const bad = await request(server, 'POST', '/sandbox/inbound', {
     ...key(),
@@ -196,6 +196,19 @@ test('the sandbox refuses a malformed order message', async () => {
   });
   assert.equal(bad.status, 400, bad.text);
   assert.match(bad.text, /product_items/);
+  // A catalog's cart is the official provider's message: a gateway channel gets none.
+  const gateway = await pairedGatewayChannel(server, 'Gateway shop');
+  const refused = await request(server, 'POST', '/sandbox/inbound', {
+    ...key(),
+    body: {
+      channel_id: gateway.id,
+      from: '447700900109',
+      type: 'order',
+      content: { catalog_id: 'c', product_items: [{ product_retailer_id: 'a', quantity: 1, item_price: 1, currency: 'EUR' }] },
+    },
+  });
+  assert.equal(refused.status, 400, refused.text);
+  assert.match(refused.text, /official channels only/);
 });
 
 test('an order created by the API is priced from its items and numbered; bad fields are named', async () => {
