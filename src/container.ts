@@ -43,6 +43,7 @@ import type { TemplateDeps } from './domain/templates/templates.ts';
 import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
+import { recordInboundOrder } from './domain/orders/inbound.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -254,7 +255,11 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           clock,
           logger,
           inbound: (platform) => providers.get(platform).inbound,
-          messages: createMessageApplier({ resolveContact: crm.resolveInboundContact, media: { queue: container.queue } }),
+          messages: createMessageApplier({
+            resolveContact: crm.resolveInboundContact,
+            recordOrder: recordInboundOrder,
+            media: { queue: container.queue },
+          }),
           changeNumber: changeContactNumber,
           calls: { resolveContact: crm.resolveInboundContact, queue: container.queue },
         }),

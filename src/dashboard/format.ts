@@ -19,6 +19,17 @@ export function formatDate(iso: string | null | undefined, empty = '—'): strin
   return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(date);
 }
 
+/** An amount in a currency's minor units (1250 EUR) as money (€12.50), in the browser's locale. */
+export function formatMoney(minor: number, currency: string): string {
+  try {
+    const format = new Intl.NumberFormat(undefined, { style: 'currency', currency });
+    const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+    return format.format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${currency}`;
+  }
+}
+
 /** A short description of a browser from its user agent. */
 export function describeUserAgent(ua: string | null): string {
   if (!ua) return 'Unknown device';

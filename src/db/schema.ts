@@ -1289,6 +1289,66 @@ export const deals = pgTable(
   ],
 );
 
+/**
+ * An order: what a customer bought, from an inbound `order` message (message_id, unique: one order per
+ * message) or created by the API. order_no counts an organization's orders from 1 without gaps
+ * (order_counters). Items are a JSON array of {product_retailer_id, name, quantity, unit_amount, amount};
+ * amounts in the currency's minor units, total_amount their sum.
+ */
+export const orders = pgTable(
+  'orders',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    orderNo: bigint('order_no', { mode: 'number' }).notNull(),
+    /** pending, confirmed, shipped, delivered, cancelled. */
+    status: text('status').notNull(),
+    /** pending, paid, failed, refunded. */
+    paymentStatus: text('payment_status').notNull(),
+    /** The customer; a deleted contact leaves the order without one. */
+    contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    /** The conversation the order came from. No foreign key: conversations stay as history. */
+    conversationId: uuid('conversation_id'),
+    /** The inbound message that placed it (null for an order created by the API). */
+    messageId: uuid('message_id'),
+    /** `message` or `api`. */
+    source: text('source').notNull(),
+    catalogId: text('catalog_id'),
+    /** ISO 4217, upper case. */
+    currency: text('currency').notNull(),
+    items: jsonb('items').$type<Array<Record<string, unknown>>>().notNull(),
+    totalAmount: bigint('total_amount', { mode: 'number' }).notNull(),
+    /** The customer's words with the order (the message's text), or a note given by the API. */
+    note: text('note'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('orders_organization_no_key').on(t.organizationId, t.orderNo),
+    uniqueIndex('orders_message_key').on(t.messageId),
+    index('orders_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('orders_organization_status_idx').on(t.organizationId, t.status, t.createdAt, t.id),
+    index('orders_organization_payment_idx').on(t.organizationId, t.paymentStatus, t.createdAt, t.id),
+    index('orders_contact_idx').on(t.contactId, t.createdAt, t.id),
+    check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'shipped', 'delivered', 'cancelled')`),
+    check('orders_payment_status_check', sql`${t.paymentStatus} in ('pending', 'paid', 'failed', 'refunded')`),
+    check('orders_source_check', sql`${t.source} in ('message', 'api')`),
+    check('orders_currency_check', sql`${t.currency} ~ '^[A-Z]{3}$'`),
+    check('orders_total_check', sql`${t.totalAmount} >= 0`),
+    check('orders_items_check', sql`jsonb_typeof(${t.items}) = 'array'`),
+  ],
+);
+
+/** Each organization's last order number: the row is updated in the order's transaction, so numbers have no gaps. */
+export const orderCounters = pgTable('order_counters', {
+  organizationId: uuid('organization_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  lastNo: bigint('last_no', { mode: 'number' }).notNull(),
+});
+
 /** The contacts of a deal. */
 export const dealContacts = pgTable(
   'deal_contacts',

@@ -144,6 +144,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/companies/{companyID}': 'getCompany',
   'PATCH /v1/companies/{companyID}': 'updateCompany',
   'DELETE /v1/companies/{companyID}': 'deleteCompany',
+  'POST /v1/companies/import': 'importCompanies',
   // pipelines
   'POST /v1/pipelines': 'createPipeline',
   'GET /v1/pipelines': 'listPipelines',
@@ -161,9 +162,15 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/deals/{dealID}': 'getDeal',
   'PATCH /v1/deals/{dealID}': 'updateDeal',
   'DELETE /v1/deals/{dealID}': 'deleteDeal',
+  'POST /v1/deals/import': 'importDeals',
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
   // search
   'GET /v1/search': 'search',
+  // orders
+  'POST /v1/orders': 'createOrder',
+  'GET /v1/orders': 'listOrders',
+  'GET /v1/orders/{orderID}': 'getOrder',
+  'PATCH /v1/orders/{orderID}': 'updateOrder',
   // tasks
   'POST /v1/tasks': 'createTask',
   'GET /v1/tasks': 'listTasks',

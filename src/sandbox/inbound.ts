@@ -74,9 +74,42 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
       }
       return Object.fromEntries(['caption', 'file_name'].filter((k) => content[k] !== undefined).map((k) => [k, content[k]]));
     }
+    case 'order':
+      return normalizeOrder(content);
     default:
-      return `type must be one of text, interactive, location, ${MEDIA_TYPES.join(', ')}`;
+      return `type must be one of text, interactive, location, order, ${MEDIA_TYPES.join(', ')}`;
   }
+}
+
+/**
+ * A cart sent from a catalog, as the official provider delivers it: `{catalog_id, text?, product_items:
+ * [{product_retailer_id, quantity, item_price, currency}]}`, prices in major units (12.5). Kept as
+ * given beyond the shape, so a test can play an order Parley must refuse to turn into one (two currencies).
+ */
+function normalizeOrder(content: Json): Json | string {
+  if (!nonEmpty(content.catalog_id, 128)) return 'content.catalog_id must be a non-empty string';
+  if (content.text !== undefined && (typeof content.text !== 'string' || content.text.length > 4096))
+    return 'content.text must be a string of at most 4096 characters';
+  const items = content.product_items;
+  if (!Array.isArray(items) || items.length === 0 || items.length > 100) return 'content.product_items must be an array of 1 to 100 items';
+  const products: Json[] = [];
+  for (const [i, item] of items.entries()) {
+    if (!isObject(item)) return `content.product_items[${i}] must be an object`;
+    if (!nonEmpty(item.product_retailer_id, 200)) return `content.product_items[${i}].product_retailer_id must be a non-empty string`;
+    if (!Number.isInteger(item.quantity) || (item.quantity as number) < 1)
+      return `content.product_items[${i}].quantity must be a whole number from 1`;
+    if (typeof item.item_price !== 'number' || !Number.isFinite(item.item_price) || item.item_price < 0)
+      return `content.product_items[${i}].item_price must be a number (major units, such as 12.5)`;
+    if (typeof item.currency !== 'string' || !/^[A-Za-z]{3}$/.test(item.currency))
+      return `content.product_items[${i}].currency must be an ISO 4217 code`;
+    products.push({
+      product_retailer_id: item.product_retailer_id,
+      quantity: item.quantity,
+      item_price: item.item_price,
+      currency: item.currency,
+    });
+  }
+  return { catalog_id: content.catalog_id, ...(content.text !== undefined ? { text: content.text } : {}), product_items: products };
 }
 
 const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'];
@@ -158,6 +191,8 @@ export function createInbound(ctx: SandboxContext) {
           : [];
       // Another organization's channel, an unknown id and a channel that is not the sandbox's answer alike.
       if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
+      // A catalog's cart is the official provider's message; the gateways deliver none.
+      if (type === 'order' && protocol !== 'official') return fail(gateway.invalid('order messages come through official channels only'));
       if (protocol === 'gateway' && account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
       }

@@ -98,7 +98,15 @@ test('CSV: good rows are upserted, bad ones listed by row, line and field; one c
   assert.deepEqual(events, [
     {
       type: 'crm.import.committed',
-      payload: { import_id: data.import_id, created: 2, updated: 2, unchanged: 0, failed: 7, organization_id: server.organizationId },
+      payload: {
+        import_id: data.import_id,
+        object_kind: 'contact',
+        created: 2,
+        updated: 2,
+        unchanged: 0,
+        failed: 7,
+        organization_id: server.organizationId,
+      },
     },
   ]);
 

@@ -69,6 +69,8 @@ type Ids = {
   label: string;
   relationship: string;
   comment: string;
+  /** An order of A's contact, in its conversation. */
+  order: string;
   /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
   call: string;
   callMessage: string;
@@ -389,6 +391,14 @@ const ROWS: Record<string, Row> = {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',
   },
+  'POST /v1/companies/import': {
+    kind: 'no tenant data',
+    why: 'imports into the caller’s organization: a row with A’s domain creates B’s own company, never touches A’s (crm-import.test.ts)',
+  },
+  'POST /v1/deals/import': {
+    kind: 'no tenant data',
+    why: 'creates deals of the caller’s organization; A’s company, contacts, pipelines and members are refused as unknown ones (crm-import.test.ts)',
+  },
   'POST /v1/companies': {
     kind: 'no tenant data',
     why: 'creates a company of the caller’s organization (a domain is unique per organization: A’s never makes B’s a 409, crm-companies.test.ts)',
@@ -456,6 +466,20 @@ const ROWS: Record<string, Row> = {
   },
   'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
   'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
+  // B's order naming A's contact is refused as for an unknown one (crm-orders.test.ts).
+  'POST /v1/orders': {
+    kind: 'id',
+    body: { currency: 'EUR', items: [{ product_retailer_id: 'planted', quantity: 1, unit_amount: 1 }], contact_id: '{{contact}}' },
+    probe: ['GET /v1/orders/{order}'],
+  },
+  'GET /v1/orders': { kind: 'list', query: { contact_id: '{{contact}}' } },
+  'GET /v1/orders/{orderID}': { kind: 'id', path: { orderID: 'order' }, probe: ['GET /v1/orders/{order}'] },
+  'PATCH /v1/orders/{orderID}': {
+    kind: 'id',
+    path: { orderID: 'order' },
+    body: { status: 'cancelled', payment_status: 'paid' },
+    probe: ['GET /v1/orders/{order}'],
+  },
   // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
   'POST /v1/tasks': {
     kind: 'id',
@@ -916,6 +940,17 @@ before(async () => {
     },
   });
   assert.equal(deal.status, 201, deal.text);
+  const order = await request(server, 'POST', '/v1/orders', {
+    key,
+    body: {
+      currency: 'EUR',
+      items: [{ product_retailer_id: 'isolated-sku', quantity: 2, unit_amount: 350 }],
+      contact_id: contactId,
+      conversation_id: message.body.data.conversation_id,
+      note: 'Isolated order note',
+    },
+  });
+  assert.equal(order.status, 201, order.text);
   const task = await request(server, 'POST', '/v1/tasks', {
     key,
     body: {
@@ -982,6 +1017,7 @@ before(async () => {
     label: label.body.data.id,
     relationship: relationship.body.data.id,
     comment: comment.body.data.id,
+    order: order.body.data.id,
     call,
     callMessage,
   };
@@ -1018,6 +1054,8 @@ before(async () => {
       'Isolated label',
       'Isolated inverse',
       'isolated comment',
+      'Isolated order note',
+      'isolated-sku',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

@@ -304,6 +304,18 @@ async function crmFixtures(
   });
   const relationship = await made('/v1/relationships', { label_id: label.id, from_id: contact, to_id: company.id });
   const comment = await made('/v1/comments', { record: { kind: 'deal', id: deals[0] }, body: 'a comment' });
+  // Orders: one placed in the conversation, one by the API alone; their states may be moved by the fuzzer.
+  const orders: string[] = [];
+  for (const [i, extra] of [{ contact_id: contact, conversation_id: refs.conversation }, {}].entries())
+    orders.push(
+      (
+        await made('/v1/orders', {
+          currency: 'EUR',
+          items: [{ product_retailer_id: `fuzz-sku-${i}`, quantity: i + 1, unit_amount: 250 }],
+          ...extra,
+        })
+      ).id,
+    );
   const doomed: Record<'company' | 'deal' | 'pipeline' | 'stage' | 'task' | 'label' | 'relationship' | 'comment', string[]> = {
     company: [],
     deal: [],
@@ -344,6 +356,7 @@ async function crmFixtures(
     label: [label.id],
     relationship: [relationship.id],
     comment: [comment.id],
+    order: orders,
     // A link's ends (from_id, to_id), a reference's id (task targets, a comment's record), a list's record.
     from: refs.contacts,
     to: [company.id],

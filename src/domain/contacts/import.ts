@@ -222,6 +222,7 @@ export async function importContacts(
           const sum = count(done);
           await recordEvent(tx, organizationId, 'crm.import.committed', {
             import_id: result.importId,
+            object_kind: 'contact',
             created: result.created + sum.created,
             updated: result.updated + sum.updated,
             unchanged: result.unchanged + sum.unchanged,

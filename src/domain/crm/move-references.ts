@@ -1,6 +1,6 @@
 /**
  * When contacts are merged into one, what refers to the merged ones comes to the survivor: their
- * comments (their notes), the tasks linked to them, and their relationships. A link the survivor has
+ * comments (their notes), the tasks linked to them, their orders, and their relationships. A link the survivor has
  * already (the same task, or the same label to the same record), or one that would link the survivor
  * to itself, goes with the merged contact instead (its foreign keys delete it).
  */
@@ -17,6 +17,10 @@ export async function moveContactReferences(tx: Executor, organizationId: string
   await tx.execute(sql`
     update comments set record_id = ${into}::uuid
      where organization_id = ${organizationId} and record_kind = 'contact' and record_id = any(${ids})`);
+  // A customer's orders stay theirs (with no event: the order did not change, its customer's record did).
+  await tx.execute(sql`
+    update orders set contact_id = ${into}::uuid
+     where organization_id = ${organizationId} and contact_id = any(${ids})`);
   await tx.execute(sql`
     insert into task_targets (task_id, organization_id, record_kind, record_id, created_at)
     select task_id, organization_id, 'contact', ${into}::uuid, min(created_at) from task_targets

@@ -197,6 +197,8 @@ export type EventBodies = {
   'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
   'crm.import.committed': {
     import_id: string;
+    /** What was imported: `contact`, `company` or `deal` (absent from events recorded before it was said). */
+    object_kind?: 'contact' | 'company' | 'deal';
     created: number;
     updated: number;
     unchanged: number;

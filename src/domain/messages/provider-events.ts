@@ -65,8 +65,19 @@ export type MessageApplier = {
   applyStatuses(tx: Executor, channel: ChannelRow, events: StatusEvent[], at: Date): Promise<StatusEvent[]>;
 };
 
+/**
+ * Records what an inbound `order` message placed (the orders' rule, domain/orders/inbound.ts), in the
+ * transaction storing the message, called once: when the message is new.
+ */
+export type InboundOrderRecorder = (
+  tx: Executor,
+  message: { id: string; organizationId: string; contactId: string | null; conversationId: string; content: Record<string, unknown> },
+  at: Date,
+) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
+  recordOrder: InboundOrderRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -236,6 +247,12 @@ async function applyInbound(
     at,
   );
   if (!stored) return;
+  if (event.type === 'order')
+    await deps.recordOrder(
+      tx,
+      { id, organizationId: channel.organizationId, contactId: contact.contactId, conversationId: conversation.id, content },
+      at,
+    );
   // A notice (a changed security code) is shown in the chat but is not the customer writing: no window, nothing unread.
   if (!event.notice) await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
   await recordEvent(

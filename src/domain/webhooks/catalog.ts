@@ -231,9 +231,8 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'commerce.order.updated': {
     description:
-      "An order's or its payment's state changed. Parley has no commerce module yet, so no order source emits it; subscribe to it now and test it with a test send.",
-    example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: 'A-10023', status: 'shipped', payment_status: 'paid' },
-    reserved: true,
+      "An order was placed (by an inbound order message or POST /v1/orders: status and payment_status `pending` unless given), or its status or payment status changed (PATCH /v1/orders/{orderID}). order_no is the order's number in the organization. crm.record.created or crm.record.updated (object_kind `order`) comes with it; GET /v1/orders/{orderID} has its items and total.",
+    example: { order_id: '0190a5b6-5da1-7c11-9d2f-5b6c7d8e9f04', order_no: '1042', status: 'shipped', payment_status: 'paid' },
   },
   'call.received': {
     description:
@@ -353,9 +352,11 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
   },
   'crm.import.committed': {
-    description: 'An import finished and its rows were written.',
+    description:
+      'An import finished and its rows were written: contacts (POST /v1/contacts/import), companies (POST /v1/companies/import) or deals (POST /v1/deals/import), as object_kind says. A dry run records none.',
     example: {
       import_id: '0190a5b8-7fc3-7c11-9d2f-5b6c7d8e9f06',
+      object_kind: 'contact',
       created: 120,
       updated: 14,
       unchanged: 3,

@@ -59,6 +59,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description:
       'The CRM: labelled links between records (a contact works at a company), and the organization’s labels with their inverses.',
   },
+  {
+    name: 'orders',
+    description:
+      'Orders: placed by inbound order messages (a catalog’s cart) or created by the API, numbered per organization, with their status and payment status.',
+  },
   { name: 'comments', description: 'The CRM: comments on contacts (their notes), companies, deals, tasks and conversations.' },
   { name: 'search', description: 'One ranked full-text search over contacts, companies, deals and message text.' },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },

@@ -28,6 +28,8 @@ import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
+import { registerOrderRoutes } from '../v1/orders.ts';
+import { registerCrmImportRoutes } from '../v1/crm-import.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
@@ -129,6 +131,8 @@ export async function registerRouteGroups(
   await registerRelationshipRoutes(app, crm);
   await registerCommentRoutes(app, crm);
   await registerSearchRoutes(app, crm);
+  await registerOrderRoutes(app, crm);
+  await registerCrmImportRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));

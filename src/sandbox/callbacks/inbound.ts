@@ -37,6 +37,7 @@ export async function deliverInbound(
         },
       };
     } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
+    else if (message.type === 'order') entry.order = pick(content, ['catalog_id', 'text', 'product_items']);
     else if (stored.media_id) {
       const media = await loadMedia(db, stored.media_id);
       entry[message.type] = {

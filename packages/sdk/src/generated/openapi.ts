@@ -2269,6 +2269,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List orders
+     * @description Newest first, by cursor. Filters combine.
+     */
+    get: operations['listOrders'];
+    put?: never;
+    /**
+     * Create an order
+     * @description Numbered with the organization’s next order_no; total_amount is computed from the items. Without contact_id the customer is the conversation’s contact. Records commerce.order.updated and crm.record.created (object_kind `order`).
+     */
+    post: operations['createOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/orders/{orderID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an order */
+    get: operations['getOrder'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change an order’s status or payment status
+     * @description Moves the status or the payment status (409 naming the field for a move not allowed; the same value is no change) or changes the note. Records commerce.order.updated and crm.record.updated when something changed.
+     */
+    patch: operations['updateOrder'];
+    trace?: never;
+  };
+  '/v1/companies/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import companies from CSV
+     * @description Columns: name, domain, phone, address.line1, address.line2, address.city, address.region, address.postal_code, address.country, owner (also `website` for domain, `line1`…`country` for the address, `owner_email` or `owner_user_id` for owner: a member's email or user id). A row whose domain is a company’s updates it (custom fields merged key by key; the address cells given replace the address); any other row creates a company, its name required. CSV (`text/csv`, UTF-8, comma, semicolon or tab separated, first line the header), up to 100,000 rows and 64 MiB, read as it arrives and written in batches of 1000, each committed on its own. An empty cell leaves a value as it is; `custom_fields.<key>` columns fill custom fields. Bad rows are listed (row, line, column, message) and skipped, among them a row longer than 65,536 characters and one holding a NUL character or an unpaired surrogate. With `dry_run=true` every batch is written and rolled back: the answer says what the import would do, and nothing changes. One crm.import.committed event (object_kind as imported) sums a real import up; no per-record events. 400 for an unknown column or an empty body, 415 for another content type.
+     */
+    post: operations['importCompanies'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import deals from CSV
+     * @description Columns: name, amount, currency, pipeline, stage, company, contacts, owner, expected_close_date. Each row creates a deal (a file sent again creates its deals again). `amount` in the currency’s minor units (cents) with `currency` (ISO 4217); `pipeline` and `stage` by name (case-insensitive) or id (default: the default pipeline, its first open stage); `company` a company’s domain (any form) or id; `contacts` phone numbers or emails separated by `;` or `|`, each of one contact; `owner` a member’s email or user id. CSV (`text/csv`, UTF-8, comma, semicolon or tab separated, first line the header), up to 100,000 rows and 64 MiB, read as it arrives and written in batches of 1000, each committed on its own. An empty cell leaves a value as it is; `custom_fields.<key>` columns fill custom fields. Bad rows are listed (row, line, column, message) and skipped, among them a row longer than 65,536 characters and one holding a NUL character or an unpaired surrogate. With `dry_run=true` every batch is written and rolled back: the answer says what the import would do, and nothing changes. One crm.import.committed event (object_kind as imported) sums a real import up; no per-record events. 400 for an unknown column or an empty body, 415 for another content type.
+     */
+    post: operations['importDeals'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages': {
     parameters: {
       query?: never;
@@ -3971,7 +4056,7 @@ export interface components {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships and comments; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships and comments; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships and comments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -4360,6 +4445,72 @@ export interface components {
        *     ]
        */
       scopes: string[];
+    };
+    /**
+     * @description Numbered with the organization’s next order_no; total_amount is computed from the items. Without contact_id the customer is the conversation’s contact. Records commerce.order.updated and crm.record.created (object_kind `order`).
+     * @example {
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "currency": "EUR",
+     *       "items": [
+     *         {
+     *           "product_retailer_id": "beans-1kg",
+     *           "name": "Espresso beans 1 kg",
+     *           "quantity": 2,
+     *           "unit_amount": 1890
+     *         },
+     *         {
+     *           "product_retailer_id": "filter-100",
+     *           "quantity": 1,
+     *           "unit_amount": 450
+     *         }
+     *       ],
+     *       "note": "Deliver after 5 pm"
+     *     }
+     */
+    CreateOrderRequest: {
+      /** @description The customer: a contact of the organization */
+      contact_id?: string | null;
+      /** @description The conversation the order came from (of the organization) */
+      conversation_id?: string | null;
+      /** @description The catalog the products are from */
+      catalog_id?: string | null;
+      /**
+       * @description ISO 4217 code (any case): every item is priced in it
+       * @example EUR
+       */
+      currency: string;
+      items: {
+        /**
+         * @description The product’s id in the catalog (its SKU)
+         * @example sku-42
+         */
+        product_retailer_id: string;
+        /**
+         * @description What the product is called
+         * @example Espresso beans 1 kg
+         */
+        name?: string | null;
+        /** @example 2 */
+        quantity: number;
+        /**
+         * @description The price of one, in the currency’s minor units (cents: 1250 is 12.50)
+         * @example 1250
+         */
+        unit_amount: number;
+      }[];
+      /** @description Free text: what the customer said with the order */
+      note?: string | null;
+      /**
+       * @description Default `pending`
+       * @enum {string}
+       */
+      status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /**
+       * @description Default `pending`
+       * @enum {string}
+       */
+      payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
     };
     /**
      * @example {
@@ -4824,6 +4975,61 @@ export interface components {
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
        */
       secret: string;
+    };
+    /**
+     * @example {
+     *       "import_id": "0196b1f2-0a00-7000-8000-000000000261",
+     *       "object_kind": "deal",
+     *       "dry_run": true,
+     *       "rows": 3,
+     *       "created": 2,
+     *       "updated": 0,
+     *       "unchanged": 0,
+     *       "failed": 1,
+     *       "errors": [
+     *         {
+     *           "row": 2,
+     *           "line": 3,
+     *           "field": "stage",
+     *           "message": "no stage of the pipeline has this name or id"
+     *         }
+     *       ],
+     *       "errors_truncated": false,
+     *       "truncated": false
+     *     }
+     */
+    CrmImportResult: {
+      /**
+       * Format: uuid
+       * @description Also in the crm.import.committed event (none for a dry run)
+       */
+      import_id: string;
+      /** @enum {string} */
+      object_kind: 'company' | 'deal';
+      /** @description true: nothing was written; the counts say what the import would do */
+      dry_run: boolean;
+      /** @description Data rows read (the header and blank lines are not rows) */
+      rows: number;
+      created: number;
+      /** @description Companies matched by domain and changed (deals are only created) */
+      updated: number;
+      /** @description Companies matched by domain that the row did not change */
+      unchanged: number;
+      failed: number;
+      /** @description The rows not imported and why, by row; at most 1000 */
+      errors: {
+        /** @description 1-based data row number */
+        row: number;
+        /** @description The line of the file the row starts on */
+        line: number;
+        /** @description The column at fault (custom_fields.<key> for a custom field); null for the row as a whole */
+        field: string | null;
+        message: string;
+      }[];
+      /** @description More rows failed than errors lists */
+      errors_truncated: boolean;
+      /** @description The body went past 100000 rows or 64 MiB; the rows from the one named in errors on were not read */
+      truncated: boolean;
     };
     /**
      * @example {
@@ -6045,6 +6251,88 @@ export interface components {
     OAuthRedirect: {
       /** @description The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there */
       redirect_to: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-000000000251",
+     *       "order_no": "1042",
+     *       "status": "confirmed",
+     *       "payment_status": "paid",
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "message_id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "source": "message",
+     *       "catalog_id": "1678073176620294",
+     *       "currency": "EUR",
+     *       "items": [
+     *         {
+     *           "product_retailer_id": "beans-1kg",
+     *           "name": null,
+     *           "quantity": 2,
+     *           "unit_amount": 1890,
+     *           "amount": 3780
+     *         },
+     *         {
+     *           "product_retailer_id": "filter-100",
+     *           "name": null,
+     *           "quantity": 1,
+     *           "unit_amount": 450,
+     *           "amount": 450
+     *         }
+     *       ],
+     *       "total_amount": 4230,
+     *       "note": "Before Friday please",
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:14:00.000Z"
+     *     }
+     */
+    Order: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description The order’s number in the organization: 1, 2, 3, … without gaps
+       * @example 1042
+       */
+      order_no: string;
+      /** @enum {string} */
+      status: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /** @enum {string} */
+      payment_status: 'pending' | 'paid' | 'failed' | 'refunded';
+      /** @description The customer; null when none was given or the contact was deleted */
+      contact_id: string | null;
+      conversation_id: string | null;
+      /** @description The inbound order message that placed it; null for an order created by the API */
+      message_id: string | null;
+      /** @enum {string} */
+      source: 'message' | 'api';
+      catalog_id: string | null;
+      /** @description ISO 4217, upper case */
+      currency: string;
+      items: components['schemas']['OrderItem'][];
+      /** @description The sum of the items’ amounts, in minor units */
+      total_amount: number;
+      /** @description What the customer wrote with the order, or the note given */
+      note: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "product_retailer_id": "beans-1kg",
+     *       "name": "Espresso beans 1 kg",
+     *       "quantity": 2,
+     *       "unit_amount": 1890,
+     *       "amount": 3780
+     *     }
+     */
+    OrderItem: {
+      product_retailer_id: string;
+      name: string | null;
+      quantity: number;
+      /** @description The price of one, in minor units */
+      unit_amount: number;
+      /** @description quantity × unit_amount */
+      amount: number;
     };
     /**
      * @example {
@@ -7781,6 +8069,30 @@ export interface components {
       scopes?: string[];
     };
     /**
+     * @description Moves the status or the payment status (409 naming the field for a move not allowed; the same value is no change) or changes the note. Records commerce.order.updated and crm.record.updated when something changed.
+     * @example {
+     *       "status": "confirmed"
+     *     }
+     * @example {
+     *       "status": "shipped",
+     *       "payment_status": "paid"
+     *     }
+     */
+    UpdateOrderRequest: {
+      /**
+       * @description Allowed moves: pending → confirmed, shipped, delivered, cancelled; confirmed → shipped, delivered, cancelled; shipped → delivered, cancelled; delivered → (final); cancelled → (final)
+       * @enum {string}
+       */
+      status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+      /**
+       * @description Allowed moves: pending → paid, failed; failed → pending, paid; paid → refunded; refunded → (final)
+       * @enum {string}
+       */
+      payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
+      /** @description null or "" clears it */
+      note?: string | null;
+    };
+    /**
      * @example {
      *       "name": "Partnerships EU"
      *     }
@@ -8338,14 +8650,14 @@ export interface components {
      *         },
      *         {
      *           "type": "commerce.order.updated",
-     *           "description": "An order's or its payment's state changed (no order source emits it yet)",
+     *           "description": "An order was placed, or its status or payment status changed",
      *           "example": {
      *             "order_id": "0196b1f2-5da1-7c11-9d2f-5b6c7d8e9f04",
-     *             "order_no": "A-10023",
+     *             "order_no": "1042",
      *             "status": "shipped",
      *             "payment_status": "paid"
      *           },
-     *           "reserved": true
+     *           "reserved": false
      *         }
      *       ],
      *       "delivery": {
@@ -30054,6 +30366,823 @@ export interface operations {
       };
       /** @description URI Too Long */
       414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listOrders: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        status?: 'pending' | 'confirmed' | 'shipped' | 'delivered' | 'cancelled';
+        payment_status?: 'pending' | 'paid' | 'failed' | 'refunded';
+        /** @description The orders of this contact */
+        contact_id?: string;
+        /** @description The orders placed in this conversation */
+        conversation_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrderRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrder: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        orderID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        orderID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrderRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Order'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  importCompanies: {
+    parameters: {
+      query?: {
+        /** @description `true`: check every row as the import would (references, uniqueness) and write nothing, with no event */
+        dry_run?: 'true' | 'false';
+      };
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The CSV */
+    requestBody: {
+      content: {
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CrmImportResult'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  importDeals: {
+    parameters: {
+      query?: {
+        /** @description `true`: check every row as the import would (references, uniqueness) and write nothing, with no event */
+        dry_run?: 'true' | 'false';
+      };
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The CSV */
+    requestBody: {
+      content: {
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CrmImportResult'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -18,6 +18,7 @@ import { DeleteContact } from './contact/DeleteContact.tsx';
 import { DetailsSection } from './contact/DetailsSection.tsx';
 import { IdentitiesSection } from './contact/IdentitiesSection.tsx';
 import { NotesSection } from './contact/NotesSection.tsx';
+import { OrdersSection } from './contact/OrdersSection.tsx';
 import { ProfileSection } from './contact/ProfileSection.tsx';
 import { SuppressionsSection } from './contact/SuppressionsSection.tsx';
 import { TagsSection } from './contact/TagsSection.tsx';
@@ -45,6 +46,8 @@ export function ContactPage() {
 
 function ContactView({ contact }: { contact: ContactRecord }) {
   const canWrite = useCan('contacts:write');
+  const canReadCrm = useCan('crm:read');
+  const canWriteCrm = useCan('crm:write');
   const [editing, setEditing] = useState(false);
   return (
     <div className="contacts-area">
@@ -70,6 +73,7 @@ function ContactView({ contact }: { contact: ContactRecord }) {
         <TagsSection contact={contact} canWrite={canWrite} />
         <NotesSection contactId={contact.id} canWrite={canWrite} />
         <ConversationsSection contactId={contact.id} />
+        {canReadCrm ? <OrdersSection contactId={contact.id} canWrite={canWriteCrm} /> : null}
         <IdentitiesSection contactId={contact.id} />
         <ConsentsSection contactId={contact.id} canWrite={canWrite} />
         <SuppressionsSection contactId={contact.id} canWrite={canWrite} />

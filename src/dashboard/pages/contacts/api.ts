@@ -11,6 +11,7 @@ import type {
 import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppressionRequest } from '../../../http/v1/contacts.schemas.ts';
 import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
+import type { OrderRecord } from '../../../http/v1/orders.presenters.ts';
 import type { BlockedNumberRecord, NumberProfileRecord } from '../../../http/v1/channel-profiles.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
@@ -21,6 +22,7 @@ export type {
   IdentityRecord,
   ImportResultRecord,
   NoteRecord,
+  OrderRecord,
   SuppressionRecord,
   TagRecord,
 };
@@ -55,6 +57,9 @@ export const contactsApi = {
   suppress: (id: string, body: UpsertContactSuppressionRequest) =>
     call<{ data: SuppressionRecord }>('POST', `${path(id)}/suppressions`, { body }).then(data),
   lift: (id: string, channel: string) => call<void>('DELETE', `${path(id)}/suppressions/${encodeURIComponent(channel)}`),
+  orders: (id: string, cursor?: string) => call<Page<OrderRecord>>('GET', '/v1/orders', { query: { contact_id: id, cursor } }),
+  updateOrder: (orderId: string, body: { status?: OrderRecord['status']; payment_status?: OrderRecord['payment_status'] }) =>
+    call<{ data: OrderRecord }>('PATCH', `/v1/orders/${encodeURIComponent(orderId)}`, { body }).then(data),
   conversations: (id: string, cursor?: string) =>
     call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
   // Through a channel's phone (unofficial channels): the number's profile, and blocking it.

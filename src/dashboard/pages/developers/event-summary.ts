@@ -11,6 +11,8 @@ type Data = Record<string, unknown>;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
 const count = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 const direction = (data: Data) => (data.direction === 'outbound' ? 'Outbound' : 'Inbound');
+/** What an import's object_kind says was imported. */
+const IMPORTED: Record<string, string> = { contact: 'Contact import', company: 'Company import', deal: 'Deal import' };
 const joined = (...parts: Array<string | undefined | false>) => parts.filter(Boolean).join(' ');
 
 export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string {
@@ -107,7 +109,7 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     case 'crm.list.entry_removed':
       return joined('Removed from list', text(d.list));
     case 'crm.import.committed':
-      return `Import: ${count(d.created) ?? 0} created, ${count(d.updated) ?? 0} updated, ${count(d.unchanged) ?? 0} unchanged, ${count(d.failed) ?? 0} failed`;
+      return `${IMPORTED[text(d.object_kind) ?? ''] ?? 'Import'}: ${count(d.created) ?? 0} created, ${count(d.updated) ?? 0} updated, ${count(d.unchanged) ?? 0} unchanged, ${count(d.failed) ?? 0} failed`;
     default:
       return type satisfies never;
   }

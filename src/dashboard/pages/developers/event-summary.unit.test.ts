@@ -35,6 +35,10 @@ test("an event's one-line summary says what happened from its body", () => {
     'Import: 120 created, 14 updated, 3 unchanged, 2 failed',
   );
   assert.equal(
+    eventSummary(event('crm.import.committed', { object_kind: 'deal', created: 5, updated: 0, unchanged: 0, failed: 1 })),
+    'Deal import: 5 created, 0 updated, 0 unchanged, 1 failed',
+  );
+  assert.equal(
     eventSummary(event('template.quality_update', { template_id: 't', flagged: true, reason: 'negative feedback' })),
     'Template flagged: negative feedback',
   );
