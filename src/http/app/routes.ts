@@ -27,6 +27,8 @@ import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
+import { registerSegmentRoutes } from '../v1/segments.ts';
+import { registerListRoutes } from '../v1/lists.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
@@ -125,6 +127,8 @@ export async function registerRouteGroups(
   await registerTaskRoutes(app, crm);
   await registerRelationshipRoutes(app, crm);
   await registerCommentRoutes(app, crm);
+  await registerListRoutes(app, crm);
+  await registerSegmentRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
