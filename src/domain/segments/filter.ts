@@ -220,26 +220,21 @@ export function parseFilterParam(text: string, root = 'filter'): FilterResult {
   return parseFilter(value, root);
 }
 
-/** The filter's JSON Schema for the OpenAPI document (the checks beyond its shape are parseFilter's). */
-const ConditionSchema = z
+/**
+ * The filter's schema in the OpenAPI document: a group, its conditions and nested groups left open
+ * (a recursive schema is a $ref cycle many clients cannot follow); parseFilter holds the rest.
+ */
+export const FilterSchema = z
   .object({
-    field: z.string().meta({ description: `The field: ${FIELD_HELP}`, example: 'tags' }),
-    op: z.string().meta({ description: 'An operator the field takes (docs/crm.md "Segments")', example: 'has' }),
-    value: z.unknown().optional().meta({ description: 'What the operator takes: a text, number, boolean, list of them, time or duration' }),
+    and: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .meta({ description: 'Every one of these holds: conditions {field, op, value} and nested groups' }),
+    or: z.array(z.record(z.string(), z.unknown())).optional().meta({ description: 'At least one of these holds' }),
   })
-  .meta({ id: 'SegmentCondition' });
-
-type FilterNodeShape = z.infer<typeof ConditionSchema> | { and: FilterNodeShape[] } | { or: FilterNodeShape[] };
-export const FilterSchema: z.ZodType<FilterNodeShape> = z
-  .lazy(() =>
-    z.union([
-      z.object({ and: z.array(z.union([ConditionSchema, FilterSchema])) }),
-      z.object({ or: z.array(z.union([ConditionSchema, FilterSchema])) }),
-    ]),
-  )
   .meta({
     id: 'SegmentFilter',
-    description: `A group of conditions, all (and) or any (or) of them; groups nest (at most ${FILTER_MAX_DEPTH} deep, ${FILTER_MAX_CONDITIONS} conditions in all).`,
+    description: `A group of conditions \`{field, op, value}\` and nested groups: all of them (\`and\`) or any (\`or\`), exactly one of the two; groups nest at most ${FILTER_MAX_DEPTH} deep, with ${FILTER_MAX_CONDITIONS} conditions in all. Fields and operators: docs/crm.md "Segments".`,
     example: {
       and: [
         { field: 'tags', op: 'has', value: 'vip' },
