@@ -107,46 +107,52 @@ function condition(c: Condition, ctx: Ctx): SQL {
     case 'inbound':
       return inboundOp(c, ctx);
     case 'tags': {
-      const has = sql`exists (select 1 from contact_tags ct join tags t on t.id = ct.tag_id
-        where ct.contact_id = ${contacts.id} and t.organization_id = ${ctx.organizationId} and lower(t.name) = lower(${String(c.value).trim()}))`;
-      return c.op === 'has' ? has : sql`not ${has}`;
+      const has = sql`${contacts.id} in (select ct.contact_id from contact_tags ct join tags t on t.id = ct.tag_id
+        where t.organization_id = ${ctx.organizationId} and lower(t.name) = lower(${String(c.value).trim()}))`;
+      return c.op === 'has' ? has : not(has);
     }
     case 'lists': {
       const ids = c.value as string[];
-      const inList = sql`exists (select 1 from list_entries le
-        where le.contact_id = ${contacts.id} and le.organization_id = ${ctx.organizationId}
+      const inList = sql`${contacts.id} in (select le.contact_id from list_entries le
+        where le.organization_id = ${ctx.organizationId} and le.contact_id is not null
           and le.list_id in (${sql.join(
             ids.map((id) => sql`${id}::uuid`),
             sql`, `,
           )}))`;
-      return c.op === 'in' ? inList : sql`not ${inList}`;
+      return c.op === 'in' ? inList : not(inList);
     }
     case 'consent': {
       const scope = field.slice('consents.'.length);
-      const stated = sql`exists (select 1 from contact_consents cc
-        where cc.contact_id = ${contacts.id} and cc.organization_id = ${ctx.organizationId} and cc.channel = ${scope} and cc.state = ${c.value})`;
-      return c.op === 'eq' ? stated : sql`not ${stated}`;
+      const stated = sql`${contacts.id} in (select cc.contact_id from contact_consents cc
+        where cc.organization_id = ${ctx.organizationId} and cc.channel = ${scope} and cc.state = ${c.value})`;
+      return c.op === 'eq' ? stated : not(stated);
     }
     case 'suppression': {
       const scope = field.slice('suppressions.'.length);
-      const active = sql`exists (select 1 from contact_suppressions cs
-        where cs.contact_id = ${contacts.id} and cs.organization_id = ${ctx.organizationId}
+      const active = sql`${contacts.id} in (select cs.contact_id from contact_suppressions cs
+        where cs.organization_id = ${ctx.organizationId}
           ${scope === 'any' ? sql`` : sql`and cs.channel = ${scope}`}
           and (cs.expires_at is null or cs.expires_at > ${ctx.now}))`;
-      return c.value ? active : sql`not ${active}`;
+      return c.value ? active : not(active);
     }
     default:
       return type satisfies never;
   }
 }
 
-/** The contact is linked to a company of the organization fitting `cond` (on `co`), by a relationship either way. */
+/**
+ * The contact is linked to a company of the organization fitting `cond` (on `co`), by a relationship
+ * either way. Each subquery here is uncorrelated (`id in (select ...)`): the database reads the
+ * matching rows once and probes a hash per contact, where a correlated `exists` would look them up
+ * once per contact (a count reads every contact of the organization).
+ */
 function viaCompany(cond: SQL, ctx: Ctx): SQL {
-  return sql`exists (select 1 from companies co
-    where co.organization_id = ${ctx.organizationId}
-      and co.id in (select r.to_company_id from relationships r where r.from_contact_id = ${contacts.id}
-                    union all select r.from_company_id from relationships r where r.to_contact_id = ${contacts.id})
-      and ${cond})`;
+  return sql`${contacts.id} in (
+    select r.from_contact_id from relationships r join companies co on co.id = r.to_company_id
+     where r.organization_id = ${ctx.organizationId} and r.from_contact_id is not null and co.organization_id = ${ctx.organizationId} and ${cond}
+    union all
+    select r.to_contact_id from relationships r join companies co on co.id = r.from_company_id
+     where r.organization_id = ${ctx.organizationId} and r.to_contact_id is not null and co.organization_id = ${ctx.organizationId} and ${cond})`;
 }
 
 function textOp(column: SQL, c: Condition, exact: boolean): SQL {
@@ -195,11 +201,11 @@ function timeOp(column: SQL, c: Condition, ctx: Ctx): SQL {
 
 function inboundOp(c: Condition, ctx: Ctx): SQL {
   const any = (cond: SQL) =>
-    sql`exists (select 1 from conversations cv
-      where cv.contact_id = ${contacts.id} and cv.organization_id = ${ctx.organizationId} and cv.last_inbound_at is not null and ${cond})`;
+    sql`${contacts.id} in (select cv.contact_id from conversations cv
+      where cv.organization_id = ${ctx.organizationId} and cv.contact_id is not null and cv.last_inbound_at is not null and ${cond})`;
   switch (c.op) {
     case 'exists':
-      return c.value ? any(sql`true`) : sql`not ${any(sql`true`)}`;
+      return c.value ? any(sql`true`) : not(any(sql`true`));
     case 'after':
       return any(sql`cv.last_inbound_at > ${new Date(String(c.value))}`);
     case 'within':
@@ -207,7 +213,7 @@ function inboundOp(c: Condition, ctx: Ctx): SQL {
     case 'before': {
       // The latest is before the time: there is one, and none at or after it.
       const at = new Date(String(c.value));
-      return sql`(${any(sql`cv.last_inbound_at < ${at}`)} and not ${any(sql`cv.last_inbound_at >= ${at}`)})`;
+      return sql`(${any(sql`cv.last_inbound_at < ${at}`)} and ${not(any(sql`cv.last_inbound_at >= ${at}`))})`;
     }
     default:
       throw new Error(`inbound op ${c.op}`);
