@@ -112,7 +112,7 @@ function condition(c: Condition, ctx: Ctx): SQL {
       return c.op === 'has' ? has : not(has);
     }
     case 'lists': {
-      const ids = c.value as string[];
+      const ids = Array.isArray(c.value) ? (c.value as string[]) : [c.value as string];
       const inList = sql`${contacts.id} in (select le.contact_id from list_entries le
         where le.organization_id = ${ctx.organizationId} and le.contact_id is not null
           and le.list_id in (${sql.join(

@@ -201,7 +201,7 @@ function lowerIds(field: string, type: FieldType): string {
 }
 
 function normalizeValue(type: FieldType, value: unknown): unknown {
-  if (type === 'lists') return (Array.isArray(value) ? value : [value]).map((v: string) => v.toLowerCase());
+  if (type === 'lists') return Array.isArray(value) ? value.map((v: string) => v.toLowerCase()) : (value as string).toLowerCase();
   if (type === 'owner' && typeof value === 'string') return value.toLowerCase();
   return value;
 }
