@@ -134,6 +134,12 @@ test('names are unique; the list of lists filters, sorts and pages', async () =>
     ['alpha deals'],
   );
   assert.deepEqual((await request(server, 'GET', '/v1/lists', { key: other.apiKey })).body.data, []);
+  // A cursor pages the sort that made it, and nothing else.
+  const cursor = (await request(server, 'GET', '/v1/lists?sort=name&limit=1', key())).body.meta.next_cursor as string;
+  assertNames(await request(server, 'GET', `/v1/lists?sort=-created_at&cursor=${cursor}`, key()), 400, '/cursor', 'query');
+  assertNames(await request(server, 'GET', '/v1/lists?cursor=bm9wZQ', key()), 400, '/cursor', 'query');
+  const list = (await request(server, 'GET', '/v1/lists?limit=1', key())).body.data[0];
+  assertNames(await request(server, 'GET', `/v1/lists/${list.id}/entries?cursor=bm9wZQ`, key()), 400, '/cursor', 'query');
 });
 
 test('merged contacts’ list entries pass to the survivor', async () => {

@@ -289,6 +289,12 @@ test('a segment’s fields are named when wrong; names are unique; lists sort an
     ['alpha'],
   );
   assert.deepEqual((await request(server, 'GET', '/v1/segments', { key: other.apiKey })).body.data, [], 'none of theirs');
+  // A cursor pages the sort that made it, and nothing else.
+  const cursor = (await request(server, 'GET', '/v1/segments?sort=name&limit=1', key())).body.meta.next_cursor as string;
+  assertNames(await request(server, 'GET', `/v1/segments?sort=-created_at&cursor=${cursor}`, key()), 400, '/cursor', 'query');
+  assertNames(await request(server, 'GET', '/v1/segments?cursor=bm9wZQ', key()), 400, '/cursor', 'query');
+  const segment = (await request(server, 'GET', '/v1/segments?limit=1', key())).body.data[0];
+  assertNames(await request(server, 'GET', `/v1/segments/${segment.id}/contacts?cursor=bm9wZQ`, key()), 400, '/cursor', 'query');
 });
 
 test('segments need crm permissions, and contacts:read where they answer contacts', async () => {
