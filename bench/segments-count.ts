@@ -15,6 +15,8 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { Pool } from 'undici';
 import { queryRows } from '../src/db/client.ts';
+import { compileFilter } from '../src/domain/segments/compile.ts';
+import { parseFilter } from '../src/domain/segments/filter.ts';
 import { machine, median, ms, percentile, writeSection } from './bench-report.ts';
 import { createOtherOrganization, startTestServer } from '../test/harness.ts';
 
@@ -25,6 +27,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '20' },
     pglite: { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
+    // Print each filter's query plan (EXPLAIN ANALYZE) and stop: for finding where a count's time goes.
+    explain: { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -103,7 +107,7 @@ try {
     insert into list_entries (list_id, organization_id, record_kind, record_id)
     select ${listId}::uuid, organization_id, 'contact', id from contacts
      where organization_id = ${org} and (substring(phone_number from 6))::int % 7 = 0`);
-  if (!values.pglite) {
+  {
     for (const table of [
       'contacts',
       'contact_tags',
@@ -161,6 +165,29 @@ try {
   ];
   const segments: Array<{ name: string; id: string; count?: number }> = [];
   for (const [name, filter] of filters) segments.push({ name, id: (await request('POST', '/v1/segments', { name, filter })).id });
+
+  if (values.explain) {
+    for (const [name, filter] of filters) {
+      const parsed = parseFilter(filter);
+      if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+      const where = compileFilter(parsed.filter, { organizationId: org, now: new Date() });
+      const plan = await queryRows<Record<string, string>>(
+        db,
+        sql`explain analyze select count(*) from contacts where contacts.organization_id = ${org} and ${where}`,
+      );
+      console.log(`\n== ${name}\n${plan.map((r) => Object.values(r)[0]).join('\n')}`);
+    }
+    for (const s of segments) {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        await request('GET', `/v1/segments/${s.id}/count`);
+        times.push(performance.now() - t0);
+      }
+      console.log(`${s.name}: ${times.map(ms).join(', ')}`);
+    }
+    process.exit(0);
+  }
 
   const http = new Pool(server.baseUrl, { connections: 1, pipelining: 1 });
   const headers = { 'x-api-key': server.apiKey, accept: 'application/json' };
