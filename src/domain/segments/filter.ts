@@ -121,11 +121,6 @@ export function fieldType(field: string): FieldType | undefined {
   return undefined;
 }
 
-/** The operators a field type takes, for messages and the dashboard's builder. */
-export function operatorsOf(type: FieldType): string[] {
-  return Object.keys(OPS[type]);
-}
-
 const FIELD_HELP =
   'one of name, email, phone_number, external_source, external_id, created_at, updated_at, last_inbound_at, tags, lists, company, custom_fields.<key>, consents.<scope>, suppressions.<scope>, company.<field>';
 
