@@ -4,6 +4,7 @@
  * when one is not a record of the list's kind of the organization, removed with crm.list.entry_removed,
  * paged; a record deleted leaves its lists; merged contacts' entries pass to the survivor; permissions.
  */
+// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { checkAuthCases } from '../auth-cases.ts';
