@@ -106,6 +106,12 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--rows', '2000'])],
   },
   {
+    name: 'segments-count',
+    file: 'segments-count.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...(c.backend === 'pglite' ? ['--pglite'] : []), ...quick(c, ['--contacts', '5000', '--requests', '5'])],
+  },
+  {
     name: 'contacts-lookup',
     file: 'contacts-lookup.ts',
     backends: ['postgres'],

@@ -1684,3 +1684,79 @@ export const webhookAttempts = pgTable(
     index('webhook_attempts_attempted_idx').on(t.attemptedAt),
   ],
 );
+
+/*
+ * Lists (static, of one kind of record) and segments (a saved filter over contacts): docs/crm.md
+ * "Lists" and "Segments". An entry names its record by kind and id, with a generated column per kind
+ * whose foreign key deletes the entry with its record, as task_targets do.
+ */
+export const lists = pgTable(
+  'lists',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** contact, company or deal: every entry is a record of this kind. */
+    kind: text('kind').notNull(),
+    description: text('description'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('lists_organization_name_key').on(t.organizationId, sql`lower(${t.name})`),
+    index('lists_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('lists_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('lists_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+    check('lists_kind_check', sql`${t.kind} in ('contact', 'company', 'deal')`),
+  ],
+);
+
+export const listEntries = pgTable(
+  'list_entries',
+  {
+    listId: uuid('list_id')
+      .notNull()
+      .references(() => lists.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    recordKind: text('record_kind').notNull(),
+    recordId: uuid('record_id').notNull(),
+    contactId: recordIdOf('contact_id', 'record_kind', 'record_id', 'contact').references(() => contacts.id, { onDelete: 'cascade' }),
+    companyId: recordIdOf('company_id', 'record_kind', 'record_id', 'company').references(() => companies.id, { onDelete: 'cascade' }),
+    dealId: recordIdOf('deal_id', 'record_kind', 'record_id', 'deal').references(() => deals.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.listId, t.recordId] }),
+    // A list's page (newest entry first) and a record's lists (the segment filter `lists`).
+    index('list_entries_list_created_idx').on(t.listId, t.createdAt, t.recordId),
+    index('list_entries_record_idx').on(t.recordId, t.listId),
+    index('list_entries_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    index('list_entries_company_idx').on(t.companyId).where(sql`${t.companyId} is not null`),
+    index('list_entries_deal_idx').on(t.dealId).where(sql`${t.dealId} is not null`),
+    check('list_entries_kind_check', sql`${t.recordKind} in ('contact', 'company', 'deal')`),
+  ],
+);
+
+export const segments = pgTable(
+  'segments',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** The filter as validated (domain/segments/filter.ts): {and|or: [...]}. */
+    filter: jsonb('filter').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('segments_organization_name_key').on(t.organizationId, sql`lower(${t.name})`),
+    index('segments_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('segments_organization_updated_idx').on(t.organizationId, t.updatedAt, t.id),
+    index('segments_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
+  ],
+);

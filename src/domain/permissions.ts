@@ -33,9 +33,10 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
   'channels:write': 'Create, change, connect and delete channels',
   'contacts:read': 'Read contacts and their notes, tags, consents and suppressions',
   'contacts:write': 'Create, change, import and delete contacts and their sub-records',
-  'crm:read': 'Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments and orders',
+  'crm:read':
+    'Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders',
   'crm:write':
-    'Create, change and delete companies, pipelines and their stages, deals, tasks, relationships and comments; create orders and change their status',
+    'Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status',
   'templates:read': 'Read message templates',
   'templates:write': 'Sync and submit message templates',
   'webhooks:read': 'Read webhook endpoints, deliveries and events',

@@ -30,6 +30,8 @@ const MEMBER_ID = '0196b1f2-0a00-7000-8000-0000000000b2';
 const COMPANY_ID = '0196b1f2-0a00-7000-8000-000000000181';
 const PIPELINE_ID = '0196b1f2-0a00-7000-8000-000000000201';
 const DEAL_ID = '0196b1f2-0a00-7000-8000-000000000221';
+const LIST_ID = '0196b1f2-0a00-7000-8000-000000000241';
+const SEGMENT_ID = '0196b1f2-0a00-7000-8000-000000000251';
 
 const CREATED = '2025-06-02T09:00:00.000Z';
 const CHANGED = '2025-06-02T09:14:00.000Z';
@@ -282,6 +284,32 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     created_at: CREATED,
     edited_at: CHANGED,
   },
+  List: {
+    id: LIST_ID,
+    name: 'Key accounts',
+    kind: 'company',
+    description: 'The companies the account team looks after',
+    entry_count: 1,
+    created_at: CREATED,
+    updated_at: CHANGED,
+  },
+  ListEntry: { record: { kind: 'company', id: COMPANY_ID, display_name: 'Acme GmbH' }, added_at: CHANGED },
+  ListEntriesAdded: { added: [COMPANY_ID], existing: [] },
+  Segment: {
+    id: SEGMENT_ID,
+    name: 'Engaged VIPs',
+    description: 'VIPs who wrote in the last 30 days and may be written to',
+    filter: {
+      and: [
+        { field: 'tags', op: 'has', value: 'vip' },
+        { field: 'consents.chatapp', op: 'eq', value: 'granted' },
+        { field: 'last_inbound_at', op: 'within', value: 'P30D' },
+      ],
+    },
+    created_at: CREATED,
+    updated_at: CHANGED,
+  },
+  SegmentCount: { count: 1234, counted_at: NOW },
   CompanyAddress: companyAddress,
   Company: {
     id: COMPANY_ID,

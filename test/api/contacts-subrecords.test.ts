@@ -167,7 +167,7 @@ test('tags: assigned once per name (case-insensitive), listed, removed; events f
   const events = await eventsSince(server, mark, 'crm.list');
   const entry = (type: string, list: string, id = c.id) => ({
     type,
-    payload: { list, record_id: id, object_kind: 'contact', organization_id: server.organizationId },
+    payload: { list, list_id: null, record_id: id, object_kind: 'contact', organization_id: server.organizationId },
   });
   assert.deepEqual(events, [
     entry('crm.list.entry_added', 'VIP'),

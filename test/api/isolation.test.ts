@@ -71,6 +71,9 @@ type Ids = {
   comment: string;
   /** An order of A's contact, in its conversation. */
   order: string;
+  /** A list of A's contacts holding A's contact, and a segment of A's. */
+  list: string;
+  segment: string;
   /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
   call: string;
   callMessage: string;
@@ -552,6 +555,55 @@ const ROWS: Record<string, Row> = {
     probe: ['GET /v1/comments/{comment}'],
   },
   'DELETE /v1/comments/{commentID}': { kind: 'id', path: { commentID: 'comment' }, probe: ['GET /v1/comments/{comment}'] },
+  'POST /v1/lists': { kind: 'no tenant data', why: 'creates a list of the caller’s organization (a name is unique per organization)' },
+  'GET /v1/lists': { kind: 'list', query: { name_prefix: 'Isolated' } },
+  'GET /v1/lists/{listID}': { kind: 'id', path: { listID: 'list' }, probe: ['GET /v1/lists/{list}'] },
+  'PATCH /v1/lists/{listID}': { kind: 'id', path: { listID: 'list' }, body: { name: 'taken over' }, probe: ['GET /v1/lists/{list}'] },
+  'DELETE /v1/lists/{listID}': { kind: 'id', path: { listID: 'list' }, probe: ['GET /v1/lists/{list}'] },
+  // B's own list naming A's contact is refused as for an unknown id (crm-lists.test.ts).
+  'POST /v1/lists/{listID}/entries': {
+    kind: 'id',
+    path: { listID: 'list' },
+    body: { record_ids: ['{{contact}}'] },
+    probe: ['GET /v1/lists/{list}/entries'],
+  },
+  'GET /v1/lists/{listID}/entries': { kind: 'id', path: { listID: 'list' }, probe: ['GET /v1/lists/{list}/entries'] },
+  'DELETE /v1/lists/{listID}/entries/{recordID}': {
+    kind: 'id',
+    path: { listID: 'list', recordID: 'contact' },
+    probe: ['GET /v1/lists/{list}/entries'],
+  },
+  'POST /v1/segments': {
+    kind: 'no tenant data',
+    why: 'saves a filter of the caller’s organization; one naming A’s list matches none of A’s contacts (the preview row, crm-segments.test.ts)',
+  },
+  'GET /v1/segments': { kind: 'list', query: { name_prefix: 'Isolated' } },
+  // A filter naming A's list, tag and contacts' names finds nothing of A's, answered as for an unknown list.
+  'POST /v1/segments/preview': {
+    kind: 'id',
+    body: {
+      filter: {
+        or: [
+          { field: 'lists', op: 'in', value: '{{list}}' },
+          { field: 'tags', op: 'has', value: 'isolated' },
+          { field: 'name', op: 'starts_with', value: 'Isolated' },
+        ],
+      },
+    },
+    probe: ['GET /v1/lists/{list}/entries'],
+  },
+  'GET /v1/segments/{segmentID}': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}'] },
+  'PATCH /v1/segments/{segmentID}': {
+    kind: 'id',
+    path: { segmentID: 'segment' },
+    body: { name: 'taken over', filter: { and: [{ field: 'name', op: 'exists', value: false }] } },
+    probe: ['GET /v1/segments/{segment}'],
+  },
+  'DELETE /v1/segments/{segmentID}': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}'] },
+  // Probed by the preview: the count answers its time too.
+  'GET /v1/segments/{segmentID}/count': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/preview'] },
+  'GET /v1/segments/{segmentID}/preview': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/preview'] },
+  'GET /v1/segments/{segmentID}/contacts': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/contacts'] },
   'POST /v1/messages': {
     kind: 'id',
     body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
@@ -979,6 +1031,15 @@ before(async () => {
     body: { record: { kind: 'deal', id: deal.body.data.id }, body: 'isolated comment' },
   });
   assert.equal(comment.status, 201, comment.text);
+  const list = await request(server, 'POST', '/v1/lists', { key, body: { name: 'Isolated List', kind: 'contact' } });
+  assert.equal(list.status, 201, list.text);
+  const entry = await request(server, 'POST', `/v1/lists/${list.body.data.id}/entries`, { key, body: { record_ids: [contactId] } });
+  assert.equal(entry.status, 200, entry.text);
+  const segment = await request(server, 'POST', '/v1/segments', {
+    key,
+    body: { name: 'Isolated Segment', filter: { and: [{ field: 'lists', op: 'in', value: list.body.data.id }] } },
+  });
+  assert.equal(segment.status, 201, segment.text);
   const tokens = await deviceFlowTokens(server, {
     clientId: oauthClient.clientId,
     cookie: cookieA,
@@ -1018,6 +1079,8 @@ before(async () => {
     relationship: relationship.body.data.id,
     comment: comment.body.data.id,
     order: order.body.data.id,
+    list: list.body.data.id,
+    segment: segment.body.data.id,
     call,
     callMessage,
   };
@@ -1056,6 +1119,8 @@ before(async () => {
       'isolated comment',
       'Isolated order note',
       'isolated-sku',
+      'Isolated List',
+      'Isolated Segment',
     ]);
   other = await createOtherOrganization(server, 'intruder');
   otherCookie = await loginCookie(server, other.email, other.password);

@@ -341,7 +341,35 @@ async function crmFixtures(
     );
     doomed.comment.push((await made('/v1/comments', { record: { kind: 'company', id: company.id }, body: `doomed ${i}` })).id);
   }
+  // Lists (of contacts, holding them; of companies) and a segment, and what the fuzzer may delete.
+  const contactList = await made('/v1/lists', { name: 'Fuzz contacts', kind: 'contact' });
+  const companyList = await made('/v1/lists', { name: 'Fuzz companies', kind: 'company' });
+  const entries = await request(server, 'POST', `/v1/lists/${contactList.id}/entries`, { key, body: { record_ids: refs.contacts } });
+  assert.equal(entries.status, 200, entries.text);
+  const segment = await made('/v1/segments', {
+    name: 'Fuzz segment',
+    filter: {
+      or: [
+        { field: 'lists', op: 'in', value: contactList.id },
+        { field: 'tags', op: 'has', value: 'vip' },
+      ],
+    },
+  });
+  const doomedLists: string[] = [];
+  const doomedSegments: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    doomedLists.push((await made('/v1/lists', { name: `Fuzz doomed list ${i}`, kind: 'deal' })).id);
+    doomedSegments.push(
+      (await made('/v1/segments', { name: `Fuzz doomed segment ${i}`, filter: { and: [{ field: 'name', op: 'exists', value: true }] } }))
+        .id,
+    );
+  }
   return {
+    list: [contactList.id, companyList.id],
+    segment: [segment.id],
+    record_ids: [...refs.contacts, company.id],
+    'deletable:list': doomedLists,
+    'deletable:segment': doomedSegments,
     company: [company.id],
     pipeline: all.map((p) => p.id),
     stage: stages,

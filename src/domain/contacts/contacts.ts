@@ -26,6 +26,8 @@ import {
   type TaggedContact,
 } from './record.ts';
 import { applyContactWrites, retryOnConflict } from './upsert.ts';
+import { compileFilter } from '../segments/compile.ts';
+import type { FilterGroup } from '../segments/filter.ts';
 
 export async function getContact({ db }: ContactDeps, actor: Actor, { contactId }: { contactId: string }): Promise<TaggedContact> {
   if (!isUuid(contactId)) throw contactNotFound();
@@ -94,7 +96,14 @@ export async function deleteContact({ db }: ContactDeps, actor: Actor, { contact
   });
 }
 
-export type ContactListQuery = Page & { tag?: string; search?: string; externalSource?: string; updatedAfter?: Date };
+export type ContactListQuery = Page & {
+  tag?: string;
+  search?: string;
+  externalSource?: string;
+  updatedAfter?: Date;
+  /** A segment filter, as parseFilter checked it (domain/segments). */
+  filter?: FilterGroup;
+};
 
 const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -104,7 +113,11 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  * the numbers whose national number they are, in any country ("030 1234567" finds +49 30 1234567, and
  * +33 30 1234567 too: there is no default country to choose between them).
  */
-export async function listContacts({ db }: ContactDeps, actor: Actor, query: ContactListQuery): Promise<PageResult<TaggedContact>> {
+export async function listContacts(
+  { db, clock }: ContactClockDeps,
+  actor: Actor,
+  query: ContactListQuery,
+): Promise<PageResult<TaggedContact>> {
   const org = actor.organizationId;
   const search = query.search?.trim();
   let searchCondition;
@@ -133,6 +146,7 @@ export async function listContacts({ db }: ContactDeps, actor: Actor, query: Con
       searchCondition,
       given(query.externalSource, (source) => eq(contacts.externalSource, source)),
       given(query.updatedAfter, (after) => gt(contacts.updatedAt, after)),
+      given(query.filter, (filter) => compileFilter(filter, { organizationId: org, now: clock.now() })),
     ],
     order: newestFirstBy(contacts.createdAt, contacts.id),
     after: cursorKey(query.cursor),

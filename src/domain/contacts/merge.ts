@@ -8,6 +8,7 @@ import type { Executor } from '../../db/client.ts';
 import { contactIdentities, contacts, conversations, messages } from '../../db/schema.ts';
 import { customFieldsProblem } from '../crm/custom-fields.ts';
 import { moveContactReferences } from '../crm/move-references.ts';
+import { moveContactListEntries } from '../lists/lists.ts';
 import { recordContactEvents, type ContactRow } from './record.ts';
 
 /**
@@ -36,6 +37,7 @@ export async function mergeContacts(
 
   await tx.update(contactIdentities).set({ contactId: into }).where(inArray(contactIdentities.contactId, ids));
   await moveContactReferences(tx, organizationId, ids, into);
+  await moveContactListEntries(tx, organizationId, ids, into);
   const idList = sql.join(
     ids.map((id) => sql`${id}::uuid`),
     sql`, `,

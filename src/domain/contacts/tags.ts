@@ -1,7 +1,7 @@
 /**
  * Tags: organization-wide names (matched case-insensitively, shown as first written) assigned to
  * contacts. Assigning records crm.list.entry_added, removing crm.list.entry_removed, with the tag
- * name as the list.
+ * name as the list and no list_id: a tag is a list kept on the contact (docs/crm.md "Lists").
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { batchRows } from '../../db/batch-rows.ts';
@@ -68,6 +68,7 @@ export async function addContactTag(
     if (assigned!.inserted) {
       await recordEvent(tx, actor.organizationId, 'crm.list.entry_added', {
         list: tag!.name,
+        list_id: null,
         record_id: contact.id,
         object_kind: OBJECT_KIND,
         organization_id: actor.organizationId,
@@ -100,6 +101,7 @@ export async function removeContactTag(
     if (removed.length === 0) throw notFound('tag assignment');
     await recordEvent(tx, actor.organizationId, 'crm.list.entry_removed', {
       list: tag!.name,
+      list_id: null,
       record_id: contact.id,
       object_kind: OBJECT_KIND,
       organization_id: actor.organizationId,

@@ -13,7 +13,7 @@ import { invalid } from '../errors.ts';
 import { recordEvent } from '../events/outbox.ts';
 
 /** The kinds of CRM records, as record events name them (object_kind). */
-export type CrmObjectKind = 'contact' | 'company' | 'deal' | 'task' | 'order';
+export type CrmObjectKind = 'contact' | 'company' | 'deal' | 'task' | 'order' | 'list' | 'segment';
 
 export type CrmRecordRef = { kind: CrmObjectKind; id: string; displayName: string | null; organizationId: string };
 

@@ -193,8 +193,9 @@ export type EventBodies = {
   /** Its author changed its body. */
   'crm.comment.updated': CommentBody;
   'crm.comment.deleted': CommentBody;
-  'crm.list.entry_added': { list: string; record_id: string; object_kind: string; organization_id: string };
-  'crm.list.entry_removed': { list: string; record_id: string; object_kind: string; organization_id: string };
+  /** A record joined a list (list_id its id), or a contact was tagged (list the tag's name, list_id null). */
+  'crm.list.entry_added': ListEntryBody;
+  'crm.list.entry_removed': ListEntryBody;
   'crm.import.committed': {
     import_id: string;
     /** What was imported: `contact`, `company` or `deal` (absent from events recorded before it was said). */
@@ -228,6 +229,8 @@ export type CallBody = {
 };
 
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
+/** An entry of a list: `list` its name (a tag's name for a tag), `list_id` its id (null for a tag). */
+type ListEntryBody = { list: string; list_id: string | null; record_id: string; object_kind: string; organization_id: string };
 type CommentBody = { comment_id: string; record_id: string; object_kind: string; organization_id: string };
 /** A link between two records: its label as read from the `from` record, and the inverse as read from the `to` one. */
 type RelationshipBody = {

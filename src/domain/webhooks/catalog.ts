@@ -344,12 +344,26 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'crm.list.entry_added': {
-    description: 'A record was added to a list.',
-    example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+    description:
+      'A record was added to a list (POST /v1/lists/{listID}/entries, or a merged contact’s list passing to the survivor): list is its name, list_id its id. A tag assigned to a contact records it too, with the tag’s name as list and list_id null.',
+    example: {
+      list: 'Newsletter',
+      list_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
   },
   'crm.list.entry_removed': {
-    description: 'A record was removed from a list.',
-    example: { list: 'newsletter', record_id: CRM_RECORD.record_id, object_kind: 'company', organization_id: ORG },
+    description:
+      'A record was removed from a list (DELETE /v1/lists/{listID}/entries/{recordID}), or a tag from a contact (list_id null). A list or record deleted takes its entries without this event: its crm.record.deleted says so.',
+    example: {
+      list: 'Newsletter',
+      list_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b',
+      record_id: CRM_RECORD.record_id,
+      object_kind: 'company',
+      organization_id: ORG,
+    },
   },
   'crm.import.committed': {
     description:

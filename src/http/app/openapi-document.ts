@@ -55,6 +55,15 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description: 'The CRM: tasks with a due time, an assignee and the records they are about; my tasks, overdue tasks, a record’s tasks.',
   },
   {
+    name: 'lists',
+    description: 'The CRM: static lists of contacts, companies or deals, their entries added (many at once) and removed.',
+  },
+  {
+    name: 'segments',
+    description:
+      'The CRM: segments, saved filters over contacts (tags, lists, custom fields, consents, suppressions, last inbound message, company) with a live count and a preview.',
+  },
+  {
     name: 'relationships',
     description:
       'The CRM: labelled links between records (a contact works at a company), and the organization’s labels with their inverses.',

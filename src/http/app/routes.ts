@@ -30,6 +30,8 @@ import { registerContactRoutes } from '../v1/contacts.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerOrderRoutes } from '../v1/orders.ts';
 import { registerCrmImportRoutes } from '../v1/crm-import.ts';
+import { registerSegmentRoutes } from '../v1/segments.ts';
+import { registerListRoutes } from '../v1/lists.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
@@ -133,6 +135,8 @@ export async function registerRouteGroups(
   await registerSearchRoutes(app, crm);
   await registerOrderRoutes(app, crm);
   await registerCrmImportRoutes(app, crm);
+  await registerListRoutes(app, crm);
+  await registerSegmentRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));

@@ -31,6 +31,8 @@ import {
 } from '../../domain/contacts/import.ts';
 import { createNote, deleteNote, listNotes } from '../../domain/contacts/notes.ts';
 import type { ContactClockDeps } from '../../domain/contacts/record.ts';
+import { checkedFilter } from './segments.schemas.ts';
+import { FILTER_PARAM_MAX, parseFilterParam } from '../../domain/segments/filter.ts';
 import { addContactTag, listContactTags, removeContactTag, TAG_NAME_MAX } from '../../domain/contacts/tags.ts';
 import { DomainError, invalid, notFound } from '../../domain/errors.ts';
 import type { Permission } from '../../domain/permissions.ts';
@@ -163,6 +165,11 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
           }),
           external_source: z.string().min(1).max(100).optional().meta({ description: 'Only contacts from this external system' }),
           updated_after: IsoTimestamp.optional().meta({ description: 'Only contacts changed after this time' }),
+          filter: z.string().min(1).max(FILTER_PARAM_MAX).optional().meta({
+            description:
+              'A segment filter as URL-encoded JSON (`{"and": [{"field": "tags", "op": "has", "value": "vip"}]}`): the language of saved segments, docs/crm.md "Segments". 400 naming the path at fault (`filter.and[1].op`).',
+            example: '{"and":[{"field":"tags","op":"has","value":"vip"},{"field":"last_inbound_at","op":"within","value":"P30D"}]}',
+          }),
         }),
         response: { 200: listOf(ContactSchema), ...errors([400]) },
       },
@@ -176,6 +183,7 @@ function registerContactRecordRoutes(app: App, deps: ContactServices) {
         search: q.search,
         externalSource: q.external_source,
         updatedAfter: q.updated_after ? new Date(q.updated_after) : undefined,
+        filter: q.filter === undefined ? undefined : checkedFilter(parseFilterParam(q.filter), 'query'),
       });
       return { data: page.items.map(presentContact), meta: { next_cursor: page.nextCursor } };
     },
