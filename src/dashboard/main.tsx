@@ -23,6 +23,7 @@ import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
 import { channelsRoutes } from './pages/channels/routes.tsx';
 import { contactsRoutes } from './pages/contacts/routes.tsx';
+import { crmRoutes } from './pages/crm/routes.tsx';
 import { developersRoutes } from './pages/developers/routes.tsx';
 import { inboxRoutes } from './pages/inbox/routes.tsx';
 import { settingsRoutes } from './pages/settings/routes.tsx';
@@ -139,6 +140,7 @@ const appRoutes: RouteObject[] = [
   { index: true, element: <Navigate to={DEFAULT_ROUTE} replace /> },
   ...inboxRoutes,
   ...contactsRoutes,
+  ...crmRoutes,
   ...channelsRoutes,
   ...developersRoutes,
   ...settingsRoutes,

@@ -24,6 +24,14 @@ const NAV: NavGroup[] = [
     ],
   },
   {
+    label: 'CRM',
+    items: [
+      { to: '/companies', label: 'Companies', permission: 'crm:read' },
+      { to: '/deals', label: 'Deals', permission: 'crm:read' },
+      { to: '/tasks', label: 'Tasks', permission: 'crm:read' },
+    ],
+  },
+  {
     label: 'Developers',
     items: [
       { to: '/developers/webhooks', label: 'Webhooks', permission: 'webhooks:read' },
