@@ -115,6 +115,40 @@ test('the deals board: a deal dragged to another stage, one moved from the keybo
   }
 });
 
+test('the board of another pipeline, picked in the address: a stage pages its cards with Load more', async () => {
+  const pipeline = await created('/v1/pipelines', {
+    name: 'Partnerships',
+    stages: [
+      { name: 'Lead', probability: 10 },
+      { name: 'Signed', probability: 100, kind: 'won' },
+    ],
+  });
+  const lead = pipeline.stages[0].id;
+  for (let i = 1; i <= 22; i++)
+    await created('/v1/deals', { name: `Partner ${i}`, pipeline_id: pipeline.id, amount: 100, currency: 'EUR' });
+  const { context, page, problems } = await signedIn('/deals', 'Deals');
+  try {
+    await page.getByLabel('Pipeline').selectOption({ label: 'Partnerships' });
+    await page.waitForURL(new RegExp(`/app/deals\\?pipeline=${pipeline.id}$`));
+    const column = page.locator(`section.board-column[data-stage-id="${lead}"]`);
+    const cards = column.locator('li.deal-card');
+    await eventually('the first page', async () => (await cards.count()) === 20);
+    assert.match((await column.locator('header').textContent()) ?? '', /Lead 22.*€22\.00/s);
+    await page.getByRole('button', { name: 'Load more deals in Lead' }).click();
+    await eventually('the second page', async () => (await cards.count()) === 22);
+    assert.equal(await page.getByRole('button', { name: 'Load more deals in Lead' }).count(), 0, 'nothing more to load');
+    // Newest arrival first: the oldest deal comes last.
+    assert.equal(await cards.last().locator('a').textContent(), 'Partner 1');
+    // A deep link after a reload shows the same pipeline.
+    await page.reload();
+    await eventually('the board again', async () => (await cards.count()) === 20);
+    assert.equal(await page.getByLabel('Pipeline').inputValue(), pipeline.id);
+    assert.deepEqual(problems(), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
 test('the deal page: details, stage history, contacts, company, comments and tasks; edited and deleted', async () => {
   const sales = await salesPipeline();
   const company = await created('/v1/companies', { name: 'Umbrella Ltd' });
@@ -172,7 +206,10 @@ test('the deal page: details, stage history, contacts, company, comments and tas
     assert.equal((await api('GET', `/v1/deals/${deal.id}`)).status, 404);
     const { consoleErrors, pageErrors } = problems();
     assert.deepEqual(
-      { consoleErrors: consoleErrors.filter((l) => !/status of 400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/deals\//.test(l)), pageErrors },
+      {
+        consoleErrors: consoleErrors.filter((l) => !/status of 400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/deals\//.test(l)),
+        pageErrors,
+      },
       { consoleErrors: [], pageErrors: [] },
     );
   } finally {
@@ -226,6 +263,14 @@ test('companies: listed, searched and sorted, created, edited, with their deals,
     await page.locator('.details dd', { hasText: '+49301234567' }).waitFor();
     assert.equal((await api('GET', `/v1/companies/${companyId}`)).body.data.address.city, 'Berlin', 'the address is kept');
 
+    // The owner filter: only this one is mine.
+    await page.goto(`${server.baseUrl}/app/companies?owner=me`);
+    await page.getByRole('link', { name: 'Acme GmbH' }).waitFor();
+    await eventually('only my company listed', async () => (await rows.count()) === 1);
+    assert.equal(await page.getByLabel('Owner').inputValue(), 'me');
+    await page.getByRole('link', { name: 'Acme GmbH' }).click();
+    await page.getByRole('heading', { name: 'Acme GmbH', level: 1 }).waitFor();
+
     // Its deals (one made through the API shows up), a task and a comment.
     await created('/v1/deals', { name: 'Acme: 40 seats', company_id: companyId });
     await page.reload();
@@ -249,7 +294,10 @@ test('companies: listed, searched and sorted, created, edited, with their deals,
     assert.equal((await api('GET', `/v1/companies/${companyId}`)).status, 404);
     const { consoleErrors, pageErrors } = problems();
     assert.deepEqual(
-      { consoleErrors: consoleErrors.filter((l) => !/status of 409 \(Conflict\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/companies\]$/.test(l)), pageErrors },
+      {
+        consoleErrors: consoleErrors.filter((l) => !/status of 409 \(Conflict\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/companies\]$/.test(l)),
+        pageErrors,
+      },
       { consoleErrors: [], pageErrors: [] },
     );
   } finally {

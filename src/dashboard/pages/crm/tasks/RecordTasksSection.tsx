@@ -10,7 +10,7 @@ export function RecordTasksSection({ kind, id, canWrite }: { kind: 'company' | '
   return (
     <section className="section card" aria-labelledby="tasks-title">
       <h2 id="tasks-title">Tasks</h2>
-      <TaskList list={list} label={`Tasks of this ${kind}`} empty="No tasks yet." canWrite={canWrite} />
+      <TaskList list={list} label={`Tasks of this ${kind}`} empty="No tasks yet." canWrite={canWrite} record={record} />
       {canWrite ? <TaskForm target={{ kind, id }} /> : null}
     </section>
   );

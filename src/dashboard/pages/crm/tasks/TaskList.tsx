@@ -21,11 +21,14 @@ export function TaskList({
   label,
   empty,
   canWrite,
+  record,
 }: {
   list: PagedList<TaskRecord>;
   label: string;
   empty: string;
   canWrite: boolean;
+  /** The record whose page this is (`kind:id`): not repeated among each task's records. */
+  record?: string;
 }) {
   const queryClient = useQueryClient();
   const toggle = useMutation({
@@ -55,7 +58,7 @@ export function TaskList({
                     {t.priority ? ` · ${t.priority} priority` : ''}
                   </span>
                   {t.notes ? <p className="small task-notes">{t.notes}</p> : null}
-                  <Targets targets={t.targets} />
+                  <Targets targets={t.targets.filter((r) => `${r.kind}:${r.id}` !== record)} />
                 </div>
                 <div className="task-actions">
                   {t.status === 'completed' ? <StatusBadge status="completed" /> : null}
