@@ -19,7 +19,8 @@ let browser: Browser;
 let userId: string;
 
 before(async () => {
-  ({ server, browser } = await openBrowserSuite());
+  // The worker gives events their stream positions (the board's live update).
+  ({ server, browser } = await openBrowserSuite({ worker: true }));
   const cookie = await loginCookie(server);
   userId = (await request(server, 'GET', '/v1/auth/session', { cookie })).body.data.user.id;
 });
@@ -97,6 +98,10 @@ test('the deals board: a deal dragged to another stage, one moved from the keybo
     );
     // The totals follow the server: Qualified holds the euros now.
     await eventually('Qualified totals', async () => /€1,500\.00/.test((await column('Qualified').locator('header').textContent()) ?? ''));
+
+    // A deal moved elsewhere (an integration) moves on the board too, through the live event stream.
+    await api('PATCH', `/v1/deals/${dragged.id}`, { stage_id: sales.stage.Negotiation });
+    await column('Negotiation').locator(card(dragged.id)).waitFor();
 
     // A new deal from the board lands on its page, in the first stage.
     await page.getByRole('link', { name: 'New deal' }).click();

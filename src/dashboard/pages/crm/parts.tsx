@@ -1,6 +1,5 @@
 /** Small pieces the CRM pages share: who did something, a record's detail list, and deleting a record. */
 import { useState, type ReactNode } from 'react';
-import { useMutation } from '@tanstack/react-query';
 import { errorMessage } from '../../api.ts';
 import { useSession } from '../../session.tsx';
 import { ErrorMessage } from '../../ui.tsx';
@@ -33,21 +32,49 @@ export function Details({ id, title, pairs }: { id: string; title: string; pairs
   );
 }
 
+/**
+ * Deleting the record a page shows. While the DELETE runs and after it, the page draws "Deleting…" and
+ * its queries stop: a live event arriving meanwhile would otherwise fetch the record that is gone (404).
+ */
+export function usePageDeletion(remove: () => Promise<void>, after: () => void) {
+  const [state, setState] = useState<{ deleting: boolean; error?: string }>({ deleting: false });
+  async function run() {
+    setState({ deleting: true });
+    try {
+      await remove();
+    } catch (err) {
+      setState({ deleting: false, error: errorMessage(err) });
+      return;
+    }
+    after();
+  }
+  return { ...state, run: () => void run() };
+}
+
 /** A record's delete section, asked once more in place. */
-export function DeleteRecord({ what, consequence, onDelete }: { what: string; consequence: string; onDelete(): Promise<void> }) {
+export function DeleteRecord({
+  what,
+  consequence,
+  error,
+  onDelete,
+}: {
+  what: string;
+  consequence: string;
+  error?: string;
+  onDelete(): void;
+}) {
   const [confirming, setConfirming] = useState(false);
-  const remove = useMutation({ mutationFn: onDelete });
   const headingId = `delete-${what.replaceAll(' ', '-')}`;
   return (
     <section className="section" aria-labelledby={headingId}>
       <h2 id={headingId}>Delete {what}</h2>
-      <ErrorMessage message={remove.error ? errorMessage(remove.error) : undefined} />
+      <ErrorMessage message={error} />
       {confirming ? (
         <div className="confirm" role="group" aria-label={`Confirm deleting the ${what}`}>
           <span className="small">{consequence}</span>
           <div className="confirm-buttons">
-            <button type="button" className="button button-danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-              {remove.isPending ? 'Deleting…' : `Delete ${what}`}
+            <button type="button" className="button button-danger" onClick={onDelete}>
+              Delete {what}
             </button>
             <button type="button" className="button" onClick={() => setConfirming(false)}>
               Cancel

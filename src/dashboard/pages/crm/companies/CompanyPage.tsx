@@ -10,13 +10,27 @@ import { ErrorMessage, ListState, Loading, PageHeader, Pager, StatusBadge } from
 import { CommentsSection } from '../CommentsSection.tsx';
 import { crmApi, type CompanyRecord } from '../api.ts';
 import { dealAmount } from '../money.ts';
-import { DeleteRecord, Details } from '../parts.tsx';
+import { DeleteRecord, Details, usePageDeletion } from '../parts.tsx';
 import { RecordTasksSection } from '../tasks/RecordTasksSection.tsx';
 import { BackToCompanies, CompanyForm } from './CompanyForm.tsx';
 
 export function CompanyPage() {
   const { companyId = '' } = useParams();
-  const company = useQuery({ queryKey: orgKey('crm', 'companies', companyId), queryFn: () => crmApi.company(companyId) });
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const deletion = usePageDeletion(
+    () => crmApi.deleteCompany(companyId),
+    () => {
+      queryClient.removeQueries({ queryKey: orgKey('crm', 'companies') });
+      navigate('/companies');
+    },
+  );
+  const company = useQuery({
+    queryKey: orgKey('crm', 'companies', companyId),
+    queryFn: () => crmApi.company(companyId),
+    enabled: !deletion.deleting,
+  });
+  if (deletion.deleting) return <Loading label="Deleting…" />;
   if (company.error && !company.data) {
     return (
       <div className="crm-area">
@@ -28,15 +42,13 @@ export function CompanyPage() {
     );
   }
   if (!company.data) return <Loading />;
-  return <CompanyView company={company.data} />;
+  return <CompanyView company={company.data} deleteError={deletion.error} onDelete={deletion.run} />;
 }
 
-function CompanyView({ company }: { company: CompanyRecord }) {
+function CompanyView({ company, deleteError, onDelete }: { company: CompanyRecord; deleteError: string | undefined; onDelete(): void }) {
   const canWrite = useCan('crm:write');
   const me = useSession().user.id;
   const [editing, setEditing] = useState(false);
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const address = company.address
     ? [
         company.address.line1,
@@ -86,11 +98,8 @@ function CompanyView({ company }: { company: CompanyRecord }) {
         <DeleteRecord
           what="company"
           consequence="Its comments and task links go too; its deals stay, without the company."
-          onDelete={async () => {
-            await crmApi.deleteCompany(company.id);
-            queryClient.removeQueries({ queryKey: orgKey('crm', 'companies', 'list') });
-            navigate('/companies');
-          }}
+          error={deleteError}
+          onDelete={onDelete}
         />
       ) : null}
     </div>

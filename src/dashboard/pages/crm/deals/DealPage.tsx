@@ -2,7 +2,7 @@
  * One deal: its fields (edit, delete), where it is (its stage, with a stage picker), its stage history,
  * its company and contacts, comments and tasks; each section a component of its own in deal/.
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { errorMessage } from '../../../api.ts';
 import { formatDate } from '../../../format.ts';
@@ -12,7 +12,7 @@ import { useCan } from '../../../session.tsx';
 import { ErrorMessage, Loading, PageHeader, StatusBadge } from '../../../ui.tsx';
 import { CommentsSection } from '../CommentsSection.tsx';
 import { crmApi, type DealRecord } from '../api.ts';
-import { DeleteRecord, Details } from '../parts.tsx';
+import { DeleteRecord, Details, usePageDeletion } from '../parts.tsx';
 import { dealAmount } from '../money.ts';
 import { RecordTasksSection } from '../tasks/RecordTasksSection.tsx';
 import { ContactsSection } from '../deal/ContactsSection.tsx';
@@ -29,7 +29,20 @@ function BackToDeals({ pipelineId }: { pipelineId?: string }) {
 
 export function DealPage() {
   const { dealId = '' } = useParams();
-  const deal = useQuery({ queryKey: orgKey('crm', 'deals', dealId), queryFn: () => crmApi.deal(dealId) });
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  // Where to go after deleting: the deal's board (kept from the last answer, which the deletion stops).
+  const pipelineId = useRef('');
+  const deletion = usePageDeletion(
+    () => crmApi.deleteDeal(dealId),
+    () => {
+      queryClient.removeQueries({ queryKey: orgKey('crm', 'deals', dealId) });
+      navigate(`/deals?pipeline=${pipelineId.current}`);
+    },
+  );
+  const deal = useQuery({ queryKey: orgKey('crm', 'deals', dealId), queryFn: () => crmApi.deal(dealId), enabled: !deletion.deleting });
+  if (deal.data) pipelineId.current = deal.data.pipeline_id;
+  if (deletion.deleting) return <Loading label="Deleting…" />;
   if (deal.error && !deal.data) {
     return (
       <div className="crm-area">
@@ -41,14 +54,12 @@ export function DealPage() {
     );
   }
   if (!deal.data) return <Loading />;
-  return <DealView deal={deal.data} />;
+  return <DealView deal={deal.data} deleteError={deletion.error} onDelete={deletion.run} />;
 }
 
-function DealView({ deal }: { deal: DealRecord }) {
+function DealView({ deal, deleteError, onDelete }: { deal: DealRecord; deleteError: string | undefined; onDelete(): void }) {
   const canWrite = useCan('crm:write');
   const [editing, setEditing] = useState(false);
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const pipelines = useQuery({ queryKey: orgKey('crm', 'pipelines'), queryFn: crmApi.pipelines });
   const pipeline = pipelines.data?.find((p) => p.id === deal.pipeline_id);
   const stage = pipeline?.stages.find((s) => s.id === deal.stage_id);
@@ -99,11 +110,8 @@ function DealView({ deal }: { deal: DealRecord }) {
         <DeleteRecord
           what="deal"
           consequence="Its stage history, comments and task links go too; its company and contacts stay."
-          onDelete={async () => {
-            await crmApi.deleteDeal(deal.id);
-            queryClient.removeQueries({ queryKey: orgKey('crm', 'board') });
-            navigate(`/deals?pipeline=${deal.pipeline_id}`);
-          }}
+          error={deleteError}
+          onDelete={onDelete}
         />
       ) : null}
     </div>
