@@ -52,7 +52,7 @@ function FieldNotes({ id, description, error }: { id: string; description?: Reac
 type TextFieldProps = FieldShell & {
   value: string;
   onChange(value: string): void;
-  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'search' | 'number' | 'datetime-local';
+  type?: 'text' | 'email' | 'password' | 'url' | 'tel' | 'search' | 'number' | 'date' | 'datetime-local';
   required?: boolean;
   placeholder?: string;
   autoComplete?: string;

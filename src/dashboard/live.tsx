@@ -27,6 +27,16 @@ const STALE_KEYS: Partial<Record<EventType, string[]>> = {
   'contact.updated': ['contacts', 'conversations'],
   'template.status_update': ['templates'],
   'channel.status_update': ['channels'],
+  // The CRM's pages keep every query under orgKey('crm', …): a change to any of its records refreshes them.
+  'crm.record.created': ['crm'],
+  'crm.record.updated': ['crm'],
+  'crm.record.deleted': ['crm'],
+  'crm.deal.stage_changed': ['crm'],
+  'crm.task.completed': ['crm'],
+  'crm.task.due': ['crm'],
+  'crm.comment.created': ['crm'],
+  'crm.comment.updated': ['crm'],
+  'crm.comment.deleted': ['crm'],
 };
 
 /** Every event can add deliveries and is itself an event-log row. */

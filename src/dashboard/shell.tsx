@@ -19,10 +19,18 @@ const NAV: NavGroup[] = [
     items: [
       { to: '/inbox', label: 'Inbox', permission: 'messages:read' },
       { to: '/contacts', label: 'Contacts', permission: 'contacts:read' },
-      { to: '/lists', label: 'Lists', permission: 'crm:read' },
-      { to: '/segments', label: 'Segments', permission: 'crm:read' },
       { to: '/channels', label: 'Channels', permission: 'channels:read' },
       { to: '/templates', label: 'Templates', permission: 'templates:read' },
+    ],
+  },
+  {
+    label: 'CRM',
+    items: [
+      { to: '/companies', label: 'Companies', permission: 'crm:read' },
+      { to: '/deals', label: 'Deals', permission: 'crm:read' },
+      { to: '/tasks', label: 'Tasks', permission: 'crm:read' },
+      { to: '/lists', label: 'Lists', permission: 'crm:read' },
+      { to: '/segments', label: 'Segments', permission: 'crm:read' },
     ],
   },
   {
