@@ -191,6 +191,14 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
         body: { name: 'Cursor deal', pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id },
       })
     ).body.data.id,
+    listID: (await request(server, 'POST', '/v1/lists', { key: server.apiKey, body: { name: 'Cursor list', kind: 'contact' } })).body.data
+      .id,
+    segmentID: (
+      await request(server, 'POST', '/v1/segments', {
+        key: server.apiKey,
+        body: { name: 'Cursor segment', filter: { and: [{ field: 'name', op: 'contains', value: 'a' }] } },
+      })
+    ).body.data.id,
   };
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
