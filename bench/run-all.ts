@@ -126,6 +126,13 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => quick(c, ['--others', '5000', '--requests', '30']),
   },
   {
+    name: 'board',
+    file: 'board.ts',
+    backends: ['postgres'],
+    only: SEEDS_FROM_OUTSIDE,
+    args: (c) => quick(c, ['--deals', '2000', '--requests', '20']),
+  },
+  {
     name: 'search',
     file: 'search.ts',
     backends: ['postgres'],
