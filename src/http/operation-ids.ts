@@ -129,6 +129,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/contacts/{contactID}/suppressions': 'suppressContact',
   'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'liftContactSuppression',
   'POST /v1/contacts/import': 'importContacts',
+  'POST /v1/contacts/{contactID}/merge': 'mergeContact',
+  'POST /v1/contacts/{contactID}/merge/preview': 'previewContactMerge',
   // companies
   'POST /v1/companies': 'createCompany',
   'GET /v1/companies': 'listCompanies',

@@ -308,6 +308,19 @@ const ROWS: Record<string, Row> = {
     path: { contactID: 'contact', noteID: 'note' },
     probe: ['GET /v1/contacts/{contact}/notes'],
   },
+  // Another organization's contact in the path answers as an unknown one; in the body (duplicate_id) as an unknown one too (test/api/contacts-merge.test.ts).
+  'POST /v1/contacts/{contactID}/merge': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { duplicate_id: '{{contact}}' },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
+  'POST /v1/contacts/{contactID}/merge/preview': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { duplicate_id: '{{contact}}' },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
   'GET /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/tags'] },
   'POST /v1/contacts/{contactID}/tags': {
     kind: 'id',

@@ -202,6 +202,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       channel: [gateway.id, official.id],
       group: groups,
       contact: contacts,
+      // POST /v1/contacts/{contactID}/merge deletes its duplicate_id: only a doomed contact, never a fixture.
+      duplicate: deletable['deletable:contact']!,
       note: [note.body.data.id],
       tag: ['vip'],
       phone: phones,

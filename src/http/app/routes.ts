@@ -25,6 +25,7 @@ import { registerChannelProfileRoutes } from '../v1/channel-profiles.ts';
 import { registerChannelCallRoutes } from '../v1/channel-calls.ts';
 import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
+import { registerContactMergeRoutes } from '../v1/contacts-merge.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
@@ -118,6 +119,7 @@ export async function registerRouteGroups(
   await registerTemplateRoutes(app, templateDeps(container));
   await registerBizapiRoutes(app, onboardingDeps(container));
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerContactMergeRoutes(app, { db: container.database.db, clock: container.clock });
   const crm = { db: container.database.db, clock: container.clock };
   await registerCompanyRoutes(app, crm);
   await registerPipelineRoutes(app, crm);

@@ -1668,6 +1668,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/contacts/{contactID}/merge/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview a merge of contacts
+     * @description What POST /v1/contacts/{contactID}/merge with the same body would do, changing nothing: both contacts, the survivor as it would be (`result`: its empty fields filled from the duplicate’s, the tags of both), what would move counted per kind, and where the two disagree with the side the merge keeps.
+     */
+    post: operations['previewContactMerge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/contacts/{contactID}/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merge a duplicate into a contact
+     * @description The contact in the path survives. The duplicate’s identities, comments (notes), tags, consents (per channel scope the later statement wins), suppressions (the longer one wins), conversations, messages, deals, tasks and relationships move to it; its fields fill the survivor’s empty ones (custom fields key by key, the survivor’s values first); then it is deleted. Records crm.record.deleted and contact.merged for the duplicate, contact.updated and crm.record.updated for the survivor. Preview it first with POST /v1/contacts/{contactID}/merge/preview.
+     */
+    post: operations['mergeContact'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/companies': {
     parameters: {
       query?: never;
@@ -3675,6 +3715,153 @@ export interface components {
         source?: string | null;
       }[];
     };
+    ContactMergeConflict: {
+      /**
+       * @description `field` (name, email, phone_number, external_id), `custom_field` (a key), `identity` (two identities of one type: two phone numbers, two chat-app ids), `consent` or `suppression` (one channel scope)
+       * @enum {string}
+       */
+      kind: 'field' | 'custom_field' | 'identity' | 'consent' | 'suppression';
+      /** @description The field, the custom field key, the identity type (`external_id:source` for external ids) or the channel scope */
+      name: string;
+      /** @description The survivor’s value(s): a custom field as JSON, a suppression’s end time or `until lifted` */
+      survivor: string[];
+      /** @description The duplicate’s value(s) */
+      duplicate: string[];
+      /**
+       * @description What the merge keeps: the survivor’s value (fields: the survivor’s filled ones stay), the duplicate’s (the later consent, the longer suppression), or both (identities: the survivor is known by both)
+       * @enum {string}
+       */
+      resolution: 'survivor_kept' | 'duplicate_kept' | 'both_kept';
+    };
+    /**
+     * @example {
+     *       "survivor": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
+     *         "phone_number": "+4930123456",
+     *         "name": "Ana Souza",
+     *         "email": null,
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "pro"
+     *         },
+     *         "tags": [
+     *           "vip"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-05-02T10:00:00.000Z"
+     *       },
+     *       "duplicate": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a11",
+     *         "phone_number": "+4930987654",
+     *         "name": "Ana S.",
+     *         "email": "ana@example.com",
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "basic"
+     *         },
+     *         "tags": [
+     *           "newsletter"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-05-02T10:00:00.000Z"
+     *       },
+     *       "result": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
+     *         "phone_number": "+4930123456",
+     *         "name": "Ana Souza",
+     *         "email": "ana@example.com",
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "pro"
+     *         },
+     *         "tags": [
+     *           "vip"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-06-02T09:15:00.000Z"
+     *       },
+     *       "moves": {
+     *         "identities": 2,
+     *         "comments": 1,
+     *         "tags": 1,
+     *         "consents": 1,
+     *         "suppressions": 0,
+     *         "conversations": 1,
+     *         "messages": 14,
+     *         "deals": 1,
+     *         "tasks": 0,
+     *         "relationships": 1
+     *       },
+     *       "conflicts": [
+     *         {
+     *           "kind": "field",
+     *           "name": "name",
+     *           "survivor": [
+     *             "Ana Souza"
+     *           ],
+     *           "duplicate": [
+     *             "Ana S."
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "field",
+     *           "name": "phone_number",
+     *           "survivor": [
+     *             "+4930123456"
+     *           ],
+     *           "duplicate": [
+     *             "+4930987654"
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "custom_field",
+     *           "name": "plan",
+     *           "survivor": [
+     *             "\"pro\""
+     *           ],
+     *           "duplicate": [
+     *             "\"basic\""
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "identity",
+     *           "name": "phone",
+     *           "survivor": [
+     *             "+4930123456"
+     *           ],
+     *           "duplicate": [
+     *             "+4930987654"
+     *           ],
+     *           "resolution": "both_kept"
+     *         }
+     *       ]
+     *     }
+     */
+    ContactMergePreview: {
+      survivor: components['schemas']['Contact'];
+      duplicate: components['schemas']['Contact'];
+      result: components['schemas']['Contact'];
+      /** @description What moves from the duplicate to the survivor, counted per kind (tags, consents, deals, tasks: those the survivor does not have already; relationships: those that would not link the survivor to itself) */
+      moves: {
+        identities: number;
+        comments: number;
+        tags: number;
+        consents: number;
+        suppressions: number;
+        conversations: number;
+        messages: number;
+        deals: number;
+        tasks: number;
+        relationships: number;
+      };
+      conflicts: components['schemas']['ContactMergeConflict'][];
+    };
     /**
      * @example {
      *       "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
@@ -4378,7 +4565,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, presence.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -4606,6 +4793,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -4922,6 +5110,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -5364,6 +5553,19 @@ export interface components {
     MemberRoleRequest: {
       /** @enum {string} */
       role: 'owner' | 'admin' | 'member';
+    };
+    /**
+     * @description The duplicate to merge into the contact in the path (the survivor). 400 naming duplicate_id for a contact the organization does not have (another organization’s included: contacts of two organizations never merge) or for the survivor itself.
+     * @example {
+     *       "duplicate_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a11"
+     *     }
+     */
+    MergeContactRequest: {
+      /**
+       * Format: uuid
+       * @description The duplicate: a contact of the organization other than the one in the path
+       */
+      duplicate_id: string;
     };
     /**
      * @example {
@@ -7631,7 +7833,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, presence.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -7863,6 +8065,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -8086,6 +8289,7 @@ export interface components {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -8141,6 +8345,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -8202,6 +8407,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -22830,6 +23036,308 @@ export interface operations {
       };
     };
   };
+  previewContactMerge: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MergeContactRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ContactMergePreview'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
+  mergeContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MergeContactRequest'];
+      };
+    };
+    responses: {
+      /** @description The survivor, merged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Contact'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
   listCompanies: {
     parameters: {
       query?: {
@@ -30909,6 +31417,7 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -31216,6 +31725,7 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
