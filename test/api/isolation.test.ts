@@ -321,6 +321,7 @@ const ROWS: Record<string, Row> = {
     body: { duplicate_id: '{{contact}}' },
     probe: ['GET /v1/contacts/{contact}'],
   },
+  'GET /v1/contacts/{contactID}/timeline': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/timeline'] },
   'GET /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/tags'] },
   'POST /v1/contacts/{contactID}/tags': {
     kind: 'id',
@@ -366,6 +367,7 @@ const ROWS: Record<string, Row> = {
   },
   'GET /v1/companies': { kind: 'list', query: { name_prefix: 'Isolated' } },
   'GET /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'GET /v1/companies/{companyID}/timeline': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}/timeline'] },
   'PATCH /v1/companies/{companyID}': {
     kind: 'id',
     path: { companyID: 'company' },
@@ -427,6 +429,7 @@ const ROWS: Record<string, Row> = {
   },
   'DELETE /v1/deals/{dealID}': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}'] },
   'GET /v1/deals/{dealID}/stage-history': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/stage-history'] },
+  'GET /v1/deals/{dealID}/timeline': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/timeline'] },
   // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
   'POST /v1/tasks': {
     kind: 'id',

@@ -27,6 +27,7 @@ import { registerTemplateRoutes } from '../v1/templates.ts';
 import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactMergeRoutes } from '../v1/contacts-merge.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
+import { registerTimelineRoutes } from '../v1/timeline.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
@@ -125,6 +126,7 @@ export async function registerRouteGroups(
   await registerPipelineRoutes(app, crm);
   await registerDealRoutes(app, crm);
   await registerTaskRoutes(app, crm);
+  await registerTimelineRoutes(app, crm);
   await registerRelationshipRoutes(app, crm);
   await registerCommentRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });

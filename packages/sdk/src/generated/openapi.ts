@@ -2045,6 +2045,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/contacts/{contactID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A contact's timeline
+     * @description What happened with the contact: its messages, the comments on it, the tasks linked to it (created, completed), the stage changes of its deals, its consents (the latest statement per channel scope) and its suppressions (those in place). Needs crm:read. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getContactTimeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{companyID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's timeline
+     * @description What happened with the company: the comments on it, the tasks linked to it (created, completed) and the stage changes of its deals. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getCompanyTimeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals/{dealID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A deal's timeline
+     * @description What happened with the deal: its stage changes (from its first stage on), the comments on it, the tasks linked to it (created, completed) and the messages of the conversation it came from. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getDealTimeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/relationship-labels': {
     parameters: {
       query?: never;
@@ -7346,6 +7406,163 @@ export interface components {
       submitted_at: string | null;
       created_at: string;
       updated_at: string;
+    };
+    /**
+     * @example {
+     *       "kind": "message",
+     *       "action": "received",
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "at": "2025-06-02T09:15:00.000Z",
+     *       "message": {
+     *         "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *         "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *         "direction": "inbound",
+     *         "type": "text",
+     *         "status": "received",
+     *         "preview": "Can you send the offer for 40 seats?",
+     *         "deleted": false
+     *       }
+     *     }
+     * @example {
+     *       "kind": "deal_stage",
+     *       "action": "changed",
+     *       "id": "0196b1f2-0a00-7000-8000-000000000231",
+     *       "at": "2025-06-02T09:14:00.000Z",
+     *       "deal_stage": {
+     *         "deal_id": "0196b1f2-0a00-7000-8000-000000000221",
+     *         "deal_name": "Acme: 40 seats",
+     *         "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *         "from_stage": {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000212",
+     *           "name": "Qualified"
+     *         },
+     *         "to_stage": {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000213",
+     *           "name": "Proposal"
+     *         },
+     *         "changed_by": {
+     *           "type": "user",
+     *           "id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *           "user_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *         }
+     *       }
+     *     }
+     */
+    TimelineItem: {
+      /**
+       * @description What the item is; one of the objects below, named after it, describes it
+       * @enum {string}
+       */
+      kind: 'message' | 'comment' | 'task' | 'deal_stage' | 'consent' | 'suppression';
+      /**
+       * @description What happened: message `received` or `sent`; comment `created`; task `created` or `completed`; deal_stage `created` (the deal began in that stage) or `changed`; consent `granted` or `revoked`; suppression `added`
+       * @enum {string}
+       */
+      action: 'received' | 'sent' | 'created' | 'completed' | 'changed' | 'granted' | 'revoked' | 'added';
+      /**
+       * Format: uuid
+       * @description The id of the record the item comes from: the message, comment, task, stage history row (GET /v1/deals/{dealID}/stage-history), consent or suppression
+       */
+      id: string;
+      /** @description When it happened */
+      at: string;
+      message?: {
+        /** Format: uuid */
+        conversation_id: string;
+        /** Format: uuid */
+        channel_id: string;
+        /** @enum {string} */
+        direction: 'inbound' | 'outbound';
+        type: string;
+        status: string;
+        /** @description Its text, caption or title (up to 160 characters), else `[type]` */
+        preview: string;
+        /** @description Deleted for everyone by its sender */
+        deleted: boolean;
+      };
+      comment?: {
+        /** @description Up to 280 characters of it (GET /v1/comments/{commentID} for the whole) */
+        body: string;
+        truncated: boolean;
+        /** @description The record it is on */
+        record: {
+          kind: string;
+          /** Format: uuid */
+          id: string;
+        };
+        author: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+        edited_at: string | null;
+      };
+      task?: {
+        title: string;
+        /**
+         * @description Its status now
+         * @enum {string}
+         */
+        status: 'open' | 'completed';
+        due_at: string | null;
+        priority: string | null;
+        assignee_user_id: string | null;
+        created_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+        completed_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        } | null;
+      };
+      deal_stage?: {
+        /** Format: uuid */
+        deal_id: string;
+        deal_name: string;
+        /** Format: uuid */
+        pipeline_id: string;
+        /** @description The stage it left; null when the deal began here */
+        from_stage: {
+          /** Format: uuid */
+          id: string;
+          name: string;
+        } | null;
+        /** @description The stage it entered (its name now, or when entered if deleted since) */
+        to_stage: {
+          /** Format: uuid */
+          id: string;
+          name: string;
+        };
+        changed_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+      };
+      consent?: {
+        channel: string;
+        source: string | null;
+      };
+      suppression?: {
+        channel: string;
+        reason: string;
+        expires_at: string | null;
+      };
     };
     TokenRequest: {
       /**
@@ -27075,6 +27292,390 @@ export interface operations {
       };
       /** @description Unsupported Media Type */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getContactTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
+  getCompanyTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        companyID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getDealTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
         headers: {
           [name: string]: unknown;
         };
