@@ -40,7 +40,8 @@ export function MergeSection({ contact }: { contact: ContactRecord }) {
     enabled: search.trim().length >= 2 && !duplicate,
   });
   const preview = useQuery({
-    queryKey: orgKey('contacts', contact.id, 'merge-preview', duplicate?.id ?? ''),
+    // Not under the contact's key: the merge refreshes the contact's queries, and this one would ask about a deleted duplicate.
+    queryKey: orgKey('contact-merge-preview', contact.id, duplicate?.id ?? ''),
     queryFn: () => contactsApi.mergePreview(contact.id, duplicate!.id),
     enabled: Boolean(duplicate),
   });
@@ -49,6 +50,7 @@ export function MergeSection({ contact }: { contact: ContactRecord }) {
     onSuccess: async () => {
       setDuplicate(undefined);
       setSearch('');
+      queryClient.removeQueries({ queryKey: orgKey('contact-merge-preview', contact.id) });
       queryClient.removeQueries({ queryKey: orgKey('contacts', 'list') });
       await queryClient.invalidateQueries({ queryKey: orgKey('contacts', contact.id) });
     },
