@@ -113,6 +113,12 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => quick(c, ['--others', '5000', '--requests', '30']),
   },
   {
+    name: 'timeline',
+    file: 'timeline.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--others', '5000', '--requests', '30'])],
+  },
+  {
     name: 'oauth',
     file: 'oauth.ts',
     backends: ['postgres'],

@@ -160,24 +160,26 @@ function tasksOf(kind: string, id: string): Branch[] {
   ];
 }
 
-/** Stage changes of the deals `deals` selects (a query of deal ids): each stay entered, with the stage it left. */
+/**
+ * Stage changes of the deals `deals` selects (a query of deal ids): each stay entered, with the stage it
+ * left (the deal's stay before it: lag() over its stays, computed before the cursor cuts them).
+ */
 function stageChanges(deals: SQL): Branch {
   return branch('deal_stage', {
     time: sql`h.entered_at`,
     id: sql`h.id`,
-    action: sql`case when prev.id is null then 'created' else 'changed' end`,
+    action: sql`case when h.prev_stage_id is null then 'created' else 'changed' end`,
     data: sql`jsonb_build_object('deal_id', d.id, 'deal_name', d.name, 'pipeline_id', h.pipeline_id,
-      'from_stage', case when prev.id is null then null else jsonb_build_object('id', prev.stage_id, 'name', coalesce(ps_prev.name, prev.stage_name)) end,
+      'from_stage', case when h.prev_stage_id is null then null else jsonb_build_object('id', h.prev_stage_id, 'name', coalesce(ps_prev.name, h.prev_stage_name)) end,
       'to_stage', jsonb_build_object('id', h.stage_id, 'name', coalesce(ps.name, h.stage_name)),
       'changed_by', ${changedBy('h', 'changed_by')})`,
-    from: sql`deal_stage_history h
+    from: sql`(select s.*, lag(s.stage_id) over w as prev_stage_id, lag(s.stage_name) over w as prev_stage_name
+                 from deal_stage_history s where s.deal_id in (${deals})
+               window w as (partition by s.deal_id order by s.entered_at, s.id)) h
       join deals d on d.id = h.deal_id
       left join pipeline_stages ps on ps.id = h.stage_id
-      left join lateral (select p.id, p.stage_id, p.stage_name from deal_stage_history p
-                          where p.deal_id = h.deal_id and (p.entered_at, p.id) < (h.entered_at, h.id)
-                          order by p.entered_at desc, p.id desc limit 1) prev on true
-      left join pipeline_stages ps_prev on ps_prev.id = prev.stage_id`,
-    where: sql`h.deal_id in (${deals})`,
+      left join pipeline_stages ps_prev on ps_prev.id = h.prev_stage_id`,
+    where: sql`true`,
   });
 }
 

@@ -9,7 +9,6 @@ import {
   MERGE_RESOLUTIONS,
   mergeDuplicateContact,
   previewContactMerge,
-  type MergePreview,
 } from '../../domain/contacts/merge-duplicate.ts';
 import type { ContactClockDeps } from '../../domain/contacts/record.ts';
 import type { Permission } from '../../domain/permissions.ts';
@@ -18,6 +17,7 @@ import { errorResponses } from '../errors.ts';
 import { dataOf } from '../schemas.ts';
 import type { App } from '../types.ts';
 import { presentContact } from './contacts.presenters.ts';
+import { presentPreview } from './contacts-merge.presenters.ts';
 import { ContactParams, ContactSchema } from './contacts.schemas.ts';
 
 const TAG = 'contacts';
@@ -73,7 +73,7 @@ const MergeConflictSchema = z
   })
   .meta({ id: 'ContactMergeConflict' });
 
-const MergePreviewSchema = z
+export const MergePreviewSchema = z
   .object({
     survivor: ContactSchema,
     duplicate: ContactSchema,
@@ -124,18 +124,6 @@ const MergePreviewSchema = z
       },
     ],
   });
-
-export type ContactMergePreviewRecord = z.infer<typeof MergePreviewSchema>;
-
-function presentPreview(p: MergePreview): ContactMergePreviewRecord {
-  return {
-    survivor: presentContact(p.survivor),
-    duplicate: presentContact(p.duplicate),
-    result: presentContact({ ...p.result, tags: [...new Set([...p.survivor.tags, ...p.duplicate.tags])].sort() }),
-    moves: p.moves,
-    conflicts: p.conflicts,
-  };
-}
 
 export async function registerContactMergeRoutes(app: App, deps: ContactClockDeps) {
   app.post(

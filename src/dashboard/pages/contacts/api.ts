@@ -12,9 +12,9 @@ import type { ContactFieldsRequest, PutContactConsentRequest, UpsertContactSuppr
 import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import type { BlockedNumberRecord, NumberProfileRecord } from '../../../http/v1/channel-profiles.presenters.ts';
-import type { ContactMergePreviewRecord } from '../../../http/v1/contacts-merge.ts';
+import type { ContactMergePreviewRecord } from '../../../http/v1/contacts-merge.presenters.ts';
 import type { DealRecord } from '../../../http/v1/deals.presenters.ts';
-import type { TimelineItemRecord } from '../../../http/v1/timeline.ts';
+import type { TimelineItemRecord } from '../../../http/v1/timeline.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
 export type {
