@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { queryRows } from '../../db/client.ts';
 import type { Actor } from '../actor.ts';
-import { invalid } from '../errors.ts';
+import { DomainError, invalid } from '../errors.ts';
 import { mergeContacts, mergedFields } from './merge.ts';
 import {
   loadContactRow,
@@ -57,13 +57,14 @@ export type MergePreview = {
 
 type MergeInput = { contactId: string; duplicateId: string };
 
-/** The two contacts of a merge, locked for it when asked: the path's, not found; the body's, 400 naming duplicate_id. */
+const duplicateRefused = (message: string) => invalid(`duplicate_id ${message}`, [{ pointer: '/duplicate_id', location: 'body', message }]);
+
+/** The two contacts of a merge: the path's (not found when the organization has none) and the body's (400 naming duplicate_id). */
 async function loadPair(db: Executor, organizationId: string, input: MergeInput): Promise<[ContactRow, ContactRow]> {
   const survivor = await loadContactRow(db, organizationId, input.contactId);
-  const refused = (message: string) => invalid(`duplicate_id ${message}`, [{ pointer: '/duplicate_id', location: 'body', message }]);
-  if (input.duplicateId.toLowerCase() === survivor.id) throw refused('is the contact itself: name another contact');
-  const duplicate = await loadContactRow(db, organizationId, input.duplicateId).catch(() => {
-    throw refused('is not a contact of this organization');
+  if (input.duplicateId.toLowerCase() === survivor.id) throw duplicateRefused('is the contact itself: name another contact');
+  const duplicate = await loadContactRow(db, organizationId, input.duplicateId).catch((err: unknown) => {
+    throw err instanceof DomainError && err.code === 'not_found' ? duplicateRefused('is not a contact of this organization') : err;
   });
   return [survivor, duplicate];
 }
@@ -186,9 +187,11 @@ export async function previewContactMerge({ db, clock }: ContactClockDeps, actor
 export async function mergeDuplicateContact({ db, clock }: ContactClockDeps, actor: Actor, input: MergeInput): Promise<TaggedContact> {
   return db.transaction(async (tx) => {
     const [survivor, duplicate] = await loadPair(tx, actor.organizationId, input);
-    const { survivor: merged } = await mergeContacts(tx, actor.organizationId, [survivor.id, duplicate.id], clock.now(), {
+    const { survivor: merged, merged: gone } = await mergeContacts(tx, actor.organizationId, [survivor.id, duplicate.id], clock.now(), {
       survivorId: survivor.id,
     });
+    // Deleted (or merged elsewhere) since it was read: nothing was merged.
+    if (gone.length === 0) throw duplicateRefused('is not a contact of this organization');
     await recordContactEvents(tx, merged, 'updated');
     return (await taggedContactById(tx, actor.organizationId, merged.id))!;
   });
