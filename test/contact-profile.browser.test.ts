@@ -120,7 +120,8 @@ test('the contact page shows its timeline and deals, filtered by kind; a duplica
   const contactId = await contactOf(await customerWrites(server, official.id, '4915166660021', 'text', { body: 'Where is my order?' }));
   await api('PATCH', `/v1/contacts/${contactId}`, { name: 'Tina Timeline' });
   await api('POST', `/v1/contacts/${contactId}/notes`, { body: 'Prefers mornings' });
-  const deal = (await api('POST', '/v1/deals', { name: 'Tina: 5 seats', contact_ids: [contactId], amount: 50000, currency: 'EUR' })).body.data;
+  const deal = (await api('POST', '/v1/deals', { name: 'Tina: 5 seats', contact_ids: [contactId], amount: 50000, currency: 'EUR' })).body
+    .data;
   const pipeline = (await api('GET', `/v1/pipelines/${deal.pipeline_id}`)).body.data;
   await api('PATCH', `/v1/deals/${deal.id}`, { stage_id: pipeline.stages[1].id });
   await api('POST', '/v1/tasks', { title: 'Call Tina back', targets: [{ kind: 'contact', id: contactId }] });
