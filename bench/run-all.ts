@@ -140,6 +140,12 @@ const BENCHMARKS: Benchmark[] = [
     args: (c) => quick(c, ['--contacts', '10000', '--messages', '100000', '--requests', '20']),
   },
   {
+    name: 'timeline',
+    file: 'timeline.ts',
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--others', '5000', '--requests', '30'])],
+  },
+  {
     name: 'oauth',
     file: 'oauth.ts',
     backends: ['postgres'],

@@ -2,7 +2,8 @@
  * A contact's chat-app profile on the contact page, in a real browser against a real server: for a
  * contact who writes on a sandbox gateway channel, the profile through that channel (the picture, the
  * About text, a business's profile) and blocking and unblocking them on that phone; none for a contact
- * reached only on an official channel. A gateway channel's page: its own profile and privacy settings. No accessibility violation, nothing wider than the screen. Needs
+ * reached only on an official channel. A gateway channel's page: its own profile and privacy settings. The contact's timeline
+ * and deals, and merging a duplicate into it after a preview. No accessibility violation, nothing wider than the screen. Needs
  * the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
@@ -108,6 +109,52 @@ test("a gateway channel's page: its own profile renamed and its privacy changed"
     await eventually('the privacy saved', async () =>
       (await api('GET', `/v1/channels/${gateway.id}/privacy`)).body.data.read_receipts === 'none' ? true : undefined,
     );
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
+test('the contact page shows its timeline and deals, filtered by kind; a duplicate is merged into it after a preview', async () => {
+  const official = await officialChannel(server, 'Timeline line');
+  const contactId = await contactOf(await customerWrites(server, official.id, '4915166660021', 'text', { body: 'Where is my order?' }));
+  await api('PATCH', `/v1/contacts/${contactId}`, { name: 'Tina Timeline' });
+  await api('POST', `/v1/contacts/${contactId}/notes`, { body: 'Prefers mornings' });
+  const deal = (await api('POST', '/v1/deals', { name: 'Tina: 5 seats', contact_ids: [contactId], amount: 50000, currency: 'EUR' })).body
+    .data;
+  const pipeline = (await api('GET', `/v1/pipelines/${deal.pipeline_id}`)).body.data;
+  await api('PATCH', `/v1/deals/${deal.id}`, { stage_id: pipeline.stages[1].id });
+  await api('POST', '/v1/tasks', { title: 'Call Tina back', targets: [{ kind: 'contact', id: contactId }] });
+  const duplicate = (await api('POST', '/v1/contacts', { email: 'tina.dup@example.com', name: 'Tina T.' })).body.data;
+  await api('POST', `/v1/contacts/${duplicate.id}/notes`, { body: 'Met at the fair' });
+
+  const recorded = await openContext(browser);
+  const { page, context } = recorded;
+  try {
+    await page.goto(`${server.baseUrl}/app/contacts/${contactId}`);
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline.getByText('Where is my order?').waitFor();
+    await timeline.getByText('Prefers mornings').waitFor();
+    await timeline.getByText('Call Tina back').waitFor();
+    await timeline.getByText(`Tina: 5 seats: ${pipeline.stages[0].name} → ${pipeline.stages[1].name}`).waitFor();
+    await page.getByRole('region', { name: 'Deals' }).getByText('Tina: 5 seats').waitFor();
+    await timeline.getByLabel('Show').selectOption('deal_stage');
+    await timeline.getByText(`Tina: 5 seats: created in ${pipeline.stages[0].name}`).waitFor();
+    await eventually('only deals shown', async () => ((await timeline.getByText('Prefers mornings').count()) === 0 ? true : undefined));
+    await timeline.getByLabel('Show').selectOption('');
+
+    const merge = page.getByRole('region', { name: 'Merge a duplicate' });
+    await merge.getByLabel('Find the duplicate').fill('tina.dup');
+    await merge.getByRole('button', { name: 'Preview merging Tina T.' }).click();
+    const preview = merge.getByRole('group', { name: 'Merge preview' });
+    await preview.getByText(/Moves .*1 notes/).waitFor();
+    await preview.getByRole('list', { name: 'Conflicts' }).getByText('Tina Timeline / Tina T.').waitFor();
+    await checkPage(page, 'contact-timeline');
+    await preview.getByRole('button', { name: 'Merge' }).click();
+    await timeline.getByText('Met at the fair').waitFor();
+    assert.equal((await api('GET', `/v1/contacts/${duplicate.id}`)).status, 404);
+    assert.equal((await api('GET', `/v1/contacts/${contactId}`)).body.data.email, 'tina.dup@example.com');
     assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
   } finally {
     await context.close();

@@ -25,6 +25,7 @@ const STALE_KEYS: Partial<Record<EventType, string[]>> = {
   'message.media_updated': ['messages'],
   'conversation.updated': ['conversations'],
   'contact.updated': ['contacts', 'conversations'],
+  'contact.merged': ['contacts', 'conversations', 'deals'],
   'template.status_update': ['templates'],
   'channel.status_update': ['channels'],
   // The CRM's pages keep every query under orgKey('crm', …): a change to any of its records refreshes them.

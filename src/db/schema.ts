@@ -881,7 +881,8 @@ export const messages = pgTable(
     index('messages_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
     index('messages_dispatch_due_idx').on(t.dispatchAt).where(sql`${t.dispatchAt} is not null`),
     index('messages_conversation_idx').on(t.conversationId, t.createdAt),
-    index('messages_contact_idx').on(t.contactId),
+    // A contact's messages newest first (its timeline, domain/crm/timeline.ts); also every lookup by contact.
+    index('messages_contact_created_idx').on(t.contactId, t.createdAt, t.id),
     // Text search (domain/search): words of texts and captions. Not partial: the planner reads the
     // expression's statistics (how common a word is) only from an index without a predicate, and needs
     // them to choose between this index (rare words) and the newest-first walk (common ones).

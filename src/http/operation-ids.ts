@@ -138,6 +138,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/contacts/{contactID}/suppressions': 'suppressContact',
   'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'liftContactSuppression',
   'POST /v1/contacts/import': 'importContacts',
+  'POST /v1/contacts/{contactID}/merge': 'mergeContact',
+  'POST /v1/contacts/{contactID}/merge/preview': 'previewContactMerge',
+  'GET /v1/contacts/{contactID}/timeline': 'getContactTimeline',
+  'GET /v1/companies/{companyID}/timeline': 'getCompanyTimeline',
+  'GET /v1/deals/{dealID}/timeline': 'getDealTimeline',
   // companies
   'POST /v1/companies': 'createCompany',
   'GET /v1/companies': 'listCompanies',

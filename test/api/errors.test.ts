@@ -185,6 +185,7 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     organizationID: server.organizationId,
     pipelineID: pipeline.id,
     stageID: pipeline.stages[0].id,
+    companyID: (await request(server, 'POST', '/v1/companies', { key: server.apiKey, body: { name: 'Cursor company' } })).body.data.id,
     dealID: (
       await request(server, 'POST', '/v1/deals', {
         key: server.apiKey,

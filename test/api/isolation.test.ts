@@ -355,6 +355,20 @@ const ROWS: Record<string, Row> = {
     path: { contactID: 'contact', noteID: 'note' },
     probe: ['GET /v1/contacts/{contact}/notes'],
   },
+  // Another organization's contact in the path answers as an unknown one; in the body (duplicate_id) as an unknown one too (test/api/contacts-merge.test.ts).
+  'POST /v1/contacts/{contactID}/merge': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { duplicate_id: '{{contact}}' },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
+  'POST /v1/contacts/{contactID}/merge/preview': {
+    kind: 'id',
+    path: { contactID: 'contact' },
+    body: { duplicate_id: '{{contact}}' },
+    probe: ['GET /v1/contacts/{contact}'],
+  },
+  'GET /v1/contacts/{contactID}/timeline': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/timeline'] },
   'GET /v1/contacts/{contactID}/tags': { kind: 'id', path: { contactID: 'contact' }, probe: ['GET /v1/contacts/{contact}/tags'] },
   'POST /v1/contacts/{contactID}/tags': {
     kind: 'id',
@@ -408,6 +422,7 @@ const ROWS: Record<string, Row> = {
   },
   'GET /v1/companies': { kind: 'list', query: { name_prefix: 'Isolated' } },
   'GET /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
+  'GET /v1/companies/{companyID}/timeline': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}/timeline'] },
   'PATCH /v1/companies/{companyID}': {
     kind: 'id',
     path: { companyID: 'company' },
@@ -483,6 +498,7 @@ const ROWS: Record<string, Row> = {
     body: { status: 'cancelled', payment_status: 'paid' },
     probe: ['GET /v1/orders/{order}'],
   },
+  'GET /v1/deals/{dealID}/timeline': { kind: 'id', path: { dealID: 'deal' }, probe: ['GET /v1/deals/{deal}/timeline'] },
   // B's task, link or comment naming A's records is refused as for unknown ones (crm-tasks, crm-relationships, crm-comments tests).
   'POST /v1/tasks': {
     kind: 'id',

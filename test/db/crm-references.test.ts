@@ -158,3 +158,59 @@ test('a merge brings the merged contacts’ comments, task links and relationshi
     'the survivor’s own link, and the oldest of the merged ones’ links to Globex, kept with their ids',
   );
 });
+
+test('a merge brings every kind to the survivor: identities, tags, consents, suppressions, conversations, messages and deal links', async () => {
+  const keep = await contact('Keep', '2024-04-01T00:00:00Z');
+  const dup = await contact('Dup', '2024-04-02T00:00:00Z');
+  const [pipeline, stage, shared, own] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
+  await database.db.execute(sql`insert into pipelines (id, organization_id, name) values (${pipeline}, ${org}, 'Merge')`);
+  await database.db.execute(sql`
+    insert into pipeline_stages (id, organization_id, pipeline_id, name, probability, kind, position)
+    values (${stage}, ${org}, ${pipeline}, 'New', 10, 'open', 0)`);
+  await database.db.execute(sql`
+    insert into deals (id, organization_id, name, pipeline_id, stage_id, stage_entered_at) values
+      (${shared}, ${org}, 'Both', ${pipeline}, ${stage}, now()), (${own}, ${org}, 'Dup''s', ${pipeline}, ${stage}, now())`);
+  await database.db.execute(sql`
+    insert into deal_contacts (deal_id, contact_id, organization_id) values
+      (${shared}, ${keep}, ${org}), (${shared}, ${dup}, ${org}), (${own}, ${dup}, ${org})`);
+  await database.db.execute(sql`
+    insert into contact_identities (id, organization_id, contact_id, type, value) values
+      (${uuidv7()}, ${org}, ${dup}, 'email', 'dup-merge@example.com')`);
+  const tag = uuidv7();
+  await database.db.execute(sql`insert into tags (id, organization_id, name) values (${tag}, ${org}, 'merge-vip')`);
+  await database.db.execute(sql`insert into contact_tags (contact_id, tag_id, organization_id) values (${dup}, ${tag}, ${org})`);
+  await database.db.execute(sql`
+    insert into contact_consents (id, organization_id, contact_id, channel, state, recorded_at) values
+      (${uuidv7()}, ${org}, ${dup}, 'all', 'granted', now())`);
+  await database.db.execute(sql`
+    insert into contact_suppressions (id, organization_id, contact_id, channel, reason) values
+      (${uuidv7()}, ${org}, ${dup}, 'chatapp', 'asked')`);
+  const [conversation, message] = [uuidv7(), uuidv7()];
+  await database.db.execute(sql`
+    insert into conversations (id, organization_id, channel_id, peer_phone, contact_id) values (${conversation}, ${org}, ${uuidv7()}, '4915100000001', ${dup})`);
+  await database.db.execute(sql`
+    insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, type, content, status)
+    values (${message}, ${org}, ${uuidv7()}, ${conversation}, ${dup}, 'inbound', '4915100000002', 'text', '{"body":"hi"}'::jsonb, 'received')`);
+
+  const { survivor, merged } = await database.db.transaction((tx) => mergeContacts(tx, org, [dup, keep], new Date()));
+  assert.equal(survivor.id, keep);
+  assert.deepEqual(
+    merged.map((m) => m.id),
+    [dup],
+  );
+  const one = async (query: ReturnType<typeof sql>) => (await rows<{ n: number }>(query))[0]!.n;
+  assert.deepEqual(
+    (await rows<{ deal_id: string }>(sql`select deal_id from deal_contacts where contact_id = ${keep} order by deal_id`)).map(
+      (r) => r.deal_id,
+    ),
+    [shared, own].sort(),
+    'the duplicate’s deals now list the survivor (once, where both were)',
+  );
+  assert.equal(await one(sql`select count(*)::int as n from contact_identities where contact_id = ${keep} and type = 'email'`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from contact_tags where contact_id = ${keep}`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from contact_consents where contact_id = ${keep}`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from contact_suppressions where contact_id = ${keep}`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from conversations where contact_id = ${keep}`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from messages where contact_id = ${keep}`), 1);
+  assert.equal(await one(sql`select count(*)::int as n from contacts where id = ${dup}`), 0);
+});

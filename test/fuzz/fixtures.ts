@@ -215,6 +215,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       chatlabel: chatLabels,
       chat: ['+4915112345001', groups[0]!],
       contact: contacts,
+      // POST /v1/contacts/{contactID}/merge deletes its duplicate_id: only a doomed contact, never a fixture.
+      duplicate: deletable['deletable:contact']!,
       note: [note.body.data.id],
       tag: ['vip'],
       phone: phones,

@@ -1,7 +1,8 @@
 /**
- * Merging contacts that turn out to be one person. The oldest survives; the others' identities,
- * notes (comments), task links, relationships, tags, consents, suppressions, messages and
- * conversations move to it, their fields fill the survivor's empty ones, and they are deleted.
+ * Merging contacts that turn out to be one person. The oldest survives (or the one the caller
+ * names); the others' identities, notes (comments), task links, deal links, relationships, tags,
+ * consents, suppressions, messages and conversations move to it, their fields fill the survivor's
+ * empty ones, and they are deleted with crm.record.deleted and contact.merged.
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
@@ -9,17 +10,37 @@ import { contactIdentities, contacts, conversations, messages } from '../../db/s
 import { customFieldsProblem } from '../crm/custom-fields.ts';
 import { moveContactReferences } from '../crm/move-references.ts';
 import { moveContactListEntries } from '../lists/lists.ts';
+import { recordEvent } from '../events/outbox.ts';
 import { recordContactEvents, type ContactRow } from './record.ts';
 
+/** The survivor's fields after a merge: its empty ones filled from the others, its custom fields completed by theirs. */
+export function mergedFields(survivor: ContactRow, others: ContactRow[], at: Date): ContactRow {
+  const next: ContactRow = { ...survivor, updatedAt: at };
+  for (const o of others) {
+    next.name ??= o.name;
+    next.email ??= o.email;
+    next.phoneNumber ??= o.phoneNumber;
+    if (!next.externalId && o.externalId) {
+      next.externalSource = o.externalSource;
+      next.externalId = o.externalId;
+    }
+    const fields = { ...o.customFields, ...next.customFields };
+    if (!customFieldsProblem(fields)) next.customFields = fields;
+  }
+  return next;
+}
+
 /**
- * Merges the contacts into the oldest of them, in the caller's transaction, and records
- * crm.record.deleted for each merged one. The caller records the survivor's update.
+ * Merges the contacts into the oldest of them (or into `survivorId`, one of them), in the caller's
+ * transaction, and records crm.record.deleted and contact.merged for each merged one. The caller
+ * records the survivor's update.
  */
 export async function mergeContacts(
   tx: Executor,
   organizationId: string,
   contactIds: string[],
   at: Date,
+  options: { survivorId?: string } = {},
 ): Promise<{ survivor: ContactRow; merged: ContactRow[] }> {
   // Locked in id order, as the upsert locks, so the two cannot deadlock; then oldest first.
   const rows = await tx
@@ -28,7 +49,12 @@ export async function mergeContacts(
     .where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, contactIds)))
     .orderBy(asc(contacts.id))
     .for('update');
-  rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  rows.sort(
+    (a, b) =>
+      Number(b.id === options.survivorId) - Number(a.id === options.survivorId) ||
+      a.createdAt.getTime() - b.createdAt.getTime() ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   const [survivor, ...others] = rows;
   if (!survivor) throw new Error('mergeContacts: no such contacts');
   if (others.length === 0) return { survivor, merged: [] };
@@ -73,18 +99,7 @@ export async function mergeContacts(
     .set({ contactId: into })
     .where(and(eq(conversations.organizationId, organizationId), inArray(conversations.contactId, ids)));
 
-  const next: ContactRow = { ...survivor, updatedAt: at };
-  for (const o of others) {
-    next.name ??= o.name;
-    next.email ??= o.email;
-    next.phoneNumber ??= o.phoneNumber;
-    if (!next.externalId && o.externalId) {
-      next.externalSource = o.externalSource;
-      next.externalId = o.externalId;
-    }
-    const fields = { ...o.customFields, ...next.customFields };
-    if (!customFieldsProblem(fields)) next.customFields = fields;
-  }
+  const next = mergedFields(survivor, others, at);
   // Their remaining tag assignments, consents and suppressions go with them (foreign keys cascade).
   await tx.delete(contacts).where(and(eq(contacts.organizationId, organizationId), inArray(contacts.id, ids)));
   await tx
@@ -99,6 +114,9 @@ export async function mergeContacts(
       updatedAt: at,
     })
     .where(eq(contacts.id, into));
-  for (const o of others) await recordContactEvents(tx, o, 'deleted');
+  for (const o of others) {
+    await recordContactEvents(tx, o, 'deleted');
+    await recordEvent(tx, organizationId, 'contact.merged', { contact_id: into, merged_contact_id: o.id, organization_id: organizationId });
+  }
   return { survivor: next, merged: others };
 }

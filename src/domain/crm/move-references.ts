@@ -1,8 +1,9 @@
 /**
  * When contacts are merged into one, what refers to the merged ones comes to the survivor: their
- * comments (their notes), the tasks linked to them, their orders, and their relationships. A link the survivor has
- * already (the same task, or the same label to the same record), or one that would link the survivor
- * to itself, goes with the merged contact instead (its foreign keys delete it).
+ * comments (their notes), the tasks linked to them, their deals (deal_contacts), their orders and their
+ * relationships. A link the survivor has already (the same task or deal, or the same label to the
+ * same record), or one that would link the survivor to itself, goes with the merged contact instead
+ * (its foreign keys delete it).
  */
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
@@ -26,6 +27,12 @@ export async function moveContactReferences(tx: Executor, organizationId: string
     select task_id, organization_id, 'contact', ${into}::uuid, min(created_at) from task_targets
      where organization_id = ${organizationId} and record_kind = 'contact' and record_id = any(${ids})
      group by task_id, organization_id
+    on conflict do nothing`);
+  await tx.execute(sql`
+    insert into deal_contacts (deal_id, contact_id, organization_id, created_at)
+    select deal_id, ${into}::uuid, organization_id, min(created_at) from deal_contacts
+     where organization_id = ${organizationId} and contact_id = any(${ids})
+     group by deal_id, organization_id
     on conflict do nothing`);
   // Each end in turn: the links that would repeat one (the survivor's, or an older one of the merged) or loop go; the rest move.
   for (const [end, other] of [

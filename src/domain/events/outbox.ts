@@ -164,6 +164,8 @@ export type EventBodies = {
     reason_code: string | null;
     organization_id: string;
   };
+  /** A contact was merged into another (the survivor, contact_id) and deleted; crm.record.deleted comes with it. */
+  'contact.merged': { contact_id: string; merged_contact_id: string; organization_id: string };
   'crm.record.created': CrmRecordBody;
   'crm.record.updated': CrmRecordBody;
   'crm.record.deleted': CrmRecordBody;
@@ -255,6 +257,7 @@ export const EVENT_TYPES = [
   'message.media_updated',
   'conversation.updated',
   'contact.updated',
+  'contact.merged',
   'template.status_update',
   'template.quality_update',
   'group.updated',

@@ -136,6 +136,15 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     description: 'A contact profile was updated (also sent on some creates).',
     example: { contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff', name: 'Ada Lovelace', organization_id: ORG },
   },
+  'contact.merged': {
+    description:
+      'A contact was merged into another (POST /v1/contacts/{contactID}/merge, or an inbound message that showed two contacts are one person): its identities, comments, tags, consents, suppressions, conversations, messages, deals, tasks and relationships now belong to contact_id, and merged_contact_id is deleted (crm.record.deleted comes with it). Replace the merged id wherever you keep it.',
+    example: {
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      merged_contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9f00',
+      organization_id: ORG,
+    },
+  },
   'template.status_update': {
     description: "A message template's approval status changed (on sync or the provider's decision).",
     example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' },

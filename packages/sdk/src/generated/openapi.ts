@@ -1764,6 +1764,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/contacts/{contactID}/merge/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview a merge of contacts
+     * @description What POST /v1/contacts/{contactID}/merge with the same body would do, changing nothing: both contacts, the survivor as it would be (`result`: its empty fields filled from the duplicate’s, the tags of both), what would move counted per kind, and where the two disagree with the side the merge keeps.
+     */
+    post: operations['previewContactMerge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/contacts/{contactID}/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merge a duplicate into a contact
+     * @description The contact in the path survives. The duplicate’s identities, comments (notes), tags, consents (per channel scope the later statement wins), suppressions (the longer one wins), conversations, messages, deals, tasks and relationships move to it; its fields fill the survivor’s empty ones (custom fields key by key, the survivor’s values first); then it is deleted. Records crm.record.deleted and contact.merged for the duplicate, contact.updated and crm.record.updated for the survivor. Preview it first with POST /v1/contacts/{contactID}/merge/preview.
+     */
+    post: operations['mergeContact'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/companies': {
     parameters: {
       query?: never;
@@ -2095,6 +2135,66 @@ export interface paths {
      * @description Opens a completed task again (its completion cleared); records crm.record.updated. An open task is answered as it is. A due time that passed while it was completed, without its reminder, has it now.
      */
     post: operations['reopenTask'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/contacts/{contactID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A contact's timeline
+     * @description What happened with the contact: its messages, the comments on it, the tasks linked to it (created, completed), the stage changes of its deals, its consents (the latest statement per channel scope) and its suppressions (those in place). Needs crm:read. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getContactTimeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/companies/{companyID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A company's timeline
+     * @description What happened with the company: the comments on it, the tasks linked to it (created, completed) and the stage changes of its deals. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getCompanyTimeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/deals/{dealID}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A deal's timeline
+     * @description What happened with the deal: its stage changes (from its first stage on), the comments on it, the tasks linked to it (created, completed) and the messages of the conversation it came from. Newest first, by cursor (stable: items that come later are listed before every cursor handed out, and items of one instant never repeat or go missing between pages); `kind` keeps only some kinds. Each item has its kind, what happened (`action`), the id of the record it comes from, its time, and an object named after its kind.
+     */
+    get: operations['getDealTimeline'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4158,6 +4258,153 @@ export interface components {
         source?: string | null;
       }[];
     };
+    ContactMergeConflict: {
+      /**
+       * @description `field` (name, email, phone_number, external_id), `custom_field` (a key), `identity` (two identities of one type: two phone numbers, two chat-app ids), `consent` or `suppression` (one channel scope)
+       * @enum {string}
+       */
+      kind: 'field' | 'custom_field' | 'identity' | 'consent' | 'suppression';
+      /** @description The field, the custom field key, the identity type (`external_id:source` for external ids) or the channel scope */
+      name: string;
+      /** @description The survivor’s value(s): a custom field as JSON, a suppression’s end time or `until lifted` */
+      survivor: string[];
+      /** @description The duplicate’s value(s) */
+      duplicate: string[];
+      /**
+       * @description What the merge keeps: the survivor’s value (fields: the survivor’s filled ones stay), the duplicate’s (the later consent, the longer suppression), or both (identities: the survivor is known by both)
+       * @enum {string}
+       */
+      resolution: 'survivor_kept' | 'duplicate_kept' | 'both_kept';
+    };
+    /**
+     * @example {
+     *       "survivor": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
+     *         "phone_number": "+4930123456",
+     *         "name": "Ana Souza",
+     *         "email": null,
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "pro"
+     *         },
+     *         "tags": [
+     *           "vip"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-05-02T10:00:00.000Z"
+     *       },
+     *       "duplicate": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a11",
+     *         "phone_number": "+4930987654",
+     *         "name": "Ana S.",
+     *         "email": "ana@example.com",
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "basic"
+     *         },
+     *         "tags": [
+     *           "newsletter"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-05-02T10:00:00.000Z"
+     *       },
+     *       "result": {
+     *         "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
+     *         "phone_number": "+4930123456",
+     *         "name": "Ana Souza",
+     *         "email": "ana@example.com",
+     *         "external_source": null,
+     *         "external_id": null,
+     *         "custom_fields": {
+     *           "plan": "pro"
+     *         },
+     *         "tags": [
+     *           "vip"
+     *         ],
+     *         "created_at": "2025-05-01T09:30:00.000Z",
+     *         "updated_at": "2025-06-02T09:15:00.000Z"
+     *       },
+     *       "moves": {
+     *         "identities": 2,
+     *         "comments": 1,
+     *         "tags": 1,
+     *         "consents": 1,
+     *         "suppressions": 0,
+     *         "conversations": 1,
+     *         "messages": 14,
+     *         "deals": 1,
+     *         "tasks": 0,
+     *         "relationships": 1
+     *       },
+     *       "conflicts": [
+     *         {
+     *           "kind": "field",
+     *           "name": "name",
+     *           "survivor": [
+     *             "Ana Souza"
+     *           ],
+     *           "duplicate": [
+     *             "Ana S."
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "field",
+     *           "name": "phone_number",
+     *           "survivor": [
+     *             "+4930123456"
+     *           ],
+     *           "duplicate": [
+     *             "+4930987654"
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "custom_field",
+     *           "name": "plan",
+     *           "survivor": [
+     *             "\"pro\""
+     *           ],
+     *           "duplicate": [
+     *             "\"basic\""
+     *           ],
+     *           "resolution": "survivor_kept"
+     *         },
+     *         {
+     *           "kind": "identity",
+     *           "name": "phone",
+     *           "survivor": [
+     *             "+4930123456"
+     *           ],
+     *           "duplicate": [
+     *             "+4930987654"
+     *           ],
+     *           "resolution": "both_kept"
+     *         }
+     *       ]
+     *     }
+     */
+    ContactMergePreview: {
+      survivor: components['schemas']['Contact'];
+      duplicate: components['schemas']['Contact'];
+      result: components['schemas']['Contact'];
+      /** @description What moves from the duplicate to the survivor, counted per kind (tags, consents, deals, tasks: those the survivor does not have already; relationships: those that would not link the survivor to itself) */
+      moves: {
+        identities: number;
+        comments: number;
+        tags: number;
+        consents: number;
+        suppressions: number;
+        conversations: number;
+        messages: number;
+        deals: number;
+        tasks: number;
+        relationships: number;
+      };
+      conflicts: components['schemas']['ContactMergeConflict'][];
+    };
     /**
      * @example {
      *       "id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
@@ -5039,7 +5286,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -5267,6 +5514,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -5642,6 +5890,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -6142,6 +6391,19 @@ export interface components {
     MemberRoleRequest: {
       /** @enum {string} */
       role: 'owner' | 'admin' | 'member';
+    };
+    /**
+     * @description The duplicate to merge into the contact in the path (the survivor). 400 naming duplicate_id for a contact the organization does not have (another organization’s included: contacts of two organizations never merge) or for the survivor itself.
+     * @example {
+     *       "duplicate_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a11"
+     *     }
+     */
+    MergeContactRequest: {
+      /**
+       * Format: uuid
+       * @description The duplicate: a contact of the organization other than the one in the path
+       */
+      duplicate_id: string;
     };
     /**
      * @example {
@@ -8276,6 +8538,163 @@ export interface components {
       created_at: string;
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "kind": "message",
+     *       "action": "received",
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "at": "2025-06-02T09:15:00.000Z",
+     *       "message": {
+     *         "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *         "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *         "direction": "inbound",
+     *         "type": "text",
+     *         "status": "received",
+     *         "preview": "Can you send the offer for 40 seats?",
+     *         "deleted": false
+     *       }
+     *     }
+     * @example {
+     *       "kind": "deal_stage",
+     *       "action": "changed",
+     *       "id": "0196b1f2-0a00-7000-8000-000000000231",
+     *       "at": "2025-06-02T09:14:00.000Z",
+     *       "deal_stage": {
+     *         "deal_id": "0196b1f2-0a00-7000-8000-000000000221",
+     *         "deal_name": "Acme: 40 seats",
+     *         "pipeline_id": "0196b1f2-0a00-7000-8000-000000000201",
+     *         "from_stage": {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000212",
+     *           "name": "Qualified"
+     *         },
+     *         "to_stage": {
+     *           "id": "0196b1f2-0a00-7000-8000-000000000213",
+     *           "name": "Proposal"
+     *         },
+     *         "changed_by": {
+     *           "type": "user",
+     *           "id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *           "user_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *         }
+     *       }
+     *     }
+     */
+    TimelineItem: {
+      /**
+       * @description What the item is; one of the objects below, named after it, describes it
+       * @enum {string}
+       */
+      kind: 'message' | 'comment' | 'task' | 'deal_stage' | 'consent' | 'suppression';
+      /**
+       * @description What happened: message `received` or `sent`; comment `created`; task `created` or `completed`; deal_stage `created` (the deal began in that stage) or `changed`; consent `granted` or `revoked`; suppression `added`
+       * @enum {string}
+       */
+      action: 'received' | 'sent' | 'created' | 'completed' | 'changed' | 'granted' | 'revoked' | 'added';
+      /**
+       * Format: uuid
+       * @description The id of the record the item comes from: the message, comment, task, stage history row (GET /v1/deals/{dealID}/stage-history), consent or suppression
+       */
+      id: string;
+      /** @description When it happened */
+      at: string;
+      message?: {
+        /** Format: uuid */
+        conversation_id: string;
+        /** Format: uuid */
+        channel_id: string;
+        /** @enum {string} */
+        direction: 'inbound' | 'outbound';
+        type: string;
+        status: string;
+        /** @description Its text, caption or title (up to 160 characters), else `[type]` */
+        preview: string;
+        /** @description Deleted for everyone by its sender */
+        deleted: boolean;
+      };
+      comment?: {
+        /** @description Up to 280 characters of it (GET /v1/comments/{commentID} for the whole) */
+        body: string;
+        truncated: boolean;
+        /** @description The record it is on */
+        record: {
+          kind: string;
+          /** Format: uuid */
+          id: string;
+        };
+        author: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+        edited_at: string | null;
+      };
+      task?: {
+        title: string;
+        /**
+         * @description Its status now
+         * @enum {string}
+         */
+        status: 'open' | 'completed';
+        due_at: string | null;
+        priority: string | null;
+        assignee_user_id: string | null;
+        created_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+        completed_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        } | null;
+      };
+      deal_stage?: {
+        /** Format: uuid */
+        deal_id: string;
+        deal_name: string;
+        /** Format: uuid */
+        pipeline_id: string;
+        /** @description The stage it left; null when the deal began here */
+        from_stage: {
+          /** Format: uuid */
+          id: string;
+          name: string;
+        } | null;
+        /** @description The stage it entered (its name now, or when entered if deleted since) */
+        to_stage: {
+          /** Format: uuid */
+          id: string;
+          name: string;
+        };
+        changed_by: {
+          /** @enum {string} */
+          type: 'user' | 'api_key' | 'oauth_client' | 'system';
+          /** @description The user id, API key id or OAuth client_id; null for system */
+          id: string | null;
+          /** @description The person: the user, or the user the OAuth client acted for */
+          user_id: string | null;
+        };
+      };
+      consent?: {
+        channel: string;
+        source: string | null;
+      };
+      suppression?: {
+        channel: string;
+        reason: string;
+        expires_at: string | null;
+      };
+    };
     TokenRequest: {
       /**
        * @description One of authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code
@@ -8872,7 +9291,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -9104,6 +9523,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -9331,6 +9751,7 @@ export interface components {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -9390,6 +9811,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -9455,6 +9877,7 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -25319,6 +25742,308 @@ export interface operations {
       };
     };
   };
+  previewContactMerge: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MergeContactRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ContactMergePreview'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
+  mergeContact: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MergeContactRequest'];
+      };
+    };
+    responses: {
+      /** @description The survivor, merged */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Contact'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
   listCompanies: {
     parameters: {
       query?: {
@@ -29056,6 +29781,390 @@ export interface operations {
       };
       /** @description Unsupported Media Type */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getContactTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        contactID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeError'];
+        };
+      };
+    };
+  };
+  getCompanyTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        companyID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getDealTimeline: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description Only items of these kinds, comma-separated (`message,comment`): message, comment, task, deal_stage, consent, suppression. Default every kind. */
+        kind?: string;
+      };
+      header?: never;
+      path: {
+        dealID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['TimelineItem'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
         headers: {
           [name: string]: unknown;
         };
@@ -36561,6 +37670,7 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -36872,6 +37982,7 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'

@@ -1,6 +1,7 @@
 /**
  * One contact: its fields (edit, delete), its chat-app profile (picture, About, blocking) through a channel
- * that can ask, tags, notes, consents per channel, suppressions, the ids it is known by and its conversations, each section a component of its own in contact/. Each part has its
+ * that can ask, tags, notes, consents per channel, suppressions, the ids it is known by, its conversations,
+ * its deals and its timeline, and merging a duplicate into it, each section a component of its own in contact/. Each part has its
  * own query under orgKey('contacts', id), so a contact.updated event refreshes them all.
  */
 import { useState } from 'react';
@@ -14,14 +15,17 @@ import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 import { contactsApi, type ContactRecord } from './api.ts';
 import { ConsentsSection } from './contact/ConsentsSection.tsx';
 import { ConversationsSection } from './contact/ConversationsSection.tsx';
+import { DealsSection } from './contact/DealsSection.tsx';
 import { DeleteContact } from './contact/DeleteContact.tsx';
 import { DetailsSection } from './contact/DetailsSection.tsx';
 import { IdentitiesSection } from './contact/IdentitiesSection.tsx';
+import { MergeSection } from './contact/MergeSection.tsx';
 import { NotesSection } from './contact/NotesSection.tsx';
 import { OrdersSection } from './contact/OrdersSection.tsx';
 import { ProfileSection } from './contact/ProfileSection.tsx';
 import { SuppressionsSection } from './contact/SuppressionsSection.tsx';
 import { TagsSection } from './contact/TagsSection.tsx';
+import { TimelineSection } from './contact/TimelineSection.tsx';
 import { NewMessageButton } from '../inbox/NewMessage.tsx';
 import { ContactForm } from './ContactForm.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
@@ -77,7 +81,10 @@ function ContactView({ contact }: { contact: ContactRecord }) {
         <IdentitiesSection contactId={contact.id} />
         <ConsentsSection contactId={contact.id} canWrite={canWrite} />
         <SuppressionsSection contactId={contact.id} canWrite={canWrite} />
+        {canReadCrm ? <DealsSection contactId={contact.id} /> : null}
+        {canReadCrm ? <TimelineSection contactId={contact.id} /> : null}
       </div>
+      {canWrite ? <MergeSection contact={contact} /> : null}
       {canWrite ? <DeleteContact contact={contact} /> : null}
     </div>
   );

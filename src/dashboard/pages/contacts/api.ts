@@ -13,6 +13,9 @@ import type { ChannelView } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import type { OrderRecord } from '../../../http/v1/orders.presenters.ts';
 import type { BlockedNumberRecord, NumberProfileRecord } from '../../../http/v1/channel-profiles.presenters.ts';
+import type { ContactMergePreviewRecord } from '../../../http/v1/contacts-merge.presenters.ts';
+import type { DealRecord } from '../../../http/v1/deals.presenters.ts';
+import type { TimelineItemRecord } from '../../../http/v1/timeline.presenters.ts';
 import { apiErrorOf, ApiError, call, csrfToken, currentOrganization, type Page } from '../../api.ts';
 
 export type {
@@ -27,6 +30,7 @@ export type {
   TagRecord,
 };
 export type ChannelRecord = ChannelView;
+export type { ContactMergePreviewRecord, DealRecord, TimelineItemRecord };
 export type { BlockedNumberRecord, NumberProfileRecord };
 
 const channelPath = (id: string) => `/v1/channels/${encodeURIComponent(id)}`;
@@ -62,6 +66,13 @@ export const contactsApi = {
     call<{ data: OrderRecord }>('PATCH', `/v1/orders/${encodeURIComponent(orderId)}`, { body }).then(data),
   conversations: (id: string, cursor?: string) =>
     call<Page<ConversationRecord>>('GET', '/v1/conversations', { query: { contact_id: id, cursor } }),
+  timeline: (id: string, kind: string, cursor?: string) =>
+    call<Page<TimelineItemRecord>>('GET', `${path(id)}/timeline`, { query: { kind: kind || undefined, cursor } }),
+  deals: (id: string, cursor?: string) => call<Page<DealRecord>>('GET', '/v1/deals', { query: { contact_id: id, cursor } }),
+  mergePreview: (id: string, duplicateId: string) =>
+    call<{ data: ContactMergePreviewRecord }>('POST', `${path(id)}/merge/preview`, { body: { duplicate_id: duplicateId } }).then(data),
+  merge: (id: string, duplicateId: string) =>
+    call<{ data: ContactRecord }>('POST', `${path(id)}/merge`, { body: { duplicate_id: duplicateId } }).then(data),
   // Through a channel's phone (unofficial channels): the number's profile, and blocking it.
   profile: (channelId: string, phone: string) =>
     call<{ data: NumberProfileRecord }>('GET', `${channelPath(channelId)}/profiles/${encodeURIComponent(phone)}`).then(data),

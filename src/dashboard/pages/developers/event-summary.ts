@@ -42,6 +42,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     }
     case 'contact.updated':
       return joined('Contact', text(d.name), 'updated');
+    case 'contact.merged':
+      return 'Contact merged into another';
     case 'template.status_update':
       return joined('Template', text(d.status) ? `now ${text(d.status)}` : 'status changed');
     case 'template.quality_update':
