@@ -115,7 +115,7 @@ test("a gateway channel's page: its own profile renamed and its privacy changed"
   }
 });
 
-test('the contact page shows its timeline and deals, filtered by kind; a duplicate is merged into it after a preview', async () => {
+test('the contact page shows its timeline, deals, companies and tasks (one added there), the timeline filtered by kind; a duplicate is merged into it after a preview', async () => {
   const official = await officialChannel(server, 'Timeline line');
   const contactId = await contactOf(await customerWrites(server, official.id, '4915166660021', 'text', { body: 'Where is my order?' }));
   await api('PATCH', `/v1/contacts/${contactId}`, { name: 'Tina Timeline' });
@@ -125,6 +125,9 @@ test('the contact page shows its timeline and deals, filtered by kind; a duplica
   const pipeline = (await api('GET', `/v1/pipelines/${deal.pipeline_id}`)).body.data;
   await api('PATCH', `/v1/deals/${deal.id}`, { stage_id: pipeline.stages[1].id });
   await api('POST', '/v1/tasks', { title: 'Call Tina back', targets: [{ kind: 'contact', id: contactId }] });
+  const company = (await api('POST', '/v1/companies', { name: 'Timeline Traders' })).body.data;
+  const worksAt = (await api('POST', '/v1/relationship-labels', { name: 'works at', from_kind: 'contact', to_kind: 'company' })).body.data;
+  await api('POST', '/v1/relationships', { label_id: worksAt.id, from_id: contactId, to_id: company.id });
   const duplicate = (await api('POST', '/v1/contacts', { email: 'tina.dup@example.com', name: 'Tina T.' })).body.data;
   await api('POST', `/v1/contacts/${duplicate.id}/notes`, { body: 'Met at the fair' });
 
@@ -138,7 +141,23 @@ test('the contact page shows its timeline and deals, filtered by kind; a duplica
     await timeline.getByText('Prefers mornings').waitFor();
     await timeline.getByText('Call Tina back').waitFor();
     await timeline.getByText(`Tina: 5 seats: ${pipeline.stages[0].name} → ${pipeline.stages[1].name}`).waitFor();
-    await page.getByRole('region', { name: 'Deals' }).getByText('Tina: 5 seats').waitFor();
+    const dealLink = page.getByRole('region', { name: 'Deals' }).getByRole('link', { name: 'Tina: 5 seats' });
+    await dealLink.waitFor();
+    assert.equal(await dealLink.getAttribute('href'), `/app/deals/${deal.id}`);
+    // Its company (by a relationship) and its tasks, one added from the page.
+    const companyLink = page.getByRole('region', { name: 'Companies' }).getByRole('link', { name: 'Timeline Traders' });
+    await companyLink.waitFor();
+    assert.equal(await companyLink.getAttribute('href'), `/app/companies/${company.id}`);
+    const tasks = page.getByRole('region', { name: 'Tasks' });
+    await tasks.getByText('Call Tina back').waitFor();
+    await tasks.getByLabel('Task', { exact: true }).fill('Send Tina the offer');
+    await tasks.getByRole('button', { name: 'Add task' }).click();
+    await tasks.getByText('Send Tina the offer').waitFor();
+    const made = (await api('GET', `/v1/tasks?record=contact:${contactId}`)).body.data as Array<{ title: string }>;
+    assert.ok(
+      made.some((t) => t.title === 'Send Tina the offer'),
+      'the task is linked to the contact',
+    );
     await timeline.getByLabel('Show').selectOption('deal_stage');
     await timeline.getByText(`Tina: 5 seats: created in ${pipeline.stages[0].name}`).waitFor();
     await eventually('only deals shown', async () => ((await timeline.getByText('Prefers mornings').count()) === 0 ? true : undefined));

@@ -13,6 +13,7 @@ import { useParams } from '../../router.tsx';
 import { useCan } from '../../session.tsx';
 import { ErrorMessage, Loading, PageHeader } from '../../ui.tsx';
 import { contactsApi, type ContactRecord } from './api.ts';
+import { CompaniesSection } from './contact/CompaniesSection.tsx';
 import { ConsentsSection } from './contact/ConsentsSection.tsx';
 import { ConversationsSection } from './contact/ConversationsSection.tsx';
 import { DealsSection } from './contact/DealsSection.tsx';
@@ -26,6 +27,7 @@ import { ProfileSection } from './contact/ProfileSection.tsx';
 import { SuppressionsSection } from './contact/SuppressionsSection.tsx';
 import { TagsSection } from './contact/TagsSection.tsx';
 import { TimelineSection } from './contact/TimelineSection.tsx';
+import { RecordTasksSection } from '../crm/tasks/RecordTasksSection.tsx';
 import { NewMessageButton } from '../inbox/NewMessage.tsx';
 import { ContactForm } from './ContactForm.tsx';
 import { contactLabel } from './ContactsListPage.tsx';
@@ -81,7 +83,9 @@ function ContactView({ contact }: { contact: ContactRecord }) {
         <IdentitiesSection contactId={contact.id} />
         <ConsentsSection contactId={contact.id} canWrite={canWrite} />
         <SuppressionsSection contactId={contact.id} canWrite={canWrite} />
+        {canReadCrm ? <CompaniesSection contactId={contact.id} /> : null}
         {canReadCrm ? <DealsSection contactId={contact.id} /> : null}
+        {canReadCrm ? <RecordTasksSection kind="contact" id={contact.id} canWrite={canWriteCrm} /> : null}
         {canReadCrm ? <TimelineSection contactId={contact.id} /> : null}
       </div>
       {canWrite ? <MergeSection contact={contact} /> : null}

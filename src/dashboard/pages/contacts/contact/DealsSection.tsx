@@ -1,5 +1,6 @@
 /** The contact's deals, with their status and amount. */
 import { orgKey, usePagedList } from '../../../query.ts';
+import { Link } from '../../../router.tsx';
 import { ListState, Pager, StatusBadge } from '../../../ui.tsx';
 import { contactsApi } from '../api.ts';
 
@@ -23,7 +24,10 @@ export function DealsSection({ contactId }: { contactId: string }) {
           <ul className="identity-list" aria-label="Deals">
             {items.map((d) => (
               <li key={d.id}>
-                <span className="strong">{d.name}</span> <StatusBadge status={d.status} />
+                <Link className="strong" to={`/deals/${d.id}`}>
+                  {d.name}
+                </Link>{' '}
+                <StatusBadge status={d.status} />
                 {amountOf(d.amount, d.currency) ? <span className="muted">{amountOf(d.amount, d.currency)}</span> : null}
               </li>
             ))}

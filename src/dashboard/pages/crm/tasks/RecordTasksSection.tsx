@@ -1,10 +1,10 @@
-/** The tasks linked to a record (a company, a deal), open first by due time, with a form for a new one. */
+/** The tasks linked to a record (a company, a deal, a contact), open first by due time, with a form for a new one. */
 import { orgKey, usePagedList } from '../../../query.ts';
 import { crmApi } from '../api.ts';
 import { TaskForm } from './TaskForm.tsx';
 import { TaskList } from './TaskList.tsx';
 
-export function RecordTasksSection({ kind, id, canWrite }: { kind: 'company' | 'deal'; id: string; canWrite: boolean }) {
+export function RecordTasksSection({ kind, id, canWrite }: { kind: 'company' | 'deal' | 'contact'; id: string; canWrite: boolean }) {
   const record = `${kind}:${id}`;
   const list = usePagedList(orgKey('crm', 'tasks', { record }), (cursor) => crmApi.tasks({ record }, cursor));
   return (
