@@ -85,6 +85,12 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/channels/{channelID}/groups/{groupID}/invite': 'getGroupInvite',
   'POST /v1/channels/{channelID}/groups/{groupID}/invite/revoke': 'revokeGroupInvite',
   'POST /v1/channels/{channelID}/groups/{groupID}/leave': 'leaveGroup',
+  // chats
+  'GET /v1/channels/{channelID}/chats': 'listChats',
+  'GET /v1/channels/{channelID}/chats/{chatID}': 'getChat',
+  'PATCH /v1/channels/{channelID}/chats/{chatID}': 'updateChat',
+  'DELETE /v1/channels/{channelID}/chats/{chatID}': 'deleteChat',
+  'POST /v1/channels/{channelID}/chats/{chatID}/history': 'fetchChatHistory',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
   'GET /v1/channels/{channelID}/profile': 'getChannelProfile',

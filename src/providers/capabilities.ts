@@ -69,6 +69,9 @@ export const OPERATIONS = [
   // Calls (docs/channels.md, Calls).
   'calls.events',
   'calls.reject',
+  // Chats of a linked phone (docs/channels.md, Chats): archive, pin, mute, unread, delete; earlier messages on demand.
+  'chats.manage',
+  'chats.history',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -18,6 +18,7 @@ const CALL_OF: Partial<Record<Operation, keyof AdapterCalls>> = {
   'media.upload': 'uploadMedia',
   'groups.manage': 'groups',
   'presence.subscribe': 'subscribePresence',
+  'chats.manage': 'chats',
 };
 
 const registry = createProviderRegistry({ targets: { allowPrivate: false, ownPrefixes: [] } });

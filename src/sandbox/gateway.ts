@@ -12,6 +12,7 @@ import { link, pairingCode, qr, scan } from './gateway/pairing.ts';
 import { findByKey, sendMessage, sendNew } from './gateway/send.ts';
 import { authenticate, configure, describe, gatewayBaseOf, logout, provisionSession, start } from './gateway/session.ts';
 import { createGatewayGroups } from './gateway/groups.ts';
+import { createGatewayChats } from './gateway/chats.ts';
 
 /**
  * The protocol's verbs, by what they touch, under gateway/: session.ts (provision, authenticate,
@@ -42,6 +43,8 @@ export function createGatewayApi(sandbox: SandboxContext) {
     media: bind(media),
     /** Groups, presence and settings (gateway/groups.ts). */
     groups: createGatewayGroups(ctx),
+    /** Chats: archive, pin, mute, read, delete, history (gateway/chats.ts). */
+    chats: createGatewayChats(ctx),
     // Contacts and profiles (gateway/profiles.ts) and calls (gateway/calls.ts).
     numberProfile: bind(profiles.numberProfile),
     ownProfile: bind(profiles.ownProfile),

@@ -23,6 +23,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
       "The groups of an unofficial channel's number: list and read them with their members, create them, change their subject, description, picture and settings, add, remove, promote and demote members, invite links, joining and leaving.",
   },
   {
+    name: 'chats',
+    description:
+      "The chats of an unofficial channel's phone: the chat list with unread counts and the last message, archiving, pinning, muting, marking read or unread and deleting a chat, and fetching a chat's earlier messages from the phone.",
+  },
+  {
     name: 'profiles',
     description:
       "Through an unofficial channel's phone: numbers' profiles, the channel's own profile, blocking, privacy settings and privacy ids (provider data, not the CRM).",

@@ -78,6 +78,10 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       scope.post('/groups', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.group(db, actorOf(request).organizationId, request.body), 201),
       );
+      // The phone changes a chat itself: archived, pinned, muted, read or unread, deleted (a chat.update callback).
+      scope.post('/chat', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.chat(db, actorOf(request).organizationId, request.body), 202),
+      );
       scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
       );

@@ -70,6 +70,7 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
           ...(media ? { media } : {}),
+          ...(p.history === true ? { history: true as const } : {}),
           ...(typeof group === 'string' && GROUP_RECIPIENT.test(group)
             ? { chat: group }
             : p.chat === STATUS_BROADCAST
@@ -80,6 +81,8 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     }
     case 'group.update':
       return groupEvent(ref, p, timestamp);
+    case 'chat.update':
+      return chatEvent(ref, p, timestamp);
     case 'presence': {
       const phone = String(p.phone ?? '').replace(/^\+/, '');
       if (!/^\d{5,20}$/.test(phone) || !(PRESENCES as readonly string[]).includes(String(p.presence))) return [];
@@ -115,6 +118,7 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           ...(p.reply_to ? { replyTo: String(p.reply_to) } : {}),
           ...(media ? { media } : {}),
+          ...(p.history === true ? { history: true as const } : {}),
         },
       ];
     }
@@ -147,6 +151,21 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     default:
       return [];
   }
+}
+
+/** A chat's change on the phone: `{chat, archived?, pinned?, muted_until?, unread?, deleted?}` (docs/gateway-protocol.md). */
+function chatEvent(ref: string, p: Json, timestamp: Date): InboundEvent[] {
+  const raw = String(p.chat ?? '').replace(/^\+/, '');
+  if (!GROUP_RECIPIENT.test(raw) && !/^\d{5,20}$/.test(raw)) return [];
+  const event: Extract<InboundEvent, { kind: 'chat.update' }> = { kind: 'chat.update', ref, chat: raw, timestamp };
+  if (p.deleted === true) return [{ ...event, deleted: true }];
+  if (typeof p.archived === 'boolean') event.archived = p.archived;
+  if (typeof p.pinned === 'boolean') event.pinned = p.pinned;
+  if (typeof p.unread === 'boolean') event.unread = p.unread;
+  if (p.muted_until === null) event.mutedUntil = null;
+  else if (typeof p.muted_until === 'string' && !Number.isNaN(new Date(p.muted_until).getTime()))
+    event.mutedUntil = new Date(p.muted_until);
+  return Object.keys(event).length > 4 ? [event] : [];
 }
 
 /** The changes a `group.update` callback may name (docs/gateway-protocol.md), and the list its participants go to. */

@@ -52,6 +52,8 @@ export const gatewayProvider: ProviderModule = {
       'contacts.lid',
       'calls.events',
       'calls.reject',
+      'chats.manage',
+      'chats.history',
     ],
     customer_service_window_hours: null,
   },

@@ -12,6 +12,7 @@ import { createLeaseLoop } from '../../../lib/lease-loop.ts';
 import type { HealthCheck, PairingCode, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { askHolder } from './engine/ask.ts';
 import { COMMAND_ASKED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
+import type { ChatRequest } from './chats.ts';
 import type { GroupRequest } from './groups.ts';
 import { letGo } from './engine/hold.ts';
 import { logout } from './engine/logout.ts';
@@ -36,6 +37,8 @@ export type EmbeddedEngine = {
   logout(channelId: string): Promise<Result<{ status: string }>>;
   /** A group request, run by the session's holder (groups.ts); the answer is JSON. */
   group(channelId: string, request: GroupRequest): Promise<Result<unknown>>;
+  /** A chat request (archive, pin, mute, read, delete, history), run by the session's holder (chats.ts). */
+  chat(channelId: string, request: ChatRequest): Promise<Result<unknown>>;
   subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
   /** The channel's settings changed: its holder reads them again before this resolves (or within its command timeout). */
   settingsChanged(channelId: string): Promise<void>;
@@ -96,6 +99,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     logout: (channelId) => logout(engine, channelId),
 
     group: (channelId, request) => askHolder(engine, channelId, 'group', request),
+
+    chat: (channelId, request) => askHolder(engine, channelId, 'chat', request),
 
     async subscribePresence(channelId, phone) {
       return (await askHolder(engine, channelId, 'presence', { phone })) as Result<{ subscribed: true }>;

@@ -81,7 +81,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'group-participants.update':
     case 'presence.update':
     case 'call':
-      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's.
+    case 'chats.update':
+    case 'chats.delete':
+      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's; chats chats.ts's.
       return [];
     default:
       return input satisfies never;

@@ -16,6 +16,7 @@ import type {
   WAMessageKey,
   WAPresence,
 } from 'baileys';
+import type { ChatSocket } from './chats.ts';
 import type { ProfileSocket } from './profiles.ts';
 
 /** The library's events the engine listens to. */
@@ -34,10 +35,12 @@ export type SocketEvents = Pick<
   | 'group-participants.update'
   | 'presence.update'
   | 'call'
+  | 'chats.update'
+  | 'chats.delete'
 >;
 
-/** The whole socket the engine holds: messaging, profiles and calls (profiles.ts), groups and presence. */
-export type EngineSocket = ProfileSocket & MessageSocket & GroupSocketCalls;
+/** The whole socket the engine holds: messaging, profiles and calls (profiles.ts), groups and presence, chats (chats.ts). */
+export type EngineSocket = ProfileSocket & MessageSocket & GroupSocketCalls & ChatSocket;
 
 /** What sending and receiving messages use of the socket (outbound.ts takes only this). */
 export type MessageSocket = {

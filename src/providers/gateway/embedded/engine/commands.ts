@@ -2,6 +2,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { channelSessionCommands } from '../../../../db/schema.ts';
 import type { Result } from '../../../provider.ts';
+import { runChatRequest, type ChatRequest } from '../chats.ts';
 import { runGroupRequest, type GroupRequest } from '../groups.ts';
 import { jidOfPhone, phoneOfJid } from '../ids.ts';
 import { notify } from '../sessions.ts';
@@ -111,6 +112,10 @@ async function execute(engine: EngineContext, kind: CommandKind, held: Held | un
       { socket, cache: held.groupCache, self: { phone: held.phone, lid: held.lid } },
       input as unknown as GroupRequest,
     );
+  }
+  if (kind === 'chat') {
+    if (!held.paired) return notRunning('the session is not paired');
+    return runChatRequest(socket, input as unknown as ChatRequest);
   }
   if (kind === 'presence') {
     if (!held.paired) return notRunning('the session is not paired');
