@@ -201,6 +201,9 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       ...deletable,
       channel: [gateway.id, official.id],
       group: groups,
+      // The gateway channel's chats (the calls above made them): the chat routes' chatID; one of them may be deleted.
+      chat: phones,
+      'deletable:chat': [phones[1]!],
       contact: contacts,
       note: [note.body.data.id],
       tag: ['vip'],
