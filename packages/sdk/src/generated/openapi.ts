@@ -1082,6 +1082,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/channels/{channelID}/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The phone's chats
+     * @description The channel's chats, most recent activity first, each with its last message, unread count and state on the phone (archived, pinned, muted). Filters combine: `archived=false` is the phone's main list, `pinned=true` the chats pinned to its top. A chat deleted on the phone is left out until a newer message. Unofficial channels (capability `chats.manage`).
+     */
+    get: operations['listChats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/chats/{chatID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat
+     * @description 404 names a chat the channel does not have. Unofficial channels (capability `chats.manage`).
+     */
+    get: operations['getChat'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a chat
+     * @description Deletes the chat and its messages on the phone. Parley keeps the conversation and its history (the inbox still has it); the chat leaves the chat list until a newer message. Unofficial channels (capability `chats.manage`; 422 on official channels); changes need the phone connected (409 otherwise).
+     */
+    delete: operations['deleteChat'];
+    options?: never;
+    head?: never;
+    /**
+     * Archive, pin, mute or mark a chat read or unread
+     * @description Each field given is changed on the phone (and every device linked to it), then on the chat; records `conversation.updated` when it changed. Answers the chat as it now is. 404 names a chat the channel does not have; 400 a number not on the chat network. Unofficial channels (capability `chats.manage`; 422 on official channels); changes need the phone connected (409 otherwise).
+     */
+    patch: operations['updateChat'];
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/chats/{chatID}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fetch a chat's earlier messages from the phone
+     * @description Asks the phone for up to `count` messages sent before the oldest one Parley holds of the chat (the history the phone offers). They arrive later, when the phone answers, as the chat's messages: inbound messages and echoes, each stored once, announced as `message.new`. 409 when Parley holds no message of the chat yet. Unofficial channels (capability `chats.history`; 422 on official channels), with the phone connected.
+     */
+    post: operations['fetchChatHistory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/channels/{channelID}/profiles/{phone}': {
     parameters: {
       query?: never;
@@ -3301,6 +3369,8 @@ export interface components {
         | 'contacts.lid'
         | 'calls.events'
         | 'calls.reject'
+        | 'chats.manage'
+        | 'chats.history'
       )[];
       customer_service_window_hours: number | null;
     };
@@ -3378,6 +3448,88 @@ export interface components {
       qr_image: string;
       /** @description When it lapses; read it again for a new one */
       expires_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "+4915112345678",
+     *       "kind": "person",
+     *       "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "name": "Ana Souza",
+     *       "last_message_preview": "Is my order on its way?",
+     *       "last_message_at": "2025-06-02T09:15:00.000Z",
+     *       "unread_count": 2,
+     *       "unread": true,
+     *       "archived": false,
+     *       "pinned": true,
+     *       "pinned_at": "2025-06-02T09:14:00.000Z",
+     *       "muted_until": null
+     *     }
+     */
+    Chat: {
+      /** @description The chat: the customer's number (E.164, with +) or a group's id `<digits>@g.us`; what the chat routes name as chatID */
+      id: string;
+      /** @enum {string} */
+      kind: 'person' | 'group';
+      /** Format: uuid */
+      channel_id: string;
+      /**
+       * Format: uuid
+       * @description The chat's conversation (GET /v1/conversations/{id}/messages for its messages)
+       */
+      conversation_id: string;
+      contact_id: string | null;
+      /** @description The contact's name, where the chat has a contact */
+      name: string | null;
+      last_message_preview: string | null;
+      last_message_at: string | null;
+      /** @description Inbound messages since the chat was last read */
+      unread_count: number;
+      /** @description Unread messages, or marked unread by hand */
+      unread: boolean;
+      archived: boolean;
+      pinned: boolean;
+      pinned_at: string | null;
+      /** @description Notifications muted on the phone until then; null when not muted */
+      muted_until: string | null;
+    };
+    /**
+     * @example {
+     *       "count": 50
+     *     }
+     */
+    ChatHistoryBody: {
+      /**
+       * @description How many earlier messages to ask for (1 to 50)
+       * @default 50
+       */
+      count: number;
+    };
+    /**
+     * @example {
+     *       "chat_id": "+4915112345678",
+     *       "count": 50,
+     *       "before": {
+     *         "provider_message_id": "3EB0C767D26A1D8E9F10",
+     *         "at": "2025-06-02T09:00:00.000Z"
+     *       },
+     *       "status": "requested"
+     *     }
+     */
+    ChatHistoryRequest: {
+      chat_id: string;
+      count: number;
+      /** @description The oldest message Parley holds of the chat: the phone is asked for the ones before it */
+      before: {
+        provider_message_id: string;
+        at: string;
+      };
+      /**
+       * @description The messages arrive later as the chat’s messages (message.new), when the phone answers
+       * @constant
+       */
+      status: 'requested';
     };
     /** @description Error body of the contacts routes */
     CodeError: {
@@ -3746,6 +3898,10 @@ export interface components {
      *       "last_message_preview": "Hello from Parley",
      *       "unread_count": 2,
      *       "last_read_at": "2025-06-02T09:00:00.000Z",
+     *       "archived": false,
+     *       "pinned": false,
+     *       "muted_until": null,
+     *       "marked_unread": false,
      *       "contact": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *         "name": "Ana Souza",
@@ -3783,6 +3939,14 @@ export interface components {
       unread_count: number;
       /** @description When unread messages were last marked read; null if never */
       last_read_at: string | null;
+      /** @description The chat is archived on the linked phone (unofficial channels: PATCH /v1/channels/{id}/chats/{chatID}); false elsewhere */
+      archived: boolean;
+      /** @description The chat is pinned on the linked phone */
+      pinned: boolean;
+      /** @description The chat's notifications are muted on the linked phone until then; null when not muted */
+      muted_until: string | null;
+      /** @description Marked unread by hand (on the phone or through the API), whatever unread_count says */
+      marked_unread: boolean;
       /** @description The customer's contact; null when there is none (or it was deleted) */
       contact: {
         id: string;
@@ -7251,6 +7415,26 @@ export interface components {
         /** @description unofficial: the gateway API key */
         api_key?: string;
       };
+    };
+    /**
+     * @example {
+     *       "archived": true
+     *     }
+     * @example {
+     *       "pinned": true,
+     *       "muted_until": "2025-06-09T09:00:00.000Z"
+     *     }
+     * @example {
+     *       "unread": false
+     *     }
+     */
+    UpdateChatRequest: {
+      archived?: boolean;
+      pinned?: boolean;
+      /** @description Mute notifications until then (a time in the future); null unmutes */
+      muted_until?: string | null;
+      /** @description true: mark unread; false: mark read (the unread count goes to 0, on the phone too) */
+      unread?: boolean;
     };
     /**
      * @description Its author only (403 for anyone else). Records crm.comment.updated when the body changed.
@@ -17133,6 +17317,748 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['PresenceSubscription'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listChats: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description `true`: only archived chats; `false`: only the others */
+        archived?: 'true' | 'false';
+        /** @description `true`: only pinned chats; `false`: only the others */
+        pinned?: 'true' | 'false';
+      };
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateChat: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateChatRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  fetchChatHistory: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChatHistoryBody'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatHistoryRequest'];
           };
         };
       };
