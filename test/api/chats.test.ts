@@ -240,3 +240,57 @@ test('refusals: an unknown chat 404 and a number not on the network 400, naming 
   const res = await api('PATCH', chatPath(unpaired.id, '+4915112350401'), { archived: true });
   assert.equal(res.status, 409, res.text);
 });
+
+test('received view-once media, live locations, mentions and forwards are kept as such; a text sent with mentions (gateway), refused on official channels naming the field', async () => {
+  const channel = await pairedGatewayChannel(server, 'Marks');
+  const contentOf = async (id: string) => (await api('GET', `/v1/messages/${id}`)).body.data;
+  const once = await customerWrites(server, channel.id, '4915112350501', 'image', { caption: 'only once', view_once: true });
+  assert.deepEqual(
+    { type: (await contentOf(once)).type, view_once: (await contentOf(once)).content.view_once },
+    { type: 'image', view_once: true },
+  );
+  const live = await customerWrites(server, channel.id, '4915112350501', 'location', { latitude: 38.72, longitude: -9.14, live: true });
+  assert.equal((await contentOf(live)).content.live, true);
+  const mention = await customerWrites(server, channel.id, '4915112350501', 'text', {
+    body: '@4915112350999 can you help?',
+    mentions: ['4915112350999'],
+    forwarded: true,
+  });
+  const mentioned = await contentOf(mention);
+  assert.deepEqual(mentioned.content.mentions, ['+4915112350999']);
+  assert.equal(mentioned.content.forwarded, true);
+
+  const sent = await api('POST', '/v1/messages', {
+    channel_id: channel.id,
+    to: '4915112350501',
+    type: 'text',
+    content: { body: 'Thanks @4915112350501', mentions: ['+4915112350501'] },
+  });
+  assert.equal(sent.status, 201, sent.text);
+  const [row] = await eventually('the gateway got the send', async () => {
+    const rows = await queryRows<{ body: { content: { mentions?: string[] } } }>(
+      server.container.database.db,
+      sql`select body from sandbox_messages where idempotency_key = ${sent.body.data.id as string}`,
+    );
+    return rows.length > 0 ? rows : undefined;
+  });
+  assert.deepEqual(row!.body.content.mentions, ['+4915112350501']);
+
+  const official = await officialChannel(server, 'Official marks');
+  const refused = await api('POST', '/v1/messages', {
+    channel_id: official.id,
+    to: '4915112350501',
+    type: 'text',
+    content: { body: 'Hi', mentions: ['+4915112350501'] },
+  });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.body.errors[0].pointer, '/content/mentions');
+  const badMention = await api('POST', '/v1/messages', {
+    channel_id: channel.id,
+    to: '4915112350501',
+    type: 'text',
+    content: { body: 'Hi', mentions: ['someone'] },
+  });
+  assert.equal(badMention.status, 400, badMention.text);
+  assert.equal(badMention.body.errors[0].pointer, '/content/mentions/0');
+});

@@ -193,15 +193,13 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     ).body.data.id,
   };
   const unofficialId = uuidv7();
-  await server.container.database.db
-    .insert(channels)
-    .values({
-      id: unofficialId,
-      organizationId: server.organizationId,
-      platform: 'chatapp_unofficial',
-      name: 'Cursor phone',
-      status: 'connected',
-    });
+  await server.container.database.db.insert(channels).values({
+    id: unofficialId,
+    organizationId: server.organizationId,
+    platform: 'chatapp_unofficial',
+    name: 'Cursor phone',
+    status: 'connected',
+  });
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
     Buffer.from(JSON.stringify({ t: '2020-01-01T00:00:00.000Z', id: "x' or 1=1 --" })).toString('base64url'),

@@ -79,8 +79,18 @@ const header = z.union([
 ]);
 const footer = nonEmpty(60);
 
+/** People a text names (`@` them in a group): their numbers, with country code. */
+const mentions = z
+  .array(z.string().regex(/^\+?[\d\s()-]{5,30}$/, { error: 'a phone number with its country code' }))
+  .min(1)
+  .max(50)
+  .meta({
+    description:
+      'Unofficial channels: the people the text mentions, by number (write @<digits> in body where each is named); their phones show the mention',
+  });
+
 const text = z
-  .object({ body: nonEmpty(4096), preview_url: z.boolean().optional(), reply_to: replyTo.optional() })
+  .object({ body: nonEmpty(4096), preview_url: z.boolean().optional(), reply_to: replyTo.optional(), mentions: mentions.optional() })
   .strict()
   .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
 

@@ -36,12 +36,10 @@ export const ConversationSchema = z
         'Inbound messages since the conversation was last marked read (POST /v1/conversations/{conversationID}/read); one count for the whole team',
     }),
     last_read_at: z.string().nullable().meta({ description: 'When unread messages were last marked read; null if never' }),
-    archived: z
-      .boolean()
-      .meta({
-        description:
-          'The chat is archived on the linked phone (unofficial channels: PATCH /v1/channels/{id}/chats/{chatID}); false elsewhere',
-      }),
+    archived: z.boolean().meta({
+      description:
+        'The chat is archived on the linked phone (unofficial channels: PATCH /v1/channels/{id}/chats/{chatID}); false elsewhere',
+    }),
     pinned: z.boolean().meta({ description: 'The chat is pinned on the linked phone' }),
     muted_until: z
       .string()

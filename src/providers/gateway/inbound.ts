@@ -51,7 +51,17 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         return event ? [event] : [];
       });
     case 'message': {
-      const content = (p.content ?? {}) as Json;
+      const given = (p.content ?? {}) as Json;
+      // The people it mentions, as Parley's records name people: E.164.
+      const content = Array.isArray(given.mentions)
+        ? {
+            ...given,
+            mentions: (given.mentions as unknown[]).flatMap((m) => {
+              const digits = String(m ?? '').replace(/^\+/, '');
+              return /^\d{5,20}$/.test(digits) ? [`+${digits}`] : [];
+            }),
+          }
+        : given;
       const type = String(p.type ?? 'text');
       const media = mediaOf(type, content);
       // A group's message names its group (content.group.id): the conversation is the group's.

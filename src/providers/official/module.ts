@@ -30,6 +30,11 @@ export const officialProvider: ProviderModule = {
     customer_service_window_hours: 24,
   },
   contentRules: {
+    // The provider's API has no mentions (a linked device's text does).
+    text: (content) =>
+      content.mentions === undefined
+        ? []
+        : [{ pointer: '/content/mentions', message: 'official channels cannot mention people (unofficial channels can)' }],
     presence: (content) =>
       content.state === 'typing'
         ? []

@@ -223,8 +223,9 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   if (key.fromMe) {
     // The business wrote from its phone or another linked device (or this is Parley's own send coming back).
     if (shared) return [];
-    const mapped = message.pollUpdateMessage ? undefined : contentOf(message);
-    if (!mapped) return [];
+    const found = message.pollUpdateMessage ? undefined : contentOf(message);
+    if (!found) return [];
+    const mapped = withMarks(found, m.message, message);
     const own = parleyMessageIdOf(key.id);
     return [
       {
@@ -243,8 +244,9 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     ];
   }
 
-  const mapped = message.pollUpdateMessage ? voteOf(message.pollUpdateMessage, key, context) : contentOf(message);
-  if (!mapped) return [];
+  const found = message.pollUpdateMessage ? voteOf(message.pollUpdateMessage, key, context) : contentOf(message);
+  if (!found) return [];
+  const mapped = withMarks(found, m.message, message);
   return [
     {
       kind: 'message.inbound',
@@ -261,6 +263,34 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
       ...(mapped.media ? { media: mapped.media } : {}),
     },
   ];
+}
+
+/**
+ * What the library's wrappers and context say beside the content: a view-once message (its wrapper, or the
+ * media's own flag) is `view_once: true`, the people a message mentions (contextInfo.mentionedJid) are
+ * `mentions` (their phones; privacy ids the library cannot map are left out), a forwarded one `forwarded: true`.
+ */
+function withMarks(mapped: Mapped, raw: Message | null | undefined, message: Message): Mapped {
+  if (mapped.type === 'unsupported' || mapped.type === 'reaction' || mapped.type === 'poll_vote') return mapped;
+  const part = Object.entries(message).find(
+    ([k, v]) => (k.endsWith('Message') || k === 'extendedTextMessage') && !NOT_CONTENT.has(k) && v && typeof v === 'object',
+  )?.[1] as { contextInfo?: proto.IContextInfo | null; viewOnce?: boolean | null } | undefined;
+  const viewOnce = Boolean(raw?.viewOnceMessage || raw?.viewOnceMessageV2 || raw?.viewOnceMessageV2Extension || part?.viewOnce);
+  const mentions = (part?.contextInfo?.mentionedJid ?? []).flatMap((jid) => {
+    const phone = phoneOfJid(jid);
+    return phone ? [`+${phone}`] : [];
+  });
+  const forwarded = part?.contextInfo?.isForwarded === true;
+  if (!viewOnce && mentions.length === 0 && !forwarded) return mapped;
+  return {
+    ...mapped,
+    content: {
+      ...mapped.content,
+      ...(viewOnce ? { view_once: true } : {}),
+      ...(mentions.length > 0 ? { mentions } : {}),
+      ...(forwarded ? { forwarded: true } : {}),
+    },
+  };
 }
 
 /** A message of a group names the group and its sender (`group: {id, participant}`); a status post says it is one. */

@@ -219,8 +219,11 @@ async function planOf(message: OutboundMessage, to: string, context: OutboundCon
     return ok({ kind: 'send', content, ...(quoted ? { options: { quoted } } : {}) });
   };
   switch (message.type) {
-    case 'text':
-      return send({ text: String(c.body), linkPreview: null }, c.reply_to);
+    case 'text': {
+      // Mentions: the people's jids beside the text (the text names them as @<digits>).
+      const mentioned = Array.isArray(c.mentions) ? (c.mentions as string[]).map((p) => jidOfPhone(String(p))) : [];
+      return send({ text: String(c.body), linkPreview: null, ...(mentioned.length > 0 ? { mentions: mentioned } : {}) }, c.reply_to);
+    }
     case 'image':
     case 'video':
     case 'audio':
