@@ -142,6 +142,73 @@ describe('embedded engine: chats', () => {
     assert.equal(chat.last_message_preview, 'Is my order on its way?');
   });
 
+  test('received: view-once media (the library wrapper), a live location, mentions (contextInfo.mentionedJid) and a forward; a text sent with mentions', async () => {
+    const upsert = (id: string, message: Record<string, unknown>) =>
+      channel.socket.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          proto.WebMessageInfo.fromObject({
+            key: { remoteJid: JID, fromMe: false, id },
+            message,
+            messageTimestamp: Math.floor(Date.now() / 1000),
+            pushName: 'Scripted Customer',
+          }) as WAMessage,
+        ],
+      });
+    const stored = (id: string) =>
+      eventually(`message ${id}`, async () => {
+        const rows = await queryRows<{ type: string; content: Record<string, unknown> }>(
+          ctx.server.container.database.db,
+          sql`select type, content from messages where provider_message_id = ${id}`,
+        );
+        return rows[0];
+      });
+    upsert('3AONCE000001', {
+      viewOnceMessageV2: {
+        message: {
+          imageMessage: {
+            url: 'https://mmg.whatsapp.net/v/t62.7118-24/once.enc',
+            mimetype: 'image/jpeg',
+            caption: 'just once',
+            viewOnce: true,
+            mediaKey: Buffer.alloc(32, 1),
+            fileSha256: Buffer.alloc(32, 2),
+            fileEncSha256: Buffer.alloc(32, 3),
+            fileLength: 10,
+          },
+        },
+      },
+    });
+    const once = await stored('3AONCE000001');
+    assert.equal(once.type, 'image');
+    assert.equal(once.content.view_once, true);
+    assert.equal(once.content.caption, 'just once');
+
+    upsert('3ALIVE000001', { liveLocationMessage: { degreesLatitude: 38.72, degreesLongitude: -9.14, caption: 'on my way' } });
+    assert.deepEqual((await stored('3ALIVE000001')).content, { latitude: 38.72, longitude: -9.14, name: 'on my way', live: true });
+
+    upsert('3AMENT000001', {
+      extendedTextMessage: {
+        text: '@4915155550999 is this yours?',
+        contextInfo: { mentionedJid: ['4915155550999@s.whatsapp.net'], isForwarded: true, forwardingScore: 1 },
+      },
+    });
+    const mentioned = await stored('3AMENT000001');
+    assert.deepEqual(mentioned.content, { body: '@4915155550999 is this yours?', mentions: ['+4915155550999'], forwarded: true });
+
+    const sent = await api('POST', '/v1/messages', {
+      channel_id: channel.id,
+      to: CUSTOMER,
+      type: 'text',
+      content: { body: 'Yes @4915155550999', mentions: ['+49 151 5555 0999'] },
+    });
+    assert.equal(sent.status, 201, sent.text);
+    const call = await eventually('the send', async () =>
+      channel.socket.calls.find((c) => c.method === 'sendMessage' && (c.args[1] as { text?: string }).text === 'Yes @4915155550999'),
+    );
+    assert.deepEqual((call.args[1] as { mentions: string[] }).mentions, ['4915155550999@s.whatsapp.net']);
+  });
+
   test('a chat deleted is chatModify delete with its range; a number not on the network is 400 naming chatID', async () => {
     await queryRows(
       ctx.server.container.database.db,
