@@ -823,6 +823,10 @@ export const messages = pgTable(
     editedAt: at('edited_at'),
     /** When the sender deleted it for everyone (the row and its content are kept); null when not deleted. */
     deletedAt: at('deleted_at'),
+    /** Starred on the linked phone (unofficial channels: messages.star). */
+    starred: boolean('starred').notNull().default(false),
+    /** Pinned in its chat for everyone until then (unofficial channels: messages.pin); null when not pinned. */
+    pinnedUntil: at('pinned_until'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

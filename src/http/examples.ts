@@ -403,6 +403,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     error: null,
     edited_at: null,
     deleted_at: null,
+    starred: false,
+    pinned_until: null,
     media: null,
     created_at: NOW,
     updated_at: NOW,

@@ -91,6 +91,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/channels/{channelID}/chats/{chatID}': 'updateChat',
   'DELETE /v1/channels/{channelID}/chats/{chatID}': 'deleteChat',
   'POST /v1/channels/{channelID}/chats/{chatID}/history': 'fetchChatHistory',
+  'POST /v1/messages/{messageID}/star': 'starMessage',
+  'POST /v1/messages/{messageID}/pin': 'pinMessage',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
   'GET /v1/channels/{channelID}/profile': 'getChannelProfile',

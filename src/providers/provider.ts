@@ -211,6 +211,15 @@ export type ChatCalls = {
    * later as messages of the chat (the phone sends them when it is online), not in the answer.
    */
   history(connection: ChannelConnection, chat: string, oldest: ChatMessageRef, count: number): Promise<Result<{ requested: true }>>;
+  /** Stars or unstars a message of the chat on the phone (messages.star). */
+  star(connection: ChannelConnection, chat: string, message: ChatMessageRef, starred: boolean): Promise<Result<{ changed: true }>>;
+  /** Pins a message in its chat for everyone for `seconds` (86400, 604800 or 2592000), or unpins it (messages.pin). */
+  pin(
+    connection: ChannelConnection,
+    chat: string,
+    message: ChatMessageRef,
+    pin: { pinned: boolean; seconds: number },
+  ): Promise<Result<{ changed: true }>>;
 };
 
 /** A contact's presence as the chat network reports it. */

@@ -294,3 +294,39 @@ test('received view-once media, live locations, mentions and forwards are kept a
   assert.equal(badMention.status, 400, badMention.text);
   assert.equal(badMention.body.errors[0].pointer, '/content/mentions/0');
 });
+
+test('a message starred and pinned in its chat through the gateway; refusals: not on the network yet 409, official 422, a bad duration 400', async () => {
+  const channel = await pairedGatewayChannel(server, 'Star and pin');
+  const inbound = await customerWrites(server, channel.id, '4915112350601', 'text', { body: 'keep this' });
+  const starred = await api('POST', `/v1/messages/${inbound}/star`, { starred: true });
+  assert.equal(starred.status, 200, starred.text);
+  assert.equal(starred.body.data.starred, true);
+  assert.equal((await api('GET', `/v1/messages/${inbound}`)).body.data.starred, true);
+  assert.equal((await api('POST', `/v1/messages/${inbound}/star`, { starred: false })).body.data.starred, false);
+
+  const pinned = await api('POST', `/v1/messages/${inbound}/pin`, { duration_seconds: 86400 });
+  assert.equal(pinned.status, 200, pinned.text);
+  const until = new Date(pinned.body.data.pinned_until).getTime();
+  assert.ok(Math.abs(until - (Date.now() + 86_400_000)) < 60_000, pinned.body.data.pinned_until);
+  const unpinned = await api('POST', `/v1/messages/${inbound}/pin`, { pinned: false });
+  assert.equal(unpinned.body.data.pinned_until, null);
+  const badDuration = await api('POST', `/v1/messages/${inbound}/pin`, { duration_seconds: 60 });
+  assert.equal(badDuration.status, 400, badDuration.text);
+  assert.equal(badDuration.body.errors[0].pointer, '/duration_seconds');
+
+  // A message the gateway never saw (its provider id unknown to it) is not found on the phone.
+  await queryRows(server.container.database.db, sql`update messages set provider_message_id = 'gw_unknown_1' where id = ${inbound}`);
+  const unknown = await api('POST', `/v1/messages/${inbound}/star`, {});
+  assert.equal(unknown.status, 404, unknown.text);
+  await queryRows(server.container.database.db, sql`update messages set provider_message_id = null where id = ${inbound}`);
+  assert.equal((await api('POST', `/v1/messages/${inbound}/star`, {})).status, 409);
+
+  const official = await officialChannel(server, 'Official star');
+  const theirs = await customerWrites(server, official.id, '4915112350602', 'text', { body: 'x' });
+  for (const action of ['star', 'pin']) {
+    const res = await api('POST', `/v1/messages/${theirs}/${action}`, {});
+    assert.equal(res.status, 422, res.text);
+    assert.equal(res.body.operation, `messages.${action}`);
+  }
+  assert.equal((await api('POST', '/v1/messages/0196a0e2-0000-7000-8000-000000000000/star', {})).status, 404);
+});

@@ -215,6 +215,18 @@ const ROWS: Record<string, Row> = {
     body: { count: 5 },
     probe: ['GET /v1/channels/{channel}/chats/{phone}', 'GET /v1/conversations/{conversation}/messages'],
   },
+  'POST /v1/messages/{messageID}/star': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { starred: true },
+    probe: ['GET /v1/messages/{message}'],
+  },
+  'POST /v1/messages/{messageID}/pin': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { pinned: true },
+    probe: ['GET /v1/messages/{message}'],
+  },
   // Profiles and calls (unofficial channels): A's channel through B's credentials is an unknown channel.
   'GET /v1/channels/{channelID}/profiles/{phone}': {
     kind: 'id',

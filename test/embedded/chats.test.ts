@@ -209,6 +209,29 @@ describe('embedded engine: chats', () => {
     assert.deepEqual((call.args[1] as { mentions: string[] }).mentions, ['4915155550999@s.whatsapp.net']);
   });
 
+  test("star is the library's chatModify star, pin its pin message (PIN_FOR_ALL with the time, UNPIN_FOR_ALL)", async () => {
+    const id = await eventually('the latest message', async () => {
+      const rows = await queryRows<{ id: string }>(
+        ctx.server.container.database.db,
+        sql`select id from messages where provider_message_id = '3ALATEST0001'`,
+      );
+      return rows[0]?.id;
+    });
+    const starred = await api('POST', `/v1/messages/${id}/star`, { starred: true });
+    assert.equal(starred.status, 200, starred.text);
+    assert.deepEqual(modifies().at(-1), [{ star: { messages: [{ id: '3ALATEST0001', fromMe: false }], star: true } }, JID]);
+    const pinned = await api('POST', `/v1/messages/${id}/pin`, { duration_seconds: 604800 });
+    assert.equal(pinned.status, 200, pinned.text);
+    const pins = () =>
+      channel.socket.calls.filter((c) => c.method === 'sendMessage' && (c.args[1] as { pin?: unknown }).pin).map((c) => c.args);
+    assert.deepEqual(pins().at(-1)!.slice(0, 2), [
+      JID,
+      { pin: { remoteJid: JID, id: '3ALATEST0001', fromMe: false }, type: 1, time: 604800 },
+    ]);
+    assert.equal((await api('POST', `/v1/messages/${id}/pin`, { pinned: false })).status, 200);
+    assert.deepEqual((pins().at(-1)![1] as { type: number }).type, 2);
+  });
+
   test('a chat deleted is chatModify delete with its range; a number not on the network is 400 naming chatID', async () => {
     await queryRows(
       ctx.server.container.database.db,

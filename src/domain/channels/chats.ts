@@ -10,6 +10,7 @@
 import { and, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { conversations, messages } from '../../db/schema.ts';
+import { loadMessage, type MessageView } from '../messages/messages.ts';
 import type { PageResult } from '../../db/paginate.ts';
 import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import type {
@@ -64,7 +65,7 @@ async function channelFor(
   deps: ChatDeps,
   actor: Actor,
   channelId: string,
-  operation: 'chats.manage' | 'chats.history',
+  operation: 'chats.manage' | 'chats.history' | 'messages.star' | 'messages.pin',
   label: string,
 ): Promise<Call> {
   const row = await loadChannel(deps.db, actor, channelId);
@@ -285,4 +286,69 @@ export async function applyChatUpdate(tx: Executor, channel: ChannelRow, event: 
     },
     event.timestamp.getTime() > at.getTime() ? at : event.timestamp,
   );
+}
+
+/** How long a message stays pinned (seconds): a day, a week, 30 days, as the chat app offers. */
+export const PIN_SECONDS = [86_400, 604_800, 2_592_000] as const;
+
+/** A message's chat and its reference as the phone names it, for a star or a pin (it must have reached the phone). */
+async function messageOnPhone(deps: ChatDeps, actor: Actor, messageId: string, operation: 'messages.star' | 'messages.pin') {
+  const message = await loadMessage(deps, actor, messageId);
+  const call = await channelFor(
+    deps,
+    actor,
+    message.channelId,
+    operation,
+    operation === 'messages.star' ? 'starring messages' : 'pinning messages',
+  );
+  if (!message.providerMessageId)
+    throw new DomainError('conflict', 'the message has not reached the chat network yet: it has no provider id to name it by');
+  const [conversation] = await deps.db.select().from(conversations).where(eq(conversations.id, message.conversationId)).limit(1);
+  if (!conversation) throw new DomainError('not_found', 'message not found');
+  const fromMe = message.direction === 'outbound';
+  const ref: ChatMessageRef = {
+    id: message.providerMessageId,
+    fromMe,
+    ...(!fromMe && GROUP_RECIPIENT.test(conversation.peerPhone) && message.fromPhone ? { participant: message.fromPhone } : {}),
+    timestamp: message.createdAt,
+  };
+  return { call, message, chat: conversation.peerPhone, ref };
+}
+
+/** Stars or unstars a message on the phone (messages.star); the message record says so. */
+export async function starMessage(deps: ChatDeps, actor: Actor, input: { messageId: string; starred: boolean }): Promise<MessageView> {
+  const { call, message, chat, ref } = await messageOnPhone(deps, actor, input.messageId, 'messages.star');
+  await unwrapMessage(deps, call, await call.calls.star(call.connection, chat, ref, input.starred));
+  await deps.db.update(messages).set({ starred: input.starred, updatedAt: deps.clock.now() }).where(eq(messages.id, message.id));
+  return loadMessage(deps, actor, message.id);
+}
+
+/** Pins a message in its chat for everyone (a day, a week or 30 days), or unpins it (messages.pin). */
+export async function pinMessage(
+  deps: ChatDeps,
+  actor: Actor,
+  input: { messageId: string; pinned: boolean; seconds?: number },
+): Promise<MessageView> {
+  const seconds = input.seconds ?? PIN_SECONDS[1];
+  if (!(PIN_SECONDS as readonly number[]).includes(seconds))
+    throw invalid(`duration_seconds must be one of ${PIN_SECONDS.join(', ')}`, [
+      { pointer: '/duration_seconds', message: `one of ${PIN_SECONDS.join(', ')} (a day, a week, 30 days)` },
+    ]);
+  const { call, message, chat, ref } = await messageOnPhone(deps, actor, input.messageId, 'messages.pin');
+  await unwrapMessage(deps, call, await call.calls.pin(call.connection, chat, ref, { pinned: input.pinned, seconds }));
+  const now = deps.clock.now();
+  await deps.db
+    .update(messages)
+    .set({ pinnedUntil: input.pinned ? new Date(now.getTime() + seconds * 1000) : null, updatedAt: now })
+    .where(eq(messages.id, message.id));
+  return loadMessage(deps, actor, message.id);
+}
+
+/** The engine's refusal of a message action: a message the phone does not have is not found; the rest as any provider refusal. */
+async function unwrapMessage<T>(deps: ChatDeps, call: Call, result: Result<T>): Promise<T> {
+  if (result.ok) return result.value;
+  if (result.error.code === 'message_not_found' || result.error.code === 'chat_not_found')
+    throw new DomainError('not_found', `the phone does not have this message: ${result.error.title}`);
+  if (result.error.channelFault) await recordProviderFault(deps, call.row, result.error);
+  throw providerRefusal(result.error);
 }

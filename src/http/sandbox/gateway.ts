@@ -119,6 +119,14 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     ROUTE,
     authed(async (account, params, request, reply) => answer(reply, await chats.history(db, account, params.chat!, request.body))),
   );
+  for (const action of ['star', 'pin'] as const)
+    scope.post(
+      `/sessions/:session/chats/:chat/messages/:id/${action}`,
+      ROUTE,
+      authed(async (account, params, request, reply) =>
+        answer(reply, await chats.message(db, account, params.chat!, params.id!, action, request.body)),
+      ),
+    );
   // Groups, presence and settings (docs/gateway-protocol.md, "Groups").
   const groups = api.groups;
   scope.put(

@@ -10,6 +10,9 @@ import {
   fetchChatHistory,
   getChat,
   listChats,
+  PIN_SECONDS,
+  pinMessage,
+  starMessage,
   updateChat,
   type ChatDeps,
 } from '../../domain/channels/chats.ts';
@@ -20,6 +23,8 @@ import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { App } from '../types.ts';
 import { presentChat, presentHistoryRequest } from './chats.presenters.ts';
+import { presentMessage } from './messages.presenters.ts';
+import { MessageSchema } from './messages.ts';
 
 export const ChatSchema = z
   .object({
@@ -122,6 +127,23 @@ const WHERE =
 
 export type UpdateChatRequest = z.input<typeof UpdateChatBody>;
 
+const MessageParams = z.object({ messageID: PathId });
+const StarBody = z
+  .object({ starred: z.boolean().default(true).meta({ description: 'false unstars it' }) })
+  .strict()
+  .meta({ id: 'StarMessageRequest', examples: [{ starred: true }] });
+const PinBody = z
+  .object({
+    pinned: z.boolean().default(true).meta({ description: 'false unpins it' }),
+    duration_seconds: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: `How long it stays pinned: one of ${PIN_SECONDS.join(', ')} (a day, a week, 30 days; default a week)` }),
+  })
+  .strict()
+  .meta({ id: 'PinMessageRequest', examples: [{ pinned: true, duration_seconds: 86400 }] });
+
 export async function registerChatRoutes(app: App, deps: ChatDeps) {
   const tags = ['chats'];
 
@@ -223,6 +245,50 @@ export async function registerChatRoutes(app: App, deps: ChatDeps) {
       const { channelID: channelId, chatID: chatId } = request.params;
       await inputFrom('params', deleteChat(deps, actorOf(request), { channelId, chatId }));
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/messages/:messageID/star',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags,
+        summary: 'Star or unstar a message',
+        description:
+          "Stars the message on the linked phone (and its other devices), as the chat app's starred messages; the record's `starred` says so. 409 while the message has not reached the chat network (no provider id). Unofficial channels (capability `messages.star`; 422 on official channels), with the phone connected.",
+        params: MessageParams,
+        body: StarBody,
+        response: { 200: dataOf(MessageSchema), ...chatErrors },
+      },
+    },
+    async (request) => ({
+      data: presentMessage(
+        await located(starMessage(deps, actorOf(request), { messageId: request.params.messageID, starred: request.body.starred })),
+      ),
+    }),
+  );
+
+  app.post(
+    '/v1/messages/:messageID/pin',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags,
+        summary: 'Pin or unpin a message in its chat',
+        description:
+          "Pins the message at the top of its chat for everyone in it (a day, a week or 30 days), or unpins it; the record's `pinned_until` says until when. 409 while the message has not reached the chat network. Unofficial channels (capability `messages.pin`; 422 on official channels), with the phone connected.",
+        params: MessageParams,
+        body: PinBody,
+        response: { 200: dataOf(MessageSchema), ...chatErrors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const message = await located(
+        pinMessage(deps, actorOf(request), { messageId: request.params.messageID, pinned: b.pinned, seconds: b.duration_seconds }),
+      );
+      return { data: presentMessage(message) };
     },
   );
 

@@ -72,5 +72,23 @@ export function createChatCalls(access: GatewayAccess): ChatCalls {
         .call('POST', chatPath(connection, chat, '/history'), { before: refWire(oldest), count });
       return result.ok ? { ok: true, value: { requested: true } } : result;
     },
+
+    async star(connection, chat, message, starred) {
+      const embedded = await onEmbedded(connection, { op: 'star', chat, message: refJson(message), starred }, { changed: true as const });
+      if (embedded) return embedded;
+      const result = await access
+        .client(connection)
+        .call('POST', chatPath(connection, chat, `/messages/${encodeURIComponent(message.id)}/star`), { ...refWire(message), starred });
+      return result.ok ? { ok: true, value: { changed: true } } : result;
+    },
+
+    async pin(connection, chat, message, pin) {
+      const embedded = await onEmbedded(connection, { op: 'pin', chat, message: refJson(message), ...pin }, { changed: true as const });
+      if (embedded) return embedded;
+      const result = await access
+        .client(connection)
+        .call('POST', chatPath(connection, chat, `/messages/${encodeURIComponent(message.id)}/pin`), { ...refWire(message), ...pin });
+      return result.ok ? { ok: true, value: { changed: true } } : result;
+    },
   };
 }

@@ -54,6 +54,8 @@ export const gatewayProvider: ProviderModule = {
       'calls.reject',
       'chats.manage',
       'chats.history',
+      'messages.star',
+      'messages.pin',
     ],
     customer_service_window_hours: null,
   },

@@ -8,9 +8,9 @@
  * a chat itself (archive on the phone, ...).
  */
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { sandboxGroups } from '../../db/schema.ts';
+import { and, eq } from 'drizzle-orm';
+import { sandboxGroups, sandboxMessages } from '../../db/schema.ts';
 import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import type { AccountRow, SandboxContext } from '../context.ts';
 import { fail, gateway, ok, type GatewayError, type GatewayResult } from '../errors.ts';
@@ -130,6 +130,35 @@ export function createGatewayChats(ctx: SandboxContext) {
         }
       });
       return ok({ requested: true, count: n });
+    },
+
+    /**
+     * POST /sessions/{session}/chats/{chat}/messages/{id}/star {starred, from_me} and …/pin {pinned, seconds, from_me}:
+     * a message the session holds (sent or received); any other is `404 message_not_found`.
+     */
+    async message(
+      db: Executor,
+      account: AccountRow,
+      chat: string,
+      id: string,
+      action: 'star' | 'pin',
+      body: unknown,
+    ): Promise<GatewayResult<Json>> {
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object'));
+      const flag = action === 'star' ? body.starred : body.pinned;
+      if (typeof flag !== 'boolean') return fail(gateway.invalid(`${action === 'star' ? 'starred' : 'pinned'} must be true or false`));
+      if (action === 'pin' && flag && ![86_400, 604_800, 2_592_000].includes(body.seconds as number))
+        return fail(gateway.invalid('seconds must be 86400, 604800 or 2592000'));
+      const found = await chatOf(db, account, chat);
+      if (!found.ok) return found;
+      const [message] = await db
+        .select({ id: sandboxMessages.id })
+        .from(sandboxMessages)
+        .where(and(eq(sandboxMessages.id, id), eq(sandboxMessages.accountId, account.id)))
+        .limit(1);
+      if (!message)
+        return fail({ status: 404, code: 'message_not_found', message: `message ${id} not found in the chat`, retryable: false });
+      return ok({});
     },
 
     /** POST /sandbox/chat {chat, archived?, pinned?, muted_until?, unread?, deleted?}: the phone changes a chat itself. */

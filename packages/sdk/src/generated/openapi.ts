@@ -1130,6 +1130,46 @@ export interface paths {
     patch: operations['updateChat'];
     trace?: never;
   };
+  '/v1/messages/{messageID}/star': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Star or unstar a message
+     * @description Stars the message on the linked phone (and its other devices), as the chat app's starred messages; the record's `starred` says so. 409 while the message has not reached the chat network (no provider id). Unofficial channels (capability `messages.star`; 422 on official channels), with the phone connected.
+     */
+    post: operations['starMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages/{messageID}/pin': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pin or unpin a message in its chat
+     * @description Pins the message at the top of its chat for everyone in it (a day, a week or 30 days), or unpins it; the record's `pinned_until` says until when. 409 while the message has not reached the chat network. Unofficial channels (capability `messages.pin`; 422 on official channels), with the phone connected.
+     */
+    post: operations['pinMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/channels/{channelID}/chats/{chatID}/history': {
     parameters: {
       query?: never;
@@ -3371,6 +3411,8 @@ export interface components {
         | 'calls.reject'
         | 'chats.manage'
         | 'chats.history'
+        | 'messages.star'
+        | 'messages.pin'
       )[];
       customer_service_window_hours: number | null;
     };
@@ -5548,6 +5590,8 @@ export interface components {
      *       "error": null,
      *       "edited_at": null,
      *       "deleted_at": null,
+     *       "starred": false,
+     *       "pinned_until": null,
      *       "media": null,
      *       "created_at": "2025-06-02T09:15:00.000Z",
      *       "updated_at": "2025-06-02T09:15:00.000Z"
@@ -5593,6 +5637,10 @@ export interface components {
       edited_at: string | null;
       /** @description When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted */
       deleted_at: string | null;
+      /** @description Starred on the linked phone (unofficial channels: POST /v1/messages/{messageID}/star) */
+      starred: boolean;
+      /** @description Pinned in its chat for everyone until then (unofficial channels: POST /v1/messages/{messageID}/pin); null when not */
+      pinned_until: string | null;
       /** @description The media an inbound message carried, stored by Parley; null for messages without */
       media: components['schemas']['MessageMedia'] | null;
       created_at: string;
@@ -6108,6 +6156,21 @@ export interface components {
       expires_at: string;
       /** @description Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request */
       mailed: boolean;
+    };
+    /**
+     * @example {
+     *       "pinned": true,
+     *       "duration_seconds": 86400
+     *     }
+     */
+    PinMessageRequest: {
+      /**
+       * @description false unpins it
+       * @default true
+       */
+      pinned: boolean;
+      /** @description How long it stays pinned: one of 86400, 604800, 2592000 (a day, a week, 30 days; default a week) */
+      duration_seconds?: number;
     };
     /**
      * @example {
@@ -7014,7 +7077,7 @@ export interface components {
         | 'flow';
       /**
        * @description Shape depends on `type`:
-       *     - `text`: body, preview_url, reply_to
+       *     - `text`: body, preview_url, reply_to, mentions
        *     - `image`: media_url, media_id, media_type, reply_to, caption
        *     - `video`: media_url, media_id, media_type, reply_to, caption
        *     - `audio`: media_url, media_id, media_type, reply_to
@@ -7152,6 +7215,18 @@ export interface components {
        * @example false
        */
       open: boolean;
+    };
+    /**
+     * @example {
+     *       "starred": true
+     *     }
+     */
+    StarMessageRequest: {
+      /**
+       * @description false unstars it
+       * @default true
+       */
+      starred: boolean;
     };
     SyncTemplatesRequest: {
       channel_id: string;
@@ -17897,6 +17972,326 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['Chat'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  starMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StarMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pinMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PinMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
           };
         };
       };

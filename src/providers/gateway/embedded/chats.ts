@@ -5,7 +5,7 @@
  * messages come later as a history sync of type ON_DEMAND). The socket's chats.update and chats.delete (the
  * phone's own changes, and ours coming back) become Parley's chat.update events (chatSocketEvents).
  */
-import type { ChatModification, WAMessageKey } from 'baileys';
+import type { AnyMessageContent, ChatModification, WAMessage, WAMessageKey } from 'baileys';
 import type { ChatChange, InboundEvent, ProviderError, Result } from '../../provider.ts';
 import { chatJidOf, GROUP_JID, jidOfPhone, phoneOfJid } from './ids.ts';
 import type { SocketEvents } from './socket.ts';
@@ -22,11 +22,14 @@ export type ChatRequest =
       last: MessageRefJson | null;
     }
   | { op: 'delete'; chat: string; last: MessageRefJson | null }
-  | { op: 'history'; chat: string; oldest: MessageRefJson; count: number };
+  | { op: 'history'; chat: string; oldest: MessageRefJson; count: number }
+  | { op: 'star'; chat: string; message: MessageRefJson; starred: boolean }
+  | { op: 'pin'; chat: string; message: MessageRefJson; pinned: boolean; seconds: number };
 
 /** What the holder needs of the socket: the library's own calls. */
 export type ChatSocket = {
   chatModify(mod: ChatModification, jid: string): Promise<void>;
+  sendMessage(jid: string, content: AnyMessageContent): Promise<WAMessage | undefined>;
   fetchMessageHistory(count: number, oldestMsgKey: WAMessageKey, oldestMsgTimestamp: number): Promise<string>;
   onWhatsApp(...phoneNumbers: string[]): Promise<Array<{ jid: string; exists: boolean }> | undefined>;
 };
@@ -71,6 +74,22 @@ export async function runChatRequest(socket: ChatSocket, request: ChatRequest): 
       const oldest = request.oldest;
       await socket.fetchMessageHistory(Math.max(1, Math.min(50, request.count)), keyOf(jid, oldest), new Date(oldest.timestamp).getTime());
       return { ok: true, value: { requested: true } };
+    }
+    if (request.op === 'star') {
+      await socket.chatModify(
+        { star: { messages: [{ id: request.message.id, fromMe: request.message.fromMe }], star: request.starred } },
+        jid,
+      );
+      return { ok: true, value: { changed: true } };
+    }
+    if (request.op === 'pin') {
+      // The library's pin message: PIN_FOR_ALL (1) or UNPIN_FOR_ALL (2), with how long it stays pinned.
+      await socket.sendMessage(jid, {
+        pin: keyOf(jid, request.message),
+        type: request.pinned ? 1 : 2,
+        ...(request.pinned ? { time: request.seconds as 86400 | 604800 | 2592000 } : {}),
+      });
+      return { ok: true, value: { changed: true } };
     }
     const lastMessages = lastMessagesOf(jid, request.last);
     if (request.op === 'delete') {
