@@ -93,6 +93,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/channels/{channelID}/chats/{chatID}/history': 'fetchChatHistory',
   'POST /v1/messages/{messageID}/star': 'starMessage',
   'POST /v1/messages/{messageID}/pin': 'pinMessage',
+  'POST /v1/messages/{messageID}/forward': 'forwardMessage',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
   'GET /v1/channels/{channelID}/profile': 'getChannelProfile',

@@ -75,6 +75,7 @@ export const OPERATIONS = [
   // A message starred on the phone, or pinned in its chat for everyone.
   'messages.star',
   'messages.pin',
+  'messages.forward',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -330,3 +330,46 @@ test('a message starred and pinned in its chat through the gateway; refusals: no
   }
   assert.equal((await api('POST', '/v1/messages/0196a0e2-0000-7000-8000-000000000000/star', {})).status, 404);
 });
+
+test('a message forwarded to another chat: a new message marked forwarded; view-once 409, a number not on the network 400 naming to, official 422', async () => {
+  const channel = await pairedGatewayChannel(server, 'Forward');
+  const original = await customerWrites(server, channel.id, '4915112350701', 'text', { body: 'the delivery code is 4411' });
+  const forwarded = await api('POST', `/v1/messages/${original}/forward`, { to: '+4915112350702' });
+  assert.equal(forwarded.status, 201, forwarded.text);
+  assert.equal(forwarded.body.data.direction, 'outbound');
+  assert.equal(forwarded.body.data.to_phone, '4915112350702');
+  assert.deepEqual(forwarded.body.data.content, { forwarded: true, body: 'the delivery code is 4411' });
+  const [row] = await eventually('the gateway got the forward', async () => {
+    const rows = await queryRows<{ body: { content: Record<string, unknown> } }>(
+      server.container.database.db,
+      sql`select body from sandbox_messages where idempotency_key = ${forwarded.body.data.id as string}`,
+    );
+    return rows.length > 0 ? rows : undefined;
+  });
+  assert.equal(row!.body.content.forwarded, true);
+
+  const off = await api('POST', `/v1/messages/${original}/forward`, { to: '+4915112350002' });
+  assert.equal(off.status, 400, off.text);
+  assert.deepEqual(off.body.errors, [{ pointer: '/to', location: 'body', message: 'not on the chat network' }]);
+  const bad = await api('POST', `/v1/messages/${original}/forward`, { to: 'nobody' });
+  assert.equal(bad.status, 400, bad.text);
+  assert.equal(bad.body.errors[0].pointer, '/to');
+  const once = await customerWrites(server, channel.id, '4915112350701', 'image', { caption: 'secret', view_once: true });
+  const refused = await api('POST', `/v1/messages/${once}/forward`, { to: '+4915112350702' });
+  assert.equal(refused.status, 409, refused.text);
+  assert.match(refused.body.detail, /view-once/);
+
+  const official = await officialChannel(server, 'Official forward');
+  const theirs = await customerWrites(server, official.id, '4915112350703', 'text', { body: 'x' });
+  const unsupported = await api('POST', `/v1/messages/${theirs}/forward`, { to: '+4915112350702' });
+  assert.equal(unsupported.status, 422, unsupported.text);
+  assert.equal(unsupported.body.operation, 'messages.forward');
+  const marked = await api('POST', '/v1/messages', {
+    channel_id: official.id,
+    to: '4915112350703',
+    type: 'text',
+    content: { body: 'x', forwarded: true },
+  });
+  assert.equal(marked.status, 422, marked.text);
+  assert.equal(marked.body.errors[0].pointer, '/content/forwarded');
+});

@@ -215,6 +215,12 @@ const ROWS: Record<string, Row> = {
     body: { count: 5 },
     probe: ['GET /v1/channels/{channel}/chats/{phone}', 'GET /v1/conversations/{conversation}/messages'],
   },
+  'POST /v1/messages/{messageID}/forward': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { to: '+4915112340101' },
+    probe: ['GET /v1/messages/{message}'],
+  },
   'POST /v1/messages/{messageID}/star': {
     kind: 'id',
     path: { messageID: 'message' },

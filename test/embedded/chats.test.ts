@@ -232,6 +232,29 @@ describe('embedded engine: chats', () => {
     assert.deepEqual((pins().at(-1)![1] as { type: number }).type, 2);
   });
 
+  test("a forward is sent with the library's forwarded context (isForwarded); a number not on the network is refused first", async () => {
+    const id = await eventually('the latest message', async () => {
+      const rows = await queryRows<{ id: string }>(
+        ctx.server.container.database.db,
+        sql`select id from messages where provider_message_id = '3ALATEST0001'`,
+      );
+      return rows[0]?.id;
+    });
+    const forwarded = await api('POST', `/v1/messages/${id}/forward`, { to: '+4915155550103' });
+    assert.equal(forwarded.status, 201, forwarded.text);
+    const call = await eventually('the forward sent', async () =>
+      channel.socket.calls.find((c) => c.method === 'sendMessage' && c.args[0] === '4915155550103@s.whatsapp.net'),
+    );
+    assert.deepEqual(call.args[1], {
+      text: 'Is my order on its way?',
+      linkPreview: null,
+      contextInfo: { isForwarded: true, forwardingScore: 1 },
+    });
+    const off = await api('POST', `/v1/messages/${id}/forward`, { to: `+${OFF_NETWORK}` });
+    assert.equal(off.status, 400, off.text);
+    assert.equal(off.body.errors[0].pointer, '/to');
+  });
+
   test('a chat deleted is chatModify delete with its range; a number not on the network is 400 naming chatID', async () => {
     await queryRows(
       ctx.server.container.database.db,
@@ -252,8 +275,9 @@ describe('embedded engine: chats', () => {
     await settled();
     assert.equal((await api('GET', chatPath(CUSTOMER))).status, 404);
     assert.deepEqual(
-      (await api('GET', `/v1/channels/${channel.id}/chats`)).body.data.map((c: { id: string }) => c.id),
-      [`+${OFF_NETWORK}`],
+      (await api('GET', `/v1/channels/${channel.id}/chats`)).body.data.map((c: { id: string }) => c.id).sort(),
+      [`+${OFF_NETWORK}`, '+4915155550103'],
+      'the deleted chat is gone; the forward made another',
     );
   });
 });

@@ -12,7 +12,7 @@ import type { Executor } from '../../db/client.ts';
 import { conversations, messages } from '../../db/schema.ts';
 import { loadMessage, type MessageView } from '../messages/messages.ts';
 import type { PageResult } from '../../db/paginate.ts';
-import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
+import { GROUP_RECIPIENT, type MessageType } from '../../providers/capabilities.ts';
 import type {
   ChannelConnection,
   ChatCalls,
@@ -34,7 +34,8 @@ import {
 } from '../messages/conversations.ts';
 import { assertOperation } from './capabilities.ts';
 import { connectionOf, loadChannel, recordProviderFault, type ChannelRow } from './channels.ts';
-import { providerRefusal, type ProviderCallDeps } from './pairing.ts';
+import { lookupProviderProfile, providerRefusal, type ProviderCallDeps } from './pairing.ts';
+import { acceptMessage, type MessageDeps, type SendOutcome } from '../messages/accept.ts';
 
 export type ChatDeps = ProviderCallDeps;
 
@@ -351,4 +352,73 @@ async function unwrapMessage<T>(deps: ChatDeps, call: Call, result: Result<T>): 
     throw new DomainError('not_found', `the phone does not have this message: ${result.error.title}`);
   if (result.error.channelFault) await recordProviderFault(deps, call.row, result.error);
   throw providerRefusal(result.error);
+}
+
+/** The content fields a forward carries of each type it can forward (what a send of that type takes). */
+const FORWARDABLE: Record<string, readonly string[]> = {
+  text: ['body'],
+  image: ['media_url', 'media_id', 'caption'],
+  video: ['media_url', 'media_id', 'caption'],
+  audio: ['media_url', 'media_id'],
+  document: ['media_url', 'media_id', 'caption', 'file_name'],
+  sticker: ['media_url', 'media_id'],
+  location: ['latitude', 'longitude', 'name', 'address'],
+};
+
+/**
+ * What a forward of the message sends (messages.forward): its type and content, marked forwarded. Text,
+ * media Parley or the gateway can name (a URL or the provider's media id) and locations with a name and
+ * address can be; a view-once message, a deleted one and other kinds cannot (409, saying why).
+ */
+async function forwardOf(
+  deps: Pick<ChatDeps, 'db'>,
+  actor: Actor,
+  messageId: string,
+): Promise<{ channelId: string; type: string; content: Record<string, unknown> }> {
+  const message = await loadMessage(deps, actor, messageId);
+  const channel = await loadChannel(deps.db, actor, message.channelId);
+  assertOperation(channel.platform, 'messages.forward', 'forwarding messages');
+  const fields = FORWARDABLE[message.type];
+  const c = message.content;
+  const refuse = (why: string) => new DomainError('conflict', `this message cannot be forwarded: ${why}`);
+  if (!fields) throw refuse(`a ${message.type} message is not one the chat app forwards from Parley (text, media, locations)`);
+  if (message.deletedAt) throw refuse('it was deleted for everyone');
+  if (c.view_once === true) throw refuse('it is a view-once message');
+  if (['image', 'video', 'audio', 'document', 'sticker'].includes(message.type) && c.media_url === undefined && c.media_id === undefined)
+    throw refuse('its media has no address the chat network can fetch (a received file the engine holds no id of)');
+  if (message.type === 'location' && (typeof c.name !== 'string' || typeof c.address !== 'string'))
+    throw refuse('a location without a name and address (a live location, a bare pin) cannot be sent again');
+  const content: Record<string, unknown> = { forwarded: true };
+  for (const field of fields) if (c[field] !== undefined && c[field] !== null) content[field] = c[field];
+  return { channelId: message.channelId, type: message.type, content };
+}
+
+/**
+ * Forwards a message to another chat of its channel (a number or a group): its content is sent again,
+ * marked forwarded, as a new outbound message accepted like any other. A number the chat network does not
+ * know is refused before anything is accepted (400 naming `to`).
+ */
+export async function forwardMessage(
+  deps: ChatDeps & { messages: MessageDeps },
+  actor: Actor,
+  input: { messageId: string; to: string },
+): Promise<SendOutcome> {
+  const forward = await forwardOf(deps, actor, input.messageId);
+  if (!GROUP_RECIPIENT.test(input.to.trim())) {
+    let found: { exists: boolean };
+    try {
+      found = await lookupProviderProfile(deps, actor, { channelId: forward.channelId, phone: input.to });
+    } catch (err) {
+      if (err instanceof DomainError && err.fieldErrors)
+        throw invalid(err.message, [{ pointer: '/to', message: 'a phone number with its country code, or a group id <digits>@g.us' }]);
+      throw err;
+    }
+    if (!found.exists) throw invalid(`${input.to} is not on the chat network`, [{ pointer: '/to', message: 'not on the chat network' }]);
+  }
+  return acceptMessage(deps.messages, actor, {
+    channelId: forward.channelId,
+    to: input.to,
+    type: forward.type as MessageType,
+    content: forward.content,
+  });
 }

@@ -89,8 +89,19 @@ const mentions = z
       'Unofficial channels: the people the text mentions, by number (write @<digits> in body where each is named); their phones show the mention',
   });
 
+/** Marked forwarded (POST /v1/messages/{id}/forward sets it; unofficial channels). */
+const forwarded = z
+  .literal(true)
+  .meta({ description: 'Unofficial channels: shown as forwarded (POST /v1/messages/{messageID}/forward sets it)' });
+
 const text = z
-  .object({ body: nonEmpty(4096), preview_url: z.boolean().optional(), reply_to: replyTo.optional(), mentions: mentions.optional() })
+  .object({
+    body: nonEmpty(4096),
+    preview_url: z.boolean().optional(),
+    reply_to: replyTo.optional(),
+    mentions: mentions.optional(),
+    forwarded: forwarded.optional(),
+  })
   .strict()
   .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
 
@@ -99,6 +110,7 @@ const mediaCommon = {
   media_id: mediaId.optional(),
   media_type: z.string().max(100).optional(),
   reply_to: replyTo.optional(),
+  forwarded: forwarded.optional(),
 };
 const image = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
 const video = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
@@ -115,6 +127,7 @@ const location = z
     latitude: z.number().min(-90).max(90),
     longitude: z.number().min(-180).max(180),
     reply_to: replyTo.optional(),
+    forwarded: forwarded.optional(),
   })
   .strict();
 

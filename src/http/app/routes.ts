@@ -114,7 +114,7 @@ export async function registerRouteGroups(
   const channelRoutes = channelRouteDeps(container);
   await registerChannelRoutes(app, channelRoutes);
   await registerGroupRoutes(app, channelRoutes.channels);
-  await registerChatRoutes(app, channelRoutes.pairing);
+  await registerChatRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerChannelProfileRoutes(app, { ...channelRoutes.pairing, targets: providerTargets(config) });
   await registerChannelCallRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerTemplateRoutes(app, templateDeps(container));

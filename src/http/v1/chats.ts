@@ -10,6 +10,7 @@ import {
   fetchChatHistory,
   getChat,
   listChats,
+  forwardMessage,
   PIN_SECONDS,
   pinMessage,
   starMessage,
@@ -24,7 +25,8 @@ import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { App } from '../types.ts';
 import { presentChat, presentHistoryRequest } from './chats.presenters.ts';
 import { presentMessage } from './messages.presenters.ts';
-import { MessageSchema } from './messages.ts';
+import { MessageSchema, refusalError } from './messages.ts';
+import type { MessageDeps } from '../../domain/messages/accept.ts';
 
 export const ChatSchema = z
   .object({
@@ -144,7 +146,18 @@ const PinBody = z
   .strict()
   .meta({ id: 'PinMessageRequest', examples: [{ pinned: true, duration_seconds: 86400 }] });
 
-export async function registerChatRoutes(app: App, deps: ChatDeps) {
+const ForwardBody = z
+  .object({
+    to: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: 'Another chat of the same channel: a number (with country code) or a group id <digits>@g.us' }),
+  })
+  .strict()
+  .meta({ id: 'ForwardMessageRequest', examples: [{ to: '+4915112345678' }] });
+
+export async function registerChatRoutes(app: App, deps: ChatDeps & { messages: MessageDeps }) {
   const tags = ['chats'];
 
   app.get(
@@ -267,6 +280,27 @@ export async function registerChatRoutes(app: App, deps: ChatDeps) {
         await located(starMessage(deps, actorOf(request), { messageId: request.params.messageID, starred: request.body.starred })),
       ),
     }),
+  );
+
+  app.post(
+    '/v1/messages/:messageID/forward',
+    {
+      config: { auth: { permission: 'messages:send' } },
+      schema: {
+        tags,
+        summary: 'Forward a message to another chat',
+        description:
+          "Sends the message's content again to another chat of its channel, shown as forwarded: a new outbound message (201), accepted and sent like any other. Text, media with an address the network can fetch (a URL, or the provider's media id) and locations with a name and address can be forwarded; a view-once or deleted message and other kinds are 409, saying why. A number not on the chat network is 400 naming `to`. Unofficial channels (capability `messages.forward`; 422 on official channels).",
+        params: MessageParams,
+        body: ForwardBody,
+        response: { 201: dataOf(MessageSchema), ...chatErrors },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await located(forwardMessage(deps, actorOf(request), { messageId: request.params.messageID, to: request.body.to }));
+      if (outcome.refusal !== null) throw refusalError(outcome);
+      return reply.code(201).send({ data: presentMessage(outcome.message) });
+    },
   );
 
   app.post(

@@ -56,6 +56,7 @@ export const gatewayProvider: ProviderModule = {
       'chats.history',
       'messages.star',
       'messages.pin',
+      'messages.forward',
     ],
     customer_service_window_hours: null,
   },

@@ -1150,6 +1150,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/messages/{messageID}/forward': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Forward a message to another chat
+     * @description Sends the message's content again to another chat of its channel, shown as forwarded: a new outbound message (201), accepted and sent like any other. Text, media with an address the network can fetch (a URL, or the provider's media id) and locations with a name and address can be forwarded; a view-once or deleted message and other kinds are 409, saying why. A number not on the chat network is 400 naming `to`. Unofficial channels (capability `messages.forward`; 422 on official channels).
+     */
+    post: operations['forwardMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/messages/{messageID}/pin': {
     parameters: {
       query?: never;
@@ -3413,6 +3433,7 @@ export interface components {
         | 'chats.history'
         | 'messages.star'
         | 'messages.pin'
+        | 'messages.forward'
       )[];
       customer_service_window_hours: number | null;
     };
@@ -5177,6 +5198,15 @@ export interface components {
       name?: string;
       /** @description The number's two-step PIN: registers the number right away (else call register-phone before sending) */
       pin?: string;
+    };
+    /**
+     * @example {
+     *       "to": "+4915112345678"
+     *     }
+     */
+    ForwardMessageRequest: {
+      /** @description Another chat of the same channel: a number (with country code) or a group id <digits>@g.us */
+      to: string;
     };
     /**
      * @example {
@@ -7077,13 +7107,13 @@ export interface components {
         | 'flow';
       /**
        * @description Shape depends on `type`:
-       *     - `text`: body, preview_url, reply_to, mentions
-       *     - `image`: media_url, media_id, media_type, reply_to, caption
-       *     - `video`: media_url, media_id, media_type, reply_to, caption
-       *     - `audio`: media_url, media_id, media_type, reply_to
-       *     - `document`: media_url, media_id, media_type, reply_to, caption, file_name
-       *     - `sticker`: media_url, media_id, media_type, reply_to
-       *     - `location`: name, address, latitude, longitude, reply_to
+       *     - `text`: body, preview_url, reply_to, mentions, forwarded
+       *     - `image`: media_url, media_id, media_type, reply_to, forwarded, caption
+       *     - `video`: media_url, media_id, media_type, reply_to, forwarded, caption
+       *     - `audio`: media_url, media_id, media_type, reply_to, forwarded
+       *     - `document`: media_url, media_id, media_type, reply_to, forwarded, caption, file_name
+       *     - `sticker`: media_url, media_id, media_type, reply_to, forwarded
+       *     - `location`: name, address, latitude, longitude, reply_to, forwarded
        *     - `location_request`: body
        *     - `contact`: full_name, first_name, last_name, middle_name, name_prefix, name_suffix, phone, phone_type, phones, emails, urls, addresses, organization, department, job_title, birthday, reply_to
        *     - `reaction`: message_id, reaction, from_me, participant
@@ -18126,6 +18156,166 @@ export interface operations {
     responses: {
       /** @description Default Response */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  forwardMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ForwardMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
         headers: {
           [name: string]: unknown;
         };

@@ -214,8 +214,11 @@ async function recipientJid(socket: MessageSocket, phone: string, timeoutMs: num
 
 async function planOf(message: OutboundMessage, to: string, context: OutboundContext): Promise<Result<Plan>> {
   const c = message.content as Json;
-  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => {
+  const send = async (given: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => {
     const quoted = await quotedOf(context, chatJidOf(to), replyTo);
+    // A forward shows as one (the library puts contextInfo on whatever the content becomes).
+    const content =
+      c.forwarded === true ? ({ ...given, contextInfo: { isForwarded: true, forwardingScore: 1 } } as AnyMessageContent) : given;
     return ok({ kind: 'send', content, ...(quoted ? { options: { quoted } } : {}) });
   };
   switch (message.type) {
