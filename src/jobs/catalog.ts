@@ -144,7 +144,7 @@ export const JOBS = {
       z.object({
         kind: z.literal('gateway.event'),
         session_id: z.string().min(1),
-        event: z.enum(['group.update', 'presence', 'chat.update', 'message']),
+        event: z.enum(['group.update', 'presence', 'chat.update', 'message', 'message.starred']),
         payload: z.record(z.string(), z.unknown()),
         at: z.iso.datetime(),
       }),

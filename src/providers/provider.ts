@@ -553,6 +553,14 @@ export type InboundEvent =
       timestamp: Date;
     }
   | {
+      /** A message was starred or unstarred on the linked phone (there, or through the API coming back). */
+      kind: 'message.starred';
+      ref: string;
+      providerMessageId: string;
+      starred: boolean;
+      timestamp: Date;
+    }
+  | {
       /** The sender deleted an earlier message for everyone. */
       kind: 'message.deleted';
       ref: string;

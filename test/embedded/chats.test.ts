@@ -220,6 +220,13 @@ describe('embedded engine: chats', () => {
     const starred = await api('POST', `/v1/messages/${id}/star`, { starred: true });
     assert.equal(starred.status, 200, starred.text);
     assert.deepEqual(modifies().at(-1), [{ star: { messages: [{ id: '3ALATEST0001', fromMe: false }], star: true } }, JID]);
+    await settled();
+    assert.equal((await api('GET', `/v1/messages/${id}`)).body.data.starred, true, 'the star coming back changes nothing');
+    // Unstarred on the phone (app-state sync: messages.update with starred).
+    channel.socket.emit('messages.update', [{ key: { remoteJid: JID, id: '3ALATEST0001', fromMe: false }, update: { starred: false } }]);
+    await eventually('the star gone', async () =>
+      (await api('GET', `/v1/messages/${id}`)).body.data.starred === false ? true : undefined,
+    );
     const pinned = await api('POST', `/v1/messages/${id}/pin`, { duration_seconds: 604800 });
     assert.equal(pinned.status, 200, pinned.text);
     const pins = () =>

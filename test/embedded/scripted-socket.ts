@@ -569,6 +569,16 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
           else if ('mute' in m) emit('chats.update', [{ id: jid, muteEndTime: m.mute ? (m.mute as number) : null }]);
           else if ('markRead' in m) emit('chats.update', [{ id: jid, unreadCount: m.markRead ? 0 : -1 }]);
           else if ('delete' in m) emit('chats.delete', [jid]);
+          else if ('star' in m) {
+            const star = m.star as { messages: Array<{ id: string; fromMe?: boolean }>; star: boolean };
+            emit(
+              'messages.update',
+              star.messages.map((one) => ({
+                key: { remoteJid: jid, id: one.id, fromMe: one.fromMe === true },
+                update: { starred: star.star },
+              })),
+            );
+          }
         });
       },
       async fetchMessageHistory(count, oldestMsgKey, oldestMsgTimestamp) {

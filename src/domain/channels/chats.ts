@@ -422,3 +422,22 @@ export async function forwardMessage(
     content: forward.content,
   });
 }
+
+/** A message starred or unstarred on the phone: kept on the message (one Parley does not hold is ignored). */
+export async function applyMessageStarred(
+  tx: Executor,
+  channel: ChannelRow,
+  event: Extract<InboundEvent, { kind: 'message.starred' }>,
+  at: Date,
+): Promise<void> {
+  await tx
+    .update(messages)
+    .set({ starred: event.starred, updatedAt: at })
+    .where(
+      and(
+        eq(messages.channelId, channel.id),
+        eq(messages.providerMessageId, event.providerMessageId),
+        sql`${messages.starred} is distinct from ${event.starred}`,
+      ),
+    );
+}

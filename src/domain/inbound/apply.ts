@@ -4,7 +4,7 @@
  * note), messages (statuses, inbound messages) and contacts (a changed number, profiles), and announce groups'
  * changes, in one transaction with the delivery marked done.
  */
-import { applyChatUpdate } from '../channels/chats.ts';
+import { applyChatUpdate, applyMessageStarred } from '../channels/chats.ts';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
@@ -146,6 +146,9 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'chat.update':
       await applyChatUpdate(tx, channel, event, at);
+      return channel;
+    case 'message.starred':
+      await applyMessageStarred(tx, channel, event, at);
       return channel;
     case 'presence.update':
       await recordEvent(

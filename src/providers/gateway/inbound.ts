@@ -93,6 +93,10 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
       return groupEvent(ref, p, timestamp);
     case 'chat.update':
       return chatEvent(ref, p, timestamp);
+    // A message starred on the phone: `{id, starred}`.
+    case 'message.starred':
+      if (!p.id || typeof p.starred !== 'boolean') return [];
+      return [{ kind: 'message.starred', ref, providerMessageId: String(p.id), starred: p.starred, timestamp }];
     case 'presence': {
       const phone = String(p.phone ?? '').replace(/^\+/, '');
       if (!/^\d{5,20}$/.test(phone) || !(PRESENCES as readonly string[]).includes(String(p.presence))) return [];

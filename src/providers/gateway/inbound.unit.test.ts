@@ -172,3 +172,13 @@ test("a message callback's mentions are E.164; history: true marks a message of 
   assert.deepEqual(inbound.content.mentions, ['+4915112340102', '+4915112340103']);
   assert.equal(inbound.history, true);
 });
+
+test('a message.starred callback is the star on the phone', () => {
+  const at = '2026-11-26T10:00:00.000Z';
+  const of = (payload: Record<string, unknown>) =>
+    normalizeGatewayCallback({ event: 'message.starred', session: 'gws_1', timestamp: at, payload });
+  assert.deepEqual(of({ id: 'm1', starred: true }), [
+    { kind: 'message.starred', ref: 'gws_1', providerMessageId: 'm1', starred: true, timestamp: new Date(at) },
+  ]);
+  assert.deepEqual(of({ id: 'm1', starred: 'yes' }), []);
+});

@@ -54,8 +54,13 @@ function changeOf(body: Json): GatewayResult<Json> {
 export function createGatewayChats(ctx: SandboxContext) {
   const { clock } = ctx;
 
-  const callback = (tx: Executor, account: AccountRow, event: 'chat.update' | 'message', payload: Json, at = clock.now()) =>
-    ctx.enqueueCallback(tx, { kind: 'gateway.event', session_id: account.id, event, payload, at: at.toISOString() }, 0);
+  const callback = (
+    tx: Executor,
+    account: AccountRow,
+    event: 'chat.update' | 'message' | 'message.starred',
+    payload: Json,
+    at = clock.now(),
+  ) => ctx.enqueueCallback(tx, { kind: 'gateway.event', session_id: account.id, event, payload, at: at.toISOString() }, 0);
 
   /** The chat a path names, when the session has it: a number on the network, or a group it is in. */
   async function chatOf(db: Executor, account: AccountRow, chat: string): Promise<GatewayResult<{ chat: string; group?: string }>> {
@@ -158,6 +163,8 @@ export function createGatewayChats(ctx: SandboxContext) {
         .limit(1);
       if (!message)
         return fail({ status: 404, code: 'message_not_found', message: `message ${id} not found in the chat`, retryable: false });
+      // A star is the phone's app state: every linked device hears of it.
+      if (action === 'star') await db.transaction((tx) => callback(tx, account, 'message.starred', { id, starred: flag }));
       return ok({});
     },
 

@@ -42,6 +42,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
       return input.data.messages.flatMap((m) => messageEvents(ref, m, context));
     case 'messages.update':
       return input.data.flatMap(({ key, update }): InboundEvent[] => {
+        // A message starred or unstarred on the phone (app-state sync: chat-utils' starAction), ours or theirs.
+        if (key?.id && typeof update?.starred === 'boolean')
+          return [{ kind: 'message.starred', ref, providerMessageId: key.id, starred: update.starred, timestamp: new Date() }];
         if (!key?.fromMe || !key.id || typeof update?.status !== 'number' || !isAckChat(key.remoteJid, context)) return [];
         const status = statusOf(update.status);
         if (!status) return [];
