@@ -766,6 +766,8 @@ export const conversations = pgTable(
     markedUnread: boolean('marked_unread').notNull().default(false),
     /** The chat was deleted on the phone: out of the channel's chat list until a newer message; the conversation keeps its history. */
     chatDeletedAt: at('chat_deleted_at'),
+    /** When the chat's state last changed (API or phone): an engine's report older than that is history, not news. */
+    chatChangedAt: at('chat_changed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

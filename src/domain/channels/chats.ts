@@ -170,13 +170,24 @@ function chatColumns(change: ChatChange & { deleted?: boolean }, row: Conversati
     if (deleted) return {};
     // Past its last message, whatever the clocks say: the chat is out of the list until a newer one.
     const when = row.lastMessageAt && row.lastMessageAt > at ? row.lastMessageAt : at;
-    return { archived: false, pinnedAt: null, mutedUntil: null, markedUnread: false, unreadCount: 0, chatDeletedAt: when };
+    return {
+      archived: false,
+      pinnedAt: null,
+      mutedUntil: null,
+      markedUnread: false,
+      unreadCount: 0,
+      chatDeletedAt: when,
+      chatChangedAt: when,
+    };
   }
   if (change.archived !== undefined && change.archived !== row.archived) set.archived = change.archived;
   if (change.pinned !== undefined && change.pinned !== (row.pinnedAt !== null)) set.pinnedAt = change.pinned ? at : null;
   if (change.mutedUntil !== undefined && (change.mutedUntil?.getTime() ?? null) !== (row.mutedUntil?.getTime() ?? null))
     set.mutedUntil = change.mutedUntil;
-  if (change.unread === true && !row.markedUnread && row.unreadCount === 0) set.markedUnread = true;
+  // A mark older than the last read (the phone's echo of an earlier change, late) is history: the read stands.
+  const staleMark = row.lastReadAt !== null && at.getTime() < row.lastReadAt.getTime();
+  if (change.unread === true && !row.markedUnread && row.unreadCount === 0 && !staleMark) set.markedUnread = true;
+  if (Object.keys(set).length > 0) set.chatChangedAt = at;
   if (change.unread === false && (row.markedUnread || row.unreadCount > 0)) {
     set.markedUnread = false;
     set.unreadCount = 0;
@@ -275,6 +286,10 @@ export async function applyChatUpdate(tx: Executor, channel: ChannelRow, event: 
     .for('update')
     .limit(1);
   if (!row) return;
+  // The newest change wins: a report older than the chat's last change (our own change coming back late,
+  // after a newer one, or a deletion's echo after a new message brought the chat back) is history.
+  const when = event.timestamp.getTime() > at.getTime() ? at : event.timestamp;
+  if (row.chatChangedAt && when.getTime() < row.chatChangedAt.getTime()) return;
   await applyColumns(
     tx,
     row,
@@ -285,7 +300,7 @@ export async function applyChatUpdate(tx: Executor, channel: ChannelRow, event: 
       unread: event.unread,
       deleted: event.deleted,
     },
-    event.timestamp.getTime() > at.getTime() ? at : event.timestamp,
+    when,
   );
 }
 

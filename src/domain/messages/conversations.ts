@@ -268,7 +268,7 @@ export async function markConversationRead(
     const now = deps.clock.now();
     const [updated] = await tx
       .update(conversations)
-      .set({ unreadCount: 0, markedUnread: false, lastReadAt: now, updatedAt: now })
+      .set({ unreadCount: 0, markedUnread: false, lastReadAt: now, chatChangedAt: now, updatedAt: now })
       .where(
         and(
           eq(conversations.id, conversationId),

@@ -1,0 +1,1 @@
+ALTER TABLE "conversations" ADD COLUMN "chat_changed_at" timestamp with time zone;
