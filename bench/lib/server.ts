@@ -171,6 +171,8 @@ async function start(worker: boolean) {
           error: null,
           edited_at: null,
           deleted_at: null,
+          starred: false,
+          pinned_until: null,
           media: null,
           created_at: now,
           updated_at: now,

@@ -817,6 +817,16 @@ export const conversations = pgTable(
     /** Inbound messages since the conversation was last marked read (by anyone of the team): kept on the row, never counted per request. */
     unreadCount: integer('unread_count').notNull().default(0),
     lastReadAt: at('last_read_at'),
+    /** The chat's state on the linked phone (unofficial channels: chats.manage), kept in step with the engine's reports. */
+    archived: boolean('archived').notNull().default(false),
+    pinnedAt: at('pinned_at'),
+    mutedUntil: at('muted_until'),
+    /** Marked unread by hand (the phone's "mark as unread"), whatever the unread count. */
+    markedUnread: boolean('marked_unread').notNull().default(false),
+    /** The chat was deleted on the phone: out of the channel's chat list until a newer message; the conversation keeps its history. */
+    chatDeletedAt: at('chat_deleted_at'),
+    /** When the chat's state last changed (API or phone): an engine's report older than that is history, not news. */
+    chatChangedAt: at('chat_changed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -874,6 +884,10 @@ export const messages = pgTable(
     editedAt: at('edited_at'),
     /** When the sender deleted it for everyone (the row and its content are kept); null when not deleted. */
     deletedAt: at('deleted_at'),
+    /** Starred on the linked phone (unofficial channels: messages.star). */
+    starred: boolean('starred').notNull().default(false),
+    /** Pinned in its chat for everyone until then (unofficial channels: messages.pin); null when not pinned. */
+    pinnedUntil: at('pinned_until'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -94,6 +94,15 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/channels/{channelID}/labels/{chatLabelID}/chats': 'assignChatLabel',
   'DELETE /v1/channels/{channelID}/labels/{chatLabelID}/chats/{chat}': 'unassignChatLabel',
   'POST /v1/channels/{channelID}/status': 'postStatus',
+  // chats
+  'GET /v1/channels/{channelID}/chats': 'listChats',
+  'GET /v1/channels/{channelID}/chats/{chatID}': 'getChat',
+  'PATCH /v1/channels/{channelID}/chats/{chatID}': 'updateChat',
+  'DELETE /v1/channels/{channelID}/chats/{chatID}': 'deleteChat',
+  'POST /v1/channels/{channelID}/chats/{chatID}/history': 'fetchChatHistory',
+  'POST /v1/messages/{messageID}/star': 'starMessage',
+  'POST /v1/messages/{messageID}/pin': 'pinMessage',
+  'POST /v1/messages/{messageID}/forward': 'forwardMessage',
   // profiles (unofficial channels)
   'GET /v1/channels/{channelID}/profiles/{phone}': 'getNumberProfile',
   'GET /v1/channels/{channelID}/profile': 'getChannelProfile',

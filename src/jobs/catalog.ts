@@ -140,11 +140,11 @@ export const JOBS = {
         rejection_info: z.object({ reason: z.string(), recommendation: z.string() }).optional(),
         disable_date: z.number().int().optional(),
       }),
-      // A gateway event about groups, presence or labels (sandbox/gateway/groups.ts, labels.ts): its callback's event and payload as they go out.
+      // A gateway event about groups, presence, labels or chats (sandbox/gateway/groups.ts, labels.ts, chats.ts): its callback's event and payload as they go out.
       z.object({
         kind: z.literal('gateway.event'),
         session_id: z.string().min(1),
-        event: z.enum(['group.update', 'presence', 'label.edit', 'label.association']),
+        event: z.enum(['group.update', 'presence', 'label.edit', 'label.association', 'chat.update', 'message', 'message.starred']),
         payload: z.record(z.string(), z.unknown()),
         at: z.iso.datetime(),
       }),

@@ -53,7 +53,7 @@ const SECRET_QUERY = /([?&](?:[^=&]*(?:token|secret|key|password|code|challenge|
 // Personal values travel in some URLs too: a phone (or a privacy id) in the path, search terms and recipients in the query.
 const PERSONAL_QUERY = /([?&](?:search|q|to|from|phone|phone_number|email|name|external_id|chat)=)[^&]*/gi;
 const PERSONAL_PATH =
-  /(\/contacts\/phone\/|\/sessions\/[^/?]+\/(?:contacts|profiles|blocklist|lids\/pn|lids|groups)\/|\/channels\/[^/?]+\/(?:profiles|blocklist|groups)\/|\/channels\/[^/?]+\/labels\/[^/?]+\/chats\/|\/gateway\/pictures\/)[^/?]+/g;
+  /(\/contacts\/phone\/|\/sessions\/[^/?]+\/(?:contacts|profiles|blocklist|lids\/pn|lids|groups|chats)\/|\/channels\/[^/?]+\/(?:profiles|blocklist|groups|chats)\/|\/channels\/[^/?]+\/labels\/[^/?]+\/chats\/|\/gateway\/pictures\/)[^/?]+/g;
 
 /** A URL fit for a log line: query values that may carry secrets or personal values, and phones in paths, are replaced. */
 export function safeUrl(url: string): string {

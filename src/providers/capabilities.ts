@@ -73,6 +73,13 @@ export const OPERATIONS = [
   'labels.manage',
   'status.post',
   'status.receive',
+  // Chats of a linked phone (docs/channels.md, Chats): archive, pin, mute, unread, delete; earlier messages on demand.
+  'chats.manage',
+  'chats.history',
+  // A message starred on the phone, or pinned in its chat for everyone.
+  'messages.star',
+  'messages.pin',
+  'messages.forward',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

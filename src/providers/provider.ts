@@ -195,6 +195,56 @@ export type StatusPost =
   | { type: 'text'; text: string; backgroundColor: string; font: number; recipients: string[] }
   | { type: 'image' | 'video'; url: string; caption?: string; recipients: string[] };
 
+/** A chat as its engine names it: a number's international digits, or a group id (`<digits>@g.us`). */
+export type ChatChange = {
+  archived?: boolean;
+  pinned?: boolean;
+  /** Muted until then; null unmutes. */
+  mutedUntil?: Date | null;
+  /** true: marked unread; false: read (on the phone too). */
+  unread?: boolean;
+};
+
+/**
+ * A message of a chat as the phone's chat actions need it: the newest one (archive, read and delete name the
+ * range of messages they cover), or the oldest Parley holds (history asks for the ones before it).
+ */
+export type ChatMessageRef = {
+  /** The provider's message id. */
+  id: string;
+  /** Sent by the business (the channel's number). */
+  fromMe: boolean;
+  /** In a group, the sender of a message not the business's: international digits. */
+  participant?: string;
+  timestamp: Date;
+};
+
+/**
+ * The chat calls of an engine (capabilities `chats.manage`, `chats.history`). A refusal's code says what it
+ * is: `chat_not_found` (the phone has no such chat), `not_on_network` (the number has no account); any other
+ * is the engine's.
+ */
+export type ChatCalls = {
+  /** Archives, pins, mutes or marks (un)read a chat on the phone: each field given. */
+  modify(connection: ChannelConnection, chat: string, change: ChatChange, last: ChatMessageRef | null): Promise<Result<{ changed: true }>>;
+  /** Deletes the chat on the phone (and its messages there). */
+  remove(connection: ChannelConnection, chat: string, last: ChatMessageRef | null): Promise<Result<{ deleted: true }>>;
+  /**
+   * Asks the phone for up to `count` messages of the chat before `oldest` (chats.history): they arrive
+   * later as messages of the chat (the phone sends them when it is online), not in the answer.
+   */
+  history(connection: ChannelConnection, chat: string, oldest: ChatMessageRef, count: number): Promise<Result<{ requested: true }>>;
+  /** Stars or unstars a message of the chat on the phone (messages.star). */
+  star(connection: ChannelConnection, chat: string, message: ChatMessageRef, starred: boolean): Promise<Result<{ changed: true }>>;
+  /** Pins a message in its chat for everyone for `seconds` (86400, 604800 or 2592000), or unpins it (messages.pin). */
+  pin(
+    connection: ChannelConnection,
+    chat: string,
+    message: ChatMessageRef,
+    pin: { pinned: boolean; seconds: number },
+  ): Promise<Result<{ changed: true }>>;
+};
+
 /** A contact's presence as the chat network reports it. */
 export const PRESENCES = ['available', 'unavailable', 'composing', 'recording', 'paused'] as const;
 export type Presence = (typeof PRESENCES)[number];
@@ -339,6 +389,8 @@ export interface ProviderAdapter {
   labels?: LabelCalls;
   /** Posts a status (a story) to the recipients (capability `status.post`): its id on the chat network. */
   postStatus?(connection: ChannelConnection, post: StatusPost): Promise<Result<{ id: string }>>;
+  /** Chats of a linked phone (operations chats.manage, chats.history). */
+  chats?: ChatCalls;
 }
 
 /** What an adapter is built with. */
@@ -492,6 +544,8 @@ export type InboundEvent =
        * opens no customer-service window and is not unread.
        */
       notice?: true;
+      /** A message of the chat's history (the phone's sync, or earlier messages asked for): stored at its own time, never unread. */
+      history?: true;
     }
   | {
       /**
@@ -513,6 +567,8 @@ export type InboundEvent =
        * is then known sent even if its answer was lost, and nothing new is stored.
        */
       callbackData?: string;
+      /** A message of the chat's history: stored at its own time. */
+      history?: true;
     }
   | {
       /** The sender changed the text of an earlier message (ours or theirs). */
@@ -521,6 +577,14 @@ export type InboundEvent =
       /** The edited message's provider id. */
       providerMessageId: string;
       content: Record<string, unknown>;
+      timestamp: Date;
+    }
+  | {
+      /** A message was starred or unstarred on the linked phone (there, or through the API coming back). */
+      kind: 'message.starred';
+      ref: string;
+      providerMessageId: string;
+      starred: boolean;
       timestamp: Date;
     }
   | {
@@ -678,6 +742,22 @@ export type InboundEvent =
       requestId?: string;
       /** What the provider says changed, in its own names (subject, description, added_participants, ...). */
       details: Record<string, unknown>;
+      timestamp: Date;
+    }
+  | {
+      /**
+       * A chat's state on the phone changed (archived, pinned, muted, marked read or unread, deleted), there or
+       * through the API: kept on the chat's conversation, announced as conversation.updated when it changed.
+       */
+      kind: 'chat.update';
+      ref: string;
+      /** The chat: a number's international digits, or a group id. */
+      chat: string;
+      archived?: boolean;
+      pinned?: boolean;
+      mutedUntil?: Date | null;
+      unread?: boolean;
+      deleted?: true;
       timestamp: Date;
     }
   | {

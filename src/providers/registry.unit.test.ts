@@ -20,6 +20,7 @@ const CALL_OF: Partial<Record<Operation, keyof AdapterCalls>> = {
   'presence.subscribe': 'subscribePresence',
   'labels.manage': 'labels',
   'status.post': 'postStatus',
+  'chats.manage': 'chats',
 };
 
 const registry = createProviderRegistry({ targets: { allowPrivate: false, ownPrefixes: [] } });

@@ -13,6 +13,7 @@ import { findByKey, sendMessage, sendNew } from './gateway/send.ts';
 import { authenticate, configure, describe, gatewayBaseOf, logout, provisionSession, start } from './gateway/session.ts';
 import { createGatewayGroups } from './gateway/groups.ts';
 import { createGatewayLabels } from './gateway/labels.ts';
+import { createGatewayChats } from './gateway/chats.ts';
 
 /**
  * The protocol's verbs, by what they touch, under gateway/: session.ts (provision, authenticate,
@@ -45,6 +46,8 @@ export function createGatewayApi(sandbox: SandboxContext) {
     groups: createGatewayGroups(ctx),
     /** Business labels and status posts (gateway/labels.ts). */
     labels: createGatewayLabels(ctx),
+    /** Chats: archive, pin, mute, read, delete, history (gateway/chats.ts). */
+    chats: createGatewayChats(ctx),
     // Contacts and profiles (gateway/profiles.ts) and calls (gateway/calls.ts).
     numberProfile: bind(profiles.numberProfile),
     ownProfile: bind(profiles.ownProfile),

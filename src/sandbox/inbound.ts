@@ -145,6 +145,34 @@ function normalizeMedia(type: string, media: unknown): MediaSpec | string {
   return { data, mimeType: (m.mime_type as string | undefined) ?? fallback, paddedSize: (m.size as number | undefined) ?? null };
 }
 
+/**
+ * What a linked device sees beside the content (gateway channels): `view_once` on image, video and audio,
+ * `mentions` (phones) on text and media captions, `live` on a location (a live location), `forwarded`.
+ */
+function linkedDeviceMarks(type: string, content: Json): Json | string {
+  const marks: Json = {};
+  if (content.view_once !== undefined) {
+    if (content.view_once !== true || !['image', 'video', 'audio'].includes(type))
+      return 'content.view_once is true, on image, video or audio';
+    marks.view_once = true;
+  }
+  if (content.mentions !== undefined) {
+    const phones = Array.isArray(content.mentions) ? content.mentions.map((p) => normalizePhone(p)) : [];
+    if (phones.length === 0 || phones.length > 50 || phones.some((p) => !p) || !['text', 'image', 'video', 'document'].includes(type))
+      return 'content.mentions is a list of 1 to 50 phone numbers, on text or a captioned media message';
+    marks.mentions = phones;
+  }
+  if (content.live !== undefined) {
+    if (content.live !== true || type !== 'location') return 'content.live is true, on a location';
+    marks.live = true;
+  }
+  if (content.forwarded !== undefined) {
+    if (content.forwarded !== true) return 'content.forwarded is true';
+    marks.forwarded = true;
+  }
+  return marks;
+}
+
 export function createInbound(ctx: SandboxContext) {
   const { clock } = ctx;
   return {
@@ -157,9 +185,12 @@ export function createInbound(ctx: SandboxContext) {
       if (typeof body.channel_id !== 'string' || !isUuid(body.channel_id)) return fail(gateway.invalid('channel_id must be a channel id'));
       const from = normalizePhone(body.from);
       if (!from) return fail(gateway.invalid('from must be international digits without +'));
-      const content = normalizeContent(body.type, body.content);
-      if (typeof content === 'string') return fail(gateway.invalid(content));
+      const normalized = normalizeContent(body.type, body.content);
+      if (typeof normalized === 'string') return fail(gateway.invalid(normalized));
       const type = body.type as string;
+      const marks = linkedDeviceMarks(type, body.content as Json);
+      if (typeof marks === 'string') return fail(gateway.invalid(marks));
+      const content = { ...normalized, ...marks };
       const media = MEDIA_TYPES.includes(type)
         ? normalizeMedia(type, body.media)
         : body.media === undefined
@@ -181,6 +212,8 @@ export function createInbound(ctx: SandboxContext) {
         .where(and(eq(channels.id, body.channel_id), eq(channels.organizationId, organizationId)))
         .limit(1);
       const protocol = channel?.platform === 'chatapp_official' ? 'official' : 'gateway';
+      if (protocol === 'official' && Object.keys(marks).length > 0)
+        return fail(gateway.invalid('view_once, mentions, live and forwarded come through gateways only'));
       const [account] =
         channel?.sandbox && channel.providerRef
           ? await db

@@ -14,6 +14,7 @@ import type { AccountRow, SandboxContext } from './context.ts';
 import { fail, gateway, ok, type GatewayResult } from './errors.ts';
 import { gatewayMessageId } from './ids.ts';
 import { seedGroup } from './gateway/groups.ts';
+import { createGatewayChats } from './gateway/chats.ts';
 import { normalizePhone } from './rules.ts';
 
 type Json = Record<string, unknown>;
@@ -37,7 +38,9 @@ export async function pairedSession(db: Executor, organizationId: string, channe
   if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
   if (account.protocol !== 'gateway')
     return fail(
-      gateway.invalid('echoes, edits, deletions, calls and groups are reported by gateways only; this channel is on the official sandbox'),
+      gateway.invalid(
+        'echoes, edits, deletions, calls, groups and chats are reported by gateways only; this channel is on the official sandbox',
+      ),
     );
   if (account.status !== 'WORKING')
     return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
@@ -121,6 +124,14 @@ export function createPhone(ctx: SandboxContext) {
       const account = await pairedSession(db, organizationId, body.channel_id);
       if (!account.ok) return account;
       return seedGroup(ctx, db, account.value, body);
+    },
+
+    /** POST /sandbox/chat {channel_id, chat, archived?, pinned?, muted_until?, unread?, deleted?}: the phone changes a chat itself. */
+    async chat(db: Executor, organizationId: string, body: unknown): Promise<GatewayResult<Json>> {
+      if (!isObject(body)) return fail(gateway.invalid('the body must be a JSON object {channel_id, chat, ...}'));
+      const account = await pairedSession(db, organizationId, body.channel_id);
+      if (!account.ok) return account;
+      return createGatewayChats(ctx).phone(db, account.value, body);
     },
 
     /** POST /sandbox/delete {channel_id, message_id}: the sender deletes a message for everyone. */

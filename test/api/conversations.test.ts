@@ -135,6 +135,10 @@ describe('unread count and read', () => {
       unread_count: 0,
       last_message_preview: 'on it',
       last_message_at: read.body.data.last_message_at,
+      archived: false,
+      pinned: false,
+      muted_until: null,
+      marked_unread: false,
     });
 
     const again = await request(server, 'POST', `/v1/conversations/${c.id}/read`, { key: server.apiKey });
@@ -227,6 +231,10 @@ describe('assignment', () => {
       unread_count: 1,
       last_message_preview: 'who helps me?',
       last_message_at: c.last_message_at,
+      archived: false,
+      pinned: false,
+      muted_until: null,
+      marked_unread: false,
     });
     const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
       key: server.apiKey,

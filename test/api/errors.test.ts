@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
+import { channels } from '../../src/db/schema.ts';
+import { uuidv7 } from '../../src/lib/ids.ts';
 import { insertChannel, insertMessage, postContact } from '../contacts-fixtures.ts';
 import { freePort, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
 
@@ -201,6 +203,14 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
       })
     ).body.data.id,
   };
+  const unofficialId = uuidv7();
+  await server.container.database.db.insert(channels).values({
+    id: unofficialId,
+    organizationId: server.organizationId,
+    platform: 'chatapp_unofficial',
+    name: 'Cursor phone',
+    status: 'connected',
+  });
   const forged = [
     Buffer.from(JSON.stringify({ t: '2020-01-01', id: 'x' })).toString('base64url'),
     Buffer.from(JSON.stringify({ t: '2020-01-01T00:00:00.000Z', id: "x' or 1=1 --" })).toString('base64url'),
@@ -224,7 +234,10 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
   const routes = Object.entries(doc.paths)
     .filter(([, ops]) => ops.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
     .map(([path, ops]) => ({
-      path: path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? `{unknown path parameter ${name}}`),
+      // A linked phone's chats are an unofficial channel's (an official one answers 422 before any cursor is read).
+      path: path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+        name === 'channelID' && path.endsWith('/chats') ? unofficialId : (ids[name] ?? `{unknown path parameter ${name}}`),
+      ),
       // A required query parameter (the search's words) is given a value of its kind.
       query: (ops.get?.parameters ?? [])
         .filter((p) => p.in === 'query' && p.required)

@@ -238,6 +238,48 @@ const ROWS: Record<string, Row> = {
     path: { channelID: 'channel', groupID: 'group' },
     probe: ['GET /v1/channels/{channel}/groups/{group}'],
   },
+  // Chats (unofficial channels): A's channel and its chat through B's credentials are unknown ones, the chat unchanged.
+  'GET /v1/channels/{channelID}/chats': { kind: 'id', path: { channelID: 'channel' }, probe: ['GET /v1/channels/{channel}/chats'] },
+  'GET /v1/channels/{channelID}/chats/{chatID}': {
+    kind: 'id',
+    path: { channelID: 'channel', chatID: 'phone' },
+    probe: ['GET /v1/channels/{channel}/chats/{phone}'],
+  },
+  'PATCH /v1/channels/{channelID}/chats/{chatID}': {
+    kind: 'id',
+    path: { channelID: 'channel', chatID: 'phone' },
+    body: { archived: true, pinned: true },
+    probe: ['GET /v1/channels/{channel}/chats/{phone}'],
+  },
+  'DELETE /v1/channels/{channelID}/chats/{chatID}': {
+    kind: 'id',
+    path: { channelID: 'channel', chatID: 'phone' },
+    probe: ['GET /v1/channels/{channel}/chats/{phone}'],
+  },
+  'POST /v1/channels/{channelID}/chats/{chatID}/history': {
+    kind: 'id',
+    path: { channelID: 'channel', chatID: 'phone' },
+    body: { count: 5 },
+    probe: ['GET /v1/channels/{channel}/chats/{phone}', 'GET /v1/conversations/{conversation}/messages'],
+  },
+  'POST /v1/messages/{messageID}/forward': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { to: '+4915112340101' },
+    probe: ['GET /v1/messages/{message}'],
+  },
+  'POST /v1/messages/{messageID}/star': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { starred: true },
+    probe: ['GET /v1/messages/{message}'],
+  },
+  'POST /v1/messages/{messageID}/pin': {
+    kind: 'id',
+    path: { messageID: 'message' },
+    body: { pinned: true },
+    probe: ['GET /v1/messages/{message}'],
+  },
   // Profiles and calls (unofficial channels): A's channel through B's credentials is an unknown channel.
   'GET /v1/channels/{channelID}/profiles/{phone}': {
     kind: 'id',

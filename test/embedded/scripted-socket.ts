@@ -125,6 +125,11 @@ export type ScriptedSocketsOptions = {
   privateAdds?: Set<string>;
   /** Other accounts' profiles (by digits); an account not listed has none of these set. */
   profiles?: Map<string, ScriptedProfile>;
+  /**
+   * The phone's earlier messages of each chat (by chat jid, oldest first): fetchMessageHistory answers with
+   * those before the oldest message named, as an ON_DEMAND history sync (messaging-history.set).
+   */
+  history?: Map<string, WAMessage[]>;
 };
 
 /** The privacy id the scripted service gives a number it has no mapping for (stable, so a test can name it). */
@@ -563,6 +568,46 @@ export function createScriptedSockets(options: ScriptedSocketsOptions = {}) {
         group.participants = group.participants.filter((p) => p.id !== selfJid());
         groups().delete(jid);
         soon(() => emit('group-participants.update', { id: jid, author: selfJid(), participants: [{ id: selfJid() }], action: 'remove' }));
+      },
+      async chatModify(mod, jid) {
+        calls.push({ method: 'chatModify', args: [mod, jid] });
+        // As the library: the patch is applied on our side too (emitOwnEvents: chat-utils processSyncAction).
+        const m = mod as Record<string, unknown>;
+        soon(() => {
+          if ('archive' in m) emit('chats.update', [{ id: jid, archived: m.archive === true }]);
+          else if ('pin' in m) emit('chats.update', [{ id: jid, pinned: m.pin ? Math.floor(Date.now() / 1000) : null }]);
+          else if ('mute' in m) emit('chats.update', [{ id: jid, muteEndTime: m.mute ? (m.mute as number) : null }]);
+          else if ('markRead' in m) emit('chats.update', [{ id: jid, unreadCount: m.markRead ? 0 : -1 }]);
+          else if ('delete' in m) emit('chats.delete', [jid]);
+          else if ('star' in m) {
+            const star = m.star as { messages: Array<{ id: string; fromMe?: boolean }>; star: boolean };
+            emit(
+              'messages.update',
+              star.messages.map((one) => ({
+                key: { remoteJid: jid, id: one.id, fromMe: one.fromMe === true },
+                update: { starred: star.star },
+              })),
+            );
+          }
+        });
+      },
+      async fetchMessageHistory(count, oldestMsgKey, oldestMsgTimestamp) {
+        calls.push({ method: 'fetchMessageHistory', args: [count, oldestMsgKey, oldestMsgTimestamp] });
+        const earlier = (options.history?.get(oldestMsgKey.remoteJid ?? '') ?? []).filter(
+          (m) => Number(m.messageTimestamp) * 1000 < Number(oldestMsgTimestamp),
+        );
+        const messages = earlier.slice(-count).reverse();
+        // The phone answers later, as a history sync of its own (newest first, as the library hands chunks over).
+        soon(() =>
+          emit('messaging-history.set', {
+            chats: [],
+            contacts: [],
+            messages,
+            syncType: proto.HistorySync.HistorySyncType.ON_DEMAND,
+            isLatest: false,
+          }),
+        );
+        return '3EB0' + randomBytes(9).toString('hex').toUpperCase();
       },
       async presenceSubscribe(jid) {
         calls.push({ method: 'presenceSubscribe', args: [jid] });

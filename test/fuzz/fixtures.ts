@@ -213,7 +213,9 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       channel: [gateway.id, official.id],
       group: groups,
       chatlabel: chatLabels,
-      chat: ['+4915112345001', groups[0]!],
+      // The gateway channel's chats (the calls above made them): the chat routes' chatID and a label's chat; one of them may be deleted.
+      chat: [...phones, groups[0]!],
+      'deletable:chat': [phones[1]!],
       contact: contacts,
       // POST /v1/contacts/{contactID}/merge deletes its duplicate_id: only a doomed contact, never a fixture.
       duplicate: deletable['deletable:contact']!,

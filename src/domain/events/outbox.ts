@@ -74,6 +74,11 @@ export type EventBodies = {
     unread_count?: number;
     last_message_preview?: string | null;
     last_message_at?: string | null;
+    /** The chat's state on a linked phone (unofficial channels): archived, pinned, muted until, marked unread. */
+    archived?: boolean;
+    pinned?: boolean;
+    muted_until?: string | null;
+    marked_unread?: boolean;
   };
   'contact.updated': { contact_id: string; name: string | null; organization_id: string };
   'template.status_update': { template_id: string; status: string };

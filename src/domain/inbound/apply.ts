@@ -5,6 +5,7 @@
  * changes, in one transaction with the delivery marked done.
  */
 import { applyLabelAssociation, applyLabelEdit } from '../channels/labels.ts';
+import { applyChatUpdate, applyMessageStarred } from '../channels/chats.ts';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import { channels, channelStatusHistory, conversations, providerEvents } from '../../db/schema.ts';
@@ -143,6 +144,12 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return applyChannelErrors(deps, tx, channel, event, at);
     case 'group.update':
       await recordEvent(tx, channel.organizationId, 'group.updated', groupUpdated(channel, event), at);
+      return channel;
+    case 'chat.update':
+      await applyChatUpdate(tx, channel, event, at);
+      return channel;
+    case 'message.starred':
+      await applyMessageStarred(tx, channel, event, at);
       return channel;
     case 'presence.update':
       await recordEvent(

@@ -19,7 +19,7 @@ export function eventsOfStored(payload: Record<string, unknown>): InboundEvent[]
   if (payload.version !== STORED_VERSION || !Array.isArray(payload.events)) return undefined;
   return payload.events.map((stored) => {
     const event = { ...(stored as Record<string, unknown>) };
-    for (const key of ['timestamp', 'nextRetryAt', 'lastSeen'])
+    for (const key of ['timestamp', 'nextRetryAt', 'lastSeen', 'mutedUntil'])
       if (typeof event[key] === 'string') event[key] = new Date(event[key] as string);
     return event as InboundEvent;
   });

@@ -310,6 +310,8 @@ const NOTHING_SENT = {
   lastAttemptAt: null,
   editedAt: null,
   deletedAt: null,
+  starred: false,
+  pinnedUntil: null,
 } as const satisfies Partial<MessageRow>;
 
 /**

@@ -79,8 +79,29 @@ const header = z.union([
 ]);
 const footer = nonEmpty(60);
 
+/** People a text names (`@` them in a group): their numbers, with country code. */
+const mentions = z
+  .array(z.string().regex(/^\+?[\d\s()-]{5,30}$/, { error: 'a phone number with its country code' }))
+  .min(1)
+  .max(50)
+  .meta({
+    description:
+      'Unofficial channels: the people the text mentions, by number (write @<digits> in body where each is named); their phones show the mention',
+  });
+
+/** Marked forwarded (POST /v1/messages/{id}/forward sets it; unofficial channels). */
+const forwarded = z
+  .literal(true)
+  .meta({ description: 'Unofficial channels: shown as forwarded (POST /v1/messages/{messageID}/forward sets it)' });
+
 const text = z
-  .object({ body: nonEmpty(4096), preview_url: z.boolean().optional(), reply_to: replyTo.optional() })
+  .object({
+    body: nonEmpty(4096),
+    preview_url: z.boolean().optional(),
+    reply_to: replyTo.optional(),
+    mentions: mentions.optional(),
+    forwarded: forwarded.optional(),
+  })
   .strict()
   .meta({ examples: [{ body: 'Your order has shipped 📦' }, { text: 'Reply to this', reply_to: { id: 'wamid.HBgM...' } }] });
 
@@ -89,6 +110,7 @@ const mediaCommon = {
   media_id: mediaId.optional(),
   media_type: z.string().max(100).optional(),
   reply_to: replyTo.optional(),
+  forwarded: forwarded.optional(),
 };
 const image = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
 const video = oneSource(z.object({ ...mediaCommon, caption: z.string().max(1024).optional() }).strict());
@@ -105,6 +127,7 @@ const location = z
     latitude: z.number().min(-90).max(90),
     longitude: z.number().min(-180).max(180),
     reply_to: replyTo.optional(),
+    forwarded: forwarded.optional(),
   })
   .strict();
 

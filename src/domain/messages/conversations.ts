@@ -3,7 +3,7 @@
  * last inbound message), status (open, closed), assignee and the unread count (inbound messages since
  * the team last read it); changes record conversation.updated. The inbox lists them by last activity.
  */
-import { and, desc, eq, gt, ilike, isNull, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, ilike, isNotNull, isNull, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { equalWhereGiven, given, listPage, mapPage, type ListOrder } from '../../db/list-query.ts';
@@ -113,6 +113,11 @@ export type ConversationListQuery = Page & {
   unread?: boolean;
   /** Case-insensitive part of the contact's name, the customer's number or the last message's preview. */
   q?: string;
+  /** The chat's state on the linked phone (chats.manage). */
+  archived?: boolean;
+  pinned?: boolean;
+  /** Only chats the phone still has: a conversation whose chat was deleted there (and has no newer message) is left out. */
+  chats?: boolean;
 };
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -165,6 +170,12 @@ export async function listConversations(
       assigned,
       input.unread === undefined ? undefined : input.unread ? gt(conversations.unreadCount, 0) : eq(conversations.unreadCount, 0),
       q ? searchCondition(q) : undefined,
+      input.archived === undefined ? undefined : eq(conversations.archived, input.archived),
+      input.pinned === undefined ? undefined : input.pinned ? isNotNull(conversations.pinnedAt) : isNull(conversations.pinnedAt),
+      // Status posts (status@broadcast) are no chat of the phone's list.
+      input.chats
+        ? sql`(${conversations.chatDeletedAt} is null or ${conversations.lastMessageAt} > ${conversations.chatDeletedAt}) and ${conversations.peerPhone} not like '%@broadcast'`
+        : undefined,
     ],
     order: BY_ACTIVITY,
     after: cursorKey(input.cursor),
@@ -194,6 +205,10 @@ export function conversationUpdated(row: ConversationRow): EventBodies['conversa
     unread_count: row.unreadCount,
     last_message_preview: row.lastMessagePreview,
     last_message_at: row.lastMessageAt?.toISOString() ?? null,
+    archived: row.archived,
+    pinned: row.pinnedAt !== null,
+    muted_until: row.mutedUntil?.toISOString() ?? null,
+    marked_unread: row.markedUnread,
   };
 }
 
@@ -253,9 +268,13 @@ export async function markConversationRead(
     const now = deps.clock.now();
     const [updated] = await tx
       .update(conversations)
-      .set({ unreadCount: 0, lastReadAt: now, updatedAt: now })
+      .set({ unreadCount: 0, markedUnread: false, lastReadAt: now, chatChangedAt: now, updatedAt: now })
       .where(
-        and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId), gt(conversations.unreadCount, 0)),
+        and(
+          eq(conversations.id, conversationId),
+          eq(conversations.organizationId, actor.organizationId),
+          or(gt(conversations.unreadCount, 0), eq(conversations.markedUnread, true)),
+        ),
       )
       .returning();
     if (updated) await recordEvent(tx, actor.organizationId, 'conversation.updated', conversationUpdated(updated), now);

@@ -238,8 +238,9 @@ async function applyInbound(
       content,
       status: 'received',
       providerMessageId: event.providerMessageId,
-      // Receipt time, not the provider's: list cursors stay stable while messages arrive.
-      createdAt: at,
+      // Receipt time, not the provider's: list cursors stay stable while messages arrive. A message of the
+      // chat's history (asked of the phone, or its sync) takes its own time: it goes where it was in the chat.
+      createdAt: event.history ? event.timestamp : at,
       updatedAt: at,
     },
     event,
@@ -254,7 +255,10 @@ async function applyInbound(
       at,
     );
   // A notice (a changed security code) is shown in the chat but is not the customer writing: no window, nothing unread.
-  if (!event.notice) await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
+  // A message of the history is old news: the last message moves only if it is newer, nothing is unread.
+  if (event.history) await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
+  else if (!event.notice)
+    await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
   await recordEvent(
     tx,
     channel.organizationId,
@@ -407,7 +411,7 @@ async function applyEcho(tx: Executor, channel: ChannelRow, event: EchoEvent, at
       status: 'sent',
       providerMessageId: event.providerMessageId,
       dispatchAt: null,
-      createdAt: at,
+      createdAt: event.history ? event.timestamp : at,
       updatedAt: at,
     },
     event,

@@ -32,6 +32,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description: "Status posts (stories) of an unofficial channel's number: text, image or video to chosen contacts.",
   },
   {
+    name: 'chats',
+    description:
+      "The chats of an unofficial channel's phone: the chat list with unread counts and the last message, archiving, pinning, muting, marking read or unread and deleting a chat, and fetching a chat's earlier messages from the phone.",
+  },
+  {
     name: 'profiles',
     description:
       "Through an unofficial channel's phone: numbers' profiles, the channel's own profile, blocking, privacy settings and privacy ids (provider data, not the CRM).",

@@ -20,6 +20,7 @@ import { registerProbeRoutes } from '../probes.ts';
 import { loginThrottleOf, registerAuthRoutes } from '../v1/auth.ts';
 import { registerApiKeyRoutes } from '../v1/api-keys.ts';
 import { registerChannelRoutes } from '../v1/channels.ts';
+import { registerChatRoutes } from '../v1/chats.ts';
 import { registerGroupRoutes } from '../v1/groups.ts';
 import { registerLabelRoutes } from '../v1/labels.ts';
 import { registerChannelProfileRoutes } from '../v1/channel-profiles.ts';
@@ -122,6 +123,7 @@ export async function registerRouteGroups(
   await registerChannelRoutes(app, channelRoutes);
   await registerGroupRoutes(app, channelRoutes.channels);
   await registerLabelRoutes(app, channelRoutes.channels);
+  await registerChatRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerChannelProfileRoutes(app, { ...channelRoutes.pairing, targets: providerTargets(config) });
   await registerChannelCallRoutes(app, { ...channelRoutes.pairing, messages: messageDeps(container) });
   await registerTemplateRoutes(app, templateDeps(container));

@@ -102,6 +102,31 @@ export async function registerGatewayRoutes(scope: FastifyInstance, sandbox: San
     ROUTE,
     authed(async (_a, params, _r, reply) => answer(reply, api.lookupContact(params.phone!))),
   );
+  // Chats (docs/gateway-protocol.md, "Chats").
+  const chats = api.chats;
+  scope.patch(
+    '/sessions/:session/chats/:chat',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await chats.modify(db, account, params.chat!, request.body))),
+  );
+  scope.delete(
+    '/sessions/:session/chats/:chat',
+    ROUTE,
+    authed(async (account, params, _r, reply) => answer(reply, await chats.remove(db, account, params.chat!))),
+  );
+  scope.post(
+    '/sessions/:session/chats/:chat/history',
+    ROUTE,
+    authed(async (account, params, request, reply) => answer(reply, await chats.history(db, account, params.chat!, request.body))),
+  );
+  for (const action of ['star', 'pin'] as const)
+    scope.post(
+      `/sessions/:session/chats/:chat/messages/:id/${action}`,
+      ROUTE,
+      authed(async (account, params, request, reply) =>
+        answer(reply, await chats.message(db, account, params.chat!, params.id!, action, request.body)),
+      ),
+    );
   // Groups, presence and settings (docs/gateway-protocol.md, "Groups").
   const groups = api.groups;
   scope.put(

@@ -82,6 +82,10 @@ export async function registerSandboxRoutes(app: App, container: Container) {
       scope.post('/labels', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.gateway.labels.phone(db, actorOf(request).organizationId, request.body), 202),
       );
+      // The phone changes a chat itself: archived, pinned, muted, read or unread, deleted (a chat.update callback).
+      scope.post('/chat', INBOUND_ROUTE, async (request, reply) =>
+        answerGateway(reply, await sandbox.phone.chat(db, actorOf(request).organizationId, request.body), 202),
+      );
       scope.post('/delete', INBOUND_ROUTE, async (request, reply) =>
         answerGateway(reply, await sandbox.phone.remove(db, actorOf(request).organizationId, request.body), 202),
       );

@@ -36,6 +36,16 @@ export const ConversationSchema = z
         'Inbound messages since the conversation was last marked read (POST /v1/conversations/{conversationID}/read); one count for the whole team',
     }),
     last_read_at: z.string().nullable().meta({ description: 'When unread messages were last marked read; null if never' }),
+    archived: z.boolean().meta({
+      description:
+        'The chat is archived on the linked phone (unofficial channels: PATCH /v1/channels/{id}/chats/{chatID}); false elsewhere',
+    }),
+    pinned: z.boolean().meta({ description: 'The chat is pinned on the linked phone' }),
+    muted_until: z
+      .string()
+      .nullable()
+      .meta({ description: "The chat's notifications are muted on the linked phone until then; null when not muted" }),
+    marked_unread: z.boolean().meta({ description: 'Marked unread by hand (on the phone or through the API), whatever unread_count says' }),
     contact: z
       .object({ id: z.string(), name: z.string().nullable(), phone: z.string().nullable().meta({ description: 'E.164, with +' }) })
       .nullable()

@@ -46,6 +46,8 @@ export function presentMessage(row: MessageRow & { media?: MessageMediaRow | nul
         : null,
     edited_at: row.editedAt?.toISOString() ?? null,
     deleted_at: row.deletedAt?.toISOString() ?? null,
+    starred: row.starred,
+    pinned_until: row.pinnedUntil?.toISOString() ?? null,
     media: row.media ? presentMedia(row.id, row.media) : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -79,6 +79,10 @@ export const MessageSchema = z
       description:
         'When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted',
     }),
+    starred: z.boolean().meta({ description: 'Starred on the linked phone (unofficial channels: POST /v1/messages/{messageID}/star)' }),
+    pinned_until: z.string().nullable().meta({
+      description: 'Pinned in its chat for everyone until then (unofficial channels: POST /v1/messages/{messageID}/pin); null when not',
+    }),
     media: MessageMediaSchema.nullable().meta({
       description: 'The media an inbound message carried, stored by Parley; null for messages without',
     }),

@@ -11,6 +11,7 @@ import { engineOf, gatewayAccess, NO_ENGINE, type GatewaySettings } from './acce
 import { createGatewayCalls } from './calls.ts';
 import { downloadEmbeddedMedia } from './embedded/media.ts';
 import { sendThroughSocket } from './embedded/outbound.ts';
+import { createChatCalls } from './chats.ts';
 import { createGroupCalls, gatewaySettingsOf } from './groups.ts';
 import { createLabelCalls } from './labels.ts';
 import { createGatewayProfiles } from './profiles.ts';
@@ -62,6 +63,7 @@ export function createGatewayAdapter(options: AdapterOptions): AdapterCalls {
 
     profiles: createGatewayProfiles(access),
     calls: createGatewayCalls(access),
+    chats: createChatCalls(access),
     sendsOf: (connection) => (engineOf(connection) === 'embedded' ? EMBEDDED_SENDS : HTTP_GATEWAY_SENDS),
 
     async send(connection, message) {

@@ -62,7 +62,17 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         return event ? [event] : [];
       });
     case 'message': {
-      const content = (p.content ?? {}) as Json;
+      const given = (p.content ?? {}) as Json;
+      // The people it mentions, as Parley's records name people: E.164.
+      const content = Array.isArray(given.mentions)
+        ? {
+            ...given,
+            mentions: (given.mentions as unknown[]).flatMap((m) => {
+              const digits = String(m ?? '').replace(/^\+/, '');
+              return /^\d{5,20}$/.test(digits) ? [`+${digits}`] : [];
+            }),
+          }
+        : given;
       const type = String(p.type ?? 'text');
       const media = mediaOf(type, content);
       // A group's message names its group (content.group.id): the conversation is the group's.
@@ -81,6 +91,7 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           replyTo: p.reply_to ? String(p.reply_to) : undefined,
           ...(media ? { media } : {}),
+          ...(p.history === true ? { history: true as const } : {}),
           ...(typeof group === 'string' && GROUP_RECIPIENT.test(group)
             ? { chat: group }
             : p.chat === STATUS_BROADCAST
@@ -122,6 +133,12 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
         },
       ];
     }
+    case 'chat.update':
+      return chatEvent(ref, p, timestamp);
+    // A message starred on the phone: `{id, starred}`.
+    case 'message.starred':
+      if (!p.id || typeof p.starred !== 'boolean') return [];
+      return [{ kind: 'message.starred', ref, providerMessageId: String(p.id), starred: p.starred, timestamp }];
     case 'presence': {
       const phone = String(p.phone ?? '').replace(/^\+/, '');
       if (!/^\d{5,20}$/.test(phone) || !(PRESENCES as readonly string[]).includes(String(p.presence))) return [];
@@ -157,6 +174,7 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
           content,
           ...(p.reply_to ? { replyTo: String(p.reply_to) } : {}),
           ...(media ? { media } : {}),
+          ...(p.history === true ? { history: true as const } : {}),
         },
       ];
     }
@@ -189,6 +207,21 @@ export function normalizeGatewayCallback(body: unknown): InboundEvent[] {
     default:
       return [];
   }
+}
+
+/** A chat's change on the phone: `{chat, archived?, pinned?, muted_until?, unread?, deleted?}` (docs/gateway-protocol.md). */
+function chatEvent(ref: string, p: Json, timestamp: Date): InboundEvent[] {
+  const raw = String(p.chat ?? '').replace(/^\+/, '');
+  if (!GROUP_RECIPIENT.test(raw) && !/^\d{5,20}$/.test(raw)) return [];
+  const event: Extract<InboundEvent, { kind: 'chat.update' }> = { kind: 'chat.update', ref, chat: raw, timestamp };
+  if (p.deleted === true) return [{ ...event, deleted: true }];
+  if (typeof p.archived === 'boolean') event.archived = p.archived;
+  if (typeof p.pinned === 'boolean') event.pinned = p.pinned;
+  if (typeof p.unread === 'boolean') event.unread = p.unread;
+  if (p.muted_until === null) event.mutedUntil = null;
+  else if (typeof p.muted_until === 'string' && !Number.isNaN(new Date(p.muted_until).getTime()))
+    event.mutedUntil = new Date(p.muted_until);
+  return Object.keys(event).length > 4 ? [event] : [];
 }
 
 /** The changes a `group.update` callback may name (docs/gateway-protocol.md), and the list its participants go to. */

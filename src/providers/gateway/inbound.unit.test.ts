@@ -157,3 +157,62 @@ test('label callbacks: a label edited or deleted, a label put on a chat or a mes
   ] as const)
     assert.deepEqual(callback(event, payload), [], `${event} ${JSON.stringify(payload)}`);
 });
+
+test('a chat.update callback is the chat change it names (a number or a group); a deletion is that alone; nothing to say is nothing', () => {
+  const at = '2026-11-26T10:00:00.000Z';
+  const callback = (payload: Record<string, unknown>) =>
+    normalizeGatewayCallback({ event: 'chat.update', session: 'gws_1', timestamp: at, payload });
+  assert.deepEqual(
+    callback({ chat: '+4915112340101', archived: true, pinned: false, muted_until: '2026-11-27T10:00:00.000Z', unread: true }),
+    [
+      {
+        kind: 'chat.update',
+        ref: 'gws_1',
+        chat: '4915112340101',
+        archived: true,
+        pinned: false,
+        unread: true,
+        mutedUntil: new Date('2026-11-27T10:00:00.000Z'),
+        timestamp: new Date(at),
+      },
+    ],
+  );
+  assert.deepEqual(callback({ chat: '120363025246125888@g.us', muted_until: null }), [
+    { kind: 'chat.update', ref: 'gws_1', chat: '120363025246125888@g.us', mutedUntil: null, timestamp: new Date(at) },
+  ]);
+  assert.deepEqual(callback({ chat: '4915112340101', deleted: true, archived: true }), [
+    { kind: 'chat.update', ref: 'gws_1', chat: '4915112340101', deleted: true, timestamp: new Date(at) },
+  ]);
+  assert.deepEqual(callback({ chat: '4915112340101' }), []);
+  assert.deepEqual(callback({ chat: 'status@broadcast', archived: true }), []);
+  assert.deepEqual(callback({ chat: '4915112340101', archived: 'yes', muted_until: 'soon' }), []);
+});
+
+test("a message callback's mentions are E.164; history: true marks a message of the chat's history", () => {
+  const [event] = normalizeGatewayCallback({
+    event: 'message',
+    session: 'gws_1',
+    timestamp: '2026-11-26T10:00:00.000Z',
+    payload: {
+      id: 'm1',
+      from: '4915112340101',
+      type: 'text',
+      content: { body: 'hi @49151', mentions: ['4915112340102', '+4915112340103', 'x'] },
+      history: true,
+    },
+  });
+  assert.equal(event!.kind, 'message.inbound');
+  const inbound = event as Extract<typeof event, { kind: 'message.inbound' }>;
+  assert.deepEqual(inbound.content.mentions, ['+4915112340102', '+4915112340103']);
+  assert.equal(inbound.history, true);
+});
+
+test('a message.starred callback is the star on the phone', () => {
+  const at = '2026-11-26T10:00:00.000Z';
+  const of = (payload: Record<string, unknown>) =>
+    normalizeGatewayCallback({ event: 'message.starred', session: 'gws_1', timestamp: at, payload });
+  assert.deepEqual(of({ id: 'm1', starred: true }), [
+    { kind: 'message.starred', ref: 'gws_1', providerMessageId: 'm1', starred: true, timestamp: new Date(at) },
+  ]);
+  assert.deepEqual(of({ id: 'm1', starred: 'yes' }), []);
+});

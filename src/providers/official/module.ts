@@ -11,6 +11,12 @@ import { officialInbound } from './inbound.ts';
 /** The provider sends every type it takes as its own kind of message. */
 const NATIVE: EngineRow = { simplified_types: [], parley_types: [] };
 
+/** The provider's API cannot mark a message forwarded. */
+const notForwarded = (content: Record<string, unknown>) =>
+  content.forwarded === undefined
+    ? []
+    : [{ pointer: '/content/forwarded', message: 'official channels cannot mark a message forwarded (unofficial channels can)' }];
+
 export const officialProvider: ProviderModule = {
   platform: 'chatapp_official',
   capabilities: {
@@ -30,6 +36,19 @@ export const officialProvider: ProviderModule = {
     customer_service_window_hours: 24,
   },
   contentRules: {
+    // The provider's API has no mentions nor forwards (a linked device's messages do).
+    text: (content) => [
+      ...(content.mentions === undefined
+        ? []
+        : [{ pointer: '/content/mentions', message: 'official channels cannot mention people (unofficial channels can)' }]),
+      ...notForwarded(content),
+    ],
+    image: notForwarded,
+    video: notForwarded,
+    audio: notForwarded,
+    document: notForwarded,
+    sticker: notForwarded,
+    location: notForwarded,
     presence: (content) =>
       content.state === 'typing'
         ? []

@@ -1178,6 +1178,134 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/channels/{channelID}/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The phone's chats
+     * @description The channel's chats, most recent activity first, each with its last message, unread count and state on the phone (archived, pinned, muted). Filters combine: `archived=false` is the phone's main list, `pinned=true` the chats pinned to its top. A chat deleted on the phone is left out until a newer message. Unofficial channels (capability `chats.manage`).
+     */
+    get: operations['listChats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/chats/{chatID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat
+     * @description 404 names a chat the channel does not have. Unofficial channels (capability `chats.manage`).
+     */
+    get: operations['getChat'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a chat
+     * @description Deletes the chat and its messages on the phone. Parley keeps the conversation and its history (the inbox still has it); the chat leaves the chat list until a newer message. Unofficial channels (capability `chats.manage`; 422 on official channels); changes need the phone connected (409 otherwise).
+     */
+    delete: operations['deleteChat'];
+    options?: never;
+    head?: never;
+    /**
+     * Archive, pin, mute or mark a chat read or unread
+     * @description Each field given is changed on the phone (and every device linked to it), then on the chat; records `conversation.updated` when it changed. Answers the chat as it now is. 404 names a chat the channel does not have; 400 a number not on the chat network. Unofficial channels (capability `chats.manage`; 422 on official channels); changes need the phone connected (409 otherwise).
+     */
+    patch: operations['updateChat'];
+    trace?: never;
+  };
+  '/v1/messages/{messageID}/star': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Star or unstar a message
+     * @description Stars the message on the linked phone (and its other devices), as the chat app's starred messages; the record's `starred` says so. 409 while the message has not reached the chat network (no provider id). Unofficial channels (capability `messages.star`; 422 on official channels), with the phone connected.
+     */
+    post: operations['starMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages/{messageID}/forward': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Forward a message to another chat
+     * @description Sends the message's content again to another chat of its channel, shown as forwarded: a new outbound message (201), accepted and sent like any other. Text, media with an address the network can fetch (a URL, or the provider's media id) and locations with a name and address can be forwarded; a view-once or deleted message and other kinds are 409, saying why. A number not on the chat network is 400 naming `to`. Unofficial channels (capability `messages.forward`; 422 on official channels).
+     */
+    post: operations['forwardMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages/{messageID}/pin': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pin or unpin a message in its chat
+     * @description Pins the message at the top of its chat for everyone in it (a day, a week or 30 days), or unpins it; the record's `pinned_until` says until when. 409 while the message has not reached the chat network. Unofficial channels (capability `messages.pin`; 422 on official channels), with the phone connected.
+     */
+    post: operations['pinMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/chats/{chatID}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fetch a chat's earlier messages from the phone
+     * @description Asks the phone for up to `count` messages sent before the oldest one Parley holds of the chat (the history the phone offers). They arrive later, when the phone answers, as the chat's messages: inbound messages and echoes, each stored once, announced as `message.new`. 409 when Parley holds no message of the chat yet. Unofficial channels (capability `chats.history`; 422 on official channels), with the phone connected.
+     */
+    post: operations['fetchChatHistory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/channels/{channelID}/profiles/{phone}': {
     parameters: {
       query?: never;
@@ -3859,6 +3987,11 @@ export interface components {
         | 'labels.manage'
         | 'status.post'
         | 'status.receive'
+        | 'chats.manage'
+        | 'chats.history'
+        | 'messages.star'
+        | 'messages.pin'
+        | 'messages.forward'
       )[];
       customer_service_window_hours: number | null;
     };
@@ -3936,6 +4069,88 @@ export interface components {
       qr_image: string;
       /** @description When it lapses; read it again for a new one */
       expires_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "+4915112345678",
+     *       "kind": "person",
+     *       "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "name": "Ana Souza",
+     *       "last_message_preview": "Is my order on its way?",
+     *       "last_message_at": "2025-06-02T09:15:00.000Z",
+     *       "unread_count": 2,
+     *       "unread": true,
+     *       "archived": false,
+     *       "pinned": true,
+     *       "pinned_at": "2025-06-02T09:14:00.000Z",
+     *       "muted_until": null
+     *     }
+     */
+    Chat: {
+      /** @description The chat: the customer's number (E.164, with +) or a group's id `<digits>@g.us`; what the chat routes name as chatID */
+      id: string;
+      /** @enum {string} */
+      kind: 'person' | 'group';
+      /** Format: uuid */
+      channel_id: string;
+      /**
+       * Format: uuid
+       * @description The chat's conversation (GET /v1/conversations/{id}/messages for its messages)
+       */
+      conversation_id: string;
+      contact_id: string | null;
+      /** @description The contact's name, where the chat has a contact */
+      name: string | null;
+      last_message_preview: string | null;
+      last_message_at: string | null;
+      /** @description Inbound messages since the chat was last read */
+      unread_count: number;
+      /** @description Unread messages, or marked unread by hand */
+      unread: boolean;
+      archived: boolean;
+      pinned: boolean;
+      pinned_at: string | null;
+      /** @description Notifications muted on the phone until then; null when not muted */
+      muted_until: string | null;
+    };
+    /**
+     * @example {
+     *       "count": 50
+     *     }
+     */
+    ChatHistoryBody: {
+      /**
+       * @description How many earlier messages to ask for (1 to 50)
+       * @default 50
+       */
+      count: number;
+    };
+    /**
+     * @example {
+     *       "chat_id": "+4915112345678",
+     *       "count": 50,
+     *       "before": {
+     *         "provider_message_id": "3EB0C767D26A1D8E9F10",
+     *         "at": "2025-06-02T09:00:00.000Z"
+     *       },
+     *       "status": "requested"
+     *     }
+     */
+    ChatHistoryRequest: {
+      chat_id: string;
+      count: number;
+      /** @description The oldest message Parley holds of the chat: the phone is asked for the ones before it */
+      before: {
+        provider_message_id: string;
+        at: string;
+      };
+      /**
+       * @description The messages arrive later as the chat’s messages (message.new), when the phone answers
+       * @constant
+       */
+      status: 'requested';
     };
     /**
      * @example {
@@ -4476,6 +4691,10 @@ export interface components {
      *       "last_message_preview": "Hello from Parley",
      *       "unread_count": 2,
      *       "last_read_at": "2025-06-02T09:00:00.000Z",
+     *       "archived": false,
+     *       "pinned": false,
+     *       "muted_until": null,
+     *       "marked_unread": false,
      *       "contact": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *         "name": "Ana Souza",
@@ -4513,6 +4732,14 @@ export interface components {
       unread_count: number;
       /** @description When unread messages were last marked read; null if never */
       last_read_at: string | null;
+      /** @description The chat is archived on the linked phone (unofficial channels: PATCH /v1/channels/{id}/chats/{chatID}); false elsewhere */
+      archived: boolean;
+      /** @description The chat is pinned on the linked phone */
+      pinned: boolean;
+      /** @description The chat's notifications are muted on the linked phone until then; null when not muted */
+      muted_until: string | null;
+      /** @description Marked unread by hand (on the phone or through the API), whatever unread_count says */
+      marked_unread: boolean;
       /** @description The customer's contact; null when there is none (or it was deleted) */
       contact: {
         id: string;
@@ -5947,6 +6174,15 @@ export interface components {
     };
     /**
      * @example {
+     *       "to": "+4915112345678"
+     *     }
+     */
+    ForwardMessageRequest: {
+      /** @description Another chat of the same channel: a number (with country code) or a group id <digits>@g.us */
+      to: string;
+    };
+    /**
+     * @example {
      *       "id": "120363025246125888@g.us",
      *       "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
      *       "subject": "Order 10023",
@@ -6424,6 +6660,8 @@ export interface components {
      *       "error": null,
      *       "edited_at": null,
      *       "deleted_at": null,
+     *       "starred": false,
+     *       "pinned_until": null,
      *       "media": null,
      *       "created_at": "2025-06-02T09:15:00.000Z",
      *       "updated_at": "2025-06-02T09:15:00.000Z"
@@ -6469,6 +6707,10 @@ export interface components {
       edited_at: string | null;
       /** @description When the sender deleted it for everyone (the record and its content are kept; inboxes show it as deleted); null when not deleted */
       deleted_at: string | null;
+      /** @description Starred on the linked phone (unofficial channels: POST /v1/messages/{messageID}/star) */
+      starred: boolean;
+      /** @description Pinned in its chat for everyone until then (unofficial channels: POST /v1/messages/{messageID}/pin); null when not */
+      pinned_until: string | null;
       /** @description The media an inbound message carried, stored by Parley; null for messages without */
       media: components['schemas']['MessageMedia'] | null;
       created_at: string;
@@ -7066,6 +7308,21 @@ export interface components {
       expires_at: string;
       /** @description Whether the link is also being mailed to the member (SMTP_URL is set); a failed mail is logged and does not fail the request */
       mailed: boolean;
+    };
+    /**
+     * @example {
+     *       "pinned": true,
+     *       "duration_seconds": 86400
+     *     }
+     */
+    PinMessageRequest: {
+      /**
+       * @description false unpins it
+       * @default true
+       */
+      pinned: boolean;
+      /** @description How long it stays pinned: one of 86400, 604800, 2592000 (a day, a week, 30 days; default a week) */
+      duration_seconds?: number;
     };
     /**
      * @example {
@@ -8223,13 +8480,13 @@ export interface components {
         | 'flow';
       /**
        * @description Shape depends on `type`:
-       *     - `text`: body, preview_url, reply_to
-       *     - `image`: media_url, media_id, media_type, reply_to, caption
-       *     - `video`: media_url, media_id, media_type, reply_to, caption
-       *     - `audio`: media_url, media_id, media_type, reply_to
-       *     - `document`: media_url, media_id, media_type, reply_to, caption, file_name
-       *     - `sticker`: media_url, media_id, media_type, reply_to
-       *     - `location`: name, address, latitude, longitude, reply_to
+       *     - `text`: body, preview_url, reply_to, mentions, forwarded
+       *     - `image`: media_url, media_id, media_type, reply_to, forwarded, caption
+       *     - `video`: media_url, media_id, media_type, reply_to, forwarded, caption
+       *     - `audio`: media_url, media_id, media_type, reply_to, forwarded
+       *     - `document`: media_url, media_id, media_type, reply_to, forwarded, caption, file_name
+       *     - `sticker`: media_url, media_id, media_type, reply_to, forwarded
+       *     - `location`: name, address, latitude, longitude, reply_to, forwarded
        *     - `location_request`: body
        *     - `contact`: full_name, first_name, last_name, middle_name, name_prefix, name_suffix, phone, phone_type, phones, emails, urls, addresses, organization, department, job_title, birthday, reply_to
        *     - `reaction`: message_id, reaction, from_me, participant
@@ -8361,6 +8618,18 @@ export interface components {
        * @example false
        */
       open: boolean;
+    };
+    /**
+     * @example {
+     *       "starred": true
+     *     }
+     */
+    StarMessageRequest: {
+      /**
+       * @description false unstars it
+       * @default true
+       */
+      starred: boolean;
     };
     /**
      * @example {
@@ -8814,6 +9083,26 @@ export interface components {
       name?: string;
       /** @description The chat app's label color, 0 to 19 */
       color?: number;
+    };
+    /**
+     * @example {
+     *       "archived": true
+     *     }
+     * @example {
+     *       "pinned": true,
+     *       "muted_until": "2025-06-09T09:00:00.000Z"
+     *     }
+     * @example {
+     *       "unread": false
+     *     }
+     */
+    UpdateChatRequest: {
+      archived?: boolean;
+      pinned?: boolean;
+      /** @description Mute notifications until then (a time in the future); null unmutes */
+      muted_until?: string | null;
+      /** @description true: mark unread; false: mark read (the unread count goes to 0, on the phone too) */
+      unread?: boolean;
     };
     /**
      * @description Its author only (403 for anyone else). Records crm.comment.updated when the body changed.
@@ -20043,6 +20332,1228 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['ChatLabel'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listChats: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description `true`: only archived chats; `false`: only the others */
+        archived?: 'true' | 'false';
+        /** @description `true`: only pinned chats; `false`: only the others */
+        pinned?: 'true' | 'false';
+      };
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateChat: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateChatRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Chat'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  starMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StarMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  forwardMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ForwardMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pinMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        messageID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PinMessageRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Message'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unprocessable Content */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  fetchChatHistory: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+        /** @description The customer's number (E.164; `+` may be left out) or a group id `<digits>@g.us` */
+        chatID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChatHistoryBody'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChatHistoryRequest'];
           };
         };
       };

@@ -12,7 +12,7 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
-import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message } from './api.ts';
+import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message, type UpdateChatRequest } from './api.ts';
 import { ChatLabels } from './ChatLabels.tsx';
 import { Composer } from './Composer.tsx';
 import { MessageContent } from './MessageContent.tsx';
@@ -97,6 +97,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
         </div>
         {canSend ? <ConversationControls conversation={conversation} /> : <StatusBadge status={conversation.status} />}
       </header>
+      {canSend ? <ChatControls conversation={conversation} /> : null}
       <MessageList conversation={conversation} list={messages} />
       {canSend ? <Composer conversation={conversation} /> : <p className="muted small">Your role can read conversations but not reply.</p>}
     </>
@@ -164,6 +165,65 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
         </button>
       )}
       <ErrorMessage message={fieldError ?? errors.message} onDismiss={() => update.reset()} />
+    </div>
+  );
+}
+
+/** Hours a chat is muted for from the thread's button. */
+const MUTE_HOURS = 8;
+
+/**
+ * The chat on a linked phone (channels with chats.manage): archive, pin, mute and mark unread, made on the
+ * phone through PATCH /v1/channels/{id}/chats/{chatID}; the conversation shows the state it keeps.
+ */
+function ChatControls({ conversation }: { conversation: Conversation }) {
+  const queryClient = useQueryClient();
+  const capabilities = useQuery({
+    queryKey: orgKey('channels', conversation.channel_id, 'capabilities'),
+    queryFn: () => inboxApi.capabilities(conversation.channel_id),
+    staleTime: 60_000,
+  });
+  const change = useMutation({
+    mutationFn: (body: UpdateChatRequest) => inboxApi.updateChat(conversation, body),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: orgKey('conversations') }),
+  });
+  if (!capabilities.data?.operations.includes('chats.manage') || conversation.peer_phone.endsWith('@broadcast')) return null;
+  const muted = conversation.muted_until !== null && new Date(conversation.muted_until).getTime() > Date.now();
+  const errors = formErrors(change.error);
+  const busy = change.isPending;
+  return (
+    <div className="thread-controls thread-chat" role="group" aria-label="Chat on the phone">
+      <span className="small muted">
+        On the phone:{' '}
+        {[
+          conversation.archived ? 'archived' : null,
+          conversation.pinned ? 'pinned' : null,
+          muted ? 'muted' : null,
+          conversation.marked_unread ? 'marked unread' : null,
+        ]
+          .filter(Boolean)
+          .join(', ') || 'in the chat list'}
+      </span>
+      <button type="button" className="button" disabled={busy} onClick={() => change.mutate({ archived: !conversation.archived })}>
+        {conversation.archived ? 'Unarchive' : 'Archive'}
+      </button>
+      <button type="button" className="button" disabled={busy} onClick={() => change.mutate({ pinned: !conversation.pinned })}>
+        {conversation.pinned ? 'Unpin' : 'Pin'}
+      </button>
+      <button
+        type="button"
+        className="button"
+        disabled={busy}
+        onClick={() => change.mutate({ muted_until: muted ? null : new Date(Date.now() + MUTE_HOURS * 3_600_000).toISOString() })}
+      >
+        {muted ? 'Unmute' : `Mute ${MUTE_HOURS} hours`}
+      </button>
+      {conversation.marked_unread || conversation.unread_count > 0 ? null : (
+        <button type="button" className="button" disabled={busy} onClick={() => change.mutate({ unread: true })}>
+          Mark unread
+        </button>
+      )}
+      <ErrorMessage message={errors.message} onDismiss={() => change.reset()} />
     </div>
   );
 }

@@ -2,6 +2,8 @@
 import type { ChannelCapabilitiesRecord } from '../../../http/v1/channels.presenters.ts';
 import type { ConversationRecord } from '../../../http/v1/conversations.presenters.ts';
 import type { UpdateConversationRequest } from '../../../http/v1/conversations.ts';
+import type { ChatRecord } from '../../../http/v1/chats.presenters.ts';
+import type { UpdateChatRequest } from '../../../http/v1/chats.ts';
 import type { MessageRecord } from '../../../http/v1/messages.presenters.ts';
 import type { SendMessageRequest } from '../../../http/v1/messages.ts';
 import type { MemberRecord } from '../../../http/v1/organizations.presenters.ts';
@@ -10,7 +12,7 @@ import { allPages, call, type Page } from '../../api.ts';
 import { useAllChannels } from '../../channels.ts';
 
 export type Message = MessageRecord;
-export type { SendMessageRequest, UpdateConversationRequest };
+export type { SendMessageRequest, UpdateChatRequest, UpdateConversationRequest };
 
 /** The server's wire record: the list and the thread's header read it as the API sends it. */
 export type Conversation = ConversationRecord;
@@ -44,9 +46,17 @@ export const inboxApi = {
     allPages((cursor) =>
       call<Page<MemberRecord>>('GET', `/v1/organizations/${id(organizationId)}/members`, { query: { limit: '100', cursor } }),
     ),
+  /** A linked phone's chat (PATCH /v1/channels/{id}/chats/{chatID}): archive, pin, mute, mark unread. */
+  updateChat: (conversation: Conversation, body: UpdateChatRequest) =>
+    call<{ data: ChatRecord }>('PATCH', `/v1/channels/${id(conversation.channel_id)}/chats/${id(chatIdOf(conversation))}`, { body }).then(
+      (r) => r.data,
+    ),
   capabilities: (channelId: string) =>
     call<{ data: ChannelCapabilitiesRecord }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
 };
+
+/** How the chat routes name a conversation's chat: E.164 for a number, the id for a group. */
+export const chatIdOf = (c: Conversation) => (/^\d+$/.test(c.peer_phone) ? `+${c.peer_phone}` : c.peer_phone);
 
 /** The organization's channels, for the channel filter and names. */
 export const useChannels = useAllChannels;

@@ -12,6 +12,7 @@ import { createLeaseLoop } from '../../../lib/lease-loop.ts';
 import type { HealthCheck, PairingCode, ProviderProfile, QrCode, Result } from '../../provider.ts';
 import { askHolder } from './engine/ask.ts';
 import { COMMAND_ASKED, type EmbeddedEngineOptions, type EngineContext } from './engine/context.ts';
+import type { ChatRequest } from './chats.ts';
 import type { GroupRequest } from './groups.ts';
 import type { LabelRequest } from './labels.ts';
 import { letGo } from './engine/hold.ts';
@@ -37,6 +38,8 @@ export type EmbeddedEngine = {
   logout(channelId: string): Promise<Result<{ status: string }>>;
   /** A group request, run by the session's holder (groups.ts); the answer is JSON. */
   group(channelId: string, request: GroupRequest): Promise<Result<unknown>>;
+  /** A chat request (archive, pin, mute, read, delete, history), run by the session's holder (chats.ts). */
+  chat(channelId: string, request: ChatRequest): Promise<Result<unknown>>;
   subscribePresence(channelId: string, phone: string): Promise<Result<{ subscribed: true }>>;
   /** A label or status request, run by the session's holder (labels.ts); the answer is JSON. */
   label(channelId: string, request: LabelRequest): Promise<Result<unknown>>;
@@ -101,6 +104,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): EmbeddedEn
     group: (channelId, request) => askHolder(engine, channelId, 'group', request),
 
     label: (channelId, request) => askHolder(engine, channelId, 'label', request),
+    chat: (channelId, request) => askHolder(engine, channelId, 'chat', request),
 
     async subscribePresence(channelId, phone) {
       return (await askHolder(engine, channelId, 'presence', { phone })) as Result<{ subscribed: true }>;

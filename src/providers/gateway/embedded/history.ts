@@ -58,7 +58,11 @@ export function historyEvents(ref: string, chunk: HistoryChunk, context: Inbound
   if (context.importHistory && chunk.messages.length > 0) {
     // Oldest first, as they happened (the chunk is newest first).
     const messages = [...chunk.messages].reverse();
-    events.push(...normalizeSocketEvent(ref, { event: 'messages.upsert', data: { messages, type: 'append' } }, context));
+    events.push(
+      ...normalizeSocketEvent(ref, { event: 'messages.upsert', data: { messages, type: 'append' } }, context).map((event) =>
+        event.kind === 'message.inbound' || event.kind === 'message.echo' ? { ...event, history: true as const } : event,
+      ),
+    );
   }
   return events;
 }

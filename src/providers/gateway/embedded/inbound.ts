@@ -42,6 +42,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
       return input.data.messages.flatMap((m) => messageEvents(ref, m, context));
     case 'messages.update':
       return input.data.flatMap(({ key, update }): InboundEvent[] => {
+        // A message starred or unstarred on the phone (app-state sync: chat-utils' starAction), ours or theirs.
+        if (key?.id && typeof update?.starred === 'boolean')
+          return [{ kind: 'message.starred', ref, providerMessageId: key.id, starred: update.starred, timestamp: new Date() }];
         if (!key?.fromMe || !key.id || typeof update?.status !== 'number' || !isAckChat(key.remoteJid, context)) return [];
         const status = statusOf(update.status);
         if (!status) return [];
@@ -83,7 +86,9 @@ export function normalizeSocketEvent(ref: string, input: SocketEvent, context: I
     case 'call':
     case 'labels.edit':
     case 'labels.association':
-      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's; labels labels.ts's.
+    case 'chats.update':
+    case 'chats.delete':
+      // History chunks are history.ts's; group and presence events group-events.ts's; calls are calls.ts's; labels labels.ts's; chats chats.ts's.
       return [];
     default:
       return input satisfies never;
@@ -223,8 +228,9 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
   if (key.fromMe) {
     // The business wrote from its phone or another linked device (or this is Parley's own send coming back).
     if (shared) return [];
-    const mapped = message.pollUpdateMessage ? undefined : contentOf(message);
-    if (!mapped) return [];
+    const found = message.pollUpdateMessage ? undefined : contentOf(message);
+    if (!found) return [];
+    const mapped = withMarks(found, m.message, message);
     const own = parleyMessageIdOf(key.id);
     return [
       {
@@ -243,8 +249,9 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
     ];
   }
 
-  const mapped = message.pollUpdateMessage ? voteOf(message.pollUpdateMessage, key, context) : contentOf(message);
-  if (!mapped) return [];
+  const found = message.pollUpdateMessage ? voteOf(message.pollUpdateMessage, key, context) : contentOf(message);
+  if (!found) return [];
+  const mapped = withMarks(found, m.message, message);
   return [
     {
       kind: 'message.inbound',
@@ -261,6 +268,34 @@ function messageEvents(ref: string, m: WAMessage, context: InboundContext): Inbo
       ...(mapped.media ? { media: mapped.media } : {}),
     },
   ];
+}
+
+/**
+ * What the library's wrappers and context say beside the content: a view-once message (its wrapper, or the
+ * media's own flag) is `view_once: true`, the people a message mentions (contextInfo.mentionedJid) are
+ * `mentions` (their phones; privacy ids the library cannot map are left out), a forwarded one `forwarded: true`.
+ */
+function withMarks(mapped: Mapped, raw: Message | null | undefined, message: Message): Mapped {
+  if (mapped.type === 'unsupported' || mapped.type === 'reaction' || mapped.type === 'poll_vote') return mapped;
+  const part = Object.entries(message).find(
+    ([k, v]) => (k.endsWith('Message') || k === 'extendedTextMessage') && !NOT_CONTENT.has(k) && v && typeof v === 'object',
+  )?.[1] as { contextInfo?: proto.IContextInfo | null; viewOnce?: boolean | null } | undefined;
+  const viewOnce = Boolean(raw?.viewOnceMessage || raw?.viewOnceMessageV2 || raw?.viewOnceMessageV2Extension || part?.viewOnce);
+  const mentions = (part?.contextInfo?.mentionedJid ?? []).flatMap((jid) => {
+    const phone = phoneOfJid(jid);
+    return phone ? [`+${phone}`] : [];
+  });
+  const forwarded = part?.contextInfo?.isForwarded === true;
+  if (!viewOnce && mentions.length === 0 && !forwarded) return mapped;
+  return {
+    ...mapped,
+    content: {
+      ...mapped.content,
+      ...(viewOnce ? { view_once: true } : {}),
+      ...(mentions.length > 0 ? { mentions } : {}),
+      ...(forwarded ? { forwarded: true } : {}),
+    },
+  };
 }
 
 /** A message of a group names the group and its sender (`group: {id, participant}`); a status post says it is one. */

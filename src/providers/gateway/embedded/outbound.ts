@@ -214,13 +214,19 @@ async function recipientJid(socket: MessageSocket, phone: string, timeoutMs: num
 
 async function planOf(message: OutboundMessage, to: string, context: OutboundContext): Promise<Result<Plan>> {
   const c = message.content as Json;
-  const send = async (content: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => {
+  const send = async (given: AnyMessageContent, replyTo?: unknown): Promise<Result<Plan>> => {
     const quoted = await quotedOf(context, chatJidOf(to), replyTo);
+    // A forward shows as one (the library puts contextInfo on whatever the content becomes).
+    const content =
+      c.forwarded === true ? ({ ...given, contextInfo: { isForwarded: true, forwardingScore: 1 } } as AnyMessageContent) : given;
     return ok({ kind: 'send', content, ...(quoted ? { options: { quoted } } : {}) });
   };
   switch (message.type) {
-    case 'text':
-      return send({ text: String(c.body), linkPreview: null }, c.reply_to);
+    case 'text': {
+      // Mentions: the people's jids beside the text (the text names them as @<digits>).
+      const mentioned = Array.isArray(c.mentions) ? (c.mentions as string[]).map((p) => jidOfPhone(String(p))) : [];
+      return send({ text: String(c.body), linkPreview: null, ...(mentioned.length > 0 ? { mentions: mentioned } : {}) }, c.reply_to);
+    }
     case 'image':
     case 'video':
     case 'audio':

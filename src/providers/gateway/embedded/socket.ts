@@ -17,6 +17,7 @@ import type {
   WAPresence,
 } from 'baileys';
 import type { LabelSocketCalls } from './labels.ts';
+import type { ChatSocket } from './chats.ts';
 import type { ProfileSocket } from './profiles.ts';
 
 /** The library's events the engine listens to. */
@@ -37,10 +38,12 @@ export type SocketEvents = Pick<
   | 'call'
   | 'labels.edit'
   | 'labels.association'
+  | 'chats.update'
+  | 'chats.delete'
 >;
 
-/** The whole socket the engine holds: messaging, profiles and calls (profiles.ts), groups and presence, labels (labels.ts). */
-export type EngineSocket = ProfileSocket & MessageSocket & GroupSocketCalls & LabelSocketCalls;
+/** The whole socket the engine holds: messaging, profiles and calls (profiles.ts), groups and presence, labels (labels.ts), chats (chats.ts). */
+export type EngineSocket = ProfileSocket & MessageSocket & GroupSocketCalls & LabelSocketCalls & ChatSocket;
 
 /** What sending and receiving messages use of the socket (outbound.ts takes only this). */
 export type MessageSocket = {

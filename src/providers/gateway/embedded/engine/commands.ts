@@ -2,6 +2,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { channelSessionCommands } from '../../../../db/schema.ts';
 import type { Result } from '../../../provider.ts';
+import { runChatRequest, type ChatRequest } from '../chats.ts';
 import { runGroupRequest, type GroupRequest } from '../groups.ts';
 import { runLabelRequest, type LabelRequest } from '../labels.ts';
 import { jidOfPhone, phoneOfJid } from '../ids.ts';
@@ -116,6 +117,10 @@ async function execute(engine: EngineContext, kind: CommandKind, held: Held | un
   if (kind === 'label') {
     if (!held.paired) return notRunning('the session is not paired');
     return runLabelRequest(socket, input as unknown as LabelRequest).catch(libraryRefusal);
+  }
+  if (kind === 'chat') {
+    if (!held.paired) return notRunning('the session is not paired');
+    return runChatRequest(socket, input as unknown as ChatRequest);
   }
   if (kind === 'presence') {
     if (!held.paired) return notRunning('the session is not paired');

@@ -53,7 +53,7 @@ export const NEXT_QR_MS = 20_000;
 export const MAX_SESSIONS = 500;
 
 /** What only the session's holder can do, asked of it through a durable command (any process asks, ask.ts; the holder runs it, commands.ts). */
-export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'profile' | 'group' | 'presence' | 'settings' | 'label';
+export type CommandKind = 'pairing_code' | 'lookup' | 'logout' | 'profile' | 'group' | 'presence' | 'settings' | 'label' | 'chat';
 
 /** A session this process holds. */
 export type Held = {

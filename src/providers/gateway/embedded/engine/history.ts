@@ -1,5 +1,6 @@
 /** A history sync chunk of a held session (history.ts): contact profiles always, the old messages when the channel imports history. */
 import { historyEvents } from '../history.ts';
+import { library } from '../library.ts';
 import { importsHistory } from '../sessions.ts';
 import type { EngineSocket, SocketEvents } from '../socket.ts';
 import type { EngineContext, Held } from './context.ts';
@@ -14,7 +15,9 @@ export async function onHistory(
   chunk: SocketEvents['messaging-history.set'],
 ): Promise<void> {
   // Read when the chunk comes, not when the session was claimed: the setting may be changed while the phone pairs.
-  const importHistory = await importsHistory(engine.db, held.channelId);
+  // A chunk the API asked for (chats.history: the phone's ON_DEMAND sync) is imported whatever the setting.
+  const onDemand = chunk.syncType === library().proto.HistorySync.HistorySyncType.ON_DEMAND;
+  const importHistory = onDemand || (await importsHistory(engine.db, held.channelId));
   if (importHistory) {
     // The chunk's own mappings first (the library stores them too, asked next for the others).
     const phones = new Map((chunk.lidPnMappings ?? []).map((m) => [m.lid, m.pn]));

@@ -8,6 +8,8 @@ import { normalizeSocketEvent, type SocketEvent } from '../inbound.ts';
 import { assertHeld } from '../sessions.ts';
 import type { SocketEvents } from '../socket.ts';
 import { callEvents, withCallerPhones } from '../calls.ts';
+import { chatSocketEvents } from '../chats.ts';
+import { lidOfJid } from '../ids.ts';
 import { rememberCall, rememberPushNames } from '../profiles.ts';
 import { onConnection } from './connection.ts';
 import { profileMemoryOf, type EngineContext, type Held } from './context.ts';
@@ -142,6 +144,26 @@ export async function openSocket(engine: EngineContext, held: Held): Promise<voi
             if (phone) phones.set(lid, phone);
           }
           await report(engine, held, labelSocketEvents(held.ref, input, { now: clock.now(), phones }));
+        });
+      });
+    }
+    // The phone's chat changes (and ours, coming back): chat.update (chats.ts); a chat named by privacy id by its phone where known.
+    for (const event of ['chats.update', 'chats.delete'] as const) {
+      socket.ev.on(event, (data: SocketEvents[typeof event]) => {
+        if (!live()) return;
+        void enqueue(engine, held, async () => {
+          const phoneJid = async (jid: string | null | undefined) =>
+            jid && lidOfJid(jid) ? ((await socket.phoneJidOfLid?.(jid).catch(() => undefined)) ?? jid) : jid;
+          const input =
+            event === 'chats.delete'
+              ? { event, data: await Promise.all((data as string[]).map(async (jid) => (await phoneJid(jid)) ?? jid)) }
+              : {
+                  event,
+                  data: await Promise.all(
+                    (data as SocketEvents['chats.update']).map(async (u) => ({ ...u, id: (await phoneJid(u.id)) ?? u.id })),
+                  ),
+                };
+          await report(engine, held, chatSocketEvents(held.ref, input as Parameters<typeof chatSocketEvents>[1], clock.now()));
         });
       });
     }

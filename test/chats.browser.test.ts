@@ -1,0 +1,58 @@
+/**
+ * A linked phone's chat from the inbox in a real browser, against a real server with its worker and the
+ * sandbox gateway: the thread of a customer's conversation archives, pins, mutes and marks the chat
+ * unread on the phone (the chat routes), each shown as the conversation now is, with no accessibility
+ * violation at desktop and phone width. Needs the built dashboard (`npm run build:dashboard`).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { checkPage, closeBrowserSuite, logIn, openBrowserSuite, openContext, problemsOf } from './browser.ts';
+import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
+import { customerWrites, pairedGatewayChannel } from './messages-helpers.ts';
+
+let server: TestServer;
+let browser: Browser;
+before(async () => ({ server, browser } = await openBrowserSuite({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '0' } })));
+after(() => closeBrowserSuite({ server, browser }));
+
+test("the thread archives, pins, mutes and marks unread the customer's chat on the phone", async () => {
+  const channel = await pairedGatewayChannel(server, 'Shop phone');
+  await customerWrites(server, channel.id, '4915112360101', 'text', { body: 'Is my order on its way?' }, { name: 'Ana Souza' });
+  const api = (method: string, path: string) => request(server, method, path, { key: server.apiKey });
+  const chat = () => api('GET', `/v1/channels/${channel.id}/chats/%2B4915112360101`).then((r) => r.body.data);
+  const { conversation_id: conversationId } = await chat();
+
+  const recorded = await openContext(browser);
+  const { page, context } = recorded;
+  try {
+    await page.goto(`${server.baseUrl}/app/login`);
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    await page.waitForURL(`${server.baseUrl}/app/inbox`);
+    await page.goto(`${server.baseUrl}/app/inbox/${conversationId}`);
+    const controls = page.getByRole('group', { name: 'Chat on the phone' });
+    await controls.getByText('On the phone: in the chat list').waitFor();
+
+    await controls.getByRole('button', { name: 'Archive' }).click();
+    await controls.getByText('On the phone: archived').waitFor();
+    await controls.getByRole('button', { name: 'Pin' }).click();
+    await controls.getByText('On the phone: archived, pinned').waitFor();
+    await controls.getByRole('button', { name: 'Mute 8 hours' }).click();
+    await controls.getByText('On the phone: archived, pinned, muted').waitFor();
+    await controls.getByRole('button', { name: 'Mark unread' }).click();
+    await controls.getByText('On the phone: archived, pinned, muted, marked unread').waitFor();
+    const now = await chat();
+    assert.deepEqual([now.archived, now.pinned, now.unread], [true, true, true]);
+    assert.ok(now.muted_until);
+    await checkPage(page, 'inbox-chat');
+
+    await controls.getByRole('button', { name: 'Unarchive' }).click();
+    await controls.getByRole('button', { name: 'Archive' }).waitFor();
+    assert.equal((await chat()).archived, false);
+    const { consoleErrors, pageErrors } = problemsOf(recorded);
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(consoleErrors, []);
+  } finally {
+    await context.close();
+  }
+});
