@@ -1775,3 +1775,32 @@ export const segments = pgTable(
     index('segments_organization_name_idx').on(t.organizationId, sql`(lower(${t.name}) collate "C")`, t.id),
   ],
 );
+
+/**
+ * Canned responses (domain/canned-responses): a reply an agent inserts with `/shortcut`, shared by the
+ * organization (owner_user_id null) or one member's own. A shortcut is unique among the shared ones and
+ * among each member's own.
+ */
+export const cannedResponses = pgTable(
+  'canned_responses',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    ownerUserId: uuid('owner_user_id').references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    shortcut: text('shortcut').notNull(),
+    body: text('body').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('canned_responses_shared_shortcut_key').on(t.organizationId, t.shortcut).where(sql`${t.ownerUserId} is null`),
+    uniqueIndex('canned_responses_own_shortcut_key')
+      .on(t.organizationId, t.ownerUserId, t.shortcut)
+      .where(sql`${t.ownerUserId} is not null`),
+    index('canned_responses_organization_shortcut_idx').on(t.organizationId, t.shortcut, t.id),
+    check('canned_responses_shortcut_check', sql`${t.shortcut} ~ '^[a-z0-9][a-z0-9_-]{0,31}$'`),
+  ],
+);

@@ -178,6 +178,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /v1/deals/{dealID}': 'deleteDeal',
   'POST /v1/deals/import': 'importDeals',
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
+  // canned responses
+  'POST /v1/canned-responses': 'createCannedResponse',
+  'GET /v1/canned-responses': 'listCannedResponses',
+  'GET /v1/canned-responses/{cannedResponseID}': 'getCannedResponse',
+  'PATCH /v1/canned-responses/{cannedResponseID}': 'updateCannedResponse',
+  'DELETE /v1/canned-responses/{cannedResponseID}': 'deleteCannedResponse',
+  'POST /v1/canned-responses/{cannedResponseID}/render': 'renderCannedResponse',
   // search
   'GET /v1/search': 'search',
   // orders

@@ -29,6 +29,8 @@ import {
 
 type Ids = {
   channel: string;
+  /** A shared canned response of A's. */
+  cannedResponse: string;
   /** A group of A's gateway channel's number. */
   group: string;
   /** A business label of A's gateway channel's number (its engine id), on a contact's chat. */
@@ -457,6 +459,34 @@ const ROWS: Record<string, Row> = {
   'POST /v1/deals/import': {
     kind: 'no tenant data',
     why: 'creates deals of the caller’s organization; A’s company, contacts, pipelines and members are refused as unknown ones (crm-import.test.ts)',
+  },
+  'POST /v1/canned-responses': {
+    kind: 'no tenant data',
+    why: 'creates a canned response of the caller’s organization (a shortcut is unique per organization: A’s never makes B’s a 409)',
+  },
+  'GET /v1/canned-responses': { kind: 'list', query: { q: 'isolated' } },
+  'GET /v1/canned-responses/{cannedResponseID}': {
+    kind: 'id',
+    path: { cannedResponseID: 'cannedResponse' },
+    probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  'PATCH /v1/canned-responses/{cannedResponseID}': {
+    kind: 'id',
+    path: { cannedResponseID: 'cannedResponse' },
+    body: { body: 'taken over' },
+    probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  'DELETE /v1/canned-responses/{cannedResponseID}': {
+    kind: 'id',
+    path: { cannedResponseID: 'cannedResponse' },
+    probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  // B's own response rendered into A's conversation is refused (canned-responses.test.ts); A's response is unknown to B.
+  'POST /v1/canned-responses/{cannedResponseID}/render': {
+    kind: 'id',
+    path: { cannedResponseID: 'cannedResponse' },
+    body: { conversation_id: '{{conversation}}' },
+    probe: ['GET /v1/canned-responses/{cannedResponse}'],
   },
   'POST /v1/companies': {
     kind: 'no tenant data',
@@ -1025,6 +1055,11 @@ before(async () => {
     body: { name: 'Isolated Company', domain: 'isolated-company.example' },
   });
   assert.equal(company.status, 201, company.text);
+  const canned = await request(server, 'POST', '/v1/canned-responses', {
+    key,
+    body: { name: 'Isolated canned', shortcut: 'isolatedcanned', body: 'Isolated canned words' },
+  });
+  assert.equal(canned.status, 201, canned.text);
   const pipeline = await request(server, 'POST', '/v1/pipelines', {
     key,
     body: {
@@ -1129,6 +1164,7 @@ before(async () => {
     invitation: pending.body.data.id,
     accessToken: tokens.access_token,
     company: company.body.data.id,
+    cannedResponse: canned.body.data.id,
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,
@@ -1177,6 +1213,7 @@ before(async () => {
       'isolated comment',
       'Isolated order note',
       'isolated-sku',
+      'Isolated canned words',
       'Isolated List',
       'Isolated Segment',
     ]);

@@ -204,6 +204,16 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(pending, 'pending invitation');
     invitations.push(pending.body.data.id);
   }
+  // Canned responses: two that stay, and ones a DELETE may take.
+  const canned: string[] = [];
+  for (const [i, shortcut] of ['fuzz-hours', 'fuzz-refund', 'fuzz-doomed-1', 'fuzz-doomed-2'].entries()) {
+    const made = await request(server, 'POST', '/v1/canned-responses', {
+      key,
+      body: { name: `Fuzz canned ${i}`, shortcut, body: 'Hi {{contact.first_name|there}}, thanks for writing.' },
+    });
+    ok(made, 'canned response');
+    canned.push(made.body.data.id);
+  }
   return {
     apiKey: key,
     cookie,
@@ -213,6 +223,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       channel: [gateway.id, official.id],
       group: groups,
       chatlabel: chatLabels,
+      cannedresponse: canned.slice(0, 2),
+      'deletable:cannedresponse': canned.slice(2),
       // The gateway channel's chats (the calls above made them): the chat routes' chatID and a label's chat; one of them may be deleted.
       chat: [...phones, groups[0]!],
       'deletable:chat': [phones[1]!],

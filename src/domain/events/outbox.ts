@@ -169,6 +169,10 @@ export type EventBodies = {
     reason_code: string | null;
     organization_id: string;
   };
+  /** A canned response was written or deleted (domain/canned-responses); owner_user_id null for a shared one. */
+  'canned_response.created': CannedResponseBody;
+  'canned_response.updated': CannedResponseBody;
+  'canned_response.deleted': CannedResponseBody;
   /** A contact was merged into another (the survivor, contact_id) and deleted; crm.record.deleted comes with it. */
   'contact.merged': { contact_id: string; merged_contact_id: string; organization_id: string };
   'crm.record.created': CrmRecordBody;
@@ -235,6 +239,7 @@ export type CallBody = {
   occurred_at: string;
 };
 
+type CannedResponseBody = { canned_response_id: string; shortcut: string; owner_user_id: string | null; organization_id: string };
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
 /** An entry of a list: `list` its name (a tag's name for a tag), `list_id` its id (null for a tag). */
 type ListEntryBody = { list: string; list_id: string | null; record_id: string; object_kind: string; organization_id: string };
@@ -262,6 +267,9 @@ export const EVENT_TYPES = [
   'message.media_updated',
   'conversation.updated',
   'contact.updated',
+  'canned_response.created',
+  'canned_response.updated',
+  'canned_response.deleted',
   'contact.merged',
   'template.status_update',
   'template.quality_update',

@@ -140,6 +140,28 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     description: 'A contact profile was updated (also sent on some creates).',
     example: { contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff', name: 'Ada Lovelace', organization_id: ORG },
   },
+  'canned_response.created': {
+    description: 'A canned response was created: shared with the organization (owner_user_id null) or a member’s own.',
+    example: { canned_response_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21', shortcut: 'hours', owner_user_id: null, organization_id: ORG },
+  },
+  'canned_response.updated': {
+    description: 'A canned response’s name, shortcut or body changed.',
+    example: {
+      canned_response_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21',
+      shortcut: 'opening-hours',
+      owner_user_id: null,
+      organization_id: ORG,
+    },
+  },
+  'canned_response.deleted': {
+    description: 'A canned response was deleted.',
+    example: {
+      canned_response_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21',
+      shortcut: 'opening-hours',
+      owner_user_id: '0196b1f2-0a00-7000-8000-0000000000b1',
+      organization_id: ORG,
+    },
+  },
   'contact.merged': {
     description:
       'A contact was merged into another (POST /v1/contacts/{contactID}/merge, or an inbound message that showed two contacts are one person): its identities, comments, tags, consents, suppressions, conversations, messages, deals, tasks and relationships now belong to contact_id, and merged_contact_id is deleted (crm.record.deleted comes with it). Replace the merged id wherever you keep it.',

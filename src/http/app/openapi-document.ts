@@ -82,6 +82,10 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
   { name: 'search', description: 'One ranked full-text search over contacts, companies, deals and message text.' },
   { name: 'messages', description: 'Sending messages of every kind and following their statuses.' },
   { name: 'conversations', description: 'Conversations with a contact on a channel: the inbox.' },
+  {
+    name: 'canned responses',
+    description: 'Replies an agent inserts with /shortcut: shared or their own, with variables filled per conversation.',
+  },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },
   { name: 'events', description: 'Every event, read as a list or as a live stream of server-sent events.' },
   { name: 'provider webhooks', description: 'Called by the providers (their webhooks and the gateway protocol), not by integrators.' },

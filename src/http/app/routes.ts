@@ -39,6 +39,7 @@ import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
 import { registerSearchRoutes } from '../v1/search.ts';
+import { registerCannedResponseRoutes } from '../v1/canned-responses.ts';
 import { registerRelationshipRoutes } from '../v1/relationships.ts';
 import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
@@ -145,6 +146,7 @@ export async function registerRouteGroups(
   await registerSegmentRoutes(app, crm);
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.
   const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });

@@ -3005,6 +3005,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/canned-responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List canned responses
+     * @description The shared responses and, for a member, their own, by shortcut. `q` finds a shortcut by its beginning (a leading `/` is ignored, as typed in the composer) or words in the name or body.
+     */
+    get: operations['listCannedResponses'];
+    put?: never;
+    /**
+     * Create a canned response
+     * @description A shortcut is unique among the shared responses and among each member’s own (409 naming it). An unknown variable is refused (400 naming /body). Records canned_response.created.
+     */
+    post: operations['createCannedResponse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/canned-responses/{cannedResponseID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a canned response */
+    get: operations['getCannedResponse'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a canned response
+     * @description Records canned_response.deleted.
+     */
+    delete: operations['deleteCannedResponse'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a canned response
+     * @description Records canned_response.updated when something changed.
+     */
+    patch: operations['updateCannedResponse'];
+    trace?: never;
+  };
+  '/v1/canned-responses/{cannedResponseID}/render': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Fill a canned response for a conversation
+     * @description The text with its variables filled from the conversation’s (or the contact’s) contact, the member asking (an API key has no agent) and the organization. Another organization’s conversation or contact is a 400 naming the field. Sends nothing: send the text with POST /v1/messages.
+     */
+    post: operations['renderCannedResponse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/settings/developer/webhooks': {
     parameters: {
       query?: never;
@@ -3697,6 +3766,32 @@ export interface components {
           close_minute: number | null;
         }[];
       } | null;
+    };
+    /**
+     * @example {
+     *       "id": "0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21",
+     *       "name": "Opening hours",
+     *       "shortcut": "hours",
+     *       "body": "Hi {{contact.first_name|there}}, we are open Monday to Friday, 9:00 to 18:00. {{agent.first_name}}",
+     *       "shared": true,
+     *       "owner_user_id": null,
+     *       "created_at": "2025-06-02T09:15:00.000Z",
+     *       "updated_at": "2025-06-02T09:15:00.000Z"
+     *     }
+     */
+    CannedResponse: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Typed after `/` in the composer */
+      shortcut: string;
+      /** @description The text, with variables: `{{contact.name}}`, `{{contact.first_name}}`, `{{contact.phone_number}}`, `{{contact.email}}`, `{{agent.name}}`, `{{agent.first_name}}`, `{{agent.email}}`, `{{organization.name}}` and `{{contact.custom_fields.<key>}}`; a default after `|` (`{{contact.first_name|there}}`) */
+      body: string;
+      /** @description true: the organization’s; false: its owner’s own (only they see it) */
+      shared: boolean;
+      owner_user_id: string | null;
+      created_at: string;
+      updated_at: string;
     };
     /**
      * @example {
@@ -4779,6 +4874,23 @@ export interface components {
       expires_at?: string;
     };
     /**
+     * @description A shortcut is unique among the shared responses and among each member’s own (409 naming it). An unknown variable is refused (400 naming /body). Records canned_response.created.
+     * @example {
+     *       "name": "Opening hours",
+     *       "shortcut": "hours",
+     *       "body": "Hi {{contact.first_name|there}}, we are open 9:00 to 18:00."
+     *     }
+     */
+    CreateCannedResponseRequest: {
+      name: string;
+      /** @description 1 to 32 lower-case letters, digits, - and _, first a letter or digit */
+      shortcut: string;
+      /** @description 1 to 4096 characters; variables: `{{contact.name}}`, `{{contact.first_name}}`, `{{contact.phone_number}}`, `{{contact.email}}`, `{{agent.name}}`, `{{agent.first_name}}`, `{{agent.email}}`, `{{organization.name}}` and `{{contact.custom_fields.<key>}}`; a default after `|` (`{{contact.first_name|there}}`) */
+      body: string;
+      /** @description true: your own (a signed-in member or an OAuth token for one); default shared */
+      personal?: boolean;
+    };
+    /**
      * @description Official channels with credentials are checked against the provider. Unofficial channels: with settings.gateway_base they use that HTTP gateway; with "sandbox": true the sandbox gateway; otherwise the embedded engine, which pairs your own phone (connect + qr, or a pairing code).
      * @example {
      *       "platform": "chatapp_official",
@@ -5513,7 +5625,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -5741,6 +5853,9 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'canned_response.created'
+        | 'canned_response.updated'
+        | 'canned_response.deleted'
         | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
@@ -6117,6 +6232,9 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'canned_response.created'
+        | 'canned_response.updated'
+        | 'canned_response.deleted'
         | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
@@ -7902,6 +8020,38 @@ export interface components {
       created_at: string;
       updated_at: string;
     };
+    /**
+     * @example {
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000c1"
+     *     }
+     */
+    RenderCannedResponseRequest: {
+      /**
+       * Format: uuid
+       * @description Fill the contact’s variables from this conversation’s contact
+       */
+      conversation_id?: string;
+      /**
+       * Format: uuid
+       * @description Or from this contact
+       */
+      contact_id?: string;
+    };
+    /**
+     * @example {
+     *       "id": "0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21",
+     *       "body": "Hi Ana, we are open 9:00 to 18:00.",
+     *       "missing": []
+     *     }
+     */
+    RenderedCannedResponse: {
+      /** Format: uuid */
+      id: string;
+      /** @description The text with its variables filled (a default where a value is missing) */
+      body: string;
+      /** @description Variables that had no value and no default (left out of the text) */
+      missing: string[];
+    };
     RevocationRequest: {
       /** @description An access token (pla_) or refresh token (plr_) */
       token: string;
@@ -9018,6 +9168,19 @@ export interface components {
       refresh_token?: string;
     };
     /**
+     * @description Records canned_response.updated when something changed.
+     * @example {
+     *       "body": "We are open 8:00 to 18:00."
+     *     }
+     */
+    UpdateCannedResponseRequest: {
+      name?: string;
+      /** @description 1 to 32 lower-case letters, digits, - and _, first a letter or digit */
+      shortcut?: string;
+      /** @description 1 to 4096 characters; variables: `{{contact.name}}`, `{{contact.first_name}}`, `{{contact.phone_number}}`, `{{contact.email}}`, `{{agent.name}}`, `{{agent.first_name}}`, `{{agent.email}}`, `{{organization.name}}` and `{{contact.custom_fields.<key>}}`; a default after `|` (`{{contact.first_name|there}}`) */
+      body?: string;
+    };
+    /**
      * @description Fields to change; settings and credentials are merged. New official credentials are checked again.
      * @example {
      *       "name": "Support (EU)"
@@ -9580,7 +9743,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -9812,6 +9975,9 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'canned_response.created'
+        | 'canned_response.updated'
+        | 'canned_response.deleted'
         | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
@@ -10040,6 +10206,9 @@ export interface components {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'canned_response.created'
+          | 'canned_response.updated'
+          | 'canned_response.deleted'
           | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
@@ -10100,6 +10269,9 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'canned_response.created'
+        | 'canned_response.updated'
+        | 'canned_response.deleted'
         | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
@@ -10166,6 +10338,9 @@ export interface components {
         | 'message.media_updated'
         | 'conversation.updated'
         | 'contact.updated'
+        | 'canned_response.created'
+        | 'canned_response.updated'
+        | 'canned_response.deleted'
         | 'contact.merged'
         | 'template.status_update'
         | 'template.quality_update'
@@ -38212,6 +38387,815 @@ export interface operations {
       };
     };
   };
+  listCannedResponses: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        /** @description A shortcut’s beginning, or words of the name or body */
+        q?: string;
+        /** @description `shared` or `personal` only; default all */
+        scope?: 'all' | 'shared' | 'personal';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CannedResponse'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createCannedResponse: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCannedResponseRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CannedResponse'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getCannedResponse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cannedResponseID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CannedResponse'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteCannedResponse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        cannedResponseID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateCannedResponse: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        cannedResponseID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCannedResponseRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CannedResponse'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  renderCannedResponse: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        cannedResponseID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RenderCannedResponseRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['RenderedCannedResponse'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getWebhookSettings: {
     parameters: {
       query?: never;
@@ -39181,6 +40165,9 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'canned_response.created'
+          | 'canned_response.updated'
+          | 'canned_response.deleted'
           | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'
@@ -39493,6 +40480,9 @@ export interface operations {
           | 'message.media_updated'
           | 'conversation.updated'
           | 'contact.updated'
+          | 'canned_response.created'
+          | 'canned_response.updated'
+          | 'canned_response.deleted'
           | 'contact.merged'
           | 'template.status_update'
           | 'template.quality_update'

@@ -42,6 +42,10 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     }
     case 'contact.updated':
       return joined('Contact', text(d.name), 'updated');
+    case 'canned_response.created':
+    case 'canned_response.updated':
+    case 'canned_response.deleted':
+      return joined('Canned response', text(d.shortcut) && `/${text(d.shortcut)}`, type.slice('canned_response.'.length));
     case 'contact.merged':
       return 'Contact merged into another';
     case 'template.status_update':
