@@ -148,6 +148,23 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     const seen = await page.evaluate(() => (globalThis as unknown as { seenStatuses: string[] }).seenStatuses);
     assert.ok(seen.includes('delivered') && seen.at(-1) === 'read', `the thread showed the statuses as they moved: ${seen.join(' → ')}`);
 
+    // A canned response: `/` and a shortcut's beginning list it; choosing it fills the box for Ana.
+    const greet = await request(server, 'POST', '/v1/canned-responses', {
+      key: server.apiKey,
+      body: { name: 'Greeting', shortcut: 'greet', body: 'Hi {{contact.first_name|there}}, thanks for waiting!' },
+    });
+    assert.equal(greet.status, 201, greet.text);
+    await page.getByLabel('Message', { exact: true }).fill('/gre');
+    const offered = page.getByRole('list', { name: 'Canned responses' }).getByRole('button', { name: /\/greet Greeting/ });
+    await offered.waitFor();
+    await checkPage(page, 'inbox-canned');
+    await offered.click();
+    await eventually('the box filled for Ana', async () =>
+      (await page.getByLabel('Message', { exact: true }).inputValue()) === 'Hi Ana, thanks for waiting!' ? true : undefined,
+    );
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await thread.locator('li.message-out', { hasText: 'Hi Ana, thanks for waiting!' }).waitFor();
+
     // A media URL that is not a URL: the API's message shows next to that field.
     await page.getByRole('radio', { name: 'Media' }).check();
     await page.getByLabel('Media URL', { exact: true }).fill('not a url');

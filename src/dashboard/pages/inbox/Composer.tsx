@@ -9,6 +9,7 @@ import { ErrorMessage } from '../../ui.tsx';
 import { formErrors, SelectField, TextField } from '../../forms.tsx';
 import { orgKey } from '../../query.ts';
 import { inboxApi, type Conversation, type SendMessageRequest } from './api.ts';
+import { CannedPicker } from './CannedPicker.tsx';
 import { TemplateFields, useTemplateChoice } from './TemplateFields.tsx';
 import { WINDOW_CLOSED_REASON, windowClosed } from './window.ts';
 
@@ -115,8 +116,10 @@ export function Composer({ conversation }: { conversation: Conversation }) {
           onChange={setBody}
           error={errors.field('/content/body')}
           maxLength={4096}
+          description="Type / and a shortcut for a canned response."
         />
       ) : null}
+      {mode === 'text' ? <CannedPicker text={body} conversationId={conversation.id} onPick={setBody} /> : null}
 
       {mode === 'media' ? (
         <div className="form-row">
