@@ -28,7 +28,10 @@ after(() => server.close());
 /** The customer writes a text; the stored message's id and its contact's. */
 async function writes(from: string, body: string, type = 'text', content: Record<string, unknown> = { body }) {
   const messageId = await customerWrites(server, channel.id, from, type, content);
-  const [row] = await queryRows<{ contact_id: string }>(server.container.database.db, sql`select contact_id from messages where id = ${messageId}`);
+  const [row] = await queryRows<{ contact_id: string }>(
+    server.container.database.db,
+    sql`select contact_id from messages where id = ${messageId}`,
+  );
   return { messageId, contactId: row!.contact_id };
 }
 

@@ -39,12 +39,7 @@ export const OPT_OUT_REASONS = { keyword: 'opt_out_keyword', button: 'opt_out_bu
 
 /** The comparable form of a text: trimmed, inner spaces collapsed, without accents, in lower case. */
 export function normalizeKeyword(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .trim()
-    .replace(/\s+/g, ' ')
-    .toLowerCase();
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
 /** The settings as stored, or the defaults. */
@@ -78,7 +73,10 @@ export async function updateOptOutSettings(
     const clash = next.start_keywords.findIndex((k) => stops.has(normalizeKeyword(k)));
     if (clash >= 0) {
       const field = input.start_keywords ? 'start_keywords' : 'stop_keywords';
-      const index = field === 'start_keywords' ? clash : next.stop_keywords.findIndex((k) => normalizeKeyword(k) === normalizeKeyword(next.start_keywords[clash]!));
+      const index =
+        field === 'start_keywords'
+          ? clash
+          : next.stop_keywords.findIndex((k) => normalizeKeyword(k) === normalizeKeyword(next.start_keywords[clash]!));
       throw invalid(`${field} must not repeat a ${field === 'start_keywords' ? 'stop' : 'start'} keyword`, [
         { pointer: `/${field}/${index}`, message: 'is both a stop and a start keyword' },
       ]);
@@ -106,7 +104,8 @@ export type OptOutIntent = { kind: 'stop'; reason: string } | { kind: 'start' } 
 
 /** Reads the intent of a message of `type` with `content` (as stored) against the settings. */
 export function optOutIntent(settings: OptOutSettings, type: string, content: Record<string, unknown>): OptOutIntent {
-  const has = (list: string[], text: unknown) => typeof text === 'string' && list.some((k) => normalizeKeyword(k) === normalizeKeyword(text));
+  const has = (list: string[], text: unknown) =>
+    typeof text === 'string' && list.some((k) => normalizeKeyword(k) === normalizeKeyword(text));
   if (type === 'text') {
     if (has(settings.stop_keywords, content.body)) return { kind: 'stop', reason: OPT_OUT_REASONS.keyword };
     if (has(settings.start_keywords, content.body)) return { kind: 'start' };
@@ -139,7 +138,10 @@ export async function recordInboundOptOut(
   if (!intent) return;
   const scope = and(eq(contactSuppressions.contactId, message.contactId), eq(contactSuppressions.channel, MARKETING_SCOPE));
   if (intent.kind === 'start') {
-    const [lifted] = await tx.delete(contactSuppressions).where(and(scope, isNotNull(contactSuppressions.messageId))).returning();
+    const [lifted] = await tx
+      .delete(contactSuppressions)
+      .where(and(scope, isNotNull(contactSuppressions.messageId)))
+      .returning();
     if (lifted) await recordUnsuppressed(tx, lifted, message.id, at);
     return;
   }

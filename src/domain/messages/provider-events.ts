@@ -285,7 +285,11 @@ async function applyInbound(
   );
   // After message.new, so its contact.suppressed follows it. Only the contact's own chat speaks for it (not a group, a status post, or a notice).
   if (!event.chat && !event.notice && deps.recordOptOut)
-    await deps.recordOptOut(tx, { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content }, at);
+    await deps.recordOptOut(
+      tx,
+      { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
+      at,
+    );
   // A contact's status post (kept only where the channel keeps them: the engine drops the others).
   if (event.chat === 'status@broadcast')
     await recordEvent(

@@ -147,7 +147,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'contact.suppressed': {
     description:
-      'A contact was suppressed on a channel scope (a channel id, `chatapp`, `all`, or `marketing`: broadcasts and other marketing sends skip the contact): by an opt-out, an inbound message that is exactly one of the organization\'s stop keywords (reason `opt_out_keyword`) or the reply of a marketing template\'s opt-out button (`opt_out_button`), with message_id that message; or through POST /v1/contacts/{contactID}/suppressions (message_id null; a new suppression or a lapsed one renewed). A contact already suppressed there records nothing.',
+      "A contact was suppressed on a channel scope (a channel id, `chatapp`, `all`, or `marketing`: broadcasts and other marketing sends skip the contact): by an opt-out, an inbound message that is exactly one of the organization's stop keywords (reason `opt_out_keyword`) or the reply of a marketing template's opt-out button (`opt_out_button`), with message_id that message; or through POST /v1/contacts/{contactID}/suppressions (message_id null; a new suppression or a lapsed one renewed). A contact already suppressed there records nothing.",
     example: {
       contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
       channel: 'marketing',

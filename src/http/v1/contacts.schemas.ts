@@ -200,7 +200,9 @@ export type PutContactConsentRequest = z.input<typeof PutConsentBody>;
 
 export const SuppressionSchema = z
   .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp`, `all` or `marketing` (marketing sends: broadcasts skip the contact)' }),
+    channel: z
+      .string()
+      .meta({ description: 'A channel id, `chatapp`, `all` or `marketing` (marketing sends: broadcasts skip the contact)' }),
     reason: z.string().meta({
       description: 'Why: as given through the API, or `opt_out_keyword` / `opt_out_button` for an opt-out by message',
     }),

@@ -68,7 +68,11 @@ export type OptOutServices = { db: Executor; clock: Clock };
 const read: { auth: { permission: Permission } } = { auth: { permission: 'contacts:read' } };
 const write: { auth: { permission: Permission } } = { auth: { permission: 'contacts:write' } };
 
-const present = (s: OptOutSettings) => ({ stop_keywords: s.stop_keywords, start_keywords: s.start_keywords, opt_out_buttons: s.opt_out_buttons });
+const present = (s: OptOutSettings) => ({
+  stop_keywords: s.stop_keywords,
+  start_keywords: s.start_keywords,
+  opt_out_buttons: s.opt_out_buttons,
+});
 
 export async function registerOptOutRoutes(app: App, deps: OptOutServices) {
   app.get(
