@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
+import { marketingSuppressed } from '../../src/domain/contacts/consents.ts';
 import { createKeyWith, createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
 import { customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
 
@@ -188,4 +189,16 @@ test('the marketing scope is for suppressions only', async () => {
     body: { state: 'revoked' },
   });
   assert.equal(consent.status, 404, consent.text);
+});
+
+test('marketingSuppressed: the condition broadcasts skip contacts by', async () => {
+  const db = server.container.database.db;
+  const suppressed = await writes(customer(), 'STOP');
+  const free = await writes(customer(), 'hello');
+  const at = sql`${new Date().toISOString()}::timestamptz`;
+  const rows = await queryRows<{ id: string; skipped: boolean }>(
+    db,
+    sql`select id, ${marketingSuppressed(sql`c.id`, at)} as skipped from contacts c where c.id in (${suppressed.contactId}, ${free.contactId})`,
+  );
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.skipped])), { [suppressed.contactId]: true, [free.contactId]: false });
 });

@@ -5,7 +5,7 @@
  * A suppression may also have the scope `marketing`: marketing sends (broadcasts) skip the contact on
  * every channel, other sends are not refused (opt-outs create it: opt-out.ts).
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { channels, contactConsents, contactSuppressions } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
@@ -181,4 +181,15 @@ export async function recordSuppressed(tx: Executor, row: SuppressionRow, at: Da
 /** Records contact.unsuppressed for a suppression just lifted, by the message given (a start keyword) or null (the API). */
 export async function recordUnsuppressed(tx: Executor, row: SuppressionRow, messageId: string | null, at: Date): Promise<void> {
   await recordEvent(tx, row.organizationId, 'contact.unsuppressed', suppressionBody(row, messageId), at);
+}
+
+/**
+ * Whether a contact (a column or parameter) has a live marketing suppression at `at`, as a condition
+ * marketing sends (broadcasts) add to their audience: `not (${marketingSuppressed(...)})` skips the
+ * contact. Other scopes (a channel, `chatapp`, `all`) refuse every send already (policy.ts).
+ */
+export function marketingSuppressed(contactId: SQL, at: SQL): SQL {
+  return sql`exists (select 1 from contact_suppressions ms
+     where ms.contact_id = ${contactId} and ms.channel = ${MARKETING_SCOPE}
+       and (ms.expires_at is null or ms.expires_at > ${at}))`;
 }
