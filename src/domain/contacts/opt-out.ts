@@ -133,6 +133,9 @@ export async function recordInboundOptOut(
   at: Date,
 ): Promise<void> {
   if (!message.contactId || (message.type !== 'text' && message.type !== 'button')) return;
+  // No keyword is longer: most messages are, and need not read the settings.
+  const said = [message.content.body, message.content.text, message.content.payload];
+  if (!said.some((t) => typeof t === 'string' && t.trim().length <= OPT_OUT_KEYWORD_MAX)) return;
   const settings = await loadOptOutSettings(tx, message.organizationId);
   const intent = optOutIntent(settings, message.type, message.content);
   if (!intent) return;
