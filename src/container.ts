@@ -44,6 +44,7 @@ import { coalescedNotify } from './db/notify.ts';
 import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { recordInboundOrder } from './domain/orders/inbound.ts';
+import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -258,6 +259,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           messages: createMessageApplier({
             resolveContact: crm.resolveInboundContact,
             recordOrder: recordInboundOrder,
+            recordOptOut: recordInboundOptOut,
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,

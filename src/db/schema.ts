@@ -30,6 +30,8 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 export const organizations = pgTable('organizations', {
   id: uuid('id').primaryKey(),
   name: text('name').notNull(),
+  /** The opt-out keywords (domain/contacts/opt-out.ts): {stop_keywords, start_keywords, opt_out_buttons}; null: the defaults. */
+  optOut: jsonb('opt_out').$type<{ stop_keywords: string[]; start_keywords: string[]; opt_out_buttons: string[] }>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -1163,6 +1165,8 @@ export const contactSuppressions = pgTable(
     reason: text('reason').notNull(),
     /** Null: until lifted. */
     expiresAt: at('expires_at'),
+    /** The inbound message that asked for it (an opt-out: a stop keyword or the opt-out button); null when set through the API. */
+    messageId: uuid('message_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

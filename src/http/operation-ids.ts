@@ -146,6 +146,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/contacts/{contactID}/suppressions': 'listContactSuppressions',
   'POST /v1/contacts/{contactID}/suppressions': 'suppressContact',
   'DELETE /v1/contacts/{contactID}/suppressions/{channel}': 'liftContactSuppression',
+  'GET /v1/settings/opt-out': 'getOptOutSettings',
+  'PATCH /v1/settings/opt-out': 'updateOptOutSettings',
   'POST /v1/contacts/import': 'importContacts',
   'POST /v1/contacts/{contactID}/merge': 'mergeContact',
   'POST /v1/contacts/{contactID}/merge/preview': 'previewContactMerge',

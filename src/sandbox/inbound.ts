@@ -46,6 +46,11 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
         title: content.title,
         ...(content.description !== undefined ? { description: content.description } : {}),
       };
+    case 'button':
+      // A template's quick-reply button (official channels): its label, and its payload (the label unless the send set one).
+      if (!nonEmpty(content.text, 25)) return 'content.text (the button label) must be a non-empty string of at most 25 characters';
+      if (content.payload !== undefined && !nonEmpty(content.payload, 1000)) return 'content.payload must be a non-empty string';
+      return { text: content.text, payload: content.payload ?? content.text };
     case 'location': {
       const { latitude, longitude } = content;
       if (typeof latitude !== 'number' || latitude < -90 || latitude > 90) return 'content.latitude must be a number from -90 to 90';
@@ -77,7 +82,7 @@ function normalizeContent(type: unknown, content: unknown): Json | string {
     case 'order':
       return normalizeOrder(content);
     default:
-      return `type must be one of text, interactive, location, order, ${MEDIA_TYPES.join(', ')}`;
+      return `type must be one of text, interactive, button, location, order, ${MEDIA_TYPES.join(', ')}`;
   }
 }
 
@@ -226,6 +231,8 @@ export function createInbound(ctx: SandboxContext) {
       if (!channel || !account) return fail(gateway.notFound('sandbox channel'));
       // A catalog's cart is the official provider's message; the gateways deliver none.
       if (type === 'order' && protocol !== 'official') return fail(gateway.invalid('order messages come through official channels only'));
+      if (type === 'button' && protocol !== 'official')
+        return fail(gateway.invalid("button messages (a template's quick reply) come through official channels only"));
       if (protocol === 'gateway' && account.status !== 'WORKING') {
         return fail(gateway.conflict('session_not_working', `the channel's gateway session is ${account.status}, not paired`));
       }

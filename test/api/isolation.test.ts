@@ -448,6 +448,11 @@ const ROWS: Record<string, Row> = {
     path: { contactID: 'contact', channel: '=all' },
     probe: ['GET /v1/contacts/{contact}/suppressions'],
   },
+  'GET /v1/settings/opt-out': { kind: 'list' },
+  'PATCH /v1/settings/opt-out': {
+    kind: 'no tenant data',
+    why: "changes the caller's own organization's opt-out keywords (another's stay: test/api/opt-out.test.ts)",
+  },
   'POST /v1/contacts/import': {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',

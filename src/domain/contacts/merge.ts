@@ -83,11 +83,11 @@ export async function mergeContacts(
      where excluded.recorded_at > contact_consents.recorded_at`);
   // Per channel scope, the suppression that lasts longer wins (no expiry lasts longest).
   await tx.execute(sql`
-    insert into contact_suppressions (id, organization_id, contact_id, channel, reason, expires_at, created_at, updated_at)
-    select distinct on (channel) gen_random_uuid(), organization_id, ${into}::uuid, channel, reason, expires_at, created_at, ${at.toISOString()}::timestamptz
+    insert into contact_suppressions (id, organization_id, contact_id, channel, reason, expires_at, message_id, created_at, updated_at)
+    select distinct on (channel) gen_random_uuid(), organization_id, ${into}::uuid, channel, reason, expires_at, message_id, created_at, ${at.toISOString()}::timestamptz
       from contact_suppressions where contact_id in (${idList}) order by channel, expires_at desc nulls first
     on conflict (contact_id, channel) do update
-       set reason = excluded.reason, expires_at = excluded.expires_at, updated_at = excluded.updated_at
+       set reason = excluded.reason, expires_at = excluded.expires_at, message_id = excluded.message_id, updated_at = excluded.updated_at
      where contact_suppressions.expires_at is not null
        and (excluded.expires_at is null or excluded.expires_at > contact_suppressions.expires_at)`);
   await tx

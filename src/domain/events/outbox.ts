@@ -175,6 +175,10 @@ export type EventBodies = {
   'canned_response.deleted': CannedResponseBody;
   /** A contact was merged into another (the survivor, contact_id) and deleted; crm.record.deleted comes with it. */
   'contact.merged': { contact_id: string; merged_contact_id: string; organization_id: string };
+  /** A contact was suppressed on a channel scope: by an opt-out (message_id the inbound message that asked) or through the API. */
+  'contact.suppressed': SuppressionBody;
+  /** A contact's suppression was lifted: by a start keyword (message_id the inbound message) or through the API. */
+  'contact.unsuppressed': SuppressionBody;
   'crm.record.created': CrmRecordBody;
   'crm.record.updated': CrmRecordBody;
   'crm.record.deleted': CrmRecordBody;
@@ -240,6 +244,15 @@ export type CallBody = {
 };
 
 type CannedResponseBody = { canned_response_id: string; shortcut: string; owner_user_id: string | null; organization_id: string };
+/** A suppression event: the scope (a channel id, `chatapp`, `all` or `marketing`), why, and the message that caused it (null: the API). */
+type SuppressionBody = {
+  contact_id: string;
+  channel: string;
+  reason: string;
+  expires_at: string | null;
+  message_id: string | null;
+  organization_id: string;
+};
 type CrmRecordBody = { object_kind: string; record_id: string; display_name: string | null; organization_id: string };
 /** An entry of a list: `list` its name (a tag's name for a tag), `list_id` its id (null for a tag). */
 type ListEntryBody = { list: string; list_id: string | null; record_id: string; object_kind: string; organization_id: string };
@@ -271,6 +284,8 @@ export const EVENT_TYPES = [
   'canned_response.updated',
   'canned_response.deleted',
   'contact.merged',
+  'contact.suppressed',
+  'contact.unsuppressed',
   'template.status_update',
   'template.quality_update',
   'group.updated',

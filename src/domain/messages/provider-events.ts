@@ -75,9 +75,21 @@ export type InboundOrderRecorder = (
   at: Date,
 ) => Promise<unknown>;
 
+/**
+ * Applies what an inbound message of a contact's own chat asks of the CRM (an opt-out by a stop keyword
+ * or button, an opt-in by a start keyword: domain/contacts/opt-out.ts), in the transaction storing it, once.
+ */
+export type InboundOptOutRecorder = (
+  tx: Executor,
+  message: { id: string; organizationId: string; contactId: string | null; type: string; content: Record<string, unknown> },
+  at: Date,
+) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
+  /** Absent: inbound messages opt no one out. */
+  recordOptOut?: InboundOptOutRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -275,6 +287,13 @@ async function applyInbound(
     },
     at,
   );
+  // After message.new, so its contact.suppressed follows it. Only the contact's own chat speaks for it (not a group, a status post, or a notice).
+  if (!event.chat && !event.notice && deps.recordOptOut)
+    await deps.recordOptOut(
+      tx,
+      { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
+      at,
+    );
   // A contact's status post (kept only where the channel keeps them: the engine drops the others).
   if (event.chat === 'status@broadcast')
     await recordEvent(

@@ -171,6 +171,30 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       organization_id: ORG,
     },
   },
+  'contact.suppressed': {
+    description:
+      "A contact was suppressed on a channel scope (a channel id, `chatapp`, `all`, or `marketing`: broadcasts and other marketing sends skip the contact): by an opt-out, an inbound message that is exactly one of the organization's stop keywords (reason `opt_out_keyword`) or the reply of a marketing template's opt-out button (`opt_out_button`), with message_id that message; or through POST /v1/contacts/{contactID}/suppressions (message_id null; a new suppression or a lapsed one renewed). A contact already suppressed there records nothing.",
+    example: {
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      channel: 'marketing',
+      reason: 'opt_out_keyword',
+      expires_at: null,
+      message_id: '0190a5b4-2b00-7c11-9d2f-5b6c7d8e9f01',
+      organization_id: ORG,
+    },
+  },
+  'contact.unsuppressed': {
+    description:
+      "A contact's suppression was lifted: by an inbound message that is exactly one of the organization's start keywords (only a suppression an opt-out created; message_id that message), or through DELETE /v1/contacts/{contactID}/suppressions/{channel} (message_id null). reason and expires_at are the lifted suppression's.",
+    example: {
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      channel: 'marketing',
+      reason: 'opt_out_keyword',
+      expires_at: null,
+      message_id: '0190a5b4-2b00-7c11-9d2f-5b6c7d8e9f02',
+      organization_id: ORG,
+    },
+  },
   'template.status_update': {
     description: "A message template's approval status changed (on sync or the provider's decision).",
     example: { template_id: '0190a5b5-4c90-7c11-9d2f-5b6c7d8e9f03', status: 'approved' },

@@ -76,6 +76,7 @@ export function presentSuppression(row: SuppressionState): SuppressionRecord {
     channel: row.channel,
     reason: row.reason,
     expires_at: row.expiresAt?.toISOString() ?? null,
+    message_id: row.messageId,
     active: row.active,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -200,9 +200,16 @@ export type PutContactConsentRequest = z.input<typeof PutConsentBody>;
 
 export const SuppressionSchema = z
   .object({
-    channel: z.string().meta({ description: 'A channel id, `chatapp` or `all`' }),
-    reason: z.string(),
+    channel: z
+      .string()
+      .meta({ description: 'A channel id, `chatapp`, `all` or `marketing` (marketing sends: broadcasts skip the contact)' }),
+    reason: z.string().meta({
+      description: 'Why: as given through the API, or `opt_out_keyword` / `opt_out_button` for an opt-out by message',
+    }),
     expires_at: z.string().nullable().meta({ description: 'When it lapses; null: until lifted' }),
+    message_id: z.uuid().nullable().meta({
+      description: 'The inbound message that opted the contact out (a stop keyword or the opt-out button); null when set through the API',
+    }),
     active: z.boolean().meta({ description: 'false once expires_at has passed' }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -214,6 +221,7 @@ export const SuppressionSchema = z
         channel: 'all',
         reason: 'legal hold',
         expires_at: null,
+        message_id: null,
         active: true,
         created_at: '2025-05-01T09:30:00.000Z',
         updated_at: '2025-05-01T09:30:00.000Z',
@@ -223,7 +231,10 @@ export const SuppressionSchema = z
 
 export const UpsertSuppressionBody = z
   .object({
-    channel: ChannelScopeSchema,
+    channel: ChannelScopeSchema.meta({
+      description: `${CHANNEL_SCOPE_DOC} Or \`marketing\`: marketing sends (broadcasts) skip the contact on every channel; other sends are not refused.`,
+      examples: ['all', 'marketing', EXAMPLE_CHANNEL],
+    }),
     reason: z.string().trim().min(1).max(500),
     expires_at: IsoTimestamp.nullable().optional().meta({ description: 'When it lapses (in the future); absent or null: until lifted' }),
   })

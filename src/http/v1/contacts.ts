@@ -494,7 +494,7 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
       schema: {
         tags: [TAG],
         summary: 'Suppress sending to a contact',
-        description: `${CHANNEL_SCOPE_DOC} 400 for a channel id the organization does not have.`,
+        description: `${CHANNEL_SCOPE_DOC} Or \`marketing\` (marketing sends skip the contact). 400 for a channel id the organization does not have. Records contact.suppressed when the contact was not suppressed there (no suppression, or a lapsed one); replacing a live one's reason or expiry records nothing.`,
         params: ContactParams,
         body: UpsertSuppressionBody,
         response: {
@@ -527,6 +527,7 @@ function registerContactPolicyRoutes(app: App, deps: ContactServices) {
       schema: {
         tags: [TAG],
         summary: 'Lift a suppression',
+        description: 'Any suppression, an opt-out’s too (the scope `marketing`). Records contact.unsuppressed.',
         params: ContactParams.extend({ channel: ChannelScopeSchema }),
         response: { 204: z.null().describe('Lifted'), ...errors([404]) },
       },

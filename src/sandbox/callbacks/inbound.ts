@@ -36,7 +36,8 @@ export async function deliverInbound(
           ...(content.description !== undefined ? { description: content.description } : {}),
         },
       };
-    } else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
+    } else if (message.type === 'button') entry.button = pick(content, ['payload', 'text']);
+    else if (message.type === 'location') entry.location = pick(content, ['latitude', 'longitude', 'name', 'address']);
     else if (message.type === 'order') entry.order = pick(content, ['catalog_id', 'text', 'product_items']);
     else if (stored.media_id) {
       const media = await loadMedia(db, stored.media_id);

@@ -1846,7 +1846,7 @@ export interface paths {
     put?: never;
     /**
      * Suppress sending to a contact
-     * @description A channel scope: the id of one of the organization's channels, `chatapp` (every chat-app channel) or `all` (every channel). A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, or when the latest consent among those scopes is `revoked` (templates too). 400 for a channel id the organization does not have.
+     * @description A channel scope: the id of one of the organization's channels, `chatapp` (every chat-app channel) or `all` (every channel). A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, or when the latest consent among those scopes is `revoked` (templates too). Or `marketing` (marketing sends skip the contact). 400 for a channel id the organization does not have. Records contact.suppressed when the contact was not suppressed there (no suppression, or a lapsed one); replacing a live one's reason or expiry records nothing.
      */
     post: operations['suppressContact'];
     delete?: never;
@@ -1865,7 +1865,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Lift a suppression */
+    /**
+     * Lift a suppression
+     * @description Any suppression, an opt-out’s too (the scope `marketing`). Records contact.unsuppressed.
+     */
     delete: operations['liftContactSuppression'];
     options?: never;
     head?: never;
@@ -1930,6 +1933,30 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/v1/settings/opt-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's opt-out keywords
+     * @description The stop and start keywords and the opt-out button labels inbound messages are compared with (the defaults until changed). An inbound message matches when its whole text, trimmed, is one of them, compared without case or accents (`stop `, `Stop` and `STOP` match STOP; `ARRET` matches ARRÊT; `please stop` matches nothing). Needs contacts:read.
+     */
+    get: operations['getOptOutSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the organization's opt-out keywords
+     * @description Replaces the lists given; applies to messages received from then on (suppressions already made stay). 400 naming the field (e.g. `/stop_keywords/0`). Needs contacts:write.
+     */
+    patch: operations['updateOptOutSettings'];
     trace?: never;
   };
   '/v1/companies': {
@@ -4746,17 +4773,21 @@ export interface components {
      *       "channel": "all",
      *       "reason": "legal hold",
      *       "expires_at": null,
+     *       "message_id": null,
      *       "active": true,
      *       "created_at": "2025-05-01T09:30:00.000Z",
      *       "updated_at": "2025-05-01T09:30:00.000Z"
      *     }
      */
     ContactSuppression: {
-      /** @description A channel id, `chatapp` or `all` */
+      /** @description A channel id, `chatapp`, `all` or `marketing` (marketing sends: broadcasts skip the contact) */
       channel: string;
+      /** @description Why: as given through the API, or `opt_out_keyword` / `opt_out_button` for an opt-out by message */
       reason: string;
       /** @description When it lapses; null: until lifted */
       expires_at: string | null;
+      /** @description The inbound message that opted the contact out (a stop keyword or the opt-out button); null when set through the API */
+      message_id: string | null;
       /** @description false once expires_at has passed */
       active: boolean;
       created_at: string;
@@ -5625,7 +5656,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -5857,6 +5888,8 @@ export interface components {
         | 'canned_response.updated'
         | 'canned_response.deleted'
         | 'contact.merged'
+        | 'contact.suppressed'
+        | 'contact.unsuppressed'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -6236,6 +6269,8 @@ export interface components {
         | 'canned_response.updated'
         | 'canned_response.deleted'
         | 'contact.merged'
+        | 'contact.suppressed'
+        | 'contact.unsuppressed'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -7263,6 +7298,38 @@ export interface components {
     OAuthRedirect: {
       /** @description The client's redirect_uri with the answer (code and state, or error=access_denied and state): send the browser there */
       redirect_to: string;
+    };
+    /**
+     * @description An inbound message matches when its whole text, trimmed, is one of them, compared without case or accents (`stop `, `Stop` and `STOP` match STOP; `ARRET` matches ARRÊT; `please stop` matches nothing).
+     * @example {
+     *       "stop_keywords": [
+     *         "STOP",
+     *         "STOPP",
+     *         "UNSUBSCRIBE",
+     *         "ARRET",
+     *         "ARRÊT",
+     *         "BAJA",
+     *         "CANCELAR",
+     *         "PARAR"
+     *       ],
+     *       "start_keywords": [
+     *         "START",
+     *         "UNSTOP",
+     *         "SUBSCRIBE"
+     *       ],
+     *       "opt_out_buttons": [
+     *         "Stop promotions",
+     *         "Parar promoções"
+     *       ]
+     *     }
+     */
+    OptOutSettings: {
+      /** @description A text message that is one of these suppresses the contact for marketing (the suppression scope `marketing`, reason `opt_out_keyword`): broadcasts skip it. */
+      stop_keywords: string[];
+      /** @description A text message that is one of these lifts the marketing suppression an opt-out made (not one set through the API). */
+      start_keywords: string[];
+      /** @description The labels of a marketing template's opt-out button, as the provider localizes it (`Stop promotions`): a template quick-reply whose label or payload is one of them, or a stop keyword, suppresses (reason `opt_out_button`). */
+      opt_out_buttons: string[];
     };
     /**
      * @example {
@@ -9520,6 +9587,24 @@ export interface components {
       scopes?: string[];
     };
     /**
+     * @description Each list given replaces the one stored; lists left out stay. At most 50 entries of 64 characters each; duplicates (as compared) are dropped; a word may not be both a stop and a start keyword.
+     * @example {
+     *       "stop_keywords": [
+     *         "STOP",
+     *         "ARRÊT",
+     *         "HALT"
+     *       ]
+     *     }
+     */
+    UpdateOptOutSettingsRequest: {
+      /** @description A text message that is one of these suppresses the contact for marketing (the suppression scope `marketing`, reason `opt_out_keyword`): broadcasts skip it. */
+      stop_keywords?: string[];
+      /** @description A text message that is one of these lifts the marketing suppression an opt-out made (not one set through the API). */
+      start_keywords?: string[];
+      /** @description The labels of a marketing template's opt-out button, as the provider localizes it (`Stop promotions`): a template quick-reply whose label or payload is one of them, or a stop keyword, suppresses (reason `opt_out_button`). */
+      opt_out_buttons?: string[];
+    };
+    /**
      * @description Moves the status or the payment status (409 naming the field for a move not allowed; the same value is no change) or changes the note. Records commerce.order.updated and crm.record.updated when something changed.
      * @example {
      *       "status": "confirmed"
@@ -9743,7 +9828,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -9790,9 +9875,9 @@ export interface components {
      */
     UpsertContactSuppressionRequest: {
       /**
-       * @description A channel scope: the id of one of the organization's channels, `chatapp` (every chat-app channel) or `all` (every channel). A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, or when the latest consent among those scopes is `revoked` (templates too).
+       * @description A channel scope: the id of one of the organization's channels, `chatapp` (every chat-app channel) or `all` (every channel). A send on a channel is refused while the contact is suppressed (and the suppression has not lapsed) on that channel, `chatapp` or `all`, or when the latest consent among those scopes is `revoked` (templates too). Or `marketing`: marketing sends (broadcasts) skip the contact on every channel; other sends are not refused.
        * @example all
-       * @example chatapp
+       * @example marketing
        * @example 0196a0e1-1b2c-7d3e-8f40-5a6b7c8d9e0f
        */
       channel: string;
@@ -9979,6 +10064,8 @@ export interface components {
         | 'canned_response.updated'
         | 'canned_response.deleted'
         | 'contact.merged'
+        | 'contact.suppressed'
+        | 'contact.unsuppressed'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -10210,6 +10297,8 @@ export interface components {
           | 'canned_response.updated'
           | 'canned_response.deleted'
           | 'contact.merged'
+          | 'contact.suppressed'
+          | 'contact.unsuppressed'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -10273,6 +10362,8 @@ export interface components {
         | 'canned_response.updated'
         | 'canned_response.deleted'
         | 'contact.merged'
+        | 'contact.suppressed'
+        | 'contact.unsuppressed'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -10342,6 +10433,8 @@ export interface components {
         | 'canned_response.updated'
         | 'canned_response.deleted'
         | 'contact.merged'
+        | 'contact.suppressed'
+        | 'contact.unsuppressed'
         | 'template.status_update'
         | 'template.quality_update'
         | 'group.updated'
@@ -27730,6 +27823,252 @@ export interface operations {
       };
     };
   };
+  getOptOutSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['OptOutSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateOptOutSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOptOutSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['OptOutSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listCompanies: {
     parameters: {
       query?: {
@@ -40169,6 +40508,8 @@ export interface operations {
           | 'canned_response.updated'
           | 'canned_response.deleted'
           | 'contact.merged'
+          | 'contact.suppressed'
+          | 'contact.unsuppressed'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'
@@ -40484,6 +40825,8 @@ export interface operations {
           | 'canned_response.updated'
           | 'canned_response.deleted'
           | 'contact.merged'
+          | 'contact.suppressed'
+          | 'contact.unsuppressed'
           | 'template.status_update'
           | 'template.quality_update'
           | 'group.updated'

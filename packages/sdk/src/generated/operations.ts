@@ -957,6 +957,24 @@ export const OPERATIONS = {
     body: 'json',
     idempotencyKey: true,
   },
+  getOptOutSettings: {
+    method: 'GET',
+    path: '/v1/settings/opt-out',
+    tag: 'contacts',
+    group: 'contacts',
+    name: 'getOptOutSettings',
+    list: false,
+  },
+  updateOptOutSettings: {
+    method: 'PATCH',
+    path: '/v1/settings/opt-out',
+    tag: 'contacts',
+    group: 'contacts',
+    name: 'updateOptOutSettings',
+    list: false,
+    body: 'json',
+    idempotencyKey: true,
+  },
   listCompanies: { method: 'GET', path: '/v1/companies', tag: 'companies', group: 'companies', name: 'list', list: true },
   createCompany: {
     method: 'POST',
@@ -1849,6 +1867,8 @@ export const GROUPS = {
     importContacts: 'importContacts',
     previewMerge: 'previewContactMerge',
     merge: 'mergeContact',
+    getOptOutSettings: 'getOptOutSettings',
+    updateOptOutSettings: 'updateOptOutSettings',
     getTimeline: 'getContactTimeline',
   },
   companies: {

@@ -48,6 +48,10 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Canned response', text(d.shortcut) && `/${text(d.shortcut)}`, type.slice('canned_response.'.length));
     case 'contact.merged':
       return 'Contact merged into another';
+    case 'contact.suppressed':
+      return joined('Contact suppressed on', text(d.channel), text(d.reason) && `(${text(d.reason)})`);
+    case 'contact.unsuppressed':
+      return joined('Contact no longer suppressed on', text(d.channel));
     case 'template.status_update':
       return joined('Template', text(d.status) ? `now ${text(d.status)}` : 'status changed');
     case 'template.quality_update':

@@ -89,7 +89,7 @@ export function SuppressionsSection({ contactId, canWrite }: { contactId: string
             label="Suppression channel"
             value={channel}
             onChange={setChannel}
-            options={scopeOptions(channels.data)}
+            options={scopeOptions(channels.data, { marketing: true })}
             error={errors.field('/channel')}
           />
           <TextField
