@@ -14,6 +14,7 @@ import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
 import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message, type UpdateChatRequest } from './api.ts';
 import { ChatLabels } from './ChatLabels.tsx';
+import { MessageActions } from './MessageActions.tsx';
 import { Composer } from './Composer.tsx';
 import { MessageContent } from './MessageContent.tsx';
 
@@ -187,9 +188,10 @@ function ChatControls({ conversation }: { conversation: Conversation }) {
     mutationFn: (body: UpdateChatRequest) => inboxApi.updateChat(conversation, body),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: orgKey('conversations') }),
   });
+  const history = useMutation({ mutationFn: () => inboxApi.fetchHistory(conversation) });
   if (!capabilities.data?.operations.includes('chats.manage') || conversation.peer_phone.endsWith('@broadcast')) return null;
   const muted = conversation.muted_until !== null && new Date(conversation.muted_until).getTime() > Date.now();
-  const errors = formErrors(change.error);
+  const errors = formErrors(change.error ?? history.error);
   const busy = change.isPending;
   return (
     <div className="thread-controls thread-chat" role="group" aria-label="Chat on the phone">
@@ -218,18 +220,35 @@ function ChatControls({ conversation }: { conversation: Conversation }) {
       >
         {muted ? 'Unmute' : `Mute ${MUTE_HOURS} hours`}
       </button>
+      {capabilities.data.operations.includes('chats.history') ? (
+        <button type="button" className="button" disabled={history.isPending} onClick={() => history.mutate()}>
+          {history.isSuccess ? 'Asked the phone for earlier messages' : 'Earlier messages from the phone'}
+        </button>
+      ) : null}
       {conversation.marked_unread || conversation.unread_count > 0 ? null : (
         <button type="button" className="button" disabled={busy} onClick={() => change.mutate({ unread: true })}>
           Mark unread
         </button>
       )}
-      <ErrorMessage message={errors.message} onDismiss={() => change.reset()} />
+      <ErrorMessage
+        message={errors.message}
+        onDismiss={() => {
+          change.reset();
+          history.reset();
+        }}
+      />
     </div>
   );
 }
 
 function MessageList({ conversation, list }: { conversation: Conversation; list: ReturnType<typeof usePagedList<Message>> }) {
   const scroller = useRef<HTMLDivElement>(null);
+  const capabilities = useQuery({
+    queryKey: orgKey('channels', conversation.channel_id, 'capabilities'),
+    queryFn: () => inboxApi.capabilities(conversation.channel_id),
+    staleTime: 60_000,
+  });
+  const operations = capabilities.data?.operations ?? [];
   const items = list.items ? [...list.items].reverse() : undefined;
   const newest = list.items?.[0];
   const seenNewest = useRef<string | undefined>(undefined);
@@ -262,7 +281,7 @@ function MessageList({ conversation, list }: { conversation: Conversation; list:
       {items ? (
         <ol className="messages">
           {items.map((m) => (
-            <MessageItem key={m.id} message={m} />
+            <MessageItem key={m.id} message={m} operations={operations} />
           ))}
         </ol>
       ) : null}
@@ -270,7 +289,7 @@ function MessageList({ conversation, list }: { conversation: Conversation; list:
   );
 }
 
-function MessageItem({ message }: { message: Message }) {
+function MessageItem({ message, operations }: { message: Message; operations: readonly string[] }) {
   const outbound = message.direction === 'outbound';
   return (
     <li className={`message ${outbound ? 'message-out' : 'message-in'}`} data-status={message.status} data-message-id={message.id}>
@@ -294,6 +313,7 @@ function MessageItem({ message }: { message: Message }) {
           </span>
         ) : null}
       </div>
+      <MessageActions message={message} operations={operations} />
       {message.error ? (
         <p className="message-error small" role="note">
           <strong>{message.error.title}</strong> ({message.error.code}){message.error.message ? `: ${message.error.message}` : ''}

@@ -51,6 +51,17 @@ export const inboxApi = {
     call<{ data: ChatRecord }>('PATCH', `/v1/channels/${id(conversation.channel_id)}/chats/${id(chatIdOf(conversation))}`, { body }).then(
       (r) => r.data,
     ),
+  /** Earlier messages of a linked phone's chat, asked of the phone (they arrive as messages). */
+  fetchHistory: (conversation: Conversation) =>
+    call<unknown>('POST', `/v1/channels/${id(conversation.channel_id)}/chats/${id(chatIdOf(conversation))}/history`, {
+      body: { count: 50 },
+    }),
+  star: (messageId: string, starred: boolean) =>
+    call<{ data: Message }>('POST', `/v1/messages/${id(messageId)}/star`, { body: { starred } }).then((r) => r.data),
+  pin: (messageId: string, pinned: boolean) =>
+    call<{ data: Message }>('POST', `/v1/messages/${id(messageId)}/pin`, { body: { pinned } }).then((r) => r.data),
+  forward: (messageId: string, to: string) =>
+    call<{ data: Message }>('POST', `/v1/messages/${id(messageId)}/forward`, { body: { to } }).then((r) => r.data),
   capabilities: (channelId: string) =>
     call<{ data: ChannelCapabilitiesRecord }>('GET', `/v1/channels/${id(channelId)}/capabilities`).then((r) => r.data),
 };
