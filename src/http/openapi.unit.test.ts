@@ -15,14 +15,14 @@ test('twins: an input variant takes its shape name, or stays XInput where the ou
   const doc = {
     paths: {
       // A request-only shape that nests another request-only shape.
-      '/a': { post: { ...body(ref('OrderInput')), ...answer(ref('Receipt')) } },
+      '/a': { post: { ...body(ref('ParcelInput')), ...answer(ref('Receipt')) } },
       // A shape both sent and answered, differing (responses hold nothing else).
       '/b': { put: { ...body(ref('NoteInput')), ...answer(ref('Note')) } },
     },
     components: {
       schemas: {
-        Order: object({ line: ref('Line') }, true),
-        OrderInput: object({ line: ref('LineInput') }, false),
+        Parcel: object({ line: ref('Line') }, true),
+        ParcelInput: object({ line: ref('LineInput') }, false),
         Line: object({ sku: { type: 'string' } }, true),
         LineInput: object({ sku: { type: 'string' } }, false),
         Receipt: object({ id: { type: 'string', example: 'r1' } }, true),
@@ -34,13 +34,13 @@ test('twins: an input variant takes its shape name, or stays XInput where the ou
     },
   };
   const out = asReference(structuredClone(doc));
-  assert.deepEqual(Object.keys(out.components.schemas).sort(), ['Line', 'Note', 'NoteInput', 'Order', 'Receipt']);
+  assert.deepEqual(Object.keys(out.components.schemas).sort(), ['Line', 'Note', 'NoteInput', 'Parcel', 'Receipt']);
   assert.deepEqual(
-    out.components.schemas.Order,
+    out.components.schemas.Parcel,
     object({ line: ref('Line') }, false),
     'the request shape, named after itself, refers to its parts by their names',
   );
-  assert.deepEqual(out.paths['/a'].post.requestBody.content['application/json'].schema, ref('Order'));
+  assert.deepEqual(out.paths['/a'].post.requestBody.content['application/json'].schema, ref('Parcel'));
   assert.deepEqual(out.paths['/b'].put.requestBody.content['application/json'].schema, ref('NoteInput'));
   assert.deepEqual(out.paths['/a'].post.responses[200].content['application/json'], {
     schema: ref('Receipt'),
