@@ -52,7 +52,8 @@ before(async () => {
 
 after(() => server?.close());
 
-const run = () => runDueBroadcasts({ db: server.container.database.db, clock: server.container.clock, messages: messageDeps(server.container) });
+const run = () =>
+  runDueBroadcasts({ db: server.container.database.db, clock: server.container.clock, messages: messageDeps(server.container) });
 
 async function broadcastMessages(id: string) {
   return queryRows<{ to_phone: string; content: any; broadcast_id: string }>(
@@ -64,7 +65,12 @@ async function broadcastMessages(id: string) {
 async function create(body: Record<string, unknown>) {
   return request(server, 'POST', '/v1/broadcasts', {
     ...key(),
-    body: { name: 'June newsletter', channel_id: channelId, template: { name: 'promo', language: 'en_US', variables: ['{{contact.name|there}}'] }, ...body },
+    body: {
+      name: 'June newsletter',
+      channel_id: channelId,
+      template: { name: 'promo', language: 'en_US', variables: ['{{contact.name|there}}'] },
+      ...body,
+    },
   });
 }
 
@@ -86,7 +92,11 @@ test('a segment and numbers: counted before, frozen with skips and reasons, each
   assert.equal(count.body.data.total, 6);
   assert.equal(count.body.data.sendable, 3);
   assert.deepEqual(count.body.data.skipped, { invalid_number: 1, duplicate: 1, suppressed: 1, consent_revoked: 0, no_consent: 0 });
-  assert.equal((await request(server, 'GET', `/v1/broadcasts/${id}/recipients`, key())).body.data.length, 0, 'nothing frozen before sending');
+  assert.equal(
+    (await request(server, 'GET', `/v1/broadcasts/${id}/recipients`, key())).body.data.length,
+    0,
+    'nothing frozen before sending',
+  );
 
   const patched = await request(server, 'PATCH', `/v1/broadcasts/${id}`, { ...key(), body: { name: 'June news' } });
   assert.equal(patched.status, 200, patched.text);
@@ -206,13 +216,27 @@ test('bad input: 4xx naming the field, before anything is sent', async () => {
   // A template that is not approved (made, never submitted).
   const draftTemplate = await request(server, 'POST', '/v1/templates', {
     ...key(),
-    body: { channel_id: channelId, name: 'unsubmitted', language: 'en_US', category: 'MARKETING', components: [{ type: 'BODY', text: 'Hi {{1}}' }] },
+    body: {
+      channel_id: channelId,
+      name: 'unsubmitted',
+      language: 'en_US',
+      category: 'MARKETING',
+      components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+    },
   });
   assert.equal(draftTemplate.status, 201, draftTemplate.text);
   await names(await create({ audience, template: { name: 'unsubmitted', language: 'en_US', variables: ['x'] } }), 400, '/template/name');
   await names(await create({ audience, template: { name: 'nope', language: 'en_US', variables: ['x'] } }), 400, '/template/name');
-  await names(await create({ audience, template: { name: 'promo', language: 'en_US', variables: ['{{contact.name}}'] } }), 400, '/template/variables/0');
-  await names(await create({ audience, template: { name: 'promo', language: 'en_US', variables: ['{{contact.shoe_size|x}}'] } }), 400, '/template/variables/0');
+  await names(
+    await create({ audience, template: { name: 'promo', language: 'en_US', variables: ['{{contact.name}}'] } }),
+    400,
+    '/template/variables/0',
+  );
+  await names(
+    await create({ audience, template: { name: 'promo', language: 'en_US', variables: ['{{contact.shoe_size|x}}'] } }),
+    400,
+    '/template/variables/0',
+  );
   await names(await create({ audience, template: { name: 'promo', language: 'en_US', variables: [] } }), 400, '/template/variables');
   await names(await create({ audience, send_at: new Date(clock.now().getTime() - 3_600_000).toISOString() }), 400, '/send_at');
   await names(await create({ audience: {} }), 400, '/audience');

@@ -32,7 +32,13 @@ export type ResolvedRecipient = {
   parameters: string[];
 };
 
-type ContactRow = { id: string; phone_number: string | null; name: string | null; email: string | null; custom_fields: Record<string, unknown> };
+type ContactRow = {
+  id: string;
+  phone_number: string | null;
+  name: string | null;
+  email: string | null;
+  custom_fields: Record<string, unknown>;
+};
 
 /** Refuses an audience naming nothing, or naming a segment or contact list the organization does not have. */
 export async function checkAudience(db: Executor, organizationId: string, audience: Audience, pointer = '/audience'): Promise<void> {
@@ -45,12 +51,17 @@ export async function checkAudience(db: Executor, organizationId: string, audien
   if (audience.segment_id !== undefined) {
     const found =
       isUuid(audience.segment_id) &&
-      (await db
-        .select({ id: segments.id })
-        .from(segments)
-        .where(and(eq(segments.id, audience.segment_id.toLowerCase()), eq(segments.organizationId, organizationId)))
-        .limit(1)).length > 0;
-    if (!found) throw invalid('audience.segment_id is not a segment of this organization', [{ pointer: `${pointer}/segment_id`, message: 'segment not found' }]);
+      (
+        await db
+          .select({ id: segments.id })
+          .from(segments)
+          .where(and(eq(segments.id, audience.segment_id.toLowerCase()), eq(segments.organizationId, organizationId)))
+          .limit(1)
+      ).length > 0;
+    if (!found)
+      throw invalid('audience.segment_id is not a segment of this organization', [
+        { pointer: `${pointer}/segment_id`, message: 'segment not found' },
+      ]);
   }
   if (audience.list_id !== undefined) {
     const [list] = isUuid(audience.list_id)
@@ -60,9 +71,12 @@ export async function checkAudience(db: Executor, organizationId: string, audien
           .where(and(eq(lists.id, audience.list_id.toLowerCase()), eq(lists.organizationId, organizationId)))
           .limit(1)
       : [];
-    if (!list) throw invalid('audience.list_id is not a list of this organization', [{ pointer: `${pointer}/list_id`, message: 'list not found' }]);
+    if (!list)
+      throw invalid('audience.list_id is not a list of this organization', [{ pointer: `${pointer}/list_id`, message: 'list not found' }]);
     if (list.kind !== 'contact') {
-      throw invalid('audience.list_id is not a list of contacts', [{ pointer: `${pointer}/list_id`, message: `a list of ${list.kind}s, not contacts` }]);
+      throw invalid('audience.list_id is not a list of contacts', [
+        { pointer: `${pointer}/list_id`, message: `a list of ${list.kind}s, not contacts` },
+      ]);
     }
   }
 }
@@ -79,7 +93,9 @@ async function audienceContacts(db: Executor, organizationId: string, audience: 
     if (segment) sources.push(compileFilter(segment.filter as FilterGroup, { organizationId, now }));
   }
   if (audience.list_id) {
-    sources.push(sql`contacts.id in (select contact_id from list_entries where list_id = ${audience.list_id.toLowerCase()}::uuid and contact_id is not null)`);
+    sources.push(
+      sql`contacts.id in (select contact_id from list_entries where list_id = ${audience.list_id.toLowerCase()}::uuid and contact_id is not null)`,
+    );
   }
   if (audience.tags?.length) {
     const names = JSON.stringify(audience.tags.map((t) => t.toLowerCase()));
@@ -127,7 +143,10 @@ async function refusals(
     db,
     sql`select distinct contact_id from contact_suppressions
          where contact_id in (select (jsonb_array_elements_text(${ids}::jsonb))::uuid)
-           and channel in (${sql.join(scopes.map((s) => sql`${s}`), sql`, `)})
+           and channel in (${sql.join(
+             scopes.map((s) => sql`${s}`),
+             sql`, `,
+           )})
            and (expires_at is null or expires_at > ${now.toISOString()}::timestamptz)`,
   );
   for (const r of suppressed) out.set(r.contact_id, 'suppressed');
@@ -136,7 +155,10 @@ async function refusals(
     db,
     sql`select distinct on (contact_id) contact_id, state from contact_consents
          where contact_id in (select (jsonb_array_elements_text(${ids}::jsonb))::uuid)
-           and channel in (${sql.join(scopes.map((s) => sql`${s}`), sql`, `)})
+           and channel in (${sql.join(
+             scopes.map((s) => sql`${s}`),
+             sql`, `,
+           )})
          order by contact_id, recorded_at desc, (state = 'revoked') desc`,
   );
   const granted = new Set<string>();
@@ -199,4 +221,3 @@ export function countResolved(recipients: ResolvedRecipient[]): { total: number;
   }
   return { total: recipients.length, sendable, skipped };
 }
-

@@ -22,7 +22,11 @@ import { checkAudience, countResolved, resolveAudience, type Audience } from './
 import { checkVariables } from './variables.ts';
 
 export type BroadcastRow = typeof broadcasts.$inferSelect;
-export type BroadcastDeps = { db: Executor; clock: Clock; /** Asks the runner to look now (a job), after a commit that made one due. */ wake?: () => Promise<void> };
+export type BroadcastDeps = {
+  db: Executor;
+  clock: Clock /** Asks the runner to look now (a job), after a commit that made one due. */;
+  wake?: () => Promise<void>;
+};
 
 export const BROADCAST_STATUSES = ['draft', 'scheduled', 'sending', 'paused', 'completed', 'stopped', 'failed'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
@@ -68,7 +72,8 @@ async function checkChannel(db: Executor, organizationId: string, channelId: str
         .where(and(eq(channels.id, channelId.toLowerCase()), eq(channels.organizationId, organizationId)))
         .limit(1)
     : [];
-  if (!channel) throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', message: 'channel not found' }]);
+  if (!channel)
+    throw invalid('channel_id is not a channel of this organization', [{ pointer: '/channel_id', message: 'channel not found' }]);
   if (connected && channel.status !== 'connected') {
     throw new DomainError('conflict', `the channel is ${channel.status}, not connected`, {
       fieldErrors: [{ pointer: '/channel_id', message: `channel is ${channel.status}: connect it first` }],
@@ -122,7 +127,9 @@ async function checkTemplate(db: Executor, organizationId: string, input: Pick<B
 
 function checkSendAt(sendAt: Date | null | undefined, now: Date): void {
   if (sendAt && sendAt.getTime() < now.getTime() - PAST_SLACK_MS) {
-    throw invalid('send_at is in the past', [{ pointer: '/send_at', message: `in the past (now is ${now.toISOString()}); omit it to send now` }]);
+    throw invalid('send_at is in the past', [
+      { pointer: '/send_at', message: `in the past (now is ${now.toISOString()}); omit it to send now` },
+    ]);
   }
 }
 
@@ -135,7 +142,12 @@ async function checkInput(db: Executor, organizationId: string, input: Broadcast
   await checkAudience(db, organizationId, input.audience);
 }
 
-const eventBody = (row: BroadcastRow) => ({ broadcast_id: row.id, name: row.name, channel_id: row.channelId, organization_id: row.organizationId });
+const eventBody = (row: BroadcastRow) => ({
+  broadcast_id: row.id,
+  name: row.name,
+  channel_id: row.channelId,
+  organization_id: row.organizationId,
+});
 
 export async function createBroadcast({ db, clock }: BroadcastDeps, actor: Actor, input: BroadcastInput): Promise<BroadcastRow> {
   const now = clock.now();
@@ -220,7 +232,11 @@ export async function deleteBroadcast({ db }: Pick<BroadcastDeps, 'db'>, actor: 
 export type BroadcastListQuery = Page & { status?: BroadcastStatus };
 
 /** The organization's broadcasts, newest first, by cursor. */
-export async function listBroadcasts({ db }: Pick<BroadcastDeps, 'db'>, actor: Actor, query: BroadcastListQuery): Promise<PageResult<BroadcastRow>> {
+export async function listBroadcasts(
+  { db }: Pick<BroadcastDeps, 'db'>,
+  actor: Actor,
+  query: BroadcastListQuery,
+): Promise<PageResult<BroadcastRow>> {
   return listPage(db.select().from(broadcasts).$dynamic(), {
     where: [eq(broadcasts.organizationId, actor.organizationId), given(query.status, (s) => eq(broadcasts.status, s))],
     order: newestFirstBy(broadcasts.createdAt, broadcasts.id),
@@ -241,7 +257,11 @@ export async function countAudience({ db, clock }: BroadcastDeps, actor: Actor, 
  * whole send: the channel connected, the template approved with its parameters, an audience of at
  * least one recipient to send to, a time not past.
  */
-export async function scheduleBroadcast(deps: BroadcastDeps, actor: Actor, { broadcastId }: { broadcastId: string }): Promise<BroadcastRow> {
+export async function scheduleBroadcast(
+  deps: BroadcastDeps,
+  actor: Actor,
+  { broadcastId }: { broadcastId: string },
+): Promise<BroadcastRow> {
   const { db, clock } = deps;
   const updated = await db.transaction(async (tx) => {
     const row = await loadRow(tx, actor.organizationId, broadcastId, true);
@@ -301,7 +321,14 @@ export async function moveBroadcast(
       .set({
         status: move.to,
         // A pause keeps the next share's time, so pausing and resuming never sends more than per_minute in a minute.
-        nextRunAt: move.to === 'sending' ? (row.nextRunAt && row.nextRunAt > now ? row.nextRunAt : now) : move.to === 'paused' ? row.nextRunAt : null,
+        nextRunAt:
+          move.to === 'sending'
+            ? row.nextRunAt && row.nextRunAt > now
+              ? row.nextRunAt
+              : now
+            : move.to === 'paused'
+              ? row.nextRunAt
+              : null,
         finishedAt: move.to === 'stopped' ? now : row.finishedAt,
         updatedAt: now,
       })

@@ -97,4 +97,3 @@ export async function broadcastReport({ db }: { db: Executor }, actor: Actor, { 
   const broadcast = await getBroadcast({ db }, actor, { broadcastId });
   return { broadcast, ...(await recipientCounts(db, broadcast.id)) };
 }
-

@@ -118,7 +118,9 @@ async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> 
     const pending = await db
       .select()
       .from(broadcastRecipients)
-      .where(and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)))
+      .where(
+        and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
+      )
       .orderBy(asc(broadcastRecipients.seq))
       .limit(Math.min(STEP, budget));
     if (pending.length === 0) return finish(deps, row.id);
@@ -144,9 +146,7 @@ async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: Rec
     template: {
       name: row.templateName,
       language: { code: row.templateLanguage },
-      ...(r.parameters?.length
-        ? { components: [{ type: 'body', parameters: r.parameters.map((text) => ({ type: 'text', text })) }] }
-        : {}),
+      ...(r.parameters?.length ? { components: [{ type: 'body', parameters: r.parameters.map((text) => ({ type: 'text', text })) }] } : {}),
     },
   };
   const record = (fields: Partial<RecipientRow>) =>
@@ -220,6 +220,10 @@ async function finish({ db, clock }: RunnerDeps, id: string): Promise<void> {
       .returning();
     if (!done) return;
     const counts = await recipientCounts(tx, id);
-    await recordEvent(tx, done.organizationId, 'broadcast.completed', { ...broadcastEventBody(done), recipients: counts.total, skipped: counts.byStatus.skipped });
+    await recordEvent(tx, done.organizationId, 'broadcast.completed', {
+      ...broadcastEventBody(done),
+      recipients: counts.total,
+      skipped: counts.byStatus.skipped,
+    });
   });
 }

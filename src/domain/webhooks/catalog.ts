@@ -317,7 +317,8 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'broadcast.paused': {
-    description: 'A broadcast was paused (POST /v1/broadcasts/{broadcastID}/pause): no recipient is handed to dispatch until it is resumed.',
+    description:
+      'A broadcast was paused (POST /v1/broadcasts/{broadcastID}/pause): no recipient is handed to dispatch until it is resumed.',
     example: {
       broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
       name: 'June newsletter',

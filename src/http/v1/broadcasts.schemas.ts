@@ -32,7 +32,11 @@ export const AudienceSchema = z
   .object({
     segment_id: z.string().max(64).optional().meta({ description: 'A saved segment: the contacts its filter finds when sending starts' }),
     list_id: z.string().max(64).optional().meta({ description: 'A contact list' }),
-    tags: z.array(z.string().min(1).max(100)).max(100).optional().meta({ description: 'Contacts with any of these tags (case-insensitive)' }),
+    tags: z
+      .array(z.string().min(1).max(100))
+      .max(100)
+      .optional()
+      .meta({ description: 'Contacts with any of these tags (case-insensitive)' }),
     contact_ids: z.array(z.string().max(64)).max(AUDIENCE_MAX).optional(),
     phones: z
       .array(z.string().max(64))
@@ -56,12 +60,15 @@ const BroadcastFields = {
     .optional()
     .meta({ description: 'When to start sending; omitted or null: as soon as it is scheduled. Not in the past.' }),
   per_minute: z.number().int().min(1).max(100_000).nullable().optional().meta({
-    description: 'At most this many recipients handed to dispatch per minute (the channel’s own pace applies as well); null: no cap of its own',
+    description:
+      'At most this many recipients handed to dispatch per minute (the channel’s own pace applies as well); null: no cap of its own',
   }),
   require_consent: z
     .boolean()
     .optional()
-    .meta({ description: 'Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false.' }),
+    .meta({
+      description: 'Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false.',
+    }),
 };
 
 export const CreateBroadcastBody = z.object(BroadcastFields).meta({
@@ -108,7 +115,9 @@ export const BroadcastSchema = z
   })
   .meta({ id: 'Broadcast' });
 
-const SkippedCounts = z.object(Object.fromEntries(SKIP_REASONS.map((r) => [r, z.number().int()])) as Record<(typeof SKIP_REASONS)[number], z.ZodNumber>);
+const SkippedCounts = z.object(
+  Object.fromEntries(SKIP_REASONS.map((r) => [r, z.number().int()])) as Record<(typeof SKIP_REASONS)[number], z.ZodNumber>,
+);
 
 export const AudienceCountSchema = z
   .object({
@@ -142,7 +151,9 @@ export const ReportSchema = z
   .object({
     broadcast: BroadcastSchema,
     recipients: z.number().int(),
-    by_status: z.object(Object.fromEntries(RECIPIENT_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof RECIPIENT_STATUSES)[number], z.ZodNumber>),
+    by_status: z.object(
+      Object.fromEntries(RECIPIENT_STATUSES.map((s) => [s, z.number().int()])) as Record<(typeof RECIPIENT_STATUSES)[number], z.ZodNumber>,
+    ),
     skipped: z.record(z.string(), z.number().int()).meta({ description: 'Skipped recipients by reason' }),
   })
   .meta({ id: 'BroadcastReport' });

@@ -128,7 +128,9 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
         response: { 200: dataOf(BroadcastSchema), ...errorResponses([401, 403, 404]) },
       },
     },
-    async (request) => ({ data: presentBroadcast(await getBroadcast(deps, actorOf(request), { broadcastId: request.params.broadcastID })) }),
+    async (request) => ({
+      data: presentBroadcast(await getBroadcast(deps, actorOf(request), { broadcastId: request.params.broadcastID })),
+    }),
   );
 
   app.patch(
@@ -200,7 +202,10 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
           summary,
           description: `${description} 409 when the broadcast's status does not allow it.`,
           params: Params,
-          response: { 200: dataOf(BroadcastSchema), ...errorResponses(action === 'schedule' ? [400, 401, 403, 404, 409] : [401, 403, 404, 409]) },
+          response: {
+            200: dataOf(BroadcastSchema),
+            ...errorResponses(action === 'schedule' ? [400, 401, 403, 404, 409] : [401, 403, 404, 409]),
+          },
         },
       },
       async (request) => {
@@ -233,7 +238,12 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
       const q = request.query;
       const page = await inputFrom(
         'query',
-        listRecipients(deps, actorOf(request), { broadcastId: request.params.broadcastID, limit: q.limit, cursor: q.cursor, status: q.status }),
+        listRecipients(deps, actorOf(request), {
+          broadcastId: request.params.broadcastID,
+          limit: q.limit,
+          cursor: q.cursor,
+          status: q.status,
+        }),
       );
       return { data: page.items.map(presentRecipient), meta: { next_cursor: page.nextCursor } };
     },
@@ -254,7 +264,12 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
     async (request) => {
       const report = await broadcastReport(deps, actorOf(request), { broadcastId: request.params.broadcastID });
       return {
-        data: { broadcast: presentBroadcast(report.broadcast), recipients: report.total, by_status: report.byStatus, skipped: report.skipped },
+        data: {
+          broadcast: presentBroadcast(report.broadcast),
+          recipients: report.total,
+          by_status: report.byStatus,
+          skipped: report.skipped,
+        },
       };
     },
   );
