@@ -60,7 +60,7 @@ async function loadRow(db: Executor, organizationId: string, broadcastId: string
 
 const wrongState = (row: BroadcastRow, action: string, allowed: readonly BroadcastStatus[]) =>
   new DomainError('conflict', `cannot ${action} a broadcast that is ${row.status} (only when ${allowed.join(' or ')})`, {
-    extra: { status: row.status },
+    extra: { broadcast_status: row.status },
   });
 
 /** The channel named, or a refusal naming /channel_id; `connected` also requires it to be connected. */
