@@ -183,6 +183,46 @@ test('per_minute paces by the clock; pause holds it, resume goes on', async () =
   assert.equal(new Set((await broadcastMessages(id)).map((m) => m.to_phone)).size, 5);
 });
 
+test('durable: a runner that died holds its lease until it lapses; a message accepted but not recorded is not sent again', async () => {
+  const db = server.container.database.db;
+  const made = await create({ audience: { phones: ['+4930800001', '+4930800002', '+4930800003'] }, per_minute: 1 });
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await eventually('the first share', async () => ((await broadcastMessages(id)).length === 1 ? true : undefined));
+  // As if a runner was killed after its accept and before it recorded the message, holding the lease.
+  const lease = new Date(clock.now().getTime() + 5 * 60_000).toISOString();
+  await db.execute(sql`update broadcast_recipients set message_id = null where broadcast_id = ${id}`);
+  await db.execute(
+    sql`update broadcasts set next_run_at = ${clock.now().toISOString()}::timestamptz, lease_until = ${lease}::timestamptz where id = ${id}`,
+  );
+  await run();
+  const held = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from broadcast_recipients where broadcast_id = ${id} and message_id is not null`,
+  );
+  assert.equal(held[0]!.n, 0, 'nobody takes a leased broadcast');
+  clock.advance(5 * 60_000 + 1000);
+  await run();
+  const [message] = await broadcastMessages(id);
+  const recorded = await queryRows<{ message_id: string }>(
+    db,
+    sql`select message_id from broadcast_recipients where broadcast_id = ${id} and message_id is not null`,
+  );
+  assert.equal((await broadcastMessages(id)).length, 1, 'the first recipient got its message back, not a second one');
+  assert.equal(recorded.length, 1);
+  assert.equal(message!.to_phone, '4930800001');
+  clock.advance(60_000);
+  await run();
+  clock.advance(60_000);
+  await run();
+  await waitForStatus(id, 'completed');
+  assert.deepEqual(
+    (await broadcastMessages(id)).map((m) => m.to_phone),
+    ['4930800001', '4930800002', '4930800003'],
+  );
+});
+
 test('cancel returns a schedule to draft; stop ends one; a draft is deleted', async () => {
   const later = new Date(clock.now().getTime() + 3_600_000).toISOString();
   const made = await create({ audience: { phones: ['+4930500001'] }, send_at: later });

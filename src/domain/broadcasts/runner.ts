@@ -125,12 +125,21 @@ async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> 
       .limit(Math.min(STEP, budget));
     if (pending.length === 0) return finish(deps, row.id);
     for (const r of pending) {
-      const failed = await sendOne(deps, actor, row, r);
-      if (failed === 'halt') return;
+      const outcome = await sendOne(deps, actor, row, r);
+      if (outcome === 'halt') return;
+      if (outcome === 'later') return later(deps, row.id);
     }
     budget -= pending.length;
   }
-  // The minute's share is sent: the next share a minute after this one began.
+  // The minute's share is sent: done when it was the last, else the next share a minute after this one began.
+  const [left] = await db
+    .select({ id: broadcastRecipients.id })
+    .from(broadcastRecipients)
+    .where(
+      and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
+    )
+    .limit(1);
+  if (!left) return finish(deps, row.id);
   await db
     .update(broadcasts)
     .set({ nextRunAt: new Date(runStart.getTime() + 60_000), updatedAt: clock.now() })
@@ -139,8 +148,11 @@ async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> 
 
 type RecipientRow = typeof broadcastRecipients.$inferSelect;
 
-/** Hands one recipient to the accept path and records the outcome; 'halt' when the whole broadcast cannot go on. */
-async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt'> {
+/**
+ * Hands one recipient to the accept path and records the outcome; 'halt' when the whole broadcast
+ * cannot go on, 'later' when this recipient is to be tried again after a pause.
+ */
+async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt' | 'later'> {
   const { db, clock } = deps;
   const content = {
     template: {
@@ -186,8 +198,8 @@ async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: Rec
       await record({ status: 'failed', reason: outcome.refusal });
       return 'ok';
     case 'contention':
-      // Tried again at the next run.
-      return 'halt';
+      // The channel kept changing: this recipient and the rest a little later.
+      return 'later';
     case 'channel_not_connected':
     case 'template_mismatch': {
       const reason =
@@ -198,6 +210,15 @@ async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: Rec
     default:
       return outcome satisfies never;
   }
+}
+
+/** Takes the broadcast up again in a few seconds (not at once: the runner's loop would spin on it). */
+async function later({ db, clock }: RunnerDeps, id: string): Promise<void> {
+  const now = clock.now();
+  await db
+    .update(broadcasts)
+    .set({ nextRunAt: new Date(now.getTime() + 10_000), updatedAt: now })
+    .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')));
 }
 
 /** The whole broadcast cannot go on (its channel or template): failed, its pending recipients left pending. */
