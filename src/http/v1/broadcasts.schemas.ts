@@ -63,12 +63,9 @@ const BroadcastFields = {
     description:
       'At most this many recipients handed to dispatch per minute (the channel’s own pace applies as well); null: no cap of its own',
   }),
-  require_consent: z
-    .boolean()
-    .optional()
-    .meta({
-      description: 'Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false.',
-    }),
+  require_consent: z.boolean().optional().meta({
+    description: 'Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false.',
+  }),
 };
 
 export const CreateBroadcastBody = z.object(BroadcastFields).meta({
