@@ -470,6 +470,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     channel_id: CHANNEL_ID,
     conversation_id: CONVERSATION_ID,
     contact_id: CONTACT_ID,
+    broadcast_id: null,
     direction: 'outbound',
     to: PHONE,
     to_phone: PHONE,

@@ -117,6 +117,8 @@ test('a segment and numbers: counted before, frozen with skips and reasons, each
   const param = (m: (typeof sent)[number]) => m.content.template.components[0].parameters[0].text;
   assert.deepEqual(sent.map(param), ['Ada', 'there', 'there']);
 
+  const listedMessages = await request(server, 'GET', `/v1/messages?channel_id=${channelId}&limit=50`, key());
+  assert.equal(listedMessages.body.data.filter((m: any) => m.broadcast_id === id).length, 3, 'the API shows broadcast_id');
   const skipped = await request(server, 'GET', `/v1/broadcasts/${id}/recipients?status=skipped`, key());
   assert.equal(skipped.status, 200, skipped.text);
   assert.deepEqual(skipped.body.data.map((r: any) => [r.phone, r.reason]).sort(), [

@@ -6861,6 +6861,7 @@ export interface components {
      *       "channel_id": "0196b1f2-0a00-7000-8000-0000000000c1",
      *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
      *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "broadcast_id": null,
      *       "direction": "outbound",
      *       "to": "4915112345678",
      *       "to_phone": "4915112345678",
@@ -6886,6 +6887,8 @@ export interface components {
       /** Format: uuid */
       conversation_id: string;
       contact_id: string | null;
+      /** @description The broadcast that sent it; null for any other message */
+      broadcast_id: string | null;
       /** @enum {string} */
       direction: 'inbound' | 'outbound';
       /** @description Recipient, international digits without +; or a group id (`<digits>@g.us`) */
