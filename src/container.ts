@@ -26,7 +26,9 @@ import { createLogger, type Logger } from './lib/logger.ts';
 import { createMailer, sendInBackground, type Mail, type Mailer } from './lib/mail.ts';
 import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
+import type { BroadcastDeps } from './domain/broadcasts/broadcasts.ts';
 import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
+import { broadcastsRunHandler } from './jobs/handlers/broadcasts-run.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -250,6 +252,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'maintenance.analyze': analyzeTablesHandler({ database, logger, again: () => analyzeSoon(container.queue, database.db) }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
+        'broadcasts.run': broadcastsRunHandler({ db: database.db, clock, messages: messageDeps(container), logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
@@ -376,6 +379,18 @@ export function onboardingDeps(container: Container): OnboardingDeps {
 /** What the template routes need, from the container. */
 export function templateDeps(container: Container): TemplateDeps {
   return { db: container.database.db, clock: container.clock, sealer: container.sealer, providers: container.providers };
+}
+
+/** What the broadcast routes need, from the container: the runner is asked to look at once after a schedule or a resume. */
+export function broadcastDeps(container: Container): BroadcastDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    wake: async () => {
+      await container.queue.enqueue(container.database.db, 'broadcasts.run', {}, { singletonKey: 'now', singletonSeconds: 1 });
+      container.queue.wake('broadcasts.run');
+    },
+  };
 }
 
 /** What sending needs, from the container. */

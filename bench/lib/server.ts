@@ -160,6 +160,7 @@ async function start(worker: boolean) {
           channel_id: b.channel_id,
           conversation_id: '00000000-0000-7000-8000-000000000000',
           contact_id: null,
+          broadcast_id: null,
           direction: 'outbound' as const,
           to,
           to_phone: to,

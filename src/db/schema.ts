@@ -890,6 +890,8 @@ export const messages = pgTable(
     starred: boolean('starred').notNull().default(false),
     /** Pinned in its chat for everyone until then (unofficial channels: messages.pin); null when not pinned. */
     pinnedUntil: at('pinned_until'),
+    /** The broadcast that sent it (domain/broadcasts); null for any other message. No foreign key: a deleted broadcast leaves its messages. */
+    broadcastId: uuid('broadcast_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1806,5 +1808,79 @@ export const cannedResponses = pgTable(
       .where(sql`${t.ownerUserId} is not null`),
     index('canned_responses_organization_shortcut_idx').on(t.organizationId, t.shortcut, t.id),
     check('canned_responses_shortcut_check', sql`${t.shortcut} ~ '^[a-z0-9][a-z0-9_-]{0,31}$'`),
+  ],
+);
+
+/**
+ * Broadcasts (domain/broadcasts): a template sent to an audience through the messages' own accept
+ * path. `next_run_at` is when the runner takes it next (its audience frozen at the first run, then a
+ * batch per run); `lease_until` keeps two runners off one broadcast. Status: draft, scheduled, sending,
+ * paused, completed, stopped, failed.
+ */
+export const broadcasts = pgTable(
+  'broadcasts',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    channelId: uuid('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    templateName: text('template_name').notNull(),
+    templateLanguage: text('template_language').notNull(),
+    /** The template body's parameters in order, each text with `{{contact.field|default}}` placeholders. */
+    variables: jsonb('variables').$type<string[]>().notNull().default([]),
+    /** {segment_id?, list_id?, tags?, contact_ids?, phones?}: the union of what is given. */
+    audience: jsonb('audience').$type<Record<string, unknown>>().notNull(),
+    requireConsent: boolean('require_consent').notNull().default(false),
+    perMinute: integer('per_minute'),
+    sendAt: at('send_at'),
+    status: text('status').notNull(),
+    nextRunAt: at('next_run_at'),
+    leaseUntil: at('lease_until'),
+    startedAt: at('started_at'),
+    finishedAt: at('finished_at'),
+    failureReason: text('failure_reason'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('broadcasts_organization_created_idx').on(t.organizationId, t.createdAt, t.id),
+    index('broadcasts_due_idx').on(t.nextRunAt).where(sql`${t.nextRunAt} is not null`),
+    check('broadcasts_status_check', sql`${t.status} in ('draft', 'scheduled', 'sending', 'paused', 'completed', 'stopped', 'failed')`),
+  ],
+);
+
+/**
+ * A broadcast's audience as frozen when it started, one row per recipient in send order (`seq`).
+ * `status` is the recipient's own (pending, skipped with `reason`, failed when the accept refused);
+ * once a message exists its status is the message's, read through `message_id` (DECISIONS).
+ */
+export const broadcastRecipients = pgTable(
+  'broadcast_recipients',
+  {
+    id: uuid('id').primaryKey(),
+    broadcastId: uuid('broadcast_id')
+      .notNull()
+      .references(() => broadcasts.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    seq: integer('seq').notNull(),
+    contactId: uuid('contact_id'),
+    /** E.164 with `+`, or what was given when it is not a valid number. */
+    phone: text('phone'),
+    status: text('status').notNull(),
+    reason: text('reason'),
+    /** The template parameters as resolved for this recipient. */
+    parameters: jsonb('parameters').$type<string[]>(),
+    messageId: uuid('message_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('broadcast_recipients_seq_key').on(t.broadcastId, t.seq),
+    index('broadcast_recipients_pending_idx').on(t.broadcastId, t.seq).where(sql`${t.status} = 'pending' and ${t.messageId} is null`),
+    check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'skipped', 'failed')`),
   ],
 );

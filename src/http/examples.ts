@@ -188,6 +188,23 @@ const group = {
   ],
 };
 
+const broadcast = {
+  id: '0196b1f2-0a00-7000-8000-000000000201',
+  name: 'June newsletter',
+  channel_id: CHANNEL_ID,
+  template: { name: 'june_newsletter', language: 'en_US', variables: ['{{contact.name|there}}'] },
+  audience: { segment_id: SEGMENT_ID },
+  status: 'completed',
+  send_at: CREATED,
+  per_minute: 600,
+  require_consent: false,
+  started_at: CREATED,
+  finished_at: CHANGED,
+  failure_reason: null,
+  created_at: CREATED,
+  updated_at: CHANGED,
+};
+
 const companyAddress = { line1: 'Friedrichstraße 123', line2: null, city: 'Berlin', region: null, postal_code: '10117', country: 'DE' };
 
 /** The default pipeline's stages (domain/pipelines/defaults.ts), as an organization starts with them. */
@@ -310,6 +327,31 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     updated_at: CHANGED,
   },
   SegmentCount: { count: 1234, counted_at: NOW },
+  BroadcastAudience: { segment_id: SEGMENT_ID },
+  Broadcast: broadcast,
+  BroadcastAudienceCount: {
+    total: 1240,
+    sendable: 1203,
+    skipped: { invalid_number: 4, duplicate: 2, suppressed: 21, consent_revoked: 10, no_consent: 0 },
+    counted_at: NOW,
+  },
+  BroadcastRecipient: {
+    id: '0196b1f2-0a00-7000-8000-000000000202',
+    contact_id: CONTACT_ID,
+    phone: `+${PHONE}`,
+    status: 'delivered',
+    reason: null,
+    message_id: MESSAGE_ID,
+    error_code: null,
+    parameters: ['Ada'],
+    updated_at: CHANGED,
+  },
+  BroadcastReport: {
+    broadcast,
+    recipients: 1240,
+    by_status: { pending: 0, skipped: 37, sent: 120, delivered: 800, read: 270, failed: 13 },
+    skipped: { suppressed: 21, consent_revoked: 10, invalid_number: 4, duplicate: 2 },
+  },
   CompanyAddress: companyAddress,
   Company: {
     id: COMPANY_ID,
@@ -451,6 +493,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     channel_id: CHANNEL_ID,
     conversation_id: CONVERSATION_ID,
     contact_id: CONTACT_ID,
+    broadcast_id: null,
     direction: 'outbound',
     to: PHONE,
     to_phone: PHONE,

@@ -192,6 +192,16 @@ export const JOBS = {
     queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
     cron: '* * * * *',
   }),
+  /**
+   * Send the broadcasts that are due (domain/broadcasts/runner.ts): every minute (a paced broadcast's
+   * next share), and at once when one is scheduled or resumed. A broadcast is leased, so runs on two
+   * workers never take one together; one killed mid-run leaves its lease to lapse.
+   */
+  'broadcasts.run': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 900 },
+    cron: '* * * * *',
+  }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
   'webhooks.cleanup': job({
     payload: z.object({}),

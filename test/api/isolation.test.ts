@@ -16,7 +16,7 @@ import { queryRows } from '../../src/db/client.ts';
 import { eventually } from '../eventually.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { encodeEventCursor } from '../../src/domain/events/replay.ts';
-import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { jpegBytes, multipartBody, settledMedia } from '../media-helpers.ts';
 import {
   approveDevice,
@@ -76,6 +76,8 @@ type Ids = {
   /** A list of A's contacts holding A's contact, and a segment of A's. */
   list: string;
   segment: string;
+  /** A draft broadcast of A's to its segment, on its official channel (with a template approved there). */
+  broadcast: string;
   /** A call ringing on A's gateway channel (its id), and its record (a `call` message). */
   call: string;
   callMessage: string;
@@ -697,6 +699,50 @@ const ROWS: Record<string, Row> = {
   'GET /v1/segments/{segmentID}/count': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/preview'] },
   'GET /v1/segments/{segmentID}/preview': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/preview'] },
   'GET /v1/segments/{segmentID}/contacts': { kind: 'id', path: { segmentID: 'segment' }, probe: ['GET /v1/segments/{segment}/contacts'] },
+  // Naming A's channel and segment: refused as an unknown channel.
+  'POST /v1/broadcasts': {
+    kind: 'id',
+    body: {
+      name: 'taken over',
+      channel_id: '{{official}}',
+      template: { name: 'isolated_broadcast', language: 'en_US', variables: ['x'] },
+      audience: { segment_id: '{{segment}}' },
+    },
+    probe: ['GET /v1/broadcasts'],
+  },
+  'GET /v1/broadcasts': { kind: 'list' },
+  'GET /v1/broadcasts/{broadcastID}': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'PATCH /v1/broadcasts/{broadcastID}': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/broadcasts/{broadcast}'],
+  },
+  'DELETE /v1/broadcasts/{broadcastID}': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'GET /v1/broadcasts/{broadcastID}/audience-count': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    probe: ['GET /v1/broadcasts/{broadcast}'],
+  },
+  'POST /v1/broadcasts/{broadcastID}/schedule': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    probe: ['GET /v1/broadcasts/{broadcast}'],
+  },
+  'POST /v1/broadcasts/{broadcastID}/cancel': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'POST /v1/broadcasts/{broadcastID}/pause': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'POST /v1/broadcasts/{broadcastID}/resume': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'POST /v1/broadcasts/{broadcastID}/stop': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'GET /v1/broadcasts/{broadcastID}/recipients': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    probe: ['GET /v1/broadcasts/{broadcast}/recipients'],
+  },
+  'GET /v1/broadcasts/{broadcastID}/report': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    probe: ['GET /v1/broadcasts/{broadcast}/report'],
+  },
   'POST /v1/messages': {
     kind: 'id',
     body: { channel_id: '{{channel}}', to: '+4915112340001', type: 'text', content: { body: 'spoofed' } },
@@ -1138,6 +1184,17 @@ before(async () => {
     body: { name: 'Isolated Segment', filter: { and: [{ field: 'lists', op: 'in', value: list.body.data.id }] } },
   });
   assert.equal(segment.status, 201, segment.text);
+  await approvedTemplate(server, official.id, 'isolated_broadcast');
+  const broadcast = await request(server, 'POST', '/v1/broadcasts', {
+    key,
+    body: {
+      name: 'Isolated Broadcast',
+      channel_id: official.id,
+      template: { name: 'isolated_broadcast', language: 'en_US', variables: ['{{contact.name|there}}'] },
+      audience: { segment_id: segment.body.data.id },
+    },
+  });
+  assert.equal(broadcast.status, 201, broadcast.text);
   const tokens = await deviceFlowTokens(server, {
     clientId: oauthClient.clientId,
     cookie: cookieA,
@@ -1180,6 +1237,7 @@ before(async () => {
     order: order.body.data.id,
     list: list.body.data.id,
     segment: segment.body.data.id,
+    broadcast: broadcast.body.data.id,
     call,
     callMessage,
   };

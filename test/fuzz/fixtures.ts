@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { freePort, loginCookie, request, startTestServer, createKeyWith, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
-import { customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, officialChannel, pairedGatewayChannel } from '../messages-helpers.ts';
 import { authorizeQuery, createGrant, createOAuthClient } from '../oauth-client-fixture.ts';
 import type { Fixtures } from './contract.ts';
 
@@ -77,6 +77,23 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     },
   });
   ok(template, 'template');
+  // Broadcasts (drafts) with a template approved for them, and drafts the fuzzer may delete.
+  await approvedTemplate(server, official.id, 'fuzz_broadcast');
+  const broadcastOf = async (name: string) => {
+    const res = await request(server, 'POST', '/v1/broadcasts', {
+      key,
+      body: {
+        name,
+        channel_id: official.id,
+        template: { name: 'fuzz_broadcast', language: 'en_US', variables: ['{{contact.name|there}}'] },
+        audience: { phones: ['+4915112345001', '+4915112345002'] },
+      },
+    });
+    ok(res, 'broadcast');
+    return res.body.data.id as string;
+  };
+  const broadcasts = [await broadcastOf('Fuzz broadcast'), await broadcastOf('Fuzz broadcast 2')];
+  const doomedBroadcasts = [await broadcastOf('Fuzz doomed broadcast 0'), await broadcastOf('Fuzz doomed broadcast 1')];
   const sent = await request(server, 'POST', '/v1/messages', {
     key,
     body: { channel_id: gateway.id, to: phones[0], type: 'text', content: { body: 'hello' } },
@@ -236,6 +253,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       phone: phones,
       call: calls,
       template: [template.body.data.id],
+      broadcast: broadcasts,
+      'deletable:broadcast': doomedBroadcasts,
       message: [sent.body.data.id, inbound, ...deliveries.map((d) => d.message_id ?? d.id ?? '').filter(Boolean)],
       conversation: [message.body.data.conversation_id].filter(Boolean),
       endpoint: [endpoint.body.data.id],

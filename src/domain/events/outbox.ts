@@ -200,6 +200,12 @@ export type EventBodies = {
     completed_by: { type: string; id: string | null; user_id: string | null };
     organization_id: string;
   };
+  /** A broadcast began sending: its audience frozen (recipients, of them skipped). */
+  'broadcast.started': BroadcastBody & { recipients: number; skipped: number };
+  /** A broadcast was paused (POST /v1/broadcasts/{id}/pause). */
+  'broadcast.paused': BroadcastBody;
+  /** Every recipient of a broadcast was handed to dispatch or skipped. */
+  'broadcast.completed': BroadcastBody & { recipients: number; skipped: number };
   /** An open task's due time passed (once per due time). */
   'crm.task.due': { task_id: string; title: string; due_at: string; assignee_user_id: string | null; organization_id: string };
   'crm.relationship.linked': RelationshipBody;
@@ -226,6 +232,9 @@ export type EventBodies = {
 /** A group participant as a group event names it: `wa_id` the phone (international digits), `input` as the request gave it (official), `lid` the privacy id (unofficial). */
 type GroupParticipantRef = { input?: string; wa_id?: string; lid?: string };
 /** What every call event says: the call, its record in the conversation (a `call` message), the caller. */
+/** What every broadcast event carries. */
+export type BroadcastBody = { broadcast_id: string; name: string; channel_id: string; organization_id: string };
+
 export type CallBody = {
   call_id: string;
   message_id: string;
@@ -315,6 +324,9 @@ export const EVENT_TYPES = [
   'crm.list.entry_added',
   'crm.list.entry_removed',
   'crm.import.committed',
+  'broadcast.started',
+  'broadcast.paused',
+  'broadcast.completed',
 ] as const satisfies readonly EventType[];
 
 /**

@@ -66,6 +66,8 @@ export type SendInput = {
   type: MessageType;
   content: unknown;
   idempotency?: { key: string; requestHash: string };
+  /** The broadcast sending it (domain/broadcasts), recorded on the message. */
+  broadcastId?: string;
 };
 
 export const IDEMPOTENCY_HOURS = 24;
@@ -136,6 +138,7 @@ type AcceptItem = {
   from_phone: string | null;
   idem_key: string | null;
   idem_hash: string | null;
+  broadcast_id: string | null;
 };
 
 /** Why the statement wrote nothing for a message. */
@@ -177,7 +180,7 @@ function acceptStatement(policy: SendPolicy | undefined): SQL {
         `n int, id uuid, history_id uuid, new_conversation_id uuid, organization_id uuid, channel_id uuid,
          channel_status text, sandbox boolean, platform text, display text, peer text, phone text,
          given_conversation_id uuid, type text, content jsonb, preview text, at timestamptz,
-         window_since timestamptz, check_policy boolean, from_phone text, idem_key text, idem_hash text`,
+         window_since timestamptz, check_policy boolean, from_phone text, idem_key text, idem_hash text, broadcast_id uuid`,
         'jsonb',
       )}
     ),
@@ -215,8 +218,8 @@ function acceptStatement(policy: SendPolicy | undefined): SQL {
        where c.refusal is null
     ),
     message as (
-      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, created_at, updated_at)
-      select id, organization_id, channel_id, conversation_id, contact_id, 'outbound', peer, from_phone, type, content, 'queued', at, at, at
+      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, broadcast_id, created_at, updated_at)
+      select id, organization_id, channel_id, conversation_id, contact_id, 'outbound', peer, from_phone, type, content, 'queued', at, broadcast_id, at, at
         from placed where conversation_id is not null
       returning id, conversation_id, contact_id
     ),
@@ -360,6 +363,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       content,
       ...NOTHING_SENT,
       dispatchAt: now,
+      broadcastId: input.broadcastId ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -385,6 +389,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       from_phone: accepted.fromPhone,
       idem_key: input.idempotency?.key ?? null,
       idem_hash: input.idempotency?.requestHash ?? null,
+      broadcast_id: input.broadcastId ?? null,
     });
     const refusal = answer.refusal;
     switch (refusal) {

@@ -354,6 +354,40 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       organization_id: ORG,
     },
   },
+  'broadcast.started': {
+    description:
+      'A broadcast began sending: its audience was resolved and frozen (recipients: every recipient recorded; skipped: those skipped with a reason). Its messages follow, each with broadcast_id.',
+    example: {
+      broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+      name: 'June newsletter',
+      channel_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
+      recipients: 1200,
+      skipped: 37,
+      organization_id: ORG,
+    },
+  },
+  'broadcast.paused': {
+    description:
+      'A broadcast was paused (POST /v1/broadcasts/{broadcastID}/pause): no recipient is handed to dispatch until it is resumed.',
+    example: {
+      broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+      name: 'June newsletter',
+      channel_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+    },
+  },
+  'broadcast.completed': {
+    description:
+      'Every recipient of a broadcast was handed to dispatch or skipped. Delivery goes on: GET /v1/broadcasts/{broadcastID}/report counts the statuses as they arrive.',
+    example: {
+      broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+      name: 'June newsletter',
+      channel_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
+      recipients: 1200,
+      skipped: 37,
+      organization_id: ORG,
+    },
+  },
   'crm.task.due': {
     description:
       'An open task’s due time passed: recorded once per due time, within about a minute of it. A new due_at arms it again; a task completed before its due time never has it.',

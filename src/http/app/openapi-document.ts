@@ -64,6 +64,11 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     description: 'The CRM: static lists of contacts, companies or deals, their entries added (many at once) and removed.',
   },
   {
+    name: 'broadcasts',
+    description:
+      'Broadcasts: an approved template sent to an audience (a segment, a list, tags, contacts or numbers) at a time and a pace, through the same accept path and dispatcher as every message, with a record and a status per recipient and a report.',
+  },
+  {
     name: 'segments',
     description:
       'The CRM: segments, saved filters over contacts (tags, lists, custom fields, consents, suppressions, last inbound message, company) with a live count and a preview.',

@@ -3,6 +3,7 @@ import {
   channelRouteDeps,
   mailSender,
   messageDeps,
+  broadcastDeps,
   onboardingDeps,
   probeServices,
   providerTargets,
@@ -35,6 +36,7 @@ import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerOrderRoutes } from '../v1/orders.ts';
 import { registerCrmImportRoutes } from '../v1/crm-import.ts';
 import { registerSegmentRoutes } from '../v1/segments.ts';
+import { registerBroadcastRoutes } from '../v1/broadcasts.ts';
 import { registerListRoutes } from '../v1/lists.ts';
 import { registerPipelineRoutes } from '../v1/pipelines.ts';
 import { registerDealRoutes } from '../v1/deals.ts';
@@ -146,6 +148,7 @@ export async function registerRouteGroups(
   await registerCrmImportRoutes(app, crm);
   await registerListRoutes(app, crm);
   await registerSegmentRoutes(app, crm);
+  await registerBroadcastRoutes(app, broadcastDeps(container));
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });

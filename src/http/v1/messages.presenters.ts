@@ -26,6 +26,7 @@ export function presentMessage(row: MessageRow & { media?: MessageMediaRow | nul
     channel_id: row.channelId,
     conversation_id: row.conversationId,
     contact_id: row.contactId,
+    broadcast_id: row.broadcastId,
     direction: row.direction as MessageRecord['direction'],
     to: row.toPhone,
     to_phone: row.toPhone,

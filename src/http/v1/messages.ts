@@ -60,6 +60,7 @@ export const MessageSchema = z
     channel_id: z.string(),
     conversation_id: z.uuid(),
     contact_id: z.string().nullable(),
+    broadcast_id: z.uuid().nullable().meta({ description: 'The broadcast that sent it; null for any other message' }),
     direction: z.enum(['inbound', 'outbound']),
     to: z.string().meta({ description: 'Recipient, international digits without +; or a group id (`<digits>@g.us`)' }),
     to_phone: z.string().meta({ description: 'Same as `to`' }),

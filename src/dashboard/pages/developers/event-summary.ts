@@ -102,6 +102,12 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return 'Deal moved to another stage';
     case 'crm.task.completed':
       return joined('Task', text(d.title), 'completed');
+    case 'broadcast.started':
+      return joined('Broadcast', text(d.name), 'started');
+    case 'broadcast.paused':
+      return joined('Broadcast', text(d.name), 'paused');
+    case 'broadcast.completed':
+      return joined('Broadcast', text(d.name), 'completed');
     case 'crm.task.due':
       return joined('Task', text(d.title), 'due');
     case 'crm.relationship.linked':

@@ -1,0 +1,250 @@
+/**
+ * Sends broadcasts: the broadcasts.run job calls runDueBroadcasts every minute and whenever one is
+ * scheduled or resumed. A due broadcast is leased (two runners never take one), its audience frozen
+ * into broadcast_recipients at its first run (with broadcast.started, in one transaction), then its
+ * pending recipients handed in send order to the messages' accept path (the one every message takes:
+ * its checks, dispatch, pacing and statuses), at most per_minute of them per minute. Everything is in
+ * the rows: a runner killed mid-batch leaves its lease to lapse, and the next one takes the recipients
+ * still pending; a recipient whose message was accepted but not yet recorded gets that same message
+ * back from its Idempotency-Key (broadcast:<id>:<recipient>), so nobody is sent twice.
+ */
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { queryRows, type Executor } from '../../db/client.ts';
+import { broadcastRecipients, broadcasts } from '../../db/schema.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { uuidv7 } from '../../lib/ids.ts';
+import type { Actor } from '../actor.ts';
+import { DomainError } from '../errors.ts';
+import { recordEvent } from '../events/outbox.ts';
+import { acceptMessageOnce, type MessageDeps } from '../messages/accept.ts';
+import { resolveAudience, type Audience } from './audience.ts';
+import { broadcastEventBody, type BroadcastRow } from './broadcasts.ts';
+import { recipientCounts } from './recipients.ts';
+
+export type RunnerDeps = { db: Executor; clock: Clock; messages: MessageDeps };
+
+/** How long a runner holds a broadcast; one that dies lets it go after this. */
+const LEASE_MS = 5 * 60_000;
+/** Recipients read per step when no pace is set; the status is read again between steps (a pause takes effect). */
+const STEP = 200;
+/** Rows inserted per statement when the audience is frozen. */
+const FREEZE_CHUNK = 1000;
+
+/** Runs every broadcast due now, one after another; returns how many it took. */
+export async function runDueBroadcasts(deps: RunnerDeps): Promise<number> {
+  let taken = 0;
+  for (;;) {
+    const row = await lease(deps);
+    if (!row) return taken;
+    taken++;
+    try {
+      await runBroadcast(deps, row);
+    } finally {
+      await deps.db.update(broadcasts).set({ leaseUntil: null }).where(eq(broadcasts.id, row.id));
+    }
+  }
+}
+
+async function lease({ db, clock }: RunnerDeps): Promise<BroadcastRow | undefined> {
+  const now = clock.now();
+  const [row] = await queryRows<{ id: string }>(
+    db,
+    sql`update broadcasts set lease_until = ${new Date(now.getTime() + LEASE_MS).toISOString()}::timestamptz
+         where id = (select id from broadcasts
+                      where next_run_at <= ${now.toISOString()}::timestamptz and status in ('scheduled', 'sending')
+                        and (lease_until is null or lease_until < ${now.toISOString()}::timestamptz)
+                      order by next_run_at limit 1 for update skip locked)
+        returning id`,
+  );
+  if (!row) return undefined;
+  const [full] = await db.select().from(broadcasts).where(eq(broadcasts.id, row.id));
+  return full;
+}
+
+const systemActor = (organizationId: string): Actor => ({ kind: 'system', organizationId, permissions: new Set(['messages:send']) });
+
+/** Freezes the audience and marks the broadcast sending, with broadcast.started; false when it is no longer scheduled. */
+async function start({ db, clock }: RunnerDeps, row: BroadcastRow): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const now = clock.now();
+    const [current] = await tx.select().from(broadcasts).where(eq(broadcasts.id, row.id)).for('update');
+    if (current?.status !== 'scheduled') return false;
+    const recipients = await resolveAudience(tx, row.organizationId, { ...row, audience: row.audience as Audience }, now);
+    for (let i = 0; i < recipients.length; i += FREEZE_CHUNK) {
+      await tx.insert(broadcastRecipients).values(
+        recipients.slice(i, i + FREEZE_CHUNK).map((r, j) => ({
+          id: uuidv7(),
+          broadcastId: row.id,
+          organizationId: row.organizationId,
+          seq: i + j,
+          contactId: r.contactId,
+          phone: r.phone,
+          status: r.status,
+          reason: r.reason,
+          parameters: r.status === 'pending' ? r.parameters : null,
+          createdAt: now,
+          updatedAt: now,
+        })),
+      );
+    }
+    const [started] = await tx
+      .update(broadcasts)
+      .set({ status: 'sending', startedAt: now, nextRunAt: now, updatedAt: now })
+      .where(eq(broadcasts.id, row.id))
+      .returning();
+    await recordEvent(tx, row.organizationId, 'broadcast.started', {
+      ...broadcastEventBody(started!),
+      recipients: recipients.length,
+      skipped: recipients.filter((r) => r.status === 'skipped').length,
+    });
+    return true;
+  });
+}
+
+async function statusOf(db: Executor, id: string): Promise<string | undefined> {
+  const [row] = await db.select({ status: broadcasts.status }).from(broadcasts).where(eq(broadcasts.id, id));
+  return row?.status;
+}
+
+/** One run of a leased broadcast: started if scheduled, then a minute's worth of recipients (all of them when unpaced). */
+async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> {
+  const { db, clock } = deps;
+  if (row.status === 'scheduled' && !(await start(deps, row))) return;
+  const runStart = clock.now();
+  let budget = row.perMinute ?? Number.POSITIVE_INFINITY;
+  const actor = systemActor(row.organizationId);
+  while (budget > 0) {
+    if ((await statusOf(db, row.id)) !== 'sending') return;
+    const pending = await db
+      .select()
+      .from(broadcastRecipients)
+      .where(
+        and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
+      )
+      .orderBy(asc(broadcastRecipients.seq))
+      .limit(Math.min(STEP, budget));
+    if (pending.length === 0) return finish(deps, row.id);
+    for (const r of pending) {
+      const outcome = await sendOne(deps, actor, row, r);
+      if (outcome === 'halt') return;
+      if (outcome === 'later') return later(deps, row.id);
+    }
+    budget -= pending.length;
+  }
+  // The minute's share is sent: done when it was the last, else the next share a minute after this one began.
+  const [left] = await db
+    .select({ id: broadcastRecipients.id })
+    .from(broadcastRecipients)
+    .where(
+      and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
+    )
+    .limit(1);
+  if (!left) return finish(deps, row.id);
+  await db
+    .update(broadcasts)
+    .set({ nextRunAt: new Date(runStart.getTime() + 60_000), updatedAt: clock.now() })
+    .where(and(eq(broadcasts.id, row.id), eq(broadcasts.status, 'sending')));
+}
+
+type RecipientRow = typeof broadcastRecipients.$inferSelect;
+
+/**
+ * Hands one recipient to the accept path and records the outcome; 'halt' when the whole broadcast
+ * cannot go on, 'later' when this recipient is to be tried again after a pause.
+ */
+async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt' | 'later'> {
+  const { db, clock } = deps;
+  const content = {
+    template: {
+      name: row.templateName,
+      language: { code: row.templateLanguage },
+      ...(r.parameters?.length ? { components: [{ type: 'body', parameters: r.parameters.map((text) => ({ type: 'text', text })) }] } : {}),
+    },
+  };
+  const record = (fields: Partial<RecipientRow>) =>
+    db
+      .update(broadcastRecipients)
+      .set({ ...fields, updatedAt: clock.now() })
+      .where(eq(broadcastRecipients.id, r.id));
+  let outcome;
+  try {
+    outcome = await acceptMessageOnce(deps.messages, actor, {
+      channelId: row.channelId,
+      to: r.phone!,
+      type: 'template',
+      content,
+      idempotency: { key: `broadcast:${row.id}:${r.id}`, requestHash: r.id },
+      broadcastId: row.id,
+    });
+  } catch (err) {
+    // An input the accept path refuses for this recipient alone (its number): the others go on.
+    if (err instanceof DomainError && err.code === 'invalid') {
+      await record({ status: 'failed', reason: `invalid: ${err.message}`.slice(0, 500) });
+      return 'ok';
+    }
+    throw err;
+  }
+  switch (outcome.refusal) {
+    case null:
+      await record({ messageId: outcome.message.id });
+      return 'ok';
+    case 'send_refused':
+      await record({ status: 'skipped', reason: outcome.code });
+      return 'ok';
+    case 'window_closed':
+    case 'conversation_not_found':
+    case 'conversation_mismatch':
+    case 'idempotency_conflict':
+      await record({ status: 'failed', reason: outcome.refusal });
+      return 'ok';
+    case 'contention':
+      // The channel kept changing: this recipient and the rest a little later.
+      return 'later';
+    case 'channel_not_connected':
+    case 'template_mismatch': {
+      const reason =
+        outcome.refusal === 'channel_not_connected' ? `the channel is ${outcome.status}` : 'the template no longer matches its parameters';
+      await fail(deps, row.id, reason);
+      return 'halt';
+    }
+    default:
+      return outcome satisfies never;
+  }
+}
+
+/** Takes the broadcast up again in a few seconds (not at once: the runner's loop would spin on it). */
+async function later({ db, clock }: RunnerDeps, id: string): Promise<void> {
+  const now = clock.now();
+  await db
+    .update(broadcasts)
+    .set({ nextRunAt: new Date(now.getTime() + 10_000), updatedAt: now })
+    .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')));
+}
+
+/** The whole broadcast cannot go on (its channel or template): failed, its pending recipients left pending. */
+async function fail({ db, clock }: RunnerDeps, id: string, reason: string): Promise<void> {
+  const now = clock.now();
+  await db
+    .update(broadcasts)
+    .set({ status: 'failed', failureReason: reason, nextRunAt: null, finishedAt: now, updatedAt: now })
+    .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')));
+}
+
+/** Every recipient was handed over (or skipped): completed, with broadcast.completed and the counts. */
+async function finish({ db, clock }: RunnerDeps, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const now = clock.now();
+    const [done] = await tx
+      .update(broadcasts)
+      .set({ status: 'completed', nextRunAt: null, finishedAt: now, updatedAt: now })
+      .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')))
+      .returning();
+    if (!done) return;
+    const counts = await recipientCounts(tx, id);
+    await recordEvent(tx, done.organizationId, 'broadcast.completed', {
+      ...broadcastEventBody(done),
+      recipients: counts.total,
+      skipped: counts.byStatus.skipped,
+    });
+  });
+}
