@@ -14,10 +14,8 @@
  * GET /v1/health on the same connection. One request at a time over one keep-alive connection.
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { Pool } from 'undici';
-import { machine, median, ms, percentile, writeSection } from './bench-report.ts';
-import { deployment, startService, type Service } from './lib/webhooks.ts';
+import { machine, writeSection } from './bench-report.ts';
+import { measureScenarios, scenarioReport, startApiBench, type Scenario } from './lib/api-scenarios.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,38 +30,13 @@ const DEALS = Number(values.deals);
 const REQUESTS = Number(values.requests);
 const ROUNDS = Number(values.runs ?? values.rounds);
 const TARGET_MS = 300;
-if (!process.env.TEST_DATABASE_URL) {
-  console.error('set TEST_DATABASE_URL to a PostgreSQL server (a fresh database is made on it)');
-  process.exit(2);
-}
 
-const d = await deployment();
 const header = machine();
-const client = new pg.Client({ connectionString: d.database.url });
-let service: Service | undefined;
+const bench = await startApiBench();
+const { client } = bench;
+const get = (path: string) => bench.get(path) as Promise<{ data: unknown; meta?: { next_cursor: string | null } }>;
 
 try {
-  service = await startService(
-    d.database,
-    {
-      ROLES: 'api',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com',
-      BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple',
-    },
-    d.shared,
-  );
-  const { baseUrl, apiKey } = service;
-  await client.connect();
-  const http = new Pool(baseUrl, { connections: 1, pipelining: 1 });
-  const headers = { 'x-api-key': apiKey, accept: 'application/json' };
-  const get = async (pathAndQuery: string) => {
-    const res = await http.request({ path: pathAndQuery, method: 'GET', headers });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: status ${res.statusCode}: ${text.slice(0, 200)}`);
-    return JSON.parse(text) as { data: unknown };
-  };
   const { rows: orgs } = await client.query<{ id: string; user_id: string }>(
     'select o.id, m.user_id from organizations o join memberships m on m.organization_id = o.id order by o.created_at limit 1',
   );
@@ -147,14 +120,11 @@ try {
   for (; walked < Math.min(5000, counts[0]!.n - 100); walked += 100) {
     const page = (await get(
       `/v1/pipelines/${pipeline}/stages/${fullest.id}/deals?limit=100${deepCursor ? `&cursor=${deepCursor}` : ''}`,
-    )) as unknown as {
-      meta: { next_cursor: string | null };
-    };
+    )) as { meta: { next_cursor: string | null } };
     deepCursor = page.meta.next_cursor;
     if (!deepCursor) break;
   }
 
-  type Scenario = { name: string; path: string };
   const scenarios: Scenario[] = [
     { name: 'baseline: GET /v1/health', path: '/v1/health' },
     { name: 'board (20 deals a stage)', path: `/v1/pipelines/${pipeline}/board` },
@@ -170,30 +140,7 @@ try {
     if (s.path === '/v1/health') continue;
     await get(s.path);
   }
-  const times = new Map<string, number[][]>(scenarios.map((s) => [s.name, []]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const s of scenarios) {
-      for (let i = 0; i < 10; i++) await get(s.path);
-      const samples: number[] = [];
-      for (let i = 0; i < REQUESTS; i++) {
-        const started = performance.now();
-        await get(s.path);
-        samples.push(performance.now() - started);
-      }
-      times.get(s.name)!.push(samples.sort((a, b) => a - b));
-    }
-  }
-  const rows = scenarios.map((s) => {
-    const runs = times.get(s.name)!;
-    return {
-      name: s.name,
-      p50: median(runs.map((r) => percentile(r, 50))),
-      p95: median(runs.map((r) => percentile(r, 95))),
-      max: median(runs.map((r) => r.at(-1)!)),
-    };
-  });
-  const baseline = rows[0]!.p95;
-  const slowest = Math.max(...rows.slice(1).map((r) => r.p95));
+  const rows = await measureScenarios(get, scenarios, REQUESTS, ROUNDS);
   const lines = [
     '## Deals board (bench/board.ts), PostgreSQL',
     '',
@@ -204,17 +151,10 @@ try {
     '- Service: `node src/main.ts` as its own process (API role, log level warn); client: undici, one keep-alive connection',
     '',
     `One request at a time, ${REQUESTS} per scenario and round after 10 warm-up requests, ${ROUNDS} rounds; values are medians over the rounds; the ratio is the p95 against the baseline's.`,
-    `Target: p95 ≤ ${TARGET_MS} ms. Slowest p95: **${ms(slowest)}** (${slowest <= TARGET_MS ? 'met' : 'NOT met'}).`,
-    '',
-    '| Scenario | p50 | p95 | max | p95 / baseline |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.name} | ${ms(r.p50)} | **${ms(r.p95)}** | ${ms(r.max)} | ${(r.p95 / baseline).toFixed(1)}× |`),
+    ...scenarioReport(rows, TARGET_MS),
   ];
   console.log(lines.join('\n'));
   writeSection('board', lines.join('\n'));
-  await http.close();
 } finally {
-  await client.end().catch(() => undefined);
-  await service?.stop();
-  await d.cleanup();
+  await bench.close();
 }
