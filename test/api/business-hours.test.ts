@@ -210,7 +210,13 @@ test('the away message goes outside hours, once per period, never inside hours',
   const inside = await customerWrites(server, channel.id, customer(), 'text', { body: 'good morning' });
   assert.equal(await jobsFor(inside), 0);
   assert.deepEqual(await outbound((await conversationOf(inside)).conversation_id), []);
-  assert.equal((await orgSettings({ away_message: null })).status, 200);
+  // With no text, the approved template goes instead.
+  const template = { name: 'closed_notice', language: { code: 'en_US' } };
+  assert.equal((await orgSettings({ away_message: null, away_template: template })).status, 200);
+  setClock('2027-05-08T20:00:00Z');
+  const byTemplate = await customerWrites(server, channel.id, customer(), 'text', { body: 'hello' });
+  assert.deepEqual(await outboundEventually((await conversationOf(byTemplate)).conversation_id, 1), ['template']);
+  assert.equal((await orgSettings({ away_template: null })).status, 200);
 });
 
 test('the greeting goes to a new contact once, whatever the hours; not to a known contact', async () => {
