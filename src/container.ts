@@ -47,6 +47,7 @@ import { createPacer, type Pacer } from './domain/messages/pacing.ts';
 import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { recordInboundOrder } from './domain/orders/inbound.ts';
 import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
+import { createAutoReplyRecorder, sendAutoReplies } from './domain/business-hours/auto-replies.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -263,12 +264,15 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             resolveContact: crm.resolveInboundContact,
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
+            recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,
           calls: { resolveContact: crm.resolveInboundContact, queue: container.queue },
         }),
         'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
+        'conversation.auto-reply': async ({ message_id, greeting, away }) =>
+          sendAutoReplies({ db: database.db, messages: messageDeps(container), logger }, { messageId: message_id, greeting, away }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),

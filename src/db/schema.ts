@@ -32,6 +32,8 @@ export const organizations = pgTable('organizations', {
   name: text('name').notNull(),
   /** The opt-out keywords (domain/contacts/opt-out.ts): {stop_keywords, start_keywords, opt_out_buttons}; null: the defaults. */
   optOut: jsonb('opt_out').$type<{ stop_keywords: string[]; start_keywords: string[]; opt_out_buttons: string[] }>(),
+  /** Business hours with the away message and greeting (domain/business-hours): null: none (always open, no auto-replies). */
+  businessHours: jsonb('business_hours').$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -380,6 +382,8 @@ export const channels = pgTable(
      */
     boundRef: text('bound_ref'),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    /** The channel's own business-hours fields, each beating the organization's (domain/business-hours); null: all inherited. */
+    businessHours: jsonb('business_hours').$type<Record<string, unknown>>(),
     credentialsEncrypted: text('credentials_encrypted'),
     sandbox: boolean('sandbox').notNull().default(false),
     lastErrorCode: text('last_error_code'),
@@ -829,6 +833,10 @@ export const conversations = pgTable(
     chatDeletedAt: at('chat_deleted_at'),
     /** When the chat's state last changed (API or phone): an engine's report older than that is history, not news. */
     chatChangedAt: at('chat_changed_at'),
+    /** When the last away message was decided (the inbound message's time): at most one per away_every_hours (domain/business-hours). */
+    awaySentAt: at('away_sent_at'),
+    /** When the greeting of a first contact was decided. */
+    greetingSentAt: at('greeting_sent_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -330,9 +330,9 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   BroadcastAudience: { segment_id: SEGMENT_ID },
   Broadcast: broadcast,
   BroadcastAudienceCount: {
-    total: 1240,
+    total: 1246,
     sendable: 1203,
-    skipped: { invalid_number: 4, duplicate: 2, suppressed: 21, consent_revoked: 10, no_consent: 0 },
+    skipped: { invalid_number: 4, duplicate: 2, suppressed: 21, opted_out: 6, consent_revoked: 10, no_consent: 0 },
     counted_at: NOW,
   },
   BroadcastRecipient: {
@@ -348,9 +348,9 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   BroadcastReport: {
     broadcast,
-    recipients: 1240,
-    by_status: { pending: 0, skipped: 37, sent: 120, delivered: 800, read: 270, failed: 13 },
-    skipped: { suppressed: 21, consent_revoked: 10, invalid_number: 4, duplicate: 2 },
+    recipients: 1246,
+    by_status: { pending: 0, skipped: 43, sent: 120, delivered: 800, read: 270, failed: 13 },
+    skipped: { suppressed: 21, opted_out: 6, consent_revoked: 10, invalid_number: 4, duplicate: 2 },
   },
   CompanyAddress: companyAddress,
   Company: {

@@ -95,6 +95,14 @@ export const JOBS = {
     payload: z.object({ message_id: z.uuid() }),
     queue: { retryLimit: 2, retryDelay: 2, expireInSeconds: 60, notify: true },
   }),
+  /**
+   * Send the away message and/or greeting an inbound message was owed (domain/business-hours/auto-replies.ts):
+   * decided in the transaction storing it; each send is behind an idempotency key, so a retry sends nothing twice.
+   */
+  'conversation.auto-reply': job({
+    payload: z.object({ message_id: z.uuid(), greeting: z.boolean(), away: z.boolean() }),
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
+  }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({
     /** `start`: the check a worker asks for as it starts (its failures do not count toward the disconnect limit). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
-import { channels } from '../../src/db/schema.ts';
+import { broadcasts, channels } from '../../src/db/schema.ts';
 import { uuidv7 } from '../../src/lib/ids.ts';
 import { insertChannel, insertMessage, postContact } from '../contacts-fixtures.ts';
 import { freePort, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
@@ -196,6 +196,21 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
     ).body.data.id,
     listID: (await request(server, 'POST', '/v1/lists', { key: server.apiKey, body: { name: 'Cursor list', kind: 'contact' } })).body.data
       .id,
+    // A draft broadcast, written as it is stored (making one through the API wants an approved template).
+    broadcastID: await (async () => {
+      const id = uuidv7();
+      await server.container.database.db.insert(broadcasts).values({
+        id,
+        organizationId: server.organizationId,
+        name: 'Cursor broadcast',
+        channelId,
+        templateName: 'cursor',
+        templateLanguage: 'en',
+        audience: { phones: ['+4930123456'] },
+        status: 'draft',
+      });
+      return id;
+    })(),
     segmentID: (
       await request(server, 'POST', '/v1/segments', {
         key: server.apiKey,

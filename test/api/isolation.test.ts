@@ -455,6 +455,28 @@ const ROWS: Record<string, Row> = {
     kind: 'no tenant data',
     why: "changes the caller's own organization's opt-out keywords (another's stay: test/api/opt-out.test.ts)",
   },
+  'GET /v1/settings/business-hours': { kind: 'list' },
+  'PATCH /v1/settings/business-hours': {
+    kind: 'no tenant data',
+    why: "changes the caller's own organization's business hours (another's stay: test/api/business-hours.test.ts)",
+  },
+  'GET /v1/settings/business-hours/status': { kind: 'list' },
+  'GET /v1/channels/{channelID}/business-hours': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    probe: ['GET /v1/channels/{channel}/business-hours'],
+  },
+  'PATCH /v1/channels/{channelID}/business-hours': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { time_zone: 'Asia/Tokyo', away_message: 'taken over' },
+    probe: ['GET /v1/channels/{channel}/business-hours'],
+  },
+  'GET /v1/channels/{channelID}/business-hours/status': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    probe: ['GET /v1/channels/{channel}/business-hours'],
+  },
   'POST /v1/contacts/import': {
     kind: 'no tenant data',
     why: 'imports into the caller’s organization (rows match nothing of A’s: checked by the list row)',

@@ -85,11 +85,23 @@ export type InboundOptOutRecorder = (
   at: Date,
 ) => Promise<unknown>;
 
+/**
+ * Decides the away message and greeting an inbound message of a contact's own chat is owed and enqueues
+ * their sending (domain/business-hours/auto-replies.ts), in the transaction storing it, once.
+ */
+export type InboundAutoReplyRecorder = (
+  tx: Executor,
+  message: { id: string; organizationId: string; channelId: string; conversationId: string; contactCreated: boolean },
+  at: Date,
+) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
   /** Absent: inbound messages opt no one out. */
   recordOptOut?: InboundOptOutRecorder;
+  /** Absent: no away messages or greetings. */
+  recordAutoReply?: InboundAutoReplyRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -292,6 +304,19 @@ async function applyInbound(
     await deps.recordOptOut(
       tx,
       { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
+      at,
+    );
+  // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
+  if (!event.chat && !event.notice && !event.history && deps.recordAutoReply)
+    await deps.recordAutoReply(
+      tx,
+      {
+        id,
+        organizationId: channel.organizationId,
+        channelId: channel.id,
+        conversationId: conversation.id,
+        contactCreated: contact.created,
+      },
       at,
     );
   // A contact's status post (kept only where the channel keeps them: the engine drops the others).

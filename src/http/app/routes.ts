@@ -31,6 +31,7 @@ import { registerBizapiRoutes } from '../v1/bizapi.ts';
 import { registerContactMergeRoutes } from '../v1/contacts-merge.ts';
 import { registerContactRoutes } from '../v1/contacts.ts';
 import { registerOptOutRoutes } from '../v1/opt-out.ts';
+import { registerBusinessHoursRoutes } from '../v1/business-hours.ts';
 import { registerTimelineRoutes } from '../v1/timeline.ts';
 import { registerCompanyRoutes } from '../v1/companies.ts';
 import { registerOrderRoutes } from '../v1/orders.ts';
@@ -135,6 +136,7 @@ export async function registerRouteGroups(
   await registerContactRoutes(app, { db: container.database.db, clock: container.clock });
   await registerContactMergeRoutes(app, { db: container.database.db, clock: container.clock });
   await registerOptOutRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerBusinessHoursRoutes(app, { db: container.database.db, clock: container.clock });
   const crm = { db: container.database.db, clock: container.clock };
   await registerCompanyRoutes(app, crm);
   await registerPipelineRoutes(app, crm);

@@ -1959,6 +1959,94 @@ export interface paths {
     patch: operations['updateOptOutSettings'];
     trace?: never;
   };
+  '/v1/settings/business-hours': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The organization's business hours
+     * @description The hours, holidays, away message and greeting every channel uses unless it sets its own. Needs channels:read.
+     */
+    get: operations['getOrganizationBusinessHours'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the organization's business hours
+     * @description Changes the fields given; applies to messages received from then on. 400 naming the field. Needs channels:write.
+     */
+    patch: operations['updateOrganizationBusinessHours'];
+    trace?: never;
+  };
+  '/v1/settings/business-hours/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Whether the organization's business hours are open now
+     * @description Open or closed now, why, and when that next changes. Needs channels:read.
+     */
+    get: operations['getOrganizationBusinessHoursStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/business-hours': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A channel's business hours
+     * @description What applies to the channel (its own fields over the organization's) and which fields are its own. 404 for a channel of another organization. Needs channels:read.
+     */
+    get: operations['getChannelBusinessHours'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a channel's business hours
+     * @description Sets the channel's own fields given (each beats the organization's) and drops those in `inherit`. 400 naming the field. Needs channels:write.
+     */
+    patch: operations['updateChannelBusinessHours'];
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/business-hours/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Whether a channel's business hours are open now
+     * @description Open or closed now by the hours that apply to the channel, why, and when that next changes. Needs channels:read.
+     */
+    get: operations['getChannelBusinessHoursStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/companies': {
     parameters: {
       query?: never;
@@ -4170,6 +4258,103 @@ export interface components {
         [key: string]: number;
       };
     };
+    /**
+     * @description When the team answers, and the away message and greeting.
+     * @example {
+     *       "time_zone": "Europe/Paris",
+     *       "weekly_hours": {
+     *         "monday": [
+     *           "09:00-12:30",
+     *           "13:30-17:30"
+     *         ],
+     *         "tuesday": [
+     *           "09:00-17:30"
+     *         ],
+     *         "wednesday": [
+     *           "09:00-17:30"
+     *         ],
+     *         "thursday": [
+     *           "09:00-17:30"
+     *         ],
+     *         "friday": [
+     *           "09:00-16:00"
+     *         ],
+     *         "saturday": [],
+     *         "sunday": []
+     *       },
+     *       "holidays": [
+     *         {
+     *           "from": "2026-12-24",
+     *           "to": "2026-12-26",
+     *           "name": "Christmas"
+     *         },
+     *         {
+     *           "from": "2027-01-01",
+     *           "to": "2027-01-01",
+     *           "name": null
+     *         }
+     *       ],
+     *       "away_message": "Thanks for your message! We're closed now and will answer from 9:00 (Paris time).",
+     *       "away_template": null,
+     *       "away_every_hours": 24,
+     *       "greeting_message": "Welcome to Acme! A member of the team will answer shortly."
+     *     }
+     */
+    BusinessHours: {
+      /** @description An IANA time zone (`Europe/Paris`, `America/New_York`, `UTC`) the hours and holidays are read in, DST included. */
+      time_zone: string;
+      /** @description Per weekday, the open intervals in local time, `"HH:MM-HH:MM"` (an en dash is accepted too; `24:00` ends a day), several a day, none: closed that day; they may not overlap. An interval past midnight is two (one each day). Null: no business hours, always open (no away message). */
+      weekly_hours: {
+        [key: string]: string[];
+      } | null;
+      /** @description Days closed all day, in local time: `{date}` or `{from, to}` (both included), with an optional `name`. Answered as `{from, to, name}`. */
+      holidays: {
+        from: string;
+        to: string;
+        name: string | null;
+      }[];
+      /** @description Sent to a customer who writes outside business hours (at most once a conversation per `away_every_hours`). Null: none. */
+      away_message: string | null;
+      /** @description Sent instead of `away_message` when the customer-service window is closed (official channels), or when there is no `away_message`. Null: nothing then. */
+      away_template: {
+        name: string;
+        language: {
+          code: string;
+        };
+      } | null;
+      /** @description At most one away message a conversation in this many hours (default 24). */
+      away_every_hours: number;
+      /** @description Sent to a new contact's first message (whatever the hours). Null: none. */
+      greeting_message: string | null;
+    };
+    /**
+     * @example {
+     *       "open": false,
+     *       "reason": "hours",
+     *       "holiday": null,
+     *       "next_change_at": "2026-12-01T08:00:00.000Z",
+     *       "time_zone": "Europe/Paris",
+     *       "at": "2026-11-30T19:12:00.000Z"
+     *     }
+     */
+    BusinessHoursStatus: {
+      open: boolean;
+      /**
+       * @description `always_open`: no weekly hours; `holiday`: closed for the holiday named; `hours`: inside or outside the weekly hours.
+       * @enum {string}
+       */
+      reason: 'always_open' | 'hours' | 'holiday';
+      /** @description The holiday's name, when closed for one that has a name. */
+      holiday: string | null;
+      /** @description When it next opens (closed) or closes (open), within about a year; null: never. */
+      next_change_at: string | null;
+      time_zone: string;
+      /**
+       * Format: date-time
+       * @description The time the status is for (now).
+       */
+      at: string;
+    };
     /** @description What a business account shows of itself */
     BusinessProfile: {
       description: string | null;
@@ -4297,6 +4482,58 @@ export interface components {
       };
       created_at: string;
       updated_at: string;
+    };
+    /**
+     * @example {
+     *       "overridden": [
+     *         "time_zone",
+     *         "away_message"
+     *       ],
+     *       "effective": {
+     *         "time_zone": "America/Sao_Paulo",
+     *         "weekly_hours": {
+     *           "monday": [
+     *             "09:00-12:30",
+     *             "13:30-17:30"
+     *           ],
+     *           "tuesday": [
+     *             "09:00-17:30"
+     *           ],
+     *           "wednesday": [
+     *             "09:00-17:30"
+     *           ],
+     *           "thursday": [
+     *             "09:00-17:30"
+     *           ],
+     *           "friday": [
+     *             "09:00-16:00"
+     *           ],
+     *           "saturday": [],
+     *           "sunday": []
+     *         },
+     *         "holidays": [
+     *           {
+     *             "from": "2026-12-24",
+     *             "to": "2026-12-26",
+     *             "name": "Christmas"
+     *           },
+     *           {
+     *             "from": "2027-01-01",
+     *             "to": "2027-01-01",
+     *             "name": null
+     *           }
+     *         ],
+     *         "away_message": "Thanks for your message! We're closed now and will answer from 9:00 (Paris time).",
+     *         "away_template": null,
+     *         "away_every_hours": 24,
+     *         "greeting_message": "Welcome to Acme! A member of the team will answer shortly."
+     *       }
+     *     }
+     */
+    ChannelBusinessHours: {
+      /** @description The fields the channel sets itself; the others are the organization's. */
+      overridden: string[];
+      effective: components['schemas']['BusinessHours'];
     };
     /**
      * @description What the channel's engine supports: each type of message_types is in exactly one of native_types, simplified_types and parley_types.
@@ -9724,6 +9961,68 @@ export interface components {
       require_consent?: boolean;
     };
     /**
+     * @description Fields to change; those left out stay. 400 naming the field (`/time_zone`, `/weekly_hours/monday/1`, `/holidays/0/to`).
+     * @example {
+     *       "time_zone": "America/New_York",
+     *       "weekly_hours": {
+     *         "monday": [
+     *           "09:00–17:30"
+     *         ],
+     *         "tuesday": [
+     *           "09:00-17:30"
+     *         ],
+     *         "friday": [
+     *           "09:00-12:00",
+     *           "14:00-18:00"
+     *         ]
+     *       },
+     *       "holidays": [
+     *         {
+     *           "date": "2026-12-25",
+     *           "name": "Christmas"
+     *         },
+     *         {
+     *           "from": "2026-12-31",
+     *           "to": "2027-01-01"
+     *         }
+     *       ],
+     *       "away_message": "We are closed; we will answer from 9:00."
+     *     }
+     */
+    UpdateBusinessHoursRequest: {
+      /** @description An IANA time zone (`Europe/Paris`, `America/New_York`, `UTC`) the hours and holidays are read in, DST included. */
+      time_zone?: string;
+      weekly_hours?: {
+        monday?: string[];
+        tuesday?: string[];
+        wednesday?: string[];
+        thursday?: string[];
+        friday?: string[];
+        saturday?: string[];
+        sunday?: string[];
+      } | null;
+      /** @description Days closed all day, in local time: `{date}` or `{from, to}` (both included), with an optional `name`. Answered as `{from, to, name}`. */
+      holidays?: {
+        date?: string;
+        from?: string;
+        to?: string;
+        name?: string | null;
+      }[];
+      /** @description Sent to a customer who writes outside business hours (at most once a conversation per `away_every_hours`). Null: none. */
+      away_message?: string | null;
+      /** @description Sent instead of `away_message` when the customer-service window is closed (official channels), or when there is no `away_message`. Null: nothing then. */
+      away_template?: {
+        name: string;
+        language: {
+          code: string;
+        };
+      } | null;
+      /** @description At most one away message a conversation in this many hours (default 24). */
+      away_every_hours?: number;
+      /** @description Sent to a new contact's first message (whatever the hours). Null: none. */
+      greeting_message?: string | null;
+    };
+    /**
      * @description Records canned_response.updated when something changed.
      * @example {
      *       "body": "We are open 8:00 to 18:00."
@@ -9735,6 +10034,53 @@ export interface components {
       shortcut?: string;
       /** @description 1 to 4096 characters; variables: `{{contact.name}}`, `{{contact.first_name}}`, `{{contact.phone_number}}`, `{{contact.email}}`, `{{agent.name}}`, `{{agent.first_name}}`, `{{agent.email}}`, `{{organization.name}}` and `{{contact.custom_fields.<key>}}`; a default after `|` (`{{contact.first_name|there}}`) */
       body?: string;
+    };
+    /**
+     * @description The channel's own fields to set (each beats the organization's); `inherit` names those to drop. 400 naming the field.
+     * @example {
+     *       "time_zone": "America/Sao_Paulo",
+     *       "away_message": "Estamos fechados; respondemos a partir das 9h."
+     *     }
+     * @example {
+     *       "inherit": [
+     *         "away_message"
+     *       ]
+     *     }
+     */
+    UpdateChannelBusinessHoursRequest: {
+      /** @description An IANA time zone (`Europe/Paris`, `America/New_York`, `UTC`) the hours and holidays are read in, DST included. */
+      time_zone?: string;
+      weekly_hours?: {
+        monday?: string[];
+        tuesday?: string[];
+        wednesday?: string[];
+        thursday?: string[];
+        friday?: string[];
+        saturday?: string[];
+        sunday?: string[];
+      } | null;
+      /** @description Days closed all day, in local time: `{date}` or `{from, to}` (both included), with an optional `name`. Answered as `{from, to, name}`. */
+      holidays?: {
+        date?: string;
+        from?: string;
+        to?: string;
+        name?: string | null;
+      }[];
+      /** @description Sent to a customer who writes outside business hours (at most once a conversation per `away_every_hours`). Null: none. */
+      away_message?: string | null;
+      /** @description Sent instead of `away_message` when the customer-service window is closed (official channels), or when there is no `away_message`. Null: nothing then. */
+      away_template?: {
+        name: string;
+        language: {
+          code: string;
+        };
+      } | null;
+      /** @description At most one away message a conversation in this many hours (default 24). */
+      away_every_hours?: number;
+      /** @description Sent to a new contact's first message (whatever the hours). Null: none. */
+      greeting_message?: string | null;
+      /** @description Fields that go back to the organization's. */
+      inherit?: ('time_zone' | 'weekly_hours' | 'holidays' | 'away_message' | 'away_template' | 'away_every_hours' | 'greeting_message')[];
     };
     /**
      * @description Fields to change; settings and credentials are merged. New official credentials are checked again.
@@ -28513,6 +28859,743 @@ export interface operations {
       };
       /** @description Unsupported Media Type */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrganizationBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BusinessHours'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateOrganizationBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateBusinessHoursRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BusinessHours'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getOrganizationBusinessHoursStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BusinessHoursStatus'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChannelBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelBusinessHours'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateChannelBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateChannelBusinessHoursRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelBusinessHours'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChannelBusinessHoursStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['BusinessHoursStatus'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
         headers: {
           [name: string]: unknown;
         };
