@@ -27,6 +27,7 @@ import { createMailer, sendInBackground, type Mail, type Mailer } from './lib/ma
 import { createSandbox, type Sandbox } from './sandbox/sandbox.ts';
 import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
+import { conversationsWakeHandler } from './jobs/handlers/conversations-wake.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -250,6 +251,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'maintenance.analyze': analyzeTablesHandler({ database, logger, again: () => analyzeSoon(container.queue, database.db) }),
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
+        'conversations.wake': conversationsWakeHandler({ db: database.db, clock, logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
