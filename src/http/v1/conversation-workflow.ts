@@ -159,10 +159,10 @@ const BulkResultSchema = z
   })
   .meta({ id: 'BulkConversationsResult', example: { data: [{ id: CONVERSATION_ID, status: 'updated' }] } });
 
-const LabelParams = z.object({ labelID: PathId });
+const LabelParams = z.object({ conversationLabelID: PathId });
 const ConversationParams = z.object({ conversationID: PathId });
-const ConversationLabelParams = z.object({ conversationID: PathId, labelID: PathId });
-const NoteParams = z.object({ conversationID: PathId, noteID: PathId });
+const ConversationLabelParams = z.object({ conversationID: PathId, conversationLabelID: PathId });
+const NoteParams = z.object({ conversationID: PathId, conversationNoteID: PathId });
 
 export async function registerConversationWorkflowRoutes(app: App, deps: WorkflowDeps) {
   app.post(
@@ -202,7 +202,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
   );
 
   app.get(
-    '/v1/conversation-labels/:labelID',
+    '/v1/conversation-labels/:conversationLabelID',
     {
       config: read,
       schema: {
@@ -212,11 +212,11 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
         response: { 200: dataOf(ConversationLabelSchema), ...errorResponses([401, 403, 404]) },
       },
     },
-    async (request) => ({ data: presentLabel(await getConversationLabel(deps, actorOf(request), request.params.labelID)) }),
+    async (request) => ({ data: presentLabel(await getConversationLabel(deps, actorOf(request), request.params.conversationLabelID)) }),
   );
 
   app.patch(
-    '/v1/conversation-labels/:labelID',
+    '/v1/conversation-labels/:conversationLabelID',
     {
       config: write,
       schema: {
@@ -229,12 +229,14 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       },
     },
     async (request) => ({
-      data: presentLabel(await inputFrom('body', updateConversationLabel(deps, actorOf(request), request.params.labelID, request.body))),
+      data: presentLabel(
+        await inputFrom('body', updateConversationLabel(deps, actorOf(request), request.params.conversationLabelID, request.body)),
+      ),
     }),
   );
 
   app.delete(
-    '/v1/conversation-labels/:labelID',
+    '/v1/conversation-labels/:conversationLabelID',
     {
       config: write,
       schema: {
@@ -246,7 +248,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       },
     },
     async (request, reply) => {
-      await deleteConversationLabel(deps, actorOf(request), request.params.labelID);
+      await deleteConversationLabel(deps, actorOf(request), request.params.conversationLabelID);
       return reply.code(204).send(null);
     },
   );
@@ -273,7 +275,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
   );
 
   app.delete(
-    '/v1/conversations/:conversationID/labels/:labelID',
+    '/v1/conversations/:conversationID/labels/:conversationLabelID',
     {
       config: write,
       schema: {
@@ -286,7 +288,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
     },
     async (request) => {
       const actor = actorOf(request);
-      await removeConversationLabel(deps, actor, request.params.conversationID, request.params.labelID);
+      await removeConversationLabel(deps, actor, request.params.conversationID, request.params.conversationLabelID);
       return { data: presentConversation(await loadConversationView(deps, actor, request.params.conversationID)) };
     },
   );
@@ -331,7 +333,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
   );
 
   app.delete(
-    '/v1/conversations/:conversationID/notes/:noteID',
+    '/v1/conversations/:conversationID/notes/:conversationNoteID',
     {
       config: write,
       schema: {
@@ -343,7 +345,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       },
     },
     async (request, reply) => {
-      await deleteConversationNote(deps, actorOf(request), request.params.conversationID, request.params.noteID);
+      await deleteConversationNote(deps, actorOf(request), request.params.conversationID, request.params.conversationNoteID);
       return reply.code(204).send(null);
     },
   );

@@ -31,12 +31,9 @@ export const ConversationSchema = z
     status: z.enum(CONVERSATION_STATUSES).meta({
       description: 'open, pending, snoozed or resolved (formerly closed: `closed` is still accepted on input and in filters)',
     }),
-    snoozed_until: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'Snoozed: when it opens again; null while snoozed means until the customer writes (and always when not snoozed)',
-      }),
+    snoozed_until: z.string().nullable().meta({
+      description: 'Snoozed: when it opens again; null while snoozed means until the customer writes (and always when not snoozed)',
+    }),
     priority: z.enum(CONVERSATION_PRIORITIES),
     labels: z
       .array(z.object({ id: z.string(), name: z.string(), color: z.string() }))
