@@ -337,4 +337,12 @@ test('bulk: one action on a selection, answered per id, each change its events; 
   assert.equal(foreignLabel.status, 400);
   assert.deepEqual(pointers(foreignLabel), ['/label_ids/0']);
   assert.equal((await get(a)).assignee_user_id, member.userId, 'nothing changed by the refusals');
+  // Another organization naming A's conversations: not_found, as unknown ones, and nothing changes.
+  const intruder = await request(server, 'POST', '/v1/conversations/bulk', { key: other.apiKey, body: { ids: [a, b], action: 'resolve' } });
+  assert.equal(intruder.status, 200, intruder.text);
+  assert.deepEqual(intruder.body.data, [
+    { id: a, status: 'not_found' },
+    { id: b, status: 'not_found' },
+  ]);
+  assert.equal((await get(a)).status, 'open');
 });

@@ -781,11 +781,9 @@ const ROWS: Record<string, Row> = {
     path: { conversationID: 'conversation', conversationNoteID: 'conversationNote' },
     probe: ['GET /v1/conversations/{conversation}/notes'],
   },
-  // B's bulk answers A's conversation not_found, as an unknown one, and changes nothing.
   'POST /v1/conversations/bulk': {
-    kind: 'id',
-    body: { ids: ['{{conversation}}'], action: 'resolve' },
-    probe: ['GET /v1/conversations/{conversation}'],
+    kind: 'no tenant data',
+    why: 'answers each id the caller sent beside its result: B naming A’s conversation gets not_found, as for an unknown id, and A’s is unchanged (inbox-workflow.test.ts)',
   },
   'GET /v1/settings/developer/webhooks': { kind: 'list' },
   'POST /v1/settings/developer/webhooks/endpoints': { kind: 'no tenant data', why: 'creates an endpoint of the caller’s organization' },

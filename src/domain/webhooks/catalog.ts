@@ -173,7 +173,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'conversation.note_created': {
-    description: 'A private note was written in a conversation (never sent to the customer); mentions: the members it mentions, to notify.',
+    description: 'A team note was written in a conversation (never sent to the customer); mentions: the members it mentions, to notify.',
     example: {
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       note_id: '0196b1f2-0a00-7000-8000-0000000000e1',
@@ -183,7 +183,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'conversation.note_deleted': {
-    description: 'A private note was deleted.',
+    description: 'A team note in a conversation was deleted.',
     example: {
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       note_id: '0196b1f2-0a00-7000-8000-0000000000e1',

@@ -299,7 +299,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       config: read,
       schema: {
         tags: ['conversations'],
-        summary: 'A conversation’s private notes',
+        summary: 'A conversation’s team notes',
         description: 'Oldest first. Notes are the team’s: never sent to the customer.',
         params: ConversationParams,
         querystring: PageQuerySchema,
@@ -318,7 +318,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       config: write,
       schema: {
         tags: ['conversations'],
-        summary: 'Write a private note',
+        summary: 'Write a team note',
         description:
           'A note for the team, never sent to the customer. `mentions` names members by user id (another organization’s user is a 400 naming its place). Records conversation.note_created with the mentioned user ids.',
         params: ConversationParams,
@@ -338,7 +338,7 @@ export async function registerConversationWorkflowRoutes(app: App, deps: Workflo
       config: write,
       schema: {
         tags: ['conversations'],
-        summary: 'Delete a private note',
+        summary: 'Delete a team note',
         description: 'Records conversation.note_deleted.',
         params: NoteParams,
         response: { 204: z.null().describe('Deleted'), ...errorResponses([401, 403, 404]) },

@@ -3129,13 +3129,13 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A conversation’s private notes
+     * A conversation’s team notes
      * @description Oldest first. Notes are the team’s: never sent to the customer.
      */
     get: operations['listConversationNotes'];
     put?: never;
     /**
-     * Write a private note
+     * Write a team note
      * @description A note for the team, never sent to the customer. `mentions` names members by user id (another organization’s user is a 400 naming its place). Records conversation.note_created with the mentioned user ids.
      */
     post: operations['createConversationNote'];
@@ -3156,7 +3156,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Delete a private note
+     * Delete a team note
      * @description Records conversation.note_deleted.
      */
     delete: operations['deleteConversationNote'];
@@ -5040,6 +5040,15 @@ export interface components {
      *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *       "peer_phone": "4915112345678",
      *       "status": "open",
+     *       "snoozed_until": null,
+     *       "priority": "high",
+     *       "labels": [
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *           "name": "Billing",
+     *           "color": "#1f6feb"
+     *         }
+     *       ],
      *       "assignee_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
      *       "last_message_at": "2025-06-02T09:15:00.000Z",
      *       "last_inbound_at": "2025-06-02T09:14:00.000Z",
