@@ -69,7 +69,7 @@ async function conversationOf(phone: string) {
   const found = (res.body.data as Array<{ id: string; peer_phone: string }>).find((c) => c.peer_phone === phone);
   assert.ok(found, `a conversation with ${phone}`);
   const one = await request(server, 'GET', `/v1/conversations/${found.id}`, { key: server.apiKey });
-  return one.body.data as { id: string; status: string; unread_count: number; assignee_user_id: string | null };
+  return one.body.data as { id: string; status: string; priority: string; unread_count: number; assignee_user_id: string | null };
 }
 
 /** The error text tied to a field (aria-describedby), as a screen reader would announce it. */
@@ -195,14 +195,19 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     assert.ok(assigned.assignee_user_id, 'assigned on the server');
     assert.equal(await page.getByLabel('Assignee').inputValue(), assigned.assignee_user_id);
 
-    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).click();
     await page.getByRole('button', { name: 'Reopen' }).waitFor();
-    await ana.getByText('closed', { exact: true }).waitFor();
-    assert.equal((await conversationOf(ANA)).status, 'closed');
+    await ana.getByText('resolved', { exact: true }).waitFor();
+    assert.equal((await conversationOf(ANA)).status, 'resolved');
     await page.getByRole('button', { name: 'Reopen' }).click();
-    await page.getByRole('button', { name: 'Close', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).waitFor();
     await ana.getByText('open', { exact: true }).waitFor();
     assert.equal((await conversationOf(ANA)).status, 'open');
+
+    // Priority from the thread's header: shown on the row, kept on the server.
+    await page.locator('.thread-priority select').selectOption('urgent');
+    await ana.getByText('urgent', { exact: true }).waitFor();
+    assert.equal((await conversationOf(ANA)).priority, 'urgent');
 
     assert.equal(await page.evaluate(() => (globalThis as unknown as { inboxMarker?: number }).inboxMarker), 42, 'no reload happened');
     assert.deepEqual(problems(recorded, 1), { consoleErrors: [], pageErrors: [] });
