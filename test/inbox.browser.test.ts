@@ -233,6 +233,18 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     sql`update conversations set last_inbound_at = ${new Date(Date.now() - 25 * 3_600_000).toISOString()}::timestamptz where id = ${bruno.id}`,
   );
 
+  // A conversation label on Bruno's conversation: shown on its row, and the list's label filter.
+  const billing = await request(server, 'POST', '/v1/conversation-labels', {
+    key: server.apiKey,
+    body: { name: 'Billing', color: '#1f6feb' },
+  });
+  assert.equal(billing.status, 201, billing.text);
+  const labelled = await request(server, 'POST', `/v1/conversations/${bruno.id}/labels`, {
+    key: server.apiKey,
+    body: { label_ids: [billing.body.data.id] },
+  });
+  assert.equal(labelled.status, 200, labelled.text);
+
   const recorded = await openContext(browser);
   const { context, page } = recorded;
   try {
@@ -241,6 +253,22 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await row(page, `+${BRUNO}`).waitFor();
     await row(page, `+${ANA}`).waitFor();
     await checkPage(page, 'inbox-list');
+    await row(page, `+${BRUNO}`).getByText('Billing', { exact: true }).waitFor();
+
+    // Label and priority filters: Bruno's label; Ana's priority (urgent, set in the first test).
+    await page.getByLabel('Label', { exact: true }).selectOption(billing.body.data.id);
+    await page.waitForURL(/label=/);
+    await row(page, `+${ANA}`).waitFor({ state: 'detached' });
+    await row(page, `+${BRUNO}`).waitFor();
+    assert.equal(await row(page, `+${CARLA}`).count(), 0);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByLabel('Priority', { exact: true }).selectOption('urgent');
+    await page.waitForURL(/priority=urgent/);
+    await row(page, `+${BRUNO}`).waitFor({ state: 'detached' });
+    await row(page, `+${ANA}`).waitFor();
+    assert.equal(await row(page, `+${CARLA}`).count(), 0);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await row(page, `+${CARLA}`).waitFor();
 
     // Unread only: Ana's conversation was read in the first test.
     await page.getByLabel('Unread only').check();

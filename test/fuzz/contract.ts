@@ -490,13 +490,16 @@ function pathValue(ctx: ValueContext, param: string, destructive: boolean, schem
   const kind = param.replace(/_?id$/i, '').toLowerCase();
   const real: string[] = Array.isArray(schema.enum) ? schema.enum : destructive ? (ctx.ids[`deletable:${kind}`] ?? []) : idsFor(ctx, param);
   const realWeight = real.length === 0 ? 0 : 12;
-  const fake = fc.oneof(
-    fc.uuid(),
-    fc.constantFrom(...NASTY_STRINGS.filter((s) => s.length > 0 && s.length <= 100)),
-    fc.string({ minLength: 1, maxLength: 20 }),
-    fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }),
-    fc.constant('a'.repeat(101)),
-  );
+  // A value of `.` or `..` is a dot segment: the URL drops it and names the collection (a 405 for DELETE), never this route.
+  const fake = fc
+    .oneof(
+      fc.uuid(),
+      fc.constantFrom(...NASTY_STRINGS.filter((s) => s.length > 0 && s.length <= 100)),
+      fc.string({ minLength: 1, maxLength: 20 }),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 10 }),
+      fc.constant('a'.repeat(101)),
+    )
+    .filter((s) => !/^\.{1,2}$/.test(s));
   return realWeight ? fc.oneof({ weight: realWeight, arbitrary: fc.constantFrom(...real) }, { weight: 8, arbitrary: fake }) : fake;
 }
 
