@@ -122,7 +122,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'conversation.updated': {
     description:
-      "Conversation metadata changed: assignment, status, read (the unread count went to 0), a closed conversation reopened by a customer message, the customer changed number, or the chat's state on a linked phone (archived, pinned, muted, marked unread, deleted: there or through the chats routes). The body carries the row as it is now: status, assignee, unread count, last preview and its time, the chat's state. A new message records message.new.",
+      "Conversation metadata changed: assignment, status, read (the unread count went to 0), a pending, snoozed or resolved conversation opened by a customer message or the snooze wake-up, a priority change, the customer changed number, or the chat's state on a linked phone (archived, pinned, muted, marked unread, deleted: there or through the chats routes). The body carries the row as it is now: status, assignee, unread count, last preview and its time, the chat's state. A new message records message.new.",
     example: {
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       status: 'open',
