@@ -10,7 +10,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
-import { createOtherOrganization, loginCookie, movableClock, request, startTestServer, type TestServer } from '../harness.ts';
+import {
+  createKeyWith,
+  createOtherOrganization,
+  loginCookie,
+  movableClock,
+  request,
+  startTestServer,
+  type TestServer,
+} from '../harness.ts';
 import { customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
@@ -274,6 +282,24 @@ test('private notes: written with @mentions of members (another organization’s
   assert.equal((await call('DELETE', `/v1/conversations/${id}/notes/${note.body.data.id}`)).status, 204);
   assert.deepEqual((await call('GET', `/v1/conversations/${id}/notes`)).body.data, []);
   assert.equal((await eventsFor('conversation.note_deleted', id)).length, 1);
+});
+
+test('permissions: messages:read reads labels and notes, every change needs messages:send', async () => {
+  const id = await conversation();
+  const reader = await createKeyWith(server, ['messages:read']);
+  const as = { key: reader };
+  assert.equal((await call('GET', '/v1/conversation-labels', undefined, as)).status, 200);
+  assert.equal((await call('GET', `/v1/conversations/${id}/notes`, undefined, as)).status, 200);
+  for (const [method, path, body] of [
+    ['POST', '/v1/conversation-labels', { name: 'Nope', color: '#000000' }],
+    ['POST', `/v1/conversations/${id}/notes`, { body: 'nope' }],
+    ['POST', '/v1/conversations/bulk', { ids: [id], action: 'resolve' }],
+    ['PATCH', `/v1/conversations/${id}`, { priority: 'low' }],
+  ] as const) {
+    const res = await call(method, path, body, as);
+    assert.equal(res.status, 403, `${method} ${path}: ${res.text}`);
+  }
+  assert.equal((await get(id)).priority, 'none');
 });
 
 test('bulk: one action on a selection, answered per id, each change its events; a bad argument refuses all', async () => {
