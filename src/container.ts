@@ -29,6 +29,7 @@ import { messageReconcileHandler } from './jobs/handlers/message-reconcile.ts';
 import type { BroadcastDeps } from './domain/broadcasts/broadcasts.ts';
 import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
 import { broadcastsRunHandler } from './jobs/handlers/broadcasts-run.ts';
+import { conversationsWakeHandler } from './jobs/handlers/conversations-wake.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -254,6 +255,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'webhooks.cleanup': webhooksCleanupHandler({ database, clock, logger, retentionDays: config.eventRetentionDays }),
         'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
         'broadcasts.run': broadcastsRunHandler({ db: database.db, clock, messages: messageDeps(container), logger }),
+        'conversations.wake': conversationsWakeHandler({ db: database.db, clock, logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,

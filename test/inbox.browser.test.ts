@@ -69,7 +69,7 @@ async function conversationOf(phone: string) {
   const found = (res.body.data as Array<{ id: string; peer_phone: string }>).find((c) => c.peer_phone === phone);
   assert.ok(found, `a conversation with ${phone}`);
   const one = await request(server, 'GET', `/v1/conversations/${found.id}`, { key: server.apiKey });
-  return one.body.data as { id: string; status: string; unread_count: number; assignee_user_id: string | null };
+  return one.body.data as { id: string; status: string; priority: string; unread_count: number; assignee_user_id: string | null };
 }
 
 /** The error text tied to a field (aria-describedby), as a screen reader would announce it. */
@@ -195,14 +195,19 @@ test('a customer writes in live, the reply ticks to read, a bad media URL is ref
     assert.ok(assigned.assignee_user_id, 'assigned on the server');
     assert.equal(await page.getByLabel('Assignee').inputValue(), assigned.assignee_user_id);
 
-    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).click();
     await page.getByRole('button', { name: 'Reopen' }).waitFor();
-    await ana.getByText('closed', { exact: true }).waitFor();
-    assert.equal((await conversationOf(ANA)).status, 'closed');
+    await ana.getByText('resolved', { exact: true }).waitFor();
+    assert.equal((await conversationOf(ANA)).status, 'resolved');
     await page.getByRole('button', { name: 'Reopen' }).click();
-    await page.getByRole('button', { name: 'Close', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).waitFor();
     await ana.getByText('open', { exact: true }).waitFor();
     assert.equal((await conversationOf(ANA)).status, 'open');
+
+    // Priority from the thread's header: shown on the row, kept on the server.
+    await page.locator('.thread-priority select').selectOption('urgent');
+    await ana.getByText('urgent', { exact: true }).waitFor();
+    assert.equal((await conversationOf(ANA)).priority, 'urgent');
 
     assert.equal(await page.evaluate(() => (globalThis as unknown as { inboxMarker?: number }).inboxMarker), 42, 'no reload happened');
     assert.deepEqual(problems(recorded, 1), { consoleErrors: [], pageErrors: [] });
@@ -228,6 +233,18 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     sql`update conversations set last_inbound_at = ${new Date(Date.now() - 25 * 3_600_000).toISOString()}::timestamptz where id = ${bruno.id}`,
   );
 
+  // A conversation label on Bruno's conversation: shown on its row, and the list's label filter.
+  const billing = await request(server, 'POST', '/v1/conversation-labels', {
+    key: server.apiKey,
+    body: { name: 'Billing', color: '#1f6feb' },
+  });
+  assert.equal(billing.status, 201, billing.text);
+  const labelled = await request(server, 'POST', `/v1/conversations/${bruno.id}/labels`, {
+    key: server.apiKey,
+    body: { label_ids: [billing.body.data.id] },
+  });
+  assert.equal(labelled.status, 200, labelled.text);
+
   const recorded = await openContext(browser);
   const { context, page } = recorded;
   try {
@@ -236,6 +253,22 @@ test('filters and search narrow the list from the URL; a closed window leaves on
     await row(page, `+${BRUNO}`).waitFor();
     await row(page, `+${ANA}`).waitFor();
     await checkPage(page, 'inbox-list');
+    await row(page, `+${BRUNO}`).getByText('Billing', { exact: true }).waitFor();
+
+    // Label and priority filters: Bruno's label; Ana's priority (urgent, set in the first test).
+    await page.getByLabel('Label', { exact: true }).selectOption(billing.body.data.id);
+    await page.waitForURL(/label=/);
+    await row(page, `+${ANA}`).waitFor({ state: 'detached' });
+    await row(page, `+${BRUNO}`).waitFor();
+    assert.equal(await row(page, `+${CARLA}`).count(), 0);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByLabel('Priority', { exact: true }).selectOption('urgent');
+    await page.waitForURL(/priority=urgent/);
+    await row(page, `+${BRUNO}`).waitFor({ state: 'detached' });
+    await row(page, `+${ANA}`).waitFor();
+    assert.equal(await row(page, `+${CARLA}`).count(), 0);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await row(page, `+${CARLA}`).waitFor();
 
     // Unread only: Ana's conversation was read in the first test.
     await page.getByLabel('Unread only').check();

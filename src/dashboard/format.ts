@@ -81,6 +81,8 @@ const TONES: Record<string, Tone> = {
   queued: 'neutral',
   draft: 'neutral',
   closed: 'neutral',
+  resolved: 'neutral',
+  snoozed: 'neutral',
   retrying: 'warn',
   in_review: 'warn',
   paused: 'warn',

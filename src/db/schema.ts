@@ -814,7 +814,12 @@ export const conversations = pgTable(
     /** The customer's number, international digits without `+`. */
     peerPhone: text('peer_phone').notNull(),
     contactId: uuid('contact_id'),
+    /** open, pending, snoozed or resolved (`closed` is accepted on input for resolved: DECISIONS). */
     status: text('status').notNull().default('open'),
+    /** Snoozed until then (the conversations-wake job reopens it); null while snoozed: until the customer writes. */
+    snoozedUntil: at('snoozed_until'),
+    /** none, low, medium, high or urgent. */
+    priority: text('priority').notNull().default('none'),
     assigneeUserId: uuid('assignee_user_id'),
     lastMessageAt: at('last_message_at'),
     /** The last customer message: opens the 24-hour customer-service window. */
@@ -855,8 +860,73 @@ export const conversations = pgTable(
       sql`${t.id} desc`,
     ),
     index('conversations_contact_idx').on(t.contactId),
-    check('conversations_status_check', sql`${t.status} in ('open', 'closed')`),
+    // The snoozed conversations to wake, soonest first (jobs: conversations.wake).
+    index('conversations_snoozed_until_idx').on(t.snoozedUntil).where(sql`${t.status} = 'snoozed' and ${t.snoozedUntil} is not null`),
+    check('conversations_status_check', sql`${t.status} in ('open', 'pending', 'snoozed', 'resolved')`),
+    check('conversations_priority_check', sql`${t.priority} in ('none', 'low', 'medium', 'high', 'urgent')`),
   ],
+);
+
+/** Organization-wide labels for conversations (the team inbox's own, not a linked phone's chat labels). */
+export const conversationLabels = pgTable(
+  'conversation_labels',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** #rrggbb, lower case. */
+    color: text('color').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('conversation_labels_organization_name_key').on(t.organizationId, sql`lower(${t.name})`),
+    check('conversation_labels_color_check', sql`${t.color} ~ '^#[0-9a-f]{6}$'`),
+  ],
+);
+
+/** A label on a conversation. */
+export const conversationLabelLinks = pgTable(
+  'conversation_label_links',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    labelId: uuid('label_id')
+      .notNull()
+      .references(() => conversationLabels.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.labelId] }),
+    index('conversation_label_links_label_idx').on(t.labelId, t.conversationId),
+  ],
+);
+
+/** A private note inside a conversation: the team's, never sent to the customer. */
+export const conversationNotes = pgTable(
+  'conversation_notes',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    /** The member who wrote it; null for an API key (or once the user was deleted). */
+    authorUserId: uuid('author_user_id').references(() => users.id, { onDelete: 'set null' }),
+    body: text('body').notNull(),
+    /** The members mentioned (user ids). */
+    mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (t) => [index('conversation_notes_conversation_idx').on(t.conversationId, t.createdAt, t.id)],
 );
 
 export const messages = pgTable(

@@ -210,6 +210,15 @@ export const JOBS = {
     queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 900 },
     cron: '* * * * *',
   }),
+  /**
+   * Open the snoozed conversations whose snoozed_until has passed, each recording
+   * conversation.status_changed once (domain/messages/conversations.ts): every minute.
+   */
+  'conversations.wake': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
+    cron: '* * * * *',
+  }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
   'webhooks.cleanup': job({
     payload: z.object({}),

@@ -139,6 +139,8 @@ describe('unread count and read', () => {
       pinned: false,
       muted_until: null,
       marked_unread: false,
+      priority: 'none',
+      snoozed_until: null,
     });
 
     const again = await request(server, 'POST', `/v1/conversations/${c.id}/read`, { key: server.apiKey });
@@ -166,7 +168,7 @@ describe('unread count and read', () => {
     assert.deepEqual(
       updates.map((e) => [e.payload.status, e.payload.unread_count, e.payload.last_message_preview]),
       [
-        ['closed', 1, 'hi'],
+        ['resolved', 1, 'hi'],
         ['open', 2, 'me again'],
       ],
     );
@@ -235,6 +237,8 @@ describe('assignment', () => {
       pinned: false,
       muted_until: null,
       marked_unread: false,
+      priority: 'none',
+      snoozed_until: null,
     });
     const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
       key: server.apiKey,

@@ -44,6 +44,9 @@ type Ids = {
   /** An inbound message of A's with its media stored. */
   mediaMessage: string;
   conversation: string;
+  /** A conversation label of A's (on A's conversation), and a private note in A's conversation. */
+  conversationLabel: string;
+  conversationNote: string;
   endpoint: string;
   delivery: string;
   key: string;
@@ -798,6 +801,58 @@ const ROWS: Record<string, Row> = {
     path: { conversationID: 'conversation' },
     probe: ['GET /v1/conversations/{conversation}/messages'],
   },
+  'POST /v1/conversation-labels': {
+    kind: 'no tenant data',
+    why: 'creates a conversation label of the caller’s organization (a name is unique per organization: A’s never makes B’s a 409)',
+  },
+  'GET /v1/conversation-labels': { kind: 'list' },
+  'GET /v1/conversation-labels/{conversationLabelID}': {
+    kind: 'id',
+    path: { conversationLabelID: 'conversationLabel' },
+    probe: ['GET /v1/conversation-labels/{conversationLabel}'],
+  },
+  'PATCH /v1/conversation-labels/{conversationLabelID}': {
+    kind: 'id',
+    path: { conversationLabelID: 'conversationLabel' },
+    body: { name: 'taken over' },
+    probe: ['GET /v1/conversation-labels/{conversationLabel}'],
+  },
+  'DELETE /v1/conversation-labels/{conversationLabelID}': {
+    kind: 'id',
+    path: { conversationLabelID: 'conversationLabel' },
+    probe: ['GET /v1/conversation-labels/{conversationLabel}', 'GET /v1/conversations/{conversation}'],
+  },
+  'POST /v1/conversations/{conversationID}/labels': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    body: { label_ids: ['{{conversationLabel}}'] },
+    probe: ['GET /v1/conversations/{conversation}'],
+  },
+  'DELETE /v1/conversations/{conversationID}/labels/{conversationLabelID}': {
+    kind: 'id',
+    path: { conversationID: 'conversation', conversationLabelID: 'conversationLabel' },
+    probe: ['GET /v1/conversations/{conversation}'],
+  },
+  'GET /v1/conversations/{conversationID}/notes': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}/notes'],
+  },
+  'POST /v1/conversations/{conversationID}/notes': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    body: { body: 'planted' },
+    probe: ['GET /v1/conversations/{conversation}/notes'],
+  },
+  'DELETE /v1/conversations/{conversationID}/notes/{conversationNoteID}': {
+    kind: 'id',
+    path: { conversationID: 'conversation', conversationNoteID: 'conversationNote' },
+    probe: ['GET /v1/conversations/{conversation}/notes'],
+  },
+  'POST /v1/conversations/bulk': {
+    kind: 'no tenant data',
+    why: 'answers each id the caller sent beside its result: B naming A’s conversation gets not_found, as for an unknown id, and A’s is unchanged (inbox-workflow.test.ts)',
+  },
   'GET /v1/settings/developer/webhooks': { kind: 'list' },
   'POST /v1/settings/developer/webhooks/endpoints': { kind: 'no tenant data', why: 'creates an endpoint of the caller’s organization' },
   'PATCH /v1/settings/developer/webhooks/endpoints/{endpointID}': {
@@ -1222,6 +1277,21 @@ before(async () => {
     cookie: cookieA,
     organizationIds: [server.organizationId],
   });
+  const conversationLabel = await request(server, 'POST', '/v1/conversation-labels', {
+    key,
+    body: { name: 'Isolated conversation label', color: '#123456' },
+  });
+  assert.equal(conversationLabel.status, 201, conversationLabel.text);
+  const conversationLabelled = await request(server, 'POST', `/v1/conversations/${message.body.data.conversation_id}/labels`, {
+    key,
+    body: { label_ids: [conversationLabel.body.data.id] },
+  });
+  assert.equal(conversationLabelled.status, 200, conversationLabelled.text);
+  const conversationNote = await request(server, 'POST', `/v1/conversations/${message.body.data.conversation_id}/notes`, {
+    key,
+    body: { body: 'Isolated conversation note' },
+  });
+  assert.equal(conversationNote.status, 201, conversationNote.text);
   ids = {
     channel: gateway.id,
     group: group.body.data.id,
@@ -1234,6 +1304,8 @@ before(async () => {
     message: sent.body.data.id,
     mediaMessage,
     conversation: message.body.data.conversation_id,
+    conversationLabel: conversationLabel.body.data.id,
+    conversationNote: conversationNote.body.data.id,
     endpoint: endpoint.body.data.id,
     delivery,
     key: (keys.body.data as Array<{ id: string }>)[0]!.id,
@@ -1299,6 +1371,8 @@ before(async () => {
       'Isolated order note',
       'isolated-sku',
       'Isolated canned words',
+      'Isolated conversation label',
+      'Isolated conversation note',
       'Isolated List',
       'Isolated Segment',
     ]);

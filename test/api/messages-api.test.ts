@@ -294,7 +294,7 @@ describe('conversations', () => {
       body: { status: 'closed', assignee_user_id: session.body.data.id },
     });
     assert.equal(closed.status, 200, closed.text);
-    assert.equal(closed.body.data.status, 'closed');
+    assert.equal(closed.body.data.status, 'resolved', 'closed is accepted as the old name of resolved');
     assert.equal(closed.body.data.assignee_user_id, session.body.data.id);
     const badAssignee = await request(server, 'PATCH', `/v1/conversations/${id}`, {
       key: server.apiKey,
@@ -304,7 +304,7 @@ describe('conversations', () => {
     const updates = (await eventsOf(server, 'conversation.updated')).filter((e) => e.payload.conversation_id === id);
     assert.deepEqual(
       updates.map((e) => e.payload.status),
-      ['closed'],
+      ['resolved'],
     );
     await customerWrites(server, gateway.id, to);
     const reopened = await request(server, 'GET', `/v1/conversations/${id}`, { key: server.apiKey });

@@ -231,6 +231,30 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(made, 'canned response');
     canned.push(made.body.data.id);
   }
+  // Conversation labels (two that stay, on the conversation; ones a DELETE may take) and private notes in the conversation.
+  const conversationLabels: string[] = [];
+  for (const name of ['Fuzz billing', 'Fuzz vip', 'Fuzz doomed 1', 'Fuzz doomed 2']) {
+    const made = await request(server, 'POST', '/v1/conversation-labels', { key, body: { name, color: '#1f6feb' } });
+    ok(made, 'conversation label');
+    conversationLabels.push(made.body.data.id);
+  }
+  const conversationNotes: string[] = [];
+  const conversationId = message.body.data.conversation_id as string;
+  ok(
+    await request(server, 'POST', `/v1/conversations/${conversationId}/labels`, {
+      key,
+      body: { label_ids: conversationLabels.slice(0, 2) },
+    }),
+    'conversation labelled',
+  );
+  for (const body of ['Fuzz note', 'Fuzz doomed note 1', 'Fuzz doomed note 2']) {
+    const made = await request(server, 'POST', `/v1/conversations/${conversationId}/notes`, {
+      key,
+      body: { body, mentions: members.slice(0, 1) },
+    });
+    ok(made, 'conversation note');
+    conversationNotes.push(made.body.data.id);
+  }
   return {
     apiKey: key,
     cookie,
@@ -242,6 +266,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       chatlabel: chatLabels,
       cannedresponse: canned.slice(0, 2),
       'deletable:cannedresponse': canned.slice(2),
+      conversationlabel: conversationLabels.slice(0, 2),
+      'deletable:conversationlabel': conversationLabels.slice(2),
+      conversationnote: conversationNotes.slice(0, 1),
+      'deletable:conversationnote': conversationNotes.slice(1),
       // The gateway channel's chats (the calls above made them): the chat routes' chatID and a label's chat; one of them may be deleted.
       chat: [...phones, groups[0]!],
       'deletable:chat': [phones[1]!],

@@ -79,7 +79,47 @@ export type EventBodies = {
     pinned?: boolean;
     muted_until?: string | null;
     marked_unread?: boolean;
+    /** The team inbox's priority and snooze time (absent from bodies recorded before they existed). */
+    priority?: string;
+    snoozed_until?: string | null;
   };
+  /** Status, snooze time or priority changed (by a member, the API, a customer message or the snooze wake-up). */
+  'conversation.status_changed': {
+    conversation_id: string;
+    status: string;
+    previous_status: string;
+    snoozed_until: string | null;
+    priority: string;
+    previous_priority: string;
+    organization_id: string;
+  };
+  'conversation.assigned': {
+    conversation_id: string;
+    assignee_user_id: string | null;
+    previous_assignee_user_id: string | null;
+    organization_id: string;
+  };
+  /** Conversation labels put on or taken off: label_ids as they now are. */
+  'conversation.labels_changed': {
+    conversation_id: string;
+    label_ids: string[];
+    added: string[];
+    removed: string[];
+    organization_id: string;
+  };
+  /** A private note (never sent to the customer); mentions: the members it mentions. */
+  'conversation.note_created': {
+    conversation_id: string;
+    note_id: string;
+    author_user_id: string | null;
+    mentions: string[];
+    organization_id: string;
+  };
+  'conversation.note_deleted': { conversation_id: string; note_id: string; organization_id: string };
+  /** An organization's conversation label was created, renamed or recolored, or deleted (taken off every conversation). */
+  'conversation_label.created': ConversationLabelBody;
+  'conversation_label.updated': ConversationLabelBody;
+  'conversation_label.deleted': ConversationLabelBody;
   'contact.updated': { contact_id: string; name: string | null; organization_id: string };
   'template.status_update': { template_id: string; status: string };
   /** The provider's quality report on a template changed: its score, or its warning raised or lifted. */
@@ -252,6 +292,7 @@ export type CallBody = {
   occurred_at: string;
 };
 
+type ConversationLabelBody = { label_id: string; name: string; color: string; organization_id: string };
 type CannedResponseBody = { canned_response_id: string; shortcut: string; owner_user_id: string | null; organization_id: string };
 /** A suppression event: the scope (a channel id, `chatapp`, `all` or `marketing`), why, and the message that caused it (null: the API). */
 type SuppressionBody = {
@@ -288,6 +329,14 @@ export const EVENT_TYPES = [
   'message.deleted',
   'message.media_updated',
   'conversation.updated',
+  'conversation.status_changed',
+  'conversation.assigned',
+  'conversation.labels_changed',
+  'conversation.note_created',
+  'conversation.note_deleted',
+  'conversation_label.created',
+  'conversation_label.updated',
+  'conversation_label.deleted',
   'contact.updated',
   'canned_response.created',
   'canned_response.updated',

@@ -1,21 +1,53 @@
 /**
  * Conversations: one per channel and customer number. They hold the customer-service window (the
- * last inbound message), status (open, closed), assignee and the unread count (inbound messages since
- * the team last read it); changes record conversation.updated. The inbox lists them by last activity.
+ * last inbound message), status (open, pending, snoozed, resolved; `closed` is accepted on input for
+ * resolved), priority, assignee, labels and the unread count (inbound messages since the team last read
+ * it); changes record conversation.updated, and conversation.status_changed / conversation.assigned
+ * beside it (docs/inbox.md). The inbox lists them by last activity.
  */
-import { and, desc, eq, gt, ilike, isNotNull, isNull, like, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, like, or, sql, type SQL } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { equalWhereGiven, given, listPage, mapPage, type ListOrder } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
-import { channels, contacts, conversations, memberships, users } from '../../db/schema.ts';
+import { channels, contacts, conversationLabelLinks, conversationLabels, conversations, memberships, users } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
-import { recordEvent, type EventBodies } from '../events/outbox.ts';
+import { recordEvent, recordEvents, type EventBodies, type NewEvent } from '../events/outbox.ts';
 
 export type ConversationRow = typeof conversations.$inferSelect;
+
+export const CONVERSATION_STATUSES = ['open', 'pending', 'snoozed', 'resolved'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+/** What a client may send: the statuses, and `closed`, the old name of resolved. */
+export const CONVERSATION_STATUS_INPUTS = [...CONVERSATION_STATUSES, 'closed'] as const;
+export type ConversationStatusInput = (typeof CONVERSATION_STATUS_INPUTS)[number];
+export const statusOf = (input: ConversationStatusInput): ConversationStatus => (input === 'closed' ? 'resolved' : input);
+export const CONVERSATION_PRIORITIES = ['none', 'low', 'medium', 'high', 'urgent'] as const;
+export type ConversationPriority = (typeof CONVERSATION_PRIORITIES)[number];
+export type LabelRef = { id: string; name: string; color: string };
+
+/** The labels of these conversations, by name. */
+export async function labelsOf(db: Executor, conversationIds: string[]): Promise<Map<string, LabelRef[]>> {
+  const byConversation = new Map<string, LabelRef[]>();
+  if (conversationIds.length === 0) return byConversation;
+  const rows = await db
+    .select({
+      conversationId: conversationLabelLinks.conversationId,
+      id: conversationLabels.id,
+      name: conversationLabels.name,
+      color: conversationLabels.color,
+    })
+    .from(conversationLabelLinks)
+    .innerJoin(conversationLabels, eq(conversationLabels.id, conversationLabelLinks.labelId))
+    .where(inArray(conversationLabelLinks.conversationId, conversationIds))
+    .orderBy(asc(conversationLabels.name), asc(conversationLabels.id));
+  for (const r of rows)
+    byConversation.set(r.conversationId, [...(byConversation.get(r.conversationId) ?? []), { id: r.id, name: r.name, color: r.color }]);
+  return byConversation;
+}
 
 /**
  * The conversation for (channel, number): the existing one, or a new one (an inbound message's).
@@ -58,6 +90,7 @@ export type ConversationView = ConversationRow & {
   contact: { id: string; name: string | null; phone: string | null } | null;
   channel: { id: string; name: string; platform: string } | null;
   assignee: { id: string; name: string } | null;
+  labels: LabelRef[];
 };
 
 /**
@@ -83,11 +116,12 @@ function selectViews(db: Executor) {
 }
 
 type ViewRow = Awaited<ReturnType<ReturnType<typeof selectViews>['execute']>>[number];
-const toView = (row: ViewRow): ConversationView => ({
+const toView = (row: ViewRow, labels: LabelRef[] = []): ConversationView => ({
   ...row.conversation,
   contact: row.contact,
   channel: row.channel,
   assignee: row.assignee,
+  labels,
 });
 
 /** A conversation of the actor's organization with its contact, channel and assignee. */
@@ -97,14 +131,18 @@ export async function loadConversationView(deps: { db: Executor }, actor: Actor,
     .where(and(eq(conversations.id, conversationId), eq(conversations.organizationId, actor.organizationId)))
     .limit(1);
   if (!row) throw notFound('conversation');
-  return toView(row);
+  const labels = await labelsOf(deps.db, [row.conversation.id]);
+  return toView(row, labels.get(row.conversation.id));
 }
 
 /** Longest search text: the inbox searches names, numbers and previews, never whole documents. */
 export const CONVERSATION_SEARCH_MAX = 100;
 
 export type ConversationListQuery = Page & {
-  status?: string;
+  status?: ConversationStatusInput;
+  priority?: ConversationPriority;
+  /** A conversation label's id: only conversations that carry it. */
+  label?: string;
   channelId?: string;
   contactId?: string;
   /** `me` (the acting user), `none` (unassigned) or a user id. */
@@ -163,7 +201,15 @@ export async function listConversations(
   const rows = await listPage(selectViews(deps.db).$dynamic(), {
     where: [
       eq(conversations.organizationId, actor.organizationId),
-      ...equalWhereGiven([[conversations.status, input.status]]),
+      ...equalWhereGiven([
+        [conversations.status, input.status === undefined ? undefined : statusOf(input.status)],
+        [conversations.priority, input.priority],
+      ]),
+      given(input.label, (id) =>
+        isUuid(id)
+          ? sql`exists (select 1 from ${conversationLabelLinks} l where l.conversation_id = ${conversations.id} and l.label_id = ${id.toLowerCase()}::uuid)`
+          : sql`false`,
+      ),
       // An id that is no UUID matches nothing.
       given(input.channelId, (id) => (isUuid(id) ? eq(conversations.channelId, id) : sql`false`)),
       given(input.contactId, (id) => (isUuid(id) ? eq(conversations.contactId, id) : sql`false`)),
@@ -182,7 +228,11 @@ export async function listConversations(
     limit: input.limit,
     keyOf: (row) => ({ t: activityOf(row.conversation), id: row.conversation.id }),
   });
-  return mapPage(rows, toView);
+  const labels = await labelsOf(
+    deps.db,
+    rows.items.map((r) => r.conversation.id),
+  );
+  return mapPage(rows, (row) => toView(row, labels.get(row.conversation.id)));
 }
 
 /** The inbox's order: the last activity, then the id, newest first; the cursor's key compared as a row. */
@@ -194,7 +244,14 @@ const BY_ACTIVITY: ListOrder = {
   by: [sql`${activity} desc`, desc(conversations.id)],
 };
 
-export type ConversationPatch = { conversationId: string; status?: 'open' | 'closed'; assigneeUserId?: string | null };
+export type ConversationPatch = {
+  conversationId: string;
+  status?: ConversationStatusInput;
+  /** With status snoozed: when it wakes; null (or not given) until the customer writes. */
+  snoozedUntil?: Date | null;
+  priority?: ConversationPriority;
+  assigneeUserId?: string | null;
+};
 
 /** The body of conversation.updated: enough for an inbox to update its row without asking. */
 export function conversationUpdated(row: ConversationRow): EventBodies['conversation.updated'] {
@@ -209,12 +266,101 @@ export function conversationUpdated(row: ConversationRow): EventBodies['conversa
     pinned: row.pinnedAt !== null,
     muted_until: row.mutedUntil?.toISOString() ?? null,
     marked_unread: row.markedUnread,
+    priority: row.priority,
+    snoozed_until: row.snoozedUntil?.toISOString() ?? null,
   };
 }
 
+/** conversation.status_changed: the status (or the priority, or the snooze time) went from one value to another. */
+export function statusChanged(before: ConversationRow, after: ConversationRow): NewEvent {
+  return {
+    type: 'conversation.status_changed',
+    body: {
+      conversation_id: after.id,
+      status: after.status,
+      previous_status: before.status,
+      snoozed_until: after.snoozedUntil?.toISOString() ?? null,
+      priority: after.priority,
+      previous_priority: before.priority,
+      organization_id: after.organizationId,
+    },
+  };
+}
+
+/** Refuses an assignee that is no member of the organization, naming the field. */
+export async function checkMember(tx: Executor, organizationId: string, userId: string, pointer: string): Promise<void> {
+  const [member] = isUuid(userId)
+    ? await tx
+        .select({ userId: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId.toLowerCase())))
+        .limit(1)
+    : [];
+  if (!member) throw invalid(`${pointer.slice(1)} is not a member of this organization`, [{ pointer, message: 'not a member' }]);
+}
+
 /**
- * Changes status or assignee (a member of the organization, or null) and records
- * conversation.updated, in one transaction.
+ * Applies a change to a loaded conversation (the caller's transaction) and records its events:
+ * conversation.status_changed (status, snooze time or priority), conversation.assigned (assignee), and
+ * conversation.updated beside them for the clients that follow that one. Answers the row as it now is.
+ * A snooze time needs status snoozed and lies in the future; leaving snoozed clears it.
+ */
+export async function applyConversationChange(
+  tx: Executor,
+  row: ConversationRow,
+  change: Omit<ConversationPatch, 'conversationId'>,
+  now: Date,
+): Promise<ConversationRow> {
+  const status = change.status === undefined ? row.status : statusOf(change.status);
+  if (change.snoozedUntil !== undefined && change.snoozedUntil !== null) {
+    if (status !== 'snoozed')
+      throw invalid('snoozed_until needs status snoozed', [{ pointer: '/snoozed_until', message: 'only with status snoozed' }]);
+    if (change.snoozedUntil.getTime() <= now.getTime())
+      throw invalid('snoozed_until must be in the future', [{ pointer: '/snoozed_until', message: 'in the past' }]);
+  }
+  const snoozedUntil =
+    status !== 'snoozed'
+      ? null
+      : change.snoozedUntil !== undefined || change.status !== undefined
+        ? (change.snoozedUntil ?? null)
+        : row.snoozedUntil;
+  const next = {
+    status,
+    snoozedUntil,
+    priority: change.priority ?? row.priority,
+    assigneeUserId: change.assigneeUserId === undefined ? row.assigneeUserId : (change.assigneeUserId?.toLowerCase() ?? null),
+  };
+  const statusMoved =
+    next.status !== row.status ||
+    next.priority !== row.priority ||
+    (next.snoozedUntil?.getTime() ?? null) !== (row.snoozedUntil?.getTime() ?? null);
+  const assigned = next.assigneeUserId !== row.assigneeUserId;
+  if (!statusMoved && !assigned) return row;
+  const [updated] = await tx
+    .update(conversations)
+    .set({ ...next, updatedAt: now })
+    .where(eq(conversations.id, row.id))
+    .returning();
+  const list: NewEvent[] = [];
+  if (statusMoved) list.push(statusChanged(row, updated!));
+  if (assigned)
+    list.push({
+      type: 'conversation.assigned',
+      body: {
+        conversation_id: row.id,
+        assignee_user_id: updated!.assigneeUserId,
+        previous_assignee_user_id: row.assigneeUserId,
+        organization_id: row.organizationId,
+      },
+    });
+  list.push({ type: 'conversation.updated', body: conversationUpdated(updated!) });
+  await recordEvents(tx, row.organizationId, list, now);
+  return updated!;
+}
+
+/**
+ * Changes status (with the snooze time), priority or assignee (a member of the organization, or null)
+ * and records the events of applyConversationChange, in one transaction.
  */
 export async function updateConversation(
   deps: { db: Db; clock: Clock },
@@ -223,34 +369,48 @@ export async function updateConversation(
 ): Promise<ConversationView> {
   return deps.db.transaction(async (tx) => {
     const row = await loadConversation({ db: tx }, actor, input.conversationId);
-    if (typeof input.assigneeUserId === 'string') {
-      const [member] = isUuid(input.assigneeUserId)
-        ? await tx
-            .select({ userId: memberships.userId })
-            .from(memberships)
-            .where(and(eq(memberships.organizationId, actor.organizationId), eq(memberships.userId, input.assigneeUserId)))
-            .limit(1)
-        : [];
-      if (!member)
-        throw invalid('assignee_user_id is not a member of this organization', [{ pointer: '/assignee_user_id', message: 'not a member' }]);
-    }
-    const changed =
-      (input.status !== undefined && input.status !== row.status) ||
-      (input.assigneeUserId !== undefined && input.assigneeUserId !== row.assigneeUserId);
-    if (changed) {
-      const now = deps.clock.now();
+    if (typeof input.assigneeUserId === 'string') await checkMember(tx, actor.organizationId, input.assigneeUserId, '/assignee_user_id');
+    await applyConversationChange(tx, row, input, deps.clock.now());
+    return loadConversationView({ db: tx }, actor, row.id);
+  });
+}
+
+/**
+ * Wakes the snoozed conversations whose time has passed by the clock: open again, each with
+ * conversation.status_changed and conversation.updated, once (the update that opens it is the mark).
+ * The conversations.wake job runs this every minute. Answers how many woke.
+ */
+export async function wakeSnoozedConversations({ db, clock }: { db: Db; clock: Clock }): Promise<number> {
+  const now = clock.now();
+  return db.transaction(async (tx) => {
+    const before = await tx
+      .select()
+      .from(conversations)
+      .where(
+        and(
+          eq(conversations.status, 'snoozed'),
+          isNotNull(conversations.snoozedUntil),
+          sql`${conversations.snoozedUntil} <= ${now.toISOString()}::timestamptz`,
+        ),
+      )
+      .orderBy(asc(conversations.snoozedUntil), asc(conversations.id))
+      .limit(500)
+      .for('update', { skipLocked: true });
+    for (const row of before) {
       const [updated] = await tx
         .update(conversations)
-        .set({
-          ...(input.status !== undefined ? { status: input.status } : {}),
-          ...(input.assigneeUserId !== undefined ? { assigneeUserId: input.assigneeUserId } : {}),
-          updatedAt: now,
-        })
-        .where(eq(conversations.id, row.id))
+        .set({ status: 'open', snoozedUntil: null, updatedAt: now })
+        .where(and(eq(conversations.id, row.id), eq(conversations.status, 'snoozed')))
         .returning();
-      await recordEvent(tx, actor.organizationId, 'conversation.updated', conversationUpdated(updated!), now);
+      if (!updated) continue;
+      await recordEvents(
+        tx,
+        row.organizationId,
+        [statusChanged(row, updated), { type: 'conversation.updated', body: conversationUpdated(updated) }],
+        now,
+      );
     }
-    return loadConversationView({ db: tx }, actor, row.id);
+    return before.length;
   });
 }
 
@@ -282,7 +442,7 @@ export async function markConversationRead(
   });
 }
 
-/** An inbound message reopens a closed conversation, opens the window and counts as unread. */
+/** An inbound message opens a pending, snoozed or resolved conversation (un-snoozes it), opens the window and counts as unread. */
 export async function touchInbound(
   tx: Executor,
   row: ConversationRow,
@@ -298,14 +458,20 @@ export async function touchInbound(
       lastMessageAt: sql`greatest(${conversations.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
       lastMessagePreview: preview,
       status: 'open',
+      snoozedUntil: null,
       unreadCount: sql`${conversations.unreadCount} + 1`,
       ...(contactId && !row.contactId ? { contactId } : {}),
       updatedAt: now,
     })
     .where(eq(conversations.id, row.id))
     .returning();
-  if (row.status === 'closed') {
-    await recordEvent(tx, row.organizationId, 'conversation.updated', conversationUpdated(updated!), now);
+  if (row.status !== 'open') {
+    await recordEvents(
+      tx,
+      row.organizationId,
+      [statusChanged(row, updated!), { type: 'conversation.updated', body: conversationUpdated(updated!) }],
+      now,
+    );
   }
 }
 

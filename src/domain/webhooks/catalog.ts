@@ -122,7 +122,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'conversation.updated': {
     description:
-      "Conversation metadata changed: assignment, status, read (the unread count went to 0), a closed conversation reopened by a customer message, the customer changed number, or the chat's state on a linked phone (archived, pinned, muted, marked unread, deleted: there or through the chats routes). The body carries the row as it is now: status, assignee, unread count, last preview and its time, the chat's state. A new message records message.new.",
+      "Conversation metadata changed: assignment, status, read (the unread count went to 0), a pending, snoozed or resolved conversation opened by a customer message or the snooze wake-up, a priority change, the customer changed number, or the chat's state on a linked phone (archived, pinned, muted, marked unread, deleted: there or through the chats routes). The body carries the row as it is now: status, assignee, unread count, last preview and its time, the chat's state. A new message records message.new.",
     example: {
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       status: 'open',
@@ -134,7 +134,73 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       pinned: true,
       muted_until: null,
       marked_unread: false,
+      priority: 'high',
+      snoozed_until: null,
     },
+  },
+  'conversation.status_changed': {
+    description:
+      'A conversation’s status (open, pending, snoozed, resolved), snooze time or priority changed: by a member or the API (PATCH, bulk), a customer message (opens a pending, snoozed or resolved one) or the snooze wake-up (its snoozed_until passed). conversation.updated comes beside it.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      status: 'snoozed',
+      previous_status: 'open',
+      snoozed_until: '2025-06-03T08:00:00.000Z',
+      priority: 'high',
+      previous_priority: 'high',
+      organization_id: ORG,
+    },
+  },
+  'conversation.assigned': {
+    description:
+      'A conversation was assigned to a member, to another, or unassigned (assignee_user_id null). conversation.updated comes beside it.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      assignee_user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
+      previous_assignee_user_id: null,
+      organization_id: ORG,
+    },
+  },
+  'conversation.labels_changed': {
+    description:
+      'Conversation labels were put on a conversation or taken off (by a member, the API or a bulk action): label_ids as they now are, and which were added and removed.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      label_ids: ['0196b1f2-0a00-7000-8000-0000000000d1'],
+      added: ['0196b1f2-0a00-7000-8000-0000000000d1'],
+      removed: [],
+      organization_id: ORG,
+    },
+  },
+  'conversation.note_created': {
+    description: 'A team note was written in a conversation (never sent to the customer); mentions: the members it mentions, to notify.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      note_id: '0196b1f2-0a00-7000-8000-0000000000e1',
+      author_user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
+      mentions: ['0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d02'],
+      organization_id: ORG,
+    },
+  },
+  'conversation.note_deleted': {
+    description: 'A team note in a conversation was deleted.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      note_id: '0196b1f2-0a00-7000-8000-0000000000e1',
+      organization_id: ORG,
+    },
+  },
+  'conversation_label.created': {
+    description: 'A conversation label was created for the organization.',
+    example: { label_id: '0196b1f2-0a00-7000-8000-0000000000d1', name: 'Billing', color: '#1f6feb', organization_id: ORG },
+  },
+  'conversation_label.updated': {
+    description: 'A conversation label was renamed or recolored.',
+    example: { label_id: '0196b1f2-0a00-7000-8000-0000000000d1', name: 'Invoices', color: '#1f6feb', organization_id: ORG },
+  },
+  'conversation_label.deleted': {
+    description: 'A conversation label was deleted: it is off every conversation (no conversation.labels_changed for each).',
+    example: { label_id: '0196b1f2-0a00-7000-8000-0000000000d1', name: 'Invoices', color: '#1f6feb', organization_id: ORG },
   },
   'contact.updated': {
     description: 'A contact profile was updated (also sent on some creates).',

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import {
+  CONVERSATION_PRIORITIES,
   CONVERSATION_SEARCH_MAX,
+  CONVERSATION_STATUS_INPUTS,
+  CONVERSATION_STATUSES,
   listConversations,
   loadConversation,
   loadConversationView,
@@ -25,7 +28,16 @@ export const ConversationSchema = z
     channel_id: z.string(),
     contact_id: z.string().nullable(),
     peer_phone: z.string().meta({ description: "The customer's number, digits without +" }),
-    status: z.enum(['open', 'closed']),
+    status: z.enum(CONVERSATION_STATUSES).meta({
+      description: 'open, pending, snoozed or resolved (formerly closed: `closed` is still accepted on input and in filters)',
+    }),
+    snoozed_until: z.string().nullable().meta({
+      description: 'Snoozed: when it opens again; null while snoozed means until the customer writes (and always when not snoozed)',
+    }),
+    priority: z.enum(CONVERSATION_PRIORITIES),
+    labels: z
+      .array(z.object({ id: z.string(), name: z.string(), color: z.string() }))
+      .meta({ description: 'The conversation labels on it, by name' }),
     assignee_user_id: z.string().nullable(),
     last_message_at: z.string().nullable(),
     last_inbound_at: z.string().nullable(),
@@ -63,10 +75,27 @@ export const ConversationSchema = z
 const Params = z.object({ conversationID: PathId });
 
 const UpdateConversationBody = z
-  .object({ status: z.enum(['open', 'closed']).optional(), assignee_user_id: z.string().nullable().optional() })
+  .object({
+    status: z
+      .enum(CONVERSATION_STATUS_INPUTS)
+      .optional()
+      .meta({ description: 'open, pending, snoozed or resolved; `closed` is the old name of resolved' }),
+    snoozed_until: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .optional()
+      .meta({ description: 'With status snoozed: when it opens again (in the future); null or absent: until the customer writes' }),
+    priority: z.enum(CONVERSATION_PRIORITIES).optional(),
+    assignee_user_id: z.string().nullable().optional(),
+  })
   .meta({
     id: 'UpdateConversationRequest',
-    examples: [{ status: 'closed' }, { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' }],
+    examples: [
+      { status: 'resolved' },
+      { status: 'snoozed', snoozed_until: '2025-06-03T08:00:00Z' },
+      { priority: 'urgent' },
+      { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' },
+    ],
   });
 
 export type UpdateConversationRequest = z.input<typeof UpdateConversationBody>;
@@ -82,7 +111,12 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
         description:
           'Most recent activity first (the last message, else the creation time), then id; paged by cursor. Filters combine. A conversation that gets a message while you page moves to the top: reload the first page to see it.',
         querystring: PageQuerySchema.extend({
-          status: z.enum(['open', 'closed']).optional(),
+          status: z
+            .enum(CONVERSATION_STATUS_INPUTS)
+            .optional()
+            .meta({ description: 'open, pending, snoozed or resolved (`closed` means resolved)' }),
+          priority: z.enum(CONVERSATION_PRIORITIES).optional(),
+          label: z.string().optional().meta({ description: 'A conversation label id: only conversations that carry it' }),
           channel_id: z.string().optional(),
           contact_id: z.string().optional(),
           assignee: z
@@ -117,6 +151,8 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
           limit: q.limit,
           cursor: q.cursor,
           status: q.status,
+          priority: q.priority,
+          label: q.label,
           channelId: q.channel_id,
           contactId: q.contact_id,
           assignee: q.assignee,
@@ -189,8 +225,9 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
       config: { auth: { permission: 'messages:send' } },
       schema: {
         tags: ['conversations'],
-        summary: 'Change status or assignee',
-        description: 'Records `conversation.updated` when something changed. The assignee is a user of the organization, or null.',
+        summary: 'Change status, priority or assignee',
+        description:
+          'Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.',
         params: Params,
         body: UpdateConversationBody,
         response: { 200: dataOf(ConversationSchema), ...errorResponses([400, 401, 403, 404]) },
@@ -202,6 +239,13 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
         updateConversation(deps, actorOf(request), {
           conversationId: request.params.conversationID,
           status: request.body.status,
+          snoozedUntil:
+            request.body.snoozed_until === undefined
+              ? undefined
+              : request.body.snoozed_until === null
+                ? null
+                : new Date(request.body.snoozed_until),
+          priority: request.body.priority,
           assigneeUserId: request.body.assignee_user_id,
         }),
       );

@@ -3283,8 +3283,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change status or assignee
-     * @description Records `conversation.updated` when something changed. The assignee is a user of the organization, or null.
+     * Change status, priority or assignee
+     * @description Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.
      */
     patch: operations['updateConversation'];
     trace?: never;
@@ -3323,6 +3323,159 @@ export interface paths {
     get: operations['listConversationMessages'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversation-labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List conversation labels
+     * @description The organization’s labels, oldest first.
+     */
+    get: operations['listConversationLabels'];
+    put?: never;
+    /**
+     * Create a conversation label
+     * @description A name unique in the organization (any case: 409 naming it) and a color. Records conversation_label.created.
+     */
+    post: operations['createConversationLabel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversation-labels/{conversationLabelID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a conversation label */
+    get: operations['getConversationLabel'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a conversation label
+     * @description It comes off every conversation. Records conversation_label.deleted.
+     */
+    delete: operations['deleteConversationLabel'];
+    options?: never;
+    head?: never;
+    /**
+     * Rename or recolor a conversation label
+     * @description Records conversation_label.updated when something changed.
+     */
+    patch: operations['updateConversationLabel'];
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Put labels on a conversation
+     * @description Adds the labels (one already on it stays). Records conversation.labels_changed when something changed. A label of another organization is a 400 naming it. Answers the conversation.
+     */
+    post: operations['addConversationLabels'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/labels/{conversationLabelID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Take a label off a conversation
+     * @description Records conversation.labels_changed when it was on. Answers the conversation.
+     */
+    delete: operations['removeConversationLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation’s team notes
+     * @description Oldest first. Notes are the team’s: never sent to the customer.
+     */
+    get: operations['listConversationNotes'];
+    put?: never;
+    /**
+     * Write a team note
+     * @description A note for the team, never sent to the customer. `mentions` names members by user id (another organization’s user is a 400 naming its place). Records conversation.note_created with the mentioned user ids.
+     */
+    post: operations['createConversationNote'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/notes/{conversationNoteID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a team note
+     * @description Records conversation.note_deleted.
+     */
+    delete: operations['deleteConversationNote'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * One action on many conversations
+     * @description Up to 100 conversations, one action (assign, label, unlabel, resolve, reopen, set_priority) in one transaction, each change with its events as the single routes record them. The action’s argument is checked first (a 400 naming it refuses all); an id that is no conversation of the organization answers not_found in its place.
+     */
+    post: operations['bulkConversations'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3829,6 +3982,17 @@ export interface components {
       tag: string;
     };
     /**
+     * @example {
+     *       "label_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000d1"
+     *       ]
+     *     }
+     */
+    AddConversationLabelsRequest: {
+      /** @description Conversation label ids of the organization */
+      label_ids: string[];
+    };
+    /**
      * @description Adds the records; one already in the list stays as it was. Records crm.list.entry_added for each record added, none for those already there.
      * @example {
      *       "record_ids": [
@@ -4138,12 +4302,13 @@ export interface components {
     };
     /**
      * @example {
-     *       "total": 1240,
+     *       "total": 1246,
      *       "sendable": 1203,
      *       "skipped": {
      *         "invalid_number": 4,
      *         "duplicate": 2,
      *         "suppressed": 21,
+     *         "opted_out": 6,
      *         "consent_revoked": 10,
      *         "no_consent": 0
      *       },
@@ -4225,10 +4390,10 @@ export interface components {
      *         "created_at": "2025-06-02T09:00:00.000Z",
      *         "updated_at": "2025-06-02T09:14:00.000Z"
      *       },
-     *       "recipients": 1240,
+     *       "recipients": 1246,
      *       "by_status": {
      *         "pending": 0,
-     *         "skipped": 37,
+     *         "skipped": 43,
      *         "sent": 120,
      *         "delivered": 800,
      *         "read": 270,
@@ -4236,6 +4401,7 @@ export interface components {
      *       },
      *       "skipped": {
      *         "suppressed": 21,
+     *         "opted_out": 6,
      *         "consent_revoked": 10,
      *         "invalid_number": 4,
      *         "duplicate": 2
@@ -4257,6 +4423,72 @@ export interface components {
       skipped: {
         [key: string]: number;
       };
+    };
+    /**
+     * @example {
+     *       "ids": [
+     *         "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00"
+     *       ],
+     *       "action": "assign",
+     *       "assignee_user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d02"
+     *     }
+     * @example {
+     *       "ids": [
+     *         "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00"
+     *       ],
+     *       "action": "label",
+     *       "label_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000d1"
+     *       ]
+     *     }
+     * @example {
+     *       "ids": [
+     *         "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00"
+     *       ],
+     *       "action": "resolve"
+     *     }
+     * @example {
+     *       "ids": [
+     *         "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00"
+     *       ],
+     *       "action": "set_priority",
+     *       "priority": "high"
+     *     }
+     */
+    BulkConversationsRequest: {
+      /** @description Conversation ids, at most 100 */
+      ids: string[];
+      /** @enum {string} */
+      action: 'assign' | 'label' | 'unlabel' | 'resolve' | 'reopen' | 'set_priority';
+      /** @description assign: a member, or null to unassign */
+      assignee_user_id?: string | null;
+      /** @description label and unlabel: conversation label ids */
+      label_ids?: string[];
+      /**
+       * @description set_priority
+       * @enum {string}
+       */
+      priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+    };
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "id": "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00",
+     *           "status": "updated"
+     *         }
+     *       ]
+     *     }
+     */
+    BulkConversationsResult: {
+      data: {
+        id: string;
+        /**
+         * @description not_found: no conversation of the organization
+         * @enum {string}
+         */
+        status: 'updated' | 'unchanged' | 'not_found';
+      }[];
     };
     /**
      * @description When the team answers, and the away message and greeting.
@@ -5444,6 +5676,15 @@ export interface components {
      *       "contact_id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *       "peer_phone": "4915112345678",
      *       "status": "open",
+     *       "snoozed_until": null,
+     *       "priority": "high",
+     *       "labels": [
+     *         {
+     *           "id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *           "name": "Billing",
+     *           "color": "#1f6feb"
+     *         }
+     *       ],
      *       "assignee_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
      *       "last_message_at": "2025-06-02T09:15:00.000Z",
      *       "last_inbound_at": "2025-06-02T09:14:00.000Z",
@@ -5480,8 +5721,21 @@ export interface components {
       contact_id: string | null;
       /** @description The customer's number, digits without + */
       peer_phone: string;
+      /**
+       * @description open, pending, snoozed or resolved (formerly closed: `closed` is still accepted on input and in filters)
+       * @enum {string}
+       */
+      status: 'open' | 'pending' | 'snoozed' | 'resolved';
+      /** @description Snoozed: when it opens again; null while snoozed means until the customer writes (and always when not snoozed) */
+      snoozed_until: string | null;
       /** @enum {string} */
-      status: 'open' | 'closed';
+      priority: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+      /** @description The conversation labels on it, by name */
+      labels: {
+        id: string;
+        name: string;
+        color: string;
+      }[];
       assignee_user_id: string | null;
       last_message_at: string | null;
       last_inbound_at: string | null;
@@ -5520,6 +5774,48 @@ export interface components {
       } | null;
       created_at: string;
       updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "name": "Billing",
+     *       "color": "#1f6feb",
+     *       "created_at": "2025-06-02T09:15:00.000Z",
+     *       "updated_at": "2025-06-02T09:15:00.000Z"
+     *     }
+     */
+    ConversationLabel: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description #rrggbb */
+      color: string;
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "conversation_id": "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00",
+     *       "author_user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
+     *       "body": "@Ana can you check the refund for this order?",
+     *       "mentions": [
+     *         "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d02"
+     *       ],
+     *       "created_at": "2025-06-02T09:20:00.000Z"
+     *     }
+     */
+    ConversationNote: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** @description The member who wrote it; null for an API key */
+      author_user_id: string | null;
+      body: string;
+      /** @description The user ids of the members it mentions */
+      mentions: string[];
+      created_at: string;
     };
     CreateApiKeyRequest: {
       /** @example CRM sync */
@@ -5846,6 +6142,31 @@ export interface components {
       custom_fields?: {
         [key: string]: unknown;
       };
+    };
+    /**
+     * @example {
+     *       "name": "Billing",
+     *       "color": "#1f6feb"
+     *     }
+     */
+    CreateConversationLabelRequest: {
+      /** @description 1 to 50 characters, unique in the organization (any case) */
+      name: string;
+      /** @description #rrggbb */
+      color: string;
+    };
+    /**
+     * @example {
+     *       "body": "@Ana can you check the refund for this order?",
+     *       "mentions": [
+     *         "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d02"
+     *       ]
+     *     }
+     */
+    CreateConversationNoteRequest: {
+      body: string;
+      /** @description User ids of members to mention (each a member of the organization) */
+      mentions?: string[];
     };
     /**
      * @description Without stage_id the deal enters the first open stage of pipeline_id, or of the default pipeline. Records crm.record.created (object_kind `deal`) and its first stage history row.
@@ -6338,7 +6659,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -6565,6 +6886,14 @@ export interface components {
         | 'message.deleted'
         | 'message.media_updated'
         | 'conversation.updated'
+        | 'conversation.status_changed'
+        | 'conversation.assigned'
+        | 'conversation.labels_changed'
+        | 'conversation.note_created'
+        | 'conversation.note_deleted'
+        | 'conversation_label.created'
+        | 'conversation_label.updated'
+        | 'conversation_label.deleted'
         | 'contact.updated'
         | 'canned_response.created'
         | 'canned_response.updated'
@@ -6949,6 +7278,14 @@ export interface components {
         | 'message.deleted'
         | 'message.media_updated'
         | 'conversation.updated'
+        | 'conversation.status_changed'
+        | 'conversation.assigned'
+        | 'conversation.labels_changed'
+        | 'conversation.note_created'
+        | 'conversation.note_deleted'
+        | 'conversation_label.created'
+        | 'conversation_label.updated'
+        | 'conversation_label.deleted'
         | 'contact.updated'
         | 'canned_response.created'
         | 'canned_response.updated'
@@ -10283,15 +10620,43 @@ export interface components {
     };
     /**
      * @example {
-     *       "status": "closed"
+     *       "name": "Invoices"
+     *     }
+     * @example {
+     *       "color": "#d29922"
+     *     }
+     */
+    UpdateConversationLabelRequest: {
+      /** @description 1 to 50 characters, unique in the organization (any case) */
+      name?: string;
+      /** @description #rrggbb */
+      color?: string;
+    };
+    /**
+     * @example {
+     *       "status": "resolved"
+     *     }
+     * @example {
+     *       "status": "snoozed",
+     *       "snoozed_until": "2025-06-03T08:00:00Z"
+     *     }
+     * @example {
+     *       "priority": "urgent"
      *     }
      * @example {
      *       "assignee_user_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10"
      *     }
      */
     UpdateConversationRequest: {
+      /**
+       * @description open, pending, snoozed or resolved; `closed` is the old name of resolved
+       * @enum {string}
+       */
+      status?: 'open' | 'pending' | 'snoozed' | 'resolved' | 'closed';
+      /** @description With status snoozed: when it opens again (in the future); null or absent: until the customer writes */
+      snoozed_until?: string | null;
       /** @enum {string} */
-      status?: 'open' | 'closed';
+      priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
       assignee_user_id?: string | null;
     };
     /**
@@ -10663,7 +11028,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -10894,6 +11259,14 @@ export interface components {
         | 'message.deleted'
         | 'message.media_updated'
         | 'conversation.updated'
+        | 'conversation.status_changed'
+        | 'conversation.assigned'
+        | 'conversation.labels_changed'
+        | 'conversation.note_created'
+        | 'conversation.note_deleted'
+        | 'conversation_label.created'
+        | 'conversation_label.updated'
+        | 'conversation_label.deleted'
         | 'contact.updated'
         | 'canned_response.created'
         | 'canned_response.updated'
@@ -11130,6 +11503,14 @@ export interface components {
           | 'message.deleted'
           | 'message.media_updated'
           | 'conversation.updated'
+          | 'conversation.status_changed'
+          | 'conversation.assigned'
+          | 'conversation.labels_changed'
+          | 'conversation.note_created'
+          | 'conversation.note_deleted'
+          | 'conversation_label.created'
+          | 'conversation_label.updated'
+          | 'conversation_label.deleted'
           | 'contact.updated'
           | 'canned_response.created'
           | 'canned_response.updated'
@@ -11198,6 +11579,14 @@ export interface components {
         | 'message.deleted'
         | 'message.media_updated'
         | 'conversation.updated'
+        | 'conversation.status_changed'
+        | 'conversation.assigned'
+        | 'conversation.labels_changed'
+        | 'conversation.note_created'
+        | 'conversation.note_deleted'
+        | 'conversation_label.created'
+        | 'conversation_label.updated'
+        | 'conversation_label.deleted'
         | 'contact.updated'
         | 'canned_response.created'
         | 'canned_response.updated'
@@ -11272,6 +11661,14 @@ export interface components {
         | 'message.deleted'
         | 'message.media_updated'
         | 'conversation.updated'
+        | 'conversation.status_changed'
+        | 'conversation.assigned'
+        | 'conversation.labels_changed'
+        | 'conversation.note_created'
+        | 'conversation.note_deleted'
+        | 'conversation_label.created'
+        | 'conversation_label.updated'
+        | 'conversation_label.deleted'
         | 'contact.updated'
         | 'canned_response.created'
         | 'canned_response.updated'
@@ -41412,7 +41809,11 @@ export interface operations {
         limit?: number;
         /** @description meta.next_cursor of the previous page */
         cursor?: string;
-        status?: 'open' | 'closed';
+        /** @description open, pending, snoozed or resolved (`closed` means resolved) */
+        status?: 'open' | 'pending' | 'snoozed' | 'resolved' | 'closed';
+        priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
+        /** @description A conversation label id: only conversations that carry it */
+        label?: string;
         channel_id?: string;
         contact_id?: string;
         /** @description `me` (the signed-in user: not with an API key), `none` (unassigned) or a user id */
@@ -42013,6 +42414,1494 @@ export interface operations {
       };
       /** @description URI Too Long */
       414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationLabels: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationLabel'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createConversationLabel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateConversationLabelRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationLabel'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConversationLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationLabelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationLabel'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteConversationLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationLabelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateConversationLabel: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        conversationLabelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateConversationLabelRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationLabel'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addConversationLabels: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AddConversationLabelsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Conversation'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeConversationLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationID: string;
+        conversationLabelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Conversation'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationNotes: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationNote'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createConversationNote: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateConversationNoteRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationNote'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteConversationNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationID: string;
+        conversationNoteID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  bulkConversations: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BulkConversationsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkConversationsResult'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -43847,6 +45736,14 @@ export interface operations {
           | 'message.deleted'
           | 'message.media_updated'
           | 'conversation.updated'
+          | 'conversation.status_changed'
+          | 'conversation.assigned'
+          | 'conversation.labels_changed'
+          | 'conversation.note_created'
+          | 'conversation.note_deleted'
+          | 'conversation_label.created'
+          | 'conversation_label.updated'
+          | 'conversation_label.deleted'
           | 'contact.updated'
           | 'canned_response.created'
           | 'canned_response.updated'
@@ -44167,6 +46064,14 @@ export interface operations {
           | 'message.deleted'
           | 'message.media_updated'
           | 'conversation.updated'
+          | 'conversation.status_changed'
+          | 'conversation.assigned'
+          | 'conversation.labels_changed'
+          | 'conversation.note_created'
+          | 'conversation.note_deleted'
+          | 'conversation_label.created'
+          | 'conversation_label.updated'
+          | 'conversation_label.deleted'
           | 'contact.updated'
           | 'canned_response.created'
           | 'canned_response.updated'

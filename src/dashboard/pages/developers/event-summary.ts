@@ -40,6 +40,27 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       const assignee = d.assignee_user_id === null ? 'unassigned' : text(d.assignee_user_id) ? 'assigned' : undefined;
       return [joined('Conversation', text(d.status)), unread !== undefined && `${unread} unread`, assignee].filter(Boolean).join(', ');
     }
+    case 'conversation.status_changed':
+      return joined(
+        'Conversation',
+        text(d.previous_status) && `${text(d.previous_status)} →`,
+        text(d.status),
+        text(d.priority) && `(priority ${text(d.priority)})`,
+      );
+    case 'conversation.assigned':
+      return d.assignee_user_id === null ? 'Conversation unassigned' : 'Conversation assigned';
+    case 'conversation.labels_changed':
+      return 'Conversation labels changed';
+    case 'conversation.note_created': {
+      const mentions = Array.isArray(d.mentions) ? d.mentions.length : 0;
+      return joined('Private note written', mentions > 0 && `(${mentions} mentioned)`);
+    }
+    case 'conversation.note_deleted':
+      return 'Private note deleted';
+    case 'conversation_label.created':
+    case 'conversation_label.updated':
+    case 'conversation_label.deleted':
+      return joined('Conversation label', text(d.name), type.slice('conversation_label.'.length));
     case 'contact.updated':
       return joined('Contact', text(d.name), 'updated');
     case 'canned_response.created':

@@ -5,21 +5,32 @@
  * starts a conversation with a number.
  */
 import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { formatDate } from '../../format.ts';
 import { orgKey, usePagedList } from '../../query.ts';
 import { Link, useParams, useSearchParams } from '../../router.tsx';
 import { EmptyState, ListState, PageHeader, Pager, StatusBadge } from '../../ui.tsx';
 import { SelectField, TextField } from '../../forms.tsx';
-import { conversationTitle, inboxApi, useChannelName, useChannels, type Conversation, type ConversationFilters } from './api.ts';
+import {
+  conversationTitle,
+  inboxApi,
+  PRIORITIES,
+  useChannelName,
+  useChannels,
+  type Conversation,
+  type ConversationFilters,
+} from './api.ts';
 import { NewMessageButton } from './NewMessage.tsx';
 import { Thread } from './Thread.tsx';
 
-const FILTER_PARAMS = ['status', 'channel', 'assignee', 'unread', 'q'] as const;
+const FILTER_PARAMS = ['status', 'priority', 'label', 'channel', 'assignee', 'unread', 'q'] as const;
 
 function filtersOf(params: URLSearchParams): ConversationFilters {
   const get = (name: string) => params.get(name) || undefined;
   return {
     status: get('status'),
+    priority: get('priority'),
+    label: get('label'),
     channel_id: get('channel'),
     assignee: get('assignee'),
     unread: params.get('unread') === 'true' ? 'true' : undefined,
@@ -90,6 +101,7 @@ function Filters() {
   const { params } = filters;
   const [query, setQuery] = useState(params.get('q') ?? '');
   const channels = useChannels();
+  const labels = useQuery({ queryKey: orgKey('conversation-labels'), queryFn: () => inboxApi.conversationLabels(), staleTime: 60_000 });
 
   const set = (name: FilterParam, value: string | undefined) => filters.set({ [name]: value });
   function onSearch(event: FormEvent) {
@@ -114,9 +126,25 @@ function Filters() {
           options={[
             { value: '', label: 'All' },
             { value: 'open', label: 'Open' },
-            { value: 'closed', label: 'Closed' },
+            { value: 'pending', label: 'Pending' },
+            { value: 'snoozed', label: 'Snoozed' },
+            { value: 'resolved', label: 'Resolved' },
           ]}
         />
+        <SelectField
+          label="Priority"
+          value={filters.value('priority')}
+          onChange={(v) => set('priority', v)}
+          options={[{ value: '', label: 'Any priority' }, ...PRIORITIES.filter((p) => p.value !== 'none')]}
+        />
+        {(labels.data ?? []).length > 0 ? (
+          <SelectField
+            label="Label"
+            value={filters.value('label')}
+            onChange={(v) => set('label', v)}
+            options={[{ value: '', label: 'Any label' }, ...(labels.data ?? []).map((l) => ({ value: l.id, label: l.name }))]}
+          />
+        ) : null}
         <SelectField
           label="Channel"
           value={filters.value('channel')}
@@ -204,6 +232,12 @@ function ConversationRow({ conversation: c, current, search }: { conversation: C
         <span className="conversation-meta small">
           {unread ? <span className="badge badge-unread">{c.unread_count} unread</span> : null}
           <StatusBadge status={c.status} />
+          {c.priority !== 'none' ? <span className={`badge badge-priority-${c.priority}`}>{c.priority}</span> : null}
+          {c.labels.map((l) => (
+            <span key={l.id} className="badge conversation-label" style={{ borderColor: l.color }}>
+              {l.name}
+            </span>
+          ))}
           {c.contact?.name?.trim() ? <span className="muted">+{c.peer_phone}</span> : null}
           <span className="muted">{channelName ?? ''}</span>
           <span className="muted">{c.assignee ? `· ${c.assignee.name}` : '· Unassigned'}</span>

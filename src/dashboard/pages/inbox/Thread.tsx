@@ -12,7 +12,16 @@ import { orgKey, usePagedList } from '../../query.ts';
 import { Link } from '../../router.tsx';
 import { useCan, useSession } from '../../session.tsx';
 import { ErrorMessage, Loading, StatusBadge, usePageTitle } from '../../ui.tsx';
-import { conversationTitle, inboxApi, useChannelName, type Conversation, type Message, type UpdateChatRequest } from './api.ts';
+import {
+  conversationTitle,
+  inboxApi,
+  PRIORITIES,
+  useChannelName,
+  type Conversation,
+  type Message,
+  type UpdateChatRequest,
+  type UpdateConversationRequest,
+} from './api.ts';
 import { ChatLabels } from './ChatLabels.tsx';
 import { MessageActions } from './MessageActions.tsx';
 import { Composer } from './Composer.tsx';
@@ -105,7 +114,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
   );
 }
 
-/** Open/closed and the assignee, changed with PATCH /v1/conversations/{id}. */
+/** Status (resolve, reopen), priority, the labels and the assignee, changed with PATCH /v1/conversations/{id}. */
 function ConversationControls({ conversation }: { conversation: Conversation }) {
   const session = useSession();
   const queryClient = useQueryClient();
@@ -117,7 +126,7 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
     staleTime: 60_000,
   });
   const update = useMutation({
-    mutationFn: (body: { status?: 'open' | 'closed'; assignee_user_id?: string | null }) => inboxApi.update(conversation.id, body),
+    mutationFn: (body: UpdateConversationRequest) => inboxApi.update(conversation.id, body),
     onSuccess: (updated) => {
       queryClient.setQueryData(orgKey('conversations', 'one', conversation.id), updated);
       void queryClient.invalidateQueries({ queryKey: orgKey('conversations') });
@@ -134,6 +143,30 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
   return (
     <div className="thread-controls">
       <StatusBadge status={conversation.status} />
+      {conversation.labels.length > 0 ? (
+        <ul className="conversation-labels" aria-label="Labels">
+          {conversation.labels.map((l) => (
+            <li key={l.id} className="badge conversation-label" style={{ borderColor: l.color }}>
+              {l.name}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="field thread-priority">
+        <label htmlFor={`priority-${conversation.id}`}>Priority</label>
+        <select
+          id={`priority-${conversation.id}`}
+          value={conversation.priority}
+          disabled={update.isPending}
+          onChange={(e) => update.mutate({ priority: e.target.value as UpdateConversationRequest['priority'] })}
+        >
+          {PRIORITIES.map((p) => (
+            <option key={p.value} value={p.value}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </div>
       <div className="field thread-assignee">
         <label htmlFor={`assignee-${conversation.id}`}>Assignee</label>
         <select
@@ -156,9 +189,9 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
           Assign to me
         </button>
       ) : null}
-      {conversation.status === 'open' ? (
-        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'closed' })}>
-          Close
+      {conversation.status !== 'resolved' ? (
+        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'resolved' })}>
+          Resolve
         </button>
       ) : (
         <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'open' })}>

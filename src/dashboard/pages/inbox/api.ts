@@ -17,8 +17,25 @@ export type { SendMessageRequest, UpdateChatRequest, UpdateConversationRequest }
 /** The server's wire record: the list and the thread's header read it as the API sends it. */
 export type Conversation = ConversationRecord;
 
+/** A conversation's priorities, as the list's filter and the thread's select name them. */
+export const PRIORITIES = [
+  { value: 'none', label: 'No priority' },
+  { value: 'low', label: 'Low' },
+  { value: 'medium', label: 'Medium' },
+  { value: 'high', label: 'High' },
+  { value: 'urgent', label: 'Urgent' },
+];
+
 /** The list's filters, as they stand in the URL. */
-export type ConversationFilters = { status?: string; channel_id?: string; assignee?: string; unread?: string; q?: string };
+export type ConversationFilters = {
+  status?: string;
+  priority?: string;
+  label?: string;
+  channel_id?: string;
+  assignee?: string;
+  unread?: string;
+  q?: string;
+};
 
 const id = encodeURIComponent;
 
@@ -34,6 +51,11 @@ export const inboxApi = {
     call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
   update: (conversationId: string, body: UpdateConversationRequest) =>
     call<{ data: Conversation }>('PATCH', `/v1/conversations/${id(conversationId)}`, { body }).then((r) => r.data),
+  /** The organization's conversation labels (the list's label filter). */
+  conversationLabels: () =>
+    call<Page<{ id: string; name: string; color: string }>>('GET', '/v1/conversation-labels', { query: { limit: '100' } }).then(
+      (r) => r.data,
+    ),
   markRead: (conversationId: string) => call<{ data: Conversation }>('POST', `/v1/conversations/${id(conversationId)}/read`),
   messages: (conversationId: string, cursor?: string) =>
     call<Page<Message>>('GET', `/v1/conversations/${id(conversationId)}/messages`, { query: { cursor } }),
