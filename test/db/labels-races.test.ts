@@ -27,10 +27,12 @@ test('labels made at once get distinct ids, each one label.updated; the same nam
   const twice = await Promise.all([create('Same'), create('same')]);
   assert.deepEqual(twice.map((r) => r.status).sort(), [201, 400]);
 
+  // Whichever of the two came first is the one made.
+  const winner = twice.find((r) => r.status === 201)!.body.data.name as string;
   const listed = (await request(server, 'GET', `/v1/channels/${channel.id}/labels`, { key: server.apiKey })).body.data;
   assert.deepEqual(
     listed.map((l: { name: string }) => l.name),
-    ['A', 'B', 'C', 'D', 'E', 'Same'],
+    ['A', 'B', 'C', 'D', 'E', winner],
   );
   // The gateway's label.edit callbacks (one per label) are applied and change nothing.
   await eventually('the callbacks applied', async () => {
