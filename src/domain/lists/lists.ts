@@ -5,9 +5,8 @@
  * tag records the same entry events with the tag's name and no list_id: docs/crm.md "Lists").
  * A record deleted leaves its lists (the entries' foreign keys), without an event, as its links do.
  */
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { given, listSortedPage, listPage, newestFirstBy } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { listEntries, lists } from '../../db/schema.ts';
@@ -15,8 +14,9 @@ import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { checkRecords, nameRecords, type NamedRecordRef } from '../crm/record-refs.ts';
+import { uniqueNames } from '../crm/unique-names.ts';
 import { fieldSortOf, likeLiteral, recordCrmRecordEvent, sortValues, type SortField } from '../crm/records.ts';
-import { DomainError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { recordEvents } from '../events/outbox.ts';
 import { cursorKey, sortCursorKey } from '../paging.ts';
 
@@ -30,36 +30,9 @@ export type ListDeps = { db: Executor; clock: Clock };
 
 export const listNotFound = () => notFound('list');
 
-const nameTaken = () =>
-  new DomainError('conflict', 'another list already has this name', {
-    fieldErrors: [{ pointer: '/name', message: 'already the name of another list (names compare case-insensitively)' }],
-  });
-
 const recordOf = (row: ListRow) => ({ kind: 'list' as const, id: row.id, displayName: row.name, organizationId: row.organizationId });
 
-async function nameUnique<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw nameTaken();
-    throw err;
-  }
-}
-
-async function checkNameFree(tx: Executor, organizationId: string, name: string, exceptId?: string): Promise<void> {
-  const [holder] = await tx
-    .select({ id: lists.id })
-    .from(lists)
-    .where(
-      and(
-        eq(lists.organizationId, organizationId),
-        sql`lower(${lists.name}) = lower(${name})`,
-        exceptId ? ne(lists.id, exceptId) : undefined,
-      ),
-    )
-    .limit(1);
-  if (holder) throw nameTaken();
-}
+const { nameUnique, checkNameFree } = uniqueNames(lists, 'list');
 
 /** A list of the organization, or not_found; `lock`: 'key share' while entries change, 'update' to change it. */
 async function loadListRow(db: Executor, organizationId: string, listId: string, lock?: 'key share' | 'update'): Promise<ListRow> {

@@ -3,9 +3,8 @@
  * listed live (nothing is stored per contact: a segment is always what its filter finds now).
  * Each change records crm.record.* with object_kind `segment`.
  */
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { given, listPage, listSortedPage, newestFirstBy } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { contacts, segments } from '../../db/schema.ts';
@@ -13,8 +12,9 @@ import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { withTags, type TaggedContact } from '../contacts/record.ts';
+import { uniqueNames } from '../crm/unique-names.ts';
 import { fieldSortOf, likeLiteral, recordCrmRecordEvent, sortValues, type SortField } from '../crm/records.ts';
-import { DomainError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { cursorKey, sortCursorKey } from '../paging.ts';
 import { compileFilter } from './compile.ts';
 import type { FilterGroup } from './filter.ts';
@@ -27,36 +27,9 @@ export const PREVIEW_SIZE = 20;
 
 export const segmentNotFound = () => notFound('segment');
 
-const nameTaken = () =>
-  new DomainError('conflict', 'another segment already has this name', {
-    fieldErrors: [{ pointer: '/name', message: 'already the name of another segment (names compare case-insensitively)' }],
-  });
-
 const recordOf = (row: SegmentRow) => ({ kind: 'segment' as const, id: row.id, displayName: row.name, organizationId: row.organizationId });
 
-async function nameUnique<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw nameTaken();
-    throw err;
-  }
-}
-
-async function checkNameFree(tx: Executor, organizationId: string, name: string, exceptId?: string): Promise<void> {
-  const [holder] = await tx
-    .select({ id: segments.id })
-    .from(segments)
-    .where(
-      and(
-        eq(segments.organizationId, organizationId),
-        sql`lower(${segments.name}) = lower(${name})`,
-        exceptId ? ne(segments.id, exceptId) : undefined,
-      ),
-    )
-    .limit(1);
-  if (holder) throw nameTaken();
-}
+const { nameUnique, checkNameFree } = uniqueNames(segments, 'segment');
 
 async function loadSegmentRow(db: Executor, organizationId: string, segmentId: string, lock = false): Promise<SegmentRow> {
   if (!isUuid(segmentId)) throw segmentNotFound();

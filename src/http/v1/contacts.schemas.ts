@@ -283,6 +283,32 @@ export const LookupBody = z
     ],
   });
 
+/**
+ * What every import answers about the rows it refused and where it stopped (the contacts' and the CRM's
+ * CSV imports): `what` names the field of a row (field, or column).
+ */
+export function importReportFields(what: 'field' | 'column') {
+  return {
+    errors: z
+      .array(
+        z.object({
+          row: z.number().int().meta({ description: '1-based data row number' }),
+          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
+          field: z
+            .string()
+            .nullable()
+            .meta({ description: `The ${what} at fault (custom_fields.<key> for a custom field); null for the row as a whole` }),
+          message: z.string(),
+        }),
+      )
+      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
+    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
+    truncated: z.boolean().meta({
+      description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read`,
+    }),
+  };
+}
+
 export const ImportResultSchema = z
   .object({
     import_id: z.uuid().meta({ description: 'Also in the crm.import.committed event' }),
@@ -292,23 +318,7 @@ export const ImportResultSchema = z
     updated: z.number().int(),
     unchanged: z.number().int().meta({ description: 'Rows that matched a contact and changed nothing' }),
     failed: z.number().int(),
-    errors: z
-      .array(
-        z.object({
-          row: z.number().int().meta({ description: '1-based data row number' }),
-          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
-          field: z
-            .string()
-            .nullable()
-            .meta({ description: 'The field at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
-          message: z.string(),
-        }),
-      )
-      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
-    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
-    truncated: z.boolean().meta({
-      description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read`,
-    }),
+    ...importReportFields('field'),
   })
   .meta({
     id: 'ContactImportResult',

@@ -6,7 +6,6 @@ import { COMPANY_IMPORT_COLUMNS, importCompanies } from '../../domain/companies/
 import {
   IMPORT_BATCH_ROWS,
   IMPORT_MAX_BYTES,
-  IMPORT_MAX_REPORTED_ERRORS,
   IMPORT_MAX_ROW_CHARS,
   IMPORT_MAX_ROWS,
 } from '../../domain/contacts/import.ts';
@@ -20,6 +19,7 @@ import { actorOf } from '../auth/actor.ts';
 import { errorResponses, HttpError } from '../errors.ts';
 import { inputFrom } from '../input-location.ts';
 import { dataOf } from '../schemas.ts';
+import { importReportFields } from './contacts.schemas.ts';
 import type { App } from '../types.ts';
 import { crmWrite } from './crm.schemas.ts';
 
@@ -35,23 +35,7 @@ export const CrmImportResultSchema = z
     updated: z.number().int().meta({ description: 'Companies matched by domain and changed (deals are only created)' }),
     unchanged: z.number().int().meta({ description: 'Companies matched by domain that the row did not change' }),
     failed: z.number().int(),
-    errors: z
-      .array(
-        z.object({
-          row: z.number().int().meta({ description: '1-based data row number' }),
-          line: z.number().int().meta({ description: 'The line of the file the row starts on' }),
-          field: z
-            .string()
-            .nullable()
-            .meta({ description: 'The column at fault (custom_fields.<key> for a custom field); null for the row as a whole' }),
-          message: z.string(),
-        }),
-      )
-      .meta({ description: `The rows not imported and why, by row; at most ${IMPORT_MAX_REPORTED_ERRORS}` }),
-    errors_truncated: z.boolean().meta({ description: 'More rows failed than errors lists' }),
-    truncated: z.boolean().meta({
-      description: `The body went past ${IMPORT_MAX_ROWS} rows or ${IMPORT_MAX_BYTES / 1024 / 1024} MiB; the rows from the one named in errors on were not read`,
-    }),
+    ...importReportFields('column'),
   })
   .meta({
     id: 'CrmImportResult',
