@@ -3,12 +3,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { COMPANY_IMPORT_COLUMNS, importCompanies } from '../../domain/companies/import.ts';
-import {
-  IMPORT_BATCH_ROWS,
-  IMPORT_MAX_BYTES,
-  IMPORT_MAX_ROW_CHARS,
-  IMPORT_MAX_ROWS,
-} from '../../domain/contacts/import.ts';
+import { IMPORT_BATCH_ROWS, IMPORT_MAX_BYTES, IMPORT_MAX_ROW_CHARS, IMPORT_MAX_ROWS } from '../../domain/contacts/import.ts';
 import type { CsvImportResult } from '../../domain/crm/csv-import.ts';
 import { DEAL_IMPORT_COLUMNS, importDeals } from '../../domain/deals/import.ts';
 import type { Actor } from '../../domain/actor.ts';
