@@ -480,8 +480,12 @@ async function gatewayChannel(server: { baseUrl: string }, apiKey: string): Prom
   assert.equal(connect.status, 200, connect.text);
   const scan = await request(server, 'POST', '/sandbox/gateway/scan', { body: { qr: connect.body.data.qr.qr } });
   assert.ok(scan.status < 300, scan.text);
-  await eventually('pairing', async () =>
-    (await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined,
+  // Set-up, before any outage: the worker is a process of its own that a loaded machine starts slowly
+  // (CI once took over 20 s here), so the wait is longer than eventually's default.
+  await eventually(
+    'pairing',
+    async () => ((await request(server, 'GET', `/v1/channels/${id}`, { key: apiKey })).body.data.status === 'connected' ? true : undefined),
+    60_000,
   );
   return id;
 }
