@@ -1,14 +1,16 @@
 /**
- * A pipeline's board (GET /v1/pipelines/{id}/board) with 10,000 deals in PostgreSQL, over HTTP: the
+ * A pipeline's board (GET /v1/pipelines/{id}/board) with 10,000 deals, on PostgreSQL or PGlite, over HTTP: the
  * board (each stage's count, totals per currency, weighted totals and first 20 deals with their
  * contacts), the board of one owner, and a stage's deals paged deep by cursor (up to 5,000 in). Target (issue 35):
  * p95 under 300 ms.
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/board.ts [--deals 10000] [--requests 50] [--rounds 3 (or --runs 3)]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/board.ts [--pg] [--deals 10000] [--requests 50] [--rounds 3 (or --runs 3)]
+ *   node bench/board.ts --pglite [...]
  *
- * The service runs as its own process (`node src/main.ts`, API role, log level warn, started by
- * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server. The deals are
- * generated inside PostgreSQL across the default pipeline's stages (skewed: the first stages hold the
+ * On PostgreSQL the service runs as its own process (`node src/main.ts`, API role, log level warn, started by
+ * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server; on PGlite it is built in
+ * the bench's process on a fresh data directory (bench/lib/api-scenarios.ts). The deals are
+ * generated inside the database across the default pipeline's stages (skewed: the first stages hold the
  * most), in three currencies, a third of them owned by the member, each with a contact and its open
  * stage history row; 10,000 more deals of another organization sit beside them. The baseline is
  * GET /v1/health on the same connection. One request at a time over one keep-alive connection.
@@ -24,6 +26,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     runs: { type: 'string' },
     write: { type: 'boolean', default: false },
+    pglite: { type: 'boolean', default: false },
+    pg: { type: 'boolean', default: false },
   },
 });
 const DEALS = Number(values.deals);
@@ -32,7 +36,8 @@ const ROUNDS = Number(values.runs ?? values.rounds);
 const TARGET_MS = 300;
 
 const header = machine();
-const bench = await startApiBench();
+const bench = await startApiBench({ pglite: values.pglite });
+const pglite = bench.store === 'PGlite';
 const { client } = bench;
 const get = (path: string) => bench.get(path) as Promise<{ data: unknown; meta?: { next_cursor: string | null } }>;
 
@@ -142,19 +147,21 @@ try {
   }
   const rows = await measureScenarios(get, scenarios, REQUESTS, ROUNDS);
   const lines = [
-    '## Deals board (bench/board.ts), PostgreSQL',
+    `## Deals board (bench/board.ts), ${bench.store}`,
     '',
-    `Command: \`TEST_DATABASE_URL=postgres://... node bench/board.ts --deals ${DEALS} --requests ${REQUESTS} --rounds ${ROUNDS}\` (${new Date().toISOString().slice(0, 10)})`,
+    `Command: \`${pglite ? '' : 'TEST_DATABASE_URL=postgres://... '}node bench/board.ts${pglite ? ' --pglite' : ''} --deals ${DEALS} --requests ${REQUESTS} --rounds ${ROUNDS}\` (${new Date().toISOString().slice(0, 10)})`,
     '',
     header,
-    `- Database: ${version.split(',')[0]} on the same machine, fresh: ${DEALS.toLocaleString('en')} deals in the default pipeline (${counts.map((c) => `${c.name} ${c.n.toLocaleString('en')}`).join(', ')}), three currencies, a third owned by the member, a contact each, and ${DEALS.toLocaleString('en')} deals of another organization; seeded in ${seedSeconds.toFixed(0)} s`,
-    '- Service: `node src/main.ts` as its own process (API role, log level warn); client: undici, one keep-alive connection',
+    `- Database: ${pglite ? `PGlite (PostgreSQL ${version.split(' ')[1]}) embedded, on disk` : `${version.split(',')[0]} on the same machine`}, fresh: ${DEALS.toLocaleString('en')} deals in the default pipeline (${counts.map((c) => `${c.name} ${c.n.toLocaleString('en')}`).join(', ')}), three currencies, a third owned by the member, a contact each, and ${DEALS.toLocaleString('en')} deals of another organization; seeded in ${seedSeconds.toFixed(0)} s`,
+    pglite
+      ? '- Service: built in the bench process (container and Fastify app on loopback, no worker) on PGlite in a data directory on disk; client: undici, one keep-alive connection'
+      : '- Service: `node src/main.ts` as its own process (API role, log level warn); client: undici, one keep-alive connection',
     '',
     `One request at a time, ${REQUESTS} per scenario and round after 10 warm-up requests, ${ROUNDS} rounds; values are medians over the rounds; the ratio is the p95 against the baseline's.`,
     ...scenarioReport(rows, TARGET_MS),
   ];
   console.log(lines.join('\n'));
-  writeSection('board', lines.join('\n'));
+  writeSection(pglite ? 'board-pglite' : 'board', lines.join('\n'));
 } finally {
   await bench.close();
 }

@@ -128,16 +128,14 @@ const BENCHMARKS: Benchmark[] = [
   {
     name: 'board',
     file: 'board.ts',
-    backends: ['postgres'],
-    only: SEEDS_FROM_OUTSIDE,
-    args: (c) => quick(c, ['--deals', '2000', '--requests', '20']),
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--deals', '2000', '--requests', '20'])],
   },
   {
     name: 'search',
     file: 'search.ts',
-    backends: ['postgres'],
-    only: SEEDS_FROM_OUTSIDE,
-    args: (c) => quick(c, ['--contacts', '10000', '--messages', '100000', '--requests', '20']),
+    backends: ['pglite', 'postgres'],
+    args: (c) => [...backendFlag(c), ...quick(c, ['--contacts', '10000', '--messages', '100000', '--requests', '20'])],
   },
   {
     name: 'timeline',

@@ -1,13 +1,15 @@
 /**
  * Search (GET /v1/search) for an organization with 100,000 contacts, 1,000 companies, 5,000 deals and
- * 1,000,000 messages in PostgreSQL, over HTTP: names, a number, rare and common words in messages, words
+ * 1,000,000 messages, on PostgreSQL or PGlite, over HTTP: names, a number, rare and common words in messages, words
  * that match nothing, one kind and all kinds. Target (issue 35): p95 under 200 ms.
  *
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/search.ts [--contacts 100000] [--messages 1000000] [--requests 50] [--rounds 3 (or --runs 3)]
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/search.ts [--pg] [--contacts 100000] [--messages 1000000] [--requests 50] [--rounds 3 (or --runs 3)]
+ *   node bench/search.ts --pglite [...]
  *
- * The service runs as its own process (`node src/main.ts`, API role, log level warn, started by
- * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server. Rows are generated
- * inside PostgreSQL (INSERT ... SELECT generate_series): message texts are 6 to 14 words drawn from a
+ * On PostgreSQL the service runs as its own process (`node src/main.ts`, API role, log level warn, started by
+ * bench/lib/webhooks.ts) on a fresh database made on TEST_DATABASE_URL's server; on PGlite it is built in
+ * the bench's process on a fresh data directory (bench/lib/api-scenarios.ts). Rows are generated
+ * inside the database (INSERT ... SELECT generate_series): message texts are 6 to 14 words drawn from a
  * vocabulary of 2,000 made-up words, skewed so the first words are common (word k appears about 1/k as
  * often), plus a few real words at known rates. The baseline is GET /v1/health on the same connection.
  * One request at a time over one keep-alive connection; times are the client's on loopback.
@@ -24,6 +26,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     runs: { type: 'string' },
     write: { type: 'boolean', default: false },
+    pglite: { type: 'boolean', default: false },
+    pg: { type: 'boolean', default: false },
   },
 });
 const CONTACTS = Number(values.contacts);
@@ -33,7 +37,8 @@ const ROUNDS = Number(values.runs ?? values.rounds);
 const TARGET_MS = 200;
 
 const header = machine();
-const bench = await startApiBench();
+const bench = await startApiBench({ pglite: values.pglite });
+const pglite = bench.store === 'PGlite';
 const { client } = bench;
 const get = (path: string) => bench.get(path) as Promise<{ data: Array<{ id: string; kind: string }> }>;
 
@@ -107,19 +112,21 @@ try {
   }
   const rows = await measureScenarios(get, scenarios, REQUESTS, ROUNDS);
   const lines = [
-    '## Search (bench/search.ts)',
+    `## Search (bench/search.ts)${pglite ? ', PGlite' : ''}`,
     '',
-    `Command: \`TEST_DATABASE_URL=postgres://... node bench/search.ts --contacts ${CONTACTS} --messages ${MESSAGES} --requests ${REQUESTS} --rounds ${ROUNDS}\` (${new Date().toISOString().slice(0, 10)})`,
+    `Command: \`${pglite ? '' : 'TEST_DATABASE_URL=postgres://... '}node bench/search.ts${pglite ? ' --pglite' : ''} --contacts ${CONTACTS} --messages ${MESSAGES} --requests ${REQUESTS} --rounds ${ROUNDS}\` (${new Date().toISOString().slice(0, 10)})`,
     '',
     header,
-    `- Database: ${version.split(',')[0]} on the same machine, fresh: ${CONTACTS.toLocaleString('en')} contacts, 1,000 companies, 5,000 deals, ${MESSAGES.toLocaleString('en')} text messages of 6 to 14 words (2,000-word vocabulary, word k about 1/k as often; "parcel" in 1 of 20, "invoice" in 1 of 1,000, "zeppelin" in 1 of 100,000); seeded in ${seedSeconds.toFixed(0)} s`,
-    '- Service: `node src/main.ts` as its own process (API role, log level warn); client: undici, one keep-alive connection',
+    `- Database: ${pglite ? `PGlite (PostgreSQL ${version.split(' ')[1]}) embedded, on disk` : `${version.split(',')[0]} on the same machine`}, fresh: ${CONTACTS.toLocaleString('en')} contacts, 1,000 companies, 5,000 deals, ${MESSAGES.toLocaleString('en')} text messages of 6 to 14 words (2,000-word vocabulary, word k about 1/k as often; "parcel" in 1 of 20, "invoice" in 1 of 1,000, "zeppelin" in 1 of 100,000); seeded in ${seedSeconds.toFixed(0)} s`,
+    pglite
+      ? '- Service: built in the bench process (container and Fastify app on loopback, no worker) on PGlite in a data directory on disk; client: undici, one keep-alive connection'
+      : '- Service: `node src/main.ts` as its own process (API role, log level warn); client: undici, one keep-alive connection',
     '',
     `GET /v1/search, 20 results a page, one request at a time, ${REQUESTS} per scenario and round after 10 warm-up requests, ${ROUNDS} rounds; values are medians over the rounds; the ratio is the p95 against the baseline's.`,
     ...scenarioReport(rows, TARGET_MS),
   ];
   console.log(lines.join('\n'));
-  writeSection('search', lines.join('\n'));
+  writeSection(pglite ? 'search-pglite' : 'search', lines.join('\n'));
 } finally {
   await bench.close();
 }

@@ -1,26 +1,49 @@
 /**
- * What the read benchmarks that seed PostgreSQL from outside share (bench/search.ts, bench/board.ts): the
- * service as its own process (API role) on a fresh database with a client connection to seed it, one
- * keep-alive HTTP connection to ask it, and scenarios measured in rounds that take turns, reported as a
- * table of p50 / p95 / max medians with each p95's ratio against the first scenario (the baseline).
+ * What the read benchmarks that seed the database themselves share (bench/search.ts, bench/board.ts): the
+ * service on a fresh database with a client connection to seed it, one keep-alive HTTP connection to ask
+ * it, and scenarios measured in rounds that take turns, reported as a table of p50 / p95 / max medians
+ * with each p95's ratio against the first scenario (the baseline).
+ *
+ * On PostgreSQL the service is its own process (API role) and the client a connection of its own. On
+ * PGlite the database is embedded, so the service is built in the bench's process (container and
+ * Fastify app listening on loopback, no worker) on a data directory on disk, as `npm start` keeps it,
+ * and the client is that PGlite instance.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { loadConfig } from '../../src/config.ts';
+import { buildContainer, type Container } from '../../src/container.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { median, ms, percentile } from '../bench-report.ts';
 import { deployment, startService, type Service } from './webhooks.ts';
 
+/** What seeding needs of a database connection (pg.Client and PGlite both have it). */
+export type SqlClient = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }> };
+
 export type ApiBench = {
   /** A connection to the service's database, for seeding and reading. */
-  client: pg.Client;
+  client: SqlClient;
+  /** Which store the service runs on, and where (for the report). */
+  store: 'PGlite' | 'PostgreSQL';
   /** GET of a path (with its query) over the one connection; throws unless 200. */
   get(pathAndQuery: string): Promise<unknown>;
   close(): Promise<void>;
 };
 
-/** Starts the service on a fresh database of TEST_DATABASE_URL's server (exits with a message without one). */
-export async function startApiBench(): Promise<ApiBench> {
+/**
+ * Starts the service on a fresh database: `pglite` in this process on a new data directory, otherwise
+ * on a new database of TEST_DATABASE_URL's server (exits with a message without one).
+ */
+export async function startApiBench(options: { pglite?: boolean } = {}): Promise<ApiBench> {
+  if (options.pglite) return startPgliteApiBench();
   if (!process.env.TEST_DATABASE_URL) {
-    console.error('set TEST_DATABASE_URL to a PostgreSQL server (a fresh database is made on it)');
+    console.error('set TEST_DATABASE_URL to a PostgreSQL server (a fresh database is made on it), or pass --pglite');
     process.exit(2);
   }
   const d = await deployment();
@@ -47,19 +70,57 @@ export async function startApiBench(): Promise<ApiBench> {
     );
     await client.connect();
     http = new Pool(service.baseUrl, { connections: 1, pipelining: 1 });
-    const headers = { 'x-api-key': service.apiKey, accept: 'application/json' };
-    const pool = http;
-    const get = async (pathAndQuery: string) => {
-      const res = await pool.request({ path: pathAndQuery, method: 'GET', headers });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: status ${res.statusCode}: ${text.slice(0, 200)}`);
-      return JSON.parse(text) as unknown;
-    };
-    return { client, get, close };
+    return { client, store: 'PostgreSQL', get: getter(http, service.apiKey), close };
   } catch (err) {
     await close();
     throw err;
   }
+}
+
+async function startPgliteApiBench(): Promise<ApiBench> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-bench-api-'));
+  const apiKey = `prl_bench_${'a'.repeat(32)}`;
+  let container: Container | undefined;
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let http: Pool | undefined;
+  const close = async () => {
+    await http?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await container?.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const database = await openDatabase({ kind: 'pglite', dataDir: path.join(dataDir, 'db') });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      BOOTSTRAP_ADMIN_EMAIL: 'bench@example.com',
+      BOOTSTRAP_ADMIN_PASSWORD: 'correct horse battery staple',
+      BOOTSTRAP_API_KEY: apiKey,
+    });
+    container = await buildContainer(config, { database, logger: createLogger({ level: 'warn' }) });
+    app = await buildApp(container);
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const client = (database.db as unknown as { $client: PGlite }).$client;
+    http = new Pool(address, { connections: 1, pipelining: 1 });
+    return { client, store: 'PGlite', get: getter(http, apiKey), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+function getter(pool: Pool, apiKey: string): ApiBench['get'] {
+  const headers = { 'x-api-key': apiKey, accept: 'application/json' };
+  return async (pathAndQuery: string) => {
+    const res = await pool.request({ path: pathAndQuery, method: 'GET', headers });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`${pathAndQuery}: status ${res.statusCode}: ${text.slice(0, 200)}`);
+    return JSON.parse(text) as unknown;
+  };
 }
 
 export type Scenario = { name: string; path: string };
