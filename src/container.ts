@@ -49,6 +49,8 @@ import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { recordInboundOrder } from './domain/orders/inbound.ts';
 import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
 import { createAutoReplyRecorder, sendAutoReplies } from './domain/business-hours/auto-replies.ts';
+import { createCsatAnswerRecorder, createCsatRequester, sendCsat } from './domain/csat/surveys.ts';
+import type { ConversationHooks } from './domain/messages/conversations.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -267,6 +269,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
+            recordCsatAnswer: createCsatAnswerRecorder({ queue: container.queue }),
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,
@@ -275,6 +278,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'conversation.auto-reply': async ({ message_id, greeting, away }) =>
           sendAutoReplies({ db: database.db, messages: messageDeps(container), logger }, { messageId: message_id, greeting, away }),
+        'conversation.csat': async ({ survey_id, step }) =>
+          sendCsat({ db: database.db, clock, messages: messageDeps(container), logger }, { surveyId: survey_id, step }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
@@ -396,6 +401,15 @@ export function broadcastDeps(container: Container): BroadcastDeps {
       await container.queue.enqueue(container.database.db, 'broadcasts.run', {}, { singletonKey: 'now', singletonSeconds: 1 });
       container.queue.wake('broadcasts.run');
     },
+  };
+}
+
+/** What changing conversations needs, from the container: resolving one asks for a satisfaction rating (domain/csat). */
+export function conversationDeps(container: Container): { db: Database['db']; clock: Clock; hooks: ConversationHooks } {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    hooks: { onResolved: createCsatRequester({ queue: container.queue }) },
   };
 }
 

@@ -103,6 +103,11 @@ export const JOBS = {
     payload: z.object({ message_id: z.uuid(), greeting: z.boolean(), away: z.boolean() }),
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
   }),
+  /** A satisfaction survey's request, or its thanks after the answer (domain/csat/surveys.ts). */
+  'conversation.csat': job({
+    payload: z.object({ survey_id: z.uuid(), step: z.enum(['request', 'thanks']) }),
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
+  }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({
     /** `start`: the check a worker asks for as it starts (its failures do not count toward the disconnect limit). */
