@@ -6,6 +6,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
 import { useLiveState } from './live.tsx';
+import { InboxAlerts } from './pages/inbox/alerts.tsx';
 import { NavLink, Outlet, useLocation, useNavigate } from './router.tsx';
 import { SESSION_KEY, useSession, useSwitchOrganization } from './session.tsx';
 import { Brand, ErrorMessage } from './ui.tsx';
@@ -169,6 +170,7 @@ export function Shell() {
           <div className={`live-state live-${live}`} role="status">
             {live === 'live' ? 'Live updates on' : live === 'connecting' ? 'Connecting live updates…' : 'Live updates reconnecting…'}
           </div>
+          <InboxAlerts />
           <button
             type="button"
             className="button button-sidebar"
