@@ -577,7 +577,7 @@ function AudienceCount({ saved, busy, empty }: { saved: BroadcastRecord | undefi
   else text = `${count.data.sendable.toLocaleString()} of ${count.data.total.toLocaleString()} recipients would be sent to.`;
   return (
     <section className="audience-count" aria-labelledby="audience-count-title">
-      <h3 id="audience-count-title">Audience now</h3>
+      <h2 id="audience-count-title">Audience now</h2>
       <p role="status" className="strong">
         {text}
       </p>

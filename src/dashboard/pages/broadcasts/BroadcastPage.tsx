@@ -41,8 +41,12 @@ const ACTION_LABEL: Record<BroadcastAction, string> = {
   stop: 'Stop',
 };
 
-/** How often the page asks again: often while it changes by itself, now and then after (deliveries and reads arrive later). */
-const refreshEvery = (status: BroadcastStatus | undefined) => (status && ACTIVE_STATUSES.has(status) ? 2_000 : 15_000);
+/**
+ * How often the page asks again: often while it changes by itself (sending, or completed with messages
+ * the provider has not taken yet), now and then after (deliveries and reads arrive later).
+ */
+const refreshEvery = (status: BroadcastStatus | undefined, pending = false) =>
+  status && (ACTIVE_STATUSES.has(status) || (status === 'completed' && pending)) ? 2_000 : 15_000;
 
 export function BroadcastPage() {
   const { broadcastId = '' } = useParams();
@@ -191,7 +195,7 @@ function Report({ broadcast: b }: { broadcast: BroadcastRecord }) {
   const report = useQuery({
     queryKey: orgKey('broadcasts', b.id, 'report'),
     queryFn: () => broadcastsApi.report(b.id),
-    refetchInterval: refreshEvery(b.status),
+    refetchInterval: (q) => refreshEvery(b.status, (q.state.data?.by_status.pending ?? 0) > 0),
   });
   const data = report.data;
   const total = data?.recipients ?? 0;
@@ -215,7 +219,7 @@ function Report({ broadcast: b }: { broadcast: BroadcastRecord }) {
       ) : (
         <>
           <p role="status" className="strong">
-            {total.toLocaleString()} recipients: {(data.by_status.pending ?? 0).toLocaleString()} still to send.
+            {total.toLocaleString()} recipients: {(data.by_status.pending ?? 0).toLocaleString()} not sent yet.
           </p>
           <div className="report-grid">
             <Suspense fallback={<Loading label="Loading the chart…" />}>
@@ -257,7 +261,13 @@ function Recipients({ broadcast: b }: { broadcast: BroadcastRecord }) {
   const list = usePagedList(
     orgKey('broadcasts', b.id, 'recipients', status ?? 'all'),
     (cursor) => broadcastsApi.recipients(b.id, status, cursor),
-    { refreshWhile: () => refreshEvery(b.status) },
+    {
+      refreshWhile: (items) =>
+        refreshEvery(
+          b.status,
+          items.some((r) => r.status === 'pending'),
+        ),
+    },
   );
   const csv = useMutation({ mutationFn: () => downloadRecipientsCsv(b.id, status, `broadcast-${b.id}-recipients.csv`) });
   return (
