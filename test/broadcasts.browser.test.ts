@@ -4,13 +4,14 @@
  * for nobody; audience by tag and a pasted number with its live count; a time in the organization's zone
  * saved as the right instant, a past one refused beside its field; pacing), scheduled to send now,
  * watched to completion, its report (chart and table) and recipients filtered by status. A slow one is
- * paused, resumed and stopped from its page. Each page checked with axe at desktop and phone width.
+ * paused, resumed and stopped from its page. Each page checked with axe (the list, the template and
+ * audience steps and the broadcast's page also at phone width, with screenshots).
  * Needs the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { checkPage, closeBrowserSuite, logIn, openBrowserSuite, openContext, problemsOf } from './browser.ts';
+import { assertAccessible, checkPage, closeBrowserSuite, logIn, openBrowserSuite, openContext, problemsOf } from './browser.ts';
 import { postContact } from './contacts-fixtures.ts';
 import { eventually } from './eventually.ts';
 import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
@@ -52,7 +53,7 @@ test('a broadcast made in steps, scheduled, watched to completion, then its repo
     await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
     await page.getByRole('heading', { name: 'Broadcasts', level: 1 }).waitFor();
     await page.getByText('No broadcasts yet').waitFor();
-    await checkPage(page, 'broadcasts-empty');
+    await assertAccessible(page, 'the empty list');
 
     // 1. Channel.
     await page.getByRole('link', { name: 'New broadcast' }).click();
@@ -106,7 +107,7 @@ test('a broadcast made in steps, scheduled, watched to completion, then its repo
     await next(page);
     await stepForm(page, 'Review');
     await page.getByText('tags june, 1 number').waitFor();
-    await checkPage(page, 'broadcast-new-review');
+    await assertAccessible(page, 'the review step');
     await page.getByRole('button', { name: 'Schedule and send now' }).click();
     await page.waitForURL(new RegExp(`/app/broadcasts/${id}$`));
     const saved = (await api('GET', `/v1/broadcasts/${id}`)).data;
@@ -133,7 +134,7 @@ test('a broadcast made in steps, scheduled, watched to completion, then its repo
     await page.waitForURL(/status=skipped$/);
     await eventually('only the skipped one', async () => (await recipients.locator('tbody tr').count()) === 1);
     await recipients.getByRole('row', { name: /\+4930533333 Skipped Suppressed/ }).waitFor();
-    await checkPage(page, 'broadcast-recipients');
+    await assertAccessible(page, 'the recipients filtered');
 
     // In the list, by status.
     await page.getByRole('link', { name: 'Back to broadcasts' }).click();
