@@ -3,7 +3,7 @@
  * a sample contact by the server's own code (domain/broadcasts/variables.ts, which imports nothing at run
  * time), and a send time typed in the organization's time zone as the instant the API takes.
  */
-import { dayOf, zonedInstant } from '../../../domain/business-hours/hours.ts';
+import { dayOf, wallClock, zonedInstant } from '../../../domain/business-hours/hours.ts';
 import { fillVariables } from '../../../domain/broadcasts/variables.ts';
 
 /** The contact fields a variable reads (a contact record of the API, or nothing: every default). */
@@ -40,16 +40,7 @@ export function instantInZone(local: string, zone: string): Date | undefined {
 
 /** An instant as a `datetime-local` value in `zone` (the inverse of instantInZone, to the minute). */
 export function localInZone(iso: string, zone: string): string {
-  const parts: Record<string, string> = {};
-  const format = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
-  for (const p of format.formatToParts(new Date(iso))) parts[p.type] = p.value;
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
+  const w = wallClock(zone, new Date(iso));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${w.y}-${two(w.mo)}-${two(w.d)}T${two(w.h)}:${two(w.mi)}`;
 }
