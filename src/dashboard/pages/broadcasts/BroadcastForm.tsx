@@ -128,16 +128,20 @@ function useOrganizationZone(): string | undefined {
   return hours.data?.time_zone ?? session.user.timezone ?? 'UTC';
 }
 
-export function NewBroadcastPage() {
+/**
+ * The create flow, for a new broadcast (`/broadcasts/new`) and a draft (`/broadcasts/{id}/edit`): one
+ * component for both routes, so the form that saves a new draft and moves to the draft's address stays
+ * the same form (what is typed meanwhile is kept).
+ */
+export function BroadcastFormPage() {
+  const { broadcastId } = useParams();
   const zone = useOrganizationZone();
-  return zone ? <BroadcastForm zone={zone} /> : <Loading />;
-}
-
-export function EditBroadcastPage() {
-  const { broadcastId = '' } = useParams();
-  const zone = useOrganizationZone();
-  const broadcast = useQuery({ queryKey: orgKey('broadcasts', broadcastId), queryFn: () => broadcastsApi.get(broadcastId) });
-  if (broadcast.error && !broadcast.data) {
+  const broadcast = useQuery({
+    queryKey: orgKey('broadcasts', broadcastId),
+    queryFn: () => broadcastsApi.get(broadcastId!),
+    enabled: broadcastId !== undefined,
+  });
+  if (broadcastId !== undefined && broadcast.error && !broadcast.data) {
     return (
       <>
         <PageHeader title="Edit broadcast" />
@@ -145,8 +149,8 @@ export function EditBroadcastPage() {
       </>
     );
   }
-  if (!broadcast.data || !zone) return <Loading />;
-  if (broadcast.data.status !== 'draft') {
+  if ((broadcastId !== undefined && !broadcast.data) || !zone) return <Loading />;
+  if (broadcast.data && broadcast.data.status !== 'draft') {
     return (
       <>
         <PageHeader title={broadcast.data.name} />
@@ -156,7 +160,7 @@ export function EditBroadcastPage() {
       </>
     );
   }
-  return <BroadcastForm existing={broadcast.data} zone={zone} />;
+  return <BroadcastForm existing={broadcastId === undefined ? undefined : broadcast.data} zone={zone} />;
 }
 
 function BroadcastForm({ existing, zone }: { existing?: BroadcastRecord; zone: string }) {

@@ -1,7 +1,7 @@
 /** Broadcasts: the list, the create flow (a draft edited in steps) and a broadcast's page. */
 import type { RouteObject } from 'react-router';
 import { Outlet } from '../../router.tsx';
-import { EditBroadcastPage, NewBroadcastPage } from './BroadcastForm.tsx';
+import { BroadcastFormPage } from './BroadcastForm.tsx';
 import { BroadcastPage } from './BroadcastPage.tsx';
 import { BroadcastsPage } from './BroadcastsPage.tsx';
 
@@ -15,9 +15,9 @@ export const broadcastsRoutes: RouteObject[] = [
     ),
     children: [
       { path: 'broadcasts', element: <BroadcastsPage /> },
-      { path: 'broadcasts/new', element: <NewBroadcastPage /> },
+      { path: 'broadcasts/new', element: <BroadcastFormPage /> },
       { path: 'broadcasts/:broadcastId', element: <BroadcastPage /> },
-      { path: 'broadcasts/:broadcastId/edit', element: <EditBroadcastPage /> },
+      { path: 'broadcasts/:broadcastId/edit', element: <BroadcastFormPage /> },
     ],
   },
 ];
