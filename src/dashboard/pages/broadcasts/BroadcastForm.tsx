@@ -7,7 +7,7 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { allPages, ApiError, call, errorMessage, type Page } from '../../api.ts';
+import { allPages, ApiError, call, errorMessage } from '../../api.ts';
 import { CheckboxField, formErrors, SelectField, TextField, type FormErrors } from '../../forms.tsx';
 import { formatDate } from '../../format.ts';
 import { orgKey } from '../../query.ts';
@@ -18,6 +18,7 @@ import { contactsApi } from '../contacts/api.ts';
 import { listsApi, segmentsApi } from '../crm/api.ts';
 import type { TemplateRecord } from '../channels/api.ts';
 import { useTemplateChannels } from '../channels/template-channels.ts';
+import { inboxApi } from '../inbox/api.ts';
 import { templateBody, templateSlots } from '../inbox/template-variables.ts';
 import { broadcastsApi, type BroadcastAudience, type BroadcastRecord, type CreateBroadcastRequest } from './api.ts';
 import { instantInZone, localInZone, previewBody } from './preview.ts';
@@ -183,14 +184,10 @@ function BroadcastForm({ existing, zone }: { existing?: BroadcastRecord; zone: s
   const [localError, setLocalError] = useState<string | undefined>(undefined);
 
   const channels = useTemplateChannels();
+  // The same query as the inbox's template picker (one cache entry per channel).
   const templates = useQuery({
     queryKey: orgKey('templates', 'approved', fields.channelId),
-    queryFn: () =>
-      allPages((cursor) =>
-        call<Page<TemplateRecord>>('GET', '/v1/templates', {
-          query: { channel_id: fields.channelId, status: 'approved', limit: '100', cursor },
-        }),
-      ),
+    queryFn: () => inboxApi.approvedTemplates(fields.channelId),
     enabled: fields.channelId !== '',
   });
   const template = templates.data?.find((t) => `${t.name}|${t.language}` === fields.template);
