@@ -22,6 +22,7 @@ const NAV: NavGroup[] = [
       { to: '/contacts', label: 'Contacts', permission: 'contacts:read' },
       { to: '/channels', label: 'Channels', permission: 'channels:read' },
       { to: '/templates', label: 'Templates', permission: 'templates:read' },
+      { to: '/broadcasts', label: 'Broadcasts', permission: 'messages:read' },
     ],
   },
   {
