@@ -2,6 +2,7 @@
  * The composition root: builds the database, queue, clock, logger and sealer from the config.
  * The one place that picks implementations.
  */
+import { recordBroadcastReply } from './domain/broadcasts/replies.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createFileAtomically } from './lib/write-once.ts';
 import path from 'node:path';
@@ -267,6 +268,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
+            recordReply: recordBroadcastReply,
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,

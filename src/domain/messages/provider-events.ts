@@ -95,6 +95,12 @@ export type InboundAutoReplyRecorder = (
   at: Date,
 ) => Promise<unknown>;
 
+/**
+ * Marks the broadcast recipient a customer message answers (domain/broadcasts/replies.ts), in the
+ * transaction storing it, once.
+ */
+export type InboundReplyRecorder = (tx: Executor, message: { conversationId: string }, at: Date) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
@@ -102,6 +108,8 @@ export type MessageApplierDeps = {
   recordOptOut?: InboundOptOutRecorder;
   /** Absent: no away messages or greetings. */
   recordAutoReply?: InboundAutoReplyRecorder;
+  /** Absent: broadcast recipients are never marked replied. */
+  recordReply?: InboundReplyRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -306,6 +314,9 @@ async function applyInbound(
       { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
       at,
     );
+  // A broadcast message's reply: what the customer writes now in its own chat.
+  if (!event.chat && !event.notice && !event.history && deps.recordReply)
+    await deps.recordReply(tx, { conversationId: conversation.id }, at);
   // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
   if (!event.chat && !event.notice && !event.history && deps.recordAutoReply)
     await deps.recordAutoReply(
