@@ -3097,7 +3097,7 @@ export interface paths {
     };
     /**
      * List a broadcast’s recipients
-     * @description In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s.
+     * @description In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s. As CSV (`Accept: text/csv` or `format=csv`): every recipient of the status at once, streamed, one line each with a header line; no paging.
      */
     get: operations['listBroadcastRecipients'];
     put?: never;
@@ -3117,7 +3117,7 @@ export interface paths {
     };
     /**
      * A broadcast’s report
-     * @description Its recipients counted by status, and the skipped by reason, as of now.
+     * @description As of now: its recipients by status, the skipped by reason, the failed by error code, the rates over the messages sent (delivered, read, replied within 72 hours, failed), the recipients who opted out of marketing after it started, the messages over time, and per A/B variant.
      */
     get: operations['getBroadcastReport'];
     put?: never;
@@ -4266,11 +4266,67 @@ export interface components {
       name: string;
       /** Format: uuid */
       channel_id: string;
+      /** @description The template (variant 0’s with an A/B test) */
       template: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
         name: string;
+        /** @example en_US */
         language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      ab_test: components['schemas']['BroadcastAbTest'] | null;
+      /** @description The A/B test’s winning variant once decided */
+      winner_variant: number | null;
+      decided_at: string | null;
       audience: components['schemas']['BroadcastAudience'];
       /** @enum {string} */
       status: 'draft' | 'scheduled' | 'sending' | 'paused' | 'completed' | 'stopped' | 'failed';
@@ -4282,6 +4338,148 @@ export interface components {
       failure_reason: string | null;
       created_at: string;
       updated_at: string;
+    };
+    BroadcastAbTest: {
+      /** @description The templates tested, each with its own variables; variant numbers are their positions (0, 1, …) */
+      variants: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
+        name: string;
+        /** @example en_US */
+        language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
+        variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
+      }[];
+      /** @description The percentage of the recipients to send to that get a variant, drawn at random when the audience is frozen and split evenly across the variants; the rest get the winner */
+      test_share: number;
+      /**
+       * @description What wins: the best rate of read, or of replied within 72 hours, over each variant’s messages
+       * @enum {string}
+       */
+      metric: 'read' | 'replied';
+      /**
+       * Format: date-time
+       * @description When the winner is chosen and sent to the rest; after the send time
+       */
+      decide_at: string;
+    };
+    BroadcastAbTestInput: {
+      /** @description The templates tested, each with its own variables; variant numbers are their positions (0, 1, …) */
+      variants: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
+        name: string;
+        /** @example en_US */
+        language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
+        variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
+      }[];
+      /** @description The percentage of the recipients to send to that get a variant, drawn at random when the audience is frozen and split evenly across the variants; the rest get the winner */
+      test_share: number;
+      /**
+       * @description What wins: the best rate of read, or of replied within 72 hours, over each variant’s messages
+       * @enum {string}
+       */
+      metric: 'read' | 'replied';
+      /**
+       * Format: date-time
+       * @description When the winner is chosen and sent to the rest; after the send time
+       */
+      decide_at: string;
     };
     /**
      * @description Who receives it: the union of what is given (at least one). Resolved and frozen when sending starts; one send per number (the rest skipped as duplicate).
@@ -4352,19 +4550,68 @@ export interface components {
       contact_id: string | null;
       phone: string | null;
       /**
-       * @description pending (not sent yet), skipped (see reason), sent, delivered, read, failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
+       * @description pending (not sent yet), skipped (see reason), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
        * @enum {string}
        */
-      status: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'failed';
+      status: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
       /** @description Why it was skipped or failed before sending */
       reason: string | null;
       message_id: string | null;
       error_code: string | null;
       /** @description The template parameters as filled for this recipient */
       parameters: string[] | null;
+      /** @description The A/B variant sent (null without a test, and for the rest before the decision) */
+      variant: number | null;
+      /** @description When its message was accepted for sending */
+      sent_at: string | null;
+      /** @description When the customer first wrote within 72 hours of the message */
+      replied_at: string | null;
       updated_at: string;
     };
     /**
+     * @example {
+     *       "recipients": 1200,
+     *       "by_status": {
+     *         "pending": 0,
+     *         "skipped": 37,
+     *         "sent": 80,
+     *         "delivered": 610,
+     *         "read": 390,
+     *         "replied": 58,
+     *         "failed": 25
+     *       },
+     *       "skipped": {
+     *         "suppressed": 12,
+     *         "opted_out": 20,
+     *         "duplicate": 5
+     *       },
+     *       "sent": 1163,
+     *       "rates": {
+     *         "delivered": 0.9243,
+     *         "read": 0.3852,
+     *         "replied": 0.0499,
+     *         "failed": 0.0215
+     *       },
+     *       "failed_by_code": {
+     *         "131026": 19,
+     *         "131049": 6
+     *       },
+     *       "opted_out": 4,
+     *       "over_time": {
+     *         "bucket": "minute",
+     *         "points": [
+     *           {
+     *             "at": "2025-06-10T09:00:00Z",
+     *             "sent": 600,
+     *             "delivered": 560,
+     *             "read": 230,
+     *             "replied": 31,
+     *             "failed": 12
+     *           }
+     *         ]
+     *       },
+     *       "variants": []
+     *     }
      * @example {
      *       "broadcast": {
      *         "id": "0196b1f2-0a00-7000-8000-000000000201",
@@ -4417,12 +4664,76 @@ export interface components {
         sent: number;
         delivered: number;
         read: number;
+        replied: number;
         failed: number;
       };
       /** @description Skipped recipients by reason */
       skipped: {
         [key: string]: number;
       };
+      /** @description Recipients whose message left the queue: sent, delivered, read, replied or failed */
+      sent: number;
+      /** @description Fractions (0 to 1) of the messages sent */
+      rates: {
+        /** @description Delivered (or read, or replied) of the sent */
+        delivered: number;
+        /** @description Read (or replied) of the sent */
+        read: number;
+        /** @description Replied within 72 hours of the sent */
+        replied: number;
+        /** @description Failed of the sent */
+        failed: number;
+      };
+      /** @description Failed recipients by the provider’s error code (or why the message was refused before sending) */
+      failed_by_code: {
+        [key: string]: number;
+      };
+      /** @description Recipients sent a message who are opted out of marketing now, by an opt-out recorded after the broadcast started */
+      opted_out: number;
+      /** @description The messages by when they were sent, each bucket with how they fared since */
+      over_time: {
+        /** @enum {string} */
+        bucket: 'minute' | 'hour' | 'day';
+        points: {
+          /** @description The bucket’s start (UTC) */
+          at: string;
+          sent: number;
+          delivered: number;
+          read: number;
+          replied: number;
+          failed: number;
+        }[];
+      };
+      /** @description Per A/B variant (empty without a test): the test group and, after the decision, the rest sent the winner */
+      variants: {
+        variant: number;
+        template: {
+          name: string;
+          language: string;
+        };
+        recipients: number;
+        by_status: {
+          pending: number;
+          skipped: number;
+          sent: number;
+          delivered: number;
+          read: number;
+          replied: number;
+          failed: number;
+        };
+        sent: number;
+        /** @description Fractions (0 to 1) of the messages sent */
+        rates: {
+          /** @description Delivered (or read, or replied) of the sent */
+          delivered: number;
+          /** @description Read (or replied) of the sent */
+          read: number;
+          /** @description Replied within 72 hours of the sent */
+          replied: number;
+          /** @description Failed of the sent */
+          failed: number;
+        };
+      }[];
     };
     /**
      * @example {
@@ -5852,12 +6163,56 @@ export interface components {
      *       "send_at": "2025-06-10T09:00:00Z",
      *       "per_minute": 600
      *     }
+     * @example {
+     *       "name": "June offer, A/B",
+     *       "channel_id": "0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b",
+     *       "ab_test": {
+     *         "variants": [
+     *           {
+     *             "name": "june_offer",
+     *             "language": "en_US",
+     *             "variables": [
+     *               "{{contact.name|there}}"
+     *             ],
+     *             "header": {
+     *               "type": "image",
+     *               "link": "https://cdn.example.com/june.jpg"
+     *             },
+     *             "buttons": [
+     *               {
+     *                 "index": 0,
+     *                 "value": "june?c={{contact.custom.code|none}}"
+     *               }
+     *             ]
+     *           },
+     *           {
+     *             "name": "june_offer_short",
+     *             "language": "en_US",
+     *             "variables": [],
+     *             "buttons": [
+     *               {
+     *                 "index": 1,
+     *                 "value": "JUNE10"
+     *               }
+     *             ]
+     *           }
+     *         ],
+     *         "test_share": 20,
+     *         "metric": "read",
+     *         "decide_at": "2025-06-10T13:00:00Z"
+     *       },
+     *       "audience": {
+     *         "segment_id": "0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b"
+     *       },
+     *       "send_at": "2025-06-10T09:00:00Z"
+     *     }
      */
     CreateBroadcastRequest: {
       name: string;
       /** @description The channel to send on (connected when scheduled) */
       channel_id: string;
-      template: {
+      /** @description The template; omitted with ab_test (whose variants are the templates) */
+      template?: {
         /**
          * @description An approved template of the channel
          * @example june_newsletter
@@ -5873,7 +6228,48 @@ export interface components {
          *     ]
          */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      /** @description An A/B test of 2 to 5 templates; null: none */
+      ab_test?: components['schemas']['BroadcastAbTestInput'] | null;
       audience: components['schemas']['BroadcastAudience'];
       /** @description When to start sending; omitted or null: as soon as it is scheduled. Not in the past. */
       send_at?: string | null;
@@ -6659,7 +7055,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -6933,6 +7329,7 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
+        | 'broadcast.variant_won'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -7324,7 +7721,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
       created_at: string;
       /** @description The body its webhooks carry (the Events table) */
       data: {
@@ -10272,6 +10670,7 @@ export interface components {
       name?: string;
       /** @description The channel to send on (connected when scheduled) */
       channel_id?: string;
+      /** @description The template; omitted with ab_test (whose variants are the templates) */
       template?: {
         /**
          * @description An approved template of the channel
@@ -10288,7 +10687,48 @@ export interface components {
          *     ]
          */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      /** @description An A/B test of 2 to 5 templates; null: none */
+      ab_test?: components['schemas']['BroadcastAbTestInput'] | null;
       audience?: components['schemas']['BroadcastAudience'];
       /** @description When to start sending; omitted or null: as soon as it is scheduled. Not in the past. */
       send_at?: string | null;
@@ -11028,7 +11468,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -11306,6 +11746,7 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
+        | 'broadcast.variant_won'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -11549,7 +11990,8 @@ export interface components {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         description: string;
         /** @description An example body */
         example: {
@@ -11625,7 +12067,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
     };
     /**
      * @example {
@@ -11707,7 +12150,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
       /** @description The receiver answered 2xx */
       succeeded: boolean;
       attempt: components['schemas']['WebhookAttempt'];
@@ -40746,7 +41190,9 @@ export interface operations {
         limit?: number;
         /** @description meta.next_cursor of the previous page */
         cursor?: string;
-        status?: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'failed';
+        status?: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
+        /** @description csv: every recipient (of the status) as CSV, streamed, without paging (as with Accept: text/csv) */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -40756,7 +41202,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description A page of recipients (JSON), or all of them (CSV) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -40769,6 +41215,7 @@ export interface operations {
               next_cursor: string | null;
             };
           };
+          'text/csv': string;
         };
       };
       /** @description Bad Request */
@@ -40868,7 +41315,10 @@ export interface operations {
   };
   getBroadcastReport: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description The over-time buckets; default by the send’s length (minute up to 2 h, hour up to 3 days) */
+        bucket?: 'minute' | 'hour' | 'day';
+      };
       header?: never;
       path: {
         broadcastID: string;
@@ -45782,7 +46232,8 @@ export interface operations {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         status?: 'pending' | 'succeeded' | 'failed';
         /** @description The webhook-id (= the event id) */
         message_id?: string;
@@ -46110,7 +46561,8 @@ export interface operations {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         /** @description Only events created at or after this time */
         since?: string;
         /** @description `asc` (default): commit order, oldest first, for catching up. `desc`: newest first, for reading the log; its `next_cursor` reads on into older events (has_more false: the oldest was reached). A cursor is for the order that gave it (400 otherwise), and only an `asc` one resumes the stream. */
