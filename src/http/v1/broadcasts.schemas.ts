@@ -298,23 +298,7 @@ export const ReportSchema = z
       )
       .meta({ description: 'Per A/B variant (empty without a test): the test group and, after the decision, the rest sent the winner' }),
   })
-  .meta({
-    id: 'BroadcastReport',
-    example: {
-      recipients: 1200,
-      by_status: { pending: 0, skipped: 37, sent: 80, delivered: 610, read: 390, replied: 58, failed: 25 },
-      skipped: { suppressed: 12, opted_out: 20, duplicate: 5 },
-      sent: 1163,
-      rates: { delivered: 0.9243, read: 0.3852, replied: 0.0499, failed: 0.0215 },
-      failed_by_code: { '131026': 19, '131049': 6 },
-      opted_out: 4,
-      over_time: {
-        bucket: 'minute',
-        points: [{ at: '2025-06-10T09:00:00Z', sent: 600, delivered: 560, read: 230, replied: 31, failed: 12 }],
-      },
-      variants: [],
-    },
-  });
+  .meta({ id: 'BroadcastReport' });
 
 export const ReportQuery = z.object({
   bucket: z
