@@ -20,7 +20,7 @@ import { queryRows } from '../src/db/client.ts';
 import { eventually } from '../test/eventually.ts';
 import { startTestServer } from '../test/harness.ts';
 import { approvedTemplate, officialChannel } from '../test/messages-helpers.ts';
-import { machine, median, ms, percentile, writeSection } from './bench-report.ts';
+import { machine, measureRounds, median, ms, writeSection, type LatencyScenario } from './bench-report.ts';
 
 const { values } = parseArgs({
   options: {
@@ -152,8 +152,7 @@ try {
     return text;
   };
   let reportSent = 0;
-  type Scenario = { name: string; run: () => Promise<unknown> };
-  const scenarios: Scenario[] = [
+  const scenarios: LatencyScenario[] = [
     {
       name: 'baseline: select count(*) of the broadcast’s recipients (in process)',
       run: () => queryRows(db, sql`select count(*)::int as n from broadcast_recipients where broadcast_id = ${lastId}::uuid`),
@@ -166,30 +165,10 @@ try {
       },
     },
   ];
-  type Result = { p50: number; p99: number; max: number };
-  async function measure(s: Scenario): Promise<Result> {
-    for (let i = 0; i < 3; i++) await s.run();
-    const latencies: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const t0 = performance.now();
-      await s.run();
-      latencies.push(performance.now() - t0);
-    }
-    latencies.sort((a, b) => a - b);
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)! };
-  }
-  const results = new Map<string, Result[]>();
-  for (let round = 0; round < RUNS; round++) {
-    for (const s of scenarios) {
-      const r = await measure(s);
-      results.set(s.name, [...(results.get(s.name) ?? []), r]);
-      console.log(`round ${round + 1} ${s.name}: p50 ${ms(r.p50)} max ${ms(r.max)}`);
-    }
-  }
+  const measured = await measureRounds(scenarios, RUNS, REQUESTS);
   await http.close();
 
-  const med = (name: string, key: keyof Result) => median(results.get(name)!.map((r) => r[key]));
-  const ratio = (name: string, base: string) => median(results.get(name)!.map((r, i) => r.p50 / results.get(base)![i]!.p50));
+  const { median: med, ratio } = measured;
   const bare = scenarios[0]!.name;
   const rows = scenarios
     .map(
