@@ -4244,8 +4244,55 @@ export interface components {
      *         "language": "en_US",
      *         "variables": [
      *           "{{contact.name|there}}"
+     *         ],
+     *         "header": {
+     *           "type": "image",
+     *           "link": "https://cdn.example.com/june.jpg"
+     *         },
+     *         "buttons": [
+     *           {
+     *             "index": 0,
+     *             "value": "june?c={{contact.custom.code|none}}"
+     *           }
      *         ]
      *       },
+     *       "ab_test": {
+     *         "variants": [
+     *           {
+     *             "name": "june_newsletter",
+     *             "language": "en_US",
+     *             "variables": [
+     *               "{{contact.name|there}}"
+     *             ],
+     *             "header": {
+     *               "type": "image",
+     *               "link": "https://cdn.example.com/june.jpg"
+     *             },
+     *             "buttons": [
+     *               {
+     *                 "index": 0,
+     *                 "value": "june?c={{contact.custom.code|none}}"
+     *               }
+     *             ]
+     *           },
+     *           {
+     *             "name": "june_newsletter_short",
+     *             "language": "en_US",
+     *             "variables": [],
+     *             "buttons": [
+     *               {
+     *                 "index": 1,
+     *                 "value": "JUNE10"
+     *               }
+     *             ]
+     *           }
+     *         ],
+     *         "test_share": 20,
+     *         "metric": "read",
+     *         "decide_at": "2025-06-02T13:00:00.000Z"
+     *       },
+     *       "winner_variant": 1,
+     *       "decided_at": "2025-06-02T13:00:00.000Z",
      *       "audience": {
      *         "segment_id": "0196b1f2-0a00-7000-8000-000000000251"
      *       },
@@ -4541,6 +4588,9 @@ export interface components {
      *       "parameters": [
      *         "Ada"
      *       ],
+     *       "variant": 1,
+     *       "sent_at": "2025-06-02T09:00:00.000Z",
+     *       "replied_at": null,
      *       "updated_at": "2025-06-02T09:14:00.000Z"
      *     }
      */
@@ -4570,49 +4620,6 @@ export interface components {
     };
     /**
      * @example {
-     *       "recipients": 1200,
-     *       "by_status": {
-     *         "pending": 0,
-     *         "skipped": 37,
-     *         "sent": 80,
-     *         "delivered": 610,
-     *         "read": 390,
-     *         "replied": 58,
-     *         "failed": 25
-     *       },
-     *       "skipped": {
-     *         "suppressed": 12,
-     *         "opted_out": 20,
-     *         "duplicate": 5
-     *       },
-     *       "sent": 1163,
-     *       "rates": {
-     *         "delivered": 0.9243,
-     *         "read": 0.3852,
-     *         "replied": 0.0499,
-     *         "failed": 0.0215
-     *       },
-     *       "failed_by_code": {
-     *         "131026": 19,
-     *         "131049": 6
-     *       },
-     *       "opted_out": 4,
-     *       "over_time": {
-     *         "bucket": "minute",
-     *         "points": [
-     *           {
-     *             "at": "2025-06-10T09:00:00Z",
-     *             "sent": 600,
-     *             "delivered": 560,
-     *             "read": 230,
-     *             "replied": 31,
-     *             "failed": 12
-     *           }
-     *         ]
-     *       },
-     *       "variants": []
-     *     }
-     * @example {
      *       "broadcast": {
      *         "id": "0196b1f2-0a00-7000-8000-000000000201",
      *         "name": "June newsletter",
@@ -4622,8 +4629,55 @@ export interface components {
      *           "language": "en_US",
      *           "variables": [
      *             "{{contact.name|there}}"
+     *           ],
+     *           "header": {
+     *             "type": "image",
+     *             "link": "https://cdn.example.com/june.jpg"
+     *           },
+     *           "buttons": [
+     *             {
+     *               "index": 0,
+     *               "value": "june?c={{contact.custom.code|none}}"
+     *             }
      *           ]
      *         },
+     *         "ab_test": {
+     *           "variants": [
+     *             {
+     *               "name": "june_newsletter",
+     *               "language": "en_US",
+     *               "variables": [
+     *                 "{{contact.name|there}}"
+     *               ],
+     *               "header": {
+     *                 "type": "image",
+     *                 "link": "https://cdn.example.com/june.jpg"
+     *               },
+     *               "buttons": [
+     *                 {
+     *                   "index": 0,
+     *                   "value": "june?c={{contact.custom.code|none}}"
+     *                 }
+     *               ]
+     *             },
+     *             {
+     *               "name": "june_newsletter_short",
+     *               "language": "en_US",
+     *               "variables": [],
+     *               "buttons": [
+     *                 {
+     *                   "index": 1,
+     *                   "value": "JUNE10"
+     *                 }
+     *               ]
+     *             }
+     *           ],
+     *           "test_share": 20,
+     *           "metric": "read",
+     *           "decide_at": "2025-06-02T13:00:00.000Z"
+     *         },
+     *         "winner_variant": 1,
+     *         "decided_at": "2025-06-02T13:00:00.000Z",
      *         "audience": {
      *           "segment_id": "0196b1f2-0a00-7000-8000-000000000251"
      *         },
@@ -4642,8 +4696,9 @@ export interface components {
      *         "pending": 0,
      *         "skipped": 43,
      *         "sent": 120,
-     *         "delivered": 800,
+     *         "delivered": 740,
      *         "read": 270,
+     *         "replied": 60,
      *         "failed": 13
      *       },
      *       "skipped": {
@@ -4652,7 +4707,90 @@ export interface components {
      *         "consent_revoked": 10,
      *         "invalid_number": 4,
      *         "duplicate": 2
-     *       }
+     *       },
+     *       "sent": 1203,
+     *       "rates": {
+     *         "delivered": 0.8894,
+     *         "read": 0.2743,
+     *         "replied": 0.0499,
+     *         "failed": 0.0108
+     *       },
+     *       "failed_by_code": {
+     *         "131026": 9,
+     *         "131049": 4
+     *       },
+     *       "opted_out": 3,
+     *       "over_time": {
+     *         "bucket": "minute",
+     *         "points": [
+     *           {
+     *             "at": "2025-06-02T09:00:00Z",
+     *             "sent": 240,
+     *             "delivered": 236,
+     *             "read": 80,
+     *             "replied": 14,
+     *             "failed": 2
+     *           },
+     *           {
+     *             "at": "2025-06-02T13:00:00Z",
+     *             "sent": 963,
+     *             "delivered": 834,
+     *             "read": 250,
+     *             "replied": 46,
+     *             "failed": 11
+     *           }
+     *         ]
+     *       },
+     *       "variants": [
+     *         {
+     *           "variant": 0,
+     *           "template": {
+     *             "name": "june_newsletter",
+     *             "language": "en_US"
+     *           },
+     *           "recipients": 120,
+     *           "by_status": {
+     *             "pending": 0,
+     *             "skipped": 0,
+     *             "sent": 10,
+     *             "delivered": 82,
+     *             "read": 20,
+     *             "replied": 6,
+     *             "failed": 2
+     *           },
+     *           "sent": 120,
+     *           "rates": {
+     *             "delivered": 0.9,
+     *             "read": 0.2167,
+     *             "replied": 0.05,
+     *             "failed": 0.0167
+     *           }
+     *         },
+     *         {
+     *           "variant": 1,
+     *           "template": {
+     *             "name": "june_newsletter_short",
+     *             "language": "en_US"
+     *           },
+     *           "recipients": 1083,
+     *           "by_status": {
+     *             "pending": 0,
+     *             "skipped": 0,
+     *             "sent": 110,
+     *             "delivered": 658,
+     *             "read": 250,
+     *             "replied": 54,
+     *             "failed": 11
+     *           },
+     *           "sent": 1083,
+     *           "rates": {
+     *             "delivered": 0.8883,
+     *             "read": 0.2807,
+     *             "replied": 0.0499,
+     *             "failed": 0.0102
+     *           }
+     *         }
+     *       ]
      *     }
      */
     BroadcastReport: {
