@@ -51,7 +51,11 @@ try {
   async function request(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
     const res = await fetch(`${server.baseUrl}${path}`, {
       method,
-      headers: { 'x-api-key': server.apiKey, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        'x-api-key': server.apiKey,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -67,11 +71,12 @@ try {
     select gen_random_uuid(), ${org}::uuid, case when g % 200 <> 0 then '+1415' || lpad(g::text, 7, '0') end, 'Contact ' || g,
            jsonb_build_object('code', 'C' || g), now() - make_interval(secs => g), now()
       from generate_series(1, ${N}::int) g`);
-  await db.execute(sql`insert into tags (id, organization_id, name) values (gen_random_uuid(), ${org}, 'bench')`);
+  await db.execute(sql.raw('analyze contacts'));
+  const tagId = '0196b1f2-0a00-7000-8000-00000000be03';
+  await db.execute(sql`insert into tags (id, organization_id, name) values (${tagId}::uuid, ${org}, 'bench')`);
   await db.execute(sql`
     insert into contact_tags (contact_id, tag_id, organization_id)
-    select c.id, t.id, c.organization_id from contacts c join tags t on t.organization_id = c.organization_id and t.name = 'bench'
-     where c.organization_id = ${org}`);
+    select id, ${tagId}::uuid, organization_id from contacts where organization_id = ${org}`);
   await db.execute(sql`
     insert into contact_suppressions (id, organization_id, contact_id, channel, reason)
     select gen_random_uuid(), organization_id, id, case when (substring(name from 9))::int % 50 = 0 then 'all' else 'marketing' end, 'bench'
