@@ -58,3 +58,34 @@ export function writeSection(name: string, body: string): void {
 }
 
 export const ms = (v: number) => `${v.toFixed(2)} ms`;
+
+/** A scenario measured by latency: one request (or query) per run. */
+export type LatencyScenario = { name: string; run: () => Promise<unknown> };
+export type LatencyResult = { p50: number; p99: number; max: number };
+
+/**
+ * Each scenario `requests` times after 3 warm-ups, the scenarios taking turns in each of `runs` rounds;
+ * `median` and `ratio` (a scenario's p50 against a baseline's in the same round) over the rounds.
+ */
+export async function measureRounds(scenarios: LatencyScenario[], runs: number, requests: number) {
+  const results = new Map<string, LatencyResult[]>();
+  for (let round = 0; round < runs; round++) {
+    for (const s of scenarios) {
+      for (let i = 0; i < 3; i++) await s.run();
+      const latencies: number[] = [];
+      for (let i = 0; i < requests; i++) {
+        const t0 = performance.now();
+        await s.run();
+        latencies.push(performance.now() - t0);
+      }
+      latencies.sort((a, b) => a - b);
+      const r = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)! };
+      results.set(s.name, [...(results.get(s.name) ?? []), r]);
+      console.log(`round ${round + 1} ${s.name}: p50 ${ms(r.p50)} max ${ms(r.max)}`);
+    }
+  }
+  return {
+    median: (name: string, key: keyof LatencyResult) => median(results.get(name)!.map((r) => r[key])),
+    ratio: (name: string, base: string) => median(results.get(name)!.map((r, i) => r.p50 / results.get(base)![i]!.p50)),
+  };
+}

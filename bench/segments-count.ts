@@ -17,7 +17,7 @@ import { Pool } from 'undici';
 import { queryRows } from '../src/db/client.ts';
 import { compileFilter } from '../src/domain/segments/compile.ts';
 import { parseFilter } from '../src/domain/segments/filter.ts';
-import { machine, median, ms, percentile, writeSection } from './bench-report.ts';
+import { machine, measureRounds, ms, writeSection } from './bench-report.ts';
 import { createOtherOrganization, startTestServer } from '../test/harness.ts';
 
 const { values } = parseArgs({
@@ -213,30 +213,10 @@ try {
     })),
   ];
 
-  type Result = { p50: number; p99: number; max: number };
-  async function measure(s: Scenario): Promise<Result> {
-    for (let i = 0; i < 3; i++) await s.run();
-    const latencies: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      const t0 = performance.now();
-      await s.run();
-      latencies.push(performance.now() - t0);
-    }
-    latencies.sort((a, b) => a - b);
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)! };
-  }
-  const results = new Map<string, Result[]>();
-  for (let round = 0; round < RUNS; round++) {
-    for (const s of scenarios) {
-      const r = await measure(s);
-      results.set(s.name, [...(results.get(s.name) ?? []), r]);
-      console.log(`round ${round + 1} ${s.name}: p50 ${ms(r.p50)} max ${ms(r.max)}`);
-    }
-  }
+  const measured = await measureRounds(scenarios, RUNS, REQUESTS);
   await http.close();
 
-  const med = (name: string, key: keyof Result) => median(results.get(name)!.map((r) => r[key]));
-  const ratio = (name: string, base: string) => median(results.get(name)!.map((r, i) => r.p50 / results.get(base)![i]!.p50));
+  const { median: med, ratio } = measured;
   const [bare] = [scenarios[0]!.name];
   const rows = scenarios
     .map(

@@ -2,6 +2,7 @@
  * The composition root: builds the database, queue, clock, logger and sealer from the config.
  * The one place that picks implementations.
  */
+import { recordBroadcastReply } from './domain/broadcasts/replies.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createFileAtomically } from './lib/write-once.ts';
 import path from 'node:path';
@@ -270,6 +271,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOptOut: recordInboundOptOut,
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
             recordCsatAnswer: createCsatAnswerRecorder({ queue: container.queue }),
+
+            recordReply: recordBroadcastReply,
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,

@@ -1915,6 +1915,18 @@ export const broadcasts = pgTable(
     templateLanguage: text('template_language').notNull(),
     /** The template body's parameters in order, each text with `{{contact.field|default}}` placeholders. */
     variables: jsonb('variables').$type<string[]>().notNull().default([]),
+    /** The template header's parameter, if it has one: {type: text, text} or {type: image|video|document, link, filename?}, placeholders allowed. */
+    header: jsonb('header').$type<Record<string, unknown>>(),
+    /** The template buttons' parameters: [{index, value}] (a URL suffix, a quick reply's payload, a copy-code), placeholders allowed. */
+    buttons: jsonb('buttons').$type<Array<Record<string, unknown>>>().notNull().default([]),
+    /**
+     * An A/B test (domain/broadcasts/variants.ts): {variants: [template, ...2-5], test_share, metric, decide_at}; null: none.
+     * The template columns then hold variant 0's.
+     */
+    abTest: jsonb('ab_test').$type<Record<string, unknown>>(),
+    /** The variant chosen at decide_at (its index), and when; null until then. */
+    winnerVariant: integer('winner_variant'),
+    decidedAt: at('decided_at'),
     /** {segment_id?, list_id?, tags?, contact_ids?, phones?}: the union of what is given. */
     audience: jsonb('audience').$type<Record<string, unknown>>().notNull(),
     requireConsent: boolean('require_consent').notNull().default(false),
@@ -1957,14 +1969,23 @@ export const broadcastRecipients = pgTable(
     reason: text('reason'),
     /** The template parameters as resolved for this recipient. */
     parameters: jsonb('parameters').$type<string[]>(),
+    /** The header and button components as resolved for this recipient (the provider's wire shape); null when the template has none. */
+    components: jsonb('components').$type<Array<Record<string, unknown>>>(),
+    /** The A/B variant sent (its index); null without a test, and for the rest of the audience until the winner is chosen. */
+    variant: integer('variant'),
     messageId: uuid('message_id'),
+    /** The first customer message in the recipient's conversation within 72 hours of the broadcast message (domain/broadcasts/replies.ts). */
+    repliedAt: at('replied_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('broadcast_recipients_seq_key').on(t.broadcastId, t.seq),
     index('broadcast_recipients_pending_idx').on(t.broadcastId, t.seq).where(sql`${t.status} = 'pending' and ${t.messageId} is null`),
-    check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'skipped', 'failed')`),
+    // A reply finds its recipient by message.
+    index('broadcast_recipients_message_idx').on(t.messageId).where(sql`${t.messageId} is not null`),
+    // held: the rest of an A/B test's audience, waiting for the winner.
+    check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'held', 'skipped', 'failed')`),
   ],
 );
 

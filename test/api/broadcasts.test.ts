@@ -16,7 +16,7 @@ import { checkAuthCases } from '../auth-cases.ts';
 import { postContact } from '../contacts-fixtures.ts';
 import { eventually } from '../eventually.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
-import { approvedTemplate, eventsOf, officialChannel } from '../messages-helpers.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
 
 let server: TestServer;
 const clock = movableClock();
@@ -262,6 +262,172 @@ test('cancel returns a schedule to draft; stop ends one; a draft is deleted', as
   assert.equal((await request(server, 'GET', `/v1/broadcasts/${draft.body.data.id}`, key())).status, 404);
 });
 
+test('header and button parameters: filled per recipient and sent in the provider’s component shapes', async () => {
+  await approvedTemplate(server, channelId, 'offer_media', 'en_US', [
+    { type: 'HEADER', format: 'IMAGE' },
+    { type: 'BODY', text: 'Hi {{1}}' },
+    {
+      type: 'BUTTONS',
+      buttons: [
+        { type: 'URL', text: 'Shop', url: 'https://shop.example.com/{{1}}' },
+        { type: 'QUICK_REPLY', text: 'Not now' },
+        { type: 'COPY_CODE', example: 'JUNE10' },
+      ],
+    },
+  ]);
+  const made = await create({
+    audience: { contact_ids: [c.ada!.id, c.bob!.id] },
+    template: {
+      name: 'offer_media',
+      language: 'en_US',
+      variables: ['{{contact.name|there}}'],
+      header: { type: 'image', link: 'https://cdn.example.com/{{contact.custom.pic|june}}.jpg' },
+      buttons: [
+        { index: 2, value: 'JUNE10' },
+        { index: 0, value: 'june?who={{contact.name|guest}}' },
+        { index: 1, value: 'later-{{contact.phone}}' },
+      ],
+    },
+  });
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.body.data.template.header.type, 'image');
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await waitForStatus(id, 'completed');
+  const sent = await broadcastMessages(id);
+  assert.equal(sent.length, 2);
+  const ada = sent.find((m) => m.to_phone === '4930111111')!;
+  assert.deepEqual(ada.content.template.components, [
+    { type: 'header', parameters: [{ type: 'image', image: { link: 'https://cdn.example.com/june.jpg' } }] },
+    { type: 'body', parameters: [{ type: 'text', text: 'Ada' }] },
+    { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'june?who=Ada' }] },
+    { type: 'button', sub_type: 'quick_reply', index: '1', parameters: [{ type: 'payload', payload: 'later-+4930111111' }] },
+    { type: 'button', sub_type: 'copy_code', index: '2', parameters: [{ type: 'coupon_code', coupon_code: 'JUNE10' }] },
+  ]);
+  const bob = sent.find((m) => m.to_phone === '4930222222')!;
+  assert.equal(bob.content.template.components[2].parameters[0].text, 'june?who=guest', 'a default where the field is empty');
+  const failed = await request(server, 'GET', `/v1/broadcasts/${id}/recipients?status=failed`, key());
+  assert.equal(failed.body.data.length, 0, 'the provider took them');
+});
+
+test('A/B variants: the test share split evenly, the winner by replies chosen at decide_at and sent to the rest; replied within 72 h; the report and CSV', async () => {
+  await approvedTemplate(server, channelId, 'ab_text_header', 'en_US', [
+    { type: 'HEADER', format: 'TEXT', text: 'Hello {{1}}' },
+    { type: 'BODY', text: 'Our June offer' },
+  ]);
+  const phones = Array.from({ length: 10 }, (_, i) => `+49309100${String(i).padStart(2, '0')}`);
+  const decideAt = new Date(clock.now().getTime() + 3_600_000).toISOString();
+  const made = await create({
+    template: undefined,
+    audience: { phones },
+    ab_test: {
+      variants: [
+        { name: 'promo', language: 'en_US', variables: ['{{contact.name|friend}}'] },
+        { name: 'ab_text_header', language: 'en_US', variables: [], header: { type: 'text', text: '{{contact.name|friend}}' } },
+      ],
+      test_share: 40,
+      metric: 'replied',
+      decide_at: decideAt,
+    },
+  });
+  assert.equal(made.status, 201, made.text);
+  assert.equal(made.body.data.template.name, 'promo', 'the template columns are variant 0’s');
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await eventually('the test group', async () => ((await broadcastMessages(id)).length === 4 ? true : undefined));
+  await run();
+  assert.equal((await broadcastMessages(id)).length, 4, 'the rest wait for the decision');
+  const all = (await request(server, 'GET', `/v1/broadcasts/${id}/recipients?limit=50`, key())).body.data as any[];
+  const byVariant = (v: number | null) => all.filter((r) => r.variant === v);
+  assert.equal(byVariant(0).length, 2, 'split evenly');
+  assert.equal(byVariant(1).length, 2);
+  assert.ok(
+    byVariant(null).every((r) => r.status === 'pending' && r.message_id === null),
+    'the rest pending, no variant',
+  );
+  assert.equal((await request(server, 'GET', `/v1/broadcasts/${id}`, key())).body.data.status, 'sending');
+  const sentB = (await broadcastMessages(id)).filter((m) => m.content.template.name === 'ab_text_header');
+  assert.equal(sentB.length, 2);
+  assert.deepEqual(sentB[0]!.content.template.components, [{ type: 'header', parameters: [{ type: 'text', text: 'friend' }] }]);
+
+  // A customer of variant 1 answers: replied (and variant 1 wins on replies).
+  const answering = byVariant(1)[0]!;
+  await customerWrites(server, channelId, answering.phone.slice(1), 'text', { body: 'Tell me more' });
+  await eventually('replied', async () => {
+    const r = await request(server, 'GET', `/v1/broadcasts/${id}/recipients?status=replied`, key());
+    return r.body.data.length === 1 ? r.body.data[0] : undefined;
+  });
+
+  clock.advance(3_600_000 + 1000);
+  await run();
+  const won = await eventually('broadcast.variant_won', async () => {
+    const e = (await eventsOf(server, 'broadcast.variant_won')).filter((x) => x.payload.broadcast_id === id);
+    return e.length ? e : undefined;
+  });
+  assert.equal(won.length, 1);
+  assert.equal(won[0]!.payload.variant, 1);
+  assert.equal(won[0]!.payload.rest, 6);
+  await waitForStatus(id, 'completed');
+  const sent = await broadcastMessages(id);
+  assert.equal(sent.length, 10);
+  assert.equal(sent.filter((m) => m.content.template.name === 'ab_text_header').length, 8, 'the rest got the winner');
+  const decided = (await request(server, 'GET', `/v1/broadcasts/${id}`, key())).body.data;
+  assert.equal(decided.winner_variant, 1);
+
+  // A customer writing more than 72 hours after the message is not a reply to it.
+  const rest = (await request(server, 'GET', `/v1/broadcasts/${id}/recipients?limit=50`, key())).body.data.filter(
+    (r: any) => r.variant === 1 && r.id !== answering.id,
+  );
+  clock.advance(73 * 3_600_000);
+  await customerWrites(server, channelId, rest[0].phone.slice(1), 'text', { body: 'late' });
+
+  const report = await request(server, 'GET', `/v1/broadcasts/${id}/report`, key());
+  assert.equal(report.status, 200, report.text);
+  const data = report.body.data;
+  assert.equal(data.recipients, 10);
+  assert.equal(data.by_status.replied, 1, 'the late message is no reply');
+  assert.equal(data.sent, 10);
+  assert.equal(data.rates.replied, 0.1);
+  assert.deepEqual(
+    data.variants.map((v: any) => [v.variant, v.recipients, v.by_status.replied]),
+    [
+      [0, 2, 0],
+      [1, 8, 1],
+    ],
+  );
+  assert.equal(data.variants[1].template.name, 'ab_text_header');
+  assert.equal(data.over_time.bucket, 'minute');
+  assert.equal(
+    data.over_time.points.reduce((n: number, p: any) => n + p.sent, 0),
+    10,
+  );
+  assert.equal(data.over_time.points.length, 2, 'the test group, then the rest an hour later');
+  const byHour = await request(server, 'GET', `/v1/broadcasts/${id}/report?bucket=day`, key());
+  assert.equal(byHour.body.data.over_time.points.length, 1);
+  assert.equal((await request(server, 'GET', `/v1/broadcasts/${id}/report?bucket=week`, key())).status, 400);
+
+  const csv = await fetch(`${server.baseUrl}/v1/broadcasts/${id}/recipients`, {
+    headers: { 'x-api-key': server.apiKey, accept: 'text/csv' },
+  });
+  assert.equal(csv.status, 200);
+  assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  const lines = (await csv.text()).trimEnd().split('\n');
+  assert.equal(lines.length, 11, 'a header line and one line per recipient');
+  assert.match(lines[0]!, /^id,contact_id,phone,status,reason,error_code,variant,/);
+  const replied = await fetch(`${server.baseUrl}/v1/broadcasts/${id}/recipients?format=csv&status=replied`, {
+    headers: { 'x-api-key': server.apiKey },
+  });
+  const repliedLines = (await replied.text()).trimEnd().split('\n');
+  assert.equal(repliedLines.length, 2);
+  assert.ok(repliedLines[1]!.includes(answering.id));
+  const missing = await fetch(`${server.baseUrl}/v1/broadcasts/0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b/recipients?format=csv`, {
+    headers: { 'x-api-key': server.apiKey },
+  });
+  assert.equal(missing.status, 404);
+});
+
 test('bad input: 4xx naming the field, before anything is sent', async () => {
   const names = async (res: Awaited<ReturnType<typeof create>>, status: number, pointer: string) => {
     assert.equal(res.status, status, res.text);
@@ -301,6 +467,100 @@ test('bad input: 4xx naming the field, before anything is sent', async () => {
   await names(await create({ audience: { segment_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b' } }), 400, '/audience/segment_id');
   await names(await create({ audience, channel_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b' }), 400, '/channel_id');
   await names(await create({ audience, per_minute: 0 }), 400, '/per_minute');
+  await approvedTemplate(server, channelId, 'bad_input_buttons', 'en_US', [
+    { type: 'HEADER', format: 'VIDEO' },
+    { type: 'BODY', text: 'Hi' },
+    {
+      type: 'BUTTONS',
+      buttons: [
+        { type: 'URL', text: 'Go', url: 'https://x.example.com/{{1}}' },
+        { type: 'PHONE_NUMBER', text: 'Call', phone_number: '+4930123' },
+      ],
+    },
+  ]);
+  const withButtons = (extra: Record<string, unknown>) => ({ name: 'bad_input_buttons', language: 'en_US', variables: [], ...extra });
+  const video = { type: 'video', link: 'https://cdn.example.com/v.mp4' };
+  await names(await create({ audience, template: withButtons({ buttons: [{ index: 0, value: 'a' }] }) }), 400, '/template/header');
+  await names(
+    await create({
+      audience,
+      template: withButtons({ header: { type: 'image', link: 'https://cdn.example.com/a.jpg' }, buttons: [{ index: 0, value: 'a' }] }),
+    }),
+    400,
+    '/template/header/type',
+  );
+  await names(await create({ audience, template: withButtons({ header: video }) }), 400, '/template/buttons');
+  await names(
+    await create({
+      audience,
+      template: withButtons({
+        header: video,
+        buttons: [
+          { index: 0, value: 'a' },
+          { index: 1, value: 'b' },
+        ],
+      }),
+    }),
+    400,
+    '/template/buttons/1/index',
+  );
+  await names(
+    await create({
+      audience,
+      template: withButtons({ header: { ...video, link: 'http://insecure.example.com/v.mp4' }, buttons: [{ index: 0, value: 'a' }] }),
+    }),
+    400,
+    '/template/header/link',
+  );
+  await names(
+    await create({ audience, template: withButtons({ header: video, buttons: [{ index: 0, value: '{{contact.custom.code}}' }] }) }),
+    400,
+    '/template/buttons/0/value',
+  );
+  assert.equal((await create({ audience, template: withButtons({ header: video, buttons: [{ index: 0, value: 'a' }] }) })).status, 201);
+  await approvedTemplate(server, channelId, 'bad_input_location', 'en_US', [
+    { type: 'HEADER', format: 'LOCATION' },
+    { type: 'BODY', text: 'Hi' },
+  ]);
+  const location = await create({ audience, template: { name: 'bad_input_location', language: 'en_US', variables: [] } });
+  assert.equal(location.status, 422, location.text);
+  const ab = (extra: Record<string, unknown>) => ({
+    variants: [
+      { name: 'promo', language: 'en_US', variables: ['x'] },
+      { name: 'promo', language: 'en_US', variables: ['y'] },
+    ],
+    test_share: 20,
+    metric: 'read',
+    decide_at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
+    ...extra,
+  });
+  await names(
+    await create({ audience, template: undefined, ab_test: ab({ variants: [{ name: 'promo', language: 'en_US', variables: ['x'] }] }) }),
+    400,
+    '/ab_test/variants',
+  );
+  await names(
+    await create({ audience, template: undefined, ab_test: ab({ decide_at: new Date(clock.now().getTime() - 1000).toISOString() }) }),
+    400,
+    '/ab_test/decide_at',
+  );
+  await names(await create({ audience, template: undefined, ab_test: ab({ metric: 'clicked' }) }), 400, '/ab_test/metric');
+  await names(await create({ audience, template: undefined, ab_test: ab({ test_share: 0 }) }), 400, '/ab_test/test_share');
+  await names(
+    await create({
+      audience,
+      template: undefined,
+      ab_test: ab({
+        variants: [
+          { name: 'promo', language: 'en_US', variables: ['x'] },
+          { name: 'nope', language: 'en_US', variables: [] },
+        ],
+      }),
+    }),
+    400,
+    '/ab_test/variants/1/name',
+  );
+  await names(await create({ audience, ab_test: ab({}) }), 400, '/template');
 
   // An audience of nobody to send to: refused when scheduled.
   const nobody = await create({ audience: { tags: ['no-such-tag'] } });

@@ -280,6 +280,11 @@ test('every operation has a success example that validates against its response 
       withBody.add(operation);
       const values = examplesIn(doc, content);
       assert.ok(values.length > 0, `${operation} ${status} ${media} has an example`);
+      // The validator knows a response's first media type; another (a CSV beside the JSON) is text.
+      if (media !== Object.keys(response.content ?? {})[0]) {
+        for (const value of values) assert.equal(typeof value, 'string', `${operation} ${status} ${media} example is text`);
+        continue;
+      }
       for (const value of values) {
         const result = validator.validateResponse(value, operation, status);
         assert.ok(result.valid, `${operation} ${status} example: ${JSON.stringify(result.errors)} in ${JSON.stringify(value)}`);

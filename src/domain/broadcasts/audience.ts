@@ -32,6 +32,8 @@ export type ResolvedRecipient = {
   status: 'pending' | 'skipped';
   reason: SkipReason | null;
   parameters: string[];
+  /** What the variables read of this recipient (variants.ts fills each template from them). */
+  fields: RecipientFields;
 };
 
 type ContactRow = {
@@ -205,14 +207,14 @@ export async function resolveAudience(
   const refused = await refusals(db, contactIds, broadcast.channelId, broadcast.requireConsent, now);
   const seen = new Set<string>();
   return candidates.map(({ contact, phone, shown }) => {
-    const base = { contactId: contact?.id ?? null, phone: shown };
+    const base = { contactId: contact?.id ?? null, phone: shown, fields: fieldsOf(contact, phone) };
     const skip = (reason: SkipReason): ResolvedRecipient => ({ ...base, status: 'skipped', reason, parameters: [] });
     if (!phone) return skip('invalid_number');
     if (seen.has(phone)) return skip('duplicate');
     seen.add(phone);
     const refusal = contact ? refused.get(contact.id) : broadcast.requireConsent ? 'no_consent' : undefined;
     if (refusal) return skip(refusal);
-    return { ...base, status: 'pending', reason: null, parameters: fillVariables(broadcast.variables, fieldsOf(contact, phone)) };
+    return { ...base, status: 'pending', reason: null, parameters: fillVariables(broadcast.variables, base.fields) };
   });
 }
 

@@ -10,16 +10,16 @@ import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { given, listPage, newestFirstBy } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
-import { broadcasts, channels, templates } from '../../db/schema.ts';
+import { broadcasts, channels } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { DomainError, invalid, notFound } from '../errors.ts';
 import { cursorKey } from '../paging.ts';
-import { parametersOf } from '../templates/parameters.ts';
 import { checkAudience, countResolved, resolveAudience, type Audience } from './audience.ts';
-import { checkVariables } from './variables.ts';
+import { checkSpecVariables, checkTemplateSpec, type TemplateSpec } from './content.ts';
+import { abTestOf, checkAbTest, mainSpec, type AbTest } from './variants.ts';
 
 export type BroadcastRow = typeof broadcasts.$inferSelect;
 export type BroadcastDeps = {
@@ -39,8 +39,10 @@ export const broadcastNotFound = () => notFound('broadcast');
 export type BroadcastInput = {
   name: string;
   channelId: string;
-  template: { name: string; language: string; variables: string[] };
+  /** With an A/B test: variant 0 (the test's variants are the templates). */
+  template: TemplateSpec;
   audience: Audience;
+  abTest?: AbTest | null;
   sendAt?: Date | null;
   perMinute?: number | null;
   requireConsent?: boolean;
@@ -81,50 +83,6 @@ async function checkChannel(db: Executor, organizationId: string, channelId: str
   }
 }
 
-/** The template approved on the channel, with as many variables as its body has parameters (header and button parameters are not supported yet). */
-async function checkTemplate(db: Executor, organizationId: string, input: Pick<BroadcastInput, 'channelId' | 'template'>): Promise<void> {
-  const [template] = await db
-    .select({ status: templates.status, components: templates.components })
-    .from(templates)
-    .where(
-      and(
-        eq(templates.organizationId, organizationId),
-        eq(templates.channelId, input.channelId.toLowerCase()),
-        eq(templates.name, input.template.name),
-        eq(templates.language, input.template.language),
-      ),
-    )
-    .limit(1);
-  if (!template) {
-    throw invalid(`no template ${input.template.name} (${input.template.language}) on this channel`, [
-      { pointer: '/template/name', message: 'no template of this name and language on the channel' },
-    ]);
-  }
-  if (template.status !== 'approved') {
-    throw invalid(`template ${input.template.name} (${input.template.language}) is ${template.status}, not approved`, [
-      { pointer: '/template/name', message: `template is ${template.status}: only an approved template can be broadcast` },
-    ]);
-  }
-  const expected = parametersOf(template.components);
-  if (expected.header > 0 || expected.buttons.size > 0) {
-    throw new DomainError('unsupported', 'broadcasts fill body parameters only; this template has header or button parameters', {
-      fieldErrors: [{ pointer: '/template/name', message: 'header and button parameters are not supported in broadcasts yet' }],
-    });
-  }
-  const given = input.template.variables.length;
-  if (given !== expected.body) {
-    throw invalid(`template ${input.template.name} has ${expected.body} body parameters; ${given} variables given`, [
-      {
-        pointer: '/template/variables',
-        message:
-          given < expected.body
-            ? `parameter ${given + 1} has no variable: give ${expected.body} (text, or {{contact.field|default}})`
-            : `${given} variables for ${expected.body} parameters`,
-      },
-    ]);
-  }
-}
-
 function checkSendAt(sendAt: Date | null | undefined, now: Date): void {
   if (sendAt && sendAt.getTime() < now.getTime() - PAST_SLACK_MS) {
     throw invalid('send_at is in the past', [
@@ -134,12 +92,31 @@ function checkSendAt(sendAt: Date | null | undefined, now: Date): void {
 }
 
 async function checkInput(db: Executor, organizationId: string, input: BroadcastInput, now: Date): Promise<void> {
-  const variableErrors = checkVariables(input.template.variables, '/template/variables');
+  const variableErrors = checkSpecVariables(input.template, '/template');
   if (variableErrors.length) throw invalid(`template variables are invalid: ${variableErrors[0]!.message}`, variableErrors);
   checkSendAt(input.sendAt, now);
   await checkChannel(db, organizationId, input.channelId, false);
-  await checkTemplate(db, organizationId, input);
+  await checkTemplates(db, organizationId, input, now);
   await checkAudience(db, organizationId, input.audience);
+}
+
+/** The template (or the A/B test's variants) against the channel's templates. */
+async function checkTemplates(db: Executor, organizationId: string, input: BroadcastInput, now: Date): Promise<void> {
+  if (input.abTest) await checkAbTest(db, organizationId, input.channelId, input.abTest, input.sendAt, now);
+  else await checkTemplateSpec(db, organizationId, input.channelId, input.template);
+}
+
+/** The columns of a broadcast's template: its own, or variant 0's with an A/B test. */
+function templateColumns(input: BroadcastInput) {
+  const template = input.abTest?.variants[0] ?? input.template;
+  return {
+    templateName: template.name,
+    templateLanguage: template.language,
+    variables: template.variables,
+    header: (template.header ?? null) as Record<string, unknown> | null,
+    buttons: (template.buttons ?? []) as Array<Record<string, unknown>>,
+    abTest: (input.abTest ?? null) as Record<string, unknown> | null,
+  };
 }
 
 const eventBody = (row: BroadcastRow) => ({
@@ -159,9 +136,7 @@ export async function createBroadcast({ db, clock }: BroadcastDeps, actor: Actor
       organizationId: actor.organizationId,
       name: input.name,
       channelId: input.channelId.toLowerCase(),
-      templateName: input.template.name,
-      templateLanguage: input.template.language,
-      variables: input.template.variables,
+      ...templateColumns(input),
       audience: input.audience as Record<string, unknown>,
       requireConsent: input.requireConsent ?? false,
       perMinute: input.perMinute ?? null,
@@ -181,8 +156,9 @@ export async function getBroadcast({ db }: Pick<BroadcastDeps, 'db'>, actor: Act
 const inputOf = (row: BroadcastRow): BroadcastInput => ({
   name: row.name,
   channelId: row.channelId,
-  template: { name: row.templateName, language: row.templateLanguage, variables: row.variables },
+  template: mainSpec(row),
   audience: row.audience as Audience,
+  abTest: abTestOf(row),
   sendAt: row.sendAt,
   perMinute: row.perMinute,
   requireConsent: row.requireConsent,
@@ -205,9 +181,7 @@ export async function updateBroadcast(
       .set({
         name: next.name,
         channelId: next.channelId.toLowerCase(),
-        templateName: next.template.name,
-        templateLanguage: next.template.language,
-        variables: next.template.variables,
+        ...templateColumns(next),
         audience: next.audience as Record<string, unknown>,
         requireConsent: next.requireConsent ?? false,
         perMinute: next.perMinute ?? null,
@@ -270,7 +244,7 @@ export async function scheduleBroadcast(
     const input = inputOf(row);
     checkSendAt(input.sendAt, now);
     await checkChannel(tx, actor.organizationId, row.channelId, true);
-    await checkTemplate(tx, actor.organizationId, input);
+    await checkTemplates(tx, actor.organizationId, input, now);
     const counted = countResolved(await resolveAudience(tx, actor.organizationId, row as BroadcastRow & { audience: Audience }, now));
     if (counted.sendable === 0) {
       throw invalid(`the audience has nobody to send to (${counted.total} found, all skipped)`, [

@@ -13,13 +13,18 @@ import type { Actor } from '../actor.ts';
 import { cursorKey } from '../paging.ts';
 import { getBroadcast } from './broadcasts.ts';
 
-export const RECIPIENT_STATUSES = ['pending', 'skipped', 'sent', 'delivered', 'read', 'failed'] as const;
+export const RECIPIENT_STATUSES = ['pending', 'skipped', 'sent', 'delivered', 'read', 'replied', 'failed'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** The recipient's status: the message's once there is one (queued reads as pending). */
-const STATUS: SQL<string> = sql<string>`(case
-  when ${messages.id} is null then ${broadcastRecipients.status}
+/**
+ * The recipient's status: the message's once there is one (queued reads as pending), replied once the
+ * customer wrote within 72 hours of it (replies.ts) unless it failed; held (the rest of an A/B test
+ * before its decision) reads as pending.
+ */
+export const STATUS: SQL<string> = sql<string>`(case
+  when ${messages.id} is null then (case when ${broadcastRecipients.status} = 'held' then 'pending' else ${broadcastRecipients.status} end)
   when ${messages.status} = 'queued' then 'pending'
+  when ${broadcastRecipients.repliedAt} is not null and ${messages.status} <> 'failed' then 'replied'
   else ${messages.status} end)`;
 
 export type RecipientView = {
@@ -32,6 +37,9 @@ export type RecipientView = {
   messageId: string | null;
   errorCode: string | null;
   parameters: string[] | null;
+  variant: number | null;
+  sentAt: Date | null;
+  repliedAt: Date | null;
   updatedAt: Date;
 };
 
@@ -54,6 +62,9 @@ export async function listRecipients(
         messageId: broadcastRecipients.messageId,
         errorCode: messages.errorCode,
         parameters: broadcastRecipients.parameters,
+        variant: broadcastRecipients.variant,
+        sentAt: messages.createdAt,
+        repliedAt: broadcastRecipients.repliedAt,
         updatedAt: sql<Date>`greatest(${broadcastRecipients.updatedAt}, ${messages.updatedAt})`.mapWith((v) => new Date(v)),
       })
       .from(broadcastRecipients)
@@ -90,10 +101,4 @@ export async function recipientCounts(db: Executor, broadcastId: string) {
     if (r.status === 'skipped' && r.reason) skipped[r.reason] = (skipped[r.reason] ?? 0) + r.n;
   }
   return { total, byStatus, skipped };
-}
-
-/** The report: the broadcast and its recipients counted by status and skip reason. */
-export async function broadcastReport({ db }: { db: Executor }, actor: Actor, { broadcastId }: { broadcastId: string }) {
-  const broadcast = await getBroadcast({ db }, actor, { broadcastId });
-  return { broadcast, ...(await recipientCounts(db, broadcast.id)) };
 }

@@ -19,7 +19,9 @@ import { recordEvent } from '../events/outbox.ts';
 import { acceptMessageOnce, type MessageDeps } from '../messages/accept.ts';
 import { resolveAudience, type Audience } from './audience.ts';
 import { broadcastEventBody, type BroadcastRow } from './broadcasts.ts';
+import { templateContent } from './content.ts';
 import { recipientCounts } from './recipients.ts';
+import { awaitingDecision, decideDue, planRecipients, specOf } from './variants.ts';
 
 export type RunnerDeps = { db: Executor; clock: Clock; messages: MessageDeps };
 
@@ -70,6 +72,7 @@ async function start({ db, clock }: RunnerDeps, row: BroadcastRow): Promise<bool
     const [current] = await tx.select().from(broadcasts).where(eq(broadcasts.id, row.id)).for('update');
     if (current?.status !== 'scheduled') return false;
     const recipients = await resolveAudience(tx, row.organizationId, { ...row, audience: row.audience as Audience }, now);
+    const planned = await planRecipients(tx, current, recipients);
     for (let i = 0; i < recipients.length; i += FREEZE_CHUNK) {
       await tx.insert(broadcastRecipients).values(
         recipients.slice(i, i + FREEZE_CHUNK).map((r, j) => ({
@@ -79,9 +82,8 @@ async function start({ db, clock }: RunnerDeps, row: BroadcastRow): Promise<bool
           seq: i + j,
           contactId: r.contactId,
           phone: r.phone,
-          status: r.status,
           reason: r.reason,
-          parameters: r.status === 'pending' ? r.parameters : null,
+          ...planned[i + j]!,
           createdAt: now,
           updatedAt: now,
         })),
@@ -110,6 +112,7 @@ async function statusOf(db: Executor, id: string): Promise<string | undefined> {
 async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> {
   const { db, clock } = deps;
   if (row.status === 'scheduled' && !(await start(deps, row))) return;
+  await decideDue(deps, row.id);
   const runStart = clock.now();
   let budget = row.perMinute ?? Number.POSITIVE_INFINITY;
   const actor = systemActor(row.organizationId);
@@ -154,13 +157,7 @@ type RecipientRow = typeof broadcastRecipients.$inferSelect;
  */
 async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt' | 'later'> {
   const { db, clock } = deps;
-  const content = {
-    template: {
-      name: row.templateName,
-      language: { code: row.templateLanguage },
-      ...(r.parameters?.length ? { components: [{ type: 'body', parameters: r.parameters.map((text) => ({ type: 'text', text })) }] } : {}),
-    },
-  };
+  const content = templateContent(specOf(row, r.variant), { parameters: r.parameters ?? [], components: r.components });
   const record = (fields: Partial<RecipientRow>) =>
     db
       .update(broadcastRecipients)
@@ -231,7 +228,9 @@ async function fail({ db, clock }: RunnerDeps, id: string, reason: string): Prom
 }
 
 /** Every recipient was handed over (or skipped): completed, with broadcast.completed and the counts. */
-async function finish({ db, clock }: RunnerDeps, id: string): Promise<void> {
+async function finish(deps: RunnerDeps, id: string): Promise<void> {
+  const { db, clock } = deps;
+  if (await awaitingDecision(deps, id)) return;
   await db.transaction(async (tx) => {
     const now = clock.now();
     const [done] = await tx

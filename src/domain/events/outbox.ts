@@ -259,6 +259,14 @@ export type EventBodies = {
   'broadcast.paused': BroadcastBody;
   /** Every recipient of a broadcast was handed to dispatch or skipped. */
   'broadcast.completed': BroadcastBody & { recipients: number; skipped: number };
+  /** A broadcast's A/B test was decided: the winning variant goes to the rest of the audience. */
+  'broadcast.variant_won': BroadcastBody & {
+    variant: number;
+    template: { name: string; language: string };
+    metric: string;
+    variants: Array<{ variant: number; sent: number; rate: number } & Record<string, number>>;
+    rest: number;
+  };
   /** An open task's due time passed (once per due time). */
   'crm.task.due': { task_id: string; title: string; due_at: string; assignee_user_id: string | null; organization_id: string };
   'crm.relationship.linked': RelationshipBody;
@@ -390,6 +398,7 @@ export const EVENT_TYPES = [
   'broadcast.started',
   'broadcast.paused',
   'broadcast.completed',
+  'broadcast.variant_won',
 ] as const satisfies readonly EventType[];
 
 /**

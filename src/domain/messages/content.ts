@@ -243,7 +243,21 @@ const templateParameter = z.discriminatedUnion('type', [
       image: z.object({ link: z.url({ protocol: /^https$/, error: 'must be a public https URL' }) }).strict(),
     })
     .strict(),
+  ...(['video', 'document'] as const).map((type) =>
+    z
+      .object({
+        type: z.literal(type),
+        [type]: z
+          .object({
+            link: z.url({ protocol: /^https$/, error: 'must be a public https URL' }),
+            ...(type === 'document' ? { filename: z.string().min(1).max(240).optional() } : {}),
+          })
+          .strict(),
+      })
+      .strict(),
+  ),
   z.object({ type: z.literal('payload'), payload: z.string().min(1).max(256) }).strict(),
+  z.object({ type: z.literal('coupon_code'), coupon_code: z.string().min(1).max(15) }).strict(),
 ]);
 
 const templateComponent = z.discriminatedUnion('type', [
@@ -252,7 +266,9 @@ const templateComponent = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('button'),
-      sub_type: z.enum(['url', 'quick_reply'], { error: 'sub_type is url or quick_reply, matching the template button' }),
+      sub_type: z.enum(['url', 'quick_reply', 'copy_code'], {
+        error: 'sub_type is url, quick_reply or copy_code, matching the template button',
+      }),
       index: z.string().regex(/^\d{1,2}$/, { error: 'index is a zero-based number sent as a string, e.g. "0"' }),
       parameters: z.array(templateParameter).max(10),
     })

@@ -107,6 +107,12 @@ export type InboundCsatRecorder = (
   at: Date,
 ) => Promise<{ finish(): Promise<void> } | null>;
 
+/**
+ * Marks the broadcast recipient a customer message answers (domain/broadcasts/replies.ts), in the
+ * transaction storing it, once.
+ */
+export type InboundReplyRecorder = (tx: Executor, message: { conversationId: string }, at: Date) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
@@ -116,6 +122,8 @@ export type MessageApplierDeps = {
   recordAutoReply?: InboundAutoReplyRecorder;
   /** Absent: no satisfaction answers (every message opens a resolved conversation). */
   recordCsatAnswer?: InboundCsatRecorder;
+  /** Absent: broadcast recipients are never marked replied. */
+  recordReply?: InboundReplyRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -328,6 +336,10 @@ async function applyInbound(
       at,
     );
   await csatAnswer?.finish();
+
+  // A broadcast message's reply: what the customer writes now in its own chat.
+  if (!event.chat && !event.notice && !event.history && deps.recordReply)
+    await deps.recordReply(tx, { conversationId: conversation.id }, at);
   // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
   if (!event.chat && !event.notice && !event.history && !csatAnswer && deps.recordAutoReply)
     await deps.recordAutoReply(

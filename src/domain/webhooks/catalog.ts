@@ -470,6 +470,24 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       organization_id: ORG,
     },
   },
+  'broadcast.variant_won': {
+    description:
+      'A broadcast’s A/B test was decided at its decide_at: the variant with the best rate of the metric (read or replied, over each variant’s messages sent) won (a tie: the earlier variant), and the rest of the audience (rest) is sent its template.',
+    example: {
+      broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
+      name: 'June newsletter',
+      channel_id: '0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b',
+      organization_id: ORG,
+      variant: 1,
+      template: { name: 'june_newsletter_b', language: 'en_US' },
+      metric: 'read',
+      variants: [
+        { variant: 0, sent: 120, read: 54, rate: 0.45 },
+        { variant: 1, sent: 120, read: 66, rate: 0.55 },
+      ],
+      rest: 960,
+    },
+  },
   'crm.task.due': {
     description:
       'An open task’s due time passed: recorded once per due time, within about a minute of it. A new due_at arms it again; a task completed before its due time never has it.',

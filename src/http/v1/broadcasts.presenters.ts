@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { BroadcastRow } from '../../domain/broadcasts/broadcasts.ts';
 import type { RecipientView } from '../../domain/broadcasts/recipients.ts';
+import { abTestOf, mainSpec } from '../../domain/broadcasts/variants.ts';
 import type { BroadcastSchema, RecipientSchema } from './broadcasts.schemas.ts';
 
 export type BroadcastRecord = z.infer<typeof BroadcastSchema>;
@@ -14,7 +15,10 @@ export function presentBroadcast(row: BroadcastRow): BroadcastRecord {
     id: row.id,
     name: row.name,
     channel_id: row.channelId,
-    template: { name: row.templateName, language: row.templateLanguage, variables: row.variables },
+    template: mainSpec(row) as BroadcastRecord['template'],
+    ab_test: abTestOf(row) as BroadcastRecord['ab_test'],
+    winner_variant: row.winnerVariant,
+    decided_at: iso(row.decidedAt),
     audience: row.audience as BroadcastRecord['audience'],
     status: row.status as BroadcastRecord['status'],
     send_at: iso(row.sendAt),
@@ -38,6 +42,9 @@ export function presentRecipient(r: RecipientView): BroadcastRecipientRecord {
     message_id: r.messageId,
     error_code: r.errorCode,
     parameters: r.parameters,
+    variant: r.variant,
+    sent_at: iso(r.sentAt),
+    replied_at: iso(r.repliedAt),
     updated_at: r.updatedAt.toISOString(),
   };
 }

@@ -17,7 +17,8 @@ import {
   type BroadcastDeps,
   type BroadcastInput,
 } from '../../domain/broadcasts/broadcasts.ts';
-import { broadcastReport, listRecipients } from '../../domain/broadcasts/recipients.ts';
+import { listRecipients } from '../../domain/broadcasts/recipients.ts';
+import { broadcastReport } from '../../domain/broadcasts/report.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { actorOf } from '../auth/actor.ts';
 import { errorResponses } from '../errors.ts';
@@ -25,6 +26,7 @@ import { inputFrom } from '../input-location.ts';
 import { dataOf, listOf, PageQuerySchema, PathId } from '../schemas.ts';
 import type { App } from '../types.ts';
 import { presentBroadcast, presentRecipient } from './broadcasts.presenters.ts';
+import { RECIPIENTS_CSV_EXAMPLE, recipientsCsv, wantsCsv } from './broadcasts.csv.ts';
 import {
   AudienceCountSchema,
   BroadcastSchema,
@@ -32,6 +34,7 @@ import {
   ListQuery,
   RecipientSchema,
   RecipientsQuery,
+  ReportQuery,
   ReportSchema,
   UpdateBroadcastBody,
 } from './broadcasts.schemas.ts';
@@ -50,7 +53,8 @@ function inputOf(body: Body): Partial<BroadcastInput> {
   return {
     name: body.name,
     channelId: body.channel_id,
-    template: body.template,
+    template: body.template ?? body.ab_test?.variants[0],
+    abTest: body.ab_test,
     audience: body.audience,
     sendAt: body.send_at === undefined ? undefined : body.send_at === null ? null : new Date(body.send_at),
     perMinute: body.per_minute,
@@ -228,18 +232,37 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
         tags: [TAG],
         summary: 'List a broadcast’s recipients',
         description:
-          'In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s.',
+          'In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s. As CSV (`Accept: text/csv` or `format=csv`): every recipient of the status at once, streamed, one line each with a header line; no paging.',
         params: Params,
         querystring: PageQuerySchema.extend(RecipientsQuery.shape),
-        response: { 200: listOf(RecipientSchema), ...errorResponses([400, 401, 403, 404]) },
+        response: {
+          200: {
+            description: 'A page of recipients (JSON), or all of them (CSV)',
+            content: {
+              'application/json': { schema: listOf(RecipientSchema) },
+              'text/csv': { schema: z.string().meta({ example: RECIPIENTS_CSV_EXAMPLE }) },
+            },
+          },
+          ...errorResponses([400, 401, 403, 404]),
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
+      const actor = actorOf(request);
+      const broadcastId = request.params.broadcastID;
+      if (q.format === 'csv' || (q.format === undefined && wantsCsv(request.headers.accept))) {
+        // Found (or 404) before the first byte: an error after it could not be a problem document.
+        await getBroadcast(deps, actor, { broadcastId });
+        void reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="broadcast-${broadcastId.toLowerCase()}-recipients.csv"`);
+        return reply.send(recipientsCsv(deps, actor, { broadcastId, status: q.status }) as unknown as string);
+      }
       const page = await inputFrom(
         'query',
-        listRecipients(deps, actorOf(request), {
-          broadcastId: request.params.broadcastID,
+        listRecipients(deps, actor, {
+          broadcastId,
           limit: q.limit,
           cursor: q.cursor,
           status: q.status,
@@ -256,19 +279,37 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
       schema: {
         tags: [TAG],
         summary: 'A broadcast’s report',
-        description: 'Its recipients counted by status, and the skipped by reason, as of now.',
+        description:
+          'As of now: its recipients by status, the skipped by reason, the failed by error code, the rates over the messages sent (delivered, read, replied within 72 hours, failed), the recipients who opted out of marketing after it started, the messages over time, and per A/B variant.',
         params: Params,
-        response: { 200: dataOf(ReportSchema), ...errorResponses([401, 403, 404]) },
+        querystring: ReportQuery,
+        response: { 200: dataOf(ReportSchema), ...errorResponses([400, 401, 403, 404]) },
       },
     },
     async (request) => {
-      const report = await broadcastReport(deps, actorOf(request), { broadcastId: request.params.broadcastID });
+      const report = await broadcastReport({ db: deps.db, now: deps.clock.now() }, actorOf(request), {
+        broadcastId: request.params.broadcastID,
+        bucket: request.query.bucket,
+      });
       return {
         data: {
           broadcast: presentBroadcast(report.broadcast),
           recipients: report.total,
           by_status: report.byStatus,
           skipped: report.skipped,
+          sent: report.sent,
+          rates: report.rates,
+          failed_by_code: report.failedByCode,
+          opted_out: report.optedOut,
+          over_time: { bucket: report.bucket, points: report.overTime },
+          variants: report.variants.map((v) => ({
+            variant: v.variant,
+            template: v.template,
+            recipients: v.recipients,
+            by_status: v.byStatus,
+            sent: v.sent,
+            rates: v.rates,
+          })),
         },
       };
     },

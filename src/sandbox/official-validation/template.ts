@@ -2,7 +2,7 @@
 import { isObject, need, present, valid, known, object, string, array, MEDIA_TYPES, checkMedia } from './params.ts';
 
 const COMPONENT_TYPES = ['header', 'body', 'button'];
-const PARAMETER_TYPES = ['text', 'currency', 'date_time', 'image', 'video', 'document', 'payload', 'action'];
+const PARAMETER_TYPES = ['text', 'currency', 'date_time', 'image', 'video', 'document', 'payload', 'action', 'coupon_code'];
 
 export function checkTemplate(payload: unknown): { name: string; language: string; bodyParameters: number } {
   const template = object(payload, 'template', ['name', 'language', 'components']);

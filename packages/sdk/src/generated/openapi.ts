@@ -3097,7 +3097,7 @@ export interface paths {
     };
     /**
      * List a broadcast’s recipients
-     * @description In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s.
+     * @description In send order, by cursor; `status` filters. Empty until sending starts (the audience is frozen then). A recipient’s status follows its message’s. As CSV (`Accept: text/csv` or `format=csv`): every recipient of the status at once, streamed, one line each with a header line; no paging.
      */
     get: operations['listBroadcastRecipients'];
     put?: never;
@@ -3117,7 +3117,7 @@ export interface paths {
     };
     /**
      * A broadcast’s report
-     * @description Its recipients counted by status, and the skipped by reason, as of now.
+     * @description As of now: its recipients by status, the skipped by reason, the failed by error code, the rates over the messages sent (delivered, read, replied within 72 hours, failed), the recipients who opted out of marketing after it started, the messages over time, and per A/B variant.
      */
     get: operations['getBroadcastReport'];
     put?: never;
@@ -3476,70 +3476,6 @@ export interface paths {
      * @description Up to 100 conversations, one action (assign, label, unlabel, resolve, reopen, set_priority) in one transaction, each change with its events as the single routes record them. The action’s argument is checked first (a 400 naming it refuses all); an id that is no conversation of the organization answers not_found in its place.
      */
     post: operations['bulkConversations'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/settings/csat': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The satisfaction survey settings
-     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open. Off until enabled. Needs channels:read.
-     */
-    get: operations['getCsatSettings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change the satisfaction survey settings
-     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on. 400 naming the field. Needs channels:write.
-     */
-    patch: operations['updateCsatSettings'];
-    trace?: never;
-  };
-  '/v1/conversations/{conversationID}/csat-surveys': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A conversation’s satisfaction surveys
-     * @description Every survey the conversation was sent (one per resolution while the survey was on), newest first, with its answer.
-     */
-    get: operations['listConversationCsatSurveys'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/csat-responses': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List satisfaction answers
-     * @description The organization’s answered surveys, newest answer first, by channel, by the member who had the conversation, by rating and by time.
-     */
-    get: operations['listCsatResponses'];
-    put?: never;
-    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4308,8 +4244,55 @@ export interface components {
      *         "language": "en_US",
      *         "variables": [
      *           "{{contact.name|there}}"
+     *         ],
+     *         "header": {
+     *           "type": "image",
+     *           "link": "https://cdn.example.com/june.jpg"
+     *         },
+     *         "buttons": [
+     *           {
+     *             "index": 0,
+     *             "value": "june?c={{contact.custom.code|none}}"
+     *           }
      *         ]
      *       },
+     *       "ab_test": {
+     *         "variants": [
+     *           {
+     *             "name": "june_newsletter",
+     *             "language": "en_US",
+     *             "variables": [
+     *               "{{contact.name|there}}"
+     *             ],
+     *             "header": {
+     *               "type": "image",
+     *               "link": "https://cdn.example.com/june.jpg"
+     *             },
+     *             "buttons": [
+     *               {
+     *                 "index": 0,
+     *                 "value": "june?c={{contact.custom.code|none}}"
+     *               }
+     *             ]
+     *           },
+     *           {
+     *             "name": "june_newsletter_short",
+     *             "language": "en_US",
+     *             "variables": [],
+     *             "buttons": [
+     *               {
+     *                 "index": 1,
+     *                 "value": "JUNE10"
+     *               }
+     *             ]
+     *           }
+     *         ],
+     *         "test_share": 20,
+     *         "metric": "read",
+     *         "decide_at": "2025-06-02T13:00:00.000Z"
+     *       },
+     *       "winner_variant": 1,
+     *       "decided_at": "2025-06-02T13:00:00.000Z",
      *       "audience": {
      *         "segment_id": "0196b1f2-0a00-7000-8000-000000000251"
      *       },
@@ -4330,11 +4313,67 @@ export interface components {
       name: string;
       /** Format: uuid */
       channel_id: string;
+      /** @description The template (variant 0’s with an A/B test) */
       template: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
         name: string;
+        /** @example en_US */
         language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      ab_test: components['schemas']['BroadcastAbTest'] | null;
+      /** @description The A/B test’s winning variant once decided */
+      winner_variant: number | null;
+      decided_at: string | null;
       audience: components['schemas']['BroadcastAudience'];
       /** @enum {string} */
       status: 'draft' | 'scheduled' | 'sending' | 'paused' | 'completed' | 'stopped' | 'failed';
@@ -4346,6 +4385,148 @@ export interface components {
       failure_reason: string | null;
       created_at: string;
       updated_at: string;
+    };
+    BroadcastAbTest: {
+      /** @description The templates tested, each with its own variables; variant numbers are their positions (0, 1, …) */
+      variants: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
+        name: string;
+        /** @example en_US */
+        language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
+        variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
+      }[];
+      /** @description The percentage of the recipients to send to that get a variant, drawn at random when the audience is frozen and split evenly across the variants; the rest get the winner */
+      test_share: number;
+      /**
+       * @description What wins: the best rate of read, or of replied within 72 hours, over each variant’s messages
+       * @enum {string}
+       */
+      metric: 'read' | 'replied';
+      /**
+       * Format: date-time
+       * @description When the winner is chosen and sent to the rest; after the send time
+       */
+      decide_at: string;
+    };
+    BroadcastAbTestInput: {
+      /** @description The templates tested, each with its own variables; variant numbers are their positions (0, 1, …) */
+      variants: {
+        /**
+         * @description An approved template of the channel
+         * @example june_newsletter
+         */
+        name: string;
+        /** @example en_US */
+        language: string;
+        /**
+         * @description The body parameters in order: text with `{{contact.name|there}}`-style placeholders (contact.name, contact.phone, contact.email, contact.custom.<key>), each with a default after `|` (contact.phone needs none). As many as the template body has parameters.
+         * @default []
+         * @example [
+         *       "{{contact.name|there}}"
+         *     ]
+         */
+        variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
+      }[];
+      /** @description The percentage of the recipients to send to that get a variant, drawn at random when the audience is frozen and split evenly across the variants; the rest get the winner */
+      test_share: number;
+      /**
+       * @description What wins: the best rate of read, or of replied within 72 hours, over each variant’s messages
+       * @enum {string}
+       */
+      metric: 'read' | 'replied';
+      /**
+       * Format: date-time
+       * @description When the winner is chosen and sent to the rest; after the send time
+       */
+      decide_at: string;
     };
     /**
      * @description Who receives it: the union of what is given (at least one). Resolved and frozen when sending starts; one send per number (the rest skipped as duplicate).
@@ -4407,6 +4588,9 @@ export interface components {
      *       "parameters": [
      *         "Ada"
      *       ],
+     *       "variant": 1,
+     *       "sent_at": "2025-06-02T09:00:00.000Z",
+     *       "replied_at": null,
      *       "updated_at": "2025-06-02T09:14:00.000Z"
      *     }
      */
@@ -4416,16 +4600,22 @@ export interface components {
       contact_id: string | null;
       phone: string | null;
       /**
-       * @description pending (not sent yet), skipped (see reason), sent, delivered, read, failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
+       * @description pending (not sent yet), skipped (see reason), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
        * @enum {string}
        */
-      status: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'failed';
+      status: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
       /** @description Why it was skipped or failed before sending */
       reason: string | null;
       message_id: string | null;
       error_code: string | null;
       /** @description The template parameters as filled for this recipient */
       parameters: string[] | null;
+      /** @description The A/B variant sent (null without a test, and for the rest before the decision) */
+      variant: number | null;
+      /** @description When its message was accepted for sending */
+      sent_at: string | null;
+      /** @description When the customer first wrote within 72 hours of the message */
+      replied_at: string | null;
       updated_at: string;
     };
     /**
@@ -4439,8 +4629,55 @@ export interface components {
      *           "language": "en_US",
      *           "variables": [
      *             "{{contact.name|there}}"
+     *           ],
+     *           "header": {
+     *             "type": "image",
+     *             "link": "https://cdn.example.com/june.jpg"
+     *           },
+     *           "buttons": [
+     *             {
+     *               "index": 0,
+     *               "value": "june?c={{contact.custom.code|none}}"
+     *             }
      *           ]
      *         },
+     *         "ab_test": {
+     *           "variants": [
+     *             {
+     *               "name": "june_newsletter",
+     *               "language": "en_US",
+     *               "variables": [
+     *                 "{{contact.name|there}}"
+     *               ],
+     *               "header": {
+     *                 "type": "image",
+     *                 "link": "https://cdn.example.com/june.jpg"
+     *               },
+     *               "buttons": [
+     *                 {
+     *                   "index": 0,
+     *                   "value": "june?c={{contact.custom.code|none}}"
+     *                 }
+     *               ]
+     *             },
+     *             {
+     *               "name": "june_newsletter_short",
+     *               "language": "en_US",
+     *               "variables": [],
+     *               "buttons": [
+     *                 {
+     *                   "index": 1,
+     *                   "value": "JUNE10"
+     *                 }
+     *               ]
+     *             }
+     *           ],
+     *           "test_share": 20,
+     *           "metric": "read",
+     *           "decide_at": "2025-06-02T13:00:00.000Z"
+     *         },
+     *         "winner_variant": 1,
+     *         "decided_at": "2025-06-02T13:00:00.000Z",
      *         "audience": {
      *           "segment_id": "0196b1f2-0a00-7000-8000-000000000251"
      *         },
@@ -4459,8 +4696,9 @@ export interface components {
      *         "pending": 0,
      *         "skipped": 43,
      *         "sent": 120,
-     *         "delivered": 800,
+     *         "delivered": 740,
      *         "read": 270,
+     *         "replied": 60,
      *         "failed": 13
      *       },
      *       "skipped": {
@@ -4469,7 +4707,90 @@ export interface components {
      *         "consent_revoked": 10,
      *         "invalid_number": 4,
      *         "duplicate": 2
-     *       }
+     *       },
+     *       "sent": 1203,
+     *       "rates": {
+     *         "delivered": 0.8894,
+     *         "read": 0.2743,
+     *         "replied": 0.0499,
+     *         "failed": 0.0108
+     *       },
+     *       "failed_by_code": {
+     *         "131026": 9,
+     *         "131049": 4
+     *       },
+     *       "opted_out": 3,
+     *       "over_time": {
+     *         "bucket": "minute",
+     *         "points": [
+     *           {
+     *             "at": "2025-06-02T09:00:00Z",
+     *             "sent": 240,
+     *             "delivered": 236,
+     *             "read": 80,
+     *             "replied": 14,
+     *             "failed": 2
+     *           },
+     *           {
+     *             "at": "2025-06-02T13:00:00Z",
+     *             "sent": 963,
+     *             "delivered": 834,
+     *             "read": 250,
+     *             "replied": 46,
+     *             "failed": 11
+     *           }
+     *         ]
+     *       },
+     *       "variants": [
+     *         {
+     *           "variant": 0,
+     *           "template": {
+     *             "name": "june_newsletter",
+     *             "language": "en_US"
+     *           },
+     *           "recipients": 120,
+     *           "by_status": {
+     *             "pending": 0,
+     *             "skipped": 0,
+     *             "sent": 10,
+     *             "delivered": 82,
+     *             "read": 20,
+     *             "replied": 6,
+     *             "failed": 2
+     *           },
+     *           "sent": 120,
+     *           "rates": {
+     *             "delivered": 0.9,
+     *             "read": 0.2167,
+     *             "replied": 0.05,
+     *             "failed": 0.0167
+     *           }
+     *         },
+     *         {
+     *           "variant": 1,
+     *           "template": {
+     *             "name": "june_newsletter_short",
+     *             "language": "en_US"
+     *           },
+     *           "recipients": 1083,
+     *           "by_status": {
+     *             "pending": 0,
+     *             "skipped": 0,
+     *             "sent": 110,
+     *             "delivered": 658,
+     *             "read": 250,
+     *             "replied": 54,
+     *             "failed": 11
+     *           },
+     *           "sent": 1083,
+     *           "rates": {
+     *             "delivered": 0.8883,
+     *             "read": 0.2807,
+     *             "replied": 0.0499,
+     *             "failed": 0.0102
+     *           }
+     *         }
+     *       ]
      *     }
      */
     BroadcastReport: {
@@ -4481,12 +4802,76 @@ export interface components {
         sent: number;
         delivered: number;
         read: number;
+        replied: number;
         failed: number;
       };
       /** @description Skipped recipients by reason */
       skipped: {
         [key: string]: number;
       };
+      /** @description Recipients whose message left the queue: sent, delivered, read, replied or failed */
+      sent: number;
+      /** @description Fractions (0 to 1) of the messages sent */
+      rates: {
+        /** @description Delivered (or read, or replied) of the sent */
+        delivered: number;
+        /** @description Read (or replied) of the sent */
+        read: number;
+        /** @description Replied within 72 hours of the sent */
+        replied: number;
+        /** @description Failed of the sent */
+        failed: number;
+      };
+      /** @description Failed recipients by the provider’s error code (or why the message was refused before sending) */
+      failed_by_code: {
+        [key: string]: number;
+      };
+      /** @description Recipients sent a message who are opted out of marketing now, by an opt-out recorded after the broadcast started */
+      opted_out: number;
+      /** @description The messages by when they were sent, each bucket with how they fared since */
+      over_time: {
+        /** @enum {string} */
+        bucket: 'minute' | 'hour' | 'day';
+        points: {
+          /** @description The bucket’s start (UTC) */
+          at: string;
+          sent: number;
+          delivered: number;
+          read: number;
+          replied: number;
+          failed: number;
+        }[];
+      };
+      /** @description Per A/B variant (empty without a test): the test group and, after the decision, the rest sent the winner */
+      variants: {
+        variant: number;
+        template: {
+          name: string;
+          language: string;
+        };
+        recipients: number;
+        by_status: {
+          pending: number;
+          skipped: number;
+          sent: number;
+          delivered: number;
+          read: number;
+          replied: number;
+          failed: number;
+        };
+        sent: number;
+        /** @description Fractions (0 to 1) of the messages sent */
+        rates: {
+          /** @description Delivered (or read, or replied) of the sent */
+          delivered: number;
+          /** @description Read (or replied) of the sent */
+          read: number;
+          /** @description Replied within 72 hours of the sent */
+          replied: number;
+          /** @description Failed of the sent */
+          failed: number;
+        };
+      }[];
     };
     /**
      * @example {
@@ -5760,7 +6145,6 @@ export interface components {
      *       "pinned": false,
      *       "muted_until": null,
      *       "marked_unread": false,
-     *       "csat": null,
      *       "contact": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *         "name": "Ana Souza",
@@ -5819,11 +6203,6 @@ export interface components {
       muted_until: string | null;
       /** @description Marked unread by hand (on the phone or through the API), whatever unread_count says */
       marked_unread: boolean;
-      /** @description The customer's last satisfaction rating (1 to 5) and when they gave it; null if never (GET /v1/conversations/{conversationID}/csat-surveys has each survey) */
-      csat: {
-        rating: number;
-        answered_at: string;
-      } | null;
       /** @description The customer's contact; null when there is none (or it was deleted) */
       contact: {
         id: string;
@@ -5922,12 +6301,56 @@ export interface components {
      *       "send_at": "2025-06-10T09:00:00Z",
      *       "per_minute": 600
      *     }
+     * @example {
+     *       "name": "June offer, A/B",
+     *       "channel_id": "0190a5b3-1111-7e4f-8a1b-2c3d4e5f6a7b",
+     *       "ab_test": {
+     *         "variants": [
+     *           {
+     *             "name": "june_offer",
+     *             "language": "en_US",
+     *             "variables": [
+     *               "{{contact.name|there}}"
+     *             ],
+     *             "header": {
+     *               "type": "image",
+     *               "link": "https://cdn.example.com/june.jpg"
+     *             },
+     *             "buttons": [
+     *               {
+     *                 "index": 0,
+     *                 "value": "june?c={{contact.custom.code|none}}"
+     *               }
+     *             ]
+     *           },
+     *           {
+     *             "name": "june_offer_short",
+     *             "language": "en_US",
+     *             "variables": [],
+     *             "buttons": [
+     *               {
+     *                 "index": 1,
+     *                 "value": "JUNE10"
+     *               }
+     *             ]
+     *           }
+     *         ],
+     *         "test_share": 20,
+     *         "metric": "read",
+     *         "decide_at": "2025-06-10T13:00:00Z"
+     *       },
+     *       "audience": {
+     *         "segment_id": "0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b"
+     *       },
+     *       "send_at": "2025-06-10T09:00:00Z"
+     *     }
      */
     CreateBroadcastRequest: {
       name: string;
       /** @description The channel to send on (connected when scheduled) */
       channel_id: string;
-      template: {
+      /** @description The template; omitted with ab_test (whose variants are the templates) */
+      template?: {
         /**
          * @description An approved template of the channel
          * @example june_newsletter
@@ -5943,7 +6366,48 @@ export interface components {
          *     ]
          */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      /** @description An A/B test of 2 to 5 templates; null: none */
+      ab_test?: components['schemas']['BroadcastAbTestInput'] | null;
       audience: components['schemas']['BroadcastAudience'];
       /** @description When to start sending; omitted or null: as soon as it is scheduled. Not in the past. */
       send_at?: string | null;
@@ -6729,7 +7193,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -6961,7 +7425,6 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
-        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -7004,6 +7467,7 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
+        | 'broadcast.variant_won'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -7074,82 +7538,6 @@ export interface components {
       errors_truncated: boolean;
       /** @description The body went past 100000 rows or 64 MiB; the rows from the one named in errors on were not read */
       truncated: boolean;
-    };
-    /**
-     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open.
-     * @example {
-     *       "enabled": true,
-     *       "question": "How would you rate the help you got today? Reply with a number from 1 (very poor) to 5 (excellent).",
-     *       "button_text": "Rate us",
-     *       "rating_labels": [
-     *         "Very poor",
-     *         "Poor",
-     *         "Okay",
-     *         "Good",
-     *         "Excellent"
-     *       ],
-     *       "thanks_message": "Thank you for your feedback!",
-     *       "expire_hours": 24,
-     *       "channel_ids": null
-     *     }
-     */
-    CsatSettings: {
-      enabled: boolean;
-      question: string;
-      /** @description The list’s button, where the platform shows lists */
-      button_text: string;
-      /** @description The labels of the ratings 1 to 5, in that order */
-      rating_labels: string[];
-      /** @description Sent after an answer; null: nothing */
-      thanks_message: string | null;
-      /** @description An answer is taken this long after the request */
-      expire_hours: number;
-      /** @description The channels whose conversations are asked; null: every channel */
-      channel_ids: string[] | null;
-    };
-    /**
-     * @example {
-     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
-     *       "conversation_id": "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00",
-     *       "channel_id": "0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00",
-     *       "contact_id": "0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff",
-     *       "assignee_user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
-     *       "status": "answered",
-     *       "reason": null,
-     *       "request_message_id": "0196b1f2-0a00-7000-8000-0000000000f3",
-     *       "requested_at": "2026-05-04T10:15:00.000Z",
-     *       "expires_at": "2026-05-05T10:15:00.000Z",
-     *       "rating": 5,
-     *       "comment": "quick and friendly",
-     *       "answer_message_id": "0196b1f2-0a00-7000-8000-0000000000f2",
-     *       "answered_at": "2026-05-04T10:21:07.000Z"
-     *     }
-     */
-    CsatSurvey: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      conversation_id: string;
-      /** Format: uuid */
-      channel_id: string;
-      contact_id: string | null;
-      /** @description Who had the conversation when it was resolved */
-      assignee_user_id: string | null;
-      /**
-       * @description pending (decided, being sent), sent (waiting for the answer until expires_at), answered, expired (no answer in time), not_sent (reason says why: window_closed, channel_not_connected, or the refusal’s code)
-       * @enum {string}
-       */
-      status: 'pending' | 'sent' | 'answered' | 'expired' | 'not_sent';
-      reason: string | null;
-      request_message_id: string | null;
-      requested_at: string;
-      expires_at: string | null;
-      /** @description 1 (very poor) to 5 (excellent) */
-      rating: number | null;
-      /** @description The words the customer wrote beside the number */
-      comment: string | null;
-      answer_message_id: string | null;
-      answered_at: string | null;
     };
     /**
      * @example {
@@ -7430,7 +7818,6 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
-        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -7472,7 +7859,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
       created_at: string;
       /** @description The body its webhooks carry (the Events table) */
       data: {
@@ -10420,6 +10808,7 @@ export interface components {
       name?: string;
       /** @description The channel to send on (connected when scheduled) */
       channel_id?: string;
+      /** @description The template; omitted with ab_test (whose variants are the templates) */
       template?: {
         /**
          * @description An approved template of the channel
@@ -10436,7 +10825,48 @@ export interface components {
          *     ]
          */
         variables: string[];
+        /**
+         * @description The header’s parameter, when the template header has one: its text for a text header with a variable, the link of the image, video or document of a media header. Placeholders as in variables.
+         * @example {
+         *       "type": "image",
+         *       "link": "https://cdn.example.com/june.jpg"
+         *     }
+         */
+        header?:
+          | (
+              | {
+                  /** @constant */
+                  type: 'text';
+                  text: string;
+                }
+              | {
+                  /** @enum {string} */
+                  type: 'image' | 'video' | 'document';
+                  /** @description A public https URL (placeholders allowed) */
+                  link: string;
+                  /** @description A document’s file name as shown */
+                  filename?: string;
+                }
+            )
+          | null;
+        /**
+         * @description The buttons’ parameters: every URL button with a variable and every copy-code button needs one.
+         * @example [
+         *       {
+         *         "index": 0,
+         *         "value": "june?c={{contact.custom.code|none}}"
+         *       }
+         *     ]
+         */
+        buttons?: {
+          /** @description The button’s position in the template, from 0 */
+          index: number;
+          /** @description A URL button’s suffix (the {{1}} of its URL), a quick reply’s payload (optional), a copy-code button’s code. Placeholders as in variables. */
+          value: string;
+        }[];
       };
+      /** @description An A/B test of 2 to 5 templates; null: none */
+      ab_test?: components['schemas']['BroadcastAbTestInput'] | null;
       audience?: components['schemas']['BroadcastAudience'];
       /** @description When to start sending; omitted or null: as soon as it is scheduled. Not in the past. */
       send_at?: string | null;
@@ -10808,23 +11238,6 @@ export interface components {
       assignee_user_id?: string | null;
     };
     /**
-     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on.
-     * @example {
-     *       "enabled": true,
-     *       "expire_hours": 48
-     *     }
-     */
-    UpdateCsatSettingsRequest: {
-      enabled?: boolean;
-      question?: string;
-      button_text?: string;
-      /** @description Five labels, for the ratings 1 to 5 */
-      rating_labels?: [string, string, string, string, string];
-      thanks_message?: string | null;
-      expire_hours?: number;
-      channel_ids?: string[] | null;
-    };
-    /**
      * @description The fields to change; null clears one (not the name, pipeline or stage); contact_ids replaces the set; custom_fields is merged key by key. A new stage_id (of the deal’s pipeline, or of pipeline_id when given too), or a pipeline_id alone (its first open stage), moves the deal: its stage history gets a row and crm.deal.stage_changed is recorded beside crm.record.updated.
      * @example {
      *       "stage_id": "0196b1f2-0a00-7000-8000-000000000215"
@@ -11193,7 +11606,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -11429,7 +11842,6 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
-        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11472,6 +11884,7 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
+        | 'broadcast.variant_won'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -11674,7 +12087,6 @@ export interface components {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
-          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -11716,7 +12128,8 @@ export interface components {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         description: string;
         /** @description An example body */
         example: {
@@ -11751,7 +12164,6 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
-        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11793,7 +12205,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
     };
     /**
      * @example {
@@ -11834,7 +12247,6 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
-        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11876,7 +12288,8 @@ export interface components {
         | 'crm.import.committed'
         | 'broadcast.started'
         | 'broadcast.paused'
-        | 'broadcast.completed';
+        | 'broadcast.completed'
+        | 'broadcast.variant_won';
       /** @description The receiver answered 2xx */
       succeeded: boolean;
       attempt: components['schemas']['WebhookAttempt'];
@@ -40915,7 +41328,9 @@ export interface operations {
         limit?: number;
         /** @description meta.next_cursor of the previous page */
         cursor?: string;
-        status?: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'failed';
+        status?: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
+        /** @description csv: every recipient (of the status) as CSV, streamed, without paging (as with Accept: text/csv) */
+        format?: 'json' | 'csv';
       };
       header?: never;
       path: {
@@ -40925,7 +41340,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Default Response */
+      /** @description A page of recipients (JSON), or all of them (CSV) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -40938,6 +41353,7 @@ export interface operations {
               next_cursor: string | null;
             };
           };
+          'text/csv': string;
         };
       };
       /** @description Bad Request */
@@ -41037,7 +41453,10 @@ export interface operations {
   };
   getBroadcastReport: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description The over-time buckets; default by the send’s length (minute up to 2 h, hour up to 3 days) */
+        bucket?: 'minute' | 'hour' | 'day';
+      };
       header?: never;
       path: {
         broadcastID: string;
@@ -44128,493 +44547,6 @@ export interface operations {
       };
     };
   };
-  getCsatSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: components['schemas']['CsatSettings'];
-          };
-        };
-      };
-      /** @description Bad Request */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Unauthorized */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Forbidden */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description URI Too Long */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Too Many Requests */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          /** @description Requests allowed in the window of the limit closest to being reached */
-          'ratelimit-limit'?: string;
-          /** @description Requests left in that window */
-          'ratelimit-remaining'?: string;
-          /** @description Seconds until that window ends */
-          'ratelimit-reset'?: string;
-          /** @description The limit and its window in seconds */
-          'ratelimit-policy'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Request Header Fields Too Large */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal Server Error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Service Unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  updateCsatSettings: {
-    parameters: {
-      query?: never;
-      header?: {
-        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
-        'idempotency-key'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateCsatSettingsRequest'];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: components['schemas']['CsatSettings'];
-          };
-        };
-      };
-      /** @description Bad Request */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Unauthorized */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Forbidden */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Conflict */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Payload Too Large */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description URI Too Long */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Unsupported Media Type */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Too Many Requests */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          /** @description Requests allowed in the window of the limit closest to being reached */
-          'ratelimit-limit'?: string;
-          /** @description Requests left in that window */
-          'ratelimit-remaining'?: string;
-          /** @description Seconds until that window ends */
-          'ratelimit-reset'?: string;
-          /** @description The limit and its window in seconds */
-          'ratelimit-policy'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Request Header Fields Too Large */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal Server Error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Service Unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listConversationCsatSurveys: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        conversationID: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: components['schemas']['CsatSurvey'][];
-          };
-        };
-      };
-      /** @description Bad Request */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Unauthorized */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Forbidden */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Not Found */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description URI Too Long */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Too Many Requests */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          /** @description Requests allowed in the window of the limit closest to being reached */
-          'ratelimit-limit'?: string;
-          /** @description Requests left in that window */
-          'ratelimit-remaining'?: string;
-          /** @description Seconds until that window ends */
-          'ratelimit-reset'?: string;
-          /** @description The limit and its window in seconds */
-          'ratelimit-policy'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Request Header Fields Too Large */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal Server Error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Service Unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listCsatResponses: {
-    parameters: {
-      query?: {
-        /** @description Page size, 1 to 200 (default 50) */
-        limit?: number;
-        /** @description meta.next_cursor of the previous page */
-        cursor?: string;
-        channel_id?: string;
-        /** @description Who had the conversation when it was resolved */
-        assignee_user_id?: string;
-        /** @description One rating, or several (`rating=1&rating=2`) */
-        rating?: number | number[];
-        /** @description Answered at or after */
-        since?: string;
-        /** @description Answered at or before */
-        until?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            data: components['schemas']['CsatSurvey'][];
-            meta: {
-              /** @description Cursor of the next page; null on the last page */
-              next_cursor: string | null;
-            };
-          };
-        };
-      };
-      /** @description Bad Request */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Unauthorized */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Forbidden */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description URI Too Long */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Too Many Requests */
-      429: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          /** @description Requests allowed in the window of the limit closest to being reached */
-          'ratelimit-limit'?: string;
-          /** @description Requests left in that window */
-          'ratelimit-remaining'?: string;
-          /** @description Seconds until that window ends */
-          'ratelimit-reset'?: string;
-          /** @description The limit and its window in seconds */
-          'ratelimit-policy'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Request Header Fields Too Large */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Internal Server Error */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Service Unavailable */
-      503: {
-        headers: {
-          /** @description Seconds to wait before retrying */
-          'retry-after'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
   listCannedResponses: {
     parameters: {
       query?: {
@@ -46397,7 +46329,6 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
-          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -46439,7 +46370,8 @@ export interface operations {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         status?: 'pending' | 'succeeded' | 'failed';
         /** @description The webhook-id (= the event id) */
         message_id?: string;
@@ -46726,7 +46658,6 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
-          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -46768,7 +46699,8 @@ export interface operations {
           | 'crm.import.committed'
           | 'broadcast.started'
           | 'broadcast.paused'
-          | 'broadcast.completed';
+          | 'broadcast.completed'
+          | 'broadcast.variant_won';
         /** @description Only events created at or after this time */
         since?: string;
         /** @description `asc` (default): commit order, oldest first, for catching up. `desc`: newest first, for reading the log; its `next_cursor` reads on into older events (has_more false: the oldest was reached). A cursor is for the order that gave it (400 otherwise), and only an `asc` one resumes the stream. */

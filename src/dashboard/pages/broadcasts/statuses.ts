@@ -22,6 +22,7 @@ export const RECIPIENT_STATUS: Record<RecipientStatus, { label: string; tone: To
   sent: { label: 'Sent', tone: 'neutral', description: 'handed to the provider' },
   delivered: { label: 'Delivered', tone: 'ok', description: 'reached the phone' },
   read: { label: 'Read', tone: 'ok', description: 'opened' },
+  replied: { label: 'Replied', tone: 'ok', description: 'the customer wrote back within 72 hours' },
   failed: { label: 'Failed', tone: 'bad', description: 'the provider refused it' },
 };
 

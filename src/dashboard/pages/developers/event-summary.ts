@@ -131,6 +131,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Broadcast', text(d.name), 'paused');
     case 'broadcast.completed':
       return joined('Broadcast', text(d.name), 'completed');
+    case 'broadcast.variant_won':
+      return joined('Broadcast', text(d.name), 'chose its winning variant');
     case 'crm.task.due':
       return joined('Task', text(d.title), 'due');
     case 'crm.relationship.linked':
