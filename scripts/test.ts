@@ -129,11 +129,12 @@ type Job = { file: string; files?: string[]; env: NodeJS.ProcessEnv; pass: Store
  */
 const UNIT_GROUP = 'unit files';
 /**
- * The dashboard's component tests keep processes of their own: each sets up happy-dom as the global
- * window (test/dashboard/dom.ts), which would stay for the other files of a shared process (its
- * AbortSignal, among others, is not Node's).
+ * The dashboard's component tests are a group of their own: they set up happy-dom as the global window
+ * (test/dashboard/dom.ts), which would stay for the other files of a shared process (its AbortSignal,
+ * among others, is not Node's).
  */
-const groupsAsUnit = (file: string, source: string) => file.includes('.unit.') && !source.includes('setUpDom(');
+const unitGroupOf = (file: string, source: string) =>
+  !file.includes('.unit.') ? undefined : source.includes('setUpDom(') ? `${UNIT_GROUP} (DOM)` : UNIT_GROUP;
 
 /** The group of unit files gets the time of several files. */
 const timeoutOf = (files: string[] | undefined) => (files && files.length > 1 ? 3 * FILE_TIMEOUT_MS : FILE_TIMEOUT_MS);
@@ -161,7 +162,7 @@ function readTimings(): Record<string, number> {
 
 /** A guess of a file's length when no earlier run measured it: processes, fuzzing and browsers take longest. */
 function guess(file: string): number {
-  if (CHECKS.some(([name]) => name === file) || file === UNIT_GROUP) return 120_000;
+  if (CHECKS.some(([name]) => name === file) || file.startsWith(UNIT_GROUP)) return 120_000;
   if (file.startsWith('test/process/') || file.startsWith('test/fuzz/')) return 60_000;
   if (file.includes('.browser.')) return 40_000;
   if (file.includes('messages-')) return 30_000;
@@ -243,21 +244,22 @@ const jobs: Job[] =
     ? CHECKS.map(([name, args]) => ({ file: name, env: process.env, pass: 'check' as const, command: [process.execPath, ...args] }))
     : [];
 const serverOnly: string[] = [];
-const unitFiles: string[] = [];
+const unitGroups: Record<string, string[]> = {};
 // TEST_STORES=all (npm run test:long): every file that touches a store runs on both.
 const everyStore = process.env.TEST_STORES === 'all';
 for (const file of all) {
   const source = readFileSync(file, 'utf8');
   const declared = storesOf(file, source);
   const stores: Store[] = everyStore && !file.includes('.browser.') && !file.includes('.unit.') ? ['PGlite', 'PostgreSQL'] : declared;
-  if (stores.includes('PGlite') && groupsAsUnit(file, source)) unitFiles.push(file);
+  const group = unitGroupOf(file, source);
+  if (stores.includes('PGlite') && group) (unitGroups[group] ??= []).push(file);
   else if (stores.includes('PGlite')) jobs.push({ file, env: embeddedEnv, pass: 'PGlite' });
   if (stores.includes('PostgreSQL')) {
     if (serverUrl) jobs.push({ file, env: process.env, pass: 'PostgreSQL' });
     else if (!stores.includes('PGlite')) serverOnly.push(file);
   }
 }
-if (unitFiles.length > 0) jobs.push({ file: UNIT_GROUP, files: unitFiles, env: embeddedEnv, pass: 'PGlite' });
+for (const [group, files] of Object.entries(unitGroups)) jobs.push({ file: group, files, env: embeddedEnv, pass: 'PGlite' });
 const onServer = jobs.filter((j) => j.pass === 'PostgreSQL').length;
 if (serverUrl) {
   process.stdout.write(
