@@ -62,7 +62,7 @@ function counts(output: string): { passed: number; failed: number; skipped: numb
   return { passed: read('pass'), failed: read('fail') + read('cancelled'), skipped: read('skipped') + read('todo') };
 }
 
-function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> {
+function runFile({ file, files, env, pass, command: given }: Job): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     // Under GNU time when the machine has it: the CPU the file cost, its own processes included.
@@ -77,7 +77,7 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
       '--test-isolation=none',
       '--test-reporter=spec',
       '--test-timeout=180000',
-      file,
+      ...(files ?? [file]),
     ];
     const [bin, ...args] = TIME ? [TIME, '-f', `${CPU_MARK}%U %S`, ...command] : command;
     const child = spawn(bin!, args, {
@@ -96,7 +96,7 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
       } catch {
         child.kill('SIGKILL');
       }
-    }, FILE_TIMEOUT_MS);
+    }, timeoutOf(files));
     child.on('close', (code) => {
       clearTimeout(timer);
       const ms = Date.now() - started;
@@ -109,15 +109,35 @@ function runFile({ file, env, pass, command: given }: Job): Promise<FileResult> 
       // A file that failed without a failing test to show for it (killed, crashed at load) counts as one failure.
       if (!ok && tally.failed === 0) tally.failed = 1;
       const cpu = cpuMs === undefined ? '' : `, CPU ${(cpuMs / 1000).toFixed(1)} s`;
-      const head = `\n--- ${file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${FILE_TIMEOUT_MS} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s${cpu} ---\n`;
+      const head = `\n--- ${files ? `${file} (${files.length})` : file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${timeoutOf(files)} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s${cpu} ---\n`;
       process.stdout.write(head + output);
       resolve({ file, ok, ms, cpuMs, timedOut, ...tally });
     });
   });
 }
 
-/** A test file on one store, or one of the checks (`command`: type check, lint, format) that run in the same pool. */
-type Job = { file: string; env: NodeJS.ProcessEnv; pass: Store | 'check'; command?: string[] };
+/**
+ * A test file on one store, one of the checks (`command`: type check, lint, format) that run in the same
+ * pool, or the unit files together (`files`; `file` names the group).
+ */
+type Job = { file: string; files?: string[]; env: NodeJS.ProcessEnv; pass: Store | 'check'; command?: string[] };
+
+/**
+ * The unit files (`*.unit.test.ts`: no server, no database, no browser) run in one test process, one
+ * after another: a process of their own each cost more CPU to start (Node, the module hook, their
+ * imports) than most of them take to run. One name for the group, so that its duration is kept for the order.
+ */
+const UNIT_GROUP = 'unit files';
+/**
+ * The dashboard's component tests are a group of their own: they set up happy-dom as the global window
+ * (test/dashboard/dom.ts), which would stay for the other files of a shared process (its AbortSignal,
+ * among others, is not Node's).
+ */
+const unitGroupOf = (file: string, source: string) =>
+  !file.includes('.unit.') ? undefined : source.includes('setUpDom(') ? `${UNIT_GROUP} (DOM)` : UNIT_GROUP;
+
+/** The group of unit files gets the time of several files. */
+const timeoutOf = (files: string[] | undefined) => (files && files.length > 1 ? 3 * FILE_TIMEOUT_MS : FILE_TIMEOUT_MS);
 
 /**
  * The checks `npm test` runs besides the tests: in the pool with the test files, first (they take
@@ -142,7 +162,7 @@ function readTimings(): Record<string, number> {
 
 /** A guess of a file's length when no earlier run measured it: processes, fuzzing and browsers take longest. */
 function guess(file: string): number {
-  if (CHECKS.some(([name]) => name === file)) return 120_000;
+  if (CHECKS.some(([name]) => name === file) || file.startsWith(UNIT_GROUP)) return 120_000;
   if (file.startsWith('test/process/') || file.startsWith('test/fuzz/')) return 60_000;
   if (file.includes('.browser.')) return 40_000;
   if (file.includes('messages-')) return 30_000;
@@ -224,21 +244,26 @@ const jobs: Job[] =
     ? CHECKS.map(([name, args]) => ({ file: name, env: process.env, pass: 'check' as const, command: [process.execPath, ...args] }))
     : [];
 const serverOnly: string[] = [];
+const unitGroups: Record<string, string[]> = {};
 // TEST_STORES=all (npm run test:long): every file that touches a store runs on both.
 const everyStore = process.env.TEST_STORES === 'all';
 for (const file of all) {
-  const declared = storesOf(file, readFileSync(file, 'utf8'));
+  const source = readFileSync(file, 'utf8');
+  const declared = storesOf(file, source);
   const stores: Store[] = everyStore && !file.includes('.browser.') && !file.includes('.unit.') ? ['PGlite', 'PostgreSQL'] : declared;
-  if (stores.includes('PGlite')) jobs.push({ file, env: embeddedEnv, pass: 'PGlite' });
+  const group = unitGroupOf(file, source);
+  if (stores.includes('PGlite') && group) (unitGroups[group] ??= []).push(file);
+  else if (stores.includes('PGlite')) jobs.push({ file, env: embeddedEnv, pass: 'PGlite' });
   if (stores.includes('PostgreSQL')) {
     if (serverUrl) jobs.push({ file, env: process.env, pass: 'PostgreSQL' });
     else if (!stores.includes('PGlite')) serverOnly.push(file);
   }
 }
+for (const [group, files] of Object.entries(unitGroups)) jobs.push({ file: group, files, env: embeddedEnv, pass: 'PGlite' });
 const onServer = jobs.filter((j) => j.pass === 'PostgreSQL').length;
 if (serverUrl) {
   process.stdout.write(
-    `\nPGlite (embedded): ${jobs.filter((j) => j.pass === 'PGlite').length} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`,
+    `\nPGlite (embedded): ${jobs.filter((j) => j.pass === 'PGlite').reduce((n, j) => n + (j.files?.length ?? 1), 0)} files; PostgreSQL (${new URL(serverUrl).host}): the ${onServer} whose behaviour can differ by store\n`,
   );
 } else {
   process.stdout.write(

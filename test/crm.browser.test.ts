@@ -3,8 +3,12 @@
  * the deals board with a deal dragged to another stage and one moved from the keyboard (each checked
  * through the API), a new deal and the deal page (stage history, contacts, company, comments, tasks);
  * companies listed, searched, created, edited and deleted with their deals, tasks and comments; and my
- * tasks due today and overdue (seeded by the server's clock), completed and reopened. Every page has no
- * axe violation at desktop and phone width. Needs the built dashboard (`npm run build:dashboard`).
+ * tasks due today and overdue (seeded by the server's clock), completed and reopened; the lists and
+ * segments pages (a list made and filled, a segment built from conditions, previewed, saved, counted and
+ * deleted); a contact's orders on the contact page (a cart sent from a catalog through the sandbox, its
+ * status and payment changed, a move the server refuses shown). Every page has no axe violation at
+ * desktop and phone width. One server and one browser for them all (a browser file's start costs more
+ * CPU than most of its tests). Needs the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -13,14 +17,16 @@ import { checkPage, closeBrowserSuite, logIn, openBrowserSuite, openContext, pro
 import { postContact } from './contacts-fixtures.ts';
 import { eventually } from './eventually.ts';
 import { loginCookie, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
+import { customerWrites, officialChannel } from './messages-helpers.ts';
 
 let server: TestServer;
 let browser: Browser;
 let userId: string;
 
 before(async () => {
-  // The worker gives events their stream positions (the board's live update).
-  ({ server, browser } = await openBrowserSuite({ worker: true }));
+  // The worker gives events their stream positions (the board's live update) and applies what the
+  // sandbox delivers (the customer's order).
+  ({ server, browser } = await openBrowserSuite({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '0' } }));
   const cookie = await loginCookie(server);
   userId = (await request(server, 'GET', '/v1/auth/session', { cookie })).body.data.user.id;
 });
@@ -355,6 +361,149 @@ test('my tasks: overdue and due today by the server clock, completed and reopene
     const mine = (await api('GET', `/v1/tasks?assignee=${userId}&status=open`)).body.data.map((t: { title: string }) => t.title);
     assert.ok(mine.includes('Prepare the demo') && mine.includes(dueToday.title), mine.join(', '));
     assert.deepEqual(problems(), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
+test('a list is made and filled, and a segment is built, previewed, saved, counted and deleted', async () => {
+  const ada = await postContact(server, { name: 'Ada Segment', phone_number: '+4930555001' });
+  const bob = await postContact(server, { name: 'Bob Segment', phone_number: '+4930555002' });
+  await postContact(server, { name: 'Cy Segment', phone_number: '+4930555003' });
+  for (const c of [ada, bob]) await api('POST', `/v1/contacts/${c.id}/tags`, { tag: 'vip' });
+
+  const recorded = await openContext(browser);
+  const { context, page } = recorded;
+  try {
+    await page.goto(`${server.baseUrl}/app/lists`);
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    await page.getByRole('heading', { name: 'Lists', level: 1 }).waitFor();
+
+    // A list of contacts, with Ada added by her id.
+    await page.getByLabel('List name').fill('Newsletter');
+    await page.getByRole('button', { name: 'Create list' }).click();
+    await page.getByRole('link', { name: 'Newsletter' }).click();
+    await page.getByRole('heading', { name: 'Newsletter', level: 1 }).waitFor();
+    await page.getByLabel('Add contacts by id').fill(ada.id);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '1 added' }).waitFor();
+    await page.getByRole('link', { name: 'Ada Segment' }).waitFor();
+    await checkPage(page, 'list');
+    const [list] = (await api('GET', '/v1/lists')).body.data;
+    assert.equal(list.entry_count, 1);
+
+    // A segment: tagged vip and not in the list, which is Bob.
+    await page.getByRole('link', { name: 'Segments' }).click();
+    await page.getByRole('heading', { name: 'Segments', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'New segment' }).click();
+    await page.getByRole('heading', { name: 'New segment', level: 1 }).waitFor();
+    await page.getByLabel('Segment name').fill('VIPs not on the newsletter');
+    await page.getByLabel('Value 1').fill('vip');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Field 2').selectOption('lists');
+    await page.getByLabel('Operator 2').selectOption('not_in');
+    await page.getByLabel('Value 2').selectOption({ label: 'Newsletter' });
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('status').filter({ hasText: '1 contact matches' }).waitFor();
+    await page.getByRole('region', { name: 'Preview of the matching contacts' }).getByRole('link', { name: 'Bob Segment' }).waitFor();
+    await checkPage(page, 'segment-builder');
+
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    await page.waitForURL(/\/app\/segments\/[0-9a-f-]{36}$/);
+    const segmentId = /\/segments\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    const saved = (await api('GET', `/v1/segments/${segmentId}`)).body.data;
+    assert.deepEqual(saved.filter, {
+      and: [
+        { field: 'tags', op: 'has', value: 'vip' },
+        { field: 'lists', op: 'not_in', value: list.id },
+      ],
+    });
+    // Reopened, the builder shows the saved conditions.
+    await page.reload();
+    await page.getByRole('heading', { name: 'VIPs not on the newsletter', level: 1 }).waitFor();
+    assert.equal(await page.getByLabel('Operator 2').inputValue(), 'not_in');
+
+    // Counted in the table.
+    await page.getByRole('link', { name: 'Back to segments' }).click();
+    const row = page.locator(`tr[data-segment-id="${segmentId}"]`);
+    await eventually('the count in the table', async () => (await row.textContent())?.includes('VIPs not on the newsletter1') ?? false);
+    await checkPage(page, 'segments');
+
+    // A bad filter is refused, the API's message shown.
+    await row.getByRole('link').click();
+    await page.getByLabel('Field 1').selectOption('custom_fields.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'custom_fields.' }).waitFor();
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Delete segment' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Segments', level: 1 }).waitFor();
+    assert.equal((await api('GET', `/v1/segments/${segmentId}`)).status, 404);
+
+    // The list goes too; its contacts stay.
+    await page.getByRole('link', { name: 'Lists' }).click();
+    await page.getByRole('link', { name: 'Newsletter' }).click();
+    await page.getByRole('button', { name: 'Delete list' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Lists', level: 1 }).waitFor();
+    await page.getByText('No lists yet').waitFor();
+    await checkPage(page, 'lists');
+    assert.equal((await api('GET', `/v1/contacts/${ada.id}`)).status, 200);
+
+    const { consoleErrors, pageErrors } = problemsOf(recorded);
+    assert.deepEqual(pageErrors, []);
+    // The one refusal provoked on purpose (the filter without a custom field key).
+    assert.deepEqual(
+      consoleErrors.filter((l) => !/status of 400 \(Bad Request\) \[http:\/\/127\.0\.0\.1:\d+\/v1\/segments\/[0-9a-f-]+\]$/.test(l)),
+      [],
+    );
+  } finally {
+    await context.close();
+  }
+});
+
+test('an order sent from a catalog shows on its contact’s page, where its status and payment change', async () => {
+  const channel = await officialChannel(server, 'Shop line');
+  const messageId = await customerWrites(server, channel.id, '4915166660021', 'order', {
+    catalog_id: 'cat-1',
+    product_items: [
+      { product_retailer_id: 'beans-1kg', quantity: 2, item_price: 18.9, currency: 'EUR' },
+      { product_retailer_id: 'filter-100', quantity: 1, item_price: 4.5, currency: 'EUR' },
+    ],
+  });
+  const contactId = (await api('GET', `/v1/messages/${messageId}`)).body.data.contact_id;
+  const order = await eventually('the order', async () => (await api('GET', `/v1/orders?contact_id=${contactId}`)).body.data[0]);
+  const current = async () => (await api('GET', `/v1/orders/${order.id}`)).body.data;
+
+  const recorded = await openContext(browser);
+  const { page, context } = recorded;
+  try {
+    await page.goto(`${server.baseUrl}/app/contacts/${contactId}`);
+    await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+    const section = page.getByRole('region', { name: 'Orders' });
+    const row = section.getByRole('row').filter({ hasText: `#${order.order_no}` });
+    await row.waitFor();
+    await row.getByText('2 × beans-1kg, 1 × filter-100').waitFor();
+    await row.getByText(/42[.,]30/).waitFor();
+    await checkPage(page, 'contact-orders');
+
+    const status = section.getByRole('combobox', { name: `Status of order ${order.order_no}` });
+    const payment = section.getByRole('combobox', { name: `Payment of order ${order.order_no}` });
+    await status.selectOption('shipped');
+    await eventually('shipped', async () => (await current()).status === 'shipped');
+    await payment.selectOption('paid');
+    await eventually('paid', async () => (await current()).payment_status === 'paid');
+    await status.selectOption('delivered');
+    await eventually('delivered', async () => (await current()).status === 'delivered');
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+
+    // Delivered is final: the server's refusal is shown, and the order stays as it was.
+    await status.selectOption('cancelled');
+    await section.getByText(/delivered is final/).waitFor();
+    await eventually('the select shows the order as it is', async () => (await status.inputValue()) === 'delivered');
+    assert.equal((await current()).status, 'delivered');
+    assert.deepEqual(problemsOf(recorded).pageErrors, []);
   } finally {
     await context.close();
   }

@@ -10,7 +10,7 @@
  * same database, seeded with big tables, and no plan may scan messages or conversations whole.
  * PostgreSQL only: statements are recorded at the pg driver (the planner is the same in PGlite).
  */
-// stores: both
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';

@@ -5,7 +5,6 @@
  * hours; the greeting once, to a new contact only; a channel's own field beats the organization's; another
  * organization's settings stay as they were. "Outside hours" is made by moving the server's clock.
  */
-// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -3,7 +3,6 @@
  * beginning or words, shortcuts unique in their scope, unknown variables refused, rendered for a
  * conversation's contact and the member asking, each change an event; another organization's never.
  */
-// stores: both
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createOtherOrganization, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';

@@ -10,12 +10,21 @@ import { register } from 'node:module';
 import { after, afterEach } from 'node:test';
 import { GlobalRegistrator } from '@happy-dom/global-registrator';
 
-export async function setUpDom() {
-  register('./tsx-hooks.ts', import.meta.url);
-  GlobalRegistrator.register({ url: 'http://localhost/app/' });
-  // Imported only now: Testing Library reads `document` when it loads.
-  const library = await import('@testing-library/react');
-  afterEach(() => library.cleanup());
-  after(() => GlobalRegistrator.unregister());
-  return library;
+let ready: Promise<typeof import('@testing-library/react')> | undefined;
+
+/**
+ * Once per process: the component test files run together in one (scripts/test.ts), and their hooks
+ * at the top level are the whole run's.
+ */
+export function setUpDom() {
+  ready ??= (async () => {
+    register('./tsx-hooks.ts', import.meta.url);
+    GlobalRegistrator.register({ url: 'http://localhost/app/' });
+    // Imported only now: Testing Library reads `document` when it loads.
+    const library = await import('@testing-library/react');
+    afterEach(() => library.cleanup());
+    after(() => GlobalRegistrator.unregister());
+    return library;
+  })();
+  return ready;
 }

@@ -4,6 +4,7 @@
  * out of transactions, and when a prepared `select *` sees its table gain a column.
  * PostgreSQL only: PGlite has no named statements.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -8,6 +8,7 @@
  * Counted by the rows read from `contacts` (the statistics' counters), not timed.
  * PostgreSQL only: the plan is PostgreSQL's.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -6,6 +6,7 @@
  * And the assignment is an upsert returning its row, so one removed between a conflict and a read can
  * no longer be missed. PostgreSQL only: it needs a second connection holding the deletion.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

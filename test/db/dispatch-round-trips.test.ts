@@ -5,6 +5,7 @@
  * the pipeline benchmark runs a few hundred batches a second. The setting stays the transaction's.
  * Counted on the pool's connections. PostgreSQL only: round trips to a server.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

@@ -6,6 +6,7 @@
  * tried again 15 s later (seen in the pipeline benchmark: a 17 s accept → read).
  * PostgreSQL only: it needs a second connection holding the lock.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';

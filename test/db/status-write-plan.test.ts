@@ -10,6 +10,7 @@
  * Counted from the executed plan (auto_explain, sent to this connection as a notice), not timed.
  * PostgreSQL only: the plan is PostgreSQL's.
  */
+// stores: postgres
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { inArray, sql } from 'drizzle-orm';

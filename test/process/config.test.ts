@@ -1,7 +1,10 @@
 /**
  * Configuration: a wrong value stops the process before it touches anything, with exit code 1 and
  * one line per variable naming it and what it expects; and loadConfig's defaults and derivations.
+ * PGlite pass only: the process stops at its configuration, before it opens any database, so the store
+ * it would have used changes nothing (docs/testing.md).
  */
+// stores: pglite
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
