@@ -129,6 +129,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Broadcast', text(d.name), 'paused');
     case 'broadcast.completed':
       return joined('Broadcast', text(d.name), 'completed');
+    case 'automation.run':
+      return joined('Automation ran:', text(d.trigger));
     case 'crm.task.due':
       return joined('Task', text(d.title), 'due');
     case 'crm.relationship.linked':
