@@ -89,11 +89,19 @@ test('a rule is refused naming the place: trigger, filter, pattern, records of t
     [{ trigger: { type: 'no_reply' }, actions: [{ type: 'start_bot' }] }, '/trigger/minutes'],
     [{ trigger: { type: 'message_received', minutes: 5 }, actions: [{ type: 'start_bot' }] }, '/trigger/minutes'],
     [
-      { trigger: { type: 'message_received' }, conditions: [{ kind: 'message', op: 'regex', value: '(a)\\1' }], actions: [{ type: 'start_bot' }] },
+      {
+        trigger: { type: 'message_received' },
+        conditions: [{ kind: 'message', op: 'regex', value: '(a)\\1' }],
+        actions: [{ type: 'start_bot' }],
+      },
       '/conditions/0/value',
     ],
     [
-      { trigger: { type: 'status_changed' }, conditions: [{ kind: 'message', op: 'contains', value: 'x' }], actions: [{ type: 'start_bot' }] },
+      {
+        trigger: { type: 'status_changed' },
+        conditions: [{ kind: 'message', op: 'contains', value: 'x' }],
+        actions: [{ type: 'start_bot' }],
+      },
       '/conditions/0',
     ],
     [
@@ -106,7 +114,10 @@ test('a rule is refused naming the place: trigger, filter, pattern, records of t
     ],
     [{ trigger: { type: 'message_received' }, actions: [{ type: 'add_label', label_id: theirLabel.id }] }, '/actions/0/label_id'],
     [{ trigger: { type: 'message_received' }, actions: [{ type: 'call_webhook', url: 'ftp://example.com/x' }] }, '/actions/0/url'],
-    [{ trigger: { type: 'message_received' }, actions: [{ type: 'send_template', template: { name: 'Bad Name' } }] }, '/actions/0/template/name'],
+    [
+      { trigger: { type: 'message_received' }, actions: [{ type: 'send_template', template: { name: 'Bad Name' } }] },
+      '/actions/0/template/name',
+    ],
     [{ trigger: { type: 'message_received' }, actions: [] }, '/actions'],
   ];
   for (const [body, pointer] of cases) {
@@ -118,7 +129,11 @@ test('a rule is refused naming the place: trigger, filter, pattern, records of t
     );
   }
   const readOnly = await createKeyWith(server, ['automations:read']);
-  assert.equal((await api('POST', '/v1/automations', { name: 'x', trigger: { type: 'message_received' }, actions: [{ type: 'start_bot' }] }, readOnly)).status, 403);
+  assert.equal(
+    (await api('POST', '/v1/automations', { name: 'x', trigger: { type: 'message_received' }, actions: [{ type: 'start_bot' }] }, readOnly))
+      .status,
+    403,
+  );
   assert.equal((await api('GET', '/v1/automations', undefined, readOnly)).status, 200);
 });
 
@@ -230,14 +245,20 @@ test('message received: every condition kind holds, every conversation action is
   );
   await handlers()['automations.event']({ event_id: eventId }, {} as never);
   assert.deepEqual(await outbound(conversationId), ['Our billing team will answer.']);
-  const [again] = (await api('GET', `/v1/automations/${main.id}/runs`)).body.data.filter((r: { event_id: string }) => r.event_id === eventId);
+  const [again] = (await api('GET', `/v1/automations/${main.id}/runs`)).body.data.filter(
+    (r: { event_id: string }) => r.event_id === eventId,
+  );
   assert.equal(again.actions.length, 8);
   assert.equal(again.status, 'done');
 });
 
 test('conversation created, status changed and label added (by a person) trigger their rules; canned response and set status', async () => {
   const channel = await officialChannel(server, 'Welcome');
-  const canned = await created('/v1/canned-responses', { name: 'Bye', shortcut: `bye${++number}`, body: 'Goodbye {{contact.first_name|there}}!' });
+  const canned = await created('/v1/canned-responses', {
+    name: 'Bye',
+    shortcut: `bye${++number}`,
+    body: 'Goodbye {{contact.first_name|there}}!',
+  });
   const urgent = await label('urgent');
   const welcome = await rule({
     trigger: { type: 'conversation_created' },
@@ -259,12 +280,18 @@ test('conversation created, status changed and label added (by a person) trigger
   const { conversation_id: conversationId } = await conversationOf(first);
   await runsOf(welcome.id);
   await customerWrites(server, channel.id, from, 'text', { body: 'hello' });
-  assert.equal((await api('GET', `/v1/automations/${welcome.id}/runs`)).body.data.length, 1, 'only the first message creates the conversation');
+  assert.equal(
+    (await api('GET', `/v1/automations/${welcome.id}/runs`)).body.data.length,
+    1,
+    'only the first message creates the conversation',
+  );
 
   assert.equal((await api('PATCH', `/v1/conversations/${conversationId}`, { status: 'pending' })).status, 200);
   assert.equal((await api('PATCH', `/v1/conversations/${conversationId}`, { status: 'resolved' })).status, 200);
   await runsOf(resolved.id);
-  await eventually('the canned response, filled', async () => (await outbound(conversationId)).some((b) => /^Goodbye (Ana|there)!$/.test(b)));
+  await eventually('the canned response, filled', async () =>
+    (await outbound(conversationId)).some((b) => /^Goodbye (Ana|there)!$/.test(b)),
+  );
   assert.equal((await api('GET', `/v1/automations/${resolved.id}/runs`)).body.data.length, 1, 'only the change to resolved');
 
   assert.equal((await api('POST', `/v1/conversations/${conversationId}/labels`, { label_ids: [urgent.id] })).status < 300, true);
@@ -290,7 +317,9 @@ test('no reply for N minutes: the sweep runs once per customer message when the 
   const { conversation_id: conversationId } = await conversationOf(messageId);
   await handlers()['automations.no-reply']({}, {} as never);
   const runsHere = async () =>
-    (await api('GET', `/v1/automations/${noReply.id}/runs`)).body.data.filter((r: { conversation_id: string }) => r.conversation_id === conversationId);
+    (await api('GET', `/v1/automations/${noReply.id}/runs`)).body.data.filter(
+      (r: { conversation_id: string }) => r.conversation_id === conversationId,
+    );
   assert.equal((await runsHere()).length, 0, 'not before 30 minutes');
   clock.advance(31 * 60_000);
   await handlers()['automations.no-reply']({}, {} as never);
@@ -314,7 +343,12 @@ test('broadcast reply and move deal: a customer answering a broadcast’s messag
   const { conversation_id: conversationId, contact_id: contactId } = await conversationOf(firstId);
   const pipeline = (await api('GET', '/v1/pipelines')).body.data[0];
   const stages = pipeline.stages as Array<{ id: string }>;
-  const deal = await created('/v1/deals', { name: 'Promo deal', contact_ids: [contactId], pipeline_id: pipeline.id, stage_id: stages[0]!.id });
+  const deal = await created('/v1/deals', {
+    name: 'Promo deal',
+    contact_ids: [contactId],
+    pipeline_id: pipeline.id,
+    stage_id: stages[0]!.id,
+  });
   const replied = await rule({
     trigger: { type: 'broadcast_reply' },
     conditions: [onChannel(channel.id)],
@@ -334,7 +368,9 @@ test('broadcast reply and move deal: a customer answering a broadcast’s messag
 
 test('loop guard: at most 3 automated messages per conversation per hour; a template is sent through the messages path', async () => {
   const channel = await officialChannel(server, 'Chatty');
-  const template = await approvedTemplate(server, channel.id, `auto_thanks_${++number}`, 'en_US', [{ type: 'BODY', text: 'We got your message' }]);
+  const template = await approvedTemplate(server, channel.id, `auto_thanks_${++number}`, 'en_US', [
+    { type: 'BODY', text: 'We got your message' },
+  ]);
   const chatty = await rule({
     trigger: { type: 'message_received' },
     conditions: [onChannel(channel.id)],
@@ -408,7 +444,11 @@ test('dry run: which conditions hold and what would be done, with nothing done',
 test('another organization sees none of it: rules, runs, dry runs, and conversations', async () => {
   const other = await createOtherOrganization(server, 'auto-iso');
   const mine = await rule({ trigger: { type: 'message_received' }, actions: [{ type: 'start_bot' }] });
-  const theirs = await created('/v1/automations', { name: 'theirs', trigger: { type: 'label_added' }, actions: [{ type: 'start_bot' }] }, other.apiKey);
+  const theirs = await created(
+    '/v1/automations',
+    { name: 'theirs', trigger: { type: 'label_added' }, actions: [{ type: 'start_bot' }] },
+    other.apiKey,
+  );
   for (const [method, path, body] of [
     ['GET', `/v1/automations/${mine.id}`],
     ['PATCH', `/v1/automations/${mine.id}`, { enabled: false }],

@@ -230,7 +230,9 @@ export async function performAction(
           { id: `${run.id}:${index}`, type: 'automation.webhook', body },
           { clock: deps.clock, timeoutMs: deps.webhookTimeoutMs, policy: deps.policy },
         );
-        return sent.succeeded ? outcome('done', `answered ${sent.statusCode}`) : outcome('failed', sent.error ?? `answered ${sent.statusCode}`);
+        return sent.succeeded
+          ? outcome('done', `answered ${sent.statusCode}`)
+          : outcome('failed', sent.error ?? `answered ${sent.statusCode}`);
       }
       default:
         throw new Error(`unexpected action ${action.type}`);

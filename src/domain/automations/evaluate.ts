@@ -71,7 +71,12 @@ export async function evaluateConditions(
   let labels: Set<string> | undefined;
   const results: ConditionResult[] = [];
   for (const [index, c] of conditions.entries()) {
-    const result = (matched: boolean, detail?: string): ConditionResult => ({ index, kind: c.kind, matched, ...(detail ? { detail } : {}) });
+    const result = (matched: boolean, detail?: string): ConditionResult => ({
+      index,
+      kind: c.kind,
+      matched,
+      ...(detail ? { detail } : {}),
+    });
     switch (c.kind) {
       case 'contact': {
         const contactId = conversation?.contactId;

@@ -64,7 +64,9 @@ export const ConditionSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({
       kind: z.literal('contact'),
-      filter: z.record(z.string(), z.unknown()).meta({ description: 'A segment filter (docs/crm.md "Segments") the conversation’s contact fits' }),
+      filter: z
+        .record(z.string(), z.unknown())
+        .meta({ description: 'A segment filter (docs/crm.md "Segments") the conversation’s contact fits' }),
     }),
     z.strictObject({
       kind: z.literal('message'),
@@ -163,12 +165,23 @@ async function checkRule(deps: Pick<AutomationDeps, 'db' | 'policy'>, actor: Act
       const problem = regexProblem(c.value);
       if (problem) errors.push({ pointer: `/conditions/${i}/value`, message: problem });
     }
-    if (c.kind === 'message' && trigger.type !== 'message_received' && trigger.type !== 'broadcast_reply' && trigger.type !== 'conversation_created')
-      errors.push({ pointer: `/conditions/${i}`, message: 'a message condition needs a trigger with a message (message_received, conversation_created, broadcast_reply)' });
+    if (
+      c.kind === 'message' &&
+      trigger.type !== 'message_received' &&
+      trigger.type !== 'broadcast_reply' &&
+      trigger.type !== 'conversation_created'
+    )
+      errors.push({
+        pointer: `/conditions/${i}`,
+        message: 'a message condition needs a trigger with a message (message_received, conversation_created, broadcast_reply)',
+      });
     return c;
   });
   // The records named, each checked in one query per kind.
-  const named = { channels: [] as Array<[string, string]>, labels: [] as Array<[string, string]> } as Record<string, Array<[string, string]>>;
+  const named = { channels: [] as Array<[string, string]>, labels: [] as Array<[string, string]> } as Record<
+    string,
+    Array<[string, string]>
+  >;
   const name = (kind: string, id: string | null | undefined, pointer: string) => {
     if (id) (named[kind] ??= []).push([id.toLowerCase(), pointer]);
   };
@@ -240,7 +253,9 @@ async function checkRule(deps: Pick<AutomationDeps, 'db' | 'policy'>, actor: Act
           return deps.db
             .select({ id: cannedResponses.id })
             .from(cannedResponses)
-            .where(and(eq(cannedResponses.organizationId, org), inArray(cannedResponses.id, ids), sql`${cannedResponses.ownerUserId} is null`));
+            .where(
+              and(eq(cannedResponses.organizationId, org), inArray(cannedResponses.id, ids), sql`${cannedResponses.ownerUserId} is null`),
+            );
         case 'members':
           return deps.db
             .select({ id: memberships.userId })
@@ -290,7 +305,8 @@ export async function createRule(
     .select({ n: sql<number>`count(*)::int` })
     .from(automationRules)
     .where(eq(automationRules.organizationId, actor.organizationId));
-  if (Number(n) >= RULES_MAX) throw invalid(`an organization has at most ${RULES_MAX} automation rules`, [{ pointer: '/name', message: 'too many rules' }]);
+  if (Number(n) >= RULES_MAX)
+    throw invalid(`an organization has at most ${RULES_MAX} automation rules`, [{ pointer: '/name', message: 'too many rules' }]);
   const secret = generateSecret();
   const now = deps.clock.now();
   const [row] = await deps.db
@@ -342,12 +358,7 @@ export async function listRules({ db }: Pick<AutomationDeps, 'db'>, actor: Actor
 }
 
 /** Changes the parts given; a new trigger, conditions or actions are checked as on create. */
-export async function updateRule(
-  deps: AutomationDeps,
-  actor: Actor,
-  id: string,
-  input: Partial<RuleInput>,
-): Promise<AutomationRuleRow> {
+export async function updateRule(deps: AutomationDeps, actor: Actor, id: string, input: Partial<RuleInput>): Promise<AutomationRuleRow> {
   const row = await loadRule(deps.db, actor, id);
   const current = ruleParts(row);
   const next: RuleInput = {

@@ -63,11 +63,13 @@ export async function executeRun(deps: ActionDeps, rule: AutomationRuleRow, trig
     .returning();
   let run =
     created ??
-    (await deps.db
-      .select()
-      .from(automationRuns)
-      .where(and(eq(automationRuns.ruleId, rule.id), eq(automationRuns.triggerKey, trigger.key)))
-      .limit(1))[0]!;
+    (
+      await deps.db
+        .select()
+        .from(automationRuns)
+        .where(and(eq(automationRuns.ruleId, rule.id), eq(automationRuns.triggerKey, trigger.key)))
+        .limit(1)
+    )[0]!;
   if (run.status === 'done') return run;
   const { conditions, actions } = ruleParts(rule);
   if (run.matched === null) {
@@ -84,7 +86,9 @@ export async function executeRun(deps: ActionDeps, rule: AutomationRuleRow, trig
   const done = new Set((run.actions as ActionOutcome[]).map((a) => a.index));
   for (const [index, action] of actions.entries()) {
     if (done.has(index)) continue;
-    const outcome = await asAutomation(rule.id, () => performAction(deps, rule, { id: run.id, trigger: trigger.type }, context, action, index));
+    const outcome = await asAutomation(rule.id, () =>
+      performAction(deps, rule, { id: run.id, trigger: trigger.type }, context, action, index),
+    );
     await deps.db
       .update(automationRuns)
       .set({ actions: sql`${automationRuns.actions} || ${JSON.stringify([outcome])}::jsonb` })
@@ -144,7 +148,12 @@ export type DryRunResult = {
  * What the rule would do for a conversation (its last customer message, or the sample's text) or a
  * sample message alone: each condition's result and each action's plan. Nothing is done or recorded.
  */
-export async function dryRun(deps: Pick<ActionDeps, 'db' | 'clock'>, actor: Actor, ruleId: string, input: DryRunInput): Promise<DryRunResult> {
+export async function dryRun(
+  deps: Pick<ActionDeps, 'db' | 'clock'>,
+  actor: Actor,
+  ruleId: string,
+  input: DryRunInput,
+): Promise<DryRunResult> {
   const rule = await loadRule(deps.db, actor, ruleId);
   const org = actor.organizationId;
   if (input.conversationId === undefined && input.message === undefined)
@@ -176,7 +185,8 @@ export async function dryRun(deps: Pick<ActionDeps, 'db' | 'clock'>, actor: Acto
     actions: actions.map((action, index) => {
       const plan = describeAction(action, context);
       if ('would' in plan && action.type.startsWith('send_')) {
-        if (guardLeft <= 0) return { index, type: action.type, skipped: 'loop guard: the conversation had its automated messages for this hour' };
+        if (guardLeft <= 0)
+          return { index, type: action.type, skipped: 'loop guard: the conversation had its automated messages for this hour' };
         guardLeft -= 1;
       }
       return { index, type: action.type, ...plan };

@@ -96,7 +96,11 @@ async function enabledRules(db: Executor, organizationId: string, triggers: Trig
     .select()
     .from(automationRules)
     .where(
-      and(eq(automationRules.organizationId, organizationId), eq(automationRules.enabled, true), inArray(automationRules.trigger, triggers)),
+      and(
+        eq(automationRules.organizationId, organizationId),
+        eq(automationRules.enabled, true),
+        inArray(automationRules.trigger, triggers),
+      ),
     )
     .orderBy(asc(automationRules.createdAt), asc(automationRules.id));
 }
@@ -181,7 +185,10 @@ export async function sweepNoReply(deps: ActionDeps & { logger?: Pick<Logger, 'w
         });
         runs++;
       } catch (err) {
-        deps.logger?.warn({ err, rule_id: rule.id, conversation_id: row.id }, 'a no-reply automation run failed; the next sweep retries it');
+        deps.logger?.warn(
+          { err, rule_id: rule.id, conversation_id: row.id },
+          'a no-reply automation run failed; the next sweep retries it',
+        );
       }
     }
   }

@@ -126,7 +126,13 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
         for (const p of pairs) {
           if (seen.has(p.event_id)) continue;
           seen.add(p.event_id);
-          sequenced.push({ id: p.event_id, organization_id: p.organization_id, type: p.type, payload: p.payload, automation_rule_id: p.automation_rule_id });
+          sequenced.push({
+            id: p.event_id,
+            organization_id: p.organization_id,
+            type: p.type,
+            payload: p.payload,
+            automation_rule_id: p.automation_rule_id,
+          });
         }
         await options.onSequenced(tx, sequenced);
       }

@@ -60,7 +60,9 @@ export const AutomationRuleSchema = z
   .meta({ id: 'AutomationRule', example: RULE_EXAMPLE });
 
 const CreatedRuleSchema = AutomationRuleSchema.extend({
-  webhook_secret: z.string().meta({ description: 'Signs the rule’s call_webhook actions (Standard Webhooks, as webhooks.md). Shown this once.' }),
+  webhook_secret: z
+    .string()
+    .meta({ description: 'Signs the rule’s call_webhook actions (Standard Webhooks, as webhooks.md). Shown this once.' }),
 }).meta({ id: 'CreatedAutomationRule', example: { ...RULE_EXAMPLE, webhook_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } });
 
 export const AutomationRunSchema = z
@@ -73,9 +75,7 @@ export const AutomationRunSchema = z
     message_id: z.uuid().nullable(),
     status: z.enum(['running', 'done']),
     matched: z.boolean().nullable().meta({ description: 'Whether every condition held (null while not yet evaluated)' }),
-    conditions: z.array(
-      z.object({ index: z.number().int(), kind: z.string(), matched: z.boolean(), detail: z.string().optional() }),
-    ),
+    conditions: z.array(z.object({ index: z.number().int(), kind: z.string(), matched: z.boolean(), detail: z.string().optional() })),
     actions: z.array(
       z.object({
         index: z.number().int(),
@@ -118,7 +118,13 @@ const Conditions = z.array(ConditionSchema).max(CONDITIONS_MAX);
 const Actions = z.array(ActionSchema).min(1).max(ACTIONS_MAX);
 
 const CreateBody = z
-  .strictObject({ name: Name, enabled: z.boolean().optional(), trigger: TriggerSchema, conditions: Conditions.optional(), actions: Actions })
+  .strictObject({
+    name: Name,
+    enabled: z.boolean().optional(),
+    trigger: TriggerSchema,
+    conditions: Conditions.optional(),
+    actions: Actions,
+  })
   .meta({
     id: 'CreateAutomationRuleRequest',
     description: `Conditions (at most ${CONDITIONS_MAX}) must all hold; actions (1 to ${ACTIONS_MAX}) run in order. A record a rule names (label, list, stage, member, channel, shared canned response) must be the organization's, a regex must be RE2 syntax, a webhook URL a public https one: each refusal a 400 naming its place. The answer holds the rule's webhook signing secret, this once.`,
@@ -140,12 +146,22 @@ const UpdateBody = z
     conditions: Conditions.optional(),
     actions: Actions.optional(),
   })
-  .meta({ id: 'UpdateAutomationRuleRequest', description: 'The parts given replace the rule’s; checked as on create.', examples: [{ enabled: false }] });
+  .meta({
+    id: 'UpdateAutomationRuleRequest',
+    description: 'The parts given replace the rule’s; checked as on create.',
+    examples: [{ enabled: false }],
+  });
 
 const DryRunBody = z
   .strictObject({
-    conversation_id: z.uuid().optional().meta({ description: 'Evaluate against this conversation (and its last customer message unless message is given)' }),
-    message: z.strictObject({ text: z.string().max(TEXT_INPUT_MAX) }).optional().meta({ description: 'A sample message' }),
+    conversation_id: z
+      .uuid()
+      .optional()
+      .meta({ description: 'Evaluate against this conversation (and its last customer message unless message is given)' }),
+    message: z
+      .strictObject({ text: z.string().max(TEXT_INPUT_MAX) })
+      .optional()
+      .meta({ description: 'A sample message' }),
   })
   .meta({ id: 'AutomationDryRunRequest', examples: [{ message: { text: 'I want a refund' } }] });
 
