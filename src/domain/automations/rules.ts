@@ -4,7 +4,8 @@
  * (the records a rule names belong to the organization, a pattern compiles, a filter is one the
  * segments take, a URL is safe) is checked here on every write, each refusal naming its place.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Executor } from '../../db/client.ts';
 import { listPage, oldestFirstBy } from '../../db/list-query.ts';
@@ -141,6 +142,43 @@ export async function loadRule(db: Executor, actor: Actor, id: string): Promise<
   return row;
 }
 
+/** The records a rule may name, by kind: where they are, and what a missing one is called. */
+const LOOKUPS: Record<string, { table: PgTable; id: PgColumn; organizationId: PgColumn; only?: SQL; refusal: string }> = {
+  channels: { table: channels, id: channels.id, organizationId: channels.organizationId, refusal: 'not a channel of this organization' },
+  labels: {
+    table: conversationLabels,
+    id: conversationLabels.id,
+    organizationId: conversationLabels.organizationId,
+    refusal: 'not a conversation label of this organization',
+  },
+  canned: {
+    table: cannedResponses,
+    id: cannedResponses.id,
+    organizationId: cannedResponses.organizationId,
+    only: sql`${cannedResponses.ownerUserId} is null`,
+    refusal: 'not a shared canned response of this organization',
+  },
+  members: {
+    table: memberships,
+    id: memberships.userId,
+    organizationId: memberships.organizationId,
+    refusal: 'not a member of this organization',
+  },
+  lists: {
+    table: lists,
+    id: lists.id,
+    organizationId: lists.organizationId,
+    only: eq(lists.kind, 'contact'),
+    refusal: 'not a contact list of this organization',
+  },
+  stages: {
+    table: pipelineStages,
+    id: pipelineStages.id,
+    organizationId: pipelineStages.organizationId,
+    refusal: 'not a pipeline stage of this organization',
+  },
+};
+
 /** Checks what the schemas cannot; answers the conditions with their filters as parsed. Throws invalid naming every bad place. */
 async function checkRule(deps: Pick<AutomationDeps, 'db' | 'policy'>, actor: Actor, input: RuleInput): Promise<Condition[]> {
   const errors: FieldError[] = [];
@@ -236,59 +274,16 @@ async function checkRule(deps: Pick<AutomationDeps, 'db' | 'policy'>, actor: Act
         a satisfies never;
     }
   }
-  const found = async (kind: string, ids: string[]): Promise<Set<string>> => {
-    const rows: Array<{ id: string }> = await (() => {
-      switch (kind) {
-        case 'channels':
-          return deps.db
-            .select({ id: channels.id })
-            .from(channels)
-            .where(and(eq(channels.organizationId, org), inArray(channels.id, ids)));
-        case 'labels':
-          return deps.db
-            .select({ id: conversationLabels.id })
-            .from(conversationLabels)
-            .where(and(eq(conversationLabels.organizationId, org), inArray(conversationLabels.id, ids)));
-        case 'canned':
-          return deps.db
-            .select({ id: cannedResponses.id })
-            .from(cannedResponses)
-            .where(
-              and(eq(cannedResponses.organizationId, org), inArray(cannedResponses.id, ids), sql`${cannedResponses.ownerUserId} is null`),
-            );
-        case 'members':
-          return deps.db
-            .select({ id: memberships.userId })
-            .from(memberships)
-            .where(and(eq(memberships.organizationId, org), inArray(memberships.userId, ids)));
-        case 'lists':
-          return deps.db
-            .select({ id: lists.id })
-            .from(lists)
-            .where(and(eq(lists.organizationId, org), inArray(lists.id, ids), eq(lists.kind, 'contact')));
-        case 'stages':
-          return deps.db
-            .select({ id: pipelineStages.id })
-            .from(pipelineStages)
-            .where(and(eq(pipelineStages.organizationId, org), inArray(pipelineStages.id, ids)));
-        default:
-          throw new Error(`unknown kind ${kind}`);
-      }
-    })();
-    return new Set(rows.map((r) => r.id));
-  };
-  const what: Record<string, string> = {
-    channels: 'not a channel of this organization',
-    labels: 'not a conversation label of this organization',
-    canned: 'not a shared canned response of this organization',
-    members: 'not a member of this organization',
-    lists: 'not a contact list of this organization',
-    stages: 'not a pipeline stage of this organization',
-  };
   for (const [kind, refs] of Object.entries(named)) {
     if (refs.length === 0) continue;
-    const ok = await found(kind, [...new Set(refs.map(([id]) => id))]);
-    for (const [id, pointer] of refs) if (!ok.has(id)) errors.push({ pointer, message: what[kind]! });
+    const lookup = LOOKUPS[kind]!;
+    const ids = [...new Set(refs.map(([id]) => id))];
+    const rows = await deps.db
+      .select({ id: lookup.id })
+      .from(lookup.table)
+      .where(and(eq(lookup.organizationId, org), inArray(lookup.id, ids), lookup.only));
+    const ok = new Set(rows.map((r) => r.id));
+    for (const [id, pointer] of refs) if (!ok.has(id)) errors.push({ pointer, message: lookup.refusal });
   }
   if (errors.length > 0) throw invalid(`${errors[0]!.pointer.slice(1)}: ${errors[0]!.message}`, errors);
   return conditions;
