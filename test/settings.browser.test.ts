@@ -446,6 +446,8 @@ describe('automations', () => {
     });
     assert.equal(made.status, 201, made.text);
     const owner = await freshBrowser();
+    // The sign-in hashes a password and this case starts the worker: a loaded machine takes longer.
+    owner.page.setDefaultTimeout(60_000);
     await owner.page.goto(`${server.baseUrl}/app/settings/automations`);
     await owner.page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await logIn(owner.page, other.email, other.password);
