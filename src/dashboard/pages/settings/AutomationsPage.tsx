@@ -238,7 +238,7 @@ function RunLog({ rule }: { rule: AutomationRuleRecord }) {
   const runs = usePagedList(orgKey('automations', rule.id, 'runs'), settingsApi.automationRuns(rule.id));
   return (
     <section className="card" aria-labelledby="run-log-title">
-      <h2 id="run-log-title">Runs of {rule.name}</h2>
+      <h2 id="run-log-title">Run log of {rule.name}</h2>
       <ListState items={runs.items} error={runs.error} empty={<EmptyState title="No runs yet" />}>
         {(items) => (
           <>
