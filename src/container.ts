@@ -52,6 +52,9 @@ import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
 import { createAutoReplyRecorder, sendAutoReplies } from './domain/business-hours/auto-replies.ts';
 import { createCsatAnswerRecorder, createCsatRequester, sendCsat } from './domain/csat/surveys.ts';
 import type { ConversationHooks } from './domain/messages/conversations.ts';
+import type { ActionDeps } from './domain/automations/actions.ts';
+import { createAutomationEventHook } from './domain/automations/triggers.ts';
+import { automationsEventHandler, automationsNoReplyHandler } from './jobs/handlers/automations.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -165,7 +168,12 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
       databaseUp: () => database.availability.up(),
       pool: database.poolStats,
     });
-    const webhookEngine = createWebhookEngine({ ...webhookDepsOf(config, database, sealer, clock), logger, recorder: metrics.webhooks });
+    const webhookEngine = createWebhookEngine({
+      ...webhookDepsOf(config, database, sealer, clock),
+      logger,
+      recorder: metrics.webhooks,
+      onSequenced: createAutomationEventHook({ queue: jobQueue }),
+    });
     const queue = jobQueue;
     const processId = uuidv7();
     const embedded = createEmbeddedEngine({
@@ -259,6 +267,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
         'broadcasts.run': broadcastsRunHandler({ db: database.db, clock, messages: messageDeps(container), logger }),
         'conversations.wake': conversationsWakeHandler({ db: database.db, clock, logger }),
+        'automations.event': automationsEventHandler({ ...automationDeps(container), logger }),
+        'automations.no-reply': automationsNoReplyHandler({ ...automationDeps(container), logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
@@ -413,6 +423,18 @@ export function conversationDeps(container: Container): { db: Database['db']; cl
     db: container.database.db,
     clock: container.clock,
     hooks: { onResolved: createCsatRequester({ queue: container.queue }) },
+  };
+}
+
+/** What automation rules need, from the container: their writes, and the actions' (messages, webhook calls). */
+export function automationDeps(container: Container): ActionDeps {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    sealer: container.sealer,
+    policy: { allowPrivate: container.config.allowPrivateNetworkTargets },
+    messages: messageDeps(container),
+    webhookTimeoutMs: container.config.webhooks.timeoutMs,
   };
 }
 

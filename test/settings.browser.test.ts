@@ -6,21 +6,22 @@
  * first); creating a second organization and switching between the two; the account (name, a wrong
  * current password told inline, a new password); and a device approval end to end: a separate process
  * starts the device flow and polls the token endpoint while the browser approves, the process's token
- * works on /v1, the app shows under Authorized apps and revoking it ends the token.
+ * works on /v1, the app shows under Authorized apps and revoking it ends the token. Automations: a rule
+ * made in the editor runs on a customer message and its run log shows the run.
  * Needs the built dashboard (`npm run build:dashboard`).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { inArray } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { memberships, users } from '../src/db/schema.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
 import { eventually } from './eventually.ts';
-import { OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
+import { createOtherOrganization, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { authorizeQuery, createOAuthClient } from './oauth-client-fixture.ts';
 
 let server: TestServer;
@@ -431,4 +432,56 @@ test('the account: a new name, a wrong current password told at its field, a new
   } finally {
     await owner.context.close();
   }
+});
+
+describe('automations', () => {
+  test('a rule made in the editor (trigger, a condition, an action) runs on a customer message, and its run log shows it; axe finds nothing', async () => {
+    // The worker role (off for the rest of this file) takes the customer's message and runs the rule. An
+    // organization of its own: the tests above changed the owner's password.
+    await server.container.queue.work(server.container.jobHandlers());
+    const other = await createOtherOrganization(server, 'automations');
+    const made = await request(server, 'POST', '/v1/channels', {
+      key: other.apiKey,
+      body: { platform: 'chatapp_official', name: 'Automations page' },
+    });
+    assert.equal(made.status, 201, made.text);
+    const owner = await freshBrowser();
+    // The sign-in hashes a password and this case starts the worker: a loaded machine takes longer.
+    owner.page.setDefaultTimeout(60_000);
+    await owner.page.goto(`${server.baseUrl}/app/settings/automations`);
+    await owner.page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await logIn(owner.page, other.email, other.password);
+    try {
+      const { page } = owner;
+      await page.getByRole('heading', { name: 'Automations' }).waitFor();
+      await page.getByText('No automation rules').waitFor();
+      await page.getByRole('button', { name: 'New rule' }).click();
+      const editor = page.locator('section[aria-labelledby="rule-editor-title"]');
+      await editor.getByLabel('Name', { exact: true }).fill('Refund desk');
+      await editor.getByLabel('Trigger', { exact: true }).selectOption('message_received');
+      await editor.getByRole('button', { name: 'Add condition' }).click();
+      await editor.getByLabel('Text or pattern', { exact: true }).fill('refund');
+      await editor.getByLabel('Text', { exact: true }).fill('Our billing team will answer.');
+      await editor.getByRole('button', { name: 'Save rule' }).click();
+      const row = page.getByRole('row').filter({ hasText: 'Refund desk' });
+      await row.getByText('send text').waitFor();
+      await editor.waitFor({ state: 'detached' });
+
+      const inbound = await request(server, 'POST', '/sandbox/inbound', {
+        key: other.apiKey,
+        body: { channel_id: made.body.data.id, from: '4915140000001', type: 'text', content: { body: 'I want a refund' } },
+      });
+      assert.ok(inbound.status < 300, inbound.text);
+      await page.getByRole('button', { name: 'Runs of Refund desk' }).click();
+      const log = page.locator('section[aria-labelledby="run-log-title"]');
+      await log.getByText('send text: done', { exact: false }).waitFor({ timeout: 30_000 });
+      await log.getByText('Matched', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Edit Refund desk' }).click();
+      await editor.getByLabel('Text or pattern', { exact: true }).and(page.locator('[value="refund"]')).waitFor();
+      await checkPage(page, 'automations');
+      assert.deepEqual(problems(owner), { pageErrors: [], consoleErrors: [] });
+    } finally {
+      await owner.context.close();
+    }
+  });
 });

@@ -445,6 +445,11 @@ export const events = pgTable(
      * once the event's transaction has committed; null until then. GET /v1/events pages on it.
      */
     position: bigint('position', { mode: 'number' }),
+    /**
+     * The automation rule whose action made the change (domain/automations); null for everything else.
+     * Rules never trigger on such events (the loop guard).
+     */
+    automationRuleId: uuid('automation_rule_id'),
   },
   (t) => [
     index('events_organization_seq_idx').on(t.organizationId, t.seq),
@@ -2028,5 +2033,69 @@ export const csatSurveys = pgTable(
     index('csat_surveys_organization_answered_idx').on(t.organizationId, t.answeredAt, t.id).where(sql`${t.status} = 'answered'`),
     check('csat_surveys_status_check', sql`${t.status} in ('pending', 'sent', 'answered', 'expired', 'not_sent')`),
     check('csat_surveys_rating_check', sql`${t.rating} is null or ${t.rating} between 1 and 5`),
+  ],
+);
+
+/**
+ * Automation rules (domain/automations, docs/automations.md): a trigger, conditions (all must hold)
+ * and actions run in order. `trigger_minutes`: the wait of a `no_reply` trigger. The webhook secret
+ * (sealed) signs the rule's call_webhook actions.
+ */
+export const automationRules = pgTable(
+  'automation_rules',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    enabled: boolean('enabled').notNull(),
+    trigger: text('trigger').notNull(),
+    triggerMinutes: integer('trigger_minutes'),
+    conditions: jsonb('conditions').$type<unknown[]>().notNull(),
+    actions: jsonb('actions').$type<unknown[]>().notNull(),
+    webhookSecretSealed: text('webhook_secret_sealed').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('automation_rules_organization_idx').on(t.organizationId, t.createdAt, t.id),
+    index('automation_rules_trigger_idx').on(t.organizationId, t.trigger).where(sql`${t.enabled}`),
+  ],
+);
+
+/**
+ * One run of a rule for one trigger (an event, or a conversation left without a reply): unique per
+ * (rule, trigger_key), so a retried job resumes the run instead of acting twice. `actions` holds each
+ * action's outcome as it is done; `automated_messages` counts the messages it sent (the loop guard).
+ */
+export const automationRuns = pgTable(
+  'automation_runs',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    ruleId: uuid('rule_id')
+      .notNull()
+      .references(() => automationRules.id, { onDelete: 'cascade' }),
+    triggerKey: text('trigger_key').notNull(),
+    trigger: text('trigger').notNull(),
+    eventId: uuid('event_id'),
+    conversationId: uuid('conversation_id'),
+    messageId: uuid('message_id'),
+    status: text('status').notNull(),
+    matched: boolean('matched'),
+    conditions: jsonb('conditions').$type<unknown[]>().notNull(),
+    actions: jsonb('actions').$type<unknown[]>().notNull(),
+    automatedMessages: integer('automated_messages').notNull().default(0),
+    error: text('error'),
+    createdAt: createdAt(),
+    finishedAt: at('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('automation_runs_rule_trigger_key').on(t.ruleId, t.triggerKey),
+    index('automation_runs_rule_created_idx').on(t.ruleId, t.createdAt, t.id),
+    index('automation_runs_conversation_idx').on(t.conversationId, t.createdAt).where(sql`${t.automatedMessages} > 0`),
   ],
 );

@@ -193,6 +193,14 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /v1/canned-responses/{cannedResponseID}': 'updateCannedResponse',
   'DELETE /v1/canned-responses/{cannedResponseID}': 'deleteCannedResponse',
   'POST /v1/canned-responses/{cannedResponseID}/render': 'renderCannedResponse',
+  // automations
+  'POST /v1/automations': 'createAutomationRule',
+  'GET /v1/automations': 'listAutomationRules',
+  'GET /v1/automations/{automationID}': 'getAutomationRule',
+  'PATCH /v1/automations/{automationID}': 'updateAutomationRule',
+  'DELETE /v1/automations/{automationID}': 'deleteAutomationRule',
+  'GET /v1/automations/{automationID}/runs': 'listAutomationRuns',
+  'POST /v1/automations/{automationID}/dry-run': 'dryRunAutomationRule',
   // search
   'GET /v1/search': 'search',
   // orders

@@ -224,6 +224,22 @@ export const JOBS = {
     queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
     cron: '* * * * *',
   }),
+  /**
+   * Run the automation rules an event triggers (domain/automations/triggers.ts): enqueued by the
+   * webhook dispatcher in the transaction that sequences the event; each rule's run is unique per
+   * event, so a retry resumes a run instead of acting twice.
+   */
+  'automations.event': job({
+    payload: z.object({ event_id: z.uuid() }),
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, retryDelayMax: 120, expireInSeconds: 300, notify: true },
+    concurrency: 2,
+  }),
+  /** Run the no_reply automation rules whose wait has passed (domain/automations/triggers.ts): every minute. */
+  'automations.no-reply': job({
+    payload: z.object({}),
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
+    cron: '* * * * *',
+  }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */
   'webhooks.cleanup': job({
     payload: z.object({}),

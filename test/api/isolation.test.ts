@@ -31,6 +31,8 @@ type Ids = {
   channel: string;
   /** A shared canned response of A's. */
   cannedResponse: string;
+  /** An automation rule of A's. */
+  automation: string;
   /** A group of A's gateway channel's number. */
   group: string;
   /** A business label of A's gateway channel's number (its engine id), on a contact's chat. */
@@ -517,6 +519,35 @@ const ROWS: Record<string, Row> = {
     kind: 'id',
     path: { cannedResponseID: 'cannedResponse' },
     probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  'POST /v1/automations': {
+    kind: 'no tenant data',
+    why: 'creates a rule of the caller’s organization; A’s labels, lists, stages, members and channels named in it are refused as unknown ones (automations.test.ts)',
+  },
+  'GET /v1/automations': { kind: 'list' },
+  'GET /v1/automations/{automationID}': { kind: 'id', path: { automationID: 'automation' }, probe: ['GET /v1/automations/{automation}'] },
+  'PATCH /v1/automations/{automationID}': {
+    kind: 'id',
+    path: { automationID: 'automation' },
+    body: { enabled: false },
+    probe: ['GET /v1/automations/{automation}'],
+  },
+  'DELETE /v1/automations/{automationID}': {
+    kind: 'id',
+    path: { automationID: 'automation' },
+    probe: ['GET /v1/automations/{automation}'],
+  },
+  'GET /v1/automations/{automationID}/runs': {
+    kind: 'id',
+    path: { automationID: 'automation' },
+    probe: ['GET /v1/automations/{automation}/runs'],
+  },
+  // B's own rule dry-run on A's conversation is refused naming conversation_id (automations.test.ts).
+  'POST /v1/automations/{automationID}/dry-run': {
+    kind: 'id',
+    path: { automationID: 'automation' },
+    body: { conversation_id: '{{conversation}}' },
+    probe: ['GET /v1/automations/{automation}'],
   },
   // B's own response rendered into A's conversation is refused (canned-responses.test.ts); A's response is unknown to B.
   'POST /v1/canned-responses/{cannedResponseID}/render': {
@@ -1293,6 +1324,17 @@ before(async () => {
     body: { name: 'Isolated conversation label', color: '#123456' },
   });
   assert.equal(conversationLabel.status, 201, conversationLabel.text);
+  const automation = await request(server, 'POST', '/v1/automations', {
+    key,
+    body: {
+      name: 'Isolated rule',
+      enabled: false,
+      trigger: { type: 'message_received' },
+      conditions: [{ kind: 'labels', op: 'has_any', label_ids: [conversationLabel.body.data.id] }],
+      actions: [{ type: 'add_label', label_id: conversationLabel.body.data.id }],
+    },
+  });
+  assert.equal(automation.status, 201, automation.text);
   const conversationLabelled = await request(server, 'POST', `/v1/conversations/${message.body.data.conversation_id}/labels`, {
     key,
     body: { label_ids: [conversationLabel.body.data.id] },
@@ -1332,6 +1374,7 @@ before(async () => {
     accessToken: tokens.access_token,
     company: company.body.data.id,
     cannedResponse: canned.body.data.id,
+    automation: automation.body.data.id,
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,

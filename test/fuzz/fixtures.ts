@@ -255,6 +255,22 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(made, 'conversation note');
     conversationNotes.push(made.body.data.id);
   }
+  // Automation rules (disabled: the fuzzer's messages set none off): two that stay, and ones a DELETE may take.
+  const automations: string[] = [];
+  for (const name of ['Fuzz rule', 'Fuzz rule 2', 'Fuzz doomed rule 1', 'Fuzz doomed rule 2']) {
+    const made = await request(server, 'POST', '/v1/automations', {
+      key,
+      body: {
+        name,
+        enabled: false,
+        trigger: { type: 'message_received' },
+        conditions: [{ kind: 'message', op: 'contains', value: 'refund' }],
+        actions: [{ type: 'add_label', label_id: conversationLabels[0] }],
+      },
+    });
+    ok(made, 'automation rule');
+    automations.push(made.body.data.id);
+  }
   return {
     apiKey: key,
     cookie,
@@ -266,6 +282,8 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       chatlabel: chatLabels,
       cannedresponse: canned.slice(0, 2),
       'deletable:cannedresponse': canned.slice(2),
+      automation: automations.slice(0, 2),
+      'deletable:automation': automations.slice(2),
       conversationlabel: conversationLabels.slice(0, 2),
       'deletable:conversationlabel': conversationLabels.slice(2),
       conversationnote: conversationNotes.slice(0, 1),

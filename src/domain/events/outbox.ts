@@ -7,6 +7,7 @@ import { batchRows } from '../../db/batch-rows.ts';
 import type { Executor } from '../../db/client.ts';
 import { events } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
+import { automationOrigin } from './origin.ts';
 
 /** Event types and their body fields (a flat object; the type travels beside it, not inside). */
 /** A label put on a chat or one of its messages, or taken off. */
@@ -267,6 +268,16 @@ export type EventBodies = {
     variants: Array<{ variant: number; sent: number; rate: number } & Record<string, number>>;
     rest: number;
   };
+  /** An automation rule ran for a trigger and its conditions held: how many of its actions were done and failed (GET /v1/automations/{id}/runs has each). */
+  'automation.run': {
+    rule_id: string;
+    run_id: string;
+    trigger: string;
+    conversation_id: string | null;
+    actions_done: number;
+    actions_failed: number;
+    organization_id: string;
+  };
   /** An open task's due time passed (once per due time). */
   'crm.task.due': { task_id: string; title: string; due_at: string; assignee_user_id: string | null; organization_id: string };
   'crm.relationship.linked': RelationshipBody;
@@ -399,6 +410,7 @@ export const EVENT_TYPES = [
   'broadcast.paused',
   'broadcast.completed',
   'broadcast.variant_won',
+  'automation.run',
 ] as const satisfies readonly EventType[];
 
 /**
@@ -427,8 +439,8 @@ export async function recordEvent<T extends EventType>(
   // The insert and the NOTIFY in one statement: one round trip per event.
   await db.execute(sql`
     with inserted as (
-      insert into ${events} (id, organization_id, type, payload, created_at)
-      values (${id}, ${organizationId}, ${type}, ${JSON.stringify(body)}::jsonb, coalesce(${at ?? null}::timestamptz, now()))
+      insert into ${events} (id, organization_id, type, payload, created_at, automation_rule_id)
+      values (${id}, ${organizationId}, ${type}, ${JSON.stringify(body)}::jsonb, coalesce(${at ?? null}::timestamptz, now()), ${automationOrigin()}::uuid)
       returning 1
     )
     select pg_notify(${EVENTS_CHANNEL}, '') from inserted`);
@@ -447,8 +459,8 @@ export async function recordEvents(db: Executor, organizationId: string, list: N
   const rows = list.map((e, n) => ({ n, id: uuidv7(), type: e.type, payload: e.body }));
   await db.execute(sql`
     with inserted as (
-      insert into ${events} (id, organization_id, type, payload, created_at)
-      select e.id, ${organizationId}, e.type, e.payload, coalesce(${at ?? null}::timestamptz, now())
+      insert into ${events} (id, organization_id, type, payload, created_at, automation_rule_id)
+      select e.id, ${organizationId}, e.type, e.payload, coalesce(${at ?? null}::timestamptz, now()), ${automationOrigin()}::uuid
         from ${batchRows(JSON.stringify(rows), 'e', 'n int, id uuid, type text, payload jsonb')}
        order by e.n
       returning 1

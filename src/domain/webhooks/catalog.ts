@@ -488,6 +488,19 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       rest: 960,
     },
   },
+  'automation.run': {
+    description:
+      'An automation rule ran for a trigger and its conditions held (docs/automations.md): how many of its actions were done and how many failed; the run log (GET /v1/automations/{automationID}/runs) has each. Every action also records its own events.',
+    example: {
+      rule_id: '0190a5b3-abab-7e4f-8a1b-2c3d4e5f6a7b',
+      run_id: '0190a5b3-cdcd-7e4f-8a1b-2c3d4e5f6a7b',
+      trigger: 'message_received',
+      conversation_id: '0190a5b3-efef-7e4f-8a1b-2c3d4e5f6a7b',
+      actions_done: 2,
+      actions_failed: 0,
+      organization_id: ORG,
+    },
+  },
   'crm.task.due': {
     description:
       'An open task’s due time passed: recorded once per due time, within about a minute of it. A new due_at arms it again; a task completed before its due time never has it.',

@@ -10,7 +10,7 @@
  * (`lease`), so their first attempts start right after the commit, without a claim in between.
  */
 import { sql } from 'drizzle-orm';
-import { queryRows, type Database } from '../../db/client.ts';
+import { queryRows, type Database, type Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { EVENTS_SEQUENCED_CHANNEL } from '../events/outbox.ts';
@@ -48,12 +48,25 @@ export type DispatchOptions = {
   probe?: boolean;
   /** Lease new deliveries to this worker while `take(endpointId)` says it has room for them. */
   lease?: { workerId: string; until: Date; take(endpointId: string): boolean };
+  /** The events' other consumers (automations), told of the batch inside the transaction that sequences it. */
+  onSequenced?: SequencedHook;
 };
+
+/** An event as it was sequenced; automation_rule_id: the rule whose action recorded it (events/origin.ts). */
+export type SequencedEvent = {
+  id: string;
+  organization_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  automation_rule_id: string | null;
+};
+export type SequencedHook = (tx: Executor, events: SequencedEvent[]) => Promise<void>;
 
 export type DispatchResult = { events: number; deliveries: number; leased: LeasedDelivery[] };
 
 type Pair = {
   event_id: string;
+  automation_rule_id: string | null;
   organization_id: string;
   type: string;
   payload: Record<string, unknown>;
@@ -94,11 +107,11 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
           update events e set position = base.last + batch.n
           from batch, base
           where e.id = batch.id
-          returning e.id, e.organization_id, e.type, e.payload, e.position
+          returning e.id, e.organization_id, e.type, e.payload, e.position, e.automation_rule_id
         ),
         -- One NOTIFY per batch that gave positions (delivered at commit): open event streams read on.
         notified as (select pg_notify(${EVENTS_SEQUENCED_CHANNEL}, '') from (select 1 from dispatched limit 1) one)
-        select d.id as event_id, d.organization_id, d.type, d.payload,
+        select d.id as event_id, d.organization_id, d.type, d.payload, d.automation_rule_id,
           ep.id as endpoint_id, ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at
         from dispatched d
         cross join (select count(*) from notified) sent
@@ -107,6 +120,22 @@ export async function dispatchEvents(database: Database, clock: Clock, options: 
         order by d.position, ep.created_at`,
       );
       const events = new Set(pairs.map((p) => p.event_id)).size;
+      if (options.onSequenced && pairs.length > 0) {
+        const seen = new Set<string>();
+        const sequenced: SequencedEvent[] = [];
+        for (const p of pairs) {
+          if (seen.has(p.event_id)) continue;
+          seen.add(p.event_id);
+          sequenced.push({
+            id: p.event_id,
+            organization_id: p.organization_id,
+            type: p.type,
+            payload: p.payload,
+            automation_rule_id: p.automation_rule_id,
+          });
+        }
+        await options.onSequenced(tx, sequenced);
+      }
       const now = clock.now();
       const due = new Date(now.getTime() + (options.firstDelayMs ?? 0));
       const lease = options.firstDelayMs ? undefined : options.lease;

@@ -45,6 +45,7 @@ import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
 import { registerSearchRoutes } from '../v1/search.ts';
 import { registerCannedResponseRoutes } from '../v1/canned-responses.ts';
+import { registerAutomationRoutes } from '../v1/automations.ts';
 import { registerRelationshipRoutes } from '../v1/relationships.ts';
 import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
@@ -159,6 +160,12 @@ export async function registerRouteGroups(
   await registerConversationWorkflowRoutes(app, conversationDeps(container));
   await registerCsatRoutes(app, { db: container.database.db, clock: container.clock });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerAutomationRoutes(app, {
+    db: container.database.db,
+    clock: container.clock,
+    sealer: container.sealer,
+    policy: { allowPrivate: config.allowPrivateNetworkTargets },
+  });
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.
   const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });

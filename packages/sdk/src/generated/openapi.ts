@@ -3482,6 +3482,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/settings/csat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The satisfaction survey settings
+     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open. Off until enabled. Needs channels:read.
+     */
+    get: operations['getCsatSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the satisfaction survey settings
+     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on. 400 naming the field. Needs channels:write.
+     */
+    patch: operations['updateCsatSettings'];
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/csat-surveys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation’s satisfaction surveys
+     * @description Every survey the conversation was sent (one per resolution while the survey was on), newest first, with its answer.
+     */
+    get: operations['listConversationCsatSurveys'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/csat-responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List satisfaction answers
+     * @description The organization’s answered surveys, newest answer first, by channel, by the member who had the conversation, by rating and by time.
+     */
+    get: operations['listCsatResponses'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/canned-responses': {
     parameters: {
       query?: never;
@@ -3545,6 +3609,95 @@ export interface paths {
      * @description The text with its variables filled from the conversation’s (or the contact’s) contact, the member asking (an API key has no agent) and the organization. Another organization’s conversation or contact is a 400 naming the field. Sends nothing: send the text with POST /v1/messages.
      */
     post: operations['renderCannedResponse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/automations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List automation rules
+     * @description Oldest first: the order rules run in.
+     */
+    get: operations['listAutomationRules'];
+    put?: never;
+    /**
+     * Create an automation rule
+     * @description Conditions (at most 20) must all hold; actions (1 to 10) run in order. A record a rule names (label, list, stage, member, channel, shared canned response) must be the organization's, a regex must be RE2 syntax, a webhook URL a public https one: each refusal a 400 naming its place. The answer holds the rule's webhook signing secret, this once.
+     */
+    post: operations['createAutomationRule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/automations/{automationID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get an automation rule */
+    get: operations['getAutomationRule'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an automation rule
+     * @description Its run log goes with it.
+     */
+    delete: operations['deleteAutomationRule'];
+    options?: never;
+    head?: never;
+    /**
+     * Change an automation rule
+     * @description The parts given replace the rule’s; checked as on create.
+     */
+    patch: operations['updateAutomationRule'];
+    trace?: never;
+  };
+  '/v1/automations/{automationID}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a rule’s runs
+     * @description Newest first: each trigger the rule saw, whether its conditions held (each one’s result), and each action’s outcome (done, skipped with why, failed with the refusal, not_available).
+     */
+    get: operations['listAutomationRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/automations/{automationID}/dry-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Dry-run an automation rule
+     * @description Evaluates the rule against a conversation (its last customer message, or the sample’s text) or a sample message alone: each condition’s result and what each action would do. Nothing is done or recorded. Another organization’s conversation is a 400 naming conversation_id.
+     */
+    post: operations['dryRunAutomationRule'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4072,6 +4225,8 @@ export interface components {
         | 'templates:write'
         | 'webhooks:read'
         | 'webhooks:write'
+        | 'automations:read'
+        | 'automations:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -4196,6 +4351,312 @@ export interface components {
       scopes_supported: string[];
       authorization_response_iss_parameter_supported: boolean;
       service_documentation: string;
+    };
+    /**
+     * @description send_text, send_template (content.template of POST /v1/messages), send_canned_response (a shared one, filled for the contact), add_label, assign (a member, or null), set_status, set_contact_field, add_to_list (a contact list), create_task (on the contact), move_deal (the conversation’s deal, else the contact’s latest open one), call_webhook (signed with the rule’s secret), start_bot (no bot feature yet: recorded as not available).
+     * @example {
+     *       "type": "add_label",
+     *       "label_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *     }
+     */
+    AutomationAction:
+      | {
+          /** @constant */
+          type: 'send_text';
+          text: string;
+        }
+      | {
+          /** @constant */
+          type: 'send_template';
+          template: {
+            [key: string]: unknown;
+          };
+        }
+      | {
+          /** @constant */
+          type: 'send_canned_response';
+          /** Format: uuid */
+          canned_response_id: string;
+        }
+      | {
+          /** @constant */
+          type: 'add_label';
+          /** Format: uuid */
+          label_id: string;
+        }
+      | {
+          /** @constant */
+          type: 'assign';
+          user_id: string | null;
+        }
+      | {
+          /** @constant */
+          type: 'set_status';
+          /** @enum {string} */
+          status: 'open' | 'pending' | 'snoozed' | 'resolved';
+        }
+      | {
+          /** @constant */
+          type: 'set_contact_field';
+          field: string;
+          value: string | number | boolean | null;
+        }
+      | {
+          /** @constant */
+          type: 'add_to_list';
+          /** Format: uuid */
+          list_id: string;
+        }
+      | {
+          /** @constant */
+          type: 'create_task';
+          title: string;
+          due_in_minutes?: number;
+          /** Format: uuid */
+          assignee_user_id?: string;
+        }
+      | {
+          /** @constant */
+          type: 'move_deal';
+          /** Format: uuid */
+          stage_id: string;
+        }
+      | {
+          /** @constant */
+          type: 'call_webhook';
+          url: string;
+        }
+      | {
+          /** @constant */
+          type: 'start_bot';
+          bot_id?: string;
+        };
+    /**
+     * @description contact: a segment filter over the conversation’s contact; message: the triggering message’s text (contains, equals, starts_with, regex: RE2 syntax, linear time; case-insensitive unless case_sensitive); business_hours: the channel’s hours now; channel: one of these channels; labels: the conversation’s labels.
+     * @example {
+     *       "kind": "message",
+     *       "op": "contains",
+     *       "value": "refund"
+     *     }
+     */
+    AutomationCondition:
+      | {
+          /** @constant */
+          kind: 'contact';
+          /** @description A segment filter (docs/crm.md "Segments") the conversation’s contact fits */
+          filter: {
+            [key: string]: unknown;
+          };
+        }
+      | {
+          /** @constant */
+          kind: 'message';
+          /** @enum {string} */
+          op: 'contains' | 'equals' | 'starts_with' | 'regex';
+          value: string;
+          case_sensitive?: boolean;
+        }
+      | {
+          /** @constant */
+          kind: 'business_hours';
+          /** @enum {string} */
+          value: 'open' | 'closed';
+        }
+      | {
+          /** @constant */
+          kind: 'channel';
+          channel_ids: string[];
+        }
+      | {
+          /** @constant */
+          kind: 'labels';
+          /** @enum {string} */
+          op: 'has_any' | 'has_all' | 'has_none';
+          label_ids: string[];
+        };
+    /**
+     * @example {
+     *       "matched": true,
+     *       "conditions": [
+     *         {
+     *           "index": 0,
+     *           "kind": "message",
+     *           "matched": true
+     *         }
+     *       ],
+     *       "actions": [
+     *         {
+     *           "index": 0,
+     *           "type": "send_text",
+     *           "would": "send the text “Thanks, our billing team will answer within the hour.”"
+     *         }
+     *       ]
+     *     }
+     */
+    AutomationDryRun: {
+      matched: boolean;
+      conditions: {
+        index: number;
+        kind: string;
+        matched: boolean;
+        detail?: string;
+      }[];
+      actions: {
+        index: number;
+        type: string;
+        would?: string;
+        skipped?: string;
+      }[];
+    };
+    /**
+     * @example {
+     *       "message": {
+     *         "text": "I want a refund"
+     *       }
+     *     }
+     */
+    AutomationDryRunRequest: {
+      /**
+       * Format: uuid
+       * @description Evaluate against this conversation (and its last customer message unless message is given)
+       */
+      conversation_id?: string;
+      /** @description A sample message */
+      message?: {
+        text: string;
+      };
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000a1",
+     *       "name": "Refund requests to billing",
+     *       "enabled": true,
+     *       "trigger": {
+     *         "type": "message_received"
+     *       },
+     *       "conditions": [
+     *         {
+     *           "kind": "message",
+     *           "op": "contains",
+     *           "value": "refund"
+     *         },
+     *         {
+     *           "kind": "business_hours",
+     *           "value": "open"
+     *         }
+     *       ],
+     *       "actions": [
+     *         {
+     *           "type": "add_label",
+     *           "label_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *         },
+     *         {
+     *           "type": "send_text",
+     *           "text": "Thanks, our billing team will answer within the hour."
+     *         }
+     *       ],
+     *       "created_at": "2025-06-02T09:15:00.000Z",
+     *       "updated_at": "2025-06-02T09:15:00.000Z"
+     *     }
+     */
+    AutomationRule: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      enabled: boolean;
+      trigger: components['schemas']['AutomationTrigger'];
+      conditions: components['schemas']['AutomationCondition'][];
+      actions: components['schemas']['AutomationAction'][];
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000d1",
+     *       "rule_id": "0196b1f2-0a00-7000-8000-0000000000a1",
+     *       "trigger": "message_received",
+     *       "event_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000c1",
+     *       "message_id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "status": "done",
+     *       "matched": true,
+     *       "conditions": [
+     *         {
+     *           "index": 0,
+     *           "kind": "message",
+     *           "matched": true
+     *         },
+     *         {
+     *           "index": 1,
+     *           "kind": "business_hours",
+     *           "matched": true,
+     *           "detail": "open now"
+     *         }
+     *       ],
+     *       "actions": [
+     *         {
+     *           "index": 0,
+     *           "type": "add_label",
+     *           "status": "done"
+     *         },
+     *         {
+     *           "index": 1,
+     *           "type": "send_text",
+     *           "status": "done",
+     *           "detail": "message 0196b1f2-0a00-7000-8000-0000000000f2"
+     *         }
+     *       ],
+     *       "automated_messages": 1,
+     *       "created_at": "2025-06-02T09:20:00.000Z",
+     *       "finished_at": "2025-06-02T09:20:01.000Z"
+     *     }
+     */
+    AutomationRun: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      rule_id: string;
+      trigger: string;
+      /** @description The event that triggered it (null for no_reply) */
+      event_id: string | null;
+      conversation_id: string | null;
+      message_id: string | null;
+      /** @enum {string} */
+      status: 'running' | 'done';
+      /** @description Whether every condition held (null while not yet evaluated) */
+      matched: boolean | null;
+      conditions: {
+        index: number;
+        kind: string;
+        matched: boolean;
+        detail?: string;
+      }[];
+      actions: {
+        index: number;
+        type: string;
+        /** @enum {string} */
+        status: 'done' | 'skipped' | 'failed' | 'not_available';
+        detail?: string;
+      }[];
+      automated_messages: number;
+      created_at: string;
+      finished_at: string | null;
+    };
+    /**
+     * @example {
+     *       "type": "message_received"
+     *     }
+     */
+    AutomationTrigger: {
+      /** @enum {string} */
+      type: 'message_received' | 'conversation_created' | 'status_changed' | 'label_added' | 'no_reply' | 'broadcast_reply';
+      /** @description no_reply: the minutes since the customer’s last message with no answer (required there, nowhere else) */
+      minutes?: number;
+      /**
+       * @description status_changed: only changes to this status (default any)
+       * @enum {string}
+       */
+      status?: 'open' | 'pending' | 'snoozed' | 'resolved';
     };
     BlockNumberRequest: {
       /** @example +4915112345678 */
@@ -6145,6 +6606,7 @@ export interface components {
      *       "pinned": false,
      *       "muted_until": null,
      *       "marked_unread": false,
+     *       "csat": null,
      *       "contact": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *         "name": "Ana Souza",
@@ -6203,6 +6665,11 @@ export interface components {
       muted_until: string | null;
       /** @description Marked unread by hand (on the phone or through the API), whatever unread_count says */
       marked_unread: boolean;
+      /** @description The customer's last satisfaction rating (1 to 5) and when they gave it; null if never (GET /v1/conversations/{conversationID}/csat-surveys has each survey) */
+      csat: {
+        rating: number;
+        answered_at: string;
+      } | null;
       /** @description The customer's contact; null when there is none (or it was deleted) */
       contact: {
         id: string;
@@ -6270,7 +6737,7 @@ export interface components {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `automations:read`: Read automation rules, their run logs and dry runs; `automations:write`: Create, change and delete automation rules; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -6282,6 +6749,35 @@ export interface components {
        * @description When the key stops working (optional)
        */
       expires_at?: string;
+    };
+    /**
+     * @description Conditions (at most 20) must all hold; actions (1 to 10) run in order. A record a rule names (label, list, stage, member, channel, shared canned response) must be the organization's, a regex must be RE2 syntax, a webhook URL a public https one: each refusal a 400 naming its place. The answer holds the rule's webhook signing secret, this once.
+     * @example {
+     *       "name": "Refund requests to billing",
+     *       "trigger": {
+     *         "type": "message_received"
+     *       },
+     *       "conditions": [
+     *         {
+     *           "kind": "message",
+     *           "op": "contains",
+     *           "value": "refund"
+     *         }
+     *       ],
+     *       "actions": [
+     *         {
+     *           "type": "send_text",
+     *           "text": "Thanks, our billing team will answer within the hour."
+     *         }
+     *       ]
+     *     }
+     */
+    CreateAutomationRuleRequest: {
+      name: string;
+      enabled?: boolean;
+      trigger: components['schemas']['AutomationTrigger'];
+      conditions?: components['schemas']['AutomationCondition'][];
+      actions: components['schemas']['AutomationAction'][];
     };
     /**
      * @description A draft: nothing is sent until it is scheduled. 400 naming the field: a template that is not approved or not on the channel, a variable without a default, a variable count that is not the template body’s parameter count, an audience naming nobody or an unknown segment or list, a send time in the past.
@@ -7193,7 +7689,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -7249,6 +7745,8 @@ export interface components {
         | 'templates:write'
         | 'webhooks:read'
         | 'webhooks:write'
+        | 'automations:read'
+        | 'automations:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -7273,6 +7771,53 @@ export interface components {
        * @example prl_Ab3x...x9Qz
        */
       secret: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000a1",
+     *       "name": "Refund requests to billing",
+     *       "enabled": true,
+     *       "trigger": {
+     *         "type": "message_received"
+     *       },
+     *       "conditions": [
+     *         {
+     *           "kind": "message",
+     *           "op": "contains",
+     *           "value": "refund"
+     *         },
+     *         {
+     *           "kind": "business_hours",
+     *           "value": "open"
+     *         }
+     *       ],
+     *       "actions": [
+     *         {
+     *           "type": "add_label",
+     *           "label_id": "0196b1f2-0a00-7000-8000-0000000000b1"
+     *         },
+     *         {
+     *           "type": "send_text",
+     *           "text": "Thanks, our billing team will answer within the hour."
+     *         }
+     *       ],
+     *       "created_at": "2025-06-02T09:15:00.000Z",
+     *       "updated_at": "2025-06-02T09:15:00.000Z",
+     *       "webhook_secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+     *     }
+     */
+    CreatedAutomationRule: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      enabled: boolean;
+      trigger: components['schemas']['AutomationTrigger'];
+      conditions: components['schemas']['AutomationCondition'][];
+      actions: components['schemas']['AutomationAction'][];
+      created_at: string;
+      updated_at: string;
+      /** @description Signs the rule’s call_webhook actions (Standard Webhooks, as webhooks.md). Shown this once. */
+      webhook_secret: string;
     };
     /**
      * @example {
@@ -7359,6 +7904,8 @@ export interface components {
         | 'templates:write'
         | 'webhooks:read'
         | 'webhooks:write'
+        | 'automations:read'
+        | 'automations:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -7425,6 +7972,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -7468,6 +8016,7 @@ export interface components {
         | 'broadcast.paused'
         | 'broadcast.completed'
         | 'broadcast.variant_won'
+        | 'automation.run'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -7538,6 +8087,82 @@ export interface components {
       errors_truncated: boolean;
       /** @description The body went past 100000 rows or 64 MiB; the rows from the one named in errors on were not read */
       truncated: boolean;
+    };
+    /**
+     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open.
+     * @example {
+     *       "enabled": true,
+     *       "question": "How would you rate the help you got today? Reply with a number from 1 (very poor) to 5 (excellent).",
+     *       "button_text": "Rate us",
+     *       "rating_labels": [
+     *         "Very poor",
+     *         "Poor",
+     *         "Okay",
+     *         "Good",
+     *         "Excellent"
+     *       ],
+     *       "thanks_message": "Thank you for your feedback!",
+     *       "expire_hours": 24,
+     *       "channel_ids": null
+     *     }
+     */
+    CsatSettings: {
+      enabled: boolean;
+      question: string;
+      /** @description The list’s button, where the platform shows lists */
+      button_text: string;
+      /** @description The labels of the ratings 1 to 5, in that order */
+      rating_labels: string[];
+      /** @description Sent after an answer; null: nothing */
+      thanks_message: string | null;
+      /** @description An answer is taken this long after the request */
+      expire_hours: number;
+      /** @description The channels whose conversations are asked; null: every channel */
+      channel_ids: string[] | null;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "conversation_id": "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00",
+     *       "channel_id": "0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00",
+     *       "contact_id": "0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff",
+     *       "assignee_user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
+     *       "status": "answered",
+     *       "reason": null,
+     *       "request_message_id": "0196b1f2-0a00-7000-8000-0000000000f3",
+     *       "requested_at": "2026-05-04T10:15:00.000Z",
+     *       "expires_at": "2026-05-05T10:15:00.000Z",
+     *       "rating": 5,
+     *       "comment": "quick and friendly",
+     *       "answer_message_id": "0196b1f2-0a00-7000-8000-0000000000f2",
+     *       "answered_at": "2026-05-04T10:21:07.000Z"
+     *     }
+     */
+    CsatSurvey: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** Format: uuid */
+      channel_id: string;
+      contact_id: string | null;
+      /** @description Who had the conversation when it was resolved */
+      assignee_user_id: string | null;
+      /**
+       * @description pending (decided, being sent), sent (waiting for the answer until expires_at), answered, expired (no answer in time), not_sent (reason says why: window_closed, channel_not_connected, or the refusal’s code)
+       * @enum {string}
+       */
+      status: 'pending' | 'sent' | 'answered' | 'expired' | 'not_sent';
+      reason: string | null;
+      request_message_id: string | null;
+      requested_at: string;
+      expires_at: string | null;
+      /** @description 1 (very poor) to 5 (excellent) */
+      rating: number | null;
+      /** @description The words the customer wrote beside the number */
+      comment: string | null;
+      answer_message_id: string | null;
+      answered_at: string | null;
     };
     /**
      * @example {
@@ -7759,6 +8384,8 @@ export interface components {
           | 'templates:write'
           | 'webhooks:read'
           | 'webhooks:write'
+          | 'automations:read'
+          | 'automations:write'
           | 'api_keys:read'
           | 'api_keys:write'
           | 'members:read'
@@ -7818,6 +8445,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -7860,7 +8488,8 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
-        | 'broadcast.variant_won';
+        | 'broadcast.variant_won'
+        | 'automation.run';
       created_at: string;
       /** @description The body its webhooks carry (the Events table) */
       data: {
@@ -8652,6 +9281,8 @@ export interface components {
         | 'templates:write'
         | 'webhooks:read'
         | 'webhooks:write'
+        | 'automations:read'
+        | 'automations:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -8735,6 +9366,8 @@ export interface components {
           | 'templates:write'
           | 'webhooks:read'
           | 'webhooks:write'
+          | 'automations:read'
+          | 'automations:write'
           | 'api_keys:read'
           | 'api_keys:write'
           | 'members:read'
@@ -8817,6 +9450,8 @@ export interface components {
         | 'templates:write'
         | 'webhooks:read'
         | 'webhooks:write'
+        | 'automations:read'
+        | 'automations:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -10799,6 +11434,19 @@ export interface components {
       refresh_token?: string;
     };
     /**
+     * @description The parts given replace the rule’s; checked as on create.
+     * @example {
+     *       "enabled": false
+     *     }
+     */
+    UpdateAutomationRuleRequest: {
+      name?: string;
+      enabled?: boolean;
+      trigger?: components['schemas']['AutomationTrigger'];
+      conditions?: components['schemas']['AutomationCondition'][];
+      actions?: components['schemas']['AutomationAction'][];
+    };
+    /**
      * @description A draft’s fields to change; template and audience are each replaced as a whole. 409 unless it is a draft.
      * @example {
      *       "per_minute": 300
@@ -11238,6 +11886,23 @@ export interface components {
       assignee_user_id?: string | null;
     };
     /**
+     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on.
+     * @example {
+     *       "enabled": true,
+     *       "expire_hours": 48
+     *     }
+     */
+    UpdateCsatSettingsRequest: {
+      enabled?: boolean;
+      question?: string;
+      button_text?: string;
+      /** @description Five labels, for the ratings 1 to 5 */
+      rating_labels?: [string, string, string, string, string];
+      thanks_message?: string | null;
+      expire_hours?: number;
+      channel_ids?: string[] | null;
+    };
+    /**
      * @description The fields to change; null clears one (not the name, pipeline or stage); contact_ids replaces the set; custom_fields is merged key by key. A new stage_id (of the deal’s pipeline, or of pipeline_id when given too), or a pipeline_id alone (its first open stage), moves the deal: its stage history gets a row and crm.deal.stage_changed is recorded beside crm.record.updated.
      * @example {
      *       "stage_id": "0196b1f2-0a00-7000-8000-000000000215"
@@ -11606,7 +12271,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -11842,6 +12507,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11885,6 +12551,7 @@ export interface components {
         | 'broadcast.paused'
         | 'broadcast.completed'
         | 'broadcast.variant_won'
+        | 'automation.run'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -12087,6 +12754,7 @@ export interface components {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -12129,7 +12797,8 @@ export interface components {
           | 'broadcast.started'
           | 'broadcast.paused'
           | 'broadcast.completed'
-          | 'broadcast.variant_won';
+          | 'broadcast.variant_won'
+          | 'automation.run';
         description: string;
         /** @description An example body */
         example: {
@@ -12164,6 +12833,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -12206,7 +12876,8 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
-        | 'broadcast.variant_won';
+        | 'broadcast.variant_won'
+        | 'automation.run';
     };
     /**
      * @example {
@@ -12247,6 +12918,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -12289,7 +12961,8 @@ export interface components {
         | 'broadcast.started'
         | 'broadcast.paused'
         | 'broadcast.completed'
-        | 'broadcast.variant_won';
+        | 'broadcast.variant_won'
+        | 'automation.run';
       /** @description The receiver answered 2xx */
       succeeded: boolean;
       attempt: components['schemas']['WebhookAttempt'];
@@ -44547,6 +45220,493 @@ export interface operations {
       };
     };
   };
+  getCsatSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateCsatSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCsatSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationCsatSurveys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSurvey'][];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listCsatResponses: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        channel_id?: string;
+        /** @description Who had the conversation when it was resolved */
+        assignee_user_id?: string;
+        /** @description One rating, or several (`rating=1&rating=2`) */
+        rating?: number | number[];
+        /** @description Answered at or after */
+        since?: string;
+        /** @description Answered at or before */
+        until?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSurvey'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listCannedResponses: {
     parameters: {
       query?: {
@@ -45231,6 +46391,937 @@ export interface operations {
         content: {
           'application/json': {
             data: components['schemas']['RenderedCannedResponse'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listAutomationRules: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationRule'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createAutomationRule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAutomationRuleRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CreatedAutomationRule'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getAutomationRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        automationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationRule'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteAutomationRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        automationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateAutomationRule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        automationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateAutomationRuleRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationRule'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listAutomationRuns: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        automationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationRun'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  dryRunAutomationRule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        automationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AutomationDryRunRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['AutomationDryRun'];
           };
         };
       };
@@ -46329,6 +48420,7 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -46371,7 +48463,8 @@ export interface operations {
           | 'broadcast.started'
           | 'broadcast.paused'
           | 'broadcast.completed'
-          | 'broadcast.variant_won';
+          | 'broadcast.variant_won'
+          | 'automation.run';
         status?: 'pending' | 'succeeded' | 'failed';
         /** @description The webhook-id (= the event id) */
         message_id?: string;
@@ -46658,6 +48751,7 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -46700,7 +48794,8 @@ export interface operations {
           | 'broadcast.started'
           | 'broadcast.paused'
           | 'broadcast.completed'
-          | 'broadcast.variant_won';
+          | 'broadcast.variant_won'
+          | 'automation.run';
         /** @description Only events created at or after this time */
         since?: string;
         /** @description `asc` (default): commit order, oldest first, for catching up. `desc`: newest first, for reading the log; its `next_cursor` reads on into older events (has_more false: the oldest was reached). A cursor is for the order that gave it (400 otherwise), and only an `asc` one resumes the stream. */

@@ -133,6 +133,9 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Broadcast', text(d.name), 'completed');
     case 'broadcast.variant_won':
       return joined('Broadcast', text(d.name), 'chose its winning variant');
+
+    case 'automation.run':
+      return joined('Automation ran:', text(d.trigger));
     case 'crm.task.due':
       return joined('Task', text(d.title), 'due');
     case 'crm.relationship.linked':

@@ -5,10 +5,13 @@ import type { CreatedInvitationRecord, InvitationRecord } from '../../../http/v1
 import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organizations.presenters.ts';
 import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.presenters.ts';
 import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.ts';
+import type { AutomationRuleRecord, AutomationRunRecord } from '../../../http/v1/automations.presenters.ts';
 import type { Role } from '../../../domain/permissions.ts';
 import { call, currentOrganization, type Page } from '../../api.ts';
 
 export type {
+  AutomationRuleRecord,
+  AutomationRunRecord,
   CreatedInvitationRecord,
   InvitationRecord,
   MemberRecord,
@@ -58,4 +61,15 @@ export const settingsApi = {
 
   authorizations: (cursor?: string) => call<Page<OAuthAuthorizationRecord>>('GET', '/v1/auth/authorizations', { query: { cursor } }),
   revokeAuthorization: (id: string) => call<void>('DELETE', `/v1/auth/authorizations/${enc(id)}`),
+
+  automations: (cursor?: string) => call<Page<AutomationRuleRecord>>('GET', '/v1/automations', { query: { cursor } }),
+  createAutomation: (body: AutomationInput) => call<{ data: AutomationRuleRecord }>('POST', '/v1/automations', { body }).then(data),
+  updateAutomation: (id: string, body: AutomationInput) =>
+    call<{ data: AutomationRuleRecord }>('PATCH', `/v1/automations/${enc(id)}`, { body }).then(data),
+  deleteAutomation: (id: string) => call<void>('DELETE', `/v1/automations/${enc(id)}`),
+  automationRuns: (id: string) => (cursor?: string) =>
+    call<Page<AutomationRunRecord>>('GET', `/v1/automations/${enc(id)}/runs`, { query: { cursor } }),
 };
+
+/** A rule as the editor sends it. */
+export type AutomationInput = Pick<AutomationRuleRecord, 'name' | 'enabled' | 'trigger' | 'conditions' | 'actions'>;

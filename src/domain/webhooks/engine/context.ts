@@ -5,14 +5,14 @@
 import type { LeaseLoop } from '../../../lib/lease-loop.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { WebhookDeps } from '../deps.ts';
-import type { LeasedDelivery } from '../dispatch.ts';
+import type { LeasedDelivery, SequencedHook } from '../dispatch.ts';
 
 /** What became of a delivery after an attempt: succeeded, retry (another attempt is scheduled), failed (final), skipped (none was made). */
 export type DeliveryOutcome = 'succeeded' | 'retry' | 'failed' | 'skipped';
 export type AttemptRecorder = { attempt(endpointId: string, outcome: DeliveryOutcome, seconds: number | null): void };
 
-/** `recorder`: told of every attempt's outcome (the metrics); optional. */
-export type WebhookEngineDeps = WebhookDeps & { logger: Logger; recorder?: AttemptRecorder };
+/** `recorder`: told of every attempt's outcome (the metrics); `onSequenced`: the events' other consumers (automations). */
+export type WebhookEngineDeps = WebhookDeps & { logger: Logger; recorder?: AttemptRecorder; onSequenced?: SequencedHook };
 
 /** Deliveries claimed per query at most. */
 export const CLAIM_BATCH = 200;

@@ -26,6 +26,7 @@ export async function dispatchAndLease(engine: EngineContext, probe: boolean): P
     firstDelayMs: settings.retrySchedule[0] ?? 0,
     probe,
     lease: { workerId: engine.workerId, until, take },
+    onSequenced: engine.deps.onSequenced,
   });
   if (result.events === DISPATCH_BATCH) engine.wantDispatch = true;
   // Some were left for claiming (endpoints at their share, or a first delay): claim them when due.
