@@ -160,7 +160,7 @@ async function oneRun(): Promise<Run> {
       );
       const [sentRows] = await queryRows<{ ratio: number }>(
         db,
-        sql`select (count(*)::float8 / greatest(1, count(distinct message_id)))::float8 as ratio from message_status_history where status = 'sent'`,
+        sql`select (count(*)::float8 / greatest(1, count(distinct message_id)))::float8 as ratio from message_status_log where status = 'sent'`,
       );
       return {
         load,

@@ -31,7 +31,7 @@ const WARM_UP = 20;
 
 type TableCounts = { table: string; ins: number; upd: number; del: number; hot: number };
 type Snapshot = { tables: Map<string, TableCounts>; commits: number };
-type StatementCount = { query: string; calls: number };
+type StatementCount = { query: string; calls: number; toplevel: boolean };
 
 /** pg_stat_statements of this database, or undefined when the server does not load it. */
 async function statements(url: string, reset: boolean): Promise<StatementCount[] | undefined> {
@@ -43,10 +43,10 @@ async function statements(url: string, reset: boolean): Promise<StatementCount[]
       await client.query('select pg_stat_statements_reset()');
       return [];
     }
-    const { rows } = await client.query<{ query: string; calls: string }>(
-      `select query, calls from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by calls desc`,
+    const { rows } = await client.query<{ query: string; calls: string; toplevel: boolean }>(
+      `select query, calls, toplevel from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by calls desc`,
     );
-    return rows.map((r) => ({ query: r.query, calls: Number(r.calls) }));
+    return rows.map((r) => ({ query: r.query, calls: Number(r.calls), toplevel: r.toplevel }));
   } catch {
     return undefined;
   } finally {
@@ -76,18 +76,27 @@ async function snapshot(url: string): Promise<Snapshot> {
   }
 }
 
-/** Statements per message from pg_stat_statements (every connection), and the ten most frequent. */
+/**
+ * Statements per message from pg_stat_statements (every connection): those the clients sent (top
+ * level, each a round trip: nothing is pipelined) and those run inside them (foreign-key checks,
+ * functions), with the most frequent of each.
+ */
 function statementLines(list: StatementCount[]): string[] {
-  const total = list.reduce((s, r) => s + r.calls, 0);
-  const txControl = list.filter((r) => /^(begin|commit|rollback)\b/i.test(r.query.trim())).reduce((s, r) => s + r.calls, 0);
+  const sumOf = (xs: StatementCount[]) => xs.reduce((s, r) => s + r.calls, 0);
+  const top = list.filter((r) => r.toplevel);
+  const nested = list.filter((r) => !r.toplevel);
+  const txControl = sumOf(top.filter((r) => /^(begin|commit|rollback)\b/i.test(r.query.trim())));
   const oneLine = (q: string) => q.replace(/\s+/g, ' ').slice(0, 90).replace(/\|/g, '\\|');
+  const rowsOf = (xs: StatementCount[]) => xs.slice(0, 8).map((r) => `| \`${oneLine(r.query)}\` | ${(r.calls / count).toFixed(2)} |`);
   return [
     '',
-    `Statements per message (pg_stat_statements, every connection, the sandbox's included; each one a round trip): **${(total / count).toFixed(2)}**, of them BEGIN/COMMIT/ROLLBACK ${(txControl / count).toFixed(2)}. The most frequent:`,
+    `Statements per message (pg_stat_statements, every connection, the sandbox's included): sent by the clients (each a round trip) **${(sumOf(top) / count).toFixed(2)}**, of them BEGIN/COMMIT/ROLLBACK ${(txControl / count).toFixed(2)}; run inside them (foreign-key checks, functions) ${(sumOf(nested) / count).toFixed(2)}. The most frequent of each:`,
     '',
     '| Statement | Per message |',
     '| --- | --- |',
-    ...list.slice(0, 10).map((r) => `| \`${oneLine(r.query)}\` | ${(r.calls / count).toFixed(2)} |`),
+    ...rowsOf(top),
+    '| *inside statements:* | |',
+    ...rowsOf(nested),
   ];
 }
 

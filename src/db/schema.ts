@@ -971,6 +971,13 @@ export const messages = pgTable(
     pinnedUntil: at('pinned_until'),
     /** The broadcast that sent it (domain/broadcasts); null for any other message. No foreign key: a deleted broadcast leaves its messages. */
     broadcastId: uuid('broadcast_id'),
+    /**
+     * Every status it reached, in the order the reports arrived: one entry per status (a repeated or
+     * late report adds none; billing a later report brings fills what the entry lacks). Appended by the
+     * write that moves the status (messages.ts writeMoves), so a status costs no row of its own. The
+     * view message_status_log lists the entries as rows.
+     */
+    statusHistory: jsonb('status_history').$type<StatusHistoryEntry[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1016,6 +1023,24 @@ export const recipientHolds = pgTable(
   (t) => [primaryKey({ columns: [t.channelId, t.recipient] }), index('recipient_holds_until_idx').on(t.until)],
 );
 
+/** An entry of messages.status_history (webhook-style snake case: it is written by SQL as well as by code). */
+export type StatusHistoryEntry = {
+  id: string;
+  status: string;
+  error_code: string | null;
+  error_title: string | null;
+  /** What the provider's report of this status said about billing, as it sent it (official: `pricing`, `conversation`). */
+  pricing: Record<string, unknown> | null;
+  conversation: Record<string, unknown> | null;
+  /** When the provider says it happened (or when we recorded it). */
+  occurred_at: string;
+  created_at: string;
+};
+
+/**
+ * Emptied by migration 0037: its rows moved to messages.status_history, where statuses are now kept
+ * (a row per status cost a row written per status). Nothing writes it; a later migration drops it.
+ */
 export const messageStatusHistory = pgTable(
   'message_status_history',
   {
