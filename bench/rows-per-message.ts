@@ -30,7 +30,7 @@ const concurrency = numberOption('concurrency', 32);
 const WARM_UP = 20;
 
 type TableCounts = { table: string; ins: number; upd: number; del: number; hot: number };
-type Snapshot = { tables: Map<string, TableCounts>; commits: number };
+type Snapshot = { tables: Map<string, TableCounts>; commits: number; walBytes: number };
 type StatementCount = { query: string; calls: number; toplevel: boolean };
 
 /** pg_stat_statements of this database, or undefined when the server does not load it. */
@@ -63,13 +63,16 @@ async function snapshot(url: string): Promise<Snapshot> {
       'select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del, n_tup_hot_upd as hot from pg_stat_user_tables',
     );
     const [db] = (
-      await client.query<{ commits: string }>('select xact_commit as commits from pg_stat_database where datname = current_database()')
+      await client.query<{ commits: string; wal: string }>(
+        `select xact_commit as commits, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal from pg_stat_database where datname = current_database()`,
+      )
     ).rows;
     return {
       tables: new Map(
         rows.map((r) => [r.relname, { table: r.relname, ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del), hot: Number(r.hot) }]),
       ),
       commits: Number(db!.commits),
+      walBytes: Number(db!.wal),
     };
   } finally {
     await client.end();
@@ -151,6 +154,8 @@ try {
     `| The sandbox's tables (the simulated provider) | ${line(sandbox)} |`,
     '',
     `Transactions committed per message (every connection, the sandbox's included): **${per(after.commits - before.commits)}**.`,
+    '',
+    `WAL written per message (the whole server's, so meaningful on a server of its own): **${Math.round((after.walBytes - before.walBytes) / count).toLocaleString('en')} bytes**.`,
     ...(statementCounts ? statementLines(statementCounts) : []),
   ];
   console.log(lines.join('\n'));
