@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
 import { channels, conversations, messages, messageStatusHistory, organizations } from '../../src/db/schema.ts';
 import type { Actor } from '../../src/domain/actor.ts';
 import { advanceStatuses, messageStatus } from '../../src/domain/messages/messages.ts';
@@ -72,8 +73,8 @@ test('the stored history moves into the message rows in arrival order; the statu
 
   for (const statement of await moves()) await db.execute(sql.raw(statement));
 
-  const [{ n }] = (await db.execute(sql`select count(*)::int as n from message_status_history`)).rows as Array<{ n: number }>;
-  assert.equal(n, 0, 'the table is emptied');
+  const [emptied] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from message_status_history`);
+  assert.equal(emptied!.n, 0, 'the table is emptied');
   const { history } = await messageStatus({ db }, actor, id);
   assert.deepEqual(
     history.map((h) => [h.status, h.occurredAt.toISOString(), h.createdAt.toISOString(), h.pricing, h.errorCode]),
@@ -108,6 +109,6 @@ test('the stored history moves into the message rows in arrival order; the statu
       ['read', at(9).toISOString(), null],
     ],
   );
-  const log = (await db.execute(sql`select status from message_status_log where message_id = ${id} order by created_at, status`)).rows;
+  const log = await queryRows<{ status: string }>(db, sql`select status from message_status_log where message_id = ${id}`);
   assert.equal(log.length, 4, 'the view lists every entry');
 });
