@@ -84,7 +84,7 @@ async function sendAt(server: BenchServer, channelId: string, n: number, perSeco
 async function statusTimes(server: BenchServer, status: string): Promise<Map<string, number>> {
   const { rows } = await server.call<{ rows: Array<{ id: string; ms: string | number }> }>({
     cmd: 'sql',
-    text: `select message_id::text as id, min(extract(epoch from created_at) * 1000)::float8 as ms from message_status_history where status = '${status}' group by message_id`,
+    text: `select message_id::text as id, min(extract(epoch from created_at) * 1000)::float8 as ms from message_status_log where status = '${status}' group by message_id`,
   });
   return new Map(rows.map((r) => [r.id, Number(r.ms)]));
 }

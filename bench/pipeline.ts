@@ -155,12 +155,12 @@ async function oneRun(): Promise<Run> {
       const lags = await queryRows<{ ms: number }>(
         db,
         sql`select extract(epoch from min(a.attempted_at) - min(e.created_at))::float8 * 1000 as ms
-              from webhook_deliveries d join events e on e.id = d.event_id join webhook_attempts a on a.delivery_id = d.id
+              from webhook_deliveries d join events e on e.id = d.event_id join webhook_attempt_log a on a.delivery_id = d.id
              group by d.id`,
       );
       const [sentRows] = await queryRows<{ ratio: number }>(
         db,
-        sql`select (count(*)::float8 / greatest(1, count(distinct message_id)))::float8 as ratio from message_status_history where status = 'sent'`,
+        sql`select (count(*)::float8 / greatest(1, count(distinct message_id)))::float8 as ratio from message_status_log where status = 'sent'`,
       );
       return {
         load,

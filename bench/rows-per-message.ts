@@ -14,6 +14,11 @@
  * (message.sent and message.status_update); the warm-up's messages are counted out by taking the
  * difference from just before the burst. The sandbox's own tables (the simulated provider) are listed
  * apart: a real provider's writes are not Parley's.
+ *
+ * Statements (each a round trip: the service sends no pipelined queries) are counted too when the server
+ * has pg_stat_statements preloaded (a private server: `shared_preload_libraries = 'pg_stat_statements'`,
+ * `pg_stat_statements.track = all`; the shared test server has not, and the line is left out): its
+ * counters are reset just before the burst and read after, for this database only.
  */
 import pg from 'pg';
 import { machine, writeSection } from './bench-report.ts';
@@ -26,6 +31,28 @@ const WARM_UP = 20;
 
 type TableCounts = { table: string; ins: number; upd: number; del: number; hot: number };
 type Snapshot = { tables: Map<string, TableCounts>; commits: number };
+type StatementCount = { query: string; calls: number; toplevel: boolean; walBytes: number };
+
+/** pg_stat_statements of this database, or undefined when the server does not load it. */
+async function statements(url: string, reset: boolean): Promise<StatementCount[] | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('create extension if not exists pg_stat_statements');
+    if (reset) {
+      await client.query('select pg_stat_statements_reset()');
+      return [];
+    }
+    const { rows } = await client.query<{ query: string; calls: string; toplevel: boolean; wal_bytes: string }>(
+      `select query, calls, toplevel, wal_bytes from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) order by calls desc`,
+    );
+    return rows.map((r) => ({ query: r.query, calls: Number(r.calls), toplevel: r.toplevel, walBytes: Number(r.wal_bytes) }));
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
 
 async function snapshot(url: string): Promise<Snapshot> {
   const client = new pg.Client({ connectionString: url });
@@ -49,12 +76,39 @@ async function snapshot(url: string): Promise<Snapshot> {
   }
 }
 
+/**
+ * Statements per message from pg_stat_statements (every connection): those the clients sent (top
+ * level, each a round trip: nothing is pipelined) and those run inside them (foreign-key checks,
+ * functions), with the most frequent of each.
+ */
+function statementLines(list: StatementCount[]): string[] {
+  const sumOf = (xs: StatementCount[]) => xs.reduce((s, r) => s + r.calls, 0);
+  const top = list.filter((r) => r.toplevel);
+  const nested = list.filter((r) => !r.toplevel);
+  const txControl = sumOf(top.filter((r) => /^(begin|commit|rollback)\b/i.test(r.query.trim())));
+  const oneLine = (q: string) => q.replace(/\s+/g, ' ').slice(0, 90).replace(/\|/g, '\\|');
+  const rowsOf = (xs: StatementCount[]) => xs.slice(0, 8).map((r) => `| \`${oneLine(r.query)}\` | ${(r.calls / count).toFixed(2)} |`);
+  return [
+    '',
+    `Statements per message (pg_stat_statements, every connection, the sandbox's included): sent by the clients (each a round trip) **${(sumOf(top) / count).toFixed(2)}**, of them BEGIN/COMMIT/ROLLBACK ${(txControl / count).toFixed(2)}; run inside them (foreign-key checks, functions) ${(sumOf(nested) / count).toFixed(2)}. The most frequent of each:`,
+    '',
+    `WAL written per message by the statements the clients sent (pg_stat_statements' wal_bytes, this database only): **${Math.round(top.reduce((s, r) => s + r.walBytes, 0) / count).toLocaleString('en')} bytes**.`,
+    '',
+    '| Statement | Per message |',
+    '| --- | --- |',
+    ...rowsOf(top),
+    '| *inside statements:* | |',
+    ...rowsOf(nested),
+  ];
+}
+
 const deployed = await deployWithTraffic('postgres', 1000, WARM_UP);
 try {
   const url = deployed.database!.url;
   // The warm-up's work settled (its jobs done), then the counters before the burst.
   await sleep(2000);
   const before = await snapshot(url);
+  const counting = (await statements(url, true)) !== undefined;
   const accepted = await burst(deployed.service, deployed.channelId, count, WARM_UP, concurrency);
   const missing = await untilRead(
     deployed.receiver,
@@ -66,6 +120,7 @@ try {
   await deployed.stopService();
   await sleep(1500);
   const after = await snapshot(url);
+  const statementCounts = counting ? await statements(url, false) : undefined;
 
   const rows: TableCounts[] = [];
   for (const [table, end] of after.tables) {
@@ -98,6 +153,7 @@ try {
     `| The sandbox's tables (the simulated provider) | ${line(sandbox)} |`,
     '',
     `Transactions committed per message (every connection, the sandbox's included): **${per(after.commits - before.commits)}**.`,
+    ...(statementCounts ? statementLines(statementCounts) : []),
   ];
   console.log(lines.join('\n'));
   if (hasFlag('write')) writeSection('rows-per-message', lines.join('\n'));

@@ -13,6 +13,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  pgView,
   primaryKey,
   text,
   timestamp,
@@ -980,6 +981,13 @@ export const messages = pgTable(
     pinnedUntil: at('pinned_until'),
     /** The broadcast that sent it (domain/broadcasts); null for any other message. No foreign key: a deleted broadcast leaves its messages. */
     broadcastId: uuid('broadcast_id'),
+    /**
+     * Every status it reached, in the order the reports arrived: one entry per status (a repeated or
+     * late report adds none; billing a later report brings fills what the entry lacks). Appended by the
+     * write that moves the status (messages.ts writeMoves), so a status costs no row of its own. The
+     * view message_status_log lists the entries as rows.
+     */
+    statusHistory: jsonb('status_history').$type<StatusHistoryEntry[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1025,6 +1033,24 @@ export const recipientHolds = pgTable(
   (t) => [primaryKey({ columns: [t.channelId, t.recipient] }), index('recipient_holds_until_idx').on(t.until)],
 );
 
+/** An entry of messages.status_history (webhook-style snake case: it is written by SQL as well as by code). */
+export type StatusHistoryEntry = {
+  id: string;
+  status: string;
+  error_code: string | null;
+  error_title: string | null;
+  /** What the provider's report of this status said about billing, as it sent it (official: `pricing`, `conversation`). */
+  pricing: Record<string, unknown> | null;
+  conversation: Record<string, unknown> | null;
+  /** When the provider says it happened (or when we recorded it). */
+  occurred_at: string;
+  created_at: string;
+};
+
+/**
+ * Emptied by migration 0040: its rows moved to messages.status_history, where statuses are now kept
+ * (a row per status cost a row written per status). Nothing writes it; a later migration drops it.
+ */
 export const messageStatusHistory = pgTable(
   'message_status_history',
   {
@@ -1756,6 +1782,14 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: at('last_attempt_at'),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
+    /**
+     * The delivery's latest attempt, kept in its own row instead of a webhook_attempts row: a delivery
+     * that succeeds at its first attempt (nearly all) writes no attempt row. The next attempt moves it to
+     * webhook_attempts (the outcome write, engine/write-outcomes.ts); the view webhook_attempt_log reads
+     * both. Null before the first attempt, and for deliveries whose attempts all went to webhook_attempts
+     * (those made before this column).
+     */
+    latestAttempt: jsonb('latest_attempt').$type<FoldedAttempt>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1770,7 +1804,22 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Every attempt of a delivery: when, the answer's status and first 4 KB, how long it took, what went wrong. */
+/** A delivery's latest attempt as its row keeps it (webhook_deliveries.latest_attempt): webhook_attempts' columns, by name. */
+export type FoldedAttempt = {
+  id: string;
+  trigger: string;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+};
+
+/**
+ * A delivery's attempts before its latest (which its row keeps, latest_attempt): when, the answer's
+ * status and first 4 KB, how long it took, what went wrong. Read both through the view
+ * webhook_attempt_log (its migration's custom SQL).
+ */
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
@@ -1793,6 +1842,24 @@ export const webhookAttempts = pgTable(
     index('webhook_attempts_attempted_idx').on(t.attemptedAt),
   ],
 );
+
+/**
+ * Every attempt of every delivery: webhook_attempts' rows and each delivery's latest attempt, kept in
+ * its row (webhook_deliveries.latest_attempt). Made by the custom SQL of migration 0040; a filter on
+ * delivery_id reaches both sides (the deliveries' by their primary key).
+ */
+export const webhookAttemptLog = pgView('webhook_attempt_log', {
+  id: uuid('id').notNull(),
+  organizationId: uuid('organization_id').notNull(),
+  deliveryId: uuid('delivery_id').notNull(),
+  endpointId: uuid('endpoint_id').notNull(),
+  trigger: text('trigger').notNull(),
+  attemptedAt: at('attempted_at').notNull(),
+  statusCode: integer('status_code'),
+  durationMs: integer('duration_ms').notNull(),
+  responseBody: text('response_body'),
+  error: text('error'),
+}).existing();
 
 /*
  * Lists (static, of one kind of record) and segments (a saved filter over contacts): docs/crm.md

@@ -156,7 +156,7 @@ test('a delivery whose storing fails after its reports were applied is refused, 
   ]);
   const history = await queryRows<{ status: string; n: number }>(
     server.container.database.db,
-    sql`select status, count(*)::int as n from message_status_history where message_id = ${message.id} and status in ('delivered', 'read') group by 1 order by 1`,
+    sql`select status, count(*)::int as n from message_status_log where message_id = ${message.id} and status in ('delivered', 'read') group by 1 order by 1`,
   );
   assert.deepEqual(history, [
     { status: 'delivered', n: 1 },

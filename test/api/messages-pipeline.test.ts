@@ -68,7 +68,7 @@ test('40 messages sent together each reach read with one row per status and each
 
   const history = await queryRows<{ message_id: string; statuses: string[] }>(
     db,
-    sql`select message_id::text, array_agg(status order by occurred_at, created_at) as statuses from message_status_history where message_id in (${list}) group by message_id`,
+    sql`select message_id::text, array_agg(status order by occurred_at, created_at) as statuses from message_status_log where message_id in (${list}) group by message_id`,
   );
   assert.equal(history.length, ids.length);
   for (const h of history) assert.deepEqual([...h.statuses].sort(), ['delivered', 'queued', 'read', 'sent'], `history of ${h.message_id}`);

@@ -44,7 +44,7 @@ const at = (name: string) => receiver.requests.filter((r) => r.path.endsWith(`?$
 async function attemptsOf(endpointId: string) {
   return queryRows<{ status_code: number | null; error: string | null; duration_ms: number }>(
     server.container.database.db,
-    sql`select status_code, error, duration_ms from webhook_attempts where endpoint_id = ${endpointId}`,
+    sql`select status_code, error, duration_ms from webhook_attempt_log where endpoint_id = ${endpointId}`,
   );
 }
 

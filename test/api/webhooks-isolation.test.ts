@@ -86,7 +86,7 @@ async function emitMany(
 async function peakAttemptsInFlight(query: string): Promise<number> {
   const rows = await queryRows<{ attempted_at: Date | string; duration_ms: number }>(
     server.container.database.db,
-    sql`select a.attempted_at, a.duration_ms from webhook_attempts a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + query}`,
+    sql`select a.attempted_at, a.duration_ms from webhook_attempt_log a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + query}`,
   );
   assert.ok(rows.length > 0, `attempts to ${query} are recorded`);
   const marks = rows.flatMap((r) => {
@@ -162,7 +162,7 @@ test('1,000 events to three endpoints, one dead: the two healthy ones get every 
     await eventually(`${name}'s attempts to be recorded`, async () => {
       const [r] = await queryRows<{ n: number }>(
         db,
-        sql`select count(*)::int as n from webhook_attempts a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + name}`,
+        sql`select count(*)::int as n from webhook_attempt_log a join webhook_endpoints e on e.id = a.endpoint_id where e.url like ${'%?' + name}`,
       );
       return r!.n === at(name).length ? true : undefined;
     });

@@ -204,22 +204,22 @@ test('retention: events older than EVENT_RETENTION_DAYS go, with their deliverie
   await eventually('both to be delivered', () =>
     receiver.requests.filter((r) => r.headers['webhook-id'] === old || r.headers['webhook-id'] === recent).length >= 2 ? true : undefined,
   );
-  const count = async (table: 'events' | 'webhook_deliveries' | 'webhook_attempts', id: string) => {
+  const count = async (table: 'events' | 'webhook_deliveries' | 'webhook_attempt_log', id: string) => {
     const column =
       table === 'events'
         ? sql`id`
         : table === 'webhook_deliveries'
           ? sql`message_id`
           : sql`delivery_id in (select id from webhook_deliveries where message_id = ${id})`;
-    const where = table === 'webhook_attempts' ? column : sql`${column} = ${id}`;
+    const where = table === 'webhook_attempt_log' ? column : sql`${column} = ${id}`;
     const [row] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from ${sql.raw(table)} where ${where}`);
     return row!.n;
   };
-  await eventually('the old attempt to be recorded', async () => ((await count('webhook_attempts', old)) > 0 ? true : undefined));
+  await eventually('the old attempt to be recorded', async () => ((await count('webhook_attempt_log', old)) > 0 ? true : undefined));
   await server.container.jobHandlers()['webhooks.cleanup']({}, {} as never);
   assert.equal(await count('events', old), 0);
   assert.equal(await count('webhook_deliveries', old), 0);
-  assert.equal(await count('webhook_attempts', old), 0);
+  assert.equal(await count('webhook_attempt_log', old), 0);
   assert.equal(await count('events', recent), 1);
   assert.equal(await count('webhook_deliveries', recent), 1);
 });

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.ts';
 import { recordEvent } from '../../src/domain/events/outbox.ts';
 import { movableClock, request, startTestServer, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
@@ -162,6 +164,73 @@ test('a schedule that runs out leaves the delivery failed; the retry route sends
     404,
   );
   assert.equal((await request(server, 'POST', `${BASE}/deliveries/nope/retry`, { key: server.apiKey })).status, 404);
+});
+
+test('a delivery keeps its latest attempt in its row and earlier ones as rows; one stored before that lists and retries the same', async () => {
+  const endpoint = await createEndpoint('folded');
+  let calls = 0;
+  receiver.answer((r) =>
+    r.path.endsWith('?folded') && ++calls === 1 ? { status: 502, body: 'bad gateway' } : { status: 200, body: 'ok' },
+  );
+  const stored = async (deliveryId: string) => {
+    const rows = await queryRows<{ status_code: number }>(
+      server.container.database.db,
+      sql`select status_code from webhook_attempts where delivery_id = ${deliveryId} order by attempted_at`,
+    );
+    const [row] = await queryRows<{ latest: { status_code: number; trigger: string } | null }>(
+      server.container.database.db,
+      sql`select latest_attempt as latest from webhook_deliveries where id = ${deliveryId}`,
+    );
+    return { rows: rows.map((r) => r.status_code), latest: row!.latest };
+  };
+  // The first attempt fails: it is retried, and both attempts are listed, newest first.
+  const failedFirst = await emit('pending');
+  const [delivery] = await eventually('the retried delivery to succeed', async () => {
+    const list = await deliveriesOf(`message_id=${failedFirst}&endpoint_id=${endpoint.id}`);
+    return list[0]?.status === 'succeeded' ? list : undefined;
+  });
+  assert.deepEqual(
+    delivery!.attempts.map((a: { status_code: number }) => a.status_code),
+    [200, 502],
+  );
+  const split = await stored(delivery!.id);
+  assert.deepEqual(split.rows, [502], 'the attempt the retry replaced is a row of webhook_attempts');
+  assert.equal(split.latest?.status_code, 200, 'the latest attempt is in the delivery row');
+
+  // Succeeding at once writes no attempt row.
+  const atOnce = await emit('snoozed');
+  const [quick] = await eventually('the delivery to succeed', async () => {
+    const list = await deliveriesOf(`message_id=${atOnce}&endpoint_id=${endpoint.id}`);
+    return list[0]?.status === 'succeeded' ? list : undefined;
+  });
+  assert.equal(quick!.attempts.length, 1);
+  assert.deepEqual(await stored(quick!.id).then((s) => s.rows), []);
+
+  // A delivery as stored before latest_attempt existed (every attempt a row): listed the same, and a
+  // manual retry adds its attempt without losing one.
+  await server.container.database.db.execute(sql`
+    with moved as (
+      insert into webhook_attempts (id, organization_id, delivery_id, endpoint_id, trigger, attempted_at, status_code, duration_ms, response_body, error)
+      select id, organization_id, delivery_id, endpoint_id, trigger, attempted_at, status_code, duration_ms, response_body, error
+        from webhook_attempt_log where delivery_id = ${quick!.id}
+    )
+    update webhook_deliveries set latest_attempt = null, status = 'failed' where id = ${quick!.id}`);
+  const [asBefore] = await deliveriesOf(`message_id=${atOnce}&endpoint_id=${endpoint.id}`);
+  assert.deepEqual(asBefore!.attempts, quick!.attempts);
+  const retry = await request(server, 'POST', `${BASE}/deliveries/${atOnce}/retry`, {
+    key: server.apiKey,
+    body: { endpoint_id: endpoint.id },
+  });
+  assert.equal(retry.status, 202, retry.text);
+  const [retried] = await eventually('the manual attempt to succeed', async () => {
+    const list = await deliveriesOf(`message_id=${atOnce}&endpoint_id=${endpoint.id}`);
+    return list[0]?.status === 'succeeded' && list[0].attempt_count === 2 ? list : undefined;
+  });
+  assert.deepEqual(
+    retried!.attempts.map((a: { trigger: string }) => a.trigger),
+    ['manual', 'scheduled'],
+  );
+  assert.deepEqual(retried!.attempts[1], quick!.attempts[0]);
 });
 
 test('the retry route also sends the event to a matching endpoint created after it', async () => {

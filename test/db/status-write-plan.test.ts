@@ -126,9 +126,12 @@ test('a batch of sends is recorded in one statement; a row moved meanwhile is re
   const rows = await queuedMessages(db, 3);
   const [stale] = rows;
   // Another report moved the first message on after the dispatcher read it: `delivered`, with its history.
-  await db.execute(sql`update messages set status = 'delivered', dispatch_at = null where id = ${stale!.id}`);
   await db.execute(
-    sql`insert into message_status_history (id, message_id, status, occurred_at) values (${uuidv7()}, ${stale!.id}, 'sent', now()), (${uuidv7()}, ${stale!.id}, 'delivered', now())`,
+    sql`update messages set status = 'delivered', dispatch_at = null,
+          status_history = status_history || jsonb_build_array(
+            jsonb_build_object('id', ${uuidv7()}::uuid, 'status', 'sent', 'occurred_at', now(), 'created_at', now()),
+            jsonb_build_object('id', ${uuidv7()}::uuid, 'status', 'delivered', 'occurred_at', now(), 'created_at', now()))
+        where id = ${stale!.id}`,
   );
 
   const sent: string[] = [];
@@ -184,10 +187,9 @@ test('a batch of sends is recorded in one statement; a row moved meanwhile is re
     );
   assert.deepEqual(new Map(after.map((r) => [r.id, r.status])), new Map(rows.map((r, i) => [r.id, i === 0 ? 'delivered' : 'sent'])));
   const history = (
-    await client!.query(
-      `select message_id::text, status from message_status_history where message_id = any($1) order by message_id, status`,
-      [rows.map((r) => r.id)],
-    )
+    await client!.query(`select message_id::text, status from message_status_log where message_id = any($1) order by message_id, status`, [
+      rows.map((r) => r.id),
+    ])
   ).rows as Array<{ message_id: string; status: string }>;
   assert.equal(
     history

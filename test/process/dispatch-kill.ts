@@ -151,7 +151,7 @@ export async function killMidBatch(layout: 'one' | 'split'): Promise<void> {
         for (const [id] of [...last].filter(([id]) => !final.has(id))) {
           const rows = await queryRows(
             db.db,
-            sql`select m.status, m.provider_message_id, m.channel_id, (select json_agg(h order by h.occurred_at) from message_status_history h where h.message_id = m.id) as history from messages m where m.id = ${id}`,
+            sql`select m.status, m.provider_message_id, m.channel_id, (select json_agg(h order by h.occurred_at) from message_status_log h where h.message_id = m.id) as history from messages m where m.id = ${id}`,
           );
           const events = await queryRows(
             db.db,

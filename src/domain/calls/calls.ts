@@ -7,14 +7,14 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { messages, messageStatusHistory } from '../../db/schema.ts';
+import { messages } from '../../db/schema.ts';
 import type { Queue } from '../../jobs/queue.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { InboundEvent } from '../../providers/provider.ts';
 import type { ChannelRow } from '../channels/channels.ts';
 import { recordEvent, type CallBody, type EventBodies } from '../events/outbox.ts';
 import { ensureConversation, touchInbound } from '../messages/conversations.ts';
-import type { MessageRow } from '../messages/messages.ts';
+import { firstStatus, type MessageRow } from '../messages/messages.ts';
 import type { InboundContactResolver } from '../messages/provider-events.ts';
 
 export type CallEvent = Extract<InboundEvent, { kind: 'call' }>;
@@ -206,6 +206,7 @@ export async function applyCall(deps: CallApplyDeps, tx: Executor, channel: Chan
       type: 'call',
       content: content as unknown as Record<string, unknown>,
       status: 'received',
+      statusHistory: firstStatus('received', event.timestamp, at),
       providerMessageId: event.callId,
       createdAt: at,
       updatedAt: at,
@@ -213,9 +214,6 @@ export async function applyCall(deps: CallApplyDeps, tx: Executor, channel: Chan
     .onConflictDoNothing()
     .returning();
   if (!row) return;
-  await tx
-    .insert(messageStatusHistory)
-    .values({ id: uuidv7(), messageId: row.id, status: 'received', occurredAt: event.timestamp, createdAt: at });
   await touchInbound(tx, conversation, event.timestamp, previewOf(content), contact.contactId, at);
   await recordEvent(
     tx,

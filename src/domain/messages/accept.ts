@@ -24,7 +24,7 @@ import { DomainError, invalid } from '../errors.ts';
 import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache } from '../templates/parameters.ts';
 import { parseContent, previewOf } from './content.ts';
 import { mediaIdsOf, mediaOf } from './media.ts';
-import type { MessageRow } from './messages.ts';
+import { firstStatus, type MessageRow } from './messages.ts';
 import { batchRows } from '../../db/batch-rows.ts';
 
 /** The inputs of the CRM's refusal query, as SQL: parameters, or columns of an outer query it is joined to. */
@@ -218,14 +218,14 @@ function acceptStatement(policy: SendPolicy | undefined): SQL {
        where c.refusal is null
     ),
     message as (
-      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, broadcast_id, created_at, updated_at)
-      select id, organization_id, channel_id, conversation_id, contact_id, 'outbound', peer, from_phone, type, content, 'queued', at, broadcast_id, at, at
+      insert into messages (id, organization_id, channel_id, conversation_id, contact_id, direction, to_phone, from_phone, type, content, status, dispatch_at, broadcast_id, status_history, created_at, updated_at)
+      select id, organization_id, channel_id, conversation_id, contact_id, 'outbound', peer, from_phone, type, content, 'queued', at, broadcast_id,
+             -- Its first status, in its row (messages.status_history).
+             jsonb_build_array(jsonb_build_object('id', history_id, 'status', 'queued', 'error_code', null, 'error_title', null,
+               'pricing', null, 'conversation', null, 'occurred_at', at, 'created_at', at)),
+             at, at
         from placed where conversation_id is not null
       returning id, conversation_id, contact_id
-    ),
-    history as (
-      insert into message_status_history (id, message_id, status, occurred_at, created_at)
-      select p.history_id, p.id, 'queued', p.at, p.at from placed p join message m on m.id = p.id
     ),
     touched as (
       update conversations
@@ -350,6 +350,7 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     const windowHours = capabilitiesOf(platform).customer_service_window_hours;
     const needsWindow = windowHours !== null && input.type !== 'template' && input.type !== 'mark_as_read';
     // The message as accepted; the statement fills in its conversation (and that one's contact).
+    const statusHistory = firstStatus('queued', now, now);
     const accepted: MessageRow = {
       id: uuidv7(),
       organizationId: actor.organizationId,
@@ -364,12 +365,13 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       ...NOTHING_SENT,
       dispatchAt: now,
       broadcastId: input.broadcastId ?? null,
+      statusHistory,
       createdAt: now,
       updatedAt: now,
     };
     const answer = await deps.writer.write({
       id: accepted.id,
-      history_id: uuidv7(),
+      history_id: statusHistory[0]!.id,
       new_conversation_id: uuidv7(),
       organization_id: actor.organizationId,
       channel_id: channel.id,

@@ -2,13 +2,13 @@
  * Messages: their record, reading them back, and moving them forward through their status
  * lifecycle. Accepting them is accept.ts; sending them, dispatcher.ts and dispatch.ts.
  */
-import { and, asc, eq, gte, inArray, lte, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, gte, inArray, lte, sql, type SQLWrapper } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { preparedOn } from '../../db/prepared.ts';
 import { emptyPage, equalWhereGiven, given, listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
-import { messageMedia, messages, messageStatusHistory } from '../../db/schema.ts';
+import { messageMedia, messages, type StatusHistoryEntry } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import type { Actor } from '../actor.ts';
@@ -107,21 +107,51 @@ export async function listMessages(deps: { db: Executor }, actor: Actor, input: 
   return mapPage(rows, toView);
 }
 
-export type StatusHistoryRow = typeof messageStatusHistory.$inferSelect;
+/** A status the message reached, as the API reads it. */
+export type StatusHistoryRow = {
+  id: string;
+  status: string;
+  errorCode: string | null;
+  errorTitle: string | null;
+  pricing: Record<string, unknown> | null;
+  conversation: Record<string, unknown> | null;
+  occurredAt: Date;
+  createdAt: Date;
+};
 
-/** A message and its status history, in the order the reports arrived. */
+/** A new message's history: its first status. */
+export function firstStatus(status: string, occurredAt: Date, at: Date): StatusHistoryEntry[] {
+  return [
+    {
+      id: uuidv7(),
+      status,
+      error_code: null,
+      error_title: null,
+      pricing: null,
+      conversation: null,
+      occurred_at: occurredAt.toISOString(),
+      created_at: at.toISOString(),
+    },
+  ];
+}
+
+/** A message and its status history, in the order the reports arrived (as its row keeps it). */
 export async function messageStatus(
   deps: { db: Executor },
   actor: Actor,
   messageId: string,
 ): Promise<{ message: MessageView; history: StatusHistoryRow[] }> {
   const message = await loadMessage(deps, actor, messageId);
-  const history = await deps.db
-    .select()
-    .from(messageStatusHistory)
-    .where(eq(messageStatusHistory.messageId, message.id))
-    // In the order the reports arrived (provider times have second precision and may arrive out of order).
-    .orderBy(asc(messageStatusHistory.createdAt), asc(messageStatusHistory.id));
+  const history = message.statusHistory.map((h) => ({
+    id: h.id,
+    status: h.status,
+    errorCode: h.error_code ?? null,
+    errorTitle: h.error_title ?? null,
+    pricing: h.pricing ?? null,
+    conversation: h.conversation ?? null,
+    occurredAt: new Date(h.occurred_at),
+    createdAt: new Date(h.created_at),
+  }));
   return { message, history };
 }
 
@@ -301,12 +331,15 @@ function planMoves(pending: Array<{ move: StatusMove; i: number }>, current: Map
 /**
  * Writes a plan in one statement: locks its messages in id order (transactions writing overlapping
  * sets wait for each other instead of deadlocking), then writes the messages that move (each only
- * from the status it was planned on: a locked row is read as last committed), their history rows and
- * their events (with the NOTIFY that wakes the webhook engine). A message no longer in the status it
- * was planned on (moved by a report meanwhile) writes nothing; its id is returned, to be planned again.
+ * from the status it was planned on: a locked row is read as last committed) with their history
+ * entries appended to their row, the history a report adds to a message it does not move (a late or
+ * repeated report: only a status the row lacks, or billing an entry lacks), and the events (with the
+ * NOTIFY that wakes the webhook engine). A message no longer in the status it was planned on (moved
+ * by a report meanwhile) is not moved; its id is returned, to be planned again.
  */
 async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<string>> {
   if (plan.rows.length === 0) return new Set();
+  const at = now.toISOString();
   const [result] = await queryRows<{ conflicted: string[] | null }>(
     tx,
     sql`
@@ -314,47 +347,44 @@ async function writeMoves(tx: Executor, plan: Plan, now: Date): Promise<Set<stri
         select * from ${batchRows(JSON.stringify(plan.rows), 'r', `id uuid, "from" text, status text, provider_message_id text, error json`)}
       ),
       locked as (select id from messages where id in (select id from r) order by id for update),
-      moved as (
-        update messages m set
-          status = r.status,
-          -- A message that leaves queued is never due again: its dispatch lease (if any) ends here.
-          dispatch_at = null,
-          updated_at = ${now.toISOString()}::timestamptz,
-          provider_message_id = r.provider_message_id,
-          error_code = case when r.error is null then m.error_code else r.error->>'code' end,
-          error_title = case when r.error is null then m.error_title else r.error->>'title' end,
-          error_message = case when r.error is null then m.error_message else r.error->>'message' end,
-          error_user_title = case when r.error is null then m.error_user_title else r.error->>'userTitle' end,
-          error_user_message = case when r.error is null then m.error_user_message else r.error->>'userMessage' end
-        from r
-        where m.id = r.id and m.status = r."from" and r.status <> r."from" and m.id in (select id from locked)
-        returning m.id
-      ),
-      kept as (select id from moved union all select id from r where r.status = r."from"),
-      -- The history rows and events decoded once: joined inline, the planner (taking \`moved\` for one row)
+      -- The history entries and events decoded once: joined inline, the planner (taking a CTE for one row)
       -- decoded every event again for each message moved, most of the statement's time (DECISIONS 62).
+      hd as materialized (
+        select * from ${batchRows(JSON.stringify(plan.history.map((h, n) => ({ ...h, n }))), 'h', `n int, id uuid, message_id uuid, status text, error_code text, error_title text, pricing jsonb, conversation jsonb, occurred_at timestamptz`)}
+      ),
+      -- Each message's new entries, in the order planned.
       h as materialized (
-        select * from ${batchRows(JSON.stringify(plan.history), 'h', `id uuid, message_id uuid, status text, error_code text, error_title text, pricing jsonb, conversation jsonb, occurred_at timestamptz`)}
+        select hd.message_id, jsonb_agg(jsonb_build_object('id', hd.id, 'status', hd.status, 'error_code', hd.error_code, 'error_title', hd.error_title,
+                 'pricing', hd.pricing, 'conversation', hd.conversation, 'occurred_at', hd.occurred_at, 'created_at', ${at}::timestamptz) order by hd.n) as entries
+          from hd group by hd.message_id
       ),
       e as materialized (
         select * from ${batchRows(JSON.stringify(plan.events), 'e', `n int, id uuid, message_id uuid, organization_id uuid, type text, payload jsonb`)}
       ),
-      history as (
-        insert into message_status_history (id, message_id, status, error_code, error_title, pricing, conversation, occurred_at, created_at)
-        select h.id, h.message_id, h.status, h.error_code, h.error_title, h.pricing, h.conversation, h.occurred_at, ${now.toISOString()}::timestamptz
-          from h
-         where h.message_id in (select id from kept)
-        -- A status reported again keeps its first report's row; billing a later report brings (the
-        -- provider's own \`sent\` after the dispatcher wrote it) fills what the row lacks.
-        on conflict (message_id, status) do update set
-          pricing = coalesce(message_status_history.pricing, excluded.pricing),
-          conversation = coalesce(message_status_history.conversation, excluded.conversation)
-        where (message_status_history.pricing is null and excluded.pricing is not null)
-           or (message_status_history.conversation is null and excluded.conversation is not null)
+      written as (
+        update messages m set
+          status = case when r.moves then r.status else m.status end,
+          -- A message that leaves queued is never due again: its dispatch lease (if any) ends here.
+          dispatch_at = case when r.moves then null else m.dispatch_at end,
+          updated_at = case when r.moves then ${at}::timestamptz else m.updated_at end,
+          provider_message_id = case when r.moves then r.provider_message_id else m.provider_message_id end,
+          error_code = case when r.moves and r.error is not null then r.error->>'code' else m.error_code end,
+          error_title = case when r.moves and r.error is not null then r.error->>'title' else m.error_title end,
+          error_message = case when r.moves and r.error is not null then r.error->>'message' else m.error_message end,
+          error_user_title = case when r.moves and r.error is not null then r.error->>'userTitle' else m.error_user_title end,
+          error_user_message = case when r.moves and r.error is not null then r.error->>'userMessage' else m.error_user_message end,
+          status_history = parley_status_history_merge(m.status_history, h.entries)
+        from (select r.*, r.status <> r."from" as moves from r) r left join h on h.message_id = r.id
+        where m.id = r.id and m.id in (select id from locked)
+          and case when r.moves then m.status = r."from"
+                   -- A report that moves nothing writes only what it adds to the history.
+                   else h.entries is not null and parley_status_history_merge(m.status_history, h.entries) <> m.status_history end
+        returning m.id, r.moves
       ),
+      moved as (select id from written where moves),
       inserted as (
         insert into events (id, organization_id, type, payload, created_at)
-        select e.id, e.organization_id, e.type, e.payload, ${now.toISOString()}::timestamptz
+        select e.id, e.organization_id, e.type, e.payload, ${at}::timestamptz
           from e
          where e.message_id in (select id from moved)
          order by e.n

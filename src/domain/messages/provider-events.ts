@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { batchIds } from '../../db/batch-rows.ts';
-import { messages, messageStatusHistory } from '../../db/schema.ts';
+import { messages } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { InboundEvent, InboundMedia } from '../../providers/provider.ts';
 import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
@@ -18,7 +18,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound, type ConversationRow } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
-import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
+import { advanceStatus, advanceStatuses, findByProviderId, firstStatus, type MessageRow, type StatusMove } from './messages.ts';
 
 /**
  * Stores a message a provider reported, once (its provider id is unique per channel), with the media
@@ -31,12 +31,13 @@ async function storeOnce(
   deps: MessageApplierDeps,
   at: Date,
 ): Promise<boolean> {
-  const inserted = await tx.insert(messages).values(values).onConflictDoNothing().returning({ id: messages.id });
+  const inserted = await tx
+    .insert(messages)
+    .values({ ...values, statusHistory: firstStatus(values.status, event.timestamp, at) })
+    .onConflictDoNothing()
+    .returning({ id: messages.id });
   if (inserted.length === 0) return false;
   if (event.media) await recordInboundMedia(deps.media, tx, { id: values.id, organizationId: values.organizationId }, event.media, at);
-  await tx
-    .insert(messageStatusHistory)
-    .values({ id: uuidv7(), messageId: values.id, status: values.status, occurredAt: event.timestamp, createdAt: at });
   return true;
 }
 

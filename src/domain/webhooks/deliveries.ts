@@ -6,7 +6,7 @@ import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import { emptyPage, equalWhereGiven, given, listPage, mapPage, newestFirstBy } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { events, webhookAttemptLog, webhookDeliveries, webhookEndpoints, type FoldedAttempt } from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { notFound } from '../errors.ts';
@@ -18,7 +18,7 @@ import { sendWebhook } from './send.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
+export type AttemptRow = typeof webhookAttemptLog.$inferSelect;
 /** A delivery with its latest attempts (at most ATTEMPTS_SHOWN), newest first. */
 export type DeliveryWithAttempts = DeliveryRow & { latestAttempts: AttemptRow[] };
 
@@ -67,14 +67,14 @@ export async function listDeliveries(
       ? []
       : await deps.db
           .select()
-          .from(webhookAttempts)
+          .from(webhookAttemptLog)
           .where(
             inArray(
-              webhookAttempts.deliveryId,
+              webhookAttemptLog.deliveryId,
               page.items.map((r) => r.id),
             ),
           )
-          .orderBy(desc(webhookAttempts.attemptedAt), desc(webhookAttempts.id));
+          .orderBy(desc(webhookAttemptLog.attemptedAt), desc(webhookAttemptLog.id));
   const byDelivery = new Map<string, AttemptRow[]>();
   for (const attempt of attempts) {
     const list = byDelivery.get(attempt.deliveryId) ?? [];
@@ -253,24 +253,32 @@ export async function sendTestMessage(
     responseBody: outcome.responseBody,
     error,
   };
-  await deps.db.transaction(async (tx) => {
-    await tx.insert(webhookDeliveries).values({
-      id: deliveryId,
-      organizationId: actor.organizationId,
-      endpointId: endpoint.id,
-      messageId,
-      eventType,
-      payload,
-      test: true,
-      status: outcome.succeeded ? 'succeeded' : 'failed',
-      attempts: 1,
-      lastAttemptAt: outcome.attemptedAt,
-      lastStatusCode: outcome.statusCode,
-      lastError: error,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await tx.insert(webhookAttempts).values(attempt);
+  // The attempt is kept in the delivery's row (latest_attempt): one row written, no attempt row.
+  const latestAttempt: FoldedAttempt = {
+    id: attemptId,
+    trigger: 'test',
+    attempted_at: outcome.attemptedAt.toISOString(),
+    status_code: outcome.statusCode,
+    duration_ms: outcome.durationMs,
+    response_body: outcome.responseBody,
+    error,
+  };
+  await deps.db.insert(webhookDeliveries).values({
+    id: deliveryId,
+    organizationId: actor.organizationId,
+    endpointId: endpoint.id,
+    messageId,
+    eventType,
+    payload,
+    test: true,
+    status: outcome.succeeded ? 'succeeded' : 'failed',
+    attempts: 1,
+    lastAttemptAt: outcome.attemptedAt,
+    lastStatusCode: outcome.statusCode,
+    lastError: error,
+    latestAttempt,
+    createdAt: now,
+    updatedAt: now,
   });
   return { deliveryId, messageId, eventType, succeeded: outcome.succeeded, attempt };
 }

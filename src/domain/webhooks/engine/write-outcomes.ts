@@ -1,6 +1,6 @@
 /**
  * Writes a batch of outcomes in one statement: the deliveries (only those this worker still holds),
- * their attempts, and each endpoint's run of successes and failures; then disables the endpoints that
+ * each with its new attempt in its row (the attempt it replaces moves to webhook_attempts), and each endpoint's run of successes and failures; then disables the endpoints that
  * have failed for too long.
  */
 import { sql } from 'drizzle-orm';
@@ -20,20 +20,36 @@ export async function writeOutcomeRows(engine: EngineContext, batch: Outcome[]):
       with r as (
         select * from ${batchRows(JSON.stringify(batch), 'r', `delivery_id uuid, attempt_id uuid, organization_id uuid, endpoint_id uuid, trigger text, test boolean, skipped boolean, attempted_at timestamptz, status_code int, duration_ms int, response_body text, error text, status text, attempts int, next_attempt_at timestamptz`)}
       ),
+      -- The latest attempt each delivery keeps in its row (latest_attempt), read before the update
+      -- replaces it: it moves to webhook_attempts. A first attempt has none, so a delivery that
+      -- succeeds at once writes no attempt row.
+      prev as (
+        select x.id, x.organization_id, x.endpoint_id, x.latest_attempt as l from webhook_deliveries x
+        where x.id in (select delivery_id from r where not r.skipped) and x.locked_by = ${engine.workerId} and x.latest_attempt is not null
+      ),
       d as (
         update webhook_deliveries d set
           status = r.status, attempts = r.attempts, next_attempt_at = r.next_attempt_at, manual = false,
           locked_until = null, locked_by = null,
           last_attempt_at = coalesce(r.attempted_at, d.last_attempt_at),
           last_status_code = case when r.skipped then d.last_status_code else r.status_code end,
-          last_error = r.error, updated_at = ${now}
+          last_error = r.error, updated_at = ${now},
+          latest_attempt = case when r.skipped then d.latest_attempt else jsonb_build_object(
+            'id', r.attempt_id, 'trigger', r.trigger, 'attempted_at', r.attempted_at, 'status_code', r.status_code,
+            'duration_ms', r.duration_ms, 'response_body', r.response_body, 'error', r.error) end
         from r where d.id = r.delivery_id and d.locked_by = ${engine.workerId}
         returning d.id
       ),
       a as (
         insert into webhook_attempts (id, organization_id, delivery_id, endpoint_id, trigger, attempted_at, status_code, duration_ms, response_body, error)
+        select (p.l->>'id')::uuid, p.organization_id, p.id, p.endpoint_id, p.l->>'trigger', (p.l->>'attempted_at')::timestamptz,
+          (p.l->>'status_code')::int, (p.l->>'duration_ms')::int, p.l->>'response_body', p.l->>'error'
+        from prev p where p.id in (select id from d)
+        union all
+        -- An attempt on a delivery this worker no longer holds (its lease lapsed and another took it)
+        -- is still recorded, as a row of its own.
         select r.attempt_id, r.organization_id, r.delivery_id, r.endpoint_id, r.trigger, r.attempted_at, r.status_code, r.duration_ms, r.response_body, r.error
-        from r where not r.skipped and exists (select 1 from webhook_deliveries x where x.id = r.delivery_id)
+        from r where not r.skipped and r.delivery_id not in (select id from d) and exists (select 1 from webhook_deliveries x where x.id = r.delivery_id)
         returning id
       ),
       s as (
