@@ -12,15 +12,24 @@ import { broadcastRecipients, messages } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { cursorKey } from '../paging.ts';
 import { getBroadcast } from './broadcasts.ts';
+import { MARKETING_LIMIT_CODE } from './sending-rules.ts';
 
-export const RECIPIENT_STATUSES = ['pending', 'skipped', 'sent', 'delivered', 'read', 'failed'] as const;
+export const RECIPIENT_STATUSES = ['pending', 'deferred', 'skipped', 'sent', 'delivered', 'read', 'failed'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
-/** The recipient's status: the message's once there is one (queued reads as pending). */
+/**
+ * The recipient's status: the message's once there is one (queued reads as pending), except that a
+ * message the provider refused for its per-user marketing limit (131049) reads as skipped (marketing_limit).
+ */
 const STATUS: SQL<string> = sql<string>`(case
   when ${messages.id} is null then ${broadcastRecipients.status}
   when ${messages.status} = 'queued' then 'pending'
+  when ${messages.status} = 'failed' and ${messages.errorCode} = ${MARKETING_LIMIT_CODE} then 'skipped'
   else ${messages.status} end)`;
+/** The recipient's reason: marketing_limit while its message is one the marketing limit refused. */
+const REASON: SQL<string | null> = sql<string | null>`(case
+  when ${messages.status} = 'failed' and ${messages.errorCode} = ${MARKETING_LIMIT_CODE} then 'marketing_limit'
+  else ${broadcastRecipients.reason} end)`;
 
 export type RecipientView = {
   id: string;
@@ -50,7 +59,7 @@ export async function listRecipients(
         contactId: broadcastRecipients.contactId,
         phone: broadcastRecipients.phone,
         status: STATUS,
-        reason: broadcastRecipients.reason,
+        reason: REASON,
         messageId: broadcastRecipients.messageId,
         errorCode: messages.errorCode,
         parameters: broadcastRecipients.parameters,
@@ -76,7 +85,7 @@ export async function listRecipients(
 export async function recipientCounts(db: Executor, broadcastId: string) {
   const rows = await queryRows<{ status: string; reason: string | null; n: number }>(
     db,
-    sql`select ${STATUS} as status, ${broadcastRecipients.reason} as reason, count(*)::int as n
+    sql`select ${STATUS} as status, ${REASON} as reason, count(*)::int as n
           from ${broadcastRecipients} left join ${messages} on ${messages.id} = ${broadcastRecipients.messageId}
          where ${broadcastRecipients.broadcastId} = ${broadcastId}::uuid
          group by 1, 2`,
