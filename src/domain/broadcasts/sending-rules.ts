@@ -30,6 +30,16 @@ const PROVIDER_TIERS: Record<string, MessagingTier | '50'> = {
 };
 export const tierOfProvider = (native: string | undefined): string | undefined => (native ? PROVIDER_TIERS[native] : undefined);
 
+/** Stores the tier the provider reports for a channel's number, unless one was set through the API (which wins). */
+export async function storeProviderTier(db: Executor, channelId: string, native: string | undefined): Promise<void> {
+  const tier = tierOfProvider(native);
+  if (!tier) return;
+  await db
+    .update(channels)
+    .set({ messagingTier: tier, messagingTierSource: 'provider' })
+    .where(and(eq(channels.id, channelId), sql`${channels.messagingTierSource} is distinct from 'api'`));
+}
+
 /** Linked-device channels: broadcast messages a moving 24 hours, when the channel sets no cap of its own. */
 export const LINKED_DAILY_CAP = 1000;
 /** Linked-device channels: recipients a minute when the broadcast sets no pace, and the spread of the wait between shares. */
