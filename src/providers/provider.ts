@@ -721,6 +721,20 @@ export type InboundEvent =
     }
   | {
       /**
+       * A customer stopped or resumed the business's marketing messages on the phone's own control
+       * (official: the `user_preferences` webhook, category `marketing_messages`): the contact's
+       * marketing suppression is made or lifted (domain/contacts/opt-out.ts).
+       */
+      kind: 'contact.marketing_preference';
+      ref: string;
+      /** The customer's number, international digits. */
+      from: string;
+      profileName?: string;
+      value: 'stop' | 'resume';
+      timestamp: Date;
+    }
+  | {
+      /**
        * Failures the provider reports for a number beside any message (official: a `messages` change's
        * `value.errors`, system-, app- or account-level): stored, logged and kept as the channel's health.
        */
