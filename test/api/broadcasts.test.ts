@@ -406,7 +406,10 @@ test('a template the provider paused (132015) pauses the broadcast with the reas
     const [failed] = await recipientsOf(id, 'failed');
     return failed?.error_code === '132015' ? true : undefined;
   });
-  const [template] = await queryRows<{ status: string }>(db, sql`select status from templates where channel_id = ${channelId} and name = 'flash'`);
+  const [template] = await queryRows<{ status: string }>(
+    db,
+    sql`select status from templates where channel_id = ${channelId} and name = 'flash'`,
+  );
   assert.equal(template!.status, 'paused', 'the dispatcher stored what the provider said');
   clock.advance(60_000);
   await run();
@@ -440,7 +443,10 @@ test('a template the provider paused (132015) pauses the broadcast with the reas
   const [again] = (await recipientsOf(id)).filter((r) => r.phone === '+4930900011');
   assert.notEqual(again!.message_id, firstMessage);
   assert.notEqual(again!.status, 'failed');
-  const keys = await queryRows<{ key: string }>(db, sql`select key from idempotency_keys where key like ${`broadcast:${id}:%`} order by key`);
+  const keys = await queryRows<{ key: string }>(
+    db,
+    sql`select key from idempotency_keys where key like ${`broadcast:${id}:%`} order by key`,
+  );
   assert.equal(keys.length, 4);
   assert.equal(keys.filter((k) => k.key.endsWith(':1')).length, 1, 'the retry round has its own key');
   const report = await request(server, 'GET', `/v1/broadcasts/${id}/report`, key());
@@ -491,7 +497,10 @@ test('messaging tier: business-initiated conversations of the moving 24 hours co
   assert.equal(bad.status, 400, bad.text);
   const notLinked = await request(server, 'PATCH', `/v1/channels/${tiered}`, { ...key(), body: { daily_broadcast_cap: 10 } });
   assert.equal(notLinked.status, 400);
-  assert.ok(notLinked.body.errors.some((e: any) => e.pointer === '/daily_broadcast_cap'), notLinked.text);
+  assert.ok(
+    notLinked.body.errors.some((e: any) => e.pointer === '/daily_broadcast_cap'),
+    notLinked.text,
+  );
   const set = await request(server, 'PATCH', `/v1/channels/${tiered}`, { ...key(), body: { messaging_tier: '250' } });
   assert.equal(set.status, 200, set.text);
   assert.deepEqual(set.body.data.limits, { messaging_tier: '250', messaging_tier_source: 'api', daily_broadcast_cap: null });

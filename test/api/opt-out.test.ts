@@ -221,7 +221,9 @@ test('POST /v1/messages: a marketing template to an opted-out contact is refused
         channel_id: channel.id,
         to: `+${to}`,
         type: 'template',
-        content: { template: { name, language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'x' }] }] } },
+        content: {
+          template: { name, language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'x' }] }] },
+        },
       },
     });
   const refused = await send('sale');

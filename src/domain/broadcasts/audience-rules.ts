@@ -8,6 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { channels, templates } from '../../db/schema.ts';
 import { phoneDigits } from '../../lib/phone.ts';
+import { isBusinessApi } from './sending-rules.ts';
 
 export type RuleBroadcast = {
   channelId: string;
@@ -28,7 +29,11 @@ export async function ruleSkips(
 ): Promise<Map<string, 'provider_restricted' | 'open_conversation'>> {
   const out = new Map<string, 'provider_restricted' | 'open_conversation'>();
   if (phones.length === 0) return out;
-  if (broadcast.templateName && broadcast.templateLanguage && phones.some((p) => MARKETING_RESTRICTED_PREFIXES.some((x) => p.startsWith(x)))) {
+  if (
+    broadcast.templateName &&
+    broadcast.templateLanguage &&
+    phones.some((p) => MARKETING_RESTRICTED_PREFIXES.some((x) => p.startsWith(x)))
+  ) {
     const [row] = await db
       .select({ platform: channels.platform, category: templates.category })
       .from(channels)
@@ -42,7 +47,7 @@ export async function ruleSkips(
       )
       .where(and(eq(channels.id, broadcast.channelId), eq(channels.organizationId, organizationId)))
       .limit(1);
-    if (row?.platform === 'chatapp_official' && row.category.toUpperCase() === 'MARKETING') {
+    if (row && isBusinessApi(row.platform) && row.category.toUpperCase() === 'MARKETING') {
       for (const p of phones) if (MARKETING_RESTRICTED_PREFIXES.some((x) => p.startsWith(x))) out.set(p, 'provider_restricted');
     }
   }

@@ -92,7 +92,9 @@ export async function retryFailed(deps: BroadcastDeps, actor: Actor, { broadcast
           returning r.id`,
     );
     if (retried.length === 0) {
-      throw new DomainError('conflict', 'the broadcast has no failed recipient to send again', { extra: { broadcast_status: row!.status } });
+      throw new DomainError('conflict', 'the broadcast has no failed recipient to send again', {
+        extra: { broadcast_status: row!.status },
+      });
     }
     const [next] = await tx
       .update(broadcasts)

@@ -9,7 +9,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { channels, organizations, templates } from '../../db/schema.ts';
+import { providerModule } from '../../providers/registry.ts';
 import { quietUntil, type QuietHours } from './quiet-hours.ts';
+
+/** A channel on a paired phone (a linked device: the embedded or gateway engine), which has no tiers but gets banned for bulk sends. */
+export const isLinkedDevice = (platform: string) => providerModule(platform).connection === 'pairing';
+/** A channel of the provider's business API (credentials), which has messaging tiers and the provider's restrictions. */
+export const isBusinessApi = (platform: string) => providerModule(platform).connection === 'credentials';
 
 /** The provider's code for a message refused by its per-user marketing limit (the recipient had enough marketing messages). */
 export const MARKETING_LIMIT_CODE = '131049';
@@ -72,7 +78,10 @@ export async function sendingGate(db: Executor, b: GateBroadcast, now: Date): Pr
     .where(and(eq(templates.channelId, b.channelId), eq(templates.name, b.templateName), eq(templates.language, b.templateLanguage)))
     .limit(1);
   if (template && (template.status === 'paused' || template.status === 'disabled')) {
-    return { kind: 'pause', reason: `template_${template.status}: the provider ${template.status} template ${b.templateName} (${b.templateLanguage})` };
+    return {
+      kind: 'pause',
+      reason: `template_${template.status}: the provider ${template.status} template ${b.templateName} (${b.templateLanguage})`,
+    };
   }
   const [channel] = await db
     .select({ platform: channels.platform, tier: channels.messagingTier, cap: channels.dailyBroadcastCap })
@@ -80,7 +89,7 @@ export async function sendingGate(db: Executor, b: GateBroadcast, now: Date): Pr
     .where(eq(channels.id, b.channelId));
   if (!channel) return { kind: 'go', room: Number.POSITIVE_INFINITY, window: null, linked: false };
   const since = new Date(now.getTime() - DAY_MS).toISOString();
-  if (channel.platform === 'chatapp_unofficial') {
+  if (isLinkedDevice(channel.platform)) {
     const cap = channel.cap ?? LINKED_DAILY_CAP;
     const [used] = await queryRows<{ n: number; oldest: string | Date | null }>(
       db,

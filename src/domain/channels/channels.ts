@@ -3,7 +3,7 @@
  * credentials, how a channel connects, its status machine) is its provider module's. Credentials
  * are sealed at rest; adapters get them through connectionOf(), presenters learn only their names.
  */
-import { storeProviderTier } from '../broadcasts/sending-rules.ts';
+import { isBusinessApi, isLinkedDevice, storeProviderTier } from '../broadcasts/sending-rules.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
@@ -322,8 +322,7 @@ export async function verifyCredentials(deps: ChannelDeps, row: ChannelRow): Pro
   if (health.ok) {
     await storeProviderTier(deps.db, row.id, health.messagingTier);
     await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
-  }
-  else await recordProviderFault(deps, row, health.error);
+  } else await recordProviderFault(deps, row, health.error);
   return reloadChannel(deps.db, row.id);
 }
 
@@ -543,13 +542,13 @@ export type UpdateChannelInput = {
 function broadcastLimits(platform: string, input: UpdateChannelInput) {
   const out: { messagingTier?: string | null; messagingTierSource?: string | null; dailyBroadcastCap?: number | null } = {};
   if (input.messagingTier !== undefined) {
-    if (platform !== 'chatapp_official')
+    if (!isBusinessApi(platform))
       throw invalid('messaging_tier is for official channels', [{ pointer: '/messaging_tier', message: 'official channels only' }]);
     out.messagingTier = input.messagingTier;
     out.messagingTierSource = input.messagingTier === null ? null : 'api';
   }
   if (input.dailyBroadcastCap !== undefined) {
-    if (platform !== 'chatapp_unofficial')
+    if (!isLinkedDevice(platform))
       throw invalid('daily_broadcast_cap is for linked-device channels', [
         { pointer: '/daily_broadcast_cap', message: 'linked-device (chatapp_unofficial) channels only' },
       ]);

@@ -149,9 +149,7 @@ async function liftOptOut(tx: Executor, contactId: string, messageId: string | n
   const scope = and(eq(contactSuppressions.contactId, contactId), eq(contactSuppressions.channel, MARKETING_SCOPE));
   const [lifted] = await tx
     .delete(contactSuppressions)
-    .where(
-      and(scope, or(isNotNull(contactSuppressions.messageId), eq(contactSuppressions.reason, OPT_OUT_REASONS.preferences))),
-    )
+    .where(and(scope, or(isNotNull(contactSuppressions.messageId), eq(contactSuppressions.reason, OPT_OUT_REASONS.preferences))))
     .returning();
   if (lifted) await recordUnsuppressed(tx, lifted, messageId, at);
 }

@@ -131,7 +131,8 @@ export const BroadcastSchema = z
     retry_marketing_limit_days: z.number().int().nullable(),
     skip_open_conversations: z.boolean(),
     pause_reason: z.string().nullable().meta({
-      description: 'Why it paused by itself: template_paused or template_disabled (the provider holds its template); null when a person paused it',
+      description:
+        'Why it paused by itself: template_paused or template_disabled (the provider holds its template); null when a person paused it',
     }),
     retry_round: z.number().int().meta({ description: 'How many times retry-failed sent its failed recipients again' }),
     started_at: z.string().nullable(),
