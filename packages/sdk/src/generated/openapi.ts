@@ -4273,6 +4273,14 @@ export interface components {
      *       "send_at": "2025-06-02T09:00:00.000Z",
      *       "per_minute": 600,
      *       "require_consent": false,
+     *       "quiet_hours": {
+     *         "start": "21:00",
+     *         "end": "08:00"
+     *       },
+     *       "retry_marketing_limit_days": 3,
+     *       "skip_open_conversations": false,
+     *       "pause_reason": null,
+     *       "retry_round": 0,
      *       "started_at": "2025-06-02T09:00:00.000Z",
      *       "finished_at": "2025-06-02T09:14:00.000Z",
      *       "failure_reason": null,
@@ -4337,7 +4345,9 @@ export interface components {
      *         "suppressed": 21,
      *         "opted_out": 6,
      *         "consent_revoked": 10,
-     *         "no_consent": 0
+     *         "no_consent": 0,
+     *         "provider_restricted": 3,
+     *         "open_conversation": 0
      *       },
      *       "counted_at": "2025-06-02T09:15:00.000Z"
      *     }
@@ -4426,6 +4436,14 @@ export interface components {
      *         "send_at": "2025-06-02T09:00:00.000Z",
      *         "per_minute": 600,
      *         "require_consent": false,
+     *         "quiet_hours": {
+     *           "start": "21:00",
+     *           "end": "08:00"
+     *         },
+     *         "retry_marketing_limit_days": 3,
+     *         "skip_open_conversations": false,
+     *         "pause_reason": null,
+     *         "retry_round": 0,
      *         "started_at": "2025-06-02T09:00:00.000Z",
      *         "finished_at": "2025-06-02T09:14:00.000Z",
      *         "failure_reason": null,
@@ -4435,7 +4453,8 @@ export interface components {
      *       "recipients": 1246,
      *       "by_status": {
      *         "pending": 0,
-     *         "skipped": 43,
+     *         "deferred": 0,
+     *         "skipped": 45,
      *         "sent": 120,
      *         "delivered": 800,
      *         "read": 270,
@@ -4446,7 +4465,8 @@ export interface components {
      *         "opted_out": 6,
      *         "consent_revoked": 10,
      *         "invalid_number": 4,
-     *         "duplicate": 2
+     *         "duplicate": 2,
+     *         "marketing_limit": 2
      *       }
      *     }
      */
@@ -4707,6 +4727,11 @@ export interface components {
      *         "reconnect_attempts": 0,
      *         "next_retry_at": null,
      *         "last_checked_at": "2025-06-02T09:15:00.000Z"
+     *       },
+     *       "limits": {
+     *         "messaging_tier": "1000",
+     *         "messaging_tier_source": "provider",
+     *         "daily_broadcast_cap": null
      *       },
      *       "created_at": "2025-06-02T09:00:00.000Z",
      *       "updated_at": "2025-06-02T09:00:00.000Z"
