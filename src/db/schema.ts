@@ -402,6 +402,15 @@ export const channels = pgTable(
     /** When the engine tries to connect again by itself (a lost or failed connection); null when it does not. */
     nextRetryAt: at('next_retry_at'),
     lastCheckedAt: at('last_checked_at'),
+    /**
+     * The number's messaging tier (official): business-initiated conversations a moving 24 hours may open,
+     * '250', '1000', '2000', '10000', '100000' or 'unlimited'; read from the provider, overridable
+     * (messagingTierSource 'api'). Null: not known (broadcasts count nothing against it).
+     */
+    messagingTier: text('messaging_tier'),
+    messagingTierSource: text('messaging_tier_source'),
+    /** Linked-device channels: at most this many broadcast messages a day (null: the default, domain/broadcasts/linked-pacing.ts). */
+    dailyBroadcastCap: integer('daily_broadcast_cap'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -2010,6 +2019,16 @@ export const broadcasts = pgTable(
     startedAt: at('started_at'),
     finishedAt: at('finished_at'),
     failureReason: text('failure_reason'),
+    /** {start, end} "HH:MM" in the organization's time zone: no sends inside (domain/broadcasts/quiet-hours.ts); may cross midnight. */
+    quietHours: jsonb('quiet_hours').$type<{ start: string; end: string }>(),
+    /** Recipients the provider refused for its per-user marketing limit (131049) are sent again this many days later; null: never. */
+    retryMarketingLimitDays: integer('retry_marketing_limit_days'),
+    /** Skip recipients whose conversation on the channel is open and assigned to a person. */
+    skipOpenConversations: boolean('skip_open_conversations').notNull().default(false),
+    /** Why the broadcast paused by itself (the provider paused or disabled its template); null when a person paused it. */
+    pauseReason: text('pause_reason'),
+    /** How many retry-failed rounds it had: a round's messages have their own Idempotency-Keys. */
+    retryRound: integer('retry_round').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -2048,16 +2067,23 @@ export const broadcastRecipients = pgTable(
     messageId: uuid('message_id'),
     /** The first customer message in the recipient's conversation within 72 hours of the broadcast message (domain/broadcasts/replies.ts). */
     repliedAt: at('replied_at'),
+    /** The retry round its message belongs to (0: the first send); part of the message's Idempotency-Key after 0. */
+    round: integer('round').notNull().default(0),
+    /** When a recipient refused for the per-user marketing limit (131049) is sent again; null: not to be. */
+    retryAt: at('retry_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('broadcast_recipients_seq_key').on(t.broadcastId, t.seq),
-    index('broadcast_recipients_pending_idx').on(t.broadcastId, t.seq).where(sql`${t.status} = 'pending' and ${t.messageId} is null`),
+    index('broadcast_recipients_pending_idx')
+      .on(t.broadcastId, t.seq)
+      .where(sql`${t.status} in ('pending', 'deferred') and ${t.messageId} is null`),
     // A reply finds its recipient by message.
     index('broadcast_recipients_message_idx').on(t.messageId).where(sql`${t.messageId} is not null`),
-    // held: the rest of an A/B test's audience, waiting for the winner.
-    check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'held', 'skipped', 'failed')`),
+    index('broadcast_recipients_retry_idx').on(t.retryAt).where(sql`${t.retryAt} is not null`),
+    // held: the rest of an A/B test's audience, waiting for the winner; deferred: over the messaging tier, sent when the window moves.
+    check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'held', 'deferred', 'skipped', 'failed')`),
   ],
 );
 

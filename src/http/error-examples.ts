@@ -835,6 +835,31 @@ const REFUSALS: Array<[operation: string, examples: ErrorExample[]]> = [
           extra: { reason: 'suppressed' },
         }),
       },
+      {
+        summary: 'Opted out of marketing',
+        error: new DomainError(
+          'send_refused',
+          'the contact opted out of marketing messages (opt_out_keyword); a marketing template is refused',
+          { extra: { reason: 'opted_out' } },
+        ),
+      },
+    ],
+  ],
+  [
+    'POST /v1/broadcasts/{broadcastID}/retry-failed',
+    [
+      {
+        summary: 'Nothing failed',
+        error: new DomainError('conflict', 'the broadcast has no failed recipient to send again', {
+          extra: { broadcast_status: 'completed' },
+        }),
+      },
+      {
+        summary: 'Still sending',
+        error: new DomainError('conflict', 'cannot retry-failed a broadcast that is sending (only when completed or stopped)', {
+          extra: { broadcast_status: 'sending' },
+        }),
+      },
     ],
   ],
   [

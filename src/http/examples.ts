@@ -61,6 +61,7 @@ const channel = {
     next_retry_at: null,
     last_checked_at: NOW,
   },
+  limits: { messaging_tier: '1000', messaging_tier_source: 'provider', daily_broadcast_cap: null },
   created_at: CREATED,
   updated_at: CREATED,
 };
@@ -221,6 +222,11 @@ const broadcast = {
   send_at: CREATED,
   per_minute: 600,
   require_consent: false,
+  quiet_hours: { start: '21:00', end: '08:00' },
+  retry_marketing_limit_days: 3,
+  skip_open_conversations: false,
+  pause_reason: null,
+  retry_round: 0,
   started_at: CREATED,
   finished_at: CHANGED,
   failure_reason: null,
@@ -355,7 +361,16 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   BroadcastAudienceCount: {
     total: 1246,
     sendable: 1203,
-    skipped: { invalid_number: 4, duplicate: 2, suppressed: 21, opted_out: 6, consent_revoked: 10, no_consent: 0 },
+    skipped: {
+      invalid_number: 4,
+      duplicate: 2,
+      suppressed: 21,
+      opted_out: 6,
+      consent_revoked: 10,
+      no_consent: 0,
+      provider_restricted: 3,
+      open_conversation: 0,
+    },
     counted_at: NOW,
   },
   BroadcastRecipient: {
@@ -375,8 +390,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   BroadcastReport: {
     broadcast,
     recipients: 1246,
-    by_status: { pending: 0, skipped: 43, sent: 120, delivered: 740, read: 270, replied: 60, failed: 13 },
-    skipped: { suppressed: 21, opted_out: 6, consent_revoked: 10, invalid_number: 4, duplicate: 2 },
+    by_status: { pending: 0, deferred: 0, skipped: 45, sent: 120, delivered: 740, read: 270, replied: 60, failed: 13 },
+    skipped: { suppressed: 21, opted_out: 6, consent_revoked: 10, invalid_number: 4, duplicate: 2, marketing_limit: 2 },
     sent: 1203,
     rates: { delivered: 0.8894, read: 0.2743, replied: 0.0499, failed: 0.0108 },
     failed_by_code: { '131026': 9, '131049': 4 },

@@ -263,6 +263,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v1/broadcasts/{broadcastID}/pause': 'pauseBroadcast',
   'POST /v1/broadcasts/{broadcastID}/resume': 'resumeBroadcast',
   'POST /v1/broadcasts/{broadcastID}/stop': 'stopBroadcast',
+  'POST /v1/broadcasts/{broadcastID}/retry-failed': 'retryFailedBroadcast',
   'GET /v1/broadcasts/{broadcastID}/recipients': 'listBroadcastRecipients',
   'GET /v1/broadcasts/{broadcastID}/report': 'getBroadcastReport',
   // messages

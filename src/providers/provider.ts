@@ -281,7 +281,8 @@ export type QrCode = { qr: string; expiresAt: Date };
 /** A code the phone types instead of scanning the QR; it lapses with the QR. */
 export type PairingCode = { code: string; expiresAt: Date };
 
-export type HealthCheck = { ok: true; status: string } | { ok: false; error: ProviderError };
+/** A check's answer; `messagingTier` is the number's messaging tier where the provider says it (official: `messaging_limit_tier`, e.g. TIER_1K). */
+export type HealthCheck = { ok: true; status: string; messagingTier?: string } | { ok: false; error: ProviderError };
 
 /** Onboarding results (official): what the embedded-signup code exchange yields. */
 export type SignupExchange = {
@@ -717,6 +718,20 @@ export type InboundEvent =
       message: string;
       lifts?: string[];
       timestamp?: Date;
+    }
+  | {
+      /**
+       * A customer stopped or resumed the business's marketing messages on the phone's own control
+       * (official: the `user_preferences` webhook, category `marketing_messages`): the contact's
+       * marketing suppression is made or lifted (domain/contacts/opt-out.ts).
+       */
+      kind: 'contact.marketing_preference';
+      ref: string;
+      /** The customer's number, international digits. */
+      from: string;
+      profileName?: string;
+      value: 'stop' | 'resume';
+      timestamp: Date;
     }
   | {
       /**

@@ -96,6 +96,23 @@ export const official = {
     message: '(#131057) Account in maintenance mode',
     details: 'Business account is in maintenance mode',
   }),
+  /** 400, code 131049: the recipient had enough marketing messages for now (the provider's per-user marketing limit). */
+  marketingLimit: (): OfficialError => ({
+    status: 400,
+    code: 131049,
+    message: '(#131049) This message was not delivered to maintain healthy ecosystem engagement.',
+    details: 'In order to maintain a healthy ecosystem engagement, the message failed to be delivered.',
+  }),
+  /** 400, code 132015 or 132016: the template was paused or disabled for its quality. */
+  templateHeld: (code: 132015 | 132016, name: string): OfficialError => ({
+    status: 400,
+    code,
+    message: code === 132015 ? '(#132015) Template is paused' : '(#132016) Template is disabled',
+    details:
+      code === 132015
+        ? `Template ${name} is paused due to low quality so it cannot be sent in a template message.`
+        : `Template ${name} has been paused too many times due to low quality and is now permanently disabled.`,
+  }),
   notRegistered: (): OfficialError => ({
     status: 400,
     code: 133010,
@@ -125,7 +142,7 @@ export const official = {
 };
 
 /** The official codes a fault rule may name (sandbox/faults.ts): their answers as the provider writes them. */
-export const NAMED_OFFICIAL_ERRORS = [130429, 131056, 80007, 131057, 132001] as const;
+export const NAMED_OFFICIAL_ERRORS = [130429, 131056, 80007, 131057, 132001, 131049, 132015, 132016] as const;
 export type NamedOfficialError = (typeof NAMED_OFFICIAL_ERRORS)[number];
 
 /** The provider's answer for a named code, refusing this send body (a missing template names the body's template). */
@@ -139,6 +156,11 @@ export function namedOfficialError(code: NamedOfficialError, body: unknown): Off
       return official.accountRateLimit();
     case 131057:
       return official.maintenance();
+    case 131049:
+      return official.marketingLimit();
+    case 132015:
+    case 132016:
+      return official.templateHeld(code, String((body as { template?: { name?: unknown } } | null | undefined)?.template?.name ?? ''));
     case 132001: {
       const template = (body as { template?: { name?: unknown; language?: { code?: unknown } } } | null | undefined)?.template;
       return official.templateMissing(String(template?.name ?? ''), String(template?.language?.code ?? ''));

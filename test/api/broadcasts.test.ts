@@ -3,7 +3,11 @@
  * numbers as the audience (a suppressed contact, a contact without a number and a number given twice
  * skipped with their reasons), its count before sending, each message accepted once with broadcast_id
  * and its variables filled, the recipients by status and the report; the per-minute pace by the
- * injected clock, pause and resume; the refusals naming the field; the auth cases.
+ * injected clock, pause and resume; the refusals naming the field; the auth cases. The sending rules
+ * (docs/broadcasts.md): quiet hours in the organization's time zone, a template the provider paused
+ * (132015 from the sandbox) pausing the broadcast, retry-failed, the per-user marketing limit (131049)
+ * and its retry, the messaging tier's 24-hour count deferring recipients, and the audience rules of the
+ * provider (+1 marketing) and of open conversations.
  */
 // stores: both
 import assert from 'node:assert/strict';
@@ -11,7 +15,8 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { runDueBroadcasts } from '../../src/domain/broadcasts/runner.ts';
-import { messageDeps } from '../../src/container.ts';
+import { channelDeps, messageDeps } from '../../src/container.ts';
+import { checkChannelHealth } from '../../src/domain/channels/watchdog.ts';
 import { checkAuthCases } from '../auth-cases.ts';
 import { postContact } from '../contacts-fixtures.ts';
 import { eventually } from '../eventually.ts';
@@ -26,7 +31,7 @@ let segmentId: string;
 const c: Record<string, Record<string, any>> = {};
 
 before(async () => {
-  server = await startTestServer({ worker: true, clock });
+  server = await startTestServer({ worker: true, clock, env: { SANDBOX_FAULT_INJECTION: 'true' } });
   channelId = (await officialChannel(server, 'Broadcasts')).id;
   await approvedTemplate(server, channelId, 'promo');
   c.ada = await postContact(server, { name: 'Ada', phone_number: '+4930111111' });
@@ -105,6 +110,8 @@ test('a segment and numbers: counted before, frozen with skips and reasons, each
     opted_out: 1,
     consent_revoked: 0,
     no_consent: 0,
+    provider_restricted: 0,
+    open_conversation: 0,
   });
   assert.equal(
     (await request(server, 'GET', `/v1/broadcasts/${id}/recipients`, key())).body.data.length,
@@ -467,6 +474,9 @@ test('bad input: 4xx naming the field, before anything is sent', async () => {
   await names(await create({ audience: { segment_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b' } }), 400, '/audience/segment_id');
   await names(await create({ audience, channel_id: '0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b' }), 400, '/channel_id');
   await names(await create({ audience, per_minute: 0 }), 400, '/per_minute');
+  await names(await create({ audience, quiet_hours: { start: '25:00', end: '08:00' } }), 400, '/quiet_hours/start');
+  await names(await create({ audience, quiet_hours: { start: '08:00', end: '08:00' } }), 400, '/quiet_hours');
+  await names(await create({ audience, retry_marketing_limit_days: 8 }), 400, '/retry_marketing_limit_days');
   await approvedTemplate(server, channelId, 'bad_input_buttons', 'en_US', [
     { type: 'HEADER', format: 'VIDEO' },
     { type: 'BODY', text: 'Hi' },
@@ -584,4 +594,235 @@ test('auth cases', async () => {
     { method: 'GET', path: `/v1/broadcasts/${made.body.data.id}/report`, permission: 'messages:read' },
     { method: 'POST', path: '/v1/broadcasts', permission: 'messages:send', body: {} },
   ]);
+});
+
+async function messagesTo(id: string, phone: string) {
+  return (await broadcastMessages(id)).filter((m) => m.to_phone === phone).length;
+}
+
+async function faults(rules: unknown[]) {
+  const res = await request(server, 'PUT', '/sandbox/faults', { body: { rules } });
+  assert.ok(res.status < 300, res.text);
+}
+
+async function recipientsOf(id: string, status?: string) {
+  const res = await request(server, 'GET', `/v1/broadcasts/${id}/recipients?limit=100${status ? `&status=${status}` : ''}`, key());
+  assert.equal(res.status, 200, res.text);
+  return res.body.data as Array<Record<string, any>>;
+}
+
+test('quiet hours in the organization’s time zone: nothing is sent inside them; the runner waits until they end', async () => {
+  const zone = 'Asia/Kolkata';
+  const hours = await request(server, 'PATCH', '/v1/settings/business-hours', { ...key(), body: { time_zone: zone } });
+  assert.equal(hours.status, 200, hours.text);
+  const [h, m] = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+    .format(clock.now())
+    .split(':')
+    .map(Number);
+  const local = h! * 60 + m!;
+  const hhmm = (minutes: number) => {
+    const x = (minutes + 1440) % 1440;
+    return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`;
+  };
+  // From an hour ago to two hours from now, local time (UTC now is 5:30 behind: read in UTC it would not hold).
+  const made = await create({ audience: { phones: ['+4930930001'] }, quiet_hours: { start: hhmm(local - 60), end: hhmm(local + 120) } });
+  assert.equal(made.status, 201, made.text);
+  assert.deepEqual(made.body.data.quiet_hours, { start: hhmm(local - 60), end: hhmm(local + 120) });
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  assert.equal((await broadcastMessages(id)).length, 0, 'nothing inside the quiet hours');
+  assert.equal((await request(server, 'GET', `/v1/broadcasts/${id}`, key())).body.data.status, 'sending');
+  const [due] = await queryRows<{ next_run_at: string }>(
+    server.container.database.db,
+    sql`select next_run_at from broadcasts where id = ${id}`,
+  );
+  const waitMin = (new Date(due!.next_run_at).getTime() - clock.now().getTime()) / 60_000;
+  assert.ok(waitMin > 118 && waitMin <= 120, `runs again when they end (in ${waitMin} min)`);
+  clock.advance(60 * 60_000);
+  await run();
+  assert.equal((await broadcastMessages(id)).length, 0, 'still quiet an hour later');
+  clock.advance(61 * 60_000);
+  await run();
+  await waitForStatus(id, 'completed');
+  assert.equal((await broadcastMessages(id)).length, 1);
+  await request(server, 'PATCH', '/v1/settings/business-hours', { ...key(), body: { time_zone: 'UTC' } });
+});
+
+test('a template the provider paused (132015) pauses the broadcast with the reason; retry-failed sends the failed again as new messages', async () => {
+  const db = server.container.database.db;
+  await approvedTemplate(server, channelId, 'flash');
+  await faults([{ fault: 'provider_error', to: '4930900011', answer: { code: 132015 }, times: 1 }]);
+  const made = await create({
+    audience: { phones: ['+4930900011', '+4930900012', '+4930900013'] },
+    template: { name: 'flash', language: 'en_US', variables: ['{{contact.name|there}}'] },
+    per_minute: 1,
+  });
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/retry-failed`, key())).status, 409, 'a draft has nothing to retry');
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await eventually('the first message failed with 132015', async () => {
+    const [failed] = await recipientsOf(id, 'failed');
+    return failed?.error_code === '132015' ? true : undefined;
+  });
+  const [template] = await queryRows<{ status: string }>(
+    db,
+    sql`select status from templates where channel_id = ${channelId} and name = 'flash'`,
+  );
+  assert.equal(template!.status, 'paused', 'the dispatcher stored what the provider said');
+  clock.advance(60_000);
+  await run();
+  const paused = await waitForStatus(id, 'paused');
+  assert.match(paused.pause_reason, /^template_paused/);
+  const event = (await eventsOf(server, 'broadcast.paused')).find((e) => e.payload.broadcast_id === id);
+  assert.match(String(event!.payload.reason), /^template_paused/);
+  assert.equal((await broadcastMessages(id)).length, 1, 'nothing more sent with the template paused');
+
+  // The provider approves it again (its status webhook); a person resumes.
+  await db.execute(sql`update templates set status = 'approved' where channel_id = ${channelId} and name = 'flash'`);
+  const resumed = await request(server, 'POST', `/v1/broadcasts/${id}/resume`, key());
+  assert.equal(resumed.body.data.pause_reason, null);
+  for (let i = 0; i < 3 && (await request(server, 'GET', `/v1/broadcasts/${id}`, key())).body.data.status !== 'completed'; i++) {
+    await run();
+    clock.advance(60_000);
+  }
+  await waitForStatus(id, 'completed');
+  assert.equal((await broadcastMessages(id)).length, 3);
+  const firstMessage = (await recipientsOf(id, 'failed'))[0]!.message_id;
+
+  const retried = await request(server, 'POST', `/v1/broadcasts/${id}/retry-failed`, key());
+  assert.equal(retried.status, 200, retried.text);
+  assert.equal(retried.body.data.status, 'sending');
+  assert.equal(retried.body.data.retry_round, 1);
+  assert.equal((await recipientsOf(id, 'failed')).length, 0, 'the failed recipient is pending again');
+  await run();
+  await waitForStatus(id, 'completed');
+  assert.equal(await messagesTo(id, '4930900011'), 2, 'a new message for the failed recipient');
+  assert.equal((await broadcastMessages(id)).length, 4, 'the others are not sent again');
+  const [again] = (await recipientsOf(id)).filter((r) => r.phone === '+4930900011');
+  assert.notEqual(again!.message_id, firstMessage);
+  assert.notEqual(again!.status, 'failed');
+  const keys = await queryRows<{ key: string }>(
+    db,
+    sql`select key from idempotency_keys where key like ${`broadcast:${id}:%`} order by key`,
+  );
+  assert.equal(keys.length, 4);
+  assert.equal(keys.filter((k) => k.key.endsWith(':1')).length, 1, 'the retry round has its own key');
+  const report = await request(server, 'GET', `/v1/broadcasts/${id}/report`, key());
+  assert.equal(report.body.data.by_status.failed, 0);
+  assert.equal(report.body.data.recipients, 3);
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/retry-failed`, key())).status, 409, 'no failed recipient left');
+});
+
+test('the per-user marketing limit (131049): skipped as marketing_limit, sent once more retry_marketing_limit_days later', async () => {
+  await faults([{ fault: 'provider_error', to: '4930910011', answer: { code: 131049 }, times: 1 }]);
+  const made = await create({ audience: { phones: ['+4930910011', '+4930910012'] }, retry_marketing_limit_days: 2 });
+  assert.equal(made.body.data.retry_marketing_limit_days, 2);
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await waitForStatus(id, 'completed');
+  const skipped = await eventually('the refusal read as skipped', async () => {
+    const [r] = await recipientsOf(id, 'skipped');
+    return r;
+  });
+  assert.equal(skipped.reason, 'marketing_limit');
+  assert.equal(skipped.error_code, '131049');
+  assert.equal((await request(server, 'GET', `/v1/broadcasts/${id}/report`, key())).body.data.skipped.marketing_limit, 1);
+  await run(); // notes when it is due
+  clock.advance(86_400_000);
+  await run();
+  assert.equal(await messagesTo(id, '4930910011'), 1, 'not before its days');
+  clock.advance(86_400_000 + 120_000);
+  await run();
+  assert.equal(await messagesTo(id, '4930910011'), 2, 'sent once more');
+  const [after] = (await recipientsOf(id)).filter((r) => r.phone === '+4930910011');
+  assert.notEqual(after!.status, 'skipped');
+  clock.advance(3 * 86_400_000);
+  await run();
+  assert.equal(await messagesTo(id, '4930910011'), 2, 'once only');
+  assert.equal(await messagesTo(id, '4930910012'), 1);
+});
+
+test('messaging tier: business-initiated conversations of the moving 24 hours counted; recipients over it deferred, then sent', async () => {
+  const db = server.container.database.db;
+  const tiered = (await officialChannel(server, 'Tiered')).id;
+  await approvedTemplate(server, tiered, 'promo');
+  await checkChannelHealth({ ...channelDeps(server.container), logger: server.container.logger }); // the watchdog's check
+  const shown = await request(server, 'GET', `/v1/channels/${tiered}`, key());
+  assert.equal(shown.body.data.limits.messaging_tier, 'unlimited', 'read from the provider');
+  assert.equal(shown.body.data.limits.messaging_tier_source, 'provider');
+  const bad = await request(server, 'PATCH', `/v1/channels/${tiered}`, { ...key(), body: { messaging_tier: '300' } });
+  assert.equal(bad.status, 400, bad.text);
+  const notLinked = await request(server, 'PATCH', `/v1/channels/${tiered}`, { ...key(), body: { daily_broadcast_cap: 10 } });
+  assert.equal(notLinked.status, 400);
+  assert.ok(
+    notLinked.body.errors.some((e: any) => e.pointer === '/daily_broadcast_cap'),
+    notLinked.text,
+  );
+  const set = await request(server, 'PATCH', `/v1/channels/${tiered}`, { ...key(), body: { messaging_tier: '250' } });
+  assert.equal(set.status, 200, set.text);
+  assert.deepEqual(set.body.data.limits, { messaging_tier: '250', messaging_tier_source: 'api', daily_broadcast_cap: null });
+
+  const first = await create({ channel_id: tiered, audience: { phones: ['+4931000000'] } });
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${first.body.data.id}/schedule`, key())).status, 200);
+  await run();
+  await waitForStatus(first.body.data.id, 'completed');
+  // 248 more conversations opened today (as many templates to other numbers): 249 of 250.
+  const columns = await queryRows<{ column_name: string }>(
+    db,
+    sql`select column_name from information_schema.columns
+         where table_name = 'messages' and is_generated = 'NEVER' and column_name not in ('id', 'to_phone', 'provider_message_id')`,
+  );
+  const list = sql.raw(columns.map((c) => `"${c.column_name}"`).join(', '));
+  await db.execute(sql`insert into messages (id, to_phone, provider_message_id, ${list})
+    select gen_random_uuid(), '4932' || lpad(g::text, 6, '0'), null, ${list}
+      from messages, generate_series(1, 248) g where messages.broadcast_id = ${first.body.data.id}`);
+
+  const made = await create({ channel_id: tiered, audience: { phones: ['+4931000001', '+4931000002', '+4931000003'] } });
+  const id = made.body.data.id as string;
+  assert.equal((await request(server, 'POST', `/v1/broadcasts/${id}/schedule`, key())).status, 200);
+  await run();
+  await eventually('one sent', async () => ((await broadcastMessages(id)).length === 1 ? true : undefined));
+  assert.deepEqual(
+    (await recipientsOf(id, 'deferred')).map((r) => r.phone),
+    ['+4931000002', '+4931000003'],
+  );
+  const report = await request(server, 'GET', `/v1/broadcasts/${id}/report`, key());
+  assert.equal(report.body.data.by_status.deferred, 2);
+  assert.equal(report.body.data.broadcast.status, 'sending', 'deferred, not failed');
+  clock.advance(60 * 60_000);
+  await run();
+  assert.equal((await broadcastMessages(id)).length, 1, 'no room within the 24 hours');
+  clock.advance(23 * 60 * 60_000 + 120_000);
+  await run();
+  await waitForStatus(id, 'completed');
+  assert.equal((await broadcastMessages(id)).length, 3, 'sent when the window moved');
+  assert.equal((await recipientsOf(id, 'deferred')).length, 0);
+});
+
+test('audience rules: marketing templates to +1 numbers are skipped (provider_restricted); open conversations with a person optionally', async () => {
+  const db = server.container.database.db;
+  await approvedTemplate(server, channelId, 'deal');
+  await db.execute(sql`update templates set category = 'MARKETING' where channel_id = ${channelId} and name = 'deal'`);
+  await customerWrites(server, channelId, '+4930920001');
+  await db.execute(sql`update conversations set assignee_user_id = (select id from users order by created_at limit 1)
+                        where channel_id = ${channelId} and peer_phone = '4930920001'`);
+  const audience = { phones: ['+12025550123', '+4930920001', '+4930920002'] };
+  const template = { name: 'deal', language: 'en_US', variables: ['x'] };
+  const skipping = await create({ audience, template, skip_open_conversations: true });
+  const counted = await request(server, 'GET', `/v1/broadcasts/${skipping.body.data.id}/audience-count`, key());
+  assert.equal(counted.body.data.sendable, 1, counted.text);
+  assert.equal(counted.body.data.skipped.provider_restricted, 1);
+  assert.equal(counted.body.data.skipped.open_conversation, 1);
+  const plain = await create({ audience, template });
+  const all = await request(server, 'GET', `/v1/broadcasts/${plain.body.data.id}/audience-count`, key());
+  assert.equal(all.body.data.sendable, 2, 'an open conversation is sent to unless asked');
+  const utility = await create({ audience });
+  assert.equal(
+    (await request(server, 'GET', `/v1/broadcasts/${utility.body.data.id}/audience-count`, key())).body.data.skipped.provider_restricted,
+    0,
+    'a utility template goes to +1',
+  );
 });

@@ -794,6 +794,11 @@ const ROWS: Record<string, Row> = {
   'POST /v1/broadcasts/{broadcastID}/pause': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
   'POST /v1/broadcasts/{broadcastID}/resume': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
   'POST /v1/broadcasts/{broadcastID}/stop': { kind: 'id', path: { broadcastID: 'broadcast' }, probe: ['GET /v1/broadcasts/{broadcast}'] },
+  'POST /v1/broadcasts/{broadcastID}/retry-failed': {
+    kind: 'id',
+    path: { broadcastID: 'broadcast' },
+    probe: ['GET /v1/broadcasts/{broadcast}'],
+  },
   'GET /v1/broadcasts/{broadcastID}/recipients': {
     kind: 'id',
     path: { broadcastID: 'broadcast' },

@@ -3,7 +3,9 @@
  * that is exactly a stop keyword (case and accents aside) or the marketing opt-out button's reply makes
  * a marketing suppression once, with contact.suppressed; START lifts one an opt-out made, never an
  * operator's; the organization's keywords (GET/PATCH /v1/settings/opt-out) decide what matches, and
- * another organization's stay as they were.
+ * another organization's stay as they were. A marketing template sent through POST /v1/messages to an
+ * opted-out contact is refused (send_refused, opted_out); the provider's `user_preferences` webhook (the
+ * phone's own stop/resume of marketing messages) makes and lifts the suppression.
  */
 // stores: both
 import assert from 'node:assert/strict';
@@ -12,7 +14,9 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../../src/db/client.ts';
 import { marketingSuppressed } from '../../src/domain/contacts/consents.ts';
 import { createKeyWith, createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
-import { customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
+import { eventually } from '../eventually.ts';
+import { signBody } from '../../src/providers/signature.ts';
+import { approvedTemplate, customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
 
 let server: TestServer;
 let channel: { id: string; phone: string };
@@ -201,4 +205,118 @@ test('marketingSuppressed: the condition broadcasts skip contacts by', async () 
     sql`select id, ${marketingSuppressed(sql`c.id`, at)} as skipped from contacts c where c.id in (${suppressed.contactId}, ${free.contactId})`,
   );
   assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.skipped])), { [suppressed.contactId]: true, [free.contactId]: false });
+});
+
+test('POST /v1/messages: a marketing template to an opted-out contact is refused (send_refused, opted_out); a utility one is not', async () => {
+  const db = server.container.database.db;
+  await approvedTemplate(server, channel.id, 'sale');
+  await approvedTemplate(server, channel.id, 'receipt');
+  await db.execute(sql`update templates set category = 'MARKETING' where channel_id = ${channel.id} and name = 'sale'`);
+  const from = customer();
+  await writes(from, 'STOP');
+  const send = (name: string, to = from) =>
+    request(server, 'POST', '/v1/messages', {
+      key: server.apiKey,
+      body: {
+        channel_id: channel.id,
+        to: `+${to}`,
+        type: 'template',
+        content: {
+          template: { name, language: { code: 'en_US' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'x' }] }] },
+        },
+      },
+    });
+  const refused = await send('sale');
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.body.code, 'send_refused');
+  assert.equal(refused.body.reason, 'opted_out');
+  assert.match(refused.body.detail ?? refused.body.message ?? refused.text, /opted out of marketing/);
+  assert.equal((await send('receipt')).status, 201, 'a utility template still goes');
+  assert.equal((await send('sale', customer())).status, 201, 'a contact who did not opt out gets it');
+  await writes(from, 'START');
+  assert.equal((await send('sale')).status, 201, 'after START it goes again');
+});
+
+/** Posts a `user_preferences` change to the official webhook, signed as the provider signs it. */
+async function userPreference(from: string, value: 'stop' | 'resume') {
+  const data = (await request(server, 'GET', `/v1/channels/${channel.id}`, { key: server.apiKey })).body.data;
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: String(data.settings.waba_id ?? '1'),
+        changes: [
+          {
+            field: 'user_preferences',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: channel.phone, phone_number_id: data.settings.phone_number_id },
+              contacts: [{ wa_id: from, profile: { name: 'Pat' } }],
+              user_preferences: [
+                {
+                  wa_id: from,
+                  detail: value === 'stop' ? 'User requested to stop marketing messages' : 'User requested to resume marketing messages',
+                  category: 'marketing_messages',
+                  value,
+                  timestamp: Math.floor(Date.now() / 1000),
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  const res = await request(server, 'POST', '/v1/providers/chatapp_official/webhook', {
+    rawBody: body,
+    headers: { 'x-hub-signature-256': signBody(server.container.sandbox!.officialAppSecret, body) },
+  });
+  assert.equal(res.status, 200, res.text);
+}
+
+async function contactOf(phone: string): Promise<string | undefined> {
+  const [row] = await queryRows<{ id: string }>(
+    server.container.database.db,
+    sql`select id from contacts where organization_id = ${server.organizationId} and phone_number = ${`+${phone}`}`,
+  );
+  return row?.id;
+}
+
+test('the user_preferences webhook: stop makes the marketing suppression with contact.suppressed, resume lifts it', async () => {
+  const from = customer();
+  await userPreference(from, 'stop');
+  const contactId = await eventually('the contact suppressed', async () => {
+    const id = await contactOf(from);
+    return id && (await suppressions(id)).length === 1 ? id : undefined;
+  });
+  assert.deepEqual(
+    (await suppressions(contactId)).map(({ channel, reason, message_id, active }) => ({ channel, reason, message_id, active })),
+    [{ channel: 'marketing', reason: 'opt_out_preferences', message_id: null, active: true }],
+  );
+  assert.equal((await eventsFor('contact.suppressed', contactId)).length, 1);
+  await userPreference(from, 'stop');
+  await userPreference(from, 'resume');
+  await eventually('lifted', async () => ((await suppressions(contactId)).length === 0 ? true : undefined));
+  assert.equal((await eventsFor('contact.suppressed', contactId)).length, 1, 'a second stop records nothing');
+  assert.equal((await eventsFor('contact.unsuppressed', contactId)).length, 1);
+
+  // An operator's marketing suppression is not the customer's to lift from the phone.
+  const operator = await request(server, 'POST', `/v1/contacts/${contactId}/suppressions`, {
+    key: server.apiKey,
+    body: { channel: 'marketing', reason: 'complaint' },
+  });
+  assert.ok(operator.status < 300, operator.text);
+  await userPreference(from, 'resume');
+  await userPreference(from, 'stop'); // a later report, applied after the resume: the order is kept
+  await eventually('both applied', async () => {
+    const [row] = await queryRows<{ n: number }>(
+      server.container.database.db,
+      sql`select count(*)::int as n from provider_events where processed_at is null`,
+    );
+    return row!.n === 0 ? true : undefined;
+  });
+  assert.deepEqual(
+    (await suppressions(contactId)).map((s) => s.reason),
+    ['complaint'],
+  );
 });

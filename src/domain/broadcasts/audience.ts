@@ -4,7 +4,8 @@
  * each either pending or skipped with its reason: invalid_number, duplicate (one send per number),
  * suppressed (on the channel, every chat-app channel or all), opted_out (a marketing suppression: the contact
  * asked to stop promotions), consent_revoked, and no_consent when the
- * broadcast requires a consent granted. The same resolution counts the audience before sending and
+ * broadcast requires a consent granted; then the channel's and template's rules (audience-rules.ts:
+ * provider_restricted, open_conversation). The same resolution counts the audience before sending and
  * freezes it when sending starts.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
@@ -16,6 +17,7 @@ import { MARKETING_SCOPE } from '../contacts/consents.ts';
 import { invalid } from '../errors.ts';
 import { compileFilter } from '../segments/compile.ts';
 import type { FilterGroup } from '../segments/filter.ts';
+import { ruleSkips, type RuleBroadcast } from './audience-rules.ts';
 import { fillVariables, type RecipientFields } from './variables.ts';
 
 /** The audience as stored (the request's own shape). */
@@ -23,7 +25,16 @@ export type Audience = { segment_id?: string; list_id?: string; tags?: string[];
 
 export const AUDIENCE_MAX = 100_000;
 
-export const SKIP_REASONS = ['invalid_number', 'duplicate', 'suppressed', 'opted_out', 'consent_revoked', 'no_consent'] as const;
+export const SKIP_REASONS = [
+  'invalid_number',
+  'duplicate',
+  'suppressed',
+  'opted_out',
+  'consent_revoked',
+  'no_consent',
+  'provider_restricted',
+  'open_conversation',
+] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export type ResolvedRecipient = {
@@ -188,7 +199,7 @@ const fieldsOf = (c: ContactRow | undefined, phone: string | null): RecipientFie
 export async function resolveAudience(
   db: Executor,
   organizationId: string,
-  broadcast: { channelId: string; audience: Audience; requireConsent: boolean; variables: string[] },
+  broadcast: { channelId: string; audience: Audience; requireConsent: boolean; variables: string[] } & RuleBroadcast,
   now: Date,
 ): Promise<ResolvedRecipient[]> {
   const { audience } = broadcast;
@@ -206,7 +217,7 @@ export async function resolveAudience(
   const contactIds = [...new Set(candidates.flatMap((c) => (c.contact ? [c.contact.id] : [])))];
   const refused = await refusals(db, contactIds, broadcast.channelId, broadcast.requireConsent, now);
   const seen = new Set<string>();
-  return candidates.map(({ contact, phone, shown }) => {
+  const resolved = candidates.map(({ contact, phone, shown }): ResolvedRecipient => {
     const base = { contactId: contact?.id ?? null, phone: shown, fields: fieldsOf(contact, phone) };
     const skip = (reason: SkipReason): ResolvedRecipient => ({ ...base, status: 'skipped', reason, parameters: [] });
     if (!phone) return skip('invalid_number');
@@ -215,6 +226,18 @@ export async function resolveAudience(
     const refusal = contact ? refused.get(contact.id) : broadcast.requireConsent ? 'no_consent' : undefined;
     if (refusal) return skip(refusal);
     return { ...base, status: 'pending', reason: null, parameters: fillVariables(broadcast.variables, base.fields) };
+  });
+  // The channel's and template's rules (audience-rules.ts) on the numbers still to be sent to.
+  const ruled = await ruleSkips(
+    db,
+    organizationId,
+    broadcast,
+    resolved.flatMap((r) => (r.status === 'pending' ? [r.phone!] : [])),
+  );
+  if (ruled.size === 0) return resolved;
+  return resolved.map((r): ResolvedRecipient => {
+    const reason = r.status === 'pending' ? ruled.get(r.phone!) : undefined;
+    return reason ? { ...r, status: 'skipped', reason, parameters: [] } : r;
   });
 }
 

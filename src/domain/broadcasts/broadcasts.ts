@@ -20,6 +20,7 @@ import { cursorKey } from '../paging.ts';
 import { checkAudience, countResolved, resolveAudience, type Audience } from './audience.ts';
 import { checkSpecVariables, checkTemplateSpec, type TemplateSpec } from './content.ts';
 import { abTestOf, checkAbTest, mainSpec, type AbTest } from './variants.ts';
+import { checkQuietHours, type QuietHours } from './quiet-hours.ts';
 
 export type BroadcastRow = typeof broadcasts.$inferSelect;
 export type BroadcastDeps = {
@@ -46,6 +47,10 @@ export type BroadcastInput = {
   sendAt?: Date | null;
   perMinute?: number | null;
   requireConsent?: boolean;
+  /** Sending rules (sending-rules.ts, quiet-hours.ts, retries.ts). */
+  quietHours?: QuietHours | null;
+  retryMarketingLimitDays?: number | null;
+  skipOpenConversations?: boolean;
 };
 
 async function loadRow(db: Executor, organizationId: string, broadcastId: string, lock = false): Promise<BroadcastRow> {
@@ -95,6 +100,8 @@ async function checkInput(db: Executor, organizationId: string, input: Broadcast
   const variableErrors = checkSpecVariables(input.template, '/template');
   if (variableErrors.length) throw invalid(`template variables are invalid: ${variableErrors[0]!.message}`, variableErrors);
   checkSendAt(input.sendAt, now);
+  const quietErrors = input.quietHours ? checkQuietHours(input.quietHours) : [];
+  if (quietErrors.length) throw invalid(`quiet_hours are invalid: ${quietErrors[0]!.message}`, quietErrors);
   await checkChannel(db, organizationId, input.channelId, false);
   await checkTemplates(db, organizationId, input, now);
   await checkAudience(db, organizationId, input.audience);
@@ -141,6 +148,7 @@ export async function createBroadcast({ db, clock }: BroadcastDeps, actor: Actor
       requireConsent: input.requireConsent ?? false,
       perMinute: input.perMinute ?? null,
       sendAt: input.sendAt ?? null,
+      ...sendingRuleColumns(input),
       status: 'draft',
       createdAt: now,
       updatedAt: now,
@@ -162,6 +170,16 @@ const inputOf = (row: BroadcastRow): BroadcastInput => ({
   sendAt: row.sendAt,
   perMinute: row.perMinute,
   requireConsent: row.requireConsent,
+  quietHours: row.quietHours,
+  retryMarketingLimitDays: row.retryMarketingLimitDays,
+  skipOpenConversations: row.skipOpenConversations,
+});
+
+/** The sending rules' columns of an input. */
+const sendingRuleColumns = (input: BroadcastInput) => ({
+  quietHours: input.quietHours ?? null,
+  retryMarketingLimitDays: input.retryMarketingLimitDays ?? null,
+  skipOpenConversations: input.skipOpenConversations ?? false,
 });
 
 /** Changes a draft: what is given replaces what was (the template and the audience each as a whole). */
@@ -186,6 +204,7 @@ export async function updateBroadcast(
         requireConsent: next.requireConsent ?? false,
         perMinute: next.perMinute ?? null,
         sendAt: next.sendAt ?? null,
+        ...sendingRuleColumns(next),
         updatedAt: now,
       })
       .where(eq(broadcasts.id, row.id))
@@ -304,6 +323,8 @@ export async function moveBroadcast(
               ? row.nextRunAt
               : null,
         finishedAt: move.to === 'stopped' ? now : row.finishedAt,
+        // A pause by a person, a resume or a stop: the sending rules' reason no longer stands (they pause again if it does).
+        pauseReason: null,
         updatedAt: now,
       })
       .where(eq(broadcasts.id, row.id))

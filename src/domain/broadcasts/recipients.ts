@@ -12,20 +12,27 @@ import { broadcastRecipients, messages } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { cursorKey } from '../paging.ts';
 import { getBroadcast } from './broadcasts.ts';
+import { MARKETING_LIMIT_CODE } from './sending-rules.ts';
 
-export const RECIPIENT_STATUSES = ['pending', 'skipped', 'sent', 'delivered', 'read', 'replied', 'failed'] as const;
+export const RECIPIENT_STATUSES = ['pending', 'deferred', 'skipped', 'sent', 'delivered', 'read', 'replied', 'failed'] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
 /**
  * The recipient's status: the message's once there is one (queued reads as pending), replied once the
  * customer wrote within 72 hours of it (replies.ts) unless it failed; held (the rest of an A/B test
- * before its decision) reads as pending.
+ * before its decision) reads as pending; a message the provider refused for its per-user marketing limit
+ * (131049) reads as skipped (marketing_limit).
  */
 export const STATUS: SQL<string> = sql<string>`(case
   when ${messages.id} is null then (case when ${broadcastRecipients.status} = 'held' then 'pending' else ${broadcastRecipients.status} end)
   when ${messages.status} = 'queued' then 'pending'
+  when ${messages.status} = 'failed' and ${messages.errorCode} = ${MARKETING_LIMIT_CODE} then 'skipped'
   when ${broadcastRecipients.repliedAt} is not null and ${messages.status} <> 'failed' then 'replied'
   else ${messages.status} end)`;
+/** The recipient's reason: marketing_limit while its message is one the marketing limit refused. */
+const REASON: SQL<string | null> = sql<string | null>`(case
+  when ${messages.status} = 'failed' and ${messages.errorCode} = ${MARKETING_LIMIT_CODE} then 'marketing_limit'
+  else ${broadcastRecipients.reason} end)`;
 
 export type RecipientView = {
   id: string;
@@ -58,7 +65,7 @@ export async function listRecipients(
         contactId: broadcastRecipients.contactId,
         phone: broadcastRecipients.phone,
         status: STATUS,
-        reason: broadcastRecipients.reason,
+        reason: REASON,
         messageId: broadcastRecipients.messageId,
         errorCode: messages.errorCode,
         parameters: broadcastRecipients.parameters,
@@ -87,7 +94,7 @@ export async function listRecipients(
 export async function recipientCounts(db: Executor, broadcastId: string) {
   const rows = await queryRows<{ status: string; reason: string | null; n: number }>(
     db,
-    sql`select ${STATUS} as status, ${broadcastRecipients.reason} as reason, count(*)::int as n
+    sql`select ${STATUS} as status, ${REASON} as reason, count(*)::int as n
           from ${broadcastRecipients} left join ${messages} on ${messages.id} = ${broadcastRecipients.messageId}
          where ${broadcastRecipients.broadcastId} = ${broadcastId}::uuid
          group by 1, 2`,

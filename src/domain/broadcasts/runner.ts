@@ -8,7 +8,7 @@
  * still pending; a recipient whose message was accepted but not yet recorded gets that same message
  * back from its Idempotency-Key (broadcast:<id>:<recipient>), so nobody is sent twice.
  */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { queryRows, type Executor } from '../../db/client.ts';
 import { broadcastRecipients, broadcasts } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -22,6 +22,8 @@ import { broadcastEventBody, type BroadcastRow } from './broadcasts.ts';
 import { templateContent } from './content.ts';
 import { recipientCounts } from './recipients.ts';
 import { awaitingDecision, decideDue, planRecipients, specOf } from './variants.ts';
+import { sendMarketingRetries } from './retries.ts';
+import { jitteredMinute, LINKED_PER_MINUTE, sendingGate } from './sending-rules.ts';
 
 export type RunnerDeps = { db: Executor; clock: Clock; messages: MessageDeps };
 
@@ -37,7 +39,7 @@ export async function runDueBroadcasts(deps: RunnerDeps): Promise<number> {
   let taken = 0;
   for (;;) {
     const row = await lease(deps);
-    if (!row) return taken;
+    if (!row) return taken + (await sendMarketingRetries(deps));
     taken++;
     try {
       await runBroadcast(deps, row);
@@ -108,24 +110,46 @@ async function statusOf(db: Executor, id: string): Promise<string | undefined> {
   return row?.status;
 }
 
-/** One run of a leased broadcast: started if scheduled, then a minute's worth of recipients (all of them when unpaced). */
+/** The recipients a run takes: pending or deferred, without a message, of the broadcast's current retry round. */
+const takeable = (row: Pick<BroadcastRow, 'id' | 'retryRound'>) =>
+  and(
+    eq(broadcastRecipients.broadcastId, row.id),
+    inArray(broadcastRecipients.status, ['pending', 'deferred']),
+    isNull(broadcastRecipients.messageId),
+    eq(broadcastRecipients.round, row.retryRound),
+  );
+
+/**
+ * One run of a leased broadcast: started if scheduled, then a minute's worth of recipients (all of them
+ * when unpaced), each step first asking the sending rules (sending-rules.ts: quiet hours, the template's
+ * status, the channel's 24-hour room).
+ */
 async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> {
   const { db, clock } = deps;
   if (row.status === 'scheduled' && !(await start(deps, row))) return;
   await decideDue(deps, row.id);
   const runStart = clock.now();
   let budget = row.perMinute ?? Number.POSITIVE_INFINITY;
+  let linked = false;
   const actor = systemActor(row.organizationId);
-  while (budget > 0) {
+  for (;;) {
     if ((await statusOf(db, row.id)) !== 'sending') return;
+    const gate = await sendingGate(db, row, clock.now());
+    if (gate.kind === 'wait') return runAt(deps, row.id, gate.until);
+    if (gate.kind === 'pause') return pauseFor(deps, row.id, gate.reason);
+    if (gate.linked && row.perMinute === null && !linked) budget = LINKED_PER_MINUTE;
+    linked = gate.linked;
+    if (gate.room <= 0) {
+      const [left] = await db.select({ id: broadcastRecipients.id }).from(broadcastRecipients).where(takeable(row)).limit(1);
+      return left ? defer(deps, row, gate.window!) : finish(deps, row.id);
+    }
+    if (budget <= 0) break;
     const pending = await db
       .select()
       .from(broadcastRecipients)
-      .where(
-        and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
-      )
+      .where(takeable(row))
       .orderBy(asc(broadcastRecipients.seq))
-      .limit(Math.min(STEP, budget));
+      .limit(Math.min(STEP, budget, gate.room));
     if (pending.length === 0) return finish(deps, row.id);
     for (const r of pending) {
       const outcome = await sendOne(deps, actor, row, r);
@@ -135,27 +159,56 @@ async function runBroadcast(deps: RunnerDeps, row: BroadcastRow): Promise<void> 
     budget -= pending.length;
   }
   // The minute's share is sent: done when it was the last, else the next share a minute after this one began.
-  const [left] = await db
-    .select({ id: broadcastRecipients.id })
-    .from(broadcastRecipients)
-    .where(
-      and(eq(broadcastRecipients.broadcastId, row.id), eq(broadcastRecipients.status, 'pending'), isNull(broadcastRecipients.messageId)),
-    )
-    .limit(1);
+  const [left] = await db.select({ id: broadcastRecipients.id }).from(broadcastRecipients).where(takeable(row)).limit(1);
   if (!left) return finish(deps, row.id);
+  await runAt(deps, row.id, new Date(runStart.getTime() + (linked ? jitteredMinute() : 60_000)));
+}
+
+/** The next run at `at` (the end of quiet hours, the next share). */
+async function runAt({ db, clock }: RunnerDeps, id: string, at: Date): Promise<void> {
   await db
     .update(broadcasts)
-    .set({ nextRunAt: new Date(runStart.getTime() + 60_000), updatedAt: clock.now() })
-    .where(and(eq(broadcasts.id, row.id), eq(broadcasts.status, 'sending')));
+    .set({ nextRunAt: at, updatedAt: clock.now() })
+    .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')));
+}
+
+/** The channel has no room left in its 24 hours: the recipients not sent are deferred, and the broadcast runs when room opens. */
+async function defer(deps: RunnerDeps, row: BroadcastRow, window: Date): Promise<void> {
+  await deps.db
+    .update(broadcastRecipients)
+    .set({ status: 'deferred', updatedAt: deps.clock.now() })
+    .where(and(takeable(row), eq(broadcastRecipients.status, 'pending')));
+  await runAt(deps, row.id, window);
+}
+
+/** The sending rules pause the broadcast (its template held by the provider), with the reason and broadcast.paused. */
+async function pauseFor({ db, clock }: RunnerDeps, id: string, reason: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const now = clock.now();
+    const [paused] = await tx
+      .update(broadcasts)
+      .set({ status: 'paused', pauseReason: reason, updatedAt: now })
+      .where(and(eq(broadcasts.id, id), eq(broadcasts.status, 'sending')))
+      .returning();
+    if (paused) await recordEvent(tx, paused.organizationId, 'broadcast.paused', { ...broadcastEventBody(paused), reason });
+  });
 }
 
 type RecipientRow = typeof broadcastRecipients.$inferSelect;
 
 /**
+ * A recipient's Idempotency-Key: `broadcast:<id>:<recipient>`, with `:<round>` for a retry-failed round
+ * and `:marketing` for the send again after the provider's marketing limit, so each is a new message.
+ */
+export function recipientKey(broadcastId: string, r: Pick<RecipientRow, 'id' | 'round' | 'retryAt'>): string {
+  return `broadcast:${broadcastId}:${r.id}${r.round > 0 ? `:${r.round}` : ''}${r.retryAt ? ':marketing' : ''}`;
+}
+
+/**
  * Hands one recipient to the accept path and records the outcome; 'halt' when the whole broadcast
  * cannot go on, 'later' when this recipient is to be tried again after a pause.
  */
-async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt' | 'later'> {
+export async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: RecipientRow): Promise<'ok' | 'halt' | 'later'> {
   const { db, clock } = deps;
   const content = templateContent(specOf(row, r.variant), { parameters: r.parameters ?? [], components: r.components });
   const record = (fields: Partial<RecipientRow>) =>
@@ -170,7 +223,7 @@ async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: Rec
       to: r.phone!,
       type: 'template',
       content,
-      idempotency: { key: `broadcast:${row.id}:${r.id}`, requestHash: r.id },
+      idempotency: { key: recipientKey(row.id, r), requestHash: r.id },
       broadcastId: row.id,
     });
   } catch (err) {
@@ -183,7 +236,7 @@ async function sendOne(deps: RunnerDeps, actor: Actor, row: BroadcastRow, r: Rec
   }
   switch (outcome.refusal) {
     case null:
-      await record({ messageId: outcome.message.id });
+      await record({ messageId: outcome.message.id, retryAt: null });
       return 'ok';
     case 'send_refused':
       await record({ status: 'skipped', reason: outcome.code });

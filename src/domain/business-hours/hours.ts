@@ -90,6 +90,12 @@ export function wallClock(zone: string, at: Date): { y: number; mo: number; d: n
   return { y: parts.year!, mo: parts.month!, d: parts.day!, h: parts.hour! % 24, mi: parts.minute!, s: parts.second! };
 }
 
+/** The local day (days since 1970-01-01) and minute of the day in `zone` at an instant. */
+export function localDayMinute(zone: string, at: Date): { day: number; minute: number } {
+  const w = wallClock(zone, at);
+  return { day: Math.floor(Date.UTC(w.y, w.mo - 1, w.d) / 86_400_000), minute: w.h * 60 + w.mi };
+}
+
 /** The zone's offset from UTC at an instant, in ms. */
 function offsetAt(zone: string, at: Date): number {
   const w = wallClock(zone, at);

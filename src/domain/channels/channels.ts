@@ -3,6 +3,7 @@
  * credentials, how a channel connects, its status machine) is its provider module's. Credentials
  * are sealed at rest; adapters get them through connectionOf(), presenters learn only their names.
  */
+import { isBusinessApi, isLinkedDevice, storeProviderTier } from '../broadcasts/sending-rules.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/client.ts';
@@ -318,8 +319,10 @@ export const NUMBER_IN_USE: ProviderError = {
 export async function verifyCredentials(deps: ChannelDeps, row: ChannelRow): Promise<ChannelRow> {
   const adapter = deps.providers.get(row.platform);
   const health = await adapter.checkHealth(connectionOf(row, deps.sealer));
-  if (health.ok) await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
-  else await recordProviderFault(deps, row, health.error);
+  if (health.ok) {
+    await storeProviderTier(deps.db, row.id, health.messagingTier);
+    await connectVerifiedChannel(deps, row, 'credentials verified with the provider');
+  } else await recordProviderFault(deps, row, health.error);
   return reloadChannel(deps.db, row.id);
 }
 
@@ -530,7 +533,29 @@ export type UpdateChannelInput = {
   displayPhoneNumber?: string | null;
   settings?: Record<string, unknown>;
   credentials?: Record<string, string>;
+  /** Broadcast limits (domain/broadcasts/sending-rules.ts): the official tier (null: the provider's again), the linked-device daily cap. */
+  messagingTier?: string | null;
+  dailyBroadcastCap?: number | null;
 };
+
+/** The broadcast limits a change sets, each only on the platform it is for (else 400 naming it). */
+function broadcastLimits(platform: string, input: UpdateChannelInput) {
+  const out: { messagingTier?: string | null; messagingTierSource?: string | null; dailyBroadcastCap?: number | null } = {};
+  if (input.messagingTier !== undefined) {
+    if (!isBusinessApi(platform))
+      throw invalid('messaging_tier is for official channels', [{ pointer: '/messaging_tier', message: 'official channels only' }]);
+    out.messagingTier = input.messagingTier;
+    out.messagingTierSource = input.messagingTier === null ? null : 'api';
+  }
+  if (input.dailyBroadcastCap !== undefined) {
+    if (!isLinkedDevice(platform))
+      throw invalid('daily_broadcast_cap is for linked-device channels', [
+        { pointer: '/daily_broadcast_cap', message: 'linked-device (chatapp_unofficial) channels only' },
+      ]);
+    out.dailyBroadcastCap = input.dailyBroadcastCap;
+  }
+  return out;
+}
 
 /** Changes name, settings or credentials; new credentials (or another provider address or number) are checked again. */
 export async function updateChannel(deps: ChannelDeps, actor: Actor, input: UpdateChannelInput): Promise<ChannelRow> {
@@ -538,6 +563,7 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
   const module = providerModule(row.platform);
   const { address, ref } = module.settings;
   assertDisplayNumber(input.displayPhoneNumber);
+  const limits = broadcastLimits(row.platform, input);
   const settingsPatch = pickKnown(input.settings, publicSettingsOf(row.platform), 'setting', '/settings');
   const credentialsPatch = pickKnown(input.credentials, credentialKeysOf(row.platform), 'credential', '/credentials') as Record<
     string,
@@ -559,6 +585,7 @@ export async function updateChannel(deps: ChannelDeps, actor: Actor, input: Upda
     .set({
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.displayPhoneNumber !== undefined ? { displayPhoneNumber: input.displayPhoneNumber } : {}),
+      ...limits,
       settings,
       providerRef,
       // Another number, or another provider to vouch for it, is a new claim: bound again once verified.

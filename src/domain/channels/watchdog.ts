@@ -7,6 +7,7 @@
  * start's settings (the sandbox back on, ALLOW_PRIVATE_NETWORK_TARGETS) may let the address through,
  * and the channel then recovers by itself.
  */
+import { storeProviderTier } from '../broadcasts/sending-rules.ts';
 import { and, asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { channels } from '../../db/schema.ts';
@@ -72,6 +73,7 @@ async function checkChannel(deps: WatchdogDeps, row: ChannelRow, countFailures: 
   const now = deps.clock.now();
   if (check.ok) {
     await deps.db.update(channels).set({ lastCheckedAt: now, reconnectAttempts: 0 }).where(eq(channels.id, row.id));
+    await storeProviderTier(deps.db, row.id, check.messagingTier);
     const status = providerModule(row.platform).status.fromSession?.(check.status);
     // The session's state as of when it was asked: a report newer than that wins; older ones lose to it.
     if (status !== undefined) await applyReportedStatus(deps, row, status, `gateway session is ${check.status}`, check.status, asked);

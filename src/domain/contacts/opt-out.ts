@@ -5,13 +5,14 @@
  * made. Keywords compare without case or accents against the whole trimmed text. Each organization
  * keeps its own lists (organizations.opt_out; null: the defaults).
  */
-import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, eq, isNotNull, lte, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
 import { contactSuppressions, organizations } from '../../db/schema.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { MARKETING_SCOPE, recordSuppressed, recordUnsuppressed } from './consents.ts';
+import { resolveInboundContact } from './inbound.ts';
 
 export type OptOutSettings = {
   /** A message that is exactly one of these suppresses the contact for marketing. */
@@ -35,7 +36,7 @@ export const DEFAULT_OPT_OUT: OptOutSettings = {
 export const OPT_OUT_LIST_MAX = 50;
 export const OPT_OUT_KEYWORD_MAX = 64;
 
-export const OPT_OUT_REASONS = { keyword: 'opt_out_keyword', button: 'opt_out_button' } as const;
+export const OPT_OUT_REASONS = { keyword: 'opt_out_keyword', button: 'opt_out_button', preferences: 'opt_out_preferences' } as const;
 
 /** The comparable form of a text: trimmed, inner spaces collapsed, without accents, in lower case. */
 export function normalizeKeyword(text: string): string {
@@ -139,23 +140,37 @@ export async function recordInboundOptOut(
   const settings = await loadOptOutSettings(tx, message.organizationId);
   const intent = optOutIntent(settings, message.type, message.content);
   if (!intent) return;
-  const scope = and(eq(contactSuppressions.contactId, message.contactId), eq(contactSuppressions.channel, MARKETING_SCOPE));
-  if (intent.kind === 'start') {
-    const [lifted] = await tx
-      .delete(contactSuppressions)
-      .where(and(scope, isNotNull(contactSuppressions.messageId)))
-      .returning();
-    if (lifted) await recordUnsuppressed(tx, lifted, message.id, at);
-    return;
-  }
-  const values = { reason: intent.reason, expiresAt: null, messageId: message.id, updatedAt: at };
+  if (intent.kind === 'start') return liftOptOut(tx, message.contactId, message.id, at);
+  await optOut(tx, message.organizationId, message.contactId, intent.reason, message.id, at);
+}
+
+/** Lifts the contact's marketing suppression when the customer made it (a message, or the phone's control), with contact.unsuppressed. */
+async function liftOptOut(tx: Executor, contactId: string, messageId: string | null, at: Date): Promise<void> {
+  const scope = and(eq(contactSuppressions.contactId, contactId), eq(contactSuppressions.channel, MARKETING_SCOPE));
+  const [lifted] = await tx
+    .delete(contactSuppressions)
+    .where(and(scope, or(isNotNull(contactSuppressions.messageId), eq(contactSuppressions.reason, OPT_OUT_REASONS.preferences))))
+    .returning();
+  if (lifted) await recordUnsuppressed(tx, lifted, messageId, at);
+}
+
+/** The contact's marketing suppression, made (or a lapsed one renewed) with contact.suppressed; a live one is left as it is. */
+async function optOut(
+  tx: Executor,
+  organizationId: string,
+  contactId: string,
+  reason: string,
+  messageId: string | null,
+  at: Date,
+): Promise<void> {
+  const values = { reason, expiresAt: null, messageId, updatedAt: at };
   // Inserted, or a lapsed one renewed; a live one (an opt-out's or an operator's) is left as it is.
   const [row] = await tx
     .insert(contactSuppressions)
     .values({
       id: uuidv7(),
-      organizationId: message.organizationId,
-      contactId: message.contactId,
+      organizationId,
+      contactId,
       channel: MARKETING_SCOPE,
       createdAt: at,
       ...values,
@@ -167,4 +182,25 @@ export async function recordInboundOptOut(
     })
     .returning();
   if (row) await recordSuppressed(tx, row, at);
+}
+
+/**
+ * The provider's report that a customer stopped or resumed marketing messages on the phone's own control
+ * (official `user_preferences`): stop suppresses the contact for marketing (reason `opt_out_preferences`,
+ * no message), resume lifts a suppression the customer made; the contact is found, or made, by the number.
+ */
+export async function recordMarketingPreference(
+  tx: Executor,
+  organizationId: string,
+  event: { from: string; profileName?: string; value: 'stop' | 'resume' },
+  at: Date,
+): Promise<void> {
+  const { contactId } = await resolveInboundContact(tx, organizationId, {
+    phone: `+${event.from}`,
+    ...(event.profileName ? { profileName: event.profileName } : {}),
+    identities: [],
+    at,
+  });
+  if (event.value === 'resume') return liftOptOut(tx, contactId, null, at);
+  await optOut(tx, organizationId, contactId, OPT_OUT_REASONS.preferences, null, at);
 }

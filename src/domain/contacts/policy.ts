@@ -94,3 +94,30 @@ export async function checkSendPolicy(
 
 /** The rules as the messages module takes them (see MessageDeps.sendPolicy). */
 export const sendPolicy = { refusalQuery, explain: explainRefusal };
+
+/**
+ * A marketing template to a contact who opted out of marketing (a live `marketing` suppression: a STOP,
+ * the template's opt-out button, the phone's own control, or an operator): refused with code `opted_out`.
+ * Other sends to the contact are not (docs/crm.md "Opt-out by message"). Undefined when it may be sent.
+ */
+export async function marketingOptOutRefusal(
+  db: Executor,
+  organizationId: string,
+  input: { channelId: string; template: { name: string; language: string }; phone: string; at: Date },
+): Promise<{ code: 'opted_out'; reason: string } | undefined> {
+  const [row] = await queryRows<{ reason: string }>(
+    db,
+    sql`select s.reason from contact_suppressions s
+         where s.channel = 'marketing' and (s.expires_at is null or s.expires_at > ${input.at.toISOString()}::timestamptz)
+           and s.contact_id in (select contact_id from contact_identities
+                                 where organization_id = ${organizationId}::uuid and source = ''
+                                   and ((type = 'phone' and value = ${input.phone}) or (type = 'chatapp_id' and value = ${input.phone.replace(/^\+/, '')})))
+           and exists (select 1 from templates t
+                        where t.organization_id = ${organizationId}::uuid and t.channel_id = ${input.channelId}::uuid
+                          and t.name = ${input.template.name} and t.language = ${input.template.language} and upper(t.category) = 'MARKETING')
+         limit 1`,
+  );
+  return row
+    ? { code: 'opted_out', reason: `the contact opted out of marketing messages (${row.reason}); a marketing template is refused` }
+    : undefined;
+}

@@ -305,7 +305,14 @@ export type EventBodies = {
 type GroupParticipantRef = { input?: string; wa_id?: string; lid?: string };
 /** What every call event says: the call, its record in the conversation (a `call` message), the caller. */
 /** What every broadcast event carries. */
-export type BroadcastBody = { broadcast_id: string; name: string; channel_id: string; organization_id: string };
+export type BroadcastBody = {
+  broadcast_id: string;
+  name: string;
+  channel_id: string;
+  organization_id: string;
+  /** broadcast.paused by the sending rules (the template held by the provider): why; absent when a person paused it. */
+  reason?: string;
+};
 
 export type CallBody = {
   call_id: string;

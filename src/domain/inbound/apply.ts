@@ -4,6 +4,7 @@
  * note), messages (statuses, inbound messages) and contacts (a changed number, profiles), and announce groups'
  * changes, in one transaction with the delivery marked done.
  */
+import { recordMarketingPreference } from '../contacts/opt-out.ts';
 import { applyLabelAssociation, applyLabelEdit } from '../channels/labels.ts';
 import { applyChatUpdate, applyMessageStarred } from '../channels/chats.ts';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
@@ -142,6 +143,9 @@ async function applyEvent(deps: InboundApplyDeps, tx: Executor, channel: Channel
       return channel;
     case 'channel.errors':
       return applyChannelErrors(deps, tx, channel, event, at);
+    case 'contact.marketing_preference':
+      await recordMarketingPreference(tx, channel.organizationId, event, at);
+      return channel;
     case 'group.update':
       await recordEvent(tx, channel.organizationId, 'group.updated', groupUpdated(channel, event), at);
       return channel;

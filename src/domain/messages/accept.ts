@@ -22,6 +22,7 @@ import { assertMessageType, assertSendable, capabilitiesOf, supportsOperation, t
 import { loadChannel } from '../channels/channels.ts';
 import { DomainError, invalid } from '../errors.ts';
 import { parameterMismatch, type ParameterMismatch, type TemplateParameterCache } from '../templates/parameters.ts';
+import { marketingOptOutRefusal } from '../contacts/policy.ts';
 import { parseContent, previewOf } from './content.ts';
 import { mediaIdsOf, mediaOf } from './media.ts';
 import { firstStatus, type MessageRow } from './messages.ts';
@@ -344,6 +345,16 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
     if (input.type === 'template') {
       const mismatch = await checkTemplate(deps, actor, channel.id, content);
       if (mismatch) return mismatch;
+      if (deps.sendPolicy) {
+        const template = content.template as { name: string; language: { code: string } };
+        const optedOut = await marketingOptOutRefusal(deps.db, actor.organizationId, {
+          channelId: channel.id,
+          template: { name: template.name, language: template.language.code },
+          phone,
+          at: deps.clock.now(),
+        });
+        if (optedOut) return { refusal: 'send_refused', ...optedOut };
+      }
     }
     const now = deps.clock.now();
     const to = GROUP_RECIPIENT.test(phone) ? phone : phoneDigits(phone);

@@ -255,7 +255,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'contact.suppressed': {
     description:
-      "A contact was suppressed on a channel scope (a channel id, `chatapp`, `all`, or `marketing`: broadcasts and other marketing sends skip the contact): by an opt-out, an inbound message that is exactly one of the organization's stop keywords (reason `opt_out_keyword`) or the reply of a marketing template's opt-out button (`opt_out_button`), with message_id that message; or through POST /v1/contacts/{contactID}/suppressions (message_id null; a new suppression or a lapsed one renewed). A contact already suppressed there records nothing.",
+      "A contact was suppressed on a channel scope (a channel id, `chatapp`, `all`, or `marketing`: broadcasts and other marketing sends skip the contact): by an opt-out, an inbound message that is exactly one of the organization's stop keywords (reason `opt_out_keyword`) or the reply of a marketing template's opt-out button (`opt_out_button`), with message_id that message; the provider's report that the customer stopped marketing messages from the phone (`opt_out_preferences`, message_id null); or through POST /v1/contacts/{contactID}/suppressions (message_id null; a new suppression or a lapsed one renewed). A contact already suppressed there records nothing.",
     example: {
       contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
       channel: 'marketing',
@@ -267,7 +267,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'contact.unsuppressed': {
     description:
-      "A contact's suppression was lifted: by an inbound message that is exactly one of the organization's start keywords (only a suppression an opt-out created; message_id that message), or through DELETE /v1/contacts/{contactID}/suppressions/{channel} (message_id null). reason and expires_at are the lifted suppression's.",
+      "A contact's suppression was lifted: by an inbound message that is exactly one of the organization's start keywords (only a suppression an opt-out created; message_id that message), by the provider's report that the customer resumed marketing messages from the phone (the same suppressions; message_id null), or through DELETE /v1/contacts/{contactID}/suppressions/{channel} (message_id null). reason and expires_at are the lifted suppression's.",
     example: {
       contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
       channel: 'marketing',
@@ -450,7 +450,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'broadcast.paused': {
     description:
-      'A broadcast was paused (POST /v1/broadcasts/{broadcastID}/pause): no recipient is handed to dispatch until it is resumed.',
+      'A broadcast was paused (POST /v1/broadcasts/{broadcastID}/pause), or paused itself because the provider paused or disabled its template (`reason`: template_paused or template_disabled, with the template; absent for a pause by a person): no recipient is handed to dispatch until it is resumed.',
     example: {
       broadcast_id: '0190a5b3-9999-7e4f-8a1b-2c3d4e5f6a7b',
       name: 'June newsletter',

@@ -107,6 +107,18 @@ export const AudienceSchema = z
       'Who receives it: the union of what is given (at least one). Resolved and frozen when sending starts; one send per number (the rest skipped as duplicate).',
   });
 
+export const QuietHoursSchema = z
+  .object({
+    start: z.string().meta({ description: 'HH:MM in the organization’s time zone', example: '21:00' }),
+    end: z.string().meta({ description: 'HH:MM; before start: the quiet hours cross midnight', example: '08:00' }),
+  })
+  .strict()
+  .meta({
+    id: 'BroadcastQuietHours',
+    description:
+      'Every day from start to end, in the organization’s time zone (its business hours’ time_zone), nothing is sent: the broadcast waits until end.',
+  });
+
 const BroadcastFields = {
   name: z.string().trim().min(1).max(200),
   channel_id: z.string().max(64).meta({ description: 'The channel to send on (connected when scheduled)' }),
@@ -122,6 +134,15 @@ const BroadcastFields = {
   }),
   require_consent: z.boolean().optional().meta({
     description: 'Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false.',
+  }),
+  quiet_hours: QuietHoursSchema.nullable().optional(),
+  retry_marketing_limit_days: z.number().int().min(1).max(7).nullable().optional().meta({
+    description:
+      'Recipients the provider refused for its per-user marketing limit (131049, skipped as marketing_limit) are sent once more this many days later (1 to 7); null or omitted: never.',
+  }),
+  skip_open_conversations: z.boolean().optional().meta({
+    description:
+      'Skip recipients whose conversation on the channel is open and assigned to a person (skipped as open_conversation). Default false.',
   }),
 };
 
@@ -143,6 +164,8 @@ export const CreateBroadcastBody = z
         audience: { segment_id: SEGMENT_ID },
         send_at: '2025-06-10T09:00:00Z',
         per_minute: 600,
+        quiet_hours: { start: '21:00', end: '08:00' },
+        retry_marketing_limit_days: 3,
       },
       {
         name: 'June offer, A/B',
@@ -191,6 +214,14 @@ export const BroadcastSchema = z
     send_at: z.string().nullable(),
     per_minute: z.number().int().nullable(),
     require_consent: z.boolean(),
+    quiet_hours: QuietHoursSchema.nullable(),
+    retry_marketing_limit_days: z.number().int().nullable(),
+    skip_open_conversations: z.boolean(),
+    pause_reason: z.string().nullable().meta({
+      description:
+        'Why it paused by itself: template_paused or template_disabled (the provider holds its template); null when a person paused it',
+    }),
+    retry_round: z.number().int().meta({ description: 'How many times retry-failed sent its failed recipients again' }),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
     failure_reason: z.string().nullable(),
@@ -219,7 +250,7 @@ export const RecipientSchema = z
     phone: z.string().nullable(),
     status: z.enum(RECIPIENT_STATUSES).meta({
       description:
-        'pending (not sent yet), skipped (see reason), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards',
+        'pending (not sent yet), deferred (over the channel’s 24-hour room: sent when it opens), skipped (see reason; marketing_limit when the provider refused it for its per-user marketing limit, 131049), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards',
     }),
     reason: z.string().nullable().meta({ description: 'Why it was skipped or failed before sending' }),
     message_id: z.uuid().nullable(),

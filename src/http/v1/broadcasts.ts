@@ -19,6 +19,7 @@ import {
 } from '../../domain/broadcasts/broadcasts.ts';
 import { listRecipients } from '../../domain/broadcasts/recipients.ts';
 import { broadcastReport } from '../../domain/broadcasts/report.ts';
+import { retryFailed } from '../../domain/broadcasts/retries.ts';
 import type { Permission } from '../../domain/permissions.ts';
 import { actorOf } from '../auth/actor.ts';
 import { errorResponses } from '../errors.ts';
@@ -59,10 +60,13 @@ function inputOf(body: Body): Partial<BroadcastInput> {
     sendAt: body.send_at === undefined ? undefined : body.send_at === null ? null : new Date(body.send_at),
     perMinute: body.per_minute,
     requireConsent: body.require_consent,
+    quietHours: body.quiet_hours,
+    retryMarketingLimitDays: body.retry_marketing_limit_days,
+    skipOpenConversations: body.skip_open_conversations,
   };
 }
 
-const ACTIONS: Array<{ action: BroadcastAction | 'schedule'; summary: string; description: string }> = [
+const ACTIONS: Array<{ action: BroadcastAction | 'schedule' | 'retry-failed'; summary: string; description: string }> = [
   {
     action: 'schedule',
     summary: 'Schedule a broadcast',
@@ -80,6 +84,12 @@ const ACTIONS: Array<{ action: BroadcastAction | 'schedule'; summary: string; de
     action: 'stop',
     summary: 'Stop a broadcast',
     description: 'Final: the recipients not sent yet are never sent (they stay pending in the report).',
+  },
+  {
+    action: 'retry-failed',
+    summary: 'Send the failed recipients again',
+    description:
+      'A completed or stopped broadcast sends its failed recipients again (refused when accepted, or their message failed; not those skipped for the marketing limit), as new messages of a new round (retry_round), at its pace and sending rules; it is sending until they are handed over. Recipients a stop left unsent stay unsent. 409 also when no recipient failed.',
   },
 ];
 
@@ -218,7 +228,9 @@ export async function registerBroadcastRoutes(app: App, deps: BroadcastServices)
         const row =
           action === 'schedule'
             ? await inputFrom('body', scheduleBroadcast(deps, actor, { broadcastId }))
-            : await moveBroadcast(deps, actor, { broadcastId, action });
+            : action === 'retry-failed'
+              ? await retryFailed(deps, actor, { broadcastId })
+              : await moveBroadcast(deps, actor, { broadcastId, action });
         return { data: presentBroadcast(row) };
       },
     );

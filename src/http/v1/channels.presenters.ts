@@ -38,6 +38,11 @@ export function presentChannel(row: ChannelRow, sealer: Sealer, now: Date): Chan
       next_retry_at: row.nextRetryAt?.toISOString() ?? null,
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
     },
+    limits: {
+      messaging_tier: row.messagingTier,
+      messaging_tier_source: row.messagingTierSource as 'provider' | 'api' | null,
+      daily_broadcast_cap: row.dailyBroadcastCap,
+    },
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

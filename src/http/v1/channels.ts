@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGING_TIERS } from '../../domain/broadcasts/sending-rules.ts';
 import { channelCapabilities, ENGINES, MESSAGE_TYPES, OPERATIONS } from '../../domain/channels/capabilities.ts';
 import {
   channelStatusOf,
@@ -65,6 +66,18 @@ export const ChannelSchema = z
       }),
       last_checked_at: z.string().nullable(),
     }),
+    limits: z
+      .object({
+        messaging_tier: z.string().nullable().meta({
+          description:
+            'Official: business-initiated conversations the number may open in a moving 24 hours (250, 1000, 2000, 10000, 100000 or unlimited), read from the provider (messaging_limit_tier) or set here; null when not known (broadcasts count nothing against it)',
+        }),
+        messaging_tier_source: z.enum(['provider', 'api']).nullable(),
+        daily_broadcast_cap: z.number().int().nullable().meta({
+          description: 'Linked-device channels: broadcast messages a moving 24 hours (null: the default, 1000)',
+        }),
+      })
+      .meta({ description: 'What broadcasts keep to (docs/broadcasts.md, The provider’s limits)' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -135,11 +148,18 @@ const UpdateChannelBody = z
     display_phone_number: z.string().max(40).nullable().optional(),
     settings: Settings.optional(),
     credentials: Credentials.optional(),
+    messaging_tier: z.enum(MESSAGING_TIERS).nullable().optional().meta({
+      description:
+        'Official channels: the number’s messaging tier as the broadcasts count it, overriding what the provider reports; null: the provider’s again',
+    }),
+    daily_broadcast_cap: z.number().int().min(1).max(100_000).nullable().optional().meta({
+      description: 'Linked-device channels: broadcast messages a moving 24 hours (protection against bans); null: the default, 1000',
+    }),
   })
   .meta({
     id: 'UpdateChannelRequest',
     description: 'Fields to change; settings and credentials are merged. New official credentials are checked again.',
-    examples: [{ name: 'Support (EU)' }],
+    examples: [{ name: 'Support (EU)' }, { messaging_tier: '2000' }],
   });
 
 export const QrSchema = z
@@ -305,6 +325,8 @@ export async function registerChannelRoutes(app: App, { channels: deps, pairing 
           displayPhoneNumber: b.display_phone_number,
           settings: b.settings,
           credentials: b.credentials as Record<string, string> | undefined,
+          messagingTier: b.messaging_tier,
+          dailyBroadcastCap: b.daily_broadcast_cap,
         }),
       );
       return { data: present(row) };

@@ -340,12 +340,17 @@ export function createOfficialAdapter(options: AdapterOptions): AdapterCalls {
 
     async checkHealth(connection): Promise<HealthCheck> {
       const s = settingsOf(connection);
-      const result = await client(connection).call<{ id?: string; quality_rating?: string }>('GET', s.phone_number_id, {
-        token: token(connection),
-        query: { fields: 'id,display_phone_number,verified_name,quality_rating' },
-      });
+      const result = await client(connection).call<{ id?: string; quality_rating?: string; messaging_limit_tier?: string }>(
+        'GET',
+        s.phone_number_id,
+        {
+          token: token(connection),
+          query: { fields: 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier' },
+        },
+      );
       if (!result.ok) return result;
-      return { ok: true, status: result.value.quality_rating ?? 'ok' };
+      const tier = result.value.messaging_limit_tier;
+      return { ok: true, status: result.value.quality_rating ?? 'ok', ...(typeof tier === 'string' ? { messagingTier: tier } : {}) };
     },
 
     async listTemplates(connection) {

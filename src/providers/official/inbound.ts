@@ -453,6 +453,29 @@ function templateRef(value: Json) {
   };
 }
 
+/**
+ * A `user_preferences` change: `{metadata, contacts: [{wa_id, profile: {name}}], user_preferences: [{wa_id,
+ * detail, category: "marketing_messages", value: "stop" | "resume", timestamp}]}`; other categories are not read.
+ */
+function marketingPreferences(ref: string, value: Json): InboundEvent[] {
+  const contacts: Json[] = Array.isArray(value.contacts) ? value.contacts : [];
+  const out: InboundEvent[] = [];
+  for (const p of Array.isArray(value.user_preferences) ? value.user_preferences : []) {
+    const from = str(p?.wa_id);
+    if (!from || p?.category !== 'marketing_messages' || (p.value !== 'stop' && p.value !== 'resume')) continue;
+    const name = str(contacts.find((c) => c?.wa_id === from)?.profile?.name);
+    out.push({
+      kind: 'contact.marketing_preference',
+      ref,
+      from,
+      ...(name ? { profileName: name } : {}),
+      value: p.value,
+      timestamp: optionalSeconds(p.timestamp) ?? new Date(),
+    });
+  }
+  return out;
+}
+
 export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
   const body = payload as Json;
   const out: InboundEvent[] = [];
@@ -465,6 +488,11 @@ export function normalizeOfficialWebhook(payload: unknown): InboundEvent[] {
         case 'messages': {
           const ref = String(value.metadata?.phone_number_id ?? '');
           if (ref) out.push(...changeErrors(ref, value), ...messageEvents(ref, value));
+          break;
+        }
+        case 'user_preferences': {
+          const ref = String(value.metadata?.phone_number_id ?? '');
+          if (ref) out.push(...marketingPreferences(ref, value));
           break;
         }
         case 'message_template_status_update':

@@ -40,6 +40,8 @@ export function phoneInfo(account: AccountRow) {
     display_phone_number: account.displayPhoneNumber,
     verified_name: VERIFIED_NAME,
     quality_rating: 'GREEN',
+    // The sandbox's numbers are not limited (set a channel's tier through the channel API to try the limits).
+    messaging_limit_tier: 'TIER_UNLIMITED',
     code_verification_status: 'VERIFIED',
     platform_type: account.registered ? 'CLOUD_API' : 'NOT_APPLICABLE',
     status: account.registered ? 'CONNECTED' : 'PENDING',

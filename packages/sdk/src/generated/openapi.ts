@@ -3088,6 +3088,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/broadcasts/{broadcastID}/retry-failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the failed recipients again
+     * @description A completed or stopped broadcast sends its failed recipients again (refused when accepted, or their message failed; not those skipped for the marketing limit), as new messages of a new round (retry_round), at its pace and sending rules; it is sending until they are handed over. Recipients a stop left unsent stay unsent. 409 also when no recipient failed. 409 when the broadcast's status does not allow it.
+     */
+    post: operations['retryFailedBroadcast'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/broadcasts/{broadcastID}/recipients': {
     parameters: {
       query?: never;
@@ -4761,6 +4781,14 @@ export interface components {
      *       "send_at": "2025-06-02T09:00:00.000Z",
      *       "per_minute": 600,
      *       "require_consent": false,
+     *       "quiet_hours": {
+     *         "start": "21:00",
+     *         "end": "08:00"
+     *       },
+     *       "retry_marketing_limit_days": 3,
+     *       "skip_open_conversations": false,
+     *       "pause_reason": null,
+     *       "retry_round": 0,
      *       "started_at": "2025-06-02T09:00:00.000Z",
      *       "finished_at": "2025-06-02T09:14:00.000Z",
      *       "failure_reason": null,
@@ -4841,6 +4869,13 @@ export interface components {
       send_at: string | null;
       per_minute: number | null;
       require_consent: boolean;
+      quiet_hours: components['schemas']['BroadcastQuietHours'] | null;
+      retry_marketing_limit_days: number | null;
+      skip_open_conversations: boolean;
+      /** @description Why it paused by itself: template_paused or template_disabled (the provider holds its template); null when a person paused it */
+      pause_reason: string | null;
+      /** @description How many times retry-failed sent its failed recipients again */
+      retry_round: number;
       started_at: string | null;
       finished_at: string | null;
       failure_reason: string | null;
@@ -5016,7 +5051,9 @@ export interface components {
      *         "suppressed": 21,
      *         "opted_out": 6,
      *         "consent_revoked": 10,
-     *         "no_consent": 0
+     *         "no_consent": 0,
+     *         "provider_restricted": 3,
+     *         "open_conversation": 0
      *       },
      *       "counted_at": "2025-06-02T09:15:00.000Z"
      *     }
@@ -5034,8 +5071,23 @@ export interface components {
         opted_out: number;
         consent_revoked: number;
         no_consent: number;
+        provider_restricted: number;
+        open_conversation: number;
       };
       counted_at: string;
+    };
+    /** @description Every day from start to end, in the organization’s time zone (its business hours’ time_zone), nothing is sent: the broadcast waits until end. */
+    BroadcastQuietHours: {
+      /**
+       * @description HH:MM in the organization’s time zone
+       * @example 21:00
+       */
+      start: string;
+      /**
+       * @description HH:MM; before start: the quiet hours cross midnight
+       * @example 08:00
+       */
+      end: string;
     };
     /**
      * @example {
@@ -5061,10 +5113,10 @@ export interface components {
       contact_id: string | null;
       phone: string | null;
       /**
-       * @description pending (not sent yet), skipped (see reason), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
+       * @description pending (not sent yet), deferred (over the channel’s 24-hour room: sent when it opens), skipped (see reason; marketing_limit when the provider refused it for its per-user marketing limit, 131049), sent, delivered, read, replied (the customer wrote within 72 hours), failed (error_code: the provider’s, or reason when it was never accepted); never moves backwards
        * @enum {string}
        */
-      status: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
+      status: 'pending' | 'deferred' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
       /** @description Why it was skipped or failed before sending */
       reason: string | null;
       message_id: string | null;
@@ -5146,6 +5198,14 @@ export interface components {
      *         "send_at": "2025-06-02T09:00:00.000Z",
      *         "per_minute": 600,
      *         "require_consent": false,
+     *         "quiet_hours": {
+     *           "start": "21:00",
+     *           "end": "08:00"
+     *         },
+     *         "retry_marketing_limit_days": 3,
+     *         "skip_open_conversations": false,
+     *         "pause_reason": null,
+     *         "retry_round": 0,
      *         "started_at": "2025-06-02T09:00:00.000Z",
      *         "finished_at": "2025-06-02T09:14:00.000Z",
      *         "failure_reason": null,
@@ -5155,7 +5215,8 @@ export interface components {
      *       "recipients": 1246,
      *       "by_status": {
      *         "pending": 0,
-     *         "skipped": 43,
+     *         "deferred": 0,
+     *         "skipped": 45,
      *         "sent": 120,
      *         "delivered": 740,
      *         "read": 270,
@@ -5167,7 +5228,8 @@ export interface components {
      *         "opted_out": 6,
      *         "consent_revoked": 10,
      *         "invalid_number": 4,
-     *         "duplicate": 2
+     *         "duplicate": 2,
+     *         "marketing_limit": 2
      *       },
      *       "sent": 1203,
      *       "rates": {
@@ -5259,6 +5321,7 @@ export interface components {
       recipients: number;
       by_status: {
         pending: number;
+        deferred: number;
         skipped: number;
         sent: number;
         delivered: number;
@@ -5313,6 +5376,7 @@ export interface components {
         recipients: number;
         by_status: {
           pending: number;
+          deferred: number;
           skipped: number;
           sent: number;
           delivered: number;
@@ -5575,6 +5639,11 @@ export interface components {
      *         "next_retry_at": null,
      *         "last_checked_at": "2025-06-02T09:15:00.000Z"
      *       },
+     *       "limits": {
+     *         "messaging_tier": "1000",
+     *         "messaging_tier_source": "provider",
+     *         "daily_broadcast_cap": null
+     *       },
      *       "created_at": "2025-06-02T09:00:00.000Z",
      *       "updated_at": "2025-06-02T09:00:00.000Z"
      *     }
@@ -5621,6 +5690,14 @@ export interface components {
         /** @description When the engine tries to connect again by itself (the embedded engine after a lost connection, or one the network kept from the chat service: last_error_code names the cause, e.g. dns_failure, network_unreachable, connection_refused, tls_failure, connection_timed_out); null when it does not */
         next_retry_at: string | null;
         last_checked_at: string | null;
+      };
+      /** @description What broadcasts keep to (docs/broadcasts.md, The provider’s limits) */
+      limits: {
+        /** @description Official: business-initiated conversations the number may open in a moving 24 hours (250, 1000, 2000, 10000, 100000 or unlimited), read from the provider (messaging_limit_tier) or set here; null when not known (broadcasts count nothing against it) */
+        messaging_tier: string | null;
+        messaging_tier_source: ('provider' | 'api') | null;
+        /** @description Linked-device channels: broadcast messages a moving 24 hours (null: the default, 1000) */
+        daily_broadcast_cap: number | null;
       };
       created_at: string;
       updated_at: string;
@@ -6795,7 +6872,12 @@ export interface components {
      *         "segment_id": "0190a5b3-7777-7e4f-8a1b-2c3d4e5f6a7b"
      *       },
      *       "send_at": "2025-06-10T09:00:00Z",
-     *       "per_minute": 600
+     *       "per_minute": 600,
+     *       "quiet_hours": {
+     *         "start": "21:00",
+     *         "end": "08:00"
+     *       },
+     *       "retry_marketing_limit_days": 3
      *     }
      * @example {
      *       "name": "June offer, A/B",
@@ -6911,6 +6993,11 @@ export interface components {
       per_minute?: number | null;
       /** @description Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false. */
       require_consent?: boolean;
+      quiet_hours?: components['schemas']['BroadcastQuietHours'] | null;
+      /** @description Recipients the provider refused for its per-user marketing limit (131049, skipped as marketing_limit) are sent once more this many days later (1 to 7); null or omitted: never. */
+      retry_marketing_limit_days?: number | null;
+      /** @description Skip recipients whose conversation on the channel is open and assigned to a person (skipped as open_conversation). Default false. */
+      skip_open_conversations?: boolean;
     };
     /**
      * @description A shortcut is unique among the shared responses and among each member’s own (409 naming it). An unknown variable is refused (400 naming /body). Records canned_response.created.
@@ -11522,6 +11609,11 @@ export interface components {
       per_minute?: number | null;
       /** @description Send only to contacts with a marketing consent granted on the channel (else skipped as no_consent). Default false. */
       require_consent?: boolean;
+      quiet_hours?: components['schemas']['BroadcastQuietHours'] | null;
+      /** @description Recipients the provider refused for its per-user marketing limit (131049, skipped as marketing_limit) are sent once more this many days later (1 to 7); null or omitted: never. */
+      retry_marketing_limit_days?: number | null;
+      /** @description Skip recipients whose conversation on the channel is open and assigned to a person (skipped as open_conversation). Default false. */
+      skip_open_conversations?: boolean;
     };
     /**
      * @description Fields to change; those left out stay. 400 naming the field (`/time_zone`, `/weekly_hours/monday/1`, `/holidays/0/to`).
@@ -11650,6 +11742,9 @@ export interface components {
      * @example {
      *       "name": "Support (EU)"
      *     }
+     * @example {
+     *       "messaging_tier": "2000"
+     *     }
      */
     UpdateChannelRequest: {
       name?: string;
@@ -11698,6 +11793,10 @@ export interface components {
         /** @description unofficial: the gateway API key */
         api_key?: string;
       };
+      /** @description Official channels: the number’s messaging tier as the broadcasts count it, overriding what the provider reports; null: the provider’s again */
+      messaging_tier?: ('250' | '1000' | '2000' | '10000' | '100000' | 'unlimited') | null;
+      /** @description Linked-device channels: broadcast messages a moving 24 hours (protection against bans); null: the default, 1000 */
+      daily_broadcast_cap?: number | null;
     };
     /**
      * @example {
@@ -41994,6 +42093,153 @@ export interface operations {
       };
     };
   };
+  retryFailedBroadcast: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        broadcastID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Broadcast'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listBroadcastRecipients: {
     parameters: {
       query?: {
@@ -42001,7 +42247,7 @@ export interface operations {
         limit?: number;
         /** @description meta.next_cursor of the previous page */
         cursor?: string;
-        status?: 'pending' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
+        status?: 'pending' | 'deferred' | 'skipped' | 'sent' | 'delivered' | 'read' | 'replied' | 'failed';
         /** @description csv: every recipient (of the status) as CSV, streamed, without paging (as with Accept: text/csv) */
         format?: 'json' | 'csv';
       };

@@ -1557,6 +1557,15 @@ export const OPERATIONS = {
     list: false,
     idempotencyKey: true,
   },
+  retryFailedBroadcast: {
+    method: 'POST',
+    path: '/v1/broadcasts/{broadcastID}/retry-failed',
+    tag: 'broadcasts',
+    group: 'broadcasts',
+    name: 'retryFailed',
+    list: false,
+    idempotencyKey: true,
+  },
   listBroadcastRecipients: {
     method: 'GET',
     path: '/v1/broadcasts/{broadcastID}/recipients',
@@ -2306,6 +2315,7 @@ export const GROUPS = {
     pause: 'pauseBroadcast',
     resume: 'resumeBroadcast',
     stop: 'stopBroadcast',
+    retryFailed: 'retryFailedBroadcast',
     listRecipients: 'listBroadcastRecipients',
     getReport: 'getBroadcastReport',
   },

@@ -18,6 +18,7 @@ export const BROADCAST_STATUS: Record<BroadcastStatus, { label: string; tone: To
 
 export const RECIPIENT_STATUS: Record<RecipientStatus, { label: string; tone: Tone; description: string }> = {
   pending: { label: 'Pending', tone: 'neutral', description: 'not sent yet' },
+  deferred: { label: 'Deferred', tone: 'warn', description: 'over the channel’s 24-hour limit: sent when it opens' },
   skipped: { label: 'Skipped', tone: 'warn', description: 'not sent: see the reason' },
   sent: { label: 'Sent', tone: 'neutral', description: 'handed to the provider' },
   delivered: { label: 'Delivered', tone: 'ok', description: 'reached the phone' },
@@ -34,6 +35,9 @@ const SKIP_REASONS: Record<string, string> = {
   opted_out: 'Opted out of marketing',
   consent_revoked: 'Consent revoked',
   no_consent: 'No marketing consent',
+  marketing_limit: 'Provider’s marketing limit',
+  provider_restricted: 'Refused by the provider for this country',
+  open_conversation: 'In an open conversation',
 };
 
 export function skipReasonLabel(reason: string): string {

@@ -40,6 +40,7 @@ function channel(engine: ChannelView['engine'], extra: Partial<ChannelView> = {}
       next_retry_at: null,
       last_checked_at: null,
     },
+    limits: { messaging_tier: null, messaging_tier_source: null, daily_broadcast_cap: null },
     created_at: NOW,
     updated_at: NOW,
     ...extra,
