@@ -30,6 +30,8 @@ import type { BroadcastDeps } from './domain/broadcasts/broadcasts.ts';
 import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
 import { broadcastsRunHandler } from './jobs/handlers/broadcasts-run.ts';
 import { conversationsWakeHandler } from './jobs/handlers/conversations-wake.ts';
+import { conversationsAssignHandler } from './jobs/handlers/conversations-assign.ts';
+import { createInboundRouter, createQueueTrigger } from './domain/teams/assignment.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -256,6 +258,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'crm.tasks-due': tasksDueHandler({ db: database.db, clock, logger }),
         'broadcasts.run': broadcastsRunHandler({ db: database.db, clock, messages: messageDeps(container), logger }),
         'conversations.wake': conversationsWakeHandler({ db: database.db, clock, logger }),
+        'conversations.assign': conversationsAssignHandler({ db: database.db, clock, logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
@@ -267,6 +270,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
+            routeConversation: createInboundRouter(createQueueTrigger(container.queue)),
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,

@@ -21,9 +21,11 @@ import {
   loadConversation,
   type ConversationPriority,
   type ConversationRow,
+  type QueueTrigger,
 } from './conversations.ts';
 
-export type WorkflowDeps = { db: Db; clock: Clock };
+/** `queue`: where a change that lets a team's queue move enqueues its assignment (absent: none is). */
+export type WorkflowDeps = { db: Db; clock: Clock; queue?: QueueTrigger };
 export type ConversationLabelRow = typeof conversationLabels.$inferSelect;
 export type ConversationNoteRow = typeof conversationNotes.$inferSelect;
 
@@ -336,7 +338,7 @@ export type BulkResult = { id: string; status: 'updated' | 'unchanged' | 'not_fo
  * changes (a bad one refuses the whole request, naming the field); an id that is no conversation of the
  * organization answers not_found in its place and the others go on.
  */
-export async function bulkConversations({ db, clock }: WorkflowDeps, actor: Actor, input: BulkInput): Promise<BulkResult[]> {
+export async function bulkConversations({ db, clock, queue }: WorkflowDeps, actor: Actor, input: BulkInput): Promise<BulkResult[]> {
   const missingArgument = (field: string, action: string) =>
     invalid(`${field} is required for ${action}`, [{ pointer: `/${field}`, message: `required for ${action}` }]);
   return db.transaction(async (tx) => {
@@ -378,16 +380,16 @@ export async function bulkConversations({ db, clock }: WorkflowDeps, actor: Acto
       let changed: boolean;
       switch (input.action) {
         case 'assign':
-          changed = (await applyConversationChange(tx, row, { assigneeUserId: input.assigneeUserId }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { assigneeUserId: input.assigneeUserId }, now, queue)) !== row;
           break;
         case 'resolve':
-          changed = (await applyConversationChange(tx, row, { status: 'resolved' }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { status: 'resolved' }, now, queue)) !== row;
           break;
         case 'reopen':
-          changed = (await applyConversationChange(tx, row, { status: 'open' }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { status: 'open' }, now, queue)) !== row;
           break;
         case 'set_priority':
-          changed = (await applyConversationChange(tx, row, { priority: input.priority }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { priority: input.priority }, now, queue)) !== row;
           break;
         case 'label':
           changed = await changeLabels(tx, row, labelIds, [], now);

@@ -16,7 +16,7 @@ import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
-import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound } from './conversations.ts';
+import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound, type ConversationRow } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
 
@@ -95,6 +95,13 @@ export type InboundAutoReplyRecorder = (
   at: Date,
 ) => Promise<unknown>;
 
+/**
+ * Routes a customer's conversation to its channel's team and enqueues the team queue's assignment
+ * (domain/teams/assignment.ts), in the transaction storing the message; `before` is the conversation as
+ * it was before the message (its status says whether the message reopened it).
+ */
+export type InboundRoutingRecorder = (tx: Executor, before: ConversationRow, at: Date) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
@@ -102,6 +109,8 @@ export type MessageApplierDeps = {
   recordOptOut?: InboundOptOutRecorder;
   /** Absent: no away messages or greetings. */
   recordAutoReply?: InboundAutoReplyRecorder;
+  /** Absent: conversations go to no team's queue. */
+  routeConversation?: InboundRoutingRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -306,6 +315,7 @@ async function applyInbound(
       { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
       at,
     );
+  if (!event.chat && !event.notice && !event.history && deps.routeConversation) await deps.routeConversation(tx, conversation, at);
   // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
   if (!event.chat && !event.notice && !event.history && deps.recordAutoReply)
     await deps.recordAutoReply(

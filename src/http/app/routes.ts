@@ -49,6 +49,8 @@ import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
 import { registerConversationRoutes } from '../v1/conversations.ts';
 import { registerConversationWorkflowRoutes } from '../v1/conversation-workflow.ts';
+import { registerTeamRoutes } from '../v1/teams.ts';
+import { createQueueTrigger } from '../../domain/teams/assignment.ts';
 import { registerProviderWebhookRoutes } from '../providers/webhooks.ts';
 import { registerWebhookRoutes } from '../v1/webhooks.ts';
 import { registerEventRoutes } from '../v1/events.ts';
@@ -153,8 +155,10 @@ export async function registerRouteGroups(
   await registerSegmentRoutes(app, crm);
   await registerBroadcastRoutes(app, broadcastDeps(container));
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
-  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
-  await registerConversationWorkflowRoutes(app, { db: container.database.db, clock: container.clock });
+  const assignQueue = createQueueTrigger(container.queue);
+  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock, queue: assignQueue });
+  await registerConversationWorkflowRoutes(app, { db: container.database.db, clock: container.clock, queue: assignQueue });
+  await registerTeamRoutes(app, { db: container.database.db, clock: container.clock, queue: assignQueue });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.
