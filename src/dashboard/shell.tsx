@@ -5,6 +5,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
+import { AvailabilityToggle } from './availability.tsx';
 import { useLiveState } from './live.tsx';
 import { NavLink, Outlet, useLocation, useNavigate } from './router.tsx';
 import { SESSION_KEY, useSession, useSwitchOrganization } from './session.tsx';
@@ -48,6 +49,7 @@ const NAV: NavGroup[] = [
     items: [
       { to: '/settings/organization', label: 'Settings' },
       { to: '/settings/members', label: 'Members', permission: 'members:read' },
+      { to: '/settings/teams', label: 'Teams', permission: 'teams:read' },
       { to: '/settings/sessions', label: 'Sessions' },
       { to: '/settings/account', label: 'Your account' },
       { to: '/settings/authorized-apps', label: 'Authorized apps' },
@@ -166,6 +168,7 @@ export function Shell() {
         <div className="account">
           <div className="account-name">{session.user.name}</div>
           <div className="account-email">{session.user.email}</div>
+          <AvailabilityToggle />
           <div className={`live-state live-${live}`} role="status">
             {live === 'live' ? 'Live updates on' : live === 'connecting' ? 'Connecting live updates…' : 'Live updates reconnecting…'}
           </div>
