@@ -556,7 +556,10 @@ describe('teams and assignment', () => {
 
       // A channel routed to the team: the first customer is the owner's (capacity 1), the second waits.
       const night = await officialChannel(server, 'Night line');
-      const routed = await request(server, 'PUT', `/v1/channels/${night.id}/assignment`, { key: server.apiKey, body: { team_id: team.id } });
+      const routed = await request(server, 'PUT', `/v1/channels/${night.id}/assignment`, {
+        key: server.apiKey,
+        body: { team_id: team.id },
+      });
       assert.equal(routed.status, 200, routed.text);
       await customerWrites(server, night.id, '4915112340071', 'text', { body: 'First at night' });
       await eventually('the first assigned to the owner', async () => {

@@ -6,16 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createOtherOrganization, loginCookie, request, startTestServer, type TestServer } from '../harness.ts';
+import { createOtherOrganization, request, startTestServer, type TestServer } from '../harness.ts';
 import { eventually } from '../eventually.ts';
 import { customerWrites, eventsOf, officialChannel } from '../messages-helpers.ts';
 import { inviteNewMember } from '../org-helpers.ts';
 
 let server: TestServer;
-let owner: string;
 before(async () => {
   server = await startTestServer({ worker: true, env: { SANDBOX_STATUS_DELAY_MS: '50' } });
-  owner = await loginCookie(server);
 });
 after(() => server.close());
 
@@ -23,7 +21,12 @@ type As = { key?: string; cookie?: string };
 const call = (method: string, path: string, as: As, body?: unknown) => request(server, method, path, { ...as, body });
 const asKey = (): As => ({ key: server.apiKey });
 const pointers = (res: { body: { errors?: Array<{ pointer: string }> } }) => (res.body.errors ?? []).map((e) => e.pointer);
-type Team = { id: string; name: string; queued: number; members: Array<{ user_id: string; capacity: number | null; open_conversations: number }> };
+type Team = {
+  id: string;
+  name: string;
+  queued: number;
+  members: Array<{ user_id: string; capacity: number | null; open_conversations: number }>;
+};
 
 async function createTeam(body: Record<string, unknown>): Promise<Team> {
   const res = await call('POST', '/v1/teams', asKey(), body);
@@ -46,7 +49,12 @@ const conversationOf = async (channelId: string, phone: string) => {
 
 test('teams: created with members, changed, members added and taken out, deleted; names unique; each change an event', async () => {
   const ana = await inviteNewMember(server, asKey(), server.organizationId, 'member', 'ana');
-  const team = await createTeam({ name: 'Billing', assignment_policy: 'least_busy', default_capacity: 4, members: [{ user_id: ana.userId }] });
+  const team = await createTeam({
+    name: 'Billing',
+    assignment_policy: 'least_busy',
+    default_capacity: 4,
+    members: [{ user_id: ana.userId }],
+  });
   assert.deepEqual(
     team.members.map((m) => [m.user_id, m.capacity, m.open_conversations]),
     [[ana.userId, null, 0]],
@@ -86,7 +94,10 @@ test('teams: created with members, changed, members added and taken out, deleted
   // A member reads teams but does not change them; sets their own availability, not another's.
   assert.equal((await call('GET', '/v1/teams', { cookie: ana.cookie })).status, 200);
   assert.equal((await call('POST', '/v1/teams', { cookie: ana.cookie }, { name: 'Mine' })).status, 403);
-  assert.equal((await call('PUT', `/v1/members/${bea.userId}/availability`, { cookie: ana.cookie }, { availability: 'online' })).status, 403);
+  assert.equal(
+    (await call('PUT', `/v1/members/${bea.userId}/availability`, { cookie: ana.cookie }, { availability: 'online' })).status,
+    403,
+  );
   const mine = await call('PUT', '/v1/me/availability', { cookie: ana.cookie }, { availability: 'away' });
   assert.equal(mine.status, 200, mine.text);
   assert.deepEqual([mine.body.data.user_id, mine.body.data.availability], [ana.userId, 'away']);
@@ -100,9 +111,16 @@ test('teams: created with members, changed, members added and taken out, deleted
   const teamEvents = (await eventsOf(server, 'team.updated')).map((e) => e.payload.name);
   assert.deepEqual(teamEvents, ['Billing', 'Billing & refunds', 'Billing & refunds'], 'member added, team changed, member taken out');
   assert.equal((await eventsOf(server, 'team.created')).length, 1);
-  assert.deepEqual((await eventsOf(server, 'team.deleted')).map((e) => e.payload.member_user_ids), [[bea.userId]]);
   assert.deepEqual(
-    (await eventsOf(server, 'member.availability_changed')).map((e) => [e.payload.user_id, e.payload.availability, e.payload.previous_availability]),
+    (await eventsOf(server, 'team.deleted')).map((e) => e.payload.member_user_ids),
+    [[bea.userId]],
+  );
+  assert.deepEqual(
+    (await eventsOf(server, 'member.availability_changed')).map((e) => [
+      e.payload.user_id,
+      e.payload.availability,
+      e.payload.previous_availability,
+    ]),
     [[ana.userId, 'away', 'offline']],
   );
 });
@@ -166,12 +184,18 @@ test('least busy, availability and the queue: nothing goes to an offline member;
     await inviteNewMember(server, asKey(), server.organizationId, 'member', 'lb-cai'),
     await inviteNewMember(server, asKey(), server.organizationId, 'member', 'lb-dora'),
   ];
-  const team = await createTeam({ name: 'Sales', assignment_policy: 'least_busy', members: [{ user_id: cai.userId }, { user_id: dora.userId, capacity: 0 }] });
+  const team = await createTeam({
+    name: 'Sales',
+    assignment_policy: 'least_busy',
+    members: [{ user_id: cai.userId }, { user_id: dora.userId, capacity: 0 }],
+  });
   const channel = await officialChannel(server, 'Sales line');
   await call('PUT', `/v1/channels/${channel.id}/assignment`, asKey(), { team_id: team.id });
   for (const phone of ['+4915100000201', '+4915100000202']) await customerWrites(server, channel.id, phone);
   await eventually('both queued', async () => (await queue(team.id)).length === 2);
-  assert.ok((await Promise.all(['4915100000201', '4915100000202'].map((p) => conversationOf(channel.id, p)))).every((r) => !r.assignee_user_id));
+  assert.ok(
+    (await Promise.all(['4915100000201', '4915100000202'].map((p) => conversationOf(channel.id, p)))).every((r) => !r.assignee_user_id),
+  );
 
   await online(dora.userId);
   // Dora has capacity 0: coming online takes nothing; Cai coming online takes both (no limit).
@@ -203,7 +227,10 @@ test('another organization’s team is never usable, and its conversations never
   const patched = await call('PATCH', `/v1/conversations/${conversation.id}`, asKey(), { team_id: theirs.body.data.id });
   assert.deepEqual([patched.status, pointers(patched)], [400, ['/team_id']]);
   assert.equal((await request(server, 'GET', `/v1/teams/${mine.id}`, { key: other.apiKey })).status, 404);
-  assert.deepEqual((await request(server, 'GET', '/v1/teams', { key: other.apiKey })).body.data.map((t: Team) => t.name), ['Theirs']);
+  assert.deepEqual(
+    (await request(server, 'GET', '/v1/teams', { key: other.apiKey })).body.data.map((t: Team) => t.name),
+    ['Theirs'],
+  );
   assert.equal(
     (await request(server, 'PUT', `/v1/channels/${channel.id}/assignment`, { key: other.apiKey, body: { team_id: null } })).status,
     404,

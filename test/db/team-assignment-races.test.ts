@@ -30,7 +30,9 @@ before(async () => {
     [caio!, 'Caio'],
   ] as const) {
     await db.execute(sql`insert into users (id, email, name, password_hash) values (${id}, ${`${id}@example.com`}, ${name}, 'x')`);
-    await db.execute(sql`insert into memberships (organization_id, user_id, role, availability) values (${org}, ${id}, 'member', 'online')`);
+    await db.execute(
+      sql`insert into memberships (organization_id, user_id, role, availability) values (${org}, ${id}, 'member', 'online')`,
+    );
   }
   await db.execute(sql`insert into teams (id, organization_id, name, assignment_policy, default_capacity)
     values (${support}, ${org}, 'Support', 'round_robin', 2), (${sales}, ${org}, 'Sales', 'least_busy', 3)`);

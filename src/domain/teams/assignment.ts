@@ -17,12 +17,7 @@ import { conversations, memberships, teamMembers, teams } from '../../db/schema.
 import type { Queue } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { recordEvents } from '../events/outbox.ts';
-import {
-  applyConversationChange,
-  assignedEvent,
-  conversationUpdated,
-  type QueueTrigger,
-} from '../messages/conversations.ts';
+import { applyConversationChange, assignedEvent, conversationUpdated, type QueueTrigger } from '../messages/conversations.ts';
 import type { InboundRoutingRecorder } from '../messages/provider-events.ts';
 import type { AssignmentPolicy } from './teams.ts';
 
@@ -162,4 +157,3 @@ async function hasPolicy(tx: Executor, teamId: string): Promise<boolean> {
   const [team] = await tx.select({ policy: teams.assignmentPolicy }).from(teams).where(eq(teams.id, teamId)).limit(1);
   return team !== undefined && team.policy !== 'manual';
 }
-

@@ -246,11 +246,11 @@ export async function putTeamMember(
     const capacity = input.capacity === undefined ? (existing?.capacity ?? null) : input.capacity;
     if (existing && existing.capacity === capacity) return (await viewsOf(tx, [team]))[0]!;
     if (!existing) {
-      const [{ n }] = (await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(teamMembers)
-        .where(eq(teamMembers.teamId, team.id))) as [{ n: number }];
-      if (n >= TEAM_MEMBERS_MAX) throw invalid(`a team has at most ${TEAM_MEMBERS_MAX} members`, [{ pointer: '/user_id', message: 'team full' }]);
+      const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(teamMembers).where(eq(teamMembers.teamId, team.id))) as [
+        { n: number },
+      ];
+      if (n >= TEAM_MEMBERS_MAX)
+        throw invalid(`a team has at most ${TEAM_MEMBERS_MAX} members`, [{ pointer: '/user_id', message: 'team full' }]);
     }
     const now = deps.clock.now();
     await tx
@@ -292,8 +292,7 @@ export async function setAvailability(deps: TeamDeps, actor: Actor, userId: stri
     const where = and(eq(memberships.organizationId, actor.organizationId), eq(memberships.userId, userId.toLowerCase()));
     const [before] = await tx.select().from(memberships).where(where).limit(1).for('no key update');
     if (!before) throw notFound('member');
-    if (before.availability === availability)
-      return { userId: before.userId, availability, changedAt: before.availabilityChangedAt };
+    if (before.availability === availability) return { userId: before.userId, availability, changedAt: before.availabilityChangedAt };
     const now = deps.clock.now();
     await tx.update(memberships).set({ availability, availabilityChangedAt: now }).where(where);
     await recordEvent(

@@ -199,7 +199,8 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     },
   },
   'member.availability_changed': {
-    description: 'A member set their availability (online, away, offline), or an admin did; only online members are assigned conversations automatically.',
+    description:
+      'A member set their availability (online, away, offline), or an admin did; only online members are assigned conversations automatically.',
     example: {
       user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
       availability: 'online',

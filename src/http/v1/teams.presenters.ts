@@ -34,4 +34,7 @@ export const presentAvailability = (row: AvailabilityView): AvailabilityRecord =
   changed_at: row.changedAt?.toISOString() ?? null,
 });
 
-export const presentChannelAssignment = (row: ChannelAssignment): ChannelAssignmentRecord => ({ channel_id: row.channelId, team_id: row.teamId });
+export const presentChannelAssignment = (row: ChannelAssignment): ChannelAssignmentRecord => ({
+  channel_id: row.channelId,
+  team_id: row.teamId,
+});

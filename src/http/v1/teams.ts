@@ -135,9 +135,7 @@ const UpdateBody = z
     examples: [{ assignment_policy: 'least_busy', default_capacity: 8 }],
   });
 
-const MemberBody = z
-  .strictObject({ capacity: Capacity.optional() })
-  .meta({ id: 'PutTeamMemberRequest', examples: [{ capacity: 3 }, {}] });
+const MemberBody = z.strictObject({ capacity: Capacity.optional() }).meta({ id: 'PutTeamMemberRequest', examples: [{ capacity: 3 }, {}] });
 const AvailabilityBody = z.strictObject({ availability: Availability }).meta({
   id: 'SetAvailabilityRequest',
   examples: [{ availability: 'online' }],
@@ -365,10 +363,7 @@ export async function registerTeamRoutes(app: App, deps: TeamDeps & { queue: Que
     },
     async (request) => ({
       data: presentChannelAssignment(
-        await inputFrom(
-          'body',
-          setChannelAssignment(deps, actorOf(request), request.params.channelID, { teamId: request.body.team_id }),
-        ),
+        await inputFrom('body', setChannelAssignment(deps, actorOf(request), request.params.channelID, { teamId: request.body.team_id })),
       ),
     }),
   );

@@ -182,7 +182,12 @@ function TeamCard({ team, canWrite }: { team: TeamRecord; canWrite: boolean }) {
       {team.members.length === 0 ? (
         <p className="muted">No members yet.</p>
       ) : (
-        <Table label={`Members of ${team.name}`} columns={['Member', 'Availability', 'Open', 'Capacity']} actions={canWrite} className="stack-on-phone">
+        <Table
+          label={`Members of ${team.name}`}
+          columns={['Member', 'Availability', 'Open', 'Capacity']}
+          actions={canWrite}
+          className="stack-on-phone"
+        >
           {team.members.map((m) => (
             <tr key={m.user_id}>
               <td>
