@@ -522,7 +522,8 @@ describe('teams and assignment', () => {
     const recorded = await openContext(browser);
     const { context, page } = recorded;
     try {
-      page.setDefaultTimeout(20_000);
+      // A loaded machine (the whole suite on two cores) can take a while per step.
+      page.setDefaultTimeout(60_000);
       await page.goto(`${server.baseUrl}/app/settings/teams`);
       await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
       await page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();

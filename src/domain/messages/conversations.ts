@@ -6,6 +6,7 @@
  * beside it (docs/inbox.md). The inbox lists them by last activity.
  */
 import { and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, like, or, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { equalWhereGiven, given, listPage, mapPage, type ListOrder } from '../../db/list-query.ts';
@@ -313,29 +314,29 @@ export function statusChanged(before: ConversationRow, after: ConversationRow): 
   };
 }
 
-/** Refuses an assignee that is no member of the organization, naming the field. */
-export async function checkMember(tx: Executor, organizationId: string, userId: string, pointer: string): Promise<void> {
-  const [member] = isUuid(userId)
+type Owned = { table: PgTable; organizationId: PgColumn; key: PgColumn };
+const MEMBER: Owned = { table: memberships, organizationId: memberships.organizationId, key: memberships.userId };
+const TEAM: Owned = { table: teams, organizationId: teams.organizationId, key: teams.id };
+
+/** Refuses an id that names no row of the organization's (a member, a team), naming the field. */
+async function checkOwned(tx: Executor, organizationId: string, id: string, pointer: string, owned: Owned, message: string, short: string) {
+  const [row] = isUuid(id)
     ? await tx
-        .select({ userId: memberships.userId })
-        .from(memberships)
-        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId.toLowerCase())))
+        .select({ key: owned.key })
+        .from(owned.table)
+        .where(and(eq(owned.organizationId, organizationId), eq(owned.key, id.toLowerCase())))
         .limit(1)
     : [];
-  if (!member) throw invalid(`${pointer.slice(1)} is not a member of this organization`, [{ pointer, message: 'not a member' }]);
+  if (!row) throw invalid(`${pointer.slice(1)} ${message}`, [{ pointer, message: short }]);
 }
 
+/** Refuses an assignee that is no member of the organization, naming the field. */
+export const checkMember = (tx: Executor, organizationId: string, userId: string, pointer: string) =>
+  checkOwned(tx, organizationId, userId, pointer, MEMBER, 'is not a member of this organization', 'not a member');
+
 /** Refuses a team that is no team of the organization, naming the field. */
-export async function checkTeam(tx: Executor, organizationId: string, teamId: string, pointer: string): Promise<void> {
-  const [team] = isUuid(teamId)
-    ? await tx
-        .select({ id: teams.id })
-        .from(teams)
-        .where(and(eq(teams.organizationId, organizationId), eq(teams.id, teamId.toLowerCase())))
-        .limit(1)
-    : [];
-  if (!team) throw invalid(`${pointer.slice(1)} is no team of this organization`, [{ pointer, message: 'no such team' }]);
-}
+export const checkTeam = (tx: Executor, organizationId: string, teamId: string, pointer: string) =>
+  checkOwned(tx, organizationId, teamId, pointer, TEAM, 'is no team of this organization', 'no such team');
 
 /** conversation.assigned: the assignee or the team changed. */
 export function assignedEvent(before: ConversationRow, after: ConversationRow): NewEvent {
