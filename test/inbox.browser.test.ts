@@ -534,11 +534,11 @@ describe('teams and assignment', () => {
       await form.getByLabel('Assignment').selectOption('round_robin');
       await form.getByLabel('Capacity per member').fill('1');
       await form.getByRole('button', { name: 'Create team' }).click();
-      const card = page.getByRole('region', { name: 'Night shift' });
+      const card = page.getByRole('region', { name: 'Night shift', exact: true });
       await card.getByText('0 conversations waiting').waitFor();
       await card.getByLabel('Add a member to Night shift').selectOption({ index: 1 });
       await card.getByRole('button', { name: 'Add member' }).click();
-      const members = card.getByRole('table', { name: 'Members of Night shift' });
+      const members = card.getByRole('region', { name: 'Members of Night shift' });
       await members.getByText(OWNER_EMAIL).waitFor();
       await members.getByText('offline').waitFor();
 
