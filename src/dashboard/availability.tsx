@@ -20,7 +20,11 @@ export function AvailabilityToggle() {
   const change = useMutation({
     mutationFn: (availability: string) =>
       call<{ data: AvailabilityRecord }>('PUT', '/v1/me/availability', { body: { availability } }).then((r) => r.data),
-    onSuccess: (row) => client.setQueryData(key, row),
+    onSuccess: async (row) => {
+      client.setQueryData(key, row);
+      // The teams page shows each member's availability.
+      await client.invalidateQueries({ queryKey: orgKey('teams') });
+    },
   });
   if (!current.data) return null;
   const value = change.isPending && change.variables ? change.variables : current.data.availability;
