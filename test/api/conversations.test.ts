@@ -309,7 +309,7 @@ describe('filters and search', () => {
       const res = await request(server, 'GET', `/v1/conversations?assignee=${bad}`, { key: server.apiKey });
       assert.equal(res.status, 400, `${bad}: ${res.text}`);
       assert.deepEqual(fieldErrors(res), [['query', '/assignee']]);
-      assert.equal(res.body.errors[0].message, 'must be me, none or a user id');
+      assert.equal(res.body.errors[0].message, 'must be me, none, unassigned or a user id');
     }
   });
 
