@@ -141,6 +141,7 @@ describe('unread count and read', () => {
       marked_unread: false,
       priority: 'none',
       snoozed_until: null,
+      team_id: null,
     });
 
     const again = await request(server, 'POST', `/v1/conversations/${c.id}/read`, { key: server.apiKey });
@@ -239,6 +240,7 @@ describe('assignment', () => {
       marked_unread: false,
       priority: 'none',
       snoozed_until: null,
+      team_id: null,
     });
     const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
       key: server.apiKey,
