@@ -31,6 +31,8 @@ import type { BroadcastDeps } from './domain/broadcasts/broadcasts.ts';
 import { tasksDueHandler } from './jobs/handlers/crm-tasks-due.ts';
 import { broadcastsRunHandler } from './jobs/handlers/broadcasts-run.ts';
 import { conversationsWakeHandler } from './jobs/handlers/conversations-wake.ts';
+import { conversationsAssignHandler } from './jobs/handlers/conversations-assign.ts';
+import { createInboundRouter, createQueueTrigger } from './domain/teams/assignment.ts';
 import { createMessageDispatcher, type MessageDispatcher } from './domain/messages/dispatcher.ts';
 import type { DispatchDeps } from './domain/messages/dispatch.ts';
 import { DISPATCH_CHANNEL, messageStatusByProviderId, storedMessageByProviderId } from './domain/messages/messages.ts';
@@ -269,6 +271,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'conversations.wake': conversationsWakeHandler({ db: database.db, clock, logger }),
         'automations.event': automationsEventHandler({ ...automationDeps(container), logger }),
         'automations.no-reply': automationsNoReplyHandler({ ...automationDeps(container), logger }),
+        'conversations.assign': conversationsAssignHandler({ db: database.db, clock, logger }),
         'provider.inbound': providerInboundHandler({
           db: database.db,
           queue: container.queue,
@@ -281,8 +284,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOptOut: recordInboundOptOut,
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
             recordCsatAnswer: createCsatAnswerRecorder({ queue: container.queue }),
-
             recordReply: recordBroadcastReply,
+            routeConversation: createInboundRouter(createQueueTrigger(container.queue)),
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,
@@ -417,12 +420,15 @@ export function broadcastDeps(container: Container): BroadcastDeps {
   };
 }
 
-/** What changing conversations needs, from the container: resolving one asks for a satisfaction rating (domain/csat). */
+/**
+ * What changing conversations needs, from the container: resolving one asks for a satisfaction rating
+ * (domain/csat); a change that lets a team's queue move enqueues its assignment (domain/teams).
+ */
 export function conversationDeps(container: Container): { db: Database['db']; clock: Clock; hooks: ConversationHooks } {
   return {
     db: container.database.db,
     clock: container.clock,
-    hooks: { onResolved: createCsatRequester({ queue: container.queue }) },
+    hooks: { onResolved: createCsatRequester({ queue: container.queue }), queue: createQueueTrigger(container.queue) },
   };
 }
 

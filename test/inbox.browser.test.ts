@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
@@ -641,3 +641,72 @@ async function eventuallyLoaded(image: import('playwright-core').Locator): Promi
   );
   return image.evaluate((img: HTMLImageElement) => img.naturalWidth);
 }
+
+describe('teams and assignment', () => {
+  test('a team is made on its settings page, availability set in the sidebar, a new conversation assigned round robin and the next waiting in the team’s queue in the inbox', async () => {
+    const recorded = await openContext(browser);
+    const { context, page } = recorded;
+    try {
+      // A loaded machine (the whole suite on two cores) can take a while per step.
+      page.setDefaultTimeout(60_000);
+      await page.goto(`${server.baseUrl}/app/settings/teams`);
+      await logIn(page, OWNER_EMAIL, OWNER_PASSWORD);
+      await page.getByRole('heading', { name: 'Teams', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'No teams yet' }).waitFor();
+
+      const form = page.getByRole('form', { name: 'New team' });
+      await form.getByLabel('Name').fill('Night shift');
+      await form.getByLabel('Assignment').selectOption('round_robin');
+      await form.getByLabel('Capacity per member').fill('1');
+      await form.getByRole('button', { name: 'Create team' }).click();
+      const card = page.getByRole('region', { name: 'Night shift', exact: true });
+      await card.getByText('0 conversations waiting').waitFor();
+      await card.getByLabel('Add a member to Night shift').selectOption({ index: 1 });
+      await card.getByRole('button', { name: 'Add member' }).click();
+      const members = card.getByRole('region', { name: 'Members of Night shift' });
+      await members.getByText(OWNER_EMAIL).waitFor();
+      await members.getByText('offline').waitFor();
+
+      // Online from the sidebar: the team's table shows it once the page refreshes its teams.
+      await page.getByLabel('Availability').selectOption('online');
+      const teams = await request(server, 'GET', '/v1/teams', { key: server.apiKey });
+      const team = (teams.body.data as Array<{ id: string; name: string; members: Array<{ user_id: string }> }>).find(
+        (t) => t.name === 'Night shift',
+      )!;
+      const ownerId = team.members[0]!.user_id;
+      await eventually('online on the server', async () => {
+        const now = await request(server, 'GET', `/v1/teams/${team.id}`, { key: server.apiKey });
+        return now.body.data.members[0].availability === 'online' ? true : undefined;
+      });
+      await checkPage(page, 'settings-teams');
+
+      // A channel routed to the team: the first customer is the owner's (capacity 1), the second waits.
+      const night = await officialChannel(server, 'Night line');
+      const routed = await request(server, 'PUT', `/v1/channels/${night.id}/assignment`, {
+        key: server.apiKey,
+        body: { team_id: team.id },
+      });
+      assert.equal(routed.status, 200, routed.text);
+      await customerWrites(server, night.id, '4915112340071', 'text', { body: 'First at night' });
+      await eventually('the first assigned to the owner', async () => {
+        const first = await request(server, 'GET', `/v1/conversations?channel_id=${night.id}&q=4915112340071`, { key: server.apiKey });
+        return first.body.data[0]?.assignee_user_id === ownerId ? true : undefined;
+      });
+      await customerWrites(server, night.id, '4915112340072', 'text', { body: 'Second at night' });
+
+      await page.goto(`${server.baseUrl}/app/inbox`);
+      await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
+      await page.getByLabel('Team').selectOption({ label: 'Night shift' });
+      await row(page, '+4915112340071').waitFor();
+      await page.getByRole('button', { name: 'Team queue' }).click();
+      await page.waitForURL(/assignee=none/);
+      await row(page, '+4915112340072').waitFor();
+      await row(page, '+4915112340071').waitFor({ state: 'detached' });
+      assert.equal(await page.getByRole('button', { name: 'Team queue' }).getAttribute('aria-pressed'), 'true');
+      await checkPage(page, 'inbox-team-queue');
+      assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+    } finally {
+      await context.close();
+    }
+  });
+});

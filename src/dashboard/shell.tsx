@@ -5,6 +5,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
+import { AvailabilityToggle } from './availability.tsx';
 import { useLiveState } from './live.tsx';
 import { InboxAlerts } from './pages/inbox/alerts.tsx';
 import { NavLink, Outlet, useLocation, useNavigate } from './router.tsx';
@@ -51,6 +52,7 @@ const NAV: NavGroup[] = [
       { to: '/settings/organization', label: 'Settings' },
       { to: '/settings/members', label: 'Members', permission: 'members:read' },
       { to: '/settings/automations', label: 'Automations', permission: 'automations:read' },
+      { to: '/settings/teams', label: 'Teams', permission: 'teams:read' },
       { to: '/settings/sessions', label: 'Sessions' },
       { to: '/settings/account', label: 'Your account' },
       { to: '/settings/authorized-apps', label: 'Authorized apps' },
@@ -169,6 +171,7 @@ export function Shell() {
         <div className="account">
           <div className="account-name">{session.user.name}</div>
           <div className="account-email">{session.user.email}</div>
+          <AvailabilityToggle />
           <div className={`live-state live-${live}`} role="status">
             {live === 'live' ? 'Live updates on' : live === 'connecting' ? 'Connecting live updates…' : 'Live updates reconnecting…'}
           </div>

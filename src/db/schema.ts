@@ -67,12 +67,16 @@ export const memberships = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     role: text('role').notNull(),
+    /** online, away or offline (domain/teams): only an online member is assigned conversations automatically. */
+    availability: text('availability').notNull().default('offline'),
+    availabilityChangedAt: at('availability_changed_at'),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.userId] }),
     index('memberships_user_idx').on(t.userId),
     check('memberships_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+    check('memberships_availability_check', sql`${t.availability} in ('online', 'away', 'offline')`),
   ],
 );
 
@@ -387,6 +391,8 @@ export const channels = pgTable(
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     /** The channel's own business-hours fields, each beating the organization's (domain/business-hours); null: all inherited. */
     businessHours: jsonb('business_hours').$type<Record<string, unknown>>(),
+    /** The team its new and reopened conversations go to (domain/teams); null: they wait for no team. */
+    teamId: uuid('team_id').references((): AnyPgColumn => teams.id, { onDelete: 'set null' }),
     credentialsEncrypted: text('credentials_encrypted'),
     sandbox: boolean('sandbox').notNull().default(false),
     lastErrorCode: text('last_error_code'),
@@ -838,6 +844,8 @@ export const conversations = pgTable(
     /** none, low, medium, high or urgent. */
     priority: text('priority').notNull().default('none'),
     assigneeUserId: uuid('assignee_user_id'),
+    /** The team it belongs to (its channel's when it came in, or set by hand); unassigned and open, it waits in that team's queue. */
+    teamId: uuid('team_id').references((): AnyPgColumn => teams.id, { onDelete: 'set null' }),
     lastMessageAt: at('last_message_at'),
     /** The last customer message: opens the 24-hour customer-service window. */
     lastInboundAt: at('last_inbound_at'),
@@ -880,6 +888,11 @@ export const conversations = pgTable(
       sql`${t.id} desc`,
     ),
     index('conversations_contact_idx').on(t.contactId),
+    // A team's queue, oldest first (domain/teams/assignment.ts), and the open conversations a member holds.
+    index('conversations_team_queue_idx')
+      .on(t.teamId, t.createdAt, t.id)
+      .where(sql`${t.assigneeUserId} is null and ${t.status} = 'open' and ${t.teamId} is not null`),
+    index('conversations_assignee_open_idx').on(t.organizationId, t.assigneeUserId).where(sql`${t.status} = 'open'`),
     // The snoozed conversations to wake, soonest first (jobs: conversations.wake).
     index('conversations_snoozed_until_idx').on(t.snoozedUntil).where(sql`${t.status} = 'snoozed' and ${t.snoozedUntil} is not null`),
     check('conversations_status_check', sql`${t.status} in ('open', 'pending', 'snoozed', 'resolved')`),
@@ -2190,5 +2203,56 @@ export const automationRuns = pgTable(
     uniqueIndex('automation_runs_rule_trigger_key').on(t.ruleId, t.triggerKey),
     index('automation_runs_rule_created_idx').on(t.ruleId, t.createdAt, t.id),
     index('automation_runs_conversation_idx').on(t.conversationId, t.createdAt).where(sql`${t.automatedMessages} > 0`),
+  ],
+);
+
+/**
+ * Teams of members (domain/teams): a channel routes its conversations to one; the team's policy
+ * (manual, round_robin, least_busy) assigns them to its online members under their capacity.
+ * `last_assigned_user_id` is round robin's cursor.
+ */
+export const teams = pgTable(
+  'teams',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    assignmentPolicy: text('assignment_policy').notNull().default('manual'),
+    /** Open conversations a member holds at most (a member's own capacity beats it); null: no limit. */
+    defaultCapacity: integer('default_capacity'),
+    lastAssignedUserId: uuid('last_assigned_user_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('teams_organization_name_key').on(t.organizationId, sql`lower(${t.name})`),
+    check('teams_assignment_policy_check', sql`${t.assignmentPolicy} in ('manual', 'round_robin', 'least_busy')`),
+    check('teams_default_capacity_check', sql`${t.defaultCapacity} is null or ${t.defaultCapacity} >= 0`),
+  ],
+);
+
+/** A team's members; the row goes with the membership (leaving the organization leaves its teams). */
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    organizationId: uuid('organization_id').notNull(),
+    userId: uuid('user_id').notNull(),
+    /** Open conversations this member holds at most; null: the team's default_capacity. */
+    capacity: integer('capacity'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.userId] }),
+    index('team_members_member_idx').on(t.organizationId, t.userId),
+    foreignKey({ columns: [t.organizationId, t.userId], foreignColumns: [memberships.organizationId, memberships.userId] }).onDelete(
+      'cascade',
+    ),
+    check('team_members_capacity_check', sql`${t.capacity} is null or ${t.capacity} >= 0`),
   ],
 );

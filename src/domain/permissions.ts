@@ -13,6 +13,8 @@ export const PERMISSIONS = [
   'crm:write',
   'templates:read',
   'templates:write',
+  'teams:read',
+  'teams:write',
   'webhooks:read',
   'webhooks:write',
   'automations:read',
@@ -41,6 +43,8 @@ export const PERMISSION_DESCRIPTIONS: Record<Permission, string> = {
     'Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status',
   'templates:read': 'Read message templates',
   'templates:write': 'Sync and submit message templates',
+  'teams:read': 'Read teams, their members, assignment policies and queues, and members’ availability',
+  'teams:write': 'Create, change and delete teams, their members and capacities; route channels to teams; set any member’s availability',
   'webhooks:read': 'Read webhook endpoints, deliveries and events',
   'webhooks:write': 'Create, change, test and retry webhook endpoints and deliveries',
   'automations:read': 'Read automation rules, their run logs and dry runs',
@@ -68,6 +72,7 @@ const MEMBER_WITHHELD: ReadonlySet<Permission> = new Set([
   'channels:write',
   'members:write',
   'oauth_clients:write',
+  'teams:write',
 ]);
 
 /** What a dashboard user of each role may do. Owners and admins hold every permission. */

@@ -201,6 +201,19 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /v1/automations/{automationID}': 'deleteAutomationRule',
   'GET /v1/automations/{automationID}/runs': 'listAutomationRuns',
   'POST /v1/automations/{automationID}/dry-run': 'dryRunAutomationRule',
+  // teams and assignment
+  'POST /v1/teams': 'createTeam',
+  'GET /v1/teams': 'listTeams',
+  'GET /v1/teams/{teamID}': 'getTeam',
+  'PATCH /v1/teams/{teamID}': 'updateTeam',
+  'DELETE /v1/teams/{teamID}': 'deleteTeam',
+  'PUT /v1/teams/{teamID}/members/{userID}': 'putTeamMember',
+  'DELETE /v1/teams/{teamID}/members/{userID}': 'removeTeamMember',
+  'GET /v1/me/availability': 'getMyAvailability',
+  'PUT /v1/me/availability': 'setMyAvailability',
+  'PUT /v1/members/{userID}/availability': 'setMemberAvailability',
+  'GET /v1/channels/{channelID}/assignment': 'getChannelAssignment',
+  'PUT /v1/channels/{channelID}/assignment': 'setChannelAssignment',
   // search
   'GET /v1/search': 'search',
   // orders

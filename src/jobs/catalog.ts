@@ -238,6 +238,15 @@ export const JOBS = {
   'automations.no-reply': job({
     payload: z.object({}),
     queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 300 },
+  }),
+  /**
+   * Assign a team's queue under its policy (domain/teams/assignment.ts): enqueued when a conversation
+   * joins the queue, a member comes online or frees capacity, or the team changes; one waiting per team
+   * (stately, keyed by the team). Without a team (the sweep every minute): every team with a queue.
+   */
+  'conversations.assign': job({
+    payload: z.object({ team_id: z.uuid().optional() }),
+    queue: { policy: 'stately', retryLimit: 3, retryDelay: 5, expireInSeconds: 300, notify: true },
     cron: '* * * * *',
   }),
   /** Delete events, webhook deliveries and attempts past EVENT_RETENTION_DAYS. */

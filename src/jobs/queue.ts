@@ -78,8 +78,11 @@ export async function startQueue(
   await boss.start();
   for (const name of JOB_NAMES) {
     const existing = await boss.getQueue(name);
-    if (existing) await boss.updateQueue(name, JOBS[name].queue);
-    else await boss.createQueue(name, JOBS[name].queue);
+    if (existing) {
+      // A queue's policy is fixed at its creation (pg-boss refuses to change it): the rest is brought up to date.
+      const { policy: _policy, ...changeable } = JOBS[name].queue as (typeof JOBS)[typeof name]['queue'] & { policy?: string };
+      await boss.updateQueue(name, changeable);
+    } else await boss.createQueue(name, JOBS[name].queue);
     // Fill pg-boss's queue cache now: on PGlite (one connection) a cache miss inside an open
     // transaction would wait for that very transaction.
     await boss.getJobById(name, '00000000-0000-0000-0000-000000000000');

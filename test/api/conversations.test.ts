@@ -141,6 +141,7 @@ describe('unread count and read', () => {
       marked_unread: false,
       priority: 'none',
       snoozed_until: null,
+      team_id: null,
     });
 
     const again = await request(server, 'POST', `/v1/conversations/${c.id}/read`, { key: server.apiKey });
@@ -239,6 +240,7 @@ describe('assignment', () => {
       marked_unread: false,
       priority: 'none',
       snoozed_until: null,
+      team_id: null,
     });
     const unassigned = await request(server, 'PATCH', `/v1/conversations/${c.id}`, {
       key: server.apiKey,
@@ -309,7 +311,7 @@ describe('filters and search', () => {
       const res = await request(server, 'GET', `/v1/conversations?assignee=${bad}`, { key: server.apiKey });
       assert.equal(res.status, 400, `${bad}: ${res.text}`);
       assert.deepEqual(fieldErrors(res), [['query', '/assignee']]);
-      assert.equal(res.body.errors[0].message, 'must be me, none or a user id');
+      assert.equal(res.body.errors[0].message, 'must be me, none, unassigned or a user id');
     }
   });
 

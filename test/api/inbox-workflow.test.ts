@@ -112,7 +112,14 @@ test('statuses and priority: set, filtered, closed accepted as resolved, each ch
   const assigned = await call('PATCH', `/v1/conversations/${id}`, { assignee_user_id: member.userId });
   assert.equal(assigned.status, 200, assigned.text);
   assert.deepEqual(await eventsFor('conversation.assigned', id), [
-    { conversation_id: id, assignee_user_id: member.userId, previous_assignee_user_id: null, organization_id: server.organizationId },
+    {
+      conversation_id: id,
+      assignee_user_id: member.userId,
+      previous_assignee_user_id: null,
+      team_id: null,
+      previous_team_id: null,
+      organization_id: server.organizationId,
+    },
   ]);
 
   // Another organization's conversation is unknown.

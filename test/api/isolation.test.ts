@@ -33,6 +33,9 @@ type Ids = {
   cannedResponse: string;
   /** An automation rule of A's. */
   automation: string;
+
+  /** A team of A's, with A's member in it; A's channel routes to it. */
+  team: string;
   /** A group of A's gateway channel's number. */
   group: string;
   /** A business label of A's gateway channel's number (its engine id), on a contact's chat. */
@@ -559,6 +562,49 @@ const ROWS: Record<string, Row> = {
   'POST /v1/companies': {
     kind: 'no tenant data',
     why: 'creates a company of the caller’s organization (a domain is unique per organization: A’s never makes B’s a 409, crm-companies.test.ts)',
+  },
+  'POST /v1/teams': {
+    kind: 'no tenant data',
+    why: 'creates a team of the caller’s organization (a name is unique per organization: A’s never makes B’s a 409); A’s members are refused as unknown ones (teams.test.ts)',
+  },
+  'GET /v1/teams': { kind: 'list' },
+  'GET /v1/teams/{teamID}': { kind: 'id', path: { teamID: 'team' }, probe: ['GET /v1/teams/{team}'] },
+  'PATCH /v1/teams/{teamID}': {
+    kind: 'id',
+    path: { teamID: 'team' },
+    body: { name: 'taken over', assignment_policy: 'least_busy' },
+    probe: ['GET /v1/teams/{team}'],
+  },
+  'DELETE /v1/teams/{teamID}': { kind: 'id', path: { teamID: 'team' }, probe: ['GET /v1/teams/{team}'] },
+  'PUT /v1/teams/{teamID}/members/{userID}': {
+    kind: 'id',
+    path: { teamID: 'team', userID: 'member' },
+    body: { capacity: 1 },
+    probe: ['GET /v1/teams/{team}'],
+  },
+  'DELETE /v1/teams/{teamID}/members/{userID}': {
+    kind: 'id',
+    path: { teamID: 'team', userID: 'member' },
+    probe: ['GET /v1/teams/{team}'],
+  },
+  'GET /v1/me/availability': { kind: 'no tenant data', why: 'the caller’s own availability' },
+  'PUT /v1/me/availability': { kind: 'no tenant data', why: 'sets the caller’s own availability' },
+  'PUT /v1/members/{userID}/availability': {
+    kind: 'id',
+    path: { userID: 'member' },
+    body: { availability: 'online' },
+    probe: ['GET /v1/teams/{team}'],
+  },
+  'GET /v1/channels/{channelID}/assignment': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    probe: ['GET /v1/channels/{channel}/assignment'],
+  },
+  'PUT /v1/channels/{channelID}/assignment': {
+    kind: 'id',
+    path: { channelID: 'channel' },
+    body: { team_id: null },
+    probe: ['GET /v1/channels/{channel}/assignment'],
   },
   'GET /v1/companies': { kind: 'list', query: { name_prefix: 'Isolated' } },
   'GET /v1/companies/{companyID}': { kind: 'id', path: { companyID: 'company' }, probe: ['GET /v1/companies/{company}'] },
@@ -1235,6 +1281,13 @@ before(async () => {
     body: { name: 'Isolated canned', shortcut: 'isolatedcanned', body: 'Isolated canned words' },
   });
   assert.equal(canned.status, 201, canned.text);
+  const team = await request(server, 'POST', '/v1/teams', {
+    key,
+    body: { name: 'Isolated Team', assignment_policy: 'round_robin', members: [{ user_id: joined.body.data.user_id }] },
+  });
+  assert.equal(team.status, 201, team.text);
+  const routed = await request(server, 'PUT', `/v1/channels/${gateway.id}/assignment`, { key, body: { team_id: team.body.data.id } });
+  assert.equal(routed.status, 200, routed.text);
   const pipeline = await request(server, 'POST', '/v1/pipelines', {
     key,
     body: {
@@ -1380,6 +1433,8 @@ before(async () => {
     company: company.body.data.id,
     cannedResponse: canned.body.data.id,
     automation: automation.body.data.id,
+
+    team: team.body.data.id,
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,
@@ -1430,6 +1485,7 @@ before(async () => {
       'Isolated order note',
       'isolated-sku',
       'Isolated canned words',
+      'Isolated Team',
       'Isolated conversation label',
       'Isolated conversation note',
       'Isolated List',

@@ -231,6 +231,16 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(made, 'canned response');
     canned.push(made.body.data.id);
   }
+  // Teams: two that stay (with the members), and ones a DELETE may take.
+  const teamIds: string[] = [];
+  for (const name of ['Fuzz support', 'Fuzz sales', 'Fuzz doomed team 1', 'Fuzz doomed team 2']) {
+    const made = await request(server, 'POST', '/v1/teams', {
+      key,
+      body: { name, assignment_policy: 'round_robin', default_capacity: 3, members: members.map((user_id) => ({ user_id })) },
+    });
+    ok(made, 'team');
+    teamIds.push(made.body.data.id);
+  }
   // Conversation labels (two that stay, on the conversation; ones a DELETE may take) and private notes in the conversation.
   const conversationLabels: string[] = [];
   for (const name of ['Fuzz billing', 'Fuzz vip', 'Fuzz doomed 1', 'Fuzz doomed 2']) {
@@ -284,6 +294,9 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       'deletable:cannedresponse': canned.slice(2),
       automation: automations.slice(0, 2),
       'deletable:automation': automations.slice(2),
+
+      team: teamIds.slice(0, 2),
+      'deletable:team': teamIds.slice(2),
       conversationlabel: conversationLabels.slice(0, 2),
       'deletable:conversationlabel': conversationLabels.slice(2),
       conversationnote: conversationNotes.slice(0, 1),

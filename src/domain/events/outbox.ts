@@ -83,6 +83,8 @@ export type EventBodies = {
     /** The team inbox's priority and snooze time (absent from bodies recorded before they existed). */
     priority?: string;
     snoozed_until?: string | null;
+    /** The conversation's team (absent from bodies recorded before teams existed). */
+    team_id?: string | null;
   };
   /** Status, snooze time or priority changed (by a member, the API, a customer message or the snooze wake-up). */
   'conversation.status_changed': {
@@ -94,12 +96,22 @@ export type EventBodies = {
     previous_priority: string;
     organization_id: string;
   };
+  /** The assignee or the team changed (by a member, the API, or the team's assignment policy). */
   'conversation.assigned': {
     conversation_id: string;
     assignee_user_id: string | null;
     previous_assignee_user_id: string | null;
+    /** Absent from bodies recorded before teams existed. */
+    team_id?: string | null;
+    previous_team_id?: string | null;
     organization_id: string;
   };
+  /** A team was created, changed (name, policy, capacity, members) or deleted (domain/teams). */
+  'team.created': TeamBody;
+  'team.updated': TeamBody;
+  'team.deleted': TeamBody;
+  /** A member's availability changed (online, away, offline). */
+  'member.availability_changed': { user_id: string; availability: string; previous_availability: string; organization_id: string };
   /** Conversation labels put on or taken off: label_ids as they now are. */
   'conversation.labels_changed': {
     conversation_id: string;
@@ -332,6 +344,14 @@ export type CallBody = {
 };
 
 type ConversationLabelBody = { label_id: string; name: string; color: string; organization_id: string };
+type TeamBody = {
+  team_id: string;
+  name: string;
+  assignment_policy: string;
+  default_capacity: number | null;
+  member_user_ids: string[];
+  organization_id: string;
+};
 type CannedResponseBody = { canned_response_id: string; shortcut: string; owner_user_id: string | null; organization_id: string };
 /** A suppression event: the scope (a channel id, `chatapp`, `all` or `marketing`), why, and the message that caused it (null: the API). */
 type SuppressionBody = {
@@ -370,6 +390,10 @@ export const EVENT_TYPES = [
   'conversation.updated',
   'conversation.status_changed',
   'conversation.assigned',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'member.availability_changed',
   'conversation.labels_changed',
   'conversation.note_created',
   'conversation.note_deleted',

@@ -6,12 +6,23 @@
  * beside it (docs/inbox.md). The inbox lists them by last activity.
  */
 import { and, asc, desc, eq, gt, ilike, inArray, isNotNull, isNull, like, or, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Db, Executor } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { equalWhereGiven, given, listPage, mapPage, type ListOrder } from '../../db/list-query.ts';
 import type { Page, PageResult } from '../../db/paginate.ts';
 import { cursorKey } from '../paging.ts';
-import { channels, contacts, conversationLabelLinks, conversationLabels, conversations, memberships, users } from '../../db/schema.ts';
+import {
+  channels,
+  contacts,
+  conversationLabelLinks,
+  conversationLabels,
+  conversations,
+  memberships,
+  teamMembers,
+  teams,
+  users,
+} from '../../db/schema.ts';
 import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
@@ -28,6 +39,12 @@ export const statusOf = (input: ConversationStatusInput): ConversationStatus => 
 export const CONVERSATION_PRIORITIES = ['none', 'low', 'medium', 'high', 'urgent'] as const;
 export type ConversationPriority = (typeof CONVERSATION_PRIORITIES)[number];
 export type LabelRef = { id: string; name: string; color: string };
+
+/**
+ * Enqueues the assignment of these teams' queues (domain/teams/assignment.ts): given to the writes
+ * that can let a queue move (a conversation entering one, an assignee's capacity freed).
+ */
+export type QueueTrigger = (tx: Executor, teamIds: string[]) => Promise<void>;
 
 /** The labels of these conversations, by name. */
 export async function labelsOf(db: Executor, conversationIds: string[]): Promise<Map<string, LabelRef[]>> {
@@ -90,6 +107,7 @@ export type ConversationView = ConversationRow & {
   contact: { id: string; name: string | null; phone: string | null } | null;
   channel: { id: string; name: string; platform: string } | null;
   assignee: { id: string; name: string } | null;
+  team: { id: string; name: string } | null;
   labels: LabelRef[];
 };
 
@@ -108,11 +126,13 @@ function selectViews(db: Executor) {
       contact: { id: contacts.id, name: contacts.name, phone: contacts.phoneNumber },
       channel: { id: channels.id, name: channels.name, platform: channels.platform },
       assignee: { id: users.id, name: users.name },
+      team: { id: teams.id, name: teams.name },
     })
     .from(conversations)
     .leftJoin(contacts, and(eq(contacts.id, conversations.contactId), eq(contacts.organizationId, conversations.organizationId)))
     .leftJoin(channels, and(eq(channels.id, conversations.channelId), eq(channels.organizationId, conversations.organizationId)))
-    .leftJoin(users, eq(users.id, conversations.assigneeUserId));
+    .leftJoin(users, eq(users.id, conversations.assigneeUserId))
+    .leftJoin(teams, eq(teams.id, conversations.teamId));
 }
 
 type ViewRow = Awaited<ReturnType<ReturnType<typeof selectViews>['execute']>>[number];
@@ -121,6 +141,7 @@ const toView = (row: ViewRow, labels: LabelRef[] = []): ConversationView => ({
   contact: row.contact,
   channel: row.channel,
   assignee: row.assignee,
+  team: row.team,
   labels,
 });
 
@@ -145,8 +166,10 @@ export type ConversationListQuery = Page & {
   label?: string;
   channelId?: string;
   contactId?: string;
-  /** `me` (the acting user), `none` (unassigned) or a user id. */
+  /** `me` (the acting user), `none` or `unassigned` (unassigned) or a user id. */
   assignee?: string;
+  /** A team's id: only its conversations (with assignee=unassigned and status=open: its queue). */
+  teamId?: string;
   /** true: only conversations with unread messages; false: only those without. */
   unread?: boolean;
   /** Case-insensitive part of the contact's name, the customer's number or the last message's preview. */
@@ -174,7 +197,7 @@ function searchCondition(q: string): SQL | undefined {
 
 function assigneeCondition(actor: Actor, assignee: string | undefined): SQL | undefined {
   if (assignee === undefined) return undefined;
-  if (assignee === 'none') return isNull(conversations.assigneeUserId);
+  if (assignee === 'none' || assignee === 'unassigned') return isNull(conversations.assigneeUserId);
   if (assignee === 'me') {
     if (actor.kind !== 'user' && actor.kind !== 'oauth') {
       throw invalid('assignee=me needs a signed-in user', [
@@ -213,6 +236,7 @@ export async function listConversations(
       // An id that is no UUID matches nothing.
       given(input.channelId, (id) => (isUuid(id) ? eq(conversations.channelId, id) : sql`false`)),
       given(input.contactId, (id) => (isUuid(id) ? eq(conversations.contactId, id) : sql`false`)),
+      given(input.teamId, (id) => (isUuid(id) ? eq(conversations.teamId, id.toLowerCase()) : sql`false`)),
       assigned,
       input.unread === undefined ? undefined : input.unread ? gt(conversations.unreadCount, 0) : eq(conversations.unreadCount, 0),
       q ? searchCondition(q) : undefined,
@@ -251,6 +275,8 @@ export type ConversationPatch = {
   snoozedUntil?: Date | null;
   priority?: ConversationPriority;
   assigneeUserId?: string | null;
+  /** A team of the organization, or null: the conversation's team (its queue while unassigned). */
+  teamId?: string | null;
 };
 
 /** The body of conversation.updated: enough for an inbox to update its row without asking. */
@@ -259,6 +285,7 @@ export function conversationUpdated(row: ConversationRow): EventBodies['conversa
     conversation_id: row.id,
     status: row.status,
     assignee_user_id: row.assigneeUserId,
+    team_id: row.teamId,
     unread_count: row.unreadCount,
     last_message_preview: row.lastMessagePreview,
     last_message_at: row.lastMessageAt?.toISOString() ?? null,
@@ -287,24 +314,73 @@ export function statusChanged(before: ConversationRow, after: ConversationRow): 
   };
 }
 
-/** Refuses an assignee that is no member of the organization, naming the field. */
-export async function checkMember(tx: Executor, organizationId: string, userId: string, pointer: string): Promise<void> {
-  const [member] = isUuid(userId)
+type Owned = { table: PgTable; organizationId: PgColumn; key: PgColumn };
+const MEMBER: Owned = { table: memberships, organizationId: memberships.organizationId, key: memberships.userId };
+const TEAM: Owned = { table: teams, organizationId: teams.organizationId, key: teams.id };
+
+/** Refuses an id that names no row of the organization's (a member, a team), naming the field. */
+async function checkOwned(tx: Executor, organizationId: string, id: string, pointer: string, owned: Owned, message: string, short: string) {
+  const [row] = isUuid(id)
     ? await tx
-        .select({ userId: memberships.userId })
-        .from(memberships)
-        .where(and(eq(memberships.organizationId, organizationId), eq(memberships.userId, userId.toLowerCase())))
+        .select({ key: owned.key })
+        .from(owned.table)
+        .where(and(eq(owned.organizationId, organizationId), eq(owned.key, id.toLowerCase())))
         .limit(1)
     : [];
-  if (!member) throw invalid(`${pointer.slice(1)} is not a member of this organization`, [{ pointer, message: 'not a member' }]);
+  if (!row) throw invalid(`${pointer.slice(1)} ${message}`, [{ pointer, message: short }]);
+}
+
+/** Refuses an assignee that is no member of the organization, naming the field. */
+export const checkMember = (tx: Executor, organizationId: string, userId: string, pointer: string) =>
+  checkOwned(tx, organizationId, userId, pointer, MEMBER, 'is not a member of this organization', 'not a member');
+
+/** Refuses a team that is no team of the organization, naming the field. */
+export const checkTeam = (tx: Executor, organizationId: string, teamId: string, pointer: string) =>
+  checkOwned(tx, organizationId, teamId, pointer, TEAM, 'is no team of this organization', 'no such team');
+
+/** conversation.assigned: the assignee or the team changed. */
+export function assignedEvent(before: ConversationRow, after: ConversationRow): NewEvent {
+  return {
+    type: 'conversation.assigned',
+    body: {
+      conversation_id: after.id,
+      assignee_user_id: after.assigneeUserId,
+      previous_assignee_user_id: before.assigneeUserId,
+      team_id: after.teamId,
+      previous_team_id: before.teamId,
+      organization_id: after.organizationId,
+    },
+  };
+}
+
+const inQueue = (row: ConversationRow) => row.status === 'open' && row.assigneeUserId === null && row.teamId !== null;
+const holdsCapacity = (row: ConversationRow) => row.status === 'open' && row.assigneeUserId !== null;
+
+/**
+ * The teams whose queue a change may let move: the conversation's, when it entered the queue, and
+ * every team of an assignee whose open conversation it no longer is (resolved, moved, unassigned).
+ */
+export async function teamsToAssign(tx: Executor, before: ConversationRow, after: ConversationRow): Promise<string[]> {
+  const found = new Set<string>();
+  if (inQueue(after) && (!inQueue(before) || before.teamId !== after.teamId)) found.add(after.teamId!);
+  if (holdsCapacity(before) && !(holdsCapacity(after) && after.assigneeUserId === before.assigneeUserId)) {
+    const rows = await tx
+      .select({ teamId: teamMembers.teamId })
+      .from(teamMembers)
+      .where(and(eq(teamMembers.organizationId, before.organizationId), eq(teamMembers.userId, before.assigneeUserId!)));
+    for (const r of rows) found.add(r.teamId);
+  }
+  return [...found];
 }
 
 /**
  * What other parts of Parley do in the transaction that changes a conversation (wired by the container):
- * `onResolved` when it becomes resolved (the satisfaction survey, domain/csat).
+ * `onResolved` when it becomes resolved (the satisfaction survey, domain/csat); `queue`: where a change
+ * that lets a team's queue move enqueues its assignment (domain/teams/assignment.ts).
  */
 export type ConversationHooks = {
   onResolved?: (tx: Executor, row: ConversationRow, now: Date) => Promise<void>;
+  queue?: QueueTrigger;
 };
 
 /**
@@ -338,12 +414,13 @@ export async function applyConversationChange(
     snoozedUntil,
     priority: change.priority ?? row.priority,
     assigneeUserId: change.assigneeUserId === undefined ? row.assigneeUserId : (change.assigneeUserId?.toLowerCase() ?? null),
+    teamId: change.teamId === undefined ? row.teamId : (change.teamId?.toLowerCase() ?? null),
   };
   const statusMoved =
     next.status !== row.status ||
     next.priority !== row.priority ||
     (next.snoozedUntil?.getTime() ?? null) !== (row.snoozedUntil?.getTime() ?? null);
-  const assigned = next.assigneeUserId !== row.assigneeUserId;
+  const assigned = next.assigneeUserId !== row.assigneeUserId || next.teamId !== row.teamId;
   if (!statusMoved && !assigned) return row;
   const [updated] = await tx
     .update(conversations)
@@ -352,25 +429,18 @@ export async function applyConversationChange(
     .returning();
   const list: NewEvent[] = [];
   if (statusMoved) list.push(statusChanged(row, updated!));
-  if (assigned)
-    list.push({
-      type: 'conversation.assigned',
-      body: {
-        conversation_id: row.id,
-        assignee_user_id: updated!.assigneeUserId,
-        previous_assignee_user_id: row.assigneeUserId,
-        organization_id: row.organizationId,
-      },
-    });
+  if (assigned) list.push(assignedEvent(row, updated!));
   list.push({ type: 'conversation.updated', body: conversationUpdated(updated!) });
   await recordEvents(tx, row.organizationId, list, now);
+  if (hooks.queue) await hooks.queue(tx, await teamsToAssign(tx, row, updated!));
   if (updated!.status === 'resolved' && row.status !== 'resolved') await hooks.onResolved?.(tx, updated!, now);
   return updated!;
 }
 
 /**
- * Changes status (with the snooze time), priority or assignee (a member of the organization, or null)
- * and records the events of applyConversationChange, in one transaction.
+ * Changes status (with the snooze time), priority, assignee (a member of the organization, or null) or
+ * team, and records the events of applyConversationChange, in one transaction; a queue the change lets
+ * move is handed to `hooks.queue`.
  */
 export async function updateConversation(
   deps: { db: Db; clock: Clock; hooks?: ConversationHooks },
@@ -380,6 +450,7 @@ export async function updateConversation(
   return deps.db.transaction(async (tx) => {
     const row = await loadConversation({ db: tx }, actor, input.conversationId);
     if (typeof input.assigneeUserId === 'string') await checkMember(tx, actor.organizationId, input.assigneeUserId, '/assignee_user_id');
+    if (typeof input.teamId === 'string') await checkTeam(tx, actor.organizationId, input.teamId, '/team_id');
     await applyConversationChange(tx, row, input, deps.clock.now(), deps.hooks);
     return loadConversationView({ db: tx }, actor, row.id);
   });

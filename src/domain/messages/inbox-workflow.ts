@@ -24,6 +24,7 @@ import {
   type ConversationRow,
 } from './conversations.ts';
 
+/** `hooks`: what a change also does (the satisfaction survey, the team queue's assignment: ConversationHooks). */
 export type WorkflowDeps = { db: Db; clock: Clock; hooks?: ConversationHooks };
 export type ConversationLabelRow = typeof conversationLabels.$inferSelect;
 export type ConversationNoteRow = typeof conversationNotes.$inferSelect;
@@ -379,16 +380,16 @@ export async function bulkConversations({ db, clock, hooks }: WorkflowDeps, acto
       let changed: boolean;
       switch (input.action) {
         case 'assign':
-          changed = (await applyConversationChange(tx, row, { assigneeUserId: input.assigneeUserId }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { assigneeUserId: input.assigneeUserId }, now, hooks)) !== row;
           break;
         case 'resolve':
           changed = (await applyConversationChange(tx, row, { status: 'resolved' }, now, hooks)) !== row;
           break;
         case 'reopen':
-          changed = (await applyConversationChange(tx, row, { status: 'open' }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { status: 'open' }, now, hooks)) !== row;
           break;
         case 'set_priority':
-          changed = (await applyConversationChange(tx, row, { priority: input.priority }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { priority: input.priority }, now, hooks)) !== row;
           break;
         case 'label':
           changed = await changeLabels(tx, row, labelIds, [], now);

@@ -114,6 +114,13 @@ export type InboundCsatRecorder = (
  */
 export type InboundReplyRecorder = (tx: Executor, message: { conversationId: string }, at: Date) => Promise<unknown>;
 
+/**
+ * Routes a customer's conversation to its channel's team and enqueues the team queue's assignment
+ * (domain/teams/assignment.ts), in the transaction storing the message; `before` is the conversation as
+ * it was before the message (its status says whether the message reopened it).
+ */
+export type InboundRoutingRecorder = (tx: Executor, before: ConversationRow, at: Date) => Promise<unknown>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
@@ -125,6 +132,8 @@ export type MessageApplierDeps = {
   recordCsatAnswer?: InboundCsatRecorder;
   /** Absent: broadcast recipients are never marked replied. */
   recordReply?: InboundReplyRecorder;
+  /** Absent: conversations go to no team's queue. */
+  routeConversation?: InboundRoutingRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -337,10 +346,10 @@ async function applyInbound(
       at,
     );
   await csatAnswer?.finish();
-
   // A broadcast message's reply: what the customer writes now in its own chat.
   if (!event.chat && !event.notice && !event.history && deps.recordReply)
     await deps.recordReply(tx, { conversationId: conversation.id }, at);
+  if (!event.chat && !event.notice && !event.history && deps.routeConversation) await deps.routeConversation(tx, conversation, at);
   // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
   if (!event.chat && !event.notice && !event.history && !csatAnswer && deps.recordAutoReply)
     await deps.recordAutoReply(

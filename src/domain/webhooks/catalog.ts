@@ -16,6 +16,7 @@ export type EventTypeInfo<T extends EventType = EventType> = {
 };
 
 const ORG = '0190a5b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b';
+const TEAM_ID = '0196b1f2-0a00-7000-8000-0000000000e1';
 /** A record event's body (object_kind: contact, company, deal or task). */
 const CRM_RECORD = {
   object_kind: 'company',
@@ -136,6 +137,7 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       marked_unread: false,
       priority: 'high',
       snoozed_until: null,
+      team_id: null,
     },
   },
   'conversation.status_changed': {
@@ -153,11 +155,56 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
   },
   'conversation.assigned': {
     description:
-      'A conversation was assigned to a member, to another, or unassigned (assignee_user_id null). conversation.updated comes beside it.',
+      'A conversation was assigned to a member, to another, or unassigned (assignee_user_id null), or moved to a team (team_id): by a member, the API, its channel routing it to a team, or the team’s assignment policy. conversation.updated comes beside it.',
     example: {
       conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
       assignee_user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
       previous_assignee_user_id: null,
+      team_id: TEAM_ID,
+      previous_team_id: TEAM_ID,
+      organization_id: ORG,
+    },
+  },
+  'team.created': {
+    description: 'A team was created (docs/inbox.md#teams-and-assignment).',
+    example: {
+      team_id: TEAM_ID,
+      name: 'Support',
+      assignment_policy: 'round_robin',
+      default_capacity: 5,
+      member_user_ids: ['0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01'],
+      organization_id: ORG,
+    },
+  },
+  'team.updated': {
+    description: 'A team’s name, assignment policy, default capacity or members (or a member’s capacity) changed.',
+    example: {
+      team_id: TEAM_ID,
+      name: 'Support',
+      assignment_policy: 'least_busy',
+      default_capacity: 5,
+      member_user_ids: ['0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01', '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d02'],
+      organization_id: ORG,
+    },
+  },
+  'team.deleted': {
+    description: 'A team was deleted: its conversations and channels keep no team.',
+    example: {
+      team_id: TEAM_ID,
+      name: 'Support',
+      assignment_policy: 'least_busy',
+      default_capacity: 5,
+      member_user_ids: [],
+      organization_id: ORG,
+    },
+  },
+  'member.availability_changed': {
+    description:
+      'A member set their availability (online, away, offline), or an admin did; only online members are assigned conversations automatically.',
+    example: {
+      user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
+      availability: 'online',
+      previous_availability: 'offline',
       organization_id: ORG,
     },
   },

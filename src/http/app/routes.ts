@@ -52,6 +52,7 @@ import { registerMessageRoutes } from '../v1/messages.ts';
 import { registerConversationRoutes } from '../v1/conversations.ts';
 import { registerConversationWorkflowRoutes } from '../v1/conversation-workflow.ts';
 import { registerCsatRoutes } from '../v1/csat.ts';
+import { registerTeamRoutes } from '../v1/teams.ts';
 import { registerProviderWebhookRoutes } from '../providers/webhooks.ts';
 import { registerWebhookRoutes } from '../v1/webhooks.ts';
 import { registerEventRoutes } from '../v1/events.ts';
@@ -156,9 +157,11 @@ export async function registerRouteGroups(
   await registerSegmentRoutes(app, crm);
   await registerBroadcastRoutes(app, broadcastDeps(container));
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
-  await registerConversationRoutes(app, conversationDeps(container));
-  await registerConversationWorkflowRoutes(app, conversationDeps(container));
+  const conversations = conversationDeps(container);
+  await registerConversationRoutes(app, conversations);
+  await registerConversationWorkflowRoutes(app, conversations);
   await registerCsatRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerTeamRoutes(app, { db: container.database.db, clock: container.clock, queue: conversations.hooks.queue! });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
   await registerAutomationRoutes(app, {
     db: container.database.db,

@@ -19,6 +19,7 @@ export function presentConversation(row: ConversationView): ConversationRecord {
     priority: row.priority as ConversationRecord['priority'],
     labels: row.labels,
     assignee_user_id: row.assigneeUserId,
+    team_id: row.teamId,
     last_message_at: row.lastMessageAt?.toISOString() ?? null,
     last_inbound_at: row.lastInboundAt?.toISOString() ?? null,
     window_expires_at: row.lastInboundAt ? new Date(row.lastInboundAt.getTime() + WINDOW_HOURS * 3_600_000).toISOString() : null,
@@ -33,6 +34,7 @@ export function presentConversation(row: ConversationView): ConversationRecord {
     contact: row.contact,
     channel: row.channel,
     assignee: row.assignee,
+    team: row.team,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -40,6 +40,7 @@ export const ConversationSchema = z
       .array(z.object({ id: z.string(), name: z.string(), color: z.string() }))
       .meta({ description: 'The conversation labels on it, by name' }),
     assignee_user_id: z.string().nullable(),
+    team_id: z.string().nullable().meta({ description: 'The team it belongs to; unassigned and open, it waits in that team’s queue' }),
     last_message_at: z.string().nullable(),
     last_inbound_at: z.string().nullable(),
     window_expires_at: z.string().nullable().meta({ description: 'When the 24-hour customer-service window closes (official channels)' }),
@@ -72,6 +73,7 @@ export const ConversationSchema = z
       .nullable()
       .meta({ description: 'The channel; null once it was deleted (its conversations stay as history)' }),
     assignee: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The user of assignee_user_id, or null' }),
+    team: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The team of team_id, or null' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -92,6 +94,11 @@ const UpdateConversationBody = z
       .meta({ description: 'With status snoozed: when it opens again (in the future); null or absent: until the customer writes' }),
     priority: z.enum(CONVERSATION_PRIORITIES).optional(),
     assignee_user_id: z.string().nullable().optional(),
+    team_id: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'A team of the organization (unassigned, the conversation joins its queue), or null' }),
   })
   .meta({
     id: 'UpdateConversationRequest',
@@ -100,6 +107,7 @@ const UpdateConversationBody = z
       { status: 'snoozed', snoozed_until: '2025-06-03T08:00:00Z' },
       { priority: 'urgent' },
       { assignee_user_id: '0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10' },
+      { team_id: '0196b1f2-0a00-7000-8000-0000000000e1', assignee_user_id: null },
     ],
   });
 
@@ -127,11 +135,15 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
           assignee: z
             .string()
             .regex(
-              /^(me|none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
-              'must be me, none or a user id',
+              /^(me|none|unassigned|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+              'must be me, none, unassigned or a user id',
             )
             .optional()
-            .meta({ description: '`me` (the signed-in user: not with an API key), `none` (unassigned) or a user id' }),
+            .meta({ description: '`me` (the signed-in user: not with an API key), `none` or `unassigned` (unassigned) or a user id' }),
+          team_id: z
+            .string()
+            .optional()
+            .meta({ description: 'A team id: its conversations (with `assignee=unassigned&status=open`: its queue)' }),
           unread: z
             .enum(['true', 'false'])
             .optional()
@@ -161,6 +173,7 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
           channelId: q.channel_id,
           contactId: q.contact_id,
           assignee: q.assignee,
+          teamId: q.team_id,
           unread: q.unread === undefined ? undefined : q.unread === 'true',
           q: q.q,
         }),
@@ -230,9 +243,9 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
       config: { auth: { permission: 'messages:send' } },
       schema: {
         tags: ['conversations'],
-        summary: 'Change status, priority or assignee',
+        summary: 'Change status, priority, assignee or team',
         description:
-          'Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.',
+          'Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee or team) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null; the team a team of the organization, or null (an open unassigned conversation with a team waits in its queue, assigned by the team’s policy). Resolving or unassigning frees the assignee’s capacity for their teams’ queues. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.',
         params: Params,
         body: UpdateConversationBody,
         response: { 200: dataOf(ConversationSchema), ...errorResponses([400, 401, 403, 404]) },
@@ -252,6 +265,7 @@ export async function registerConversationRoutes(app: App, deps: { db: Db; clock
                 : new Date(request.body.snoozed_until),
           priority: request.body.priority,
           assigneeUserId: request.body.assignee_user_id,
+          teamId: request.body.team_id,
         }),
       );
       return { data: presentConversation(row) };

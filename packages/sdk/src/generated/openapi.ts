@@ -3303,8 +3303,8 @@ export interface paths {
     options?: never;
     head?: never;
     /**
-     * Change status, priority or assignee
-     * @description Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.
+     * Change status, priority, assignee or team
+     * @description Records `conversation.status_changed` (status, snooze time or priority) and `conversation.assigned` (assignee or team) when they changed, and `conversation.updated` beside them. The assignee is a member of the organization, or null; the team a team of the organization, or null (an open unassigned conversation with a team waits in its queue, assigned by the team’s policy). Resolving or unassigning frees the assignee’s capacity for their teams’ queues. `snoozed_until` only with status snoozed, in the future; a snoozed conversation opens when its time passes or the customer writes. `closed` is accepted for resolved.
      */
     patch: operations['updateConversation'];
     trace?: never;
@@ -3559,6 +3559,144 @@ export interface paths {
      */
     get: operations['listCsatResponses'];
     put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/teams': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List teams
+     * @description Oldest first, each with its members (availability, capacity, open conversations) and the length of its queue.
+     */
+    get: operations['listTeams'];
+    put?: never;
+    /**
+     * Create a team
+     * @description A name unique in the organization whatever its case (409 naming /name). Records team.created.
+     */
+    post: operations['createTeam'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/teams/{teamID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a team */
+    get: operations['getTeam'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a team
+     * @description Its conversations and channels keep no team; what was assigned stays assigned. Records team.deleted.
+     */
+    delete: operations['deleteTeam'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a team
+     * @description Records team.updated when something changed; the queue is assigned again under the new policy and capacity.
+     */
+    patch: operations['updateTeam'];
+    trace?: never;
+  };
+  '/v1/teams/{teamID}/members/{userID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Add a member to a team, or change their capacity
+     * @description The user is a member of the organization (404 otherwise). `capacity` null or absent on a new member: the team’s default_capacity. Records team.updated when something changed.
+     */
+    put: operations['putTeamMember'];
+    post?: never;
+    /**
+     * Take a member out of a team
+     * @description The conversations assigned to them stay theirs. Records team.updated.
+     */
+    delete: operations['removeTeamMember'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your availability
+     * @description The signed-in member’s (or an OAuth token’s member’s); an API key is no member (403).
+     */
+    get: operations['getMyAvailability'];
+    /**
+     * Set your availability
+     * @description online, away or offline. Only online members are assigned conversations automatically; coming online lets your teams’ queues move. Records member.availability_changed when it changed. An API key is no member (403).
+     */
+    put: operations['setMyAvailability'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/members/{userID}/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a member’s availability
+     * @description An admin’s change of any member’s availability (as PUT /v1/me/availability). Records member.availability_changed.
+     */
+    put: operations['setMemberAvailability'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/channels/{channelID}/assignment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A channel’s team */
+    get: operations['getChannelAssignment'];
+    /**
+     * Route a channel to a team
+     * @description Its new conversations, and those the customer reopens, go to the team (unassigned ones wait in its queue, assigned by its policy). A team of another organization is a 400 naming /team_id; null routes to none.
+     */
+    put: operations['setChannelAssignment'];
     post?: never;
     delete?: never;
     options?: never;
@@ -4243,6 +4381,8 @@ export interface components {
         | 'crm:write'
         | 'templates:read'
         | 'templates:write'
+        | 'teams:read'
+        | 'teams:write'
         | 'webhooks:read'
         | 'webhooks:write'
         | 'automations:read'
@@ -5704,6 +5844,18 @@ export interface components {
     };
     /**
      * @example {
+     *       "channel_id": "0190a5b1-1111-7c11-9d2f-5b6c7d8e9f01",
+     *       "team_id": "0196b1f2-0a00-7000-8000-0000000000e1"
+     *     }
+     */
+    ChannelAssignment: {
+      /** Format: uuid */
+      channel_id: string;
+      /** @description The team its new and reopened conversations go to; null: none */
+      team_id: string | null;
+    };
+    /**
+     * @example {
      *       "overridden": [
      *         "time_zone",
      *         "away_message"
@@ -6673,6 +6825,7 @@ export interface components {
      *         }
      *       ],
      *       "assignee_user_id": "0196b1f2-0a00-7000-8000-0000000000b1",
+     *       "team_id": "0196b1f2-0a00-7000-8000-0000000000e1",
      *       "last_message_at": "2025-06-02T09:15:00.000Z",
      *       "last_inbound_at": "2025-06-02T09:14:00.000Z",
      *       "window_expires_at": "2025-06-03T09:14:00.000Z",
@@ -6697,6 +6850,10 @@ export interface components {
      *       "assignee": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000b1",
      *         "name": "Ana Souza"
+     *       },
+     *       "team": {
+     *         "id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *         "name": "Support"
      *       },
      *       "created_at": "2025-06-02T09:00:00.000Z",
      *       "updated_at": "2025-06-02T09:15:00.000Z"
@@ -6725,6 +6882,8 @@ export interface components {
         color: string;
       }[];
       assignee_user_id: string | null;
+      /** @description The team it belongs to; unassigned and open, it waits in that team’s queue */
+      team_id: string | null;
       last_message_at: string | null;
       last_inbound_at: string | null;
       /** @description When the 24-hour customer-service window closes (official channels) */
@@ -6762,6 +6921,11 @@ export interface components {
       } | null;
       /** @description The user of assignee_user_id, or null */
       assignee: {
+        id: string;
+        name: string;
+      } | null;
+      /** @description The team of team_id, or null */
+      team: {
         id: string;
         name: string;
       } | null;
@@ -6814,7 +6978,7 @@ export interface components {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `automations:read`: Read automation rules, their run logs and dry runs; `automations:write`: Create, change and delete automation rules; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `teams:read`: Read teams, their members, assignment policies and queues, and members’ availability; `teams:write`: Create, change and delete teams, their members and capacities; route channels to teams; set any member’s availability; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `automations:read`: Read automation rules, their run logs and dry runs; `automations:write`: Create, change and delete automation rules; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -7718,6 +7882,36 @@ export interface components {
       }[];
     };
     /**
+     * @description A name unique in the organization whatever its case (409 naming /name). Records team.created.
+     * @example {
+     *       "name": "Support",
+     *       "assignment_policy": "round_robin",
+     *       "default_capacity": 5,
+     *       "members": [
+     *         {
+     *           "user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01"
+     *         }
+     *       ]
+     *     }
+     */
+    CreateTeamRequest: {
+      name: string;
+      description?: string | null;
+      /**
+       * @description Default manual
+       * @enum {string}
+       */
+      assignment_policy?: 'manual' | 'round_robin' | 'least_busy';
+      /** @description Open conversations a member holds at most for automatic assignment (0 to 1000); null: no limit */
+      default_capacity?: number | null;
+      /** @description Members of the organization (400 naming /members/N/user_id otherwise) */
+      members?: {
+        user_id: string;
+        /** @description Open conversations a member holds at most for automatic assignment (0 to 1000); null: no limit */
+        capacity?: number | null;
+      }[];
+    };
+    /**
      * @example {
      *       "channel_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10",
      *       "name": "order_shipped",
@@ -7776,7 +7970,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -7830,6 +8024,8 @@ export interface components {
         | 'crm:write'
         | 'templates:read'
         | 'templates:write'
+        | 'teams:read'
+        | 'teams:write'
         | 'webhooks:read'
         | 'webhooks:write'
         | 'automations:read'
@@ -7989,6 +8185,8 @@ export interface components {
         | 'crm:write'
         | 'templates:read'
         | 'templates:write'
+        | 'teams:read'
+        | 'teams:write'
         | 'webhooks:read'
         | 'webhooks:write'
         | 'automations:read'
@@ -8056,6 +8254,10 @@ export interface components {
         | 'conversation.updated'
         | 'conversation.status_changed'
         | 'conversation.assigned'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted'
+        | 'member.availability_changed'
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
@@ -8469,6 +8671,8 @@ export interface components {
           | 'crm:write'
           | 'templates:read'
           | 'templates:write'
+          | 'teams:read'
+          | 'teams:write'
           | 'webhooks:read'
           | 'webhooks:write'
           | 'automations:read'
@@ -8529,6 +8733,10 @@ export interface components {
         | 'conversation.updated'
         | 'conversation.status_changed'
         | 'conversation.assigned'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted'
+        | 'member.availability_changed'
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
@@ -9054,6 +9262,23 @@ export interface components {
       /** Format: date-time */
       joined_at: string;
     };
+    /**
+     * @example {
+     *       "user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
+     *       "availability": "online",
+     *       "changed_at": "2025-06-02T09:15:00.000Z"
+     *     }
+     */
+    MemberAvailability: {
+      /** Format: uuid */
+      user_id: string;
+      /**
+       * @description Only online members are assigned conversations automatically
+       * @enum {string}
+       */
+      availability: 'online' | 'away' | 'offline';
+      changed_at: string | null;
+    };
     MemberRoleRequest: {
       /** @enum {string} */
       role: 'owner' | 'admin' | 'member';
@@ -9366,6 +9591,8 @@ export interface components {
         | 'crm:write'
         | 'templates:read'
         | 'templates:write'
+        | 'teams:read'
+        | 'teams:write'
         | 'webhooks:read'
         | 'webhooks:write'
         | 'automations:read'
@@ -9451,6 +9678,8 @@ export interface components {
           | 'crm:write'
           | 'templates:read'
           | 'templates:write'
+          | 'teams:read'
+          | 'teams:write'
           | 'webhooks:read'
           | 'webhooks:write'
           | 'automations:read'
@@ -9535,6 +9764,8 @@ export interface components {
         | 'crm:write'
         | 'templates:read'
         | 'templates:write'
+        | 'teams:read'
+        | 'teams:write'
         | 'webhooks:read'
         | 'webhooks:write'
         | 'automations:read'
@@ -10246,6 +10477,16 @@ export interface components {
        * @description When it was given or revoked (default now; not in the future)
        */
       at?: string;
+    };
+    /**
+     * @example {
+     *       "capacity": 3
+     *     }
+     * @example {}
+     */
+    PutTeamMemberRequest: {
+      /** @description Open conversations a member holds at most for automatic assignment (0 to 1000); null: no limit */
+      capacity?: number | null;
     };
     /**
      * @example {
@@ -11077,6 +11318,30 @@ export interface components {
     };
     /**
      * @example {
+     *       "availability": "online"
+     *     }
+     */
+    SetAvailabilityRequest: {
+      /**
+       * @description Only online members are assigned conversations automatically
+       * @enum {string}
+       */
+      availability: 'online' | 'away' | 'offline';
+    };
+    /**
+     * @example {
+     *       "team_id": "0196b1f2-0a00-7000-8000-0000000000e1"
+     *     }
+     * @example {
+     *       "team_id": null
+     *     }
+     */
+    SetChannelAssignmentRequest: {
+      /** @description A team of the organization, or null */
+      team_id: string | null;
+    };
+    /**
+     * @example {
      *       "user": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000b1",
      *         "name": "Ana Souza",
@@ -11221,6 +11486,60 @@ export interface components {
         /** @description The person: the user, or the user the OAuth client acted for */
         user_id: string | null;
       };
+      created_at: string;
+      updated_at: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "name": "Support",
+     *       "description": "First line, Portuguese and English",
+     *       "assignment_policy": "round_robin",
+     *       "default_capacity": 5,
+     *       "members": [
+     *         {
+     *           "user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
+     *           "name": "Ana Souza",
+     *           "email": "ana@example.com",
+     *           "availability": "online",
+     *           "capacity": null,
+     *           "open_conversations": 3
+     *         }
+     *       ],
+     *       "queued": 2,
+     *       "created_at": "2025-06-02T09:15:00.000Z",
+     *       "updated_at": "2025-06-02T09:15:00.000Z"
+     *     }
+     */
+    Team: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      description: string | null;
+      /**
+       * @description `manual`: nothing is assigned automatically; `round_robin`: each in turn (the member after the last one assigned); `least_busy`: the member with the fewest open conversations
+       * @enum {string}
+       */
+      assignment_policy: 'manual' | 'round_robin' | 'least_busy';
+      /** @description Open conversations a member holds at most for automatic assignment (0 to 1000); null: no limit */
+      default_capacity: number | null;
+      members: {
+        /** Format: uuid */
+        user_id: string;
+        name: string;
+        email: string;
+        /**
+         * @description Only online members are assigned conversations automatically
+         * @enum {string}
+         */
+        availability: 'online' | 'away' | 'offline';
+        /** @description The member’s own capacity in this team; null: the team’s default_capacity */
+        capacity: number | null;
+        /** @description Open conversations assigned to the member in the organization */
+        open_conversations: number;
+      }[];
+      /** @description Open unassigned conversations waiting in the team’s queue */
+      queued: number;
       created_at: string;
       updated_at: string;
     };
@@ -11971,6 +12290,10 @@ export interface components {
      * @example {
      *       "assignee_user_id": "0196a0e2-7c1e-7a59-9a4c-2f5d3f3b8a10"
      *     }
+     * @example {
+     *       "team_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "assignee_user_id": null
+     *     }
      */
     UpdateConversationRequest: {
       /**
@@ -11983,6 +12306,8 @@ export interface components {
       /** @enum {string} */
       priority?: 'none' | 'low' | 'medium' | 'high' | 'urgent';
       assignee_user_id?: string | null;
+      /** @description A team of the organization (unassigned, the conversation joins its queue), or null */
+      team_id?: string | null;
     };
     /**
      * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on.
@@ -12348,6 +12673,24 @@ export interface components {
       }[];
     };
     /**
+     * @description Records team.updated when something changed; the queue is assigned again under the new policy and capacity.
+     * @example {
+     *       "assignment_policy": "least_busy",
+     *       "default_capacity": 8
+     *     }
+     */
+    UpdateTeamRequest: {
+      name?: string;
+      description?: string | null;
+      /**
+       * @description `manual`: nothing is assigned automatically; `round_robin`: each in turn (the member after the last one assigned); `least_busy`: the member with the fewest open conversations
+       * @enum {string}
+       */
+      assignment_policy?: 'manual' | 'round_robin' | 'least_busy';
+      /** @description Open conversations a member holds at most for automatic assignment (0 to 1000); null: no limit */
+      default_capacity?: number | null;
+    };
+    /**
      * @description Fields to change. `enabled: false` fails the pending deliveries (retry them by hand later); `enabled: true` clears the disabled reason and the failure count.
      * @example {
      *       "enabled": true
@@ -12370,7 +12713,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -12603,6 +12946,10 @@ export interface components {
         | 'conversation.updated'
         | 'conversation.status_changed'
         | 'conversation.assigned'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted'
+        | 'member.availability_changed'
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
@@ -12850,6 +13197,10 @@ export interface components {
           | 'conversation.updated'
           | 'conversation.status_changed'
           | 'conversation.assigned'
+          | 'team.created'
+          | 'team.updated'
+          | 'team.deleted'
+          | 'member.availability_changed'
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
@@ -12929,6 +13280,10 @@ export interface components {
         | 'conversation.updated'
         | 'conversation.status_changed'
         | 'conversation.assigned'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted'
+        | 'member.availability_changed'
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
@@ -13014,6 +13369,10 @@ export interface components {
         | 'conversation.updated'
         | 'conversation.status_changed'
         | 'conversation.assigned'
+        | 'team.created'
+        | 'team.updated'
+        | 'team.deleted'
+        | 'member.availability_changed'
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
@@ -43323,8 +43682,10 @@ export interface operations {
         label?: string;
         channel_id?: string;
         contact_id?: string;
-        /** @description `me` (the signed-in user: not with an API key), `none` (unassigned) or a user id */
+        /** @description `me` (the signed-in user: not with an API key), `none` or `unassigned` (unassigned) or a user id */
         assignee?: string;
+        /** @description A team id: its conversations (with `assignee=unassigned&status=open`: its queue) */
+        team_id?: string;
         /** @description `true`: only conversations with unread messages; `false`: only those without */
         unread?: 'true' | 'false';
         /** @description Case-insensitive part of the contact's name, the customer's number ("+49 151") or the last message's preview; at most 100 characters */
@@ -45896,6 +46257,1561 @@ export interface operations {
       };
       /** @description URI Too Long */
       414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listTeams: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Team'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createTeam: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTeamRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Team'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getTeam: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        teamID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Team'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteTeam: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        teamID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateTeam: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        teamID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTeamRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Team'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  putTeamMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        teamID: string;
+        userID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PutTeamMemberRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Team'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeTeamMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        teamID: string;
+        userID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getMyAvailability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['MemberAvailability'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setMyAvailability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetAvailabilityRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['MemberAvailability'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setMemberAvailability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetAvailabilityRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['MemberAvailability'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getChannelAssignment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelAssignment'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setChannelAssignment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetChannelAssignmentRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ChannelAssignment'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -48663,6 +50579,10 @@ export interface operations {
           | 'conversation.updated'
           | 'conversation.status_changed'
           | 'conversation.assigned'
+          | 'team.created'
+          | 'team.updated'
+          | 'team.deleted'
+          | 'member.availability_changed'
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
@@ -48994,6 +50914,10 @@ export interface operations {
           | 'conversation.updated'
           | 'conversation.status_changed'
           | 'conversation.assigned'
+          | 'team.created'
+          | 'team.updated'
+          | 'team.deleted'
+          | 'member.availability_changed'
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'

@@ -49,6 +49,12 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       );
     case 'conversation.assigned':
       return d.assignee_user_id === null ? 'Conversation unassigned' : 'Conversation assigned';
+    case 'team.created':
+    case 'team.updated':
+    case 'team.deleted':
+      return joined('Team', text(d.name), type.slice('team.'.length));
+    case 'member.availability_changed':
+      return joined('Member is now', text(d.availability));
     case 'conversation.labels_changed':
       return 'Conversation labels changed';
     case 'conversation.note_created': {

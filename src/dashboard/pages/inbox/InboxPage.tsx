@@ -24,7 +24,7 @@ import { NewMessageButton } from './NewMessage.tsx';
 import { ShortcutHelp, useInboxShortcuts } from './shortcuts.tsx';
 import { Thread } from './Thread.tsx';
 
-const FILTER_PARAMS = ['status', 'priority', 'label', 'channel', 'assignee', 'unread', 'q'] as const;
+const FILTER_PARAMS = ['status', 'priority', 'label', 'channel', 'team', 'assignee', 'unread', 'q'] as const;
 
 function filtersOf(params: URLSearchParams): ConversationFilters {
   const get = (name: string) => params.get(name) || undefined;
@@ -33,6 +33,7 @@ function filtersOf(params: URLSearchParams): ConversationFilters {
     priority: get('priority'),
     label: get('label'),
     channel_id: get('channel'),
+    team_id: get('team'),
     assignee: get('assignee'),
     unread: params.get('unread') === 'true' ? 'true' : undefined,
     q: get('q')?.trim() || undefined,
@@ -115,6 +116,7 @@ function Filters() {
   const [query, setQuery] = useState(params.get('q') ?? '');
   const channels = useChannels();
   const labels = useQuery({ queryKey: orgKey('conversation-labels'), queryFn: () => inboxApi.conversationLabels(), staleTime: 60_000 });
+  const teams = useQuery({ queryKey: orgKey('teams'), queryFn: () => inboxApi.teams(), staleTime: 60_000 });
 
   const set = (name: FilterParam, value: string | undefined) => filters.set({ [name]: value });
   function onSearch(event: FormEvent) {
@@ -164,6 +166,14 @@ function Filters() {
           onChange={(v) => set('channel', v)}
           options={[{ value: '', label: 'All channels' }, ...(channels.data ?? []).map((c) => ({ value: c.id, label: c.name }))]}
         />
+        {(teams.data ?? []).length > 0 ? (
+          <SelectField
+            label="Team"
+            value={filters.value('team')}
+            onChange={(v) => set('team', v)}
+            options={[{ value: '', label: 'Any team' }, ...(teams.data ?? []).map((t) => ({ value: t.id, label: t.name }))]}
+          />
+        ) : null}
         <SelectField
           label="Assigned"
           value={filters.value('assignee')}
@@ -174,6 +184,16 @@ function Filters() {
             { value: 'none', label: 'Unassigned' },
           ]}
         />
+        {filters.value('team') ? (
+          <button
+            type="button"
+            className="button"
+            aria-pressed={filters.value('assignee') === 'none' && filters.value('status') === 'open'}
+            onClick={() => filters.set({ assignee: 'none', status: 'open' })}
+          >
+            Team queue
+          </button>
+        ) : null}
         <div className="field field-check inbox-unread">
           <input
             id="inbox-unread"

@@ -7,6 +7,7 @@ import type { UpdateChatRequest } from '../../../http/v1/chats.ts';
 import type { MessageRecord } from '../../../http/v1/messages.presenters.ts';
 import type { SendMessageRequest } from '../../../http/v1/messages.ts';
 import type { MemberRecord } from '../../../http/v1/organizations.presenters.ts';
+import type { TeamRecord } from '../../../http/v1/teams.presenters.ts';
 import type { TemplateRecord } from '../../../http/v1/templates.presenters.ts';
 import { allPages, call, type Page } from '../../api.ts';
 import { useAllChannels } from '../../channels.ts';
@@ -32,6 +33,7 @@ export type ConversationFilters = {
   priority?: string;
   label?: string;
   channel_id?: string;
+  team_id?: string;
   assignee?: string;
   unread?: string;
   q?: string;
@@ -51,6 +53,8 @@ export const inboxApi = {
     call<{ data: Conversation }>('GET', `/v1/conversations/${id(conversationId)}`).then((r) => r.data),
   update: (conversationId: string, body: UpdateConversationRequest) =>
     call<{ data: Conversation }>('PATCH', `/v1/conversations/${id(conversationId)}`, { body }).then((r) => r.data),
+  /** The organization's teams (the list's team filter); a first page of 100 is plenty for a filter. */
+  teams: () => call<Page<TeamRecord>>('GET', '/v1/teams', { query: { limit: '100' } }).then((r) => r.data),
   /** The organization's conversation labels (the list's label filter). */
   conversationLabels: () =>
     call<Page<{ id: string; name: string; color: string }>>('GET', '/v1/conversation-labels', { query: { limit: '100' } }).then(

@@ -1,4 +1,4 @@
-/** The organization and the person: settings, members and invitations, automations, sessions, account, authorized apps. */
+/** The organization and the person: settings, members and invitations, teams, automations, sessions, account, authorized apps. */
 import type { RouteObject } from 'react-router';
 import { AccountPage } from './AccountPage.tsx';
 import { AuthorizedAppsPage } from './AuthorizedAppsPage.tsx';
@@ -6,11 +6,13 @@ import { AutomationsPage } from './AutomationsPage.tsx';
 import { MembersPage } from './MembersPage.tsx';
 import { NewOrganizationPage, OrganizationPage } from './OrganizationPage.tsx';
 import { SessionsPage } from './SessionsPage.tsx';
+import { TeamsPage } from './TeamsPage.tsx';
 
 export const settingsRoutes: RouteObject[] = [
   { path: 'settings/organization', element: <OrganizationPage /> },
   { path: 'settings/members', element: <MembersPage /> },
   { path: 'settings/automations', element: <AutomationsPage /> },
+  { path: 'settings/teams', element: <TeamsPage /> },
   { path: 'settings/sessions', element: <SessionsPage /> },
   { path: 'settings/account', element: <AccountPage /> },
   { path: 'settings/authorized-apps', element: <AuthorizedAppsPage /> },
