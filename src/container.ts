@@ -49,6 +49,10 @@ import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { recordInboundOrder } from './domain/orders/inbound.ts';
 import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
 import { createAutoReplyRecorder, sendAutoReplies } from './domain/business-hours/auto-replies.ts';
+import { createBotInboundRecorder } from './domain/bots/inbound.ts';
+import { deliverToBot, type BotDeliveryDeps } from './domain/bots/deliver.ts';
+import type { BotDeps } from './domain/bots/bots.ts';
+import { expireBotSessions } from './domain/bots/sessions.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -266,6 +270,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             resolveContact: crm.resolveInboundContact,
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
+            recordBotMessage: createBotInboundRecorder({ queue: container.queue }),
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
             media: { queue: container.queue },
           }),
@@ -275,6 +280,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'conversation.auto-reply': async ({ message_id, greeting, away }) =>
           sendAutoReplies({ db: database.db, messages: messageDeps(container), logger }, { messageId: message_id, greeting, away }),
+        'bot.deliver': async ({ delivery_id }) => void (await deliverToBot(botDeliveryDeps(container), delivery_id)),
+        'bots.expire': async () => void (await expireBotSessions({ db: database.db, clock })),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
@@ -511,6 +518,17 @@ export function providerTargets(config: Config): TargetPolicy {
 /** What the probe and metrics routes use (GET /livez, /readyz, /metrics), in the API and in a worker-only process. */
 export function probeServices(container: Container): ProbeServices {
   return { readiness: () => checkReadiness(container.database), metrics: container.metrics, access: container.config.metrics };
+}
+
+/** What the bot routes need: the webhook rules for its URL and secret. */
+export function botDeps(container: Container): BotDeps {
+  const webhooks = webhookDeps(container);
+  return { db: webhooks.db, clock: webhooks.clock, sealer: webhooks.sealer, policy: webhooks.policy };
+}
+
+/** What a bot delivery needs: the webhooks' sender rules and the queue it comes back on while it waits. */
+function botDeliveryDeps(container: Container): BotDeliveryDeps {
+  return { ...botDeps(container), queue: container.queue, timeoutMs: container.config.webhooks.timeoutMs };
 }
 
 /** What the webhook domain functions need, from the container. */

@@ -18,6 +18,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
+import type { InboundBotRecorder } from '../bots/inbound.ts';
 import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
 
 /**
@@ -91,7 +92,15 @@ export type InboundOptOutRecorder = (
  */
 export type InboundAutoReplyRecorder = (
   tx: Executor,
-  message: { id: string; organizationId: string; channelId: string; conversationId: string; contactCreated: boolean },
+  message: {
+    id: string;
+    organizationId: string;
+    channelId: string;
+    conversationId: string;
+    contactCreated: boolean;
+    /** The bot that owns the conversation (none is sent then). */
+    botId: string | null;
+  },
   at: Date,
 ) => Promise<unknown>;
 
@@ -100,6 +109,8 @@ export type MessageApplierDeps = {
   recordOrder: InboundOrderRecorder;
   /** Absent: inbound messages opt no one out. */
   recordOptOut?: InboundOptOutRecorder;
+  /** Absent: no bots. Answers the bot that owns the conversation afterwards (domain/bots/inbound.ts). */
+  recordBotMessage?: InboundBotRecorder;
   /** Absent: no away messages or greetings. */
   recordAutoReply?: InboundAutoReplyRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
@@ -306,19 +317,37 @@ async function applyInbound(
       { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
       at,
     );
-  // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
-  if (!event.chat && !event.notice && !event.history && deps.recordAutoReply)
-    await deps.recordAutoReply(
-      tx,
-      {
-        id,
-        organizationId: channel.organizationId,
-        channelId: channel.id,
-        conversationId: conversation.id,
-        contactCreated: contact.created,
-      },
-      at,
-    );
+  // Only what the customer writes now (not history, a notice, a group or a status post) goes to a bot or is answered.
+  if (!event.chat && !event.notice && !event.history) {
+    const botId = deps.recordBotMessage
+      ? await deps.recordBotMessage(
+          tx,
+          {
+            id,
+            organizationId: channel.organizationId,
+            channelId: channel.id,
+            conversationId: conversation.id,
+            content,
+            botId: conversation.botId,
+            botPausedAt: conversation.botPausedAt,
+          },
+          at,
+        )
+      : conversation.botId;
+    if (deps.recordAutoReply)
+      await deps.recordAutoReply(
+        tx,
+        {
+          id,
+          organizationId: channel.organizationId,
+          channelId: channel.id,
+          conversationId: conversation.id,
+          contactCreated: contact.created,
+          botId,
+        },
+        at,
+      );
+  }
   // A contact's status post (kept only where the channel keeps them: the engine drops the others).
   if (event.chat === 'status@broadcast')
     await recordEvent(

@@ -4,6 +4,7 @@ import {
   mailSender,
   messageDeps,
   broadcastDeps,
+  botDeps,
   onboardingDeps,
   probeServices,
   providerTargets,
@@ -44,6 +45,7 @@ import { registerDealRoutes } from '../v1/deals.ts';
 import { registerTaskRoutes } from '../v1/tasks.ts';
 import { registerSearchRoutes } from '../v1/search.ts';
 import { registerCannedResponseRoutes } from '../v1/canned-responses.ts';
+import { registerBotRoutes } from '../v1/bots.ts';
 import { registerRelationshipRoutes } from '../v1/relationships.ts';
 import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
@@ -156,6 +158,7 @@ export async function registerRouteGroups(
   await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
   await registerConversationWorkflowRoutes(app, { db: container.database.db, clock: container.clock });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerBotRoutes(app, botDeps(container));
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.
   const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });

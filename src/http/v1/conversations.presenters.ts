@@ -32,6 +32,7 @@ export function presentConversation(row: ConversationView): ConversationRecord {
     contact: row.contact,
     channel: row.channel,
     assignee: row.assignee,
+    bot_id: row.botId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
