@@ -31,6 +31,8 @@ type Ids = {
   channel: string;
   /** A shared canned response of A's. */
   cannedResponse: string;
+  /** A bot of A's (disabled: it takes none of A's conversations). */
+  bot: string;
   /** A group of A's gateway channel's number. */
   group: string;
   /** A business label of A's gateway channel's number (its engine id), on a contact's chat. */
@@ -519,6 +521,22 @@ const ROWS: Record<string, Row> = {
     path: { cannedResponseID: 'cannedResponse' },
     body: { conversation_id: '{{conversation}}' },
     probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  'POST /v1/bots': { kind: 'no tenant data', why: 'creates a bot of the caller’s organization (A’s channels are refused as unknown: bots.test.ts)' },
+  'GET /v1/bots': { kind: 'list' },
+  'GET /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
+  'PATCH /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, body: { enabled: true, name: 'taken over' }, probe: ['GET /v1/bots/{bot}'] },
+  'DELETE /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
+  'GET /v1/conversations/{conversationID}/owner': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}/owner'],
+  },
+  'POST /v1/conversations/{conversationID}/handoff': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    body: { to: 'bot', bot_id: '{{bot}}' },
+    probe: ['GET /v1/conversations/{conversation}/owner', 'GET /v1/conversations/{conversation}'],
   },
   'POST /v1/companies': {
     kind: 'no tenant data',
@@ -1188,6 +1206,11 @@ before(async () => {
     body: { name: 'Isolated canned', shortcut: 'isolatedcanned', body: 'Isolated canned words' },
   });
   assert.equal(canned.status, 201, canned.text);
+  const bot = await request(server, 'POST', '/v1/bots', {
+    key,
+    body: { name: 'Isolated bot', url: 'https://bot.example.com/isolated', trigger: { type: 'all' }, enabled: false },
+  });
+  assert.equal(bot.status, 201, bot.text);
   const pipeline = await request(server, 'POST', '/v1/pipelines', {
     key,
     body: {
@@ -1321,6 +1344,7 @@ before(async () => {
     accessToken: tokens.access_token,
     company: company.body.data.id,
     cannedResponse: canned.body.data.id,
+    bot: bot.body.data.id,
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,
