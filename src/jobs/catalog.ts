@@ -106,7 +106,7 @@ export const JOBS = {
   /**
    * POST a bot delivery's customer messages to its bot (domain/bots/deliver.ts): enqueued with each message
    * the delivery gathers (after its debounce); a failed attempt is retried with backoff, about 2 s to 10 minutes
-   * apart, for about an hour; the delivery's id is the webhook-id the bot dedupes by.
+   * apart, 12 retries over about 45 minutes; the delivery's id is the webhook-id the bot dedupes by.
    */
   'bot.deliver': job({
     payload: z.object({ delivery_id: z.uuid() }),

@@ -93,8 +93,9 @@ const handoff = (conversationId: string, body: unknown, key = server.apiKey) =>
 test('create, list, get, change; the secret shown once; validation names the field', async () => {
   const channel = await officialChannel(server, 'Bots CRUD');
   const other = await otherOrganization();
-  const theirChannel = (await request(server, 'POST', '/v1/channels', { key: other.apiKey, body: { platform: 'chatapp_official', name: 'X' } }))
-    .body.data.id as string;
+  const theirChannel = (
+    await request(server, 'POST', '/v1/channels', { key: other.apiKey, body: { platform: 'chatapp_official', name: 'X' } })
+  ).body.data.id as string;
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ trigger: { type: 'keyword', operator: 'regex', keywords: ['(a+)+$'] } }, '/trigger/keywords/0'],
     [{ trigger: { type: 'keyword', operator: 'regex', keywords: ['ok', '(unclosed'] } }, '/trigger/keywords/1'],
@@ -187,7 +188,8 @@ test('several messages within the debounce go as one delivery', async () => {
   const bot = await createBot({ trigger: { type: 'all' }, channel_ids: [channel.id], debounce_ms: 3000 });
   const from = customer();
   const ids = [];
-  for (const body of ['I ordered', 'a blue lamp', 'where is it?']) ids.push(await customerWrites(server, channel.id, from, 'text', { body }));
+  for (const body of ['I ordered', 'a blue lamp', 'where is it?'])
+    ids.push(await customerWrites(server, channel.id, from, 'text', { body }));
   const [delivery] = await deliveriesEventually(bot.id, 1);
   assert.deepEqual(
     delivery!.messages.map((m) => m.id),
@@ -291,7 +293,12 @@ test('a member’s reply takes the conversation from the bot, durably; the away 
   const third = await customerWrites(server, channel.id, from, 'text', { body: 'one more' });
   assert.equal(await deliveriesOf(third), 0, 'durably');
   assert.equal(
-    (await request(server, 'PATCH', '/v1/settings/business-hours', { key: server.apiKey, body: { weekly_hours: null, away_message: null } })).status,
+    (
+      await request(server, 'PATCH', '/v1/settings/business-hours', {
+        key: server.apiKey,
+        body: { weekly_hours: null, away_message: null },
+      })
+    ).status,
     200,
   );
   assert.equal((await patchBot(bot.id, { enabled: false })).status, 200);
@@ -341,7 +348,9 @@ test('hand-offs both ways: to a bot, and the bot handing back to people', async 
   assert.deepEqual(back.body.data, { conversation_id: conversationId, owner: 'human', bot_id: null, session: null });
   const reasons = (await endedSessions(conversationId)).map((p) => p.reason);
   assert.deepEqual(reasons, ['handoff']);
-  const handoffs = (await eventsOf(server, 'conversation.handoff')).map((e) => e.payload).filter((p) => p.conversation_id === conversationId);
+  const handoffs = (await eventsOf(server, 'conversation.handoff'))
+    .map((e) => e.payload)
+    .filter((p) => p.conversation_id === conversationId);
   assert.deepEqual(
     handoffs.map((p) => [p.to, p.bot_id, p.previous_bot_id]),
     [
@@ -408,7 +417,10 @@ test("another organization's bots and conversations are 404", async () => {
   }
   assert.equal((await request(server, 'GET', `/v1/bots/${bot.id}`, { key: server.apiKey })).body.data.enabled, false, 'unchanged');
   // Their bot is no bot of ours to hand to.
-  const theirs = await request(server, 'POST', '/v1/bots', { key: other.apiKey, body: { name: 'Theirs', url: receiver.url, trigger: { type: 'all' } } });
+  const theirs = await request(server, 'POST', '/v1/bots', {
+    key: other.apiKey,
+    body: { name: 'Theirs', url: receiver.url, trigger: { type: 'all' } },
+  });
   assert.equal(theirs.status, 201, theirs.text);
   const res = await handoff(conversationId, { to: 'bot', bot_id: theirs.body.data.id });
   assert.equal(res.status, 400, res.text);

@@ -522,10 +522,18 @@ const ROWS: Record<string, Row> = {
     body: { conversation_id: '{{conversation}}' },
     probe: ['GET /v1/canned-responses/{cannedResponse}'],
   },
-  'POST /v1/bots': { kind: 'no tenant data', why: 'creates a bot of the caller’s organization (A’s channels are refused as unknown: bots.test.ts)' },
+  'POST /v1/bots': {
+    kind: 'no tenant data',
+    why: 'creates a bot of the caller’s organization (A’s channels are refused as unknown: bots.test.ts)',
+  },
   'GET /v1/bots': { kind: 'list' },
   'GET /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
-  'PATCH /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, body: { enabled: true, name: 'taken over' }, probe: ['GET /v1/bots/{bot}'] },
+  'PATCH /v1/bots/{botID}': {
+    kind: 'id',
+    path: { botID: 'bot' },
+    body: { enabled: true, name: 'taken over' },
+    probe: ['GET /v1/bots/{bot}'],
+  },
   'DELETE /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
   'GET /v1/conversations/{conversationID}/owner': {
     kind: 'id',

@@ -236,7 +236,12 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
   for (const name of ['Fuzz bot', 'Fuzz bot 2', 'Fuzz doomed bot 1', 'Fuzz doomed bot 2']) {
     const made = await request(server, 'POST', '/v1/bots', {
       key,
-      body: { name, url: `http://127.0.0.1:${closedPort}/bot`, trigger: { type: 'keyword', operator: 'equals', keywords: ['fuzz'] }, enabled: false },
+      body: {
+        name,
+        url: `http://127.0.0.1:${closedPort}/bot`,
+        trigger: { type: 'keyword', operator: 'equals', keywords: ['fuzz'] },
+        enabled: false,
+      },
     });
     ok(made, 'bot');
     bots.push(made.body.data.id);

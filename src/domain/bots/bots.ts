@@ -102,8 +102,7 @@ function compiled(pattern: string): RegExp {
 
 function checkTrigger(trigger: BotTrigger, errors: FieldError[]): Pick<BotRow, 'triggerType' | 'triggerOperator' | 'triggerValues'> {
   if (trigger.type === 'all') {
-    if (trigger.keywords?.length)
-      errors.push({ pointer: '/trigger/keywords', message: 'a trigger of type all takes no keywords' });
+    if (trigger.keywords?.length) errors.push({ pointer: '/trigger/keywords', message: 'a trigger of type all takes no keywords' });
     return { triggerType: 'all', triggerOperator: null, triggerValues: [] };
   }
   const operator = trigger.operator ?? 'equals';
@@ -119,7 +118,8 @@ function checkTrigger(trigger: BotTrigger, errors: FieldError[]): Pick<BotRow, '
       return errors.push({ pointer, message: `not a regular expression: ${(err as Error).message}` });
     }
     // Nested repetition can take exponential time on a crafted message: refused (safe-regex2's star height).
-    if (!safeRegex(keyword)) errors.push({ pointer, message: 'nested repetition (such as (a+)+) is refused: it can take exponential time' });
+    if (!safeRegex(keyword))
+      errors.push({ pointer, message: 'nested repetition (such as (a+)+) is refused: it can take exponential time' });
   });
   return { triggerType: 'keyword', triggerOperator: operator, triggerValues: [...new Set(keywords)] };
 }

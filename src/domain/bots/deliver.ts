@@ -41,7 +41,12 @@ export async function deliverToBot(deps: BotDeliveryDeps, deliveryId: string): P
   if (delivery.status === 'pending') {
     const wait = delivery.dueAt.getTime() - now.getTime();
     if (wait > 0) {
-      await deps.queue.enqueue(deps.db, 'bot.deliver', { delivery_id: delivery.id }, { startAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) });
+      await deps.queue.enqueue(
+        deps.db,
+        'bot.deliver',
+        { delivery_id: delivery.id },
+        { startAfterSeconds: Math.max(1, Math.ceil(wait / 1000)) },
+      );
       return 'waiting';
     }
     // Closed to new messages: the next one opens another delivery.

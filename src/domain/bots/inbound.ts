@@ -50,7 +50,13 @@ export function createBotInboundRecorder(deps: { queue: Queue }): InboundBotReco
     } else if (message.botPausedAt !== null) return null;
     const bot = await triggeredBot(tx, message, text);
     if (!bot || isStopKeyword(bot, text)) return null;
-    const session = await startSession(tx, bot, { id: message.conversationId, organizationId: message.organizationId, channelId: message.channelId }, at, 'trigger');
+    const session = await startSession(
+      tx,
+      bot,
+      { id: message.conversationId, organizationId: message.organizationId, channelId: message.channelId },
+      at,
+      'trigger',
+    );
     await addToDelivery(tx, deps.queue, session, bot, message.id, at);
     return bot.id;
   };

@@ -16,7 +16,13 @@ import { recordEvent, type EventBodies } from '../events/outbox.ts';
 
 export type BotSessionRow = typeof botSessions.$inferSelect;
 export type BotEndReason = EventBodies['bot.session_ended']['reason'];
-export const BOT_END_REASONS = ['expired', 'stop_keyword', 'human_took_over', 'handoff', 'bot_disabled'] as const satisfies readonly BotEndReason[];
+export const BOT_END_REASONS = [
+  'expired',
+  'stop_keyword',
+  'human_took_over',
+  'handoff',
+  'bot_disabled',
+] as const satisfies readonly BotEndReason[];
 type StartedBy = EventBodies['bot.session_started']['started_by'];
 
 /** A member (a dashboard session or an OAuth token for one): whose reply or assignment takes a conversation from bots. */
@@ -68,13 +74,7 @@ export async function endSession(
     .update(botDeliveries)
     .set({ status: 'cancelled', updatedAt: now })
     .where(and(eq(botDeliveries.sessionId, ended.id), eq(botDeliveries.status, 'pending')));
-  await recordEvent(
-    tx,
-    ended.organizationId,
-    'bot.session_ended',
-    { ...sessionBody(ended, conversation?.channelId ?? ''), reason },
-    now,
-  );
+  await recordEvent(tx, ended.organizationId, 'bot.session_ended', { ...sessionBody(ended, conversation?.channelId ?? ''), reason }, now);
   return true;
 }
 

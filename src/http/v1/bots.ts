@@ -34,7 +34,9 @@ const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 const TriggerSchema = z
   .object({
-    type: z.enum(BOT_TRIGGER_TYPES).meta({ description: '`all`: every customer message; `keyword`: a message matching one of the keywords' }),
+    type: z
+      .enum(BOT_TRIGGER_TYPES)
+      .meta({ description: '`all`: every customer message; `keyword`: a message matching one of the keywords' }),
     operator: z.enum(BOT_TRIGGER_OPERATORS).nullable().optional().meta({
       description:
         'With keyword (default equals): equals, contains or starts_with compare ignoring case and surrounding spaces; regex is a case-insensitive JavaScript pattern, run over the first 1000 characters, nested repetition refused',
@@ -69,7 +71,9 @@ export const BotSchema = z
   .meta({ id: 'Bot', example: BOT_EXAMPLE });
 
 export const CreatedBotSchema = BotSchema.extend({
-  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown this once: verify deliveries with a Standard Webhooks library' }),
+  secret: z
+    .string()
+    .meta({ description: 'The signing secret (`whsec_…`), shown this once: verify deliveries with a Standard Webhooks library' }),
 }).meta({ id: 'CreatedBot', examples: [{ ...BOT_EXAMPLE, secret: SECRET_EXAMPLE }] });
 
 const UrlSchema = z
@@ -85,26 +89,36 @@ const fields = {
   channel_ids: z.array(z.uuid()).max(100).optional().meta({ description: 'Channels it serves; empty or absent: every channel' }),
   trigger: TriggerSchema,
   expire_minutes: z.number().int().min(0).max(10_080).optional().meta({ description: 'Default 0 (never); at most a week' }),
-  stop_keyword: z.string().max(BOT_KEYWORD_MAX).nullable().optional().meta({ description: `Default ${DEFAULT_STOP_KEYWORD}; null: none` }),
+  stop_keyword: z
+    .string()
+    .max(BOT_KEYWORD_MAX)
+    .nullable()
+    .optional()
+    .meta({ description: `Default ${DEFAULT_STOP_KEYWORD}; null: none` }),
   debounce_ms: z.number().int().min(0).max(60_000).optional().meta({ description: 'Default 0: each message at once' }),
   keep_open: z.boolean().optional().meta({ description: 'Default true' }),
   enabled: z.boolean().optional().meta({ description: 'Default true; false ends its open sessions (bot_disabled)' }),
 };
 
-const CreateBody = z
-  .strictObject({ name: Name, url: UrlSchema, ...fields })
-  .meta({
-    id: 'CreateBotRequest',
-    description: `At most ${MAX_BOTS_PER_ORGANIZATION} bots an organization. The answer holds the signing secret, this once.`,
-    examples: [
-      { name: 'Order assistant', url: 'https://bot.example.com/parley', trigger: { type: 'keyword', operator: 'contains', keywords: ['order'] } },
-      { name: 'Front desk', url: 'https://bot.example.com/desk', trigger: { type: 'all' }, expire_minutes: 30, debounce_ms: 3000 },
-    ],
-  });
+const CreateBody = z.strictObject({ name: Name, url: UrlSchema, ...fields }).meta({
+  id: 'CreateBotRequest',
+  description: `At most ${MAX_BOTS_PER_ORGANIZATION} bots an organization. The answer holds the signing secret, this once.`,
+  examples: [
+    {
+      name: 'Order assistant',
+      url: 'https://bot.example.com/parley',
+      trigger: { type: 'keyword', operator: 'contains', keywords: ['order'] },
+    },
+    { name: 'Front desk', url: 'https://bot.example.com/desk', trigger: { type: 'all' }, expire_minutes: 30, debounce_ms: 3000 },
+  ],
+});
 
 const UpdateBody = z
   .strictObject({ name: Name.optional(), url: UrlSchema.optional(), ...fields, trigger: TriggerSchema.optional() })
-  .meta({ id: 'UpdateBotRequest', examples: [{ enabled: false }, { trigger: { type: 'keyword', operator: 'starts_with', keywords: ['help'] } }] });
+  .meta({
+    id: 'UpdateBotRequest',
+    examples: [{ enabled: false }, { trigger: { type: 'keyword', operator: 'starts_with', keywords: ['help'] } }],
+  });
 
 export const ConversationOwnerSchema = z
   .object({
@@ -164,7 +178,10 @@ export async function registerBotRoutes(app: App, deps: BotDeps) {
     },
     async (request, reply) => {
       const b = request.body;
-      const { row, secret } = await inputFrom('body', createBot(deps, actorOf(request), { ...inputOf(b), name: b.name, url: b.url, trigger: inputOf(b).trigger! }));
+      const { row, secret } = await inputFrom(
+        'body',
+        createBot(deps, actorOf(request), { ...inputOf(b), name: b.name, url: b.url, trigger: inputOf(b).trigger! }),
+      );
       return reply.code(201).send({ data: { ...presentBot(row), secret } });
     },
   );
@@ -187,7 +204,12 @@ export async function registerBotRoutes(app: App, deps: BotDeps) {
     '/v1/bots/:botID',
     {
       config: read,
-      schema: { tags: [TAG], summary: 'Get a bot', params: Params, response: { 200: dataOf(BotSchema), ...errorResponses([401, 403, 404]) } },
+      schema: {
+        tags: [TAG],
+        summary: 'Get a bot',
+        params: Params,
+        response: { 200: dataOf(BotSchema), ...errorResponses([401, 403, 404]) },
+      },
     },
     async (request) => ({ data: presentBot(await getBot(deps, actorOf(request), request.params.botID)) }),
   );
