@@ -91,6 +91,10 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     name: 'canned responses',
     description: 'Replies an agent inserts with /shortcut: shared or their own, with variables filled per conversation.',
   },
+  {
+    name: 'bots',
+    description: 'External URLs that own conversations until a member takes over: their triggers, and hand-offs between bots and people.',
+  },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },
   { name: 'events', description: 'Every event, read as a list or as a live stream of server-sent events.' },
   { name: 'provider webhooks', description: 'Called by the providers (their webhooks and the gateway protocol), not by integrators.' },
