@@ -48,6 +48,7 @@ const NAV: NavGroup[] = [
     items: [
       { to: '/settings/organization', label: 'Settings' },
       { to: '/settings/members', label: 'Members', permission: 'members:read' },
+      { to: '/settings/bots', label: 'Bots', permission: 'bots:read' },
       { to: '/settings/sessions', label: 'Sessions' },
       { to: '/settings/account', label: 'Your account' },
       { to: '/settings/authorized-apps', label: 'Authorized apps' },

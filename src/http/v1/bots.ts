@@ -113,12 +113,10 @@ const CreateBody = z.strictObject({ name: Name, url: UrlSchema, ...fields }).met
   ],
 });
 
-const UpdateBody = z
-  .strictObject({ name: Name.optional(), url: UrlSchema.optional(), ...fields, trigger: TriggerSchema.optional() })
-  .meta({
-    id: 'UpdateBotRequest',
-    examples: [{ enabled: false }, { trigger: { type: 'keyword', operator: 'starts_with', keywords: ['help'] } }],
-  });
+const UpdateBody = z.strictObject({ name: Name.optional(), url: UrlSchema.optional(), ...fields, trigger: TriggerSchema.optional() }).meta({
+  id: 'UpdateBotRequest',
+  examples: [{ enabled: false }, { trigger: { type: 'keyword', operator: 'starts_with', keywords: ['help'] } }],
+});
 
 export const ConversationOwnerSchema = z
   .object({
@@ -291,3 +289,6 @@ export async function registerBotRoutes(app: App, deps: BotDeps) {
     },
   );
 }
+
+export type CreateBotRequest = z.input<typeof CreateBody>;
+export type UpdateBotRequest = z.input<typeof UpdateBody>;

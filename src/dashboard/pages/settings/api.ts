@@ -6,9 +6,13 @@ import type { MemberRecord, OrganizationRecord } from '../../../http/v1/organiza
 import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.presenters.ts';
 import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.ts';
 import type { Role } from '../../../domain/permissions.ts';
+import type { BotRecord, ConversationOwnerRecord } from '../../../http/v1/bots.presenters.ts';
+import type { CreateBotRequest, UpdateBotRequest } from '../../../http/v1/bots.ts';
 import { call, currentOrganization, type Page } from '../../api.ts';
 
 export type {
+  BotRecord,
+  ConversationOwnerRecord,
   CreatedInvitationRecord,
   InvitationRecord,
   MemberRecord,
@@ -58,4 +62,18 @@ export const settingsApi = {
 
   authorizations: (cursor?: string) => call<Page<OAuthAuthorizationRecord>>('GET', '/v1/auth/authorizations', { query: { cursor } }),
   revokeAuthorization: (id: string) => call<void>('DELETE', `/v1/auth/authorizations/${enc(id)}`),
+};
+
+/** Bots (docs/bots.md) and who owns a conversation. */
+export const botsApi = {
+  list: () => call<{ data: BotRecord[] }>('GET', '/v1/bots').then(data),
+  create: (input: CreateBotRequest) => call<{ data: BotRecord & { secret: string } }>('POST', '/v1/bots', { body: input }).then(data),
+  update: (botId: string, input: UpdateBotRequest) =>
+    call<{ data: BotRecord }>('PATCH', `/v1/bots/${enc(botId)}`, { body: input }).then(data),
+  owner: (conversationId: string) =>
+    call<{ data: ConversationOwnerRecord }>('GET', `/v1/conversations/${enc(conversationId)}/owner`).then(data),
+  takeOver: (conversationId: string) =>
+    call<{ data: ConversationOwnerRecord }>('POST', `/v1/conversations/${enc(conversationId)}/handoff`, { body: { to: 'human' } }).then(
+      data,
+    ),
 };

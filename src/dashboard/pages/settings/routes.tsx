@@ -1,7 +1,8 @@
-/** The organization and the person: settings, members and invitations, sessions, account, authorized apps. */
+/** The organization and the person: settings, members and invitations, bots, sessions, account, authorized apps. */
 import type { RouteObject } from 'react-router';
 import { AccountPage } from './AccountPage.tsx';
 import { AuthorizedAppsPage } from './AuthorizedAppsPage.tsx';
+import { BotsPage } from './BotsPage.tsx';
 import { MembersPage } from './MembersPage.tsx';
 import { NewOrganizationPage, OrganizationPage } from './OrganizationPage.tsx';
 import { SessionsPage } from './SessionsPage.tsx';
@@ -9,6 +10,7 @@ import { SessionsPage } from './SessionsPage.tsx';
 export const settingsRoutes: RouteObject[] = [
   { path: 'settings/organization', element: <OrganizationPage /> },
   { path: 'settings/members', element: <MembersPage /> },
+  { path: 'settings/bots', element: <BotsPage /> },
   { path: 'settings/sessions', element: <SessionsPage /> },
   { path: 'settings/account', element: <AccountPage /> },
   { path: 'settings/authorized-apps', element: <AuthorizedAppsPage /> },
