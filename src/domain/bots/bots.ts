@@ -125,15 +125,16 @@ function checkTrigger(trigger: BotTrigger, errors: FieldError[]): Pick<BotRow, '
 }
 
 async function checkChannels(db: Executor, actor: Actor, channelIds: string[], errors: FieldError[]): Promise<string[]> {
-  const ids = [...new Set(channelIds.map((id) => id.toLowerCase()))];
-  if (ids.length === 0) return [];
+  const ids = [...new Set(channelIds.filter(isUuid).map((id) => id.toLowerCase()))];
   const found = new Set(
-    (
-      await db
-        .select({ id: channels.id })
-        .from(channels)
-        .where(and(eq(channels.organizationId, actor.organizationId), sql`${channels.id} = any(${`{${ids.join(',')}}`}::uuid[])`))
-    ).map((r) => r.id),
+    ids.length === 0
+      ? []
+      : (
+          await db
+            .select({ id: channels.id })
+            .from(channels)
+            .where(and(eq(channels.organizationId, actor.organizationId), sql`${channels.id} = any(${`{${ids.join(',')}}`}::uuid[])`))
+        ).map((r) => r.id),
   );
   channelIds.forEach((id, index) => {
     if (!found.has(id.toLowerCase())) errors.push({ pointer: `/channel_ids/${index}`, message: 'not a channel of this organization' });
