@@ -53,6 +53,8 @@ import { createBotInboundRecorder } from './domain/bots/inbound.ts';
 import { deliverToBot, type BotDeliveryDeps } from './domain/bots/deliver.ts';
 import type { BotDeps } from './domain/bots/bots.ts';
 import { expireBotSessions } from './domain/bots/sessions.ts';
+import { createCsatAnswerRecorder, createCsatRequester, sendCsat } from './domain/csat/surveys.ts';
+import type { ConversationHooks } from './domain/messages/conversations.ts';
 import { sendPolicy } from './domain/contacts/policy.ts';
 import { applyStatuses, createMessageApplier, type InboundContactResolver } from './domain/messages/provider-events.ts';
 import { changeContactNumber } from './domain/contacts/number-change.ts';
@@ -272,6 +274,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             recordOptOut: recordInboundOptOut,
             recordBotMessage: createBotInboundRecorder({ queue: container.queue }),
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
+            recordCsatAnswer: createCsatAnswerRecorder({ queue: container.queue }),
             media: { queue: container.queue },
           }),
           changeNumber: changeContactNumber,
@@ -282,6 +285,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
           sendAutoReplies({ db: database.db, messages: messageDeps(container), logger }, { messageId: message_id, greeting, away }),
         'bot.deliver': async ({ delivery_id }) => void (await deliverToBot(botDeliveryDeps(container), delivery_id)),
         'bots.expire': async () => void (await expireBotSessions({ db: database.db, clock })),
+        'conversation.csat': async ({ survey_id, step }) =>
+          sendCsat({ db: database.db, clock, messages: messageDeps(container), logger }, { surveyId: survey_id, step }),
         'message.media': messageMediaHandler(mediaDeps(container)),
         'channel.watchdog': channelWatchdogHandler({ ...channelDeps(container), logger }),
         'sandbox.callback': sandboxCallbackHandler({ database, sandbox, logger }),
@@ -403,6 +408,15 @@ export function broadcastDeps(container: Container): BroadcastDeps {
       await container.queue.enqueue(container.database.db, 'broadcasts.run', {}, { singletonKey: 'now', singletonSeconds: 1 });
       container.queue.wake('broadcasts.run');
     },
+  };
+}
+
+/** What changing conversations needs, from the container: resolving one asks for a satisfaction rating (domain/csat). */
+export function conversationDeps(container: Container): { db: Database['db']; clock: Clock; hooks: ConversationHooks } {
+  return {
+    db: container.database.db,
+    clock: container.clock,
+    hooks: { onResolved: createCsatRequester({ queue: container.queue }) },
   };
 }
 

@@ -11,7 +11,17 @@ import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { queryRows } from '../src/db/client.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
-import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, PHONE, problemsOf, saveScreenshot } from './browser.ts';
+import {
+  assertAccessible,
+  checkPage,
+  closeBrowserSuite,
+  openBrowserSuite,
+  logIn,
+  openContext,
+  PHONE,
+  problemsOf,
+  saveScreenshot,
+} from './browser.ts';
 import { eventually } from './eventually.ts';
 import { freePort, OWNER_EMAIL, OWNER_PASSWORD, request, type TestServer } from './harness.ts';
 import { approvedTemplate, customerWrites, officialChannel, send } from './messages-helpers.ts';
@@ -508,6 +518,121 @@ test('New message: from a contact with no window yet (a template, with its varia
     await context.close();
   }
 });
+
+test('the keyboard: j and k move through the list, r and Esc, a assigns to me, e resolves, ? shows the sheet; alerts: the title counts my unread conversations and a customer message in one notifies', async () => {
+  const recorded = await openContext(browser);
+  const { context, page } = recorded;
+  try {
+    // The browser's notifications, recorded instead of shown (headless Chromium has no notification centre).
+    await page.addInitScript(() => {
+      const shown: Array<{ title: string; body: string }> = [];
+      class Recorded {
+        // The browser keeps a granted permission across page loads; so does this stand-in.
+        static permission = localStorage.getItem('test.notification-permission') ?? 'default';
+        static requestPermission = async () => {
+          localStorage.setItem('test.notification-permission', 'granted');
+          Recorded.permission = 'granted';
+          return 'granted';
+        };
+        onclick: (() => void) | null = null;
+        constructor(title: string, options?: { body?: string }) {
+          shown.push({ title, body: options?.body ?? '' });
+        }
+        close() {}
+      }
+      Object.assign(globalThis, { shownNotifications: shown, Notification: Recorded });
+    });
+    await signIn(page);
+    const hrefs = await conversationList(page)
+      .getByRole('link')
+      .evaluateAll((links) => links.map((l) => l.getAttribute('href') ?? ''));
+    assert.ok(hrefs.length >= 3, `conversations to move through: ${hrefs.join(' ')}`);
+    const first = hrefs[0]!.split('/').pop()!;
+    // Open and nobody's: the keys below change that.
+    const reset = await request(server, 'PATCH', `/v1/conversations/${first}`, {
+      key: server.apiKey,
+      body: { status: 'open', assignee_user_id: null },
+    });
+    assert.equal(reset.status, 200, reset.text);
+
+    const at = (href: string) => page.waitForURL((url) => `${url.pathname}${url.search}`.endsWith(href));
+    await page.keyboard.press('j');
+    await at(hrefs[0]!);
+    await page.keyboard.press('j');
+    await at(hrefs[1]!);
+    await page.keyboard.press('ArrowDown');
+    await at(hrefs[2]!);
+    await page.keyboard.press('k');
+    await at(hrefs[1]!);
+    await page.keyboard.press('k');
+    await at(hrefs[0]!);
+
+    const thread = page.getByRole('region', { name: /^Messages with / });
+    await thread.waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-shortcut') ?? document.activeElement?.tagName);
+    await page.keyboard.press('r');
+    assert.equal(await focused(), 'reply');
+    // Keys typed in the composer are text, not shortcuts; Esc leaves it.
+    await page.keyboard.type('je');
+    assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), 'je');
+    await page.keyboard.press('Escape');
+    assert.equal(await focused(), 'BODY');
+    await page.getByLabel('Message', { exact: true }).fill('');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('\\');
+    assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), '/');
+    await page.getByLabel('Message', { exact: true }).fill('');
+    await page.keyboard.press('Escape');
+
+    await page.keyboard.press('a');
+    await eventually('assigned to me', async () => ((await conversationOf(await phoneOf(first))).assignee_user_id ? true : undefined));
+    await page.getByRole('button', { name: 'Assign to me' }).waitFor({ state: 'detached' });
+    await page.keyboard.press('e');
+    await eventually('resolved', async () => ((await conversationOf(await phoneOf(first))).status === 'resolved' ? true : undefined));
+
+    await page.keyboard.press('?');
+    const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await sheet.getByRole('cell', { name: 'Resolve the conversation' }).waitFor();
+    await assertAccessible(page, 'inbox shortcut sheet');
+    await page.keyboard.press('Escape');
+    await sheet.waitFor({ state: 'hidden' });
+
+    // Alerts: turned on here; a customer message in my conversation, while I look at the list, notifies and counts in the title.
+    await page.getByRole('button', { name: 'Turn on notifications' }).click();
+    await page.getByRole('button', { name: 'Notifications on' }).waitFor();
+    await page.goto(`${server.baseUrl}/app/inbox`);
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Notifications on' }).waitFor();
+    const phone = await phoneOf(first);
+    await customerWrites(server, channel.id, phone, 'text', { body: 'One more thing about my order' });
+    const shown = await eventually('a notification', async () => {
+      const list = await page.evaluate(
+        () => (globalThis as unknown as { shownNotifications: Array<{ title: string; body: string }> }).shownNotifications,
+      );
+      return list.length > 0 ? list : undefined;
+    });
+    assert.equal(shown.length, 1);
+    assert.match(shown[0]!.title, /^New message from /);
+    assert.equal(shown[0]!.body, 'One more thing about my order');
+    await page.waitForFunction(() => /^\(\d+\+?\) /.test(document.title));
+    // Another's conversation notifies nobody.
+    const other = hrefs[1]!.split('/').pop()!;
+    await request(server, 'PATCH', `/v1/conversations/${other}`, { key: server.apiKey, body: { assignee_user_id: null } });
+    await customerWrites(server, channel.id, await phoneOf(other), 'text', { body: 'not yours' });
+    await page.getByText('not yours').first().waitFor();
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { shownNotifications: unknown[] }).shownNotifications.length), 1);
+
+    assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
+  } finally {
+    await context.close();
+  }
+});
+
+async function phoneOf(conversationId: string): Promise<string> {
+  const res = await request(server, 'GET', `/v1/conversations/${conversationId}`, { key: server.apiKey });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data.peer_phone as string;
+}
 
 /** The natural width of an image once the browser has loaded it (0 while it has not, or could not). */
 async function eventuallyLoaded(image: import('playwright-core').Locator): Promise<number> {

@@ -62,6 +62,8 @@ type TextFieldProps = FieldShell & {
   multiline?: boolean;
   rows?: number;
   name?: string;
+  /** What a keyboard shortcut finds the field by (pages/inbox/shortcuts.tsx). */
+  'data-shortcut'?: string;
 };
 
 export function TextField({

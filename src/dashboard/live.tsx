@@ -37,6 +37,10 @@ const STALE_KEYS: Partial<Record<EventType, string[]>> = {
   'contact.merged': ['contacts', 'conversations', 'deals'],
   'template.status_update': ['templates'],
   'channel.status_update': ['channels'],
+  // A broadcast's page and the list ask again on their own while one sends; these mark its turns at once.
+  'broadcast.started': ['broadcasts'],
+  'broadcast.paused': ['broadcasts'],
+  'broadcast.completed': ['broadcasts'],
   // The CRM's pages keep every query under orgKey('crm', …): a change to any of its records refreshes them.
   'crm.record.created': ['crm'],
   'crm.record.updated': ['crm'],

@@ -21,6 +21,7 @@ import { LoginPage } from './pages/LoginPage.tsx';
 import { OAuthAuthorizePage } from './pages/OAuthAuthorizePage.tsx';
 import { ResetPasswordPage } from './pages/ResetPasswordPage.tsx';
 import { SignupPage } from './pages/SignupPage.tsx';
+import { broadcastsRoutes } from './pages/broadcasts/routes.tsx';
 import { channelsRoutes } from './pages/channels/routes.tsx';
 import { contactsRoutes } from './pages/contacts/routes.tsx';
 import { crmRoutes } from './pages/crm/routes.tsx';
@@ -143,6 +144,7 @@ const appRoutes: RouteObject[] = [
   ...contactsRoutes,
   ...crmRoutes,
   ...channelsRoutes,
+  ...broadcastsRoutes,
   ...developersRoutes,
   ...settingsRoutes,
   ...searchRoutes,

@@ -6,6 +6,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, errorMessage } from './api.ts';
 import { useLiveState } from './live.tsx';
+import { InboxAlerts } from './pages/inbox/alerts.tsx';
 import { NavLink, Outlet, useLocation, useNavigate } from './router.tsx';
 import { SESSION_KEY, useSession, useSwitchOrganization } from './session.tsx';
 import { Brand, ErrorMessage } from './ui.tsx';
@@ -21,6 +22,7 @@ const NAV: NavGroup[] = [
       { to: '/contacts', label: 'Contacts', permission: 'contacts:read' },
       { to: '/channels', label: 'Channels', permission: 'channels:read' },
       { to: '/templates', label: 'Templates', permission: 'templates:read' },
+      { to: '/broadcasts', label: 'Broadcasts', permission: 'messages:read' },
     ],
   },
   {
@@ -170,6 +172,7 @@ export function Shell() {
           <div className={`live-state live-${live}`} role="status">
             {live === 'live' ? 'Live updates on' : live === 'connecting' ? 'Connecting live updates…' : 'Live updates reconnecting…'}
           </div>
+          <InboxAlerts />
           <button
             type="button"
             className="button button-sidebar"

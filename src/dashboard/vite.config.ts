@@ -45,8 +45,10 @@ export default defineConfig({
       },
       // The libraries in a chunk of their own: they change less often than the app, so a new release
       // of the dashboard leaves the browser's cached copy of them good (and no chunk passes 500 kB).
+      // The chart library is loaded only by the page that draws a chart (a dynamic import): its own chunk.
       output: {
-        manualChunks: (id: string) => (id.includes('/node_modules/') ? 'vendor' : undefined),
+        manualChunks: (id: string) =>
+          /\/node_modules\/(chart\.js|@kurkle\/color)\//.test(id) ? 'charts' : id.includes('/node_modules/') ? 'vendor' : undefined,
       },
     },
   },

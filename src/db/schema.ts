@@ -34,6 +34,8 @@ export const organizations = pgTable('organizations', {
   optOut: jsonb('opt_out').$type<{ stop_keywords: string[]; start_keywords: string[]; opt_out_buttons: string[] }>(),
   /** Business hours with the away message and greeting (domain/business-hours): null: none (always open, no auto-replies). */
   businessHours: jsonb('business_hours').$type<Record<string, unknown>>(),
+  /** The satisfaction survey sent when a conversation is resolved (domain/csat): null: the defaults (off). */
+  csat: jsonb('csat').$type<Record<string, unknown>>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -849,6 +851,9 @@ export const conversations = pgTable(
      * while set, no trigger starts a bot here; a hand-off to a bot or resolving the conversation clears it.
      */
     botPausedAt: at('bot_paused_at'),
+    /** The customer's last satisfaction rating (1-5) and when it came (domain/csat; the survey rows keep each one). */
+    csatRating: integer('csat_rating'),
+    csatAnsweredAt: at('csat_answered_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -1967,6 +1972,48 @@ export const broadcastRecipients = pgTable(
     uniqueIndex('broadcast_recipients_seq_key').on(t.broadcastId, t.seq),
     index('broadcast_recipients_pending_idx').on(t.broadcastId, t.seq).where(sql`${t.status} = 'pending' and ${t.messageId} is null`),
     check('broadcast_recipients_status_check', sql`${t.status} in ('pending', 'skipped', 'failed')`),
+  ],
+);
+
+/**
+ * Satisfaction surveys (domain/csat): one per resolution of a conversation while the organization's
+ * survey is on. pending (decided with the resolution; the conversation.csat-request job sends it), sent
+ * (request_message_id; answerable until expires_at), answered (rating 1-5, the answer's message),
+ * expired, or not_sent (reason: window_closed, refused, no_contact).
+ */
+export const csatSurveys = pgTable(
+  'csat_surveys',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    channelId: uuid('channel_id').notNull(),
+    contactId: uuid('contact_id'),
+    /** Who had the conversation when it was resolved (the rating is theirs in reports). */
+    assigneeUserId: uuid('assignee_user_id'),
+    status: text('status').notNull().default('pending'),
+    reason: text('reason'),
+    requestMessageId: uuid('request_message_id'),
+    requestedAt: at('requested_at').notNull(),
+    expiresAt: at('expires_at'),
+    rating: integer('rating'),
+    comment: text('comment'),
+    answerMessageId: uuid('answer_message_id'),
+    answeredAt: at('answered_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // The survey an inbound message may answer: the conversation's newest sent one.
+    index('csat_surveys_conversation_idx').on(t.conversationId, t.requestedAt),
+    // Listing and reports: an organization's answers by time.
+    index('csat_surveys_organization_answered_idx').on(t.organizationId, t.answeredAt, t.id).where(sql`${t.status} = 'answered'`),
+    check('csat_surveys_status_check', sql`${t.status} in ('pending', 'sent', 'answered', 'expired', 'not_sent')`),
+    check('csat_surveys_rating_check', sql`${t.rating} is null or ${t.rating} between 1 and 5`),
   ],
 );
 

@@ -584,6 +584,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     pinned: false,
     muted_until: null,
     marked_unread: false,
+    csat: null,
     contact: { id: CONTACT_ID, name: 'Ana Souza', phone: `+${PHONE}` },
     channel: { id: CHANNEL_ID, name: channel.name, platform: channel.platform },
     assignee: { id: USER_ID, name: user.name },

@@ -103,6 +103,11 @@ export const JOBS = {
     payload: z.object({ message_id: z.uuid(), greeting: z.boolean(), away: z.boolean() }),
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
   }),
+  /** A satisfaction survey's request, or its thanks after the answer (domain/csat/surveys.ts). */
+  'conversation.csat': job({
+    payload: z.object({ survey_id: z.uuid(), step: z.enum(['request', 'thanks']) }),
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
+  }),
   /**
    * POST a bot delivery's customer messages to its bot (domain/bots/deliver.ts): enqueued with each message
    * the delivery gathers (after its debounce); a failed attempt is retried with backoff, about 2 s to 10 minutes

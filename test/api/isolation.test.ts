@@ -466,6 +466,11 @@ const ROWS: Record<string, Row> = {
     why: "changes the caller's own organization's business hours (another's stay: test/api/business-hours.test.ts)",
   },
   'GET /v1/settings/business-hours/status': { kind: 'list' },
+  'GET /v1/settings/csat': { kind: 'list' },
+  'PATCH /v1/settings/csat': {
+    kind: 'no tenant data',
+    why: "changes the caller's own organization's survey settings (another's stay: test/api/csat.test.ts)",
+  },
   'GET /v1/channels/{channelID}/business-hours': {
     kind: 'id',
     path: { channelID: 'channel' },
@@ -827,6 +832,12 @@ const ROWS: Record<string, Row> = {
     path: { conversationID: 'conversation' },
     probe: ['GET /v1/conversations/{conversation}/messages'],
   },
+  'GET /v1/conversations/{conversationID}/csat-surveys': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}/csat-surveys'],
+  },
+  'GET /v1/csat-responses': { kind: 'list' },
   'POST /v1/conversation-labels': {
     kind: 'no tenant data',
     why: 'creates a conversation label of the caller’s organization (a name is unique per organization: A’s never makes B’s a 409)',

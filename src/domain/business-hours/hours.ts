@@ -84,7 +84,7 @@ function formatter(zone: string): Intl.DateTimeFormat {
 }
 
 /** The wall clock of `zone` at an instant. */
-function wallClock(zone: string, at: Date): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+export function wallClock(zone: string, at: Date): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
   const parts: Record<string, number> = {};
   for (const p of formatter(zone).formatToParts(at)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   return { y: parts.year!, mo: parts.month!, d: parts.day!, h: parts.hour! % 24, mi: parts.minute!, s: parts.second! };

@@ -116,6 +116,19 @@ export type EventBodies = {
     organization_id: string;
   };
   'conversation.note_deleted': { conversation_id: string; note_id: string; organization_id: string };
+  /** A customer rated a resolved conversation (domain/csat): 1 to 5, with the words beside the number. */
+  'csat.submitted': {
+    survey_id: string;
+    conversation_id: string;
+    contact_id: string | null;
+    channel_id: string;
+    assignee_user_id: string | null;
+    rating: number;
+    comment: string | null;
+    message_id: string;
+    organization_id: string;
+    answered_at: string;
+  };
   /** An organization's conversation label was created, renamed or recolored, or deleted (taken off every conversation). */
   'conversation_label.created': ConversationLabelBody;
   'conversation_label.updated': ConversationLabelBody;
@@ -347,6 +360,7 @@ export const EVENT_TYPES = [
   'conversation.labels_changed',
   'conversation.note_created',
   'conversation.note_deleted',
+  'csat.submitted',
   'conversation_label.created',
   'conversation_label.updated',
   'conversation_label.deleted',

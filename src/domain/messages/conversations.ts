@@ -301,6 +301,14 @@ export async function checkMember(tx: Executor, organizationId: string, userId: 
 }
 
 /**
+ * What other parts of Parley do in the transaction that changes a conversation (wired by the container):
+ * `onResolved` when it becomes resolved (the satisfaction survey, domain/csat).
+ */
+export type ConversationHooks = {
+  onResolved?: (tx: Executor, row: ConversationRow, now: Date) => Promise<void>;
+};
+
+/**
  * Applies a change to a loaded conversation (the caller's transaction) and records its events:
  * conversation.status_changed (status, snooze time or priority), conversation.assigned (assignee), and
  * conversation.updated beside them for the clients that follow that one. Answers the row as it now is.
@@ -311,6 +319,7 @@ export async function applyConversationChange(
   row: ConversationRow,
   change: Omit<ConversationPatch, 'conversationId'>,
   now: Date,
+  hooks: ConversationHooks = {},
 ): Promise<ConversationRow> {
   const status = change.status === undefined ? row.status : statusOf(change.status);
   if (change.snoozedUntil !== undefined && change.snoozedUntil !== null) {
@@ -359,6 +368,7 @@ export async function applyConversationChange(
     });
   list.push({ type: 'conversation.updated', body: conversationUpdated(updated!) });
   await recordEvents(tx, row.organizationId, list, now);
+  if (updated!.status === 'resolved' && row.status !== 'resolved') await hooks.onResolved?.(tx, updated!, now);
   return updated!;
 }
 
@@ -367,14 +377,14 @@ export async function applyConversationChange(
  * and records the events of applyConversationChange, in one transaction.
  */
 export async function updateConversation(
-  deps: { db: Db; clock: Clock },
+  deps: { db: Db; clock: Clock; hooks?: ConversationHooks },
   actor: Actor,
   input: ConversationPatch,
 ): Promise<ConversationView> {
   return deps.db.transaction(async (tx) => {
     const row = await loadConversation({ db: tx }, actor, input.conversationId);
     if (typeof input.assigneeUserId === 'string') await checkMember(tx, actor.organizationId, input.assigneeUserId, '/assignee_user_id');
-    await applyConversationChange(tx, row, input, deps.clock.now());
+    await applyConversationChange(tx, row, input, deps.clock.now(), deps.hooks);
     return loadConversationView({ db: tx }, actor, row.id);
   });
 }
@@ -446,7 +456,11 @@ export async function markConversationRead(
   });
 }
 
-/** An inbound message opens a pending, snoozed or resolved conversation (un-snoozes it), opens the window and counts as unread. */
+/**
+ * An inbound message opens a pending, snoozed or resolved conversation (un-snoozes it), opens the window
+ * and counts as unread. `answer`: it answered the team's own question (a satisfaction rating): the
+ * window opens, but the status stays and nothing is unread.
+ */
 export async function touchInbound(
   tx: Executor,
   row: ConversationRow,
@@ -454,6 +468,7 @@ export async function touchInbound(
   preview: string,
   contactId: string | null,
   now: Date,
+  options: { answer?: boolean } = {},
 ): Promise<void> {
   const [updated] = await tx
     .update(conversations)
@@ -461,15 +476,13 @@ export async function touchInbound(
       lastInboundAt: sql`greatest(${conversations.lastInboundAt}, ${at.toISOString()}::timestamptz)`,
       lastMessageAt: sql`greatest(${conversations.lastMessageAt}, ${at.toISOString()}::timestamptz)`,
       lastMessagePreview: preview,
-      status: 'open',
-      snoozedUntil: null,
-      unreadCount: sql`${conversations.unreadCount} + 1`,
+      ...(options.answer ? {} : { status: 'open', snoozedUntil: null, unreadCount: sql`${conversations.unreadCount} + 1` }),
       ...(contactId && !row.contactId ? { contactId } : {}),
       updatedAt: now,
     })
     .where(eq(conversations.id, row.id))
     .returning();
-  if (row.status !== 'open') {
+  if (row.status !== 'open' && !options.answer) {
     await recordEvents(
       tx,
       row.organizationId,

@@ -18,12 +18,13 @@ import { cursorKey } from '../paging.ts';
 import {
   applyConversationChange,
   checkMember,
+  type ConversationHooks,
   loadConversation,
   type ConversationPriority,
   type ConversationRow,
 } from './conversations.ts';
 
-export type WorkflowDeps = { db: Db; clock: Clock };
+export type WorkflowDeps = { db: Db; clock: Clock; hooks?: ConversationHooks };
 export type ConversationLabelRow = typeof conversationLabels.$inferSelect;
 export type ConversationNoteRow = typeof conversationNotes.$inferSelect;
 
@@ -336,7 +337,7 @@ export type BulkResult = { id: string; status: 'updated' | 'unchanged' | 'not_fo
  * changes (a bad one refuses the whole request, naming the field); an id that is no conversation of the
  * organization answers not_found in its place and the others go on.
  */
-export async function bulkConversations({ db, clock }: WorkflowDeps, actor: Actor, input: BulkInput): Promise<BulkResult[]> {
+export async function bulkConversations({ db, clock, hooks }: WorkflowDeps, actor: Actor, input: BulkInput): Promise<BulkResult[]> {
   const missingArgument = (field: string, action: string) =>
     invalid(`${field} is required for ${action}`, [{ pointer: `/${field}`, message: `required for ${action}` }]);
   return db.transaction(async (tx) => {
@@ -381,7 +382,7 @@ export async function bulkConversations({ db, clock }: WorkflowDeps, actor: Acto
           changed = (await applyConversationChange(tx, row, { assigneeUserId: input.assigneeUserId }, now)) !== row;
           break;
         case 'resolve':
-          changed = (await applyConversationChange(tx, row, { status: 'resolved' }, now)) !== row;
+          changed = (await applyConversationChange(tx, row, { status: 'resolved' }, now, hooks)) !== row;
           break;
         case 'reopen':
           changed = (await applyConversationChange(tx, row, { status: 'open' }, now)) !== row;

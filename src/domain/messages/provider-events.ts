@@ -16,7 +16,7 @@ import { recordChannelFault, type ChannelRow } from '../channels/channels.ts';
 import { holdTemplate } from '../templates/templates.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
-import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound } from './conversations.ts';
+import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound, type ConversationRow } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
 import type { InboundBotRecorder } from '../bots/inbound.ts';
 import { advanceStatus, advanceStatuses, findByProviderId, type MessageRow, type StatusMove } from './messages.ts';
@@ -104,6 +104,18 @@ export type InboundAutoReplyRecorder = (
   at: Date,
 ) => Promise<unknown>;
 
+/**
+ * Takes an inbound message of a resolved conversation as the answer to its satisfaction survey
+ * (domain/csat/surveys.ts), in the transaction storing it: null when it is none; otherwise `finish`, called
+ * once the message is recorded (after its message.new).
+ */
+export type InboundCsatRecorder = (
+  tx: Executor,
+  conversation: ConversationRow,
+  message: { id: string; type: string; content: Record<string, unknown> },
+  at: Date,
+) => Promise<{ finish(): Promise<void> } | null>;
+
 export type MessageApplierDeps = {
   resolveContact: InboundContactResolver;
   recordOrder: InboundOrderRecorder;
@@ -113,6 +125,8 @@ export type MessageApplierDeps = {
   recordBotMessage?: InboundBotRecorder;
   /** Absent: no away messages or greetings. */
   recordAutoReply?: InboundAutoReplyRecorder;
+  /** Absent: no satisfaction answers (every message opens a resolved conversation). */
+  recordCsatAnswer?: InboundCsatRecorder;
   /** Where an inbound message's media download is enqueued (inbound-media.ts). */
   media: MediaRecordDeps;
 };
@@ -291,9 +305,16 @@ async function applyInbound(
     );
   // A notice (a changed security code) is shown in the chat but is not the customer writing: no window, nothing unread.
   // A message of the history is old news: the last message moves only if it is newer, nothing is unread.
+  // A rating of the conversation's satisfaction survey leaves it resolved, and is answered by no away message.
+  const csatAnswer =
+    !event.chat && !event.notice && !event.history && deps.recordCsatAnswer
+      ? await deps.recordCsatAnswer(tx, conversation, { id, type: event.type, content }, at)
+      : null;
   if (event.history) await touchOutbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
   else if (!event.notice)
-    await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at);
+    await touchInbound(tx, conversation, event.timestamp, previewOf(event.type, event.content), conversationContact, at, {
+      answer: csatAnswer !== null,
+    });
   await recordEvent(
     tx,
     channel.organizationId,
@@ -317,8 +338,9 @@ async function applyInbound(
       { id, organizationId: channel.organizationId, contactId: contact.contactId, type: event.type, content },
       at,
     );
-  // Only what the customer writes now (not history, a notice, a group or a status post) goes to a bot or is answered.
-  if (!event.chat && !event.notice && !event.history) {
+  await csatAnswer?.finish();
+  // Only what the customer writes now (not history, a notice, a group, a status post or a survey's answer) goes to a bot or is answered.
+  if (!event.chat && !event.notice && !event.history && !csatAnswer) {
     const botId = deps.recordBotMessage
       ? await deps.recordBotMessage(
           tx,

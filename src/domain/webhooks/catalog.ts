@@ -190,6 +190,22 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
       organization_id: ORG,
     },
   },
+  'csat.submitted': {
+    description:
+      'A customer answered the satisfaction survey sent when their conversation was resolved (docs/inbox.md): rating 1 (very poor) to 5 (excellent), comment the words written beside the number (null when none), assignee_user_id who had the conversation when it was resolved. The conversation stays resolved.',
+    example: {
+      survey_id: '0196b1f2-0a00-7000-8000-0000000000f1',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      assignee_user_id: '0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01',
+      rating: 5,
+      comment: 'quick and friendly',
+      message_id: '0196b1f2-0a00-7000-8000-0000000000f2',
+      organization_id: ORG,
+      answered_at: '2026-05-04T10:21:07.000Z',
+    },
+  },
   'conversation_label.created': {
     description: 'A conversation label was created for the organization.',
     example: { label_id: '0196b1f2-0a00-7000-8000-0000000000d1', name: 'Billing', color: '#1f6feb', organization_id: ORG },

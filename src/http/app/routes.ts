@@ -1,6 +1,7 @@
 /** Every route group, each given the narrow services it uses (built from the container). */
 import {
   channelRouteDeps,
+  conversationDeps,
   mailSender,
   messageDeps,
   broadcastDeps,
@@ -51,6 +52,7 @@ import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
 import { registerConversationRoutes } from '../v1/conversations.ts';
 import { registerConversationWorkflowRoutes } from '../v1/conversation-workflow.ts';
+import { registerCsatRoutes } from '../v1/csat.ts';
 import { registerProviderWebhookRoutes } from '../providers/webhooks.ts';
 import { registerWebhookRoutes } from '../v1/webhooks.ts';
 import { registerEventRoutes } from '../v1/events.ts';
@@ -155,8 +157,9 @@ export async function registerRouteGroups(
   await registerSegmentRoutes(app, crm);
   await registerBroadcastRoutes(app, broadcastDeps(container));
   await registerMessageRoutes(app, messageDeps(container), { db: container.database.db, store: container.mediaStore });
-  await registerConversationRoutes(app, { db: container.database.db, clock: container.clock });
-  await registerConversationWorkflowRoutes(app, { db: container.database.db, clock: container.clock });
+  await registerConversationRoutes(app, conversationDeps(container));
+  await registerConversationWorkflowRoutes(app, conversationDeps(container));
+  await registerCsatRoutes(app, { db: container.database.db, clock: container.clock });
   await registerCannedResponseRoutes(app, { db: container.database.db, clock: container.clock });
   await registerBotRoutes(app, botDeps(container));
   await registerWebhookRoutes(app, webhookDeps(container));

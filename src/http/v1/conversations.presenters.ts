@@ -29,6 +29,7 @@ export function presentConversation(row: ConversationView): ConversationRecord {
     pinned: row.pinnedAt !== null,
     muted_until: row.mutedUntil?.toISOString() ?? null,
     marked_unread: row.markedUnread,
+    csat: row.csatRating !== null && row.csatAnsweredAt ? { rating: row.csatRating, answered_at: row.csatAnsweredAt.toISOString() } : null,
     contact: row.contact,
     channel: row.channel,
     assignee: row.assignee,

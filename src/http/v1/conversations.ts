@@ -10,6 +10,7 @@ import {
   loadConversationView,
   markConversationRead,
   updateConversation,
+  type ConversationHooks,
 } from '../../domain/messages/conversations.ts';
 import { listMessages } from '../../domain/messages/messages.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -58,6 +59,10 @@ export const ConversationSchema = z
       .nullable()
       .meta({ description: "The chat's notifications are muted on the linked phone until then; null when not muted" }),
     marked_unread: z.boolean().meta({ description: 'Marked unread by hand (on the phone or through the API), whatever unread_count says' }),
+    csat: z.object({ rating: z.number().int(), answered_at: z.string() }).nullable().meta({
+      description:
+        "The customer's last satisfaction rating (1 to 5) and when they gave it; null if never (GET /v1/conversations/{conversationID}/csat-surveys has each survey)",
+    }),
     contact: z
       .object({ id: z.string(), name: z.string().nullable(), phone: z.string().nullable().meta({ description: 'E.164, with +' }) })
       .nullable()
@@ -104,7 +109,7 @@ const UpdateConversationBody = z
 
 export type UpdateConversationRequest = z.input<typeof UpdateConversationBody>;
 
-export async function registerConversationRoutes(app: App, deps: { db: Db; clock: Clock }) {
+export async function registerConversationRoutes(app: App, deps: { db: Db; clock: Clock; hooks?: ConversationHooks }) {
   app.get(
     '/v1/conversations',
     {

@@ -3482,6 +3482,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/settings/csat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The satisfaction survey settings
+     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open. Off until enabled. Needs channels:read.
+     */
+    get: operations['getCsatSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the satisfaction survey settings
+     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on. 400 naming the field. Needs channels:write.
+     */
+    patch: operations['updateCsatSettings'];
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/csat-surveys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A conversation’s satisfaction surveys
+     * @description Every survey the conversation was sent (one per resolution while the survey was on), newest first, with its answer.
+     */
+    get: operations['listConversationCsatSurveys'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/csat-responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List satisfaction answers
+     * @description The organization’s answered surveys, newest answer first, by channel, by the member who had the conversation, by rating and by time.
+     */
+    get: operations['listCsatResponses'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/canned-responses': {
     parameters: {
       query?: never;
@@ -5844,6 +5908,7 @@ export interface components {
      *       "pinned": false,
      *       "muted_until": null,
      *       "marked_unread": false,
+     *       "csat": null,
      *       "contact": {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000d1",
      *         "name": "Ana Souza",
@@ -5903,6 +5968,11 @@ export interface components {
       muted_until: string | null;
       /** @description Marked unread by hand (on the phone or through the API), whatever unread_count says */
       marked_unread: boolean;
+      /** @description The customer's last satisfaction rating (1 to 5) and when they gave it; null if never (GET /v1/conversations/{conversationID}/csat-surveys has each survey) */
+      csat: {
+        rating: number;
+        answered_at: string;
+      } | null;
       /** @description The customer's contact; null when there is none (or it was deleted) */
       contact: {
         id: string;
@@ -6885,7 +6955,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -7170,6 +7240,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -7285,6 +7356,82 @@ export interface components {
       errors_truncated: boolean;
       /** @description The body went past 100000 rows or 64 MiB; the rows from the one named in errors on were not read */
       truncated: boolean;
+    };
+    /**
+     * @description When a conversation becomes resolved (by a member, the API or a bulk action) and the survey is on for its channel, the customer is sent the question with the five ratings as a list (the official API shows a list; a linked device gets numbered text). The customer answers by choosing a row, or by writing a number from 1 to 5 (words after it are the comment), one to five stars, or a rating’s label. An answer within expire_hours rates the conversation (`csat.submitted`) and leaves it resolved; anything else opens it as usual. Nothing is sent outside the customer-service window, to a group, or while an earlier survey of the conversation is still open.
+     * @example {
+     *       "enabled": true,
+     *       "question": "How would you rate the help you got today? Reply with a number from 1 (very poor) to 5 (excellent).",
+     *       "button_text": "Rate us",
+     *       "rating_labels": [
+     *         "Very poor",
+     *         "Poor",
+     *         "Okay",
+     *         "Good",
+     *         "Excellent"
+     *       ],
+     *       "thanks_message": "Thank you for your feedback!",
+     *       "expire_hours": 24,
+     *       "channel_ids": null
+     *     }
+     */
+    CsatSettings: {
+      enabled: boolean;
+      question: string;
+      /** @description The list’s button, where the platform shows lists */
+      button_text: string;
+      /** @description The labels of the ratings 1 to 5, in that order */
+      rating_labels: string[];
+      /** @description Sent after an answer; null: nothing */
+      thanks_message: string | null;
+      /** @description An answer is taken this long after the request */
+      expire_hours: number;
+      /** @description The channels whose conversations are asked; null: every channel */
+      channel_ids: string[] | null;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "conversation_id": "0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00",
+     *       "channel_id": "0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00",
+     *       "contact_id": "0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff",
+     *       "assignee_user_id": "0190a5b0-9a1b-7c11-9d2f-5b6c7d8e9d01",
+     *       "status": "answered",
+     *       "reason": null,
+     *       "request_message_id": "0196b1f2-0a00-7000-8000-0000000000f3",
+     *       "requested_at": "2026-05-04T10:15:00.000Z",
+     *       "expires_at": "2026-05-05T10:15:00.000Z",
+     *       "rating": 5,
+     *       "comment": "quick and friendly",
+     *       "answer_message_id": "0196b1f2-0a00-7000-8000-0000000000f2",
+     *       "answered_at": "2026-05-04T10:21:07.000Z"
+     *     }
+     */
+    CsatSurvey: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      conversation_id: string;
+      /** Format: uuid */
+      channel_id: string;
+      contact_id: string | null;
+      /** @description Who had the conversation when it was resolved */
+      assignee_user_id: string | null;
+      /**
+       * @description pending (decided, being sent), sent (waiting for the answer until expires_at), answered, expired (no answer in time), not_sent (reason says why: window_closed, channel_not_connected, or the refusal’s code)
+       * @enum {string}
+       */
+      status: 'pending' | 'sent' | 'answered' | 'expired' | 'not_sent';
+      reason: string | null;
+      request_message_id: string | null;
+      requested_at: string;
+      expires_at: string | null;
+      /** @description 1 (very poor) to 5 (excellent) */
+      rating: number | null;
+      /** @description The words the customer wrote beside the number */
+      comment: string | null;
+      answer_message_id: string | null;
+      answered_at: string | null;
     };
     /**
      * @example {
@@ -7567,6 +7714,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11008,6 +11156,23 @@ export interface components {
       assignee_user_id?: string | null;
     };
     /**
+     * @description The fields given replace the stored ones; the others stay. Applies to conversations resolved from then on.
+     * @example {
+     *       "enabled": true,
+     *       "expire_hours": 48
+     *     }
+     */
+    UpdateCsatSettingsRequest: {
+      enabled?: boolean;
+      question?: string;
+      button_text?: string;
+      /** @description Five labels, for the ratings 1 to 5 */
+      rating_labels?: [string, string, string, string, string];
+      thanks_message?: string | null;
+      expire_hours?: number;
+      channel_ids?: string[] | null;
+    };
+    /**
      * @description The fields to change; null clears one (not the name, pipeline or stage); contact_ids replaces the set; custom_fields is merged key by key. A new stage_id (of the deal’s pipeline, or of pipeline_id when given too), or a pipeline_id alone (its first open stage), moves the deal: its stage history gets a row and crm.deal.stage_changed is recorded beside crm.record.updated.
      * @example {
      *       "stage_id": "0196b1f2-0a00-7000-8000-000000000215"
@@ -11376,7 +11541,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -11612,6 +11777,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -11859,6 +12025,7 @@ export interface components {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -11938,6 +12105,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -12023,6 +12191,7 @@ export interface components {
         | 'conversation.labels_changed'
         | 'conversation.note_created'
         | 'conversation.note_deleted'
+        | 'csat.submitted'
         | 'conversation_label.created'
         | 'conversation_label.updated'
         | 'conversation_label.deleted'
@@ -44319,6 +44488,493 @@ export interface operations {
       };
     };
   };
+  getCsatSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateCsatSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCsatSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSettings'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listConversationCsatSurveys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSurvey'][];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listCsatResponses: {
+    parameters: {
+      query?: {
+        /** @description Page size, 1 to 200 (default 50) */
+        limit?: number;
+        /** @description meta.next_cursor of the previous page */
+        cursor?: string;
+        channel_id?: string;
+        /** @description Who had the conversation when it was resolved */
+        assignee_user_id?: string;
+        /** @description One rating, or several (`rating=1&rating=2`) */
+        rating?: number | number[];
+        /** @description Answered at or after */
+        since?: string;
+        /** @description Answered at or before */
+        until?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CsatSurvey'][];
+            meta: {
+              /** @description Cursor of the next page; null on the last page */
+              next_cursor: string | null;
+            };
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listCannedResponses: {
     parameters: {
       query?: {
@@ -47014,6 +47670,7 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'
@@ -47345,6 +48002,7 @@ export interface operations {
           | 'conversation.labels_changed'
           | 'conversation.note_created'
           | 'conversation.note_deleted'
+          | 'csat.submitted'
           | 'conversation_label.created'
           | 'conversation_label.updated'
           | 'conversation_label.deleted'

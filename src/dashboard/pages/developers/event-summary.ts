@@ -57,6 +57,8 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
     }
     case 'conversation.note_deleted':
       return 'Private note deleted';
+    case 'csat.submitted':
+      return joined('Satisfaction rating', typeof d.rating === 'number' && `${d.rating} of 5`);
     case 'conversation_label.created':
     case 'conversation_label.updated':
     case 'conversation_label.deleted':

@@ -117,6 +117,7 @@ export function Composer({ conversation }: { conversation: Conversation }) {
           error={errors.field('/content/body')}
           maxLength={4096}
           description="Type / and a shortcut for a canned response."
+          data-shortcut="reply"
         />
       ) : null}
       {mode === 'text' ? <CannedPicker text={body} conversationId={conversation.id} onPick={setBody} /> : null}

@@ -21,6 +21,7 @@ import {
   type ConversationFilters,
 } from './api.ts';
 import { NewMessageButton } from './NewMessage.tsx';
+import { ShortcutHelp, useInboxShortcuts } from './shortcuts.tsx';
 import { Thread } from './Thread.tsx';
 
 const FILTER_PARAMS = ['status', 'priority', 'label', 'channel', 'assignee', 'unread', 'q'] as const;
@@ -42,10 +43,22 @@ export function InboxPage() {
   const { conversationId } = useParams();
   const [params] = useSearchParams();
   const search = params.toString() ? `?${params.toString()}` : '';
+  const shortcuts = useInboxShortcuts();
+  const [helpOpen, setHelpOpen] = useState(false);
   return (
     <div className={conversationId ? 'inbox inbox-has-thread' : 'inbox'}>
+      <ShortcutHelp
+        open={helpOpen || shortcuts.helpOpen}
+        onClose={() => {
+          setHelpOpen(false);
+          shortcuts.closeHelp();
+        }}
+      />
       <div className="inbox-list-pane">
         <PageHeader title="Inbox">
+          <button type="button" className="button" aria-keyshortcuts="?" onClick={() => setHelpOpen(true)}>
+            Shortcuts
+          </button>
           <NewMessageButton />
         </PageHeader>
         <Filters />

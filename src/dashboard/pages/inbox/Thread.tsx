@@ -187,12 +187,26 @@ function ConversationControls({ conversation }: { conversation: Conversation }) 
         </select>
       </div>
       {assigneeId !== me ? (
-        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ assignee_user_id: me })}>
+        <button
+          type="button"
+          className="button"
+          data-shortcut="assign-me"
+          aria-keyshortcuts="a"
+          disabled={update.isPending}
+          onClick={() => update.mutate({ assignee_user_id: me })}
+        >
           Assign to me
         </button>
       ) : null}
       {conversation.status !== 'resolved' ? (
-        <button type="button" className="button" disabled={update.isPending} onClick={() => update.mutate({ status: 'resolved' })}>
+        <button
+          type="button"
+          className="button"
+          data-shortcut="resolve"
+          aria-keyshortcuts="e"
+          disabled={update.isPending}
+          onClick={() => update.mutate({ status: 'resolved' })}
+        >
           Resolve
         </button>
       ) : (
