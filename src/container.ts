@@ -52,6 +52,10 @@ import { resolveInboundContact } from './domain/contacts/inbound.ts';
 import { recordInboundOrder } from './domain/orders/inbound.ts';
 import { recordInboundOptOut } from './domain/contacts/opt-out.ts';
 import { createAutoReplyRecorder, sendAutoReplies } from './domain/business-hours/auto-replies.ts';
+import { createBotInboundRecorder } from './domain/bots/inbound.ts';
+import { deliverToBot, type BotDeliveryDeps } from './domain/bots/deliver.ts';
+import type { BotDeps } from './domain/bots/bots.ts';
+import { expireBotSessions } from './domain/bots/sessions.ts';
 import { createCsatAnswerRecorder, createCsatRequester, sendCsat } from './domain/csat/surveys.ts';
 import type { ConversationHooks } from './domain/messages/conversations.ts';
 import type { ActionDeps } from './domain/automations/actions.ts';
@@ -282,6 +286,7 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
             resolveContact: crm.resolveInboundContact,
             recordOrder: recordInboundOrder,
             recordOptOut: recordInboundOptOut,
+            recordBotMessage: createBotInboundRecorder({ queue: container.queue }),
             recordAutoReply: createAutoReplyRecorder({ queue: container.queue }),
             recordCsatAnswer: createCsatAnswerRecorder({ queue: container.queue }),
             recordReply: recordBroadcastReply,
@@ -294,6 +299,8 @@ export async function buildContainer(config: Config, overrides: ContainerOverrid
         'call.reject': callRejectHandler({ ...channelRouteDeps(container).pairing, messages: messageDeps(container), logger }),
         'conversation.auto-reply': async ({ message_id, greeting, away }) =>
           sendAutoReplies({ db: database.db, messages: messageDeps(container), logger }, { messageId: message_id, greeting, away }),
+        'bot.deliver': async ({ delivery_id }) => void (await deliverToBot(botDeliveryDeps(container), delivery_id)),
+        'bots.expire': async () => void (await expireBotSessions({ db: database.db, clock })),
         'conversation.csat': async ({ survey_id, step }) =>
           sendCsat({ db: database.db, clock, messages: messageDeps(container), logger }, { surveyId: survey_id, step }),
         'message.media': messageMediaHandler(mediaDeps(container)),
@@ -556,6 +563,17 @@ export function providerTargets(config: Config): TargetPolicy {
 /** What the probe and metrics routes use (GET /livez, /readyz, /metrics), in the API and in a worker-only process. */
 export function probeServices(container: Container): ProbeServices {
   return { readiness: () => checkReadiness(container.database), metrics: container.metrics, access: container.config.metrics };
+}
+
+/** What the bot routes need: the webhook rules for its URL and secret. */
+export function botDeps(container: Container): BotDeps {
+  const webhooks = webhookDeps(container);
+  return { db: webhooks.db, clock: webhooks.clock, sealer: webhooks.sealer, policy: webhooks.policy };
+}
+
+/** What a bot delivery needs: the webhooks' sender rules and the queue it comes back on while it waits. */
+function botDeliveryDeps(container: Container): BotDeliveryDeps {
+  return { ...botDeps(container), queue: container.queue, timeoutMs: container.config.webhooks.timeoutMs };
 }
 
 /** What the webhook domain functions need, from the container. */

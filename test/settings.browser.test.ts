@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { inArray } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { memberships, users } from '../src/db/schema.ts';
+import { conversations, memberships, users } from '../src/db/schema.ts';
 import { uuidv7 } from '../src/lib/ids.ts';
 import { checkPage, closeBrowserSuite, openBrowserSuite, logIn, openContext, problemsOf } from './browser.ts';
 import { eventually } from './eventually.ts';
@@ -480,6 +480,72 @@ describe('automations', () => {
       await editor.getByLabel('Text or pattern', { exact: true }).and(page.locator('[value="refund"]')).waitFor();
       await checkPage(page, 'automations');
       assert.deepEqual(problems(owner), { pageErrors: [], consoleErrors: [] });
+    } finally {
+      await owner.context.close();
+    }
+  });
+});
+
+describe('bots', () => {
+  test('a bot added with its secret shown once; a conversation it owns shows it, and Take over gives it to the team', async () => {
+    // The account test before changes the owner's email and password: whichever sign in works.
+    const first = await request(server, 'POST', '/v1/auth/login', { body: { email: OWNER_EMAIL, password: OWNER_PASSWORD } });
+    const [email, password] = first.status === 200 ? [OWNER_EMAIL, OWNER_PASSWORD] : ['olivia@example.com', 'a brand new passphrase'];
+    const owner = await freshBrowser();
+    const { page } = owner;
+    try {
+      await page.goto(`${server.baseUrl}/app/settings/bots`);
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await logIn(page, email, password);
+      await page.getByRole('heading', { name: 'Bots', level: 1 }).waitFor();
+      await page.getByText('No bots yet').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Order assistant');
+      await page.getByLabel('URL', { exact: true }).fill('http://127.0.0.1:9/bot');
+      await page.getByLabel('Starts on').selectOption('contains');
+      // A keyword trigger with no keyword: the API's refusal shown at the field.
+      await page.getByRole('button', { name: 'Add bot' }).click();
+      assert.match(await fieldError(page, 'Keywords'), /keyword/i);
+      await page.getByLabel('Keywords').fill('order, delivery');
+      await page.getByRole('button', { name: 'Add bot' }).click();
+      const secret = page.getByLabel('Signing secret');
+      await secret.waitFor();
+      assert.match(await secret.inputValue(), /^whsec_/);
+      await page.getByRole('button', { name: 'Disable Order assistant' }).waitFor();
+      await page.getByText('contains: order, delivery').waitFor();
+      await checkPage(page, 'settings-bots');
+      await page.getByRole('button', { name: 'Done' }).click();
+      await secret.waitFor({ state: 'detached' });
+      const listed = await request(server, 'GET', '/v1/bots', { key: server.apiKey });
+      const bot = (listed.body.data as Array<{ id: string; name: string }>).find((b) => b.name === 'Order assistant');
+      assert.ok(bot, listed.text);
+
+      // A conversation of the organization, handed to the bot through the API.
+      const channel = await request(server, 'POST', '/v1/channels', {
+        key: server.apiKey,
+        body: { platform: 'chatapp_official', name: 'Bots' },
+      });
+      assert.equal(channel.status, 201, channel.text);
+      const conversationId = uuidv7();
+      await server.container.database.db.insert(conversations).values({
+        id: conversationId,
+        organizationId: server.organizationId,
+        channelId: channel.body.data.id,
+        peerPhone: '4915112399001',
+      });
+      const handed = await request(server, 'POST', `/v1/conversations/${conversationId}/handoff`, {
+        key: server.apiKey,
+        body: { to: 'bot', bot_id: bot.id },
+      });
+      assert.equal(handed.status, 200, handed.text);
+      await page.goto(`${server.baseUrl}/app/inbox/${conversationId}`);
+      const note = page.getByRole('status').filter({ hasText: 'The bot Order assistant is answering this conversation' });
+      await note.waitFor();
+      await checkPage(page, 'inbox-bot-owner');
+      await page.getByRole('button', { name: 'Take over' }).click();
+      await note.waitFor({ state: 'detached' });
+      const owned = await request(server, 'GET', `/v1/conversations/${conversationId}/owner`, { key: server.apiKey });
+      assert.equal(owned.body.data.owner, 'human', owned.text);
+      assert.deepEqual(problems(owner, [[400, '/v1/bots']]), { pageErrors: [], consoleErrors: [] });
     } finally {
       await owner.context.close();
     }

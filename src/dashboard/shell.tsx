@@ -53,6 +53,7 @@ const NAV: NavGroup[] = [
       { to: '/settings/members', label: 'Members', permission: 'members:read' },
       { to: '/settings/automations', label: 'Automations', permission: 'automations:read' },
       { to: '/settings/teams', label: 'Teams', permission: 'teams:read' },
+      { to: '/settings/bots', label: 'Bots', permission: 'bots:read' },
       { to: '/settings/sessions', label: 'Sessions' },
       { to: '/settings/account', label: 'Your account' },
       { to: '/settings/authorized-apps', label: 'Authorized apps' },

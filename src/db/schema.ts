@@ -867,6 +867,13 @@ export const conversations = pgTable(
     awaySentAt: at('away_sent_at'),
     /** When the greeting of a first contact was decided. */
     greetingSentAt: at('greeting_sent_at'),
+    /** The bot that owns the conversation now (its open session: bot_sessions); null: people own it (domain/bots). */
+    botId: uuid('bot_id').references((): AnyPgColumn => bots.id, { onDelete: 'set null' }),
+    /**
+     * When people took the conversation from bots (a member's reply or assignment, a hand-off to people):
+     * while set, no trigger starts a bot here; a hand-off to a bot or resolving the conversation clears it.
+     */
+    botPausedAt: at('bot_paused_at'),
     /** The customer's last satisfaction rating (1-5) and when it came (domain/csat; the survey rows keep each one). */
     csatRating: integer('csat_rating'),
     csatAnsweredAt: at('csat_answered_at'),
@@ -2254,5 +2261,109 @@ export const teamMembers = pgTable(
       'cascade',
     ),
     check('team_members_capacity_check', sql`${t.capacity} is null or ${t.capacity} >= 0`),
+  ],
+);
+
+/**
+ * A bot (domain/bots): an external URL that receives a conversation's customer messages, signed like
+ * webhooks, and answers through the API. Its trigger says which conversations it takes.
+ */
+export const bots = pgTable(
+  'bots',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    url: text('url').notNull(),
+    /** `whsec_...`, sealed (it must be read back to sign). */
+    secretSealed: text('secret_sealed').notNull(),
+    /** The channels it serves; empty: every channel of the organization. */
+    channelIds: uuid('channel_ids').array().notNull().default(sql`'{}'::uuid[]`),
+    /** `all` (any customer message) or `keyword`. */
+    triggerType: text('trigger_type').notNull(),
+    /** With `keyword`: equals, contains, starts_with or regex. */
+    triggerOperator: text('trigger_operator'),
+    /** With `keyword`: the keywords (or patterns), any of which starts it. */
+    triggerValues: text('trigger_values').array().notNull().default(sql`'{}'::text[]`),
+    /** A session ends after this many minutes without a customer message; 0: never. */
+    expireMinutes: integer('expire_minutes').notNull().default(0),
+    /** The customer's message that ends the session (compared trimmed, ignoring case); null: none. */
+    stopKeyword: text('stop_keyword'),
+    /** Customer messages within this many ms of each other go to the bot as one delivery. */
+    debounceMs: integer('debounce_ms').notNull().default(0),
+    /** A session the stop keyword or the bot's hand-off ended leaves the conversation with people (no trigger restarts it). */
+    keepOpen: boolean('keep_open').notNull().default(true),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('bots_organization_idx').on(t.organizationId, t.createdAt),
+    check('bots_trigger_type_check', sql`${t.triggerType} in ('all', 'keyword')`),
+    check('bots_trigger_operator_check', sql`${t.triggerOperator} in ('equals', 'contains', 'starts_with', 'regex')`),
+  ],
+);
+
+/** A bot owning a conversation from started_at to ended_at (with why); at most one open per conversation. */
+export const botSessions = pgTable(
+  'bot_sessions',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    botId: uuid('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    startedAt: at('started_at').notNull(),
+    endedAt: at('ended_at'),
+    /** expired, stop_keyword, human_took_over, handoff or bot_disabled. */
+    endReason: text('end_reason'),
+    /** The last customer message's time + the bot's expire_minutes; null: it does not expire. */
+    expiresAt: at('expires_at'),
+  },
+  (t) => [
+    uniqueIndex('bot_sessions_open_conversation_key').on(t.conversationId).where(sql`${t.endedAt} is null`),
+    index('bot_sessions_expiry_idx').on(t.expiresAt).where(sql`${t.endedAt} is null and ${t.expiresAt} is not null`),
+    index('bot_sessions_bot_idx').on(t.botId).where(sql`${t.endedAt} is null`),
+  ],
+);
+
+/**
+ * Customer messages going to a bot as one signed POST (its id is the webhook-id the bot dedupes by).
+ * `pending` gathers messages until due_at (the debounce); `sending` is closed and retried by its job
+ * (bot.deliver) until `delivered`; `cancelled` when the session ended before it went.
+ */
+export const botDeliveries = pgTable(
+  'bot_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    organizationId: uuid('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    botId: uuid('bot_id')
+      .notNull()
+      .references(() => bots.id, { onDelete: 'cascade' }),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => botSessions.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id').notNull(),
+    messageIds: uuid('message_ids').array().notNull(),
+    status: text('status').notNull().default('pending'),
+    dueAt: at('due_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    lastStatusCode: integer('last_status_code'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('bot_deliveries_pending_session_key').on(t.sessionId).where(sql`${t.status} = 'pending'`),
+    check('bot_deliveries_status_check', sql`${t.status} in ('pending', 'sending', 'delivered', 'cancelled')`),
   ],
 );

@@ -122,6 +122,31 @@ export const WEBHOOK_ENDPOINT_EXAMPLE = {
   updated_at: '2025-06-01T08:00:00.000Z',
 };
 
+const BOT_ID = '0196b1f2-0a00-7000-8000-0000000000f1';
+
+/** Also the base of the bot routes' own examples (http/v1/bots.ts). */
+export const BOT_EXAMPLE = {
+  id: BOT_ID,
+  name: 'Order assistant',
+  url: 'https://bot.example.com/parley',
+  channel_ids: [CHANNEL_ID],
+  trigger: { type: 'keyword', operator: 'contains', keywords: ['order', 'delivery'] },
+  expire_minutes: 30,
+  stop_keyword: '#stop',
+  debounce_ms: 3000,
+  keep_open: true,
+  enabled: true,
+  created_at: CREATED,
+  updated_at: CREATED,
+};
+
+export const CONVERSATION_OWNER_EXAMPLE = {
+  conversation_id: CONVERSATION_ID,
+  owner: 'bot',
+  bot_id: BOT_ID,
+  session: { id: '0196b1f2-0a00-7000-8000-0000000000f2', bot_id: BOT_ID, started_at: CHANGED, expires_at: '2025-06-02T09:44:00.000Z' },
+};
+
 const deliveryPolicy = {
   timeout_ms: 10000,
   retry_delays_ms: [5000, 300000, 1800000, 7200000, 18000000, 36000000],
@@ -635,6 +660,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     channel: { id: CHANNEL_ID, name: channel.name, platform: channel.platform },
     assignee: { id: USER_ID, name: user.name },
     team: { id: '0196b1f2-0a00-7000-8000-0000000000e1', name: 'Support' },
+    bot_id: null,
     created_at: CREATED,
     updated_at: NOW,
   },

@@ -188,6 +188,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v1/deals/{dealID}/stage-history': 'listDealStageHistory',
   // canned responses
   'POST /v1/canned-responses': 'createCannedResponse',
+  'POST /v1/bots': 'createBot',
+  'GET /v1/bots': 'listBots',
+  'GET /v1/bots/{botID}': 'getBot',
+  'PATCH /v1/bots/{botID}': 'updateBot',
+  'DELETE /v1/bots/{botID}': 'deleteBot',
+  'GET /v1/conversations/{conversationID}/owner': 'getConversationOwner',
+  'POST /v1/conversations/{conversationID}/handoff': 'handoffConversation',
   'GET /v1/canned-responses': 'listCannedResponses',
   'GET /v1/canned-responses/{cannedResponseID}': 'getCannedResponse',
   'PATCH /v1/canned-responses/{cannedResponseID}': 'updateCannedResponse',

@@ -108,6 +108,21 @@ export const JOBS = {
     payload: z.object({ survey_id: z.uuid(), step: z.enum(['request', 'thanks']) }),
     queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 60, notify: true },
   }),
+  /**
+   * POST a bot delivery's customer messages to its bot (domain/bots/deliver.ts): enqueued with each message
+   * the delivery gathers (after its debounce); a failed attempt is retried with backoff, about 2 s to 10 minutes
+   * apart, 12 retries over about 45 minutes; the delivery's id is the webhook-id the bot dedupes by.
+   */
+  'bot.deliver': job({
+    payload: z.object({ delivery_id: z.uuid() }),
+    queue: { retryLimit: 12, retryDelay: 2, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 60, notify: true },
+  }),
+  /** End the bot sessions whose customer was silent for their bot's expire_minutes (domain/bots/sessions.ts). */
+  'bots.expire': job({
+    payload: z.object({}),
+    queue: { retryLimit: 0, expireInSeconds: 120 },
+    cron: '* * * * *',
+  }),
   /** Check every connected channel's provider still answers; mark silent ones disconnected. */
   'channel.watchdog': job({
     /** `start`: the check a worker asks for as it starts (its failures do not count toward the disconnect limit). */

@@ -33,9 +33,10 @@ type Ids = {
   cannedResponse: string;
   /** An automation rule of A's. */
   automation: string;
-
   /** A team of A's, with A's member in it; A's channel routes to it. */
   team: string;
+  /** A bot of A's (disabled: it takes none of A's conversations). */
+  bot: string;
   /** A group of A's gateway channel's number. */
   group: string;
   /** A business label of A's gateway channel's number (its engine id), on a contact's chat. */
@@ -558,6 +559,30 @@ const ROWS: Record<string, Row> = {
     path: { cannedResponseID: 'cannedResponse' },
     body: { conversation_id: '{{conversation}}' },
     probe: ['GET /v1/canned-responses/{cannedResponse}'],
+  },
+  'POST /v1/bots': {
+    kind: 'no tenant data',
+    why: 'creates a bot of the caller’s organization (A’s channels are refused as unknown: bots.test.ts)',
+  },
+  'GET /v1/bots': { kind: 'list' },
+  'GET /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
+  'PATCH /v1/bots/{botID}': {
+    kind: 'id',
+    path: { botID: 'bot' },
+    body: { enabled: true, name: 'taken over' },
+    probe: ['GET /v1/bots/{bot}'],
+  },
+  'DELETE /v1/bots/{botID}': { kind: 'id', path: { botID: 'bot' }, probe: ['GET /v1/bots/{bot}'] },
+  'GET /v1/conversations/{conversationID}/owner': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    probe: ['GET /v1/conversations/{conversation}/owner'],
+  },
+  'POST /v1/conversations/{conversationID}/handoff': {
+    kind: 'id',
+    path: { conversationID: 'conversation' },
+    body: { to: 'bot', bot_id: '{{bot}}' },
+    probe: ['GET /v1/conversations/{conversation}/owner', 'GET /v1/conversations/{conversation}'],
   },
   'POST /v1/companies': {
     kind: 'no tenant data',
@@ -1288,6 +1313,11 @@ before(async () => {
   assert.equal(team.status, 201, team.text);
   const routed = await request(server, 'PUT', `/v1/channels/${gateway.id}/assignment`, { key, body: { team_id: team.body.data.id } });
   assert.equal(routed.status, 200, routed.text);
+  const bot = await request(server, 'POST', '/v1/bots', {
+    key,
+    body: { name: 'Isolated bot', url: 'https://bot.example.com/isolated', trigger: { type: 'all' }, enabled: false },
+  });
+  assert.equal(bot.status, 201, bot.text);
   const pipeline = await request(server, 'POST', '/v1/pipelines', {
     key,
     body: {
@@ -1433,8 +1463,8 @@ before(async () => {
     company: company.body.data.id,
     cannedResponse: canned.body.data.id,
     automation: automation.body.data.id,
-
     team: team.body.data.id,
+    bot: bot.body.data.id,
     pipeline: pipeline.body.data.id,
     stage: pipeline.body.data.stages[0].id,
     deal: deal.body.data.id,

@@ -241,6 +241,21 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
     ok(made, 'team');
     teamIds.push(made.body.data.id);
   }
+  // Bots (disabled: they take no conversation until the fuzzer enables one): two that stay, ones a DELETE may take.
+  const bots: string[] = [];
+  for (const name of ['Fuzz bot', 'Fuzz bot 2', 'Fuzz doomed bot 1', 'Fuzz doomed bot 2']) {
+    const made = await request(server, 'POST', '/v1/bots', {
+      key,
+      body: {
+        name,
+        url: `http://127.0.0.1:${closedPort}/bot`,
+        trigger: { type: 'keyword', operator: 'equals', keywords: ['fuzz'] },
+        enabled: false,
+      },
+    });
+    ok(made, 'bot');
+    bots.push(made.body.data.id);
+  }
   // Conversation labels (two that stay, on the conversation; ones a DELETE may take) and private notes in the conversation.
   const conversationLabels: string[] = [];
   for (const name of ['Fuzz billing', 'Fuzz vip', 'Fuzz doomed 1', 'Fuzz doomed 2']) {
@@ -294,9 +309,10 @@ export async function createFixtures(server: TestServer, closedPort: number): Pr
       'deletable:cannedresponse': canned.slice(2),
       automation: automations.slice(0, 2),
       'deletable:automation': automations.slice(2),
-
       team: teamIds.slice(0, 2),
       'deletable:team': teamIds.slice(2),
+      bot: bots.slice(0, 2),
+      'deletable:bot': bots.slice(2),
       conversationlabel: conversationLabels.slice(0, 2),
       'deletable:conversationlabel': conversationLabels.slice(2),
       conversationnote: conversationNotes.slice(0, 1),

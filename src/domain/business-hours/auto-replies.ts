@@ -5,7 +5,7 @@
  * created), and the `conversation.auto-reply` job is enqueued with it: a crash loses neither. The job
  * sends through acceptMessage like any other message, behind an idempotency key per conversation and
  * period (the inbound message that opened it), so a retried job sends nothing twice. Nothing is sent
- * while a bot owns the conversation (botOwnsConversation, false until bots exist).
+ * while a bot owns the conversation (botOwnsConversation: its bot_id), decided and again when sending.
  */
 import { and, eq, isNull, lte, or } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
@@ -22,7 +22,7 @@ import { botOwnsConversation, effectiveBusinessHours } from './settings.ts';
 /** Decides and marks what the message is owed, and enqueues the job sending it (none when nothing is). */
 export function createAutoReplyRecorder(deps: { queue: Queue }): InboundAutoReplyRecorder {
   return async (tx, message, at) => {
-    if (botOwnsConversation({ id: message.conversationId })) return;
+    if (botOwnsConversation(message)) return;
     const settings = (await effectiveBusinessHours(tx, message.channelId))?.effective;
     if (!settings) return;
     let greeting = false;
@@ -57,12 +57,12 @@ export type AutoReplyDeps = { db: Db; messages: MessageDeps; logger?: Pick<Logge
 /** The `conversation.auto-reply` job: sends the greeting, then the away message, as the settings now say. */
 export async function sendAutoReplies(deps: AutoReplyDeps, input: { messageId: string; greeting: boolean; away: boolean }): Promise<void> {
   const [row] = await deps.db
-    .select({ message: messages, peerPhone: conversations.peerPhone })
+    .select({ message: messages, peerPhone: conversations.peerPhone, botId: conversations.botId })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
     .where(eq(messages.id, input.messageId))
     .limit(1);
-  if (!row || botOwnsConversation({ id: row.message.conversationId })) return;
+  if (!row || botOwnsConversation(row)) return;
   const { message } = row;
   const settings = (await effectiveBusinessHours(deps.db, message.channelId))?.effective;
   if (!settings) return;

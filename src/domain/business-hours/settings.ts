@@ -76,11 +76,11 @@ export type BusinessHoursInput = Partial<Omit<BusinessHoursSettings, 'holidays' 
 };
 
 /**
- * Hook for issue 38 item 7 (bots): whether a bot owns the conversation, in which case no away message
- * or greeting is sent. Bots do not exist yet: always false.
+ * Whether a bot owns the conversation (domain/bots), in which case no away message or greeting is sent:
+ * read from the conversation's bot_id as loaded with it (no query).
  */
-export function botOwnsConversation(_conversation: { id: string }): boolean {
-  return false;
+export function botOwnsConversation(conversation: { botId: string | null }): boolean {
+  return conversation.botId !== null;
 }
 
 // ---------------------------------------------------------------------------------------------

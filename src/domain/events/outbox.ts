@@ -235,6 +235,18 @@ export type EventBodies = {
     reason_code: string | null;
     organization_id: string;
   };
+  /** A bot took a conversation (domain/bots): its trigger matched, a hand-off to it, or an automation. */
+  'bot.session_started': BotSessionBody & { started_by: 'trigger' | 'handoff' | 'automation' };
+  /** A bot's session ended, and why. */
+  'bot.session_ended': BotSessionBody & { reason: 'expired' | 'stop_keyword' | 'human_took_over' | 'handoff' | 'bot_disabled' };
+  /** Ownership of a conversation moved explicitly (POST /v1/conversations/{id}/handoff): to people or to a bot. */
+  'conversation.handoff': {
+    conversation_id: string;
+    to: 'human' | 'bot';
+    bot_id: string | null;
+    previous_bot_id: string | null;
+    organization_id: string;
+  };
   /** A canned response was written or deleted (domain/canned-responses); owner_user_id null for a shared one. */
   'canned_response.created': CannedResponseBody;
   'canned_response.updated': CannedResponseBody;
@@ -352,6 +364,7 @@ type TeamBody = {
   member_user_ids: string[];
   organization_id: string;
 };
+type BotSessionBody = { session_id: string; bot_id: string; conversation_id: string; channel_id: string; organization_id: string };
 type CannedResponseBody = { canned_response_id: string; shortcut: string; owner_user_id: string | null; organization_id: string };
 /** A suppression event: the scope (a channel id, `chatapp`, `all` or `marketing`), why, and the message that caused it (null: the API). */
 type SuppressionBody = {
@@ -442,6 +455,9 @@ export const EVENT_TYPES = [
   'broadcast.completed',
   'broadcast.variant_won',
   'automation.run',
+  'bot.session_started',
+  'bot.session_ended',
+  'conversation.handoff',
 ] as const satisfies readonly EventType[];
 
 /**

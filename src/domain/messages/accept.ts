@@ -18,6 +18,7 @@ import { normalizePhone, phoneDigits } from '../../lib/phone.ts';
 import { GROUP_RECIPIENT } from '../../providers/capabilities.ts';
 import type { Platform } from '../../providers/provider.ts';
 import type { Actor } from '../actor.ts';
+import { isHuman, pauseBotsForReply } from '../bots/sessions.ts';
 import { assertMessageType, assertSendable, capabilitiesOf, supportsOperation, type MessageType } from '../channels/capabilities.ts';
 import { loadChannel } from '../channels/channels.ts';
 import { DomainError, invalid } from '../errors.ts';
@@ -409,6 +410,9 @@ export async function acceptMessage(deps: MessageDeps, actor: Actor, input: Send
       case null:
         if (answer.message_id !== null) {
           deps.wakeDispatch();
+          // A member's own message takes the conversation from its bot (a read receipt or typing does not).
+          if (isHuman(actor) && input.type !== 'mark_as_read' && input.type !== 'presence')
+            await pauseBotsForReply(deps, actor, answer.conversation_id!);
           return {
             refusal: null,
             message: { ...accepted, conversationId: answer.conversation_id!, contactId: answer.contact_id },

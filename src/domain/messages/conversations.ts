@@ -27,6 +27,7 @@ import { isUuid, uuidv7 } from '../../lib/ids.ts';
 import type { Actor } from '../actor.ts';
 import { invalid, notFound } from '../errors.ts';
 import { recordEvent, recordEvents, type EventBodies, type NewEvent } from '../events/outbox.ts';
+import { humanTookOver } from '../bots/sessions.ts';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
@@ -424,9 +425,12 @@ export async function applyConversationChange(
   if (!statusMoved && !assigned) return row;
   const [updated] = await tx
     .update(conversations)
-    .set({ ...next, updatedAt: now })
+    // Resolved: the conversation is no longer people's to keep from bots (the next customer message may start one).
+    .set({ ...next, ...(next.status === 'resolved' && row.status !== 'resolved' ? { botPausedAt: null } : {}), updatedAt: now })
     .where(eq(conversations.id, row.id))
     .returning();
+  // Assigned to a member: people own it, and its bot stops.
+  if (assigned && next.assigneeUserId !== null) await humanTookOver(tx, row.organizationId, row.id, now);
   const list: NewEvent[] = [];
   if (statusMoved) list.push(statusChanged(row, updated!));
   if (assigned) list.push(assignedEvent(row, updated!));

@@ -18,6 +18,7 @@ import { recordEvent } from '../events/outbox.ts';
 import { previewOf } from './content.ts';
 import { ensureConversation, refreshPreviewOf, touchInbound, touchOutbound, type ConversationRow } from './conversations.ts';
 import { recordInboundMedia, type MediaRecordDeps } from './inbound-media.ts';
+import type { InboundBotRecorder } from '../bots/inbound.ts';
 import { advanceStatus, advanceStatuses, findByProviderId, firstStatus, type MessageRow, type StatusMove } from './messages.ts';
 
 /**
@@ -92,7 +93,15 @@ export type InboundOptOutRecorder = (
  */
 export type InboundAutoReplyRecorder = (
   tx: Executor,
-  message: { id: string; organizationId: string; channelId: string; conversationId: string; contactCreated: boolean },
+  message: {
+    id: string;
+    organizationId: string;
+    channelId: string;
+    conversationId: string;
+    contactCreated: boolean;
+    /** The bot that owns the conversation (none is sent then). */
+    botId: string | null;
+  },
   at: Date,
 ) => Promise<unknown>;
 
@@ -126,6 +135,8 @@ export type MessageApplierDeps = {
   recordOrder: InboundOrderRecorder;
   /** Absent: inbound messages opt no one out. */
   recordOptOut?: InboundOptOutRecorder;
+  /** Absent: no bots. Answers the bot that owns the conversation afterwards (domain/bots/inbound.ts). */
+  recordBotMessage?: InboundBotRecorder;
   /** Absent: no away messages or greetings. */
   recordAutoReply?: InboundAutoReplyRecorder;
   /** Absent: no satisfaction answers (every message opens a resolved conversation). */
@@ -350,19 +361,37 @@ async function applyInbound(
   if (!event.chat && !event.notice && !event.history && deps.recordReply)
     await deps.recordReply(tx, { conversationId: conversation.id }, at);
   if (!event.chat && !event.notice && !event.history && deps.routeConversation) await deps.routeConversation(tx, conversation, at);
-  // Only what the customer writes now (not history, a notice, a group or a status post) is answered.
-  if (!event.chat && !event.notice && !event.history && !csatAnswer && deps.recordAutoReply)
-    await deps.recordAutoReply(
-      tx,
-      {
-        id,
-        organizationId: channel.organizationId,
-        channelId: channel.id,
-        conversationId: conversation.id,
-        contactCreated: contact.created,
-      },
-      at,
-    );
+  // Only what the customer writes now (not history, a notice, a group, a status post or a survey's answer) goes to a bot or is answered.
+  if (!event.chat && !event.notice && !event.history && !csatAnswer) {
+    const botId = deps.recordBotMessage
+      ? await deps.recordBotMessage(
+          tx,
+          {
+            id,
+            organizationId: channel.organizationId,
+            channelId: channel.id,
+            conversationId: conversation.id,
+            content,
+            botId: conversation.botId,
+            botPausedAt: conversation.botPausedAt,
+          },
+          at,
+        )
+      : conversation.botId;
+    if (deps.recordAutoReply)
+      await deps.recordAutoReply(
+        tx,
+        {
+          id,
+          organizationId: channel.organizationId,
+          channelId: channel.id,
+          conversationId: conversation.id,
+          contactCreated: contact.created,
+          botId,
+        },
+        at,
+      );
+  }
   // A contact's status post (kept only where the channel keeps them: the engine drops the others).
   if (event.chat === 'status@broadcast')
     await recordEvent(

@@ -269,6 +269,41 @@ export const EVENT_CATALOG: { [T in EventType]: EventTypeInfo<T> } = {
     description: 'A contact profile was updated (also sent on some creates).',
     example: { contact_id: '0190a5b4-1f00-7c11-9d2f-5b6c7d8e9eff', name: 'Ada Lovelace', organization_id: ORG },
   },
+  'bot.session_started': {
+    description:
+      'A bot took a conversation (docs/bots.md): started_by `trigger` (a customer message matched its trigger), `handoff` (POST /v1/conversations/{id}/handoff to a bot) or `automation` (a rule). Until its session ends the bot gets the customer messages, and no away message or greeting is sent.',
+    example: {
+      session_id: '0196b1f2-0a00-7000-8000-0000000000f2',
+      bot_id: '0196b1f2-0a00-7000-8000-0000000000f1',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      started_by: 'trigger',
+    },
+  },
+  'bot.session_ended': {
+    description:
+      'A bot’s session on a conversation ended: `expired` (no customer message for its expire_minutes), `stop_keyword` (the customer sent it), `human_took_over` (a member replied or the conversation was assigned to one), `handoff` (POST /v1/conversations/{id}/handoff) or `bot_disabled` (the bot was disabled or deleted).',
+    example: {
+      session_id: '0196b1f2-0a00-7000-8000-0000000000f2',
+      bot_id: '0196b1f2-0a00-7000-8000-0000000000f1',
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      channel_id: '0190a5b1-0a0b-7c11-9d2f-5b6c7d8e9e00',
+      organization_id: ORG,
+      reason: 'human_took_over',
+    },
+  },
+  'conversation.handoff': {
+    description:
+      'Ownership of a conversation moved explicitly (POST /v1/conversations/{id}/handoff): `to` human (people own it; bot_id null) or bot (bot_id the bot now owning it); previous_bot_id the bot that owned it before, if any.',
+    example: {
+      conversation_id: '0190a5b4-2a70-7c11-9d2f-5b6c7d8e9f00',
+      to: 'human',
+      bot_id: null,
+      previous_bot_id: '0196b1f2-0a00-7000-8000-0000000000f1',
+      organization_id: ORG,
+    },
+  },
   'canned_response.created': {
     description: 'A canned response was created: shared with the organization (owner_user_id null) or a member’s own.',
     example: { canned_response_id: '0190a5b7-6eb2-7c11-9d2f-5b6c7d8e9f21', shortcut: 'hours', owner_user_id: null, organization_id: ORG },

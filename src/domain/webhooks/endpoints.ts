@@ -43,7 +43,7 @@ const PRIVATE_TARGETS_HINT =
   'a receiver on this machine or a private network (http, localhost, 10.x, 192.168.x) needs the service started with ALLOW_PRIVATE_NETWORK_TARGETS=true, for local development only';
 
 /** An unsafe URL is invalid at /url; a refusal of the private-network rule says how to allow it. */
-async function assertTarget(deps: Pick<WebhookDeps, 'policy'>, url: string): Promise<void> {
+export async function assertTarget(deps: Pick<WebhookDeps, 'policy'>, url: string): Promise<void> {
   try {
     await assertSafeTarget(url, deps.policy);
   } catch (err) {

@@ -100,6 +100,10 @@ export const OPENAPI_TAGS: ReadonlyArray<{ name: string; description: string }> 
     name: 'teams',
     description: 'Teams of members with an assignment policy and capacities, members’ availability, and the team a channel routes to.',
   },
+  {
+    name: 'bots',
+    description: 'External URLs that own conversations until a member takes over: their triggers, and hand-offs between bots and people.',
+  },
   { name: 'webhooks', description: 'Webhook endpoints, their signing secrets, and deliveries with their retries.' },
   { name: 'events', description: 'Every event, read as a list or as a live stream of server-sent events.' },
   { name: 'provider webhooks', description: 'Called by the providers (their webhooks and the gateway protocol), not by integrators.' },

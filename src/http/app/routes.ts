@@ -5,6 +5,7 @@ import {
   mailSender,
   messageDeps,
   broadcastDeps,
+  botDeps,
   onboardingDeps,
   probeServices,
   providerTargets,
@@ -46,6 +47,7 @@ import { registerTaskRoutes } from '../v1/tasks.ts';
 import { registerSearchRoutes } from '../v1/search.ts';
 import { registerCannedResponseRoutes } from '../v1/canned-responses.ts';
 import { registerAutomationRoutes } from '../v1/automations.ts';
+import { registerBotRoutes } from '../v1/bots.ts';
 import { registerRelationshipRoutes } from '../v1/relationships.ts';
 import { registerCommentRoutes } from '../v1/comments.ts';
 import { registerMessageRoutes } from '../v1/messages.ts';
@@ -169,6 +171,7 @@ export async function registerRouteGroups(
     sealer: container.sealer,
     policy: { allowPrivate: config.allowPrivateNetworkTargets },
   });
+  await registerBotRoutes(app, botDeps(container));
   await registerWebhookRoutes(app, webhookDeps(container));
   // One LISTEN for every event stream this process serves; stopped when the server closes.
   const eventHub = createEventHub({ database: container.database, logger: container.logger, pollMs: config.eventStream.pollMs });

@@ -35,6 +35,7 @@ export function presentConversation(row: ConversationView): ConversationRecord {
     channel: row.channel,
     assignee: row.assignee,
     team: row.team,
+    bot_id: row.botId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -74,6 +74,10 @@ export const ConversationSchema = z
       .meta({ description: 'The channel; null once it was deleted (its conversations stay as history)' }),
     assignee: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The user of assignee_user_id, or null' }),
     team: z.object({ id: z.string(), name: z.string() }).nullable().meta({ description: 'The team of team_id, or null' }),
+    bot_id: z.string().nullable().meta({
+      description:
+        'The bot that owns the conversation (docs/bots.md); null: people own it. POST /v1/conversations/{conversationID}/handoff moves it',
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -3862,6 +3862,95 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List bots
+     * @description Every bot of the organization, oldest first (at most 50). Secrets are never listed.
+     */
+    get: operations['listBots'];
+    put?: never;
+    /**
+     * Create a bot
+     * @description At most 50 bots an organization. The answer holds the signing secret, this once.
+     */
+    post: operations['createBot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/bots/{botID}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a bot */
+    get: operations['getBot'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a bot
+     * @description Its open sessions end first (bot.session_ended, bot_disabled); its conversations go back to people.
+     */
+    delete: operations['deleteBot'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a bot
+     * @description Fields to change. Disabling it ends its open sessions (bot.session_ended, bot_disabled).
+     */
+    patch: operations['updateBot'];
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/owner': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Who owns a conversation
+     * @description A bot (with its open session) or people.
+     */
+    get: operations['getConversationOwner'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/conversations/{conversationID}/handoff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Hand a conversation to people or to a bot
+     * @description to human: the bot’s session ends (`handoff`) and people own the conversation (a bot handing off with keep_open false lets its trigger start it again). to bot: the bot’s session starts (another bot’s ends). Records conversation.handoff.
+     */
+    post: operations['handoffConversation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/settings/developer/webhooks': {
     parameters: {
       query?: never;
@@ -4387,6 +4476,8 @@ export interface components {
         | 'webhooks:write'
         | 'automations:read'
         | 'automations:write'
+        | 'bots:read'
+        | 'bots:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -4854,6 +4945,63 @@ export interface components {
       amount: number;
       /** @description The sum × the stage’s probability / 100, rounded */
       weighted_amount: number;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "name": "Order assistant",
+     *       "url": "https://bot.example.com/parley",
+     *       "channel_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000c1"
+     *       ],
+     *       "trigger": {
+     *         "type": "keyword",
+     *         "operator": "contains",
+     *         "keywords": [
+     *           "order",
+     *           "delivery"
+     *         ]
+     *       },
+     *       "expire_minutes": 30,
+     *       "stop_keyword": "#stop",
+     *       "debounce_ms": 3000,
+     *       "keep_open": true,
+     *       "enabled": true,
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:00:00.000Z"
+     *     }
+     */
+    Bot: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Where the customer messages are POSTed, signed like webhooks */
+      url: string;
+      /** @description The channels it serves; empty: every channel */
+      channel_ids: string[];
+      trigger: components['schemas']['BotTrigger'];
+      /** @description A session ends after this many minutes without a customer message; 0: never */
+      expire_minutes: number;
+      /** @description The customer message that ends the session (ignoring case); null: none */
+      stop_keyword: string | null;
+      /** @description Customer messages within this many ms of each other go as one delivery */
+      debounce_ms: number;
+      /** @description true: a session the stop keyword or the bot’s own hand-off ended leaves the conversation with people (no trigger starts a bot there again until a hand-off to a bot, or it is resolved); false: the next matching message starts a new session */
+      keep_open: boolean;
+      enabled: boolean;
+      created_at: string;
+      updated_at: string;
+    };
+    BotTrigger: {
+      /**
+       * @description `all`: every customer message; `keyword`: a message matching one of the keywords
+       * @enum {string}
+       */
+      type: 'all' | 'keyword';
+      /** @description With keyword (default equals): equals, contains or starts_with compare ignoring case and surrounding spaces; regex is a case-insensitive JavaScript pattern, run over the first 1000 characters, nested repetition refused */
+      operator?: ('equals' | 'contains' | 'starts_with' | 'regex') | null;
+      /** @description With keyword: 1 to 20 keywords (or patterns), any of which starts the bot */
+      keywords?: string[];
     };
     /**
      * @example {
@@ -6855,6 +7003,7 @@ export interface components {
      *         "id": "0196b1f2-0a00-7000-8000-0000000000e1",
      *         "name": "Support"
      *       },
+     *       "bot_id": null,
      *       "created_at": "2025-06-02T09:00:00.000Z",
      *       "updated_at": "2025-06-02T09:15:00.000Z"
      *     }
@@ -6929,6 +7078,8 @@ export interface components {
         id: string;
         name: string;
       } | null;
+      /** @description The bot that owns the conversation (docs/bots.md); null: people own it. POST /v1/conversations/{conversationID}/handoff moves it */
+      bot_id: string | null;
       created_at: string;
       updated_at: string;
     };
@@ -6974,11 +7125,41 @@ export interface components {
       mentions: string[];
       created_at: string;
     };
+    /**
+     * @example {
+     *       "conversation_id": "0196b1f2-0a00-7000-8000-0000000000e1",
+     *       "owner": "bot",
+     *       "bot_id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "session": {
+     *         "id": "0196b1f2-0a00-7000-8000-0000000000f2",
+     *         "bot_id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *         "started_at": "2025-06-02T09:14:00.000Z",
+     *         "expires_at": "2025-06-02T09:44:00.000Z"
+     *       }
+     *     }
+     */
+    ConversationOwner: {
+      /** Format: uuid */
+      conversation_id: string;
+      /**
+       * @description bot: the bot of bot_id gets the customer messages; human: people own it
+       * @enum {string}
+       */
+      owner: 'bot' | 'human';
+      bot_id: string | null;
+      session: {
+        id: string;
+        bot_id: string;
+        started_at: string;
+        /** @description When it ends unless the customer writes; null: never */
+        expires_at: string | null;
+      } | null;
+    };
     CreateApiKeyRequest: {
       /** @example CRM sync */
       name: string;
       /**
-       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `teams:read`: Read teams, their members, assignment policies and queues, and members’ availability; `teams:write`: Create, change and delete teams, their members and capacities; route channels to teams; set any member’s availability; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `automations:read`: Read automation rules, their run logs and dry runs; `automations:write`: Create, change and delete automation rules; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
+       * @description Permission names (the same as the OAuth scopes): `messages:read`: Read messages, their statuses and conversations; `messages:send`: Send messages and change conversations; `channels:read`: Read channels, their status and capabilities; `channels:write`: Create, change, connect and delete channels; `contacts:read`: Read contacts and their notes, tags, consents and suppressions; `contacts:write`: Create, change, import and delete contacts and their sub-records; `crm:read`: Read companies, pipelines and their stages, deals and their stage history, tasks, relationships, comments, lists, segments and orders; `crm:write`: Create, change and delete companies, pipelines and their stages, deals, tasks, relationships, comments, lists and segments; create orders and change their status; `templates:read`: Read message templates; `templates:write`: Sync and submit message templates; `teams:read`: Read teams, their members, assignment policies and queues, and members’ availability; `teams:write`: Create, change and delete teams, their members and capacities; route channels to teams; set any member’s availability; `webhooks:read`: Read webhook endpoints, deliveries and events; `webhooks:write`: Create, change, test and retry webhook endpoints and deliveries; `automations:read`: Read automation rules, their run logs and dry runs; `automations:write`: Create, change and delete automation rules; `bots:read`: Read bots (external URLs that answer conversations) and who owns a conversation; `bots:write`: Create, change and delete bots; `api_keys:read`: List API keys; `api_keys:write`: Create and revoke API keys; `members:read`: List the organization's members and invitations; `members:write`: Invite members, change their roles, remove them and send them password-reset links; `oauth_clients:read`: List the organization's OAuth clients; `oauth_clients:write`: Register, change and delete OAuth clients; `oauth:introspect`: Introspect OAuth tokens that reach the organization
        * @example [
        *       "messages:send",
        *       "messages:read"
@@ -7019,6 +7200,51 @@ export interface components {
       trigger: components['schemas']['AutomationTrigger'];
       conditions?: components['schemas']['AutomationCondition'][];
       actions: components['schemas']['AutomationAction'][];
+    };
+    /**
+     * @description At most 50 bots an organization. The answer holds the signing secret, this once.
+     * @example {
+     *       "name": "Order assistant",
+     *       "url": "https://bot.example.com/parley",
+     *       "trigger": {
+     *         "type": "keyword",
+     *         "operator": "contains",
+     *         "keywords": [
+     *           "order"
+     *         ]
+     *       }
+     *     }
+     * @example {
+     *       "name": "Front desk",
+     *       "url": "https://bot.example.com/desk",
+     *       "trigger": {
+     *         "type": "all"
+     *       },
+     *       "expire_minutes": 30,
+     *       "debounce_ms": 3000
+     *     }
+     */
+    CreateBotRequest: {
+      name: string;
+      /**
+       * Format: uri
+       * @description Where customer messages are POSTed. The webhook endpoints’ rule: https resolving to public addresses (checked here and on every delivery); http and private addresses only with ALLOW_PRIVATE_NETWORK_TARGETS=true.
+       * @example https://bot.example.com/parley
+       */
+      url: string;
+      /** @description Channels it serves; empty or absent: every channel */
+      channel_ids?: string[];
+      trigger: components['schemas']['BotTrigger'];
+      /** @description Default 0 (never); at most a week */
+      expire_minutes?: number;
+      /** @description Default #stop; null: none */
+      stop_keyword?: string | null;
+      /** @description Default 0: each message at once */
+      debounce_ms?: number;
+      /** @description Default true */
+      keep_open?: boolean;
+      /** @description Default true; false ends its open sessions (bot_disabled) */
+      enabled?: boolean;
     };
     /**
      * @description A draft: nothing is sent until it is scheduled. 400 naming the field: a template that is not approved or not on the channel, a variable without a default, a variable count that is not the template body’s parameter count, an audience naming nobody or an unknown segment or list, a send time in the past.
@@ -7970,7 +8196,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -8030,6 +8256,8 @@ export interface components {
         | 'webhooks:write'
         | 'automations:read'
         | 'automations:write'
+        | 'bots:read'
+        | 'bots:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -8101,6 +8329,55 @@ export interface components {
       updated_at: string;
       /** @description Signs the rule’s call_webhook actions (Standard Webhooks, as webhooks.md). Shown this once. */
       webhook_secret: string;
+    };
+    /**
+     * @example {
+     *       "id": "0196b1f2-0a00-7000-8000-0000000000f1",
+     *       "name": "Order assistant",
+     *       "url": "https://bot.example.com/parley",
+     *       "channel_ids": [
+     *         "0196b1f2-0a00-7000-8000-0000000000c1"
+     *       ],
+     *       "trigger": {
+     *         "type": "keyword",
+     *         "operator": "contains",
+     *         "keywords": [
+     *           "order",
+     *           "delivery"
+     *         ]
+     *       },
+     *       "expire_minutes": 30,
+     *       "stop_keyword": "#stop",
+     *       "debounce_ms": 3000,
+     *       "keep_open": true,
+     *       "enabled": true,
+     *       "created_at": "2025-06-02T09:00:00.000Z",
+     *       "updated_at": "2025-06-02T09:00:00.000Z",
+     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+     *     }
+     */
+    CreatedBot: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /** @description Where the customer messages are POSTed, signed like webhooks */
+      url: string;
+      /** @description The channels it serves; empty: every channel */
+      channel_ids: string[];
+      trigger: components['schemas']['BotTrigger'];
+      /** @description A session ends after this many minutes without a customer message; 0: never */
+      expire_minutes: number;
+      /** @description The customer message that ends the session (ignoring case); null: none */
+      stop_keyword: string | null;
+      /** @description Customer messages within this many ms of each other go as one delivery */
+      debounce_ms: number;
+      /** @description true: a session the stop keyword or the bot’s own hand-off ended leaves the conversation with people (no trigger starts a bot there again until a hand-off to a bot, or it is resolved); false: the next matching message starts a new session */
+      keep_open: boolean;
+      enabled: boolean;
+      created_at: string;
+      updated_at: string;
+      /** @description The signing secret (`whsec_…`), shown this once: verify deliveries with a Standard Webhooks library */
+      secret: string;
     };
     /**
      * @example {
@@ -8191,6 +8468,8 @@ export interface components {
         | 'webhooks:write'
         | 'automations:read'
         | 'automations:write'
+        | 'bots:read'
+        | 'bots:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -8306,6 +8585,9 @@ export interface components {
         | 'broadcast.completed'
         | 'broadcast.variant_won'
         | 'automation.run'
+        | 'bot.session_started'
+        | 'bot.session_ended'
+        | 'conversation.handoff'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -8677,6 +8959,8 @@ export interface components {
           | 'webhooks:write'
           | 'automations:read'
           | 'automations:write'
+          | 'bots:read'
+          | 'bots:write'
           | 'api_keys:read'
           | 'api_keys:write'
           | 'members:read'
@@ -8784,7 +9068,10 @@ export interface components {
         | 'broadcast.paused'
         | 'broadcast.completed'
         | 'broadcast.variant_won'
-        | 'automation.run';
+        | 'automation.run'
+        | 'bot.session_started'
+        | 'bot.session_ended'
+        | 'conversation.handoff';
       created_at: string;
       /** @description The body its webhooks carry (the Events table) */
       data: {
@@ -8979,6 +9266,25 @@ export interface components {
        * @description A JPEG or PNG image (https, public address)
        */
       url: string;
+    };
+    /**
+     * @description to human: the bot’s session ends (`handoff`) and people own the conversation (a bot handing off with keep_open false lets its trigger start it again). to bot: the bot’s session starts (another bot’s ends). Records conversation.handoff.
+     * @example {
+     *       "to": "human"
+     *     }
+     * @example {
+     *       "to": "bot",
+     *       "bot_id": "0196b1f2-0a00-7000-8000-0000000000f1"
+     *     }
+     */
+    HandoffRequest: {
+      /** @enum {string} */
+      to: 'human' | 'bot';
+      /**
+       * Format: uuid
+       * @description With to: bot, the bot to hand it to
+       */
+      bot_id?: string;
     };
     /**
      * @example {
@@ -9597,6 +9903,8 @@ export interface components {
         | 'webhooks:write'
         | 'automations:read'
         | 'automations:write'
+        | 'bots:read'
+        | 'bots:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -9684,6 +9992,8 @@ export interface components {
           | 'webhooks:write'
           | 'automations:read'
           | 'automations:write'
+          | 'bots:read'
+          | 'bots:write'
           | 'api_keys:read'
           | 'api_keys:write'
           | 'members:read'
@@ -9770,6 +10080,8 @@ export interface components {
         | 'webhooks:write'
         | 'automations:read'
         | 'automations:write'
+        | 'bots:read'
+        | 'bots:write'
         | 'api_keys:read'
         | 'api_keys:write'
         | 'members:read'
@@ -11853,6 +12165,42 @@ export interface components {
       actions?: components['schemas']['AutomationAction'][];
     };
     /**
+     * @example {
+     *       "enabled": false
+     *     }
+     * @example {
+     *       "trigger": {
+     *         "type": "keyword",
+     *         "operator": "starts_with",
+     *         "keywords": [
+     *           "help"
+     *         ]
+     *       }
+     *     }
+     */
+    UpdateBotRequest: {
+      name?: string;
+      /**
+       * Format: uri
+       * @description Where customer messages are POSTed. The webhook endpoints’ rule: https resolving to public addresses (checked here and on every delivery); http and private addresses only with ALLOW_PRIVATE_NETWORK_TARGETS=true.
+       * @example https://bot.example.com/parley
+       */
+      url?: string;
+      /** @description Channels it serves; empty or absent: every channel */
+      channel_ids?: string[];
+      trigger?: components['schemas']['BotTrigger'];
+      /** @description Default 0 (never); at most a week */
+      expire_minutes?: number;
+      /** @description Default #stop; null: none */
+      stop_keyword?: string | null;
+      /** @description Default 0: each message at once */
+      debounce_ms?: number;
+      /** @description Default true */
+      keep_open?: boolean;
+      /** @description Default true; false ends its open sessions (bot_disabled) */
+      enabled?: boolean;
+    };
+    /**
      * @description A draft’s fields to change; template and audience are each replaced as a whole. 409 unless it is a draft.
      * @example {
      *       "per_minute": 300
@@ -12713,7 +13061,7 @@ export interface components {
       /** @example CRM sync */
       description?: string;
       /**
-       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run); empty or absent means all.
+       * @description Event types to receive, from the catalogue (message.new, message.sent, message.status_update, message.edited, message.deleted, message.media_updated, conversation.updated, conversation.status_changed, conversation.assigned, team.created, team.updated, team.deleted, member.availability_changed, conversation.labels_changed, conversation.note_created, conversation.note_deleted, csat.submitted, conversation_label.created, conversation_label.updated, conversation_label.deleted, contact.updated, canned_response.created, canned_response.updated, canned_response.deleted, contact.merged, contact.suppressed, contact.unsuppressed, template.status_update, template.quality_update, group.updated, presence.updated, label.updated, label.assigned, label.unassigned, status.received, commerce.order.updated, call.received, call.accepted, call.rejected, call.missed, call.ended, channel.status_update, crm.record.created, crm.record.updated, crm.record.deleted, crm.deal.stage_changed, crm.task.completed, crm.task.due, crm.relationship.linked, crm.relationship.unlinked, crm.comment.created, crm.comment.updated, crm.comment.deleted, crm.list.entry_added, crm.list.entry_removed, crm.import.committed, broadcast.started, broadcast.paused, broadcast.completed, broadcast.variant_won, automation.run, bot.session_started, bot.session_ended, conversation.handoff); empty or absent means all.
        * @example [
        *       "message.new"
        *     ]
@@ -12998,6 +13346,9 @@ export interface components {
         | 'broadcast.completed'
         | 'broadcast.variant_won'
         | 'automation.run'
+        | 'bot.session_started'
+        | 'bot.session_ended'
+        | 'conversation.handoff'
       )[];
       enabled: boolean;
       /** @description Why it is disabled: by a user, or automatically after failing for too long (with the failure count and the last error) */
@@ -13248,7 +13599,10 @@ export interface components {
           | 'broadcast.paused'
           | 'broadcast.completed'
           | 'broadcast.variant_won'
-          | 'automation.run';
+          | 'automation.run'
+          | 'bot.session_started'
+          | 'bot.session_ended'
+          | 'conversation.handoff';
         description: string;
         /** @description An example body */
         example: {
@@ -13331,7 +13685,10 @@ export interface components {
         | 'broadcast.paused'
         | 'broadcast.completed'
         | 'broadcast.variant_won'
-        | 'automation.run';
+        | 'automation.run'
+        | 'bot.session_started'
+        | 'bot.session_ended'
+        | 'conversation.handoff';
     };
     /**
      * @example {
@@ -13420,7 +13777,10 @@ export interface components {
         | 'broadcast.paused'
         | 'broadcast.completed'
         | 'broadcast.variant_won'
-        | 'automation.run';
+        | 'automation.run'
+        | 'bot.session_started'
+        | 'bot.session_ended'
+        | 'conversation.handoff';
       /** @description The receiver answered 2xx */
       succeeded: boolean;
       attempt: components['schemas']['WebhookAttempt'];
@@ -49609,6 +49969,919 @@ export interface operations {
       };
     };
   };
+  listBots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Bot'][];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createBot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateBotRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['CreatedBot'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        botID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Bot'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        botID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateBot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        botID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateBotRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Bot'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConversationOwner: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationOwner'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  handoffConversation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        conversationID: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['HandoffRequest'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ConversationOwner'];
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unauthorized */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Forbidden */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Conflict */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Payload Too Large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description URI Too Long */
+      414: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unsupported Media Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too Many Requests */
+      429: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          /** @description Requests allowed in the window of the limit closest to being reached */
+          'ratelimit-limit'?: string;
+          /** @description Requests left in that window */
+          'ratelimit-remaining'?: string;
+          /** @description Seconds until that window ends */
+          'ratelimit-reset'?: string;
+          /** @description The limit and its window in seconds */
+          'ratelimit-policy'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Request Header Fields Too Large */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying */
+          'retry-after'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getWebhookSettings: {
     parameters: {
       query?: never;
@@ -50630,7 +51903,10 @@ export interface operations {
           | 'broadcast.paused'
           | 'broadcast.completed'
           | 'broadcast.variant_won'
-          | 'automation.run';
+          | 'automation.run'
+          | 'bot.session_started'
+          | 'bot.session_ended'
+          | 'conversation.handoff';
         status?: 'pending' | 'succeeded' | 'failed';
         /** @description The webhook-id (= the event id) */
         message_id?: string;
@@ -50965,7 +52241,10 @@ export interface operations {
           | 'broadcast.paused'
           | 'broadcast.completed'
           | 'broadcast.variant_won'
-          | 'automation.run';
+          | 'automation.run'
+          | 'bot.session_started'
+          | 'bot.session_ended'
+          | 'conversation.handoff';
         /** @description Only events created at or after this time */
         since?: string;
         /** @description `asc` (default): commit order, oldest first, for catching up. `desc`: newest first, for reading the log; its `next_cursor` reads on into older events (has_more false: the oldest was reached). A cursor is for the order that gave it (400 otherwise), and only an `asc` one resumes the stream. */

@@ -160,6 +160,12 @@ export function eventSummary(event: Pick<EventRecord, 'type' | 'data'>): string 
       return joined('Removed from list', text(d.list));
     case 'crm.import.committed':
       return `${IMPORTED[text(d.object_kind) ?? ''] ?? 'Import'}: ${count(d.created) ?? 0} created, ${count(d.updated) ?? 0} updated, ${count(d.unchanged) ?? 0} unchanged, ${count(d.failed) ?? 0} failed`;
+    case 'bot.session_started':
+      return joined('Bot session started', text(d.started_by) && `(${text(d.started_by)})`);
+    case 'bot.session_ended':
+      return joined('Bot session ended', text(d.reason) && `(${text(d.reason)?.replace(/_/g, ' ')})`);
+    case 'conversation.handoff':
+      return d.to === 'bot' ? 'Conversation handed to a bot' : 'Conversation handed to people';
     default:
       return type satisfies never;
   }

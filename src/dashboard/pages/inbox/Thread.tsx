@@ -22,6 +22,7 @@ import {
   type UpdateChatRequest,
   type UpdateConversationRequest,
 } from './api.ts';
+import { BotOwner } from './BotOwner.tsx';
 import { ChatLabels } from './ChatLabels.tsx';
 import { MessageActions } from './MessageActions.tsx';
 import { Composer } from './Composer.tsx';
@@ -107,6 +108,7 @@ function OpenThread({ conversation }: { conversation: Conversation }) {
         </div>
         {canSend ? <ConversationControls conversation={conversation} /> : <StatusBadge status={conversation.status} />}
       </header>
+      <BotOwner conversation={conversation} />
       {canSend ? <ChatControls conversation={conversation} /> : null}
       <MessageList conversation={conversation} list={messages} />
       {canSend ? <Composer conversation={conversation} /> : <p className="muted small">Your role can read conversations but not reply.</p>}

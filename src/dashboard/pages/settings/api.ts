@@ -7,11 +7,15 @@ import type { OAuthAuthorizationRecord } from '../../../http/v1/authorizations.p
 import type { PasswordResetLinkRecord } from '../../../http/v1/password-resets.ts';
 import type { AutomationRuleRecord, AutomationRunRecord } from '../../../http/v1/automations.presenters.ts';
 import type { Role } from '../../../domain/permissions.ts';
+import type { BotRecord, ConversationOwnerRecord } from '../../../http/v1/bots.presenters.ts';
+import type { CreateBotRequest, UpdateBotRequest } from '../../../http/v1/bots.ts';
 import { call, currentOrganization, type Page } from '../../api.ts';
 
 export type {
   AutomationRuleRecord,
   AutomationRunRecord,
+  BotRecord,
+  ConversationOwnerRecord,
   CreatedInvitationRecord,
   InvitationRecord,
   MemberRecord,
@@ -73,3 +77,16 @@ export const settingsApi = {
 
 /** A rule as the editor sends it. */
 export type AutomationInput = Pick<AutomationRuleRecord, 'name' | 'enabled' | 'trigger' | 'conditions' | 'actions'>;
+/** Bots (docs/bots.md) and who owns a conversation. */
+export const botsApi = {
+  list: () => call<{ data: BotRecord[] }>('GET', '/v1/bots').then(data),
+  create: (input: CreateBotRequest) => call<{ data: BotRecord & { secret: string } }>('POST', '/v1/bots', { body: input }).then(data),
+  update: (botId: string, input: UpdateBotRequest) =>
+    call<{ data: BotRecord }>('PATCH', `/v1/bots/${enc(botId)}`, { body: input }).then(data),
+  owner: (conversationId: string) =>
+    call<{ data: ConversationOwnerRecord }>('GET', `/v1/conversations/${enc(conversationId)}/owner`).then(data),
+  takeOver: (conversationId: string) =>
+    call<{ data: ConversationOwnerRecord }>('POST', `/v1/conversations/${enc(conversationId)}/handoff`, { body: { to: 'human' } }).then(
+      data,
+    ),
+};
