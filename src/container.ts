@@ -448,6 +448,7 @@ export function automationDeps(container: Container): ActionDeps {
     policy: { allowPrivate: container.config.allowPrivateNetworkTargets },
     messages: messageDeps(container),
     webhookTimeoutMs: container.config.webhooks.timeoutMs,
+    conversationHooks: conversationDeps(container).hooks,
   };
 }
 

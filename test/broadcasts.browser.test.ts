@@ -125,7 +125,7 @@ test('a broadcast made in steps, scheduled, watched to completion, then its repo
     await page.getByRole('status').filter({ hasText: '4 recipients: 0 not sent yet.' }).waitFor({ timeout: 30_000 });
     const byStatus = page.getByRole('region', { name: 'Recipients by status' });
     await eventually('the skipped row', async () => (await byStatus.getByRole('row', { name: /^Skipped 1 25%$/ }).count()) === 1);
-    await page.getByRole('img', { name: /^Recipients by status: pending 0, skipped 1, / }).waitFor();
+    await page.getByRole('img', { name: /^Recipients by status: pending 0, deferred 0, skipped 1, / }).waitFor();
     await page.getByRole('region', { name: 'Skipped by reason' }).getByRole('row', { name: 'Suppressed 1' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Pause' }).count(), 0, 'a completed broadcast has no actions');
     await checkPage(page, 'broadcast-report');

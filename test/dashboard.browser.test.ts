@@ -246,7 +246,15 @@ test('a normal visit logs nothing: signed out, the page asks for no session; sig
     for (const href of pages) {
       await nav(page).locator(`a[href="${href}"]`).click();
       await page.waitForURL(`${server.baseUrl}${href}`);
-      await page.locator('main#content h1').first().waitFor();
+      await page
+        .locator('main#content h1')
+        .first()
+        .waitFor()
+        .catch((err: Error) => {
+          throw new Error(
+            `${href}: no heading (${err.message.split('\n')[0]}); console: ${consoleLines.filter((l) => l.startsWith('error:')).join(' | ')} ${pageErrors.join(' | ')}`,
+          );
+        });
       assert.notEqual(await page.locator('main#content h1').first().textContent(), 'Page not found', href);
       // Every page, empty as it is here (the area tests check them full), at desktop and phone width.
       await assertAccessible(page, `${href} (desktop)`);

@@ -555,7 +555,10 @@ test('the keyboard: j and k move through the list, r and Esc, a assigns to me, e
     });
     assert.equal(reset.status, 200, reset.text);
 
-    const at = (href: string) => page.waitForURL((url) => `${url.pathname}${url.search}`.endsWith(href));
+    const at = async (href: string) => {
+      await page.waitForURL((url) => `${url.pathname}${url.search}`.endsWith(href));
+      await conversationList(page).locator(`a[aria-current="page"][href="${href}"]`).waitFor();
+    };
     await page.keyboard.press('j');
     await at(hrefs[0]!);
     await page.keyboard.press('j');
@@ -621,6 +624,12 @@ test('the keyboard: j and k move through the list, r and Esc, a assigns to me, e
     await customerWrites(server, channel.id, await phoneOf(other), 'text', { body: 'not yours' });
     await page.getByText('not yours').first().waitFor();
     assert.equal(await page.evaluate(() => (globalThis as unknown as { shownNotifications: unknown[] }).shownNotifications.length), 1);
+    // Left as found: nobody's and resolved (the teams test counts the owner's open conversations).
+    const tidy = await request(server, 'PATCH', `/v1/conversations/${first}`, {
+      key: server.apiKey,
+      body: { status: 'resolved', assignee_user_id: null },
+    });
+    assert.equal(tidy.status, 200, tidy.text);
 
     assert.deepEqual(problemsOf(recorded), { consoleErrors: [], pageErrors: [] });
   } finally {

@@ -472,6 +472,19 @@ describe('automations', () => {
         body: { channel_id: made.body.data.id, from: '4915140000001', type: 'text', content: { body: 'I want a refund' } },
       });
       assert.ok(inbound.status < 300, inbound.text);
+      // The log is read when opened: open it once the worker has run the rule.
+      const rules = await request(server, 'GET', '/v1/automations', { key: other.apiKey });
+      const ruleId = (rules.body.data as Array<{ id: string; name: string }>).find((r) => r.name === 'Refund desk')!.id;
+      await eventually(
+        'the run',
+        async () => {
+          const runs = await request(server, 'GET', `/v1/automations/${ruleId}/runs`, { key: other.apiKey });
+          return (runs.body.data as Array<{ actions: Array<{ status: string }> }>)[0]?.actions.every((a) => a.status !== 'pending')
+            ? true
+            : undefined;
+        },
+        60_000,
+      );
       await page.getByRole('button', { name: 'Runs of Refund desk' }).click();
       const log = page.locator('section[aria-labelledby="run-log-title"]');
       await log.getByText('send text: done', { exact: false }).waitFor({ timeout: 30_000 });

@@ -190,7 +190,8 @@ test('message received: every condition kind holds, every conversation action is
       'create_task:done',
       'call_webhook:done',
       'send_text:done',
-      'start_bot:not_available',
+      // Not a bot of the organization's: refused, named in the run log.
+      'start_bot:failed',
     ],
   );
   const conversation = (await api('GET', `/v1/conversations/${conversationId}`)).body.data;
@@ -471,4 +472,30 @@ test('another organization sees none of it: rules, runs, dry runs, and conversat
   assert.equal(got.body.data.webhook_secret, undefined, 'the secret is shown on create only');
   assert.equal((await api('DELETE', `/v1/automations/${mine.id}`)).status, 204);
   assert.equal((await api('GET', `/v1/automations/${mine.id}`)).status, 404);
+});
+
+test('start_bot hands the conversation to a bot of the organization, as a hand-off would', async () => {
+  const channel = await officialChannel(server, 'Bot desk');
+  // A keyword no customer writes: only the rule starts it.
+  const bot = await created('/v1/bots', {
+    name: `Triage ${++number}`,
+    url: receiver.url,
+    trigger: { type: 'keyword', operator: 'equals', keywords: ['never-typed'] },
+  });
+  const started = await rule({
+    trigger: { type: 'message_received' },
+    conditions: [onChannel(channel.id)],
+    actions: [{ type: 'start_bot', bot_id: bot.id }],
+  });
+  const messageId = await customerWrites(server, channel.id, customer(), 'text', { body: 'hello there' });
+  const { conversation_id: conversationId } = await conversationOf(messageId);
+  const [run] = await runsOf(started.id);
+  assert.deepEqual(
+    run!.actions.map((a: { type: string; status: string }) => `${a.type}:${a.status}`),
+    ['start_bot:done'],
+  );
+  const owner = await api('GET', `/v1/conversations/${conversationId}/owner`);
+  assert.equal(owner.status, 200, owner.text);
+  assert.equal(owner.body.data.owner, 'bot');
+  assert.equal(owner.body.data.bot_id, bot.id);
 });

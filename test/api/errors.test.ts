@@ -217,6 +217,17 @@ test('a forged cursor is a 400 on every list route that takes one', async () => 
         body: { name: 'Cursor segment', filter: { and: [{ field: 'name', op: 'contains', value: 'a' }] } },
       })
     ).body.data.id,
+    automationID: (
+      await request(server, 'POST', '/v1/automations', {
+        key: server.apiKey,
+        body: {
+          name: 'Cursor rule',
+          enabled: false,
+          trigger: { type: 'message_received' },
+          actions: [{ type: 'set_status', status: 'pending' }],
+        },
+      })
+    ).body.data.id,
   };
   const unofficialId = uuidv7();
   await server.container.database.db.insert(channels).values({

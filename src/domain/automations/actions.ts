@@ -18,7 +18,8 @@ import { updateDeal } from '../deals/deals.ts';
 import { DomainError } from '../errors.ts';
 import { addListEntries } from '../lists/lists.ts';
 import { acceptMessageOnce, type MessageDeps, type SendInput } from '../messages/accept.ts';
-import { updateConversation } from '../messages/conversations.ts';
+import { updateConversation, type ConversationHooks } from '../messages/conversations.ts';
+import { startBotSession } from '../bots/handoff.ts';
 import { addConversationLabels } from '../messages/inbox-workflow.ts';
 import { PERMISSIONS } from '../permissions.ts';
 import { createTask } from '../tasks/tasks.ts';
@@ -35,12 +36,14 @@ export type ActionDeps = {
   policy: TargetPolicy;
   messages: MessageDeps;
   webhookTimeoutMs: number;
+  /** What a conversation change also does (the survey on resolving, the team queue): as the routes' changes. */
+  conversationHooks?: ConversationHooks;
 };
 
 export type ActionOutcome = {
   index: number;
   type: Action['type'];
-  /** done; skipped (nothing to act on, or the loop guard); failed (refused: error says why); not_available (start_bot). */
+  /** done; skipped (nothing to act on, or the loop guard); failed (refused: error says why); not_available (kept for runs logged before bots existed). */
   status: 'done' | 'skipped' | 'failed' | 'not_available';
   detail?: string;
 };
@@ -80,7 +83,7 @@ export function describeAction(action: Action, context: RunContext): { would: st
     case 'call_webhook':
       return { would: `POST a signed call to ${action.url}` };
     case 'start_bot':
-      return { skipped: 'not available: there is no bot feature yet' };
+      return action.bot_id ? { would: `hand the conversation to the bot ${action.bot_id}` } : { skipped: 'no bot_id given' };
     default:
       return action satisfies never;
   }
@@ -141,10 +144,10 @@ export async function performAction(
     ...(detail ? { detail } : {}),
   });
   const plan = describeAction(action, context);
-  if ('skipped' in plan) return outcome(action.type === 'start_bot' ? 'not_available' : 'skipped', plan.skipped);
+  if ('skipped' in plan) return outcome('skipped', plan.skipped);
   const actor = automationActor(rule.organizationId);
   const conversation = context.conversation;
-  const workflow = { db: deps.db, clock: deps.clock };
+  const workflow = { db: deps.db, clock: deps.clock, hooks: deps.conversationHooks };
   try {
     if (isMessageAction(action)) {
       if (!(await reserveMessage(deps, run.id, conversation!.id)))
@@ -234,8 +237,12 @@ export async function performAction(
           ? outcome('done', `answered ${sent.statusCode}`)
           : outcome('failed', sent.error ?? `answered ${sent.statusCode}`);
       }
+      case 'start_bot': {
+        const session = await startBotSession(workflow, actor, conversation!.id, action.bot_id!);
+        return outcome('done', `bot session ${session.id}`);
+      }
       default:
-        throw new Error(`unexpected action ${action.type}`);
+        throw new Error(`unexpected action ${(action as { type: string }).type}`);
     }
   } catch (err) {
     if (err instanceof DomainError) return outcome('failed', err.message.slice(0, 300));

@@ -115,7 +115,7 @@ export const ActionSchema = z
   .meta({
     id: 'AutomationAction',
     description:
-      'send_text, send_template (content.template of POST /v1/messages), send_canned_response (a shared one, filled for the contact), add_label, assign (a member, or null), set_status, set_contact_field, add_to_list (a contact list), create_task (on the contact), move_deal (the conversation’s deal, else the contact’s latest open one), call_webhook (signed with the rule’s secret), start_bot (no bot feature yet: recorded as not available).',
+      'send_text, send_template (content.template of POST /v1/messages), send_canned_response (a shared one, filled for the contact), add_label, assign (a member, or null), set_status, set_contact_field, add_to_list (a contact list), create_task (on the contact), move_deal (the conversation’s deal, else the contact’s latest open one), call_webhook (signed with the rule’s secret), start_bot (hands the conversation to the bot bot_id, as POST /v1/conversations/{id}/handoff would: docs/bots.md).',
     example: { type: 'add_label', label_id: '0196b1f2-0a00-7000-8000-0000000000b1' },
   });
 export type Action = z.infer<typeof ActionSchema>;

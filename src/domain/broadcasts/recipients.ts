@@ -30,7 +30,7 @@ export const STATUS: SQL<string> = sql<string>`(case
   when ${broadcastRecipients.repliedAt} is not null and ${messages.status} <> 'failed' then 'replied'
   else ${messages.status} end)`;
 /** The recipient's reason: marketing_limit while its message is one the marketing limit refused. */
-const REASON: SQL<string | null> = sql<string | null>`(case
+export const REASON: SQL<string | null> = sql<string | null>`(case
   when ${messages.status} = 'failed' and ${messages.errorCode} = ${MARKETING_LIMIT_CODE} then 'marketing_limit'
   else ${broadcastRecipients.reason} end)`;
 

@@ -13,7 +13,7 @@ import { broadcastRecipients, messages } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { MARKETING_SCOPE } from '../contacts/consents.ts';
 import { getBroadcast, type BroadcastRow } from './broadcasts.ts';
-import { RECIPIENT_STATUSES, STATUS, type RecipientStatus } from './recipients.ts';
+import { REASON, RECIPIENT_STATUSES, STATUS, type RecipientStatus } from './recipients.ts';
 import { abTestOf } from './variants.ts';
 
 export const REPORT_BUCKETS = ['minute', 'hour', 'day'] as const;
@@ -77,7 +77,7 @@ export async function broadcastReport(
     db,
     sql`select ${broadcastRecipients.variant} as variant, ${STATUS} as status,
                (case when ${STATUS} = 'failed' then coalesce(${messages.errorCode}, ${broadcastRecipients.reason})
-                     when ${STATUS} = 'skipped' then ${broadcastRecipients.reason} end) as reason,
+                     when ${STATUS} = 'skipped' then ${REASON} end) as reason,
                to_char(date_trunc(${unit}, ${messages.createdAt} at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as bucket,
                count(*)::int as n
           from ${broadcastRecipients} left join ${messages} on ${messages.id} = ${broadcastRecipients.messageId}
@@ -100,7 +100,8 @@ export async function broadcastReport(
       counts[g.status] += g.n;
       perVariant.set(g.variant, counts);
     }
-    if (g.bucket && g.status !== 'pending') {
+    // A message the provider refused for its marketing limit reads as skipped: not among those sent.
+    if (g.bucket && g.status !== 'pending' && g.status !== 'skipped') {
       const p = points.get(g.bucket) ?? { at: g.bucket, sent: 0, delivered: 0, read: 0, replied: 0, failed: 0 };
       p.sent += g.n;
       if (g.status === 'failed') p.failed += g.n;

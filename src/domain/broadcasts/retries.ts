@@ -2,7 +2,7 @@
  * Sending again: the recipients the provider refused for its per-user marketing limit (131049), when the
  * broadcast asks for it (retry_marketing_limit_days, 1 to 7), once, that many days after the refusal; and
  * the `retry-failed` action, which sends the failed recipients of a completed or stopped broadcast again
- * as a new round. Each is a new message with its own Idempotency-Key (runner.ts recipientKey), so a
+ * as a new round. Each is a new message with its own Idempotency-Key (send.ts recipientKey), so a
  * kill between the accept and its record gets the same message back, never a second one.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
@@ -11,7 +11,7 @@ import { broadcastRecipients, broadcasts } from '../../db/schema.ts';
 import type { Actor } from '../actor.ts';
 import { DomainError } from '../errors.ts';
 import { getBroadcast, type BroadcastDeps, type BroadcastRow } from './broadcasts.ts';
-import { sendOne, type RunnerDeps } from './runner.ts';
+import { sendOne, type RunnerDeps } from './send.ts';
 import { MARKETING_LIMIT_CODE, sendingGate } from './sending-rules.ts';
 
 /** Marketing-limit retries sent per runner pass (the next pass a minute later takes more). */

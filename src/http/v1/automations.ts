@@ -186,7 +186,7 @@ export async function registerAutomationRoutes(app: App, deps: AutomationDeps) {
   app.post(
     '/v1/automations',
     {
-      config: write,
+      config: { ...write, idempotency: 'no-replay' },
       schema: {
         tags: [TAG],
         summary: 'Create an automation rule',

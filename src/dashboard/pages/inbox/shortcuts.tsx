@@ -28,7 +28,8 @@ const marked = (name: string) => document.querySelector<HTMLElement>(`[data-shor
 function move(step: 1 | -1): void {
   const links = [...document.querySelectorAll<HTMLAnchorElement>('.conversation-nav .conversation-link')];
   if (links.length === 0) return;
-  const current = links.findIndex((l) => l.getAttribute('aria-current') === 'page');
+  // The open conversation by the address (aria-current follows it a render later).
+  const current = links.findIndex((l) => new URL(l.href).pathname === window.location.pathname);
   const next = links[current < 0 ? 0 : Math.min(links.length - 1, Math.max(0, current + step))];
   if (next && next !== links[current]) {
     next.click();
