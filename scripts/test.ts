@@ -89,14 +89,17 @@ function runFile({ file, files, env, pass, command: given }: Job): Promise<FileR
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.stderr.on('data', (c: Buffer) => chunks.push(c));
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, timeoutOf(files));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      },
+      timeoutOf(files, file),
+    );
     child.on('close', (code) => {
       clearTimeout(timer);
       const ms = Date.now() - started;
@@ -109,7 +112,7 @@ function runFile({ file, files, env, pass, command: given }: Job): Promise<FileR
       // A file that failed without a failing test to show for it (killed, crashed at load) counts as one failure.
       if (!ok && tally.failed === 0) tally.failed = 1;
       const cpu = cpuMs === undefined ? '' : `, CPU ${(cpuMs / 1000).toFixed(1)} s`;
-      const head = `\n--- ${files ? `${file} (${files.length})` : file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${timeoutOf(files)} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s${cpu} ---\n`;
+      const head = `\n--- ${files ? `${file} (${files.length})` : file} (${pass}): ${ok ? 'ok' : timedOut ? `KILLED after ${timeoutOf(files, file)} ms (did not finish)` : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s${cpu} ---\n`;
       process.stdout.write(head + output);
       resolve({ file, ok, ms, cpuMs, timedOut, ...tally });
     });
@@ -136,8 +139,9 @@ const UNIT_GROUP = 'unit files';
 const unitGroupOf = (file: string, source: string) =>
   !file.includes('.unit.') ? undefined : source.includes('setUpDom(') ? `${UNIT_GROUP} (DOM)` : UNIT_GROUP;
 
-/** The group of unit files gets the time of several files. */
-const timeoutOf = (files: string[] | undefined) => (files && files.length > 1 ? 3 * FILE_TIMEOUT_MS : FILE_TIMEOUT_MS);
+/** The group of unit files gets the time of several files; the contract fuzzer (one long test) twice a file's. */
+const timeoutOf = (files: string[] | undefined, file?: string) =>
+  files && files.length > 1 ? 3 * FILE_TIMEOUT_MS : file?.startsWith('test/fuzz/') ? 2 * FILE_TIMEOUT_MS : FILE_TIMEOUT_MS;
 
 /**
  * The checks `npm test` runs besides the tests: in the pool with the test files, first (they take

@@ -689,6 +689,12 @@ describe('teams and assignment', () => {
       });
       await checkPage(page, 'settings-teams');
 
+      // The earlier tests left conversations assigned to the owner: nobody's now, so the capacity below counts only this test's.
+      const held = await request(server, 'GET', `/v1/conversations?assignee=${ownerId}&limit=100`, { key: server.apiKey });
+      for (const c of held.body.data as Array<{ id: string }>) {
+        const freed = await request(server, 'PATCH', `/v1/conversations/${c.id}`, { key: server.apiKey, body: { assignee_user_id: null } });
+        assert.equal(freed.status, 200, freed.text);
+      }
       // A channel routed to the team: the first customer is the owner's (capacity 1), the second waits.
       const night = await officialChannel(server, 'Night line');
       const routed = await request(server, 'PUT', `/v1/channels/${night.id}/assignment`, {

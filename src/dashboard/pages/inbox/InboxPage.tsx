@@ -116,7 +116,7 @@ function Filters() {
   const [query, setQuery] = useState(params.get('q') ?? '');
   const channels = useChannels();
   const labels = useQuery({ queryKey: orgKey('conversation-labels'), queryFn: () => inboxApi.conversationLabels(), staleTime: 60_000 });
-  const teams = useQuery({ queryKey: orgKey('teams'), queryFn: () => inboxApi.teams(), staleTime: 60_000 });
+  const teams = useQuery({ queryKey: orgKey('teams', 'all'), queryFn: () => inboxApi.teams(), staleTime: 60_000 });
 
   const set = (name: FilterParam, value: string | undefined) => filters.set({ [name]: value });
   function onSearch(event: FormEvent) {
