@@ -361,6 +361,11 @@ test('A/B variants: the test share split evenly, the winner by replies chosen at
 
   // A customer of variant 1 answers: replied (and variant 1 wins on replies).
   const answering = byVariant(1)[0]!;
+  // A message still queued reads as pending whatever follows it: the customer answers once it went out.
+  await eventually('the answered message sent', async () => {
+    const r = await request(server, 'GET', `/v1/messages/${answering.message_id}/status`, key());
+    return ['sent', 'delivered', 'read'].includes(r.body.data.status) ? true : undefined;
+  });
   await customerWrites(server, channelId, answering.phone.slice(1), 'text', { body: 'Tell me more' });
   await eventually('replied', async () => {
     const r = await request(server, 'GET', `/v1/broadcasts/${id}/recipients?status=replied`, key());

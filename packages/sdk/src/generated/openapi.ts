@@ -4604,7 +4604,7 @@ export interface components {
       service_documentation: string;
     };
     /**
-     * @description send_text, send_template (content.template of POST /v1/messages), send_canned_response (a shared one, filled for the contact), add_label, assign (a member, or null), set_status, set_contact_field, add_to_list (a contact list), create_task (on the contact), move_deal (the conversation’s deal, else the contact’s latest open one), call_webhook (signed with the rule’s secret), start_bot (no bot feature yet: recorded as not available).
+     * @description send_text, send_template (content.template of POST /v1/messages), send_canned_response (a shared one, filled for the contact), add_label, assign (a member, or null), set_status, set_contact_field, add_to_list (a contact list), create_task (on the contact), move_deal (the conversation’s deal, else the contact’s latest open one), call_webhook (signed with the rule’s secret), start_bot (hands the conversation to the bot bot_id, as POST /v1/conversations/{id}/handoff would: docs/bots.md).
      * @example {
      *       "type": "add_label",
      *       "label_id": "0196b1f2-0a00-7000-8000-0000000000b1"
@@ -5562,6 +5562,7 @@ export interface components {
      *           "recipients": 120,
      *           "by_status": {
      *             "pending": 0,
+     *             "deferred": 0,
      *             "skipped": 0,
      *             "sent": 10,
      *             "delivered": 82,
@@ -5586,6 +5587,7 @@ export interface components {
      *           "recipients": 1083,
      *           "by_status": {
      *             "pending": 0,
+     *             "deferred": 0,
      *             "skipped": 0,
      *             "sent": 110,
      *             "delivered": 658,
@@ -49157,7 +49159,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request's status and body again, with `Idempotent-Replayed: true`, and does nothing again; with another request it is 409. Answers of 5xx and 429 are not kept. Keys belong to the credential. */
+        /** @description Makes a retry safe: the same key with the same request within 24 hours does nothing again. The answer held a secret shown once, so it is not kept: a retry of a request that succeeded is a 409 saying so (read the record instead). Keys belong to the credential. */
         'idempotency-key'?: string;
       };
       path?: never;
