@@ -136,10 +136,12 @@ export function createInboundRouter(queue: QueueTrigger): InboundRoutingRecorder
   return async (tx, before, at) => {
     if (before.status === 'open' && before.teamId !== null) return;
     if (before.assigneeUserId !== null) return;
+    const team = sql`coalesce(${conversations.teamId}, (select c.team_id from channels c where c.id = ${conversations.channelId}))`;
+    // No team on the conversation nor its channel (most inbound messages): nothing is written.
     const [after] = await tx
       .update(conversations)
-      .set({ teamId: sql`coalesce(${conversations.teamId}, (select c.team_id from channels c where c.id = ${conversations.channelId}))` })
-      .where(and(eq(conversations.id, before.id), isNull(conversations.assigneeUserId)))
+      .set({ teamId: team })
+      .where(and(eq(conversations.id, before.id), isNull(conversations.assigneeUserId), sql`${team} is not null`))
       .returning();
     if (!after || after.teamId === null) return;
     if (after.teamId !== before.teamId)
