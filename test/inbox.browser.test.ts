@@ -543,6 +543,8 @@ test('the keyboard: j and k move through the list, r and Esc, a assigns to me, e
       Object.assign(globalThis, { shownNotifications: shown, Notification: Recorded });
     });
     await signIn(page);
+    // The list arrives after the page: read it once its rows are there.
+    await conversationList(page).getByRole('link').nth(2).waitFor();
     const hrefs = await conversationList(page)
       .getByRole('link')
       .evaluateAll((links) => links.map((l) => l.getAttribute('href') ?? ''));
